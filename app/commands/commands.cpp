@@ -1,0 +1,28 @@
+#include "commands/commands.h"
+
+#include <ostream>
+
+namespace linkscope::cli {
+
+const std::vector<Command> &commands()
+{
+    static const std::vector<Command> all = {
+        {"inspect", "summarise traces: kind, schema, events, threads, streams, warnings, join coverage", runInspect},
+        {"link", "link GPU ops to their CPU parents and report findings", runLink},
+        {"export", "write corrected ET+ JSON, Chakra .et and a Perfetto trace", runExport},
+        {"dump", "print a Chakra .et file as JSON", runDump},
+    };
+    return all;
+}
+
+void printUsage(std::ostream &out)
+{
+    out << "usage: linkscope [HOST_ET DEVICE_TRACE | DEVICE_TRACE]      open the GUI\n"
+           "       linkscope <command> [options]                         run headless\n\n"
+           "commands:\n";
+    for (const Command &c : commands())
+        out << "  " << c.name << std::string(10 - std::string(c.name).size(), ' ') << c.summary << '\n';
+    out << "\nRun 'linkscope <command> --help' for a command's options.\n";
+}
+
+} // namespace linkscope::cli

@@ -1,0 +1,44 @@
+#pragma once
+// Lanes and interval indexes over a DeviceTrace: what the linker walks and the timeline draws.
+
+#include "model/devicetrace.h"
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace linkscope::core {
+
+enum class LaneKind : std::uint8_t { CpuThread, GpuStream, Other };
+
+struct Lane {
+    LaneKind kind = LaneKind::Other;
+    ThreadKey key;                    // (pid, tid) exactly as in the file
+    std::int32_t device = -1;         // GPU lanes
+    std::int64_t stream = -1;         // GPU lanes
+    std::string label;                // "thread 1331 (python)", "GPU 0 stream 7", ...
+    std::vector<std::uint32_t> events;   // complete events on this lane, sorted by (ts asc, dur desc, file order)
+    std::vector<Nanos> maxEndPrefix;     // maxEndPrefix[i] = max end of events[0..i]; for range queries
+    std::uint16_t rowCount = 1;          // max nesting depth + 1
+};
+
+struct TraceIndex {
+    std::vector<Lane> lanes;                 // grouped by process: CPU threads first, then GPU streams
+    std::vector<std::uint32_t> laneOf;       // event → lane, kNoIndex for events not on a lane
+    std::vector<std::uint32_t> nestParent;   // event → innermost enclosing event on its lane, kNoIndex
+    std::vector<std::uint16_t> depth;        // event → nesting depth on its lane (0 = top)
+    Nanos minTs = 0;
+    Nanos maxTs = 0;
+
+    // Positions [first, last) in lane.events of the events that may overlap [t0, t1):
+    // every overlapping event is inside; binary search on start and on maxEndPrefix.
+    std::pair<std::size_t, std::size_t> visibleRange(const Lane &lane, Nanos t0, Nanos t1) const;
+};
+
+// Builds lanes, nesting (stack sweep per lane, O(n log n)) and the range index.
+// Events that only partially overlap an open op are treated as its siblings, and a warning is
+// appended to `warnings` (bounded count plus a total).
+TraceIndex buildTraceIndex(const DeviceTrace &trace, std::vector<Diagnostic> *warnings = nullptr);
+
+} // namespace linkscope::core

@@ -1,0 +1,27 @@
+#pragma once
+// Reading traces from disk: plain or gzip (by magic bytes), with progress and cancellation.
+
+#include "model/devicetrace.h"
+#include "model/hosttrace.h"
+
+#include <string>
+
+namespace linkscope::core {
+
+enum class TraceKind { HostEt, Kineto, EtPlus, ChakraEt, Unknown };
+std::string_view traceKindName(TraceKind k);
+
+// Looks at the first bytes (decompressing gzip) to tell what a file is. Never throws for content;
+// throws LoadError if the file cannot be opened.
+TraceKind sniffTraceKind(const std::string &path);
+
+// Throw LoadError (file + byte offset) for unusable input, Cancelled if progress returns false.
+// Recoverable problems are appended to the result's `warnings`.
+HostTrace readHostTrace(const std::string &path, const ProgressFn &progress = {});
+DeviceTrace readKinetoTrace(const std::string &path, const ProgressFn &progress = {});
+
+// The same from memory (tests, fuzzing). `name` is used in messages. `data` may be gzip.
+HostTrace parseHostTrace(std::string data, const std::string &name, const ProgressFn &progress = {});
+DeviceTrace parseKinetoTrace(std::string data, const std::string &name, const ProgressFn &progress = {});
+
+} // namespace linkscope::core

@@ -1,0 +1,14 @@
+#pragma once
+// The linker: host join, GPU op → launch → parent CPU op under a policy, durations, edges, findings.
+
+#include "link/linkset.h"
+#include "model/devicetrace.h"
+#include "model/hosttrace.h"
+
+namespace linkscope::core {
+
+// `host` may be null (Kineto only: GPU→CPU links without host nodes).
+// Throws Cancelled if options.progress asks to stop.
+LinkSet linkTraces(const DeviceTrace &device, const HostTrace *host, const LinkOptions &options = {});
+
+} // namespace linkscope::core

@@ -1,0 +1,118 @@
+#pragma once
+// The result of linking a device trace (and optionally its host ET): every link with its provenance.
+
+#include "index/traceindex.h"
+#include "link/finding.h"
+#include "model/devicetrace.h"
+#include "model/hosttrace.h"
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+namespace linkscope::core {
+
+// How a GPU op's parent CPU op is chosen.
+enum class Policy : std::uint8_t {
+    Nesting,    // default: innermost cpu_op/user_annotation on the launch thread enclosing the launch (§4.1)
+    ExternalId, // Chakra 1.0 (HEAD): same-thread op with the kernel's External id, else latest-starting
+    EvIdx,      // Chakra before PR #185: latest-starting op on the launch thread before the launch
+};
+inline constexpr int kPolicyCount = 3;
+std::string_view policyName(Policy p);                       // "nesting", "external-id", "ev-idx"
+std::optional<Policy> policyFromName(std::string_view name);
+
+// How a GPU op found the runtime/driver call that launched it.
+enum class LaunchMatch : std::uint8_t { Correlation, Flow, ExternalId, None };
+
+// Which rule produced a parent.
+enum class ParentRule : std::uint8_t {
+    Nesting,          // innermost enclosing op with an ET node (or innermost at all, Kineto-only)
+    NestingAncestor,  // innermost enclosing op had no ET node; walked up to an ancestor that has one
+    ExternalId,       // External id match on the launch thread
+    LatestStarting,   // latest-starting op on the launch thread before the launch (ev-idx / fallback)
+    Manual,           // a user correction
+    None,
+};
+
+enum class OrphanReason : std::uint8_t {
+    None,
+    NoCorrelation,     // the GPU op has no usable correlation (absent, -1, 0) and no fallback matched
+    NoLaunchEvent,     // no runtime/driver event with that (pid, correlation), no flow, no External id match
+    NoEnclosingOp,     // launch found, but no CPU op on its thread encloses it
+    NoHostNode,        // parent found but neither it nor any ancestor has an ET node (pair only)
+    Detached,          // the user detached it
+};
+
+std::string_view launchMatchName(LaunchMatch m);
+std::string_view parentRuleName(ParentRule r);
+std::string_view orphanReasonName(OrphanReason r);
+
+struct GpuLink {
+    std::uint32_t gpuEvent = kNoIndex;   // index in DeviceTrace::events
+    std::uint32_t launch = kNoIndex;     // runtime/driver event
+    LaunchMatch launchMatch = LaunchMatch::None;
+    std::uint32_t parent = kNoIndex;     // chosen CPU event (DeviceTrace index) under the run's policy
+    std::uint32_t hostNode = kNoIndex;   // HostTrace::nodes index of the parent, if any
+    ParentRule rule = ParentRule::None;
+    float confidence = 0.0f;             // 1 = causal key + enclosing op agree with External id
+    OrphanReason orphan = OrphanReason::None;
+    std::array<std::uint32_t, kPolicyCount> byPolicy{kNoIndex, kNoIndex, kNoIndex}; // each policy's choice
+    std::uint32_t innermost = kNoIndex;  // innermost enclosing CPU op, even without an ET node
+    std::uint32_t annotationEvidence = kNoIndex; // gpu_user_annotation corroborating a user_annotation parent
+};
+
+enum class EdgeKind : std::uint8_t {
+    Parent,       // CPU op → GPU op (the GPU op's parent)
+    Launch,       // runtime/driver call → GPU op
+    StreamOrder,  // previous op on the same (device, stream) → next
+    Sync,         // GPU op → CPU op that waits for it (or GPU → GPU for stream-wait-event)
+    InterThread,  // CPU op on one thread → CPU op on another (Chakra's gap rule, optional)
+};
+inline constexpr int kEdgeKindCount = 5;
+std::string_view edgeKindName(EdgeKind k);
+
+struct Edge {
+    std::uint32_t from = kNoIndex; // DeviceTrace event indices
+    std::uint32_t to = kNoIndex;
+    EdgeKind kind = EdgeKind::Parent;
+};
+
+// How host ET nodes were joined to Kineto CPU events.
+enum class HostJoinMethod : std::uint8_t { None, RecordFunctionId, EvIdxOffset, ExternalIdOffset };
+std::string_view hostJoinMethodName(HostJoinMethod m);
+
+struct HostJoinStats {
+    HostJoinMethod method = HostJoinMethod::None;
+    std::int64_t offset = 0;              // Kineto id − rf_id for the *Offset methods
+    std::size_t hostNodesWithRfId = 0;
+    std::size_t deviceCpuOps = 0;
+    std::size_t matched = 0;              // host nodes matched to a device CPU event
+    std::size_t nameMismatches = 0;       // matched by id but names differ
+};
+
+struct LinkOptions {
+    Policy policy = Policy::Nesting;
+    Nanos enclosureTolerance = 1000;      // ε for start-point containment (clock skew, rounding)
+    bool interThreadDeps = false;         // Chakra's 1 ms gap rule
+    Nanos interThreadGap = 1'000'000;
+    ProgressFn progress;
+};
+
+struct LinkSet {
+    Policy policy = Policy::Nesting;
+    TraceIndex index;
+    std::vector<GpuLink> gpuLinks;              // one per GPU op (kernel, memcpy, memset), in event order
+    std::vector<std::uint32_t> gpuLinkOf;       // event → gpuLinks index, kNoIndex if not a GPU op
+    std::vector<std::uint32_t> hostOfEvent;     // event → HostTrace node index, kNoIndex
+    std::vector<std::uint32_t> eventOfHost;     // host node → event index, kNoIndex
+    std::vector<Nanos> exclusiveDur;            // event → exclusive duration (CPU ops; GPU ops = dur)
+    std::vector<Edge> edges;                    // Launch, StreamOrder, Sync, InterThread (Parent edges are in gpuLinks)
+    HostJoinStats join;
+    std::vector<Finding> findings;
+    std::vector<Diagnostic> warnings;
+};
+
+} // namespace linkscope::core

@@ -1,0 +1,156 @@
+#pragma once
+// The Kineto (device) trace as flat, contiguous event records.
+
+#include "model/common.h"
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace linkscope::core {
+
+// Kineto `cat` values that matter for linking; everything else is Other (the original text is kept).
+enum class EventCategory : std::uint8_t {
+    CpuOp,
+    UserAnnotation,
+    PythonFunction,
+    CudaRuntime,   // also HIP runtime (names hip*), xpu_runtime, privateuse1_runtime
+    CudaDriver,
+    Kernel,
+    GpuMemcpy,
+    GpuMemset,
+    GpuUserAnnotation,
+    CudaSync,
+    CpuInstant,
+    Flow,          // ac2g / fwdbwd flow start/finish
+    Trace,         // ProfilerStep spans on pid "Spans"
+    Other,
+};
+inline constexpr int kEventCategoryCount = static_cast<int>(EventCategory::Other) + 1;
+
+std::string_view categoryName(EventCategory c);          // canonical Kineto text, e.g. "cpu_op"
+EventCategory categoryFromName(std::string_view cat);    // unknown → Other
+
+inline bool isCpuOpCategory(EventCategory c) { return c == EventCategory::CpuOp || c == EventCategory::UserAnnotation; }
+inline bool isRuntimeCategory(EventCategory c) { return c == EventCategory::CudaRuntime || c == EventCategory::CudaDriver; }
+inline bool isGpuOpCategory(EventCategory c)
+{
+    return c == EventCategory::Kernel || c == EventCategory::GpuMemcpy || c == EventCategory::GpuMemset;
+}
+
+enum class Phase : std::uint8_t { Complete, Instant, Metadata, Counter, FlowStart, FlowFinish, Begin, End, Other };
+
+// A pid or tid: numeric, or a string (interned) such as "Spans" or "stream 7".
+struct TraceId {
+    std::int64_t value = 0;
+    bool isString = false; // value is then a StringId
+    friend auto operator<=>(const TraceId &, const TraceId &) = default;
+};
+
+struct ThreadKey {
+    TraceId pid;
+    TraceId tid;
+    friend auto operator<=>(const ThreadKey &, const ThreadKey &) = default;
+};
+
+inline constexpr std::int64_t kNoId = -1;
+inline constexpr std::uint32_t kNoIndex = std::numeric_limits<std::uint32_t>::max();
+
+// Kineto collective args (`appendCollectiveArgs`) on record_param_comms and NCCL kernels.
+struct CollectiveArgs {
+    StringId collectiveName = 0;
+    StringId processGroupName = 0;
+    StringId processGroupDesc = 0;
+    StringId dtype = 0;
+    std::int64_t inMsgNelems = -1;
+    std::int64_t outMsgNelems = -1;
+    std::int64_t groupSize = -1;
+    std::int64_t srcRank = -1;
+    std::int64_t dstRank = -1;
+    std::int64_t seq = -1;
+};
+
+struct DeviceEvent {
+    Nanos ts = 0;  // as written (relative to baseTimeNanoseconds when the trace has one)
+    Nanos dur = 0;
+    ThreadKey thread;                   // (pid, tid) exactly as in the file
+    std::int64_t externalId = kNoId;    // args "External id"
+    std::int64_t correlation = kNoId;   // args "correlation"; 0 from roctracer is kept as 0 (linker treats as missing)
+    std::int64_t evIdx = kNoId;         // args "Ev Idx"
+    std::int64_t flowId = kNoId;        // flow events: "id"
+    std::int64_t stream = kNoId;        // args "stream"
+    std::int64_t graphId = kNoId;       // args "graph id" (CUDA graphs)
+    std::uint64_t rfId = 0;             // args "Record function id"; 0 = absent
+    std::int32_t device = -1;           // args "device"
+    StringId name = 0;
+    StringId categoryText = 0;          // original `cat` string
+    std::uint32_t collective = kNoIndex; // index into DeviceTrace::collectives, or kNoIndex
+    EventCategory category = EventCategory::Other;
+    Phase phase = Phase::Other;
+    Span args;                           // raw JSON text of `args` in DeviceTrace::source (empty if none)
+
+    Nanos end() const { return ts + dur; }
+};
+
+struct ProcessGroupConfig {
+    std::string name;
+    std::string desc;
+    std::string backendConfig;
+    std::int64_t size = -1;
+    std::vector<std::int64_t> ranks;
+};
+
+struct DistributedInfo {
+    std::string backend;
+    std::int64_t rank = -1;
+    std::int64_t worldSize = -1;
+    std::string ncclVersion;
+    std::vector<ProcessGroupConfig> processGroups;
+};
+
+struct DeviceProperties {
+    std::int64_t id = -1;
+    std::string name;
+    std::int64_t totalGlobalMem = 0;
+    std::int64_t computeMajor = 0;
+    std::int64_t computeMinor = 0;
+    std::int64_t numSms = 0;
+};
+
+struct DeviceTrace {
+    std::string path;
+    std::uint64_t sourceBytes = 0;      // decompressed size
+    bool wasGzip = false;
+    std::int64_t schemaVersion = -1;
+    std::optional<Nanos> baseTimeNs;    // "baseTimeNanoseconds"
+    std::optional<DistributedInfo> distributed;
+    std::vector<DeviceProperties> devices;
+    std::map<ThreadKey, std::string> threadNames;   // from "M" thread_name
+    std::map<TraceId, std::string> processNames;    // from "M" process_name
+    std::map<ThreadKey, std::int64_t> threadSortIndex;
+
+    std::vector<DeviceEvent> events;    // file order
+    std::vector<CollectiveArgs> collectives;
+    StringPool strings;
+    std::vector<Diagnostic> warnings;
+
+    // The decompressed file; DeviceEvent::args spans point into it (details are built on demand).
+    std::shared_ptr<const std::string> source;
+
+    std::string_view name(const DeviceEvent &e) const { return strings.at(e.name); }
+    std::string_view argsJson(const DeviceEvent &e) const
+    {
+        if (!source || e.args.empty())
+            return {};
+        return std::string_view(*source).substr(e.args.offset, e.args.length);
+    }
+    std::string idText(const TraceId &id) const
+    {
+        return id.isString ? std::string(strings.at(static_cast<StringId>(id.value))) : std::to_string(id.value);
+    }
+};
+
+} // namespace linkscope::core

@@ -1,0 +1,102 @@
+#pragma once
+// The PyTorch host execution trace (ET): the CPU op tree, layout-neutral.
+
+#include "model/common.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace linkscope::core {
+
+// How the file spells its nodes; detected from the nodes, never from the schema string.
+enum class HostLayout : std::uint8_t {
+    Flat,   // 1.0.0 / 1.0.1: "parent", top-level rf_id/tid/..., inputs + input_shapes + input_types
+    Nested, // 1.0.2 … 1.1.1: "ctrl_deps", "attrs": [{name,type,value}], inputs {values,shapes,types[,strides]}
+};
+
+// Raw JSON text of one side of a node's I/O, in HostTrace::source. Empty spans are absent keys.
+struct HostIO {
+    Span values;
+    Span shapes;
+    Span types;
+    Span strides; // 1.1.1 only
+};
+
+// Communication attrs of record_param_comms (schema ≥ 1.1.0).
+struct HostCommAttrs {
+    StringId collectiveName = 0;
+    StringId dtype = 0;
+    StringId pgName = 0;
+    StringId pgDesc = 0;
+    std::int64_t inMsgNelems = -1;
+    std::int64_t outMsgNelems = -1;
+    std::int64_t pgSize = -1;
+    std::int64_t globalRankStart = -1;
+    std::int64_t globalRankStride = -1;
+};
+
+inline constexpr std::int32_t kUserScope = 7; // at::RecordScope::USER_SCOPE
+
+struct HostNode {
+    std::int64_t id = -1;
+    std::int64_t parentId = -1;          // as written ("ctrl_deps" / "parent"); -1 if none
+    std::uint32_t parent = UINT32_MAX;   // index into HostTrace::nodes, UINT32_MAX if none or missing
+    StringId name = 0;
+    std::uint64_t rfId = 0;              // 0 = absent (root/thread nodes)
+    std::int64_t tid = -1;               // ET's small sequential thread id, not the OS tid
+    std::int64_t fwParent = 0;
+    std::int64_t seqId = -1;
+    std::int64_t fwTid = 0;
+    std::int32_t scope = -1;
+    StringId opSchema = 0;
+    StringId kernelBackend = 0;
+    StringId kernelFile = 0;
+    std::uint32_t comm = UINT32_MAX;     // index into HostTrace::commAttrs
+    bool parentMissing = false;          // parentId names a node absent from the file
+    HostIO inputs;
+    HostIO outputs;
+    Span attrs;                          // raw "attrs" array (Nested layout)
+    Span raw;                            // the whole node object
+};
+
+struct HostTrace {
+    std::string path;
+    std::uint64_t sourceBytes = 0;
+    bool wasGzip = false;
+    std::string schema;          // declared "schema" string, reported as is
+    HostLayout layout = HostLayout::Nested;
+    std::int64_t pid = -1;
+    std::string time;
+    std::int64_t startTs = -1;   // steady_clock ms; a different clock from Kineto
+    std::int64_t finishTs = -1;
+    bool recoveredTruncation = false; // the nodes array was cut off and closed by the reader
+
+    std::vector<HostNode> nodes;               // sorted by id
+    std::unordered_map<std::int64_t, std::uint32_t> indexById;
+    std::vector<std::uint32_t> childBegin;     // CSR: children of node i are childList[childBegin[i] .. childBegin[i+1])
+    std::vector<std::uint32_t> childList;      // sorted by id
+    std::vector<std::uint32_t> roots;          // nodes with no parent in the file (process root, orphans)
+    std::vector<HostCommAttrs> commAttrs;
+    StringPool strings;
+    std::vector<Diagnostic> warnings;
+    std::shared_ptr<const std::string> source; // the decompressed file; spans point into it
+
+    std::string_view name(const HostNode &n) const { return strings.at(n.name); }
+    std::string_view text(Span s) const
+    {
+        if (!source || s.empty())
+            return {};
+        return std::string_view(*source).substr(s.offset, s.length);
+    }
+    const HostNode *findById(std::int64_t id) const
+    {
+        auto it = indexById.find(id);
+        return it == indexById.end() ? nullptr : &nodes[it->second];
+    }
+    std::size_t childCount(std::uint32_t i) const { return childBegin[i + 1] - childBegin[i]; }
+};
+
+} // namespace linkscope::core
