@@ -20,6 +20,7 @@ struct Lane {
     std::string label;                // "thread 1331 (python)", "GPU 0 stream 7", ...
     std::vector<std::uint32_t> events;   // complete events on this lane, sorted by (ts asc, dur desc, file order)
     std::vector<Nanos> maxEndPrefix;     // maxEndPrefix[i] = max end of events[0..i]; for range queries
+    std::vector<Nanos> startTs;          // startTs[i] = ts of events[i] (binary search without the trace)
     std::uint16_t rowCount = 1;          // max nesting depth + 1
 };
 
