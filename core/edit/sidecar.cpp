@@ -1,0 +1,473 @@
+#include "edit/sidecar.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fcntl.h>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace linkscope::core {
+
+using nlohmann::json;
+
+namespace {
+
+constexpr std::array<std::string_view, kPolicyCount> kPolicyNames = {"nesting", "external-id", "ev-idx"};
+constexpr std::array<std::string_view, kFindingKindCount> kFindingNames = {
+    "nccl_parent_is_record_param_comms",
+    "policy_disagreement",
+    "orphan_gpu_op",
+    "gpu_before_launch",
+    "launch_outside_parent",
+    "host_op_without_device",
+    "device_op_without_host",
+    "et_parent_missing",
+    "duplicate_correlation",
+    "rf_id_absent",
+    "export_cycle",
+};
+constexpr std::array<std::string_view, 5> kKeyKindNames = {"gpu_op", "runtime", "cpu_op", "host_node", "trace"};
+struct EdgeName {
+    EdgeKind kind;
+    std::string_view name;
+};
+constexpr std::array<EdgeName, 5> kEdgeNames = {{{EdgeKind::Parent, "parent"},
+                                                 {EdgeKind::Launch, "launch"},
+                                                 {EdgeKind::StreamOrder, "stream_order"},
+                                                 {EdgeKind::Sync, "sync"},
+                                                 {EdgeKind::InterThread, "inter_thread"}}};
+
+std::string_view edgeName(EdgeKind kind)
+{
+    for (const auto &e : kEdgeNames)
+        if (e.kind == kind)
+            return e.name;
+    return "sync";
+}
+
+// Errors while reading the document name the JSON pointer of the value they concern.
+struct Reader {
+    const std::string &file;
+
+    [[noreturn]] void fail(const std::string &where, const std::string &what) const
+    {
+        throw LoadError(file, kUnknownOffset, (where.empty() ? std::string("/") : where) + ": " + what);
+    }
+    const json &member(const json &object, const std::string &where, const char *key) const
+    {
+        if (!object.is_object())
+            fail(where, "expected an object");
+        auto it = object.find(key);
+        if (it == object.end())
+            fail(where, std::string("missing \"") + key + "\"");
+        return *it;
+    }
+    std::string string(const json &object, const std::string &where, const char *key) const
+    {
+        const json &v = member(object, where, key);
+        if (!v.is_string())
+            fail(where + "/" + key, "expected a string");
+        return v.get<std::string>();
+    }
+    std::string optionalString(const json &object, const std::string &where, const char *key) const
+    {
+        return object.contains(key) ? string(object, where, key) : std::string();
+    }
+    std::int64_t integer(const json &object, const std::string &where, const char *key) const
+    {
+        const json &v = member(object, where, key);
+        if (!v.is_number_integer())
+            fail(where + "/" + key, "expected an integer");
+        return v.get<std::int64_t>();
+    }
+    std::uint64_t unsignedInteger(const json &object, const std::string &where, const char *key) const
+    {
+        const json &v = member(object, where, key);
+        if (!v.is_number_unsigned() && !(v.is_number_integer() && v.get<std::int64_t>() >= 0))
+            fail(where + "/" + key, "expected a non-negative integer");
+        return v.get<std::uint64_t>();
+    }
+    IdValue id(const json &object, const std::string &where, const char *key) const
+    {
+        const json &v = member(object, where, key);
+        IdValue out;
+        if (v.is_string()) {
+            out.isString = true;
+            out.text = v.get<std::string>();
+        } else if (v.is_number_integer()) {
+            out.number = v.get<std::int64_t>();
+        } else {
+            fail(where + "/" + key, "expected an integer or a string");
+        }
+        return out;
+    }
+};
+
+json idToJson(const IdValue &id) { return id.isString ? json(id.text) : json(id.number); }
+
+json keyToJson(const SubjectKey &key)
+{
+    json out = json::object();
+    out["kind"] = kKeyKindNames[static_cast<std::size_t>(key.kind)];
+    switch (key.kind) {
+    case KeyKind::GpuOp:
+    case KeyKind::Runtime:
+        out["pid"] = idToJson(key.pid);
+        out["correlation"] = key.correlation;
+        out["ordinal"] = key.ordinal;
+        break;
+    case KeyKind::CpuOp:
+        out["pid"] = idToJson(key.pid);
+        if (key.rfId != 0) {
+            out["rf_id"] = key.rfId;
+        } else if (key.evIdx != kNoId) {
+            out["ev_idx"] = key.evIdx;
+        } else {
+            out["tid"] = idToJson(key.tid);
+            out["ts_ns"] = key.ts;
+            out["ordinal"] = key.ordinal;
+        }
+        break;
+    case KeyKind::HostNode: out["id"] = key.hostId; break;
+    case KeyKind::Trace: return out;
+    }
+    out["name"] = key.name;
+    return out;
+}
+
+SubjectKey keyFromJson(const Reader &r, const json &in, const std::string &where)
+{
+    SubjectKey key;
+    const std::string kind = r.string(in, where, "kind");
+    auto found = std::find(kKeyKindNames.begin(), kKeyKindNames.end(), kind);
+    if (found == kKeyKindNames.end())
+        r.fail(where + "/kind", "unknown subject kind '" + kind + "'");
+    key.kind = static_cast<KeyKind>(found - kKeyKindNames.begin());
+    if (key.kind == KeyKind::Trace)
+        return key;
+    key.name = r.string(in, where, "name");
+    switch (key.kind) {
+    case KeyKind::GpuOp:
+    case KeyKind::Runtime:
+        key.pid = r.id(in, where, "pid");
+        key.correlation = r.integer(in, where, "correlation");
+        key.ordinal = static_cast<std::uint32_t>(in.contains("ordinal") ? r.unsignedInteger(in, where, "ordinal") : 0);
+        break;
+    case KeyKind::CpuOp:
+        key.pid = r.id(in, where, "pid");
+        if (in.contains("rf_id")) {
+            key.rfId = r.unsignedInteger(in, where, "rf_id");
+            if (key.rfId == 0)
+                r.fail(where + "/rf_id", "0 is not a Record function id");
+        } else if (in.contains("ev_idx")) {
+            key.evIdx = r.integer(in, where, "ev_idx");
+            if (key.evIdx < 0)
+                r.fail(where + "/ev_idx", "Ev Idx must be non-negative");
+        } else {
+            key.tid = r.id(in, where, "tid");
+            key.ts = r.integer(in, where, "ts_ns");
+            key.ordinal = static_cast<std::uint32_t>(in.contains("ordinal") ? r.unsignedInteger(in, where, "ordinal") : 0);
+        }
+        break;
+    case KeyKind::HostNode: key.hostId = r.integer(in, where, "id"); break;
+    case KeyKind::Trace: break;
+    }
+    return key;
+}
+
+json editToJson(const Edit &edit)
+{
+    json out = json::object();
+    out["kind"] = editKindName(edit.kind);
+    out["subject"] = keyToJson(edit.subject);
+    switch (edit.kind) {
+    case EditKind::Reparent: out["target"] = keyToJson(edit.target); break;
+    case EditKind::AddEdge:
+    case EditKind::RemoveEdge:
+        out["target"] = keyToJson(edit.target);
+        out["edge"] = edgeName(edit.edge);
+        break;
+    case EditKind::MarkReviewed: out["finding"] = sidecarFindingName(edit.finding); break;
+    default: break;
+    }
+    if (!edit.note.empty())
+        out["note"] = edit.note;
+    return out;
+}
+
+Edit editFromJson(const Reader &r, const json &in, const std::string &where)
+{
+    Edit edit;
+    const std::string kind = r.string(in, where, "kind");
+    const auto parsed = editKindFromName(kind);
+    if (!parsed)
+        r.fail(where + "/kind", "unknown edit kind '" + kind + "'");
+    edit.kind = *parsed;
+    edit.subject = keyFromJson(r, r.member(in, where, "subject"), where + "/subject");
+    edit.note = r.optionalString(in, where, "note");
+    switch (edit.kind) {
+    case EditKind::Reparent: edit.target = keyFromJson(r, r.member(in, where, "target"), where + "/target"); break;
+    case EditKind::AddEdge:
+    case EditKind::RemoveEdge: {
+        edit.target = keyFromJson(r, r.member(in, where, "target"), where + "/target");
+        const std::string edge = r.string(in, where, "edge");
+        auto found = std::find_if(kEdgeNames.begin(), kEdgeNames.end(), [&](const EdgeName &e) { return e.name == edge; });
+        if (found == kEdgeNames.end())
+            r.fail(where + "/edge", "unknown edge kind '" + edge + "'");
+        edit.edge = found->kind;
+        break;
+    }
+    case EditKind::MarkReviewed: {
+        const std::string finding = r.string(in, where, "finding");
+        const auto kindOfFinding = sidecarFindingFromName(finding);
+        if (!kindOfFinding)
+            r.fail(where + "/finding", "unknown finding kind '" + finding + "'");
+        edit.finding = *kindOfFinding;
+        break;
+    }
+    default: break;
+    }
+    return edit;
+}
+
+json fingerprintToJson(const FileFingerprint &f)
+{
+    return json{{"path", f.path}, {"size", f.size}, {"sha256", f.sha256}};
+}
+
+FileFingerprint fingerprintFromJson(const Reader &r, const json &in, const std::string &where)
+{
+    FileFingerprint f;
+    f.path = r.string(in, where, "path");
+    f.size = r.unsignedInteger(in, where, "size");
+    f.sha256 = r.string(in, where, "sha256");
+    const bool hex = f.sha256.size() == 64 &&
+                     std::all_of(f.sha256.begin(), f.sha256.end(), [](char c) { return std::isxdigit(static_cast<unsigned char>(c)); });
+    if (!hex)
+        r.fail(where + "/sha256", "expected 64 hexadecimal digits");
+    std::transform(f.sha256.begin(), f.sha256.end(), f.sha256.begin(), [](char c) { return static_cast<char>(std::tolower(c)); });
+    return f;
+}
+
+std::string systemError(const std::string &what, const std::string &path)
+{
+    return what + " " + path + ": " + std::strerror(errno);
+}
+
+std::string directoryOf(const std::string &path)
+{
+    const auto slash = path.find_last_of('/');
+    if (slash == std::string::npos)
+        return ".";
+    return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+void writeAtomically(const std::string &path, const std::string &content)
+{
+    // The temporary lives in the target's folder so that rename() cannot cross file systems.
+    std::string temp = path + ".tmp-XXXXXX";
+    const int fd = ::mkstemp(temp.data());
+    if (fd < 0)
+        throw std::runtime_error(systemError("cannot create a temporary file for", path));
+    auto abandon = [&](const std::string &what) {
+        const std::string message = systemError(what, temp);
+        ::close(fd);
+        ::unlink(temp.c_str());
+        throw std::runtime_error(message);
+    };
+    std::size_t written = 0;
+    while (written < content.size()) {
+        const ssize_t n = ::write(fd, content.data() + written, content.size() - written);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            abandon("cannot write");
+        }
+        written += static_cast<std::size_t>(n);
+    }
+    // mkstemp creates 0600; a sidecar is an ordinary document.
+    const mode_t mask = ::umask(0);
+    ::umask(mask);
+    ::fchmod(fd, 0666 & ~mask);
+    if (::fsync(fd) != 0)
+        abandon("cannot flush");
+    if (::close(fd) != 0) {
+        const std::string message = systemError("cannot close", temp);
+        ::unlink(temp.c_str());
+        throw std::runtime_error(message);
+    }
+    if (::rename(temp.c_str(), path.c_str()) != 0) {
+        const std::string message = systemError("cannot rename the temporary file onto", path);
+        ::unlink(temp.c_str());
+        throw std::runtime_error(message);
+    }
+    // Make the rename itself durable.
+    const int dir = ::open(directoryOf(path).c_str(), O_RDONLY | O_DIRECTORY);
+    if (dir >= 0) {
+        ::fsync(dir);
+        ::close(dir);
+    }
+}
+
+} // namespace
+
+std::string_view sidecarPolicyName(Policy policy) { return kPolicyNames[static_cast<std::size_t>(policy)]; }
+
+std::optional<Policy> sidecarPolicyFromName(std::string_view name)
+{
+    for (std::size_t i = 0; i < kPolicyNames.size(); ++i)
+        if (kPolicyNames[i] == name)
+            return static_cast<Policy>(i);
+    return std::nullopt;
+}
+
+std::string_view sidecarFindingName(FindingKind kind) { return kFindingNames[static_cast<std::size_t>(kind)]; }
+
+std::optional<FindingKind> sidecarFindingFromName(std::string_view name)
+{
+    for (std::size_t i = 0; i < kFindingNames.size(); ++i)
+        if (kFindingNames[i] == name)
+            return static_cast<FindingKind>(i);
+    return std::nullopt;
+}
+
+std::string defaultSidecarPath(const std::string &devicePath) { return devicePath + ".linkscope.json"; }
+
+json sidecarToJson(const Sidecar &sidecar)
+{
+    json out = json::object();
+    out["format"] = kSidecarFormat;
+    out["version"] = kSidecarVersion;
+    out["generator"] = sidecar.generator;
+    json inputs = json::object();
+    inputs["device"] = fingerprintToJson(sidecar.device);
+    if (sidecar.host)
+        inputs["host"] = fingerprintToJson(*sidecar.host);
+    out["inputs"] = std::move(inputs);
+    out["link_options"] = json{{"policy", sidecarPolicyName(sidecar.policy)}, {"inter_thread_deps", sidecar.interThreadDeps}};
+    json entries = json::array();
+    for (const LogEntry &entry : sidecar.log.entries) {
+        json edits = json::array();
+        for (const Edit &edit : entry.edits)
+            edits.push_back(editToJson(edit));
+        entries.push_back(json{{"label", entry.label}, {"edits", std::move(edits)}});
+    }
+    out["entries"] = std::move(entries);
+    return out;
+}
+
+Sidecar sidecarFromJson(const json &in, const std::string &name)
+{
+    const Reader r{name};
+    if (!in.is_object())
+        r.fail("", "expected a JSON object");
+    if (!in.contains("format") || !in["format"].is_string() || in["format"].get<std::string>() != kSidecarFormat)
+        r.fail("/format", std::string("not a Linkscope corrections file (expected \"format\": \"") + kSidecarFormat + "\")");
+    const std::int64_t version = r.integer(in, "", "version");
+    if (version > kSidecarVersion)
+        r.fail("/version", "written by a newer Linkscope (format version " + std::to_string(version) +
+                               "); this one reads version " + std::to_string(kSidecarVersion));
+    if (version < 1)
+        r.fail("/version", "invalid format version " + std::to_string(version));
+
+    Sidecar out;
+    out.generator = r.optionalString(in, "", "generator");
+    const json &inputs = r.member(in, "", "inputs");
+    out.device = fingerprintFromJson(r, r.member(inputs, "/inputs", "device"), "/inputs/device");
+    if (inputs.contains("host"))
+        out.host = fingerprintFromJson(r, inputs["host"], "/inputs/host");
+    const json &options = r.member(in, "", "link_options");
+    const std::string policy = r.string(options, "/link_options", "policy");
+    const auto parsedPolicy = sidecarPolicyFromName(policy);
+    if (!parsedPolicy)
+        r.fail("/link_options/policy", "unknown policy '" + policy + "'");
+    out.policy = *parsedPolicy;
+    if (options.contains("inter_thread_deps")) {
+        if (!options["inter_thread_deps"].is_boolean())
+            r.fail("/link_options/inter_thread_deps", "expected true or false");
+        out.interThreadDeps = options["inter_thread_deps"].get<bool>();
+    }
+    const json &entries = r.member(in, "", "entries");
+    if (!entries.is_array())
+        r.fail("/entries", "expected an array");
+    for (std::size_t i = 0; i < entries.size(); ++i) {
+        const std::string where = "/entries/" + std::to_string(i);
+        LogEntry entry;
+        entry.label = r.optionalString(entries[i], where, "label");
+        const json &edits = r.member(entries[i], where, "edits");
+        if (!edits.is_array())
+            r.fail(where + "/edits", "expected an array");
+        for (std::size_t j = 0; j < edits.size(); ++j)
+            entry.edits.push_back(editFromJson(r, edits[j], where + "/edits/" + std::to_string(j)));
+        out.log.entries.push_back(std::move(entry));
+    }
+    return out;
+}
+
+Sidecar parseSidecar(const std::string &text, const std::string &name)
+{
+    json document;
+    try {
+        document = json::parse(text);
+    } catch (const json::parse_error &e) {
+        // nlohmann counts bytes from 1 and points just past the offending character.
+        const std::uint64_t offset = e.byte > 0 ? e.byte - 1 : 0;
+        std::string detail = e.what();
+        if (const auto colon = detail.find("syntax error"); colon != std::string::npos)
+            detail = detail.substr(colon);
+        throw LoadError(name, offset, "malformed JSON: " + detail);
+    }
+    return sidecarFromJson(document, name);
+}
+
+Sidecar loadSidecar(const std::string &path)
+{
+    std::ifstream file(path, std::ios::binary);
+    if (!file)
+        throw LoadError(path, kUnknownOffset, std::string("cannot open: ") + std::strerror(errno));
+    std::ostringstream text;
+    text << file.rdbuf();
+    if (file.bad())
+        throw LoadError(path, kUnknownOffset, "read failed");
+    return parseSidecar(text.str(), path);
+}
+
+void saveSidecar(const Sidecar &sidecar, const std::string &path)
+{
+    writeAtomically(path, sidecarToJson(sidecar).dump(2) + "\n");
+}
+
+InputCheck checkInputs(const Sidecar &sidecar, const FileFingerprint &device, const std::optional<FileFingerprint> &host)
+{
+    InputCheck check;
+    auto compare = [&](const char *role, const FileFingerprint &recorded, const FileFingerprint &actual) {
+        if (recorded.size != actual.size) {
+            check.problems.push_back(std::string(role) + " trace " + actual.path + " is " + std::to_string(actual.size) +
+                                     " bytes; the corrections were made on " + recorded.path + " of " +
+                                     std::to_string(recorded.size) + " bytes");
+        } else if (recorded.sha256 != actual.sha256) {
+            check.problems.push_back(std::string(role) + " trace " + actual.path + " has SHA-256 " + actual.sha256 +
+                                     "; the corrections were made on " + recorded.path + " with SHA-256 " + recorded.sha256);
+        }
+    };
+    compare("device", sidecar.device, device);
+    if (sidecar.host && host)
+        compare("host", *sidecar.host, *host);
+    else if (sidecar.host)
+        check.problems.push_back("the corrections were made with host trace " + sidecar.host->path + ", which is not loaded");
+    else if (host)
+        check.problems.push_back("the corrections were made without a host trace; " + host->path + " is loaded");
+    check.matches = check.problems.empty();
+    return check;
+}
+
+} // namespace linkscope::core

@@ -1,0 +1,259 @@
+#include "edit/subjectkey.h"
+
+#include <algorithm>
+
+namespace linkscope::core {
+
+IdValue IdValue::of(const TraceId &id, const StringPool &strings)
+{
+    IdValue out;
+    out.isString = id.isString;
+    if (id.isString)
+        out.text = std::string(strings.at(static_cast<StringId>(id.value)));
+    else
+        out.number = id.value;
+    return out;
+}
+
+std::optional<TraceId> IdValue::in(const StringPool &strings) const
+{
+    if (!isString)
+        return TraceId{number, false};
+    const StringId id = strings.find(text);
+    if (id == StringPool::kMissing)
+        return std::nullopt;
+    return TraceId{static_cast<std::int64_t>(id), true};
+}
+
+std::string SubjectKey::describe() const
+{
+    switch (kind) {
+    case KeyKind::GpuOp:
+    case KeyKind::Runtime: {
+        std::string out = name + " (pid " + pid.display() + ", correlation " + std::to_string(correlation);
+        if (ordinal > 0)
+            out += " #" + std::to_string(ordinal);
+        return out + ")";
+    }
+    case KeyKind::CpuOp:
+        if (rfId != 0)
+            return name + " (pid " + pid.display() + ", rf_id " + std::to_string(rfId) + ")";
+        if (evIdx != kNoId)
+            return name + " (pid " + pid.display() + ", Ev Idx " + std::to_string(evIdx) + ")";
+        return name + " (pid " + pid.display() + ", tid " + tid.display() + ", ts " + std::to_string(ts) + " ns" +
+               (ordinal > 0 ? " #" + std::to_string(ordinal) : std::string()) + ")";
+    case KeyKind::HostNode:
+        return name + " (ET node " + std::to_string(hostId) + ")";
+    case KeyKind::Trace:
+        return "the trace";
+    }
+    return name;
+}
+
+SubjectResolver::SubjectResolver(const DeviceTrace &device, const HostTrace *host) : device_(device), host_(host) {}
+
+KeyKind SubjectResolver::kindOfEvent(const DeviceEvent &event)
+{
+    if (isGpuOpCategory(event.category))
+        return KeyKind::GpuOp;
+    if (isRuntimeCategory(event.category))
+        return KeyKind::Runtime;
+    return KeyKind::CpuOp;
+}
+
+const std::vector<SubjectResolver::Entry> &SubjectResolver::table(Table which) const
+{
+    std::call_once(built_[which], [&] {
+        std::vector<Entry> &out = tables_[which];
+        const auto &events = device_.events;
+        for (std::uint32_t i = 0; i < events.size(); ++i) {
+            const DeviceEvent &e = events[i];
+            const KeyKind kind = kindOfEvent(e);
+            switch (which) {
+            case GpuCorrelation:
+                if (kind == KeyKind::GpuOp)
+                    out.push_back({e.thread.pid, e.correlation, false, e.ts, i});
+                break;
+            case RuntimeCorrelation:
+                if (kind == KeyKind::Runtime)
+                    out.push_back({e.thread.pid, e.correlation, false, e.ts, i});
+                break;
+            case RfId:
+                if (kind == KeyKind::CpuOp && e.rfId != 0)
+                    out.push_back({e.thread.pid, static_cast<std::int64_t>(e.rfId), false, 0, i});
+                break;
+            case EvIdx:
+                if (kind == KeyKind::CpuOp && e.evIdx != kNoId)
+                    out.push_back({e.thread.pid, e.evIdx, false, 0, i});
+                break;
+            case ByTime:
+                if (kind == KeyKind::CpuOp)
+                    out.push_back({e.thread.pid, e.thread.tid.value, e.thread.tid.isString, e.ts, i});
+                break;
+            case TableCount:
+                break;
+            }
+        }
+        std::sort(out.begin(), out.end(), [](const Entry &l, const Entry &r) { return l.sortKey() < r.sortKey(); });
+        out.shrink_to_fit();
+    });
+    return tables_[which];
+}
+
+std::pair<const SubjectResolver::Entry *, const SubjectResolver::Entry *>
+SubjectResolver::range(Table which, const TraceId &pid, std::int64_t a, bool aIsString) const
+{
+    const auto &rows = table(which);
+    auto lower = std::lower_bound(rows.begin(), rows.end(), std::tie(pid, aIsString, a), [](const Entry &e, const auto &k) {
+        return std::tie(e.pid, e.aIsString, e.a) < k;
+    });
+    auto upper = std::upper_bound(lower, rows.end(), std::tie(pid, aIsString, a), [](const auto &k, const Entry &e) {
+        return k < std::tie(e.pid, e.aIsString, e.a);
+    });
+    return {rows.data() + (lower - rows.begin()), rows.data() + (upper - rows.begin())};
+}
+
+std::pair<const SubjectResolver::Entry *, const SubjectResolver::Entry *>
+SubjectResolver::timeRange(const TraceId &pid, const TraceId &tid, Nanos ts) const
+{
+    const auto &rows = table(ByTime);
+    const auto key = std::tie(pid, tid.isString, tid.value, ts);
+    auto lower = std::lower_bound(rows.begin(), rows.end(), key, [](const Entry &e, const auto &k) {
+        return std::tie(e.pid, e.aIsString, e.a, e.ts) < k;
+    });
+    auto upper = std::upper_bound(lower, rows.end(), key, [](const auto &k, const Entry &e) {
+        return k < std::tie(e.pid, e.aIsString, e.a, e.ts);
+    });
+    return {rows.data() + (lower - rows.begin()), rows.data() + (upper - rows.begin())};
+}
+
+SubjectKey SubjectResolver::keyOfEvent(std::uint32_t event) const
+{
+    const DeviceEvent &e = device_.events.at(event);
+    SubjectKey key;
+    key.kind = kindOfEvent(e);
+    key.pid = IdValue::of(e.thread.pid, device_.strings);
+    key.name = std::string(device_.name(e));
+    auto ordinalIn = [event](std::pair<const Entry *, const Entry *> rows) {
+        for (const Entry *row = rows.first; row != rows.second; ++row)
+            if (row->event == event)
+                return static_cast<std::uint32_t>(row - rows.first);
+        return 0u;
+    };
+    if (key.kind != KeyKind::CpuOp) {
+        key.correlation = e.correlation;
+        key.ordinal = ordinalIn(range(key.kind == KeyKind::GpuOp ? GpuCorrelation : RuntimeCorrelation, e.thread.pid,
+                                      e.correlation, false));
+        return key;
+    }
+    if (e.rfId != 0) {
+        const auto rows = range(RfId, e.thread.pid, static_cast<std::int64_t>(e.rfId), false);
+        if (rows.second - rows.first == 1) {
+            key.rfId = e.rfId;
+            return key;
+        }
+    }
+    if (e.evIdx != kNoId) {
+        const auto rows = range(EvIdx, e.thread.pid, e.evIdx, false);
+        if (rows.second - rows.first == 1) {
+            key.evIdx = e.evIdx;
+            return key;
+        }
+    }
+    key.tid = IdValue::of(e.thread.tid, device_.strings);
+    key.ts = e.ts;
+    key.ordinal = ordinalIn(timeRange(e.thread.pid, e.thread.tid, e.ts));
+    return key;
+}
+
+SubjectKey SubjectResolver::keyOfHostNode(std::uint32_t node) const
+{
+    SubjectKey key;
+    key.kind = KeyKind::HostNode;
+    if (host_) {
+        const HostNode &n = host_->nodes.at(node);
+        key.hostId = n.id;
+        key.name = std::string(host_->name(n));
+    }
+    return key;
+}
+
+SubjectKey SubjectResolver::traceKey()
+{
+    SubjectKey key;
+    key.kind = KeyKind::Trace;
+    return key;
+}
+
+SubjectResolver::Resolution SubjectResolver::resolve(const SubjectKey &key) const
+{
+    auto gone = [&](const std::string &why) { return Resolution{kNoIndex, key.describe() + ": " + why}; };
+    auto checkName = [&](std::uint32_t event) {
+        const std::string_view actual = device_.name(device_.events[event]);
+        if (actual != key.name)
+            return gone("the event there is now named '" + std::string(actual) + "'");
+        return Resolution{event, {}};
+    };
+
+    if (key.kind == KeyKind::Trace)
+        return Resolution{0, {}};
+    if (key.kind == KeyKind::HostNode) {
+        if (!host_)
+            return gone("no host trace is loaded");
+        const auto it = host_->indexById.find(key.hostId);
+        if (it == host_->indexById.end())
+            return gone("no ET node with that id");
+        const std::string_view actual = host_->name(host_->nodes[it->second]);
+        if (actual != key.name)
+            return gone("the ET node is now named '" + std::string(actual) + "'");
+        return Resolution{it->second, {}};
+    }
+
+    const std::optional<TraceId> pid = key.pid.in(device_.strings);
+    if (!pid)
+        return gone("no process with that pid");
+
+    if (key.kind == KeyKind::GpuOp || key.kind == KeyKind::Runtime) {
+        const auto rows = range(key.kind == KeyKind::GpuOp ? GpuCorrelation : RuntimeCorrelation, *pid, key.correlation, false);
+        const auto count = static_cast<std::size_t>(rows.second - rows.first);
+        if (count == 0)
+            return gone(key.kind == KeyKind::GpuOp ? "no GPU op with that correlation" : "no runtime call with that correlation");
+        if (key.ordinal >= count)
+            return gone("only " + std::to_string(count) + " op(s) have that correlation");
+        return checkName(rows.first[key.ordinal].event);
+    }
+
+    // CpuOp
+    if (key.rfId != 0 || key.evIdx != kNoId) {
+        const bool byRf = key.rfId != 0;
+        const auto rows = byRf ? range(RfId, *pid, static_cast<std::int64_t>(key.rfId), false) : range(EvIdx, *pid, key.evIdx, false);
+        if (rows.first == rows.second)
+            return gone(byRf ? "no CPU op with that Record function id" : "no CPU op with that Ev Idx");
+        if (rows.second - rows.first == 1)
+            return checkName(rows.first->event);
+        // The id is no longer unique: accept it only if exactly one of them has the name.
+        std::uint32_t match = kNoIndex;
+        for (const Entry *row = rows.first; row != rows.second; ++row) {
+            if (device_.name(device_.events[row->event]) != key.name)
+                continue;
+            if (match != kNoIndex)
+                return gone("several CPU ops share that id and name");
+            match = row->event;
+        }
+        if (match == kNoIndex)
+            return gone("no CPU op with that id has that name");
+        return Resolution{match, {}};
+    }
+    const std::optional<TraceId> tid = key.tid.in(device_.strings);
+    if (!tid)
+        return gone("no thread with that tid");
+    const auto rows = timeRange(*pid, *tid, key.ts);
+    const auto count = static_cast<std::size_t>(rows.second - rows.first);
+    if (count == 0)
+        return gone("no CPU op starts there");
+    if (key.ordinal >= count)
+        return gone("only " + std::to_string(count) + " op(s) start there");
+    return checkName(rows.first[key.ordinal].event);
+}
+
+} // namespace linkscope::core
