@@ -3,9 +3,11 @@
 
 #include "model/common.h"
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace linkscope::core {
 
@@ -39,5 +41,8 @@ struct Finding {
     std::string suggestion;                    // human-readable suggested correction
     std::uint32_t suggestedParent = UINT32_MAX; // for re-parent suggestions: the CPU event to attach to
 };
+
+// Summary: how many findings of each kind (indexed by FindingKind).
+std::array<std::size_t, kFindingKindCount> countFindingsByKind(const std::vector<Finding> &findings);
 
 } // namespace linkscope::core

@@ -1,0 +1,1131 @@
+#include "link/linker.h"
+
+#include "link/hostjoin.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <tuple>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace linkscope::core {
+
+namespace {
+
+bool startsWith(std::string_view text, std::string_view prefix)
+{
+    return text.substr(0, prefix.size()) == prefix;
+}
+
+bool containsNcclNoCase(std::string_view text)
+{
+    for (std::size_t i = 0; i + 4 <= text.size(); ++i)
+        if (std::tolower(static_cast<unsigned char>(text[i])) == 'n' &&
+            std::tolower(static_cast<unsigned char>(text[i + 1])) == 'c' &&
+            std::tolower(static_cast<unsigned char>(text[i + 2])) == 'c' &&
+            std::tolower(static_cast<unsigned char>(text[i + 3])) == 'l')
+            return true;
+    return false;
+}
+
+bool hasCorrelation(std::int64_t correlation)
+{
+    // roctracer writes 0 for "none"; Kineto's absent arg is -1.
+    return correlation > 0;
+}
+
+std::uint64_t pairKey(std::uint32_t a, std::uint32_t b)
+{
+    return (static_cast<std::uint64_t>(a) << 32) | b;
+}
+
+// Per CPU thread: the CPU ops each policy looks at, in the order each policy needs them.
+struct ThreadOps {
+    ThreadKey key;
+    // §4.1 candidates: cpu_op / user_annotation except ProfilerStep#*, sorted (ts asc, dur desc, ET id, Ev Idx).
+    std::vector<std::uint32_t> nest;
+    std::vector<Nanos> nestStart;
+    std::vector<std::uint32_t> nestParent; // position in `nest` of the enclosing candidate, kNoIndex
+    // Chakra's candidates: cpu_op / user_annotation without "ProfilerStep" in the name, (ts, file order).
+    std::vector<std::uint32_t> chakra;
+    std::vector<Nanos> chakraStart;
+    std::vector<std::pair<std::int64_t, std::uint32_t>> chakraByExternalId; // (External id, position), sorted
+    std::unordered_map<std::int64_t, std::uint32_t> cpuOpByExternalId; // cpu_op category only (cross-check)
+    // Launches made from this thread: (launch ts, GPU op), sorted. For sync edges.
+    std::vector<std::pair<Nanos, std::uint32_t>> launches;
+    std::vector<std::pair<Nanos, std::uint32_t>> eventRecords; // cudaEventRecord calls: (ts, event)
+};
+
+// Where and when a GPU op was launched.
+struct LaunchContext {
+    bool found = false;
+    std::uint32_t event = kNoIndex; // the runtime/driver event (kNoIndex for a flow-only launch)
+    ThreadKey thread;
+    Nanos ts = 0;
+    Nanos end = 0;
+    LaunchMatch match = LaunchMatch::None;
+    std::uint32_t externalIdOp = kNoIndex; // External-id fallback: the cpu_op itself, launch time unknown
+    bool hasTime() const { return found && externalIdOp == kNoIndex; }
+};
+
+class Linker {
+public:
+    Linker(const DeviceTrace &device, const HostTrace *host, const LinkOptions &options)
+        : dev_(device), ev_(device.events), host_(host), opt_(options)
+    {
+    }
+
+    LinkSet run()
+    {
+        ls_.policy = opt_.policy;
+        checkProgress(0);
+        ls_.index = buildTraceIndex(dev_, &ls_.warnings);
+        checkProgress(1);
+        joinHost();
+        checkProgress(2);
+        buildThreads();
+        computeExclusiveDurations();
+        checkProgress(3);
+        buildLaunchIndexes();
+        linkGpuOps();
+        checkProgress(8);
+        addLaunchAndStreamEdges();
+        addSyncEdges();
+        if (opt_.interThreadDeps)
+            addInterThreadEdges();
+        addHostFindings();
+        checkProgress(kProgressTotal);
+        return std::move(ls_);
+    }
+
+private:
+    static constexpr std::uint64_t kProgressTotal = 10;
+
+    void checkProgress(std::uint64_t done)
+    {
+        if (opt_.progress && !opt_.progress(done, kProgressTotal))
+            throw Cancelled();
+    }
+
+    Diagnostic warning(std::string message) const
+    {
+        return Diagnostic{Diagnostic::Severity::Warning, dev_.path, kUnknownOffset, std::move(message)};
+    }
+
+    std::string describe(std::uint32_t event) const
+    {
+        if (event == kNoIndex)
+            return "(none)";
+        const DeviceEvent &e = ev_[event];
+        std::string text = "'" + std::string(dev_.name(e)) + "' at " + std::to_string(e.ts) + " ns";
+        if (e.evIdx != kNoId)
+            text += " (Ev Idx " + std::to_string(e.evIdx) + ")";
+        return text;
+    }
+
+    void addFinding(FindingKind kind, FindingSeverity severity, SubjectKind subjectKind, std::uint32_t subject,
+                    std::string message, std::string suggestion, std::uint32_t suggestedParent = kNoIndex)
+    {
+        ls_.findings.push_back(Finding{kind, severity, subjectKind, subject, std::move(message), std::move(suggestion),
+                                       suggestedParent});
+    }
+
+    // ---- host join -------------------------------------------------------------------------------
+
+    void joinHost()
+    {
+        if (!host_) {
+            ls_.hostOfEvent.assign(ev_.size(), kNoIndex);
+            return;
+        }
+        HostJoin join = joinHostToDevice(*host_, dev_);
+        ls_.hostOfEvent = std::move(join.hostOfEvent);
+        ls_.eventOfHost = std::move(join.eventOfHost);
+        ls_.join = join.stats;
+        for (Diagnostic &d : join.warnings)
+            ls_.warnings.push_back(std::move(d));
+        // Without any joined op there is nothing to walk up to: link as for a Kineto-only trace and say why.
+        requireHostNode_ = ls_.join.matched > 0;
+    }
+
+    bool hasHostNode(std::uint32_t event) const { return ls_.hostOfEvent[event] != kNoIndex; }
+
+    // ---- per-thread candidate lists ----------------------------------------------------------------
+
+    void buildThreads()
+    {
+        posInNest_.assign(ev_.size(), kNoIndex);
+        for (const Lane &lane : ls_.index.lanes) {
+            if (lane.kind != LaneKind::CpuThread)
+                continue;
+            const auto slot = static_cast<std::uint32_t>(threads_.size());
+            slotOf_.emplace(lane.key, slot);
+            ThreadOps &t = threads_.emplace_back();
+            t.key = lane.key;
+            for (std::uint32_t event : lane.events) {
+                const DeviceEvent &e = ev_[event];
+                if (!isCpuOpCategory(e.category))
+                    continue;
+                const std::string_view name = dev_.name(e);
+                if (!startsWith(name, "ProfilerStep#"))
+                    t.nest.push_back(event);
+                if (name.find("ProfilerStep") == std::string_view::npos)
+                    t.chakra.push_back(event);
+            }
+            sortForNesting(t.nest);
+            sweepNesting(t);
+            std::sort(t.chakra.begin(), t.chakra.end(), [&](std::uint32_t a, std::uint32_t b) {
+                return ev_[a].ts != ev_[b].ts ? ev_[a].ts < ev_[b].ts : a < b;
+            });
+            t.chakraStart.reserve(t.chakra.size());
+            t.chakraByExternalId.reserve(t.chakra.size());
+            for (std::uint32_t pos = 0; pos < t.chakra.size(); ++pos) {
+                const DeviceEvent &e = ev_[t.chakra[pos]];
+                t.chakraStart.push_back(e.ts);
+                t.chakraByExternalId.emplace_back(e.externalId, pos);
+                if (e.category == EventCategory::CpuOp && e.externalId != kNoId)
+                    t.cpuOpByExternalId.emplace(e.externalId, t.chakra[pos]);
+            }
+            std::sort(t.chakraByExternalId.begin(), t.chakraByExternalId.end());
+            for (std::uint32_t event : t.chakra) {
+                globalChakra_.push_back(event);
+                if (ev_[event].category == EventCategory::CpuOp && ev_[event].externalId != kNoId)
+                    cpuOpByExternalId_.emplace(ev_[event].externalId, event);
+            }
+        }
+        std::sort(globalChakra_.begin(), globalChakra_.end(), [&](std::uint32_t a, std::uint32_t b) {
+            return ev_[a].ts != ev_[b].ts ? ev_[a].ts < ev_[b].ts : a < b;
+        });
+        globalChakraStart_.reserve(globalChakra_.size());
+        for (std::uint32_t event : globalChakra_)
+            globalChakraStart_.push_back(ev_[event].ts);
+    }
+
+    // §4.1 step 3 ties: equal start → longer first (it encloses); equal interval → the ET descendant
+    // (larger ET id) is inner, then the larger Ev Idx; an op without an ET node counts as outer.
+    void sortForNesting(std::vector<std::uint32_t> &list) const
+    {
+        auto hostId = [&](std::uint32_t event) -> std::int64_t {
+            const std::uint32_t node = ls_.hostOfEvent[event];
+            return (node == kNoIndex || !host_) ? std::numeric_limits<std::int64_t>::min() : host_->nodes[node].id;
+        };
+        std::sort(list.begin(), list.end(), [&](std::uint32_t a, std::uint32_t b) {
+            const DeviceEvent &ea = ev_[a];
+            const DeviceEvent &eb = ev_[b];
+            if (ea.ts != eb.ts)
+                return ea.ts < eb.ts;
+            if (ea.dur != eb.dur)
+                return ea.dur > eb.dur;
+            const auto ha = hostId(a), hb = hostId(b);
+            if (ha != hb)
+                return ha < hb;
+            if (ea.evIdx != eb.evIdx)
+                return ea.evIdx < eb.evIdx;
+            return a < b;
+        });
+    }
+
+    void sweepNesting(ThreadOps &t)
+    {
+        t.nestStart.resize(t.nest.size());
+        t.nestParent.assign(t.nest.size(), kNoIndex);
+        std::vector<std::uint32_t> open;
+        for (std::uint32_t pos = 0; pos < t.nest.size(); ++pos) {
+            const DeviceEvent &e = ev_[t.nest[pos]];
+            t.nestStart[pos] = e.ts;
+            posInNest_[t.nest[pos]] = pos;
+            while (!open.empty() && ev_[t.nest[open.back()]].end() <= e.ts)
+                open.pop_back();
+            while (!open.empty() && ev_[t.nest[open.back()]].end() < e.end())
+                open.pop_back(); // partial overlap: siblings (the index already warned)
+            if (!open.empty())
+                t.nestParent[pos] = open.back();
+            open.push_back(pos);
+        }
+    }
+
+    const ThreadOps *threadOf(const ThreadKey &key) const
+    {
+        auto it = slotOf_.find(key);
+        return it == slotOf_.end() ? nullptr : &threads_[it->second];
+    }
+
+    std::uint32_t nestParentEvent(std::uint32_t event) const
+    {
+        const std::uint32_t pos = posInNest_[event];
+        if (pos == kNoIndex)
+            return kNoIndex;
+        const ThreadOps *t = threadOf(ev_[event].thread);
+        if (!t)
+            return kNoIndex;
+        const std::uint32_t parent = t->nestParent[pos];
+        return parent == kNoIndex ? kNoIndex : t->nest[parent];
+    }
+
+    bool isNestAncestor(std::uint32_t ancestor, std::uint32_t event) const
+    {
+        for (std::uint32_t p = nestParentEvent(event); p != kNoIndex; p = nestParentEvent(p))
+            if (p == ancestor)
+                return true;
+        return false;
+    }
+
+    // ---- exclusive durations -----------------------------------------------------------------------
+
+    // Per thread over cpu_op/user_annotation: dur minus the union of the children's intervals (clipped to
+    // the parent), children visited in start order so the union grows incrementally: O(n log n).
+    void computeExclusiveDurations()
+    {
+        ls_.exclusiveDur.resize(ev_.size());
+        for (std::size_t i = 0; i < ev_.size(); ++i)
+            ls_.exclusiveDur[i] = ev_[i].dur;
+        std::size_t clamped = 0;
+        for (const Lane &lane : ls_.index.lanes) {
+            if (lane.kind != LaneKind::CpuThread)
+                continue;
+            std::vector<std::uint32_t> ops;
+            for (std::uint32_t event : lane.events)
+                if (isCpuOpCategory(ev_[event].category))
+                    ops.push_back(event); // lane order is already (ts asc, dur desc)
+            std::vector<std::uint32_t> open;
+            std::unordered_map<std::uint32_t, Nanos> coveredUntil;
+            for (std::uint32_t event : ops) {
+                const DeviceEvent &e = ev_[event];
+                while (!open.empty() && ev_[open.back()].end() <= e.ts)
+                    open.pop_back();
+                while (!open.empty() && ev_[open.back()].end() < e.end())
+                    open.pop_back();
+                if (!open.empty()) {
+                    const std::uint32_t parent = open.back();
+                    const Nanos parentEnd = ev_[parent].end();
+                    auto [it, inserted] = coveredUntil.try_emplace(parent, ev_[parent].ts);
+                    const Nanos from = std::max(e.ts, it->second);
+                    const Nanos to = std::min(e.end(), parentEnd);
+                    if (to > from) {
+                        ls_.exclusiveDur[parent] -= to - from;
+                        it->second = to;
+                    }
+                }
+                open.push_back(event);
+            }
+            for (std::uint32_t event : ops)
+                if (ls_.exclusiveDur[event] < 0) {
+                    ls_.exclusiveDur[event] = 0;
+                    ++clamped;
+                }
+        }
+        if (clamped > 0)
+            ls_.warnings.push_back(warning(std::to_string(clamped) + " negative exclusive durations clamped to 0"));
+    }
+
+    // ---- launch lookup ---------------------------------------------------------------------------
+
+    void buildLaunchIndexes()
+    {
+        for (std::uint32_t i = 0; i < ev_.size(); ++i) {
+            const DeviceEvent &e = ev_[i];
+            if (e.phase == Phase::Complete && isRuntimeCategory(e.category) && hasCorrelation(e.correlation))
+                launchesByCorrelation_.emplace_back(e.correlation, i);
+            if (e.phase == Phase::Complete && e.category == EventCategory::GpuUserAnnotation && e.externalId != kNoId)
+                gpuAnnotations_[e.externalId].push_back(i);
+        }
+        std::sort(launchesByCorrelation_.begin(), launchesByCorrelation_.end());
+        // Duplicates: the same (pid, correlation) on several runtime/driver events.
+        for (std::size_t i = 0; i < launchesByCorrelation_.size();) {
+            std::size_t j = i + 1;
+            while (j < launchesByCorrelation_.size() && launchesByCorrelation_[j].first == launchesByCorrelation_[i].first)
+                ++j;
+            if (j - i > 1) {
+                std::map<TraceId, std::vector<std::uint32_t>> byPid;
+                for (std::size_t k = i; k < j; ++k)
+                    byPid[ev_[launchesByCorrelation_[k].second].thread.pid].push_back(launchesByCorrelation_[k].second);
+                for (const auto &[pid, list] : byPid) {
+                    if (list.size() < 2)
+                        continue;
+                    addFinding(FindingKind::DuplicateCorrelation, FindingSeverity::Warning, SubjectKind::DeviceEvent,
+                               list[1],
+                               std::to_string(list.size()) + " runtime/driver events in process " + dev_.idText(pid) +
+                                   " share correlation " + std::to_string(launchesByCorrelation_[i].first) + ": " +
+                                   describe(list[0]) + ", " + describe(list[1]) + (list.size() > 2 ? ", ..." : ""),
+                               "each GPU op with this correlation is linked to the launch nearest before it; check them");
+                }
+            }
+            i = j;
+        }
+    }
+
+    std::pair<const std::pair<std::int64_t, std::uint32_t> *, const std::pair<std::int64_t, std::uint32_t> *>
+    launchesWithCorrelation(std::int64_t correlation) const
+    {
+        auto lo = std::lower_bound(launchesByCorrelation_.begin(), launchesByCorrelation_.end(),
+                                   std::make_pair(correlation, std::uint32_t(0)));
+        auto hi = lo;
+        while (hi != launchesByCorrelation_.end() && hi->first == correlation)
+            ++hi;
+        return {launchesByCorrelation_.data() + (lo - launchesByCorrelation_.begin()),
+                launchesByCorrelation_.data() + (hi - launchesByCorrelation_.begin())};
+    }
+
+    // Flow maps are only needed when a correlation lookup fails: built on first use.
+    void ensureFlowIndex() const
+    {
+        if (flowIndexBuilt_)
+            return;
+        flowIndexBuilt_ = true;
+        for (std::uint32_t i = 0; i < ev_.size(); ++i) {
+            const DeviceEvent &e = ev_[i];
+            if (e.category != EventCategory::Flow || e.flowId == kNoId)
+                continue;
+            if (e.phase == Phase::FlowStart)
+                flowStarts_.emplace(e.flowId, i);
+            else if (e.phase == Phase::FlowFinish)
+                flowFinishes_[e.thread].emplace_back(e.ts, e.flowId);
+        }
+        for (auto &[thread, list] : flowFinishes_)
+            std::sort(list.begin(), list.end());
+    }
+
+    // The runtime event a GPU op belongs to: nearest launch at or before the GPU op (duplicates), else the
+    // earliest after it (a GPU op before its launch is reported, not hidden).
+    std::uint32_t pickLaunch(std::int64_t correlation, Nanos gpuTs) const
+    {
+        std::uint32_t before = kNoIndex, after = kNoIndex;
+        const auto [first, last] = launchesWithCorrelation(correlation);
+        for (auto it = first; it != last; ++it) {
+            const std::uint32_t c = it->second;
+            if (ev_[c].ts <= gpuTs) {
+                if (before == kNoIndex || ev_[c].ts > ev_[before].ts)
+                    before = c;
+            } else if (after == kNoIndex || ev_[c].ts < ev_[after].ts) {
+                after = c;
+            }
+        }
+        return before != kNoIndex ? before : after;
+    }
+
+    std::uint32_t runtimeEventAt(const ThreadKey &thread, Nanos ts) const
+    {
+        for (const Lane &lane : ls_.index.lanes) {
+            if (lane.kind != LaneKind::CpuThread || !(lane.key == thread))
+                continue;
+            auto it = std::lower_bound(lane.startTs.begin(), lane.startTs.end(), ts);
+            for (; it != lane.startTs.end() && *it == ts; ++it) {
+                const std::uint32_t event = lane.events[static_cast<std::size_t>(it - lane.startTs.begin())];
+                if (isRuntimeCategory(ev_[event].category))
+                    return event;
+            }
+        }
+        return kNoIndex;
+    }
+
+    LaunchContext findLaunch(const DeviceEvent &gpu) const
+    {
+        LaunchContext ctx;
+        if (hasCorrelation(gpu.correlation)) {
+            const std::uint32_t launch = pickLaunch(gpu.correlation, gpu.ts);
+            if (launch != kNoIndex) {
+                ctx.found = true;
+                ctx.event = launch;
+                ctx.thread = ev_[launch].thread;
+                ctx.ts = ev_[launch].ts;
+                ctx.end = ev_[launch].end();
+                ctx.match = LaunchMatch::Correlation;
+                return ctx;
+            }
+        }
+        // ac2g flow: its finish sits on the GPU op, its start on the launching thread at launch time.
+        ensureFlowIndex();
+        if (auto fit = flowFinishes_.find(gpu.thread); fit != flowFinishes_.end()) {
+            const auto &list = fit->second;
+            auto it = std::lower_bound(list.begin(), list.end(), std::make_pair(gpu.ts, std::int64_t(kNoId)));
+            for (; it != list.end() && it->first == gpu.ts; ++it) {
+                auto sit = flowStarts_.find(it->second);
+                if (sit == flowStarts_.end())
+                    continue;
+                const DeviceEvent &start = ev_[sit->second];
+                ctx.found = true;
+                ctx.thread = start.thread;
+                ctx.ts = start.ts;
+                ctx.event = runtimeEventAt(start.thread, start.ts);
+                ctx.end = ctx.event != kNoIndex ? ev_[ctx.event].end() : start.ts;
+                ctx.match = LaunchMatch::Flow;
+                return ctx;
+            }
+        }
+        // External id names the enclosing cpu_op, unless the trace copies the correlation into it (old Kineto).
+        if (gpu.externalId > 0 && gpu.externalId != gpu.correlation) {
+            auto it = cpuOpByExternalId_.find(gpu.externalId);
+            if (it != cpuOpByExternalId_.end()) {
+                ctx.found = true;
+                ctx.externalIdOp = it->second;
+                ctx.thread = ev_[it->second].thread;
+                ctx.match = LaunchMatch::ExternalId;
+                return ctx;
+            }
+        }
+        return ctx;
+    }
+
+    // ---- the three policies --------------------------------------------------------------------------
+
+    // §4.1 steps 2–3: innermost candidate on the thread enclosing `ts`. Exact containment wins; an op that
+    // encloses only within ε (clock rounding) is used when nothing encloses exactly.
+    std::uint32_t innermostEnclosing(const ThreadOps &t, Nanos ts) const
+    {
+        const Nanos eps = opt_.enclosureTolerance;
+        const auto upper = std::upper_bound(t.nestStart.begin(), t.nestStart.end(), ts + eps) - t.nestStart.begin();
+        if (upper == 0)
+            return kNoIndex;
+        std::uint32_t loose = kNoIndex;
+        for (auto pos = static_cast<std::uint32_t>(upper - 1); pos != kNoIndex; pos = t.nestParent[pos]) {
+            const DeviceEvent &e = ev_[t.nest[pos]];
+            if (e.end() + eps < ts)
+                continue;
+            if (e.ts <= ts && e.end() >= ts)
+                return t.nest[pos];
+            if (loose == kNoIndex)
+                loose = t.nest[pos];
+        }
+        return loose;
+    }
+
+    // §4.1 step 4: nearest op (itself or an enclosing one) that has an ET node.
+    std::uint32_t withHostNode(std::uint32_t event) const
+    {
+        if (!requireHostNode_)
+            return event;
+        for (std::uint32_t p = event; p != kNoIndex; p = nestParentEvent(p))
+            if (hasHostNode(p))
+                return p;
+        return kNoIndex;
+    }
+
+    bool skipForNccl(bool ncclGpu, std::uint32_t event) const
+    {
+        return ncclGpu && dev_.name(ev_[event]) == "nccl:coalesced";
+    }
+
+    // Chakra HEAD `find_closest_op`: among the launch thread's ops starting strictly before the launch, the
+    // latest one whose External id equals the GPU op's, else the latest one; nccl:coalesced skipped for NCCL.
+    std::pair<std::uint32_t, bool> chakraHead(const ThreadOps &t, Nanos launchTs, const DeviceEvent &gpu) const
+    {
+        const bool nccl = containsNcclNoCase(dev_.name(gpu));
+        const auto idx = static_cast<std::uint32_t>(
+            std::lower_bound(t.chakraStart.begin(), t.chakraStart.end(), launchTs) - t.chakraStart.begin());
+        // Latest same-thread op before the launch carrying the GPU op's External id.
+        auto p = std::lower_bound(t.chakraByExternalId.begin(), t.chakraByExternalId.end(),
+                                  std::make_pair(gpu.externalId, idx));
+        while (p != t.chakraByExternalId.begin() && std::prev(p)->first == gpu.externalId) {
+            --p;
+            if (!skipForNccl(nccl, t.chakra[p->second]))
+                return {t.chakra[p->second], true};
+        }
+        for (std::uint32_t p = idx; p-- > 0;)
+            if (!skipForNccl(nccl, t.chakra[p]))
+                return {t.chakra[p], false};
+        return {kNoIndex, false};
+    }
+
+    // Chakra before PR #185 (`52d7c30` find_closest_op), including its nccl:coalesced handling.
+    std::uint32_t chakraPre185(const ThreadOps &t, Nanos launchTs, const DeviceEvent &gpu) const
+    {
+        const auto gidx = std::lower_bound(globalChakraStart_.begin(), globalChakraStart_.end(), launchTs) -
+                          globalChakraStart_.begin();
+        if (gidx == 0)
+            return kNoIndex;
+        const std::uint32_t closest = globalChakra_[static_cast<std::size_t>(gidx - 1)];
+        const bool closestOnThread = ev_[closest].thread == t.key;
+        const bool nccl = containsNcclNoCase(dev_.name(gpu));
+        const auto idx = static_cast<std::uint32_t>(
+            std::lower_bound(t.chakraStart.begin(), t.chakraStart.end(), launchTs) - t.chakraStart.begin());
+        if (nccl && dev_.name(ev_[closest]) == "nccl:coalesced") {
+            // Ops of the thread before `closest` in the all-thread order.
+            const std::uint32_t from = closestOnThread ? idx - 1 : idx;
+            for (std::uint32_t p = from; p-- > 0;)
+                if (dev_.name(ev_[t.chakra[p]]) != "nccl:coalesced")
+                    return t.chakra[p];
+        }
+        if (closestOnThread)
+            return closest;
+        for (std::uint32_t p = idx; p-- > 0;)
+            if (!skipForNccl(nccl, t.chakra[p]))
+                return t.chakra[p];
+        return kNoIndex;
+    }
+
+    // ---- linking ---------------------------------------------------------------------------------
+
+    void linkGpuOps()
+    {
+        ls_.gpuLinkOf.assign(ev_.size(), kNoIndex);
+        std::size_t count = 0;
+        for (std::uint32_t g = 0; g < ev_.size(); ++g) {
+            const DeviceEvent &gpu = ev_[g];
+            if (gpu.phase != Phase::Complete || !isGpuOpCategory(gpu.category))
+                continue;
+            if ((++count & 0xFFF) == 0)
+                checkProgress(3 + std::min<std::uint64_t>(4, count * 4 / (ev_.size() + 1)));
+            ls_.gpuLinkOf[g] = static_cast<std::uint32_t>(ls_.gpuLinks.size());
+            ls_.gpuLinks.push_back(linkOne(g));
+            contexts_.push_back(lastContext_);
+        }
+    }
+
+    GpuLink linkOne(std::uint32_t g)
+    {
+        const DeviceEvent &gpu = ev_[g];
+        GpuLink link;
+        link.gpuEvent = g;
+        const LaunchContext ctx = findLaunch(gpu);
+        lastContext_ = ctx;
+        link.launch = ctx.event;
+        link.launchMatch = ctx.match;
+        if (!ctx.found) {
+            link.orphan = hasCorrelation(gpu.correlation) ? OrphanReason::NoLaunchEvent : OrphanReason::NoCorrelation;
+            reportOrphan(link);
+            return link;
+        }
+
+        // Each policy's choice (before the ET-node requirement), then the ET-node requirement.
+        std::uint32_t innermost = kNoIndex, headChoice = kNoIndex, preChoice = kNoIndex;
+        bool headMatchedExternalId = false;
+        const ThreadOps *thread = threadOf(ctx.thread);
+        if (ctx.externalIdOp != kNoIndex) {
+            innermost = headChoice = ctx.externalIdOp;
+            headMatchedExternalId = true;
+        } else if (thread) {
+            innermost = innermostEnclosing(*thread, ctx.ts);
+            std::tie(headChoice, headMatchedExternalId) = chakraHead(*thread, ctx.ts, gpu);
+            preChoice = chakraPre185(*thread, ctx.ts, gpu);
+        }
+        link.innermost = innermost;
+        const std::uint32_t nestingParent = innermost == kNoIndex ? kNoIndex : withHostNode(innermost);
+        auto chakraEffective = [&](std::uint32_t choice) {
+            // Chakra drops a GPU op whose parent has no ET counterpart.
+            return (choice != kNoIndex && requireHostNode_ && !hasHostNode(choice)) ? kNoIndex : choice;
+        };
+        link.byPolicy[static_cast<std::size_t>(Policy::Nesting)] = nestingParent;
+        link.byPolicy[static_cast<std::size_t>(Policy::ExternalId)] = chakraEffective(headChoice);
+        link.byPolicy[static_cast<std::size_t>(Policy::EvIdx)] = chakraEffective(preChoice);
+
+        switch (opt_.policy) {
+        case Policy::Nesting:
+            link.parent = nestingParent;
+            if (innermost == kNoIndex)
+                link.orphan = OrphanReason::NoEnclosingOp;
+            else if (nestingParent == kNoIndex)
+                link.orphan = OrphanReason::NoHostNode;
+            else if (ctx.match == LaunchMatch::ExternalId)
+                link.rule = ParentRule::ExternalId;
+            else
+                link.rule = nestingParent == innermost ? ParentRule::Nesting : ParentRule::NestingAncestor;
+            break;
+        case Policy::ExternalId:
+        case Policy::EvIdx: {
+            const std::uint32_t raw = opt_.policy == Policy::ExternalId ? headChoice : preChoice;
+            link.parent = chakraEffective(raw);
+            if (raw == kNoIndex)
+                link.orphan = OrphanReason::NoEnclosingOp;
+            else if (link.parent == kNoIndex)
+                link.orphan = OrphanReason::NoHostNode;
+            else
+                link.rule = (opt_.policy == Policy::ExternalId && headMatchedExternalId) ? ParentRule::ExternalId
+                                                                                         : ParentRule::LatestStarting;
+            break;
+        }
+        }
+        if (link.parent != kNoIndex)
+            link.hostNode = ls_.hostOfEvent[link.parent];
+
+        // §4.1 step 5: the External-id cross-check and the gpu_user_annotation corroboration.
+        const std::int64_t launchExternalId = ctx.event != kNoIndex ? ev_[ctx.event].externalId : gpu.externalId;
+        std::uint32_t externalOp = kNoIndex;
+        if (thread && launchExternalId != kNoId && launchExternalId != gpu.correlation) {
+            auto it = thread->cpuOpByExternalId.find(launchExternalId);
+            if (it != thread->cpuOpByExternalId.end())
+                externalOp = it->second;
+        }
+        if (link.parent != kNoIndex && ev_[link.parent].category == EventCategory::UserAnnotation)
+            link.annotationEvidence = corroboratingAnnotation(gpu, ev_[link.parent].externalId);
+        link.confidence = confidenceOf(link, ctx, externalOp);
+
+        if (link.orphan != OrphanReason::None)
+            reportOrphan(link);
+        reportLinkFindings(link, ctx, externalOp);
+        return link;
+    }
+
+    std::uint32_t corroboratingAnnotation(const DeviceEvent &gpu, std::int64_t annotationExternalId) const
+    {
+        if (annotationExternalId == kNoId)
+            return kNoIndex;
+        auto it = gpuAnnotations_.find(annotationExternalId);
+        if (it == gpuAnnotations_.end())
+            return kNoIndex;
+        for (std::uint32_t a : it->second) {
+            const DeviceEvent &ann = ev_[a];
+            if (ann.thread == gpu.thread && ann.ts < gpu.end() + 1 && ann.end() + 1 > gpu.ts)
+                return a;
+        }
+        return kNoIndex;
+    }
+
+    bool externalIdAgrees(std::uint32_t parent, std::uint32_t externalOp) const
+    {
+        if (parent == externalOp)
+            return true;
+        // User-scope refinement: a user_annotation (nccl:*, record_function) nested in the External-id op.
+        return ev_[parent].category == EventCategory::UserAnnotation && isNestAncestor(externalOp, parent);
+    }
+
+    float confidenceOf(const GpuLink &link, const LaunchContext &ctx, std::uint32_t externalOp) const
+    {
+        if (link.parent == kNoIndex)
+            return 0.0f;
+        float launchFactor = ctx.match == LaunchMatch::Correlation ? 1.0f : ctx.match == LaunchMatch::Flow ? 0.8f : 0.5f;
+        float ruleFactor = 0.5f;
+        switch (link.rule) {
+        case ParentRule::Nesting:
+        case ParentRule::NestingAncestor:
+            if (externalOp != kNoIndex)
+                ruleFactor = externalIdAgrees(link.parent, externalOp) ? 1.0f : 0.6f;
+            else
+                ruleFactor = link.annotationEvidence != kNoIndex ? 0.95f : 0.85f;
+            if (link.rule == ParentRule::NestingAncestor)
+                ruleFactor *= 0.9f;
+            break;
+        case ParentRule::ExternalId:
+            ruleFactor = 0.9f;
+            break;
+        case ParentRule::LatestStarting:
+            ruleFactor = (ctx.hasTime() && ev_[link.parent].ts <= ctx.ts && ev_[link.parent].end() >= ctx.ts) ? 0.5f : 0.3f;
+            break;
+        default:
+            break;
+        }
+        return launchFactor * ruleFactor;
+    }
+
+    void reportOrphan(const GpuLink &link)
+    {
+        const DeviceEvent &gpu = ev_[link.gpuEvent];
+        std::string why, suggestion;
+        switch (link.orphan) {
+        case OrphanReason::NoCorrelation:
+            why = "it has no usable correlation (absent, -1 or 0) and neither an ac2g flow nor its External id names a launch";
+            suggestion = "attach it by hand to the CPU op that launched it";
+            break;
+        case OrphanReason::NoLaunchEvent:
+            why = "no runtime/driver event has correlation " + std::to_string(gpu.correlation) +
+                  " (the launch is probably outside the trace window)";
+            suggestion = "attach it by hand, or capture a wider profiling window";
+            break;
+        case OrphanReason::NoEnclosingOp:
+            why = "its launch " + describe(link.launch) + " is not inside any CPU op on its thread";
+            suggestion = "attach it by hand to the op that issued it";
+            break;
+        case OrphanReason::NoHostNode:
+            why = "its enclosing op " + describe(link.innermost) + " and every enclosing op have no ET node";
+            suggestion = "check the host/device join (rf_id coverage), or attach it by hand";
+            break;
+        default:
+            return;
+        }
+        addFinding(FindingKind::OrphanGpuOp, FindingSeverity::Warning, SubjectKind::DeviceEvent, link.gpuEvent,
+                   "GPU op " + describe(link.gpuEvent) + " has no parent: " + why, suggestion,
+                   link.orphan == OrphanReason::NoHostNode ? link.innermost : kNoIndex);
+    }
+
+    // The nccl:* user_annotation between the innermost enclosing op and `parent`, if any.
+    std::uint32_t ncclAnnotationBelow(std::uint32_t innermost, std::uint32_t parent) const
+    {
+        for (std::uint32_t p = innermost; p != kNoIndex && p != parent; p = nestParentEvent(p))
+            if (ev_[p].category == EventCategory::UserAnnotation && startsWith(dev_.name(ev_[p]), "nccl:"))
+                return p;
+        return kNoIndex;
+    }
+
+    void reportLinkFindings(const GpuLink &link, const LaunchContext &ctx, std::uint32_t externalOp)
+    {
+        const std::uint32_t g = link.gpuEvent;
+        const DeviceEvent &gpu = ev_[g];
+        if (ctx.event != kNoIndex && gpu.ts < ev_[ctx.event].ts)
+            addFinding(FindingKind::GpuBeforeLaunch, FindingSeverity::Warning, SubjectKind::DeviceEvent, g,
+                       "GPU op " + describe(g) + " starts " + std::to_string(ev_[ctx.event].ts - gpu.ts) +
+                           " ns before its launch " + describe(ctx.event),
+                       "check the clock alignment of the trace; the correlation link itself is kept");
+        const std::uint32_t nestingChoice = link.byPolicy[static_cast<std::size_t>(Policy::Nesting)];
+        if (link.parent == kNoIndex)
+            return;
+        const DeviceEvent &parent = ev_[link.parent];
+        if (ctx.hasTime() && (ctx.ts < parent.ts || ctx.ts > parent.end()))
+            addFinding(FindingKind::LaunchOutsideParent, FindingSeverity::Warning, SubjectKind::DeviceEvent, g,
+                       "the launch of " + describe(g) + " at " + std::to_string(ctx.ts) +
+                           " ns is outside its parent " + describe(link.parent) + " [" + std::to_string(parent.ts) +
+                           ", " + std::to_string(parent.end()) + ")",
+                       nestingChoice != kNoIndex && nestingChoice != link.parent
+                           ? "re-parent to the enclosing op " + describe(nestingChoice)
+                           : "re-parent to the op that encloses the launch",
+                       nestingChoice != link.parent ? nestingChoice : kNoIndex);
+        if (dev_.name(parent) == "record_param_comms" && link.innermost != kNoIndex) {
+            const std::uint32_t nccl = ncclAnnotationBelow(link.innermost, link.parent);
+            if (nccl != kNoIndex)
+                addFinding(FindingKind::NcclParentIsRecordParamComms, FindingSeverity::Warning, SubjectKind::DeviceEvent,
+                           g,
+                           "GPU op " + describe(g) + " is attached to record_param_comms while " + describe(nccl) +
+                               " encloses its launch (Chakra issue #196)",
+                           "re-parent to " + describe(nccl), nccl);
+        }
+        // Policies disagreeing beyond the expected user-scope refinement (nccl:* inside its External-id op).
+        const std::uint32_t head = link.byPolicy[static_cast<std::size_t>(Policy::ExternalId)];
+        const std::uint32_t pre = link.byPolicy[static_cast<std::size_t>(Policy::EvIdx)];
+        const bool headDiffers = head != nestingChoice &&
+                                 !(nestingChoice != kNoIndex && head != kNoIndex && head == externalOp &&
+                                   externalIdAgrees(nestingChoice, head));
+        const bool preDiffers = ctx.hasTime() && pre != nestingChoice;
+        if (headDiffers || preDiffers)
+            addFinding(FindingKind::PolicyDisagreement, FindingSeverity::Info, SubjectKind::DeviceEvent, g,
+                       "policies disagree for " + describe(g) + ": nesting → " + describe(nestingChoice) +
+                           ", external-id → " + describe(head) + ", ev-idx → " + describe(pre),
+                       nestingChoice != kNoIndex ? "the nesting choice " + describe(nestingChoice) +
+                                                       " encloses the launch"
+                                                 : "compare the candidates on the timeline",
+                       opt_.policy != Policy::Nesting && nestingChoice != link.parent ? nestingChoice : kNoIndex);
+    }
+
+    // ---- edges -----------------------------------------------------------------------------------
+
+    void addLaunchAndStreamEdges()
+    {
+        for (std::size_t i = 0; i < ls_.gpuLinks.size(); ++i) {
+            const GpuLink &link = ls_.gpuLinks[i];
+            if (link.launch != kNoIndex)
+                ls_.edges.push_back(Edge{link.launch, link.gpuEvent, EdgeKind::Launch});
+            const LaunchContext &ctx = contexts_[i];
+            if (ctx.hasTime()) {
+                if (auto it = slotOf_.find(ctx.thread); it != slotOf_.end())
+                    threads_[it->second].launches.emplace_back(ctx.ts, link.gpuEvent);
+                streamLaunches_[ls_.index.laneOf[link.gpuEvent]].emplace_back(ctx.ts, link.gpuEvent);
+            }
+        }
+        for (ThreadOps &t : threads_)
+            std::sort(t.launches.begin(), t.launches.end());
+        for (auto &[lane, list] : streamLaunches_)
+            std::sort(list.begin(), list.end());
+
+        for (std::uint32_t laneIndex = 0; laneIndex < ls_.index.lanes.size(); ++laneIndex) {
+            const Lane &lane = ls_.index.lanes[laneIndex];
+            if (lane.kind != LaneKind::GpuStream)
+                continue;
+            std::vector<std::uint32_t> ops;
+            for (std::uint32_t event : lane.events)
+                if (isGpuOpCategory(ev_[event].category))
+                    ops.push_back(event);
+            std::sort(ops.begin(), ops.end(), [&](std::uint32_t a, std::uint32_t b) {
+                return ev_[a].ts != ev_[b].ts ? ev_[a].ts < ev_[b].ts : a < b;
+            });
+            for (std::size_t i = 1; i < ops.size(); ++i)
+                ls_.edges.push_back(Edge{ops[i - 1], ops[i], EdgeKind::StreamOrder});
+        }
+    }
+
+    // Last GPU op launched strictly before `ts` from a list sorted by launch time.
+    static std::uint32_t lastLaunchedBefore(const std::vector<std::pair<Nanos, std::uint32_t>> &list, Nanos ts)
+    {
+        auto it = std::lower_bound(list.begin(), list.end(), std::make_pair(ts, std::uint32_t(0)));
+        return it == list.begin() ? kNoIndex : std::prev(it)->second;
+    }
+
+    std::uint32_t lastLaunchedOnLaneBefore(std::uint32_t lane, Nanos ts) const
+    {
+        auto it = streamLaunches_.find(lane);
+        return it == streamLaunches_.end() ? kNoIndex : lastLaunchedBefore(it->second, ts);
+    }
+
+    // The CPU side of a sync edge: the first op on the waiting thread that starts once the wait returned
+    // (ET-linked when a host trace is joined), else the op blocked in the wait, else the call itself.
+    std::uint32_t syncTarget(std::uint32_t call) const
+    {
+        const DeviceEvent &r = ev_[call];
+        if (const ThreadOps *t = threadOf(r.thread)) {
+            auto pos = static_cast<std::size_t>(std::lower_bound(t->nestStart.begin(), t->nestStart.end(), r.end()) -
+                                                t->nestStart.begin());
+            for (std::size_t scanned = 0; pos < t->nest.size() && scanned < 64; ++pos, ++scanned)
+                if (!requireHostNode_ || hasHostNode(t->nest[pos]))
+                    return t->nest[pos];
+            const std::uint32_t blocked = innermostEnclosing(*t, r.ts);
+            if (blocked != kNoIndex)
+                return withHostNode(blocked) != kNoIndex ? withHostNode(blocked) : blocked;
+        }
+        return call;
+    }
+
+    void addSyncEdge(std::uint32_t from, std::uint32_t to)
+    {
+        if (from == kNoIndex || to == kNoIndex)
+            return;
+        if (syncEdgeSeen_.insert(pairKey(from, to)).second)
+            ls_.edges.push_back(Edge{from, to, EdgeKind::Sync});
+    }
+
+    void syncAllStreamsOfDevice(std::int32_t device, std::uint32_t call, std::uint32_t target)
+    {
+        for (const auto &[lane, list] : streamLaunches_)
+            if (ls_.index.lanes[lane].device == device)
+                addSyncEdge(lastLaunchedBefore(list, ev_[call].ts), target);
+    }
+
+    std::uint32_t firstLaunchAfter(const ThreadOps &t, Nanos ts, std::uint32_t lane) const
+    {
+        auto it = std::upper_bound(t.launches.begin(), t.launches.end(),
+                                   std::make_pair(ts, std::numeric_limits<std::uint32_t>::max()));
+        for (std::size_t scanned = 0; it != t.launches.end() && scanned < 256; ++it, ++scanned)
+            if (lane == kNoIndex || ls_.index.laneOf[it->second] == lane)
+                return it->second;
+        return kNoIndex;
+    }
+
+    std::uint32_t laneOfStream(std::int32_t device, std::int64_t stream) const
+    {
+        for (std::uint32_t i = 0; i < ls_.index.lanes.size(); ++i) {
+            const Lane &lane = ls_.index.lanes[i];
+            if (lane.kind == LaneKind::GpuStream && lane.device == device && lane.stream == stream)
+                return i;
+        }
+        return kNoIndex;
+    }
+
+    // §2.4, natively and over the whole trace: cuda_sync events when the trace has them, else the
+    // synchronizing runtime calls themselves.
+    void addSyncEdges()
+    {
+        const bool haveSyncEvents = std::any_of(ev_.begin(), ev_.end(), [](const DeviceEvent &e) {
+            return e.category == EventCategory::CudaSync && e.phase == Phase::Complete;
+        });
+        if (haveSyncEvents)
+            addSyncEdgesFromSyncEvents();
+        else
+            addSyncEdgesFromRuntimeCalls();
+    }
+
+    // The GPU op the event recorded by `record` (a cudaEventRecord call) stands for.
+    std::uint32_t recordedOp(std::uint32_t record, std::uint32_t recordedLane) const
+    {
+        if (record == kNoIndex)
+            return kNoIndex;
+        if (recordedLane != kNoIndex)
+            return lastLaunchedOnLaneBefore(recordedLane, ev_[record].ts);
+        const ThreadOps *t = threadOf(ev_[record].thread);
+        return t ? lastLaunchedBefore(t->launches, ev_[record].ts) : kNoIndex;
+    }
+
+    void addSyncEdgesFromRuntimeCalls()
+    {
+        for (ThreadOps &t : threads_)
+            t.eventRecords.clear();
+        std::vector<std::uint32_t> calls;
+        for (std::uint32_t i = 0; i < ev_.size(); ++i) {
+            const DeviceEvent &e = ev_[i];
+            if (e.phase != Phase::Complete || !isRuntimeCategory(e.category))
+                continue;
+            const std::string_view name = dev_.name(e);
+            if (name == "cudaEventRecord" || name == "hipEventRecord" || name == "cudaEventRecordWithFlags") {
+                if (auto it = slotOf_.find(e.thread); it != slotOf_.end())
+                    threads_[it->second].eventRecords.emplace_back(e.ts, i);
+            } else if (name.find("Synchronize") != std::string_view::npos || name.find("StreamWaitEvent") != std::string_view::npos) {
+                calls.push_back(i);
+            }
+        }
+        for (ThreadOps &t : threads_)
+            std::sort(t.eventRecords.begin(), t.eventRecords.end());
+        for (std::uint32_t call : calls) {
+            const DeviceEvent &r = ev_[call];
+            const ThreadOps *t = threadOf(r.thread);
+            if (!t)
+                continue;
+            const std::string_view name = dev_.name(r);
+            const std::uint32_t lastOwn = lastLaunchedBefore(t->launches, r.ts);
+            if (name == "cudaDeviceSynchronize" || name == "hipDeviceSynchronize") {
+                if (lastOwn != kNoIndex)
+                    syncAllStreamsOfDevice(ls_.index.lanes[ls_.index.laneOf[lastOwn]].device, call, syncTarget(call));
+            } else if (name == "cudaStreamSynchronize" || name == "hipStreamSynchronize") {
+                // The call names no stream in the trace: the stream this thread launched to last.
+                if (lastOwn != kNoIndex)
+                    addSyncEdge(lastLaunchedOnLaneBefore(ls_.index.laneOf[lastOwn], r.ts), syncTarget(call));
+            } else if (name == "cudaEventSynchronize" || name == "hipEventSynchronize") {
+                const std::uint32_t record = lastLaunchedBefore(t->eventRecords, r.ts);
+                addSyncEdge(recordedOp(record, kNoIndex), syncTarget(call));
+            } else if (name == "cudaStreamWaitEvent" || name == "hipStreamWaitEvent") {
+                const std::uint32_t source = recordedOp(lastLaunchedBefore(t->eventRecords, r.ts), kNoIndex);
+                const std::uint32_t waiter = firstLaunchAfter(*t, r.ts, kNoIndex);
+                if (source != kNoIndex && waiter != kNoIndex &&
+                    ls_.index.laneOf[source] != ls_.index.laneOf[waiter])
+                    addSyncEdge(source, waiter);
+            }
+        }
+    }
+
+    void addSyncEdgesFromSyncEvents()
+    {
+        for (std::uint32_t i = 0; i < ev_.size(); ++i) {
+            const DeviceEvent &s = ev_[i];
+            if (s.category != EventCategory::CudaSync || s.phase != Phase::Complete)
+                continue;
+            std::int64_t waitOnStream = kNoId, recordCorrelation = kNoId;
+            const std::string_view args = dev_.argsJson(s);
+            if (!args.empty()) {
+                const nlohmann::json parsed = nlohmann::json::parse(args, nullptr, false);
+                if (parsed.is_object()) {
+                    if (auto it = parsed.find("wait_on_stream"); it != parsed.end() && it->is_number_integer())
+                        waitOnStream = it->get<std::int64_t>();
+                    if (auto it = parsed.find("wait_on_cuda_event_record_corr_id");
+                        it != parsed.end() && it->is_number_integer())
+                        recordCorrelation = it->get<std::int64_t>();
+                }
+            }
+            const std::uint32_t call = hasCorrelation(s.correlation) ? pickLaunch(s.correlation, s.ts) : kNoIndex;
+            if (call == kNoIndex)
+                continue;
+            const std::int32_t device = s.device >= 0 ? s.device
+                                        : !s.thread.pid.isString ? static_cast<std::int32_t>(s.thread.pid.value)
+                                                                 : -1;
+            const std::string_view kind = dev_.name(s);
+            std::uint32_t record = kNoIndex;
+            if (hasCorrelation(recordCorrelation))
+                record = pickLaunch(recordCorrelation, ev_[call].ts);
+            if (kind == "Context Sync") {
+                syncAllStreamsOfDevice(device, call, syncTarget(call));
+            } else if (kind == "Stream Sync") {
+                const std::uint32_t lane = laneOfStream(device, s.stream);
+                if (lane != kNoIndex)
+                    addSyncEdge(lastLaunchedOnLaneBefore(lane, ev_[call].ts), syncTarget(call));
+            } else if (kind == "Event Sync") {
+                const std::uint32_t lane = waitOnStream != kNoId ? laneOfStream(device, waitOnStream) : kNoIndex;
+                addSyncEdge(recordedOp(record, lane), syncTarget(call));
+            } else if (kind == "Stream Wait Event") {
+                const std::uint32_t lane = waitOnStream != kNoId ? laneOfStream(device, waitOnStream) : kNoIndex;
+                const std::uint32_t source = recordedOp(record, lane);
+                const ThreadOps *t = threadOf(ev_[call].thread);
+                const std::uint32_t waiterLane = laneOfStream(device, s.stream);
+                const std::uint32_t waiter = t ? firstLaunchAfter(*t, ev_[call].ts, waiterLane) : kNoIndex;
+                if (source != kNoIndex && waiter != kNoIndex && ls_.index.laneOf[source] != ls_.index.laneOf[waiter])
+                    addSyncEdge(source, waiter);
+            }
+        }
+    }
+
+    // Chakra's enforce_inter_thread_order: at the first op of a thread and after every gap larger than the
+    // threshold (measured from the previous op's end in start order), the latest-starting CPU op on any other
+    // thread before it becomes the dependency of every op up to the next gap.
+    void addInterThreadEdges()
+    {
+        for (std::uint32_t slot = 0; slot < threads_.size(); ++slot) {
+            const ThreadOps &t = threads_[slot];
+            std::uint32_t dep = kNoIndex;
+            for (std::size_t i = 0; i < t.chakra.size(); ++i) {
+                const DeviceEvent &op = ev_[t.chakra[i]];
+                if (i == 0 || op.ts - ev_[t.chakra[i - 1]].end() > opt_.interThreadGap)
+                    dep = latestOnOtherThreads(slot, op.ts);
+                if (dep != kNoIndex)
+                    ls_.edges.push_back(Edge{dep, t.chakra[i], EdgeKind::InterThread});
+            }
+        }
+    }
+
+    std::uint32_t latestOnOtherThreads(std::uint32_t exclude, Nanos ts) const
+    {
+        std::uint32_t best = kNoIndex;
+        for (std::uint32_t slot = 0; slot < threads_.size(); ++slot) {
+            if (slot == exclude)
+                continue;
+            const ThreadOps &t = threads_[slot];
+            auto idx = std::lower_bound(t.chakraStart.begin(), t.chakraStart.end(), ts) - t.chakraStart.begin();
+            if (idx == 0)
+                continue;
+            const std::uint32_t candidate = t.chakra[static_cast<std::size_t>(idx - 1)];
+            if (best == kNoIndex || ev_[candidate].ts > ev_[best].ts)
+                best = candidate;
+        }
+        return best;
+    }
+
+    // ---- host-side findings -------------------------------------------------------------------------
+
+    void addHostFindings()
+    {
+        if (!host_)
+            return;
+        for (std::uint32_t i = 0; i < host_->nodes.size(); ++i) {
+            const HostNode &n = host_->nodes[i];
+            if (n.parentMissing)
+                addFinding(FindingKind::EtParentMissing, FindingSeverity::Warning, SubjectKind::HostNode, i,
+                           "ET node " + std::to_string(n.id) + " '" + std::string(host_->name(n)) + "' names parent " +
+                               std::to_string(n.parentId) + ", which is not in the file",
+                           "re-parent it to its thread root");
+        }
+        if (ls_.join.method != HostJoinMethod::RecordFunctionId)
+            addFinding(FindingKind::RfIdAbsent, FindingSeverity::Warning, SubjectKind::Trace, kNoIndex,
+                       "the Kineto CPU ops carry no 'Record function id': the ET observer was not attached to the "
+                       "profiler" +
+                           std::string(ls_.join.method == HostJoinMethod::None
+                                           ? "; host and device ops could not be joined"
+                                           : "; joined by " + std::string(hostJoinMethodName(ls_.join.method)) +
+                                                 " (offset " + std::to_string(ls_.join.offset) + ") instead"),
+                       "pass execution_trace_observer= to torch.profiler.profile() when collecting");
+        if (ls_.join.method == HostJoinMethod::None)
+            return;
+        for (std::uint32_t i = 0; i < host_->nodes.size(); ++i)
+            if (host_->nodes[i].rfId != 0 && ls_.eventOfHost[i] == kNoIndex)
+                addFinding(FindingKind::HostOpWithoutDevice, FindingSeverity::Info, SubjectKind::HostNode, i,
+                           "ET op " + std::to_string(host_->nodes[i].id) + " '" + std::string(host_->name(host_->nodes[i])) +
+                               "' (rf_id " + std::to_string(host_->nodes[i].rfId) + ") has no Kineto CPU op",
+                           "it gets no timing in the export; it may lie outside the profiling window");
+        const TraceId hostPid{host_->pid, false};
+        for (const ThreadOps &t : threads_) {
+            if (!(t.key.pid == hostPid))
+                continue;
+            for (std::uint32_t event : t.nest)
+                if (!hasHostNode(event))
+                    addFinding(FindingKind::DeviceOpWithoutHost, FindingSeverity::Info, SubjectKind::DeviceEvent, event,
+                               "Kineto CPU op " + describe(event) + " has no ET node",
+                               "GPU ops launched inside it are attached to its nearest ancestor with an ET node");
+        }
+    }
+
+    const DeviceTrace &dev_;
+    const std::vector<DeviceEvent> &ev_;
+    const HostTrace *host_;
+    const LinkOptions &opt_;
+    LinkSet ls_;
+    bool requireHostNode_ = false;
+
+    std::map<ThreadKey, std::uint32_t> slotOf_;
+    std::vector<ThreadOps> threads_;
+    std::vector<std::uint32_t> posInNest_;
+    std::vector<std::uint32_t> globalChakra_;
+    std::vector<Nanos> globalChakraStart_;
+    std::unordered_map<std::int64_t, std::uint32_t> cpuOpByExternalId_;
+
+    std::vector<std::pair<std::int64_t, std::uint32_t>> launchesByCorrelation_; // (correlation, event), sorted
+    std::unordered_map<std::int64_t, std::vector<std::uint32_t>> gpuAnnotations_;
+    mutable bool flowIndexBuilt_ = false;
+    mutable std::unordered_map<std::int64_t, std::uint32_t> flowStarts_;
+    mutable std::map<ThreadKey, std::vector<std::pair<Nanos, std::int64_t>>> flowFinishes_;
+
+    std::vector<LaunchContext> contexts_; // parallel to gpuLinks
+    LaunchContext lastContext_;
+    std::unordered_map<std::uint32_t, std::vector<std::pair<Nanos, std::uint32_t>>> streamLaunches_; // lane → launches
+    std::unordered_set<std::uint64_t> syncEdgeSeen_;
+};
+
+} // namespace
+
+LinkSet linkTraces(const DeviceTrace &device, const HostTrace *host, const LinkOptions &options)
+{
+    return Linker(device, host, options).run();
+}
+
+} // namespace linkscope::core
