@@ -1,0 +1,165 @@
+// linkscope-gen: writes a synthetic host ET + Kineto trace pair of any size, with its ground truth.
+
+#include "gen/tracegenerator.h"
+
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace {
+
+void usage(std::ostream &out)
+{
+    out << "usage: linkscope-gen [options] HOST_ET_OUT KINETO_OUT [TRUTH_OUT]\n"
+           "  --steps N             ProfilerStep iterations to write\n"
+           "  --target-bytes SIZE   add steps until the Kineto file has SIZE bytes (e.g. 64M, 1G)\n"
+           "  --seed N              random seed (default 1); equal seeds give identical files\n"
+           "  --devices 1|2         GPUs driven by the process (default 1)\n"
+           "  --layers N            forward layers per step (default 4)\n"
+           "  --pid N               OS process id written into both traces\n"
+           "Without --steps or --target-bytes one step is written. TRUTH_OUT gets one JSON line per GPU op\n"
+           "naming its true parent CPU op (see tools/gen/tracegenerator.h).\n";
+}
+
+// Writes to PATH.tmp, renames over PATH when complete: a reader never sees half a file.
+class AtomicFile {
+public:
+    explicit AtomicFile(std::string path) : path_(std::move(path)), temp_(path_ + ".tmp")
+    {
+        stream_.rdbuf()->pubsetbuf(buffer_.data(), static_cast<std::streamsize>(buffer_.size()));
+        stream_.open(temp_, std::ios::binary | std::ios::trunc);
+    }
+    ~AtomicFile()
+    {
+        if (!committed_) {
+            stream_.close();
+            std::remove(temp_.c_str());
+        }
+    }
+    bool ok() const { return static_cast<bool>(stream_); }
+    std::ostream &stream() { return stream_; }
+    bool commit()
+    {
+        stream_.close();
+        if (!stream_ || std::rename(temp_.c_str(), path_.c_str()) != 0)
+            return false;
+        committed_ = true;
+        return true;
+    }
+    const std::string &path() const { return path_; }
+
+private:
+    std::string path_;
+    std::string temp_;
+    std::vector<char> buffer_ = std::vector<char>(1 << 20);
+    std::ofstream stream_;
+    bool committed_ = false;
+};
+
+bool parseInt(const char *text, long long &value)
+{
+    char *end = nullptr;
+    value = std::strtoll(text, &end, 10);
+    return end && *end == '\0' && end != text;
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    using namespace linkscope::gen;
+    GeneratorOptions options;
+    std::vector<std::string> paths;
+    for (int i = 1; i < argc; ++i) {
+        const std::string arg = argv[i];
+        auto value = [&](const char *name) -> const char * {
+            if (i + 1 >= argc) {
+                std::cerr << "linkscope-gen: " << name << " needs a value\n";
+                std::exit(2);
+            }
+            return argv[++i];
+        };
+        long long n = 0;
+        if (arg == "-h" || arg == "--help") {
+            usage(std::cout);
+            return 0;
+        } else if (arg == "--steps") {
+            if (!parseInt(value("--steps"), n) || n < 1) {
+                std::cerr << "linkscope-gen: --steps wants a positive integer\n";
+                return 2;
+            }
+            options.steps = static_cast<int>(n);
+        } else if (arg == "--target-bytes") {
+            if (!parseByteSize(value("--target-bytes"), options.targetKinetoBytes)) {
+                std::cerr << "linkscope-gen: --target-bytes wants a size such as 1G, 200M, 64k\n";
+                return 2;
+            }
+        } else if (arg == "--seed") {
+            if (!parseInt(value("--seed"), n) || n < 0) {
+                std::cerr << "linkscope-gen: --seed wants a non-negative integer\n";
+                return 2;
+            }
+            options.seed = static_cast<std::uint64_t>(n);
+        } else if (arg == "--devices") {
+            if (!parseInt(value("--devices"), n) || n < 1 || n > 2) {
+                std::cerr << "linkscope-gen: --devices wants 1 or 2\n";
+                return 2;
+            }
+            options.devices = static_cast<int>(n);
+        } else if (arg == "--layers") {
+            if (!parseInt(value("--layers"), n) || n < 1 || n > 1000) {
+                std::cerr << "linkscope-gen: --layers wants 1..1000\n";
+                return 2;
+            }
+            options.layers = static_cast<int>(n);
+        } else if (arg == "--pid") {
+            if (!parseInt(value("--pid"), n) || n < 1) {
+                std::cerr << "linkscope-gen: --pid wants a positive integer\n";
+                return 2;
+            }
+            options.pid = n;
+        } else if (!arg.empty() && arg[0] == '-') {
+            std::cerr << "linkscope-gen: unknown option " << arg << "\n";
+            usage(std::cerr);
+            return 2;
+        } else {
+            paths.push_back(arg);
+        }
+    }
+    if (paths.size() < 2 || paths.size() > 3) {
+        usage(std::cerr);
+        return 2;
+    }
+
+    AtomicFile host(paths[0]);
+    AtomicFile kineto(paths[1]);
+    std::ofstream discard; // no truth file wanted: a stream in a failed state swallows the output
+    std::unique_ptr<AtomicFile> truth;
+    if (paths.size() == 3)
+        truth = std::make_unique<AtomicFile>(paths[2]);
+    for (AtomicFile *f : {&host, &kineto, truth.get()}) {
+        if (f && !f->ok()) {
+            std::cerr << "linkscope-gen: cannot write " << f->path() << "\n";
+            return 1;
+        }
+    }
+    const auto start = std::chrono::steady_clock::now();
+    const GeneratorStats stats = generatePair(options, host.stream(), kineto.stream(), truth ? truth->stream() : discard);
+    for (AtomicFile *f : {&host, &kineto, truth.get()}) {
+        if (f && !f->commit()) {
+            std::cerr << "linkscope-gen: writing " << f->path() << " failed\n";
+            return 1;
+        }
+    }
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::cout << "steps " << stats.steps << ", host ET " << stats.hostBytes << " B (" << stats.hostNodes << " nodes), Kineto "
+              << stats.kinetoBytes << " B (" << stats.kinetoEvents << " events: " << stats.cpuOps << " CPU ops, "
+              << stats.runtimeEvents << " runtime, " << stats.gpuOps << " GPU ops, " << stats.collectives << " NCCL, "
+              << stats.graphLaunches << " graph launches), truth " << stats.truthBytes << " B, " << seconds << " s\n";
+    return 0;
+}

@@ -1,0 +1,1632 @@
+#include "gen/tracegenerator.h"
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <cstring>
+#include <deque>
+#include <ostream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace linkscope::gen {
+
+namespace {
+
+using Nanos = std::int64_t;
+
+// splitmix64: tiny, fast and identical on every platform (std distributions are not).
+class Rng {
+public:
+    explicit Rng(std::uint64_t seed) : state_(seed ^ 0x5bd1e995a5a5a5a5ULL) {}
+    std::uint64_t next()
+    {
+        std::uint64_t z = (state_ += 0x9e3779b97f4a7c15ULL);
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+        return z ^ (z >> 31);
+    }
+    // Uniform in [lo, hi].
+    std::int64_t range(std::int64_t lo, std::int64_t hi)
+    {
+        return lo + static_cast<std::int64_t>(next() % static_cast<std::uint64_t>(hi - lo + 1));
+    }
+    bool percent(int p) { return static_cast<int>(next() % 100) < p; }
+
+private:
+    std::uint64_t state_;
+};
+
+// Buffered text output that counts bytes; hand formatting keeps a 1 GB trace to seconds.
+class Sink {
+public:
+    explicit Sink(std::ostream &os) : os_(os) { buf_.reserve(kChunk + 4096); }
+    ~Sink() { flush(); }
+    Sink(const Sink &) = delete;
+    Sink &operator=(const Sink &) = delete;
+
+    Sink &operator<<(std::string_view s)
+    {
+        buf_.append(s);
+        if (buf_.size() >= kChunk)
+            flush();
+        return *this;
+    }
+    Sink &operator<<(char c)
+    {
+        buf_.push_back(c);
+        return *this;
+    }
+    Sink &num(std::int64_t v)
+    {
+        char tmp[24];
+        auto r = std::to_chars(tmp, tmp + sizeof tmp, v);
+        buf_.append(tmp, r.ptr);
+        return *this;
+    }
+    // Kineto's fmtTs: microseconds with a three-digit nanosecond fraction.
+    Sink &micros(Nanos ns)
+    {
+        num(ns / 1000);
+        const auto frac = static_cast<int>(ns % 1000);
+        char tmp[4] = {'.', static_cast<char>('0' + frac / 100), static_cast<char>('0' + frac / 10 % 10),
+                       static_cast<char>('0' + frac % 10)};
+        buf_.append(tmp, 4);
+        return *this;
+    }
+    Sink &str(std::string_view s)
+    {
+        buf_.push_back('"');
+        for (char c : s) {
+            switch (c) {
+            case '"': buf_.append("\\\""); break;
+            case '\\': buf_.append("\\\\"); break;
+            case '\n': buf_.append("\\n"); break;
+            case '\t': buf_.append("\\t"); break;
+            default:
+                if (static_cast<unsigned char>(c) < 0x20) {
+                    char tmp[8];
+                    std::snprintf(tmp, sizeof tmp, "\\u%04x", c);
+                    buf_.append(tmp);
+                } else {
+                    buf_.push_back(c);
+                }
+            }
+        }
+        buf_.push_back('"');
+        return *this;
+    }
+    void flush()
+    {
+        if (buf_.empty())
+            return;
+        os_.write(buf_.data(), static_cast<std::streamsize>(buf_.size()));
+        written_ += buf_.size();
+        buf_.clear();
+    }
+    std::uint64_t bytes() const { return written_ + buf_.size(); }
+
+private:
+    static constexpr std::size_t kChunk = 1 << 20;
+    std::ostream &os_;
+    std::string buf_;
+    std::uint64_t written_ = 0;
+};
+
+// ---------------------------------------------------------------------------------------------
+// What can appear.
+
+constexpr int kFunctionScope = 0;
+constexpr int kBackwardScope = 1;
+constexpr int kUserScope = 7;
+
+enum class IoStyle : std::uint8_t { None, Tensors, Comm, NcclAnnotation, ProcessGroupInit };
+
+struct OpKind {
+    std::string_view name;
+    std::string_view schema;
+    bool user;          // user_annotation (USER_SCOPE) rather than cpu_op
+    int scope;
+    IoStyle io;
+    int tensorInputs;   // IoStyle::Tensors
+    int outputs;
+    std::string_view scalarType;  // one optional trailing scalar input
+    std::string_view scalarValue;
+};
+
+// clang-format off
+const OpKind kProfilerStep {"ProfilerStep#", "", true, kUserScope, IoStyle::None, 0, 0, {}, {}};
+const OpKind kForwardBlock {"## forward ##", "", true, kUserScope, IoStyle::None, 0, 0, {}, {}};
+const OpKind kBackwardBlock{"## backward ##", "", true, kUserScope, IoStyle::None, 0, 0, {}, {}};
+const OpKind kAttention    {"attention_block[\xce\xbb=0.1]", "", true, kUserScope, IoStyle::None, 0, 0, {}, {}};
+const OpKind kCompiledGraph{"## Call CompiledFxGraph fq3ygbtjxk ##", "", true, kUserScope, IoStyle::None, 0, 0, {}, {}};
+const OpKind kOptimizerStep{"Optimizer.step#SGD.step", "", true, kUserScope, IoStyle::None, 0, 0, {}, {}};
+const OpKind kPgInit       {"## process_group:init ##", "", true, kUserScope, IoStyle::ProcessGroupInit, 0, 0, {}, {}};
+const OpKind kTriton       {"triton_poi_fused_add_mul_0", "", true, kUserScope, IoStyle::None, 0, 0, {}, {}};
+const OpKind kNcclAllReduce{"nccl:all_reduce", "", true, kUserScope, IoStyle::NcclAnnotation, 0, 0, {}, {}};
+const OpKind kNcclAllGather{"nccl:_all_gather_base", "", true, kUserScope, IoStyle::NcclAnnotation, 0, 0, {}, {}};
+
+const OpKind kCompiledFunction{"CompiledFunction", "", false, kFunctionScope, IoStyle::Tensors, 2, 1, {}, {}};
+const OpKind kTo         {"aten::to", "aten::to.dtype_layout(Tensor(a) self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)", false, kFunctionScope, IoStyle::Tensors, 1, 1, "Bool", "true"};
+const OpKind kToCopy     {"aten::_to_copy", "aten::_to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None) -> Tensor", false, kFunctionScope, IoStyle::Tensors, 1, 1, "Bool", "true"};
+const OpKind kEmptyStrided{"aten::empty_strided", "aten::empty_strided(SymInt[] size, SymInt[] stride, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", false, kFunctionScope, IoStyle::Tensors, 0, 1, "Device", "cuda:0"};
+const OpKind kCopy       {"aten::copy_", "aten::copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)", false, kFunctionScope, IoStyle::Tensors, 2, 1, "Bool", "true"};
+const OpKind kLinear     {"aten::linear", "aten::linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor", false, kFunctionScope, IoStyle::Tensors, 3, 1, {}, {}};
+const OpKind kT          {"aten::t", "aten::t(Tensor(a) self) -> Tensor(a)", false, kFunctionScope, IoStyle::Tensors, 1, 1, {}, {}};
+const OpKind kAddmm      {"aten::addmm", "aten::addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor", false, kFunctionScope, IoStyle::Tensors, 3, 1, "Int", "1"};
+const OpKind kRelu       {"aten::relu", "aten::relu(Tensor self) -> Tensor", false, kFunctionScope, IoStyle::Tensors, 1, 1, {}, {}};
+const OpKind kClampMin   {"aten::clamp_min", "aten::clamp_min(Tensor self, Scalar min) -> Tensor", false, kFunctionScope, IoStyle::Tensors, 1, 1, "Int", "0"};
+const OpKind kLayerNorm  {"aten::layer_norm", "aten::layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enable=True) -> Tensor", false, kFunctionScope, IoStyle::Tensors, 3, 1, "Double", "1.0000000000000001e-05"};
+const OpKind kNativeLayerNorm{"aten::native_layer_norm", "aten::native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)", false, kFunctionScope, IoStyle::Tensors, 3, 1, "Double", "1.0000000000000001e-05"};
+const OpKind kEmpty      {"aten::empty", "aten::empty.memory_format(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor", false, kFunctionScope, IoStyle::Tensors, 0, 1, "Device", "cuda:0"};
+const OpKind kEmptyLike  {"aten::empty_like", "aten::empty_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor", false, kFunctionScope, IoStyle::Tensors, 1, 1, {}, {}};
+const OpKind kMatmul     {"aten::matmul", "aten::matmul(Tensor self, Tensor other) -> Tensor", false, kFunctionScope, IoStyle::Tensors, 2, 1, {}, {}};
+const OpKind kExpand     {"aten::expand", "aten::expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)", false, kFunctionScope, IoStyle::Tensors, 1, 1, "Bool", "false"};
+const OpKind kBmm        {"aten::bmm", "aten::bmm(Tensor self, Tensor mat2) -> Tensor", false, kFunctionScope, IoStyle::Tensors, 2, 1, {}, {}};
+const OpKind kSoftmax    {"aten::softmax", "aten::softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor", false, kFunctionScope, IoStyle::Tensors, 1, 1, "Int", "-1"};
+const OpKind kSoftmaxImpl{"aten::_softmax", "aten::_softmax(Tensor self, int dim, bool half_to_float) -> Tensor", false, kFunctionScope, IoStyle::Tensors, 1, 1, "Int", "-1"};
+const OpKind kZeros      {"aten::zeros", "aten::zeros(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", false, kFunctionScope, IoStyle::Tensors, 0, 1, "Device", "cuda:0"};
+const OpKind kZero       {"aten::zero_", "aten::zero_(Tensor(a!) self) -> Tensor(a!)", false, kFunctionScope, IoStyle::Tensors, 1, 1, {}, {}};
+const OpKind kMseLoss    {"aten::mse_loss", "aten::mse_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor", false, kFunctionScope, IoStyle::Tensors, 2, 1, "Int", "1"};
+const OpKind kMean       {"aten::mean", "aten::mean(Tensor self, *, ScalarType? dtype=None) -> Tensor", false, kFunctionScope, IoStyle::Tensors, 1, 1, {}, {}};
+const OpKind kItem       {"aten::item", "aten::item(Tensor self) -> Scalar", false, kFunctionScope, IoStyle::Tensors, 1, 0, {}, {}};
+const OpKind kLocalScalar{"aten::_local_scalar_dense", "aten::_local_scalar_dense(Tensor self) -> Scalar", false, kFunctionScope, IoStyle::Tensors, 1, 0, {}, {}};
+const OpKind kForeachAdd {"aten::_foreach_add_", "aten::_foreach_add_.List(Tensor(a!)[] self, Tensor[] other, *, Scalar alpha=1) -> ()", false, kFunctionScope, IoStyle::Tensors, 2, 0, "Double", "-0.01"};
+const OpKind kEvalAddmm  {"autograd::engine::evaluate_function: AddmmBackward0", "", false, kFunctionScope, IoStyle::None, 0, 0, {}, {}};
+const OpKind kAddmmBack  {"AddmmBackward0", "", false, kBackwardScope, IoStyle::Tensors, 1, 2, {}, {}};
+const OpKind kMm         {"aten::mm", "aten::mm(Tensor self, Tensor mat2) -> Tensor", false, kFunctionScope, IoStyle::Tensors, 2, 1, {}, {}};
+const OpKind kSum        {"aten::sum", "aten::sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", false, kFunctionScope, IoStyle::Tensors, 1, 1, "Bool", "true"};
+const OpKind kEvalAccum  {"autograd::engine::evaluate_function: torch::autograd::AccumulateGrad", "", false, kFunctionScope, IoStyle::None, 0, 0, {}, {}};
+const OpKind kAccumGrad  {"torch::autograd::AccumulateGrad", "", false, kFunctionScope, IoStyle::Tensors, 1, 0, {}, {}};
+const OpKind kAddInplace {"aten::add_", "aten::add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)", false, kFunctionScope, IoStyle::Tensors, 2, 1, "Int", "1"};
+const OpKind kAllreduceC10d{"c10d::allreduce_", "c10d::allreduce_(Tensor[] tensors, __torch__.torch.classes.c10d.ProcessGroup process_group, __torch__.torch.classes.c10d.ReduceOp reduce_op, Tensor? sparse_indices, int timeout) -> (Tensor[], __torch__.torch.classes.c10d.Work)", false, kFunctionScope, IoStyle::Tensors, 1, 1, "Int", "-1"};
+const OpKind kAllgatherC10d{"c10d::_allgather_base_", "c10d::_allgather_base_(Tensor output_tensor, Tensor input_tensor, __torch__.torch.classes.c10d.ProcessGroup process_group, bool async_op=True, int timeout=-1) -> (Tensor, __torch__.torch.classes.c10d.Work)", false, kFunctionScope, IoStyle::Tensors, 2, 1, "Bool", "true"};
+const OpKind kRecordParamComms{"record_param_comms", "", false, kFunctionScope, IoStyle::Comm, 0, 0, {}, {}};
+// clang-format on
+
+enum class RuntimeId : std::uint8_t {
+    LaunchKernel, LaunchKernelExC, CuLaunchKernel, CuLaunchKernelEx, MemcpyAsync, MemsetAsync, GraphLaunch,
+    StreamSynchronize, DeviceSynchronize, EventRecord, StreamWaitEvent,
+};
+struct RuntimeKind {
+    std::string_view name;
+    int cbid;
+    bool driver;
+    bool launches; // produces device activity (gets an ac2g flow)
+};
+constexpr std::array<RuntimeKind, 11> kRuntimes = {{
+    {"cudaLaunchKernel", 211, false, true},
+    {"cudaLaunchKernelExC", 430, false, true},
+    {"cuLaunchKernel", 307, true, true},
+    {"cuLaunchKernelEx", 652, true, true},
+    {"cudaMemcpyAsync", 41, false, true},
+    {"cudaMemsetAsync", 51, false, true},
+    {"cudaGraphLaunch", 311, false, true},
+    {"cudaStreamSynchronize", 131, false, false},
+    {"cudaDeviceSynchronize", 165, false, false},
+    {"cudaEventRecord", 135, false, false},
+    {"cudaStreamWaitEvent", 146, false, false},
+}};
+
+constexpr std::string_view kGemmKernel = "sm90_xmma_gemm_f32f32_tf32f32_f32_tn_n_tilesize128x128x32_warpgroupsize1x1x1_execute_segment_k_off_kernel__5x_cublas";
+constexpr std::string_view kGemmNNKernel = "ampere_sgemm_128x64_nn";
+constexpr std::string_view kClampKernel = "void at::native::vectorized_elementwise_kernel<4, at::native::(anonymous namespace)::launch_clamp_scalar(at::TensorIteratorBase&, c10::Scalar, c10::Scalar, at::native::detail::ClampLimits)::{lambda()#1}::operator()() const::{lambda()#7}::operator()() const::{lambda(float)#1}, at::detail::Array<char*, 2> >(int, at::native::(anonymous namespace)::launch_clamp_scalar(at::TensorIteratorBase&, c10::Scalar, c10::Scalar, at::native::detail::ClampLimits)::{lambda()#1}::operator()() const::{lambda()#7}::operator()() const::{lambda(float)#1}, at::detail::Array<char*, 2>)";
+constexpr std::string_view kLayerNormKernel = "void at::native::(anonymous namespace)::vectorized_layer_norm_kernel<float, float>(int, float, float const*, float const*, float const*, float*, float*, float*)";
+constexpr std::string_view kBmmKernel = "ampere_sgemm_64x64_nn";
+constexpr std::string_view kSoftmaxKernel = "void (anonymous namespace)::softmax_warp_forward<float, float, float, 10, false, false>(float*, float const*, int, int, int, bool const*, int, bool)";
+constexpr std::string_view kTritonKernel = "triton_poi_fused_add_mul_0";
+constexpr std::string_view kMseKernel = "void at::native::vectorized_elementwise_kernel<4, at::native::mse_kernel_cuda(at::TensorIterator&)::{lambda()#1}::operator()() const::{lambda()#2}::operator()() const::{lambda(float, float)#1}, at::detail::Array<char*, 3> >(int, at::native::mse_kernel_cuda(at::TensorIterator&)::{lambda()#1}::operator()() const::{lambda()#2}::operator()() const::{lambda(float, float)#1}, at::detail::Array<char*, 3>)";
+constexpr std::string_view kReduceKernel = "void at::native::reduce_kernel<512, 1, at::native::ReduceOp<float, at::native::MeanOps<float, float, float, float>, unsigned int, float, 4> >(at::native::ReduceOp<float, at::native::MeanOps<float, float, float, float>, unsigned int, float, 4>)";
+constexpr std::string_view kSumKernel = "void at::native::reduce_kernel<512, 1, at::native::ReduceOp<float, at::native::func_wrapper_t<float, at::native::sum_functor<float, float, float>::operator()(at::TensorIterator&)::{lambda(float, float)#1}>, unsigned int, float, 4> >(at::native::ReduceOp<float, at::native::func_wrapper_t<float, at::native::sum_functor<float, float, float>::operator()(at::TensorIterator&)::{lambda(float, float)#1}>, unsigned int, float, 4>)";
+constexpr std::string_view kAddKernel = "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, at::detail::Array<char*, 3> >(int, at::native::CUDAFunctor_add<float>, at::detail::Array<char*, 3>)";
+constexpr std::string_view kForeachKernel = "void at::native::(anonymous namespace)::multi_tensor_apply_kernel<at::native::(anonymous namespace)::TensorListMetadata<2>, at::native::(anonymous namespace)::BinaryOpListAlphaFunctor<float, 2, 2, 0>, std::plus<float>, float>(at::native::(anonymous namespace)::TensorListMetadata<2>, at::native::(anonymous namespace)::BinaryOpListAlphaFunctor<float, 2, 2, 0>, std::plus<float>, float)";
+constexpr std::array<std::string_view, 5> kGraphKernels = {
+    "triton_red_fused_native_layer_norm_0", "triton_poi_fused_gelu_1", "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_cublas",
+    "triton_per_fused_add_native_layer_norm_2", "triton_poi_fused_clone_3"};
+constexpr std::string_view kAllReduceKernel = "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)";
+constexpr std::string_view kAllGatherKernel = "ncclDevKernel_AllGather_RING_LL(ncclDevKernelArgsStorage<4096ul>)";
+
+constexpr int kComputeStream = 7;
+constexpr int kGraphStream = 20;
+constexpr int kCommStream = 40;   // the same ids on both devices: lanes must be keyed by (device, stream)
+constexpr int kWorldSize = 8;
+
+enum class GpuCat : std::uint8_t { Kernel, Memcpy, Memset };
+
+// ---------------------------------------------------------------------------------------------
+// One step's records, in generation order; ids are assigned afterwards in start order.
+
+struct Tensor {
+    std::int64_t id = 0;
+    std::int64_t storage = 0;
+    std::int64_t offset = 0;
+    std::int64_t numel = 1;
+    std::int32_t dims[3] = {1, 1, 1};
+    std::uint8_t rank = 1;
+    std::uint8_t itemsize = 4;
+    std::uint8_t device = 0;
+};
+
+struct CpuOp {
+    Nanos ts = 0;
+    Nanos end = 0;
+    const OpKind *kind = nullptr;
+    int nameIndex = -1;        // into Step::names when the name is not the kind's
+    int thread = 0;
+    int parent = -1;           // enclosing op on the same thread (this step), -1 = thread top level
+    int depth = 0;
+    int device = 0;
+    std::int64_t seqId = -1;
+    int forwardOp = -1;        // backward ops: the forward op of the same sequence number
+    int collective = -1;
+    std::int64_t externalId = 0;
+    std::int64_t rfId = 0;
+    std::int64_t evIdx = 0;
+    std::int64_t etId = 0;
+    std::uint32_t tensorBegin = 0;
+    std::uint8_t inputs = 0;
+    std::uint8_t outputs = 0;
+};
+
+struct RuntimeCall {
+    Nanos ts = 0;
+    Nanos dur = 0;
+    RuntimeId kind = RuntimeId::LaunchKernel;
+    int thread = 0;
+    int truthParent = -1;      // innermost enclosing op that is not ProfilerStep#N
+    int externalOp = -1;       // innermost enclosing cpu_op (what Kineto's External id names)
+    int latestStarting = -1;   // latest-starting op on the thread before the call (ProfilerStep excluded)
+    std::int64_t correlation = 0;
+};
+
+struct GpuOp {
+    Nanos ts = 0;
+    Nanos dur = 0;
+    std::string_view name;
+    GpuCat cat = GpuCat::Kernel;
+    int device = 0;
+    int stream = kComputeStream;
+    int launch = -1;
+    int collective = -1;
+    std::int64_t bytes = 0;
+    std::int64_t graphId = -1;
+    std::int64_t graphNode = -1;
+    int grid = 1;
+    int block = 128;
+    int registers = 32;
+    int sharedMemory = 0;
+};
+
+struct Collective {
+    std::string_view name;     // "allreduce", "_allgather_base"
+    std::int64_t inNelems = 0;
+    std::int64_t outNelems = 0;
+    std::int64_t seq = 0;
+};
+
+struct FlowPair {
+    int forwardOp;
+    int backwardOp;
+    std::int64_t id = 0;
+};
+
+struct ThreadState {
+    std::int64_t osTid = 0;
+    int etTid = 0;
+    std::string label;
+    Nanos cursor = 0;
+    std::vector<int> stack;
+    int lastStarted = -1;
+    bool rootAssigned = false;
+    std::int64_t rootId = 0;
+    Nanos rootEntry = 0;
+    bool rootPending = false;   // root id assigned in this step, node not yet written
+};
+
+struct StreamClock {
+    int device;
+    int stream;
+    Nanos free = 0;
+};
+
+class Generator {
+public:
+    Generator(const GeneratorOptions &options, std::ostream &host, std::ostream &kineto, std::ostream &truth)
+        : opt_(options), rng_(options.seed), host_(host), kineto_(kineto), truth_(truth)
+    {
+        opt_.devices = std::clamp(opt_.devices, 1, 2);
+        opt_.layers = std::max(opt_.layers, 1);
+        // Relative timestamps as large as real traces' (≈ 4.5e12 µs): a double cannot hold them to the ns.
+        origin_ = 4'458'676'000'000'000LL + rng_.range(0, 999'999'999'999LL);
+        threads_.push_back({opt_.pid, 1, "python3.10", origin_, {}, -1});
+        for (int d = 0; d < opt_.devices; ++d)
+            threads_.push_back({opt_.pid + 7 + 3 * d, 2 + d, "pt_autograd_" + std::to_string(d), origin_, {}, -1});
+        for (int d = 0; d < opt_.devices; ++d)
+            for (int s : {kComputeStream, kGraphStream, kCommStream})
+                clocks_.push_back({d, s, origin_});
+        etCounter_ = 2; // 1 is the process root
+        rfCounter_ = 1 + rng_.range(40, 400);
+        externalCounter_ = 1;
+        correlationCounter_ = 1 + rng_.range(1000, 20000);
+    }
+
+    GeneratorStats run()
+    {
+        writeHeaders();
+        const int wanted = opt_.steps > 0 ? opt_.steps : (opt_.targetKinetoBytes > 0 ? -1 : 1);
+        for (int i = 0; wanted < 0 || i < wanted; ++i) {
+            buildStep(i);
+            flushStep();
+            ++stats_.steps;
+            if (wanted < 0 && kineto_.bytes() >= opt_.targetKinetoBytes)
+                break;
+        }
+        writeFooters();
+        host_.flush();
+        kineto_.flush();
+        truth_.flush();
+        stats_.hostBytes = host_.bytes();
+        stats_.kinetoBytes = kineto_.bytes();
+        stats_.truthBytes = truth_.bytes();
+        return stats_;
+    }
+
+private:
+    // ---------------------------------------------------------------- building one step
+
+    Nanos gap(Nanos lo, Nanos hi) { return rng_.range(lo, hi); }
+
+    int open(int thread, const OpKind &kind, int nameIndex = -1, bool sameStartAsParent = false)
+    {
+        ThreadState &t = threads_[thread];
+        CpuOp op;
+        op.kind = &kind;
+        op.nameIndex = nameIndex;
+        op.thread = thread;
+        op.parent = t.stack.empty() ? -1 : t.stack.back();
+        op.depth = static_cast<int>(t.stack.size());
+        op.device = currentDevice_;
+        op.ts = (sameStartAsParent && op.parent >= 0) ? ops_[op.parent].ts : t.cursor;
+        const int index = static_cast<int>(ops_.size());
+        ops_.push_back(op);
+        t.stack.push_back(index);
+        if (kind.name != kProfilerStep.name)
+            t.lastStarted = index;
+        t.cursor = op.ts + gap(300, 1500);
+        return index;
+    }
+
+    void close(int thread)
+    {
+        ThreadState &t = threads_[thread];
+        CpuOp &op = ops_[t.stack.back()];
+        t.stack.pop_back();
+        op.end = t.cursor + gap(200, 900);
+        // More than the linker's 1 µs enclosure tolerance before anything else starts on the thread,
+        // so the ground truth is unambiguous under §4.1 even for a launch right after a finished op.
+        t.cursor = op.end + gap(1200, 3000);
+    }
+
+    void leaf(int thread, const OpKind &kind)
+    {
+        open(thread, kind);
+        threads_[thread].cursor += gap(500, 4000);
+        close(thread);
+    }
+
+    int call(int thread, RuntimeId kind, Nanos minDur = 0)
+    {
+        ThreadState &t = threads_[thread];
+        RuntimeCall rc;
+        rc.kind = kind;
+        rc.thread = thread;
+        rc.ts = t.cursor;
+        rc.dur = std::max(minDur, gap(2500, 8000));
+        for (auto it = t.stack.rbegin(); it != t.stack.rend(); ++it) {
+            const CpuOp &op = ops_[*it];
+            if (rc.truthParent < 0 && op.kind->name != kProfilerStep.name)
+                rc.truthParent = *it;
+            if (rc.externalOp < 0 && !op.kind->user)
+                rc.externalOp = *it;
+        }
+        rc.latestStarting = t.lastStarted;
+        t.cursor = rc.ts + rc.dur + gap(600, 2000);
+        calls_.push_back(rc);
+        return static_cast<int>(calls_.size()) - 1;
+    }
+
+    StreamClock &clock(int device, int stream)
+    {
+        for (StreamClock &c : clocks_)
+            if (c.device == device && c.stream == stream)
+                return c;
+        return clocks_.front();
+    }
+
+    GpuOp &gpu(int launch, GpuCat cat, std::string_view name, int device, int stream, Nanos dur, Nanos notBefore = 0)
+    {
+        StreamClock &c = clock(device, stream);
+        GpuOp g;
+        g.launch = launch;
+        g.cat = cat;
+        g.name = name;
+        g.device = device;
+        g.stream = stream;
+        g.ts = std::max({calls_[launch].ts + gap(4000, 15000), c.free + gap(800, 3000), notBefore});
+        g.dur = dur;
+        c.free = g.ts + g.dur;
+        g.grid = static_cast<int>(rng_.range(1, 1320));
+        g.block = 128 << rng_.range(0, 3);
+        g.registers = static_cast<int>(rng_.range(16, 128));
+        g.sharedMemory = static_cast<int>(rng_.range(0, 4)) * 8192;
+        gpuOps_.push_back(g);
+        return gpuOps_.back();
+    }
+
+    void kernel(int thread, RuntimeId api, std::string_view name, Nanos lo, Nanos hi, int stream = kComputeStream)
+    {
+        const int rc = call(thread, api);
+        gpu(rc, GpuCat::Kernel, name, currentDevice_, stream, gap(lo, hi));
+    }
+
+    int addName(std::string text)
+    {
+        names_.push_back(std::move(text));
+        return static_cast<int>(names_.size()) - 1;
+    }
+
+    // aten::to → aten::_to_copy → {aten::empty_strided, aten::copy_ → cudaMemcpyAsync H2D}
+    void hostToDevice(int t)
+    {
+        open(t, kTo);
+        open(t, kToCopy);
+        leaf(t, kEmptyStrided); // finished before the launch: the latest-starting trap
+        open(t, kCopy);
+        const int rc = call(t, RuntimeId::MemcpyAsync);
+        GpuOp &g = gpu(rc, GpuCat::Memcpy, "Memcpy HtoD (Pinned -> Device)", currentDevice_, kComputeStream, gap(3000, 40000));
+        g.bytes = 4 * 2048 * rng_.range(1, 64);
+        close(t);
+        close(t);
+        close(t);
+    }
+
+    void forwardLayer(int t, int layer, int stepIndex)
+    {
+        // aten::linear → {aten::t (finished), aten::addmm → cudaLaunchKernel}
+        open(t, kLinear);
+        leaf(t, kT);
+        const int addmm = open(t, kAddmm);
+        ops_[addmm].seqId = seqCounter_++;
+        forwardAddmm_.push_back(addmm);
+        kernel(t, RuntimeId::LaunchKernel, kGemmKernel, 20000, 400000);
+        close(t);
+        close(t);
+
+        // aten::relu and aten::clamp_min start at the same nanosecond: ties resolve to the shorter op.
+        open(t, kRelu);
+        open(t, kClampMin, -1, true);
+        kernel(t, RuntimeId::LaunchKernel, kClampKernel, 2000, 30000);
+        close(t);
+        close(t);
+
+        // aten::layer_norm → aten::native_layer_norm → {aten::empty (finished), launch}
+        open(t, kLayerNorm);
+        open(t, kNativeLayerNorm);
+        leaf(t, kEmpty);
+        if (rng_.percent(50))
+            leaf(t, kEmpty);
+        kernel(t, RuntimeId::LaunchKernel, kLayerNormKernel, 3000, 40000);
+        close(t);
+        close(t);
+
+        if (layer % 2 == 0) {
+            // A record_function block holding aten ops 2 levels deeper.
+            open(t, kAttention);
+            open(t, kMatmul);
+            leaf(t, kExpand);
+            open(t, kBmm);
+            kernel(t, RuntimeId::LaunchKernel, kBmmKernel, 10000, 200000);
+            close(t);
+            close(t);
+            open(t, kSoftmax);
+            open(t, kSoftmaxImpl);
+            kernel(t, RuntimeId::LaunchKernel, kSoftmaxKernel, 3000, 60000);
+            close(t);
+            close(t);
+            close(t);
+        }
+        if (layer % 3 == 1) {
+            // An Inductor kernel: the launch sits in a user annotation inside a cpu_op, so the kernel's
+            // External id names CompiledFunction while the true parent is the annotation.
+            open(t, kCompiledFunction);
+            leaf(t, kEmptyStrided);
+            open(t, kTriton);
+            kernel(t, RuntimeId::CuLaunchKernel, kTritonKernel, 2000, 20000);
+            close(t);
+            close(t);
+        }
+        if (layer == 1 || (layer % 4 == 3)) {
+            // aten::zeros → {aten::empty (finished), aten::zero_ → cudaMemsetAsync}
+            open(t, kZeros);
+            leaf(t, kEmpty);
+            open(t, kZero);
+            const int rc = call(t, RuntimeId::MemsetAsync);
+            GpuOp &g = gpu(rc, GpuCat::Memset, "Memset (Device)", currentDevice_, kComputeStream, gap(1000, 6000));
+            g.bytes = 4096 * rng_.range(1, 512);
+            close(t);
+            close(t);
+        }
+        if (layer == 0 && (stepIndex % 2 == 0 || opt_.steps == 1)) {
+            // FSDP-style all-gather: c10d::_allgather_base_ ⊃ record_param_comms(X) ⊃ nccl:_all_gather_base(X+1)
+            // ⊃ {aten::empty (finished), cuLaunchKernelEx}.
+            collective(t, kAllgatherC10d, kNcclAllGather, "_allgather_base", RuntimeId::CuLaunchKernelEx, kAllGatherKernel);
+        }
+    }
+
+    void collective(int t, const OpKind &c10dOp, const OpKind &annotation, std::string_view collectiveName,
+                    RuntimeId api, std::string_view kernelName)
+    {
+        Collective c;
+        c.name = collectiveName;
+        c.inNelems = 1024 * rng_.range(16, 8192);
+        c.outNelems = collectiveName == "_allgather_base" ? c.inNelems * kWorldSize : c.inNelems;
+        c.seq = ++collectiveSeq_;
+        collectives_.push_back(c);
+        const int ci = static_cast<int>(collectives_.size()) - 1;
+
+        open(t, c10dOp);
+        // The comm stream waits for the compute stream: an event record + stream wait, no device op.
+        call(t, RuntimeId::EventRecord);
+        call(t, RuntimeId::StreamWaitEvent);
+        const Nanos computeDone = clock(currentDevice_, kComputeStream).free;
+        const int rpc = open(t, kRecordParamComms);
+        ops_[rpc].collective = ci;
+        const int anno = open(t, annotation);
+        ops_[anno].collective = ci;
+        if (rng_.percent(60))
+            leaf(t, kEmpty);
+        const int rc = call(t, api);
+        GpuOp &g = gpu(rc, GpuCat::Kernel, kernelName, currentDevice_, kCommStream, gap(30000, 3000000), computeDone);
+        g.collective = ci;
+        g.grid = 8;
+        g.block = 544;
+        g.registers = 96;
+        g.sharedMemory = 87568;
+        ++stats_.collectives;
+        close(t);
+        close(t);
+        close(t);
+    }
+
+    void backwardLayer(int t, int layer)
+    {
+        const int fwd = layer < static_cast<int>(forwardAddmm_.size()) ? forwardAddmm_[layer] : -1;
+        const int eval = open(t, kEvalAddmm);
+        const int back = open(t, kAddmmBack);
+        if (fwd >= 0) {
+            ops_[eval].seqId = ops_[fwd].seqId;
+            ops_[back].seqId = ops_[fwd].seqId;
+            ops_[back].forwardOp = fwd;
+            flows_.push_back({fwd, eval});
+        }
+        leaf(t, kT);
+        open(t, kMm);
+        kernel(t, RuntimeId::LaunchKernel, kGemmNNKernel, 20000, 400000);
+        close(t);
+        leaf(t, kT);
+        open(t, kMm);
+        kernel(t, RuntimeId::LaunchKernel, kGemmKernel, 20000, 400000);
+        close(t);
+        open(t, kSum);
+        kernel(t, RuntimeId::LaunchKernel, kSumKernel, 3000, 30000);
+        close(t);
+        close(t);
+        close(t);
+
+        open(t, kEvalAccum);
+        open(t, kAccumGrad);
+        open(t, kAddInplace);
+        kernel(t, RuntimeId::LaunchKernel, kAddKernel, 2000, 30000);
+        close(t);
+        close(t);
+        close(t);
+    }
+
+    void buildStep(int stepIndex)
+    {
+        ops_.clear();
+        calls_.clear();
+        gpuOps_.clear();
+        names_.clear();
+        collectives_.clear();
+        flows_.clear();
+        forwardAddmm_.clear();
+        for (ThreadState &t : threads_)
+            t.lastStarted = -1;
+
+        const int main = 0;
+        currentDevice_ = 0;
+        if (stepIndex == 0)
+            leaf(main, kPgInit);
+        open(main, kProfilerStep, addName("ProfilerStep#" + std::to_string(opt_.firstStep + stepIndex)));
+
+        for (int d = 0; d < opt_.devices; ++d) {
+            currentDevice_ = d;
+            hostToDevice(main);
+        }
+
+        open(main, kForwardBlock);
+        std::vector<int> layerDevice(opt_.layers);
+        for (int l = 0; l < opt_.layers; ++l) {
+            layerDevice[l] = l * opt_.devices / opt_.layers;
+            currentDevice_ = layerDevice[l];
+            forwardLayer(main, l, stepIndex);
+        }
+        // A CUDA graph replay: one cudaGraphLaunch, several kernels, one correlation, no External id
+        // (only user annotations enclose it).
+        currentDevice_ = 0;
+        open(main, kCompiledGraph);
+        {
+            const int rc = call(main, RuntimeId::GraphLaunch, 9000);
+            const int kernels = static_cast<int>(rng_.range(3, 5));
+            const std::int64_t graphId = 1 + (stepIndex % 3);
+            for (int k = 0; k < kernels; ++k) {
+                GpuOp &g = gpu(rc, GpuCat::Kernel, kGraphKernels[k], 0, kGraphStream, gap(3000, 50000));
+                g.graphId = graphId;
+                g.graphNode = 100 * graphId + k;
+            }
+            ++stats_.graphLaunches;
+        }
+        close(main);
+        close(main); // ## forward ##
+
+        currentDevice_ = layerDevice.back();
+        open(main, kMseLoss);
+        leaf(main, kEmptyLike);
+        kernel(main, RuntimeId::LaunchKernel, kMseKernel, 2000, 20000);
+        open(main, kMean);
+        kernel(main, RuntimeId::LaunchKernel, kReduceKernel, 2000, 20000);
+        close(main);
+        close(main);
+
+        // Backward: one autograd thread per device runs at the same time as the others while the main
+        // thread sits in a record_function block (enclosing, in time, launches of other threads).
+        open(main, kBackwardBlock);
+        Nanos backwardEnd = threads_[main].cursor;
+        for (int d = 0; d < opt_.devices; ++d) {
+            const int t = 1 + d;
+            currentDevice_ = d;
+            threads_[t].cursor = threads_[main].cursor + gap(3000, 9000) + d * gap(1000, 5000);
+            int sinceBucket = 0;
+            for (int l = opt_.layers - 1; l >= 0; --l) {
+                if (layerDevice[l] != d)
+                    continue;
+                backwardLayer(t, l);
+                if (++sinceBucket == 2 || l == 0 || layerDevice[l - 1] != d) {
+                    // DDP bucket all-reduce from the autograd thread:
+                    // c10d::allreduce_ ⊃ record_param_comms(X) ⊃ nccl:all_reduce(X+1) ⊃ cudaLaunchKernelExC.
+                    collective(t, kAllreduceC10d, kNcclAllReduce, "allreduce", RuntimeId::LaunchKernelExC, kAllReduceKernel);
+                    leaf(t, kRecordParamComms); // the wait-side record_param_comms: no device work
+                    ops_.back().collective = static_cast<int>(collectives_.size()) - 1;
+                    sinceBucket = 0;
+                }
+            }
+            backwardEnd = std::max(backwardEnd, threads_[t].cursor);
+        }
+        threads_[main].cursor = backwardEnd + gap(2000, 6000);
+        close(main);
+
+        open(main, kOptimizerStep);
+        for (int d = 0; d < opt_.devices; ++d) {
+            currentDevice_ = d;
+            open(main, kForeachAdd);
+            const int launches = static_cast<int>(rng_.range(1, 3));
+            for (int k = 0; k < launches; ++k)
+                kernel(main, RuntimeId::LaunchKernel, kForeachKernel, 5000, 80000);
+            close(main);
+        }
+        close(main);
+
+        // loss.item(): a device-to-host copy and a blocking stream sync.
+        currentDevice_ = 0;
+        open(main, kItem);
+        open(main, kLocalScalar);
+        {
+            const int rc = call(main, RuntimeId::MemcpyAsync);
+            GpuOp &g = gpu(rc, GpuCat::Memcpy, "Memcpy DtoH (Device -> Pinned)", 0, kComputeStream, gap(1500, 3000));
+            g.bytes = 4;
+            const Nanos waitUntil = clock(0, kComputeStream).free;
+            call(main, RuntimeId::StreamSynchronize, std::max<Nanos>(3000, waitUntil - threads_[main].cursor + 1500));
+        }
+        close(main);
+        close(main);
+        // torch.cuda.synchronize(): a runtime call directly under ProfilerStep#N, no device op.
+        {
+            Nanos waitUntil = 0;
+            for (const StreamClock &c : clocks_)
+                if (c.device == 0)
+                    waitUntil = std::max(waitUntil, c.free);
+            call(main, RuntimeId::DeviceSynchronize, std::max<Nanos>(3000, waitUntil - threads_[main].cursor + 2000));
+        }
+        close(main); // ProfilerStep#N
+
+        // Steps never overlap: every thread and stream starts the next one after this one ended.
+        Nanos stepEnd = threads_[main].cursor;
+        for (const StreamClock &c : clocks_)
+            stepEnd = std::max(stepEnd, c.free);
+        stepEnd += gap(20000, 120000);
+        for (ThreadState &t : threads_)
+            t.cursor = stepEnd;
+    }
+
+    // ---------------------------------------------------------------- ids, tensors, output
+
+    std::string_view opName(const CpuOp &op) const
+    {
+        return op.nameIndex >= 0 ? std::string_view(names_[op.nameIndex]) : op.kind->name;
+    }
+
+    Tensor newTensor(int device, const Tensor *likeShape, bool shareStorage)
+    {
+        Tensor t;
+        t.id = etCounter_++;
+        if (shareStorage && likeShape) {
+            t.storage = likeShape->storage;
+            t.offset = 0;
+        } else {
+            t.storage = etCounter_++;
+        }
+        if (likeShape) {
+            std::copy(std::begin(likeShape->dims), std::end(likeShape->dims), std::begin(t.dims));
+            t.rank = likeShape->rank;
+        } else {
+            static constexpr std::int32_t kSizes[] = {4, 16, 128, 512, 1024, 2048, 4096};
+            t.rank = static_cast<std::uint8_t>(rng_.range(1, 3));
+            for (int i = 0; i < t.rank; ++i)
+                t.dims[i] = kSizes[rng_.range(0, 6)];
+        }
+        t.numel = 1;
+        for (int i = 0; i < t.rank; ++i)
+            t.numel *= t.dims[i];
+        t.itemsize = 4;
+        t.device = static_cast<std::uint8_t>(device);
+        return t;
+    }
+
+    void assignTensors(CpuOp &op)
+    {
+        op.tensorBegin = static_cast<std::uint32_t>(tensors_.size());
+        int inputs = 0;
+        int outputs = 0;
+        if (op.kind->io == IoStyle::Tensors) {
+            inputs = op.kind->tensorInputs;
+            outputs = op.kind->outputs;
+        } else if (op.kind->io == IoStyle::Comm || op.kind->io == IoStyle::NcclAnnotation) {
+            inputs = 1;
+        }
+        for (int i = 0; i < inputs; ++i) {
+            if (!recent_.empty() && rng_.percent(60)) {
+                Tensor t = recent_[rng_.next() % recent_.size()];
+                t.device = static_cast<std::uint8_t>(op.device);
+                tensors_.push_back(t);
+            } else {
+                tensors_.push_back(newTensor(op.device, nullptr, false));
+            }
+        }
+        for (int o = 0; o < outputs; ++o) {
+            const Tensor *like = inputs > 0 ? &tensors_[op.tensorBegin] : nullptr;
+            Tensor t = newTensor(op.device, like, like && rng_.percent(30));
+            tensors_.push_back(t);
+            if (recent_.size() < 48)
+                recent_.push_back(t);
+            else
+                recent_[rng_.next() % recent_.size()] = t;
+        }
+        op.inputs = static_cast<std::uint8_t>(inputs);
+        op.outputs = static_cast<std::uint8_t>(outputs);
+    }
+
+    void assignIds()
+    {
+        // The profiler and the ET observer number ops at entry: start order across threads, a parent
+        // before the child that starts at the same nanosecond.
+        order_.resize(ops_.size());
+        for (std::size_t i = 0; i < ops_.size(); ++i)
+            order_[i] = static_cast<int>(i);
+        std::sort(order_.begin(), order_.end(), [&](int a, int b) {
+            const CpuOp &x = ops_[a], &y = ops_[b];
+            if (x.ts != y.ts)
+                return x.ts < y.ts;
+            if (x.thread != y.thread)
+                return x.thread < y.thread;
+            return x.depth < y.depth;
+        });
+        tensors_.clear();
+        for (int index : order_) {
+            CpuOp &op = ops_[index];
+            ThreadState &t = threads_[op.thread];
+            if (!t.rootAssigned) {
+                t.rootAssigned = true;
+                t.rootPending = true;
+                t.rootId = etCounter_++;
+                t.rootEntry = op.ts;
+            }
+            op.etId = etCounter_++;
+            op.externalId = externalCounter_++;
+            op.evIdx = evIdxCounter_++;
+            op.rfId = rfCounter_++;
+            // RecordFunctions outside the profiler's view still take handles and correlation ids.
+            if (rng_.percent(3))
+                rfCounter_ += rng_.range(1, 3);
+            if (rng_.percent(2))
+                externalCounter_ += rng_.range(1, 2);
+            assignTensors(op);
+        }
+        // CUPTI numbers every API call in call order (blocklisted calls included, hence gaps).
+        std::vector<int> callOrder(calls_.size());
+        for (std::size_t i = 0; i < calls_.size(); ++i)
+            callOrder[i] = static_cast<int>(i);
+        std::sort(callOrder.begin(), callOrder.end(), [&](int a, int b) {
+            if (calls_[a].ts != calls_[b].ts)
+                return calls_[a].ts < calls_[b].ts;
+            return calls_[a].thread < calls_[b].thread;
+        });
+        for (int index : callOrder) {
+            calls_[index].correlation = correlationCounter_;
+            correlationCounter_ += rng_.percent(20) ? rng_.range(2, 6) : 1;
+        }
+        for (FlowPair &f : flows_)
+            f.id = flowCounter_++;
+    }
+
+    void flushStep()
+    {
+        assignIds();
+        writeKinetoStep();
+        writeHostStep();
+    }
+
+    // ---- Kineto
+
+    void eventSeparator()
+    {
+        kineto_ << (firstEvent_ ? "\n  {" : ",\n  {");
+        firstEvent_ = false;
+        ++stats_.kinetoEvents;
+    }
+
+    void writeTensorDims(const Tensor &t)
+    {
+        kineto_ << '[';
+        for (int i = 0; i < t.rank; ++i) {
+            if (i)
+                kineto_ << ", ";
+            kineto_.num(t.dims[i]);
+        }
+        kineto_ << ']';
+    }
+
+    void writeCollectiveArgs(Sink &s, const Collective &c)
+    {
+        s << ", \"Collective name\": ";
+        s.str(c.name);
+        s << ", \"In msg nelems\": ";
+        s.num(c.inNelems);
+        s << ", \"Out msg nelems\": ";
+        s.num(c.outNelems);
+        s << ", \"Group size\": ";
+        s.num(kWorldSize);
+        s << ", \"dtype\": \"Float\", \"In split size\": \"[]\", \"Out split size\": \"[]\", "
+             "\"Process Group Name\": \"0\", \"Process Group Description\": \"default_pg\", "
+             "\"Process Group Ranks\": \"[0, 1, 2, 3, 4, 5, 6, 7]\", \"Seq\": ";
+        s.num(c.seq);
+    }
+
+    void writeCpuEvent(const CpuOp &op)
+    {
+        const ThreadState &t = threads_[op.thread];
+        eventSeparator();
+        kineto_ << "\n    \"ph\": \"X\", \"cat\": \"" << (op.kind->user ? "user_annotation" : "cpu_op") << "\", \"name\": ";
+        kineto_.str(opName(op));
+        kineto_ << ", \"pid\": ";
+        kineto_.num(opt_.pid);
+        kineto_ << ", \"tid\": ";
+        kineto_.num(t.osTid);
+        kineto_ << ",\n    \"ts\": ";
+        kineto_.micros(op.ts);
+        kineto_ << ", \"dur\": ";
+        kineto_.micros(op.end - op.ts);
+        kineto_ << ",\n    \"args\": {\n      \"External id\": ";
+        kineto_.num(op.externalId);
+        kineto_ << ", \"Record function id\": ";
+        kineto_.num(op.rfId);
+        if (op.seqId >= 0) {
+            kineto_ << ", \"Sequence number\": ";
+            kineto_.num(op.seqId);
+        }
+        if (op.thread != 0) {
+            kineto_ << ", \"Fwd thread id\": 1";
+        }
+        kineto_ << ", \"Ev Idx\": ";
+        kineto_.num(op.evIdx);
+        if (op.inputs > 0 || op.kind->scalarType.size()) {
+            kineto_ << ", \"Input Dims\": [";
+            for (int i = 0; i < op.inputs; ++i) {
+                if (i)
+                    kineto_ << ", ";
+                writeTensorDims(tensors_[op.tensorBegin + i]);
+            }
+            if (op.kind->scalarType.size())
+                kineto_ << (op.inputs ? ", []" : "[]");
+            kineto_ << "], \"Input type\": [";
+            for (int i = 0; i < op.inputs; ++i)
+                kineto_ << (i ? ", \"float\"" : "\"float\"");
+            if (op.kind->scalarType.size())
+                kineto_ << (op.inputs ? ", \"Scalar\"" : "\"Scalar\"");
+            kineto_ << "]";
+        }
+        if (op.kind->io == IoStyle::Comm && op.collective >= 0) {
+            writeCollectiveArgs(kineto_, collectives_[op.collective]);
+            kineto_ << ", \"Rank\": 0";
+        }
+        kineto_ << "\n    }\n  }";
+    }
+
+    void writeRuntimeEvent(const RuntimeCall &rc)
+    {
+        const RuntimeKind &k = kRuntimes[static_cast<int>(rc.kind)];
+        const ThreadState &t = threads_[rc.thread];
+        eventSeparator();
+        kineto_ << "\n    \"ph\": \"X\", \"cat\": \"" << (k.driver ? "cuda_driver" : "cuda_runtime") << "\", \"name\": \"" << k.name
+                << "\", \"pid\": ";
+        kineto_.num(opt_.pid);
+        kineto_ << ", \"tid\": ";
+        kineto_.num(t.osTid);
+        kineto_ << ",\n    \"ts\": ";
+        kineto_.micros(rc.ts);
+        kineto_ << ", \"dur\": ";
+        kineto_.micros(rc.dur);
+        kineto_ << ",\n    \"args\": {\n      ";
+        if (rc.externalOp >= 0) {
+            kineto_ << "\"External id\": ";
+            kineto_.num(ops_[rc.externalOp].externalId);
+            kineto_ << ", ";
+        }
+        kineto_ << "\"cbid\": ";
+        kineto_.num(k.cbid);
+        kineto_ << ", \"correlation\": ";
+        kineto_.num(rc.correlation);
+        kineto_ << "\n    }\n  }";
+        ++stats_.runtimeEvents;
+        if (k.launches) {
+            eventSeparator();
+            kineto_ << "\n    \"ph\": \"s\", \"id\": ";
+            kineto_.num(rc.correlation);
+            kineto_ << ", \"pid\": ";
+            kineto_.num(opt_.pid);
+            kineto_ << ", \"tid\": ";
+            kineto_.num(t.osTid);
+            kineto_ << ", \"ts\": ";
+            kineto_.micros(rc.ts);
+            kineto_ << ",\n    \"cat\": \"ac2g\", \"name\": \"ac2g\"\n  }";
+        }
+    }
+
+    void writeGpuEvent(const GpuOp &g)
+    {
+        const RuntimeCall &rc = calls_[g.launch];
+        eventSeparator();
+        const char *cat = g.cat == GpuCat::Kernel ? "kernel" : g.cat == GpuCat::Memcpy ? "gpu_memcpy" : "gpu_memset";
+        kineto_ << "\n    \"ph\": \"X\", \"cat\": \"" << cat << "\", \"name\": ";
+        kineto_.str(g.name);
+        kineto_ << ", \"pid\": ";
+        kineto_.num(g.device);
+        kineto_ << ", \"tid\": ";
+        kineto_.num(g.stream);
+        kineto_ << ",\n    \"ts\": ";
+        kineto_.micros(g.ts);
+        kineto_ << ", \"dur\": ";
+        kineto_.micros(g.dur);
+        kineto_ << ",\n    \"args\": {\n      ";
+        if (rc.externalOp >= 0) {
+            kineto_ << "\"External id\": ";
+            kineto_.num(ops_[rc.externalOp].externalId);
+            kineto_ << ", ";
+        }
+        if (g.cat == GpuCat::Kernel)
+            kineto_ << "\"queued\": 0, ";
+        kineto_ << "\"device\": ";
+        kineto_.num(g.device);
+        kineto_ << ", \"context\": 1, \"stream\": ";
+        kineto_.num(g.stream);
+        kineto_ << ", \"correlation\": ";
+        kineto_.num(rc.correlation);
+        if (g.cat == GpuCat::Kernel) {
+            kineto_ << ", \"registers per thread\": ";
+            kineto_.num(g.registers);
+            kineto_ << ", \"shared memory\": ";
+            kineto_.num(g.sharedMemory);
+            kineto_ << ", \"blocks per SM\": ";
+            kineto_.num(g.grid / 132);
+            kineto_ << ".";
+            kineto_.num(100000 + (g.grid % 132) * 757 % 100000);
+            kineto_ << ", \"warps per SM\": ";
+            kineto_.num(g.grid * g.block / 32 / 132);
+            kineto_ << ".25, \"grid\": [";
+            kineto_.num(g.grid);
+            kineto_ << ", 1, 1], \"block\": [";
+            kineto_.num(g.block);
+            kineto_ << ", 1, 1], \"est. achieved occupancy %\": ";
+            kineto_.num(std::min(100, g.grid * g.block / 2048));
+            if (g.graphId >= 0) {
+                kineto_ << ", \"graph id\": ";
+                kineto_.num(g.graphId);
+                kineto_ << ", \"graph node id\": ";
+                kineto_.num(g.graphNode);
+            }
+            if (g.collective >= 0)
+                writeCollectiveArgs(kineto_, collectives_[g.collective]);
+        } else {
+            kineto_ << ", \"bytes\": ";
+            kineto_.num(g.bytes);
+            kineto_ << ", \"memory bandwidth (GB/s)\": ";
+            kineto_.num(g.bytes / std::max<Nanos>(g.dur, 1));
+            kineto_ << ".5";
+        }
+        kineto_ << "\n    }\n  }";
+        eventSeparator();
+        kineto_ << "\n    \"ph\": \"f\", \"id\": ";
+        kineto_.num(rc.correlation);
+        kineto_ << ", \"pid\": ";
+        kineto_.num(g.device);
+        kineto_ << ", \"tid\": ";
+        kineto_.num(g.stream);
+        kineto_ << ", \"ts\": ";
+        kineto_.micros(g.ts);
+        kineto_ << ",\n    \"cat\": \"ac2g\", \"name\": \"ac2g\", \"bp\": \"e\"\n  }";
+        ++stats_.gpuOps;
+    }
+
+    void writeGpuAnnotations()
+    {
+        // Kineto mirrors every user annotation that launched device work as a gpu_user_annotation
+        // spanning that work, per (device, stream), with the annotation's own External id.
+        struct Span {
+            int op;
+            int device;
+            int stream;
+            Nanos begin;
+            Nanos end;
+        };
+        std::vector<Span> spans;
+        for (const GpuOp &g : gpuOps_) {
+            // The launch's innermost enclosing op and its ancestors.
+            for (int o = calls_[g.launch].truthParent; o >= 0; o = ops_[o].parent) {
+                if (!ops_[o].kind->user)
+                    continue;
+                auto it = std::find_if(spans.begin(), spans.end(), [&](const Span &s) {
+                    return s.op == o && s.device == g.device && s.stream == g.stream;
+                });
+                if (it == spans.end())
+                    spans.push_back({o, g.device, g.stream, g.ts, g.ts + g.dur});
+                else {
+                    it->begin = std::min(it->begin, g.ts);
+                    it->end = std::max(it->end, g.ts + g.dur);
+                }
+            }
+        }
+        for (const Span &s : spans) {
+            eventSeparator();
+            kineto_ << "\n    \"ph\": \"X\", \"cat\": \"gpu_user_annotation\", \"name\": ";
+            kineto_.str(opName(ops_[s.op]));
+            kineto_ << ", \"pid\": ";
+            kineto_.num(s.device);
+            kineto_ << ", \"tid\": ";
+            kineto_.num(s.stream);
+            kineto_ << ",\n    \"ts\": ";
+            kineto_.micros(s.begin);
+            kineto_ << ", \"dur\": ";
+            kineto_.micros(s.end - s.begin);
+            kineto_ << ",\n    \"args\": {\n      \"External id\": ";
+            kineto_.num(ops_[s.op].externalId);
+            kineto_ << "\n    }\n  }";
+        }
+    }
+
+    void writeFlows()
+    {
+        for (const FlowPair &f : flows_) {
+            for (int side = 0; side < 2; ++side) {
+                const CpuOp &op = ops_[side == 0 ? f.forwardOp : f.backwardOp];
+                eventSeparator();
+                kineto_ << "\n    \"ph\": \"" << (side == 0 ? "s" : "f") << "\", \"id\": ";
+                kineto_.num(f.id);
+                kineto_ << ", \"pid\": ";
+                kineto_.num(opt_.pid);
+                kineto_ << ", \"tid\": ";
+                kineto_.num(threads_[op.thread].osTid);
+                kineto_ << ", \"ts\": ";
+                kineto_.micros(op.ts);
+                kineto_ << ",\n    \"cat\": \"fwdbwd\", \"name\": \"fwdbwd\"" << (side == 0 ? "" : ", \"bp\": \"e\"") << "\n  }";
+            }
+        }
+    }
+
+    void writeTruthOp(const char *key, int index)
+    {
+        truth_ << ",\"" << key << "\":";
+        if (index < 0) {
+            truth_ << "null";
+            return;
+        }
+        const CpuOp &op = ops_[index];
+        truth_ << "{\"name\":";
+        truth_.str(opName(op));
+        truth_ << ",\"cat\":\"" << (op.kind->user ? "user_annotation" : "cpu_op") << "\",\"ev_idx\":";
+        truth_.num(op.evIdx);
+        truth_ << ",\"rf_id\":";
+        truth_.num(op.rfId);
+        truth_ << ",\"et_id\":";
+        truth_.num(op.etId);
+        truth_ << ",\"external_id\":";
+        truth_.num(op.externalId);
+        truth_ << '}';
+    }
+
+    void writeTruth(const GpuOp &g)
+    {
+        const RuntimeCall &rc = calls_[g.launch];
+        truth_ << "{\"pid\":";
+        truth_.num(g.device);
+        truth_ << ",\"correlation\":";
+        truth_.num(rc.correlation);
+        truth_ << ",\"name\":";
+        truth_.str(g.name);
+        truth_ << ",\"cat\":\"" << (g.cat == GpuCat::Kernel ? "kernel" : g.cat == GpuCat::Memcpy ? "gpu_memcpy" : "gpu_memset")
+               << "\",\"ts_ns\":";
+        truth_.num(g.ts);
+        truth_ << ",\"dur_ns\":";
+        truth_.num(g.dur);
+        truth_ << ",\"device\":";
+        truth_.num(g.device);
+        truth_ << ",\"stream\":";
+        truth_.num(g.stream);
+        truth_ << ",\"launch\":{\"name\":\"" << kRuntimes[static_cast<int>(rc.kind)].name << "\",\"pid\":";
+        truth_.num(opt_.pid);
+        truth_ << ",\"tid\":";
+        truth_.num(threads_[rc.thread].osTid);
+        truth_ << ",\"ts_ns\":";
+        truth_.num(rc.ts);
+        truth_ << '}';
+        writeTruthOp("parent", rc.truthParent);
+        writeTruthOp("external_id_op", rc.externalOp);
+        writeTruthOp("latest_starting", rc.latestStarting);
+        truth_ << "}\n";
+    }
+
+    void writeKinetoStep()
+    {
+        // CPU ops in start order, then runtime calls (with their flow starts), then device activity in
+        // time order (with flow ends) and the mirrored annotations: not one global time order, like
+        // the real profiler's output.
+        for (int index : order_)
+            writeCpuEvent(ops_[index]);
+        stats_.cpuOps += ops_.size();
+        writeFlows();
+        for (const RuntimeCall &rc : calls_)
+            writeRuntimeEvent(rc);
+        std::vector<int> gpuOrder(gpuOps_.size());
+        for (std::size_t i = 0; i < gpuOps_.size(); ++i)
+            gpuOrder[i] = static_cast<int>(i);
+        std::stable_sort(gpuOrder.begin(), gpuOrder.end(), [&](int a, int b) { return gpuOps_[a].ts < gpuOps_[b].ts; });
+        for (int index : gpuOrder) {
+            writeGpuEvent(gpuOps_[index]);
+            writeTruth(gpuOps_[index]);
+        }
+        writeGpuAnnotations();
+    }
+
+    // ---- host ET
+
+    void writeTensorTuple(const Tensor &t)
+    {
+        host_ << '[';
+        host_.num(t.id);
+        host_ << ',';
+        host_.num(t.storage);
+        host_ << ',';
+        host_.num(t.offset);
+        host_ << ',';
+        host_.num(t.numel);
+        host_ << ',';
+        host_.num(t.itemsize);
+        host_ << ",\"cuda:";
+        host_.num(t.device);
+        host_ << "\"]";
+    }
+
+    void writeShape(const Tensor &t)
+    {
+        host_ << '[';
+        for (int i = 0; i < t.rank; ++i) {
+            if (i)
+                host_ << ',';
+            host_.num(t.dims[i]);
+        }
+        host_ << ']';
+    }
+
+    void writeStrides(const Tensor &t)
+    {
+        host_ << '[';
+        std::int64_t stride = 1;
+        std::int64_t strides[3] = {1, 1, 1};
+        for (int i = t.rank - 1; i >= 0; --i) {
+            strides[i] = stride;
+            stride *= t.dims[i];
+        }
+        for (int i = 0; i < t.rank; ++i) {
+            if (i)
+                host_ << ',';
+            host_.num(strides[i]);
+        }
+        host_ << ']';
+    }
+
+    void writeIo(const CpuOp &op, bool outputs)
+    {
+        const std::uint32_t begin = op.tensorBegin + (outputs ? op.inputs : 0);
+        const int count = outputs ? op.outputs : op.inputs;
+        const bool scalar = !outputs && !op.kind->scalarType.empty();
+        host_ << "{\"values\": [";
+        if (!outputs && op.kind->io == IoStyle::Comm) {
+            // [[tensor], seq, pg ptr, rank, collective, in_split, out_split, world size] (real layout).
+            const Collective &c = collectives_[std::max(op.collective, 0)];
+            host_ << '[';
+            writeTensorTuple(tensors_[begin]);
+            host_ << "],";
+            host_.num(c.seq);
+            host_ << ",82149104,0,";
+            host_.str(c.name);
+            host_ << ",[],[],";
+            host_.num(kWorldSize);
+            host_ << "], \"shapes\": [[";
+            writeShape(tensors_[begin]);
+            host_ << "],[],[],[],[],[],[],[]], \"types\": [\"GenericList[Tensor(float)]\",\"Int\",\"Int\",\"Int\",\"String\","
+                     "\"GenericList[]\",\"GenericList[]\",\"Int\"], \"strides\": [[";
+            writeStrides(tensors_[begin]);
+            host_ << "],[],[],[],[],[],[],[]]}";
+            return;
+        }
+        if (!outputs && op.kind->io == IoStyle::ProcessGroupInit) {
+            host_ << "\"[{\\\"pg_name\\\": \\\"0\\\", \\\"pg_desc\\\": \\\"default_pg\\\", \\\"backend_config\\\": \\\"cuda:nccl\\\", "
+                     "\\\"ranks\\\": [], \\\"group_size\\\": 8, \\\"group_count\\\": 1}]\"], \"shapes\": [[]], \"types\": [\"String\"], "
+                     "\"strides\": [[]]}";
+            return;
+        }
+        for (int i = 0; i < count; ++i) {
+            if (i)
+                host_ << ',';
+            writeTensorTuple(tensors_[begin + i]);
+        }
+        if (scalar) {
+            if (count)
+                host_ << ',';
+            if (op.kind->scalarType == "Device" || op.kind->scalarType == "String")
+                host_.str(op.kind->scalarValue);
+            else
+                host_ << op.kind->scalarValue;
+        }
+        host_ << "], \"shapes\": [";
+        for (int i = 0; i < count; ++i) {
+            if (i)
+                host_ << ',';
+            writeShape(tensors_[begin + i]);
+        }
+        if (scalar)
+            host_ << (count ? ",[]" : "[]");
+        host_ << "], \"types\": [";
+        for (int i = 0; i < count; ++i)
+            host_ << (i ? ",\"Tensor(float)\"" : "\"Tensor(float)\"");
+        if (scalar) {
+            host_ << (count ? ",\"" : "\"") << op.kind->scalarType << '"';
+        }
+        host_ << "], \"strides\": [";
+        for (int i = 0; i < count; ++i) {
+            if (i)
+                host_ << ',';
+            writeStrides(tensors_[begin + i]);
+        }
+        if (scalar)
+            host_ << (count ? ",[]" : "[]");
+        host_ << "]}";
+    }
+
+    void writeAttrs(std::int64_t rfId, std::int64_t fwParent, std::int64_t seqId, int scope, int tid, int fwTid,
+                    std::string_view schema)
+    {
+        host_ << "      \"attrs\": [{\"name\": \"rf_id\", \"type\": \"uint64\", \"value\": ";
+        host_.num(rfId);
+        host_ << "}, {\"name\": \"fw_parent\", \"type\": \"uint64\", \"value\": ";
+        host_.num(fwParent);
+        host_ << "}, {\"name\": \"seq_id\", \"type\": \"int64\", \"value\": ";
+        host_.num(seqId);
+        host_ << "}, {\"name\": \"scope\", \"type\": \"uint64\", \"value\": ";
+        host_.num(scope);
+        host_ << "}, {\"name\": \"tid\", \"type\": \"uint64\", \"value\": ";
+        host_.num(tid);
+        host_ << "}, {\"name\": \"fw_tid\", \"type\": \"uint64\", \"value\": ";
+        host_.num(fwTid);
+        host_ << "}, {\"name\": \"op_schema\", \"type\": \"string\", \"value\": ";
+        host_.str(schema);
+        host_ << "}, {\"name\": \"kernel_backend\", \"type\": \"string\", \"value\": \"\"}, {\"name\": \"kernel_file\", "
+                 "\"type\": \"string\", \"value\": \"\"}";
+    }
+
+    void nodeSeparator()
+    {
+        host_ << (firstNode_ ? "\n    {\n" : ",\n    {\n");
+        firstNode_ = false;
+        ++stats_.hostNodes;
+    }
+
+    void writeRootNode(std::int64_t id, std::string_view name, std::int64_t parent, int tid)
+    {
+        nodeSeparator();
+        host_ << "      \"id\": ";
+        host_.num(id);
+        host_ << ", \"name\": ";
+        host_.str(name);
+        host_ << ", \"ctrl_deps\": ";
+        host_.num(parent);
+        host_ << ",\n      \"inputs\": {\"values\": [], \"shapes\": [], \"types\": [], \"strides\": []},\n"
+                 "      \"outputs\": {\"values\": [], \"shapes\": [], \"types\": [], \"strides\": []},\n";
+        writeAttrs(0, 0, -1, kUserScope, tid, 0, "");
+        host_ << "]\n    }";
+    }
+
+    void writeHostNode(const CpuOp &op)
+    {
+        const ThreadState &t = threads_[op.thread];
+        nodeSeparator();
+        host_ << "      \"id\": ";
+        host_.num(op.etId);
+        host_ << ", \"name\": ";
+        host_.str(opName(op));
+        host_ << ", \"ctrl_deps\": ";
+        host_.num(op.parent >= 0 ? ops_[op.parent].etId : t.rootId);
+        host_ << ",\n      \"inputs\": ";
+        writeIo(op, false);
+        host_ << ",\n      \"outputs\": ";
+        writeIo(op, true);
+        host_ << ",\n";
+        const std::int64_t fwParent = op.forwardOp >= 0 ? ops_[op.forwardOp].etId : 0;
+        writeAttrs(op.rfId, fwParent, op.seqId, op.kind->scope, t.etTid, op.thread == 0 ? 0 : 1, op.kind->schema);
+        if (op.kind->io == IoStyle::Comm && op.collective >= 0) {
+            const Collective &c = collectives_[op.collective];
+            host_ << ", {\"name\": \"collective_name\", \"type\": \"string\", \"value\": ";
+            host_.str(c.name);
+            host_ << "}, {\"name\": \"dtype\", \"type\": \"string\", \"value\": \"Float\"}, {\"name\": \"in_msg_nelems\", "
+                     "\"type\": \"uint64\", \"value\": ";
+            host_.num(c.inNelems);
+            host_ << "}, {\"name\": \"out_msg_nelems\", \"type\": \"uint64\", \"value\": ";
+            host_.num(c.outNelems);
+            host_ << "}, {\"name\": \"in_split_size\", \"type\": \"string\", \"value\": \"[]\"}, {\"name\": \"out_split_size\", "
+                     "\"type\": \"string\", \"value\": \"[]\"}, {\"name\": \"global_rank_start\", \"type\": \"uint64\", \"value\": 0}, "
+                     "{\"name\": \"global_rank_stride\", \"type\": \"uint64\", \"value\": 1}, {\"name\": \"pg_name\", \"type\": "
+                     "\"string\", \"value\": \"0\"}, {\"name\": \"pg_desc\", \"type\": \"string\", \"value\": \"default_pg\"}, "
+                     "{\"name\": \"pg_size\", \"type\": \"uint64\", \"value\": ";
+            host_.num(kWorldSize);
+            host_ << '}';
+        }
+        host_ << "]\n    }";
+    }
+
+    void writeHostStep()
+    {
+        // The observer writes a node when its op exits (post-order); a thread's root node when the
+        // thread is first seen.
+        struct Item {
+            Nanos time;
+            int depth; // deeper exits first at equal time; roots (-1) before everything at their time
+            int op;    // -1: root of `thread`
+            int thread;
+        };
+        std::vector<Item> items;
+        items.reserve(ops_.size() + threads_.size());
+        for (std::size_t i = 0; i < ops_.size(); ++i)
+            items.push_back({ops_[i].end, ops_[i].depth, static_cast<int>(i), ops_[i].thread});
+        for (std::size_t t = 0; t < threads_.size(); ++t)
+            if (threads_[t].rootPending)
+                items.push_back({threads_[t].rootEntry, 1 << 20, -1, static_cast<int>(t)});
+        std::sort(items.begin(), items.end(), [](const Item &a, const Item &b) {
+            if (a.time != b.time)
+                return a.time < b.time;
+            if (a.depth != b.depth)
+                return a.depth > b.depth;
+            return a.thread < b.thread;
+        });
+        for (const Item &item : items) {
+            if (item.op < 0) {
+                ThreadState &t = threads_[item.thread];
+                writeRootNode(t.rootId, "[pytorch|profiler|execution_trace|thread]", 1, t.etTid);
+                t.rootPending = false;
+            } else {
+                writeHostNode(ops_[item.op]);
+            }
+        }
+    }
+
+    // ---- file frames
+
+    void writeHeaders()
+    {
+        const std::int64_t startMs = 350785410 + static_cast<std::int64_t>(opt_.seed % 100000);
+        host_ << "{\n  \"schema\": \"1.1.1-chakra.0.0.4\", \"pid\": ";
+        host_.num(opt_.pid);
+        host_ << ", \"time\": \"2026-11-30 11:40:00\", \"start_ts\": ";
+        host_.num(startMs);
+        host_ << ",\n  \"nodes\": [";
+        hostStartMs_ = startMs;
+
+        kineto_ << "{\n  \"schemaVersion\": 1,\n  \"deviceProperties\": [";
+        for (int d = 0; d < opt_.devices; ++d) {
+            kineto_ << (d ? ",\n" : "\n");
+            kineto_ << "    {\n      \"id\": ";
+            kineto_.num(d);
+            kineto_ << ", \"name\": \"NVIDIA H100 80GB HBM3\", \"totalGlobalMem\": 85031714816,\n"
+                       "      \"computeMajor\": 9, \"computeMinor\": 0,\n"
+                       "      \"maxThreadsPerBlock\": 1024, \"maxThreadsPerMultiprocessor\": 2048,\n"
+                       "      \"regsPerBlock\": 65536, \"regsPerMultiprocessor\": 65536, \"warpSize\": 32,\n"
+                       "      \"sharedMemPerBlock\": 49152, \"sharedMemPerMultiprocessor\": 233472,\n"
+                       "      \"numSms\": 132, \"sharedMemPerBlockOptin\": 232448\n    }";
+        }
+        kineto_ << "\n  ],\n  \"distributedInfo\": {\"backend\": \"nccl\", \"rank\": 0, \"world_size\": ";
+        kineto_.num(kWorldSize);
+        kineto_ << ", \"pg_count\": 1, \"pg_config\": [{\"pg_name\": \"0\", \"pg_desc\": \"default_pg\", \"backend_config\": "
+                   "\"cuda:nccl\", \"pg_size\": 8, \"ranks\": [0, 1, 2, 3, 4, 5, 6, 7]}], \"nccl_version\": \"2.21.5\"},\n"
+                   "  \"cupti_version\": 24,\n  \"cuda_runtime_version\": 12060,\n  \"cuda_driver_version\": 12040,\n"
+                   "  \"record_shapes\": 1,\n  \"profile_memory\": 0,\n  \"trace_id\": \"";
+        static constexpr char kHex[] = "0123456789ABCDEF";
+        std::uint64_t id = opt_.seed * 0x9e3779b97f4a7c15ULL + 1;
+        for (int i = 0; i < 16; ++i, id >>= 4)
+            kineto_ << kHex[id & 15];
+        kineto_ << "\",\n  \"displayTimeUnit\": \"ms\",\n  \"baseTimeNanoseconds\": 1764495000000000000,\n  \"traceEvents\": [";
+    }
+
+    void writeMetadata(std::string_view name, std::string_view pid, std::string_view tid, std::string_view argKey,
+                       std::string_view argValue, bool quoted)
+    {
+        eventSeparator();
+        kineto_ << "\n    \"name\": \"" << name << "\", \"ph\": \"M\", \"ts\": ";
+        kineto_.micros(origin_);
+        kineto_ << ", \"pid\": " << pid << ", \"tid\": " << tid << ",\n    \"args\": {\n      \"" << argKey << "\": ";
+        if (quoted)
+            kineto_.str(argValue);
+        else
+            kineto_ << argValue;
+        kineto_ << "\n    }\n  }";
+    }
+
+    void writeFooters()
+    {
+        const std::string pid = std::to_string(opt_.pid);
+        writeMetadata("process_name", pid, "0", "name", "python3.10", true);
+        writeMetadata("process_labels", pid, "0", "labels", "CPU", true);
+        writeMetadata("process_sort_index", pid, "0", "sort_index", "0", false);
+        for (const ThreadState &t : threads_) {
+            const std::string tid = std::to_string(t.osTid);
+            writeMetadata("thread_name", pid, tid, "name", t.label, true);
+            writeMetadata("thread_sort_index", pid, tid, "sort_index", tid, false);
+        }
+        for (int d = 0; d < opt_.devices; ++d) {
+            const std::string dev = std::to_string(d);
+            writeMetadata("process_name", dev, "0", "name", "GPU " + dev, true);
+            writeMetadata("process_labels", dev, "0", "labels", "NVIDIA H100 80GB HBM3", true);
+            writeMetadata("process_sort_index", dev, "0", "sort_index", std::to_string(16777216 + d), false);
+            for (int s : {kComputeStream, kGraphStream, kCommStream}) {
+                const std::string stream = std::to_string(s);
+                writeMetadata("thread_name", dev, stream, "name", "stream " + stream + " ", true);
+                writeMetadata("thread_sort_index", dev, stream, "sort_index", stream, false);
+            }
+        }
+        // The profiler span (pid "Spans") and the iteration marker (pid "Traces"): string pids.
+        Nanos end = origin_;
+        for (const ThreadState &t : threads_)
+            end = std::max(end, t.cursor);
+        eventSeparator();
+        kineto_ << "\n    \"ph\": \"X\", \"cat\": \"Trace\", \"ts\": ";
+        kineto_.micros(origin_ - 5000);
+        kineto_ << ", \"dur\": ";
+        kineto_.micros(end - origin_ + 5000);
+        kineto_ << ",\n    \"pid\": \"Spans\", \"tid\": \"PyTorch Profiler\",\n    \"name\": \"PyTorch Profiler (0)\",\n"
+                   "    \"args\": {\n      \"Op count\": 0\n    }\n  }";
+        eventSeparator();
+        kineto_ << "\n    \"name\": \"Iteration Start: PyTorch Profiler\", \"ph\": \"i\", \"s\": \"g\",\n"
+                   "    \"pid\": \"Traces\", \"tid\": \"Trace PyTorch Profiler\", \"ts\": ";
+        kineto_.micros(origin_ - 5000);
+        kineto_ << "\n  }";
+        eventSeparator();
+        kineto_ << "\n  \"name\": \"Record Window End\", \"ph\": \"i\", \"s\": \"g\",\n  \"pid\": \"\", \"tid\": \"\", \"ts\": ";
+        kineto_.micros(end + 1000);
+        kineto_ << "\n  }\n],\n  \"traceName\": \"device.0.json\"\n}\n";
+
+        // The process root is written last, and is its own ctrl_deps (as the observer writes it).
+        writeRootNode(1, "[pytorch|profiler|execution_trace|process]", 1, 0);
+        host_ << "\n  ],\n  \"finish_ts\": ";
+        host_.num(hostStartMs_ + std::max<std::int64_t>(1, (end - origin_) / 1'000'000));
+        host_ << "\n}\n";
+    }
+
+    GeneratorOptions opt_;
+    Rng rng_;
+    Sink host_;
+    Sink kineto_;
+    Sink truth_;
+    GeneratorStats stats_;
+
+    Nanos origin_ = 0;
+    std::int64_t hostStartMs_ = 0;
+    std::vector<ThreadState> threads_;
+    std::vector<StreamClock> clocks_;
+    int currentDevice_ = 0;
+
+    std::int64_t etCounter_ = 2;
+    std::int64_t rfCounter_ = 1;
+    std::int64_t externalCounter_ = 1;
+    std::int64_t evIdxCounter_ = 0;
+    std::int64_t correlationCounter_ = 1;
+    std::int64_t seqCounter_ = 0;
+    std::int64_t flowCounter_ = 1;
+    std::int64_t collectiveSeq_ = 0;
+
+    std::vector<CpuOp> ops_;
+    std::vector<RuntimeCall> calls_;
+    std::vector<GpuOp> gpuOps_;
+    std::deque<std::string> names_;
+    std::vector<Collective> collectives_;
+    std::vector<FlowPair> flows_;
+    std::vector<int> forwardAddmm_;
+    std::vector<int> order_;
+    std::vector<Tensor> tensors_;
+    std::vector<Tensor> recent_;
+    bool firstEvent_ = true;
+    bool firstNode_ = true;
+};
+
+} // namespace
+
+GeneratorStats generatePair(const GeneratorOptions &options, std::ostream &host, std::ostream &kineto, std::ostream &truth)
+{
+    Generator generator(options, host, kineto, truth);
+    return generator.run();
+}
+
+bool parseByteSize(const std::string &text, std::uint64_t &bytes)
+{
+    if (text.empty())
+        return false;
+    std::uint64_t value = 0;
+    const char *begin = text.data();
+    const char *end = text.data() + text.size();
+    auto r = std::from_chars(begin, end, value);
+    if (r.ec != std::errc() || r.ptr == begin)
+        return false;
+    std::string_view suffix(r.ptr, static_cast<std::size_t>(end - r.ptr));
+    std::uint64_t scale = 1;
+    if (suffix.empty() || suffix == "B")
+        scale = 1;
+    else if (suffix == "k" || suffix == "K" || suffix == "KB" || suffix == "KiB")
+        scale = 1ULL << 10;
+    else if (suffix == "M" || suffix == "MB" || suffix == "MiB")
+        scale = 1ULL << 20;
+    else if (suffix == "G" || suffix == "GB" || suffix == "GiB")
+        scale = 1ULL << 30;
+    else
+        return false;
+    bytes = value * scale;
+    return true;
+}
+
+} // namespace linkscope::gen
