@@ -1,0 +1,295 @@
+#include "io/inputtext.h"
+
+#include <zlib.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <vector>
+
+namespace linkscope::core::io {
+
+namespace {
+
+struct FileCloser {
+    void operator()(std::FILE *f) const { std::fclose(f); }
+};
+using FilePtr = std::unique_ptr<std::FILE, FileCloser>;
+
+FilePtr openFile(const std::string &path)
+{
+    FilePtr f(std::fopen(path.c_str(), "rb"));
+    if (!f)
+        throw LoadError(path, kUnknownOffset, std::string("cannot open file: ") + std::strerror(errno));
+    return f;
+}
+
+std::uint64_t fileSize(std::FILE *f)
+{
+    if (std::fseek(f, 0, SEEK_END) != 0)
+        return 0;
+    const long size = std::ftell(f);
+    std::fseek(f, 0, SEEK_SET);
+    return size > 0 ? static_cast<std::uint64_t>(size) : 0;
+}
+
+void ensurePadding(std::string &text)
+{
+    if (text.capacity() < text.size() + kJsonPadding)
+        text.reserve(text.size() + kJsonPadding);
+}
+
+// Grows `out` (size = bytes produced so far) so that at least `want` more bytes fit, without the
+// doubling of std::string::resize overshooting far beyond the expected total.
+void makeRoom(std::string &out, std::size_t used, std::size_t want)
+{
+    if (out.size() - used >= want)
+        return;
+    // Zero-filling only what is about to be written keeps untouched reserved pages out of RSS.
+    const std::size_t newSize = used + std::max<std::size_t>(want, 4u << 20);
+    if (newSize + kJsonPadding > out.capacity())
+        out.reserve(std::max(newSize, out.capacity() + out.capacity() / 2) + kJsonPadding);
+    out.resize(newSize);
+}
+
+// Streaming inflate of one or more concatenated gzip members. `pull` refills the input.
+class GzipInflater {
+public:
+    explicit GzipInflater(const std::string &name) : name_(name)
+    {
+        std::memset(&stream_, 0, sizeof stream_);
+        if (inflateInit2(&stream_, 15 + 16) != Z_OK)
+            throw LoadError(name_, 0, "cannot initialise zlib");
+    }
+    ~GzipInflater() { inflateEnd(&stream_); }
+    GzipInflater(const GzipInflater &) = delete;
+    GzipInflater &operator=(const GzipInflater &) = delete;
+
+    // Inflates `in` (a chunk of the compressed input, `last` when it is the final chunk) into `out`,
+    // whose first `produced` bytes are already decompressed. Returns the new `produced`.
+    std::size_t feed(const unsigned char *in, std::size_t inLen, bool last, std::string &out, std::size_t produced,
+                     std::uint64_t compressedOffset)
+    {
+        stream_.next_in = const_cast<unsigned char *>(in);
+        stream_.avail_in = static_cast<uInt>(inLen);
+        while (stream_.avail_in > 0 || (last && !finished_)) {
+            if (finished_) {
+                // Another gzip member follows (multi-member files, e.g. from `cat a.gz b.gz`);
+                // bytes that are not a gzip header are trailing garbage we report.
+                if (stream_.avail_in >= 2 && stream_.next_in[0] == 0x1f && stream_.next_in[1] == 0x8b) {
+                    inflateReset(&stream_);
+                    finished_ = false;
+                } else {
+                    bool allZero = std::all_of(stream_.next_in, stream_.next_in + stream_.avail_in,
+                                               [](unsigned char c) { return c == 0; });
+                    if (!allZero)
+                        throw LoadError(name_, kUnknownOffset,
+                                        "unexpected bytes after the gzip stream at compressed byte "
+                                            + std::to_string(compressedOffset + (inLen - stream_.avail_in)));
+                    stream_.avail_in = 0;
+                    break;
+                }
+            }
+            makeRoom(out, produced, 1 << 16);
+            stream_.next_out = reinterpret_cast<unsigned char *>(out.data() + produced);
+            const std::size_t room = std::min<std::size_t>(out.size() - produced, 1u << 30);
+            stream_.avail_out = static_cast<uInt>(room);
+            const int rc = inflate(&stream_, Z_NO_FLUSH);
+            produced += room - stream_.avail_out;
+            if (rc == Z_STREAM_END) {
+                finished_ = true;
+                anyMember_ = true;
+                continue;
+            }
+            if (rc == Z_BUF_ERROR && stream_.avail_in == 0) {
+                if (last)
+                    throw LoadError(name_, produced,
+                                    "gzip stream is truncated (decompressed " + std::to_string(produced)
+                                        + " bytes before the compressed data ended)");
+                break;
+            }
+            if (rc != Z_OK && rc != Z_BUF_ERROR)
+                throw LoadError(name_, produced,
+                                std::string("corrupt gzip data (") + (stream_.msg ? stream_.msg : "zlib error")
+                                    + ") at compressed byte "
+                                    + std::to_string(compressedOffset + (inLen - stream_.avail_in))
+                                    + "; offset is in the decompressed text");
+            if (last && stream_.avail_in == 0 && rc == Z_OK && stream_.avail_out != 0)
+                throw LoadError(name_, produced, "gzip stream is truncated (no end-of-stream marker)");
+        }
+        return produced;
+    }
+
+private:
+    std::string name_;
+    z_stream stream_;
+    bool finished_ = false;
+    bool anyMember_ = false;
+};
+
+// The gzip trailer holds the uncompressed size mod 2^32 of the last member: a good first guess.
+std::size_t guessFromTrailer(const unsigned char *tail, std::uint64_t compressedSize)
+{
+    const std::uint32_t isize = std::uint32_t(tail[0]) | std::uint32_t(tail[1]) << 8 | std::uint32_t(tail[2]) << 16
+        | std::uint32_t(tail[3]) << 24;
+    std::uint64_t guess = isize;
+    // Files over 4 GiB wrap; deflate rarely compresses below 1/1000, so step up by 4 GiB until plausible.
+    while (guess < compressedSize)
+        guess += std::uint64_t(1) << 32;
+    return static_cast<std::size_t>(std::min<std::uint64_t>(guess, std::uint64_t(1) << 40));
+}
+
+} // namespace
+
+bool isGzip(const std::string &bytes)
+{
+    return bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1f
+        && static_cast<unsigned char>(bytes[1]) == 0x8b;
+}
+
+InputText readInputFile(const std::string &path, ProgressReporter &progress)
+{
+    FilePtr file = openFile(path);
+    const std::uint64_t size = fileSize(file.get());
+    InputText result;
+    result.inputBytes = size;
+
+    unsigned char magic[2] = {0, 0};
+    const std::size_t magicLen = std::fread(magic, 1, 2, file.get());
+    std::fseek(file.get(), 0, SEEK_SET);
+    result.wasGzip = magicLen == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
+
+    if (!result.wasGzip) {
+        progress.setTotal(2 * size);
+        result.text.reserve(size + kJsonPadding);
+        result.text.resize(size);
+        std::size_t done = 0;
+        constexpr std::size_t kChunk = 16u << 20;
+        while (done < size) {
+            const std::size_t got = std::fread(result.text.data() + done, 1, std::min<std::size_t>(kChunk, size - done),
+                                               file.get());
+            if (got == 0)
+                break;
+            done += got;
+            progress.report(done);
+        }
+        if (done != size)
+            throw LoadError(path, done, "read error: file shrank while reading");
+        return result;
+    }
+
+    std::size_t guess = size * 8;
+    if (size >= 18) {
+        unsigned char tail[4];
+        std::fseek(file.get(), static_cast<long>(size - 4), SEEK_SET);
+        if (std::fread(tail, 1, 4, file.get()) == 4)
+            guess = guessFromTrailer(tail, size);
+        std::fseek(file.get(), 0, SEEK_SET);
+    }
+    progress.setTotal(size + guess);
+    guess = std::min<std::size_t>(guess, size * 1100 + 4096);
+    // One buffer sized from the guess plus the JSON padding, so the common case never reallocates.
+    result.text.reserve(guess + kJsonPadding);
+    GzipInflater inflater(path);
+    std::size_t produced = 0;
+    std::vector<unsigned char> chunk(1u << 20);
+    std::uint64_t consumed = 0;
+    for (;;) {
+        const std::size_t got = std::fread(chunk.data(), 1, chunk.size(), file.get());
+        const bool last = got < chunk.size() || consumed + got >= size;
+        produced = inflater.feed(chunk.data(), got, last, result.text, produced, consumed);
+        consumed += got;
+        progress.report(consumed);
+        if (last)
+            break;
+    }
+    result.text.resize(produced);
+    ensurePadding(result.text);
+    progress.setTotal(size + produced);
+    return result;
+}
+
+InputText decodeInput(std::string data, const std::string &name, ProgressReporter &progress)
+{
+    InputText result;
+    result.inputBytes = data.size();
+    if (!isGzip(data)) {
+        progress.setTotal(2 * data.size());
+        result.text = std::move(data);
+        ensurePadding(result.text);
+        progress.report(result.inputBytes);
+        return result;
+    }
+    result.wasGzip = true;
+    std::size_t guess = data.size() * 8;
+    if (data.size() >= 18)
+        guess = guessFromTrailer(reinterpret_cast<const unsigned char *>(data.data() + data.size() - 4), data.size());
+    progress.setTotal(data.size() + guess);
+    // Untrusted trailers (fuzzing) must not make us reserve absurd amounts up front.
+    guess = std::min<std::size_t>(guess, data.size() * 1100 + 4096);
+    result.text.reserve(guess + kJsonPadding);
+    GzipInflater inflater(name);
+    std::size_t produced = 0;
+    constexpr std::size_t kChunk = 1u << 20;
+    for (std::size_t at = 0;;) {
+        const std::size_t len = std::min(kChunk, data.size() - at);
+        const bool last = at + len >= data.size();
+        produced = inflater.feed(reinterpret_cast<const unsigned char *>(data.data() + at), len, last, result.text,
+                                 produced, at);
+        at += len;
+        progress.report(at);
+        if (last)
+            break;
+    }
+    result.text.resize(produced);
+    ensurePadding(result.text);
+    progress.setTotal(data.size() + produced);
+    return result;
+}
+
+std::string readInputPrefix(const std::string &path, std::size_t limit)
+{
+    FilePtr file = openFile(path);
+    std::string head(std::max<std::size_t>(limit, 2), '\0');
+    head.resize(std::fread(head.data(), 1, head.size(), file.get()));
+    if (!isGzip(head))
+        return head.substr(0, std::min(head.size(), limit));
+    std::fseek(file.get(), 0, SEEK_SET);
+    z_stream zs;
+    std::memset(&zs, 0, sizeof zs);
+    if (inflateInit2(&zs, 15 + 16) != Z_OK)
+        return {};
+    std::string out(limit, '\0');
+    std::vector<unsigned char> chunk(1 << 16);
+    zs.next_out = reinterpret_cast<unsigned char *>(out.data());
+    zs.avail_out = static_cast<uInt>(limit);
+    while (zs.avail_out > 0) {
+        const std::size_t got = std::fread(chunk.data(), 1, chunk.size(), file.get());
+        if (got == 0)
+            break;
+        zs.next_in = chunk.data();
+        zs.avail_in = static_cast<uInt>(got);
+        int rc = Z_OK;
+        while (zs.avail_in > 0 && zs.avail_out > 0) {
+            rc = inflate(&zs, Z_NO_FLUSH);
+            if (rc == Z_STREAM_END) {
+                if (zs.avail_in >= 2 && zs.next_in[0] == 0x1f && zs.next_in[1] == 0x8b) {
+                    inflateReset(&zs);
+                    continue;
+                }
+                break;
+            }
+            if (rc != Z_OK)
+                break;
+        }
+        if (rc != Z_OK)
+            break;
+    }
+    out.resize(limit - zs.avail_out);
+    inflateEnd(&zs);
+    return out;
+}
+
+} // namespace linkscope::core::io

@@ -1,0 +1,54 @@
+#pragma once
+// Turning a trace file (plain or gzip, detected by magic bytes) into one text buffer that the JSON
+// readers can parse in place: the buffer always has kJsonPadding spare capacity after its end.
+
+#include "model/common.h"
+
+#include <cstdint>
+#include <string>
+
+namespace linkscope::core::io {
+
+// simdjson reads up to this many bytes past the end of the text; keep it in sync with SIMDJSON_PADDING.
+inline constexpr std::size_t kJsonPadding = 64;
+
+struct InputText {
+    std::string text;          // decompressed, with at least kJsonPadding spare capacity
+    bool wasGzip = false;
+    std::uint64_t inputBytes = 0; // bytes read from disk (compressed size for gzip)
+};
+
+// Reports monotonic progress over two phases: reading (0 … inputBytes) then parsing
+// (inputBytes … inputBytes + text bytes). Throws Cancelled when the callback returns false.
+class ProgressReporter {
+public:
+    explicit ProgressReporter(const ProgressFn &fn) : fn_(fn) {}
+    void setTotal(std::uint64_t total) { total_ = total; }
+    std::uint64_t total() const { return total_; }
+    void report(std::uint64_t done)
+    {
+        if (!fn_)
+            return;
+        if (done > total_)
+            total_ = done;
+        if (!fn_(done, total_))
+            throw Cancelled();
+    }
+
+private:
+    const ProgressFn &fn_;
+    std::uint64_t total_ = 0;
+};
+
+bool isGzip(const std::string &bytes);
+
+// Reads `path` fully. Throws LoadError if it cannot be opened or the gzip stream is corrupt.
+InputText readInputFile(const std::string &path, ProgressReporter &progress);
+
+// Same for bytes already in memory; `name` is used in messages.
+InputText decodeInput(std::string data, const std::string &name, ProgressReporter &progress);
+
+// The first `limit` decompressed bytes of a file (for sniffing); never throws for bad content.
+std::string readInputPrefix(const std::string &path, std::size_t limit);
+
+} // namespace linkscope::core::io

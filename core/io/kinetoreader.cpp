@@ -1,0 +1,865 @@
+#include "io/kinetoreader.h"
+
+#include "io/decimal.h"
+#include "io/jsonscan.h"
+#include "io/warningsink.h"
+
+#include <nlohmann/json.hpp>
+#include <simdjson.h>
+
+#include <cstring>
+
+namespace linkscope::core::io {
+
+namespace ond = simdjson::ondemand;
+static_assert(kJsonPadding >= simdjson::SIMDJSON_PADDING, "kJsonPadding must cover simdjson's padding");
+
+namespace {
+
+bool isWs(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+
+// Windows of the traceEvents array are parsed one at a time, so simdjson's structural index (4 bytes
+// per structural character) stays the size of a window instead of the size of the file.
+constexpr std::size_t kWindowBytes = 2u << 20;
+
+Phase phaseFromText(std::string_view ph)
+{
+    if (ph.size() != 1)
+        return Phase::Other;
+    switch (ph[0]) {
+    case 'X': return Phase::Complete;
+    case 'i':
+    case 'I': return Phase::Instant;
+    case 'M': return Phase::Metadata;
+    case 'C': return Phase::Counter;
+    case 's': return Phase::FlowStart;
+    case 'f': return Phase::FlowFinish;
+    case 'B': return Phase::Begin;
+    case 'E': return Phase::End;
+    default: return Phase::Other;
+    }
+}
+
+std::optional<std::int64_t> jsonInt(const nlohmann::json &j)
+{
+    if (j.is_number_integer())
+        return j.get<std::int64_t>();
+    if (j.is_number_float()) {
+        const double d = j.get<double>();
+        if (d == static_cast<double>(static_cast<std::int64_t>(d)))
+            return static_cast<std::int64_t>(d);
+        return std::nullopt;
+    }
+    if (j.is_string()) {
+        std::int64_t v = 0;
+        if (parseIntegerText(j.get<std::string>(), v) == NumberStatus::Ok)
+            return v;
+    }
+    return std::nullopt;
+}
+
+std::string jsonText(const nlohmann::json &j)
+{
+    if (j.is_string())
+        return j.get<std::string>();
+    if (j.is_null())
+        return {};
+    return j.dump();
+}
+
+class KinetoReader {
+public:
+    KinetoReader(InputText input, const std::string &name, ProgressReporter &progress)
+        : text_(std::move(input.text))
+        , name_(name)
+        , progress_(progress)
+        , inputBytes_(input.inputBytes)
+        , sink_(name)
+        , scanner_(text_)
+    {
+        trace_.path = name;
+        trace_.wasGzip = input.wasGzip;
+        trace_.sourceBytes = text_.size();
+    }
+
+    DeviceTrace run()
+    {
+        try {
+            parseDocument();
+        } catch (const ScanError &e) {
+            throw LoadError(name_, e.offset, e.message + offsetNote());
+        }
+        sink_.appendTo(trace_.warnings);
+        trace_.source = std::make_shared<const std::string>(std::move(text_));
+        return std::move(trace_);
+    }
+
+private:
+    std::string offsetNote() const { return trace_.wasGzip ? " (byte offset in the decompressed text)" : ""; }
+
+    [[noreturn]] void fail(std::uint64_t offset, const std::string &message) const
+    {
+        throw LoadError(name_, offset, message + offsetNote());
+    }
+
+    void parseDocument()
+    {
+        std::size_t pos = scanner_.skipWhitespace(0);
+        if (text_.empty())
+            fail(0, "empty file");
+        if (pos >= text_.size())
+            fail(pos, "file contains only whitespace");
+        if (text_[pos] == '[') {
+            // Chrome's "JSON Array Format": the file is the event list itself.
+            pos = parseEventsArray(pos);
+            checkTrailing(pos);
+            return;
+        }
+        if (text_[pos] != '{')
+            fail(pos, "not a JSON document: expected '{' at the start of a Kineto trace, found "
+                          + describeByteAt(text_, pos));
+        bool sawEvents = false;
+        bool sawNodes = false;
+        pos = scanner_.skipWhitespace(pos + 1);
+        if (scanner_.at(pos) != '}') {
+            for (;;) {
+                pos = scanner_.skipWhitespace(pos);
+                if (scanner_.at(pos) != '"')
+                    scanner_.fail(pos, "expected a member name (string) in the top-level object, found "
+                                           + describeByteAt(text_, pos));
+                const std::size_t keyEnd = scanner_.skipString(pos);
+                const std::string_view key(text_.data() + pos + 1, keyEnd - pos - 2);
+                pos = scanner_.skipWhitespace(scanner_.expect(keyEnd, ':', "after a member name"));
+                const std::size_t valueStart = pos;
+                if (key == "traceEvents") {
+                    if (scanner_.at(pos) != '[') {
+                        scanner_.skipValue(pos);
+                        fail(valueStart, "\"traceEvents\" is not an array");
+                    }
+                    if (sawEvents)
+                        sink_.add("second \"traceEvents\" array; its events are appended", valueStart);
+                    pos = parseEventsArray(pos);
+                    sawEvents = true;
+                } else {
+                    pos = scanner_.skipValue(pos);
+                    const std::string_view value(text_.data() + valueStart, pos - valueStart);
+                    if (key == "nodes")
+                        sawNodes = true;
+                    topLevelValue(key, value, valueStart);
+                }
+                pos = scanner_.skipWhitespace(pos);
+                if (scanner_.at(pos) == ',') {
+                    ++pos;
+                    continue;
+                }
+                if (scanner_.at(pos) == '}')
+                    break;
+                scanner_.fail(pos, "expected ',' or '}' in the top-level object, found " + describeByteAt(text_, pos));
+            }
+        }
+        checkTrailing(pos + 1);
+        if (!sawEvents) {
+            if (sawNodes)
+                fail(0, "looks like a host execution trace (has \"nodes\"), expected a Kineto trace (with "
+                        "\"traceEvents\")");
+            fail(0, "no \"traceEvents\" array: not a Kineto trace");
+        }
+    }
+
+    void checkTrailing(std::size_t pos)
+    {
+        pos = scanner_.skipWhitespace(pos);
+        if (pos < text_.size())
+            sink_.add("bytes after the end of the JSON document were ignored", pos);
+    }
+
+    void topLevelValue(std::string_view key, std::string_view value, std::uint64_t offset)
+    {
+        if (key == "schemaVersion") {
+            std::int64_t v = 0;
+            if (parseIntegerText(value, v) == NumberStatus::Ok)
+                trace_.schemaVersion = v;
+            else
+                sink_.add("\"schemaVersion\" is not an integer; ignored", offset);
+        } else if (key == "baseTimeNanoseconds") {
+            std::int64_t v = 0;
+            if (parseIntegerText(value, v) == NumberStatus::Ok)
+                trace_.baseTimeNs = v;
+            else
+                sink_.add("\"baseTimeNanoseconds\" is not an integer; ignored", offset);
+        } else if (key == "deviceProperties") {
+            readDeviceProperties(value, offset);
+        } else if (key == "distributedInfo") {
+            readDistributedInfo(value, offset);
+        }
+    }
+
+    void readDeviceProperties(std::string_view value, std::uint64_t offset)
+    {
+        const auto j = nlohmann::json::parse(value.begin(), value.end(), nullptr, false);
+        if (!j.is_array()) {
+            sink_.add("\"deviceProperties\" is not an array; ignored", offset);
+            return;
+        }
+        for (const auto &d : j) {
+            if (!d.is_object()) {
+                sink_.add("\"deviceProperties\" entry is not an object; ignored", offset);
+                continue;
+            }
+            DeviceProperties p;
+            auto num = [&](const char *k, std::int64_t &out) {
+                if (auto it = d.find(k); it != d.end())
+                    if (auto v = jsonInt(*it))
+                        out = *v;
+            };
+            num("id", p.id);
+            num("totalGlobalMem", p.totalGlobalMem);
+            num("computeMajor", p.computeMajor);
+            num("computeMinor", p.computeMinor);
+            num("numSms", p.numSms);
+            if (auto it = d.find("name"); it != d.end())
+                p.name = jsonText(*it);
+            trace_.devices.push_back(std::move(p));
+        }
+    }
+
+    void readDistributedInfo(std::string_view value, std::uint64_t offset)
+    {
+        const auto j = nlohmann::json::parse(value.begin(), value.end(), nullptr, false);
+        if (!j.is_object()) {
+            sink_.add("\"distributedInfo\" is not an object; ignored", offset);
+            return;
+        }
+        DistributedInfo info;
+        auto num = [](const nlohmann::json &o, const char *k, std::int64_t &out) {
+            if (auto it = o.find(k); it != o.end())
+                if (auto v = jsonInt(*it))
+                    out = *v;
+        };
+        auto str = [](const nlohmann::json &o, const char *k, std::string &out) {
+            if (auto it = o.find(k); it != o.end())
+                out = jsonText(*it);
+        };
+        str(j, "backend", info.backend);
+        num(j, "rank", info.rank);
+        num(j, "world_size", info.worldSize);
+        str(j, "nccl_version", info.ncclVersion);
+        if (auto it = j.find("pg_config"); it != j.end()) {
+            if (!it->is_array()) {
+                sink_.add("\"distributedInfo.pg_config\" is not an array; ignored", offset);
+            } else {
+                for (const auto &pg : *it) {
+                    if (!pg.is_object())
+                        continue;
+                    ProcessGroupConfig c;
+                    str(pg, "pg_name", c.name);
+                    str(pg, "pg_desc", c.desc);
+                    str(pg, "backend_config", c.backendConfig);
+                    num(pg, "pg_size", c.size);
+                    if (auto r = pg.find("ranks"); r != pg.end()) {
+                        // PyTorch writes a list; Kineto's own on-demand metadata writes the list as a string.
+                        nlohmann::json ranks = *r;
+                        if (ranks.is_string())
+                            ranks = nlohmann::json::parse(ranks.get<std::string>(), nullptr, false);
+                        if (ranks.is_array()) {
+                            for (const auto &x : ranks)
+                                if (auto v = jsonInt(x))
+                                    c.ranks.push_back(*v);
+                        } else {
+                            sink_.add("\"pg_config\" ranks is neither a list nor a string holding one; ignored",
+                                      offset);
+                        }
+                    }
+                    info.processGroups.push_back(std::move(c));
+                }
+            }
+        }
+        trace_.distributed = std::move(info);
+    }
+
+    // ---- traceEvents ------------------------------------------------------------------------
+
+    std::size_t parseEventsArray(std::size_t open)
+    {
+        std::size_t p = scanner_.skipWhitespace(open + 1);
+        if (scanner_.at(p) == ']')
+            return p + 1;
+        const std::size_t arrayFirst = p;
+        bool reservedOnce = false;
+        for (;;) {
+            progress_.report(inputBytes_ + p);
+            std::size_t cut = std::string::npos;
+            if (p + kWindowBytes + 2 < text_.size())
+                cut = findCut(p, p + kWindowBytes);
+            bool done = false;
+            if (cut != std::string::npos) {
+                const Checkpoint cp = checkpoint();
+                if (parseWindow(p, cut)) {
+                    done = true;
+                } else {
+                    restore(cp);
+                }
+            }
+            bool final = false;
+            if (!done) {
+                cut = exactCut(p, kWindowBytes, final);
+                const Checkpoint cp = checkpoint();
+                if (!parseWindow(p, cut)) {
+                    restore(cp);
+                    pinpoint(p, cut);
+                }
+            }
+            if (!reservedOnce && trace_.events.size() > 1000 && !final) {
+                // Reserve for the whole file from the density seen so far: growing by doubling would
+                // briefly hold two copies of the event array.
+                reservedOnce = true;
+                const double perEvent = double(cut - arrayFirst) / double(trace_.events.size());
+                const double expected = double(text_.size() - arrayFirst) / perEvent;
+                trace_.events.reserve(static_cast<std::size_t>(expected * 1.05) + 1024);
+            } else if (trace_.events.capacity() - trace_.events.size() < 1024 && !final) {
+                const double perEvent = double(cut - arrayFirst) / double(std::max<std::size_t>(1, trace_.events.size()));
+                const double expected = double(text_.size() - arrayFirst) / perEvent;
+                trace_.events.reserve(std::max<std::size_t>(static_cast<std::size_t>(expected * 1.1),
+                                                            trace_.events.size() + trace_.events.size() / 4 + 1024));
+            }
+            if (final || text_[cut] == ']')
+                return cut + 1;
+            p = scanner_.skipWhitespace(cut + 1);
+        }
+    }
+
+    // A ',' between two events: '}' before it and '{' after it (whitespace allowed). May also match
+    // inside a string or a nested value: parseWindow then fails and the exact scan takes over.
+    std::size_t findCut(std::size_t p, std::size_t target) const
+    {
+        const char *d = text_.data();
+        std::size_t k = target;
+        while (k > p + 1) {
+            const void *hit = memrchr(d + p + 1, ',', k - (p + 1));
+            if (!hit)
+                return std::string::npos;
+            const std::size_t c = static_cast<std::size_t>(static_cast<const char *>(hit) - d);
+            std::size_t a = c;
+            while (a > p && isWs(d[a - 1]))
+                --a;
+            std::size_t b = c + 1;
+            while (b < text_.size() && isWs(d[b]))
+                ++b;
+            if (a > p && d[a - 1] == '}' && b < text_.size() && d[b] == '{')
+                return c;
+            k = c;
+        }
+        return std::string::npos;
+    }
+
+    // Walks elements with the validating scanner: returns the offset of the ',' after the element
+    // that makes the window reach `budget` bytes, or of the closing ']' (final = true).
+    std::size_t exactCut(std::size_t p, std::size_t budget, bool &final)
+    {
+        std::size_t q = p;
+        for (;;) {
+            const std::size_t e = scanner_.skipValue(q);
+            const std::size_t r = scanner_.skipWhitespace(e);
+            const char c = scanner_.at(r);
+            if (c == ']') {
+                final = true;
+                return r;
+            }
+            if (c != ',')
+                scanner_.fail(r, "expected ',' or ']' after an element of \"traceEvents\", found "
+                                     + describeByteAt(text_, r));
+            if (r - p >= budget)
+                return r;
+            q = scanner_.skipWhitespace(r + 1);
+            if (scanner_.at(q) == ']')
+                scanner_.fail(r, "trailing ',' before the end of \"traceEvents\"");
+        }
+    }
+
+    // The scanner accepted [p, cut) but simdjson did not: find the element it rejects.
+    [[noreturn]] void pinpoint(std::size_t p, std::size_t cut)
+    {
+        std::size_t q = p;
+        while (q < cut) {
+            const std::size_t e = scanner_.skipValue(q);
+            const std::size_t r = scanner_.skipWhitespace(e);
+            if (!parseWindow(q, r))
+                fail(q, std::string("invalid JSON in a \"traceEvents\" element: ") + simdjson::error_message(lastError_));
+            q = scanner_.skipWhitespace(r + 1);
+        }
+        fail(p, std::string("invalid JSON in \"traceEvents\": ") + simdjson::error_message(lastError_));
+    }
+
+    struct Checkpoint {
+        std::size_t events;
+        std::size_t collectives;
+        WarningSink::Snapshot warnings;
+    };
+    Checkpoint checkpoint() const { return {trace_.events.size(), trace_.collectives.size(), sink_.snapshot()}; }
+    void restore(const Checkpoint &cp)
+    {
+        trace_.events.resize(cp.events);
+        trace_.collectives.resize(cp.collectives);
+        sink_.rollback(cp.warnings);
+    }
+
+    // Parses the elements in [first, closeAt) where text_[closeAt] is the ',' or ']' after the last
+    // one. The bytes just before `first` and at `closeAt` are briefly replaced by '[' and ']' so the
+    // window is a JSON array parsed in place.
+    bool parseWindow(std::size_t first, std::size_t closeAt)
+    {
+        const std::size_t begin = first - 1;
+        const char savedOpen = text_[begin];
+        const char savedClose = text_[closeAt];
+        text_[begin] = '[';
+        text_[closeAt] = ']';
+        const bool ok = parseWindowInPlace(begin, closeAt + 1 - begin);
+        text_[begin] = savedOpen;
+        text_[closeAt] = savedClose;
+        return ok;
+    }
+
+#define LS_TRY(expr)                                                                                               \
+    do {                                                                                                           \
+        if (auto err_ = (expr); err_) {                                                                            \
+            lastError_ = err_;                                                                                     \
+            return false;                                                                                          \
+        }                                                                                                          \
+    } while (0)
+
+    bool parseWindowInPlace(std::size_t begin, std::size_t len)
+    {
+        ond::document doc;
+        LS_TRY(parser_.iterate(text_.data() + begin, len, text_.capacity() - begin).get(doc));
+        ond::array events;
+        LS_TRY(doc.get_array().get(events));
+        for (auto element : events) {
+            ond::value v;
+            LS_TRY(std::move(element).get(v));
+            if (!readEvent(v))
+                return false;
+        }
+        // Anything after the window's closing ']' means the cut was not between two events.
+        if (!doc.current_location().error()) {
+            lastError_ = simdjson::TRAILING_CONTENT;
+            return false;
+        }
+        return true;
+    }
+
+    std::uint64_t offsetOf(const char *p) const { return static_cast<std::uint64_t>(p - text_.data()); }
+
+    EventCategory categoryOf(StringId cat)
+    {
+        if (cat >= categoryCache_.size())
+            categoryCache_.resize(cat + 1, 0xff);
+        if (categoryCache_[cat] == 0xff)
+            categoryCache_[cat] = static_cast<std::uint8_t>(categoryFromName(trace_.strings.at(cat)));
+        return static_cast<EventCategory>(categoryCache_[cat]);
+    }
+
+    // Reads a scalar that should be an integer (number or numeric string). Returns false on a JSON
+    // error; a mistyped value becomes a warning and leaves `out` unchanged.
+    bool readInt(ond::value &v, std::int64_t &out, const char *what, std::uint64_t eventOffset)
+    {
+        ond::json_type type;
+        LS_TRY(v.type().get(type));
+        if (type == ond::json_type::null)
+            return true;
+        if (type != ond::json_type::number && type != ond::json_type::string) {
+            sink_.add(std::string("\"") + what + "\" is not a number; ignored", eventOffset);
+            return true;
+        }
+        std::string_view token;
+        token = v.raw_json_token();
+        std::int64_t value = 0;
+        if (parseIntegerText(token, value) != NumberStatus::Ok) {
+            sink_.add(std::string("\"") + what + "\" is not an integer; ignored", eventOffset);
+            return true;
+        }
+        out = value;
+        return true;
+    }
+
+    bool readString(ond::value &v, StringId &out, const char *what, std::uint64_t eventOffset)
+    {
+        ond::json_type type;
+        LS_TRY(v.type().get(type));
+        if (type == ond::json_type::string) {
+            std::string_view s;
+            LS_TRY(v.get_string().get(s));
+            out = trace_.strings.intern(s);
+            return true;
+        }
+        if (type == ond::json_type::null)
+            return true;
+        if (type == ond::json_type::number) {
+            // A process group name such as 0 written as a number: keep its text.
+            std::string_view token;
+            token = v.raw_json_token();
+            while (!token.empty() && isWs(token.back()))
+                token.remove_suffix(1);
+            out = trace_.strings.intern(token);
+            return true;
+        }
+        sink_.add(std::string("\"") + what + "\" is not a string; ignored", eventOffset);
+        return true;
+    }
+
+    bool readTraceId(ond::value &v, TraceId &out, bool &present, const char *what, std::uint64_t eventOffset)
+    {
+        ond::json_type type;
+        LS_TRY(v.type().get(type));
+        if (type == ond::json_type::string) {
+            std::string_view s;
+            LS_TRY(v.get_string().get(s));
+            out = TraceId{static_cast<std::int64_t>(trace_.strings.intern(s)), true};
+            present = true;
+            return true;
+        }
+        if (type == ond::json_type::number) {
+            std::string_view token;
+            token = v.raw_json_token();
+            std::int64_t value = 0;
+            if (parseIntegerText(token, value) == NumberStatus::Ok) {
+                out = TraceId{value, false};
+                present = true;
+            } else {
+                sink_.add(std::string("\"") + what + "\" is not an integer; kept as text", eventOffset);
+                while (!token.empty() && isWs(token.back()))
+                    token.remove_suffix(1);
+                out = TraceId{static_cast<std::int64_t>(trace_.strings.intern(token)), true};
+                present = true;
+            }
+            return true;
+        }
+        sink_.add(std::string("\"") + what + "\" is neither a number nor a string; ignored", eventOffset);
+        return true;
+    }
+
+    // A time in microseconds (integer, fraction, or quoted) → ns.
+    bool readMicros(ond::value &v, Nanos &out, bool &present, const char *what, std::uint64_t eventOffset)
+    {
+        ond::json_type type;
+        LS_TRY(v.type().get(type));
+        if (type != ond::json_type::number && type != ond::json_type::string) {
+            sink_.add(std::string("\"") + what + "\" is not a number", eventOffset);
+            return true;
+        }
+        std::string_view token;
+        token = v.raw_json_token();
+        const NumberStatus s = microsToNanos(token, out);
+        if (s == NumberStatus::Ok)
+            present = true;
+        else
+            sink_.add(std::string("\"") + what + (s == NumberStatus::Overflow ? "\" overflows int64 nanoseconds"
+                                                                              : "\" is not a decimal number"),
+                      eventOffset);
+        return true;
+    }
+
+    struct MetaArgs {
+        StringId name = 0;
+        bool hasName = false;
+        std::int64_t sortIndex = 0;
+        bool hasSortIndex = false;
+    };
+
+    bool readArgs(ond::value &v, DeviceEvent &e, MetaArgs &meta, bool isMetadata, std::uint64_t eventOffset)
+    {
+        ond::json_type type;
+        LS_TRY(v.type().get(type));
+        if (type != ond::json_type::object) {
+            if (type != ond::json_type::null)
+                sink_.add("\"args\" is not an object; ignored", eventOffset);
+            return true;
+        }
+        ond::object args;
+        LS_TRY(v.get_object().get(args));
+        std::string_view raw;
+        LS_TRY(args.raw_json().get(raw));
+        while (!raw.empty() && isWs(raw.back()))
+            raw.remove_suffix(1);
+        e.args.offset = offsetOf(raw.data());
+        e.args.length = static_cast<std::uint32_t>(std::min<std::size_t>(raw.size(), UINT32_MAX));
+        if (raw.size() <= 2)
+            return true; // "{}"
+        bool reset = false;
+        LS_TRY(args.reset().get(reset));
+        CollectiveArgs coll;
+        bool isCollective = false;
+        for (auto fieldResult : args) {
+            ond::field field;
+            LS_TRY(std::move(fieldResult).get(field));
+            const ond::raw_json_string key = field.key();
+            ond::value value = field.value();
+            switch (key.raw()[0]) {
+            case 'E':
+                if (key.unsafe_is_equal("External id")) {
+                    if (!readInt(value, e.externalId, "External id", eventOffset)) return false;
+                } else if (key.unsafe_is_equal("Ev Idx")) {
+                    if (!readInt(value, e.evIdx, "Ev Idx", eventOffset)) return false;
+                }
+                break;
+            case 'R':
+                if (key.unsafe_is_equal("Record function id")) {
+                    std::int64_t rf = 0;
+                    if (!readInt(value, rf, "Record function id", eventOffset)) return false;
+                    if (rf < 0)
+                        sink_.add("negative \"Record function id\"; ignored", eventOffset);
+                    else
+                        e.rfId = static_cast<std::uint64_t>(rf);
+                }
+                break;
+            case 'c':
+                if (key.unsafe_is_equal("correlation"))
+                    if (!readInt(value, e.correlation, "correlation", eventOffset)) return false;
+                break;
+            case 's':
+                if (key.unsafe_is_equal("stream")) {
+                    if (!readInt(value, e.stream, "stream", eventOffset)) return false;
+                } else if (isMetadata && key.unsafe_is_equal("sort_index")) {
+                    if (!readInt(value, meta.sortIndex, "sort_index", eventOffset)) return false;
+                    meta.hasSortIndex = true;
+                }
+                break;
+            case 'd':
+                if (key.unsafe_is_equal("device")) {
+                    std::int64_t device = e.device;
+                    if (!readInt(value, device, "device", eventOffset)) return false;
+                    e.device = static_cast<std::int32_t>(device);
+                } else if (key.unsafe_is_equal("dtype")) {
+                    if (!readString(value, coll.dtype, "dtype", eventOffset)) return false;
+                    isCollective = true;
+                }
+                break;
+            case 'g':
+                if (key.unsafe_is_equal("graph id"))
+                    if (!readInt(value, e.graphId, "graph id", eventOffset)) return false;
+                break;
+            case 'n':
+                if (isMetadata && key.unsafe_is_equal("name")) {
+                    if (!readString(value, meta.name, "args.name", eventOffset)) return false;
+                    meta.hasName = true;
+                }
+                break;
+            case 'C':
+                if (key.unsafe_is_equal("Collective name")) {
+                    if (!readString(value, coll.collectiveName, "Collective name", eventOffset)) return false;
+                    isCollective = true;
+                }
+                break;
+            case 'I':
+                if (key.unsafe_is_equal("In msg nelems")) {
+                    if (!readInt(value, coll.inMsgNelems, "In msg nelems", eventOffset)) return false;
+                    isCollective = true;
+                }
+                break;
+            case 'O':
+                if (key.unsafe_is_equal("Out msg nelems")) {
+                    if (!readInt(value, coll.outMsgNelems, "Out msg nelems", eventOffset)) return false;
+                    isCollective = true;
+                }
+                break;
+            case 'G':
+                if (key.unsafe_is_equal("Group size")) {
+                    if (!readInt(value, coll.groupSize, "Group size", eventOffset)) return false;
+                    isCollective = true;
+                }
+                break;
+            case 'P':
+                if (key.unsafe_is_equal("Process Group Name")) {
+                    if (!readString(value, coll.processGroupName, "Process Group Name", eventOffset)) return false;
+                    isCollective = true;
+                } else if (key.unsafe_is_equal("Process Group Description")) {
+                    if (!readString(value, coll.processGroupDesc, "Process Group Description", eventOffset))
+                        return false;
+                    isCollective = true;
+                }
+                break;
+            case 'S':
+                if (key.unsafe_is_equal("Src Rank")) {
+                    if (!readInt(value, coll.srcRank, "Src Rank", eventOffset)) return false;
+                    isCollective = true;
+                } else if (key.unsafe_is_equal("Seq")) {
+                    if (!readInt(value, coll.seq, "Seq", eventOffset)) return false;
+                    isCollective = true;
+                }
+                break;
+            case 'D':
+                if (key.unsafe_is_equal("Dst Rank")) {
+                    if (!readInt(value, coll.dstRank, "Dst Rank", eventOffset)) return false;
+                    isCollective = true;
+                }
+                break;
+            default: break;
+            }
+        }
+        if (isCollective) {
+            e.collective = static_cast<std::uint32_t>(trace_.collectives.size());
+            trace_.collectives.push_back(coll);
+        }
+        return true;
+    }
+
+    bool readEvent(ond::value &v)
+    {
+        std::string_view startToken;
+        startToken = v.raw_json_token();
+        const std::uint64_t at = offsetOf(startToken.data());
+        ond::json_type type;
+        LS_TRY(v.type().get(type));
+        if (type != ond::json_type::object) {
+            sink_.add("element of \"traceEvents\" is not an object; skipped", at);
+            return true;
+        }
+        ond::object object;
+        LS_TRY(v.get_object().get(object));
+
+        DeviceEvent e;
+        bool hasPh = false, hasTs = false, hasDur = false, hasPid = false, hasTid = false, hasId = false;
+        MetaArgs meta;
+        for (auto fieldResult : object) {
+            ond::field field;
+            LS_TRY(std::move(fieldResult).get(field));
+            const ond::raw_json_string key = field.key();
+            ond::value value = field.value();
+            const char *k = key.raw();
+            switch (k[0]) {
+            case 'p':
+                if (key.unsafe_is_equal("ph")) {
+                    ond::json_type t;
+                    LS_TRY(value.type().get(t));
+                    if (t == ond::json_type::string) {
+                        std::string_view ph;
+                        LS_TRY(value.get_string().get(ph));
+                        e.phase = phaseFromText(ph);
+                        hasPh = true;
+                    } else {
+                        sink_.add("\"ph\" is not a string; phase unknown", at);
+                    }
+                } else if (key.unsafe_is_equal("pid")) {
+                    if (!readTraceId(value, e.thread.pid, hasPid, "pid", at)) return false;
+                }
+                break;
+            case 't':
+                if (key.unsafe_is_equal("ts")) {
+                    if (!readMicros(value, e.ts, hasTs, "ts", at)) return false;
+                } else if (key.unsafe_is_equal("tid")) {
+                    if (!readTraceId(value, e.thread.tid, hasTid, "tid", at)) return false;
+                }
+                break;
+            case 'd':
+                if (key.unsafe_is_equal("dur"))
+                    if (!readMicros(value, e.dur, hasDur, "dur", at)) return false;
+                break;
+            case 'n':
+                if (key.unsafe_is_equal("name"))
+                    if (!readString(value, e.name, "name", at)) return false;
+                break;
+            case 'c':
+                if (key.unsafe_is_equal("cat"))
+                    if (!readString(value, e.categoryText, "cat", at)) return false;
+                break;
+            case 'i':
+                if (key.unsafe_is_equal("id")) {
+                    ond::json_type t;
+                    LS_TRY(value.type().get(t));
+                    std::string_view token;
+                    token = value.raw_json_token();
+                    std::int64_t id = 0;
+                    if ((t == ond::json_type::number || t == ond::json_type::string)
+                        && parseIntegerText(token, id) == NumberStatus::Ok) {
+                        e.flowId = id;
+                        hasId = true;
+                    } else {
+                        sink_.add("\"id\" is not an integer; ignored", at);
+                    }
+                }
+                break;
+            case 'a':
+                if (key.unsafe_is_equal("args")) {
+                    // The phase may come after args, so metadata keys are always collected.
+                    if (!readArgs(value, e, meta, true, at)) return false;
+                }
+                break;
+            default: break;
+            }
+        }
+        (void)hasId;
+        if (!hasPh)
+            sink_.add("event without \"ph\"; phase unknown", at);
+        if (e.categoryText != 0)
+            e.category = categoryOf(e.categoryText);
+        if (e.phase == Phase::FlowStart || e.phase == Phase::FlowFinish) {
+            if (e.category == EventCategory::Other && e.categoryText == 0)
+                e.category = EventCategory::Flow;
+        }
+        if (e.phase == Phase::Metadata) {
+            applyMetadata(e, meta, hasPid, hasTid, at);
+        } else {
+            if (!hasTs) {
+                sink_.add("event without a valid \"ts\"; skipped", at);
+                return true;
+            }
+            if (e.phase == Phase::Complete) {
+                if (!hasDur)
+                    sink_.add("complete (\"X\") event without a valid \"dur\"; dur = 0", at);
+                if (e.dur < 0) {
+                    sink_.add("negative \"dur\"; set to 0", at);
+                    e.dur = 0;
+                }
+            }
+            if (!hasPid && !(e.phase == Phase::Instant))
+                sink_.add("event without \"pid\"; pid = 0", at);
+        }
+        trace_.events.push_back(e);
+        return true;
+    }
+
+    void applyMetadata(const DeviceEvent &e, const MetaArgs &meta, bool hasPid, bool hasTid, std::uint64_t at)
+    {
+        const std::string_view what = trace_.strings.at(e.name);
+        if (what == "thread_name" || what == "process_name") {
+            if (!meta.hasName) {
+                sink_.add("\"" + std::string(what) + "\" metadata without args.name; ignored", at);
+                return;
+            }
+            if (what == "thread_name")
+                trace_.threadNames[e.thread] = std::string(trace_.strings.at(meta.name));
+            else
+                trace_.processNames[e.thread.pid] = std::string(trace_.strings.at(meta.name));
+        } else if (what == "thread_sort_index") {
+            if (!meta.hasSortIndex) {
+                sink_.add("\"thread_sort_index\" metadata without args.sort_index; ignored", at);
+                return;
+            }
+            trace_.threadSortIndex[e.thread] = meta.sortIndex;
+        }
+        (void)hasPid;
+        (void)hasTid;
+    }
+
+#undef LS_TRY
+
+    std::string text_;
+    std::string name_;
+    ProgressReporter &progress_;
+    std::uint64_t inputBytes_;
+    WarningSink sink_;
+    JsonScanner scanner_;
+    DeviceTrace trace_;
+    ond::parser parser_;
+    simdjson::error_code lastError_ = simdjson::SUCCESS;
+    std::vector<std::uint8_t> categoryCache_;
+};
+
+} // namespace
+
+DeviceTrace parseKineto(InputText input, const std::string &name, ProgressReporter &progress)
+{
+    KinetoReader reader(std::move(input), name, progress);
+    return reader.run();
+}
+
+} // namespace linkscope::core::io
