@@ -105,6 +105,13 @@ TraceKind sniffTraceKind(const std::string &path)
 {
     const std::string head = io::readInputPrefix(path, 1u << 20);
     const TraceKind json = sniffJson(head);
+    if (json == TraceKind::HostEt && head.size() == (1u << 20)) {
+        // Older ET+ files (PARAM's linker) append their GPU nodes late in the file: look further.
+        const std::string more = io::readInputPrefix(path, 64u << 20);
+        for (std::string_view marker : {"\"inclusive_dur\"", "\"exclusive_dur\"", "\"ph\"", "\"cat\""})
+            if (more.find(marker) != std::string::npos)
+                return TraceKind::EtPlus;
+    }
     if (json != TraceKind::Unknown)
         return json;
     std::size_t i = 0;

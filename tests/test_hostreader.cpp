@@ -1,0 +1,228 @@
+// The host execution trace reader on real public traces.
+//
+// Expected values were computed independently with python3 (stdlib json), e.g.
+//   python3 -c "import gzip,json; d=json.load(gzip.open(P)); ids={n['id']:n for n in d['nodes']};
+//     par=lambda n: n.get('ctrl_deps', n.get('parent',-1));
+//     print(d['schema'], len(ids), [i for i,n in ids.items() if par(n) in (-1,i) or par(n) not in ids])"
+// (the script is /tmp/rd/expect.py in the session that wrote this test; its rules are the ones
+// above: a root is a node whose parent is absent, itself, or not in the file).
+
+#include "io/tracereader.h"
+#include "testsupport.h"
+#include "tracefixtures.h"
+
+#include <QtTest>
+
+using namespace linkscope::core;
+using linkscope::test::tracePath;
+
+namespace {
+
+std::string attrText(const HostTrace &t, StringId id) { return std::string(t.strings.at(id)); }
+
+void checkStructure(const HostTrace &t)
+{
+    // Sorted by id, index consistent, CSR children sorted by id and pointing back at the parent.
+    for (std::size_t i = 1; i < t.nodes.size(); ++i)
+        QVERIFY(t.nodes[i - 1].id < t.nodes[i].id);
+    QCOMPARE(t.indexById.size(), t.nodes.size());
+    QCOMPARE(t.childBegin.size(), t.nodes.size() + 1);
+    std::size_t withParent = 0;
+    for (std::uint32_t i = 0; i < t.nodes.size(); ++i) {
+        withParent += t.nodes[i].parent != UINT32_MAX;
+        for (std::uint32_t c = t.childBegin[i]; c < t.childBegin[i + 1]; ++c) {
+            QCOMPARE(t.nodes[t.childList[c]].parent, i);
+            if (c > t.childBegin[i])
+                QVERIFY(t.nodes[t.childList[c - 1]].id < t.nodes[t.childList[c]].id);
+        }
+    }
+    QCOMPARE(t.childList.size(), withParent);
+    QCOMPARE(t.roots.size() + withParent, t.nodes.size());
+}
+
+} // namespace
+
+class TestHostReader : public QObject {
+    Q_OBJECT
+
+private slots:
+    void gzipFiles_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<QString>("schema");
+        QTest::addColumn<bool>("flat");
+        QTest::addColumn<qint64>("pid");
+        QTest::addColumn<int>("nodes");
+        QTest::addColumn<int>("rootChildren");
+        QTest::addColumn<int>("commNodes");
+        QTest::addColumn<qint64>("maxId");
+
+        QTest::newRow("hta simple add 1.0.1") << "hta_simple_add_1gpu_pair/benchmark_simple_add_et.json.gz" << "1.0.1" << true
+                                              << qint64(563677) << 38 << 1 << 0 << qint64(58);
+        QTest::newRow("megatron 1.0.1") << "astrasim_megatron_tp8_8rank_pair/megatron_et_0.json.gz" << "1.0.1" << true
+                                        << qint64(2590092) << 5424 << 1 << 0 << qint64(8603);
+        QTest::newRow("resnet 1.0.2") << "astrasim_resnet_2rank_host_et_1.0.2/eg.rank_0.pt.trace.json.gz"
+                                      << "1.0.2-chakra.0.0.4" << false << qint64(3974) << 4801 << 2 << 0 << qint64(8157);
+        QTest::newRow("resnet 1.1.0") << "param_host_et_only/resnet_2gpu_et_1.1.0.json.gz" << "1.1.0-chakra.0.0.4" << false
+                                      << qint64(2254958) << 14392 << 2 << 27 << qint64(16866);
+        QTest::newRow("pt2 1.1.1") << "param_host_et_only/pt2_et_1.1.1.json.gz" << "1.1.1-chakra.0.0.4" << false
+                                   << qint64(793657) << 20 << 1 << 0 << qint64(29);
+    }
+
+    void gzipFiles()
+    {
+        QFETCH(QString, file);
+        QFETCH(QString, schema);
+        QFETCH(bool, flat);
+        QFETCH(qint64, pid);
+        QFETCH(int, nodes);
+        QFETCH(int, rootChildren);
+        QFETCH(int, commNodes);
+        QFETCH(qint64, maxId);
+        const HostTrace t = readHostTrace(tracePath(file.toUtf8().constData()));
+        QCOMPARE(QString::fromStdString(t.schema), schema);
+        QCOMPARE(t.layout, flat ? HostLayout::Flat : HostLayout::Nested);
+        QCOMPARE(t.pid, pid);
+        QCOMPARE(int(t.nodes.size()), nodes);
+        QCOMPARE(t.roots.size(), std::size_t(1));
+        const HostNode &root = t.nodes[t.roots[0]];
+        QCOMPARE(root.id, std::int64_t(1));
+        QCOMPARE(int(t.childCount(t.roots[0])), rootChildren);
+        QCOMPARE(int(t.commAttrs.size()), commNodes);
+        QCOMPARE(t.nodes.back().id, maxId);
+        QVERIFY(!t.recoveredTruncation);
+        QVERIFY2(t.warnings.empty(), t.warnings.empty() ? "" : t.warnings.front().toString().c_str());
+        QVERIFY(t.wasGzip);
+        checkStructure(t);
+    }
+
+    void flatNodeFields()
+    {
+        // Node 5: aten::empty, rf_id 3, parent 4, tid 1, scope 0, inputs [[256,256],6,"<None>",...] (as written).
+        const HostTrace t = readHostTrace(tracePath("hta_simple_add_1gpu_pair/benchmark_simple_add_et.json.gz"));
+        QCOMPARE(t.time, std::string("2023-07-14 11:53:07"));
+        QCOMPARE(t.startTs, std::int64_t(6278907328));
+        QCOMPARE(t.finishTs, std::int64_t(6278928026));
+        const HostNode *n = t.findById(5);
+        QVERIFY(n);
+        QCOMPARE(t.name(*n), std::string_view("aten::empty"));
+        QCOMPARE(n->rfId, std::uint64_t(3));
+        QCOMPARE(n->parentId, std::int64_t(4));
+        QCOMPARE(t.nodes[n->parent].id, std::int64_t(4));
+        QCOMPARE(n->tid, std::int64_t(1));
+        QCOMPARE(n->scope, 0);
+        QVERIFY(t.strings.at(n->opSchema).starts_with("aten::empty.memory_format("));
+        QCOMPARE(t.text(n->inputs.values), std::string_view("[[256,256],6,\"<None>\",\"cuda\",false,\"<None>\"]"));
+        QVERIFY(t.text(n->inputs.shapes).starts_with("[[["));
+        QVERIFY(t.text(n->inputs.types).starts_with("["));
+        QVERIFY(t.text(n->raw).starts_with("{"));
+        QVERIFY(t.text(n->raw).ends_with("}"));
+        QVERIFY(n->attrs.empty());
+        // Process root: id 1, written last, "parent": 1 (itself) → a root, not a missing parent.
+        const HostNode *root = t.findById(1);
+        QVERIFY(root && root->parent == UINT32_MAX && !root->parentMissing);
+        QCOMPARE(root->scope, kUserScope);
+    }
+
+    void nestedCommAttrs()
+    {
+        // First record_param_comms (id 437): rf_id 115, broadcast, Float, 53120 elements, pg "0"
+        // "default_pg", pg_size 2, global_rank_start 0, stride 1.
+        const HostTrace t = readHostTrace(tracePath("param_host_et_only/resnet_2gpu_et_1.1.0.json.gz"));
+        const HostNode *n = t.findById(437);
+        QVERIFY(n);
+        QCOMPARE(t.name(*n), std::string_view("record_param_comms"));
+        QCOMPARE(n->rfId, std::uint64_t(115));
+        QVERIFY(n->comm != UINT32_MAX);
+        const HostCommAttrs &c = t.commAttrs[n->comm];
+        QCOMPARE(attrText(t, c.collectiveName), std::string("broadcast"));
+        QCOMPARE(attrText(t, c.dtype), std::string("Float"));
+        QCOMPARE(attrText(t, c.pgName), std::string("0"));
+        QCOMPARE(attrText(t, c.pgDesc), std::string("default_pg"));
+        QCOMPARE(c.inMsgNelems, std::int64_t(53120));
+        QCOMPARE(c.outMsgNelems, std::int64_t(53120));
+        QCOMPARE(c.pgSize, std::int64_t(2));
+        QCOMPARE(c.globalRankStart, std::int64_t(0));
+        QCOMPARE(c.globalRankStride, std::int64_t(1));
+        QVERIFY(t.text(n->attrs).starts_with("[{"));
+        QVERIFY(t.text(n->inputs.values).starts_with("["));
+        QVERIFY(n->inputs.strides.empty()); // 1.1.0 has no strides
+    }
+
+    void pt2KernelBackend()
+    {
+        // Two nodes have kernel_backend "triton"; 1.1.1 adds inputs.strides.
+        const HostTrace t = readHostTrace(tracePath("param_host_et_only/pt2_et_1.1.1.json.gz"));
+        int triton = 0;
+        for (const auto &n : t.nodes) {
+            if (t.strings.at(n.kernelBackend) == "triton") {
+                ++triton;
+                QVERIFY(!t.strings.at(n.kernelFile).empty());
+            }
+            QVERIFY(!n.inputs.strides.empty());
+        }
+        QCOMPARE(triton, 2);
+        const HostNode *n = t.findById(5);
+        QCOMPARE(t.name(*n), std::string_view("TorchDynamo Cache Lookup"));
+        QCOMPARE(n->rfId, std::uint64_t(3));
+        QCOMPARE(n->parentId, std::int64_t(4));
+    }
+
+    void archives()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        QVERIFY(linkscope::test::extractTar(tracePath("chakra_repo_tests/1.0.2-chakra.0.0.4.tgz"), dir));
+        QVERIFY(linkscope::test::extractTar(tracePath("param_dlrm_8rank_pair/dlrm_pytorch_et.tar.gz"), dir));
+        QVERIFY(linkscope::test::extractTar(tracePath("param_host_et_only/resnet_1gpu_et.json.tar.gz"), dir));
+
+        // Chakra's own test input: 263 nodes, first record_param_comms id 30 (rf_id 19) whose
+        // child nccl:all_gather (id 31) is USER_SCOPE.
+        const HostTrace chakra = readHostTrace(linkscope::test::inDir(dir, "1.0.2-chakra.0.0.4.json"));
+        QCOMPARE(chakra.schema, std::string("1.0.2-chakra.0.0.4"));
+        QCOMPARE(chakra.layout, HostLayout::Nested);
+        QCOMPARE(chakra.pid, std::int64_t(788625));
+        QCOMPARE(chakra.nodes.size(), std::size_t(263));
+        QCOMPARE(chakra.roots.size(), std::size_t(1));
+        const HostNode *rpc = chakra.findById(30);
+        QCOMPARE(chakra.name(*rpc), std::string_view("record_param_comms"));
+        QCOMPARE(rpc->rfId, std::uint64_t(19));
+        QCOMPARE(rpc->parentId, std::int64_t(24));
+        const HostNode *nccl = chakra.findById(31);
+        QCOMPARE(chakra.name(*nccl), std::string_view("nccl:all_gather"));
+        QCOMPARE(nccl->scope, kUserScope);
+        QCOMPARE(&chakra.nodes[nccl->parent], rpc);
+        QVERIFY(!chakra.wasGzip);
+        checkStructure(chakra);
+
+        // PARAM DLRM rank 0: 1.0.1, 1,675 nodes, execution_graph-era root with 2 children.
+        const HostTrace dlrm = readHostTrace(linkscope::test::inDir(dir, "dlrm_pytorch_et/dlrm_eg_0.json"));
+        QCOMPARE(dlrm.layout, HostLayout::Flat);
+        QCOMPARE(dlrm.nodes.size(), std::size_t(1675));
+        QCOMPARE(dlrm.name(dlrm.nodes[dlrm.roots[0]]), std::string_view("[pytorch|profiler|execution_graph|process]"));
+        QCOMPARE(dlrm.childCount(dlrm.roots[0]), std::size_t(2));
+        QCOMPARE(dlrm.findById(606)->rfId, std::uint64_t(447));
+        checkStructure(dlrm);
+
+        // resnet 1.1.1 (14 MB): 14,392 nodes, 27 record_param_comms with comm attrs (pg_size 1).
+        const HostTrace resnet = readHostTrace(linkscope::test::inDir(dir, "resnet_1gpu_et.json"));
+        QCOMPARE(resnet.schema, std::string("1.1.1-chakra.0.0.4"));
+        QCOMPARE(resnet.nodes.size(), std::size_t(14392));
+        QCOMPARE(resnet.commAttrs.size(), std::size_t(27));
+        QCOMPARE(resnet.commAttrs[resnet.findById(437)->comm].pgSize, std::int64_t(1));
+        QCOMPARE(resnet.nodes.back().id, std::int64_t(16955));
+        checkStructure(resnet);
+    }
+
+    void etPlusReadsAsHost()
+    {
+        // PARAM-era ET+ (host nodes + 261 GPU nodes merged in), rank 0: 1,936 nodes.
+        const HostTrace t = readHostTrace(tracePath("astrasim_dlrm_etplus_8rank/dlrm_eg_0_plus.json.gz"));
+        QCOMPARE(t.nodes.size(), std::size_t(1936));
+        QCOMPARE(t.layout, HostLayout::Flat);
+        checkStructure(t);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestHostReader)
+#include "test_hostreader.moc"

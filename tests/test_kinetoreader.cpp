@@ -1,0 +1,338 @@
+// The Kineto reader on real public traces.
+//
+// Expected values were computed independently with python3 (stdlib json + decimal), e.g.
+//   python3 -c "import gzip,json,collections; d=json.load(gzip.open(P)); ev=[e for e in d['traceEvents']
+//     if e.get('ph')=='M' or 'ts' in e]; print(len(ev), collections.Counter(e.get('cat','') for e in ev))"
+// with times converted as int(Decimal(str(ts)) * 1000) (ns, truncated). "threads" counts distinct
+// (pid, tid) of thread_name metadata; "streams" distinct (args.device, args.stream) over
+// kernel/gpu_memcpy/gpu_memset; "collectives" events whose args carry any collective key
+// (Collective name, In/Out msg nelems, Group size, dtype, Process Group Name/Description,
+// Src/Dst Rank, Seq); "rf" events with a non-zero "Record function id".
+
+#include "io/tracereader.h"
+#include "testsupport.h"
+#include "tracefixtures.h"
+
+#include <QtTest>
+
+#include <map>
+#include <set>
+
+using namespace linkscope::core;
+using linkscope::test::tracePath;
+
+namespace {
+
+struct KinetoCounts {
+    std::size_t events = 0;
+    std::map<std::string, std::size_t> byCategoryText;
+    std::size_t metadata = 0;
+    std::size_t threads = 0;
+    std::size_t streams = 0;
+    std::size_t collectives = 0;
+    std::size_t withRfId = 0;
+    std::size_t flows = 0;
+};
+
+KinetoCounts countsOf(const DeviceTrace &t)
+{
+    KinetoCounts c;
+    c.events = t.events.size();
+    std::set<std::pair<std::int64_t, std::int64_t>> streams;
+    for (const auto &e : t.events) {
+        ++c.byCategoryText[std::string(t.strings.at(e.categoryText))];
+        c.metadata += e.phase == Phase::Metadata;
+        c.collectives += e.collective != kNoIndex;
+        c.withRfId += e.rfId != 0;
+        c.flows += e.category == EventCategory::Flow;
+        if (isGpuOpCategory(e.category))
+            streams.insert({e.device, e.stream});
+    }
+    c.threads = t.threadNames.size();
+    c.streams = streams.size();
+    return c;
+}
+
+const DeviceEvent *firstOf(const DeviceTrace &t, EventCategory cat)
+{
+    for (const auto &e : t.events)
+        if (e.category == cat)
+            return &e;
+    return nullptr;
+}
+
+} // namespace
+
+class TestKinetoReader : public QObject {
+    Q_OBJECT
+
+private slots:
+    void counts_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<int>("events");
+        QTest::addColumn<int>("cpuOp");
+        QTest::addColumn<int>("userAnnotation");
+        QTest::addColumn<int>("runtime");
+        QTest::addColumn<int>("kernel");
+        QTest::addColumn<int>("memcpy");
+        QTest::addColumn<int>("memset");
+        QTest::addColumn<int>("flowEvents"); // ac2g + fwdbwd
+        QTest::addColumn<int>("metadata");
+        QTest::addColumn<int>("threads");
+        QTest::addColumn<int>("streams");
+        QTest::addColumn<int>("collectives");
+        QTest::addColumn<int>("withRfId");
+
+        QTest::newRow("hta simple add") << "hta_simple_add_1gpu_pair/benchmark_simple_add_trace.json.gz" << 111 << 28 << 8 << 15
+                                        << 4 << 0 << 0 << 19 << 34 << 2 << 1 << 0 << 0;
+        QTest::newRow("megatron rank 0") << "astrasim_megatron_tp8_8rank_pair/megatron_kineto_0.json.gz" << 14245 << 5337 << 87
+                                         << 3494 << 690 << 6 << 81 << 4391 << 36 << 3 << 2 << 0 << 0;
+        QTest::newRow("hta nccl_data") << "hta_kineto_nccl/nccl_data.json.gz" << 40573 << 14346 << 42 << 8740 << 2700 << 960
+                                       << 114 << (12514 + 1086) << 38 << 4 << 2 << 48 << 14388;
+        QTest::newRow("hta ns resolution") << "hta_kineto_large/rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz" << 68692 << 23910
+                                           << 70 << 15329 << 4350 << 1600 << 145 << (21424 + 1810) << 36 << 3 << 1 << 45
+                                           << 0;
+        QTest::newRow("hta rocm") << "hta_kineto_nccl/mi250_minitoy_train_ROCm6_2_kineto.json.gz" << 220 << 70 << 3 << 21
+                                  << 14 << 2 << 0 << (37 + 8) << 60 << 3 << 1 << 0 << 73;
+    }
+
+    void counts()
+    {
+        QFETCH(QString, file);
+        QFETCH(int, events);
+        QFETCH(int, cpuOp);
+        QFETCH(int, userAnnotation);
+        QFETCH(int, runtime);
+        QFETCH(int, kernel);
+        QFETCH(int, memcpy);
+        QFETCH(int, memset);
+        QFETCH(int, flowEvents);
+        QFETCH(int, metadata);
+        QFETCH(int, threads);
+        QFETCH(int, streams);
+        QFETCH(int, collectives);
+        QFETCH(int, withRfId);
+        const DeviceTrace t = readKinetoTrace(tracePath(file.toUtf8().constData()));
+        KinetoCounts c = countsOf(t);
+        QCOMPARE(int(c.events), events);
+        QCOMPARE(int(c.byCategoryText["cpu_op"]), cpuOp);
+        QCOMPARE(int(c.byCategoryText["user_annotation"]), userAnnotation);
+        QCOMPARE(int(c.byCategoryText["cuda_runtime"]), runtime);
+        QCOMPARE(int(c.byCategoryText["kernel"]), kernel);
+        QCOMPARE(int(c.byCategoryText["gpu_memcpy"]), memcpy);
+        QCOMPARE(int(c.byCategoryText["gpu_memset"]), memset);
+        QCOMPARE(int(c.flows), flowEvents);
+        QCOMPARE(int(c.metadata), metadata);
+        QCOMPARE(int(c.threads), threads);
+        QCOMPARE(int(c.streams), streams);
+        QCOMPARE(int(t.collectives.size()), collectives);
+        QCOMPARE(int(c.collectives), collectives);
+        QCOMPARE(int(c.withRfId), withRfId);
+        QVERIFY(t.wasGzip);
+        QVERIFY(t.source);
+        QCOMPARE(t.sourceBytes, std::uint64_t(t.source->size()));
+        QCOMPARE(t.schemaVersion, std::int64_t(1));
+        QVERIFY2(t.warnings.empty() || file.contains("ROCm"), t.warnings.empty() ? "" : t.warnings.front().toString().c_str());
+    }
+
+    void simpleAddDetails()
+    {
+        const DeviceTrace t = readKinetoTrace(tracePath("hta_simple_add_1gpu_pair/benchmark_simple_add_trace.json.gz"));
+        // First event "[param|cuda]" ts 1689360788493697 µs; first kernel ts 1689360808083239 dur 5, corr 22, stream 7.
+        QCOMPARE(t.name(t.events.front()), std::string_view("[param|cuda]"));
+        QCOMPARE(t.events.front().ts, Nanos(1689360788493697000));
+        QCOMPARE(t.events.front().externalId, std::int64_t(1));
+        QCOMPARE(t.events.front().evIdx, std::int64_t(0));
+        QCOMPARE(t.argsJson(t.events.front()).front(), '{');
+        QVERIFY(t.argsJson(t.events.front()).find("\"External id\": 1") != std::string_view::npos);
+        const DeviceEvent *k = firstOf(t, EventCategory::Kernel);
+        QVERIFY(k);
+        QCOMPARE(k->ts, Nanos(1689360808083239000));
+        QCOMPARE(k->dur, Nanos(5000));
+        QCOMPARE(k->correlation, std::int64_t(22));
+        QCOMPARE(k->stream, std::int64_t(7));
+        QCOMPARE(k->device, 0);
+        QCOMPARE(k->phase, Phase::Complete);
+        QCOMPARE(t.devices.size(), std::size_t(8));
+        QCOMPARE(t.devices[0].name, std::string("NVIDIA A100-PG509-200"));
+        QCOMPARE(t.devices[0].numSms, std::int64_t(108));
+        QCOMPARE(t.devices[0].totalGlobalMem, std::int64_t(42297524224));
+        QVERIFY(t.distributed.has_value());
+        QCOMPARE(t.distributed->rank, std::int64_t(0));
+        // The "Record Window End" instant has pid "" and tid "": string ids.
+        const DeviceEvent &last = t.events.back();
+        QCOMPARE(last.phase, Phase::Instant);
+        QVERIFY(last.thread.pid.isString);
+        QCOMPARE(t.idText(last.thread.pid), std::string());
+        std::size_t flowStarts = 0, flowFinishes = 0;
+        for (const auto &e : t.events) {
+            flowStarts += e.phase == Phase::FlowStart;
+            flowFinishes += e.phase == Phase::FlowFinish;
+            if (e.phase == Phase::FlowStart)
+                QVERIFY(e.flowId >= 0);
+        }
+        QCOMPARE(flowStarts, std::size_t(9));
+        QCOMPARE(flowFinishes, std::size_t(10));
+    }
+
+    void nsResolutionTimes()
+    {
+        // Fractional microseconds ("1712195495519689.047") must become exact ns; first kernel
+        // ts 1712195495505582.988 dur 4.928, correlation 135071.
+        const DeviceTrace t = readKinetoTrace(tracePath("hta_kineto_large/rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz"));
+        QCOMPARE(t.events.front().ts, Nanos(1712195495519689047));
+        const DeviceEvent *k = firstOf(t, EventCategory::Kernel);
+        QVERIFY(k);
+        QCOMPARE(k->ts, Nanos(1712195495505582988));
+        QCOMPARE(k->dur, Nanos(4928));
+        QCOMPARE(k->correlation, std::int64_t(135071));
+        QVERIFY(t.distributed);
+        QCOMPARE(t.distributed->ncclVersion, std::string("2.17.1"));
+        QCOMPARE(t.distributed->worldSize, std::int64_t(1));
+        // First collective: record_param_comms allreduce, Float, 2049000 elements, group size 1.
+        QVERIFY(!t.collectives.empty());
+        const DeviceEvent *coll = nullptr;
+        for (const auto &e : t.events)
+            if (e.collective != kNoIndex) {
+                coll = &e;
+                break;
+            }
+        QVERIFY(coll);
+        QCOMPARE(t.name(*coll), std::string_view("record_param_comms"));
+        const CollectiveArgs &a = t.collectives[coll->collective];
+        QCOMPARE(t.strings.at(a.collectiveName), std::string_view("allreduce"));
+        QCOMPARE(t.strings.at(a.dtype), std::string_view("Float"));
+        QCOMPARE(a.inMsgNelems, std::int64_t(2049000));
+        QCOMPARE(a.outMsgNelems, std::int64_t(2049000));
+        QCOMPARE(a.groupSize, std::int64_t(1));
+    }
+
+    void ncclDataDetails()
+    {
+        const DeviceTrace t = readKinetoTrace(tracePath("hta_kineto_nccl/nccl_data.json.gz"));
+        // baseTimeNanoseconds 1711964646000000000; first event ts 4458676522690.655 µs (relative).
+        QVERIFY(t.baseTimeNs);
+        QCOMPARE(*t.baseTimeNs, Nanos(1711964646000000000));
+        QCOMPARE(t.events.front().ts, Nanos(4458676522690655));
+        const DeviceEvent *coll = nullptr;
+        for (const auto &e : t.events)
+            if (e.collective != kNoIndex) {
+                coll = &e;
+                break;
+            }
+        QVERIFY(coll);
+        const CollectiveArgs &a = t.collectives[coll->collective];
+        QCOMPARE(t.strings.at(a.processGroupName), std::string_view("0"));
+        QCOMPARE(t.strings.at(a.processGroupDesc), std::string_view("default_pg"));
+        QCOMPARE(a.groupSize, std::int64_t(2));
+        QVERIFY(t.distributed);
+        QCOMPARE(t.distributed->backend, std::string("nccl"));
+        QCOMPARE(t.distributed->worldSize, std::int64_t(2));
+        // Two CPU threads (main 2910249, autograd 2919752), each with a thread_name.
+        int cpuThreads = 0;
+        for (const auto &[key, name] : t.threadNames)
+            cpuThreads += !key.pid.isString && key.pid.value == 2910249;
+        QCOMPARE(cpuThreads, 2);
+    }
+
+    void rocmHexStream()
+    {
+        // ROCm writes "stream": "0x0" on runtime events and 0 on kernels; both are stream 0.
+        const DeviceTrace t = readKinetoTrace(tracePath("hta_kineto_nccl/mi250_minitoy_train_ROCm6_2_kineto.json.gz"));
+        QVERIFY(t.baseTimeNs);
+        QCOMPARE(*t.baseTimeNs, Nanos(1735632360000000000));
+        QCOMPARE(t.devices.size(), std::size_t(4));
+        QVERIFY(!t.distributed);
+        std::size_t stream0 = 0;
+        for (const auto &e : t.events)
+            stream0 += e.stream == 0;
+        QCOMPARE(stream0, std::size_t(32));
+        const DeviceEvent *k = firstOf(t, EventCategory::Kernel);
+        QVERIFY(k);
+        QCOMPARE(k->ts, Nanos(4203669603771648));
+        QCOMPARE(k->dur, Nanos(6880));
+        QCOMPARE(k->correlation, std::int64_t(118));
+    }
+
+    void dlrmFromTarArchive()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        QVERIFY(linkscope::test::extractTar(tracePath("param_dlrm_8rank_pair/dlrm_kineto.tar.gz"), dir));
+        const DeviceTrace t = readKinetoTrace(
+            linkscope::test::inDir(dir, "dlrm_kineto/worker0_step_12.1694128201545.pt.trace.json"));
+        QVERIFY(!t.wasGzip);
+        KinetoCounts c = countsOf(t);
+        // 3,290 events: cpu_op 1,633, ac2g 786, cuda_runtime 525, kernel 245, user_annotation 40,
+        // gpu_memcpy 16; 6 named threads, 4 (device, stream) pairs.
+        QCOMPARE(c.events, std::size_t(3290));
+        QCOMPARE(c.byCategoryText["cpu_op"], std::size_t(1633));
+        QCOMPARE(c.byCategoryText["ac2g"], std::size_t(786));
+        QCOMPARE(c.byCategoryText["kernel"], std::size_t(245));
+        QCOMPARE(c.threads, std::size_t(6));
+        QCOMPARE(c.streams, std::size_t(4));
+        const DeviceEvent *k = firstOf(t, EventCategory::Kernel);
+        QCOMPARE(k->ts, Nanos(1694128201428473000));
+        QCOMPARE(k->correlation, std::int64_t(40875));
+        QVERIFY(t.distributed);
+        QCOMPARE(t.distributed->worldSize, std::int64_t(8));
+    }
+
+    void gzipAndPlainAgree()
+    {
+        // The same bytes, plain, single-member gzip and two concatenated gzip members.
+        const std::string path = tracePath("astrasim_megatron_tp8_8rank_pair/megatron_kineto_0.json.gz");
+        const QByteArray plain = linkscope::test::gunzipFile(path);
+        QVERIFY(plain.size() > 1000000);
+        const QByteArray twoMembers = linkscope::test::gzipBytes(plain.left(plain.size() / 2))
+            + linkscope::test::gzipBytes(plain.mid(plain.size() / 2));
+        const DeviceTrace a = parseKinetoTrace(plain.toStdString(), "plain");
+        const DeviceTrace b = readKinetoTrace(path);
+        const DeviceTrace c = parseKinetoTrace(twoMembers.toStdString(), "two members");
+        QVERIFY(!a.wasGzip);
+        QVERIFY(c.wasGzip);
+        QCOMPARE(a.events.size(), std::size_t(14245));
+        QCOMPARE(b.events.size(), a.events.size());
+        QCOMPARE(c.events.size(), a.events.size());
+        QCOMPARE(*c.source, *a.source);
+        for (std::size_t i = 0; i < a.events.size(); ++i) {
+            QCOMPARE(b.events[i].ts, a.events[i].ts);
+            QCOMPARE(c.events[i].args.offset, a.events[i].args.offset);
+            QCOMPARE(c.events[i].correlation, a.events[i].correlation);
+        }
+    }
+
+    void progressAndCancel()
+    {
+        const std::string path = tracePath("hta_kineto_large/rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz");
+        std::uint64_t last = 0, lastTotal = 0;
+        int calls = 0;
+        bool monotonic = true;
+        readKinetoTrace(path, [&](std::uint64_t done, std::uint64_t total) {
+            monotonic = monotonic && done >= last && done <= total;
+            last = done;
+            lastTotal = total;
+            ++calls;
+            return true;
+        });
+        QVERIFY(calls > 2);
+        QVERIFY(monotonic);
+        QCOMPARE(last, lastTotal);
+        int seen = 0;
+        QVERIFY_THROWS_EXCEPTION(Cancelled, readKinetoTrace(path, [&](std::uint64_t, std::uint64_t) { return ++seen < 3; }));
+    }
+
+    void sniff()
+    {
+        QCOMPARE(sniffTraceKind(tracePath("hta_simple_add_1gpu_pair/benchmark_simple_add_trace.json.gz")), TraceKind::Kineto);
+        QCOMPARE(sniffTraceKind(tracePath("hta_simple_add_1gpu_pair/benchmark_simple_add_et.json.gz")), TraceKind::HostEt);
+        QCOMPARE(sniffTraceKind(tracePath("astrasim_dlrm_etplus_8rank/dlrm_eg_0_plus.json.gz")), TraceKind::EtPlus);
+        QCOMPARE(sniffTraceKind(tracePath("astrasim_chakra_et_examples/microbenchmarks/all_reduce/8npus_1MB/all_reduce.0.et")),
+                 TraceKind::ChakraEt);
+        QCOMPARE(traceKindName(TraceKind::Kineto), std::string_view("Kineto"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestKinetoReader)
+#include "test_kinetoreader.moc"
