@@ -1,0 +1,300 @@
+#include "export/collective.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <utility>
+
+namespace linkscope::core {
+
+namespace {
+
+std::string normalise(std::string_view name)
+{
+    std::string out;
+    out.reserve(name.size());
+    for (char c : name)
+        if (c != '_' && c != '-' && c != ' ')
+            out.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+    return out;
+}
+
+bool containsNoCase(std::string_view text, std::string_view needle)
+{
+    auto it = std::search(text.begin(), text.end(), needle.begin(), needle.end(), [](char a, char b) {
+        return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
+    });
+    return it != text.end();
+}
+
+std::int64_t commTypeOf(CollectiveKind kind)
+{
+    using namespace ChakraProtoMsg;
+    switch (kind) {
+    case CollectiveKind::AllReduce: return ALL_REDUCE;
+    case CollectiveKind::Reduce: return REDUCE;
+    case CollectiveKind::AllGather: return ALL_GATHER;
+    case CollectiveKind::Gather: return GATHER;
+    case CollectiveKind::Scatter: return SCATTER;
+    case CollectiveKind::Broadcast: return BROADCAST;
+    case CollectiveKind::AllToAll: return ALL_TO_ALL;
+    case CollectiveKind::ReduceScatter: return REDUCE_SCATTER;
+    case CollectiveKind::Barrier: return BARRIER;
+    default: return -1;
+    }
+}
+
+// Bytes per element of a Kineto/ET dtype name ("Float", "c10::Half", "BFloat16", "Long", …); 0 unknown.
+std::int64_t dtypeBytes(std::string_view dtype)
+{
+    const std::string d = normalise(dtype);
+    static const std::array<std::pair<std::string_view, std::int64_t>, 16> table = {{
+        {"bfloat16", 2}, {"half", 2}, {"float16", 2}, {"double", 8}, {"float64", 8}, {"complexdouble", 16},
+        {"complexfloat", 8}, {"float", 4}, {"long", 8}, {"int64", 8}, {"int32", 4}, {"int16", 2}, {"short", 2},
+        {"int", 4}, {"char", 1}, {"byte", 1},
+    }};
+    for (const auto &[key, bytes] : table)
+        if (d.find(key) != std::string::npos)
+            return bytes;
+    if (d.find("bool") != std::string::npos || d.find("int8") != std::string::npos)
+        return 1;
+    return 0;
+}
+
+const HostNode *parentOf(const HostTrace &host, const HostNode &node)
+{
+    if (node.parent == UINT32_MAX || node.parent >= host.nodes.size())
+        return nullptr;
+    const HostNode *p = &host.nodes[node.parent];
+    return p == &node ? nullptr : p;
+}
+
+// The GPU op's parent and a few ancestors: far enough for record_param_comms → nccl:* → kernel
+// and c10d::* → record_param_comms → kernel, near enough not to pick up an unrelated collective.
+constexpr int kAncestorDepth = 4;
+
+template <typename Visit>
+bool forAncestors(const HostTrace &host, std::uint32_t start, Visit &&visit)
+{
+    if (start >= host.nodes.size())
+        return false;
+    const HostNode *node = &host.nodes[start];
+    for (int depth = 0; node && depth < kAncestorDepth; ++depth, node = parentOf(host, *node))
+        if (visit(*node))
+            return true;
+    return false;
+}
+
+std::optional<nlohmann::json> parseSpan(const HostTrace &host, Span span)
+{
+    if (span.empty())
+        return std::nullopt;
+    auto value = nlohmann::json::parse(host.text(span), nullptr, false);
+    if (value.is_discarded())
+        return std::nullopt;
+    return value;
+}
+
+std::int64_t tupleBytes(const nlohmann::json &tuple)
+{
+    // [tensor_id, storage_id, offset, numel, itemsize, device]
+    if (!tuple.is_array() || tuple.size() < 5 || !tuple[3].is_number_integer() || !tuple[4].is_number_integer())
+        return 0;
+    return tuple[3].get<std::int64_t>() * tuple[4].get<std::int64_t>();
+}
+
+// record_param_comms before schema 1.1.0 names its collective in a String input ("allreduce").
+std::optional<CollectiveKind> recordParamCommsInputKind(const HostTrace &host, const HostNode &node)
+{
+    auto values = parseSpan(host, node.inputs.values);
+    auto types = parseSpan(host, node.inputs.types);
+    if (!values || !types || !values->is_array() || !types->is_array())
+        return std::nullopt;
+    for (std::size_t i = 0; i < values->size() && i < types->size(); ++i)
+        if ((*types)[i] == "String" && (*values)[i].is_string())
+            if (auto kind = collectiveKindFromName((*values)[i].get<std::string>()))
+                return kind;
+    return std::nullopt;
+}
+
+// nccl:coalesced groups several p2p ops under one kernel: its children say which.
+std::optional<CollectiveKind> coalescedChildrenKind(const HostTrace &host, std::uint32_t index)
+{
+    if (host.childBegin.size() <= index + 1)
+        return std::nullopt;
+    bool sends = false, recvs = false, others = false;
+    for (std::uint32_t k = host.childBegin[index]; k < host.childBegin[index + 1]; ++k) {
+        const auto kind = collectiveKindFromName(host.name(host.nodes[host.childList[k]]));
+        if (!kind)
+            continue;
+        if (*kind == CollectiveKind::Send)
+            sends = true;
+        else if (*kind == CollectiveKind::Recv)
+            recvs = true;
+        else
+            others = true;
+    }
+    if (others || (sends && recvs))
+        return CollectiveKind::AllToAll; // NCCL implements all-to-all as grouped send/recv
+    if (sends)
+        return CollectiveKind::Send;
+    if (recvs)
+        return CollectiveKind::Recv;
+    return std::nullopt;
+}
+
+} // namespace
+
+std::optional<CollectiveKind> collectiveKindFromName(std::string_view name)
+{
+    const std::string n = normalise(name);
+    static const std::array<std::pair<std::string_view, CollectiveKind>, 12> rules = {{
+        {"allreduce", CollectiveKind::AllReduce},
+        {"alltoall", CollectiveKind::AllToAll},
+        {"allgather", CollectiveKind::AllGather},
+        {"reducescatter", CollectiveKind::ReduceScatter},
+        {"broadcast", CollectiveKind::Broadcast},
+        {"barrier", CollectiveKind::Barrier},
+        {"sendrecv", CollectiveKind::SendRecv},
+        {"send", CollectiveKind::Send},
+        {"recv", CollectiveKind::Recv},
+        {"gather", CollectiveKind::Gather},
+        {"scatter", CollectiveKind::Scatter},
+        {"reduce", CollectiveKind::Reduce},
+    }};
+    for (const auto &[key, kind] : rules)
+        if (n.find(key) != std::string::npos)
+            return kind;
+    return std::nullopt;
+}
+
+std::int64_t tensorInputBytes(const HostTrace &host, const HostNode &node)
+{
+    auto values = parseSpan(host, node.inputs.values);
+    auto types = parseSpan(host, node.inputs.types);
+    if (!values || !types || !values->is_array() || !types->is_array())
+        return 0;
+    std::int64_t bytes = 0;
+    for (std::size_t i = 0; i < values->size() && i < types->size(); ++i) {
+        if (!(*types)[i].is_string())
+            continue;
+        const std::string type = (*types)[i].get<std::string>();
+        if (type.find("Tensor") == std::string::npos)
+            continue;
+        const auto &value = (*values)[i];
+        if (type.rfind("GenericList[Tensor", 0) == 0) {
+            if (value.is_array())
+                for (const auto &element : value)
+                    bytes += tupleBytes(element);
+        } else {
+            bytes += tupleBytes(value);
+        }
+    }
+    return bytes;
+}
+
+CommInfo classifyGpuOp(const HostTrace &host, const DeviceTrace &device, std::uint32_t event, std::uint32_t parentHost)
+{
+    CommInfo info;
+    const DeviceEvent &e = device.events[event];
+    const std::string_view kernelName = device.name(e);
+    const CollectiveArgs *args = e.collective < device.collectives.size() ? &device.collectives[e.collective] : nullptr;
+    info.isComm = args != nullptr || containsNoCase(kernelName, "nccl") || containsNoCase(kernelName, "rccl");
+    if (!info.isComm)
+        return info;
+
+    std::optional<CollectiveKind> kind;
+    auto decide = [&](std::optional<CollectiveKind> candidate, std::string_view source) {
+        // A bare SendRecv does not settle the question while a more specific source may follow.
+        if (!kind && candidate && *candidate != CollectiveKind::SendRecv) {
+            kind = candidate;
+            info.typeSource = source;
+        }
+    };
+    if (args && args->collectiveName != 0)
+        decide(collectiveKindFromName(device.strings.at(args->collectiveName)), "kineto_collective_args");
+    forAncestors(host, parentHost, [&](const HostNode &n) {
+        if (n.comm < host.commAttrs.size() && host.commAttrs[n.comm].collectiveName != 0)
+            decide(collectiveKindFromName(host.strings.at(host.commAttrs[n.comm].collectiveName)), "et_comm_attrs");
+        return kind.has_value();
+    });
+    forAncestors(host, parentHost, [&](const HostNode &n) {
+        if (host.name(n) == "record_param_comms")
+            decide(recordParamCommsInputKind(host, n), "record_param_comms_input");
+        return kind.has_value();
+    });
+    forAncestors(host, parentHost, [&](const HostNode &n) {
+        const std::string_view name = host.name(n);
+        if (name == "nccl:coalesced")
+            decide(coalescedChildrenKind(host, static_cast<std::uint32_t>(&n - host.nodes.data())), "coalesced_children");
+        else if (name.rfind("nccl:", 0) == 0)
+            decide(collectiveKindFromName(name), "nccl_op_name");
+        return kind.has_value();
+    });
+    decide(collectiveKindFromName(kernelName), "kernel_name");
+    if (!kind && collectiveKindFromName(kernelName) == CollectiveKind::SendRecv) {
+        // chakra_converter's rule for a p2p kernel with no direction: all-to-all.
+        kind = CollectiveKind::AllToAll;
+        info.typeSource = "sendrecv_default";
+    }
+
+    if (kind == CollectiveKind::Send || kind == CollectiveKind::Recv) {
+        info.type = *kind == CollectiveKind::Send ? ChakraProtoMsg::COMM_SEND_NODE : ChakraProtoMsg::COMM_RECV_NODE;
+        const std::int64_t self = device.distributed ? device.distributed->rank : -1;
+        const std::int64_t peerSrc = args ? args->srcRank : -1;
+        const std::int64_t peerDst = args ? args->dstRank : -1;
+        const std::int64_t src = *kind == CollectiveKind::Send ? self : peerSrc;
+        const std::int64_t dst = *kind == CollectiveKind::Send ? peerDst : self;
+        info.src = static_cast<std::int32_t>(src);
+        info.dst = static_cast<std::int32_t>(dst);
+        info.tag = args && args->seq >= 0 ? static_cast<std::int32_t>(args->seq) : -1;
+    } else if (kind) {
+        info.type = ChakraProtoMsg::COMM_COLL_NODE;
+        info.commType = commTypeOf(*kind);
+    }
+
+    // Bytes: the tensors the parent op was given (what chakra_converter reads), then the enclosing
+    // record_param_comms, then the element counts the collective metadata declares.
+    if (parentHost < host.nodes.size()) {
+        info.bytes = tensorInputBytes(host, host.nodes[parentHost]);
+        info.sizeSource = "parent_inputs";
+        if (info.bytes <= 0)
+            forAncestors(host, parentHost, [&](const HostNode &n) {
+                if (host.name(n) != "record_param_comms")
+                    return false;
+                info.bytes = tensorInputBytes(host, n);
+                info.sizeSource = "record_param_comms_inputs";
+                return info.bytes > 0;
+            });
+    }
+    if (info.bytes <= 0 && args && args->inMsgNelems > 0 && args->dtype != 0) {
+        info.bytes = args->inMsgNelems * dtypeBytes(device.strings.at(args->dtype));
+        info.sizeSource = "kineto_msg_nelems";
+    }
+    if (info.bytes <= 0)
+        forAncestors(host, parentHost, [&](const HostNode &n) {
+            if (n.comm >= host.commAttrs.size())
+                return false;
+            const HostCommAttrs &c = host.commAttrs[n.comm];
+            if (c.inMsgNelems > 0 && c.dtype != 0)
+                info.bytes = c.inMsgNelems * dtypeBytes(host.strings.at(c.dtype));
+            info.sizeSource = "et_msg_nelems";
+            return info.bytes > 0;
+        });
+    if (info.bytes < 0)
+        info.bytes = 0;
+
+    if (args && args->processGroupName != 0)
+        info.pgName = std::string(device.strings.at(args->processGroupName));
+    if (info.pgName.empty())
+        forAncestors(host, parentHost, [&](const HostNode &n) {
+            if (n.comm < host.commAttrs.size() && host.commAttrs[n.comm].pgName != 0)
+                info.pgName = std::string(host.strings.at(host.commAttrs[n.comm].pgName));
+            return !info.pgName.empty();
+        });
+    return info;
+}
+
+} // namespace linkscope::core

@@ -1,0 +1,46 @@
+#pragma once
+// How a GPU op becomes a Chakra communication node: which collective, how many bytes, which
+// process group, which peers. The collective's own metadata is believed before kernel names
+// (reference §4.2 rows 4, 15, 16): Kineto collective args on the kernel, then ET comm attrs of the
+// enclosing record_param_comms, then its collective-name input, then the nccl:* op names, and only
+// then the kernel name. An unrecognisable collective is reported, never a reason to abort.
+
+#include "export/et_def.pb.h"
+#include "model/devicetrace.h"
+#include "model/hosttrace.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace linkscope::core {
+
+enum class CollectiveKind : std::uint8_t {
+    AllReduce, Reduce, AllGather, Gather, Scatter, Broadcast, AllToAll, ReduceScatter, Barrier,
+    Send, Recv,
+    SendRecv, // a p2p kernel whose direction is not known yet
+};
+
+// Substring rules over a normalised name (lower case, '_', '-', ' ' removed), most specific first.
+std::optional<CollectiveKind> collectiveKindFromName(std::string_view name);
+
+struct CommInfo {
+    bool isComm = false;                 // an NCCL/RCCL kernel or a GPU op carrying collective args
+    ChakraProtoMsg::NodeType type = ChakraProtoMsg::COMP_NODE;
+    std::int64_t commType = -1;          // ChakraProtoMsg::CollectiveCommType for COMM_COLL_NODE
+    std::int64_t bytes = 0;
+    std::string pgName;
+    std::int32_t src = -1, dst = -1, tag = -1; // send/recv peers, -1 unknown
+    std::string_view typeSource;         // "kineto_collective_args", "et_comm_attrs", "record_param_comms_input",
+                                         // "nccl_op_name", "coalesced_children", "kernel_name", "sendrecv_default"
+    std::string_view sizeSource;         // "parent_inputs", "record_param_comms_inputs", "kineto_msg_nelems", "et_msg_nelems"
+};
+
+// `parentHost` is the GPU op's parent host node (HostTrace index).
+CommInfo classifyGpuOp(const HostTrace &host, const DeviceTrace &device, std::uint32_t event, std::uint32_t parentHost);
+
+// Σ numel × itemsize over the Tensor and GenericList[Tensor…] inputs (chakra_converter's comm_size rule).
+std::int64_t tensorInputBytes(const HostTrace &host, const HostNode &node);
+
+} // namespace linkscope::core

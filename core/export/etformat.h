@@ -1,0 +1,85 @@
+#pragma once
+// Chakra protobuf execution traces (.et): reading, validating, writing, summarising.
+//
+// Framing (Chakra's protolib / et_feeder): one GlobalMetadata message, then one Node message per
+// node sorted by id, each preceded by its length as a base-128 varint. No magic, no trailer.
+// Files may be gzip'ed; the reader tells by the magic bytes 1f 8b, never by the file name.
+
+#include "model/common.h"
+
+#include "export/et_def.pb.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <iosfwd>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace linkscope::core {
+
+struct ChakraTrace {
+    ChakraProtoMsg::GlobalMetadata metadata;
+    std::vector<ChakraProtoMsg::Node> nodes; // file order (sorted by id when the file is valid)
+    std::string path;
+    bool wasGzip = false;
+    std::uint64_t sourceBytes = 0;           // decompressed size
+};
+
+// Throws LoadError naming the file and the (decompressed) byte offset of the bad message.
+ChakraTrace readChakraEt(const std::string &path);
+ChakraTrace parseChakraEt(std::string data, const std::string &name);
+
+// What makes a graph unusable for Chakra's feeder (it would wait forever or never start).
+struct EtValidation {
+    std::vector<std::string> duplicateIds;     // "id 7 (aten::mm) appears 2 times"
+    std::vector<std::string> missingDeps;      // "node 9 (aten::add) data_deps names 12, which is not in the trace"
+    std::vector<std::uint64_t> cycle;          // ids along one dependency cycle (first == the one closing it), empty if none
+    std::string cycleText;                     // "3 (a) -> 5 (b) -> 3 (a)"
+    std::size_t nodesOnCycles = 0;             // nodes that can never become ready
+    std::size_t dataDepEdges = 0;
+    std::size_t ctrlDepEdges = 0;
+
+    bool ok() const { return duplicateIds.empty() && missingDeps.empty() && cycle.empty(); }
+    // One paragraph naming every problem (lists capped at a few entries plus a count).
+    std::string message() const;
+};
+
+// Every data_deps and ctrl_deps id must exist, ids must be unique, and data_deps ∪ ctrl_deps must be
+// acyclic. Iterative (Kahn, then a walk inside the leftover nodes to name one cycle): no recursion,
+// so million-node graphs cannot overflow the stack.
+EtValidation validateEt(const std::vector<ChakraProtoMsg::Node> &nodes);
+
+// Thrown when a graph may not be written; what() says why (with the cycle's ids and names).
+class ExportError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+struct EtWriteOptions {
+    bool gzip = false;
+    bool sortById = true; // Chakra's writer and feeder expect nodes in id order
+};
+
+// Validates, then writes atomically. Throws ExportError (invalid graph) or WriteError (I/O).
+// Returns the bytes written to disk.
+std::uint64_t writeChakraEt(const std::string &path, const ChakraTrace &trace, const EtWriteOptions &options = {});
+// The serialised (uncompressed) bytes, for tests and in-memory round trips. Does not validate.
+std::string serializeChakraEt(const ChakraTrace &trace, bool sortById = true);
+
+// Summary for `linkscope inspect X.et` / `dump --summary`: counts by node type, comm types,
+// edges, attribute names, metadata, and the validation result.
+nlohmann::json summarizeEt(const ChakraTrace &trace);
+
+// The same objects chakra_jsonizer prints (protobuf's JSON mapping: lowerCamelCase field names,
+// 64-bit integers as strings, default values omitted).
+std::string messageToJson(const google::protobuf::Message &message, bool pretty = true);
+// Writes the metadata then every node: as concatenated objects (chakra_jsonizer's format) or as
+// one JSON array [metadata, node, ...] that standard JSON tools accept.
+void dumpEtAsJson(const ChakraTrace &trace, std::ostream &out, bool asArray);
+
+std::string_view nodeTypeName(int type);            // "COMP_NODE", ...
+std::string_view collectiveTypeName(std::int64_t c); // "ALL_REDUCE", ...
+
+} // namespace linkscope::core

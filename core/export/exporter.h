@@ -1,0 +1,125 @@
+#pragma once
+// Export of a linked pair: ET+ JSON (what chakra_trace_link writes), Chakra protobuf .et (what
+// chakra_converter writes, with the corrections of the reference §4), and a Perfetto/Chrome trace
+// with a flow arrow per GPU→parent link.
+//
+// All three start from one EtPlusGraph: the host nodes in original-id order with each GPU op
+// placed right after its parent (the id convention Chakra's converter relies on), renumbered once
+// with every reference (parent, inter-thread, sync) mapped through the same table, so none of
+// Chakra's remapping defects (§2.8 1–4) can occur.
+//
+// Entry point for the CLI and the benchmark: exportLinkedPair().
+
+#include "export/etformat.h"
+#include "link/linkset.h"
+#include "model/devicetrace.h"
+#include "model/hosttrace.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace linkscope::core {
+
+inline constexpr std::uint32_t kNoNode = std::numeric_limits<std::uint32_t>::max();
+
+struct EtPlusNode {
+    std::uint32_t host = kNoIndex;   // HostTrace::nodes index: the node itself, or a GPU node's parent
+    std::uint32_t event = kNoIndex;  // DeviceTrace event: the Kineto op a CPU node matched, or the GPU op
+    std::uint32_t parent = kNoNode;  // new id of the ctrl parent, kNoNode for a root
+    std::uint32_t interThreadDep = kNoNode; // new id this CPU node waits for on another thread
+    std::uint32_t gpuLink = kNoIndex;       // LinkSet::gpuLinks index (GPU nodes)
+    bool gpu = false;
+    bool reparented = false;         // the host parent id was absent from the file: attached to its thread root
+};
+
+struct EtPlusStats {
+    std::size_t hostNodes = 0;
+    std::size_t linkedHostNodes = 0;      // host nodes with Kineto timing
+    std::size_t gpuNodes = 0;
+    std::size_t gpuOpsNotExported = 0;    // GPU ops without a host parent (orphans): listed in warnings by reason
+    std::size_t reparentedHostNodes = 0;
+    std::size_t interThreadDeps = 0;
+    std::size_t syncDeps = 0;
+    std::size_t syncEdgesNotExported = 0; // an end had no exported node
+};
+
+struct EtPlusGraph {
+    std::vector<EtPlusNode> nodes;        // nodes[i] has new id i + 1 (0 is "no parent" in ET+ ctrl_deps)
+    std::vector<std::uint32_t> nodeOfHost;  // host node index → position in nodes, kNoNode
+    std::vector<std::uint32_t> nodeOfEvent; // device event → position in nodes (GPU ops, linked CPU ops), kNoNode
+    std::vector<std::uint32_t> syncBegin;   // CSR: nodes[i] waits for syncList[syncBegin[i] .. syncBegin[i+1])
+    std::vector<std::uint32_t> syncList;    // (positions)
+    std::vector<std::uint32_t> childBegin;  // CSR: children of nodes[i], ascending id
+    std::vector<std::uint32_t> childList;
+    std::string schema;                     // schema string written to ET+ (one chakra_converter accepts)
+    EtPlusStats stats;
+    std::vector<Diagnostic> warnings;
+
+    static std::uint64_t idOf(std::uint32_t position) { return std::uint64_t(position) + 1; }
+};
+
+EtPlusGraph buildEtPlusGraph(const HostTrace &host, const DeviceTrace &device, const LinkSet &links);
+
+// ET+ JSON: top level schema/pid/time/start_ts/finish_ts, nodes sorted by id, one node per line.
+// Times are Kineto microseconds as written (exact decimal from the int64 nanoseconds).
+std::uint64_t writeEtPlus(const std::string &path, const EtPlusGraph &graph, const HostTrace &host,
+                          const DeviceTrace &device, const LinkSet &links, bool gzip = false);
+
+struct ChakraOptions {
+    bool streamOrderDeps = true;   // GPU op waits for the previous op on its (device, stream)
+    bool syncDeps = true;          // the CPU op continuing after a synchronisation waits for the GPU op
+    bool startTimes = true;        // start_time_micros from the Kineto ts
+    bool removeDanglingNodes = true; // as chakra_converter: nodes with no dependency either way and no children
+};
+
+struct ChakraStats {
+    std::size_t nodes = 0;
+    std::size_t commColl = 0, commSend = 0, commRecv = 0, comp = 0, metadata = 0;
+    std::size_t chainDeps = 0, launchDeps = 0, interThreadDeps = 0, streamOrderDeps = 0, syncDeps = 0;
+    std::size_t danglingRemoved = 0;
+    std::size_t unclassifiedCollectives = 0; // NCCL kernels with no recognisable collective: written as COMP_NODE
+    std::size_t commWithoutSize = 0;
+};
+
+struct ChakraConversion {
+    ChakraTrace trace;
+    ChakraStats stats;
+    std::vector<Diagnostic> warnings;
+};
+
+ChakraConversion convertToChakra(const EtPlusGraph &graph, const HostTrace &host, const DeviceTrace &device,
+                                 const LinkSet &links, const ChakraOptions &options = {});
+
+// Chrome trace JSON of the device trace with one flow ("s" on the parent CPU op, "f" on the GPU op)
+// per GPU→parent link; corrected links (ParentRule::Manual) use their own name and category.
+// `host` may be null.
+std::uint64_t writePerfettoTrace(const std::string &path, const DeviceTrace &device, const LinkSet &links,
+                                 const HostTrace *host, bool gzip = false);
+
+// --- one call for the CLI and linkscope-bench ---
+
+struct ExportRequest {
+    std::string etPath;       // empty: not written
+    std::string etPlusPath;
+    std::string perfettoPath;
+    bool gzip = false;        // applies to every output
+    ChakraOptions chakra;
+};
+
+struct ExportReport {
+    EtPlusStats etPlus;
+    ChakraStats chakra;
+    std::uint64_t etBytes = 0, etPlusBytes = 0, perfettoBytes = 0; // on disk
+    std::vector<Diagnostic> warnings;
+    nlohmann::json toJson() const;
+};
+
+// Writes what the request names; throws ExportError (e.g. a dependency cycle, named) or WriteError.
+// An output that fails is not left behind; outputs written before it are kept.
+ExportReport exportLinkedPair(const HostTrace &host, const DeviceTrace &device, const LinkSet &links,
+                              const ExportRequest &request);
+
+} // namespace linkscope::core

@@ -1,0 +1,74 @@
+#pragma once
+// Small helpers for the streaming JSON writers: they append to a buffer that is flushed to an
+// AtomicFile in large chunks, so multi-gigabyte outputs never sit in memory whole.
+
+#include "io/atomicfile.h"
+#include "model/common.h"
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace linkscope::core::jsonout {
+
+// JSON string literal. Bytes ≥ 0x80 pass through (inputs are UTF-8; we do not re-validate them).
+inline void appendString(std::string &out, std::string_view text)
+{
+    static constexpr char kHex[] = "0123456789abcdef";
+    out.push_back('"');
+    for (char c : text) {
+        const auto u = static_cast<unsigned char>(c);
+        switch (c) {
+        case '"': out += "\\\""; break;
+        case '\\': out += "\\\\"; break;
+        case '\n': out += "\\n"; break;
+        case '\r': out += "\\r"; break;
+        case '\t': out += "\\t"; break;
+        default:
+            if (u < 0x20) {
+                out += "\\u00";
+                out.push_back(kHex[u >> 4]);
+                out.push_back(kHex[u & 15]);
+            } else {
+                out.push_back(c);
+            }
+        }
+    }
+    out.push_back('"');
+}
+
+// Microseconds as an exact decimal from int64 nanoseconds: 1234567 → "1234.567".
+inline void appendMicros(std::string &out, Nanos ns)
+{
+    std::uint64_t magnitude = ns < 0 ? std::uint64_t(0) - std::uint64_t(ns) : std::uint64_t(ns);
+    if (ns < 0)
+        out.push_back('-');
+    out += std::to_string(magnitude / 1000);
+    const auto fraction = static_cast<unsigned>(magnitude % 1000);
+    out.push_back('.');
+    out.push_back(static_cast<char>('0' + fraction / 100));
+    out.push_back(static_cast<char>('0' + fraction / 10 % 10));
+    out.push_back(static_cast<char>('0' + fraction % 10));
+}
+
+class BufferedWriter {
+public:
+    explicit BufferedWriter(AtomicFile &file) : file_(file) { buffer.reserve(kFlushAt + 65536); }
+    std::string buffer;
+    void maybeFlush()
+    {
+        if (buffer.size() >= kFlushAt)
+            flush();
+    }
+    void flush()
+    {
+        file_.write(buffer);
+        buffer.clear();
+    }
+
+private:
+    static constexpr std::size_t kFlushAt = std::size_t(4) << 20;
+    AtomicFile &file_;
+};
+
+} // namespace linkscope::core::jsonout

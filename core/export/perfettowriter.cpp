@@ -1,0 +1,219 @@
+#include "export/exporter.h"
+
+#include "export/jsonout.h"
+
+namespace linkscope::core {
+
+namespace {
+
+using jsonout::appendMicros;
+using jsonout::appendString;
+
+void appendId(std::string &out, const DeviceTrace &device, const TraceId &id)
+{
+    if (id.isString)
+        appendString(out, device.idText(id));
+    else
+        out += std::to_string(id.value);
+}
+
+void appendWhere(std::string &out, const DeviceTrace &device, const ThreadKey &thread)
+{
+    out += ",\"pid\":";
+    appendId(out, device, thread.pid);
+    out += ",\"tid\":";
+    appendId(out, device, thread.tid);
+}
+
+std::string_view ruleWord(ParentRule r)
+{
+    switch (r) {
+    case ParentRule::Nesting: return "nesting";
+    case ParentRule::NestingAncestor: return "nesting-ancestor";
+    case ParentRule::ExternalId: return "external-id";
+    case ParentRule::LatestStarting: return "latest-starting";
+    case ParentRule::Manual: return "manual";
+    case ParentRule::None: break;
+    }
+    return "none";
+}
+
+} // namespace
+
+std::uint64_t writePerfettoTrace(const std::string &path, const DeviceTrace &device, const LinkSet &links,
+                                 const HostTrace *host, bool gzip)
+{
+    AtomicFile file(path, gzip ? Compression::Gzip : Compression::None);
+    jsonout::BufferedWriter writer(file);
+    std::string &out = writer.buffer;
+    out += "{\"displayTimeUnit\":\"ms\",\"linkscope\":{\"device\":";
+    appendString(out, device.path);
+    out += ",\"host\":";
+    appendString(out, host ? host->path : std::string());
+    out += ",\"flow_categories\":{\"linkscope.link\":\"GPU op -> parent CPU op chosen by the linker\","
+           "\"linkscope.corrected\":\"GPU op -> parent CPU op set by a user correction\"}},\n\"traceEvents\":[";
+    bool first = true;
+    auto begin = [&]() {
+        out += first ? "\n{" : ",\n{";
+        first = false;
+    };
+
+    for (const auto &[pid, name] : device.processNames) {
+        begin();
+        out += "\"ph\":\"M\",\"name\":\"process_name\",\"pid\":";
+        appendId(out, device, pid);
+        out += ",\"tid\":0,\"args\":{\"name\":";
+        appendString(out, name);
+        out += "}}";
+    }
+    for (const auto &[thread, name] : device.threadNames) {
+        begin();
+        out += "\"ph\":\"M\",\"name\":\"thread_name\"";
+        appendWhere(out, device, thread);
+        out += ",\"args\":{\"name\":";
+        appendString(out, name);
+        out += "}}";
+    }
+    for (const auto &[thread, index] : device.threadSortIndex) {
+        begin();
+        out += "\"ph\":\"M\",\"name\":\"thread_sort_index\"";
+        appendWhere(out, device, thread);
+        out += ",\"args\":{\"sort_index\":" + std::to_string(index) + "}}";
+    }
+
+    // The trace's own flow events (ac2g, fwdbwd) are left out: the link arrows replace them, and
+    // their ids would share one id space with ours.
+    for (const DeviceEvent &e : device.events) {
+        const char *ph = nullptr;
+        switch (e.phase) {
+        case Phase::Complete: ph = "X"; break;
+        case Phase::Instant: ph = "i"; break;
+        case Phase::Counter: ph = "C"; break;
+        case Phase::Begin: ph = "B"; break;
+        case Phase::End: ph = "E"; break;
+        default: break;
+        }
+        if (!ph || e.category == EventCategory::Flow)
+            continue;
+        begin();
+        out += "\"ph\":\"";
+        out += ph;
+        out += "\",\"cat\":";
+        appendString(out, device.strings.at(e.categoryText));
+        out += ",\"name\":";
+        appendString(out, device.name(e));
+        appendWhere(out, device, e.thread);
+        out += ",\"ts\":";
+        appendMicros(out, e.ts);
+        if (e.phase == Phase::Complete) {
+            out += ",\"dur\":";
+            appendMicros(out, e.dur);
+        } else if (e.phase == Phase::Instant) {
+            out += ",\"s\":\"t\"";
+        }
+        const std::string_view args = device.argsJson(e);
+        if (!args.empty()) {
+            out += ",\"args\":";
+            out += args;
+        }
+        out += '}';
+        writer.maybeFlush();
+    }
+
+    // One arrow per link: "s" at the parent's start (binds to the parent slice), "f" binding to the GPU op.
+    std::uint64_t flowId = 0;
+    for (const GpuLink &link : links.gpuLinks) {
+        if (link.parent >= device.events.size() || link.gpuEvent >= device.events.size())
+            continue;
+        const DeviceEvent &parent = device.events[link.parent];
+        const DeviceEvent &gpu = device.events[link.gpuEvent];
+        const bool corrected = link.rule == ParentRule::Manual;
+        std::string name = corrected ? std::string("corrected parent") : "parent (" + std::string(ruleWord(link.rule)) + ")";
+        const char *cat = corrected ? "linkscope.corrected" : "linkscope.link";
+        ++flowId;
+        begin();
+        out += "\"ph\":\"s\",\"id\":" + std::to_string(flowId) + ",\"cat\":\"" + cat + "\",\"name\":";
+        appendString(out, name);
+        appendWhere(out, device, parent.thread);
+        out += ",\"ts\":";
+        appendMicros(out, parent.ts);
+        out += '}';
+        begin();
+        out += "\"ph\":\"f\",\"bp\":\"e\",\"id\":" + std::to_string(flowId) + ",\"cat\":\"" + cat + "\",\"name\":";
+        appendString(out, name);
+        appendWhere(out, device, gpu.thread);
+        out += ",\"ts\":";
+        appendMicros(out, gpu.ts);
+        out += '}';
+        writer.maybeFlush();
+    }
+    out += "\n]}\n";
+    writer.flush();
+    file.commit();
+    return file.bytesOnDisk();
+}
+
+nlohmann::json ExportReport::toJson() const
+{
+    nlohmann::json j;
+    j["etplus"] = {{"host_nodes", etPlus.hostNodes},
+                   {"linked_host_nodes", etPlus.linkedHostNodes},
+                   {"gpu_nodes", etPlus.gpuNodes},
+                   {"gpu_ops_not_exported", etPlus.gpuOpsNotExported},
+                   {"reparented_host_nodes", etPlus.reparentedHostNodes},
+                   {"inter_thread_deps", etPlus.interThreadDeps},
+                   {"sync_deps", etPlus.syncDeps},
+                   {"sync_edges_not_exported", etPlus.syncEdgesNotExported}};
+    j["chakra"] = {{"nodes", chakra.nodes},
+                   {"comp", chakra.comp},
+                   {"comm_coll", chakra.commColl},
+                   {"comm_send", chakra.commSend},
+                   {"comm_recv", chakra.commRecv},
+                   {"metadata", chakra.metadata},
+                   {"chain_deps", chakra.chainDeps},
+                   {"launch_deps", chakra.launchDeps},
+                   {"inter_thread_deps", chakra.interThreadDeps},
+                   {"stream_order_deps", chakra.streamOrderDeps},
+                   {"sync_deps", chakra.syncDeps},
+                   {"dangling_removed", chakra.danglingRemoved},
+                   {"unclassified_collectives", chakra.unclassifiedCollectives},
+                   {"comm_without_size", chakra.commWithoutSize}};
+    j["bytes"] = {{"et", etBytes}, {"etplus", etPlusBytes}, {"perfetto", perfettoBytes}};
+    nlohmann::json list = nlohmann::json::array();
+    for (const Diagnostic &d : warnings)
+        list.push_back(d.toString());
+    j["warnings"] = list;
+    return j;
+}
+
+ExportReport exportLinkedPair(const HostTrace &host, const DeviceTrace &device, const LinkSet &links,
+                              const ExportRequest &request)
+{
+    ExportReport report;
+    const EtPlusGraph graph = buildEtPlusGraph(host, device, links);
+    report.etPlus = graph.stats;
+    report.warnings = graph.warnings;
+
+    // Convert and validate before writing anything, so a refused graph leaves no partial export.
+    ChakraConversion conversion;
+    if (!request.etPath.empty()) {
+        conversion = convertToChakra(graph, host, device, links, request.chakra);
+        const EtValidation validation = validateEt(conversion.trace.nodes);
+        if (!validation.ok())
+            throw ExportError(request.etPath + ": refusing to write an invalid Chakra graph: " + validation.message());
+        report.chakra = conversion.stats;
+        report.warnings.insert(report.warnings.end(), conversion.warnings.begin(), conversion.warnings.end());
+    }
+    if (!request.etPlusPath.empty())
+        report.etPlusBytes = writeEtPlus(request.etPlusPath, graph, host, device, links, request.gzip);
+    if (!request.etPath.empty()) {
+        EtWriteOptions options;
+        options.gzip = request.gzip;
+        report.etBytes = writeChakraEt(request.etPath, conversion.trace, options);
+    }
+    if (!request.perfettoPath.empty())
+        report.perfettoBytes = writePerfettoTrace(request.perfettoPath, device, links, &host, request.gzip);
+    return report;
+}
+
+} // namespace linkscope::core
