@@ -243,7 +243,7 @@ ChakraConversion convertToChakra(const EtPlusGraph &graph, const HostTrace &host
         std::vector<bool> needed(n, false);
         for (std::uint32_t i = 0; i < n; ++i) {
             for (std::uint64_t dep : nodes[i].data_deps())
-                needed[dep - 1] = true;
+                needed[dep] = true;
             if (graph.childBegin[i] != graph.childBegin[i + 1])
                 needed[i] = true;
         }

@@ -85,6 +85,7 @@ ChakraTrace parseChakraEt(std::string data, const std::string &name)
 
     std::size_t pos = 0;
     bool haveMetadata = false;
+    std::size_t unknownFieldNodes = 0;
     while (pos < data.size()) {
         const std::size_t messageStart = pos;
         std::uint64_t length = 0;
@@ -99,17 +100,26 @@ ChakraTrace parseChakraEt(std::string data, const std::string &name)
         if (length > static_cast<std::uint64_t>(std::numeric_limits<int>::max()))
             throw LoadError(name, messageStart, "message of " + std::to_string(length) + " bytes is too large");
         if (!haveMetadata) {
-            if (!trace.metadata.ParseFromArray(bytes, size))
-                throw LoadError(name, messageStart, "malformed GlobalMetadata message");
+            // Protobuf keeps unknown fields, so almost any bytes "parse"; a first message with
+            // fields GlobalMetadata does not have means this is not a Chakra trace at all.
+            if (!trace.metadata.ParseFromArray(bytes, size) ||
+                trace.metadata.GetReflection()->GetUnknownFields(trace.metadata).field_count() > 0)
+                throw LoadError(name, messageStart, "not a Chakra .et: the first message is not a GlobalMetadata");
             haveMetadata = true;
         } else {
             Node &node = trace.nodes.emplace_back();
             if (!node.ParseFromArray(bytes, size))
                 throw LoadError(name, messageStart,
                                 "malformed Node message (node #" + std::to_string(trace.nodes.size()) + ")");
+            if (node.GetReflection()->GetUnknownFields(node).field_count() > 0)
+                ++unknownFieldNodes;
         }
         pos += length;
     }
+    if (unknownFieldNodes)
+        trace.warnings.push_back({Diagnostic::Severity::Warning, name, kUnknownOffset,
+                                  std::to_string(unknownFieldNodes) +
+                                      " node(s) carry fields unknown to this Chakra schema (kept, not shown)"});
     return trace;
 }
 
@@ -131,12 +141,90 @@ std::string EtValidation::message() const
     if (!duplicateIds.empty())
         add(std::to_string(duplicateIds.size()) + " duplicate node id(s): " + joinCapped(duplicateIds, 5) + ".");
     if (!missingDeps.empty())
-        add(std::to_string(missingDeps.size()) + " dependency(ies) on absent nodes: " + joinCapped(missingDeps, 5) + ".");
+        add(std::to_string(missingDataDeps + missingCtrlDeps) + " dependency(ies) on absent nodes (" +
+            std::to_string(missingDataDeps) + " data_deps, " + std::to_string(missingCtrlDeps) +
+            " ctrl_deps): " + joinCapped(missingDeps, 5) + ".");
     if (!cycle.empty())
-        add("Dependency cycle (each node waits for the next): " + cycleText + "; " + std::to_string(nodesOnCycles) +
-            " node(s) can never run.");
+        add("Dependency cycle in " + cycleField + " (each node waits for the next): " + cycleText + "; " +
+            std::to_string(nodesOnCycles) + " node(s) can never run.");
     return out.empty() ? std::string("valid") : out;
 }
+
+namespace {
+
+// Kahn over one dependency field; on leftovers, names one cycle in `result`. Returns leftover count.
+template <typename DepsOf>
+std::size_t findCycle(const std::vector<Node> &nodes, const std::unordered_map<std::uint64_t, std::uint32_t> &indexOf,
+                      DepsOf depsOf, const char *field, EtValidation &result)
+{
+    const std::size_t n = nodes.size();
+    std::vector<std::uint32_t> inDegree(n, 0);
+    std::vector<std::uint32_t> dependentBegin(n + 1, 0);
+    for (std::uint32_t i = 0; i < n; ++i)
+        for (std::uint64_t dep : depsOf(nodes[i]))
+            if (auto it = indexOf.find(dep); it != indexOf.end()) {
+                ++inDegree[i];
+                ++dependentBegin[it->second + 1];
+            }
+    std::partial_sum(dependentBegin.begin(), dependentBegin.end(), dependentBegin.begin());
+    std::vector<std::uint32_t> dependents(dependentBegin.back());
+    {
+        std::vector<std::uint32_t> fill(dependentBegin.begin(), dependentBegin.end() - 1);
+        for (std::uint32_t i = 0; i < n; ++i)
+            for (std::uint64_t dep : depsOf(nodes[i]))
+                if (auto it = indexOf.find(dep); it != indexOf.end())
+                    dependents[fill[it->second]++] = i;
+    }
+    std::vector<std::uint32_t> ready;
+    for (std::uint32_t i = 0; i < n; ++i)
+        if (inDegree[i] == 0)
+            ready.push_back(i);
+    std::size_t processed = 0;
+    while (!ready.empty()) {
+        const std::uint32_t v = ready.back();
+        ready.pop_back();
+        ++processed;
+        for (std::uint32_t k = dependentBegin[v]; k < dependentBegin[v + 1]; ++k)
+            if (--inDegree[dependents[k]] == 0)
+                ready.push_back(dependents[k]);
+    }
+    if (processed == n)
+        return 0;
+
+    // Every leftover node still waits for a leftover dependency, so following such dependencies
+    // from any leftover node must revisit a node: the stretch from its first visit is a cycle.
+    std::uint32_t v = 0;
+    while (inDegree[v] == 0)
+        ++v;
+    std::vector<std::int64_t> positionInWalk(n, -1);
+    std::vector<std::uint32_t> walk;
+    while (positionInWalk[v] < 0) {
+        positionInWalk[v] = static_cast<std::int64_t>(walk.size());
+        walk.push_back(v);
+        std::uint32_t next = kNone;
+        for (std::uint64_t dep : depsOf(nodes[v])) {
+            auto it = indexOf.find(dep);
+            if (it != indexOf.end() && inDegree[it->second] > 0) {
+                next = it->second;
+                break;
+            }
+        }
+        if (next == kNone)
+            break; // cannot happen for a leftover node; stop rather than loop
+        v = next;
+    }
+    if (positionInWalk[v] >= 0 && result.cycle.empty()) {
+        for (std::size_t i = static_cast<std::size_t>(positionInWalk[v]); i < walk.size(); ++i)
+            result.cycle.push_back(nodes[walk[i]].id());
+        result.cycle.push_back(nodes[v].id());
+        result.cycleField = field;
+        for (std::size_t i = 0; i < result.cycle.size(); ++i)
+            result.cycleText += (i ? " -> " : "") + nodeLabel(nodes[indexOf.at(result.cycle[i])]);
+    }
+    return n - processed;
+}
+
+} // namespace
 
 EtValidation validateEt(const std::vector<Node> &nodes)
 {
@@ -153,91 +241,30 @@ EtValidation validateEt(const std::vector<Node> &nodes)
     for (const auto &[id, extra] : duplicateCounts)
         result.duplicateIds.push_back("id " + std::to_string(id) + " (" + nodes[indexOf[id]].name() + ") appears " +
                                       std::to_string(extra + 1) + " times");
-
-    // Dependency edges dep → node, as CSR of dependents, over nodes that exist.
-    std::vector<std::uint32_t> inDegree(n, 0);
-    std::vector<std::uint32_t> dependentBegin(n + 1, 0);
-    auto forEachDep = [&](auto &&visit) {
-        for (std::uint32_t i = 0; i < n; ++i) {
-            for (std::uint64_t dep : nodes[i].data_deps())
-                visit(i, dep, "data_deps");
-            for (std::uint64_t dep : nodes[i].ctrl_deps())
-                visit(i, dep, "ctrl_deps");
-        }
-    };
-    forEachDep([&](std::uint32_t i, std::uint64_t dep, const char *field) {
-        auto it = indexOf.find(dep);
-        if (it == indexOf.end()) {
-            result.missingDeps.push_back("node " + nodeLabel(nodes[i]) + " " + field + " names " + std::to_string(dep) +
-                                         ", which is not in the trace");
-            return;
-        }
-        ++inDegree[i];
-        ++dependentBegin[it->second + 1];
-    });
     for (const Node &node : nodes) {
         result.dataDepEdges += static_cast<std::size_t>(node.data_deps_size());
         result.ctrlDepEdges += static_cast<std::size_t>(node.ctrl_deps_size());
+        for (std::uint64_t dep : node.data_deps())
+            if (!indexOf.count(dep)) {
+                ++result.missingDataDeps;
+                if (result.missingDeps.size() < 1000)
+                    result.missingDeps.push_back("node " + nodeLabel(node) + " data_deps names " + std::to_string(dep) +
+                                                 ", which is not in the trace");
+            }
+        for (std::uint64_t dep : node.ctrl_deps())
+            if (!indexOf.count(dep)) {
+                ++result.missingCtrlDeps;
+                if (result.missingDeps.size() < 1000)
+                    result.missingDeps.push_back("node " + nodeLabel(node) + " ctrl_deps names " + std::to_string(dep) +
+                                                 ", which is not in the trace");
+            }
     }
-    std::partial_sum(dependentBegin.begin(), dependentBegin.end(), dependentBegin.begin());
-    std::vector<std::uint32_t> dependents(dependentBegin.back());
-    {
-        std::vector<std::uint32_t> fill(dependentBegin.begin(), dependentBegin.end() - 1);
-        forEachDep([&](std::uint32_t i, std::uint64_t dep, const char *) {
-            auto it = indexOf.find(dep);
-            if (it != indexOf.end())
-                dependents[fill[it->second]++] = i;
-        });
-    }
-
-    // Kahn: whatever never reaches in-degree 0 lies on, or waits behind, a cycle.
-    std::vector<std::uint32_t> ready;
-    for (std::uint32_t i = 0; i < n; ++i)
-        if (inDegree[i] == 0)
-            ready.push_back(i);
-    std::size_t processed = 0;
-    while (!ready.empty()) {
-        const std::uint32_t v = ready.back();
-        ready.pop_back();
-        ++processed;
-        for (std::uint32_t k = dependentBegin[v]; k < dependentBegin[v + 1]; ++k)
-            if (--inDegree[dependents[k]] == 0)
-                ready.push_back(dependents[k]);
-    }
-    if (processed == n)
-        return result;
-    result.nodesOnCycles = n - processed;
-
-    // Every leftover node still waits for a leftover dependency, so following such dependencies
-    // from any leftover node must revisit a node: the stretch from its first visit is a cycle.
-    std::uint32_t start = 0;
-    while (inDegree[start] == 0)
-        ++start;
-    std::vector<std::int64_t> positionInWalk(n, -1);
-    std::vector<std::uint32_t> walk;
-    std::uint32_t v = start;
-    while (positionInWalk[v] < 0) {
-        positionInWalk[v] = static_cast<std::int64_t>(walk.size());
-        walk.push_back(v);
-        std::uint32_t next = kNone;
-        auto pick = [&](std::uint64_t dep) {
-            auto it = indexOf.find(dep);
-            if (next == kNone && it != indexOf.end() && inDegree[it->second] > 0)
-                next = it->second;
-        };
-        for (std::uint64_t dep : nodes[v].data_deps())
-            pick(dep);
-        for (std::uint64_t dep : nodes[v].ctrl_deps())
-            pick(dep);
-        v = next;
-    }
-    for (std::size_t i = static_cast<std::size_t>(positionInWalk[v]); i < walk.size(); ++i)
-        result.cycle.push_back(nodes[walk[i]].id());
-    result.cycle.push_back(nodes[v].id());
-    for (std::size_t i = 0; i < result.cycle.size(); ++i) {
-        const std::uint32_t index = indexOf[result.cycle[i]];
-        result.cycleText += (i ? " -> " : "") + nodeLabel(nodes[index]);
-    }
+    result.nodesOnCycles = findCycle(nodes, indexOf, [](const Node &node) -> const auto & { return node.data_deps(); },
+                                     "data_deps", result);
+    const std::size_t ctrlLeftovers = findCycle(
+        nodes, indexOf, [](const Node &node) -> const auto & { return node.ctrl_deps(); }, "ctrl_deps", result);
+    if (result.nodesOnCycles == 0)
+        result.nodesOnCycles = ctrlLeftovers;
     return result;
 }
 
@@ -386,10 +413,13 @@ nlohmann::json summarizeEt(const ChakraTrace &trace)
     nlohmann::json check;
     check["ok"] = validation.ok();
     check["duplicate_ids"] = validation.duplicateIds.size();
-    check["missing_deps"] = validation.missingDeps.size();
+    check["missing_data_deps"] = validation.missingDataDeps;
+    check["missing_ctrl_deps"] = validation.missingCtrlDeps;
     check["nodes_on_cycles"] = validation.nodesOnCycles;
-    if (!validation.cycle.empty())
+    if (!validation.cycle.empty()) {
         check["cycle"] = validation.cycle;
+        check["cycle_field"] = validation.cycleField;
+    }
     check["message"] = validation.message();
     summary["validation"] = check;
     return summary;

@@ -25,6 +25,7 @@ struct ChakraTrace {
     std::string path;
     bool wasGzip = false;
     std::uint64_t sourceBytes = 0;           // decompressed size
+    std::vector<Diagnostic> warnings;        // e.g. nodes with fields this schema does not know
 };
 
 // Throws LoadError naming the file and the (decompressed) byte offset of the bad message.
@@ -35,9 +36,12 @@ ChakraTrace parseChakraEt(std::string data, const std::string &name);
 struct EtValidation {
     std::vector<std::string> duplicateIds;     // "id 7 (aten::mm) appears 2 times"
     std::vector<std::string> missingDeps;      // "node 9 (aten::add) data_deps names 12, which is not in the trace"
-    std::vector<std::uint64_t> cycle;          // ids along one dependency cycle (first == the one closing it), empty if none
+    std::size_t missingDataDeps = 0;
+    std::size_t missingCtrlDeps = 0;
+    std::vector<std::uint64_t> cycle;          // ids along one cycle, the first repeated at the end; empty if none
+    std::string cycleField;                    // "data_deps" (what the feeder schedules by) or "ctrl_deps"
     std::string cycleText;                     // "3 (a) -> 5 (b) -> 3 (a)"
-    std::size_t nodesOnCycles = 0;             // nodes that can never become ready
+    std::size_t nodesOnCycles = 0;             // nodes that can never become ready (data_deps), or on ctrl cycles
     std::size_t dataDepEdges = 0;
     std::size_t ctrlDepEdges = 0;
 
@@ -46,9 +50,10 @@ struct EtValidation {
     std::string message() const;
 };
 
-// Every data_deps and ctrl_deps id must exist, ids must be unique, and data_deps ∪ ctrl_deps must be
-// acyclic. Iterative (Kahn, then a walk inside the leftover nodes to name one cycle): no recursion,
-// so million-node graphs cannot overflow the stack.
+// Every data_deps and ctrl_deps id must exist and ids must be unique; data_deps (what the feeder
+// schedules by) must be acyclic, and so must ctrl_deps (the call tree). Iterative (Kahn, then a
+// walk inside the leftover nodes to name one cycle): no recursion, so million-node graphs cannot
+// overflow the stack.
 EtValidation validateEt(const std::vector<ChakraProtoMsg::Node> &nodes);
 
 // Thrown when a graph may not be written; what() says why (with the cycle's ids and names).

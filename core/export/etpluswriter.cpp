@@ -121,7 +121,9 @@ std::uint64_t writeEtPlus(const std::string &path, const EtPlusGraph &graph, con
         out += ",\"name\":";
         appendString(out, node.gpu ? device.name(device.events[node.event]) : host.name(h));
         out += ",\"ctrl_deps\":";
-        out += node.parent == kNoNode ? std::string("0") : std::to_string(EtPlusGraph::idOf(node.parent));
+        // A root names itself, as the ET does for its process root: chakra_converter then finds no
+        // earlier parent, and no other node is mistaken for one.
+        out += std::to_string(EtPlusGraph::idOf(node.parent == kNoNode ? i : node.parent));
         out += ",\"inputs\":";
         appendIo(out, host, h.inputs);
         out += ",\"outputs\":";

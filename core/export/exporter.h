@@ -47,7 +47,7 @@ struct EtPlusStats {
 };
 
 struct EtPlusGraph {
-    std::vector<EtPlusNode> nodes;        // nodes[i] has new id i + 1 (0 is "no parent" in ET+ ctrl_deps)
+    std::vector<EtPlusNode> nodes;        // nodes[i] has new id i (from 0, as chakra_trace_link numbers them)
     std::vector<std::uint32_t> nodeOfHost;  // host node index → position in nodes, kNoNode
     std::vector<std::uint32_t> nodeOfEvent; // device event → position in nodes (GPU ops, linked CPU ops), kNoNode
     std::vector<std::uint32_t> syncBegin;   // CSR: nodes[i] waits for syncList[syncBegin[i] .. syncBegin[i+1])
@@ -58,7 +58,7 @@ struct EtPlusGraph {
     EtPlusStats stats;
     std::vector<Diagnostic> warnings;
 
-    static std::uint64_t idOf(std::uint32_t position) { return std::uint64_t(position) + 1; }
+    static std::uint64_t idOf(std::uint32_t position) { return position; }
 };
 
 EtPlusGraph buildEtPlusGraph(const HostTrace &host, const DeviceTrace &device, const LinkSet &links);
