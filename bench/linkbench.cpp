@@ -1,0 +1,204 @@
+// linkscope-bench link: linking time apart from load time, and how it grows with the trace.
+
+#include "benchsupport.h"
+
+#include "gen/tracegenerator.h"
+#include "io/tracereader.h"
+#include "link/linker.h"
+
+#include <charconv>
+#include <iomanip>
+#include <optional>
+#include <ostream>
+#include <sstream>
+#include <unordered_map>
+
+namespace linkscope::bench {
+
+namespace {
+
+struct TruthKey {
+    std::int64_t pid;
+    std::int64_t correlation;
+    std::int64_t ts;
+    bool operator==(const TruthKey &) const = default;
+};
+struct TruthKeyHash {
+    std::size_t operator()(const TruthKey &k) const
+    {
+        return std::hash<std::int64_t>()(k.correlation * 1000003 + k.ts) ^ static_cast<std::size_t>(k.pid);
+    }
+};
+using TruthMap = std::unordered_map<TruthKey, std::int64_t, TruthKeyHash>; // → parent Ev Idx
+
+std::int64_t numberAfter(std::string_view line, std::string_view key, std::size_t from = 0)
+{
+    const std::size_t at = line.find(key, from);
+    if (at == std::string_view::npos)
+        return -1;
+    std::int64_t value = -1;
+    const char *begin = line.data() + at + key.size();
+    std::from_chars(begin, line.data() + line.size(), value);
+    return value;
+}
+
+// The generator's ground truth, one JSON object per line with fixed key spelling.
+TruthMap parseTruth(std::string_view text)
+{
+    TruthMap truth;
+    std::size_t pos = 0;
+    while (pos < text.size()) {
+        std::size_t end = text.find('\n', pos);
+        if (end == std::string_view::npos)
+            end = text.size();
+        const std::string_view line = text.substr(pos, end - pos);
+        pos = end + 1;
+        if (line.empty())
+            continue;
+        const std::size_t parent = line.find("\"parent\":");
+        truth[{numberAfter(line, "{\"pid\":"), numberAfter(line, "\"correlation\":"), numberAfter(line, "\"ts_ns\":")}] =
+            numberAfter(line, "\"ev_idx\":", parent);
+    }
+    return truth;
+}
+
+struct Row {
+    std::uint64_t kinetoBytes = 0;
+    std::uint64_t hostBytes = 0;
+    std::uint64_t events = 0;
+    std::uint64_t gpuOps = 0;
+    double loadSeconds = 0;
+    double linkSeconds = 0;
+    std::uint64_t agree = 0;
+    std::uint64_t checked = 0;
+    std::uint64_t linked = 0;
+    std::uint64_t peakRss = 0;
+};
+
+void account(Row &row, const core::DeviceTrace &device, const core::HostTrace &host, const core::LinkSet &links,
+             const TruthMap *truth)
+{
+    row.kinetoBytes = device.sourceBytes;
+    row.hostBytes = host.sourceBytes;
+    row.events = device.events.size();
+    row.gpuOps = links.gpuLinks.size();
+    for (const core::GpuLink &link : links.gpuLinks) {
+        if (link.parent != core::kNoIndex)
+            ++row.linked;
+        if (!truth)
+            continue;
+        const core::DeviceEvent &gpu = device.events[link.gpuEvent];
+        const auto it = truth->find({gpu.thread.pid.value, gpu.correlation, gpu.ts});
+        if (it == truth->end())
+            continue;
+        ++row.checked;
+        if (link.parent != core::kNoIndex && device.events[link.parent].evIdx == it->second)
+            ++row.agree;
+    }
+}
+
+void printHeader(std::ostream &out)
+{
+    out << "  Kineto MB   host MB     events   GPU ops   load s   link s  link/load  ns/event  linked   = truth   peak RSS MB\n";
+}
+
+void printRow(std::ostream &out, const Row &r)
+{
+    out << std::fixed << std::setprecision(1) << std::setw(11) << megabytes(r.kinetoBytes) << std::setw(10)
+        << megabytes(r.hostBytes) << std::setw(11) << r.events << std::setw(10) << r.gpuOps << std::setprecision(3)
+        << std::setw(9) << r.loadSeconds << std::setw(9) << r.linkSeconds << std::setprecision(1) << std::setw(10)
+        << 100.0 * r.linkSeconds / r.loadSeconds << "%" << std::setw(10) << 1e9 * r.linkSeconds / static_cast<double>(r.events)
+        << std::setw(8) << r.linked << std::setw(10);
+    if (r.checked)
+        out << (std::to_string(r.agree) + "/" + std::to_string(r.checked));
+    else
+        out << "-";
+    out << std::setw(14) << megabytes(r.peakRss) << '\n';
+}
+
+Row measureGenerated(std::uint64_t targetBytes, std::uint64_t seed)
+{
+    gen::GeneratorOptions options;
+    options.seed = seed;
+    options.devices = 2;
+    options.targetKinetoBytes = targetBytes;
+    std::ostringstream hostOut, kinetoOut, truthOut;
+    gen::generatePair(options, hostOut, kinetoOut, truthOut);
+    const TruthMap truth = parseTruth(truthOut.str());
+    std::string hostText = std::move(hostOut).str();
+    std::string kinetoText = std::move(kinetoOut).str();
+
+    Row row;
+    resetPeakRss();
+    Stopwatch watch;
+    const core::DeviceTrace device = core::parseKinetoTrace(std::move(kinetoText), "generated-kineto.json");
+    const core::HostTrace host = core::parseHostTrace(std::move(hostText), "generated-host.json");
+    row.loadSeconds = watch.seconds();
+    watch.restart();
+    const core::LinkSet links = core::linkTraces(device, &host);
+    row.linkSeconds = watch.seconds();
+    row.peakRss = peakRssBytes();
+    account(row, device, host, links, &truth);
+    return row;
+}
+
+} // namespace
+
+int runLink(Args args, std::ostream &out, std::ostream &err)
+{
+    const bool allCores = takeFlag(args, "--all-cores");
+    const std::string sizes = takeOption(args, "--sizes", "32M,128M,512M");
+    const std::string truthPath = takeOption(args, "--truth", "");
+    std::uint64_t seed = 1;
+    const std::string seedText = takeOption(args, "--seed", "1");
+    std::from_chars(seedText.data(), seedText.data() + seedText.size(), seed);
+    if (!(args.empty() || args.size() == 2)) {
+        err << "usage: linkscope-bench link [HOST_ET KINETO [--truth TRUTH.jsonl]] [--sizes 32M,128M,512M] [--seed N] [--all-cores]\n";
+        return 2;
+    }
+    if (!allCores && !pinToOneCore())
+        err << "warning: could not pin to one core\n";
+    out << "link (" << (allCores ? "all cores" : "one core") << "; load = parse Kineto + host ET; link = linkTraces: "
+        << "index, host join, GPU parents under all policies, durations, edges, findings)\n";
+    printHeader(out);
+
+    std::optional<Row> last;
+    if (args.size() == 2) {
+        Row row;
+        resetPeakRss();
+        Stopwatch watch;
+        const core::DeviceTrace device = core::readKinetoTrace(args[1]);
+        const core::HostTrace host = core::readHostTrace(args[0]);
+        row.loadSeconds = watch.seconds();
+        watch.restart();
+        const core::LinkSet links = core::linkTraces(device, &host);
+        row.linkSeconds = watch.seconds();
+        row.peakRss = peakRssBytes();
+        std::optional<TruthMap> truth;
+        if (!truthPath.empty())
+            truth = parseTruth(readFile(truthPath));
+        account(row, device, host, links, truth ? &*truth : nullptr);
+        printRow(out, row);
+        last = row;
+    } else {
+        std::size_t pos = 0;
+        while (pos <= sizes.size()) {
+            std::size_t comma = sizes.find(',', pos);
+            if (comma == std::string::npos)
+                comma = sizes.size();
+            std::uint64_t bytes = 0;
+            if (!gen::parseByteSize(sizes.substr(pos, comma - pos), bytes)) {
+                err << "linkscope-bench link: bad size in --sizes: " << sizes << '\n';
+                return 2;
+            }
+            last = measureGenerated(bytes, seed);
+            printRow(out, *last);
+            out.flush();
+            pos = comma + 1;
+        }
+    }
+    printResult(out, "link_over_load", 100.0 * last->linkSeconds / last->loadSeconds, "%");
+    return 0;
+}
+
+} // namespace linkscope::bench

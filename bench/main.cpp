@@ -1,0 +1,44 @@
+// linkscope-bench: one subcommand per pipeline stage. Each prints its figures and ends with exactly
+// one line "RESULT name=value unit". Benchmarks, never tests: nothing here fails for being slow.
+
+#include "benchsupport.h"
+
+#include <cstring>
+#include <exception>
+#include <iostream>
+
+namespace {
+
+void usage(std::ostream &out)
+{
+    out << "usage: linkscope-bench STAGE [args]\n"
+           "  load HOST_ET KINETO        read each file (one core), MB/s of uncompressed input, events, peak RSS\n"
+           "  link [HOST_ET KINETO]      link time apart from load time; without files: three generated sizes\n"
+           "       [--sizes 32M,128M,512M] [--seed N]\n"
+           ;
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    using namespace linkscope::bench;
+    if (argc < 2 || !std::strcmp(argv[1], "-h") || !std::strcmp(argv[1], "--help")) {
+        usage(argc < 2 ? std::cerr : std::cout);
+        return argc < 2 ? 2 : 0;
+    }
+    const std::string stage = argv[1];
+    Args args(argv + 2, argv + argc);
+    try {
+        if (stage == "load")
+            return runLoad(args, std::cout, std::cerr);
+        if (stage == "link")
+            return runLink(args, std::cout, std::cerr);
+    } catch (const std::exception &e) {
+        std::cerr << "linkscope-bench " << stage << ": " << e.what() << '\n';
+        return 1;
+    }
+    std::cerr << "linkscope-bench: unknown stage " << stage << '\n';
+    usage(std::cerr);
+    return 2;
+}
