@@ -328,6 +328,48 @@ private slots:
                 QVERIFY(startAndId[i].second > startAndId[i - 1].second);
     }
 
+    void missingHostNodesMoveTheTruthToAnAncestor()
+    {
+        GeneratorOptions o = twoDevices();
+        o.missingHostNodePercent = 15;
+        const Pair p = generate(o);
+        const Json host = Json::parse(p.host);
+        const Json kineto = Json::parse(p.kineto);
+        std::map<std::int64_t, std::int64_t> etIdByRf;
+        for (const Json &n : host.at("nodes"))
+            etIdByRf[attrsOf(n).at("rf_id").get<std::int64_t>()] = n.at("id").get<std::int64_t>();
+        std::map<std::int64_t, const Json *> cpuByEvIdx;
+        std::size_t kinetoCpuOps = 0;
+        for (const Json &e : kineto.at("traceEvents")) {
+            const std::string cat = e.value("cat", "");
+            if (cat == "cpu_op" || cat == "user_annotation") {
+                cpuByEvIdx[e.at("args").at("Ev Idx").get<std::int64_t>()] = &e;
+                ++kinetoCpuOps;
+            }
+        }
+        // Process root + 3 thread roots + the ops that kept their node.
+        QVERIFY(host.at("nodes").size() < kinetoCpuOps + 4);
+        int attachedToAncestor = 0;
+        for (const Json &t : truthLines(p.truth)) {
+            const Json &parent = t.at("parent");
+            QCOMPARE(etIdByRf.at(parent.at("rf_id").get<std::int64_t>()), parent.at("et_id").get<std::int64_t>());
+            if (!t.contains("innermost"))
+                continue;
+            ++attachedToAncestor;
+            const Json &innermost = t.at("innermost");
+            QVERIFY(!etIdByRf.count(innermost.at("rf_id").get<std::int64_t>()));
+            // The innermost op is nested inside the named ancestor, on the same thread.
+            const Json &inner = *cpuByEvIdx.at(innermost.at("ev_idx").get<std::int64_t>());
+            const Json &outer = *cpuByEvIdx.at(parent.at("ev_idx").get<std::int64_t>());
+            QVERIFY(inner.at("tid") == outer.at("tid"));
+            QVERIFY(toNs(outer.at("ts")) <= toNs(inner.at("ts")));
+            QVERIFY(toNs(inner.at("ts")) + toNs(inner.at("dur")) <= toNs(outer.at("ts")) + toNs(outer.at("dur")));
+        }
+        QVERIFY(attachedToAncestor > 0);
+        // The default writes every node.
+        QVERIFY(!QString::fromStdString(generate(twoDevices()).truth).contains(QStringLiteral("\"innermost\"")));
+    }
+
     void deterministicForASeed()
     {
         GeneratorOptions o = twoDevices();

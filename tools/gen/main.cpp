@@ -22,6 +22,7 @@ void usage(std::ostream &out)
            "  --devices 1|2         GPUs driven by the process (default 1)\n"
            "  --layers N            forward layers per step (default 4)\n"
            "  --pid N               OS process id written into both traces\n"
+           "  --missing-host-nodes P  leave P percent of childless CPU ops out of the host ET\n"
            "Without --steps or --target-bytes one step is written. TRUTH_OUT gets one JSON line per GPU op\n"
            "naming its true parent CPU op (see tools/gen/tracegenerator.h).\n";
 }
@@ -123,6 +124,12 @@ int main(int argc, char **argv)
                 return 2;
             }
             options.pid = n;
+        } else if (arg == "--missing-host-nodes") {
+            if (!parseInt(value("--missing-host-nodes"), n) || n < 0 || n > 100) {
+                std::cerr << "linkscope-gen: --missing-host-nodes wants 0..100\n";
+                return 2;
+            }
+            options.missingHostNodePercent = static_cast<int>(n);
         } else if (!arg.empty() && arg[0] == '-') {
             std::cerr << "linkscope-gen: unknown option " << arg << "\n";
             usage(std::cerr);

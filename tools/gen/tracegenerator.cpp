@@ -267,6 +267,8 @@ struct CpuOp {
     std::uint32_t tensorBegin = 0;
     std::uint8_t inputs = 0;
     std::uint8_t outputs = 0;
+    bool hasChildOp = false;
+    bool noHostNode = false;   // in Kineto (with its rf_id) but absent from the host ET
 };
 
 struct RuntimeCall {
@@ -389,6 +391,8 @@ private:
         op.device = currentDevice_;
         op.ts = (sameStartAsParent && op.parent >= 0) ? ops_[op.parent].ts : t.cursor;
         const int index = static_cast<int>(ops_.size());
+        if (op.parent >= 0)
+            ops_[op.parent].hasChildOp = true;
         ops_.push_back(op);
         t.stack.push_back(index);
         if (kind.name != kProfilerStep.name)
@@ -878,6 +882,14 @@ private:
         }
         for (FlowPair &f : flows_)
             f.id = flowCounter_++;
+        // Ops the ET observer missed (it started late, or filtered them): only ops without child ops,
+        // under a parent other than ProfilerStep#N, so the rest of the ET stays a tree and the truth
+        // walks up to an ancestor that has a node (§4.1 step 4).
+        if (opt_.missingHostNodePercent > 0)
+            for (CpuOp &op : ops_)
+                if (!op.hasChildOp && op.parent >= 0 && ops_[op.parent].kind != &kProfilerStep
+                    && rng_.percent(opt_.missingHostNodePercent))
+                    op.noHostNode = true;
     }
 
     void flushStep()
@@ -1199,7 +1211,12 @@ private:
         truth_ << ",\"ts_ns\":";
         truth_.num(rc.ts);
         truth_ << '}';
-        writeTruthOp("parent", rc.truthParent);
+        int parent = rc.truthParent;
+        while (parent >= 0 && ops_[parent].noHostNode)
+            parent = ops_[parent].parent;
+        writeTruthOp("parent", parent);
+        if (parent != rc.truthParent)
+            writeTruthOp("innermost", rc.truthParent);
         writeTruthOp("external_id_op", rc.externalOp);
         writeTruthOp("latest_starting", rc.latestStarting);
         truth_ << "}\n";
@@ -1436,7 +1453,8 @@ private:
         std::vector<Item> items;
         items.reserve(ops_.size() + threads_.size());
         for (std::size_t i = 0; i < ops_.size(); ++i)
-            items.push_back({ops_[i].end, ops_[i].depth, static_cast<int>(i), ops_[i].thread});
+            if (!ops_[i].noHostNode)
+                items.push_back({ops_[i].end, ops_[i].depth, static_cast<int>(i), ops_[i].thread});
         for (std::size_t t = 0; t < threads_.size(); ++t)
             if (threads_[t].rootPending)
                 items.push_back({threads_[t].rootEntry, 1 << 20, -1, static_cast<int>(t)});

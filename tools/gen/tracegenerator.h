@@ -29,6 +29,10 @@ struct GeneratorOptions {
     int layers = 4;           // forward layers per step (each launches several kernels)
     std::int64_t pid = 2910249;
     int firstStep = 3;        // number of the first ProfilerStep#N
+    // Percent of childless CPU ops left out of the host ET (Kineto keeps them, with their
+    // Record function id): the truth then names the nearest ancestor with an ET node and adds
+    // "innermost" (§4.1 step 4). 0 by default: real pairs recorded together have full coverage.
+    int missingHostNodePercent = 0;
 };
 
 struct GeneratorStats {
@@ -53,7 +57,8 @@ struct GeneratorStats {
 //    "launch":{"name":"cudaLaunchKernel","pid":...,"tid":...,"ts_ns":...},
 //    "parent":{"name":"aten::addmm","cat":"cpu_op","ev_idx":40,"rf_id":19,"et_id":30,"external_id":17},
 //    "external_id_op":{...same keys...} | null,   // the cpu_op whose External id the launch carries
-//    "latest_starting":{...same keys...} | null}  // latest-starting op before the launch (pre-#185 rule)
+//    "latest_starting":{...same keys...} | null,  // latest-starting op before the launch (pre-#185 rule)
+//    "innermost":{...same keys...}}               // only when the innermost enclosing op has no ET node
 // ts_ns is the Kineto "ts" exactly as written, in ns (relative to baseTimeNanoseconds), so it
 // matches DeviceEvent::ts.
 GeneratorStats generatePair(const GeneratorOptions &options, std::ostream &host, std::ostream &kineto,
