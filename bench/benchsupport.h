@@ -45,5 +45,6 @@ bool takeFlag(Args &args, const std::string &name);
 
 int runLoad(Args args, std::ostream &out, std::ostream &err);
 int runLink(Args args, std::ostream &out, std::ostream &err);
+int runExport(Args args, std::ostream &out, std::ostream &err);
 
 } // namespace linkscope::bench

@@ -15,7 +15,7 @@ void usage(std::ostream &out)
            "  load HOST_ET KINETO        read each file (one core), MB/s of uncompressed input, events, peak RSS\n"
            "  link [HOST_ET KINETO]      link time apart from load time; without files: three generated sizes\n"
            "       [--sizes 32M,128M,512M] [--seed N]\n"
-           ;
+           "  export HOST_ET KINETO [--out DIR]  time and output size of each writer (ET+, .et, Perfetto)\n";
 }
 
 } // namespace
@@ -34,6 +34,8 @@ int main(int argc, char **argv)
             return runLoad(args, std::cout, std::cerr);
         if (stage == "link")
             return runLink(args, std::cout, std::cerr);
+        if (stage == "export")
+            return runExport(args, std::cout, std::cerr);
     } catch (const std::exception &e) {
         std::cerr << "linkscope-bench " << stage << ": " << e.what() << '\n';
         return 1;

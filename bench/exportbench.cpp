@@ -1,0 +1,80 @@
+// linkscope-bench export: time and output size of each writer on a loaded, linked pair.
+
+#include "benchsupport.h"
+
+#include "export/exporter.h"
+#include "io/tracereader.h"
+#include "link/linker.h"
+
+#include <filesystem>
+#include <iomanip>
+#include <ostream>
+
+namespace linkscope::bench {
+
+int runExport(Args args, std::ostream &out, std::ostream &err)
+{
+    const bool allCores = takeFlag(args, "--all-cores");
+    const std::string dir = takeOption(args, "--out", "/tmp/linkscope-bench/export");
+    if (args.size() != 2) {
+        err << "usage: linkscope-bench export HOST_ET KINETO [--out DIR] [--all-cores]\n";
+        return 2;
+    }
+    if (!allCores && !pinToOneCore())
+        err << "warning: could not pin to one core\n";
+    std::filesystem::create_directories(dir);
+
+    Stopwatch watch;
+    const core::DeviceTrace device = core::readKinetoTrace(args[1]);
+    const core::HostTrace host = core::readHostTrace(args[0]);
+    const double loadSeconds = watch.seconds();
+    watch.restart();
+    const core::LinkSet links = core::linkTraces(device, &host);
+    const double linkSeconds = watch.seconds();
+    out << std::fixed << std::setprecision(3) << "export (" << (allCores ? "all cores" : "one core") << "; inputs "
+        << std::setprecision(1) << megabytes(device.sourceBytes) << " MB Kineto + " << megabytes(host.sourceBytes)
+        << " MB host ET; load " << std::setprecision(3) << loadSeconds << " s, link " << linkSeconds << " s, not counted below)\n";
+
+    resetPeakRss();
+    const std::uint64_t rssBefore = currentRssBytes();
+    double total = 0;
+    auto row = [&](const char *what, double seconds, std::uint64_t bytes, const std::string &detail) {
+        total += seconds;
+        out << std::fixed << "  " << std::left << std::setw(26) << what << std::right << std::setprecision(3) << std::setw(8)
+            << seconds << " s";
+        if (bytes)
+            out << std::setprecision(1) << std::setw(10) << megabytes(bytes) << " MB" << std::setw(9)
+                << megabytes(bytes) / seconds << " MB/s";
+        out << "  " << detail << '\n';
+    };
+
+    watch.restart();
+    const core::EtPlusGraph graph = core::buildEtPlusGraph(host, device, links);
+    row("ET+ graph", watch.seconds(), 0,
+        std::to_string(graph.nodes.size()) + " nodes (" + std::to_string(graph.stats.gpuNodes) + " GPU)");
+
+    watch.restart();
+    const std::uint64_t etPlusBytes = core::writeEtPlus(dir + "/linked_etplus.json", graph, host, device, links);
+    row("ET+ JSON write", watch.seconds(), etPlusBytes, dir + "/linked_etplus.json");
+
+    watch.restart();
+    const core::ChakraConversion chakra = core::convertToChakra(graph, host, device, links);
+    row("Chakra conversion", watch.seconds(), 0,
+        std::to_string(chakra.stats.nodes) + " nodes, " + std::to_string(chakra.stats.commColl) + " COMM_COLL");
+
+    watch.restart();
+    const std::uint64_t etBytes = core::writeChakraEt(dir + "/linked.et", chakra.trace);
+    row(".et validate + write", watch.seconds(), etBytes, dir + "/linked.et");
+
+    watch.restart();
+    const std::uint64_t perfettoBytes = core::writePerfettoTrace(dir + "/linked_perfetto.json", device, links, &host);
+    row("Perfetto write", watch.seconds(), perfettoBytes, dir + "/linked_perfetto.json");
+
+    out << std::fixed << std::setprecision(3) << "  all writers: " << total << " s (" << std::setprecision(1)
+        << 100.0 * total / loadSeconds << "% of the load time), peak RSS " << megabytes(peakRssBytes()) << " MB ("
+        << megabytes(rssBefore) << " MB held before: the loaded, linked pair)\n";
+    printResult(out, "export_total_time", total, "s");
+    return 0;
+}
+
+} // namespace linkscope::bench
