@@ -101,6 +101,7 @@ struct LinkEditor::Change {
     struct EdgeRemoved {
         std::uint32_t position;
         Edge edge;
+        std::uint32_t indexRow; // row of indexedEdges_, or kAddedEdge
     };
     enum class Annotation : std::uint8_t { Flag, Note, Accept };
     struct AnnotationChanged {
@@ -142,6 +143,10 @@ void LinkEditor::setLink(std::uint32_t linkIndex, const GpuLink &value, std::vec
     link = value;
 }
 
+namespace {
+std::uint64_t packFromTo(std::uint32_t from, std::uint32_t to) { return (std::uint64_t(from) << 32) | to; }
+} // namespace
+
 void LinkEditor::buildEdgeIndex()
 {
     if (edgeIndexBuilt_)
@@ -149,9 +154,32 @@ void LinkEditor::buildEdgeIndex()
     for (std::uint32_t i = 0; i < links_.edges.size(); ++i) {
         const Edge &e = links_.edges[i];
         if (isEditableEdge(e.kind))
-            editableEdges_[{e.from, e.to, e.kind}].push_back(i);
+            indexedEdges_.push_back({packFromTo(e.from, e.to), e.kind, i});
     }
+    std::sort(indexedEdges_.begin(), indexedEdges_.end(), [](const IndexedEdge &l, const IndexedEdge &r) {
+        return l.fromTo != r.fromTo ? l.fromTo < r.fromTo : l.kind < r.kind;
+    });
     edgeIndexBuilt_ = true;
+}
+
+std::pair<LinkEditor::IndexedEdge *, LinkEditor::IndexedEdge *> LinkEditor::indexedRange(const EdgeKey &key)
+{
+    const std::uint64_t fromTo = packFromTo(key.from, key.to);
+    auto lower = std::partition_point(indexedEdges_.begin(), indexedEdges_.end(), [&](const IndexedEdge &e) {
+        return e.fromTo != fromTo ? e.fromTo < fromTo : e.kind < key.kind;
+    });
+    auto upper = lower;
+    while (upper != indexedEdges_.end() && upper->fromTo == fromTo && upper->kind == key.kind)
+        ++upper;
+    return {indexedEdges_.data() + (lower - indexedEdges_.begin()), indexedEdges_.data() + (upper - indexedEdges_.begin())};
+}
+
+bool LinkEditor::edgePresent(const EdgeKey &key)
+{
+    if (auto it = addedEdges_.find(key); it != addedEdges_.end() && !it->second.empty())
+        return true;
+    const auto [first, last] = indexedRange(key);
+    return std::any_of(first, last, [](const IndexedEdge &e) { return e.position != kNoIndex; });
 }
 
 void LinkEditor::edgeMoved(std::uint32_t from, std::uint32_t to)
@@ -159,8 +187,20 @@ void LinkEditor::edgeMoved(std::uint32_t from, std::uint32_t to)
     const Edge &e = links_.edges[from];
     if (!isEditableEdge(e.kind))
         return;
-    auto &positions = editableEdges_[{e.from, e.to, e.kind}];
-    std::replace(positions.begin(), positions.end(), from, to);
+    const EdgeKey key{e.from, e.to, e.kind};
+    if (auto it = addedEdges_.find(key); it != addedEdges_.end()) {
+        auto found = std::find(it->second.begin(), it->second.end(), from);
+        if (found != it->second.end()) {
+            *found = to;
+            return;
+        }
+    }
+    auto [first, last] = indexedRange(key);
+    for (IndexedEdge *row = first; row != last; ++row)
+        if (row->position == from) {
+            row->position = to;
+            return;
+        }
 }
 
 std::vector<EditOutcome> LinkEditor::apply(const LogEntry &entry, std::size_t entryIndex)
@@ -267,20 +307,32 @@ EditOutcome LinkEditor::applyOne(const Edit &edit, std::vector<Change> &changes)
             return rejected("a sync edge starts at the GPU op waited for");
         buildEdgeIndex();
         const EdgeKey key{subject.index, target.index, edit.edge};
-        auto &positions = editableEdges_[key];
         if (edit.kind == EditKind::AddEdge) {
-            if (!positions.empty())
+            if (edgePresent(key))
                 return unchanged("the edge is already there");
             const Edge edge{subject.index, target.index, edit.edge};
-            positions.push_back(static_cast<std::uint32_t>(links_.edges.size()));
+            addedEdges_[key].push_back(static_cast<std::uint32_t>(links_.edges.size()));
             links_.edges.push_back(edge);
             changes.push_back({Change::EdgeAdded{edge}});
             return out;
         }
-        if (positions.empty())
+        std::uint32_t position = kNoIndex;
+        std::uint32_t indexRow = kAddedEdge;
+        if (auto it = addedEdges_.find(key); it != addedEdges_.end() && !it->second.empty()) {
+            position = it->second.back();
+            it->second.pop_back();
+        } else {
+            auto [first, last] = indexedRange(key);
+            for (IndexedEdge *row = first; row != last; ++row)
+                if (row->position != kNoIndex) {
+                    position = row->position;
+                    row->position = kNoIndex;
+                    indexRow = static_cast<std::uint32_t>(row - indexedEdges_.data());
+                    break;
+                }
+        }
+        if (position == kNoIndex)
             return stale("the edge is not there any more");
-        const std::uint32_t position = positions.back();
-        positions.pop_back();
         const Edge removed = links_.edges[position];
         const auto last = static_cast<std::uint32_t>(links_.edges.size() - 1);
         if (position != last) {
@@ -288,7 +340,7 @@ EditOutcome LinkEditor::applyOne(const Edit &edit, std::vector<Change> &changes)
             links_.edges[position] = links_.edges[last];
         }
         links_.edges.pop_back();
-        changes.push_back({Change::EdgeRemoved{position, removed}});
+        changes.push_back({Change::EdgeRemoved{position, removed, indexRow}});
         return out;
     }
     case EditKind::Flag:
@@ -339,7 +391,7 @@ void LinkEditor::revert(const Change &change)
                 links_.gpuLinks[c.linkIndex] = c.before;
             } else if constexpr (std::is_same_v<T, Change::EdgeAdded>) {
                 const auto last = static_cast<std::uint32_t>(links_.edges.size() - 1);
-                auto &positions = editableEdges_[{c.edge.from, c.edge.to, c.edge.kind}];
+                auto &positions = addedEdges_[{c.edge.from, c.edge.to, c.edge.kind}];
                 positions.erase(std::remove(positions.begin(), positions.end(), last), positions.end());
                 links_.edges.pop_back();
             } else if constexpr (std::is_same_v<T, Change::EdgeRemoved>) {
@@ -351,7 +403,10 @@ void LinkEditor::revert(const Change &change)
                     edgeMoved(c.position, end);
                     links_.edges[c.position] = c.edge;
                 }
-                editableEdges_[{c.edge.from, c.edge.to, c.edge.kind}].push_back(c.position);
+                if (c.indexRow == kAddedEdge)
+                    addedEdges_[{c.edge.from, c.edge.to, c.edge.kind}].push_back(c.position);
+                else
+                    indexedEdges_[c.indexRow].position = c.position;
             } else if constexpr (std::is_same_v<T, Change::AnnotationChanged>) {
                 if (c.which == Change::Annotation::Accept) {
                     review_.accepted.erase(c.event);

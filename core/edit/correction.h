@@ -151,7 +151,16 @@ private:
     EditOutcome applyOne(const Edit &edit, std::vector<Change> &changes);
     void revert(const Change &change);
     void setLink(std::uint32_t linkIndex, const GpuLink &value, std::vector<Change> &changes);
+    // Where an editable edge's position is recorded: a row of indexedEdges_, or addedEdges_.
+    static constexpr std::uint32_t kAddedEdge = UINT32_MAX;
+    struct IndexedEdge {
+        std::uint64_t fromTo;
+        EdgeKind kind;
+        std::uint32_t position; // in LinkSet::edges; kNoIndex while removed
+    };
     void buildEdgeIndex();
+    std::pair<IndexedEdge *, IndexedEdge *> indexedRange(const EdgeKey &key);
+    bool edgePresent(const EdgeKey &key);
     void edgeMoved(std::uint32_t from, std::uint32_t to);
 
     LinkSet &links_;
@@ -159,7 +168,10 @@ private:
     SubjectResolver resolver_;
     ReviewState review_;
     std::unordered_map<std::uint32_t, GpuLink> linkerChoice_; // recorded on first change
-    std::unordered_map<EdgeKey, std::vector<std::uint32_t>, EdgeKeyHash> editableEdges_; // Sync / InterThread positions
+    // Sync / InterThread edges, sorted once on the first edge edit: O(log n) lookups without a
+    // hash node per edge (traces have millions). Edges added by edits live in addedEdges_.
+    std::vector<IndexedEdge> indexedEdges_;
+    std::unordered_map<EdgeKey, std::vector<std::uint32_t>, EdgeKeyHash> addedEdges_;
     bool edgeIndexBuilt_ = false;
     std::vector<std::vector<Change>> undo_;
 };

@@ -61,69 +61,111 @@ KeyKind SubjectResolver::kindOfEvent(const DeviceEvent &event)
     return KeyKind::CpuOp;
 }
 
+std::uint32_t SubjectResolver::pidSlot(const TraceId &pid) const
+{
+    std::call_once(pidsBuilt_, [&] {
+        pidSlotOfEvent_.resize(device_.events.size());
+        TraceId last{};
+        std::uint32_t lastSlot = kNoSlot;
+        for (std::size_t i = 0; i < device_.events.size(); ++i) {
+            const TraceId &p = device_.events[i].thread.pid;
+            if (lastSlot == kNoSlot || !(p == last)) {
+                last = p;
+                lastSlot = pidSlots_.try_emplace(p, static_cast<std::uint32_t>(pidSlots_.size())).first->second;
+            }
+            pidSlotOfEvent_[i] = lastSlot;
+        }
+    });
+    const auto it = pidSlots_.find(pid);
+    return it == pidSlots_.end() ? kNoSlot : it->second;
+}
+
 const std::vector<SubjectResolver::Entry> &SubjectResolver::table(Table which) const
 {
+    pidSlot(TraceId{}); // builds the pid slots
     std::call_once(built_[which], [&] {
         std::vector<Entry> &out = tables_[which];
         const auto &events = device_.events;
+        auto wanted = [which](const DeviceEvent &e) {
+            const KeyKind kind = kindOfEvent(e);
+            switch (which) {
+            case GpuCorrelation: return kind == KeyKind::GpuOp;
+            case RuntimeCorrelation: return kind == KeyKind::Runtime;
+            case RfId: return kind == KeyKind::CpuOp && e.rfId != 0;
+            case EvIdx: return kind == KeyKind::CpuOp && e.evIdx != kNoId;
+            case ByTime: return kind == KeyKind::CpuOp;
+            case TableCount: break;
+            }
+            return false;
+        };
+        // Counted first: growing a multi-million-row vector by doubling costs more than the pass.
+        out.reserve(static_cast<std::size_t>(std::count_if(events.begin(), events.end(), wanted)));
         for (std::uint32_t i = 0; i < events.size(); ++i) {
             const DeviceEvent &e = events[i];
             const KeyKind kind = kindOfEvent(e);
+            const std::uint32_t slot = pidSlotOfEvent_[i];
             switch (which) {
             case GpuCorrelation:
                 if (kind == KeyKind::GpuOp)
-                    out.push_back({e.thread.pid, e.correlation, false, e.ts, i});
+                    out.push_back({slot, 0, e.correlation, e.ts, i});
                 break;
             case RuntimeCorrelation:
                 if (kind == KeyKind::Runtime)
-                    out.push_back({e.thread.pid, e.correlation, false, e.ts, i});
+                    out.push_back({slot, 0, e.correlation, e.ts, i});
                 break;
             case RfId:
                 if (kind == KeyKind::CpuOp && e.rfId != 0)
-                    out.push_back({e.thread.pid, static_cast<std::int64_t>(e.rfId), false, 0, i});
+                    out.push_back({slot, 0, static_cast<std::int64_t>(e.rfId), 0, i});
                 break;
             case EvIdx:
                 if (kind == KeyKind::CpuOp && e.evIdx != kNoId)
-                    out.push_back({e.thread.pid, e.evIdx, false, 0, i});
+                    out.push_back({slot, 0, e.evIdx, 0, i});
                 break;
             case ByTime:
                 if (kind == KeyKind::CpuOp)
-                    out.push_back({e.thread.pid, e.thread.tid.value, e.thread.tid.isString, e.ts, i});
+                    out.push_back({slot, e.thread.tid.isString ? 1u : 0u, e.thread.tid.value, e.ts, i});
                 break;
             case TableCount:
                 break;
             }
         }
-        std::sort(out.begin(), out.end(), [](const Entry &l, const Entry &r) { return l.sortKey() < r.sortKey(); });
-        out.shrink_to_fit();
+        std::sort(out.begin(), out.end(), [](const Entry &l, const Entry &r) {
+            if (l.pidSlot != r.pidSlot)
+                return l.pidSlot < r.pidSlot;
+            if (l.aIsString != r.aIsString)
+                return l.aIsString < r.aIsString;
+            if (l.a != r.a)
+                return l.a < r.a;
+            if (l.ts != r.ts)
+                return l.ts < r.ts;
+            return l.event < r.event;
+        });
     });
     return tables_[which];
 }
 
 std::pair<const SubjectResolver::Entry *, const SubjectResolver::Entry *>
-SubjectResolver::range(Table which, const TraceId &pid, std::int64_t a, bool aIsString) const
+SubjectResolver::range(Table which, std::uint32_t slot, std::int64_t a, bool aIsString) const
 {
     const auto &rows = table(which);
-    auto lower = std::lower_bound(rows.begin(), rows.end(), std::tie(pid, aIsString, a), [](const Entry &e, const auto &k) {
-        return std::tie(e.pid, e.aIsString, e.a) < k;
-    });
-    auto upper = std::upper_bound(lower, rows.end(), std::tie(pid, aIsString, a), [](const auto &k, const Entry &e) {
-        return k < std::tie(e.pid, e.aIsString, e.a);
-    });
+    const std::uint32_t isString = aIsString ? 1u : 0u;
+    auto before = [&](const Entry &e) { return std::tie(e.pidSlot, e.aIsString, e.a) < std::tie(slot, isString, a); };
+    auto after = [&](const Entry &e) { return std::tie(slot, isString, a) < std::tie(e.pidSlot, e.aIsString, e.a); };
+    auto lower = std::partition_point(rows.begin(), rows.end(), before);
+    auto upper = std::partition_point(lower, rows.end(), [&](const Entry &e) { return !after(e); });
     return {rows.data() + (lower - rows.begin()), rows.data() + (upper - rows.begin())};
 }
 
 std::pair<const SubjectResolver::Entry *, const SubjectResolver::Entry *>
-SubjectResolver::timeRange(const TraceId &pid, const TraceId &tid, Nanos ts) const
+SubjectResolver::timeRange(std::uint32_t slot, const TraceId &tid, Nanos ts) const
 {
     const auto &rows = table(ByTime);
-    const auto key = std::tie(pid, tid.isString, tid.value, ts);
-    auto lower = std::lower_bound(rows.begin(), rows.end(), key, [](const Entry &e, const auto &k) {
-        return std::tie(e.pid, e.aIsString, e.a, e.ts) < k;
-    });
-    auto upper = std::upper_bound(lower, rows.end(), key, [](const auto &k, const Entry &e) {
-        return k < std::tie(e.pid, e.aIsString, e.a, e.ts);
-    });
+    const std::uint32_t isString = tid.isString ? 1u : 0u;
+    const auto key = std::tie(slot, isString, tid.value, ts);
+    auto lower = std::partition_point(rows.begin(), rows.end(),
+                                      [&](const Entry &e) { return std::tie(e.pidSlot, e.aIsString, e.a, e.ts) < key; });
+    auto upper = std::partition_point(lower, rows.end(),
+                                      [&](const Entry &e) { return !(key < std::tie(e.pidSlot, e.aIsString, e.a, e.ts)); });
     return {rows.data() + (lower - rows.begin()), rows.data() + (upper - rows.begin())};
 }
 
@@ -140,21 +182,22 @@ SubjectKey SubjectResolver::keyOfEvent(std::uint32_t event) const
                 return static_cast<std::uint32_t>(row - rows.first);
         return 0u;
     };
+    const std::uint32_t slot = pidSlot(e.thread.pid);
     if (key.kind != KeyKind::CpuOp) {
         key.correlation = e.correlation;
-        key.ordinal = ordinalIn(range(key.kind == KeyKind::GpuOp ? GpuCorrelation : RuntimeCorrelation, e.thread.pid,
+        key.ordinal = ordinalIn(range(key.kind == KeyKind::GpuOp ? GpuCorrelation : RuntimeCorrelation, slot,
                                       e.correlation, false));
         return key;
     }
     if (e.rfId != 0) {
-        const auto rows = range(RfId, e.thread.pid, static_cast<std::int64_t>(e.rfId), false);
+        const auto rows = range(RfId, slot, static_cast<std::int64_t>(e.rfId), false);
         if (rows.second - rows.first == 1) {
             key.rfId = e.rfId;
             return key;
         }
     }
     if (e.evIdx != kNoId) {
-        const auto rows = range(EvIdx, e.thread.pid, e.evIdx, false);
+        const auto rows = range(EvIdx, slot, e.evIdx, false);
         if (rows.second - rows.first == 1) {
             key.evIdx = e.evIdx;
             return key;
@@ -162,7 +205,7 @@ SubjectKey SubjectResolver::keyOfEvent(std::uint32_t event) const
     }
     key.tid = IdValue::of(e.thread.tid, device_.strings);
     key.ts = e.ts;
-    key.ordinal = ordinalIn(timeRange(e.thread.pid, e.thread.tid, e.ts));
+    key.ordinal = ordinalIn(timeRange(slot, e.thread.tid, e.ts));
     return key;
 }
 
@@ -210,11 +253,12 @@ SubjectResolver::Resolution SubjectResolver::resolve(const SubjectKey &key) cons
     }
 
     const std::optional<TraceId> pid = key.pid.in(device_.strings);
-    if (!pid)
-        return gone("no process with that pid");
+    const std::uint32_t slot = pid ? pidSlot(*pid) : kNoSlot;
+    if (slot == kNoSlot)
+        return gone("no event has that pid");
 
     if (key.kind == KeyKind::GpuOp || key.kind == KeyKind::Runtime) {
-        const auto rows = range(key.kind == KeyKind::GpuOp ? GpuCorrelation : RuntimeCorrelation, *pid, key.correlation, false);
+        const auto rows = range(key.kind == KeyKind::GpuOp ? GpuCorrelation : RuntimeCorrelation, slot, key.correlation, false);
         const auto count = static_cast<std::size_t>(rows.second - rows.first);
         if (count == 0)
             return gone(key.kind == KeyKind::GpuOp ? "no GPU op with that correlation" : "no runtime call with that correlation");
@@ -226,7 +270,7 @@ SubjectResolver::Resolution SubjectResolver::resolve(const SubjectKey &key) cons
     // CpuOp
     if (key.rfId != 0 || key.evIdx != kNoId) {
         const bool byRf = key.rfId != 0;
-        const auto rows = byRf ? range(RfId, *pid, static_cast<std::int64_t>(key.rfId), false) : range(EvIdx, *pid, key.evIdx, false);
+        const auto rows = byRf ? range(RfId, slot, static_cast<std::int64_t>(key.rfId), false) : range(EvIdx, slot, key.evIdx, false);
         if (rows.first == rows.second)
             return gone(byRf ? "no CPU op with that Record function id" : "no CPU op with that Ev Idx");
         if (rows.second - rows.first == 1)
@@ -247,7 +291,7 @@ SubjectResolver::Resolution SubjectResolver::resolve(const SubjectKey &key) cons
     const std::optional<TraceId> tid = key.tid.in(device_.strings);
     if (!tid)
         return gone("no thread with that tid");
-    const auto rows = timeRange(*pid, *tid, key.ts);
+    const auto rows = timeRange(slot, *tid, key.ts);
     const auto count = static_cast<std::size_t>(rows.second - rows.first);
     if (count == 0)
         return gone("no CPU op starts there");

@@ -6,6 +6,7 @@
 #include "model/hosttrace.h"
 
 #include <cstdint>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <tuple>
@@ -80,22 +81,27 @@ public:
     static KeyKind kindOfEvent(const DeviceEvent &event);
 
 private:
+    // Plain integers so that sorting millions of rows stays cheap: pids become dense slots.
     struct Entry {
-        TraceId pid;
+        std::uint32_t pidSlot = 0;
+        std::uint32_t aIsString = 0;
         std::int64_t a = 0; // correlation / rfId / evIdx / tid value
-        bool aIsString = false;
         Nanos ts = 0;
         std::uint32_t event = kNoIndex;
-        auto sortKey() const { return std::tie(pid, aIsString, a, ts, event); }
     };
     enum Table { GpuCorrelation, RuntimeCorrelation, RfId, EvIdx, ByTime, TableCount };
+    static constexpr std::uint32_t kNoSlot = UINT32_MAX;
 
     const std::vector<Entry> &table(Table which) const;
-    std::pair<const Entry *, const Entry *> range(Table which, const TraceId &pid, std::int64_t a, bool aIsString) const;
-    std::pair<const Entry *, const Entry *> timeRange(const TraceId &pid, const TraceId &tid, Nanos ts) const;
+    std::uint32_t pidSlot(const TraceId &pid) const; // kNoSlot if no event has this pid
+    std::pair<const Entry *, const Entry *> range(Table which, std::uint32_t pidSlot, std::int64_t a, bool aIsString) const;
+    std::pair<const Entry *, const Entry *> timeRange(std::uint32_t pidSlot, const TraceId &tid, Nanos ts) const;
 
     const DeviceTrace &device_;
     const HostTrace *host_;
+    mutable std::once_flag pidsBuilt_;
+    mutable std::vector<std::uint32_t> pidSlotOfEvent_;
+    mutable std::map<TraceId, std::uint32_t> pidSlots_;
     mutable std::once_flag built_[TableCount];
     mutable std::vector<Entry> tables_[TableCount];
 };
