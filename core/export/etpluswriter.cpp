@@ -108,9 +108,9 @@ std::uint64_t writeEtPlus(const std::string &path, const EtPlusGraph &graph, con
     out += ",\"host_schema\":";
     appendString(out, host.schema);
     out += ",\"host\":";
-    appendString(out, host.path);
+    appendString(out, jsonout::baseName(host.path));
     out += ",\"device\":";
-    appendString(out, device.path);
+    appendString(out, jsonout::baseName(device.path));
     out += "},\n\"nodes\":[";
 
     for (std::uint32_t i = 0; i < graph.nodes.size(); ++i) {

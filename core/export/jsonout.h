@@ -51,6 +51,13 @@ inline void appendMicros(std::string &out, Nanos ns)
     out.push_back(static_cast<char>('0' + fraction % 10));
 }
 
+// The file name without its folders: outputs name their inputs, but must not differ by checkout path.
+inline std::string_view baseName(std::string_view path)
+{
+    const auto slash = path.find_last_of('/');
+    return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+
 class BufferedWriter {
 public:
     explicit BufferedWriter(AtomicFile &file) : file_(file) { buffer.reserve(kFlushAt + 65536); }

@@ -47,9 +47,9 @@ std::uint64_t writePerfettoTrace(const std::string &path, const DeviceTrace &dev
     jsonout::BufferedWriter writer(file);
     std::string &out = writer.buffer;
     out += "{\"displayTimeUnit\":\"ms\",\"linkscope\":{\"device\":";
-    appendString(out, device.path);
+    appendString(out, jsonout::baseName(device.path));
     out += ",\"host\":";
-    appendString(out, host ? host->path : std::string());
+    appendString(out, host ? jsonout::baseName(host->path) : std::string_view());
     out += ",\"flow_categories\":{\"linkscope.link\":\"GPU op -> parent CPU op chosen by the linker\","
            "\"linkscope.corrected\":\"GPU op -> parent CPU op set by a user correction\"}},\n\"traceEvents\":[";
     bool first = true;

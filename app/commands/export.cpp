@@ -1,0 +1,182 @@
+// linkscope export --host H --device D [--policy P] [--corrections SIDECAR] [--et out.et]
+//                  [--etplus out.json] [--perfetto out.json] [--gzip]
+#include "commands/commands.h"
+
+#include "edit/correction.h"
+#include "edit/sidecar.h"
+#include "export/exporter.h"
+#include "io/atomicfile.h"
+#include "io/tracereader.h"
+#include "link/linker.h"
+
+#include <chrono>
+#include <future>
+#include <ostream>
+
+namespace linkscope::cli {
+
+namespace {
+
+void printExportUsage(std::ostream &out)
+{
+    out << "usage: linkscope export --host HOST_ET --device KINETO [options]\n"
+           "  Links the pair and writes the corrected Chakra traces. Inputs plain or gzip.\n"
+           "  --policy P            nesting (default), external-id (Chakra 1.0), ev-idx (pre-1.0)\n"
+           "  --corrections FILE    apply a corrections sidecar (its policy is used unless --policy is given)\n"
+           "  --et OUT.et           Chakra protobuf trace (what chakra_converter writes, corrected)\n"
+           "  --etplus OUT.json     ET+ JSON (what chakra_trace_link writes); alias --output-file\n"
+           "  --perfetto OUT.json   Chrome/Perfetto trace with an arrow per GPU op -> parent link\n"
+           "  --gzip                gzip every output\n"
+           "  --no-stream-order     .et: leave out same-stream ordering between GPU ops\n"
+           "  --no-sync-deps        .et: leave out synchronisation dependencies\n"
+           "  --no-start-times      .et: leave start_time_micros unset (as chakra_converter does)\n"
+           "  --inter-thread-deps   link with Chakra's 1 ms-gap inter-thread dependencies\n"
+           "  --report              print the export report as JSON on standard output\n"
+           "At least one of --et, --etplus, --perfetto. Outputs are written atomically; a graph with a\n"
+           "dependency cycle or a missing dependency is refused with the nodes named.\n";
+}
+
+bool takeValue(const Args &args, std::size_t &i, std::string &value, std::ostream &err)
+{
+    if (i + 1 >= args.size()) {
+        err << "export: " << args[i] << " needs a value\n";
+        return false;
+    }
+    value = args[++i];
+    return true;
+}
+
+} // namespace
+
+int runExport(const Args &args, std::ostream &out, std::ostream &err)
+{
+    std::string hostPath, devicePath, policyText, correctionsPath;
+    core::ExportRequest request;
+    bool printReport = false, interThread = false;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const std::string &a = args[i];
+        bool ok = true;
+        if (a == "--help" || a == "-h") {
+            printExportUsage(out);
+            return 0;
+        } else if (a == "--host") {
+            ok = takeValue(args, i, hostPath, err);
+        } else if (a == "--device") {
+            ok = takeValue(args, i, devicePath, err);
+        } else if (a == "--policy") {
+            ok = takeValue(args, i, policyText, err);
+        } else if (a == "--corrections") {
+            ok = takeValue(args, i, correctionsPath, err);
+        } else if (a == "--et") {
+            ok = takeValue(args, i, request.etPath, err);
+        } else if (a == "--etplus" || a == "--output-file") {
+            ok = takeValue(args, i, request.etPlusPath, err);
+        } else if (a == "--perfetto") {
+            ok = takeValue(args, i, request.perfettoPath, err);
+        } else if (a == "--gzip") {
+            request.gzip = true;
+        } else if (a == "--no-stream-order") {
+            request.chakra.streamOrderDeps = false;
+        } else if (a == "--no-sync-deps") {
+            request.chakra.syncDeps = false;
+        } else if (a == "--no-start-times") {
+            request.chakra.startTimes = false;
+        } else if (a == "--inter-thread-deps") {
+            interThread = true;
+        } else if (a == "--report") {
+            printReport = true;
+        } else {
+            err << "export: unknown argument " << a << "\n";
+            printExportUsage(err);
+            return 2;
+        }
+        if (!ok)
+            return 2;
+    }
+    if (hostPath.empty() || devicePath.empty()) {
+        err << "export: --host and --device are both required\n";
+        printExportUsage(err);
+        return 2;
+    }
+    if (request.etPath.empty() && request.etPlusPath.empty() && request.perfettoPath.empty()) {
+        err << "export: nothing to write: give --et, --etplus (--output-file) or --perfetto\n";
+        return 2;
+    }
+    core::LinkOptions options;
+    options.interThreadDeps = interThread;
+    if (!policyText.empty()) {
+        auto policy = core::policyFromName(policyText);
+        if (!policy) {
+            err << "export: unknown policy '" << policyText << "' (nesting, external-id, ev-idx)\n";
+            return 2;
+        }
+        options.policy = *policy;
+    }
+
+    try {
+        std::optional<core::Sidecar> sidecar;
+        if (!correctionsPath.empty()) {
+            sidecar = core::loadSidecar(correctionsPath);
+            if (policyText.empty())
+                options.policy = sidecar->policy;
+            options.interThreadDeps = options.interThreadDeps || sidecar->interThreadDeps;
+        }
+        // Host and device load in parallel (DESIGN.md data flow step 1).
+        auto hostFuture = std::async(std::launch::async, [&] { return core::readHostTrace(hostPath); });
+        core::DeviceTrace device = core::readKinetoTrace(devicePath);
+        core::HostTrace host = hostFuture.get();
+        for (const auto &w : host.warnings)
+            err << "export: warning: " << w.toString() << '\n';
+        for (const auto &w : device.warnings)
+            err << "export: warning: " << w.toString() << '\n';
+
+        core::LinkSet links = core::linkTraces(device, &host, options);
+        if (sidecar) {
+            const core::InputCheck check =
+                core::checkInputs(*sidecar, core::fingerprintFile(devicePath), core::fingerprintFile(hostPath));
+            for (const std::string &problem : check.problems)
+                err << "export: warning: " << correctionsPath << ": " << problem << '\n';
+            const core::ApplyResult applied = core::applyCorrections(sidecar->log, links, device, &host);
+            err << "export: corrections: " << applied.count(core::EditStatus::Applied) << " applied, "
+                << applied.count(core::EditStatus::Unchanged) << " unchanged, "
+                << applied.count(core::EditStatus::Stale) << " stale, " << applied.count(core::EditStatus::Rejected)
+                << " rejected\n";
+            for (const core::EditOutcome &o : applied.problems())
+                err << "export: warning: correction " << o.entry << "." << o.edit << " "
+                    << core::editStatusName(o.status) << ": " << o.reason << '\n';
+        }
+
+        const auto start = std::chrono::steady_clock::now();
+        const core::ExportReport report = core::exportLinkedPair(host, device, links, request);
+        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        for (const auto &w : report.warnings)
+            err << "export: warning: " << w.toString() << '\n';
+        if (!request.etPlusPath.empty())
+            err << "export: wrote " << request.etPlusPath << " (" << report.etPlusBytes << " bytes, "
+                << report.etPlus.hostNodes << " host + " << report.etPlus.gpuNodes << " GPU nodes)\n";
+        if (!request.etPath.empty())
+            err << "export: wrote " << request.etPath << " (" << report.etBytes << " bytes, " << report.chakra.nodes
+                << " nodes: " << report.chakra.commColl << " COMM_COLL, " << report.chakra.commSend << " COMM_SEND, "
+                << report.chakra.commRecv << " COMM_RECV)\n";
+        if (!request.perfettoPath.empty())
+            err << "export: wrote " << request.perfettoPath << " (" << report.perfettoBytes << " bytes)\n";
+        if (printReport) {
+            nlohmann::json j = report.toJson();
+            j["policy"] = std::string(core::policyName(links.policy));
+            j["export_seconds"] = seconds;
+            out << j.dump(2) << '\n';
+        }
+        return 0;
+    } catch (const core::LoadError &e) {
+        err << "export: " << e.what() << '\n';
+    } catch (const core::ExportError &e) {
+        err << "export: " << e.what() << '\n';
+    } catch (const core::WriteError &e) {
+        err << "export: " << e.what() << '\n';
+    } catch (const std::exception &e) {
+        err << "export: " << e.what() << '\n';
+    }
+    return 1;
+}
+
+} // namespace linkscope::cli
