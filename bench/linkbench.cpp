@@ -99,7 +99,7 @@ void account(Row &row, const core::DeviceTrace &device, const core::HostTrace &h
 
 void printHeader(std::ostream &out)
 {
-    out << "  Kineto MB   host MB     events   GPU ops   load s   link s  link/load  ns/event  linked   = truth   peak RSS MB\n";
+    out << "  Kineto MB   host MB     events   GPU ops   load s   link s  link/load  ns/event     linked          = truth   peak RSS MB\n";
 }
 
 void printRow(std::ostream &out, const Row &r)
@@ -108,7 +108,7 @@ void printRow(std::ostream &out, const Row &r)
         << megabytes(r.hostBytes) << std::setw(11) << r.events << std::setw(10) << r.gpuOps << std::setprecision(3)
         << std::setw(9) << r.loadSeconds << std::setw(9) << r.linkSeconds << std::setprecision(1) << std::setw(10)
         << 100.0 * r.linkSeconds / r.loadSeconds << "%" << std::setw(10) << 1e9 * r.linkSeconds / static_cast<double>(r.events)
-        << std::setw(8) << r.linked << std::setw(10);
+        << std::setw(9) << r.linked << std::setw(17);
     if (r.checked)
         out << (std::to_string(r.agree) + "/" + std::to_string(r.checked));
     else

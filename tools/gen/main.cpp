@@ -18,12 +18,13 @@ void usage(std::ostream &out)
     out << "usage: linkscope-gen [options] HOST_ET_OUT KINETO_OUT [TRUTH_OUT]\n"
            "  --steps N             ProfilerStep iterations to write\n"
            "  --target-bytes SIZE   add steps until the Kineto file has SIZE bytes (e.g. 64M, 1G)\n"
+           "  --target-events N     add steps until traceEvents has N elements\n"
            "  --seed N              random seed (default 1); equal seeds give identical files\n"
            "  --devices 1|2         GPUs driven by the process (default 1)\n"
            "  --layers N            forward layers per step (default 4)\n"
            "  --pid N               OS process id written into both traces\n"
            "  --missing-host-nodes P  leave P percent of childless CPU ops out of the host ET\n"
-           "Without --steps or --target-bytes one step is written. TRUTH_OUT gets one JSON line per GPU op\n"
+           "Without --steps, --target-bytes or --target-events one step is written. TRUTH_OUT gets one JSON line per GPU op\n"
            "naming its true parent CPU op (see tools/gen/tracegenerator.h).\n";
 }
 
@@ -100,6 +101,12 @@ int main(int argc, char **argv)
                 std::cerr << "linkscope-gen: --target-bytes wants a size such as 1G, 200M, 64k\n";
                 return 2;
             }
+        } else if (arg == "--target-events") {
+            if (!parseInt(value("--target-events"), n) || n < 1) {
+                std::cerr << "linkscope-gen: --target-events wants a positive integer\n";
+                return 2;
+            }
+            options.targetKinetoEvents = static_cast<std::uint64_t>(n);
         } else if (arg == "--seed") {
             if (!parseInt(value("--seed"), n) || n < 0) {
                 std::cerr << "linkscope-gen: --seed wants a non-negative integer\n";

@@ -356,12 +356,13 @@ public:
     GeneratorStats run()
     {
         writeHeaders();
-        const int wanted = opt_.steps > 0 ? opt_.steps : (opt_.targetKinetoBytes > 0 ? -1 : 1);
+        const bool bySize = opt_.targetKinetoBytes > 0 || opt_.targetKinetoEvents > 0;
+        const int wanted = opt_.steps > 0 ? opt_.steps : (bySize ? -1 : 1);
         for (int i = 0; wanted < 0 || i < wanted; ++i) {
             buildStep(i);
             flushStep();
             ++stats_.steps;
-            if (wanted < 0 && kineto_.bytes() >= opt_.targetKinetoBytes)
+            if (wanted < 0 && kineto_.bytes() >= opt_.targetKinetoBytes && stats_.kinetoEvents >= opt_.targetKinetoEvents)
                 break;
         }
         writeFooters();

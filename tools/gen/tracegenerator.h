@@ -22,9 +22,10 @@ namespace linkscope::gen {
 struct GeneratorOptions {
     std::uint64_t seed = 1;
     // ProfilerStep iterations to write. 0: keep adding steps until the Kineto output reaches
-    // targetKinetoBytes (at least one step is always written).
+    // targetKinetoBytes or targetKinetoEvents (at least one step is always written).
     int steps = 0;
     std::uint64_t targetKinetoBytes = 0;
+    std::uint64_t targetKinetoEvents = 0; // likewise, until traceEvents has at least this many elements
     int devices = 1;          // 1 or 2 GPUs driven by this process
     int layers = 4;           // forward layers per step (each launches several kernels)
     std::int64_t pid = 2910249;
