@@ -1,19 +1,17 @@
 #include "edit/sidecar.h"
 
+#include "io/atomicfile.h"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <array>
 #include <cctype>
 #include <cerrno>
-#include <cstdio>
 #include <cstring>
-#include <fcntl.h>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
-#include <sys/stat.h>
-#include <unistd.h>
 
 namespace linkscope::core {
 
@@ -258,66 +256,6 @@ FileFingerprint fingerprintFromJson(const Reader &r, const json &in, const std::
     return f;
 }
 
-std::string systemError(const std::string &what, const std::string &path)
-{
-    return what + " " + path + ": " + std::strerror(errno);
-}
-
-std::string directoryOf(const std::string &path)
-{
-    const auto slash = path.find_last_of('/');
-    if (slash == std::string::npos)
-        return ".";
-    return slash == 0 ? "/" : path.substr(0, slash);
-}
-
-void writeAtomically(const std::string &path, const std::string &content)
-{
-    // The temporary lives in the target's folder so that rename() cannot cross file systems.
-    std::string temp = path + ".tmp-XXXXXX";
-    const int fd = ::mkstemp(temp.data());
-    if (fd < 0)
-        throw std::runtime_error(systemError("cannot create a temporary file for", path));
-    auto abandon = [&](const std::string &what) {
-        const std::string message = systemError(what, temp);
-        ::close(fd);
-        ::unlink(temp.c_str());
-        throw std::runtime_error(message);
-    };
-    std::size_t written = 0;
-    while (written < content.size()) {
-        const ssize_t n = ::write(fd, content.data() + written, content.size() - written);
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            abandon("cannot write");
-        }
-        written += static_cast<std::size_t>(n);
-    }
-    // mkstemp creates 0600; a sidecar is an ordinary document.
-    const mode_t mask = ::umask(0);
-    ::umask(mask);
-    ::fchmod(fd, 0666 & ~mask);
-    if (::fsync(fd) != 0)
-        abandon("cannot flush");
-    if (::close(fd) != 0) {
-        const std::string message = systemError("cannot close", temp);
-        ::unlink(temp.c_str());
-        throw std::runtime_error(message);
-    }
-    if (::rename(temp.c_str(), path.c_str()) != 0) {
-        const std::string message = systemError("cannot rename the temporary file onto", path);
-        ::unlink(temp.c_str());
-        throw std::runtime_error(message);
-    }
-    // Make the rename itself durable.
-    const int dir = ::open(directoryOf(path).c_str(), O_RDONLY | O_DIRECTORY);
-    if (dir >= 0) {
-        ::fsync(dir);
-        ::close(dir);
-    }
-}
-
 } // namespace
 
 std::string_view sidecarPolicyName(Policy policy) { return kPolicyNames[static_cast<std::size_t>(policy)]; }
@@ -443,7 +381,7 @@ Sidecar loadSidecar(const std::string &path)
 
 void saveSidecar(const Sidecar &sidecar, const std::string &path)
 {
-    writeAtomically(path, sidecarToJson(sidecar).dump(2) + "\n");
+    writeFileAtomically(path, sidecarToJson(sidecar).dump(2) + "\n");
 }
 
 InputCheck checkInputs(const Sidecar &sidecar, const FileFingerprint &device, const std::optional<FileFingerprint> &host)

@@ -36,9 +36,8 @@ Sidecar sidecarFromJson(const nlohmann::json &json, const std::string &name);
 Sidecar parseSidecar(const std::string &text, const std::string &name);
 Sidecar loadSidecar(const std::string &path);
 
-// Writes atomically: a temporary file in the same folder, flushed to disk, then renamed over
-// `path`. Throws std::runtime_error (with the path and the system's reason) on failure; the
-// previous file is then untouched.
+// Writes atomically (io/atomicfile.h: a temporary file in the same folder, fsync, rename). Throws
+// WriteError (a std::runtime_error naming the path) on failure; the previous file is then untouched.
 void saveSidecar(const Sidecar &sidecar, const std::string &path);
 
 // Whether the traces now loaded are the ones the sidecar was made from (size and SHA-256; the
