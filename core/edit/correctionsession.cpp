@@ -1,0 +1,193 @@
+#include "edit/correctionsession.h"
+
+#include <filesystem>
+#include <stdexcept>
+#include <system_error>
+
+namespace linkscope::core {
+
+std::string_view sidecarStateName(SidecarState state)
+{
+    switch (state) {
+    case SidecarState::None: return "none";
+    case SidecarState::Loaded: return "loaded";
+    case SidecarState::Mismatch: return "mismatch";
+    case SidecarState::Invalid: return "invalid";
+    case SidecarState::Forced: return "forced";
+    }
+    return "?";
+}
+
+CorrectionSession::CorrectionSession() = default;
+CorrectionSession::~CorrectionSession() = default;
+
+const SidecarStatus &CorrectionSession::openSidecar(const std::string &path, const FileFingerprint &device,
+                                                    const std::optional<FileFingerprint> &host)
+{
+    status_ = SidecarStatus{};
+    status_.path = path;
+    device_ = device;
+    host_ = host;
+    std::error_code error;
+    if (!std::filesystem::exists(path, error))
+        return status_;
+    try {
+        Sidecar sidecar = loadSidecar(path);
+        const InputCheck check = checkInputs(sidecar, device, host);
+        if (!check.matches) {
+            status_.state = SidecarState::Mismatch;
+            status_.problems = check.problems;
+            status_.pending = std::move(sidecar);
+            return status_;
+        }
+        status_.state = SidecarState::Loaded;
+        log_ = std::move(sidecar.log);
+        policy_ = sidecar.policy;
+        interThreadDeps_ = sidecar.interThreadDeps;
+        if (attached())
+            reapply();
+    } catch (const LoadError &e) {
+        status_.state = SidecarState::Invalid;
+        status_.problems = {e.what()};
+    }
+    return status_;
+}
+
+bool CorrectionSession::forcePendingSidecar()
+{
+    if (status_.state != SidecarState::Mismatch || !status_.pending)
+        return false;
+    log_ = std::move(status_.pending->log);
+    policy_ = status_.pending->policy;
+    interThreadDeps_ = status_.pending->interThreadDeps;
+    status_.pending.reset();
+    status_.state = SidecarState::Forced;
+    if (attached())
+        reapply();
+    return true;
+}
+
+bool CorrectionSession::canSave() const
+{
+    return device_.has_value() && !status_.path.empty() && status_.state != SidecarState::Mismatch &&
+           status_.state != SidecarState::Invalid;
+}
+
+bool CorrectionSession::save()
+{
+    if (!canSave()) {
+        if (status_.state == SidecarState::Mismatch || status_.state == SidecarState::Invalid)
+            lastSaveError_ = status_.path + " was left untouched: it does not belong to these traces (" +
+                             std::string(sidecarStateName(status_.state)) + ")";
+        else
+            lastSaveError_ = "no sidecar location yet";
+        return false;
+    }
+    Sidecar sidecar;
+    sidecar.generator = generator;
+    sidecar.device = *device_;
+    sidecar.host = host_;
+    sidecar.policy = policy_;
+    sidecar.interThreadDeps = interThreadDeps_;
+    sidecar.log = log_;
+    try {
+        saveSidecar(sidecar, status_.path);
+    } catch (const std::exception &e) {
+        lastSaveError_ = e.what();
+        return false;
+    }
+    lastSaveError_.clear();
+    if (status_.state == SidecarState::None)
+        status_.state = SidecarState::Loaded;
+    return true;
+}
+
+void CorrectionSession::autoSave()
+{
+    if (canSave())
+        save();
+}
+
+ApplyResult CorrectionSession::attach(std::shared_ptr<const LinkSet> linked, const DeviceTrace &device,
+                                      const HostTrace *host)
+{
+    linked_ = std::move(linked);
+    deviceTrace_ = &device;
+    hostTrace_ = host;
+    return reapply();
+}
+
+ApplyResult CorrectionSession::reapply()
+{
+    if (!linked_)
+        return {};
+    editor_.reset();
+    working_ = *linked_;
+    editor_ = std::make_unique<LinkEditor>(working_, *deviceTrace_, hostTrace_);
+    ApplyResult result;
+    outcomes_.clear();
+    for (std::size_t i = 0; i < log_.entries.size(); ++i) {
+        outcomes_.push_back(editor_->apply(log_.entries[i], i));
+        result.outcomes.insert(result.outcomes.end(), outcomes_.back().begin(), outcomes_.back().end());
+    }
+    return result;
+}
+
+std::vector<EditOutcome> CorrectionSession::push(LogEntry entry)
+{
+    if (!editor_)
+        throw std::logic_error("CorrectionSession::push before attach()");
+    std::vector<EditOutcome> outcomes = editor_->apply(entry, log_.entries.size());
+    log_.entries.push_back(std::move(entry));
+    outcomes_.push_back(outcomes);
+    autoSave();
+    return outcomes;
+}
+
+bool CorrectionSession::undo()
+{
+    if (log_.entries.empty() || !editor_->undoLast())
+        return false;
+    log_.entries.pop_back();
+    outcomes_.pop_back();
+    autoSave();
+    return true;
+}
+
+void CorrectionSession::removeEntry(std::size_t index)
+{
+    if (index >= log_.entries.size())
+        throw std::out_of_range("CorrectionSession::removeEntry: no entry " + std::to_string(index));
+    log_.entries.erase(log_.entries.begin() + static_cast<std::ptrdiff_t>(index));
+    reapply();
+    autoSave();
+}
+
+void CorrectionSession::insertEntry(std::size_t index, LogEntry entry)
+{
+    log_.entries.insert(log_.entries.begin() + static_cast<std::ptrdiff_t>(std::min(index, log_.entries.size())),
+                        std::move(entry));
+    reapply();
+    autoSave();
+}
+
+std::size_t CorrectionSession::staleCount() const
+{
+    std::size_t count = 0;
+    for (const auto &entry : outcomes_)
+        for (const EditOutcome &o : entry)
+            count += o.status == EditStatus::Stale || o.status == EditStatus::Rejected;
+    return count;
+}
+
+void CorrectionSession::setLinkOptions(Policy policy, bool interThreadDeps)
+{
+    const bool changed = policy != policy_ || interThreadDeps != interThreadDeps_;
+    policy_ = policy;
+    interThreadDeps_ = interThreadDeps;
+    // An existing sidecar follows the policy in force, so that reopening uses it again.
+    if (changed && (status_.state == SidecarState::Loaded || status_.state == SidecarState::Forced))
+        autoSave();
+}
+
+} // namespace linkscope::core
