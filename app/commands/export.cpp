@@ -22,7 +22,9 @@ void printExportUsage(std::ostream &out)
     out << "usage: linkscope export --host HOST_ET --device KINETO [options]\n"
            "  Links the pair and writes the corrected Chakra traces. Inputs plain or gzip.\n"
            "  --policy P            nesting (default), external-id (Chakra 1.0), ev-idx (pre-1.0)\n"
-           "  --corrections FILE    apply a corrections sidecar (its policy is used unless --policy is given)\n"
+           "  --corrections FILE    apply a corrections sidecar (its policy is used unless --policy is given);\n"
+           "                        refused when it was made from other inputs (size or SHA-256 differ)\n"
+           "  --force-corrections   apply the sidecar even so\n"
            "  --et OUT.et           Chakra protobuf trace (what chakra_converter writes, corrected)\n"
            "  --etplus OUT.json     ET+ JSON (what chakra_trace_link writes); alias --output-file\n"
            "  --perfetto OUT.json   Chrome/Perfetto trace with an arrow per GPU op -> parent link\n"
@@ -52,7 +54,7 @@ int runExport(const Args &args, std::ostream &out, std::ostream &err)
 {
     std::string hostPath, devicePath, policyText, correctionsPath;
     core::ExportRequest request;
-    bool printReport = false, interThread = false;
+    bool printReport = false, interThread = false, forceCorrections = false;
     for (std::size_t i = 0; i < args.size(); ++i) {
         const std::string &a = args[i];
         bool ok = true;
@@ -67,6 +69,8 @@ int runExport(const Args &args, std::ostream &out, std::ostream &err)
             ok = takeValue(args, i, policyText, err);
         } else if (a == "--corrections") {
             ok = takeValue(args, i, correctionsPath, err);
+        } else if (a == "--force-corrections") {
+            forceCorrections = true;
         } else if (a == "--et") {
             ok = takeValue(args, i, request.etPath, err);
         } else if (a == "--etplus" || a == "--output-file") {
@@ -134,8 +138,14 @@ int runExport(const Args &args, std::ostream &out, std::ostream &err)
         if (sidecar) {
             const core::InputCheck check =
                 core::checkInputs(*sidecar, core::fingerprintFile(devicePath), core::fingerprintFile(hostPath));
+            // The GUI neither applies nor rewrites such a sidecar unless told to; neither does export.
             for (const std::string &problem : check.problems)
-                err << "export: warning: " << correctionsPath << ": " << problem << '\n';
+                err << "export: " << (forceCorrections ? "warning: " : "") << correctionsPath << ": " << problem << '\n';
+            if (!check.matches && !forceCorrections) {
+                err << "export: " << correctionsPath
+                    << " was made from other inputs; nothing written (--force-corrections applies it anyway)\n";
+                return 1;
+            }
             const core::ApplyResult applied = core::applyCorrections(sidecar->log, links, device, &host);
             err << "export: corrections: " << applied.count(core::EditStatus::Applied) << " applied, "
                 << applied.count(core::EditStatus::Unchanged) << " unchanged, "
