@@ -286,16 +286,24 @@ private slots:
     void cycleIsRefusedAndNothingWritten()
     {
         Pair pair = seedPair(Policy::Nesting);
-        // A false sync edge: aten::add would wait for the kernel it launches.
-        std::uint32_t addOp = kNoIndex, addKernel = kNoIndex;
+        // A false inter-thread edge (as a user could add by hand): aten::add would wait for
+        // aten::relu, which runs after it in the same thread's chain (add → item → relu).
+        std::uint32_t addOp = kNoIndex, reluOp = kNoIndex;
         for (std::uint32_t i = 0; i < pair.device.events.size(); ++i) {
             const auto name = pair.device.name(pair.device.events[i]);
             if (name == "aten::add")
                 addOp = i;
-            if (name.rfind("vectorized_elementwise_kernel", 0) == 0)
-                addKernel = i;
+            if (name == "aten::relu")
+                reluOp = i;
         }
+        pair.links.edges.push_back(Edge{reluOp, addOp, EdgeKind::InterThread});
+        // A sync edge from a kernel to an op that started before it is not causal: left out, not a cycle.
+        std::uint32_t addKernel = kNoIndex;
+        for (std::uint32_t i = 0; i < pair.device.events.size(); ++i)
+            if (pair.device.name(pair.device.events[i]).rfind("vectorized_elementwise_kernel", 0) == 0)
+                addKernel = i;
         pair.links.edges.push_back(Edge{addKernel, addOp, EdgeKind::Sync});
+        QCOMPARE(buildEtPlusGraph(pair.host, pair.device, pair.links).stats.syncEdgesNotCausal, std::size_t(1));
         QTemporaryDir dir;
         ExportRequest request;
         request.etPath = dir.filePath(QStringLiteral("c.et")).toStdString();
@@ -306,7 +314,8 @@ private slots:
         } catch (const ExportError &e) {
             const QString what = QString::fromUtf8(e.what());
             QVERIFY2(what.contains(QStringLiteral("(aten::add)")), qPrintable(what));
-            QVERIFY2(what.contains(QStringLiteral("(vectorized_elementwise_kernel<add>)")), qPrintable(what));
+            QVERIFY2(what.contains(QStringLiteral("(aten::relu)")), qPrintable(what));
+            QVERIFY2(what.contains(QStringLiteral("(aten::item)")), qPrintable(what));
             QVERIFY2(what.contains(QStringLiteral("data_deps")), qPrintable(what));
         }
         QVERIFY(QDir(dir.path()).entryList(QDir::Files | QDir::Hidden | QDir::NoDotAndDotDot).isEmpty());

@@ -201,7 +201,10 @@ CommInfo classifyGpuOp(const HostTrace &host, const DeviceTrace &device, std::ui
     const DeviceEvent &e = device.events[event];
     const std::string_view kernelName = device.name(e);
     const CollectiveArgs *args = e.collective < device.collectives.size() ? &device.collectives[e.collective] : nullptr;
-    info.isComm = args != nullptr || containsNoCase(kernelName, "nccl") || containsNoCase(kernelName, "rccl");
+    // Every GPU op passes here: look for the usual spellings before a case-blind scan.
+    const bool mayBeComm = kernelName.find("ccl") != std::string_view::npos || kernelName.find("CCL") != std::string_view::npos;
+    info.isComm = args != nullptr ||
+                  (mayBeComm && (containsNoCase(kernelName, "nccl") || containsNoCase(kernelName, "rccl")));
     if (!info.isComm)
         return info;
 

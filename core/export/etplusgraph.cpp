@@ -198,6 +198,15 @@ EtPlusGraph buildEtPlusGraph(const HostTrace &host, const DeviceTrace &device, c
                 ++graph.stats.syncEdgesNotExported;
                 continue;
             }
+            // A node can only wait for work that started before it (chakra_converter's own filter,
+            // on real times here). This drops e.g. an enclosing op "blocked" in a synchronize for a
+            // kernel its own descendants launched: it runs before them in Chakra's chain, so the
+            // edge would close a cycle.
+            const std::uint32_t fromEvent = graph.nodes[from].event, toEvent = graph.nodes[to].event;
+            if (fromEvent == kNoIndex || toEvent == kNoIndex || device.events[fromEvent].ts >= device.events[toEvent].ts) {
+                ++graph.stats.syncEdgesNotCausal;
+                continue;
+            }
             syncPairs.emplace_back(to, from);
         }
     }
@@ -205,6 +214,10 @@ EtPlusGraph buildEtPlusGraph(const HostTrace &host, const DeviceTrace &device, c
         graph.warnings.push_back({Diagnostic::Severity::Info, device.path, kUnknownOffset,
                                   std::to_string(extraInterThread) +
                                       " further inter-thread edge(s) not representable in ET+ (one inter_thread_dep per node)"});
+    if (graph.stats.syncEdgesNotCausal)
+        graph.warnings.push_back({Diagnostic::Severity::Info, device.path, kUnknownOffset,
+                                  std::to_string(graph.stats.syncEdgesNotCausal) +
+                                      " synchronisation edge(s) not exported: the waiting op starts before the GPU op it waits for"});
     if (graph.stats.syncEdgesNotExported)
         graph.warnings.push_back({Diagnostic::Severity::Warning, device.path, kUnknownOffset,
                                   std::to_string(graph.stats.syncEdgesNotExported) +

@@ -44,6 +44,7 @@ struct EtPlusStats {
     std::size_t interThreadDeps = 0;
     std::size_t syncDeps = 0;
     std::size_t syncEdgesNotExported = 0; // an end had no exported node
+    std::size_t syncEdgesNotCausal = 0;   // the waiting op starts before the GPU op (would be a false dependency)
 };
 
 struct EtPlusGraph {

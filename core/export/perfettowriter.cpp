@@ -163,7 +163,8 @@ nlohmann::json ExportReport::toJson() const
                    {"reparented_host_nodes", etPlus.reparentedHostNodes},
                    {"inter_thread_deps", etPlus.interThreadDeps},
                    {"sync_deps", etPlus.syncDeps},
-                   {"sync_edges_not_exported", etPlus.syncEdgesNotExported}};
+                   {"sync_edges_not_exported", etPlus.syncEdgesNotExported},
+                   {"sync_edges_not_causal", etPlus.syncEdgesNotCausal}};
     j["chakra"] = {{"nodes", chakra.nodes},
                    {"comp", chakra.comp},
                    {"comm_coll", chakra.commColl},
