@@ -118,8 +118,57 @@ NumberStatus parseScaled(std::string_view t, int scaleDigits, std::int64_t &out,
 }
 } // namespace
 
+// The common shapes, "123", "-123" and "123.456", with at most 18 significant digits, without
+// 128-bit arithmetic.
+bool parseSimple(std::string_view t, int scaleDigits, std::int64_t &out)
+{
+    std::size_t i = 0;
+    const bool negative = !t.empty() && t[0] == '-';
+    i += negative;
+    std::uint64_t v = 0;
+    int digits = 0;
+    const std::size_t intStart = i;
+    while (i < t.size() && static_cast<unsigned>(t[i] - '0') < 10) {
+        v = v * 10 + static_cast<unsigned>(t[i] - '0');
+        ++i;
+        ++digits;
+    }
+    if (i == intStart)
+        return false;
+    int fractionDigits = 0;
+    if (i < t.size() && t[i] == '.') {
+        ++i;
+        const std::size_t fracStart = i;
+        while (i < t.size() && static_cast<unsigned>(t[i] - '0') < 10 && fractionDigits < scaleDigits) {
+            v = v * 10 + static_cast<unsigned>(t[i] - '0');
+            ++i;
+            ++digits;
+            ++fractionDigits;
+        }
+        if (i == fracStart)
+            return false;
+        // Digits beyond the scale are truncated toward zero (sub-nanosecond).
+        while (i < t.size() && static_cast<unsigned>(t[i] - '0') < 10)
+            ++i;
+    }
+    if (i != t.size() || digits > 18)
+        return false;
+    for (int k = fractionDigits; k < scaleDigits; ++k)
+        v *= 10;
+    if (v > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
+        return false;
+    out = negative ? -static_cast<std::int64_t>(v) : static_cast<std::int64_t>(v);
+    return true;
+}
+
 NumberStatus parseScaledDecimal(std::string_view token, int scaleDigits, std::int64_t &out)
 {
+    // JSON number tokens arrive with trailing whitespace at most; quotes are rare.
+    std::string_view t = token;
+    while (!t.empty() && isWs(t.back()))
+        t.remove_suffix(1);
+    if (!t.empty() && t.front() != '"' && !isWs(t.front()) && scaleDigits >= 0 && parseSimple(t, scaleDigits, out))
+        return NumberStatus::Ok;
     bool dropped = false;
     return parseScaled(trimToken(token), scaleDigits, out, dropped);
 }
@@ -145,6 +194,8 @@ NumberStatus parseIntegerText(std::string_view token, std::int64_t &out)
         out = static_cast<std::int64_t>(v);
         return NumberStatus::Ok;
     }
+    if (parseSimple(t, 0, out))
+        return NumberStatus::Ok;
     const NumberStatus s = parseScaled(t, 0, out, dropped);
     if (s == NumberStatus::Ok && dropped)
         return NumberStatus::Invalid;

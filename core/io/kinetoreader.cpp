@@ -431,6 +431,8 @@ private:
     {
         ond::document doc;
         LS_TRY(parser_.iterate(text_.data() + begin, len, text_.capacity() - begin).get(doc));
+        currentDoc_ = &doc;
+        windowEnd_ = begin + len;
         ond::array events;
         LS_TRY(doc.get_array().get(events));
         for (auto element : events) {
@@ -469,6 +471,13 @@ private:
         if (type != ond::json_type::number && type != ond::json_type::string) {
             sink_.add(std::string("\"") + what + "\" is not a number; ignored", eventOffset);
             return true;
+        }
+        if (type == ond::json_type::number) {
+            std::int64_t direct = 0;
+            if (!v.get_int64().get(direct)) {
+                out = direct;
+                return true;
+            }
         }
         std::string_view token;
         token = v.raw_json_token();
@@ -574,18 +583,11 @@ private:
                 sink_.add("\"args\" is not an object; ignored", eventOffset);
             return true;
         }
+        // The span runs from '{' to the token after the object, found once the fields have been
+        // read: one pass over the args instead of raw_json() + reset().
+        const char *argsBegin = v.raw_json_token().data();
         ond::object args;
         LS_TRY(v.get_object().get(args));
-        std::string_view raw;
-        LS_TRY(args.raw_json().get(raw));
-        while (!raw.empty() && isWs(raw.back()))
-            raw.remove_suffix(1);
-        e.args.offset = offsetOf(raw.data());
-        e.args.length = static_cast<std::uint32_t>(std::min<std::size_t>(raw.size(), UINT32_MAX));
-        if (raw.size() <= 2)
-            return true; // "{}"
-        bool reset = false;
-        LS_TRY(args.reset().get(reset));
         CollectiveArgs coll;
         bool isCollective = false;
         for (auto fieldResult : args) {
@@ -694,6 +696,16 @@ private:
                 break;
             default: break;
             }
+        }
+        {
+            const char *after = nullptr;
+            if (currentDoc_->current_location().get(after))
+                after = text_.data() + windowEnd_; // the object ended the window
+            std::string_view raw(argsBegin, static_cast<std::size_t>(after - argsBegin));
+            while (!raw.empty() && raw.back() != '}')
+                raw.remove_suffix(1);
+            e.args.offset = offsetOf(raw.data());
+            e.args.length = static_cast<std::uint32_t>(std::min<std::size_t>(raw.size(), UINT32_MAX));
         }
         if (isCollective) {
             e.collective = static_cast<std::uint32_t>(trace_.collectives.size());
@@ -852,6 +864,8 @@ private:
     ond::parser parser_;
     simdjson::error_code lastError_ = simdjson::SUCCESS;
     std::vector<std::uint8_t> categoryCache_;
+    ond::document *currentDoc_ = nullptr;
+    std::size_t windowEnd_ = 0;
 };
 
 } // namespace
