@@ -490,7 +490,7 @@ private:
         return true;
     }
 
-    bool readString(ond::value &v, StringId &out, const char *what, std::uint64_t eventOffset)
+    bool readString(ond::value &v, StringId &out, const char *what, std::uint64_t eventOffset, bool numberIsText = true)
     {
         ond::json_type type;
         LS_TRY(v.type().get(type));
@@ -509,6 +509,8 @@ private:
             while (!token.empty() && isWs(token.back()))
                 token.remove_suffix(1);
             out = trace_.strings.intern(token);
+            if (!numberIsText)
+                sink_.add(std::string("\"") + what + "\" is not a string; its number text is used", eventOffset);
             return true;
         }
         sink_.add(std::string("\"") + what + "\" is not a string; ignored", eventOffset);
@@ -767,11 +769,11 @@ private:
                 break;
             case 'n':
                 if (key.unsafe_is_equal("name"))
-                    if (!readString(value, e.name, "name", at)) return false;
+                    if (!readString(value, e.name, "name", at, false)) return false;
                 break;
             case 'c':
                 if (key.unsafe_is_equal("cat"))
-                    if (!readString(value, e.categoryText, "cat", at)) return false;
+                    if (!readString(value, e.categoryText, "cat", at, false)) return false;
                 break;
             case 'i':
                 if (key.unsafe_is_equal("id")) {
