@@ -133,15 +133,25 @@ TraceIndex buildTraceIndex(const DeviceTrace &trace, std::vector<Diagnostic> *wa
         lane.stream = p.stream;
         lane.events = std::move(*p.events);
         auto &list = lane.events;
-        std::stable_sort(list.begin(), list.end(), [&](std::uint32_t a, std::uint32_t b) {
-            const DeviceEvent &ea = events[a];
-            const DeviceEvent &eb = events[b];
-            if (ea.ts != eb.ts)
-                return ea.ts < eb.ts;
-            if (ea.dur != eb.dur)
-                return ea.dur > eb.dur;
-            return a < b;
-        });
+        {
+            // Sort compact keys, not indices into the (large) event records: cache-friendly on big traces.
+            struct Key {
+                Nanos ts;
+                Nanos negDur;
+                std::uint32_t event;
+                bool operator<(const Key &o) const
+                {
+                    return ts != o.ts ? ts < o.ts : negDur != o.negDur ? negDur < o.negDur : event < o.event;
+                }
+            };
+            std::vector<Key> keys;
+            keys.reserve(list.size());
+            for (std::uint32_t ev : list)
+                keys.push_back(Key{events[ev].ts, -events[ev].dur, ev});
+            std::sort(keys.begin(), keys.end());
+            for (std::size_t i = 0; i < keys.size(); ++i)
+                list[i] = keys[i].event;
+        }
         lane.label = lane.kind == LaneKind::CpuThread ? cpuLabel(trace, lane.key) : gpuLabel(trace, lane);
 
         const auto laneIndex = static_cast<std::uint32_t>(index.lanes.size());

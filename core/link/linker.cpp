@@ -53,7 +53,6 @@ struct ThreadOps {
     std::vector<std::uint32_t> chakra;
     std::vector<Nanos> chakraStart;
     std::vector<std::pair<std::int64_t, std::uint32_t>> chakraByExternalId; // (External id, position), sorted
-    std::unordered_map<std::int64_t, std::uint32_t> cpuOpByExternalId; // cpu_op category only (cross-check)
     // Launches made from this thread: (launch ts, GPU op), sorted. For sync edges.
     std::vector<std::pair<Nanos, std::uint32_t>> launches;
     std::vector<std::pair<Nanos, std::uint32_t>> eventRecords; // cudaEventRecord calls: (ts, event)
@@ -158,6 +157,7 @@ private:
     void buildThreads()
     {
         posInNest_.assign(ev_.size(), kNoIndex);
+        std::vector<std::pair<Nanos, std::uint32_t>> global; // (ts, event): Chakra's all-thread order
         for (const Lane &lane : ls_.index.lanes) {
             if (lane.kind != LaneKind::CpuThread)
                 continue;
@@ -175,33 +175,46 @@ private:
                 if (name.find("ProfilerStep") == std::string_view::npos)
                     t.chakra.push_back(event);
             }
+            // The lane is sorted (ts asc, dur desc, file order): only runs of equal keys need re-sorting.
             sortForNesting(t.nest);
             sweepNesting(t);
-            std::sort(t.chakra.begin(), t.chakra.end(), [&](std::uint32_t a, std::uint32_t b) {
-                return ev_[a].ts != ev_[b].ts ? ev_[a].ts < ev_[b].ts : a < b;
-            });
+            sortRuns(t.chakra, [&](std::uint32_t a, std::uint32_t b) { return ev_[a].ts == ev_[b].ts; },
+                     [](std::uint32_t a, std::uint32_t b) { return a < b; });
             t.chakraStart.reserve(t.chakra.size());
             t.chakraByExternalId.reserve(t.chakra.size());
             for (std::uint32_t pos = 0; pos < t.chakra.size(); ++pos) {
                 const DeviceEvent &e = ev_[t.chakra[pos]];
                 t.chakraStart.push_back(e.ts);
                 t.chakraByExternalId.emplace_back(e.externalId, pos);
-                if (e.category == EventCategory::CpuOp && e.externalId != kNoId)
-                    t.cpuOpByExternalId.emplace(e.externalId, t.chakra[pos]);
             }
             std::sort(t.chakraByExternalId.begin(), t.chakraByExternalId.end());
-            for (std::uint32_t event : t.chakra) {
-                globalChakra_.push_back(event);
-                if (ev_[event].category == EventCategory::CpuOp && ev_[event].externalId != kNoId)
-                    cpuOpByExternalId_.emplace(ev_[event].externalId, event);
+            for (std::uint32_t pos = 0; pos < t.chakra.size(); ++pos) {
+                const std::uint32_t event = t.chakra[pos];
+                global.emplace_back(t.chakraStart[pos], event);
             }
         }
-        std::sort(globalChakra_.begin(), globalChakra_.end(), [&](std::uint32_t a, std::uint32_t b) {
-            return ev_[a].ts != ev_[b].ts ? ev_[a].ts < ev_[b].ts : a < b;
-        });
-        globalChakraStart_.reserve(globalChakra_.size());
-        for (std::uint32_t event : globalChakra_)
-            globalChakraStart_.push_back(ev_[event].ts);
+        std::sort(global.begin(), global.end());
+        globalChakra_.reserve(global.size());
+        globalChakraStart_.reserve(global.size());
+        for (const auto &[ts, event] : global) {
+            globalChakraStart_.push_back(ts);
+            globalChakra_.push_back(event);
+        }
+    }
+
+    // Sorts each run of consecutive elements that `sameRun` joins with `less`; the list is otherwise in order.
+    template <typename SameRun, typename Less>
+    static void sortRuns(std::vector<std::uint32_t> &list, SameRun sameRun, Less less)
+    {
+        for (std::size_t i = 0; i < list.size();) {
+            std::size_t j = i + 1;
+            while (j < list.size() && sameRun(list[i], list[j]))
+                ++j;
+            if (j - i > 1)
+                std::sort(list.begin() + static_cast<std::ptrdiff_t>(i), list.begin() + static_cast<std::ptrdiff_t>(j),
+                          less);
+            i = j;
+        }
     }
 
     // §4.1 step 3 ties: equal start → longer first (it encloses); equal interval → the ET descendant
@@ -212,13 +225,12 @@ private:
             const std::uint32_t node = ls_.hostOfEvent[event];
             return (node == kNoIndex || !host_) ? std::numeric_limits<std::int64_t>::min() : host_->nodes[node].id;
         };
-        std::sort(list.begin(), list.end(), [&](std::uint32_t a, std::uint32_t b) {
+        // `list` comes in lane order (ts asc, dur desc, file order): only equal intervals need the tie rule.
+        sortRuns(
+            list, [&](std::uint32_t a, std::uint32_t b) { return ev_[a].ts == ev_[b].ts && ev_[a].dur == ev_[b].dur; },
+            [&](std::uint32_t a, std::uint32_t b) {
             const DeviceEvent &ea = ev_[a];
             const DeviceEvent &eb = ev_[b];
-            if (ea.ts != eb.ts)
-                return ea.ts < eb.ts;
-            if (ea.dur != eb.dur)
-                return ea.dur > eb.dur;
             const auto ha = hostId(a), hb = hostId(b);
             if (ha != hb)
                 return ha < hb;
@@ -245,6 +257,17 @@ private:
                 t.nestParent[pos] = open.back();
             open.push_back(pos);
         }
+    }
+
+    // The thread's cpu_op carrying `externalId` as its own id (§4.1 step 5), kNoIndex if none.
+    std::uint32_t cpuOpWithExternalId(const ThreadOps &t, std::int64_t externalId) const
+    {
+        auto p = std::lower_bound(t.chakraByExternalId.begin(), t.chakraByExternalId.end(),
+                                  std::make_pair(externalId, std::uint32_t(0)));
+        for (; p != t.chakraByExternalId.end() && p->first == externalId; ++p)
+            if (ev_[t.chakra[p->second]].category == EventCategory::CpuOp)
+                return t.chakra[p->second];
+        return kNoIndex;
     }
 
     const ThreadOps *threadOf(const ThreadKey &key) const
@@ -457,6 +480,10 @@ private:
         }
         // External id names the enclosing cpu_op, unless the trace copies the correlation into it (old Kineto).
         if (gpu.externalId > 0 && gpu.externalId != gpu.correlation) {
+            if (cpuOpByExternalId_.empty())
+                for (std::uint32_t event : globalChakra_)
+                    if (ev_[event].category == EventCategory::CpuOp && ev_[event].externalId != kNoId)
+                        cpuOpByExternalId_.emplace(ev_[event].externalId, event);
             auto it = cpuOpByExternalId_.find(gpu.externalId);
             if (it != cpuOpByExternalId_.end()) {
                 ctx.found = true;
@@ -643,11 +670,8 @@ private:
         // §4.1 step 5: the External-id cross-check and the gpu_user_annotation corroboration.
         const std::int64_t launchExternalId = ctx.event != kNoIndex ? ev_[ctx.event].externalId : gpu.externalId;
         std::uint32_t externalOp = kNoIndex;
-        if (thread && launchExternalId != kNoId && launchExternalId != gpu.correlation) {
-            auto it = thread->cpuOpByExternalId.find(launchExternalId);
-            if (it != thread->cpuOpByExternalId.end())
-                externalOp = it->second;
-        }
+        if (thread && launchExternalId != kNoId && launchExternalId != gpu.correlation)
+            externalOp = cpuOpWithExternalId(*thread, launchExternalId);
         if (link.parent != kNoIndex && ev_[link.parent].category == EventCategory::UserAnnotation)
             link.annotationEvidence = corroboratingAnnotation(gpu, ev_[link.parent].externalId);
         link.confidence = confidenceOf(link, ctx, externalOp);
@@ -1107,7 +1131,7 @@ private:
     std::vector<std::uint32_t> posInNest_;
     std::vector<std::uint32_t> globalChakra_;
     std::vector<Nanos> globalChakraStart_;
-    std::unordered_map<std::int64_t, std::uint32_t> cpuOpByExternalId_;
+    mutable std::unordered_map<std::int64_t, std::uint32_t> cpuOpByExternalId_; // built on first use (fallback)
 
     std::vector<std::pair<std::int64_t, std::uint32_t>> launchesByCorrelation_; // (correlation, event), sorted
     std::unordered_map<std::int64_t, std::vector<std::uint32_t>> gpuAnnotations_;
