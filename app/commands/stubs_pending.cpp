@@ -3,5 +3,4 @@
 #include <ostream>
 namespace linkscope::cli {
 int runInspect(const Args &, std::ostream &, std::ostream &err) { err << "inspect: not built yet\n"; return 1; }
-int runLink(const Args &, std::ostream &, std::ostream &err) { err << "link: not built yet\n"; return 1; }
 }

@@ -64,8 +64,13 @@ public:
                 "joining by a constant Ev Idx / External id offset instead"));
             const Candidate byEvIdx = bestOffset(KeySource::EvIdx);
             const Candidate byExternal = bestOffset(KeySource::ExternalId);
-            // Ev Idx is the better primary key for a Kineto CPU event (unique per file); prefer it on a tie.
-            chosen = byExternal.nameAgreements > byEvIdx.nameAgreements ? byExternal : byEvIdx;
+            // On a tie the smaller offset wins (megatron: Ev Idx = rf_id + 1 over External id = rf_id + 2;
+            // HTA's pair: External id = rf_id over Ev Idx = rf_id − 1), then Ev Idx, unique per file.
+            const bool externalWins =
+                byExternal.nameAgreements > byEvIdx.nameAgreements ||
+                (byExternal.nameAgreements == byEvIdx.nameAgreements &&
+                 std::abs(byExternal.offset) < std::abs(byEvIdx.offset));
+            chosen = externalWins ? byExternal : byEvIdx;
             const std::size_t needed = std::min(hostWithRf_.size(), cpuOps_.size()) / 2;
             if (chosen.nameAgreements == 0 || chosen.nameAgreements < needed) {
                 join.warnings.push_back(warning("no constant offset between Ev Idx / External id and rf_id is confirmed by "
