@@ -116,6 +116,7 @@ private slots:
     void profilerStepsKeptButNeverParents();
     void multiGpuStreamsAreSeparate();
     void cpuOnlyTrace();
+    void mergedProcessesKeepCorrelationsApart();
     void exclusiveDurations();
     void streamOrderEdges();
     void syncEdgesFromRuntimeCalls();
@@ -618,6 +619,32 @@ void TestLinker::cpuOnlyTrace()
     QVERIFY(ls.gpuLinks.empty());
     QCOMPARE(ls.gpuLinkOf, std::vector<std::uint32_t>({kNoIndex}));
     QCOMPARE(ls.exclusiveDur, std::vector<Nanos>({100 * us}));
+    QVERIFY(std::any_of(ls.warnings.begin(), ls.warnings.end(),
+                        [](const Diagnostic &d) { return d.message.find("CPU-only") != std::string::npos; }));
+}
+
+void TestLinker::mergedProcessesKeepCorrelationsApart()
+{
+    // Two processes merged in one file, each with its own GPU (pid 0 ← process 10, pid 1 ← process 20),
+    // and the same correlation 7 in both. Process 20's launch is the nearest before GPU 0's kernel, but
+    // GPU 0 is driven by process 10 (its other correlations say so).
+    TraceBuilder b;
+    const auto a = b.cpu(EventCategory::CpuOp, "proc10::op", 10, 11, 0, 100 * us, 1);
+    const auto c = b.cpu(EventCategory::CpuOp, "proc20::op", 20, 21, 0, 100 * us, 1);
+    const auto l10 = b.runtime("cudaLaunchKernel", 10, 11, 10 * us, 2 * us, 7, 1);
+    b.runtime("cudaLaunchKernel", 10, 11, 20 * us, 2 * us, 8, 1);
+    const auto l20 = b.runtime("cudaLaunchKernel", 20, 21, 30 * us, 2 * us, 7, 1);
+    b.runtime("cudaLaunchKernel", 20, 21, 40 * us, 2 * us, 9, 1);
+    const auto k0 = b.gpu("k", 0, 7, 50 * us, 5 * us, 7);
+    b.gpu("k", 0, 7, 60 * us, 5 * us, 8);
+    const auto k1 = b.gpu("k", 1, 7, 50 * us, 5 * us, 7);
+    b.gpu("k", 1, 7, 60 * us, 5 * us, 9);
+    const LinkSet ls = linkTraces(b.trace, nullptr);
+    QCOMPARE(linkOf(ls, k0).launch, l10);
+    QCOMPARE(linkOf(ls, k0).parent, a);
+    QCOMPARE(linkOf(ls, k1).launch, l20);
+    QCOMPARE(linkOf(ls, k1).parent, c);
+    QCOMPARE(countKind(ls, FindingKind::DuplicateCorrelation), std::size_t(0));
 }
 
 void TestLinker::exclusiveDurations()

@@ -5,7 +5,6 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <cctype>
 #include <map>
 #include <tuple>
 #include <unordered_map>
@@ -20,13 +19,13 @@ bool startsWith(std::string_view text, std::string_view prefix)
     return text.substr(0, prefix.size()) == prefix;
 }
 
+// Chakra's `"nccl" in name.lower()`, ASCII only (kernel names are).
 bool containsNcclNoCase(std::string_view text)
 {
+    auto lower = [](char c) { return static_cast<char>(c >= 'A' && c <= 'Z' ? c + ('a' - 'A') : c); };
     for (std::size_t i = 0; i + 4 <= text.size(); ++i)
-        if (std::tolower(static_cast<unsigned char>(text[i])) == 'n' &&
-            std::tolower(static_cast<unsigned char>(text[i + 1])) == 'c' &&
-            std::tolower(static_cast<unsigned char>(text[i + 2])) == 'c' &&
-            std::tolower(static_cast<unsigned char>(text[i + 3])) == 'l')
+        if (lower(text[i]) == 'n' && lower(text[i + 1]) == 'c' && lower(text[i + 2]) == 'c' &&
+            lower(text[i + 3]) == 'l')
             return true;
     return false;
 }
@@ -90,6 +89,10 @@ public:
         checkProgress(3);
         buildLaunchIndexes();
         linkGpuOps();
+        if (ls_.gpuLinks.empty())
+            ls_.warnings.push_back(Diagnostic{Diagnostic::Severity::Info, dev_.path, kUnknownOffset,
+                                              "the device trace has no GPU op (kernel, memcpy, memset): a CPU-only "
+                                              "capture; only CPU ops and their durations are available"});
         checkProgress(8);
         addLaunchAndStreamEdges();
         addSyncEdges();
@@ -365,6 +368,8 @@ private:
                 std::map<TraceId, std::vector<std::uint32_t>> byPid;
                 for (std::size_t k = i; k < j; ++k)
                     byPid[ev_[launchesByCorrelation_[k].second].thread.pid].push_back(launchesByCorrelation_[k].second);
+                if (byPid.size() > 1)
+                    correlationsSpanProcesses_ = true;
                 for (const auto &[pid, list] : byPid) {
                     if (list.size() < 2)
                         continue;
@@ -413,12 +418,19 @@ private:
 
     // The runtime event a GPU op belongs to: nearest launch at or before the GPU op (duplicates), else the
     // earliest after it (a GPU op before its launch is reported, not hidden).
-    std::uint32_t pickLaunch(std::int64_t correlation, Nanos gpuTs) const
+    std::uint32_t pickLaunch(std::int64_t correlation, Nanos gpuTs, const TraceId *ownerPid = nullptr) const
     {
         std::uint32_t before = kNoIndex, after = kNoIndex;
         const auto [first, last] = launchesWithCorrelation(correlation);
+        // Correlation ids are unique per process only: in a merged multi-process trace keep to the process
+        // that launches onto this GPU op's device, when it has a candidate.
+        const bool restrict = ownerPid && std::any_of(first, last, [&](const auto &c) {
+            return ev_[c.second].thread.pid == *ownerPid;
+        });
         for (auto it = first; it != last; ++it) {
             const std::uint32_t c = it->second;
+            if (restrict && !(ev_[c].thread.pid == *ownerPid))
+                continue;
             if (ev_[c].ts <= gpuTs) {
                 if (before == kNoIndex || ev_[c].ts > ev_[before].ts)
                     before = c;
@@ -448,7 +460,9 @@ private:
     {
         LaunchContext ctx;
         if (hasCorrelation(gpu.correlation)) {
-            const std::uint32_t launch = pickLaunch(gpu.correlation, gpu.ts);
+            auto owner = deviceOwner_.find(gpu.thread.pid);
+            const std::uint32_t launch =
+                pickLaunch(gpu.correlation, gpu.ts, owner == deviceOwner_.end() ? nullptr : &owner->second);
             if (launch != kNoIndex) {
                 ctx.found = true;
                 ctx.event = launch;
@@ -530,6 +544,16 @@ private:
         return kNoIndex;
     }
 
+    // Per interned name: kernel names repeat, and are long.
+    bool isNcclName(StringId name) const
+    {
+        if (ncclByName_.size() <= name)
+            ncclByName_.resize(dev_.strings.size(), -1);
+        if (ncclByName_[name] < 0)
+            ncclByName_[name] = containsNcclNoCase(dev_.strings.at(name)) ? 1 : 0;
+        return ncclByName_[name] == 1;
+    }
+
     bool skipForNccl(bool ncclGpu, std::uint32_t event) const
     {
         return ncclGpu && dev_.name(ev_[event]) == "nccl:coalesced";
@@ -539,7 +563,7 @@ private:
     // latest one whose External id equals the GPU op's, else the latest one; nccl:coalesced skipped for NCCL.
     std::pair<std::uint32_t, bool> chakraHead(const ThreadOps &t, Nanos launchTs, const DeviceEvent &gpu) const
     {
-        const bool nccl = containsNcclNoCase(dev_.name(gpu));
+        const bool nccl = isNcclName(gpu.name);
         const auto idx = static_cast<std::uint32_t>(
             std::lower_bound(t.chakraStart.begin(), t.chakraStart.end(), launchTs) - t.chakraStart.begin());
         // Latest same-thread op before the launch carrying the GPU op's External id.
@@ -565,7 +589,7 @@ private:
             return kNoIndex;
         const std::uint32_t closest = globalChakra_[static_cast<std::size_t>(gidx - 1)];
         const bool closestOnThread = ev_[closest].thread == t.key;
-        const bool nccl = containsNcclNoCase(dev_.name(gpu));
+        const bool nccl = isNcclName(gpu.name);
         const auto idx = static_cast<std::uint32_t>(
             std::lower_bound(t.chakraStart.begin(), t.chakraStart.end(), launchTs) - t.chakraStart.begin());
         if (nccl && dev_.name(ev_[closest]) == "nccl:coalesced") {
@@ -585,8 +609,32 @@ private:
 
     // ---- linking ---------------------------------------------------------------------------------
 
+    // Which process launches onto each GPU pid, by majority over the unambiguous correlations. Only needed
+    // when a correlation id appears in several processes (merged traces).
+    void findDeviceOwners()
+    {
+        if (!correlationsSpanProcesses_)
+            return;
+        std::map<TraceId, std::map<TraceId, std::size_t>> votes;
+        for (const DeviceEvent &gpu : ev_) {
+            if (gpu.phase != Phase::Complete || !isGpuOpCategory(gpu.category) || !hasCorrelation(gpu.correlation))
+                continue;
+            const auto [first, last] = launchesWithCorrelation(gpu.correlation);
+            if (first != last && std::all_of(first, last, [&](const auto &c) {
+                    return ev_[c.second].thread.pid == ev_[first->second].thread.pid;
+                }))
+                ++votes[gpu.thread.pid][ev_[first->second].thread.pid];
+        }
+        for (const auto &[gpuPid, counts] : votes) {
+            auto best = std::max_element(counts.begin(), counts.end(),
+                                         [](const auto &a, const auto &b) { return a.second < b.second; });
+            deviceOwner_.emplace(gpuPid, best->first);
+        }
+    }
+
     void linkGpuOps()
     {
+        findDeviceOwners();
         ls_.gpuLinkOf.assign(ev_.size(), kNoIndex);
         std::size_t count = 0;
         for (std::uint32_t g = 0; g < ev_.size(); ++g) {
@@ -870,7 +918,8 @@ private:
     }
 
     // The CPU side of a sync edge: the first op on the waiting thread that starts once the wait returned
-    // (ET-linked when a host trace is joined), else the op blocked in the wait, else the call itself.
+    // (ET-linked when a host trace is joined: the continuation of §2.4), else the waiting call itself. Never
+    // the op blocked in the wait: it started before the GPU op finished, so an edge to it is not causal.
     std::uint32_t syncTarget(std::uint32_t call) const
     {
         const DeviceEvent &r = ev_[call];
@@ -880,9 +929,6 @@ private:
             for (std::size_t scanned = 0; pos < t->nest.size() && scanned < 64; ++pos, ++scanned)
                 if (!requireHostNode_ || hasHostNode(t->nest[pos]))
                     return t->nest[pos];
-            const std::uint32_t blocked = innermostEnclosing(*t, r.ts);
-            if (blocked != kNoIndex)
-                return withHostNode(blocked) != kNoIndex ? withHostNode(blocked) : blocked;
         }
         return call;
     }
@@ -1139,6 +1185,9 @@ private:
     mutable std::unordered_map<std::int64_t, std::uint32_t> flowStarts_;
     mutable std::map<ThreadKey, std::vector<std::pair<Nanos, std::int64_t>>> flowFinishes_;
 
+    bool correlationsSpanProcesses_ = false;
+    std::map<TraceId, TraceId> deviceOwner_; // GPU pid → the CPU process launching onto it
+    mutable std::vector<std::int8_t> ncclByName_; // StringId → -1 unknown, 0/1
     std::vector<LaunchContext> contexts_; // parallel to gpuLinks
     LaunchContext lastContext_;
     std::unordered_map<std::uint32_t, std::vector<std::pair<Nanos, std::uint32_t>>> streamLaunches_; // lane → launches
