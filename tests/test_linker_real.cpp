@@ -35,6 +35,7 @@ private slots:
     void megatronChakraHeadPicksRecordParamCommsOrWorse();
     void ncclDataKinetoOnly();
     void simpleAddPairJoinsByExternalId();
+    void sampledTraceOrphansAreKeptWithTheirReason();
 };
 
 void TestLinkerReal::megatronEveryNcclKernelUnderNcclAllReduce_data()
@@ -137,6 +138,27 @@ void TestLinkerReal::simpleAddPairJoinsByExternalId()
         QCOMPARE(link.orphan, OrphanReason::None);
         QVERIFY(link.hostNode != kNoIndex);
     }
+}
+
+void TestLinkerReal::sampledTraceOrphansAreKeptWithTheirReason()
+{
+    // python3: 7,747 GPU ops (6,080 kernels, 1,390 memcpy, 277 memset); 872 of them (705 kernels, 140 memcpy,
+    // 27 memset) have a correlation that no cuda_runtime/cuda_driver event carries; every other one has a
+    // launch inside a CPU op.
+    const DeviceTrace device = readKinetoTrace(tracePath("hta_kineto_large/negative_queue_length_rank0.json.gz"));
+    const LinkSet ls = linkTraces(device, nullptr);
+    QCOMPARE(ls.gpuLinks.size(), std::size_t(7747));
+    std::map<OrphanReason, int> reasons;
+    std::map<EventCategory, int> orphanCategories;
+    for (const GpuLink &link : ls.gpuLinks) {
+        ++reasons[link.orphan];
+        if (link.orphan != OrphanReason::None)
+            ++orphanCategories[device.events[link.gpuEvent].category];
+    }
+    QCOMPARE(reasons, (std::map<OrphanReason, int>{{OrphanReason::None, 6875}, {OrphanReason::NoLaunchEvent, 872}}));
+    QCOMPARE(orphanCategories, (std::map<EventCategory, int>{
+                                   {EventCategory::Kernel, 705}, {EventCategory::GpuMemcpy, 140}, {EventCategory::GpuMemset, 27}}));
+    QCOMPARE(countFindingsByKind(ls.findings)[static_cast<std::size_t>(FindingKind::OrphanGpuOp)], std::size_t(872));
 }
 
 QTEST_GUILESS_MAIN(TestLinkerReal)
