@@ -1,0 +1,345 @@
+#include "report/inspect.h"
+
+#include "export/etformat.h"
+#include "link/hostjoin.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <set>
+#include <sstream>
+
+namespace linkscope::core {
+
+namespace {
+
+std::string layoutName(HostLayout l) { return l == HostLayout::Flat ? "flat (1.0.0/1.0.1)" : "nested (1.0.2+)"; }
+
+void summariseDevice(const DeviceTrace &t, TraceSummary &s)
+{
+    s.wasGzip = t.wasGzip;
+    s.sourceBytes = t.sourceBytes;
+    s.schema = t.schemaVersion >= 0 ? std::to_string(t.schemaVersion) : std::string();
+    s.events = t.events.size();
+    s.collectives = t.collectives.size();
+    s.namedThreads = t.threadNames.size();
+    s.baseTimeNs = t.baseTimeNs;
+    s.distributed = t.distributed;
+    s.devices = t.devices.size();
+    std::set<ThreadKey> threads;
+    std::set<std::pair<std::int64_t, std::int64_t>> streams;
+    std::map<std::int64_t, std::size_t> cpuPids;
+    for (const DeviceEvent &e : t.events) {
+        const std::string_view cat = t.strings.at(e.categoryText);
+        ++s.eventsByCategory[cat.empty() ? std::string("(none)") : std::string(cat)];
+        if (e.phase == Phase::Metadata)
+            continue;
+        if (!s.firstTs || e.ts < *s.firstTs)
+            s.firstTs = e.ts;
+        if (!s.lastEnd || e.end() > *s.lastEnd)
+            s.lastEnd = e.end();
+        if (isGpuOpCategory(e.category)) {
+            streams.insert({e.device, e.stream});
+        } else if (isCpuOpCategory(e.category) || isRuntimeCategory(e.category)
+                   || e.category == EventCategory::PythonFunction || e.category == EventCategory::CpuInstant) {
+            threads.insert(e.thread);
+            if (isCpuOpCategory(e.category) && !e.thread.pid.isString)
+                ++cpuPids[e.thread.pid.value];
+        }
+    }
+    s.cpuThreads = threads.size();
+    s.gpuStreams = streams.size();
+    std::size_t best = 0;
+    for (const auto &[pid, count] : cpuPids)
+        if (count > best) {
+            best = count;
+            s.pid = pid;
+        }
+    s.warnings = t.warnings;
+}
+
+void summariseHost(const HostTrace &t, TraceSummary &s)
+{
+    s.wasGzip = t.wasGzip;
+    s.sourceBytes = t.sourceBytes;
+    s.schema = t.schema;
+    s.layout = t.layout;
+    s.pid = t.pid;
+    s.nodes = t.nodes.size();
+    s.roots = t.roots.size();
+    s.recoveredTruncation = t.recoveredTruncation;
+    s.startTs = t.startTs;
+    s.finishTs = t.finishTs;
+    s.time = t.time;
+    s.commNodes = t.commAttrs.size();
+    std::set<std::int64_t> tids;
+    for (const HostNode &n : t.nodes) {
+        if (n.tid >= 0)
+            tids.insert(n.tid);
+        s.nodesWithRfId += n.rfId != 0;
+        s.parentMissing += n.parentMissing;
+    }
+    s.hostThreads = tids.size();
+    s.warnings = t.warnings;
+}
+
+std::string formatBytes(std::uint64_t b)
+{
+    char buf[64];
+    if (b >= (1ull << 20))
+        std::snprintf(buf, sizeof buf, "%.1f MB", double(b) / 1e6);
+    else
+        std::snprintf(buf, sizeof buf, "%llu bytes", static_cast<unsigned long long>(b));
+    return buf;
+}
+
+std::string formatMs(Nanos ns)
+{
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.3f ms", double(ns) / 1e6);
+    return buf;
+}
+
+nlohmann::json warningsJson(const std::vector<Diagnostic> &warnings)
+{
+    nlohmann::json out = nlohmann::json::array();
+    for (const Diagnostic &d : warnings) {
+        nlohmann::json w = {{"message", d.message}, {"file", d.file}};
+        w["severity"] = d.severity == Diagnostic::Severity::Error ? "error"
+            : d.severity == Diagnostic::Severity::Info            ? "info"
+                                                                  : "warning";
+        if (d.offset != kUnknownOffset)
+            w["offset"] = d.offset;
+        out.push_back(std::move(w));
+    }
+    return out;
+}
+
+} // namespace
+
+bool InspectReport::allLoaded() const
+{
+    return std::all_of(traces.begin(), traces.end(), [](const TraceSummary &s) { return s.loaded; });
+}
+
+InspectReport inspectTraces(const std::vector<std::string> &paths)
+{
+    InspectReport report;
+    std::vector<std::optional<HostTrace>> hosts(paths.size());
+    std::vector<std::optional<DeviceTrace>> devices(paths.size());
+    for (std::size_t i = 0; i < paths.size(); ++i) {
+        TraceSummary s;
+        s.path = paths[i];
+        try {
+            s.kind = sniffTraceKind(paths[i]);
+            switch (s.kind) {
+            case TraceKind::Kineto:
+                devices[i] = readKinetoTrace(paths[i]);
+                summariseDevice(*devices[i], s);
+                break;
+            case TraceKind::HostEt:
+            case TraceKind::EtPlus:
+                hosts[i] = readHostTrace(paths[i]);
+                summariseHost(*hosts[i], s);
+                break;
+            case TraceKind::ChakraEt: {
+                const ChakraTrace et = readChakraEt(paths[i]);
+                s.wasGzip = et.wasGzip;
+                s.sourceBytes = et.sourceBytes;
+                s.chakraSummary = summarizeEt(et);
+                s.warnings = et.warnings;
+                break;
+            }
+            case TraceKind::Unknown:
+                throw LoadError(paths[i], kUnknownOffset,
+                                "not a recognised trace: neither a host execution trace (\"nodes\"), a Kineto trace "
+                                "(\"traceEvents\") nor a Chakra protobuf .et file");
+            }
+            s.loaded = true;
+        } catch (const LoadError &e) {
+            s.error = e.what();
+        }
+        report.traces.push_back(std::move(s));
+    }
+
+    // Pair host and device traces of the same process by pid; the rest in argument order.
+    std::vector<std::size_t> hostIdx, deviceIdx;
+    for (std::size_t i = 0; i < paths.size(); ++i) {
+        if (hosts[i] && report.traces[i].kind == TraceKind::HostEt)
+            hostIdx.push_back(i);
+        if (devices[i])
+            deviceIdx.push_back(i);
+    }
+    std::vector<bool> deviceUsed(paths.size(), false), hostUsed(paths.size(), false);
+    for (std::size_t h : hostIdx) {
+        for (std::size_t d : deviceIdx) {
+            if (!deviceUsed[d] && report.traces[h].pid >= 0 && report.traces[h].pid == report.traces[d].pid) {
+                report.pairs.push_back(PairSummary{h, d, "pid", {}, {}});
+                deviceUsed[d] = hostUsed[h] = true;
+                break;
+            }
+        }
+    }
+    std::vector<std::size_t> restHosts, restDevices;
+    for (std::size_t h : hostIdx)
+        if (!hostUsed[h])
+            restHosts.push_back(h);
+    for (std::size_t d : deviceIdx)
+        if (!deviceUsed[d])
+            restDevices.push_back(d);
+    for (std::size_t k = 0; k < std::min(restHosts.size(), restDevices.size()); ++k)
+        report.pairs.push_back(PairSummary{restHosts[k], restDevices[k], "argument order", {}, {}});
+    std::sort(report.pairs.begin(), report.pairs.end(),
+              [](const PairSummary &a, const PairSummary &b) { return a.host < b.host; });
+    for (PairSummary &p : report.pairs) {
+        HostJoin join = joinHostToDevice(*hosts[p.host], *devices[p.device]);
+        p.stats = join.stats;
+        p.warnings = std::move(join.warnings);
+        if (p.pairedBy != "pid" && report.traces[p.host].pid >= 0 && report.traces[p.device].pid >= 0)
+            p.warnings.push_back(Diagnostic{Diagnostic::Severity::Warning, "", kUnknownOffset,
+                                            "paired by argument order, but the pids differ (host "
+                                                + std::to_string(report.traces[p.host].pid) + ", device "
+                                                + std::to_string(report.traces[p.device].pid) + ")"});
+    }
+    return report;
+}
+
+std::string formatInspectText(const InspectReport &report)
+{
+    std::ostringstream out;
+    for (const TraceSummary &s : report.traces) {
+        out << s.path << '\n';
+        out << "  kind: " << traceKindName(s.kind);
+        if (!s.loaded) {
+            out << "\n  error: " << s.error << "\n\n";
+            continue;
+        }
+        out << (s.wasGzip ? " (gzip, " : " (") << formatBytes(s.sourceBytes) << (s.wasGzip ? " decompressed)" : ")") << '\n';
+        if (s.kind == TraceKind::Kineto) {
+            out << "  schemaVersion: " << (s.schema.empty() ? "(absent)" : s.schema) << '\n';
+            if (s.pid >= 0)
+                out << "  pid (CPU ops): " << s.pid << '\n';
+            out << "  events: " << s.events << '\n';
+            std::vector<std::pair<std::string, std::size_t>> cats(s.eventsByCategory.begin(), s.eventsByCategory.end());
+            std::sort(cats.begin(), cats.end(), [](const auto &a, const auto &b) { return a.second > b.second || (a.second == b.second && a.first < b.first); });
+            for (const auto &[cat, count] : cats)
+                out << "    " << cat << ": " << count << '\n';
+            out << "  CPU threads: " << s.cpuThreads << " (" << s.namedThreads << " named)\n";
+            out << "  GPU streams: " << s.gpuStreams << '\n';
+            out << "  collectives: " << s.collectives << '\n';
+            if (s.firstTs)
+                out << "  time span: " << *s.firstTs << " … " << *s.lastEnd << " ns (" << formatMs(*s.lastEnd - *s.firstTs) << ")"
+                    << (s.baseTimeNs ? ", relative to baseTimeNanoseconds " + std::to_string(*s.baseTimeNs) : std::string())
+                    << '\n';
+            out << "  devices: " << s.devices << '\n';
+            if (s.distributed)
+                out << "  distributed: backend " << (s.distributed->backend.empty() ? "?" : s.distributed->backend)
+                    << ", rank " << s.distributed->rank << " of "
+                    << (s.distributed->worldSize >= 0 ? std::to_string(s.distributed->worldSize) : std::string("?"))
+                    << ", " << s.distributed->processGroups.size() << " process group(s)\n";
+        } else if (s.kind == TraceKind::HostEt || s.kind == TraceKind::EtPlus) {
+            out << "  schema: " << (s.schema.empty() ? "(absent)" : s.schema) << ", layout " << layoutName(*s.layout) << '\n';
+            out << "  pid: " << s.pid << ", time: " << s.time << '\n';
+            out << "  nodes: " << s.nodes << " (" << s.nodesWithRfId << " with rf_id), roots: " << s.roots
+                << ", threads: " << s.hostThreads << '\n';
+            out << "  record_param_comms with comm attrs: " << s.commNodes << '\n';
+            if (s.parentMissing)
+                out << "  nodes whose parent is missing: " << s.parentMissing << '\n';
+            out << "  start_ts … finish_ts: " << s.startTs << " … " << s.finishTs << " (steady-clock ms, not Kineto time)\n";
+            if (s.recoveredTruncation)
+                out << "  recovered from truncation: yes\n";
+        } else if (s.kind == TraceKind::ChakraEt && s.chakraSummary) {
+            out << "  summary (as `linkscope dump FILE --summary`): " << s.chakraSummary->dump() << '\n';
+        }
+        out << "  warnings: " << s.warnings.size() << '\n';
+        for (const Diagnostic &d : s.warnings)
+            out << "    - " << d.toString() << '\n';
+        out << '\n';
+    }
+    for (const PairSummary &p : report.pairs) {
+        const HostJoinStats &st = p.stats;
+        out << "pair: " << report.traces[p.host].path << " + " << report.traces[p.device].path << " (by " << p.pairedBy << ")\n";
+        out << "  join: " << hostJoinMethodName(st.method);
+        if (st.method == HostJoinMethod::EvIdxOffset || st.method == HostJoinMethod::ExternalIdOffset)
+            out << " (offset " << st.offset << ")";
+        out << '\n';
+        char pct[32];
+        std::snprintf(pct, sizeof pct, "%.1f%%", st.hostNodesWithRfId ? 100.0 * double(st.matched) / double(st.hostNodesWithRfId) : 0.0);
+        out << "  host nodes with rf_id matched: " << st.matched << " / " << st.hostNodesWithRfId << " (" << pct << ")\n";
+        out << "  device CPU ops: " << st.deviceCpuOps << ", name mismatches among matches: " << st.nameMismatches << '\n';
+        out << "  warnings: " << p.warnings.size() << '\n';
+        for (const Diagnostic &d : p.warnings)
+            out << "    - " << d.toString() << '\n';
+        out << '\n';
+    }
+    return out.str();
+}
+
+nlohmann::json inspectToJson(const InspectReport &report)
+{
+    nlohmann::json traces = nlohmann::json::array();
+    for (const TraceSummary &s : report.traces) {
+        nlohmann::json j = {{"path", s.path}, {"kind", std::string(traceKindName(s.kind))}, {"loaded", s.loaded}};
+        if (!s.loaded) {
+            j["error"] = s.error;
+            traces.push_back(std::move(j));
+            continue;
+        }
+        j["gzip"] = s.wasGzip;
+        j["decompressedBytes"] = s.sourceBytes;
+        if (s.kind == TraceKind::Kineto) {
+            j["schemaVersion"] = s.schema.empty() ? nlohmann::json() : nlohmann::json(std::stoll(s.schema));
+            j["pid"] = s.pid >= 0 ? nlohmann::json(s.pid) : nlohmann::json();
+            j["events"] = s.events;
+            j["eventsByCategory"] = s.eventsByCategory;
+            j["cpuThreads"] = s.cpuThreads;
+            j["namedThreads"] = s.namedThreads;
+            j["gpuStreams"] = s.gpuStreams;
+            j["collectives"] = s.collectives;
+            j["devices"] = s.devices;
+            if (s.firstTs)
+                j["timeSpan"] = {{"firstNs", *s.firstTs}, {"lastNs", *s.lastEnd}, {"durationNs", *s.lastEnd - *s.firstTs}};
+            if (s.baseTimeNs)
+                j["baseTimeNanoseconds"] = *s.baseTimeNs;
+            if (s.distributed)
+                j["distributed"] = {{"backend", s.distributed->backend}, {"rank", s.distributed->rank},
+                                    {"worldSize", s.distributed->worldSize}, {"ncclVersion", s.distributed->ncclVersion},
+                                    {"processGroups", s.distributed->processGroups.size()}};
+        } else if (s.kind == TraceKind::HostEt || s.kind == TraceKind::EtPlus) {
+            j["schema"] = s.schema;
+            j["layout"] = *s.layout == HostLayout::Flat ? "flat" : "nested";
+            j["pid"] = s.pid;
+            j["time"] = s.time;
+            j["nodes"] = s.nodes;
+            j["nodesWithRfId"] = s.nodesWithRfId;
+            j["roots"] = s.roots;
+            j["threads"] = s.hostThreads;
+            j["commNodes"] = s.commNodes;
+            j["parentMissing"] = s.parentMissing;
+            j["startTs"] = s.startTs;
+            j["finishTs"] = s.finishTs;
+            j["recoveredTruncation"] = s.recoveredTruncation;
+        } else if (s.chakraSummary) {
+            j["summary"] = *s.chakraSummary;
+        }
+        j["warnings"] = warningsJson(s.warnings);
+        traces.push_back(std::move(j));
+    }
+    nlohmann::json pairs = nlohmann::json::array();
+    for (const PairSummary &p : report.pairs) {
+        const HostJoinStats &st = p.stats;
+        pairs.push_back({{"host", report.traces[p.host].path},
+                         {"device", report.traces[p.device].path},
+                         {"pairedBy", p.pairedBy},
+                         {"method", std::string(hostJoinMethodName(st.method))},
+                         {"offset", st.offset},
+                         {"hostNodesWithRfId", st.hostNodesWithRfId},
+                         {"deviceCpuOps", st.deviceCpuOps},
+                         {"matched", st.matched},
+                         {"nameMismatches", st.nameMismatches},
+                         {"coverage", st.hostNodesWithRfId ? double(st.matched) / double(st.hostNodesWithRfId) : 0.0},
+                         {"warnings", warningsJson(p.warnings)}});
+    }
+    return {{"traces", traces}, {"pairs", pairs}};
+}
+
+} // namespace linkscope::core
