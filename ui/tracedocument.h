@@ -1,0 +1,114 @@
+#pragma once
+// A loaded trace pair as the UI sees it: the core results (immutable, shared between the GUI thread
+// and background jobs) plus the derived, draw-ready arrays the timeline and docks need.
+// Built once per load or relink, off the GUI thread; never modified afterwards.
+
+#include "eventstyle.h"
+#include "link/linkset.h"
+#include "model/devicetrace.h"
+#include "model/hosttrace.h"
+
+#include <QString>
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace linkscope::ui {
+
+// One lane's events split by nesting depth, each row sorted by start. Within a row, events do not
+// nest, so a binary search on `starts` finds the visible ones, and sub-pixel events can be skipped
+// by jumping to the next pixel's time (LOD, timeline-ux A.4) instead of visiting each one.
+struct LaneRows {
+    std::vector<std::uint32_t> rowBegin; // row r is [rowBegin[r], rowBegin[r+1]) in events/starts
+    std::vector<std::uint32_t> events;   // DeviceTrace event indices
+    std::vector<core::Nanos> starts;     // starts[i] == events[i].ts, contiguous for the search
+    int rowCount() const { return rowBegin.empty() ? 0 : static_cast<int>(rowBegin.size()) - 1; }
+};
+
+// Every edge the timeline can draw, Parent edges included (core keeps those in gpuLinks).
+struct DrawEdge {
+    std::uint32_t from = core::kNoIndex; // DeviceTrace event indices
+    std::uint32_t to = core::kNoIndex;
+    core::EdgeKind kind = core::EdgeKind::Parent;
+    EdgeProvenance provenance = EdgeProvenance::Rule;
+};
+
+struct LinkCounts {
+    std::size_t gpuOps = 0;
+    std::size_t linked = 0;  // GPU ops with a parent CPU op
+    std::size_t orphans = 0; // GPU ops without one
+    std::size_t findings = 0;
+};
+
+class TraceDocument {
+public:
+    // Derives the timeline arrays from the core results. `cancel` (optional) is polled between
+    // stages; core::Cancelled is thrown when it is set. `host` may be null (Kineto only).
+    static std::shared_ptr<const TraceDocument> create(QString hostPath, QString devicePath,
+                                                       std::shared_ptr<const core::HostTrace> host,
+                                                       std::shared_ptr<const core::DeviceTrace> device,
+                                                       std::shared_ptr<const core::LinkSet> links,
+                                                       const std::atomic<bool> *cancel = nullptr);
+
+    const QString &hostPath() const { return m_hostPath; }
+    const QString &devicePath() const { return m_devicePath; }
+    const core::HostTrace *host() const { return m_host.get(); }
+    const core::DeviceTrace &device() const { return *m_device; }
+    const core::LinkSet &links() const { return *m_links; }
+    const core::TraceIndex &index() const { return m_links->index; }
+    std::shared_ptr<const core::HostTrace> hostShared() const { return m_host; }
+    std::shared_ptr<const core::DeviceTrace> deviceShared() const { return m_device; }
+    std::shared_ptr<const core::LinkSet> linksShared() const { return m_links; }
+
+    std::size_t eventCount() const { return m_device->events.size(); }
+    const core::DeviceEvent &event(std::uint32_t i) const { return m_device->events[i]; }
+    QString eventName(std::uint32_t i) const;
+    EventStyle style(std::uint32_t i) const { return m_styles[i]; }
+    bool isFlagged(std::uint32_t i) const { return m_flagged[i] != 0; }
+    const core::GpuLink *gpuLink(std::uint32_t event) const;
+
+    const std::vector<LaneRows> &laneRows() const { return m_laneRows; }
+    const std::vector<DrawEdge> &edges() const { return m_edges; }
+    // Edge ids touching `event` (either end).
+    std::pair<const std::uint32_t *, const std::uint32_t *> edgesOf(std::uint32_t event) const
+    {
+        return {m_edgeList.data() + m_edgeBegin[event], m_edgeList.data() + m_edgeBegin[event + 1]};
+    }
+    // Edge ids sorted by the start time of their `from` / `to` event (for "all edges in view").
+    const std::vector<std::uint32_t> &edgesByFromTime() const { return m_edgesByFromTime; }
+    const std::vector<std::uint32_t> &edgesByToTime() const { return m_edgesByToTime; }
+
+    // Findings whose subject is this device event (indices into links().findings).
+    std::vector<std::uint32_t> findingsOf(std::uint32_t event) const;
+
+    const LinkCounts &counts() const { return m_counts; }
+    core::Nanos startTime() const { return m_start; }
+    core::Nanos endTime() const { return m_end; }
+
+private:
+    TraceDocument() = default;
+
+    QString m_hostPath;
+    QString m_devicePath;
+    std::shared_ptr<const core::HostTrace> m_host;
+    std::shared_ptr<const core::DeviceTrace> m_device;
+    std::shared_ptr<const core::LinkSet> m_links;
+
+    std::vector<EventStyle> m_styles;
+    std::vector<std::uint8_t> m_flagged;
+    std::vector<LaneRows> m_laneRows;
+    std::vector<DrawEdge> m_edges;
+    std::vector<std::uint32_t> m_edgeBegin;
+    std::vector<std::uint32_t> m_edgeList;
+    std::vector<std::uint32_t> m_edgesByFromTime;
+    std::vector<std::uint32_t> m_edgesByToTime;
+    LinkCounts m_counts;
+    core::Nanos m_start = 0;
+    core::Nanos m_end = 0;
+};
+
+using DocumentPtr = std::shared_ptr<const TraceDocument>;
+
+} // namespace linkscope::ui
