@@ -1,14 +1,468 @@
 #include "mainwindow.h"
 
+#include "detailsdock.h"
+#include "eventselection.h"
+#include "legendwidget.h"
+#include "searchdock.h"
+#include "timelineview.h"
+#include "traceloader.h"
+
+#include <QAction>
+#include <QActionGroup>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QComboBox>
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QKeySequence>
+#include <QLabel>
+#include <QMenu>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QPainter>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSettings>
+#include <QShortcut>
+#include <QStatusBar>
+#include <QTimer>
+#include <QToolBar>
+
 namespace linkscope::ui {
 
-MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
+namespace {
+
+constexpr int kRecentMax = 10;
+const QString kRecentKey = QStringLiteral("recentTraces");
+const QString kTraceFilter = QStringLiteral("Traces (*.json *.json.gz *.gz);;All files (*)");
+
+QString fromView(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
+
+QIcon edgeIcon(core::EdgeKind kind)
 {
-    setWindowTitle(QStringLiteral("Linkscope"));
-    resize(1280, 800);
+    QPixmap pixmap(22, 14);
+    pixmap.fill(Qt::transparent);
+    QPainter painter(&pixmap);
+    painter.setRenderHint(QPainter::Antialiasing);
+    painter.setPen(QPen(edgeColor(kind), 2.5));
+    painter.drawLine(QPointF(2, 7), QPointF(16, 7));
+    painter.setBrush(edgeColor(kind));
+    painter.setPen(Qt::NoPen);
+    painter.drawPolygon(QPolygonF({QPointF(20, 7), QPointF(14, 3), QPointF(14, 11)}));
+    return QIcon(pixmap);
 }
 
-void MainWindow::openPair(const QString &, const QString &) {}
-void MainWindow::openDevice(const QString &) {}
+} // namespace
+
+MainWindow::MainWindow(QWidget *parent)
+    : QMainWindow(parent)
+    , m_selection(new EventSelection(this))
+    , m_timeline(new TimelineView(this))
+    , m_loader(new TraceLoader(this))
+{
+    setWindowTitle(QStringLiteral("Linkscope"));
+    setObjectName(QStringLiteral("MainWindow"));
+    resize(1400, 900);
+    setAcceptDrops(true);
+    setDockNestingEnabled(true);
+
+    m_timeline->setSelectionModel(m_selection);
+    setCentralWidget(m_timeline);
+
+    m_details = new DetailsDock(m_selection, this);
+    m_search = new SearchDock(m_selection, this);
+
+    buildActions();
+    addDock(m_details, Qt::RightDockWidgetArea);
+    addDock(m_search, Qt::RightDockWidgetArea);
+    resizeDocks({m_details, m_search}, {520, 300}, Qt::Vertical);
+    resizeDocks({m_details}, {430}, Qt::Horizontal);
+    buildStatusBar();
+
+    connect(this, &MainWindow::documentChanged, m_details, &DetailsDock::setDocument);
+    connect(this, &MainWindow::documentChanged, m_search, &SearchDock::setDocument);
+    connect(m_loader, &TraceLoader::started, this, &MainWindow::onLoadStarted);
+    connect(m_loader, &TraceLoader::finished, this, &MainWindow::onLoaded);
+    connect(m_loader, &TraceLoader::failed, this, &MainWindow::onFailed);
+    connect(m_loader, &TraceLoader::cancelled, this, [this] {
+        finishProgress();
+        statusBar()->showMessage(tr("Cancelled"), 4000);
+    });
+    m_timeline->setFocus();
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::addDock(QDockWidget *dock, Qt::DockWidgetArea area)
+{
+    addDockWidget(area, dock);
+    m_viewMenu->addAction(dock->toggleViewAction());
+}
+
+void MainWindow::buildActions()
+{
+    // File
+    QMenu *file = menuBar()->addMenu(tr("&File"));
+    QAction *openPairAction = file->addAction(tr("Open &pair…"), this, [this] {
+        const QString host = QFileDialog::getOpenFileName(this, tr("Host execution trace (ET)"), QString(), kTraceFilter);
+        if (host.isEmpty())
+            return;
+        const QString device = QFileDialog::getOpenFileName(this, tr("Kineto trace for %1").arg(QFileInfo(host).fileName()),
+                                                            QFileInfo(host).absolutePath(), kTraceFilter);
+        if (!device.isEmpty())
+            openPair(host, device);
+    });
+    openPairAction->setShortcut(QKeySequence::Open);
+    file->addAction(tr("Open &Kineto trace…"), this, [this] {
+        const QString device = QFileDialog::getOpenFileName(this, tr("Kineto trace"), QString(), kTraceFilter);
+        if (!device.isEmpty())
+            openDevice(device);
+    });
+    m_recentMenu = file->addMenu(tr("Open &recent"));
+    connect(m_recentMenu, &QMenu::aboutToShow, this, &MainWindow::rebuildRecentMenu);
+    rebuildRecentMenu();
+    file->addSeparator();
+    file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+
+    // View
+    m_viewMenu = menuBar()->addMenu(tr("&View"));
+    // The timeline handles its own keys (W/A/S/D, F, 0, [, ]) so they work while it has focus;
+    // the menu shows them after a tab without registering a second shortcut.
+    m_viewMenu->addAction(tr("Fit everything\t0"), m_timeline, &TimelineView::fitAll);
+    m_viewMenu->addAction(tr("Fit selection\tF"), m_timeline, &TimelineView::fitSelection);
+    m_viewMenu->addAction(tr("Zoom in\tW"), this, [this] { m_timeline->zoomAt(0.8, m_timeline->contentRect().center().x()); });
+    m_viewMenu->addAction(tr("Zoom out\tS"), this, [this] { m_timeline->zoomAt(1.25, m_timeline->contentRect().center().x()); });
+    m_viewMenu->addAction(tr("Follow incoming edge\t["), this, [this] { m_timeline->followEdge(false); });
+    m_viewMenu->addAction(tr("Follow outgoing edge\t]"), this, [this] { m_timeline->followEdge(true); });
+    m_viewMenu->addAction(tr("Collapse all groups"), this, [this] {
+        for (int g = 0; g < static_cast<int>(m_timeline->layout().groups().size()); ++g)
+            m_timeline->setGroupCollapsed(g, true);
+    });
+    m_viewMenu->addAction(tr("Expand all groups"), this, [this] {
+        for (int g = 0; g < static_cast<int>(m_timeline->layout().groups().size()); ++g)
+            m_timeline->setGroupCollapsed(g, false);
+    });
+    m_viewMenu->addSeparator();
+    QAction *findAction = m_viewMenu->addAction(tr("Find…"), this, [this] { m_search->activate(); });
+    findAction->setShortcuts({QKeySequence::Find, QKeySequence(Qt::Key_Slash)});
+    findAction->setShortcutContext(Qt::WindowShortcut);
+    m_viewMenu->addSeparator();
+
+    // Edges
+    QMenu *edges = menuBar()->addMenu(tr("&Edges"));
+    m_allEdgesAction = edges->addAction(tr("Show all edges in view\tE"));
+    m_allEdgesAction->setCheckable(true);
+    m_allEdgesAction->setToolTip(tr("Draw every edge with an end in view (at most %L1), not only the selection's")
+                                     .arg(TimelineView::kEdgeCap));
+    connect(m_allEdgesAction, &QAction::toggled, m_timeline, &TimelineView::setShowAllEdgesInView);
+    connect(m_timeline, &TimelineView::edgeFilterChanged, this,
+            [this] { m_allEdgesAction->setChecked(m_timeline->showAllEdgesInView()); });
+    edges->addSeparator();
+    QList<QAction *> kindActions;
+    for (int k = 0; k < core::kEdgeKindCount; ++k) {
+        const auto kind = static_cast<core::EdgeKind>(k);
+        QAction *action = edges->addAction(edgeIcon(kind), edgeKindLabel(kind));
+        action->setCheckable(true);
+        action->setChecked(true);
+        connect(action, &QAction::toggled, this, [this, kind](bool on) { m_timeline->setEdgeKindVisible(kind, on); });
+        kindActions << action;
+    }
+
+    // Link
+    QMenu *link = menuBar()->addMenu(tr("&Link"));
+    m_policyGroup = new QActionGroup(this);
+    m_policyBox = new QComboBox(this);
+    m_policyBox->setToolTip(tr("How each GPU op's parent CPU op is chosen; changing it relinks in the background"));
+    for (int p = 0; p < core::kPolicyCount; ++p) {
+        const auto policy = static_cast<core::Policy>(p);
+        const QString name = fromView(policyName(policy));
+        QAction *action = link->addAction(tr("Policy: %1").arg(name));
+        action->setCheckable(true);
+        action->setChecked(policy == m_policy);
+        action->setData(p);
+        m_policyGroup->addAction(action);
+        m_policyBox->addItem(name, p);
+    }
+    connect(m_policyGroup, &QActionGroup::triggered, this,
+            [this](QAction *action) { setPolicy(static_cast<core::Policy>(action->data().toInt())); });
+    connect(m_policyBox, &QComboBox::activated, this,
+            [this](int index) { setPolicy(static_cast<core::Policy>(m_policyBox->itemData(index).toInt())); });
+
+    // Help
+    QMenu *help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("Keyboard shortcuts"), QKeySequence(Qt::Key_F1), this, &MainWindow::showShortcuts);
+
+    // Toolbars: actions + policy + edge kinds (their icons double as the edge colour legend).
+    QToolBar *bar = addToolBar(tr("Timeline"));
+    bar->setObjectName(QStringLiteral("TimelineToolBar"));
+    bar->addAction(openPairAction);
+    bar->addSeparator();
+    bar->addWidget(new QLabel(tr(" Policy: "), bar));
+    bar->addWidget(m_policyBox);
+    bar->addSeparator();
+    bar->addAction(m_allEdgesAction);
+    m_allEdgesAction->setText(tr("All edges in view"));
+    for (QAction *action : kindActions)
+        bar->addAction(action);
+    addToolBarBreak();
+    QToolBar *legend = addToolBar(tr("Legend"));
+    legend->setObjectName(QStringLiteral("LegendToolBar"));
+    legend->addWidget(new LegendWidget(legend));
+}
+
+void MainWindow::buildStatusBar()
+{
+    m_countsLabel = new QLabel(tr("No trace loaded"), this);
+    m_warningsLabel = new QLabel(this);
+    m_warningsLabel->hide();
+    statusBar()->addWidget(m_countsLabel, 1);
+    statusBar()->addWidget(m_warningsLabel);
+
+    m_progressPanel = new QWidget(this);
+    auto *layout = new QHBoxLayout(m_progressPanel);
+    layout->setContentsMargins(0, 0, 0, 0);
+    for (int s = 0; s < TraceLoader::kStageCount; ++s) {
+        auto *label = new QLabel(TraceLoader::stageName(static_cast<TraceLoader::Stage>(s)), m_progressPanel);
+        auto *bar = new QProgressBar(m_progressPanel);
+        bar->setMaximumWidth(120);
+        bar->setMaximumHeight(14);
+        bar->setTextVisible(false);
+        layout->addWidget(label);
+        layout->addWidget(bar);
+        m_stageLabels.push_back(label);
+        m_stageBars.push_back(bar);
+    }
+    m_cancelButton = new QPushButton(tr("Cancel"), m_progressPanel);
+    layout->addWidget(m_cancelButton);
+    connect(m_cancelButton, &QPushButton::clicked, m_loader, &TraceLoader::cancel);
+    statusBar()->addPermanentWidget(m_progressPanel);
+    m_progressPanel->hide();
+
+    m_progressTimer = new QTimer(this);
+    m_progressTimer->setInterval(100);
+    connect(m_progressTimer, &QTimer::timeout, this, &MainWindow::updateProgress);
+}
+
+void MainWindow::openPair(const QString &hostPath, const QString &devicePath)
+{
+    rememberRecent(hostPath, devicePath);
+    m_loader->load(hostPath, devicePath, m_policy);
+}
+
+void MainWindow::openDevice(const QString &devicePath)
+{
+    rememberRecent(QString(), devicePath);
+    m_loader->load(QString(), devicePath, m_policy);
+}
+
+void MainWindow::openFiles(const QStringList &paths)
+{
+    if (paths.size() == 1)
+        openDevice(paths.front());
+    else if (paths.size() == 2)
+        openPair(paths.at(0), paths.at(1));
+    else
+        onFailed(tr("Drop one Kineto trace, or a host ET and its Kineto trace (got %1 files).").arg(paths.size()));
+}
+
+void MainWindow::setPolicy(core::Policy policy)
+{
+    m_policy = policy;
+    for (QAction *action : m_policyGroup->actions())
+        action->setChecked(action->data().toInt() == static_cast<int>(policy));
+    m_policyBox->setCurrentIndex(m_policyBox->findData(static_cast<int>(policy)));
+    if (m_doc && m_doc->links().policy != policy)
+        m_loader->relink(m_doc, policy);
+}
+
+void MainWindow::onLoadStarted(bool relink)
+{
+    for (std::size_t s = 0; s < m_stageBars.size(); ++s) {
+        m_stageBars[s]->setRange(0, 1000);
+        m_stageBars[s]->setValue(0);
+    }
+    m_progressPanel->show();
+    m_progressTimer->start();
+    updateProgress();
+    statusBar()->showMessage(relink ? tr("Relinking…") : tr("Loading…"));
+}
+
+void MainWindow::updateProgress()
+{
+    const auto stages = m_loader->progress();
+    for (std::size_t s = 0; s < stages.size() && s < m_stageBars.size(); ++s) {
+        const auto &stage = stages[s];
+        m_stageLabels[s]->setVisible(stage.used);
+        m_stageBars[s]->setVisible(stage.used);
+        if (stage.finished) {
+            m_stageBars[s]->setRange(0, 1000);
+            m_stageBars[s]->setValue(1000);
+        } else if (stage.total == 0) {
+            m_stageBars[s]->setRange(0, 0); // busy indicator
+        } else {
+            m_stageBars[s]->setRange(0, 1000);
+            m_stageBars[s]->setValue(static_cast<int>(1000.0 * stage.done / stage.total));
+        }
+    }
+}
+
+void MainWindow::finishProgress()
+{
+    m_progressTimer->stop();
+    m_progressPanel->hide();
+    statusBar()->clearMessage();
+}
+
+void MainWindow::onLoaded(DocumentPtr doc, const QStringList &warnings, bool relink)
+{
+    finishProgress();
+    setDocument(std::move(doc));
+    if (!warnings.isEmpty()) {
+        m_warningsLabel->setText(tr("⚠ %L1 warnings").arg(warnings.size()));
+        m_warningsLabel->setToolTip(warnings.mid(0, 30).join(QLatin1Char('\n'))
+                                    + (warnings.size() > 30 ? tr("\n… and %L1 more").arg(warnings.size() - 30) : QString()));
+        m_warningsLabel->show();
+    } else if (!relink) {
+        m_warningsLabel->hide();
+    }
+}
+
+void MainWindow::onFailed(const QString &message)
+{
+    finishProgress();
+    // Whatever was open stays open. Non-blocking, so a queued result or a test never waits on it.
+    auto *box = new QMessageBox(QMessageBox::Critical, tr("Could not open the trace"), message, QMessageBox::Ok, this);
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->open();
+    emit loadFailed(message);
+}
+
+void MainWindow::setDocument(DocumentPtr doc)
+{
+    const bool sameTrace = m_doc && doc && m_doc->deviceShared() == doc->deviceShared();
+    const std::uint32_t keep = m_selection->current();
+    m_doc = std::move(doc);
+    m_timeline->setDocument(m_doc);
+    if (!sameTrace)
+        m_selection->clear();
+    emit documentChanged(m_doc);
+    if (sameTrace && keep != core::kNoIndex) {
+        // Same events after a relink: re-announce the selection so docks show its new link.
+        m_selection->clear();
+        m_selection->select(keep);
+    }
+    m_policy = m_doc->links().policy;
+    m_policyBox->setCurrentIndex(m_policyBox->findData(static_cast<int>(m_policy)));
+    for (QAction *action : m_policyGroup->actions())
+        action->setChecked(action->data().toInt() == static_cast<int>(m_policy));
+    const QString device = QFileInfo(m_doc->devicePath()).fileName();
+    const QString host = QFileInfo(m_doc->hostPath()).fileName();
+    setWindowTitle(host.isEmpty() ? tr("%1 — Linkscope").arg(device) : tr("%1 + %2 — Linkscope").arg(host, device));
+    updateCounts();
+}
+
+QString MainWindow::statusText() const
+{
+    return m_countsLabel->text();
+}
+
+void MainWindow::updateCounts()
+{
+    if (!m_doc) {
+        m_countsLabel->setText(tr("No trace loaded"));
+        return;
+    }
+    const LinkCounts &counts = m_doc->counts();
+    m_countsLabel->setText(tr("%L1 events · %L2 GPU ops · linked %L3 · orphans %L4 · findings %L5 · policy %6")
+                               .arg(m_doc->eventCount())
+                               .arg(counts.gpuOps)
+                               .arg(counts.linked)
+                               .arg(counts.orphans)
+                               .arg(counts.findings)
+                               .arg(fromView(policyName(m_doc->links().policy))));
+}
+
+void MainWindow::rememberRecent(const QString &hostPath, const QString &devicePath)
+{
+    QSettings settings;
+    QStringList recent = settings.value(kRecentKey).toStringList();
+    const QString entry = (hostPath.isEmpty() ? QString() : QFileInfo(hostPath).absoluteFilePath()) + QLatin1Char('\n')
+        + QFileInfo(devicePath).absoluteFilePath();
+    recent.removeAll(entry);
+    recent.prepend(entry);
+    while (recent.size() > kRecentMax)
+        recent.removeLast();
+    settings.setValue(kRecentKey, recent);
+}
+
+void MainWindow::rebuildRecentMenu()
+{
+    m_recentMenu->clear();
+    const QStringList recent = QSettings().value(kRecentKey).toStringList();
+    for (const QString &entry : recent) {
+        const QStringList parts = entry.split(QLatin1Char('\n'));
+        if (parts.size() != 2)
+            continue;
+        const QString host = parts.at(0);
+        const QString device = parts.at(1);
+        const QString text = host.isEmpty() ? QFileInfo(device).fileName()
+                                            : QStringLiteral("%1 + %2").arg(QFileInfo(host).fileName(), QFileInfo(device).fileName());
+        QAction *action = m_recentMenu->addAction(text, this, [this, host, device] {
+            if (host.isEmpty())
+                openDevice(device);
+            else
+                openPair(host, device);
+        });
+        action->setToolTip(host.isEmpty() ? device : host + QLatin1Char('\n') + device);
+    }
+    if (m_recentMenu->isEmpty())
+        m_recentMenu->addAction(tr("(none)"))->setEnabled(false);
+}
+
+void MainWindow::showShortcuts()
+{
+    QMessageBox::information(
+        this, tr("Keyboard shortcuts"),
+        tr("<table>"
+           "<tr><td><b>W / S</b></td><td>zoom in / out at the cursor (Shift: faster); Ctrl+wheel too</td></tr>"
+           "<tr><td><b>A / D</b></td><td>pan left / right (Shift: faster); Shift+wheel, drag</td></tr>"
+           "<tr><td><b>F</b></td><td>fit the selection (again: with its edges' ends)</td></tr>"
+           "<tr><td><b>0</b>, Home</td><td>fit everything</td></tr>"
+           "<tr><td><b>[ / ]</b></td><td>follow the selection's incoming / outgoing edge</td></tr>"
+           "<tr><td><b>Ctrl+[ / Ctrl+]</b></td><td>focus the previous / next edge</td></tr>"
+           "<tr><td><b>, / .</b></td><td>previous / next event on the same row</td></tr>"
+           "<tr><td><b>E</b></td><td>show all edges in view</td></tr>"
+           "<tr><td><b>/</b>, Ctrl+F</td><td>search; Enter next, Shift+Enter previous</td></tr>"
+           "<tr><td><b>Esc</b></td><td>deselect</td></tr>"
+           "<tr><td><b>F12</b></td><td>frame-time overlay</td></tr>"
+           "</table>"));
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent *event)
+{
+    const QList<QUrl> urls = event->mimeData()->urls();
+    if (!urls.isEmpty() && urls.size() <= 2
+        && std::all_of(urls.begin(), urls.end(), [](const QUrl &url) { return url.isLocalFile(); }))
+        event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent *event)
+{
+    QStringList paths;
+    for (const QUrl &url : event->mimeData()->urls())
+        paths << url.toLocalFile();
+    event->acceptProposedAction();
+    openFiles(paths);
+}
+
+void MainWindow::closeEvent(QCloseEvent *event)
+{
+    m_loader->cancel();
+    QMainWindow::closeEvent(event);
+}
 
 } // namespace linkscope::ui

@@ -1,15 +1,106 @@
 #pragma once
+// The main window: file opening (menu, recent files, drag and drop, command line), background
+// loading with per-stage progress and Cancel, the linking policy, the timeline and its docks.
+//
+// Extending with docks: create the dock with selection() and connect documentChanged() to its
+// setDocument(); call addDock() so that it gets a View-menu toggle. document() is the loaded,
+// immutable TraceDocument (null before the first load); it is replaced, never mutated.
+
+#include "link/linkset.h"
+#include "tracedocument.h"
 
 #include <QMainWindow>
+#include <QStringList>
+
+class QAction;
+class QActionGroup;
+class QComboBox;
+class QDockWidget;
+class QLabel;
+class QMenu;
+class QProgressBar;
+class QPushButton;
+class QTimer;
 
 namespace linkscope::ui {
+
+class DetailsDock;
+class EventSelection;
+class SearchDock;
+class TimelineView;
+class TraceLoader;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
     explicit MainWindow(QWidget *parent = nullptr);
+    ~MainWindow() override;
+
     void openPair(const QString &hostPath, const QString &devicePath);
     void openDevice(const QString &devicePath);
+    // One file: a Kineto trace. Two files: a pair in either order (the files are sniffed).
+    void openFiles(const QStringList &paths);
+
+    const DocumentPtr &document() const { return m_doc; }
+    EventSelection *selection() const { return m_selection; }
+    TimelineView *timeline() const { return m_timeline; }
+    TraceLoader *loader() const { return m_loader; }
+    DetailsDock *detailsDock() const { return m_details; }
+    SearchDock *searchDock() const { return m_search; }
+    QMenu *viewMenu() const { return m_viewMenu; }
+    void addDock(QDockWidget *dock, Qt::DockWidgetArea area);
+
+    core::Policy policy() const { return m_policy; }
+    // Relinks the open traces under `policy` in the background (no-op without a document).
+    void setPolicy(core::Policy policy);
+
+    // The status line text ("N GPU ops · linked … · orphans … · findings …"), for tests.
+    QString statusText() const;
+
+signals:
+    void documentChanged(linkscope::ui::DocumentPtr doc);
+    void loadFailed(const QString &message);
+
+protected:
+    void dragEnterEvent(QDragEnterEvent *event) override;
+    void dropEvent(QDropEvent *event) override;
+    void closeEvent(QCloseEvent *event) override;
+
+private:
+    void buildActions();
+    void buildStatusBar();
+    void setDocument(DocumentPtr doc);
+    void onLoaded(DocumentPtr doc, const QStringList &warnings, bool relink);
+    void onFailed(const QString &message);
+    void onLoadStarted(bool relink);
+    void updateProgress();
+    void finishProgress();
+    void rememberRecent(const QString &hostPath, const QString &devicePath);
+    void rebuildRecentMenu();
+    void updateCounts();
+    void showShortcuts();
+
+    DocumentPtr m_doc;
+    EventSelection *m_selection;
+    TimelineView *m_timeline;
+    TraceLoader *m_loader;
+    DetailsDock *m_details;
+    SearchDock *m_search;
+    core::Policy m_policy = core::Policy::Nesting;
+
+    QMenu *m_viewMenu = nullptr;
+    QMenu *m_recentMenu = nullptr;
+    QComboBox *m_policyBox = nullptr;
+    QActionGroup *m_policyGroup = nullptr;
+    QAction *m_allEdgesAction = nullptr;
+
+    QLabel *m_countsLabel = nullptr;
+    QLabel *m_warningsLabel = nullptr;
+    QWidget *m_progressPanel = nullptr;
+    std::vector<QLabel *> m_stageLabels;
+    std::vector<QProgressBar *> m_stageBars;
+    QPushButton *m_cancelButton = nullptr;
+    QTimer *m_progressTimer = nullptr;
 };
 
 } // namespace linkscope::ui

@@ -1,0 +1,299 @@
+// The main window on the bundled sample pair (resources/samples): background loading, lanes,
+// edges of a kernel to the parent the linker chose, search by name and id, policy relink, load
+// errors that keep the open trace, and a font-independent check of the painted timeline.
+//
+// Expected values were computed independently from the sample with python3, e.g.
+//   python3 -c "import json; ev=[e for e in json.load(open('resources/samples/sample_kineto.json'))['traceEvents']
+//     if e.get('ph')=='X' and e.get('cat') in ('cpu_op','user_annotation','python_function','cuda_runtime',
+//     'cuda_driver','kernel','gpu_memcpy','gpu_memset','gpu_user_annotation')];
+//     print(sum('addmm' in e['name'].lower() for e in ev))"                      → 6
+// and likewise: regex ^aten::(relu|clamp_min)$ → 4, External id 14 → 3, correlation 2290 → 2,
+// Ev Idx 13 → 1, Record function id 228 → 1 (aten::addmm); lanes (pid, tid) of X events → 3 CPU
+// threads and GPU streams (0,7) (0,20) (0,40) (1,7) (1,40). The true parent of each GPU op is in
+// resources/samples/sample_truth.jsonl (correlation 2290's gemm → aten::addmm).
+
+#include "detailsdock.h"
+#include "eventselection.h"
+#include "mainwindow.h"
+#include "searchdock.h"
+#include "searchresultsmodel.h"
+#include "testsupport.h"
+#include "timelineview.h"
+#include "traceloader.h"
+
+#include <QAbstractItemModelTester>
+#include <QApplication>
+#include <QComboBox>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTextBrowser>
+
+using namespace linkscope;
+
+namespace {
+
+QString sample(const char *name)
+{
+    return QString::fromStdString(test::sourcePath("resources/samples")) + QLatin1Char('/') + QLatin1String(name);
+}
+
+std::uint32_t findEvent(const ui::TraceDocument &doc, const QString &name, std::int64_t correlation = core::kNoId)
+{
+    for (std::uint32_t e = 0; e < doc.eventCount(); ++e) {
+        const auto &event = doc.event(e);
+        if (doc.eventName(e) == name && (correlation == core::kNoId || event.correlation == correlation)
+            && doc.index().laneOf[e] != core::kNoIndex)
+            return e;
+    }
+    return core::kNoIndex;
+}
+
+std::uint32_t findByCorrelation(const ui::TraceDocument &doc, core::EventCategory category, std::int64_t correlation)
+{
+    for (std::uint32_t e = 0; e < doc.eventCount(); ++e)
+        if (doc.event(e).category == category && doc.event(e).correlation == correlation)
+            return e;
+    return core::kNoIndex;
+}
+
+} // namespace
+
+class TestMainWindow : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase()
+    {
+        QCoreApplication::setOrganizationName(QStringLiteral("LinkscopeTests"));
+        QCoreApplication::setApplicationName(QStringLiteral("test_mainwindow"));
+    }
+
+    void init()
+    {
+        m_window = std::make_unique<ui::MainWindow>();
+        m_window->resize(1600, 1000);
+        m_window->show();
+        QSignalSpy loaded(m_window.get(), &ui::MainWindow::documentChanged);
+        m_window->openPair(sample("sample_host_et.json"), sample("sample_kineto.json"));
+        QVERIFY(loaded.wait(60000));
+        QVERIFY(m_window->document());
+    }
+    void cleanup() { m_window.reset(); }
+
+    void sampleShowsExpectedLanes()
+    {
+        const ui::TraceDocument &doc = *m_window->document();
+        QVERIFY(doc.host());
+        const ui::TimelineLayout &layout = m_window->timeline()->layout();
+        QCOMPARE(doc.index().lanes.size(), std::size_t(8));
+        QCOMPARE(layout.groups().size(), std::size_t(3));
+        QCOMPARE(layout.groups()[0].label, QStringLiteral("python3.10 (pid 2910249)"));
+        QCOMPARE(layout.groups()[0].lanes.size(), std::size_t(3));
+        QVERIFY(layout.groups()[1].label.startsWith(QStringLiteral("GPU 0")));
+        QCOMPARE(layout.groups()[1].lanes.size(), std::size_t(3));
+        QVERIFY(layout.groups()[2].label.startsWith(QStringLiteral("GPU 1")));
+        QCOMPARE(layout.groups()[2].lanes.size(), std::size_t(2));
+        QStringList labels;
+        for (const auto &lane : doc.index().lanes)
+            labels << QString::fromStdString(lane.label);
+        QVERIFY2(labels.contains(QStringLiteral("thread 2910256 (pt_autograd_0)")), qPrintable(labels.join(u'|')));
+        QVERIFY2(labels.contains(QStringLiteral("GPU 1 stream 40")), qPrintable(labels.join(u'|')));
+        // 37 GPU ops (SOURCE.md), every one with a parent under §4.1 (verify_truth.py).
+        QVERIFY2(m_window->statusText().contains(QStringLiteral("37 GPU ops")), qPrintable(m_window->statusText()));
+        QCOMPARE(doc.counts().gpuOps, std::size_t(37));
+    }
+
+    void kernelEdgeGoesToLinkerParent()
+    {
+        const ui::TraceDocument &doc = *m_window->document();
+        const std::uint32_t gemm = findByCorrelation(doc, core::EventCategory::Kernel, 2290);
+        QVERIFY(gemm != core::kNoIndex);
+        const core::GpuLink *link = doc.gpuLink(gemm);
+        QVERIFY(link && link->parent != core::kNoIndex);
+        QCOMPARE(doc.eventName(link->parent), QStringLiteral("aten::addmm")); // sample_truth.jsonl
+        ui::TimelineView *view = m_window->timeline();
+        m_window->selection()->select(gemm);
+        view->fitSelection();
+        view->fitSelection(); // second F: the selection with its edges' ends
+        (void)view->renderToImage(view->size());
+        bool found = false;
+        for (const auto &painted : view->paintedEdges()) {
+            const ui::DrawEdge &edge = doc.edges()[painted.edge];
+            if (edge.kind == core::EdgeKind::Parent && edge.to == gemm) {
+                QCOMPARE(edge.from, link->parent);
+                const QRectF parentRect = view->eventRect(link->parent);
+                QVERIFY(!parentRect.isEmpty());
+                QVERIFY(std::abs(painted.from.y() - parentRect.center().y()) < 1.5);
+                QVERIFY(std::abs(painted.to.x() - view->eventRect(gemm).left()) < 1.0);
+                found = true;
+            }
+        }
+        QVERIFY(found);
+        // The details dock names the parent and the rule.
+        const QString details = m_window->detailsDock()->browser()->toPlainText();
+        QVERIFY(details.contains(QStringLiteral("aten::addmm")));
+        QVERIFY(details.contains(QStringLiteral("What each policy chooses")));
+        QVERIFY(details.contains(QStringLiteral("\"correlation\": 2290")));
+    }
+
+    void searchFindsByNameAndId_data()
+    {
+        QTest::addColumn<int>("mode");
+        QTest::addColumn<QString>("query");
+        QTest::addColumn<int>("hits");
+        QTest::addColumn<QString>("firstName");
+        QTest::newRow("name") << int(ui::SearchMode::NameContains) << QStringLiteral("AddMM") << 6 << QString();
+        QTest::newRow("regex") << int(ui::SearchMode::NameRegex) << QStringLiteral("^aten::(relu|clamp_min)$") << 4
+                               << QString();
+        QTest::newRow("External id") << int(ui::SearchMode::ExternalId) << QStringLiteral("14") << 3 << QStringLiteral("aten::addmm");
+        QTest::newRow("correlation") << int(ui::SearchMode::Correlation) << QStringLiteral("2290") << 2
+                                     << QStringLiteral("cudaLaunchKernel");
+        QTest::newRow("Ev Idx") << int(ui::SearchMode::EvIdx) << QStringLiteral("13") << 1 << QStringLiteral("aten::addmm");
+        QTest::newRow("rf_id") << int(ui::SearchMode::RecordFunctionId) << QStringLiteral("228") << 1
+                               << QStringLiteral("aten::addmm");
+        QTest::newRow("bad regex") << int(ui::SearchMode::NameRegex) << QStringLiteral("(") << 0 << QString();
+        QTest::newRow("not a number") << int(ui::SearchMode::ExternalId) << QStringLiteral("abc") << 0 << QString();
+    }
+    void searchFindsByNameAndId()
+    {
+        QFETCH(int, mode);
+        QFETCH(QString, query);
+        QFETCH(int, hits);
+        QFETCH(QString, firstName);
+        ui::SearchDock *search = m_window->searchDock();
+        search->search(static_cast<ui::SearchMode>(mode), query);
+        QCOMPARE(search->model()->rowCount(), hits);
+        if (hits == 0)
+            return;
+        // The first hit is selected; next/previous walk and wrap.
+        QCOMPARE(m_window->selection()->current(), search->model()->eventAt(0));
+        if (!firstName.isEmpty())
+            QCOMPARE(m_window->document()->eventName(search->model()->eventAt(0)), firstName);
+        search->next();
+        QCOMPARE(m_window->selection()->current(), search->model()->eventAt(hits > 1 ? 1 : 0));
+        search->previous();
+        search->previous();
+        QCOMPARE(m_window->selection()->current(), search->model()->eventAt(hits - 1));
+    }
+
+    void slashFocusesSearch()
+    {
+        QApplication::setActiveWindow(m_window.get());
+        m_window->timeline()->setFocus();
+        QTest::keyClick(m_window->timeline(), Qt::Key_Slash);
+        QTRY_VERIFY(m_window->searchDock()->queryEdit()->hasFocus());
+    }
+
+    void searchModelPassesModelTester()
+    {
+        ui::SearchResultsModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        const auto result = ui::searchEvents(*m_window->document(), ui::SearchMode::NameContains, QStringLiteral("aten"));
+        QVERIFY(result.events.size() > 10);
+        model.setResults(m_window->document(), result.events);
+        QCOMPARE(model.rowCount(), static_cast<int>(result.events.size()));
+        QCOMPARE(model.columnCount(), int(ui::SearchResultsModel::ColumnCount));
+        QVERIFY(model.data(model.index(0, ui::SearchResultsModel::NameColumn)).toString().contains(QStringLiteral("aten")));
+        QCOMPARE(model.data(model.index(3, 0), ui::SearchResultsModel::EventRole).toUInt(), result.events[3]);
+        model.clear();
+        QCOMPARE(model.rowCount(), 0);
+    }
+
+    void policyChangeRelinksInBackground()
+    {
+        ui::DocumentPtr before = m_window->document();
+        QSignalSpy relinked(m_window.get(), &ui::MainWindow::documentChanged);
+        m_window->setPolicy(core::Policy::ExternalId);
+        QVERIFY(relinked.wait(60000));
+        ui::DocumentPtr after = m_window->document();
+        QVERIFY(after != before);
+        QCOMPARE(after->links().policy, core::Policy::ExternalId);
+        QCOMPARE(after->deviceShared(), before->deviceShared()); // not re-read
+        QVERIFY(m_window->statusText().contains(QStringLiteral("external-id")));
+    }
+
+    void loadErrorKeepsOpenTrace()
+    {
+        QTemporaryDir dir;
+        const QString broken = dir.filePath(QStringLiteral("broken_kineto.json"));
+        QFile file(broken);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write("{\"schemaVersion\": 1, \"traceEvents\": [ {\"ph\": \"X\", \"name\": ");
+        file.close();
+        ui::DocumentPtr before = m_window->document();
+        QSignalSpy failed(m_window.get(), &ui::MainWindow::loadFailed);
+        m_window->openDevice(broken);
+        QVERIFY(failed.wait(30000));
+        const QString message = failed.takeFirst().at(0).toString();
+        QVERIFY2(message.contains(QStringLiteral("broken_kineto.json")), qPrintable(message));
+        QCOMPARE(m_window->document(), before);
+        // Close the non-modal error box.
+        for (QWidget *w : QApplication::topLevelWidgets())
+            if (w->inherits("QMessageBox"))
+                w->close();
+    }
+
+    void cancelKeepsOpenTrace()
+    {
+        ui::DocumentPtr before = m_window->document();
+        QSignalSpy cancelled(m_window->loader(), &ui::TraceLoader::cancelled);
+        m_window->openPair(sample("sample_host_et.json"), sample("sample_kineto.json"));
+        m_window->loader()->cancel();
+        QCOMPARE(cancelled.count(), 1);
+        m_window->loader()->waitForIdle();
+        QTest::qWait(50); // any stale queued result is delivered (and must be dropped) here
+        QCOMPARE(m_window->document(), before);
+    }
+
+    void swappedPairOrderLoads()
+    {
+        QSignalSpy loaded(m_window.get(), &ui::MainWindow::documentChanged);
+        m_window->openFiles({sample("sample_kineto.json"), sample("sample_host_et.json")});
+        QVERIFY(loaded.wait(60000));
+        QVERIFY(m_window->document()->host());
+        QVERIFY(m_window->document()->devicePath().endsWith(QStringLiteral("sample_kineto.json")));
+    }
+
+    void screenshotColoursAtKnownPositions()
+    {
+        const ui::TraceDocument &doc = *m_window->document();
+        ui::TimelineView *view = m_window->timeline();
+        view->fitAll();
+        const QImage shot = view->grab().toImage();
+        const QString out = QStringLiteral(LINKSCOPE_BINARY_DIR "/test_mainwindow_sample.png");
+        shot.save(out); // for a human to look at; the checks below do not depend on fonts
+        // Lanes: one header row per group, one row per nesting depth of each lane.
+        int laneRows = 0;
+        for (const auto &row : view->layout().rows())
+            laneRows += row.kind == ui::LayoutRow::Kind::LaneRow;
+        int expectedRows = 0;
+        for (const auto &rows : doc.laneRows())
+            expectedRows += rows.rowCount();
+        QCOMPARE(laneRows, expectedRows);
+        auto colourInside = [&](std::uint32_t e) {
+            const QRectF r = view->eventRect(e);
+            return shot.pixelColor(QPoint(static_cast<int>(r.left()) + 1, static_cast<int>(r.top()) + 1));
+        };
+        const std::uint32_t gemm = findByCorrelation(doc, core::EventCategory::Kernel, 2290);
+        QCOMPARE(colourInside(gemm), ui::eventColor(ui::EventStyle::Kernel));
+        std::uint32_t nccl = core::kNoIndex;
+        for (std::uint32_t e = 0; e < doc.eventCount() && nccl == core::kNoIndex; ++e)
+            if (doc.style(e) == ui::EventStyle::NcclKernel)
+                nccl = e;
+        QVERIFY(nccl != core::kNoIndex);
+        QCOMPARE(colourInside(nccl), ui::eventColor(ui::EventStyle::NcclKernel));
+        const std::uint32_t step = findEvent(doc, QStringLiteral("ProfilerStep#3"));
+        if (step != core::kNoIndex)
+            QCOMPARE(colourInside(step), ui::eventColor(ui::EventStyle::UserAnnotation));
+        // Group header bands span the header column.
+        const auto &header = view->layout().rows()[view->layout().headerRowOfGroup(1)];
+        const QRect content = view->contentRect();
+        QCOMPARE(shot.pixelColor(content.left() + 5, content.top() + header.y + 2), QColor(0xdd, 0xe2, 0xea));
+    }
+
+private:
+    std::unique_ptr<ui::MainWindow> m_window;
+};
+
+QTEST_MAIN(TestMainWindow)
+#include "test_mainwindow.moc"

@@ -1,0 +1,288 @@
+// The timeline widget on a small hand-built trace: lanes, zoom anchoring, hit testing, selection,
+// edges of a selected kernel, LOD merging and the colours it paints.
+
+#include "detailsdock.h"
+#include "eventselection.h"
+#include "index/traceindex.h"
+#include "link/linker.h"
+#include "timeformat.h"
+#include "timelineview.h"
+#include "tracebuilder.h"
+#include "tracedocument.h"
+
+#include <QSignalSpy>
+#include <QTest>
+#include <QTextBrowser>
+
+using namespace linkscope;
+using linkscope::test::TraceBuilder;
+using core::EventCategory;
+
+namespace {
+
+// One CPU thread (pid 100, tid 1) and two GPU streams on device 0.
+//   aten::linear [0, 10000) ⊃ aten::mm [1000, 6000) ⊃ cudaLaunchKernel [2000, 2500) corr 7
+//                            ⊃ aten::add [6500, 9000) ⊃ cudaLaunchKernel [7000, 7400) corr 8
+//   gemm       on stream 7  [3000, 8000)  corr 7   → parent aten::mm  (innermost op enclosing its launch)
+//   add_kernel on stream 7  [8200, 9500)  corr 8   → parent aten::add
+//   memcpy     on stream 20 [9600, 9800)  no correlation → orphan
+struct SmallTrace {
+    TraceBuilder b;
+    std::uint32_t linear, mm, launch1, add, launch2, gemm, addKernel, copy;
+    SmallTrace()
+    {
+        linear = b.cpu(EventCategory::CpuOp, "aten::linear", 100, 1, 0, 10000, 1);
+        mm = b.cpu(EventCategory::CpuOp, "aten::mm", 100, 1, 1000, 5000, 2);
+        launch1 = b.runtime("cudaLaunchKernel", 100, 1, 2000, 500, 7, 2);
+        add = b.cpu(EventCategory::CpuOp, "aten::add", 100, 1, 6500, 2500, 3);
+        launch2 = b.runtime("cudaLaunchKernel", 100, 1, 7000, 400, 8, 3);
+        gemm = b.gpu("gemm", 0, 7, 3000, 5000, 7, 2);
+        addKernel = b.gpu("add_kernel", 0, 7, 8200, 1300, 8, 3);
+        copy = b.gpu("Memcpy HtoD", 0, 20, 9600, 200, core::kNoId, core::kNoId, EventCategory::GpuMemcpy);
+        b.trace.processNames[core::TraceId{100, false}] = "python3";
+    }
+    ui::DocumentPtr document()
+    {
+        auto device = std::make_shared<const core::DeviceTrace>(std::move(b.trace));
+        auto links = std::make_shared<const core::LinkSet>(core::linkTraces(*device, nullptr));
+        return ui::TraceDocument::create({}, QStringLiteral("small.json"), nullptr, device, links);
+    }
+};
+
+} // namespace
+
+class TestTimelineView : public QObject {
+    Q_OBJECT
+private slots:
+    void init()
+    {
+        SmallTrace t;
+        m_ids = t;
+        m_doc = t.document();
+        m_view = std::make_unique<ui::TimelineView>();
+        m_view->resize(1200, 500);
+        m_view->setSelectionModel(&m_selection);
+        m_view->setDocument(m_doc);
+        m_view->show();
+        m_selection.clear();
+    }
+    void cleanup()
+    {
+        m_view.reset();
+        m_doc.reset();
+    }
+
+    void lanesAndGroups()
+    {
+        const ui::TimelineLayout &layout = m_view->layout();
+        // One CPU thread lane, two GPU stream lanes; grouped as the process and GPU 0.
+        QCOMPARE(m_doc->index().lanes.size(), std::size_t(3));
+        QCOMPARE(layout.groups().size(), std::size_t(2));
+        QCOMPARE(layout.groups()[0].label, QStringLiteral("python3 (pid 100)"));
+        QVERIFY(!layout.groups()[0].gpu);
+        QVERIFY(layout.groups()[1].gpu);
+        QCOMPARE(layout.groups()[1].lanes.size(), std::size_t(2));
+        // The CPU lane has three nesting levels: linear ⊃ mm ⊃ launch.
+        QCOMPARE(m_doc->laneRows()[0].rowCount(), 3);
+        QCOMPARE(layout.shownRowCount(0), 3);
+        m_view->setGroupCollapsed(0, true);
+        QCOMPARE(layout.shownRowCount(0), 0);
+        QVERIFY(m_view->eventRect(m_ids.mm).isEmpty());
+        m_view->setGroupCollapsed(0, false);
+        QVERIFY(!m_view->eventRect(m_ids.mm).isEmpty());
+    }
+
+    void zoomKeepsTimeUnderCursor_data()
+    {
+        QTest::addColumn<double>("x");
+        QTest::addColumn<double>("factor");
+        QTest::newRow("left edge in") << double(ui::TimelineView::kHeaderWidth) << 0.5;
+        QTest::newRow("middle in") << 700.0 << 0.8;
+        QTest::newRow("middle out") << 700.0 << 1.25;
+        QTest::newRow("right in deep") << 1100.0 << 0.01;
+        QTest::newRow("near left out") << 300.0 << 3.0;
+    }
+    void zoomKeepsTimeUnderCursor()
+    {
+        QFETCH(double, x);
+        QFETCH(double, factor);
+        m_view->setVisibleRange(2000, 9000);
+        const core::Nanos before = m_view->xToTime(x);
+        const core::Nanos spanBefore = m_view->viewEnd() - m_view->viewStart();
+        m_view->zoomAt(factor, x);
+        const core::Nanos after = m_view->xToTime(x);
+        // Rounding to whole nanoseconds moves the anchor by at most 2 ns.
+        QVERIFY2(std::llabs(after - before) <= 2, qPrintable(QStringLiteral("%1 vs %2").arg(before).arg(after)));
+        const core::Nanos spanAfter = m_view->viewEnd() - m_view->viewStart();
+        QVERIFY(std::llabs(spanAfter - static_cast<core::Nanos>(spanBefore * factor)) <= 2
+                || spanAfter == 50 /* minimum span */);
+    }
+
+    void wheelZoomAnchorsAtCursor()
+    {
+        m_view->setVisibleRange(0, 10000);
+        const QPoint cursor(800, 200);
+        const core::Nanos before = m_view->xToTime(cursor.x());
+        QWheelEvent wheel(QPointF(cursor), QPointF(m_view->mapToGlobal(cursor)), QPoint(), QPoint(0, 120), Qt::NoButton,
+                          Qt::ControlModifier, Qt::NoScrollPhase, false);
+        QApplication::sendEvent(m_view.get(), &wheel);
+        QVERIFY(m_view->viewEnd() - m_view->viewStart() < 10000);
+        QVERIFY(std::llabs(m_view->xToTime(cursor.x()) - before) <= 2);
+    }
+
+    void clickSelectsAndFillsDetails()
+    {
+        ui::DetailsDock details(&m_selection);
+        details.setDocument(m_doc);
+        m_view->fitAll();
+        const QRectF rect = m_view->eventRect(m_ids.gemm);
+        QVERIFY(!rect.isEmpty());
+        QCOMPARE(m_view->eventAt(rect.center().toPoint()), m_ids.gemm);
+        QTest::mouseClick(m_view.get(), Qt::LeftButton, {}, rect.center().toPoint());
+        QCOMPARE(m_selection.current(), m_ids.gemm);
+        const QString text = details.browser()->toPlainText();
+        QVERIFY2(text.contains(QStringLiteral("gemm")), qPrintable(text));
+        // Its parent and the rule that chose it (nesting: innermost op enclosing the launch).
+        QVERIFY(text.contains(QStringLiteral("aten::mm")));
+        QVERIFY(text.contains(QStringLiteral("Rule")));
+        QVERIFY(details.html().contains(QStringLiteral("event:%1").arg(m_ids.mm)));
+        // Clicking empty space clears the selection.
+        QTest::mouseClick(m_view.get(), Qt::LeftButton, {}, QPoint(m_view->width() - 30, m_view->height() - 5));
+        QCOMPARE(m_selection.current(), core::kNoIndex);
+    }
+
+    void edgesOfSelectedKernelGoToLinkerParent()
+    {
+        const core::GpuLink *link = m_doc->gpuLink(m_ids.gemm);
+        QVERIFY(link);
+        QCOMPARE(link->parent, m_ids.mm); // the linker's choice, checked by hand above
+        m_view->fitAll();
+        m_selection.select(m_ids.gemm);
+        (void)m_view->renderToImage(m_view->size());
+        bool parentEdge = false, launchEdge = false;
+        const QRectF kernelRect = m_view->eventRect(m_ids.gemm);
+        for (const auto &painted : m_view->paintedEdges()) {
+            const ui::DrawEdge &edge = m_doc->edges()[painted.edge];
+            QCOMPARE(edge.to == m_ids.gemm || edge.from == m_ids.gemm, true);
+            if (edge.kind == core::EdgeKind::Parent) {
+                parentEdge = true;
+                QCOMPARE(edge.from, link->parent);
+                // Ends at the kernel's start, middle of its row; starts on the parent's row.
+                QVERIFY(std::abs(painted.to.x() - kernelRect.left()) < 1.0);
+                QVERIFY(std::abs(painted.to.y() - kernelRect.center().y()) < 1.5);
+                const QRectF parentRect = m_view->eventRect(link->parent);
+                QVERIFY(std::abs(painted.from.y() - parentRect.center().y()) < 1.5);
+                QVERIFY(painted.from.x() >= parentRect.left() - 1 && painted.from.x() <= parentRect.right() + 1);
+            }
+            if (edge.kind == core::EdgeKind::Launch) {
+                launchEdge = true;
+                QCOMPARE(edge.from, m_ids.launch1);
+            }
+        }
+        QVERIFY(parentEdge);
+        QVERIFY(launchEdge);
+        // Hiding the Parent kind removes that edge.
+        m_view->setEdgeKindVisible(core::EdgeKind::Parent, false);
+        (void)m_view->renderToImage(m_view->size());
+        for (const auto &painted : m_view->paintedEdges())
+            QVERIFY(m_doc->edges()[painted.edge].kind != core::EdgeKind::Parent);
+    }
+
+    void bracketsFollowEdges()
+    {
+        m_view->fitAll();
+        m_selection.select(m_ids.addKernel);
+        QTest::keyClick(m_view.get(), Qt::Key_BracketLeft);
+        QCOMPARE(m_selection.current(), m_ids.add); // Parent edge first
+        QTest::keyClick(m_view.get(), Qt::Key_BracketRight);
+        QCOMPARE(m_selection.current(), m_ids.addKernel);
+        QTest::keyClick(m_view.get(), Qt::Key_Escape);
+        QCOMPARE(m_selection.current(), core::kNoIndex);
+    }
+
+    void allEdgesInViewAreCountedAndCapped()
+    {
+        m_view->fitAll();
+        m_view->setShowAllEdgesInView(true);
+        (void)m_view->renderToImage(m_view->size());
+        // At least 2 parent + 2 launch edges; fit-all shows every event, so every edge is in view.
+        QVERIFY(m_doc->edges().size() >= 4);
+        QCOMPARE(m_view->edgesInView(), m_doc->edges().size());
+        QCOMPARE(m_view->paintedEdges().size(), m_doc->edges().size());
+    }
+
+    void paintsKindColoursAtEventPositions()
+    {
+        m_view->fitAll();
+        const QImage image = m_view->renderToImage(m_view->size());
+        auto colourAt = [&](std::uint32_t e) {
+            const QRectF r = m_view->eventRect(e);
+            // A point inside the rect, away from labels (text is drawn from the left, vertically centred).
+            return image.pixelColor(QPointF(r.right() - 3, r.top() + 2).toPoint());
+        };
+        QCOMPARE(colourAt(m_ids.gemm), ui::eventColor(ui::EventStyle::Kernel));
+        QCOMPARE(colourAt(m_ids.linear), ui::eventColor(ui::EventStyle::CpuOp));
+        QCOMPARE(colourAt(m_ids.launch1), ui::eventColor(ui::EventStyle::Runtime));
+        QCOMPARE(colourAt(m_ids.copy), ui::eventColor(ui::EventStyle::Memcpy));
+    }
+
+    void subPixelEventsMergeIntoColumns()
+    {
+        // 200,000 events of 10 ns every 50 ns on one stream: at fit-all each pixel holds many.
+        TraceBuilder b;
+        for (int i = 0; i < 200000; ++i)
+            b.gpu("k", 0, 7, i * 50, 10, i);
+        auto device = std::make_shared<const core::DeviceTrace>(std::move(b.trace));
+        auto links = std::make_shared<const core::LinkSet>(core::linkTraces(*device, nullptr));
+        auto doc = ui::TraceDocument::create({}, QStringLiteral("dense.json"), nullptr, device, links);
+        ui::TimelineView view;
+        view.resize(1000, 300);
+        view.setDocument(doc);
+        const QImage image = view.renderToImage(view.size());
+        const QRect content = view.contentRect();
+        // Every pixel column under the trace's span is painted in the kernel colour.
+        const int y = content.top() + ui::TimelineLayout::kGroupHeaderHeight + ui::TimelineLayout::kRowHeight / 2;
+        const int x0 = static_cast<int>(std::ceil(view.timeToX(0))) + 1;
+        const int x1 = static_cast<int>(std::floor(view.timeToX(200000 * 50))) - 1;
+        for (int x = x0; x < x1; ++x)
+            QCOMPARE(image.pixelColor(x, y), ui::eventColor(ui::EventStyle::Kernel));
+        // "All edges in view" counts every stream-order edge but draws at most kEdgeCap.
+        view.setShowAllEdgesInView(true);
+        (void)view.renderToImage(view.size());
+        QVERIFY(view.paintedEdges().size() <= std::size_t(ui::TimelineView::kEdgeCap));
+        QCOMPARE(view.edgesInView(), doc->edges().size());
+        // Zoomed in so that each event is wider than a pixel, the gaps between them show.
+        view.setVisibleRange(0, 2000);
+        const QImage zoomed = view.renderToImage(view.size());
+        const double gapX = view.timeToX(30); // between an event's end (10) and the next start (50)
+        QVERIFY(zoomed.pixelColor(static_cast<int>(gapX), y) != ui::eventColor(ui::EventStyle::Kernel));
+    }
+
+    void timeFormatting()
+    {
+        QCOMPARE(ui::niceTickStep(1.0, 100), core::Nanos(100));
+        QCOMPARE(ui::niceTickStep(3.0, 100), core::Nanos(500));
+        QCOMPARE(ui::niceTickStep(1e6, 100), core::Nanos(100'000'000));
+        QCOMPARE(ui::formatTickLabel(12'340'000, 10'000), QStringLiteral("12.34 ms"));
+        QCOMPARE(ui::formatTickLabel(2'000'000'000, 1'000'000'000), QStringLiteral("2 s"));
+        QCOMPARE(ui::formatDuration(830), QStringLiteral("830 ns"));
+        QCOMPARE(ui::formatDuration(1'250'000, 2), QStringLiteral("1.25 ms"));
+    }
+
+private:
+    ui::EventSelection m_selection;
+    ui::DocumentPtr m_doc;
+    std::unique_ptr<ui::TimelineView> m_view;
+    struct Ids {
+        std::uint32_t linear = 0, mm = 0, launch1 = 0, add = 0, launch2 = 0, gemm = 0, addKernel = 0, copy = 0;
+        Ids &operator=(const SmallTrace &t)
+        {
+            linear = t.linear, mm = t.mm, launch1 = t.launch1, add = t.add, launch2 = t.launch2, gemm = t.gemm,
+            addKernel = t.addKernel, copy = t.copy;
+            return *this;
+        }
+    } m_ids;
+};
+
+QTEST_MAIN(TestTimelineView)
+#include "test_timelineview.moc"

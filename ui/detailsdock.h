@@ -1,0 +1,36 @@
+#pragma once
+// Details of the selected event: its fields, ids, args (parsed from the raw JSON only when it is
+// selected), the ET node it joins, its nesting parent and children, its link (launch, parent,
+// the rule that chose it and what each policy would choose) and its edges, all as clickable links.
+
+#include "eventselection.h"
+#include "tracedocument.h"
+
+#include <QDockWidget>
+
+class QTextBrowser;
+
+namespace linkscope::ui {
+
+class DetailsDock : public QDockWidget {
+    Q_OBJECT
+public:
+    explicit DetailsDock(EventSelection *selection, QWidget *parent = nullptr);
+
+    void setDocument(DocumentPtr doc);
+    // The HTML currently shown (tests read it).
+    QString html() const;
+    QTextBrowser *browser() const { return m_browser; }
+
+    // Builds the details HTML for `event` (exposed for tests). Links are "event:N".
+    static QString detailsHtml(const TraceDocument &doc, std::uint32_t event);
+
+private:
+    void refresh();
+
+    EventSelection *m_selection;
+    DocumentPtr m_doc;
+    QTextBrowser *m_browser;
+};
+
+} // namespace linkscope::ui

@@ -1,0 +1,91 @@
+#include "eventsearch.h"
+
+#include <QCoreApplication>
+#include <QRegularExpression>
+
+#include <algorithm>
+
+namespace linkscope::ui {
+
+QString searchModeName(SearchMode mode)
+{
+    switch (mode) {
+    case SearchMode::NameContains: return QCoreApplication::translate("EventSearch", "Name contains");
+    case SearchMode::NameRegex: return QCoreApplication::translate("EventSearch", "Name regex");
+    case SearchMode::RecordFunctionId: return QCoreApplication::translate("EventSearch", "rf_id");
+    case SearchMode::ExternalId: return QCoreApplication::translate("EventSearch", "External id");
+    case SearchMode::Correlation: return QCoreApplication::translate("EventSearch", "Correlation");
+    case SearchMode::EvIdx: return QCoreApplication::translate("EventSearch", "Ev Idx");
+    }
+    return {};
+}
+
+SearchResult searchEvents(const TraceDocument &doc, SearchMode mode, const QString &query)
+{
+    SearchResult result;
+    const core::DeviceTrace &trace = doc.device();
+    const core::TraceIndex &index = doc.index();
+    const QString text = query.trimmed();
+    if (text.isEmpty())
+        return result;
+    auto onLane = [&](std::uint32_t e) { return e < index.laneOf.size() && index.laneOf[e] != core::kNoIndex; };
+
+    if (mode == SearchMode::NameContains || mode == SearchMode::NameRegex) {
+        QRegularExpression regex;
+        if (mode == SearchMode::NameRegex) {
+            regex = QRegularExpression(text, QRegularExpression::CaseInsensitiveOption);
+            if (!regex.isValid()) {
+                result.error = QCoreApplication::translate("EventSearch", "Invalid regular expression: %1")
+                                   .arg(regex.errorString());
+                return result;
+            }
+        }
+        std::vector<std::uint8_t> nameMatches(trace.strings.size(), 0);
+        for (core::StringId id = 0; id < trace.strings.size(); ++id) {
+            const std::string_view s = trace.strings.at(id);
+            const QString name = QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size()));
+            nameMatches[id] = mode == SearchMode::NameContains ? name.contains(text, Qt::CaseInsensitive)
+                                                               : regex.match(name).hasMatch();
+        }
+        for (std::uint32_t e = 0; e < trace.events.size(); ++e)
+            if (nameMatches[trace.events[e].name] && onLane(e))
+                result.events.push_back(e);
+    } else {
+        bool ok = false;
+        const qlonglong value = text.toLongLong(&ok);
+        if (!ok) {
+            result.error = QCoreApplication::translate("EventSearch", "“%1” is not a number").arg(text);
+            return result;
+        }
+        for (std::uint32_t e = 0; e < trace.events.size(); ++e) {
+            const core::DeviceEvent &event = trace.events[e];
+            bool hit = false;
+            switch (mode) {
+            case SearchMode::RecordFunctionId: hit = value > 0 && event.rfId == static_cast<std::uint64_t>(value); break;
+            case SearchMode::ExternalId: hit = event.externalId == value; break;
+            case SearchMode::Correlation: hit = event.correlation == value; break;
+            case SearchMode::EvIdx: hit = event.evIdx == value; break;
+            default: break;
+            }
+            if (hit && onLane(e))
+                result.events.push_back(e);
+        }
+        // Traces without "Record function id" in Kineto are joined to the ET by another key; the
+        // ET node's rf_id still finds its event.
+        if (mode == SearchMode::RecordFunctionId && doc.host()) {
+            const auto &eventOfHost = doc.links().eventOfHost;
+            const auto &nodes = doc.host()->nodes;
+            for (std::uint32_t n = 0; n < nodes.size() && n < eventOfHost.size(); ++n)
+                if (value > 0 && nodes[n].rfId == static_cast<std::uint64_t>(value) && eventOfHost[n] != core::kNoIndex
+                    && onLane(eventOfHost[n]))
+                    result.events.push_back(eventOfHost[n]);
+        }
+    }
+    std::sort(result.events.begin(), result.events.end(), [&](std::uint32_t a, std::uint32_t b) {
+        return trace.events[a].ts != trace.events[b].ts ? trace.events[a].ts < trace.events[b].ts : a < b;
+    });
+    result.events.erase(std::unique(result.events.begin(), result.events.end()), result.events.end());
+    return result;
+}
+
+} // namespace linkscope::ui

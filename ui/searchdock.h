@@ -1,0 +1,54 @@
+#pragma once
+// Search dock: name substring / regex, or an id (rf_id, External id, correlation, Ev Idx).
+// Enter searches (or, for the same query, goes to the next hit); Shift+Enter goes back.
+
+#include "eventsearch.h"
+#include "eventselection.h"
+#include "searchresultsmodel.h"
+
+#include <QDockWidget>
+
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QTableView;
+
+namespace linkscope::ui {
+
+class SearchDock : public QDockWidget {
+    Q_OBJECT
+public:
+    explicit SearchDock(EventSelection *selection, QWidget *parent = nullptr);
+
+    void setDocument(DocumentPtr doc);
+    // Puts the cursor in the query field (the `/` and Ctrl+F shortcuts).
+    void activate();
+    void search(SearchMode mode, const QString &query);
+    void next();
+    void previous();
+
+    SearchResultsModel *model() const { return m_model; }
+    QLineEdit *queryEdit() const { return m_query; }
+    QComboBox *modeBox() const { return m_mode; }
+    int currentHit() const { return m_current; }
+
+protected:
+    bool eventFilter(QObject *watched, QEvent *event) override;
+
+private:
+    void runQuery();
+    void goTo(int row);
+
+    EventSelection *m_selection;
+    DocumentPtr m_doc;
+    SearchResultsModel *m_model;
+    QLineEdit *m_query;
+    QComboBox *m_mode;
+    QLabel *m_status;
+    QTableView *m_table;
+    QString m_lastQuery;
+    int m_lastMode = -1;
+    int m_current = -1;
+};
+
+} // namespace linkscope::ui
