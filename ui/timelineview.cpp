@@ -25,6 +25,7 @@ constexpr int kLabelMinWidth = 36;
 constexpr double kBezierOffset = 30.0;
 constexpr double kArrowSize = 6.0;
 constexpr int kMaxDescendantEdges = 500;
+constexpr double kTickSpacing = 110; // minimum pixels between labelled ruler ticks
 
 const QColor kBackground(0xfb, 0xfb, 0xfc);
 const QColor kLaneShade(0xf0, 0xf2, 0xf5);
@@ -432,6 +433,20 @@ void TimelineView::paint(QPainter &painter, const QRect &target)
             painter.fillRect(QRect(content.left(), y, content.width(), row.height), kLaneShade);
     }
 
+    // Grid lines under the events, at the ruler's major ticks.
+    {
+        const double nanosPerPixel = static_cast<double>(m_viewEnd - m_viewStart) / content.width();
+        const core::Nanos step = niceTickStep(nanosPerPixel, kTickSpacing);
+        const core::Nanos origin = m_doc->startTime();
+        core::Nanos t = origin + ((m_viewStart - origin) / step) * step;
+        painter.setPen(kGridLine);
+        for (; t <= m_viewEnd; t += step) {
+            const double x = content.left() + timeToPixel(t, m_viewStart, nanosPerPixel);
+            if (x >= content.left() && x <= content.right())
+                painter.drawLine(QPointF(x, content.top()), QPointF(x, content.bottom()));
+        }
+    }
+
     // Events, from the cached geometry.
     const bool cacheValid = m_geometry.doc == m_doc.get() && m_geometry.start == m_viewStart
         && m_geometry.end == m_viewEnd && m_geometry.contentSize == content.size()
@@ -491,7 +506,7 @@ void TimelineView::paint(QPainter &painter, const QRect &target)
     paintEdges(painter, content, m_viewStart, nanosPerPixel, verticalOffset);
     paintHeaders(painter, QRect(0, content.top(), kHeaderWidth, content.height()), verticalOffset);
     paintOverview(painter, QRect(0, 0, area.width(), kOverviewHeight), m_viewStart, m_viewEnd);
-    paintRuler(painter, QRect(0, kOverviewHeight, area.width(), kRulerHeight), m_viewStart, m_viewEnd, true, content);
+    paintRuler(painter, QRect(0, kOverviewHeight, area.width(), kRulerHeight), m_viewStart, m_viewEnd, content);
 
     if (m_showAllEdges) {
         painter.setPen(kText);
@@ -571,13 +586,13 @@ void TimelineView::paintHeaders(QPainter &painter, const QRect &area, int vertic
     painter.restore();
 }
 
-void TimelineView::paintRuler(QPainter &painter, const QRect &area, core::Nanos start, core::Nanos end, bool drawGrid,
+void TimelineView::paintRuler(QPainter &painter, const QRect &area, core::Nanos start, core::Nanos end,
                               const QRect &content)
 {
     painter.save();
     painter.fillRect(area, kRulerBackground);
     const double nanosPerPixel = static_cast<double>(end - start) / content.width();
-    const core::Nanos step = niceTickStep(nanosPerPixel, 110);
+    const core::Nanos step = niceTickStep(nanosPerPixel, kTickSpacing);
     const core::Nanos origin = m_doc->startTime();
     // Ticks are placed on multiples of the step counted from the trace start, so labels read as
     // offsets ("+12.5 ms") that stay put while panning.
@@ -588,7 +603,7 @@ void TimelineView::paintRuler(QPainter &painter, const QRect &area, core::Nanos 
     QFont small = font();
     small.setPointSizeF(std::max(6.0, small.pointSizeF() * 0.85));
     painter.setFont(small);
-    painter.setClipRect(QRect(content.left(), area.top(), content.width(), area.height() + content.height()));
+    painter.setClipRect(QRect(content.left(), area.top(), content.width(), area.height()));
     for (core::Nanos t = first; t <= end + step; t += step) {
         const double x = content.left() + timeToPixel(t, start, nanosPerPixel);
         if (x < content.left() - 1 || x > content.right() + 1)
@@ -601,10 +616,6 @@ void TimelineView::paintRuler(QPainter &painter, const QRect &area, core::Nanos 
         }
         painter.drawText(QRectF(x + 3, area.top(), 120, area.height() - 6), Qt::AlignLeft | Qt::AlignVCenter,
                          formatTickLabel(t - origin, step));
-        if (drawGrid) {
-            painter.setPen(kGridLine);
-            painter.drawLine(QPointF(x, content.top()), QPointF(x, content.bottom()));
-        }
     }
     painter.setClipping(false);
     // Corner: the visible span.

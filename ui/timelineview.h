@@ -153,8 +153,7 @@ private:
     void buildGeometry(Geometry &geometry, const QRect &content, int verticalOffset) const;
     void buildRow(Geometry &geometry, const LaneRows &rows, int row, int y, int width, double nanosPerPixel) const;
     void paintOverview(QPainter &painter, const QRect &area, core::Nanos start, core::Nanos end);
-    void paintRuler(QPainter &painter, const QRect &area, core::Nanos start, core::Nanos end, bool drawGrid,
-                    const QRect &content);
+    void paintRuler(QPainter &painter, const QRect &area, core::Nanos start, core::Nanos end, const QRect &content);
     void paintHeaders(QPainter &painter, const QRect &area, int verticalOffset);
     void paintEdges(QPainter &painter, const QRect &content, core::Nanos start, double nanosPerPixel,
                     int verticalOffset);

@@ -24,6 +24,7 @@
 #include <QAbstractItemModelTester>
 #include <QApplication>
 #include <QComboBox>
+#include <QLineEdit>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -87,7 +88,7 @@ private slots:
         const ui::TimelineLayout &layout = m_window->timeline()->layout();
         QCOMPARE(doc.index().lanes.size(), std::size_t(8));
         QCOMPARE(layout.groups().size(), std::size_t(3));
-        QCOMPARE(layout.groups()[0].label, QStringLiteral("python3.10 (pid 2910249)"));
+        QCOMPARE(layout.groups()[0].label, QStringLiteral("Rank 0 · python3.10 (pid 2910249)"));
         QCOMPARE(layout.groups()[0].lanes.size(), std::size_t(3));
         QVERIFY(layout.groups()[1].label.startsWith(QStringLiteral("GPU 0")));
         QCOMPARE(layout.groups()[1].lanes.size(), std::size_t(3));

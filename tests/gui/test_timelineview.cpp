@@ -100,7 +100,7 @@ private slots:
         QTest::newRow("middle in") << 700.0 << 0.8;
         QTest::newRow("middle out") << 700.0 << 1.25;
         QTest::newRow("right in deep") << 1100.0 << 0.01;
-        QTest::newRow("near left out") << 300.0 << 3.0;
+        QTest::newRow("near left out") << 300.0 << 2.0;
     }
     void zoomKeepsTimeUnderCursor()
     {
