@@ -101,6 +101,18 @@ QString edgeKindLabel(core::EdgeKind kind)
     return {};
 }
 
+QString edgeKindShortLabel(core::EdgeKind kind)
+{
+    switch (kind) {
+    case core::EdgeKind::Parent: return QCoreApplication::translate("EdgeKind", "Parent");
+    case core::EdgeKind::Launch: return QCoreApplication::translate("EdgeKind", "Launch");
+    case core::EdgeKind::StreamOrder: return QCoreApplication::translate("EdgeKind", "Stream");
+    case core::EdgeKind::Sync: return QCoreApplication::translate("EdgeKind", "Sync");
+    case core::EdgeKind::InterThread: return QCoreApplication::translate("EdgeKind", "Thread");
+    }
+    return {};
+}
+
 QString edgeProvenanceLabel(EdgeProvenance provenance)
 {
     switch (provenance) {

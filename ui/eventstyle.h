@@ -44,6 +44,7 @@ inline constexpr int kEdgeProvenanceCount = static_cast<int>(EdgeProvenance::Fla
 
 QColor edgeColor(core::EdgeKind kind);
 QString edgeKindLabel(core::EdgeKind kind);
+QString edgeKindShortLabel(core::EdgeKind kind); // toolbar text: "Parent", "Launch", ...
 QString edgeProvenanceLabel(EdgeProvenance provenance);
 // The pen for an edge; `focused` edges (the one `[`/`]` follows) are drawn thicker.
 QPen edgePen(core::EdgeKind kind, EdgeProvenance provenance, bool focused);

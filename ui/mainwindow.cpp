@@ -166,6 +166,8 @@ void MainWindow::buildActions()
     for (int k = 0; k < core::kEdgeKindCount; ++k) {
         const auto kind = static_cast<core::EdgeKind>(k);
         QAction *action = edges->addAction(edgeIcon(kind), edgeKindLabel(kind));
+        action->setIconText(edgeKindShortLabel(kind));
+        action->setToolTip(tr("Show %1 edges").arg(edgeKindLabel(kind)));
         action->setCheckable(true);
         action->setChecked(true);
         connect(action, &QAction::toggled, this, [this, kind](bool on) { m_timeline->setEdgeKindVisible(kind, on); });
@@ -208,6 +210,7 @@ void MainWindow::buildActions()
     m_allEdgesAction->setText(tr("All edges in view"));
     for (QAction *action : kindActions)
         bar->addAction(action);
+    bar->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
     addToolBarBreak();
     QToolBar *legend = addToolBar(tr("Legend"));
     legend->setObjectName(QStringLiteral("LegendToolBar"));

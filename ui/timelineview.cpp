@@ -504,6 +504,7 @@ void TimelineView::paint(QPainter &painter, const QRect &target)
         outline(m_selection->current(), QColor(0x10, 0x10, 0x10), 2);
 
     paintEdges(painter, content, m_viewStart, nanosPerPixel, verticalOffset);
+    m_headerClipWidth = content.right();
     paintHeaders(painter, QRect(0, content.top(), kHeaderWidth, content.height()), verticalOffset);
     paintOverview(painter, QRect(0, 0, area.width(), kOverviewHeight), m_viewStart, m_viewEnd);
     paintRuler(painter, QRect(0, kOverviewHeight, area.width(), kRulerHeight), m_viewStart, m_viewEnd, content);
@@ -554,8 +555,11 @@ void TimelineView::paintHeaders(QPainter &painter, const QRect &area, int vertic
             painter.setFont(bold);
             const QString arrow = collapsed ? QStringLiteral("▸") : QStringLiteral("▾");
             painter.drawText(rowRect.adjusted(6, 0, 0, 0), Qt::AlignVCenter, arrow);
-            const QString text = boldMetrics.elidedText(group.label, Qt::ElideRight, area.width() - 26);
-            painter.drawText(rowRect.adjusted(20, 0, -4, 0), Qt::AlignVCenter, text);
+            // The band spans the whole width, so the group's name may run past the header column.
+            painter.setClipping(false);
+            const QString text = boldMetrics.elidedText(group.label, Qt::ElideRight, m_headerClipWidth - 26);
+            painter.drawText(QRect(area.left() + 20, y, m_headerClipWidth - 24, row.height), Qt::AlignVCenter, text);
+            painter.setClipRect(area);
             continue;
         }
         if (row.depth != 0)
@@ -811,7 +815,12 @@ void TimelineView::paintEdges(QPainter &painter, const QRect &content, core::Nan
         // the causal point inside a long CPU op); otherwise the source's end, unless the target
         // starts before it (nested or overlapping), then its start.
         core::Nanos fromTime = src.end() <= dst.ts ? src.end() : src.ts;
-        if (edge.kind == core::EdgeKind::Parent) {
+        core::Nanos toTime = dst.ts;
+        if (edge.kind == core::EdgeKind::Sync) {
+            // A sync returns when the GPU op finishes: end of the op → end of the waiting call.
+            fromTime = src.end();
+            toTime = dst.end();
+        } else if (edge.kind == core::EdgeKind::Parent) {
             fromTime = src.ts;
             if (const core::GpuLink *link = m_doc->gpuLink(edge.to); link && link->launch < trace.events.size()) {
                 const core::Nanos launchTs = trace.events[link->launch].ts;
@@ -820,7 +829,7 @@ void TimelineView::paintEdges(QPainter &painter, const QRect &content, core::Nan
             }
         }
         const QPointF p0(xOf(fromTime), fromAnchor.y);
-        const QPointF p1(xOf(dst.ts), toAnchor.y);
+        const QPointF p1(xOf(toTime), toAnchor.y);
         // Skip edges entirely off-screen (both ends on the same side).
         if ((p0.x() < content.left() && p1.x() < content.left())
             || (p0.x() > content.right() && p1.x() > content.right())

@@ -195,6 +195,7 @@ private:
     QImage m_overviewImage;
     const TraceDocument *m_overviewDoc = nullptr;
     bool m_showFrameTime = false;
+    int m_headerClipWidth = kHeaderWidth;
     qint64 m_lastFrameNanos = 0;
 };
 
