@@ -2,8 +2,12 @@
 
 #include "export/collective.h"
 
+#include "io/atomicfile.h"
+
 #include <algorithm>
+#include <functional>
 #include <map>
+#include <tuple>
 
 namespace linkscope::core {
 
@@ -59,15 +63,6 @@ std::uint64_t microsOf(Nanos ns)
     return ns > 0 ? static_cast<std::uint64_t>(ns / 1000) : 0;
 }
 
-bool addDep(Node &node, std::uint64_t id)
-{
-    for (std::uint64_t existing : node.data_deps())
-        if (existing == id)
-            return false;
-    node.add_data_deps(id);
-    return true;
-}
-
 void addMetadataString(ChakraProtoMsg::GlobalMetadata &metadata, const char *name, std::string_view value)
 {
     AttributeProto *attr = metadata.add_attr();
@@ -82,33 +77,226 @@ void addMetadataUint64(ChakraProtoMsg::GlobalMetadata &metadata, const char *nam
     attr->set_uint64_val(static_cast<std::uint64_t>(std::max<std::int64_t>(value, 0)));
 }
 
+
+// Kahn over a CSR of dependencies (node i waits for list[begin[i] .. begin[i+1])) restricted to kept
+// nodes. Returns the number of nodes that never become ready; when there are some, `cycle` gets one
+// cycle (positions, the first repeated at the end), found by walking leftover dependencies.
+std::uint32_t findCycleCsr(std::size_t n, const std::vector<std::uint8_t> &keep, const std::vector<std::uint32_t> &begin,
+                           const std::vector<std::uint32_t> &list, std::vector<std::uint32_t> &cycle)
+{
+    std::vector<std::uint32_t> inDegree(n, 0), dependentBegin(n + 1, 0);
+    for (std::uint32_t i = 0; i < n; ++i)
+        if (keep[i])
+            for (std::uint32_t k = begin[i]; k < begin[i + 1]; ++k) {
+                ++inDegree[i];
+                ++dependentBegin[list[k] + 1];
+            }
+    for (std::size_t i = 0; i < n; ++i)
+        dependentBegin[i + 1] += dependentBegin[i];
+    std::vector<std::uint32_t> dependents(dependentBegin.back());
+    {
+        std::vector<std::uint32_t> fill(dependentBegin.begin(), dependentBegin.end() - 1);
+        for (std::uint32_t i = 0; i < n; ++i)
+            if (keep[i])
+                for (std::uint32_t k = begin[i]; k < begin[i + 1]; ++k)
+                    dependents[fill[list[k]]++] = i;
+    }
+    std::vector<std::uint32_t> ready;
+    std::size_t kept = 0;
+    for (std::uint32_t i = 0; i < n; ++i)
+        if (keep[i]) {
+            ++kept;
+            if (inDegree[i] == 0)
+                ready.push_back(i);
+        }
+    std::size_t processed = 0;
+    while (!ready.empty()) {
+        const std::uint32_t v = ready.back();
+        ready.pop_back();
+        ++processed;
+        for (std::uint32_t k = dependentBegin[v]; k < dependentBegin[v + 1]; ++k)
+            if (--inDegree[dependents[k]] == 0)
+                ready.push_back(dependents[k]);
+    }
+    if (processed == kept)
+        return 0;
+    std::uint32_t v = 0;
+    while (!keep[v] || inDegree[v] == 0)
+        ++v;
+    std::vector<std::int64_t> positionInWalk(n, -1);
+    std::vector<std::uint32_t> walk;
+    while (positionInWalk[v] < 0) {
+        positionInWalk[v] = static_cast<std::int64_t>(walk.size());
+        walk.push_back(v);
+        std::uint32_t next = kNoNode;
+        for (std::uint32_t k = begin[v]; k < begin[v + 1] && next == kNoNode; ++k)
+            if (inDegree[list[k]] > 0)
+                next = list[k];
+        if (next == kNoNode)
+            break;
+        v = next;
+    }
+    if (positionInWalk[v] >= 0) {
+        cycle.assign(walk.begin() + positionInWalk[v], walk.end());
+        cycle.push_back(v);
+    }
+    return static_cast<std::uint32_t>(kept - processed);
+}
+
 } // namespace
 
-ChakraConversion convertToChakra(const EtPlusGraph &graph, const HostTrace &host, const DeviceTrace &device,
-                                 const LinkSet &links, const ChakraOptions &options)
+ChakraPlan planChakra(const EtPlusGraph &graph, const HostTrace &host, const LinkSet &links, const ChakraOptions &options)
 {
-    ChakraConversion result;
-    ChakraStats &stats = result.stats;
+    ChakraPlan plan;
+    ChakraStats &stats = plan.stats;
     const std::size_t n = graph.nodes.size();
+    enum Kind : std::uint8_t { InterThread, Chain, Launch, StreamOrder, Sync };
+    struct Dep {
+        std::uint32_t node, dep;
+        Kind kind;
+    };
+    std::vector<Dep> deps;
+    deps.reserve(n * 2);
 
-    // Metadata as chakra_converter writes it (schema, pid, time, start_ts, finish_ts), plus the policy.
-    ChakraProtoMsg::GlobalMetadata &metadata = result.trace.metadata;
-    addMetadataString(metadata, "schema", graph.schema);
-    addMetadataUint64(metadata, "pid", host.pid);
-    addMetadataString(metadata, "time", host.time);
-    addMetadataUint64(metadata, "start_ts", host.startTs);
-    addMetadataUint64(metadata, "finish_ts", host.finishTs >= 0 ? host.finishTs : host.startTs);
+    // ctrl → data (chakra_converter §3.6): per thread root, the CPU nodes in DFS pre-order form one
+    // chain, an inter-thread dependency is kept, and each GPU node waits for its launching CPU node.
+    std::vector<std::uint8_t> visited(n, 0);
+    std::vector<std::uint32_t> stack;
+    for (std::uint32_t root = 0; root < n; ++root) {
+        if (graph.nodes[root].gpu || visited[root] || !isThreadRootName(host.name(host.nodes[graph.nodes[root].host])))
+            continue;
+        std::uint32_t lastCpu = kNoNode;
+        stack.assign(1, root);
+        while (!stack.empty()) {
+            const std::uint32_t v = stack.back();
+            stack.pop_back();
+            if (visited[v])
+                continue;
+            visited[v] = 1;
+            const EtPlusNode &source = graph.nodes[v];
+            if (source.interThreadDep != kNoNode && source.interThreadDep != v)
+                deps.push_back({v, source.interThreadDep, InterThread});
+            if (lastCpu != kNoNode)
+                deps.push_back({v, lastCpu, Chain});
+            lastCpu = v;
+            for (std::uint32_t k = graph.childBegin[v + 1]; k-- > graph.childBegin[v];) {
+                const std::uint32_t child = graph.childList[k];
+                if (!graph.nodes[child].gpu && !visited[child])
+                    stack.push_back(child);
+            }
+        }
+    }
+    for (std::uint32_t i = 0; i < n; ++i)
+        if (graph.nodes[i].gpu && graph.nodes[i].parent != kNoNode)
+            deps.push_back({i, graph.nodes[i].parent, Launch});
+    if (options.streamOrderDeps)
+        for (const Edge &edge : links.edges) {
+            if (edge.kind != EdgeKind::StreamOrder || edge.from >= graph.nodeOfEvent.size() || edge.to >= graph.nodeOfEvent.size())
+                continue;
+            const std::uint32_t from = graph.nodeOfEvent[edge.from], to = graph.nodeOfEvent[edge.to];
+            if (from != kNoNode && to != kNoNode && from != to)
+                deps.push_back({to, from, StreamOrder});
+        }
+    if (options.syncDeps)
+        for (std::uint32_t i = 0; i < n; ++i)
+            for (std::uint32_t k = graph.syncBegin[i]; k < graph.syncBegin[i + 1]; ++k)
+                deps.push_back({i, graph.syncList[k], Sync});
 
-    std::vector<Node> nodes(n);
+    // One dependency per (node, dep), credited to the first kind that made it.
+    std::sort(deps.begin(), deps.end(), [](const Dep &a, const Dep &b) {
+        return std::tie(a.node, a.dep, a.kind) < std::tie(b.node, b.dep, b.kind);
+    });
+    deps.erase(std::unique(deps.begin(), deps.end(), [](const Dep &a, const Dep &b) { return a.node == b.node && a.dep == b.dep; }),
+               deps.end());
+    plan.depBegin.assign(n + 1, 0);
+    plan.deps.reserve(deps.size());
+    for (const Dep &d : deps) {
+        ++plan.depBegin[d.node + 1];
+        plan.deps.push_back(d.dep);
+        switch (d.kind) {
+        case InterThread: ++stats.interThreadDeps; break;
+        case Chain: ++stats.chainDeps; break;
+        case Launch: ++stats.launchDeps; break;
+        case StreamOrder: ++stats.streamOrderDeps; break;
+        case Sync: ++stats.syncDeps; break;
+        }
+    }
+    for (std::size_t i = 0; i < n; ++i)
+        plan.depBegin[i + 1] += plan.depBegin[i];
+
+    // Dangling nodes (no dependency either way, no children) would run at time 0 in a simulator.
+    plan.keep.assign(n, 1);
+    if (options.removeDanglingNodes) {
+        std::vector<std::uint8_t> needed(n, 0);
+        for (std::uint32_t dep : plan.deps)
+            needed[dep] = 1;
+        for (std::uint32_t i = 0; i < n; ++i)
+            if (!needed[i] && graph.childBegin[i] == graph.childBegin[i + 1] && plan.depBegin[i] == plan.depBegin[i + 1]) {
+                plan.keep[i] = 0;
+                ++stats.danglingRemoved;
+            }
+    }
+    return plan;
+}
+
+EtValidation validateChakraPlan(const ChakraPlan &plan, const EtPlusGraph &graph, const HostTrace &host, const DeviceTrace &device)
+{
+    EtValidation result;
+    const std::size_t n = graph.nodes.size();
+    result.dataDepEdges = plan.deps.size();
+    auto label = [&](std::uint32_t i) {
+        const EtPlusNode &node = graph.nodes[i];
+        const std::string_view name = node.gpu ? device.name(device.events[node.event]) : host.name(host.nodes[node.host]);
+        return std::to_string(EtPlusGraph::idOf(i)) + " (" + std::string(name) + ")";
+    };
+    // A node that is kept never depends on a removed one (a dependency makes its target needed), and
+    // ids are positions: only cycles can be wrong here.
+    std::vector<std::uint32_t> cycle;
+    result.nodesOnCycles = findCycleCsr(n, plan.keep, plan.depBegin, plan.deps, cycle);
+    std::string field = "data_deps";
+    if (cycle.empty()) {
+        // The call tree: one parent per node.
+        std::vector<std::uint32_t> parentBegin(n + 1, 0), parents;
+        for (std::uint32_t i = 0; i < n; ++i) {
+            parentBegin[i + 1] = parentBegin[i];
+            if (graph.nodes[i].parent != kNoNode) {
+                parents.push_back(graph.nodes[i].parent);
+                ++parentBegin[i + 1];
+                ++result.ctrlDepEdges;
+            }
+        }
+        result.nodesOnCycles = findCycleCsr(n, plan.keep, parentBegin, parents, cycle);
+        field = "ctrl_deps";
+    }
+    if (!cycle.empty()) {
+        result.cycleField = field;
+        for (std::size_t i = 0; i < cycle.size(); ++i) {
+            result.cycle.push_back(EtPlusGraph::idOf(cycle[i]));
+            result.cycleText += (i ? " -> " : "") + label(cycle[i]);
+        }
+    }
+    return result;
+}
+
+void emitChakra(const ChakraPlan &plan, const EtPlusGraph &graph, const HostTrace &host, const DeviceTrace &device,
+                const LinkSet &links, const ChakraOptions &options, const std::function<void(const Node &)> &sink,
+                ChakraStats &stats, std::vector<Diagnostic> &warnings)
+{
+    const std::size_t n = graph.nodes.size();
     std::map<std::string, std::size_t> unclassifiedNames;
     std::size_t p2pWithoutPeers = 0;
+    Node node; // reused: one message at a time, never the whole graph
     for (std::uint32_t i = 0; i < n; ++i) {
+        if (!plan.keep[i])
+            continue;
         const EtPlusNode &source = graph.nodes[i];
         const HostNode &h = host.nodes[source.host];
-        Node &node = nodes[i];
+        node.Clear();
         node.set_id(EtPlusGraph::idOf(i));
         if (source.parent != kNoNode)
             node.add_ctrl_deps(EtPlusGraph::idOf(source.parent));
+        for (std::uint32_t k = plan.depBegin[i]; k < plan.depBegin[i + 1]; ++k)
+            node.add_data_deps(EtPlusGraph::idOf(plan.deps[k]));
         setIo(node.mutable_inputs(), host, h.inputs);
         setIo(node.mutable_outputs(), host, h.outputs);
 
@@ -137,128 +325,46 @@ ChakraConversion convertToChakra(const EtPlusGraph &graph, const HostTrace &host
             const bool metadataNode = host.name(h).find("process_group:init") != std::string_view::npos;
             node.set_type(metadataNode ? ChakraProtoMsg::METADATA_NODE : ChakraProtoMsg::COMP_NODE);
             addInt64(node, "stream", 0);
-            continue;
-        }
-
-        const DeviceEvent &e = device.events[source.event];
-        node.set_name(std::string(device.name(e)));
-        addInt64(node, "stream", e.stream >= 0 ? e.stream : 0);
-        const CommInfo comm = classifyGpuOp(host, device, source.event, source.host);
-        node.set_type(comm.type);
-        if (comm.isComm && comm.type == ChakraProtoMsg::COMP_NODE) {
-            ++stats.unclassifiedCollectives;
-            ++unclassifiedNames[node.name()];
-            addString(node, "unclassified_collective", node.name());
-        }
-        switch (comm.type) {
-        case ChakraProtoMsg::COMM_COLL_NODE:
-            addInt64(node, "comm_type", comm.commType);
-            addInt64(node, "comm_size", comm.bytes);
-            if (!comm.pgName.empty())
-                addString(node, "pg_name", comm.pgName);
-            break;
-        case ChakraProtoMsg::COMM_SEND_NODE:
-        case ChakraProtoMsg::COMM_RECV_NODE:
-            addInt64(node, "comm_size", comm.bytes);
-            if (!comm.pgName.empty())
-                addString(node, "pg_name", comm.pgName);
-            // Written only when known: the feeder would otherwise read an invented peer.
-            if (comm.src >= 0)
-                addInt32(node, "comm_src", comm.src);
-            if (comm.dst >= 0)
-                addInt32(node, "comm_dst", comm.dst);
-            if (comm.tag >= 0)
-                addInt32(node, "comm_tag", comm.tag);
-            if (comm.src < 0 || comm.dst < 0 || comm.tag < 0)
-                ++p2pWithoutPeers;
-            break;
-        default:
-            break;
-        }
-        if (comm.isComm && comm.type != ChakraProtoMsg::COMP_NODE && comm.bytes <= 0)
-            ++stats.commWithoutSize;
-    }
-    for (const auto &[name, count] : unclassifiedNames)
-        result.warnings.push_back({Diagnostic::Severity::Warning, device.path, kUnknownOffset,
-                                   std::to_string(count) + " communication kernel(s) \"" + name +
-                                       "\" with no recognisable collective: written as COMP_NODE (attr unclassified_collective)"});
-    if (p2pWithoutPeers)
-        result.warnings.push_back({Diagnostic::Severity::Warning, device.path, kUnknownOffset,
-                                   std::to_string(p2pWithoutPeers) +
-                                       " send/recv node(s) lack comm_src/comm_dst/comm_tag (no Src/Dst Rank or Seq in the Kineto args)"});
-    if (stats.commWithoutSize)
-        result.warnings.push_back({Diagnostic::Severity::Warning, device.path, kUnknownOffset,
-                                   std::to_string(stats.commWithoutSize) +
-                                       " communication node(s) with comm_size 0: no tensor sizes or element counts found"});
-
-    // ctrl → data (chakra_converter §3.6): per thread root, the CPU nodes in DFS pre-order form one
-    // chain, an inter-thread dependency is kept, and each GPU node waits for its launching CPU node.
-    std::vector<bool> visited(n, false);
-    std::vector<std::uint32_t> stack;
-    for (std::uint32_t root = 0; root < n; ++root) {
-        if (graph.nodes[root].gpu || !isThreadRootName(host.name(host.nodes[graph.nodes[root].host])) || visited[root])
-            continue;
-        std::uint32_t lastCpu = kNoNode;
-        stack.assign(1, root);
-        while (!stack.empty()) {
-            const std::uint32_t v = stack.back();
-            stack.pop_back();
-            if (visited[v])
-                continue;
-            visited[v] = true;
-            const EtPlusNode &source = graph.nodes[v];
-            if (source.interThreadDep != kNoNode && addDep(nodes[v], EtPlusGraph::idOf(source.interThreadDep)))
-                ++stats.interThreadDeps;
-            if (lastCpu != kNoNode && addDep(nodes[v], EtPlusGraph::idOf(lastCpu)))
-                ++stats.chainDeps;
-            lastCpu = v;
-            for (std::uint32_t k = graph.childBegin[v + 1]; k-- > graph.childBegin[v];) {
-                const std::uint32_t child = graph.childList[k];
-                if (!graph.nodes[child].gpu && !visited[child])
-                    stack.push_back(child);
+        } else {
+            const DeviceEvent &e = device.events[source.event];
+            node.set_name(std::string(device.name(e)));
+            addInt64(node, "stream", e.stream >= 0 ? e.stream : 0);
+            const CommInfo comm = classifyGpuOp(host, device, source.event, source.host);
+            node.set_type(comm.type);
+            if (comm.isComm && comm.type == ChakraProtoMsg::COMP_NODE) {
+                ++stats.unclassifiedCollectives;
+                ++unclassifiedNames[node.name()];
+                addString(node, "unclassified_collective", node.name());
             }
-        }
-    }
-    for (std::uint32_t i = 0; i < n; ++i)
-        if (graph.nodes[i].gpu && graph.nodes[i].parent != kNoNode && addDep(nodes[i], EtPlusGraph::idOf(graph.nodes[i].parent)))
-            ++stats.launchDeps;
-
-    if (options.streamOrderDeps)
-        for (const Edge &edge : links.edges) {
-            if (edge.kind != EdgeKind::StreamOrder || edge.from >= graph.nodeOfEvent.size() || edge.to >= graph.nodeOfEvent.size())
-                continue;
-            const std::uint32_t from = graph.nodeOfEvent[edge.from], to = graph.nodeOfEvent[edge.to];
-            if (from != kNoNode && to != kNoNode && from != to && addDep(nodes[to], EtPlusGraph::idOf(from)))
-                ++stats.streamOrderDeps;
-        }
-    if (options.syncDeps)
-        for (std::uint32_t i = 0; i < n; ++i)
-            for (std::uint32_t k = graph.syncBegin[i]; k < graph.syncBegin[i + 1]; ++k)
-                if (addDep(nodes[i], EtPlusGraph::idOf(graph.syncList[k])))
-                    ++stats.syncDeps;
-
-    // Dangling nodes (no dependency either way, no children) would run at time 0 in a simulator.
-    std::vector<bool> keep(n, true);
-    if (options.removeDanglingNodes) {
-        std::vector<bool> needed(n, false);
-        for (std::uint32_t i = 0; i < n; ++i) {
-            for (std::uint64_t dep : nodes[i].data_deps())
-                needed[dep] = true;
-            if (graph.childBegin[i] != graph.childBegin[i + 1])
-                needed[i] = true;
-        }
-        for (std::uint32_t i = 0; i < n; ++i)
-            if (!needed[i] && nodes[i].data_deps_size() == 0) {
-                keep[i] = false;
-                ++stats.danglingRemoved;
+            switch (comm.type) {
+            case ChakraProtoMsg::COMM_COLL_NODE:
+                addInt64(node, "comm_type", comm.commType);
+                addInt64(node, "comm_size", comm.bytes);
+                if (!comm.pgName.empty())
+                    addString(node, "pg_name", comm.pgName);
+                break;
+            case ChakraProtoMsg::COMM_SEND_NODE:
+            case ChakraProtoMsg::COMM_RECV_NODE:
+                addInt64(node, "comm_size", comm.bytes);
+                if (!comm.pgName.empty())
+                    addString(node, "pg_name", comm.pgName);
+                // Written only when known: the feeder would otherwise read an invented peer.
+                if (comm.src >= 0)
+                    addInt32(node, "comm_src", comm.src);
+                if (comm.dst >= 0)
+                    addInt32(node, "comm_dst", comm.dst);
+                if (comm.tag >= 0)
+                    addInt32(node, "comm_tag", comm.tag);
+                if (comm.src < 0 || comm.dst < 0 || comm.tag < 0)
+                    ++p2pWithoutPeers;
+                break;
+            default:
+                break;
             }
-    }
-    result.trace.nodes.reserve(n - stats.danglingRemoved);
-    for (std::uint32_t i = 0; i < n; ++i)
-        if (keep[i])
-            result.trace.nodes.push_back(std::move(nodes[i]));
-    stats.nodes = result.trace.nodes.size();
-    for (const Node &node : result.trace.nodes) {
+            if (comm.isComm && comm.type != ChakraProtoMsg::COMP_NODE && comm.bytes <= 0)
+                ++stats.commWithoutSize;
+        }
+        ++stats.nodes;
         switch (node.type()) {
         case ChakraProtoMsg::COMM_COLL_NODE: ++stats.commColl; break;
         case ChakraProtoMsg::COMM_SEND_NODE: ++stats.commSend; break;
@@ -266,8 +372,74 @@ ChakraConversion convertToChakra(const EtPlusGraph &graph, const HostTrace &host
         case ChakraProtoMsg::METADATA_NODE: ++stats.metadata; break;
         default: ++stats.comp;
         }
+        sink(node);
     }
+    for (const auto &[name, count] : unclassifiedNames)
+        warnings.push_back({Diagnostic::Severity::Warning, device.path, kUnknownOffset,
+                            std::to_string(count) + " communication kernel(s) \"" + name +
+                                "\" with no recognisable collective: written as COMP_NODE (attr unclassified_collective)"});
+    if (p2pWithoutPeers)
+        warnings.push_back({Diagnostic::Severity::Warning, device.path, kUnknownOffset,
+                            std::to_string(p2pWithoutPeers) +
+                                " send/recv node(s) lack comm_src/comm_dst/comm_tag (no Src/Dst Rank or Seq in the Kineto args)"});
+    if (stats.commWithoutSize)
+        warnings.push_back({Diagnostic::Severity::Warning, device.path, kUnknownOffset,
+                            std::to_string(stats.commWithoutSize) +
+                                " communication node(s) with comm_size 0: no tensor sizes or element counts found"});
+}
+
+ChakraProtoMsg::GlobalMetadata chakraMetadata(const EtPlusGraph &graph, const HostTrace &host)
+{
+    // As chakra_converter writes it: schema, pid, time, start_ts, finish_ts.
+    ChakraProtoMsg::GlobalMetadata metadata;
+    addMetadataString(metadata, "schema", graph.schema);
+    addMetadataUint64(metadata, "pid", host.pid);
+    addMetadataString(metadata, "time", host.time);
+    addMetadataUint64(metadata, "start_ts", host.startTs);
+    addMetadataUint64(metadata, "finish_ts", host.finishTs >= 0 ? host.finishTs : host.startTs);
+    return metadata;
+}
+
+ChakraConversion convertToChakra(const EtPlusGraph &graph, const HostTrace &host, const DeviceTrace &device,
+                                 const LinkSet &links, const ChakraOptions &options)
+{
+    ChakraConversion result;
+    const ChakraPlan plan = planChakra(graph, host, links, options);
+    result.stats = plan.stats;
+    result.trace.metadata = chakraMetadata(graph, host);
+    result.trace.nodes.reserve(graph.nodes.size() - plan.stats.danglingRemoved);
+    emitChakra(plan, graph, host, device, links, options, [&](const Node &node) { result.trace.nodes.push_back(node); },
+               result.stats, result.warnings);
     return result;
+}
+
+std::uint64_t writeChakraPlan(const std::string &path, const ChakraPlan &plan, const EtPlusGraph &graph, const HostTrace &host,
+                              const DeviceTrace &device, const LinkSet &links, const ChakraOptions &options, bool gzip,
+                              ChakraStats &stats, std::vector<Diagnostic> &warnings)
+{
+    AtomicFile file(path, gzip ? Compression::Gzip : Compression::None);
+    std::string buffer;
+    constexpr std::size_t kFlushAt = std::size_t(4) << 20;
+    buffer.reserve(kFlushAt + 65536);
+    auto append = [&](const google::protobuf::Message &message) {
+        std::uint64_t size = message.ByteSizeLong();
+        while (size >= 0x80) {
+            buffer.push_back(static_cast<char>((size & 0x7f) | 0x80));
+            size >>= 7;
+        }
+        buffer.push_back(static_cast<char>(size));
+        message.AppendToString(&buffer);
+        if (buffer.size() >= kFlushAt) {
+            file.write(buffer);
+            buffer.clear();
+        }
+    };
+    append(chakraMetadata(graph, host));
+    stats = plan.stats;
+    emitChakra(plan, graph, host, device, links, options, append, stats, warnings);
+    file.write(buffer);
+    file.commit();
+    return file.bytesOnDisk();
 }
 
 } // namespace linkscope::core

@@ -91,8 +91,25 @@ struct ChakraConversion {
     std::vector<Diagnostic> warnings;
 };
 
+// The whole .et in memory (tests, the GUI's preview). Data deps of each node in ascending id order.
 ChakraConversion convertToChakra(const EtPlusGraph &graph, const HostTrace &host, const DeviceTrace &device,
                                  const LinkSet &links, const ChakraOptions &options = {});
+
+// The same in three steps, so a multi-gigabyte export never holds a Node per op: dependencies as
+// compact arrays, checked, then each Node built and written one at a time.
+struct ChakraPlan {
+    std::vector<std::uint32_t> depBegin; // CSR: node i waits for deps[depBegin[i] .. depBegin[i+1]) (positions)
+    std::vector<std::uint32_t> deps;
+    std::vector<std::uint8_t> keep;      // 0: a dangling node, left out
+    ChakraStats stats;                   // dependency counts and danglingRemoved
+};
+ChakraPlan planChakra(const EtPlusGraph &graph, const HostTrace &host, const LinkSet &links, const ChakraOptions &options = {});
+// Cycles in data_deps, then in ctrl_deps, named by id and name (ids exist and are unique by construction).
+EtValidation validateChakraPlan(const ChakraPlan &plan, const EtPlusGraph &graph, const HostTrace &host, const DeviceTrace &device);
+// Writes atomically without validating (validate first). `stats` gets node type counts; warnings are appended.
+std::uint64_t writeChakraPlan(const std::string &path, const ChakraPlan &plan, const EtPlusGraph &graph, const HostTrace &host,
+                              const DeviceTrace &device, const LinkSet &links, const ChakraOptions &options, bool gzip,
+                              ChakraStats &stats, std::vector<Diagnostic> &warnings);
 
 // Chrome trace JSON of the device trace with one flow ("s" on the parent CPU op, "f" on the GPU op)
 // per GPU→parent link; corrected links (ParentRule::Manual) use their own name and category.

@@ -195,23 +195,19 @@ ExportReport exportLinkedPair(const HostTrace &host, const DeviceTrace &device, 
     report.etPlus = graph.stats;
     report.warnings = graph.warnings;
 
-    // Convert and validate before writing anything, so a refused graph leaves no partial export.
-    ChakraConversion conversion;
+    // Plan and validate before writing anything, so a refused graph leaves no partial export.
+    ChakraPlan plan;
     if (!request.etPath.empty()) {
-        conversion = convertToChakra(graph, host, device, links, request.chakra);
-        const EtValidation validation = validateEt(conversion.trace.nodes);
+        plan = planChakra(graph, host, links, request.chakra);
+        const EtValidation validation = validateChakraPlan(plan, graph, host, device);
         if (!validation.ok())
             throw ExportError(request.etPath + ": refusing to write an invalid Chakra graph: " + validation.message());
-        report.chakra = conversion.stats;
-        report.warnings.insert(report.warnings.end(), conversion.warnings.begin(), conversion.warnings.end());
     }
     if (!request.etPlusPath.empty())
         report.etPlusBytes = writeEtPlus(request.etPlusPath, graph, host, device, links, request.gzip);
-    if (!request.etPath.empty()) {
-        EtWriteOptions options;
-        options.gzip = request.gzip;
-        report.etBytes = writeChakraEt(request.etPath, conversion.trace, options);
-    }
+    if (!request.etPath.empty())
+        report.etBytes = writeChakraPlan(request.etPath, plan, graph, host, device, links, request.chakra, request.gzip,
+                                         report.chakra, report.warnings);
     if (!request.perfettoPath.empty())
         report.perfettoBytes = writePerfettoTrace(request.perfettoPath, device, links, &host, request.gzip);
     return report;
