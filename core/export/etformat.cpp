@@ -361,8 +361,14 @@ nlohmann::json summarizeEt(const ChakraTrace &trace)
     nlohmann::json metadata = nlohmann::json::object();
     if (!trace.metadata.version().empty())
         metadata["version"] = trace.metadata.version();
-    for (const AttributeProto &attr : trace.metadata.attr())
-        metadata[attr.name()] = attrValue(attr);
+    for (const AttributeProto &attr : trace.metadata.attr()) {
+        // A summary names long texts (e.g. a whole MSCCL XML in "input_file") instead of printing them.
+        constexpr std::size_t kLongText = 160;
+        if (attr.value_case() == AttributeProto::kStringVal && attr.string_val().size() > kLongText)
+            metadata[attr.name()] = attr.string_val().substr(0, kLongText) + "… (" + std::to_string(attr.string_val().size()) + " bytes)";
+        else
+            metadata[attr.name()] = attrValue(attr);
+    }
     summary["metadata"] = metadata;
 
     std::map<std::string, std::size_t> byType;
