@@ -164,6 +164,28 @@ private slots:
         QCOMPARE(back.metadata.SerializeAsString(), fixed.metadata.SerializeAsString());
     }
 
+    // The feeder's JSON workload graphs (json_trace.tar.gz) are not protobuf: a clear refusal, at byte 0.
+    void feederJsonGraphIsNotTakenForAnEt()
+    {
+        QTemporaryDir dir;
+        QProcess tar;
+        tar.start(QStringLiteral("tar"), {QStringLiteral("-xzf"), QString::fromStdString(tracePath("chakra_repo_tests/json_trace.tar.gz")),
+                                          QStringLiteral("-C"), dir.path()});
+        QVERIFY(tar.waitForFinished(60000));
+        QCOMPARE(tar.exitCode(), 0);
+        for (const char *name : {"jsonData/small_chakra.0.json", "jsonData/chakra.0.json"}) {
+            const std::string path = dir.filePath(QString::fromLatin1(name)).toStdString();
+            try {
+                readChakraEt(path);
+                QFAIL("a JSON file was read as .et");
+            } catch (const LoadError &e) {
+                QCOMPARE(e.file(), path);
+                QCOMPARE(e.offset(), std::uint64_t(0));
+                QVERIFY(QString::fromStdString(e.detail()).contains(QStringLiteral("JSON")));
+            }
+        }
+    }
+
     void cycleIsRefusedWithItsNodesNamed()
     {
         QTemporaryDir dir;
