@@ -282,6 +282,14 @@ void MainWindow::setPolicy(core::Policy policy)
         m_loader->relink(m_doc, policy);
 }
 
+void MainWindow::setLinks(std::shared_ptr<const core::LinkSet> links)
+{
+    if (!m_doc || !links)
+        return;
+    setDocument(TraceDocument::create(m_doc->hostPath(), m_doc->devicePath(), m_doc->hostShared(),
+                                      m_doc->deviceShared(), std::move(links)));
+}
+
 void MainWindow::onLoadStarted(bool relink)
 {
     for (std::size_t s = 0; s < m_stageBars.size(); ++s) {

@@ -50,6 +50,11 @@ public:
     QMenu *viewMenu() const { return m_viewMenu; }
     void addDock(QDockWidget *dock, Qt::DockWidgetArea area);
 
+    // Replaces the links of the open traces (e.g. after a user correction) and emits
+    // documentChanged(). Builds the timeline arrays on the calling (GUI) thread: O(events), meant
+    // for edits, not for relinking a 10M-event trace (setPolicy() does that in the background).
+    void setLinks(std::shared_ptr<const core::LinkSet> links);
+
     core::Policy policy() const { return m_policy; }
     // Relinks the open traces under `policy` in the background (no-op without a document).
     void setPolicy(core::Policy policy);

@@ -5,6 +5,7 @@
 #include <QElapsedTimer>
 #include <QHelpEvent>
 #include <QKeyEvent>
+#include <QLocale>
 #include <QMouseEvent>
 #include <QPainter>
 #include <QPainterPath>
@@ -36,6 +37,21 @@ const QColor kGridLine(0, 0, 0, 22);
 const QColor kText(0x20, 0x24, 0x2a);
 
 QString htmlEscaped(const QString &s) { return s.toHtmlEscaped(); }
+
+// First position in [from, end) whose start is >= t, searching outward from `from` (galloping):
+// the next pixel column's first event is usually close, and a full binary search over millions of
+// starts would touch a cache line per step.
+std::uint32_t gallopLowerBound(const core::Nanos *starts, std::uint32_t from, std::uint32_t end, core::Nanos t)
+{
+    std::uint32_t lo = from;
+    std::uint32_t step = 1;
+    while (lo + step < end && starts[lo + step] < t) {
+        lo += step;
+        step *= 2;
+    }
+    const std::uint32_t hi = std::min(end, lo + step + 1);
+    return static_cast<std::uint32_t>(std::lower_bound(starts + lo, starts + hi, t) - starts);
+}
 
 } // namespace
 
@@ -322,8 +338,7 @@ void TimelineView::buildRow(Geometry &geometry, const LaneRows &rows, int row, i
         const int column = static_cast<int>(std::floor(x0));
         const core::Nanos nextColumnTime =
             t0 + static_cast<core::Nanos>(std::ceil((column + 1) * nanosPerPixel));
-        std::uint32_t next =
-            static_cast<std::uint32_t>(std::lower_bound(starts + i + 1, starts + end, nextColumnTime) - starts);
+        std::uint32_t next = gallopLowerBound(starts, i + 1, end, nextColumnTime);
         // Events do not overlap within a row, so only the last skipped one can reach past this
         // column; draw it properly instead of folding it.
         if (next > i + 1 && trace.events[rows.events[next - 1]].end() > nextColumnTime)
@@ -511,9 +526,10 @@ void TimelineView::paint(QPainter &painter, const QRect &target)
 
     if (m_showAllEdges) {
         painter.setPen(kText);
-        const QString text = m_edgesInView > m_paintedEdges.size()
-            ? tr("%L1 of %L2 edges in view").arg(m_paintedEdges.size()).arg(m_edgesInView)
-            : tr("%L1 edges in view").arg(m_edgesInView);
+        const QString count = (m_edgesInViewEstimated ? QStringLiteral("~") : QString()) + QLocale().toString(qulonglong(m_edgesInView));
+        const QString text = m_edgesInView > m_paintedEdges.size() || m_edgesInViewEstimated
+            ? tr("%L1 of %2 edges in view").arg(m_paintedEdges.size()).arg(count)
+            : tr("%1 edges in view").arg(count);
         const QRect box(content.right() - 260, content.top() + 4, 252, 18);
         painter.fillRect(box, QColor(255, 255, 255, 220));
         painter.drawText(box.adjusted(4, 0, -4, 0), Qt::AlignVCenter | Qt::AlignRight, text);
@@ -618,8 +634,9 @@ void TimelineView::paintRuler(QPainter &painter, const QRect &area, core::Nanos 
             const double mx = x + minor * step / 5.0 / nanosPerPixel;
             painter.drawLine(QPointF(mx, area.bottom() - 3), QPointF(mx, area.bottom()));
         }
-        painter.drawText(QRectF(x + 3, area.top(), 120, area.height() - 6), Qt::AlignLeft | Qt::AlignVCenter,
-                         formatTickLabel(t - origin, step));
+        const QString label = formatTickLabel(t - origin, step);
+        if (x + 3 + painter.fontMetrics().horizontalAdvance(label) <= content.right())
+            painter.drawText(QRectF(x + 3, area.top(), 120, area.height() - 6), Qt::AlignLeft | Qt::AlignVCenter, label);
     }
     painter.setClipping(false);
     // Corner: the visible span.
@@ -745,7 +762,10 @@ void TimelineView::collectEdges(std::vector<std::uint32_t> &out, core::Nanos sta
             }
         }
     }
-    // 2) All edges with an end in view, capped.
+    // 2) All edges with an end in view, capped. Up to kExamineLimit candidates are counted
+    //    exactly; beyond that the from-side range is sampled with a stride, the count is an
+    //    estimate (shown with "~") and the drawn edges are spread over the whole view.
+    m_edgesInViewEstimated = false;
     if (m_showAllEdges) {
         const core::DeviceTrace &trace = m_doc->device();
         auto range = [&](const std::vector<std::uint32_t> &sorted, bool byFrom) {
@@ -755,25 +775,44 @@ void TimelineView::collectEdges(std::vector<std::uint32_t> &out, core::Nanos sta
             auto hi = std::upper_bound(lo, sorted.end(), end, [&](core::Nanos t, std::uint32_t id) { return t < key(id); });
             return std::make_pair(lo, hi);
         };
-        const std::size_t budget = kEdgeCap + out.size();
-        // Counting stops at a million: beyond that the number is shown as a lower bound.
-        constexpr std::size_t kCountLimit = 1'000'000;
+        constexpr std::size_t kExamineLimit = 100'000;
         auto [fromLo, fromHi] = range(m_doc->edgesByFromTime(), true);
-        for (auto it = fromLo; it != fromHi && m_edgesInView < kCountLimit; ++it) {
-            if (!isEdgeKindVisible(edges[*it].kind))
-                continue;
-            ++m_edgesInView;
-            if (out.size() < budget)
-                out.push_back(*it);
-        }
         auto [toLo, toHi] = range(m_doc->edgesByToTime(), false);
-        for (auto it = toLo; it != toHi && m_edgesInView < kCountLimit; ++it) {
-            const core::Nanos fromTs = trace.events[edges[*it].from].ts;
-            if (!isEdgeKindVisible(edges[*it].kind) || (fromTs >= start && fromTs <= end))
-                continue; // counted in the first pass
-            ++m_edgesInView;
-            if (out.size() < budget)
-                out.push_back(*it);
+        const std::size_t fromCount = static_cast<std::size_t>(fromHi - fromLo);
+        const std::size_t toCount = static_cast<std::size_t>(toHi - toLo);
+        std::vector<std::uint32_t> inView;
+        if (fromCount + toCount <= kExamineLimit) {
+            for (auto it = fromLo; it != fromHi; ++it)
+                if (isEdgeKindVisible(edges[*it].kind))
+                    inView.push_back(*it);
+            for (auto it = toLo; it != toHi; ++it) {
+                const core::Nanos fromTs = trace.events[edges[*it].from].ts;
+                if (isEdgeKindVisible(edges[*it].kind) && (fromTs < start || fromTs > end))
+                    inView.push_back(*it); // not counted in the first pass
+            }
+            m_edgesInView = inView.size();
+        } else {
+            const std::size_t stride = std::max<std::size_t>(1, fromCount / (4 * kEdgeCap));
+            std::size_t examined = 0;
+            for (std::size_t base = 0; base < fromCount; base += stride) {
+                // A scrambled offset inside each stride: a fixed one would lock onto periodic
+                // structure (e.g. always the launch edge of each parent/launch/stream triple).
+                const std::size_t offset = (base / stride * 2654435761u) % stride;
+                const std::uint32_t id = fromLo[static_cast<std::ptrdiff_t>(std::min(base + offset, fromCount - 1))];
+                ++examined;
+                if (isEdgeKindVisible(edges[id].kind))
+                    inView.push_back(id);
+            }
+            m_edgesInView = examined ? static_cast<std::size_t>(double(inView.size()) / examined * fromCount) : 0;
+            m_edgesInViewEstimated = true;
+        }
+        if (inView.size() > static_cast<std::size_t>(kEdgeCap)) {
+            // Spread what is drawn over the whole view rather than its left part.
+            const double step = double(inView.size()) / kEdgeCap;
+            for (int k = 0; k < kEdgeCap; ++k)
+                out.push_back(inView[static_cast<std::size_t>(k * step)]);
+        } else {
+            out.insert(out.end(), inView.begin(), inView.end());
         }
     }
     std::sort(out.begin(), out.end());
@@ -803,6 +842,10 @@ void TimelineView::paintEdges(QPainter &painter, const QRect &content, core::Nan
         return a;
     };
     auto xOf = [&](core::Nanos t) { return content.left() + timeToPixel(t, start, nanosPerPixel); };
+    const bool drawHalo = ids.size() <= 200;
+    // Hundreds of antialiased curves cost more than a frame; when that many are shown, each one
+    // matters less than the overall picture.
+    painter.setRenderHint(QPainter::Antialiasing, ids.size() <= 500);
     for (std::uint32_t id : ids) {
         const DrawEdge &edge = edges[id];
         const TimelineLayout::Anchor fromAnchor = anchorY(edge.from);
@@ -841,17 +884,26 @@ void TimelineView::paintEdges(QPainter &painter, const QRect &content, core::Nan
         const QPointF c0(p0.x() + kBezierOffset, p0.y());
         const QPointF c1(p1.x() - kBezierOffset, p1.y());
         path.cubicTo(c0, c1, p1);
-        const QPen pen = edgePen(edge.kind, edge.provenance, focused);
-        // A pale halo keeps the curve readable over dense kernels of any colour.
-        QPen halo(QColor(255, 255, 255, 200), pen.widthF() + 2.5, Qt::SolidLine, Qt::RoundCap);
+        QPen pen = edgePen(edge.kind, edge.provenance, focused);
+        if (!drawHalo && !focused) {
+            pen.setWidth(1); // cosmetic 1-px lines take the rasterizer's fast path
+            pen.setCosmetic(true);
+        }
+        // A pale halo keeps the curve readable over dense kernels of any colour (skipped when
+        // hundreds of edges are drawn: it doubles the cost and they overlap anyway).
         painter.setBrush(Qt::NoBrush);
-        painter.setPen(halo);
-        painter.drawPath(path);
+        if (drawHalo) {
+            painter.setPen(QPen(QColor(255, 255, 255, 200), pen.widthF() + 2.5, Qt::SolidLine, Qt::RoundCap));
+            painter.drawPath(path);
+        }
         painter.setPen(pen);
         painter.drawPath(path);
         painter.setPen(Qt::NoPen);
         painter.setBrush(pen.color());
-        if (toAnchor.exact) {
+        if (!drawHalo && !focused) {
+            // Many edges: no heads (they would merge into blots); the curve's direction is the
+            // same left-to-right convention throughout.
+        } else if (toAnchor.exact) {
             // The head follows the curve's final tangent (c1 → p1), which is horizontal.
             const QPointF dir = p1 - c1;
             const double len = std::hypot(dir.x(), dir.y());

@@ -97,6 +97,8 @@ public:
     const std::vector<PaintedEdge> &paintedEdges() const { return m_paintedEdges; }
     // Edges in view that pass the filter when "all edges" is on (may exceed what was drawn).
     std::size_t edgesInView() const { return m_edgesInView; }
+    // True when edgesInView() was estimated from a sample (more than 100,000 candidates in view).
+    bool edgesInViewEstimated() const { return m_edgesInViewEstimated; }
 
     // --- Offscreen painting ---
     // Paints the complete timeline (overview, ruler, lane headers, events, edges, selection) into
@@ -181,6 +183,7 @@ private:
     std::uint32_t m_focusedEdge = core::kNoIndex;
     std::vector<PaintedEdge> m_paintedEdges;
     std::size_t m_edgesInView = 0;
+    bool m_edgesInViewEstimated = false;
     bool m_fitSelectionWide = false;
 
     std::uint32_t m_hoverEvent = core::kNoIndex;

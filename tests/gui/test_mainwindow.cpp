@@ -213,6 +213,36 @@ private slots:
         QVERIFY(m_window->statusText().contains(QStringLiteral("external-id")));
     }
 
+    void correctedLinkIsDrawnAsManual()
+    {
+        const ui::TraceDocument &doc = *m_window->document();
+        const std::uint32_t gemm = findByCorrelation(doc, core::EventCategory::Kernel, 2290);
+        const std::uint32_t oldParent = doc.gpuLink(gemm)->parent;
+        const std::uint32_t newParent = doc.index().nestParent[oldParent]; // aten::addmm's enclosing op
+        QVERIFY(newParent != core::kNoIndex);
+        auto corrected = std::make_shared<core::LinkSet>(doc.links());
+        core::GpuLink &link = corrected->gpuLinks[corrected->gpuLinkOf[gemm]];
+        link.parent = newParent;
+        link.rule = core::ParentRule::Manual;
+        QSignalSpy changed(m_window.get(), &ui::MainWindow::documentChanged);
+        m_window->selection()->select(gemm);
+        m_window->setLinks(corrected);
+        QCOMPARE(changed.count(), 1);
+        QCOMPARE(m_window->selection()->current(), gemm); // kept across the change
+        ui::TimelineView *view = m_window->timeline();
+        (void)view->renderToImage(view->size());
+        bool found = false;
+        for (const auto &painted : view->paintedEdges()) {
+            const ui::DrawEdge &edge = m_window->document()->edges()[painted.edge];
+            if (edge.kind == core::EdgeKind::Parent && edge.to == gemm) {
+                QCOMPARE(edge.from, newParent);
+                QCOMPARE(edge.provenance, ui::EdgeProvenance::Manual);
+                found = true;
+            }
+        }
+        QVERIFY(found);
+    }
+
     void loadErrorKeepsOpenTrace()
     {
         QTemporaryDir dir;

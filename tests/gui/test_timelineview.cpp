@@ -250,7 +250,16 @@ private slots:
         view.setShowAllEdgesInView(true);
         (void)view.renderToImage(view.size());
         QVERIFY(view.paintedEdges().size() <= std::size_t(ui::TimelineView::kEdgeCap));
-        QCOMPARE(view.edgesInView(), doc->edges().size());
+        QVERIFY(view.paintedEdges().size() > std::size_t(ui::TimelineView::kEdgeCap) * 9 / 10);
+        // 199,999 stream-order edges: too many to count one by one, so the count is sampled.
+        QVERIFY(view.edgesInViewEstimated());
+        QVERIFY(std::llabs(static_cast<long long>(view.edgesInView()) - static_cast<long long>(doc->edges().size()))
+                < static_cast<long long>(doc->edges().size()) / 20);
+        // The drawn edges are spread over the view, not bunched at its left.
+        double maxX = 0;
+        for (const auto &painted : view.paintedEdges())
+            maxX = std::max(maxX, painted.to.x());
+        QVERIFY(maxX > view.contentRect().center().x());
         // Zoomed in so that each event is wider than a pixel, the gaps between them show.
         view.setVisibleRange(0, 2000);
         const QImage zoomed = view.renderToImage(view.size());
