@@ -298,6 +298,8 @@ void MainWindow::onLoadStarted(bool relink)
     }
     m_progressPanel->show();
     m_progressTimer->start();
+    if (!m_doc)
+        m_timeline->setPlaceholderText(tr("Loading…"));
     updateProgress();
     statusBar()->showMessage(relink ? tr("Relinking…") : tr("Loading…"));
 }
@@ -312,6 +314,9 @@ void MainWindow::updateProgress()
         if (stage.finished) {
             m_stageBars[s]->setRange(0, 1000);
             m_stageBars[s]->setValue(1000);
+        } else if (!stage.started) {
+            m_stageBars[s]->setRange(0, 1000);
+            m_stageBars[s]->setValue(0);
         } else if (stage.total == 0) {
             m_stageBars[s]->setRange(0, 0); // busy indicator
         } else {
@@ -323,6 +328,7 @@ void MainWindow::updateProgress()
 
 void MainWindow::finishProgress()
 {
+    m_timeline->setPlaceholderText(QString());
     m_progressTimer->stop();
     m_progressPanel->hide();
     statusBar()->clearMessage();

@@ -429,7 +429,9 @@ void TimelineView::paint(QPainter &painter, const QRect &target)
     if (!m_doc) {
         painter.setPen(kText);
         painter.drawText(area, Qt::AlignCenter,
-                         tr("Open a trace pair with File ▸ Open pair…, or drop one or two trace files here."));
+                         !m_placeholder.isEmpty()
+                             ? m_placeholder
+                             : tr("Open a trace pair with File ▸ Open pair…, or drop one or two trace files here."));
         painter.restore();
         return;
     }

@@ -69,6 +69,13 @@ public:
     double timeToX(core::Nanos t) const;
     core::Nanos xToTime(double x) const;
 
+    // Text shown while no document is set (empty: the default hint to open a trace).
+    void setPlaceholderText(const QString &text)
+    {
+        m_placeholder = text;
+        update();
+    }
+
     // --- Lanes ---
     const TimelineLayout &layout() const { return m_layout; }
     void setGroupCollapsed(int group, bool collapsed);
@@ -199,6 +206,7 @@ private:
     const TraceDocument *m_overviewDoc = nullptr;
     bool m_showFrameTime = false;
     int m_headerClipWidth = kHeaderWidth;
+    QString m_placeholder;
     qint64 m_lastFrameNanos = 0;
 };
 

@@ -26,6 +26,7 @@ struct TraceLoader::Job {
         std::atomic<std::uint64_t> done{0};
         std::atomic<std::uint64_t> total{0};
         std::atomic<bool> used{false};
+        std::atomic<bool> started{false};
         std::atomic<bool> finished{false};
     };
     std::array<AtomicStage, kStageCount> stages;
@@ -33,12 +34,14 @@ struct TraceLoader::Job {
     core::ProgressFn progressFor(Stage stage)
     {
         AtomicStage &s = stages[static_cast<int>(stage)];
+        s.started = true;
         return [this, &s](std::uint64_t done, std::uint64_t total) {
             s.done.store(done, std::memory_order_relaxed);
             s.total.store(total, std::memory_order_relaxed);
             return !cancel.load(std::memory_order_relaxed);
         };
     }
+    void begin(Stage stage) { stages[static_cast<int>(stage)].started = true; }
     void finish(Stage stage) { stages[static_cast<int>(stage)].finished = true; }
 };
 
@@ -117,7 +120,7 @@ std::vector<TraceLoader::StageProgress> TraceLoader::progress() const
     for (int i = 0; i < kStageCount; ++i) {
         const auto &s = m_job->stages[i];
         out[i] = {s.done.load(std::memory_order_relaxed), s.total.load(std::memory_order_relaxed), s.used.load(),
-                  s.finished.load()};
+                  s.started.load(), s.finished.load()};
     }
     return out;
 }
@@ -208,6 +211,7 @@ void TraceLoader::start(std::shared_ptr<Job> job)
             options.progress = job->progressFor(Stage::Link);
             auto links = std::make_shared<const core::LinkSet>(core::linkTraces(*device, host.get(), options));
             job->finish(Stage::Link);
+            job->begin(Stage::Timeline);
             DocumentPtr doc = TraceDocument::create(job->hostPath, job->devicePath, host, device, links, &job->cancel);
             job->finish(Stage::Timeline);
 

@@ -30,6 +30,7 @@ public:
         std::uint64_t done = 0;
         std::uint64_t total = 0; // 0: unknown (show a busy indicator)
         bool used = false;       // this job has the stage (no host ET stage for a Kineto-only load)
+        bool started = false;
         bool finished = false;
     };
 
