@@ -29,6 +29,12 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTextBrowser>
+#include <QFileInfo>
+#include <QHelpEvent>
+#include <QMimeData>
+#include <QSettings>
+#include <QToolTip>
+#include <QUrl>
 
 using namespace linkscope;
 
@@ -283,6 +289,51 @@ private slots:
         QVERIFY(loaded.wait(60000));
         QVERIFY(m_window->document()->host());
         QVERIFY(m_window->document()->devicePath().endsWith(QStringLiteral("sample_kineto.json")));
+    }
+
+    void dropOfTwoFilesOpensThePair()
+    {
+        QMimeData mime;
+        mime.setUrls({QUrl::fromLocalFile(sample("sample_kineto.json")), QUrl::fromLocalFile(sample("sample_host_et.json"))});
+        QDragEnterEvent enter(QPoint(400, 400), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(m_window.get(), &enter);
+        QVERIFY(enter.isAccepted());
+        QSignalSpy loaded(m_window.get(), &ui::MainWindow::documentChanged);
+        QDropEvent drop(QPointF(400, 400), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(m_window.get(), &drop);
+        QVERIFY(loaded.wait(60000));
+        QVERIFY(m_window->document()->host());
+        // Three files are refused at the door.
+        QMimeData three;
+        three.setUrls({QUrl::fromLocalFile(QStringLiteral("/a")), QUrl::fromLocalFile(QStringLiteral("/b")),
+                       QUrl::fromLocalFile(QStringLiteral("/c"))});
+        QDragEnterEvent enterThree(QPoint(400, 400), Qt::CopyAction, &three, Qt::LeftButton, Qt::NoModifier);
+        enterThree.setAccepted(false);
+        QApplication::sendEvent(m_window.get(), &enterThree);
+        QVERIFY(!enterThree.isAccepted());
+    }
+
+    void recentFilesRemembered()
+    {
+        const QStringList recent = QSettings().value(QStringLiteral("recentTraces")).toStringList();
+        QVERIFY(!recent.isEmpty());
+        QCOMPARE(recent.front(), QFileInfo(sample("sample_host_et.json")).absoluteFilePath() + QLatin1Char('\n')
+                                     + QFileInfo(sample("sample_kineto.json")).absoluteFilePath());
+    }
+
+    void tooltipNamesEventAndParent()
+    {
+        const ui::TraceDocument &doc = *m_window->document();
+        const std::uint32_t gemm = findByCorrelation(doc, core::EventCategory::Kernel, 2290);
+        ui::TimelineView *view = m_window->timeline();
+        m_window->selection()->select(gemm);
+        view->fitSelection();
+        const QPoint at = view->eventRect(gemm).center().toPoint();
+        QHelpEvent help(QEvent::ToolTip, at, view->mapToGlobal(at));
+        QApplication::sendEvent(view, &help);
+        QTRY_VERIFY(QToolTip::isVisible());
+        QVERIFY2(QToolTip::text().contains(QStringLiteral("aten::addmm")), qPrintable(QToolTip::text()));
+        QToolTip::hideText();
     }
 
     void screenshotColoursAtKnownPositions()
