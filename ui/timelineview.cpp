@@ -329,7 +329,7 @@ void TimelineView::buildRow(Geometry &geometry, const LaneRows &rows, int row, i
             if (right - left >= kLabelMinWidth)
                 geometry.labels.push_back({QRect(std::max(left, 0), top, std::min(right, width) - std::max(left, 0) - 1,
                                                  height),
-                                           e});
+                                           e, QString(), false});
             ++i;
             continue;
         }
@@ -490,9 +490,15 @@ void TimelineView::paint(QPainter &painter, const QRect &target)
     labelFont.setPointSizeF(std::max(6.0, labelFont.pointSizeF() * 0.85));
     painter.setFont(labelFont);
     const QFontMetrics metrics(labelFont);
-    for (const Label &label : m_geometry.labels) {
-        const QString text = metrics.elidedText(m_doc->eventName(label.event), Qt::ElideRight, label.rect.width() - 4);
-        if (text.isEmpty() || text == QStringLiteral("…"))
+    for (Label &label : m_geometry.labels) {
+        if (!label.elided) {
+            label.text = metrics.elidedText(m_doc->eventName(label.event), Qt::ElideRight, label.rect.width() - 4);
+            if (label.text == QStringLiteral("…"))
+                label.text.clear();
+            label.elided = true;
+        }
+        const QString &text = label.text;
+        if (text.isEmpty())
             continue;
         const QColor background = eventColor(m_doc->style(label.event));
         painter.setPen(background.lightness() < 150 ? Qt::white : kText);

@@ -142,6 +142,8 @@ private:
     struct Label {
         QRect rect;
         std::uint32_t event;
+        QString text;        // elided on first paint, then reused by hover/selection repaints
+        bool elided = false;
     };
     struct Geometry {
         const TraceDocument *doc = nullptr;
