@@ -285,6 +285,30 @@ private slots:
             }
     }
 
+    void flowStartsWhereTheParentIsTheInnermostSlice()
+    {
+        // aten::linear [100,200) starts with its child aten::t [100,150) at the same microsecond;
+        // the launch at 160 is directly in aten::linear. An "s" at 100 would bind to aten::t.
+        const std::string kineto = R"({"traceEvents":[
+            {"ph":"X","cat":"cpu_op","name":"aten::linear","pid":5,"tid":6,"ts":100,"dur":100,"args":{"External id":1}},
+            {"ph":"X","cat":"cpu_op","name":"aten::t","pid":5,"tid":6,"ts":100,"dur":50,"args":{"External id":2}},
+            {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":5,"tid":6,"ts":160,"dur":5,"args":{"correlation":9,"External id":1}},
+            {"ph":"X","cat":"kernel","name":"gemm","pid":0,"tid":7,"ts":170,"dur":20,"args":{"correlation":9,"stream":7,"device":0,"External id":1}}]})";
+        const DeviceTrace device = parseKinetoTrace(kineto, "linear.json");
+        const LinkSet links = linkTraces(device, nullptr, {});
+        QTemporaryDir dir;
+        const std::string path = dir.filePath(QStringLiteral("p.json")).toStdString();
+        writePerfettoTrace(path, device, links, nullptr);
+        const nlohmann::json trace = nlohmann::json::parse(readBytes(path));
+        int starts = 0;
+        for (const auto &e : trace["traceEvents"])
+            if (e["ph"] == "s") {
+                ++starts;
+                QCOMPARE(e["ts"].get<double>(), 150.0);
+            }
+        QCOMPARE(starts, 1);
+    }
+
     void cycleIsRefusedAndNothingWritten()
     {
         Pair pair = seedPair(Policy::Nesting);

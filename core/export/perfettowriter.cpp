@@ -2,6 +2,9 @@
 
 #include "export/jsonout.h"
 
+#include <algorithm>
+#include <unordered_map>
+
 namespace linkscope::core {
 
 namespace {
@@ -36,6 +39,39 @@ std::string_view ruleWord(ParentRule r)
     case ParentRule::None: break;
     }
     return "none";
+}
+
+// Where a flow "s" event binds to `parent` itself: trace viewers attach it to the innermost slice
+// open on that thread at its timestamp, so the parent's start is wrong whenever a child starts at the
+// same instant (common with whole-microsecond timestamps). The first instant inside the parent not
+// covered by a direct child; the parent's start if the children leave no gap.
+Nanos flowAnchor(const DeviceTrace &device, const TraceIndex &index, std::uint32_t parent)
+{
+    const DeviceEvent &p = device.events[parent];
+    if (parent >= index.laneOf.size() || index.laneOf[parent] >= index.lanes.size() || index.nestParent.size() != device.events.size())
+        return p.ts;
+    const Lane &lane = index.lanes[index.laneOf[parent]];
+    // Lane events are sorted by (ts asc, dur desc, file order): find the parent, then walk its subtree.
+    auto it = std::lower_bound(lane.events.begin(), lane.events.end(), p.ts,
+                               [&](std::uint32_t e, Nanos ts) { return device.events[e].ts < ts; });
+    while (it != lane.events.end() && *it != parent && device.events[*it].ts == p.ts)
+        ++it;
+    if (it == lane.events.end() || *it != parent)
+        return p.ts;
+    Nanos cursor = p.ts;
+    constexpr int kScanLimit = 4096; // a huge subtree: settle for the start rather than scan it all
+    int scanned = 0;
+    for (++it; it != lane.events.end() && scanned < kScanLimit; ++it, ++scanned) {
+        const DeviceEvent &c = device.events[*it];
+        if (c.ts >= p.end())
+            break;
+        if (index.nestParent[*it] != parent)
+            continue;
+        if (c.ts > cursor)
+            return cursor;
+        cursor = std::max(cursor, c.end());
+    }
+    return scanned < kScanLimit && cursor < p.end() ? cursor : p.ts;
 }
 
 } // namespace
@@ -120,8 +156,9 @@ std::uint64_t writePerfettoTrace(const std::string &path, const DeviceTrace &dev
         writer.maybeFlush();
     }
 
-    // One arrow per link: "s" at the parent's start (binds to the parent slice), "f" binding to the GPU op.
+    // One arrow per link: "s" where the parent is the innermost open slice, "f" binding to the GPU op.
     std::uint64_t flowId = 0;
+    std::unordered_map<std::uint32_t, Nanos> anchors; // parent event → where its arrows start
     for (const GpuLink &link : links.gpuLinks) {
         if (link.parent >= device.events.size() || link.gpuEvent >= device.events.size())
             continue;
@@ -135,8 +172,11 @@ std::uint64_t writePerfettoTrace(const std::string &path, const DeviceTrace &dev
         out += "\"ph\":\"s\",\"id\":" + std::to_string(flowId) + ",\"cat\":\"" + cat + "\",\"name\":";
         appendString(out, name);
         appendWhere(out, device, parent.thread);
+        auto [anchorIt, fresh] = anchors.try_emplace(link.parent, 0);
+        if (fresh)
+            anchorIt->second = flowAnchor(device, links.index, link.parent);
         out += ",\"ts\":";
-        appendMicros(out, parent.ts);
+        appendMicros(out, anchorIt->second);
         out += '}';
         begin();
         out += "\"ph\":\"f\",\"bp\":\"e\",\"id\":" + std::to_string(flowId) + ",\"cat\":\"" + cat + "\",\"name\":";
