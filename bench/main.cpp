@@ -15,7 +15,12 @@ void usage(std::ostream &out)
            "  load HOST_ET KINETO        read each file (one core), MB/s of uncompressed input, events, peak RSS\n"
            "  link [HOST_ET KINETO]      link time apart from load time; without files: three generated sizes\n"
            "       [--sizes 32M,128M,512M] [--seed N]\n"
-           "  export HOST_ET KINETO [--out DIR]  time and output size of each writer (ET+, .et, Perfetto)\n";
+           "  export HOST_ET KINETO [--out DIR]  time and output size of each writer (ET+, .et, Perfetto)\n"
+#ifdef LINKSCOPE_BENCH_RENDER
+           "  render [KINETO] [--events N] [--frames N]  1920x1080 timeline repaint time (median per zoom level);\n"
+           "                             without a file: a generated trace of N events (default 10 million)\n"
+#endif
+        ;
 }
 
 } // namespace
@@ -36,6 +41,10 @@ int main(int argc, char **argv)
             return runLink(args, std::cout, std::cerr);
         if (stage == "export")
             return runExport(args, std::cout, std::cerr);
+#ifdef LINKSCOPE_BENCH_RENDER
+        if (stage == "render")
+            return runRender(args, std::cout, std::cerr);
+#endif
     } catch (const std::exception &e) {
         std::cerr << "linkscope-bench " << stage << ": " << e.what() << '\n';
         return 1;
