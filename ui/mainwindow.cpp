@@ -85,6 +85,7 @@ MainWindow::MainWindow(QWidget *parent)
 
     connect(this, &MainWindow::documentChanged, m_details, &DetailsDock::setDocument);
     connect(this, &MainWindow::documentChanged, m_search, &SearchDock::setDocument);
+    connect(m_search, &SearchDock::resultsChanged, m_timeline, &TimelineView::setHighlightedEvents);
     connect(m_loader, &TraceLoader::started, this, &MainWindow::onLoadStarted);
     connect(m_loader, &TraceLoader::finished, this, &MainWindow::onLoaded);
     connect(m_loader, &TraceLoader::failed, this, &MainWindow::onFailed);

@@ -75,6 +75,7 @@ void SearchDock::setDocument(DocumentPtr doc)
     m_lastQuery.clear();
     m_current = -1;
     m_status->clear();
+    emit resultsChanged({});
 }
 
 void SearchDock::activate()
@@ -128,11 +129,13 @@ void SearchDock::search(SearchMode mode, const QString &query)
     SearchResult result = searchEvents(*m_doc, mode, query);
     if (!result.error.isEmpty()) {
         m_model->clear();
+        emit resultsChanged({});
         m_status->setText(result.error);
         return;
     }
     const std::size_t count = result.events.size();
     m_model->setResults(m_doc, std::move(result.events));
+    emit resultsChanged(m_model->events());
     if (count == 0) {
         m_status->setText(tr("No match"));
         return;

@@ -32,6 +32,10 @@ public:
     QComboBox *modeBox() const { return m_mode; }
     int currentHit() const { return m_current; }
 
+signals:
+    // The hits of the last search (sorted by start time), for the timeline to mark.
+    void resultsChanged(const std::vector<std::uint32_t> &events);
+
 protected:
     bool eventFilter(QObject *watched, QEvent *event) override;
 

@@ -77,6 +77,8 @@ void TimelineView::setDocument(DocumentPtr doc)
     m_focusedEdge = core::kNoIndex;
     m_hoverEvent = core::kNoIndex;
     m_paintedEdges.clear();
+    if (!sameTrace)
+        m_highlighted.clear();
     if (sameTrace) {
         // A relink keeps the lanes (same device trace); keep what the user collapsed and where they were.
         std::vector<bool> groups;
@@ -521,6 +523,27 @@ void TimelineView::paint(QPainter &painter, const QRect &target)
         painter.drawRect(box);
         painter.restore();
     };
+    if (!m_highlighted.empty()) {
+        // Hits are sorted by start. With few hits all are scanned (one that starts before the view
+        // may cover it); with many, the scan starts at the view's start and a long hit that began
+        // earlier is not marked.
+        auto first = m_highlighted.begin();
+        if (m_highlighted.size() > 1000)
+            first = std::lower_bound(m_highlighted.begin(), m_highlighted.end(), m_viewStart,
+                                     [&](std::uint32_t e, core::Nanos t) { return m_doc->event(e).ts < t; });
+        int drawn = 0;
+        for (auto it = first; it != m_highlighted.end() && drawn < 5000; ++it) {
+            if (*it >= m_doc->eventCount())
+                continue;
+            const core::DeviceEvent &event = m_doc->event(*it);
+            if (event.ts > m_viewEnd)
+                break;
+            if (event.end() < m_viewStart)
+                continue;
+            outline(*it, searchHitColor(), 2);
+            ++drawn;
+        }
+    }
     if (m_hoverEvent != core::kNoIndex && m_hoverEvent < m_doc->eventCount())
         outline(m_hoverEvent, QColor(0, 0, 0, 120), 1);
     if (m_selection && m_selection->hasSelection() && m_selection->current() < m_doc->eventCount())
@@ -1281,6 +1304,12 @@ void TimelineView::keyPressEvent(QKeyEvent *event)
     default: QWidget::keyPressEvent(event); return;
     }
     event->accept();
+}
+
+void TimelineView::setHighlightedEvents(std::vector<std::uint32_t> events)
+{
+    m_highlighted = std::move(events);
+    update();
 }
 
 void TimelineView::setShowAllEdgesInView(bool show)

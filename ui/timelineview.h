@@ -85,6 +85,10 @@ public:
     std::uint32_t eventAt(const QPoint &pos) const; // core::kNoIndex if none
     QRectF eventRect(std::uint32_t event) const;    // empty if its row is hidden
 
+    // Events to mark (search hits), sorted by start time; only those in view are drawn.
+    void setHighlightedEvents(std::vector<std::uint32_t> events);
+    const std::vector<std::uint32_t> &highlightedEvents() const { return m_highlighted; }
+
     // --- Edges ---
     void setShowAllEdgesInView(bool show);
     bool showAllEdgesInView() const { return m_showAllEdges; }
@@ -209,6 +213,7 @@ private:
     bool m_showFrameTime = false;
     int m_headerClipWidth = kHeaderWidth;
     QString m_placeholder;
+    std::vector<std::uint32_t> m_highlighted;
     qint64 m_lastFrameNanos = 0;
 };
 

@@ -170,6 +170,8 @@ private slots:
         ui::SearchDock *search = m_window->searchDock();
         search->search(static_cast<ui::SearchMode>(mode), query);
         QCOMPARE(search->model()->rowCount(), hits);
+        // The timeline marks the same hits.
+        QCOMPARE(m_window->timeline()->highlightedEvents(), search->model()->events());
         if (hits == 0)
             return;
         // The first hit is selected; next/previous walk and wrap.
