@@ -1,5 +1,7 @@
 #include "mainwindow.h"
 
+#include "reviewui.h"
+
 #include "detailsdock.h"
 #include "eventselection.h"
 #include "legendwidget.h"
@@ -93,6 +95,8 @@ MainWindow::MainWindow(QWidget *parent)
         finishProgress();
         statusBar()->showMessage(tr("Cancelled"), 4000);
     });
+    // Findings / Edits docks, Edit and Review menus, the corrections sidecar.
+    m_review = new ReviewUi(this);
     m_timeline->setFocus();
 }
 

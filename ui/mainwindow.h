@@ -29,6 +29,7 @@ class EventSelection;
 class SearchDock;
 class TimelineView;
 class TraceLoader;
+class ReviewUi;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -54,6 +55,11 @@ public:
     // documentChanged(). Builds the timeline arrays on the calling (GUI) thread: O(events), meant
     // for edits, not for relinking a 10M-event trace (setPolicy() does that in the background).
     void setLinks(std::shared_ptr<const core::LinkSet> links);
+
+    // Review and corrections (docks, menus, undo, sidecar): see reviewui.h.
+    ReviewUi *review() const { return m_review; }
+    // Shows `doc` in place of the linker's document of the same traces (the corrected links).
+    void showCorrectedDocument(DocumentPtr doc) { setDocument(std::move(doc)); }
 
     core::Policy policy() const { return m_policy; }
     // Relinks the open traces under `policy` in the background (no-op without a document).
@@ -91,6 +97,7 @@ private:
     TraceLoader *m_loader;
     DetailsDock *m_details;
     SearchDock *m_search;
+    ReviewUi *m_review = nullptr;
     core::Policy m_policy = core::Policy::Nesting;
 
     QMenu *m_viewMenu = nullptr;

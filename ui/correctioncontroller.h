@@ -1,0 +1,116 @@
+#pragma once
+// Corrections in the GUI: owns the CorrectionSession (log, corrected links, sidecar) and the undo
+// stack of one open trace pair. Each user action becomes a core LogEntry pushed as a QUndoCommand;
+// after every change the corrected links are shown (a new TraceDocument built off the GUI thread)
+// and the sidecar is saved. A new load, a relink and a policy change re-apply the whole log.
+//
+// The main window's document is what the linker produced; the controller replaces it with the
+// corrected one through MainWindow::showCorrectedDocument().
+
+#include "edit/correctionsession.h"
+#include "export/exporter.h"
+#include "tracedocument.h"
+
+#include <QFuture>
+#include <QObject>
+#include <QString>
+#include <QStringList>
+
+#include <memory>
+#include <optional>
+
+class QAction;
+class QUndoStack;
+
+namespace linkscope::ui {
+
+class MainWindow;
+
+class CorrectionController : public QObject {
+    Q_OBJECT
+public:
+    explicit CorrectionController(MainWindow *window);
+    ~CorrectionController() override;
+
+    QUndoStack *undoStack() const { return m_undo; }
+    // Null before a trace is open.
+    const core::CorrectionSession *session() const { return m_session.get(); }
+    bool ready() const { return m_ready; } // the sidecar has been looked for and applied
+    // The document shown: the corrected links (or the linker's, without corrections).
+    const DocumentPtr &document() const { return m_published; }
+    // The linker's document the corrections apply to (its findings are the Findings dock's rows).
+    const DocumentPtr &linkedDocument() const { return m_linked; }
+    QString sidecarPath() const;
+    QString sidecarSummary() const; // one line for the Edits dock
+
+    // Edits on events (DeviceTrace indices). Each is one undoable step; false if not applicable.
+    bool reparent(std::uint32_t gpuEvent, std::uint32_t newParent);
+    bool detach(std::uint32_t gpuEvent);
+    bool restore(std::uint32_t gpuEvent);
+    bool addEdge(std::uint32_t from, std::uint32_t to, core::EdgeKind kind);
+    bool removeEdge(std::uint32_t from, std::uint32_t to, core::EdgeKind kind);
+    bool flag(std::uint32_t event, const QString &note);
+    bool accept(std::uint32_t event);
+    bool note(std::uint32_t event, const QString &text);
+    // Findings (indices into the document's links().findings).
+    bool markReviewed(std::uint32_t finding, const QString &note = {});
+    bool applySuggestion(std::uint32_t finding);
+    // Every finding of that kind with a suggested parent, re-parented as one step.
+    bool applySuggestionToKind(core::FindingKind kind);
+    // Removes a log entry (any, not only the last): undoable.
+    bool removeEntry(std::size_t index);
+    // Applies a sidecar that was made from other inputs (the user asked for it).
+    bool forceSidecar();
+
+    // Candidate parents for a GPU op: each policy's choice, the innermost enclosing op and the CPU
+    // ops enclosing its launch, without duplicates, innermost first.
+    std::vector<std::uint32_t> parentCandidates(std::uint32_t gpuEvent) const;
+    // A CPU op named by "rf_id N", "ev_idx N", "#N" (event index) or a bare number (rf_id, then Ev Idx).
+    std::uint32_t findCpuOp(const QString &text) const;
+
+    // Writes the corrected links (off the GUI thread). Empty paths are skipped. Emits
+    // exportFinished(ok, message).
+    void exportCorrected(const core::ExportRequest &request);
+    bool exporting() const { return m_exporting; }
+
+    // Tests: blocks (processing events) until the sidecar is applied and the shown document is
+    // current. False on timeout.
+    bool waitUntilSettled(int timeoutMs = 30000);
+
+    // Called by the undo commands only.
+    void applyEntryNow(const core::LogEntry &entry);
+    void undoEntryNow();
+    void removeEntryNow(std::size_t index);
+    void insertEntryNow(std::size_t index, const core::LogEntry &entry);
+
+signals:
+    void changed();              // log, outcomes or review state changed
+    void sidecarChanged();       // the sidecar's state or location changed
+    void published(linkscope::ui::DocumentPtr doc);
+    // After a relink or policy change: how many GPU ops got another parent, and which.
+    void linksChanged(const QString &summary, const QStringList &details);
+    void exportFinished(bool ok, const QString &message);
+
+private:
+    void onDocumentChanged(DocumentPtr doc);
+    void startSession(DocumentPtr doc);
+    void sidecarLookedUp(DocumentPtr doc, core::FileFingerprint device, std::optional<core::FileFingerprint> host,
+                         QString error);
+    void relinked(DocumentPtr doc);
+    void publish();
+    bool push(core::LogEntry entry);
+    QString describeEvent(std::uint32_t event) const;
+
+    MainWindow *m_window;
+    QUndoStack *m_undo;
+    std::unique_ptr<core::CorrectionSession> m_session;
+    DocumentPtr m_linked;    // the linker's document the session is attached to
+    DocumentPtr m_published; // the document shown
+    bool m_ready = false;
+    bool m_publishing = false;
+    bool m_exporting = false;
+    quint64 m_generation = 0;     // publish requests
+    quint64 m_sessionSerial = 0;  // sessions (a new trace starts a new one)
+};
+
+} // namespace linkscope::ui

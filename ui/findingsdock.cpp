@@ -1,0 +1,374 @@
+#include "findingsdock.h"
+
+#include "correctioncontroller.h"
+#include "eventselection.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QInputDialog>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QTableView>
+#include <QVBoxLayout>
+
+namespace linkscope::ui {
+
+namespace {
+QString fromStd(std::string_view text) { return QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size())); }
+} // namespace
+
+// ---- model ----------------------------------------------------------------------------------
+
+FindingsModel::FindingsModel(CorrectionController *controller, QObject *parent)
+    : QAbstractTableModel(parent), m_controller(controller)
+{
+    connect(controller, &CorrectionController::changed, this, &FindingsModel::refresh);
+    refresh();
+}
+
+void FindingsModel::refresh()
+{
+    const DocumentPtr doc = m_controller->linkedDocument();
+    if (doc != m_doc) {
+        beginResetModel();
+        m_doc = doc;
+        endResetModel();
+    } else if (rowCount() > 0) {
+        // Review state and corrections change only the status column.
+        emit dataChanged(index(0, Status), index(rowCount() - 1, Status));
+    }
+}
+
+int FindingsModel::rowCount(const QModelIndex &parent) const
+{
+    return parent.isValid() || !m_doc ? 0 : static_cast<int>(m_doc->links().findings.size());
+}
+
+int FindingsModel::columnCount(const QModelIndex &parent) const { return parent.isValid() ? 0 : ColumnCount; }
+
+const core::Finding &FindingsModel::finding(int row) const { return m_doc->links().findings.at(static_cast<std::size_t>(row)); }
+
+std::uint32_t FindingsModel::subjectEvent(int row) const
+{
+    const core::Finding &f = finding(row);
+    return f.subjectKind == core::SubjectKind::DeviceEvent && f.subject < m_doc->eventCount() ? f.subject : core::kNoIndex;
+}
+
+QString FindingsModel::statusOf(int row) const
+{
+    const core::CorrectionSession *session = m_controller->session();
+    if (!session || !session->attached())
+        return tr("open");
+    const core::Finding &f = finding(row);
+    if (session->editor().review().isReviewed(f))
+        return tr("reviewed");
+    const core::LinkSet &working = session->working();
+    if (f.subjectKind == core::SubjectKind::DeviceEvent && f.subject < working.gpuLinkOf.size()) {
+        const std::uint32_t link = working.gpuLinkOf[f.subject];
+        if (link != core::kNoIndex && working.gpuLinks[link].rule == core::ParentRule::Manual)
+            return tr("corrected");
+    }
+    return tr("open");
+}
+
+std::array<int, core::kFindingKindCount> FindingsModel::countsByKind() const
+{
+    std::array<int, core::kFindingKindCount> counts{};
+    if (m_doc)
+        for (const core::Finding &f : m_doc->links().findings)
+            ++counts[static_cast<std::size_t>(f.kind)];
+    return counts;
+}
+
+QVariant FindingsModel::data(const QModelIndex &index, int role) const
+{
+    if (!index.isValid() || index.row() >= rowCount() || index.column() >= ColumnCount)
+        return {};
+    const core::Finding &f = finding(index.row());
+    switch (role) {
+    case Qt::DisplayRole:
+        switch (index.column()) {
+        case Kind: return fromStd(core::findingKindName(f.kind));
+        case Severity: return fromStd(core::findingSeverityName(f.severity));
+        case Subject: {
+            const std::uint32_t e = subjectEvent(index.row());
+            if (e != core::kNoIndex)
+                return m_doc->eventName(e);
+            if (f.subjectKind == core::SubjectKind::HostNode && m_doc->host() && f.subject < m_doc->host()->nodes.size())
+                return tr("ET node %1").arg(m_doc->host()->nodes[f.subject].id);
+            return tr("trace");
+        }
+        case Status: return statusOf(index.row());
+        case Message: return QString::fromStdString(f.message);
+        case Suggestion: return QString::fromStdString(f.suggestion);
+        }
+        break;
+    case Qt::ToolTipRole:
+        return QString::fromStdString(f.message) +
+               (f.suggestion.empty() ? QString() : QStringLiteral("\n→ ") + QString::fromStdString(f.suggestion));
+    case SortRole:
+        if (index.column() == Severity)
+            return static_cast<int>(f.severity);
+        return data(index, Qt::DisplayRole);
+    case FindingRole: return index.row();
+    case SubjectEventRole: return static_cast<qulonglong>(subjectEvent(index.row()));
+    case KindRole: return static_cast<int>(f.kind);
+    case OpenRole: return statusOf(index.row()) == tr("open");
+    }
+    return {};
+}
+
+QVariant FindingsModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return QAbstractTableModel::headerData(section, orientation, role);
+    switch (section) {
+    case Kind: return tr("Kind");
+    case Severity: return tr("Severity");
+    case Subject: return tr("Subject");
+    case Status: return tr("Status");
+    case Message: return tr("Message");
+    case Suggestion: return tr("Suggestion");
+    }
+    return {};
+}
+
+void FindingsFilterModel::setKind(int kind)
+{
+    m_kind = kind;
+    invalidateFilter();
+}
+
+void FindingsFilterModel::setOpenOnly(bool on)
+{
+    m_openOnly = on;
+    invalidateFilter();
+}
+
+void FindingsFilterModel::setText(const QString &text)
+{
+    m_text = text;
+    invalidateFilter();
+}
+
+bool FindingsFilterModel::filterAcceptsRow(int sourceRow, const QModelIndex &sourceParent) const
+{
+    const QAbstractItemModel *source = sourceModel();
+    const QModelIndex first = source->index(sourceRow, 0, sourceParent);
+    if (m_kind >= 0 && source->data(first, FindingsModel::KindRole).toInt() != m_kind)
+        return false;
+    if (m_openOnly && !source->data(first, FindingsModel::OpenRole).toBool())
+        return false;
+    if (m_text.isEmpty())
+        return true;
+    for (int column : {FindingsModel::Subject, FindingsModel::Message, FindingsModel::Kind})
+        if (source->data(source->index(sourceRow, column, sourceParent)).toString().contains(m_text, Qt::CaseInsensitive))
+            return true;
+    return false;
+}
+
+// ---- dock -----------------------------------------------------------------------------------
+
+FindingsDock::FindingsDock(CorrectionController *controller, EventSelection *selection, QWidget *parent)
+    : QDockWidget(tr("Findings"), parent)
+    , m_controller(controller)
+    , m_selection(selection)
+    , m_model(new FindingsModel(controller, this))
+    , m_filter(new FindingsFilterModel(this))
+{
+    setObjectName(QStringLiteral("FindingsDock"));
+    m_filter->setSourceModel(m_model);
+    m_filter->setSortRole(FindingsModel::SortRole);
+
+    auto *body = new QWidget(this);
+    auto *layout = new QVBoxLayout(body);
+    layout->setContentsMargins(4, 4, 4, 4);
+    auto *filters = new QHBoxLayout;
+    m_kindBox = new QComboBox(body);
+    m_kindBox->setToolTip(tr("Show one kind of finding (the count of each is in brackets)"));
+    m_search = new QLineEdit(body);
+    m_search->setPlaceholderText(tr("Filter by name or message"));
+    m_search->setClearButtonEnabled(true);
+    m_openOnly = new QCheckBox(tr("Open only"), body);
+    m_openOnly->setToolTip(tr("Hide findings already reviewed or corrected"));
+    m_countLabel = new QLabel(body);
+    filters->addWidget(m_kindBox, 2);
+    filters->addWidget(m_search, 3);
+    filters->addWidget(m_openOnly);
+    filters->addWidget(m_countLabel);
+    layout->addLayout(filters);
+
+    m_view = new QTableView(body);
+    m_view->setModel(m_filter);
+    m_view->setSortingEnabled(true);
+    m_view->sortByColumn(-1, Qt::AscendingOrder); // linker order until the user sorts
+    m_view->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_view->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_view->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_view->setWordWrap(false);
+    m_view->verticalHeader()->hide();
+    m_view->horizontalHeader()->setStretchLastSection(true);
+    m_view->horizontalHeader()->setSectionResizeMode(FindingsModel::Message, QHeaderView::Interactive);
+    layout->addWidget(m_view, 1);
+
+    auto *buttons = new QHBoxLayout;
+    auto *prev = new QPushButton(tr("◀ Previous"), body);
+    auto *next = new QPushButton(tr("Next ▶"), body);
+    prev->setToolTip(tr("Previous finding (Shift+N, Shift+F8)"));
+    next->setToolTip(tr("Next finding (N, F8)"));
+    m_applyButton = new QPushButton(tr("Apply suggestion"), body);
+    m_applyAllButton = new QPushButton(tr("Apply to all of this kind"), body);
+    m_reviewedButton = new QPushButton(tr("Mark reviewed"), body);
+    m_flagButton = new QPushButton(tr("Flag…"), body);
+    m_applyAllButton->setToolTip(tr("Re-parent every finding of this kind to its suggested parent, as one undoable step"));
+    for (QPushButton *b : {prev, next, m_applyButton, m_applyAllButton, m_reviewedButton, m_flagButton})
+        buttons->addWidget(b);
+    buttons->addStretch(1);
+    layout->addLayout(buttons);
+    setWidget(body);
+
+    connect(prev, &QPushButton::clicked, this, &FindingsDock::previous);
+    connect(next, &QPushButton::clicked, this, &FindingsDock::next);
+    connect(m_applyButton, &QPushButton::clicked, this, &FindingsDock::applySuggestion);
+    connect(m_applyAllButton, &QPushButton::clicked, this, &FindingsDock::applySuggestionToKind);
+    connect(m_reviewedButton, &QPushButton::clicked, this, &FindingsDock::markReviewed);
+    connect(m_flagButton, &QPushButton::clicked, this, &FindingsDock::flag);
+    connect(m_kindBox, &QComboBox::currentIndexChanged, this, [this] {
+        m_filter->setKind(m_kindBox->currentData().isValid() ? m_kindBox->currentData().toInt() : -1);
+        updateButtons();
+    });
+    connect(m_search, &QLineEdit::textChanged, m_filter, &FindingsFilterModel::setText);
+    connect(m_openOnly, &QCheckBox::toggled, m_filter, &FindingsFilterModel::setOpenOnly);
+    connect(m_view->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            [this](const QModelIndex &current) { onCurrentChanged(current); });
+    connect(m_selection, &EventSelection::changed, this, &FindingsDock::onSelectionChanged);
+    connect(m_model, &QAbstractItemModel::modelReset, this, &FindingsDock::updateKinds);
+    connect(m_filter, &QAbstractItemModel::rowsInserted, this, &FindingsDock::updateButtons);
+    connect(m_filter, &QAbstractItemModel::rowsRemoved, this, &FindingsDock::updateButtons);
+    connect(m_filter, &QAbstractItemModel::modelReset, this, &FindingsDock::updateButtons);
+    connect(m_filter, &QAbstractItemModel::layoutChanged, this, &FindingsDock::updateButtons);
+    connect(m_controller, &CorrectionController::changed, this, &FindingsDock::updateButtons);
+    updateKinds();
+}
+
+int FindingsDock::currentFinding() const
+{
+    const QModelIndex current = m_view->currentIndex();
+    return current.isValid() ? m_filter->data(current, FindingsModel::FindingRole).toInt() : -1;
+}
+
+void FindingsDock::updateKinds()
+{
+    const QVariant keep = m_kindBox->currentData();
+    const auto counts = m_model->countsByKind();
+    QSignalBlocker block(m_kindBox);
+    m_kindBox->clear();
+    m_kindBox->addItem(tr("All kinds (%L1)").arg(m_model->rowCount()));
+    for (int k = 0; k < core::kFindingKindCount; ++k)
+        if (counts[static_cast<std::size_t>(k)] > 0)
+            m_kindBox->addItem(tr("%1 (%L2)").arg(fromStd(core::findingKindName(static_cast<core::FindingKind>(k))))
+                                   .arg(counts[static_cast<std::size_t>(k)]),
+                               k);
+    const int at = keep.isValid() ? m_kindBox->findData(keep) : 0;
+    m_kindBox->setCurrentIndex(at < 0 ? 0 : at);
+    m_filter->setKind(m_kindBox->currentData().isValid() ? m_kindBox->currentData().toInt() : -1);
+    updateButtons();
+}
+
+void FindingsDock::updateButtons()
+{
+    m_countLabel->setText(tr("%L1 shown").arg(m_filter->rowCount()));
+    const int f = currentFinding();
+    const bool has = f >= 0 && m_controller->ready();
+    const core::Finding *finding = has ? &m_model->finding(f) : nullptr;
+    m_applyButton->setEnabled(finding && finding->suggestedParent != core::kNoIndex &&
+                              finding->subjectKind == core::SubjectKind::DeviceEvent);
+    m_applyAllButton->setEnabled(m_applyButton->isEnabled());
+    m_reviewedButton->setEnabled(has);
+    m_flagButton->setEnabled(has && m_model->subjectEvent(f) != core::kNoIndex);
+}
+
+void FindingsDock::onCurrentChanged(const QModelIndex &current)
+{
+    updateButtons();
+    if (m_syncing || !current.isValid())
+        return;
+    const auto event = static_cast<std::uint32_t>(m_filter->data(current, FindingsModel::SubjectEventRole).toULongLong());
+    if (event == core::kNoIndex)
+        return;
+    m_syncing = true;
+    m_selection->select(event);
+    m_syncing = false;
+}
+
+void FindingsDock::onSelectionChanged(std::uint32_t event)
+{
+    if (m_syncing || event == core::kNoIndex)
+        return;
+    // The current row follows the timeline when the event has a finding; otherwise it stays.
+    if (currentFinding() >= 0 && m_model->subjectEvent(currentFinding()) == event)
+        return;
+    for (int row = 0; row < m_filter->rowCount(); ++row) {
+        const QModelIndex index = m_filter->index(row, 0);
+        if (static_cast<std::uint32_t>(m_filter->data(index, FindingsModel::SubjectEventRole).toULongLong()) == event) {
+            m_syncing = true;
+            m_view->setCurrentIndex(index);
+            m_view->scrollTo(index);
+            m_syncing = false;
+            return;
+        }
+    }
+}
+
+void FindingsDock::step(int delta)
+{
+    const int rows = m_filter->rowCount();
+    if (rows == 0)
+        return;
+    const QModelIndex current = m_view->currentIndex();
+    int row = current.isValid() ? current.row() + delta : (delta > 0 ? 0 : rows - 1);
+    row = (row + rows) % rows; // wraps around, as "next problem" does in editors
+    m_view->setCurrentIndex(m_filter->index(row, current.isValid() ? current.column() : 0));
+    m_view->scrollTo(m_view->currentIndex());
+}
+
+void FindingsDock::next() { step(1); }
+void FindingsDock::previous() { step(-1); }
+
+void FindingsDock::applySuggestion()
+{
+    const int f = currentFinding();
+    if (f >= 0)
+        m_controller->applySuggestion(static_cast<std::uint32_t>(f));
+}
+
+void FindingsDock::applySuggestionToKind()
+{
+    const int f = currentFinding();
+    if (f >= 0)
+        m_controller->applySuggestionToKind(m_model->finding(f).kind);
+}
+
+void FindingsDock::markReviewed()
+{
+    const int f = currentFinding();
+    if (f >= 0)
+        m_controller->markReviewed(static_cast<std::uint32_t>(f));
+}
+
+void FindingsDock::flag()
+{
+    const int f = currentFinding();
+    if (f < 0 || m_model->subjectEvent(f) == core::kNoIndex)
+        return;
+    bool ok = false;
+    const QString text = QInputDialog::getText(this, tr("Flag the link as wrong"), tr("Note:"), QLineEdit::Normal,
+                                               QString::fromStdString(m_model->finding(f).message), &ok);
+    if (ok)
+        m_controller->flag(m_model->subjectEvent(f), text);
+}
+
+} // namespace linkscope::ui

@@ -1,0 +1,113 @@
+#pragma once
+// The Findings dock: every finding of the linker in a sortable, filterable table with counts per
+// kind, kept in step with the timeline selection both ways, next/previous from the keyboard, and
+// the review actions (apply the suggestion, to all of a kind, mark reviewed, flag).
+
+#include "link/finding.h"
+#include "tracedocument.h"
+
+#include <QAbstractTableModel>
+#include <QDockWidget>
+#include <QSortFilterProxyModel>
+
+class QCheckBox;
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QPushButton;
+class QTableView;
+
+namespace linkscope::ui {
+
+class CorrectionController;
+class EventSelection;
+
+// One row per finding of the linked document (LinkSet::findings order).
+class FindingsModel : public QAbstractTableModel {
+    Q_OBJECT
+public:
+    enum Column { Kind, Severity, Subject, Status, Message, Suggestion, ColumnCount };
+    enum Role { FindingRole = Qt::UserRole, SubjectEventRole, KindRole, OpenRole, SortRole };
+
+    explicit FindingsModel(CorrectionController *controller, QObject *parent = nullptr);
+
+    int rowCount(const QModelIndex &parent = {}) const override;
+    int columnCount(const QModelIndex &parent = {}) const override;
+    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+
+    // "open", "reviewed", "corrected" (its GPU op's link was changed by hand).
+    QString statusOf(int row) const;
+    std::uint32_t subjectEvent(int row) const; // kNoIndex when the subject is not a device event
+    const core::Finding &finding(int row) const;
+    std::array<int, core::kFindingKindCount> countsByKind() const;
+
+private:
+    void refresh();
+
+    CorrectionController *m_controller;
+    DocumentPtr m_doc; // the linker's document (its findings)
+};
+
+class FindingsFilterModel : public QSortFilterProxyModel {
+    Q_OBJECT
+public:
+    using QSortFilterProxyModel::QSortFilterProxyModel;
+    void setKind(int kind); // -1: all
+    void setOpenOnly(bool on);
+    void setText(const QString &text);
+
+protected:
+    bool filterAcceptsRow(int sourceRow, const QModelIndex &sourceParent) const override;
+
+private:
+    int m_kind = -1;
+    bool m_openOnly = false;
+    QString m_text;
+};
+
+class FindingsDock : public QDockWidget {
+    Q_OBJECT
+public:
+    FindingsDock(CorrectionController *controller, EventSelection *selection, QWidget *parent = nullptr);
+
+    FindingsModel *model() const { return m_model; }
+    FindingsFilterModel *filter() const { return m_filter; }
+    QTableView *view() const { return m_view; }
+    QComboBox *kindBox() const { return m_kindBox; }
+
+    // The finding of the current row (index into LinkSet::findings), or -1.
+    int currentFinding() const;
+
+public slots:
+    void next();
+    void previous();
+    void applySuggestion();
+    void applySuggestionToKind();
+    void markReviewed();
+    void flag();
+
+private:
+    void step(int delta);
+    void onCurrentChanged(const QModelIndex &current);
+    void onSelectionChanged(std::uint32_t event);
+    void updateKinds();
+    void updateButtons();
+
+    CorrectionController *m_controller;
+    EventSelection *m_selection;
+    FindingsModel *m_model;
+    FindingsFilterModel *m_filter;
+    QTableView *m_view;
+    QComboBox *m_kindBox;
+    QLineEdit *m_search;
+    QCheckBox *m_openOnly;
+    QLabel *m_countLabel;
+    QPushButton *m_applyButton;
+    QPushButton *m_applyAllButton;
+    QPushButton *m_reviewedButton;
+    QPushButton *m_flagButton;
+    bool m_syncing = false;
+};
+
+} // namespace linkscope::ui

@@ -1,0 +1,322 @@
+#include "reviewui.h"
+
+#include "correctioncontroller.h"
+#include "editsdock.h"
+#include "eventselection.h"
+#include "findingsdock.h"
+#include "mainwindow.h"
+
+#include <QAction>
+#include <QCheckBox>
+#include <QDialog>
+#include <QDialogButtonBox>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QInputDialog>
+#include <QLineEdit>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QProgressDialog>
+#include <QStatusBar>
+#include <QUndoStack>
+
+namespace linkscope::ui {
+
+namespace {
+QString fromStd(std::string_view text) { return QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size())); }
+} // namespace
+
+ReviewUi::ReviewUi(MainWindow *window)
+    : QObject(window)
+    , m_window(window)
+    , m_controller(new CorrectionController(window))
+    , m_findings(new FindingsDock(m_controller, window->selection(), window))
+    , m_edits(new EditsDock(m_controller, window->selection(), window))
+{
+    window->addDock(m_findings, Qt::BottomDockWidgetArea);
+    window->addDock(m_edits, Qt::BottomDockWidgetArea);
+    window->tabifyDockWidget(m_findings, m_edits);
+    m_findings->raise();
+    buildMenus();
+    connect(window->selection(), &EventSelection::changed, this, &ReviewUi::updateActions);
+    connect(m_controller, &CorrectionController::changed, this, &ReviewUi::updateActions);
+    connect(m_controller, &CorrectionController::sidecarChanged, this, &ReviewUi::updateActions);
+    connect(m_controller, &CorrectionController::linksChanged, this, [this](const QString &summary, const QStringList &details) {
+        say(summary);
+        if (details.isEmpty())
+            return;
+        auto *box = new QMessageBox(QMessageBox::Information, tr("Links changed"), summary, QMessageBox::Ok, m_window);
+        box->setDetailedText(details.join(QLatin1Char('\n')));
+        box->setAttribute(Qt::WA_DeleteOnClose);
+        box->open(); // non-blocking: a relink never waits on the user
+    });
+    updateActions();
+}
+
+std::uint32_t ReviewUi::selected() const { return m_window->selection()->current(); }
+
+bool ReviewUi::selectedIsGpuOp() const
+{
+    const DocumentPtr &doc = m_controller->document();
+    return doc && m_controller->ready() && doc->gpuLink(selected()) != nullptr;
+}
+
+void ReviewUi::say(const QString &message) { m_window->statusBar()->showMessage(message, 6000); }
+
+void ReviewUi::buildMenus()
+{
+    QMenuBar *bar = m_window->menuBar();
+    // Before Help (the last menu), wherever the window's own menus end.
+    QAction *before = bar->actions().isEmpty() ? nullptr : bar->actions().last();
+
+    auto *edit = new QMenu(tr("&Edit"), m_window);
+    QAction *undo = m_controller->undoStack()->createUndoAction(edit, tr("&Undo"));
+    undo->setShortcut(QKeySequence::Undo);
+    QAction *redo = m_controller->undoStack()->createRedoAction(edit, tr("&Redo"));
+    redo->setShortcuts({QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z), QKeySequence(Qt::CTRL | Qt::Key_Y)});
+    edit->addAction(undo);
+    edit->addAction(redo);
+    bar->insertMenu(before, edit);
+
+    m_menu = new QMenu(tr("&Review"), m_window);
+    QAction *next = m_menu->addAction(tr("Next finding"), m_findings, &FindingsDock::next);
+    next->setShortcuts({QKeySequence(Qt::Key_N), QKeySequence(Qt::Key_F8)});
+    QAction *previous = m_menu->addAction(tr("Previous finding"), m_findings, &FindingsDock::previous);
+    previous->setShortcuts({QKeySequence(Qt::SHIFT | Qt::Key_N), QKeySequence(Qt::SHIFT | Qt::Key_F8)});
+    QAction *reviewed = m_menu->addAction(tr("Mark finding reviewed"), m_findings, &FindingsDock::markReviewed);
+    reviewed->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_M));
+    m_menu->addAction(tr("Apply the finding's suggestion"), m_findings, &FindingsDock::applySuggestion);
+    m_menu->addAction(tr("Apply the suggestion to every finding of this kind"), m_findings,
+                      &FindingsDock::applySuggestionToKind);
+    m_menu->addSeparator();
+
+    QAction *reparent = m_menu->addAction(tr("Re-parent GPU op…"), this, &ReviewUi::reparentSelected);
+    reparent->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
+    QAction *mark = m_menu->addAction(tr("Pick a new parent on the timeline"), this, &ReviewUi::markForReparent);
+    mark->setShortcut(QKeySequence(Qt::Key_P));
+    mark->setToolTip(tr("Remember the selected GPU op; then select its new parent CPU op and use \"Re-parent here\""));
+    m_reparentHere = m_menu->addAction(tr("Re-parent the picked GPU op here"), this, &ReviewUi::reparentMarkedHere);
+    m_reparentHere->setShortcut(QKeySequence(Qt::SHIFT | Qt::Key_P));
+    QAction *detach = m_menu->addAction(tr("Detach GPU op"), this, [this] {
+        if (!m_controller->detach(selected()))
+            say(tr("Select a GPU op to detach"));
+    });
+    detach->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_D));
+    QAction *restore = m_menu->addAction(tr("Restore the linker's parent"), this, [this] {
+        if (!m_controller->restore(selected()))
+            say(tr("The selected op's link was not changed"));
+    });
+    m_needGpuOp << reparent << mark << detach << restore;
+    m_menu->addSeparator();
+
+    QAction *flag = m_menu->addAction(tr("Flag link as wrong…"), this, [this] {
+        bool ok = false;
+        const QString text = QInputDialog::getText(m_window, tr("Flag the link as wrong"), tr("Note:"), QLineEdit::Normal,
+                                                   QString(), &ok);
+        if (ok)
+            m_controller->flag(selected(), text);
+    });
+    QAction *accept = m_menu->addAction(tr("Accept link"), this, [this] { m_controller->accept(selected()); });
+    QAction *note = m_menu->addAction(tr("Note…"), this, [this] {
+        bool ok = false;
+        const QString text = QInputDialog::getText(m_window, tr("Note"), tr("Note on the selected op:"), QLineEdit::Normal,
+                                                   QString(), &ok);
+        if (ok)
+            m_controller->note(selected(), text);
+    });
+    m_needEvent << flag << accept << note;
+    m_menu->addSeparator();
+
+    QAction *source = m_menu->addAction(tr("Pick edge source"), this, &ReviewUi::markEdgeSource);
+    m_addSync = m_menu->addAction(tr("Add sync edge from the picked GPU op to the selection"), this,
+                                  [this] { addEdgeToSelected(core::EdgeKind::Sync); });
+    m_addInterThread = m_menu->addAction(tr("Add inter-thread edge from the picked op to the selection"), this,
+                                         [this] { addEdgeToSelected(core::EdgeKind::InterThread); });
+    QAction *removeEdge = m_menu->addAction(tr("Remove a sync / inter-thread edge of the selection…"), this,
+                                            &ReviewUi::removeEdgeOfSelected);
+    m_needEvent << source << removeEdge;
+    m_menu->addSeparator();
+    m_export = m_menu->addAction(tr("Export corrected traces…"), this, &ReviewUi::exportCorrected);
+    m_export->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
+    bar->insertMenu(before, m_menu);
+
+    for (QAction *a : m_menu->actions())
+        a->setShortcutContext(Qt::WindowShortcut);
+}
+
+void ReviewUi::updateActions()
+{
+    const bool gpu = selectedIsGpuOp();
+    const bool event = m_controller->ready() && selected() != core::kNoIndex;
+    for (QAction *a : m_needGpuOp)
+        a->setEnabled(gpu);
+    for (QAction *a : m_needEvent)
+        a->setEnabled(event);
+    const DocumentPtr &doc = m_controller->document();
+    const bool cpuSelected = event && doc && core::isCpuOpCategory(doc->event(selected()).category);
+    m_reparentHere->setEnabled(cpuSelected && m_markedGpuOp != core::kNoIndex);
+    m_addSync->setEnabled(event && m_markedEdgeSource != core::kNoIndex);
+    m_addInterThread->setEnabled(event && m_markedEdgeSource != core::kNoIndex);
+    m_export->setEnabled(m_controller->ready() && !m_controller->exporting());
+}
+
+void ReviewUi::reparentSelected()
+{
+    const std::uint32_t gpu = selected();
+    const DocumentPtr &doc = m_controller->document();
+    if (!selectedIsGpuOp())
+        return;
+    const std::vector<std::uint32_t> candidates = m_controller->parentCandidates(gpu);
+    QStringList items;
+    for (std::uint32_t c : candidates) {
+        const core::DeviceEvent &e = doc->event(c);
+        items << tr("%1  (%2, rf_id %3, Ev Idx %4)")
+                     .arg(doc->eventName(c), fromStd(core::categoryName(e.category)))
+                     .arg(e.rfId)
+                     .arg(e.evIdx);
+    }
+    const QString byId = tr("Another CPU op, by rf_id / Ev Idx / #index…");
+    items << byId;
+    bool ok = false;
+    const QString choice = QInputDialog::getItem(m_window, tr("Re-parent %1").arg(doc->eventName(gpu)),
+                                                 tr("New parent (CPU ops enclosing the launch first):"), items, 0, false, &ok);
+    if (!ok)
+        return;
+    std::uint32_t parent = core::kNoIndex;
+    if (choice == byId) {
+        const QString text = QInputDialog::getText(m_window, tr("Re-parent by id"),
+                                                   tr("rf_id N, ev_idx N, #event, or a number (rf_id first):"),
+                                                   QLineEdit::Normal, QString(), &ok);
+        if (!ok)
+            return;
+        parent = m_controller->findCpuOp(text);
+        if (parent == core::kNoIndex) {
+            say(tr("No CPU op matches \"%1\"").arg(text));
+            return;
+        }
+    } else {
+        parent = candidates.at(static_cast<std::size_t>(items.indexOf(choice)));
+    }
+    if (!m_controller->reparent(gpu, parent))
+        say(tr("Cannot re-parent onto that op"));
+}
+
+void ReviewUi::markForReparent()
+{
+    if (!selectedIsGpuOp())
+        return;
+    m_markedGpuOp = selected();
+    say(tr("Picked %1: now select its new parent CPU op and press Shift+P").arg(m_controller->document()->eventName(m_markedGpuOp)));
+    updateActions();
+}
+
+void ReviewUi::reparentMarkedHere()
+{
+    if (m_markedGpuOp == core::kNoIndex)
+        return;
+    if (m_controller->reparent(m_markedGpuOp, selected())) {
+        const std::uint32_t gpu = m_markedGpuOp;
+        m_markedGpuOp = core::kNoIndex;
+        m_window->selection()->select(gpu);
+    } else {
+        say(tr("Select a CPU op (cpu_op or user_annotation) as the new parent"));
+    }
+    updateActions();
+}
+
+void ReviewUi::markEdgeSource()
+{
+    if (selected() == core::kNoIndex)
+        return;
+    m_markedEdgeSource = selected();
+    say(tr("Edge source: %1 — select the target and add the edge").arg(m_controller->document()->eventName(selected())));
+    updateActions();
+}
+
+void ReviewUi::addEdgeToSelected(core::EdgeKind kind)
+{
+    if (m_markedEdgeSource == core::kNoIndex || !m_controller->addEdge(m_markedEdgeSource, selected(), kind))
+        say(tr("Cannot add that edge"));
+    m_markedEdgeSource = core::kNoIndex;
+    updateActions();
+}
+
+void ReviewUi::removeEdgeOfSelected()
+{
+    const core::CorrectionSession *session = m_controller->session();
+    const DocumentPtr &doc = m_controller->document();
+    if (!session || !doc || selected() == core::kNoIndex)
+        return;
+    std::vector<core::Edge> edges;
+    QStringList items;
+    for (const core::Edge &e : session->working().edges) {
+        if ((e.kind != core::EdgeKind::Sync && e.kind != core::EdgeKind::InterThread) ||
+            (e.from != selected() && e.to != selected()))
+            continue;
+        edges.push_back(e);
+        items << tr("%1: %2 → %3").arg(fromStd(core::edgeKindName(e.kind)), doc->eventName(e.from), doc->eventName(e.to));
+    }
+    if (items.isEmpty()) {
+        say(tr("The selection has no sync or inter-thread edge"));
+        return;
+    }
+    bool ok = false;
+    const QString choice = QInputDialog::getItem(m_window, tr("Remove edge"), tr("Edge:"), items, 0, false, &ok);
+    if (!ok)
+        return;
+    const core::Edge &e = edges.at(static_cast<std::size_t>(items.indexOf(choice)));
+    m_controller->removeEdge(e.from, e.to, e.kind);
+}
+
+void ReviewUi::exportCorrected()
+{
+    const DocumentPtr &doc = m_controller->document();
+    if (!doc || !m_controller->ready())
+        return;
+    QDialog dialog(m_window);
+    dialog.setWindowTitle(tr("Export corrected traces"));
+    auto *form = new QFormLayout(&dialog);
+    const QString base = QFileInfo(doc->devicePath()).absolutePath() + QLatin1Char('/') +
+                         QFileInfo(doc->devicePath()).completeBaseName() + QStringLiteral(".corrected");
+    auto *et = new QLineEdit(doc->host() ? base + QStringLiteral(".et") : QString(), &dialog);
+    auto *etPlus = new QLineEdit(doc->host() ? base + QStringLiteral(".etplus.json") : QString(), &dialog);
+    auto *perfetto = new QLineEdit(base + QStringLiteral(".perfetto.json"), &dialog);
+    auto *gzip = new QCheckBox(tr("gzip every output"), &dialog);
+    et->setEnabled(doc->host() != nullptr);
+    etPlus->setEnabled(doc->host() != nullptr);
+    form->addRow(tr("Chakra .et:"), et);
+    form->addRow(tr("ET+ JSON:"), etPlus);
+    form->addRow(tr("Perfetto JSON:"), perfetto);
+    form->addRow(QString(), gzip);
+    auto *buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, &dialog);
+    form->addRow(buttons);
+    connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
+    connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
+    if (dialog.exec() != QDialog::Accepted)
+        return;
+    core::ExportRequest request;
+    request.etPath = et->text().trimmed().toStdString();
+    request.etPlusPath = etPlus->text().trimmed().toStdString();
+    request.perfettoPath = perfetto->text().trimmed().toStdString();
+    request.gzip = gzip->isChecked();
+
+    // The writers report no fractions: a busy indicator, closed when the export reports back.
+    auto *progress = new QProgressDialog(tr("Exporting the corrected traces…"), QString(), 0, 0, m_window);
+    progress->setWindowModality(Qt::WindowModal);
+    progress->setAttribute(Qt::WA_DeleteOnClose);
+    progress->setMinimumDuration(300);
+    connect(m_controller, &CorrectionController::exportFinished, progress,
+            [this, progress](bool ok, const QString &message) {
+                progress->close();
+                if (ok)
+                    say(message);
+                else
+                    QMessageBox::warning(m_window, tr("Export failed"), message);
+            },
+            Qt::SingleShotConnection);
+    m_controller->exportCorrected(request);
+    updateActions();
+}
+
+} // namespace linkscope::ui

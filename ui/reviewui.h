@@ -1,0 +1,67 @@
+#pragma once
+// Everything the main window gets for reviewing and correcting links: the CorrectionController,
+// the Findings and Edits docks, the Edit menu (undo / redo) and the Review menu (corrections on
+// the selected event, next / previous finding, export of the corrected traces).
+
+#include "link/linkset.h"
+
+#include <QObject>
+
+#include <cstdint>
+
+class QAction;
+class QMenu;
+
+namespace linkscope::ui {
+
+class CorrectionController;
+class EditsDock;
+class FindingsDock;
+class MainWindow;
+
+class ReviewUi : public QObject {
+    Q_OBJECT
+public:
+    explicit ReviewUi(MainWindow *window);
+
+    CorrectionController *controller() const { return m_controller; }
+    FindingsDock *findingsDock() const { return m_findings; }
+    EditsDock *editsDock() const { return m_edits; }
+    QMenu *reviewMenu() const { return m_menu; }
+
+    // Two-step actions started on one event and finished on another (the timeline selection).
+    std::uint32_t markedGpuOp() const { return m_markedGpuOp; }
+    std::uint32_t markedEdgeSource() const { return m_markedEdgeSource; }
+
+public slots:
+    void reparentSelected();      // asks: candidates, or an id
+    void markForReparent();       // remembers the selected GPU op
+    void reparentMarkedHere();    // the selected CPU op becomes its parent
+    void markEdgeSource();
+    void addEdgeToSelected(core::EdgeKind kind);
+    void removeEdgeOfSelected();  // asks which
+    void exportCorrected();       // asks for the files
+
+private:
+    void buildMenus();
+    void updateActions();
+    std::uint32_t selected() const;
+    bool selectedIsGpuOp() const;
+    void say(const QString &message);
+
+    MainWindow *m_window;
+    CorrectionController *m_controller;
+    FindingsDock *m_findings;
+    EditsDock *m_edits;
+    QMenu *m_menu = nullptr;
+    std::uint32_t m_markedGpuOp = UINT32_MAX;
+    std::uint32_t m_markedEdgeSource = UINT32_MAX;
+    QList<QAction *> m_needGpuOp;
+    QList<QAction *> m_needEvent;
+    QAction *m_reparentHere = nullptr;
+    QAction *m_addSync = nullptr;
+    QAction *m_addInterThread = nullptr;
+    QAction *m_export = nullptr;
+};
+
+} // namespace linkscope::ui
