@@ -5,6 +5,7 @@
 #include "eventselection.h"
 #include "findingsdock.h"
 #include "mainwindow.h"
+#include "timelineview.h"
 
 #include <QAction>
 #include <QCheckBox>
@@ -16,6 +17,7 @@
 #include <QInputDialog>
 #include <QLineEdit>
 #include <QMenuBar>
+#include <QMouseEvent>
 #include <QMessageBox>
 #include <QProgressDialog>
 #include <QStatusBar>
@@ -39,6 +41,7 @@ ReviewUi::ReviewUi(MainWindow *window)
     window->tabifyDockWidget(m_findings, m_edits);
     m_findings->raise();
     buildMenus();
+    window->timeline()->installEventFilter(this);
     connect(window->selection(), &EventSelection::changed, this, &ReviewUi::updateActions);
     connect(m_controller, &CorrectionController::changed, this, &ReviewUi::updateActions);
     connect(m_controller, &CorrectionController::sidecarChanged, this, &ReviewUi::updateActions);
@@ -52,6 +55,46 @@ ReviewUi::ReviewUi(MainWindow *window)
         box->open(); // non-blocking: a relink never waits on the user
     });
     updateActions();
+}
+
+bool ReviewUi::eventFilter(QObject *watched, QEvent *event)
+{
+    TimelineView *timeline = m_window->timeline();
+    if (watched != timeline || !m_controller->ready())
+        return false;
+    switch (event->type()) {
+    case QEvent::MouseButtonPress: {
+        auto *mouse = static_cast<QMouseEvent *>(event);
+        if (mouse->button() != Qt::LeftButton || !(mouse->modifiers() & Qt::ControlModifier))
+            return false;
+        const std::uint32_t hit = timeline->eventAt(mouse->position().toPoint());
+        const DocumentPtr &doc = m_controller->document();
+        if (hit == core::kNoIndex || !doc || !doc->gpuLink(hit))
+            return false;
+        m_dragFrom = hit;
+        timeline->setCursor(Qt::DragLinkCursor);
+        say(tr("Re-parent %1: release on the new parent CPU op").arg(doc->eventName(hit)));
+        return true; // the timeline would start panning
+    }
+    case QEvent::MouseMove:
+        return m_dragFrom != core::kNoIndex;
+    case QEvent::MouseButtonRelease: {
+        if (m_dragFrom == core::kNoIndex)
+            return false;
+        auto *mouse = static_cast<QMouseEvent *>(event);
+        const std::uint32_t gpu = m_dragFrom;
+        m_dragFrom = core::kNoIndex;
+        timeline->unsetCursor();
+        const std::uint32_t target = timeline->eventAt(mouse->position().toPoint());
+        if (target != core::kNoIndex && m_controller->reparent(gpu, target))
+            m_window->selection()->select(gpu);
+        else
+            say(tr("Not re-parented: release the drag on a cpu_op or user_annotation"));
+        return true;
+    }
+    default:
+        return false;
+    }
 }
 
 std::uint32_t ReviewUi::selected() const { return m_window->selection()->current(); }

@@ -24,6 +24,9 @@ class ReviewUi : public QObject {
 public:
     explicit ReviewUi(MainWindow *window);
 
+    // Ctrl+drag on the timeline from a GPU op to a CPU op re-parents it.
+    bool eventFilter(QObject *watched, QEvent *event) override;
+
     CorrectionController *controller() const { return m_controller; }
     FindingsDock *findingsDock() const { return m_findings; }
     EditsDock *editsDock() const { return m_edits; }
@@ -56,6 +59,7 @@ private:
     QMenu *m_menu = nullptr;
     std::uint32_t m_markedGpuOp = UINT32_MAX;
     std::uint32_t m_markedEdgeSource = UINT32_MAX;
+    std::uint32_t m_dragFrom = UINT32_MAX; // GPU op a Ctrl+drag started on
     QList<QAction *> m_needGpuOp;
     QList<QAction *> m_needEvent;
     QAction *m_reparentHere = nullptr;

@@ -19,6 +19,7 @@
 #include "mainwindow.h"
 #include "reviewui.h"
 #include "testsupport.h"
+#include "timelineview.h"
 
 #include <QAbstractItemModelTester>
 #include <QApplication>
@@ -76,6 +77,7 @@ private slots:
     void cleanup();
     void correctUndoRedoAndReopen();
     void findingsFollowTheSelection();
+    void reparentByDraggingOnTheTimeline();
     void policyChangeReportsChangedLinks();
     void staleEditsAreListed();
     void sidecarOfOtherTracesIsLeftUntouched();
@@ -235,6 +237,40 @@ void TestReview::findingsFollowTheSelection()
     const int kind = findings->kindBox()->currentData().toInt();
     for (int row = 0; row < findings->filter()->rowCount(); ++row)
         QCOMPARE(findings->filter()->data(findings->filter()->index(row, 0), ui::FindingsModel::KindRole).toInt(), kind);
+}
+
+void TestReview::reparentByDraggingOnTheTimeline()
+{
+    auto window = open();
+    window->show();
+    QVERIFY(QTest::qWaitForWindowExposed(window.get()));
+    ui::CorrectionController *controller = window->review()->controller();
+    const ui::DocumentPtr shown = window->document();
+    const std::uint32_t kernel = eventNamed(*shown, QStringLiteral("ncclDevKernel"), core::EventCategory::Kernel);
+    const std::uint32_t comms = eventNamed(*shown, QStringLiteral("record_param_comms"), core::EventCategory::CpuOp);
+    const std::uint32_t gemm = eventNamed(*shown, QStringLiteral("ampere_sgemm"), core::EventCategory::Kernel);
+    ui::TimelineView *timeline = window->timeline();
+    timeline->fitAll();
+    const QRectF from = timeline->eventRect(kernel);
+    const QRectF to = timeline->eventRect(comms);
+    const QRectF notCpu = timeline->eventRect(gemm);
+    QVERIFY(!from.isEmpty() && !to.isEmpty() && !notCpu.isEmpty());
+    QCOMPARE(timeline->eventAt(from.center().toPoint()), kernel);
+    QCOMPARE(parentShown(*window, kernel), eventNamed(*shown, QStringLiteral("nccl:_all_gather_base"), core::EventCategory::UserAnnotation));
+
+    // Ctrl+drag from the kernel onto a kernel: refused, nothing logged.
+    QTest::mousePress(timeline, Qt::LeftButton, Qt::ControlModifier, from.center().toPoint());
+    QTest::mouseMove(timeline, notCpu.center().toPoint());
+    QTest::mouseRelease(timeline, Qt::LeftButton, Qt::ControlModifier, notCpu.center().toPoint());
+    QCOMPARE(controller->undoStack()->count(), 0);
+    // Onto record_param_comms: re-parented, one undoable step.
+    QTest::mousePress(timeline, Qt::LeftButton, Qt::ControlModifier, from.center().toPoint());
+    QTest::mouseMove(timeline, to.center().toPoint());
+    QTest::mouseRelease(timeline, Qt::LeftButton, Qt::ControlModifier, to.center().toPoint());
+    QVERIFY(controller->waitUntilSettled());
+    QCOMPARE(controller->undoStack()->count(), 1);
+    QCOMPARE(parentShown(*window, kernel), comms);
+    QCOMPARE(window->selection()->current(), kernel);
 }
 
 void TestReview::policyChangeReportsChangedLinks()
