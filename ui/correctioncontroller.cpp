@@ -466,21 +466,18 @@ std::uint32_t CorrectionController::findCpuOp(const QString &text) const
         return value < static_cast<qint64>(events.size()) && core::isCpuOpCategory(events[value].category)
                    ? static_cast<std::uint32_t>(value)
                    : core::kNoIndex;
-    for (int pass = 0; pass < 2; ++pass) {
-        const bool wantRf = by == Rf || (by == Any && pass == 0);
-        if ((by == Rf && pass == 1) || (by == Ev && pass == 1))
-            break;
+    auto scan = [&](bool byRf) {
         for (std::uint32_t i = 0; i < events.size(); ++i) {
             const core::DeviceEvent &e = events[i];
-            if (!core::isCpuOpCategory(e.category))
-                continue;
-            if (wantRf ? e.rfId == static_cast<std::uint64_t>(value) : e.evIdx == value)
+            if (core::isCpuOpCategory(e.category) && (byRf ? e.rfId == static_cast<std::uint64_t>(value) : e.evIdx == value))
                 return i;
         }
-        if (by == Ev)
-            break;
-    }
-    return core::kNoIndex;
+        return core::kNoIndex;
+    };
+    if (by == Rf || by == Ev)
+        return scan(by == Rf);
+    const std::uint32_t byRfId = scan(true); // a bare number: rf_id first (what the ET shows)
+    return byRfId != core::kNoIndex ? byRfId : scan(false);
 }
 
 QString CorrectionController::describeEvent(std::uint32_t event) const

@@ -249,6 +249,19 @@ void TestReview::reparentByDraggingOnTheTimeline()
     const std::uint32_t kernel = eventNamed(*shown, QStringLiteral("ncclDevKernel"), core::EventCategory::Kernel);
     const std::uint32_t comms = eventNamed(*shown, QStringLiteral("record_param_comms"), core::EventCategory::CpuOp);
     const std::uint32_t gemm = eventNamed(*shown, QStringLiteral("ampere_sgemm"), core::EventCategory::Kernel);
+    // Candidates: the CPU ops enclosing the launch (cuLaunchKernelEx at 120 µs lies in
+    // nccl:_all_gather_base [110,140) ⊂ record_param_comms [100,150) ⊂ c10d::allgather_ [90,160)),
+    // innermost first. By id: rf_id 12 / Ev Idx 2 are record_param_comms in the fixture.
+    const std::uint32_t annotation = eventNamed(*shown, QStringLiteral("nccl:_all_gather_base"), core::EventCategory::UserAnnotation);
+    const std::uint32_t allgather = eventNamed(*shown, QStringLiteral("c10d::allgather_"), core::EventCategory::CpuOp);
+    QCOMPARE(controller->parentCandidates(kernel), (std::vector<std::uint32_t>{annotation, comms, allgather}));
+    QCOMPARE(controller->findCpuOp(QStringLiteral("rf_id 12")), comms);
+    QCOMPARE(controller->findCpuOp(QStringLiteral("ev_idx 2")), comms);
+    QCOMPARE(controller->findCpuOp(QStringLiteral("12")), comms);
+    QCOMPARE(controller->findCpuOp(QStringLiteral("#%1").arg(allgather)), allgather);
+    QCOMPARE(controller->findCpuOp(QStringLiteral("#%1").arg(kernel)), core::kNoIndex); // not a CPU op
+    QCOMPARE(controller->findCpuOp(QStringLiteral("rf_id 999")), core::kNoIndex);
+
     ui::TimelineView *timeline = window->timeline();
     timeline->fitAll();
     const QRectF from = timeline->eventRect(kernel);
@@ -256,7 +269,7 @@ void TestReview::reparentByDraggingOnTheTimeline()
     const QRectF notCpu = timeline->eventRect(gemm);
     QVERIFY(!from.isEmpty() && !to.isEmpty() && !notCpu.isEmpty());
     QCOMPARE(timeline->eventAt(from.center().toPoint()), kernel);
-    QCOMPARE(parentShown(*window, kernel), eventNamed(*shown, QStringLiteral("nccl:_all_gather_base"), core::EventCategory::UserAnnotation));
+    QCOMPARE(parentShown(*window, kernel), annotation);
 
     // Ctrl+drag from the kernel onto a kernel: refused, nothing logged.
     QTest::mousePress(timeline, Qt::LeftButton, Qt::ControlModifier, from.center().toPoint());
