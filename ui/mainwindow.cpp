@@ -461,6 +461,15 @@ void MainWindow::showShortcuts()
            "<tr><td><b>/</b>, Ctrl+F</td><td>search; Enter next, Shift+Enter previous</td></tr>"
            "<tr><td><b>Esc</b></td><td>deselect</td></tr>"
            "<tr><td><b>F12</b></td><td>frame-time overlay</td></tr>"
+           // Review and corrections (reviewui.cpp)
+           "<tr><td><b>N / Shift+N</b>, F8</td><td>next / previous finding</td></tr>"
+           "<tr><td><b>Ctrl+drag</b></td><td>from a GPU op onto a CPU op: re-parent it</td></tr>"
+           "<tr><td><b>P, then Shift+P</b></td><td>pick a GPU op, then re-parent it to the selected CPU op</td></tr>"
+           "<tr><td><b>Ctrl+R</b></td><td>re-parent the selected GPU op (candidates or an id)</td></tr>"
+           "<tr><td><b>Ctrl+Shift+D</b></td><td>detach the selected GPU op</td></tr>"
+           "<tr><td><b>Ctrl+M</b></td><td>mark the current finding reviewed</td></tr>"
+           "<tr><td><b>Ctrl+Z / Ctrl+Shift+Z</b></td><td>undo / redo a correction</td></tr>"
+           "<tr><td><b>Ctrl+E</b></td><td>export the corrected traces</td></tr>"
            "</table>"));
 }
 
