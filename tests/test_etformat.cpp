@@ -136,6 +136,8 @@ private slots:
         const ChakraTrace trace = readChakraEt(path);
         QCOMPARE(trace.nodes.size(), std::size_t(3664));
         const nlohmann::json summary = summarizeEt(trace);
+        // The streaming summary (dependency arrays only) says exactly the same.
+        QVERIFY(summarizeEtFile(path) == summary);
         QCOMPARE(summary["node_types"]["COMP_NODE"].get<int>(), 3643);
         QCOMPARE(summary["node_types"]["COMM_COLL_NODE"].get<int>(), 21);
         QCOMPARE(summary["metadata"]["schema"].get<std::string>(), std::string("1.0.1"));
@@ -212,6 +214,15 @@ private slots:
         }
         QCOMPARE(readBytes(path), std::string("previous contents"));
         QCOMPARE(countEntries(dir.path()), 1); // no temporary file left behind
+
+        // A file holding that graph: the streaming summary names the cycle, names re-read from the file.
+        const std::string cyclic = dir.filePath(QStringLiteral("cyclic.et")).toStdString();
+        writeFileAtomically(cyclic, serializeChakraEt(trace));
+        const nlohmann::json summary = summarizeEtFile(cyclic);
+        QVERIFY(!summary["validation"]["ok"].get<bool>());
+        QCOMPARE(summary["validation"]["nodes_on_cycles"].get<int>(), 3);
+        const std::string message = summary["validation"]["message"].get<std::string>();
+        QVERIFY2(message.find("2 (aten::randint)") != std::string::npos, message.c_str());
     }
 
     void selfDependencyAndLongChainAreHandledIteratively()

@@ -61,7 +61,8 @@ std::string kinetoJson(const std::vector<Op> &ops, const std::vector<Launch> &la
     for (const Op &op : ops) {
         std::pair<int, int> s;
         if (op.parent == 2) {
-            s = {1000 * ++slot, 1000 * slot + 900};
+            ++slot;
+            s = {1000 * slot, 1000 * slot + 900};
         } else {
             const auto p = span.at(op.parent);
             s = {p.first + 10, p.second - 10};

@@ -58,12 +58,12 @@ int runDump(const Args &args, std::ostream &out, std::ostream &err)
         return 2;
     }
     try {
-        const core::ChakraTrace trace = core::readChakraEt(input);
+        // Streamed from the file: a Node at a time, never the whole graph as messages.
         std::ostringstream text;
         if (summary)
-            text << core::summarizeEt(trace).dump(2) << '\n';
+            text << core::summarizeEtFile(input).dump(2) << '\n';
         else
-            core::dumpEtAsJson(trace, text, asArray);
+            core::dumpEtFile(input, text, asArray);
         if (output.empty())
             out << text.str();
         else

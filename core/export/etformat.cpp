@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <functional>
 #include <limits>
 #include <map>
 #include <numeric>
@@ -51,11 +52,6 @@ void appendDelimited(std::string &out, const google::protobuf::Message &message)
     message.AppendToString(&out);
 }
 
-std::string nodeLabel(const Node &node)
-{
-    return std::to_string(node.id()) + " (" + node.name() + ")";
-}
-
 template <typename List>
 std::string joinCapped(const List &items, std::size_t cap)
 {
@@ -69,13 +65,15 @@ std::string joinCapped(const List &items, std::size_t cap)
 
 } // namespace
 
-ChakraTrace parseChakraEt(std::string data, const std::string &name)
+namespace {
+
+// Walks the messages of an (already gunzipped) .et: metadata first, then each Node, parsed into one
+// reused message so callers decide what to keep. Throws LoadError naming the byte offset.
+// Returns how many nodes carried fields this schema does not know.
+std::size_t scanChakraEt(const std::string &data, const std::string &name, bool wasGzip, ChakraProtoMsg::GlobalMetadata &metadata,
+                         const std::function<void(Node &, std::size_t offset)> &onNode)
 {
-    ChakraTrace trace;
-    trace.path = name;
-    data = gunzipIfCompressed(std::move(data), name, &trace.wasGzip);
-    trace.sourceBytes = data.size();
-    const std::string where = trace.wasGzip ? "decompressed " : "";
+    const std::string where = wasGzip ? "decompressed " : "";
     if (data.empty())
         throw LoadError(name, 0, "empty file: a Chakra .et starts with a GlobalMetadata message");
     // A length prefix of '{' or '[' would be read as a 123/91-byte message; say what it really is.
@@ -85,7 +83,8 @@ ChakraTrace parseChakraEt(std::string data, const std::string &name)
 
     std::size_t pos = 0;
     bool haveMetadata = false;
-    std::size_t unknownFieldNodes = 0;
+    std::size_t unknownFieldNodes = 0, count = 0;
+    Node node;
     while (pos < data.size()) {
         const std::size_t messageStart = pos;
         std::uint64_t length = 0;
@@ -95,35 +94,36 @@ ChakraTrace parseChakraEt(std::string data, const std::string &name)
             throw LoadError(name, messageStart,
                             "message of " + std::to_string(length) + " bytes runs past the end of the file (" +
                                 std::to_string(data.size() - pos) + " bytes left)");
-        const char *bytes = data.data() + pos;
-        const int size = static_cast<int>(length);
         if (length > static_cast<std::uint64_t>(std::numeric_limits<int>::max()))
             throw LoadError(name, messageStart, "message of " + std::to_string(length) + " bytes is too large");
+        const char *bytes = data.data() + pos;
+        const int size = static_cast<int>(length);
         if (!haveMetadata) {
             // Protobuf keeps unknown fields, so almost any bytes "parse"; a first message with
             // fields GlobalMetadata does not have means this is not a Chakra trace at all.
-            if (!trace.metadata.ParseFromArray(bytes, size) ||
-                trace.metadata.GetReflection()->GetUnknownFields(trace.metadata).field_count() > 0)
+            if (!metadata.ParseFromArray(bytes, size) || metadata.GetReflection()->GetUnknownFields(metadata).field_count() > 0)
                 throw LoadError(name, messageStart, "not a Chakra .et: the first message is not a GlobalMetadata");
             haveMetadata = true;
         } else {
-            Node &node = trace.nodes.emplace_back();
+            ++count;
             if (!node.ParseFromArray(bytes, size))
-                throw LoadError(name, messageStart,
-                                "malformed Node message (node #" + std::to_string(trace.nodes.size()) + ")");
+                throw LoadError(name, messageStart, "malformed Node message (node #" + std::to_string(count) + ")");
             if (node.GetReflection()->GetUnknownFields(node).field_count() > 0)
                 ++unknownFieldNodes;
+            onNode(node, messageStart);
         }
         pos += length;
     }
-    if (unknownFieldNodes)
-        trace.warnings.push_back({Diagnostic::Severity::Warning, name, kUnknownOffset,
-                                  std::to_string(unknownFieldNodes) +
-                                      " node(s) carry fields unknown to this Chakra schema (kept, not shown)"});
-    return trace;
+    return unknownFieldNodes;
 }
 
-ChakraTrace readChakraEt(const std::string &path)
+Diagnostic unknownFieldsWarning(const std::string &name, std::size_t count)
+{
+    return {Diagnostic::Severity::Warning, name, kUnknownOffset,
+            std::to_string(count) + " node(s) carry fields unknown to this Chakra schema (kept, not shown)"};
+}
+
+std::string readWholeFile(const std::string &path)
 {
     std::ifstream in(path, std::ios::binary);
     if (!in)
@@ -131,7 +131,27 @@ ChakraTrace readChakraEt(const std::string &path)
     std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     if (in.bad())
         throw LoadError(path, kUnknownOffset, "read error");
-    return parseChakraEt(std::move(data), path);
+    return data;
+}
+
+} // namespace
+
+ChakraTrace parseChakraEt(std::string data, const std::string &name)
+{
+    ChakraTrace trace;
+    trace.path = name;
+    data = gunzipIfCompressed(std::move(data), name, &trace.wasGzip);
+    trace.sourceBytes = data.size();
+    const std::size_t unknown = scanChakraEt(data, name, trace.wasGzip, trace.metadata,
+                                             [&](Node &node, std::size_t) { trace.nodes.push_back(std::move(node)); });
+    if (unknown)
+        trace.warnings.push_back(unknownFieldsWarning(name, unknown));
+    return trace;
+}
+
+ChakraTrace readChakraEt(const std::string &path)
+{
+    return parseChakraEt(readWholeFile(path), path);
 }
 
 std::string EtValidation::message() const
@@ -152,17 +172,36 @@ std::string EtValidation::message() const
 
 namespace {
 
+// The dependency structure of a trace without the rest of each node: what validation needs, small
+// enough to build while streaming a multi-gigabyte file.
+struct EtDeps {
+    std::vector<std::uint64_t> ids;
+    std::vector<std::size_t> dataBegin{0}, ctrlBegin{0};
+    std::vector<std::uint64_t> data, ctrl;
+    void add(const Node &node)
+    {
+        ids.push_back(node.id());
+        data.insert(data.end(), node.data_deps().begin(), node.data_deps().end());
+        ctrl.insert(ctrl.end(), node.ctrl_deps().begin(), node.ctrl_deps().end());
+        dataBegin.push_back(data.size());
+        ctrlBegin.push_back(ctrl.size());
+    }
+};
+
+using NameOf = std::function<std::string(std::uint32_t)>;
+
 // Kahn over one dependency field; on leftovers, names one cycle in `result`. Returns leftover count.
-template <typename DepsOf>
-std::size_t findCycle(const std::vector<Node> &nodes, const std::unordered_map<std::uint64_t, std::uint32_t> &indexOf,
-                      DepsOf depsOf, const char *field, EtValidation &result)
+std::size_t findCycle(const EtDeps &g, const std::vector<std::size_t> &begin, const std::vector<std::uint64_t> &list,
+                      const std::unordered_map<std::uint64_t, std::uint32_t> &indexOf, const NameOf &nameOf, const char *field,
+                      EtValidation &result)
 {
-    const std::size_t n = nodes.size();
+    const std::size_t n = g.ids.size();
+    auto label = [&](std::uint32_t i) { return std::to_string(g.ids[i]) + " (" + nameOf(i) + ")"; };
     std::vector<std::uint32_t> inDegree(n, 0);
     std::vector<std::uint32_t> dependentBegin(n + 1, 0);
     for (std::uint32_t i = 0; i < n; ++i)
-        for (std::uint64_t dep : depsOf(nodes[i]))
-            if (auto it = indexOf.find(dep); it != indexOf.end()) {
+        for (std::size_t k = begin[i]; k < begin[i + 1]; ++k)
+            if (auto it = indexOf.find(list[k]); it != indexOf.end()) {
                 ++inDegree[i];
                 ++dependentBegin[it->second + 1];
             }
@@ -171,8 +210,8 @@ std::size_t findCycle(const std::vector<Node> &nodes, const std::unordered_map<s
     {
         std::vector<std::uint32_t> fill(dependentBegin.begin(), dependentBegin.end() - 1);
         for (std::uint32_t i = 0; i < n; ++i)
-            for (std::uint64_t dep : depsOf(nodes[i]))
-                if (auto it = indexOf.find(dep); it != indexOf.end())
+            for (std::size_t k = begin[i]; k < begin[i + 1]; ++k)
+                if (auto it = indexOf.find(list[k]); it != indexOf.end())
                     dependents[fill[it->second]++] = i;
     }
     std::vector<std::uint32_t> ready;
@@ -202,70 +241,67 @@ std::size_t findCycle(const std::vector<Node> &nodes, const std::unordered_map<s
         positionInWalk[v] = static_cast<std::int64_t>(walk.size());
         walk.push_back(v);
         std::uint32_t next = kNone;
-        for (std::uint64_t dep : depsOf(nodes[v])) {
-            auto it = indexOf.find(dep);
-            if (it != indexOf.end() && inDegree[it->second] > 0) {
+        for (std::size_t k = begin[v]; k < begin[v + 1] && next == kNone; ++k)
+            if (auto it = indexOf.find(list[k]); it != indexOf.end() && inDegree[it->second] > 0)
                 next = it->second;
-                break;
-            }
-        }
         if (next == kNone)
             break; // cannot happen for a leftover node; stop rather than loop
         v = next;
     }
     if (positionInWalk[v] >= 0 && result.cycle.empty()) {
-        for (std::size_t i = static_cast<std::size_t>(positionInWalk[v]); i < walk.size(); ++i)
-            result.cycle.push_back(nodes[walk[i]].id());
-        result.cycle.push_back(nodes[v].id());
+        std::vector<std::uint32_t> cycle(walk.begin() + positionInWalk[v], walk.end());
+        cycle.push_back(v);
         result.cycleField = field;
-        for (std::size_t i = 0; i < result.cycle.size(); ++i)
-            result.cycleText += (i ? " -> " : "") + nodeLabel(nodes[indexOf.at(result.cycle[i])]);
+        for (std::size_t i = 0; i < cycle.size(); ++i) {
+            result.cycle.push_back(g.ids[cycle[i]]);
+            result.cycleText += (i ? " -> " : "") + label(cycle[i]);
+        }
     }
     return n - processed;
+}
+
+EtValidation validateDeps(const EtDeps &g, const NameOf &nameOf)
+{
+    EtValidation result;
+    const std::size_t n = g.ids.size();
+    auto label = [&](std::uint32_t i) { return std::to_string(g.ids[i]) + " (" + nameOf(i) + ")"; };
+    std::unordered_map<std::uint64_t, std::uint32_t> indexOf;
+    indexOf.reserve(n * 2);
+    std::map<std::uint64_t, std::size_t> duplicateCounts;
+    for (std::uint32_t i = 0; i < n; ++i)
+        if (!indexOf.emplace(g.ids[i], i).second)
+            ++duplicateCounts[g.ids[i]];
+    for (const auto &[id, extra] : duplicateCounts)
+        result.duplicateIds.push_back("id " + label(indexOf[id]) + " appears " + std::to_string(extra + 1) + " times");
+    result.dataDepEdges = g.data.size();
+    result.ctrlDepEdges = g.ctrl.size();
+    constexpr std::size_t kListed = 1000;
+    for (std::uint32_t i = 0; i < n; ++i) {
+        for (std::size_t k = g.dataBegin[i]; k < g.dataBegin[i + 1]; ++k)
+            if (!indexOf.count(g.data[k]) && ++result.missingDataDeps && result.missingDeps.size() < kListed)
+                result.missingDeps.push_back("node " + label(i) + " data_deps names " + std::to_string(g.data[k]) +
+                                             ", which is not in the trace");
+        for (std::size_t k = g.ctrlBegin[i]; k < g.ctrlBegin[i + 1]; ++k)
+            if (!indexOf.count(g.ctrl[k]) && ++result.missingCtrlDeps && result.missingDeps.size() < kListed)
+                result.missingDeps.push_back("node " + label(i) + " ctrl_deps names " + std::to_string(g.ctrl[k]) +
+                                             ", which is not in the trace");
+    }
+    result.nodesOnCycles = findCycle(g, g.dataBegin, g.data, indexOf, nameOf, "data_deps", result);
+    const std::size_t ctrlLeftovers = findCycle(g, g.ctrlBegin, g.ctrl, indexOf, nameOf, "ctrl_deps", result);
+    if (result.nodesOnCycles == 0)
+        result.nodesOnCycles = ctrlLeftovers;
+    return result;
 }
 
 } // namespace
 
 EtValidation validateEt(const std::vector<Node> &nodes)
 {
-    EtValidation result;
-    const std::size_t n = nodes.size();
-    std::unordered_map<std::uint64_t, std::uint32_t> indexOf;
-    indexOf.reserve(n * 2);
-    std::map<std::uint64_t, std::size_t> duplicateCounts;
-    for (std::uint32_t i = 0; i < n; ++i) {
-        auto [it, inserted] = indexOf.emplace(nodes[i].id(), i);
-        if (!inserted)
-            ++duplicateCounts[nodes[i].id()];
-    }
-    for (const auto &[id, extra] : duplicateCounts)
-        result.duplicateIds.push_back("id " + std::to_string(id) + " (" + nodes[indexOf[id]].name() + ") appears " +
-                                      std::to_string(extra + 1) + " times");
-    for (const Node &node : nodes) {
-        result.dataDepEdges += static_cast<std::size_t>(node.data_deps_size());
-        result.ctrlDepEdges += static_cast<std::size_t>(node.ctrl_deps_size());
-        for (std::uint64_t dep : node.data_deps())
-            if (!indexOf.count(dep)) {
-                ++result.missingDataDeps;
-                if (result.missingDeps.size() < 1000)
-                    result.missingDeps.push_back("node " + nodeLabel(node) + " data_deps names " + std::to_string(dep) +
-                                                 ", which is not in the trace");
-            }
-        for (std::uint64_t dep : node.ctrl_deps())
-            if (!indexOf.count(dep)) {
-                ++result.missingCtrlDeps;
-                if (result.missingDeps.size() < 1000)
-                    result.missingDeps.push_back("node " + nodeLabel(node) + " ctrl_deps names " + std::to_string(dep) +
-                                                 ", which is not in the trace");
-            }
-    }
-    result.nodesOnCycles = findCycle(nodes, indexOf, [](const Node &node) -> const auto & { return node.data_deps(); },
-                                     "data_deps", result);
-    const std::size_t ctrlLeftovers = findCycle(
-        nodes, indexOf, [](const Node &node) -> const auto & { return node.ctrl_deps(); }, "ctrl_deps", result);
-    if (result.nodesOnCycles == 0)
-        result.nodesOnCycles = ctrlLeftovers;
-    return result;
+    EtDeps deps;
+    deps.ids.reserve(nodes.size());
+    for (const Node &node : nodes)
+        deps.add(node);
+    return validateDeps(deps, [&](std::uint32_t i) { return nodes[i].name(); });
 }
 
 std::string serializeChakraEt(const ChakraTrace &trace, bool sortById)
@@ -350,85 +386,153 @@ nlohmann::json attrValue(const AttributeProto &attr)
 
 } // namespace
 
-nlohmann::json summarizeEt(const ChakraTrace &trace)
-{
-    nlohmann::json summary;
-    summary["kind"] = "chakra_et";
-    summary["path"] = trace.path;
-    summary["gzip"] = trace.wasGzip;
-    summary["bytes"] = trace.sourceBytes;
+namespace {
 
-    nlohmann::json metadata = nlohmann::json::object();
-    if (!trace.metadata.version().empty())
-        metadata["version"] = trace.metadata.version();
-    for (const AttributeProto &attr : trace.metadata.attr()) {
-        // A summary names long texts (e.g. a whole MSCCL XML in "input_file") instead of printing them.
-        constexpr std::size_t kLongText = 160;
-        if (attr.value_case() == AttributeProto::kStringVal && attr.string_val().size() > kLongText)
-            metadata[attr.name()] = attr.string_val().substr(0, kLongText) + "… (" + std::to_string(attr.string_val().size()) + " bytes)";
-        else
-            metadata[attr.name()] = attrValue(attr);
-    }
-    summary["metadata"] = metadata;
-
-    std::map<std::string, std::size_t> byType;
-    std::map<std::string, std::size_t> commTypes;
-    std::map<std::string, std::map<std::string, std::size_t>> attrTypes; // attr name → value kind → count
-    std::size_t cpuNodes = 0, gpuNodes = 0, withStart = 0, commWithoutSize = 0;
-    std::int64_t commBytes = 0;
-    std::uint64_t durationMicros = 0;
-    for (const Node &node : trace.nodes) {
-        ++byType[std::string(nodeTypeName(node.type()))];
-        durationMicros += node.duration_micros();
+class EtSummaryBuilder {
+public:
+    void add(const Node &node)
+    {
+        ++nodes_;
+        ++byType_[std::string(nodeTypeName(node.type()))];
+        durationMicros_ += node.duration_micros();
         if (node.start_time_micros() != 0)
-            ++withStart;
+            ++withStart_;
         bool haveSize = false;
         for (const AttributeProto &attr : node.attr()) {
-            ++attrTypes[attr.name()][std::string(valueCaseName(attr))];
+            ++attrTypes_[attr.name()][std::string(valueCaseName(attr))];
             if (attr.name() == "is_cpu_op" && attr.value_case() == AttributeProto::kBoolVal)
-                ++(attr.bool_val() ? cpuNodes : gpuNodes);
+                ++(attr.bool_val() ? cpuNodes_ : gpuNodes_);
             else if (attr.name() == "comm_type" && attr.value_case() == AttributeProto::kInt64Val &&
                      node.type() == ChakraProtoMsg::COMM_COLL_NODE)
-                ++commTypes[std::string(collectiveTypeName(attr.int64_val()))];
+                ++commTypes_[std::string(collectiveTypeName(attr.int64_val()))];
             else if (attr.name() == "comm_size" && attr.value_case() == AttributeProto::kInt64Val) {
-                commBytes += attr.int64_val();
+                commBytes_ += attr.int64_val();
                 haveSize = attr.int64_val() > 0;
             }
         }
         const bool isComm = node.type() == ChakraProtoMsg::COMM_COLL_NODE || node.type() == ChakraProtoMsg::COMM_SEND_NODE ||
                             node.type() == ChakraProtoMsg::COMM_RECV_NODE;
         if (isComm && !haveSize)
-            ++commWithoutSize;
+            ++commWithoutSize_;
     }
-    summary["nodes"] = trace.nodes.size();
-    summary["node_types"] = byType;
-    summary["comm_types"] = commTypes;
-    summary["comm_bytes"] = commBytes;
-    summary["comm_nodes_without_size"] = commWithoutSize;
-    summary["cpu_nodes"] = cpuNodes;
-    summary["gpu_nodes"] = gpuNodes;
-    summary["nodes_with_start_time"] = withStart;
-    summary["total_duration_micros"] = durationMicros;
-    nlohmann::json attrs = nlohmann::json::object();
-    for (const auto &[name, kinds] : attrTypes)
-        attrs[name] = kinds;
-    summary["attributes"] = attrs;
 
-    const EtValidation validation = validateEt(trace.nodes);
-    summary["edges"] = {{"data_deps", validation.dataDepEdges}, {"ctrl_deps", validation.ctrlDepEdges}};
-    nlohmann::json check;
-    check["ok"] = validation.ok();
-    check["duplicate_ids"] = validation.duplicateIds.size();
-    check["missing_data_deps"] = validation.missingDataDeps;
-    check["missing_ctrl_deps"] = validation.missingCtrlDeps;
-    check["nodes_on_cycles"] = validation.nodesOnCycles;
-    if (!validation.cycle.empty()) {
-        check["cycle"] = validation.cycle;
-        check["cycle_field"] = validation.cycleField;
+    nlohmann::json finish(const ChakraProtoMsg::GlobalMetadata &meta, const EtValidation &validation, const std::string &path,
+                          bool gzip, std::uint64_t bytes, const std::vector<Diagnostic> &warnings) const
+    {
+        nlohmann::json summary;
+        summary["kind"] = "chakra_et";
+        summary["path"] = path;
+        summary["gzip"] = gzip;
+        summary["bytes"] = bytes;
+        nlohmann::json metadata = nlohmann::json::object();
+        if (!meta.version().empty())
+            metadata["version"] = meta.version();
+        for (const AttributeProto &attr : meta.attr()) {
+            // A summary names long texts (e.g. a whole MSCCL XML in "input_file") instead of printing them.
+            constexpr std::size_t kLongText = 160;
+            if (attr.value_case() == AttributeProto::kStringVal && attr.string_val().size() > kLongText)
+                metadata[attr.name()] =
+                    attr.string_val().substr(0, kLongText) + "… (" + std::to_string(attr.string_val().size()) + " bytes)";
+            else
+                metadata[attr.name()] = attrValue(attr);
+        }
+        summary["metadata"] = metadata;
+        summary["nodes"] = nodes_;
+        summary["node_types"] = byType_;
+        summary["comm_types"] = commTypes_;
+        summary["comm_bytes"] = commBytes_;
+        summary["comm_nodes_without_size"] = commWithoutSize_;
+        summary["cpu_nodes"] = cpuNodes_;
+        summary["gpu_nodes"] = gpuNodes_;
+        summary["nodes_with_start_time"] = withStart_;
+        summary["total_duration_micros"] = durationMicros_;
+        nlohmann::json attrs = nlohmann::json::object();
+        for (const auto &[name, kinds] : attrTypes_)
+            attrs[name] = kinds;
+        summary["attributes"] = attrs;
+        summary["edges"] = {{"data_deps", validation.dataDepEdges}, {"ctrl_deps", validation.ctrlDepEdges}};
+        nlohmann::json check;
+        check["ok"] = validation.ok();
+        check["duplicate_ids"] = validation.duplicateIds.size();
+        check["missing_data_deps"] = validation.missingDataDeps;
+        check["missing_ctrl_deps"] = validation.missingCtrlDeps;
+        check["nodes_on_cycles"] = validation.nodesOnCycles;
+        if (!validation.cycle.empty()) {
+            check["cycle"] = validation.cycle;
+            check["cycle_field"] = validation.cycleField;
+        }
+        check["message"] = validation.message();
+        summary["validation"] = check;
+        nlohmann::json list = nlohmann::json::array();
+        for (const Diagnostic &d : warnings)
+            list.push_back(d.toString());
+        summary["warnings"] = list;
+        return summary;
     }
-    check["message"] = validation.message();
-    summary["validation"] = check;
-    return summary;
+
+private:
+    std::size_t nodes_ = 0, cpuNodes_ = 0, gpuNodes_ = 0, withStart_ = 0, commWithoutSize_ = 0;
+    std::int64_t commBytes_ = 0;
+    std::uint64_t durationMicros_ = 0;
+    std::map<std::string, std::size_t> byType_, commTypes_;
+    std::map<std::string, std::map<std::string, std::size_t>> attrTypes_; // attr name → value kind → count
+};
+
+} // namespace
+
+nlohmann::json summarizeEt(const ChakraTrace &trace)
+{
+    EtSummaryBuilder builder;
+    for (const Node &node : trace.nodes)
+        builder.add(node);
+    return builder.finish(trace.metadata, validateEt(trace.nodes), trace.path, trace.wasGzip, trace.sourceBytes, trace.warnings);
+}
+
+nlohmann::json summarizeEtFile(const std::string &path)
+{
+    bool wasGzip = false;
+    const std::string data = gunzipIfCompressed(readWholeFile(path), path, &wasGzip);
+    ChakraProtoMsg::GlobalMetadata metadata;
+    EtSummaryBuilder builder;
+    EtDeps deps;
+    std::vector<std::size_t> offsets; // to re-read a node's name for a message, instead of keeping them all
+    const std::size_t unknown = scanChakraEt(data, path, wasGzip, metadata, [&](Node &node, std::size_t offset) {
+        builder.add(node);
+        deps.add(node);
+        offsets.push_back(offset);
+    });
+    const EtValidation validation = validateDeps(deps, [&](std::uint32_t i) {
+        std::size_t pos = offsets[i];
+        std::uint64_t length = 0;
+        Node node;
+        if (readVarint(data, pos, length) && node.ParseFromArray(data.data() + pos, static_cast<int>(length)))
+            return node.name();
+        return std::string("?");
+    });
+    std::vector<Diagnostic> warnings;
+    if (unknown)
+        warnings.push_back(unknownFieldsWarning(path, unknown));
+    return builder.finish(metadata, validation, path, wasGzip, data.size(), warnings);
+}
+
+void dumpEtFile(const std::string &path, std::ostream &out, bool asArray)
+{
+    bool wasGzip = false;
+    const std::string data = gunzipIfCompressed(readWholeFile(path), path, &wasGzip);
+    ChakraProtoMsg::GlobalMetadata metadata;
+    bool first = true;
+    // The metadata is printed when the first node has parsed (or at the end for a node-less file):
+    // a file whose start is not a Chakra trace prints nothing.
+    scanChakraEt(data, path, wasGzip, metadata, [&](Node &node, std::size_t) {
+        if (first) {
+            out << (asArray ? "[\n" : "") << messageToJson(metadata);
+            first = false;
+        }
+        out << (asArray ? ",\n" : "\n") << messageToJson(node);
+    });
+    if (first)
+        out << (asArray ? "[\n" : "") << messageToJson(metadata);
+    out << (asArray ? "\n]\n" : "\n");
 }
 
 std::string messageToJson(const google::protobuf::Message &message, bool pretty)

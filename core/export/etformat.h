@@ -76,6 +76,9 @@ std::string serializeChakraEt(const ChakraTrace &trace, bool sortById = true);
 // Summary for `linkscope inspect X.et` / `dump --summary`: counts by node type, comm types,
 // edges, attribute names, metadata, and the validation result.
 nlohmann::json summarizeEt(const ChakraTrace &trace);
+// The same straight from a file, keeping only the dependency arrays (not a Node per op): for
+// multi-gigabyte traces. Throws LoadError.
+nlohmann::json summarizeEtFile(const std::string &path);
 
 // The same objects chakra_jsonizer prints (protobuf's JSON mapping: lowerCamelCase field names,
 // 64-bit integers as strings, default values omitted).
@@ -83,6 +86,8 @@ std::string messageToJson(const google::protobuf::Message &message, bool pretty 
 // Writes the metadata then every node: as concatenated objects (chakra_jsonizer's format) or as
 // one JSON array [metadata, node, ...] that standard JSON tools accept.
 void dumpEtAsJson(const ChakraTrace &trace, std::ostream &out, bool asArray);
+// The same from a file, one node at a time. Throws LoadError (before printing, for a bad first message).
+void dumpEtFile(const std::string &path, std::ostream &out, bool asArray);
 
 std::string_view nodeTypeName(int type);            // "COMP_NODE", ...
 std::string_view collectiveTypeName(std::int64_t c); // "ALL_REDUCE", ...

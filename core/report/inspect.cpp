@@ -142,11 +142,12 @@ InspectReport inspectTraces(const std::vector<std::string> &paths)
                 summariseHost(*hosts[i], s);
                 break;
             case TraceKind::ChakraEt: {
-                const ChakraTrace et = readChakraEt(paths[i]);
-                s.wasGzip = et.wasGzip;
-                s.sourceBytes = et.sourceBytes;
-                s.chakraSummary = summarizeEt(et);
-                s.warnings = et.warnings;
+                // Streamed: a multi-gigabyte .et is summarised without a Node per op in memory.
+                s.chakraSummary = summarizeEtFile(paths[i]);
+                s.wasGzip = (*s.chakraSummary)["gzip"].get<bool>();
+                s.sourceBytes = (*s.chakraSummary)["bytes"].get<std::uint64_t>();
+                for (const auto &w : (*s.chakraSummary)["warnings"])
+                    s.warnings.push_back({Diagnostic::Severity::Warning, {}, kUnknownOffset, w.get<std::string>()});
                 break;
             }
             case TraceKind::Unknown:
