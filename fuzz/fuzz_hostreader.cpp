@@ -1,0 +1,56 @@
+// libFuzzer target: any bytes into the host ET reader. It must either return a consistent tree
+// (sorted ids, CSR children, no parent loops, spans inside the source) or throw LoadError.
+#include "io/tracereader.h"
+
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+
+using namespace linkscope::core;
+
+namespace {
+void checkSpan(const HostTrace &t, Span s)
+{
+    if (!s.empty() && s.offset + s.length > t.source->size())
+        std::abort();
+}
+} // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size)
+{
+    try {
+        const HostTrace t = parseHostTrace(std::string(reinterpret_cast<const char *>(data), size), "fuzz.json");
+        const std::size_t n = t.nodes.size();
+        if (t.childBegin.size() != n + 1 || t.indexById.size() != n)
+            std::abort();
+        std::size_t children = 0;
+        for (std::uint32_t i = 0; i < n; ++i) {
+            const HostNode &node = t.nodes[i];
+            if (i > 0 && t.nodes[i - 1].id >= node.id)
+                std::abort();
+            if (node.parent != UINT32_MAX && node.parent >= n)
+                std::abort();
+            // Walking up must reach a root within n steps (no loops survive the reader).
+            std::uint32_t at = i;
+            std::size_t steps = 0;
+            while (at != UINT32_MAX && steps++ <= n)
+                at = t.nodes[at].parent;
+            if (at != UINT32_MAX)
+                std::abort();
+            for (std::uint32_t c = t.childBegin[i]; c < t.childBegin[i + 1]; ++c)
+                if (t.childList.at(c) >= n || t.nodes[t.childList[c]].parent != i)
+                    std::abort();
+            children += t.childBegin[i + 1] - t.childBegin[i];
+            for (Span s : {node.raw, node.attrs, node.inputs.values, node.inputs.shapes, node.inputs.types,
+                           node.inputs.strides, node.outputs.values, node.outputs.shapes, node.outputs.types,
+                           node.outputs.strides})
+                checkSpan(t, s);
+            if (node.comm != UINT32_MAX && node.comm >= t.commAttrs.size())
+                std::abort();
+        }
+        if (children + t.roots.size() != n)
+            std::abort();
+    } catch (const LoadError &) {
+    }
+    return 0;
+}

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets with clang (ASan + UBSan) in build-fuzz/ and runs each reader for a
+# bounded time, seeded from small real traces. Usage: fuzz/run.sh [SECONDS_PER_TARGET] (default 60).
+# Exit status is non-zero if a target found a crash (the input is kept in build-fuzz/artifacts/).
+set -euo pipefail
+
+seconds=${1:-60}
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${LINKSCOPE_FUZZ_BUILD:-$root/build-fuzz}
+traces=${LINKSCOPE_TRACES_DIR:-$root/../shared/traces}
+
+cmake -S "$root" -B "$build" -G Ninja \
+  -DCMAKE_CXX_COMPILER=clang++ \
+  -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DCMAKE_CXX_FLAGS="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer" \
+  -DLINKSCOPE_FUZZ=ON -DLINKSCOPE_BUILD_GUI=OFF -DLINKSCOPE_BUILD_TESTS=OFF -DLINKSCOPE_BUILD_BENCH=OFF >/dev/null
+cmake --build "$build" --target fuzz_kinetoreader fuzz_hostreader
+
+# Seeds: the smallest real traces of each kind, decompressed (the fuzzer mutates text better than
+# deflate streams), plus one gzip file so the gzip path is covered too.
+seed() { # seed DIR FILE...
+  local dir=$1; shift
+  mkdir -p "$dir"
+  for f in "$@"; do
+    [ -f "$f" ] || { echo "seed missing: $f" >&2; continue; }
+    local base; base=$(basename "$f")
+    case "$f" in
+      *.gz) zcat "$f" > "$dir/${base%.gz}"; cp "$f" "$dir/$base" ;;
+      *) cp "$f" "$dir/$base" ;;
+    esac
+  done
+}
+seed "$build/seeds/kineto" \
+  "$traces/hta_simple_add_1gpu_pair/benchmark_simple_add_trace.json.gz" \
+  "$traces/hta_kineto_nccl/mi250_minitoy_train_ROCm6_2_kineto.json.gz"
+seed "$build/seeds/host" \
+  "$traces/hta_simple_add_1gpu_pair/benchmark_simple_add_et.json.gz" \
+  "$traces/param_host_et_only/pt2_et_1.1.1.json.gz"
+
+status=0
+mkdir -p "$build/artifacts"
+for target in kinetoreader hostreader; do
+  corpus="$build/corpus/$target"
+  mkdir -p "$corpus"
+  dict="$root/fuzz/kineto.dict"; seeds="$build/seeds/kineto"
+  if [ "$target" = hostreader ]; then dict="$root/fuzz/host.dict"; seeds="$build/seeds/host"; fi
+  echo "== fuzz_$target for ${seconds}s"
+  if ! "$build/fuzz/fuzz_$target" "$corpus" "$seeds" \
+      -max_total_time="$seconds" -max_len=131072 -timeout=20 -rss_limit_mb=4096 \
+      -dict="$dict" -artifact_prefix="$build/artifacts/$target-" -print_final_stats=1 2>"$build/fuzz_$target.log"; then
+    echo "fuzz_$target FAILED: see $build/fuzz_$target.log and $build/artifacts/" >&2
+    tail -40 "$build/fuzz_$target.log" >&2
+    status=1
+  else
+    grep -E "stat::number_of_executed_units|stat::peak_rss_mb|cov:" "$build/fuzz_$target.log" | tail -3
+  fi
+done
+exit $status
