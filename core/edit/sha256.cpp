@@ -7,6 +7,7 @@
 #include <vector>
 
 #if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
 #include <immintrin.h>
 #define LINKSCOPE_SHA_X86 1
 #endif
@@ -118,8 +119,16 @@ __attribute__((target("sha,sse4.1,ssse3"))) void compressHardware(std::uint32_t 
 bool detectHardware()
 {
 #ifdef LINKSCOPE_SHA_X86
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("sha") && __builtin_cpu_supports("sse4.1") && __builtin_cpu_supports("ssse3");
+    // CPUID directly: clang 14's __builtin_cpu_supports does not know "sha".
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+    if (!__get_cpuid(1, &eax, &ebx, &ecx, &edx))
+        return false;
+    const bool ssse3 = (ecx & bit_SSSE3) != 0;
+    const bool sse41 = (ecx & bit_SSE4_1) != 0;
+    if (!__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx))
+        return false;
+    const bool sha = (ebx & (1u << 29)) != 0; // CPUID.(EAX=7,ECX=0):EBX.SHA[bit 29]
+    return sha && sse41 && ssse3;
 #else
     return false;
 #endif
