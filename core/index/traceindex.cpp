@@ -148,7 +148,9 @@ TraceIndex buildTraceIndex(const DeviceTrace &trace, std::vector<Diagnostic> *wa
             keys.reserve(list.size());
             for (std::uint32_t ev : list)
                 keys.push_back(Key{events[ev].ts, -events[ev].dur, ev});
-            std::sort(keys.begin(), keys.end());
+            // Lanes usually come in file order already sorted; the check is linear, the sort is not.
+            if (!std::is_sorted(keys.begin(), keys.end()))
+                std::sort(keys.begin(), keys.end());
             for (std::size_t i = 0; i < keys.size(); ++i)
                 list[i] = keys[i].event;
         }

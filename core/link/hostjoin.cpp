@@ -86,16 +86,43 @@ public:
         }
 
         // The join itself: key − offset = rf_id.
-        std::size_t duplicateKeys = 0;
-        std::unordered_map<std::int64_t, std::uint32_t> eventByRf;
+        // (rf_id, event) sorted; of ops sharing a key the first in file order (smallest event) is used.
+        std::vector<std::pair<std::int64_t, std::uint32_t>> eventByRf;
         eventByRf.reserve(cpuOps_.size());
         for (std::uint32_t ev : cpuOps_) {
             const std::int64_t key = keyOf(device_.events[ev], chosen.source);
             if (key == kNoId || (chosen.source == KeySource::RecordFunctionId && key == 0))
                 continue;
-            if (!eventByRf.emplace(key - chosen.offset, ev).second)
-                ++duplicateKeys;
+            eventByRf.emplace_back(key - chosen.offset, ev);
         }
+        if (!std::is_sorted(eventByRf.begin(), eventByRf.end()))
+            std::sort(eventByRf.begin(), eventByRf.end());
+        const std::size_t keyed = eventByRf.size();
+        eventByRf.erase(std::unique(eventByRf.begin(), eventByRf.end(),
+                                    [](const auto &a, const auto &b) { return a.first == b.first; }),
+                        eventByRf.end());
+        const std::size_t duplicateKeys = keyed - eventByRf.size();
+        // rf_ids are usually dense: a table indexed by rf_id − min answers each host node with one load.
+        const std::int64_t minKey = eventByRf.empty() ? 0 : eventByRf.front().first;
+        const std::int64_t maxKey = eventByRf.empty() ? -1 : eventByRf.back().first;
+        // Unsigned differences: keys may span the whole int64 range.
+        auto distance = [](std::int64_t from, std::int64_t to) {
+            return static_cast<std::uint64_t>(to) - static_cast<std::uint64_t>(from);
+        };
+        std::vector<std::uint32_t> denseEventByRf;
+        if (!eventByRf.empty() && distance(minKey, maxKey) < 4 * static_cast<std::uint64_t>(keyed) + 1024) {
+            denseEventByRf.assign(static_cast<std::size_t>(distance(minKey, maxKey)) + 1, kNoIndex);
+            for (const auto &[key, ev] : eventByRf)
+                denseEventByRf[static_cast<std::size_t>(distance(minKey, key))] = ev;
+        }
+        auto eventWithRf = [&](std::int64_t rf) -> std::uint32_t {
+            if (rf < minKey || rf > maxKey)
+                return kNoIndex;
+            if (!denseEventByRf.empty())
+                return denseEventByRf[static_cast<std::size_t>(distance(minKey, rf))];
+            auto it = std::lower_bound(eventByRf.begin(), eventByRf.end(), std::make_pair(rf, std::uint32_t(0)));
+            return it != eventByRf.end() && it->first == rf ? it->second : kNoIndex;
+        };
         if (duplicateKeys > 0)
             join.warnings.push_back(warning(std::to_string(duplicateKeys) +
                                             " Kineto CPU ops share their join key with an earlier one; the first is used"));
@@ -103,13 +130,13 @@ public:
         std::vector<std::string> mismatchExamples;
         for (std::uint32_t node : hostWithRf_) {
             const HostNode &n = host_.nodes[node];
-            auto it = eventByRf.find(static_cast<std::int64_t>(n.rfId));
-            if (it == eventByRf.end())
+            const std::uint32_t event = eventWithRf(static_cast<std::int64_t>(n.rfId));
+            if (event == kNoIndex)
                 continue;
-            join.eventOfHost[node] = it->second;
-            join.hostOfEvent[it->second] = node;
+            join.eventOfHost[node] = event;
+            join.hostOfEvent[event] = node;
             ++join.stats.matched;
-            const DeviceEvent &e = device_.events[it->second];
+            const DeviceEvent &e = device_.events[event];
             if (host_.name(n) != device_.name(e)) {
                 ++join.stats.nameMismatches;
                 if (mismatchExamples.size() < 5)

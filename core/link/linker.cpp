@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <charconv>
 #include <map>
 #include <tuple>
 #include <unordered_map>
@@ -34,6 +35,38 @@ bool hasCorrelation(std::int64_t correlation)
 {
     // roctracer writes 0 for "none"; Kineto's absent arg is -1.
     return correlation > 0;
+}
+
+// std::sort by the values' own operator<: elements that compare equal are identical, so the result is the
+// same however it is reached. Most of these lists come out of the trace already in order, and a linear check
+// spares re-sorting them (libstdc++'s introsort still does n log n work on sorted input).
+template <typename T>
+void sortValues(std::vector<T> &list)
+{
+    if (!std::is_sorted(list.begin(), list.end()))
+        std::sort(list.begin(), list.end());
+}
+
+// Sorts `list` made of consecutive sorted segments ending at `ends`, by merging neighbours pairwise.
+template <typename T>
+void mergeSortedSegments(std::vector<T> &list, std::vector<std::size_t> ends)
+{
+    while (ends.size() > 1) {
+        std::vector<std::size_t> merged;
+        std::size_t begin = 0;
+        for (std::size_t i = 0; i < ends.size(); i += 2) {
+            if (i + 1 < ends.size()) {
+                std::inplace_merge(list.begin() + static_cast<std::ptrdiff_t>(begin),
+                                   list.begin() + static_cast<std::ptrdiff_t>(ends[i]),
+                                   list.begin() + static_cast<std::ptrdiff_t>(ends[i + 1]));
+                merged.push_back(ends[i + 1]);
+            } else {
+                merged.push_back(ends[i]);
+            }
+            begin = merged.back();
+        }
+        ends = std::move(merged);
+    }
 }
 
 std::uint64_t pairKey(std::uint32_t a, std::uint32_t b)
@@ -121,10 +154,23 @@ private:
     {
         if (event == kNoIndex)
             return "(none)";
+        // Called for every finding (several per GPU op on some traces): one buffer, no temporaries.
         const DeviceEvent &e = ev_[event];
-        std::string text = "'" + std::string(dev_.name(e)) + "' at " + std::to_string(e.ts) + " ns";
-        if (e.evIdx != kNoId)
-            text += " (Ev Idx " + std::to_string(e.evIdx) + ")";
+        const std::string_view name = dev_.name(e);
+        char number[24];
+        std::string text;
+        text.reserve(name.size() + 48);
+        text += '\'';
+        text += name;
+        text += "' at ";
+        text.append(number, static_cast<std::size_t>(std::to_chars(number, number + sizeof number, e.ts).ptr - number));
+        text += " ns";
+        if (e.evIdx != kNoId) {
+            text += " (Ev Idx ";
+            text.append(number,
+                        static_cast<std::size_t>(std::to_chars(number, number + sizeof number, e.evIdx).ptr - number));
+            text += ')';
+        }
         return text;
     }
 
@@ -161,6 +207,7 @@ private:
     {
         posInNest_.assign(ev_.size(), kNoIndex);
         std::vector<std::pair<Nanos, std::uint32_t>> global; // (ts, event): Chakra's all-thread order
+        std::vector<std::size_t> segmentEnds;                 // end of each thread's part of `global`
         for (const Lane &lane : ls_.index.lanes) {
             if (lane.kind != LaneKind::CpuThread)
                 continue;
@@ -190,13 +237,16 @@ private:
                 t.chakraStart.push_back(e.ts);
                 t.chakraByExternalId.emplace_back(e.externalId, pos);
             }
-            std::sort(t.chakraByExternalId.begin(), t.chakraByExternalId.end());
+            sortValues(t.chakraByExternalId);
             for (std::uint32_t pos = 0; pos < t.chakra.size(); ++pos) {
                 const std::uint32_t event = t.chakra[pos];
                 global.emplace_back(t.chakraStart[pos], event);
             }
+            segmentEnds.push_back(global.size());
         }
-        std::sort(global.begin(), global.end());
+        // Each thread's segment is already in (ts, event) order: merging them pairwise gives the sorted
+        // all-thread order in O(n log threads).
+        mergeSortedSegments(global, segmentEnds);
         globalChakra_.reserve(global.size());
         globalChakraStart_.reserve(global.size());
         for (const auto &[ts, event] : global) {
@@ -316,26 +366,31 @@ private:
             for (std::uint32_t event : lane.events)
                 if (isCpuOpCategory(ev_[event].category))
                     ops.push_back(event); // lane order is already (ts asc, dur desc)
-            std::vector<std::uint32_t> open;
-            std::unordered_map<std::uint32_t, Nanos> coveredUntil;
+            // Each open op carries how far its children's union reaches: a popped op never becomes a parent
+            // again (later ops start no earlier), so the value lives on the stack instead of in a map.
+            struct OpenOp {
+                std::uint32_t event;
+                Nanos end;
+                Nanos coveredUntil;
+            };
+            std::vector<OpenOp> open;
             for (std::uint32_t event : ops) {
                 const DeviceEvent &e = ev_[event];
-                while (!open.empty() && ev_[open.back()].end() <= e.ts)
+                const Nanos end = e.end();
+                while (!open.empty() && open.back().end <= e.ts)
                     open.pop_back();
-                while (!open.empty() && ev_[open.back()].end() < e.end())
+                while (!open.empty() && open.back().end < end)
                     open.pop_back();
                 if (!open.empty()) {
-                    const std::uint32_t parent = open.back();
-                    const Nanos parentEnd = ev_[parent].end();
-                    auto [it, inserted] = coveredUntil.try_emplace(parent, ev_[parent].ts);
-                    const Nanos from = std::max(e.ts, it->second);
-                    const Nanos to = std::min(e.end(), parentEnd);
+                    OpenOp &parent = open.back();
+                    const Nanos from = std::max(e.ts, parent.coveredUntil);
+                    const Nanos to = std::min(end, parent.end);
                     if (to > from) {
-                        ls_.exclusiveDur[parent] -= to - from;
-                        it->second = to;
+                        ls_.exclusiveDur[parent.event] -= to - from;
+                        parent.coveredUntil = to;
                     }
                 }
-                open.push_back(event);
+                open.push_back(OpenOp{event, end, e.ts});
             }
             for (std::uint32_t event : ops)
                 if (ls_.exclusiveDur[event] < 0) {
@@ -358,7 +413,7 @@ private:
             if (e.phase == Phase::Complete && e.category == EventCategory::GpuUserAnnotation && e.externalId != kNoId)
                 gpuAnnotations_[e.externalId].push_back(i);
         }
-        std::sort(launchesByCorrelation_.begin(), launchesByCorrelation_.end());
+        sortValues(launchesByCorrelation_);
         // Duplicates: the same (pid, correlation) on several runtime/driver events.
         for (std::size_t i = 0; i < launchesByCorrelation_.size();) {
             std::size_t j = i + 1;
@@ -413,7 +468,7 @@ private:
                 flowFinishes_[e.thread].emplace_back(e.ts, e.flowId);
         }
         for (auto &[thread, list] : flowFinishes_)
-            std::sort(list.begin(), list.end());
+            sortValues(list);
     }
 
     // The runtime event a GPU op belongs to: nearest launch at or before the GPU op (duplicates), else the
@@ -884,9 +939,9 @@ private:
             }
         }
         for (ThreadOps &t : threads_)
-            std::sort(t.launches.begin(), t.launches.end());
+            sortValues(t.launches);
         for (auto &[lane, list] : streamLaunches_)
-            std::sort(list.begin(), list.end());
+            sortValues(list);
 
         for (std::uint32_t laneIndex = 0; laneIndex < ls_.index.lanes.size(); ++laneIndex) {
             const Lane &lane = ls_.index.lanes[laneIndex];
@@ -896,9 +951,9 @@ private:
             for (std::uint32_t event : lane.events)
                 if (isGpuOpCategory(ev_[event].category))
                     ops.push_back(event);
-            std::sort(ops.begin(), ops.end(), [&](std::uint32_t a, std::uint32_t b) {
-                return ev_[a].ts != ev_[b].ts ? ev_[a].ts < ev_[b].ts : a < b;
-            });
+            // Lane order is (ts asc, dur desc, file order): only equal starts need putting in file order.
+            sortRuns(ops, [&](std::uint32_t a, std::uint32_t b) { return ev_[a].ts == ev_[b].ts; },
+                     [](std::uint32_t a, std::uint32_t b) { return a < b; });
             for (std::size_t i = 1; i < ops.size(); ++i)
                 ls_.edges.push_back(Edge{ops[i - 1], ops[i], EdgeKind::StreamOrder});
         }
@@ -1010,7 +1065,7 @@ private:
             }
         }
         for (ThreadOps &t : threads_)
-            std::sort(t.eventRecords.begin(), t.eventRecords.end());
+            sortValues(t.eventRecords);
         for (std::uint32_t call : calls) {
             const DeviceEvent &r = ev_[call];
             const ThreadOps *t = threadOf(r.thread);
