@@ -309,6 +309,40 @@ private slots:
         QCOMPARE(starts, 1);
     }
 
+    void progressNamesEachStageAndCancelStopsBeforeTheNext()
+    {
+        const Pair pair = seedPair(Policy::Nesting);
+        QTemporaryDir dir;
+        ExportRequest request;
+        request.etPath = dir.filePath(QStringLiteral("p.et")).toStdString();
+        request.etPlusPath = dir.filePath(QStringLiteral("p.json")).toStdString();
+        request.perfettoPath = dir.filePath(QStringLiteral("p_perfetto.json")).toStdString();
+        std::vector<std::string> stages;
+        std::vector<std::pair<std::size_t, std::size_t>> steps;
+        request.progress = [&](std::string_view stage, std::size_t done, std::size_t total) {
+            stages.emplace_back(stage);
+            steps.emplace_back(done, total);
+            return true;
+        };
+        exportLinkedPair(pair.host, pair.device, pair.links, request);
+        // graph, check, ET+, .et, Perfetto, then the final (5, 5).
+        const std::vector<std::string> expected = {"building the ET+ graph", "checking the Chakra graph", "writing ET+ JSON",
+                                                   "writing the Chakra .et", "writing the Perfetto trace", "done"};
+        QCOMPARE(stages, expected);
+        for (std::size_t i = 0; i < steps.size(); ++i)
+            QCOMPARE(steps[i], std::make_pair(i, std::size_t(5)));
+
+        // Cancel when the .et is about to be written: ET+ (written before) stays, nothing after it appears.
+        QTemporaryDir second;
+        request.etPath = second.filePath(QStringLiteral("p.et")).toStdString();
+        request.etPlusPath = second.filePath(QStringLiteral("p.json")).toStdString();
+        request.perfettoPath = second.filePath(QStringLiteral("p_perfetto.json")).toStdString();
+        request.progress = [](std::string_view stage, std::size_t, std::size_t) { return stage != "writing the Chakra .et"; };
+        QVERIFY_THROWS_EXCEPTION(Cancelled, exportLinkedPair(pair.host, pair.device, pair.links, request));
+        QCOMPARE(QDir(second.path()).entryList(QDir::Files | QDir::Hidden | QDir::NoDotAndDotDot),
+                 QStringList{QStringLiteral("p.json")});
+    }
+
     void cycleIsRefusedAndNothingWritten()
     {
         Pair pair = seedPair(Policy::Nesting);

@@ -8,6 +8,7 @@
 #include <QElapsedTimer>
 #include <QFileInfo>
 #include <QFutureWatcher>
+#include <QPointer>
 #include <QStatusBar>
 #include <QThread>
 #include <QUndoStack>
@@ -496,15 +497,30 @@ void CorrectionController::exportCorrected(const core::ExportRequest &request)
         return;
     }
     m_exporting = true;
+    m_exportCancel->store(false);
     auto links = std::make_shared<const core::LinkSet>(m_session->working());
     const DocumentPtr base = m_linked;
     struct Outcome {
         bool ok = false;
         QString message;
     };
+    core::ExportRequest staged = request;
+    // Progress crosses to the GUI thread as a queued call; the context object guards its lifetime.
+    QPointer<CorrectionController> self(this);
+    staged.progress = [self, cancel = m_exportCancel](std::string_view stage, std::size_t done, std::size_t total) {
+        const QString text = fromStd(stage);
+        QMetaObject::invokeMethod(
+            self.data(),
+            [self, text, done, total] {
+                if (self)
+                    emit self->exportProgress(text, static_cast<int>(done), static_cast<int>(total));
+            },
+            Qt::QueuedConnection);
+        return !cancel->load();
+    };
     runInBackground<Outcome>(
         this,
-        [base, links, request]() {
+        [base, links, request = std::move(staged)]() {
             Outcome out;
             try {
                 if (base->host()) {
@@ -518,6 +534,8 @@ void CorrectionController::exportCorrected(const core::ExportRequest &request)
                     throw std::runtime_error("ET+ and .et export need the host execution trace");
                 }
                 out.ok = true;
+            } catch (const core::Cancelled &) {
+                out.message = QObject::tr("Export cancelled; outputs finished before the cancel were kept");
             } catch (const std::exception &e) {
                 out.message = QString::fromUtf8(e.what());
             }

@@ -16,6 +16,7 @@
 #include <QString>
 #include <QStringList>
 
+#include <atomic>
 #include <memory>
 #include <optional>
 
@@ -69,9 +70,11 @@ public:
     std::uint32_t findCpuOp(const QString &text) const;
 
     // Writes the corrected links (off the GUI thread). Empty paths are skipped. Emits
-    // exportFinished(ok, message).
+    // exportProgress(stage, done, total) before each stage and exportFinished(ok, message) at the end.
     void exportCorrected(const core::ExportRequest &request);
     bool exporting() const { return m_exporting; }
+    // Stops the running export before its next stage (outputs already written are kept).
+    void cancelExport() { m_exportCancel->store(true); }
 
     // Tests: blocks (processing events) until the sidecar is applied and the shown document is
     // current. False on timeout.
@@ -89,6 +92,7 @@ signals:
     void published(linkscope::ui::DocumentPtr doc);
     // After a relink or policy change: how many GPU ops got another parent, and which.
     void linksChanged(const QString &summary, const QStringList &details);
+    void exportProgress(const QString &stage, int done, int total);
     void exportFinished(bool ok, const QString &message);
 
 private:
@@ -109,6 +113,7 @@ private:
     bool m_ready = false;
     bool m_publishing = false;
     bool m_exporting = false;
+    std::shared_ptr<std::atomic_bool> m_exportCancel = std::make_shared<std::atomic_bool>(false);
     quint64 m_generation = 0;     // publish requests
     quint64 m_sessionSerial = 0;  // sessions (a new trace starts a new one)
 };

@@ -344,11 +344,20 @@ void ReviewUi::exportCorrected()
     request.perfettoPath = perfetto->text().trimmed().toStdString();
     request.gzip = gzip->isChecked();
 
-    // The writers report no fractions: a busy indicator, closed when the export reports back.
-    auto *progress = new QProgressDialog(tr("Exporting the corrected traces…"), QString(), 0, 0, m_window);
+    // One step per export stage (graph, check, each file); Cancel stops before the next stage.
+    auto *progress = new QProgressDialog(tr("Exporting the corrected traces…"), tr("Cancel"), 0, 0, m_window);
     progress->setWindowModality(Qt::WindowModal);
     progress->setAttribute(Qt::WA_DeleteOnClose);
+    progress->setAutoClose(false);
+    progress->setAutoReset(false);
     progress->setMinimumDuration(300);
+    connect(m_controller, &CorrectionController::exportProgress, progress,
+            [progress](const QString &stage, int done, int total) {
+                progress->setMaximum(total);
+                progress->setValue(done);
+                progress->setLabelText(tr("Exporting the corrected traces: %1…").arg(stage));
+            });
+    connect(progress, &QProgressDialog::canceled, m_controller, &CorrectionController::cancelExport);
     connect(m_controller, &CorrectionController::exportFinished, progress,
             [this, progress](bool ok, const QString &message) {
                 progress->close();

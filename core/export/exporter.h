@@ -18,6 +18,8 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <functional>
+#include <string_view>
 #include <string>
 #include <vector>
 
@@ -119,12 +121,18 @@ std::uint64_t writePerfettoTrace(const std::string &path, const DeviceTrace &dev
 
 // --- one call for the CLI and linkscope-bench ---
 
+// Called before each stage of an export with the stage's name and (stages done, stages in all),
+// and once at the end with (n, n). Return false to stop before the next stage: the export throws
+// Cancelled and the outputs already written are kept (each is complete: writes are atomic).
+using ExportProgressFn = std::function<bool(std::string_view stage, std::size_t done, std::size_t total)>;
+
 struct ExportRequest {
     std::string etPath;       // empty: not written
     std::string etPlusPath;
     std::string perfettoPath;
     bool gzip = false;        // applies to every output
     ChakraOptions chakra;
+    ExportProgressFn progress; // optional
 };
 
 struct ExportReport {

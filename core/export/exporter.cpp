@@ -1,0 +1,109 @@
+// Orchestration of one export: the ET+ graph, then each requested writer in turn.
+
+#include "export/exporter.h"
+
+namespace linkscope::core {
+
+nlohmann::json ExportReport::toJson() const
+{
+    nlohmann::json j;
+    j["etplus"] = {{"host_nodes", etPlus.hostNodes},
+                   {"linked_host_nodes", etPlus.linkedHostNodes},
+                   {"gpu_nodes", etPlus.gpuNodes},
+                   {"gpu_ops_not_exported", etPlus.gpuOpsNotExported},
+                   {"reparented_host_nodes", etPlus.reparentedHostNodes},
+                   {"inter_thread_deps", etPlus.interThreadDeps},
+                   {"sync_deps", etPlus.syncDeps},
+                   {"sync_edges_not_exported", etPlus.syncEdgesNotExported},
+                   {"sync_edges_not_causal", etPlus.syncEdgesNotCausal}};
+    j["chakra"] = {{"nodes", chakra.nodes},
+                   {"comp", chakra.comp},
+                   {"comm_coll", chakra.commColl},
+                   {"comm_send", chakra.commSend},
+                   {"comm_recv", chakra.commRecv},
+                   {"metadata", chakra.metadata},
+                   {"chain_deps", chakra.chainDeps},
+                   {"launch_deps", chakra.launchDeps},
+                   {"inter_thread_deps", chakra.interThreadDeps},
+                   {"stream_order_deps", chakra.streamOrderDeps},
+                   {"sync_deps", chakra.syncDeps},
+                   {"dangling_removed", chakra.danglingRemoved},
+                   {"unclassified_collectives", chakra.unclassifiedCollectives},
+                   {"comm_without_size", chakra.commWithoutSize}};
+    j["bytes"] = {{"et", etBytes}, {"etplus", etPlusBytes}, {"perfetto", perfettoBytes}};
+    nlohmann::json list = nlohmann::json::array();
+    for (const Diagnostic &d : warnings)
+        list.push_back(d.toString());
+    j["warnings"] = list;
+    return j;
+}
+
+namespace {
+
+// The stages of one export, in order, for progress reporting.
+class ExportStages {
+public:
+    explicit ExportStages(const ExportRequest &request)
+        : progress_(request.progress)
+        , total_(1 + (request.etPath.empty() ? 0 : 2) + (request.etPlusPath.empty() ? 0 : 1) +
+                 (request.perfettoPath.empty() ? 0 : 1))
+    {
+    }
+    // Announces the next stage; throws Cancelled if the caller asked to stop.
+    void begin(std::string_view stage)
+    {
+        if (progress_ && !progress_(stage, done_, total_))
+            throw Cancelled();
+        ++done_;
+    }
+    void finish()
+    {
+        if (progress_)
+            progress_("done", total_, total_);
+    }
+
+private:
+    const ExportProgressFn &progress_;
+    std::size_t total_;
+    std::size_t done_ = 0;
+};
+
+} // namespace
+
+ExportReport exportLinkedPair(const HostTrace &host, const DeviceTrace &device, const LinkSet &links,
+                              const ExportRequest &request)
+{
+    ExportStages stages(request);
+    ExportReport report;
+    stages.begin("building the ET+ graph");
+    const EtPlusGraph graph = buildEtPlusGraph(host, device, links);
+    report.etPlus = graph.stats;
+    report.warnings = graph.warnings;
+
+    // Plan and validate before writing anything, so a refused graph leaves no partial export.
+    ChakraPlan plan;
+    if (!request.etPath.empty()) {
+        stages.begin("checking the Chakra graph");
+        plan = planChakra(graph, host, links, request.chakra);
+        const EtValidation validation = validateChakraPlan(plan, graph, host, device);
+        if (!validation.ok())
+            throw ExportError(request.etPath + ": refusing to write an invalid Chakra graph: " + validation.message());
+    }
+    if (!request.etPlusPath.empty()) {
+        stages.begin("writing ET+ JSON");
+        report.etPlusBytes = writeEtPlus(request.etPlusPath, graph, host, device, links, request.gzip);
+    }
+    if (!request.etPath.empty()) {
+        stages.begin("writing the Chakra .et");
+        report.etBytes = writeChakraPlan(request.etPath, plan, graph, host, device, links, request.chakra, request.gzip,
+                                         report.chakra, report.warnings);
+    }
+    if (!request.perfettoPath.empty()) {
+        stages.begin("writing the Perfetto trace");
+        report.perfettoBytes = writePerfettoTrace(request.perfettoPath, device, links, &host, request.gzip);
+    }
+    stages.finish();
+    return report;
+}
+
+} // namespace linkscope::core
