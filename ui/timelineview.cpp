@@ -312,6 +312,11 @@ void TimelineView::buildRow(Geometry &geometry, const LaneRows &rows, int row, i
 
     const int top = y + 1;
     const int height = TimelineLayout::kRowHeight - 2;
+    const RowSummary &summary = rows.summaries[row];
+    if (summary.baseShift >= 0 && nanosPerPixel >= std::ldexp(1.0, summary.baseShift)) {
+        buildRowFromSummary(geometry, rows, summary, top, width, nanosPerPixel);
+        return;
+    }
     int lastStyle = -1;
     QRect *last = nullptr;
     while (i < end && starts[i] < t1) {
@@ -355,6 +360,90 @@ void TimelineView::buildRow(Geometry &geometry, const LaneRows &rows, int row, i
         if (next > i + 1)
             ++geometry.mergedColumns;
         i = std::max(next, i + 1);
+    }
+}
+
+void TimelineView::buildRowFromSummary(Geometry &geometry, const LaneRows &rows, const RowSummary &summary, int top,
+                                       int width, double nanosPerPixel) const
+{
+    const core::DeviceTrace &trace = m_doc->device();
+    const core::Nanos t0 = geometry.start;
+    const core::Nanos t1 = geometry.end;
+    const int height = TimelineLayout::kRowHeight - 2;
+    // The coarsest level whose buckets are still no wider than a pixel: one or two per column.
+    const int level = std::clamp(static_cast<int>(std::floor(std::log2(nanosPerPixel))) - summary.baseShift, 0,
+                                 summary.levelCount() - 1);
+    const int shift = summary.baseShift + level;
+    const std::uint32_t levelBegin = summary.levelBegin[level];
+    const std::int64_t bucketCount = summary.levelBegin[level + 1] - levelBegin;
+
+    // Each bucket lands in the column holding its start; a column shows the colour of its most
+    // covered bucket, so sub-pixel events stay visible as merged coverage.
+    std::vector<std::uint8_t> columnStyle(width, 0); // 0: empty, else style + 1
+    std::vector<std::uint8_t> columnCoverage(width, 0);
+    const core::Nanos fromTime = std::max(t0, summary.origin) - summary.origin;
+    std::int64_t bucket = fromTime >> shift;
+    const std::int64_t lastBucket = std::min<std::int64_t>(bucketCount - 1, (t1 - summary.origin) >> shift);
+    const std::uint8_t *coverage = summary.coverage.data() + levelBegin;
+    const std::uint8_t *styles = summary.style.data() + levelBegin;
+    for (; bucket <= lastBucket; ++bucket) {
+        const std::uint8_t c = coverage[bucket];
+        if (c == 0)
+            continue;
+        const core::Nanos bucketStart = summary.origin + (core::Nanos(bucket) << shift);
+        const int column = static_cast<int>(std::floor(timeToPixel(std::max(bucketStart, t0), t0, nanosPerPixel)));
+        if (column < 0 || column >= width)
+            continue;
+        if (c > columnCoverage[column]) {
+            columnCoverage[column] = c;
+            columnStyle[column] = static_cast<std::uint8_t>(styles[bucket] + 1);
+        }
+    }
+
+    // Events at least a pixel wide are drawn on their own (with the gap and label of the
+    // event-by-event path) and take their columns from the coverage. They are all in this
+    // level's list, since a pixel is at least a bucket here.
+    const std::uint32_t *longBegin = summary.longEvents.data() + summary.longBegin[level];
+    const std::uint32_t *longEnd = summary.longEvents.data() + summary.longBegin[level + 1];
+    const core::Nanos *starts = rows.starts.data();
+    const std::uint32_t *it =
+        std::upper_bound(longBegin, longEnd, t0, [&](core::Nanos t, std::uint32_t p) { return t < starts[p]; });
+    for (int back = 0; back < 8 && it > longBegin; ++back) {
+        if (trace.events[rows.events[*(it - 1)]].end() > t0)
+            --it;
+        else
+            break;
+    }
+    for (; it < longEnd && starts[*it] < t1; ++it) {
+        const std::uint32_t e = rows.events[*it];
+        const core::DeviceEvent &event = trace.events[e];
+        const double x0 = timeToPixel(event.ts, t0, nanosPerPixel);
+        const double x1 = timeToPixel(event.end(), t0, nanosPerPixel);
+        if (x1 - x0 < 1.0)
+            continue;
+        const int left = static_cast<int>(std::floor(std::max(x0, -2.0)));
+        const int right = static_cast<int>(std::ceil(std::min(x1, width + 2.0)));
+        const int w = std::max(1, right - left - (right - left >= 4 ? 1 : 0));
+        geometry.rects[static_cast<int>(m_doc->style(e))].emplace_back(left, top, w, height);
+        if (right - left >= kLabelMinWidth)
+            geometry.labels.push_back(
+                {QRect(std::max(left, 0), top, std::min(right, width) - std::max(left, 0) - 1, height), e, QString(),
+                 false});
+        std::fill(columnStyle.begin() + std::clamp(left, 0, width), columnStyle.begin() + std::clamp(right, 0, width),
+                  std::uint8_t(0));
+    }
+
+    // What is left: one rect per run of columns of the same colour.
+    for (int x = 0; x < width;) {
+        const std::uint8_t style = columnStyle[x];
+        int runEnd = x + 1;
+        while (runEnd < width && columnStyle[runEnd] == style)
+            ++runEnd;
+        if (style != 0) {
+            geometry.rects[style - 1].emplace_back(x, top, runEnd - x, height);
+            geometry.mergedColumns += runEnd - x;
+        }
+        x = runEnd;
     }
 }
 

@@ -167,6 +167,8 @@ private:
     void updateScrollBar();
     void buildGeometry(Geometry &geometry, const QRect &content, int verticalOffset) const;
     void buildRow(Geometry &geometry, const LaneRows &rows, int row, int y, int width, double nanosPerPixel) const;
+    void buildRowFromSummary(Geometry &geometry, const LaneRows &rows, const RowSummary &summary, int top, int width,
+                             double nanosPerPixel) const;
     void paintOverview(QPainter &painter, const QRect &area, core::Nanos start, core::Nanos end);
     void paintRuler(QPainter &painter, const QRect &area, core::Nanos start, core::Nanos end, const QRect &content);
     void paintHeaders(QPainter &painter, const QRect &area, int verticalOffset);

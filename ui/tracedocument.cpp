@@ -63,7 +63,103 @@ void radixSortByTime(std::vector<TimeKeyed> &items)
     }
 }
 
-LaneRows buildLaneRows(const core::Lane &lane, const core::TraceIndex &index, const core::DeviceTrace &trace)
+// Rows with fewer events are drawn event by event: their cost is already bounded by the width.
+constexpr std::size_t kSummaryMinEvents = 256;
+
+RowSummary buildRowSummary(const LaneRows &rows, int row, const core::DeviceTrace &trace,
+                           const std::vector<EventStyle> &styles)
+{
+    RowSummary summary;
+    const std::uint32_t begin = rows.rowBegin[row];
+    const std::uint32_t end = rows.rowBegin[row + 1];
+    const std::size_t n = end - begin;
+    if (n < kSummaryMinEvents)
+        return summary;
+    const core::Nanos origin = rows.starts[begin];
+    core::Nanos last = origin + 1;
+    for (std::uint32_t p = begin; p < end; ++p)
+        last = std::max(last, trace.events[rows.events[p]].end());
+    // Level-0 buckets of about twice the mean spacing: at most n/2 buckets, and finer zooms have
+    // few enough events per pixel column to visit them.
+    const std::uint64_t span = static_cast<std::uint64_t>(last - origin);
+    int shift = 0;
+    while (shift < 62 && ((span >> shift) + 1) * 2 > n)
+        ++shift;
+    summary.baseShift = shift;
+    summary.origin = origin;
+    const std::uint64_t width = std::uint64_t(1) << shift;
+    std::size_t count = static_cast<std::size_t>(((span - 1) >> shift) + 1);
+
+    // Level 0: covered nanoseconds per bucket and the style of the event covering most of it.
+    std::vector<std::uint64_t> covered(count, 0);
+    std::vector<std::uint64_t> best(count, 0);
+    std::vector<std::uint8_t> style(count, 0);
+    for (std::uint32_t p = begin; p < end; ++p) {
+        const std::uint32_t e = rows.events[p];
+        const core::DeviceEvent &event = trace.events[e];
+        const std::uint64_t a = static_cast<std::uint64_t>(event.ts - origin);
+        // A zero-length event still marks its bucket.
+        const std::uint64_t b = static_cast<std::uint64_t>(std::max(event.end(), event.ts + 1) - origin);
+        const std::uint8_t eventStyle = static_cast<std::uint8_t>(styles[e]);
+        for (std::uint64_t k = a >> shift; k <= (b - 1) >> shift && k < count; ++k) {
+            const std::uint64_t lo = std::max(a, k << shift);
+            const std::uint64_t hi = std::min(b, (k + 1) << shift);
+            covered[k] += hi - lo;
+            if (hi - lo > best[k]) {
+                best[k] = hi - lo;
+                style[k] = eventStyle;
+            }
+        }
+    }
+    summary.levelBegin.push_back(0);
+    summary.coverage.resize(count);
+    for (std::size_t k = 0; k < count; ++k) {
+        const std::uint64_t share = std::min<std::uint64_t>(width, covered[k]) * 255 / width;
+        summary.coverage[k] = covered[k] == 0 ? 0 : static_cast<std::uint8_t>(std::max<std::uint64_t>(1, share));
+    }
+    summary.style = std::move(style);
+    summary.levelBegin.push_back(static_cast<std::uint32_t>(count));
+    // Coarser levels: a bucket is its two children; it takes the colour of the more covered one.
+    while (count > 1) {
+        const std::size_t childBegin = summary.levelBegin[summary.levelBegin.size() - 2];
+        const std::size_t parents = (count + 1) / 2;
+        for (std::size_t j = 0; j < parents; ++j) {
+            const std::uint8_t c0 = summary.coverage[childBegin + 2 * j];
+            const std::uint8_t s0 = summary.style[childBegin + 2 * j];
+            const std::uint8_t c1 = 2 * j + 1 < count ? summary.coverage[childBegin + 2 * j + 1] : 0;
+            const std::uint8_t s1 = 2 * j + 1 < count ? summary.style[childBegin + 2 * j + 1] : 0;
+            const unsigned sum = unsigned(c0) + unsigned(c1);
+            summary.coverage.push_back(sum == 0 ? 0 : static_cast<std::uint8_t>(std::max(1u, sum / 2)));
+            summary.style.push_back(c1 > c0 ? s1 : s0);
+        }
+        count = parents;
+        summary.levelBegin.push_back(static_cast<std::uint32_t>(summary.coverage.size()));
+    }
+    // Per level, the events at least one bucket long (each level's list filters the previous one).
+    summary.longBegin.push_back(0);
+    for (std::uint32_t p = begin; p < end; ++p)
+        if (static_cast<std::uint64_t>(std::max<core::Nanos>(trace.events[rows.events[p]].dur, 0)) >= width)
+            summary.longEvents.push_back(p);
+    summary.longBegin.push_back(static_cast<std::uint32_t>(summary.longEvents.size()));
+    for (int level = 1; level < summary.levelCount(); ++level) {
+        const std::uint64_t levelWidth = width << level;
+        const std::uint32_t from = summary.longBegin[level - 1];
+        const std::uint32_t to = summary.longBegin[level];
+        for (std::uint32_t i = from; i < to; ++i) {
+            const std::uint32_t p = summary.longEvents[i];
+            if (static_cast<std::uint64_t>(trace.events[rows.events[p]].dur) >= levelWidth)
+                summary.longEvents.push_back(p);
+        }
+        summary.longBegin.push_back(static_cast<std::uint32_t>(summary.longEvents.size()));
+    }
+    summary.coverage.shrink_to_fit();
+    summary.style.shrink_to_fit();
+    summary.longEvents.shrink_to_fit();
+    return summary;
+}
+
+LaneRows buildLaneRows(const core::Lane &lane, const core::TraceIndex &index, const core::DeviceTrace &trace,
+                       const std::vector<EventStyle> &styles)
 {
     LaneRows rows;
     std::size_t rowCount = std::max<std::size_t>(lane.rowCount, 1);
@@ -83,6 +179,9 @@ LaneRows buildLaneRows(const core::Lane &lane, const core::TraceIndex &index, co
         rows.events[at] = e;
         rows.starts[at] = trace.events[e].ts;
     }
+    rows.summaries.reserve(rowCount);
+    for (std::size_t r = 0; r < rowCount; ++r)
+        rows.summaries.push_back(buildRowSummary(rows, static_cast<int>(r), trace, styles));
     return rows;
 }
 
@@ -121,7 +220,7 @@ std::shared_ptr<const TraceDocument> TraceDocument::create(QString hostPath, QSt
     core::Nanos start = std::numeric_limits<core::Nanos>::max();
     core::Nanos end = std::numeric_limits<core::Nanos>::min();
     for (const core::Lane &lane : index.lanes) {
-        doc->m_laneRows.push_back(buildLaneRows(lane, index, trace));
+        doc->m_laneRows.push_back(buildLaneRows(lane, index, trace, doc->m_styles));
         for (std::uint32_t e : lane.events) {
             start = std::min(start, trace.events[e].ts);
             end = std::max(end, trace.events[e].end());

@@ -20,10 +20,27 @@ namespace linkscope::ui {
 // One lane's events split by nesting depth, each row sorted by start. Within a row, events do not
 // nest, so a binary search on `starts` finds the visible ones, and sub-pixel events can be skipped
 // by jumping to the next pixel's time (LOD, timeline-ux A.4) instead of visiting each one.
+// Level of detail for one dense row: a pyramid of its event coverage per power-of-two time bucket
+// (level k buckets are 2^(baseShift+k) ns wide, counted from `origin`), so that a zoomed-out frame
+// reads about two buckets per pixel column instead of visiting the events. Events at least as long
+// as a level's bucket are listed per level, so the ones wider than a pixel are still drawn (and
+// labelled) one by one. Built with the document, off the GUI thread.
+struct RowSummary {
+    int baseShift = -1;                   // -1: the row is sparse enough to draw event by event
+    core::Nanos origin = 0;
+    std::vector<std::uint32_t> levelBegin; // level k is [levelBegin[k], levelBegin[k+1]) in coverage/style
+    std::vector<std::uint8_t> coverage;    // 0: empty; else share of the bucket covered, 1..255
+    std::vector<std::uint8_t> style;       // EventStyle covering most of the bucket
+    std::vector<std::uint32_t> longBegin;  // level k is [longBegin[k], longBegin[k+1]) in longEvents
+    std::vector<std::uint32_t> longEvents; // positions in LaneRows::events with dur >= the bucket width
+    int levelCount() const { return levelBegin.empty() ? 0 : static_cast<int>(levelBegin.size()) - 1; }
+};
+
 struct LaneRows {
     std::vector<std::uint32_t> rowBegin; // row r is [rowBegin[r], rowBegin[r+1]) in events/starts
     std::vector<std::uint32_t> events;   // DeviceTrace event indices
     std::vector<core::Nanos> starts;     // starts[i] == events[i].ts, contiguous for the search
+    std::vector<RowSummary> summaries;   // one per row
     int rowCount() const { return rowBegin.empty() ? 0 : static_cast<int>(rowBegin.size()) - 1; }
 };
 
