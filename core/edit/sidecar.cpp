@@ -19,39 +19,7 @@ using nlohmann::json;
 
 namespace {
 
-constexpr std::array<std::string_view, kPolicyCount> kPolicyNames = {"nesting", "external-id", "ev-idx"};
-constexpr std::array<std::string_view, kFindingKindCount> kFindingNames = {
-    "nccl_parent_is_record_param_comms",
-    "policy_disagreement",
-    "orphan_gpu_op",
-    "gpu_before_launch",
-    "launch_outside_parent",
-    "host_op_without_device",
-    "device_op_without_host",
-    "et_parent_missing",
-    "duplicate_correlation",
-    "rf_id_absent",
-    "export_cycle",
-};
 constexpr std::array<std::string_view, 5> kKeyKindNames = {"gpu_op", "runtime", "cpu_op", "host_node", "trace"};
-struct EdgeName {
-    EdgeKind kind;
-    std::string_view name;
-};
-constexpr std::array<EdgeName, 5> kEdgeNames = {{{EdgeKind::Parent, "parent"},
-                                                 {EdgeKind::Launch, "launch"},
-                                                 {EdgeKind::StreamOrder, "stream_order"},
-                                                 {EdgeKind::Sync, "sync"},
-                                                 {EdgeKind::InterThread, "inter_thread"}}};
-
-std::string_view edgeName(EdgeKind kind)
-{
-    for (const auto &e : kEdgeNames)
-        if (e.kind == kind)
-            return e.name;
-    return "sync";
-}
-
 // Errors while reading the document name the JSON pointer of the value they concern.
 struct Reader {
     const std::string &file;
@@ -192,9 +160,9 @@ json editToJson(const Edit &edit)
     case EditKind::AddEdge:
     case EditKind::RemoveEdge:
         out["target"] = keyToJson(edit.target);
-        out["edge"] = edgeName(edit.edge);
+        out["edge"] = edgeKindName(edit.edge);
         break;
-    case EditKind::MarkReviewed: out["finding"] = sidecarFindingName(edit.finding); break;
+    case EditKind::MarkReviewed: out["finding"] = findingKindName(edit.finding); break;
     default: break;
     }
     if (!edit.note.empty())
@@ -218,15 +186,15 @@ Edit editFromJson(const Reader &r, const json &in, const std::string &where)
     case EditKind::RemoveEdge: {
         edit.target = keyFromJson(r, r.member(in, where, "target"), where + "/target");
         const std::string edge = r.string(in, where, "edge");
-        auto found = std::find_if(kEdgeNames.begin(), kEdgeNames.end(), [&](const EdgeName &e) { return e.name == edge; });
-        if (found == kEdgeNames.end())
+        const auto kind = edgeKindFromName(edge);
+        if (!kind)
             r.fail(where + "/edge", "unknown edge kind '" + edge + "'");
-        edit.edge = found->kind;
+        edit.edge = *kind;
         break;
     }
     case EditKind::MarkReviewed: {
         const std::string finding = r.string(in, where, "finding");
-        const auto kindOfFinding = sidecarFindingFromName(finding);
+        const auto kindOfFinding = findingKindFromName(finding);
         if (!kindOfFinding)
             r.fail(where + "/finding", "unknown finding kind '" + finding + "'");
         edit.finding = *kindOfFinding;
@@ -258,26 +226,6 @@ FileFingerprint fingerprintFromJson(const Reader &r, const json &in, const std::
 
 } // namespace
 
-std::string_view sidecarPolicyName(Policy policy) { return kPolicyNames[static_cast<std::size_t>(policy)]; }
-
-std::optional<Policy> sidecarPolicyFromName(std::string_view name)
-{
-    for (std::size_t i = 0; i < kPolicyNames.size(); ++i)
-        if (kPolicyNames[i] == name)
-            return static_cast<Policy>(i);
-    return std::nullopt;
-}
-
-std::string_view sidecarFindingName(FindingKind kind) { return kFindingNames[static_cast<std::size_t>(kind)]; }
-
-std::optional<FindingKind> sidecarFindingFromName(std::string_view name)
-{
-    for (std::size_t i = 0; i < kFindingNames.size(); ++i)
-        if (kFindingNames[i] == name)
-            return static_cast<FindingKind>(i);
-    return std::nullopt;
-}
-
 std::string defaultSidecarPath(const std::string &devicePath) { return devicePath + ".linkscope.json"; }
 
 json sidecarToJson(const Sidecar &sidecar)
@@ -291,7 +239,7 @@ json sidecarToJson(const Sidecar &sidecar)
     if (sidecar.host)
         inputs["host"] = fingerprintToJson(*sidecar.host);
     out["inputs"] = std::move(inputs);
-    out["link_options"] = json{{"policy", sidecarPolicyName(sidecar.policy)}, {"inter_thread_deps", sidecar.interThreadDeps}};
+    out["link_options"] = json{{"policy", policyName(sidecar.policy)}, {"inter_thread_deps", sidecar.interThreadDeps}};
     json entries = json::array();
     for (const LogEntry &entry : sidecar.log.entries) {
         json edits = json::array();
@@ -325,7 +273,7 @@ Sidecar sidecarFromJson(const json &in, const std::string &name)
         out.host = fingerprintFromJson(r, inputs["host"], "/inputs/host");
     const json &options = r.member(in, "", "link_options");
     const std::string policy = r.string(options, "/link_options", "policy");
-    const auto parsedPolicy = sidecarPolicyFromName(policy);
+    const auto parsedPolicy = policyFromName(policy);
     if (!parsedPolicy)
         r.fail("/link_options/policy", "unknown policy '" + policy + "'");
     out.policy = *parsedPolicy;

@@ -48,10 +48,4 @@ struct InputCheck {
 };
 InputCheck checkInputs(const Sidecar &sidecar, const FileFingerprint &device, const std::optional<FileFingerprint> &host);
 
-// Stable sidecar spellings (independent of display names elsewhere).
-std::string_view sidecarPolicyName(Policy policy);
-std::optional<Policy> sidecarPolicyFromName(std::string_view name);
-std::string_view sidecarFindingName(FindingKind kind);
-std::optional<FindingKind> sidecarFindingFromName(std::string_view name);
-
 } // namespace linkscope::core

@@ -25,6 +25,14 @@ std::string_view findingKindName(FindingKind k)
     return kFindingKindNames[static_cast<std::size_t>(k)];
 }
 
+std::optional<FindingKind> findingKindFromName(std::string_view name)
+{
+    for (std::size_t i = 0; i < kFindingKindNames.size(); ++i)
+        if (kFindingKindNames[i] == name)
+            return static_cast<FindingKind>(i);
+    return std::nullopt;
+}
+
 std::string_view findingSeverityName(FindingSeverity s)
 {
     switch (s) {

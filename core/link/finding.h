@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,6 +27,7 @@ enum class FindingKind : std::uint8_t {
 };
 inline constexpr int kFindingKindCount = static_cast<int>(FindingKind::ExportCycle) + 1;
 std::string_view findingKindName(FindingKind k); // stable snake_case, e.g. "nccl_parent_is_record_param_comms"
+std::optional<FindingKind> findingKindFromName(std::string_view name); // files (sidecar, reports) use these names
 
 enum class FindingSeverity : std::uint8_t { Info, Warning, Error };
 std::string_view findingSeverityName(FindingSeverity s);

@@ -70,6 +70,14 @@ std::string_view edgeKindName(EdgeKind k)
     return "parent";
 }
 
+std::optional<EdgeKind> edgeKindFromName(std::string_view name)
+{
+    for (int k = 0; k < kEdgeKindCount; ++k)
+        if (edgeKindName(static_cast<EdgeKind>(k)) == name)
+            return static_cast<EdgeKind>(k);
+    return std::nullopt;
+}
+
 std::string_view hostJoinMethodName(HostJoinMethod m)
 {
     switch (m) {

@@ -72,7 +72,8 @@ enum class EdgeKind : std::uint8_t {
     InterThread,  // CPU op on one thread → CPU op on another (Chakra's gap rule, optional)
 };
 inline constexpr int kEdgeKindCount = 5;
-std::string_view edgeKindName(EdgeKind k);
+std::string_view edgeKindName(EdgeKind k);                   // stable snake_case: "parent", "stream_order", ...
+std::optional<EdgeKind> edgeKindFromName(std::string_view name);
 
 struct Edge {
     std::uint32_t from = kNoIndex; // DeviceTrace event indices
