@@ -23,6 +23,7 @@ private slots:
     void kinetoWarnings();
     void kinetoTopLevelVariants();
     void kinetoWindowBoundaries();
+    void kinetoNumbersOutOfRange();
     void hostErrors_data();
     void hostErrors();
     void hostTruncationRecovered();
@@ -278,6 +279,22 @@ void TestMalformed::kinetoTopLevelVariants()
     QCOMPARE(t.events[5].flowId, std::int64_t(9));
     QCOMPARE(t.events[6].phase, Phase::FlowFinish);
     QCOMPARE(t.events[6].category, EventCategory::Flow);
+}
+
+void TestMalformed::kinetoNumbersOutOfRange()
+{
+    // Found by fuzz_kinetoreader: an integer too large for int64 is parsed as a double, and casting
+    // it was undefined behaviour (caught by UBSan in the sanitizer build). It is ignored, not wrapped.
+    const std::string text = std::string(R"({"deviceProperties": [{"id": 7, "name": "GPU",)")
+        + R"( "totalGlobalMem": 422975240000000000000000000000000224, "numSms": -1e300, "computeMajor": 8.0}],)"
+        + R"("traceEvents": [)" + kinetoEvent(1) + "]}";
+    const DeviceTrace t = parseKinetoTrace(text, "huge.json");
+    QCOMPARE(t.devices.size(), std::size_t(1));
+    QCOMPARE(t.devices[0].id, std::int64_t(7));
+    QCOMPARE(t.devices[0].totalGlobalMem, std::int64_t(0));
+    QCOMPARE(t.devices[0].numSms, std::int64_t(0));
+    QCOMPARE(t.devices[0].computeMajor, std::int64_t(8));
+    QCOMPARE(t.events.size(), std::size_t(1));
 }
 
 void TestMalformed::kinetoWindowBoundaries()

@@ -46,6 +46,9 @@ std::optional<std::int64_t> jsonInt(const nlohmann::json &j)
         return j.get<std::int64_t>();
     if (j.is_number_float()) {
         const double d = j.get<double>();
+        // Out of int64 range (or NaN) the cast itself would be undefined: reject first.
+        if (!(d >= -0x1p63 && d < 0x1p63))
+            return std::nullopt;
         if (d == static_cast<double>(static_cast<std::int64_t>(d)))
             return static_cast<std::int64_t>(d);
         return std::nullopt;
