@@ -289,10 +289,35 @@ bool isGpuOp(const core::LinkSet &links, std::uint32_t event)
 }
 } // namespace
 
+QString CorrectionController::reparentProblem(std::uint32_t gpuEvent, std::uint32_t newParent) const
+{
+    if (!m_session || !m_linked)
+        return tr("No trace open");
+    const core::LinkSet &links = m_session->working();
+    if (!isGpuOp(links, gpuEvent))
+        return tr("%1 is not a linked GPU op").arg(describeEvent(gpuEvent));
+    if (newParent >= m_linked->eventCount())
+        return tr("Release on a CPU op (cpu_op or user_annotation)");
+    const core::DeviceTrace &trace = m_linked->device();
+    const core::DeviceEvent &target = trace.events[newParent];
+    if (!core::isCpuOpCategory(target.category))
+        return tr("%1 is a %2, not a CPU op (cpu_op or user_annotation)")
+            .arg(m_linked->eventName(newParent), fromStd(core::categoryName(target.category)));
+    // The process that launched the GPU op: its launch call's, else its current parent's.
+    const core::GpuLink &link = links.gpuLinks[links.gpuLinkOf[gpuEvent]];
+    const std::uint32_t launcher = link.launch < trace.events.size() ? link.launch
+        : link.parent < trace.events.size()                          ? link.parent
+                                                                     : core::kNoIndex;
+    if (launcher != core::kNoIndex && trace.events[launcher].thread.pid != target.thread.pid)
+        return tr("%1 is in process %2; the GPU op was launched from process %3")
+            .arg(m_linked->eventName(newParent), fromStd(trace.idText(target.thread.pid)),
+                 fromStd(trace.idText(trace.events[launcher].thread.pid)));
+    return {};
+}
+
 bool CorrectionController::reparent(std::uint32_t gpuEvent, std::uint32_t newParent)
 {
-    if (!m_session || !isGpuOp(m_session->working(), gpuEvent) || newParent >= m_linked->eventCount() ||
-        !core::isCpuOpCategory(m_linked->event(newParent).category))
+    if (!m_session || !m_ready || !reparentProblem(gpuEvent, newParent).isEmpty())
         return false;
     core::LogEntry entry;
     entry.edits.push_back(m_session->editor().reparent(gpuEvent, newParent));

@@ -44,6 +44,12 @@ public:
     QString sidecarPath() const;
     QString sidecarSummary() const; // one line for the Edits dock
 
+    // Why `newParent` cannot become the parent of `gpuEvent` (one short sentence), or empty when it
+    // can: the new parent must be a CPU op (cpu_op / user_annotation, as the LinkEditor requires)
+    // in the process that launched the GPU op (known from its launch call, else its current
+    // parent; unknown: any process). The Ctrl+drag overlay and reparent() share this check.
+    QString reparentProblem(std::uint32_t gpuEvent, std::uint32_t newParent) const;
+
     // Edits on events (DeviceTrace indices). Each is one undoable step; false if not applicable.
     bool reparent(std::uint32_t gpuEvent, std::uint32_t newParent);
     bool detach(std::uint32_t gpuEvent);

@@ -70,14 +70,23 @@ QString DetailsDock::html() const
     return m_browser->toHtml();
 }
 
+void DetailsDock::setTimeRangeHtml(const QString &html)
+{
+    if (html == m_rangeHtml)
+        return;
+    m_rangeHtml = html;
+    refresh();
+}
+
 void DetailsDock::refresh()
 {
     if (!m_doc || !m_selection || !m_selection->hasSelection() || m_selection->current() >= m_doc->eventCount()) {
-        m_browser->setHtml(tr("<p style='color:#666'>Click an event on the timeline to see its details, its "
-                              "parent CPU op and the rule that chose it.</p>"));
+        m_browser->setHtml(m_rangeHtml
+                           + tr("<p style='color:#666'>Click an event on the timeline to see its details, its "
+                                "parent CPU op and the rule that chose it.</p>"));
         return;
     }
-    m_browser->setHtml(detailsHtml(*m_doc, m_selection->current()));
+    m_browser->setHtml(m_rangeHtml + detailsHtml(*m_doc, m_selection->current()));
 }
 
 QString DetailsDock::detailsHtml(const TraceDocument &doc, std::uint32_t e)

@@ -18,6 +18,8 @@ public:
     explicit DetailsDock(EventSelection *selection, QWidget *parent = nullptr);
 
     void setDocument(DocumentPtr doc);
+    // A time-range summary shown above the event's details; empty removes it.
+    void setTimeRangeHtml(const QString &html);
     // The HTML currently shown (tests read it).
     QString html() const;
     QTextBrowser *browser() const { return m_browser; }
@@ -30,6 +32,7 @@ private:
 
     EventSelection *m_selection;
     DocumentPtr m_doc;
+    QString m_rangeHtml;
     QTextBrowser *m_browser;
 };
 

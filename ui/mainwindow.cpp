@@ -7,6 +7,8 @@
 #include "legendwidget.h"
 #include "searchdock.h"
 #include "timelineview.h"
+#include "timerange.h"
+#include "timeformat.h"
 #include "traceloader.h"
 
 #include <QAction>
@@ -88,6 +90,7 @@ MainWindow::MainWindow(QWidget *parent)
     connect(this, &MainWindow::documentChanged, m_details, &DetailsDock::setDocument);
     connect(this, &MainWindow::documentChanged, m_search, &SearchDock::setDocument);
     connect(m_search, &SearchDock::resultsChanged, m_timeline, &TimelineView::setHighlightedEvents);
+    connect(m_timeline, &TimelineView::timeRangeChanged, this, &MainWindow::onTimeRangeChanged);
     connect(m_loader, &TraceLoader::started, this, &MainWindow::onLoadStarted);
     connect(m_loader, &TraceLoader::finished, this, &MainWindow::onLoaded);
     connect(m_loader, &TraceLoader::failed, this, &MainWindow::onFailed);
@@ -138,7 +141,12 @@ void MainWindow::buildActions()
     // The timeline handles its own keys (W/A/S/D, F, 0, [, ]) so they work while it has focus;
     // the menu shows them after a tab without registering a second shortcut.
     m_viewMenu->addAction(tr("Fit everything\t0"), m_timeline, &TimelineView::fitAll);
-    m_viewMenu->addAction(tr("Fit selection\tF"), m_timeline, &TimelineView::fitSelection);
+    m_viewMenu->addAction(tr("Fit time range or selection\tF"), this, [this] {
+        if (m_timeline->hasTimeRange())
+            m_timeline->fitTimeRange();
+        else
+            m_timeline->fitSelection();
+    });
     m_viewMenu->addAction(tr("Zoom in\tW"), this, [this] { m_timeline->zoomAt(0.8, m_timeline->contentRect().center().x()); });
     m_viewMenu->addAction(tr("Zoom out\tS"), this, [this] { m_timeline->zoomAt(1.25, m_timeline->contentRect().center().x()); });
     m_viewMenu->addAction(tr("Follow incoming edge\t["), this, [this] { m_timeline->followEdge(false); });
@@ -445,6 +453,24 @@ void MainWindow::rebuildRecentMenu()
         m_recentMenu->addAction(tr("(none)"))->setEnabled(false);
 }
 
+void MainWindow::onTimeRangeChanged()
+{
+    if (!m_timeline->hasTimeRange() || !m_doc) {
+        m_details->setTimeRangeHtml(QString());
+        return;
+    }
+    // Once per release: two binary searches per row, plus the GPU-op count (timerange.h).
+    const TimeRangeSummary summary =
+        summarizeTimeRange(*m_doc, m_timeline->layout(), m_timeline->timeRangeStart(), m_timeline->timeRangeEnd());
+    m_details->setTimeRangeHtml(timeRangeHtml(summary));
+    statusBar()->showMessage(tr("Time range %1 · %L2 events · %3%L4 GPU ops")
+                                 .arg(formatDuration(summary.end - summary.start))
+                                 .arg(summary.events())
+                                 .arg(summary.estimated() ? QStringLiteral("~") : QString())
+                                 .arg(summary.gpuOps()),
+                             8000);
+}
+
 void MainWindow::showShortcuts()
 {
     QMessageBox::information(
@@ -452,18 +478,19 @@ void MainWindow::showShortcuts()
         tr("<table>"
            "<tr><td><b>W / S</b></td><td>zoom in / out at the cursor (Shift: faster); Ctrl+wheel too</td></tr>"
            "<tr><td><b>A / D</b></td><td>pan left / right (Shift: faster); Shift+wheel, drag</td></tr>"
-           "<tr><td><b>F</b></td><td>fit the selection (again: with its edges' ends)</td></tr>"
+           "<tr><td><b>F</b></td><td>fit the time range, else the selection (again: with its edges' ends)</td></tr>"
+           "<tr><td><b>Shift+drag</b></td><td>on the lanes or the ruler: select a time range (a click clears it)</td></tr>"
            "<tr><td><b>0</b>, Home</td><td>fit everything</td></tr>"
            "<tr><td><b>[ / ]</b></td><td>follow the selection's incoming / outgoing edge</td></tr>"
            "<tr><td><b>Ctrl+[ / Ctrl+]</b></td><td>focus the previous / next edge</td></tr>"
            "<tr><td><b>, / .</b></td><td>previous / next event on the same row</td></tr>"
            "<tr><td><b>E</b></td><td>show all edges in view</td></tr>"
            "<tr><td><b>/</b>, Ctrl+F</td><td>search; Enter next, Shift+Enter previous</td></tr>"
-           "<tr><td><b>Esc</b></td><td>deselect</td></tr>"
+           "<tr><td><b>Esc</b></td><td>clear the time range, else deselect</td></tr>"
            "<tr><td><b>F12</b></td><td>frame-time overlay</td></tr>"
            // Review and corrections (reviewui.cpp)
            "<tr><td><b>N / Shift+N</b>, F8</td><td>next / previous finding</td></tr>"
-           "<tr><td><b>Ctrl+drag</b></td><td>from a GPU op onto a CPU op: re-parent it</td></tr>"
+           "<tr><td><b>Ctrl+drag</b></td><td>from a GPU op onto a CPU op: re-parent it (Esc cancels)</td></tr>"
            "<tr><td><b>P, then Shift+P</b></td><td>pick a GPU op, then re-parent it to the selected CPU op</td></tr>"
            "<tr><td><b>Ctrl+R</b></td><td>re-parent the selected GPU op (candidates or an id)</td></tr>"
            "<tr><td><b>Ctrl+Shift+D</b></td><td>detach the selected GPU op</td></tr>"

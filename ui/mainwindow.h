@@ -78,6 +78,7 @@ protected:
     void closeEvent(QCloseEvent *event) override;
 
 private:
+    void onTimeRangeChanged();
     void buildActions();
     void buildStatusBar();
     void setDocument(DocumentPtr doc);

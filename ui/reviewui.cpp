@@ -15,6 +15,7 @@
 #include <QFileInfo>
 #include <QFormLayout>
 #include <QInputDialog>
+#include <QKeyEvent>
 #include <QLineEdit>
 #include <QMenuBar>
 #include <QMouseEvent>
@@ -42,6 +43,10 @@ ReviewUi::ReviewUi(MainWindow *window)
     m_findings->raise();
     buildMenus();
     window->timeline()->installEventFilter(this);
+    connect(window->timeline(), &TimelineView::viewChanged, this, [this] {
+        if (m_dragFrom != core::kNoIndex)
+            updateDrag(m_dragCursor);
+    });
     connect(window->selection(), &EventSelection::changed, this, &ReviewUi::updateActions);
     connect(m_controller, &CorrectionController::changed, this, &ReviewUi::updateActions);
     connect(m_controller, &CorrectionController::sidecarChanged, this, &ReviewUi::updateActions);
@@ -72,29 +77,77 @@ bool ReviewUi::eventFilter(QObject *watched, QEvent *event)
         if (hit == core::kNoIndex || !doc || !doc->gpuLink(hit))
             return false;
         m_dragFrom = hit;
+        m_dragTarget = core::kNoIndex;
+        timeline->setFocus(Qt::MouseFocusReason); // for Esc
         timeline->setCursor(Qt::DragLinkCursor);
-        say(tr("Re-parent %1: release on the new parent CPU op").arg(doc->eventName(hit)));
+        updateDrag(mouse->position().toPoint());
+        say(tr("Re-parent %1: release on the new parent CPU op (Esc cancels)").arg(doc->eventName(hit)));
         return true; // the timeline would start panning
     }
     case QEvent::MouseMove:
-        return m_dragFrom != core::kNoIndex;
+        if (m_dragFrom == core::kNoIndex)
+            return false;
+        updateDrag(static_cast<QMouseEvent *>(event)->position().toPoint());
+        return true;
+    case QEvent::KeyPress:
+        if (m_dragFrom == core::kNoIndex || static_cast<QKeyEvent *>(event)->key() != Qt::Key_Escape)
+            return false;
+        endDrag();
+        say(tr("Re-parent cancelled"));
+        return true;
     case QEvent::MouseButtonRelease: {
         if (m_dragFrom == core::kNoIndex)
             return false;
         auto *mouse = static_cast<QMouseEvent *>(event);
         const std::uint32_t gpu = m_dragFrom;
-        m_dragFrom = core::kNoIndex;
-        timeline->unsetCursor();
+        endDrag();
         const std::uint32_t target = timeline->eventAt(mouse->position().toPoint());
-        if (target != core::kNoIndex && m_controller->reparent(gpu, target))
+        const QString problem = m_controller->reparentProblem(gpu, target);
+        if (problem.isEmpty() && m_controller->reparent(gpu, target))
             m_window->selection()->select(gpu);
         else
-            say(tr("Not re-parented: release the drag on a cpu_op or user_annotation"));
+            say(tr("Not re-parented: %1").arg(problem.isEmpty() ? tr("the edit was refused") : problem));
         return true;
     }
     default:
         return false;
     }
+}
+
+void ReviewUi::updateDrag(const QPoint &pos)
+{
+    TimelineView *timeline = m_window->timeline();
+    TimelineView::LinkDrag drag;
+    drag.from = m_dragFrom;
+    drag.cursor = pos;
+    drag.target = timeline->eventAt(pos);
+    if (drag.target == drag.from)
+        drag.target = core::kNoIndex; // still on the op itself
+    if (drag.target != core::kNoIndex) {
+        drag.reason = m_controller->reparentProblem(m_dragFrom, drag.target);
+        drag.valid = drag.reason.isEmpty();
+    }
+    m_dragCursor = pos;
+    timeline->setLinkDrag(drag);
+    if (drag.target != m_dragTarget) {
+        // Only when the target changes: a status message per mouse move would flicker.
+        m_dragTarget = drag.target;
+        const DocumentPtr &doc = m_controller->document();
+        if (drag.target == core::kNoIndex)
+            say(tr("Re-parent %1: release on the new parent CPU op (Esc cancels)").arg(doc->eventName(m_dragFrom)));
+        else if (drag.valid)
+            say(tr("Release to re-parent %1 to %2").arg(doc->eventName(m_dragFrom), doc->eventName(drag.target)));
+        else
+            say(tr("Cannot re-parent here: %1").arg(drag.reason));
+    }
+}
+
+void ReviewUi::endDrag()
+{
+    m_dragFrom = core::kNoIndex;
+    m_dragTarget = core::kNoIndex;
+    m_window->timeline()->unsetCursor();
+    m_window->timeline()->clearLinkDrag();
 }
 
 std::uint32_t ReviewUi::selected() const { return m_window->selection()->current(); }

@@ -6,6 +6,7 @@
 #include "link/linkset.h"
 
 #include <QObject>
+#include <QPoint>
 
 #include <cstdint>
 
@@ -24,7 +25,8 @@ class ReviewUi : public QObject {
 public:
     explicit ReviewUi(MainWindow *window);
 
-    // Ctrl+drag on the timeline from a GPU op to a CPU op re-parents it.
+    // Ctrl+drag on the timeline from a GPU op to a CPU op re-parents it; the timeline draws the drag
+    // (curve, valid / invalid target, reason) and Esc cancels it.
     bool eventFilter(QObject *watched, QEvent *event) override;
 
     CorrectionController *controller() const { return m_controller; }
@@ -51,6 +53,8 @@ private:
     std::uint32_t selected() const;
     bool selectedIsGpuOp() const;
     void say(const QString &message);
+    void updateDrag(const QPoint &pos); // re-evaluates the target under `pos`, updates the overlay
+    void endDrag();
 
     MainWindow *m_window;
     CorrectionController *m_controller;
@@ -60,6 +64,8 @@ private:
     std::uint32_t m_markedGpuOp = UINT32_MAX;
     std::uint32_t m_markedEdgeSource = UINT32_MAX;
     std::uint32_t m_dragFrom = UINT32_MAX; // GPU op a Ctrl+drag started on
+    std::uint32_t m_dragTarget = UINT32_MAX; // event under the cursor during that drag
+    QPoint m_dragCursor;
     QList<QAction *> m_needGpuOp;
     QList<QAction *> m_needEvent;
     QAction *m_reparentHere = nullptr;

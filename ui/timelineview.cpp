@@ -77,8 +77,15 @@ void TimelineView::setDocument(DocumentPtr doc)
     m_focusedEdge = core::kNoIndex;
     m_hoverEvent = core::kNoIndex;
     m_paintedEdges.clear();
-    if (!sameTrace)
+    if (!sameTrace) {
         m_highlighted.clear();
+        m_linkDrag = LinkDrag();
+        m_rangeDragging = false;
+        if (hasTimeRange()) {
+            m_rangeStart = m_rangeEnd = 0;
+            emit timeRangeChanged();
+        }
+    }
     if (sameTrace) {
         // A relink keeps the lanes (same device trace); keep what the user collapsed and where they were.
         std::vector<bool> groups;
@@ -638,11 +645,14 @@ void TimelineView::paint(QPainter &painter, const QRect &target)
     if (m_selection && m_selection->hasSelection() && m_selection->current() < m_doc->eventCount())
         outline(m_selection->current(), QColor(0x10, 0x10, 0x10), 2);
 
+    paintTimeRange(painter, content, nanosPerPixel);
     paintEdges(painter, content, m_viewStart, nanosPerPixel, verticalOffset);
+    paintLinkDrag(painter, content, nanosPerPixel, verticalOffset);
     m_headerClipWidth = content.right();
     paintHeaders(painter, QRect(0, content.top(), kHeaderWidth, content.height()), verticalOffset);
     paintOverview(painter, QRect(0, 0, area.width(), kOverviewHeight), m_viewStart, m_viewEnd);
     paintRuler(painter, QRect(0, kOverviewHeight, area.width(), kRulerHeight), m_viewStart, m_viewEnd, content);
+    paintTimeRangeLabel(painter, QRect(0, kOverviewHeight, area.width(), kRulerHeight), content, nanosPerPixel);
 
     if (m_showAllEdges) {
         painter.setPen(kText);
@@ -1041,6 +1051,190 @@ void TimelineView::paintEdges(QPainter &painter, const QRect &content, core::Nan
     painter.restore();
 }
 
+// ---------------------------------------------------------------- time range
+
+namespace {
+const QColor kRangeFill(0x2f, 0x6f, 0xd6, 46);
+const QColor kRangeEdge(0x2f, 0x6f, 0xd6);
+} // namespace
+
+void TimelineView::setTimeRange(core::Nanos start, core::Nanos end)
+{
+    if (end < start)
+        std::swap(start, end);
+    if (start == end)
+        start = end = 0;
+    if (start == m_rangeStart && end == m_rangeEnd)
+        return;
+    m_rangeStart = start;
+    m_rangeEnd = end;
+    update();
+    emit timeRangeChanged();
+}
+
+void TimelineView::fitTimeRange()
+{
+    if (!hasTimeRange())
+        return;
+    // A small margin keeps the band's edges (and the ruler label) in view.
+    const core::Nanos margin = (m_rangeEnd - m_rangeStart) / 40;
+    setVisibleRange(m_rangeStart - margin, m_rangeEnd + margin);
+}
+
+core::Nanos TimelineView::clampedTimeAt(double x) const
+{
+    const QRect content = contentRect();
+    return xToTime(std::clamp(x, double(content.left()), double(content.left() + content.width())));
+}
+
+void TimelineView::paintTimeRange(QPainter &painter, const QRect &content, double nanosPerPixel)
+{
+    if (!hasTimeRange())
+        return;
+    const double x0 = content.left() + timeToPixel(m_rangeStart, m_viewStart, nanosPerPixel);
+    const double x1 = content.left() + timeToPixel(m_rangeEnd, m_viewStart, nanosPerPixel);
+    if (x1 < content.left() || x0 > content.right())
+        return;
+    painter.save();
+    painter.setClipRect(content);
+    const double left = std::max(x0, content.left() - 1.0);
+    const double right = std::min(x1, content.right() + 1.0);
+    painter.fillRect(QRectF(left, content.top(), std::max(1.0, right - left), content.height()), kRangeFill);
+    painter.setPen(QPen(kRangeEdge, 1));
+    for (double x : {x0, x1})
+        if (x >= content.left() && x <= content.right())
+            painter.drawLine(QPointF(x, content.top()), QPointF(x, content.bottom()));
+    painter.restore();
+}
+
+void TimelineView::paintTimeRangeLabel(QPainter &painter, const QRect &ruler, const QRect &content,
+                                       double nanosPerPixel)
+{
+    if (!hasTimeRange())
+        return;
+    const double x0 = content.left() + timeToPixel(m_rangeStart, m_viewStart, nanosPerPixel);
+    const double x1 = content.left() + timeToPixel(m_rangeEnd, m_viewStart, nanosPerPixel);
+    if (x1 < content.left() || x0 > content.right())
+        return;
+    painter.save();
+    const QRect strip(content.left(), ruler.top(), content.width(), ruler.height());
+    painter.setClipRect(strip);
+    const double left = std::max(x0, double(strip.left()));
+    const double right = std::min(x1, double(strip.right()));
+    painter.fillRect(QRectF(left, strip.top(), std::max(1.0, right - left), strip.height()), QColor(0x2f, 0x6f, 0xd6, 70));
+    painter.setPen(QPen(kRangeEdge, 1));
+    for (double x : {x0, x1})
+        if (x >= strip.left() && x <= strip.right())
+            painter.drawLine(QPointF(x, strip.top()), QPointF(x, strip.bottom()));
+    // The duration, centred on the visible part of the band, in a box that stays inside the ruler.
+    QFont bold = font();
+    bold.setBold(true);
+    painter.setFont(bold);
+    const QFontMetrics metrics(bold);
+    const QString text = formatDuration(m_rangeEnd - m_rangeStart);
+    const int width = metrics.horizontalAdvance(text) + 12;
+    const int height = std::min(strip.height() - 4, metrics.height() + 4);
+    int boxLeft = static_cast<int>(std::lround((left + right) / 2 - width / 2.0));
+    boxLeft = std::clamp(boxLeft, strip.left() + 1, std::max(strip.left() + 1, strip.right() - width - 1));
+    const QRect box(boxLeft, strip.top() + (strip.height() - height) / 2, width, height);
+    painter.fillRect(box, kRangeEdge);
+    painter.setPen(Qt::white);
+    painter.drawText(box, Qt::AlignCenter, text);
+    painter.restore();
+}
+
+// ---------------------------------------------------------------- re-parent drag
+
+QColor TimelineView::linkDragColor(bool valid) { return valid ? QColor(0x1a, 0x9e, 0x3a) : QColor(0xd3, 0x2f, 0x2f); }
+
+void TimelineView::setLinkDrag(const LinkDrag &drag)
+{
+    m_linkDrag = drag;
+    update();
+}
+
+void TimelineView::clearLinkDrag()
+{
+    if (!linkDragActive())
+        return;
+    m_linkDrag = LinkDrag();
+    m_paintedDragFrom = m_paintedDragTo = QPointF();
+    update();
+}
+
+void TimelineView::paintLinkDrag(QPainter &painter, const QRect &content, double nanosPerPixel, int verticalOffset)
+{
+    m_paintedDragFrom = m_paintedDragTo = QPointF();
+    if (!linkDragActive() || m_linkDrag.from >= m_doc->eventCount())
+        return;
+    const QRectF source = eventRectIn(m_linkDrag.from, content, m_viewStart, nanosPerPixel, verticalOffset);
+    if (source.isEmpty())
+        return; // its row is collapsed: nothing to anchor the curve on
+    painter.save();
+    painter.setClipRect(content);
+    painter.setRenderHint(QPainter::Antialiasing, true);
+    const bool hasTarget = m_linkDrag.target != core::kNoIndex && m_linkDrag.target < m_doc->eventCount();
+    const QColor color = hasTarget ? linkDragColor(m_linkDrag.valid) : QColor(0x5a, 0x6a, 0x80);
+
+    if (hasTarget) {
+        const QRectF r = eventRectIn(m_linkDrag.target, content, m_viewStart, nanosPerPixel, verticalOffset);
+        if (!r.isEmpty()) {
+            QRectF box = r.adjusted(-2, -2, 2, 2);
+            box.setWidth(std::max(box.width(), 6.0));
+            QColor fill = color;
+            fill.setAlpha(m_linkDrag.valid ? 70 : 150);
+            painter.setPen(QPen(color, 2));
+            // Valid: a tinted box; invalid: hatched, so the two differ without relying on colour.
+            painter.setBrush(m_linkDrag.valid ? QBrush(fill) : QBrush(fill, Qt::BDiagPattern));
+            painter.drawRect(box);
+        }
+    }
+
+    // From the visible part of the GPU op to the cursor; the symmetric control points put the
+    // curve's midpoint exactly halfway between its ends (the tests sample it there).
+    const double left = std::max(source.left(), double(content.left()));
+    const double right = std::min(source.right(), double(content.right()));
+    const QPointF p0(left <= right ? (left + right) / 2 : std::clamp(source.center().x(), double(content.left()),
+                                                                     double(content.right())),
+                     source.center().y());
+    const QPointF p1(m_linkDrag.cursor);
+    const double direction = p1.x() >= p0.x() ? 1.0 : -1.0;
+    const double offset = std::min(kBezierOffset, std::abs(p1.x() - p0.x()) / 2 + 10);
+    QPainterPath path(p0);
+    path.cubicTo(QPointF(p0.x() + direction * offset, p0.y()), QPointF(p1.x() - direction * offset, p1.y()), p1);
+    painter.setBrush(Qt::NoBrush);
+    painter.setPen(QPen(QColor(255, 255, 255, 220), 5, Qt::SolidLine, Qt::RoundCap));
+    painter.drawPath(path);
+    painter.setPen(QPen(color, 2.5, hasTarget && m_linkDrag.valid ? Qt::SolidLine : Qt::DashLine, Qt::RoundCap));
+    painter.drawPath(path);
+    painter.setPen(Qt::NoPen);
+    painter.setBrush(color);
+    painter.drawEllipse(p0, 4.0, 4.0);
+    m_paintedDragFrom = p0;
+    m_paintedDragTo = p1;
+
+    // Beside the cursor: what a release would do.
+    QString text;
+    if (hasTarget)
+        text = m_linkDrag.valid ? tr("Re-parent to %1").arg(m_doc->eventName(m_linkDrag.target)) : m_linkDrag.reason;
+    if (!text.isEmpty()) {
+        const QFontMetrics metrics(font());
+        text = metrics.elidedText(text, Qt::ElideRight, 420);
+        QRect box(p1.toPoint() + QPoint(14, 14), QSize(metrics.horizontalAdvance(text) + 12, metrics.height() + 6));
+        if (box.right() > content.right())
+            box.moveRight(std::max(content.left(), p1.toPoint().x() - 10));
+        if (box.bottom() > content.bottom())
+            box.moveBottom(p1.toPoint().y() - 10);
+        painter.setRenderHint(QPainter::Antialiasing, false);
+        painter.setBrush(QColor(255, 255, 255, 235));
+        painter.setPen(QPen(color, 1));
+        painter.drawRect(box);
+        painter.setPen(color.darker(130));
+        painter.drawText(box.adjusted(6, 0, -6, 0), Qt::AlignVCenter | Qt::AlignLeft, text);
+    }
+    painter.restore();
+}
+
 // ---------------------------------------------------------------- hit testing
 
 std::uint32_t TimelineView::findEventInRow(const LayoutRow &row, core::Nanos t, core::Nanos tolerance) const
@@ -1270,6 +1464,13 @@ void TimelineView::mousePressEvent(QMouseEvent *event)
         toggleHeaderAt(pos);
         return;
     }
+    if ((event->modifiers() & Qt::ShiftModifier) && pos.x() >= content.left() && pos.y() >= kOverviewHeight) {
+        // Shift+drag on the lanes or the ruler: a time range, from the pressed time.
+        m_rangeDragging = true;
+        m_pressPos = pos;
+        m_rangeAnchor = clampedTimeAt(pos.x());
+        return;
+    }
     m_pressed = true;
     m_panning = false;
     m_pressPos = pos;
@@ -1289,6 +1490,15 @@ void TimelineView::mouseMoveEvent(QMouseEvent *event)
             m_doc->startTime() + static_cast<core::Nanos>(fraction * (m_doc->endTime() - m_doc->startTime()));
         const core::Nanos span = m_viewEnd - m_viewStart;
         setVisibleRange(centre - span / 2, centre - span / 2 + span);
+        return;
+    }
+    if (m_rangeDragging) {
+        // Drawn as it grows; timeRangeChanged (and what listens: counts per group) waits for the release.
+        const core::Nanos t = clampedTimeAt(pos.x());
+        m_rangeStart = std::min(m_rangeAnchor, t);
+        m_rangeEnd = std::max(m_rangeAnchor, t);
+        setCursor(Qt::SizeHorCursor);
+        update();
         return;
     }
     if (m_pressed) {
@@ -1317,6 +1527,19 @@ void TimelineView::mouseReleaseEvent(QMouseEvent *event)
         m_overviewDrag = false;
         return;
     }
+    if (m_rangeDragging) {
+        m_rangeDragging = false;
+        unsetCursor();
+        const QPoint pos = event->position().toPoint();
+        // Reset first so that setTimeRange always announces the result (the drag only painted).
+        m_rangeStart = m_rangeEnd = 0;
+        if (std::abs(pos.x() - m_pressPos.x()) < 3)
+            emit timeRangeChanged(); // a Shift+click, no real drag: cleared, like a click
+        else
+            setTimeRange(m_rangeAnchor, clampedTimeAt(pos.x()));
+        update();
+        return;
+    }
     if (!m_pressed)
         return;
     m_pressed = false;
@@ -1325,6 +1548,7 @@ void TimelineView::mouseReleaseEvent(QMouseEvent *event)
         m_panning = false;
         return;
     }
+    clearTimeRange(); // a click clears the range, as in Perfetto
     if (m_selection) {
         const std::uint32_t hit = eventAt(event->position().toPoint());
         m_selection->select(hit);
@@ -1360,12 +1584,26 @@ void TimelineView::keyPressEvent(QKeyEvent *event)
     case Qt::Key_S: zoomAt(fast ? 2.0 : 1.25, anchorX); break;
     case Qt::Key_A: panByPixels(-contentRect().width() * (fast ? 0.4 : 0.1)); break;
     case Qt::Key_D: panByPixels(contentRect().width() * (fast ? 0.4 : 0.1)); break;
-    case Qt::Key_F: fitSelection(); break;
+    case Qt::Key_F:
+        if (hasTimeRange())
+            fitTimeRange();
+        else
+            fitSelection();
+        break;
     case Qt::Key_0:
     case Qt::Key_Home: fitAll(); break;
     case Qt::Key_Escape:
-        if (m_selection)
+        if (m_rangeDragging) {
+            m_rangeDragging = false;
+            unsetCursor();
+            m_rangeStart = m_rangeEnd = 0;
+            emit timeRangeChanged();
+            update();
+        } else if (hasTimeRange()) {
+            clearTimeRange();
+        } else if (m_selection) {
             m_selection->clear();
+        }
         break;
     case Qt::Key_BracketLeft:
         if (control)

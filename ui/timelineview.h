@@ -12,10 +12,12 @@
 //
 // Keys (timeline-ux A.5): W/S zoom at the cursor, A/D pan (Shift: faster), Ctrl+wheel zoom,
 // wheel scrolls lanes, Shift+wheel / horizontal wheel pans, drag pans, click selects,
-// F fits the selection (again: with its edges' ends), 0 or Home fits everything, Esc deselects,
+// F fits the time range or else the selection (again: with its edges' ends), 0 or Home fits
+// everything, Esc clears the time range or else deselects,
 // [ / ] follow the selected event's incoming / outgoing edge, Ctrl+[ / Ctrl+] cycle which edge
 // is focused, , / . previous / next event on the same row, E toggles all edges in view,
-// F12 toggles the frame-time overlay.
+// F12 toggles the frame-time overlay. Shift+drag (lanes or ruler) selects a time range: F then
+// fits the range, Esc or a click clears it.
 
 #include "eventselection.h"
 #include "timelinelayout.h"
@@ -111,6 +113,38 @@ public:
     // True when edgesInView() was estimated from a sample (more than 100,000 candidates in view).
     bool edgesInViewEstimated() const { return m_edgesInViewEstimated; }
 
+    // --- Time-range (area) selection ---
+    // Shift+drag on the lanes or the ruler selects a time range; it is drawn as a band over all
+    // lanes with its duration in the ruler. A click or Esc clears it, F zooms to it.
+    bool hasTimeRange() const { return m_rangeEnd > m_rangeStart; }
+    core::Nanos timeRangeStart() const { return m_rangeStart; }
+    core::Nanos timeRangeEnd() const { return m_rangeEnd; }
+    void setTimeRange(core::Nanos start, core::Nanos end); // empty (end <= start) clears
+    void clearTimeRange() { setTimeRange(0, 0); }
+    void fitTimeRange();
+    bool timeRangeDragging() const { return m_rangeDragging; }
+
+    // --- Re-parent drag overlay ---
+    // Whoever handles a Ctrl+drag (ReviewUi) describes it here and the view draws it: a curve from
+    // the dragged GPU op to the cursor, the event under the cursor outlined as a valid (green) or
+    // invalid (red, hatched, with `reason` beside the cursor) new parent. The view does not decide
+    // validity and does not act on the drop.
+    struct LinkDrag {
+        std::uint32_t from = core::kNoIndex;   // the GPU op being re-parented
+        QPoint cursor;                         // widget coordinates
+        std::uint32_t target = core::kNoIndex; // event under the cursor, or kNoIndex
+        bool valid = false;                    // target is an acceptable new parent
+        QString reason;                        // why not (empty when valid or no target)
+    };
+    void setLinkDrag(const LinkDrag &drag);
+    void clearLinkDrag();
+    bool linkDragActive() const { return m_linkDrag.from != core::kNoIndex; }
+    const LinkDrag &linkDrag() const { return m_linkDrag; }
+    // Where the last paint drew the drag curve (widget coordinates); null points when not drawn.
+    QPointF paintedLinkDragFrom() const { return m_paintedDragFrom; }
+    QPointF paintedLinkDragTo() const { return m_paintedDragTo; }
+    static QColor linkDragColor(bool valid);
+
     // --- Offscreen painting ---
     // Paints the complete timeline (overview, ruler, lane headers, events, edges, selection) into
     // `painter` as if the widget were `target.size()`, with its top-left corner at
@@ -129,6 +163,8 @@ signals:
     void viewChanged();
     void framePainted(qint64 nanos);
     void edgeFilterChanged();
+    // The time range was set (on release, not during the drag) or cleared.
+    void timeRangeChanged();
 
 protected:
     void paintEvent(QPaintEvent *event) override;
@@ -172,6 +208,10 @@ private:
     void paintOverview(QPainter &painter, const QRect &area, core::Nanos start, core::Nanos end);
     void paintRuler(QPainter &painter, const QRect &area, core::Nanos start, core::Nanos end, const QRect &content);
     void paintHeaders(QPainter &painter, const QRect &area, int verticalOffset);
+    void paintTimeRange(QPainter &painter, const QRect &content, double nanosPerPixel);
+    void paintTimeRangeLabel(QPainter &painter, const QRect &ruler, const QRect &content, double nanosPerPixel);
+    core::Nanos clampedTimeAt(double x) const;
+    void paintLinkDrag(QPainter &painter, const QRect &content, double nanosPerPixel, int verticalOffset);
     void paintEdges(QPainter &painter, const QRect &content, core::Nanos start, double nanosPerPixel,
                     int verticalOffset);
     void collectEdges(std::vector<std::uint32_t> &out, core::Nanos start, core::Nanos end);
@@ -216,6 +256,13 @@ private:
     int m_headerClipWidth = kHeaderWidth;
     QString m_placeholder;
     std::vector<std::uint32_t> m_highlighted;
+    core::Nanos m_rangeStart = 0;
+    core::Nanos m_rangeEnd = 0;
+    bool m_rangeDragging = false;
+    core::Nanos m_rangeAnchor = 0;
+    LinkDrag m_linkDrag;
+    QPointF m_paintedDragFrom;
+    QPointF m_paintedDragTo;
     qint64 m_lastFrameNanos = 0;
 };
 

@@ -25,6 +25,7 @@
 #include <QApplication>
 #include <QComboBox>
 #include <QSignalSpy>
+#include <QStatusBar>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
@@ -78,6 +79,8 @@ private slots:
     void correctUndoRedoAndReopen();
     void findingsFollowTheSelection();
     void reparentByDraggingOnTheTimeline();
+    void reparentDragShowsTargetAndEscCancels();
+    void reparentOntoAnotherProcessIsRefused();
     void policyChangeReportsChangedLinks();
     void staleEditsAreListed();
     void sidecarOfOtherTracesIsLeftUntouched();
@@ -284,6 +287,129 @@ void TestReview::reparentByDraggingOnTheTimeline()
     QCOMPARE(controller->undoStack()->count(), 1);
     QCOMPARE(parentShown(*window, kernel), comms);
     QCOMPARE(window->selection()->current(), kernel);
+}
+
+namespace {
+// True if some pixel within `radius` of `at` satisfies `match` (antialiased curves, dashes).
+template <typename Match>
+bool pixelNear(const QImage &image, QPointF at, int radius, Match match)
+{
+    for (int dy = -radius; dy <= radius; ++dy)
+        for (int dx = -radius; dx <= radius; ++dx) {
+            const QPoint p = at.toPoint() + QPoint(dx, dy);
+            if (image.rect().contains(p) && match(image.pixelColor(p)))
+                return true;
+        }
+    return false;
+}
+bool isGreen(const QColor &c) { return c.green() > 120 && c.green() > c.red() + 50 && c.green() > c.blue() + 50; }
+bool isRed(const QColor &c) { return c.red() > 170 && c.red() > c.green() + 80 && c.red() > c.blue() + 80; }
+} // namespace
+
+void TestReview::reparentDragShowsTargetAndEscCancels()
+{
+    auto window = open();
+    window->show();
+    QVERIFY(QTest::qWaitForWindowExposed(window.get()));
+    ui::CorrectionController *controller = window->review()->controller();
+    const ui::DocumentPtr shown = window->document();
+    const std::uint32_t kernel = eventNamed(*shown, QStringLiteral("ncclDevKernel"), core::EventCategory::Kernel);
+    const std::uint32_t comms = eventNamed(*shown, QStringLiteral("record_param_comms"), core::EventCategory::CpuOp);
+    const std::uint32_t gemm = eventNamed(*shown, QStringLiteral("ampere_sgemm"), core::EventCategory::Kernel);
+    const std::uint32_t annotation = eventNamed(*shown, QStringLiteral("nccl:_all_gather_base"), core::EventCategory::UserAnnotation);
+    ui::TimelineView *timeline = window->timeline();
+    timeline->fitAll();
+    const QRectF from = timeline->eventRect(kernel);
+    const QRectF to = timeline->eventRect(comms);
+    const QRectF notCpu = timeline->eventRect(gemm);
+    QVERIFY(!from.isEmpty() && !to.isEmpty() && !notCpu.isEmpty());
+
+    QTest::mousePress(timeline, Qt::LeftButton, Qt::ControlModifier, from.center().toPoint());
+    QVERIFY(timeline->linkDragActive());
+    QCOMPARE(timeline->linkDrag().from, kernel);
+
+    // Over a kernel: the drag is drawn, the target is marked invalid with the LinkEditor's reason.
+    QTest::mouseMove(timeline, notCpu.center().toPoint());
+    QCOMPARE(timeline->linkDrag().target, gemm);
+    QVERIFY(!timeline->linkDrag().valid);
+    QVERIFY2(timeline->linkDrag().reason.contains(QStringLiteral("not a CPU op")), qPrintable(timeline->linkDrag().reason));
+    QVERIFY(window->statusBar()->currentMessage().contains(QStringLiteral("not a CPU op")));
+    QImage image = timeline->grab().toImage();
+    QCOMPARE(timeline->paintedLinkDragTo(), QPointF(notCpu.center().toPoint()));
+    // The curve's midpoint (symmetric control points) is halfway between its ends; dashed when invalid.
+    QPointF mid = (timeline->paintedLinkDragFrom() + timeline->paintedLinkDragTo()) / 2;
+    QVERIFY(pixelNear(image, mid, 3, isRed));
+    QVERIFY(pixelNear(image, QPointF(notCpu.left() - 2, notCpu.center().y()), 2, isRed)); // the target's outline
+
+    // Over record_param_comms: valid, drawn in the other colour.
+    QTest::mouseMove(timeline, to.center().toPoint());
+    QCOMPARE(timeline->linkDrag().target, comms);
+    QVERIFY(timeline->linkDrag().valid);
+    QVERIFY(timeline->linkDrag().reason.isEmpty());
+    QVERIFY(window->statusBar()->currentMessage().contains(QStringLiteral("record_param_comms")));
+    image = timeline->grab().toImage();
+    mid = (timeline->paintedLinkDragFrom() + timeline->paintedLinkDragTo()) / 2;
+    QVERIFY(pixelNear(image, mid, 1, isGreen));
+    QVERIFY(!pixelNear(image, mid, 3, isRed));
+
+    // Esc cancels: the overlay goes, the release edits nothing, the selection is untouched.
+    window->selection()->clear();
+    QTest::keyClick(timeline, Qt::Key_Escape);
+    QVERIFY(!timeline->linkDragActive());
+    QTest::mouseRelease(timeline, Qt::LeftButton, Qt::ControlModifier, to.center().toPoint());
+    QCOMPARE(controller->undoStack()->count(), 0);
+    QCOMPARE(parentShown(*window, kernel), annotation);
+    image = timeline->grab().toImage();
+    QVERIFY(!pixelNear(image, mid, 3, isGreen));
+
+    // The same drag without Esc re-parents, as one undoable step, and the overlay is gone.
+    QTest::mousePress(timeline, Qt::LeftButton, Qt::ControlModifier, from.center().toPoint());
+    QTest::mouseMove(timeline, to.center().toPoint());
+    QVERIFY(timeline->linkDrag().valid);
+    QTest::mouseRelease(timeline, Qt::LeftButton, Qt::ControlModifier, to.center().toPoint());
+    QVERIFY(!timeline->linkDragActive());
+    QVERIFY(controller->waitUntilSettled());
+    QCOMPARE(controller->undoStack()->count(), 1);
+    QCOMPARE(parentShown(*window, kernel), comms);
+}
+
+void TestReview::reparentOntoAnotherProcessIsRefused()
+{
+    // The fixture with one more CPU op, in another process (pid 5151), spanning the kernel's time.
+    {
+        std::string text = readFile(m_device.toStdString());
+        const std::string anchor = "\"traceEvents\"";
+        const std::size_t at = text.find('[', text.find(anchor));
+        QVERIFY(at != std::string::npos);
+        text.insert(at + 1, R"({"ph": "X", "cat": "cpu_op", "name": "other::op", "pid": 5151, "tid": 1, "ts": 100, "dur": 90, "args": {}},)");
+        std::ofstream(m_device.toStdString(), std::ios::binary | std::ios::trunc) << text;
+    }
+    auto window = open();
+    window->show();
+    QVERIFY(QTest::qWaitForWindowExposed(window.get()));
+    ui::CorrectionController *controller = window->review()->controller();
+    const ui::DocumentPtr shown = window->document();
+    const std::uint32_t kernel = eventNamed(*shown, QStringLiteral("ncclDevKernel"), core::EventCategory::Kernel);
+    const std::uint32_t other = eventNamed(*shown, QStringLiteral("other::op"), core::EventCategory::CpuOp);
+    const std::uint32_t comms = eventNamed(*shown, QStringLiteral("record_param_comms"), core::EventCategory::CpuOp);
+    QVERIFY(other != core::kNoIndex);
+    // The kernel was launched by cuLaunchKernelEx on pid 4242.
+    QVERIFY(controller->reparentProblem(kernel, other).contains(QStringLiteral("process 5151")));
+    QVERIFY(controller->reparentProblem(kernel, comms).isEmpty());
+
+    ui::TimelineView *timeline = window->timeline();
+    timeline->fitAll();
+    const QRectF from = timeline->eventRect(kernel);
+    const QRectF to = timeline->eventRect(other);
+    QVERIFY(!from.isEmpty() && !to.isEmpty());
+    QTest::mousePress(timeline, Qt::LeftButton, Qt::ControlModifier, from.center().toPoint());
+    QTest::mouseMove(timeline, to.center().toPoint());
+    QCOMPARE(timeline->linkDrag().target, other);
+    QVERIFY(!timeline->linkDrag().valid);
+    QTest::mouseRelease(timeline, Qt::LeftButton, Qt::ControlModifier, to.center().toPoint());
+    QCOMPARE(controller->undoStack()->count(), 0);
+    QVERIFY(window->statusBar()->currentMessage().contains(QStringLiteral("process 5151")));
+    QVERIFY(!controller->reparent(kernel, other)); // the menu paths refuse it too
 }
 
 void TestReview::policyChangeReportsChangedLinks()

@@ -1,5 +1,6 @@
 // The timeline widget on a small hand-built trace: lanes, zoom anchoring, hit testing, selection,
-// edges of a selected kernel, LOD merging and the colours it paints.
+// edges of a selected kernel, LOD merging and the colours it paints, the Shift+drag time range
+// (its ends, band, ruler label, F, Esc) and the per-group counts of a range.
 
 #include "detailsdock.h"
 #include "eventselection.h"
@@ -7,6 +8,7 @@
 #include "link/linker.h"
 #include "timeformat.h"
 #include "timelineview.h"
+#include "timerange.h"
 #include "tracebuilder.h"
 #include "tracedocument.h"
 
@@ -265,6 +267,105 @@ private slots:
         const QImage zoomed = view.renderToImage(view.size());
         const double gapX = view.timeToX(30); // between an event's end (10) and the next start (50)
         QVERIFY(zoomed.pixelColor(static_cast<int>(gapX), y) != ui::eventColor(ui::EventStyle::Kernel));
+    }
+
+    void shiftDragSelectsTimeRange()
+    {
+        m_view->fitAll();
+        QSignalSpy changed(m_view.get(), &ui::TimelineView::timeRangeChanged);
+        const QRect content = m_view->contentRect();
+        const int y = content.bottom() - 20; // below the lanes: empty background
+        const QPoint from(content.left() + 200, y);
+        const QPoint to(content.left() + 520, y);
+        QTest::mousePress(m_view.get(), Qt::LeftButton, Qt::ShiftModifier, from);
+        QTest::mouseMove(m_view.get(), QPoint(content.left() + 400, y));
+        QVERIFY(m_view->timeRangeDragging());
+        QCOMPARE(changed.count(), 0); // nothing announced (no counting) while the mouse moves
+        QTest::mouseMove(m_view.get(), to);
+        QTest::mouseRelease(m_view.get(), Qt::LeftButton, Qt::ShiftModifier, to);
+        QCOMPARE(changed.count(), 1);
+        QVERIFY(m_view->hasTimeRange());
+        QVERIFY(!m_view->timeRangeDragging());
+        // The range's ends map back to the pixels the drag started and ended on, within one pixel.
+        QVERIFY(std::abs(m_view->timeToX(m_view->timeRangeStart()) - from.x()) <= 1.0);
+        QVERIFY(std::abs(m_view->timeToX(m_view->timeRangeEnd()) - to.x()) <= 1.0);
+        // Nothing was selected and the view did not pan.
+        QCOMPARE(m_selection.current(), core::kNoIndex);
+
+        // The band is painted over the lanes: tinted inside, plain background outside.
+        const QImage image = m_view->renderToImage(m_view->size());
+        const QColor inside = image.pixelColor((from.x() + to.x()) / 2, y);
+        QVERIFY2(inside.red() < 235 && inside.blue() > inside.red(), qPrintable(inside.name()));
+        int outsideRed = 0; // a faint grid line may cross one column: take the lightest of a few
+        for (int dx = 30; dx < 40; ++dx)
+            outsideRed = std::max(outsideRed, image.pixelColor(to.x() + dx, y).red());
+        QVERIFY2(outsideRed > 245, qPrintable(QString::number(outsideRed)));
+        // ...and its duration is labelled in the ruler (a filled box at the band's centre).
+        const int rulerMid = ui::TimelineView::kOverviewHeight + ui::TimelineView::kRulerHeight / 2;
+        bool labelled = false;
+        for (int x = from.x(); x < to.x() && !labelled; ++x)
+            labelled = image.pixelColor(x, rulerMid) == QColor(0x2f, 0x6f, 0xd6);
+        QVERIFY(labelled);
+
+        // Dragging from right to left gives the same kind of range; on the ruler too.
+        const int rulerY = ui::TimelineView::kOverviewHeight + 4;
+        QTest::mousePress(m_view.get(), Qt::LeftButton, Qt::ShiftModifier, QPoint(content.left() + 700, rulerY));
+        QTest::mouseMove(m_view.get(), QPoint(content.left() + 300, rulerY));
+        QTest::mouseRelease(m_view.get(), Qt::LeftButton, Qt::ShiftModifier, QPoint(content.left() + 300, rulerY));
+        QVERIFY(std::abs(m_view->timeToX(m_view->timeRangeStart()) - (content.left() + 300)) <= 1.0);
+        QVERIFY(std::abs(m_view->timeToX(m_view->timeRangeEnd()) - (content.left() + 700)) <= 1.0);
+
+        // Esc clears the range and leaves the selection alone; a click clears it too.
+        m_selection.select(m_ids.gemm);
+        QTest::keyClick(m_view.get(), Qt::Key_Escape);
+        QVERIFY(!m_view->hasTimeRange());
+        QCOMPARE(m_selection.current(), m_ids.gemm);
+        m_view->setTimeRange(1000, 2000);
+        QTest::mouseClick(m_view.get(), Qt::LeftButton, {}, QPoint(content.left() + 10, y));
+        QVERIFY(!m_view->hasTimeRange());
+    }
+
+    void fZoomsToTimeRange()
+    {
+        m_view->fitAll();
+        const QRect content = m_view->contentRect();
+        const int y = content.bottom() - 20;
+        QTest::mousePress(m_view.get(), Qt::LeftButton, Qt::ShiftModifier, QPoint(content.left() + 300, y));
+        QTest::mouseMove(m_view.get(), QPoint(content.left() + 360, y));
+        QTest::mouseRelease(m_view.get(), Qt::LeftButton, Qt::ShiftModifier, QPoint(content.left() + 360, y));
+        QVERIFY(m_view->hasTimeRange());
+        const core::Nanos start = m_view->timeRangeStart();
+        const core::Nanos end = m_view->timeRangeEnd();
+        m_selection.select(m_ids.linear); // F prefers the range over the selection
+        QTest::keyClick(m_view.get(), Qt::Key_F);
+        // The range fills the view but for a 1/40 margin on each side (fitTimeRange).
+        const core::Nanos margin = (end - start) / 40;
+        QCOMPARE(m_view->viewStart(), start - margin);
+        QCOMPARE(m_view->viewEnd(), end + margin);
+        QVERIFY(std::abs(m_view->timeToX(start) - (content.left() + content.width() / 42.0)) <= 1.0);
+        QVERIFY(m_view->hasTimeRange()); // zooming keeps it
+    }
+
+    void timeRangeCountsPerGroup()
+    {
+        // [2500, 8100): on the CPU thread aten::linear [0,10000), aten::mm [1000,6000), aten::add
+        // [6500,9000) and the second launch [7000,7400) overlap it; the first launch [2000,2500)
+        // ends at its start, so not. On GPU 0 only gemm [3000,8000): add_kernel starts at 8200,
+        // the memcpy at 9600 (intervals from the SmallTrace comment).
+        const ui::TimeRangeSummary summary = ui::summarizeTimeRange(*m_doc, m_view->layout(), 2500, 8100);
+        QCOMPARE(summary.groups.size(), std::size_t(2));
+        QCOMPARE(summary.groups[0].gpu, false);
+        QCOMPARE(summary.groups[0].events, std::uint64_t(4));
+        QCOMPARE(summary.groups[0].gpuOps, std::uint64_t(0));
+        QCOMPARE(summary.groups[1].gpu, true);
+        QCOMPARE(summary.groups[1].events, std::uint64_t(1));
+        QCOMPARE(summary.groups[1].gpuOps, std::uint64_t(1));
+        QVERIFY(!summary.estimated());
+        // The whole trace: 5 CPU-thread events, 3 GPU ops.
+        const ui::TimeRangeSummary all = ui::summarizeTimeRange(*m_doc, m_view->layout(), 0, 10000);
+        QCOMPARE(all.events(), std::uint64_t(8));
+        QCOMPARE(all.gpuOps(), std::uint64_t(3));
+        QVERIFY(ui::timeRangeHtml(summary).contains(ui::formatDuration(5600)));
     }
 
     void timeFormatting()
