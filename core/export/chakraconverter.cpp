@@ -1,6 +1,7 @@
 #include "export/exporter.h"
 
 #include "export/collective.h"
+#include "export/graphorder.h"
 
 #include "io/atomicfile.h"
 
@@ -77,71 +78,6 @@ void addMetadataUint64(ChakraProtoMsg::GlobalMetadata &metadata, const char *nam
     attr->set_uint64_val(static_cast<std::uint64_t>(std::max<std::int64_t>(value, 0)));
 }
 
-
-// Kahn over a CSR of dependencies (node i waits for list[begin[i] .. begin[i+1])) restricted to kept
-// nodes. Returns the number of nodes that never become ready; when there are some, `cycle` gets one
-// cycle (positions, the first repeated at the end), found by walking leftover dependencies.
-std::uint32_t findCycleCsr(std::size_t n, const std::vector<std::uint8_t> &keep, const std::vector<std::uint32_t> &begin,
-                           const std::vector<std::uint32_t> &list, std::vector<std::uint32_t> &cycle)
-{
-    std::vector<std::uint32_t> inDegree(n, 0), dependentBegin(n + 1, 0);
-    for (std::uint32_t i = 0; i < n; ++i)
-        if (keep[i])
-            for (std::uint32_t k = begin[i]; k < begin[i + 1]; ++k) {
-                ++inDegree[i];
-                ++dependentBegin[list[k] + 1];
-            }
-    for (std::size_t i = 0; i < n; ++i)
-        dependentBegin[i + 1] += dependentBegin[i];
-    std::vector<std::uint32_t> dependents(dependentBegin.back());
-    {
-        std::vector<std::uint32_t> fill(dependentBegin.begin(), dependentBegin.end() - 1);
-        for (std::uint32_t i = 0; i < n; ++i)
-            if (keep[i])
-                for (std::uint32_t k = begin[i]; k < begin[i + 1]; ++k)
-                    dependents[fill[list[k]]++] = i;
-    }
-    std::vector<std::uint32_t> ready;
-    std::size_t kept = 0;
-    for (std::uint32_t i = 0; i < n; ++i)
-        if (keep[i]) {
-            ++kept;
-            if (inDegree[i] == 0)
-                ready.push_back(i);
-        }
-    std::size_t processed = 0;
-    while (!ready.empty()) {
-        const std::uint32_t v = ready.back();
-        ready.pop_back();
-        ++processed;
-        for (std::uint32_t k = dependentBegin[v]; k < dependentBegin[v + 1]; ++k)
-            if (--inDegree[dependents[k]] == 0)
-                ready.push_back(dependents[k]);
-    }
-    if (processed == kept)
-        return 0;
-    std::uint32_t v = 0;
-    while (!keep[v] || inDegree[v] == 0)
-        ++v;
-    std::vector<std::int64_t> positionInWalk(n, -1);
-    std::vector<std::uint32_t> walk;
-    while (positionInWalk[v] < 0) {
-        positionInWalk[v] = static_cast<std::int64_t>(walk.size());
-        walk.push_back(v);
-        std::uint32_t next = kNoNode;
-        for (std::uint32_t k = begin[v]; k < begin[v + 1] && next == kNoNode; ++k)
-            if (inDegree[list[k]] > 0)
-                next = list[k];
-        if (next == kNoNode)
-            break;
-        v = next;
-    }
-    if (positionInWalk[v] >= 0) {
-        cycle.assign(walk.begin() + positionInWalk[v], walk.end());
-        cycle.push_back(v);
-    }
-    return static_cast<std::uint32_t>(kept - processed);
-}
 
 } // namespace
 
@@ -251,10 +187,9 @@ EtValidation validateChakraPlan(const ChakraPlan &plan, const EtPlusGraph &graph
     };
     // A node that is kept never depends on a removed one (a dependency makes its target needed), and
     // ids are positions: only cycles can be wrong here.
-    std::vector<std::uint32_t> cycle;
-    result.nodesOnCycles = findCycleCsr(n, plan.keep, plan.depBegin, plan.deps, cycle);
+    GraphOrder order = orderByDependencies(plan.depBegin, plan.deps, plan.keep);
     std::string field = "data_deps";
-    if (cycle.empty()) {
+    if (order.acyclic()) {
         // The call tree: one parent per node.
         std::vector<std::uint32_t> parentBegin(n + 1, 0), parents;
         for (std::uint32_t i = 0; i < n; ++i) {
@@ -265,14 +200,15 @@ EtValidation validateChakraPlan(const ChakraPlan &plan, const EtPlusGraph &graph
                 ++result.ctrlDepEdges;
             }
         }
-        result.nodesOnCycles = findCycleCsr(n, plan.keep, parentBegin, parents, cycle);
+        order = orderByDependencies(parentBegin, parents, plan.keep);
         field = "ctrl_deps";
     }
-    if (!cycle.empty()) {
+    result.nodesOnCycles = order.blocked;
+    if (!order.cycle.empty()) {
         result.cycleField = field;
-        for (std::size_t i = 0; i < cycle.size(); ++i) {
-            result.cycle.push_back(EtPlusGraph::idOf(cycle[i]));
-            result.cycleText += (i ? " -> " : "") + label(cycle[i]);
+        for (std::size_t i = 0; i < order.cycle.size(); ++i) {
+            result.cycle.push_back(EtPlusGraph::idOf(order.cycle[i]));
+            result.cycleText += (i ? " -> " : "") + label(order.cycle[i]);
         }
     }
     return result;

@@ -1,5 +1,6 @@
 #include "export/etformat.h"
 
+#include "export/graphorder.h"
 #include "export/gzipdata.h"
 #include "io/atomicfile.h"
 
@@ -21,8 +22,6 @@ namespace {
 
 using ChakraProtoMsg::AttributeProto;
 using ChakraProtoMsg::Node;
-
-constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
 
 // Reads one base-128 varint at `pos`; false if the bytes end first or it is longer than 10 bytes.
 bool readVarint(const std::string &data, std::size_t &pos, std::uint64_t &value)
@@ -190,81 +189,41 @@ struct EtDeps {
 
 using NameOf = std::function<std::string(std::uint32_t)>;
 
-// Kahn over one dependency field; on leftovers, names one cycle in `result`. Returns leftover count.
+std::string nodeLabel(const EtDeps &g, const NameOf &nameOf, std::uint32_t i)
+{
+    return std::to_string(g.ids[i]) + " (" + nameOf(i) + ")";
+}
+
+// Orders the nodes by one dependency field (ids that are not in the trace are reported apart and
+// ignored here); names the first cycle found in `result`. Returns how many nodes can never run.
 std::size_t findCycle(const EtDeps &g, const std::vector<std::size_t> &begin, const std::vector<std::uint64_t> &list,
                       const std::unordered_map<std::uint64_t, std::uint32_t> &indexOf, const NameOf &nameOf, const char *field,
                       EtValidation &result)
 {
-    const std::size_t n = g.ids.size();
-    auto label = [&](std::uint32_t i) { return std::to_string(g.ids[i]) + " (" + nameOf(i) + ")"; };
-    std::vector<std::uint32_t> inDegree(n, 0);
-    std::vector<std::uint32_t> dependentBegin(n + 1, 0);
-    for (std::uint32_t i = 0; i < n; ++i)
+    std::vector<std::uint32_t> resolved; // one node's dependencies as positions
+    const GraphOrder order = orderByDependencies(g.ids.size(), [&](std::uint32_t i) {
+        resolved.clear();
         for (std::size_t k = begin[i]; k < begin[i + 1]; ++k)
-            if (auto it = indexOf.find(list[k]); it != indexOf.end()) {
-                ++inDegree[i];
-                ++dependentBegin[it->second + 1];
-            }
-    std::partial_sum(dependentBegin.begin(), dependentBegin.end(), dependentBegin.begin());
-    std::vector<std::uint32_t> dependents(dependentBegin.back());
-    {
-        std::vector<std::uint32_t> fill(dependentBegin.begin(), dependentBegin.end() - 1);
-        for (std::uint32_t i = 0; i < n; ++i)
-            for (std::size_t k = begin[i]; k < begin[i + 1]; ++k)
-                if (auto it = indexOf.find(list[k]); it != indexOf.end())
-                    dependents[fill[it->second]++] = i;
-    }
-    std::vector<std::uint32_t> ready;
-    for (std::uint32_t i = 0; i < n; ++i)
-        if (inDegree[i] == 0)
-            ready.push_back(i);
-    std::size_t processed = 0;
-    while (!ready.empty()) {
-        const std::uint32_t v = ready.back();
-        ready.pop_back();
-        ++processed;
-        for (std::uint32_t k = dependentBegin[v]; k < dependentBegin[v + 1]; ++k)
-            if (--inDegree[dependents[k]] == 0)
-                ready.push_back(dependents[k]);
-    }
-    if (processed == n)
-        return 0;
-
-    // Every leftover node still waits for a leftover dependency, so following such dependencies
-    // from any leftover node must revisit a node: the stretch from its first visit is a cycle.
-    std::uint32_t v = 0;
-    while (inDegree[v] == 0)
-        ++v;
-    std::vector<std::int64_t> positionInWalk(n, -1);
-    std::vector<std::uint32_t> walk;
-    while (positionInWalk[v] < 0) {
-        positionInWalk[v] = static_cast<std::int64_t>(walk.size());
-        walk.push_back(v);
-        std::uint32_t next = kNone;
-        for (std::size_t k = begin[v]; k < begin[v + 1] && next == kNone; ++k)
-            if (auto it = indexOf.find(list[k]); it != indexOf.end() && inDegree[it->second] > 0)
-                next = it->second;
-        if (next == kNone)
-            break; // cannot happen for a leftover node; stop rather than loop
-        v = next;
-    }
-    if (positionInWalk[v] >= 0 && result.cycle.empty()) {
-        std::vector<std::uint32_t> cycle(walk.begin() + positionInWalk[v], walk.end());
-        cycle.push_back(v);
+            if (auto it = indexOf.find(list[k]); it != indexOf.end())
+                resolved.push_back(it->second);
+        return std::span<const std::uint32_t>(resolved);
+    });
+    if (!order.cycle.empty() && result.cycle.empty()) {
         result.cycleField = field;
-        for (std::size_t i = 0; i < cycle.size(); ++i) {
-            result.cycle.push_back(g.ids[cycle[i]]);
-            result.cycleText += (i ? " -> " : "") + label(cycle[i]);
+        for (std::size_t i = 0; i < order.cycle.size(); ++i) {
+            const std::uint32_t node = order.cycle[i];
+            result.cycle.push_back(g.ids[node]);
+            result.cycleText += (i ? " -> " : "") + nodeLabel(g, nameOf, node);
         }
     }
-    return n - processed;
+    return order.blocked;
 }
 
 EtValidation validateDeps(const EtDeps &g, const NameOf &nameOf)
 {
     EtValidation result;
     const std::size_t n = g.ids.size();
-    auto label = [&](std::uint32_t i) { return std::to_string(g.ids[i]) + " (" + nameOf(i) + ")"; };
+    auto label = [&](std::uint32_t i) { return nodeLabel(g, nameOf, i); };
     std::unordered_map<std::uint64_t, std::uint32_t> indexOf;
     indexOf.reserve(n * 2);
     std::map<std::uint64_t, std::size_t> duplicateCounts;
