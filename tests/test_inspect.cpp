@@ -3,6 +3,11 @@
 // Expected values: the hta_simple_add pair's SOURCE.md python3 checks (host ET 38 nodes, 36 with
 // rf_id, pid 563677; Kineto 111 events: cpu_op 28, user_annotation 8, cuda_runtime 15, kernel 4,
 // ac2g 19; Ev Idx == rf_id - 1 for all 36 ops, no "Record function id").
+//
+// data/inspect/golden.{txt,json}: the whole text and --json output for a host ET, two Kineto traces,
+// a Chakra .et and a missing file, written by the code before the text and JSON were made to come
+// from one table of figures (commit 2f7d73e), trace folder shown as TRACES/. They hold the layout
+// byte for byte; the figures in them are the ones checked independently above and in test_etformat.
 
 #include "commands/commands.h"
 #include "testsupport.h"
@@ -11,9 +16,45 @@
 
 #include <nlohmann/json.hpp>
 
+#include <fstream>
 #include <sstream>
 
+using linkscope::test::dataPath;
 using linkscope::test::tracePath;
+
+namespace {
+
+std::string readText(const std::string &path)
+{
+    std::ifstream in(path, std::ios::binary);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+// The output with the trace folder (which differs between checkouts) written as TRACES/.
+std::string withTracesFolderNamed(std::string text)
+{
+    const std::string anyTrace = tracePath("SOURCE.md");
+    const std::string folder = anyTrace.substr(0, anyTrace.size() - std::string("SOURCE.md").size());
+    for (std::size_t at = text.find(folder); at != std::string::npos; at = text.find(folder, at))
+        text.replace(at, folder.size(), "TRACES/");
+    return text;
+}
+
+// The first line where the two differ, for the failure message.
+std::string firstDifference(const std::string &produced, const std::string &expected)
+{
+    std::istringstream a(produced), b(expected);
+    std::string la, lb;
+    for (int line = 1;; ++line) {
+        const bool moreA = static_cast<bool>(std::getline(a, la)), moreB = static_cast<bool>(std::getline(b, lb));
+        if (!moreA && !moreB)
+            return "no difference";
+        if (la != lb || moreA != moreB)
+            return "line " + std::to_string(line) + ": got \"" + (moreA ? la : "(end)") + "\", golden \"" + (moreB ? lb : "(end)") + "\"";
+    }
+}
+
+} // namespace
 
 class TestInspect : public QObject {
     Q_OBJECT
@@ -76,6 +117,29 @@ private slots:
         std::ostringstream none, noneErr;
         QCOMPARE(linkscope::cli::runInspect({}, none, noneErr), 2);
         QCOMPARE(linkscope::cli::runInspect({"--bogus"}, none, noneErr), 2);
+    }
+
+    void textAndJsonMatchGolden()
+    {
+        const std::vector<std::string> files = {
+            tracePath("hta_simple_add_1gpu_pair/benchmark_simple_add_et.json.gz"),
+            tracePath("hta_simple_add_1gpu_pair/benchmark_simple_add_trace.json.gz"),
+            tracePath("astrasim_megatron_tp8_8rank_pair/megatron_kineto_0.json.gz"),
+            tracePath("astrasim_megatron_tp8_8rank_pair/megatron_et_0.json.gz"),
+            tracePath("astrasim_chakra_et_examples/microbenchmarks/all_gather/8npus_1MB/all_gather.0.et"),
+            "/nonexistent/x.json",
+        };
+        for (const bool json : {false, true}) {
+            std::vector<std::string> args = files;
+            if (json)
+                args.push_back("--json");
+            std::ostringstream out, err;
+            QCOMPARE(linkscope::cli::runInspect(args, out, err), 1); // the missing file
+            const std::string produced = withTracesFolderNamed(out.str());
+            const std::string golden = readText(dataPath(json ? "inspect/golden.json" : "inspect/golden.txt"));
+            QVERIFY(!golden.empty());
+            QVERIFY2(produced == golden, firstDifference(produced, golden).c_str());
+        }
     }
 };
 

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <functional>
+#include <ostream>
 #include <set>
 #include <sstream>
 
@@ -204,6 +206,247 @@ InspectReport inspectTraces(const std::vector<std::string> &paths)
     return report;
 }
 
+namespace {
+
+// One figure of `linkscope inspect`: its text and its --json fields side by side, so that a figure is
+// added in one place. `text` writes whole lines, or none when the figure does not apply to this
+// subject; `json` sets the figure's fields (JSON keeps them even where the text leaves a line out).
+template <class Subject>
+struct Figure {
+    std::function<void(std::ostream &, const Subject &)> text;
+    std::function<void(nlohmann::json &, const Subject &)> json;
+};
+using TraceFigure = Figure<TraceSummary>;
+
+struct PairView {
+    const InspectReport &report;
+    const PairSummary &pair;
+};
+using PairFigure = Figure<PairView>;
+
+std::string orAbsent(const std::string &text) { return text.empty() ? "(absent)" : text; }
+
+TraceFigure countFigure(const char *label, const char *key, std::size_t TraceSummary::*count)
+{
+    return {[=](std::ostream &out, const TraceSummary &s) { out << "  " << label << ": " << s.*count << '\n'; },
+            [=](nlohmann::json &j, const TraceSummary &s) { j[key] = s.*count; }};
+}
+
+template <class Subject>
+Figure<Subject> warningsFigure(const std::vector<Diagnostic> &(*warningsOf)(const Subject &))
+{
+    return {[=](std::ostream &out, const Subject &subject) {
+                const std::vector<Diagnostic> &warnings = warningsOf(subject);
+                out << "  warnings: " << warnings.size() << '\n';
+                for (const Diagnostic &d : warnings)
+                    out << "    - " << d.toString() << '\n';
+            },
+            [=](nlohmann::json &j, const Subject &subject) { j["warnings"] = warningsJson(warningsOf(subject)); }};
+}
+
+const std::vector<TraceFigure> &kinetoFigures()
+{
+    static const std::vector<TraceFigure> figures = {
+        {[](std::ostream &out, const TraceSummary &s) { out << "  schemaVersion: " << orAbsent(s.schema) << '\n'; },
+         [](nlohmann::json &j, const TraceSummary &s) {
+             j["schemaVersion"] = s.schema.empty() ? nlohmann::json() : nlohmann::json(std::stoll(s.schema));
+         }},
+        {[](std::ostream &out, const TraceSummary &s) {
+             if (s.pid >= 0)
+                 out << "  pid (CPU ops): " << s.pid << '\n';
+         },
+         [](nlohmann::json &j, const TraceSummary &s) { j["pid"] = s.pid >= 0 ? nlohmann::json(s.pid) : nlohmann::json(); }},
+        {[](std::ostream &out, const TraceSummary &s) {
+             out << "  events: " << s.events << '\n';
+             std::vector<std::pair<std::string, std::size_t>> cats(s.eventsByCategory.begin(), s.eventsByCategory.end());
+             std::sort(cats.begin(), cats.end(), [](const auto &a, const auto &b) {
+                 return a.second > b.second || (a.second == b.second && a.first < b.first);
+             });
+             for (const auto &[cat, count] : cats)
+                 out << "    " << cat << ": " << count << '\n';
+         },
+         [](nlohmann::json &j, const TraceSummary &s) {
+             j["events"] = s.events;
+             j["eventsByCategory"] = s.eventsByCategory;
+         }},
+        {[](std::ostream &out, const TraceSummary &s) {
+             out << "  CPU threads: " << s.cpuThreads << " (" << s.namedThreads << " named)\n";
+         },
+         [](nlohmann::json &j, const TraceSummary &s) {
+             j["cpuThreads"] = s.cpuThreads;
+             j["namedThreads"] = s.namedThreads;
+         }},
+        countFigure("GPU streams", "gpuStreams", &TraceSummary::gpuStreams),
+        countFigure("collectives", "collectives", &TraceSummary::collectives),
+        {[](std::ostream &out, const TraceSummary &s) {
+             if (s.firstTs)
+                 out << "  time span: " << *s.firstTs << " … " << *s.lastEnd << " ns (" << formatMs(*s.lastEnd - *s.firstTs) << ")"
+                     << (s.baseTimeNs ? ", relative to baseTimeNanoseconds " + std::to_string(*s.baseTimeNs) : std::string())
+                     << '\n';
+         },
+         [](nlohmann::json &j, const TraceSummary &s) {
+             if (s.firstTs)
+                 j["timeSpan"] = {{"firstNs", *s.firstTs}, {"lastNs", *s.lastEnd}, {"durationNs", *s.lastEnd - *s.firstTs}};
+             if (s.baseTimeNs)
+                 j["baseTimeNanoseconds"] = *s.baseTimeNs;
+         }},
+        countFigure("devices", "devices", &TraceSummary::devices),
+        {[](std::ostream &out, const TraceSummary &s) {
+             if (s.distributed)
+                 out << "  distributed: backend " << (s.distributed->backend.empty() ? "?" : s.distributed->backend)
+                     << ", rank " << s.distributed->rank << " of "
+                     << (s.distributed->worldSize >= 0 ? std::to_string(s.distributed->worldSize) : std::string("?"))
+                     << ", " << s.distributed->processGroups.size() << " process group(s)\n";
+         },
+         [](nlohmann::json &j, const TraceSummary &s) {
+             if (s.distributed)
+                 j["distributed"] = {{"backend", s.distributed->backend}, {"rank", s.distributed->rank},
+                                     {"worldSize", s.distributed->worldSize}, {"ncclVersion", s.distributed->ncclVersion},
+                                     {"processGroups", s.distributed->processGroups.size()}};
+         }},
+    };
+    return figures;
+}
+
+const std::vector<TraceFigure> &hostFigures()
+{
+    static const std::vector<TraceFigure> figures = {
+        {[](std::ostream &out, const TraceSummary &s) {
+             out << "  schema: " << orAbsent(s.schema) << ", layout " << layoutName(*s.layout) << '\n';
+         },
+         [](nlohmann::json &j, const TraceSummary &s) {
+             j["schema"] = s.schema;
+             j["layout"] = *s.layout == HostLayout::Flat ? "flat" : "nested";
+         }},
+        {[](std::ostream &out, const TraceSummary &s) { out << "  pid: " << s.pid << ", time: " << s.time << '\n'; },
+         [](nlohmann::json &j, const TraceSummary &s) {
+             j["pid"] = s.pid;
+             j["time"] = s.time;
+         }},
+        {[](std::ostream &out, const TraceSummary &s) {
+             out << "  nodes: " << s.nodes << " (" << s.nodesWithRfId << " with rf_id), roots: " << s.roots
+                 << ", threads: " << s.hostThreads << '\n';
+         },
+         [](nlohmann::json &j, const TraceSummary &s) {
+             j["nodes"] = s.nodes;
+             j["nodesWithRfId"] = s.nodesWithRfId;
+             j["roots"] = s.roots;
+             j["threads"] = s.hostThreads;
+         }},
+        countFigure("record_param_comms with comm attrs", "commNodes", &TraceSummary::commNodes),
+        {[](std::ostream &out, const TraceSummary &s) {
+             if (s.parentMissing)
+                 out << "  nodes whose parent is missing: " << s.parentMissing << '\n';
+         },
+         [](nlohmann::json &j, const TraceSummary &s) { j["parentMissing"] = s.parentMissing; }},
+        {[](std::ostream &out, const TraceSummary &s) {
+             out << "  start_ts … finish_ts: " << s.startTs << " … " << s.finishTs << " (steady-clock ms, not Kineto time)\n";
+         },
+         [](nlohmann::json &j, const TraceSummary &s) {
+             j["startTs"] = s.startTs;
+             j["finishTs"] = s.finishTs;
+         }},
+        {[](std::ostream &out, const TraceSummary &s) {
+             if (s.recoveredTruncation)
+                 out << "  recovered from truncation: yes\n";
+         },
+         [](nlohmann::json &j, const TraceSummary &s) { j["recoveredTruncation"] = s.recoveredTruncation; }},
+    };
+    return figures;
+}
+
+const std::vector<TraceFigure> &chakraFigures()
+{
+    static const std::vector<TraceFigure> figures = {
+        {[](std::ostream &out, const TraceSummary &s) {
+             if (s.chakraSummary)
+                 out << "  summary (as `linkscope dump FILE --summary`): " << s.chakraSummary->dump() << '\n';
+         },
+         [](nlohmann::json &j, const TraceSummary &s) {
+             if (s.chakraSummary)
+                 j["summary"] = *s.chakraSummary;
+         }},
+    };
+    return figures;
+}
+
+// The figures of a loaded trace, in print order: its size, what its kind has, its warnings.
+std::vector<const TraceFigure *> traceFigures(TraceKind kind)
+{
+    // The size finishes the "kind:" line, which is printed before we know the trace loaded.
+    static const TraceFigure size = {
+        [](std::ostream &out, const TraceSummary &s) {
+            out << (s.wasGzip ? " (gzip, " : " (") << formatBytes(s.sourceBytes) << (s.wasGzip ? " decompressed)" : ")") << '\n';
+        },
+        [](nlohmann::json &j, const TraceSummary &s) {
+            j["gzip"] = s.wasGzip;
+            j["decompressedBytes"] = s.sourceBytes;
+        }};
+    static const TraceFigure warnings =
+        warningsFigure<TraceSummary>([](const TraceSummary &s) -> const std::vector<Diagnostic> & { return s.warnings; });
+    static const std::vector<TraceFigure> none;
+    const std::vector<TraceFigure> &ofKind = kind == TraceKind::Kineto                                  ? kinetoFigures()
+                                             : kind == TraceKind::HostEt || kind == TraceKind::EtPlus ? hostFigures()
+                                             : kind == TraceKind::ChakraEt                            ? chakraFigures()
+                                                                                                      : none;
+    std::vector<const TraceFigure *> figures{&size};
+    for (const TraceFigure &figure : ofKind)
+        figures.push_back(&figure);
+    figures.push_back(&warnings);
+    return figures;
+}
+
+const std::vector<PairFigure> &pairFigures()
+{
+    static const std::vector<PairFigure> figures = {
+        {[](std::ostream &out, const PairView &v) {
+             out << "pair: " << v.report.traces[v.pair.host].path << " + " << v.report.traces[v.pair.device].path << " (by "
+                 << v.pair.pairedBy << ")\n";
+         },
+         [](nlohmann::json &j, const PairView &v) {
+             j["host"] = v.report.traces[v.pair.host].path;
+             j["device"] = v.report.traces[v.pair.device].path;
+             j["pairedBy"] = v.pair.pairedBy;
+         }},
+        {[](std::ostream &out, const PairView &v) {
+             const HostJoinStats &st = v.pair.stats;
+             out << "  join: " << hostJoinMethodName(st.method);
+             if (st.method == HostJoinMethod::EvIdxOffset || st.method == HostJoinMethod::ExternalIdOffset)
+                 out << " (offset " << st.offset << ")";
+             out << '\n';
+         },
+         [](nlohmann::json &j, const PairView &v) {
+             j["method"] = std::string(hostJoinMethodName(v.pair.stats.method));
+             j["offset"] = v.pair.stats.offset;
+         }},
+        {[](std::ostream &out, const PairView &v) {
+             const HostJoinStats &st = v.pair.stats;
+             char pct[32];
+             std::snprintf(pct, sizeof pct, "%.1f%%",
+                           st.hostNodesWithRfId ? 100.0 * double(st.matched) / double(st.hostNodesWithRfId) : 0.0);
+             out << "  host nodes with rf_id matched: " << st.matched << " / " << st.hostNodesWithRfId << " (" << pct << ")\n";
+         },
+         [](nlohmann::json &j, const PairView &v) {
+             const HostJoinStats &st = v.pair.stats;
+             j["matched"] = st.matched;
+             j["hostNodesWithRfId"] = st.hostNodesWithRfId;
+             j["coverage"] = st.hostNodesWithRfId ? double(st.matched) / double(st.hostNodesWithRfId) : 0.0;
+         }},
+        {[](std::ostream &out, const PairView &v) {
+             out << "  device CPU ops: " << v.pair.stats.deviceCpuOps
+                 << ", name mismatches among matches: " << v.pair.stats.nameMismatches << '\n';
+         },
+         [](nlohmann::json &j, const PairView &v) {
+             j["deviceCpuOps"] = v.pair.stats.deviceCpuOps;
+             j["nameMismatches"] = v.pair.stats.nameMismatches;
+         }},
+        warningsFigure<PairView>([](const PairView &v) -> const std::vector<Diagnostic> & { return v.pair.warnings; }),
+    };
+    return figures;
+}
+
+} // namespace
+
 std::string formatInspectText(const InspectReport &report)
 {
     std::ostringstream out;
@@ -214,62 +457,13 @@ std::string formatInspectText(const InspectReport &report)
             out << "\n  error: " << s.error << "\n\n";
             continue;
         }
-        out << (s.wasGzip ? " (gzip, " : " (") << formatBytes(s.sourceBytes) << (s.wasGzip ? " decompressed)" : ")") << '\n';
-        if (s.kind == TraceKind::Kineto) {
-            out << "  schemaVersion: " << (s.schema.empty() ? "(absent)" : s.schema) << '\n';
-            if (s.pid >= 0)
-                out << "  pid (CPU ops): " << s.pid << '\n';
-            out << "  events: " << s.events << '\n';
-            std::vector<std::pair<std::string, std::size_t>> cats(s.eventsByCategory.begin(), s.eventsByCategory.end());
-            std::sort(cats.begin(), cats.end(), [](const auto &a, const auto &b) { return a.second > b.second || (a.second == b.second && a.first < b.first); });
-            for (const auto &[cat, count] : cats)
-                out << "    " << cat << ": " << count << '\n';
-            out << "  CPU threads: " << s.cpuThreads << " (" << s.namedThreads << " named)\n";
-            out << "  GPU streams: " << s.gpuStreams << '\n';
-            out << "  collectives: " << s.collectives << '\n';
-            if (s.firstTs)
-                out << "  time span: " << *s.firstTs << " … " << *s.lastEnd << " ns (" << formatMs(*s.lastEnd - *s.firstTs) << ")"
-                    << (s.baseTimeNs ? ", relative to baseTimeNanoseconds " + std::to_string(*s.baseTimeNs) : std::string())
-                    << '\n';
-            out << "  devices: " << s.devices << '\n';
-            if (s.distributed)
-                out << "  distributed: backend " << (s.distributed->backend.empty() ? "?" : s.distributed->backend)
-                    << ", rank " << s.distributed->rank << " of "
-                    << (s.distributed->worldSize >= 0 ? std::to_string(s.distributed->worldSize) : std::string("?"))
-                    << ", " << s.distributed->processGroups.size() << " process group(s)\n";
-        } else if (s.kind == TraceKind::HostEt || s.kind == TraceKind::EtPlus) {
-            out << "  schema: " << (s.schema.empty() ? "(absent)" : s.schema) << ", layout " << layoutName(*s.layout) << '\n';
-            out << "  pid: " << s.pid << ", time: " << s.time << '\n';
-            out << "  nodes: " << s.nodes << " (" << s.nodesWithRfId << " with rf_id), roots: " << s.roots
-                << ", threads: " << s.hostThreads << '\n';
-            out << "  record_param_comms with comm attrs: " << s.commNodes << '\n';
-            if (s.parentMissing)
-                out << "  nodes whose parent is missing: " << s.parentMissing << '\n';
-            out << "  start_ts … finish_ts: " << s.startTs << " … " << s.finishTs << " (steady-clock ms, not Kineto time)\n";
-            if (s.recoveredTruncation)
-                out << "  recovered from truncation: yes\n";
-        } else if (s.kind == TraceKind::ChakraEt && s.chakraSummary) {
-            out << "  summary (as `linkscope dump FILE --summary`): " << s.chakraSummary->dump() << '\n';
-        }
-        out << "  warnings: " << s.warnings.size() << '\n';
-        for (const Diagnostic &d : s.warnings)
-            out << "    - " << d.toString() << '\n';
+        for (const TraceFigure *figure : traceFigures(s.kind))
+            figure->text(out, s);
         out << '\n';
     }
     for (const PairSummary &p : report.pairs) {
-        const HostJoinStats &st = p.stats;
-        out << "pair: " << report.traces[p.host].path << " + " << report.traces[p.device].path << " (by " << p.pairedBy << ")\n";
-        out << "  join: " << hostJoinMethodName(st.method);
-        if (st.method == HostJoinMethod::EvIdxOffset || st.method == HostJoinMethod::ExternalIdOffset)
-            out << " (offset " << st.offset << ")";
-        out << '\n';
-        char pct[32];
-        std::snprintf(pct, sizeof pct, "%.1f%%", st.hostNodesWithRfId ? 100.0 * double(st.matched) / double(st.hostNodesWithRfId) : 0.0);
-        out << "  host nodes with rf_id matched: " << st.matched << " / " << st.hostNodesWithRfId << " (" << pct << ")\n";
-        out << "  device CPU ops: " << st.deviceCpuOps << ", name mismatches among matches: " << st.nameMismatches << '\n';
-        out << "  warnings: " << p.warnings.size() << '\n';
-        for (const Diagnostic &d : p.warnings)
-            out << "    - " << d.toString() << '\n';
+        for (const PairFigure &figure : pairFigures())
+            figure.text(out, PairView{report, p});
         out << '\n';
     }
     return out.str();
@@ -280,65 +474,19 @@ nlohmann::json inspectToJson(const InspectReport &report)
     nlohmann::json traces = nlohmann::json::array();
     for (const TraceSummary &s : report.traces) {
         nlohmann::json j = {{"path", s.path}, {"kind", std::string(traceKindName(s.kind))}, {"loaded", s.loaded}};
-        if (!s.loaded) {
+        if (!s.loaded)
             j["error"] = s.error;
-            traces.push_back(std::move(j));
-            continue;
-        }
-        j["gzip"] = s.wasGzip;
-        j["decompressedBytes"] = s.sourceBytes;
-        if (s.kind == TraceKind::Kineto) {
-            j["schemaVersion"] = s.schema.empty() ? nlohmann::json() : nlohmann::json(std::stoll(s.schema));
-            j["pid"] = s.pid >= 0 ? nlohmann::json(s.pid) : nlohmann::json();
-            j["events"] = s.events;
-            j["eventsByCategory"] = s.eventsByCategory;
-            j["cpuThreads"] = s.cpuThreads;
-            j["namedThreads"] = s.namedThreads;
-            j["gpuStreams"] = s.gpuStreams;
-            j["collectives"] = s.collectives;
-            j["devices"] = s.devices;
-            if (s.firstTs)
-                j["timeSpan"] = {{"firstNs", *s.firstTs}, {"lastNs", *s.lastEnd}, {"durationNs", *s.lastEnd - *s.firstTs}};
-            if (s.baseTimeNs)
-                j["baseTimeNanoseconds"] = *s.baseTimeNs;
-            if (s.distributed)
-                j["distributed"] = {{"backend", s.distributed->backend}, {"rank", s.distributed->rank},
-                                    {"worldSize", s.distributed->worldSize}, {"ncclVersion", s.distributed->ncclVersion},
-                                    {"processGroups", s.distributed->processGroups.size()}};
-        } else if (s.kind == TraceKind::HostEt || s.kind == TraceKind::EtPlus) {
-            j["schema"] = s.schema;
-            j["layout"] = *s.layout == HostLayout::Flat ? "flat" : "nested";
-            j["pid"] = s.pid;
-            j["time"] = s.time;
-            j["nodes"] = s.nodes;
-            j["nodesWithRfId"] = s.nodesWithRfId;
-            j["roots"] = s.roots;
-            j["threads"] = s.hostThreads;
-            j["commNodes"] = s.commNodes;
-            j["parentMissing"] = s.parentMissing;
-            j["startTs"] = s.startTs;
-            j["finishTs"] = s.finishTs;
-            j["recoveredTruncation"] = s.recoveredTruncation;
-        } else if (s.chakraSummary) {
-            j["summary"] = *s.chakraSummary;
-        }
-        j["warnings"] = warningsJson(s.warnings);
+        else
+            for (const TraceFigure *figure : traceFigures(s.kind))
+                figure->json(j, s);
         traces.push_back(std::move(j));
     }
     nlohmann::json pairs = nlohmann::json::array();
     for (const PairSummary &p : report.pairs) {
-        const HostJoinStats &st = p.stats;
-        pairs.push_back({{"host", report.traces[p.host].path},
-                         {"device", report.traces[p.device].path},
-                         {"pairedBy", p.pairedBy},
-                         {"method", std::string(hostJoinMethodName(st.method))},
-                         {"offset", st.offset},
-                         {"hostNodesWithRfId", st.hostNodesWithRfId},
-                         {"deviceCpuOps", st.deviceCpuOps},
-                         {"matched", st.matched},
-                         {"nameMismatches", st.nameMismatches},
-                         {"coverage", st.hostNodesWithRfId ? double(st.matched) / double(st.hostNodesWithRfId) : 0.0},
-                         {"warnings", warningsJson(p.warnings)}});
+        nlohmann::json j = nlohmann::json::object();
+        for (const PairFigure &figure : pairFigures())
+            figure.json(j, PairView{report, p});
+        pairs.push_back(std::move(j));
     }
     return {{"traces", traces}, {"pairs", pairs}};
 }
