@@ -1,6 +1,8 @@
 // linkscope-bench render: frame time of a full timeline repaint at 1920x1080 into a QImage, with a
 // selected NCCL kernel and its edges drawn, fully zoomed out and at three zoom levels around it.
 // Every frame rebuilds the cached geometry first (invalidateCache), so each is a full repaint.
+// With --edits N HOST_ET KINETO instead: the time from one correction (re-parent) until the main
+// window's timeline shows it (runEditRefresh).
 
 #include "benchsupport.h"
 
@@ -8,16 +10,21 @@
 #include "io/tracereader.h"
 #include "link/linker.h"
 
+#include "correctioncontroller.h"
 #include "eventselection.h"
+#include "mainwindow.h"
+#include "reviewui.h"
 #include "timelineview.h"
 #include "tracedocument.h"
 
 #include <QApplication>
+#include <QTemporaryDir>
 #include <QImage>
 #include <QPainter>
 
 #include <algorithm>
 #include <cstdlib>
+#include <filesystem>
 #include <iomanip>
 #include <memory>
 #include <ostream>
@@ -82,14 +89,158 @@ std::uint32_t pickSelection(const core::DeviceTrace &device, const core::LinkSet
     return fallback != core::kNoIndex ? fallback : (links.gpuLinks.empty() ? 0 : links.gpuLinks.front().gpuEvent);
 }
 
+// Runs the event loop until `done` or `timeoutMs`; false on timeout.
+template <typename Done>
+bool spinUntil(Done done, int timeoutMs)
+{
+    Stopwatch watch;
+    while (!done()) {
+        if (watch.seconds() * 1e3 > timeoutMs)
+            return false;
+        QCoreApplication::processEvents(QEventLoop::AllEvents | QEventLoop::WaitForMoreEvents, 5);
+    }
+    return true;
+}
+
+double median(std::vector<double> v)
+{
+    std::sort(v.begin(), v.end());
+    return v.empty() ? 0.0 : v[v.size() / 2];
+}
+
+// `render --edits N HOST_ET KINETO`: one correction (a Ctrl+drag drop, i.e.
+// CorrectionController::reparent) until the timeline shows it, through the real main window:
+// the edit applied to the session and the sidecar saved (GUI thread), the corrected document built
+// (background), shown (timeline, docks) and the timeline repainted at 1920x1080. The inputs are
+// symlinked into a temporary directory so that the sidecar the edits write lands there, never
+// beside the user's traces.
+int runEditRefresh(const std::string &host, const std::string &kineto, int edits, std::ostream &out, std::ostream &err)
+{
+    QTemporaryDir dir;
+    if (!dir.isValid()) {
+        err << "render --edits: cannot create a temporary directory\n";
+        return 1;
+    }
+    namespace fs = std::filesystem;
+    const fs::path kinetoLink = fs::path(dir.path().toStdString()) / fs::path(kineto).filename();
+    fs::create_symlink(fs::absolute(kineto), kinetoLink);
+    fs::path hostLink;
+    if (!host.empty()) {
+        hostLink = fs::path(dir.path().toStdString()) / (std::string("host-") + fs::path(host).filename().string());
+        fs::create_symlink(fs::absolute(host), hostLink);
+    }
+
+    ui::MainWindow window;
+    window.resize(1920, 1080);
+    window.show();
+    ui::CorrectionController *controller = window.review()->controller();
+    Stopwatch watch;
+    window.openPair(QString::fromStdString(hostLink.string()), QString::fromStdString(kinetoLink.string()));
+    if (!spinUntil([&] { return window.document() != nullptr; }, 30 * 60 * 1000) || !controller->waitUntilSettled(30 * 60 * 1000)) {
+        err << "render --edits: the pair did not load\n";
+        return 1;
+    }
+    const ui::DocumentPtr first = window.document();
+    out << "render --edits: " << (host.empty() ? std::string() : host + " + ") << kineto << ", "
+        << first->eventCount() << " events, " << first->links().gpuLinks.size() << " GPU ops, "
+        << first->index().lanes.size() << " lanes (open + link + document " << std::fixed << std::setprecision(1)
+        << watch.seconds() << " s)\n";
+
+    // GPU ops spread over the trace, each re-parented to a candidate other than its parent.
+    struct Edit {
+        std::uint32_t gpu, parent;
+    };
+    std::vector<Edit> plan;
+    const auto &links = first->links().gpuLinks;
+    for (std::size_t k = 0; k < links.size() && static_cast<int>(plan.size()) < edits; k += std::max<std::size_t>(1, links.size() / (edits * 4))) {
+        const core::GpuLink &link = links[(k + links.size() / 3) % links.size()];
+        for (std::uint32_t candidate : controller->parentCandidates(link.gpuEvent))
+            if (candidate != link.parent && controller->reparentProblem(link.gpuEvent, candidate).isEmpty()) {
+                plan.push_back({link.gpuEvent, candidate});
+                break;
+            }
+    }
+    if (plan.empty()) {
+        err << "render --edits: no GPU op has a second candidate parent\n";
+        return 1;
+    }
+
+    // The stages alone, for reference, on the first planned re-parent: copying the links (GUI
+    // thread, CorrectionController::publish), a full TraceDocument::create and the incremental
+    // createWithLinks (background), showing the document (GUI thread: timeline and docks).
+    {
+        Stopwatch stage;
+        auto edited = std::make_shared<core::LinkSet>(first->links());
+        const double copyMs = stage.seconds() * 1e3;
+        core::GpuLink &link = edited->gpuLinks[edited->gpuLinkOf[plan.front().gpu]];
+        link.parent = plan.front().parent;
+        link.rule = core::ParentRule::Manual;
+        stage.restart();
+        auto full = ui::TraceDocument::create(first->hostPath(), first->devicePath(), first->hostShared(),
+                                              first->deviceShared(), edited);
+        const double fullMs = stage.seconds() * 1e3;
+        stage.restart();
+        auto patched = ui::TraceDocument::createWithLinks(first, edited);
+        const double patchedMs = stage.seconds() * 1e3;
+        stage.restart();
+        window.showCorrectedDocument(full);
+        const double showMs = stage.seconds() * 1e3;
+        window.showCorrectedDocument(first);
+        out << "stages for one re-parent: copy links " << std::setprecision(1) << copyMs << " ms, full create "
+            << fullMs << " ms, createWithLinks " << patchedMs << " ms, show " << showMs << " ms\n";
+    }
+
+    ui::TimelineView *timeline = window.timeline();
+    timeline->setVisibleRange(first->startTime(), first->endTime());
+    timeline->repaint();
+    out << "  edit  GPU op      apply+save ms   until shown ms   repaint ms   total ms\n";
+    std::vector<double> totals, applies, shows, paints;
+    for (std::size_t i = 0; i < plan.size(); ++i) {
+        ui::DocumentPtr published;
+        QMetaObject::Connection connection =
+            QObject::connect(controller, &ui::CorrectionController::published, [&](ui::DocumentPtr doc) { published = doc; });
+        Stopwatch total;
+        if (!controller->reparent(plan[i].gpu, plan[i].parent)) {
+            err << "render --edits: edit " << i << " was refused\n";
+            return 1;
+        }
+        const double apply = total.seconds() * 1e3;
+        if (!spinUntil([&] { return published != nullptr; }, 10 * 60 * 1000)) {
+            err << "render --edits: edit " << i << " was never shown\n";
+            return 1;
+        }
+        QObject::disconnect(connection);
+        const double shown = total.seconds() * 1e3;
+        timeline->repaint(); // synchronous: the frame that shows the new edge
+        const double all = total.seconds() * 1e3;
+        if (window.document()->gpuLink(plan[i].gpu)->parent != plan[i].parent) {
+            err << "render --edits: edit " << i << " is not in the shown document\n";
+            return 1;
+        }
+        applies.push_back(apply);
+        shows.push_back(shown - apply);
+        paints.push_back(all - shown);
+        totals.push_back(all);
+        out << "  " << std::setw(4) << i + 1 << "  " << std::setw(10) << plan[i].gpu << std::setprecision(1)
+            << std::setw(17) << apply << std::setw(17) << shown - apply << std::setw(13) << all - shown
+            << std::setw(11) << all << '\n';
+    }
+    out << "  median" << std::setw(27) << median(applies) << std::setw(17) << median(shows) << std::setw(13)
+        << median(paints) << std::setw(11) << median(totals) << '\n';
+    printResult(out, "edit_refresh_median", median(totals), "ms");
+    return 0;
+}
+
 } // namespace
 
 int runRender(Args args, std::ostream &out, std::ostream &err)
 {
     const std::uint64_t events = std::strtoull(takeOption(args, "--events", "10000000").c_str(), nullptr, 10);
     const int frames = std::max(3, std::atoi(takeOption(args, "--frames", "15").c_str()));
-    if (!(args.empty() || args.size() == 1)) {
-        err << "usage: linkscope-bench render [KINETO] [--events N] [--frames N]\n";
+    const int edits = std::atoi(takeOption(args, "--edits", "0").c_str());
+    if (edits > 0 ? !(args.size() == 1 || args.size() == 2) : !(args.empty() || args.size() == 1)) {
+        err << "usage: linkscope-bench render [KINETO] [--events N] [--frames N]\n"
+               "       linkscope-bench render --edits N [HOST_ET] KINETO\n";
         return 2;
     }
     if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
@@ -98,6 +249,8 @@ int runRender(Args args, std::ostream &out, std::ostream &err)
     char name[] = "linkscope-bench";
     char *argv[] = {name, nullptr};
     QApplication app(argc, argv);
+    if (edits > 0)
+        return runEditRefresh(args.size() == 2 ? args[0] : std::string(), args.back(), edits, out, err);
 
     Stopwatch watch;
     std::shared_ptr<core::DeviceTrace> device;

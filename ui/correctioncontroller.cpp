@@ -220,13 +220,15 @@ void CorrectionController::publish()
     }
     m_publishing = true;
     auto links = std::make_shared<const core::LinkSet>(m_session->working());
-    const DocumentPtr base = m_linked;
+    // The document shown now is the closest to the new links (usually one edit away): patching
+    // from it touches only what the edit changed; the lane rows are shared either way.
+    const DocumentPtr base =
+        m_published && m_published->deviceShared() == m_linked->deviceShared() ? m_published : m_linked;
     runInBackground<DocumentPtr>(
         this,
         [base, links]() -> DocumentPtr {
             try {
-                return TraceDocument::create(base->hostPath(), base->devicePath(), base->hostShared(),
-                                             base->deviceShared(), links);
+                return TraceDocument::createWithLinks(base, links);
             } catch (const std::exception &) {
                 return {};
             }
@@ -300,17 +302,22 @@ QString CorrectionController::reparentProblem(std::uint32_t gpuEvent, std::uint3
         return tr("Release on a CPU op (cpu_op or user_annotation)");
     const core::DeviceTrace &trace = m_linked->device();
     const core::DeviceEvent &target = trace.events[newParent];
+    // The problem first, then the name (shortened): the overlay shows it beside the cursor.
+    auto shortName = [&](std::uint32_t e) {
+        const QString name = m_linked->eventName(e);
+        return name.size() > 48 ? name.left(47) + QStringLiteral("…") : name;
+    };
     if (!core::isCpuOpCategory(target.category))
-        return tr("%1 is a %2, not a CPU op (cpu_op or user_annotation)")
-            .arg(m_linked->eventName(newParent), fromStd(core::categoryName(target.category)));
+        return tr("Not a CPU op (cpu_op or user_annotation): %1 is a %2")
+            .arg(shortName(newParent), fromStd(core::categoryName(target.category)));
     // The process that launched the GPU op: its launch call's, else its current parent's.
     const core::GpuLink &link = links.gpuLinks[links.gpuLinkOf[gpuEvent]];
     const std::uint32_t launcher = link.launch < trace.events.size() ? link.launch
         : link.parent < trace.events.size()                          ? link.parent
                                                                      : core::kNoIndex;
     if (launcher != core::kNoIndex && trace.events[launcher].thread.pid != target.thread.pid)
-        return tr("%1 is in process %2; the GPU op was launched from process %3")
-            .arg(m_linked->eventName(newParent), fromStd(trace.idText(target.thread.pid)),
+        return tr("Another process: %1 is in process %2, the GPU op was launched from process %3")
+            .arg(shortName(newParent), fromStd(trace.idText(target.thread.pid)),
                  fromStd(trace.idText(trace.events[launcher].thread.pid)));
     return {};
 }

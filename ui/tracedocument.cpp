@@ -1,6 +1,7 @@
 #include "tracedocument.h"
 
 #include <algorithm>
+#include <iterator>
 #include <limits>
 
 namespace linkscope::ui {
@@ -204,29 +205,28 @@ std::shared_ptr<const TraceDocument> TraceDocument::create(QString hostPath, QSt
     const core::TraceIndex &index = linkSet.index;
     const std::size_t eventCount = trace.events.size();
 
-    doc->m_styles.resize(eventCount);
+    auto styles = std::make_shared<std::vector<EventStyle>>(eventCount);
     for (std::size_t i = 0; i < eventCount; ++i)
-        doc->m_styles[i] = eventStyleOf(trace, trace.events[i]);
+        (*styles)[i] = eventStyleOf(trace, trace.events[i]);
+    doc->m_styleData = styles->data();
+    doc->m_styles = styles;
     throwIfCancelled(cancel);
 
-    doc->m_flagged.assign(eventCount, 0);
-    for (const core::Finding &finding : linkSet.findings) {
-        if (finding.subjectKind == core::SubjectKind::DeviceEvent && finding.subject < eventCount
-            && finding.severity != core::FindingSeverity::Info)
-            doc->m_flagged[finding.subject] = 1;
-    }
+    doc->buildFlags();
 
-    doc->m_laneRows.reserve(index.lanes.size());
+    auto laneRows = std::make_shared<std::vector<LaneRows>>();
+    laneRows->reserve(index.lanes.size());
     core::Nanos start = std::numeric_limits<core::Nanos>::max();
     core::Nanos end = std::numeric_limits<core::Nanos>::min();
     for (const core::Lane &lane : index.lanes) {
-        doc->m_laneRows.push_back(buildLaneRows(lane, index, trace, doc->m_styles));
+        laneRows->push_back(buildLaneRows(lane, index, trace, *styles));
         for (std::uint32_t e : lane.events) {
             start = std::min(start, trace.events[e].ts);
             end = std::max(end, trace.events[e].end());
         }
         throwIfCancelled(cancel);
     }
+    doc->m_laneRows = laneRows;
     if (start > end) {
         start = index.minTs;
         end = std::max(index.maxTs, index.minTs + 1);
@@ -234,27 +234,89 @@ std::shared_ptr<const TraceDocument> TraceDocument::create(QString hostPath, QSt
     doc->m_start = start;
     doc->m_end = std::max(end, start + 1);
 
-    // Edges. Parent and Launch edges come from gpuLinks (where their provenance lives); the
-    // Launch entries core also lists in LinkSet::edges would be duplicates, so they are skipped.
-    std::vector<DrawEdge> &edges = doc->m_edges;
+    doc->buildEdges(cancel);
+    return doc;
+}
+
+std::shared_ptr<const TraceDocument> TraceDocument::createWithLinks(const std::shared_ptr<const TraceDocument> &base,
+                                                                    std::shared_ptr<const core::LinkSet> links,
+                                                                    const std::atomic<bool> *cancel)
+{
+    const core::TraceIndex &was = base->index();
+    const core::TraceIndex &now = links->index;
+    bool sameIndex = was.lanes.size() == now.lanes.size() && was.laneOf == now.laneOf && was.depth == now.depth;
+    for (std::size_t l = 0; sameIndex && l < now.lanes.size(); ++l)
+        sameIndex = was.lanes[l].events.size() == now.lanes[l].events.size();
+    if (!sameIndex)
+        return create(base->m_hostPath, base->m_devicePath, base->m_host, base->m_device, std::move(links), cancel);
+
+    std::shared_ptr<TraceDocument> doc(new TraceDocument());
+    doc->m_hostPath = base->m_hostPath;
+    doc->m_devicePath = base->m_devicePath;
+    doc->m_host = base->m_host;
+    doc->m_device = base->m_device;
+    doc->m_links = std::move(links);
+    doc->m_styles = base->m_styles;
+    doc->m_styleData = base->m_styleData;
+    doc->m_laneRows = base->m_laneRows;
+    doc->m_start = base->m_start;
+    doc->m_end = base->m_end;
+    doc->buildFlags();
+    throwIfCancelled(cancel);
+    if (!doc->patchParentEdges(*base))
+        doc->buildEdges(cancel);
+    return doc;
+}
+
+void TraceDocument::buildFlags()
+{
+    const std::size_t eventCount = m_device->events.size();
+    m_flagged.assign(eventCount, 0);
+    for (const core::Finding &finding : m_links->findings) {
+        if (finding.subjectKind == core::SubjectKind::DeviceEvent && finding.subject < eventCount
+            && finding.severity != core::FindingSeverity::Info)
+            m_flagged[finding.subject] = 1;
+    }
+}
+
+namespace {
+
+// The drawn provenance of a GPU op's parent edge.
+EdgeProvenance parentProvenance(const core::LinkSet &linkSet, const core::GpuLink &link, bool flagged)
+{
+    if (link.rule == core::ParentRule::Manual)
+        return EdgeProvenance::Manual;
+    if (flagged)
+        return EdgeProvenance::Flagged;
+    if (!isPrimaryRule(linkSet.policy, link.rule))
+        return EdgeProvenance::Fallback;
+    return EdgeProvenance::Rule;
+}
+
+} // namespace
+
+void TraceDocument::buildEdges(const std::atomic<bool> *cancel)
+{
+    const core::DeviceTrace &trace = *m_device;
+    const core::LinkSet &linkSet = *m_links;
+    const std::size_t eventCount = trace.events.size();
+
+    // Parent and Launch edges come from gpuLinks (where their provenance lives); the Launch
+    // entries core also lists in LinkSet::edges would be duplicates, so they are skipped.
+    std::vector<DrawEdge> &edges = m_edges;
+    edges.clear();
     edges.reserve(linkSet.gpuLinks.size() * 2 + linkSet.edges.size());
-    LinkCounts &counts = doc->m_counts;
+    LinkCounts &counts = m_counts;
+    counts = LinkCounts();
     counts.findings = linkSet.findings.size();
     for (const core::GpuLink &link : linkSet.gpuLinks) {
         if (link.gpuEvent >= eventCount)
             continue;
         ++counts.gpuOps;
-        const bool flagged = doc->m_flagged[link.gpuEvent] != 0;
         if (link.parent < eventCount) {
             ++counts.linked;
-            EdgeProvenance provenance = EdgeProvenance::Rule;
-            if (link.rule == core::ParentRule::Manual)
-                provenance = EdgeProvenance::Manual;
-            else if (flagged)
-                provenance = EdgeProvenance::Flagged;
-            else if (!isPrimaryRule(linkSet.policy, link.rule))
-                provenance = EdgeProvenance::Fallback;
-            edges.push_back({link.parent, link.gpuEvent, core::EdgeKind::Parent, provenance});
+            edges.push_back({link.parent, link.gpuEvent, core::EdgeKind::Parent,
+                             parentProvenance(linkSet, link, m_flagged[link.gpuEvent] != 0)});
         } else {
             ++counts.orphans;
         }
@@ -271,24 +333,7 @@ std::shared_ptr<const TraceDocument> TraceDocument::create(QString hostPath, QSt
     }
     throwIfCancelled(cancel);
 
-    // Adjacency (CSR): edges touching each event, so the selection's chain is found in O(degree).
-    doc->m_edgeBegin.assign(eventCount + 1, 0);
-    for (const DrawEdge &edge : edges) {
-        ++doc->m_edgeBegin[edge.from + 1];
-        if (edge.to != edge.from)
-            ++doc->m_edgeBegin[edge.to + 1];
-    }
-    for (std::size_t i = 1; i <= eventCount; ++i)
-        doc->m_edgeBegin[i] += doc->m_edgeBegin[i - 1];
-    doc->m_edgeList.resize(doc->m_edgeBegin[eventCount]);
-    {
-        std::vector<std::uint32_t> fill(doc->m_edgeBegin.begin(), doc->m_edgeBegin.end() - 1);
-        for (std::uint32_t id = 0; id < edges.size(); ++id) {
-            doc->m_edgeList[fill[edges[id].from]++] = id;
-            if (edges[id].to != edges[id].from)
-                doc->m_edgeList[fill[edges[id].to]++] = id;
-        }
-    }
+    buildAdjacency();
     throwIfCancelled(cancel);
 
     auto sortedBy = [&](auto endpoint) {
@@ -301,9 +346,115 @@ std::shared_ptr<const TraceDocument> TraceDocument::create(QString hostPath, QSt
             ids[i] = keyed[i].id;
         return ids;
     };
-    doc->m_edgesByFromTime = sortedBy([](const DrawEdge &e) { return e.from; });
-    doc->m_edgesByToTime = sortedBy([](const DrawEdge &e) { return e.to; });
-    return doc;
+    m_edgesByFromTime = sortedBy([](const DrawEdge &e) { return e.from; });
+    m_edgesByToTime = sortedBy([](const DrawEdge &e) { return e.to; });
+}
+
+void TraceDocument::buildAdjacency()
+{
+    // CSR: edges touching each event, so the selection's chain is found in O(degree).
+    const std::size_t eventCount = m_device->events.size();
+    m_edgeBegin.assign(eventCount + 1, 0);
+    for (const DrawEdge &edge : m_edges) {
+        ++m_edgeBegin[edge.from + 1];
+        if (edge.to != edge.from)
+            ++m_edgeBegin[edge.to + 1];
+    }
+    for (std::size_t i = 1; i <= eventCount; ++i)
+        m_edgeBegin[i] += m_edgeBegin[i - 1];
+    m_edgeList.resize(m_edgeBegin[eventCount]);
+    std::vector<std::uint32_t> fill(m_edgeBegin.begin(), m_edgeBegin.end() - 1);
+    for (std::uint32_t id = 0; id < m_edges.size(); ++id) {
+        m_edgeList[fill[m_edges[id].from]++] = id;
+        if (m_edges[id].to != m_edges[id].from)
+            m_edgeList[fill[m_edges[id].to]++] = id;
+    }
+}
+
+bool TraceDocument::patchParentEdges(const TraceDocument &base)
+{
+    // Applies when the edge list keeps its shape: the same GPU ops, each with a parent edge in
+    // both documents or in neither, the same launches and the same core edges. Then only the
+    // `from` (and provenance) of some parent edges differ, and edge ids stay put.
+    const core::LinkSet &was = base.links();
+    const core::LinkSet &now = *m_links;
+    if (was.gpuLinks.size() != now.gpuLinks.size() || was.edges.size() != now.edges.size())
+        return false;
+    for (std::size_t i = 0; i < now.edges.size(); ++i)
+        if (was.edges[i].from != now.edges[i].from || was.edges[i].to != now.edges[i].to
+            || was.edges[i].kind != now.edges[i].kind)
+            return false;
+    const std::size_t eventCount = m_device->events.size();
+    struct Moved {
+        std::uint32_t edge;
+        std::uint32_t oldFrom;
+    };
+    std::vector<Moved> moved;
+    std::vector<std::pair<std::uint32_t, EdgeProvenance>> restyled;
+    std::uint32_t id = 0; // the edge id buildEdges gives each link's parent / launch edge
+    for (std::size_t k = 0; k < now.gpuLinks.size(); ++k) {
+        const core::GpuLink &a = was.gpuLinks[k];
+        const core::GpuLink &b = now.gpuLinks[k];
+        if (a.gpuEvent != b.gpuEvent || a.launch != b.launch || a.launchMatch != b.launchMatch
+            || (a.parent < eventCount) != (b.parent < eventCount))
+            return false;
+        if (b.gpuEvent >= eventCount)
+            continue;
+        if (b.parent < eventCount) {
+            const EdgeProvenance provenance = parentProvenance(now, b, m_flagged[b.gpuEvent] != 0);
+            if (a.parent != b.parent)
+                moved.push_back({id, a.parent});
+            if (a.parent != b.parent || base.m_edges[id].provenance != provenance)
+                restyled.push_back({id, provenance});
+            ++id;
+        }
+        if (b.launch < eventCount)
+            ++id;
+    }
+    std::size_t coreEdges = 0;
+    for (const core::Edge &edge : now.edges)
+        coreEdges += edge.kind != core::EdgeKind::Launch && edge.from < eventCount && edge.to < eventCount;
+    if (base.m_edges.size() != id + coreEdges)
+        return false; // not the layout buildEdges gives: rebuild rather than guess
+
+    m_edges = base.m_edges;
+    m_counts = base.m_counts;
+    m_counts.findings = now.findings.size();
+    m_edgesByToTime = base.m_edgesByToTime; // targets (the GPU ops) do not move
+    for (const auto &[edge, provenance] : restyled) {
+        m_edges[edge].from = now.gpuLinks[now.gpuLinkOf[m_edges[edge].to]].parent;
+        m_edges[edge].provenance = provenance;
+    }
+    if (moved.empty()) {
+        m_edgeBegin = base.m_edgeBegin;
+        m_edgeList = base.m_edgeList;
+        m_edgesByFromTime = base.m_edgesByFromTime;
+        return true;
+    }
+    buildAdjacency(); // two linear passes; degrees changed at the old and new parents
+
+    // By source time: take the moved edges out and put each back where create()'s stable radix
+    // sort would have it (by time, then id).
+    const core::DeviceTrace &trace = *m_device;
+    std::vector<std::uint32_t> movedIds;
+    for (const Moved &m : moved)
+        movedIds.push_back(m.edge);
+    std::sort(movedIds.begin(), movedIds.end());
+    std::vector<std::uint32_t> &order = m_edgesByFromTime;
+    order.clear();
+    order.reserve(base.m_edgesByFromTime.size());
+    for (std::uint32_t e : base.m_edgesByFromTime)
+        if (!std::binary_search(movedIds.begin(), movedIds.end(), e))
+            order.push_back(e);
+    auto key = [&](std::uint32_t e) { return std::make_pair(trace.events[m_edges[e].from].ts, e); };
+    std::sort(movedIds.begin(), movedIds.end(), [&](std::uint32_t x, std::uint32_t y) { return key(x) < key(y); });
+    // One merge of the sorted remainder with the few moved ids.
+    std::vector<std::uint32_t> merged;
+    merged.reserve(base.m_edgesByFromTime.size());
+    std::merge(order.begin(), order.end(), movedIds.begin(), movedIds.end(), std::back_inserter(merged),
+               [&](std::uint32_t x, std::uint32_t y) { return key(x) < key(y); });
+    order.swap(merged);
+    return true;
 }
 
 QString TraceDocument::eventName(std::uint32_t i) const

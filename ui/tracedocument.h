@@ -69,6 +69,18 @@ public:
                                                        std::shared_ptr<const core::LinkSet> links,
                                                        const std::atomic<bool> *cancel = nullptr);
 
+    // The document for corrected links over the same events and index as `base` (each correction
+    // publishes one). Styles, lane rows and their LOD summaries depend only on the events and the
+    // index, so they are shared with `base`, not rebuilt; flags and edges are derived again, and
+    // when only parents moved between CPU ops (a re-parent) the edges, their adjacency and their
+    // time orders are patched from `base` instead. Equal to create() on the same links. Falls back
+    // to create() when the index differs.
+    static std::shared_ptr<const TraceDocument> createWithLinks(const std::shared_ptr<const TraceDocument> &base,
+                                                                std::shared_ptr<const core::LinkSet> links,
+                                                                const std::atomic<bool> *cancel = nullptr);
+    // True when this document's lane rows are `other`'s (shared, not rebuilt).
+    bool sharesLaneRowsWith(const TraceDocument &other) const { return m_laneRows == other.m_laneRows; }
+
     const QString &hostPath() const { return m_hostPath; }
     const QString &devicePath() const { return m_devicePath; }
     const core::HostTrace *host() const { return m_host.get(); }
@@ -82,11 +94,11 @@ public:
     std::size_t eventCount() const { return m_device->events.size(); }
     const core::DeviceEvent &event(std::uint32_t i) const { return m_device->events[i]; }
     QString eventName(std::uint32_t i) const;
-    EventStyle style(std::uint32_t i) const { return m_styles[i]; }
+    EventStyle style(std::uint32_t i) const { return m_styleData[i]; }
     bool isFlagged(std::uint32_t i) const { return m_flagged[i] != 0; }
     const core::GpuLink *gpuLink(std::uint32_t event) const;
 
-    const std::vector<LaneRows> &laneRows() const { return m_laneRows; }
+    const std::vector<LaneRows> &laneRows() const { return *m_laneRows; }
     const std::vector<DrawEdge> &edges() const { return m_edges; }
     // Edge ids touching `event` (either end).
     std::pair<const std::uint32_t *, const std::uint32_t *> edgesOf(std::uint32_t event) const
@@ -106,6 +118,10 @@ public:
 
 private:
     TraceDocument() = default;
+    void buildFlags();
+    void buildEdges(const std::atomic<bool> *cancel);
+    bool patchParentEdges(const TraceDocument &base);
+    void buildAdjacency();
 
     QString m_hostPath;
     QString m_devicePath;
@@ -113,9 +129,11 @@ private:
     std::shared_ptr<const core::DeviceTrace> m_device;
     std::shared_ptr<const core::LinkSet> m_links;
 
-    std::vector<EventStyle> m_styles;
+    // Shared between the documents of one trace's corrections (createWithLinks).
+    std::shared_ptr<const std::vector<EventStyle>> m_styles;
+    const EventStyle *m_styleData = nullptr; // m_styles->data(), for the painter's inner loop
+    std::shared_ptr<const std::vector<LaneRows>> m_laneRows;
     std::vector<std::uint8_t> m_flagged;
-    std::vector<LaneRows> m_laneRows;
     std::vector<DrawEdge> m_edges;
     std::vector<std::uint32_t> m_edgeBegin;
     std::vector<std::uint32_t> m_edgeList;

@@ -332,8 +332,8 @@ void TestReview::reparentDragShowsTargetAndEscCancels()
     QTest::mouseMove(timeline, notCpu.center().toPoint());
     QCOMPARE(timeline->linkDrag().target, gemm);
     QVERIFY(!timeline->linkDrag().valid);
-    QVERIFY2(timeline->linkDrag().reason.contains(QStringLiteral("not a CPU op")), qPrintable(timeline->linkDrag().reason));
-    QVERIFY(window->statusBar()->currentMessage().contains(QStringLiteral("not a CPU op")));
+    QVERIFY2(timeline->linkDrag().reason.contains(QStringLiteral("Not a CPU op")), qPrintable(timeline->linkDrag().reason));
+    QVERIFY(window->statusBar()->currentMessage().contains(QStringLiteral("Not a CPU op")));
     QImage image = timeline->grab().toImage();
     QCOMPARE(timeline->paintedLinkDragTo(), QPointF(notCpu.center().toPoint()));
     // The curve's midpoint (symmetric control points) is halfway between its ends; dashed when invalid.

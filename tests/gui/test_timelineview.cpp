@@ -368,6 +368,64 @@ private slots:
         QVERIFY(ui::timeRangeHtml(summary).contains(ui::formatDuration(5600)));
     }
 
+    void correctedDocumentEqualsFullRebuild()
+    {
+        // What a correction publishes (createWithLinks from the shown document) must be what a
+        // full create() gives on the same links, for a re-parent (edges patched), a detach (edges
+        // rebuilt) and both in a row; the lane rows are shared, never rebuilt.
+        auto equal = [&](const ui::TraceDocument &a, const ui::TraceDocument &b) {
+            QCOMPARE(a.edges().size(), b.edges().size());
+            for (std::size_t i = 0; i < a.edges().size(); ++i) {
+                QCOMPARE(a.edges()[i].from, b.edges()[i].from);
+                QCOMPARE(a.edges()[i].to, b.edges()[i].to);
+                QCOMPARE(a.edges()[i].kind, b.edges()[i].kind);
+                QCOMPARE(a.edges()[i].provenance, b.edges()[i].provenance);
+            }
+            QCOMPARE(a.edgesByFromTime(), b.edgesByFromTime());
+            QCOMPARE(a.edgesByToTime(), b.edgesByToTime());
+            for (std::uint32_t e = 0; e < a.eventCount(); ++e) {
+                auto [ab, ae] = a.edgesOf(e);
+                auto [bb, be] = b.edgesOf(e);
+                QCOMPARE(std::vector<std::uint32_t>(ab, ae), std::vector<std::uint32_t>(bb, be));
+                QCOMPARE(a.isFlagged(e), b.isFlagged(e));
+                QCOMPARE(a.style(e), b.style(e));
+            }
+            QCOMPARE(a.counts().linked, b.counts().linked);
+            QCOMPARE(a.counts().orphans, b.counts().orphans);
+            QCOMPARE(a.counts().findings, b.counts().findings);
+            QCOMPARE(a.startTime(), b.startTime());
+            QCOMPARE(a.endTime(), b.endTime());
+        };
+        auto full = [&](std::shared_ptr<const core::LinkSet> links) {
+            return ui::TraceDocument::create({}, QStringLiteral("small.json"), nullptr, m_doc->deviceShared(), links);
+        };
+        // Re-parent gemm from aten::mm to aten::linear (as the LinkEditor does: rule Manual).
+        auto reparented = std::make_shared<core::LinkSet>(m_doc->links());
+        core::GpuLink &gemm = reparented->gpuLinks[reparented->gpuLinkOf[m_ids.gemm]];
+        QCOMPARE(gemm.parent, m_ids.mm);
+        gemm.parent = m_ids.linear;
+        gemm.rule = core::ParentRule::Manual;
+        const ui::DocumentPtr patched = ui::TraceDocument::createWithLinks(m_doc, reparented);
+        QVERIFY(patched->sharesLaneRowsWith(*m_doc));
+        QCOMPARE(patched->gpuLink(m_ids.gemm)->parent, m_ids.linear);
+        equal(*patched, *full(reparented));
+        if (QTest::currentTestFailed())
+            return;
+        // Then detach add_kernel: a parent edge disappears, ids shift, everything is rebuilt.
+        auto detached = std::make_shared<core::LinkSet>(*reparented);
+        core::GpuLink &add = detached->gpuLinks[detached->gpuLinkOf[m_ids.addKernel]];
+        add.parent = core::kNoIndex;
+        add.orphan = core::OrphanReason::Detached;
+        add.rule = core::ParentRule::Manual;
+        const ui::DocumentPtr rebuilt = ui::TraceDocument::createWithLinks(patched, detached);
+        QVERIFY(rebuilt->sharesLaneRowsWith(*m_doc));
+        equal(*rebuilt, *full(detached));
+        if (QTest::currentTestFailed())
+            return;
+        // And back to the linker's links from the detached document.
+        equal(*ui::TraceDocument::createWithLinks(rebuilt, m_doc->linksShared()), *m_doc);
+    }
+
     void timeFormatting()
     {
         QCOMPARE(ui::niceTickStep(1.0, 100), core::Nanos(100));
