@@ -103,9 +103,11 @@ bool ReviewUi::eventFilter(QObject *watched, QEvent *event)
         endDrag();
         const std::uint32_t target = timeline->eventAt(mouse->position().toPoint());
         const QString problem = m_controller->reparentProblem(gpu, target);
-        if (problem.isEmpty() && m_controller->reparent(gpu, target))
+        if (problem.isEmpty() && m_controller->reparent(gpu, target)) {
+            const DocumentPtr &doc = m_controller->document();
+            say(tr("Re-parented %1 to %2 (Ctrl+Z undoes)").arg(doc->eventName(gpu), doc->eventName(target)));
             m_window->selection()->select(gpu);
-        else
+        } else
             say(tr("Not re-parented: %1").arg(problem.isEmpty() ? tr("the edit was refused") : problem));
         return true;
     }

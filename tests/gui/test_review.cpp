@@ -371,6 +371,7 @@ void TestReview::reparentDragShowsTargetAndEscCancels()
     QVERIFY(controller->waitUntilSettled());
     QCOMPARE(controller->undoStack()->count(), 1);
     QCOMPARE(parentShown(*window, kernel), comms);
+    QVERIFY(window->statusBar()->currentMessage().startsWith(QStringLiteral("Re-parented")));
 }
 
 void TestReview::reparentOntoAnotherProcessIsRefused()
