@@ -60,6 +60,24 @@ Pair seedPair(Policy policy)
     return loadPair(dataPath("export/seed_host_et.json"), dataPath("export/seed_kineto.json"), policy);
 }
 
+// The seed's NCCL kernel and the nccl:_all_gather_base annotation around its launch: the move a
+// correction makes (External id attaches the kernel to record_param_comms instead).
+struct KernelAndAnnotation {
+    std::uint32_t kernel = kNoIndex, annotation = kNoIndex;
+};
+KernelAndAnnotation ncclKernelAndAnnotation(const DeviceTrace &device)
+{
+    KernelAndAnnotation found;
+    for (std::uint32_t i = 0; i < device.events.size(); ++i) {
+        const auto name = device.name(device.events[i]);
+        if (name.rfind("ncclDevKernel", 0) == 0)
+            found.kernel = i;
+        if (name == "nccl:_all_gather_base" && device.events[i].category == EventCategory::UserAnnotation)
+            found.annotation = i;
+    }
+    return found;
+}
+
 const ChakraProtoMsg::Node *nodeNamed(const ChakraTrace &trace, std::string_view prefix)
 {
     for (const auto &node : trace.nodes)
@@ -241,14 +259,7 @@ private slots:
     {
         Pair pair = seedPair(Policy::ExternalId);
         // Correct the NCCL kernel's parent to the nccl:* annotation, through the corrections API.
-        std::uint32_t kernel = kNoIndex, annotation = kNoIndex;
-        for (std::uint32_t i = 0; i < pair.device.events.size(); ++i) {
-            const auto name = pair.device.name(pair.device.events[i]);
-            if (name.rfind("ncclDevKernel", 0) == 0)
-                kernel = i;
-            if (name == "nccl:_all_gather_base" && pair.device.events[i].category == EventCategory::UserAnnotation)
-                annotation = i;
-        }
+        const auto [kernel, annotation] = ncclKernelAndAnnotation(pair.device);
         QVERIFY(kernel != kNoIndex && annotation != kNoIndex);
         {
             LinkEditor editor(pair.links, pair.device, &pair.host);
@@ -505,14 +516,8 @@ private slots:
 
         // A sidecar that moves the kernel to nccl:_all_gather_base, applied by --corrections.
         Pair pair = seedPair(Policy::ExternalId);
-        std::uint32_t kernel = kNoIndex, annotation = kNoIndex;
-        for (std::uint32_t i = 0; i < pair.device.events.size(); ++i) {
-            const auto name = pair.device.name(pair.device.events[i]);
-            if (name.rfind("ncclDevKernel", 0) == 0)
-                kernel = i;
-            if (name == "nccl:_all_gather_base" && pair.device.events[i].category == EventCategory::UserAnnotation)
-                annotation = i;
-        }
+        const auto [kernel, annotation] = ncclKernelAndAnnotation(pair.device);
+        QVERIFY(kernel != kNoIndex && annotation != kNoIndex);
         Sidecar sidecar;
         sidecar.generator = "test_export";
         sidecar.device = fingerprintFile(device);

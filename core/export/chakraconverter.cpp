@@ -17,37 +17,23 @@ namespace {
 using ChakraProtoMsg::AttributeProto;
 using ChakraProtoMsg::Node;
 
-bool isThreadRootName(std::string_view name)
+// A new attribute named `name` on a Node or on the GlobalMetadata.
+template <class Message>
+AttributeProto *newAttr(Message &message, const char *name)
 {
-    return name == "[pytorch|profiler|execution_trace|thread]" || name == "[pytorch|profiler|execution_graph|thread]";
+    AttributeProto *attr = message.add_attr();
+    attr->set_name(name);
+    return attr;
 }
 
-void addInt64(Node &node, const char *name, std::int64_t value)
-{
-    AttributeProto *attr = node.add_attr();
-    attr->set_name(name);
-    attr->set_int64_val(value);
-}
+void addInt64(Node &node, const char *name, std::int64_t value) { newAttr(node, name)->set_int64_val(value); }
+void addInt32(Node &node, const char *name, std::int32_t value) { newAttr(node, name)->set_int32_val(value); }
+void addBool(Node &node, const char *name, bool value) { newAttr(node, name)->set_bool_val(value); }
 
-void addInt32(Node &node, const char *name, std::int32_t value)
+template <class Message>
+void addString(Message &message, const char *name, std::string_view value)
 {
-    AttributeProto *attr = node.add_attr();
-    attr->set_name(name);
-    attr->set_int32_val(value);
-}
-
-void addString(Node &node, const char *name, std::string_view value)
-{
-    AttributeProto *attr = node.add_attr();
-    attr->set_name(name);
-    attr->set_string_val(std::string(value));
-}
-
-void addBool(Node &node, const char *name, bool value)
-{
-    AttributeProto *attr = node.add_attr();
-    attr->set_name(name);
-    attr->set_bool_val(value);
+    newAttr(message, name)->set_string_val(std::string(value));
 }
 
 void setIo(ChakraProtoMsg::IOInfo *io, const HostTrace &host, const HostIO &source)
@@ -64,20 +50,10 @@ std::uint64_t microsOf(Nanos ns)
     return ns > 0 ? static_cast<std::uint64_t>(ns / 1000) : 0;
 }
 
-void addMetadataString(ChakraProtoMsg::GlobalMetadata &metadata, const char *name, std::string_view value)
-{
-    AttributeProto *attr = metadata.add_attr();
-    attr->set_name(name);
-    attr->set_string_val(std::string(value));
-}
-
 void addMetadataUint64(ChakraProtoMsg::GlobalMetadata &metadata, const char *name, std::int64_t value)
 {
-    AttributeProto *attr = metadata.add_attr();
-    attr->set_name(name);
-    attr->set_uint64_val(static_cast<std::uint64_t>(std::max<std::int64_t>(value, 0)));
+    newAttr(metadata, name)->set_uint64_val(static_cast<std::uint64_t>(std::max<std::int64_t>(value, 0)));
 }
-
 
 } // namespace
 
@@ -99,7 +75,7 @@ ChakraPlan planChakra(const EtPlusGraph &graph, const HostTrace &host, const Lin
     std::vector<std::uint8_t> visited(n, 0);
     std::vector<std::uint32_t> stack;
     for (std::uint32_t root = 0; root < n; ++root) {
-        if (graph.nodes[root].gpu || visited[root] || !isThreadRootName(host.name(host.nodes[graph.nodes[root].host])))
+        if (graph.nodes[root].gpu || visited[root] || !isEtThreadRootName(host.name(host.nodes[graph.nodes[root].host])))
             continue;
         std::uint32_t lastCpu = kNoNode;
         stack.assign(1, root);
@@ -180,10 +156,9 @@ EtValidation validateChakraPlan(const ChakraPlan &plan, const EtPlusGraph &graph
     EtValidation result;
     const std::size_t n = graph.nodes.size();
     result.dataDepEdges = plan.deps.size();
-    auto label = [&](std::uint32_t i) {
+    auto nameOf = [&](std::uint32_t i) {
         const EtPlusNode &node = graph.nodes[i];
-        const std::string_view name = node.gpu ? device.name(device.events[node.event]) : host.name(host.nodes[node.host]);
-        return std::to_string(EtPlusGraph::idOf(i)) + " (" + std::string(name) + ")";
+        return std::string(node.gpu ? device.name(device.events[node.event]) : host.name(host.nodes[node.host]));
     };
     // A node that is kept never depends on a removed one (a dependency makes its target needed), and
     // ids are positions: only cycles can be wrong here.
@@ -204,13 +179,8 @@ EtValidation validateChakraPlan(const ChakraPlan &plan, const EtPlusGraph &graph
         field = "ctrl_deps";
     }
     result.nodesOnCycles = order.blocked;
-    if (!order.cycle.empty()) {
-        result.cycleField = field;
-        for (std::size_t i = 0; i < order.cycle.size(); ++i) {
-            result.cycle.push_back(EtPlusGraph::idOf(order.cycle[i]));
-            result.cycleText += (i ? " -> " : "") + label(order.cycle[i]);
-        }
-    }
+    if (!order.cycle.empty())
+        result.nameCycle(field, order.cycle, EtPlusGraph::idOf, nameOf);
     return result;
 }
 
@@ -328,9 +298,9 @@ ChakraProtoMsg::GlobalMetadata chakraMetadata(const EtPlusGraph &graph, const Ho
 {
     // As chakra_converter writes it: schema, pid, time, start_ts, finish_ts.
     ChakraProtoMsg::GlobalMetadata metadata;
-    addMetadataString(metadata, "schema", graph.schema);
+    addString(metadata, "schema", graph.schema);
     addMetadataUint64(metadata, "pid", host.pid);
-    addMetadataString(metadata, "time", host.time);
+    addString(metadata, "time", host.time);
     addMetadataUint64(metadata, "start_ts", host.startTs);
     addMetadataUint64(metadata, "finish_ts", host.finishTs >= 0 ? host.finishTs : host.startTs);
     return metadata;

@@ -169,6 +169,17 @@ std::string EtValidation::message() const
     return out.empty() ? std::string("valid") : out;
 }
 
+void EtValidation::nameCycle(std::string field, std::span<const std::uint32_t> positions,
+                             const std::function<std::uint64_t(std::uint32_t)> &idOf,
+                             const std::function<std::string(std::uint32_t)> &nameOf)
+{
+    cycleField = std::move(field);
+    for (std::size_t i = 0; i < positions.size(); ++i) {
+        cycle.push_back(idOf(positions[i]));
+        cycleText += (i ? " -> " : "") + std::to_string(cycle.back()) + " (" + nameOf(positions[i]) + ")";
+    }
+}
+
 namespace {
 
 // The dependency structure of a trace without the rest of each node: what validation needs, small
@@ -189,11 +200,6 @@ struct EtDeps {
 
 using NameOf = std::function<std::string(std::uint32_t)>;
 
-std::string nodeLabel(const EtDeps &g, const NameOf &nameOf, std::uint32_t i)
-{
-    return std::to_string(g.ids[i]) + " (" + nameOf(i) + ")";
-}
-
 // Orders the nodes by one dependency field (ids that are not in the trace are reported apart and
 // ignored here); names the first cycle found in `result`. Returns how many nodes can never run.
 std::size_t findCycle(const EtDeps &g, const std::vector<std::size_t> &begin, const std::vector<std::uint64_t> &list,
@@ -208,14 +214,8 @@ std::size_t findCycle(const EtDeps &g, const std::vector<std::size_t> &begin, co
                 resolved.push_back(it->second);
         return std::span<const std::uint32_t>(resolved);
     });
-    if (!order.cycle.empty() && result.cycle.empty()) {
-        result.cycleField = field;
-        for (std::size_t i = 0; i < order.cycle.size(); ++i) {
-            const std::uint32_t node = order.cycle[i];
-            result.cycle.push_back(g.ids[node]);
-            result.cycleText += (i ? " -> " : "") + nodeLabel(g, nameOf, node);
-        }
-    }
+    if (!order.cycle.empty() && result.cycle.empty())
+        result.nameCycle(field, order.cycle, [&](std::uint32_t i) { return g.ids[i]; }, nameOf);
     return order.blocked;
 }
 
@@ -223,7 +223,7 @@ EtValidation validateDeps(const EtDeps &g, const NameOf &nameOf)
 {
     EtValidation result;
     const std::size_t n = g.ids.size();
-    auto label = [&](std::uint32_t i) { return nodeLabel(g, nameOf, i); };
+    auto label = [&](std::uint32_t i) { return std::to_string(g.ids[i]) + " (" + nameOf(i) + ")"; };
     std::unordered_map<std::uint64_t, std::uint32_t> indexOf;
     indexOf.reserve(n * 2);
     std::map<std::uint64_t, std::size_t> duplicateCounts;

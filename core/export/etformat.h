@@ -12,7 +12,9 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <functional>
 #include <iosfwd>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -46,6 +48,11 @@ struct EtValidation {
     std::size_t ctrlDepEdges = 0;
 
     bool ok() const { return duplicateIds.empty() && missingDeps.empty() && cycle.empty(); }
+    // Records one cycle in `field`, given as node positions (the first repeated at the end), by id
+    // and as "id (name) -> ...".
+    void nameCycle(std::string field, std::span<const std::uint32_t> positions,
+                   const std::function<std::uint64_t(std::uint32_t)> &idOf,
+                   const std::function<std::string(std::uint32_t)> &nameOf);
     // One paragraph naming every problem (lists capped at a few entries plus a count).
     std::string message() const;
 };

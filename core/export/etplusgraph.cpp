@@ -9,11 +9,6 @@ namespace linkscope::core {
 
 namespace {
 
-bool isThreadRootName(std::string_view name)
-{
-    return name == "[pytorch|profiler|execution_trace|thread]" || name == "[pytorch|profiler|execution_graph|thread]";
-}
-
 // Schemas chakra_converter parses (the 0.0.4 family; 1.1.1-chakra.1.0.0 is listed but not parsed).
 bool converterAcceptsSchema(std::string_view schema)
 {
@@ -21,22 +16,12 @@ bool converterAcceptsSchema(std::string_view schema)
            schema == "1.1.1-chakra.0.0.4";
 }
 
-// Local names (the linker's orphanReasonName() lives in another library piece; the export report
-// only needs stable words).
-std::string_view orphanWord(OrphanReason r)
-{
-    switch (r) {
-    case OrphanReason::NoCorrelation: return "no_correlation";
-    case OrphanReason::NoLaunchEvent: return "no_launch_event";
-    case OrphanReason::NoEnclosingOp: return "no_enclosing_op";
-    case OrphanReason::NoHostNode: return "no_host_node";
-    case OrphanReason::Detached: return "detached";
-    case OrphanReason::None: break;
-    }
-    return "none";
-}
-
 } // namespace
+
+bool isEtThreadRootName(std::string_view name)
+{
+    return name == "[pytorch|profiler|execution_trace|thread]" || name == "[pytorch|profiler|execution_graph|thread]";
+}
 
 EtPlusGraph buildEtPlusGraph(const HostTrace &host, const DeviceTrace &device, const LinkSet &links)
 {
@@ -73,7 +58,7 @@ EtPlusGraph buildEtPlusGraph(const HostTrace &host, const DeviceTrace &device, c
         if (link.gpuEvent >= eventCount)
             continue;
         if (link.hostNode >= hostCount) {
-            const std::string reason = link.orphan != OrphanReason::None ? std::string(orphanWord(link.orphan))
+            const std::string reason = link.orphan != OrphanReason::None ? std::string(orphanReasonName(link.orphan))
                                        : link.parent != kNoIndex         ? std::string("parent_has_no_host_node")
                                                                          : std::string("no_parent");
             ++notExported[reason];
@@ -121,7 +106,7 @@ EtPlusGraph buildEtPlusGraph(const HostTrace &host, const DeviceTrace &device, c
     // Parents, once every node has its new id (a parent with a larger original id is no exception).
     std::unordered_map<std::int64_t, std::uint32_t> threadRootOfTid;
     for (std::uint32_t h = 0; h < hostCount; ++h)
-        if (isThreadRootName(host.name(host.nodes[h])))
+        if (isEtThreadRootName(host.name(host.nodes[h])))
             threadRootOfTid.emplace(host.nodes[h].tid, h);
     std::size_t unattached = 0;
     for (EtPlusNode &node : graph.nodes) {

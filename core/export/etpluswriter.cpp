@@ -89,8 +89,7 @@ std::string_view policyWord(Policy p)
 std::uint64_t writeEtPlus(const std::string &path, const EtPlusGraph &graph, const HostTrace &host,
                           const DeviceTrace &device, const LinkSet &links, bool gzip)
 {
-    AtomicFile file(path, gzip ? Compression::Gzip : Compression::None);
-    jsonout::BufferedWriter writer(file);
+    jsonout::BufferedWriter writer(path, gzip);
     std::string &out = writer.buffer;
 
     // chakra_converter requires these five keys and stores pid/start_ts/finish_ts as uint64.
@@ -165,9 +164,7 @@ std::uint64_t writeEtPlus(const std::string &path, const EtPlusGraph &graph, con
         writer.maybeFlush();
     }
     out += "\n]}\n";
-    writer.flush();
-    file.commit();
-    return file.bytesOnDisk();
+    return writer.commit();
 }
 
 } // namespace linkscope::core

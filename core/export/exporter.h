@@ -65,6 +65,8 @@ struct EtPlusGraph {
 };
 
 EtPlusGraph buildEtPlusGraph(const HostTrace &host, const DeviceTrace &device, const LinkSet &links);
+// The root node the observer writes for each thread, under both of its names.
+bool isEtThreadRootName(std::string_view name);
 
 // ET+ JSON: top level schema/pid/time/start_ts/finish_ts, nodes sorted by id, one node per line.
 // Times are Kineto microseconds as written (exact decimal from the int64 nanoseconds).

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 
 namespace linkscope::core::jsonout {
 
@@ -58,24 +59,37 @@ inline std::string_view baseName(std::string_view path)
     return slash == std::string_view::npos ? path : path.substr(slash + 1);
 }
 
+// An output file (written atomically, gzip'ed when asked) filled through a large buffer: append to
+// `buffer`, call maybeFlush() after each record and commit() at the end.
 class BufferedWriter {
 public:
-    explicit BufferedWriter(AtomicFile &file) : file_(file) { buffer.reserve(kFlushAt + 65536); }
+    BufferedWriter(std::string path, bool gzip) : file_(std::move(path), gzip ? Compression::Gzip : Compression::None)
+    {
+        buffer.reserve(kFlushAt + 65536);
+    }
     std::string buffer;
     void maybeFlush()
     {
         if (buffer.size() >= kFlushAt)
             flush();
     }
+    // Writes what is left and puts the file in place. Returns its size on disk.
+    std::uint64_t commit()
+    {
+        flush();
+        file_.commit();
+        return file_.bytesOnDisk();
+    }
+
+private:
     void flush()
     {
         file_.write(buffer);
         buffer.clear();
     }
 
-private:
     static constexpr std::size_t kFlushAt = std::size_t(4) << 20;
-    AtomicFile &file_;
+    AtomicFile file_;
 };
 
 } // namespace linkscope::core::jsonout

@@ -79,8 +79,7 @@ Nanos flowAnchor(const DeviceTrace &device, const TraceIndex &index, std::uint32
 std::uint64_t writePerfettoTrace(const std::string &path, const DeviceTrace &device, const LinkSet &links,
                                  const HostTrace *host, bool gzip)
 {
-    AtomicFile file(path, gzip ? Compression::Gzip : Compression::None);
-    jsonout::BufferedWriter writer(file);
+    jsonout::BufferedWriter writer(path, gzip);
     std::string &out = writer.buffer;
     out += "{\"displayTimeUnit\":\"ms\",\"linkscope\":{\"device\":";
     appendString(out, jsonout::baseName(device.path));
@@ -188,9 +187,7 @@ std::uint64_t writePerfettoTrace(const std::string &path, const DeviceTrace &dev
         writer.maybeFlush();
     }
     out += "\n]}\n";
-    writer.flush();
-    file.commit();
-    return file.bytesOnDisk();
+    return writer.commit();
 }
 
 } // namespace linkscope::core
