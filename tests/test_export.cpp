@@ -11,6 +11,7 @@
 // them with LINKSCOPE_UPDATE_GOLDEN=1 after a deliberate format change, and review the diff.
 
 #include "testsupport.h"
+#include "tracefixtures.h"
 
 #include "commands/commands.h"
 #include "edit/correction.h"
@@ -271,7 +272,7 @@ private slots:
         writePerfettoTrace(path, pair.device, pair.links, &pair.host, true);
         const std::string bytes = readBytes(path);
         QCOMPARE(static_cast<unsigned char>(bytes[0]), static_cast<unsigned char>(0x1f));
-        const nlohmann::json trace = nlohmann::json::parse(parseKinetoTrace(bytes, path).source->c_str());
+        const nlohmann::json trace = nlohmann::json::parse(linkscope::test::gunzipFile(path).toStdString());
         std::map<std::string, int> flowStarts, flowEnds;
         int ac2g = 0;
         for (const auto &e : trace["traceEvents"]) {

@@ -130,8 +130,8 @@ private slots:
         QCOMPARE(int(c.collectives), collectives);
         QCOMPARE(int(c.withRfId), withRfId);
         QVERIFY(t.wasGzip);
-        QVERIFY(t.source);
-        QCOMPARE(t.sourceBytes, std::uint64_t(t.source->size()));
+        QVERIFY(t.argsText);
+        QVERIFY(t.argsText->size() < t.sourceBytes);
         QCOMPARE(t.schemaVersion, std::int64_t(1));
         QVERIFY2(t.warnings.empty() || file.contains("ROCm"), t.warnings.empty() ? "" : t.warnings.front().toString().c_str());
     }
@@ -295,7 +295,8 @@ private slots:
         QCOMPARE(a.events.size(), std::size_t(14245));
         QCOMPARE(b.events.size(), a.events.size());
         QCOMPARE(c.events.size(), a.events.size());
-        QCOMPARE(*c.source, *a.source);
+        QCOMPARE(*c.argsText, *a.argsText);
+        QCOMPARE(*b.argsText, *a.argsText);
         for (std::size_t i = 0; i < a.events.size(); ++i) {
             QCOMPARE(b.events[i].ts, a.events[i].ts);
             QCOMPARE(c.events[i].args.offset, a.events[i].args.offset);

@@ -1,8 +1,8 @@
 #include "io/hostreader.h"
 
 #include "io/decimal.h"
-#include "io/jsonscan.h"
-#include "io/warningsink.h"
+#include "io/interncache.h"
+#include "io/readerbase.h"
 
 #include <simdjson.h>
 
@@ -31,41 +31,27 @@ struct LayoutVotes {
     std::size_t nested = 0;
 };
 
-class HostReader {
+class HostReader : ReaderBase {
 public:
     HostReader(InputText input, const std::string &name, ProgressReporter &progress)
-        : text_(std::move(input.text))
-        , name_(name)
-        , progress_(progress)
-        , inputBytes_(input.inputBytes)
-        , sink_(name)
-        , scanner_(text_)
+        : ReaderBase(std::move(input), name, progress)
     {
         trace_.path = name;
-        trace_.wasGzip = input.wasGzip;
+        trace_.wasGzip = wasGzip_;
         trace_.sourceBytes = text_.size();
     }
 
     HostTrace run()
     {
-        try {
-            parseDocument();
-        } catch (const ScanError &e) {
-            throw LoadError(name_, e.offset, e.message + offsetNote());
-        }
+        parseGuarded([this] { parseDocument(); });
         finish();
         sink_.appendTo(trace_.warnings);
-        trace_.source = std::make_shared<const std::string>(std::move(text_));
+        // Node spans (inputs, outputs, attrs, the whole node) point into the text: it is kept.
+        trace_.source = std::make_shared<const std::string>(std::move(text_).takeString());
         return std::move(trace_);
     }
 
 private:
-    std::string offsetNote() const { return trace_.wasGzip ? " (byte offset in the decompressed text)" : ""; }
-    [[noreturn]] void fail(std::uint64_t offset, const std::string &message) const
-    {
-        throw LoadError(name_, offset, message + offsetNote());
-    }
-
     void parseDocument()
     {
         if (text_.empty())
@@ -75,7 +61,7 @@ private:
             fail(pos, "file contains only whitespace");
         if (text_[pos] != '{')
             fail(pos, "not a JSON object: expected '{' at the start of a host execution trace, found "
-                          + describeByteAt(text_, pos));
+                          + describeByteAt(text_.view(), pos));
         bool sawNodes = false;
         bool truncated = false;
         pos = scanner_.skipWhitespace(pos + 1);
@@ -93,7 +79,7 @@ private:
                 }
                 if (scanner_.at(pos) != '"')
                     scanner_.fail(pos, "expected a member name (string) in the top-level object, found "
-                                           + describeByteAt(text_, pos));
+                                           + describeByteAt(text_.view(), pos));
                 const std::size_t keyEnd = scanner_.skipString(pos);
                 const std::string_view key(text_.data() + pos + 1, keyEnd - pos - 2);
                 pos = scanner_.skipWhitespace(scanner_.expect(keyEnd, ':', "after a member name"));
@@ -131,7 +117,7 @@ private:
                     truncated = true;
                     break;
                 }
-                scanner_.fail(pos, "expected ',' or '}' in the top-level object, found " + describeByteAt(text_, pos));
+                scanner_.fail(pos, "expected ',' or '}' in the top-level object, found " + describeByteAt(text_.view(), pos));
             }
           }
         } catch (const ScanError &e) {
@@ -217,7 +203,7 @@ private:
             }
             readNode(p, end);
             if (end - lastReport > (1u << 20)) {
-                progress_.report(inputBytes_ + end);
+                reportParsed(end);
                 lastReport = end;
             }
             const std::size_t r = scanner_.skipWhitespace(end);
@@ -230,7 +216,7 @@ private:
             if (text_[r] == ']')
                 return r + 1;
             if (text_[r] != ',')
-                scanner_.fail(r, "expected ',' or ']' after a node in \"nodes\", found " + describeByteAt(text_, r));
+                scanner_.fail(r, "expected ',' or ']' after a node in \"nodes\", found " + describeByteAt(text_.view(), r));
             p = scanner_.skipWhitespace(r + 1);
             if (scanner_.at(p) == ']')
                 scanner_.fail(r, "trailing ',' before the end of \"nodes\"");
@@ -310,7 +296,7 @@ private:
             std::string_view s;
             if (auto err = v.get_string().get(s))
                 return err;
-            out = trace_.strings.intern(s);
+            out = interned_.intern(s);
         } else if (t != ond::json_type::null) {
             sink_.add("node attribute \"" + std::string(what) + "\" is not a string; ignored", at);
         }
@@ -391,7 +377,7 @@ private:
         ond::document doc;
         ond::object object;
         ond::json_type rootType;
-        LS_TRY(parser_.iterate(text_.data() + begin, end - begin, text_.capacity() - begin).get(doc));
+        LS_TRY(parser_.iterate(text_.data() + begin, end - begin, text_.paddedSize() - begin).get(doc));
         LS_TRY(doc.type().get(rootType));
         if (rootType != ond::json_type::object) {
             sink_.add("element of \"nodes\" is not an object; skipped", begin);
@@ -512,7 +498,7 @@ private:
                             } else {
                                 Span s;
                                 LS_TRY(rawValue(av, s));
-                                valueToken = std::string_view(text_).substr(s.offset, s.length);
+                                valueToken = text_.view().substr(s.offset, s.length);
                                 hasValue = true;
                             }
                         }
@@ -720,13 +706,8 @@ private:
         }
     }
 
-    std::string text_;
-    std::string name_;
-    ProgressReporter &progress_;
-    std::uint64_t inputBytes_;
-    WarningSink sink_;
-    JsonScanner scanner_;
     HostTrace trace_;
+    InternCache interned_{trace_.strings};
     ond::parser parser_;
     LayoutVotes votes_;
     bool truncatedInNodes_ = false;

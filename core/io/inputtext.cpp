@@ -40,23 +40,13 @@ std::uint64_t fileSize(std::FILE *f)
     return size > 0 ? static_cast<std::uint64_t>(size) : 0;
 }
 
-void ensurePadding(std::string &text)
-{
-    if (text.capacity() < text.size() + kJsonPadding)
-        text.reserve(text.size() + kJsonPadding);
-}
-
-// Grows `out` (size = bytes produced so far) so that at least `want` more bytes fit, without the
-// doubling of std::string::resize overshooting far beyond the expected total.
-void makeRoom(std::string &out, std::size_t used, std::size_t want)
+// Grows `out` (size = bytes produced so far) so that at least `want` more bytes fit, in steps that
+// keep untouched reserved pages out of RSS.
+void makeRoom(ParseBuffer &out, std::size_t used, std::size_t want)
 {
     if (out.size() - used >= want)
         return;
-    // Zero-filling only what is about to be written keeps untouched reserved pages out of RSS.
-    const std::size_t newSize = used + std::max<std::size_t>(want, 4u << 20);
-    if (newSize + kJsonPadding > out.capacity())
-        out.reserve(std::max(newSize, out.capacity() + out.capacity() / 2) + kJsonPadding);
-    out.resize(newSize);
+    out.resize(used + std::max<std::size_t>(want, 4u << 20));
 }
 
 // Streaming inflate of one or more concatenated gzip members. `pull` refills the input.
@@ -74,7 +64,7 @@ public:
 
     // Inflates `in` (a chunk of the compressed input, `last` when it is the final chunk) into `out`,
     // whose first `produced` bytes are already decompressed. Returns the new `produced`.
-    std::size_t feed(const unsigned char *in, std::size_t inLen, bool last, std::string &out, std::size_t produced,
+    std::size_t feed(const unsigned char *in, std::size_t inLen, bool last, ParseBuffer &out, std::size_t produced,
                      std::uint64_t compressedOffset)
     {
         stream_.next_in = const_cast<unsigned char *>(in);
@@ -150,11 +140,18 @@ std::size_t guessFromTrailer(const unsigned char *tail, std::uint64_t compressed
 
 void prefaultForWrite(void *data, std::size_t bytes)
 {
-#if defined(__linux__) && defined(MADV_POPULATE_WRITE)
     // Faulting a multi-GB buffer in 4 KiB pages one at a time costs more than parsing it on
     // some kernels/VMs; populating the page tables in one call is several times cheaper.
+    if (bytes >= (8u << 20))
+        populateForWrite(data, bytes);
+}
+
+void populateForWrite(void *data, std::size_t bytes)
+{
+#if defined(__linux__) && defined(MADV_POPULATE_WRITE)
     constexpr std::uintptr_t kPage = 4096;
-    if (bytes < (8u << 20) || std::getenv("LINKSCOPE_NO_PREFAULT"))
+    static const bool disabled = std::getenv("LINKSCOPE_NO_PREFAULT") != nullptr; // for A/B measurements
+    if (disabled)
         return;
     const auto begin = (reinterpret_cast<std::uintptr_t>(data) + kPage - 1) & ~(kPage - 1);
     const auto end = (reinterpret_cast<std::uintptr_t>(data) + bytes) & ~(kPage - 1);
@@ -172,7 +169,7 @@ bool isGzip(const std::string &bytes)
         && static_cast<unsigned char>(bytes[1]) == 0x8b;
 }
 
-InputText readInputFile(const std::string &path, ProgressReporter &progress)
+InputText readInputFile(const std::string &path, ProgressReporter &progress, TextUse use)
 {
     FilePtr file = openFile(path);
     const std::uint64_t size = fileSize(file.get());
@@ -185,14 +182,23 @@ InputText readInputFile(const std::string &path, ProgressReporter &progress)
     result.wasGzip = magicLen == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
 
     if (!result.wasGzip) {
+        if (use == TextUse::Streamed) {
+            // Parsed straight from the page cache: no copy into a fresh (zero-filled) buffer.
+            result.text = ParseBuffer::mapFile(fileno(file.get()), size);
+            if (result.text.mapped()) {
+                progress.setTotal(size);
+                return result;
+            }
+        }
         progress.setTotal(2 * size);
-        result.text.reserve(size + kJsonPadding);
-        prefaultForWrite(result.text.data(), size);
-        result.text.resize(size);
+        std::string text;
+        text.reserve(size + kJsonPadding);
+        prefaultForWrite(text.data(), size);
+        text.resize(size);
         std::size_t done = 0;
         constexpr std::size_t kChunk = 16u << 20;
         while (done < size) {
-            const std::size_t got = std::fread(result.text.data() + done, 1, std::min<std::size_t>(kChunk, size - done),
+            const std::size_t got = std::fread(text.data() + done, 1, std::min<std::size_t>(kChunk, size - done),
                                                file.get());
             if (got == 0)
                 break;
@@ -201,6 +207,8 @@ InputText readInputFile(const std::string &path, ProgressReporter &progress)
         }
         if (done != size)
             throw LoadError(path, done, "read error: file shrank while reading");
+        result.text = ParseBuffer::fromString(std::move(text));
+        result.progressDone = size;
         return result;
     }
 
@@ -215,7 +223,13 @@ InputText readInputFile(const std::string &path, ProgressReporter &progress)
     progress.setTotal(size + guess);
     guess = std::min<std::size_t>(guess, size * 1100 + 4096);
     // One buffer sized from the guess plus the JSON padding, so the common case never reallocates.
-    result.text.reserve(guess + kJsonPadding);
+    if (use == TextUse::Streamed) {
+        result.text = ParseBuffer::growable(guess);
+    } else {
+        std::string text;
+        text.reserve(guess + kJsonPadding);
+        result.text = ParseBuffer::fromString(std::move(text));
+    }
     GzipInflater inflater(path);
     std::size_t produced = 0;
     std::vector<unsigned char> chunk(1u << 20);
@@ -230,8 +244,8 @@ InputText readInputFile(const std::string &path, ProgressReporter &progress)
             break;
     }
     result.text.resize(produced);
-    ensurePadding(result.text);
     progress.setTotal(size + produced);
+    result.progressDone = size;
     return result;
 }
 
@@ -241,9 +255,9 @@ InputText decodeInput(std::string data, const std::string &name, ProgressReporte
     result.inputBytes = data.size();
     if (!isGzip(data)) {
         progress.setTotal(2 * data.size());
-        result.text = std::move(data);
-        ensurePadding(result.text);
+        result.text = ParseBuffer::fromString(std::move(data));
         progress.report(result.inputBytes);
+        result.progressDone = result.inputBytes;
         return result;
     }
     result.wasGzip = true;
@@ -253,7 +267,11 @@ InputText decodeInput(std::string data, const std::string &name, ProgressReporte
     progress.setTotal(data.size() + guess);
     // Untrusted trailers (fuzzing) must not make us reserve absurd amounts up front.
     guess = std::min<std::size_t>(guess, data.size() * 1100 + 4096);
-    result.text.reserve(guess + kJsonPadding);
+    {
+        std::string text;
+        text.reserve(guess + kJsonPadding);
+        result.text = ParseBuffer::fromString(std::move(text));
+    }
     GzipInflater inflater(name);
     std::size_t produced = 0;
     constexpr std::size_t kChunk = 1u << 20;
@@ -268,8 +286,8 @@ InputText decodeInput(std::string data, const std::string &name, ProgressReporte
             break;
     }
     result.text.resize(produced);
-    ensurePadding(result.text);
     progress.setTotal(data.size() + produced);
+    result.progressDone = data.size();
     return result;
 }
 

@@ -1,7 +1,8 @@
 #pragma once
 // Turning a trace file (plain or gzip, detected by magic bytes) into one text buffer that the JSON
-// readers can parse in place: the buffer always has kJsonPadding spare capacity after its end.
+// readers can parse in place (see io/parsebuffer.h).
 
+#include "io/parsebuffer.h"
 #include "model/common.h"
 
 #include <cstdint>
@@ -9,13 +10,17 @@
 
 namespace linkscope::core::io {
 
-// simdjson reads up to this many bytes past the end of the text; keep it in sync with SIMDJSON_PADDING.
-inline constexpr std::size_t kJsonPadding = 64;
-
 struct InputText {
-    std::string text;          // decompressed, with at least kJsonPadding spare capacity
+    ParseBuffer text;             // decompressed, padded
     bool wasGzip = false;
     std::uint64_t inputBytes = 0; // bytes read from disk (compressed size for gzip)
+    std::uint64_t progressDone = 0; // progress units already reported (reading / inflating)
+};
+
+// Whether the reader will keep the whole text (spans into it) or only parse through it once.
+enum class TextUse {
+    Retained, // a heap buffer the trace keeps
+    Streamed, // a mapping whose parsed pages the reader releases as it goes (ParseBuffer::releaseBefore)
 };
 
 // Reports monotonic progress over two phases: reading (0 … inputBytes) then parsing
@@ -45,9 +50,12 @@ bool isGzip(const std::string &bytes);
 // Maps the pages of a large buffer that is about to be written in one go (Linux 5.14+), instead of
 // one page fault per 4 KiB. Only for memory that will be used: populated pages count in RSS.
 void prefaultForWrite(void *data, std::size_t bytes);
+// The same for any size: for the next stretch of a growing array that is about to be filled.
+void populateForWrite(void *data, std::size_t bytes);
 
-// Reads `path` fully. Throws LoadError if it cannot be opened or the gzip stream is corrupt.
-InputText readInputFile(const std::string &path, ProgressReporter &progress);
+// Reads `path` fully (a Streamed plain file is mapped, not read). Throws LoadError if it cannot be
+// opened or the gzip stream is corrupt.
+InputText readInputFile(const std::string &path, ProgressReporter &progress, TextUse use = TextUse::Retained);
 
 // Same for bytes already in memory; `name` is used in messages.
 InputText decodeInput(std::string data, const std::string &name, ProgressReporter &progress);

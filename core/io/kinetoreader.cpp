@@ -1,8 +1,8 @@
 #include "io/kinetoreader.h"
 
 #include "io/decimal.h"
-#include "io/jsonscan.h"
-#include "io/warningsink.h"
+#include "io/interncache.h"
+#include "io/readerbase.h"
 
 #include <nlohmann/json.hpp>
 #include <simdjson.h>
@@ -70,41 +70,26 @@ std::string jsonText(const nlohmann::json &j)
     return j.dump();
 }
 
-class KinetoReader {
+class KinetoReader : ReaderBase {
 public:
     KinetoReader(InputText input, const std::string &name, ProgressReporter &progress)
-        : text_(std::move(input.text))
-        , name_(name)
-        , progress_(progress)
-        , inputBytes_(input.inputBytes)
-        , sink_(name)
-        , scanner_(text_)
+        : ReaderBase(std::move(input), name, progress)
     {
         trace_.path = name;
-        trace_.wasGzip = input.wasGzip;
+        trace_.wasGzip = wasGzip_;
         trace_.sourceBytes = text_.size();
     }
 
     DeviceTrace run()
     {
-        try {
-            parseDocument();
-        } catch (const ScanError &e) {
-            throw LoadError(name_, e.offset, e.message + offsetNote());
-        }
+        parseGuarded([this] { parseDocument(); });
         sink_.appendTo(trace_.warnings);
-        trace_.source = std::make_shared<const std::string>(std::move(text_));
+        // Only the events' args are kept (DeviceTrace::argsText); the text itself is dropped here.
+        trace_.argsText = std::make_shared<const std::string>(std::move(args_));
         return std::move(trace_);
     }
 
 private:
-    std::string offsetNote() const { return trace_.wasGzip ? " (byte offset in the decompressed text)" : ""; }
-
-    [[noreturn]] void fail(std::uint64_t offset, const std::string &message) const
-    {
-        throw LoadError(name_, offset, message + offsetNote());
-    }
-
     void parseDocument()
     {
         std::size_t pos = scanner_.skipWhitespace(0);
@@ -120,7 +105,7 @@ private:
         }
         if (text_[pos] != '{')
             fail(pos, "not a JSON document: expected '{' at the start of a Kineto trace, found "
-                          + describeByteAt(text_, pos));
+                          + describeByteAt(text_.view(), pos));
         bool sawEvents = false;
         bool sawNodes = false;
         pos = scanner_.skipWhitespace(pos + 1);
@@ -129,7 +114,7 @@ private:
                 pos = scanner_.skipWhitespace(pos);
                 if (scanner_.at(pos) != '"')
                     scanner_.fail(pos, "expected a member name (string) in the top-level object, found "
-                                           + describeByteAt(text_, pos));
+                                           + describeByteAt(text_.view(), pos));
                 const std::size_t keyEnd = scanner_.skipString(pos);
                 const std::string_view key(text_.data() + pos + 1, keyEnd - pos - 2);
                 pos = scanner_.skipWhitespace(scanner_.expect(keyEnd, ':', "after a member name"));
@@ -157,7 +142,7 @@ private:
                 }
                 if (scanner_.at(pos) == '}')
                     break;
-                scanner_.fail(pos, "expected ',' or '}' in the top-level object, found " + describeByteAt(text_, pos));
+                scanner_.fail(pos, "expected ',' or '}' in the top-level object, found " + describeByteAt(text_.view(), pos));
             }
         }
         checkTrailing(pos + 1);
@@ -288,9 +273,9 @@ private:
         if (scanner_.at(p) == ']')
             return p + 1;
         const std::size_t arrayFirst = p;
-        bool reservedOnce = false;
         for (;;) {
-            progress_.report(inputBytes_ + p);
+            reportParsed(p);
+            text_.willRead(p, p + kWindowBytes + 4096);
             std::size_t cut = std::string::npos;
             if (p + kWindowBytes + 2 < text_.size())
                 cut = findCut(p, p + kWindowBytes);
@@ -312,19 +297,12 @@ private:
                     pinpoint(p, cut);
                 }
             }
-            if (!reservedOnce && trace_.events.size() > 1000 && !final) {
-                // Reserve for the whole file from the density seen so far: growing by doubling would
-                // briefly hold two copies of the event array.
-                reservedOnce = true;
-                const double perEvent = double(cut - arrayFirst) / double(trace_.events.size());
-                const double expected = double(text_.size() - arrayFirst) / perEvent;
-                trace_.events.reserve(static_cast<std::size_t>(expected * 1.05) + 1024);
-            } else if (trace_.events.capacity() - trace_.events.size() < 1024 && !final) {
-                const double perEvent = double(cut - arrayFirst) / double(std::max<std::size_t>(1, trace_.events.size()));
-                const double expected = double(text_.size() - arrayFirst) / perEvent;
-                trace_.events.reserve(std::max<std::size_t>(static_cast<std::size_t>(expected * 1.1),
-                                                            trace_.events.size() + trace_.events.size() / 4 + 1024));
+            if (!final) {
+                reserveForRest(cut - arrayFirst, text_.size() - arrayFirst);
+                populateAhead();
             }
+            // Everything before this window's end has been read into events and args_.
+            text_.releaseBefore(cut);
             if (final || text_[cut] == ']')
                 return cut + 1;
             p = scanner_.skipWhitespace(cut + 1);
@@ -370,7 +348,7 @@ private:
             }
             if (c != ',')
                 scanner_.fail(r, "expected ',' or ']' after an element of \"traceEvents\", found "
-                                     + describeByteAt(text_, r));
+                                     + describeByteAt(text_.view(), r));
             if (r - p >= budget)
                 return r;
             q = scanner_.skipWhitespace(r + 1);
@@ -393,16 +371,56 @@ private:
         fail(p, std::string("invalid JSON in \"traceEvents\": ") + simdjson::error_message(lastError_));
     }
 
+    // Reserves the events and args for the whole array from the density seen so far: growing by
+    // doubling would briefly hold two copies of each, and copy them. Reserved pages that are never
+    // written do not count in the resident set, so the estimate errs on the high side.
+    void reserveForRest(std::size_t parsedBytes, std::size_t arrayBytes)
+    {
+        if (trace_.events.size() < 1000 || parsedBytes == 0)
+            return;
+        const double scale = double(arrayBytes) / double(parsedBytes);
+        const std::size_t n = trace_.events.size();
+        if (!reservedOnce_ || trace_.events.capacity() - n < 1024) {
+            const double factor = reservedOnce_ ? 1.1 : 1.05;
+            trace_.events.reserve(std::max<std::size_t>(static_cast<std::size_t>(double(n) * scale * factor) + 1024,
+                                                        n + n / 4 + 1024));
+        }
+        if (!reservedOnce_ || args_.capacity() - args_.size() < (64u << 10)) {
+            const double factor = reservedOnce_ ? 1.1 : 1.05;
+            args_.reserve(std::max<std::size_t>(static_cast<std::size_t>(double(args_.size()) * scale * factor) + 4096,
+                                                args_.size() + args_.size() / 4 + (64u << 10)));
+        }
+        reservedOnce_ = true;
+    }
+
+    // Maps the pages that the next window's events and args will be written to in one call each,
+    // instead of one fault per page (the page-fault path costs more than the writes here).
+    void populateAhead()
+    {
+        static constexpr std::size_t kAhead = 2u << 20;
+        auto ahead = [](char *from, std::size_t spare) {
+            populateForWrite(from, std::min(spare, kAhead));
+        };
+        ahead(reinterpret_cast<char *>(trace_.events.data() + trace_.events.size()),
+              (trace_.events.capacity() - trace_.events.size()) * sizeof(DeviceEvent));
+        ahead(args_.data() + args_.size(), args_.capacity() - args_.size());
+    }
+
     struct Checkpoint {
         std::size_t events;
         std::size_t collectives;
+        std::size_t argsBytes;
         WarningSink::Snapshot warnings;
     };
-    Checkpoint checkpoint() const { return {trace_.events.size(), trace_.collectives.size(), sink_.snapshot()}; }
+    Checkpoint checkpoint() const
+    {
+        return {trace_.events.size(), trace_.collectives.size(), args_.size(), sink_.snapshot()};
+    }
     void restore(const Checkpoint &cp)
     {
         trace_.events.resize(cp.events);
         trace_.collectives.resize(cp.collectives);
+        args_.resize(cp.argsBytes);
         sink_.rollback(cp.warnings);
     }
 
@@ -433,7 +451,7 @@ private:
     bool parseWindowInPlace(std::size_t begin, std::size_t len)
     {
         ond::document doc;
-        LS_TRY(parser_.iterate(text_.data() + begin, len, text_.capacity() - begin).get(doc));
+        LS_TRY(parser_.iterate(text_.data() + begin, len, text_.paddedSize() - begin).get(doc));
         currentDoc_ = &doc;
         windowEnd_ = begin + len;
         ond::array events;
@@ -500,7 +518,7 @@ private:
         if (type == ond::json_type::string) {
             std::string_view s;
             LS_TRY(v.get_string().get(s));
-            out = trace_.strings.intern(s);
+            out = interned_.intern(s);
             return true;
         }
         if (type == ond::json_type::null)
@@ -527,7 +545,7 @@ private:
         if (type == ond::json_type::string) {
             std::string_view s;
             LS_TRY(v.get_string().get(s));
-            out = TraceId{static_cast<std::int64_t>(trace_.strings.intern(s)), true};
+            out = TraceId{static_cast<std::int64_t>(interned_.intern(s)), true};
             present = true;
             return true;
         }
@@ -709,8 +727,10 @@ private:
             std::string_view raw(argsBegin, static_cast<std::size_t>(after - argsBegin));
             while (!raw.empty() && raw.back() != '}')
                 raw.remove_suffix(1);
-            e.args.offset = offsetOf(raw.data());
-            e.args.length = static_cast<std::uint32_t>(std::min<std::size_t>(raw.size(), UINT32_MAX));
+            raw = raw.substr(0, std::min<std::size_t>(raw.size(), UINT32_MAX));
+            e.args.offset = args_.size();
+            e.args.length = static_cast<std::uint32_t>(raw.size());
+            args_.append(raw);
         }
         if (isCollective) {
             e.collective = static_cast<std::uint32_t>(trace_.collectives.size());
@@ -859,18 +879,15 @@ private:
 
 #undef LS_TRY
 
-    std::string text_;
-    std::string name_;
-    ProgressReporter &progress_;
-    std::uint64_t inputBytes_;
-    WarningSink sink_;
-    JsonScanner scanner_;
     DeviceTrace trace_;
+    InternCache interned_{trace_.strings};
+    std::string args_; // every event's raw args text, back to back (DeviceEvent::args spans into it)
     ond::parser parser_;
     simdjson::error_code lastError_ = simdjson::SUCCESS;
     std::vector<std::uint8_t> categoryCache_;
     ond::document *currentDoc_ = nullptr;
     std::size_t windowEnd_ = 0;
+    bool reservedOnce_ = false;
 };
 
 } // namespace

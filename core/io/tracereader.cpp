@@ -136,7 +136,8 @@ DeviceTrace readKinetoTrace(const std::string &path, const ProgressFn &progress)
 {
     requireReaderCpu(path);
     io::ProgressReporter reporter(progress);
-    io::InputText input = io::readInputFile(path, reporter);
+    // The Kineto reader keeps only the events and their args: the text is streamed through.
+    io::InputText input = io::readInputFile(path, reporter, io::TextUse::Streamed);
     DeviceTrace trace = io::parseKineto(std::move(input), path, reporter);
     reporter.report(reporter.total());
     return trace;

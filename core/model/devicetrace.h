@@ -90,7 +90,7 @@ struct DeviceEvent {
     std::uint32_t collective = kNoIndex; // index into DeviceTrace::collectives, or kNoIndex
     EventCategory category = EventCategory::Other;
     Phase phase = Phase::Other;
-    Span args;                           // raw JSON text of `args` in DeviceTrace::source (empty if none)
+    Span args;                           // raw JSON text of `args` in DeviceTrace::argsText (empty if none)
 
     Nanos end() const { return ts + dur; }
 };
@@ -137,15 +137,16 @@ struct DeviceTrace {
     StringPool strings;
     std::vector<Diagnostic> warnings;
 
-    // The decompressed file; DeviceEvent::args spans point into it (details are built on demand).
-    std::shared_ptr<const std::string> source;
+    // Every event's raw `args` object, back to back; DeviceEvent::args spans point into it (details
+    // are built from it on demand). The rest of the file's text is not kept.
+    std::shared_ptr<const std::string> argsText;
 
     std::string_view name(const DeviceEvent &e) const { return strings.at(e.name); }
     std::string_view argsJson(const DeviceEvent &e) const
     {
-        if (!source || e.args.empty())
+        if (!argsText || e.args.empty())
             return {};
-        return std::string_view(*source).substr(e.args.offset, e.args.length);
+        return std::string_view(*argsText).substr(e.args.offset, e.args.length);
     }
     std::string idText(const TraceId &id) const
     {

@@ -1,0 +1,209 @@
+#include "io/parsebuffer.h"
+
+#if defined(__linux__)
+#include <sys/mman.h>
+#include <unistd.h>
+#define LINKSCOPE_HAVE_MMAP 1
+#endif
+
+#include <algorithm>
+#include <cstring>
+#include <new>
+#include <stdexcept>
+#include <utility>
+
+namespace linkscope::core::io {
+
+namespace {
+
+#if defined(LINKSCOPE_HAVE_MMAP)
+std::size_t pageSize()
+{
+    static const std::size_t page = [] {
+        const long p = sysconf(_SC_PAGESIZE);
+        return p > 0 ? static_cast<std::size_t>(p) : std::size_t(4096);
+    }();
+    return page;
+}
+
+std::size_t roundUpToPage(std::size_t n) { return (n + pageSize() - 1) / pageSize() * pageSize(); }
+std::size_t roundDownToPage(std::size_t n) { return n / pageSize() * pageSize(); }
+#endif
+
+} // namespace
+
+ParseBuffer::~ParseBuffer() { unmap(); }
+
+ParseBuffer::ParseBuffer(ParseBuffer &&other) noexcept
+    : storage_(other.storage_)
+    , heap_(std::move(other.heap_))
+    , map_(std::exchange(other.map_, nullptr))
+    , mapBytes_(std::exchange(other.mapBytes_, 0))
+    , size_(std::exchange(other.size_, 0))
+    , released_(std::exchange(other.released_, 0))
+{
+    other.storage_ = Storage::Heap;
+}
+
+ParseBuffer &ParseBuffer::operator=(ParseBuffer &&other) noexcept
+{
+    if (this != &other) {
+        unmap();
+        storage_ = std::exchange(other.storage_, Storage::Heap);
+        heap_ = std::move(other.heap_);
+        map_ = std::exchange(other.map_, nullptr);
+        mapBytes_ = std::exchange(other.mapBytes_, 0);
+        size_ = std::exchange(other.size_, 0);
+        released_ = std::exchange(other.released_, 0);
+    }
+    return *this;
+}
+
+void ParseBuffer::unmap()
+{
+#if defined(LINKSCOPE_HAVE_MMAP)
+    if (map_)
+        munmap(map_, mapBytes_);
+#endif
+    map_ = nullptr;
+    mapBytes_ = 0;
+}
+
+ParseBuffer ParseBuffer::fromString(std::string text)
+{
+    ParseBuffer b;
+    b.size_ = text.size();
+    b.heap_ = std::move(text);
+    if (b.heap_.capacity() < b.size_ + kJsonPadding)
+        b.heap_.reserve(b.size_ + kJsonPadding);
+    return b;
+}
+
+ParseBuffer ParseBuffer::mapFile(int fd, std::uint64_t size)
+{
+    ParseBuffer b;
+#if defined(LINKSCOPE_HAVE_MMAP)
+    if (size == 0 || size > std::uint64_t(SIZE_MAX) - 2 * pageSize())
+        return b;
+    // One anonymous reservation covers the file and the padding after it; the file is mapped over its
+    // start. Bytes past the end of the file within its last page read as zero, and so do the
+    // anonymous pages after it: simdjson's padding is there without copying the text.
+    const std::size_t total = roundUpToPage(static_cast<std::size_t>(size) + kJsonPadding);
+    void *region = mmap(nullptr, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (region == MAP_FAILED)
+        return b;
+    void *file = mmap(region, static_cast<std::size_t>(size), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED, fd, 0);
+    if (file == MAP_FAILED) {
+        munmap(region, total);
+        return b;
+    }
+    madvise(file, static_cast<std::size_t>(size), MADV_SEQUENTIAL);
+    b.storage_ = Storage::File;
+    b.map_ = static_cast<char *>(region);
+    b.mapBytes_ = total;
+    b.size_ = static_cast<std::size_t>(size);
+#else
+    (void)fd;
+    (void)size;
+#endif
+    return b;
+}
+
+ParseBuffer ParseBuffer::growable(std::size_t expectedBytes)
+{
+    ParseBuffer b;
+#if defined(LINKSCOPE_HAVE_MMAP)
+    const std::size_t total = roundUpToPage(std::max<std::size_t>(expectedBytes, 1) + kJsonPadding);
+    void *region = mmap(nullptr, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (region != MAP_FAILED) {
+        b.storage_ = Storage::Anonymous;
+        b.map_ = static_cast<char *>(region);
+        b.mapBytes_ = total;
+        return b;
+    }
+#endif
+    b.heap_.reserve(expectedBytes + kJsonPadding);
+    return b;
+}
+
+std::size_t ParseBuffer::paddedSize() const
+{
+    return storage_ == Storage::Heap ? heap_.capacity() : mapBytes_;
+}
+
+void ParseBuffer::resize(std::size_t newSize)
+{
+    switch (storage_) {
+    case Storage::Heap:
+        if (newSize + kJsonPadding > heap_.capacity())
+            heap_.reserve(std::max(newSize, heap_.capacity() + heap_.capacity() / 2) + kJsonPadding);
+        heap_.resize(newSize);
+        break;
+    case Storage::Anonymous:
+#if defined(LINKSCOPE_HAVE_MMAP)
+        if (newSize + kJsonPadding > mapBytes_) {
+            const std::size_t want = roundUpToPage(std::max(newSize, mapBytes_ + mapBytes_ / 2) + kJsonPadding);
+            void *moved = mremap(map_, mapBytes_, want, MREMAP_MAYMOVE);
+            if (moved == MAP_FAILED)
+                throw std::bad_alloc();
+            map_ = static_cast<char *>(moved);
+            mapBytes_ = want;
+        }
+#endif
+        break;
+    case Storage::File:
+        if (newSize > size_)
+            throw std::logic_error("ParseBuffer: a mapped file cannot grow");
+        break;
+    }
+    size_ = newSize;
+}
+
+void ParseBuffer::willRead(std::size_t from, std::size_t to)
+{
+#if defined(LINKSCOPE_HAVE_MMAP) && defined(MADV_POPULATE_READ)
+    if (storage_ != Storage::File)
+        return;
+    from = std::max(roundDownToPage(from), released_);
+    to = std::min(roundUpToPage(to), roundUpToPage(size_));
+    if (to > from)
+        madvise(map_ + from, to - from, MADV_POPULATE_READ); // best effort (Linux 5.14+)
+#else
+    (void)from;
+    (void)to;
+#endif
+}
+
+void ParseBuffer::releaseBefore(std::size_t offset)
+{
+#if defined(LINKSCOPE_HAVE_MMAP)
+    if (storage_ == Storage::Heap)
+        return;
+    const std::size_t end = roundDownToPage(std::min(offset, size_));
+    if (end <= released_)
+        return;
+    madvise(map_ + released_, end - released_, MADV_DONTNEED);
+    released_ = end;
+#else
+    (void)offset;
+#endif
+}
+
+std::string ParseBuffer::takeString() &&
+{
+    if (released_ > 0)
+        throw std::logic_error("ParseBuffer: text was released");
+    std::string out;
+    if (storage_ == Storage::Heap) {
+        out = std::move(heap_);
+    } else {
+        out.reserve(size_ + kJsonPadding);
+        out.assign(map_, size_);
+    }
+    if (out.capacity() < out.size() + kJsonPadding)
+        out.reserve(out.size() + kJsonPadding);
+    *this = ParseBuffer();
+    return out;
+}
+
+} // namespace linkscope::core::io
