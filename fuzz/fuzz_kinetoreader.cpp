@@ -12,13 +12,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
 {
     try {
         const DeviceTrace t = parseKinetoTrace(std::string(reinterpret_cast<const char *>(data), size), "fuzz.json");
-        if (!t.argsText)
+        if (!t.argsStore || !t.argsStore->inMemoryText())
             std::abort();
         for (const DeviceEvent &e : t.events) {
             if (!e.args.empty()) {
-                if (e.args.offset + e.args.length > t.argsText->size())
+                if (e.args.offset + e.args.length > t.argsStore->sizeBytes())
                     std::abort();
-                const std::string_view args = t.argsJson(e);
+                const std::string args = t.argsJson(e);
                 if (args.front() != '{' || args.back() != '}')
                     std::abort();
             }

@@ -27,6 +27,7 @@
 
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 
 using namespace linkscope::core;
@@ -319,6 +320,51 @@ private slots:
                 QCOMPARE(e["ts"].get<double>(), 150.0);
             }
         QCOMPARE(starts, 1);
+    }
+
+    void perfettoArgsComeFromTheSourceFileAndAChangedFileIsRefused()
+    {
+        // A plain Kineto file keeps its args on disk; the export reads them back in order. If the file
+        // changed since loading, the export fails with a reason and writes nothing.
+        QTemporaryDir dir;
+        const std::string source = dir.filePath(QStringLiteral("k.json")).toStdString();
+        writeFileAtomically(source, readBytes(linkscope::test::sourcePath("resources/samples/sample_kineto.json")));
+        const DeviceTrace device = readKinetoTrace(source);
+        QVERIFY(device.argsStore && !device.argsStore->inMemoryText());
+        const LinkSet links = linkTraces(device, nullptr, {});
+        const std::string out = dir.filePath(QStringLiteral("p.json")).toStdString();
+        writePerfettoTrace(out, device, links, nullptr);
+        const nlohmann::json trace = nlohmann::json::parse(readBytes(out));
+        const nlohmann::json original = nlohmann::json::parse(readBytes(source));
+        // Every complete event's args, as a multiset: the same in the export as in the file.
+        std::multiset<std::string> expected, written;
+        for (const auto &e : original["traceEvents"])
+            if (e.contains("args") && e.value("ph", "") == "X")
+                expected.insert(e["args"].dump());
+        for (const auto &e : trace["traceEvents"])
+            if (e.contains("args") && e.value("ph", "") == "X")
+                written.insert(e["args"].dump());
+        QVERIFY(expected.size() > 100);
+        QVERIFY(expected == written);
+
+        const std::string again = dir.filePath(QStringLiteral("again.json")).toStdString();
+        writeFileAtomically(source, readBytes(source) + "\n"); // replaced by rename: still the loaded bytes
+        writePerfettoTrace(again, device, links, nullptr);
+        QCOMPARE(readBytes(again), readBytes(out));
+
+        const std::string refused = dir.filePath(QStringLiteral("refused.json")).toStdString();
+        const DeviceTrace reloaded = readKinetoTrace(source);
+        {
+            std::ofstream append(source, std::ios::app);
+            append << ' ';
+        }
+        try {
+            writePerfettoTrace(refused, reloaded, links, nullptr);
+            QFAIL("export of a trace whose source changed did not fail");
+        } catch (const ExportError &e) {
+            QVERIFY2(std::string(e.what()).find("changed on disk") != std::string::npos, e.what());
+        }
+        QVERIFY(!QFile::exists(QString::fromStdString(refused)));
     }
 
     void progressNamesEachStageAndCancelStopsBeforeTheNext()

@@ -15,6 +15,8 @@
 
 #include <QtTest>
 
+#include <cstdio>
+
 #include <map>
 #include <set>
 
@@ -130,8 +132,9 @@ private slots:
         QCOMPARE(int(c.collectives), collectives);
         QCOMPARE(int(c.withRfId), withRfId);
         QVERIFY(t.wasGzip);
-        QVERIFY(t.argsText);
-        QVERIFY(t.argsText->size() < t.sourceBytes);
+        QVERIFY(t.argsStore);
+        QVERIFY(t.argsStore->inMemoryText()); // gzip: the args are copied out
+        QVERIFY(t.argsStore->sizeBytes() < t.sourceBytes);
         QCOMPARE(t.schemaVersion, std::int64_t(1));
         QVERIFY2(t.warnings.empty() || file.contains("ROCm"), t.warnings.empty() ? "" : t.warnings.front().toString().c_str());
     }
@@ -295,13 +298,112 @@ private slots:
         QCOMPARE(a.events.size(), std::size_t(14245));
         QCOMPARE(b.events.size(), a.events.size());
         QCOMPARE(c.events.size(), a.events.size());
-        QCOMPARE(*c.argsText, *a.argsText);
-        QCOMPARE(*b.argsText, *a.argsText);
+        QCOMPARE(*c.argsStore->inMemoryText(), *a.argsStore->inMemoryText());
+        QCOMPARE(*b.argsStore->inMemoryText(), *a.argsStore->inMemoryText());
         for (std::size_t i = 0; i < a.events.size(); ++i) {
             QCOMPARE(b.events[i].ts, a.events[i].ts);
             QCOMPARE(c.events[i].args.offset, a.events[i].args.offset);
             QCOMPARE(c.events[i].correlation, a.events[i].correlation);
         }
+    }
+
+    void plainFileArgsReadBack()
+    {
+        // A plain file is mapped and streamed: the args are read back from the file by position, and
+        // must equal what the in-memory path (which copies them out) returns, event for event.
+        const QByteArray plain = linkscope::test::gunzipFile(
+            tracePath("astrasim_megatron_tp8_8rank_pair/megatron_kineto_0.json.gz"));
+        QTemporaryDir dir;
+        const std::string path = dir.filePath(QStringLiteral("k.json")).toStdString();
+        {
+            QFile f(QString::fromStdString(path));
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            QCOMPARE(f.write(plain), plain.size());
+        }
+        const DeviceTrace fromFile = readKinetoTrace(path);
+        const DeviceTrace fromMemory = parseKinetoTrace(plain.toStdString(), "memory");
+        QVERIFY(fromFile.argsStore);
+        QVERIFY(!fromFile.argsStore->inMemoryText()); // nothing copied
+        QCOMPARE(fromFile.argsStore->sizeBytes(), std::uint64_t(plain.size()));
+        QCOMPARE(fromFile.events.size(), fromMemory.events.size());
+        ArgsReader sequential(fromFile.argsStore.get());
+        std::size_t withArgs = 0;
+        for (std::size_t i = 0; i < fromFile.events.size(); ++i) {
+            const std::string expected = fromMemory.argsJson(fromMemory.events[i]);
+            QCOMPARE(fromFile.argsJson(fromFile.events[i]), expected);
+            QCOMPARE(std::string(sequential.read(fromFile.events[i].args)), expected);
+            withArgs += !expected.empty();
+        }
+        // python3: sum(isinstance(e.get('args'), dict) for e in traceEvents) == 9852 (of 14245 events)
+        QCOMPARE(withArgs, std::size_t(9852));
+        QVERIFY(fromFile.argsUnavailableReason().empty());
+
+        // Rewritten in place after loading: reported, never read as args.
+        const DeviceEvent &first = fromFile.events.front();
+        QVERIFY(!first.args.empty());
+        {
+            QFile f(QString::fromStdString(path));
+            QVERIFY(f.open(QIODevice::Append));
+            QVERIFY(f.write(" ") == 1);
+        }
+        QVERIFY(fromFile.argsJson(first).empty());
+        QVERIFY2(fromFile.argsUnavailableReason().find("changed on disk") != std::string::npos,
+                 fromFile.argsUnavailableReason().c_str());
+        // Truncated: still no crash, still reported.
+        QVERIFY(QFile::resize(QString::fromStdString(path), 100));
+        QVERIFY(fromFile.argsJson(fromFile.events.back()).empty());
+        ArgsReader afterTruncation(fromFile.argsStore.get());
+        QVERIFY(afterTruncation.read(fromFile.events.back().args).empty());
+        QVERIFY(!fromFile.argsUnavailableReason().empty());
+    }
+
+    void replacedFileStaysReadable()
+    {
+        // Replaced by rename (how most tools rewrite a file): the loaded trace still reads its own bytes.
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("k.json"));
+        const QByteArray text = R"({"traceEvents":[{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":1,"dur":2,)"
+                                R"("args":{"correlation":5,"stream":7}}]})";
+        {
+            QFile f(path);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(text);
+        }
+        const DeviceTrace t = readKinetoTrace(path.toStdString());
+        QCOMPARE(t.argsJson(t.events.at(0)), std::string(R"({"correlation":5,"stream":7})"));
+        const QString other = dir.filePath(QStringLiteral("other.json"));
+        {
+            QFile f(other);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write("{}");
+        }
+        QVERIFY(std::rename(other.toStdString().c_str(), path.toStdString().c_str()) == 0);
+        QCOMPARE(t.argsJson(t.events.at(0)), std::string(R"({"correlation":5,"stream":7})"));
+    }
+
+    void syncArgsRead()
+    {
+        // cuda_sync events name what they wait on; the reader keeps it so linking never reads args.
+        const std::string text = R"({"traceEvents":[
+            {"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":1,"dur":2,"args":{"correlation":5,"stream":7}},
+            {"ph":"X","cat":"cuda_sync","name":"Event Sync","pid":0,"tid":7,"ts":3,"dur":2,
+             "args":{"correlation":9,"device":0,"stream":-1,"wait_on_stream":7,"wait_on_cuda_event_record_corr_id":8}},
+            {"ph":"X","cat":"cuda_sync","name":"Stream Sync","pid":0,"tid":7,"ts":5,"dur":2,"args":{"stream":7}},
+            {"ph":"X","cat":"cuda_sync","name":"Stream Wait Event","pid":0,"tid":9,"ts":6,"dur":0,
+             "args":{"wait_on_stream":"7","wait_on_cuda_event_record_corr_id":12}}
+        ]})";
+        const DeviceTrace t = parseKinetoTrace(text, "sync.json");
+        QCOMPARE(t.syncArgs.size(), std::size_t(2));
+        QVERIFY(!t.syncArgsOf(0));
+        QVERIFY(!t.syncArgsOf(2));
+        const SyncArgs *event = t.syncArgsOf(1);
+        QVERIFY(event);
+        QCOMPARE(event->waitOnStream, std::int64_t(7));
+        QCOMPARE(event->recordCorrelation, std::int64_t(8));
+        const SyncArgs *wait = t.syncArgsOf(3);
+        QVERIFY(wait);
+        QCOMPARE(wait->waitOnStream, std::int64_t(7));
+        QCOMPARE(wait->recordCorrelation, std::int64_t(12));
     }
 
     void progressAndCancel()

@@ -121,6 +121,7 @@ private slots:
     void streamOrderEdges();
     void syncEdgesFromRuntimeCalls();
     void syncEdgesFromSyncEvents();
+    void eventSyncWaitsOnRecordedStream();
     void interThreadEdges();
     void hostJoinByRecordFunctionId();
     void hostJoinByOffset_data();
@@ -741,6 +742,39 @@ void TestLinker::syncEdgesFromSyncEvents()
     QVERIFY(hasEdge(ls, EdgeKind::Sync, k1, next));
     QVERIFY(!hasEdge(ls, EdgeKind::Sync, k2, next));
     QCOMPARE(countEdges(ls, EdgeKind::Sync), std::size_t(1));
+}
+
+void TestLinker::eventSyncWaitsOnRecordedStream()
+{
+    // An "Event Sync" cuda_sync event names the recorded stream (wait_on_stream) and the record call
+    // (wait_on_cuda_event_record_corr_id); the reader keeps them in DeviceTrace::syncArgs. The op the
+    // event stands for is the last one launched on that stream before the record: k1, not k2 (which
+    // was launched later, on stream 9, by the same thread).
+    auto build = [](bool withSyncArgs, std::uint32_t &k1, std::uint32_t &k2, std::uint32_t &next) {
+        TraceBuilder b;
+        b.cpu(EventCategory::CpuOp, "aten::work", kPid, kTid, 0, 45 * us, 1);
+        b.runtime("cudaLaunchKernel", kPid, kTid, 10 * us, 2 * us, 1, 1);
+        b.runtime("cudaLaunchKernel", kPid, kTid, 20 * us, 2 * us, 2, 1);
+        b.runtime("cudaEventRecord", kPid, kTid, 30 * us, 1 * us, 4, 1);
+        k1 = b.gpu("k1", 0, 7, 15 * us, 50 * us, 1, 1);
+        k2 = b.gpu("k2", 0, 9, 25 * us, 30 * us, 2, 1);
+        b.runtime("cudaEventSynchronize", kPid, kTid, 50 * us, 20 * us, 3);
+        const auto sync = b.add(EventCategory::CudaSync, "Event Sync", 0, 7, 50 * us, 20 * us);
+        b.at(sync).correlation = 3;
+        b.at(sync).device = 0;
+        if (withSyncArgs)
+            b.trace.syncArgs.push_back(SyncArgs{sync, 7, 4});
+        next = b.cpu(EventCategory::CpuOp, "aten::next", kPid, kTid, 80 * us, 10 * us, 2);
+        return linkTraces(b.trace, nullptr);
+    };
+    std::uint32_t k1 = 0, k2 = 0, next = 0;
+    const LinkSet withArgs = build(true, k1, k2, next);
+    QVERIFY(hasEdge(withArgs, EdgeKind::Sync, k1, next));
+    QVERIFY(!hasEdge(withArgs, EdgeKind::Sync, k2, next));
+    // Without them the record call is unknown and no edge is guessed.
+    const LinkSet without = build(false, k1, k2, next);
+    QVERIFY(!hasEdge(without, EdgeKind::Sync, k1, next));
+    QVERIFY(!hasEdge(without, EdgeKind::Sync, k2, next));
 }
 
 void TestLinker::interThreadEdges()

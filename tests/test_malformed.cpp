@@ -228,7 +228,7 @@ void TestMalformed::kinetoWarnings()
     QCOMPARE(t.idText(quoted.thread.tid), std::string("stream 7"));
     QCOMPARE(quoted.externalId, std::int64_t(12));
     QCOMPARE(quoted.correlation, std::int64_t(7));
-    QCOMPARE(t.argsJson(quoted), std::string_view(R"({"External id":"12","correlation":7.0})"));
+    QCOMPARE(t.argsJson(quoted), std::string(R"({"External id":"12","correlation":7.0})"));
 }
 
 void TestMalformed::kinetoTopLevelVariants()

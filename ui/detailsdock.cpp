@@ -241,8 +241,11 @@ QString DetailsDock::detailsHtml(const TraceDocument &doc, std::uint32_t e)
     }
 
     // Args, parsed only now.
-    const std::string_view args = trace.argsJson(event);
-    if (!args.empty()) {
+    const std::string args = trace.argsJson(event);
+    if (args.empty() && !event.args.empty()) {
+        html += QStringLiteral("<h4>Args</h4><i>%1</i>")
+                    .arg(QString::fromStdString(trace.argsUnavailableReason()).toHtmlEscaped());
+    } else if (!args.empty()) {
         QJsonParseError error;
         const QByteArray raw(args.data(), static_cast<qsizetype>(args.size()));
         const QJsonDocument json = QJsonDocument::fromJson(raw, &error);

@@ -118,6 +118,9 @@ std::uint64_t writePerfettoTrace(const std::string &path, const DeviceTrace &dev
 
     // The trace's own flow events (ac2g, fwdbwd) are left out: the link arrows replace them, and
     // their ids would share one id space with ours.
+    // Args come back in file order through one reader (big sequential reads from a source file).
+    // If the source changed since loading, the export stops rather than write events without args.
+    ArgsReader argsReader(device.argsStore.get());
     for (const DeviceEvent &e : device.events) {
         const char *ph = nullptr;
         switch (e.phase) {
@@ -146,7 +149,11 @@ std::uint64_t writePerfettoTrace(const std::string &path, const DeviceTrace &dev
         } else if (e.phase == Phase::Instant) {
             out += ",\"s\":\"t\"";
         }
-        const std::string_view args = device.argsJson(e);
+        const std::string_view args = argsReader.read(e.args);
+        if (args.empty() && !e.args.empty())
+            throw ExportError(path + ": not written: cannot read the args of the event at byte "
+                              + std::to_string(e.args.offset) + " of " + device.path + ": "
+                              + device.argsUnavailableReason());
         if (!args.empty()) {
             out += ",\"args\":";
             out += args;

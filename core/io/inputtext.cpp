@@ -1,5 +1,7 @@
 #include "io/inputtext.h"
 
+#include "io/fileargs.h"
+
 #include <zlib.h>
 
 #if defined(__linux__)
@@ -186,6 +188,7 @@ InputText readInputFile(const std::string &path, ProgressReporter &progress, Tex
             // Parsed straight from the page cache: no copy into a fresh (zero-filled) buffer.
             result.text = ParseBuffer::mapFile(fileno(file.get()), size);
             if (result.text.mapped()) {
+                result.sourceFile = FileArgs::fromOpenFile(fileno(file.get()), path, size);
                 progress.setTotal(size);
                 return result;
             }

@@ -3,9 +3,11 @@
 // readers can parse in place (see io/parsebuffer.h).
 
 #include "io/parsebuffer.h"
+#include "model/argsstore.h"
 #include "model/common.h"
 
 #include <cstdint>
+#include <memory>
 #include <string>
 
 namespace linkscope::core::io {
@@ -15,6 +17,8 @@ struct InputText {
     bool wasGzip = false;
     std::uint64_t inputBytes = 0; // bytes read from disk (compressed size for gzip)
     std::uint64_t progressDone = 0; // progress units already reported (reading / inflating)
+    // A plain file read as a mapping (TextUse::Streamed): the file itself, to read spans back later.
+    std::shared_ptr<const ArgsStore> sourceFile;
 };
 
 // Whether the reader will keep the whole text (spans into it) or only parse through it once.

@@ -84,8 +84,11 @@ public:
     {
         parseGuarded([this] { parseDocument(); });
         sink_.appendTo(trace_.warnings);
-        // Only the events' args are kept (DeviceTrace::argsText); the text itself is dropped here.
-        trace_.argsText = std::make_shared<const std::string>(std::move(args_));
+        // The text itself is dropped here: args are read back from the file, or were copied out.
+        if (sourceFile_)
+            trace_.argsStore = sourceFile_;
+        else
+            trace_.argsStore = std::make_shared<const InMemoryArgs>(std::move(args_));
         return std::move(trace_);
     }
 
@@ -385,7 +388,7 @@ private:
             trace_.events.reserve(std::max<std::size_t>(static_cast<std::size_t>(double(n) * scale * factor) + 1024,
                                                         n + n / 4 + 1024));
         }
-        if (!reservedOnce_ || args_.capacity() - args_.size() < (64u << 10)) {
+        if (!sourceFile_ && (!reservedOnce_ || args_.capacity() - args_.size() < (64u << 10))) {
             const double factor = reservedOnce_ ? 1.1 : 1.05;
             args_.reserve(std::max<std::size_t>(static_cast<std::size_t>(double(args_.size()) * scale * factor) + 4096,
                                                 args_.size() + args_.size() / 4 + (64u << 10)));
@@ -410,15 +413,17 @@ private:
         std::size_t events;
         std::size_t collectives;
         std::size_t argsBytes;
+        std::size_t syncArgs;
         WarningSink::Snapshot warnings;
     };
     Checkpoint checkpoint() const
     {
-        return {trace_.events.size(), trace_.collectives.size(), args_.size(), sink_.snapshot()};
+        return {trace_.events.size(), trace_.collectives.size(), args_.size(), trace_.syncArgs.size(), sink_.snapshot()};
     }
     void restore(const Checkpoint &cp)
     {
         trace_.events.resize(cp.events);
+        trace_.syncArgs.resize(cp.syncArgs);
         trace_.collectives.resize(cp.collectives);
         args_.resize(cp.argsBytes);
         sink_.rollback(cp.warnings);
@@ -597,7 +602,8 @@ private:
         bool hasSortIndex = false;
     };
 
-    bool readArgs(ond::value &v, DeviceEvent &e, MetaArgs &meta, bool isMetadata, std::uint64_t eventOffset)
+    bool readArgs(ond::value &v, DeviceEvent &e, MetaArgs &meta, SyncArgs &sync, bool isMetadata,
+                  std::uint64_t eventOffset)
     {
         ond::json_type type;
         LS_TRY(v.type().get(type));
@@ -661,6 +667,14 @@ private:
             case 'g':
                 if (key.unsafe_is_equal("graph id"))
                     if (!readInt(value, e.graphId, "graph id", eventOffset)) return false;
+                break;
+            case 'w':
+                if (key.unsafe_is_equal("wait_on_stream")) {
+                    if (!readInt(value, sync.waitOnStream, "wait_on_stream", eventOffset)) return false;
+                } else if (key.unsafe_is_equal("wait_on_cuda_event_record_corr_id")) {
+                    if (!readInt(value, sync.recordCorrelation, "wait_on_cuda_event_record_corr_id", eventOffset))
+                        return false;
+                }
                 break;
             case 'n':
                 if (isMetadata && key.unsafe_is_equal("name")) {
@@ -728,9 +742,13 @@ private:
             while (!raw.empty() && raw.back() != '}')
                 raw.remove_suffix(1);
             raw = raw.substr(0, std::min<std::size_t>(raw.size(), UINT32_MAX));
-            e.args.offset = args_.size();
             e.args.length = static_cast<std::uint32_t>(raw.size());
-            args_.append(raw);
+            if (sourceFile_) {
+                e.args.offset = offsetOf(raw.data());
+            } else {
+                e.args.offset = args_.size();
+                args_.append(raw);
+            }
         }
         if (isCollective) {
             e.collective = static_cast<std::uint32_t>(trace_.collectives.size());
@@ -756,6 +774,7 @@ private:
         DeviceEvent e;
         bool hasPh = false, hasTs = false, hasDur = false, hasPid = false, hasTid = false, hasId = false;
         MetaArgs meta;
+        SyncArgs sync;
         for (auto fieldResult : object) {
             ond::field field;
             LS_TRY(std::move(fieldResult).get(field));
@@ -817,7 +836,7 @@ private:
             case 'a':
                 if (key.unsafe_is_equal("args")) {
                     // The phase may come after args, so metadata keys are always collected.
-                    if (!readArgs(value, e, meta, true, at)) return false;
+                    if (!readArgs(value, e, meta, sync, true, at)) return false;
                 }
                 break;
             default: break;
@@ -850,6 +869,10 @@ private:
             if (!hasPid && !(e.phase == Phase::Instant))
                 sink_.add("event without \"pid\"; pid = 0", at);
         }
+        if (sync.waitOnStream != kNoId || sync.recordCorrelation != kNoId) {
+            sync.event = static_cast<std::uint32_t>(trace_.events.size());
+            trace_.syncArgs.push_back(sync);
+        }
         trace_.events.push_back(e);
         return true;
     }
@@ -881,7 +904,7 @@ private:
 
     DeviceTrace trace_;
     InternCache interned_{trace_.strings};
-    std::string args_; // every event's raw args text, back to back (DeviceEvent::args spans into it)
+    std::string args_; // without a source file: every event's args text, back to back (the spans index it)
     ond::parser parser_;
     simdjson::error_code lastError_ = simdjson::SUCCESS;
     std::vector<std::uint8_t> categoryCache_;

@@ -19,6 +19,7 @@ protected:
         , progress_(progress)
         , progressDone_(input.progressDone)
         , wasGzip_(input.wasGzip)
+        , sourceFile_(std::move(input.sourceFile))
         , sink_(name)
         , scanner_(text_.view())
     {
@@ -50,6 +51,7 @@ protected:
     ProgressReporter &progress_;
     std::uint64_t progressDone_;
     bool wasGzip_;
+    std::shared_ptr<const ArgsStore> sourceFile_; // set when the text is a plain file, readable later
     WarningSink sink_;
     JsonScanner scanner_;
 };

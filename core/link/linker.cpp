@@ -2,7 +2,6 @@
 
 #include "link/hostjoin.h"
 
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <charconv>
@@ -1099,18 +1098,9 @@ private:
             const DeviceEvent &s = ev_[i];
             if (s.category != EventCategory::CudaSync || s.phase != Phase::Complete)
                 continue;
-            std::int64_t waitOnStream = kNoId, recordCorrelation = kNoId;
-            const std::string_view args = dev_.argsJson(s);
-            if (!args.empty()) {
-                const nlohmann::json parsed = nlohmann::json::parse(args, nullptr, false);
-                if (parsed.is_object()) {
-                    if (auto it = parsed.find("wait_on_stream"); it != parsed.end() && it->is_number_integer())
-                        waitOnStream = it->get<std::int64_t>();
-                    if (auto it = parsed.find("wait_on_cuda_event_record_corr_id");
-                        it != parsed.end() && it->is_number_integer())
-                        recordCorrelation = it->get<std::int64_t>();
-                }
-            }
+            const SyncArgs *waits = dev_.syncArgsOf(i);
+            const std::int64_t waitOnStream = waits ? waits->waitOnStream : kNoId;
+            const std::int64_t recordCorrelation = waits ? waits->recordCorrelation : kNoId;
             const std::uint32_t call = hasCorrelation(s.correlation) ? pickLaunch(s.correlation, s.ts) : kNoIndex;
             if (call == kNoIndex)
                 continue;

@@ -1,5 +1,6 @@
 #include "model/devicetrace.h"
 
+#include <algorithm>
 #include <array>
 
 namespace linkscope::core {
@@ -27,6 +28,17 @@ EventCategory categoryFromName(std::string_view cat)
     if (cat == "fwdbwd" || cat == "async_cpu_to_gpu")
         return EventCategory::Flow;
     return EventCategory::Other;
+}
+
+} // namespace linkscope::core
+
+namespace linkscope::core {
+
+const SyncArgs *DeviceTrace::syncArgsOf(std::uint32_t event) const
+{
+    const auto it = std::lower_bound(syncArgs.begin(), syncArgs.end(), event,
+                                     [](const SyncArgs &s, std::uint32_t e) { return s.event < e; });
+    return it != syncArgs.end() && it->event == event ? &*it : nullptr;
 }
 
 } // namespace linkscope::core

@@ -1,6 +1,7 @@
 #pragma once
 // The Kineto (device) trace as flat, contiguous event records.
 
+#include "model/argsstore.h"
 #include "model/common.h"
 
 #include <cstdint>
@@ -90,9 +91,17 @@ struct DeviceEvent {
     std::uint32_t collective = kNoIndex; // index into DeviceTrace::collectives, or kNoIndex
     EventCategory category = EventCategory::Other;
     Phase phase = Phase::Other;
-    Span args;                           // raw JSON text of `args` in DeviceTrace::argsText (empty if none)
+    Span args;                           // raw JSON text of `args` in DeviceTrace::argsStore (empty if none)
 
     Nanos end() const { return ts + dur; }
+};
+
+// What a cuda_sync event waits on (Kineto args "wait_on_stream", "wait_on_cuda_event_record_corr_id"),
+// read with the events so that linking never needs the args text.
+struct SyncArgs {
+    std::uint32_t event = kNoIndex;            // index into DeviceTrace::events
+    std::int64_t waitOnStream = kNoId;
+    std::int64_t recordCorrelation = kNoId;
 };
 
 struct ProcessGroupConfig {
@@ -137,17 +146,23 @@ struct DeviceTrace {
     StringPool strings;
     std::vector<Diagnostic> warnings;
 
-    // Every event's raw `args` object, back to back; DeviceEvent::args spans point into it (details
-    // are built from it on demand). The rest of the file's text is not kept.
-    std::shared_ptr<const std::string> argsText;
+    std::vector<SyncArgs> syncArgs;     // sorted by event
+    // The events' raw `args` text (DeviceEvent::args spans): the plain file itself, or a copy in
+    // memory for gzip input. Null when the trace has no args source.
+    std::shared_ptr<const ArgsStore> argsStore;
 
     std::string_view name(const DeviceEvent &e) const { return strings.at(e.name); }
-    std::string_view argsJson(const DeviceEvent &e) const
+    // One event's args (empty if none or unavailable; see argsUnavailableReason()). For many
+    // events in order, use an ArgsReader over argsStore.
+    std::string argsJson(const DeviceEvent &e) const
     {
-        if (!argsText || e.args.empty())
+        if (!argsStore || e.args.empty())
             return {};
-        return std::string_view(*argsText).substr(e.args.offset, e.args.length);
+        std::string scratch;
+        return std::string(argsStore->read(e.args, scratch));
     }
+    std::string argsUnavailableReason() const { return argsStore ? argsStore->unavailableReason() : std::string(); }
+    const SyncArgs *syncArgsOf(std::uint32_t event) const;
     std::string idText(const TraceId &id) const
     {
         return id.isString ? std::string(strings.at(static_cast<StringId>(id.value))) : std::to_string(id.value);
