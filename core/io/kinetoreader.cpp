@@ -20,7 +20,7 @@ bool isWs(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 
 // Windows of the traceEvents array are parsed one at a time, so simdjson's structural index (4 bytes
 // per structural character) stays the size of a window instead of the size of the file.
-constexpr std::size_t kWindowBytes = 2u << 20;
+constexpr std::size_t kWindowBytes = 512u << 10;
 
 Phase phaseFromText(std::string_view ph)
 {
@@ -384,29 +384,43 @@ private:
         const double scale = double(arrayBytes) / double(parsedBytes);
         const std::size_t n = trace_.events.size();
         if (!reservedOnce_ || trace_.events.capacity() - n < 1024) {
-            const double factor = reservedOnce_ ? 1.1 : 1.05;
+            const double factor = reservedOnce_ ? 1.2 : 1.3;
             trace_.events.reserve(std::max<std::size_t>(static_cast<std::size_t>(double(n) * scale * factor) + 1024,
                                                         n + n / 4 + 1024));
         }
         if (!sourceFile_ && (!reservedOnce_ || args_.capacity() - args_.size() < (64u << 10))) {
-            const double factor = reservedOnce_ ? 1.1 : 1.05;
+            const double factor = reservedOnce_ ? 1.2 : 1.3;
             args_.reserve(std::max<std::size_t>(static_cast<std::size_t>(double(args_.size()) * scale * factor) + 4096,
                                                 args_.size() + args_.size() / 4 + (64u << 10)));
         }
         reservedOnce_ = true;
     }
 
-    // Maps the pages that the next window's events and args will be written to in one call each,
-    // instead of one fault per page (the page-fault path costs more than the writes here).
+    // Maps the pages that the next windows' events and args will be written to in one call per
+    // couple of MiB, instead of one fault per page (the page-fault path costs more than the writes).
+    struct Prefaulter {
+        const char *base = nullptr;
+        std::size_t mappedUpTo = 0; // bytes from base already populated
+        void ahead(char *data, std::size_t used, std::size_t capacity)
+        {
+            static constexpr std::size_t kStep = 2u << 20;
+            if (data != base) {
+                base = data;
+                mappedUpTo = used;
+            }
+            if (mappedUpTo >= used + kStep / 2 || mappedUpTo >= capacity)
+                return;
+            const std::size_t from = std::max(mappedUpTo, used);
+            const std::size_t to = std::min(capacity, from + kStep);
+            populateForWrite(data + from, to - from);
+            mappedUpTo = to;
+        }
+    };
     void populateAhead()
     {
-        static constexpr std::size_t kAhead = 2u << 20;
-        auto ahead = [](char *from, std::size_t spare) {
-            populateForWrite(from, std::min(spare, kAhead));
-        };
-        ahead(reinterpret_cast<char *>(trace_.events.data() + trace_.events.size()),
-              (trace_.events.capacity() - trace_.events.size()) * sizeof(DeviceEvent));
-        ahead(args_.data() + args_.size(), args_.capacity() - args_.size());
+        eventPages_.ahead(reinterpret_cast<char *>(trace_.events.data()), trace_.events.size() * sizeof(DeviceEvent),
+                          trace_.events.capacity() * sizeof(DeviceEvent));
+        argPages_.ahead(args_.data(), args_.size(), args_.capacity());
     }
 
     struct Checkpoint {
@@ -911,6 +925,8 @@ private:
     ond::document *currentDoc_ = nullptr;
     std::size_t windowEnd_ = 0;
     bool reservedOnce_ = false;
+    Prefaulter eventPages_;
+    Prefaulter argPages_;
 };
 
 } // namespace

@@ -182,7 +182,12 @@ void ParseBuffer::releaseBefore(std::size_t offset)
     const std::size_t end = roundDownToPage(std::min(offset, size_));
     if (end <= released_)
         return;
-    madvise(map_ + released_, end - released_, MADV_DONTNEED);
+    // Reading the next page of a file mapping also maps its neighbours ("fault-around", 64 KiB by
+    // default, more with large page-cache folios), including released ones just behind it: release a
+    // margin behind the mark again, or about one block per window would stay resident.
+    constexpr std::size_t kFaultAroundMargin = 4u << 20;
+    const std::size_t from = released_ > kFaultAroundMargin ? released_ - kFaultAroundMargin : 0;
+    madvise(map_ + from, end - from, MADV_DONTNEED);
     released_ = end;
 #else
     (void)offset;
