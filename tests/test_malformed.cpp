@@ -23,6 +23,7 @@ private slots:
     void kinetoWarnings();
     void kinetoTopLevelVariants();
     void kinetoWindowBoundaries();
+    void kinetoMappedFileEdges();
     void kinetoNumbersOutOfRange();
     void hostErrors_data();
     void hostErrors();
@@ -63,6 +64,17 @@ std::string warningsText(const std::vector<Diagnostic> &warnings)
     for (const auto &w : warnings)
         all += w.toString() + "\n";
     return all;
+}
+
+// Writes `bytes` to `name` in `dir` and returns the path (readKinetoTrace maps plain files, so the
+// cases below also run through the mapped-file path, not only the in-memory one).
+std::string writeFile(const QTemporaryDir &dir, const char *name, const QByteArray &bytes)
+{
+    const QString path = dir.filePath(QString::fromUtf8(name));
+    QFile f(path);
+    if (!f.open(QIODevice::WriteOnly) || f.write(bytes) != bytes.size())
+        qWarning("cannot write %s", qPrintable(path));
+    return path.toStdString();
 }
 
 std::string kinetoEvent(int ts, const char *name = "op", const char *extra = "")
@@ -147,6 +159,14 @@ void TestMalformed::kinetoErrors()
     QCOMPARE(qint64(e.offset()), offset);
     // The message names the file and the offset.
     QVERIFY(std::string(e.what()).starts_with("bad.json: byte " + std::to_string(offset) + ": "));
+
+    // The same from a file on disk (mapped, streamed): the same message and offset, naming the path.
+    QTemporaryDir dir;
+    const std::string path = writeFile(dir, "bad.json", input);
+    const LoadError fromFile = expectLoadError([&] { readKinetoTrace(path); });
+    QCOMPARE(fromFile.file(), path);
+    QCOMPARE(fromFile.detail(), e.detail());
+    QCOMPARE(fromFile.offset(), e.offset());
 }
 
 void TestMalformed::deepNesting()
@@ -325,6 +345,46 @@ void TestMalformed::kinetoWindowBoundaries()
         }
     }
     QCOMPARE(t.devices.size(), std::size_t(2));
+
+    // From a file the text is mapped and its pages released window by window; deviceProperties comes
+    // after the array. Everything must match the in-memory parse, args read back from the file.
+    QTemporaryDir dir;
+    const DeviceTrace mapped = readKinetoTrace(writeFile(dir, "windows.json", QByteArray::fromStdString(text)));
+    QCOMPARE(mapped.events.size(), t.events.size());
+    QVERIFY(mapped.argsStore && !mapped.argsStore->inMemoryText());
+    for (std::size_t i = 0; i < t.events.size(); ++i) {
+        QCOMPARE(mapped.events[i].ts, t.events[i].ts);
+        QCOMPARE(mapped.name(mapped.events[i]), t.name(t.events[i]));
+        QCOMPARE(mapped.argsJson(mapped.events[i]), t.argsJson(t.events[i]));
+    }
+    QCOMPARE(mapped.devices.size(), std::size_t(2));
+}
+
+void TestMalformed::kinetoMappedFileEdges()
+{
+    // simdjson reads up to 64 bytes past the text: a mapped file whose last byte ends a page must
+    // still be padded (the reader maps it in front of anonymous zero pages).
+    QTemporaryDir dir;
+    QByteArray text = QByteArray("{\"traceEvents\": [") + kinetoEvent(5, "edge", R"(,"args":{"External id":3})").c_str() + "]";
+    text += QByteArray(8192 - text.size() - 1, ' ') + "}";
+    QCOMPARE(text.size(), 8192);
+    const DeviceTrace t = readKinetoTrace(writeFile(dir, "page.json", text));
+    QCOMPARE(t.events.size(), std::size_t(1));
+    QCOMPARE(t.events[0].externalId, std::int64_t(3));
+    QCOMPARE(t.argsJson(t.events[0]), std::string(R"({"External id":3})"));
+
+    // Cut at the page boundary: truncated, with the offset of the end.
+    const LoadError cut = expectLoadError([&] { readKinetoTrace(writeFile(dir, "cut.json", text.left(4096))); });
+    QCOMPARE(cut.offset(), std::uint64_t(4096));
+    QVERIFY2(cut.detail().find("truncated") != std::string::npos, cut.what());
+
+    // Empty and missing files.
+    const LoadError empty = expectLoadError([&] { readKinetoTrace(writeFile(dir, "empty.json", QByteArray())); });
+    QVERIFY2(empty.detail().find("empty file") != std::string::npos, empty.what());
+    const std::string missing = dir.filePath(QStringLiteral("missing.json")).toStdString();
+    const LoadError gone = expectLoadError([&] { readKinetoTrace(missing); });
+    QCOMPARE(gone.file(), missing);
+    QVERIFY2(gone.detail().find("cannot open") != std::string::npos, gone.what());
 }
 
 void TestMalformed::hostErrors_data()
