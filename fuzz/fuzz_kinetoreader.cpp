@@ -1,38 +1,104 @@
-// libFuzzer target: any bytes into the Kineto reader. It must either return a trace whose spans
-// stay inside its args text, or throw LoadError; anything else (crash, hang, other exception) is a bug.
+// libFuzzer target: any bytes into the Kineto reader, twice: from memory, and from a file (a memfd,
+// so readKinetoTrace maps it, streams it and reads args back by position). Each must either return
+// a trace whose spans stay inside its args source, or throw LoadError; both paths must agree (same
+// events, same args, same error offset). Anything else (crash, hang, disagreement) is a bug.
 #include "io/tracereader.h"
+
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <cstdint>
 #include <cstdlib>
+#include <functional>
+#include <optional>
 #include <string>
 
 using namespace linkscope::core;
 
-extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size)
+namespace {
+
+struct Outcome {
+    std::optional<DeviceTrace> trace;
+    std::uint64_t errorOffset = 0;
+    std::string errorDetail;
+};
+
+Outcome load(const std::function<DeviceTrace()> &read)
 {
+    Outcome o;
     try {
-        const DeviceTrace t = parseKinetoTrace(std::string(reinterpret_cast<const char *>(data), size), "fuzz.json");
-        if (!t.argsStore || !t.argsStore->inMemoryText())
-            std::abort();
-        for (const DeviceEvent &e : t.events) {
-            if (!e.args.empty()) {
-                if (e.args.offset + e.args.length > t.argsStore->sizeBytes())
-                    std::abort();
-                const std::string args = t.argsJson(e);
-                if (args.front() != '{' || args.back() != '}')
-                    std::abort();
-            }
-            if (e.name >= t.strings.size() || e.categoryText >= t.strings.size())
+        o.trace = read();
+    } catch (const LoadError &e) {
+        o.errorOffset = e.offset();
+        o.errorDetail = e.detail();
+    }
+    return o;
+}
+
+void checkTrace(const DeviceTrace &t)
+{
+    if (!t.argsStore)
+        std::abort();
+    for (const DeviceEvent &e : t.events) {
+        if (!e.args.empty()) {
+            if (e.args.offset + e.args.length > t.argsStore->sizeBytes())
                 std::abort();
-            if (e.collective != kNoIndex && e.collective >= t.collectives.size())
-                std::abort();
-            if (e.phase == Phase::Complete && e.dur < 0)
+            const std::string args = t.argsJson(e);
+            if (args.size() != e.args.length || args.front() != '{' || args.back() != '}')
                 std::abort();
         }
-        for (const Diagnostic &d : t.warnings)
-            if (d.message.empty())
-                std::abort();
-    } catch (const LoadError &) {
+        if (e.name >= t.strings.size() || e.categoryText >= t.strings.size())
+            std::abort();
+        if (e.collective != kNoIndex && e.collective >= t.collectives.size())
+            std::abort();
+        if (e.phase == Phase::Complete && e.dur < 0)
+            std::abort();
     }
+    for (std::size_t i = 0; i < t.syncArgs.size(); ++i)
+        if (t.syncArgs[i].event >= t.events.size() || (i > 0 && t.syncArgs[i - 1].event >= t.syncArgs[i].event))
+            std::abort();
+    for (const Diagnostic &d : t.warnings)
+        if (d.message.empty())
+            std::abort();
+}
+
+} // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size)
+{
+    const std::string bytes(reinterpret_cast<const char *>(data), size);
+    const Outcome memory = load([&] { return parseKinetoTrace(bytes, "fuzz.json"); });
+    if (memory.trace)
+        checkTrace(*memory.trace);
+
+    const int fd = memfd_create("fuzz.json", 0);
+    if (fd < 0)
+        return 0;
+    if (size > 0 && write(fd, data, size) != static_cast<ssize_t>(size)) {
+        close(fd);
+        return 0;
+    }
+    const std::string path = "/proc/self/fd/" + std::to_string(fd);
+    const Outcome file = load([&] { return readKinetoTrace(path); });
+    close(fd);
+    if (file.trace)
+        checkTrace(*file.trace);
+
+    // Both paths read the same bytes: they must agree.
+    if (memory.trace.has_value() != file.trace.has_value())
+        std::abort();
+    if (!memory.trace) {
+        if (memory.errorOffset != file.errorOffset || memory.errorDetail != file.errorDetail)
+            std::abort();
+        return 0;
+    }
+    const DeviceTrace &a = *memory.trace, &b = *file.trace;
+    if (a.events.size() != b.events.size() || a.warnings.size() != b.warnings.size()
+        || a.syncArgs.size() != b.syncArgs.size())
+        std::abort();
+    for (std::size_t i = 0; i < a.events.size(); ++i)
+        if (a.events[i].ts != b.events[i].ts || a.events[i].dur != b.events[i].dur
+            || a.argsJson(a.events[i]) != b.argsJson(b.events[i]))
+            std::abort();
     return 0;
 }

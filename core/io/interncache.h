@@ -17,9 +17,11 @@ public:
 
     StringId intern(std::string_view text)
     {
+        if (text.empty())
+            return 0; // the pool's empty string (and no memcmp/memcpy on a null pointer)
         Slot &slot = slots_[quickHash(text) & (kSlots - 1)];
         if (slot.text.size() == text.size() && std::memcmp(slot.text.data(), text.data(), text.size()) == 0)
-            return slot.id; // an empty slot matches only the empty string, whose id is 0
+            return slot.id;
         const StringId id = pool_.intern(text);
         slot = Slot{pool_.at(id), id};
         return id;
@@ -28,7 +30,7 @@ public:
 private:
     static constexpr std::size_t kSlots = 4096;
     struct Slot {
-        std::string_view text; // the pool's copy: stable for the pool's lifetime
+        std::string_view text; // the pool's copy: stable for the pool's lifetime; empty = unused
         StringId id = 0;
     };
 
