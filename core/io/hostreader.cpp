@@ -7,13 +7,19 @@
 #include <simdjson.h>
 
 #include <algorithm>
+#include <cstring>
 #include <numeric>
 
 namespace linkscope::core::io {
 
 namespace ond = simdjson::ondemand;
+static_assert(kJsonPadding >= simdjson::SIMDJSON_PADDING, "kJsonPadding must cover simdjson's padding");
 
 namespace {
+
+// Windows of the "nodes" array are parsed one at a time (see parseNodes): small enough that the text
+// stays in the cache between simdjson's passes over it, large enough that the per-window setup is noise.
+constexpr std::size_t kWindowBytes = 128u << 10;
 
 bool isWs(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 
@@ -177,58 +183,243 @@ private:
 
     // Returns the offset after the closing ']'; on a cut-off file sets `truncated` and keeps every
     // complete node read so far.
+    //
+    // Most of the array is read in windows of whole nodes: simdjson's DOM parser validates a window
+    // as strictly as the scanner would (structure, strings, escapes, numbers, literals; UTF-8 too),
+    // then On-Demand reads the nodes from it, so the text is not walked byte by byte to find where
+    // each node ends. A window that does not validate — a cut that was not between two nodes, bad
+    // input, deep nesting — is read again node by node with the validating scanner, which is also
+    // what reads the last window and a truncated end: errors, their byte offsets and the recovery of
+    // a cut-off file are exactly those of the node-by-node reader.
     std::size_t parseNodes(std::size_t open, bool &truncated)
     {
         std::size_t p = scanner_.skipWhitespace(open + 1);
         if (scanner_.at(p) == ']')
             return p + 1;
-        std::size_t lastReport = 0;
+        const std::size_t arrayFirst = p;
         for (;;) {
-            if (p >= text_.size()) {
-                truncated = true;
-                truncatedInNodes_ = true;
-                cutOffset_ = p;
-                return p;
+            // A file whose windows keep failing (cuts that are not between nodes, or bad input) is
+            // read node by node to the end rather than parsed twice.
+            if (windowFailures_ < 8 && p + kWindowBytes + 2 < text_.size()) {
+                const std::size_t cut = findCut(p, p + kWindowBytes);
+                const bool read = cut != std::string::npos && parseWindow(p, cut);
+                windowFailures_ = read ? 0 : windowFailures_ + 1;
+                if (read) {
+                    reportParsed(cut);
+                    reserveForRest(cut - arrayFirst, text_.size() - arrayFirst);
+                    populateAhead();
+                    p = scanner_.skipWhitespace(cut + 1);
+                    continue;
+                }
             }
-            std::size_t end = 0;
-            try {
-                end = scanner_.skipValue(p);
-            } catch (const ScanError &e) {
-                if (!e.atEnd)
-                    throw;
-                truncated = true;
-                truncatedInNodes_ = true;
-                cutOffset_ = p;
-                return text_.size();
+            // Node by node until past this window's worth of text, then windows again.
+            const std::size_t target = p + kWindowBytes;
+            while (p < target) {
+                if (p >= text_.size()) {
+                    truncated = true;
+                    truncatedInNodes_ = true;
+                    cutOffset_ = p;
+                    return p;
+                }
+                std::size_t end = 0;
+                try {
+                    end = scanner_.skipValue(p);
+                } catch (const ScanError &e) {
+                    if (!e.atEnd)
+                        throw;
+                    truncated = true;
+                    truncatedInNodes_ = true;
+                    cutOffset_ = p;
+                    return text_.size();
+                }
+                readNodeAlone(p, end);
+                const std::size_t r = scanner_.skipWhitespace(end);
+                if (r >= text_.size()) {
+                    truncated = true;
+                    truncatedInNodes_ = true;
+                    cutOffset_ = r;
+                    return r;
+                }
+                if (text_[r] == ']')
+                    return r + 1;
+                if (text_[r] != ',')
+                    scanner_.fail(r, "expected ',' or ']' after a node in \"nodes\", found " + describeByteAt(text_.view(), r));
+                p = scanner_.skipWhitespace(r + 1);
+                if (scanner_.at(p) == ']')
+                    scanner_.fail(r, "trailing ',' before the end of \"nodes\"");
             }
-            readNode(p, end);
-            if (end - lastReport > (1u << 20)) {
-                reportParsed(end);
-                lastReport = end;
-            }
-            const std::size_t r = scanner_.skipWhitespace(end);
-            if (r >= text_.size()) {
-                truncated = true;
-                truncatedInNodes_ = true;
-                cutOffset_ = r;
-                return r;
-            }
-            if (text_[r] == ']')
-                return r + 1;
-            if (text_[r] != ',')
-                scanner_.fail(r, "expected ',' or ']' after a node in \"nodes\", found " + describeByteAt(text_.view(), r));
-            p = scanner_.skipWhitespace(r + 1);
-            if (scanner_.at(p) == ']')
-                scanner_.fail(r, "trailing ',' before the end of \"nodes\"");
+            reportParsed(p);
         }
     }
 
+    // A ',' between two nodes: '}' before it and '{' after it, whitespace allowed. The observer puts
+    // each node on lines of its own and a node's attrs on one line ("}, {" between them), so a
+    // separator with a line break is looked for first. Either kind may also match inside a string or a
+    // nested value; such a window does not validate (an unclosed string or container) and is read
+    // node by node instead.
+    std::size_t findCut(std::size_t p, std::size_t target) const
+    {
+        const char *d = text_.data();
+        for (std::size_t k = target; k > p + 1;) {
+            const void *hit = memrchr(d + p + 1, '\n', k - (p + 1));
+            if (!hit)
+                break;
+            const std::size_t c = static_cast<std::size_t>(static_cast<const char *>(hit) - d);
+            std::size_t comma = std::string::npos;
+            std::size_t a = c;
+            while (a > p && isWs(d[a - 1]))
+                --a;
+            if (a > p && d[a - 1] == ',') {
+                comma = --a;
+                while (a > p && isWs(d[a - 1]))
+                    --a;
+            }
+            std::size_t b = c + 1;
+            while (b < target && isWs(d[b]))
+                ++b;
+            if (comma == std::string::npos && b < target && d[b] == ',') {
+                comma = b++;
+                while (b < target && isWs(d[b]))
+                    ++b;
+            }
+            if (comma != std::string::npos && a > p && d[a - 1] == '}' && b < target && d[b] == '{')
+                return comma;
+            k = c;
+        }
+        for (std::size_t k = target; k > p + 1;) {
+            const void *hit = memrchr(d + p + 1, ',', k - (p + 1));
+            if (!hit)
+                return std::string::npos;
+            const std::size_t c = static_cast<std::size_t>(static_cast<const char *>(hit) - d);
+            std::size_t a = c;
+            while (a > p && isWs(d[a - 1]))
+                --a;
+            std::size_t b = c + 1;
+            while (b < text_.size() && isWs(d[b]))
+                ++b;
+            if (a > p && d[a - 1] == '}' && b < text_.size() && d[b] == '{')
+                return c;
+            k = c;
+        }
+        return std::string::npos;
+    }
+
+    // Reads the nodes in [first, closeAt) where text_[closeAt] is the ',' after the last one. The
+    // bytes just before `first` and at `closeAt` are briefly replaced by '[' and ']' so the window is
+    // a JSON array parsed in place. False (and nothing read) if the window is not valid JSON.
+    bool parseWindow(std::size_t first, std::size_t closeAt)
+    {
+        const std::size_t begin = first - 1;
+        const std::size_t len = closeAt + 1 - begin;
+        const char savedOpen = text_[begin];
+        const char savedClose = text_[closeAt];
+        text_[begin] = '[';
+        text_[closeAt] = ']';
+        bool ok = !validator_.parse(reinterpret_cast<const std::uint8_t *>(text_.data() + begin), len, false).error();
+        if (ok) {
+            // Cannot fail on validated JSON short of a simdjson bug; if it does, the window is read
+            // again node by node, so nothing it added may stay.
+            const Checkpoint cp = checkpoint();
+            ok = readWindow(begin, len);
+            if (!ok)
+                restore(cp);
+        }
+        text_[begin] = savedOpen;
+        text_[closeAt] = savedClose;
+        return ok;
+    }
+
+    bool readWindow(std::size_t begin, std::size_t len)
+    {
+        ond::document doc;
+        if (parser_.iterate(text_.data() + begin, len, text_.paddedSize() - begin).get(doc))
+            return false;
+        document_ = &doc;
+        windowEnd_ = begin + len;
+        ond::array nodes;
+        if (doc.get_array().get(nodes))
+            return false;
+        for (auto element : nodes) {
+            ond::value node;
+            if (std::move(element).get(node))
+                return false;
+            const std::size_t at = offsetOf(node.raw_json_token().data());
+            if (readNode(node, at, 0))
+                return false;
+        }
+        return true;
+    }
+
+    // One node parsed as a document of its own, after the scanner found its end.
+    void readNodeAlone(std::size_t begin, std::size_t end)
+    {
+        ond::document doc;
+        simdjson::error_code err = parser_.iterate(text_.data() + begin, end - begin, text_.paddedSize() - begin).get(doc);
+        if (!err) {
+            document_ = &doc;
+            err = readNode(doc, begin, end);
+        }
+        if (err)
+            fail(begin, std::string("invalid JSON in a node of \"nodes\": ") + simdjson::error_message(err));
+    }
+
+    // Reserves the nodes for the whole array from the density seen so far: growing by doubling would
+    // briefly hold two copies of them, and copy them. Reserved pages that are never written do not
+    // count in the resident set, so the estimate errs on the high side.
+    void reserveForRest(std::size_t parsedBytes, std::size_t arrayBytes)
+    {
+        auto &nodes = trace_.nodes;
+        const std::size_t n = nodes.size();
+        if (n < 1000 || parsedBytes == 0 || (reservedOnce_ && nodes.capacity() - n >= 1024))
+            return;
+        const double scale = double(arrayBytes) / double(parsedBytes);
+        const double factor = reservedOnce_ ? 1.2 : 1.3;
+        nodes.reserve(std::max<std::size_t>(static_cast<std::size_t>(double(n) * scale * factor) + 1024, n + n / 4 + 1024));
+        reservedOnce_ = true;
+    }
+
+    // Maps the pages the next windows' nodes will be written to in one call per couple of MiB,
+    // instead of one page fault per 4 KiB.
+    void populateAhead()
+    {
+        static constexpr std::size_t kStep = 2u << 20;
+        auto &nodes = trace_.nodes;
+        char *data = reinterpret_cast<char *>(nodes.data());
+        const std::size_t used = nodes.size() * sizeof(HostNode);
+        const std::size_t capacity = nodes.capacity() * sizeof(HostNode);
+        if (data != populatedBase_) {
+            populatedBase_ = data;
+            populatedUpTo_ = used;
+        }
+        if (populatedUpTo_ >= used + kStep / 2 || populatedUpTo_ >= capacity)
+            return;
+        const std::size_t from = std::max(populatedUpTo_, used);
+        const std::size_t to = std::min(capacity, from + kStep);
+        populateForWrite(data + from, to - from);
+        populatedUpTo_ = to;
+    }
+
+    struct Checkpoint {
+        std::size_t nodes;
+        std::size_t commAttrs;
+        LayoutVotes votes;
+        WarningSink::Snapshot warnings;
+    };
+    Checkpoint checkpoint() const { return {trace_.nodes.size(), trace_.commAttrs.size(), votes_, sink_.snapshot()}; }
+    void restore(const Checkpoint &cp)
+    {
+        trace_.nodes.resize(cp.nodes);
+        trace_.commAttrs.resize(cp.commAttrs);
+        votes_ = cp.votes;
+        sink_.rollback(cp.warnings);
+    }
+
+    std::uint64_t offsetOf(const char *p) const { return static_cast<std::uint64_t>(p - text_.data()); }
+
 #define LS_TRY(expr)                                                                                               \
     do {                                                                                                           \
-        if (auto err_ = (expr); err_) {                                                                            \
-            jsonError = err_;                                                                                      \
-            goto json_error;                                                                                       \
-        }                                                                                                          \
+        if (auto err_ = (expr); err_)                                                                              \
+            return err_;                                                                                           \
     } while (0)
 
     Span spanOf(std::string_view raw) const
@@ -236,6 +427,49 @@ private:
         raw = trimRight(raw);
         return Span{static_cast<std::uint64_t>(raw.data() - text_.data()),
                     static_cast<std::uint32_t>(std::min<std::size_t>(raw.size(), UINT32_MAX))};
+    }
+
+    // The span from `open` (a container's first byte) to the byte `close` ('}' or ']') that ends it,
+    // once the container has been iterated: the parser then stands on the token after it.
+    simdjson::error_code spanUpTo(const char *open, char close, Span &out)
+    {
+        const char *after = nullptr;
+        if (document_->current_location().get(after))
+            after = text_.data() + windowEnd_; // the container ended the window's text
+        while (after > open && after[-1] != close)
+            --after;
+        out = Span{offsetOf(open), static_cast<std::uint32_t>(std::min<std::size_t>(after - open, UINT32_MAX))};
+        return simdjson::SUCCESS;
+    }
+
+    // A member name without copying it when it has no escape (nearly always); unescaped otherwise.
+    static simdjson::error_code keyOf(ond::field &field, std::string_view &key)
+    {
+        const char *k = field.key().raw();
+        const char *q = k;
+        while (*q != '"' && *q != '\\')
+            ++q;
+        if (*q == '"') {
+            key = std::string_view(k, static_cast<std::size_t>(q - k));
+            return simdjson::SUCCESS;
+        }
+        return field.unescaped_key().get(key);
+    }
+
+    // A string value (type already checked) without copying it when it has no escape.
+    static simdjson::error_code stringOf(ond::value &v, std::string_view &out)
+    {
+        const std::string_view token = v.raw_json_token(); // from the opening quote to the next token
+        const char *s = token.data() + 1;
+        const void *quote = std::memchr(s, '"', token.size() - 1);
+        if (quote) {
+            const std::size_t n = static_cast<std::size_t>(static_cast<const char *>(quote) - s);
+            if (!std::memchr(s, '\\', n)) {
+                out = std::string_view(s, n);
+                return simdjson::SUCCESS;
+            }
+        }
+        return v.get_string().get(out);
     }
 
     // Raw text of any value (consumes it).
@@ -294,7 +528,7 @@ private:
             return err;
         if (t == ond::json_type::string) {
             std::string_view s;
-            if (auto err = v.get_string().get(s))
+            if (auto err = stringOf(v, s))
                 return err;
             out = interned_.intern(s);
         } else if (t != ond::json_type::null) {
@@ -303,12 +537,38 @@ private:
         return simdjson::SUCCESS;
     }
 
+    enum class Attr : std::uint8_t {
+        None, RfId, FwParent, SeqId, Tid, FwTid, Scope, OpSchema, KernelBackend, KernelFile,
+        CollectiveName, Dtype, PgName, PgDesc, InMsgNelems, OutMsgNelems, PgSize, GlobalRankStart, GlobalRankStride,
+    };
+    // One length switch and at most two comparisons instead of a chain of eighteen.
+    static Attr attrOf(std::string_view key)
+    {
+        auto is = [&](std::string_view name) { return std::memcmp(key.data(), name.data(), name.size()) == 0; };
+        switch (key.size()) {
+        case 3: return is("tid") ? Attr::Tid : Attr::None;
+        case 5: return is("rf_id") ? Attr::RfId : is("scope") ? Attr::Scope : is("dtype") ? Attr::Dtype : Attr::None;
+        case 6: return is("seq_id") ? Attr::SeqId : is("fw_tid") ? Attr::FwTid : Attr::None;
+        case 7: return is("pg_name") ? Attr::PgName : is("pg_desc") ? Attr::PgDesc : is("pg_size") ? Attr::PgSize : Attr::None;
+        case 9: return is("fw_parent") ? Attr::FwParent : is("op_schema") ? Attr::OpSchema : Attr::None;
+        case 11: return is("kernel_file") ? Attr::KernelFile : Attr::None;
+        case 13: return is("in_msg_nelems") ? Attr::InMsgNelems : Attr::None;
+        case 14: return is("kernel_backend") ? Attr::KernelBackend : is("out_msg_nelems") ? Attr::OutMsgNelems : Attr::None;
+        case 15: return is("collective_name") ? Attr::CollectiveName : Attr::None;
+        case 17: return is("global_rank_start") ? Attr::GlobalRankStart : Attr::None;
+        case 18: return is("global_rank_stride") ? Attr::GlobalRankStride : Attr::None;
+        default: return Attr::None;
+        }
+    }
+
     // Attributes shared by the flat keys (1.0.1) and the attrs list (1.0.2+).
     simdjson::error_code attribute(std::string_view key, ond::value &v, HostNode &n, HostCommAttrs &comm, bool &hasComm,
                                    std::uint64_t at)
     {
         std::int64_t x = 0;
-        if (key == "rf_id") {
+        switch (attrOf(key)) {
+        case Attr::None: return simdjson::SUCCESS;
+        case Attr::RfId:
             x = static_cast<std::int64_t>(n.rfId);
             if (auto err = intValue(v, x, key, at))
                 return err;
@@ -316,79 +576,116 @@ private:
                 sink_.add("negative rf_id; ignored", at);
             else
                 n.rfId = static_cast<std::uint64_t>(x);
-        } else if (key == "fw_parent") {
-            return intValue(v, n.fwParent, key, at);
-        } else if (key == "seq_id") {
-            return intValue(v, n.seqId, key, at);
-        } else if (key == "tid") {
-            return intValue(v, n.tid, key, at);
-        } else if (key == "fw_tid") {
-            return intValue(v, n.fwTid, key, at);
-        } else if (key == "scope") {
+            return simdjson::SUCCESS;
+        case Attr::FwParent: return intValue(v, n.fwParent, key, at);
+        case Attr::SeqId: return intValue(v, n.seqId, key, at);
+        case Attr::Tid: return intValue(v, n.tid, key, at);
+        case Attr::FwTid: return intValue(v, n.fwTid, key, at);
+        case Attr::Scope:
             x = n.scope;
             if (auto err = intValue(v, x, key, at))
                 return err;
             n.scope = static_cast<std::int32_t>(x);
-        } else if (key == "op_schema") {
-            return stringValue(v, n.opSchema, key, at);
-        } else if (key == "kernel_backend") {
-            return stringValue(v, n.kernelBackend, key, at);
-        } else if (key == "kernel_file") {
-            return stringValue(v, n.kernelFile, key, at);
-        } else if (key == "collective_name") {
-            hasComm = true;
-            return stringValue(v, comm.collectiveName, key, at);
-        } else if (key == "dtype") {
-            hasComm = true;
-            return stringValue(v, comm.dtype, key, at);
-        } else if (key == "pg_name") {
-            hasComm = true;
-            return stringValue(v, comm.pgName, key, at);
-        } else if (key == "pg_desc") {
-            hasComm = true;
-            return stringValue(v, comm.pgDesc, key, at);
-        } else if (key == "in_msg_nelems") {
-            hasComm = true;
-            return intValue(v, comm.inMsgNelems, key, at);
-        } else if (key == "out_msg_nelems") {
-            hasComm = true;
-            return intValue(v, comm.outMsgNelems, key, at);
-        } else if (key == "pg_size") {
-            hasComm = true;
-            return intValue(v, comm.pgSize, key, at);
-        } else if (key == "global_rank_start") {
-            hasComm = true;
-            return intValue(v, comm.globalRankStart, key, at);
-        } else if (key == "global_rank_stride") {
-            hasComm = true;
-            return intValue(v, comm.globalRankStride, key, at);
+            return simdjson::SUCCESS;
+        case Attr::OpSchema: return stringValue(v, n.opSchema, key, at);
+        case Attr::KernelBackend: return stringValue(v, n.kernelBackend, key, at);
+        case Attr::KernelFile: return stringValue(v, n.kernelFile, key, at);
+        case Attr::CollectiveName: hasComm = true; return stringValue(v, comm.collectiveName, key, at);
+        case Attr::Dtype: hasComm = true; return stringValue(v, comm.dtype, key, at);
+        case Attr::PgName: hasComm = true; return stringValue(v, comm.pgName, key, at);
+        case Attr::PgDesc: hasComm = true; return stringValue(v, comm.pgDesc, key, at);
+        case Attr::InMsgNelems: hasComm = true; return intValue(v, comm.inMsgNelems, key, at);
+        case Attr::OutMsgNelems: hasComm = true; return intValue(v, comm.outMsgNelems, key, at);
+        case Attr::PgSize: hasComm = true; return intValue(v, comm.pgSize, key, at);
+        case Attr::GlobalRankStart: hasComm = true; return intValue(v, comm.globalRankStart, key, at);
+        case Attr::GlobalRankStride: hasComm = true; return intValue(v, comm.globalRankStride, key, at);
         }
         return simdjson::SUCCESS;
     }
 
-    void readNode(std::size_t begin, std::size_t end)
+    // The attrs list: [{"name": ..., "type": ..., "value": ...}, ...].
+    simdjson::error_code readAttrs(ond::array &attrs, HostNode &n, HostCommAttrs &comm, bool &hasComm, std::uint64_t begin)
     {
-        simdjson::error_code jsonError = simdjson::SUCCESS;
+        for (auto attrResult : attrs) {
+            ond::value attr;
+            LS_TRY(std::move(attrResult).get(attr));
+            ond::json_type at;
+            LS_TRY(attr.type().get(at));
+            if (at != ond::json_type::object) {
+                sink_.add("node attribute is not an object {name, type, value}; ignored", begin);
+                continue;
+            }
+            ond::object ao;
+            LS_TRY(attr.get_object().get(ao));
+            // name usually precedes value, but JSON does not promise it: keep the value's raw text.
+            // An empty name counts as none; after a value was applied to a name, later values are
+            // ignored until another name comes.
+            std::string_view attrName;
+            bool applied = false;
+            bool hasValue = false;
+            std::string_view valueToken;
+            for (auto af : ao) {
+                ond::field f;
+                LS_TRY(std::move(af).get(f));
+                std::string_view k;
+                LS_TRY(keyOf(f, k));
+                ond::value av = f.value();
+                if (k == "name") {
+                    ond::json_type nt;
+                    LS_TRY(av.type().get(nt));
+                    if (nt == ond::json_type::string) {
+                        std::string_view s;
+                        LS_TRY(stringOf(av, s));
+                        if (s.data() < text_.data() || s.data() >= text_.data() + text_.size()) {
+                            // Unescaped into the parser's buffer, which the next string overwrites.
+                            attrNameCopy_.assign(s);
+                            s = attrNameCopy_;
+                        }
+                        attrName = s;
+                        applied = false;
+                    }
+                } else if (k == "value") {
+                    if (applied) {
+                        // as before: the value after an applied one goes nowhere
+                    } else if (!attrName.empty()) {
+                        LS_TRY(attribute(attrName, av, n, comm, hasComm, begin));
+                        applied = true;
+                    } else {
+                        Span s;
+                        LS_TRY(rawValue(av, s));
+                        valueToken = text_.view().substr(s.offset, s.length);
+                        hasValue = true;
+                    }
+                }
+            }
+            if (hasValue && !attrName.empty() && !applied)
+                attributeFromText(std::string(attrName), valueToken, n, comm, hasComm, begin);
+        }
+        return simdjson::SUCCESS;
+    }
+
+    // Reads one element of "nodes" (a document of its own, or an element of a window's array) that
+    // starts at `begin`. `end` is where it ends, or 0 when the parser is to tell (in a window).
+    template<typename Element>
+    simdjson::error_code readNode(Element &element, std::size_t begin, std::size_t end)
+    {
         HostNode n;
-        n.raw = Span{begin, static_cast<std::uint32_t>(std::min<std::size_t>(end - begin, UINT32_MAX))};
         HostCommAttrs comm;
         bool hasComm = false, hasId = false, hasName = false;
         bool flatKeys = false, nestedKeys = false;
-        ond::document doc;
         ond::object object;
         ond::json_type rootType;
-        LS_TRY(parser_.iterate(text_.data() + begin, end - begin, text_.paddedSize() - begin).get(doc));
-        LS_TRY(doc.type().get(rootType));
+        LS_TRY(element.type().get(rootType));
         if (rootType != ond::json_type::object) {
             sink_.add("element of \"nodes\" is not an object; skipped", begin);
-            return;
+            return simdjson::SUCCESS;
         }
-        LS_TRY(doc.get_object().get(object));
+        LS_TRY(element.get_object().get(object));
         for (auto fieldResult : object) {
             ond::field field;
             LS_TRY(std::move(fieldResult).get(field));
             std::string_view key;
-            LS_TRY(field.unescaped_key().get(key));
+            LS_TRY(keyOf(field, key));
             ond::value v = field.value();
             if (key == "id") {
                 std::int64_t id = -1;
@@ -401,7 +698,7 @@ private:
                     hasId = true;
                 } else {
                     sink_.add("node \"id\" is not an integer; node skipped", begin);
-                    return;
+                    return simdjson::SUCCESS;
                 }
             } else if (key == "name") {
                 LS_TRY(stringValue(v, n.name, key, begin));
@@ -421,7 +718,7 @@ private:
                         ond::field f;
                         LS_TRY(std::move(sub).get(f));
                         std::string_view k;
-                        LS_TRY(f.unescaped_key().get(k));
+                        LS_TRY(keyOf(f, k));
                         ond::value sv = f.value();
                         Span *target = k == "values" ? &io.values
                             : k == "shapes"          ? &io.shapes
@@ -435,6 +732,20 @@ private:
                     flatKeys = true;
                     LS_TRY(rawValue(v, io.values));
                 }
+            } else if (key == "attrs") {
+                nestedKeys = true;
+                ond::json_type t;
+                LS_TRY(v.type().get(t));
+                if (t != ond::json_type::array) {
+                    sink_.add("node \"attrs\" is not a list; ignored", begin);
+                    continue;
+                }
+                // The span is taken after the one pass over the list (no raw_json() + reset()).
+                const char *open = v.raw_json_token().data();
+                ond::array attrs;
+                LS_TRY(v.get_array().get(attrs));
+                LS_TRY(readAttrs(attrs, n, comm, hasComm, begin));
+                LS_TRY(spanUpTo(open, ']', n.attrs));
             } else if (key == "input_shapes") {
                 LS_TRY(rawValue(v, n.inputs.shapes));
             } else if (key == "input_types") {
@@ -447,80 +758,38 @@ private:
                 LS_TRY(rawValue(v, n.outputs.types));
             } else if (key == "output_strides") {
                 LS_TRY(rawValue(v, n.outputs.strides));
-            } else if (key == "attrs") {
-                nestedKeys = true;
-                ond::json_type t;
-                LS_TRY(v.type().get(t));
-                if (t != ond::json_type::array) {
-                    sink_.add("node \"attrs\" is not a list; ignored", begin);
-                    continue;
-                }
-                ond::array attrs;
-                LS_TRY(v.get_array().get(attrs));
-                std::string_view raw;
-                LS_TRY(attrs.raw_json().get(raw));
-                n.attrs = spanOf(raw);
-                bool nonEmpty = false;
-                LS_TRY(attrs.reset().get(nonEmpty));
-                for (auto attrResult : attrs) {
-                    ond::value attr;
-                    LS_TRY(std::move(attrResult).get(attr));
-                    ond::json_type at;
-                    LS_TRY(attr.type().get(at));
-                    if (at != ond::json_type::object) {
-                        sink_.add("node attribute is not an object {name, type, value}; ignored", begin);
-                        continue;
-                    }
-                    ond::object ao;
-                    LS_TRY(attr.get_object().get(ao));
-                    // name usually precedes value, but JSON does not promise it: keep the value's raw text.
-                    std::string attrName;
-                    bool hasValue = false;
-                    std::string_view valueToken;
-                    for (auto af : ao) {
-                        ond::field f;
-                        LS_TRY(std::move(af).get(f));
-                        std::string_view k;
-                        LS_TRY(f.unescaped_key().get(k));
-                        ond::value av = f.value();
-                        if (k == "name") {
-                            std::string_view s;
-                            ond::json_type nt;
-                            LS_TRY(av.type().get(nt));
-                            if (nt == ond::json_type::string) {
-                                LS_TRY(av.get_string().get(s));
-                                attrName.assign(s);
-                            }
-                        } else if (k == "value") {
-                            if (!attrName.empty()) {
-                                LS_TRY(attribute(attrName, av, n, comm, hasComm, begin));
-                                attrName = "\x01done";
-                            } else {
-                                Span s;
-                                LS_TRY(rawValue(av, s));
-                                valueToken = text_.view().substr(s.offset, s.length);
-                                hasValue = true;
-                            }
-                        }
-                    }
-                    if (hasValue && !attrName.empty() && attrName != "\x01done")
-                        attributeFromText(attrName, valueToken, n, comm, hasComm, begin);
-                }
             } else {
                 // Flat (1.0.1) attributes are top-level keys.
-                if (key == "rf_id" || key == "fw_parent" || key == "seq_id" || key == "scope" || key == "tid"
-                    || key == "fw_tid" || key == "op_schema" || key == "kernel_backend" || key == "kernel_file") {
+                switch (attrOf(key)) {
+                case Attr::RfId:
+                case Attr::FwParent:
+                case Attr::SeqId:
+                case Attr::Scope:
+                case Attr::Tid:
+                case Attr::FwTid:
+                case Attr::OpSchema:
+                case Attr::KernelBackend:
+                case Attr::KernelFile:
                     flatKeys = true;
                     LS_TRY(attribute(key, v, n, comm, hasComm, begin));
+                    break;
+                default: break;
                 }
             }
         }
         if (!hasId) {
             sink_.add("node without \"id\"; skipped", begin);
-            return;
+            return simdjson::SUCCESS;
         }
         if (!hasName)
             sink_.add("node without \"name\"", begin);
+        if (end == 0) {
+            Span whole;
+            LS_TRY(spanUpTo(text_.data() + begin, '}', whole));
+            n.raw = whole;
+        } else {
+            n.raw = Span{begin, static_cast<std::uint32_t>(std::min<std::size_t>(end - begin, UINT32_MAX))};
+        }
         if (flatKeys)
             ++votes_.flat;
         if (nestedKeys)
@@ -530,12 +799,9 @@ private:
             trace_.commAttrs.push_back(comm);
         }
         trace_.nodes.push_back(n);
-        return;
-    json_error:
-        fail(begin, std::string("invalid JSON in a node of \"nodes\": ") + simdjson::error_message(jsonError));
+        return simdjson::SUCCESS;
     }
 #undef LS_TRY
-
     // An attrs entry whose "value" came before its "name": re-read the value from its text.
     void attributeFromText(const std::string &key, std::string_view token, HostNode &n, HostCommAttrs &comm,
                            bool &hasComm, std::uint64_t at)
@@ -599,23 +865,26 @@ private:
             }
         }
 
-        // Sort by id; equal ids keep file order, and the first one wins.
-        std::vector<std::uint32_t> order(nodes.size());
-        std::iota(order.begin(), order.end(), 0u);
-        std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) { return nodes[a].id < nodes[b].id; });
-        std::vector<HostNode> sorted;
-        sorted.reserve(nodes.size());
-        std::size_t duplicates = 0;
+        // Sort by id; equal ids keep file order, and the first one wins. The nodes are moved into
+        // place instead of copied into a sorted vector, which would hold a second copy of all of them.
+        std::vector<std::uint32_t> source = idOrder(nodes); // source[k]: the node that goes to position k
+        std::vector<std::uint32_t> repeats;
+        std::size_t kept = 0;
         std::string duplicateExamples;
-        for (std::uint32_t i : order) {
-            if (!sorted.empty() && sorted.back().id == nodes[i].id) {
-                if (++duplicates <= 3)
+        for (const std::uint32_t i : source) {
+            if (kept > 0 && nodes[source[kept - 1]].id == nodes[i].id) {
+                if (repeats.size() < 3)
                     duplicateExamples += (duplicateExamples.empty() ? "" : ", ") + std::string("id ")
                         + std::to_string(nodes[i].id) + " at byte " + std::to_string(nodes[i].raw.offset);
+                repeats.push_back(i);
                 continue;
             }
-            sorted.push_back(nodes[i]);
+            source[kept++] = i;
         }
+        const std::size_t duplicates = repeats.size();
+        std::copy(repeats.begin(), repeats.end(), source.begin() + static_cast<std::ptrdiff_t>(kept));
+        permuteInPlace(nodes, source);
+        nodes.resize(kept);
         if (duplicates > 0) {
             Diagnostic d;
             d.file = name_;
@@ -623,7 +892,6 @@ private:
                                                      "kept, the repeats are ignored (e.g. " + duplicateExamples + ")";
             trace_.warnings.push_back(d);
         }
-        nodes = std::move(sorted);
 
         trace_.indexById.reserve(nodes.size());
         for (std::uint32_t i = 0; i < nodes.size(); ++i)
@@ -671,6 +939,74 @@ private:
         }
     }
 
+    // Node indices in order of id, equal ids in file order. Ids are usually dense, so a radix sort on
+    // (id - smallest id) does it in a few linear passes; std::stable_sort otherwise.
+    static std::vector<std::uint32_t> idOrder(const std::vector<HostNode> &nodes)
+    {
+        const std::size_t count = nodes.size();
+        std::vector<std::uint32_t> order(count);
+        std::iota(order.begin(), order.end(), 0u);
+        if (count < 2)
+            return order;
+        std::int64_t lo = nodes[0].id, hi = nodes[0].id;
+        bool sorted = true;
+        for (std::size_t i = 1; i < count; ++i) {
+            const std::int64_t id = nodes[i].id;
+            sorted = sorted && nodes[i - 1].id <= id;
+            lo = std::min(lo, id);
+            hi = std::max(hi, id);
+        }
+        if (sorted)
+            return order;
+        const std::uint64_t range = static_cast<std::uint64_t>(hi) - static_cast<std::uint64_t>(lo);
+        if (range >= (std::uint64_t(1) << 32)) {
+            std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) { return nodes[a].id < nodes[b].id; });
+            return order;
+        }
+        // (id - lo) in the high half, the index in the low half: each pass is stable, so equal ids
+        // stay in file order.
+        std::vector<std::uint64_t> keys(count), scratch(count);
+        for (std::size_t i = 0; i < count; ++i)
+            keys[i] = (static_cast<std::uint64_t>(nodes[i].id) - static_cast<std::uint64_t>(lo)) << 32 | i;
+        constexpr unsigned kBits = 11;
+        constexpr std::size_t kBuckets = std::size_t(1) << kBits;
+        for (unsigned shift = 32; shift < 64 && (range >> (shift - 32)) != 0; shift += kBits) {
+            std::vector<std::size_t> start(kBuckets + 1, 0);
+            for (const std::uint64_t k : keys)
+                ++start[((k >> shift) & (kBuckets - 1)) + 1];
+            for (std::size_t b = 0; b < kBuckets; ++b)
+                start[b + 1] += start[b];
+            for (const std::uint64_t k : keys)
+                scratch[start[(k >> shift) & (kBuckets - 1)]++] = k;
+            keys.swap(scratch);
+        }
+        for (std::size_t i = 0; i < count; ++i)
+            order[i] = static_cast<std::uint32_t>(keys[i]);
+        return order;
+    }
+
+    // nodes[k] = old nodes[source[k]] for every k, following the permutation's cycles; `source` is
+    // used up.
+    static void permuteInPlace(std::vector<HostNode> &nodes, std::vector<std::uint32_t> &source)
+    {
+        for (std::uint32_t i = 0; i < source.size(); ++i) {
+            if (source[i] == i)
+                continue;
+            const HostNode first = nodes[i];
+            std::uint32_t j = i;
+            for (;;) {
+                const std::uint32_t from = source[j];
+                source[j] = j;
+                if (from == i) {
+                    nodes[j] = first;
+                    break;
+                }
+                nodes[j] = nodes[from];
+                j = from;
+            }
+        }
+    }
+
     // Parent ids could form a loop in a damaged file; every consumer walks parent chains, so a loop
     // is cut at the node where it is found.
     void breakCycles()
@@ -709,6 +1045,14 @@ private:
     HostTrace trace_;
     InternCache interned_{trace_.strings};
     ond::parser parser_;
+    simdjson::dom::parser validator_;     // only validates windows; the nodes are read with parser_
+    ond::document *document_ = nullptr;   // the document being read (a window or one node)
+    std::size_t windowEnd_ = 0;           // offset just past the current window's text
+    bool reservedOnce_ = false;
+    int windowFailures_ = 0;              // consecutive windows read node by node
+    const char *populatedBase_ = nullptr; // nodes' storage whose pages are populated up to populatedUpTo_
+    std::size_t populatedUpTo_ = 0;
+    std::string attrNameCopy_;
     LayoutVotes votes_;
     bool truncatedInNodes_ = false;
     std::uint64_t cutOffset_ = kUnknownOffset;
