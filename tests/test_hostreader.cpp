@@ -40,6 +40,56 @@ void checkStructure(const HostTrace &t)
     QCOMPARE(t.roots.size() + withParent, t.nodes.size());
 }
 
+
+// A nested-layout host ET of `count` op nodes (about 300 bytes each, so a few hundred KiB: the reader
+// parses it in several windows) plus the process root, written last as the observer does. Node i has
+// id 2 + (i * 7919) % count (ids out of file order), name "op_<i % 5>", rf_id 100 + i, tid i % 3,
+// and an op_schema holding "}, {" so that separators inside values are met. Node 1000 writes its
+// rf_id attr value before the name; node 1500 spells "name" and its value with \u escapes.
+struct GeneratedEt {
+    std::string text;
+    struct Node {
+        std::int64_t id;
+        std::size_t rawBegin, rawEnd;   // the node object
+        std::string values, attrs;      // as written
+    };
+    std::vector<Node> nodes;
+};
+
+GeneratedEt generatedEt(int count)
+{
+    GeneratedEt et;
+    std::string &s = et.text;
+    s = "{\n  \"schema\": \"1.1.1-chakra.0.0.4\", \"pid\": 7,\n  \"nodes\": [";
+    for (int i = 0; i < count; ++i) {
+        const std::int64_t id = 2 + (std::int64_t(i) * 7919) % count;
+        const std::string values = "[[" + std::to_string(i) + "," + std::to_string(i + 1) + ",0,128,4,\"cuda:0\"]]";
+        const std::string rf = i == 1000 ? R"({"value": 4242, "type": "uint64", "name": "rf_id"})"
+                                         : R"({"name": "rf_id", "type": "uint64", "value": )" + std::to_string(100 + i) + "}";
+        const std::string attrs = "[" + rf + R"(, {"name": "tid", "type": "uint64", "value": )" + std::to_string(i % 3)
+            + R"(}, {"name": "op_schema", "type": "string", "value": "s}, {x)" + std::to_string(i % 2) + "\"}]";
+        const std::string name = i == 1500 ? R"("n\u0061me": "esc\u00e9")" : "\"name\": \"op_" + std::to_string(i % 5) + "\"";
+        s += i == 0 ? "\n    " : ",\n    ";
+        const std::size_t begin = s.size();
+        s += "{\n      \"id\": " + std::to_string(id) + ", " + name + ", \"ctrl_deps\": 1,\n      \"inputs\": {\"values\": " + values
+            + ", \"shapes\": [[128]], \"types\": [\"Tensor(float)\"]},\n      \"outputs\": {\"values\": [], \"shapes\": [], "
+              "\"types\": []},\n      \"attrs\": " + attrs + "\n    }";
+        et.nodes.push_back({id, begin, s.size(), values, attrs});
+    }
+    s += ",\n    {\"id\": 1, \"name\": \"[pytorch|profiler|execution_trace|process]\", \"ctrl_deps\": -1}\n  ],\n  \"finish_ts\": 9\n}\n";
+    return et;
+}
+
+std::string loadErrorOf(const std::string &text, std::uint64_t &offset)
+{
+    try {
+        parseHostTrace(text, "generated.json");
+    } catch (const LoadError &e) {
+        offset = e.offset();
+        return e.detail();
+    }
+    return {};
+}
 } // namespace
 
 class TestHostReader : public QObject {
@@ -212,6 +262,62 @@ private slots:
         QCOMPARE(resnet.commAttrs[resnet.findById(437)->comm].pgSize, std::int64_t(1));
         QCOMPARE(resnet.nodes.back().id, std::int64_t(16955));
         checkStructure(resnet);
+    }
+
+    void windowedNodes()
+    {
+        const GeneratedEt et = generatedEt(3000);
+        QVERIFY(et.text.size() > 800000);
+        const HostTrace t = parseHostTrace(et.text, "generated.json");
+        QVERIFY2(t.warnings.empty(), t.warnings.empty() ? "" : t.warnings.front().message.c_str());
+        QCOMPARE(t.nodes.size(), std::size_t(3001));
+        QCOMPARE(t.layout, HostLayout::Nested);
+        QCOMPARE(t.finishTs, std::int64_t(9));
+        checkStructure(t);
+        for (int i = 0; i < 3000; ++i) {
+            const auto &w = et.nodes[i];
+            const HostNode *n = t.findById(w.id);
+            QVERIFY(n);
+            QCOMPARE(n->raw.offset, std::uint64_t(w.rawBegin));
+            QCOMPARE(std::size_t(n->raw.length), w.rawEnd - w.rawBegin);
+            QCOMPARE(t.text(n->inputs.values), std::string_view(w.values));
+            QCOMPARE(t.text(n->inputs.shapes), std::string_view("[[128]]"));
+            QCOMPARE(t.text(n->attrs), std::string_view(w.attrs));
+            QCOMPARE(n->rfId, std::uint64_t(i == 1000 ? 4242 : 100 + i));
+            QCOMPARE(n->tid, std::int64_t(i % 3));
+            QCOMPARE(n->parentId, std::int64_t(1));
+            QCOMPARE(attrText(t, n->opSchema), "s}, {x" + std::to_string(i % 2));
+            QCOMPARE(attrText(t, n->name), i == 1500 ? std::string("esc\u00e9") : "op_" + std::to_string(i % 5));
+        }
+    }
+
+    void errorsInsideWindows()
+    {
+        // Errors far from the end of a file read in windows: the same message and byte offset as the
+        // node-by-node scanner gives, including for values the reader only keeps as raw text.
+        const GeneratedEt et = generatedEt(3000);
+        struct Case {
+            const char *what;
+            std::string from, to;   // first occurrence of `from` at or after node 2200 becomes `to`
+            std::size_t badByte;    // position of the offending byte within `to`
+            const char *message;
+        };
+        const std::vector<Case> cases = {
+            {"missing comma in raw values", "[[2200,2201,", "[[2200 2201,", 7, "expected ',' or ']' in an array, found '2'"},
+            {"leading zero in raw shapes", "\"shapes\": [[128]]", "\"shapes\": [[0128]]", 13, "expected ',' or ']' in an array, found '1'"},
+            {"bad escape in a string", "\"s}, {x", "\"s}, {\\x", 6, "invalid escape sequence in string"},
+            {"missing comma between nodes", "\n    },\n    {", "\n    }\n    {", 11, "expected ',' or ']' after a node in \"nodes\""},
+        };
+        for (const Case &c : cases) {
+            std::string text = et.text;
+            const std::size_t at = text.find(c.from, et.nodes[2200].rawBegin);
+            QVERIFY(at != std::string::npos);
+            text.replace(at, c.from.size(), c.to);
+            std::uint64_t offset = 0;
+            const std::string message = loadErrorOf(text, offset);
+            QVERIFY2(message.find(c.message) != std::string::npos, (std::string(c.what) + ": " + message).c_str());
+            QCOMPARE(offset, std::uint64_t(at + c.badByte));
+        }
     }
 
     void etPlusReadsAsHost()
