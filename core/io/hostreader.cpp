@@ -25,6 +25,13 @@ bool isWs(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 
 constexpr std::string_view kProcessRootName = "[pytorch|profiler|execution_trace|process]";
 
+// Equality with a literal, compared in a couple of loads instead of a call to memcmp.
+template<std::size_t N>
+bool is(std::string_view key, const char (&literal)[N])
+{
+    return key.size() == N - 1 && std::memcmp(key.data(), literal, N - 1) == 0;
+}
+
 std::string_view trimRight(std::string_view s)
 {
     while (!s.empty() && isWs(s.back()))
@@ -630,7 +637,7 @@ private:
                 std::string_view k;
                 LS_TRY(keyOf(f, k));
                 ond::value av = f.value();
-                if (k == "name") {
+                if (is(k, "name")) {
                     ond::json_type nt;
                     LS_TRY(av.type().get(nt));
                     if (nt == ond::json_type::string) {
@@ -644,7 +651,7 @@ private:
                         attrName = s;
                         applied = false;
                     }
-                } else if (k == "value") {
+                } else if (is(k, "value")) {
                     if (applied) {
                         // as before: the value after an applied one goes nowhere
                     } else if (!attrName.empty()) {
@@ -687,7 +694,7 @@ private:
             std::string_view key;
             LS_TRY(keyOf(field, key));
             ond::value v = field.value();
-            if (key == "id") {
+            if (is(key, "id")) {
                 std::int64_t id = -1;
                 ond::json_type t;
                 LS_TRY(v.type().get(t));
@@ -700,14 +707,14 @@ private:
                     sink_.add("node \"id\" is not an integer; node skipped", begin);
                     return simdjson::SUCCESS;
                 }
-            } else if (key == "name") {
+            } else if (is(key, "name")) {
                 LS_TRY(stringValue(v, n.name, key, begin));
                 hasName = true;
-            } else if (key == "ctrl_deps" || key == "parent") {
-                (key == "parent" ? flatKeys : nestedKeys) = true;
+            } else if (is(key, "ctrl_deps") || is(key, "parent")) {
+                (is(key, "parent") ? flatKeys : nestedKeys) = true;
                 LS_TRY(intValue(v, n.parentId, key, begin));
-            } else if (key == "inputs" || key == "outputs") {
-                HostIO &io = key == "inputs" ? n.inputs : n.outputs;
+            } else if (is(key, "inputs") || is(key, "outputs")) {
+                HostIO &io = is(key, "inputs") ? n.inputs : n.outputs;
                 ond::json_type t;
                 LS_TRY(v.type().get(t));
                 if (t == ond::json_type::object) {
@@ -720,10 +727,10 @@ private:
                         std::string_view k;
                         LS_TRY(keyOf(f, k));
                         ond::value sv = f.value();
-                        Span *target = k == "values" ? &io.values
-                            : k == "shapes"          ? &io.shapes
-                            : k == "types"           ? &io.types
-                            : k == "strides"         ? &io.strides
+                        Span *target = is(k, "values") ? &io.values
+                            : is(k, "shapes")          ? &io.shapes
+                            : is(k, "types")           ? &io.types
+                            : is(k, "strides")         ? &io.strides
                                                      : nullptr;
                         if (target)
                             LS_TRY(rawValue(sv, *target));
@@ -732,7 +739,7 @@ private:
                     flatKeys = true;
                     LS_TRY(rawValue(v, io.values));
                 }
-            } else if (key == "attrs") {
+            } else if (is(key, "attrs")) {
                 nestedKeys = true;
                 ond::json_type t;
                 LS_TRY(v.type().get(t));
@@ -746,17 +753,17 @@ private:
                 LS_TRY(v.get_array().get(attrs));
                 LS_TRY(readAttrs(attrs, n, comm, hasComm, begin));
                 LS_TRY(spanUpTo(open, ']', n.attrs));
-            } else if (key == "input_shapes") {
+            } else if (is(key, "input_shapes")) {
                 LS_TRY(rawValue(v, n.inputs.shapes));
-            } else if (key == "input_types") {
+            } else if (is(key, "input_types")) {
                 LS_TRY(rawValue(v, n.inputs.types));
-            } else if (key == "input_strides") {
+            } else if (is(key, "input_strides")) {
                 LS_TRY(rawValue(v, n.inputs.strides));
-            } else if (key == "output_shapes") {
+            } else if (is(key, "output_shapes")) {
                 LS_TRY(rawValue(v, n.outputs.shapes));
-            } else if (key == "output_types") {
+            } else if (is(key, "output_types")) {
                 LS_TRY(rawValue(v, n.outputs.types));
-            } else if (key == "output_strides") {
+            } else if (is(key, "output_strides")) {
                 LS_TRY(rawValue(v, n.outputs.strides));
             } else {
                 // Flat (1.0.1) attributes are top-level keys.
