@@ -2,6 +2,7 @@
 
 #include "io/fileargs.h"
 
+#include <libdeflate.h>
 #include <zlib.h>
 
 #if defined(__linux__)
@@ -138,6 +139,76 @@ std::size_t guessFromTrailer(const unsigned char *tail, std::uint64_t compressed
     return static_cast<std::size_t>(std::min<std::uint64_t>(guess, std::uint64_t(1) << 40));
 }
 
+// gzip input inflated in one call per member by libdeflate: several times faster than zlib's
+// streaming inflate (its crc32 alone cost more than a fifth of a load). A member is inflated without
+// progress reports or cancellation, so only files up to this compressed size take this path (about
+// a second of work); larger ones stream through zlib, reporting as they go.
+constexpr std::size_t kWholeInflateLimit = 256u << 20;
+
+// Inflates every member of `in` into `out` (already sized to a first guess, grown when a member does
+// not fit). Returns false when libdeflate rejects the data; the caller then runs the zlib path, whose
+// error messages name the position.
+bool inflateWhole(const unsigned char *in, std::size_t inLen, ParseBuffer &out, ProgressReporter &progress,
+                  std::uint64_t progressBase)
+{
+    struct Free {
+        void operator()(libdeflate_decompressor *d) const { libdeflate_free_decompressor(d); }
+    };
+    std::unique_ptr<libdeflate_decompressor, Free> d(libdeflate_alloc_decompressor());
+    if (!d)
+        return false;
+    std::size_t consumed = 0, produced = 0;
+    while (consumed < inLen) {
+        if (std::all_of(in + consumed, in + inLen, [](unsigned char c) { return c == 0; }))
+            break; // zero padding after the last member, as zlib's path accepts
+        std::size_t inUsed = 0, outGot = 0;
+        const libdeflate_result r = libdeflate_gzip_decompress_ex(d.get(), in + consumed, inLen - consumed,
+                                                                  out.data() + produced, out.size() - produced,
+                                                                  &inUsed, &outGot);
+        if (r == LIBDEFLATE_INSUFFICIENT_SPACE) {
+            if (out.size() >= (std::size_t(1) << 40))
+                return false;
+            out.resize(std::max<std::size_t>(out.size() * 2, produced + (64u << 20)));
+            continue;
+        }
+        if (r != LIBDEFLATE_SUCCESS || inUsed == 0)
+            return false;
+        consumed += inUsed;
+        produced += outGot;
+        progress.report(progressBase + consumed);
+    }
+    if (consumed == 0)
+        return false;
+    out.resize(produced);
+    return true;
+}
+
+// Inflates gzip bytes held in memory into `out` (empty, with capacity for `guess`): libdeflate in one
+// call per member when it accepts the data, otherwise zlib's streaming inflate, which names the
+// position of a problem.
+void inflateInMemory(const unsigned char *in, std::size_t inLen, const std::string &name, ParseBuffer &out,
+                     std::size_t guess, ProgressReporter &progress)
+{
+    out.resize(guess);
+    prefaultForWrite(out.data(), guess); // the guess is exact for a one-member file (gzip trailer)
+    if (inflateWhole(in, inLen, out, progress, 0))
+        return;
+    out.resize(0);
+    GzipInflater inflater(name);
+    std::size_t produced = 0;
+    constexpr std::size_t kChunk = 1u << 20;
+    for (std::size_t at = 0;;) {
+        const std::size_t len = std::min(kChunk, inLen - at);
+        const bool last = at + len >= inLen;
+        produced = inflater.feed(in + at, len, last, out, produced, at);
+        at += len;
+        progress.report(at);
+        if (last)
+            break;
+    }
+    out.resize(produced);
+}
+
 } // namespace
 
 void prefaultForWrite(void *data, std::size_t bytes)
@@ -233,6 +304,15 @@ InputText readInputFile(const std::string &path, ProgressReporter &progress, Tex
         text.reserve(guess + kJsonPadding);
         result.text = ParseBuffer::fromString(std::move(text));
     }
+    if (size <= kWholeInflateLimit) {
+        std::vector<unsigned char> compressed(static_cast<std::size_t>(size));
+        if (std::fread(compressed.data(), 1, compressed.size(), file.get()) != compressed.size())
+            throw LoadError(path, kUnknownOffset, "read error: file shrank while reading");
+        inflateInMemory(compressed.data(), compressed.size(), path, result.text, guess, progress);
+        progress.setTotal(size + result.text.size());
+        result.progressDone = size;
+        return result;
+    }
     GzipInflater inflater(path);
     std::size_t produced = 0;
     std::vector<unsigned char> chunk(1u << 20);
@@ -275,21 +355,9 @@ InputText decodeInput(std::string data, const std::string &name, ProgressReporte
         text.reserve(guess + kJsonPadding);
         result.text = ParseBuffer::fromString(std::move(text));
     }
-    GzipInflater inflater(name);
-    std::size_t produced = 0;
-    constexpr std::size_t kChunk = 1u << 20;
-    for (std::size_t at = 0;;) {
-        const std::size_t len = std::min(kChunk, data.size() - at);
-        const bool last = at + len >= data.size();
-        produced = inflater.feed(reinterpret_cast<const unsigned char *>(data.data() + at), len, last, result.text,
-                                 produced, at);
-        at += len;
-        progress.report(at);
-        if (last)
-            break;
-    }
-    result.text.resize(produced);
-    progress.setTotal(data.size() + produced);
+    inflateInMemory(reinterpret_cast<const unsigned char *>(data.data()), data.size(), name, result.text, guess,
+                    progress);
+    progress.setTotal(data.size() + result.text.size());
     result.progressDone = data.size();
     return result;
 }
