@@ -19,6 +19,8 @@ void usage(std::ostream &out)
 #ifdef LINKSCOPE_BENCH_RENDER
            "  render [KINETO] [--events N] [--frames N]  1920x1080 timeline repaint time (median per zoom level);\n"
            "                             without a file: a generated trace of N events (default 10 million)\n"
+           "  render --edits N HOST_ET KINETO  time from one correction (re-parent) to the repainted timeline,\n"
+           "                             N edits through the main window (median per edit)\n"
 #endif
         ;
 }

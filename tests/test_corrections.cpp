@@ -2,6 +2,7 @@
 // (save → load → re-apply, stale edits, input mismatch, malformed files), parent diffs, SHA-256.
 
 #include "edit/correction.h"
+#include "testsupport.h"
 #include "edit/sha256.h"
 #include "edit/sidecar.h"
 
@@ -181,13 +182,7 @@ bool sameLinks(const LinkSet &a, const LinkSet &b)
     return edgeSet(a) == edgeSet(b);
 }
 
-std::string readFile(const std::string &path)
-{
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
+using linkscope::test::readFile;
 
 void writeFile(const std::string &path, const std::string &content)
 {

@@ -20,13 +20,7 @@
 using namespace linkscope::core;
 
 namespace {
-std::string readFile(const std::string &path)
-{
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
+using linkscope::test::readFile;
 
 std::uint32_t eventNamed(const DeviceTrace &device, std::string_view prefix, EventCategory category)
 {

@@ -4,6 +4,7 @@
 
 #include "edit/correctionsession.h"
 #include "link/linker.h"
+#include "testsupport.h"
 #include "tracebuilder.h"
 
 #include <QTemporaryDir>
@@ -54,13 +55,8 @@ struct Pair {
 
 std::uint32_t parentOf(const LinkSet &links, std::uint32_t event) { return links.gpuLinks.at(links.gpuLinkOf.at(event)).parent; }
 
-std::string readFile(const std::string &path)
-{
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
+using linkscope::test::readFile;
+
 void writeFile(const std::string &path, const std::string &content)
 {
     std::ofstream(path, std::ios::binary | std::ios::trunc) << content;

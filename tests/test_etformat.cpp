@@ -24,11 +24,7 @@ using linkscope::test::tracePath;
 
 namespace {
 
-std::string readBytes(const std::string &path)
-{
-    std::ifstream in(path, std::ios::binary);
-    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
+using linkscope::test::readFile;
 
 ChakraProtoMsg::Node makeNode(std::uint64_t id, const std::string &name, std::vector<std::uint64_t> dataDeps,
                               std::vector<std::uint64_t> ctrlDeps = {})
@@ -83,7 +79,7 @@ private slots:
             QVERIFY2(!trace.wasGzip, qPrintable(file));
             // Python's protobuf serialises fields in number order as C++ does, and the files are
             // sorted by id: re-serialising must reproduce the file exactly.
-            QVERIFY2(serializeChakraEt(trace) == readBytes(path), qPrintable(file));
+            QVERIFY2(serializeChakraEt(trace) == readFile(path), qPrintable(file));
             const EtValidation validation = validateEt(trace.nodes);
             QVERIFY2(validation.ok(), qPrintable(file + QStringLiteral(": ") + QString::fromStdString(validation.message())));
         }
@@ -212,7 +208,7 @@ private slots:
             QVERIFY2(what.contains(QStringLiteral("3 (aten::copy_)")), qPrintable(what));
             QVERIFY2(!what.contains(QStringLiteral("aten::mm")), qPrintable(what));
         }
-        QCOMPARE(readBytes(path), std::string("previous contents"));
+        QCOMPARE(readFile(path), std::string("previous contents"));
         QCOMPARE(countEntries(dir.path()), 1); // no temporary file left behind
 
         // A file holding that graph: the streaming summary names the cycle, names re-read from the file.
@@ -293,7 +289,7 @@ private slots:
         QTemporaryDir dir;
         const std::string gz = dir.filePath(QStringLiteral("t.et.gz")).toStdString();
         writeFileAtomically(gz, good, Compression::Gzip);
-        std::string bytes = readBytes(gz);
+        std::string bytes = readFile(gz);
         bytes.resize(bytes.size() / 2);
         QVERIFY_THROWS_EXCEPTION(LoadError, parseChakraEt(bytes, "halfgz.et"));
         QVERIFY_THROWS_EXCEPTION(LoadError, readChakraEt(dir.filePath(QStringLiteral("absent.et")).toStdString()));
@@ -317,7 +313,7 @@ private slots:
         } // destroyed without commit()
         QCOMPARE(countEntries(dir.path()), 0);
         writeFileAtomically(path, "whole");
-        QCOMPARE(readBytes(path), std::string("whole"));
+        QCOMPARE(readFile(path), std::string("whole"));
         QCOMPARE(countEntries(dir.path()), 1);
     }
 

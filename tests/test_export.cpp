@@ -36,11 +36,7 @@ using linkscope::test::tracePath;
 
 namespace {
 
-std::string readBytes(const std::string &path)
-{
-    std::ifstream in(path, std::ios::binary);
-    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
+using linkscope::test::readFile;
 
 struct Pair {
     HostTrace host;
@@ -115,10 +111,10 @@ void compareWithGolden(const std::string &produced, const char *goldenName)
 {
     const std::string golden = dataPath((std::string("export/") + goldenName).c_str());
     if (qEnvironmentVariableIsSet("LINKSCOPE_UPDATE_GOLDEN")) {
-        writeFileAtomically(golden, readBytes(produced));
+        writeFileAtomically(golden, readFile(produced));
         qWarning("updated %s", golden.c_str());
     }
-    QVERIFY2(readBytes(produced) == readBytes(golden),
+    QVERIFY2(readFile(produced) == readFile(golden),
              qPrintable(QStringLiteral("%1 differs from %2").arg(QString::fromStdString(produced), QString::fromStdString(golden))));
 }
 
@@ -134,7 +130,7 @@ private slots:
         QTemporaryDir dir;
         const std::string etPlusPath = dir.filePath(QStringLiteral("plus.json")).toStdString();
         writeEtPlus(etPlusPath, graph, pair.host, pair.device, pair.links);
-        const nlohmann::json etPlus = nlohmann::json::parse(readBytes(etPlusPath));
+        const nlohmann::json etPlus = nlohmann::json::parse(readFile(etPlusPath));
 
         // chakra_converter's required top level, and a schema it parses.
         for (const char *key : {"schema", "pid", "time", "start_ts", "finish_ts", "nodes"})
@@ -271,7 +267,7 @@ private slots:
         QTemporaryDir dir;
         const std::string path = dir.filePath(QStringLiteral("p.json.gz")).toStdString();
         writePerfettoTrace(path, pair.device, pair.links, &pair.host, true);
-        const std::string bytes = readBytes(path);
+        const std::string bytes = readFile(path);
         QCOMPARE(static_cast<unsigned char>(bytes[0]), static_cast<unsigned char>(0x1f));
         const nlohmann::json trace = nlohmann::json::parse(linkscope::test::gunzipFile(path).toStdString());
         std::map<std::string, int> flowStarts, flowEnds;
@@ -312,7 +308,7 @@ private slots:
         QTemporaryDir dir;
         const std::string path = dir.filePath(QStringLiteral("p.json")).toStdString();
         writePerfettoTrace(path, device, links, nullptr);
-        const nlohmann::json trace = nlohmann::json::parse(readBytes(path));
+        const nlohmann::json trace = nlohmann::json::parse(readFile(path));
         int starts = 0;
         for (const auto &e : trace["traceEvents"])
             if (e["ph"] == "s") {
@@ -328,14 +324,14 @@ private slots:
         // changed since loading, the export fails with a reason and writes nothing.
         QTemporaryDir dir;
         const std::string source = dir.filePath(QStringLiteral("k.json")).toStdString();
-        writeFileAtomically(source, readBytes(linkscope::test::sourcePath("resources/samples/sample_kineto.json")));
+        writeFileAtomically(source, readFile(linkscope::test::sourcePath("resources/samples/sample_kineto.json")));
         const DeviceTrace device = readKinetoTrace(source);
         QVERIFY(device.argsStore && !device.argsStore->inMemoryText());
         const LinkSet links = linkTraces(device, nullptr, {});
         const std::string out = dir.filePath(QStringLiteral("p.json")).toStdString();
         writePerfettoTrace(out, device, links, nullptr);
-        const nlohmann::json trace = nlohmann::json::parse(readBytes(out));
-        const nlohmann::json original = nlohmann::json::parse(readBytes(source));
+        const nlohmann::json trace = nlohmann::json::parse(readFile(out));
+        const nlohmann::json original = nlohmann::json::parse(readFile(source));
         // Every complete event's args, as a multiset: the same in the export as in the file.
         std::multiset<std::string> expected, written;
         for (const auto &e : original["traceEvents"])
@@ -348,9 +344,9 @@ private slots:
         QVERIFY(expected == written);
 
         const std::string again = dir.filePath(QStringLiteral("again.json")).toStdString();
-        writeFileAtomically(source, readBytes(source) + "\n"); // replaced by rename: still the loaded bytes
+        writeFileAtomically(source, readFile(source) + "\n"); // replaced by rename: still the loaded bytes
         writePerfettoTrace(again, device, links, nullptr);
-        QCOMPARE(readBytes(again), readBytes(out));
+        QCOMPARE(readFile(again), readFile(out));
 
         const std::string refused = dir.filePath(QStringLiteral("refused.json")).toStdString();
         const DeviceTrace reloaded = readKinetoTrace(source);
@@ -480,7 +476,7 @@ private slots:
         QCOMPARE(attr(*nodeNamed(trace, "ncclDevKernel_AllReduce"), "comm_size")->int64_val(), std::int64_t(67108864));
 
         // The ET+ is declared in a schema chakra_converter parses and written in the nested layout.
-        const nlohmann::json etPlus = nlohmann::json::parse(readBytes(request.etPlusPath));
+        const nlohmann::json etPlus = nlohmann::json::parse(readFile(request.etPlusPath));
         QCOMPARE(etPlus["schema"].get<std::string>(), std::string("1.0.2-chakra.0.0.4"));
         QCOMPARE(etPlus["nodes"].size(), trace.nodes.size());
         for (const auto &node : etPlus["nodes"]) {
@@ -521,7 +517,7 @@ private slots:
                             QString::fromStdString(request.etPlusPath), portOut});
         QVERIFY(port.waitForFinished(120000));
         QVERIFY2(port.exitCode() == 0, port.readAllStandardError().constData());
-        const nlohmann::json expected = nlohmann::json::parse(readBytes(portOut.toStdString()));
+        const nlohmann::json expected = nlohmann::json::parse(readFile(portOut.toStdString()));
 
         const ChakraTrace trace = readChakraEt(request.etPath);
         std::size_t compared = 0;
@@ -552,7 +548,7 @@ private slots:
                                             "--output-file", etPlus, "--et", et, "--gzip", "--report"},
                                            out, err),
                  0);
-        QCOMPARE(static_cast<unsigned char>(readBytes(et)[0]), static_cast<unsigned char>(0x1f));
+        QCOMPARE(static_cast<unsigned char>(readFile(et)[0]), static_cast<unsigned char>(0x1f));
         const ChakraTrace written = readChakraEt(et);
         QVERIFY(written.wasGzip);
         const nlohmann::json report = nlohmann::json::parse(out.str());

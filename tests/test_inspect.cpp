@@ -24,11 +24,7 @@ using linkscope::test::tracePath;
 
 namespace {
 
-std::string readText(const std::string &path)
-{
-    std::ifstream in(path, std::ios::binary);
-    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
+using linkscope::test::readFile;
 
 // The output with the trace folder (which differs between checkouts) written as TRACES/.
 std::string withTracesFolderNamed(std::string text)
@@ -136,7 +132,7 @@ private slots:
             std::ostringstream out, err;
             QCOMPARE(linkscope::cli::runInspect(args, out, err), 1); // the missing file
             const std::string produced = withTracesFolderNamed(out.str());
-            const std::string golden = readText(dataPath(json ? "inspect/golden.json" : "inspect/golden.txt"));
+            const std::string golden = readFile(dataPath(json ? "inspect/golden.json" : "inspect/golden.txt"));
             QVERIFY(!golden.empty());
             QVERIFY2(produced == golden, firstDifference(produced, golden).c_str());
         }

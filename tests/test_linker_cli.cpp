@@ -66,13 +66,7 @@ std::string writeFile(const QTemporaryDir &dir, const char *name, const char *co
     return path;
 }
 
-std::string readFile(const std::string &path)
-{
-    std::ifstream in(path);
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
+using linkscope::test::readFile;
 
 std::vector<nlohmann::json> readJsonLines(const std::string &path)
 {

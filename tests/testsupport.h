@@ -6,6 +6,8 @@
 #include <QString>
 #include <QTest>
 
+#include <fstream>
+#include <iterator>
 #include <string>
 
 namespace linkscope::test {
@@ -27,6 +29,13 @@ inline std::string dataPath(const char *relative)
 inline std::string sourcePath(const char *relative)
 {
     return QDir(QStringLiteral(LINKSCOPE_SOURCE_DIR)).filePath(QString::fromUtf8(relative)).toStdString();
+}
+
+// The whole file as bytes (empty if it cannot be read).
+inline std::string readFile(const std::string &path)
+{
+    std::ifstream in(path, std::ios::binary);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
 
 } // namespace linkscope::test

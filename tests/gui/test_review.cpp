@@ -39,13 +39,7 @@ using namespace linkscope;
 
 namespace {
 
-std::string readFile(const std::string &path)
-{
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
+using linkscope::test::readFile;
 
 std::uint32_t eventNamed(const ui::TraceDocument &doc, const QString &prefix, core::EventCategory category)
 {
