@@ -212,7 +212,7 @@ private:
                 const bool read = cut != std::string::npos && parseWindow(p, cut);
                 windowFailures_ = read ? 0 : windowFailures_ + 1;
                 if (read) {
-                    reportParsed(cut);
+                    reportProgress(cut);
                     reserveForRest(cut - arrayFirst, text_.size() - arrayFirst);
                     populateAhead();
                     p = scanner_.skipWhitespace(cut + 1);
@@ -240,6 +240,7 @@ private:
                     return text_.size();
                 }
                 readNodeAlone(p, end);
+                reportProgress(end);
                 const std::size_t r = scanner_.skipWhitespace(end);
                 if (r >= text_.size()) {
                     truncated = true;
@@ -255,7 +256,15 @@ private:
                 if (scanner_.at(p) == ']')
                     scanner_.fail(r, "trailing ',' before the end of \"nodes\"");
             }
-            reportParsed(p);
+        }
+    }
+
+    // Progress once per MiB, as often as a window ends or a node is read.
+    void reportProgress(std::size_t offset)
+    {
+        if (offset - lastReport_ > (1u << 20)) {
+            reportParsed(offset);
+            lastReport_ = offset;
         }
     }
 
@@ -1057,6 +1066,7 @@ private:
     std::size_t windowEnd_ = 0;           // offset just past the current window's text
     bool reservedOnce_ = false;
     int windowFailures_ = 0;              // consecutive windows read node by node
+    std::size_t lastReport_ = 0;          // offset of the last progress report
     const char *populatedBase_ = nullptr; // nodes' storage whose pages are populated up to populatedUpTo_
     std::size_t populatedUpTo_ = 0;
     std::string attrNameCopy_;
