@@ -641,8 +641,8 @@ private:
             bool hasValue = false;
             std::string_view valueToken;
             for (auto af : ao) {
-                ond::field f;
-                LS_TRY(std::move(af).get(f));
+                LS_TRY(af.error());
+                ond::field &f = af.value_unsafe();
                 std::string_view k;
                 LS_TRY(keyOf(f, k));
                 ond::value av = f.value();
@@ -698,8 +698,9 @@ private:
         }
         LS_TRY(element.get_object().get(object));
         for (auto fieldResult : object) {
-            ond::field field;
-            LS_TRY(std::move(fieldResult).get(field));
+            LS_TRY(fieldResult.error());
+            // Used in place: copying the field out costs a store-forwarding stall per member.
+            ond::field &field = fieldResult.value_unsafe();
             std::string_view key;
             LS_TRY(keyOf(field, key));
             ond::value v = field.value();
@@ -731,8 +732,8 @@ private:
                     ond::object o;
                     LS_TRY(v.get_object().get(o));
                     for (auto sub : o) {
-                        ond::field f;
-                        LS_TRY(std::move(sub).get(f));
+                        LS_TRY(sub.error());
+                        ond::field &f = sub.value_unsafe();
                         std::string_view k;
                         LS_TRY(keyOf(f, k));
                         ond::value sv = f.value();
