@@ -653,7 +653,7 @@ private:
                         std::string_view s;
                         LS_TRY(stringOf(av, s));
                         if (s.data() < text_.data() || s.data() >= text_.data() + text_.size()) {
-                            // Unescaped into the parser's buffer, which the next string overwrites.
+                            // Unescaped into the parser's buffer, which the next window reuses.
                             attrNameCopy_.assign(s);
                             s = attrNameCopy_;
                         }
@@ -661,9 +661,9 @@ private:
                         applied = false;
                     }
                 } else if (is(k, "value")) {
-                    if (applied) {
-                        // as before: the value after an applied one goes nowhere
-                    } else if (!attrName.empty()) {
+                    if (applied)
+                        continue; // a second value for the same name is ignored
+                    if (!attrName.empty()) {
                         LS_TRY(attribute(attrName, av, n, comm, hasComm, begin));
                         applied = true;
                     } else {
