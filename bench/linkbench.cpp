@@ -142,6 +142,38 @@ Row measureGenerated(std::uint64_t targetBytes, std::uint64_t seed)
     return row;
 }
 
+// Names of the linker's progress steps (see Linker::run): the phase that ends at each.
+void printPhases(std::ostream &out, const std::vector<std::pair<std::uint64_t, double>> &marks)
+{
+    auto phaseEndingAt = [](std::uint64_t step) -> const char * {
+        switch (step) {
+        case 1: return "trace index";
+        case 2: return "host join";
+        case 3: return "threads + exclusive durations";
+        case 8: return "launch indexes + GPU parents (all policies)";
+        case 10: return "launch/stream/sync edges + findings";
+        default: return nullptr;
+        }
+    };
+    // Steps 3..8 are reported repeatedly while GPU parents are chosen: time is summed per step range.
+    std::vector<std::pair<const char *, double>> phases;
+    for (std::size_t i = 1; i < marks.size(); ++i) {
+        const std::uint64_t step = marks[i].first;
+        const char *name = phaseEndingAt(step == 3 && marks[i - 1].first >= 3 ? 8 : step);
+        if (!name)
+            name = phaseEndingAt(8);
+        const double seconds = marks[i].second - marks[i - 1].second;
+        if (!phases.empty() && phases.back().first == name)
+            phases.back().second += seconds;
+        else
+            phases.emplace_back(name, seconds);
+    }
+    out << "  phases:";
+    for (const auto &[name, seconds] : phases)
+        out << ' ' << name << ' ' << std::fixed << std::setprecision(3) << seconds << " s;";
+    out << '\n';
+}
+
 } // namespace
 
 int runLink(Args args, std::ostream &out, std::ostream &err)
@@ -170,10 +202,18 @@ int runLink(Args args, std::ostream &out, std::ostream &err)
         const core::DeviceTrace device = core::readKinetoTrace(args[1]);
         const core::HostTrace host = core::readHostTrace(args[0]);
         row.loadSeconds = watch.seconds();
+        // The linker reports progress between its phases; the times between reports split the link time.
+        std::vector<std::pair<std::uint64_t, double>> marks;
+        core::LinkOptions options;
+        options.progress = [&](std::uint64_t done, std::uint64_t) {
+            marks.emplace_back(done, watch.seconds());
+            return true;
+        };
         watch.restart();
-        const core::LinkSet links = core::linkTraces(device, &host);
+        const core::LinkSet links = core::linkTraces(device, &host, options);
         row.linkSeconds = watch.seconds();
         row.peakRss = peakRssBytes();
+        printPhases(out, marks);
         std::optional<TruthMap> truth;
         if (!truthPath.empty())
             truth = parseTruth(readFile(truthPath));

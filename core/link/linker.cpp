@@ -205,6 +205,14 @@ private:
     void buildThreads()
     {
         posInNest_.assign(ev_.size(), kNoIndex);
+        // Two tests on every CPU op's name, decided once per distinct name instead of per op.
+        enum : std::uint8_t { kStepPrefix = 1, kMentionsStep = 2 };
+        std::vector<std::uint8_t> nameFlags(dev_.strings.size());
+        for (StringId id = 0; id < nameFlags.size(); ++id) {
+            const std::string_view name = dev_.strings.at(id);
+            nameFlags[id] = static_cast<std::uint8_t>((startsWith(name, "ProfilerStep#") ? kStepPrefix : 0)
+                                                      | (name.find("ProfilerStep") != std::string_view::npos ? kMentionsStep : 0));
+        }
         std::vector<std::pair<Nanos, std::uint32_t>> global; // (ts, event): Chakra's all-thread order
         std::vector<std::size_t> segmentEnds;                 // end of each thread's part of `global`
         for (const Lane &lane : ls_.index.lanes) {
@@ -218,10 +226,10 @@ private:
                 const DeviceEvent &e = ev_[event];
                 if (!isCpuOpCategory(e.category))
                     continue;
-                const std::string_view name = dev_.name(e);
-                if (!startsWith(name, "ProfilerStep#"))
+                const std::uint8_t flags = nameFlags[e.name];
+                if (!(flags & kStepPrefix))
                     t.nest.push_back(event);
-                if (name.find("ProfilerStep") == std::string_view::npos)
+                if (!(flags & kMentionsStep))
                     t.chakra.push_back(event);
             }
             // The lane is sorted (ts asc, dur desc, file order): only runs of equal keys need re-sorting.
@@ -413,6 +421,7 @@ private:
                 gpuAnnotations_[e.externalId].push_back(i);
         }
         sortValues(launchesByCorrelation_);
+        buildDenseCorrelationIndex();
         // Duplicates: the same (pid, correlation) on several runtime/driver events.
         for (std::size_t i = 0; i < launchesByCorrelation_.size();) {
             std::size_t j = i + 1;
@@ -439,9 +448,41 @@ private:
         }
     }
 
+    // CUPTI correlation ids count up from a small number: when they fill their range densely enough, a
+    // table from id to the first position in launchesByCorrelation_ replaces a binary search over
+    // millions of entries (a cache miss per step) for every GPU op.
+    void buildDenseCorrelationIndex()
+    {
+        denseCorrelation_.clear();
+        if (launchesByCorrelation_.empty())
+            return;
+        const std::int64_t lo = launchesByCorrelation_.front().first, hi = launchesByCorrelation_.back().first;
+        const auto span = static_cast<std::uint64_t>(hi) - static_cast<std::uint64_t>(lo);
+        if (span >= 4 * launchesByCorrelation_.size() + 4096)
+            return;
+        denseCorrelationBase_ = lo;
+        denseCorrelation_.assign(span + 2, kNoIndex);
+        for (std::size_t i = launchesByCorrelation_.size(); i-- > 0;)
+            denseCorrelation_[static_cast<std::size_t>(launchesByCorrelation_[i].first - lo)] = static_cast<std::uint32_t>(i);
+    }
+
     std::pair<const std::pair<std::int64_t, std::uint32_t> *, const std::pair<std::int64_t, std::uint32_t> *>
     launchesWithCorrelation(std::int64_t correlation) const
     {
+        if (!denseCorrelation_.empty()) {
+            const auto *begin = launchesByCorrelation_.data();
+            const auto *end = begin + launchesByCorrelation_.size();
+            if (correlation < denseCorrelationBase_
+                || static_cast<std::uint64_t>(correlation - denseCorrelationBase_) >= denseCorrelation_.size())
+                return {end, end};
+            const std::uint32_t first = denseCorrelation_[static_cast<std::size_t>(correlation - denseCorrelationBase_)];
+            if (first == kNoIndex)
+                return {end, end};
+            const auto *last = begin + first;
+            while (last != end && last->first == correlation)
+                ++last;
+            return {begin + first, last};
+        }
         auto lo = std::lower_bound(launchesByCorrelation_.begin(), launchesByCorrelation_.end(),
                                    std::make_pair(correlation, std::uint32_t(0)));
         auto hi = lo;
@@ -1225,6 +1266,8 @@ private:
     mutable std::unordered_map<std::int64_t, std::uint32_t> cpuOpByExternalId_; // built on first use (fallback)
 
     std::vector<std::pair<std::int64_t, std::uint32_t>> launchesByCorrelation_; // (correlation, event), sorted
+    std::vector<std::uint32_t> denseCorrelation_; // correlation - base → first position above (when dense)
+    std::int64_t denseCorrelationBase_ = 0;
     std::unordered_map<std::int64_t, std::vector<std::uint32_t>> gpuAnnotations_;
     mutable bool flowIndexBuilt_ = false;
     mutable std::unordered_map<std::int64_t, std::uint32_t> flowStarts_;
