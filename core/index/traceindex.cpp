@@ -109,11 +109,20 @@ TraceIndex buildTraceIndex(const DeviceTrace &trace, std::vector<Diagnostic> *wa
 
     // 1. Group events by lane (ordered map: few lanes, many events).
     std::map<LaneId, std::vector<std::uint32_t>> byLane;
+    // Events come in runs on one lane (a thread's ops, a stream's kernels): the last lane found is
+    // tried before the map.
+    LaneId lastId{};
+    std::vector<std::uint32_t> *lastList = nullptr;
     for (std::uint32_t i = 0; i < n; ++i) {
         const LaneKind kind = laneKindOf(events[i]);
         if (kind == LaneKind::Other)
             continue;
-        byLane[LaneId{kind, events[i].thread}].push_back(i);
+        const LaneId id{kind, events[i].thread};
+        if (!lastList || !(id == lastId)) {
+            lastList = &byLane[id];
+            lastId = id;
+        }
+        lastList->push_back(i);
     }
 
     // 2. Order lanes: processes with CPU threads first (by pid), then GPU-only processes (by device);
@@ -169,51 +178,56 @@ TraceIndex buildTraceIndex(const DeviceTrace &trace, std::vector<Diagnostic> *wa
         lane.stream = p.stream;
         lane.events = std::move(*p.events);
         auto &list = lane.events;
-        {
-            // Sort compact keys, not indices into the (large) event records: cache-friendly on big traces.
-            struct Key {
-                Nanos ts;
-                Nanos negDur;
-                std::uint32_t event;
-                bool operator<(const Key &o) const
-                {
-                    return ts != o.ts ? ts < o.ts : negDur != o.negDur ? negDur < o.negDur : event < o.event;
-                }
-            };
-            std::vector<Key> keys;
-            keys.reserve(list.size());
-            for (std::uint32_t ev : list)
-                keys.push_back(Key{events[ev].ts, -events[ev].dur, ev});
-            sortNearlySorted(keys);
-            for (std::size_t i = 0; i < keys.size(); ++i)
-                list[i] = keys[i].event;
-        }
+        // Sort compact keys, not indices into the (large) event records: cache-friendly on big traces.
+        // The sweep below reads times from the keys too: a lane's events are scattered through the
+        // file, and touching each record again cost more than the sweep itself.
+        struct Key {
+            Nanos ts;
+            Nanos negDur;
+            std::uint32_t event;
+            bool operator<(const Key &o) const
+            {
+                return ts != o.ts ? ts < o.ts : negDur != o.negDur ? negDur < o.negDur : event < o.event;
+            }
+        };
+        std::vector<Key> keys;
+        keys.reserve(list.size());
+        for (std::uint32_t ev : list)
+            keys.push_back(Key{events[ev].ts, -events[ev].dur, ev});
+        sortNearlySorted(keys);
+        for (std::size_t i = 0; i < keys.size(); ++i)
+            list[i] = keys[i].event;
         lane.label = lane.kind == LaneKind::CpuThread ? cpuLabel(trace, lane.key) : gpuLabel(trace, lane);
 
         const auto laneIndex = static_cast<std::uint32_t>(index.lanes.size());
         std::vector<std::uint32_t> open; // enclosing events, outermost first
+        std::vector<Nanos> openEnd;      // their ends
         std::uint16_t maxDepth = 0;
         lane.maxEndPrefix.resize(list.size());
         lane.startTs.resize(list.size());
         Nanos runningMaxEnd = std::numeric_limits<Nanos>::min();
         for (std::size_t pos = 0; pos < list.size(); ++pos) {
             const std::uint32_t ev = list[pos];
-            const DeviceEvent &e = events[ev];
+            const Nanos ts = keys[pos].ts;
+            const Nanos end = ts - keys[pos].negDur;
             index.laneOf[ev] = laneIndex;
-            while (!open.empty() && events[open.back()].end() <= e.ts)
+            while (!open.empty() && openEnd.back() <= ts) {
                 open.pop_back();
+                openEnd.pop_back();
+            }
             // An open event that ends inside e only partially overlaps it: e becomes its sibling.
             bool partial = false;
-            while (!open.empty() && events[open.back()].end() < e.end()) {
+            while (!open.empty() && openEnd.back() < end) {
                 partial = true;
                 open.pop_back();
+                openEnd.pop_back();
             }
             if (partial) {
                 ++partialOverlaps;
                 if (warnings && partialOverlaps <= kMaxReportedOverlaps)
                     warnings->push_back(Diagnostic{Diagnostic::Severity::Warning, trace.path, kUnknownOffset,
-                                                   "event '" + std::string(trace.name(e)) + "' at ts " +
-                                                       std::to_string(e.ts) + " ns on " + lane.label +
+                                                   "event '" + std::string(trace.name(events[ev])) + "' at ts " +
+                                                       std::to_string(ts) + " ns on " + lane.label +
                                                        " partially overlaps an enclosing event; drawn as its sibling"});
             }
             if (!open.empty()) {
@@ -222,16 +236,17 @@ TraceIndex buildTraceIndex(const DeviceTrace &trace, std::vector<Diagnostic> *wa
             }
             maxDepth = std::max(maxDepth, index.depth[ev]);
             open.push_back(ev);
-            runningMaxEnd = std::max(runningMaxEnd, e.end());
+            openEnd.push_back(end);
+            runningMaxEnd = std::max(runningMaxEnd, end);
             lane.maxEndPrefix[pos] = runningMaxEnd;
-            lane.startTs[pos] = e.ts;
+            lane.startTs[pos] = ts;
             if (!anyEvent) {
-                index.minTs = e.ts;
-                index.maxTs = e.end();
+                index.minTs = ts;
+                index.maxTs = end;
                 anyEvent = true;
             } else {
-                index.minTs = std::min(index.minTs, e.ts);
-                index.maxTs = std::max(index.maxTs, e.end());
+                index.minTs = std::min(index.minTs, ts);
+                index.maxTs = std::max(index.maxTs, end);
             }
         }
         lane.rowCount = static_cast<std::uint16_t>(std::min<int>(maxDepth + 1, UINT16_MAX));

@@ -1,6 +1,7 @@
 #include "link/linker.h"
 
 #include "link/hostjoin.h"
+#include "link/nearsearch.h"
 
 
 #include <algorithm>
@@ -87,6 +88,10 @@ struct ThreadOps {
     // Launches made from this thread: (launch ts, GPU op), sorted. For sync edges.
     std::vector<std::pair<Nanos, std::uint32_t>> launches;
     std::vector<std::pair<Nanos, std::uint32_t>> eventRecords; // cudaEventRecord calls: (ts, event)
+    // Where the last searches in nestStart, chakraStart and chakraByExternalId ended (nearsearch.h).
+    mutable std::size_t nestFinger = 0;
+    mutable std::size_t chakraFinger = 0;
+    mutable std::size_t externalIdFinger = 0;
 };
 
 // Where and when a GPU op was launched.
@@ -322,8 +327,9 @@ private:
     // The thread's cpu_op carrying `externalId` as its own id (§4.1 step 5), kNoIndex if none.
     std::uint32_t cpuOpWithExternalId(const ThreadOps &t, std::int64_t externalId) const
     {
-        auto p = std::lower_bound(t.chakraByExternalId.begin(), t.chakraByExternalId.end(),
-                                  std::make_pair(externalId, std::uint32_t(0)));
+        auto p = t.chakraByExternalId.begin()
+            + static_cast<std::ptrdiff_t>(
+                lowerBoundNear(t.chakraByExternalId, std::make_pair(externalId, std::uint32_t(0)), t.externalIdFinger));
         for (; p != t.chakraByExternalId.end() && p->first == externalId; ++p)
             if (ev_[t.chakra[p->second]].category == EventCategory::CpuOp)
                 return t.chakra[p->second];
@@ -612,7 +618,7 @@ private:
     std::uint32_t innermostEnclosing(const ThreadOps &t, Nanos ts) const
     {
         const Nanos eps = opt_.enclosureTolerance;
-        const auto upper = std::upper_bound(t.nestStart.begin(), t.nestStart.end(), ts + eps) - t.nestStart.begin();
+        const std::size_t upper = upperBoundNear(t.nestStart, ts + eps, t.nestFinger);
         if (upper == 0)
             return kNoIndex;
         std::uint32_t loose = kNoIndex;
@@ -659,11 +665,11 @@ private:
     std::pair<std::uint32_t, bool> chakraHead(const ThreadOps &t, Nanos launchTs, const DeviceEvent &gpu) const
     {
         const bool nccl = isNcclName(gpu.name);
-        const auto idx = static_cast<std::uint32_t>(
-            std::lower_bound(t.chakraStart.begin(), t.chakraStart.end(), launchTs) - t.chakraStart.begin());
+        const auto idx = static_cast<std::uint32_t>(lowerBoundNear(t.chakraStart, launchTs, t.chakraFinger));
         // Latest same-thread op before the launch carrying the GPU op's External id.
-        auto p = std::lower_bound(t.chakraByExternalId.begin(), t.chakraByExternalId.end(),
-                                  std::make_pair(gpu.externalId, idx));
+        auto p = t.chakraByExternalId.begin()
+            + static_cast<std::ptrdiff_t>(
+                lowerBoundNear(t.chakraByExternalId, std::make_pair(gpu.externalId, idx), t.externalIdFinger));
         while (p != t.chakraByExternalId.begin() && std::prev(p)->first == gpu.externalId) {
             --p;
             if (!skipForNccl(nccl, t.chakra[p->second]))
@@ -678,15 +684,13 @@ private:
     // Chakra before PR #185 (`52d7c30` find_closest_op), including its nccl:coalesced handling.
     std::uint32_t chakraPre185(const ThreadOps &t, Nanos launchTs, const DeviceEvent &gpu) const
     {
-        const auto gidx = std::lower_bound(globalChakraStart_.begin(), globalChakraStart_.end(), launchTs) -
-                          globalChakraStart_.begin();
+        const std::size_t gidx = lowerBoundNear(globalChakraStart_, launchTs, globalChakraFinger_);
         if (gidx == 0)
             return kNoIndex;
         const std::uint32_t closest = globalChakra_[static_cast<std::size_t>(gidx - 1)];
         const bool closestOnThread = ev_[closest].thread == t.key;
         const bool nccl = isNcclName(gpu.name);
-        const auto idx = static_cast<std::uint32_t>(
-            std::lower_bound(t.chakraStart.begin(), t.chakraStart.end(), launchTs) - t.chakraStart.begin());
+        const auto idx = static_cast<std::uint32_t>(lowerBoundNear(t.chakraStart, launchTs, t.chakraFinger));
         if (nccl && dev_.name(ev_[closest]) == "nccl:coalesced") {
             // Ops of the thread before `closest` in the all-thread order.
             const std::uint32_t from = closestOnThread ? idx - 1 : idx;
@@ -1266,6 +1270,7 @@ private:
     mutable std::unordered_map<std::int64_t, std::uint32_t> cpuOpByExternalId_; // built on first use (fallback)
 
     std::vector<std::pair<std::int64_t, std::uint32_t>> launchesByCorrelation_; // (correlation, event), sorted
+    mutable std::size_t globalChakraFinger_ = 0; // see nearsearch.h
     std::vector<std::uint32_t> denseCorrelation_; // correlation - base → first position above (when dense)
     std::int64_t denseCorrelationBase_ = 0;
     std::unordered_map<std::int64_t, std::vector<std::uint32_t>> gpuAnnotations_;
