@@ -363,6 +363,43 @@ private slots:
         QVERIFY(!QFile::exists(QString::fromStdString(refused)));
     }
 
+    void hostSpansComeFromTheSourceFileAndAChangedFileIsRefused()
+    {
+        // A plain host ET is not kept in memory: node spans are read back from the file while writing.
+        // The ET+ output must equal the one from the same bytes parsed in memory; after the file
+        // changed on disk the writer fails with the reason and writes nothing.
+        QTemporaryDir dir;
+        const std::string hostPath = dir.filePath(QStringLiteral("host.json")).toStdString();
+        const std::string hostBytes = readFile(linkscope::test::sourcePath("resources/samples/sample_host_et.json"));
+        writeFileAtomically(hostPath, hostBytes);
+        const HostTrace fromFile = readHostTrace(hostPath);
+        QVERIFY(fromFile.source && !fromFile.source->inMemoryText());
+        const HostTrace inMemory = parseHostTrace(hostBytes, hostPath);
+        QVERIFY(inMemory.source && inMemory.source->inMemoryText());
+        const DeviceTrace device = parseKinetoTrace(
+            readFile(linkscope::test::sourcePath("resources/samples/sample_kineto.json")), "sample_kineto.json");
+        const LinkSet links = linkTraces(device, &fromFile, {});
+        const std::string a = dir.filePath(QStringLiteral("a.json")).toStdString();
+        const std::string b = dir.filePath(QStringLiteral("b.json")).toStdString();
+        writeEtPlus(a, buildEtPlusGraph(fromFile, device, links), fromFile, device, links);
+        writeEtPlus(b, buildEtPlusGraph(inMemory, device, links), inMemory, device, links);
+        QVERIFY(readFile(a).size() > 1000);
+        QVERIFY(readFile(a) == readFile(b));
+
+        {
+            std::ofstream append(hostPath, std::ios::app);
+            append << ' ';
+        }
+        const std::string refused = dir.filePath(QStringLiteral("refused.json")).toStdString();
+        try {
+            writeEtPlus(refused, buildEtPlusGraph(fromFile, device, links), fromFile, device, links);
+            QFAIL("ET+ export of a host ET whose file changed did not fail");
+        } catch (const ExportError &e) {
+            QVERIFY2(std::string(e.what()).find("changed on disk") != std::string::npos, e.what());
+        }
+        QVERIFY(!QFile::exists(QString::fromStdString(refused)));
+    }
+
     void progressNamesEachStageAndCancelStopsBeforeTheNext()
     {
         const Pair pair = seedPair(Policy::Nesting);

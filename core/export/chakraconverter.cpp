@@ -39,7 +39,7 @@ void addString(Message &message, const char *name, std::string_view value)
 void setIo(ChakraProtoMsg::IOInfo *io, const HostTrace &host, const HostIO &source)
 {
     // JSON text of the ET's lists (chakra_converter writes Python's repr of the same lists).
-    auto text = [&](Span s) { return s.empty() ? std::string("[]") : std::string(host.text(s)); };
+    auto text = [&](Span s) { return s.empty() ? std::string("[]") : hostSpanText(host, s); };
     io->set_values(text(source.values));
     io->set_shapes(text(source.shapes));
     io->set_types(text(source.types));
@@ -59,6 +59,7 @@ void addMetadataUint64(ChakraProtoMsg::GlobalMetadata &metadata, const char *nam
 
 ChakraPlan planChakra(const EtPlusGraph &graph, const HostTrace &host, const LinkSet &links, const ChakraOptions &options)
 {
+    requireHostSource(host);
     ChakraPlan plan;
     ChakraStats &stats = plan.stats;
     const std::size_t n = graph.nodes.size();

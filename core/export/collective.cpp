@@ -1,5 +1,7 @@
 #include "export/collective.h"
 
+#include "export/exporter.h"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -91,7 +93,7 @@ std::optional<nlohmann::json> parseSpan(const HostTrace &host, Span span)
 {
     if (span.empty())
         return std::nullopt;
-    auto value = nlohmann::json::parse(host.text(span), nullptr, false);
+    auto value = nlohmann::json::parse(hostSpanText(host, span), nullptr, false);
     if (value.is_discarded())
         return std::nullopt;
     return value;

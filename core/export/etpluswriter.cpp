@@ -15,7 +15,7 @@ void appendRawOr(std::string &out, const HostTrace &host, Span span, std::string
     if (span.empty())
         out += fallback;
     else
-        out += host.text(span);
+        out += hostSpanText(host, span);
 }
 
 void appendIo(std::string &out, const HostTrace &host, const HostIO &io)
@@ -28,7 +28,7 @@ void appendIo(std::string &out, const HostTrace &host, const HostIO &io)
     appendRawOr(out, host, io.types, "[]");
     if (!io.strides.empty()) {
         out += ",\"strides\":";
-        out += host.text(io.strides);
+        out += hostSpanText(host, io.strides);
     }
     out += '}';
 }
@@ -50,7 +50,7 @@ void appendAttr(std::string &out, bool &first, std::string_view name, std::strin
 void appendAttrs(std::string &out, const HostTrace &host, const HostNode &node)
 {
     if (host.layout == HostLayout::Nested && !node.attrs.empty()) {
-        out += host.text(node.attrs);
+        out += hostSpanText(host, node.attrs);
         return;
     }
     auto quoted = [](std::string_view text) {
@@ -89,6 +89,7 @@ std::string_view policyWord(Policy p)
 std::uint64_t writeEtPlus(const std::string &path, const EtPlusGraph &graph, const HostTrace &host,
                           const DeviceTrace &device, const LinkSet &links, bool gzip)
 {
+    requireHostSource(host);
     jsonout::BufferedWriter writer(path, gzip);
     std::string &out = writer.buffer;
 

@@ -4,6 +4,21 @@
 
 namespace linkscope::core {
 
+void requireHostSource(const HostTrace &host)
+{
+    if (const std::string reason = host.sourceUnavailableReason(); !reason.empty())
+        throw ExportError("cannot read the host ET's node text: " + reason);
+}
+
+std::string hostSpanText(const HostTrace &host, Span span)
+{
+    std::string text = host.text(span);
+    if (text.empty() && !span.empty())
+        throw ExportError("cannot read the host ET node text at byte " + std::to_string(span.offset) + " of "
+                          + host.path + ": " + host.sourceUnavailableReason());
+    return text;
+}
+
 nlohmann::json ExportReport::toJson() const
 {
     nlohmann::json j;

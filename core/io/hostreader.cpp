@@ -60,7 +60,10 @@ public:
         finish();
         sink_.appendTo(trace_.warnings);
         // Node spans (inputs, outputs, attrs, the whole node) point into the text: it is kept.
-        trace_.source = std::make_shared<const std::string>(std::move(text_).takeString());
+        if (sourceFile_)
+            trace_.source = sourceFile_; // a plain file: spans are read back from it, the text is dropped
+        else
+            trace_.source = std::make_shared<const InMemoryArgs>(std::move(text_).takeString());
         return std::move(trace_);
     }
 
@@ -212,6 +215,7 @@ private:
                 const bool read = cut != std::string::npos && parseWindow(p, cut);
                 windowFailures_ = read ? 0 : windowFailures_ + 1;
                 if (read) {
+                    releaseParsed(cut);
                     reportProgress(cut);
                     reserveForRest(cut - arrayFirst, text_.size() - arrayFirst);
                     populateAhead();
@@ -259,10 +263,19 @@ private:
         }
     }
 
+    // A plain file's parsed pages leave the resident set (they read back from the file if touched
+    // again); a gzip text is kept whole, because the trace's spans point into it.
+    void releaseParsed(std::size_t offset)
+    {
+        if (sourceFile_)
+            text_.releaseBefore(offset);
+    }
+
     // Progress once per MiB, as often as a window ends or a node is read.
     void reportProgress(std::size_t offset)
     {
         if (offset - lastReport_ > (1u << 20)) {
+            releaseParsed(lastReport_);
             reportParsed(offset);
             lastReport_ = offset;
         }

@@ -255,7 +255,7 @@ InputText readInputFile(const std::string &path, ProgressReporter &progress, Tex
     result.wasGzip = magicLen == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
 
     if (!result.wasGzip) {
-        if (use == TextUse::Streamed) {
+        if (use == TextUse::Streamed || use == TextUse::FileBackedOrRetained) {
             // Parsed straight from the page cache: no copy into a fresh (zero-filled) buffer.
             result.text = ParseBuffer::mapFile(fileno(file.get()), size);
             if (result.text.mapped()) {

@@ -25,6 +25,9 @@ struct InputText {
 enum class TextUse {
     Retained, // a heap buffer the trace keeps
     Streamed, // a mapping whose parsed pages the reader releases as it goes (ParseBuffer::releaseBefore)
+    // A plain file mapped as for Streamed (its spans are read back from the file, InputText::sourceFile);
+    // gzip text retained on the heap, because the trace's spans point into it.
+    FileBackedOrRetained,
 };
 
 // Reports monotonic progress over two phases: reading (0 … inputBytes) then parsing

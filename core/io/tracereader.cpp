@@ -126,7 +126,8 @@ HostTrace readHostTrace(const std::string &path, const ProgressFn &progress)
 {
     requireReaderCpu(path);
     io::ProgressReporter reporter(progress);
-    io::InputText input = io::readInputFile(path, reporter);
+    // A plain host ET stays in its file (node spans are read back from it when exporting).
+    io::InputText input = io::readInputFile(path, reporter, io::TextUse::FileBackedOrRetained);
     HostTrace trace = io::parseHost(std::move(input), path, reporter);
     reporter.report(reporter.total());
     return trace;

@@ -11,6 +11,7 @@
 #include "model/common.h"
 
 #include <algorithm>
+#include <array>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -19,7 +20,13 @@ namespace linkscope::core {
 
 class ArgsStore {
 public:
+    ArgsStore();
     virtual ~ArgsStore() = default;
+    ArgsStore(const ArgsStore &) = delete;
+    ArgsStore &operator=(const ArgsStore &) = delete;
+
+    // Unique for the process's lifetime (never reused, unlike an address): for caches keyed by store.
+    std::uint64_t serial() const { return serial_; }
 
     // Reads `span` into `scratch` when needed; the view is valid until `scratch` changes. Empty when
     // the text is unavailable (then unavailableReason() says why).
@@ -34,6 +41,9 @@ public:
 
     virtual std::uint64_t sizeBytes() const = 0;      // the span space: args text or file size
     virtual std::string unavailableReason() const = 0; // empty while the text can be read
+
+private:
+    std::uint64_t serial_;
 };
 
 // The args text in memory; spans index into it.
@@ -61,8 +71,10 @@ private:
     std::string text_;
 };
 
-// Reads many spans in increasing offset order (an export, a pass over sync events) with few reads:
-// a block is fetched when a span is not in the current one. Views stay valid until the next read().
+// Reads many spans from a store with few reads: aligned 1 MiB blocks, the 8 most recently used kept.
+// Passes over events or host nodes run in about file order but jump back and forth locally (the ET
+// observer writes a parent after its children), which a single read-ahead block would thrash on.
+// Views stay valid until the next read().
 class ArgsReader {
 public:
     explicit ArgsReader(const ArgsStore *store) : store_(store), memory_(store ? store->inMemoryText() : nullptr) {}
@@ -74,28 +86,45 @@ public:
         if (memory_)
             return span.offset <= memory_->size() ? std::string_view(*memory_).substr(span.offset, span.length)
                                                   : std::string_view();
-        if (span.offset < blockStart_ || span.offset + span.length > blockStart_ + block_.size()) {
-            // Dense passes (every event) read ahead; a sparse one reads little more than it needs.
-            const bool dense = span.offset >= blockStart_ && span.offset - (blockStart_ + block_.size()) < kDenseGap;
-            const std::size_t want = std::max<std::size_t>(span.length, dense ? kBlock : kSparseBlock);
-            block_.clear();
-            blockStart_ = span.offset;
-            if (!store_->readBlock(span.offset, want, block_) || block_.size() < span.length) {
-                block_.clear();
+        const std::uint64_t first = span.offset / kBlock;
+        if ((span.offset + span.length - 1) / kBlock != first) {
+            // Crosses a block boundary: read exactly the span.
+            if (!store_->readBlock(span.offset, span.length, straddle_) || straddle_.size() < span.length)
                 return {};
-            }
+            return straddle_;
         }
-        return std::string_view(block_).substr(span.offset - blockStart_, span.length);
+        Block *block = nullptr;
+        for (Block &b : blocks_)
+            if (b.index == first)
+                block = &b;
+        if (!block) {
+            block = &*std::min_element(blocks_.begin(), blocks_.end(),
+                                       [](const Block &a, const Block &b) { return a.lastUse < b.lastUse; });
+            block->index = kNone;
+            if (!store_->readBlock(first * kBlock, kBlock, block->data))
+                return {};
+            block->index = first;
+        }
+        block->lastUse = ++tick_;
+        const std::uint64_t at = span.offset - first * kBlock;
+        if (at + span.length > block->data.size())
+            return {};
+        return std::string_view(block->data).substr(static_cast<std::size_t>(at), span.length);
     }
 
 private:
-    static constexpr std::size_t kBlock = 4u << 20;
-    static constexpr std::size_t kSparseBlock = 16u << 10;
-    static constexpr std::uint64_t kDenseGap = 64u << 10;
+    static constexpr std::uint64_t kBlock = 1u << 20;
+    static constexpr std::uint64_t kNone = ~std::uint64_t(0);
+    struct Block {
+        std::uint64_t index = kNone;
+        std::uint64_t lastUse = 0;
+        std::string data;
+    };
     const ArgsStore *store_;
     const std::string *memory_;
-    std::string block_;
-    std::uint64_t blockStart_ = 0;
+    std::array<Block, 8> blocks_;
+    std::string straddle_;
+    std::uint64_t tick_ = 0;
 };
 
 } // namespace linkscope::core

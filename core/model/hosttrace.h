@@ -1,6 +1,7 @@
 #pragma once
 // The PyTorch host execution trace (ET): the CPU op tree, layout-neutral.
 
+#include "model/argsstore.h"
 #include "model/common.h"
 
 #include <cstdint>
@@ -82,15 +83,16 @@ struct HostTrace {
     std::vector<HostCommAttrs> commAttrs;
     StringPool strings;
     std::vector<Diagnostic> warnings;
-    std::shared_ptr<const std::string> source; // the decompressed file; spans point into it
+    // The text the spans point into: the plain file itself (read back by position, never held in
+    // memory), or the decompressed text of a gzip file / a trace parsed from memory.
+    std::shared_ptr<const ArgsStore> source;
 
     std::string_view name(const HostNode &n) const { return strings.at(n.name); }
-    std::string_view text(Span s) const
-    {
-        if (!source || s.empty())
-            return {};
-        return std::string_view(*source).substr(s.offset, s.length);
-    }
+    // The raw JSON of a span (empty if none, or if the source file changed since loading; then
+    // sourceUnavailableReason() says why). Exporters call this for every node in id order, which is
+    // about file order: a file source is read in large blocks, cached per thread.
+    std::string text(Span s) const;
+    std::string sourceUnavailableReason() const { return source ? source->unavailableReason() : std::string(); }
     const HostNode *findById(std::int64_t id) const
     {
         auto it = indexById.find(id);
