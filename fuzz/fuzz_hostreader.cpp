@@ -2,14 +2,11 @@
 // so readHostTrace maps it, releases parsed pages and reads spans back by position). Each must either
 // return a consistent tree (sorted ids, CSR children, no parent loops, spans inside the source) or
 // throw LoadError, and both must agree (nodes, span texts, error message and offset).
+#include "fuzzsupport.h"
 #include "io/tracereader.h"
-
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include <cstdint>
 #include <cstdlib>
-#include <optional>
 #include <string>
 
 using namespace linkscope::core;
@@ -55,61 +52,21 @@ void checkTree(const HostTrace &t)
         std::abort();
 }
 
-struct Outcome {
-    std::optional<HostTrace> trace;
-    std::uint64_t errorOffset = 0;
-    std::string errorDetail;
-};
-
-template<typename Read>
-Outcome load(Read read)
-{
-    Outcome o;
-    try {
-        o.trace.emplace(read());
-    } catch (const LoadError &e) {
-        o.errorOffset = e.offset();
-        o.errorDetail = e.detail();
-    }
-    return o;
-}
-
 } // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size)
 {
-    const std::string bytes(reinterpret_cast<const char *>(data), size);
-    const Outcome memory = load([&] { return parseHostTrace(bytes, "fuzz.json"); });
-    if (memory.trace)
-        checkTree(*memory.trace);
-
-    const int fd = memfd_create("fuzz.json", 0);
-    if (fd < 0)
+    const auto outcomes = linkscope::fuzz::readBothWays(
+        data, size, [](const std::string &bytes) { return parseHostTrace(bytes, "fuzz.json"); },
+        [](const std::string &path) { return readHostTrace(path); }, checkTree);
+    if (!outcomes || !outcomes->first.trace)
         return 0;
-    if (size > 0 && write(fd, data, size) != static_cast<ssize_t>(size)) {
-        close(fd);
-        return 0;
-    }
-    const std::string path = "/proc/self/fd/" + std::to_string(fd);
-    const Outcome file = load([&] { return readHostTrace(path); });
-    if (file.trace)
-        checkTree(*file.trace);
-
-    if (memory.trace.has_value() != file.trace.has_value())
-        std::abort();
-    if (!memory.trace) {
-        close(fd);
-        if (memory.errorOffset != file.errorOffset || memory.errorDetail != file.errorDetail)
-            std::abort();
-        return 0;
-    }
-    const HostTrace &a = *memory.trace, &b = *file.trace;
+    const HostTrace &a = *outcomes->first.trace, &b = *outcomes->second.trace;
     if (a.nodes.size() != b.nodes.size() || a.warnings.size() != b.warnings.size())
         std::abort();
     for (std::size_t i = 0; i < a.nodes.size(); ++i)
         if (a.nodes[i].id != b.nodes[i].id || a.text(a.nodes[i].raw) != b.text(b.nodes[i].raw)
             || a.text(a.nodes[i].inputs.values) != b.text(b.nodes[i].inputs.values))
             std::abort();
-    close(fd); // after the spans were read back through it
     return 0;
 }

@@ -2,38 +2,16 @@
 // so readKinetoTrace maps it, streams it and reads args back by position). Each must either return
 // a trace whose spans stay inside its args source, or throw LoadError; both paths must agree (same
 // events, same args, same error offset). Anything else (crash, hang, disagreement) is a bug.
+#include "fuzzsupport.h"
 #include "io/tracereader.h"
-
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include <cstdint>
 #include <cstdlib>
-#include <functional>
-#include <optional>
 #include <string>
 
 using namespace linkscope::core;
 
 namespace {
-
-struct Outcome {
-    std::optional<DeviceTrace> trace;
-    std::uint64_t errorOffset = 0;
-    std::string errorDetail;
-};
-
-Outcome load(const std::function<DeviceTrace()> &read)
-{
-    Outcome o;
-    try {
-        o.trace = read();
-    } catch (const LoadError &e) {
-        o.errorOffset = e.offset();
-        o.errorDetail = e.detail();
-    }
-    return o;
-}
 
 void checkTrace(const DeviceTrace &t)
 {
@@ -66,33 +44,12 @@ void checkTrace(const DeviceTrace &t)
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size)
 {
-    const std::string bytes(reinterpret_cast<const char *>(data), size);
-    const Outcome memory = load([&] { return parseKinetoTrace(bytes, "fuzz.json"); });
-    if (memory.trace)
-        checkTrace(*memory.trace);
-
-    const int fd = memfd_create("fuzz.json", 0);
-    if (fd < 0)
+    const auto outcomes = linkscope::fuzz::readBothWays(
+        data, size, [](const std::string &bytes) { return parseKinetoTrace(bytes, "fuzz.json"); },
+        [](const std::string &path) { return readKinetoTrace(path); }, checkTrace);
+    if (!outcomes || !outcomes->first.trace)
         return 0;
-    if (size > 0 && write(fd, data, size) != static_cast<ssize_t>(size)) {
-        close(fd);
-        return 0;
-    }
-    const std::string path = "/proc/self/fd/" + std::to_string(fd);
-    const Outcome file = load([&] { return readKinetoTrace(path); });
-    close(fd);
-    if (file.trace)
-        checkTrace(*file.trace);
-
-    // Both paths read the same bytes: they must agree.
-    if (memory.trace.has_value() != file.trace.has_value())
-        std::abort();
-    if (!memory.trace) {
-        if (memory.errorOffset != file.errorOffset || memory.errorDetail != file.errorDetail)
-            std::abort();
-        return 0;
-    }
-    const DeviceTrace &a = *memory.trace, &b = *file.trace;
+    const DeviceTrace &a = *outcomes->first.trace, &b = *outcomes->second.trace;
     if (a.events.size() != b.events.size() || a.warnings.size() != b.warnings.size()
         || a.syncArgs.size() != b.syncArgs.size())
         std::abort();

@@ -1087,14 +1087,23 @@ core::Nanos TimelineView::clampedTimeAt(double x) const
     return xToTime(std::clamp(x, double(content.left()), double(content.left() + content.width())));
 }
 
-void TimelineView::paintTimeRange(QPainter &painter, const QRect &content, double nanosPerPixel)
+std::optional<std::pair<double, double>> TimelineView::timeRangePixels(const QRect &content, double nanosPerPixel) const
 {
     if (!hasTimeRange())
-        return;
+        return std::nullopt;
     const double x0 = content.left() + timeToPixel(m_rangeStart, m_viewStart, nanosPerPixel);
     const double x1 = content.left() + timeToPixel(m_rangeEnd, m_viewStart, nanosPerPixel);
     if (x1 < content.left() || x0 > content.right())
+        return std::nullopt;
+    return std::make_pair(x0, x1);
+}
+
+void TimelineView::paintTimeRange(QPainter &painter, const QRect &content, double nanosPerPixel)
+{
+    const auto pixels = timeRangePixels(content, nanosPerPixel);
+    if (!pixels)
         return;
+    const auto [x0, x1] = *pixels;
     painter.save();
     painter.setClipRect(content);
     const double left = std::max(x0, content.left() - 1.0);
@@ -1110,12 +1119,10 @@ void TimelineView::paintTimeRange(QPainter &painter, const QRect &content, doubl
 void TimelineView::paintTimeRangeLabel(QPainter &painter, const QRect &ruler, const QRect &content,
                                        double nanosPerPixel)
 {
-    if (!hasTimeRange())
+    const auto pixels = timeRangePixels(content, nanosPerPixel);
+    if (!pixels)
         return;
-    const double x0 = content.left() + timeToPixel(m_rangeStart, m_viewStart, nanosPerPixel);
-    const double x1 = content.left() + timeToPixel(m_rangeEnd, m_viewStart, nanosPerPixel);
-    if (x1 < content.left() || x0 > content.right())
-        return;
+    const auto [x0, x1] = *pixels;
     painter.save();
     const QRect strip(content.left(), ruler.top(), content.width(), ruler.height());
     painter.setClipRect(strip);

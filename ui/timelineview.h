@@ -29,6 +29,8 @@
 #include <array>
 #include <bitset>
 #include <cstdint>
+#include <optional>
+#include <utility>
 #include <vector>
 
 class QScrollBar;
@@ -208,6 +210,8 @@ private:
     void paintOverview(QPainter &painter, const QRect &area, core::Nanos start, core::Nanos end);
     void paintRuler(QPainter &painter, const QRect &area, core::Nanos start, core::Nanos end, const QRect &content);
     void paintHeaders(QPainter &painter, const QRect &area, int verticalOffset);
+    // The selected time range's ends in pixels of `content`; nullopt when there is none or it is out of view.
+    std::optional<std::pair<double, double>> timeRangePixels(const QRect &content, double nanosPerPixel) const;
     void paintTimeRange(QPainter &painter, const QRect &content, double nanosPerPixel);
     void paintTimeRangeLabel(QPainter &painter, const QRect &ruler, const QRect &content, double nanosPerPixel);
     core::Nanos clampedTimeAt(double x) const;

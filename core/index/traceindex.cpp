@@ -1,5 +1,7 @@
 #include "index/traceindex.h"
 
+#include "index/sortedsegments.h"
+
 #include <algorithm>
 #include <map>
 #include <numeric>
@@ -60,41 +62,6 @@ std::string gpuLabel(const DeviceTrace &trace, const Lane &lane)
     return "GPU " + device + " stream " + stream;
 }
 
-// Lanes come out of a file in long ascending runs (broken a few times per profiler step): merging the runs
-// pairwise costs O(n log runs) instead of a full sort's O(n log n); many short runs fall back to std::sort.
-// Keys are unique (they carry the event), so both give the same order.
-template <typename T>
-void sortNearlySorted(std::vector<T> &keys)
-{
-    std::vector<std::size_t> runEnds;
-    for (std::size_t i = 1; i < keys.size(); ++i)
-        if (keys[i] < keys[i - 1]) {
-            runEnds.push_back(i);
-            if (runEnds.size() > keys.size() / 64 + 1) {
-                std::sort(keys.begin(), keys.end());
-                return;
-            }
-        }
-    if (runEnds.empty())
-        return;
-    runEnds.push_back(keys.size());
-    while (runEnds.size() > 1) {
-        std::vector<std::size_t> merged;
-        std::size_t begin = 0;
-        for (std::size_t i = 0; i < runEnds.size(); i += 2) {
-            if (i + 1 < runEnds.size()) {
-                std::inplace_merge(keys.begin() + static_cast<std::ptrdiff_t>(begin),
-                                   keys.begin() + static_cast<std::ptrdiff_t>(runEnds[i]),
-                                   keys.begin() + static_cast<std::ptrdiff_t>(runEnds[i + 1]));
-                merged.push_back(runEnds[i + 1]);
-            } else {
-                merged.push_back(runEnds[i]);
-            }
-            begin = merged.back();
-        }
-        runEnds = std::move(merged);
-    }
-}
 
 } // namespace
 

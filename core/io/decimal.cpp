@@ -1,23 +1,24 @@
 #include "io/decimal.h"
 
+#include "io/jsonscan.h"
+
 #include <limits>
 
 namespace linkscope::core::io {
 
 namespace {
-bool isWs(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 
 std::string_view trimToken(std::string_view t)
 {
-    while (!t.empty() && isWs(t.front()))
+    while (!t.empty() && isJsonWhitespace(t.front()))
         t.remove_prefix(1);
-    while (!t.empty() && isWs(t.back()))
+    while (!t.empty() && isJsonWhitespace(t.back()))
         t.remove_suffix(1);
     if (t.size() >= 2 && t.front() == '"' && t.back() == '"') {
         t = t.substr(1, t.size() - 2);
-        while (!t.empty() && isWs(t.front()))
+        while (!t.empty() && isJsonWhitespace(t.front()))
             t.remove_prefix(1);
-        while (!t.empty() && isWs(t.back()))
+        while (!t.empty() && isJsonWhitespace(t.back()))
             t.remove_suffix(1);
     }
     return t;
@@ -165,9 +166,9 @@ NumberStatus parseScaledDecimal(std::string_view token, int scaleDigits, std::in
 {
     // JSON number tokens arrive with trailing whitespace at most; quotes are rare.
     std::string_view t = token;
-    while (!t.empty() && isWs(t.back()))
+    while (!t.empty() && isJsonWhitespace(t.back()))
         t.remove_suffix(1);
-    if (!t.empty() && t.front() != '"' && !isWs(t.front()) && scaleDigits >= 0 && parseSimple(t, scaleDigits, out))
+    if (!t.empty() && t.front() != '"' && !isJsonWhitespace(t.front()) && scaleDigits >= 0 && parseSimple(t, scaleDigits, out))
         return NumberStatus::Ok;
     bool dropped = false;
     return parseScaled(trimToken(token), scaleDigits, out, dropped);

@@ -1,5 +1,6 @@
 #include "io/hostreader.h"
 
+#include "io/arraygrowth.h"
 #include "io/decimal.h"
 #include "io/interncache.h"
 #include "io/readerbase.h"
@@ -21,7 +22,6 @@ namespace {
 // stays in the cache between simdjson's passes over it, large enough that the per-window setup is noise.
 constexpr std::size_t kWindowBytes = 128u << 10;
 
-bool isWs(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 
 constexpr std::string_view kProcessRootName = "[pytorch|profiler|execution_trace|process]";
 
@@ -34,7 +34,7 @@ bool is(std::string_view key, const char (&literal)[N])
 
 std::string_view trimRight(std::string_view s)
 {
-    while (!s.empty() && isWs(s.back()))
+    while (!s.empty() && isJsonWhitespace(s.back()))
         s.remove_suffix(1);
     return s;
 }
@@ -296,66 +296,44 @@ private:
             const std::size_t c = static_cast<std::size_t>(static_cast<const char *>(hit) - d);
             std::size_t comma = std::string::npos;
             std::size_t a = c;
-            while (a > p && isWs(d[a - 1]))
+            while (a > p && isJsonWhitespace(d[a - 1]))
                 --a;
             if (a > p && d[a - 1] == ',') {
                 comma = --a;
-                while (a > p && isWs(d[a - 1]))
+                while (a > p && isJsonWhitespace(d[a - 1]))
                     --a;
             }
             std::size_t b = c + 1;
-            while (b < target && isWs(d[b]))
+            while (b < target && isJsonWhitespace(d[b]))
                 ++b;
             if (comma == std::string::npos && b < target && d[b] == ',') {
                 comma = b++;
-                while (b < target && isWs(d[b]))
+                while (b < target && isJsonWhitespace(d[b]))
                     ++b;
             }
             if (comma != std::string::npos && a > p && d[a - 1] == '}' && b < target && d[b] == '{')
                 return comma;
             k = c;
         }
-        for (std::size_t k = target; k > p + 1;) {
-            const void *hit = memrchr(d + p + 1, ',', k - (p + 1));
-            if (!hit)
-                return std::string::npos;
-            const std::size_t c = static_cast<std::size_t>(static_cast<const char *>(hit) - d);
-            std::size_t a = c;
-            while (a > p && isWs(d[a - 1]))
-                --a;
-            std::size_t b = c + 1;
-            while (b < text_.size() && isWs(d[b]))
-                ++b;
-            if (a > p && d[a - 1] == '}' && b < text_.size() && d[b] == '{')
-                return c;
-            k = c;
-        }
-        return std::string::npos;
+        return lastElementSeparator(p, target);
     }
 
-    // Reads the nodes in [first, closeAt) where text_[closeAt] is the ',' after the last one. The
-    // bytes just before `first` and at `closeAt` are briefly replaced by '[' and ']' so the window is
-    // a JSON array parsed in place. False (and nothing read) if the window is not valid JSON.
+    // Reads the nodes in [first, closeAt) as one array (ReaderBase::parseAsArray), where
+    // text_[closeAt] is the ',' after the last one. False (and nothing read) if the window is not
+    // valid JSON.
     bool parseWindow(std::size_t first, std::size_t closeAt)
     {
-        const std::size_t begin = first - 1;
-        const std::size_t len = closeAt + 1 - begin;
-        const char savedOpen = text_[begin];
-        const char savedClose = text_[closeAt];
-        text_[begin] = '[';
-        text_[closeAt] = ']';
-        bool ok = !validator_.parse(reinterpret_cast<const std::uint8_t *>(text_.data() + begin), len, false).error();
-        if (ok) {
+        return parseAsArray(first, closeAt, [this](std::size_t begin, std::size_t len) {
+            if (validator_.parse(reinterpret_cast<const std::uint8_t *>(text_.data() + begin), len, false).error())
+                return false;
             // Cannot fail on validated JSON short of a simdjson bug; if it does, the window is read
             // again node by node, so nothing it added may stay.
             const Checkpoint cp = checkpoint();
-            ok = readWindow(begin, len);
+            const bool ok = readWindow(begin, len);
             if (!ok)
                 restore(cp);
-        }
-        text_[begin] = savedOpen;
-        text_[closeAt] = savedClose;
-        return ok;
+            return ok;
+        });
     }
 
     bool readWindow(std::size_t begin, std::size_t len)
@@ -397,36 +375,13 @@ private:
     // count in the resident set, so the estimate errs on the high side.
     void reserveForRest(std::size_t parsedBytes, std::size_t arrayBytes)
     {
-        auto &nodes = trace_.nodes;
-        const std::size_t n = nodes.size();
-        if (n < 1000 || parsedBytes == 0 || (reservedOnce_ && nodes.capacity() - n >= 1024))
+        if (trace_.nodes.size() < 1000 || parsedBytes == 0)
             return;
-        const double scale = double(arrayBytes) / double(parsedBytes);
-        const double factor = reservedOnce_ ? 1.2 : 1.3;
-        nodes.reserve(std::max<std::size_t>(static_cast<std::size_t>(double(n) * scale * factor) + 1024, n + n / 4 + 1024));
+        reserveFromDensity(trace_.nodes, double(arrayBytes) / double(parsedBytes), !reservedOnce_, 1024, 1024);
         reservedOnce_ = true;
     }
 
-    // Maps the pages the next windows' nodes will be written to in one call per couple of MiB,
-    // instead of one page fault per 4 KiB.
-    void populateAhead()
-    {
-        static constexpr std::size_t kStep = 2u << 20;
-        auto &nodes = trace_.nodes;
-        char *data = reinterpret_cast<char *>(nodes.data());
-        const std::size_t used = nodes.size() * sizeof(HostNode);
-        const std::size_t capacity = nodes.capacity() * sizeof(HostNode);
-        if (data != populatedBase_) {
-            populatedBase_ = data;
-            populatedUpTo_ = used;
-        }
-        if (populatedUpTo_ >= used + kStep / 2 || populatedUpTo_ >= capacity)
-            return;
-        const std::size_t from = std::max(populatedUpTo_, used);
-        const std::size_t to = std::min(capacity, from + kStep);
-        populateForWrite(data + from, to - from);
-        populatedUpTo_ = to;
-    }
+    void populateAhead() { nodePages_.ahead(trace_.nodes); }
 
     struct Checkpoint {
         std::size_t nodes;
@@ -1081,8 +1036,7 @@ private:
     bool reservedOnce_ = false;
     int windowFailures_ = 0;              // consecutive windows read node by node
     std::size_t lastReport_ = 0;          // offset of the last progress report
-    const char *populatedBase_ = nullptr; // nodes' storage whose pages are populated up to populatedUpTo_
-    std::size_t populatedUpTo_ = 0;
+    PagePrefaulter nodePages_;
     std::string attrNameCopy_;
     LayoutVotes votes_;
     bool truncatedInNodes_ = false;

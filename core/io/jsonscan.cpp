@@ -7,7 +7,6 @@
 namespace linkscope::core::io {
 
 namespace {
-bool isWs(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 bool isDigit(char c) { return c >= '0' && c <= '9'; }
 bool isHex(char c) { return isDigit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
 } // namespace
@@ -32,7 +31,7 @@ void JsonScanner::fail(std::size_t pos, const std::string &message) const
 
 std::size_t JsonScanner::skipWhitespace(std::size_t pos) const
 {
-    while (pos < text_.size() && isWs(text_[pos]))
+    while (pos < text_.size() && isJsonWhitespace(text_[pos]))
         ++pos;
     return pos;
 }

@@ -10,6 +10,9 @@
 
 namespace linkscope::core::io {
 
+// JSON's four whitespace bytes.
+inline bool isJsonWhitespace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+
 struct ScanError {
     std::uint64_t offset;
     std::string message;

@@ -1,5 +1,6 @@
 #include "io/kinetoreader.h"
 
+#include "io/arraygrowth.h"
 #include "io/decimal.h"
 #include "io/interncache.h"
 #include "io/readerbase.h"
@@ -16,7 +17,6 @@ static_assert(kJsonPadding >= simdjson::SIMDJSON_PADDING, "kJsonPadding must cov
 
 namespace {
 
-bool isWs(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 
 // Windows of the traceEvents array are parsed one at a time, so simdjson's structural index (4 bytes
 // per structural character) stays the size of a window instead of the size of the file.
@@ -281,7 +281,7 @@ private:
             text_.willRead(p, p + kWindowBytes + 4096);
             std::size_t cut = std::string::npos;
             if (p + kWindowBytes + 2 < text_.size())
-                cut = findCut(p, p + kWindowBytes);
+                cut = lastElementSeparator(p, p + kWindowBytes);
             bool done = false;
             if (cut != std::string::npos) {
                 const Checkpoint cp = checkpoint();
@@ -310,30 +310,6 @@ private:
                 return cut + 1;
             p = scanner_.skipWhitespace(cut + 1);
         }
-    }
-
-    // A ',' between two events: '}' before it and '{' after it (whitespace allowed). May also match
-    // inside a string or a nested value: parseWindow then fails and the exact scan takes over.
-    std::size_t findCut(std::size_t p, std::size_t target) const
-    {
-        const char *d = text_.data();
-        std::size_t k = target;
-        while (k > p + 1) {
-            const void *hit = memrchr(d + p + 1, ',', k - (p + 1));
-            if (!hit)
-                return std::string::npos;
-            const std::size_t c = static_cast<std::size_t>(static_cast<const char *>(hit) - d);
-            std::size_t a = c;
-            while (a > p && isWs(d[a - 1]))
-                --a;
-            std::size_t b = c + 1;
-            while (b < text_.size() && isWs(d[b]))
-                ++b;
-            if (a > p && d[a - 1] == '}' && b < text_.size() && d[b] == '{')
-                return c;
-            k = c;
-        }
-        return std::string::npos;
     }
 
     // Walks elements with the validating scanner: returns the offset of the ',' after the element
@@ -374,53 +350,23 @@ private:
         fail(p, std::string("invalid JSON in \"traceEvents\": ") + simdjson::error_message(lastError_));
     }
 
-    // Reserves the events and args for the whole array from the density seen so far: growing by
-    // doubling would briefly hold two copies of each, and copy them. Reserved pages that are never
-    // written do not count in the resident set, so the estimate errs on the high side.
+    // Events and args are reserved for the whole array (io/arraygrowth.h); args only when they are
+    // copied out (no source file).
     void reserveForRest(std::size_t parsedBytes, std::size_t arrayBytes)
     {
         if (trace_.events.size() < 1000 || parsedBytes == 0)
             return;
         const double scale = double(arrayBytes) / double(parsedBytes);
-        const std::size_t n = trace_.events.size();
-        if (!reservedOnce_ || trace_.events.capacity() - n < 1024) {
-            const double factor = reservedOnce_ ? 1.2 : 1.3;
-            trace_.events.reserve(std::max<std::size_t>(static_cast<std::size_t>(double(n) * scale * factor) + 1024,
-                                                        n + n / 4 + 1024));
-        }
-        if (!sourceFile_ && (!reservedOnce_ || args_.capacity() - args_.size() < (64u << 10))) {
-            const double factor = reservedOnce_ ? 1.2 : 1.3;
-            args_.reserve(std::max<std::size_t>(static_cast<std::size_t>(double(args_.size()) * scale * factor) + 4096,
-                                                args_.size() + args_.size() / 4 + (64u << 10)));
-        }
+        reserveFromDensity(trace_.events, scale, !reservedOnce_, 1024, 1024);
+        if (!sourceFile_)
+            reserveFromDensity(args_, scale, !reservedOnce_, 64u << 10, 4096);
         reservedOnce_ = true;
     }
 
-    // Maps the pages that the next windows' events and args will be written to in one call per
-    // couple of MiB, instead of one fault per page (the page-fault path costs more than the writes).
-    struct Prefaulter {
-        const char *base = nullptr;
-        std::size_t mappedUpTo = 0; // bytes from base already populated
-        void ahead(char *data, std::size_t used, std::size_t capacity)
-        {
-            static constexpr std::size_t kStep = 2u << 20;
-            if (data != base) {
-                base = data;
-                mappedUpTo = used;
-            }
-            if (mappedUpTo >= used + kStep / 2 || mappedUpTo >= capacity)
-                return;
-            const std::size_t from = std::max(mappedUpTo, used);
-            const std::size_t to = std::min(capacity, from + kStep);
-            populateForWrite(data + from, to - from);
-            mappedUpTo = to;
-        }
-    };
     void populateAhead()
     {
-        eventPages_.ahead(reinterpret_cast<char *>(trace_.events.data()), trace_.events.size() * sizeof(DeviceEvent),
-                          trace_.events.capacity() * sizeof(DeviceEvent));
-        argPages_.ahead(args_.data(), args_.size(), args_.capacity());
+        eventPages_.ahead(trace_.events);
+        argPages_.ahead(args_);
     }
 
     struct Checkpoint {
@@ -443,20 +389,12 @@ private:
         sink_.rollback(cp.warnings);
     }
 
-    // Parses the elements in [first, closeAt) where text_[closeAt] is the ',' or ']' after the last
-    // one. The bytes just before `first` and at `closeAt` are briefly replaced by '[' and ']' so the
-    // window is a JSON array parsed in place.
+    // Parses the events in [first, closeAt) as one array (ReaderBase::parseAsArray).
     bool parseWindow(std::size_t first, std::size_t closeAt)
     {
-        const std::size_t begin = first - 1;
-        const char savedOpen = text_[begin];
-        const char savedClose = text_[closeAt];
-        text_[begin] = '[';
-        text_[closeAt] = ']';
-        const bool ok = parseWindowInPlace(begin, closeAt + 1 - begin);
-        text_[begin] = savedOpen;
-        text_[closeAt] = savedClose;
-        return ok;
+        return parseAsArray(first, closeAt, [this](std::size_t begin, std::size_t len) {
+            return parseWindowInPlace(begin, len);
+        });
     }
 
 #define LS_TRY(expr)                                                                                               \
@@ -546,7 +484,7 @@ private:
             // A process group name such as 0 written as a number: keep its text.
             std::string_view token;
             token = v.raw_json_token();
-            while (!token.empty() && isWs(token.back()))
+            while (!token.empty() && isJsonWhitespace(token.back()))
                 token.remove_suffix(1);
             out = trace_.strings.intern(token);
             if (!numberIsText)
@@ -577,7 +515,7 @@ private:
                 present = true;
             } else {
                 sink_.add(std::string("\"") + what + "\" is not an integer; kept as text", eventOffset);
-                while (!token.empty() && isWs(token.back()))
+                while (!token.empty() && isJsonWhitespace(token.back()))
                     token.remove_suffix(1);
                 out = TraceId{static_cast<std::int64_t>(trace_.strings.intern(token)), true};
                 present = true;
@@ -925,8 +863,8 @@ private:
     ond::document *currentDoc_ = nullptr;
     std::size_t windowEnd_ = 0;
     bool reservedOnce_ = false;
-    Prefaulter eventPages_;
-    Prefaulter argPages_;
+    PagePrefaulter eventPages_;
+    PagePrefaulter argPages_;
 };
 
 } // namespace

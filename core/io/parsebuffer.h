@@ -61,7 +61,6 @@ public:
     // The caller will not read or write below `offset` again: whole pages there leave the resident
     // set. (A File page reads back as the file's bytes, an Anonymous page as zeros.) No-op on Heap.
     void releaseBefore(std::size_t offset);
-    std::size_t releasedBytes() const { return released_; }
 
     // The text as a std::string with kJsonPadding spare capacity (moved for Heap, copied otherwise).
     std::string takeString() &&;

@@ -7,6 +7,7 @@
 #include "io/jsonscan.h"
 #include "io/warningsink.h"
 
+#include <cstring>
 #include <string>
 
 namespace linkscope::core::io {
@@ -45,6 +46,47 @@ protected:
 
     // Progress for having parsed up to `offset` of the text (after what reading already reported).
     void reportParsed(std::uint64_t offset) { progress_.report(progressDone_ + offset); }
+
+    // The last ',' in (p, target) with '}' before it and '{' after it (whitespace allowed): a cut
+    // between two array elements, npos if none. It may also match inside a string or a nested value;
+    // the window parse then fails and the caller falls back to the validating scanner.
+    std::size_t lastElementSeparator(std::size_t p, std::size_t target) const
+    {
+        const char *d = text_.data();
+        for (std::size_t k = target; k > p + 1;) {
+            const void *hit = memrchr(d + p + 1, ',', k - (p + 1));
+            if (!hit)
+                return std::string::npos;
+            const std::size_t c = static_cast<std::size_t>(static_cast<const char *>(hit) - d);
+            std::size_t a = c;
+            while (a > p && isJsonWhitespace(d[a - 1]))
+                --a;
+            std::size_t b = c + 1;
+            while (b < text_.size() && isJsonWhitespace(d[b]))
+                ++b;
+            if (a > p && d[a - 1] == '}' && b < text_.size() && d[b] == '{')
+                return c;
+            k = c;
+        }
+        return std::string::npos;
+    }
+
+    // Runs parse(begin, len) on the elements in [first, closeAt), where text_[closeAt] is the ',' or
+    // ']' after the last one: the bytes just before `first` and at `closeAt` are briefly replaced by
+    // '[' and ']' so that the window is a JSON array parsed in place.
+    template<typename Parse>
+    bool parseAsArray(std::size_t first, std::size_t closeAt, Parse &&parse)
+    {
+        const std::size_t begin = first - 1;
+        const char savedOpen = text_[begin];
+        const char savedClose = text_[closeAt];
+        text_[begin] = '[';
+        text_[closeAt] = ']';
+        const bool ok = parse(begin, closeAt + 1 - begin);
+        text_[begin] = savedOpen;
+        text_[closeAt] = savedClose;
+        return ok;
+    }
 
     ParseBuffer text_;
     std::string name_;

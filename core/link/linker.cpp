@@ -1,8 +1,8 @@
 #include "link/linker.h"
 
+#include "index/sortedsegments.h"
 #include "link/hostjoin.h"
 #include "link/nearsearch.h"
-
 
 #include <algorithm>
 #include <charconv>
@@ -45,28 +45,6 @@ void sortValues(std::vector<T> &list)
 {
     if (!std::is_sorted(list.begin(), list.end()))
         std::sort(list.begin(), list.end());
-}
-
-// Sorts `list` made of consecutive sorted segments ending at `ends`, by merging neighbours pairwise.
-template <typename T>
-void mergeSortedSegments(std::vector<T> &list, std::vector<std::size_t> ends)
-{
-    while (ends.size() > 1) {
-        std::vector<std::size_t> merged;
-        std::size_t begin = 0;
-        for (std::size_t i = 0; i < ends.size(); i += 2) {
-            if (i + 1 < ends.size()) {
-                std::inplace_merge(list.begin() + static_cast<std::ptrdiff_t>(begin),
-                                   list.begin() + static_cast<std::ptrdiff_t>(ends[i]),
-                                   list.begin() + static_cast<std::ptrdiff_t>(ends[i + 1]));
-                merged.push_back(ends[i + 1]);
-            } else {
-                merged.push_back(ends[i]);
-            }
-            begin = merged.back();
-        }
-        ends = std::move(merged);
-    }
 }
 
 std::uint64_t pairKey(std::uint32_t a, std::uint32_t b)
