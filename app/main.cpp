@@ -1,18 +1,20 @@
-// The composition root: a known subcommand runs headless against core; anything else opens the GUI.
+// The composition root: a known subcommand runs headless against core; anything else opens the GUI
+// (app/guimain.cpp), or, in a build without it (-DLINKSCOPE_BUILD_GUI=OFF), says how to run headless.
+// This file uses no Qt, so the CLI builds and runs without Qt.
 
 #include "commands/commands.h"
-#include "mainwindow.h"
-
-#include <QApplication>
-#include <QCommandLineParser>
-#include <QIcon>
+#ifdef LINKSCOPE_WITH_GUI
+#include "guimain.h"
+#endif
 
 #include <cstdlib>
-#include <cstring>
+#include <exception>
 #include <iostream>
+#include <string>
 
 namespace {
 
+#ifdef LINKSCOPE_WITH_GUI
 bool hasDisplay()
 {
     if (const char *platform = std::getenv("QT_QPA_PLATFORM"); platform && *platform)
@@ -20,6 +22,15 @@ bool hasDisplay()
     const char *x11 = std::getenv("DISPLAY");
     const char *wayland = std::getenv("WAYLAND_DISPLAY");
     return (x11 && *x11) || (wayland && *wayland);
+}
+#endif
+
+void printHeadlessExamples(std::ostream &err)
+{
+    err << "Run it headless instead, for example:\n"
+           "  linkscope inspect HOST_ET.json DEVICE_TRACE.json\n"
+           "  linkscope link --host HOST_ET.json --device DEVICE_TRACE.json\n"
+           "  linkscope export --host HOST_ET.json --device DEVICE_TRACE.json --et out.et\n";
 }
 
 } // namespace
@@ -46,40 +57,20 @@ int main(int argc, char *argv[])
         }
     }
 
+#ifdef LINKSCOPE_WITH_GUI
     if (!hasDisplay()) {
-        std::cerr << "linkscope: no display found (DISPLAY and WAYLAND_DISPLAY are unset), so the window cannot open.\n"
-                     "Run it headless instead, for example:\n"
-                     "  linkscope inspect HOST_ET.json DEVICE_TRACE.json\n"
-                     "  linkscope link --host HOST_ET.json --device DEVICE_TRACE.json\n"
-                     "  linkscope export --host HOST_ET.json --device DEVICE_TRACE.json --et out.et\n"
-                     "or under a virtual display: xvfb-run linkscope HOST_ET.json DEVICE_TRACE.json\n\n";
+        std::cerr << "linkscope: no display found (DISPLAY and WAYLAND_DISPLAY are unset), so the window cannot open.\n";
+        printHeadlessExamples(std::cerr);
+        std::cerr << "or under a virtual display: xvfb-run linkscope HOST_ET.json DEVICE_TRACE.json\n\n";
         cli::printUsage(std::cerr);
         return 2;
     }
-
-    QApplication app(argc, argv);
-    QApplication::setApplicationName(QStringLiteral("Linkscope"));
-    QApplication::setOrganizationName(QStringLiteral("Linkscope"));
-    QApplication::setApplicationVersion(QStringLiteral(LINKSCOPE_VERSION));
-    QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/linkscope.svg")));
-
-    QCommandLineParser parser;
-    parser.setApplicationDescription(QStringLiteral("Inspect and correct GPU→CPU links in PyTorch traces"));
-    parser.addHelpOption();
-    parser.addVersionOption();
-    parser.addPositionalArgument(QStringLiteral("traces"), QStringLiteral("HOST_ET DEVICE_TRACE, or DEVICE_TRACE alone"));
-    parser.process(app);
-
-    ui::MainWindow window;
-    window.show();
-    const QStringList files = parser.positionalArguments();
-    if (files.size() == 2)
-        window.openPair(files.at(0), files.at(1));
-    else if (files.size() == 1)
-        window.openDevice(files.at(0));
-    else if (files.size() > 2) {
-        std::cerr << "linkscope: expected at most two trace files, got " << files.size() << '\n';
-        return 2;
-    }
-    return app.exec();
+    return app::runGui(argc, argv);
+#else
+    std::cerr << "linkscope: this build has no GUI (configured with -DLINKSCOPE_BUILD_GUI=OFF), so the window cannot open.\n";
+    printHeadlessExamples(std::cerr);
+    std::cerr << '\n';
+    cli::printUsage(std::cerr);
+    return 2;
+#endif
 }
