@@ -122,6 +122,7 @@ private slots:
     {
         QTemporaryDir dir;
         QVERIFY(dir.isValid());
+        LINKSCOPE_REQUIRE_TRACES("chakra_repo_tests/feeder_tests_trace.tar.gz");
         QProcess tar;
         tar.start(QStringLiteral("tar"), {QStringLiteral("-xzf"),
                                           QString::fromStdString(tracePath("chakra_repo_tests/feeder_tests_trace.tar.gz")),
@@ -165,6 +166,7 @@ private slots:
     // The feeder's JSON workload graphs (json_trace.tar.gz) are not protobuf: a clear refusal, at byte 0.
     void feederJsonGraphIsNotTakenForAnEt()
     {
+        LINKSCOPE_REQUIRE_TRACES("chakra_repo_tests/json_trace.tar.gz");
         QTemporaryDir dir;
         QProcess tar;
         tar.start(QStringLiteral("tar"), {QStringLiteral("-xzf"), QString::fromStdString(tracePath("chakra_repo_tests/json_trace.tar.gz")),
@@ -337,7 +339,7 @@ private slots:
         QCOMPARE(s["comm_types"]["ALL_REDUCE"].get<int>(), 1);
 
         std::ostringstream out4, err4;
-        QCOMPARE(linkscope::cli::runDump({tracePath("chakra_repo_tests/SOURCE.md")}, out4, err4), 1);
+        QCOMPARE(linkscope::cli::runDump({tracePath("astrasim_chakra_et_examples/SOURCE.md")}, out4, err4), 1);
         QVERIFY2(err4.str().find("SOURCE.md") != std::string::npos, err4.str().c_str());
     }
 };

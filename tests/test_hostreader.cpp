@@ -129,7 +129,8 @@ private slots:
         QFETCH(int, rootChildren);
         QFETCH(int, commNodes);
         QFETCH(qint64, maxId);
-        const HostTrace t = readHostTrace(tracePath(file.toUtf8().constData()));
+        LINKSCOPE_REQUIRE_TRACES(file.toStdString());
+        const HostTrace t = readHostTrace(tracePath(file.toStdString()));
         QCOMPARE(QString::fromStdString(t.schema), schema);
         QCOMPARE(t.layout, flat ? HostLayout::Flat : HostLayout::Nested);
         QCOMPARE(t.pid, pid);
@@ -178,6 +179,7 @@ private slots:
     {
         // First record_param_comms (id 437): rf_id 115, broadcast, Float, 53120 elements, pg "0"
         // "default_pg", pg_size 2, global_rank_start 0, stride 1.
+        LINKSCOPE_REQUIRE_TRACES("param_host_et_only/resnet_2gpu_et_1.1.0.json.gz");
         const HostTrace t = readHostTrace(tracePath("param_host_et_only/resnet_2gpu_et_1.1.0.json.gz"));
         const HostNode *n = t.findById(437);
         QVERIFY(n);
@@ -222,6 +224,8 @@ private slots:
     {
         QTemporaryDir dir;
         QVERIFY(dir.isValid());
+        LINKSCOPE_REQUIRE_TRACES("chakra_repo_tests/1.0.2-chakra.0.0.4.tgz", "param_dlrm_8rank_pair/dlrm_pytorch_et.tar.gz",
+                                 "param_host_et_only/resnet_1gpu_et.json.tar.gz");
         QVERIFY(linkscope::test::extractTar(tracePath("chakra_repo_tests/1.0.2-chakra.0.0.4.tgz"), dir));
         QVERIFY(linkscope::test::extractTar(tracePath("param_dlrm_8rank_pair/dlrm_pytorch_et.tar.gz"), dir));
         QVERIFY(linkscope::test::extractTar(tracePath("param_host_et_only/resnet_1gpu_et.json.tar.gz"), dir));

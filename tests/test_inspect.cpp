@@ -26,13 +26,14 @@ namespace {
 
 using linkscope::test::readFile;
 
-// The output with the trace folder (which differs between checkouts) written as TRACES/.
+// The output with the trace folders (which differ between checkouts) written as TRACES/.
 std::string withTracesFolderNamed(std::string text)
 {
-    const std::string anyTrace = tracePath("SOURCE.md");
-    const std::string folder = anyTrace.substr(0, anyTrace.size() - std::string("SOURCE.md").size());
-    for (std::size_t at = text.find(folder); at != std::string::npos; at = text.find(folder, at))
-        text.replace(at, folder.size(), "TRACES/");
+    for (const QString &dir : {linkscope::test::bundledTracesDir(), linkscope::test::sharedTracesDir()}) {
+        const std::string folder = QDir(dir).filePath(QStringLiteral("x")).chopped(1).toStdString();
+        for (std::size_t at = text.find(folder); at != std::string::npos; at = text.find(folder, at))
+            text.replace(at, folder.size(), "TRACES/");
+    }
     return text;
 }
 

@@ -115,7 +115,8 @@ private slots:
         QFETCH(int, streams);
         QFETCH(int, collectives);
         QFETCH(int, withRfId);
-        const DeviceTrace t = readKinetoTrace(tracePath(file.toUtf8().constData()));
+        LINKSCOPE_REQUIRE_TRACES(file.toStdString());
+        const DeviceTrace t = readKinetoTrace(tracePath(file.toStdString()));
         KinetoCounts c = countsOf(t);
         QCOMPARE(int(c.events), events);
         QCOMPARE(int(c.byCategoryText["cpu_op"]), cpuOp);
@@ -183,6 +184,7 @@ private slots:
     {
         // Fractional microseconds ("1712195495519689.047") must become exact ns; first kernel
         // ts 1712195495505582.988 dur 4.928, correlation 135071.
+        LINKSCOPE_REQUIRE_TRACES("hta_kineto_large/rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz");
         const DeviceTrace t = readKinetoTrace(tracePath("hta_kineto_large/rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz"));
         QCOMPARE(t.events.front().ts, Nanos(1712195495519689047));
         const DeviceEvent *k = firstOf(t, EventCategory::Kernel);
@@ -262,6 +264,7 @@ private slots:
     {
         QTemporaryDir dir;
         QVERIFY(dir.isValid());
+        LINKSCOPE_REQUIRE_TRACES("param_dlrm_8rank_pair/dlrm_kineto.tar.gz");
         QVERIFY(linkscope::test::extractTar(tracePath("param_dlrm_8rank_pair/dlrm_kineto.tar.gz"), dir));
         const DeviceTrace t = readKinetoTrace(
             linkscope::test::inDir(dir, "dlrm_kineto/worker0_step_12.1694128201545.pt.trace.json"));
@@ -408,6 +411,7 @@ private slots:
 
     void progressAndCancel()
     {
+        LINKSCOPE_REQUIRE_TRACES("hta_kineto_large/rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz");
         const std::string path = tracePath("hta_kineto_large/rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz");
         std::uint64_t last = 0, lastTotal = 0;
         int calls = 0;

@@ -1,4 +1,4 @@
-// The linker on the public traces in ../shared/traces. Expected numbers were computed independently
+// The linker on public traces (tests/data/traces, and ../shared/traces when present). Expected numbers were computed independently
 // with python3 over the gzip JSON (/tmp scripts quoted in each case): for every GPU op, the runtime event
 // with its correlation, then the innermost cpu_op/user_annotation (not ProfilerStep#*) on the same
 // (pid, tid) whose [ts, ts+dur] contains the runtime's ts.
@@ -52,9 +52,11 @@ void TestLinkerReal::megatronEveryNcclKernelUnderNcclAllReduce()
     // innermost enclosing op is nccl:all_reduce.
     QFETCH(int, rank);
     const std::string dir = "astrasim_megatron_tp8_8rank_pair/";
-    const HostTrace host = readHostTrace(tracePath((dir + "megatron_et_" + std::to_string(rank) + ".json.gz").c_str()));
+    LINKSCOPE_REQUIRE_TRACES(dir + "megatron_et_" + std::to_string(rank) + ".json.gz",
+                             dir + "megatron_kineto_" + std::to_string(rank) + ".json.gz"); // rank 0 is bundled
+    const HostTrace host = readHostTrace(tracePath(dir + "megatron_et_" + std::to_string(rank) + ".json.gz"));
     const DeviceTrace device =
-        readKinetoTrace(tracePath((dir + "megatron_kineto_" + std::to_string(rank) + ".json.gz").c_str()));
+        readKinetoTrace(tracePath(dir + "megatron_kineto_" + std::to_string(rank) + ".json.gz"));
     const LinkSet ls = linkTraces(device, &host);
     QCOMPARE(ls.join.method, HostJoinMethod::EvIdxOffset);
     QCOMPARE(ls.join.offset, std::int64_t(1));
@@ -145,6 +147,7 @@ void TestLinkerReal::sampledTraceOrphansAreKeptWithTheirReason()
     // python3: 7,747 GPU ops (6,080 kernels, 1,390 memcpy, 277 memset); 872 of them (705 kernels, 140 memcpy,
     // 27 memset) have a correlation that no cuda_runtime/cuda_driver event carries; every other one has a
     // launch inside a CPU op.
+    LINKSCOPE_REQUIRE_TRACES("hta_kineto_large/negative_queue_length_rank0.json.gz");
     const DeviceTrace device = readKinetoTrace(tracePath("hta_kineto_large/negative_queue_length_rank0.json.gz"));
     const LinkSet ls = linkTraces(device, nullptr);
     QCOMPARE(ls.gpuLinks.size(), std::size_t(7747));

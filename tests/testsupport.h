@@ -1,5 +1,6 @@
 #pragma once
-// Paths the tests use: the public traces in ../shared/traces and the repo's own fixtures.
+// Paths the tests use: the public traces (a few small ones bundled in tests/data/traces, the rest in
+// ../shared/traces when that folder is beside the checkout) and the repo's own fixtures.
 
 #include <QDir>
 #include <QFileInfo>
@@ -7,18 +8,44 @@
 #include <QTest>
 
 #include <fstream>
+#include <initializer_list>
 #include <iterator>
 #include <string>
 
 namespace linkscope::test {
 
-// A file under ../shared/traces. CI has that folder beside the clone; a missing file fails the test.
-inline std::string tracePath(const char *relative)
+// The two folders a public trace can be in, bundled first.
+inline QString bundledTracesDir()
 {
-    const QString path = QDir(QStringLiteral(LINKSCOPE_TRACES_DIR)).filePath(QString::fromUtf8(relative));
-    if (!QFileInfo::exists(path))
-        qWarning("trace file missing: %s", qPrintable(path));
-    return path.toStdString();
+    return QStringLiteral(LINKSCOPE_TEST_DATA "/traces");
+}
+
+inline QString sharedTracesDir()
+{
+    return QStringLiteral(LINKSCOPE_TRACES_DIR);
+}
+
+// A public trace by its path under a traces folder (e.g. "hta_kineto_nccl/nccl_data.json.gz"): the
+// bundled copy if there is one, else the one in ../shared/traces. If neither exists the shared path is
+// returned, so an error names where the file was expected; a test that needs a file that is not bundled
+// says so first with LINKSCOPE_REQUIRE_TRACES, which skips it on a checkout without ../shared.
+inline std::string tracePath(const std::string &relative)
+{
+    const QString name = QString::fromStdString(relative);
+    const QString bundled = QDir(bundledTracesDir()).filePath(name);
+    if (QFileInfo::exists(bundled))
+        return bundled.toStdString();
+    return QDir(sharedTracesDir()).filePath(name).toStdString();
+}
+
+// The first of the traces that is in neither folder, or empty if all are present.
+inline std::string firstMissingTrace(std::initializer_list<std::string> relatives)
+{
+    for (const std::string &relative : relatives) {
+        if (!QFileInfo::exists(QString::fromStdString(tracePath(relative))))
+            return tracePath(relative);
+    }
+    return {};
 }
 
 inline std::string dataPath(const char *relative)
@@ -39,3 +66,12 @@ inline std::string readFile(const std::string &path)
 }
 
 } // namespace linkscope::test
+
+// Skips the current test (or data row) unless every listed public trace is present, bundled or in
+// ../shared/traces. Use it before the first tracePath of a trace that tests/data/traces does not hold.
+#define LINKSCOPE_REQUIRE_TRACES(...)                                                                              \
+    do {                                                                                                         \
+        const std::string linkscopeMissingTrace_ = ::linkscope::test::firstMissingTrace({__VA_ARGS__});         \
+        if (!linkscopeMissingTrace_.empty())                                                                     \
+            QSKIP(qPrintable(QStringLiteral("trace not present: ") + QString::fromStdString(linkscopeMissingTrace_))); \
+    } while (false)
