@@ -20,7 +20,7 @@ using namespace linkscope::core;
 
 namespace {
 
-// The seed case of chakra-formats-and-linking.md §4.1 (issue #196), plus a CUDA graph launch
+// The worked example of docs/linking.md (Chakra issue #196), plus a CUDA graph launch
 // (one correlation, three kernels), a memcpy, a second thread and an orphan kernel.
 struct Fixture {
     DeviceTrace device;
@@ -29,7 +29,7 @@ struct Fixture {
 
     // Event indices (file order).
     enum : std::uint32_t {
-        RecordParamComms, NcclAllGather, LaunchNccl, NcclKernel,        // §4.1, thread 1331
+        RecordParamComms, NcclAllGather, LaunchNccl, NcclKernel,        // docs/linking.md, thread 1331
         GraphStep, GraphLaunch, GraphKernel0, GraphKernel1, GraphKernel2, // CUDA graph, thread 1331
         CopyOp, CopyLaunch, Memcpy,                                       // thread 1400
         PythonFrame, OrphanKernel, EventCount
@@ -105,7 +105,7 @@ struct Fixture {
         addNode(40, 1, "graph_step", 33);
         addNode(50, 1, "aten::copy_", 44);
 
-        // The links as the external-id policy makes them (§4.1: HEAD picks record_param_comms).
+        // The links as the external-id policy makes them (docs/linking.md: Chakra HEAD picks record_param_comms).
         links.policy = Policy::ExternalId;
         links.hostOfEvent.assign(EventCount, kNoIndex);
         links.hostOfEvent[RecordParamComms] = 0;

@@ -46,7 +46,7 @@ void TestCorrectionsCli::exportAppliesSidecar()
     std::filesystem::copy_file(linkscope::test::dataPath("export/seed_host_et.json"), host);
     std::filesystem::copy_file(linkscope::test::dataPath("export/seed_kineto.json"), device);
 
-    // The §4.1 correction under the external-id policy, saved where the GUI would put it.
+    // The seed correction (docs/linking.md, The linkage rule) under the external-id policy, saved where the GUI would put it.
     HostTrace hostTrace = readHostTrace(host);
     DeviceTrace deviceTrace = readKinetoTrace(device);
     LinkOptions options;
@@ -56,7 +56,7 @@ void TestCorrectionsCli::exportAppliesSidecar()
     const std::uint32_t annotation = eventNamed(deviceTrace, "nccl:_all_gather_base", EventCategory::UserAnnotation);
     const std::uint32_t comms = eventNamed(deviceTrace, "record_param_comms", EventCategory::CpuOp);
     QVERIFY(kernel != kNoIndex && annotation != kNoIndex && comms != kNoIndex);
-    QCOMPARE(links.gpuLinks[links.gpuLinkOf[kernel]].parent, comms); // HEAD's wrong choice (§4.1)
+    QCOMPARE(links.gpuLinks[links.gpuLinkOf[kernel]].parent, comms); // Chakra HEAD's wrong choice (docs/linking.md)
     Sidecar sidecar;
     sidecar.device = fingerprintFile(device);
     sidecar.host = fingerprintFile(host);

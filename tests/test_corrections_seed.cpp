@@ -1,4 +1,4 @@
-// The seed scenario end to end through the real linker (chakra-formats-and-linking.md §4.1,
+// The seed scenario end to end through the real linker (docs/linking.md, The linkage rule;
 // Chakra issue #196): under the external-id policy the NCCL kernel hangs off record_param_comms;
 // the finding suggests nccl:_all_gather_base; applying it, saving the sidecar, relinking and
 // re-applying gives the same links; a policy change reports exactly the kernel as changed.
@@ -22,7 +22,7 @@ constexpr std::int64_t kPid = 1;
 constexpr std::int64_t kTid = 1331;
 constexpr Nanos us = 1000;
 
-// Times in µs, as in §4.1's worked example.
+// Times in µs, as in the worked example of docs/linking.md.
 struct Seed {
     TraceBuilder b;
     HostBuilder h;
@@ -61,7 +61,7 @@ void TestCorrectionsSeed::endToEnd()
 {
     const Seed seed;
     LinkSet links = seed.link(Policy::ExternalId);
-    // §4.1 table: HEAD (External-id match first) → record_param_comms, ET node 30.
+    // docs/linking.md: Chakra HEAD (External-id match first) → record_param_comms, ET node 30.
     QCOMPARE(linkOf(links, seed.kernel).parent, seed.rpc);
     QCOMPARE(seed.h.host.nodes.at(linkOf(links, seed.kernel).hostNode).id, std::int64_t(30));
     const auto finding = std::find_if(links.findings.begin(), links.findings.end(), [](const Finding &f) {
@@ -108,7 +108,7 @@ void TestCorrectionsSeed::endToEnd()
     QCOMPARE(linkOf(relinked, seed.kernel).hostNode, linkOf(links, seed.kernel).hostNode);
     QCOMPARE(linkOf(relinked, seed.kernel).rule, ParentRule::Manual);
 
-    // A policy change: external-id → nesting changes exactly the kernel's parent (§4.1 table).
+    // A policy change: external-id → nesting changes exactly the kernel's parent (docs/linking.md, Policies).
     const LinkSet headLinks = seed.link(Policy::ExternalId);
     LinkSet nestingLinks = seed.link(Policy::Nesting);
     const ParentDiff diff = diffParents(headLinks, nestingLinks);

@@ -23,7 +23,7 @@ constexpr std::int64_t kPid = 1;
 constexpr std::int64_t kTid = 1331;
 constexpr Nanos us = 1000;
 
-// §4.1's worked example plus a second kernel launched from a plain op, for a second edit.
+// The worked example of docs/linking.md (The linkage rule) plus a second kernel launched from a plain op, for a second edit.
 struct Pair {
     TraceBuilder b;
     HostBuilder h;

@@ -1,4 +1,4 @@
-// Export of a linked pair: ET+ JSON, Chakra .et and Perfetto, on the §4.1 seed case (a fixture
+// Export of a linked pair: ET+ JSON, Chakra .et and Perfetto, on the worked example of docs/linking.md (a fixture
 // pair in tests/data/export/) and on the Megatron TP8 pair.
 //
 // The seed fixture (seed_host_et.json + seed_kineto.json) is the reference's worked example:
@@ -6,7 +6,7 @@
 // kernel External id 17 = record_param_comms' own, plus aten::mm / aten::add kernels, a
 // cudaDeviceSynchronize inside aten::item followed by aten::relu, and an ET node (id 40) whose parent
 // id 99 is absent. The expected ids, parents and dependencies below were worked out by hand from
-// Chakra's rules (§2.8 id order, §3.6 DFS chain) and cross-checked by listing the outputs with a
+// Chakra's rules (chakra_trace_link's id assignment, chakra_converter's per-thread DFS chain) and cross-checked by listing the outputs with a
 // python3 json one-liner. The golden files are those outputs, reviewed the same way; regenerate
 // them with LINKSCOPE_UPDATE_GOLDEN=1 after a deliberate format change, and review the diff.
 

@@ -1,6 +1,6 @@
 // How GPU ops become Chakra communication nodes: the collective's own metadata before kernel names,
 // send/recv peers as int32 attrs, nccl:coalesced groups, and no abort on an unknown collective
-// (reference §3.4, §4.2 rows 4, 15, 16). The pair is built in memory; every expected value below
+// (core/export/collective.h: the collective's metadata before kernel names). The pair is built in memory; every expected value below
 // follows from the fixture by the rules in the reference (e.g. comm_size = numel × itemsize of the
 // parent op's tensor inputs: 256 × 2 bytes for a Half tensor of 256 elements).
 

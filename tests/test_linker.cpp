@@ -1,5 +1,5 @@
-// The linker on traces built in code: the seed case of §4.1 under each policy, and each failure of
-// §4.2 that concerns linking. Expected values come from the hand-written timelines in each case.
+// The linker on traces built in code: the worked example of docs/linking.md under each policy, and each
+// of its failure cases that concerns linking. Expected values come from the hand-written timelines in each case.
 #include "link/hostjoin.h"
 #include "link/linker.h"
 #include "tracebuilder.h"
@@ -56,7 +56,7 @@ bool hasEdge(const LinkSet &ls, EdgeKind kind, std::uint32_t from, std::uint32_t
                        [&](const Edge &e) { return e.kind == kind && e.from == from && e.to == to; });
 }
 
-// The worked example of §4.1 (issue #196), times in µs:
+// The worked example of docs/linking.md (Chakra issue #196), times in µs:
 //   record_param_comms     [100,150) cpu_op          External id 17  rf 19  Ev Idx 40
 //    nccl:_all_gather_base [110,140) user_annotation External id 18  rf 20  Ev Idx 41
 //     cuLaunchKernelEx     [120,125) cuda_driver     External id 17  correlation 5000
@@ -137,7 +137,7 @@ void TestLinker::seedCase_data()
     QTest::addColumn<bool>("withHost");
     QTest::addColumn<QString>("parent");
     QTest::addColumn<int>("rule");
-    // §4.1 table: pre-#185 → nccl:* (by luck), HEAD → record_param_comms (wrong), proposed → nccl:*.
+    // docs/linking.md: pre-#185 → nccl:* (by luck), HEAD → record_param_comms (wrong), nesting → nccl:*.
     for (bool withHost : {false, true}) {
         const char *suffix = withHost ? " pair" : " kineto";
         QTest::addRow("nesting%s", suffix) << Policy::Nesting << withHost << "nccl:_all_gather_base"
@@ -327,7 +327,7 @@ void TestLinker::orphanReasons_data()
     QTest::addColumn<qint64>("launchAt");
     QTest::addColumn<int>("reason");
     QTest::addColumn<bool>("chakraOrphans");
-    // §4.2 #1/#4: no runtime for the correlation; correlation -1 (AMD) or 0 (roctracer) = missing;
+    // Failure cases "Orphan GPU ops", "Missing correlation" (docs/linking.md): no runtime for the correlation; correlation -1 (AMD) or 0 (roctracer) = missing;
     // launch found but outside every CPU op (Chakra then takes the finished aten::add).
     QTest::newRow("no launch event") << qint64(5) << qint64(6) << qint64(20) << int(OrphanReason::NoLaunchEvent) << true;
     QTest::newRow("correlation -1") << qint64(-1) << qint64(6) << qint64(20) << int(OrphanReason::NoCorrelation) << true;
@@ -373,7 +373,7 @@ void TestLinker::anyRuntimeLaunchesNoWhitelist_data()
     QTest::addColumn<QString>("runtime");
     QTest::addColumn<int>("category");
     QTest::addColumn<int>("gpuCategory");
-    // §4.2 #1–#4: names outside Chakra's 15-name whitelist, memsets (#2), HIP (#4).
+    // Failure cases (docs/linking.md): names outside Chakra's 15-name whitelist, memsets, HIP.
     QTest::newRow("cudaGraphLaunch") << "cudaGraphLaunch" << int(EventCategory::CudaRuntime) << int(EventCategory::Kernel);
     QTest::newRow("cudaMemsetAsync") << "cudaMemsetAsync" << int(EventCategory::CudaRuntime) << int(EventCategory::GpuMemset);
     QTest::newRow("cudaMemcpy2DAsync") << "cudaMemcpy2DAsync" << int(EventCategory::CudaRuntime) << int(EventCategory::GpuMemcpy);
@@ -402,7 +402,7 @@ void TestLinker::anyRuntimeLaunchesNoWhitelist()
 
 void TestLinker::cudaGraphKernelsShareTheParent()
 {
-    // §4.2 #3: one cudaGraphLaunch, three kernels with its correlation on two streams.
+    // Failure case "CUDA graphs" (docs/linking.md): one cudaGraphLaunch, three kernels with its correlation on two streams.
     TraceBuilder b;
     const auto replay = b.cpu(EventCategory::CpuOp, "CUDAGraph::replay", kPid, kTid, 0, 100 * us, 10);
     const auto launch = b.runtime("cudaGraphLaunch", kPid, kTid, 20 * us, 5 * us, 64, 10);
@@ -461,7 +461,7 @@ void TestLinker::externalIdFallback()
 
 void TestLinker::duplicateCorrelationPicksNearestBefore()
 {
-    // §4.2 #5: two launches share (pid, correlation) 12; each kernel takes the nearest launch before it.
+    // Failure case "Duplicate correlation" (docs/linking.md): two launches share (pid, correlation) 12; each kernel takes the nearest launch before it.
     TraceBuilder b;
     const auto first = b.cpu(EventCategory::CpuOp, "aten::first", kPid, kTid, 0, 50 * us, 1);
     const auto second = b.cpu(EventCategory::CpuOp, "aten::second", kPid, kTid, 100 * us, 50 * us, 2);
@@ -519,7 +519,7 @@ void TestLinker::enclosureTolerance()
 
 void TestLinker::tieRules()
 {
-    // §4.1 step 3: equal start → the shorter one is inner; equal interval → larger Ev Idx is inner.
+    // docs/linking.md, The linkage rule, step 3: equal start → the shorter one is inner; equal interval → larger Ev Idx is inner.
     TraceBuilder b;
     b.cpu(EventCategory::CpuOp, "long", kPid, kTid, 0, 100 * us, 1, 0, 10);
     const auto shortOp = b.cpu(EventCategory::CpuOp, "short", kPid, kTid, 0, 50 * us, 2, 0, 11);
@@ -551,7 +551,7 @@ void TestLinker::tieRules()
 void TestLinker::ncclCoalescedSkippedByChakraPolicies()
 {
     // record_param_comms ⊃ nccl:coalesced (latest-starting); Chakra skips nccl:coalesced for NCCL kernels,
-    // nesting keeps it (it is the true enclosing op, §4.1 step 6).
+    // nesting keeps it (it is the true enclosing op: docs/linking.md, The linkage rule, step 6).
     TraceBuilder b;
     const auto rpc = b.cpu(EventCategory::CpuOp, "record_param_comms", kPid, kTid, 0, 100 * us, 50);
     const auto coalesced = b.cpu(EventCategory::UserAnnotation, "nccl:coalesced", kPid, kTid, 10 * us, 80 * us, 51);
@@ -568,7 +568,7 @@ void TestLinker::ncclCoalescedSkippedByChakraPolicies()
 
 void TestLinker::profilerStepsKeptButNeverParents()
 {
-    // §4.2 #13: two iterations; kernels in both are linked; ProfilerStep#N is never a parent.
+    // Failure case "Several iterations" (docs/linking.md): two iterations; kernels in both are linked; ProfilerStep#N is never a parent.
     TraceBuilder b;
     b.cpu(EventCategory::UserAnnotation, "ProfilerStep#1", kPid, kTid, 0, 100 * us, 1);
     b.cpu(EventCategory::UserAnnotation, "ProfilerStep#2", kPid, kTid, 100 * us, 100 * us, 2);
@@ -595,7 +595,7 @@ void TestLinker::profilerStepsKeptButNeverParents()
 
 void TestLinker::multiGpuStreamsAreSeparate()
 {
-    // §4.2 #20: stream 7 on GPU 0 and on GPU 1, and a CPU thread whose tid is 7.
+    // Failure case "Several GPUs or merged traces" (docs/linking.md): stream 7 on GPU 0 and on GPU 1, and a CPU thread whose tid is 7.
     TraceBuilder b;
     const auto op = b.cpu(EventCategory::CpuOp, "aten::op", kPid, 7, 0, 100 * us, 10);
     b.runtime("cudaLaunchKernel", kPid, 7, 10 * us, 2 * us, 1, 10);
@@ -613,7 +613,7 @@ void TestLinker::multiGpuStreamsAreSeparate()
 
 void TestLinker::cpuOnlyTrace()
 {
-    // §4.2 #21: only cpu_op events.
+    // Failure case "CPU-only captures" (docs/linking.md): only cpu_op events.
     TraceBuilder b;
     b.cpu(EventCategory::CpuOp, "aten::op", kPid, kTid, 0, 100 * us, 10);
     const LinkSet ls = linkTraces(b.trace, nullptr);
@@ -650,9 +650,9 @@ void TestLinker::mergedProcessesKeepCorrelationsApart()
 
 void TestLinker::exclusiveDurations()
 {
-    // §4.2 #12. parent [0,100) ⊃ child [0,30) (same start: Chakra's ascending-dur sort misses it),
+    // Failure case "Exclusive durations" (docs/linking.md). parent [0,100) ⊃ child [0,30) (same start: Chakra's ascending-dur sort misses it),
     // child2 [20,50) partially overlapping child (sibling), grandchild [5,10) in child; runtime time stays
-    // in the op (Chakra §2.2 d). Expected by hand: parent 100 − |[0,30) ∪ [20,50)| = 50;
+    // in the op (as Chakra's calculate_exclusive_dur does). Expected by hand: parent 100 − |[0,30) ∪ [20,50)| = 50;
     // child 30 − 5 = 25; child2 30; grandchild 5.
     TraceBuilder b;
     const auto parent = b.cpu(EventCategory::CpuOp, "parent", kPid, kTid, 0, 100, 1);
@@ -674,7 +674,7 @@ void TestLinker::exclusiveDurations()
 
 void TestLinker::streamOrderEdges()
 {
-    // §4.2 #9: per (device, stream) chains by device ts, ties in input order; user annotations excluded.
+    // docs/linking.md, Edges, stream_order: per (device, stream) chains by device ts, ties in input order; user annotations excluded.
     TraceBuilder b;
     const auto k3 = b.gpu("k3", 0, 7, 30, 5, kNoId);
     const auto k1 = b.gpu("k1", 0, 7, 10, 5, kNoId);
@@ -692,7 +692,7 @@ void TestLinker::streamOrderEdges()
 
 void TestLinker::syncEdgesFromRuntimeCalls()
 {
-    // §4.2 #10: no ProfilerStep, no cuda_sync events. Thread 1331 launches k1 (stream 7), k2 (stream 9),
+    // docs/linking.md, Edges, sync: no ProfilerStep, no cuda_sync events. Thread 1331 launches k1 (stream 7), k2 (stream 9),
     // then cudaStreamSynchronize (waits for stream 9, the last one it launched to), then aten::next.
     // Later cudaDeviceSynchronize waits for the last op of every stream of GPU 0.
     TraceBuilder b;
@@ -867,7 +867,7 @@ void TestLinker::hostJoinByOffset()
 
 void TestLinker::hostFindings()
 {
-    // §4.2 #7: ET node whose parent is absent; host op without Kineto op; Kineto op without ET node.
+    // Failure case "ET nodes whose parent is not in the file" (docs/linking.md): ET node whose parent is absent; host op without Kineto op; Kineto op without ET node.
     TraceBuilder b;
     b.cpu(EventCategory::CpuOp, "aten::add", kPid, kTid, 0, 10, 5, 11);
     const auto lonely = b.cpu(EventCategory::CpuOp, "aten::lonely", kPid, kTid, 20, 10, 6, 99);

@@ -1,5 +1,5 @@
 // `linkscope link` in-process: options, aliases, summary, the links JSON Lines and the findings report,
-// on the §4.1 seed case written as real files.
+// on the worked example of docs/linking.md written as real files.
 #include "commands/commands.h"
 #include "testsupport.h"
 
@@ -16,7 +16,7 @@ using linkscope::cli::runLink;
 
 namespace {
 
-// The worked example of §4.1 (times in µs) with a gpu_user_annotation and a memset launched outside
+// The worked example of docs/linking.md (times in µs) with a gpu_user_annotation and a memset launched outside
 // every op (an orphan).
 const char *kSeedKineto = R"json({"schemaVersion": 1, "traceEvents": [
  {"ph": "M", "name": "thread_name", "pid": 1, "tid": 1331, "args": {"name": "thread 1331 (python)"}},

@@ -1,6 +1,6 @@
 // The linker against the synthetic generator's ground truth (tools/gen): under the nesting policy every
 // GPU op gets its true parent, across seeds and shapes. The truth was verified independently of both the
-// generator and the linker by tools/gen/verify_truth.py (python3, §4.1 rule over the Kineto file).
+// generator and the linker by tools/gen/verify_truth.py (python3, the rule of docs/linking.md over the Kineto file).
 #include "gen/tracegenerator.h"
 #include "io/tracereader.h"
 #include "link/linker.h"

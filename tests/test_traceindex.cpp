@@ -75,7 +75,7 @@ void TestTraceIndex::nonLaneEventsHaveNoLane()
 void TestTraceIndex::nestingFollowsTheStackSweep()
 {
     TraceBuilder b;
-    // The worked example of §4.1 plus a finished sibling before the launch and a later top-level op.
+    // The worked example of docs/linking.md plus a finished sibling before the launch and a later top-level op.
     //   record_param_comms [100,150) ⊃ aten::empty [102,104) , nccl:_all_gather_base [110,140) ⊃ cuLaunchKernelEx [120,125)
     //   aten::add [200,210)
     const auto launch = b.runtime("cuLaunchKernelEx", 1, 1331, 120, 5, 5000, 17, EventCategory::CudaDriver);

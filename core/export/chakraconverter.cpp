@@ -71,7 +71,7 @@ ChakraPlan planChakra(const EtPlusGraph &graph, const HostTrace &host, const Lin
     std::vector<Dep> deps;
     deps.reserve(n * 2);
 
-    // ctrl → data (chakra_converter §3.6): per thread root, the CPU nodes in DFS pre-order form one
+    // ctrl → data (chakra_converter's convert_ctrl_dep_to_data_dep): per thread root, the CPU nodes in DFS pre-order form one
     // chain, an inter-thread dependency is kept, and each GPU node waits for its launching CPU node.
     std::vector<std::uint8_t> visited(n, 0);
     std::vector<std::uint32_t> stack;

@@ -1,7 +1,7 @@
 #pragma once
 // How a GPU op becomes a Chakra communication node: which collective, how many bytes, which
 // process group, which peers. The collective's own metadata is believed before kernel names
-// (reference §4.2 rows 4, 15, 16): Kineto collective args on the kernel, then ET comm attrs of the
+// (kernel names vary: ncclKernel/ncclDevKernel, RCCL's ncclDevKernel_Generic): Kineto collective args on the kernel, then ET comm attrs of the
 // enclosing record_param_comms, then its collective-name input, then the nccl:* op names, and only
 // then the kernel name. An unrecognisable collective is reported, never a reason to abort.
 

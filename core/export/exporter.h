@@ -1,12 +1,12 @@
 #pragma once
 // Export of a linked pair: ET+ JSON (what chakra_trace_link writes), Chakra protobuf .et (what
-// chakra_converter writes, with the corrections of the reference §4), and a Perfetto/Chrome trace
+// chakra_converter writes, with the linking of docs/linking.md), and a Perfetto/Chrome trace
 // with a flow arrow per GPU→parent link.
 //
 // All three start from one EtPlusGraph: the host nodes in original-id order with each GPU op
 // placed right after its parent (the id convention Chakra's converter relies on), renumbered once
 // with every reference (parent, inter-thread, sync) mapped through the same table, so none of
-// Chakra's remapping defects (§2.8 1–4) can occur.
+// Chakra's id-remapping defects (references to ids that were renumbered, or dropped) can occur.
 //
 // Entry point for the CLI and the benchmark: exportLinkedPair().
 

@@ -114,7 +114,7 @@ private slots:
             labels << QString::fromStdString(lane.label);
         QVERIFY2(labels.contains(QStringLiteral("thread 2910256 (pt_autograd_0)")), qPrintable(labels.join(u'|')));
         QVERIFY2(labels.contains(QStringLiteral("GPU 1 stream 40")), qPrintable(labels.join(u'|')));
-        // 37 GPU ops (SOURCE.md), every one with a parent under §4.1 (verify_truth.py).
+        // 37 GPU ops (SOURCE.md), every one with a parent under the linkage rule (docs/linking.md; verify_truth.py).
         QVERIFY2(m_window->statusText().contains(QStringLiteral("37 GPU ops")), qPrintable(m_window->statusText()));
         QCOMPARE(doc.counts().gpuOps, std::size_t(37));
     }

@@ -1,5 +1,5 @@
-// Reviewing and correcting links in the GUI, on the seed fixture pair (tests/data/export: the §4.1
-// case, three kernels): the Findings and Edits models under QAbstractItemModelTester, the findings
+// Reviewing and correcting links in the GUI, on the seed fixture pair (tests/data/export: the
+// worked example of docs/linking.md, three kernels): the Findings and Edits models under QAbstractItemModelTester, the findings
 // table in step with the timeline selection, a correction through the finding's suggestion with
 // undo / redo, the sidecar written after every edit and re-applied on reopen (under the policy it
 // was made with), stale edits listed, a sidecar of other traces left untouched, the policy-change
@@ -9,7 +9,7 @@
 // ampere_sgemm_64x64_nn (correlation 100), ncclDevKernel_AllGather_RING_LL (5000, launched by
 // cuLaunchKernelEx inside nccl:_all_gather_base inside record_param_comms, External id 17 = that of
 // record_param_comms) and vectorized_elementwise_kernel<add> (5001): so external-id and nesting
-// disagree on exactly one of the three (§4.1 table).
+// disagree on exactly one of the three (docs/linking.md, The linkage rule).
 
 #include "commands/commands.h"
 #include "correctioncontroller.h"
@@ -130,7 +130,7 @@ void TestReview::correctUndoRedoAndReopen()
         const std::uint32_t kernel = eventNamed(doc, QStringLiteral("ncclDevKernel"), core::EventCategory::Kernel);
         const std::uint32_t annotation = eventNamed(doc, QStringLiteral("nccl:_all_gather_base"), core::EventCategory::UserAnnotation);
         const std::uint32_t comms = eventNamed(doc, QStringLiteral("record_param_comms"), core::EventCategory::CpuOp);
-        QCOMPARE(parentShown(*window, kernel), comms); // HEAD's choice (§4.1)
+        QCOMPARE(parentShown(*window, kernel), comms); // Chakra HEAD's choice (docs/linking.md, Policies)
 
         // The NCCL finding, chosen in the dock: its suggestion is nccl:_all_gather_base.
         const int row = findingRow(findings, core::FindingKind::NcclParentIsRecordParamComms);

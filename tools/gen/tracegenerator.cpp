@@ -409,7 +409,7 @@ private:
         t.stack.pop_back();
         op.end = t.cursor + gap(200, 900);
         // More than the linker's 1 µs enclosure tolerance before anything else starts on the thread,
-        // so the ground truth is unambiguous under §4.1 even for a launch right after a finished op.
+        // so the ground truth is unambiguous under the linkage rule (docs/linking.md) even for a launch right after a finished op.
         t.cursor = op.end + gap(1200, 3000);
     }
 
@@ -885,7 +885,7 @@ private:
             f.id = flowCounter_++;
         // Ops the ET observer missed (it started late, or filtered them): only ops without child ops,
         // under a parent other than ProfilerStep#N, so the rest of the ET stays a tree and the truth
-        // walks up to an ancestor that has a node (§4.1 step 4).
+        // walks up to an ancestor that has a node (docs/linking.md, The linkage rule, step 4).
         if (opt_.missingHostNodePercent > 0)
             for (CpuOp &op : ops_)
                 if (!op.hasChildOp && op.parent >= 0 && ops_[op.parent].kind != &kProfilerStep

@@ -2,7 +2,7 @@
 // Synthetic trace pairs with a known answer: a PyTorch host execution trace (ET, schema
 // 1.1.1-chakra.0.0.4, nested layout), the matching Kineto trace (newer style: baseTimeNanoseconds,
 // "us.nnn" timestamps, Record function id == rf_id) and a ground-truth file naming, for every GPU op,
-// the CPU op that truly launched it under the linkage rule of chakra-formats-and-linking.md §4.1
+// the CPU op that truly launched it under the linkage rule of docs/linking.md
 // (innermost cpu_op/user_annotation with an ET node on the launch thread enclosing the launch,
 // ProfilerStep#N excluded).
 //
@@ -32,7 +32,7 @@ struct GeneratorOptions {
     int firstStep = 3;        // number of the first ProfilerStep#N
     // Percent of childless CPU ops left out of the host ET (Kineto keeps them, with their
     // Record function id): the truth then names the nearest ancestor with an ET node and adds
-    // "innermost" (§4.1 step 4). 0 by default: real pairs recorded together have full coverage.
+    // "innermost" (docs/linking.md, The linkage rule, step 4). 0 by default: real pairs recorded together have full coverage.
     int missingHostNodePercent = 0;
 };
 

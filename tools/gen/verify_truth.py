@@ -4,7 +4,7 @@
 usage: verify_truth.py HOST_ET KINETO TRUTH
 
 Re-derives every GPU op's parent from the Kineto file alone with the rule of
-chakra-formats-and-linking.md §4.1 (runtime event by correlation; innermost cpu_op/user_annotation on
+docs/linking.md (runtime event by correlation; innermost cpu_op/user_annotation on
 the launch thread whose [ts, end] contains the launch start, ProfilerStep#N excluded, ties: larger ts,
 then smaller dur), and checks it against the truth file; also checks that every parent has an ET
 node with the same name whose ctrl_deps chain mirrors the Kineto nesting.
@@ -70,7 +70,7 @@ def main(host_path, kineto_path, truth_path):
         assert enclosing, f"no enclosing op for {t}"
         enclosing.sort(key=lambda x: x[0], reverse=True)
         innermost = enclosing[0][1]
-        # §4.1 step 4: the nearest enclosing op that has an ET node.
+        # docs/linking.md, The linkage rule, step 4: the nearest enclosing op that has an ET node.
         parent = next(e for _, e in enclosing if e["args"]["Record function id"] in rf)
         assert parent["args"]["Ev Idx"] == t["parent"]["ev_idx"], (parent["name"], t)
         if parent is not innermost:
@@ -97,7 +97,7 @@ def main(host_path, kineto_path, truth_path):
         kinds[t["parent"]["cat"]] = kinds.get(t["parent"]["cat"], 0) + 1
     ext_wrong = sum(1 for t in truth if t["external_id_op"] is None or t["external_id_op"]["ev_idx"] != t["parent"]["ev_idx"])
     latest_wrong = sum(1 for t in truth if t["latest_starting"] is None or t["latest_starting"]["ev_idx"] != t["parent"]["ev_idx"])
-    print(f"ok: {checked} GPU ops match §4.1; parents by cat {kinds}; "
+    print(f"ok: {checked} GPU ops match the linkage rule; parents by cat {kinds}; "
           f"{ancestors} attached to an ancestor (innermost has no ET node); "
           f"External-id rule wrong on {ext_wrong}, latest-starting rule wrong on {latest_wrong}")
 

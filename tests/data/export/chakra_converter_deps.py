@@ -1,5 +1,5 @@
 # Cross-check for test_export: a python3 (stdlib only) port of what chakra_converter PyTorch does with
-# an ET+ file's dependencies (reference §3.3-3.7: the keys and attrs it requires, the per-thread-root
+# an ET+ file's dependencies (chakra's src/converter/pytorch_converter.py: the keys and attrs it requires, the per-thread-root
 # DFS chain, GPU nodes after their launcher, inter_thread_dep, dangling-node removal).
 # usage: chakra_converter_deps.py ETPLUS.json OUT.json  → {"<id>": [sorted data_deps], ...}
 # Written from the reference, independently of the C++ exporter it checks.
