@@ -16,6 +16,7 @@ namespace {
 void usage(std::ostream &out)
 {
     out << "usage: linkscope-gen [options] HOST_ET_OUT KINETO_OUT [TRUTH_OUT]\n"
+           "       linkscope-gen --ranks N --out-dir DIR [options]   a whole job: DIR/host_<r>.json, DIR/kineto_<r>.json\n"
            "  --steps N             ProfilerStep iterations to write\n"
            "  --target-bytes SIZE   add steps until the Kineto file has SIZE bytes (e.g. 64M, 1G)\n"
            "  --target-events N     add steps until traceEvents has N elements\n"
@@ -24,6 +25,16 @@ void usage(std::ostream &out)
            "  --layers N            forward layers per step (default 4)\n"
            "  --pid N               OS process id written into both traces\n"
            "  --missing-host-nodes P  leave P percent of childless CPU ops out of the host ET\n"
+           "Jobs (--ranks): one process and GPU per rank, the same schedule on every rank, clocks offset per rank\n"
+           "  --ranks N             world size\n"
+           "  --out-dir DIR         where the rank files go (created)\n"
+           "  --tp N                tensor-parallel group size (default 2 when N is even and >= 4, else 1)\n"
+           "  --straggler R         rank R arrives last at most collectives\n"
+           "  --fault KIND:RANK:PG:INDEX  make RANK deviate at its collective INDEX on process group PG:\n"
+           "                        skip, resize (twice the elements), swap (INDEX and INDEX+1),\n"
+           "                        drop-recv (INDEX counts the rank's receives); repeatable\n"
+           "  --truth               also write DIR/truth_<r>.jsonl\n"
+           "  --jobs N              ranks generated at the same time (default 1)\n"
            "Without --steps, --target-bytes or --target-events one step is written. TRUTH_OUT gets one JSON line per GPU op\n"
            "naming its true parent CPU op (see tools/gen/tracegenerator.h).\n";
 }
@@ -77,6 +88,9 @@ int main(int argc, char **argv)
     using namespace linkscope::gen;
     GeneratorOptions options;
     std::vector<std::string> paths;
+    std::string outDir;
+    bool jobTruth = false;
+    int jobThreads = 1;
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
         auto value = [&](const char *name) -> const char * {
@@ -137,12 +151,71 @@ int main(int argc, char **argv)
                 return 2;
             }
             options.missingHostNodePercent = static_cast<int>(n);
+        } else if (arg == "--ranks") {
+            if (!parseInt(value("--ranks"), n) || n < 1 || n > 65536) {
+                std::cerr << "linkscope-gen: --ranks wants 1..65536\n";
+                return 2;
+            }
+            options.worldSize = static_cast<int>(n);
+            options.rank = 0;
+        } else if (arg == "--out-dir") {
+            outDir = value("--out-dir");
+        } else if (arg == "--tp") {
+            if (!parseInt(value("--tp"), n) || n < 1) {
+                std::cerr << "linkscope-gen: --tp wants a positive integer\n";
+                return 2;
+            }
+            options.tensorParallel = static_cast<int>(n);
+        } else if (arg == "--straggler") {
+            if (!parseInt(value("--straggler"), n) || n < 0) {
+                std::cerr << "linkscope-gen: --straggler wants a rank\n";
+                return 2;
+            }
+            options.straggler = static_cast<int>(n);
+        } else if (arg == "--fault") {
+            GeneratorFault fault;
+            if (!parseFault(value("--fault"), fault)) {
+                std::cerr << "linkscope-gen: --fault wants KIND:RANK:PG:INDEX (skip, resize, swap, drop-recv)\n";
+                return 2;
+            }
+            options.faults.push_back(fault);
+        } else if (arg == "--truth") {
+            jobTruth = true;
+        } else if (arg == "--jobs") {
+            if (!parseInt(value("--jobs"), n) || n < 1 || n > 256) {
+                std::cerr << "linkscope-gen: --jobs wants 1..256\n";
+                return 2;
+            }
+            jobThreads = static_cast<int>(n);
         } else if (!arg.empty() && arg[0] == '-') {
             std::cerr << "linkscope-gen: unknown option " << arg << "\n";
             usage(std::cerr);
             return 2;
         } else {
             paths.push_back(arg);
+        }
+    }
+    if (options.rank >= 0 || !outDir.empty()) {
+        if (options.rank < 0 || outDir.empty() || !paths.empty()) {
+            std::cerr << "linkscope-gen: a job needs --ranks N and --out-dir DIR and no file arguments\n";
+            return 2;
+        }
+        const auto start = std::chrono::steady_clock::now();
+        try {
+            const std::vector<GeneratorStats> stats = generateJob(options, outDir, jobTruth, jobThreads);
+            const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+            std::uint64_t events = 0, bytes = 0, collectives = 0;
+            for (const GeneratorStats &s : stats) {
+                events += s.kinetoEvents;
+                bytes += s.kinetoBytes + s.hostBytes;
+                collectives += s.collectives;
+            }
+            std::cout << stats.size() << " ranks in " << outDir << ", " << stats[0].steps << " steps each, " << events
+                      << " Kineto events, " << collectives << " NCCL kernels, " << bytes << " B, " << seconds << " s\n";
+            return 0;
+        } catch (const std::exception &e) {
+            std::cerr << "linkscope-gen: " << e.what() << "\n";
+            return 1;
         }
     }
     if (paths.size() < 2 || paths.size() > 3) {

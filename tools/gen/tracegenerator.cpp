@@ -5,7 +5,13 @@
 #include <charconv>
 #include <cstring>
 #include <deque>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <mutex>
 #include <ostream>
+#include <stdexcept>
+#include <thread>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -183,6 +189,10 @@ const OpKind kAddInplace {"aten::add_", "aten::add_.Tensor(Tensor(a!) self, Tens
 const OpKind kAllreduceC10d{"c10d::allreduce_", "c10d::allreduce_(Tensor[] tensors, __torch__.torch.classes.c10d.ProcessGroup process_group, __torch__.torch.classes.c10d.ReduceOp reduce_op, Tensor? sparse_indices, int timeout) -> (Tensor[], __torch__.torch.classes.c10d.Work)", false, kFunctionScope, IoStyle::Tensors, 1, 1, "Int", "-1"};
 const OpKind kAllgatherC10d{"c10d::_allgather_base_", "c10d::_allgather_base_(Tensor output_tensor, Tensor input_tensor, __torch__.torch.classes.c10d.ProcessGroup process_group, bool async_op=True, int timeout=-1) -> (Tensor, __torch__.torch.classes.c10d.Work)", false, kFunctionScope, IoStyle::Tensors, 2, 1, "Bool", "true"};
 const OpKind kRecordParamComms{"record_param_comms", "", false, kFunctionScope, IoStyle::Comm, 0, 0, {}, {}};
+const OpKind kSendC10d{"c10d::send", "c10d::send(Tensor[] tensors, __torch__.torch.classes.c10d.ProcessGroup process_group, int dst, int tag) -> __torch__.torch.classes.c10d.Work", false, kFunctionScope, IoStyle::Tensors, 1, 0, "Int", "0"};
+const OpKind kRecvC10d{"c10d::recv_", "c10d::recv_(Tensor[] tensors, __torch__.torch.classes.c10d.ProcessGroup process_group, int src, int tag) -> __torch__.torch.classes.c10d.Work", false, kFunctionScope, IoStyle::Tensors, 1, 0, "Int", "0"};
+const OpKind kNcclSend{"nccl:send", "", true, kUserScope, IoStyle::NcclAnnotation, 0, 0, {}, {}};
+const OpKind kNcclRecv{"nccl:recv", "", true, kUserScope, IoStyle::NcclAnnotation, 0, 0, {}, {}};
 // clang-format on
 
 enum class RuntimeId : std::uint8_t {
@@ -226,11 +236,36 @@ constexpr std::array<std::string_view, 5> kGraphKernels = {
     "triton_per_fused_add_native_layer_norm_2", "triton_poi_fused_clone_3"};
 constexpr std::string_view kAllReduceKernel = "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)";
 constexpr std::string_view kAllGatherKernel = "ncclDevKernel_AllGather_RING_LL(ncclDevKernelArgsStorage<4096ul>)";
+constexpr std::string_view kSendRecvKernel = "ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<4096ul>)";
 
 constexpr int kComputeStream = 7;
 constexpr int kGraphStream = 20;
 constexpr int kCommStream = 40;   // the same ids on both devices: lanes must be keyed by (device, stream)
 constexpr int kWorldSize = 8;
+constexpr Nanos kArrivalSlot = 200'000; // job mode: a rank's arrival at a collective varies within this
+
+std::uint64_t mix(std::uint64_t x)
+{
+    x += 0x9e3779b97f4a7c15ULL;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+    return x ^ (x >> 31);
+}
+
+std::uint64_t hashText(std::string_view text)
+{
+    std::uint64_t h = 1469598103934665603ULL;
+    for (char c : text)
+        h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ULL;
+    return h;
+}
+
+// A job's process group as every member sees it.
+struct PgInfo {
+    std::string name;
+    std::string desc;
+    std::vector<int> ranks;
+};
 
 enum class GpuCat : std::uint8_t { Kernel, Memcpy, Memset };
 
@@ -269,6 +304,7 @@ struct CpuOp {
     std::uint8_t outputs = 0;
     bool hasChildOp = false;
     bool noHostNode = false;   // in Kineto (with its rf_id) but absent from the host ET
+    bool dropped = false;      // job fault: the rank skipped the collective this op belongs to
 };
 
 struct RuntimeCall {
@@ -280,6 +316,7 @@ struct RuntimeCall {
     int externalOp = -1;       // innermost enclosing cpu_op (what Kineto's External id names)
     int latestStarting = -1;   // latest-starting op on the thread before the call (ProfilerStep excluded)
     std::int64_t correlation = 0;
+    bool dropped = false;
 };
 
 struct GpuOp {
@@ -298,13 +335,16 @@ struct GpuOp {
     int block = 128;
     int registers = 32;
     int sharedMemory = 0;
+    bool dropped = false;
 };
 
 struct Collective {
-    std::string_view name;     // "allreduce", "_allgather_base"
+    std::string_view name;     // "allreduce", "_allgather_base", "send", "recv"
     std::int64_t inNelems = 0;
     std::int64_t outNelems = 0;
     std::int64_t seq = 0;
+    int group = -1;            // job mode: index into Generator::groups_ (-1: the single-process default group)
+    int peer = -1;             // send/recv: the other rank
 };
 
 struct FlowPair {
@@ -339,8 +379,16 @@ public:
     {
         opt_.devices = std::clamp(opt_.devices, 1, 2);
         opt_.layers = std::max(opt_.layers, 1);
+        if (job()) {
+            opt_.devices = 1;
+            opt_.worldSize = std::max(opt_.worldSize, opt_.rank + 1);
+            opt_.pid += opt_.rank;
+            buildGroups();
+        }
         // Relative timestamps as large as real traces' (≈ 4.5e12 µs): a double cannot hold them to the ns.
         origin_ = 4'458'676'000'000'000LL + rng_.range(0, 999'999'999'999LL);
+        if (job())
+            origin_ += clockOffsetNs(opt_.seed, opt_.rank);
         threads_.push_back({opt_.pid, 1, "python3.10", origin_, {}, -1});
         for (int d = 0; d < opt_.devices; ++d)
             threads_.push_back({opt_.pid + 7 + 3 * d, 2 + d, "pt_autograd_" + std::to_string(d), origin_, {}, -1});
@@ -376,6 +424,43 @@ public:
     }
 
 private:
+    bool job() const { return opt_.rank >= 0; }
+
+    void buildGroups()
+    {
+        const int world = opt_.worldSize;
+        const int tp = resolvedTensorParallel(opt_);
+        PgInfo all{"0", "default_pg", {}};
+        for (int r = 0; r < world; ++r)
+            all.ranks.push_back(r);
+        groups_.push_back(std::move(all));
+        if (tp > 1) {
+            const int g = opt_.rank / tp;
+            PgInfo tpGroup{std::to_string(1 + g), "tensor_parallel", {}};
+            for (int r = g * tp; r < g * tp + tp; ++r)
+                tpGroup.ranks.push_back(r);
+            const int j = opt_.rank % tp;
+            PgInfo dpGroup{std::to_string(1 + world / tp + j), "data_parallel", {}};
+            for (int r = j; r < world; r += tp)
+                dpGroup.ranks.push_back(r);
+            groups_.push_back(std::move(tpGroup));
+            groups_.push_back(std::move(dpGroup));
+            tpGroup_ = 1;
+            dpGroup_ = 2;
+        }
+    }
+
+    // How long after the job's common schedule this rank reaches collective call number `k`.
+    Nanos arrivalDelay(std::uint64_t k) const
+    {
+        const std::uint64_t h = mix(opt_.seed * 1000003ULL ^ mix(static_cast<std::uint64_t>(opt_.rank) * 7919ULL + k * 104729ULL));
+        if (opt_.straggler < 0)
+            return static_cast<Nanos>(h % kArrivalSlot);
+        if (opt_.straggler == opt_.rank)
+            return kArrivalSlot * 2 / 5 + static_cast<Nanos>(h % (kArrivalSlot * 3 / 5));
+        return static_cast<Nanos>(h % (kArrivalSlot * 3 / 5));
+    }
+
     // ---------------------------------------------------------------- building one step
 
     Nanos gap(Nanos lo, Nanos hi) { return rng_.range(lo, hi); }
@@ -565,18 +650,66 @@ private:
         if (layer == 0 && (stepIndex % 2 == 0 || opt_.steps == 1)) {
             // FSDP-style all-gather: c10d::_allgather_base_ ⊃ record_param_comms(X) ⊃ nccl:_all_gather_base(X+1)
             // ⊃ {aten::empty (finished), cuLaunchKernelEx}.
-            collective(t, kAllgatherC10d, kNcclAllGather, "_allgather_base", RuntimeId::CuLaunchKernelEx, kAllGatherKernel);
+            collective(t, kAllgatherC10d, kNcclAllGather, "_allgather_base", RuntimeId::CuLaunchKernelEx, kAllGatherKernel,
+                       job() ? 0 : -1);
+        }
+        if (job() && tpGroup_ >= 0) {
+            // Megatron-style tensor-parallel all-reduce of the layer's output.
+            collective(t, kAllreduceC10d, kNcclAllReduce, "allreduce", RuntimeId::LaunchKernelExC, kAllReduceKernel, tpGroup_);
         }
     }
 
+    // `group`: index into groups_ (job mode), -1 for the single-process trace. `peer`: send/recv.
+    // `waitSide`: the wait-side record_param_comms follows (no device work).
     void collective(int t, const OpKind &c10dOp, const OpKind &annotation, std::string_view collectiveName,
-                    RuntimeId api, std::string_view kernelName)
+                    RuntimeId api, std::string_view kernelName, int group = -1, int peer = -1, bool waitSide = false)
     {
+        const std::size_t opsBefore = ops_.size(), callsBefore = calls_.size(), gpuBefore = gpuOps_.size();
         Collective c;
         c.name = collectiveName;
-        c.inNelems = 1024 * rng_.range(16, 8192);
-        c.outNelems = collectiveName == "_allgather_base" ? c.inNelems * kWorldSize : c.inNelems;
-        c.seq = ++collectiveSeq_;
+        c.group = group;
+        c.peer = peer;
+        bool drop = false;
+        std::int64_t groupSize = kWorldSize;
+        if (group < 0) {
+            c.inNelems = 1024 * rng_.range(16, 8192);
+            c.seq = ++collectiveSeq_;
+        } else {
+            // Sizes are a function of (seed, group, position): every member computes the same.
+            const PgInfo &pg = groups_[group];
+            groupSize = static_cast<std::int64_t>(pg.ranks.size());
+            const bool p2p = peer >= 0;
+            const bool recv = collectiveName == "recv";
+            const int index = p2p ? p2pIndex_[pg.name]++ : collIndex_[pg.name]++;
+            const int recvIndex = recv ? recvIndex_[pg.name]++ : -1;
+            int sizeIndex = index;
+            bool resize = false;
+            for (const GeneratorFault &f : opt_.faults) {
+                if (f.rank != opt_.rank || f.processGroup != pg.name)
+                    continue;
+                using K = GeneratorFault::Kind;
+                if (!p2p && f.kind == K::Skip && f.index == index)
+                    drop = true;
+                if (!p2p && f.kind == K::Resize && f.index == index)
+                    resize = true;
+                if (!p2p && f.kind == K::Swap && f.index == index)
+                    sizeIndex = index + 1;
+                if (!p2p && f.kind == K::Swap && f.index + 1 == index)
+                    sizeIndex = index - 1;
+                if (recv && f.kind == K::DropRecv && f.index == recvIndex)
+                    drop = true;
+            }
+            std::uint64_t key = mix(opt_.seed) ^ hashText(pg.name);
+            if (p2p)
+                key = mix(key ^ 0x9292ULL) ^ static_cast<std::uint64_t>(std::min(opt_.rank, peer));
+            key = mix(key + static_cast<std::uint64_t>(sizeIndex));
+            c.inNelems = 1024 * (16 + static_cast<std::int64_t>(key % 8177));
+            if (resize)
+                c.inNelems *= 2;
+            // PyTorch's per-group sequence number counts what the rank issued.
+            c.seq = drop ? -1 : seqIssued_[pg.name]++;
+        }
+        c.outNelems = collectiveName == "_allgather_base" ? c.inNelems * groupSize : c.inNelems;
         collectives_.push_back(c);
         const int ci = static_cast<int>(collectives_.size()) - 1;
 
@@ -591,17 +724,42 @@ private:
         ops_[anno].collective = ci;
         if (rng_.percent(60))
             leaf(t, kEmpty);
+        Nanos notBefore = computeDone;
+        Nanos delay = 0;
+        if (job()) {
+            // The rank arrives `delay` into a slot every rank reserves; the kernel starts when the last
+            // one could have arrived, so the collective's kernels end together on every rank.
+            const Nanos slotStart = threads_[t].cursor;
+            delay = arrivalDelay(arrivals_++);
+            threads_[t].cursor += delay;
+            notBefore = std::max(computeDone, slotStart + kArrivalSlot + 15000);
+        }
         const int rc = call(t, api);
-        GpuOp &g = gpu(rc, GpuCat::Kernel, kernelName, currentDevice_, kCommStream, gap(30000, 3000000), computeDone);
+        if (job())
+            threads_[t].cursor += kArrivalSlot - delay;
+        GpuOp &g = gpu(rc, GpuCat::Kernel, kernelName, currentDevice_, kCommStream, gap(30000, 3000000), notBefore);
         g.collective = ci;
         g.grid = 8;
         g.block = 544;
         g.registers = 96;
         g.sharedMemory = 87568;
-        ++stats_.collectives;
         close(t);
         close(t);
         close(t);
+        if (waitSide) {
+            leaf(t, kRecordParamComms); // the wait-side record_param_comms: no device work
+            ops_.back().collective = ci;
+        }
+        if (drop) {
+            for (std::size_t i = opsBefore; i < ops_.size(); ++i)
+                ops_[i].dropped = true;
+            for (std::size_t i = callsBefore; i < calls_.size(); ++i)
+                calls_[i].dropped = true;
+            for (std::size_t i = gpuBefore; i < gpuOps_.size(); ++i)
+                gpuOps_[i].dropped = true;
+        } else {
+            ++stats_.collectives;
+        }
     }
 
     void backwardLayer(int t, int layer)
@@ -668,6 +826,13 @@ private:
             currentDevice_ = layerDevice[l];
             forwardLayer(main, l, stepIndex);
         }
+        if (job() && opt_.worldSize % 2 == 0) {
+            // Pipeline-style hand-over on the default group: rank 2k sends to 2k+1.
+            const bool sender = opt_.rank % 2 == 0;
+            currentDevice_ = 0;
+            collective(main, sender ? kSendC10d : kRecvC10d, sender ? kNcclSend : kNcclRecv, sender ? "send" : "recv",
+                       RuntimeId::LaunchKernel, kSendRecvKernel, 0, sender ? opt_.rank + 1 : opt_.rank - 1);
+        }
         // A CUDA graph replay: one cudaGraphLaunch, several kernels, one correlation, no External id
         // (only user annotations enclose it).
         currentDevice_ = 0;
@@ -711,9 +876,8 @@ private:
                 if (++sinceBucket == 2 || l == 0 || layerDevice[l - 1] != d) {
                     // DDP bucket all-reduce from the autograd thread:
                     // c10d::allreduce_ ⊃ record_param_comms(X) ⊃ nccl:all_reduce(X+1) ⊃ cudaLaunchKernelExC.
-                    collective(t, kAllreduceC10d, kNcclAllReduce, "allreduce", RuntimeId::LaunchKernelExC, kAllReduceKernel);
-                    leaf(t, kRecordParamComms); // the wait-side record_param_comms: no device work
-                    ops_.back().collective = static_cast<int>(collectives_.size()) - 1;
+                    collective(t, kAllreduceC10d, kNcclAllReduce, "allreduce", RuntimeId::LaunchKernelExC, kAllReduceKernel,
+                               job() ? dpGroup_ : -1, -1, true);
                     sinceBucket = 0;
                 }
             }
@@ -920,6 +1084,14 @@ private:
         kineto_ << ']';
     }
 
+    static std::string rankList(const std::vector<int> &ranks)
+    {
+        std::string text = "[";
+        for (std::size_t i = 0; i < ranks.size(); ++i)
+            text += (i ? ", " : "") + std::to_string(ranks[i]);
+        return text + "]";
+    }
+
     void writeCollectiveArgs(Sink &s, const Collective &c)
     {
         s << ", \"Collective name\": ";
@@ -929,10 +1101,30 @@ private:
         s << ", \"Out msg nelems\": ";
         s.num(c.outNelems);
         s << ", \"Group size\": ";
-        s.num(kWorldSize);
-        s << ", \"dtype\": \"Float\", \"In split size\": \"[]\", \"Out split size\": \"[]\", "
-             "\"Process Group Name\": \"0\", \"Process Group Description\": \"default_pg\", "
-             "\"Process Group Ranks\": \"[0, 1, 2, 3, 4, 5, 6, 7]\", \"Seq\": ";
+        if (c.group < 0) {
+            s.num(kWorldSize);
+            s << ", \"dtype\": \"Float\", \"In split size\": \"[]\", \"Out split size\": \"[]\", "
+                 "\"Process Group Name\": \"0\", \"Process Group Description\": \"default_pg\", "
+                 "\"Process Group Ranks\": \"[0, 1, 2, 3, 4, 5, 6, 7]\", \"Seq\": ";
+            s.num(c.seq);
+            return;
+        }
+        const PgInfo &pg = groups_[c.group];
+        s.num(static_cast<std::int64_t>(pg.ranks.size()));
+        s << ", \"dtype\": \"Float\", \"In split size\": \"[]\", \"Out split size\": \"[]\", \"Process Group Name\": ";
+        s.str(pg.name);
+        s << ", \"Process Group Description\": ";
+        s.str(pg.desc);
+        s << ", \"Process Group Ranks\": ";
+        s.str(rankList(pg.ranks));
+        if (c.peer >= 0) {
+            const bool send = c.name == "send";
+            s << ", \"Src Rank\": ";
+            s.num(send ? opt_.rank : c.peer);
+            s << ", \"Dst Rank\": ";
+            s.num(send ? c.peer : opt_.rank);
+        }
+        s << ", \"Seq\": ";
         s.num(c.seq);
     }
 
@@ -981,7 +1173,8 @@ private:
         }
         if (op.kind->io == IoStyle::Comm && op.collective >= 0) {
             writeCollectiveArgs(kineto_, collectives_[op.collective]);
-            kineto_ << ", \"Rank\": 0";
+            kineto_ << ", \"Rank\": ";
+            kineto_.num(job() ? opt_.rank : 0);
         }
         kineto_ << "\n    }\n  }";
     }
@@ -1114,6 +1307,8 @@ private:
         };
         std::vector<Span> spans;
         for (const GpuOp &g : gpuOps_) {
+            if (g.dropped)
+                continue;
             // The launch's innermost enclosing op and its ancestors.
             for (int o = calls_[g.launch].truthParent; o >= 0; o = ops_[o].parent) {
                 if (!ops_[o].kind->user)
@@ -1229,16 +1424,21 @@ private:
         // time order (with flow ends) and the mirrored annotations: not one global time order, like
         // the real profiler's output.
         for (int index : order_)
-            writeCpuEvent(ops_[index]);
-        stats_.cpuOps += ops_.size();
+            if (!ops_[index].dropped) {
+                writeCpuEvent(ops_[index]);
+                ++stats_.cpuOps;
+            }
         writeFlows();
         for (const RuntimeCall &rc : calls_)
-            writeRuntimeEvent(rc);
+            if (!rc.dropped)
+                writeRuntimeEvent(rc);
         std::vector<int> gpuOrder(gpuOps_.size());
         for (std::size_t i = 0; i < gpuOps_.size(); ++i)
             gpuOrder[i] = static_cast<int>(i);
         std::stable_sort(gpuOrder.begin(), gpuOrder.end(), [&](int a, int b) { return gpuOps_[a].ts < gpuOps_[b].ts; });
         for (int index : gpuOrder) {
+            if (gpuOps_[index].dropped)
+                continue;
             writeGpuEvent(gpuOps_[index]);
             writeTruth(gpuOps_[index]);
         }
@@ -1305,16 +1505,37 @@ private:
             writeTensorTuple(tensors_[begin]);
             host_ << "],";
             host_.num(c.seq);
-            host_ << ",82149104,0,";
+            host_ << ",";
+            host_.num(82149104 + 64 * std::max(c.group, 0));
+            host_ << ",";
+            host_.num(job() ? opt_.rank : 0);
+            host_ << ",";
             host_.str(c.name);
             host_ << ",[],[],";
-            host_.num(kWorldSize);
+            host_.num(c.group >= 0 ? static_cast<std::int64_t>(groups_[c.group].ranks.size()) : kWorldSize);
             host_ << "], \"shapes\": [[";
             writeShape(tensors_[begin]);
             host_ << "],[],[],[],[],[],[],[]], \"types\": [\"GenericList[Tensor(float)]\",\"Int\",\"Int\",\"Int\",\"String\","
                      "\"GenericList[]\",\"GenericList[]\",\"Int\"], \"strides\": [[";
             writeStrides(tensors_[begin]);
             host_ << "],[],[],[],[],[],[],[]]}";
+            return;
+        }
+        if (!outputs && op.kind->io == IoStyle::ProcessGroupInit && job()) {
+            // The process groups this rank is in, as one JSON string (the observer's layout); the
+            // default group's ranks are left empty, as PyTorch writes them.
+            std::string groups = "[";
+            for (std::size_t i = 0; i < groups_.size(); ++i) {
+                const PgInfo &pg = groups_[i];
+                groups += (i ? ", " : "");
+                groups += "{\"pg_name\": \"" + pg.name + "\", \"pg_desc\": \"" + pg.desc +
+                          "\", \"backend_config\": \"cuda:nccl\", \"ranks\": " + (i == 0 ? std::string("[]") : rankList(pg.ranks)) +
+                          ", \"group_size\": " + std::to_string(pg.ranks.size()) + ", \"group_count\": " +
+                          std::to_string(groups_.size()) + "}";
+            }
+            groups += "]";
+            host_.str(groups);
+            host_ << "], \"shapes\": [[]], \"types\": [\"String\"], \"strides\": [[]]}";
             return;
         }
         if (!outputs && op.kind->io == IoStyle::ProcessGroupInit) {
@@ -1431,11 +1652,17 @@ private:
             host_ << "}, {\"name\": \"out_msg_nelems\", \"type\": \"uint64\", \"value\": ";
             host_.num(c.outNelems);
             host_ << "}, {\"name\": \"in_split_size\", \"type\": \"string\", \"value\": \"[]\"}, {\"name\": \"out_split_size\", "
-                     "\"type\": \"string\", \"value\": \"[]\"}, {\"name\": \"global_rank_start\", \"type\": \"uint64\", \"value\": 0}, "
-                     "{\"name\": \"global_rank_stride\", \"type\": \"uint64\", \"value\": 1}, {\"name\": \"pg_name\", \"type\": "
-                     "\"string\", \"value\": \"0\"}, {\"name\": \"pg_desc\", \"type\": \"string\", \"value\": \"default_pg\"}, "
-                     "{\"name\": \"pg_size\", \"type\": \"uint64\", \"value\": ";
-            host_.num(kWorldSize);
+                     "\"type\": \"string\", \"value\": \"[]\"}, {\"name\": \"global_rank_start\", \"type\": \"uint64\", \"value\": ";
+            const PgInfo *pg = c.group >= 0 ? &groups_[c.group] : nullptr;
+            host_.num(pg ? pg->ranks.front() : 0);
+            host_ << "}, {\"name\": \"global_rank_stride\", \"type\": \"uint64\", \"value\": ";
+            host_.num(pg && pg->ranks.size() > 1 ? pg->ranks[1] - pg->ranks[0] : 1);
+            host_ << "}, {\"name\": \"pg_name\", \"type\": \"string\", \"value\": ";
+            host_.str(pg ? pg->name : "0");
+            host_ << "}, {\"name\": \"pg_desc\", \"type\": \"string\", \"value\": ";
+            host_.str(pg ? pg->desc : "default_pg");
+            host_ << "}, {\"name\": \"pg_size\", \"type\": \"uint64\", \"value\": ";
+            host_.num(pg ? static_cast<std::int64_t>(pg->ranks.size()) : kWorldSize);
             host_ << '}';
         }
         host_ << "]\n    }";
@@ -1454,7 +1681,7 @@ private:
         std::vector<Item> items;
         items.reserve(ops_.size() + threads_.size());
         for (std::size_t i = 0; i < ops_.size(); ++i)
-            if (!ops_[i].noHostNode)
+            if (!ops_[i].noHostNode && !ops_[i].dropped)
                 items.push_back({ops_[i].end, ops_[i].depth, static_cast<int>(i), ops_[i].thread});
         for (std::size_t t = 0; t < threads_.size(); ++t)
             if (threads_[t].rootPending)
@@ -1501,10 +1728,31 @@ private:
                        "      \"sharedMemPerBlock\": 49152, \"sharedMemPerMultiprocessor\": 233472,\n"
                        "      \"numSms\": 132, \"sharedMemPerBlockOptin\": 232448\n    }";
         }
-        kineto_ << "\n  ],\n  \"distributedInfo\": {\"backend\": \"nccl\", \"rank\": 0, \"world_size\": ";
-        kineto_.num(kWorldSize);
-        kineto_ << ", \"pg_count\": 1, \"pg_config\": [{\"pg_name\": \"0\", \"pg_desc\": \"default_pg\", \"backend_config\": "
-                   "\"cuda:nccl\", \"pg_size\": 8, \"ranks\": [0, 1, 2, 3, 4, 5, 6, 7]}], \"nccl_version\": \"2.21.5\"},\n"
+        if (job()) {
+            kineto_ << "\n  ],\n  \"distributedInfo\": {\"backend\": \"nccl\", \"rank\": ";
+            kineto_.num(opt_.rank);
+            kineto_ << ", \"world_size\": ";
+            kineto_.num(opt_.worldSize);
+            kineto_ << ", \"pg_count\": ";
+            kineto_.num(static_cast<std::int64_t>(groups_.size()));
+            kineto_ << ", \"pg_config\": [";
+            for (std::size_t i = 0; i < groups_.size(); ++i) {
+                kineto_ << (i ? ", " : "") << "{\"pg_name\": ";
+                kineto_.str(groups_[i].name);
+                kineto_ << ", \"pg_desc\": ";
+                kineto_.str(groups_[i].desc);
+                kineto_ << ", \"backend_config\": \"cuda:nccl\", \"pg_size\": ";
+                kineto_.num(static_cast<std::int64_t>(groups_[i].ranks.size()));
+                kineto_ << ", \"ranks\": " << rankList(groups_[i].ranks) << "}";
+            }
+            kineto_ << "], \"nccl_version\": \"2.21.5\"},\n";
+        } else {
+            kineto_ << "\n  ],\n  \"distributedInfo\": {\"backend\": \"nccl\", \"rank\": 0, \"world_size\": ";
+            kineto_.num(kWorldSize);
+            kineto_ << ", \"pg_count\": 1, \"pg_config\": [{\"pg_name\": \"0\", \"pg_desc\": \"default_pg\", \"backend_config\": "
+                       "\"cuda:nccl\", \"pg_size\": 8, \"ranks\": [0, 1, 2, 3, 4, 5, 6, 7]}], \"nccl_version\": \"2.21.5\"},\n";
+        }
+        kineto_ << 
                    "  \"cupti_version\": 24,\n  \"cuda_runtime_version\": 12060,\n  \"cuda_driver_version\": 12040,\n"
                    "  \"record_shapes\": 1,\n  \"profile_memory\": 0,\n  \"trace_id\": \"";
         static constexpr char kHex[] = "0123456789ABCDEF";
@@ -1600,6 +1848,16 @@ private:
     std::int64_t flowCounter_ = 1;
     std::int64_t collectiveSeq_ = 0;
 
+    // Job mode.
+    std::vector<PgInfo> groups_;     // [0] default; [1] tensor-parallel, [2] data-parallel when tp > 1
+    int tpGroup_ = -1;
+    int dpGroup_ = 0;
+    std::map<std::string, int> collIndex_;   // clean position of the next collective per group
+    std::map<std::string, int> p2pIndex_;
+    std::map<std::string, int> recvIndex_;
+    std::map<std::string, std::int64_t> seqIssued_;
+    std::uint64_t arrivals_ = 0;
+
     std::vector<CpuOp> ops_;
     std::vector<RuntimeCall> calls_;
     std::vector<GpuOp> gpuOps_;
@@ -1620,6 +1878,129 @@ GeneratorStats generatePair(const GeneratorOptions &options, std::ostream &host,
 {
     Generator generator(options, host, kineto, truth);
     return generator.run();
+}
+
+std::int64_t clockOffsetNs(std::uint64_t seed, int rank)
+{
+    if (rank <= 0)
+        return 0;
+    // Up to ±40 ms: far more than a collective lasts, so aligning by position alone would fail.
+    const std::uint64_t h = mix(mix(seed ^ 0xc10cULL) + static_cast<std::uint64_t>(rank));
+    return static_cast<std::int64_t>(h % 80'000'000ULL) - 40'000'000LL;
+}
+
+int resolvedTensorParallel(const GeneratorOptions &options)
+{
+    const int world = std::max(options.worldSize, 1);
+    int tp = options.tensorParallel;
+    if (tp <= 0)
+        tp = (world >= 4 && world % 2 == 0) ? 2 : 1;
+    if (tp > world || world % tp != 0)
+        tp = 1;
+    return tp;
+}
+
+bool parseFault(const std::string &text, GeneratorFault &fault)
+{
+    std::vector<std::string> parts;
+    std::size_t begin = 0;
+    while (true) {
+        const std::size_t colon = text.find(':', begin);
+        parts.push_back(text.substr(begin, colon == std::string::npos ? std::string::npos : colon - begin));
+        if (colon == std::string::npos)
+            break;
+        begin = colon + 1;
+    }
+    if (parts.size() != 4 || parts[2].empty())
+        return false;
+    using K = GeneratorFault::Kind;
+    if (parts[0] == "skip")
+        fault.kind = K::Skip;
+    else if (parts[0] == "resize")
+        fault.kind = K::Resize;
+    else if (parts[0] == "swap")
+        fault.kind = K::Swap;
+    else if (parts[0] == "drop-recv")
+        fault.kind = K::DropRecv;
+    else
+        return false;
+    auto integer = [](const std::string &t, int &out) {
+        auto r = std::from_chars(t.data(), t.data() + t.size(), out);
+        return r.ec == std::errc() && r.ptr == t.data() + t.size() && out >= 0;
+    };
+    fault.processGroup = parts[2];
+    return integer(parts[1], fault.rank) && integer(parts[3], fault.index);
+}
+
+std::vector<GeneratorStats> generateJob(const GeneratorOptions &options, const std::string &dir, bool truth, int threads)
+{
+    const int world = std::max(options.worldSize, 1);
+    std::filesystem::create_directories(dir);
+    std::vector<GeneratorStats> stats(static_cast<std::size_t>(world));
+    auto writeRank = [&](int rank, const GeneratorOptions &rankOptions) {
+        GeneratorOptions o = rankOptions;
+        o.rank = rank;
+        o.worldSize = world;
+        const std::string suffix = "_" + std::to_string(rank);
+        const std::string hostPath = (std::filesystem::path(dir) / ("host" + suffix + ".json")).string();
+        const std::string kinetoPath = (std::filesystem::path(dir) / ("kineto" + suffix + ".json")).string();
+        const std::string truthPath = (std::filesystem::path(dir) / ("truth" + suffix + ".jsonl")).string();
+        std::vector<char> hostBuffer(1 << 20), kinetoBuffer(1 << 20);
+        std::ofstream host, kineto, truthOut;
+        host.rdbuf()->pubsetbuf(hostBuffer.data(), static_cast<std::streamsize>(hostBuffer.size()));
+        kineto.rdbuf()->pubsetbuf(kinetoBuffer.data(), static_cast<std::streamsize>(kinetoBuffer.size()));
+        host.open(hostPath + ".tmp", std::ios::binary | std::ios::trunc);
+        kineto.open(kinetoPath + ".tmp", std::ios::binary | std::ios::trunc);
+        if (truth)
+            truthOut.open(truthPath + ".tmp", std::ios::binary | std::ios::trunc);
+        if (!host || !kineto || (truth && !truthOut))
+            throw std::runtime_error("cannot write in " + dir);
+        stats[static_cast<std::size_t>(rank)] = generatePair(o, host, kineto, truthOut);
+        host.close();
+        kineto.close();
+        if (truth)
+            truthOut.close();
+        if (!host || !kineto || (truth && !truthOut))
+            throw std::runtime_error("writing rank " + std::to_string(rank) + " in " + dir + " failed");
+        std::filesystem::rename(hostPath + ".tmp", hostPath);
+        std::filesystem::rename(kinetoPath + ".tmp", kinetoPath);
+        if (truth)
+            std::filesystem::rename(truthPath + ".tmp", truthPath);
+    };
+    writeRank(0, options);
+    GeneratorOptions rest = options;
+    rest.steps = static_cast<int>(stats[0].steps);
+    rest.targetKinetoBytes = 0;
+    rest.targetKinetoEvents = 0;
+    std::mutex mutex;
+    int next = 1;
+    std::string failure;
+    auto worker = [&] {
+        while (true) {
+            int rank;
+            {
+                std::lock_guard lock(mutex);
+                if (next >= world || !failure.empty())
+                    return;
+                rank = next++;
+            }
+            try {
+                writeRank(rank, rest);
+            } catch (const std::exception &e) {
+                std::lock_guard lock(mutex);
+                failure = e.what();
+            }
+        }
+    };
+    std::vector<std::thread> pool;
+    for (int i = 0; i < std::max(threads, 1) - 1; ++i)
+        pool.emplace_back(worker);
+    worker();
+    for (std::thread &t : pool)
+        t.join();
+    if (!failure.empty())
+        throw std::runtime_error(failure);
+    return stats;
 }
 
 bool parseByteSize(const std::string &text, std::uint64_t &bytes)

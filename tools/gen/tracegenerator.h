@@ -16,8 +16,27 @@
 #include <cstdint>
 #include <iosfwd>
 #include <string>
+#include <vector>
 
 namespace linkscope::gen {
+
+// A deviation one rank of a generated job makes from the others, for testing the cross-rank checks.
+// `index` counts the rank's collectives on `processGroup` in the clean job (0-based, the position a
+// cross-rank check reports); for DropRecv it counts the rank's receives (P2P) instead.
+struct GeneratorFault {
+    enum class Kind : std::uint8_t {
+        Skip,     // the rank does not issue collective `index` of the group (no ops, no kernel)
+        Resize,   // the rank's collective `index` has twice the elements
+        Swap,     // the rank issues collectives `index` and `index + 1` in the other order
+        DropRecv, // the rank does not post its receive number `index`: the peer's send is unpaired
+    };
+    Kind kind = Kind::Skip;
+    int rank = 0;
+    std::string processGroup = "0";
+    int index = 0;
+};
+// "skip:RANK:PG:INDEX", "resize:…", "swap:…", "drop-recv:RANK:PG:INDEX" → fault. False if malformed.
+bool parseFault(const std::string &text, GeneratorFault &fault);
 
 struct GeneratorOptions {
     std::uint64_t seed = 1;
@@ -34,7 +53,31 @@ struct GeneratorOptions {
     // Record function id): the truth then names the nearest ancestor with an ET node and adds
     // "innermost" (docs/linking.md, The linkage rule, step 4). 0 by default: real pairs recorded together have full coverage.
     int missingHostNodePercent = 0;
+
+    // --- multi-rank jobs (rank >= 0) ---
+    // One process and one GPU per rank (devices is forced to 1). Ranks of one job share the seed, so
+    // they run the same program on the same schedule: collectives issued in the same order with the
+    // same sizes, kernels of one collective ending together; what differs is the rank's clock
+    // (clockOffsetNs), its arrival at each collective (a delay up to 200 µs, larger on the
+    // straggler), its process groups and its P2P direction. Process groups: "0" (default_pg, all
+    // ranks); with tensorParallel > 1, "1".."W/tp" (tensor_parallel: consecutive ranks) and the next
+    // tp names (data_parallel: ranks with the same r % tp). Per step: an all-gather on "0" (every
+    // other step), an all-reduce on the rank's tensor-parallel group per forward layer, one
+    // send/recv between rank pairs (2k → 2k+1) on "0" when the world size is even, and bucket
+    // all-reduces on the data-parallel group in backward. rank < 0 writes the single-process trace.
+    int rank = -1;
+    int worldSize = 1;
+    int tensorParallel = 0;   // 0: 2 when the world size is even and at least 4, else 1
+    int straggler = -1;       // this rank arrives last at most collectives (-1: none)
+    std::vector<GeneratorFault> faults; // applied to the rank they name
 };
+
+// The clock offset (ns) of a rank of a job generated with `seed` relative to rank 0 (0 for rank 0):
+// a rank's timestamps are the job's true times plus this.
+std::int64_t clockOffsetNs(std::uint64_t seed, int rank);
+
+// The process-group names and tensor-parallel size generateJob uses, resolved from the options.
+int resolvedTensorParallel(const GeneratorOptions &options);
 
 struct GeneratorStats {
     std::uint64_t hostBytes = 0;
@@ -64,6 +107,14 @@ struct GeneratorStats {
 // matches DeviceEvent::ts.
 GeneratorStats generatePair(const GeneratorOptions &options, std::ostream &host, std::ostream &kineto,
                             std::ostream &truth);
+
+// Every rank of a job: DIR/host_<r>.json, DIR/kineto_<r>.json and, with `truth`, DIR/truth_<r>.jsonl
+// for r in [0, options.worldSize) (options.rank is ignored). Rank 0 decides the number of steps when
+// it is given by size; the others write as many. `threads` ranks are generated at the same time.
+// Files are written to a temporary name and renamed. Throws std::runtime_error naming a file that
+// cannot be written. Returns each rank's stats.
+std::vector<GeneratorStats> generateJob(const GeneratorOptions &options, const std::string &dir, bool truth = false,
+                                        int threads = 1);
 
 // "1G", "500M", "64k", "1234" → bytes (powers of 1024). Returns false for anything else.
 bool parseByteSize(const std::string &text, std::uint64_t &bytes);

@@ -1,0 +1,604 @@
+#include "job/crossrank.h"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <functional>
+#include <set>
+#include <tuple>
+
+namespace linkscope::core::job {
+
+namespace {
+
+constexpr std::array<std::string_view, 12> kKindNames = {
+    "all_reduce", "reduce", "all_gather", "gather", "scatter", "broadcast", "all_to_all", "reduce_scatter", "barrier",
+    "send", "recv", "unknown"};
+
+// What differs between a call and the reference call at its position. Unknown fields never differ.
+struct Diff {
+    bool kind = false, dtype = false, elements = false, bytes = false, root = false;
+    bool any() const { return kind || dtype || elements || bytes || root; }
+};
+
+Diff compare(const CollectiveCall &a, const CollectiveCall &b, bool p2p)
+{
+    Diff d;
+    d.kind = !p2p && a.kind != b.kind;
+    d.dtype = !a.dtype.empty() && !b.dtype.empty() && a.dtype != b.dtype;
+    d.elements = a.elements >= 0 && b.elements >= 0 && a.elements != b.elements;
+    // Bytes only where an element count is not known on both sides (count and dtype settle the size;
+    // bytes read from tensor inputs may be counted differently from the collective's own metadata).
+    d.bytes = (a.elements < 0 || b.elements < 0) && !d.dtype && a.bytes > 0 && b.bytes > 0 && a.bytes != b.bytes;
+    d.root = !p2p && a.root >= 0 && b.root >= 0 && a.root != b.root;
+    return d;
+}
+
+std::string describe(const CollectiveCall &c)
+{
+    std::string t(callKindName(c.kind));
+    std::vector<std::string> parts;
+    if (!c.dtype.empty())
+        parts.push_back(c.dtype);
+    if (c.elements >= 0)
+        parts.push_back(std::to_string(c.elements) + " elements");
+    else if (c.bytes > 0)
+        parts.push_back(std::to_string(c.bytes) + " bytes");
+    if (c.root >= 0)
+        parts.push_back("root " + std::to_string(c.root));
+    if (!parts.empty()) {
+        t += " (";
+        for (std::size_t i = 0; i < parts.size(); ++i)
+            t += (i ? ", " : "") + parts[i];
+        t += ")";
+    }
+    return t;
+}
+
+std::string diffText(const CollectiveCall &got, const CollectiveCall &want, const Diff &d)
+{
+    std::vector<std::string> parts;
+    if (d.kind)
+        parts.push_back("type " + std::string(callKindName(got.kind)) + " instead of " + std::string(callKindName(want.kind)));
+    if (d.dtype)
+        parts.push_back("dtype " + got.dtype + " instead of " + want.dtype);
+    if (d.elements)
+        parts.push_back("element count " + std::to_string(got.elements) + " instead of " + std::to_string(want.elements));
+    if (d.bytes)
+        parts.push_back("size " + std::to_string(got.bytes) + " bytes instead of " + std::to_string(want.bytes));
+    if (d.root)
+        parts.push_back("root " + std::to_string(got.root) + " instead of " + std::to_string(want.root));
+    std::string t;
+    for (std::size_t i = 0; i < parts.size(); ++i)
+        t += (i ? ", " : "") + parts[i];
+    return t;
+}
+
+std::string rankList(const std::vector<std::int64_t> &ranks)
+{
+    std::string t = ranks.size() == 1 ? "rank " : "ranks ";
+    for (std::size_t i = 0; i < ranks.size(); ++i)
+        t += (i ? ", " : "") + std::to_string(ranks[i]);
+    return t;
+}
+
+// ---- alignment ------------------------------------------------------------------------------
+
+enum class Op : std::uint8_t { Match, Subst, Del, Ins, Trans };
+struct Step {
+    Op op;
+    std::size_t i; // reference index (Ins: the reference index the extra call precedes)
+    std::size_t j; // sequence index (Del: the sequence index at which the reference call is missing)
+};
+
+constexpr std::uint32_t kGap = 2, kSubst = 2, kSubstKind = 3, kTrans = 2;
+constexpr std::uint32_t kInf = std::numeric_limits<std::uint32_t>::max() / 4;
+constexpr std::int64_t kBandSlack = 64;
+
+// Aligns s against ref (both as index lists into their calls), edit distance with adjacent
+// transpositions, inside a band around the diagonal (common prefix and suffix are taken first).
+std::vector<Step> align(const std::vector<const CollectiveCall *> &ref, const std::vector<const CollectiveCall *> &s, bool p2p)
+{
+    auto same = [&](const CollectiveCall *a, const CollectiveCall *b) { return !compare(*a, *b, p2p).any(); };
+    std::vector<Step> steps;
+    std::size_t pre = 0;
+    while (pre < ref.size() && pre < s.size() && same(ref[pre], s[pre])) {
+        steps.push_back({Op::Match, pre, pre});
+        ++pre;
+    }
+    std::size_t suf = 0;
+    while (suf < ref.size() - pre && suf < s.size() - pre && same(ref[ref.size() - 1 - suf], s[s.size() - 1 - suf]))
+        ++suf;
+    const std::size_t n = ref.size() - pre - suf, m = s.size() - pre - suf;
+    if (n > 0 || m > 0) {
+        const std::int64_t lo = std::min<std::int64_t>(0, static_cast<std::int64_t>(m) - static_cast<std::int64_t>(n)) - kBandSlack;
+        const std::int64_t hi = std::max<std::int64_t>(0, static_cast<std::int64_t>(m) - static_cast<std::int64_t>(n)) + kBandSlack;
+        const std::size_t width = static_cast<std::size_t>(hi - lo + 1);
+        std::vector<std::uint32_t> cost((n + 1) * width, kInf);
+        std::vector<Op> from((n + 1) * width, Op::Match);
+        auto at = [&](std::size_t i, std::size_t j) -> std::int64_t {
+            const std::int64_t d = static_cast<std::int64_t>(j) - static_cast<std::int64_t>(i);
+            if (d < lo || d > hi)
+                return -1;
+            return static_cast<std::int64_t>(i * width + static_cast<std::size_t>(d - lo));
+        };
+        auto get = [&](std::size_t i, std::size_t j) -> std::uint32_t {
+            const std::int64_t k = at(i, j);
+            return k < 0 ? kInf : cost[static_cast<std::size_t>(k)];
+        };
+        auto R = [&](std::size_t i) { return ref[pre + i]; };
+        auto S = [&](std::size_t j) { return s[pre + j]; };
+        for (std::size_t i = 0; i <= n; ++i) {
+            const std::int64_t jlo = std::max<std::int64_t>(0, static_cast<std::int64_t>(i) + lo);
+            const std::int64_t jhi = std::min<std::int64_t>(static_cast<std::int64_t>(m), static_cast<std::int64_t>(i) + hi);
+            for (std::int64_t jj = jlo; jj <= jhi; ++jj) {
+                const std::size_t j = static_cast<std::size_t>(jj);
+                const std::size_t k = static_cast<std::size_t>(at(i, j));
+                if (i == 0 && j == 0) {
+                    cost[k] = 0;
+                    continue;
+                }
+                std::uint32_t best = kInf;
+                Op op = Op::Match;
+                // Preference on equal cost: match/substitution, then a missing call, then an extra one.
+                if (i > 0 && j > 0) {
+                    const Diff d = compare(*S(j - 1), *R(i - 1), p2p);
+                    const std::uint32_t c = get(i - 1, j - 1) + (d.any() ? (d.kind ? kSubstKind : kSubst) : 0);
+                    if (c < best) {
+                        best = c;
+                        op = d.any() ? Op::Subst : Op::Match;
+                    }
+                }
+                if (i > 1 && j > 1 && same(R(i - 2), S(j - 1)) && same(R(i - 1), S(j - 2)) && !same(R(i - 2), R(i - 1))) {
+                    const std::uint32_t c = get(i - 2, j - 2) + kTrans;
+                    if (c < best) {
+                        best = c;
+                        op = Op::Trans;
+                    }
+                }
+                if (i > 0) {
+                    const std::uint32_t c = get(i - 1, j) + kGap;
+                    if (c < best) {
+                        best = c;
+                        op = Op::Del;
+                    }
+                }
+                if (j > 0) {
+                    const std::uint32_t c = get(i, j - 1) + kGap;
+                    if (c < best) {
+                        best = c;
+                        op = Op::Ins;
+                    }
+                }
+                cost[k] = best;
+                from[k] = op;
+            }
+        }
+        std::vector<Step> middle;
+        std::size_t i = n, j = m;
+        while (i > 0 || j > 0) {
+            const std::int64_t k = at(i, j);
+            const Op op = k < 0 ? (i > 0 ? Op::Del : Op::Ins) : from[static_cast<std::size_t>(k)];
+            switch (op) {
+            case Op::Match:
+            case Op::Subst:
+                middle.push_back({op, pre + i - 1, pre + j - 1});
+                --i;
+                --j;
+                break;
+            case Op::Trans:
+                middle.push_back({op, pre + i - 2, pre + j - 2});
+                i -= 2;
+                j -= 2;
+                break;
+            case Op::Del:
+                middle.push_back({op, pre + i - 1, pre + j});
+                --i;
+                break;
+            case Op::Ins:
+                middle.push_back({op, pre + i, pre + j - 1});
+                --j;
+                break;
+            }
+        }
+        steps.insert(steps.end(), middle.rbegin(), middle.rend());
+    }
+    for (std::size_t k = 0; k < suf; ++k)
+        steps.push_back({Op::Match, ref.size() - suf + k, s.size() - suf + k});
+    return steps;
+}
+
+std::uint64_t alignmentCost(const std::vector<Step> &steps, const std::vector<const CollectiveCall *> &ref,
+                            const std::vector<const CollectiveCall *> &s, bool p2p)
+{
+    std::uint64_t cost = 0;
+    for (const Step &st : steps) {
+        switch (st.op) {
+        case Op::Match: break;
+        case Op::Subst: cost += compare(*s[st.j], *ref[st.i], p2p).kind ? kSubstKind : kSubst; break;
+        case Op::Del:
+        case Op::Ins: cost += kGap; break;
+        case Op::Trans: cost += kTrans; break;
+        }
+    }
+    return cost;
+}
+
+// Findings of one kind at one place, before ranks that deviate alike are put together.
+struct Local {
+    std::string kind;
+    std::string group;
+    std::int64_t index;
+    std::string key;      // what must be equal for two ranks to share the finding
+    std::string message;  // with "{ranks}" where the rank list goes
+    std::int64_t rank;
+};
+
+void addLocal(std::vector<Local> &locals, Local l) { locals.push_back(std::move(l)); }
+
+std::vector<JobFinding> collect(std::vector<Local> &locals)
+{
+    std::map<std::tuple<std::string, std::string, std::int64_t, std::string>, std::pair<std::string, std::vector<std::int64_t>>> byKey;
+    for (Local &l : locals) {
+        auto &entry = byKey[{l.group, l.kind, l.index, l.key}];
+        if (entry.second.empty())
+            entry.first = l.message;
+        entry.second.push_back(l.rank);
+    }
+    std::vector<JobFinding> out;
+    for (auto &[key, entry] : byKey) {
+        JobFinding f;
+        f.kind = std::get<1>(key);
+        f.processGroup = std::get<0>(key);
+        f.index = std::get<2>(key);
+        f.ranks = entry.second;
+        std::sort(f.ranks.begin(), f.ranks.end());
+        f.ranks.erase(std::unique(f.ranks.begin(), f.ranks.end()), f.ranks.end());
+        f.message = entry.first;
+        const std::string placeholder = "{ranks}";
+        const std::string list = rankList(f.ranks);
+        for (std::size_t p = f.message.find(placeholder); p != std::string::npos; p = f.message.find(placeholder, p + list.size()))
+            f.message.replace(p, placeholder.size(), list);
+        out.push_back(std::move(f));
+    }
+    return out;
+}
+
+std::string where(const CollectiveCall &c) { return c.where.empty() ? std::string() : " (" + c.where + ")"; }
+
+} // namespace
+
+std::string_view callKindName(CallKind k) { return kKindNames[static_cast<std::size_t>(k)]; }
+
+std::optional<CallKind> callKindFromName(std::string_view name)
+{
+    for (std::size_t i = 0; i < kKindNames.size(); ++i)
+        if (kKindNames[i] == name)
+            return static_cast<CallKind>(i);
+    return std::nullopt;
+}
+
+CallKind callKindFromChakraCommType(std::int64_t commType)
+{
+    // chakra et_def.proto CollectiveCommType: ALL_REDUCE 0, REDUCE 1, ALL_GATHER 2, GATHER 3, SCATTER 4,
+    // BROADCAST 5, ALL_TO_ALL 6, REDUCE_SCATTER 7, REDUCE_SCATTER_BLOCK 8, BARRIER 9.
+    switch (commType) {
+    case 0: return CallKind::AllReduce;
+    case 1: return CallKind::Reduce;
+    case 2: return CallKind::AllGather;
+    case 3: return CallKind::Gather;
+    case 4: return CallKind::Scatter;
+    case 5: return CallKind::Broadcast;
+    case 6: return CallKind::AllToAll;
+    case 7:
+    case 8: return CallKind::ReduceScatter;
+    case 9: return CallKind::Barrier;
+    default: return CallKind::Unknown;
+    }
+}
+
+std::string canonicalDtype(std::string_view dtype)
+{
+    std::string t;
+    for (char c : dtype)
+        t.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+    if (t.rfind("c10::", 0) == 0)
+        t = t.substr(5);
+    if (t.rfind("torch.", 0) == 0)
+        t = t.substr(6);
+    static const std::map<std::string, std::string, std::less<>> names = {
+        {"float", "float32"}, {"float32", "float32"}, {"f32", "float32"},
+        {"half", "float16"}, {"float16", "float16"}, {"f16", "float16"},
+        {"bfloat16", "bfloat16"}, {"bf16", "bfloat16"},
+        {"double", "float64"}, {"float64", "float64"}, {"f64", "float64"},
+        {"int", "int32"}, {"int32", "int32"}, {"i32", "int32"}, {"int32_t", "int32"},
+        {"long", "int64"}, {"int64", "int64"}, {"i64", "int64"}, {"int64_t", "int64"},
+        {"byte", "uint8"}, {"uint8", "uint8"}, {"u8", "uint8"}, {"uint8_t", "uint8"},
+        {"char", "int8"}, {"int8", "int8"}, {"i8", "int8"}, {"int8_t", "int8"},
+        {"bool", "bool"},
+    };
+    if (auto it = names.find(t); it != names.end())
+        return it->second;
+    return t;
+}
+
+std::string_view severityName(Severity s)
+{
+    switch (s) {
+    case Severity::Error: return "error";
+    case Severity::Warning: return "warning";
+    case Severity::Info: return "info";
+    }
+    return "error";
+}
+
+nlohmann::json JobFinding::toJson() const
+{
+    nlohmann::json j = {{"kind", kind}, {"severity", std::string(severityName(severity))}};
+    j["process_group"] = processGroup.empty() ? nlohmann::json(nullptr) : nlohmann::json(processGroup);
+    j["index"] = index >= 0 ? nlohmann::json(index) : nlohmann::json(nullptr);
+    j["ranks"] = ranks;
+    j["message"] = message;
+    return j;
+}
+
+JobFinding JobFinding::fromJson(const nlohmann::json &j)
+{
+    JobFinding f;
+    f.kind = j.at("kind").get<std::string>();
+    const std::string sev = j.value("severity", std::string("error"));
+    f.severity = sev == "warning" ? Severity::Warning : sev == "info" ? Severity::Info : Severity::Error;
+    if (j.contains("process_group") && j["process_group"].is_string())
+        f.processGroup = j["process_group"].get<std::string>();
+    if (j.contains("index") && j["index"].is_number_integer())
+        f.index = j["index"].get<std::int64_t>();
+    f.ranks = j.value("ranks", std::vector<std::int64_t>());
+    f.message = j.value("message", std::string());
+    return f;
+}
+
+void sortFindings(std::vector<JobFinding> &findings)
+{
+    std::sort(findings.begin(), findings.end(), [](const JobFinding &a, const JobFinding &b) {
+        const std::int64_t ga = a.processGroup.empty() ? -1 : processGroupId(a.processGroup);
+        const std::int64_t gb = b.processGroup.empty() ? -1 : processGroupId(b.processGroup);
+        return std::tie(ga, a.processGroup, a.index, a.kind, a.ranks, a.message) <
+               std::tie(gb, b.processGroup, b.index, b.kind, b.ranks, b.message);
+    });
+}
+
+CheckResult checkCollectives(const CheckInput &input)
+{
+    CheckResult result;
+    std::map<std::int64_t, const RankCalls *> present;
+    for (const RankCalls &r : input.ranks)
+        present[r.rank] = &r;
+    auto groupOf = [&](const CollectiveCall &c) -> const std::string & {
+        return c.processGroup.empty() ? input.defaultGroup : c.processGroup;
+    };
+
+    // Every group named by a declaration or by a call.
+    std::map<std::string, std::set<std::int64_t>> configured;
+    std::set<std::string> declared;
+    for (const ProcessGroup &g : input.groups) {
+        declared.insert(g.name);
+        configured[g.name].insert(g.ranks.begin(), g.ranks.end());
+    }
+    std::map<std::string, std::set<std::int64_t>> issuers; // non-P2P
+    std::map<std::string, bool> hasP2P;
+    for (const auto &[rank, calls] : present)
+        for (const CollectiveCall &c : calls->calls) {
+            if (isP2P(c.kind))
+                hasP2P[groupOf(c)] = true;
+            else
+                issuers[groupOf(c)].insert(rank);
+        }
+    std::set<std::string> names(declared);
+    for (const auto &[name, ranks] : issuers)
+        names.insert(name);
+    for (const auto &[name, any] : hasP2P)
+        names.insert(name);
+    std::vector<std::string> ordered(names.begin(), names.end());
+    std::sort(ordered.begin(), ordered.end(), [](const std::string &a, const std::string &b) {
+        const auto ia = processGroupId(a), ib = processGroupId(b);
+        return ia != ib ? ia < ib : a < b;
+    });
+
+    std::vector<Local> locals;
+    for (const std::string &name : ordered) {
+        // Members: declared (or, with no declaration of its ranks, the issuers) that were read,
+        // and any rank that was read and issued on the group.
+        std::set<std::int64_t> members;
+        for (std::int64_t r : configured[name])
+            if (present.count(r))
+                members.insert(r);
+        for (std::int64_t r : issuers[name])
+            members.insert(r);
+
+        GroupAlignment ga;
+        ga.name = name;
+        std::map<std::int64_t, std::vector<const CollectiveCall *>> seq;
+        for (std::int64_t r : members) {
+            auto &v = seq[r];
+            auto &idx = ga.callIndex[r];
+            const auto &calls = present[r]->calls;
+            for (std::size_t i = 0; i < calls.size(); ++i)
+                if (!isP2P(calls[i].kind) && groupOf(calls[i]) == name) {
+                    v.push_back(&calls[i]);
+                    idx.push_back(i);
+                }
+        }
+        // The reference: the sequence a majority issued exactly; without one, the sequence closest to
+        // all the others (least total alignment cost, each distinct sequence weighted by how many
+        // issued it); then the one more ranks issued; then the longest; then the lowest rank's.
+        std::map<std::string, std::vector<std::int64_t>> classes;
+        for (const auto &[r, v] : seq) {
+            std::string key;
+            for (const CollectiveCall *c : v)
+                key += std::string(callKindName(c->kind)) + '|' + c->dtype + '|' + std::to_string(c->elements) + '|' +
+                       std::to_string(c->bytes) + '|' + std::to_string(c->root) + ';';
+            classes[key].push_back(r);
+        }
+        std::vector<const std::vector<std::int64_t> *> byCount;
+        for (const auto &[key, ranks] : classes)
+            byCount.push_back(&ranks);
+        std::stable_sort(byCount.begin(), byCount.end(), [](const auto *a, const auto *b) { return a->size() > b->size(); });
+        std::int64_t refRank = -1;
+        if (!byCount.empty()) {
+            if (byCount.front()->size() * 2 > members.size() || byCount.size() == 1) {
+                refRank = byCount.front()->front();
+            } else {
+                constexpr std::size_t kCandidates = 16;
+                std::uint64_t bestCost = std::numeric_limits<std::uint64_t>::max();
+                std::size_t bestCount = 0, bestLength = 0;
+                for (std::size_t c = 0; c < byCount.size() && c < kCandidates; ++c) {
+                    const auto &cand = seq[byCount[c]->front()];
+                    std::uint64_t total = 0;
+                    for (const auto *other : byCount)
+                        if (other != byCount[c])
+                            total += other->size() * alignmentCost(align(cand, seq[other->front()], false), cand, seq[other->front()], false);
+                    const std::size_t count = byCount[c]->size(), length = cand.size();
+                    const std::int64_t low = byCount[c]->front();
+                    if (refRank < 0 || total < bestCost || (total == bestCost && count > bestCount) ||
+                        (total == bestCost && count == bestCount && length > bestLength) ||
+                        (total == bestCost && count == bestCount && length == bestLength && low < refRank)) {
+                        refRank = low;
+                        bestCost = total;
+                        bestCount = count;
+                        bestLength = length;
+                    }
+                }
+            }
+        }
+        const std::vector<const CollectiveCall *> empty;
+        const auto &ref = refRank >= 0 ? seq[refRank] : empty;
+        ga.referenceRank = refRank;
+        ga.length = ref.size();
+
+        for (std::int64_t r : members) {
+            const auto &s = seq[r];
+            if (s.empty() && !ref.empty()) {
+                // Not one "missing" per collective: the rank is not taking part in the group at all.
+                addLocal(locals, {"rank_absent_from_group", name, -1, "",
+                                  "{ranks} issued none of the " + std::to_string(ref.size()) + " collectives of process group " + name +
+                                      " that the other members issued (first: " + describe(*ref.front()) + ")",
+                                  r});
+                continue;
+            }
+            ga.members.push_back(r);
+            std::vector<std::int64_t> &pos = ga.positionOf[r];
+            pos.assign(s.size(), -1);
+            if (r == refRank) {
+                for (std::size_t i = 0; i < s.size(); ++i)
+                    pos[i] = static_cast<std::int64_t>(i);
+                continue;
+            }
+            for (const Step &st : align(ref, s, false)) {
+                const std::int64_t i = static_cast<std::int64_t>(st.i);
+                switch (st.op) {
+                case Op::Match:
+                    pos[st.j] = i;
+                    break;
+                case Op::Subst: {
+                    pos[st.j] = i;
+                    const Diff d = compare(*s[st.j], *ref[st.i], false);
+                    const std::string what = diffText(*s[st.j], *ref[st.i], d);
+                    addLocal(locals, {"collective_mismatch", name, i, what,
+                                      "{ranks} issued collective " + std::to_string(i) + " of process group " + name + " with " + what +
+                                          " (the others: " + describe(*ref[st.i]) + ")" + where(*s[st.j]),
+                                      r});
+                    break;
+                }
+                case Op::Del:
+                    addLocal(locals, {"missing_collective", name, i, "",
+                                      "{ranks} did not issue collective " + std::to_string(i) + " of process group " + name + ", " +
+                                          describe(*ref[st.i]) + ", which the other members issued" + where(*ref[st.i]) +
+                                          " on rank " + std::to_string(refRank),
+                                      r});
+                    break;
+                case Op::Ins:
+                    addLocal(locals, {"extra_collective", name, i, describe(*s[st.j]),
+                                      "{ranks} issued " + describe(*s[st.j]) + " on process group " + name + " before its collective " +
+                                          std::to_string(i) + ", which no other member issued" + where(*s[st.j]),
+                                      r});
+                    break;
+                case Op::Trans:
+                    pos[st.j] = i + 1;
+                    pos[st.j + 1] = i;
+                    addLocal(locals, {"collectives_swapped", name, i, "",
+                                      "{ranks} issued collectives " + std::to_string(i) + " and " + std::to_string(i + 1) +
+                                          " of process group " + name + " in the other order: " + describe(*s[st.j]) + " before " +
+                                          describe(*s[st.j + 1]) + where(*s[st.j]),
+                                      r});
+                    break;
+                }
+            }
+        }
+        result.groups.push_back(std::move(ga));
+
+        // P2P: per (sender, receiver) channel on this group, sends against receives in order.
+        if (!hasP2P[name])
+            continue;
+        std::map<std::pair<std::int64_t, std::int64_t>, std::pair<std::vector<const CollectiveCall *>, std::vector<const CollectiveCall *>>> channels;
+        for (const auto &[rank, calls] : present)
+            for (const CollectiveCall &c : calls->calls) {
+                if (!isP2P(c.kind) || groupOf(c) != name || c.peer < 0)
+                    continue;
+                if (c.kind == CallKind::Send)
+                    channels[{rank, c.peer}].first.push_back(&c);
+                else
+                    channels[{c.peer, rank}].second.push_back(&c);
+            }
+        for (const auto &[key, sides] : channels) {
+            const auto [src, dst] = key;
+            if (!present.count(src) || !present.count(dst))
+                continue; // a rank that was not read is reported once, as missing
+            const std::string channel = "from rank " + std::to_string(src) + " to rank " + std::to_string(dst) + " on process group " + name;
+            for (const Step &st : align(sides.first, sides.second, true)) {
+                const std::int64_t i = static_cast<std::int64_t>(st.i);
+                switch (st.op) {
+                case Op::Match:
+                    break;
+                case Op::Subst: {
+                    const Diff d = compare(*sides.second[st.j], *sides.first[st.i], true);
+                    addLocal(locals, {"p2p_size_mismatch", name, i, channel,
+                                      "send " + std::to_string(i) + " " + channel + " is " + describe(*sides.first[st.i]) +
+                                          " but its receive expects " + diffText(*sides.second[st.j], *sides.first[st.i], d) +
+                                          where(*sides.second[st.j]) + " ({ranks})",
+                                      src});
+                    locals.back().key += "|pair";
+                    addLocal(locals, {"p2p_size_mismatch", name, i, channel + "|pair", "", dst});
+                    break;
+                }
+                case Op::Del:
+                    addLocal(locals, {"unpaired_send", name, i, channel,
+                                      "send " + std::to_string(i) + " " + channel + ", " + describe(*sides.first[st.i]) +
+                                          ", has no matching receive on rank " + std::to_string(dst) + where(*sides.first[st.i]) +
+                                          " ({ranks})",
+                                      src});
+                    break;
+                case Op::Ins:
+                    addLocal(locals, {"unpaired_recv", name, static_cast<std::int64_t>(st.j), channel,
+                                      "receive " + std::to_string(st.j) + " " + channel + ", " + describe(*sides.second[st.j]) +
+                                          ", has no matching send on rank " + std::to_string(src) + where(*sides.second[st.j]) +
+                                          " ({ranks})",
+                                      dst});
+                    break;
+                case Op::Trans:
+                    addLocal(locals, {"p2p_order", name, i, channel,
+                                      "sends " + std::to_string(i) + " and " + std::to_string(i + 1) + " " + channel +
+                                          " are received in the other order" + where(*sides.second[st.j]) + " ({ranks})",
+                                      src});
+                    locals.back().key += "|pair";
+                    addLocal(locals, {"p2p_order", name, i, channel + "|pair", "", dst});
+                    break;
+                }
+            }
+        }
+    }
+    result.findings = collect(locals);
+    sortFindings(result.findings);
+    return result;
+}
+
+} // namespace linkscope::core::job

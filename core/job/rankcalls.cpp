@@ -1,0 +1,128 @@
+#include "job/rankcalls.h"
+
+#include "export/collective.h"
+
+#include <algorithm>
+#include <array>
+#include <filesystem>
+#include <numeric>
+
+namespace linkscope::core::job {
+
+namespace {
+
+CallKind kindOf(const CommInfo &info)
+{
+    switch (info.type) {
+    case ChakraProtoMsg::COMM_SEND_NODE: return CallKind::Send;
+    case ChakraProtoMsg::COMM_RECV_NODE: return CallKind::Recv;
+    case ChakraProtoMsg::COMM_COLL_NODE: return callKindFromChakraCommType(info.commType);
+    default: return CallKind::Unknown;
+    }
+}
+
+const HostTrace &emptyHost()
+{
+    static const HostTrace empty;
+    return empty;
+}
+
+} // namespace
+
+std::string dtypeFromKernelName(std::string_view name)
+{
+    // Token after '_' up to the next '_' or '(' — NCCL ≥ 2.19 "_f16_", legacy "_Sum_float", "_int8_t".
+    static const std::array<std::pair<std::string_view, std::string_view>, 20> tokens = {{
+        {"f16", "float16"}, {"bf16", "bfloat16"}, {"f32", "float32"}, {"f64", "float64"},
+        {"i8", "int8"}, {"u8", "uint8"}, {"i32", "int32"}, {"u32", "uint32"}, {"i64", "int64"}, {"u64", "uint64"},
+        {"half", "float16"}, {"bfloat16", "bfloat16"}, {"float", "float32"}, {"double", "float64"},
+        {"int8_t", "int8"}, {"uint8_t", "uint8"}, {"int32_t", "int32"}, {"uint32_t", "uint32"},
+        {"int64_t", "int64"}, {"uint64_t", "uint64"},
+    }};
+    const std::string_view head = name.substr(0, std::min(name.find('('), name.size()));
+    std::vector<std::string_view> parts;
+    for (std::size_t p = 0; p <= head.size();) {
+        const std::size_t q = std::min(head.find('_', p), head.size());
+        parts.push_back(head.substr(p, q - p));
+        p = q + 1;
+    }
+    auto lookup = [&](std::string_view token) -> std::string_view {
+        for (const auto &[t, dtype] : tokens)
+            if (token == t)
+                return dtype;
+        return {};
+    };
+    for (std::size_t i = 1; i < parts.size(); ++i) {
+        if (i + 1 < parts.size() && parts[i + 1] == "t")
+            if (auto d = lookup(std::string(parts[i]) + "_t"); !d.empty())
+                return std::string(d);
+        if (auto d = lookup(parts[i]); !d.empty())
+            return std::string(d);
+    }
+    return {};
+}
+
+std::vector<CollectiveCall> collectiveCallsOf(const DeviceTrace &device, const HostTrace *hostPtr, const LinkSet &links)
+{
+    const HostTrace &host = hostPtr ? *hostPtr : emptyHost();
+    const Nanos base = device.baseTimeNs.value_or(0);
+    const std::string file = std::filesystem::path(device.path).filename().string();
+    struct Item {
+        CollectiveCall call;
+        Nanos order;
+        Nanos kernelTs;
+    };
+    std::vector<Item> items;
+    for (const GpuLink &link : links.gpuLinks) {
+        const std::uint32_t event = link.gpuEvent;
+        const CommInfo info = classifyGpuOp(host, device, event, link.hostNode);
+        if (!info.isComm)
+            continue;
+        const DeviceEvent &e = device.events[event];
+        CollectiveCall c;
+        c.kind = kindOf(info);
+        c.processGroup = info.pgName;
+        c.bytes = info.bytes > 0 ? info.bytes : -1;
+        if (c.kind == CallKind::Send)
+            c.peer = info.dst;
+        else if (c.kind == CallKind::Recv)
+            c.peer = info.src;
+        if (e.collective < device.collectives.size()) {
+            const CollectiveArgs &a = device.collectives[e.collective];
+            if (a.inMsgNelems >= 0)
+                c.elements = a.inMsgNelems;
+            if (a.dtype != 0)
+                c.dtype = canonicalDtype(device.strings.at(a.dtype));
+        }
+        // The enclosing record_param_comms' attrs (ET ≥ 1.1.0) when Kineto has no collective args.
+        for (std::uint32_t h = link.hostNode, depth = 0; h < host.nodes.size() && depth < 16 && (c.elements < 0 || c.dtype.empty());
+             h = host.nodes[h].parent, ++depth) {
+            const HostNode &n = host.nodes[h];
+            if (n.comm >= host.commAttrs.size())
+                continue;
+            const HostCommAttrs &a = host.commAttrs[n.comm];
+            if (c.elements < 0 && a.inMsgNelems >= 0)
+                c.elements = a.inMsgNelems;
+            if (c.dtype.empty() && a.dtype != 0)
+                c.dtype = canonicalDtype(host.strings.at(a.dtype));
+        }
+        if (c.dtype.empty())
+            c.dtype = dtypeFromKernelName(device.name(e));
+        const bool launched = link.launch < device.events.size();
+        c.launchNs = base + (launched ? device.events[link.launch].ts : e.ts);
+        c.endNs = base + e.end();
+        std::string kernel(device.name(e).substr(0, 64));
+        c.where = file + " event " + std::to_string(event) + " (" + kernel + ")";
+        items.push_back({std::move(c), launched ? device.events[link.launch].ts : e.ts, e.ts});
+    }
+    std::stable_sort(items.begin(), items.end(), [](const Item &a, const Item &b) {
+        return a.order != b.order ? a.order < b.order : a.kernelTs < b.kernelTs;
+    });
+    std::vector<CollectiveCall> out;
+    out.reserve(items.size());
+    for (Item &i : items)
+        out.push_back(std::move(i.call));
+    return out;
+}
+
+} // namespace linkscope::core::job
