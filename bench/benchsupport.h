@@ -46,6 +46,7 @@ bool takeFlag(Args &args, const std::string &name);
 int runLoad(Args args, std::ostream &out, std::ostream &err);
 int runLink(Args args, std::ostream &out, std::ostream &err);
 int runExport(Args args, std::ostream &out, std::ostream &err);
+int runHash(Args args, std::ostream &out, std::ostream &err);
 int runRender(Args args, std::ostream &out, std::ostream &err); // built only with the UI
 
 } // namespace linkscope::bench

@@ -1,12 +1,13 @@
 #pragma once
-// SHA-256 (FIPS 180-4), streaming. Used to fingerprint a sidecar's input traces: multi-gigabyte
-// files, so the x86 SHA extensions are used when the CPU has them (checked at run time).
+// SHA-256, streaming, from OpenSSL's libcrypto (EVP; it uses the CPU's SHA extensions when present).
+// Used to fingerprint a sidecar's input traces (docs/sidecar-format.md): multi-gigabyte files.
 
 #include "model/common.h"
 
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -17,24 +18,19 @@ public:
     using Digest = std::array<std::uint8_t, 32>;
 
     Sha256();
+    ~Sha256();
+    Sha256(Sha256 &&) noexcept;
+    Sha256 &operator=(Sha256 &&) noexcept;
+
     void update(const void *data, std::size_t size);
     void update(std::string_view text) { update(text.data(), text.size()); }
     Digest finish(); // the object must not be updated afterwards
 
     static std::string toHex(const Digest &digest);
 
-    // Tests compare both block functions; production code never needs these.
-    static bool hardwareAvailable();
-    void forcePortable() { portableOnly_ = true; }
-
 private:
-    void compress(const std::uint8_t *blocks, std::size_t count);
-
-    std::array<std::uint32_t, 8> state_;
-    std::array<std::uint8_t, 64> buffer_{};
-    std::size_t buffered_ = 0;
-    std::uint64_t totalBytes_ = 0;
-    bool portableOnly_ = false;
+    struct Context;
+    std::unique_ptr<Context> context_;
 };
 
 std::string sha256Hex(std::string_view data);
