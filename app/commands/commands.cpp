@@ -11,6 +11,7 @@ const std::vector<Command> &commands()
         {"link", "link GPU ops to their CPU parents and report findings", runLink},
         {"export", "write corrected ET+ JSON, Chakra .et and a Perfetto trace", runExport},
         {"dump", "print a Chakra .et file as JSON", runDump},
+        {"job", "every rank of a distributed job: link, export, check collectives across ranks", runJob},
     };
     return all;
 }

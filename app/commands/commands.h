@@ -14,6 +14,7 @@ int runInspect(const Args &args, std::ostream &out, std::ostream &err);
 int runLink(const Args &args, std::ostream &out, std::ostream &err);
 int runExport(const Args &args, std::ostream &out, std::ostream &err);
 int runDump(const Args &args, std::ostream &out, std::ostream &err);
+int runJob(const Args &args, std::ostream &out, std::ostream &err);
 
 struct Command {
     const char *name;

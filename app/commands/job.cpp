@@ -1,0 +1,358 @@
+// linkscope job DIR|FILE... --out OUTDIR [--jobs N] [--policy P] [--prefix NAME] [--report FILE]
+//               [--strict] [--ranks LIST] [--no-et]
+// linkscope job --merge OUTDIR... [--out DIR] [--report FILE] [--strict]
+#include "commands/commands.h"
+
+#include "io/atomicfile.h"
+#include "job/discovery.h"
+#include "job/jobrun.h"
+#include "link/linkset.h"
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <mutex>
+#include <ostream>
+#include <set>
+#include <thread>
+#include <unistd.h>
+
+namespace linkscope::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace core::job;
+
+void printJobUsage(std::ostream &out)
+{
+    out << "usage: linkscope job DIR|FILE... --out OUTDIR [options]\n"
+           "       linkscope job --merge OUTDIR... [--out DIR] [--report FILE] [--strict]\n"
+           "  Every rank of a distributed job at once: discovers the ranks (host ET + Kineto per rank, or\n"
+           "  Kineto alone; rank numbers from the file names, confirmed by distributedInfo.rank), links and\n"
+           "  exports them in parallel, checks the collectives across ranks and writes\n"
+           "  OUTDIR/<prefix>.<rank>.et, OUTDIR/comm_group.json (ASTRA-sim --comm-group-configuration),\n"
+           "  OUTDIR/<prefix>.<rank>.summary.json and the job report (docs/job-report.md).\n"
+           "  --out OUTDIR          output folder (created)\n"
+           "  --jobs N              ranks processed at the same time (default: the number of cores); memory\n"
+           "                        is about N ranks' worth\n"
+           "  --policy P            nesting (default), external-id, ev-idx (a rank's sidecar policy otherwise)\n"
+           "  --prefix NAME         output name prefix (default trace: trace.0.et, trace.1.et, ...)\n"
+           "  --report FILE         the job report (default OUTDIR/job-report.json)\n"
+           "  --strict              exit 3 when an error-severity finding exists\n"
+           "  --ranks LIST          process only these ranks (e.g. 0-511 or 0-3,8): a shard. Writes the ranks'\n"
+           "                        .et and summaries only; build the report with --merge\n"
+           "  --merge OUTDIR...     the report and comm_group.json from the summaries in these folders alone\n"
+           "  --no-et               check only: no .et files\n"
+           "Exit status: 0; 1 if an input cannot be read (or a discovery conflict); 2 for usage; 3 with --strict\n"
+           "and an error-severity finding.\n";
+}
+
+bool parseRankList(const std::string &text, std::vector<std::pair<std::int64_t, std::int64_t>> &ranges)
+{
+    std::size_t p = 0;
+    while (p <= text.size()) {
+        const std::size_t comma = std::min(text.find(',', p), text.size());
+        const std::string part = text.substr(p, comma - p);
+        const std::size_t dash = part.find('-');
+        try {
+            std::size_t used = 0;
+            if (dash == std::string::npos) {
+                const std::int64_t v = std::stoll(part, &used);
+                if (used != part.size() || v < 0)
+                    return false;
+                ranges.emplace_back(v, v);
+            } else {
+                const std::string a = part.substr(0, dash), b = part.substr(dash + 1);
+                std::size_t ua = 0, ub = 0;
+                const std::int64_t lo = std::stoll(a, &ua), hi = std::stoll(b, &ub);
+                if (ua != a.size() || ub != b.size() || lo < 0 || hi < lo)
+                    return false;
+                ranges.emplace_back(lo, hi);
+            }
+        } catch (const std::exception &) {
+            return false;
+        }
+        p = comma + 1;
+    }
+    return !ranges.empty();
+}
+
+// One line per refresh: a bar per rank in progress, and how many are done.
+class ProgressLine {
+public:
+    ProgressLine(std::ostream &err, std::size_t total, bool enabled) : err_(err), total_(total), enabled_(enabled) {}
+    bool update(const RankProgress &p)
+    {
+        std::lock_guard lock(mutex_);
+        if (p.stage == "done" || p.stage == "failed") {
+            active_.erase(p.rank);
+            ++finished_;
+        } else {
+            active_[p.rank] = {std::string(p.stage), p.fraction};
+        }
+        const auto now = std::chrono::steady_clock::now();
+        if (enabled_ && (now - last_ > std::chrono::milliseconds(100) || finished_ == total_)) {
+            last_ = now;
+            std::string line = "\r" + std::to_string(finished_) + "/" + std::to_string(total_) + " ranks";
+            std::size_t shown = 0;
+            for (const auto &[rank, state] : active_) {
+                if (++shown > 6)
+                    break;
+                const int filled = static_cast<int>(state.second * 10 + 0.5);
+                line += "  r" + std::to_string(rank) + " " + state.first + " [" + std::string(static_cast<std::size_t>(std::clamp(filled, 0, 10)), '#') +
+                        std::string(static_cast<std::size_t>(10 - std::clamp(filled, 0, 10)), ' ') + "]";
+            }
+            line += "\033[K";
+            err_ << line << std::flush;
+            drawn_ = true;
+        }
+        return true;
+    }
+    void finish()
+    {
+        std::lock_guard lock(mutex_);
+        if (drawn_)
+            err_ << "\r\033[K" << std::flush;
+    }
+
+private:
+    std::ostream &err_;
+    std::size_t total_;
+    bool enabled_;
+    std::mutex mutex_;
+    std::map<std::int64_t, std::pair<std::string, double>> active_;
+    std::size_t finished_ = 0;
+    std::chrono::steady_clock::time_point last_{};
+    bool drawn_ = false;
+};
+
+void printReport(const JobReport &report, std::ostream &out)
+{
+    std::size_t ets = 0;
+    for (const RankSummary &s : report.ranks)
+        ets += s.et.empty() ? 0 : 1;
+    out << "job: " << report.ranks.size() << " ranks";
+    if (report.worldSize > 0)
+        out << " (world size " << report.worldSize << ")";
+    out << ", " << report.groups.size() << " process groups, " << ets << " .et files\n";
+    out << "  rank  gpu_ops   linked  collectives  p2p  et\n";
+    for (const RankSummary &s : report.ranks) {
+        std::size_t coll = 0;
+        for (const CollectiveCall &c : s.calls)
+            coll += isP2P(c.kind) ? 0 : 1;
+        char line[160];
+        std::snprintf(line, sizeof line, "  %4lld %8zu %8zu %12zu %4zu  ", static_cast<long long>(s.rank), s.gpuOps, s.linked, coll,
+                      s.calls.size() - coll);
+        out << line << (s.error.empty() ? (s.et.empty() ? "-" : s.et) : "unreadable: " + s.error) << '\n';
+    }
+    out << "process groups:";
+    for (const ProcessGroup &g : report.groups) {
+        auto it = report.collectivesPerGroup.find(g.name);
+        out << "\n  " << g.name << " (id " << processGroupId(g.name) << (g.desc.empty() ? "" : ", " + g.desc) << "): "
+            << g.ranks.size() << " ranks, " << (it == report.collectivesPerGroup.end() ? 0 : it->second) << " collectives";
+    }
+    out << '\n';
+    std::size_t errors = 0, warnings = 0;
+    for (const JobFinding &f : report.findings)
+        (f.severity == Severity::Error ? errors : warnings) += 1;
+    if (report.findings.empty()) {
+        out << "cross-rank findings: none\n";
+    } else {
+        out << "cross-rank findings: " << errors << " errors, " << warnings << " warnings\n";
+        for (const JobFinding &f : report.findings)
+            out << "  " << severityName(f.severity) << " " << f.kind << ": " << f.message << '\n';
+    }
+    if (!report.timing.stragglers.empty()) {
+        out << "stragglers (last to launch):";
+        std::size_t shown = 0;
+        for (const StragglerCount &s : report.timing.stragglers) {
+            if (++shown > 5)
+                break;
+            out << " rank " << s.rank << " " << s.lastArrivals << "/" << s.of << ";";
+        }
+        std::int64_t worst = 0;
+        for (const CollectiveTiming &c : report.timing.collectives)
+            worst = std::max(worst, c.skewNs);
+        out << " largest arrival skew " << worst / 1000.0 << " us\n";
+    }
+}
+
+} // namespace
+
+int runJob(const Args &args, std::ostream &out, std::ostream &err)
+{
+    std::vector<std::string> inputs, mergeDirs;
+    std::string outDir, reportPath, policyText, prefix = "trace", rankText;
+    int jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    bool strict = false, merge = false, noEt = false;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const std::string &a = args[i];
+        auto value = [&](std::string &v) {
+            if (i + 1 >= args.size()) {
+                err << "job: " << a << " needs a value\n";
+                return false;
+            }
+            v = args[++i];
+            return true;
+        };
+        std::string v;
+        if (a == "--help" || a == "-h") {
+            printJobUsage(out);
+            return 0;
+        } else if (a == "--out") {
+            if (!value(outDir))
+                return 2;
+        } else if (a == "--report") {
+            if (!value(reportPath))
+                return 2;
+        } else if (a == "--policy") {
+            if (!value(policyText))
+                return 2;
+        } else if (a == "--prefix") {
+            if (!value(prefix))
+                return 2;
+            if (prefix.empty() || prefix.find('/') != std::string::npos) {
+                err << "job: --prefix wants a file name prefix without '/'\n";
+                return 2;
+            }
+        } else if (a == "--jobs") {
+            if (!value(v))
+                return 2;
+            try {
+                std::size_t used = 0;
+                jobs = std::stoi(v, &used);
+                if (used != v.size() || jobs < 1)
+                    throw std::invalid_argument(v);
+            } catch (const std::exception &) {
+                err << "job: --jobs wants a positive integer\n";
+                return 2;
+            }
+        } else if (a == "--ranks") {
+            if (!value(rankText))
+                return 2;
+        } else if (a == "--strict") {
+            strict = true;
+        } else if (a == "--no-et") {
+            noEt = true;
+        } else if (a == "--merge") {
+            merge = true;
+        } else if (!a.empty() && a[0] == '-') {
+            err << "job: unknown option " << a << "\n";
+            printJobUsage(err);
+            return 2;
+        } else {
+            (merge ? mergeDirs : inputs).push_back(a);
+        }
+    }
+
+    if (merge) {
+        if (!inputs.empty() || mergeDirs.empty()) {
+            err << "job: --merge takes the output folders of the shards (and no trace inputs)\n";
+            return 2;
+        }
+        if (outDir.empty())
+            outDir = mergeDirs.front();
+        try {
+            fs::create_directories(outDir);
+            const JobReport report = buildJobReport(readSummaries(mergeDirs));
+            if (reportPath.empty())
+                reportPath = (fs::path(outDir) / "job-report.json").string();
+            const std::string commGroup = (fs::path(outDir) / "comm_group.json").string();
+            writeJobOutputs(report, commGroup, reportPath);
+            printReport(report, out);
+            out << "wrote " << commGroup << ", " << reportPath << '\n';
+            bool unreadable = std::any_of(report.ranks.begin(), report.ranks.end(), [](const RankSummary &s) { return !s.error.empty(); });
+            if (unreadable)
+                return 1;
+            return strict && report.hasErrors() ? 3 : 0;
+        } catch (const std::exception &e) {
+            err << "job: " << e.what() << '\n';
+            return 1;
+        }
+    }
+
+    if (inputs.empty() || outDir.empty()) {
+        err << "job: give the job's folder or files and --out OUTDIR\n";
+        printJobUsage(err);
+        return 2;
+    }
+    JobOptions options;
+    options.outDir = outDir;
+    options.prefix = prefix;
+    options.jobs = jobs;
+    options.writeEt = !noEt;
+    if (!policyText.empty()) {
+        auto policy = core::policyFromName(policyText);
+        if (!policy) {
+            err << "job: unknown policy '" << policyText << "' (nesting, external-id, ev-idx)\n";
+            return 2;
+        }
+        options.link.policy = *policy;
+        options.policyGiven = true;
+    }
+    std::vector<std::pair<std::int64_t, std::int64_t>> ranges;
+    if (!rankText.empty() && !parseRankList(rankText, ranges)) {
+        err << "job: --ranks wants ranks and ranges such as 0-511 or 0-3,8\n";
+        return 2;
+    }
+
+    auto inShard = [&](std::int64_t rank) {
+        return std::any_of(ranges.begin(), ranges.end(), [&](const auto &r) { return rank >= r.first && rank <= r.second; });
+    };
+    JobLayout layout = ranges.empty() ? discoverJob(inputs) : discoverJob(inputs, inShard);
+    for (const std::string &s : layout.skipped)
+        err << "job: skipped " << s << '\n';
+    if (!layout.errors.empty()) {
+        for (const std::string &e : layout.errors)
+            err << "job: error: " << e << '\n';
+        err << "job: nothing written\n";
+        return 1;
+    }
+    const std::vector<RankFiles> &todo = layout.ranks;
+    if (todo.empty()) {
+        err << "job: no ranks to process" << (ranges.empty() ? "" : " in --ranks " + rankText) << '\n';
+        return 1;
+    }
+
+    try {
+        fs::create_directories(outDir);
+        const bool terminal = &err == &std::cerr && isatty(STDERR_FILENO);
+        ProgressLine progress(err, todo.size(), terminal);
+        options.progress = [&](const RankProgress &p) { return progress.update(p); };
+        const auto start = std::chrono::steady_clock::now();
+        std::vector<RankSummary> summaries = processRanks(todo, options);
+        progress.finish();
+        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        bool unreadable = false;
+        for (const RankSummary &s : summaries)
+            if (!s.error.empty()) {
+                err << "job: rank " << s.rank << ": " << s.error << '\n';
+                unreadable = true;
+            }
+        if (!ranges.empty()) {
+            out << "job: shard of " << summaries.size() << " ranks (" << rankText << ") in " << seconds << " s; summaries in " << outDir
+                << " (build the report with: linkscope job --merge OUTDIR...)\n";
+            return unreadable ? 1 : 0;
+        }
+        const JobReport report = buildJobReport(std::move(summaries), layout.worldSize);
+        if (reportPath.empty())
+            reportPath = (fs::path(outDir) / "job-report.json").string();
+        const std::string commGroup = (fs::path(outDir) / "comm_group.json").string();
+        writeJobOutputs(report, commGroup, reportPath);
+        printReport(report, out);
+        out << "wrote " << commGroup << ", " << reportPath << " in " << seconds << " s\n";
+        if (unreadable)
+            return 1;
+        return strict && report.hasErrors() ? 3 : 0;
+    } catch (const core::Cancelled &) {
+        err << "job: cancelled\n";
+    } catch (const std::exception &e) {
+        err << "job: " << e.what() << '\n';
+    }
+    return 1;
+}
+
+} // namespace linkscope::cli

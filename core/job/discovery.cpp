@@ -1,0 +1,235 @@
+#include "job/discovery.h"
+
+#include "io/inputtext.h"
+#include "io/tracereader.h"
+#include "model/common.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <regex>
+#include <set>
+
+namespace linkscope::core::job {
+
+namespace fs = std::filesystem;
+
+std::optional<std::int64_t> rankFromFileName(std::string_view fileName)
+{
+    const std::string name(fileName);
+    static const std::regex named("(?:rank|worker)[-_]?([0-9]+)", std::regex::icase);
+    std::smatch m;
+    if (std::regex_search(name, m, named))
+        return std::stoll(m[1].str());
+    // The last number set off by '_', '-' or '.' and followed by '.', before the extensions.
+    static const std::regex trailing("[_.-]([0-9]+)\\.");
+    std::optional<std::int64_t> last;
+    for (auto it = std::sregex_iterator(name.begin(), name.end(), trailing); it != std::sregex_iterator(); ++it) {
+        const std::string digits = (*it)[1].str();
+        if (digits.size() <= 9)
+            last = std::stoll(digits);
+    }
+    return last;
+}
+
+KinetoHeader peekKinetoHeader(const std::string &path)
+{
+    KinetoHeader h;
+    const std::string head = io::readInputPrefix(path, 1u << 20);
+    const std::size_t key = head.find("\"distributedInfo\"");
+    if (key == std::string::npos)
+        return h;
+    const std::size_t open = head.find('{', key);
+    if (open == std::string::npos)
+        return h;
+    // The object's extent, strings respected.
+    int depth = 0;
+    bool inString = false;
+    std::size_t end = std::string::npos;
+    for (std::size_t i = open; i < head.size(); ++i) {
+        const char c = head[i];
+        if (inString) {
+            if (c == '\\')
+                ++i;
+            else if (c == '"')
+                inString = false;
+        } else if (c == '"') {
+            inString = true;
+        } else if (c == '{') {
+            ++depth;
+        } else if (c == '}' && --depth == 0) {
+            end = i + 1;
+            break;
+        }
+    }
+    if (end == std::string::npos)
+        return h;
+    const auto j = nlohmann::json::parse(head.begin() + static_cast<std::ptrdiff_t>(open), head.begin() + static_cast<std::ptrdiff_t>(end),
+                                         nullptr, false);
+    if (!j.is_object())
+        return h;
+    auto integer = [](const nlohmann::json &o, const char *k) -> std::int64_t {
+        auto it = o.find(k);
+        if (it == o.end())
+            return -1;
+        if (it->is_number_integer())
+            return it->get<std::int64_t>();
+        if (it->is_string()) {
+            try {
+                return std::stoll(it->get<std::string>());
+            } catch (const std::exception &) {
+            }
+        }
+        return -1;
+    };
+    h.rank = integer(j, "rank");
+    h.worldSize = integer(j, "world_size");
+    return h;
+}
+
+JobLayout discoverJob(const std::vector<std::string> &inputs, const std::function<bool(std::int64_t)> &wanted)
+{
+    JobLayout layout;
+    std::vector<std::string> files;
+    for (const std::string &input : inputs) {
+        std::error_code ec;
+        if (fs::is_directory(input, ec)) {
+            std::vector<std::string> here;
+            for (const auto &entry : fs::directory_iterator(input, ec))
+                if (entry.is_regular_file(ec))
+                    here.push_back(entry.path().string());
+            std::sort(here.begin(), here.end());
+            files.insert(files.end(), here.begin(), here.end());
+        } else if (fs::exists(input, ec)) {
+            files.push_back(input);
+        } else {
+            layout.errors.push_back(input + ": no such file or folder");
+        }
+    }
+
+    struct Claim {
+        std::string path;
+        std::int64_t nameRank = -1;
+        KinetoHeader header;
+    };
+    std::map<std::int64_t, std::vector<Claim>> hosts, devices;
+    for (const std::string &path : files) {
+        const std::string name = fs::path(path).filename().string();
+        // Our own outputs and sidecars, in case the job's output folder is its input folder.
+        if (name.find(".linkscope.json") != std::string::npos || name.ends_with(".et") || name.ends_with(".et.gz") ||
+            name.ends_with(".summary.json") || name == "comm_group.json" || name == "job-report.json") {
+            layout.skipped.push_back(path + ": a Linkscope output or sidecar");
+            continue;
+        }
+        const std::optional<std::int64_t> nameRank = rankFromFileName(name);
+        if (wanted && nameRank && !wanted(*nameRank))
+            continue;
+        TraceKind kind = TraceKind::Unknown;
+        try {
+            kind = sniffTraceKind(path);
+        } catch (const std::exception &e) {
+            layout.errors.push_back(e.what());
+            continue;
+        }
+        if (kind != TraceKind::HostEt && kind != TraceKind::Kineto) {
+            layout.skipped.push_back(path + ": " + std::string(traceKindName(kind)) + ", not a host ET or Kineto trace");
+            continue;
+        }
+        Claim c;
+        c.path = path;
+        c.nameRank = nameRank.value_or(-1);
+        if (kind == TraceKind::Kineto) {
+            c.header = peekKinetoHeader(path);
+            layout.worldSize = std::max(layout.worldSize, c.header.worldSize);
+            std::int64_t rank = c.nameRank >= 0 ? c.nameRank : c.header.rank;
+            if (rank < 0) {
+                layout.errors.push_back(path + ": cannot tell its rank (no rank number in the name, no distributedInfo.rank)");
+                continue;
+            }
+            if (wanted && !wanted(rank))
+                continue;
+            devices[rank].push_back(std::move(c));
+        } else {
+            if (c.nameRank < 0) {
+                layout.errors.push_back(path + ": cannot tell the rank of this host ET (no rank number in its name)");
+                continue;
+            }
+            hosts[c.nameRank].push_back(std::move(c));
+        }
+    }
+
+    // The rank each Kineto trace declares, for naming the other side of a conflict.
+    std::map<std::int64_t, std::vector<std::string>> declaredBy;
+    for (const auto &[rank, claims] : devices)
+        for (const Claim &c : claims)
+            if (c.header.rank >= 0)
+                declaredBy[c.header.rank].push_back(c.path);
+
+    std::set<std::int64_t> conflicted;
+    for (const auto &[rank, claims] : devices) {
+        if (claims.size() > 1) {
+            std::string t = "rank " + std::to_string(rank) + " has more than one Kineto trace:";
+            for (const Claim &c : claims)
+                t += " " + c.path;
+            layout.errors.push_back(t);
+            conflicted.insert(rank);
+        }
+        for (const Claim &c : claims) {
+            if (c.nameRank < 0 || c.header.rank < 0 || c.header.rank == c.nameRank)
+                continue;
+            std::string t = c.path + ": its name says rank " + std::to_string(c.nameRank) + " but its distributedInfo.rank is " +
+                            std::to_string(c.header.rank);
+            for (const std::string &other : declaredBy[c.header.rank])
+                if (other != c.path)
+                    t += "; " + other + " is rank " + std::to_string(c.header.rank) + " too";
+            layout.errors.push_back(t);
+            conflicted.insert(rank);
+        }
+    }
+    for (const auto &[rank, claims] : hosts)
+        if (claims.size() > 1) {
+            std::string t = "rank " + std::to_string(rank) + " has more than one host ET:";
+            for (const Claim &c : claims)
+                t += " " + c.path;
+            layout.errors.push_back(t);
+            conflicted.insert(rank);
+        }
+
+    std::set<std::int64_t> ranks;
+    for (const auto &[rank, claims] : devices)
+        ranks.insert(rank);
+    for (const auto &[rank, claims] : hosts)
+        ranks.insert(rank);
+    for (std::int64_t rank : ranks) {
+        if (conflicted.count(rank))
+            continue;
+        RankFiles rf;
+        rf.rank = rank;
+        if (auto it = hosts.find(rank); it != hosts.end())
+            rf.host = it->second.front().path;
+        if (auto it = devices.find(rank); it != devices.end()) {
+            rf.device = it->second.front().path;
+            rf.declaredRank = it->second.front().header.rank;
+            rf.worldSize = it->second.front().header.worldSize;
+        }
+        if (rf.device.empty()) {
+            layout.errors.push_back(rf.host + ": host ET of rank " + std::to_string(rank) + " has no Kineto trace beside it");
+            continue;
+        }
+        layout.ranks.push_back(std::move(rf));
+    }
+    if (layout.worldSize > 0) {
+        for (std::int64_t r : ranks)
+            if (r >= layout.worldSize)
+                layout.errors.push_back("rank " + std::to_string(r) + " is outside the world size " + std::to_string(layout.worldSize));
+    }
+    const std::int64_t upTo = layout.worldSize > 0 ? layout.worldSize : (ranks.empty() ? 0 : *ranks.rbegin() + 1);
+    for (std::int64_t r = 0; r < upTo; ++r)
+        if (!ranks.count(r) && (!wanted || wanted(r)))
+            layout.missing.push_back(r);
+    return layout;
+}
+
+} // namespace linkscope::core::job

@@ -1,0 +1,356 @@
+#include "job/jobrun.h"
+
+#include "edit/correction.h"
+#include "edit/sidecar.h"
+#include "io/atomicfile.h"
+#include "io/tracereader.h"
+#include "job/rankcalls.h"
+#include "link/linker.h"
+
+#include <algorithm>
+#include <exception>
+#include <filesystem>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <thread>
+
+namespace linkscope::core::job {
+
+namespace fs = std::filesystem;
+
+std::string etFileName(const std::string &prefix, std::int64_t rank) { return prefix + "." + std::to_string(rank) + ".et"; }
+
+std::string summaryFileName(const std::string &prefix, std::int64_t rank)
+{
+    return prefix + "." + std::to_string(rank) + ".summary.json";
+}
+
+RankSummary processRank(const RankFiles &files, const JobOptions &options)
+{
+    RankSummary s;
+    s.rank = files.rank;
+    s.host = files.host;
+    s.device = files.device;
+    s.declaredRank = files.declaredRank;
+    s.worldSize = files.worldSize;
+    auto report = [&](std::string_view stage, double fraction) {
+        if (options.progress && !options.progress({files.rank, stage, fraction}))
+            throw Cancelled();
+    };
+    auto readerProgress = [&](std::string_view stage, double from, double span) -> ProgressFn {
+        if (!options.progress)
+            return {};
+        return [&, stage, from, span](std::uint64_t done, std::uint64_t total) {
+            return options.progress({files.rank, stage, from + span * (total ? double(done) / double(total) : 0.0)});
+        };
+    };
+    try {
+        std::optional<Sidecar> sidecar;
+        const std::string sidecarPath = defaultSidecarPath(files.device);
+        std::error_code ec;
+        if (fs::exists(sidecarPath, ec))
+            sidecar = loadSidecar(sidecarPath);
+        LinkOptions linkOptions = options.link;
+        if (sidecar && !options.policyGiven)
+            linkOptions.policy = sidecar->policy;
+        if (sidecar)
+            linkOptions.interThreadDeps = linkOptions.interThreadDeps || sidecar->interThreadDeps;
+
+        // Host then device, in this worker: `jobs` workers keep `jobs` cores busy.
+        report("load", 0);
+        std::optional<HostTrace> host;
+        if (!files.host.empty())
+            host = readHostTrace(files.host, readerProgress("load", 0, 0.5));
+        DeviceTrace device = readKinetoTrace(files.device, readerProgress("load", host ? 0.5 : 0, host ? 0.5 : 1));
+        if (device.distributed) {
+            s.declaredRank = device.distributed->rank;
+            s.worldSize = device.distributed->worldSize;
+            if (s.declaredRank >= 0 && s.declaredRank != files.rank) {
+                s.error = files.device + ": distributedInfo.rank is " + std::to_string(s.declaredRank) + ", not rank " +
+                          std::to_string(files.rank) + " as its name says";
+                report("failed", 1);
+                return s;
+            }
+        }
+        report("link", 0);
+        linkOptions.progress = readerProgress("link", 0, 1);
+        LinkSet links = linkTraces(device, host ? &*host : nullptr, linkOptions);
+        if (sidecar) {
+            const InputCheck check = checkInputs(*sidecar, fingerprintFile(files.device),
+                                                 host ? std::optional<FileFingerprint>(fingerprintFile(files.host)) : std::nullopt);
+            if (!check.matches) {
+                s.note = sidecarPath + " was made from other inputs; not applied";
+            } else {
+                const ApplyResult applied = applyCorrections(sidecar->log, links, device, host ? &*host : nullptr);
+                s.note = "corrections: " + std::to_string(applied.count(EditStatus::Applied)) + " applied, " +
+                         std::to_string(applied.count(EditStatus::Stale) + applied.count(EditStatus::Rejected)) + " not applied";
+            }
+        }
+        s.gpuOps = links.gpuLinks.size();
+        s.linked = static_cast<std::size_t>(
+            std::count_if(links.gpuLinks.begin(), links.gpuLinks.end(), [](const GpuLink &l) { return l.parent != kNoIndex; }));
+        const auto counts = countFindingsByKind(links.findings);
+        for (std::size_t k = 0; k < counts.size(); ++k)
+            if (counts[k])
+                s.findings[std::string(findingKindName(static_cast<FindingKind>(k)))] = counts[k];
+        const std::int64_t world = s.worldSize;
+        s.groups = mergeRankGroups(processGroupsFromKineto(device), host ? processGroupsFromHostEt(*host, world) : std::vector<ProcessGroup>{});
+        s.calls = collectiveCallsOf(device, host ? &*host : nullptr, links);
+
+        if (options.writeEt) {
+            if (!host) {
+                s.note += std::string(s.note.empty() ? "" : "; ") + "a Kineto trace alone: no .et (a Chakra trace needs the host ET)";
+            } else {
+                report("export", 0);
+                ExportRequest request;
+                request.etPath = (fs::path(options.outDir) / etFileName(options.prefix, files.rank)).string();
+                request.chakra = options.chakra;
+                if (options.progress)
+                    request.progress = [&](std::string_view, std::size_t done, std::size_t total) {
+                        return options.progress({files.rank, "export", total ? double(done) / double(total) : 1.0});
+                    };
+                exportLinkedPair(*host, device, links, request);
+                s.et = etFileName(options.prefix, files.rank);
+            }
+        }
+        report("done", 1);
+    } catch (const Cancelled &) {
+        throw;
+    } catch (const WriteError &) {
+        throw;
+    } catch (const std::exception &e) {
+        s.error = e.what();
+        s.calls.clear();
+        if (options.progress)
+            options.progress({files.rank, "failed", 1});
+    }
+    return s;
+}
+
+std::vector<RankSummary> processRanks(const std::vector<RankFiles> &ranks, const JobOptions &options)
+{
+    fs::create_directories(options.outDir);
+    std::vector<RankSummary> out(ranks.size());
+    std::vector<bool> done(ranks.size(), false);
+    std::mutex mutex;
+    std::size_t next = 0;
+    std::exception_ptr failure;
+    auto worker = [&] {
+        while (true) {
+            std::size_t i;
+            {
+                std::lock_guard lock(mutex);
+                if (next >= ranks.size() || failure)
+                    return;
+                i = next++;
+            }
+            try {
+                RankSummary s = processRank(ranks[i], options);
+                writeRankSummary((fs::path(options.outDir) / summaryFileName(options.prefix, s.rank)).string(), s);
+                std::lock_guard lock(mutex);
+                out[i] = std::move(s);
+                done[i] = true;
+            } catch (...) {
+                std::lock_guard lock(mutex);
+                if (!failure)
+                    failure = std::current_exception();
+            }
+        }
+    };
+    const int threads = std::max(1, std::min<int>(options.jobs, static_cast<int>(ranks.size())));
+    std::vector<std::thread> pool;
+    for (int t = 1; t < threads; ++t)
+        pool.emplace_back(worker);
+    worker();
+    for (std::thread &t : pool)
+        t.join();
+    if (failure)
+        std::rethrow_exception(failure);
+    return out;
+}
+
+JobReport buildJobReport(std::vector<RankSummary> summaries, std::int64_t worldSizeHint)
+{
+    JobReport r;
+    std::stable_sort(summaries.begin(), summaries.end(), [](const RankSummary &a, const RankSummary &b) { return a.rank < b.rank; });
+    std::vector<JobFinding> findings;
+    for (std::size_t i = 0; i < summaries.size(); ++i) {
+        if (!r.ranks.empty() && r.ranks.back().rank == summaries[i].rank) {
+            findings.push_back({"duplicate_rank", Severity::Error, "", -1, {summaries[i].rank},
+                                "rank " + std::to_string(summaries[i].rank) + " appears twice: " + r.ranks.back().device + " and " +
+                                    summaries[i].device + " (the first is used)"});
+            continue;
+        }
+        r.ranks.push_back(std::move(summaries[i]));
+    }
+    r.worldSize = worldSizeHint;
+    for (const RankSummary &s : r.ranks)
+        r.worldSize = std::max(r.worldSize, s.worldSize);
+
+    std::set<std::int64_t> present;
+    for (const RankSummary &s : r.ranks)
+        present.insert(s.rank);
+    std::vector<std::int64_t> missing;
+    for (std::int64_t k = 0; k < r.worldSize; ++k)
+        if (!present.count(k))
+            missing.push_back(k);
+    if (!missing.empty()) {
+        std::string list;
+        for (std::size_t k = 0; k < missing.size(); ++k)
+            list += (k ? ", " : "") + std::to_string(missing[k]);
+        findings.push_back({"missing_rank", Severity::Error, "", -1, missing,
+                            std::string(missing.size() == 1 ? "rank " : "ranks ") + list + " of the job's " + std::to_string(r.worldSize) +
+                                " have no trace files"});
+    }
+    for (const RankSummary &s : r.ranks)
+        if (!s.error.empty())
+            findings.push_back({"unreadable_rank", Severity::Error, "", -1, {s.rank}, "rank " + std::to_string(s.rank) + ": " + s.error});
+
+    CheckInput input;
+    std::map<std::int64_t, std::vector<ProcessGroup>> byRank;
+    for (const RankSummary &s : r.ranks) {
+        if (!s.error.empty())
+            continue;
+        input.ranks.push_back({s.rank, s.calls});
+        byRank[s.rank] = s.groups;
+    }
+    std::vector<GroupConflict> conflicts;
+    r.groups = mergeJobGroups(byRank, &conflicts);
+    for (const GroupConflict &c : conflicts)
+        findings.push_back({"process_group_conflict", Severity::Warning, c.name, -1, {std::min(c.rank, c.firstRank), std::max(c.rank, c.firstRank)},
+                            "process group " + c.name + ": rank " + std::to_string(c.rank) + " declares " + c.what + " of rank " +
+                                std::to_string(c.firstRank)});
+    input.defaultGroup = defaultGroupName(r.groups);
+    // The default group when no trace declares it; groups only named by calls: their issuers.
+    std::map<std::string, std::set<std::int64_t>> issuers;
+    for (const RankCalls &rc : input.ranks)
+        for (const CollectiveCall &c : rc.calls)
+            issuers[c.processGroup.empty() ? input.defaultGroup : c.processGroup].insert(rc.rank);
+    auto declared = [&](const std::string &name) {
+        return std::any_of(r.groups.begin(), r.groups.end(), [&](const ProcessGroup &g) { return g.name == name; });
+    };
+    if (!declared(input.defaultGroup) && r.worldSize > 0) {
+        ProcessGroup g{input.defaultGroup, "default_pg", {}, r.worldSize};
+        for (std::int64_t k = 0; k < r.worldSize; ++k)
+            g.ranks.push_back(k);
+        r.groups.push_back(std::move(g));
+    }
+    for (const auto &[name, ranks] : issuers)
+        if (!declared(name))
+            r.groups.push_back({name, "", std::vector<std::int64_t>(ranks.begin(), ranks.end()), static_cast<std::int64_t>(ranks.size())});
+    for (ProcessGroup &g : r.groups)
+        if (g.ranks.empty() && issuers.count(g.name))
+            g.ranks.assign(issuers[g.name].begin(), issuers[g.name].end());
+    std::sort(r.groups.begin(), r.groups.end(), [](const ProcessGroup &a, const ProcessGroup &b) {
+        const auto ia = processGroupId(a.name), ib = processGroupId(b.name);
+        return ia != ib ? ia < ib : a.name < b.name;
+    });
+    for (const auto &[a, b] : processGroupIdCollisions(r.groups))
+        findings.push_back({"process_group_id_collision", Severity::Error, b, -1, {},
+                            "process groups '" + a + "' and '" + b + "' map to the same id " + std::to_string(processGroupId(a)) +
+                                " in comm_group.json"});
+    input.groups = r.groups;
+
+    const CheckResult check = checkCollectives(input);
+    findings.insert(findings.end(), check.findings.begin(), check.findings.end());
+    for (const GroupAlignment &g : check.groups)
+        r.collectivesPerGroup[g.name] = g.length;
+    r.timing = analyseTiming(input, check);
+    sortFindings(findings);
+    r.findings = std::move(findings);
+    return r;
+}
+
+bool JobReport::hasErrors() const
+{
+    return std::any_of(findings.begin(), findings.end(), [](const JobFinding &f) { return f.severity == Severity::Error; });
+}
+
+nlohmann::json JobReport::toJson() const
+{
+    nlohmann::json j;
+    j["linkscope_job_report"] = 1;
+    j["world_size"] = worldSize;
+    nlohmann::json ranksJson = nlohmann::json::array();
+    for (const RankSummary &s : ranks) {
+        std::size_t collectives = 0;
+        for (const CollectiveCall &c : s.calls)
+            collectives += isP2P(c.kind) ? 0 : 1;
+        nlohmann::json rj = {{"rank", s.rank},       {"host", s.host.empty() ? nlohmann::json(nullptr) : nlohmann::json(s.host)},
+                             {"device", s.device},   {"gpu_ops", s.gpuOps},
+                             {"linked", s.linked},   {"findings", s.findings},
+                             {"collectives", collectives},
+                             {"p2p", s.calls.size() - collectives},
+                             {"et", s.et.empty() ? nlohmann::json(nullptr) : nlohmann::json(s.et)}};
+        if (!s.note.empty())
+            rj["note"] = s.note;
+        if (!s.error.empty())
+            rj["error"] = s.error;
+        ranksJson.push_back(std::move(rj));
+    }
+    j["ranks"] = std::move(ranksJson);
+    nlohmann::json groupsJson = nlohmann::json::array();
+    for (const ProcessGroup &g : groups) {
+        auto it = collectivesPerGroup.find(g.name);
+        groupsJson.push_back({{"name", g.name},
+                              {"id", processGroupId(g.name)},
+                              {"desc", g.desc},
+                              {"ranks", g.ranks},
+                              {"collectives", it == collectivesPerGroup.end() ? 0 : it->second}});
+    }
+    j["process_groups"] = std::move(groupsJson);
+    nlohmann::json findingsJson = nlohmann::json::array();
+    for (const JobFinding &f : findings)
+        findingsJson.push_back(f.toJson());
+    j["findings"] = std::move(findingsJson);
+    nlohmann::json stragglers = nlohmann::json::array();
+    for (const StragglerCount &s : timing.stragglers)
+        stragglers.push_back({{"rank", s.rank}, {"last_arrivals", s.lastArrivals}, {"of", s.of}});
+    j["stragglers"] = std::move(stragglers);
+    nlohmann::json offsets = nlohmann::json::array();
+    for (const auto &[rank, off] : timing.clockOffsetNs)
+        offsets.push_back({{"rank", rank}, {"offset_ns", off}});
+    j["clocks"] = {{"reference_rank", timing.referenceRank}, {"offsets", std::move(offsets)}, {"unaligned", timing.unaligned}};
+    nlohmann::json coll = nlohmann::json::array();
+    for (const CollectiveTiming &c : timing.collectives)
+        coll.push_back({{"process_group", c.processGroup},
+                        {"index", c.index},
+                        {"kind", std::string(callKindName(c.kind))},
+                        {"skew_ns", c.skewNs},
+                        {"last_rank", c.lastRank},
+                        {"ranks", c.ranks}});
+    j["collectives"] = std::move(coll);
+    return j;
+}
+
+std::vector<RankSummary> readSummaries(const std::vector<std::string> &dirs)
+{
+    std::vector<RankSummary> out;
+    for (const std::string &dir : dirs) {
+        std::error_code ec;
+        if (!fs::is_directory(dir, ec))
+            throw std::runtime_error(dir + ": not a folder");
+        std::vector<std::string> files;
+        for (const auto &entry : fs::directory_iterator(dir, ec)) {
+            const std::string name = entry.path().filename().string();
+            if (entry.is_regular_file(ec) && name.ends_with(".summary.json"))
+                files.push_back(entry.path().string());
+        }
+        std::sort(files.begin(), files.end());
+        for (const std::string &f : files)
+            out.push_back(readRankSummary(f));
+    }
+    return out;
+}
+
+void writeJobOutputs(const JobReport &report, const std::string &commGroupPath, const std::string &reportPath)
+{
+    writeCommGroupFile(commGroupPath, report.groups);
+    AtomicFile file(reportPath);
+    file.write(report.toJson().dump(2));
+    file.write("\n");
+    file.commit();
+}
+
+} // namespace linkscope::core::job

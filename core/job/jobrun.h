@@ -1,0 +1,75 @@
+#pragma once
+// Running a job: every rank loaded, linked, corrected (its own sidecar) and exported in parallel
+// with a bound on memory — a worker holds one rank at a time and releases its traces once the
+// rank's `.et` and summary are written, so N ranks run in the memory of `jobs` ranks — then the
+// cross-rank report and comm_group.json built from the summaries alone (the same code path
+// `linkscope job --merge` takes on the summaries of several shards).
+
+#include "export/exporter.h"
+#include "job/crossrank.h"
+#include "job/discovery.h"
+#include "job/ranksummary.h"
+#include "job/timing.h"
+#include "link/linkset.h"
+
+#include <nlohmann/json.hpp>
+
+#include <atomic>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace linkscope::core::job {
+
+struct RankProgress {
+    std::int64_t rank = -1;
+    std::string_view stage;   // "load", "link", "export", "done", "failed"
+    double fraction = 0;      // of the stage, 0..1
+};
+
+struct JobOptions {
+    std::string outDir;            // created if missing
+    std::string prefix = "trace";  // OUTDIR/<prefix>.<rank>.et, OUTDIR/<prefix>.<rank>.summary.json
+    int jobs = 1;                  // ranks processed at the same time
+    LinkOptions link;              // policy etc. (a rank's sidecar policy wins unless policyGiven)
+    bool policyGiven = false;
+    ChakraOptions chakra;
+    bool writeEt = true;
+    // Called from worker threads (serialise inside). Return false to stop: ranks not started are
+    // left out, the current ones stop at their next stage.
+    std::function<bool(const RankProgress &)> progress;
+};
+
+std::string etFileName(const std::string &prefix, std::int64_t rank);      // "<prefix>.<rank>.et"
+std::string summaryFileName(const std::string &prefix, std::int64_t rank); // "<prefix>.<rank>.summary.json"
+
+// One rank: never throws for bad input (the summary's `error` says what failed); throws WriteError
+// when an output cannot be written.
+RankSummary processRank(const RankFiles &files, const JobOptions &options);
+
+// Every rank of `ranks`, `options.jobs` at a time; summaries in rank order. Each summary is also
+// written to OUTDIR/<prefix>.<rank>.summary.json.
+std::vector<RankSummary> processRanks(const std::vector<RankFiles> &ranks, const JobOptions &options);
+
+struct JobReport {
+    std::int64_t worldSize = -1;
+    std::vector<RankSummary> ranks;          // rank order (calls kept for the checks, not reported)
+    std::vector<ProcessGroup> groups;        // id order
+    std::map<std::string, std::size_t> collectivesPerGroup; // reference sequence length
+    std::vector<JobFinding> findings;        // job-level (missing ranks, unreadable ranks, group conflicts) + cross-rank
+    JobTiming timing;
+    nlohmann::json toJson() const;           // docs/job-report.md
+    bool hasErrors() const;
+};
+
+// The cross-rank report from summaries alone (any order; each rank once — a rank twice is an error
+// finding and its later summary is dropped). `worldSizeHint` (-1) adds to the declared world sizes.
+JobReport buildJobReport(std::vector<RankSummary> summaries, std::int64_t worldSizeHint = -1);
+
+// The summaries in folders (every *.summary.json in each). Throws std::runtime_error naming a bad file.
+std::vector<RankSummary> readSummaries(const std::vector<std::string> &dirs);
+
+// Writes OUTDIR/comm_group.json and the report (path) atomically.
+void writeJobOutputs(const JobReport &report, const std::string &commGroupPath, const std::string &reportPath);
+
+} // namespace linkscope::core::job

@@ -1,0 +1,46 @@
+#pragma once
+// What one rank of a job contributes to the job report: its files, link counts, declared process
+// groups and collective calls. Written beside the rank's `.et` as `<prefix>.<rank>.summary.json`, so
+// that `linkscope job --merge` builds the cross-rank report from the summaries of every shard without
+// reopening a trace.
+
+#include "job/crossrank.h"
+#include "job/processgroups.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace linkscope::core::job {
+
+inline constexpr int kSummaryVersion = 1;
+
+struct RankSummary {
+    std::int64_t rank = -1;
+    std::string host;                 // input paths as given
+    std::string device;
+    std::int64_t declaredRank = -1;   // Kineto distributedInfo.rank (-1 none)
+    std::int64_t worldSize = -1;      // Kineto distributedInfo.world_size (-1 none)
+    std::size_t gpuOps = 0;
+    std::size_t linked = 0;           // GPU ops with a parent CPU op
+    std::map<std::string, std::size_t> findings; // link finding kind → count
+    std::vector<ProcessGroup> groups; // this rank's declaration (Kineto + host ET)
+    std::vector<CollectiveCall> calls;
+    std::string et;                   // the .et written (file name in its output folder), empty if none
+    std::string note;                 // why no .et, corrections applied, …
+    std::string error;                // the rank could not be read or linked: the message (then no calls)
+
+    nlohmann::json toJson() const;
+    // Throws std::runtime_error naming `where` for a summary that is not one.
+    static RankSummary fromJson(const nlohmann::json &j, const std::string &where);
+};
+
+// Atomic write; throws WriteError.
+void writeRankSummary(const std::string &path, const RankSummary &summary);
+// Throws std::runtime_error naming the file.
+RankSummary readRankSummary(const std::string &path);
+
+} // namespace linkscope::core::job
