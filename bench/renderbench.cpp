@@ -7,7 +7,7 @@
 #include "benchsupport.h"
 
 #include "gen/tracegenerator.h"
-#include "io/tracereader.h"
+#include "io/formats.h"
 #include "link/linker.h"
 
 #include "correctioncontroller.h"
@@ -193,12 +193,16 @@ int runEditRefresh(const std::string &host, const std::string &kineto, int edits
     ui::TimelineView *timeline = window.timeline();
     timeline->setVisibleRange(first->startTime(), first->endTime());
     timeline->repaint();
-    out << "  edit  GPU op      apply+save ms   until shown ms   repaint ms   total ms\n";
-    std::vector<double> totals, applies, shows, paints;
+    // Memory per edit: the peak RSS while the edit is applied, published and drawn, above the RSS
+    // held just before it (what the edit copies or builds at once), and the RSS held after it.
+    out << "  edit  GPU op      apply+save ms   until shown ms   repaint ms   total ms   peak +MB   held +MB\n";
+    std::vector<double> totals, applies, shows, paints, peaks, helds;
     for (std::size_t i = 0; i < plan.size(); ++i) {
         ui::DocumentPtr published;
         QMetaObject::Connection connection =
             QObject::connect(controller, &ui::CorrectionController::published, [&](ui::DocumentPtr doc) { published = doc; });
+        resetPeakRss();
+        const std::uint64_t rssBefore = currentRssBytes();
         Stopwatch total;
         if (!controller->reparent(plan[i].gpu, plan[i].parent)) {
             err << "render --edits: edit " << i << " was refused\n";
@@ -213,6 +217,8 @@ int runEditRefresh(const std::string &host, const std::string &kineto, int edits
         const double shown = total.seconds() * 1e3;
         timeline->repaint(); // synchronous: the frame that shows the new edge
         const double all = total.seconds() * 1e3;
+        const double peak = megabytes(peakRssBytes()) - megabytes(rssBefore);
+        const double held = megabytes(currentRssBytes()) - megabytes(rssBefore);
         if (window.document()->gpuLink(plan[i].gpu)->parent != plan[i].parent) {
             err << "render --edits: edit " << i << " is not in the shown document\n";
             return 1;
@@ -221,12 +227,16 @@ int runEditRefresh(const std::string &host, const std::string &kineto, int edits
         shows.push_back(shown - apply);
         paints.push_back(all - shown);
         totals.push_back(all);
+        peaks.push_back(peak);
+        helds.push_back(held);
         out << "  " << std::setw(4) << i + 1 << "  " << std::setw(10) << plan[i].gpu << std::setprecision(1)
             << std::setw(17) << apply << std::setw(17) << shown - apply << std::setw(13) << all - shown
-            << std::setw(11) << all << '\n';
+            << std::setw(11) << all << std::setw(11) << peak << std::setw(11) << held << '\n';
     }
     out << "  median" << std::setw(27) << median(applies) << std::setw(17) << median(shows) << std::setw(13)
-        << median(paints) << std::setw(11) << median(totals) << '\n';
+        << median(paints) << std::setw(11) << median(totals) << std::setw(11) << median(peaks) << std::setw(11)
+        << median(helds) << '\n';
+    printResult(out, "edit_peak_rss_median", median(peaks), "MB");
     printResult(out, "edit_refresh_median", median(totals), "ms");
     return 0;
 }
@@ -255,7 +265,7 @@ int runRender(Args args, std::ostream &out, std::ostream &err)
     Stopwatch watch;
     std::shared_ptr<core::DeviceTrace> device;
     if (args.size() == 1) {
-        device = std::make_shared<core::DeviceTrace>(core::readKinetoTrace(args[0]));
+        device = std::make_shared<core::DeviceTrace>(core::loadDeviceTrace(args[0]));
         out << "render: " << args[0];
     } else {
         // Kineto only: the timeline draws the device trace and its links; the host ET adds nothing
