@@ -4,6 +4,7 @@
 
 #include "export/exporter.h"
 #include "io/tracereader.h"
+#include "pipeline/pairpipeline.h"
 #include "link/linker.h"
 
 #include <filesystem>
@@ -25,12 +26,19 @@ int runExport(Args args, std::ostream &out, std::ostream &err)
     std::filesystem::create_directories(dir);
 
     Stopwatch watch;
-    const core::DeviceTrace device = core::readKinetoTrace(args[1]);
-    const core::HostTrace host = core::readHostTrace(args[0]);
-    const double loadSeconds = watch.seconds();
-    watch.restart();
-    const core::LinkSet links = core::linkTraces(device, &host);
-    const double linkSeconds = watch.seconds();
+    double loadSeconds = 0;
+    core::PairRequest request;
+    request.files = {args[0], args[1]};
+    request.progress = [&](core::PairStage stage, std::uint64_t, std::uint64_t) {
+        if (stage != core::PairStage::HostEt && stage != core::PairStage::Device && loadSeconds == 0)
+            loadSeconds = watch.seconds();
+        return true;
+    };
+    const core::OpenedPair pair = core::openPair(request);
+    const double linkSeconds = watch.seconds() - loadSeconds;
+    const core::DeviceTrace &device = *pair.device;
+    const core::HostTrace &host = *pair.host;
+    const core::LinkSet &links = *pair.links;
     out << std::fixed << std::setprecision(3) << "export (" << (allCores ? "all cores" : "one core") << "; inputs "
         << std::setprecision(1) << megabytes(device.sourceBytes) << " MB Kineto + " << megabytes(host.sourceBytes)
         << " MB host ET; load " << std::setprecision(3) << loadSeconds << " s, link " << linkSeconds << " s, not counted below)\n";

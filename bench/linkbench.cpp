@@ -4,6 +4,7 @@
 
 #include "gen/tracegenerator.h"
 #include "io/tracereader.h"
+#include "pipeline/pairpipeline.h"
 #include "link/linker.h"
 
 #include <charconv>
@@ -199,19 +200,28 @@ int runLink(Args args, std::ostream &out, std::ostream &err)
         Row row;
         resetPeakRss();
         Stopwatch watch;
-        const core::DeviceTrace device = core::readKinetoTrace(args[1]);
-        const core::HostTrace host = core::readHostTrace(args[0]);
-        row.loadSeconds = watch.seconds();
-        // The linker reports progress between its phases; the times between reports split the link time.
+        // The pair pipeline, pinned to one core (host and device then load one after the other on
+        // it). The linker reports progress between its phases; the times between reports split the
+        // link time.
         std::vector<std::pair<std::uint64_t, double>> marks;
-        core::LinkOptions options;
-        options.progress = [&](std::uint64_t done, std::uint64_t) {
-            marks.emplace_back(done, watch.seconds());
+        double loadEnd = 0;
+        core::PairRequest request;
+        request.files = {args[0], args[1]};
+        request.progress = [&](core::PairStage stage, std::uint64_t done, std::uint64_t) {
+            if (stage == core::PairStage::HostEt || stage == core::PairStage::Device)
+                return true;
+            if (loadEnd == 0)
+                loadEnd = watch.seconds();
+            if (stage == core::PairStage::Link)
+                marks.emplace_back(done, watch.seconds() - loadEnd);
             return true;
         };
-        watch.restart();
-        const core::LinkSet links = core::linkTraces(device, &host, options);
-        row.linkSeconds = watch.seconds();
+        const core::OpenedPair pair = core::openPair(request);
+        row.loadSeconds = loadEnd;
+        row.linkSeconds = watch.seconds() - loadEnd;
+        const core::DeviceTrace &device = *pair.device;
+        const core::HostTrace &host = *pair.host;
+        const core::LinkSet &links = *pair.links;
         row.peakRss = peakRssBytes();
         printPhases(out, marks);
         std::optional<TruthMap> truth;

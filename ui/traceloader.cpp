@@ -1,7 +1,6 @@
 #include "traceloader.h"
 
-#include "io/tracereader.h"
-#include "link/linker.h"
+#include "pipeline/pairpipeline.h"
 
 #include <QCoreApplication>
 #include <QFileInfo>
@@ -38,6 +37,28 @@ struct TraceLoader::Job {
         return [this, &s](std::uint64_t done, std::uint64_t total) {
             s.done.store(done, std::memory_order_relaxed);
             s.total.store(total, std::memory_order_relaxed);
+            return !cancel.load(std::memory_order_relaxed);
+        };
+    }
+    // The pipeline's stages as the loader shows them: index, link, corrections and diagnosis are "Link".
+    static Stage stageOf(core::PairStage stage)
+    {
+        switch (stage) {
+        case core::PairStage::HostEt: return Stage::HostEt;
+        case core::PairStage::Device: return Stage::Kineto;
+        default: return Stage::Link;
+        }
+    }
+    core::PairProgressFn pipelineProgress()
+    {
+        return [this](core::PairStage stage, std::uint64_t done, std::uint64_t total) {
+            AtomicStage &s = stages[static_cast<int>(stageOf(stage))];
+            s.started = true;
+            // Only the loads report fractions worth showing; the link stages share one bar.
+            if (stage == core::PairStage::HostEt || stage == core::PairStage::Device || stage == core::PairStage::Link) {
+                s.done.store(done, std::memory_order_relaxed);
+                s.total.store(total, std::memory_order_relaxed);
+            }
             return !cancel.load(std::memory_order_relaxed);
         };
     }
@@ -153,63 +174,29 @@ void TraceLoader::start(std::shared_ptr<Job> job)
         try {
             std::shared_ptr<const core::HostTrace> host = job->host;
             std::shared_ptr<const core::DeviceTrace> device = job->device;
-            if (!job->relink) {
-                std::string hostPath = job->hostPath.toStdString();
-                std::string devicePath = job->devicePath.toStdString();
-                // The two files may come in either order (drag and drop, command line).
-                if (!hostPath.empty()) {
-                    const core::TraceKind first = core::sniffTraceKind(hostPath);
-                    const core::TraceKind second = core::sniffTraceKind(devicePath);
-                    if (first == core::TraceKind::Kineto && second != core::TraceKind::Kineto)
-                        std::swap(hostPath, devicePath);
-                } else if (core::sniffTraceKind(devicePath) == core::TraceKind::HostEt) {
-                    throw core::LoadError(devicePath, 0,
-                                          "this is a host execution trace; open it together with its Kineto "
-                                          "trace (File ▸ Open pair…)");
-                }
-                // Host and device in parallel: the host on another pool thread, the device here.
-                // Exceptions cross threads as exception_ptr: QFuture would wrap a std::exception
-                // in QUnhandledException and lose the LoadError's type.
-                using HostResult = std::pair<std::shared_ptr<const core::HostTrace>, std::exception_ptr>;
-                QFuture<HostResult> hostFuture;
-                if (!hostPath.empty()) {
-                    hostFuture = QtConcurrent::run(&m_pool, [job, hostPath]() -> HostResult {
-                        try {
-                            auto trace = std::make_shared<const core::HostTrace>(
-                                core::readHostTrace(hostPath, job->progressFor(Stage::HostEt)));
-                            job->finish(Stage::HostEt);
-                            return {std::move(trace), nullptr};
-                        } catch (...) {
-                            return {nullptr, std::current_exception()};
-                        }
-                    });
-                }
-                std::exception_ptr deviceError;
-                try {
-                    device = std::make_shared<const core::DeviceTrace>(
-                        core::readKinetoTrace(devicePath, job->progressFor(Stage::Kineto)));
-                    job->finish(Stage::Kineto);
-                } catch (...) {
-                    deviceError = std::current_exception();
-                    job->cancel = true; // no point finishing the host
-                }
-                if (!hostPath.empty()) {
-                    HostResult result = hostFuture.result();
-                    if (deviceError)
-                        std::rethrow_exception(deviceError);
-                    if (result.second)
-                        std::rethrow_exception(result.second);
-                    host = std::move(result.first);
-                }
-                if (deviceError)
-                    std::rethrow_exception(deviceError);
-                job->hostPath = QString::fromStdString(hostPath);
-                job->devicePath = QString::fromStdString(devicePath);
-            }
+            std::shared_ptr<const core::LinkSet> links;
             core::LinkOptions options;
             options.policy = job->policy;
-            options.progress = job->progressFor(Stage::Link);
-            auto links = std::make_shared<const core::LinkSet>(core::linkTraces(*device, host.get(), options));
+            if (!job->relink) {
+                // The two files may come in either order (drag and drop, command line): the pipeline
+                // tells them apart by content. The sidecar is the correction session's (it is checked
+                // and applied there, and written after every edit).
+                core::PairRequest request;
+                request.files = {job->hostPath.toStdString(), job->devicePath.toStdString()};
+                request.resolveOrder = true;
+                request.link = options;
+                request.progress = job->pipelineProgress();
+                core::OpenedPair pair = core::openPair(request);
+                job->finish(Stage::HostEt);
+                job->finish(Stage::Kineto);
+                host = std::move(pair.host);
+                device = std::move(pair.device);
+                links = std::move(pair.linked);
+                job->hostPath = QString::fromStdString(pair.files.host);
+                job->devicePath = QString::fromStdString(pair.files.device);
+            } else {
+                links = core::linkPair(*device, host.get(), options, job->pipelineProgress());
+            }
             job->finish(Stage::Link);
             job->begin(Stage::Timeline);
             DocumentPtr doc = TraceDocument::create(job->hostPath, job->devicePath, host, device, links, &job->cancel);

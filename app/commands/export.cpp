@@ -2,15 +2,11 @@
 //                  [--etplus out.json] [--perfetto out.json] [--gzip]
 #include "commands/commands.h"
 
-#include "edit/correction.h"
-#include "edit/sidecar.h"
 #include "export/exporter.h"
 #include "io/atomicfile.h"
-#include "io/tracereader.h"
-#include "link/linker.h"
+#include "pipeline/pairpipeline.h"
 
 #include <chrono>
-#include <future>
 #include <ostream>
 
 namespace linkscope::cli {
@@ -106,47 +102,39 @@ int runExport(const Args &args, std::ostream &out, std::ostream &err)
         err << "export: nothing to write: give --et, --etplus (--output-file) or --perfetto\n";
         return 2;
     }
-    core::LinkOptions options;
-    options.interThreadDeps = interThread;
+    core::PairRequest pairRequest;
+    pairRequest.files = {hostPath, devicePath};
+    pairRequest.link.interThreadDeps = interThread;
+    pairRequest.policyGiven = !policyText.empty();
     if (!policyText.empty()) {
         auto policy = core::policyFromName(policyText);
         if (!policy) {
             err << "export: unknown policy '" << policyText << "' (nesting, external-id, ev-idx)\n";
             return 2;
         }
-        options.policy = *policy;
+        pairRequest.link.policy = *policy;
     }
+    pairRequest.sidecar = correctionsPath;
+    pairRequest.forceSidecar = forceCorrections;
 
     try {
-        std::optional<core::Sidecar> sidecar;
-        if (!correctionsPath.empty()) {
-            sidecar = core::loadSidecar(correctionsPath);
-            if (policyText.empty())
-                options.policy = sidecar->policy;
-            options.interThreadDeps = options.interThreadDeps || sidecar->interThreadDeps;
-        }
-        // Host and device load in parallel (DESIGN.md data flow step 1).
-        auto hostFuture = std::async(std::launch::async, [&] { return core::readHostTrace(hostPath); });
-        core::DeviceTrace device = core::readKinetoTrace(devicePath);
-        core::HostTrace host = hostFuture.get();
+        const core::OpenedPair pair = core::openPair(pairRequest);
+        const core::HostTrace &host = *pair.host;
+        const core::DeviceTrace &device = *pair.device;
         for (const auto &w : host.warnings)
             err << "export: warning: " << w.toString() << '\n';
         for (const auto &w : device.warnings)
             err << "export: warning: " << w.toString() << '\n';
-
-        core::LinkSet links = core::linkTraces(device, &host, options);
-        if (sidecar) {
-            const core::InputCheck check =
-                core::checkInputs(*sidecar, core::fingerprintFile(devicePath), core::fingerprintFile(hostPath));
+        if (pair.sidecar) {
             // The GUI neither applies nor rewrites such a sidecar unless told to; neither does export.
-            for (const std::string &problem : check.problems)
+            for (const std::string &problem : pair.sidecarCheck.problems)
                 err << "export: " << (forceCorrections ? "warning: " : "") << correctionsPath << ": " << problem << '\n';
-            if (!check.matches && !forceCorrections) {
+            if (!pair.sidecarApplied) {
                 err << "export: " << correctionsPath
                     << " was made from other inputs; nothing written (--force-corrections applies it anyway)\n";
                 return 1;
             }
-            const core::ApplyResult applied = core::applyCorrections(sidecar->log, links, device, &host);
+            const core::ApplyResult &applied = pair.corrections;
             err << "export: corrections: " << applied.count(core::EditStatus::Applied) << " applied, "
                 << applied.count(core::EditStatus::Unchanged) << " unchanged, "
                 << applied.count(core::EditStatus::Stale) << " stale, " << applied.count(core::EditStatus::Rejected)
@@ -155,6 +143,7 @@ int runExport(const Args &args, std::ostream &out, std::ostream &err)
                 err << "export: warning: correction " << o.entry << "." << o.edit << " "
                     << core::editStatusName(o.status) << ": " << o.reason << '\n';
         }
+        const core::LinkSet &links = *pair.links;
 
         const auto start = std::chrono::steady_clock::now();
         const core::ExportReport report = core::exportLinkedPair(host, device, links, request);

@@ -3,16 +3,13 @@
 #include "commands/commands.h"
 
 #include "io/atomicfile.h"
-#include "io/tracereader.h"
-#include "link/linker.h"
-
-#include <nlohmann/json.hpp>
+#include "pipeline/pairpipeline.h"
+#include "report/findingsreport.h"
+#include "report/linkstable.h"
 
 #include <array>
-#include <cmath>
 #include <cstdlib>
 #include <exception>
-#include <future>
 #include <iomanip>
 #include <optional>
 #include <ostream>
@@ -36,6 +33,9 @@ constexpr const char *kUsage =
     "                                         ev-idx = Chakra before PR #185)\n"
     "  --report FILE                          write the findings as JSON\n"
     "  --links FILE                           write one JSON object per GPU op (JSON Lines)\n"
+    "  --corrections SIDECAR                  apply a corrections sidecar first (its policy is used unless\n"
+    "                                         --policy is given); refused when it was made from other inputs\n"
+    "  --force-corrections                    apply the sidecar even so\n"
     "  --rank N                               rank of this pair (accepted for chakra_trace_link parity)\n"
     "  --inter-thread-deps                    also derive Chakra's 1 ms-gap inter-thread edges\n"
     "  --tolerance-ns N                       enclosure tolerance for clock skew (default 1000)\n";
@@ -44,6 +44,9 @@ struct Options {
     std::string device;
     std::string host;
     Policy policy = Policy::Nesting;
+    bool policyGiven = false;
+    std::string corrections;
+    bool forceCorrections = false;
     std::string report;
     std::string links;
     std::optional<std::int64_t> rank;
@@ -73,12 +76,17 @@ std::string parse(const Args &args, Options &o, bool &help)
             error = value(o.report);
         } else if (a == "--links") {
             error = value(o.links);
+        } else if (a == "--corrections") {
+            error = value(o.corrections);
+        } else if (a == "--force-corrections") {
+            o.forceCorrections = true;
         } else if (a == "--policy") {
             if (error = value(text); error.empty()) {
                 auto policy = policyFromName(text);
                 if (!policy)
                     return "unknown policy '" + text + "' (nesting, external-id, ev-idx)";
                 o.policy = *policy;
+                o.policyGiven = true;
             }
         } else if (a == "--rank" || a == "--tolerance-ns") {
             if (error = value(text); error.empty()) {
@@ -106,123 +114,6 @@ std::string parse(const Args &args, Options &o, bool &help)
     if (!help && o.device.empty())
         return "--device is required";
     return {};
-}
-
-nlohmann::ordered_json idJson(const DeviceTrace &trace, const TraceId &id)
-{
-    if (id.isString)
-        return std::string(trace.strings.at(static_cast<StringId>(id.value)));
-    return id.value;
-}
-
-nlohmann::ordered_json orNull(std::int64_t value, std::int64_t absent = kNoId)
-{
-    return value == absent ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(value);
-}
-
-nlohmann::ordered_json cpuChoice(const DeviceTrace &trace, std::uint32_t event)
-{
-    if (event == kNoIndex)
-        return nullptr;
-    const DeviceEvent &e = trace.events[event];
-    return {{"name", std::string(trace.name(e))},
-            {"ev_idx", orNull(e.evIdx)},
-            {"rf_id", e.rfId == 0 ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(e.rfId)}};
-}
-
-std::string linksJsonLines(const DeviceTrace &trace, const HostTrace *host, const LinkSet &ls)
-{
-    std::string out;
-    for (const GpuLink &link : ls.gpuLinks) {
-        const DeviceEvent &g = trace.events[link.gpuEvent];
-        nlohmann::ordered_json line;
-        line["pid"] = idJson(trace, g.thread.pid);
-        line["device"] = g.device >= 0 ? nlohmann::ordered_json(g.device) : nlohmann::ordered_json(nullptr);
-        line["stream"] = orNull(g.stream);
-        line["correlation"] = orNull(g.correlation);
-        line["name"] = std::string(trace.name(g));
-        line["ts_ns"] = g.ts;
-        if (link.parent != kNoIndex) {
-            const DeviceEvent &p = trace.events[link.parent];
-            line["parent_name"] = std::string(trace.name(p));
-            line["parent_ts_ns"] = p.ts;
-            line["parent_ev_idx"] = orNull(p.evIdx);
-            line["parent_ext_id"] = orNull(p.externalId);
-            line["parent_rf_id"] = p.rfId == 0 ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(p.rfId);
-        } else {
-            for (const char *key : {"parent_name", "parent_ts_ns", "parent_ev_idx", "parent_ext_id", "parent_rf_id"})
-                line[key] = nullptr;
-        }
-        line["parent_host_id"] =
-            (host && link.hostNode != kNoIndex) ? nlohmann::ordered_json(host->nodes[link.hostNode].id) : nlohmann::ordered_json(nullptr);
-        line["rule"] = std::string(parentRuleName(link.rule));
-        line["launch_match"] = std::string(launchMatchName(link.launchMatch));
-        line["orphan"] = link.orphan == OrphanReason::None ? nlohmann::ordered_json(nullptr)
-                                                           : nlohmann::ordered_json(std::string(orphanReasonName(link.orphan)));
-        // Rounded so that 0.85f prints as 0.85, not 0.8500000238418579.
-        line["confidence"] = std::round(static_cast<double>(link.confidence) * 1000.0) / 1000.0;
-        nlohmann::ordered_json policies = nlohmann::ordered_json::object();
-        for (int p = 0; p < kPolicyCount; ++p)
-            policies[std::string(policyName(static_cast<Policy>(p)))] = cpuChoice(trace, link.byPolicy[p]);
-        line["policies"] = std::move(policies);
-        out += line.dump();
-        out += '\n';
-    }
-    return out;
-}
-
-nlohmann::ordered_json subjectJson(const DeviceTrace &trace, const HostTrace *host, const Finding &f)
-{
-    switch (f.subjectKind) {
-    case SubjectKind::DeviceEvent: {
-        if (f.subject >= trace.events.size())
-            return nullptr;
-        const DeviceEvent &e = trace.events[f.subject];
-        return {{"kind", "device_event"},
-                {"name", std::string(trace.name(e))},
-                {"category", std::string(trace.strings.at(e.categoryText))},
-                {"pid", idJson(trace, e.thread.pid)},
-                {"tid", idJson(trace, e.thread.tid)},
-                {"ts_ns", e.ts},
-                {"correlation", orNull(e.correlation)},
-                {"ev_idx", orNull(e.evIdx)}};
-    }
-    case SubjectKind::HostNode: {
-        if (!host || f.subject >= host->nodes.size())
-            return nullptr;
-        const HostNode &n = host->nodes[f.subject];
-        return {{"kind", "host_node"}, {"id", n.id}, {"name", std::string(host->name(n))}, {"rf_id", n.rfId}};
-    }
-    case SubjectKind::Trace:
-        return {{"kind", "trace"}};
-    }
-    return nullptr;
-}
-
-std::string reportJson(const Options &o, const DeviceTrace &trace, const HostTrace *host, const LinkSet &ls)
-{
-    nlohmann::ordered_json report;
-    report["device"] = o.device;
-    report["host"] = o.host.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(o.host);
-    report["policy"] = std::string(policyName(ls.policy));
-    const auto counts = countFindingsByKind(ls.findings);
-    nlohmann::ordered_json summary = nlohmann::ordered_json::object();
-    for (int k = 0; k < kFindingKindCount; ++k)
-        summary[std::string(findingKindName(static_cast<FindingKind>(k)))] = counts[static_cast<std::size_t>(k)];
-    report["summary"] = std::move(summary);
-    nlohmann::ordered_json list = nlohmann::ordered_json::array();
-    for (const Finding &f : ls.findings) {
-        nlohmann::ordered_json item;
-        item["kind"] = std::string(findingKindName(f.kind));
-        item["severity"] = std::string(findingSeverityName(f.severity));
-        item["subject"] = subjectJson(trace, host, f);
-        item["message"] = f.message;
-        item["suggestion"] = f.suggestion;
-        item["suggested_parent"] = cpuChoice(trace, f.suggestedParent);
-        list.push_back(std::move(item));
-    }
-    report["findings"] = std::move(list);
-    return report.dump(2) + "\n";
 }
 
 std::string percent(std::size_t part, std::size_t whole)
@@ -321,42 +212,53 @@ int runLink(const Args &args, std::ostream &out, std::ostream &err)
         return 0;
     }
 
-    DeviceTrace device;
-    std::optional<HostTrace> host;
+    PairRequest request;
+    request.files = {o.host, o.device};
+    request.link.policy = o.policy;
+    request.link.interThreadDeps = o.interThread;
+    request.link.enclosureTolerance = o.tolerance;
+    request.policyGiven = o.policyGiven;
+    request.sidecar = o.corrections;
+    request.forceSidecar = o.forceCorrections;
+    OpenedPair pair;
     try {
-        // Host and device load in parallel: both are large, independent reads.
-        std::future<HostTrace> hostFuture;
-        if (!o.host.empty())
-            hostFuture = std::async(std::launch::async, [&] { return readHostTrace(o.host); });
-        device = readKinetoTrace(o.device);
-        if (hostFuture.valid())
-            host = hostFuture.get();
-    } catch (const LoadError &e) {
-        err << "link: " << e.what() << '\n';
-        return 1;
+        pair = openPair(request);
     } catch (const std::exception &e) {
         err << "link: " << e.what() << '\n';
         return 1;
     }
-    for (const Diagnostic &d : device.warnings)
+    for (const Diagnostic &d : pair.device->warnings)
         err << "warning: " << d.toString() << '\n';
-    if (host)
-        for (const Diagnostic &d : host->warnings)
+    if (pair.host)
+        for (const Diagnostic &d : pair.host->warnings)
             err << "warning: " << d.toString() << '\n';
+    if (pair.sidecar) {
+        for (const std::string &problem : pair.sidecarCheck.problems)
+            err << "link: " << (o.forceCorrections ? "warning: " : "") << o.corrections << ": " << problem << '\n';
+        if (!pair.sidecarApplied) {
+            err << "link: " << o.corrections
+                << " was made from other inputs; nothing written (--force-corrections applies it anyway)\n";
+            return 1;
+        }
+        const ApplyResult &applied = pair.corrections;
+        err << "link: corrections: " << applied.count(EditStatus::Applied) << " applied, "
+            << applied.count(EditStatus::Unchanged) << " unchanged, " << applied.count(EditStatus::Stale)
+            << " stale, " << applied.count(EditStatus::Rejected) << " rejected\n";
+        for (const EditOutcome &outcome : applied.problems())
+            err << "link: warning: correction " << outcome.entry << "." << outcome.edit << " "
+                << editStatusName(outcome.status) << ": " << outcome.reason << '\n';
+    }
 
-    LinkOptions options;
-    options.policy = o.policy;
-    options.interThreadDeps = o.interThread;
-    options.enclosureTolerance = o.tolerance;
-    const HostTrace *hostPtr = host ? &*host : nullptr;
-    const LinkSet ls = linkTraces(device, hostPtr, options);
+    const HostTrace *hostPtr = pair.host.get();
+    const DeviceTrace &device = *pair.device;
+    const LinkSet &ls = *pair.links;
     printSummary(out, o, device, hostPtr, ls);
 
     try {
         if (!o.links.empty())
             writeFileAtomically(o.links, linksJsonLines(device, hostPtr, ls));
         if (!o.report.empty())
-            writeFileAtomically(o.report, reportJson(o, device, hostPtr, ls));
+            writeFileAtomically(o.report, findingsReportJson(o.device, o.host, device, hostPtr, ls));
     } catch (const WriteError &e) {
         err << "link: " << e.what() << '\n';
         return 1;

@@ -1,5 +1,6 @@
 #include "io/tracereader.h"
 
+#include "io/formats.h"
 #include "io/hostreader.h"
 #include "io/inputtext.h"
 #include "io/jsonscan.h"
@@ -21,69 +22,6 @@ std::string_view traceKindName(TraceKind k)
 
 namespace {
 
-// Chakra .et: a varint length, then a GlobalMetadata message whose fields are tagged 1..(small).
-bool looksLikeChakraProtobuf(const std::string &head)
-{
-    if (head.empty())
-        return false;
-    std::uint64_t length = 0;
-    std::size_t i = 0;
-    int shift = 0;
-    for (; i < head.size() && i < 5; ++i) {
-        const auto b = static_cast<unsigned char>(head[i]);
-        length |= std::uint64_t(b & 0x7f) << shift;
-        shift += 7;
-        if (!(b & 0x80))
-            break;
-    }
-    if (i >= head.size() || i >= 5)
-        return false;
-    ++i;
-    if (length == 0)
-        return i < head.size(); // an empty GlobalMetadata followed by a node
-    if (i >= head.size())
-        return false;
-    const auto tag = static_cast<unsigned char>(head[i]);
-    const unsigned field = tag >> 3, wire = tag & 7;
-    // GlobalMetadata: version (1, string) or attr (2, message); both length-delimited.
-    return (field == 1 || field == 2) && wire == 2 && length < (1u << 30);
-}
-
-TraceKind sniffJson(const std::string &head)
-{
-    io::JsonScanner scanner(head);
-    std::size_t pos = scanner.skipWhitespace(0);
-    if (scanner.at(pos) == '[')
-        return TraceKind::Kineto; // Chrome "JSON Array Format"
-    if (scanner.at(pos) != '{')
-        return TraceKind::Unknown;
-    try {
-        pos = scanner.skipWhitespace(pos + 1);
-        while (scanner.at(pos) == '"') {
-            const std::size_t keyEnd = scanner.skipString(pos);
-            const std::string_view key(head.data() + pos + 1, keyEnd - pos - 2);
-            pos = scanner.skipWhitespace(scanner.expect(keyEnd, ':', ""));
-            if (key == "traceEvents")
-                return TraceKind::Kineto;
-            if (key == "nodes") {
-                // ET+ nodes carry device-side timing that a plain host ET does not have.
-                const std::string_view rest(head.data() + pos, head.size() - pos);
-                for (std::string_view marker : {"\"inclusive_dur\"", "\"exclusive_dur\"", "\"ph\"", "\"cat\""})
-                    if (rest.find(marker) != std::string_view::npos)
-                        return TraceKind::EtPlus;
-                return TraceKind::HostEt;
-            }
-            pos = scanner.skipWhitespace(scanner.skipValue(pos));
-            if (scanner.at(pos) != ',')
-                break;
-            pos = scanner.skipWhitespace(pos + 1);
-        }
-    } catch (const io::ScanError &) {
-        // The prefix ended inside a value: nothing more to learn.
-    }
-    return TraceKind::Unknown;
-}
-
 // The readers' simdjson kernels were compiled for AVX2 (io/readers.cmake).
 void requireReaderCpu(const std::string &name)
 {
@@ -103,23 +41,8 @@ void requireReaderCpu(const std::string &name)
 
 TraceKind sniffTraceKind(const std::string &path)
 {
-    const std::string head = io::readInputPrefix(path, 1u << 20);
-    const TraceKind json = sniffJson(head);
-    if (json == TraceKind::HostEt && head.size() == (1u << 20)) {
-        // Older ET+ files (PARAM's linker) append their GPU nodes late in the file: look further.
-        const std::string more = io::readInputPrefix(path, 64u << 20);
-        for (std::string_view marker : {"\"inclusive_dur\"", "\"exclusive_dur\"", "\"ph\"", "\"cat\""})
-            if (more.find(marker) != std::string::npos)
-                return TraceKind::EtPlus;
-    }
-    if (json != TraceKind::Unknown)
-        return json;
-    std::size_t i = 0;
-    while (i < head.size() && (head[i] == ' ' || head[i] == '\n' || head[i] == '\r' || head[i] == '\t'))
-        ++i;
-    if (i == 0 && looksLikeChakraProtobuf(head))
-        return TraceKind::ChakraEt;
-    return TraceKind::Unknown;
+    const InputFormat *format = detectInputFormat(path);
+    return format ? format->kind : TraceKind::Unknown;
 }
 
 HostTrace readHostTrace(const std::string &path, const ProgressFn &progress)

@@ -11,7 +11,8 @@ namespace linkscope::core {
 enum class TraceKind { HostEt, Kineto, EtPlus, ChakraEt, Unknown };
 std::string_view traceKindName(TraceKind k);
 
-// Looks at the first bytes (decompressing gzip) to tell what a file is. Never throws for content;
+// Looks at the first bytes (decompressing gzip) to tell what a file is (the input-format table,
+// io/formats.h, decides). Never throws for content;
 // throws LoadError if the file cannot be opened.
 TraceKind sniffTraceKind(const std::string &path);
 

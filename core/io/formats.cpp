@@ -1,0 +1,175 @@
+#include "io/formats.h"
+
+#include "io/inputtext.h"
+#include "io/jsonscan.h"
+
+#include <array>
+
+namespace linkscope::core {
+
+FileHead::FileHead(std::string path) : path_(std::move(path)) {}
+
+std::string_view FileHead::prefix(std::size_t n) const
+{
+    if (n > asked_) {
+        bytes_ = io::readInputPrefix(path_, n);
+        asked_ = n;
+    }
+    return std::string_view(bytes_).substr(0, n);
+}
+
+namespace {
+
+// ---- detectors ---------------------------------------------------------------------------------
+
+// Chakra .et: a varint length, then a GlobalMetadata message whose fields are tagged 1..(small).
+bool looksLikeChakraProtobuf(std::string_view head)
+{
+    if (head.empty())
+        return false;
+    std::uint64_t length = 0;
+    std::size_t i = 0;
+    int shift = 0;
+    for (; i < head.size() && i < 5; ++i) {
+        const auto b = static_cast<unsigned char>(head[i]);
+        length |= std::uint64_t(b & 0x7f) << shift;
+        shift += 7;
+        if (!(b & 0x80))
+            break;
+    }
+    if (i >= head.size() || i >= 5)
+        return false;
+    ++i;
+    if (length == 0)
+        return i < head.size(); // an empty GlobalMetadata followed by a node
+    if (i >= head.size())
+        return false;
+    const auto tag = static_cast<unsigned char>(head[i]);
+    const unsigned field = tag >> 3, wire = tag & 7;
+    // GlobalMetadata: version (1, string) or attr (2, message); both length-delimited.
+    return (field == 1 || field == 2) && wire == 2 && length < (1u << 30);
+}
+
+// What the top-level JSON object of the head says: its first "traceEvents" or "nodes" key.
+enum class JsonShape { Array, TraceEvents, Nodes, Other };
+struct JsonHead {
+    JsonShape shape = JsonShape::Other;
+    std::size_t valueAt = 0; // where the "nodes" value starts
+};
+
+JsonHead jsonHead(std::string_view head)
+{
+    const std::string_view text = head;
+    io::JsonScanner scanner(text);
+    std::size_t pos = scanner.skipWhitespace(0);
+    if (scanner.at(pos) == '[')
+        return {JsonShape::Array, 0}; // Chrome "JSON Array Format"
+    if (scanner.at(pos) != '{')
+        return {};
+    try {
+        pos = scanner.skipWhitespace(pos + 1);
+        while (scanner.at(pos) == '"') {
+            const std::size_t keyEnd = scanner.skipString(pos);
+            const std::string_view key(text.data() + pos + 1, keyEnd - pos - 2);
+            pos = scanner.skipWhitespace(scanner.expect(keyEnd, ':', ""));
+            if (key == "traceEvents")
+                return {JsonShape::TraceEvents, pos};
+            if (key == "nodes")
+                return {JsonShape::Nodes, pos};
+            pos = scanner.skipWhitespace(scanner.skipValue(pos));
+            if (scanner.at(pos) != ',')
+                break;
+            pos = scanner.skipWhitespace(pos + 1);
+        }
+    } catch (const io::ScanError &) {
+        // The prefix ended inside a value: nothing more to learn.
+    }
+    return {};
+}
+
+// ET+ nodes carry device-side timing that a plain host ET does not have.
+bool hasDeviceTiming(std::string_view text)
+{
+    for (std::string_view marker : {"\"inclusive_dur\"", "\"exclusive_dur\"", "\"ph\"", "\"cat\""})
+        if (text.find(marker) != std::string_view::npos)
+            return true;
+    return false;
+}
+
+bool isEtPlus(const FileHead &head)
+{
+    const JsonHead json = jsonHead(head.start());
+    if (json.shape != JsonShape::Nodes)
+        return false;
+    if (hasDeviceTiming(head.start().substr(json.valueAt)))
+        return true;
+    // Older ET+ files (PARAM's linker) append their GPU nodes late in the file: look further.
+    return head.start().size() == FileHead::kStart && hasDeviceTiming(head.prefix(std::size_t(64) << 20));
+}
+
+bool isHostEt(const FileHead &head) { return jsonHead(head.start()).shape == JsonShape::Nodes && !isEtPlus(head); }
+
+bool isKineto(const FileHead &head)
+{
+    const JsonShape shape = jsonHead(head.start()).shape;
+    return shape == JsonShape::Array || shape == JsonShape::TraceEvents;
+}
+
+bool isChakraEt(const FileHead &head)
+{
+    const std::string_view bytes = head.start();
+    // JSON of any kind starts with whitespace, '{' or '['; a .et starts with its varint length.
+    if (!bytes.empty() && (bytes[0] == ' ' || bytes[0] == '\n' || bytes[0] == '\r' || bytes[0] == '\t'))
+        return false;
+    return jsonHead(bytes).shape == JsonShape::Other && looksLikeChakraProtobuf(bytes);
+}
+
+// ---- the table -------------------------------------------------------------------------------------
+
+const std::vector<InputFormat> kFormats = {
+    // ET+ before the host ET: both are {"nodes": [...]}, ET+ has device timing in its nodes.
+    {TraceKind::EtPlus, TraceRole::Output, "ET+ (chakra_trace_link output)", isEtPlus, nullptr, nullptr},
+    {TraceKind::HostEt, TraceRole::Host, "host execution trace", isHostEt, readHostTrace, nullptr},
+    {TraceKind::Kineto, TraceRole::Device, "Kineto trace", isKineto, nullptr, readKinetoTrace},
+    {TraceKind::ChakraEt, TraceRole::Output, "Chakra .et", isChakraEt, nullptr, nullptr},
+};
+
+} // namespace
+
+const std::vector<InputFormat> &inputFormats() { return kFormats; }
+
+const InputFormat *detectInputFormat(const std::string &path)
+{
+    const FileHead head(path);
+    for (const InputFormat &format : kFormats)
+        if (format.detect(head))
+            return &format;
+    return nullptr;
+}
+
+const InputFormat &defaultInputFormat(TraceRole role)
+{
+    for (const InputFormat &format : kFormats)
+        if (format.role == role && (role != TraceRole::Host || format.readHost) &&
+            (role != TraceRole::Device || format.readDevice))
+            return format;
+    throw std::logic_error("no input format for this role");
+}
+
+HostTrace loadHostTrace(const std::string &path, const ProgressFn &progress)
+{
+    const InputFormat *format = detectInputFormat(path);
+    if (!format || format->role != TraceRole::Host)
+        format = &defaultInputFormat(TraceRole::Host);
+    return format->readHost(path, progress);
+}
+
+DeviceTrace loadDeviceTrace(const std::string &path, const ProgressFn &progress)
+{
+    const InputFormat *format = detectInputFormat(path);
+    if (!format || format->role != TraceRole::Device)
+        format = &defaultInputFormat(TraceRole::Device);
+    return format->readDevice(path, progress);
+}
+
+} // namespace linkscope::core

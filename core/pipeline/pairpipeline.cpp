@@ -1,0 +1,152 @@
+#include "pipeline/pairpipeline.h"
+
+#include "io/formats.h"
+#include "link/linker.h"
+
+#include <atomic>
+#include <exception>
+#include <future>
+#include <utility>
+
+namespace linkscope::core {
+
+std::string_view pairStageName(PairStage stage)
+{
+    switch (stage) {
+    case PairStage::HostEt: return "host ET";
+    case PairStage::Device: return "device trace";
+    case PairStage::Index: return "index";
+    case PairStage::Link: return "link";
+    case PairStage::Corrections: return "corrections";
+    case PairStage::Diagnose: return "diagnose";
+    }
+    return "?";
+}
+
+PairFiles resolvePairFiles(const std::string &first, const std::string &second)
+{
+    if (second.empty()) {
+        if (sniffTraceKind(first) == TraceKind::HostEt)
+            throw LoadError(first, 0,
+                            "this is a host execution trace; open it together with its Kineto trace");
+        return {{}, first};
+    }
+    const TraceKind a = sniffTraceKind(first);
+    const TraceKind b = sniffTraceKind(second);
+    // The host ET first unless the first file is the device trace and the second is not.
+    if (a == TraceKind::Kineto && b != TraceKind::Kineto)
+        return {second, first};
+    return {first, second};
+}
+
+namespace {
+
+// A stage's ProgressFn: reports to the request's callback and stops when `stop` is set (the other
+// load failed) or the callback asks to.
+ProgressFn stageProgress(const PairProgressFn &progress, PairStage stage, const std::atomic<bool> *stop)
+{
+    if (!progress && !stop)
+        return {};
+    return [&progress, stage, stop](std::uint64_t done, std::uint64_t total) {
+        if (stop && stop->load(std::memory_order_relaxed))
+            return false;
+        return !progress || progress(stage, done, total);
+    };
+}
+
+void report(const PairProgressFn &progress, PairStage stage, std::uint64_t done, std::uint64_t total)
+{
+    if (progress && !progress(stage, done, total))
+        throw Cancelled();
+}
+
+} // namespace
+
+std::shared_ptr<const LinkSet> linkPair(const DeviceTrace &device, const HostTrace *host, const LinkOptions &options,
+                                        const PairProgressFn &progress)
+{
+    LinkOptions linkOptions = options;
+    linkOptions.progress = stageProgress(progress, PairStage::Link, nullptr);
+    auto links = std::make_shared<const LinkSet>(linkTraces(device, host, linkOptions));
+    report(progress, PairStage::Diagnose, 1, 1);
+    return links;
+}
+
+std::shared_ptr<const LinkSet> relinkPair(const OpenedPair &pair, const LinkOptions &options,
+                                          const PairProgressFn &progress)
+{
+    return linkPair(*pair.device, pair.host.get(), options, progress);
+}
+
+OpenedPair openPair(const PairRequest &request)
+{
+    OpenedPair pair;
+    pair.files = request.resolveOrder ? resolvePairFiles(request.files.host.empty() ? request.files.device : request.files.host,
+                                                         request.files.host.empty() ? std::string() : request.files.device)
+                                      : request.files;
+    pair.options = request.link;
+    pair.options.progress = {};
+
+    // The sidecar first: a malformed one stops the run before minutes of loading, and its policy
+    // is the one to link under unless the caller chose one.
+    if (!request.sidecar.empty()) {
+        pair.sidecar = loadSidecar(request.sidecar);
+        if (!request.policyGiven)
+            pair.options.policy = pair.sidecar->policy;
+        pair.options.interThreadDeps = pair.options.interThreadDeps || pair.sidecar->interThreadDeps;
+    }
+
+    // Host and device in parallel: the host on another thread, the device here. When one fails the
+    // other is told to stop (its progress callback returns false) and the first error is thrown.
+    std::atomic<bool> stop{false};
+    std::future<HostTrace> hostFuture;
+    if (!pair.files.host.empty()) {
+        const ProgressFn hostProgress = stageProgress(request.progress, PairStage::HostEt, &stop);
+        hostFuture = std::async(std::launch::async,
+                                [path = pair.files.host, hostProgress] { return loadHostTrace(path, hostProgress); });
+    }
+    std::exception_ptr deviceError;
+    try {
+        pair.device = std::make_shared<const DeviceTrace>(
+            loadDeviceTrace(pair.files.device, stageProgress(request.progress, PairStage::Device, &stop)));
+    } catch (...) {
+        deviceError = std::current_exception();
+        stop = true;
+    }
+    if (hostFuture.valid()) {
+        std::exception_ptr hostError;
+        try {
+            pair.host = std::make_shared<const HostTrace>(hostFuture.get());
+        } catch (...) {
+            hostError = std::current_exception();
+        }
+        // The device's error first (the host's may only be the Cancelled it caused), then the host's.
+        if (deviceError)
+            std::rethrow_exception(deviceError);
+        if (hostError)
+            std::rethrow_exception(hostError);
+    }
+    if (deviceError)
+        std::rethrow_exception(deviceError);
+
+    pair.linked = linkPair(*pair.device, pair.host.get(), pair.options, request.progress);
+    pair.links = pair.linked;
+
+    if (pair.sidecar) {
+        report(request.progress, PairStage::Corrections, 0, 1);
+        std::optional<FileFingerprint> hostPrint;
+        if (!pair.files.host.empty())
+            hostPrint = fingerprintFile(pair.files.host);
+        pair.sidecarCheck = checkInputs(*pair.sidecar, fingerprintFile(pair.files.device), hostPrint);
+        if (pair.sidecarCheck.matches || request.forceSidecar) {
+            LinkSet corrected = *pair.linked;
+            pair.corrections = applyCorrections(pair.sidecar->log, corrected, *pair.device, pair.host.get());
+            pair.links = std::make_shared<const LinkSet>(std::move(corrected));
+            pair.sidecarApplied = true;
+        }
+        report(request.progress, PairStage::Corrections, 1, 1);
+    }
+    return pair;
+}
+
+} // namespace linkscope::core

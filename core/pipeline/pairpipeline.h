@@ -1,0 +1,84 @@
+#pragma once
+// The pair pipeline: from two file names to a loaded, indexed, linked, corrected and diagnosed pair,
+// in one call, with progress and cancel. The GUI loader, `linkscope link`, `linkscope export`,
+// linkscope-bench and `linkscope job` (once per rank) all open pairs through it, so they cannot
+// disagree about which file is which, how the sidecar is checked or what is linked.
+//
+// Stages (docs/architecture.md, "Stages"): resolve (which file is the host ET, by content) → load
+// (host and device in parallel, readers from the input-format table, io/formats.h) → index → link
+// (under a policy) → correct (a sidecar's log) → diagnose. Every result is immutable and held by
+// shared_ptr<const …>, so a relink or a correction shares what it does not change.
+
+#include "edit/correction.h"
+#include "edit/sidecar.h"
+#include "link/linkset.h"
+#include "model/devicetrace.h"
+#include "model/hosttrace.h"
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace linkscope::core {
+
+enum class PairStage : std::uint8_t { HostEt, Device, Index, Link, Corrections, Diagnose };
+inline constexpr int kPairStageCount = static_cast<int>(PairStage::Diagnose) + 1;
+std::string_view pairStageName(PairStage stage); // "host ET", "device trace", "index", ...
+
+// Progress of one stage in that stage's units (bytes for the loads). Return false to cancel: the
+// pipeline then throws Cancelled. Called from two threads at once while host and device load.
+using PairProgressFn = std::function<bool(PairStage stage, std::uint64_t done, std::uint64_t total)>;
+
+struct PairFiles {
+    std::string host;   // empty: a device trace alone
+    std::string device;
+};
+
+// Which of two files is the host ET and which the device trace, by content (io/formats.h), in
+// either order; `second` may be empty (a device trace alone). Throws LoadError when the only file
+// is a host ET, or a file cannot be opened.
+PairFiles resolvePairFiles(const std::string &first, const std::string &second);
+
+struct PairRequest {
+    PairFiles files;
+    bool resolveOrder = false;          // files may be in either order: resolvePairFiles() first
+    LinkOptions link;                   // its `progress` is not used: see `progress` below
+    bool policyGiven = true;            // false: a sidecar's policy (and inter-thread setting) is used
+    std::string sidecar;                // corrections sidecar to apply; empty: none
+    bool forceSidecar = false;          // apply it even when it was made from other inputs
+    PairProgressFn progress;            // optional
+};
+
+struct OpenedPair {
+    PairFiles files;
+    std::shared_ptr<const HostTrace> host;     // null for a device trace alone
+    std::shared_ptr<const DeviceTrace> device;
+    LinkOptions options;                       // what was linked under (a sidecar's policy included)
+    std::shared_ptr<const LinkSet> linked;     // the linker's links and findings
+    std::shared_ptr<const LinkSet> links;      // after the sidecar's corrections (== linked without one)
+
+    // The sidecar, when one was requested.
+    std::optional<Sidecar> sidecar;
+    InputCheck sidecarCheck;                   // its fingerprints against these inputs
+    bool sidecarApplied = false;               // matched (or forced) and applied
+    ApplyResult corrections;                   // what each of its edits did
+    // The readers' recoverable problems are in host->warnings and device->warnings, the linker's in
+    // links->warnings.
+};
+
+// Runs every stage. Throws LoadError (a file named, with the position), Cancelled, or the sidecar's
+// LoadError. A sidecar made from other inputs is not applied unless forced: sidecarApplied is then
+// false and sidecarCheck says why; the links are the linker's.
+OpenedPair openPair(const PairRequest &request);
+
+// Links the loaded traces again under other options (the readers' results are reused).
+std::shared_ptr<const LinkSet> relinkPair(const OpenedPair &pair, const LinkOptions &options,
+                                          const PairProgressFn &progress = {});
+std::shared_ptr<const LinkSet> linkPair(const DeviceTrace &device, const HostTrace *host, const LinkOptions &options,
+                                        const PairProgressFn &progress = {});
+
+} // namespace linkscope::core

@@ -1,0 +1,72 @@
+#include "report/findingsreport.h"
+
+#include "report/linkstable.h"
+
+namespace linkscope::core {
+
+namespace {
+using json = nlohmann::ordered_json;
+
+json orNull(std::int64_t value, std::int64_t absent = kNoId)
+{
+    return value == absent ? json(nullptr) : json(value);
+}
+
+json subjectJson(const DeviceTrace &trace, const HostTrace *host, const Finding &f)
+{
+    switch (f.subjectKind) {
+    case SubjectKind::DeviceEvent: {
+        if (f.subject >= trace.events.size())
+            return nullptr;
+        const DeviceEvent &e = trace.events[f.subject];
+        return {{"kind", "device_event"},
+                {"name", std::string(trace.name(e))},
+                {"category", std::string(trace.strings.at(e.categoryText))},
+                {"pid", traceIdJson(trace, e.thread.pid)},
+                {"tid", traceIdJson(trace, e.thread.tid)},
+                {"ts_ns", e.ts},
+                {"correlation", orNull(e.correlation)},
+                {"ev_idx", orNull(e.evIdx)}};
+    }
+    case SubjectKind::HostNode: {
+        if (!host || f.subject >= host->nodes.size())
+            return nullptr;
+        const HostNode &n = host->nodes[f.subject];
+        return {{"kind", "host_node"}, {"id", n.id}, {"name", std::string(host->name(n))}, {"rf_id", n.rfId}};
+    }
+    case SubjectKind::Trace:
+        return {{"kind", "trace"}};
+    }
+    return nullptr;
+}
+
+} // namespace
+
+std::string findingsReportJson(const std::string &devicePath, const std::string &hostPath, const DeviceTrace &trace,
+                               const HostTrace *host, const LinkSet &ls)
+{
+    json report;
+    report["device"] = devicePath;
+    report["host"] = hostPath.empty() ? json(nullptr) : json(hostPath);
+    report["policy"] = std::string(policyName(ls.policy));
+    const auto counts = countFindingsByKind(ls.findings);
+    json summary = json::object();
+    for (int k = 0; k < kFindingKindCount; ++k)
+        summary[std::string(findingKindName(static_cast<FindingKind>(k)))] = counts[static_cast<std::size_t>(k)];
+    report["summary"] = std::move(summary);
+    json list = json::array();
+    for (const Finding &f : ls.findings) {
+        json item;
+        item["kind"] = std::string(findingKindName(f.kind));
+        item["severity"] = std::string(findingSeverityName(f.severity));
+        item["subject"] = subjectJson(trace, host, f);
+        item["message"] = f.message;
+        item["suggestion"] = f.suggestion;
+        item["suggested_parent"] = cpuChoiceJson(trace, f.suggestedParent);
+        list.push_back(std::move(item));
+    }
+    report["findings"] = std::move(list);
+    return report.dump(2) + "\n";
+}
+
+} // namespace linkscope::core

@@ -1,0 +1,17 @@
+#pragma once
+// The findings report: every finding of a link set with its subject and suggestion, as JSON (what
+// `linkscope link --report` writes).
+
+#include "link/linkset.h"
+#include "model/devicetrace.h"
+#include "model/hosttrace.h"
+
+#include <string>
+
+namespace linkscope::core {
+
+// `devicePath` / `hostPath` are written as given (hostPath empty: null); `host` may be null.
+std::string findingsReportJson(const std::string &devicePath, const std::string &hostPath, const DeviceTrace &trace,
+                               const HostTrace *host, const LinkSet &links);
+
+} // namespace linkscope::core
