@@ -37,16 +37,17 @@ du -sh "$job"
 ls -l "$job/host_0.json" "$job/kineto_0.json"
 cat "$job"/*.json > /dev/null # warm the page cache
 
-# Runs a command under /usr/bin/time -v; prints wall seconds and peak RSS (MB).
+# Runs a command under /usr/bin/time -v; prints wall seconds, peak RSS (MB) and CPU seconds (user + sys).
 measure() {
     local log
     log=$(mktemp)
     /usr/bin/time -v "$@" > /dev/null 2> "$log" || { cat "$log" >&2; rm -f "$log"; return 1; }
-    local wall rss
+    local wall rss cpu
+    cpu=$(awk -F': ' '/User time|System time/ {s += $2} END {print s}' "$log")
     wall=$(awk -F': ' '/Elapsed \(wall clock\)/ {n=split($2,t,":"); s=0; for(i=1;i<=n;i++) s=s*60+t[i]; print s}' "$log")
     rss=$(awk -F': ' '/Maximum resident set size/ {printf "%.0f", $2/1024}' "$log")
     rm -f "$log"
-    echo "$wall $rss"
+    echo "$wall $rss $cpu"
 }
 
 echo "== load before: $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -54,22 +55,24 @@ echo "== sequential: $ranks x linkscope export --host host_R.json --device kinet
 mkdir -p "$out/seq"
 seq_wall=0
 seq_rss=0
+seq_cpu=0
 for ((r = 0; r < ranks; r++)); do
-    read -r wall rss < <(measure "$linkscope" export --host "$job/host_$r.json" --device "$job/kineto_$r.json" --et "$out/seq/trace.$r.et")
-    echo "   rank $r: ${wall} s, peak RSS ${rss} MB"
+    read -r wall rss cpu < <(measure "$linkscope" export --host "$job/host_$r.json" --device "$job/kineto_$r.json" --et "$out/seq/trace.$r.et")
+    echo "   rank $r: ${wall} s, peak RSS ${rss} MB, CPU ${cpu} s"
     seq_wall=$(awk -v a="$seq_wall" -v b="$wall" 'BEGIN {print a + b}')
+    seq_cpu=$(awk -v a="$seq_cpu" -v b="$cpu" 'BEGIN {print a + b}')
     (( rss > seq_rss )) && seq_rss=$rss
 done
-echo "   total ${seq_wall} s, largest single-rank peak RSS ${seq_rss} MB"
+echo "   total ${seq_wall} s (CPU ${seq_cpu} s), largest single-rank peak RSS ${seq_rss} MB"
 
 for jobs in 1 2; do
     rm -rf "$out/job$jobs"
     echo "== load before: $(cut -d' ' -f1-3 /proc/loadavg)"
     echo "== $linkscope job $job --out $out/job$jobs --jobs $jobs"
-    read -r wall rss < <(measure "$linkscope" job "$job" --out "$out/job$jobs" --jobs "$jobs")
+    read -r wall rss cpu < <(measure "$linkscope" job "$job" --out "$out/job$jobs" --jobs "$jobs")
     speed=$(awk -v a="$seq_wall" -v b="$wall" 'BEGIN {printf "%.2f", a / b}')
     ratio=$(awk -v a="$rss" -v b="$seq_rss" 'BEGIN {printf "%.2f", a / b}')
-    echo "   --jobs $jobs: ${wall} s (${speed}x the sequential runs), peak RSS ${rss} MB (${ratio}x one rank's)"
+    echo "   --jobs $jobs: ${wall} s (${speed}x the sequential runs), CPU ${cpu} s, peak RSS ${rss} MB (${ratio}x one rank's)"
     cmp -s "$out/seq/trace.0.et" "$out/job$jobs/trace.0.et" && echo "   trace.0.et identical to the single-rank export"
 done
 echo "== load after: $(cut -d' ' -f1-3 /proc/loadavg)"

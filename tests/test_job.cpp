@@ -3,7 +3,11 @@
 // and the job report, sharded runs merged from their summaries, and the real 8-rank traces.
 
 #include "commands/commands.h"
+#include "edit/correction.h"
+#include "edit/sidecar.h"
 #include "gen/tracegenerator.h"
+#include "io/tracereader.h"
+#include "link/linker.h"
 #include "job/discovery.h"
 #include "job/jobrun.h"
 #include "job/processgroups.h"
@@ -245,6 +249,56 @@ private slots:
         QCOMPARE(comparable(readJson(base + "/shared/job-report.json")).dump(1), comparable(oneShot).dump(1));
         // The same .et either way.
         QCOMPARE(test::readFile(base + "/a/trace.1.et"), test::readFile(base + "/one/trace.1.et"));
+    }
+
+    void eachRankAppliesItsOwnSidecar()
+    {
+        // The seed pair as rank 0 of a 2-rank job, with a correction saved where the GUI puts it.
+        QTemporaryDir dir;
+        const fs::path in = fs::path(dir.path().toStdString()) / "in";
+        fs::create_directories(in);
+        const std::string host = (in / "host_0.json").string(), device = (in / "kineto_0.json").string();
+        fs::copy_file(test::dataPath("export/seed_host_et.json"), host);
+        fs::copy_file(test::dataPath("export/seed_kineto.json"), device);
+        core::HostTrace hostTrace = core::readHostTrace(host);
+        core::DeviceTrace deviceTrace = core::readKinetoTrace(device);
+        core::LinkSet links = core::linkTraces(deviceTrace, &hostTrace);
+        auto named = [&](std::string_view prefix, core::EventCategory category) {
+            for (std::uint32_t i = 0; i < deviceTrace.events.size(); ++i)
+                if (deviceTrace.events[i].category == category && deviceTrace.name(deviceTrace.events[i]).substr(0, prefix.size()) == prefix)
+                    return i;
+            return core::kNoIndex;
+        };
+        const std::uint32_t kernel = named("ncclDevKernel", core::EventCategory::Kernel);
+        const std::uint32_t comms = named("record_param_comms", core::EventCategory::CpuOp);
+        QVERIFY(kernel != core::kNoIndex && comms != core::kNoIndex);
+        QVERIFY(links.gpuLinks[links.gpuLinkOf[kernel]].parent != comms);
+        core::Sidecar sidecar;
+        sidecar.device = core::fingerprintFile(device);
+        sidecar.host = core::fingerprintFile(host);
+        {
+            core::LinkEditor editor(links, deviceTrace, &hostTrace);
+            sidecar.log.entries.push_back({"to record_param_comms", {editor.reparent(kernel, comms)}});
+        }
+        const std::string sidecarPath = core::defaultSidecarPath(device);
+        core::saveSidecar(sidecar, sidecarPath);
+
+        const std::string out = dir.path().toStdString() + "/out";
+        const Run r = runJobCommand({in.string(), "--out", out});
+        QVERIFY2(r.code == 0, (r.out + r.err).c_str());
+        const auto report = readJson(out + "/job-report.json");
+        JSON_EQ(report["ranks"][0]["note"], "corrections: 1 applied, 0 not applied");
+        JSON_EQ(report["findings"][0]["kind"], "missing_rank"); // world size 2, one rank given
+        JSON_EQ(report["findings"][0]["ranks"], nlohmann::json({1}));
+        // The same .et as `linkscope export --corrections`.
+        std::ostringstream o, e;
+        const std::string et = dir.path().toStdString() + "/export.et";
+        QCOMPARE(cli::runExport({"--host", host, "--device", device, "--corrections", sidecarPath, "--et", et}, o, e), 0);
+        QVERIFY(test::readFile(out + "/trace.0.et") == test::readFile(et));
+        // Without the correction the job's .et differs.
+        fs::remove(sidecarPath);
+        QCOMPARE(runJobCommand({in.string(), "--out", out}).code, 0);
+        QVERIFY(test::readFile(out + "/trace.0.et") != test::readFile(et));
     }
 
     void megatronEightRanks()

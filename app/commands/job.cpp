@@ -137,7 +137,8 @@ void printReport(const JobReport &report, std::ostream &out)
     out << "job: " << report.ranks.size() << " ranks";
     if (report.worldSize > 0)
         out << " (world size " << report.worldSize << ")";
-    out << ", " << report.groups.size() << " process groups, " << ets << " .et files\n";
+    out << ", " << report.groups.size() << (report.groups.size() == 1 ? " process group, " : " process groups, ") << ets
+        << (ets == 1 ? " .et file\n" : " .et files\n");
     out << "  rank  gpu_ops   linked  collectives  p2p  et\n";
     for (const RankSummary &s : report.ranks) {
         std::size_t coll = 0;
