@@ -6,6 +6,7 @@
 #include "io/tracereader.h"
 #include "job/rankcalls.h"
 #include "link/linker.h"
+#include "pipeline/pairpipeline.h"
 
 #include <algorithm>
 #include <exception>
@@ -38,31 +39,27 @@ RankSummary processRank(const RankFiles &files, const JobOptions &options)
         if (options.progress && !options.progress({files.rank, stage, fraction}))
             throw Cancelled();
     };
-    auto readerProgress = [&](std::string_view stage, double from, double span) -> ProgressFn {
-        if (!options.progress)
-            return {};
-        return [&, stage, from, span](std::uint64_t done, std::uint64_t total) {
-            return options.progress({files.rank, stage, from + span * (total ? double(done) / double(total) : 0.0)});
-        };
-    };
     try {
-        std::optional<Sidecar> sidecar;
+        // One call per rank through the pair pipeline: load (host and device in parallel), index,
+        // link, the rank's own sidecar, diagnose.
+        PairRequest request;
+        request.files = {files.host, files.device};
+        request.link = options.link;
+        request.policyGiven = options.policyGiven;
         const std::string sidecarPath = defaultSidecarPath(files.device);
         std::error_code ec;
         if (fs::exists(sidecarPath, ec))
-            sidecar = loadSidecar(sidecarPath);
-        LinkOptions linkOptions = options.link;
-        if (sidecar && !options.policyGiven)
-            linkOptions.policy = sidecar->policy;
-        if (sidecar)
-            linkOptions.interThreadDeps = linkOptions.interThreadDeps || sidecar->interThreadDeps;
-
-        // Host then device, in this worker: `jobs` workers keep `jobs` cores busy.
+            request.sidecar = sidecarPath;
+        if (options.progress)
+            request.progress = [&](PairStage stage, std::uint64_t done, std::uint64_t total) {
+                const bool load = stage == PairStage::HostEt || stage == PairStage::Device;
+                return options.progress({files.rank, load ? "load" : "link", total ? double(done) / double(total) : 0.0});
+            };
         report("load", 0);
-        std::optional<HostTrace> host;
-        if (!files.host.empty())
-            host = readHostTrace(files.host, readerProgress("load", 0, 0.5));
-        DeviceTrace device = readKinetoTrace(files.device, readerProgress("load", host ? 0.5 : 0, host ? 0.5 : 1));
+        const OpenedPair pair = openPair(request);
+        const HostTrace *host = pair.host.get();
+        const DeviceTrace &device = *pair.device;
+        const LinkSet &links = *pair.links;
         if (device.distributed) {
             s.declaredRank = device.distributed->rank;
             s.worldSize = device.distributed->worldSize;
@@ -73,19 +70,13 @@ RankSummary processRank(const RankFiles &files, const JobOptions &options)
                 return s;
             }
         }
-        report("link", 0);
-        linkOptions.progress = readerProgress("link", 0, 1);
-        LinkSet links = linkTraces(device, host ? &*host : nullptr, linkOptions);
-        if (sidecar) {
-            const InputCheck check = checkInputs(*sidecar, fingerprintFile(files.device),
-                                                 host ? std::optional<FileFingerprint>(fingerprintFile(files.host)) : std::nullopt);
-            if (!check.matches) {
+        if (pair.sidecar) {
+            if (!pair.sidecarApplied)
                 s.note = sidecarPath + " was made from other inputs; not applied";
-            } else {
-                const ApplyResult applied = applyCorrections(sidecar->log, links, device, host ? &*host : nullptr);
-                s.note = "corrections: " + std::to_string(applied.count(EditStatus::Applied)) + " applied, " +
-                         std::to_string(applied.count(EditStatus::Stale) + applied.count(EditStatus::Rejected)) + " not applied";
-            }
+            else
+                s.note = "corrections: " + std::to_string(pair.corrections.count(EditStatus::Applied)) + " applied, " +
+                         std::to_string(pair.corrections.count(EditStatus::Stale) + pair.corrections.count(EditStatus::Rejected)) +
+                         " not applied";
         }
         s.gpuOps = links.gpuLinks.size();
         s.linked = static_cast<std::size_t>(
@@ -96,7 +87,7 @@ RankSummary processRank(const RankFiles &files, const JobOptions &options)
                 s.findings[std::string(findingKindName(static_cast<FindingKind>(k)))] = counts[k];
         const std::int64_t world = s.worldSize;
         s.groups = mergeRankGroups(processGroupsFromKineto(device), host ? processGroupsFromHostEt(*host, world) : std::vector<ProcessGroup>{});
-        s.calls = collectiveCallsOf(device, host ? &*host : nullptr, links);
+        s.calls = collectiveCallsOf(device, host, links);
 
         if (options.writeEt) {
             if (!host) {

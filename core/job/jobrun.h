@@ -1,5 +1,6 @@
 #pragma once
-// Running a job: every rank loaded, linked, corrected (its own sidecar) and exported in parallel
+// Running a job: every rank opened through the pair pipeline (pipeline/pairpipeline.h: loaded,
+// linked, corrected by its own sidecar) and exported in parallel
 // with a bound on memory — a worker holds one rank at a time and releases its traces once the
 // rank's `.et` and summary are written, so N ranks run in the memory of `jobs` ranks — then the
 // cross-rank report and comm_group.json built from the summaries alone (the same code path
