@@ -138,19 +138,10 @@ void MainWindow::buildActions()
 
     // View
     m_viewMenu = menuBar()->addMenu(tr("&View"));
-    // The timeline handles its own keys (W/A/S/D, F, 0, [, ]) so they work while it has focus;
-    // the menu shows them after a tab without registering a second shortcut.
-    m_viewMenu->addAction(tr("Fit everything\t0"), m_timeline, &TimelineView::fitAll);
-    m_viewMenu->addAction(tr("Fit time range or selection\tF"), this, [this] {
-        if (m_timeline->hasTimeRange())
-            m_timeline->fitTimeRange();
-        else
-            m_timeline->fitSelection();
-    });
-    m_viewMenu->addAction(tr("Zoom in\tW"), this, [this] { m_timeline->zoomAt(0.8, m_timeline->contentRect().center().x()); });
-    m_viewMenu->addAction(tr("Zoom out\tS"), this, [this] { m_timeline->zoomAt(1.25, m_timeline->contentRect().center().x()); });
-    m_viewMenu->addAction(tr("Follow incoming edge\t["), this, [this] { m_timeline->followEdge(false); });
-    m_viewMenu->addAction(tr("Follow outgoing edge\t]"), this, [this] { m_timeline->followEdge(true); });
+    // The timeline's own key bindings (TimelineInput): their keys work while the timeline has the focus.
+    for (const TimelineKey key : {TimelineKey::FitAll, TimelineKey::Fit, TimelineKey::ZoomIn, TimelineKey::ZoomOut,
+                                  TimelineKey::FollowIncoming, TimelineKey::FollowOutgoing})
+        m_viewMenu->addAction(m_timeline->keyAction(key));
     m_viewMenu->addAction(tr("Collapse all groups"), this, [this] {
         for (int g = 0; g < static_cast<int>(m_timeline->layout().groups().size()); ++g)
             m_timeline->setGroupCollapsed(g, true);
@@ -167,13 +158,8 @@ void MainWindow::buildActions()
 
     // Edges
     QMenu *edges = menuBar()->addMenu(tr("&Edges"));
-    m_allEdgesAction = edges->addAction(tr("Show all edges in view\tE"));
-    m_allEdgesAction->setCheckable(true);
-    m_allEdgesAction->setToolTip(tr("Draw every edge with an end in view (at most %L1), not only the selection's")
-                                     .arg(TimelineView::kEdgeCap));
-    connect(m_allEdgesAction, &QAction::toggled, m_timeline, &TimelineView::setShowAllEdgesInView);
-    connect(m_timeline, &TimelineView::edgeFilterChanged, this,
-            [this] { m_allEdgesAction->setChecked(m_timeline->showAllEdgesInView()); });
+    m_allEdgesAction = m_timeline->keyAction(TimelineKey::AllEdges); // checked while all edges are shown
+    edges->addAction(m_allEdgesAction);
     edges->addSeparator();
     QList<QAction *> kindActions;
     for (int k = 0; k < core::kEdgeKindCount; ++k) {
@@ -220,7 +206,6 @@ void MainWindow::buildActions()
     bar->addWidget(m_policyBox);
     bar->addSeparator();
     bar->addAction(m_allEdgesAction);
-    m_allEdgesAction->setText(tr("All edges in view"));
     for (QAction *action : kindActions)
         bar->addAction(action);
     bar->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
@@ -471,33 +456,46 @@ void MainWindow::onTimeRangeChanged()
                              8000);
 }
 
+QString MainWindow::shortcutSheetHtml() const
+{
+    // Generated from the actions themselves: the timeline's key bindings, then every menu action that
+    // has a key (search, review, export, ...), then the mouse gestures.
+    auto keysOf = [](const QAction *action) {
+        QStringList keys;
+        for (const QKeySequence &key : action->shortcuts())
+            keys << key.toString(QKeySequence::NativeText).toHtmlEscaped();
+        return keys.join(QStringLiteral(", "));
+    };
+    auto row = [](const QString &keys, const QString &what) {
+        return QStringLiteral("<tr><td><b>%1</b></td><td>%2</td></tr>").arg(keys, what.toHtmlEscaped());
+    };
+    auto section = [](const QString &title) {
+        return QStringLiteral("<tr><td colspan=\"2\"><br><i>%1</i></td></tr>").arg(title.toHtmlEscaped());
+    };
+    QString html = QStringLiteral("<table>") + section(tr("Timeline (while it has the focus)"));
+    for (const QAction *action : m_timeline->keyActions())
+        html += row(keysOf(action), action->toolTip());
+    const QList<QAction *> &timelineKeys = m_timeline->keyActions();
+    for (const QAction *menu : menuBar()->actions()) {
+        if (!menu->menu())
+            continue;
+        QString rows;
+        for (const QAction *action : menu->menu()->actions())
+            if (!action->shortcuts().isEmpty() && !timelineKeys.contains(action))
+                rows += row(keysOf(action), action->text().remove(QLatin1Char('&')));
+        if (!rows.isEmpty())
+            html += section(menu->text().remove(QLatin1Char('&'))) + rows;
+    }
+    html += section(tr("Mouse"));
+    for (const auto &[gesture, what] : TimelineInput::mouseGestures())
+        html += row(gesture.toHtmlEscaped(), what);
+    html += row(tr("Ctrl+drag"), tr("from a GPU op onto a CPU op: re-parent it (Esc cancels)"));
+    return html + QStringLiteral("</table>");
+}
+
 void MainWindow::showShortcuts()
 {
-    QMessageBox::information(
-        this, tr("Keyboard shortcuts"),
-        tr("<table>"
-           "<tr><td><b>W / S</b></td><td>zoom in / out at the cursor (Shift: faster); Ctrl+wheel too</td></tr>"
-           "<tr><td><b>A / D</b></td><td>pan left / right (Shift: faster); Shift+wheel, drag</td></tr>"
-           "<tr><td><b>F</b></td><td>fit the time range, else the selection (again: with its edges' ends)</td></tr>"
-           "<tr><td><b>Shift+drag</b></td><td>on the lanes or the ruler: select a time range (a click clears it)</td></tr>"
-           "<tr><td><b>0</b>, Home</td><td>fit everything</td></tr>"
-           "<tr><td><b>[ / ]</b></td><td>follow the selection's incoming / outgoing edge</td></tr>"
-           "<tr><td><b>Ctrl+[ / Ctrl+]</b></td><td>focus the previous / next edge</td></tr>"
-           "<tr><td><b>, / .</b></td><td>previous / next event on the same row</td></tr>"
-           "<tr><td><b>E</b></td><td>show all edges in view</td></tr>"
-           "<tr><td><b>/</b>, Ctrl+F</td><td>search; Enter next, Shift+Enter previous</td></tr>"
-           "<tr><td><b>Esc</b></td><td>clear the time range, else deselect</td></tr>"
-           "<tr><td><b>F12</b></td><td>frame-time overlay</td></tr>"
-           // Review and corrections (reviewui.cpp)
-           "<tr><td><b>N / Shift+N</b>, F8</td><td>next / previous finding</td></tr>"
-           "<tr><td><b>Ctrl+drag</b></td><td>from a GPU op onto a CPU op: re-parent it (Esc cancels)</td></tr>"
-           "<tr><td><b>P, then Shift+P</b></td><td>pick a GPU op, then re-parent it to the selected CPU op</td></tr>"
-           "<tr><td><b>Ctrl+R</b></td><td>re-parent the selected GPU op (candidates or an id)</td></tr>"
-           "<tr><td><b>Ctrl+Shift+D</b></td><td>detach the selected GPU op</td></tr>"
-           "<tr><td><b>Ctrl+M</b></td><td>mark the current finding reviewed</td></tr>"
-           "<tr><td><b>Ctrl+Z / Ctrl+Shift+Z</b></td><td>undo / redo a correction</td></tr>"
-           "<tr><td><b>Ctrl+E</b></td><td>export the corrected traces</td></tr>"
-           "</table>"));
+    QMessageBox::information(this, tr("Keyboard shortcuts"), shortcutSheetHtml());
 }
 
 void MainWindow::dragEnterEvent(QDragEnterEvent *event)

@@ -58,6 +58,10 @@ public:
 
     // Review and corrections (docks, menus, undo, sidecar): see reviewui.h.
     ReviewUi *review() const { return m_review; }
+
+    // The keyboard-shortcut sheet (Help ▸ Keyboard shortcuts, F1) as HTML, generated from the
+    // timeline's key bindings, the menus' actions that have keys, and the mouse gestures.
+    QString shortcutSheetHtml() const;
     // Shows `doc` in place of the linker's document of the same traces (the corrected links).
     void showCorrectedDocument(DocumentPtr doc) { setDocument(std::move(doc)); }
 

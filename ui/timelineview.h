@@ -3,36 +3,36 @@
 // paints an overview strip of the whole trace, a time ruler, then the lanes (group headers, one
 // row per nesting depth) with a lane-header column on the left, and the dependency edges on top.
 //
-// Level of detail (timeline-ux A.4): lanes outside the viewport are culled; per row, a binary
-// search finds the first visible event; events narrower than a pixel are merged into one rect per
-// pixel column by jumping (binary search) to the first event of the next column, so the cost of a
-// row is bounded by its width in pixels, not by its event count. Rects are grouped by colour and
-// cached with their labels; hover, selection and edges are drawn over the cached geometry, which is
-// rebuilt only when the time range, the size, the vertical offset or the layout change.
-//
-// Keys (timeline-ux A.5): W/S zoom at the cursor, A/D pan (Shift: faster), Ctrl+wheel zoom,
-// wheel scrolls lanes, Shift+wheel / horizontal wheel pans, drag pans, click selects,
-// F fits the time range or else the selection (again: with its edges' ends), 0 or Home fits
-// everything, Esc clears the time range or else deselects,
-// [ / ] follow the selected event's incoming / outgoing edge, Ctrl+[ / Ctrl+] cycle which edge
-// is focused, , / . previous / next event on the same row, E toggles all edges in view,
-// F12 toggles the frame-time overlay. Shift+drag (lanes or ruler) selects a time range: F then
-// fits the range, Esc or a click clears it.
+// The widget composes the parts, each in its own file as in Qt Creator's tracing library:
+//   timelineviewport  which time span is visible and how it maps onto pixels (pure maths)
+//   timelinelayout    which rows exist and where they are vertically
+//   timelinegeometry  the rows in view as plain rectangles, with level of detail (timeline-ux A.4)
+//   timelineedges     which dependency edges are shown, and their curves
+//   timelineruler     the ruler and the overview strip
+//   timelineinput     mouse gestures and the key bindings (QActions; the shortcut sheet lists them)
+// The view owns the state they share (document, selection, hover, time range, re-parent drag) and
+// caches the geometry, which is rebuilt only when the time range, the size, the vertical offset or
+// the layout change; hover, selection and edges are drawn over it.
 
 #include "eventselection.h"
+#include "timelineedges.h"
+#include "timelineinput.h"
+#include "timelinegeometry.h"
 #include "timelinelayout.h"
+#include "timelineruler.h"
+#include "timelineviewport.h"
 #include "tracedocument.h"
 
 #include <QImage>
+#include <QList>
 #include <QWidget>
 
-#include <array>
-#include <bitset>
 #include <cstdint>
 #include <optional>
 #include <utility>
 #include <vector>
 
+class QAction;
 class QScrollBar;
 
 namespace linkscope::ui {
@@ -43,7 +43,7 @@ public:
     static constexpr int kOverviewHeight = 34;
     static constexpr int kRulerHeight = 24;
     static constexpr int kHeaderWidth = 240;
-    static constexpr int kEdgeCap = 2000; // "all edges in view" draws at most this many
+    static constexpr int kEdgeCap = TimelineEdgeOverlay::kEdgeCap; // "all edges in view" draws at most this many
 
     explicit TimelineView(QWidget *parent = nullptr);
     ~TimelineView() override;
@@ -57,8 +57,9 @@ public:
     EventSelection *selectionModel() const { return m_selection; }
 
     // --- Viewport (times in trace nanoseconds, x in widget pixels) ---
-    core::Nanos viewStart() const { return m_viewStart; }
-    core::Nanos viewEnd() const { return m_viewEnd; }
+    core::Nanos viewStart() const { return m_viewport.start(); }
+    core::Nanos viewEnd() const { return m_viewport.end(); }
+    const TimelineViewport &viewport() const { return m_viewport; }
     void setVisibleRange(core::Nanos start, core::Nanos end);
     // Multiplies the visible span by `factor` (< 1 zooms in) keeping the time under widget x fixed.
     void zoomAt(double factor, double x);
@@ -95,25 +96,20 @@ public:
 
     // --- Edges ---
     void setShowAllEdgesInView(bool show);
-    bool showAllEdgesInView() const { return m_showAllEdges; }
+    bool showAllEdgesInView() const { return m_edges.showAllInView(); }
     void setEdgeKindVisible(core::EdgeKind kind, bool visible);
-    bool isEdgeKindVisible(core::EdgeKind kind) const { return m_edgeKinds.test(static_cast<std::size_t>(kind)); }
+    bool isEdgeKindVisible(core::EdgeKind kind) const { return m_edges.isKindVisible(kind); }
     void followEdge(bool outgoing); // selects the far end of the focused incoming/outgoing edge
     void cycleFocusedEdge(int delta);
-    std::uint32_t focusedEdge() const { return m_focusedEdge; } // DrawEdge id or kNoIndex
+    std::uint32_t focusedEdge() const { return m_edges.focusedEdge(); } // DrawEdge id or kNoIndex
 
-    struct PaintedEdge {
-        std::uint32_t edge = core::kNoIndex; // TraceDocument::edges() id
-        QPointF from;                        // widget coordinates
-        QPointF to;
-        bool toExact = true;                 // false: the target's row is collapsed (drawn as a dot)
-    };
+    using PaintedEdge = TimelineEdgeOverlay::PaintedEdge;
     // What the last paint drew (tests and the status line read it).
-    const std::vector<PaintedEdge> &paintedEdges() const { return m_paintedEdges; }
+    const std::vector<PaintedEdge> &paintedEdges() const { return m_edges.painted(); }
     // Edges in view that pass the filter when "all edges" is on (may exceed what was drawn).
-    std::size_t edgesInView() const { return m_edgesInView; }
+    std::size_t edgesInView() const { return m_edges.inView(); }
     // True when edgesInView() was estimated from a sample (more than 100,000 candidates in view).
-    bool edgesInViewEstimated() const { return m_edgesInViewEstimated; }
+    bool edgesInViewEstimated() const { return m_edges.inViewEstimated(); }
 
     // --- Time-range (area) selection ---
     // Shift+drag on the lanes or the ruler selects a time range; it is drawn as a band over all
@@ -124,7 +120,7 @@ public:
     void setTimeRange(core::Nanos start, core::Nanos end); // empty (end <= start) clears
     void clearTimeRange() { setTimeRange(0, 0); }
     void fitTimeRange();
-    bool timeRangeDragging() const { return m_rangeDragging; }
+    bool timeRangeDragging() const;
 
     // --- Re-parent drag overlay ---
     // Whoever handles a Ctrl+drag (ReviewUi) describes it here and the view draws it: a curve from
@@ -161,6 +157,12 @@ public:
     // Duration of the last paint() in nanoseconds (also emitted by framePainted).
     qint64 lastFrameNanos() const { return m_lastFrameNanos; }
 
+    // --- Keys ---
+    // The key bindings (TimelineInput); they act while the view has the focus. The shortcut sheet is
+    // generated from them.
+    const QList<QAction *> &keyActions() const;
+    QAction *keyAction(TimelineKey key) const;
+
 signals:
     void viewChanged();
     void framePainted(qint64 nanos);
@@ -181,44 +183,24 @@ protected:
     bool event(QEvent *event) override;
 
 private:
-    struct Label {
-        QRect rect;
-        std::uint32_t event;
-        QString text;        // elided on first paint, then reused by hover/selection repaints
-        bool elided = false;
-    };
-    struct Geometry {
-        const TraceDocument *doc = nullptr;
-        core::Nanos start = 0;
-        core::Nanos end = 0;
-        QSize contentSize;
-        int verticalOffset = 0;
-        std::uint64_t layoutVersion = 0;
-        std::array<std::vector<QRect>, kEventStyleCount> rects; // content coordinates
-        std::vector<Label> labels;
-        std::size_t mergedColumns = 0;
-    };
+    friend class TimelineInput;
 
     QRect contentRectFor(const QSize &size) const;
     int maxVerticalOffset(int contentHeight) const;
-    void clampView();
+    void viewportChanged(bool changed);
     void updateScrollBar();
-    void buildGeometry(Geometry &geometry, const QRect &content, int verticalOffset) const;
-    void buildRow(Geometry &geometry, const LaneRows &rows, int row, int y, int width, double nanosPerPixel) const;
-    void buildRowFromSummary(Geometry &geometry, const LaneRows &rows, const RowSummary &summary, int top, int width,
-                             double nanosPerPixel) const;
-    void paintOverview(QPainter &painter, const QRect &area, core::Nanos start, core::Nanos end);
-    void paintRuler(QPainter &painter, const QRect &area, core::Nanos start, core::Nanos end, const QRect &content);
+    void centreOn(core::Nanos centre);
+    void setHoverEvent(std::uint32_t event);
+    void paintLaneBackgrounds(QPainter &painter, const QRect &area, const QRect &content, int verticalOffset);
+    void paintEvents(QPainter &painter, const QRect &content, int verticalOffset);
+    void paintOutlines(QPainter &painter, const QRect &content, double nanosPerPixel, int verticalOffset);
     void paintHeaders(QPainter &painter, const QRect &area, int verticalOffset);
+    void paintStatusOverlays(QPainter &painter, const QRect &content);
     // The selected time range's ends in pixels of `content`; nullopt when there is none or it is out of view.
     std::optional<std::pair<double, double>> timeRangePixels(const QRect &content, double nanosPerPixel) const;
     void paintTimeRange(QPainter &painter, const QRect &content, double nanosPerPixel);
-    void paintTimeRangeLabel(QPainter &painter, const QRect &ruler, const QRect &content, double nanosPerPixel);
     core::Nanos clampedTimeAt(double x) const;
     void paintLinkDrag(QPainter &painter, const QRect &content, double nanosPerPixel, int verticalOffset);
-    void paintEdges(QPainter &painter, const QRect &content, core::Nanos start, double nanosPerPixel,
-                    int verticalOffset);
-    void collectEdges(std::vector<std::uint32_t> &out, core::Nanos start, core::Nanos end);
     std::uint32_t findEventInRow(const LayoutRow &row, core::Nanos t, core::Nanos tolerance) const;
     QRectF eventRectIn(std::uint32_t event, const QRect &content, core::Nanos start, double nanosPerPixel,
                        int verticalOffset) const;
@@ -232,38 +214,24 @@ private:
     DocumentPtr m_doc;
     EventSelection *m_selection = nullptr;
     TimelineLayout m_layout;
-    core::Nanos m_viewStart = 0;
-    core::Nanos m_viewEnd = 1;
+    TimelineViewport m_viewport;
     int m_verticalOffset = 0;
     QScrollBar *m_scrollBar = nullptr;
+    TimelineInput *m_input = nullptr;
 
-    bool m_showAllEdges = false;
-    std::bitset<core::kEdgeKindCount> m_edgeKinds;
-    std::uint32_t m_focusedEdge = core::kNoIndex;
-    std::vector<PaintedEdge> m_paintedEdges;
-    std::size_t m_edgesInView = 0;
-    bool m_edgesInViewEstimated = false;
+    TimelineEdgeOverlay m_edges;
     bool m_fitSelectionWide = false;
 
     std::uint32_t m_hoverEvent = core::kNoIndex;
-    QPoint m_pressPos;
-    bool m_pressed = false;
-    bool m_panning = false;
-    bool m_overviewDrag = false;
-    core::Nanos m_pressViewStart = 0;
-    int m_pressVerticalOffset = 0;
 
-    Geometry m_geometry;
-    QImage m_overviewImage;
-    const TraceDocument *m_overviewDoc = nullptr;
+    TimelineGeometry m_geometry;
+    TimelineOverview m_overview;
     bool m_showFrameTime = false;
     int m_headerClipWidth = kHeaderWidth;
     QString m_placeholder;
     std::vector<std::uint32_t> m_highlighted;
     core::Nanos m_rangeStart = 0;
     core::Nanos m_rangeEnd = 0;
-    bool m_rangeDragging = false;
-    core::Nanos m_rangeAnchor = 0;
     LinkDrag m_linkDrag;
     QPointF m_paintedDragFrom;
     QPointF m_paintedDragTo;

@@ -22,6 +22,7 @@
 #include "traceloader.h"
 
 #include <QAbstractItemModelTester>
+#include <QAction>
 #include <QApplication>
 #include <QComboBox>
 #include <QLineEdit>
@@ -200,6 +201,28 @@ private slots:
         m_window->timeline()->setFocus();
         QTest::keyClick(m_window->timeline(), Qt::Key_Slash);
         QTRY_VERIFY(m_window->searchDock()->queryEdit()->hasFocus());
+    }
+
+    void shortcutSheetIsGeneratedFromTheActions()
+    {
+        const QString sheet = m_window->shortcutSheetHtml();
+        // Every timeline binding, with all its keys and its description.
+        for (const QAction *action : m_window->timeline()->keyActions()) {
+            QStringList keys;
+            for (const QKeySequence &key : action->shortcuts())
+                keys << key.toString(QKeySequence::NativeText).toHtmlEscaped();
+            const QString cell = QStringLiteral("<b>") + keys.join(QStringLiteral(", ")) + QStringLiteral("</b>");
+            QVERIFY2(sheet.contains(cell), qPrintable(cell));
+            QVERIFY2(sheet.contains(action->toolTip().toHtmlEscaped()), qPrintable(action->toolTip()));
+        }
+        // Keys of the menus' own actions (search, review) and the mouse gestures.
+        for (const QString &expected : {QStringLiteral("Ctrl+R"), QStringLiteral("Ctrl+Shift+D"), QStringLiteral("F8"),
+                                        QStringLiteral("Re-parent GPU op"), QStringLiteral("Shift+drag")})
+            QVERIFY2(sheet.contains(expected), qPrintable(expected));
+        QVERIFY(sheet.contains(QKeySequence(QKeySequence::Find).toString(QKeySequence::NativeText)));
+        // A timeline action shown in a menu is listed once, under the timeline.
+        const QString fitAll = m_window->timeline()->keyAction(ui::TimelineKey::FitAll)->toolTip();
+        QCOMPARE(sheet.count(QStringLiteral("<td>") + fitAll + QStringLiteral("</td>")), 1);
     }
 
     void searchModelPassesModelTester()
@@ -382,6 +405,19 @@ private slots:
         const auto &header = view->layout().rows()[view->layout().headerRowOfGroup(1)];
         const QRect content = view->contentRect();
         QCOMPARE(shot.pixelColor(content.left() + 5, content.top() + header.y + 2), QColor(0xdd, 0xe2, 0xea));
+
+        // The NCCL kernel selected, with every edge in view: a second picture, and its parent edge is drawn.
+        m_window->selection()->select(nccl);
+        view->setShowAllEdgesInView(true);
+        view->fitAll();
+        view->grab().toImage().save(QStringLiteral(LINKSCOPE_BINARY_DIR "/test_mainwindow_sample_edges.png"));
+        QVERIFY(view->paintedEdges().size() > 1);
+        bool parentDrawn = false;
+        for (const auto &painted : view->paintedEdges()) {
+            const ui::DrawEdge &edge = doc.edges()[painted.edge];
+            parentDrawn = parentDrawn || (edge.kind == core::EdgeKind::Parent && edge.to == nccl);
+        }
+        QVERIFY(parentDrawn);
     }
 
 private:

@@ -12,6 +12,8 @@
 #include "tracebuilder.h"
 #include "tracedocument.h"
 
+#include <QAction>
+#include <QLineEdit>
 #include <QSignalSpy>
 #include <QTest>
 #include <QTextBrowser>
@@ -118,6 +120,50 @@ private slots:
         const core::Nanos spanAfter = m_view->viewEnd() - m_view->viewStart();
         QVERIFY(std::llabs(spanAfter - static_cast<core::Nanos>(spanBefore * factor)) <= 2
                 || spanAfter == 50 /* minimum span */);
+    }
+
+    void keysAreTheViewsActions()
+    {
+        // Every binding is a QAction with a key and a description; a key press on the focused view
+        // triggers exactly that action once (the shortcut map does not fire it a second time).
+        const QList<QAction *> &actions = m_view->keyActions();
+        QCOMPARE(actions.size(), int(ui::TimelineKey::PageDown) + 1);
+        for (const QAction *action : actions) {
+            QVERIFY2(!action->shortcuts().isEmpty(), qPrintable(action->text()));
+            QVERIFY(!action->toolTip().isEmpty());
+        }
+        QCOMPARE(m_view->keyAction(ui::TimelineKey::FitAll)->shortcuts(),
+                 (QList<QKeySequence>{QKeySequence(Qt::Key_0), QKeySequence(Qt::Key_Home)}));
+        m_view->setFocus();
+        m_view->setVisibleRange(2000, 10000);
+        QTest::keyClick(m_view.get(), Qt::Key_W); // 0.8 × 8,000
+        QCOMPARE(m_view->viewEnd() - m_view->viewStart(), core::Nanos(6400));
+        QTest::keyClick(m_view.get(), Qt::Key_W, Qt::ShiftModifier); // 0.5 × 6,400
+        QCOMPARE(m_view->viewEnd() - m_view->viewStart(), core::Nanos(3200));
+        QTest::keyClick(m_view.get(), Qt::Key_S, Qt::ControlModifier); // no Ctrl+S binding: as S, 1.25 ×
+        QCOMPARE(m_view->viewEnd() - m_view->viewStart(), core::Nanos(4000));
+        m_view->setVisibleRange(2000, 10000);
+        QTest::keyClick(m_view.get(), Qt::Key_D); // a tenth of the event area to the right
+        QCOMPARE(m_view->viewStart(), core::Nanos(2000 + std::llround(m_view->contentRect().width() * 0.1 * 8000.0
+                                                                       / m_view->contentRect().width())));
+        // E toggles all edges in view, and the (checkable) action shows the state either way.
+        QAction *allEdges = m_view->keyAction(ui::TimelineKey::AllEdges);
+        QVERIFY(allEdges->isCheckable() && !allEdges->isChecked());
+        QTest::keyClick(m_view.get(), Qt::Key_E);
+        QVERIFY(m_view->showAllEdgesInView());
+        QVERIFY(allEdges->isChecked());
+        m_view->setShowAllEdgesInView(false);
+        QVERIFY(!allEdges->isChecked());
+        allEdges->trigger(); // as a menu or tool bar would
+        QVERIFY(m_view->showAllEdgesInView());
+        // The actions act on the timeline only when it has the focus: another widget's key press does not.
+        QLineEdit other;
+        other.show();
+        other.setFocus();
+        const core::Nanos span = m_view->viewEnd() - m_view->viewStart();
+        QTest::keyClick(&other, Qt::Key_W);
+        QCOMPARE(m_view->viewEnd() - m_view->viewStart(), span);
+        QCOMPARE(other.text(), QStringLiteral("w"));
     }
 
     void wheelZoomAnchorsAtCursor()

@@ -1,0 +1,245 @@
+#include "timelineedges.h"
+
+#include "eventstyle.h"
+#include "timeformat.h"
+
+#include <QPainter>
+#include <QPainterPath>
+
+#include <algorithm>
+#include <cmath>
+
+namespace linkscope::ui {
+
+namespace {
+
+constexpr double kBezierOffset = 30.0;
+constexpr double kArrowSize = 6.0;
+constexpr int kMaxDescendantEdges = 500;
+
+} // namespace
+
+bool TimelineEdgeOverlay::setShowAllInView(bool show)
+{
+    if (m_showAll == show)
+        return false;
+    m_showAll = show;
+    return true;
+}
+
+bool TimelineEdgeOverlay::setKindVisible(core::EdgeKind kind, bool visible)
+{
+    if (isKindVisible(kind) == visible)
+        return false;
+    m_kinds.set(static_cast<std::size_t>(kind), visible);
+    return true;
+}
+
+std::vector<std::uint32_t> TimelineEdgeOverlay::edgesOf(const TraceDocument &doc, std::uint32_t selected, bool incoming) const
+{
+    std::vector<std::uint32_t> out;
+    auto [begin, end] = doc.edgesOf(selected);
+    for (const std::uint32_t *it = begin; it != end; ++it) {
+        const DrawEdge &edge = doc.edges()[*it];
+        if (!isKindVisible(edge.kind))
+            continue;
+        if ((incoming && edge.to == selected) || (!incoming && edge.from == selected))
+            out.push_back(*it);
+    }
+    std::stable_sort(out.begin(), out.end(),
+                     [&](std::uint32_t a, std::uint32_t b) { return doc.edges()[a].kind < doc.edges()[b].kind; });
+    return out;
+}
+
+void TimelineEdgeOverlay::collect(std::vector<std::uint32_t> &out, const TraceDocument &doc, std::uint32_t selected,
+                                  core::Nanos start, core::Nanos end)
+{
+    out.clear();
+    m_inView = 0;
+    const auto &edges = doc.edges();
+    // 1) The selection's chain: its own edges, and for a CPU op the parent edges of the ops nested
+    //    in it, so selecting aten::linear shows the kernels its aten::mm launched.
+    if (selected < doc.eventCount()) {
+        auto [begin, endIt] = doc.edgesOf(selected);
+        for (const std::uint32_t *it = begin; it != endIt; ++it)
+            if (isKindVisible(edges[*it].kind))
+                out.push_back(*it);
+        const core::TraceIndex &index = doc.index();
+        const core::DeviceEvent &event = doc.event(selected);
+        if (isCpuOpCategory(event.category) && selected < index.laneOf.size() && index.laneOf[selected] != core::kNoIndex
+            && isKindVisible(core::EdgeKind::Parent)) {
+            const LaneRows &rows = doc.laneRows()[index.laneOf[selected]];
+            int added = 0;
+            for (int r = index.depth[selected] + 1; r < rows.rowCount() && added < kMaxDescendantEdges; ++r) {
+                const core::Nanos *s = rows.starts.data();
+                std::uint32_t i = static_cast<std::uint32_t>(
+                    std::lower_bound(s + rows.rowBegin[r], s + rows.rowBegin[r + 1], event.ts) - s);
+                for (; i < rows.rowBegin[r + 1] && s[i] < event.end() && added < kMaxDescendantEdges; ++i) {
+                    auto [db, de] = doc.edgesOf(rows.events[i]);
+                    for (const std::uint32_t *it = db; it != de; ++it)
+                        if (edges[*it].kind == core::EdgeKind::Parent && edges[*it].from == rows.events[i]) {
+                            out.push_back(*it);
+                            ++added;
+                        }
+                }
+            }
+        }
+    }
+    // 2) All edges with an end in view, capped. Up to kExamineLimit candidates are counted
+    //    exactly; beyond that the from-side range is sampled with a stride, the count is an
+    //    estimate (shown with "~") and the drawn edges are spread over the whole view.
+    m_inViewEstimated = false;
+    if (m_showAll) {
+        const core::DeviceTrace &trace = doc.device();
+        auto range = [&](const std::vector<std::uint32_t> &sorted, bool byFrom) {
+            auto key = [&](std::uint32_t id) { return trace.events[byFrom ? edges[id].from : edges[id].to].ts; };
+            auto lo = std::lower_bound(sorted.begin(), sorted.end(), start,
+                                       [&](std::uint32_t id, core::Nanos t) { return key(id) < t; });
+            auto hi = std::upper_bound(lo, sorted.end(), end, [&](core::Nanos t, std::uint32_t id) { return t < key(id); });
+            return std::make_pair(lo, hi);
+        };
+        constexpr std::size_t kExamineLimit = 100'000;
+        auto [fromLo, fromHi] = range(doc.edgesByFromTime(), true);
+        auto [toLo, toHi] = range(doc.edgesByToTime(), false);
+        const std::size_t fromCount = static_cast<std::size_t>(fromHi - fromLo);
+        const std::size_t toCount = static_cast<std::size_t>(toHi - toLo);
+        std::vector<std::uint32_t> inView;
+        if (fromCount + toCount <= kExamineLimit) {
+            for (auto it = fromLo; it != fromHi; ++it)
+                if (isKindVisible(edges[*it].kind))
+                    inView.push_back(*it);
+            for (auto it = toLo; it != toHi; ++it) {
+                const core::Nanos fromTs = trace.events[edges[*it].from].ts;
+                if (isKindVisible(edges[*it].kind) && (fromTs < start || fromTs > end))
+                    inView.push_back(*it); // not counted in the first pass
+            }
+            m_inView = inView.size();
+        } else {
+            const std::size_t stride = std::max<std::size_t>(1, fromCount / (4 * kEdgeCap));
+            std::size_t examined = 0;
+            for (std::size_t base = 0; base < fromCount; base += stride) {
+                // A scrambled offset inside each stride: a fixed one would lock onto periodic
+                // structure (e.g. always the launch edge of each parent/launch/stream triple).
+                const std::size_t offset = (base / stride * 2654435761u) % stride;
+                const std::uint32_t id = fromLo[static_cast<std::ptrdiff_t>(std::min(base + offset, fromCount - 1))];
+                ++examined;
+                if (isKindVisible(edges[id].kind))
+                    inView.push_back(id);
+            }
+            m_inView = examined ? static_cast<std::size_t>(double(inView.size()) / examined * fromCount) : 0;
+            m_inViewEstimated = true;
+        }
+        if (inView.size() > static_cast<std::size_t>(kEdgeCap)) {
+            // Spread what is drawn over the whole view rather than its left part.
+            const double step = double(inView.size()) / kEdgeCap;
+            for (int k = 0; k < kEdgeCap; ++k)
+                out.push_back(inView[static_cast<std::size_t>(k * step)]);
+        } else {
+            out.insert(out.end(), inView.begin(), inView.end());
+        }
+    }
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+}
+
+void TimelineEdgeOverlay::paint(QPainter &painter, const TraceDocument &doc, const TimelineLayout &layout, std::uint32_t selected,
+                                const QRect &content, core::Nanos start, double nanosPerPixel, int verticalOffset)
+{
+    m_painted.clear();
+    std::vector<std::uint32_t> ids;
+    const core::Nanos end = start + static_cast<core::Nanos>(nanosPerPixel * content.width());
+    collect(ids, doc, selected, start, end);
+    if (ids.empty())
+        return;
+    const auto &edges = doc.edges();
+    const core::TraceIndex &index = doc.index();
+    const core::DeviceTrace &trace = doc.device();
+    painter.save();
+    painter.setClipRect(content);
+    painter.setRenderHint(QPainter::Antialiasing, true);
+    auto anchorY = [&](std::uint32_t e) -> TimelineLayout::Anchor {
+        if (e >= index.laneOf.size() || index.laneOf[e] == core::kNoIndex)
+            return {};
+        TimelineLayout::Anchor a = layout.anchorOf(index.laneOf[e], index.depth[e]);
+        a.y += content.top() - verticalOffset;
+        return a;
+    };
+    auto xOf = [&](core::Nanos t) { return content.left() + timeToPixel(t, start, nanosPerPixel); };
+    const bool drawHalo = ids.size() <= 200;
+    // Hundreds of antialiased curves cost more than a frame; when that many are shown, each one
+    // matters less than the overall picture.
+    painter.setRenderHint(QPainter::Antialiasing, ids.size() <= 500);
+    for (std::uint32_t id : ids) {
+        const DrawEdge &edge = edges[id];
+        const TimelineLayout::Anchor fromAnchor = anchorY(edge.from);
+        const TimelineLayout::Anchor toAnchor = anchorY(edge.to);
+        if (!fromAnchor.valid || !toAnchor.valid)
+            continue;
+        const core::DeviceEvent &src = trace.events[edge.from];
+        const core::DeviceEvent &dst = trace.events[edge.to];
+        // Where the arrow leaves the source: a parent at the moment its launch call ran (that is
+        // the causal point inside a long CPU op); otherwise the source's end, unless the target
+        // starts before it (nested or overlapping), then its start.
+        core::Nanos fromTime = src.end() <= dst.ts ? src.end() : src.ts;
+        core::Nanos toTime = dst.ts;
+        if (edge.kind == core::EdgeKind::Sync) {
+            // A sync returns when the GPU op finishes: end of the op → end of the waiting call.
+            fromTime = src.end();
+            toTime = dst.end();
+        } else if (edge.kind == core::EdgeKind::Parent) {
+            fromTime = src.ts;
+            if (const core::GpuLink *link = doc.gpuLink(edge.to); link && link->launch < trace.events.size()) {
+                const core::Nanos launchTs = trace.events[link->launch].ts;
+                if (launchTs >= src.ts && launchTs <= src.end())
+                    fromTime = launchTs;
+            }
+        }
+        const QPointF p0(xOf(fromTime), fromAnchor.y);
+        const QPointF p1(xOf(toTime), toAnchor.y);
+        // Skip edges entirely off-screen (both ends on the same side).
+        if ((p0.x() < content.left() && p1.x() < content.left()) || (p0.x() > content.right() && p1.x() > content.right())
+            || (p0.y() < content.top() && p1.y() < content.top()) || (p0.y() > content.bottom() && p1.y() > content.bottom()))
+            continue;
+        const bool focused = id == m_focused;
+        QPainterPath path(p0);
+        const QPointF c0(p0.x() + kBezierOffset, p0.y());
+        const QPointF c1(p1.x() - kBezierOffset, p1.y());
+        path.cubicTo(c0, c1, p1);
+        QPen pen = edgePen(edge.kind, edge.provenance, focused);
+        if (!drawHalo && !focused) {
+            pen.setWidth(1); // cosmetic 1-px lines take the rasterizer's fast path
+            pen.setCosmetic(true);
+        }
+        // A pale halo keeps the curve readable over dense kernels of any colour (skipped when
+        // hundreds of edges are drawn: it doubles the cost and they overlap anyway).
+        painter.setBrush(Qt::NoBrush);
+        if (drawHalo) {
+            painter.setPen(QPen(QColor(255, 255, 255, 200), pen.widthF() + 2.5, Qt::SolidLine, Qt::RoundCap));
+            painter.drawPath(path);
+        }
+        painter.setPen(pen);
+        painter.drawPath(path);
+        painter.setPen(Qt::NoPen);
+        painter.setBrush(pen.color());
+        if (!drawHalo && !focused) {
+            // Many edges: no heads (they would merge into blots); the curve's direction is the
+            // same left-to-right convention throughout.
+        } else if (toAnchor.exact) {
+            // The head follows the curve's final tangent (c1 → p1), which is horizontal.
+            const QPointF dir = p1 - c1;
+            const double len = std::hypot(dir.x(), dir.y());
+            const QPointF u = len > 0 ? dir / len : QPointF(1, 0);
+            const QPointF n(-u.y(), u.x());
+            const double size = kArrowSize + (focused ? 2 : 0);
+            QPolygonF head;
+            head << p1 << p1 - u * size * 1.6 + n * size * 0.7 << p1 - u * size * 1.6 - n * size * 0.7;
+            painter.drawPolygon(head);
+        } else {
+            painter.drawEllipse(p1, 3.0, 3.0); // the target's row is collapsed
+        }
+        m_painted.push_back({id, p0, p1, toAnchor.exact});
+    }
+    painter.restore();
+}
+
+} // namespace linkscope::ui

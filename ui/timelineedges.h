@@ -1,0 +1,68 @@
+#pragma once
+// The dependency edges drawn over the timeline's events: which edges are shown (the selection's own
+// edges and, for a CPU op, the parent edges of the ops nested in it; optionally every edge with an
+// end in view, capped and sampled), the edge-kind filter, the focused edge, and the curves themselves.
+
+#include "timelinelayout.h"
+#include "tracedocument.h"
+
+#include <QPointF>
+#include <QRect>
+
+#include <bitset>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+class QPainter;
+
+namespace linkscope::ui {
+
+class TimelineEdgeOverlay {
+public:
+    static constexpr int kEdgeCap = 2000; // "all edges in view" draws at most this many
+
+    struct PaintedEdge {
+        std::uint32_t edge = core::kNoIndex; // TraceDocument::edges() id
+        QPointF from;                        // widget coordinates
+        QPointF to;
+        bool toExact = true; // false: the target's row is collapsed (drawn as a dot)
+    };
+
+    TimelineEdgeOverlay() { m_kinds.set(); }
+
+    // Each setter returns whether anything changed.
+    bool setShowAllInView(bool show);
+    bool showAllInView() const { return m_showAll; }
+    bool setKindVisible(core::EdgeKind kind, bool visible);
+    bool isKindVisible(core::EdgeKind kind) const { return m_kinds.test(static_cast<std::size_t>(kind)); }
+    void setFocusedEdge(std::uint32_t edge) { m_focused = edge; }
+    std::uint32_t focusedEdge() const { return m_focused; }
+
+    // The visible edges into (incoming) or out of `selected`: parent first, then launch, stream order,
+    // sync, inter-thread, so `[` on a kernel goes to its parent.
+    std::vector<std::uint32_t> edgesOf(const TraceDocument &doc, std::uint32_t selected, bool incoming) const;
+
+    // Paints the edges for a view of [start, start + nanosPerPixel · content.width()) and remembers them.
+    // `selected` is the selected event or kNoIndex.
+    void paint(QPainter &painter, const TraceDocument &doc, const TimelineLayout &layout, std::uint32_t selected,
+               const QRect &content, core::Nanos start, double nanosPerPixel, int verticalOffset);
+    void clearPainted() { m_painted.clear(); }
+
+    const std::vector<PaintedEdge> &painted() const { return m_painted; }
+    std::size_t inView() const { return m_inView; }
+    bool inViewEstimated() const { return m_inViewEstimated; }
+
+private:
+    void collect(std::vector<std::uint32_t> &out, const TraceDocument &doc, std::uint32_t selected, core::Nanos start,
+                 core::Nanos end);
+
+    bool m_showAll = false;
+    std::bitset<core::kEdgeKindCount> m_kinds;
+    std::uint32_t m_focused = core::kNoIndex;
+    std::vector<PaintedEdge> m_painted;
+    std::size_t m_inView = 0;
+    bool m_inViewEstimated = false;
+};
+
+} // namespace linkscope::ui

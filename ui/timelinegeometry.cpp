@@ -1,0 +1,220 @@
+#include "timelinegeometry.h"
+
+#include "timeformat.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace linkscope::ui {
+
+namespace {
+
+// First position in [from, end) whose start is >= t, searching outward from `from` (galloping):
+// the next pixel column's first event is usually close, and a full binary search over millions of
+// starts would touch a cache line per step.
+std::uint32_t gallopLowerBound(const core::Nanos *starts, std::uint32_t from, std::uint32_t end, core::Nanos t)
+{
+    std::uint32_t lo = from;
+    std::uint32_t step = 1;
+    while (lo + step < end && starts[lo + step] < t) {
+        lo += step;
+        step *= 2;
+    }
+    const std::uint32_t hi = std::min(end, lo + step + 1);
+    return static_cast<std::uint32_t>(std::lower_bound(starts + lo, starts + hi, t) - starts);
+}
+
+void buildRowFromSummary(const TraceDocument &doc, TimelineGeometry &geometry, const LaneRows &rows, const RowSummary &summary,
+                         int top, int width, double nanosPerPixel)
+{
+    const core::DeviceTrace &trace = doc.device();
+    const core::Nanos t0 = geometry.start;
+    const core::Nanos t1 = geometry.end;
+    const int height = TimelineLayout::kRowHeight - 2;
+    // The coarsest level whose buckets are still no wider than a pixel: one or two per column.
+    const int level = std::clamp(static_cast<int>(std::floor(std::log2(nanosPerPixel))) - summary.baseShift, 0,
+                                 summary.levelCount() - 1);
+    const int shift = summary.baseShift + level;
+    const std::uint32_t levelBegin = summary.levelBegin[level];
+    const std::int64_t bucketCount = summary.levelBegin[level + 1] - levelBegin;
+
+    // Each bucket lands in the column holding its start; a column shows the colour of its most
+    // covered bucket, so sub-pixel events stay visible as merged coverage.
+    std::vector<std::uint8_t> columnStyle(width, 0); // 0: empty, else style + 1
+    std::vector<std::uint8_t> columnCoverage(width, 0);
+    const core::Nanos fromTime = std::max(t0, summary.origin) - summary.origin;
+    std::int64_t bucket = fromTime >> shift;
+    const std::int64_t lastBucket = std::min<std::int64_t>(bucketCount - 1, (t1 - summary.origin) >> shift);
+    const std::uint8_t *coverage = summary.coverage.data() + levelBegin;
+    const std::uint8_t *styles = summary.style.data() + levelBegin;
+    for (; bucket <= lastBucket; ++bucket) {
+        const std::uint8_t c = coverage[bucket];
+        if (c == 0)
+            continue;
+        const core::Nanos bucketStart = summary.origin + (core::Nanos(bucket) << shift);
+        const int column = static_cast<int>(std::floor(timeToPixel(std::max(bucketStart, t0), t0, nanosPerPixel)));
+        if (column < 0 || column >= width)
+            continue;
+        if (c > columnCoverage[column]) {
+            columnCoverage[column] = c;
+            columnStyle[column] = static_cast<std::uint8_t>(styles[bucket] + 1);
+        }
+    }
+
+    // Events at least a pixel wide are drawn on their own (with the gap and label of the
+    // event-by-event path) and take their columns from the coverage. They are all in this
+    // level's list, since a pixel is at least a bucket here.
+    const std::uint32_t *longBegin = summary.longEvents.data() + summary.longBegin[level];
+    const std::uint32_t *longEnd = summary.longEvents.data() + summary.longBegin[level + 1];
+    const core::Nanos *starts = rows.starts.data();
+    const std::uint32_t *it = std::upper_bound(longBegin, longEnd, t0,
+                                               [&](core::Nanos t, std::uint32_t p) { return t < starts[p]; });
+    for (int back = 0; back < 8 && it > longBegin; ++back) {
+        if (trace.events[rows.events[*(it - 1)]].end() > t0)
+            --it;
+        else
+            break;
+    }
+    for (; it < longEnd && starts[*it] < t1; ++it) {
+        const std::uint32_t e = rows.events[*it];
+        const core::DeviceEvent &event = trace.events[e];
+        const double x0 = timeToPixel(event.ts, t0, nanosPerPixel);
+        const double x1 = timeToPixel(event.end(), t0, nanosPerPixel);
+        if (x1 - x0 < 1.0)
+            continue;
+        const int left = static_cast<int>(std::floor(std::max(x0, -2.0)));
+        const int right = static_cast<int>(std::ceil(std::min(x1, width + 2.0)));
+        const int w = std::max(1, right - left - (right - left >= 4 ? 1 : 0));
+        geometry.rects[static_cast<int>(doc.style(e))].emplace_back(left, top, w, height);
+        if (right - left >= kTimelineLabelMinWidth)
+            geometry.labels.push_back(
+                {QRect(std::max(left, 0), top, std::min(right, width) - std::max(left, 0) - 1, height), e, QString(), false});
+        std::fill(columnStyle.begin() + std::clamp(left, 0, width), columnStyle.begin() + std::clamp(right, 0, width),
+                  std::uint8_t(0));
+    }
+
+    // What is left: one rect per run of columns of the same colour.
+    for (int x = 0; x < width;) {
+        const std::uint8_t style = columnStyle[x];
+        int runEnd = x + 1;
+        while (runEnd < width && columnStyle[runEnd] == style)
+            ++runEnd;
+        if (style != 0) {
+            geometry.rects[style - 1].emplace_back(x, top, runEnd - x, height);
+            geometry.mergedColumns += runEnd - x;
+        }
+        x = runEnd;
+    }
+}
+
+} // namespace
+
+void TimelineGeometry::clear()
+{
+    for (auto &list : rects)
+        list.clear();
+    labels.clear();
+    mergedColumns = 0;
+}
+
+void buildTimelineRow(const TraceDocument &doc, TimelineGeometry &geometry, const LaneRows &rows, int row, int y, int width,
+                      double nanosPerPixel)
+{
+    const core::DeviceTrace &trace = doc.device();
+    const std::uint32_t begin = rows.rowBegin[row];
+    const std::uint32_t end = rows.rowBegin[row + 1];
+    const core::Nanos *starts = rows.starts.data();
+    const core::Nanos t0 = geometry.start;
+    const core::Nanos t1 = geometry.end;
+
+    // First event starting after t0, then step back over the few that start before t0 and may
+    // still cover it (a row does not nest, so normally only one; partial overlaps allow a few).
+    std::uint32_t i = static_cast<std::uint32_t>(std::upper_bound(starts + begin, starts + end, t0) - starts);
+    for (int back = 0; back < 8 && i > begin; ++back) {
+        if (trace.events[rows.events[i - 1]].end() > t0)
+            --i;
+        else
+            break;
+    }
+
+    const int top = y + 1;
+    const int height = TimelineLayout::kRowHeight - 2;
+    const RowSummary &summary = rows.summaries[row];
+    if (summary.baseShift >= 0 && nanosPerPixel >= std::ldexp(1.0, summary.baseShift)) {
+        buildRowFromSummary(doc, geometry, rows, summary, top, width, nanosPerPixel);
+        return;
+    }
+    int lastStyle = -1;
+    QRect *last = nullptr;
+    while (i < end && starts[i] < t1) {
+        const std::uint32_t e = rows.events[i];
+        const core::DeviceEvent &event = trace.events[e];
+        const double x0 = timeToPixel(event.ts, t0, nanosPerPixel);
+        const double x1 = timeToPixel(event.end(), t0, nanosPerPixel);
+        const int style = static_cast<int>(doc.style(e));
+        if (x1 - x0 >= 1.0) {
+            const int left = static_cast<int>(std::floor(std::max(x0, -2.0)));
+            const int right = static_cast<int>(std::ceil(std::min(x1, width + 2.0)));
+            // A one-pixel gap separates wide neighbours so that back-to-back kernels stay countable.
+            const int w = std::max(1, right - left - (right - left >= 4 ? 1 : 0));
+            geometry.rects[style].emplace_back(left, top, w, height);
+            last = &geometry.rects[style].back();
+            lastStyle = style;
+            if (right - left >= kTimelineLabelMinWidth)
+                geometry.labels.push_back(
+                    {QRect(std::max(left, 0), top, std::min(right, width) - std::max(left, 0) - 1, height), e, QString(), false});
+            ++i;
+            continue;
+        }
+        // Sub-pixel: this event and every later one starting in the same pixel column become one
+        // 1-px rect in the first event's colour; jump straight to the next column's first event.
+        const int column = static_cast<int>(std::floor(x0));
+        const core::Nanos nextColumnTime = t0 + static_cast<core::Nanos>(std::ceil((column + 1) * nanosPerPixel));
+        std::uint32_t next = gallopLowerBound(starts, i + 1, end, nextColumnTime);
+        // Events do not overlap within a row, so only the last skipped one can reach past this
+        // column; draw it properly instead of folding it.
+        if (next > i + 1 && trace.events[rows.events[next - 1]].end() > nextColumnTime)
+            --next;
+        if (last && lastStyle == style && last->top() == top && last->right() + 1 >= column)
+            last->setRight(std::max(last->right(), column));
+        else {
+            geometry.rects[style].emplace_back(column, top, 1, height);
+            last = &geometry.rects[style].back();
+            lastStyle = style;
+        }
+        if (next > i + 1)
+            ++geometry.mergedColumns;
+        i = std::max(next, i + 1);
+    }
+}
+
+void buildTimelineGeometry(const TraceDocument *doc, const TimelineLayout &layout, TimelineGeometry &geometry)
+{
+    geometry.clear();
+    if (!doc)
+        return;
+    const int width = geometry.contentSize.width();
+    const double nanosPerPixel = static_cast<double>(geometry.start < geometry.end ? geometry.end - geometry.start : 1) / width;
+    const auto &rows = layout.rows();
+    // Lane culling: only rows intersecting the viewport.
+    const int verticalOffset = geometry.verticalOffset;
+    int first = layout.rowAt(verticalOffset);
+    if (first < 0) {
+        first = static_cast<int>(
+            std::upper_bound(rows.begin(), rows.end(), verticalOffset, [](int v, const LayoutRow &r) { return v < r.y; })
+            - rows.begin());
+        first = std::max(0, first - 1);
+    }
+    const int bottom = verticalOffset + geometry.contentSize.height();
+    for (int r = first; r < static_cast<int>(rows.size()) && rows[r].y < bottom; ++r) {
+        const LayoutRow &row = rows[r];
+        if (row.kind != LayoutRow::Kind::LaneRow)
+            continue;
+        const LaneRows &laneRows = doc->laneRows()[row.lane];
+        if (row.depth >= laneRows.rowCount())
+            continue;
+        buildTimelineRow(*doc, geometry, laneRows, row.depth, row.y - verticalOffset, width, nanosPerPixel);
+    }
+}
+
+} // namespace linkscope::ui

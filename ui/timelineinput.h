@@ -1,0 +1,99 @@
+#pragma once
+// The timeline's input: mouse gestures (drag pans, click selects, Shift+drag selects a time range,
+// drag in the overview moves the view, the header column collapses lanes, the wheel zooms, pans and
+// scrolls) and the keyboard. Every key binding is a QAction defined once, in timelineinput.cpp; the
+// view dispatches its key presses to them, and the shortcut sheet (F1) is generated from them and
+// from mouseGestures().
+
+#include "model/common.h"
+
+#include <QKeySequence>
+#include <QList>
+#include <QObject>
+#include <QPoint>
+#include <QString>
+
+#include <functional>
+#include <utility>
+
+class QAction;
+class QKeyEvent;
+class QMouseEvent;
+class QWheelEvent;
+
+namespace linkscope::ui {
+
+class TimelineView;
+
+// The timeline's key bindings, in the order the shortcut sheet lists them.
+enum class TimelineKey {
+    ZoomIn,
+    ZoomInFast,
+    ZoomOut,
+    ZoomOutFast,
+    PanLeft,
+    PanLeftFast,
+    PanRight,
+    PanRightFast,
+    Fit,
+    FitAll,
+    Escape,
+    FollowIncoming,
+    FollowOutgoing,
+    FocusPreviousEdge,
+    FocusNextEdge,
+    PreviousOnRow,
+    NextOnRow,
+    AllEdges, // checkable: follows TimelineView::showAllEdgesInView()
+    FrameTime,
+    ScrollUp,
+    ScrollDown,
+    PageUp,
+    PageDown,
+};
+
+class TimelineInput : public QObject {
+    Q_OBJECT
+public:
+    explicit TimelineInput(TimelineView &view);
+
+    // The key bindings, indexed by TimelineKey. Menus may show them: their shortcut context is
+    // Qt::WidgetShortcut, so only the timeline's own key presses trigger them.
+    const QList<QAction *> &keyActions() const { return m_keyActions; }
+    QAction *action(TimelineKey key) const { return m_keyActions.at(static_cast<int>(key)); }
+    // The mouse gestures, as (gesture, what it does), for the shortcut sheet.
+    static QList<std::pair<QString, QString>> mouseGestures();
+
+    // Triggers the action bound to the event's key: the exact modifiers first, then with fewer of
+    // Shift and Ctrl (Shift+Up scrolls like Up). Returns false if no action has that key.
+    bool keyPress(QKeyEvent *event);
+    void wheel(QWheelEvent *event);
+    void mousePress(QMouseEvent *event);
+    void mouseMove(QMouseEvent *event);
+    void mouseRelease(QMouseEvent *event);
+    void mouseDoubleClick(QMouseEvent *event);
+
+    bool rangeDragging() const { return m_rangeDragging; }
+    // Ends a time-range drag without setting a range (the caller decides what the range becomes).
+    void cancelRangeDrag();
+
+private:
+    void addKey(TimelineKey key, const QString &text, const QList<QKeySequence> &keys, std::function<void()> run,
+                const QString &description = QString());
+    double zoomAnchorX() const;
+    void escape();
+
+    TimelineView &m_view;
+    QList<QAction *> m_keyActions;
+
+    QPoint m_pressPos;
+    bool m_pressed = false;
+    bool m_panning = false;
+    bool m_overviewDrag = false;
+    core::Nanos m_pressViewStart = 0;
+    int m_pressVerticalOffset = 0;
+    bool m_rangeDragging = false;
+    core::Nanos m_rangeAnchor = 0;
+};
+
+} // namespace linkscope::ui
