@@ -169,7 +169,7 @@ private slots:
         std::filesystem::copy_file(dataPath("export/seed_host_et.json"), host);
         std::filesystem::copy_file(dataPath("export/seed_kineto.json"), device);
 
-        // The §4.1 fix under the external-id policy: the NCCL kernel from record_param_comms to
+        // The seed fix (docs/linking.md) under the external-id policy: the NCCL kernel from record_param_comms to
         // the nccl:* annotation enclosing its launch.
         PairRequest request;
         request.files = {host, device};

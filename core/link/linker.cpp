@@ -55,7 +55,7 @@ std::uint64_t pairKey(std::uint32_t a, std::uint32_t b)
 // Per CPU thread: the CPU ops each policy looks at, in the order each policy needs them.
 struct ThreadOps {
     ThreadKey key;
-    // §4.1 candidates: cpu_op / user_annotation except ProfilerStep#*, sorted (ts asc, dur desc, ET id, Ev Idx).
+    // Candidates (docs/linking.md): cpu_op / user_annotation except ProfilerStep#*, sorted (ts asc, dur desc, ET id, Ev Idx).
     std::vector<std::uint32_t> nest;
     std::vector<Nanos> nestStart;
     std::vector<std::uint32_t> nestParent; // position in `nest` of the enclosing candidate, kNoIndex
@@ -260,7 +260,7 @@ private:
         }
     }
 
-    // §4.1 step 3 ties: equal start → longer first (it encloses); equal interval → the ET descendant
+    // Ties (docs/linking.md, step 3): equal start → longer first (it encloses); equal interval → the ET descendant
     // (larger ET id) is inner, then the larger Ev Idx; an op without an ET node counts as outer.
     void sortForNesting(std::vector<std::uint32_t> &list) const
     {
@@ -302,7 +302,7 @@ private:
         }
     }
 
-    // The thread's cpu_op carrying `externalId` as its own id (§4.1 step 5), kNoIndex if none.
+    // The thread's cpu_op carrying `externalId` as its own id (docs/linking.md, step 5), kNoIndex if none.
     std::uint32_t cpuOpWithExternalId(const ThreadOps &t, std::int64_t externalId) const
     {
         auto p = t.chakraByExternalId.begin()
@@ -591,7 +591,7 @@ private:
 
     // ---- the three policies --------------------------------------------------------------------------
 
-    // §4.1 steps 2–3: innermost candidate on the thread enclosing `ts`. Exact containment wins; an op that
+    // docs/linking.md, steps 2–3: innermost candidate on the thread enclosing `ts`. Exact containment wins; an op that
     // encloses only within ε (clock rounding) is used when nothing encloses exactly.
     std::uint32_t innermostEnclosing(const ThreadOps &t, Nanos ts) const
     {
@@ -612,7 +612,7 @@ private:
         return loose;
     }
 
-    // §4.1 step 4: nearest op (itself or an enclosing one) that has an ET node.
+    // docs/linking.md, step 4: nearest op (itself or an enclosing one) that has an ET node.
     std::uint32_t withHostNode(std::uint32_t event) const
     {
         if (!requireHostNode_)
@@ -792,7 +792,7 @@ private:
         if (link.parent != kNoIndex)
             link.hostNode = ls_.hostOfEvent[link.parent];
 
-        // §4.1 step 5: the External-id cross-check and the gpu_user_annotation corroboration.
+        // docs/linking.md, step 5: the External-id cross-check and the gpu_user_annotation corroboration.
         const std::int64_t launchExternalId = ctx.event != kNoIndex ? ev_[ctx.event].externalId : gpu.externalId;
         std::uint32_t externalOp = kNoIndex;
         if (thread && launchExternalId != kNoId && launchExternalId != gpu.correlation)
@@ -995,7 +995,7 @@ private:
     }
 
     // The CPU side of a sync edge: the first op on the waiting thread that starts once the wait returned
-    // (ET-linked when a host trace is joined: the continuation of §2.4), else the waiting call itself. Never
+    // (ET-linked when a host trace is joined: the continuation, docs/linking.md, Edges), else the waiting call itself. Never
     // the op blocked in the wait: it started before the GPU op finished, so an edge to it is not causal.
     std::uint32_t syncTarget(std::uint32_t call) const
     {
@@ -1045,7 +1045,7 @@ private:
         return kNoIndex;
     }
 
-    // §2.4, natively and over the whole trace: cuda_sync events when the trace has them, else the
+    // Sync edges (docs/linking.md, Edges), natively and over the whole trace: cuda_sync events when the trace has them, else the
     // synchronizing runtime calls themselves.
     void addSyncEdges()
     {

@@ -16,7 +16,7 @@ namespace linkscope::core {
 
 // How a GPU op's parent CPU op is chosen.
 enum class Policy : std::uint8_t {
-    Nesting,    // default: innermost cpu_op/user_annotation on the launch thread enclosing the launch (§4.1)
+    Nesting,    // default: innermost cpu_op/user_annotation on the launch thread enclosing the launch (docs/linking.md)
     ExternalId, // Chakra 1.0 (HEAD): same-thread op with the kernel's External id, else latest-starting
     EvIdx,      // Chakra before PR #185: latest-starting op on the launch thread before the launch
 };
