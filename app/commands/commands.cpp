@@ -12,6 +12,7 @@ const std::vector<Command> &commands()
         {"export", "write corrected ET+ JSON, Chakra .et and a Perfetto trace", runExport},
         {"dump", "print a Chakra .et file as JSON", runDump},
         {"job", "every rank of a distributed job: link, export, check collectives across ranks", runJob},
+        {"check", "pre-flight a job's .et files for ASTRA-sim (dependencies, node types, groups, collectives)", runCheck},
     };
     return all;
 }

@@ -2,6 +2,7 @@
 //                  [--etplus out.json] [--perfetto out.json] [--gzip]
 #include "commands/commands.h"
 
+#include "export/astrasimtarget.h"
 #include "export/exporter.h"
 #include "io/atomicfile.h"
 #include "pipeline/pairpipeline.h"
@@ -21,7 +22,10 @@ void printExportUsage(std::ostream &out)
            "  --corrections FILE    apply a corrections sidecar (its policy is used unless --policy is given);\n"
            "                        refused when it was made from other inputs (size or SHA-256 differ)\n"
            "  --force-corrections   apply the sidecar even so\n"
-           "  --et OUT.et           Chakra protobuf trace (what chakra_converter writes, corrected)\n"
+           "  --et OUT.et           Chakra protobuf trace\n"
+           "  --target T            what the .et is for: chakra (default: what chakra_converter writes,\n"
+           "                        corrected) or astra-sim (replays on ASTRA-sim: no METADATA node, durations\n"
+           "                        of each node's own time, the dependencies below; docs/astra-sim-export.md)\n"
            "  --etplus OUT.json     ET+ JSON (what chakra_trace_link writes); alias --output-file\n"
            "  --perfetto OUT.json   Chrome/Perfetto trace with an arrow per GPU op -> parent link\n"
            "  --gzip                gzip every output\n"
@@ -29,6 +33,13 @@ void printExportUsage(std::ostream &out)
            "  --no-sync-deps        .et: leave out synchronisation dependencies\n"
            "  --no-start-times      .et: leave start_time_micros unset (as chakra_converter does)\n"
            "  --inter-thread-deps   link with Chakra's 1 ms-gap inter-thread dependencies\n"
+           "  astra-sim target only:\n"
+           "  --no-own-time         CPU nodes keep their exclusive time (waits on other threads included)\n"
+           "  --no-gaps             drop the gaps between a thread's ops instead of folding them into the next node\n"
+           "  --no-pg-order         leave out: each collective waits for the previous one of its process group\n"
+           "  --no-comm-waits-compute  leave out cudaStreamWaitEvent deps of a communication op on a compute op\n"
+           "  --no-compute-waits-comm  ... and of a compute op on a communication op\n"
+           "  --pg-ids FILE         JSON object {\"process group name\": integer id} (what comm_group.json numbers)\n"
            "  --report              print the export report as JSON on standard output\n"
            "At least one of --et, --etplus, --perfetto. Outputs are written atomically; a graph with a\n"
            "dependency cycle or a missing dependency is refused with the nodes named.\n";
@@ -48,7 +59,7 @@ bool takeValue(const Args &args, std::size_t &i, std::string &value, std::ostrea
 
 int runExport(const Args &args, std::ostream &out, std::ostream &err)
 {
-    std::string hostPath, devicePath, policyText, correctionsPath;
+    std::string hostPath, devicePath, policyText, correctionsPath, pgIdsPath;
     core::ExportRequest request;
     bool printReport = false, interThread = false, forceCorrections = false;
     for (std::size_t i = 0; i < args.size(); ++i) {
@@ -81,6 +92,29 @@ int runExport(const Args &args, std::ostream &out, std::ostream &err)
             request.chakra.syncDeps = false;
         } else if (a == "--no-start-times") {
             request.chakra.startTimes = false;
+        } else if (a == "--target") {
+            std::string name;
+            ok = takeValue(args, i, name, err);
+            if (ok) {
+                const auto target = core::etTargetFromName(name);
+                if (!target) {
+                    err << "export: unknown target '" << name << "' (chakra, astra-sim)\n";
+                    return 2;
+                }
+                request.chakra.target = *target;
+            }
+        } else if (a == "--no-own-time") {
+            request.chakra.ownTimeDurations = false;
+        } else if (a == "--no-gaps") {
+            request.chakra.keepGaps = false;
+        } else if (a == "--no-pg-order") {
+            request.chakra.pgOrderDeps = false;
+        } else if (a == "--no-comm-waits-compute") {
+            request.chakra.commWaitsComputeDeps = false;
+        } else if (a == "--no-compute-waits-comm") {
+            request.chakra.computeWaitsCommDeps = false;
+        } else if (a == "--pg-ids") {
+            ok = takeValue(args, i, pgIdsPath, err);
         } else if (a == "--inter-thread-deps") {
             interThread = true;
         } else if (a == "--report") {
@@ -118,6 +152,8 @@ int runExport(const Args &args, std::ostream &out, std::ostream &err)
     pairRequest.forceSidecar = forceCorrections;
 
     try {
+        if (!pgIdsPath.empty())
+            request.chakra.pgIds = core::readProcessGroupIds(pgIdsPath);
         const core::OpenedPair pair = core::openPair(pairRequest);
         const core::HostTrace &host = *pair.host;
         const core::DeviceTrace &device = *pair.device;
@@ -162,6 +198,7 @@ int runExport(const Args &args, std::ostream &out, std::ostream &err)
         if (printReport) {
             nlohmann::json j = report.toJson();
             j["policy"] = std::string(core::policyName(links.policy));
+            j["target"] = std::string(core::etTargetName(request.chakra.target));
             j["export_seconds"] = seconds;
             out << j.dump(2) << '\n';
         }

@@ -1,7 +1,9 @@
 #include "export/exporter.h"
 
+#include "export/astrasimtarget.h"
 #include "export/collective.h"
 #include "export/graphorder.h"
+#include "export/pyrepr.h"
 
 #include "io/atomicfile.h"
 
@@ -36,10 +38,16 @@ void addString(Message &message, const char *name, std::string_view value)
     newAttr(message, name)->set_string_val(std::string(value));
 }
 
-void setIo(ChakraProtoMsg::IOInfo *io, const HostTrace &host, const HostIO &source)
+void setIo(ChakraProtoMsg::IOInfo *io, const HostTrace &host, const HostIO &source, bool pythonText)
 {
-    // JSON text of the ET's lists (chakra_converter writes Python's repr of the same lists).
-    auto text = [&](Span s) { return s.empty() ? std::string("[]") : hostSpanText(host, s); };
+    // Chakra target: the JSON text of the ET's lists. astra-sim target: Python's repr of the same
+    // lists, as chakra_converter writes them (and ASTRA-sim's process-group parser reads them).
+    auto text = [&](Span s) {
+        if (s.empty())
+            return std::string("[]");
+        std::string json = hostSpanText(host, s);
+        return pythonText ? pythonRepr(json) : json;
+    };
     io->set_values(text(source.values));
     io->set_shapes(text(source.shapes));
     io->set_types(text(source.types));
@@ -50,6 +58,30 @@ std::uint64_t microsOf(Nanos ns)
     return ns > 0 ? static_cast<std::uint64_t>(ns / 1000) : 0;
 }
 
+// How the astra-sim target writes a GPU op: the type ASTRA-sim can run, and the process group.
+struct AstraGpuKind {
+    ChakraProtoMsg::NodeType type = ChakraProtoMsg::COMP_NODE;
+    bool demoted = false; // a communication op written as COMP_NODE (replayed for its measured time)
+};
+
+AstraGpuKind astraGpuKind(const CommInfo &comm)
+{
+    AstraGpuKind kind;
+    kind.type = comm.type;
+    if (!comm.isComm || comm.type == ChakraProtoMsg::COMP_NODE)
+        return kind;
+    bool runnable = comm.bytes > 0;
+    if (comm.type == ChakraProtoMsg::COMM_COLL_NODE)
+        runnable = runnable && astraSimRunsCollective(comm.commType);
+    else if (comm.type == ChakraProtoMsg::COMM_SEND_NODE || comm.type == ChakraProtoMsg::COMM_RECV_NODE)
+        runnable = runnable && comm.src >= 0 && comm.dst >= 0 && comm.tag >= 0;
+    if (!runnable) {
+        kind.type = ChakraProtoMsg::COMP_NODE;
+        kind.demoted = true;
+    }
+    return kind;
+}
+
 void addMetadataUint64(ChakraProtoMsg::GlobalMetadata &metadata, const char *name, std::int64_t value)
 {
     newAttr(metadata, name)->set_uint64_val(static_cast<std::uint64_t>(std::max<std::int64_t>(value, 0)));
@@ -57,13 +89,15 @@ void addMetadataUint64(ChakraProtoMsg::GlobalMetadata &metadata, const char *nam
 
 } // namespace
 
-ChakraPlan planChakra(const EtPlusGraph &graph, const HostTrace &host, const LinkSet &links, const ChakraOptions &options)
+ChakraPlan planChakra(const EtPlusGraph &graph, const HostTrace &host, const DeviceTrace &device, const LinkSet &links,
+                      const ChakraOptions &options)
 {
     requireHostSource(host);
     ChakraPlan plan;
     ChakraStats &stats = plan.stats;
     const std::size_t n = graph.nodes.size();
-    enum Kind : std::uint8_t { InterThread, Chain, Launch, StreamOrder, Sync };
+    const bool astra = options.target == EtTarget::AstraSim;
+    enum Kind : std::uint8_t { InterThread, Chain, Launch, StreamOrder, Sync, PgOrder, CommWaitsCompute, ComputeWaitsComm };
     struct Dep {
         std::uint32_t node, dep;
         Kind kind;
@@ -75,9 +109,12 @@ ChakraPlan planChakra(const EtPlusGraph &graph, const HostTrace &host, const Lin
     // chain, an inter-thread dependency is kept, and each GPU node waits for its launching CPU node.
     std::vector<std::uint8_t> visited(n, 0);
     std::vector<std::uint32_t> stack;
+    std::vector<std::uint32_t> chainBegin(1, 0), chainList; // astra-sim: each thread's chain, in order
     for (std::uint32_t root = 0; root < n; ++root) {
         if (graph.nodes[root].gpu || visited[root] || !isEtThreadRootName(host.name(host.nodes[graph.nodes[root].host])))
             continue;
+        if (astra && chainList.size() != chainBegin.back())
+            chainBegin.push_back(static_cast<std::uint32_t>(chainList.size()));
         std::uint32_t lastCpu = kNoNode;
         stack.assign(1, root);
         while (!stack.empty()) {
@@ -92,6 +129,8 @@ ChakraPlan planChakra(const EtPlusGraph &graph, const HostTrace &host, const Lin
             if (lastCpu != kNoNode)
                 deps.push_back({v, lastCpu, Chain});
             lastCpu = v;
+            if (astra)
+                chainList.push_back(v);
             for (std::uint32_t k = graph.childBegin[v + 1]; k-- > graph.childBegin[v];) {
                 const std::uint32_t child = graph.childList[k];
                 if (!graph.nodes[child].gpu && !visited[child])
@@ -110,10 +149,107 @@ ChakraPlan planChakra(const EtPlusGraph &graph, const HostTrace &host, const Lin
             if (from != kNoNode && to != kNoNode && from != to)
                 deps.push_back({to, from, StreamOrder});
         }
+    if (astra && chainList.size() != chainBegin.back())
+        chainBegin.push_back(static_cast<std::uint32_t>(chainList.size()));
+
+    // astra-sim: what each GPU op is written as, and its process group.
+    std::vector<std::uint8_t> gpuKind; // 0 CPU, 1 compute (COMP_NODE), 2 communication
+    std::vector<std::uint32_t> collectives;
+    std::vector<std::string> pgOf;
+    if (astra) {
+        gpuKind.assign(n, 0);
+        pgOf.resize(n);
+        for (std::uint32_t i = 0; i < n; ++i) {
+            if (!graph.nodes[i].gpu)
+                continue;
+            const CommInfo comm = classifyGpuOp(host, device, graph.nodes[i].event, graph.nodes[i].host, SizeRule::CollectiveMetadata);
+            const AstraGpuKind kind = astraGpuKind(comm);
+            gpuKind[i] = kind.type == ChakraProtoMsg::COMP_NODE ? 1 : 2;
+            if (kind.type == ChakraProtoMsg::COMM_COLL_NODE) {
+                collectives.push_back(i);
+                pgOf[i] = comm.pgName;
+            }
+        }
+    }
+
     if (options.syncDeps)
         for (std::uint32_t i = 0; i < n; ++i)
-            for (std::uint32_t k = graph.syncBegin[i]; k < graph.syncBegin[i + 1]; ++k)
-                deps.push_back({i, graph.syncList[k], Sync});
+            for (std::uint32_t k = graph.syncBegin[i]; k < graph.syncBegin[i + 1]; ++k) {
+                const std::uint32_t waitedFor = graph.syncList[k];
+                Kind kind = Sync;
+                if (astra && gpuKind[i] && gpuKind[waitedFor]) {
+                    // A cudaStreamWaitEvent between a communication and a compute op.
+                    if (gpuKind[i] == 2 && gpuKind[waitedFor] == 1)
+                        kind = CommWaitsCompute;
+                    else if (gpuKind[i] == 1 && gpuKind[waitedFor] == 2)
+                        kind = ComputeWaitsComm;
+                    if ((kind == CommWaitsCompute && !options.commWaitsComputeDeps) ||
+                        (kind == ComputeWaitsComm && !options.computeWaitsCommDeps))
+                        continue;
+                }
+                deps.push_back({i, waitedFor, kind});
+            }
+
+    // astra-sim: the collectives of one process group in the order they were launched.
+    if (astra && options.pgOrderDeps && !collectives.empty()) {
+        auto launchTs = [&](std::uint32_t i) {
+            const EtPlusNode &node = graph.nodes[i];
+            if (node.gpuLink < links.gpuLinks.size() && links.gpuLinks[node.gpuLink].launch < device.events.size())
+                return device.events[links.gpuLinks[node.gpuLink].launch].ts;
+            return device.events[node.event].ts;
+        };
+        std::sort(collectives.begin(), collectives.end(), [&](std::uint32_t a, std::uint32_t b) {
+            return std::make_tuple(std::string_view(pgOf[a]), launchTs(a), a) < std::make_tuple(std::string_view(pgOf[b]), launchTs(b), b);
+        });
+        for (std::size_t k = 1; k < collectives.size(); ++k)
+            if (pgOf[collectives[k]] == pgOf[collectives[k - 1]])
+                deps.push_back({collectives[k], collectives[k - 1], PgOrder});
+    }
+
+    // astra-sim: process_group:init nodes are left out (ASTRA-sim aborts on a METADATA_NODE; the
+    // groups come from comm_group.json). A dependency on one becomes a dependency on what it waited for.
+    std::vector<std::uint8_t> dropped;
+    if (astra) {
+        dropped.assign(n, 0);
+        for (std::uint32_t i = 0; i < n; ++i)
+            if (!graph.nodes[i].gpu && isProcessGroupMetadataName(host.name(host.nodes[graph.nodes[i].host]))) {
+                dropped[i] = 1;
+                ++stats.metadataDropped;
+            }
+        if (stats.metadataDropped) {
+            std::multimap<std::uint32_t, std::uint32_t> depsOfDropped;
+            for (const Dep &d : deps)
+                if (dropped[d.node])
+                    depsOfDropped.emplace(d.node, d.dep);
+            std::vector<Dep> bridged;
+            for (const Dep &d : deps) {
+                if (dropped[d.node])
+                    continue;
+                if (!dropped[d.dep]) {
+                    bridged.push_back(d);
+                    continue;
+                }
+                // Walk through chains of dropped nodes (bounded: each is visited once per dependency).
+                std::vector<std::uint32_t> todo{d.dep};
+                std::vector<std::uint32_t> seen;
+                while (!todo.empty()) {
+                    const std::uint32_t x = todo.back();
+                    todo.pop_back();
+                    if (std::find(seen.begin(), seen.end(), x) != seen.end())
+                        continue;
+                    seen.push_back(x);
+                    auto [from, to] = depsOfDropped.equal_range(x);
+                    for (auto it = from; it != to; ++it) {
+                        if (dropped[it->second])
+                            todo.push_back(it->second);
+                        else if (it->second != d.node)
+                            bridged.push_back({d.node, it->second, d.kind});
+                    }
+                }
+            }
+            deps.swap(bridged);
+        }
+    }
 
     // One dependency per (node, dep), credited to the first kind that made it.
     std::sort(deps.begin(), deps.end(), [](const Dep &a, const Dep &b) {
@@ -132,6 +268,9 @@ ChakraPlan planChakra(const EtPlusGraph &graph, const HostTrace &host, const Lin
         case Launch: ++stats.launchDeps; break;
         case StreamOrder: ++stats.streamOrderDeps; break;
         case Sync: ++stats.syncDeps; break;
+        case PgOrder: ++stats.pgOrderDeps; break;
+        case CommWaitsCompute: ++stats.commWaitsComputeDeps; break;
+        case ComputeWaitsComm: ++stats.computeWaitsCommDeps; break;
         }
     }
     for (std::size_t i = 0; i < n; ++i)
@@ -139,15 +278,61 @@ ChakraPlan planChakra(const EtPlusGraph &graph, const HostTrace &host, const Lin
 
     // Dangling nodes (no dependency either way, no children) would run at time 0 in a simulator.
     plan.keep.assign(n, 1);
+    for (std::uint32_t i = 0; i < dropped.size(); ++i)
+        if (dropped[i])
+            plan.keep[i] = 0;
     if (options.removeDanglingNodes) {
         std::vector<std::uint8_t> needed(n, 0);
         for (std::uint32_t dep : plan.deps)
             needed[dep] = 1;
         for (std::uint32_t i = 0; i < n; ++i)
-            if (!needed[i] && graph.childBegin[i] == graph.childBegin[i + 1] && plan.depBegin[i] == plan.depBegin[i + 1]) {
+            if (plan.keep[i] && !needed[i] && graph.childBegin[i] == graph.childBegin[i + 1] &&
+                plan.depBegin[i] == plan.depBegin[i + 1]) {
                 plan.keep[i] = 0;
                 ++stats.danglingRemoved;
             }
+    }
+
+    // The Kineto span of what is written: what a replay of these nodes stands for.
+    bool anyTimed = false;
+    for (std::uint32_t i = 0; i < n; ++i) {
+        if (!plan.keep[i] || graph.nodes[i].event == kNoIndex || graph.nodes[i].event >= device.events.size())
+            continue;
+        const DeviceEvent &e = device.events[graph.nodes[i].event];
+        const Nanos end = e.ts + std::max<Nanos>(e.dur, 0);
+        stats.spanBegin = anyTimed ? std::min(stats.spanBegin, e.ts) : e.ts;
+        stats.spanEnd = anyTimed ? std::max(stats.spanEnd, end) : end;
+        anyTimed = true;
+    }
+
+    // The profiled iterations (Kineto's ProfilerStep#N ops): what a replay is measured against.
+    for (std::uint32_t e = 0; e < device.events.size(); ++e) {
+        const DeviceEvent &ev = device.events[e];
+        if (!isCpuOpCategory(ev.category) || !device.name(ev).starts_with("ProfilerStep#"))
+            continue;
+        const Nanos end = ev.ts + std::max<Nanos>(ev.dur, 0);
+        const bool first = stats.iterationBegin == 0 && stats.iterationEnd == 0;
+        stats.iterationBegin = first ? ev.ts : std::min(stats.iterationBegin, ev.ts);
+        stats.iterationEnd = first ? end : std::max(stats.iterationEnd, end);
+    }
+
+    if (astra) {
+        // Left-out nodes get no time: drop them from the chains before the durations are cut.
+        std::vector<std::uint32_t> keptBegin(1, 0), keptList;
+        for (std::size_t c = 0; c + 1 < chainBegin.size(); ++c) {
+            for (std::uint32_t k = chainBegin[c]; k < chainBegin[c + 1]; ++k)
+                if (plan.keep[chainList[k]])
+                    keptList.push_back(chainList[k]);
+            keptBegin.push_back(static_cast<std::uint32_t>(keptList.size()));
+        }
+        std::vector<std::uint8_t> gpuCompute(n, 0);
+        for (std::uint32_t i = 0; i < n; ++i)
+            gpuCompute[i] = plan.keep[i] && gpuKind[i] == 1;
+        // The time from the iteration's start to the first exported op (Python, data loading: no ET
+        // node) goes to the first node, as any other gap would.
+        const Nanos leadInFrom = stats.iterationEnd > stats.iterationBegin ? stats.iterationBegin : kNoLeadIn;
+        plan.durationMicros =
+            astraSimDurationsMicros(graph, device, links, keptBegin, keptList, gpuCompute, options, leadInFrom);
     }
     return plan;
 }
@@ -192,6 +377,18 @@ void emitChakra(const ChakraPlan &plan, const EtPlusGraph &graph, const HostTrac
     const std::size_t n = graph.nodes.size();
     std::map<std::string, std::size_t> unclassifiedNames;
     std::size_t p2pWithoutPeers = 0;
+    const bool astra = options.target == EtTarget::AstraSim;
+    std::map<std::string, std::size_t> replayedNames, unmappedGroups;
+    auto groupId = [&](const std::string &name) -> std::string {
+        if (!astra)
+            return name;
+        if (auto it = options.pgIds.find(name); it != options.pgIds.end())
+            return it->second;
+        const bool integer = !name.empty() && std::all_of(name.begin(), name.end(), [](char c) { return c >= '0' && c <= '9'; });
+        if (!integer && !name.empty())
+            ++unmappedGroups[name];
+        return name;
+    };
     Node node; // reused: one message at a time, never the whole graph
     for (std::uint32_t i = 0; i < n; ++i) {
         if (!plan.keep[i])
@@ -200,12 +397,16 @@ void emitChakra(const ChakraPlan &plan, const EtPlusGraph &graph, const HostTrac
         const HostNode &h = host.nodes[source.host];
         node.Clear();
         node.set_id(EtPlusGraph::idOf(i));
-        if (source.parent != kNoNode)
-            node.add_ctrl_deps(EtPlusGraph::idOf(source.parent));
+        // A parent left out (an astra-sim METADATA node) hands its children to its own parent.
+        std::uint32_t parent = source.parent;
+        while (parent != kNoNode && !plan.keep[parent])
+            parent = graph.nodes[parent].parent;
+        if (parent != kNoNode)
+            node.add_ctrl_deps(EtPlusGraph::idOf(parent));
         for (std::uint32_t k = plan.depBegin[i]; k < plan.depBegin[i + 1]; ++k)
             node.add_data_deps(EtPlusGraph::idOf(plan.deps[k]));
-        setIo(node.mutable_inputs(), host, h.inputs);
-        setIo(node.mutable_outputs(), host, h.outputs);
+        setIo(node.mutable_inputs(), host, h.inputs, astra);
+        setIo(node.mutable_outputs(), host, h.outputs, astra);
 
         Nanos start = 0, duration = 0;
         if (source.event != kNoIndex) {
@@ -213,7 +414,7 @@ void emitChakra(const ChakraPlan &plan, const EtPlusGraph &graph, const HostTrac
             start = e.ts;
             duration = source.gpu || source.event >= links.exclusiveDur.size() ? e.dur : links.exclusiveDur[source.event];
         }
-        node.set_duration_micros(microsOf(duration));
+        node.set_duration_micros(plan.durationMicros.empty() ? microsOf(duration) : plan.durationMicros[i]);
         if (options.startTimes && source.event != kNoIndex)
             node.set_start_time_micros(microsOf(start));
 
@@ -229,14 +430,26 @@ void emitChakra(const ChakraPlan &plan, const EtPlusGraph &graph, const HostTrac
 
         if (!source.gpu) {
             node.set_name(std::string(host.name(h)));
-            const bool metadataNode = host.name(h).find("process_group:init") != std::string_view::npos;
+            const bool metadataNode = isProcessGroupMetadataName(host.name(h));
             node.set_type(metadataNode ? ChakraProtoMsg::METADATA_NODE : ChakraProtoMsg::COMP_NODE);
             addInt64(node, "stream", 0);
         } else {
             const DeviceEvent &e = device.events[source.event];
             node.set_name(std::string(device.name(e)));
             addInt64(node, "stream", e.stream >= 0 ? e.stream : 0);
-            const CommInfo comm = classifyGpuOp(host, device, source.event, source.host);
+            CommInfo comm = classifyGpuOp(host, device, source.event, source.host,
+                                          astra ? SizeRule::CollectiveMetadata : SizeRule::ParentTensors);
+            if (astra && astraGpuKind(comm).demoted) {
+                // ASTRA-sim cannot run it as communication (a collective it does not issue, no size,
+                // no peers): replayed as compute for its measured time.
+                ++stats.commReplayed;
+                ++replayedNames[node.name()];
+                addString(node, "replayed_communication", node.name());
+                comm.type = ChakraProtoMsg::COMP_NODE;
+                comm.isComm = false;
+            }
+            if (astra)
+                comm.pgName = groupId(comm.pgName);
             node.set_type(comm.type);
             if (comm.isComm && comm.type == ChakraProtoMsg::COMP_NODE) {
                 ++stats.unclassifiedCollectives;
@@ -272,6 +485,8 @@ void emitChakra(const ChakraPlan &plan, const EtPlusGraph &graph, const HostTrac
                 ++stats.commWithoutSize;
         }
         ++stats.nodes;
+        if (node.type() == ChakraProtoMsg::COMP_NODE)
+            (source.gpu ? stats.gpuCompDurationMicros : stats.cpuDurationMicros) += node.duration_micros();
         switch (node.type()) {
         case ChakraProtoMsg::COMM_COLL_NODE: ++stats.commColl; break;
         case ChakraProtoMsg::COMM_SEND_NODE: ++stats.commSend; break;
@@ -285,6 +500,15 @@ void emitChakra(const ChakraPlan &plan, const EtPlusGraph &graph, const HostTrac
         warnings.push_back({Diagnostic::Severity::Warning, device.path, kUnknownOffset,
                             std::to_string(count) + " communication kernel(s) \"" + name +
                                 "\" with no recognisable collective: written as COMP_NODE (attr unclassified_collective)"});
+    for (const auto &[name, count] : replayedNames)
+        warnings.push_back({Diagnostic::Severity::Warning, device.path, kUnknownOffset,
+                            std::to_string(count) + " communication op(s) \"" + name +
+                                "\" ASTRA-sim cannot run as communication (collective it does not issue, no size or no "
+                                "peers): written as COMP_NODE replayed for the measured time (attr replayed_communication)"});
+    for (const auto &[name, count] : unmappedGroups)
+        warnings.push_back({Diagnostic::Severity::Warning, device.path, kUnknownOffset,
+                            std::to_string(count) + " collective(s) of process group \"" + name +
+                                "\", which has no integer id: ASTRA-sim needs the id comm_group.json gives it"});
     if (p2pWithoutPeers)
         warnings.push_back({Diagnostic::Severity::Warning, device.path, kUnknownOffset,
                             std::to_string(p2pWithoutPeers) +
@@ -311,7 +535,7 @@ ChakraConversion convertToChakra(const EtPlusGraph &graph, const HostTrace &host
                                  const LinkSet &links, const ChakraOptions &options)
 {
     ChakraConversion result;
-    const ChakraPlan plan = planChakra(graph, host, links, options);
+    const ChakraPlan plan = planChakra(graph, host, device, links, options);
     result.stats = plan.stats;
     result.trace.metadata = chakraMetadata(graph, host);
     result.trace.nodes.reserve(graph.nodes.size() - plan.stats.danglingRemoved);

@@ -197,7 +197,8 @@ std::int64_t tensorInputBytes(const HostTrace &host, const HostNode &node)
     return bytes;
 }
 
-CommInfo classifyGpuOp(const HostTrace &host, const DeviceTrace &device, std::uint32_t event, std::uint32_t parentHost)
+CommInfo classifyGpuOp(const HostTrace &host, const DeviceTrace &device, std::uint32_t event, std::uint32_t parentHost,
+                       SizeRule sizeRule)
 {
     CommInfo info;
     const DeviceEvent &e = device.events[event];
@@ -260,9 +261,27 @@ CommInfo classifyGpuOp(const HostTrace &host, const DeviceTrace &device, std::ui
         info.commType = commTypeOf(*kind);
     }
 
-    // Bytes: the tensors the parent op was given (what chakra_converter reads), then the enclosing
-    // record_param_comms, then the element counts the collective metadata declares.
-    if (parentHost < host.nodes.size()) {
+    // Bytes (SizeRule::ParentTensors): the tensors the parent op was given (what chakra_converter
+    // reads), then the enclosing record_param_comms, then the element counts the collective metadata
+    // declares. SizeRule::CollectiveMetadata: the metadata's element counts first (Kineto's, then the
+    // ET's comm attrs): what the collective moved.
+    if (sizeRule == SizeRule::CollectiveMetadata) {
+        if (args && args->inMsgNelems > 0 && args->dtype != 0) {
+            info.bytes = args->inMsgNelems * dtypeBytes(device.strings.at(args->dtype));
+            info.sizeSource = "kineto_msg_nelems";
+        }
+        if (info.bytes <= 0)
+            forAncestors(host, parentHost, [&](const HostNode &n) {
+                if (n.comm >= host.commAttrs.size())
+                    return false;
+                const HostCommAttrs &c = host.commAttrs[n.comm];
+                if (c.inMsgNelems > 0 && c.dtype != 0)
+                    info.bytes = c.inMsgNelems * dtypeBytes(host.strings.at(c.dtype));
+                info.sizeSource = "et_msg_nelems";
+                return info.bytes > 0;
+            });
+    }
+    if (info.bytes <= 0 && parentHost < host.nodes.size()) {
         info.bytes = tensorInputBytes(host, host.nodes[parentHost]);
         info.sizeSource = "parent_inputs";
         if (info.bytes <= 0)

@@ -37,8 +37,13 @@ struct CommInfo {
     std::string_view sizeSource;         // "parent_inputs", "record_param_comms_inputs", "kineto_msg_nelems", "et_msg_nelems"
 };
 
+// Where comm_size comes from first: the parent op's tensors (chakra_converter's rule), or the
+// collective's own element counts (Kineto args, then ET comm attrs; the astra-sim target).
+enum class SizeRule : std::uint8_t { ParentTensors, CollectiveMetadata };
+
 // `parentHost` is the GPU op's parent host node (HostTrace index).
-CommInfo classifyGpuOp(const HostTrace &host, const DeviceTrace &device, std::uint32_t event, std::uint32_t parentHost);
+CommInfo classifyGpuOp(const HostTrace &host, const DeviceTrace &device, std::uint32_t event, std::uint32_t parentHost,
+                       SizeRule sizeRule = SizeRule::ParentTensors);
 
 // Σ numel × itemsize over the Tensor and GenericList[Tensor…] inputs (chakra_converter's comm_size rule).
 std::int64_t tensorInputBytes(const HostTrace &host, const HostNode &node);

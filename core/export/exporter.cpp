@@ -19,6 +19,20 @@ std::string hostSpanText(const HostTrace &host, Span span)
     return text;
 }
 
+std::string_view etTargetName(EtTarget target)
+{
+    return target == EtTarget::AstraSim ? "astra-sim" : "chakra";
+}
+
+std::optional<EtTarget> etTargetFromName(std::string_view name)
+{
+    if (name == "chakra")
+        return EtTarget::Chakra;
+    if (name == "astra-sim" || name == "astrasim")
+        return EtTarget::AstraSim;
+    return std::nullopt;
+}
+
 nlohmann::json ExportReport::toJson() const
 {
     nlohmann::json j;
@@ -44,7 +58,17 @@ nlohmann::json ExportReport::toJson() const
                    {"sync_deps", chakra.syncDeps},
                    {"dangling_removed", chakra.danglingRemoved},
                    {"unclassified_collectives", chakra.unclassifiedCollectives},
-                   {"comm_without_size", chakra.commWithoutSize}};
+                   {"comm_without_size", chakra.commWithoutSize},
+                   {"pg_order_deps", chakra.pgOrderDeps},
+                   {"comm_waits_compute_deps", chakra.commWaitsComputeDeps},
+                   {"compute_waits_comm_deps", chakra.computeWaitsCommDeps},
+                   {"metadata_dropped", chakra.metadataDropped},
+                   {"comm_replayed", chakra.commReplayed},
+                   {"span_ns", chakra.spanEnd - chakra.spanBegin},
+                   {"iteration_ns", chakra.iterationEnd - chakra.iterationBegin},
+                   {"measured_ns", chakra.measuredNs()},
+                   {"cpu_duration_us", chakra.cpuDurationMicros},
+                   {"gpu_comp_duration_us", chakra.gpuCompDurationMicros}};
     j["bytes"] = {{"et", etBytes}, {"etplus", etPlusBytes}, {"perfetto", perfettoBytes}};
     nlohmann::json list = nlohmann::json::array();
     for (const Diagnostic &d : warnings)
@@ -99,7 +123,7 @@ ExportReport exportLinkedPair(const HostTrace &host, const DeviceTrace &device, 
     ChakraPlan plan;
     if (!request.etPath.empty()) {
         stages.begin("checking the Chakra graph");
-        plan = planChakra(graph, host, links, request.chakra);
+        plan = planChakra(graph, host, device, links, request.chakra);
         const EtValidation validation = validateChakraPlan(plan, graph, host, device);
         if (!validation.ok())
             throw ExportError(request.etPath + ": refusing to write an invalid Chakra graph: " + validation.message());

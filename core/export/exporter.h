@@ -19,6 +19,8 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
+#include <optional>
 #include <string_view>
 #include <string>
 #include <vector>
@@ -80,11 +82,41 @@ bool isEtThreadRootName(std::string_view name);
 std::uint64_t writeEtPlus(const std::string &path, const EtPlusGraph &graph, const HostTrace &host,
                           const DeviceTrace &device, const LinkSet &links, bool gzip = false);
 
+// What a .et is written for. Chakra: what chakra_converter writes from the same ET+ (corrected, see
+// the reference §4). AstraSim: what the ASTRA-sim of ../shared/tools/astra-sim replays to completion
+// with a simulated time close to the measured one (docs/astra-sim-export.md): no METADATA node
+// (process groups come from comm_group.json), durations of the time each node really holds its
+// resource, the dependencies the simulator needs and Chakra drops, inputs/outputs in the converter's
+// Python text.
+enum class EtTarget : std::uint8_t { Chakra, AstraSim };
+std::string_view etTargetName(EtTarget target);                 // "chakra", "astra-sim"
+std::optional<EtTarget> etTargetFromName(std::string_view name);
+
 struct ChakraOptions {
     bool streamOrderDeps = true;   // GPU op waits for the previous op on its (device, stream)
     bool syncDeps = true;          // the CPU op continuing after a synchronisation waits for the GPU op
     bool startTimes = true;        // start_time_micros from the Kineto ts
     bool removeDanglingNodes = true; // as chakra_converter: nodes with no dependency either way and no children
+    EtTarget target = EtTarget::Chakra;
+
+    // --- astra-sim target only (ignored for Chakra) ---
+    // CPU nodes get the time their thread really spent in them: an instant when several threads
+    // are inside ops belongs to the one whose activity began last (a wrapper such as ProfilerStep#N
+    // or an op blocked on another thread keeps only its own time). Off: exclusive durations.
+    bool ownTimeDurations = true;
+    // The gaps between a thread's ops, and a parent's time between its children, are folded into
+    // the node that runs next on the thread (Chakra #220 loses them). Off: dropped.
+    bool keepGaps = true;
+    // Each collective waits for the previous collective of its process group, in launch order
+    // (Chakra PR #191).
+    bool pgOrderDeps = true;
+    // cudaEventRecord / cudaStreamWaitEvent pairs between a communication and a compute GPU op
+    // (Chakra #186): the communication op waits for the compute op, and the reverse.
+    bool commWaitsComputeDeps = true;
+    bool computeWaitsCommDeps = true;
+    // Process group name → the integer id comm_group.json gives it; written as pg_name. Names not
+    // listed are written as they are (ASTRA-sim needs integer ids: a warning names the others).
+    std::map<std::string, std::string> pgIds;
 };
 
 struct ChakraStats {
@@ -94,6 +126,23 @@ struct ChakraStats {
     std::size_t danglingRemoved = 0;
     std::size_t unclassifiedCollectives = 0; // NCCL kernels with no recognisable collective: written as COMP_NODE
     std::size_t commWithoutSize = 0;
+    // astra-sim target
+    std::size_t pgOrderDeps = 0, commWaitsComputeDeps = 0, computeWaitsCommDeps = 0;
+    std::size_t metadataDropped = 0;        // process_group:init nodes left out (groups come from comm_group.json)
+    std::size_t commReplayed = 0;           // communication ops written as COMP_NODE: no type/size/peers the simulator can run
+    // Kineto span of the exported nodes (first start, last end), ns; 0/0 when none has timing.
+    Nanos spanBegin = 0, spanEnd = 0;
+    // Kineto's profiled iterations (ProfilerStep#N ops: first start, last end), ns; 0/0 when none.
+    Nanos iterationBegin = 0, iterationEnd = 0;
+    // What a replay is compared with: from the iteration start (else the span start) to the later of
+    // the iteration end and the span end.
+    Nanos measuredNs() const
+    {
+        if (iterationEnd <= iterationBegin)
+            return spanEnd - spanBegin;
+        return std::max(iterationEnd, spanEnd) - iterationBegin;
+    }
+    std::uint64_t cpuDurationMicros = 0, gpuCompDurationMicros = 0; // Σ duration_micros over CPU / GPU compute nodes
 };
 
 struct ChakraConversion {
@@ -112,9 +161,11 @@ struct ChakraPlan {
     std::vector<std::uint32_t> depBegin; // CSR: node i waits for deps[depBegin[i] .. depBegin[i+1]) (positions)
     std::vector<std::uint32_t> deps;
     std::vector<std::uint8_t> keep;      // 0: a dangling node, left out
+    std::vector<std::uint64_t> durationMicros; // astra-sim target: each node's duration; empty for Chakra
     ChakraStats stats;                   // dependency counts and danglingRemoved
 };
-ChakraPlan planChakra(const EtPlusGraph &graph, const HostTrace &host, const LinkSet &links, const ChakraOptions &options = {});
+ChakraPlan planChakra(const EtPlusGraph &graph, const HostTrace &host, const DeviceTrace &device, const LinkSet &links,
+                      const ChakraOptions &options = {});
 // Cycles in data_deps, then in ctrl_deps, named by id and name (ids exist and are unique by construction).
 EtValidation validateChakraPlan(const ChakraPlan &plan, const EtPlusGraph &graph, const HostTrace &host, const DeviceTrace &device);
 // Writes atomically without validating (validate first). `stats` gets node type counts; warnings are appended.

@@ -1,0 +1,69 @@
+// linkscope check X.et... [--comm-groups FILE] [--json]
+#include "commands/commands.h"
+
+#include "export/etcheck.h"
+
+#include <ostream>
+
+namespace linkscope::cli {
+
+namespace {
+
+void printCheckUsage(std::ostream &out)
+{
+    out << "usage: linkscope check X.et... [--comm-groups FILE] [--json]\n"
+           "  Pre-flight for ASTRA-sim: every dependency exists, the graph is acyclic, node types the\n"
+           "  simulator runs, communication nodes with is_cpu_op false, comm_type set and comm_size > 0\n"
+           "  as int64, every pg_name in the comm groups and every group's ranks with a file, and each\n"
+           "  group's collective sequence the same on every rank. A file's rank is N in PREFIX.N.et.\n"
+           "  --comm-groups FILE    ASTRA-sim's comm group file {\"<id>\": [ranks]} (comm_group.json)\n"
+           "  --json                print the findings as JSON\n"
+           "Each finding names the file, the node id and the rule. Exit status 1 when there is an error.\n";
+}
+
+} // namespace
+
+int runCheck(const Args &args, std::ostream &out, std::ostream &err)
+{
+    std::vector<std::string> files;
+    std::string groups;
+    bool json = false;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const std::string &a = args[i];
+        if (a == "--help" || a == "-h") {
+            printCheckUsage(out);
+            return 0;
+        } else if (a == "--comm-groups" || a == "--comm-group-configuration") {
+            if (i + 1 >= args.size()) {
+                err << "check: " << a << " needs a value\n";
+                return 2;
+            }
+            groups = args[++i];
+        } else if (a == "--json") {
+            json = true;
+        } else if (a.starts_with("--")) {
+            err << "check: unknown argument " << a << "\n";
+            printCheckUsage(err);
+            return 2;
+        } else {
+            files.push_back(a);
+        }
+    }
+    if (files.empty()) {
+        err << "check: no .et file given\n";
+        printCheckUsage(err);
+        return 2;
+    }
+    const core::EtCheckResult result = core::checkEtFiles(files, groups);
+    if (json) {
+        out << result.toJson().dump(2) << '\n';
+    } else {
+        for (const core::EtCheckFinding &f : result.findings)
+            out << f.toString() << '\n';
+        out << (result.ok() ? "ok: " : "failed: ") << result.files << " file(s), " << result.nodes << " node(s), "
+            << result.errors() << " error(s)\n";
+    }
+    return result.ok() ? 0 : 1;
+}
+
+} // namespace linkscope::cli

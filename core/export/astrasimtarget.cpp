@@ -1,0 +1,260 @@
+#include "export/astrasimtarget.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <set>
+#include <tuple>
+
+namespace linkscope::core {
+
+namespace {
+
+// A stretch of one lane's time that one node owns unless a later-starting piece of another lane
+// covers it.
+struct Piece {
+    Nanos begin, end;
+    std::uint32_t owner; // graph position
+};
+
+struct TimedNode {
+    Nanos ts, end;
+    std::uint32_t node;
+};
+
+// The pieces of one thread (ops sorted by start, longer first on ties: the nesting order).
+void threadPieces(const std::vector<TimedNode> &ops, bool keepGaps, std::vector<Piece> &out)
+{
+    struct Open {
+        Nanos end;
+        std::uint32_t node;
+        bool childStarted;
+    };
+    std::vector<Open> stack;
+    const std::size_t m = ops.size();
+    std::size_t next = 0;
+    Nanos t = m ? ops[0].ts : 0;
+    auto emit = [&](Nanos to) {
+        if (to <= t) {
+            return;
+        }
+        const std::uint32_t upcoming = next < m ? ops[next].node : ops[m - 1].node;
+        if (!stack.empty()) {
+            const Open &inside = stack.back();
+            if (!inside.childStarted)
+                out.push_back({t, to, inside.node});
+            else
+                out.push_back({t, to, keepGaps ? upcoming : inside.node});
+        } else if (keepGaps) {
+            out.push_back({t, to, upcoming});
+        }
+        t = to;
+    };
+    while (next < m || !stack.empty()) {
+        const Nanos nextStart = next < m ? ops[next].ts : std::numeric_limits<Nanos>::max();
+        if (!stack.empty() && stack.back().end <= nextStart) {
+            emit(stack.back().end);
+            stack.pop_back();
+        } else {
+            emit(nextStart);
+            if (!stack.empty())
+                stack.back().childStarted = true;
+            stack.push_back({ops[next].end, ops[next].node, false});
+            ++next;
+        }
+    }
+}
+
+// Gives every instant covered by some piece to the covering piece that began last; with
+// `fillGaps`, an instant no piece covers (between the first begin and the last end) goes to the
+// next piece that begins.
+void sweep(const std::vector<Piece> &pieces, bool fillGaps, std::vector<Nanos> &durationNs)
+{
+    if (pieces.empty())
+        return;
+    struct Boundary {
+        Nanos at;
+        bool opens;
+        std::uint32_t piece;
+    };
+    std::vector<Boundary> bounds;
+    bounds.reserve(pieces.size() * 2);
+    for (std::uint32_t k = 0; k < pieces.size(); ++k) {
+        bounds.push_back({pieces[k].begin, true, k});
+        bounds.push_back({pieces[k].end, false, k});
+    }
+    std::sort(bounds.begin(), bounds.end(), [](const Boundary &a, const Boundary &b) {
+        return std::tie(a.at, a.opens, a.piece) < std::tie(b.at, b.opens, b.piece); // closings first
+    });
+    std::set<std::pair<Nanos, std::uint32_t>> open; // (begin, piece)
+    Nanos pendingGap = 0;
+    Nanos last = bounds.front().at;
+    for (const Boundary &b : bounds) {
+        if (b.at > last) {
+            if (!open.empty())
+                durationNs[pieces[open.rbegin()->second].owner] += b.at - last;
+            else if (fillGaps)
+                pendingGap += b.at - last;
+            last = b.at;
+        }
+        if (b.opens) {
+            open.emplace(pieces[b.piece].begin, b.piece);
+            if (pendingGap) {
+                durationNs[pieces[b.piece].owner] += pendingGap;
+                pendingGap = 0;
+            }
+        } else {
+            open.erase({pieces[b.piece].begin, b.piece});
+        }
+    }
+}
+
+// ns → µs along a sequence, carrying the remainder: the rounded durations sum to the rounded total.
+void roundAlong(std::span<const std::uint32_t> sequence, const std::vector<Nanos> &durationNs,
+                std::vector<std::uint64_t> &micros)
+{
+    Nanos total = 0;
+    std::int64_t written = 0;
+    for (std::uint32_t node : sequence) {
+        total += std::max<Nanos>(durationNs[node], 0);
+        const std::int64_t upTo = (total + 500) / 1000;
+        micros[node] = static_cast<std::uint64_t>(std::max<std::int64_t>(upTo - written, 0));
+        written = std::max(written, upTo);
+    }
+}
+
+} // namespace
+
+bool astraSimRunsCollective(std::int64_t commType)
+{
+    return commType == ChakraProtoMsg::ALL_REDUCE || commType == ChakraProtoMsg::ALL_TO_ALL ||
+           commType == ChakraProtoMsg::ALL_GATHER || commType == ChakraProtoMsg::REDUCE_SCATTER ||
+           commType == ChakraProtoMsg::BROADCAST;
+}
+
+std::map<std::string, std::string> readProcessGroupIds(const std::string &path)
+{
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        throw LoadError(path, kUnknownOffset, "cannot open the process group id file");
+    nlohmann::json j;
+    try {
+        j = nlohmann::json::parse(in);
+    } catch (const nlohmann::json::parse_error &e) {
+        throw LoadError(path, e.byte > 0 ? e.byte - 1 : 0, std::string("not JSON: ") + e.what());
+    }
+    if (!j.is_object())
+        throw LoadError(path, 0, "expected a JSON object {\"process group name\": integer id}");
+    std::map<std::string, std::string> ids;
+    for (auto it = j.begin(); it != j.end(); ++it) {
+        std::string id;
+        if (it.value().is_number_integer() && it.value().get<std::int64_t>() >= 0)
+            id = std::to_string(it.value().get<std::int64_t>());
+        else if (it.value().is_string())
+            id = it.value().get<std::string>();
+        if (id.empty() || !std::all_of(id.begin(), id.end(), [](char c) { return c >= '0' && c <= '9'; }))
+            throw LoadError(path, kUnknownOffset, "process group \"" + it.key() + "\": the id must be a non-negative integer");
+        ids.emplace(it.key(), id);
+    }
+    return ids;
+}
+
+bool isProcessGroupMetadataName(std::string_view name)
+{
+    return name.find("process_group:init") != std::string_view::npos;
+}
+
+std::vector<std::uint64_t> astraSimDurationsMicros(const EtPlusGraph &graph, const DeviceTrace &device, const LinkSet &links,
+                                                   std::span<const std::uint32_t> chainBegin,
+                                                   std::span<const std::uint32_t> chainList,
+                                                   std::span<const std::uint8_t> gpuCompute, const ChakraOptions &options,
+                                                   Nanos leadInFrom)
+{
+    const std::size_t n = graph.nodes.size();
+    std::vector<Nanos> durationNs(n, 0);
+    std::vector<std::uint64_t> micros(n, 0);
+
+    // CPU: pieces per thread, then one sweep over all threads of the rank.
+    std::vector<Piece> pieces;
+    std::vector<TimedNode> ops;
+    const std::size_t chains = chainBegin.empty() ? 0 : chainBegin.size() - 1;
+    for (std::size_t c = 0; c < chains; ++c) {
+        ops.clear();
+        for (std::uint32_t k = chainBegin[c]; k < chainBegin[c + 1]; ++k) {
+            const std::uint32_t node = chainList[k];
+            const std::uint32_t event = graph.nodes[node].event;
+            if (event == kNoIndex)
+                continue;
+            const DeviceEvent &e = device.events[event];
+            ops.push_back({e.ts, e.ts + std::max<Nanos>(e.dur, 0), node});
+        }
+        std::sort(ops.begin(), ops.end(), [](const TimedNode &a, const TimedNode &b) {
+            return std::tie(a.ts, b.end, a.node) < std::tie(b.ts, a.end, b.node);
+        });
+        if (options.ownTimeDurations || options.keepGaps) {
+            threadPieces(ops, options.keepGaps, pieces);
+        }
+        if (!options.ownTimeDurations) {
+            if (options.keepGaps) {
+                for (const Piece &p : pieces)
+                    durationNs[p.owner] += p.end - p.begin;
+            } else {
+                for (const TimedNode &op : ops)
+                    durationNs[op.node] = op.node < graph.nodes.size() && graph.nodes[op.node].event < links.exclusiveDur.size()
+                                              ? links.exclusiveDur[graph.nodes[op.node].event]
+                                              : op.end - op.ts;
+            }
+            pieces.clear();
+        }
+    }
+    if (options.keepGaps && leadInFrom != kNoLeadIn && !pieces.empty()) {
+        const auto first = std::min_element(pieces.begin(), pieces.end(),
+                                            [](const Piece &a, const Piece &b) { return a.begin < b.begin; });
+        if (first->begin > leadInFrom)
+            durationNs[first->owner] += first->begin - leadInFrom;
+    }
+    if (options.ownTimeDurations)
+        sweep(pieces, options.keepGaps, durationNs);
+
+    // GPU compute: one sweep per device over its kernels (no gaps: idle GPU time comes from the
+    // dependencies). Communication nodes keep their measured duration.
+    std::map<std::int32_t, std::vector<Piece>> gpuPieces;
+    std::map<std::int32_t, std::vector<TimedNode>> gpuOrder;
+    for (std::uint32_t i = 0; i < n; ++i) {
+        const EtPlusNode &node = graph.nodes[i];
+        if (!node.gpu || node.event == kNoIndex)
+            continue;
+        const DeviceEvent &e = device.events[node.event];
+        const Nanos end = e.ts + std::max<Nanos>(e.dur, 0);
+        if (i < gpuCompute.size() && gpuCompute[i]) {
+            gpuPieces[e.device].push_back({e.ts, end, i});
+            gpuOrder[e.device].push_back({e.ts, end, i});
+        } else {
+            durationNs[i] = end - e.ts;
+            micros[i] = static_cast<std::uint64_t>((end - e.ts + 500) / 1000);
+        }
+    }
+    for (auto &[deviceId, list] : gpuPieces) {
+        if (options.ownTimeDurations)
+            sweep(list, false, durationNs);
+        else
+            for (const Piece &p : list)
+                durationNs[p.owner] = p.end - p.begin;
+    }
+
+    std::vector<std::uint32_t> sequence;
+    for (std::size_t c = 0; c < chains; ++c)
+        roundAlong(chainList.subspan(chainBegin[c], chainBegin[c + 1] - chainBegin[c]), durationNs, micros);
+    for (auto &[deviceId, list] : gpuOrder) {
+        std::sort(list.begin(), list.end(), [](const TimedNode &a, const TimedNode &b) { return std::tie(a.ts, a.node) < std::tie(b.ts, b.node); });
+        sequence.clear();
+        for (const TimedNode &t : list)
+            sequence.push_back(t.node);
+        roundAlong(sequence, durationNs, micros);
+    }
+    return micros;
+}
+
+} // namespace linkscope::core

@@ -1,0 +1,53 @@
+#pragma once
+// The parts of the astra-sim .et target that differ from the Chakra one (docs/astra-sim-export.md):
+// node durations that make ASTRA-sim's replay take the measured time, and which GPU ops it can run
+// as communication. Used by chakraconverter.cpp when ChakraOptions::target is AstraSim.
+
+#include "export/exporter.h"
+
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <string>
+#include <span>
+#include <string_view>
+#include <vector>
+
+namespace linkscope::core {
+
+inline constexpr Nanos kNoLeadIn = std::numeric_limits<Nanos>::min();
+
+// ASTRA-sim runs the CPU nodes of all threads of a rank one at a time, each for its duration, and
+// the GPU compute nodes of all streams one at a time. Durations here (ns, per graph position):
+//  - CPU: each thread's span from its first op to its last is cut into pieces, each owned by the
+//    node ASTRA-sim runs then: an op's own time before its first child belongs to it; a gap, and a
+//    parent's time after one of its children, to the next op to start on the thread (the node
+//    ASTRA-sim runs next in the thread's chain). Where the pieces of several threads overlap, the
+//    instant belongs to the piece that began last (the thread with the latest activity: a thread
+//    blocked in an op waiting for another is not the one working). Gaps where no thread has a
+//    piece go to the next piece that starts. The pieces of a rank then sum to its CPU span.
+//  - GPU compute: where kernels of several streams overlap, the instant belongs to the one that
+//    started last, so the device's kernels sum to its busy time.
+// `chainBegin`/`chainList`: the CPU nodes of each thread in the order ASTRA-sim chains them.
+// `gpuCompute`: 1 for the GPU nodes written as COMP_NODE (communication nodes keep their own
+// duration: the simulator computes their time). `leadInFrom` (with keepGaps): the time from it to the
+// first CPU piece goes to that piece's node (the iteration's start before its first exported op). Rounded to microseconds with the remainder carried
+// along each chain and each device, so sums are kept to the microsecond.
+std::vector<std::uint64_t> astraSimDurationsMicros(const EtPlusGraph &graph, const DeviceTrace &device, const LinkSet &links,
+                                                   std::span<const std::uint32_t> chainBegin,
+                                                   std::span<const std::uint32_t> chainList,
+                                                   std::span<const std::uint8_t> gpuCompute, const ChakraOptions &options,
+                                                   Nanos leadInFrom = kNoLeadIn);
+
+// Collectives ASTRA-sim's workload layer issues (the others abort it): all-reduce, all-to-all,
+// all-gather, reduce-scatter, broadcast (replayed for its duration).
+bool astraSimRunsCollective(std::int64_t commType);
+
+// A JSON object {"process group name": integer id (number or digit string)}: the names a job's
+// comm_group.json numbers. Throws LoadError naming the file and what is wrong.
+std::map<std::string, std::string> readProcessGroupIds(const std::string &path);
+
+// A `## process_group:init ##` node (Chakra's METADATA_NODE).
+bool isProcessGroupMetadataName(std::string_view name);
+
+} // namespace linkscope::core

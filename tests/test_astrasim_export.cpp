@@ -1,0 +1,259 @@
+// The astra-sim .et target (docs/astra-sim-export.md): inputs/outputs in Python's text, no METADATA
+// node, no dependency on a node left out, and durations of each node's own time — checked on a
+// two-thread pair built here whose answer is worked out by hand, and on the bundled sample.
+
+#include "testsupport.h"
+
+#include "export/astrasimtarget.h"
+#include "export/etcheck.h"
+#include "export/exporter.h"
+#include "export/pyrepr.h"
+#include "io/tracereader.h"
+#include "link/linker.h"
+
+#include <QTemporaryDir>
+
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <map>
+#include <set>
+
+using namespace linkscope::core;
+
+namespace {
+
+struct Op {
+    int id;
+    std::string name;
+    int parent;
+    int tid;
+    long ts, dur; // µs; dur < 0: no Kineto event (ET only)
+};
+
+// A host ET (nested, 1.1.1-chakra.0.0.4) and its Kineto trace (Record function id = rf_id = id).
+void writePair(const std::vector<Op> &ops, const std::string &hostPath, const std::string &kinetoPath)
+{
+    nlohmann::json nodes = nlohmann::json::array();
+    auto node = [](int id, const std::string &name, int parent, int tid) {
+        nlohmann::json n = {{"id", id}, {"name", name}, {"ctrl_deps", parent},
+                            {"inputs", {{"values", nlohmann::json::array()}, {"shapes", nlohmann::json::array()}, {"types", nlohmann::json::array()}}},
+                            {"outputs", {{"values", nlohmann::json::array()}, {"shapes", nlohmann::json::array()}, {"types", nlohmann::json::array()}}}};
+        n["attrs"] = {{{"name", "rf_id"}, {"type", "uint64"}, {"value", id}}, {{"name", "fw_parent"}, {"type", "uint64"}, {"value", 0}},
+                      {{"name", "seq_id"}, {"type", "int64"}, {"value", -1}}, {{"name", "scope"}, {"type", "uint64"}, {"value", 0}},
+                      {{"name", "tid"}, {"type", "uint64"}, {"value", tid}}, {{"name", "fw_tid"}, {"type", "uint64"}, {"value", 0}},
+                      {{"name", "op_schema"}, {"type", "string"}, {"value", ""}}};
+        return n;
+    };
+    nodes.push_back(node(1, "[pytorch|profiler|execution_trace|process]", 0, 0));
+    std::set<int> tids;
+    for (const Op &op : ops)
+        tids.insert(op.tid);
+    for (int tid : tids)
+        nodes.push_back(node(1 + tid, "[pytorch|profiler|execution_trace|thread]", 1, tid));
+    for (const Op &op : ops) {
+        nlohmann::json n = node(op.id, op.name, op.parent, op.tid);
+        if (op.name.find("process_group:init") != std::string::npos)
+            n["inputs"]["values"] = {"[{\"pg_name\": \"0\", \"pg_desc\": \"default_pg\", \"backend_config\": \"cuda:nccl\", \"ranks\": [], \"group_size\": 2, \"group_count\": 1}]"};
+        if (op.name == "aten::add")
+            n["inputs"]["values"] = {nlohmann::json::array({1, 2, 0, 4, 4, "cuda:0"}), 1.5, true, "it's"};
+        nodes.push_back(n);
+    }
+    const nlohmann::json host = {{"schema", "1.1.1-chakra.0.0.4"}, {"pid", 4242}, {"time", "2026-12-01 10:00:00"},
+                                 {"start_ts", 0}, {"finish_ts", 2000}, {"nodes", nodes}};
+    nlohmann::json events = nlohmann::json::array();
+    for (const Op &op : ops)
+        if (op.dur >= 0)
+            events.push_back({{"ph", "X"}, {"cat", "cpu_op"}, {"name", op.name}, {"pid", 4242}, {"tid", 1000 + op.tid},
+                              {"ts", op.ts}, {"dur", op.dur},
+                              {"args", {{"External id", op.id}, {"Record function id", op.id}, {"Ev Idx", op.id}}}});
+    const nlohmann::json kineto = {{"schemaVersion", 1}, {"traceEvents", events}};
+    std::ofstream(hostPath) << host.dump(1);
+    std::ofstream(kinetoPath) << kineto.dump(1);
+}
+
+// A main thread blocked in a backward call while the autograd thread runs (µs):
+//   main     ProfilerStep#1 [0,1000) ⊃ forward [10,200), backward [200,900), optimizer [920,990)
+//   autograd mm_backward [300,500), add_backward [520,880)
+// and a process_group:init node (ET only) at the start of the main thread.
+std::vector<Op> twoThreadOps()
+{
+    return {{9, "## process_group:init ##", 2, 1, 0, -1},
+            {10, "ProfilerStep#1", 2, 1, 0, 1000},
+            {11, "aten::forward", 10, 1, 10, 190},
+            {12, "aten::backward", 10, 1, 200, 700},
+            {13, "Optimizer.step", 10, 1, 920, 70},
+            {20, "aten::mm_backward", 3, 2, 300, 200},
+            {21, "aten::add", 3, 2, 520, 360}};
+}
+
+struct Exported {
+    ExportReport report;
+    ChakraTrace trace;
+    std::map<std::string, std::uint64_t> durationOf; // by node name
+};
+
+Exported exportPair(const std::string &host, const std::string &kineto, const std::string &et, const ChakraOptions &options)
+{
+    HostTrace h = readHostTrace(host);
+    DeviceTrace d = readKinetoTrace(kineto);
+    LinkSet links = linkTraces(d, &h, {});
+    ExportRequest request;
+    request.etPath = et;
+    request.chakra = options;
+    Exported out;
+    out.report = exportLinkedPair(h, d, links, request);
+    out.trace = readChakraEt(et);
+    for (const auto &node : out.trace.nodes)
+        out.durationOf[node.name()] = node.duration_micros();
+    return out;
+}
+
+ChakraOptions astraOptions()
+{
+    ChakraOptions options;
+    options.target = EtTarget::AstraSim;
+    return options;
+}
+
+} // namespace
+
+class TestAstraSimExport : public QObject {
+    Q_OBJECT
+
+private slots:
+    void pythonRepr_data()
+    {
+        QTest::addColumn<QString>("json");
+        QTest::addColumn<QString>("python");
+        QTest::newRow("list") << "[1, \"a\", true, false, null]" << "[1, 'a', True, False, None]";
+        QTest::newRow("nested, spacing") << "[[1,2],[],{\"k\":[3]}]" << "[[1, 2], [], {'k': [3]}]";
+        QTest::newRow("floats") << "[1.5, 1e-5, 0.0001, 1e16, 1.5e16, 100.0, 123456789.125, -0.0, 2E3]"
+                                << "[1.5, 1e-05, 0.0001, 1e+16, 1.5e+16, 100.0, 123456789.125, -0.0, 2000.0]";
+        QTest::newRow("ints") << "[0, -0, -12, 9223372036854775807]" << "[0, 0, -12, 9223372036854775807]";
+        QTest::newRow("quote choice") << "[\"it's\", \"say \\\"hi\\\"\", \"both ' and \\\"\"]"
+                                      << "[\"it's\", 'say \"hi\"', 'both \\' and \"']";
+        QTest::newRow("escapes") << "[\"tab\\tnl\\nback\\\\slash\", \"\\u0001\", \"\\u00e9\\u00a0\", \"\\ud83d\\ude00\"]"
+                                 << QString::fromUtf8("['tab\\tnl\\nback\\\\slash', '\\x01', 'é\\xa0', '😀']");
+        QTest::newRow("pg metadata") << "[\"[{\\\"pg_name\\\": \\\"0\\\", \\\"ranks\\\": []}]\"]"
+                                     << "['[{\"pg_name\": \"0\", \"ranks\": []}]']";
+        QTest::newRow("non-finite") << "[NaN, Infinity, -Infinity, 1e400]" << "[nan, inf, -inf, inf]";
+    }
+
+    void pythonRepr()
+    {
+        QFETCH(QString, json);
+        QFETCH(QString, python);
+        QCOMPARE(QString::fromStdString(linkscope::core::pythonRepr(json.toStdString())), python);
+    }
+
+    void pythonReprRejectsBrokenText()
+    {
+        std::string out = "keep";
+        QVERIFY(!appendPythonRepr(out, "[\"unterminated"));
+        QVERIFY(!appendPythonRepr(out, "[bogus]"));
+        QCOMPARE(out, std::string("keep"));
+        QCOMPARE(linkscope::core::pythonRepr("[x]"), std::string("[x]")); // left as it was
+    }
+
+    // The worked example: every instant of the iteration goes to the node ASTRA-sim runs then.
+    void ownTimeAndGaps()
+    {
+        QTemporaryDir dir;
+        const std::string host = dir.filePath("host.json").toStdString(), kineto = dir.filePath("kineto.json").toStdString();
+        writePair(twoThreadOps(), host, kineto);
+
+        const Exported astra = exportPair(host, kineto, dir.filePath("a.0.et").toStdString(), astraOptions());
+        // main: ProfilerStep's 10 µs before its first child; forward 190; backward [200,300) and
+        // [880,900) = 120 (the autograd thread owns the rest); optimizer 70 + the 20 µs gap before it
+        // + ProfilerStep's 10 µs after it. autograd: mm 200; add 360 + the 20 µs gap before it.
+        QCOMPARE(astra.durationOf.at("ProfilerStep#1"), std::uint64_t(10));
+        QCOMPARE(astra.durationOf.at("aten::forward"), std::uint64_t(190));
+        QCOMPARE(astra.durationOf.at("aten::backward"), std::uint64_t(120));
+        QCOMPARE(astra.durationOf.at("Optimizer.step"), std::uint64_t(100));
+        QCOMPARE(astra.durationOf.at("aten::mm_backward"), std::uint64_t(200));
+        QCOMPARE(astra.durationOf.at("aten::add"), std::uint64_t(380));
+        QCOMPARE(astra.report.chakra.cpuDurationMicros, std::uint64_t(1000));
+        QCOMPARE(astra.report.chakra.measuredNs(), Nanos(1000000));
+        QCOMPARE(astra.report.chakra.iterationEnd - astra.report.chakra.iterationBegin, Nanos(1000000));
+
+        ChakraOptions noOwnTime = astraOptions();
+        noOwnTime.ownTimeDurations = false;
+        const Exported waits = exportPair(host, kineto, dir.filePath("b.0.et").toStdString(), noOwnTime);
+        QCOMPARE(waits.durationOf.at("aten::backward"), std::uint64_t(700)); // the wait counted as its own
+        QCOMPARE(waits.durationOf.at("aten::add"), std::uint64_t(380));
+
+        ChakraOptions noGaps = astraOptions();
+        noGaps.keepGaps = false;
+        const Exported gapless = exportPair(host, kineto, dir.filePath("c.0.et").toStdString(), noGaps);
+        QCOMPARE(gapless.durationOf.at("ProfilerStep#1"), std::uint64_t(40)); // its exclusive time, up front
+        QCOMPARE(gapless.durationOf.at("aten::add"), std::uint64_t(360));
+        QCOMPARE(gapless.durationOf.at("Optimizer.step"), std::uint64_t(70));
+
+        // The Chakra target: exclusive times (ProfilerStep 40, backward 700), the METADATA node kept.
+        const Exported chakra = exportPair(host, kineto, dir.filePath("d.0.et").toStdString(), {});
+        QCOMPARE(chakra.durationOf.at("ProfilerStep#1"), std::uint64_t(40));
+        QCOMPARE(chakra.durationOf.at("aten::backward"), std::uint64_t(700));
+        QVERIFY(chakra.durationOf.count("## process_group:init ##"));
+    }
+
+    void noMetadataNodeAndPythonText()
+    {
+        QTemporaryDir dir;
+        const std::string host = dir.filePath("host.json").toStdString(), kineto = dir.filePath("kineto.json").toStdString();
+        writePair(twoThreadOps(), host, kineto);
+        const std::string et = dir.filePath("a.0.et").toStdString();
+        const Exported astra = exportPair(host, kineto, et, astraOptions());
+        QCOMPARE(astra.report.chakra.metadataDropped, std::size_t(1));
+        QCOMPARE(astra.report.chakra.metadata, std::size_t(0));
+        std::set<std::uint64_t> ids;
+        for (const auto &node : astra.trace.nodes) {
+            QVERIFY2(node.type() != ChakraProtoMsg::METADATA_NODE, node.name().c_str());
+            ids.insert(node.id());
+        }
+        // The node after the dropped one on the main thread waits for what the dropped one waited for.
+        for (const auto &node : astra.trace.nodes) {
+            for (auto dep : node.data_deps())
+                QVERIFY(ids.count(dep));
+            for (auto dep : node.ctrl_deps())
+                QVERIFY(ids.count(dep));
+            if (node.name() == "aten::add")
+                QCOMPARE(node.inputs().values(), std::string("[[1, 2, 0, 4, 4, 'cuda:0'], 1.5, True, \"it's\"]"));
+        }
+        const EtCheckResult check = checkEtFiles({et});
+        QVERIFY2(check.ok(), check.toJson().dump().c_str());
+    }
+
+    // The bundled sample: the astra-sim target passes the pre-flight, keeps the collectives, and its CPU
+    // nodes add up to the measured iteration; the chakra target of the same pair is unchanged by it.
+    void sample()
+    {
+        QTemporaryDir dir;
+        const std::string host = linkscope::test::sourcePath("resources/samples/sample_host_et.json");
+        const std::string kineto = linkscope::test::sourcePath("resources/samples/sample_kineto.json");
+        const std::string et = dir.filePath("s.0.et").toStdString();
+        const Exported astra = exportPair(host, kineto, et, astraOptions());
+        QVERIFY(astra.report.chakra.commColl > 0);
+        QCOMPARE(astra.report.chakra.metadata, std::size_t(0));
+        const double measuredUs = static_cast<double>(astra.report.chakra.measuredNs()) / 1000.0;
+        QVERIFY2(std::abs(static_cast<double>(astra.report.chakra.cpuDurationMicros) - measuredUs) <= 1.0,
+                 qPrintable(QString("%1 vs %2").arg(astra.report.chakra.cpuDurationMicros).arg(measuredUs)));
+        const EtCheckResult check = checkEtFiles({et});
+        QVERIFY2(check.ok(), check.toJson().dump().c_str());
+
+        const Exported chakra = exportPair(host, kineto, dir.filePath("c.0.et").toStdString(), {});
+        QCOMPARE(chakra.report.chakra.metadata, std::size_t(1));
+        QCOMPARE(chakra.report.chakra.pgOrderDeps, std::size_t(0));
+    }
+
+    void targetNames()
+    {
+        QCOMPARE(etTargetFromName("astra-sim"), std::optional<EtTarget>(EtTarget::AstraSim));
+        QCOMPARE(etTargetFromName("chakra"), std::optional<EtTarget>(EtTarget::Chakra));
+        QVERIFY(!etTargetFromName("ns3"));
+        QCOMPARE(etTargetName(EtTarget::AstraSim), std::string_view("astra-sim"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestAstraSimExport)
+#include "test_astrasim_export.moc"

@@ -1,0 +1,241 @@
+// `linkscope check`: the ASTRA-sim pre-flight over a job's .et files. Files Linkscope writes for
+// astra-sim pass; each corruption below is rejected with the right rule, file and node id.
+
+#include "testsupport.h"
+
+#include "commands/commands.h"
+#include "export/etcheck.h"
+#include "export/exporter.h"
+#include "io/tracereader.h"
+#include "link/linker.h"
+
+#include <QTemporaryDir>
+
+#include <fstream>
+#include <functional>
+#include <sstream>
+
+using namespace linkscope::core;
+
+namespace {
+
+using ChakraProtoMsg::Node;
+
+ChakraProtoMsg::AttributeProto *attr(Node &node, const std::string &name)
+{
+    for (auto &a : *node.mutable_attr())
+        if (a.name() == name)
+            return &a;
+    auto *a = node.add_attr();
+    a->set_name(name);
+    return a;
+}
+
+void writeEt(const ChakraTrace &trace, const std::string &path)
+{
+    std::ofstream(path, std::ios::binary) << serializeChakraEt(trace);
+}
+
+class Job {
+public:
+    explicit Job(const QTemporaryDir &dir) : dir_(dir)
+    {
+        const std::string host = linkscope::test::sourcePath("resources/samples/sample_host_et.json");
+        const std::string kineto = linkscope::test::sourcePath("resources/samples/sample_kineto.json");
+        HostTrace h = readHostTrace(host);
+        DeviceTrace d = readKinetoTrace(kineto);
+        LinkSet links = linkTraces(d, &h, {});
+        ExportRequest request;
+        request.etPath = path("clean.et");
+        request.chakra.target = EtTarget::AstraSim;
+        exportLinkedPair(h, d, links, request);
+        astra = readChakraEt(request.etPath);
+        request.etPath = path("chakra.et");
+        request.chakra.target = EtTarget::Chakra;
+        exportLinkedPair(h, d, links, request);
+        chakra = readChakraEt(request.etPath);
+    }
+    std::string path(const std::string &name) const { return dir_.filePath(QString::fromStdString(name)).toStdString(); }
+
+    // Two ranks (PREFIX.0.et, PREFIX.1.et) of the astra-sim export, rank 1 changed by `edit`.
+    std::vector<std::string> twoRanks(const std::string &prefix, const std::function<void(ChakraTrace &)> &edit) const
+    {
+        ChakraTrace other = astra;
+        edit(other);
+        writeEt(astra, path(prefix + ".0.et"));
+        writeEt(other, path(prefix + ".1.et"));
+        return {path(prefix + ".0.et"), path(prefix + ".1.et")};
+    }
+
+    Node &first(ChakraTrace &trace, int type) const
+    {
+        for (Node &n : trace.nodes)
+            if (n.type() == type)
+                return n;
+        qFatal("no node of type %d", type);
+    }
+
+    ChakraTrace astra, chakra;
+
+private:
+    const QTemporaryDir &dir_;
+};
+
+// The error findings of a check, as "rule file node".
+bool hasFinding(const EtCheckResult &result, const std::string &rule, const std::string &file, std::int64_t node)
+{
+    for (const EtCheckFinding &f : result.findings)
+        if (f.severity == EtCheckFinding::Severity::Error && f.rule == rule && f.file == file && f.node == node)
+            return true;
+    return false;
+}
+
+} // namespace
+
+class TestEtCheck : public QObject {
+    Q_OBJECT
+
+private slots:
+    void linkscopeOutputPasses()
+    {
+        QTemporaryDir dir;
+        Job job(dir);
+        const auto files = job.twoRanks("ok", [](ChakraTrace &) {});
+        const EtCheckResult result = checkEtFiles(files);
+        QVERIFY2(result.ok(), result.toJson().dump(1).c_str());
+        QCOMPARE(result.files, std::size_t(2));
+        QCOMPARE(result.nodes, 2 * job.astra.nodes.size());
+    }
+
+    void corruptions()
+    {
+        QTemporaryDir dir;
+        Job job(dir);
+        std::uint64_t victim = 0;
+
+        // A dependency on a node that is not in the file.
+        auto files = job.twoRanks("dangling", [&](ChakraTrace &t) {
+            victim = t.nodes[5].id();
+            t.nodes[5].add_data_deps(987654);
+        });
+        EtCheckResult r = checkEtFiles(files);
+        QVERIFY(!r.ok());
+        QVERIFY2(hasFinding(r, "missing_dependency", files[1], static_cast<std::int64_t>(victim)), r.toJson().dump(1).c_str());
+        QVERIFY(!hasFinding(r, "missing_dependency", files[0], static_cast<std::int64_t>(victim)));
+
+        // comm_size 0.
+        files = job.twoRanks("size0", [&](ChakraTrace &t) {
+            Node &n = job.first(t, ChakraProtoMsg::COMM_COLL_NODE);
+            victim = n.id();
+            attr(n, "comm_size")->set_int64_val(0);
+        });
+        r = checkEtFiles(files);
+        QVERIFY2(hasFinding(r, "comm_size", files[1], static_cast<std::int64_t>(victim)), r.toJson().dump(1).c_str());
+
+        // comm_size stored as uint64 rather than int64.
+        files = job.twoRanks("sizeuint", [&](ChakraTrace &t) {
+            Node &n = job.first(t, ChakraProtoMsg::COMM_COLL_NODE);
+            victim = n.id();
+            attr(n, "comm_size")->set_uint64_val(1024);
+        });
+        r = checkEtFiles(files);
+        QVERIFY2(hasFinding(r, "comm_size", files[1], static_cast<std::int64_t>(victim)), r.toJson().dump(1).c_str());
+
+        // A COMM node with is_cpu_op true.
+        files = job.twoRanks("cpucomm", [&](ChakraTrace &t) {
+            Node &n = job.first(t, ChakraProtoMsg::COMM_COLL_NODE);
+            victim = n.id();
+            attr(n, "is_cpu_op")->set_bool_val(true);
+        });
+        r = checkEtFiles(files);
+        QVERIFY2(hasFinding(r, "comm_is_cpu_op", files[1], static_cast<std::int64_t>(victim)), r.toJson().dump(1).c_str());
+
+        // A pg_name the comm groups do not define (and one that is no integer).
+        const std::string groups = job.path("comm_group.json");
+        std::ofstream(groups) << "{\"1\": [0, 1]}";
+        files = job.twoRanks("pg", [&](ChakraTrace &t) {
+            Node &n = job.first(t, ChakraProtoMsg::COMM_COLL_NODE);
+            victim = n.id();
+            attr(n, "pg_name")->set_string_val("7");
+        });
+        r = checkEtFiles(files, groups);
+        QVERIFY2(hasFinding(r, "pg_name_unknown", files[1], static_cast<std::int64_t>(victim)), r.toJson().dump(1).c_str());
+        files = job.twoRanks("pgtext", [&](ChakraTrace &t) {
+            Node &n = job.first(t, ChakraProtoMsg::COMM_COLL_NODE);
+            victim = n.id();
+            attr(n, "pg_name")->set_string_val("tensor_parallel");
+        });
+        r = checkEtFiles(files, groups);
+        QVERIFY2(hasFinding(r, "pg_name_not_integer", files[1], static_cast<std::int64_t>(victim)), r.toJson().dump(1).c_str());
+
+        // A rank whose collective sequence differs: rank 1's first collective moves another size.
+        files = job.twoRanks("sequence", [&](ChakraTrace &t) {
+            Node &n = job.first(t, ChakraProtoMsg::COMM_COLL_NODE);
+            victim = n.id();
+            attr(n, "comm_size")->set_int64_val(attr(n, "comm_size")->int64_val() * 2);
+        });
+        r = checkEtFiles(files);
+        QVERIFY2(hasFinding(r, "collective_sequence", files[1], static_cast<std::int64_t>(victim)), r.toJson().dump(1).c_str());
+
+        // A group naming a rank without a file.
+        std::ofstream(groups) << "{\"1\": [0, 1, 2]}";
+        files = job.twoRanks("ranks", [](ChakraTrace &) {});
+        r = checkEtFiles(files, groups);
+        QVERIFY2(hasFinding(r, "group_rank_missing", "", -1), r.toJson().dump(1).c_str());
+
+        // A cycle.
+        files = job.twoRanks("cycle", [&](ChakraTrace &t) {
+            // the first node with a data dependency now also waits for the last node, which (through
+            // the chain) waits for it
+            for (Node &n : t.nodes)
+                if (n.data_deps_size() > 0) {
+                    n.add_data_deps(t.nodes.back().id());
+                    break;
+                }
+        });
+        r = checkEtFiles(files);
+        bool cycle = false;
+        for (const EtCheckFinding &f : r.findings)
+            cycle = cycle || (f.rule == "dependency_cycle" && f.file == files[1] && f.node >= 0);
+        QVERIFY2(cycle, r.toJson().dump(1).c_str());
+
+        // The chakra target keeps the METADATA node, which the simulator does not run.
+        writeEt(job.chakra, job.path("meta.0.et"));
+        r = checkEtFiles({job.path("meta.0.et")});
+        std::int64_t metadata = -1;
+        for (const Node &n : job.chakra.nodes)
+            if (n.type() == ChakraProtoMsg::METADATA_NODE)
+                metadata = static_cast<std::int64_t>(n.id());
+        QVERIFY(metadata >= 0);
+        QVERIFY2(hasFinding(r, "unsupported_node_type", job.path("meta.0.et"), metadata), r.toJson().dump(1).c_str());
+
+        // Not a .et at all.
+        std::ofstream(job.path("junk.0.et")) << "{\"nodes\": []}";
+        r = checkEtFiles({job.path("junk.0.et")});
+        QVERIFY(hasFinding(r, "unreadable", job.path("junk.0.et"), -1));
+    }
+
+    void commandLine()
+    {
+        QTemporaryDir dir;
+        Job job(dir);
+        auto files = job.twoRanks("cli", [&](ChakraTrace &t) { t.nodes[3].add_data_deps(424242); });
+        std::ostringstream out, err;
+        QCOMPARE(linkscope::cli::runCheck({files[0], files[1], "--json"}, out, err), 1);
+        const auto j = nlohmann::json::parse(out.str());
+        QCOMPARE(j["ok"].get<bool>(), false);
+        QCOMPARE(j["findings"][0]["rule"].get<std::string>(), std::string("missing_dependency"));
+        QCOMPARE(j["findings"][0]["file"].get<std::string>(), files[1]);
+        QCOMPARE(j["findings"][0]["node"].get<std::uint64_t>(), job.astra.nodes[3].id());
+
+        std::ostringstream out2, err2;
+        files = job.twoRanks("clean", [](ChakraTrace &) {});
+        QCOMPARE(linkscope::cli::runCheck({files[0], files[1]}, out2, err2), 0);
+        QVERIFY(out2.str().starts_with("ok: 2 file(s)"));
+        std::ostringstream out3, err3;
+        QCOMPARE(linkscope::cli::runCheck({}, out3, err3), 2);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestEtCheck)
+#include "test_etcheck.moc"
