@@ -7,7 +7,8 @@
 #
 # JOB: megatron (astrasim_megatron_tp8_8rank_pair), dlrm (param_dlrm_8rank_pair), generated (a
 # linkscope-gen job); all three by default. EXPORT_FLAGS (environment) is passed to every export,
-# e.g. EXPORT_FLAGS="--no-pg-order" to see what one dependency kind changes.
+# e.g. EXPORT_FLAGS="--no-pg-order" to see what one dependency kind changes. LINKSCOPE_TRACES_DIR and
+# ASTRA_SIM_TOOLS override ../shared/traces and ../shared/tools/astra-sim.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=$(realpath "${1:-$root/build}")
@@ -16,7 +17,7 @@ shift $(($# > 2 ? 2 : $#))
 jobs=("$@")
 ((${#jobs[@]})) || jobs=(megatron dlrm generated)
 traces=${LINKSCOPE_TRACES_DIR:-$root/../shared/traces}
-sim=$root/../shared/tools/astra-sim
+sim=${ASTRA_SIM_TOOLS:-$root/../shared/tools/astra-sim}
 linkscope=$build/app/linkscope
 gen=$build/tools/linkscope-gen
 [ -x "$linkscope" ] || { echo "astrasim.sh: no $linkscope (build first)" >&2; exit 2; }
@@ -85,15 +86,25 @@ for job in "${jobs[@]}"; do
       done
       if ((ok)); then replay dlrm 8; else echo "== dlrm: not replayed (see above)"; fi ;;
     generated)
+      # linkscope-gen --ranks: tensor- and data-parallel groups, send/recv, ProfilerStep#N wrappers.
       rm -rf "$out/generated"
-      mkdir -p "$out/generated/src"
       ranks=${GENERATED_RANKS:-8}
+      "$gen" --ranks "$ranks" --out-dir "$out/generated/src" --steps 3 --seed 5 >/dev/null
       for ((r = 0; r < ranks; r++)); do
-        "$gen" --steps 3 --seed 11 --layers 6 --pid $((4000 + r)) "$out/generated/src/host_$r.json" \
-          "$out/generated/src/kineto_$r.json" >/dev/null
         export_rank generated "$r" "$out/generated/src/host_$r.json" "$out/generated/src/kineto_$r.json"
       done
-      replay generated "$ranks" ;;
+      # The groups the ranks declare, by id, without group 0 (every rank already; ASTRA-sim asserts id > 0).
+      python3 - "$out/generated" "$ranks" <<'PY'
+import json, sys
+out, ranks = sys.argv[1], int(sys.argv[2])
+groups = {}
+for r in range(ranks):
+    for g in json.load(open(f"{out}/src/kineto_{r}.json"))["distributedInfo"]["pg_config"]:
+        groups[int(g["pg_name"])] = g["ranks"]
+groups.pop(0, None)
+json.dump({str(k): v for k, v in sorted(groups.items())}, open(f"{out}/comm_group.json", "w"))
+PY
+      replay generated "$ranks" --comm-groups "$out/generated/comm_group.json" ;;
     *) echo "astrasim.sh: unknown job $job (megatron, dlrm, generated)" >&2; exit 2 ;;
   esac
 done

@@ -10,6 +10,7 @@
 #include "export/exporter.h"
 #include "gen/tracegenerator.h"
 #include "io/tracereader.h"
+#include "job/processgroups.h"
 #include "link/linker.h"
 
 #include <QProcess>
@@ -35,11 +36,13 @@ struct Rank {
 struct Replayed {
     std::map<int, double> simulatedNs; // rank → cycles
     std::vector<double> measuredNs;
+    bool checked = false; // linkscope check passed
     QString log;
 };
 
 // Exports every rank with the astra-sim target as PREFIX.R.et, checks them, replays them.
-Replayed exportAndReplay(const std::vector<Rank> &ranks, const QTemporaryDir &dir, const QString &name)
+Replayed exportAndReplay(const std::vector<Rank> &ranks, const QTemporaryDir &dir, const QString &name,
+                         const std::string &commGroups = {})
 {
     Replayed out;
     const std::string prefix = dir.filePath(name).toStdString();
@@ -55,13 +58,16 @@ Replayed exportAndReplay(const std::vector<Rank> &ranks, const QTemporaryDir &di
         out.measuredNs.push_back(static_cast<double>(report.chakra.measuredNs()));
         files.push_back(request.etPath);
     }
-    const EtCheckResult check = checkEtFiles(files);
+    const EtCheckResult check = checkEtFiles(files, commGroups);
+    out.checked = check.ok();
     if (!check.ok())
-        out.log = QString::fromStdString(check.toJson().dump(1));
+        out.log = "linkscope check: " + QString::fromStdString(check.toJson().dump(1)) + "\n";
     QProcess run;
     run.setProcessChannelMode(QProcess::MergedChannels);
-    run.start(QStringLiteral("bash"), {astraSimDir() + "/run.sh", QString::fromStdString(prefix), QString::number(ranks.size()),
-                                       dir.filePath(name + "_log")});
+    QStringList args{astraSimDir() + "/run.sh", QString::fromStdString(prefix), QString::number(ranks.size()), dir.filePath(name + "_log")};
+    if (!commGroups.empty())
+        args << QStringLiteral("--comm-groups") << QString::fromStdString(commGroups);
+    run.start(QStringLiteral("bash"), args);
     run.waitForFinished(30 * 60 * 1000);
     out.log += QString::fromUtf8(run.readAll());
     static const QRegularExpression finished(QStringLiteral("sys\\[(\\d+)\\] finished, (\\d+) cycles"));
@@ -74,6 +80,7 @@ Replayed exportAndReplay(const std::vector<Rank> &ranks, const QTemporaryDir &di
 
 void verifyEveryRankFinishes(const Replayed &replay, std::size_t ranks, const char *what)
 {
+    QVERIFY2(replay.checked, qPrintable(replay.log.left(3000)));
     QVERIFY2(replay.simulatedNs.size() == ranks, qPrintable(QString::fromUtf8(what) + ": " + replay.log.right(3000)));
     for (std::size_t r = 0; r < ranks; ++r) {
         const double ratio = replay.simulatedNs.at(static_cast<int>(r)) / replay.measuredNs[r];
@@ -128,23 +135,31 @@ private slots:
         verifyEveryRankFinishes(replay, 8, "sample");
     }
 
-    // Generated ranks of one job: ProfilerStep#N wrappers, a process_group:init node, collectives.
+    // A generated 8-rank job (linkscope-gen --ranks): ProfilerStep#N wrappers, process_group:init
+    // nodes, tensor- and data-parallel groups, send/recv pairs. Groups go to the simulator in a comm
+    // group file built from the ranks' declarations (job/processgroups.h), without group 0 (every
+    // rank already; the simulator asserts on id 0).
     void generatedJob()
     {
         QTemporaryDir dir;
+        linkscope::gen::GeneratorOptions options;
+        options.seed = 5;
+        options.steps = 3;
+        options.worldSize = 8;
+        linkscope::gen::generateJob(options, dir.path().toStdString());
         std::vector<Rank> ranks;
-        for (int r = 0; r < 4; ++r) {
-            linkscope::gen::GeneratorOptions options;
-            options.seed = 7;
-            options.steps = 2;
-            options.pid = 3000 + r;
-            Rank rank{dir.filePath(QString("host_%1.json").arg(r)).toStdString(),
-                      dir.filePath(QString("kineto_%1.json").arg(r)).toStdString()};
-            std::ofstream host(rank.host), kineto(rank.kineto), truth(dir.filePath(QString("truth_%1.jsonl").arg(r)).toStdString());
-            linkscope::gen::generatePair(options, host, kineto, truth);
-            ranks.push_back(rank);
+        std::map<std::int64_t, std::vector<job::ProcessGroup>> declared;
+        for (int r = 0; r < options.worldSize; ++r) {
+            ranks.push_back({dir.filePath(QString("host_%1.json").arg(r)).toStdString(),
+                             dir.filePath(QString("kineto_%1.json").arg(r)).toStdString()});
+            declared[r] = job::processGroupsFromKineto(readKinetoTrace(ranks.back().kineto));
         }
-        const Replayed replay = exportAndReplay(ranks, dir, "generated");
+        std::vector<job::ProcessGroup> groups = job::mergeJobGroups(declared);
+        QVERIFY(groups.size() > 1);
+        std::erase_if(groups, [](const job::ProcessGroup &g) { return job::processGroupId(g.name) == 0; });
+        const std::string commGroups = dir.filePath("comm_group.json").toStdString();
+        job::writeCommGroupFile(commGroups, groups);
+        const Replayed replay = exportAndReplay(ranks, dir, "generated", commGroups);
         verifyEveryRankFinishes(replay, ranks.size(), "generated");
     }
 };

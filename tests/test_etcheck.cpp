@@ -175,7 +175,13 @@ private slots:
             attr(n, "comm_size")->set_int64_val(attr(n, "comm_size")->int64_val() * 2);
         });
         r = checkEtFiles(files);
-        QVERIFY2(hasFinding(r, "collective_sequence", files[1], static_cast<std::int64_t>(victim)), r.toJson().dump(1).c_str());
+        QVERIFY2(hasFinding(r, "collective_mismatch", files[1], static_cast<std::int64_t>(victim)), r.toJson().dump(1).c_str());
+
+        // Group 0 in the comm group file (the simulator asserts id > 0).
+        std::ofstream(groups) << "{\"0\": [0, 1]}";
+        files = job.twoRanks("group0", [](ChakraTrace &) {});
+        r = checkEtFiles(files, groups);
+        QVERIFY2(hasFinding(r, "comm_groups", groups, -1), r.toJson().dump(1).c_str());
 
         // A group naming a rank without a file.
         std::ofstream(groups) << "{\"1\": [0, 1, 2]}";

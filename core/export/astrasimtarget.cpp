@@ -193,21 +193,13 @@ std::vector<std::uint64_t> astraSimDurationsMicros(const EtPlusGraph &graph, con
         std::sort(ops.begin(), ops.end(), [](const TimedNode &a, const TimedNode &b) {
             return std::tie(a.ts, b.end, a.node) < std::tie(b.ts, a.end, b.node);
         });
-        if (options.ownTimeDurations || options.keepGaps) {
+        if (options.ownTimeDurations || options.keepGaps)
             threadPieces(ops, options.keepGaps, pieces);
-        }
-        if (!options.ownTimeDurations) {
-            if (options.keepGaps) {
-                for (const Piece &p : pieces)
-                    durationNs[p.owner] += p.end - p.begin;
-            } else {
-                for (const TimedNode &op : ops)
-                    durationNs[op.node] = op.node < graph.nodes.size() && graph.nodes[op.node].event < links.exclusiveDur.size()
-                                              ? links.exclusiveDur[graph.nodes[op.node].event]
-                                              : op.end - op.ts;
-            }
-            pieces.clear();
-        }
+        else
+            for (const TimedNode &op : ops) // exclusive times, as the Chakra target
+                durationNs[op.node] = graph.nodes[op.node].event < links.exclusiveDur.size()
+                                          ? links.exclusiveDur[graph.nodes[op.node].event]
+                                          : op.end - op.ts;
     }
     if (options.keepGaps && leadInFrom != kNoLeadIn && !pieces.empty()) {
         const auto first = std::min_element(pieces.begin(), pieces.end(),
@@ -217,6 +209,9 @@ std::vector<std::uint64_t> astraSimDurationsMicros(const EtPlusGraph &graph, con
     }
     if (options.ownTimeDurations)
         sweep(pieces, options.keepGaps, durationNs);
+    else
+        for (const Piece &p : pieces) // each thread on its own: overlaps between threads counted twice
+            durationNs[p.owner] += p.end - p.begin;
 
     // GPU compute: one sweep per device over its kernels (no gaps: idle GPU time comes from the
     // dependencies). Communication nodes keep their measured duration.

@@ -4,6 +4,7 @@
 #include "export/collective.h"
 #include "export/graphorder.h"
 #include "export/pyrepr.h"
+#include "job/processgroups.h"
 
 #include "io/atomicfile.h"
 
@@ -384,10 +385,13 @@ void emitChakra(const ChakraPlan &plan, const EtPlusGraph &graph, const HostTrac
             return name;
         if (auto it = options.pgIds.find(name); it != options.pgIds.end())
             return it->second;
-        const bool integer = !name.empty() && std::all_of(name.begin(), name.end(), [](char c) { return c >= '0' && c <= '9'; });
-        if (!integer && !name.empty())
+        if (name.empty())
+            return name;
+        // The job's id for the name (job/processgroups.h): the name itself for PyTorch's "0", "1", …
+        const std::string id = std::to_string(job::processGroupId(name));
+        if (id != name)
             ++unmappedGroups[name];
-        return name;
+        return id;
     };
     Node node; // reused: one message at a time, never the whole graph
     for (std::uint32_t i = 0; i < n; ++i) {
@@ -507,8 +511,9 @@ void emitChakra(const ChakraPlan &plan, const EtPlusGraph &graph, const HostTrac
                                 "peers): written as COMP_NODE replayed for the measured time (attr replayed_communication)"});
     for (const auto &[name, count] : unmappedGroups)
         warnings.push_back({Diagnostic::Severity::Warning, device.path, kUnknownOffset,
-                            std::to_string(count) + " collective(s) of process group \"" + name +
-                                "\", which has no integer id: ASTRA-sim needs the id comm_group.json gives it"});
+                            std::to_string(count) + " communication op(s) of process group \"" + name +
+                                "\" written with pg_name " + std::to_string(job::processGroupId(name)) +
+                                ", the id the job's comm_group.json gives that name"});
     if (p2pWithoutPeers)
         warnings.push_back({Diagnostic::Severity::Warning, device.path, kUnknownOffset,
                             std::to_string(p2pWithoutPeers) +

@@ -3,6 +3,7 @@
 #include "export/astrasimtarget.h"
 #include "export/etformat.h"
 #include "export/graphorder.h"
+#include "job/crossrank.h"
 
 #include <algorithm>
 #include <fstream>
@@ -80,6 +81,11 @@ public:
                 error("comm_groups", path, -1, "group \"" + it.key() + "\": the key must be an integer id");
                 continue;
             }
+            if (std::stoll(it.key()) == 0) {
+                // The simulator asserts id > 0 (CommunicatorGroup::set_id); pg_name "0" is every rank already.
+                error("comm_groups", path, -1, "group \"" + it.key() + "\": id 0 aborts the simulator (pg_name \"0\" already means every rank)");
+                continue;
+            }
             std::vector<std::int64_t> ranks;
             bool ok = it.value().is_array();
             if (ok)
@@ -149,7 +155,7 @@ public:
                   std::to_string(order.blocked) + " node(s) can never run; cycle: " + (text.empty() ? "?" : text));
         }
 
-        std::map<std::string, std::vector<Collective>> &byGroup = collectives_[rank];
+        std::vector<std::pair<std::int64_t, job::CollectiveCall>> calls;
         for (const Node &node : nodes) {
             const auto id = static_cast<std::int64_t>(node.id());
             const int type = node.type();
@@ -203,10 +209,29 @@ public:
                           node.name() + ": pg_name \"" + group + "\" is not a group of " +
                               (haveGroups_ ? "the comm group file" : "this job (no comm group file given)"));
             }
+            // The rank's calls for the job's cross-rank check, in id order (the order the feeder issues
+            // ready nodes in).
+            job::CollectiveCall call;
+            call.processGroup = group.empty() ? "0" : group;
             if (type == ChakraProtoMsg::COMM_COLL_NODE)
-                byGroup[group.empty() ? "0" : group].push_back(
-                    {id, commType, size && size->value_case() == AttributeProto::kInt64Val ? size->int64_val() : -1, node.name()});
+                call.kind = commType >= 0 ? job::callKindFromChakraCommType(commType) : job::CallKind::Unknown;
+            else
+                call.kind = type == ChakraProtoMsg::COMM_SEND_NODE ? job::CallKind::Send : job::CallKind::Recv;
+            call.bytes = size && size->value_case() == AttributeProto::kInt64Val ? size->int64_val() : -1;
+            if (type != ChakraProtoMsg::COMM_COLL_NODE)
+                call.peer = intAttr(findAttr(node, type == ChakraProtoMsg::COMM_SEND_NODE ? "comm_dst" : "comm_src")).value_or(-1);
+            call.where = path + " node " + std::to_string(id) + " (" + node.name() + ")";
+            calls.push_back({id, std::move(call)});
         }
+        std::sort(calls.begin(), calls.end(), [](const auto &a, const auto &b) { return a.first < b.first; });
+        job::RankCalls rankCalls;
+        rankCalls.rank = rank;
+        std::vector<std::int64_t> &ids = nodeIds_[rank];
+        for (auto &[id, call] : calls) {
+            ids.push_back(id);
+            rankCalls.calls.push_back(std::move(call));
+        }
+        rankCalls_.push_back(std::move(rankCalls));
         files_[rank] = path;
     }
 
@@ -217,74 +242,51 @@ public:
             for (std::int64_t r : members)
                 if (!ranks_.count(r))
                     error("group_rank_missing", "", -1, "comm group " + id + " names rank " + std::to_string(r) + ", which has no file");
-        std::map<std::string, std::vector<std::int64_t>> membersOf;
-        for (const auto &[rank, byGroup] : collectives_)
-            for (const auto &[group, list] : byGroup)
-                membersOf[group];
-        for (auto &[group, members] : membersOf) {
-            if (auto it = groups_.find(group); it != groups_.end())
-                members = it->second;
-            else
-                members.assign(ranks_.begin(), ranks_.end()); // "0": every rank
+        // Each group's collective sequence, per member, against the group's reference (job/crossrank.h).
+        job::CheckInput input;
+        input.ranks = rankCalls_;
+        for (const auto &[id, members] : groups_) {
+            job::ProcessGroup group;
+            group.name = id;
+            group.ranks = members;
+            group.size = static_cast<std::int64_t>(members.size());
+            input.groups.push_back(group);
         }
-        for (const auto &[group, members] : membersOf) {
-            // The reference: the first member with a file.
-            const std::vector<Collective> *reference = nullptr;
-            std::int64_t referenceRank = -1;
-            for (std::int64_t r : members)
-                if (collectives_.count(r)) {
-                    auto &byGroup = collectives_[r];
-                    reference = &byGroup[group];
-                    referenceRank = r;
-                    break;
-                }
-            if (!reference)
+        if (!groups_.count("0")) {
+            job::ProcessGroup world; // "0" and "" mean every rank to the simulator
+            world.name = "0";
+            world.ranks.assign(ranks_.begin(), ranks_.end());
+            world.size = static_cast<std::int64_t>(world.ranks.size());
+            input.groups.push_back(world);
+        }
+        const job::CheckResult checked = job::checkCollectives(input);
+        for (const job::JobFinding &f : checked.findings) {
+            if (f.severity == job::Severity::Info)
                 continue;
-            for (std::int64_t r : members) {
-                if (r == referenceRank || !collectives_.count(r))
+            // Name the first differing rank's file and the node at that position of the sequence.
+            const std::int64_t rank = f.ranks.empty() ? -1 : f.ranks.front();
+            std::int64_t node = -1;
+            for (const job::GroupAlignment &g : checked.groups) {
+                if (g.name != f.processGroup || rank < 0 || !g.positionOf.count(rank))
                     continue;
-                const std::vector<Collective> &mine = collectives_[r][group];
-                const std::size_t common = std::min(mine.size(), reference->size());
-                std::size_t k = 0;
-                while (k < common && mine[k].commType == (*reference)[k].commType && mine[k].bytes == (*reference)[k].bytes)
-                    ++k;
-                if (k == common && mine.size() == reference->size())
-                    continue;
-                std::string what;
-                std::int64_t node = -1;
-                if (k < common) {
-                    node = mine[k].id;
-                    what = "collective #" + std::to_string(k) + " is " + describe(mine[k]) + ", rank " +
-                           std::to_string(referenceRank) + "'s is " + describe((*reference)[k]);
-                } else {
-                    node = k < mine.size() ? mine[k].id : -1;
-                    what = std::to_string(mine.size()) + " collectives, rank " + std::to_string(referenceRank) + " issues " +
-                           std::to_string(reference->size());
-                }
-                error("collective_sequence", files_[r], node,
-                      "group " + group + ": rank " + std::to_string(r) + " " + what +
-                          " (the simulator would pair different collectives or wait forever)");
+                const auto &positions = g.positionOf.at(rank);
+                const auto &indices = g.callIndex.at(rank);
+                for (std::size_t k = 0; k < positions.size() && k < indices.size(); ++k)
+                    if (node < 0 && (positions[k] == f.index || (positions[k] > f.index && f.index >= 0)))
+                        node = nodeIds_[rank][indices[k]];
             }
+            result.findings.push_back({f.severity == job::Severity::Error ? EtCheckFinding::Severity::Error : EtCheckFinding::Severity::Warning,
+                                       f.kind, rank >= 0 && files_.count(rank) ? files_[rank] : std::string(), node,
+                                       f.message + " (group " + f.processGroup + ")"});
         }
     }
 
 private:
-    struct Collective {
-        std::int64_t id;
-        std::int64_t commType;
-        std::int64_t bytes;
-        std::string name;
-    };
-    static std::string describe(const Collective &c)
-    {
-        return std::string(collectiveTypeName(c.commType)) + " of " + std::to_string(c.bytes) + " bytes (node " +
-               std::to_string(c.id) + ")";
-    }
-
     std::map<std::string, std::vector<std::int64_t>> groups_;
     bool haveGroups_ = false;
     std::set<std::int64_t> ranks_;
-    std::map<std::int64_t, std::map<std::string, std::vector<Collective>>> collectives_;
+    std::vector<job::RankCalls> rankCalls_;
+    std::map<std::int64_t, std::vector<std::int64_t>> nodeIds_; // rank → node id of each RankCalls::calls entry
     std::map<std::int64_t, std::string> files_;
 };
 

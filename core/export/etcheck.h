@@ -15,9 +15,11 @@
 //   pg_name_not_integer    a pg_name that is not an integer id (the simulator parses it with stoi)
 //   pg_name_unknown        a pg_name other than "" / "0" that the comm groups do not define
 //   group_rank_missing     a comm group names a rank that has no file
-//   comm_groups            the comm group file cannot be read
-//   and the job's cross-rank rules (job/crossrank.h) over each group's collective sequence, by
-//   their own names (e.g. collective_missing, collective_mismatch).
+//   comm_groups            the comm group file cannot be read, or names group 0 (the simulator
+//                          asserts id > 0; pg_name "0" already means every rank)
+//   and the job's cross-rank rules (job/crossrank.h, docs/job-report.md) over each group's
+//   collective sequence in node id order, by their own names; the finding names the first
+//   differing rank's file and its node at that position.
 //
 // A file's rank is N in PREFIX.N.et (what ASTRA-sim opens); otherwise its position in the list.
 

@@ -115,7 +115,7 @@ struct ChakraOptions {
     bool commWaitsComputeDeps = true;
     bool computeWaitsCommDeps = true;
     // Process group name → the integer id comm_group.json gives it; written as pg_name. Names not
-    // listed are written as they are (ASTRA-sim needs integer ids: a warning names the others).
+    // listed get job::processGroupId(name) (the name itself for "0", "1", …; a warning names others).
     std::map<std::string, std::string> pgIds;
 };
 
