@@ -51,13 +51,13 @@ measure() {
 }
 
 echo "== load before: $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "== sequential: $ranks x linkscope export --host host_R.json --device kineto_R.json --et seq/trace.R.et"
+echo "== sequential: $ranks x linkscope export --host host_R.json --device kineto_R.json --target astra-sim --et seq/trace.R.et"
 mkdir -p "$out/seq"
 seq_wall=0
 seq_rss=0
 seq_cpu=0
 for ((r = 0; r < ranks; r++)); do
-    read -r wall rss cpu < <(measure "$linkscope" export --host "$job/host_$r.json" --device "$job/kineto_$r.json" --et "$out/seq/trace.$r.et")
+    read -r wall rss cpu < <(measure "$linkscope" export --host "$job/host_$r.json" --device "$job/kineto_$r.json" --target astra-sim --et "$out/seq/trace.$r.et")
     echo "   rank $r: ${wall} s, peak RSS ${rss} MB, CPU ${cpu} s"
     seq_wall=$(awk -v a="$seq_wall" -v b="$wall" 'BEGIN {print a + b}')
     seq_cpu=$(awk -v a="$seq_cpu" -v b="$cpu" 'BEGIN {print a + b}')

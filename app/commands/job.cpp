@@ -3,6 +3,7 @@
 // linkscope job --merge OUTDIR... [--out DIR] [--report FILE] [--strict]
 #include "commands/commands.h"
 
+#include "export/etcheck.h"
 #include "io/atomicfile.h"
 #include "job/discovery.h"
 #include "job/jobrun.h"
@@ -46,8 +47,11 @@ void printJobUsage(std::ostream &out)
            "                        .et and summaries only; build the report with --merge\n"
            "  --merge OUTDIR...     the report and comm_group.json from the summaries in these folders alone\n"
            "  --no-et               check only: no .et files\n"
+           "  --target T            .et flavour: astra-sim (default: runs in ASTRA-sim, docs/astra-sim-export.md)\n"
+           "                        or chakra (what chakra_converter writes)\n"
+           "The .et files written are checked as `linkscope check` does (against comm_group.json).\n"
            "Exit status: 0; 1 if an input cannot be read (or a discovery conflict); 2 for usage; 3 with --strict\n"
-           "and an error-severity finding.\n";
+           "and an error-severity finding (of the job or of the .et check).\n";
 }
 
 bool parseRankList(const std::string &text, std::vector<std::pair<std::int64_t, std::int64_t>> &ranges)
@@ -183,12 +187,30 @@ void printReport(const JobReport &report, std::ostream &out)
 
 } // namespace
 
+// `linkscope check` on the .et files the job wrote, against its comm_group.json. Returns the number
+// of errors; prints each finding.
+std::size_t preflight(const JobReport &report, const std::string &outDir, const std::string &commGroup, std::ostream &out)
+{
+    std::vector<std::string> files;
+    for (const RankSummary &s : report.ranks)
+        if (!s.et.empty())
+            files.push_back((fs::path(outDir) / s.et).string());
+    if (files.empty())
+        return 0;
+    const core::EtCheckResult check = core::checkEtFiles(files, commGroup);
+    for (const auto &f : check.findings)
+        out << "check: " << f.toJson().dump() << '\n';
+    out << "check: " << check.files << " .et files, " << check.nodes << " nodes, " << check.errors() << " errors\n";
+    return check.errors();
+}
+
 int runJob(const Args &args, std::ostream &out, std::ostream &err)
 {
     std::vector<std::string> inputs, mergeDirs;
     std::string outDir, reportPath, policyText, prefix = "trace", rankText;
     int jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     bool strict = false, merge = false, noEt = false;
+    core::EtTarget target = core::EtTarget::AstraSim;
     for (std::size_t i = 0; i < args.size(); ++i) {
         const std::string &a = args[i];
         auto value = [&](std::string &v) {
@@ -236,6 +258,15 @@ int runJob(const Args &args, std::ostream &out, std::ostream &err)
                 return 2;
         } else if (a == "--strict") {
             strict = true;
+        } else if (a == "--target") {
+            if (!value(v))
+                return 2;
+            const auto t = core::etTargetFromName(v);
+            if (!t) {
+                err << "job: unknown --target '" << v << "' (astra-sim, chakra)\n";
+                return 2;
+            }
+            target = *t;
         } else if (a == "--no-et") {
             noEt = true;
         } else if (a == "--merge") {
@@ -265,10 +296,11 @@ int runJob(const Args &args, std::ostream &out, std::ostream &err)
             writeJobOutputs(report, commGroup, reportPath);
             printReport(report, out);
             out << "wrote " << commGroup << ", " << reportPath << '\n';
+            const std::size_t etErrors = preflight(report, outDir, commGroup, out);
             bool unreadable = std::any_of(report.ranks.begin(), report.ranks.end(), [](const RankSummary &s) { return !s.error.empty(); });
             if (unreadable)
                 return 1;
-            return strict && report.hasErrors() ? 3 : 0;
+            return strict && (report.hasErrors() || etErrors) ? 3 : 0;
         } catch (const std::exception &e) {
             err << "job: " << e.what() << '\n';
             return 1;
@@ -284,6 +316,7 @@ int runJob(const Args &args, std::ostream &out, std::ostream &err)
     options.outDir = outDir;
     options.prefix = prefix;
     options.jobs = jobs;
+    options.chakra.target = target;
     options.writeEt = !noEt;
     if (!policyText.empty()) {
         auto policy = core::policyFromName(policyText);
@@ -345,9 +378,10 @@ int runJob(const Args &args, std::ostream &out, std::ostream &err)
         writeJobOutputs(report, commGroup, reportPath);
         printReport(report, out);
         out << "wrote " << commGroup << ", " << reportPath << " in " << seconds << " s\n";
+        const std::size_t etErrors = preflight(report, outDir, commGroup, out);
         if (unreadable)
             return 1;
-        return strict && report.hasErrors() ? 3 : 0;
+        return strict && (report.hasErrors() || etErrors) ? 3 : 0;
     } catch (const core::Cancelled &) {
         err << "job: cancelled\n";
     } catch (const std::exception &e) {

@@ -28,13 +28,20 @@ struct RankProgress {
     double fraction = 0;      // of the stage, 0..1
 };
 
+inline ChakraOptions astraSimDefaults()
+{
+    ChakraOptions o;
+    o.target = EtTarget::AstraSim;
+    return o;
+}
+
 struct JobOptions {
     std::string outDir;            // created if missing
     std::string prefix = "trace";  // OUTDIR/<prefix>.<rank>.et, OUTDIR/<prefix>.<rank>.summary.json
     int jobs = 1;                  // ranks processed at the same time
     LinkOptions link;              // policy etc. (a rank's sidecar policy wins unless policyGiven)
     bool policyGiven = false;
-    ChakraOptions chakra;
+    ChakraOptions chakra = astraSimDefaults(); // the .et flavour: ASTRA-sim's unless told otherwise
     bool writeEt = true;
     // Called from worker threads (serialise inside). Return false to stop: ranks not started are
     // left out, the current ones stop at their next stage.

@@ -218,8 +218,10 @@ nlohmann::ordered_json commGroupJson(const std::vector<ProcessGroup> &groups)
 {
     // Ids in numeric order (a plain json object would sort them as strings: "0", "1", "10", "2").
     std::vector<std::pair<std::int64_t, const ProcessGroup *>> byId;
+    // Id 0 is left out: ASTRA-sim asserts every configured group id is above 0, and pg_name "0" already
+    // means every rank to it.
     for (const ProcessGroup &g : groups)
-        if (!g.ranks.empty())
+        if (!g.ranks.empty() && processGroupId(g.name) != 0)
             byId.emplace_back(processGroupId(g.name), &g);
     std::sort(byId.begin(), byId.end(), [](const auto &a, const auto &b) { return a.first < b.first; });
     nlohmann::ordered_json o = nlohmann::ordered_json::object();
