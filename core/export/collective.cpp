@@ -265,8 +265,9 @@ CommInfo classifyGpuOp(const HostTrace &host, const DeviceTrace &device, std::ui
     // reads), then the enclosing record_param_comms, then the element counts the collective metadata
     // declares. SizeRule::CollectiveMetadata: the metadata's element counts first (Kineto's, then the
     // ET's comm attrs): what the collective moved.
-    if (sizeRule == SizeRule::CollectiveMetadata) {
-        if (args && args->inMsgNelems > 0 && args->dtype != 0) {
+    // The element counts the collective metadata declares: Kineto's, then the ET's comm attrs.
+    const auto fromMetadata = [&] {
+        if (info.bytes <= 0 && args && args->inMsgNelems > 0 && args->dtype != 0) {
             info.bytes = args->inMsgNelems * dtypeBytes(device.strings.at(args->dtype));
             info.sizeSource = "kineto_msg_nelems";
         }
@@ -280,7 +281,9 @@ CommInfo classifyGpuOp(const HostTrace &host, const DeviceTrace &device, std::ui
                 info.sizeSource = "et_msg_nelems";
                 return info.bytes > 0;
             });
-    }
+    };
+    if (sizeRule == SizeRule::CollectiveMetadata)
+        fromMetadata();
     if (info.bytes <= 0 && parentHost < host.nodes.size()) {
         info.bytes = tensorInputBytes(host, host.nodes[parentHost]);
         info.sizeSource = "parent_inputs";
@@ -293,20 +296,7 @@ CommInfo classifyGpuOp(const HostTrace &host, const DeviceTrace &device, std::ui
                 return info.bytes > 0;
             });
     }
-    if (info.bytes <= 0 && args && args->inMsgNelems > 0 && args->dtype != 0) {
-        info.bytes = args->inMsgNelems * dtypeBytes(device.strings.at(args->dtype));
-        info.sizeSource = "kineto_msg_nelems";
-    }
-    if (info.bytes <= 0)
-        forAncestors(host, parentHost, [&](const HostNode &n) {
-            if (n.comm >= host.commAttrs.size())
-                return false;
-            const HostCommAttrs &c = host.commAttrs[n.comm];
-            if (c.inMsgNelems > 0 && c.dtype != 0)
-                info.bytes = c.inMsgNelems * dtypeBytes(host.strings.at(c.dtype));
-            info.sizeSource = "et_msg_nelems";
-            return info.bytes > 0;
-        });
+    fromMetadata();
     if (info.bytes < 0)
         info.bytes = 0;
 
