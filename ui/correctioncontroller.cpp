@@ -4,6 +4,8 @@
 #include "traceloader.h"
 #include "undocommands.h"
 
+#include "edit/inputfingerprint.h"
+
 #include <QCoreApplication>
 #include <QElapsedTimer>
 #include <QFileInfo>
@@ -117,14 +119,17 @@ void CorrectionController::startSession(DocumentPtr doc)
     // Hashing a multi-gigabyte trace takes seconds: off the GUI thread.
     const std::string devicePath = doc->devicePath().toStdString();
     const std::string hostPath = doc->hostPath().toStdString();
+    // Of the files that were parsed: a path replaced since the load is refused, not fingerprinted.
+    const core::FileIdentity deviceIdentity = doc->device().sourceIdentity;
+    const core::FileIdentity hostIdentity = doc->host() ? doc->host()->sourceIdentity : core::FileIdentity{};
     runInBackground<Fingerprints>(
         this,
-        [devicePath, hostPath] {
+        [devicePath, hostPath, deviceIdentity, hostIdentity] {
             Fingerprints out;
             try {
-                out.device = core::fingerprintFile(devicePath);
+                out.device = core::fingerprintLoadedFile(devicePath, deviceIdentity);
                 if (!hostPath.empty())
-                    out.host = core::fingerprintFile(hostPath);
+                    out.host = core::fingerprintLoadedFile(hostPath, hostIdentity);
             } catch (const std::exception &e) {
                 out.error = QString::fromUtf8(e.what());
             }

@@ -3,6 +3,7 @@
 
 #include "export/etformat.h"
 #include "io/atomicfile.h"
+#include "io/outputguard.h"
 
 #include <ostream>
 #include <sstream>
@@ -61,13 +62,16 @@ int runDump(const Args &args, std::ostream &out, std::ostream &err)
         // Streamed from the file: a Node at a time, never the whole graph as messages.
         std::ostringstream text;
         if (summary)
-            text << core::summarizeEtFile(input).dump(2) << '\n';
+            text << core::summarizeEtFile(input).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
         else
             core::dumpEtFile(input, text, asArray);
-        if (output.empty())
+        if (output.empty()) {
             out << text.str();
-        else
+        } else {
+            for (const std::string &note : core::checkOutputs({{"--output", output}}, {{"input", input}}))
+                err << "dump: warning: " << note << '\n';
             core::writeFileAtomically(output, text.str());
+        }
         return 0;
     } catch (const core::LoadError &e) {
         err << "dump: " << e.what() << '\n';

@@ -5,6 +5,7 @@
 #include "export/astrasimtarget.h"
 #include "export/exporter.h"
 #include "io/atomicfile.h"
+#include "io/outputguard.h"
 #include "pipeline/pairpipeline.h"
 
 #include <chrono>
@@ -136,6 +137,19 @@ int runExport(const Args &args, std::ostream &out, std::ostream &err)
         err << "export: nothing to write: give --et, --etplus (--output-file) or --perfetto\n";
         return 2;
     }
+    try {
+        // No output may replace an input, the sidecar (given or beside the device trace) or another output.
+        const auto notes = core::checkOutputs(
+            {{"--et output", request.etPath}, {"--etplus output", request.etPlusPath}, {"--perfetto output", request.perfettoPath},
+             {"--report", printReport ? std::string("-") : std::string()}},
+            {{"host trace", hostPath}, {"device trace", devicePath}, {"corrections sidecar", correctionsPath},
+             {"corrections sidecar", core::defaultSidecarPath(devicePath)}});
+        for (const std::string &note : notes)
+            err << "export: warning: " << note << '\n';
+    } catch (const core::WriteError &e) {
+        err << "export: " << e.what() << '\n';
+        return 1;
+    }
     core::PairRequest pairRequest;
     pairRequest.files = {hostPath, devicePath};
     pairRequest.link.interThreadDeps = interThread;
@@ -200,7 +214,7 @@ int runExport(const Args &args, std::ostream &out, std::ostream &err)
             j["policy"] = std::string(core::policyName(links.policy));
             j["target"] = std::string(core::etTargetName(request.chakra.target));
             j["export_seconds"] = seconds;
-            out << j.dump(2) << '\n';
+            out << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
         }
         return 0;
     } catch (const core::LoadError &e) {

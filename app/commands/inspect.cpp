@@ -46,7 +46,7 @@ int runInspect(const Args &args, std::ostream &out, std::ostream &err)
     }
     const core::InspectReport report = core::inspectTraces(files);
     if (json)
-        out << core::inspectToJson(report).dump(2) << '\n';
+        out << core::inspectToJson(report).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
     else
         out << core::formatInspectText(report);
     for (const core::TraceSummary &s : report.traces)

@@ -2,7 +2,9 @@
 // findings report (JSON) and one line per GPU op (JSON Lines, format in docs/links-format.md).
 #include "commands/commands.h"
 
+#include "edit/sidecar.h"
 #include "io/atomicfile.h"
+#include "io/outputguard.h"
 #include "pipeline/pairpipeline.h"
 #include "report/findingsreport.h"
 #include "report/linkstable.h"
@@ -255,6 +257,10 @@ int runLink(const Args &args, std::ostream &out, std::ostream &err)
     printSummary(out, o, device, hostPtr, ls);
 
     try {
+        for (const std::string &note : checkOutputs({{"--links output", o.links}, {"--report output", o.report}},
+                                                    {{"host trace", o.host}, {"device trace", o.device},
+                                                     {"corrections sidecar", defaultSidecarPath(o.device)}}))
+            err << "link: warning: " << note << '\n';
         if (!o.links.empty())
             writeFileAtomically(o.links, linksJsonLines(device, hostPtr, ls));
         if (!o.report.empty())

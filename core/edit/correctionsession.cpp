@@ -28,11 +28,12 @@ const SidecarStatus &CorrectionSession::openSidecar(const std::string &path, con
     status_.path = path;
     device_ = device;
     host_ = host;
+    sidecarOnDisk_ = FileIdentity{};
     std::error_code error;
     if (!std::filesystem::exists(path, error))
         return status_;
     try {
-        Sidecar sidecar = loadSidecar(path);
+        Sidecar sidecar = loadSidecar(path, &sidecarOnDisk_);
         const InputCheck check = checkInputs(sidecar, device, host);
         if (!check.matches) {
             status_.state = SidecarState::Mismatch;
@@ -91,7 +92,7 @@ bool CorrectionSession::save()
     sidecar.interThreadDeps = interThreadDeps_;
     sidecar.log = log_;
     try {
-        saveSidecar(sidecar, status_.path);
+        sidecarOnDisk_ = saveSidecarIfUnchanged(sidecar, status_.path, sidecarOnDisk_);
     } catch (const std::exception &e) {
         lastSaveError_ = e.what();
         return false;

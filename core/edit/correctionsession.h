@@ -94,6 +94,7 @@ private:
     Policy policy_ = Policy::Nesting;
     bool interThreadDeps_ = false;
     std::string lastSaveError_;
+    FileIdentity sidecarOnDisk_; // the sidecar as this session last read or wrote it (unknown: absent)
 
     std::shared_ptr<const LinkSet> linked_;
     const DeviceTrace *deviceTrace_ = nullptr;

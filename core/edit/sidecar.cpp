@@ -1,15 +1,22 @@
 #include "edit/sidecar.h"
 
 #include "io/atomicfile.h"
+#include "io/inputfile.h"
 
 #include <nlohmann/json.hpp>
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <filesystem>
 #include <array>
 #include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <sstream>
 #include <stdexcept>
 
@@ -53,7 +60,18 @@ struct Reader {
         const json &v = member(object, where, key);
         if (!v.is_number_integer())
             fail(where + "/" + key, "expected an integer");
+        if (v.is_number_unsigned() && v.get<std::uint64_t>() > std::uint64_t(std::numeric_limits<std::int64_t>::max()))
+            fail(where + "/" + key, "integer " + v.dump() + " is out of range (at most 2^63 - 1)");
         return v.get<std::int64_t>();
+    }
+    std::uint32_t ordinal(const json &object, const std::string &where) const
+    {
+        if (!object.contains("ordinal"))
+            return 0;
+        const std::uint64_t v = unsignedInteger(object, where, "ordinal");
+        if (v > std::numeric_limits<std::uint32_t>::max())
+            fail(where + "/ordinal", "ordinal " + std::to_string(v) + " is out of range (at most 4294967295)");
+        return static_cast<std::uint32_t>(v);
     }
     std::uint64_t unsignedInteger(const json &object, const std::string &where, const char *key) const
     {
@@ -126,7 +144,7 @@ SubjectKey keyFromJson(const Reader &r, const json &in, const std::string &where
     case KeyKind::Runtime:
         key.pid = r.id(in, where, "pid");
         key.correlation = r.integer(in, where, "correlation");
-        key.ordinal = static_cast<std::uint32_t>(in.contains("ordinal") ? r.unsignedInteger(in, where, "ordinal") : 0);
+        key.ordinal = r.ordinal(in, where);
         break;
     case KeyKind::CpuOp:
         key.pid = r.id(in, where, "pid");
@@ -141,7 +159,7 @@ SubjectKey keyFromJson(const Reader &r, const json &in, const std::string &where
         } else {
             key.tid = r.id(in, where, "tid");
             key.ts = r.integer(in, where, "ts_ns");
-            key.ordinal = static_cast<std::uint32_t>(in.contains("ordinal") ? r.unsignedInteger(in, where, "ordinal") : 0);
+            key.ordinal = r.ordinal(in, where);
         }
         break;
     case KeyKind::HostNode: key.hostId = r.integer(in, where, "id"); break;
@@ -299,6 +317,39 @@ Sidecar sidecarFromJson(const json &in, const std::string &name)
     return out;
 }
 
+namespace {
+
+// nlohmann's messages start "[json.exception.<kind>.<id>] "; the rest is what the user needs.
+std::string jsonErrorText(const json::exception &e)
+{
+    std::string detail = e.what();
+    if (!detail.empty() && detail[0] == '[')
+        if (const auto close = detail.find("] "); close != std::string::npos)
+            detail = detail.substr(close + 2);
+    return detail;
+}
+
+// Where the token a nlohmann error quotes ("number overflow parsing '1e400'") is in the text: the
+// first occurrence that is a whole token, kUnknownOffset when the message quotes none.
+std::uint64_t offsetOfQuotedToken(const std::string &text, const std::string &message)
+{
+    const auto open = message.find('\'');
+    const auto close = open == std::string::npos ? std::string::npos : message.find('\'', open + 1);
+    if (close == std::string::npos || close == open + 1)
+        return kUnknownOffset;
+    const std::string token = message.substr(open + 1, close - open - 1);
+    auto isTokenByte = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '+'; };
+    for (std::size_t at = text.find(token); at != std::string::npos; at = text.find(token, at + 1)) {
+        const bool startOk = at == 0 || !isTokenByte(text[at - 1]);
+        const bool endOk = at + token.size() >= text.size() || !isTokenByte(text[at + token.size()]);
+        if (startOk && endOk)
+            return at;
+    }
+    return kUnknownOffset;
+}
+
+} // namespace
+
 Sidecar parseSidecar(const std::string &text, const std::string &name)
 {
     json document;
@@ -311,25 +362,63 @@ Sidecar parseSidecar(const std::string &text, const std::string &name)
         if (const auto colon = detail.find("syntax error"); colon != std::string::npos)
             detail = detail.substr(colon);
         throw LoadError(name, offset, "malformed JSON: " + detail);
+    } catch (const json::exception &e) {
+        // e.g. out_of_range 406 for a number beyond double range ("size": 1e400).
+        const std::string detail = jsonErrorText(e);
+        throw LoadError(name, offsetOfQuotedToken(text, detail), "malformed JSON: " + detail);
     }
-    return sidecarFromJson(document, name);
+    try {
+        return sidecarFromJson(document, name);
+    } catch (const json::exception &e) {
+        // Every access is checked first; anything nlohmann still refuses is reported, not thrown on.
+        throw LoadError(name, kUnknownOffset, "unusable value: " + jsonErrorText(e));
+    }
 }
 
-Sidecar loadSidecar(const std::string &path)
+Sidecar loadSidecar(const std::string &path, FileIdentity *identity)
 {
-    std::ifstream file(path, std::ios::binary);
-    if (!file)
-        throw LoadError(path, kUnknownOffset, std::string("cannot open: ") + std::strerror(errno));
-    std::ostringstream text;
-    text << file.rdbuf();
-    if (file.bad())
-        throw LoadError(path, kUnknownOffset, "read failed");
-    return parseSidecar(text.str(), path);
+    return parseSidecar(io::readWholeInputFile(path, identity), path);
+}
+
+std::string sidecarText(const Sidecar &sidecar)
+{
+    // Paths are bytes on Linux and need not be UTF-8: bytes that are not become U+FFFD instead of
+    // making the whole save fail (the paths in a sidecar are informative; the SHA-256 identifies).
+    return sidecarToJson(sidecar).dump(2, ' ', false, json::error_handler_t::replace) + "\n";
 }
 
 void saveSidecar(const Sidecar &sidecar, const std::string &path)
 {
-    writeFileAtomically(path, sidecarToJson(sidecar).dump(2) + "\n");
+    writeFileAtomically(path, sidecarText(sidecar));
+}
+
+FileIdentity saveSidecarIfUnchanged(const Sidecar &sidecar, const std::string &path, const FileIdentity &expected)
+{
+    const std::string text = sidecarText(sidecar);
+    const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+    const std::string folder = parent.empty() ? std::string(".") : parent.string();
+    const int dirFd = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dirFd < 0)
+        throw WriteError(path, "cannot open its folder " + folder + ": " + std::strerror(errno));
+    struct Unlock {
+        int fd;
+        ~Unlock() { ::close(fd); } // closing drops the lock
+    } unlock{dirFd};
+    while (::flock(dirFd, LOCK_EX) != 0)
+        if (errno != EINTR)
+            throw WriteError(path, "cannot lock its folder " + folder + ": " + std::strerror(errno));
+    const FileIdentity now = io::identityOfPath(path);
+    if (now.known && !now.sameContent(expected)) {
+        throw SidecarConflict(path, expected.known
+                                        ? "was changed by another Linkscope session or program since this one read it; "
+                                          "not overwritten, so its corrections are kept. This session's corrections "
+                                          "are not saved: reopen the traces to continue from the file on disk"
+                                        : "was created by another Linkscope session or program while this one had the "
+                                          "traces open; not overwritten. This session's corrections are not saved: "
+                                          "reopen the traces to continue from the file on disk");
+    }
+    writeFileAtomically(path, text);
+    return io::identityOfPath(path);
 }
 
 InputCheck checkInputs(const Sidecar &sidecar, const FileFingerprint &device, const std::optional<FileFingerprint> &host)

@@ -5,6 +5,8 @@
 
 #include "edit/correction.h"
 #include "edit/sha256.h"
+#include "io/atomicfile.h"
+#include "model/common.h"
 
 #include <nlohmann/json_fwd.hpp>
 
@@ -34,11 +36,27 @@ nlohmann::json sidecarToJson(const Sidecar &sidecar);
 // the JSON pointer of the offending value otherwise).
 Sidecar sidecarFromJson(const nlohmann::json &json, const std::string &name);
 Sidecar parseSidecar(const std::string &text, const std::string &name);
-Sidecar loadSidecar(const std::string &path);
+// Reads `path` (a regular file); `identity` receives the file's identity as read.
+Sidecar loadSidecar(const std::string &path, FileIdentity *identity = nullptr);
+// The file's text: pretty-printed JSON, always valid UTF-8 (invalid bytes in paths become U+FFFD).
+std::string sidecarText(const Sidecar &sidecar);
 
 // Writes atomically (io/atomicfile.h: a temporary file in the same folder, fsync, rename). Throws
 // WriteError (a std::runtime_error naming the path) on failure; the previous file is then untouched.
 void saveSidecar(const Sidecar &sidecar, const std::string &path);
+
+// Another session or program changed the sidecar since it was read: not overwritten.
+class SidecarConflict : public WriteError {
+public:
+    using WriteError::WriteError;
+};
+
+// Saves unless the file changed since `expected` (its identity when it was last read or written
+// here; known == false: it did not exist). The check and the write happen under an exclusive
+// flock() on the sidecar's folder, so concurrent savers take turns and the second one sees the
+// first one's file. Throws SidecarConflict when it changed, WriteError when it cannot be written.
+// Returns the identity of the file written (for the next save).
+FileIdentity saveSidecarIfUnchanged(const Sidecar &sidecar, const std::string &path, const FileIdentity &expected);
 
 // Whether the traces now loaded are the ones the sidecar was made from (size and SHA-256; the
 // paths may differ: traces get moved).

@@ -3,6 +3,7 @@
 #include "export/graphorder.h"
 #include "export/gzipdata.h"
 #include "io/atomicfile.h"
+#include "io/inputfile.h"
 
 #include <google/protobuf/util/json_util.h>
 
@@ -105,6 +106,13 @@ std::size_t scanChakraEt(const std::string &data, const std::string &name, bool 
             haveMetadata = true;
         } else {
             ++count;
+            // Every 0x00 byte would be an empty Node: a run of zeros (a sparse or zeroed file, a
+            // device) must not become millions of empty nodes. A real node has at least an id or a name.
+            if (size == 0)
+                throw LoadError(name, messageStart,
+                                "empty Node message (node #" + std::to_string(count) + ", no id, name or type): "
+                                    "zero bytes where a node should start; this is not a Chakra .et from here on (" +
+                                    where + "byte offset)");
             if (!node.ParseFromArray(bytes, size))
                 throw LoadError(name, messageStart, "malformed Node message (node #" + std::to_string(count) + ")");
             if (node.GetReflection()->GetUnknownFields(node).field_count() > 0)
@@ -122,16 +130,7 @@ Diagnostic unknownFieldsWarning(const std::string &name, std::size_t count)
             std::to_string(count) + " node(s) carry fields unknown to this Chakra schema (kept, not shown)"};
 }
 
-std::string readWholeFile(const std::string &path)
-{
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        throw LoadError(path, kUnknownOffset, "cannot open file");
-    std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (in.bad())
-        throw LoadError(path, kUnknownOffset, "read error");
-    return data;
-}
+std::string readWholeFile(const std::string &path) { return io::readWholeInputFile(path); }
 
 } // namespace
 
@@ -223,7 +222,17 @@ EtValidation validateDeps(const EtDeps &g, const NameOf &nameOf)
 {
     EtValidation result;
     const std::size_t n = g.ids.size();
-    auto label = [&](std::uint32_t i) { return std::to_string(g.ids[i]) + " (" + nameOf(i) + ")"; };
+    // A node's name may cost a re-parse of the node (summarizeEtFile): each is looked up once, however
+    // many of its dependencies are reported.
+    std::unordered_map<std::uint32_t, std::string> names;
+    auto cachedName = [&](std::uint32_t i) -> const std::string & {
+        auto it = names.find(i);
+        if (it == names.end())
+            it = names.emplace(i, nameOf(i)).first;
+        return it->second;
+    };
+    auto label = [&](std::uint32_t i) { return std::to_string(g.ids[i]) + " (" + cachedName(i) + ")"; };
+    const NameOf cachedNameOf = [&](std::uint32_t i) { return cachedName(i); };
     std::unordered_map<std::uint64_t, std::uint32_t> indexOf;
     indexOf.reserve(n * 2);
     std::map<std::uint64_t, std::size_t> duplicateCounts;
@@ -245,8 +254,8 @@ EtValidation validateDeps(const EtDeps &g, const NameOf &nameOf)
                 result.missingDeps.push_back("node " + label(i) + " ctrl_deps names " + std::to_string(g.ctrl[k]) +
                                              ", which is not in the trace");
     }
-    result.nodesOnCycles = findCycle(g, g.dataBegin, g.data, indexOf, nameOf, "data_deps", result);
-    const std::size_t ctrlLeftovers = findCycle(g, g.ctrlBegin, g.ctrl, indexOf, nameOf, "ctrl_deps", result);
+    result.nodesOnCycles = findCycle(g, g.dataBegin, g.data, indexOf, cachedNameOf, "data_deps", result);
+    const std::size_t ctrlLeftovers = findCycle(g, g.ctrlBegin, g.ctrl, indexOf, cachedNameOf, "ctrl_deps", result);
     if (result.nodesOnCycles == 0)
         result.nodesOnCycles = ctrlLeftovers;
     return result;

@@ -1,5 +1,6 @@
 #include "export/gzipdata.h"
 
+#include "io/inputtext.h"
 #include "model/common.h"
 
 #include <vector>
@@ -16,6 +17,7 @@ std::string gunzipIfCompressed(std::string data, const std::string &name, bool *
     if (!gzip)
         return data;
 
+    const std::uint64_t limit = io::gzipInflateLimit(data.size(), name);
     std::string out;
     out.reserve(data.size() * 4);
     z_stream zs{};
@@ -31,6 +33,10 @@ std::string gunzipIfCompressed(std::string data, const std::string &name, bool *
         zs.avail_out = static_cast<uInt>(chunk.size());
         const int rc = inflate(&zs, Z_NO_FLUSH);
         out.append(reinterpret_cast<const char *>(chunk.data()), chunk.size() - zs.avail_out);
+        if (out.size() > limit) {
+            inflateEnd(&zs);
+            io::throwGzipLimit(name, data.size(), limit);
+        }
         const std::size_t position = consumed + zs.total_in;
         if (rc == Z_STREAM_END) {
             consumed = position;

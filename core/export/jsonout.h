@@ -12,12 +12,47 @@
 
 namespace linkscope::core::jsonout {
 
-// JSON string literal. Bytes ≥ 0x80 pass through (inputs are UTF-8; we do not re-validate them).
+// Length of the valid UTF-8 sequence starting at text[i] (a byte >= 0x80), 0 if it is not one.
+inline std::size_t utf8SequenceLength(std::string_view text, std::size_t i)
+{
+    const auto b0 = static_cast<unsigned char>(text[i]);
+    std::size_t n = 0;
+    unsigned char lo = 0x80, hi = 0xBF; // range of the second byte (excludes overlongs and surrogates)
+    if (b0 >= 0xC2 && b0 <= 0xDF) {
+        n = 2;
+    } else if (b0 >= 0xE0 && b0 <= 0xEF) {
+        n = 3;
+        if (b0 == 0xE0)
+            lo = 0xA0;
+        else if (b0 == 0xED)
+            hi = 0x9F;
+    } else if (b0 >= 0xF0 && b0 <= 0xF4) {
+        n = 4;
+        if (b0 == 0xF0)
+            lo = 0x90;
+        else if (b0 == 0xF4)
+            hi = 0x8F;
+    } else {
+        return 0;
+    }
+    if (i + n > text.size())
+        return 0;
+    for (std::size_t k = 1; k < n; ++k) {
+        const auto b = static_cast<unsigned char>(text[i + k]);
+        if (b < (k == 1 ? lo : 0x80) || b > (k == 1 ? hi : 0xBF))
+            return 0;
+    }
+    return n;
+}
+
+// JSON string literal, always valid UTF-8: a byte that does not start a valid UTF-8 sequence (a
+// non-UTF-8 file name, say; Linux paths are bytes) is written as U+FFFD.
 inline void appendString(std::string &out, std::string_view text)
 {
     static constexpr char kHex[] = "0123456789abcdef";
     out.push_back('"');
-    for (char c : text) {
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
         const auto u = static_cast<unsigned char>(c);
         switch (c) {
         case '"': out += "\\\""; break;
@@ -30,8 +65,13 @@ inline void appendString(std::string &out, std::string_view text)
                 out += "\\u00";
                 out.push_back(kHex[u >> 4]);
                 out.push_back(kHex[u & 15]);
-            } else {
+            } else if (u < 0x80) {
                 out.push_back(c);
+            } else if (const std::size_t n = utf8SequenceLength(text, i)) {
+                out.append(text.data() + i, n);
+                i += n - 1;
+            } else {
+                out += "\xEF\xBF\xBD"; // U+FFFD
             }
         }
     }

@@ -61,7 +61,7 @@ JsonHead jsonHead(std::string_view head)
 {
     const std::string_view text = head;
     io::JsonScanner scanner(text);
-    std::size_t pos = scanner.skipWhitespace(0);
+    std::size_t pos = scanner.skipWhitespace(io::byteOrderMarkLength(text)); // a UTF-8 BOM is skipped
     if (scanner.at(pos) == '[')
         return {JsonShape::Array, 0}; // Chrome "JSON Array Format"
     if (scanner.at(pos) != '{')

@@ -72,7 +72,7 @@ private:
     {
         if (text_.empty())
             fail(0, "empty file");
-        std::size_t pos = scanner_.skipWhitespace(0);
+        std::size_t pos = scanner_.skipWhitespace(byteOrderMarkLength(text_.view()));
         if (pos >= text_.size())
             fail(pos, "file contains only whitespace");
         if (text_[pos] != '{')

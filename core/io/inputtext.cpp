@@ -5,11 +5,14 @@
 #include <libdeflate.h>
 #include <zlib.h>
 
+#include <unistd.h>
+
 #if defined(__linux__)
 #include <sys/mman.h>
 #endif
 
 #include <algorithm>
+#include <limits>
 #include <cstdlib>
 #include <cerrno>
 #include <cstdio>
@@ -26,21 +29,59 @@ struct FileCloser {
 };
 using FilePtr = std::unique_ptr<std::FILE, FileCloser>;
 
-FilePtr openFile(const std::string &path)
+// A regular file (InputFile refuses anything else) as a stdio stream, and what was opened.
+FilePtr openFile(const std::string &path, FileIdentity *identity = nullptr)
 {
-    FilePtr f(std::fopen(path.c_str(), "rb"));
-    if (!f)
-        throw LoadError(path, kUnknownOffset, std::string("cannot open file: ") + std::strerror(errno));
+    InputFile input(path);
+    if (identity)
+        *identity = input.identity();
+    const int fd = input.release();
+    FilePtr f(fdopen(fd, "rb"));
+    if (!f) {
+        const int e = errno;
+        ::close(fd);
+        throw LoadError(path, kUnknownOffset, std::string("cannot open file: ") + std::strerror(e));
+    }
     return f;
 }
 
-std::uint64_t fileSize(std::FILE *f)
+// limit + 1 (one byte past the limit tells that it was passed), without wrapping for "unlimited".
+std::uint64_t saturatingIncrement(std::uint64_t v) { return v == std::numeric_limits<std::uint64_t>::max() ? v : v + 1; }
+
+// Parses a size such as "64G", "1048576" or "unlimited"; false if malformed.
+bool parseByteSize(const char *text, std::uint64_t &out)
 {
-    if (std::fseek(f, 0, SEEK_END) != 0)
-        return 0;
-    const long size = std::ftell(f);
-    std::fseek(f, 0, SEEK_SET);
-    return size > 0 ? static_cast<std::uint64_t>(size) : 0;
+    std::string s(text);
+    if (s == "unlimited" || s == "0") {
+        out = std::numeric_limits<std::uint64_t>::max();
+        return true;
+    }
+    std::uint64_t value = 0;
+    std::size_t i = 0;
+    for (; i < s.size() && s[i] >= '0' && s[i] <= '9'; ++i) {
+        if (value > (std::numeric_limits<std::uint64_t>::max() - 9) / 10)
+            return false;
+        value = value * 10 + static_cast<std::uint64_t>(s[i] - '0');
+    }
+    if (i == 0)
+        return false;
+    int shift = 0;
+    if (i < s.size()) {
+        switch (s[i] | 0x20) {
+        case 'k': shift = 10; break;
+        case 'm': shift = 20; break;
+        case 'g': shift = 30; break;
+        case 't': shift = 40; break;
+        default: return false;
+        }
+        ++i;
+        if (i < s.size() && (s[i] == 'B' || s[i] == 'b'))
+            ++i;
+    }
+    if (i != s.size() || value > (std::numeric_limits<std::uint64_t>::max() >> shift))
+        return false;
+    out = value << shift;
+    return true;
 }
 
 // Grows `out` (size = bytes produced so far) so that at least `want` more bytes fit, in steps that
@@ -55,7 +96,10 @@ void makeRoom(ParseBuffer &out, std::size_t used, std::size_t want)
 // Streaming inflate of one or more concatenated gzip members. `pull` refills the input.
 class GzipInflater {
 public:
-    explicit GzipInflater(const std::string &name) : name_(name)
+    GzipInflater(const std::string &name, std::uint64_t compressedBytes)
+        : name_(name)
+        , compressedBytes_(compressedBytes)
+        , limit_(gzipInflateLimit(compressedBytes, name))
     {
         std::memset(&stream_, 0, sizeof stream_);
         if (inflateInit2(&stream_, 15 + 16) != Z_OK)
@@ -96,6 +140,8 @@ public:
             stream_.avail_out = static_cast<uInt>(room);
             const int rc = inflate(&stream_, Z_NO_FLUSH);
             produced += room - stream_.avail_out;
+            if (produced > limit_)
+                throwGzipLimit(name_, compressedBytes_, limit_);
             if (rc == Z_STREAM_END) {
                 finished_ = true;
                 anyMember_ = true;
@@ -122,6 +168,8 @@ public:
 
 private:
     std::string name_;
+    std::uint64_t compressedBytes_;
+    std::uint64_t limit_;
     z_stream stream_;
     bool finished_ = false;
     bool anyMember_ = false;
@@ -148,9 +196,10 @@ constexpr std::size_t kWholeInflateLimit = 256u << 20;
 // Inflates every member of `in` into `out` (already sized to a first guess, grown when a member does
 // not fit). Returns false when libdeflate rejects the data; the caller then runs the zlib path, whose
 // error messages name the position.
-bool inflateWhole(const unsigned char *in, std::size_t inLen, ParseBuffer &out, ProgressReporter &progress,
-                  std::uint64_t progressBase)
+bool inflateWhole(const unsigned char *in, std::size_t inLen, const std::string &name, ParseBuffer &out,
+                  ProgressReporter &progress, std::uint64_t progressBase)
 {
+    const std::uint64_t limit = gzipInflateLimit(inLen, name);
     struct Free {
         void operator()(libdeflate_decompressor *d) const { libdeflate_free_decompressor(d); }
     };
@@ -166,15 +215,21 @@ bool inflateWhole(const unsigned char *in, std::size_t inLen, ParseBuffer &out, 
                                                                   out.data() + produced, out.size() - produced,
                                                                   &inUsed, &outGot);
         if (r == LIBDEFLATE_INSUFFICIENT_SPACE) {
+            // The member does not fit in what is left: past the limit once the buffer is past it.
+            if (out.size() > limit)
+                throwGzipLimit(name, inLen, limit);
             if (out.size() >= (std::size_t(1) << 40))
                 return false;
-            out.resize(std::max<std::size_t>(out.size() * 2, produced + (64u << 20)));
+            const std::uint64_t grown = std::max<std::uint64_t>(out.size() * 2, produced + (64u << 20));
+            out.resize(static_cast<std::size_t>(std::min<std::uint64_t>(grown, saturatingIncrement(limit))));
             continue;
         }
         if (r != LIBDEFLATE_SUCCESS || inUsed == 0)
             return false;
         consumed += inUsed;
         produced += outGot;
+        if (produced > limit)
+            throwGzipLimit(name, inLen, limit);
         progress.report(progressBase + consumed);
     }
     if (consumed == 0)
@@ -191,10 +246,10 @@ void inflateInMemory(const unsigned char *in, std::size_t inLen, const std::stri
 {
     out.resize(guess);
     prefaultForWrite(out.data(), guess); // the guess is exact for a one-member file (gzip trailer)
-    if (inflateWhole(in, inLen, out, progress, 0))
+    if (inflateWhole(in, inLen, name, out, progress, 0))
         return;
     out.resize(0);
-    GzipInflater inflater(name);
+    GzipInflater inflater(name, inLen);
     std::size_t produced = 0;
     constexpr std::size_t kChunk = 1u << 20;
     for (std::size_t at = 0;;) {
@@ -236,6 +291,32 @@ void populateForWrite(void *data, std::size_t bytes)
 #endif
 }
 
+std::uint64_t gzipInflateLimit(std::uint64_t compressedBytes, const std::string &name)
+{
+    if (const char *env = std::getenv("LINKSCOPE_GZIP_LIMIT"); env && *env) {
+        std::uint64_t limit = 0;
+        if (!parseByteSize(env, limit))
+            throw LoadError(name, kUnknownOffset,
+                            std::string("LINKSCOPE_GZIP_LIMIT='") + env
+                                + "' is not a size (a byte count with an optional K/M/G/T suffix, or 'unlimited')");
+        return limit;
+    }
+    constexpr std::uint64_t kRatio = 200, kFloor = std::uint64_t(64) << 20;
+    if (compressedBytes > std::numeric_limits<std::uint64_t>::max() / kRatio)
+        return std::numeric_limits<std::uint64_t>::max();
+    return std::max(kFloor, compressedBytes * kRatio);
+}
+
+void throwGzipLimit(const std::string &name, std::uint64_t compressedBytes, std::uint64_t limit)
+{
+    throw LoadError(name, kUnknownOffset,
+                    "gzip data of " + std::to_string(compressedBytes) + " bytes inflates to more than "
+                        + std::to_string(limit)
+                        + " bytes, which looks like a decompression bomb (real traces compress 10-30 times); "
+                          "reading stopped there. If the file is genuine, set LINKSCOPE_GZIP_LIMIT to a larger "
+                          "size (e.g. LINKSCOPE_GZIP_LIMIT=64G) or to 'unlimited'");
+}
+
 bool isGzip(const std::string &bytes)
 {
     return bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1f
@@ -244,9 +325,9 @@ bool isGzip(const std::string &bytes)
 
 InputText readInputFile(const std::string &path, ProgressReporter &progress, TextUse use)
 {
-    FilePtr file = openFile(path);
-    const std::uint64_t size = fileSize(file.get());
     InputText result;
+    FilePtr file = openFile(path, &result.identity);
+    const std::uint64_t size = result.identity.size;
     result.inputBytes = size;
 
     unsigned char magic[2] = {0, 0};
@@ -280,7 +361,9 @@ InputText readInputFile(const std::string &path, ProgressReporter &progress, Tex
             progress.report(done);
         }
         if (done != size)
-            throw LoadError(path, done, "read error: file shrank while reading");
+            throw LoadError(path, done,
+                            "the file shrank while it was being read (it was " + std::to_string(size)
+                                + " bytes when opened)");
         result.text = ParseBuffer::fromString(std::move(text));
         result.progressDone = size;
         return result;
@@ -296,6 +379,7 @@ InputText readInputFile(const std::string &path, ProgressReporter &progress, Tex
     }
     progress.setTotal(size + guess);
     guess = std::min<std::size_t>(guess, size * 1100 + 4096);
+    guess = static_cast<std::size_t>(std::min<std::uint64_t>(guess, saturatingIncrement(gzipInflateLimit(size, path))));
     // One buffer sized from the guess plus the JSON padding, so the common case never reallocates.
     if (use == TextUse::Streamed) {
         result.text = ParseBuffer::growable(guess);
@@ -307,13 +391,15 @@ InputText readInputFile(const std::string &path, ProgressReporter &progress, Tex
     if (size <= kWholeInflateLimit) {
         std::vector<unsigned char> compressed(static_cast<std::size_t>(size));
         if (std::fread(compressed.data(), 1, compressed.size(), file.get()) != compressed.size())
-            throw LoadError(path, kUnknownOffset, "read error: file shrank while reading");
+            throw LoadError(path, kUnknownOffset,
+                            "the file shrank while it was being read (it was " + std::to_string(size)
+                                + " bytes when opened)");
         inflateInMemory(compressed.data(), compressed.size(), path, result.text, guess, progress);
         progress.setTotal(size + result.text.size());
         result.progressDone = size;
         return result;
     }
-    GzipInflater inflater(path);
+    GzipInflater inflater(path, size);
     std::size_t produced = 0;
     std::vector<unsigned char> chunk(1u << 20);
     std::uint64_t consumed = 0;
@@ -350,6 +436,7 @@ InputText decodeInput(std::string data, const std::string &name, ProgressReporte
     progress.setTotal(data.size() + guess);
     // Untrusted trailers (fuzzing) must not make us reserve absurd amounts up front.
     guess = std::min<std::size_t>(guess, data.size() * 1100 + 4096);
+    guess = static_cast<std::size_t>(std::min<std::uint64_t>(guess, saturatingIncrement(gzipInflateLimit(data.size(), name))));
     {
         std::string text;
         text.reserve(guess + kJsonPadding);

@@ -2,6 +2,7 @@
 // Turning a trace file (plain or gzip, detected by magic bytes) into one text buffer that the JSON
 // readers can parse in place (see io/parsebuffer.h).
 
+#include "io/inputfile.h"
 #include "io/parsebuffer.h"
 #include "model/argsstore.h"
 #include "model/common.h"
@@ -19,6 +20,7 @@ struct InputText {
     std::uint64_t progressDone = 0; // progress units already reported (reading / inflating)
     // A plain file read as a mapping (TextUse::Streamed): the file itself, to read spans back later.
     std::shared_ptr<const ArgsStore> sourceFile;
+    FileIdentity identity;        // the file that was read (known == false for bytes from memory)
 };
 
 // Whether the reader will keep the whole text (spans into it) or only parse through it once.
@@ -54,6 +56,14 @@ private:
 
 bool isGzip(const std::string &bytes);
 
+// Decompression bombs: the most bytes gzip input of `compressedBytes` may inflate to. By default 200
+// times its compressed size (real traces compress 10-30 times) and at least 64 MiB. The environment
+// variable LINKSCOPE_GZIP_LIMIT replaces the rule: a byte count with an optional K, M, G or T suffix
+// (powers of 1024), or "unlimited". Throws LoadError naming `name` if the variable is malformed.
+std::uint64_t gzipInflateLimit(std::uint64_t compressedBytes, const std::string &name);
+// The LoadError for input that inflates past `limit`: names the file, the sizes and the override.
+[[noreturn]] void throwGzipLimit(const std::string &name, std::uint64_t compressedBytes, std::uint64_t limit);
+
 // Maps the pages of a large buffer that is about to be written in one go (Linux 5.14+), instead of
 // one page fault per 4 KiB. Only for memory that will be used: populated pages count in RSS.
 void prefaultForWrite(void *data, std::size_t bytes);
@@ -61,7 +71,8 @@ void prefaultForWrite(void *data, std::size_t bytes);
 void populateForWrite(void *data, std::size_t bytes);
 
 // Reads `path` fully (a Streamed plain file is mapped, not read). Throws LoadError if it cannot be
-// opened or the gzip stream is corrupt.
+// opened, is not a regular file (io/inputfile.h), the gzip stream is corrupt or inflates past
+// gzipInflateLimit.
 InputText readInputFile(const std::string &path, ProgressReporter &progress, TextUse use = TextUse::Retained);
 
 // Same for bytes already in memory; `name` is used in messages.

@@ -10,6 +10,13 @@
 
 namespace linkscope::core::io {
 
+// 3 if `text` starts with a UTF-8 byte order mark (which some editors and Windows tools write before
+// JSON), else 0. The readers skip it.
+inline std::size_t byteOrderMarkLength(std::string_view text)
+{
+    return text.size() >= 3 && text[0] == '\xEF' && text[1] == '\xBB' && text[2] == '\xBF' ? 3 : 0;
+}
+
 // JSON's four whitespace bytes.
 inline bool isJsonWhitespace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 

@@ -9,6 +9,8 @@
 #include <simdjson.h>
 
 #include <cstring>
+#include <optional>
+#include <vector>
 
 namespace linkscope::core::io {
 
@@ -61,13 +63,83 @@ std::optional<std::int64_t> jsonInt(const nlohmann::json &j)
     return std::nullopt;
 }
 
+// Metadata values ("deviceProperties", "distributedInfo") are parsed with nlohmann, whose parser is
+// iterative but whose dump(), copy and comparison recurse: a value nested deeper than this is not
+// parsed at all (a warning says so), so nothing below ever recurses further.
+constexpr int kMaxMetadataDepth = 64;
+// Longest text made of a non-string metadata value; longer is cut with "...".
+constexpr std::size_t kMaxMetadataText = 4096;
+
+// The deepest nesting of arrays/objects in JSON text (strings skipped), counted without recursion;
+// stops counting once past `limit`.
+int nestingDepth(std::string_view text, int limit)
+{
+    int depth = 0, deepest = 0;
+    bool inString = false;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (inString) {
+            if (c == '\\')
+                ++i;
+            else if (c == '"')
+                inString = false;
+        } else if (c == '"') {
+            inString = true;
+        } else if (c == '[' || c == '{') {
+            if (++depth > deepest && (deepest = depth) > limit)
+                return deepest;
+        } else if (c == ']' || c == '}') {
+            --depth;
+        }
+    }
+    return deepest;
+}
+
+// A metadata value as text: strings as they are, null as empty, anything else as compact JSON built
+// with an explicit stack (bounded by kMaxMetadataText, however the value is nested).
 std::string jsonText(const nlohmann::json &j)
 {
     if (j.is_string())
         return j.get<std::string>();
     if (j.is_null())
         return {};
-    return j.dump();
+    struct Frame {
+        const nlohmann::json *value;
+        nlohmann::json::const_iterator next;
+    };
+    std::string out;
+    std::vector<Frame> stack;
+    auto open = [&](const nlohmann::json &v) {
+        if (v.is_array() || v.is_object()) {
+            out += v.is_array() ? '[' : '{';
+            stack.push_back({&v, v.cbegin()});
+        } else {
+            out += v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace); // a scalar: no recursion
+        }
+    };
+    open(j);
+    while (!stack.empty()) {
+        if (out.size() > kMaxMetadataText) {
+            out.resize(kMaxMetadataText);
+            out += "...";
+            return out;
+        }
+        Frame &top = stack.back();
+        if (top.next == top.value->cend()) {
+            out += top.value->is_array() ? ']' : '}';
+            stack.pop_back();
+            continue;
+        }
+        if (top.next != top.value->cbegin())
+            out += ',';
+        const auto it = top.next++;
+        if (top.value->is_object()) {
+            out += nlohmann::json(it.key()).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+            out += ':';
+        }
+        open(*it); // may invalidate `top`
+    }
+    return out;
 }
 
 class KinetoReader : ReaderBase {
@@ -95,7 +167,7 @@ public:
 private:
     void parseDocument()
     {
-        std::size_t pos = scanner_.skipWhitespace(0);
+        std::size_t pos = scanner_.skipWhitespace(byteOrderMarkLength(text_.view()));
         if (text_.empty())
             fail(0, "empty file");
         if (pos >= text_.size())
@@ -185,9 +257,24 @@ private:
         }
     }
 
+    // A metadata value parsed with nlohmann, or discarded (with a warning) when nested too deeply.
+    std::optional<nlohmann::json> parseMetadata(std::string_view value, std::string_view key, std::uint64_t offset)
+    {
+        if (nestingDepth(value, kMaxMetadataDepth) > kMaxMetadataDepth) {
+            sink_.add("\"" + std::string(key) + "\" is nested more than " + std::to_string(kMaxMetadataDepth)
+                          + " levels deep; ignored",
+                      offset);
+            return std::nullopt;
+        }
+        return nlohmann::json::parse(value.begin(), value.end(), nullptr, false);
+    }
+
     void readDeviceProperties(std::string_view value, std::uint64_t offset)
     {
-        const auto j = nlohmann::json::parse(value.begin(), value.end(), nullptr, false);
+        const auto parsed = parseMetadata(value, "deviceProperties", offset);
+        if (!parsed)
+            return;
+        const nlohmann::json &j = *parsed;
         if (!j.is_array()) {
             sink_.add("\"deviceProperties\" is not an array; ignored", offset);
             return;
@@ -216,7 +303,10 @@ private:
 
     void readDistributedInfo(std::string_view value, std::uint64_t offset)
     {
-        const auto j = nlohmann::json::parse(value.begin(), value.end(), nullptr, false);
+        const auto parsed = parseMetadata(value, "distributedInfo", offset);
+        if (!parsed)
+            return;
+        const nlohmann::json &j = *parsed;
         if (!j.is_object()) {
             sink_.add("\"distributedInfo\" is not an object; ignored", offset);
             return;
@@ -249,9 +339,15 @@ private:
                     num(pg, "pg_size", c.size);
                     if (auto r = pg.find("ranks"); r != pg.end()) {
                         // PyTorch writes a list; Kineto's own on-demand metadata writes the list as a string.
-                        nlohmann::json ranks = *r;
-                        if (ranks.is_string())
-                            ranks = nlohmann::json::parse(ranks.get<std::string>(), nullptr, false);
+                        nlohmann::json parsedRanks;
+                        const nlohmann::json *rankList = &*r;
+                        if (r->is_string()) {
+                            const std::string &text = r->get_ref<const std::string &>();
+                            if (nestingDepth(text, kMaxMetadataDepth) <= kMaxMetadataDepth)
+                                parsedRanks = nlohmann::json::parse(text, nullptr, false);
+                            rankList = &parsedRanks;
+                        }
+                        const nlohmann::json &ranks = *rankList;
                         if (ranks.is_array()) {
                             for (const auto &x : ranks)
                                 if (auto v = jsonInt(x))
@@ -817,6 +913,17 @@ private:
                     sink_.add("negative \"dur\"; set to 0", at);
                     e.dur = 0;
                 }
+            }
+            // Every time is kept within ±kTimeLimit, so that ends, and differences between any two
+            // times, fit in int64 nanoseconds everywhere downstream.
+            Nanos end = 0;
+            if (e.ts < -kTimeLimit || e.ts > kTimeLimit || __builtin_add_overflow(e.ts, e.dur, &end)
+                || end < -kTimeLimit || end > kTimeLimit) {
+                sink_.add("\"ts\" (" + std::to_string(e.ts) + " ns) + \"dur\" (" + std::to_string(e.dur)
+                              + " ns) is outside the supported time range of +/-2^62 ns (about 146 years); "
+                                "event skipped",
+                          at);
+                return true;
             }
             if (!hasPid && !(e.phase == Phase::Instant))
                 sink_.add("event without \"pid\"; pid = 0", at);

@@ -1,12 +1,17 @@
 #include "io/parsebuffer.h"
 
 #if defined(__linux__)
+#include <signal.h>
 #include <sys/mman.h>
 #include <unistd.h>
 #define LINKSCOPE_HAVE_MMAP 1
 #endif
 
 #include <algorithm>
+#include <array>
+#include <atomic>
+#include <cerrno>
+#include <mutex>
 #include <cstring>
 #include <new>
 #include <stdexcept>
@@ -28,6 +33,104 @@ std::size_t pageSize()
 
 std::size_t roundUpToPage(std::size_t n) { return (n + pageSize() - 1) / pageSize() * pageSize(); }
 std::size_t roundDownToPage(std::size_t n) { return n / pageSize() * pageSize(); }
+
+// ---- SIGBUS on a file that shrinks while it is mapped -------------------------------------------
+// The file part of every live File mapping has a slot here. A fault inside one is the file having
+// been truncated by someone else: the handler maps anonymous zero pages over the rest of that file
+// part (the faulting access then completes, reading zeros) and records where the file ended. The
+// reader checks ParseBuffer::truncatedAt() after its parse and reports the file instead. Lock-free
+// atomics only, so the handler may run on any thread at any time.
+struct FaultSlot {
+    std::atomic<bool> used{false};
+    std::atomic<std::uintptr_t> begin{0};
+    std::atomic<std::uintptr_t> end{0};  // page-rounded end of the file part
+    std::atomic<std::size_t> faultAt{SIZE_MAX};
+};
+constexpr std::size_t kFaultSlots = 256;
+std::array<FaultSlot, kFaultSlots> g_faultSlots;
+struct sigaction g_previousSigbus;
+std::once_flag g_sigbusOnce;
+bool g_sigbusInstalled = false;
+static_assert(std::atomic<std::uintptr_t>::is_always_lock_free && std::atomic<std::size_t>::is_always_lock_free);
+
+void onSigbus(int sig, siginfo_t *info, void *context)
+{
+    const int savedErrno = errno;
+    const auto addr = reinterpret_cast<std::uintptr_t>(info ? info->si_addr : nullptr);
+    for (FaultSlot &slot : g_faultSlots) {
+        const std::uintptr_t begin = slot.begin.load(std::memory_order_acquire);
+        const std::uintptr_t end = slot.end.load(std::memory_order_acquire);
+        if (begin == 0 || addr < begin || addr >= end)
+            continue;
+        const std::uintptr_t page = addr & ~(std::uintptr_t(pageSize()) - 1);
+        void *zeros = mmap(reinterpret_cast<void *>(page), end - page, PROT_READ | PROT_WRITE,
+                           MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
+        if (zeros == MAP_FAILED)
+            break; // cannot repair: let the previous disposition have it
+        const std::size_t at = page - begin;
+        std::size_t seen = slot.faultAt.load(std::memory_order_relaxed);
+        while (at < seen && !slot.faultAt.compare_exchange_weak(seen, at, std::memory_order_release))
+        {
+        }
+        errno = savedErrno;
+        return; // the access is retried and now reads zeros
+    }
+    errno = savedErrno;
+    if (g_previousSigbus.sa_flags & SA_SIGINFO) {
+        if (g_previousSigbus.sa_sigaction) {
+            g_previousSigbus.sa_sigaction(sig, info, context);
+            return;
+        }
+    } else if (g_previousSigbus.sa_handler == SIG_IGN) {
+        // Ignoring a synchronous SIGBUS would loop forever on the faulting access: die instead.
+    } else if (g_previousSigbus.sa_handler != SIG_DFL) {
+        g_previousSigbus.sa_handler(sig);
+        return;
+    }
+    // Default action: reinstate it; returning retries the access, which faults and terminates.
+    struct sigaction dfl = {};
+    dfl.sa_handler = SIG_DFL;
+    sigemptyset(&dfl.sa_mask);
+    sigaction(SIGBUS, &dfl, nullptr);
+}
+
+void installSigbusHandler()
+{
+    std::call_once(g_sigbusOnce, [] {
+        struct sigaction sa = {};
+        sa.sa_sigaction = onSigbus;
+        sa.sa_flags = SA_SIGINFO | SA_NODEFER;
+        sigemptyset(&sa.sa_mask);
+        g_sigbusInstalled = sigaction(SIGBUS, &sa, &g_previousSigbus) == 0;
+    });
+}
+
+// A slot for [begin, end), or -1 when all are taken (the caller then reads instead of mapping).
+int claimFaultSlot(std::uintptr_t begin, std::uintptr_t end)
+{
+    installSigbusHandler();
+    if (!g_sigbusInstalled)
+        return -1;
+    for (std::size_t i = 0; i < kFaultSlots; ++i) {
+        bool expected = false;
+        if (g_faultSlots[i].used.compare_exchange_strong(expected, true, std::memory_order_acq_rel)) {
+            FaultSlot &slot = g_faultSlots[i];
+            slot.faultAt.store(SIZE_MAX, std::memory_order_relaxed);
+            slot.end.store(end, std::memory_order_release);
+            slot.begin.store(begin, std::memory_order_release);
+            return static_cast<int>(i);
+        }
+    }
+    return -1;
+}
+
+void releaseFaultSlot(int index)
+{
+    FaultSlot &slot = g_faultSlots[static_cast<std::size_t>(index)];
+    slot.begin.store(0, std::memory_order_release);
+    slot.end.store(0, std::memory_order_release);
+    slot.used.store(false, std::memory_order_release);
+}
 #endif
 
 } // namespace
@@ -41,6 +144,7 @@ ParseBuffer::ParseBuffer(ParseBuffer &&other) noexcept
     , mapBytes_(std::exchange(other.mapBytes_, 0))
     , size_(std::exchange(other.size_, 0))
     , released_(std::exchange(other.released_, 0))
+    , faultSlot_(std::exchange(other.faultSlot_, -1))
 {
     other.storage_ = Storage::Heap;
 }
@@ -55,6 +159,7 @@ ParseBuffer &ParseBuffer::operator=(ParseBuffer &&other) noexcept
         mapBytes_ = std::exchange(other.mapBytes_, 0);
         size_ = std::exchange(other.size_, 0);
         released_ = std::exchange(other.released_, 0);
+        faultSlot_ = std::exchange(other.faultSlot_, -1);
     }
     return *this;
 }
@@ -62,9 +167,12 @@ ParseBuffer &ParseBuffer::operator=(ParseBuffer &&other) noexcept
 void ParseBuffer::unmap()
 {
 #if defined(LINKSCOPE_HAVE_MMAP)
+    if (faultSlot_ >= 0)
+        releaseFaultSlot(faultSlot_);
     if (map_)
         munmap(map_, mapBytes_);
 #endif
+    faultSlot_ = -1;
     map_ = nullptr;
     mapBytes_ = 0;
 }
@@ -92,11 +200,19 @@ ParseBuffer ParseBuffer::mapFile(int fd, std::uint64_t size)
     void *region = mmap(nullptr, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (region == MAP_FAILED)
         return b;
-    void *file = mmap(region, static_cast<std::size_t>(size), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED, fd, 0);
-    if (file == MAP_FAILED) {
+    const auto regionAddr = reinterpret_cast<std::uintptr_t>(region);
+    const int slot = claimFaultSlot(regionAddr, regionAddr + roundUpToPage(static_cast<std::size_t>(size)));
+    if (slot < 0) {
         munmap(region, total);
         return b;
     }
+    void *file = mmap(region, static_cast<std::size_t>(size), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED, fd, 0);
+    if (file == MAP_FAILED) {
+        releaseFaultSlot(slot);
+        munmap(region, total);
+        return b;
+    }
+    b.faultSlot_ = slot;
     madvise(file, static_cast<std::size_t>(size), MADV_SEQUENTIAL);
     b.storage_ = Storage::File;
     b.map_ = static_cast<char *>(region);
@@ -124,6 +240,18 @@ ParseBuffer ParseBuffer::growable(std::size_t expectedBytes)
 #endif
     b.heap_.reserve(expectedBytes + kJsonPadding);
     return b;
+}
+
+std::optional<std::size_t> ParseBuffer::truncatedAt() const
+{
+#if defined(LINKSCOPE_HAVE_MMAP)
+    if (faultSlot_ >= 0) {
+        const std::size_t at = g_faultSlots[static_cast<std::size_t>(faultSlot_)].faultAt.load(std::memory_order_acquire);
+        if (at != SIZE_MAX)
+            return std::min(at, size_);
+    }
+#endif
+    return std::nullopt;
 }
 
 std::size_t ParseBuffer::paddedSize() const

@@ -9,12 +9,17 @@
 //  - File: a private, copy-on-write mapping of a plain file. Pages come straight from the page
 //    cache: no read() copy, no zero-filling of a fresh buffer; released pages are simply unmapped.
 //    A file truncated by another process while it is mapped makes reads past its new end fault
-//    (SIGBUS), so callers keep the mapping only for the duration of one parse.
+//    (SIGBUS). A process-wide SIGBUS handler (installed with the first mapping) recognises faults
+//    inside a live File mapping, maps zero pages over the rest of it so the reader can go on to its
+//    end, and records the fault: the reader then reports the shrunken file (truncatedAt()) instead
+//    of whatever the zeros made of the text. Faults anywhere else go to the previous handler.
+//    Callers keep the mapping only for the duration of one parse.
 //  - Anonymous: a private anonymous mapping that grows by mremap (gzip output); released pages are
 //    returned to the kernel.
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -50,6 +55,10 @@ public:
     std::string_view view() const { return {data(), size_}; }
     bool mapped() const { return storage_ != Storage::Heap; }
 
+    // For a File buffer whose file shrank under it: the offset of the first page that could not be
+    // read (the text from there on reads as zeros). nullopt while every read was served by the file.
+    std::optional<std::size_t> truncatedAt() const;
+
     // Sets the size; new bytes are writable (and zero in a mapping). Keeps the padding. Heap and
     // Anonymous only; a File buffer is as long as its file.
     void resize(std::size_t newSize);
@@ -76,6 +85,7 @@ private:
     std::size_t mapBytes_ = 0; // length of the mapping (page multiple)
     std::size_t size_ = 0;
     std::size_t released_ = 0; // bytes at the start whose pages were released (page multiple)
+    int faultSlot_ = -1;       // File: this mapping's slot in the SIGBUS handler's table, or -1
 };
 
 } // namespace linkscope::core::io

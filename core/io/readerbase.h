@@ -26,15 +26,31 @@ protected:
     {
     }
 
-    // Runs `parse`, turning a ScanError into a LoadError for this file.
+    // Runs `parse`, turning a ScanError into a LoadError for this file. A mapped file that shrank
+    // while it was parsed (its missing pages read as zeros, see io/parsebuffer.h) is reported as
+    // such, whatever the parse made of the zeros.
     template<typename Parse>
     void parseGuarded(Parse &&parse)
     {
         try {
             parse();
         } catch (const ScanError &e) {
+            throwIfTruncated();
             throw LoadError(name_, e.offset, e.message + offsetNote());
+        } catch (const LoadError &) {
+            throwIfTruncated();
+            throw;
         }
+        throwIfTruncated();
+    }
+
+    void throwIfTruncated() const
+    {
+        if (const auto at = text_.truncatedAt())
+            throw LoadError(name_, *at,
+                            "the file shrank while it was being read (it was " + std::to_string(text_.size())
+                                + " bytes when opened; the bytes from here on were gone): it is being "
+                                  "written or replaced by another program; load it again when that is done");
     }
 
     std::string offsetNote() const { return wasGzip_ ? " (byte offset in the decompressed text)" : ""; }

@@ -51,7 +51,9 @@ HostTrace readHostTrace(const std::string &path, const ProgressFn &progress)
     io::ProgressReporter reporter(progress);
     // A plain host ET stays in its file (node spans are read back from it when exporting).
     io::InputText input = io::readInputFile(path, reporter, io::TextUse::FileBackedOrRetained);
+    const FileIdentity identity = input.identity;
     HostTrace trace = io::parseHost(std::move(input), path, reporter);
+    trace.sourceIdentity = identity;
     reporter.report(reporter.total());
     return trace;
 }
@@ -62,7 +64,9 @@ DeviceTrace readKinetoTrace(const std::string &path, const ProgressFn &progress)
     io::ProgressReporter reporter(progress);
     // The Kineto reader keeps only the events and their args: the text is streamed through.
     io::InputText input = io::readInputFile(path, reporter, io::TextUse::Streamed);
+    const FileIdentity identity = input.identity;
     DeviceTrace trace = io::parseKineto(std::move(input), path, reporter);
+    trace.sourceIdentity = identity;
     reporter.report(reporter.total());
     return trace;
 }

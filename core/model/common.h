@@ -15,6 +15,22 @@ namespace linkscope::core {
 
 // One time unit everywhere inside: int64 nanoseconds.
 using Nanos = std::int64_t;
+// The readers keep every time (start and end) within ±kTimeLimit (about 146 years): any end, and any
+// difference between two times, then fits in Nanos without overflow.
+inline constexpr Nanos kTimeLimit = Nanos(1) << 62;
+
+// Which file was read: device, inode, size and modification time of the open file at load time
+// (io/inputfile.h fills it), so that later steps can tell whether a path still names that file.
+struct FileIdentity {
+    std::uint64_t device = 0;
+    std::uint64_t inode = 0;
+    std::uint64_t size = 0;
+    std::int64_t mtimeNs = 0;
+    bool known = false;
+
+    bool sameFile(const FileIdentity &o) const { return known && o.known && device == o.device && inode == o.inode; }
+    bool sameContent(const FileIdentity &o) const { return sameFile(o) && size == o.size && mtimeNs == o.mtimeNs; }
+};
 
 // Index of a string in a StringPool. 0 is always the empty string.
 using StringId = std::uint32_t;

@@ -133,6 +133,7 @@ struct DeviceTrace {
     std::string path;
     std::uint64_t sourceBytes = 0;      // decompressed size
     bool wasGzip = false;
+    FileIdentity sourceIdentity;        // the file that was read (unknown when parsed from memory)
     std::int64_t schemaVersion = -1;
     std::optional<Nanos> baseTimeNs;    // "baseTimeNanoseconds"
     std::optional<DistributedInfo> distributed;

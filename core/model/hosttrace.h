@@ -67,6 +67,7 @@ struct HostTrace {
     std::string path;
     std::uint64_t sourceBytes = 0;
     bool wasGzip = false;
+    FileIdentity sourceIdentity;        // the file that was read (unknown when parsed from memory)
     std::string schema;          // declared "schema" string, reported as is
     HostLayout layout = HostLayout::Nested;
     std::int64_t pid = -1;

@@ -1,5 +1,6 @@
 #include "pipeline/pairpipeline.h"
 
+#include "edit/inputfingerprint.h"
 #include "io/formats.h"
 #include "link/linker.h"
 
@@ -136,8 +137,10 @@ OpenedPair openPair(const PairRequest &request)
         report(request.progress, PairStage::Corrections, 0, 1);
         std::optional<FileFingerprint> hostPrint;
         if (!pair.files.host.empty())
-            hostPrint = fingerprintFile(pair.files.host);
-        pair.sidecarCheck = checkInputs(*pair.sidecar, fingerprintFile(pair.files.device), hostPrint);
+            hostPrint = fingerprintLoadedFile(pair.files.host, pair.host->sourceIdentity);
+        // Of the files that were parsed: a path replaced since the load is refused (edit/inputfingerprint.h).
+        pair.sidecarCheck =
+            checkInputs(*pair.sidecar, fingerprintLoadedFile(pair.files.device, pair.device->sourceIdentity), hostPrint);
         if (pair.sidecarCheck.matches || request.forceSidecar) {
             LinkSet corrected = *pair.linked;
             pair.corrections = applyCorrections(pair.sidecar->log, corrected, *pair.device, pair.host.get());

@@ -66,7 +66,7 @@ std::string findingsReportJson(const std::string &devicePath, const std::string 
         list.push_back(std::move(item));
     }
     report["findings"] = std::move(list);
-    return report.dump(2) + "\n";
+    return report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n"; // paths need not be UTF-8
 }
 
 } // namespace linkscope::core

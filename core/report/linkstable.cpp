@@ -65,7 +65,7 @@ std::string linksJsonLines(const DeviceTrace &trace, const HostTrace *host, cons
         for (int p = 0; p < kPolicyCount; ++p)
             policies[std::string(policyName(static_cast<Policy>(p)))] = cpuChoiceJson(trace, link.byPolicy[p]);
         line["policies"] = std::move(policies);
-        out += line.dump();
+        out += line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
         out += '\n';
     }
     return out;
