@@ -48,9 +48,10 @@ protected:
     {
         if (const auto at = text_.truncatedAt())
             throw LoadError(name_, *at,
-                            "the file shrank while it was being read (it was " + std::to_string(text_.size())
-                                + " bytes when opened; the bytes from here on were gone): it is being "
-                                  "written or replaced by another program; load it again when that is done");
+                            "the file shrank to at most " + std::to_string(*at) + " bytes while it was being read (it was "
+                                + std::to_string(text_.size())
+                                + " bytes when opened): another program is writing or truncating it; load it again "
+                                  "when that is done");
     }
 
     std::string offsetNote() const { return wasGzip_ ? " (byte offset in the decompressed text)" : ""; }

@@ -697,8 +697,11 @@ private:
             if (gpu.phase != Phase::Complete || !isGpuOpCategory(gpu.category) || !hasCorrelation(gpu.correlation))
                 continue;
             const auto [first, last] = launchesWithCorrelation(gpu.correlation);
+            // The pid compared against, named outside the lambda: clang before 16 cannot capture a
+            // structured binding (the fuzz build uses clang 14).
+            const TraceId firstPid = first != last ? ev_[first->second].thread.pid : TraceId{};
             if (first != last && std::all_of(first, last, [&](const auto &c) {
-                    return ev_[c.second].thread.pid == ev_[first->second].thread.pid;
+                    return ev_[c.second].thread.pid == firstPid;
                 }))
                 ++votes[gpu.thread.pid][ev_[first->second].thread.pid];
         }

@@ -153,13 +153,16 @@ InspectReport inspectTraces(const std::vector<std::string> &paths)
                 break;
             }
             case TraceKind::Unknown:
-                throw LoadError(paths[i], kUnknownOffset,
+                throw LoadError(paths[i], 0,
                                 "not a recognised trace: neither a host execution trace (\"nodes\"), a Kineto trace "
                                 "(\"traceEvents\") nor a Chakra protobuf .et file");
             }
             s.loaded = true;
         } catch (const LoadError &e) {
             s.error = e.what();
+        } catch (const std::exception &e) {
+            // Nothing else is expected; if it comes, it is about this file, and the others go on.
+            s.error = paths[i] + ": " + e.what();
         }
         report.traces.push_back(std::move(s));
     }
