@@ -1,10 +1,16 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets with clang (ASan + UBSan) in build-fuzz/ and runs each reader for a
-# bounded time, seeded from small real traces. Usage: fuzz/run.sh [SECONDS_PER_TARGET] (default 60).
+# Builds the libFuzzer targets with clang (ASan + UBSan) in build-fuzz/ and runs each one for a
+# bounded time: the Kineto and host ET readers, the Chakra .et reader and the corrections sidecar,
+# seeded from small real traces (and, for Kineto, deeply nested metadata).
+# Usage: fuzz/run.sh [SECONDS_PER_TARGET] [TARGET...] (default 60 s, all four targets:
+# kinetoreader hostreader etreader sidecar).
 # Exit status is non-zero if a target found a crash (the input is kept in build-fuzz/artifacts/).
 set -euo pipefail
 
 seconds=${1:-60}
+shift || true
+targets=("$@")
+((${#targets[@]})) || targets=(kinetoreader hostreader etreader sidecar)
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${LINKSCOPE_FUZZ_BUILD:-$root/build-fuzz}
 traces=${LINKSCOPE_TRACES_DIR:-$root/../shared/traces}
@@ -14,7 +20,7 @@ cmake -S "$root" -B "$build" -G Ninja \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_CXX_FLAGS="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer" \
   -DLINKSCOPE_FUZZ=ON -DLINKSCOPE_BUILD_GUI=OFF -DLINKSCOPE_BUILD_TESTS=OFF -DLINKSCOPE_BUILD_BENCH=OFF >/dev/null
-cmake --build "$build" --target fuzz_kinetoreader fuzz_hostreader
+cmake --build "$build" --target "${targets[@]/#/fuzz_}"
 
 # Seeds: the smallest real traces of each kind, decompressed (the fuzzer mutates text better than
 # deflate streams), plus one gzip file so the gzip path is covered too.
@@ -36,18 +42,36 @@ seed "$build/seeds/kineto" \
 seed "$build/seeds/host" \
   "$traces/hta_simple_add_1gpu_pair/benchmark_simple_add_et.json.gz" \
   "$traces/param_host_et_only/pt2_et_1.1.1.json.gz"
+seed "$build/seeds/et" \
+  "$traces/astrasim_chakra_et_examples/microbenchmarks/reduce_scatter/8npus_1MB/reduce_scatter.0.et" \
+  "$traces/astrasim_chakra_et_examples/custom_ring_allreduce_8npus_1MB/custom_allreduce.0.et"
+# Kineto metadata nested deeper than anything bounds (a stack overflow in jsonText once).
+deep() { printf '%*s' "$1" '' | tr ' ' '['; printf '%*s' "$1" '' | tr ' ' ']'; }
+{ printf '{"deviceProperties": [{"id": 0, "name": '; deep 3000
+  printf '}], "distributedInfo": {"backend": '; deep 200
+  printf ', "pg_config": [{"pg_desc": '; deep 70
+  printf ', "ranks": "[0, 1]"}]}, "traceEvents": [{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":1,"dur":2}]}'
+} > "$build/seeds/kineto/deep_metadata.json"
+# Sidecars: the format's every kind of edit and key (docs/sidecar-format.md).
+mkdir -p "$build/seeds/sidecar"
+cp "$root/fuzz/seeds/"*.linkscope.json "$build/seeds/sidecar/"
 
 status=0
 mkdir -p "$build/artifacts"
-for target in kinetoreader hostreader; do
+for target in "${targets[@]}"; do
   corpus="$build/corpus/$target"
   mkdir -p "$corpus"
-  dict="$root/fuzz/kineto.dict"; seeds="$build/seeds/kineto"
-  if [ "$target" = hostreader ]; then dict="$root/fuzz/host.dict"; seeds="$build/seeds/host"; fi
+  case "$target" in
+    kinetoreader) dict=(-dict="$root/fuzz/kineto.dict"); seeds="$build/seeds/kineto" ;;
+    hostreader) dict=(-dict="$root/fuzz/host.dict"); seeds="$build/seeds/host" ;;
+    etreader) dict=(); seeds="$build/seeds/et" ;;
+    sidecar) dict=(-dict="$root/fuzz/sidecar.dict"); seeds="$build/seeds/sidecar" ;;
+    *) echo "unknown fuzz target: $target" >&2; exit 2 ;;
+  esac
   echo "== fuzz_$target for ${seconds}s"
   if ! "$build/fuzz/fuzz_$target" "$corpus" "$seeds" \
       -max_total_time="$seconds" -max_len=131072 -timeout=20 -rss_limit_mb=4096 \
-      -dict="$dict" -artifact_prefix="$build/artifacts/$target-" -print_final_stats=1 2>"$build/fuzz_$target.log"; then
+      "${dict[@]}" -artifact_prefix="$build/artifacts/$target-" -print_final_stats=1 2>"$build/fuzz_$target.log"; then
     echo "fuzz_$target FAILED: see $build/fuzz_$target.log and $build/artifacts/" >&2
     tail -40 "$build/fuzz_$target.log" >&2
     status=1
