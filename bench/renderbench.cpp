@@ -172,7 +172,7 @@ int runEditRefresh(const std::string &host, const std::string &kineto, int edits
         Stopwatch stage;
         auto edited = std::make_shared<core::LinkSet>(first->links());
         const double copyMs = stage.seconds() * 1e3;
-        core::GpuLink &link = edited->gpuLinks[edited->gpuLinkOf[plan.front().gpu]];
+        core::GpuLink &link = edited->gpuLinks.mutate(edited->gpuLinkOf[plan.front().gpu]);
         link.parent = plan.front().parent;
         link.rule = core::ParentRule::Manual;
         stage.restart();
@@ -289,7 +289,7 @@ int runRender(Args args, std::ostream &out, std::ostream &err)
     auto doc = ui::TraceDocument::create(QString(), QString(), nullptr, device, links);
     const double documentSeconds = watch.seconds();
     out << std::fixed << std::setprecision(1) << ", " << device->events.size() << " events, " << links->gpuLinks.size()
-        << " GPU ops, " << links->index.lanes.size() << " lanes (load " << loadSeconds << " s, link " << linkSeconds
+        << " GPU ops, " << links->index->lanes.size() << " lanes (load " << loadSeconds << " s, link " << linkSeconds
         << " s, document " << documentSeconds << " s)\n";
 
     ui::EventSelection selection;

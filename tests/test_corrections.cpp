@@ -107,24 +107,25 @@ struct Fixture {
 
         // The links as the external-id policy makes them (docs/linking.md: Chakra HEAD picks record_param_comms).
         links.policy = Policy::ExternalId;
-        links.hostOfEvent.assign(EventCount, kNoIndex);
-        links.hostOfEvent[RecordParamComms] = 0;
-        links.hostOfEvent[NcclAllGather] = 1;
-        links.hostOfEvent[GraphStep] = 2;
-        links.hostOfEvent[CopyOp] = 3;
-        links.eventOfHost = {RecordParamComms, NcclAllGather, GraphStep, CopyOp};
-        links.gpuLinkOf.assign(EventCount, kNoIndex);
+        std::vector<std::uint32_t> hostOfEvent(EventCount, kNoIndex);
+        hostOfEvent[RecordParamComms] = 0;
+        hostOfEvent[NcclAllGather] = 1;
+        hostOfEvent[GraphStep] = 2;
+        hostOfEvent[CopyOp] = 3;
+        links.hostOfEvent = hostOfEvent;
+        links.eventOfHost = std::vector<std::uint32_t>{RecordParamComms, NcclAllGather, GraphStep, CopyOp};
+        std::vector<std::uint32_t> gpuLinkOf(EventCount, kNoIndex);
         auto link = [&](std::uint32_t gpu, std::uint32_t launch, std::uint32_t parent, ParentRule rule) {
             GpuLink l;
             l.gpuEvent = gpu;
             l.launch = launch;
             l.launchMatch = launch == kNoIndex ? LaunchMatch::None : LaunchMatch::Correlation;
             l.parent = parent;
-            l.hostNode = parent == kNoIndex ? kNoIndex : links.hostOfEvent[parent];
+            l.hostNode = parent == kNoIndex ? kNoIndex : hostOfEvent[parent];
             l.rule = rule;
             l.confidence = parent == kNoIndex ? 0.0f : 0.8f;
             l.orphan = parent == kNoIndex ? OrphanReason::NoCorrelation : OrphanReason::None;
-            links.gpuLinkOf[gpu] = static_cast<std::uint32_t>(links.gpuLinks.size());
+            gpuLinkOf[gpu] = static_cast<std::uint32_t>(links.gpuLinks.size());
             links.gpuLinks.push_back(l);
         };
         link(NcclKernel, LaunchNccl, RecordParamComms, ParentRule::ExternalId);
@@ -133,7 +134,8 @@ struct Fixture {
         link(GraphKernel2, GraphLaunch, GraphStep, ParentRule::ExternalId);
         link(Memcpy, CopyLaunch, CopyOp, ParentRule::ExternalId);
         link(OrphanKernel, kNoIndex, kNoIndex, ParentRule::None);
-        links.edges = {
+        links.gpuLinkOf = gpuLinkOf;
+        links.edges = std::vector<Edge>{
             {LaunchNccl, NcclKernel, EdgeKind::Launch},
             {GraphLaunch, GraphKernel0, EdgeKind::Launch},
             {GraphKernel1, GraphKernel0, EdgeKind::StreamOrder},
@@ -146,11 +148,11 @@ struct Fixture {
         nccl.kind = FindingKind::NcclParentIsRecordParamComms;
         nccl.subject = NcclKernel;
         nccl.suggestedParent = NcclAllGather;
-        links.findings.push_back(nccl);
         Finding orphan;
         orphan.kind = FindingKind::OrphanGpuOp;
         orphan.subject = OrphanKernel;
-        links.findings.push_back(orphan);
+        // Made by hand, without the linker's evidence: the findings stay as given (trace-wide here).
+        links.findings = FindingList({nccl, orphan}, {}, {}, {});
     }
 };
 
@@ -533,7 +535,9 @@ void TestCorrections::bulkSuggestionIsOneStep()
     extra.kind = FindingKind::NcclParentIsRecordParamComms;
     extra.subject = Fixture::Memcpy;
     extra.suggestedParent = Fixture::GraphStep;
-    fx.links.findings.push_back(extra);
+    std::vector<Finding> findings = fx.links.findings.toVector();
+    findings.push_back(extra);
+    fx.links.findings = FindingList(std::move(findings), {}, {}, {});
     LinkEditor editor(fx.links, fx.device, &fx.host);
     const LogEntry bulk = editor.applySuggestions(FindingKind::NcclParentIsRecordParamComms);
     QCOMPARE(bulk.edits.size(), std::size_t(2));

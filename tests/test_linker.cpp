@@ -905,7 +905,8 @@ void TestLinker::names()
     QVERIFY(!policyFromName("closest").has_value());
     QCOMPARE(findingKindName(FindingKind::NcclParentIsRecordParamComms),
              std::string_view("nccl_parent_is_record_param_comms"));
-    QCOMPARE(findingKindName(FindingKind::ExportCycle), std::string_view("export_cycle"));
+    QCOMPARE(findingKindName(FindingKind::RfIdAbsent), std::string_view("rf_id_absent"));
+    QVERIFY(!findingKindFromName("export_cycle")); // a cycle is refused by the exporter, not a finding
     QCOMPARE(orphanReasonName(OrphanReason::NoLaunchEvent), std::string_view("no_launch_event"));
     QCOMPARE(parentRuleName(ParentRule::NestingAncestor), std::string_view("nesting_ancestor"));
     QCOMPARE(hostJoinMethodName(HostJoinMethod::EvIdxOffset), std::string_view("ev_idx_offset"));

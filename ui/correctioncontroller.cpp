@@ -1,5 +1,7 @@
 #include "correctioncontroller.h"
 
+#include "link/rules.h"
+
 #include "mainwindow.h"
 #include "traceloader.h"
 #include "undocommands.h"
@@ -229,22 +231,33 @@ void CorrectionController::publish()
     // from it touches only what the edit changed; the lane rows are shared either way.
     const DocumentPtr base =
         m_published && m_published->deviceShared() == m_linked->deviceShared() ? m_published : m_linked;
-    runInBackground<DocumentPtr>(
+    struct Built {
+        DocumentPtr doc;
+        QString error;
+    };
+    runInBackground<Built>(
         this,
-        [base, links]() -> DocumentPtr {
+        [base, links]() -> Built {
             try {
-                return TraceDocument::createWithLinks(base, links);
-            } catch (const std::exception &) {
-                return {};
+                return {TraceDocument::createWithLinks(base, links), {}};
+            } catch (const std::exception &e) {
+                return {{}, QString::fromUtf8(e.what())};
             }
         },
-        [this, generation](const DocumentPtr &doc) {
-            if (generation != m_generation || !doc)
+        [this, generation](const Built &built) {
+            if (generation != m_generation)
                 return; // a newer change or trace superseded it
             m_publishing = false;
-            m_published = doc;
-            m_window->showCorrectedDocument(doc);
-            emit published(doc);
+            if (!built.doc) {
+                // The correction is applied and saved, but it cannot be shown: say so, keep the old view.
+                const QString message = tr("The corrected links could not be shown: %1").arg(built.error);
+                m_window->statusBar()->showMessage(message, 15000);
+                emit publishFailed(message);
+                return;
+            }
+            m_published = built.doc;
+            m_window->showCorrectedDocument(built.doc);
+            emit published(built.doc);
         });
 }
 
@@ -300,31 +313,29 @@ QString CorrectionController::reparentProblem(std::uint32_t gpuEvent, std::uint3
 {
     if (!m_session || !m_linked)
         return tr("No trace open");
+    // The rule is core's (link/rules.h), the same one LinkEditor applies to sidecars and the CLI;
+    // the GUI only words it: the problem first, then the name (shortened), as the overlay shows it.
     const core::LinkSet &links = m_session->working();
-    if (!isGpuOp(links, gpuEvent))
-        return tr("%1 is not a linked GPU op").arg(describeEvent(gpuEvent));
-    if (newParent >= m_linked->eventCount())
-        return tr("Release on a CPU op (cpu_op or user_annotation)");
     const core::DeviceTrace &trace = m_linked->device();
-    const core::DeviceEvent &target = trace.events[newParent];
-    // The problem first, then the name (shortened): the overlay shows it beside the cursor.
+    const core::ReparentCheck check = core::checkReparent(trace, links, gpuEvent, newParent);
     auto shortName = [&](std::uint32_t e) {
         const QString name = m_linked->eventName(e);
         return name.size() > 48 ? name.left(47) + QStringLiteral("…") : name;
     };
-    if (!core::isCpuOpCategory(target.category))
+    switch (check.refusal) {
+    case core::ReparentRefusal::None:
+        return {};
+    case core::ReparentRefusal::NotAGpuOp:
+        return tr("%1 is not a linked GPU op").arg(describeEvent(gpuEvent));
+    case core::ReparentRefusal::NoSuchEvent:
+        return tr("Release on a CPU op (cpu_op or user_annotation)");
+    case core::ReparentRefusal::NotACpuOp:
         return tr("Not a CPU op (cpu_op or user_annotation): %1 is a %2")
-            .arg(shortName(newParent), fromStd(core::categoryName(target.category)));
-    // The process that launched the GPU op: its launch call's, else its current parent's.
-    const core::GpuLink &link = links.gpuLinks[links.gpuLinkOf[gpuEvent]];
-    const std::uint32_t launcher = link.launch < trace.events.size() ? link.launch
-        : link.parent < trace.events.size()                          ? link.parent
-                                                                     : core::kNoIndex;
-    if (launcher != core::kNoIndex && trace.events[launcher].thread.pid != target.thread.pid)
-        return tr("Another process: %1 is in process %2, the GPU op was launched from process %3")
-            .arg(shortName(newParent), fromStd(trace.idText(target.thread.pid)),
-                 fromStd(trace.idText(trace.events[launcher].thread.pid)));
-    return {};
+            .arg(shortName(newParent), fromStd(core::categoryName(trace.events[newParent].category)));
+    case core::ReparentRefusal::OtherProcess:
+        return tr("Another process: %1").arg(fromStd(check.reason));
+    }
+    return fromStd(check.reason);
 }
 
 bool CorrectionController::reparent(std::uint32_t gpuEvent, std::uint32_t newParent)
@@ -395,22 +406,18 @@ bool CorrectionController::note(std::uint32_t event, const QString &text)
     return push({{}, {m_session->editor().note(event, text.toStdString())}});
 }
 
-bool CorrectionController::markReviewed(std::uint32_t finding, const QString &noteText)
+bool CorrectionController::markReviewed(const core::Finding &f, const QString &noteText)
 {
-    if (!m_session || finding >= m_session->working().findings.size())
+    if (!m_session)
         return false;
-    const core::Finding &f = m_session->working().findings[finding];
     core::LogEntry entry{"Reviewed: " + std::string(core::findingKindName(f.kind)),
                          {m_session->editor().markReviewed(f, noteText.toStdString())}};
     return push(std::move(entry));
 }
 
-bool CorrectionController::applySuggestion(std::uint32_t finding)
+bool CorrectionController::applySuggestion(const core::Finding &f)
 {
-    if (!m_session || finding >= m_session->working().findings.size())
-        return false;
-    const core::Finding &f = m_session->working().findings[finding];
-    if (f.subjectKind != core::SubjectKind::DeviceEvent || f.suggestedParent == core::kNoIndex)
+    if (!m_session || f.subjectKind != core::SubjectKind::DeviceEvent || f.suggestedParent == core::kNoIndex)
         return false;
     return reparent(f.subject, f.suggestedParent);
 }
@@ -455,27 +462,11 @@ bool CorrectionController::forceSidecar()
 
 std::vector<std::uint32_t> CorrectionController::parentCandidates(std::uint32_t gpuEvent) const
 {
-    std::vector<std::uint32_t> out;
     if (!m_session || !isGpuOp(m_session->working(), gpuEvent))
-        return out;
+        return {};
     const core::LinkSet &links = m_session->working();
-    const core::GpuLink &link = links.gpuLinks[links.gpuLinkOf[gpuEvent]];
-    auto add = [&](std::uint32_t e) {
-        if (e < m_linked->eventCount() && core::isCpuOpCategory(m_linked->event(e).category) &&
-            std::find(out.begin(), out.end(), e) == out.end())
-            out.push_back(e);
-    };
-    // The CPU ops enclosing the launch on its thread, innermost first.
-    if (link.launch != core::kNoIndex) {
-        for (std::uint32_t e = links.index.nestParent.size() > link.launch ? links.index.nestParent[link.launch] : core::kNoIndex;
-             e != core::kNoIndex; e = links.index.nestParent[e])
-            add(e);
-    }
-    add(link.innermost);
-    for (std::uint32_t choice : link.byPolicy)
-        add(choice);
-    add(m_session->editor().linkerChoice(links.gpuLinkOf[gpuEvent]).parent);
-    return out;
+    return core::reparentCandidates(m_linked->device(), links, gpuEvent,
+                                    m_session->editor().linkerChoice(links.gpuLinkOf[gpuEvent]).parent);
 }
 
 std::uint32_t CorrectionController::findCpuOp(const QString &text) const
@@ -499,23 +490,17 @@ std::uint32_t CorrectionController::findCpuOp(const QString &text) const
     const qint64 value = t.toLongLong(&ok);
     if (!ok || value < 0)
         return core::kNoIndex;
-    const auto &events = m_linked->device().events;
+    const core::DeviceTrace &trace = m_linked->device();
+    const auto &events = trace.events;
     if (by == Index)
         return value < static_cast<qint64>(events.size()) && core::isCpuOpCategory(events[value].category)
                    ? static_cast<std::uint32_t>(value)
                    : core::kNoIndex;
-    auto scan = [&](bool byRf) {
-        for (std::uint32_t i = 0; i < events.size(); ++i) {
-            const core::DeviceEvent &e = events[i];
-            if (core::isCpuOpCategory(e.category) && (byRf ? e.rfId == static_cast<std::uint64_t>(value) : e.evIdx == value))
-                return i;
-        }
-        return core::kNoIndex;
-    };
     if (by == Rf || by == Ev)
-        return scan(by == Rf);
-    const std::uint32_t byRfId = scan(true); // a bare number: rf_id first (what the ET shows)
-    return byRfId != core::kNoIndex ? byRfId : scan(false);
+        return core::findCpuOp(trace, by == Rf ? core::EventKey::RecordFunctionId : core::EventKey::EvIdx, value);
+    // A bare number: rf_id first (what the ET shows), then Ev Idx.
+    const std::uint32_t byRfId = core::findCpuOp(trace, core::EventKey::RecordFunctionId, value);
+    return byRfId != core::kNoIndex ? byRfId : core::findCpuOp(trace, core::EventKey::EvIdx, value);
 }
 
 QString CorrectionController::describeEvent(std::uint32_t event) const

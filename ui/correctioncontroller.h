@@ -59,9 +59,10 @@ public:
     bool flag(std::uint32_t event, const QString &note);
     bool accept(std::uint32_t event);
     bool note(std::uint32_t event, const QString &text);
-    // Findings (indices into the document's links().findings).
-    bool markReviewed(std::uint32_t finding, const QString &note = {});
-    bool applySuggestion(std::uint32_t finding);
+    // `finding` is one shown in the Findings dock (of linkedDocument()); it is taken by value, not by
+    // index, because the working link set's findings are derived again after every edit.
+    bool markReviewed(const core::Finding &finding, const QString &note = {});
+    bool applySuggestion(const core::Finding &finding);
     // Every finding of that kind with a suggested parent, re-parented as one step.
     bool applySuggestionToKind(core::FindingKind kind);
     // Removes a log entry (any, not only the last): undoable.
@@ -96,6 +97,8 @@ signals:
     void changed();              // log, outcomes or review state changed
     void sidecarChanged();       // the sidecar's state or location changed
     void published(linkscope::ui::DocumentPtr doc);
+    // A correction was applied but its document could not be built (the message says why).
+    void publishFailed(const QString &message);
     // After a relink or policy change: how many GPU ops got another parent, and which.
     void linksChanged(const QString &summary, const QStringList &details);
     void exportProgress(const QString &stage, int done, int total);

@@ -1,5 +1,7 @@
 #include "eventsearch.h"
 
+#include "link/rules.h"
+
 #include <QCoreApplication>
 #include <QRegularExpression>
 
@@ -57,29 +59,16 @@ SearchResult searchEvents(const TraceDocument &doc, SearchMode mode, const QStri
             result.error = QCoreApplication::translate("EventSearch", "“%1” is not a number").arg(text);
             return result;
         }
-        for (std::uint32_t e = 0; e < trace.events.size(); ++e) {
-            const core::DeviceEvent &event = trace.events[e];
-            bool hit = false;
-            switch (mode) {
-            case SearchMode::RecordFunctionId: hit = value > 0 && event.rfId == static_cast<std::uint64_t>(value); break;
-            case SearchMode::ExternalId: hit = event.externalId == value; break;
-            case SearchMode::Correlation: hit = event.correlation == value; break;
-            case SearchMode::EvIdx: hit = event.evIdx == value; break;
-            default: break;
-            }
-            if (hit && onLane(e))
-                result.events.push_back(e);
+        // The lookup is core's (link/rules.h): the same for every caller.
+        core::EventKey key = core::EventKey::RecordFunctionId;
+        switch (mode) {
+        case SearchMode::ExternalId: key = core::EventKey::ExternalId; break;
+        case SearchMode::Correlation: key = core::EventKey::Correlation; break;
+        case SearchMode::EvIdx: key = core::EventKey::EvIdx; break;
+        default: break;
         }
-        // Traces without "Record function id" in Kineto are joined to the ET by another key; the
-        // ET node's rf_id still finds its event.
-        if (mode == SearchMode::RecordFunctionId && doc.host()) {
-            const auto &eventOfHost = doc.links().eventOfHost;
-            const auto &nodes = doc.host()->nodes;
-            for (std::uint32_t n = 0; n < nodes.size() && n < eventOfHost.size(); ++n)
-                if (value > 0 && nodes[n].rfId == static_cast<std::uint64_t>(value) && eventOfHost[n] != core::kNoIndex
-                    && onLane(eventOfHost[n]))
-                    result.events.push_back(eventOfHost[n]);
-        }
+        result.events = core::findEvents(trace, doc.host(), doc.links(), key, value);
+        return result;
     }
     std::sort(result.events.begin(), result.events.end(), [&](std::uint32_t a, std::uint32_t b) {
         return trace.events[a].ts != trace.events[b].ts ? trace.events[a].ts < trace.events[b].ts : a < b;

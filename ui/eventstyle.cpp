@@ -1,26 +1,17 @@
 #include "eventstyle.h"
 
+#include "link/rules.h"
+
 #include <QCoreApplication>
 
 namespace linkscope::ui {
-
-namespace {
-
-bool isNcclKernelName(std::string_view name)
-{
-    // NCCL kernels are named ncclKernel_*, ncclDevKernel_* (2.19+) or nccl*; RCCL uses the same prefixes.
-    return name.starts_with("nccl") || name.starts_with("rccl");
-}
-
-} // namespace
 
 EventStyle eventStyleOf(const core::DeviceTrace &trace, const core::DeviceEvent &event)
 {
     using core::EventCategory;
     switch (event.category) {
     case EventCategory::Kernel:
-        return (event.collective != core::kNoIndex || isNcclKernelName(trace.name(event))) ? EventStyle::NcclKernel
-                                                                                            : EventStyle::Kernel;
+        return core::isCollectiveKernel(trace, event) ? EventStyle::NcclKernel : EventStyle::Kernel;
     case EventCategory::GpuMemcpy:
         return EventStyle::Memcpy;
     case EventCategory::GpuMemset:

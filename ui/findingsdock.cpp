@@ -342,7 +342,7 @@ void FindingsDock::applySuggestion()
 {
     const int f = currentFinding();
     if (f >= 0)
-        m_controller->applySuggestion(static_cast<std::uint32_t>(f));
+        m_controller->applySuggestion(m_model->finding(f));
 }
 
 void FindingsDock::applySuggestionToKind()
@@ -356,7 +356,7 @@ void FindingsDock::markReviewed()
 {
     const int f = currentFinding();
     if (f >= 0)
-        m_controller->markReviewed(static_cast<std::uint32_t>(f));
+        m_controller->markReviewed(m_model->finding(f));
 }
 
 void FindingsDock::flag()

@@ -1,5 +1,7 @@
 #include "tracedocument.h"
 
+#include "link/rules.h"
+
 #include <algorithm>
 #include <iterator>
 #include <limits>
@@ -12,20 +14,6 @@ void throwIfCancelled(const std::atomic<bool> *cancel)
 {
     if (cancel && cancel->load(std::memory_order_relaxed))
         throw core::Cancelled();
-}
-
-// The rules a policy applies first; anything else it returned is its fallback.
-bool isPrimaryRule(core::Policy policy, core::ParentRule rule)
-{
-    switch (policy) {
-    case core::Policy::Nesting:
-        return rule == core::ParentRule::Nesting || rule == core::ParentRule::NestingAncestor;
-    case core::Policy::ExternalId:
-        return rule == core::ParentRule::ExternalId;
-    case core::Policy::EvIdx:
-        return rule == core::ParentRule::LatestStarting;
-    }
-    return false;
 }
 
 struct TimeKeyed {
@@ -202,7 +190,7 @@ std::shared_ptr<const TraceDocument> TraceDocument::create(QString hostPath, QSt
     doc->m_links = std::move(links);
     const core::DeviceTrace &trace = *doc->m_device;
     const core::LinkSet &linkSet = *doc->m_links;
-    const core::TraceIndex &index = linkSet.index;
+    const core::TraceIndex &index = *linkSet.index;
     const std::size_t eventCount = trace.events.size();
 
     auto styles = std::make_shared<std::vector<EventStyle>>(eventCount);
@@ -242,11 +230,9 @@ std::shared_ptr<const TraceDocument> TraceDocument::createWithLinks(const std::s
                                                                     std::shared_ptr<const core::LinkSet> links,
                                                                     const std::atomic<bool> *cancel)
 {
-    const core::TraceIndex &was = base->index();
-    const core::TraceIndex &now = links->index;
-    bool sameIndex = was.lanes.size() == now.lanes.size() && was.laneOf == now.laneOf && was.depth == now.depth;
-    for (std::size_t l = 0; sameIndex && l < now.lanes.size(); ++l)
-        sameIndex = was.lanes[l].events.size() == now.lanes[l].events.size();
+    // The index stage runs once per load: every relink and correction shares its result, so the
+    // lane rows built from it are shared too.
+    const bool sameIndex = base->links().index == links->index;
     if (!sameIndex)
         return create(base->m_hostPath, base->m_devicePath, base->m_host, base->m_device, std::move(links), cancel);
 
@@ -288,7 +274,7 @@ EdgeProvenance parentProvenance(const core::LinkSet &linkSet, const core::GpuLin
         return EdgeProvenance::Manual;
     if (flagged)
         return EdgeProvenance::Flagged;
-    if (!isPrimaryRule(linkSet.policy, link.rule))
+    if (!core::isPrimaryRule(linkSet.policy, link.rule))
         return EdgeProvenance::Fallback;
     return EdgeProvenance::Rule;
 }

@@ -74,7 +74,7 @@ public:
     // index, so they are shared with `base`, not rebuilt; flags and edges are derived again, and
     // when only parents moved between CPU ops (a re-parent) the edges, their adjacency and their
     // time orders are patched from `base` instead. Equal to create() on the same links. Falls back
-    // to create() when the index differs.
+    // to create() when the links were made over another index (another load).
     static std::shared_ptr<const TraceDocument> createWithLinks(const std::shared_ptr<const TraceDocument> &base,
                                                                 std::shared_ptr<const core::LinkSet> links,
                                                                 const std::atomic<bool> *cancel = nullptr);
@@ -86,7 +86,7 @@ public:
     const core::HostTrace *host() const { return m_host.get(); }
     const core::DeviceTrace &device() const { return *m_device; }
     const core::LinkSet &links() const { return *m_links; }
-    const core::TraceIndex &index() const { return m_links->index; }
+    const core::TraceIndex &index() const { return *m_links->index; }
     std::shared_ptr<const core::HostTrace> hostShared() const { return m_host; }
     std::shared_ptr<const core::DeviceTrace> deviceShared() const { return m_device; }
     std::shared_ptr<const core::LinkSet> linksShared() const { return m_links; }

@@ -20,6 +20,7 @@ struct TraceLoader::Job {
     core::Policy policy = core::Policy::Nesting;
     std::shared_ptr<const core::HostTrace> host;     // relink: reused
     std::shared_ptr<const core::DeviceTrace> device; // relink: reused
+    DocumentPtr base;                                // relink: its index and lane rows are reused
     std::atomic<bool> cancel{false};
     struct AtomicStage {
         std::atomic<std::uint64_t> done{0};
@@ -113,6 +114,7 @@ void TraceLoader::relink(const DocumentPtr &doc, core::Policy policy)
     job->policy = policy;
     job->host = doc->hostShared();
     job->device = doc->deviceShared();
+    job->base = doc;
     job->stages[static_cast<int>(Stage::Link)].used = true;
     job->stages[static_cast<int>(Stage::Timeline)].used = true;
     start(std::move(job));
@@ -195,11 +197,14 @@ void TraceLoader::start(std::shared_ptr<Job> job)
                 job->hostPath = QString::fromStdString(pair.files.host);
                 job->devicePath = QString::fromStdString(pair.files.device);
             } else {
-                links = core::linkPair(*device, host.get(), options, job->pipelineProgress());
+                // The same index (built once per load): the lane rows and LOD summaries are shared.
+                links = core::linkPair(*device, host.get(), job->base->links().index, options, job->pipelineProgress());
             }
             job->finish(Stage::Link);
             job->begin(Stage::Timeline);
-            DocumentPtr doc = TraceDocument::create(job->hostPath, job->devicePath, host, device, links, &job->cancel);
+            DocumentPtr doc = job->relink
+                ? TraceDocument::createWithLinks(job->base, links, &job->cancel)
+                : TraceDocument::create(job->hostPath, job->devicePath, host, device, links, &job->cancel);
             job->finish(Stage::Timeline);
 
             QStringList warnings;

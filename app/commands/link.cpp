@@ -189,9 +189,8 @@ void printSummary(std::ostream &out, const Options &o, const DeviceTrace &device
     out << "\n\nfindings:\n";
     const auto counts = countFindingsByKind(ls.findings);
     for (int k = 0; k < kFindingKindCount; ++k)
-        if (static_cast<FindingKind>(k) != FindingKind::ExportCycle)
-            out << "  " << std::left << std::setw(36) << findingKindName(static_cast<FindingKind>(k))
-                << counts[static_cast<std::size_t>(k)] << '\n';
+        out << "  " << std::left << std::setw(36) << findingKindName(static_cast<FindingKind>(k))
+            << counts[static_cast<std::size_t>(k)] << '\n';
     if (!ls.warnings.empty()) {
         out << "\nwarnings:\n";
         for (const Diagnostic &d : ls.warnings)

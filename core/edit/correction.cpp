@@ -1,5 +1,8 @@
 #include "edit/correction.h"
 
+#include "link/diagnose.h"
+#include "link/rules.h"
+
 #include <algorithm>
 #include <array>
 #include <stdexcept>
@@ -137,10 +140,12 @@ bool LinkEditor::isCorrected(std::uint32_t linkIndex) const
 
 void LinkEditor::setLink(std::uint32_t linkIndex, const GpuLink &value, std::vector<Change> &changes)
 {
-    GpuLink &link = links_.gpuLinks[linkIndex];
+    const GpuLink link = links_.gpuLinks[linkIndex];
     linkerChoice_.try_emplace(linkIndex, link);
     changes.push_back({Change::LinkChanged{linkIndex, link}});
-    link = value;
+    links_.gpuLinks.set(linkIndex, value);
+    // The diagnosis stage follows the link: what this parent raises or resolves.
+    rediagnoseGpuOp(device_, links_, linkIndex);
 }
 
 namespace {
@@ -279,6 +284,9 @@ EditOutcome LinkEditor::applyOne(const Edit &edit, std::vector<Change> &changes)
                 return stale("new parent: " + target.problem);
             if (edit.target.kind != KeyKind::CpuOp || !isCpuOpCategory(device_.events[target.index].category))
                 return rejected(edit.target.describe() + " is not a CPU op (cpu_op or user_annotation)");
+            // The rule every caller shares (link/rules.h): e.g. never a parent in another process.
+            if (const ReparentCheck check = checkReparent(device_, links_, subject.index, target.index); !check.allowed())
+                return rejected(check.reason);
             link.parent = target.index;
             link.hostNode = target.index < links_.hostOfEvent.size() ? links_.hostOfEvent[target.index] : kNoIndex;
             link.orphan = OrphanReason::None;
@@ -337,7 +345,7 @@ EditOutcome LinkEditor::applyOne(const Edit &edit, std::vector<Change> &changes)
         const auto last = static_cast<std::uint32_t>(links_.edges.size() - 1);
         if (position != last) {
             edgeMoved(last, position);
-            links_.edges[position] = links_.edges[last];
+            links_.edges.set(position, links_.edges[last]);
         }
         links_.edges.pop_back();
         changes.push_back({Change::EdgeRemoved{position, removed, indexRow}});
@@ -388,7 +396,8 @@ void LinkEditor::revert(const Change &change)
         [&](const auto &c) {
             using T = std::decay_t<decltype(c)>;
             if constexpr (std::is_same_v<T, Change::LinkChanged>) {
-                links_.gpuLinks[c.linkIndex] = c.before;
+                links_.gpuLinks.set(c.linkIndex, c.before);
+                rediagnoseGpuOp(device_, links_, c.linkIndex);
             } else if constexpr (std::is_same_v<T, Change::EdgeAdded>) {
                 const auto last = static_cast<std::uint32_t>(links_.edges.size() - 1);
                 auto &positions = addedEdges_[{c.edge.from, c.edge.to, c.edge.kind}];
@@ -401,7 +410,7 @@ void LinkEditor::revert(const Change &change)
                 } else {
                     links_.edges.push_back(links_.edges[c.position]);
                     edgeMoved(c.position, end);
-                    links_.edges[c.position] = c.edge;
+                    links_.edges.set(c.position, c.edge);
                 }
                 if (c.indexRow == kAddedEdge)
                     addedEdges_[{c.edge.from, c.edge.to, c.edge.kind}].push_back(c.position);

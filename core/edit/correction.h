@@ -97,7 +97,10 @@ struct ReviewState {
 };
 
 // Applies log entries to a LinkSet one at a time and undoes them last-first. While it lives it is
-// the only thing that changes the LinkSet's gpuLinks and edges. Key lookups are O(log n); edge
+// the only thing that changes the LinkSet's gpuLinks, edges and findings: every changed GPU link's
+// findings are derived again (link/diagnose.h), so they describe the corrected links. A re-parent
+// is refused, with the reason, when link/rules.h checkReparent refuses it (another process, not a
+// CPU op), whoever asks: the GUI, a sidecar, `export --corrections`, `link --corrections`. Key lookups are O(log n); edge
 // removal is O(1) (the removed edge's slot is refilled from the end of LinkSet::edges, so edge
 // order is not preserved, but it is deterministic for a given log).
 class LinkEditor {

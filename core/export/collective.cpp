@@ -1,5 +1,7 @@
 #include "export/collective.h"
 
+#include "link/rules.h"
+
 #include "export/exporter.h"
 
 #include <nlohmann/json.hpp>
@@ -204,10 +206,7 @@ CommInfo classifyGpuOp(const HostTrace &host, const DeviceTrace &device, std::ui
     const DeviceEvent &e = device.events[event];
     const std::string_view kernelName = device.name(e);
     const CollectiveArgs *args = e.collective < device.collectives.size() ? &device.collectives[e.collective] : nullptr;
-    // Every GPU op passes here: look for the usual spellings before a case-blind scan.
-    const bool mayBeComm = kernelName.find("ccl") != std::string_view::npos || kernelName.find("CCL") != std::string_view::npos;
-    info.isComm = args != nullptr ||
-                  (mayBeComm && (containsNoCase(kernelName, "nccl") || containsNoCase(kernelName, "rccl")));
+    info.isComm = isCollectiveKernel(device, e); // link/rules.h: collective args, or an NCCL/RCCL name
     if (!info.isComm)
         return info;
 

@@ -156,7 +156,7 @@ EtPlusGraph buildEtPlusGraph(const HostTrace &host, const DeviceTrace &device, c
             const std::uint32_t node = graph.nodeOfEvent[event];
             if (node != kNoNode)
                 return node;
-            event = event < links.index.nestParent.size() ? links.index.nestParent[event] : kNoIndex;
+            event = event < links.index->nestParent.size() ? links.index->nestParent[event] : kNoIndex;
         }
         return kNoNode;
     };

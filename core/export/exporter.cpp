@@ -1,6 +1,9 @@
-// Orchestration of one export: the ET+ graph, then each requested writer in turn.
+// Orchestration of one export: the ET+ graph, then each requested target of the export-target table
+// (export/targets.h) in turn.
 
 #include "export/exporter.h"
+
+#include "export/targets.h"
 
 namespace linkscope::core {
 
@@ -79,14 +82,15 @@ nlohmann::json ExportReport::toJson() const
 
 namespace {
 
-// The stages of one export, in order, for progress reporting.
+// The stages of one export, in order, for progress reporting: the graph, then each requested
+// target's check and write (export/targets.h).
 class ExportStages {
 public:
-    explicit ExportStages(const ExportRequest &request)
-        : progress_(request.progress)
-        , total_(1 + (request.etPath.empty() ? 0 : 2) + (request.etPlusPath.empty() ? 0 : 1) +
-                 (request.perfettoPath.empty() ? 0 : 1))
+    explicit ExportStages(const ExportRequest &request) : progress_(request.progress)
     {
+        for (const ExportTarget &target : exportTargets())
+            if (!(request.*target.path).empty())
+                total_ += (target.check ? 1 : 0) + 1;
     }
     // Announces the next stage; throws Cancelled if the caller asked to stop.
     void begin(std::string_view stage)
@@ -103,7 +107,7 @@ public:
 
 private:
     const ExportProgressFn &progress_;
-    std::size_t total_;
+    std::size_t total_ = 1;
     std::size_t done_ = 0;
 };
 
@@ -119,28 +123,19 @@ ExportReport exportLinkedPair(const HostTrace &host, const DeviceTrace &device, 
     report.etPlus = graph.stats;
     report.warnings = graph.warnings;
 
-    // Plan and validate before writing anything, so a refused graph leaves no partial export.
-    ChakraPlan plan;
-    if (!request.etPath.empty()) {
-        stages.begin("checking the Chakra graph");
-        plan = planChakra(graph, host, device, links, request.chakra);
-        const EtValidation validation = validateChakraPlan(plan, graph, host, device);
-        if (!validation.ok())
-            throw ExportError(request.etPath + ": refusing to write an invalid Chakra graph: " + validation.message());
-    }
-    if (!request.etPlusPath.empty()) {
-        stages.begin("writing ET+ JSON");
-        report.etPlusBytes = writeEtPlus(request.etPlusPath, graph, host, device, links, request.gzip);
-    }
-    if (!request.etPath.empty()) {
-        stages.begin("writing the Chakra .et");
-        report.etBytes = writeChakraPlan(request.etPath, plan, graph, host, device, links, request.chakra, request.gzip,
-                                         report.chakra, report.warnings);
-    }
-    if (!request.perfettoPath.empty()) {
-        stages.begin("writing the Perfetto trace");
-        report.perfettoBytes = writePerfettoTrace(request.perfettoPath, device, links, &host, request.gzip);
-    }
+    ExportContext context{host, device, links, request, graph, report, {}};
+    auto requested = [&](const ExportTarget &target) { return !(request.*target.path).empty(); };
+    // Every check before anything is written, so a refused graph leaves no partial export.
+    for (const ExportTarget &target : exportTargets())
+        if (requested(target) && target.check) {
+            stages.begin(target.checkStage);
+            target.check(context);
+        }
+    for (const ExportTarget &target : exportTargets())
+        if (requested(target)) {
+            stages.begin(target.writeStage);
+            target.write(context, request.*target.path);
+        }
     stages.finish();
     return report;
 }

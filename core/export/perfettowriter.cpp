@@ -180,7 +180,7 @@ std::uint64_t writePerfettoTrace(const std::string &path, const DeviceTrace &dev
         appendWhere(out, device, parent.thread);
         auto [anchorIt, fresh] = anchors.try_emplace(link.parent, 0);
         if (fresh)
-            anchorIt->second = flowAnchor(device, links.index, link.parent);
+            anchorIt->second = flowAnchor(device, *links.index, link.parent);
         out += ",\"ts\":";
         appendMicros(out, anchorIt->second);
         out += '}';

@@ -240,4 +240,13 @@ std::pair<std::size_t, std::size_t> TraceIndex::visibleRange(const Lane &lane, N
     return {std::min(first, last), last};
 }
 
+std::shared_ptr<const TraceIndex> indexTrace(const DeviceTrace &trace)
+{
+    auto index = std::make_shared<TraceIndex>();
+    std::vector<Diagnostic> warnings;
+    *index = buildTraceIndex(trace, &warnings);
+    index->warnings = std::move(warnings);
+    return index;
+}
+
 } // namespace linkscope::core

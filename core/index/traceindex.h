@@ -4,6 +4,7 @@
 #include "model/devicetrace.h"
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -31,6 +32,7 @@ struct TraceIndex {
     std::vector<std::uint16_t> depth;        // event → nesting depth on its lane (0 = top)
     Nanos minTs = 0;
     Nanos maxTs = 0;
+    std::vector<Diagnostic> warnings;        // what the index stage found (partial overlaps)
 
     // Positions [first, last) in lane.events of the events that may overlap [t0, t1):
     // every overlapping event is inside; binary search on start and on maxEndPrefix.
@@ -41,5 +43,9 @@ struct TraceIndex {
 // Events that only partially overlap an open op are treated as its siblings, and a warning is
 // appended to `warnings` (bounded count plus a total).
 TraceIndex buildTraceIndex(const DeviceTrace &trace, std::vector<Diagnostic> *warnings = nullptr);
+
+// The index stage: built once per load and shared (by every relink, every correction and the UI's
+// lane rows); its warnings are kept in TraceIndex::warnings.
+std::shared_ptr<const TraceIndex> indexTrace(const DeviceTrace &trace);
 
 } // namespace linkscope::core

@@ -1,7 +1,9 @@
 #include "link/linker.h"
 
 #include "index/sortedsegments.h"
+#include "link/diagnose.h"
 #include "link/hostjoin.h"
+#include "link/rules.h"
 #include "link/nearsearch.h"
 
 #include <algorithm>
@@ -18,17 +20,6 @@ namespace {
 bool startsWith(std::string_view text, std::string_view prefix)
 {
     return text.substr(0, prefix.size()) == prefix;
-}
-
-// Chakra's `"nccl" in name.lower()`, ASCII only (kernel names are).
-bool containsNcclNoCase(std::string_view text)
-{
-    auto lower = [](char c) { return static_cast<char>(c >= 'A' && c <= 'Z' ? c + ('a' - 'A') : c); };
-    for (std::size_t i = 0; i + 4 <= text.size(); ++i)
-        if (lower(text[i]) == 'n' && lower(text[i + 1]) == 'c' && lower(text[i + 2]) == 'c' &&
-            lower(text[i + 3]) == 'l')
-            return true;
-    return false;
 }
 
 bool hasCorrelation(std::int64_t correlation)
@@ -86,8 +77,9 @@ struct LaunchContext {
 
 class Linker {
 public:
-    Linker(const DeviceTrace &device, const HostTrace *host, const LinkOptions &options)
-        : dev_(device), ev_(device.events), host_(host), opt_(options)
+    Linker(const DeviceTrace &device, const HostTrace *host, std::shared_ptr<const TraceIndex> index,
+           const LinkOptions &options)
+        : dev_(device), ev_(device.events), host_(host), opt_(options), index_(std::move(index))
     {
     }
 
@@ -95,7 +87,10 @@ public:
     {
         ls_.policy = opt_.policy;
         checkProgress(0);
-        ls_.index = buildTraceIndex(dev_, &ls_.warnings);
+        if (!index_)
+            index_ = indexTrace(dev_);
+        ls_.index = index_;
+        ls_.warnings = index_->warnings;
         checkProgress(1);
         joinHost();
         checkProgress(2);
@@ -108,12 +103,19 @@ public:
             ls_.warnings.push_back(Diagnostic{Diagnostic::Severity::Info, dev_.path, kUnknownOffset,
                                               "the device trace has no GPU op (kernel, memcpy, memset): a CPU-only "
                                               "capture; only CPU ops and their durations are available"});
+        diagnoseGpuOps();
         checkProgress(8);
         addLaunchAndStreamEdges();
         addSyncEdges();
         if (opt_.interThreadDeps)
             addInterThreadEdges();
+        sink_ = &hostSide_;
         addHostFindings();
+        ls_.findings = FindingList(std::move(traceWide_), std::move(perOp_), std::move(perOpBegin_), std::move(hostSide_));
+        ls_.gpuLinkOf = std::move(gpuLinkOf_);
+        ls_.hostOfEvent = std::move(hostOfEvent_);
+        ls_.eventOfHost = std::move(eventOfHost_);
+        ls_.exclusiveDur = std::move(exclusiveDur_);
         checkProgress(kProgressTotal);
         return std::move(ls_);
     }
@@ -132,35 +134,13 @@ private:
         return Diagnostic{Diagnostic::Severity::Warning, dev_.path, kUnknownOffset, std::move(message)};
     }
 
-    std::string describe(std::uint32_t event) const
-    {
-        if (event == kNoIndex)
-            return "(none)";
-        // Called for every finding (several per GPU op on some traces): one buffer, no temporaries.
-        const DeviceEvent &e = ev_[event];
-        const std::string_view name = dev_.name(e);
-        char number[24];
-        std::string text;
-        text.reserve(name.size() + 48);
-        text += '\'';
-        text += name;
-        text += "' at ";
-        text.append(number, static_cast<std::size_t>(std::to_chars(number, number + sizeof number, e.ts).ptr - number));
-        text += " ns";
-        if (e.evIdx != kNoId) {
-            text += " (Ev Idx ";
-            text.append(number,
-                        static_cast<std::size_t>(std::to_chars(number, number + sizeof number, e.evIdx).ptr - number));
-            text += ')';
-        }
-        return text;
-    }
+    std::string describe(std::uint32_t event) const { return describeEvent(dev_, event); }
 
     void addFinding(FindingKind kind, FindingSeverity severity, SubjectKind subjectKind, std::uint32_t subject,
                     std::string message, std::string suggestion, std::uint32_t suggestedParent = kNoIndex)
     {
-        ls_.findings.push_back(Finding{kind, severity, subjectKind, subject, std::move(message), std::move(suggestion),
-                                       suggestedParent});
+        sink_->push_back(Finding{kind, severity, subjectKind, subject, std::move(message), std::move(suggestion),
+                                 suggestedParent});
     }
 
     // ---- host join -------------------------------------------------------------------------------
@@ -168,12 +148,12 @@ private:
     void joinHost()
     {
         if (!host_) {
-            ls_.hostOfEvent.assign(ev_.size(), kNoIndex);
+            hostOfEvent_.assign(ev_.size(), kNoIndex);
             return;
         }
         HostJoin join = joinHostToDevice(*host_, dev_);
-        ls_.hostOfEvent = std::move(join.hostOfEvent);
-        ls_.eventOfHost = std::move(join.eventOfHost);
+        hostOfEvent_ = std::move(join.hostOfEvent);
+        eventOfHost_ = std::move(join.eventOfHost);
         ls_.join = join.stats;
         for (Diagnostic &d : join.warnings)
             ls_.warnings.push_back(std::move(d));
@@ -181,13 +161,13 @@ private:
         requireHostNode_ = ls_.join.matched > 0;
     }
 
-    bool hasHostNode(std::uint32_t event) const { return ls_.hostOfEvent[event] != kNoIndex; }
+    bool hasHostNode(std::uint32_t event) const { return hostOfEvent_[event] != kNoIndex; }
 
     // ---- per-thread candidate lists ----------------------------------------------------------------
 
     void buildThreads()
     {
-        posInNest_.assign(ev_.size(), kNoIndex);
+        opParent_.assign(ev_.size(), kNoIndex);
         // Two tests on every CPU op's name, decided once per distinct name instead of per op.
         enum : std::uint8_t { kStepPrefix = 1, kMentionsStep = 2 };
         std::vector<std::uint8_t> nameFlags(dev_.strings.size());
@@ -198,7 +178,7 @@ private:
         }
         std::vector<std::pair<Nanos, std::uint32_t>> global; // (ts, event): Chakra's all-thread order
         std::vector<std::size_t> segmentEnds;                 // end of each thread's part of `global`
-        for (const Lane &lane : ls_.index.lanes) {
+        for (const Lane &lane : ls_.index->lanes) {
             if (lane.kind != LaneKind::CpuThread)
                 continue;
             const auto slot = static_cast<std::uint32_t>(threads_.size());
@@ -265,7 +245,7 @@ private:
     void sortForNesting(std::vector<std::uint32_t> &list) const
     {
         auto hostId = [&](std::uint32_t event) -> std::int64_t {
-            const std::uint32_t node = ls_.hostOfEvent[event];
+            const std::uint32_t node = hostOfEvent_[event];
             return (node == kNoIndex || !host_) ? std::numeric_limits<std::int64_t>::min() : host_->nodes[node].id;
         };
         // `list` comes in lane order (ts asc, dur desc, file order): only equal intervals need the tie rule.
@@ -291,13 +271,14 @@ private:
         for (std::uint32_t pos = 0; pos < t.nest.size(); ++pos) {
             const DeviceEvent &e = ev_[t.nest[pos]];
             t.nestStart[pos] = e.ts;
-            posInNest_[t.nest[pos]] = pos;
             while (!open.empty() && ev_[t.nest[open.back()]].end() <= e.ts)
                 open.pop_back();
             while (!open.empty() && ev_[t.nest[open.back()]].end() < e.end())
                 open.pop_back(); // partial overlap: siblings (the index already warned)
-            if (!open.empty())
+            if (!open.empty()) {
                 t.nestParent[pos] = open.back();
+                opParent_[t.nest[pos]] = t.nest[open.back()];
+            }
             open.push_back(pos);
         }
     }
@@ -320,17 +301,7 @@ private:
         return it == slotOf_.end() ? nullptr : &threads_[it->second];
     }
 
-    std::uint32_t nestParentEvent(std::uint32_t event) const
-    {
-        const std::uint32_t pos = posInNest_[event];
-        if (pos == kNoIndex)
-            return kNoIndex;
-        const ThreadOps *t = threadOf(ev_[event].thread);
-        if (!t)
-            return kNoIndex;
-        const std::uint32_t parent = t->nestParent[pos];
-        return parent == kNoIndex ? kNoIndex : t->nest[parent];
-    }
+    std::uint32_t nestParentEvent(std::uint32_t event) const { return (*opParentView_)[event]; }
 
     bool isNestAncestor(std::uint32_t ancestor, std::uint32_t event) const
     {
@@ -346,11 +317,11 @@ private:
     // the parent), children visited in start order so the union grows incrementally: O(n log n).
     void computeExclusiveDurations()
     {
-        ls_.exclusiveDur.resize(ev_.size());
+        exclusiveDur_.resize(ev_.size());
         for (std::size_t i = 0; i < ev_.size(); ++i)
-            ls_.exclusiveDur[i] = ev_[i].dur;
+            exclusiveDur_[i] = ev_[i].dur;
         std::size_t clamped = 0;
-        for (const Lane &lane : ls_.index.lanes) {
+        for (const Lane &lane : ls_.index->lanes) {
             if (lane.kind != LaneKind::CpuThread)
                 continue;
             std::vector<std::uint32_t> ops;
@@ -377,15 +348,15 @@ private:
                     const Nanos from = std::max(e.ts, parent.coveredUntil);
                     const Nanos to = std::min(end, parent.end);
                     if (to > from) {
-                        ls_.exclusiveDur[parent.event] -= to - from;
+                        exclusiveDur_[parent.event] -= to - from;
                         parent.coveredUntil = to;
                     }
                 }
                 open.push_back(OpenOp{event, end, e.ts});
             }
             for (std::uint32_t event : ops)
-                if (ls_.exclusiveDur[event] < 0) {
-                    ls_.exclusiveDur[event] = 0;
+                if (exclusiveDur_[event] < 0) {
+                    exclusiveDur_[event] = 0;
                     ++clamped;
                 }
         }
@@ -522,7 +493,7 @@ private:
 
     std::uint32_t runtimeEventAt(const ThreadKey &thread, Nanos ts) const
     {
-        for (const Lane &lane : ls_.index.lanes) {
+        for (const Lane &lane : ls_.index->lanes) {
             if (lane.kind != LaneKind::CpuThread || !(lane.key == thread))
                 continue;
             auto it = std::lower_bound(lane.startTs.begin(), lane.startTs.end(), ts);
@@ -629,7 +600,7 @@ private:
         if (ncclByName_.size() <= name)
             ncclByName_.resize(dev_.strings.size(), -1);
         if (ncclByName_[name] < 0)
-            ncclByName_[name] = containsNcclNoCase(dev_.strings.at(name)) ? 1 : 0;
+            ncclByName_[name] = chakraSaysNccl(dev_.strings.at(name)) ? 1 : 0;
         return ncclByName_[name] == 1;
     }
 
@@ -715,7 +686,7 @@ private:
     void linkGpuOps()
     {
         findDeviceOwners();
-        ls_.gpuLinkOf.assign(ev_.size(), kNoIndex);
+        gpuLinkOf_.assign(ev_.size(), kNoIndex);
         std::size_t count = 0;
         for (std::uint32_t g = 0; g < ev_.size(); ++g) {
             const DeviceEvent &gpu = ev_[g];
@@ -723,7 +694,7 @@ private:
                 continue;
             if ((++count & 0xFFF) == 0)
                 checkProgress(3 + std::min<std::uint64_t>(4, count * 4 / (ev_.size() + 1)));
-            ls_.gpuLinkOf[g] = static_cast<std::uint32_t>(ls_.gpuLinks.size());
+            gpuLinkOf_[g] = static_cast<std::uint32_t>(ls_.gpuLinks.size());
             ls_.gpuLinks.push_back(linkOne(g));
             contexts_.push_back(lastContext_);
         }
@@ -740,7 +711,7 @@ private:
         link.launchMatch = ctx.match;
         if (!ctx.found) {
             link.orphan = hasCorrelation(gpu.correlation) ? OrphanReason::NoLaunchEvent : OrphanReason::NoCorrelation;
-            reportOrphan(link);
+            evidence_->launches.push_back(LaunchEvidence{});
             return link;
         }
 
@@ -793,7 +764,7 @@ private:
         }
         }
         if (link.parent != kNoIndex)
-            link.hostNode = ls_.hostOfEvent[link.parent];
+            link.hostNode = hostOfEvent_[link.parent];
 
         // docs/linking.md, step 5: the External-id cross-check and the gpu_user_annotation corroboration.
         const std::int64_t launchExternalId = ctx.event != kNoIndex ? ev_[ctx.event].externalId : gpu.externalId;
@@ -803,10 +774,7 @@ private:
         if (link.parent != kNoIndex && ev_[link.parent].category == EventCategory::UserAnnotation)
             link.annotationEvidence = corroboratingAnnotation(gpu, ev_[link.parent].externalId);
         link.confidence = confidenceOf(link, ctx, externalOp);
-
-        if (link.orphan != OrphanReason::None)
-            reportOrphan(link);
-        reportLinkFindings(link, ctx, externalOp);
+        evidence_->launches.push_back(LaunchEvidence{ctx.ts, externalOp, ctx.hasTime()});
         return link;
     }
 
@@ -861,91 +829,19 @@ private:
         return launchFactor * ruleFactor;
     }
 
-    void reportOrphan(const GpuLink &link)
+    // The diagnosis stage on the linker's own links (the same code re-derives a corrected op's).
+    void diagnoseGpuOps()
     {
-        const DeviceEvent &gpu = ev_[link.gpuEvent];
-        std::string why, suggestion;
-        switch (link.orphan) {
-        case OrphanReason::NoCorrelation:
-            why = "it has no usable correlation (absent, -1 or 0) and neither an ac2g flow nor its External id names a launch";
-            suggestion = "attach it by hand to the CPU op that launched it";
-            break;
-        case OrphanReason::NoLaunchEvent:
-            why = "no runtime/driver event has correlation " + std::to_string(gpu.correlation) +
-                  " (the launch is probably outside the trace window)";
-            suggestion = "attach it by hand, or capture a wider profiling window";
-            break;
-        case OrphanReason::NoEnclosingOp:
-            why = "its launch " + describe(link.launch) + " is not inside any CPU op on its thread";
-            suggestion = "attach it by hand to the op that issued it";
-            break;
-        case OrphanReason::NoHostNode:
-            why = "its enclosing op " + describe(link.innermost) + " and every enclosing op have no ET node";
-            suggestion = "check the host/device join (rf_id coverage), or attach it by hand";
-            break;
-        default:
-            return;
+        evidence_->opParent = std::move(opParent_);
+        ls_.evidence = evidence_;
+        const LinkEvidence &evidence = *evidence_;
+        perOpBegin_.reserve(ls_.gpuLinks.size() + 1);
+        perOpBegin_.push_back(0);
+        for (std::uint32_t i = 0; i < ls_.gpuLinks.size(); ++i) {
+            diagnoseGpuOp(dev_, ls_, i, perOp_);
+            perOpBegin_.push_back(static_cast<std::uint32_t>(perOp_.size()));
         }
-        addFinding(FindingKind::OrphanGpuOp, FindingSeverity::Warning, SubjectKind::DeviceEvent, link.gpuEvent,
-                   "GPU op " + describe(link.gpuEvent) + " has no parent: " + why, suggestion,
-                   link.orphan == OrphanReason::NoHostNode ? link.innermost : kNoIndex);
-    }
-
-    // The nccl:* user_annotation between the innermost enclosing op and `parent`, if any.
-    std::uint32_t ncclAnnotationBelow(std::uint32_t innermost, std::uint32_t parent) const
-    {
-        for (std::uint32_t p = innermost; p != kNoIndex && p != parent; p = nestParentEvent(p))
-            if (ev_[p].category == EventCategory::UserAnnotation && startsWith(dev_.name(ev_[p]), "nccl:"))
-                return p;
-        return kNoIndex;
-    }
-
-    void reportLinkFindings(const GpuLink &link, const LaunchContext &ctx, std::uint32_t externalOp)
-    {
-        const std::uint32_t g = link.gpuEvent;
-        const DeviceEvent &gpu = ev_[g];
-        if (ctx.event != kNoIndex && gpu.ts < ev_[ctx.event].ts)
-            addFinding(FindingKind::GpuBeforeLaunch, FindingSeverity::Warning, SubjectKind::DeviceEvent, g,
-                       "GPU op " + describe(g) + " starts " + std::to_string(ev_[ctx.event].ts - gpu.ts) +
-                           " ns before its launch " + describe(ctx.event),
-                       "check the clock alignment of the trace; the correlation link itself is kept");
-        const std::uint32_t nestingChoice = link.byPolicy[static_cast<std::size_t>(Policy::Nesting)];
-        if (link.parent == kNoIndex)
-            return;
-        const DeviceEvent &parent = ev_[link.parent];
-        if (ctx.hasTime() && (ctx.ts < parent.ts || ctx.ts > parent.end()))
-            addFinding(FindingKind::LaunchOutsideParent, FindingSeverity::Warning, SubjectKind::DeviceEvent, g,
-                       "the launch of " + describe(g) + " at " + std::to_string(ctx.ts) +
-                           " ns is outside its parent " + describe(link.parent) + " [" + std::to_string(parent.ts) +
-                           ", " + std::to_string(parent.end()) + ")",
-                       nestingChoice != kNoIndex && nestingChoice != link.parent
-                           ? "re-parent to the enclosing op " + describe(nestingChoice)
-                           : "re-parent to the op that encloses the launch",
-                       nestingChoice != link.parent ? nestingChoice : kNoIndex);
-        if (dev_.name(parent) == "record_param_comms" && link.innermost != kNoIndex) {
-            const std::uint32_t nccl = ncclAnnotationBelow(link.innermost, link.parent);
-            if (nccl != kNoIndex)
-                addFinding(FindingKind::NcclParentIsRecordParamComms, FindingSeverity::Warning, SubjectKind::DeviceEvent,
-                           g,
-                           "GPU op " + describe(g) + " is attached to record_param_comms while " + describe(nccl) +
-                               " encloses its launch (Chakra issue #196)",
-                           "re-parent to " + describe(nccl), nccl);
-        }
-        // Policies disagreeing beyond the expected user-scope refinement (nccl:* inside its External-id op).
-        const std::uint32_t head = link.byPolicy[static_cast<std::size_t>(Policy::ExternalId)];
-        const std::uint32_t pre = link.byPolicy[static_cast<std::size_t>(Policy::EvIdx)];
-        const bool headDiffers = head != nestingChoice &&
-                                 !(nestingChoice != kNoIndex && head != kNoIndex && head == externalOp &&
-                                   externalIdAgrees(nestingChoice, head));
-        const bool preDiffers = ctx.hasTime() && pre != nestingChoice;
-        if (headDiffers || preDiffers)
-            addFinding(FindingKind::PolicyDisagreement, FindingSeverity::Info, SubjectKind::DeviceEvent, g,
-                       "policies disagree for " + describe(g) + ": nesting → " + describe(nestingChoice) +
-                           ", external-id → " + describe(head) + ", ev-idx → " + describe(pre),
-                       nestingChoice != kNoIndex ? "the nesting choice " + describe(nestingChoice) +
-                                                       " encloses the launch"
-                                                 : "compare the candidates on the timeline",
-                       opt_.policy != Policy::Nesting && nestingChoice != link.parent ? nestingChoice : kNoIndex);
+        opParentView_ = &evidence.opParent;
     }
 
     // ---- edges -----------------------------------------------------------------------------------
@@ -960,7 +856,7 @@ private:
             if (ctx.hasTime()) {
                 if (auto it = slotOf_.find(ctx.thread); it != slotOf_.end())
                     threads_[it->second].launches.emplace_back(ctx.ts, link.gpuEvent);
-                streamLaunches_[ls_.index.laneOf[link.gpuEvent]].emplace_back(ctx.ts, link.gpuEvent);
+                streamLaunches_[ls_.index->laneOf[link.gpuEvent]].emplace_back(ctx.ts, link.gpuEvent);
             }
         }
         for (ThreadOps &t : threads_)
@@ -968,8 +864,8 @@ private:
         for (auto &[lane, list] : streamLaunches_)
             sortValues(list);
 
-        for (std::uint32_t laneIndex = 0; laneIndex < ls_.index.lanes.size(); ++laneIndex) {
-            const Lane &lane = ls_.index.lanes[laneIndex];
+        for (std::uint32_t laneIndex = 0; laneIndex < ls_.index->lanes.size(); ++laneIndex) {
+            const Lane &lane = ls_.index->lanes[laneIndex];
             if (lane.kind != LaneKind::GpuStream)
                 continue;
             std::vector<std::uint32_t> ops;
@@ -1024,7 +920,7 @@ private:
     void syncAllStreamsOfDevice(std::int32_t device, std::uint32_t call, std::uint32_t target)
     {
         for (const auto &[lane, list] : streamLaunches_)
-            if (ls_.index.lanes[lane].device == device)
+            if (ls_.index->lanes[lane].device == device)
                 addSyncEdge(lastLaunchedBefore(list, ev_[call].ts), target);
     }
 
@@ -1033,15 +929,15 @@ private:
         auto it = std::upper_bound(t.launches.begin(), t.launches.end(),
                                    std::make_pair(ts, std::numeric_limits<std::uint32_t>::max()));
         for (std::size_t scanned = 0; it != t.launches.end() && scanned < 256; ++it, ++scanned)
-            if (lane == kNoIndex || ls_.index.laneOf[it->second] == lane)
+            if (lane == kNoIndex || ls_.index->laneOf[it->second] == lane)
                 return it->second;
         return kNoIndex;
     }
 
     std::uint32_t laneOfStream(std::int32_t device, std::int64_t stream) const
     {
-        for (std::uint32_t i = 0; i < ls_.index.lanes.size(); ++i) {
-            const Lane &lane = ls_.index.lanes[i];
+        for (std::uint32_t i = 0; i < ls_.index->lanes.size(); ++i) {
+            const Lane &lane = ls_.index->lanes[i];
             if (lane.kind == LaneKind::GpuStream && lane.device == device && lane.stream == stream)
                 return i;
         }
@@ -1100,11 +996,11 @@ private:
             const std::uint32_t lastOwn = lastLaunchedBefore(t->launches, r.ts);
             if (name == "cudaDeviceSynchronize" || name == "hipDeviceSynchronize") {
                 if (lastOwn != kNoIndex)
-                    syncAllStreamsOfDevice(ls_.index.lanes[ls_.index.laneOf[lastOwn]].device, call, syncTarget(call));
+                    syncAllStreamsOfDevice(ls_.index->lanes[ls_.index->laneOf[lastOwn]].device, call, syncTarget(call));
             } else if (name == "cudaStreamSynchronize" || name == "hipStreamSynchronize") {
                 // The call names no stream in the trace: the stream this thread launched to last.
                 if (lastOwn != kNoIndex)
-                    addSyncEdge(lastLaunchedOnLaneBefore(ls_.index.laneOf[lastOwn], r.ts), syncTarget(call));
+                    addSyncEdge(lastLaunchedOnLaneBefore(ls_.index->laneOf[lastOwn], r.ts), syncTarget(call));
             } else if (name == "cudaEventSynchronize" || name == "hipEventSynchronize") {
                 const std::uint32_t record = lastLaunchedBefore(t->eventRecords, r.ts);
                 addSyncEdge(recordedOp(record, kNoIndex), syncTarget(call));
@@ -1112,7 +1008,7 @@ private:
                 const std::uint32_t source = recordedOp(lastLaunchedBefore(t->eventRecords, r.ts), kNoIndex);
                 const std::uint32_t waiter = firstLaunchAfter(*t, r.ts, kNoIndex);
                 if (source != kNoIndex && waiter != kNoIndex &&
-                    ls_.index.laneOf[source] != ls_.index.laneOf[waiter])
+                    ls_.index->laneOf[source] != ls_.index->laneOf[waiter])
                     addSyncEdge(source, waiter);
             }
         }
@@ -1152,7 +1048,7 @@ private:
                 const ThreadOps *t = threadOf(ev_[call].thread);
                 const std::uint32_t waiterLane = laneOfStream(device, s.stream);
                 const std::uint32_t waiter = t ? firstLaunchAfter(*t, ev_[call].ts, waiterLane) : kNoIndex;
-                if (source != kNoIndex && waiter != kNoIndex && ls_.index.laneOf[source] != ls_.index.laneOf[waiter])
+                if (source != kNoIndex && waiter != kNoIndex && ls_.index->laneOf[source] != ls_.index->laneOf[waiter])
                     addSyncEdge(source, waiter);
             }
         }
@@ -1219,7 +1115,7 @@ private:
         if (ls_.join.method == HostJoinMethod::None)
             return;
         for (std::uint32_t i = 0; i < host_->nodes.size(); ++i)
-            if (host_->nodes[i].rfId != 0 && ls_.eventOfHost[i] == kNoIndex)
+            if (host_->nodes[i].rfId != 0 && eventOfHost_[i] == kNoIndex)
                 addFinding(FindingKind::HostOpWithoutDevice, FindingSeverity::Info, SubjectKind::HostNode, i,
                            "ET op " + std::to_string(host_->nodes[i].id) + " '" + std::string(host_->name(host_->nodes[i])) +
                                "' (rf_id " + std::to_string(host_->nodes[i].rfId) + ") has no Kineto CPU op",
@@ -1240,12 +1136,20 @@ private:
     const std::vector<DeviceEvent> &ev_;
     const HostTrace *host_;
     const LinkOptions &opt_;
+    std::shared_ptr<const TraceIndex> index_;
     LinkSet ls_;
     bool requireHostNode_ = false;
+    std::vector<std::uint32_t> gpuLinkOf_, hostOfEvent_, eventOfHost_;
+    std::vector<Nanos> exclusiveDur_;
+    std::vector<std::uint32_t> opParent_;                     // until diagnoseGpuOps() moves it into the evidence
+    const std::vector<std::uint32_t> *opParentView_ = &opParent_;
+    std::shared_ptr<LinkEvidence> evidence_ = std::make_shared<LinkEvidence>();
+    std::vector<Finding> traceWide_, perOp_, hostSide_;
+    std::vector<std::uint32_t> perOpBegin_;
+    std::vector<Finding> *sink_ = &traceWide_;
 
     std::map<ThreadKey, std::uint32_t> slotOf_;
     std::vector<ThreadOps> threads_;
-    std::vector<std::uint32_t> posInNest_;
     std::vector<std::uint32_t> globalChakra_;
     std::vector<Nanos> globalChakraStart_;
     mutable std::unordered_map<std::int64_t, std::uint32_t> cpuOpByExternalId_; // built on first use (fallback)
@@ -1272,7 +1176,13 @@ private:
 
 LinkSet linkTraces(const DeviceTrace &device, const HostTrace *host, const LinkOptions &options)
 {
-    return Linker(device, host, options).run();
+    return Linker(device, host, nullptr, options).run();
+}
+
+LinkSet linkWithIndex(const DeviceTrace &device, const HostTrace *host, std::shared_ptr<const TraceIndex> index,
+                      const LinkOptions &options)
+{
+    return Linker(device, host, std::move(index), options).run();
 }
 
 } // namespace linkscope::core

@@ -1,6 +1,7 @@
 #pragma once
 // The result of linking a device trace (and optionally its host ET): every link with its provenance.
 
+#include "base/cowvector.h"
 #include "index/traceindex.h"
 #include "link/finding.h"
 #include "model/devicetrace.h"
@@ -8,6 +9,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string_view>
 #include <vector>
@@ -16,7 +18,7 @@ namespace linkscope::core {
 
 // How a GPU op's parent CPU op is chosen.
 enum class Policy : std::uint8_t {
-    Nesting,    // default: innermost cpu_op/user_annotation on the launch thread enclosing the launch (docs/linking.md)
+    Nesting,    // default: innermost cpu_op/user_annotation on the launch thread enclosing the launch (docs/linking.md, "The linkage rule")
     ExternalId, // Chakra 1.0 (HEAD): same-thread op with the kernel's External id, else latest-starting
     EvIdx,      // Chakra before PR #185: latest-starting op on the launch thread before the launch
 };
@@ -102,18 +104,36 @@ struct LinkOptions {
     ProgressFn progress;
 };
 
+// What the linker knew about a GPU op's launch that its GpuLink does not say: the diagnosis stage
+// (link/diagnose.h) needs it to judge a parent a correction chose.
+struct LaunchEvidence {
+    Nanos ts = 0;                         // launch time (the runtime call's, or the flow start's)
+    std::uint32_t externalOp = kNoIndex;  // the launch thread's cpu_op carrying the launch's External id
+    bool hasTime = false;                 // false: no launch, or only an External-id match (time unknown)
+};
+struct LinkEvidence {
+    std::vector<LaunchEvidence> launches; // parallel to LinkSet::gpuLinks
+    std::vector<std::uint32_t> opParent;  // event → enclosing candidate CPU op on its thread (the linker's nesting)
+};
+
+// The result of the link stage (and of every correction of it). A value: copying it is cheap,
+// because everything per event is shared (SharedArray, shared_ptr<const …>) and the parts a
+// correction changes — GPU links, edges and the per-GPU-op findings — are chunked copy-on-write
+// (CowVector, FindingList): an edit copies the chunk it touches, never a whole array
+// (docs/architecture.md, "Ownership and sharing").
 struct LinkSet {
     Policy policy = Policy::Nesting;
-    TraceIndex index;
-    std::vector<GpuLink> gpuLinks;              // one per GPU op (kernel, memcpy, memset), in event order
-    std::vector<std::uint32_t> gpuLinkOf;       // event → gpuLinks index, kNoIndex if not a GPU op
-    std::vector<std::uint32_t> hostOfEvent;     // event → HostTrace node index, kNoIndex
-    std::vector<std::uint32_t> eventOfHost;     // host node → event index, kNoIndex
-    std::vector<Nanos> exclusiveDur;            // event → exclusive duration (CPU ops; GPU ops = dur)
-    std::vector<Edge> edges;                    // Launch, StreamOrder, Sync, InterThread (Parent edges are in gpuLinks)
+    std::shared_ptr<const TraceIndex> index;    // built once per load (the index stage), shared by every relink
+    CowVector<GpuLink> gpuLinks;                // one per GPU op (kernel, memcpy, memset), in event order
+    SharedArray<std::uint32_t> gpuLinkOf;       // event → gpuLinks index, kNoIndex if not a GPU op
+    SharedArray<std::uint32_t> hostOfEvent;     // event → HostTrace node index, kNoIndex
+    SharedArray<std::uint32_t> eventOfHost;     // host node → event index, kNoIndex
+    SharedArray<Nanos> exclusiveDur;            // event → exclusive duration (CPU ops; GPU ops = dur)
+    CowVector<Edge> edges;                      // Launch, StreamOrder, Sync, InterThread (Parent edges are in gpuLinks)
     HostJoinStats join;
-    std::vector<Finding> findings;
+    FindingList findings;                       // the diagnosis stage's, for these links (corrections included)
     std::vector<Diagnostic> warnings;
+    std::shared_ptr<const LinkEvidence> evidence;
 };
 
 } // namespace linkscope::core

@@ -2,6 +2,7 @@
 
 #include "edit/inputfingerprint.h"
 #include "io/formats.h"
+#include "index/traceindex.h"
 #include "link/linker.h"
 
 #include <atomic>
@@ -63,12 +64,14 @@ void report(const PairProgressFn &progress, PairStage stage, std::uint64_t done,
 
 } // namespace
 
-std::shared_ptr<const LinkSet> linkPair(const DeviceTrace &device, const HostTrace *host, const LinkOptions &options,
+std::shared_ptr<const LinkSet> linkPair(const DeviceTrace &device, const HostTrace *host,
+                                        std::shared_ptr<const TraceIndex> index, const LinkOptions &options,
                                         const PairProgressFn &progress)
 {
     LinkOptions linkOptions = options;
     linkOptions.progress = stageProgress(progress, PairStage::Link, nullptr);
-    auto links = std::make_shared<const LinkSet>(linkTraces(device, host, linkOptions));
+    // The linker runs the diagnosis stage on its own links as it finishes (link/diagnose.h).
+    auto links = std::make_shared<const LinkSet>(linkWithIndex(device, host, std::move(index), linkOptions));
     report(progress, PairStage::Diagnose, 1, 1);
     return links;
 }
@@ -76,7 +79,17 @@ std::shared_ptr<const LinkSet> linkPair(const DeviceTrace &device, const HostTra
 std::shared_ptr<const LinkSet> relinkPair(const OpenedPair &pair, const LinkOptions &options,
                                           const PairProgressFn &progress)
 {
-    return linkPair(*pair.device, pair.host.get(), options, progress);
+    return linkPair(*pair.device, pair.host.get(), pair.index, options, progress);
+}
+
+std::shared_ptr<const LinkSet> correctLinks(const std::shared_ptr<const LinkSet> &linked, const CorrectionLog &log,
+                                            const DeviceTrace &device, const HostTrace *host, ApplyResult *outcomes)
+{
+    LinkSet corrected = *linked; // shares every chunk and array until an edit writes to one
+    ApplyResult result = applyCorrections(log, corrected, device, host);
+    if (outcomes)
+        *outcomes = std::move(result);
+    return std::make_shared<const LinkSet>(std::move(corrected));
 }
 
 OpenedPair openPair(const PairRequest &request)
@@ -130,7 +143,10 @@ OpenedPair openPair(const PairRequest &request)
     if (deviceError)
         std::rethrow_exception(deviceError);
 
-    pair.linked = linkPair(*pair.device, pair.host.get(), pair.options, request.progress);
+    report(request.progress, PairStage::Index, 0, 1);
+    pair.index = indexTrace(*pair.device);
+    report(request.progress, PairStage::Index, 1, 1);
+    pair.linked = linkPair(*pair.device, pair.host.get(), pair.index, pair.options, request.progress);
     pair.links = pair.linked;
 
     if (pair.sidecar) {
@@ -142,9 +158,7 @@ OpenedPair openPair(const PairRequest &request)
         pair.sidecarCheck =
             checkInputs(*pair.sidecar, fingerprintLoadedFile(pair.files.device, pair.device->sourceIdentity), hostPrint);
         if (pair.sidecarCheck.matches || request.forceSidecar) {
-            LinkSet corrected = *pair.linked;
-            pair.corrections = applyCorrections(pair.sidecar->log, corrected, *pair.device, pair.host.get());
-            pair.links = std::make_shared<const LinkSet>(std::move(corrected));
+            pair.links = correctLinks(pair.linked, pair.sidecar->log, *pair.device, pair.host.get(), &pair.corrections);
             pair.sidecarApplied = true;
         }
         report(request.progress, PairStage::Corrections, 1, 1);

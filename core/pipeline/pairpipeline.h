@@ -57,6 +57,7 @@ struct OpenedPair {
     PairFiles files;
     std::shared_ptr<const HostTrace> host;     // null for a device trace alone
     std::shared_ptr<const DeviceTrace> device;
+    std::shared_ptr<const TraceIndex> index;   // the index stage's: shared by every relink and correction
     LinkOptions options;                       // what was linked under (a sidecar's policy included)
     std::shared_ptr<const LinkSet> linked;     // the linker's links and findings
     std::shared_ptr<const LinkSet> links;      // after the sidecar's corrections (== linked without one)
@@ -75,10 +76,16 @@ struct OpenedPair {
 // false and sidecarCheck says why; the links are the linker's.
 OpenedPair openPair(const PairRequest &request);
 
-// Links the loaded traces again under other options (the readers' results are reused).
+// Links the loaded traces again under other options (the readers' results and the index are reused).
 std::shared_ptr<const LinkSet> relinkPair(const OpenedPair &pair, const LinkOptions &options,
                                           const PairProgressFn &progress = {});
-std::shared_ptr<const LinkSet> linkPair(const DeviceTrace &device, const HostTrace *host, const LinkOptions &options,
+// The link and diagnose stages over an index of `device` (indexTrace). The result shares the index.
+std::shared_ptr<const LinkSet> linkPair(const DeviceTrace &device, const HostTrace *host,
+                                        std::shared_ptr<const TraceIndex> index, const LinkOptions &options,
                                         const PairProgressFn &progress = {});
+// Applies a correction log to linked links: a new link result sharing everything the log did not
+// change (the chunks of GPU links, edges and findings it touched are copied, nothing else).
+std::shared_ptr<const LinkSet> correctLinks(const std::shared_ptr<const LinkSet> &linked, const CorrectionLog &log,
+                                            const DeviceTrace &device, const HostTrace *host, ApplyResult *outcomes = nullptr);
 
 } // namespace linkscope::core

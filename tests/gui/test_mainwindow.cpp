@@ -261,7 +261,7 @@ private slots:
         const std::uint32_t newParent = doc.index().nestParent[oldParent]; // aten::addmm's enclosing op
         QVERIFY(newParent != core::kNoIndex);
         auto corrected = std::make_shared<core::LinkSet>(doc.links());
-        core::GpuLink &link = corrected->gpuLinks[corrected->gpuLinkOf[gemm]];
+        core::GpuLink &link = corrected->gpuLinks.mutate(corrected->gpuLinkOf[gemm]);
         link.parent = newParent;
         link.rule = core::ParentRule::Manual;
         QSignalSpy changed(m_window.get(), &ui::MainWindow::documentChanged);

@@ -167,7 +167,7 @@ void TestReview::correctUndoRedoAndReopen()
         QVERIFY(controller->waitUntilSettled());
         QCOMPARE(parentShown(*window, gemm), core::kNoIndex);
         QCOMPARE(window->document()->gpuLink(gemm)->orphan, core::OrphanReason::Detached);
-        QVERIFY(controller->markReviewed(static_cast<std::uint32_t>(findings->currentFinding()), "checked"));
+        QVERIFY(controller->markReviewed(findings->model()->finding(findings->currentFinding()), "checked"));
         QVERIFY(controller->waitUntilSettled());
         QCOMPARE(findings->model()->statusOf(findings->currentFinding()), QStringLiteral("reviewed"));
         QCOMPARE(core::loadSidecar(m_sidecar).log.entries.size(), std::size_t(3));

@@ -447,7 +447,7 @@ private slots:
         };
         // Re-parent gemm from aten::mm to aten::linear (as the LinkEditor does: rule Manual).
         auto reparented = std::make_shared<core::LinkSet>(m_doc->links());
-        core::GpuLink &gemm = reparented->gpuLinks[reparented->gpuLinkOf[m_ids.gemm]];
+        core::GpuLink &gemm = reparented->gpuLinks.mutate(reparented->gpuLinkOf[m_ids.gemm]);
         QCOMPARE(gemm.parent, m_ids.mm);
         gemm.parent = m_ids.linear;
         gemm.rule = core::ParentRule::Manual;
@@ -459,7 +459,7 @@ private slots:
             return;
         // Then detach add_kernel: a parent edge disappears, ids shift, everything is rebuilt.
         auto detached = std::make_shared<core::LinkSet>(*reparented);
-        core::GpuLink &add = detached->gpuLinks[detached->gpuLinkOf[m_ids.addKernel]];
+        core::GpuLink &add = detached->gpuLinks.mutate(detached->gpuLinkOf[m_ids.addKernel]);
         add.parent = core::kNoIndex;
         add.orphan = core::OrphanReason::Detached;
         add.rule = core::ParentRule::Manual;

@@ -1,0 +1,147 @@
+#include "link/rules.h"
+
+#include <algorithm>
+
+namespace linkscope::core {
+
+namespace {
+
+char lowerAscii(char c) { return static_cast<char>(c >= 'A' && c <= 'Z' ? c + ('a' - 'A') : c); }
+
+bool containsNoCase(std::string_view text, std::string_view needle)
+{
+    if (needle.size() > text.size())
+        return false;
+    for (std::size_t i = 0; i + needle.size() <= text.size(); ++i) {
+        std::size_t k = 0;
+        while (k < needle.size() && lowerAscii(text[i + k]) == needle[k])
+            ++k;
+        if (k == needle.size())
+            return true;
+    }
+    return false;
+}
+
+} // namespace
+
+bool isCollectiveKernelName(std::string_view name)
+{
+    // Every GPU op passes here: look for the usual spellings before a case-blind scan.
+    const bool mayBe = name.find("ccl") != std::string_view::npos || name.find("CCL") != std::string_view::npos;
+    return mayBe && (containsNoCase(name, "nccl") || containsNoCase(name, "rccl"));
+}
+
+bool isCollectiveKernel(const DeviceTrace &trace, const DeviceEvent &event)
+{
+    return event.collective < trace.collectives.size() || isCollectiveKernelName(trace.name(event));
+}
+
+bool chakraSaysNccl(std::string_view name) { return containsNoCase(name, "nccl"); }
+
+bool isPrimaryRule(Policy policy, ParentRule rule)
+{
+    switch (policy) {
+    case Policy::Nesting: return rule == ParentRule::Nesting || rule == ParentRule::NestingAncestor;
+    case Policy::ExternalId: return rule == ParentRule::ExternalId;
+    case Policy::EvIdx: return rule == ParentRule::LatestStarting;
+    }
+    return false;
+}
+
+ReparentCheck checkReparent(const DeviceTrace &trace, const LinkSet &links, std::uint32_t gpuEvent,
+                            std::uint32_t newParent)
+{
+    auto describe = [&](std::uint32_t e) { return "'" + std::string(trace.name(trace.events[e])) + "'"; };
+    if (gpuEvent >= links.gpuLinkOf.size() || links.gpuLinkOf[gpuEvent] == kNoIndex)
+        return {ReparentRefusal::NotAGpuOp, "event " + std::to_string(gpuEvent) + " is not a linked GPU op"};
+    if (newParent >= trace.events.size())
+        return {ReparentRefusal::NoSuchEvent, "the new parent is not an event of this trace"};
+    const DeviceEvent &target = trace.events[newParent];
+    if (!isCpuOpCategory(target.category))
+        return {ReparentRefusal::NotACpuOp, describe(newParent) + " is not a CPU op (cpu_op or user_annotation) but " +
+                                                std::string(categoryName(target.category))};
+    // The process that launched the GPU op: its launch call's, else its current parent's.
+    const GpuLink &link = links.gpuLinks[links.gpuLinkOf[gpuEvent]];
+    const std::uint32_t launcher = link.launch < trace.events.size() ? link.launch
+                                   : link.parent < trace.events.size() ? link.parent
+                                                                       : kNoIndex;
+    if (launcher != kNoIndex && !(trace.events[launcher].thread.pid == target.thread.pid))
+        return {ReparentRefusal::OtherProcess, describe(newParent) + " is in process " + trace.idText(target.thread.pid) +
+                                                   ", the GPU op was launched from process " +
+                                                   trace.idText(trace.events[launcher].thread.pid)};
+    return {};
+}
+
+std::vector<std::uint32_t> reparentCandidates(const DeviceTrace &trace, const LinkSet &links, std::uint32_t gpuEvent,
+                                              std::uint32_t linkerParent)
+{
+    std::vector<std::uint32_t> out;
+    if (gpuEvent >= links.gpuLinkOf.size() || links.gpuLinkOf[gpuEvent] == kNoIndex)
+        return out;
+    const GpuLink &link = links.gpuLinks[links.gpuLinkOf[gpuEvent]];
+    auto add = [&](std::uint32_t e) {
+        if (e < trace.events.size() && isCpuOpCategory(trace.events[e].category) &&
+            std::find(out.begin(), out.end(), e) == out.end() && checkReparent(trace, links, gpuEvent, e).allowed())
+            out.push_back(e);
+    };
+    const TraceIndex &index = *links.index;
+    // The CPU ops enclosing the launch on its thread, innermost first.
+    if (link.launch < index.nestParent.size())
+        for (std::uint32_t e = index.nestParent[link.launch]; e != kNoIndex; e = index.nestParent[e])
+            add(e);
+    add(link.innermost);
+    for (std::uint32_t choice : link.byPolicy)
+        add(choice);
+    add(linkerParent);
+    return out;
+}
+
+std::vector<std::uint32_t> findEvents(const DeviceTrace &trace, const HostTrace *host, const LinkSet &links, EventKey key,
+                                      std::int64_t value)
+{
+    std::vector<std::uint32_t> out;
+    const TraceIndex &index = *links.index;
+    auto onLane = [&](std::uint32_t e) { return e < index.laneOf.size() && index.laneOf[e] != kNoIndex; };
+    for (std::uint32_t e = 0; e < trace.events.size(); ++e) {
+        const DeviceEvent &event = trace.events[e];
+        bool hit = false;
+        switch (key) {
+        case EventKey::RecordFunctionId: hit = value > 0 && event.rfId == static_cast<std::uint64_t>(value); break;
+        case EventKey::ExternalId: hit = event.externalId == value; break;
+        case EventKey::Correlation: hit = event.correlation == value; break;
+        case EventKey::EvIdx: hit = event.evIdx == value; break;
+        }
+        if (hit && onLane(e))
+            out.push_back(e);
+    }
+    // Traces without "Record function id" in Kineto are joined to the ET by another key; the ET
+    // node's rf_id still finds its event.
+    if (key == EventKey::RecordFunctionId && host && value > 0) {
+        const auto &eventOfHost = links.eventOfHost;
+        for (std::uint32_t n = 0; n < host->nodes.size() && n < eventOfHost.size(); ++n)
+            if (host->nodes[n].rfId == static_cast<std::uint64_t>(value) && eventOfHost[n] != kNoIndex &&
+                onLane(eventOfHost[n]))
+                out.push_back(eventOfHost[n]);
+    }
+    std::sort(out.begin(), out.end(), [&](std::uint32_t a, std::uint32_t b) {
+        return trace.events[a].ts != trace.events[b].ts ? trace.events[a].ts < trace.events[b].ts : a < b;
+    });
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+}
+
+std::uint32_t findCpuOp(const DeviceTrace &trace, EventKey key, std::int64_t value)
+{
+    for (std::uint32_t i = 0; i < trace.events.size(); ++i) {
+        const DeviceEvent &e = trace.events[i];
+        if (!isCpuOpCategory(e.category))
+            continue;
+        if ((key == EventKey::RecordFunctionId && value >= 0 && e.rfId == static_cast<std::uint64_t>(value)) ||
+            (key == EventKey::EvIdx && e.evIdx == value) || (key == EventKey::ExternalId && e.externalId == value) ||
+            (key == EventKey::Correlation && e.correlation == value))
+            return i;
+    }
+    return kNoIndex;
+}
+
+} // namespace linkscope::core
