@@ -15,6 +15,7 @@
 #include <cstring>
 #include <new>
 #include <stdexcept>
+#include <string>
 #include <utility>
 
 namespace linkscope::core::io {
@@ -36,10 +37,17 @@ std::size_t roundDownToPage(std::size_t n) { return n / pageSize() * pageSize();
 
 // ---- SIGBUS on a file that shrinks while it is mapped -------------------------------------------
 // The file part of every live File mapping has a slot here. A fault inside one is the file having
-// been truncated by someone else: the handler maps anonymous zero pages over the rest of that file
-// part (the faulting access then completes, reading zeros) and records where the file ended. The
-// reader checks ParseBuffer::truncatedAt() after its parse and reports the file instead. Lock-free
-// atomics only, so the handler may run on any thread at any time.
+// been truncated by someone else: the handler maps pages of '"' over the rest of that file part (the
+// faulting access then completes) and records where the file ended. The reader checks
+// ParseBuffer::truncatedAt() after its parse and reports the file instead. Lock-free atomics only,
+// so the handler may run on any thread at any time.
+//
+// Why quotes and not zeros: simdjson indexes the structure of a window (stage 1) before it reads the
+// values (stage 2). A page that was read in stage 1 and is cut before stage 2 changes under the
+// parser; where stage 1 saw a string, zeros would send the string scanner on to the end of the
+// mapping and past it. A '"' ends any string, number or literal at its first byte, so whatever stage
+// 1 recorded, stage 2 stops at once and reports a malformed document. The quote pages come from one
+// small memfd mapped again and again, so a cut multi-gigabyte file costs no memory.
 struct FaultSlot {
     std::atomic<bool> used{false};
     std::atomic<std::uintptr_t> begin{0};
@@ -51,6 +59,49 @@ std::array<FaultSlot, kFaultSlots> g_faultSlots;
 struct sigaction g_previousSigbus;
 std::once_flag g_sigbusOnce;
 bool g_sigbusInstalled = false;
+constexpr std::size_t kQuoteFillBytes = std::size_t(1) << 20;
+int g_quoteFillFd = -1; // a memfd of kQuoteFillBytes of '"', or -1 (then anonymous pages are filled)
+
+// Maps pages of '"' over [begin, end) (page-aligned); false when it cannot.
+bool mapQuotes(std::uintptr_t begin, std::uintptr_t end)
+{
+    for (std::uintptr_t at = begin; at < end;) {
+        const std::size_t n = std::min<std::size_t>(end - at, kQuoteFillBytes);
+        void *target = reinterpret_cast<void *>(at);
+        void *mapped = g_quoteFillFd >= 0
+                           ? mmap(target, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED, g_quoteFillFd, 0)
+                           : mmap(target, n, PROT_READ | PROT_WRITE,
+                                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
+        if (mapped == MAP_FAILED)
+            return false;
+        if (g_quoteFillFd < 0)
+            std::memset(mapped, '"', n);
+        at += n;
+    }
+    return true;
+}
+
+int createQuoteFill()
+{
+#if defined(MFD_CLOEXEC)
+    const int fd = memfd_create("linkscope-shrunk-file", MFD_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    const std::string quotes(kQuoteFillBytes, '"');
+    std::size_t written = 0;
+    while (written < quotes.size()) {
+        const ssize_t n = write(fd, quotes.data() + written, quotes.size() - written);
+        if (n <= 0) {
+            close(fd);
+            return -1;
+        }
+        written += static_cast<std::size_t>(n);
+    }
+    return fd;
+#else
+    return -1;
+#endif
+}
 static_assert(std::atomic<std::uintptr_t>::is_always_lock_free && std::atomic<std::size_t>::is_always_lock_free);
 
 void onSigbus(int sig, siginfo_t *info, void *context)
@@ -63,9 +114,7 @@ void onSigbus(int sig, siginfo_t *info, void *context)
         if (begin == 0 || addr < begin || addr >= end)
             continue;
         const std::uintptr_t page = addr & ~(std::uintptr_t(pageSize()) - 1);
-        void *zeros = mmap(reinterpret_cast<void *>(page), end - page, PROT_READ | PROT_WRITE,
-                           MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
-        if (zeros == MAP_FAILED)
+        if (!mapQuotes(page, end))
             break; // cannot repair: let the previous disposition have it
         const std::size_t at = page - begin;
         std::size_t seen = slot.faultAt.load(std::memory_order_relaxed);
@@ -73,7 +122,7 @@ void onSigbus(int sig, siginfo_t *info, void *context)
         {
         }
         errno = savedErrno;
-        return; // the access is retried and now reads zeros
+        return; // the access is retried and now reads '"'
     }
     errno = savedErrno;
     if (g_previousSigbus.sa_flags & SA_SIGINFO) {
@@ -97,6 +146,7 @@ void onSigbus(int sig, siginfo_t *info, void *context)
 void installSigbusHandler()
 {
     std::call_once(g_sigbusOnce, [] {
+        g_quoteFillFd = createQuoteFill();
         struct sigaction sa = {};
         sa.sa_sigaction = onSigbus;
         sa.sa_flags = SA_SIGINFO | SA_NODEFER;

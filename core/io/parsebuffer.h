@@ -10,9 +10,9 @@
 //    cache: no read() copy, no zero-filling of a fresh buffer; released pages are simply unmapped.
 //    A file truncated by another process while it is mapped makes reads past its new end fault
 //    (SIGBUS). A process-wide SIGBUS handler (installed with the first mapping) recognises faults
-//    inside a live File mapping, maps zero pages over the rest of it so the reader can go on to its
-//    end, and records the fault: the reader then reports the shrunken file (truncatedAt()) instead
-//    of whatever the zeros made of the text. Faults anywhere else go to the previous handler.
+//    inside a live File mapping, maps pages of '"' over the rest of it so the parser stops at
+//    once whatever it had indexed there, and records the fault: the reader then reports the shrunken
+//    file (truncatedAt()) instead of whatever the parser made of the text. Faults anywhere else go to the previous handler.
 //    Callers keep the mapping only for the duration of one parse.
 //  - Anonymous: a private anonymous mapping that grows by mremap (gzip output); released pages are
 //    returned to the kernel.
