@@ -191,6 +191,14 @@ void TestLinkerCli::summaryCounts()
     QVERIFY2(text.find("  orphan_gpu_op                       1") != std::string::npos, text.c_str());
     QVERIFY2(text.find("  nccl_parent_is_record_param_comms   0") != std::string::npos, text.c_str());
     QVERIFY2(text.find("launch 2 stream_order 1") != std::string::npos, text.c_str());
+    // Against these links, Chakra 1.0 moves the NCCL kernel to record_param_comms; the rule before PR
+    // #185 picks nccl:_all_gather_base as we do. The memset is ours an orphan too: not counted as dropped.
+    QVERIFY2(text.find("  Chakra 1.0 (external-id): another parent for 1 GPU op (1 NCCL/RCCL kernel on "
+                       "record_param_comms), drops 0, loses 0 of 0 sync edges\n") != std::string::npos,
+             text.c_str());
+    QVERIFY2(text.find("  before PR #185 (ev-idx): another parent for 0 GPU ops, drops 0, loses 0 of 0 sync edges\n")
+                 != std::string::npos,
+             text.c_str());
     // External id (Chakra HEAD): the kernel goes to record_param_comms, and the memset (no External id) to
     // the latest-starting op before its launch, the finished nccl:_all_gather_base: nothing is orphaned.
     std::ostringstream headOut, headErr;
@@ -209,6 +217,14 @@ void TestLinkerCli::reportFile()
     const nlohmann::json j = nlohmann::json::parse(readFile(report));
     QCOMPARE(j["policy"].get<std::string>(), std::string("external-id"));
     QCOMPARE(j["summary"]["nccl_parent_is_record_param_comms"].get<int>(), 1);
+    // Our links are Chakra 1.0's here; before PR #185 the kernel went to nccl:_all_gather_base, and
+    // the memset, which we attach to that finished op, would be dropped (Chakra links no memsets).
+    const auto &compared = j["compared_with_chakra"];
+    QCOMPARE(compared["chakra_1_0"]["different_parent"].get<int>(), 0);
+    QCOMPARE(compared["chakra_1_0"]["dropped"].get<int>(), 1);
+    QCOMPARE(compared["chakra_1_0"]["dropped_by"]["memset"].get<int>(), 1);
+    QCOMPARE(compared["chakra_pre_185"]["different_parent"].get<int>(), 1);
+    QCOMPARE(compared["chakra_pre_185"]["collective_on_record_param_comms"].get<int>(), 0);
     bool found = false;
     for (const auto &f : j["findings"])
         if (f["kind"] == "nccl_parent_is_record_param_comms") {

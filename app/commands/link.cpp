@@ -4,6 +4,7 @@
 
 #include "edit/sidecar.h"
 #include "io/atomicfile.h"
+#include "link/chakracompare.h"
 #include "io/outputguard.h"
 #include "pipeline/pairpipeline.h"
 #include "report/findingsreport.h"
@@ -198,6 +199,36 @@ void printSummary(std::ostream &out, const Options &o, const DeviceTrace &device
     }
 }
 
+std::string counted(std::size_t n, std::string_view one, std::string_view many)
+{
+    return std::to_string(n) + ' ' + std::string(n == 1 ? one : many);
+}
+
+void printRuleComparison(std::ostream &out, std::string_view title, const RuleComparison &c)
+{
+    out << "  " << title << " (" << policyName(c.policy) << "): another parent for "
+        << counted(c.differentParent.size(), "GPU op", "GPU ops");
+    if (!c.collectiveOnRecordParamComms.empty())
+        out << " (" << counted(c.collectiveOnRecordParamComms.size(), "NCCL/RCCL kernel", "NCCL/RCCL kernels")
+            << " on record_param_comms)";
+    out << ", drops " << c.dropped.size() << ", loses " << c.syncEdgesLost << " of "
+        << counted(c.syncEdges, "sync edge", "sync edges") << '\n';
+    if (!c.dropped.empty()) {
+        out << "    dropped:";
+        for (int r = 0; r < kChakraDropReasonCount; ++r)
+            if (const std::size_t n = c.droppedBy[static_cast<std::size_t>(r)])
+                out << ' ' << chakraDropReasonName(static_cast<ChakraDropReason>(r)) << ' ' << n;
+        out << '\n';
+    }
+}
+
+void printComparison(std::ostream &out, const ChakraComparison &c)
+{
+    out << "\ncompared with Chakra (against these links):\n";
+    printRuleComparison(out, "Chakra 1.0", c.chakra10);
+    printRuleComparison(out, "before PR #185", c.pre185);
+}
+
 } // namespace
 
 int runLink(const Args &args, std::ostream &out, std::ostream &err)
@@ -254,6 +285,8 @@ int runLink(const Args &args, std::ostream &out, std::ostream &err)
     const DeviceTrace &device = *pair.device;
     const LinkSet &ls = *pair.links;
     printSummary(out, o, device, hostPtr, ls);
+    const ChakraComparison comparison = compareWithChakra(device, hostPtr, pair.index, ls, pair.options);
+    printComparison(out, comparison);
 
     try {
         for (const std::string &note : checkOutputs({{"--links output", o.links}, {"--report output", o.report}},
@@ -263,7 +296,7 @@ int runLink(const Args &args, std::ostream &out, std::ostream &err)
         if (!o.links.empty())
             writeFileAtomically(o.links, linksJsonLines(device, hostPtr, ls));
         if (!o.report.empty())
-            writeFileAtomically(o.report, findingsReportJson(o.device, o.host, device, hostPtr, ls));
+            writeFileAtomically(o.report, findingsReportJson(o.device, o.host, device, hostPtr, ls, &comparison));
     } catch (const WriteError &e) {
         err << "link: " << e.what() << '\n';
         return 1;

@@ -38,6 +38,22 @@ bool isCollectiveKernel(const DeviceTrace &trace, const DeviceEvent &event)
 
 bool chakraSaysNccl(std::string_view name) { return containsNoCase(name, "nccl"); }
 
+bool chakraKnowsLaunchApi(std::string_view launchName)
+{
+    static constexpr std::string_view kLaunchApis[] = {
+        "cuLaunchKernel",      "cuLaunchKernelEx",     "cudaLaunchKernel",         "cudaLaunchKernelExC",
+        "cudaMemcpy",          "cudaMemcpyAsync",      "cudaMemcpyFromSymbol",     "cudaMemcpyToSymbol",
+        "cudaLaunchCooperativeKernel", "hipLaunchKernel", "hipExtLaunchKernel",   "hipExtModuleLaunchKernel",
+        "hipModuleLaunchKernel", "hipMemcpyWithStream", "hipMemcpyAsync",
+    };
+    return std::find(std::begin(kLaunchApis), std::end(kLaunchApis), launchName) != std::end(kLaunchApis);
+}
+
+bool chakraSeesGpuOp(EventCategory category)
+{
+    return category == EventCategory::Kernel || category == EventCategory::GpuMemcpy;
+}
+
 bool isPrimaryRule(Policy policy, ParentRule rule)
 {
     switch (policy) {

@@ -24,6 +24,15 @@ bool isCollectiveKernel(const DeviceTrace &trace, const DeviceEvent &event);
 // reproduce Chakra's choices, including its blind spot for RCCL.
 bool chakraSaysNccl(std::string_view name);
 
+// ---- what Chakra's linker sees -----------------------------------------------------------------
+
+// Chakra's `is_kernel_launch_op` name list (chakra_trace_link, kineto_operator.py): a GPU op whose
+// launch is another runtime/driver call (cudaGraphLaunch, cudaMemsetAsync, cudaMemcpy2DAsync, ...)
+// is not linked by Chakra, which then drops it. The linker itself accepts any runtime/driver call.
+bool chakraKnowsLaunchApi(std::string_view launchName);
+// Chakra's `is_gpu_op`: kernels and memcpys; memsets are dropped.
+bool chakraSeesGpuOp(EventCategory category);
+
 // ---- policies ----------------------------------------------------------------------------------
 
 // The rules a policy applies first; a parent made by any other rule is that policy's fallback.

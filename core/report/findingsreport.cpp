@@ -40,10 +40,27 @@ json subjectJson(const DeviceTrace &trace, const HostTrace *host, const Finding 
     return nullptr;
 }
 
+json ruleComparisonJson(const RuleComparison &c)
+{
+    json rule;
+    rule["policy"] = std::string(policyName(c.policy));
+    rule["gpu_ops"] = c.gpuOps;
+    rule["different_parent"] = c.differentParent.size();
+    rule["collective_on_record_param_comms"] = c.collectiveOnRecordParamComms.size();
+    rule["dropped"] = c.dropped.size();
+    json by = json::object();
+    for (int r = 0; r < kChakraDropReasonCount; ++r)
+        by[std::string(chakraDropReasonName(static_cast<ChakraDropReason>(r)))] = c.droppedBy[static_cast<std::size_t>(r)];
+    rule["dropped_by"] = std::move(by);
+    rule["sync_edges"] = c.syncEdges;
+    rule["sync_edges_lost"] = c.syncEdgesLost;
+    return rule;
+}
+
 } // namespace
 
 std::string findingsReportJson(const std::string &devicePath, const std::string &hostPath, const DeviceTrace &trace,
-                               const HostTrace *host, const LinkSet &ls)
+                               const HostTrace *host, const LinkSet &ls, const ChakraComparison *comparison)
 {
     json report;
     report["device"] = devicePath;
@@ -54,6 +71,12 @@ std::string findingsReportJson(const std::string &devicePath, const std::string 
     for (int k = 0; k < kFindingKindCount; ++k)
         summary[std::string(findingKindName(static_cast<FindingKind>(k)))] = counts[static_cast<std::size_t>(k)];
     report["summary"] = std::move(summary);
+    if (comparison) {
+        json compared;
+        compared["chakra_1_0"] = ruleComparisonJson(comparison->chakra10);
+        compared["chakra_pre_185"] = ruleComparisonJson(comparison->pre185);
+        report["compared_with_chakra"] = std::move(compared);
+    }
     json list = json::array();
     for (const Finding &f : ls.findings) {
         json item;

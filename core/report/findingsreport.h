@@ -2,6 +2,7 @@
 // The findings report: every finding of a link set with its subject and suggestion, as JSON (what
 // `linkscope link --report` writes).
 
+#include "link/chakracompare.h"
 #include "link/linkset.h"
 #include "model/devicetrace.h"
 #include "model/hosttrace.h"
@@ -10,8 +11,10 @@
 
 namespace linkscope::core {
 
-// `devicePath` / `hostPath` are written as given (hostPath empty: null); `host` may be null.
+// `devicePath` / `hostPath` are written as given (hostPath empty: null); `host` may be null. With
+// `comparison`, the report has "compared_with_chakra" (docs/links-format.md).
 std::string findingsReportJson(const std::string &devicePath, const std::string &hostPath, const DeviceTrace &trace,
-                               const HostTrace *host, const LinkSet &links);
+                               const HostTrace *host, const LinkSet &links,
+                               const ChakraComparison *comparison = nullptr);
 
 } // namespace linkscope::core

@@ -1,0 +1,124 @@
+#include "link/chakracompare.h"
+
+#include "link/linker.h"
+#include "link/rules.h"
+
+#include <algorithm>
+#include <utility>
+
+namespace linkscope::core {
+
+std::string_view chakraDropReasonName(ChakraDropReason reason)
+{
+    switch (reason) {
+    case ChakraDropReason::Memset: return "memset";
+    case ChakraDropReason::NoLaunchEvent: return "no_launch_event";
+    case ChakraDropReason::UnknownLaunchApi: return "unknown_launch_api";
+    case ChakraDropReason::NoEnclosingOp: return "no_enclosing_op";
+    case ChakraDropReason::NoHostNode: return "no_host_node";
+    }
+    return "unknown";
+}
+
+std::vector<std::uint32_t> RuleComparison::affected() const
+{
+    std::vector<std::uint32_t> all;
+    all.reserve(differentParent.size() + dropped.size() + syncLostGpuOps.size());
+    all.insert(all.end(), differentParent.begin(), differentParent.end());
+    all.insert(all.end(), dropped.begin(), dropped.end());
+    all.insert(all.end(), syncLostGpuOps.begin(), syncLostGpuOps.end());
+    std::sort(all.begin(), all.end());
+    all.erase(std::unique(all.begin(), all.end()), all.end());
+    return all;
+}
+
+bool chakraDrops(const DeviceTrace &trace, const GpuLink &theirs, ChakraDropReason *reason)
+{
+    auto drop = [&](ChakraDropReason r) {
+        if (reason)
+            *reason = r;
+        return true;
+    };
+    const DeviceEvent &gpu = trace.events.at(theirs.gpuEvent);
+    if (!chakraSeesGpuOp(gpu.category))
+        return drop(ChakraDropReason::Memset);
+    if (theirs.launch == kNoIndex || theirs.launchMatch != LaunchMatch::Correlation)
+        return drop(ChakraDropReason::NoLaunchEvent);
+    if (!chakraKnowsLaunchApi(trace.name(trace.events.at(theirs.launch))))
+        return drop(ChakraDropReason::UnknownLaunchApi);
+    if (theirs.parent == kNoIndex)
+        return drop(theirs.orphan == OrphanReason::NoHostNode ? ChakraDropReason::NoHostNode
+                                                              : ChakraDropReason::NoEnclosingOp);
+    return false;
+}
+
+RuleComparison compareLinkSets(const DeviceTrace &trace, const LinkSet &ours, const LinkSet &theirs)
+{
+    RuleComparison c;
+    c.policy = theirs.policy;
+    const std::size_t n = std::min(ours.gpuLinks.size(), theirs.gpuLinks.size());
+    c.gpuOps = n;
+    std::vector<bool> droppedByThem(trace.events.size(), false);
+    for (std::size_t i = 0; i < n; ++i) {
+        const GpuLink &our = ours.gpuLinks[i];
+        const GpuLink &their = theirs.gpuLinks[i];
+        ChakraDropReason reason{};
+        if (chakraDrops(trace, their, &reason)) {
+            droppedByThem[their.gpuEvent] = true;
+            if (our.parent != kNoIndex) {
+                c.dropped.push_back(our.gpuEvent);
+                ++c.droppedBy[static_cast<std::size_t>(reason)];
+            }
+            continue;
+        }
+        if (their.parent == our.parent)
+            continue;
+        c.differentParent.push_back(our.gpuEvent);
+        const DeviceEvent &gpu = trace.events[our.gpuEvent];
+        if (isCollectiveKernel(trace, gpu) && trace.name(trace.events[their.parent]) == "record_param_comms")
+            c.collectiveOnRecordParamComms.push_back(our.gpuEvent);
+    }
+
+    // Sync edges: ours that its link set does not have, or that end on a GPU op it drops.
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> theirSync;
+    for (const Edge &e : theirs.edges)
+        if (e.kind == EdgeKind::Sync)
+            theirSync.emplace_back(e.from, e.to);
+    std::sort(theirSync.begin(), theirSync.end());
+    auto isDroppedGpuOp = [&](std::uint32_t event) { return event < droppedByThem.size() && droppedByThem[event]; };
+    auto isGpuOp = [&](std::uint32_t event) {
+        return event < ours.gpuLinkOf.size() && ours.gpuLinkOf[event] != kNoIndex;
+    };
+    for (const Edge &e : ours.edges) {
+        if (e.kind != EdgeKind::Sync)
+            continue;
+        ++c.syncEdges;
+        const bool kept = !isDroppedGpuOp(e.from) && !isDroppedGpuOp(e.to)
+                          && std::binary_search(theirSync.begin(), theirSync.end(), std::make_pair(e.from, e.to));
+        if (kept)
+            continue;
+        ++c.syncEdgesLost;
+        for (std::uint32_t end : {e.from, e.to})
+            if (isGpuOp(end))
+                c.syncLostGpuOps.push_back(end);
+    }
+    std::sort(c.syncLostGpuOps.begin(), c.syncLostGpuOps.end());
+    c.syncLostGpuOps.erase(std::unique(c.syncLostGpuOps.begin(), c.syncLostGpuOps.end()), c.syncLostGpuOps.end());
+    return c;
+}
+
+ChakraComparison compareWithChakra(const DeviceTrace &trace, const HostTrace *host,
+                                   std::shared_ptr<const TraceIndex> index, const LinkSet &ours,
+                                   const LinkOptions &options)
+{
+    LinkOptions chakra = options;
+    chakra.progress = {};
+    ChakraComparison result;
+    chakra.policy = Policy::ExternalId;
+    result.chakra10 = compareLinkSets(trace, ours, linkWithIndex(trace, host, index, chakra));
+    chakra.policy = Policy::EvIdx;
+    result.pre185 = compareLinkSets(trace, ours, linkWithIndex(trace, host, index, chakra));
+    return result;
+}
+
+} // namespace linkscope::core
