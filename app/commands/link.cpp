@@ -5,6 +5,7 @@
 #include "edit/sidecar.h"
 #include "io/atomicfile.h"
 #include "link/chakracompare.h"
+#include "link/policynotices.h"
 #include "io/outputguard.h"
 #include "pipeline/pairpipeline.h"
 #include "report/findingsreport.h"
@@ -287,6 +288,12 @@ int runLink(const Args &args, std::ostream &out, std::ostream &err)
     printSummary(out, o, device, hostPtr, ls);
     const ChakraComparison comparison = compareWithChakra(device, hostPtr, pair.index, ls, pair.options);
     printComparison(out, comparison);
+    const std::vector<Notice> notices = policyNotices(device, hostPtr, ls, &comparison);
+    if (!notices.empty()) {
+        out << "\nnotices:\n";
+        for (const Notice &n : notices)
+            out << "  " << noticeKindName(n.kind) << ": " << n.message << '\n';
+    }
 
     try {
         for (const std::string &note : checkOutputs({{"--links output", o.links}, {"--report output", o.report}},
@@ -296,7 +303,7 @@ int runLink(const Args &args, std::ostream &out, std::ostream &err)
         if (!o.links.empty())
             writeFileAtomically(o.links, linksJsonLines(device, hostPtr, ls));
         if (!o.report.empty())
-            writeFileAtomically(o.report, findingsReportJson(o.device, o.host, device, hostPtr, ls, &comparison));
+            writeFileAtomically(o.report, findingsReportJson(o.device, o.host, device, hostPtr, ls, &comparison, &notices));
     } catch (const WriteError &e) {
         err << "link: " << e.what() << '\n';
         return 1;

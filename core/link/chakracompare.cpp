@@ -62,6 +62,11 @@ RuleComparison compareLinkSets(const DeviceTrace &trace, const LinkSet &ours, co
     for (std::size_t i = 0; i < n; ++i) {
         const GpuLink &our = ours.gpuLinks[i];
         const GpuLink &their = theirs.gpuLinks[i];
+        if (their.parent != kNoIndex) {
+            ++c.linked;
+            if (!isPrimaryRule(theirs.policy, their.rule))
+                c.fallback.push_back(their.gpuEvent);
+        }
         ChakraDropReason reason{};
         if (chakraDrops(trace, their, &reason)) {
             droppedByThem[their.gpuEvent] = true;

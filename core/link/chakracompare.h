@@ -43,6 +43,9 @@ struct RuleComparison {
     std::size_t syncEdges = 0;                           // our sync edges
     std::size_t syncEdgesLost = 0;                       // of ours, not in its link set (or on a GPU op it drops)
     std::vector<std::uint32_t> syncLostGpuOps;           // the GPU ops at the ends of the lost edges
+    std::size_t linked = 0;                              // GPU ops it gives a parent (before dropping)
+    std::vector<std::uint32_t> fallback;                 // of those, by a rule other than its primary one
+                                                         // (Chakra 1.0: no External-id match, latest-starting op)
 
     // Every GPU op above once, in event order (the "changed vs Chakra" filter).
     std::vector<std::uint32_t> affected() const;

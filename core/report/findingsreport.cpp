@@ -60,7 +60,8 @@ json ruleComparisonJson(const RuleComparison &c)
 } // namespace
 
 std::string findingsReportJson(const std::string &devicePath, const std::string &hostPath, const DeviceTrace &trace,
-                               const HostTrace *host, const LinkSet &ls, const ChakraComparison *comparison)
+                               const HostTrace *host, const LinkSet &ls, const ChakraComparison *comparison,
+                               const std::vector<Notice> *notices)
 {
     json report;
     report["device"] = devicePath;
@@ -76,6 +77,15 @@ std::string findingsReportJson(const std::string &devicePath, const std::string 
         compared["chakra_1_0"] = ruleComparisonJson(comparison->chakra10);
         compared["chakra_pre_185"] = ruleComparisonJson(comparison->pre185);
         report["compared_with_chakra"] = std::move(compared);
+    }
+    if (notices) {
+        json list = json::array();
+        for (const Notice &n : *notices)
+            list.push_back({{"kind", std::string(noticeKindName(n.kind))},
+                            {"count", n.count},
+                            {"total", n.total},
+                            {"message", n.message}});
+        report["notices"] = std::move(list);
     }
     json list = json::array();
     for (const Finding &f : ls.findings) {
