@@ -2,6 +2,9 @@
 
 #include "correctioncontroller.h"
 #include "eventselection.h"
+#include "storypanel.h"
+
+#include <algorithm>
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -154,10 +157,21 @@ void FindingsFilterModel::setText(const QString &text)
     invalidateFilter();
 }
 
+void FindingsFilterModel::setEvents(std::optional<std::vector<std::uint32_t>> events)
+{
+    m_events = std::move(events);
+    invalidateFilter();
+}
+
 bool FindingsFilterModel::filterAcceptsRow(int sourceRow, const QModelIndex &sourceParent) const
 {
     const QAbstractItemModel *source = sourceModel();
     const QModelIndex first = source->index(sourceRow, 0, sourceParent);
+    if (m_events) {
+        const auto event = static_cast<std::uint32_t>(source->data(first, FindingsModel::SubjectEventRole).toULongLong());
+        if (!std::binary_search(m_events->begin(), m_events->end(), event))
+            return false;
+    }
     if (m_kind >= 0 && source->data(first, FindingsModel::KindRole).toInt() != m_kind)
         return false;
     if (m_openOnly && !source->data(first, FindingsModel::OpenRole).toBool())
@@ -199,7 +213,20 @@ FindingsDock::FindingsDock(CorrectionController *controller, EventSelection *sel
     filters->addWidget(m_search, 3);
     filters->addWidget(m_openOnly);
     filters->addWidget(m_countLabel);
+    m_story = new StoryPanel(body);
+    layout->addWidget(m_story);
     layout->addLayout(filters);
+    m_eventFilterBar = new QWidget(body);
+    auto *eventFilter = new QHBoxLayout(m_eventFilterBar);
+    eventFilter->setContentsMargins(0, 0, 0, 0);
+    m_eventFilterLabel = new QLabel(m_eventFilterBar);
+    auto *clearEvents = new QPushButton(tr("Show all"), m_eventFilterBar);
+    clearEvents->setToolTip(tr("Show the findings of every event again"));
+    eventFilter->addWidget(m_eventFilterLabel, 1);
+    eventFilter->addWidget(clearEvents);
+    m_eventFilterBar->hide();
+    layout->addWidget(m_eventFilterBar);
+    connect(clearEvents, &QPushButton::clicked, this, &FindingsDock::clearEventFilter);
 
     m_view = new QTableView(body);
     m_view->setModel(m_filter);
@@ -278,9 +305,32 @@ void FindingsDock::updateKinds()
     updateButtons();
 }
 
+void FindingsDock::showEvents(const QString &title, const std::vector<std::uint32_t> &events)
+{
+    m_eventFilterTitle = title;
+    m_eventFilterCount = events.size();
+    std::vector<std::uint32_t> sorted = events;
+    std::sort(sorted.begin(), sorted.end());
+    m_kindBox->setCurrentIndex(0); // every kind: the GPU ops are the filter
+    m_filter->setEvents(std::move(sorted));
+    m_eventFilterBar->show();
+    updateButtons();
+}
+
+void FindingsDock::clearEventFilter()
+{
+    m_filter->setEvents(std::nullopt);
+    m_eventFilterBar->hide();
+    updateButtons();
+}
+
 void FindingsDock::updateButtons()
 {
     m_countLabel->setText(tr("%L1 shown").arg(m_filter->rowCount()));
+    if (m_filter->hasEventFilter())
+        m_eventFilterLabel->setText(tr("Showing only the findings of %1 (%L2 GPU ops; all of them are in the search results)")
+                                        .arg(m_eventFilterTitle)
+                                        .arg(m_eventFilterCount));
     const int f = currentFinding();
     const bool has = f >= 0 && m_controller->ready();
     const core::Finding *finding = has ? &m_model->finding(f) : nullptr;

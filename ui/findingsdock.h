@@ -10,6 +10,9 @@
 #include <QDockWidget>
 #include <QSortFilterProxyModel>
 
+#include <optional>
+#include <vector>
+
 class QCheckBox;
 class QComboBox;
 class QLabel;
@@ -21,6 +24,7 @@ namespace linkscope::ui {
 
 class CorrectionController;
 class EventSelection;
+class StoryPanel;
 
 // One row per finding of the linked document (LinkSet::findings order).
 class FindingsModel : public QAbstractTableModel {
@@ -56,6 +60,9 @@ public:
     void setKind(int kind); // -1: all
     void setOpenOnly(bool on);
     void setText(const QString &text);
+    // Only findings whose subject is one of `events` (sorted); nullopt: any.
+    void setEvents(std::optional<std::vector<std::uint32_t>> events);
+    bool hasEventFilter() const { return m_events.has_value(); }
 
 protected:
     bool filterAcceptsRow(int sourceRow, const QModelIndex &sourceParent) const override;
@@ -64,6 +71,7 @@ private:
     int m_kind = -1;
     bool m_openOnly = false;
     QString m_text;
+    std::optional<std::vector<std::uint32_t>> m_events;
 };
 
 class FindingsDock : public QDockWidget {
@@ -75,6 +83,8 @@ public:
     FindingsFilterModel *filter() const { return m_filter; }
     QTableView *view() const { return m_view; }
     QComboBox *kindBox() const { return m_kindBox; }
+    StoryPanel *storyPanel() const { return m_story; }
+    QLabel *eventFilterLabel() const { return m_eventFilterLabel; }
 
     // The finding of the current row (index into LinkSet::findings), or -1.
     int currentFinding() const;
@@ -86,6 +96,9 @@ public slots:
     void applySuggestionToKind();
     void markReviewed();
     void flag();
+    // Shows only the findings of these GPU ops (sorted event indices), under `title`, until cleared.
+    void showEvents(const QString &title, const std::vector<std::uint32_t> &events);
+    void clearEventFilter();
 
 private:
     void step(int delta);
@@ -102,6 +115,11 @@ private:
     QComboBox *m_kindBox;
     QLineEdit *m_search;
     QCheckBox *m_openOnly;
+    StoryPanel *m_story;
+    QWidget *m_eventFilterBar;
+    QLabel *m_eventFilterLabel;
+    QString m_eventFilterTitle;
+    std::size_t m_eventFilterCount = 0;
     QLabel *m_countLabel;
     QPushButton *m_applyButton;
     QPushButton *m_applyAllButton;

@@ -4,6 +4,8 @@
 #include "editsdock.h"
 #include "eventselection.h"
 #include "findingsdock.h"
+#include "searchdock.h"
+#include "storypanel.h"
 #include "mainwindow.h"
 #include "timelineview.h"
 
@@ -41,6 +43,22 @@ ReviewUi::ReviewUi(MainWindow *window)
     window->addDock(m_edits, Qt::BottomDockWidgetArea);
     window->tabifyDockWidget(m_findings, m_edits);
     m_findings->raise();
+    // The first screen's story: compared_with_chakra and the notices for the links shown; a click
+    // on a count filters the Findings and lists the GPU ops in the search results.
+    connect(window, &MainWindow::documentChanged, this, [this](const DocumentPtr &doc) {
+        // Another trace: the GPU ops listed by a click on the story panel are of the old one.
+        const core::DeviceTrace *device = doc ? &doc->device() : nullptr;
+        if (device != m_storyDevice)
+            m_findings->clearEventFilter();
+        m_storyDevice = device;
+        m_findings->storyPanel()->setDocument(doc);
+    });
+    connect(m_findings->storyPanel(), &StoryPanel::showEventsRequested, this,
+            [this](const QString &title, const std::vector<std::uint32_t> &events) {
+                m_findings->showEvents(title, events);
+                m_findings->raise();
+                m_window->searchDock()->showEvents(title, events);
+            });
     buildMenus();
     window->timeline()->installEventFilter(this);
     connect(window->timeline(), &TimelineView::viewChanged, this, [this] {

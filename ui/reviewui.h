@@ -59,6 +59,7 @@ private:
     MainWindow *m_window;
     CorrectionController *m_controller;
     FindingsDock *m_findings;
+    const core::DeviceTrace *m_storyDevice = nullptr; // the trace the story panel shows
     EditsDock *m_edits;
     QMenu *m_menu = nullptr;
     std::uint32_t m_markedGpuOp = UINT32_MAX;

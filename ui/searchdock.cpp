@@ -1,5 +1,7 @@
 #include "searchdock.h"
 
+#include <algorithm>
+
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -109,6 +111,24 @@ void SearchDock::runQuery()
         return;
     }
     search(static_cast<SearchMode>(mode), m_query->text());
+}
+
+void SearchDock::showEvents(const QString &title, std::vector<std::uint32_t> events)
+{
+    m_lastQuery.clear();
+    m_lastMode = -1;
+    m_current = -1;
+    if (!m_doc) {
+        m_model->clear();
+        return;
+    }
+    std::sort(events.begin(), events.end(), [this](std::uint32_t a, std::uint32_t b) {
+        return m_doc->event(a).ts != m_doc->event(b).ts ? m_doc->event(a).ts < m_doc->event(b).ts : a < b;
+    });
+    const std::size_t count = events.size();
+    m_model->setResults(m_doc, std::move(events));
+    emit resultsChanged(m_model->events());
+    m_status->setText(tr("%1: %L2 events").arg(title).arg(count));
 }
 
 void SearchDock::search(SearchMode mode, const QString &query)

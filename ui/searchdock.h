@@ -26,6 +26,8 @@ public:
     void search(SearchMode mode, const QString &query);
     void next();
     void previous();
+    // Lists these events as the results (a list made elsewhere, e.g. "changed vs Chakra"), under `title`.
+    void showEvents(const QString &title, std::vector<std::uint32_t> events);
 
     SearchResultsModel *model() const { return m_model; }
     QLineEdit *queryEdit() const { return m_query; }

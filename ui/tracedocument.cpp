@@ -180,9 +180,11 @@ std::shared_ptr<const TraceDocument> TraceDocument::create(QString hostPath, QSt
                                                            std::shared_ptr<const core::HostTrace> host,
                                                            std::shared_ptr<const core::DeviceTrace> device,
                                                            std::shared_ptr<const core::LinkSet> links,
-                                                           const std::atomic<bool> *cancel)
+                                                           const std::atomic<bool> *cancel,
+                                                           std::shared_ptr<const core::ChakraLinks> chakra)
 {
     std::shared_ptr<TraceDocument> doc(new TraceDocument());
+    doc->m_chakra = std::move(chakra);
     doc->m_hostPath = std::move(hostPath);
     doc->m_devicePath = std::move(devicePath);
     doc->m_host = std::move(host);
@@ -242,6 +244,7 @@ std::shared_ptr<const TraceDocument> TraceDocument::createWithLinks(const std::s
     doc->m_host = base->m_host;
     doc->m_device = base->m_device;
     doc->m_links = std::move(links);
+    doc->m_chakra = base->m_chakra; // same traces and index: Chakra's links are the same
     doc->m_styles = base->m_styles;
     doc->m_styleData = base->m_styleData;
     doc->m_laneRows = base->m_laneRows;

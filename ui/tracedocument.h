@@ -4,6 +4,7 @@
 // Built once per load or relink, off the GUI thread; never modified afterwards.
 
 #include "eventstyle.h"
+#include "link/chakracompare.h"
 #include "link/linkset.h"
 #include "model/devicetrace.h"
 #include "model/hosttrace.h"
@@ -67,7 +68,8 @@ public:
                                                        std::shared_ptr<const core::HostTrace> host,
                                                        std::shared_ptr<const core::DeviceTrace> device,
                                                        std::shared_ptr<const core::LinkSet> links,
-                                                       const std::atomic<bool> *cancel = nullptr);
+                                                       const std::atomic<bool> *cancel = nullptr,
+                                                       std::shared_ptr<const core::ChakraLinks> chakra = nullptr);
 
     // The document for corrected links over the same events and index as `base` (each correction
     // publishes one). Styles, lane rows and their LOD summaries depend only on the events and the
@@ -90,6 +92,9 @@ public:
     std::shared_ptr<const core::HostTrace> hostShared() const { return m_host; }
     std::shared_ptr<const core::DeviceTrace> deviceShared() const { return m_device; }
     std::shared_ptr<const core::LinkSet> linksShared() const { return m_links; }
+    // The pair linked under both Chakra rules (once per load, shared by every relink and correction
+    // of it), for compared_with_chakra; null when the loader did not make them.
+    const std::shared_ptr<const core::ChakraLinks> &chakraLinks() const { return m_chakra; }
 
     std::size_t eventCount() const { return m_device->events.size(); }
     const core::DeviceEvent &event(std::uint32_t i) const { return m_device->events[i]; }
@@ -128,6 +133,7 @@ private:
     std::shared_ptr<const core::HostTrace> m_host;
     std::shared_ptr<const core::DeviceTrace> m_device;
     std::shared_ptr<const core::LinkSet> m_links;
+    std::shared_ptr<const core::ChakraLinks> m_chakra;
 
     // Shared between the documents of one trace's corrections (createWithLinks).
     std::shared_ptr<const std::vector<EventStyle>> m_styles;

@@ -177,6 +177,7 @@ void TraceLoader::start(std::shared_ptr<Job> job)
             std::shared_ptr<const core::HostTrace> host = job->host;
             std::shared_ptr<const core::DeviceTrace> device = job->device;
             std::shared_ptr<const core::LinkSet> links;
+            std::shared_ptr<const core::ChakraLinks> chakra;
             core::LinkOptions options;
             options.policy = job->policy;
             if (!job->relink) {
@@ -194,6 +195,9 @@ void TraceLoader::start(std::shared_ptr<Job> job)
                 host = std::move(pair.host);
                 device = std::move(pair.device);
                 links = std::move(pair.linked);
+                // What Chakra's linker would do, for the summary on the first screen (compared_with_chakra).
+                chakra = std::make_shared<const core::ChakraLinks>(
+                    core::linkUnderChakra(*device, host.get(), links->index, options));
                 job->hostPath = QString::fromStdString(pair.files.host);
                 job->devicePath = QString::fromStdString(pair.files.device);
             } else {
@@ -204,7 +208,7 @@ void TraceLoader::start(std::shared_ptr<Job> job)
             job->begin(Stage::Timeline);
             DocumentPtr doc = job->relink
                 ? TraceDocument::createWithLinks(job->base, links, &job->cancel)
-                : TraceDocument::create(job->hostPath, job->devicePath, host, device, links, &job->cancel);
+                : TraceDocument::create(job->hostPath, job->devicePath, host, device, links, &job->cancel, chakra);
             job->finish(Stage::Timeline);
 
             QStringList warnings;

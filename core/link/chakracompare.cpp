@@ -112,18 +112,32 @@ RuleComparison compareLinkSets(const DeviceTrace &trace, const LinkSet &ours, co
     return c;
 }
 
+ChakraLinks linkUnderChakra(const DeviceTrace &trace, const HostTrace *host, std::shared_ptr<const TraceIndex> index,
+                            const LinkOptions &options)
+{
+    LinkOptions chakra = options;
+    chakra.progress = {};
+    ChakraLinks links;
+    chakra.policy = Policy::ExternalId;
+    links.chakra10 = std::make_shared<const LinkSet>(linkWithIndex(trace, host, index, chakra));
+    chakra.policy = Policy::EvIdx;
+    links.pre185 = std::make_shared<const LinkSet>(linkWithIndex(trace, host, index, chakra));
+    return links;
+}
+
+ChakraComparison compareWithChakra(const DeviceTrace &trace, const ChakraLinks &chakra, const LinkSet &ours)
+{
+    ChakraComparison result;
+    result.chakra10 = compareLinkSets(trace, ours, *chakra.chakra10);
+    result.pre185 = compareLinkSets(trace, ours, *chakra.pre185);
+    return result;
+}
+
 ChakraComparison compareWithChakra(const DeviceTrace &trace, const HostTrace *host,
                                    std::shared_ptr<const TraceIndex> index, const LinkSet &ours,
                                    const LinkOptions &options)
 {
-    LinkOptions chakra = options;
-    chakra.progress = {};
-    ChakraComparison result;
-    chakra.policy = Policy::ExternalId;
-    result.chakra10 = compareLinkSets(trace, ours, linkWithIndex(trace, host, index, chakra));
-    chakra.policy = Policy::EvIdx;
-    result.pre185 = compareLinkSets(trace, ours, linkWithIndex(trace, host, index, chakra));
-    return result;
+    return compareWithChakra(trace, linkUnderChakra(trace, host, std::move(index), options), ours);
 }
 
 } // namespace linkscope::core

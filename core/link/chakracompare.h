@@ -62,8 +62,20 @@ bool chakraDrops(const DeviceTrace &trace, const GpuLink &theirs, ChakraDropReas
 // Compares `ours` with `theirs`, the same pair linked under a Chakra policy (theirs.policy).
 RuleComparison compareLinkSets(const DeviceTrace &trace, const LinkSet &ours, const LinkSet &theirs);
 
+// The pair linked under both Chakra rules. They do not depend on corrections: link once per load
+// and compare again after every edit (compareWithChakra below is O(GPU ops + edges)).
+struct ChakraLinks {
+    std::shared_ptr<const LinkSet> chakra10; // Policy::ExternalId
+    std::shared_ptr<const LinkSet> pre185;   // Policy::EvIdx
+};
+
 // Links the pair again under both Chakra rules over `index` (with `options`' tolerance and
-// inter-thread setting; its policy and progress are not used) and compares each with `ours`.
+// inter-thread setting; its policy and progress are not used).
+ChakraLinks linkUnderChakra(const DeviceTrace &trace, const HostTrace *host, std::shared_ptr<const TraceIndex> index,
+                            const LinkOptions &options = {});
+// Compares each of `chakra` with `ours`.
+ChakraComparison compareWithChakra(const DeviceTrace &trace, const ChakraLinks &chakra, const LinkSet &ours);
+// Both steps at once.
 ChakraComparison compareWithChakra(const DeviceTrace &trace, const HostTrace *host,
                                    std::shared_ptr<const TraceIndex> index, const LinkSet &ours,
                                    const LinkOptions &options = {});

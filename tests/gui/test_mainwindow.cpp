@@ -12,8 +12,12 @@
 // threads and GPU streams (0,7) (0,20) (0,40) (1,7) (1,40). The true parent of each GPU op is in
 // resources/samples/sample_truth.jsonl (correlation 2290's gemm → aten::addmm).
 
+#include "correctioncontroller.h"
 #include "detailsdock.h"
 #include "eventselection.h"
+#include "findingsdock.h"
+#include "reviewui.h"
+#include "storypanel.h"
 #include "mainwindow.h"
 #include "searchdock.h"
 #include "searchresultsmodel.h"
@@ -25,6 +29,7 @@
 #include <QAction>
 #include <QApplication>
 #include <QComboBox>
+#include <QLabel>
 #include <QLineEdit>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -368,6 +373,75 @@ private slots:
         QTRY_VERIFY(QToolTip::isVisible());
         QVERIFY2(QToolTip::text().contains(QStringLiteral("aten::addmm")), qPrintable(QToolTip::text()));
         QToolTip::hideText();
+    }
+
+    void storyOnOpenComparesWithChakra()
+    {
+        // On open, above the Findings: what Chakra 1.0 and the pre-#185 rule would do with the sample
+        // (tests/test_chakracompare: 3 NCCL kernels on record_param_comms, 5 graph kernels and 1 memset
+        // dropped), and a click on a count shows those GPU ops' findings and lists them.
+        QVERIFY(m_window->review()->controller()->waitUntilSettled());
+        ui::FindingsDock *findings = m_window->review()->findingsDock();
+        ui::StoryPanel *story = findings->storyPanel();
+        QVERIFY(story->isVisible());
+        QVERIFY(story->comparison());
+        const std::vector<std::uint32_t> nccl = story->comparison()->chakra10.collectiveOnRecordParamComms;
+        QCOMPARE(nccl.size(), std::size_t(3));
+        const QString text = story->plainText();
+        QVERIFY2(text.contains(QStringLiteral("Chakra 1.0 (external-id): 4 GPU ops on another parent "
+                                              "(3 NCCL/RCCL kernels on record_param_comms) · 6 dropped "
+                                              "(1 memset, 5 launched by an API Chakra does not know) · 1 of 7 sync edges lost")),
+                 qPrintable(text));
+        QVERIFY2(text.contains(QStringLiteral("before Chakra PR #185 (ev-idx):")), qPrintable(text));
+        QVERIFY(story->notices().empty()); // every rule applies to the sample
+
+        const int all = findings->filter()->rowCount();
+        QVERIFY(all > 0);
+        emit story->label()->linkActivated(QStringLiteral("chakra10:collective"));
+        const int shown = findings->filter()->rowCount();
+        QVERIFY(shown > 0 && shown < all);
+        for (int row = 0; row < shown; ++row) {
+            const auto event = static_cast<std::uint32_t>(
+                findings->filter()->data(findings->filter()->index(row, 0), ui::FindingsModel::SubjectEventRole).toULongLong());
+            QVERIFY(std::binary_search(nccl.begin(), nccl.end(), event));
+        }
+        QVERIFY(findings->eventFilterLabel()->isVisibleTo(findings));
+        QVERIFY2(findings->eventFilterLabel()->text().contains(QStringLiteral("3 GPU ops")),
+                 qPrintable(findings->eventFilterLabel()->text()));
+        // The search results list every one of them, findings or not.
+        QCOMPARE(m_window->searchDock()->model()->rowCount(), 3);
+        QTRY_VERIFY(story->label()->height() >= story->label()->heightForWidth(story->label()->width()));
+        m_window->grab().toImage().save(QStringLiteral(LINKSCOPE_BINARY_DIR "/test_mainwindow_story.png"));
+
+        emit story->label()->linkActivated(QStringLiteral("chakra10:dropped"));
+        QCOMPARE(m_window->searchDock()->model()->rowCount(), 6);
+        findings->clearEventFilter();
+        QCOMPARE(findings->filter()->rowCount(), all);
+        QVERIFY(!findings->eventFilterLabel()->isVisibleTo(findings));
+    }
+
+    void storyOnOpenSaysWhenAPolicyCannotApply()
+    {
+        // megatron rank 0 (bundled): its External ids equal its correlations, so Chakra 1.0's rule falls
+        // back to the latest-starting op for all 777 links (tests/test_policynotices). The panel says so.
+        const std::string dir = "astrasim_megatron_tp8_8rank_pair/";
+        LINKSCOPE_REQUIRE_TRACES(dir + "megatron_et_0.json.gz", dir + "megatron_kineto_0.json.gz");
+        QSignalSpy loaded(m_window.get(), &ui::MainWindow::documentChanged);
+        m_window->openPair(QString::fromStdString(test::tracePath(dir + "megatron_et_0.json.gz")),
+                           QString::fromStdString(test::tracePath(dir + "megatron_kineto_0.json.gz")));
+        QVERIFY(loaded.wait(60000));
+        QVERIFY(m_window->review()->controller()->waitUntilSettled());
+        ui::StoryPanel *story = m_window->review()->findingsDock()->storyPanel();
+        QCOMPARE(story->notices().size(), std::size_t(1));
+        QCOMPARE(story->notices()[0].kind, core::NoticeKind::ExternalIdIsCorrelation);
+        const QString text = story->plainText();
+        QVERIFY2(text.contains(QStringLiteral("falls back to the latest-starting op for all 777 links")), qPrintable(text));
+        QVERIFY2(text.contains(QStringLiteral("[show 777]")), qPrintable(text));
+        // Not clipped once laid out: the label is as tall as its wrapped text needs.
+        QTRY_VERIFY(story->label()->height() >= story->label()->heightForWidth(story->label()->width()));
+        m_window->grab().toImage().save(QStringLiteral(LINKSCOPE_BINARY_DIR "/test_mainwindow_megatron_story.png"));
+        emit story->label()->linkActivated(QStringLiteral("notice:0"));
+        QCOMPARE(m_window->searchDock()->model()->rowCount(), 777);
     }
 
     void screenshotColoursAtKnownPositions()

@@ -1,0 +1,156 @@
+#include "storypanel.h"
+
+#include <QLabel>
+#include <QTextDocument>
+#include <QVBoxLayout>
+
+namespace linkscope::ui {
+
+namespace {
+
+QString fromStd(std::string_view text) { return QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size())); }
+
+QString anchor(const QString &href, const QString &text, std::size_t count)
+{
+    return count == 0 ? text.toHtmlEscaped()
+                      : QStringLiteral("<a href=\"%1\">%2</a>").arg(href, text.toHtmlEscaped());
+}
+
+// Defined below; used by dropReasonText.
+QString counted(std::size_t n, const QString &one, const QString &many);
+
+// "1 memset", "5 launched by an API Chakra does not know", ...
+QString dropReasonText(core::ChakraDropReason reason, std::size_t n)
+{
+    switch (reason) {
+    case core::ChakraDropReason::Memset: return counted(n, StoryPanel::tr("%L1 memset"), StoryPanel::tr("%L1 memsets"));
+    case core::ChakraDropReason::NoLaunchEvent: return StoryPanel::tr("%L1 without a launch by correlation").arg(n);
+    case core::ChakraDropReason::UnknownLaunchApi: return StoryPanel::tr("%L1 launched by an API Chakra does not know").arg(n);
+    case core::ChakraDropReason::NoEnclosingOp: return StoryPanel::tr("%L1 with no CPU op before the launch").arg(n);
+    case core::ChakraDropReason::NoHostNode: return StoryPanel::tr("%L1 whose parent has no ET node").arg(n);
+    }
+    return {};
+}
+
+// "1 GPU op", "3 GPU ops" (no translation files, so no %Ln plural forms).
+QString counted(std::size_t n, const QString &one, const QString &many)
+{
+    return (n == 1 ? one : many).arg(n);
+}
+
+} // namespace
+
+StoryPanel::StoryPanel(QWidget *parent) : QFrame(parent), m_label(new QLabel(this))
+{
+    setObjectName(QStringLiteral("StoryPanel"));
+    setFrameShape(QFrame::StyledPanel);
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(6, 4, 6, 4);
+    m_label->setWordWrap(true);
+    // Never squeezed below its text: the findings table below gives up the room instead.
+    m_label->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Minimum);
+    setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Minimum);
+    m_label->setTextFormat(Qt::RichText);
+    m_label->setTextInteractionFlags(Qt::LinksAccessibleByMouse | Qt::LinksAccessibleByKeyboard);
+    m_label->setToolTip(tr("What Chakra's linker would do with this pair, against the links shown (corrections "
+                           "included). Click a count to list those GPU ops."));
+    layout->addWidget(m_label);
+    connect(m_label, &QLabel::linkActivated, this, &StoryPanel::activate);
+    hide();
+}
+
+void StoryPanel::setDocument(DocumentPtr doc)
+{
+    m_doc = std::move(doc);
+    m_comparison.reset();
+    m_notices.clear();
+    if (m_doc && m_doc->chakraLinks())
+        m_comparison = core::compareWithChakra(m_doc->device(), *m_doc->chakraLinks(), m_doc->links());
+    if (m_doc)
+        m_notices = core::policyNotices(m_doc->device(), m_doc->host(), m_doc->links(), comparison());
+    rebuild();
+}
+
+QString StoryPanel::ruleLine(const QString &key, const QString &title, const core::RuleComparison &c) const
+{
+    QString line = QStringLiteral("<b>%1</b> (%2): ").arg(title.toHtmlEscaped(), fromStd(core::policyName(c.policy)));
+    line += anchor(key + QStringLiteral(":parent"), counted(c.differentParent.size(), tr("%L1 GPU op on another parent"), tr("%L1 GPU ops on another parent")),
+                   c.differentParent.size());
+    if (!c.collectiveOnRecordParamComms.empty())
+        line += QStringLiteral(" (") +
+                anchor(key + QStringLiteral(":collective"),
+                       counted(c.collectiveOnRecordParamComms.size(), tr("%L1 NCCL/RCCL kernel on record_param_comms"),
+                               tr("%L1 NCCL/RCCL kernels on record_param_comms")),
+                       c.collectiveOnRecordParamComms.size()) +
+                QStringLiteral(")");
+    line += QStringLiteral(" · ") + anchor(key + QStringLiteral(":dropped"), tr("%L1 dropped").arg(c.dropped.size()), c.dropped.size());
+    QStringList reasons;
+    for (int r = 0; r < core::kChakraDropReasonCount; ++r)
+        if (const std::size_t n = c.droppedBy[static_cast<std::size_t>(r)])
+            reasons << dropReasonText(static_cast<core::ChakraDropReason>(r), n);
+    if (!reasons.isEmpty())
+        line += QStringLiteral(" (") + reasons.join(QStringLiteral(", ")).toHtmlEscaped() + QStringLiteral(")");
+    line += QStringLiteral(" · ") +
+            anchor(key + QStringLiteral(":sync"), tr("%L1 of %L2 lost").arg(c.syncEdgesLost).arg(counted(c.syncEdges, tr("%L1 sync edge"), tr("%L1 sync edges"))),
+                   c.syncEdgesLost);
+    return line;
+}
+
+void StoryPanel::rebuild()
+{
+    QStringList lines;
+    if (m_comparison) {
+        lines << tr("<b>Compared with Chakra</b>, against the links shown:");
+        lines << ruleLine(QStringLiteral("chakra10"), tr("Chakra 1.0"), m_comparison->chakra10);
+        lines << ruleLine(QStringLiteral("pre185"), tr("before Chakra PR #185"), m_comparison->pre185);
+    }
+    for (std::size_t i = 0; i < m_notices.size(); ++i) {
+        const core::Notice &n = m_notices[i];
+        QString line = QStringLiteral("⚠ ") + QString::fromStdString(n.message).toHtmlEscaped();
+        if (!n.events.empty())
+            line += QStringLiteral(" ") + anchor(QStringLiteral("notice:%1").arg(i), tr("[show %L1]").arg(n.events.size()), 1);
+        lines << line;
+    }
+    m_label->setText(lines.join(QStringLiteral("<br>")));
+    setVisible(!lines.isEmpty());
+}
+
+QString StoryPanel::plainText() const
+{
+    QTextDocument text;
+    text.setHtml(m_label->text());
+    return text.toPlainText();
+}
+
+void StoryPanel::activate(const QString &link)
+{
+    if (link.startsWith(QStringLiteral("notice:"))) {
+        bool ok = false;
+        const int i = link.mid(7).toInt(&ok);
+        if (ok && i >= 0 && static_cast<std::size_t>(i) < m_notices.size()) {
+            const core::Notice &n = m_notices[static_cast<std::size_t>(i)];
+            emit showEventsRequested(fromStd(core::noticeKindName(n.kind)), n.events);
+        }
+        return;
+    }
+    if (!m_comparison)
+        return;
+    const QStringList parts = link.split(QLatin1Char(':'));
+    if (parts.size() != 2)
+        return;
+    const bool head = parts[0] == QStringLiteral("chakra10");
+    if (!head && parts[0] != QStringLiteral("pre185"))
+        return;
+    const core::RuleComparison &c = head ? m_comparison->chakra10 : m_comparison->pre185;
+    const QString rule = head ? tr("Chakra 1.0") : tr("before Chakra PR #185");
+    if (parts[1] == QStringLiteral("parent"))
+        emit showEventsRequested(tr("%1: another parent").arg(rule), c.differentParent);
+    else if (parts[1] == QStringLiteral("collective"))
+        emit showEventsRequested(tr("%1: NCCL/RCCL kernels on record_param_comms").arg(rule), c.collectiveOnRecordParamComms);
+    else if (parts[1] == QStringLiteral("dropped"))
+        emit showEventsRequested(tr("%1: dropped").arg(rule), c.dropped);
+    else if (parts[1] == QStringLiteral("sync"))
+        emit showEventsRequested(tr("%1: sync edges lost").arg(rule), c.syncLostGpuOps);
+}
+
+} // namespace linkscope::ui
