@@ -105,11 +105,13 @@ private slots:
         const OpenedPair pair = seedPair(Policy::Nesting);
         QVERIFY(pair.index);
         QCOMPARE(pair.linked->index, pair.index);
-        const auto relinked = relinkPair(pair, LinkOptions{Policy::ExternalId});
+        LinkOptions externalId;
+        externalId.policy = Policy::ExternalId;
+        const auto relinked = relinkPair(pair, externalId);
         QCOMPARE(relinked->index, pair.index); // the same object, not an equal copy
         QCOMPARE(relinked->policy, Policy::ExternalId);
         // Relinking over the shared index gives what linking from scratch gives.
-        const LinkSet fresh = linkTraces(*pair.device, pair.host.get(), LinkOptions{Policy::ExternalId});
+        const LinkSet fresh = linkTraces(*pair.device, pair.host.get(), externalId);
         QCOMPARE(fresh.gpuLinks.size(), relinked->gpuLinks.size());
         for (std::size_t i = 0; i < fresh.gpuLinks.size(); ++i)
             QCOMPARE(fresh.gpuLinks[i].parent, relinked->gpuLinks[i].parent);

@@ -1,9 +1,12 @@
-// linkscope check X.et... [--comm-groups FILE] [--json]
+// linkscope check X.et... [--comm-groups FILE] [--jobs N] [--json]
 #include "commands/commands.h"
 
 #include "export/etcheck.h"
 
+#include <algorithm>
 #include <ostream>
+#include <stdexcept>
+#include <thread>
 
 namespace linkscope::cli {
 
@@ -11,12 +14,14 @@ namespace {
 
 void printCheckUsage(std::ostream &out)
 {
-    out << "usage: linkscope check X.et... [--comm-groups FILE] [--json]\n"
+    out << "usage: linkscope check X.et... [--comm-groups FILE] [--jobs N] [--json]\n"
            "  Pre-flight for ASTRA-sim: every dependency exists, the graph is acyclic, node types the\n"
            "  simulator runs, communication nodes with is_cpu_op false, comm_type set and comm_size > 0\n"
            "  as int64, every pg_name in the comm groups and every group's ranks with a file, and each\n"
            "  group's collective sequence the same on every rank. A file's rank is N in PREFIX.N.et.\n"
            "  --comm-groups FILE    ASTRA-sim's comm group file {\"<id>\": [ranks]} (comm_group.json)\n"
+           "  --jobs N              files checked at the same time (default: one per core; each holds\n"
+           "                        one file's bytes while it is checked)\n"
            "  --json                print the findings as JSON\n"
            "Each finding names the file, the node id and the rule. Exit status 1 when there is an error.\n";
 }
@@ -28,6 +33,7 @@ int runCheck(const Args &args, std::ostream &out, std::ostream &err)
     std::vector<std::string> files;
     std::string groups;
     bool json = false;
+    int jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     for (std::size_t i = 0; i < args.size(); ++i) {
         const std::string &a = args[i];
         if (a == "--help" || a == "-h") {
@@ -39,6 +45,21 @@ int runCheck(const Args &args, std::ostream &out, std::ostream &err)
                 return 2;
             }
             groups = args[++i];
+        } else if (a == "--jobs") {
+            bool ok = i + 1 < args.size();
+            if (ok)
+                try {
+                    std::size_t used = 0;
+                    jobs = std::stoi(args[i + 1], &used);
+                    ok = used == args[i + 1].size() && jobs >= 1;
+                } catch (const std::exception &) {
+                    ok = false;
+                }
+            if (!ok) {
+                err << "check: --jobs wants a positive integer\n";
+                return 2;
+            }
+            ++i;
         } else if (a == "--json") {
             json = true;
         } else if (a.starts_with("--")) {
@@ -54,7 +75,7 @@ int runCheck(const Args &args, std::ostream &out, std::ostream &err)
         printCheckUsage(err);
         return 2;
     }
-    const core::EtCheckResult result = core::checkEtFiles(files, groups);
+    const core::EtCheckResult result = core::checkEtFiles(files, groups, jobs);
     if (json) {
         out << result.toJson().dump(2) << '\n';
     } else {

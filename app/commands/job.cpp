@@ -189,15 +189,23 @@ void printReport(const JobReport &report, std::ostream &out)
 
 // `linkscope check` on the .et files the job wrote, against its comm_group.json. Returns the number
 // of errors; prints each finding.
-std::size_t preflight(const JobReport &report, const std::string &outDir, const std::string &commGroup, std::ostream &out)
+// The files checked as they were written (RankSummary::etCheck) are not read again; the others (a
+// merge of shards) are, `jobs` at a time.
+std::size_t preflight(const JobReport &report, const std::string &outDir, const std::string &commGroup, int jobs, std::ostream &out)
 {
+    std::vector<core::EtFileCheck> checked;
     std::vector<std::string> files;
+    bool allChecked = true;
     for (const RankSummary &s : report.ranks)
-        if (!s.et.empty())
+        if (!s.et.empty()) {
             files.push_back((fs::path(outDir) / s.et).string());
+            allChecked = allChecked && s.etCheck;
+            if (s.etCheck)
+                checked.push_back(*s.etCheck);
+        }
     if (files.empty())
         return 0;
-    const core::EtCheckResult check = core::checkEtFiles(files, commGroup);
+    const core::EtCheckResult check = allChecked ? core::checkEtJob(std::move(checked), commGroup) : core::checkEtFiles(files, commGroup, jobs);
     for (const auto &f : check.findings)
         out << "check: " << f.toJson().dump() << '\n';
     out << "check: " << check.files << " .et files, " << check.nodes << " nodes, " << check.errors() << " errors\n";
@@ -296,7 +304,7 @@ int runJob(const Args &args, std::ostream &out, std::ostream &err)
             writeJobOutputs(report, commGroup, reportPath);
             printReport(report, out);
             out << "wrote " << commGroup << ", " << reportPath << '\n';
-            const std::size_t etErrors = preflight(report, outDir, commGroup, out);
+            const std::size_t etErrors = preflight(report, outDir, commGroup, jobs, out);
             bool unreadable = std::any_of(report.ranks.begin(), report.ranks.end(), [](const RankSummary &s) { return !s.error.empty(); });
             if (unreadable)
                 return 1;
@@ -378,7 +386,7 @@ int runJob(const Args &args, std::ostream &out, std::ostream &err)
         writeJobOutputs(report, commGroup, reportPath);
         printReport(report, out);
         out << "wrote " << commGroup << ", " << reportPath << " in " << seconds << " s\n";
-        const std::size_t etErrors = preflight(report, outDir, commGroup, out);
+        const std::size_t etErrors = preflight(report, outDir, commGroup, jobs, out);
         if (unreadable)
             return 1;
         return strict && (report.hasErrors() || etErrors) ? 3 : 0;

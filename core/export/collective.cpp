@@ -25,14 +25,6 @@ std::string normalise(std::string_view name)
     return out;
 }
 
-bool containsNoCase(std::string_view text, std::string_view needle)
-{
-    auto it = std::search(text.begin(), text.end(), needle.begin(), needle.end(), [](char a, char b) {
-        return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
-    });
-    return it != text.end();
-}
-
 std::int64_t commTypeOf(CollectiveKind kind)
 {
     using namespace ChakraProtoMsg;

@@ -5,13 +5,19 @@
 #include "export/graphorder.h"
 #include "job/crossrank.h"
 
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/wire_format_lite.h>
+
 #include <algorithm>
+#include <atomic>
 #include <fstream>
 #include <map>
 #include <optional>
 #include <regex>
 #include <set>
+#include <thread>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace linkscope::core {
 
@@ -48,247 +54,206 @@ bool isInteger(std::string_view text)
     return !text.empty() && text.size() < 10 && std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
-class Checker {
-public:
-    EtCheckResult result;
+void addError(std::vector<EtCheckFinding> &out, std::string rule, const std::string &file, std::int64_t node, std::string message)
+{
+    out.push_back({EtCheckFinding::Severity::Error, std::move(rule), file, node, std::move(message)});
+}
 
-    void error(std::string rule, const std::string &file, std::int64_t node, std::string message)
-    {
-        result.findings.push_back({EtCheckFinding::Severity::Error, std::move(rule), file, node, std::move(message)});
+// The names of the nodes `ids` (for messages about them): a second pass over the file, taken only
+// when a finding needs them, so the first pass keeps no name.
+std::unordered_map<std::uint64_t, std::string> namesOf(const std::string &path, const std::unordered_set<std::uint64_t> &ids)
+{
+    std::unordered_map<std::uint64_t, std::string> names;
+    if (ids.empty())
+        return names;
+    try {
+        scanChakraEtFile(path, [&](const Node &node, std::size_t) {
+            if (ids.count(node.id()) && !names.count(node.id()))
+                names.emplace(node.id(), node.name());
+        });
+    } catch (const std::exception &) {
+        // The file changed since the first pass: messages go without names.
     }
+    return names;
+}
 
-    // The comm group file: {"<integer id>": [ranks]}.
-    void readGroups(const std::string &path)
-    {
-        std::ifstream in(path, std::ios::binary);
-        if (!in) {
-            error("comm_groups", path, -1, "cannot open the comm group file");
-            return;
-        }
-        nlohmann::json j;
-        try {
-            j = nlohmann::json::parse(in);
-        } catch (const nlohmann::json::parse_error &e) {
-            error("comm_groups", path, -1, std::string("not JSON: ") + e.what());
-            return;
-        }
-        if (!j.is_object()) {
-            error("comm_groups", path, -1, "expected an object {\"<integer id>\": [ranks]}");
-            return;
-        }
-        for (auto it = j.begin(); it != j.end(); ++it) {
-            if (!isInteger(it.key())) {
-                error("comm_groups", path, -1, "group \"" + it.key() + "\": the key must be an integer id");
-                continue;
-            }
-            if (std::stoll(it.key()) == 0) {
-                // The simulator asserts id > 0 (CommunicatorGroup::set_id); pg_name "0" is every rank already.
-                error("comm_groups", path, -1, "group \"" + it.key() + "\": id 0 aborts the simulator (pg_name \"0\" already means every rank)");
-                continue;
-            }
-            std::vector<std::int64_t> ranks;
-            bool ok = it.value().is_array();
-            if (ok)
-                for (const auto &r : it.value()) {
-                    if (!r.is_number_integer() || r.get<std::int64_t>() < 0) {
-                        ok = false;
-                        break;
-                    }
-                    ranks.push_back(r.get<std::int64_t>());
-                }
-            if (!ok) {
-                error("comm_groups", path, -1, "group \"" + it.key() + "\": expected a list of non-negative ranks");
-                continue;
-            }
-            groups_[it.key()] = ranks;
-        }
-        haveGroups_ = true;
-    }
-
-    // Per-file rules; records each group's collectives for the cross-rank pass.
-    void checkFile(const std::string &path, std::int64_t rank)
-    {
-        ChakraTrace trace;
-        try {
-            trace = readChakraEt(path);
-        } catch (const std::exception &e) {
-            error("unreadable", path, -1, e.what());
-            return;
-        }
-        ++result.files;
-        result.nodes += trace.nodes.size();
-        ranks_.insert(rank);
-        const auto &nodes = trace.nodes;
-        std::unordered_map<std::uint64_t, std::uint32_t> position;
-        position.reserve(nodes.size());
-        for (std::uint32_t i = 0; i < nodes.size(); ++i)
-            if (!position.emplace(nodes[i].id(), i).second)
-                error("duplicate_id", path, static_cast<std::int64_t>(nodes[i].id()),
-                      "id " + std::to_string(nodes[i].id()) + " (" + nodes[i].name() + ") appears more than once");
-
-        // Dependencies: every id exists; data_deps and ctrl_deps acyclic (the feeder waits for both).
-        std::vector<std::uint32_t> begin(nodes.size() + 1, 0), list;
-        for (std::uint32_t i = 0; i < nodes.size(); ++i) {
-            const Node &node = nodes[i];
-            auto visit = [&](std::uint64_t dep, const char *field) {
-                auto it = position.find(dep);
-                if (it == position.end()) {
-                    error("missing_dependency", path, static_cast<std::int64_t>(node.id()),
-                          std::string(field) + " names " + std::to_string(dep) + ", which is not in the file");
-                    return;
-                }
-                list.push_back(it->second);
-            };
-            for (std::uint64_t dep : node.data_deps())
-                visit(dep, "data_deps");
-            for (std::uint64_t dep : node.ctrl_deps())
-                visit(dep, "ctrl_deps");
-            begin[i + 1] = static_cast<std::uint32_t>(list.size());
-        }
-        const GraphOrder order = orderByDependencies(begin, list);
-        if (!order.acyclic()) {
-            std::string text;
-            for (std::size_t k = 0; k < order.cycle.size(); ++k)
-                text += (k ? " -> " : "") + std::to_string(nodes[order.cycle[k]].id()) + " (" + nodes[order.cycle[k]].name() + ")";
-            const std::int64_t first = order.cycle.empty() ? -1 : static_cast<std::int64_t>(nodes[order.cycle.front()].id());
-            error("dependency_cycle", path, first,
-                  std::to_string(order.blocked) + " node(s) can never run; cycle: " + (text.empty() ? "?" : text));
-        }
-
-        std::vector<std::pair<std::int64_t, job::CollectiveCall>> calls;
-        for (const Node &node : nodes) {
-            const auto id = static_cast<std::int64_t>(node.id());
-            const int type = node.type();
-            const bool comm = type == ChakraProtoMsg::COMM_COLL_NODE || type == ChakraProtoMsg::COMM_SEND_NODE ||
-                              type == ChakraProtoMsg::COMM_RECV_NODE;
-            const bool runs = comm || type == ChakraProtoMsg::COMP_NODE || type == ChakraProtoMsg::MEM_LOAD_NODE ||
-                              type == ChakraProtoMsg::MEM_STORE_NODE || type == ChakraProtoMsg::INVALID_NODE;
-            if (!runs) {
-                error("unsupported_node_type", path, id,
-                      std::string(nodeTypeName(type)) + " (" + node.name() + ") is not a node type the simulator runs" +
-                          (type == ChakraProtoMsg::METADATA_NODE ? " (its statistics pass aborts on it; give the groups in a comm group file)" : ""));
-                continue;
-            }
-            if (!comm)
-                continue;
-            const AttributeProto *cpu = findAttr(node, "is_cpu_op");
-            if (cpu && cpu->value_case() == AttributeProto::kBoolVal && cpu->bool_val())
-                error("comm_is_cpu_op", path, id, node.name() + ": a communication node with is_cpu_op true");
-            const AttributeProto *size = findAttr(node, "comm_size");
-            if (!size)
-                error("comm_size", path, id, node.name() + ": no comm_size");
-            else if (size->value_case() != AttributeProto::kInt64Val)
-                error("comm_size", path, id, node.name() + ": comm_size is stored as " +
-                                                 std::string(size->value_case() == AttributeProto::VALUE_NOT_SET ? "nothing" : "another type than int64"));
-            else if (size->int64_val() <= 0)
-                error("comm_size", path, id, node.name() + ": comm_size " + std::to_string(size->int64_val()) + " (must be > 0)");
-            std::int64_t commType = -1;
-            if (type == ChakraProtoMsg::COMM_COLL_NODE) {
-                const auto t = intAttr(findAttr(node, "comm_type"));
-                if (!t)
-                    error("comm_type", path, id, node.name() + ": a collective without comm_type");
-                else if (!astraSimRunsCollective(*t))
-                    error("comm_type", path, id, node.name() + ": " + std::string(collectiveTypeName(*t)) +
-                                                     " is a collective the simulator does not issue");
-                commType = t.value_or(-1);
-            } else {
-                const bool send = type == ChakraProtoMsg::COMM_SEND_NODE;
-                if (!intAttr(findAttr(node, send ? "comm_dst" : "comm_src")))
-                    error("p2p_peer", path, id, node.name() + (send ? ": a send without comm_dst" : ": a receive without comm_src"));
-                if (!intAttr(findAttr(node, "comm_tag")))
-                    error("p2p_peer", path, id, node.name() + ": no comm_tag");
-            }
-            std::string group;
-            if (const AttributeProto *pg = findAttr(node, "pg_name"); pg && pg->value_case() == AttributeProto::kStringVal)
-                group = pg->string_val();
-            if (!group.empty() && group != "0") {
-                if (!isInteger(group))
-                    error("pg_name_not_integer", path, id, node.name() + ": pg_name \"" + group + "\" is not an integer id");
-                else if (!groups_.count(group))
-                    error("pg_name_unknown", path, id,
-                          node.name() + ": pg_name \"" + group + "\" is not a group of " +
-                              (haveGroups_ ? "the comm group file" : "this job (no comm group file given)"));
-            }
-            // The rank's calls for the job's cross-rank check, in id order (the order the feeder issues
-            // ready nodes in).
-            job::CollectiveCall call;
-            call.processGroup = group.empty() ? "0" : group;
-            if (type == ChakraProtoMsg::COMM_COLL_NODE)
-                call.kind = commType >= 0 ? job::callKindFromChakraCommType(commType) : job::CallKind::Unknown;
-            else
-                call.kind = type == ChakraProtoMsg::COMM_SEND_NODE ? job::CallKind::Send : job::CallKind::Recv;
-            call.bytes = size && size->value_case() == AttributeProto::kInt64Val ? size->int64_val() : -1;
-            if (type != ChakraProtoMsg::COMM_COLL_NODE)
-                call.peer = intAttr(findAttr(node, type == ChakraProtoMsg::COMM_SEND_NODE ? "comm_dst" : "comm_src")).value_or(-1);
-            call.where = path + " node " + std::to_string(id) + " (" + node.name() + ")";
-            calls.push_back({id, std::move(call)});
-        }
-        std::sort(calls.begin(), calls.end(), [](const auto &a, const auto &b) { return a.first < b.first; });
-        job::RankCalls rankCalls;
-        rankCalls.rank = rank;
-        std::vector<std::int64_t> &ids = nodeIds_[rank];
-        for (auto &[id, call] : calls) {
-            ids.push_back(id);
-            rankCalls.calls.push_back(std::move(call));
-        }
-        rankCalls_.push_back(std::move(rankCalls));
-        files_[rank] = path;
-    }
-
-    // Every group's ranks have a file; each group's members issue the same collectives in the same order.
-    void checkJob()
-    {
-        for (const auto &[id, members] : groups_)
-            for (std::int64_t r : members)
-                if (!ranks_.count(r))
-                    error("group_rank_missing", "", -1, "comm group " + id + " names rank " + std::to_string(r) + ", which has no file");
-        // Each group's collective sequence, per member, against the group's reference (job/crossrank.h).
-        job::CheckInput input;
-        input.ranks = rankCalls_;
-        for (const auto &[id, members] : groups_) {
-            job::ProcessGroup group;
-            group.name = id;
-            group.ranks = members;
-            group.size = static_cast<std::int64_t>(members.size());
-            input.groups.push_back(group);
-        }
-        if (!groups_.count("0")) {
-            job::ProcessGroup world; // "0" and "" mean every rank to the simulator
-            world.name = "0";
-            world.ranks.assign(ranks_.begin(), ranks_.end());
-            world.size = static_cast<std::int64_t>(world.ranks.size());
-            input.groups.push_back(world);
-        }
-        const job::CheckResult checked = job::checkCollectives(input);
-        for (const job::JobFinding &f : checked.findings) {
-            if (f.severity == job::Severity::Info)
-                continue;
-            // Name the first differing rank's file and the node at that position of the sequence.
-            const std::int64_t rank = f.ranks.empty() ? -1 : f.ranks.front();
-            std::int64_t node = -1;
-            for (const job::GroupAlignment &g : checked.groups) {
-                if (g.name != f.processGroup || rank < 0 || !g.positionOf.count(rank))
-                    continue;
-                const auto &positions = g.positionOf.at(rank);
-                const auto &indices = g.callIndex.at(rank);
-                for (std::size_t k = 0; k < positions.size() && k < indices.size(); ++k)
-                    if (node < 0 && (positions[k] == f.index || (positions[k] > f.index && f.index >= 0)))
-                        node = nodeIds_[rank][indices[k]];
-            }
-            result.findings.push_back({f.severity == job::Severity::Error ? EtCheckFinding::Severity::Error : EtCheckFinding::Severity::Warning,
-                                       f.kind, rank >= 0 && files_.count(rank) ? files_[rank] : std::string(), node,
-                                       f.message + " (group " + f.processGroup + ")"});
-        }
-    }
-
-private:
-    std::map<std::string, std::vector<std::int64_t>> groups_;
-    bool haveGroups_ = false;
-    std::set<std::int64_t> ranks_;
-    std::vector<job::RankCalls> rankCalls_;
-    std::map<std::int64_t, std::vector<std::int64_t>> nodeIds_; // rank → node id of each RankCalls::calls entry
-    std::map<std::int64_t, std::string> files_;
+// What the dependency rules need of a node: read from its bytes with protobuf's wire-format reader,
+// every other field skipped, so that the 95% of nodes that are not communication nodes cost no
+// message, no attribute and no string (the whole-message parse was 80% of a check's time).
+struct NodeSkeleton {
+    std::uint64_t id = 0;
+    int type = 0;
+    std::vector<std::uint64_t> ctrlDeps, dataDeps;
 };
+
+bool readRepeatedVarint(google::protobuf::io::CodedInputStream &in, std::uint32_t tag, std::vector<std::uint64_t> &out)
+{
+    using google::protobuf::internal::WireFormatLite;
+    if (WireFormatLite::GetTagWireType(tag) == WireFormatLite::WIRETYPE_VARINT) {
+        std::uint64_t v = 0;
+        if (!in.ReadVarint64(&v))
+            return false;
+        out.push_back(v);
+        return true;
+    }
+    if (WireFormatLite::GetTagWireType(tag) != WireFormatLite::WIRETYPE_LENGTH_DELIMITED)
+        return false;
+    int length = 0;
+    if (!in.ReadVarintSizeAsInt(&length))
+        return false;
+    const auto limit = in.PushLimit(length);
+    while (in.BytesUntilLimit() > 0) {
+        std::uint64_t v = 0;
+        if (!in.ReadVarint64(&v))
+            return false;
+        out.push_back(v);
+    }
+    in.PopLimit(limit);
+    return true;
+}
+
+bool readNodeSkeleton(const char *bytes, int size, NodeSkeleton &node)
+{
+    using google::protobuf::internal::WireFormatLite;
+    node.id = 0;
+    node.type = 0;
+    node.ctrlDeps.clear();
+    node.dataDeps.clear();
+    google::protobuf::io::CodedInputStream in(reinterpret_cast<const std::uint8_t *>(bytes), size);
+    while (const std::uint32_t tag = in.ReadTag()) {
+        const int field = WireFormatLite::GetTagFieldNumber(tag);
+        const auto wire = WireFormatLite::GetTagWireType(tag);
+        bool ok = true;
+        if (field == 1 && wire == WireFormatLite::WIRETYPE_VARINT) {
+            ok = in.ReadVarint64(&node.id);
+        } else if (field == 3 && wire == WireFormatLite::WIRETYPE_VARINT) {
+            std::uint64_t v = 0;
+            ok = in.ReadVarint64(&v);
+            node.type = static_cast<int>(v);
+        } else if (field == 4) {
+            ok = readRepeatedVarint(in, tag, node.ctrlDeps);
+        } else if (field == 5) {
+            ok = readRepeatedVarint(in, tag, node.dataDeps);
+        } else {
+            ok = WireFormatLite::SkipField(&in, tag);
+        }
+        if (!ok)
+            return false;
+    }
+    return in.ConsumedEntireMessage() && in.BytesUntilLimit() <= 0;
+}
+
+bool isCommType(int type)
+{
+    return type == ChakraProtoMsg::COMM_COLL_NODE || type == ChakraProtoMsg::COMM_SEND_NODE || type == ChakraProtoMsg::COMM_RECV_NODE;
+}
+
+// The per-node rules of a communication node; returns its call for the cross-rank pass.
+job::CollectiveCall checkCommNode(const Node &node, const std::string &path, std::vector<EtCheckFinding> &findings)
+{
+    const auto id = static_cast<std::int64_t>(node.id());
+    const int type = node.type();
+    const AttributeProto *cpu = findAttr(node, "is_cpu_op");
+    if (cpu && cpu->value_case() == AttributeProto::kBoolVal && cpu->bool_val())
+        addError(findings, "comm_is_cpu_op", path, id, node.name() + ": a communication node with is_cpu_op true");
+    const AttributeProto *size = findAttr(node, "comm_size");
+    if (!size)
+        addError(findings, "comm_size", path, id, node.name() + ": no comm_size");
+    else if (size->value_case() != AttributeProto::kInt64Val)
+        addError(findings, "comm_size", path, id,
+                 node.name() + ": comm_size is stored as " +
+                     std::string(size->value_case() == AttributeProto::VALUE_NOT_SET ? "nothing" : "another type than int64"));
+    else if (size->int64_val() <= 0)
+        addError(findings, "comm_size", path, id, node.name() + ": comm_size " + std::to_string(size->int64_val()) + " (must be > 0)");
+    std::int64_t commType = -1;
+    if (type == ChakraProtoMsg::COMM_COLL_NODE) {
+        const auto t = intAttr(findAttr(node, "comm_type"));
+        if (!t)
+            addError(findings, "comm_type", path, id, node.name() + ": a collective without comm_type");
+        else if (!astraSimRunsCollective(*t))
+            addError(findings, "comm_type", path, id,
+                     node.name() + ": " + std::string(collectiveTypeName(*t)) + " is a collective the simulator does not issue");
+        commType = t.value_or(-1);
+    } else {
+        const bool send = type == ChakraProtoMsg::COMM_SEND_NODE;
+        if (!intAttr(findAttr(node, send ? "comm_dst" : "comm_src")))
+            addError(findings, "p2p_peer", path, id, node.name() + (send ? ": a send without comm_dst" : ": a receive without comm_src"));
+        if (!intAttr(findAttr(node, "comm_tag")))
+            addError(findings, "p2p_peer", path, id, node.name() + ": no comm_tag");
+    }
+    std::string group;
+    if (const AttributeProto *pg = findAttr(node, "pg_name"); pg && pg->value_case() == AttributeProto::kStringVal)
+        group = pg->string_val();
+    if (!group.empty() && group != "0" && !isInteger(group))
+        addError(findings, "pg_name_not_integer", path, id, node.name() + ": pg_name \"" + group + "\" is not an integer id");
+    job::CollectiveCall call;
+    call.processGroup = group.empty() ? "0" : group;
+    if (type == ChakraProtoMsg::COMM_COLL_NODE)
+        call.kind = commType >= 0 ? job::callKindFromChakraCommType(commType) : job::CallKind::Unknown;
+    else
+        call.kind = type == ChakraProtoMsg::COMM_SEND_NODE ? job::CallKind::Send : job::CallKind::Recv;
+    call.bytes = size && size->value_case() == AttributeProto::kInt64Val ? size->int64_val() : -1;
+    if (type != ChakraProtoMsg::COMM_COLL_NODE)
+        call.peer = intAttr(findAttr(node, type == ChakraProtoMsg::COMM_SEND_NODE ? "comm_dst" : "comm_src")).value_or(-1);
+    call.where = path + " node " + std::to_string(id) + " (" + node.name() + ")";
+    return call;
+}
+
+// The comm group file: {"<integer id>": [ranks]}.
+struct CommGroups {
+    std::map<std::string, std::vector<std::int64_t>> groups;
+    bool given = false;
+};
+
+CommGroups readGroups(const std::string &path, std::vector<EtCheckFinding> &findings)
+{
+    CommGroups out;
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+        addError(findings, "comm_groups", path, -1, "cannot open the comm group file");
+        return out;
+    }
+    nlohmann::json j;
+    try {
+        j = nlohmann::json::parse(in);
+    } catch (const nlohmann::json::parse_error &e) {
+        addError(findings, "comm_groups", path, -1, std::string("not JSON: ") + e.what());
+        return out;
+    }
+    if (!j.is_object()) {
+        addError(findings, "comm_groups", path, -1, "expected an object {\"<integer id>\": [ranks]}");
+        return out;
+    }
+    for (auto it = j.begin(); it != j.end(); ++it) {
+        if (!isInteger(it.key())) {
+            addError(findings, "comm_groups", path, -1, "group \"" + it.key() + "\": the key must be an integer id");
+            continue;
+        }
+        if (std::stoll(it.key()) == 0) {
+            // The simulator asserts id > 0 (CommunicatorGroup::set_id); pg_name "0" is every rank already.
+            addError(findings, "comm_groups", path, -1,
+                     "group \"" + it.key() + "\": id 0 aborts the simulator (pg_name \"0\" already means every rank)");
+            continue;
+        }
+        std::vector<std::int64_t> ranks;
+        bool ok = it.value().is_array();
+        if (ok)
+            for (const auto &r : it.value()) {
+                if (!r.is_number_integer() || r.get<std::int64_t>() < 0) {
+                    ok = false;
+                    break;
+                }
+                ranks.push_back(r.get<std::int64_t>());
+            }
+        if (!ok) {
+            addError(findings, "comm_groups", path, -1, "group \"" + it.key() + "\": expected a list of non-negative ranks");
+            continue;
+        }
+        out.groups[it.key()] = ranks;
+    }
+    out.given = true;
+    return out;
+}
 
 std::int64_t rankOfFile(const std::string &path, std::int64_t position)
 {
@@ -300,6 +265,8 @@ std::int64_t rankOfFile(const std::string &path, std::int64_t position)
 }
 
 } // namespace
+
+std::int64_t etFileRank(const std::string &path, std::int64_t position) { return rankOfFile(path, position); }
 
 std::string EtCheckFinding::toString() const
 {
@@ -334,15 +301,225 @@ nlohmann::json EtCheckResult::toJson() const
     return {{"ok", ok()}, {"files", files}, {"nodes", nodes}, {"errors", errors()}, {"findings", list}};
 }
 
-EtCheckResult checkEtFiles(const std::vector<std::string> &files, const std::string &commGroupsPath)
+EtFileCheck checkEtFile(const std::string &path, std::int64_t rank)
 {
-    Checker checker;
+    EtFileCheck out;
+    out.path = path;
+    out.calls.rank = rank;
+    // One pass keeps, per node, its id and the ids it depends on (data_deps first, then ctrl_deps),
+    // and checks each node's own rules; protobuf messages are not kept.
+    std::vector<std::uint64_t> ids, depIds;
+    std::vector<std::uint32_t> depBegin{0}, dataDeps;
+    struct Call {
+        std::int64_t id;
+        job::CollectiveCall call;
+        std::string name;
+    };
+    std::vector<Call> calls;
+    std::vector<EtCheckFinding> nodeFindings;
+    try {
+        NodeSkeleton skeleton;
+        Node node; // communication and unsupported nodes only: parsed whole for their attributes and name
+        const EtScan scan = frameChakraEtFile(path, [&](const char *bytes, int size, std::size_t count, std::size_t offset) {
+            if (!readNodeSkeleton(bytes, size, skeleton))
+                throw LoadError(path, offset, "malformed Node message (node #" + std::to_string(count) + ")");
+            ids.push_back(skeleton.id);
+            depIds.insert(depIds.end(), skeleton.dataDeps.begin(), skeleton.dataDeps.end());
+            dataDeps.push_back(static_cast<std::uint32_t>(skeleton.dataDeps.size()));
+            depIds.insert(depIds.end(), skeleton.ctrlDeps.begin(), skeleton.ctrlDeps.end());
+            depBegin.push_back(static_cast<std::uint32_t>(depIds.size()));
+            const int type = skeleton.type;
+            const bool comm = isCommType(type);
+            const bool runs = comm || type == ChakraProtoMsg::COMP_NODE || type == ChakraProtoMsg::MEM_LOAD_NODE ||
+                              type == ChakraProtoMsg::MEM_STORE_NODE || type == ChakraProtoMsg::INVALID_NODE;
+            if (runs && !comm)
+                return;
+            if (!node.ParseFromArray(bytes, size))
+                throw LoadError(path, offset, "malformed Node message (node #" + std::to_string(count) + ")");
+            if (!runs) {
+                addError(nodeFindings, "unsupported_node_type", path, static_cast<std::int64_t>(node.id()),
+                         std::string(nodeTypeName(type)) + " (" + node.name() + ") is not a node type the simulator runs" +
+                             (type == ChakraProtoMsg::METADATA_NODE
+                                  ? " (its statistics pass aborts on it; give the groups in a comm group file)"
+                                  : ""));
+                return;
+            }
+            calls.push_back({static_cast<std::int64_t>(node.id()), checkCommNode(node, path, nodeFindings), node.name()});
+        });
+        out.nodes = scan.nodes;
+    } catch (const std::exception &e) {
+        out.findings.clear();
+        addError(out.findings, "unreadable", path, -1, e.what());
+        out.calls.calls.clear();
+        return out;
+    }
+    out.readable = true;
+
+    // Positions by id: a sorted copy (ids are sorted in a valid file; sorting makes any file work).
+    std::vector<std::pair<std::uint64_t, std::uint32_t>> byId(ids.size());
+    for (std::uint32_t i = 0; i < ids.size(); ++i)
+        byId[i] = {ids[i], i};
+    if (!std::is_sorted(ids.begin(), ids.end()))
+        std::stable_sort(byId.begin(), byId.end(), [](const auto &a, const auto &b) { return a.first < b.first; });
+    std::unordered_set<std::uint64_t> needNames;
+    std::vector<std::pair<std::uint64_t, std::size_t>> duplicates; // id, count
+    for (std::size_t i = 0; i < byId.size();) {
+        std::size_t j = i + 1;
+        while (j < byId.size() && byId[j].first == byId[i].first)
+            ++j;
+        if (j - i > 1) {
+            duplicates.push_back({byId[i].first, j - i});
+            needNames.insert(byId[i].first);
+        }
+        i = j;
+    }
+    auto positionOf = [&](std::uint64_t id) -> std::optional<std::uint32_t> {
+        auto it = std::lower_bound(byId.begin(), byId.end(), id, [](const auto &e, std::uint64_t v) { return e.first < v; });
+        if (it == byId.end() || it->first != id)
+            return std::nullopt;
+        return it->second;
+    };
+
+    // Dependencies: every id exists; data_deps and ctrl_deps acyclic (the feeder waits for both).
+    std::vector<std::uint32_t> begin(ids.size() + 1, 0), list;
+    list.reserve(depIds.size());
+    std::vector<EtCheckFinding> depFindings;
+    for (std::uint32_t i = 0; i < ids.size(); ++i) {
+        for (std::uint32_t k = depBegin[i]; k < depBegin[i + 1]; ++k) {
+            const std::uint64_t dep = depIds[k];
+            if (const auto at = positionOf(dep)) {
+                list.push_back(*at);
+                continue;
+            }
+            const char *field = k - depBegin[i] < dataDeps[i] ? "data_deps" : "ctrl_deps";
+            addError(depFindings, "missing_dependency", path, static_cast<std::int64_t>(ids[i]),
+                     std::string(field) + " names " + std::to_string(dep) + ", which is not in the file");
+        }
+        begin[i + 1] = static_cast<std::uint32_t>(list.size());
+    }
+    std::vector<std::uint64_t>().swap(depIds);
+    const GraphOrder order = orderByDependencies(begin, list);
+    if (!order.acyclic())
+        for (std::uint32_t k : order.cycle)
+            needNames.insert(ids[k]);
+    const auto names = namesOf(path, needNames);
+    auto named = [&](std::uint64_t id) {
+        auto it = names.find(id);
+        return std::to_string(id) + " (" + (it == names.end() ? std::string("?") : it->second) + ")";
+    };
+    for (const auto &[id, count] : duplicates)
+        for (std::size_t c = 1; c < count; ++c)
+            addError(out.findings, "duplicate_id", path, static_cast<std::int64_t>(id), "id " + named(id) + " appears more than once");
+    out.findings.insert(out.findings.end(), std::make_move_iterator(depFindings.begin()), std::make_move_iterator(depFindings.end()));
+    if (!order.acyclic()) {
+        std::string text;
+        for (std::size_t k = 0; k < order.cycle.size(); ++k)
+            text += (k ? " -> " : "") + named(ids[order.cycle[k]]);
+        const std::int64_t first = order.cycle.empty() ? -1 : static_cast<std::int64_t>(ids[order.cycle.front()]);
+        addError(out.findings, "dependency_cycle", path, first,
+                 std::to_string(order.blocked) + " node(s) can never run; cycle: " + (text.empty() ? "?" : text));
+    }
+    out.findings.insert(out.findings.end(), std::make_move_iterator(nodeFindings.begin()), std::make_move_iterator(nodeFindings.end()));
+
+    // The rank's calls for the cross-rank pass, in id order (the order the feeder issues ready nodes in).
+    std::stable_sort(calls.begin(), calls.end(), [](const Call &a, const Call &b) { return a.id < b.id; });
+    for (Call &c : calls) {
+        out.callNodes.push_back(c.id);
+        out.callNames.push_back(std::move(c.name));
+        out.calls.calls.push_back(std::move(c.call));
+    }
+    return out;
+}
+
+EtCheckResult checkEtJob(std::vector<EtFileCheck> files, const std::string &commGroupsPath)
+{
+    EtCheckResult result;
+    CommGroups groups;
     if (!commGroupsPath.empty())
-        checker.readGroups(commGroupsPath);
-    for (std::size_t i = 0; i < files.size(); ++i)
-        checker.checkFile(files[i], rankOfFile(files[i], static_cast<std::int64_t>(i)));
-    checker.checkJob();
-    return std::move(checker.result);
+        groups = readGroups(commGroupsPath, result.findings);
+    std::set<std::int64_t> ranks;
+    std::map<std::int64_t, const EtFileCheck *> byRank;
+    for (const EtFileCheck &file : files) {
+        result.findings.insert(result.findings.end(), file.findings.begin(), file.findings.end());
+        if (!file.readable)
+            continue;
+        ++result.files;
+        result.nodes += file.nodes;
+        ranks.insert(file.calls.rank);
+        byRank[file.calls.rank] = &file;
+        // pg_name against the job's groups (its form was checked with the file).
+        for (std::size_t k = 0; k < file.calls.calls.size(); ++k) {
+            const job::CollectiveCall &call = file.calls.calls[k];
+            if (call.processGroup == "0" || !isInteger(call.processGroup) || groups.groups.count(call.processGroup))
+                continue;
+            addError(result.findings, "pg_name_unknown", file.path, file.callNodes[k],
+                     file.callNames[k] + ": pg_name \"" +
+                         call.processGroup + "\" is not a group of " +
+                         (groups.given ? "the comm group file" : "this job (no comm group file given)"));
+        }
+    }
+    // Every group's ranks have a file; each group's members issue the same collectives in the same order.
+    for (const auto &[id, members] : groups.groups)
+        for (std::int64_t r : members)
+            if (!ranks.count(r))
+                addError(result.findings, "group_rank_missing", "", -1, "comm group " + id + " names rank " + std::to_string(r) + ", which has no file");
+    job::CheckInput input;
+    for (const auto &[rank, file] : byRank)
+        input.ranks.push_back(file->calls);
+    for (const auto &[id, members] : groups.groups) {
+        job::ProcessGroup group;
+        group.name = id;
+        group.ranks = members;
+        group.size = static_cast<std::int64_t>(members.size());
+        input.groups.push_back(group);
+    }
+    if (!groups.groups.count("0")) {
+        job::ProcessGroup world; // "0" and "" mean every rank to the simulator
+        world.name = "0";
+        world.ranks.assign(ranks.begin(), ranks.end());
+        world.size = static_cast<std::int64_t>(world.ranks.size());
+        input.groups.push_back(world);
+    }
+    const job::CheckResult checked = job::checkCollectives(input);
+    for (const job::JobFinding &f : checked.findings) {
+        if (f.severity == job::Severity::Info)
+            continue;
+        // Name the first differing rank's file and the node at that position of the sequence.
+        const std::int64_t rank = f.ranks.empty() ? -1 : f.ranks.front();
+        const auto file = byRank.find(rank);
+        std::int64_t node = -1;
+        for (const job::GroupAlignment &g : checked.groups) {
+            if (g.name != f.processGroup || file == byRank.end() || !g.positionOf.count(rank))
+                continue;
+            const auto &positions = g.positionOf.at(rank);
+            const auto &indices = g.callIndex.at(rank);
+            for (std::size_t k = 0; k < positions.size() && k < indices.size(); ++k)
+                if (node < 0 && (positions[k] == f.index || (positions[k] > f.index && f.index >= 0)))
+                    node = file->second->callNodes[indices[k]];
+        }
+        result.findings.push_back({f.severity == job::Severity::Error ? EtCheckFinding::Severity::Error : EtCheckFinding::Severity::Warning,
+                                   f.kind, file != byRank.end() ? file->second->path : std::string(), node,
+                                   f.message + " (group " + f.processGroup + ")"});
+    }
+    return result;
+}
+
+EtCheckResult checkEtFiles(const std::vector<std::string> &files, const std::string &commGroupsPath, int jobs)
+{
+    std::vector<EtFileCheck> checked(files.size());
+    std::atomic<std::size_t> next{0};
+    auto worker = [&] {
+        for (std::size_t i; (i = next.fetch_add(1)) < files.size();)
+            checked[i] = checkEtFile(files[i], rankOfFile(files[i], static_cast<std::int64_t>(i)));
+    };
+    const int threads = std::clamp<int>(jobs, 1, static_cast<int>(std::max<std::size_t>(files.size(), 1)));
+    std::vector<std::thread> pool;
+    for (int t = 1; t < threads; ++t)
+        pool.emplace_back(worker);
+    worker();
+    for (std::thread &t : pool)
+        t.join();
+    return checkEtJob(std::move(checked), commGroupsPath);
 }
 
 } // namespace linkscope::core

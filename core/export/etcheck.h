@@ -23,6 +23,8 @@
 //
 // A file's rank is N in PREFIX.N.et (what ASTRA-sim opens); otherwise its position in the list.
 
+#include "job/crossrank.h"
+
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
@@ -51,7 +53,30 @@ struct EtCheckResult {
     nlohmann::json toJson() const;
 };
 
-// `commGroupsPath` empty: no comm group file (only "" and "0" are valid pg_names then).
-EtCheckResult checkEtFiles(const std::vector<std::string> &files, const std::string &commGroupsPath = {});
+// What one file's check found and what the job's pass needs of it: its communication nodes as
+// calls in id order. The rules that need the whole job (pg_name_unknown, group_rank_missing, the
+// cross-rank sequences) wait for checkEtJob. Holds no protobuf message: a few words per node while
+// it runs, the calls after.
+struct EtFileCheck {
+    std::string path;
+    bool readable = false;
+    std::size_t nodes = 0;
+    std::vector<EtCheckFinding> findings;
+    job::RankCalls calls;                // rank = the file's rank
+    std::vector<std::int64_t> callNodes; // node id of each call
+    std::vector<std::string> callNames;  // node name of each call
+};
+
+// One file's rules; thread-safe, so a job checks each rank's file where it wrote it.
+EtFileCheck checkEtFile(const std::string &path, std::int64_t rank);
+// The job's rules over files checked one by one; findings: the comm group file's, then each file's
+// in the order given, then the job's. `commGroupsPath` empty: no comm group file (only "" and "0"
+// are valid pg_names then).
+EtCheckResult checkEtJob(std::vector<EtFileCheck> files, const std::string &commGroupsPath = {});
+// Both: the files checked on `jobs` threads (each holds one file's bytes while it runs).
+EtCheckResult checkEtFiles(const std::vector<std::string> &files, const std::string &commGroupsPath = {}, int jobs = 1);
+
+// A file's rank: N in PREFIX.N.et, else `position`.
+std::int64_t etFileRank(const std::string &path, std::int64_t position);
 
 } // namespace linkscope::core

@@ -2,6 +2,7 @@
 
 #include "export/graphorder.h"
 #include "export/gzipdata.h"
+#include "io/inputtext.h"
 #include "io/atomicfile.h"
 #include "io/inputfile.h"
 
@@ -25,7 +26,7 @@ using ChakraProtoMsg::AttributeProto;
 using ChakraProtoMsg::Node;
 
 // Reads one base-128 varint at `pos`; false if the bytes end first or it is longer than 10 bytes.
-bool readVarint(const std::string &data, std::size_t &pos, std::uint64_t &value)
+bool readVarint(std::string_view data, std::size_t &pos, std::uint64_t &value)
 {
     value = 0;
     for (int shift = 0; shift < 64 && pos < data.size(); shift += 7) {
@@ -67,11 +68,10 @@ std::string joinCapped(const List &items, std::size_t cap)
 
 namespace {
 
-// Walks the messages of an (already gunzipped) .et: metadata first, then each Node, parsed into one
-// reused message so callers decide what to keep. Throws LoadError naming the byte offset.
-// Returns how many nodes carried fields this schema does not know.
-std::size_t scanChakraEt(const std::string &data, const std::string &name, bool wasGzip, ChakraProtoMsg::GlobalMetadata &metadata,
-                         const std::function<void(Node &, std::size_t offset)> &onNode)
+// Walks the framing of an (already gunzipped) .et: parses the metadata, then hands each Node's bytes
+// (its 1-based number, its byte offset) to `onNode`. Throws LoadError naming the byte offset.
+void frameChakraEt(std::string_view data, const std::string &name, bool wasGzip, ChakraProtoMsg::GlobalMetadata &metadata,
+                   const std::function<void(const char *bytes, int size, std::size_t count, std::size_t offset)> &onNode)
 {
     const std::string where = wasGzip ? "decompressed " : "";
     if (data.empty())
@@ -83,8 +83,7 @@ std::size_t scanChakraEt(const std::string &data, const std::string &name, bool 
 
     std::size_t pos = 0;
     bool haveMetadata = false;
-    std::size_t unknownFieldNodes = 0, count = 0;
-    Node node;
+    std::size_t count = 0;
     while (pos < data.size()) {
         const std::size_t messageStart = pos;
         std::uint64_t length = 0;
@@ -113,14 +112,26 @@ std::size_t scanChakraEt(const std::string &data, const std::string &name, bool 
                                 "empty Node message (node #" + std::to_string(count) + ", no id, name or type): "
                                     "zero bytes where a node should start; this is not a Chakra .et from here on (" +
                                     where + "byte offset)");
-            if (!node.ParseFromArray(bytes, size))
-                throw LoadError(name, messageStart, "malformed Node message (node #" + std::to_string(count) + ")");
-            if (node.GetReflection()->GetUnknownFields(node).field_count() > 0)
-                ++unknownFieldNodes;
-            onNode(node, messageStart);
+            onNode(bytes, size, count, messageStart);
         }
         pos += length;
     }
+}
+
+// Each Node parsed into one reused message, so callers decide what to keep. Returns how many nodes
+// carried fields this schema does not know.
+std::size_t scanChakraEt(const std::string &data, const std::string &name, bool wasGzip, ChakraProtoMsg::GlobalMetadata &metadata,
+                         const std::function<void(Node &, std::size_t offset)> &onNode)
+{
+    std::size_t unknownFieldNodes = 0;
+    Node node;
+    frameChakraEt(data, name, wasGzip, metadata, [&](const char *bytes, int size, std::size_t count, std::size_t offset) {
+        if (!node.ParseFromArray(bytes, size))
+            throw LoadError(name, offset, "malformed Node message (node #" + std::to_string(count) + ")");
+        if (node.GetReflection()->GetUnknownFields(node).field_count() > 0)
+            ++unknownFieldNodes;
+        onNode(node, offset);
+    });
     return unknownFieldNodes;
 }
 
@@ -150,6 +161,38 @@ ChakraTrace parseChakraEt(std::string data, const std::string &name)
 ChakraTrace readChakraEt(const std::string &path)
 {
     return parseChakraEt(readWholeFile(path), path);
+}
+
+EtScan frameChakraEtFile(const std::string &path,
+                         const std::function<void(const char *bytes, int size, std::size_t count, std::size_t offset)> &onNode)
+{
+    // A plain file is mapped, not read into a zero-filled buffer (a job checks every rank's .et).
+    EtScan scan;
+    io::ProgressReporter progress(ProgressFn{});
+    const io::InputText text = io::readInputFile(path, progress, io::TextUse::Streamed);
+    scan.wasGzip = text.wasGzip;
+    scan.sourceBytes = text.text.size();
+    frameChakraEt(text.text.view(), path, scan.wasGzip, scan.metadata, [&](const char *bytes, int size, std::size_t count, std::size_t offset) {
+        ++scan.nodes;
+        onNode(bytes, size, count, offset);
+    });
+    if (const auto at = text.text.truncatedAt())
+        throw LoadError(path, *at, "the file shrank to at most " + std::to_string(*at) + " bytes while it was being read");
+    return scan;
+}
+
+EtScan scanChakraEtFile(const std::string &path, const std::function<void(const Node &node, std::size_t offset)> &onNode)
+{
+    EtScan scan;
+    const std::string data = gunzipIfCompressed(readWholeFile(path), path, &scan.wasGzip);
+    scan.sourceBytes = data.size();
+    const std::size_t unknown = scanChakraEt(data, path, scan.wasGzip, scan.metadata, [&](Node &node, std::size_t offset) {
+        ++scan.nodes;
+        onNode(node, offset);
+    });
+    if (unknown)
+        scan.warnings.push_back(unknownFieldsWarning(path, unknown));
+    return scan;
 }
 
 std::string EtValidation::message() const

@@ -32,6 +32,25 @@ struct ChakraTrace {
 
 // Throws LoadError naming the file and the (decompressed) byte offset of the bad message.
 ChakraTrace readChakraEt(const std::string &path);
+
+// Streams the nodes of a .et file into `onNode` (one reused message, so nothing per node is kept
+// unless the caller keeps it; `offset` is the node's decompressed byte offset) for readers that need
+// a few fields of each node: a whole trace of protobuf messages costs several times the file's size.
+// Same framing rules and errors as readChakraEt.
+struct EtScan {
+    ChakraProtoMsg::GlobalMetadata metadata;
+    bool wasGzip = false;
+    std::uint64_t sourceBytes = 0; // decompressed size
+    std::size_t nodes = 0;
+    std::vector<Diagnostic> warnings;
+};
+EtScan scanChakraEtFile(const std::string &path,
+                        const std::function<void(const ChakraProtoMsg::Node &node, std::size_t offset)> &onNode);
+// The same walk without parsing the nodes: each Node's serialized bytes, its 1-based number and its
+// byte offset (a reader that wants two fields of most nodes parses them itself). `warnings` stays
+// empty (unknown fields are not looked for).
+EtScan frameChakraEtFile(const std::string &path,
+                         const std::function<void(const char *bytes, int size, std::size_t count, std::size_t offset)> &onNode);
 ChakraTrace parseChakraEt(std::string data, const std::string &name);
 
 // What makes a graph unusable for Chakra's feeder (it would wait forever or never start).

@@ -4,6 +4,7 @@
 #include "io/jsonscan.h"
 
 #include <array>
+#include <cstring>
 
 namespace linkscope::core {
 
@@ -87,11 +88,14 @@ JsonHead jsonHead(std::string_view head)
     return {};
 }
 
-// ET+ nodes carry device-side timing that a plain host ET does not have.
+// ET+ nodes carry device-side timing that a plain host ET does not have. A plain host ET is
+// scanned to the end of its 64 MiB prefix for each marker, so the search is memmem's (glibc: a
+// two-way search over the whole text) rather than string_view::find's, which stops at every '"'
+// (a JSON text is full of them) to compare the marker: 10% of a job's CPU went there.
 bool hasDeviceTiming(std::string_view text)
 {
     for (std::string_view marker : {"\"inclusive_dur\"", "\"exclusive_dur\"", "\"ph\"", "\"cat\""})
-        if (text.find(marker) != std::string_view::npos)
+        if (memmem(text.data(), text.size(), marker.data(), marker.size()) != nullptr)
             return true;
     return false;
 }

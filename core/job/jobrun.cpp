@@ -2,6 +2,7 @@
 
 #include "edit/correction.h"
 #include "edit/sidecar.h"
+#include "export/etcheck.h"
 #include "io/atomicfile.h"
 #include "io/tracereader.h"
 #include "job/rankcalls.h"
@@ -56,7 +57,8 @@ RankSummary processRank(const RankFiles &files, const JobOptions &options)
                 return options.progress({files.rank, load ? "load" : "link", total ? double(done) / double(total) : 0.0});
             };
         report("load", 0);
-        const OpenedPair pair = openPair(request);
+        std::optional<OpenedPair> opened(openPair(request));
+        const OpenedPair &pair = *opened;
         const HostTrace *host = pair.host.get();
         const DeviceTrace &device = *pair.device;
         const LinkSet &links = *pair.links;
@@ -103,6 +105,13 @@ RankSummary processRank(const RankFiles &files, const JobOptions &options)
                     };
                 exportLinkedPair(*host, device, links, request);
                 s.et = etFileName(options.prefix, files.rank);
+                // The traces are released before the written file is read back, so a worker holds
+                // one rank's traces or one rank's check, never both.
+                opened.reset();
+                if (options.checkEt) {
+                    report("check", 0);
+                    s.etCheck = std::make_shared<const EtFileCheck>(checkEtFile(request.etPath, files.rank));
+                }
             }
         }
         report("done", 1);

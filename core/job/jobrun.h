@@ -43,6 +43,9 @@ struct JobOptions {
     bool policyGiven = false;
     ChakraOptions chakra = astraSimDefaults(); // the .et flavour: ASTRA-sim's unless told otherwise
     bool writeEt = true;
+    // Read every .et back as it is written and check it (export/etcheck.h checkEtFile) in the same
+    // worker: RankSummary::etCheck, for checkEtJob once every rank is done.
+    bool checkEt = true;
     // Called from worker threads (serialise inside). Return false to stop: ranks not started are
     // left out, the current ones stop at their next stage.
     std::function<bool(const RankProgress &)> progress;

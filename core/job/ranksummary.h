@@ -4,6 +4,7 @@
 // that `linkscope job --merge` builds the cross-rank report from the summaries of every shard without
 // reopening a trace.
 
+#include "export/etcheck.h"
 #include "job/crossrank.h"
 #include "job/processgroups.h"
 
@@ -11,6 +12,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -32,6 +34,9 @@ struct RankSummary {
     std::string et;                   // the .et written (file name in its output folder), empty if none
     std::string note;                 // why no .et, corrections applied, …
     std::string error;                // the rank could not be read or linked: the message (then no calls)
+    // The check of the .et as written (JobOptions::checkEt); not part of the summary file: a merge of
+    // shards checks the .et files again.
+    std::shared_ptr<const EtFileCheck> etCheck;
 
     nlohmann::json toJson() const;
     // Throws std::runtime_error naming `where` for a summary that is not one.
