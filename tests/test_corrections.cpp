@@ -550,6 +550,19 @@ void TestCorrections::bulkSuggestionIsOneStep()
     QVERIFY(editor.undoLast());
     QCOMPARE(parentOf(fx.links, Fixture::NcclKernel), std::uint32_t(Fixture::RecordParamComms));
     QCOMPARE(parentOf(fx.links, Fixture::Memcpy), std::uint32_t(Fixture::CopyOp));
+
+    // A suggestion already in force (the GPU op is on the suggested parent) gives no no-op edit.
+    Fixture done;
+    Finding already;
+    already.kind = FindingKind::LaunchOutsideParent;
+    already.subject = Fixture::Memcpy;
+    already.suggestedParent = parentOf(done.links, Fixture::Memcpy);
+    std::vector<Finding> doneFindings = done.links.findings.toVector();
+    doneFindings.push_back(already);
+    done.links.findings = FindingList(std::move(doneFindings), {}, {}, {});
+    LinkEditor doneEditor(done.links, done.device, &done.host);
+    for (const Edit &edit : doneEditor.applySuggestions(FindingKind::LaunchOutsideParent).edits)
+        QVERIFY(!(edit.subject == doneEditor.resolver().keyOfEvent(Fixture::Memcpy)));
 }
 
 void TestCorrections::sidecarRoundTrip()

@@ -29,30 +29,75 @@ FindingsModel::FindingsModel(CorrectionController *controller, QObject *parent)
     : QAbstractTableModel(parent), m_controller(controller)
 {
     connect(controller, &CorrectionController::changed, this, &FindingsModel::refresh);
+    connect(controller, &CorrectionController::published, this, &FindingsModel::refresh);
     refresh();
 }
 
 void FindingsModel::refresh()
 {
-    const DocumentPtr doc = m_controller->linkedDocument();
-    if (doc != m_doc) {
+    DocumentPtr linked = m_controller->linkedDocument();
+    DocumentPtr doc = m_controller->document();
+    if (!doc || !linked || doc->deviceShared() != linked->deviceShared())
+        doc = linked; // a new trace, before its corrections are shown
+    if (doc != m_doc || linked != m_linked) {
         beginResetModel();
-        m_doc = doc;
+        m_doc = std::move(doc);
+        m_linked = std::move(linked);
+        m_resolved.clear();
+        m_linkedRefs.clear();
+        if (m_linked) {
+            m_linkedRefs.reserve(m_linked->links().findings.size());
+            for (const core::Finding &f : m_linked->links().findings)
+                m_linkedRefs.push_back(core::refOf(f));
+            std::sort(m_linkedRefs.begin(), m_linkedRefs.end());
+        }
+        if (m_doc && m_linked && m_doc != m_linked) {
+            // The linker's findings the corrections made go away: same kind and subject no longer found.
+            std::vector<core::FindingRef> current;
+            current.reserve(m_doc->links().findings.size());
+            for (const core::Finding &f : m_doc->links().findings)
+                current.push_back(core::refOf(f));
+            std::sort(current.begin(), current.end());
+            std::uint32_t i = 0;
+            for (const core::Finding &f : m_linked->links().findings) {
+                if (!std::binary_search(current.begin(), current.end(), core::refOf(f)))
+                    m_resolved.push_back(i);
+                ++i;
+            }
+        }
         endResetModel();
     } else if (rowCount() > 0) {
-        // Review state and corrections change only the status column.
+        // Review state changes only the status column.
         emit dataChanged(index(0, Status), index(rowCount() - 1, Status));
     }
 }
 
 int FindingsModel::rowCount(const QModelIndex &parent) const
 {
-    return parent.isValid() || !m_doc ? 0 : static_cast<int>(m_doc->links().findings.size());
+    return parent.isValid() || !m_doc ? 0 : static_cast<int>(m_doc->links().findings.size() + m_resolved.size());
 }
 
 int FindingsModel::columnCount(const QModelIndex &parent) const { return parent.isValid() ? 0 : ColumnCount; }
 
-const core::Finding &FindingsModel::finding(int row) const { return m_doc->links().findings.at(static_cast<std::size_t>(row)); }
+bool FindingsModel::isResolved(int row) const
+{
+    return row >= 0 && static_cast<std::size_t>(row) >= m_doc->links().findings.size();
+}
+
+const core::Finding &FindingsModel::finding(int row) const
+{
+    const std::size_t current = m_doc->links().findings.size();
+    const auto r = static_cast<std::size_t>(row);
+    return r < current ? m_doc->links().findings.at(r) : m_linked->links().findings.at(m_resolved.at(r - current));
+}
+
+int FindingsModel::rowOf(const core::FindingRef &ref) const
+{
+    for (int row = 0; row < rowCount(); ++row)
+        if (core::refOf(finding(row)) == ref)
+            return row;
+    return -1;
+}
 
 std::uint32_t FindingsModel::subjectEvent(int row) const
 {
@@ -62,6 +107,8 @@ std::uint32_t FindingsModel::subjectEvent(int row) const
 
 QString FindingsModel::statusOf(int row) const
 {
+    if (isResolved(row))
+        return tr("resolved");
     const core::CorrectionSession *session = m_controller->session();
     if (!session || !session->attached())
         return tr("open");
@@ -71,7 +118,8 @@ QString FindingsModel::statusOf(int row) const
     const core::LinkSet &working = session->working();
     if (f.subjectKind == core::SubjectKind::DeviceEvent && f.subject < working.gpuLinkOf.size()) {
         const std::uint32_t link = working.gpuLinkOf[f.subject];
-        if (link != core::kNoIndex && working.gpuLinks[link].rule == core::ParentRule::Manual)
+        if (link != core::kNoIndex && working.gpuLinks[link].rule == core::ParentRule::Manual
+            && std::binary_search(m_linkedRefs.begin(), m_linkedRefs.end(), core::refOf(f)))
             return tr("corrected");
     }
     return tr("open");
@@ -80,9 +128,8 @@ QString FindingsModel::statusOf(int row) const
 std::array<int, core::kFindingKindCount> FindingsModel::countsByKind() const
 {
     std::array<int, core::kFindingKindCount> counts{};
-    if (m_doc)
-        for (const core::Finding &f : m_doc->links().findings)
-            ++counts[static_cast<std::size_t>(f.kind)];
+    for (int row = 0; row < rowCount(); ++row)
+        ++counts[static_cast<std::size_t>(finding(row).kind)];
     return counts;
 }
 
@@ -207,7 +254,7 @@ FindingsDock::FindingsDock(CorrectionController *controller, EventSelection *sel
     m_search->setPlaceholderText(tr("Filter by name or message"));
     m_search->setClearButtonEnabled(true);
     m_openOnly = new QCheckBox(tr("Open only"), body);
-    m_openOnly->setToolTip(tr("Hide findings already reviewed or corrected"));
+    m_openOnly->setToolTip(tr("Hide findings resolved by the corrections, reviewed or corrected"));
     m_countLabel = new QLabel(body);
     filters->addWidget(m_kindBox, 2);
     filters->addWidget(m_search, 3);
@@ -272,7 +319,25 @@ FindingsDock::FindingsDock(CorrectionController *controller, EventSelection *sel
     connect(m_view->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             [this](const QModelIndex &current) { onCurrentChanged(current); });
     connect(m_selection, &EventSelection::changed, this, &FindingsDock::onSelectionChanged);
+    connect(m_model, &QAbstractItemModel::modelAboutToBeReset, this, [this] {
+        const int f = currentFinding();
+        m_keepCurrent = f >= 0 ? std::optional<core::FindingRef>(core::refOf(m_model->finding(f))) : std::nullopt;
+    });
     connect(m_model, &QAbstractItemModel::modelReset, this, &FindingsDock::updateKinds);
+    connect(m_model, &QAbstractItemModel::modelReset, this, [this] {
+        // Every edit publishes new findings: the current row stays on the same finding (kind, subject).
+        if (!m_keepCurrent)
+            return;
+        const int row = m_model->rowOf(*m_keepCurrent);
+        m_keepCurrent.reset();
+        const QModelIndex at = row >= 0 ? m_filter->mapFromSource(m_model->index(row, 0)) : QModelIndex();
+        if (!at.isValid())
+            return;
+        m_syncing = true;
+        m_view->setCurrentIndex(at);
+        m_syncing = false;
+        updateButtons();
+    });
     connect(m_filter, &QAbstractItemModel::rowsInserted, this, &FindingsDock::updateButtons);
     connect(m_filter, &QAbstractItemModel::rowsRemoved, this, &FindingsDock::updateButtons);
     connect(m_filter, &QAbstractItemModel::modelReset, this, &FindingsDock::updateButtons);
@@ -333,11 +398,14 @@ void FindingsDock::updateButtons()
                                         .arg(m_eventFilterCount));
     const int f = currentFinding();
     const bool has = f >= 0 && m_controller->ready();
+    const bool resolved = has && m_model->isResolved(f);
     const core::Finding *finding = has ? &m_model->finding(f) : nullptr;
-    m_applyButton->setEnabled(finding && finding->suggestedParent != core::kNoIndex &&
+    // A resolved finding's suggestion is of the linker's links, not the corrected ones: nothing to apply.
+    m_applyButton->setEnabled(finding && !resolved && finding->suggestedParent != core::kNoIndex &&
                               finding->subjectKind == core::SubjectKind::DeviceEvent);
     m_applyAllButton->setEnabled(m_applyButton->isEnabled());
-    m_reviewedButton->setEnabled(has);
+    m_applyButton->setToolTip(resolved ? tr("The corrections resolved this finding") : QString());
+    m_reviewedButton->setEnabled(has && !resolved);
     m_flagButton->setEnabled(has && m_model->subjectEvent(f) != core::kNoIndex);
 }
 
@@ -391,7 +459,7 @@ void FindingsDock::previous() { step(-1); }
 void FindingsDock::applySuggestion()
 {
     const int f = currentFinding();
-    if (f >= 0)
+    if (f >= 0 && !m_model->isResolved(f))
         m_controller->applySuggestion(m_model->finding(f));
 }
 

@@ -3,6 +3,7 @@
 // kind, kept in step with the timeline selection both ways, next/previous from the keyboard, and
 // the review actions (apply the suggestion, to all of a kind, mark reviewed, flag).
 
+#include "edit/correction.h"
 #include "link/finding.h"
 #include "tracedocument.h"
 
@@ -26,7 +27,9 @@ class CorrectionController;
 class EventSelection;
 class StoryPanel;
 
-// One row per finding of the linked document (LinkSet::findings order).
+// One row per finding of the links shown (the corrected ones: diagnosis runs on every edit), in
+// LinkSet::findings order, then one per finding of the linker's links that the corrections
+// resolved (kept visible with the status "resolved").
 class FindingsModel : public QAbstractTableModel {
     Q_OBJECT
 public:
@@ -40,8 +43,13 @@ public:
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
-    // "open", "reviewed", "corrected" (its GPU op's link was changed by hand).
+    // "resolved" (the corrections made it go away), "reviewed", "corrected" (the linker's finding is
+    // still there, but its GPU op's link was changed by hand), "open" (including a finding an edit
+    // created, e.g. a kernel dragged onto record_param_comms).
     QString statusOf(int row) const;
+    bool isResolved(int row) const;
+    // The row of the finding with this kind and subject, preferring a current one; -1 if none.
+    int rowOf(const core::FindingRef &ref) const;
     std::uint32_t subjectEvent(int row) const; // kNoIndex when the subject is not a device event
     const core::Finding &finding(int row) const;
     std::array<int, core::kFindingKindCount> countsByKind() const;
@@ -50,7 +58,10 @@ private:
     void refresh();
 
     CorrectionController *m_controller;
-    DocumentPtr m_doc; // the linker's document (its findings)
+    DocumentPtr m_doc;    // the document shown: its findings describe the corrected links
+    DocumentPtr m_linked; // the linker's document: its findings the corrections resolved are kept
+    std::vector<std::uint32_t> m_resolved; // indices into m_linked's findings, absent from m_doc's
+    std::vector<core::FindingRef> m_linkedRefs; // m_linked's findings, sorted: which ones the linker made
 };
 
 class FindingsFilterModel : public QSortFilterProxyModel {
@@ -84,6 +95,8 @@ public:
     QTableView *view() const { return m_view; }
     QComboBox *kindBox() const { return m_kindBox; }
     StoryPanel *storyPanel() const { return m_story; }
+    QPushButton *applyButton() const { return m_applyButton; }
+    QPushButton *applyAllButton() const { return m_applyAllButton; }
     QLabel *eventFilterLabel() const { return m_eventFilterLabel; }
 
     // The finding of the current row (index into LinkSet::findings), or -1.
@@ -126,6 +139,7 @@ private:
     QPushButton *m_reviewedButton;
     QPushButton *m_flagButton;
     bool m_syncing = false;
+    std::optional<core::FindingRef> m_keepCurrent; // the current finding across a model reset
 };
 
 } // namespace linkscope::ui

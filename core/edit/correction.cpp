@@ -528,6 +528,8 @@ LogEntry LinkEditor::applySuggestions(FindingKind kind) const
             continue;
         if (f.subject >= links_.gpuLinkOf.size() || links_.gpuLinkOf[f.subject] == kNoIndex)
             continue;
+        if (links_.gpuLinks[links_.gpuLinkOf[f.subject]].parent == f.suggestedParent)
+            continue; // already there: no no-op edit
         entry.edits.push_back(reparent(f.subject, f.suggestedParent));
     }
     entry.label = "Apply the suggestion to " + std::to_string(entry.edits.size()) + " finding(s) of this kind";
