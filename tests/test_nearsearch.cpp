@@ -1,7 +1,7 @@
-// lowerBoundNear / upperBoundNear (core/link/nearsearch.h) against std::lower_bound / upper_bound:
+// lowerBoundNear / upperBoundNear (core/base/nearsearch.h) against std::lower_bound / upper_bound:
 // random sorted arrays with runs of equal values, every key in and around the range, fingers anywhere.
 
-#include "link/nearsearch.h"
+#include "base/nearsearch.h"
 
 #include <QtTest>
 

@@ -2,6 +2,8 @@
 
 #include "timeformat.h"
 
+#include "base/nearsearch.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -9,19 +11,12 @@ namespace linkscope::ui {
 
 namespace {
 
-// First position in [from, end) whose start is >= t, searching outward from `from` (galloping):
-// the next pixel column's first event is usually close, and a full binary search over millions of
-// starts would touch a cache line per step.
+// First position in [from, end) whose start is >= t, galloping out from `from`
+// (core/base/nearsearch.h): the next pixel column's first event is usually close.
 std::uint32_t gallopLowerBound(const core::Nanos *starts, std::uint32_t from, std::uint32_t end, core::Nanos t)
 {
-    std::uint32_t lo = from;
-    std::uint32_t step = 1;
-    while (lo + step < end && starts[lo + step] < t) {
-        lo += step;
-        step *= 2;
-    }
-    const std::uint32_t hi = std::min(end, lo + step + 1);
-    return static_cast<std::uint32_t>(std::lower_bound(starts + lo, starts + hi, t) - starts);
+    std::size_t finger = 0;
+    return from + static_cast<std::uint32_t>(core::lowerBoundNear(std::span<const core::Nanos>(starts + from, end - from), t, finger));
 }
 
 void buildRowFromSummary(const TraceDocument &doc, TimelineGeometry &geometry, const LaneRows &rows, const RowSummary &summary,

@@ -1,5 +1,6 @@
 #include "tracedocument.h"
 
+#include "base/radixsort.h"
 #include "link/rules.h"
 
 #include <algorithm>
@@ -20,37 +21,6 @@ struct TimeKeyed {
     core::Nanos time;
     std::uint32_t id;
 };
-
-// Stable LSD radix sort on time (11-bit digits, only as many passes as the time span needs).
-// A comparison sort of 10M (time, id) pairs takes seconds on a busy 2-core machine; this is a few
-// hundred milliseconds, and stability keeps equal times in id order.
-void radixSortByTime(std::vector<TimeKeyed> &items)
-{
-    if (items.size() < 2)
-        return;
-    core::Nanos lo = items.front().time, hi = lo;
-    for (const TimeKeyed &item : items) {
-        lo = std::min(lo, item.time);
-        hi = std::max(hi, item.time);
-    }
-    const std::uint64_t span = static_cast<std::uint64_t>(hi) - static_cast<std::uint64_t>(lo);
-    constexpr int kBits = 11;
-    constexpr std::size_t kBuckets = std::size_t(1) << kBits;
-    std::vector<TimeKeyed> buffer(items.size());
-    for (int shift = 0; shift < 64 && (span >> shift) != 0; shift += kBits) {
-        std::vector<std::size_t> counts(kBuckets + 1, 0);
-        auto digit = [&](const TimeKeyed &item) {
-            return ((static_cast<std::uint64_t>(item.time) - static_cast<std::uint64_t>(lo)) >> shift) & (kBuckets - 1);
-        };
-        for (const TimeKeyed &item : items)
-            ++counts[digit(item) + 1];
-        for (std::size_t b = 1; b <= kBuckets; ++b)
-            counts[b] += counts[b - 1];
-        for (const TimeKeyed &item : items)
-            buffer[counts[digit(item)]++] = item;
-        items.swap(buffer);
-    }
-}
 
 // Rows with fewer events are drawn event by event: their cost is already bounded by the width.
 constexpr std::size_t kSummaryMinEvents = 256;
@@ -329,7 +299,7 @@ void TraceDocument::buildEdges(const std::atomic<bool> *cancel)
         std::vector<TimeKeyed> keyed(edges.size());
         for (std::uint32_t id = 0; id < keyed.size(); ++id)
             keyed[id] = {trace.events[endpoint(edges[id])].ts, id};
-        radixSortByTime(keyed);
+        core::radixSortStable(keyed, [](const TimeKeyed &item) { return item.time; }); // stable: equal times in id order
         std::vector<std::uint32_t> ids(keyed.size());
         for (std::size_t i = 0; i < keyed.size(); ++i)
             ids[i] = keyed[i].id;

@@ -1,5 +1,6 @@
 #include "io/hostreader.h"
 
+#include "base/radixsort.h"
 #include "io/arraygrowth.h"
 #include "io/decimal.h"
 #include "io/interncache.h"
@@ -924,8 +925,8 @@ private:
         }
     }
 
-    // Node indices in order of id, equal ids in file order. Ids are usually dense, so a radix sort on
-    // (id - smallest id) does it in a few linear passes; std::stable_sort otherwise.
+    // Node indices in order of id, equal ids in file order: a radix sort on (id - smallest id), a few
+    // linear passes for the usual dense ids.
     static std::vector<std::uint32_t> idOrder(const std::vector<HostNode> &nodes)
     {
         const std::size_t count = nodes.size();
@@ -933,40 +934,22 @@ private:
         std::iota(order.begin(), order.end(), 0u);
         if (count < 2)
             return order;
-        std::int64_t lo = nodes[0].id, hi = nodes[0].id;
         bool sorted = true;
-        for (std::size_t i = 1; i < count; ++i) {
-            const std::int64_t id = nodes[i].id;
-            sorted = sorted && nodes[i - 1].id <= id;
-            lo = std::min(lo, id);
-            hi = std::max(hi, id);
-        }
+        for (std::size_t i = 1; i < count && sorted; ++i)
+            sorted = nodes[i - 1].id <= nodes[i].id;
         if (sorted)
             return order;
-        const std::uint64_t range = static_cast<std::uint64_t>(hi) - static_cast<std::uint64_t>(lo);
-        if (range >= (std::uint64_t(1) << 32)) {
-            std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) { return nodes[a].id < nodes[b].id; });
-            return order;
-        }
-        // (id - lo) in the high half, the index in the low half: each pass is stable, so equal ids
-        // stay in file order.
-        std::vector<std::uint64_t> keys(count), scratch(count);
+        // Stable (core/base/radixsort.h): equal ids stay in file order.
+        struct Keyed {
+            std::int64_t id;
+            std::uint32_t index;
+        };
+        std::vector<Keyed> keyed(count);
         for (std::size_t i = 0; i < count; ++i)
-            keys[i] = (static_cast<std::uint64_t>(nodes[i].id) - static_cast<std::uint64_t>(lo)) << 32 | i;
-        constexpr unsigned kBits = 11;
-        constexpr std::size_t kBuckets = std::size_t(1) << kBits;
-        for (unsigned shift = 32; shift < 64 && (range >> (shift - 32)) != 0; shift += kBits) {
-            std::vector<std::size_t> start(kBuckets + 1, 0);
-            for (const std::uint64_t k : keys)
-                ++start[((k >> shift) & (kBuckets - 1)) + 1];
-            for (std::size_t b = 0; b < kBuckets; ++b)
-                start[b + 1] += start[b];
-            for (const std::uint64_t k : keys)
-                scratch[start[(k >> shift) & (kBuckets - 1)]++] = k;
-            keys.swap(scratch);
-        }
+            keyed[i] = {nodes[i].id, static_cast<std::uint32_t>(i)};
+        radixSortStable(keyed, [](const Keyed &k) { return k.id; });
         for (std::size_t i = 0; i < count; ++i)
-            order[i] = static_cast<std::uint32_t>(keys[i]);
+            order[i] = keyed[i].index;
         return order;
     }
 

@@ -4,7 +4,7 @@
 #include "link/diagnose.h"
 #include "link/hostjoin.h"
 #include "link/rules.h"
-#include "link/nearsearch.h"
+#include "base/nearsearch.h"
 
 #include <algorithm>
 #include <charconv>

@@ -3,10 +3,12 @@
 // time in per-thread arrays of millions of start times; GPU ops come in time order per stream, so
 // consecutive queries land close together. Galloping out from the last answer touches a few nearby
 // cache lines instead of the ~20 scattered ones of a search over the whole array. Results are
-// exactly those of std::lower_bound / std::upper_bound.
+// exactly those of std::lower_bound / std::upper_bound. The timeline uses the same search to jump
+// to the first event of the next pixel column (ui/timelinegeometry.cpp).
 
 #include <cstddef>
 #include <functional>
+#include <span>
 #include <vector>
 
 namespace linkscope::core {
@@ -14,7 +16,7 @@ namespace linkscope::core {
 // The first position whose element is not less than `key`; `finger` holds the previous answer and
 // receives this one.
 template<typename T, typename Key, typename Less = std::less<>>
-std::size_t lowerBoundNear(const std::vector<T> &v, const Key &key, std::size_t &finger, Less less = {})
+std::size_t lowerBoundNear(std::span<const T> v, const Key &key, std::size_t &finger, Less less = {})
 {
     const std::size_t n = v.size();
     const std::size_t h = finger < n ? finger : n;
@@ -53,11 +55,17 @@ std::size_t lowerBoundNear(const std::vector<T> &v, const Key &key, std::size_t 
     return first;
 }
 
+template<typename T, typename Key, typename Less = std::less<>>
+std::size_t lowerBoundNear(const std::vector<T> &v, const Key &key, std::size_t &finger, Less less = {})
+{
+    return lowerBoundNear(std::span<const T>(v), key, finger, less);
+}
+
 // The first position whose element is greater than `key` (std::upper_bound), from `finger` likewise.
 template<typename T, typename Key, typename Less = std::less<>>
 std::size_t upperBoundNear(const std::vector<T> &v, const Key &key, std::size_t &finger, Less less = {})
 {
-    return lowerBoundNear(v, key, finger, [&](const T &element, const Key &k) { return !less(k, element); });
+    return lowerBoundNear(std::span<const T>(v), key, finger, [&](const T &element, const Key &k) { return !less(k, element); });
 }
 
 } // namespace linkscope::core
