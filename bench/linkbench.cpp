@@ -5,7 +5,9 @@
 #include "gen/tracegenerator.h"
 #include "io/tracereader.h"
 #include "pipeline/pairpipeline.h"
+#include "link/chakracompare.h"
 #include "link/linker.h"
+#include "link/policynotices.h"
 
 #include <charconv>
 #include <iomanip>
@@ -229,6 +231,21 @@ int runLink(Args args, std::ostream &out, std::ostream &err)
             truth = parseTruth(readFile(truthPath));
         account(row, device, host, links, truth ? &*truth : nullptr);
         printRow(out, row);
+        // compared_with_chakra (what `linkscope link` and the GUI add on open): both Chakra relinks and
+        // the notices once per load, the comparison again after every edit.
+        watch.restart();
+        const core::ChakraLinks chakra = core::linkUnderChakra(device, &host, pair.index, pair.options);
+        const double relinkSeconds = watch.seconds();
+        watch.restart();
+        const core::ChakraComparison comparison = core::compareWithChakra(device, chakra, links);
+        const double compareSeconds = watch.seconds();
+        watch.restart();
+        const std::vector<core::Notice> notices = core::policyNotices(device, &host, links, &comparison);
+        const double noticeSeconds = watch.seconds();
+        out << std::fixed << std::setprecision(3) << "  compared_with_chakra: link under both Chakra rules " << relinkSeconds
+            << " s and notices " << noticeSeconds << " s (once per load), compare " << compareSeconds
+            << " s (again per edit in the GUI); Chakra 1.0 differs on " << comparison.chakra10.differentParent.size()
+            << " GPU ops, drops " << comparison.chakra10.dropped.size() << "; " << notices.size() << " notice(s)\n";
         last = row;
     } else {
         std::size_t pos = 0;

@@ -41,6 +41,13 @@ std::string launchName(const DeviceTrace &trace, const LinkSet &links, std::uint
     return link.launch == kNoIndex ? std::string() : std::string(trace.name(trace.events[link.launch]));
 }
 
+LinkOptions externalIdOptions()
+{
+    LinkOptions options;
+    options.policy = Policy::ExternalId;
+    return options;
+}
+
 std::size_t dropped(const RuleComparison &c, ChakraDropReason reason)
 {
     return c.droppedBy[static_cast<std::size_t>(reason)];
@@ -70,7 +77,7 @@ void TestChakraCompare::sampleNcclKernelsOnRecordParamComms()
     QCOMPARE(c.chakra10.gpuOps, ours.gpuLinks.size());
     // The three NCCL kernels: ours hang off the nccl:* annotation, Chakra 1.0's off record_param_comms.
     QCOMPARE(c.chakra10.collectiveOnRecordParamComms.size(), std::size_t(3));
-    const LinkSet chakra = linkWithIndex(*pair.device, pair.host.get(), pair.index, {.policy = Policy::ExternalId});
+    const LinkSet chakra = linkWithIndex(*pair.device, pair.host.get(), pair.index, externalIdOptions());
     for (std::uint32_t g : c.chakra10.collectiveOnRecordParamComms) {
         const DeviceTrace &d = *pair.device;
         QVERIFY2(isCollectiveKernelName(d.name(d.events[g])), d.name(d.events[g]).data());
@@ -129,7 +136,7 @@ void TestChakraCompare::correctionsChangeTheComparison()
     const DeviceTrace &d = *pair.device;
     const ChakraComparison before = compareWithChakra(d, pair.host.get(), pair.index, *pair.links, pair.options);
     const std::uint32_t nccl = before.chakra10.collectiveOnRecordParamComms.front();
-    const LinkSet chakra = linkWithIndex(d, pair.host.get(), pair.index, {.policy = Policy::ExternalId});
+    const LinkSet chakra = linkWithIndex(d, pair.host.get(), pair.index, externalIdOptions());
     const std::uint32_t rpc = chakra.gpuLinks[chakra.gpuLinkOf[nccl]].parent;
 
     // The user drags the NCCL kernel onto record_param_comms, as Chakra 1.0 would, and adds a sync

@@ -61,13 +61,17 @@ StoryPanel::StoryPanel(QWidget *parent) : QFrame(parent), m_label(new QLabel(thi
 
 void StoryPanel::setDocument(DocumentPtr doc)
 {
+    // The notices depend on the traces, the host join and Chakra's links, none of which an edit
+    // changes: derived once per load (or relink). The comparison is derived again for every edit.
+    const bool sameLoad = m_doc && doc && &m_doc->device() == &doc->device()
+                          && m_doc->chakraLinks() == doc->chakraLinks() && m_doc->links().index == doc->links().index;
     m_doc = std::move(doc);
     m_comparison.reset();
-    m_notices.clear();
     if (m_doc && m_doc->chakraLinks())
         m_comparison = core::compareWithChakra(m_doc->device(), *m_doc->chakraLinks(), m_doc->links());
-    if (m_doc)
-        m_notices = core::policyNotices(m_doc->device(), m_doc->host(), m_doc->links(), comparison());
+    if (!sameLoad)
+        m_notices = m_doc ? core::policyNotices(m_doc->device(), m_doc->host(), m_doc->links(), comparison())
+                          : std::vector<core::Notice>();
     rebuild();
 }
 

@@ -4,6 +4,7 @@
 #include "link/rules.h"
 
 #include <algorithm>
+#include <future>
 #include <utility>
 
 namespace linkscope::core {
@@ -115,13 +116,16 @@ RuleComparison compareLinkSets(const DeviceTrace &trace, const LinkSet &ours, co
 ChakraLinks linkUnderChakra(const DeviceTrace &trace, const HostTrace *host, std::shared_ptr<const TraceIndex> index,
                             const LinkOptions &options)
 {
-    LinkOptions chakra = options;
-    chakra.progress = {};
+    LinkOptions head = options;
+    head.progress = {};
+    head.policy = Policy::ExternalId;
+    LinkOptions pre = head;
+    pre.policy = Policy::EvIdx;
+    // The two links are independent reads of the same traces and index: one on another thread.
+    auto headLinks = std::async(std::launch::async, [&] { return linkWithIndex(trace, host, index, head); });
     ChakraLinks links;
-    chakra.policy = Policy::ExternalId;
-    links.chakra10 = std::make_shared<const LinkSet>(linkWithIndex(trace, host, index, chakra));
-    chakra.policy = Policy::EvIdx;
-    links.pre185 = std::make_shared<const LinkSet>(linkWithIndex(trace, host, index, chakra));
+    links.pre185 = std::make_shared<const LinkSet>(linkWithIndex(trace, host, index, pre));
+    links.chakra10 = std::make_shared<const LinkSet>(headLinks.get());
     return links;
 }
 

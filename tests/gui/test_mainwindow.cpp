@@ -14,6 +14,7 @@
 
 #include "correctioncontroller.h"
 #include "detailsdock.h"
+#include "link/linker.h"
 #include "eventselection.h"
 #include "findingsdock.h"
 #include "reviewui.h"
@@ -41,6 +42,7 @@
 #include <QMimeData>
 #include <QSettings>
 #include <QToolTip>
+#include <QUndoStack>
 #include <QUrl>
 
 using namespace linkscope;
@@ -69,6 +71,13 @@ std::uint32_t findEvent(const ui::TraceDocument &doc, const QString &name, std::
             return e;
     }
     return core::kNoIndex;
+}
+
+core::LinkOptions externalIdOptions()
+{
+    core::LinkOptions options;
+    options.policy = core::Policy::ExternalId;
+    return options;
 }
 
 std::uint32_t findByCorrelation(const ui::TraceDocument &doc, core::EventCategory category, std::int64_t correlation)
@@ -418,6 +427,22 @@ private slots:
         findings->clearEventFilter();
         QCOMPARE(findings->filter()->rowCount(), all);
         QVERIFY(!findings->eventFilterLabel()->isVisibleTo(findings));
+
+        // Compared against the links shown: an NCCL kernel dragged onto record_param_comms by hand is
+        // where Chakra 1.0 puts it, so one fewer differs.
+        const ui::DocumentPtr opened = m_window->document();
+        const core::LinkSet head = core::linkWithIndex(opened->device(), opened->host(), opened->links().index,
+                                                       externalIdOptions());
+        const std::uint32_t comms = head.gpuLinks[head.gpuLinkOf[nccl[0]]].parent;
+        QVERIFY(m_window->review()->controller()->reparent(nccl[0], comms));
+        QVERIFY(m_window->review()->controller()->waitUntilSettled());
+        QCOMPARE(story->comparison()->chakra10.collectiveOnRecordParamComms.size(), std::size_t(2));
+        QVERIFY2(story->plainText().contains(QStringLiteral("3 GPU ops on another parent (2 NCCL/RCCL kernels")),
+                 qPrintable(story->plainText()));
+        // Undone (the sample copy is shared by the tests that follow, and so is its sidecar).
+        m_window->review()->controller()->undoStack()->undo();
+        QVERIFY(m_window->review()->controller()->waitUntilSettled());
+        QCOMPARE(story->comparison()->chakra10.collectiveOnRecordParamComms.size(), std::size_t(3));
     }
 
     void storyOnOpenSaysWhenAPolicyCannotApply()
