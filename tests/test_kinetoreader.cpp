@@ -25,6 +25,14 @@ using linkscope::test::tracePath;
 
 namespace {
 
+void writeFile(const std::string &path, const std::string &text)
+{
+    std::FILE *f = std::fopen(path.c_str(), "wb");
+    QVERIFY(f);
+    QCOMPARE(std::fwrite(text.data(), 1, text.size(), f), text.size());
+    std::fclose(f);
+}
+
 struct KinetoCounts {
     std::size_t events = 0;
     std::map<std::string, std::size_t> byCategoryText;
@@ -438,6 +446,24 @@ private slots:
         QCOMPARE(sniffTraceKind(tracePath("astrasim_chakra_et_examples/microbenchmarks/all_reduce/8npus_1MB/all_reduce.0.et")),
                  TraceKind::ChakraEt);
         QCOMPARE(traceKindName(TraceKind::Kineto), std::string_view("Kineto"));
+    }
+
+    void sniffEtPlusByItsEnd()
+    {
+        // A plain ET+ whose GPU nodes (the ones with "ph"/"cat") come after 12 MiB of host nodes is
+        // told from a plain host ET of the same size by the end of the file, read on its own.
+        QTemporaryDir dir;
+        std::string hostNodes = "{\"schema\": \"1.0.1\", \"nodes\": [";
+        for (int i = 1; hostNodes.size() < (12u << 20); ++i)
+            hostNodes += std::string(i > 1 ? ",\n" : "") + "{\"id\": " + std::to_string(i) +
+                         ", \"name\": \"aten::op\", \"ctrl_deps\": 1, \"inputs\": [], \"outputs\": [], \"attrs\": []}";
+        const std::string host = dir.filePath(QStringLiteral("host.json")).toStdString();
+        const std::string plus = dir.filePath(QStringLiteral("plus.json")).toStdString();
+        writeFile(host, hostNodes + "]}");
+        writeFile(plus, hostNodes + ",\n{\"id\": 99999999, \"name\": \"ampere_sgemm\", \"ph\": \"X\", \"cat\": \"kernel\", "
+                              "\"inclusive_dur\": 5, \"exclusive_dur\": 5}]}");
+        QCOMPARE(sniffTraceKind(host), TraceKind::HostEt);
+        QCOMPARE(sniffTraceKind(plus), TraceKind::EtPlus);
     }
 };
 

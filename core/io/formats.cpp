@@ -4,7 +4,10 @@
 #include "io/jsonscan.h"
 
 #include <array>
+#include <cerrno>
 #include <cstring>
+
+#include <unistd.h>
 
 namespace linkscope::core {
 
@@ -17,6 +20,32 @@ std::string_view FileHead::prefix(std::size_t n) const
         asked_ = n;
     }
     return std::string_view(bytes_).substr(0, n);
+}
+
+std::optional<std::string_view> FileHead::tail(std::size_t n) const
+{
+    if (n > tailAsked_) {
+        io::InputFile file(path_);
+        unsigned char magic[2] = {0, 0};
+        if (::pread(file.fd(), magic, 2, 0) == 2 && magic[0] == 0x1f && magic[1] == 0x8b)
+            return std::nullopt; // start() is the inflated text; the raw bytes say gzip
+        const std::uint64_t size = file.size();
+        const std::uint64_t from = size > n ? size - n : 0;
+        tail_.resize(static_cast<std::size_t>(size - from));
+        std::size_t done = 0;
+        while (done < tail_.size()) {
+            const ssize_t got = ::pread(file.fd(), tail_.data() + done, tail_.size() - done, static_cast<off_t>(from + done));
+            if (got < 0 && errno == EINTR)
+                continue;
+            if (got <= 0) {
+                tail_.resize(done); // shrank or failed: what was read is all there is
+                break;
+            }
+            done += static_cast<std::size_t>(got);
+        }
+        tailAsked_ = n;
+    }
+    return std::string_view(tail_).substr(tail_.size() > n ? tail_.size() - n : 0);
 }
 
 namespace {
@@ -107,8 +136,15 @@ bool isEtPlus(const FileHead &head)
         return false;
     if (hasDeviceTiming(head.start().substr(json.valueAt)))
         return true;
-    // Older ET+ files (PARAM's linker) append their GPU nodes late in the file: look further.
-    return head.start().size() == FileHead::kStart && hasDeviceTiming(head.prefix(std::size_t(64) << 20));
+    if (head.start().size() < FileHead::kStart)
+        return false; // the whole file was seen
+    // Older ET+ files (PARAM's linker) append their GPU nodes at the end of the nodes array: look at
+    // the end of a plain file (the last 8 MiB, read on their own: a job sniffs every rank's host ET
+    // three times, and scanning a 64 MiB prefix of each was 8% of its CPU); a gzip file's end is
+    // not reachable without inflating it all, so its first 64 MiB are looked at instead.
+    if (const auto tail = head.tail(std::size_t(8) << 20))
+        return hasDeviceTiming(*tail);
+    return hasDeviceTiming(head.prefix(std::size_t(64) << 20));
 }
 
 bool isHostEt(const FileHead &head) { return jsonHead(head.start()).shape == JsonShape::Nodes && !isEtPlus(head); }

@@ -13,6 +13,7 @@
 #include "model/devicetrace.h"
 #include "model/hosttrace.h"
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -36,11 +37,16 @@ public:
     // The first MiB: what detectors look at unless they need more.
     std::string_view start() const { return prefix(kStart); }
     static constexpr std::size_t kStart = std::size_t(1) << 20;
+    // The last min(n, file size) bytes of a plain file, read without the rest; nullopt for a gzip
+    // file (its end is only reached by inflating all of it). Throws LoadError as prefix() does.
+    std::optional<std::string_view> tail(std::size_t n) const;
 
 private:
     std::string path_;
     mutable std::string bytes_;
     mutable std::size_t asked_ = 0;
+    mutable std::string tail_;
+    mutable std::size_t tailAsked_ = 0;
 };
 
 struct InputFormat {
