@@ -128,6 +128,12 @@ std::size_t scanChakraEt(const std::string &data, const std::string &name, bool 
     frameChakraEt(data, name, wasGzip, metadata, [&](const char *bytes, int size, std::size_t count, std::size_t offset) {
         if (!node.ParseFromArray(bytes, size))
             throw LoadError(name, offset, "malformed Node message (node #" + std::to_string(count) + ")");
+        // Bytes that set nothing (an empty packed list, say) are the empty node too: written back
+        // they would be zero bytes, which the framing refuses, so refuse them here the same way.
+        if (node.ByteSizeLong() == 0)
+            throw LoadError(name, offset,
+                            "empty Node message (node #" + std::to_string(count) + ", no id, name or type): its " +
+                                std::to_string(size) + " bytes set no field");
         if (node.GetReflection()->GetUnknownFields(node).field_count() > 0)
             ++unknownFieldNodes;
         onNode(node, offset);
