@@ -19,6 +19,7 @@
 #include <QDragEnterEvent>
 #include <QDropEvent>
 #include <QFileDialog>
+#include <QDir>
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QKeySequence>
@@ -221,7 +222,8 @@ void MainWindow::buildStatusBar()
     m_warningsLabel = new QLabel(this);
     m_warningsLabel->hide();
     statusBar()->addWidget(m_countsLabel, 1);
-    statusBar()->addWidget(m_warningsLabel);
+    // Permanent: a temporary status message ("Cancelled", …) never paints over it.
+    statusBar()->addPermanentWidget(m_warningsLabel);
 
     m_progressPanel = new QWidget(this);
     auto *layout = new QHBoxLayout(m_progressPanel);
@@ -248,17 +250,10 @@ void MainWindow::buildStatusBar()
     connect(m_progressTimer, &QTimer::timeout, this, &MainWindow::updateProgress);
 }
 
-void MainWindow::openPair(const QString &hostPath, const QString &devicePath)
-{
-    rememberRecent(hostPath, devicePath);
-    m_loader->load(hostPath, devicePath, m_policy);
-}
+// A pair goes into Open Recent once it has opened (onLoaded), never when it failed.
+void MainWindow::openPair(const QString &hostPath, const QString &devicePath) { m_loader->load(hostPath, devicePath, m_policy); }
 
-void MainWindow::openDevice(const QString &devicePath)
-{
-    rememberRecent(QString(), devicePath);
-    m_loader->load(QString(), devicePath, m_policy);
-}
+void MainWindow::openDevice(const QString &devicePath) { m_loader->load(QString(), devicePath, m_policy); }
 
 void MainWindow::openFiles(const QStringList &paths)
 {
@@ -335,9 +330,11 @@ void MainWindow::finishProgress()
 void MainWindow::onLoaded(DocumentPtr doc, const QStringList &warnings, bool relink)
 {
     finishProgress();
+    if (!relink && doc)
+        rememberRecent(doc->hostPath(), doc->devicePath());
     setDocument(std::move(doc));
     if (!warnings.isEmpty()) {
-        m_warningsLabel->setText(tr("⚠ %L1 warnings").arg(warnings.size()));
+        m_warningsLabel->setText(warnings.size() == 1 ? tr("⚠ 1 warning") : tr("⚠ %L1 warnings").arg(warnings.size()));
         m_warningsLabel->setToolTip(warnings.mid(0, 30).join(QLatin1Char('\n'))
                                     + (warnings.size() > 30 ? tr("\n… and %L1 more").arg(warnings.size() - 30) : QString()));
         m_warningsLabel->show();
@@ -424,8 +421,11 @@ void MainWindow::rebuildRecentMenu()
             continue;
         const QString host = parts.at(0);
         const QString device = parts.at(1);
-        const QString text = host.isEmpty() ? QFileInfo(device).fileName()
-                                            : QStringLiteral("%1 + %2").arg(QFileInfo(host).fileName(), QFileInfo(device).fileName());
+        // The names, then the folder (elided at its start), so that two runs' kineto.json can be told apart.
+        const QString names = host.isEmpty() ? QFileInfo(device).fileName()
+                                             : QStringLiteral("%1 + %2").arg(QFileInfo(host).fileName(), QFileInfo(device).fileName());
+        const QString folder = fontMetrics().elidedText(QDir::toNativeSeparators(QFileInfo(device).absolutePath()), Qt::ElideLeft, 360);
+        const QString text = QStringLiteral("%1 \u2014 %2").arg(names, folder);
         QAction *action = m_recentMenu->addAction(text, this, [this, host, device] {
             if (host.isEmpty())
                 openDevice(device);

@@ -40,6 +40,7 @@
 #include <QFileInfo>
 #include <QHelpEvent>
 #include <QMimeData>
+#include <QMenu>
 #include <QSettings>
 #include <QToolTip>
 #include <QUndoStack>
@@ -97,6 +98,7 @@ private slots:
     {
         QCoreApplication::setOrganizationName(QStringLiteral("LinkscopeTests"));
         QCoreApplication::setApplicationName(QStringLiteral("test_mainwindow"));
+        QSettings().remove(QStringLiteral("recentTraces")); // what earlier runs left
     }
 
     void init()
@@ -312,6 +314,9 @@ private slots:
         const QString message = failed.takeFirst().at(0).toString();
         QVERIFY2(message.contains(QStringLiteral("broken_kineto.json")), qPrintable(message));
         QCOMPARE(m_window->document(), before);
+        // A failed open is not offered again in Open Recent.
+        for (const QString &entry : QSettings().value(QStringLiteral("recentTraces")).toStringList())
+            QVERIFY2(!entry.contains(QStringLiteral("broken_kineto.json")), qPrintable(entry));
         // Close the non-modal error box.
         for (QWidget *w : QApplication::topLevelWidgets())
             if (w->inherits("QMessageBox"))
@@ -367,6 +372,17 @@ private slots:
         QVERIFY(!recent.isEmpty());
         QCOMPARE(recent.front(), QFileInfo(sample("sample_host_et.json")).absoluteFilePath() + QLatin1Char('\n')
                                      + QFileInfo(sample("sample_kineto.json")).absoluteFilePath());
+        // The menu names both files and the folder they are in.
+        QMenu *menu = nullptr;
+        for (QMenu *m : m_window->findChildren<QMenu *>())
+            if (m->title().contains(QStringLiteral("recent"), Qt::CaseInsensitive))
+                menu = m;
+        QVERIFY(menu);
+        QMetaObject::invokeMethod(menu, "aboutToShow");
+        QVERIFY(!menu->actions().isEmpty());
+        const QString text = menu->actions().front()->text();
+        QVERIFY2(text.startsWith(QStringLiteral("sample_host_et.json + sample_kineto.json")), qPrintable(text));
+        QVERIFY2(text.contains(QFileInfo(sample("sample_kineto.json")).dir().dirName()), qPrintable(text)); // its folder
     }
 
     void tooltipNamesEventAndParent()
