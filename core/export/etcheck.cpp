@@ -1,5 +1,6 @@
 #include "export/etcheck.h"
 
+#include "base/parallel.h"
 #include "export/astrasimtarget.h"
 #include "export/etformat.h"
 #include "export/graphorder.h"
@@ -15,7 +16,6 @@
 #include <optional>
 #include <regex>
 #include <set>
-#include <thread>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -512,13 +512,7 @@ EtCheckResult checkEtFiles(const std::vector<std::string> &files, const std::str
         for (std::size_t i; (i = next.fetch_add(1)) < files.size();)
             checked[i] = checkEtFile(files[i], rankOfFile(files[i], static_cast<std::int64_t>(i)));
     };
-    const int threads = std::clamp<int>(jobs, 1, static_cast<int>(std::max<std::size_t>(files.size(), 1)));
-    std::vector<std::thread> pool;
-    for (int t = 1; t < threads; ++t)
-        pool.emplace_back(worker);
-    worker();
-    for (std::thread &t : pool)
-        t.join();
+    runOnThreads(std::clamp<int>(jobs, 1, static_cast<int>(std::max<std::size_t>(files.size(), 1))), worker);
     return checkEtJob(std::move(checked), commGroupsPath);
 }
 

@@ -1,5 +1,6 @@
 #include "job/jobrun.h"
 
+#include "base/parallel.h"
 #include "edit/correction.h"
 #include "edit/sidecar.h"
 #include "export/etcheck.h"
@@ -15,7 +16,6 @@
 #include <mutex>
 #include <optional>
 #include <set>
-#include <thread>
 
 namespace linkscope::core::job {
 
@@ -158,13 +158,7 @@ std::vector<RankSummary> processRanks(const std::vector<RankFiles> &ranks, const
             }
         }
     };
-    const int threads = std::max(1, std::min<int>(options.jobs, static_cast<int>(ranks.size())));
-    std::vector<std::thread> pool;
-    for (int t = 1; t < threads; ++t)
-        pool.emplace_back(worker);
-    worker();
-    for (std::thread &t : pool)
-        t.join();
+    runOnThreads(std::max(1, std::min<int>(options.jobs, static_cast<int>(ranks.size()))), worker);
     if (failure)
         std::rethrow_exception(failure);
     return out;
