@@ -3,6 +3,7 @@
 // This file uses no Qt, so the CLI builds and runs without Qt.
 
 #include "commands/commands.h"
+#include "io/jsonkernel.h"
 #ifdef LINKSCOPE_WITH_GUI
 #include "guimain.h"
 #endif
@@ -33,6 +34,18 @@ void printHeadlessExamples(std::ostream &err)
            "  linkscope export --host HOST_ET.json --device DEVICE_TRACE.json --et out.et\n";
 }
 
+// The version, and the JSON kernel simdjson chose for this CPU (the build runs on any CPU of its
+// architecture; the kernel decides how fast traces are read).
+void printVersion(std::ostream &out)
+{
+    const linkscope::core::JsonKernel active = linkscope::core::activeJsonKernel();
+    out << "linkscope " << LINKSCOPE_VERSION << "\n"
+        << "JSON reader kernel: " << active.name << " (" << active.description << "), chosen for this CPU from:";
+    for (const linkscope::core::JsonKernel &k : linkscope::core::runnableJsonKernels())
+        out << ' ' << k.name;
+    out << "\n";
+}
+
 } // namespace
 
 int main(int argc, char *argv[])
@@ -42,6 +55,10 @@ int main(int argc, char *argv[])
         const std::string first = argv[1];
         if (first == "--help" || first == "-h" || first == "help") {
             cli::printUsage(std::cout);
+            return 0;
+        }
+        if (first == "--version") {
+            printVersion(std::cout);
             return 0;
         }
         for (const cli::Command &command : cli::commands()) {

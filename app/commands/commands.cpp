@@ -24,7 +24,8 @@ void printUsage(std::ostream &out)
            "commands:\n";
     for (const Command &c : commands())
         out << "  " << c.name << std::string(10 - std::string(c.name).size(), ' ') << c.summary << '\n';
-    out << "\nRun 'linkscope <command> --help' for a command's options.\n";
+    out << "\nRun 'linkscope <command> --help' for a command's options; 'linkscope --version' for the\n"
+           "version and the JSON reader kernel chosen for this CPU.\n";
 }
 
 } // namespace linkscope::cli

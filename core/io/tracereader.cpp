@@ -20,25 +20,6 @@ std::string_view traceKindName(TraceKind k)
     return "unknown";
 }
 
-namespace {
-
-// The readers' simdjson kernels were compiled for AVX2 (io/readers.cmake).
-void requireReaderCpu(const std::string &name)
-{
-#if defined(LINKSCOPE_READERS_NEED_AVX2) && (defined(__GNUC__) || defined(__clang__))
-    static const bool supported = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi")
-        && __builtin_cpu_supports("popcnt");
-    if (!supported)
-        throw LoadError(name, kUnknownOffset,
-                        "this build of Linkscope needs a CPU with AVX2 to read JSON traces; rebuild with "
-                        "-DLINKSCOPE_SIMD_READERS=OFF");
-#else
-    (void)name;
-#endif
-}
-
-} // namespace
-
 TraceKind sniffTraceKind(const std::string &path)
 {
     const InputFormat *format = detectInputFormat(path);
@@ -47,7 +28,6 @@ TraceKind sniffTraceKind(const std::string &path)
 
 HostTrace readHostTrace(const std::string &path, const ProgressFn &progress)
 {
-    requireReaderCpu(path);
     io::ProgressReporter reporter(progress);
     // A plain host ET stays in its file (node spans are read back from it when exporting).
     io::InputText input = io::readInputFile(path, reporter, io::TextUse::FileBackedOrRetained);
@@ -60,7 +40,6 @@ HostTrace readHostTrace(const std::string &path, const ProgressFn &progress)
 
 DeviceTrace readKinetoTrace(const std::string &path, const ProgressFn &progress)
 {
-    requireReaderCpu(path);
     io::ProgressReporter reporter(progress);
     // The Kineto reader keeps only the events and their args: the text is streamed through.
     io::InputText input = io::readInputFile(path, reporter, io::TextUse::Streamed);
@@ -73,7 +52,6 @@ DeviceTrace readKinetoTrace(const std::string &path, const ProgressFn &progress)
 
 HostTrace parseHostTrace(std::string data, const std::string &name, const ProgressFn &progress)
 {
-    requireReaderCpu(name);
     io::ProgressReporter reporter(progress);
     io::InputText input = io::decodeInput(std::move(data), name, reporter);
     HostTrace trace = io::parseHost(std::move(input), name, reporter);
@@ -83,7 +61,6 @@ HostTrace parseHostTrace(std::string data, const std::string &name, const Progre
 
 DeviceTrace parseKinetoTrace(std::string data, const std::string &name, const ProgressFn &progress)
 {
-    requireReaderCpu(name);
     io::ProgressReporter reporter(progress);
     io::InputText input = io::decodeInput(std::move(data), name, reporter);
     DeviceTrace trace = io::parseKineto(std::move(input), name, reporter);

@@ -1,0 +1,163 @@
+#pragma once
+// A canonical text of everything a reader produced (every field of every event / node, strings
+// resolved, spans as offsets, warnings), so that two reads of the same file can be compared
+// exactly: one simdjson kernel against another, the parallel readers against one thread.
+
+#include "model/devicetrace.h"
+#include "model/hosttrace.h"
+
+#include <sstream>
+#include <string>
+
+namespace linkscope::test {
+
+namespace detail {
+
+inline void put(std::ostringstream &o, const core::StringPool &strings, core::StringId id)
+{
+    o << '"' << strings.at(id) << '"';
+}
+
+inline void put(std::ostringstream &o, const core::DeviceTrace &t, const core::TraceId &id)
+{
+    o << (id.isString ? "s:" : "n:") << t.idText(id);
+}
+
+inline void put(std::ostringstream &o, const core::Span &s)
+{
+    o << s.offset << '+' << s.length;
+}
+
+inline void putWarnings(std::ostringstream &o, const std::vector<core::Diagnostic> &warnings)
+{
+    for (const core::Diagnostic &w : warnings)
+        o << "warning " << static_cast<int>(w.severity) << ' ' << w.toString() << '\n';
+}
+
+} // namespace detail
+
+inline std::string readerDigest(const core::DeviceTrace &t)
+{
+    using namespace detail;
+    std::ostringstream o;
+    o << "bytes " << t.sourceBytes << " gzip " << t.wasGzip << " schema " << t.schemaVersion << " base "
+      << (t.baseTimeNs ? std::to_string(*t.baseTimeNs) : "-") << '\n';
+    if (t.distributed) {
+        const core::DistributedInfo &d = *t.distributed;
+        o << "dist " << d.backend << ' ' << d.rank << ' ' << d.worldSize << ' ' << d.ncclVersion << '\n';
+        for (const core::ProcessGroupConfig &pg : d.processGroups) {
+            o << " pg " << pg.name << '|' << pg.desc << '|' << pg.backendConfig << '|' << pg.size << ':';
+            for (std::int64_t r : pg.ranks)
+                o << ' ' << r;
+            o << '\n';
+        }
+    }
+    for (const core::DeviceProperties &d : t.devices)
+        o << "device " << d.id << ' ' << d.name << ' ' << d.totalGlobalMem << ' ' << d.computeMajor << '.'
+          << d.computeMinor << ' ' << d.numSms << '\n';
+    for (const auto &[key, name] : t.threadNames) {
+        o << "thread ";
+        put(o, t, key.pid);
+        o << '/';
+        put(o, t, key.tid);
+        o << ' ' << name << '\n';
+    }
+    for (const auto &[pid, name] : t.processNames) {
+        o << "process ";
+        put(o, t, pid);
+        o << ' ' << name << '\n';
+    }
+    for (const auto &[key, index] : t.threadSortIndex) {
+        o << "sort ";
+        put(o, t, key.pid);
+        o << '/';
+        put(o, t, key.tid);
+        o << ' ' << index << '\n';
+    }
+    for (const core::DeviceEvent &e : t.events) {
+        o << e.ts << ' ' << e.dur << ' ';
+        put(o, t, e.thread.pid);
+        o << '/';
+        put(o, t, e.thread.tid);
+        o << ' ' << e.externalId << ' ' << e.correlation << ' ' << e.evIdx << ' ' << e.flowId << ' ' << e.stream
+          << ' ' << e.graphId << ' ' << e.rfId << ' ' << e.device << ' ';
+        put(o, t.strings, e.name);
+        o << ' ';
+        put(o, t.strings, e.categoryText);
+        o << ' ' << static_cast<int>(e.category) << ' ' << static_cast<int>(e.phase) << ' ';
+        put(o, e.args);
+        if (e.collective != core::kNoIndex) {
+            const core::CollectiveArgs &c = t.collectives.at(e.collective);
+            o << " coll ";
+            put(o, t.strings, c.collectiveName);
+            put(o, t.strings, c.processGroupName);
+            put(o, t.strings, c.processGroupDesc);
+            put(o, t.strings, c.dtype);
+            o << ' ' << c.inMsgNelems << ' ' << c.outMsgNelems << ' ' << c.groupSize << ' ' << c.srcRank << ' '
+              << c.dstRank << ' ' << c.seq;
+        }
+        o << '\n';
+    }
+    for (const core::SyncArgs &s : t.syncArgs)
+        o << "sync " << s.event << ' ' << s.waitOnStream << ' ' << s.recordCorrelation << '\n';
+    putWarnings(o, t.warnings);
+    return o.str();
+}
+
+inline std::string readerDigest(const core::HostTrace &t)
+{
+    using namespace detail;
+    std::ostringstream o;
+    o << "bytes " << t.sourceBytes << " gzip " << t.wasGzip << " schema " << t.schema << " layout "
+      << static_cast<int>(t.layout) << " pid " << t.pid << " time " << t.time << ' ' << t.startTs << ' '
+      << t.finishTs << " truncated " << t.recoveredTruncation << '\n';
+    for (const core::HostNode &n : t.nodes) {
+        o << n.id << ' ' << n.parentId << ' ' << n.parent << ' ';
+        put(o, t.strings, n.name);
+        o << ' ' << n.rfId << ' ' << n.tid << ' ' << n.fwParent << ' ' << n.seqId << ' ' << n.fwTid << ' ' << n.scope
+          << ' ';
+        put(o, t.strings, n.opSchema);
+        put(o, t.strings, n.kernelBackend);
+        put(o, t.strings, n.kernelFile);
+        o << ' ' << n.parentMissing;
+        for (const core::HostIO *io : {&n.inputs, &n.outputs}) {
+            o << " io ";
+            put(o, io->values);
+            o << ',';
+            put(o, io->shapes);
+            o << ',';
+            put(o, io->types);
+            o << ',';
+            put(o, io->strides);
+        }
+        o << " attrs ";
+        put(o, n.attrs);
+        o << " raw ";
+        put(o, n.raw);
+        if (n.comm != UINT32_MAX) {
+            const core::HostCommAttrs &c = t.commAttrs.at(n.comm);
+            o << " comm ";
+            put(o, t.strings, c.collectiveName);
+            put(o, t.strings, c.dtype);
+            put(o, t.strings, c.pgName);
+            put(o, t.strings, c.pgDesc);
+            o << ' ' << c.inMsgNelems << ' ' << c.outMsgNelems << ' ' << c.pgSize << ' ' << c.globalRankStart << ' '
+              << c.globalRankStride;
+        }
+        o << '\n';
+    }
+    o << "children";
+    for (std::uint32_t c : t.childBegin)
+        o << ' ' << c;
+    o << "\nlist";
+    for (std::uint32_t c : t.childList)
+        o << ' ' << c;
+    o << "\nroots";
+    for (std::uint32_t r : t.roots)
+        o << ' ' << r;
+    o << '\n';
+    putWarnings(o, t.warnings);
+    return o.str();
+}
+
+} // namespace linkscope::test

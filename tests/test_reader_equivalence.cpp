@@ -1,0 +1,175 @@
+// The readers give the same result whatever runs them: every simdjson kernel this CPU can run
+// (haswell, westmere, fallback on x86-64; arm64, fallback on ARM) reads every real trace the tests
+// have, and a set of broken ones, to the same events, nodes, warnings and error messages.
+
+#include "io/jsonkernel.h"
+#include "io/tracereader.h"
+#include "readerdigest.h"
+#include "testsupport.h"
+
+#include <QDirIterator>
+#include <QObject>
+#include <QTest>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+using namespace linkscope;
+
+namespace {
+
+// Every JSON trace (plain or gzip) under a folder.
+QStringList tracesUnder(const QString &dir)
+{
+    QStringList out;
+    QDirIterator it(dir, {QStringLiteral("*.json"), QStringLiteral("*.json.gz")}, QDir::Files,
+                    QDirIterator::Subdirectories);
+    while (it.hasNext())
+        out << it.next();
+    out.sort();
+    return out;
+}
+
+// What reading the file gives (as the app reads it: by its sniffed kind), or the error.
+std::string readAs(const std::function<std::string()> &read)
+{
+    try {
+        return read();
+    } catch (const std::exception &e) {
+        return std::string("error: ") + e.what();
+    }
+}
+
+std::string digestOfFile(const std::string &path)
+{
+    return readAs([&] {
+        switch (core::sniffTraceKind(path)) {
+        case core::TraceKind::Kineto: return "kineto\n" + test::readerDigest(core::readKinetoTrace(path));
+        case core::TraceKind::HostEt:
+        case core::TraceKind::EtPlus: return "host\n" + test::readerDigest(core::readHostTrace(path));
+        default: return std::string("not a JSON trace");
+        }
+    });
+}
+
+std::string digestOfText(const std::string &text, bool asKineto)
+{
+    return readAs([&] {
+        return asKineto ? test::readerDigest(core::parseKinetoTrace(text, "broken.json"))
+                        : test::readerDigest(core::parseHostTrace(text, "broken.json"));
+    });
+}
+
+// Broken variants of a good trace: cut at several places, a byte flipped into a quote or a brace,
+// a number spoiled. Each must give the same error (or the same recovered result) on every kernel.
+std::vector<std::string> brokenVariants(const std::string &good)
+{
+    std::vector<std::string> out;
+    for (int cut : {1, 7, 31, 50, 77, 93, 99})
+        out.push_back(good.substr(0, good.size() * static_cast<std::size_t>(cut) / 100));
+    for (int at : {13, 41, 67, 88}) {
+        for (char c : {'"', '{', ']', '\\', '\x01'}) {
+            std::string s = good;
+            s[s.size() * static_cast<std::size_t>(at) / 100] = c;
+            out.push_back(std::move(s));
+        }
+    }
+    return out;
+}
+
+class KernelGuard {
+public:
+    KernelGuard() : original_(core::activeJsonKernel().name) {}
+    ~KernelGuard() { core::selectJsonKernel(original_); }
+
+private:
+    std::string original_;
+};
+
+} // namespace
+
+class TestReaderEquivalence : public QObject {
+    Q_OBJECT
+
+private slots:
+    void kernelsAreListed()
+    {
+        const std::vector<core::JsonKernel> kernels = core::runnableJsonKernels();
+        QVERIFY(!kernels.empty());
+        bool hasFallback = false;
+        for (const core::JsonKernel &k : kernels)
+            hasFallback = hasFallback || k.name == "fallback";
+        QVERIFY2(hasFallback, "the portable kernel is always compiled in and runnable");
+        QVERIFY(!core::selectJsonKernel("no-such-kernel"));
+        QCOMPARE(core::activeJsonKernel().name, core::activeJsonKernel().name);
+    }
+
+    void everyKernelReadsEveryTrace_data()
+    {
+        QTest::addColumn<QString>("path");
+        QStringList files;
+        files << tracesUnder(test::bundledTracesDir())
+              << tracesUnder(QString::fromStdString(test::sourcePath("resources/samples")))
+              << tracesUnder(QString::fromStdString(test::dataPath("export")));
+        if (QFileInfo(test::sharedTracesDir()).isDir())
+            files << tracesUnder(test::sharedTracesDir());
+        for (const QString &f : files)
+            QTest::newRow(qPrintable(f.section(QLatin1Char('/'), -2))) << f;
+    }
+
+    void everyKernelReadsEveryTrace()
+    {
+        QFETCH(QString, path);
+        KernelGuard guard;
+        const std::vector<core::JsonKernel> kernels = core::runnableJsonKernels();
+        QVERIFY(core::selectJsonKernel(kernels.front().name));
+        const std::string reference = digestOfFile(path.toStdString());
+        QVERIFY2(reference.rfind("error: ", 0) != 0, reference.c_str());
+        for (std::size_t k = 1; k < kernels.size(); ++k) {
+            QVERIFY(core::selectJsonKernel(kernels[k].name));
+            const std::string other = digestOfFile(path.toStdString());
+            QVERIFY2(other == reference, qPrintable(QStringLiteral("kernel %1 reads %2 differently from %3")
+                                                        .arg(QString::fromStdString(kernels[k].name), path,
+                                                             QString::fromStdString(kernels.front().name))));
+        }
+    }
+
+    void everyKernelRefusesBrokenTracesAlike_data()
+    {
+        QTest::addColumn<QString>("path");
+        QTest::addColumn<bool>("kineto");
+        QTest::newRow("sample kineto") << QString::fromStdString(test::sourcePath("resources/samples/sample_kineto.json"))
+                                       << true;
+        QTest::newRow("sample host ET") << QString::fromStdString(test::sourcePath("resources/samples/sample_host_et.json"))
+                                        << false;
+    }
+
+    void everyKernelRefusesBrokenTracesAlike()
+    {
+        QFETCH(QString, path);
+        QFETCH(bool, kineto);
+        KernelGuard guard;
+        const std::string good = test::readFile(path.toStdString());
+        QVERIFY(!good.empty());
+        const std::vector<core::JsonKernel> kernels = core::runnableJsonKernels();
+        int variant = 0;
+        for (const std::string &broken : brokenVariants(good)) {
+            QVERIFY(core::selectJsonKernel(kernels.front().name));
+            const std::string reference = digestOfText(broken, kineto);
+            for (std::size_t k = 1; k < kernels.size(); ++k) {
+                QVERIFY(core::selectJsonKernel(kernels[k].name));
+                QVERIFY2(digestOfText(broken, kineto) == reference,
+                         qPrintable(QStringLiteral("variant %1: kernel %2 differs from %3: %4")
+                                        .arg(variant)
+                                        .arg(QString::fromStdString(kernels[k].name),
+                                             QString::fromStdString(kernels.front().name),
+                                             QString::fromStdString(reference.substr(0, 200)))));
+            }
+            ++variant;
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestReaderEquivalence)
+#include "test_reader_equivalence.moc"
