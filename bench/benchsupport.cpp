@@ -43,12 +43,21 @@ bool resetPeakRss()
     return static_cast<bool>(clear);
 }
 
+namespace {
+cpu_set_t savedAffinity;
+bool haveSavedAffinity = false;
+} // namespace
+
 bool pinToOneCore()
 {
     cpu_set_t current;
     CPU_ZERO(&current);
     if (sched_getaffinity(0, sizeof current, &current) != 0)
         return false;
+    if (!haveSavedAffinity) {
+        savedAffinity = current;
+        haveSavedAffinity = true;
+    }
     for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
         if (CPU_ISSET(cpu, &current)) {
             cpu_set_t one;
@@ -58,6 +67,12 @@ bool pinToOneCore()
         }
     }
     return false;
+}
+
+void unpinCores()
+{
+    if (haveSavedAffinity)
+        sched_setaffinity(0, sizeof savedAffinity, &savedAffinity);
 }
 
 double megabytes(std::uint64_t bytes) { return static_cast<double>(bytes) / 1e6; }

@@ -30,6 +30,8 @@ std::uint64_t currentRssBytes();
 bool resetPeakRss();
 // Restricts the process to one CPU so a "one core" figure means one core even if a stage starts threads.
 bool pinToOneCore();
+// Gives back the cores pinToOneCore() took away.
+void unpinCores();
 
 // 1 MB = 10^6 bytes throughout the bench output.
 double megabytes(std::uint64_t bytes);
@@ -47,6 +49,7 @@ int runLoad(Args args, std::ostream &out, std::ostream &err);
 int runLink(Args args, std::ostream &out, std::ostream &err);
 int runExport(Args args, std::ostream &out, std::ostream &err);
 int runHash(Args args, std::ostream &out, std::ostream &err);
+int runWalk(Args args, std::ostream &out, std::ostream &err);
 int runRender(Args args, std::ostream &out, std::ostream &err); // built only with the UI
 
 } // namespace linkscope::bench

@@ -16,6 +16,8 @@ void usage(std::ostream &out)
            "  link [HOST_ET KINETO]      link time apart from load time; without files: three generated sizes\n"
            "       [--sizes 32M,128M,512M] [--seed N]\n"
            "  export HOST_ET KINETO [--out DIR]  time and output size of each writer (ET+, .et, Perfetto)\n"
+           "  walk KINETO [--runs N]     the single-core limit: a plain simdjson On-Demand walk of the file,\n"
+           "                             against the Kineto reader on one core and on all cores\n"
            "  hash FILE [--runs N]       fingerprint speed (size + SHA-256, as a sidecar records its inputs), MB/s\n"
 #ifdef LINKSCOPE_BENCH_RENDER
            "  render [KINETO] [--events N] [--frames N]  1920x1080 timeline repaint time (median per zoom level);\n"
@@ -44,6 +46,8 @@ int main(int argc, char **argv)
             return runLink(args, std::cout, std::cerr);
         if (stage == "export")
             return runExport(args, std::cout, std::cerr);
+        if (stage == "walk")
+            return runWalk(args, std::cout, std::cerr);
         if (stage == "hash")
             return runHash(args, std::cout, std::cerr);
 #ifdef LINKSCOPE_BENCH_RENDER
