@@ -107,11 +107,14 @@ int runWalk(Args args, std::ostream &out, std::ostream &err)
                 out << ' '; // never, but the compiler cannot know
         }
         {
+            const core::ReaderThreads configured = core::readerThreads();
+            core::setReaderThreads({1, configured.minChunkBytes});
             pinToOneCore();
             Stopwatch watch;
             readerEvents = core::readKinetoTrace(path).events.size();
             bestOne = std::min(bestOne, watch.seconds());
             unpinCores();
+            core::setReaderThreads(configured);
         }
         {
             Stopwatch watch;
@@ -129,7 +132,8 @@ int runWalk(Args args, std::ostream &out, std::ostream &err)
         << std::setprecision(3) << "Kineto reader, one core:        " << bestOne << " s (" << std::setprecision(1)
         << mb / bestOne << " MB/s), " << std::setprecision(2) << (bestWalk + bestRead) / bestOne
         << "x the walk's throughput\n"
-        << std::setprecision(3) << "Kineto reader, " << cores << " cores:          " << bestAll << " s ("
+        << std::setprecision(3) << "Kineto reader, " << cores << " cores (" << core::readerThreads().threads
+        << " threads): " << bestAll << " s ("
         << std::setprecision(1) << mb / bestAll << " MB/s), " << std::setprecision(2) << (bestWalk + bestRead) / bestAll
         << "x the walk's throughput\n";
     printResult(out, "kineto_load_vs_walk", (bestWalk + bestRead) / bestAll, "x");

@@ -1,9 +1,11 @@
 // The readers give the same result whatever runs them: every simdjson kernel this CPU can run
-// (haswell, westmere, fallback on x86-64; arm64, fallback on ARM) reads every real trace the tests
-// have, and a set of broken ones, to the same events, nodes, warnings and error messages.
+// (haswell, westmere, fallback on x86-64; arm64, fallback on ARM), and one thread or several
+// parsing chunks of the file at once, read every real trace the tests have, and a set of broken
+// ones, to the same events, nodes, warnings and error messages.
 
 #include "io/jsonkernel.h"
 #include "io/tracereader.h"
+#include "gen/tracegenerator.h"
 #include "readerdigest.h"
 #include "testsupport.h"
 
@@ -11,11 +13,15 @@
 #include <QObject>
 #include <QTest>
 
+#include <fstream>
 #include <functional>
+#include <sstream>
 #include <string>
 #include <vector>
 
 using namespace linkscope;
+using linkscope::gen::GeneratorOptions;
+using linkscope::gen::generatePair;
 
 namespace {
 
@@ -78,6 +84,20 @@ std::vector<std::string> brokenVariants(const std::string &good)
     return out;
 }
 
+class ThreadsGuard {
+public:
+    ThreadsGuard() : original_(core::readerThreads()) {}
+    ~ThreadsGuard() { core::setReaderThreads(original_); }
+
+private:
+    core::ReaderThreads original_;
+};
+
+// Thread counts and chunk sizes that split even the small bundled traces into many chunks.
+const std::vector<core::ReaderThreads> kSplits = {{2, 4096}, {3, 1500}, {8, 512}};
+// Chunks of a few windows each, for the broken large traces.
+const std::vector<core::ReaderThreads> kLargeSplits = {{2, 1u << 20}, {3, 1500000}, {5, 1u << 20}};
+
 class KernelGuard {
 public:
     KernelGuard() : original_(core::activeJsonKernel().name) {}
@@ -132,6 +152,75 @@ private slots:
             QVERIFY2(other == reference, qPrintable(QStringLiteral("kernel %1 reads %2 differently from %3")
                                                         .arg(QString::fromStdString(kernels[k].name), path,
                                                              QString::fromStdString(kernels.front().name))));
+        }
+    }
+
+    void everyThreadCountReadsEveryTrace_data() { everyKernelReadsEveryTrace_data(); }
+
+    void everyThreadCountReadsEveryTrace()
+    {
+        QFETCH(QString, path);
+        ThreadsGuard guard;
+        core::setReaderThreads({1, 16u << 20});
+        const std::string reference = digestOfFile(path.toStdString());
+        QVERIFY2(reference.rfind("error: ", 0) != 0, reference.c_str());
+        for (const core::ReaderThreads &split : kSplits) {
+            core::setReaderThreads(split);
+            const std::string other = digestOfFile(path.toStdString());
+            if (other != reference && qEnvironmentVariableIsSet("LINKSCOPE_TEST_DUMP")) {
+                std::ofstream(qPrintable(qEnvironmentVariable("LINKSCOPE_TEST_DUMP") + "/one.txt")) << reference;
+                std::ofstream(qPrintable(qEnvironmentVariable("LINKSCOPE_TEST_DUMP") + "/split.txt")) << other;
+            }
+            QVERIFY2(other == reference,
+                     qPrintable(QStringLiteral("%1 threads, chunks of at least %2 bytes: %3 read differently")
+                                    .arg(split.threads)
+                                    .arg(split.minChunkBytes)
+                                    .arg(path)));
+        }
+    }
+
+    // Broken traces split into chunks: the error (or what is recovered) is the one-thread read's.
+    // Large enough that the broken bytes (before the last 512 KiB window) are parsed by simdjson in
+    // both reads: the one-thread reader validates every byte only in its last window (with the
+    // scanner), simdjson On-Demand elsewhere does not look inside strings it skips.
+    void everyThreadCountRefusesBrokenTracesAlike_data()
+    {
+        QTest::addColumn<QByteArray>("text");
+        QTest::addColumn<bool>("kineto");
+        GeneratorOptions options;
+        options.seed = 11;
+        options.targetKinetoBytes = 6u << 20;
+        std::ostringstream host, device, truth;
+        generatePair(options, host, device, truth);
+        QTest::newRow("generated Kineto, 6 MiB") << QByteArray::fromStdString(device.str()) << true;
+        QTest::newRow("generated host ET") << QByteArray::fromStdString(host.str()) << false;
+    }
+
+    void everyThreadCountRefusesBrokenTracesAlike()
+    {
+        QFETCH(QByteArray, text);
+        QFETCH(bool, kineto);
+        ThreadsGuard guard;
+        const std::string good = text.toStdString();
+        QVERIFY(good.size() > (4u << 20));
+        int variant = 0;
+        for (const std::string &broken : brokenVariants(good)) {
+            core::setReaderThreads({1, 16u << 20});
+            const std::string reference = digestOfText(broken, kineto);
+            for (const core::ReaderThreads &split : kLargeSplits) {
+                core::setReaderThreads(split);
+                const std::string other = digestOfText(broken, kineto);
+                if (other != reference && qEnvironmentVariableIsSet("LINKSCOPE_TEST_DUMP")) {
+                    std::ofstream(qPrintable(qEnvironmentVariable("LINKSCOPE_TEST_DUMP") + "/one.txt")) << reference;
+                    std::ofstream(qPrintable(qEnvironmentVariable("LINKSCOPE_TEST_DUMP") + "/split.txt")) << other;
+                }
+                QVERIFY2(other == reference,
+                         qPrintable(QStringLiteral("variant %1, %2 threads: differs from one thread: %3")
+                                        .arg(variant)
+                                        .arg(split.threads)
+                                        .arg(QString::fromStdString(reference.substr(0, 200)))));
+            }
+            ++variant;
         }
     }
 

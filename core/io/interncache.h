@@ -27,6 +27,9 @@ public:
         return id;
     }
 
+    // Forgets every slot (the pool's contents were replaced).
+    void clear() { slots_.fill(Slot{}); }
+
 private:
     static constexpr std::size_t kSlots = 4096;
     struct Slot {

@@ -4,12 +4,18 @@
 #include "io/decimal.h"
 #include "io/interncache.h"
 #include "io/readerbase.h"
+#include "io/tracereader.h"
 
 #include <nlohmann/json.hpp>
 #include <simdjson.h>
 
+#include <atomic>
 #include <cstring>
+#include <exception>
+#include <memory>
 #include <optional>
+#include <system_error>
+#include <thread>
 #include <vector>
 
 namespace linkscope::core::io {
@@ -150,6 +156,13 @@ public:
         trace_.path = name;
         trace_.wasGzip = wasGzip_;
         trace_.sourceBytes = text_.size();
+    }
+
+    // A reader of one chunk of `parent`'s traceEvents array (parseEventsInParallel).
+    KinetoReader(KinetoReader &parent, const std::atomic<bool> &abandon)
+        : ReaderBase(parent.text_, parent)
+        , abandon_(&abandon)
+    {
     }
 
     DeviceTrace run()
@@ -368,15 +381,38 @@ private:
 
     std::size_t parseEventsArray(std::size_t open)
     {
-        std::size_t p = scanner_.skipWhitespace(open + 1);
+        const std::size_t p = scanner_.skipWhitespace(open + 1);
         if (scanner_.at(p) == ']')
             return p + 1;
+        if (const std::size_t end = parseEventsInParallel(p); end != std::string::npos)
+            return end;
+        return parseElements(p, std::string::npos);
+    }
+
+    // A chunk that does not end exactly at its boundary: the boundary was not between two elements
+    // of the array, so the parallel parse is abandoned for the one-thread one.
+    struct ChunkMisaligned {};
+    struct ChunkAbandoned {};
+
+    // Parses the elements from `p` on in windows. With stopAt = npos up to the array's closing ']'
+    // (returns the offset after it); else up to the ',' at stopAt, which must end an element
+    // (returns stopAt; throws ChunkMisaligned if the elements run past it or the array ends first).
+    std::size_t parseElements(std::size_t p, std::size_t stopAt)
+    {
+        const bool chunk = abandon_ != nullptr;         // one of several readers of this text
+        const bool bounded = stopAt != std::string::npos; // a chunk before the last one
         const std::size_t arrayFirst = p;
+        rangeEnd_ = bounded ? stopAt : text_.size();
+        releasedTo_ = arrayFirst;
         for (;;) {
-            reportParsed(p);
-            text_.willRead(p, p + kWindowBytes + 4096);
+            if (chunk && abandon_->load(std::memory_order_relaxed))
+                throw ChunkAbandoned{};
+            reportParsed(progressAt(p));
+            text_.willRead(p, std::min(p + kWindowBytes + 4096, rangeEnd_ + 64));
             std::size_t cut = std::string::npos;
-            if (p + kWindowBytes + 2 < text_.size())
+            if (bounded && stopAt - p <= kWindowBytes + 2)
+                cut = stopAt;
+            else if (p + kWindowBytes + 2 < text_.size())
                 cut = lastElementSeparator(p, p + kWindowBytes);
             bool done = false;
             if (cut != std::string::npos) {
@@ -389,7 +425,9 @@ private:
             }
             bool final = false;
             if (!done) {
-                cut = exactCut(p, kWindowBytes, final);
+                cut = exactCut(p, bounded ? std::min(kWindowBytes, stopAt - p) : kWindowBytes, final);
+                if (bounded && (final || cut > stopAt))
+                    throw ChunkMisaligned{};
                 const Checkpoint cp = checkpoint();
                 if (!parseWindow(p, cut)) {
                     restore(cp);
@@ -397,15 +435,196 @@ private:
                 }
             }
             if (!final) {
-                reserveForRest(cut - arrayFirst, text_.size() - arrayFirst);
+                reserveForRest(cut - arrayFirst, (reserveForAll_ ? text_.size() : rangeEnd_) - arrayFirst);
                 populateAhead();
             }
             // Everything before this window's end has been read into events and args_.
-            text_.releaseBefore(cut);
-            if (final || text_[cut] == ']')
+            if (chunk) {
+                // Only this chunk's pages, and only those that read back from the file: should a
+                // chunk fail, the one-thread parse needs the text again (decompressed text,
+                // released, would read as zeros). A margin behind the mark again, as
+                // ParseBuffer::releaseBefore does (fault-around).
+                constexpr std::size_t kMargin = 4u << 20;
+                if (sourceFile_)
+                    text_.releaseRange(std::max(arrayFirst, releasedTo_ > kMargin ? releasedTo_ - kMargin : 0), cut);
+                releasedTo_ = cut;
+            } else {
+                text_.releaseBefore(cut);
+            }
+            if (bounded && cut == stopAt)
+                return stopAt;
+            if (final || text_[cut] == ']') {
+                if (bounded)
+                    throw ChunkMisaligned{};
                 return cut + 1;
+            }
             p = scanner_.skipWhitespace(cut + 1);
         }
+    }
+
+    // Progress for a chunk reader on the caller's thread stands for all chunks (they advance
+    // together); a one-thread read reports where it is.
+    std::uint64_t progressAt(std::size_t p) const
+    {
+        if (progressScale_ <= 1 || p < progressBase_)
+            return p;
+        return std::min<std::uint64_t>(text_.size(), progressBase_ + (p - progressBase_) * progressScale_);
+    }
+
+    // Splits the array at element boundaries into one chunk per thread, parses them at the same
+    // time and merges the results in file order: the same events, strings (the same ids),
+    // warnings and args as one thread gives. Returns npos, having changed nothing, when the text
+    // is too small, no boundaries are found, or a chunk fails in any way (a wrong guess of a
+    // boundary, invalid JSON): the one-thread parse then reads the array and reports any error.
+    std::size_t parseEventsInParallel(std::size_t first)
+    {
+        const ReaderThreads config = readerThreads();
+        const std::size_t bytes = text_.size() - first;
+        const std::size_t chunks = std::min<std::size_t>(
+            static_cast<std::size_t>(std::max(1, config.threads)), bytes / std::max<std::size_t>(config.minChunkBytes, 1));
+        if (chunks < 2 || abandon_)
+            return std::string::npos;
+        // Boundaries: a ',' between '}' and '{' with whitespace after it, searched back from each
+        // even split point (the whitespace keeps the bytes each chunk rewrites apart).
+        std::vector<std::size_t> stops;
+        std::size_t from = first;
+        for (std::size_t k = 1; k < chunks; ++k) {
+            const std::size_t target = first + bytes / chunks * k;
+            std::size_t c = target;
+            for (;;) {
+                c = lastElementSeparator(from, c);
+                if (c == std::string::npos || c + 1 >= text_.size() || target - c > (bytes / chunks) / 2)
+                    return std::string::npos;
+                if (isJsonWhitespace(text_[c + 1]))
+                    break;
+            }
+            stops.push_back(c);
+            from = c + 1;
+        }
+        stops.push_back(std::string::npos); // the last chunk ends with the array
+
+        std::atomic<bool> abandon{false};
+        std::vector<std::unique_ptr<KinetoReader>> readers;
+        for (std::size_t k = 0; k < chunks; ++k)
+            readers.push_back(std::make_unique<KinetoReader>(*this, abandon));
+        std::vector<std::size_t> ends(chunks, std::string::npos);
+        std::vector<char> failed(chunks, 0);
+        std::exception_ptr cancelled;
+        auto runChunk = [&](std::size_t k) {
+            try {
+                const std::size_t begin = k == 0 ? first : scanner_.skipWhitespace(stops[k - 1] + 1);
+                ends[k] = readers[k]->parseElements(begin, stops[k]);
+            } catch (const Cancelled &) {
+                cancelled = std::current_exception();
+                failed[k] = 1;
+                abandon = true;
+            } catch (...) {
+                // A misaligned boundary, invalid JSON (a LoadError or ScanError), or another
+                // chunk's failure: the one-thread parse decides.
+                failed[k] = 1;
+                abandon = true; // the others' results are of no use now
+            }
+        };
+        // Chunk 0 runs here and reports progress for all of them (and can be cancelled).
+        readers[0]->progress_ = progress_;
+        readers[0]->progressBase_ = first;
+        readers[0]->progressScale_ = chunks;
+        // Its arrays become the trace's (mergeChunk): reserved for the whole array, they are not
+        // copied again when the other chunks are appended.
+        readers[0]->reserveForAll_ = true;
+        std::vector<std::thread> threads;
+        for (std::size_t k = 1; k < chunks; ++k) {
+            try {
+                threads.emplace_back(runChunk, k);
+            } catch (const std::system_error &) {
+                abandon = true;
+                break;
+            }
+        }
+        runChunk(0);
+        for (std::thread &t : threads)
+            t.join();
+        if (cancelled)
+            std::rethrow_exception(cancelled);
+        for (std::size_t k = 0; k < chunks; ++k) {
+            if (failed[k] || threads.size() + 1 < chunks)
+                return std::string::npos;
+        }
+        for (std::size_t k = 0; k < chunks; ++k)
+            mergeChunk(*readers[k]);
+        text_.releaseBefore(ends.back());
+        return ends.back();
+    }
+
+    // Appends a chunk's results: strings re-interned in the chunk's order of first use (so ids
+    // are what one thread assigns), indices and in-memory args offsets shifted.
+    void mergeChunk(KinetoReader &c)
+    {
+        DeviceTrace &from = c.trace_;
+        if (trace_.strings.size() == 1 && trace_.events.empty() && trace_.collectives.empty() && trace_.syncArgs.empty()
+            && args_.empty()) {
+            // The first chunk of a trace that has nothing yet: its ids are the trace's, its arrays move.
+            trace_.strings = std::move(from.strings);
+            interned_.clear();
+            trace_.events = std::move(from.events);
+            trace_.collectives = std::move(from.collectives);
+            trace_.syncArgs = std::move(from.syncArgs);
+            args_ = std::move(c.args_);
+            trace_.threadNames = std::move(from.threadNames);
+            trace_.processNames = std::move(from.processNames);
+            trace_.threadSortIndex = std::move(from.threadSortIndex);
+            sink_.merge(c.sink_);
+            from = DeviceTrace{};
+            return;
+        }
+        std::vector<StringId> ids(from.strings.size());
+        for (std::size_t i = 0; i < ids.size(); ++i)
+            ids[i] = trace_.strings.intern(from.strings.at(static_cast<StringId>(i)));
+        auto id = [&](StringId s) { return ids[s]; };
+        auto traceId = [&](TraceId t) {
+            if (t.isString)
+                t.value = static_cast<std::int64_t>(ids[static_cast<std::size_t>(t.value)]);
+            return t;
+        };
+        auto threadKey = [&](ThreadKey k) { return ThreadKey{traceId(k.pid), traceId(k.tid)}; };
+        const auto eventBase = static_cast<std::uint32_t>(trace_.events.size());
+        const auto collectiveBase = static_cast<std::uint32_t>(trace_.collectives.size());
+        const std::uint64_t argsBase = args_.size();
+        trace_.events.resize(trace_.events.size() + from.events.size());
+        DeviceEvent *out = trace_.events.data() + eventBase;
+        for (const DeviceEvent &in : from.events) {
+            DeviceEvent e = in;
+            e.name = id(e.name);
+            e.categoryText = id(e.categoryText);
+            e.thread = threadKey(e.thread);
+            if (e.collective != kNoIndex)
+                e.collective += collectiveBase;
+            if (!sourceFile_ && !e.args.empty())
+                e.args.offset += argsBase;
+            *out++ = e;
+        }
+        std::vector<DeviceEvent>().swap(from.events); // its memory back before the next chunk's
+        for (CollectiveArgs a : from.collectives) {
+            a.collectiveName = id(a.collectiveName);
+            a.processGroupName = id(a.processGroupName);
+            a.processGroupDesc = id(a.processGroupDesc);
+            a.dtype = id(a.dtype);
+            trace_.collectives.push_back(a);
+        }
+        for (SyncArgs sync : from.syncArgs) {
+            sync.event += eventBase;
+            trace_.syncArgs.push_back(sync);
+        }
+        args_.append(c.args_);
+        for (const auto &[key, name] : from.threadNames)
+            trace_.threadNames[threadKey(key)] = name;
+        for (const auto &[pid, name] : from.processNames)
+            trace_.processNames[traceId(pid)] = name;
+        for (const auto &[key, index] : from.threadSortIndex)
+            trace_.threadSortIndex[threadKey(key)] = index;
+        sink_.merge(c.sink_);
+        from = DeviceTrace{};
+        std::string().swap(c.args_);
     }
 
     // Walks elements with the validating scanner: returns the offset of the ',' after the element
@@ -972,6 +1191,12 @@ private:
     bool reservedOnce_ = false;
     PagePrefaulter eventPages_;
     PagePrefaulter argPages_;
+    const std::atomic<bool> *abandon_ = nullptr; // a chunk reader: set when another chunk failed
+    std::size_t rangeEnd_ = 0;                    // where this reader's part of the text ends
+    std::size_t releasedTo_ = 0;                  // a chunk reader: its text before this is released
+    bool reserveForAll_ = false;                  // chunk 0: reserve for the whole array
+    std::uint64_t progressBase_ = 0;
+    std::size_t progressScale_ = 1;
 };
 
 } // namespace

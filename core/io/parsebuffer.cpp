@@ -372,6 +372,21 @@ void ParseBuffer::releaseBefore(std::size_t offset)
 #endif
 }
 
+void ParseBuffer::releaseRange(std::size_t from, std::size_t to)
+{
+#if defined(LINKSCOPE_HAVE_MMAP)
+    if (storage_ == Storage::Heap)
+        return;
+    const std::size_t begin = roundUpToPage(std::max(from, released_));
+    const std::size_t end = roundDownToPage(std::min(to, size_));
+    if (end > begin)
+        madvise(map_ + begin, end - begin, MADV_DONTNEED);
+#else
+    (void)from;
+    (void)to;
+#endif
+}
+
 std::string ParseBuffer::takeString() &&
 {
     if (released_ > 0)

@@ -70,6 +70,10 @@ public:
     // The caller will not read or write below `offset` again: whole pages there leave the resident
     // set. (A File page reads back as the file's bytes, an Anonymous page as zeros.) No-op on Heap.
     void releaseBefore(std::size_t offset);
+    // The same for the whole pages inside [from, to) only, without moving the release mark: one
+    // chunk of a parallel reader releasing what it has read. Safe to call from several threads
+    // for disjoint ranges.
+    void releaseRange(std::size_t from, std::size_t to);
 
     // The text as a std::string with kJsonPadding spare capacity (moved for Heap, copied otherwise).
     std::string takeString() &&;

@@ -15,13 +15,28 @@ namespace linkscope::core::io {
 class ReaderBase {
 protected:
     ReaderBase(InputText input, const std::string &name, ProgressReporter &progress)
-        : text_(std::move(input.text))
+        : ownText_(std::move(input.text))
+        , text_(ownText_)
         , name_(name)
-        , progress_(progress)
+        , progress_(&progress)
         , progressDone_(input.progressDone)
         , wasGzip_(input.wasGzip)
         , sourceFile_(std::move(input.sourceFile))
         , sink_(name)
+        , scanner_(text_.view())
+    {
+    }
+
+    // A reader of one part of another reader's text (the parallel readers' chunks): the same
+    // buffer, file and source, its own warnings; it reports no progress.
+    ReaderBase(ParseBuffer &sharedText, const ReaderBase &parent)
+        : text_(sharedText)
+        , name_(parent.name_)
+        , progress_(&quietProgress_)
+        , progressDone_(parent.progressDone_)
+        , wasGzip_(parent.wasGzip_)
+        , sourceFile_(parent.sourceFile_)
+        , sink_(parent.name_)
         , scanner_(text_.view())
     {
     }
@@ -62,7 +77,7 @@ protected:
     }
 
     // Progress for having parsed up to `offset` of the text (after what reading already reported).
-    void reportParsed(std::uint64_t offset) { progress_.report(progressDone_ + offset); }
+    void reportParsed(std::uint64_t offset) { progress_->report(progressDone_ + offset); }
 
     // The last ',' in (p, target) with '}' before it and '{' after it (whitespace allowed): a cut
     // between two array elements, npos if none. It may also match inside a string or a nested value;
@@ -105,9 +120,12 @@ protected:
         return ok;
     }
 
-    ParseBuffer text_;
+    ParseBuffer ownText_;
+    ParseBuffer &text_; // ownText_, or the parent's for a chunk reader
     std::string name_;
-    ProgressReporter &progress_;
+    ProgressFn noProgress_;
+    ProgressReporter quietProgress_{noProgress_};
+    ProgressReporter *progress_; // quietProgress_ for a chunk reader, unless it reports for all
     std::uint64_t progressDone_;
     bool wasGzip_;
     std::shared_ptr<const ArgsStore> sourceFile_; // set when the text is a plain file, readable later

@@ -6,6 +6,11 @@
 #include "io/jsonscan.h"
 #include "io/kinetoreader.h"
 
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <thread>
+
 namespace linkscope::core {
 
 std::string_view traceKindName(TraceKind k)
@@ -18,6 +23,37 @@ std::string_view traceKindName(TraceKind k)
     case TraceKind::Unknown: break;
     }
     return "unknown";
+}
+
+namespace {
+
+std::atomic<int> configuredThreads{0}; // 0: not set, the default applies
+std::atomic<std::size_t> configuredChunkBytes{ReaderThreads{}.minChunkBytes};
+
+int defaultReaderThreads()
+{
+    if (const char *env = std::getenv("LINKSCOPE_READER_THREADS"); env && *env) {
+        char *end = nullptr;
+        const long n = std::strtol(env, &end, 10);
+        if (end && *end == '\0' && n >= 1)
+            return static_cast<int>(std::min<long>(n, 256));
+    }
+    return static_cast<int>(std::clamp<unsigned>(std::thread::hardware_concurrency(), 1, 8));
+}
+
+} // namespace
+
+ReaderThreads readerThreads()
+{
+    static const int fallback = defaultReaderThreads();
+    const int set = configuredThreads.load();
+    return {set > 0 ? set : fallback, configuredChunkBytes.load()};
+}
+
+void setReaderThreads(const ReaderThreads &config)
+{
+    configuredThreads = std::max(1, config.threads);
+    configuredChunkBytes = std::max<std::size_t>(1, config.minChunkBytes);
 }
 
 TraceKind sniffTraceKind(const std::string &path)

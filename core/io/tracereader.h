@@ -16,6 +16,17 @@ std::string_view traceKindName(TraceKind k);
 // throws LoadError if the file cannot be opened.
 TraceKind sniffTraceKind(const std::string &path);
 
+// How many threads one reader parses a file with, and the least text each takes: below that one
+// thread reads. Defaults: the cores (at most 8), 16 MiB. The environment variable
+// LINKSCOPE_READER_THREADS sets the count for a whole run (1 = one thread). The result is the
+// same whatever the count (tests/test_reader_equivalence); tests use small chunks to prove it.
+struct ReaderThreads {
+    int threads = 1;
+    std::size_t minChunkBytes = 16u << 20;
+};
+ReaderThreads readerThreads();
+void setReaderThreads(const ReaderThreads &config);
+
 // Throw LoadError (file + byte offset) for unusable input, Cancelled if progress returns false.
 // Recoverable problems are appended to the result's `warnings`.
 HostTrace readHostTrace(const std::string &path, const ProgressFn &progress = {});

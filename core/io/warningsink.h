@@ -51,6 +51,30 @@ public:
         }
     }
 
+    // Adds what `later` collected, as if its add() calls had come after this sink's (a reader's
+    // chunks, merged in file order).
+    void merge(const WarningSink &later)
+    {
+        for (const Entry &src : later.entries_) {
+            Entry *dst = nullptr;
+            for (Entry &entry : entries_) {
+                if (entry.kind == src.kind) {
+                    dst = &entry;
+                    break;
+                }
+            }
+            if (!dst) {
+                entries_.push_back(Entry{src.kind, 0, {}});
+                dst = &entries_.back();
+            }
+            dst->count += src.count;
+            for (const Example &example : src.examples) {
+                if (dst->examples.size() < kExamples)
+                    dst->examples.push_back(example);
+            }
+        }
+    }
+
     void appendTo(std::vector<Diagnostic> &out) const
     {
         for (const auto &e : entries_) {
