@@ -1,9 +1,12 @@
-// libFuzzer target: any bytes into the host ET reader, twice: from memory, and from a file (a memfd,
-// so readHostTrace maps it, releases parsed pages and reads spans back by position). Each must either
-// return a consistent tree (sorted ids, CSR children, no parent loops, spans inside the source) or
-// throw LoadError, and both must agree (nodes, span texts, error message and offset).
+// libFuzzer target: any bytes into the host ET reader: from memory and from a file (a memfd, so
+// readHostTrace maps it, releases parsed pages and reads spans back by position), both split into
+// chunks read by three threads, and from memory by one thread. Each must either return a
+// consistent tree (sorted ids, CSR children, no parent loops, spans inside the source) or throw
+// LoadError; the chunked reads must agree (nodes, span texts, error message and offset) and be
+// exactly the one-thread read (tests/readerdigest.h: every field, the warnings, the error).
 #include "fuzzsupport.h"
 #include "io/tracereader.h"
+#include "readerdigest.h"
 
 #include <cstdint>
 #include <cstdlib>
@@ -52,10 +55,26 @@ void checkTree(const HostTrace &t)
         std::abort();
 }
 
+
+std::string digestOf(const std::string &bytes)
+{
+    try {
+        return linkscope::test::readerDigest(parseHostTrace(bytes, "fuzz.json"));
+    } catch (const LoadError &e) {
+        return std::string("error: ") + e.what();
+    }
+}
+
 } // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size)
 {
+    const std::string bytes(reinterpret_cast<const char *>(data), size);
+    setReaderThreads({1, 1});
+    const std::string oneThread = digestOf(bytes);
+    setReaderThreads({3, 64}); // chunks of at least 64 bytes: most inputs with a few nodes are split
+    if (digestOf(bytes) != oneThread)
+        std::abort();
     const auto outcomes = linkscope::fuzz::readBothWays(
         data, size, [](const std::string &bytes) { return parseHostTrace(bytes, "fuzz.json"); },
         [](const std::string &path) { return readHostTrace(path); }, checkTree);

@@ -1,9 +1,13 @@
-// libFuzzer target: any bytes into the Kineto reader, twice: from memory, and from a file (a memfd,
-// so readKinetoTrace maps it, streams it and reads args back by position). Each must either return
-// a trace whose spans stay inside its args source, or throw LoadError; both paths must agree (same
-// events, same args, same error offset). Anything else (crash, hang, disagreement) is a bug.
+// libFuzzer target: any bytes into the Kineto reader, three times: from memory and from a file (a
+// memfd, so readKinetoTrace maps it, streams it and reads args back by position), both split into
+// chunks parsed by three threads, and from memory by one thread. Each must either return a trace
+// whose spans stay inside its args source, or throw LoadError; the two chunked reads must agree
+// (same events, same args, same error offset) and the chunked read must be exactly the one-thread
+// read (tests/readerdigest.h: every field, the warnings, the error message). Anything else (crash,
+// hang, disagreement) is a bug.
 #include "fuzzsupport.h"
 #include "io/tracereader.h"
+#include "readerdigest.h"
 
 #include <cstdint>
 #include <cstdlib>
@@ -40,10 +44,26 @@ void checkTrace(const DeviceTrace &t)
             std::abort();
 }
 
+std::string digestOf(const std::string &bytes)
+{
+    try {
+        return linkscope::test::readerDigest(parseKinetoTrace(bytes, "fuzz.json"));
+    } catch (const LoadError &e) {
+        return std::string("error: ") + e.what();
+    }
+}
+
 } // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size)
 {
+    const std::string bytes(reinterpret_cast<const char *>(data), size);
+    setReaderThreads({1, 1});
+    const std::string oneThread = digestOf(bytes);
+    // Chunks of at least 64 bytes: most inputs with a few events are split.
+    setReaderThreads({3, 64});
+    if (digestOf(bytes) != oneThread)
+        std::abort();
     const auto outcomes = linkscope::fuzz::readBothWays(
         data, size, [](const std::string &bytes) { return parseKinetoTrace(bytes, "fuzz.json"); },
         [](const std::string &path) { return readKinetoTrace(path); }, checkTrace);

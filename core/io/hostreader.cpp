@@ -5,11 +5,17 @@
 #include "io/decimal.h"
 #include "io/interncache.h"
 #include "io/readerbase.h"
+#include "io/tracereader.h"
 
 #include <simdjson.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
+#include <exception>
+#include <memory>
+#include <system_error>
+#include <thread>
 #include <numeric>
 
 namespace linkscope::core::io {
@@ -53,6 +59,13 @@ public:
         trace_.path = name;
         trace_.wasGzip = wasGzip_;
         trace_.sourceBytes = text_.size();
+    }
+
+    // A reader of one chunk of `parent`'s nodes array (parseNodesInParallel).
+    HostReader(HostReader &parent, const std::atomic<bool> &abandon)
+        : ReaderBase(parent.text_, parent)
+        , abandon_(&abandon)
+    {
     }
 
     HostTrace run()
@@ -204,22 +217,43 @@ private:
     // a cut-off file are exactly those of the node-by-node reader.
     std::size_t parseNodes(std::size_t open, bool &truncated)
     {
-        std::size_t p = scanner_.skipWhitespace(open + 1);
+        const std::size_t p = scanner_.skipWhitespace(open + 1);
         if (scanner_.at(p) == ']')
             return p + 1;
+        if (const std::size_t end = parseNodesInParallel(p, truncated); end != std::string::npos)
+            return end;
+        return parseNodesFrom(p, std::string::npos, truncated);
+    }
+
+    // A chunk that does not end exactly at its boundary (the guess was inside a value, or the array
+    // ended first), or another chunk's failure: the parallel parse is abandoned.
+    struct ChunkMisaligned {};
+    struct ChunkAbandoned {};
+
+    // Reads the nodes from `p` on. With stopAt = npos to the end of the array (or of a truncated
+    // file); else up to the ',' at stopAt, which must follow a node (throws ChunkMisaligned if not).
+    std::size_t parseNodesFrom(std::size_t p, std::size_t stopAt, bool &truncated)
+    {
+        const bool bounded = stopAt != std::string::npos;
         const std::size_t arrayFirst = p;
+        chunkFirst_ = p;
+        releasedTo_ = p;
         for (;;) {
+            if (abandon_ && abandon_->load(std::memory_order_relaxed))
+                throw ChunkAbandoned{};
             // A file whose windows keep failing (cuts that are not between nodes, or bad input) is
             // read node by node to the end rather than parsed twice.
             if (windowFailures_ < 8 && p + kWindowBytes + 2 < text_.size()) {
-                const std::size_t cut = findCut(p, p + kWindowBytes);
-                const bool read = cut != std::string::npos && parseWindow(p, cut);
+                const std::size_t cut = bounded && stopAt - p <= kWindowBytes + 2 ? stopAt : findCut(p, p + kWindowBytes);
+                const bool read = cut != std::string::npos && (!bounded || cut <= stopAt) && parseWindow(p, cut);
                 windowFailures_ = read ? 0 : windowFailures_ + 1;
                 if (read) {
                     releaseParsed(cut);
                     reportProgress(cut);
-                    reserveForRest(cut - arrayFirst, text_.size() - arrayFirst);
+                    reserveForRest(cut - arrayFirst, (bounded && !reserveForAll_ ? stopAt : text_.size()) - arrayFirst);
                     populateAhead();
+                    if (bounded && cut == stopAt)
+                        return stopAt;
                     p = scanner_.skipWhitespace(cut + 1);
                     continue;
                 }
@@ -228,6 +262,8 @@ private:
             const std::size_t target = p + kWindowBytes;
             while (p < target) {
                 if (p >= text_.size()) {
+                    if (bounded)
+                        throw ChunkMisaligned{};
                     truncated = true;
                     truncatedInNodes_ = true;
                     cutOffset_ = p;
@@ -237,7 +273,7 @@ private:
                 try {
                     end = scanner_.skipValue(p);
                 } catch (const ScanError &e) {
-                    if (!e.atEnd)
+                    if (!e.atEnd || bounded)
                         throw;
                     truncated = true;
                     truncatedInNodes_ = true;
@@ -247,6 +283,10 @@ private:
                 readNodeAlone(p, end);
                 reportProgress(end);
                 const std::size_t r = scanner_.skipWhitespace(end);
+                if (bounded && r == stopAt)
+                    return stopAt;
+                if (bounded && (r > stopAt || r >= text_.size() || text_[r] == ']'))
+                    throw ChunkMisaligned{};
                 if (r >= text_.size()) {
                     truncated = true;
                     truncatedInNodes_ = true;
@@ -264,11 +304,162 @@ private:
         }
     }
 
+    // Splits the array at node boundaries into one chunk per thread (as the Kineto reader does),
+    // reads them at the same time and merges them in file order: the same nodes, strings (the same
+    // ids), layout votes and warnings as one thread gives. Returns npos, having changed nothing,
+    // when the text is too small, no boundaries are found or any chunk fails; the one-thread read
+    // then reads the array and reports any error.
+    std::size_t parseNodesInParallel(std::size_t first, bool &truncated)
+    {
+        const ReaderThreads config = readerThreads();
+        const std::size_t bytes = text_.size() - first;
+        const std::size_t chunks = std::min<std::size_t>(
+            static_cast<std::size_t>(std::max(1, config.threads)), bytes / std::max<std::size_t>(config.minChunkBytes, 1));
+        if (chunks < 2 || abandon_)
+            return std::string::npos;
+        std::vector<std::size_t> stops;
+        std::size_t from = first;
+        for (std::size_t k = 1; k < chunks; ++k) {
+            const std::size_t target = first + bytes / chunks * k;
+            std::size_t c = target;
+            for (;;) {
+                c = lastElementSeparator(from, c);
+                if (c == std::string::npos || c + 1 >= text_.size() || target - c > (bytes / chunks) / 2)
+                    return std::string::npos;
+                if (isJsonWhitespace(text_[c + 1])) // keeps the bytes each chunk rewrites apart
+                    break;
+            }
+            stops.push_back(c);
+            from = c + 1;
+        }
+        stops.push_back(std::string::npos);
+
+        std::atomic<bool> abandon{false};
+        std::vector<std::unique_ptr<HostReader>> readers;
+        for (std::size_t k = 0; k < chunks; ++k)
+            readers.push_back(std::make_unique<HostReader>(*this, abandon));
+        std::vector<std::size_t> ends(chunks, std::string::npos);
+        std::vector<char> failed(chunks, 0);
+        bool lastTruncated = false;
+        std::exception_ptr cancelled;
+        auto runChunk = [&](std::size_t k) {
+            try {
+                const std::size_t begin = k == 0 ? first : scanner_.skipWhitespace(stops[k - 1] + 1);
+                bool chunkTruncated = false;
+                ends[k] = readers[k]->parseNodesFrom(begin, stops[k], chunkTruncated);
+                if (k + 1 == chunks)
+                    lastTruncated = chunkTruncated;
+            } catch (const Cancelled &) {
+                cancelled = std::current_exception();
+                failed[k] = 1;
+                abandon = true;
+            } catch (...) {
+                failed[k] = 1;
+                abandon = true; // a misaligned boundary, invalid JSON, or another chunk's failure
+            }
+        };
+        readers[0]->progress_ = progress_; // chunk 0 runs here and reports for all of them
+        readers[0]->progressScale_ = chunks;
+        readers[0]->progressBase_ = first;
+        readers[0]->reserveForAll_ = true; // its nodes become the trace's
+        std::vector<std::thread> threads;
+        for (std::size_t k = 1; k < chunks; ++k) {
+            try {
+                threads.emplace_back(runChunk, k);
+            } catch (const std::system_error &) {
+                abandon = true;
+                break;
+            }
+        }
+        runChunk(0);
+        for (std::thread &t : threads)
+            t.join();
+        if (cancelled)
+            std::rethrow_exception(cancelled);
+        if (threads.size() + 1 < chunks)
+            return std::string::npos;
+        for (std::size_t k = 0; k < chunks; ++k) {
+            if (failed[k])
+                return std::string::npos;
+        }
+        for (std::size_t k = 0; k < chunks; ++k)
+            mergeChunk(*readers[k]);
+        releaseParsed(ends.back());
+        const HostReader &last = *readers.back();
+        if (lastTruncated) {
+            truncated = true;
+            truncatedInNodes_ = last.truncatedInNodes_;
+            cutOffset_ = last.cutOffset_;
+        }
+        return ends.back();
+    }
+
+    // Appends a chunk's nodes: strings re-interned in the chunk's order of first use (the ids one
+    // thread assigns), comm indices shifted. Spans are offsets in the shared text: unchanged.
+    void mergeChunk(HostReader &c)
+    {
+        HostTrace &from = c.trace_;
+        votes_.flat += c.votes_.flat;
+        votes_.nested += c.votes_.nested;
+        if (trace_.strings.size() == 1 && trace_.nodes.empty() && trace_.commAttrs.empty()) {
+            trace_.strings = std::move(from.strings);
+            interned_.clear();
+            trace_.nodes = std::move(from.nodes);
+            trace_.commAttrs = std::move(from.commAttrs);
+            sink_.merge(c.sink_);
+            from = HostTrace{};
+            return;
+        }
+        std::vector<StringId> ids(from.strings.size());
+        for (std::size_t i = 0; i < ids.size(); ++i)
+            ids[i] = trace_.strings.intern(from.strings.at(static_cast<StringId>(i)));
+        const auto commBase = static_cast<std::uint32_t>(trace_.commAttrs.size());
+        const std::size_t nodeBase = trace_.nodes.size();
+        trace_.nodes.resize(nodeBase + from.nodes.size());
+        HostNode *out = trace_.nodes.data() + nodeBase;
+        for (const HostNode &in : from.nodes) {
+            HostNode n = in;
+            n.name = ids[n.name];
+            n.opSchema = ids[n.opSchema];
+            n.kernelBackend = ids[n.kernelBackend];
+            n.kernelFile = ids[n.kernelFile];
+            if (n.comm != UINT32_MAX)
+                n.comm += commBase;
+            *out++ = n;
+        }
+        std::vector<HostNode>().swap(from.nodes);
+        for (HostCommAttrs a : from.commAttrs) {
+            a.collectiveName = ids[a.collectiveName];
+            a.dtype = ids[a.dtype];
+            a.pgName = ids[a.pgName];
+            a.pgDesc = ids[a.pgDesc];
+            trace_.commAttrs.push_back(a);
+        }
+        sink_.merge(c.sink_);
+        from = HostTrace{};
+    }
+
+    // Progress of chunk 0 stands for all chunks (they advance together).
+    std::uint64_t progressAt(std::size_t p) const
+    {
+        if (progressScale_ <= 1 || p < progressBase_)
+            return p;
+        return std::min<std::uint64_t>(text_.size(), progressBase_ + (p - progressBase_) * progressScale_);
+    }
+
     // A plain file's parsed pages leave the resident set (they read back from the file if touched
     // again); a gzip text is kept whole, because the trace's spans point into it.
     void releaseParsed(std::size_t offset)
     {
-        if (sourceFile_)
+        if (!sourceFile_)
+            return;
+        if (abandon_) {
+            // A chunk: its own pages only, with a margin behind its mark again (fault-around, as
+            // ParseBuffer::releaseBefore does).
+            constexpr std::size_t kMargin = 4u << 20;
+            text_.releaseRange(std::max(chunkFirst_, releasedTo_ > kMargin ? releasedTo_ - kMargin : 0), offset);
+            releasedTo_ = std::max(releasedTo_, offset);
+        } else
             text_.releaseBefore(offset);
     }
 
@@ -277,7 +468,7 @@ private:
     {
         if (offset - lastReport_ > (1u << 20)) {
             releaseParsed(lastReport_);
-            reportParsed(offset);
+            reportParsed(progressAt(offset));
             lastReport_ = offset;
         }
     }
@@ -1025,6 +1216,12 @@ private:
     bool truncatedInNodes_ = false;
     std::uint64_t cutOffset_ = kUnknownOffset;
     std::string recoveryNote_;
+    const std::atomic<bool> *abandon_ = nullptr; // a chunk reader: set when another chunk failed
+    std::size_t chunkFirst_ = 0;                  // where this reader's nodes begin
+    std::size_t releasedTo_ = 0;                  // a chunk: its text before this is released
+    std::uint64_t progressBase_ = 0;
+    std::size_t progressScale_ = 1;
+    bool reserveForAll_ = false;                  // chunk 0: reserve for the whole array
 };
 
 } // namespace

@@ -409,11 +409,13 @@ private:
                 throw ChunkAbandoned{};
             reportParsed(progressAt(p));
             text_.willRead(p, std::min(p + kWindowBytes + 4096, rangeEnd_ + 64));
+            // Windows are cut as the one-thread parse cuts them: in the text's last window the
+            // validating scanner finds the cut (and checks every byte, strings simdjson skips
+            // included), elsewhere a guess that simdjson confirms.
             std::size_t cut = std::string::npos;
-            if (bounded && stopAt - p <= kWindowBytes + 2)
-                cut = stopAt;
-            else if (p + kWindowBytes + 2 < text_.size())
-                cut = lastElementSeparator(p, p + kWindowBytes);
+            const bool lastWindowOfText = p + kWindowBytes + 2 >= text_.size();
+            if (!lastWindowOfText)
+                cut = bounded && stopAt - p <= kWindowBytes + 2 ? stopAt : lastElementSeparator(p, p + kWindowBytes);
             bool done = false;
             if (cut != std::string::npos) {
                 const Checkpoint cp = checkpoint();
