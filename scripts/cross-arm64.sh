@@ -60,12 +60,17 @@ make_sysroot() {
     mkdir -p "$out"
     local include
     include=$(IFS=,; echo "${sysroot_packages[*]}")
-    if ! debootstrap --arch=arm64 --foreign --variant=minbase --include="$include" \
+    # debootstrap needs root (as apt-get in scripts/dev, through sudo otherwise); the sysroot is then
+    # handed to the user who runs this, so that it can be unpacked into and deleted as any build.
+    local sudo=()
+    [ "$(id -u)" -eq 0 ] || sudo=(sudo)
+    if ! "${sudo[@]}" debootstrap --arch=arm64 --foreign --variant=minbase --include="$include" \
             "$suite" "$sysroot" "$mirror" >"$out/debootstrap.log" 2>&1; then
         tail -n 20 "$out/debootstrap.log" >&2
         echo "cross-arm64: debootstrap failed (full log: $out/debootstrap.log)" >&2
         exit 1
     fi
+    ((${#sudo[@]} == 0)) || "${sudo[@]}" chown -R "$(id -u):$(id -g)" "$sysroot"
     local deb
     for deb in "$sysroot"/var/cache/apt/archives/*.deb; do
         dpkg-deb --fsys-tarfile "$deb" | tar -x --keep-directory-symlink -C "$sysroot"
