@@ -17,6 +17,7 @@ private slots:
     void nonLaneEventsHaveNoLane();
     void nestingFollowsTheStackSweep();
     void equalStartsNestLongerFirst();
+    void gpuOpIsALeafAtAnExactTie();
     void partialOverlapBecomesSiblingWithWarning();
     void partialOverlapWarningsAreBounded();
     void maxEndPrefixAndTimeBounds();
@@ -112,6 +113,23 @@ void TestTraceIndex::equalStartsNestLongerFirst()
     QCOMPARE(index.nestParent[inner], outer);
     QCOMPARE(index.nestParent[twin], inner);
     QCOMPARE(index.nestParent[point], outer);
+}
+
+void TestTraceIndex::gpuOpIsALeafAtAnExactTie()
+{
+    TraceBuilder b;
+    // The kernel comes first in the file, its annotation has exactly its extent: the annotation
+    // encloses the kernel, whatever the file order (a GPU op never has children).
+    const auto kernel = b.gpu("ncclDevKernel_AllReduce", 0, 7, 1000, 500, 11);
+    const auto annotation = b.gpu("nccl:all_reduce", 0, 7, 1000, 500, 11, kNoId, EventCategory::GpuUserAnnotation);
+    const auto later = b.gpu("gemm", 0, 7, 2000, 100, 12);
+    const auto laterAnnotation = b.gpu("forward", 0, 7, 2000, 100, 12, kNoId, EventCategory::GpuUserAnnotation);
+    const TraceIndex index = buildTraceIndex(b.trace);
+    QCOMPARE(index.nestParent[annotation], kNoIndex);
+    QCOMPARE(index.nestParent[kernel], annotation);
+    QCOMPARE(index.depth[kernel], std::uint16_t(index.depth[annotation] + 1));
+    QCOMPARE(index.nestParent[later], laterAnnotation);
+    QCOMPARE(index.nestParent[laterAnnotation], kNoIndex);
 }
 
 void TestTraceIndex::partialOverlapBecomesSiblingWithWarning()

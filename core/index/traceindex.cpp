@@ -148,19 +148,27 @@ TraceIndex buildTraceIndex(const DeviceTrace &trace, std::vector<Diagnostic> *wa
         // Sort compact keys, not indices into the (large) event records: cache-friendly on big traces.
         // The sweep below reads times from the keys too: a lane's events are scattered through the
         // file, and touching each record again cost more than the sweep itself.
+        // At an exact tie (same start and duration) a GPU op sorts after everything else, so that an
+        // annotation with exactly its kernel's extent encloses the kernel: GPU ops are leaves.
         struct Key {
             Nanos ts;
             Nanos negDur;
             std::uint32_t event;
+            std::uint8_t gpuOp;
             bool operator<(const Key &o) const
             {
-                return ts != o.ts ? ts < o.ts : negDur != o.negDur ? negDur < o.negDur : event < o.event;
+                if (ts != o.ts)
+                    return ts < o.ts;
+                if (negDur != o.negDur)
+                    return negDur < o.negDur;
+                return gpuOp != o.gpuOp ? gpuOp < o.gpuOp : event < o.event;
             }
         };
         std::vector<Key> keys;
         keys.reserve(list.size());
         for (std::uint32_t ev : list)
-            keys.push_back(Key{events[ev].ts, -events[ev].dur, ev});
+            keys.push_back(Key{events[ev].ts, -events[ev].dur, ev,
+                               static_cast<std::uint8_t>(isGpuOpCategory(events[ev].category) ? 1 : 0)});
         sortNearlySorted(keys);
         for (std::size_t i = 0; i < keys.size(); ++i)
             list[i] = keys[i].event;

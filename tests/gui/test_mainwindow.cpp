@@ -512,7 +512,23 @@ private slots:
             if (doc.style(e) == ui::EventStyle::NcclKernel)
                 nccl = e;
         QVERIFY(nccl != core::kNoIndex);
-        QCOMPARE(colourInside(nccl), ui::eventColor(ui::EventStyle::NcclKernel));
+        // The NCCL kernel is drawn inside its nccl:* annotation (same extent: the GPU op is the
+        // leaf), in the last stream's lowest row: scrolled into view for its check.
+        const int offsetBefore = view->verticalOffset();
+        if (view->eventRect(nccl).bottom() >= shot.height()) {
+            view->setVerticalOffset(offsetBefore + static_cast<int>(view->eventRect(nccl).bottom()) - shot.height() + 20);
+            const QImage scrolled = view->grab().toImage();
+            const QRectF r = view->eventRect(nccl);
+            QVERIFY2(r.bottom() < scrolled.height(), "the NCCL kernel's row can be scrolled into view");
+            QCOMPARE(scrolled.pixelColor(QPoint(static_cast<int>(r.left()) + 1, static_cast<int>(r.top()) + 1)),
+                     ui::eventColor(ui::EventStyle::NcclKernel));
+            view->setVerticalOffset(offsetBefore);
+        } else {
+            QCOMPARE(colourInside(nccl), ui::eventColor(ui::EventStyle::NcclKernel));
+        }
+        const std::uint32_t ncclAnnotation = doc.index().nestParent[nccl];
+        QVERIFY2(ncclAnnotation != core::kNoIndex, "the NCCL kernel nests in its annotation");
+        QCOMPARE(doc.device().events[ncclAnnotation].category, core::EventCategory::GpuUserAnnotation);
         const std::uint32_t step = findEvent(doc, QStringLiteral("ProfilerStep#3"));
         if (step != core::kNoIndex)
             QCOMPARE(colourInside(step), ui::eventColor(ui::EventStyle::UserAnnotation));
