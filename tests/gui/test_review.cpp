@@ -20,6 +20,7 @@
 #include "reviewui.h"
 #include "testsupport.h"
 #include "timelineview.h"
+#include "undocommands.h"
 
 #include <QAbstractItemModelTester>
 #include <QApplication>
@@ -72,6 +73,7 @@ private slots:
     void init();
     void cleanup();
     void correctUndoRedoAndReopen();
+    void longLabelsAreElidedInUndoActions();
     void findingsFollowTheSelection();
     void findingsDescribeTheCorrectedState();
     void reparentByDraggingOnTheTimeline();
@@ -111,6 +113,23 @@ std::unique_ptr<ui::MainWindow> TestReview::open()
     if (!window->review()->controller()->waitUntilSettled())
         qWarning("the window did not settle");
     return window;
+}
+
+void TestReview::longLabelsAreElidedInUndoActions()
+{
+    // A label carrying a whole templated kernel signature (hundreds of characters).
+    const QString signature = QStringLiteral("Detach void at::native::vectorized_elementwise_kernel<4, "
+                                             "at::native::CUDAFunctor_add<float>, at::detail::Array<char*, 3> >"
+                                             "(int, at::native::CUDAFunctor_add<float>, at::detail::Array<char*, 3>)");
+    QVERIFY(signature.size() > 150);
+    ui::CorrectionCommand command(nullptr, core::LogEntry{signature.toStdString(), {}});
+    QCOMPARE(command.text(), signature); // the Edits list and QUndoView show all of it
+    QVERIFY(command.actionText().size() <= 60);
+    QVERIFY(command.actionText().startsWith(QStringLiteral("Detach void at::native::")));
+    QVERIFY(command.actionText().endsWith(QStringLiteral("char*, 3>)")));
+    ui::CorrectionCommand shortOne(nullptr, core::LogEntry{"Detach gemm", {}});
+    QCOMPARE(shortOne.actionText(), QStringLiteral("Detach gemm"));
+    // QUndoStack::createUndoAction labels the Undo / Redo actions with actionText().
 }
 
 void TestReview::correctUndoRedoAndReopen()
