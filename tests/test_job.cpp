@@ -251,6 +251,37 @@ private slots:
         QCOMPARE(test::readFile(base + "/a/trace.1.et"), test::readFile(base + "/one/trace.1.et"));
     }
 
+    void outputsNeverReplaceInputs()
+    {
+        // Outputs named onto a rank's own traces or sidecar are refused before anything is written.
+        QTemporaryDir dir;
+        const fs::path in = fs::path(dir.path().toStdString()) / "in";
+        fs::create_directories(in);
+        const std::string host = (in / "host_0.json").string(), device = (in / "kineto_0.json").string();
+        fs::copy_file(test::dataPath("export/seed_host_et.json"), host);
+        fs::copy_file(test::dataPath("export/seed_kineto.json"), device);
+        const std::string before = test::readFile(device);
+        const std::string out = dir.path().toStdString() + "/out";
+
+        Run r = runJobCommand({in.string(), "--out", out, "--report", device});
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.find("job report is the rank 0 Kineto trace") != std::string::npos, r.err.c_str());
+        QVERIFY2(r.err.find("nothing written") != std::string::npos, r.err.c_str());
+        QCOMPARE(test::readFile(device), before);
+        QVERIFY(!fs::exists(out));
+
+        // The input folder as the output folder: the outputs have names of their own; allowed,
+        // inputs untouched.
+        r = runJobCommand({in.string(), "--out", in.string(), "--no-et"});
+        QVERIFY2(r.code == 0, (r.out + r.err).c_str());
+        QCOMPARE(test::readFile(device), before);
+
+        // Two ranks' outputs cannot collide, but an explicit report onto comm_group.json can.
+        r = runJobCommand({in.string(), "--out", out, "--report", out + "/comm_group.json"});
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.find("are the same file") != std::string::npos, r.err.c_str());
+    }
+
     void eachRankAppliesItsOwnSidecar()
     {
         // The seed pair as rank 0 of a 2-rank job, with a correction saved where the GUI puts it.

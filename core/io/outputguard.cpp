@@ -6,6 +6,8 @@
 
 #include <filesystem>
 #include <optional>
+#include <unordered_map>
+#include <utility>
 
 namespace linkscope::core {
 
@@ -34,22 +36,20 @@ Identity identify(const std::string &path)
     return id;
 }
 
-bool same(const Identity &a, const Identity &b)
-{
-    if (a.exists != b.exists)
-        return false;
-    return a.exists ? a.device == b.device && a.inode == b.inode : a.normalised == b.normalised;
-}
-
 } // namespace
 
-std::vector<std::string> checkOutputs(const std::vector<NamedFile> &outputs, const std::vector<NamedFile> &inputs)
+std::vector<std::string> checkOutputs(const std::vector<NamedFile> &outputs, const std::vector<NamedFile> &inputs,
+                                      bool cleanTemporaries)
 {
-    std::vector<std::pair<const NamedFile *, Identity>> seen;
+    // Each file by its identity (device and inode, or the normalised path of one that does not
+    // exist yet): a lookup per output, so a job's thousands of outputs cost no more than a stat each.
+    std::unordered_map<std::string, std::pair<const NamedFile *, bool>> seen; // key -> (file, is an input)
+    auto keyOf = [](const Identity &id) {
+        return id.exists ? "i:" + std::to_string(id.device) + ":" + std::to_string(id.inode) : "p:" + id.normalised;
+    };
     for (const NamedFile &in : inputs)
         if (!in.path.empty() && in.path != "-")
-            seen.emplace_back(&in, identify(in.path));
-    const std::size_t inputCount = seen.size();
+            seen.emplace(keyOf(identify(in.path)), std::make_pair(&in, true));
     const NamedFile *stdoutUser = nullptr;
     std::vector<std::string> notes;
     for (const NamedFile &out : outputs) {
@@ -61,18 +61,15 @@ std::vector<std::string> checkOutputs(const std::vector<NamedFile> &outputs, con
             stdoutUser = &out;
             continue;
         }
-        const Identity id = identify(out.path);
-        for (std::size_t k = 0; k < seen.size(); ++k) {
-            if (!same(id, seen[k].second))
-                continue;
-            const NamedFile &other = *seen[k].first;
-            if (k < inputCount)
+        const auto [it, added] = seen.emplace(keyOf(identify(out.path)), std::make_pair(&out, false));
+        if (!added) {
+            const NamedFile &other = *it->second.first;
+            if (it->second.second)
                 throw WriteError(out.path, out.role + " is the " + other.role + " (" + other.path +
                                                "); refusing to replace it: choose another output path");
             throw WriteError(out.path, out.role + " and " + other.role + " are the same file; choose two paths");
         }
-        seen.emplace_back(&out, id);
-        if (!isStreamOutput(out.path))
+        if (cleanTemporaries && !isStreamOutput(out.path))
             for (std::string &note : removeStaleTemporaries(out.path))
                 notes.push_back(out.path + ": " + note);
     }

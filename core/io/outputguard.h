@@ -16,7 +16,10 @@ struct NamedFile {
 
 // Throws WriteError naming the output and the file it would replace. Empty paths are skipped.
 // Returns notes about leftover temporary files of the regular outputs (io/atomicfile.h's
-// removeStaleTemporaries: removed, or left alone and why), one line each, for the user.
-std::vector<std::string> checkOutputs(const std::vector<NamedFile> &outputs, const std::vector<NamedFile> &inputs);
+// removeStaleTemporaries: removed, or left alone and why), one line each, for the user; with
+// cleanTemporaries false that is left to the writes themselves (a job's thousands of outputs in
+// one folder would scan it once per output here).
+std::vector<std::string> checkOutputs(const std::vector<NamedFile> &outputs, const std::vector<NamedFile> &inputs,
+                                      bool cleanTemporaries = true);
 
 } // namespace linkscope::core
