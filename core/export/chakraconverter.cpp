@@ -7,8 +7,11 @@
 #include "job/processgroups.h"
 
 #include "io/atomicfile.h"
+#include "base/parallel.h"
 
 #include <algorithm>
+#include <atomic>
+#include <thread>
 #include <functional>
 #include <map>
 #include <tuple>
@@ -371,15 +374,47 @@ EtValidation validateChakraPlan(const ChakraPlan &plan, const EtPlusGraph &graph
     return result;
 }
 
-void emitChakra(const ChakraPlan &plan, const EtPlusGraph &graph, const HostTrace &host, const DeviceTrace &device,
-                const LinkSet &links, const ChakraOptions &options, const std::function<void(const Node &)> &sink,
-                ChakraStats &stats, std::vector<Diagnostic> &warnings)
-{
-    const std::size_t n = graph.nodes.size();
-    std::map<std::string, std::size_t> unclassifiedNames;
+// What emitting nodes adds to the stats and the warnings; one per thread when blocks of nodes are
+// built in parallel, summed afterwards (every figure is a count or a sum, the names are sorted).
+struct EmitTally {
+    ChakraStats stats; // only the per-node counters
+    std::map<std::string, std::size_t> unclassifiedNames, replayedNames, unmappedGroups;
     std::size_t p2pWithoutPeers = 0;
+
+    void add(const EmitTally &o)
+    {
+        stats.nodes += o.stats.nodes;
+        stats.commColl += o.stats.commColl;
+        stats.commSend += o.stats.commSend;
+        stats.commRecv += o.stats.commRecv;
+        stats.comp += o.stats.comp;
+        stats.metadata += o.stats.metadata;
+        stats.unclassifiedCollectives += o.stats.unclassifiedCollectives;
+        stats.commWithoutSize += o.stats.commWithoutSize;
+        stats.commReplayed += o.stats.commReplayed;
+        stats.cpuDurationMicros += o.stats.cpuDurationMicros;
+        stats.gpuCompDurationMicros += o.stats.gpuCompDurationMicros;
+        for (const auto &[k, v] : o.unclassifiedNames)
+            unclassifiedNames[k] += v;
+        for (const auto &[k, v] : o.replayedNames)
+            replayedNames[k] += v;
+        for (const auto &[k, v] : o.unmappedGroups)
+            unmappedGroups[k] += v;
+        p2pWithoutPeers += o.p2pWithoutPeers;
+    }
+};
+
+// Builds the nodes [begin, end) that the plan keeps, in id order, and hands each to `sink`.
+void emitRange(std::uint32_t begin, std::uint32_t end, const ChakraPlan &plan, const EtPlusGraph &graph,
+               const HostTrace &host, const DeviceTrace &device, const LinkSet &links, const ChakraOptions &options,
+               const std::function<void(const Node &)> &sink, EmitTally &tally)
+{
+    ChakraStats &stats = tally.stats;
+    std::map<std::string, std::size_t> &unclassifiedNames = tally.unclassifiedNames;
+    std::map<std::string, std::size_t> &replayedNames = tally.replayedNames;
+    std::map<std::string, std::size_t> &unmappedGroups = tally.unmappedGroups;
+    std::size_t &p2pWithoutPeers = tally.p2pWithoutPeers;
     const bool astra = options.target == EtTarget::AstraSim;
-    std::map<std::string, std::size_t> replayedNames, unmappedGroups;
     auto groupId = [&](const std::string &name) -> std::string {
         if (!astra)
             return name;
@@ -394,7 +429,7 @@ void emitChakra(const ChakraPlan &plan, const EtPlusGraph &graph, const HostTrac
         return id;
     };
     Node node; // reused: one message at a time, never the whole graph
-    for (std::uint32_t i = 0; i < n; ++i) {
+    for (std::uint32_t i = begin; i < end; ++i) {
         if (!plan.keep[i])
             continue;
         const EtPlusNode &source = graph.nodes[i];
@@ -500,6 +535,19 @@ void emitChakra(const ChakraPlan &plan, const EtPlusGraph &graph, const HostTrac
         }
         sink(node);
     }
+}
+
+// The warnings of a whole emission, from its summed tally (into `stats` its counters).
+void finishTally(const EmitTally &tally, const DeviceTrace &device, ChakraStats &stats, std::vector<Diagnostic> &warnings)
+{
+    EmitTally sum;
+    sum.stats = stats;
+    sum.add(tally);
+    stats = sum.stats;
+    const std::map<std::string, std::size_t> &unclassifiedNames = tally.unclassifiedNames;
+    const std::map<std::string, std::size_t> &replayedNames = tally.replayedNames;
+    const std::map<std::string, std::size_t> &unmappedGroups = tally.unmappedGroups;
+    const std::size_t p2pWithoutPeers = tally.p2pWithoutPeers;
     for (const auto &[name, count] : unclassifiedNames)
         warnings.push_back({Diagnostic::Severity::Warning, device.path, kUnknownOffset,
                             std::to_string(count) + " communication kernel(s) \"" + name +
@@ -522,6 +570,15 @@ void emitChakra(const ChakraPlan &plan, const EtPlusGraph &graph, const HostTrac
         warnings.push_back({Diagnostic::Severity::Warning, device.path, kUnknownOffset,
                             std::to_string(stats.commWithoutSize) +
                                 " communication node(s) with comm_size 0: no tensor sizes or element counts found"});
+}
+
+void emitChakra(const ChakraPlan &plan, const EtPlusGraph &graph, const HostTrace &host, const DeviceTrace &device,
+                const LinkSet &links, const ChakraOptions &options, const std::function<void(const Node &)> &sink,
+                ChakraStats &stats, std::vector<Diagnostic> &warnings)
+{
+    EmitTally tally;
+    emitRange(0, static_cast<std::uint32_t>(graph.nodes.size()), plan, graph, host, device, links, options, sink, tally);
+    finishTally(tally, device, stats, warnings);
 }
 
 ChakraProtoMsg::GlobalMetadata chakraMetadata(const EtPlusGraph &graph, const HostTrace &host)
@@ -554,10 +611,8 @@ std::uint64_t writeChakraPlan(const std::string &path, const ChakraPlan &plan, c
                               ChakraStats &stats, std::vector<Diagnostic> &warnings)
 {
     AtomicFile file(path, gzip ? Compression::Gzip : Compression::None);
-    std::string buffer;
-    constexpr std::size_t kFlushAt = std::size_t(4) << 20;
-    buffer.reserve(kFlushAt + 65536);
-    auto append = [&](const google::protobuf::Message &message) {
+    // Each message with its varint length, as Chakra's encode_message writes them.
+    auto append = [](std::string &buffer, const google::protobuf::Message &message) {
         std::uint64_t size = message.ByteSizeLong();
         while (size >= 0x80) {
             buffer.push_back(static_cast<char>((size & 0x7f) | 0x80));
@@ -565,15 +620,43 @@ std::uint64_t writeChakraPlan(const std::string &path, const ChakraPlan &plan, c
         }
         buffer.push_back(static_cast<char>(size));
         message.AppendToString(&buffer);
-        if (buffer.size() >= kFlushAt) {
+    };
+    {
+        std::string metadata;
+        append(metadata, chakraMetadata(graph, host));
+        file.write(metadata);
+    }
+    stats = plan.stats;
+    // Blocks of nodes are built and serialised on every core, one block per thread at a time, and
+    // written in id order: the bytes are those of one thread, the memory a few blocks'.
+    const auto n = static_cast<std::uint32_t>(graph.nodes.size());
+    const int threads = std::clamp(static_cast<int>(std::thread::hardware_concurrency()), 1, 8);
+    constexpr std::uint32_t kBlock = 8192;
+    std::vector<std::string> buffers(static_cast<std::size_t>(threads));
+    std::vector<EmitTally> tallies(static_cast<std::size_t>(threads));
+    for (std::uint32_t round = 0; round < n; round += kBlock * static_cast<std::uint32_t>(threads)) {
+        std::atomic<int> next{0};
+        runOnThreads(threads, [&] {
+            for (int b; (b = next.fetch_add(1)) < threads;) {
+                const std::uint64_t first = round + std::uint64_t(b) * kBlock;
+                if (first >= n)
+                    continue;
+                const auto last = static_cast<std::uint32_t>(std::min<std::uint64_t>(n, first + kBlock));
+                std::string &buffer = buffers[static_cast<std::size_t>(b)];
+                buffer.clear();
+                emitRange(static_cast<std::uint32_t>(first), last, plan, graph, host, device, links, options,
+                          [&](const Node &node) { append(buffer, node); }, tallies[static_cast<std::size_t>(b)]);
+            }
+        });
+        for (std::string &buffer : buffers) {
             file.write(buffer);
             buffer.clear();
         }
-    };
-    append(chakraMetadata(graph, host));
-    stats = plan.stats;
-    emitChakra(plan, graph, host, device, links, options, append, stats, warnings);
-    file.write(buffer);
+    }
+    EmitTally tally;
+    for (const EmitTally &t : tallies)
+        tally.add(t);
+    finishTally(tally, device, stats, warnings);
     file.commit();
     return file.bytesOnDisk();
 }
