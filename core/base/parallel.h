@@ -5,9 +5,13 @@
 // thread has stopped (the first one, when several throw). When the system refuses a thread, the
 // threads already running (at least the caller's) do all the work.
 
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
 #include <exception>
 #include <mutex>
 #include <system_error>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -40,6 +44,42 @@ void runOnThreads(int threads, Worker &&worker)
         t.join();
     if (failure)
         std::rethrow_exception(failure);
+}
+
+// The threads an exporter uses: the cores, at most 8.
+inline int exportThreads()
+{
+    return std::clamp(static_cast<int>(std::thread::hardware_concurrency()), 1, 8);
+}
+
+// Output made in blocks on several threads and consumed in order: items [0, n) in blocks of
+// `block`; produce(first, last, text, slot) appends block [first, last)'s output to `text` (slot
+// is the thread's slot, 0 .. threads-1, for per-thread tallies); consume(text) receives the
+// blocks' texts in item order, on the caller's thread. One block per thread at a time, so the
+// memory is a few blocks' whatever n is. An exception from produce is rethrown here.
+template<typename Produce, typename Consume>
+void forEachBlockInOrder(std::uint64_t n, std::uint64_t block, int threads, Produce &&produce, Consume &&consume)
+{
+    threads = std::max(1, threads);
+    block = std::max<std::uint64_t>(1, block);
+    std::vector<std::string> texts(static_cast<std::size_t>(threads));
+    const std::uint64_t round = block * static_cast<std::uint64_t>(threads);
+    for (std::uint64_t start = 0; start < n; start += round) {
+        std::atomic<int> next{0};
+        runOnThreads(threads, [&] {
+            for (int b; (b = next.fetch_add(1)) < threads;) {
+                const std::uint64_t first = start + static_cast<std::uint64_t>(b) * block;
+                std::string &text = texts[static_cast<std::size_t>(b)];
+                text.clear();
+                if (first < n)
+                    produce(first, std::min(n, first + block), text, b);
+            }
+        });
+        for (std::string &text : texts) {
+            consume(text);
+            text.clear();
+        }
+    }
 }
 
 } // namespace linkscope::core

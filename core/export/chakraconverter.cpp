@@ -10,8 +10,6 @@
 #include "base/parallel.h"
 
 #include <algorithm>
-#include <atomic>
-#include <thread>
 #include <functional>
 #include <map>
 #include <tuple>
@@ -627,32 +625,18 @@ std::uint64_t writeChakraPlan(const std::string &path, const ChakraPlan &plan, c
         file.write(metadata);
     }
     stats = plan.stats;
-    // Blocks of nodes are built and serialised on every core, one block per thread at a time, and
-    // written in id order: the bytes are those of one thread, the memory a few blocks'.
-    const auto n = static_cast<std::uint32_t>(graph.nodes.size());
-    const int threads = std::clamp(static_cast<int>(std::thread::hardware_concurrency()), 1, 8);
-    constexpr std::uint32_t kBlock = 8192;
-    std::vector<std::string> buffers(static_cast<std::size_t>(threads));
+    // Blocks of nodes are built and serialised on every core and written in id order: the bytes
+    // are those of one thread, the memory a few blocks'.
+    const int threads = exportThreads();
     std::vector<EmitTally> tallies(static_cast<std::size_t>(threads));
-    for (std::uint32_t round = 0; round < n; round += kBlock * static_cast<std::uint32_t>(threads)) {
-        std::atomic<int> next{0};
-        runOnThreads(threads, [&] {
-            for (int b; (b = next.fetch_add(1)) < threads;) {
-                const std::uint64_t first = round + std::uint64_t(b) * kBlock;
-                if (first >= n)
-                    continue;
-                const auto last = static_cast<std::uint32_t>(std::min<std::uint64_t>(n, first + kBlock));
-                std::string &buffer = buffers[static_cast<std::size_t>(b)];
-                buffer.clear();
-                emitRange(static_cast<std::uint32_t>(first), last, plan, graph, host, device, links, options,
-                          [&](const Node &node) { append(buffer, node); }, tallies[static_cast<std::size_t>(b)]);
-            }
-        });
-        for (std::string &buffer : buffers) {
-            file.write(buffer);
-            buffer.clear();
-        }
-    }
+    forEachBlockInOrder(
+        graph.nodes.size(), 8192, threads,
+        [&](std::uint64_t first, std::uint64_t last, std::string &text, int slot) {
+            emitRange(static_cast<std::uint32_t>(first), static_cast<std::uint32_t>(last), plan, graph, host, device,
+                      links, options, [&](const Node &node) { append(text, node); },
+                      tallies[static_cast<std::size_t>(slot)]);
+        },
+        [&](const std::string &text) { file.write(text); });
     EmitTally tally;
     for (const EmitTally &t : tallies)
         tally.add(t);

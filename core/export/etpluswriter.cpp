@@ -1,5 +1,7 @@
 #include "export/exporter.h"
 
+#include "base/parallel.h"
+
 #include "export/collective.h"
 #include "export/jsonout.h"
 
@@ -86,6 +88,60 @@ std::string_view policyWord(Policy p)
 
 } // namespace
 
+// One node's line of the "nodes" array (with the separator before it).
+static void appendNode(std::string &out, std::uint32_t i, const EtPlusGraph &graph, const HostTrace &host,
+                const DeviceTrace &device, const LinkSet &links)
+{
+    const EtPlusNode &node = graph.nodes[i];
+    const HostNode &h = host.nodes[node.host];
+    out += i ? ",\n{\"id\":" : "\n{\"id\":";
+    out += std::to_string(EtPlusGraph::idOf(i));
+    out += ",\"name\":";
+    appendString(out, node.gpu ? device.name(device.events[node.event]) : host.name(h));
+    out += ",\"ctrl_deps\":";
+    // A root names itself, as the ET does for its process root: chakra_converter then finds no
+    // earlier parent, and no other node is mistaken for one.
+    out += std::to_string(EtPlusGraph::idOf(node.parent == kNoNode ? i : node.parent));
+    out += ",\"inputs\":";
+    appendIo(out, host, h.inputs);
+    out += ",\"outputs\":";
+    appendIo(out, host, h.outputs);
+    out += ",\"attrs\":";
+    appendAttrs(out, host, h);
+    if (node.event != kNoIndex) {
+        const DeviceEvent &e = device.events[node.event];
+        const Nanos exclusive = node.gpu || node.event >= links.exclusiveDur.size() ? e.dur : links.exclusiveDur[node.event];
+        out += ",\"inclusive_dur\":";
+        appendMicros(out, e.dur);
+        out += ",\"exclusive_dur\":";
+        appendMicros(out, exclusive);
+        out += ",\"ts\":";
+        appendMicros(out, e.ts);
+        out += ",\"inter_thread_dep\":";
+        out += node.interThreadDep == kNoNode ? std::string("null") : std::to_string(EtPlusGraph::idOf(node.interThreadDep));
+        if (node.gpu) {
+            out += ",\"cat\":";
+            appendString(out, device.strings.at(e.categoryText));
+            out += ",\"ph\":\"X\",\"stream\":" + std::to_string(e.stream >= 0 ? e.stream : 0);
+            const CommInfo comm = classifyGpuOp(host, device, node.event, node.host);
+            if (comm.isComm && !comm.pgName.empty()) {
+                out += ",\"pg_name\":";
+                appendString(out, comm.pgName);
+            }
+        }
+    }
+    if (graph.syncBegin.size() > i + 1 && graph.syncBegin[i] != graph.syncBegin[i + 1]) {
+        out += ",\"sync_dep\":[";
+        for (std::uint32_t k = graph.syncBegin[i]; k < graph.syncBegin[i + 1]; ++k) {
+            if (k != graph.syncBegin[i])
+                out += ',';
+            out += std::to_string(EtPlusGraph::idOf(graph.syncList[k]));
+        }
+        out += ']';
+    }
+    out += '}';
+}
+
 std::uint64_t writeEtPlus(const std::string &path, const EtPlusGraph &graph, const HostTrace &host,
                           const DeviceTrace &device, const LinkSet &links, bool gzip)
 {
@@ -113,57 +169,17 @@ std::uint64_t writeEtPlus(const std::string &path, const EtPlusGraph &graph, con
     appendString(out, jsonout::baseName(device.path));
     out += "},\n\"nodes\":[";
 
-    for (std::uint32_t i = 0; i < graph.nodes.size(); ++i) {
-        const EtPlusNode &node = graph.nodes[i];
-        const HostNode &h = host.nodes[node.host];
-        out += i ? ",\n{\"id\":" : "\n{\"id\":";
-        out += std::to_string(EtPlusGraph::idOf(i));
-        out += ",\"name\":";
-        appendString(out, node.gpu ? device.name(device.events[node.event]) : host.name(h));
-        out += ",\"ctrl_deps\":";
-        // A root names itself, as the ET does for its process root: chakra_converter then finds no
-        // earlier parent, and no other node is mistaken for one.
-        out += std::to_string(EtPlusGraph::idOf(node.parent == kNoNode ? i : node.parent));
-        out += ",\"inputs\":";
-        appendIo(out, host, h.inputs);
-        out += ",\"outputs\":";
-        appendIo(out, host, h.outputs);
-        out += ",\"attrs\":";
-        appendAttrs(out, host, h);
-        if (node.event != kNoIndex) {
-            const DeviceEvent &e = device.events[node.event];
-            const Nanos exclusive = node.gpu || node.event >= links.exclusiveDur.size() ? e.dur : links.exclusiveDur[node.event];
-            out += ",\"inclusive_dur\":";
-            appendMicros(out, e.dur);
-            out += ",\"exclusive_dur\":";
-            appendMicros(out, exclusive);
-            out += ",\"ts\":";
-            appendMicros(out, e.ts);
-            out += ",\"inter_thread_dep\":";
-            out += node.interThreadDep == kNoNode ? std::string("null") : std::to_string(EtPlusGraph::idOf(node.interThreadDep));
-            if (node.gpu) {
-                out += ",\"cat\":";
-                appendString(out, device.strings.at(e.categoryText));
-                out += ",\"ph\":\"X\",\"stream\":" + std::to_string(e.stream >= 0 ? e.stream : 0);
-                const CommInfo comm = classifyGpuOp(host, device, node.event, node.host);
-                if (comm.isComm && !comm.pgName.empty()) {
-                    out += ",\"pg_name\":";
-                    appendString(out, comm.pgName);
-                }
-            }
-        }
-        if (graph.syncBegin.size() > i + 1 && graph.syncBegin[i] != graph.syncBegin[i + 1]) {
-            out += ",\"sync_dep\":[";
-            for (std::uint32_t k = graph.syncBegin[i]; k < graph.syncBegin[i + 1]; ++k) {
-                if (k != graph.syncBegin[i])
-                    out += ',';
-                out += std::to_string(EtPlusGraph::idOf(graph.syncList[k]));
-            }
-            out += ']';
-        }
-        out += '}';
-        writer.maybeFlush();
-    }
+    // Nodes are written in blocks on every core, in id order (the text is one thread's).
+    forEachBlockInOrder(
+        graph.nodes.size(), 8192, exportThreads(),
+        [&](std::uint64_t first, std::uint64_t last, std::string &text, int) {
+            for (auto i = static_cast<std::uint32_t>(first); i < last; ++i)
+                appendNode(text, i, graph, host, device, links);
+        },
+        [&](const std::string &text) {
+            out += text;
+            writer.maybeFlush();
+        });
     out += "\n]}\n";
     return writer.commit();
 }

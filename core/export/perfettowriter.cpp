@@ -1,5 +1,7 @@
 #include "export/exporter.h"
 
+#include "base/parallel.h"
+
 #include "export/jsonout.h"
 
 #include <algorithm>
@@ -120,47 +122,61 @@ std::uint64_t writePerfettoTrace(const std::string &path, const DeviceTrace &dev
     // their ids would share one id space with ours.
     // Args come back in file order through one reader (big sequential reads from a source file).
     // If the source changed since loading, the export stops rather than write events without args.
-    ArgsReader argsReader(device.argsStore.get());
-    for (const DeviceEvent &e : device.events) {
-        const char *ph = nullptr;
-        switch (e.phase) {
-        case Phase::Complete: ph = "X"; break;
-        case Phase::Instant: ph = "i"; break;
-        case Phase::Counter: ph = "C"; break;
-        case Phase::Begin: ph = "B"; break;
-        case Phase::End: ph = "E"; break;
-        default: break;
-        }
-        if (!ph || e.category == EventCategory::Flow)
-            continue;
-        begin();
-        out += "\"ph\":\"";
-        out += ph;
-        out += "\",\"cat\":";
-        appendString(out, device.strings.at(e.categoryText));
-        out += ",\"name\":";
-        appendString(out, device.name(e));
-        appendWhere(out, device, e.thread);
-        out += ",\"ts\":";
-        appendMicros(out, e.ts);
-        if (e.phase == Phase::Complete) {
-            out += ",\"dur\":";
-            appendMicros(out, e.dur);
-        } else if (e.phase == Phase::Instant) {
-            out += ",\"s\":\"t\"";
-        }
-        const std::string_view args = argsReader.read(e.args);
-        if (args.empty() && !e.args.empty())
-            throw ExportError(path + ": not written: cannot read the args of the event at byte "
-                              + std::to_string(e.args.offset) + " of " + device.path + ": "
-                              + device.argsUnavailableReason());
-        if (!args.empty()) {
-            out += ",\"args\":";
-            out += args;
-        }
-        out += '}';
-        writer.maybeFlush();
-    }
+    // Events are written in blocks on every core, in file order; each block reads its events' args
+    // through its own reader (sequential reads from a source file).
+    forEachBlockInOrder(
+        device.events.size(), 16384, exportThreads(),
+        [&](std::uint64_t firstEvent, std::uint64_t lastEvent, std::string &text, int) {
+            ArgsReader argsReader(device.argsStore.get());
+            for (std::uint64_t index = firstEvent; index < lastEvent; ++index) {
+                const DeviceEvent &e = device.events[index];
+                const char *ph = nullptr;
+                switch (e.phase) {
+                case Phase::Complete: ph = "X"; break;
+                case Phase::Instant: ph = "i"; break;
+                case Phase::Counter: ph = "C"; break;
+                case Phase::Begin: ph = "B"; break;
+                case Phase::End: ph = "E"; break;
+                default: break;
+                }
+                if (!ph || e.category == EventCategory::Flow)
+                    continue;
+                text += ",\n{";
+                text += "\"ph\":\"";
+                text += ph;
+                text += "\",\"cat\":";
+                appendString(text, device.strings.at(e.categoryText));
+                text += ",\"name\":";
+                appendString(text, device.name(e));
+                appendWhere(text, device, e.thread);
+                text += ",\"ts\":";
+                appendMicros(text, e.ts);
+                if (e.phase == Phase::Complete) {
+                    text += ",\"dur\":";
+                    appendMicros(text, e.dur);
+                } else if (e.phase == Phase::Instant) {
+                    text += ",\"s\":\"t\"";
+                }
+                const std::string_view args = argsReader.read(e.args);
+                if (args.empty() && !e.args.empty())
+                    throw ExportError(path + ": not written: cannot read the args of the event at byte "
+                                      + std::to_string(e.args.offset) + " of " + device.path + ": "
+                                      + device.argsUnavailableReason());
+                if (!args.empty()) {
+                    text += ",\"args\":";
+                    text += args;
+                }
+                text += '}';
+            }
+        },
+        [&](const std::string &text) {
+            if (text.empty())
+                return;
+            // Every event came with ",\n{" before it; the very first of the array has no comma.
+            out.append(first ? std::string_view(text).substr(1) : std::string_view(text));
+            first = false;
+            writer.maybeFlush();
+        });
 
     // One arrow per link: "s" where the parent is the innermost open slice, "f" binding to the GPU op.
     std::uint64_t flowId = 0;
