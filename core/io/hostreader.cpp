@@ -311,28 +311,12 @@ private:
     // then reads the array and reports any error.
     std::size_t parseNodesInParallel(std::size_t first, bool &truncated)
     {
-        const ReaderThreads config = readerThreads();
-        const std::size_t bytes = text_.size() - first;
-        const std::size_t chunks = std::min<std::size_t>(
-            static_cast<std::size_t>(std::max(1, config.threads)), bytes / std::max<std::size_t>(config.minChunkBytes, 1));
-        if (chunks < 2 || abandon_)
+        if (abandon_)
             return std::string::npos;
-        std::vector<std::size_t> stops;
-        std::size_t from = first;
-        for (std::size_t k = 1; k < chunks; ++k) {
-            const std::size_t target = first + bytes / chunks * k;
-            std::size_t c = target;
-            for (;;) {
-                c = lastElementSeparator(from, c);
-                if (c == std::string::npos || c + 1 >= text_.size() || target - c > (bytes / chunks) / 2)
-                    return std::string::npos;
-                if (isJsonWhitespace(text_[c + 1])) // keeps the bytes each chunk rewrites apart
-                    break;
-            }
-            stops.push_back(c);
-            from = c + 1;
-        }
-        stops.push_back(std::string::npos);
+        const std::vector<std::size_t> stops = chunkStops(first, readerThreads());
+        if (stops.empty())
+            return std::string::npos;
+        const std::size_t chunks = stops.size();
 
         std::atomic<bool> abandon{false};
         std::vector<std::unique_ptr<HostReader>> readers;
@@ -437,14 +421,6 @@ private:
         }
         sink_.merge(c.sink_);
         from = HostTrace{};
-    }
-
-    // Progress of chunk 0 stands for all chunks (they advance together).
-    std::uint64_t progressAt(std::size_t p) const
-    {
-        if (progressScale_ <= 1 || p < progressBase_)
-            return p;
-        return std::min<std::uint64_t>(text_.size(), progressBase_ + (p - progressBase_) * progressScale_);
     }
 
     // A plain file's parsed pages leave the resident set (they read back from the file if touched
@@ -1219,8 +1195,6 @@ private:
     const std::atomic<bool> *abandon_ = nullptr; // a chunk reader: set when another chunk failed
     std::size_t chunkFirst_ = 0;                  // where this reader's nodes begin
     std::size_t releasedTo_ = 0;                  // a chunk: its text before this is released
-    std::uint64_t progressBase_ = 0;
-    std::size_t progressScale_ = 1;
     bool reserveForAll_ = false;                  // chunk 0: reserve for the whole array
 };
 

@@ -464,15 +464,6 @@ private:
         }
     }
 
-    // Progress for a chunk reader on the caller's thread stands for all chunks (they advance
-    // together); a one-thread read reports where it is.
-    std::uint64_t progressAt(std::size_t p) const
-    {
-        if (progressScale_ <= 1 || p < progressBase_)
-            return p;
-        return std::min<std::uint64_t>(text_.size(), progressBase_ + (p - progressBase_) * progressScale_);
-    }
-
     // Splits the array at element boundaries into one chunk per thread, parses them at the same
     // time and merges the results in file order: the same events, strings (the same ids),
     // warnings and args as one thread gives. Returns npos, having changed nothing, when the text
@@ -480,30 +471,12 @@ private:
     // boundary, invalid JSON): the one-thread parse then reads the array and reports any error.
     std::size_t parseEventsInParallel(std::size_t first)
     {
-        const ReaderThreads config = readerThreads();
-        const std::size_t bytes = text_.size() - first;
-        const std::size_t chunks = std::min<std::size_t>(
-            static_cast<std::size_t>(std::max(1, config.threads)), bytes / std::max<std::size_t>(config.minChunkBytes, 1));
-        if (chunks < 2 || abandon_)
+        if (abandon_)
             return std::string::npos;
-        // Boundaries: a ',' between '}' and '{' with whitespace after it, searched back from each
-        // even split point (the whitespace keeps the bytes each chunk rewrites apart).
-        std::vector<std::size_t> stops;
-        std::size_t from = first;
-        for (std::size_t k = 1; k < chunks; ++k) {
-            const std::size_t target = first + bytes / chunks * k;
-            std::size_t c = target;
-            for (;;) {
-                c = lastElementSeparator(from, c);
-                if (c == std::string::npos || c + 1 >= text_.size() || target - c > (bytes / chunks) / 2)
-                    return std::string::npos;
-                if (isJsonWhitespace(text_[c + 1]))
-                    break;
-            }
-            stops.push_back(c);
-            from = c + 1;
-        }
-        stops.push_back(std::string::npos); // the last chunk ends with the array
+        const std::vector<std::size_t> stops = chunkStops(first, readerThreads());
+        if (stops.empty())
+            return std::string::npos;
+        const std::size_t chunks = stops.size();
 
         std::atomic<bool> abandon{false};
         std::vector<std::unique_ptr<KinetoReader>> readers;
@@ -1197,8 +1170,6 @@ private:
     std::size_t rangeEnd_ = 0;                    // where this reader's part of the text ends
     std::size_t releasedTo_ = 0;                  // a chunk reader: its text before this is released
     bool reserveForAll_ = false;                  // chunk 0: reserve for the whole array
-    std::uint64_t progressBase_ = 0;
-    std::size_t progressScale_ = 1;
 };
 
 } // namespace

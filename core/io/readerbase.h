@@ -5,10 +5,13 @@
 
 #include "io/inputtext.h"
 #include "io/jsonscan.h"
+#include "io/tracereader.h"
 #include "io/warningsink.h"
 
+#include <algorithm>
 #include <cstring>
 #include <string>
+#include <vector>
 
 namespace linkscope::core::io {
 
@@ -103,6 +106,46 @@ protected:
         return std::string::npos;
     }
 
+    // Where a parallel read splits the array that starts at `first` (io/tracereader.h
+    // ReaderThreads): one offset per chunk but the last, each a ',' between '}' and '{' with
+    // whitespace after it (that keeps the bytes each chunk rewrites apart), searched back from an
+    // even split point, then npos for the last chunk. Empty when one thread reads: the text is too
+    // small, or no boundary is found near a split point.
+    std::vector<std::size_t> chunkStops(std::size_t first, const ReaderThreads &config) const
+    {
+        const std::size_t bytes = text_.size() - first;
+        const std::size_t chunks = std::min<std::size_t>(static_cast<std::size_t>(std::max(1, config.threads)),
+                                                         bytes / std::max<std::size_t>(config.minChunkBytes, 1));
+        std::vector<std::size_t> stops;
+        if (chunks < 2)
+            return stops;
+        std::size_t from = first;
+        for (std::size_t k = 1; k < chunks; ++k) {
+            const std::size_t target = first + bytes / chunks * k;
+            std::size_t c = target;
+            for (;;) {
+                c = lastElementSeparator(from, c);
+                if (c == std::string::npos || c + 1 >= text_.size() || target - c > (bytes / chunks) / 2)
+                    return {};
+                if (isJsonWhitespace(text_[c + 1]))
+                    break;
+            }
+            stops.push_back(c);
+            from = c + 1;
+        }
+        stops.push_back(std::string::npos);
+        return stops;
+    }
+
+    // The progress offset to report for having parsed up to `p`: a chunk reader on the caller's
+    // thread stands for all chunks (they advance together); any other reader reports where it is.
+    std::uint64_t progressAt(std::size_t p) const
+    {
+        if (progressScale_ <= 1 || p < progressBase_)
+            return p;
+        return std::min<std::uint64_t>(text_.size(), progressBase_ + (p - progressBase_) * progressScale_);
+    }
+
     // Runs parse(begin, len) on the elements in [first, closeAt), where text_[closeAt] is the ',' or
     // ']' after the last one: the bytes just before `first` and at `closeAt` are briefly replaced by
     // '[' and ']' so that the window is a JSON array parsed in place.
@@ -131,6 +174,8 @@ protected:
     std::shared_ptr<const ArgsStore> sourceFile_; // set when the text is a plain file, readable later
     WarningSink sink_;
     JsonScanner scanner_;
+    std::uint64_t progressBase_ = 0; // chunk 0 of a parallel read: where its chunk starts
+    std::size_t progressScale_ = 1;  //   and how many chunks its progress stands for
 };
 
 } // namespace linkscope::core::io
