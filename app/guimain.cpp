@@ -2,11 +2,15 @@
 
 #include "guimain.h"
 
+#include "jobdock.h"
 #include "mainwindow.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QFileInfo>
+#include <QElapsedTimer>
 #include <QIcon>
+#include <QTimer>
 
 #include <iostream>
 
@@ -24,21 +28,70 @@ int runGui(int argc, char *argv[])
     parser.setApplicationDescription(QStringLiteral("Inspect and correct GPU→CPU links in PyTorch traces"));
     parser.addHelpOption();
     parser.addVersionOption();
-    parser.addPositionalArgument(QStringLiteral("traces"), QStringLiteral("HOST_ET DEVICE_TRACE, or DEVICE_TRACE alone"));
+    parser.addPositionalArgument(QStringLiteral("traces"), QStringLiteral("HOST_ET DEVICE_TRACE, DEVICE_TRACE alone, or a job's folder (a trace pair per rank)"));
+    QCommandLineOption screenshot(QStringLiteral("screenshot"),
+                                  QStringLiteral("Once the traces (or the job) are open and drawn, save the window as PNG to FILE, "
+                                                 "print the time it took and quit (exit 1 if the open failed)"),
+                                  QStringLiteral("FILE"));
+    QCommandLineOption size(QStringLiteral("size"), QStringLiteral("Window size, e.g. 1920x1080"), QStringLiteral("WxH"));
+    parser.addOption(screenshot);
+    parser.addOption(size);
     parser.process(app);
 
+    QElapsedTimer clock;
+    clock.start();
     ui::MainWindow window;
+    if (parser.isSet(size)) {
+        const QStringList wh = parser.value(size).split(QLatin1Char('x'));
+        bool okW = false, okH = false;
+        const int w = wh.size() == 2 ? wh.at(0).toInt(&okW) : 0, h = wh.size() == 2 ? wh.at(1).toInt(&okH) : 0;
+        if (!okW || !okH || w < 200 || h < 150) {
+            std::cerr << "linkscope: --size wants WxH, e.g. 1920x1080\n";
+            return 2;
+        }
+        window.resize(w, h);
+    }
     window.show();
+    int exitCode = 0;
+    if (parser.isSet(screenshot)) {
+        const QString file = parser.value(screenshot);
+        auto shoot = [&window, &clock, file](const char *what) {
+            // After the event loop has drawn the new document once.
+            QTimer::singleShot(0, &window, [&window, &clock, file, what] {
+                window.repaint();
+                const bool saved = window.grab().toImage().save(file);
+                std::cerr << "linkscope: " << what << " drawn after " << clock.elapsed() / 1000.0 << " s; "
+                          << (saved ? "saved " : "could not save ") << file.toStdString() << '\n';
+                QApplication::exit(saved ? 0 : 1);
+            });
+        };
+        QObject::connect(&window, &ui::MainWindow::documentChanged, &window, [shoot] { shoot("traces"); });
+        QObject::connect(&window, &ui::MainWindow::loadFailed, &window, [](const QString &message) {
+            std::cerr << "linkscope: " << message.toStdString() << '\n';
+            QApplication::exit(1);
+        });
+        const QStringList args = parser.positionalArguments();
+        if (args.size() == 1 && QFileInfo(args.at(0)).isDir()) {
+            QObject::connect(window.jobDock(), &ui::JobDock::jobOpened, &window, [shoot] { shoot("job overview"); });
+            QObject::connect(window.jobDock(), &ui::JobDock::failed, &window, [](const QString &message) {
+                std::cerr << "linkscope: " << message.toStdString() << '\n';
+                QApplication::exit(1);
+            });
+        }
+    }
     const QStringList files = parser.positionalArguments();
     if (files.size() == 2)
         window.openPair(files.at(0), files.at(1));
+    else if (files.size() == 1 && QFileInfo(files.at(0)).isDir())
+        window.openJob(files.at(0));
     else if (files.size() == 1)
         window.openDevice(files.at(0));
     else if (files.size() > 2) {
         std::cerr << "linkscope: expected at most two trace files, got " << files.size() << '\n';
         return 2;
     }
-    return app.exec();
+    exitCode = app.exec();
+    return exitCode;
 }
 
 } // namespace linkscope::app

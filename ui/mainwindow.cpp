@@ -4,6 +4,7 @@
 
 #include "detailsdock.h"
 #include "eventselection.h"
+#include "jobdock.h"
 #include "legendwidget.h"
 #include "searchdock.h"
 #include "timelineview.h"
@@ -130,6 +131,11 @@ void MainWindow::buildActions()
         const QString device = QFileDialog::getOpenFileName(this, tr("Kineto trace"), QString(), kTraceFilter);
         if (!device.isEmpty())
             openDevice(device);
+    });
+    file->addAction(tr("Open &job…"), this, [this] {
+        const QString dir = QFileDialog::getExistingDirectory(this, tr("A job's folder (a host ET and a Kineto trace per rank)"));
+        if (!dir.isEmpty())
+            openJob(dir);
     });
     m_recentMenu = file->addMenu(tr("Open &recent"));
     connect(m_recentMenu, &QMenu::aboutToShow, this, &MainWindow::rebuildRecentMenu);
@@ -512,7 +518,37 @@ void MainWindow::dropEvent(QDropEvent *event)
     for (const QUrl &url : event->mimeData()->urls())
         paths << url.toLocalFile();
     event->acceptProposedAction();
-    openFiles(paths);
+    if (paths.size() == 1 && QFileInfo(paths.front()).isDir())
+        openJob(paths.front());
+    else
+        openFiles(paths);
+}
+
+JobDock *MainWindow::jobDock()
+{
+    if (!m_jobDock) {
+        m_jobDock = new JobDock(this);
+        addDock(m_jobDock, Qt::TopDockWidgetArea);
+        connect(m_jobDock, &JobDock::openRankRequested, this, [this](qint64 rank, const QString &host, const QString &device) {
+            statusBar()->showMessage(tr("Opening rank %1 of the job").arg(rank), 4000);
+            if (host.isEmpty())
+                openDevice(device);
+            else
+                openPair(host, device);
+        });
+        connect(m_jobDock, &JobDock::exported, this, [this](const QString &, const QString &summary) { statusBar()->showMessage(summary, 10000); });
+        connect(m_jobDock, &JobDock::failed, this, [this](const QString &message) { statusBar()->showMessage(message, 10000); });
+    }
+    return m_jobDock;
+}
+
+void MainWindow::openJob(const QString &folder)
+{
+    JobDock *dock = jobDock();
+    dock->show();
+    // The overview gets about 40 % of the window's height; the rank's lanes keep the rest.
+    resizeDocks({dock}, {std::max(260, height() * 2 / 5)}, Qt::Vertical);
+    dock->open(folder);
 }
 
 void MainWindow::closeEvent(QCloseEvent *event)

@@ -25,6 +25,7 @@ class QTimer;
 namespace linkscope::ui {
 
 class DetailsDock;
+class JobDock;
 class EventSelection;
 class SearchDock;
 class TimelineView;
@@ -41,6 +42,10 @@ public:
     void openDevice(const QString &devicePath);
     // One file: a Kineto trace. Two files: a pair in either order (the files are sniffed).
     void openFiles(const QStringList &paths);
+    // A folder of per-rank traces: the job dock (jobdock.h) opens it; its ranks open here on request.
+    void openJob(const QString &folder);
+    // The job dock, created on first use.
+    JobDock *jobDock();
 
     const DocumentPtr &document() const { return m_doc; }
     EventSelection *selection() const { return m_selection; }
@@ -103,6 +108,7 @@ private:
     DetailsDock *m_details;
     SearchDock *m_search;
     ReviewUi *m_review = nullptr;
+    JobDock *m_jobDock = nullptr;
     core::Policy m_policy = core::Policy::Nesting;
 
     QMenu *m_viewMenu = nullptr;

@@ -363,27 +363,11 @@ int runJob(const Args &args, std::ostream &out, std::ostream &err)
 
     // No output may replace an input (a rank's traces or its sidecar) or another output: checked
     // for every file before anything is written.
-    {
-        std::vector<core::NamedFile> outputs, inputFiles;
-        for (const RankFiles &r : todo) {
-            const std::string rank = "rank " + std::to_string(r.rank);
-            inputFiles.push_back({rank + " host trace", r.host});
-            inputFiles.push_back({rank + " Kineto trace", r.device});
-            inputFiles.push_back({rank + " corrections sidecar", core::defaultSidecarPath(r.device)});
-            if (options.writeEt)
-                outputs.push_back({rank + " .et output", (fs::path(outDir) / etFileName(prefix, r.rank)).string()});
-            outputs.push_back({rank + " summary", (fs::path(outDir) / summaryFileName(prefix, r.rank)).string()});
-        }
-        if (ranges.empty()) {
-            outputs.push_back({"comm_group.json", (fs::path(outDir) / "comm_group.json").string()});
-            outputs.push_back({"job report", reportPath.empty() ? (fs::path(outDir) / "job-report.json").string() : reportPath});
-        }
-        try {
-            core::checkOutputs(outputs, inputFiles, false);
-        } catch (const std::exception &e) {
-            err << "job: " << e.what() << "\njob: nothing written\n";
-            return 1;
-        }
+    try {
+        checkJobOutputs(todo, options, ranges.empty(), reportPath);
+    } catch (const std::exception &e) {
+        err << "job: " << e.what() << "\njob: nothing written\n";
+        return 1;
     }
 
     try {

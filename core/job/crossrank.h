@@ -52,6 +52,7 @@ struct CollectiveCall {
     std::int64_t root = -1;         // rooted collectives; -1: unknown / none
     std::int64_t peer = -1;         // Send: the receiver, Recv: the sender (global ranks); -1: unknown
     std::int64_t launchNs = kUnknownTime; // when the rank issued it, on the rank's own clock
+    std::int64_t startNs = kUnknownTime;  // when its kernel started, on the rank's own clock
     std::int64_t endNs = kUnknownTime;    // when its kernel ended, on the rank's own clock
     std::string where;              // for messages: "kineto_3.json event 1234 (ncclDevKernel_…)"
 };

@@ -5,12 +5,14 @@
 #include "edit/sidecar.h"
 #include "export/etcheck.h"
 #include "io/atomicfile.h"
+#include "io/outputguard.h"
 #include "io/tracereader.h"
 #include "job/rankcalls.h"
 #include "link/linker.h"
 #include "pipeline/pairpipeline.h"
 
 #include <algorithm>
+#include <cmath>
 #include <exception>
 #include <filesystem>
 #include <mutex>
@@ -90,6 +92,8 @@ RankSummary processRank(const RankFiles &files, const JobOptions &options)
         const std::int64_t world = s.worldSize;
         s.groups = mergeRankGroups(processGroupsFromKineto(device), host ? processGroupsFromHostEt(*host, world) : std::vector<ProcessGroup>{});
         s.calls = collectiveCallsOf(device, host, links);
+        if (options.overview)
+            s.overview = std::make_shared<const RankOverview>(overviewOf(device));
 
         if (options.writeEt) {
             if (!host) {
@@ -130,7 +134,9 @@ RankSummary processRank(const RankFiles &files, const JobOptions &options)
 
 std::vector<RankSummary> processRanks(const std::vector<RankFiles> &ranks, const JobOptions &options)
 {
-    fs::create_directories(options.outDir);
+    const bool writeFiles = !options.outDir.empty() || options.writeEt;
+    if (writeFiles)
+        fs::create_directories(options.outDir);
     std::vector<RankSummary> out(ranks.size());
     std::vector<bool> done(ranks.size(), false);
     std::mutex mutex;
@@ -147,7 +153,8 @@ std::vector<RankSummary> processRanks(const std::vector<RankFiles> &ranks, const
             }
             try {
                 RankSummary s = processRank(ranks[i], options);
-                writeRankSummary((fs::path(options.outDir) / summaryFileName(options.prefix, s.rank)).string(), s);
+                if (writeFiles)
+                    writeRankSummary((fs::path(options.outDir) / summaryFileName(options.prefix, s.rank)).string(), s);
                 std::lock_guard lock(mutex);
                 out[i] = std::move(s);
                 done[i] = true;
@@ -162,6 +169,30 @@ std::vector<RankSummary> processRanks(const std::vector<RankFiles> &ranks, const
     if (failure)
         std::rethrow_exception(failure);
     return out;
+}
+
+std::string jobReportPath(const JobOptions &options, const std::string &reportPath)
+{
+    return reportPath.empty() ? (fs::path(options.outDir) / "job-report.json").string() : reportPath;
+}
+
+void checkJobOutputs(const std::vector<RankFiles> &ranks, const JobOptions &options, bool whole, const std::string &reportPath)
+{
+    std::vector<NamedFile> outputs, inputFiles;
+    for (const RankFiles &r : ranks) {
+        const std::string rank = "rank " + std::to_string(r.rank);
+        inputFiles.push_back({rank + " host trace", r.host});
+        inputFiles.push_back({rank + " Kineto trace", r.device});
+        inputFiles.push_back({rank + " corrections sidecar", defaultSidecarPath(r.device)});
+        if (options.writeEt)
+            outputs.push_back({rank + " .et output", (fs::path(options.outDir) / etFileName(options.prefix, r.rank)).string()});
+        outputs.push_back({rank + " summary", (fs::path(options.outDir) / summaryFileName(options.prefix, r.rank)).string()});
+    }
+    if (whole) {
+        outputs.push_back({"comm_group.json", (fs::path(options.outDir) / "comm_group.json").string()});
+        outputs.push_back({"job report", jobReportPath(options, reportPath)});
+    }
+    checkOutputs(outputs, inputFiles, false);
 }
 
 JobReport buildJobReport(std::vector<RankSummary> summaries, std::int64_t worldSizeHint)
@@ -251,9 +282,55 @@ JobReport buildJobReport(std::vector<RankSummary> summaries, std::int64_t worldS
     for (const GroupAlignment &g : check.groups)
         r.collectivesPerGroup[g.name] = g.length;
     r.timing = analyseTiming(input, check);
+    r.alignments = check.groups;
     sortFindings(findings);
     r.findings = std::move(findings);
     return r;
+}
+
+std::vector<std::pair<std::int64_t, std::size_t>> JobReport::callsAt(const std::string &group, std::int64_t index) const
+{
+    std::vector<std::pair<std::int64_t, std::size_t>> out;
+    for (const GroupAlignment &g : alignments) {
+        if (g.name != group)
+            continue;
+        for (const auto &[rank, positions] : g.positionOf) {
+            const auto calls = g.callIndex.find(rank);
+            if (calls == g.callIndex.end())
+                continue;
+            for (std::size_t k = 0; k < positions.size() && k < calls->second.size(); ++k)
+                if (positions[k] == index) {
+                    out.emplace_back(rank, calls->second[k]);
+                    break;
+                }
+        }
+    }
+    return out;
+}
+
+std::pair<std::string, std::int64_t> JobReport::positionOf(std::int64_t rankNo, std::size_t call) const
+{
+    const RankSummary *s = rank(rankNo);
+    if (!s || call >= s->calls.size())
+        return {"", -1};
+    for (const GroupAlignment &g : alignments) {
+        const auto calls = g.callIndex.find(rankNo);
+        const auto positions = g.positionOf.find(rankNo);
+        if (calls == g.callIndex.end() || positions == g.positionOf.end())
+            continue;
+        const auto it = std::find(calls->second.begin(), calls->second.end(), call);
+        if (it != calls->second.end()) {
+            const std::size_t k = static_cast<std::size_t>(it - calls->second.begin());
+            return {g.name, k < positions->second.size() ? positions->second[k] : -1};
+        }
+    }
+    return {s->calls[call].processGroup, -1};
+}
+
+const RankSummary *JobReport::rank(std::int64_t rankNo) const
+{
+    const auto it = std::lower_bound(ranks.begin(), ranks.end(), rankNo, [](const RankSummary &s, std::int64_t r) { return s.rank < r; });
+    return it != ranks.end() && it->rank == rankNo ? &*it : nullptr;
 }
 
 bool JobReport::hasErrors() const
@@ -300,7 +377,11 @@ nlohmann::json JobReport::toJson() const
     j["findings"] = std::move(findingsJson);
     nlohmann::json stragglers = nlohmann::json::array();
     for (const StragglerCount &s : timing.stragglers)
-        stragglers.push_back({{"rank", s.rank}, {"last_arrivals", s.lastArrivals}, {"of", s.of}});
+        stragglers.push_back({{"rank", s.rank},
+                              {"last_arrivals", s.lastArrivals},
+                              {"of", s.of},
+                              {"expected", std::round(s.expected * 100) / 100},
+                              {"straggler", s.straggler}});
     j["stragglers"] = std::move(stragglers);
     nlohmann::json offsets = nlohmann::json::array();
     for (const auto &[rank, off] : timing.clockOffsetNs)

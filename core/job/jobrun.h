@@ -46,6 +46,9 @@ struct JobOptions {
     // Read every .et back as it is written and check it (export/etcheck.h checkEtFile) in the same
     // worker: RankSummary::etCheck, for checkEtJob once every rank is done.
     bool checkEt = true;
+    // Keep what the job overview draws of each rank (RankSummary::overview), computed before the
+    // rank's traces are released.
+    bool overview = false;
     // Called from worker threads (serialise inside). Return false to stop: ranks not started are
     // left out, the current ones stop at their next stage.
     std::function<bool(const RankProgress &)> progress;
@@ -59,8 +62,16 @@ std::string summaryFileName(const std::string &prefix, std::int64_t rank); // "<
 RankSummary processRank(const RankFiles &files, const JobOptions &options);
 
 // Every rank of `ranks`, `options.jobs` at a time; summaries in rank order. Each summary is also
-// written to OUTDIR/<prefix>.<rank>.summary.json.
+// written to OUTDIR/<prefix>.<rank>.summary.json — unless outDir is empty (with writeEt false):
+// then nothing is written (the GUI's open of a job).
 std::vector<RankSummary> processRanks(const std::vector<RankFiles> &ranks, const JobOptions &options);
+
+// Refuses (throws std::runtime_error naming both) before anything is written when an output of the
+// job — a rank's .et or summary, and with `whole` comm_group.json and the report (`reportPath`, empty:
+// OUTDIR/job-report.json) — would replace an input (a rank's traces or sidecar) or another output.
+void checkJobOutputs(const std::vector<RankFiles> &ranks, const JobOptions &options, bool whole, const std::string &reportPath);
+// OUTDIR/job-report.json unless `reportPath` says otherwise.
+std::string jobReportPath(const JobOptions &options, const std::string &reportPath);
 
 struct JobReport {
     std::int64_t worldSize = -1;
@@ -69,8 +80,17 @@ struct JobReport {
     std::map<std::string, std::size_t> collectivesPerGroup; // reference sequence length
     std::vector<JobFinding> findings;        // job-level (missing ranks, unreadable ranks, group conflicts) + cross-rank
     JobTiming timing;
+    std::vector<GroupAlignment> alignments;  // per group: where each member's calls sit in its sequence
     nlohmann::json toJson() const;           // docs/job-report.md
     bool hasErrors() const;
+
+    // The same collective on every member: (rank, index into that rank's RankSummary::calls) for
+    // position `index` of group `group`'s sequence, ascending rank; empty when unknown.
+    std::vector<std::pair<std::int64_t, std::size_t>> callsAt(const std::string &group, std::int64_t index) const;
+    // Where call `call` of rank `rank` sits: its group and position; index -1 when the call is not
+    // in its group's reference sequence (one the other ranks did not issue, or a P2P call).
+    std::pair<std::string, std::int64_t> positionOf(std::int64_t rank, std::size_t call) const;
+    const RankSummary *rank(std::int64_t rank) const;
 };
 
 // The cross-rank report from summaries alone (any order; each rank once — a rank twice is an error

@@ -110,6 +110,7 @@ std::vector<CollectiveCall> collectiveCallsOf(const DeviceTrace &device, const H
             c.dtype = dtypeFromKernelName(device.name(e));
         const bool launched = link.launch < device.events.size();
         c.launchNs = base + (launched ? device.events[link.launch].ts : e.ts);
+        c.startNs = base + e.ts;
         c.endNs = base + e.end();
         std::string kernel(device.name(e).substr(0, 64));
         c.where = file + " event " + std::to_string(event) + " (" + kernel + ")";

@@ -25,6 +25,8 @@ nlohmann::json callToJson(const CollectiveCall &c)
         j["peer"] = c.peer;
     if (c.launchNs != kUnknownTime)
         j["launch_ns"] = c.launchNs;
+    if (c.startNs != kUnknownTime)
+        j["start_ns"] = c.startNs;
     if (c.endNs != kUnknownTime)
         j["end_ns"] = c.endNs;
     if (!c.where.empty())
@@ -43,6 +45,7 @@ CollectiveCall callFromJson(const nlohmann::json &j)
     c.root = j.value("root", std::int64_t{-1});
     c.peer = j.value("peer", std::int64_t{-1});
     c.launchNs = j.value("launch_ns", kUnknownTime);
+    c.startNs = j.value("start_ns", kUnknownTime);
     c.endNs = j.value("end_ns", kUnknownTime);
     c.where = j.value("where", std::string());
     return c;

@@ -7,6 +7,7 @@
 #include "export/etcheck.h"
 #include "job/crossrank.h"
 #include "job/processgroups.h"
+#include "job/rankoverview.h"
 
 #include <nlohmann/json.hpp>
 
@@ -37,6 +38,8 @@ struct RankSummary {
     // The check of the .et as written (JobOptions::checkEt); not part of the summary file: a merge of
     // shards checks the .et files again.
     std::shared_ptr<const EtFileCheck> etCheck;
+    // What the job overview draws (JobOptions::overview); not part of the summary file either.
+    std::shared_ptr<const RankOverview> overview;
 
     nlohmann::json toJson() const;
     // Throws std::runtime_error naming `where` for a summary that is not one.

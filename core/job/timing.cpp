@@ -119,13 +119,16 @@ JobTiming analyseTiming(const CheckInput &input, const CheckResult &check)
                     StragglerCount &sc = counts[r];
                     sc.rank = r;
                     ++sc.of;
+                    sc.expected += 1.0 / static_cast<double>(n);
                     if (r == last)
                         ++sc.lastArrivals;
                 }
         }
     }
-    for (const auto &[r, sc] : counts)
+    for (auto &[r, sc] : counts) {
+        sc.straggler = sc.lastArrivals >= 3 && static_cast<double>(sc.lastArrivals) > 2 * sc.expected;
         t.stragglers.push_back(sc);
+    }
     std::stable_sort(t.stragglers.begin(), t.stragglers.end(), [](const StragglerCount &a, const StragglerCount &b) {
         return a.lastArrivals != b.lastArrivals ? a.lastArrivals > b.lastArrivals : a.rank < b.rank;
     });

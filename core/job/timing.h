@@ -28,6 +28,11 @@ struct StragglerCount {
     std::int64_t rank = -1;
     std::size_t lastArrivals = 0;      // collectives at which this rank launched last
     std::size_t of = 0;                // collectives it took part in (with times, ≥ 2 members)
+    // The last arrivals chance alone would give it: the sum over those collectives of 1 / members
+    // (a rank of a 2-rank group is last at half of them, of an 8-rank group at an eighth).
+    double expected = 0;
+    // Last at least 3 times and more than twice what chance gives: the rank the job waits for.
+    bool straggler = false;
 };
 
 struct JobTiming {

@@ -1,0 +1,307 @@
+#include "jobdock.h"
+
+#include "joboverview.h"
+
+#include <QFileDialog>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSplitter>
+#include <QTimer>
+#include <QTreeWidget>
+#include <QVBoxLayout>
+
+#include <algorithm>
+
+namespace linkscope::ui {
+
+using namespace core::job;
+
+namespace {
+constexpr int kBars = 4; // ranks in flight shown with a bar (one per core is typical)
+} // namespace
+
+JobDock::JobDock(QWidget *parent) : QDockWidget(tr("Job"), parent)
+{
+    setObjectName(QStringLiteral("jobDock"));
+    auto *body = new QWidget(this);
+    auto *layout = new QVBoxLayout(body);
+    layout->setContentsMargins(4, 2, 4, 2);
+    layout->setSpacing(3);
+
+    auto *top = new QHBoxLayout;
+    m_summary = new QLabel(tr("No job open: File ▸ Open job… takes a folder of per-rank traces"), body);
+    m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_summary->setWordWrap(true);
+    top->addWidget(m_summary, 1);
+    m_openRank = new QPushButton(tr("Open rank"), body);
+    m_openRank->setToolTip(tr("Load the selected rank's full lanes (CPU threads, GPU streams, links) below"));
+    m_openRank->setEnabled(false);
+    m_export = new QPushButton(tr("Export job…"), body);
+    m_export->setToolTip(tr("Write every rank's .et, comm_group.json and job-report.json, as `linkscope job` does"));
+    m_export->setEnabled(false);
+    top->addWidget(m_openRank);
+    top->addWidget(m_export);
+    layout->addLayout(top);
+
+    m_progressPanel = new QWidget(body);
+    auto *progress = new QHBoxLayout(m_progressPanel);
+    progress->setContentsMargins(0, 0, 0, 0);
+    m_progressLabel = new QLabel(m_progressPanel);
+    progress->addWidget(m_progressLabel);
+    for (int i = 0; i < kBars; ++i) {
+        auto *bar = new QProgressBar(m_progressPanel);
+        bar->setRange(0, 1000);
+        bar->setTextVisible(true);
+        bar->setMaximumWidth(180);
+        bar->hide();
+        progress->addWidget(bar);
+        m_bars.push_back(bar);
+    }
+    progress->addStretch(1);
+    m_cancel = new QPushButton(tr("Cancel"), m_progressPanel);
+    progress->addWidget(m_cancel);
+    m_progressPanel->hide();
+    layout->addWidget(m_progressPanel);
+
+    auto *split = new QSplitter(Qt::Horizontal, body);
+    m_overview = new JobOverview(split);
+    m_findings = new QTreeWidget(split);
+    m_findings->setRootIsDecorated(false);
+    m_findings->setUniformRowHeights(true);
+    m_findings->setHeaderLabels({tr("Severity"), tr("Finding"), tr("Group"), tr("#"), tr("Ranks"), tr("Message")});
+    m_findings->header()->setStretchLastSection(true);
+    m_findings->setSelectionMode(QAbstractItemView::SingleSelection);
+    split->addWidget(m_overview);
+    split->addWidget(m_findings);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 1);
+    split->setSizes({700, 300});
+    layout->addWidget(split, 1);
+    setWidget(body);
+
+    m_loader = new JobLoader(this);
+    m_timer = new QTimer(this);
+    m_timer->setInterval(150);
+    connect(m_timer, &QTimer::timeout, this, &JobDock::updateProgress);
+    connect(m_cancel, &QPushButton::clicked, m_loader, &JobLoader::cancel);
+    connect(m_loader, &JobLoader::discovered, this, &JobDock::onDiscovered);
+    connect(m_loader, &JobLoader::rankLoaded, this, &JobDock::onRankLoaded);
+    connect(m_loader, &JobLoader::finished, this, &JobDock::onFinished);
+    connect(m_loader, &JobLoader::failed, this, [this](const QString &message) {
+        showProgress(false);
+        m_summary->setText(tr("Job: %1").arg(message));
+        m_export->setEnabled(m_job != nullptr);
+        emit failed(message);
+    });
+    connect(m_loader, &JobLoader::cancelled, this, [this] {
+        showProgress(false);
+        m_summary->setText(m_job ? summaryText() : tr("Opening the job was cancelled"));
+        m_export->setEnabled(m_job != nullptr);
+    });
+    connect(m_loader, &JobLoader::exported, this, [this](const QString &dir, const QString &summary) {
+        showProgress(false);
+        m_export->setEnabled(true);
+        m_summary->setText(summaryText() + QStringLiteral("\n") + summary);
+        emit exported(dir, summary);
+    });
+    connect(m_export, &QPushButton::clicked, this, [this] {
+        const QString dir = QFileDialog::getExistingDirectory(this, tr("Export the job to a folder"), m_folder);
+        if (!dir.isEmpty())
+            exportTo(dir);
+    });
+    connect(m_overview, &JobOverview::rankActivated, this, &JobDock::requestRank);
+    connect(m_overview, &JobOverview::collectiveSelected, this, [this] { m_openRank->setEnabled(m_job != nullptr); });
+    connect(m_openRank, &QPushButton::clicked, this, [this] {
+        qint64 rank = m_currentRank;
+        if (rank < 0 && m_overview->selection())
+            rank = m_overview->selection()->rank;
+        if (rank < 0 && m_job && !m_job->report.ranks.empty())
+            rank = m_job->report.ranks.front().rank;
+        requestRank(rank);
+    });
+    connect(m_findings, &QTreeWidget::currentItemChanged, this, [this](QTreeWidgetItem *item) {
+        if (item)
+            selectFinding(m_findings->indexOfTopLevelItem(item));
+    });
+}
+
+void JobDock::open(const QString &folder)
+{
+    m_folder = folder;
+    m_job.reset();
+    m_partial.clear();
+    m_currentRank = -1;
+    m_findings->clear();
+    m_overview->clearSelection();
+    m_overview->setHighlightedRanks({});
+    m_overview->setJob(nullptr);
+    m_export->setEnabled(false);
+    m_openRank->setEnabled(false);
+    m_summary->setText(tr("Opening the job in %1…").arg(folder));
+    show();
+    raise();
+    showProgress(true);
+    m_loader->open(folder);
+}
+
+void JobDock::exportTo(const QString &outDir)
+{
+    if (!m_job)
+        return;
+    m_export->setEnabled(false);
+    showProgress(true);
+    m_loader->exportJob(m_job, outDir);
+}
+
+void JobDock::showProgress(bool on)
+{
+    m_progressPanel->setVisible(on);
+    if (on)
+        m_timer->start();
+    else
+        m_timer->stop();
+    updateProgress();
+}
+
+void JobDock::updateProgress()
+{
+    const auto states = m_loader->progress();
+    std::size_t done = 0, failedRanks = 0;
+    std::vector<const JobLoader::RankState *> active;
+    for (const auto &s : states) {
+        if (s.stage == QLatin1String("done"))
+            ++done;
+        else if (s.stage == QLatin1String("failed"))
+            ++failedRanks;
+        else if (s.stage != QLatin1String("waiting"))
+            active.push_back(&s);
+    }
+    m_progressLabel->setText(tr("%L1 of %L2 ranks done%3").arg(done + failedRanks).arg(states.size()).arg(failedRanks ? tr(", %L1 failed").arg(failedRanks) : QString()));
+    for (std::size_t i = 0; i < m_bars.size(); ++i) {
+        QProgressBar *bar = m_bars[i];
+        if (i < active.size()) {
+            bar->setValue(static_cast<int>(std::clamp(active[i]->fraction, 0.0, 1.0) * 1000));
+            bar->setFormat(tr("rank %1 %2 %p%").arg(active[i]->rank).arg(active[i]->stage));
+            bar->show();
+        } else {
+            bar->hide();
+        }
+    }
+    // Ranks that finished since the last tick appear in the overview (unaligned until the end).
+    if (m_partialDirty && !m_job) {
+        m_partialDirty = false;
+        auto doc = std::make_shared<JobDocument>();
+        doc->folder = m_folder;
+        doc->layout = m_layout;
+        doc->report.ranks = m_partial;
+        std::sort(doc->report.ranks.begin(), doc->report.ranks.end(), [](const RankSummary &a, const RankSummary &b) { return a.rank < b.rank; });
+        m_overview->setJob(std::move(doc));
+    }
+}
+
+void JobDock::onDiscovered(const JobLayout &layout)
+{
+    m_layout = layout;
+    m_summary->setText(tr("Opening %L1 ranks in %2…").arg(layout.ranks.size()).arg(m_folder));
+}
+
+void JobDock::onRankLoaded(const RankSummary &summary)
+{
+    m_partial.push_back(summary);
+    m_partialDirty = true;
+}
+
+void JobDock::onFinished(JobPtr job)
+{
+    m_job = std::move(job);
+    m_partial.clear();
+    showProgress(false);
+    m_overview->setJob(m_job);
+    m_overview->frameAll();
+    m_summary->setText(summaryText());
+    fillFindings();
+    m_export->setEnabled(true);
+    m_openRank->setEnabled(!m_job->report.ranks.empty());
+    emit jobOpened(m_job);
+}
+
+QString JobDock::summaryText() const
+{
+    if (!m_job)
+        return {};
+    const JobReport &r = m_job->report;
+    std::size_t collectives = 0, errors = 0, warnings = 0;
+    for (const auto &[name, n] : r.collectivesPerGroup)
+        collectives += n;
+    for (const JobFinding &f : r.findings)
+        (f.severity == Severity::Error ? errors : warnings) += 1;
+    QString text = tr("%1: %L2 ranks%3, %L4 process groups, %L5 collectives")
+                       .arg(m_job->folder)
+                       .arg(r.ranks.size())
+                       .arg(r.worldSize > 0 ? tr(" of %L1").arg(r.worldSize) : QString())
+                       .arg(r.groups.size())
+                       .arg(collectives);
+    text += r.findings.empty() ? tr(" · no cross-rank findings") : tr(" · %L1 errors, %L2 warnings across ranks").arg(errors).arg(warnings);
+    if (!r.timing.stragglers.empty() && r.timing.stragglers.front().lastArrivals > 0) {
+        const StragglerCount &s = r.timing.stragglers.front();
+        text += tr(" · arrives last most often: rank %1 (%L2 of %L3)").arg(s.rank).arg(s.lastArrivals).arg(s.of);
+    }
+    return text;
+}
+
+void JobDock::fillFindings()
+{
+    m_findings->clear();
+    if (!m_job)
+        return;
+    for (const JobFinding &f : m_job->report.findings) {
+        QStringList ranks;
+        for (std::int64_t r : f.ranks)
+            ranks << QString::number(r);
+        auto *item = new QTreeWidgetItem(m_findings, {QString::fromUtf8(severityName(f.severity).data()), QString::fromStdString(f.kind),
+                                                       QString::fromStdString(f.processGroup), f.index >= 0 ? QString::number(f.index) : QString(),
+                                                       ranks.join(QStringLiteral(", ")), QString::fromStdString(f.message)});
+        item->setToolTip(5, QString::fromStdString(f.message));
+    }
+    if (m_job->report.findings.empty()) {
+        auto *item = new QTreeWidgetItem(m_findings, {tr("—"), tr("none"), QString(), QString(), QString(),
+                                                       tr("Every rank issued the same collectives, with the same types and sizes; sends and receives pair up")});
+        item->setFlags(Qt::ItemIsEnabled);
+    }
+    for (int c = 0; c < 5; ++c)
+        m_findings->resizeColumnToContents(c);
+}
+
+void JobDock::selectFinding(int row)
+{
+    if (!m_job || row < 0 || row >= static_cast<int>(m_job->report.findings.size()))
+        return;
+    if (m_findings->currentItem() != m_findings->topLevelItem(row)) {
+        m_findings->setCurrentItem(m_findings->topLevelItem(row)); // comes back here through currentItemChanged
+        return;
+    }
+    const JobFinding &f = m_job->report.findings[static_cast<std::size_t>(row)];
+    std::vector<qint64> ranks(f.ranks.begin(), f.ranks.end());
+    m_overview->setHighlightedRanks(ranks);
+    m_currentRank = ranks.empty() ? -1 : ranks.front();
+    m_openRank->setEnabled(m_currentRank >= 0);
+    if (!f.processGroup.empty() && f.index >= 0)
+        m_overview->selectCollective(QString::fromStdString(f.processGroup), f.index, true);
+}
+
+void JobDock::requestRank(qint64 rank)
+{
+    if (!m_job && m_layout.ranks.empty())
+        return;
+    const auto &ranks = m_layout.ranks;
+    const auto it = std::find_if(ranks.begin(), ranks.end(), [&](const RankFiles &f) { return f.rank == rank; });
+    if (it == ranks.end())
+        return;
+    m_currentRank = rank;
+    emit openRankRequested(rank, QString::fromStdString(it->host), QString::fromStdString(it->device));
+}
+
+} // namespace linkscope::ui

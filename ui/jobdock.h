@@ -1,0 +1,78 @@
+#pragma once
+// The job dock: File ▸ Open job… (or a folder on the command line / dropped) shows here. While the
+// ranks load, a progress bar per rank (the ones in flight) and Cancel; ranks appear in the overview
+// as they finish. Then: a one-line summary (ranks, process groups, collectives, findings,
+// stragglers), the overview (joboverview.h), and the cross-rank findings, each naming its ranks;
+// selecting a finding frames its collective on every rank involved and tints those ranks. Open
+// rank (or a double-click) asks the main window to load that rank's full lanes below; Export job…
+// writes what `linkscope job` writes.
+
+#include "jobloader.h"
+
+#include <QDockWidget>
+
+class QLabel;
+class QProgressBar;
+class QPushButton;
+class QTimer;
+class QTreeWidget;
+class QSplitter;
+
+namespace linkscope::ui {
+
+class JobOverview;
+
+class JobDock : public QDockWidget {
+    Q_OBJECT
+public:
+    explicit JobDock(QWidget *parent = nullptr);
+
+    void open(const QString &folder);
+    // Writes the open job's outputs to `outDir` in the background (exported() / failed() tell).
+    void exportTo(const QString &outDir);
+
+    JobLoader *loader() const { return m_loader; }
+    JobOverview *overview() const { return m_overview; }
+    QTreeWidget *findingsList() const { return m_findings; }
+    const JobPtr &job() const { return m_job; }
+    QString summaryText() const;
+    // The rank selected (a finding's first rank, or the last rank clicked); -1 none.
+    qint64 currentRank() const { return m_currentRank; }
+    // Selects the cross-rank finding in row `row` of the list (as a click does).
+    void selectFinding(int row);
+
+signals:
+    void jobOpened(linkscope::ui::JobPtr job);
+    void openRankRequested(qint64 rank, const QString &hostPath, const QString &devicePath);
+    void exported(const QString &outDir, const QString &summary);
+    void failed(const QString &message);
+
+private:
+    void onDiscovered(const core::job::JobLayout &layout);
+    void onRankLoaded(const core::job::RankSummary &summary);
+    void onFinished(JobPtr job);
+    void updateProgress();
+    void showProgress(bool on);
+    void requestRank(qint64 rank);
+    void fillFindings();
+
+    JobLoader *m_loader;
+    JobOverview *m_overview;
+    QLabel *m_summary;
+    QWidget *m_progressPanel;
+    QLabel *m_progressLabel;
+    std::vector<QProgressBar *> m_bars;
+    QPushButton *m_cancel;
+    QPushButton *m_openRank;
+    QPushButton *m_export;
+    QTreeWidget *m_findings;
+    QTimer *m_timer;
+    JobPtr m_job;
+    QString m_folder;
+    core::job::JobLayout m_layout;
+    std::vector<core::job::RankSummary> m_partial;
+    bool m_partialDirty = false;
+    qint64 m_currentRank = -1;
+};
+
+} // namespace linkscope::ui
