@@ -10,7 +10,10 @@
 #include <QPushButton>
 #include <QSplitter>
 #include <QTimer>
+#include <QMenu>
+#include <QToolButton>
 #include <QTreeWidget>
+#include <QUndoStack>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -22,6 +25,52 @@ using namespace core::job;
 namespace {
 constexpr int kBars = 4; // ranks in flight shown with a bar (one per core is typical)
 } // namespace
+
+// One fix across ranks as one undo step: undo puts every rank's sidecar back, redo writes the fix
+// again (core/job/jobfix.h refuses ranks whose sidecar changed meanwhile).
+class JobFixCommand : public QUndoCommand {
+public:
+    JobFixCommand(JobDock *dock, JobFix fix, std::map<qint64, std::map<std::string, std::size_t>> before)
+        : m_dock(dock), m_fix(std::move(fix)), m_before(std::move(before))
+    {
+        setText(QObject::tr("fix %L1 links on %L2 ranks (%3)")
+                    .arg(m_fix.edits())
+                    .arg(m_fix.changedRanks())
+                    .arg(QString::fromUtf8(findingKindName(m_fix.kind).data())));
+        for (const RankFix &r : m_fix.ranks)
+            m_after[r.rank] = r.findings;
+    }
+    void undo() override { apply(undoJobFix(m_fix), m_before, QObject::tr("Undone")); }
+    void redo() override
+    {
+        if (m_first) {
+            m_first = false;
+            apply({}, m_after, QObject::tr("Applied"));
+            return;
+        }
+        apply(redoJobFix(m_fix), m_after, QObject::tr("Redone"));
+    }
+
+private:
+    void apply(const std::vector<std::string> &refused, const std::map<qint64, std::map<std::string, std::size_t>> &counts,
+               const QString &verb)
+    {
+        m_dock->showFixCounts(m_fix, counts);
+        QList<qint64> ranks;
+        for (const RankFix &r : m_fix.ranks)
+            if (r.edits)
+                ranks << r.rank;
+        QString message = QObject::tr("%1: %2 — the sidecars of %L3 ranks").arg(verb, text()).arg(ranks.size());
+        for (const std::string &m : refused)
+            message += QLatin1Char('\n') + QString::fromStdString(m);
+        emit m_dock->sidecarsChanged(ranks, message);
+    }
+
+    JobDock *m_dock;
+    JobFix m_fix;
+    std::map<qint64, std::map<std::string, std::size_t>> m_before, m_after;
+    bool m_first = true;
+};
 
 JobDock::JobDock(QWidget *parent) : QDockWidget(tr("Job"), parent)
 {
@@ -42,6 +91,20 @@ JobDock::JobDock(QWidget *parent) : QDockWidget(tr("Job"), parent)
     m_export = new QPushButton(tr("Export job…"), body);
     m_export->setToolTip(tr("Write every rank's .et, comm_group.json and job-report.json, as `linkscope job` does"));
     m_export->setEnabled(false);
+    m_undo = new QUndoStack(this);
+    m_fix = new QToolButton(body);
+    m_fix->setText(tr("Fix across ranks"));
+    m_fix->setToolTip(tr("Apply the suggestion of every finding of one kind on every rank, into each rank's sidecar, as one undoable step"));
+    m_fix->setPopupMode(QToolButton::InstantPopup);
+    m_fix->setMenu(new QMenu(m_fix));
+    m_fix->setEnabled(false);
+    auto *undoButton = new QToolButton(body);
+    undoButton->setDefaultAction(m_undo->createUndoAction(this, tr("Undo")));
+    auto *redoButton = new QToolButton(body);
+    redoButton->setDefaultAction(m_undo->createRedoAction(this, tr("Redo")));
+    top->addWidget(m_fix);
+    top->addWidget(undoButton);
+    top->addWidget(redoButton);
     top->addWidget(m_openRank);
     top->addWidget(m_export);
     layout->addLayout(top);
@@ -94,10 +157,12 @@ JobDock::JobDock(QWidget *parent) : QDockWidget(tr("Job"), parent)
         showProgress(false);
         m_summary->setText(tr("Job: %1").arg(message));
         m_export->setEnabled(m_job != nullptr);
+        m_fix->setEnabled(m_job != nullptr);
         emit failed(message);
     });
     connect(m_loader, &JobLoader::cancelled, this, [this] {
         showProgress(false);
+        m_fix->setEnabled(m_job != nullptr);
         m_summary->setText(m_job ? summaryText() : tr("Opening the job was cancelled"));
         m_export->setEnabled(m_job != nullptr);
     });
@@ -111,6 +176,33 @@ JobDock::JobDock(QWidget *parent) : QDockWidget(tr("Job"), parent)
         const QString dir = QFileDialog::getExistingDirectory(this, tr("Export the job to a folder"), m_folder);
         if (!dir.isEmpty())
             exportTo(dir);
+    });
+    connect(m_loader, &JobLoader::fixed, this, [this](const JobFix &fix) {
+        showProgress(false);
+        m_fix->setEnabled(true);
+        m_export->setEnabled(true);
+        std::map<qint64, std::map<std::string, std::size_t>> before;
+        if (m_job)
+            for (const RankSummary &s : m_job->report.ranks)
+                before[s.rank] = s.findings;
+        std::vector<std::string> errors;
+        for (const RankFix &r : fix.ranks)
+            if (!r.error.empty())
+                errors.push_back("rank " + std::to_string(r.rank) + ": " + r.error);
+        if (fix.edits() == 0) {
+            QString message = tr("Nothing to fix: no %1 finding with a suggestion on any rank").arg(QString::fromUtf8(findingKindName(fix.kind).data()));
+            for (const std::string &e : errors)
+                message += QLatin1Char('\n') + QString::fromStdString(e);
+            m_summary->setText(summaryText() + QLatin1Char('\n') + message);
+            return;
+        }
+        m_undo->push(new JobFixCommand(this, fix, std::move(before)));
+        if (!errors.empty()) {
+            QString message;
+            for (const std::string &e : errors)
+                message += QString::fromStdString(e) + QLatin1Char('\n');
+            m_summary->setText(summaryText() + QLatin1Char('\n') + message.trimmed());
+        }
     });
     connect(m_overview, &JobOverview::rankActivated, this, &JobDock::requestRank);
     connect(m_overview, &JobOverview::collectiveSelected, this, [this] { m_openRank->setEnabled(m_job != nullptr); });
@@ -128,9 +220,12 @@ JobDock::JobDock(QWidget *parent) : QDockWidget(tr("Job"), parent)
     });
 }
 
-void JobDock::open(const QString &folder)
+void JobDock::open(const QString &folder, core::Policy policy)
 {
     m_folder = folder;
+    m_policy = policy;
+    m_undo->clear();
+    m_fix->setEnabled(false);
     m_job.reset();
     m_partial.clear();
     m_currentRank = -1;
@@ -144,7 +239,59 @@ void JobDock::open(const QString &folder)
     show();
     raise();
     showProgress(true);
-    m_loader->open(folder);
+    m_loader->open(folder, policy);
+}
+
+void JobDock::fixAcrossRanks(core::FindingKind kind)
+{
+    if (!m_job)
+        return;
+    m_fix->setEnabled(false);
+    m_export->setEnabled(false);
+    showProgress(true);
+    m_loader->fixAcrossRanks(m_job, kind, m_policy);
+}
+
+void JobDock::showFixCounts(const JobFix &fix, const std::map<qint64, std::map<std::string, std::size_t>> &counts)
+{
+    if (!m_job)
+        return;
+    auto doc = std::make_shared<JobDocument>(*m_job);
+    for (RankSummary &s : doc->report.ranks) {
+        const bool changed = std::any_of(fix.ranks.begin(), fix.ranks.end(), [&](const RankFix &r) { return r.rank == s.rank && r.edits; });
+        if (changed)
+            if (const auto it = counts.find(s.rank); it != counts.end())
+                s.findings = it->second;
+    }
+    m_job = std::move(doc);
+    m_overview->setJob(m_job);
+    m_summary->setText(summaryText());
+    rebuildFixMenu();
+}
+
+void JobDock::rebuildFixMenu()
+{
+    QMenu *menu = m_fix->menu();
+    menu->clear();
+    if (!m_job)
+        return;
+    // Link finding kinds with their totals over the ranks.
+    std::map<std::string, std::pair<std::size_t, std::size_t>> kinds; // kind → (findings, ranks)
+    for (const RankSummary &s : m_job->report.ranks)
+        for (const auto &[kind, n] : s.findings) {
+            kinds[kind].first += n;
+            kinds[kind].second += 1;
+        }
+    for (const auto &[name, counts] : kinds) {
+        const auto kind = core::findingKindFromName(name);
+        if (!kind)
+            continue;
+        QAction *a = menu->addAction(tr("%1: %L2 on %L3 ranks").arg(QString::fromStdString(name)).arg(counts.first).arg(counts.second));
+        const core::FindingKind k = *kind;
+        connect(a, &QAction::triggered, this, [this, k] { fixAcrossRanks(k); });
+    }
+    if (menu->isEmpty())
+        menu->addAction(tr("No link findings on any rank"))->setEnabled(false);
 }
 
 void JobDock::exportTo(const QString &outDir)
@@ -224,6 +371,8 @@ void JobDock::onFinished(JobPtr job)
     m_summary->setText(summaryText());
     fillFindings();
     m_export->setEnabled(true);
+    m_fix->setEnabled(true);
+    rebuildFixMenu();
     m_openRank->setEnabled(!m_job->report.ranks.empty());
     emit jobOpened(m_job);
 }

@@ -10,12 +10,17 @@
 #include "jobloader.h"
 
 #include <QDockWidget>
+#include <QList>
+
+#include <map>
 
 class QLabel;
 class QProgressBar;
 class QPushButton;
 class QTimer;
 class QTreeWidget;
+class QToolButton;
+class QUndoStack;
 class QSplitter;
 
 namespace linkscope::ui {
@@ -27,7 +32,11 @@ class JobDock : public QDockWidget {
 public:
     explicit JobDock(QWidget *parent = nullptr);
 
-    void open(const QString &folder);
+    void open(const QString &folder, core::Policy policy = core::Policy::Nesting);
+    // Applies the suggestion of every `kind` finding on every rank (each rank's own sidecar), as one
+    // step of undoStack(); fixApplied() once written.
+    void fixAcrossRanks(core::FindingKind kind);
+    QUndoStack *undoStack() const { return m_undo; }
     // Writes the open job's outputs to `outDir` in the background (exported() / failed() tell).
     void exportTo(const QString &outDir);
 
@@ -45,6 +54,8 @@ signals:
     void jobOpened(linkscope::ui::JobPtr job);
     void openRankRequested(qint64 rank, const QString &hostPath, const QString &devicePath);
     void exported(const QString &outDir, const QString &summary);
+    // Rank sidecars were written (a fix across ranks, its undo or redo): open ranks should reload.
+    void sidecarsChanged(const QList<qint64> &ranks, const QString &message);
     void failed(const QString &message);
 
 private:
@@ -55,6 +66,10 @@ private:
     void showProgress(bool on);
     void requestRank(qint64 rank);
     void fillFindings();
+    void rebuildFixMenu();
+    friend class JobFixCommand;
+    // The fix's findings counts (after: true) or those before it, put into the shown job.
+    void showFixCounts(const core::job::JobFix &fix, const std::map<qint64, std::map<std::string, std::size_t>> &counts);
 
     JobLoader *m_loader;
     JobOverview *m_overview;
@@ -65,6 +80,8 @@ private:
     QPushButton *m_cancel;
     QPushButton *m_openRank;
     QPushButton *m_export;
+    QToolButton *m_fix;
+    QUndoStack *m_undo;
     QTreeWidget *m_findings;
     QTimer *m_timer;
     JobPtr m_job;
@@ -73,6 +90,7 @@ private:
     std::vector<core::job::RankSummary> m_partial;
     bool m_partialDirty = false;
     qint64 m_currentRank = -1;
+    core::Policy m_policy = core::Policy::Nesting;
 };
 
 } // namespace linkscope::ui

@@ -2,6 +2,7 @@
 
 #include "base/parallel.h"
 
+#include <QCoreApplication>
 #include <QMetaObject>
 
 #include <algorithm>
@@ -109,9 +110,9 @@ QString layoutErrors(const QString &folder, const JobLayout &layout)
 
 } // namespace
 
-void JobLoader::open(const QString &folder, int jobs)
+void JobLoader::open(const QString &folder, core::Policy policy, int jobs)
 {
-    run([this, folder, jobs] {
+    run([this, folder, policy, jobs] {
         JobLayout layout = discoverJob({folder.toStdString()});
         if (const QString error = layoutErrors(folder, layout); !error.isEmpty()) {
             post([this, error] { emit failed(error); });
@@ -128,6 +129,7 @@ void JobLoader::open(const QString &folder, int jobs)
         options.writeEt = false;
         options.checkEt = false;
         options.overview = true;
+        options.link.policy = policy;
         options.progress = [this](const RankProgress &p) { return report(p); };
         std::vector<RankSummary> summaries(layout.ranks.size());
         std::mutex mutex;
@@ -161,10 +163,32 @@ void JobLoader::open(const QString &folder, int jobs)
             throw core::Cancelled();
         auto doc = std::make_shared<JobDocument>();
         doc->folder = folder;
+        doc->policy = policy;
         doc->report = buildJobReport(std::move(summaries), layout.worldSize);
         doc->layout = std::move(layout);
         JobPtr result = std::move(doc);
         post([this, result] { emit finished(result); });
+    });
+}
+
+void JobLoader::fixAcrossRanks(const JobPtr &job, core::FindingKind kind, core::Policy policy, int jobs)
+{
+    if (!job)
+        return;
+    run([this, job, kind, policy, jobs] {
+        const JobLayout &layout = job->layout;
+        {
+            std::lock_guard lock(m_mutex);
+            for (const RankFiles &r : layout.ranks)
+                m_states.push_back({r.rank, QStringLiteral("waiting"), 0});
+        }
+        JobFixOptions options;
+        options.link.policy = policy;
+        options.jobs = workers(jobs, layout.ranks.size());
+        options.generator = "linkscope " + QCoreApplication::applicationVersion().toStdString();
+        options.progress = [this](std::int64_t rank) { return report({rank, "done", 1}); };
+        JobFix fix = applySuggestionsAcrossRanks(layout.ranks, kind, options);
+        post([this, fix] { emit fixed(fix); });
     });
 }
 
@@ -182,6 +206,9 @@ void JobLoader::exportJob(const JobPtr &job, const QString &outDir, int jobs)
         JobOptions options;
         options.outDir = outDir.toStdString();
         options.jobs = workers(jobs, layout.ranks.size());
+        // As `linkscope job` without --policy (nesting) or with --policy P.
+        options.link.policy = job->policy;
+        options.policyGiven = job->policy != core::Policy::Nesting;
         options.progress = [this](const RankProgress &p) { return report(p); };
         checkJobOutputs(layout.ranks, options, true, {});
         std::vector<RankSummary> summaries = processRanks(layout.ranks, options);

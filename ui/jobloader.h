@@ -11,6 +11,7 @@
 // core calls: checkJobOutputs, processRanks, buildJobReport, writeJobOutputs).
 
 #include "job/discovery.h"
+#include "job/jobfix.h"
 #include "job/jobrun.h"
 
 #include <QObject>
@@ -27,6 +28,7 @@ namespace linkscope::ui {
 
 struct JobDocument {
     QString folder;
+    core::Policy policy = core::Policy::Nesting;
     core::job::JobLayout layout;
     core::job::JobReport report; // ranks, with their overviews
 };
@@ -44,10 +46,12 @@ public:
     explicit JobLoader(QObject *parent = nullptr);
     ~JobLoader() override; // cancels and waits
 
-    void open(const QString &folder, int jobs = 0);                       // 0: one rank per core
+    // `policy`: for ranks without a sidecar (a rank's sidecar keeps its own).
+    void open(const QString &folder, core::Policy policy = core::Policy::Nesting, int jobs = 0); // 0: one rank per core
+    // Applies every `kind` finding's suggestion on every rank of `job`, into each rank's sidecar.
+    void fixAcrossRanks(const JobPtr &job, core::FindingKind kind, core::Policy policy, int jobs = 0);
     void exportJob(const JobPtr &job, const QString &outDir, int jobs = 0);
     void cancel();
-    bool isBusy() const { return m_worker.joinable() && !m_done; }
     std::vector<RankState> progress() const;
     void waitForIdle(); // tests: blocks until the worker is done (results still arrive queued)
 
@@ -56,6 +60,7 @@ signals:
     void rankLoaded(const linkscope::core::job::RankSummary &summary);
     void finished(linkscope::ui::JobPtr job);
     void exported(const QString &outDir, const QString &summary);
+    void fixed(const linkscope::core::job::JobFix &fix);
     void failed(const QString &message);
     void cancelled();
 

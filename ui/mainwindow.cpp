@@ -538,6 +538,19 @@ JobDock *MainWindow::jobDock()
         });
         connect(m_jobDock, &JobDock::exported, this, [this](const QString &, const QString &summary) { statusBar()->showMessage(summary, 10000); });
         connect(m_jobDock, &JobDock::failed, this, [this](const QString &message) { statusBar()->showMessage(message, 10000); });
+        // A fix across ranks rewrote rank sidecars: the rank open below is reopened with its own.
+        connect(m_jobDock, &JobDock::sidecarsChanged, this, [this](const QList<qint64> &ranks, const QString &message) {
+            statusBar()->showMessage(message.section(QLatin1Char('\n'), 0, 0), 10000);
+            if (!m_doc || !m_jobDock->job())
+                return;
+            for (const auto &r : m_jobDock->job()->layout.ranks)
+                if (ranks.contains(r.rank) && QString::fromStdString(r.device) == m_doc->devicePath()) {
+                    if (r.host.empty())
+                        openDevice(QString::fromStdString(r.device));
+                    else
+                        openPair(QString::fromStdString(r.host), QString::fromStdString(r.device));
+                }
+        });
     }
     return m_jobDock;
 }
@@ -548,7 +561,7 @@ void MainWindow::openJob(const QString &folder)
     dock->show();
     // The overview gets about 40 % of the window's height; the rank's lanes keep the rest.
     resizeDocks({dock}, {std::max(260, height() * 2 / 5)}, Qt::Vertical);
-    dock->open(folder);
+    dock->open(folder, m_policy);
 }
 
 void MainWindow::closeEvent(QCloseEvent *event)

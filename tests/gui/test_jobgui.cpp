@@ -5,6 +5,8 @@
 // byte for byte.
 
 #include "commands/commands.h"
+#include "edit/sidecar.h"
+#include "pipeline/pairpipeline.h"
 #include "gen/tracegenerator.h"
 #include "jobdock.h"
 #include "joboverview.h"
@@ -16,7 +18,10 @@
 #include <QTest>
 #include <QTreeWidget>
 
+#include <QUndoStack>
+
 #include <filesystem>
+#include <fstream>
 #include <limits>
 #include <sstream>
 
@@ -181,6 +186,80 @@ private slots:
             QVERIFY2(a.count(name), name.c_str());
             QVERIFY2(a.at(name) == bytes, (name + " differs").c_str());
         }
+    }
+
+    void fixAcrossRanksIsOneUndoableStep()
+    {
+        // Under the external-id rule NCCL kernels land on record_param_comms on every rank.
+        QTemporaryDir dir;
+        gen::GeneratorOptions o;
+        o.seed = 5;
+        o.steps = 1;
+        o.layers = 2;
+        o.worldSize = 4;
+        const std::string job = (fs::path(dir.path().toStdString()) / "job").string();
+        gen::generateJob(o, job, false, 2);
+        JobDock *dock = m_window->jobDock();
+        QSignalSpy opened(dock, &JobDock::jobOpened);
+        dock->open(QString::fromStdString(job), core::Policy::ExternalId);
+        QVERIFY(opened.wait(60000));
+        const std::string kind = "nccl_parent_is_record_param_comms";
+        auto counts = [&] {
+            std::map<qint64, std::size_t> out;
+            for (const auto &r : dock->job()->report.ranks)
+                out[r.rank] = r.findings.count(kind) ? r.findings.at(kind) : 0;
+            return out;
+        };
+        const auto before = counts();
+        QCOMPARE(before.size(), std::size_t(4));
+        for (const auto &[rank, n] : before)
+            QVERIFY2(n > 0, qPrintable(QStringLiteral("rank %1 has no NCCL finding").arg(rank)));
+
+        QSignalSpy changed(dock, &JobDock::sidecarsChanged);
+        dock->fixAcrossRanks(core::FindingKind::NcclParentIsRecordParamComms);
+        QVERIFY(changed.wait(60000));
+        QCOMPARE(dock->undoStack()->count(), 1);
+        QCOMPARE(changed.last().at(0).value<QList<qint64>>().size(), 4);
+        std::map<qint64, std::string> written;
+        for (const auto &r : dock->job()->layout.ranks) {
+            const std::string sidecar = core::defaultSidecarPath(r.device);
+            QVERIFY2(fs::exists(sidecar), sidecar.c_str());
+            written[r.rank] = test::readFile(sidecar);
+            // The rank reopened with its own sidecar has no such finding left.
+            core::PairRequest request;
+            request.files = {r.host, r.device};
+            request.link.policy = core::Policy::ExternalId;
+            request.sidecar = sidecar;
+            const core::OpenedPair pair = core::openPair(request);
+            QVERIFY(pair.sidecarApplied);
+            QCOMPARE(core::countFindingsByKind(pair.links->findings)[std::size_t(core::FindingKind::NcclParentIsRecordParamComms)], std::size_t(0));
+        }
+        for (const auto &[rank, n] : counts())
+            QCOMPARE(n, std::size_t(0));
+
+        // One step undoes every rank: the sidecars the fix created are gone, the counts are back.
+        dock->undoStack()->undo();
+        for (const auto &r : dock->job()->layout.ranks)
+            QVERIFY(!fs::exists(core::defaultSidecarPath(r.device)));
+        QCOMPARE(counts(), before);
+        dock->undoStack()->redo();
+        for (const auto &r : dock->job()->layout.ranks)
+            QCOMPARE(test::readFile(core::defaultSidecarPath(r.device)), written[r.rank]);
+        for (const auto &[rank, n] : counts())
+            QCOMPARE(n, std::size_t(0));
+        // A sidecar changed behind the step's back is left alone by the undo.
+        const std::string touched = core::defaultSidecarPath(dock->job()->layout.ranks.front().device);
+        {
+            std::ofstream(touched, std::ios::app) << " ";
+        }
+        const std::string edited = test::readFile(touched);
+        QSignalSpy undone(dock, &JobDock::sidecarsChanged);
+        dock->undoStack()->undo();
+        QCOMPARE(undone.count(), 1);
+        QVERIFY(undone.last().at(1).toString().contains(QStringLiteral("changed since")));
+        QCOMPARE(test::readFile(touched), edited);
+        for (std::size_t i = 1; i < dock->job()->layout.ranks.size(); ++i)
+            QVERIFY(!fs::exists(core::defaultSidecarPath(dock->job()->layout.ranks[i].device)));
     }
 
     void cleanupTestCase() { m_window.reset(); }
