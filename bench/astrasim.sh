@@ -8,7 +8,10 @@
 # JOB: megatron (astrasim_megatron_tp8_8rank_pair), dlrm (param_dlrm_8rank_pair), generated (a
 # linkscope-gen job); all three by default. EXPORT_FLAGS (environment) is passed to every export,
 # e.g. EXPORT_FLAGS="--no-pg-order" to see what one dependency kind changes. LINKSCOPE_TRACES_DIR and
-# ASTRA_SIM_TOOLS override ../shared/traces and ../shared/tools/astra-sim.
+# ASTRA_SIM_TOOLS override ../shared/traces and ../shared/tools/astra-sim; GENERATED_GEN_ARGS the
+# generated job's linkscope-gen options (default --steps 3 --seed 5). ASTRA_SIM_HOME (read by run.sh)
+# selects another simulator build, e.g. the one tests/astrasim/fixed-simulator.sh makes. Each job's
+# header gives the simulator's exit status: 0 only if it also tore down cleanly.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=$(realpath "${1:-$root/build}")
@@ -30,9 +33,9 @@ replay() {
   local name=$1 npus=$2; shift 2
   local dir=$out/$name
   "$linkscope" check "$dir"/et.*.et "$@" >"$dir/check.txt" || { echo "$name: linkscope check failed:"; cat "$dir/check.txt"; return 1; }
-  local started=$SECONDS
-  "$sim/run.sh" "$dir/et" "$npus" "$dir/log" "$@" >"$dir/replay.txt" 2>&1 || true
-  echo "== $name ($npus ranks, replay $((SECONDS - started)) s, export flags: ${EXPORT_FLAGS:-none})"
+  local started=$SECONDS status=0
+  "$sim/run.sh" "$dir/et" "$npus" "$dir/log" "$@" >"$dir/replay.txt" 2>&1 || status=$?
+  echo "== $name ($npus ranks, replay $((SECONDS - started)) s, exit status $status, export flags: ${EXPORT_FLAGS:-none})"
   printf '%-5s %14s %13s %7s\n' rank simulated_ms measured_ms ratio
   local r
   for ((r = 0; r < npus; r++)); do
@@ -89,7 +92,8 @@ for job in "${jobs[@]}"; do
       # linkscope-gen --ranks: tensor- and data-parallel groups, send/recv, ProfilerStep#N wrappers.
       rm -rf "$out/generated"
       ranks=${GENERATED_RANKS:-8}
-      "$gen" --ranks "$ranks" --out-dir "$out/generated/src" --steps 3 --seed 5 >/dev/null
+      read -r -a genargs <<<"${GENERATED_GEN_ARGS:---steps 3 --seed 5}"
+      "$gen" --ranks "$ranks" --out-dir "$out/generated/src" "${genargs[@]}" >/dev/null
       for ((r = 0; r < ranks; r++)); do
         export_rank generated "$r" "$out/generated/src/host_$r.json" "$out/generated/src/kineto_$r.json"
       done

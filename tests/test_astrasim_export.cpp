@@ -8,6 +8,7 @@
 #include "export/etcheck.h"
 #include "export/exporter.h"
 #include "export/pyrepr.h"
+#include "gen/tracegenerator.h"
 #include "io/tracereader.h"
 #include "link/linker.h"
 
@@ -244,6 +245,48 @@ private slots:
         const Exported chakra = exportPair(host, kineto, dir.filePath("c.0.et").toStdString(), {});
         QCOMPARE(chakra.report.chakra.metadata, std::size_t(1));
         QCOMPARE(chakra.report.chakra.pgOrderDeps, std::size_t(0));
+    }
+
+    // A collective of a one-rank group (Kineto "Group size": 1; here the data-parallel groups of a
+    // job whose tensor-parallel group is every rank) is replayed as compute for its measured time:
+    // ASTRA-sim never completes a collective on a group of one rank. The chakra target keeps it.
+    void oneRankGroupReplayed()
+    {
+        QTemporaryDir dir;
+        linkscope::gen::GeneratorOptions options;
+        options.seed = 3;
+        options.steps = 2;
+        options.worldSize = 8;
+        options.tensorParallel = 8;
+        linkscope::gen::generateJob(options, dir.path().toStdString());
+        const std::string host = dir.filePath("host_0.json").toStdString(), kineto = dir.filePath("kineto_0.json").toStdString();
+        const DeviceTrace device = readKinetoTrace(kineto);
+        std::multiset<std::string> lone; // kernels of one-rank groups, by name
+        std::size_t kernels = 0;
+        for (const DeviceEvent &e : device.events) {
+            if (!isGpuOpCategory(e.category) || e.collective == kNoIndex)
+                continue;
+            ++kernels;
+            if (device.collectives[e.collective].groupSize == 1)
+                lone.insert(std::string(device.name(e)));
+        }
+        QVERIFY(!lone.empty() && lone.size() < kernels);
+
+        const Exported astra = exportPair(host, kineto, dir.filePath("a.0.et").toStdString(), astraOptions());
+        std::multiset<std::string> replayed;
+        for (const auto &node : astra.trace.nodes)
+            for (const auto &a : node.attr())
+                if (a.name() == "replayed_communication") {
+                    QCOMPARE(node.type(), ChakraProtoMsg::COMP_NODE);
+                    QVERIFY(node.duration_micros() > 0);
+                    replayed.insert(node.name());
+                }
+        QVERIFY(replayed == lone);
+        QCOMPARE(astra.report.chakra.commReplayed, lone.size());
+        QCOMPARE(astra.report.chakra.commColl + astra.report.chakra.commSend + astra.report.chakra.commRecv, kernels - lone.size());
+
+        const Exported chakra = exportPair(host, kineto, dir.filePath("c.0.et").toStdString(), {});
+        QCOMPARE(chakra.report.chakra.commColl + chakra.report.chakra.commSend + chakra.report.chakra.commRecv, kernels);
     }
 
     void targetNames()

@@ -3,6 +3,8 @@
 
 #include "testsupport.h"
 
+#include "astrasimjobs.h"
+
 #include "commands/commands.h"
 #include "export/etcheck.h"
 #include "export/exporter.h"
@@ -219,6 +221,62 @@ private slots:
         std::ofstream(job.path("junk.0.et")) << "{\"nodes\": []}";
         r = checkEtFiles({job.path("junk.0.et")});
         QVERIFY(hasFinding(r, "unreadable", job.path("junk.0.et"), -1));
+    }
+
+    // A rank that issues one collective type on two comm groups smaller than the world makes
+    // ASTRA-sim 518bd51 double-free when it exits (docs/astra-sim-export.md): one warning for the
+    // job, naming the first such rank's file and its first collective on the second group; not an
+    // error (the replay itself is complete).
+    void exitDoubleFreeWarning()
+    {
+        QTemporaryDir dir;
+        auto doubleFree = [](const EtCheckResult &r) {
+            std::vector<EtCheckFinding> out;
+            for (const EtCheckFinding &f : r.findings)
+                if (f.rule == "astra_sim_exit_double_free")
+                    out.push_back(f);
+            return out;
+        };
+        const auto job = linkscope::test::writeTwoGroupJob(dir.path().toStdString());
+        EtCheckResult r = checkEtFiles(job.files, job.commGroups);
+        QVERIFY2(r.ok(), r.toJson().dump(1).c_str());
+        auto found = doubleFree(r);
+        QCOMPARE(found.size(), std::size_t(1));
+        QCOMPARE(found[0].severity, EtCheckFinding::Severity::Warning);
+        QCOMPARE(found[0].file, job.files[0]);
+        QCOMPARE(found[0].node, std::int64_t(1));
+        QVERIFY2(found[0].message.find("rank 0 issues all_reduce on comm groups 1 and 3, each smaller than the 4 ranks replayed "
+                                       "(3 other rank file(s) do the same)") == 0,
+                 found[0].message.c_str());
+
+        // The second collective of another type, or on a group of every rank: each implementation is
+        // freed at most once.
+        QTemporaryDir other, world;
+        const auto allGather = linkscope::test::writeTwoGroupJob(other.path().toStdString(), ChakraProtoMsg::ALL_GATHER);
+        r = checkEtFiles(allGather.files, allGather.commGroups);
+        QVERIFY2(r.ok() && doubleFree(r).empty(), r.toJson().dump(1).c_str());
+        const auto onWorld = linkscope::test::writeTwoGroupJob(world.path().toStdString(), ChakraProtoMsg::ALL_REDUCE, true);
+        r = checkEtFiles(onWorld.files, onWorld.commGroups);
+        QVERIFY2(r.ok() && doubleFree(r).empty(), r.toJson().dump(1).c_str());
+        // Without the comm group file the groups are unknown: pg_name_unknown errors, no warning.
+        r = checkEtFiles(job.files);
+        QVERIFY(!r.ok() && doubleFree(r).empty());
+    }
+
+    // A collective on a comm group of one rank never completes in the simulator.
+    void oneRankGroup()
+    {
+        QTemporaryDir dir;
+        const auto job = linkscope::test::writeOneRankGroupJob(dir.path().toStdString());
+        const EtCheckResult r = checkEtFiles(job.files, job.commGroups);
+        QVERIFY(!r.ok());
+        std::vector<std::pair<std::string, std::int64_t>> found;
+        for (const EtCheckFinding &f : r.findings)
+            if (f.rule == "group_single_rank")
+                found.push_back({f.file, f.node});
+        const std::vector<std::pair<std::string, std::int64_t>> expected{{job.files[0], 1}, {job.files[1], 1}};
+        QVERIFY2(found == expected, r.toJson().dump(1).c_str());
+        QCOMPARE(r.errors(), std::size_t(2));
     }
 
     void commandLine()

@@ -73,8 +73,10 @@ AstraGpuKind astraGpuKind(const CommInfo &comm)
     if (!comm.isComm || comm.type == ChakraProtoMsg::COMP_NODE)
         return kind;
     bool runnable = comm.bytes > 0;
+    // A collective of a one-rank group moves nothing between ranks, and ASTRA-sim never completes
+    // one (its ring has no step: the rank stops there and the simulator exits 0 unfinished).
     if (comm.type == ChakraProtoMsg::COMM_COLL_NODE)
-        runnable = runnable && astraSimRunsCollective(comm.commType);
+        runnable = runnable && astraSimRunsCollective(comm.commType) && comm.groupSize != 1;
     else if (comm.type == ChakraProtoMsg::COMM_SEND_NODE || comm.type == ChakraProtoMsg::COMM_RECV_NODE)
         runnable = runnable && comm.src >= 0 && comm.dst >= 0 && comm.tag >= 0;
     if (!runnable) {
@@ -478,7 +480,7 @@ void emitRange(std::uint32_t begin, std::uint32_t end, const ChakraPlan &plan, c
                                           astra ? SizeRule::CollectiveMetadata : SizeRule::ParentTensors);
             if (astra && astraGpuKind(comm).demoted) {
                 // ASTRA-sim cannot run it as communication (a collective it does not issue, no size,
-                // no peers): replayed as compute for its measured time.
+                // no peers, a group of one rank): replayed as compute for its measured time.
                 ++stats.commReplayed;
                 ++replayedNames[node.name()];
                 addString(node, "replayed_communication", node.name());

@@ -299,6 +299,14 @@ CommInfo classifyGpuOp(const HostTrace &host, const DeviceTrace &device, std::ui
                 info.pgName = std::string(host.strings.at(host.commAttrs[n.comm].pgName));
             return !info.pgName.empty();
         });
+    if (args && args->groupSize > 0)
+        info.groupSize = args->groupSize;
+    else
+        forAncestors(host, parentHost, [&](const HostNode &n) {
+            if (n.comm < host.commAttrs.size() && host.commAttrs[n.comm].pgSize > 0)
+                info.groupSize = host.commAttrs[n.comm].pgSize;
+            return info.groupSize > 0;
+        });
     return info;
 }
 

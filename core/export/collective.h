@@ -31,6 +31,7 @@ struct CommInfo {
     std::int64_t commType = -1;          // ChakraProtoMsg::CollectiveCommType for COMM_COLL_NODE
     std::int64_t bytes = 0;
     std::string pgName;
+    std::int64_t groupSize = -1;         // ranks in the process group (Kineto "Group size", ET pg_size); -1 unknown
     std::int32_t src = -1, dst = -1, tag = -1; // send/recv peers, -1 unknown
     std::string_view typeSource;         // "kineto_collective_args", "et_comm_attrs", "record_param_comms_input",
                                          // "nccl_op_name", "coalesced_children", "kernel_name", "sendrecv_default"

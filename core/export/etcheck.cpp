@@ -59,6 +59,17 @@ void addError(std::vector<EtCheckFinding> &out, std::string rule, const std::str
     out.push_back({EtCheckFinding::Severity::Error, std::move(rule), file, node, std::move(message)});
 }
 
+// ASTRA-sim 518bd51 gives each communicator group smaller than the world, per collective type, a
+// plan that deletes the system's one implementation of that type when the simulator exits
+// (CommunicatorGroup::get_collective_plan, CollectivePlan::~CollectivePlan): a rank that issues one
+// type on two such groups frees it twice, and the simulator aborts after every rank has finished.
+// The types it keeps one implementation of: the ones it runs on the network.
+bool planSharesImplementation(job::CallKind k)
+{
+    return k == job::CallKind::AllReduce || k == job::CallKind::AllGather || k == job::CallKind::ReduceScatter ||
+           k == job::CallKind::AllToAll;
+}
+
 // The names of the nodes `ids` (for messages about them): a second pass over the file, taken only
 // when a finding needs them, so the first pass keeps no name.
 std::unordered_map<std::uint64_t, std::string> namesOf(const std::string &path, const std::unordered_set<std::uint64_t> &ids)
@@ -450,6 +461,13 @@ EtCheckResult checkEtJob(std::vector<EtFileCheck> files, const std::string &comm
         // pg_name against the job's groups (its form was checked with the file).
         for (std::size_t k = 0; k < file.calls.calls.size(); ++k) {
             const job::CollectiveCall &call = file.calls.calls[k];
+            if (const auto group = groups.groups.find(call.processGroup);
+                group != groups.groups.end() && group->second.size() == 1 && !job::isP2P(call.kind) &&
+                call.kind != job::CallKind::Broadcast)
+                addError(result.findings, "group_single_rank", file.path, file.callNodes[k],
+                         file.callNames[k] + ": a collective on comm group " + call.processGroup +
+                             ", which has one rank: the simulator never completes it (the rank stops there and "
+                             "the simulator exits 0 without its \"finished\" line)");
             if (call.processGroup == "0" || !isInteger(call.processGroup) || groups.groups.count(call.processGroup))
                 continue;
             addError(result.findings, "pg_name_unknown", file.path, file.callNodes[k],
@@ -457,6 +475,48 @@ EtCheckResult checkEtJob(std::vector<EtFileCheck> files, const std::string &comm
                          call.processGroup + "\" is not a group of " +
                          (groups.given ? "the comm group file" : "this job (no comm group file given)"));
         }
+    }
+    // One warning for the job (it holds for most ranks of a job with tensor- and data-parallel
+    // groups): the first file that issues a collective type on two groups smaller than the world.
+    {
+        const EtFileCheck *first = nullptr;
+        std::int64_t firstNode = -1;
+        std::string what;
+        std::size_t affected = 0;
+        for (const auto &[rank, file] : byRank) {
+            std::map<job::CallKind, std::vector<std::pair<std::string, std::int64_t>>> groupsOf; // type → (group, first node)
+            for (std::size_t k = 0; k < file->calls.calls.size(); ++k) {
+                const job::CollectiveCall &call = file->calls.calls[k];
+                const auto group = groups.groups.find(call.processGroup);
+                if (!planSharesImplementation(call.kind) || call.processGroup == "0" || group == groups.groups.end() ||
+                    group->second.size() >= ranks.size())
+                    continue;
+                auto &seen = groupsOf[call.kind];
+                if (std::none_of(seen.begin(), seen.end(), [&](const auto &g) { return g.first == call.processGroup; }))
+                    seen.push_back({call.processGroup, file->callNodes[k]});
+            }
+            const auto twice = std::find_if(groupsOf.begin(), groupsOf.end(), [](const auto &t) { return t.second.size() > 1; });
+            if (twice == groupsOf.end())
+                continue;
+            ++affected;
+            if (first)
+                continue;
+            first = file;
+            firstNode = twice->second[1].second;
+            std::string names;
+            for (std::size_t g = 0; g < twice->second.size(); ++g)
+                names += (g ? (g + 1 == twice->second.size() ? " and " : ", ") : "") + twice->second[g].first;
+            what = "issues " + std::string(job::callKindName(twice->first)) + " on comm groups " + names + ", each smaller than the " +
+                   std::to_string(ranks.size()) + " ranks replayed";
+        }
+        if (first)
+            result.findings.push_back(
+                {EtCheckFinding::Severity::Warning, "astra_sim_exit_double_free", first->path, firstNode,
+                 "rank " + std::to_string(first->calls.rank) + " " + what +
+                     (affected > 1 ? " (" + std::to_string(affected - 1) + " other rank file(s) do the same)" : std::string()) +
+                     ": ASTRA-sim 518bd51 frees its one implementation of a collective type once per such group when it exits, "
+                     "so it aborts (double free) after every rank has finished; the times it printed are complete. "
+                     "tests/astrasim/communicator-group-double-free.patch fixes the simulator (docs/astra-sim-export.md)"});
     }
     // Every group's ranks have a file; each group's members issue the same collectives in the same order.
     for (const auto &[id, members] : groups.groups)

@@ -15,8 +15,14 @@
 //   pg_name_not_integer    a pg_name that is not an integer id (the simulator parses it with stoi)
 //   pg_name_unknown        a pg_name other than "" / "0" that the comm groups do not define
 //   group_rank_missing     a comm group names a rank that has no file
+//   group_single_rank      a collective (not a broadcast) on a comm group of one rank: the
+//                          simulator never completes it
 //   comm_groups            the comm group file cannot be read, or names group 0 (the simulator
 //                          asserts id > 0; pg_name "0" already means every rank)
+//   astra_sim_exit_double_free  (warning) a rank issues one collective type on two comm groups
+//                          smaller than the world: ASTRA-sim 518bd51 double-frees at exit and
+//                          aborts after every rank finished (one finding for the job, naming the
+//                          first such file; docs/astra-sim-export.md)
 //   and the job's cross-rank rules (job/crossrank.h, docs/job-report.md) over each group's
 //   collective sequence in node id order, by their own names; the finding names the first
 //   differing rank's file and its node at that position.

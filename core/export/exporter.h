@@ -129,7 +129,7 @@ struct ChakraStats {
     // astra-sim target
     std::size_t pgOrderDeps = 0, commWaitsComputeDeps = 0, computeWaitsCommDeps = 0;
     std::size_t metadataDropped = 0;        // process_group:init nodes left out (groups come from comm_group.json)
-    std::size_t commReplayed = 0;           // communication ops written as COMP_NODE: no type/size/peers the simulator can run
+    std::size_t commReplayed = 0;           // communication ops written as COMP_NODE: no type/size/peers the simulator can run, or a one-rank group
     // Kineto span of the exported nodes (first start, last end), ns; 0/0 when none has timing.
     Nanos spanBegin = 0, spanEnd = 0;
     // Kineto's profiled iterations (ProfilerStep#N ops: first start, last end), ns; 0/0 when none.
