@@ -6,9 +6,11 @@
 #include "eventselection.h"
 #include "jobdock.h"
 #include "legendwidget.h"
+#include "rangedock.h"
 #include "searchdock.h"
 #include "timelineview.h"
 #include "timerange.h"
+#include "theme.h"
 #include "timeformat.h"
 #include "traceloader.h"
 
@@ -32,6 +34,7 @@
 #include <QPainter>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QScreen>
 #include <QSettings>
 #include <QShortcut>
 #include <QStatusBar>
@@ -72,7 +75,7 @@ MainWindow::MainWindow(QWidget *parent)
 {
     setWindowTitle(QStringLiteral("Linkscope"));
     setObjectName(QStringLiteral("MainWindow"));
-    resize(1400, 900);
+    // The size is chosen on the first show, to fit the screen the window opens on (showEvent).
     setAcceptDrops(true);
     setDockNestingEnabled(true);
 
@@ -102,6 +105,14 @@ MainWindow::MainWindow(QWidget *parent)
     });
     // Findings / Edits docks, Edit and Review menus, the corrections sidecar.
     m_review = new ReviewUi(this);
+    // Time-range statistics: wide tables, so at the bottom, a tab beside the Findings and Edits.
+    m_range = new RangeDock(this);
+    addDock(m_range, Qt::BottomDockWidgetArea);
+    if (auto *edits = findChild<QDockWidget *>(QStringLiteral("EditsDock")))
+        tabifyDockWidget(edits, m_range);
+    if (auto *findings = findChild<QDockWidget *>(QStringLiteral("FindingsDock")))
+        findings->raise();
+    connect(this, &MainWindow::documentChanged, m_range, &RangeDock::setDocument);
     m_timeline->setFocus();
 }
 
@@ -156,6 +167,25 @@ void MainWindow::buildActions()
     m_viewMenu->addAction(tr("Expand all groups"), this, [this] {
         for (int g = 0; g < static_cast<int>(m_timeline->layout().groups().size()); ++g)
             m_timeline->setGroupCollapsed(g, false);
+    });
+    m_viewMenu->addAction(m_timeline->gpuFirstAction());
+    m_viewMenu->addAction(m_timeline->hidePythonRowsAction());
+    m_viewMenu->addAction(m_timeline->showHiddenAction());
+    QMenu *themeMenu = m_viewMenu->addMenu(tr("&Theme"));
+    auto *themeGroup = new QActionGroup(this);
+    applyTheme(savedThemeChoice());
+    for (int t = 0; t < kThemeChoiceCount; ++t) {
+        const auto choice = static_cast<ThemeChoice>(t);
+        QAction *action = themeMenu->addAction(themeChoiceName(choice));
+        action->setCheckable(true);
+        action->setChecked(choice == currentThemeChoice());
+        action->setData(t);
+        themeGroup->addAction(action);
+    }
+    connect(themeGroup, &QActionGroup::triggered, this, [](QAction *action) {
+        const auto choice = static_cast<ThemeChoice>(action->data().toInt());
+        applyTheme(choice);
+        saveThemeChoice(choice);
     });
     m_viewMenu->addSeparator();
     QAction *findAction = m_viewMenu->addAction(tr("Find…"), this, [this] { m_search->activate(); });
@@ -448,8 +478,13 @@ void MainWindow::onTimeRangeChanged()
 {
     if (!m_timeline->hasTimeRange() || !m_doc) {
         m_details->setTimeRangeHtml(QString());
+        m_range->setRange(0, 0);
         return;
     }
+    // Per op name, stream and thread (core/analysis/rangestats.h): a visit per event in the range.
+    m_range->setRange(m_timeline->timeRangeStart(), m_timeline->timeRangeEnd());
+    m_range->show();
+    m_range->raise();
     // Once per release: two binary searches per row, plus the GPU-op count (timerange.h).
     const TimeRangeSummary summary =
         summarizeTimeRange(*m_doc, m_timeline->layout(), m_timeline->timeRangeStart(), m_timeline->timeRangeEnd());
@@ -562,6 +597,31 @@ void MainWindow::openJob(const QString &folder)
     // The overview gets about 40 % of the window's height; the rank's lanes keep the rest.
     resizeDocks({dock}, {std::max(260, height() * 2 / 5)}, Qt::Vertical);
     dock->open(folder, m_policy);
+}
+
+void MainWindow::showEvent(QShowEvent *event)
+{
+    QMainWindow::showEvent(event);
+    if (m_placed)
+        return;
+    m_placed = true;
+    const QScreen *screen = this->screen();
+    if (!screen)
+        return;
+    // Unless the size was set before the first show (a saved geometry, a test), 1400×900 or what fits
+    // the screen, whichever is smaller (at 1.5× scale a 1080p screen has 1280×720 logical pixels);
+    // and the top-left corner on the screen.
+    const QRect available = screen->availableGeometry();
+    const QSize frame = frameGeometry().size() - geometry().size(); // title bar and borders
+    const QSize room = available.size() - frame;
+    if (!testAttribute(Qt::WA_Resized))
+        resize(QSize(1400, 900).boundedTo(room));
+    QRect placed = frameGeometry();
+    if (!available.contains(placed)) {
+        placed.moveLeft(std::clamp(placed.left(), available.left(), std::max(available.left(), available.right() - placed.width() + 1)));
+        placed.moveTop(std::clamp(placed.top(), available.top(), std::max(available.top(), available.bottom() - placed.height() + 1)));
+        move(placed.topLeft());
+    }
 }
 
 void MainWindow::closeEvent(QCloseEvent *event)

@@ -27,6 +27,7 @@ namespace linkscope::ui {
 class DetailsDock;
 class JobDock;
 class EventSelection;
+class RangeDock;
 class SearchDock;
 class TimelineView;
 class TraceLoader;
@@ -53,6 +54,7 @@ public:
     TraceLoader *loader() const { return m_loader; }
     DetailsDock *detailsDock() const { return m_details; }
     SearchDock *searchDock() const { return m_search; }
+    RangeDock *rangeDock() const { return m_range; }
     QMenu *viewMenu() const { return m_viewMenu; }
     void addDock(QDockWidget *dock, Qt::DockWidgetArea area);
 
@@ -85,6 +87,7 @@ protected:
     void dragEnterEvent(QDragEnterEvent *event) override;
     void dropEvent(QDropEvent *event) override;
     void closeEvent(QCloseEvent *event) override;
+    void showEvent(QShowEvent *event) override;
 
 private:
     void onTimeRangeChanged();
@@ -107,6 +110,7 @@ private:
     TraceLoader *m_loader;
     DetailsDock *m_details;
     SearchDock *m_search;
+    RangeDock *m_range = nullptr;
     ReviewUi *m_review = nullptr;
     JobDock *m_jobDock = nullptr;
     core::Policy m_policy = core::Policy::Nesting;
@@ -124,6 +128,7 @@ private:
     std::vector<QProgressBar *> m_stageBars;
     QPushButton *m_cancelButton = nullptr;
     QTimer *m_progressTimer = nullptr;
+    bool m_placed = false; // sized and placed on the screen (first show)
 };
 
 } // namespace linkscope::ui

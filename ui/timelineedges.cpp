@@ -1,5 +1,7 @@
 #include "timelineedges.h"
 
+#include "timelinepalette.h"
+
 #include "eventstyle.h"
 #include "timeformat.h"
 
@@ -214,7 +216,7 @@ void TimelineEdgeOverlay::paint(QPainter &painter, const TraceDocument &doc, con
         // hundreds of edges are drawn: it doubles the cost and they overlap anyway).
         painter.setBrush(Qt::NoBrush);
         if (drawHalo) {
-            painter.setPen(QPen(QColor(255, 255, 255, 200), pen.widthF() + 2.5, Qt::SolidLine, Qt::RoundCap));
+            painter.setPen(QPen(palette::current().halo, pen.widthF() + 2.5, Qt::SolidLine, Qt::RoundCap));
             painter.drawPath(path);
         }
         painter.setPen(pen);

@@ -86,6 +86,8 @@ QList<std::pair<QString, QString>> TimelineInput::mouseGestures()
         {tr("Shift+drag"), tr("on the lanes or the ruler: select a time range")},
         {tr("Drag in the overview"), tr("move the view")},
         {tr("Click a lane header"), tr("collapse or expand the lane or group")},
+        {tr("Right-click a lane header"), tr("hide lanes, groups or Python rows; GPU streams first")},
+        {tr("Drag the header column's edge"), tr("resize the header column")},
     };
 }
 
@@ -172,13 +174,17 @@ void TimelineInput::mousePress(QMouseEvent *event)
     if (!m_view.document() || event->button() != Qt::LeftButton)
         return;
     const QPoint pos = event->position().toPoint();
-    if (pos.y() < TimelineView::kOverviewHeight && pos.x() >= TimelineView::kHeaderWidth) {
+    if (pos.y() >= TimelineView::kOverviewHeight && std::abs(pos.x() - m_view.headerWidth()) <= kHeaderGrip) {
+        m_headerResize = true; // the header column's right edge: drag to resize it
+        return;
+    }
+    if (pos.y() < TimelineView::kOverviewHeight && pos.x() >= m_view.headerWidth()) {
         m_overviewDrag = true;
         mouseMove(event);
         return;
     }
     const QRect content = m_view.contentRect();
-    if (pos.x() < TimelineView::kHeaderWidth && pos.y() >= content.top()) {
+    if (pos.x() < m_view.headerWidth() && pos.y() >= content.top()) {
         m_view.toggleHeaderAt(pos);
         return;
     }
@@ -202,8 +208,12 @@ void TimelineInput::mouseMove(QMouseEvent *event)
     if (!doc)
         return;
     const QPoint pos = event->position().toPoint();
+    if (m_headerResize) {
+        m_view.setHeaderWidth(pos.x());
+        return;
+    }
     if (m_overviewDrag) {
-        m_view.centreOn(TimelineOverview::timeAt(*doc, pos.x(), m_view.width(), TimelineView::kHeaderWidth));
+        m_view.centreOn(TimelineOverview::timeAt(*doc, pos.x(), m_view.width(), m_view.headerWidth()));
         return;
     }
     if (m_rangeDragging) {
@@ -228,11 +238,21 @@ void TimelineInput::mouseMove(QMouseEvent *event)
         }
         return;
     }
+    if (pos.y() >= TimelineView::kOverviewHeight && std::abs(pos.x() - m_view.headerWidth()) <= kHeaderGrip)
+        m_view.setCursor(Qt::SplitHCursor);
+    else if (m_view.cursor().shape() == Qt::SplitHCursor)
+        m_view.unsetCursor();
     m_view.setHoverEvent(m_view.eventAt(pos));
 }
 
 void TimelineInput::mouseRelease(QMouseEvent *event)
 {
+    if (m_headerResize) {
+        m_headerResize = false;
+        m_view.unsetCursor();
+        m_view.saveViewSettings();
+        return;
+    }
     if (m_overviewDrag) {
         m_overviewDrag = false;
         return;

@@ -90,6 +90,8 @@ private:
     bool m_pressed = false;
     bool m_panning = false;
     bool m_overviewDrag = false;
+    bool m_headerResize = false;
+    static constexpr int kHeaderGrip = 3; // pixels either side of the header column's edge
     core::Nanos m_pressViewStart = 0;
     int m_pressVerticalOffset = 0;
     bool m_rangeDragging = false;

@@ -1,18 +1,40 @@
 #pragma once
-// The colours of the timeline's chrome (backgrounds, text, grid), shared by its painters.
+// The colours of the timeline's chrome (backgrounds, lane stripes, text, grid, outlines, halos),
+// shared by its painters, in a light and a dark set. Event and edge colours (eventstyle.h) are the
+// same in both: they are chosen to read on either background.
+//
+// The set in use is process-wide (one theme per application): setTheme() switches it, and
+// palette::current() is what every painter reads per frame. GUI thread only.
 
 #include <QColor>
 
 namespace linkscope::ui::palette {
 
-inline const QColor kBackground(0xfb, 0xfb, 0xfc);
-inline const QColor kLaneShade(0xf0, 0xf2, 0xf5);
-inline const QColor kGroupBackground(0xdd, 0xe2, 0xea);
-inline const QColor kHeaderBackground(0xf4, 0xf5, 0xf7);
-inline const QColor kRulerBackground(0xea, 0xec, 0xf0);
-inline const QColor kGridLine(0, 0, 0, 22);
-inline const QColor kText(0x20, 0x24, 0x2a);
-inline const QColor kRangeFill(0x2f, 0x6f, 0xd6, 46);
-inline const QColor kRangeEdge(0x2f, 0x6f, 0xd6);
+enum class Theme { Light, Dark };
+
+struct Colors {
+    QColor background;       // behind the lanes
+    QColor laneShade;        // every other lane
+    QColor groupBackground;  // group header bands
+    QColor headerBackground; // the lane-header column
+    QColor rulerBackground;  // ruler and overview strip
+    QColor overviewBackground;
+    QColor gridLine;
+    QColor separator;        // the header column's right edge, the ruler's bottom
+    QColor text;
+    QColor selectionOutline; // the selected event's frame
+    QColor hoverOutline;
+    QColor halo;             // drawn under edges and the drag curve so that they read over events
+    QColor overlayBackground;// boxes with text over the lanes
+    QColor rangeFill;
+    QColor rangeEdge;
+    QColor viewWindow;       // the overview's frame around the visible span
+    QColor outsideView;      // the overview's shade outside it
+};
+
+const Colors &colors(Theme theme);
+const Colors &current();
+Theme theme();
+void setTheme(Theme theme);
 
 } // namespace linkscope::ui::palette

@@ -18,7 +18,7 @@ void TimelineRuler::paintGrid(QPainter &painter, const QRect &content, core::Nan
     const double nanosPerPixel = static_cast<double>(end - start) / content.width();
     const core::Nanos step = niceTickStep(nanosPerPixel, kTickSpacing);
     core::Nanos t = origin + ((start - origin) / step) * step;
-    painter.setPen(palette::kGridLine);
+    painter.setPen(palette::current().gridLine);
     for (; t <= end; t += step) {
         const double x = content.left() + timeToPixel(t, start, nanosPerPixel);
         if (x >= content.left() && x <= content.right())
@@ -30,7 +30,7 @@ void TimelineRuler::paint(QPainter &painter, const QFont &font, const QRect &are
                           core::Nanos end, core::Nanos origin)
 {
     painter.save();
-    painter.fillRect(area, palette::kRulerBackground);
+    painter.fillRect(area, palette::current().rulerBackground);
     const double nanosPerPixel = static_cast<double>(end - start) / content.width();
     const core::Nanos step = niceTickStep(nanosPerPixel, kTickSpacing);
     // Ticks are placed on multiples of the step counted from the trace start, so labels read as
@@ -38,7 +38,7 @@ void TimelineRuler::paint(QPainter &painter, const QFont &font, const QRect &are
     core::Nanos first = origin + ((start - origin) / step) * step;
     if (first > start)
         first -= step;
-    painter.setPen(palette::kText);
+    painter.setPen(palette::current().text);
     QFont small = font;
     small.setPointSizeF(std::max(6.0, small.pointSizeF() * 0.85));
     painter.setFont(small);
@@ -47,7 +47,7 @@ void TimelineRuler::paint(QPainter &painter, const QFont &font, const QRect &are
         const double x = content.left() + timeToPixel(t, start, nanosPerPixel);
         if (x < content.left() - 1 || x > content.right() + 1)
             continue;
-        painter.setPen(palette::kText);
+        painter.setPen(palette::current().text);
         painter.drawLine(QPointF(x, area.bottom() - 8), QPointF(x, area.bottom()));
         for (int minor = 1; minor < 5; ++minor) {
             const double mx = x + minor * step / 5.0 / nanosPerPixel;
@@ -60,11 +60,11 @@ void TimelineRuler::paint(QPainter &painter, const QFont &font, const QRect &are
     painter.setClipping(false);
     // Corner: the visible span.
     const int headerWidth = content.left() - area.left();
-    painter.fillRect(QRect(area.left(), area.top(), headerWidth, area.height()), palette::kRulerBackground);
-    painter.setPen(palette::kText);
+    painter.fillRect(QRect(area.left(), area.top(), headerWidth, area.height()), palette::current().rulerBackground);
+    painter.setPen(palette::current().text);
     painter.drawText(QRect(area.left() + 6, area.top(), headerWidth - 12, area.height()), Qt::AlignVCenter,
                      tr("span %1 · grid %2").arg(formatDuration(end - start, 2), formatDuration(step, 0)));
-    painter.setPen(QColor(0, 0, 0, 60));
+    painter.setPen(palette::current().separator);
     painter.drawLine(area.bottomLeft(), area.bottomRight());
     painter.restore();
 }
@@ -77,8 +77,8 @@ void TimelineRuler::paintRangeLabel(QPainter &painter, const QFont &font, const 
     painter.setClipRect(strip);
     const double left = std::max(x0, double(strip.left()));
     const double right = std::min(x1, double(strip.right()));
-    painter.fillRect(QRectF(left, strip.top(), std::max(1.0, right - left), strip.height()), QColor(0x2f, 0x6f, 0xd6, 70));
-    painter.setPen(QPen(palette::kRangeEdge, 1));
+    painter.fillRect(QRectF(left, strip.top(), std::max(1.0, right - left), strip.height()), palette::current().rangeFill);
+    painter.setPen(QPen(palette::current().rangeEdge, 1));
     for (double x : {x0, x1})
         if (x >= strip.left() && x <= strip.right())
             painter.drawLine(QPointF(x, strip.top()), QPointF(x, strip.bottom()));
@@ -93,7 +93,7 @@ void TimelineRuler::paintRangeLabel(QPainter &painter, const QFont &font, const 
     int boxLeft = static_cast<int>(std::lround((left + right) / 2 - width / 2.0));
     boxLeft = std::clamp(boxLeft, strip.left() + 1, std::max(strip.left() + 1, strip.right() - width - 1));
     const QRect box(boxLeft, strip.top() + (strip.height() - height) / 2, width, height);
-    painter.fillRect(box, palette::kRangeEdge);
+    painter.fillRect(box, palette::current().rangeEdge);
     painter.setPen(Qt::white);
     painter.drawText(box, Qt::AlignCenter, text);
     painter.restore();
@@ -116,11 +116,12 @@ void TimelineOverview::paint(QPainter &painter, const TraceDocument &doc, const 
 {
     painter.save();
     const QRect strip = stripOf(area, headerWidth);
-    if (m_doc != &doc || m_image.size() != strip.size()) {
+    if (m_doc != &doc || m_image.size() != strip.size() || m_theme != int(palette::theme())) {
         // The whole trace, each lane's top row as a band; built with the same LOD as the lanes.
         m_doc = &doc;
+        m_theme = int(palette::theme());
         m_image = QImage(strip.size(), QImage::Format_ARGB32_Premultiplied);
-        m_image.fill(QColor(0xff, 0xff, 0xff));
+        m_image.fill(palette::current().overviewBackground);
         const auto &lanes = doc.laneRows();
         if (!lanes.empty()) {
             TimelineGeometry whole;
@@ -144,7 +145,7 @@ void TimelineOverview::paint(QPainter &painter, const TraceDocument &doc, const 
             }
         }
     }
-    painter.fillRect(area, palette::kRulerBackground);
+    painter.fillRect(area, palette::current().rulerBackground);
     painter.drawImage(strip.topLeft(), m_image);
     // The visible window.
     const double scale = static_cast<double>(doc.endTime() - doc.startTime()) / strip.width();
@@ -154,11 +155,11 @@ void TimelineOverview::paint(QPainter &painter, const TraceDocument &doc, const 
                   QPointF(std::min<double>(x1, strip.right()), strip.bottom()));
     if (window.width() < 2)
         window.setWidth(2);
-    painter.fillRect(QRectF(strip.left(), strip.top(), window.left() - strip.left(), strip.height()), QColor(0, 0, 0, 70));
-    painter.fillRect(QRectF(window.right(), strip.top(), strip.right() - window.right(), strip.height()), QColor(0, 0, 0, 70));
-    painter.setPen(QPen(QColor(0x10, 0x40, 0x90), 1.5));
+    painter.fillRect(QRectF(strip.left(), strip.top(), window.left() - strip.left(), strip.height()), palette::current().outsideView);
+    painter.fillRect(QRectF(window.right(), strip.top(), strip.right() - window.right(), strip.height()), palette::current().outsideView);
+    painter.setPen(QPen(palette::current().viewWindow, 1.5));
     painter.drawRect(window);
-    painter.setPen(palette::kText);
+    painter.setPen(palette::current().text);
     painter.drawText(QRect(6, area.top(), headerWidth - 12, area.height()), Qt::AlignVCenter,
                      tr("Overview · %1 total").arg(formatDuration(doc.endTime() - doc.startTime(), 2)));
     painter.restore();

@@ -45,6 +45,7 @@ public:
 private:
     QImage m_image;
     const TraceDocument *m_doc = nullptr;
+    int m_theme = -1; // palette::Theme the image was drawn for
 };
 
 } // namespace linkscope::ui

@@ -5,6 +5,12 @@
 #include "timelinepalette.h"
 
 #include <QAction>
+#include <QContextMenuEvent>
+#include <QCryptographicHash>
+#include <QFileInfo>
+#include <QMenu>
+#include <QSet>
+#include <QSettings>
 #include <QElapsedTimer>
 #include <QHelpEvent>
 #include <QKeyEvent>
@@ -41,6 +47,19 @@ TimelineView::TimelineView(QWidget *parent) : QWidget(parent)
     m_scrollBar->setCursor(Qt::ArrowCursor);
     connect(m_scrollBar, &QScrollBar::valueChanged, this, [this](int value) { setVerticalOffset(value); });
     updateScrollBar();
+
+    m_hidePythonAction = new QAction(tr("Hide Python rows"), this);
+    m_hidePythonAction->setCheckable(true);
+    m_hidePythonAction->setToolTip(tr("Leave out the rows of each thread that hold python_function events only"));
+    connect(m_hidePythonAction, &QAction::triggered, this, [this](bool on) { setHidePythonRows(on); });
+    m_gpuFirstAction = new QAction(tr("GPU streams first"), this);
+    m_gpuFirstAction->setCheckable(true);
+    m_gpuFirstAction->setChecked(m_layout.gpuFirst());
+    m_gpuFirstAction->setToolTip(tr("Show the GPU groups above the CPU threads"));
+    connect(m_gpuFirstAction, &QAction::triggered, this, [this](bool on) { setGpuFirst(on); });
+    m_showHiddenAction = new QAction(tr("Show hidden lanes and groups"), this);
+    m_showHiddenAction->setEnabled(false);
+    connect(m_showHiddenAction, &QAction::triggered, this, &TimelineView::showAllHidden);
 }
 
 TimelineView::~TimelineView() = default;
@@ -67,24 +86,30 @@ void TimelineView::setDocument(DocumentPtr doc)
     }
     if (sameTrace) {
         // A relink keeps the lanes (same device trace); keep what the user collapsed and where they were.
-        std::vector<bool> groups;
+        std::vector<std::pair<bool, bool>> groups; // collapsed, hidden
         for (int g = 0; g < static_cast<int>(m_layout.groups().size()); ++g)
-            groups.push_back(m_layout.isGroupCollapsed(g));
-        std::vector<std::uint32_t> collapsedLanes;
+            groups.push_back({m_layout.isGroupCollapsed(g), m_layout.isGroupHidden(g)});
+        std::vector<std::pair<std::uint32_t, std::pair<bool, bool>>> lanes;
         for (const TimelineGroup &group : m_layout.groups())
             for (std::uint32_t lane : group.lanes)
-                if (m_layout.isLaneCollapsed(lane))
-                    collapsedLanes.push_back(lane);
+                if (m_layout.isLaneCollapsed(lane) || m_layout.isLaneHidden(lane))
+                    lanes.push_back({lane, {m_layout.isLaneCollapsed(lane), m_layout.isLaneHidden(lane)}});
         m_layout.setDocument(m_doc.get());
-        for (int g = 0; g < static_cast<int>(groups.size()) && g < static_cast<int>(m_layout.groups().size()); ++g)
-            m_layout.setGroupCollapsed(g, groups[g]);
-        for (std::uint32_t lane : collapsedLanes)
-            if (lane < m_doc->index().lanes.size())
-                m_layout.setLaneCollapsed(lane, true);
+        for (int g = 0; g < static_cast<int>(groups.size()) && g < static_cast<int>(m_layout.groups().size()); ++g) {
+            m_layout.setGroupCollapsed(g, groups[g].first);
+            m_layout.setGroupHidden(g, groups[g].second);
+        }
+        for (const auto &[lane, flags] : lanes)
+            if (lane < m_doc->index().lanes.size()) {
+                m_layout.setLaneCollapsed(lane, flags.first);
+                m_layout.setLaneHidden(lane, flags.second);
+            }
     } else {
         m_layout.setDocument(m_doc.get());
+        restoreViewSettings();
         fitAll();
     }
+    layoutChanged(false);
     invalidateCache();
     m_overview.invalidate();
     updateScrollBar();
@@ -122,7 +147,7 @@ QRect TimelineView::contentRectFor(const QSize &size) const
 {
     const int scrollBarWidth = m_scrollBar && m_scrollBar->isVisible() ? m_scrollBar->width() : 0;
     const int top = kOverviewHeight + kRulerHeight;
-    return QRect(kHeaderWidth, top, std::max(1, size.width() - kHeaderWidth - scrollBarWidth),
+    return QRect(m_headerWidth, top, std::max(1, size.width() - m_headerWidth - scrollBarWidth),
                  std::max(1, size.height() - top));
 }
 
@@ -240,15 +265,212 @@ void TimelineView::updateScrollBar()
 void TimelineView::setGroupCollapsed(int group, bool collapsed)
 {
     m_layout.setGroupCollapsed(group, collapsed);
-    updateScrollBar();
-    update();
+    layoutChanged(true);
 }
 
 void TimelineView::setLaneCollapsed(std::uint32_t lane, bool collapsed)
 {
     m_layout.setLaneCollapsed(lane, collapsed);
+    layoutChanged(true);
+}
+
+void TimelineView::setGroupHidden(int group, bool hidden)
+{
+    m_layout.setGroupHidden(group, hidden);
+    layoutChanged(true);
+}
+
+void TimelineView::setLaneHidden(std::uint32_t lane, bool hidden)
+{
+    m_layout.setLaneHidden(lane, hidden);
+    layoutChanged(true);
+}
+
+void TimelineView::showAllHidden()
+{
+    m_layout.showAllHidden();
+    layoutChanged(true);
+}
+
+void TimelineView::setHidePythonRows(bool hide)
+{
+    m_layout.setHidePythonRows(hide);
+    layoutChanged(true);
+}
+
+void TimelineView::setGpuFirst(bool gpuFirst)
+{
+    m_layout.setGpuFirst(gpuFirst);
+    setVerticalOffset(0);
+    layoutChanged(true);
+}
+
+void TimelineView::setHeaderWidth(int width)
+{
+    width = std::clamp(width, int(kMinHeaderWidth), std::max(int(kMinHeaderWidth), this->width() / 2));
+    if (width == m_headerWidth)
+        return;
+    m_headerWidth = width;
+    m_overview.invalidate();
+    update();
+    emit viewChanged(); // the content rect moved: the time under each pixel changed
+}
+
+void TimelineView::layoutChanged(bool save)
+{
+    m_hidePythonAction->setChecked(m_layout.hidePythonRows());
+    m_gpuFirstAction->setChecked(m_layout.gpuFirst());
+    const int hidden = m_layout.hiddenCount();
+    m_showHiddenAction->setEnabled(hidden > 0);
+    m_showHiddenAction->setText(hidden > 0 ? tr("Show hidden lanes and groups (%L1)").arg(hidden)
+                                           : tr("Show hidden lanes and groups"));
     updateScrollBar();
     update();
+    if (save)
+        saveViewSettings();
+}
+
+QMenu *TimelineView::createHeaderMenu(const QPoint &pos)
+{
+    auto *menu = new QMenu(this);
+    if (!m_doc)
+        return menu;
+    const QRect content = contentRect();
+    const int r = pos.y() >= content.top() ? m_layout.rowAt(pos.y() - content.top() + m_verticalOffset) : -1;
+    if (r >= 0) {
+        const LayoutRow row = m_layout.rows()[r];
+        const QString groupLabel = m_layout.groups()[row.group].label;
+        if (row.kind == LayoutRow::Kind::LaneRow) {
+            const std::uint32_t lane = row.lane;
+            const QString label = QString::fromStdString(m_doc->index().lanes[lane].label);
+            menu->addAction(tr("Hide lane “%1”").arg(label), this, [this, lane] { setLaneHidden(lane, true); });
+            if (m_doc->laneRows()[lane].rowCount() > 1) {
+                const bool collapsed = m_layout.isLaneCollapsed(lane);
+                menu->addAction(collapsed ? tr("Expand lane") : tr("Collapse lane"), this,
+                                [this, lane, collapsed] { setLaneCollapsed(lane, !collapsed); });
+            }
+        }
+        const int group = row.group;
+        menu->addAction(tr("Hide group “%1”").arg(groupLabel), this, [this, group] { setGroupHidden(group, true); });
+        const bool collapsed = m_layout.isGroupCollapsed(group);
+        menu->addAction(collapsed ? tr("Expand group") : tr("Collapse group"), this,
+                        [this, group, collapsed] { setGroupCollapsed(group, !collapsed); });
+        menu->addSeparator();
+    }
+    m_hidePythonAction->setText(tr("Hide Python rows (%L1)").arg(m_layout.pythonOnlyRowCount()));
+    menu->addAction(m_hidePythonAction);
+    menu->addAction(m_gpuFirstAction);
+    if (m_layout.hiddenCount() > 0) {
+        menu->addSeparator();
+        QMenu *hidden = menu->addMenu(tr("Show"));
+        for (int g = 0; g < static_cast<int>(m_layout.groups().size()); ++g) {
+            const TimelineGroup &group = m_layout.groups()[g];
+            if (m_layout.isGroupHidden(g))
+                hidden->addAction(tr("Group “%1”").arg(group.label), this, [this, g] { setGroupHidden(g, false); });
+            for (std::uint32_t lane : group.lanes)
+                if (m_layout.isLaneHidden(lane))
+                    hidden->addAction(tr("Lane “%1” (%2)").arg(QString::fromStdString(m_doc->index().lanes[lane].label), group.label),
+                                      this, [this, lane] { setLaneHidden(lane, false); });
+        }
+        menu->addAction(m_showHiddenAction);
+    }
+    return menu;
+}
+
+void TimelineView::contextMenuEvent(QContextMenuEvent *event)
+{
+    if (!m_doc || event->pos().x() >= m_headerWidth || event->pos().y() < kOverviewHeight + kRulerHeight) {
+        QWidget::contextMenuEvent(event);
+        return;
+    }
+    QMenu *menu = createHeaderMenu(event->pos());
+    menu->setAttribute(Qt::WA_DeleteOnClose);
+    menu->popup(event->globalPos());
+    event->accept();
+}
+
+// ---------------------------------------------------------------- per-trace view settings
+
+namespace {
+
+QString laneKey(const TimelineLayout &layout, const core::TraceIndex &index, std::uint32_t lane)
+{
+    return layout.groups()[layout.groupOfLane(lane)].label + QChar(0x1f) + QString::fromStdString(index.lanes[lane].label);
+}
+
+} // namespace
+
+QString TimelineView::viewSettingsGroup(const QString &devicePath)
+{
+    const QByteArray path = QFileInfo(devicePath).absoluteFilePath().toUtf8();
+    return QStringLiteral("traceViews/") + QString::fromLatin1(QCryptographicHash::hash(path, QCryptographicHash::Sha1).toHex());
+}
+
+void TimelineView::saveViewSettings() const
+{
+    if (!m_doc || m_doc->devicePath().isEmpty())
+        return;
+    QStringList hiddenGroups, collapsedGroups, hiddenLanes, collapsedLanes;
+    const core::TraceIndex &index = m_doc->index();
+    for (int g = 0; g < static_cast<int>(m_layout.groups().size()); ++g) {
+        const TimelineGroup &group = m_layout.groups()[g];
+        if (m_layout.isGroupHidden(g))
+            hiddenGroups << group.label;
+        if (m_layout.isGroupCollapsed(g))
+            collapsedGroups << group.label;
+        for (std::uint32_t lane : group.lanes) {
+            if (m_layout.isLaneHidden(lane))
+                hiddenLanes << laneKey(m_layout, index, lane);
+            if (m_layout.isLaneCollapsed(lane))
+                collapsedLanes << laneKey(m_layout, index, lane);
+        }
+    }
+    QSettings settings;
+    settings.beginGroup(viewSettingsGroup(m_doc->devicePath()));
+    settings.setValue(QStringLiteral("path"), QFileInfo(m_doc->devicePath()).absoluteFilePath());
+    settings.setValue(QStringLiteral("gpuFirst"), m_layout.gpuFirst());
+    settings.setValue(QStringLiteral("hidePythonRows"), m_layout.hidePythonRows());
+    settings.setValue(QStringLiteral("headerWidth"), m_headerWidth);
+    settings.setValue(QStringLiteral("hiddenGroups"), hiddenGroups);
+    settings.setValue(QStringLiteral("collapsedGroups"), collapsedGroups);
+    settings.setValue(QStringLiteral("hiddenLanes"), hiddenLanes);
+    settings.setValue(QStringLiteral("collapsedLanes"), collapsedLanes);
+}
+
+void TimelineView::restoreViewSettings()
+{
+    // Defaults for a trace never seen: GPU streams first, everything shown, the default width.
+    m_layout.setGpuFirst(true);
+    m_layout.setHidePythonRows(false);
+    m_headerWidth = kHeaderWidth;
+    if (!m_doc || m_doc->devicePath().isEmpty())
+        return;
+    QSettings settings;
+    settings.beginGroup(viewSettingsGroup(m_doc->devicePath()));
+    if (!settings.contains(QStringLiteral("gpuFirst")))
+        return;
+    m_layout.setGpuFirst(settings.value(QStringLiteral("gpuFirst"), true).toBool());
+    m_layout.setHidePythonRows(settings.value(QStringLiteral("hidePythonRows"), false).toBool());
+    m_headerWidth = std::max(int(kMinHeaderWidth), settings.value(QStringLiteral("headerWidth"), int(kHeaderWidth)).toInt());
+    auto set = [&](const QString &key) {
+        const QStringList list = settings.value(key).toStringList();
+        return QSet<QString>(list.begin(), list.end());
+    };
+    const QSet<QString> hiddenGroups = set(QStringLiteral("hiddenGroups"));
+    const QSet<QString> collapsedGroups = set(QStringLiteral("collapsedGroups"));
+    const QSet<QString> hiddenLanes = set(QStringLiteral("hiddenLanes"));
+    const QSet<QString> collapsedLanes = set(QStringLiteral("collapsedLanes"));
+    const core::TraceIndex &index = m_doc->index();
+    for (int g = 0; g < static_cast<int>(m_layout.groups().size()); ++g) {
+        const TimelineGroup &group = m_layout.groups()[g];
+        m_layout.setGroupHidden(g, hiddenGroups.contains(group.label));
+        m_layout.setGroupCollapsed(g, collapsedGroups.contains(group.label));
+        for (std::uint32_t lane : group.lanes) {
+            const QString key = laneKey(m_layout, index, lane);
+            m_layout.setLaneHidden(lane, hiddenLanes.contains(key));
+            m_layout.setLaneCollapsed(lane, collapsedLanes.contains(key));
+        }
+    }
 }
 
 void TimelineView::invalidateCache()
@@ -267,7 +489,7 @@ void TimelineView::paintEvent(QPaintEvent *)
 QImage TimelineView::renderToImage(const QSize &size)
 {
     QImage image(size, QImage::Format_ARGB32_Premultiplied);
-    image.fill(Qt::white);
+    image.fill(palette::current().background);
     QPainter painter(&image);
     paint(painter, QRect(QPoint(0, 0), size));
     return image;
@@ -287,16 +509,16 @@ void TimelineView::paint(QPainter &painter, const QRect &target)
     const QRect area(QPoint(0, 0), target.size());
     painter.setClipRect(area);
     painter.setRenderHint(QPainter::Antialiasing, false);
-    painter.fillRect(area, palette::kBackground);
+    painter.fillRect(area, palette::current().background);
     // The scroll bar belongs to the widget; an offscreen target of another size has none.
     const bool widgetSized = target.size() == size();
     QRect content = contentRectFor(target.size());
     if (!widgetSized)
-        content.setWidth(std::max(1, target.width() - kHeaderWidth));
+        content.setWidth(std::max(1, target.width() - m_headerWidth));
     const int verticalOffset = std::clamp(m_verticalOffset, 0, maxVerticalOffset(content.height()));
 
     if (!m_doc) {
-        painter.setPen(palette::kText);
+        painter.setPen(palette::current().text);
         painter.drawText(area, Qt::AlignCenter,
                          !m_placeholder.isEmpty()
                              ? m_placeholder
@@ -319,8 +541,8 @@ void TimelineView::paint(QPainter &painter, const QRect &target)
     m_edges.paint(painter, *m_doc, m_layout, selected, content, viewStart, nanosPerPixel, verticalOffset);
     paintLinkDrag(painter, content, nanosPerPixel, verticalOffset);
     m_headerClipWidth = content.right();
-    paintHeaders(painter, QRect(0, content.top(), kHeaderWidth, content.height()), verticalOffset);
-    m_overview.paint(painter, *m_doc, QRect(0, 0, area.width(), kOverviewHeight), kHeaderWidth, viewStart, viewEnd);
+    paintHeaders(painter, QRect(0, content.top(), m_headerWidth, content.height()), verticalOffset);
+    m_overview.paint(painter, *m_doc, QRect(0, 0, area.width(), kOverviewHeight), m_headerWidth, viewStart, viewEnd);
     const QRect ruler(0, kOverviewHeight, area.width(), kRulerHeight);
     TimelineRuler::paint(painter, font(), ruler, content, viewStart, viewEnd, m_doc->startTime());
     if (const auto pixels = timeRangePixels(content, nanosPerPixel))
@@ -340,9 +562,9 @@ void TimelineView::paintLaneBackgrounds(QPainter &painter, const QRect &area, co
         if (y > content.bottom())
             break;
         if (row.kind == LayoutRow::Kind::GroupHeader)
-            painter.fillRect(QRect(0, y, area.width(), row.height), palette::kGroupBackground);
+            painter.fillRect(QRect(0, y, area.width(), row.height), palette::current().groupBackground);
         else if (row.lane % 2 == 1)
-            painter.fillRect(QRect(content.left(), y, content.width(), row.height), palette::kLaneShade);
+            painter.fillRect(QRect(content.left(), y, content.width(), row.height), palette::current().laneShade);
     }
 }
 
@@ -385,7 +607,8 @@ void TimelineView::paintEvents(QPainter &painter, const QRect &content, int vert
         if (text.isEmpty())
             continue;
         const QColor background = eventColor(m_doc->style(label.event));
-        painter.setPen(background.lightness() < 150 ? Qt::white : palette::kText);
+        // On the event's own colour, the same in both themes.
+        painter.setPen(background.lightness() < 150 ? QColor(Qt::white) : palette::colors(palette::Theme::Light).text);
         painter.drawText(label.rect.adjusted(2, 0, -2, 0), Qt::AlignVCenter | Qt::AlignLeft, text);
     }
     painter.restore();
@@ -429,22 +652,22 @@ void TimelineView::paintOutlines(QPainter &painter, const QRect &content, double
         }
     }
     if (m_hoverEvent != core::kNoIndex && m_hoverEvent < m_doc->eventCount())
-        outline(m_hoverEvent, QColor(0, 0, 0, 120), 1);
+        outline(m_hoverEvent, palette::current().hoverOutline, 1);
     if (m_selection && m_selection->hasSelection() && m_selection->current() < m_doc->eventCount())
-        outline(m_selection->current(), QColor(0x10, 0x10, 0x10), 2);
+        outline(m_selection->current(), palette::current().selectionOutline, 2);
 }
 
 void TimelineView::paintStatusOverlays(QPainter &painter, const QRect &content)
 {
     if (m_edges.showAllInView()) {
-        painter.setPen(palette::kText);
+        painter.setPen(palette::current().text);
         const QString count = (m_edges.inViewEstimated() ? QStringLiteral("~") : QString())
             + QLocale().toString(qulonglong(m_edges.inView()));
         const QString text = m_edges.inView() > m_edges.painted().size() || m_edges.inViewEstimated()
             ? tr("%L1 of %2 edges in view").arg(m_edges.painted().size()).arg(count)
             : tr("%1 edges in view").arg(count);
         const QRect box(content.right() - 260, content.top() + 4, 252, 18);
-        painter.fillRect(box, QColor(255, 255, 255, 220));
+        painter.fillRect(box, palette::current().overlayBackground);
         painter.drawText(box.adjusted(4, 0, -4, 0), Qt::AlignVCenter | Qt::AlignRight, text);
     }
     if (m_showFrameTime) {
@@ -462,7 +685,7 @@ void TimelineView::paintHeaders(QPainter &painter, const QRect &area, int vertic
 {
     painter.save();
     painter.setClipRect(area);
-    painter.fillRect(area, palette::kHeaderBackground);
+    painter.fillRect(area, palette::current().headerBackground);
     const auto &rows = m_layout.rows();
     const QFontMetrics metrics(font());
     QFont bold = font();
@@ -476,10 +699,10 @@ void TimelineView::paintHeaders(QPainter &painter, const QRect &area, int vertic
             break;
         const QRect rowRect(area.left(), y, area.width(), row.height);
         if (row.kind == LayoutRow::Kind::GroupHeader) {
-            painter.fillRect(rowRect, palette::kGroupBackground);
+            painter.fillRect(rowRect, palette::current().groupBackground);
             const TimelineGroup &group = m_layout.groups()[row.group];
             const bool collapsed = m_layout.isGroupCollapsed(row.group);
-            painter.setPen(palette::kText);
+            painter.setPen(palette::current().text);
             painter.setFont(bold);
             const QString arrow = collapsed ? QStringLiteral("▸") : QStringLiteral("▾");
             painter.drawText(rowRect.adjusted(6, 0, 0, 0), Qt::AlignVCenter, arrow);
@@ -490,15 +713,15 @@ void TimelineView::paintHeaders(QPainter &painter, const QRect &area, int vertic
             painter.setClipRect(area);
             continue;
         }
-        if (row.depth != 0)
-            continue;
+        if (static_cast<int>(&row - rows.data()) != m_layout.firstRowOfLane(row.lane))
+            continue; // the label goes on the lane's first shown row
         const core::Lane &lane = m_doc->index().lanes[row.lane];
         QString label = QString::fromStdString(lane.label);
         if (label.isEmpty())
             label = tr("lane %1").arg(row.lane);
         const int laneRows = m_doc->laneRows()[row.lane].rowCount();
         painter.setFont(font());
-        painter.setPen(palette::kText);
+        painter.setPen(palette::current().text);
         int indent = 20;
         if (laneRows > 1) {
             const bool collapsed = m_layout.isLaneCollapsed(row.lane);
@@ -513,7 +736,7 @@ void TimelineView::paintHeaders(QPainter &painter, const QRect &area, int vertic
         painter.drawText(QRect(area.left() + indent, y, area.width() - indent - 4, row.height), Qt::AlignVCenter,
                          text + suffix);
     }
-    painter.setPen(QColor(0, 0, 0, 60));
+    painter.setPen(palette::current().separator);
     painter.drawLine(area.topRight(), area.bottomRight());
     painter.restore();
 }
@@ -569,8 +792,8 @@ void TimelineView::paintTimeRange(QPainter &painter, const QRect &content, doubl
     painter.setClipRect(content);
     const double left = std::max(x0, content.left() - 1.0);
     const double right = std::min(x1, content.right() + 1.0);
-    painter.fillRect(QRectF(left, content.top(), std::max(1.0, right - left), content.height()), palette::kRangeFill);
-    painter.setPen(QPen(palette::kRangeEdge, 1));
+    painter.fillRect(QRectF(left, content.top(), std::max(1.0, right - left), content.height()), palette::current().rangeFill);
+    painter.setPen(QPen(palette::current().rangeEdge, 1));
     for (double x : {x0, x1})
         if (x >= content.left() && x <= content.right())
             painter.drawLine(QPointF(x, content.top()), QPointF(x, content.bottom()));
@@ -637,7 +860,7 @@ void TimelineView::paintLinkDrag(QPainter &painter, const QRect &content, double
     QPainterPath path(p0);
     path.cubicTo(QPointF(p0.x() + direction * offset, p0.y()), QPointF(p1.x() - direction * offset, p1.y()), p1);
     painter.setBrush(Qt::NoBrush);
-    painter.setPen(QPen(QColor(255, 255, 255, 220), 5, Qt::SolidLine, Qt::RoundCap));
+    painter.setPen(QPen(palette::current().halo, 5, Qt::SolidLine, Qt::RoundCap));
     painter.drawPath(path);
     painter.setPen(QPen(color, 2.5, hasTarget && m_linkDrag.valid ? Qt::SolidLine : Qt::DashLine, Qt::RoundCap));
     painter.drawPath(path);
@@ -660,10 +883,10 @@ void TimelineView::paintLinkDrag(QPainter &painter, const QRect &content, double
         if (box.bottom() > content.bottom())
             box.moveBottom(p1.toPoint().y() - 10);
         painter.setRenderHint(QPainter::Antialiasing, false);
-        painter.setBrush(QColor(255, 255, 255, 235));
+        painter.setBrush(palette::current().overlayBackground);
         painter.setPen(QPen(color, 1));
         painter.drawRect(box);
-        painter.setPen(color.darker(130));
+        painter.setPen(palette::theme() == palette::Theme::Dark ? color.lighter(140) : color.darker(130));
         painter.drawText(box.adjusted(6, 0, -6, 0), Qt::AlignVCenter | Qt::AlignLeft, text);
     }
     painter.restore();
@@ -729,10 +952,10 @@ QRectF TimelineView::eventRectIn(std::uint32_t event, const QRect &content, core
     if (event >= index.laneOf.size() || index.laneOf[event] == core::kNoIndex)
         return {};
     const std::uint32_t lane = index.laneOf[event];
-    const int first = m_layout.firstRowOfLane(lane);
-    if (first < 0 || index.depth[event] >= m_layout.shownRowCount(lane))
+    const int r = m_layout.rowOfDepth(lane, index.depth[event]);
+    if (r < 0)
         return {};
-    const LayoutRow &row = m_layout.rows()[first + index.depth[event]];
+    const LayoutRow &row = m_layout.rows()[r];
     const core::DeviceEvent &e = m_doc->event(event);
     const double x0 = content.left() + timeToPixel(e.ts, start, nanosPerPixel);
     const double x1 = content.left() + timeToPixel(e.end(), start, nanosPerPixel);
@@ -768,18 +991,23 @@ void TimelineView::revealEvent(std::uint32_t event)
     const std::uint32_t lane = index.laneOf[event];
     // Open what hides it.
     const int group = m_layout.groupOfLane(lane);
+    const int hiddenBefore = m_layout.hiddenCount();
+    m_layout.setGroupHidden(group, false);
+    m_layout.setLaneHidden(lane, false);
     if (m_layout.isGroupCollapsed(group))
         m_layout.setGroupCollapsed(group, false);
-    if (index.depth[event] >= m_layout.shownRowCount(lane))
+    if (m_layout.rowOfDepth(lane, index.depth[event]) < 0)
         m_layout.setLaneCollapsed(lane, false);
-    updateScrollBar();
+    if (m_layout.rowOfDepth(lane, index.depth[event]) < 0 && m_layout.hidePythonRows())
+        m_layout.setHidePythonRows(false); // a Python frame was asked for
+    layoutChanged(m_layout.hiddenCount() != hiddenBefore);
     // Horizontally: keep the zoom when the event fits, else zoom out to show it with a margin.
     const core::DeviceEvent &e = m_doc->event(event);
     viewportChanged(m_viewport.reveal(e.ts, e.end()));
     // Vertically.
-    const int first = m_layout.firstRowOfLane(lane);
-    if (first >= 0) {
-        const LayoutRow &row = m_layout.rows()[first + std::min<int>(index.depth[event], m_layout.shownRowCount(lane) - 1)];
+    const int shownRow = m_layout.rowOfDepth(lane, index.depth[event]);
+    if (shownRow >= 0) {
+        const LayoutRow &row = m_layout.rows()[shownRow];
         const int visibleHeight = contentRect().height();
         if (row.y < m_verticalOffset || row.y + row.height > m_verticalOffset + visibleHeight)
             setVerticalOffset(row.y - visibleHeight / 3);

@@ -33,6 +33,7 @@
 #include <vector>
 
 class QAction;
+class QMenu;
 class QScrollBar;
 
 namespace linkscope::ui {
@@ -42,7 +43,8 @@ class TimelineView : public QWidget {
 public:
     static constexpr int kOverviewHeight = 34;
     static constexpr int kRulerHeight = 24;
-    static constexpr int kHeaderWidth = 240;
+    static constexpr int kHeaderWidth = 240; // the header column's default width
+    static constexpr int kMinHeaderWidth = 100;
     static constexpr int kEdgeCap = TimelineEdgeOverlay::kEdgeCap; // "all edges in view" draws at most this many
 
     explicit TimelineView(QWidget *parent = nullptr);
@@ -85,6 +87,28 @@ public:
     const TimelineLayout &layout() const { return m_layout; }
     void setGroupCollapsed(int group, bool collapsed);
     void setLaneCollapsed(std::uint32_t lane, bool collapsed);
+    // What is shown (TimelineLayout); each change is saved in the trace's view settings.
+    void setGroupHidden(int group, bool hidden);
+    void setLaneHidden(std::uint32_t lane, bool hidden);
+    void showAllHidden();
+    void setHidePythonRows(bool hide);
+    void setGpuFirst(bool gpuFirst);
+    // The lane-header column's width (drag its right edge); at least kMinHeaderWidth, at most half the view.
+    int headerWidth() const { return m_headerWidth; }
+    void setHeaderWidth(int width);
+    // Checkable actions for the menus, kept in step with the layout: hide Python rows, GPU streams
+    // first; and "show hidden lanes and groups" (enabled while something is hidden).
+    QAction *hidePythonRowsAction() const { return m_hidePythonAction; }
+    QAction *gpuFirstAction() const { return m_gpuFirstAction; }
+    QAction *showHiddenAction() const { return m_showHiddenAction; }
+    // The lane-header context menu for widget position `pos` (a new menu; the caller owns it).
+    QMenu *createHeaderMenu(const QPoint &pos);
+
+    // Per-trace view settings (QSettings, keyed by the Kineto trace's absolute path): GPU streams
+    // first, hidden Python rows, hidden and collapsed groups and lanes (by label), header width.
+    // Saved on every change made through the view, restored when a new trace is set.
+    static QString viewSettingsGroup(const QString &devicePath);
+    void saveViewSettings() const;
 
     // --- Hit testing (widget coordinates) ---
     std::uint32_t eventAt(const QPoint &pos) const; // core::kNoIndex if none
@@ -180,6 +204,7 @@ protected:
     void mouseDoubleClickEvent(QMouseEvent *event) override;
     void keyPressEvent(QKeyEvent *event) override;
     void leaveEvent(QEvent *event) override;
+    void contextMenuEvent(QContextMenuEvent *event) override;
     bool event(QEvent *event) override;
 
 private:
@@ -210,6 +235,8 @@ private:
     std::vector<std::uint32_t> selectedEdges(bool incoming) const;
     QString tooltipFor(std::uint32_t event) const;
     void toggleHeaderAt(const QPoint &pos);
+    void restoreViewSettings();
+    void layoutChanged(bool save);
 
     DocumentPtr m_doc;
     EventSelection *m_selection = nullptr;
@@ -228,6 +255,10 @@ private:
     TimelineOverview m_overview;
     bool m_showFrameTime = false;
     int m_headerClipWidth = kHeaderWidth;
+    int m_headerWidth = kHeaderWidth;
+    QAction *m_hidePythonAction = nullptr;
+    QAction *m_gpuFirstAction = nullptr;
+    QAction *m_showHiddenAction = nullptr;
     QString m_placeholder;
     std::vector<std::uint32_t> m_highlighted;
     core::Nanos m_rangeStart = 0;

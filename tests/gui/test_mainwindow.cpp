@@ -119,13 +119,14 @@ private slots:
         QVERIFY(doc.host());
         const ui::TimelineLayout &layout = m_window->timeline()->layout();
         QCOMPARE(doc.index().lanes.size(), std::size_t(8));
+        // GPU streams first (the default), then the CPU threads.
         QCOMPARE(layout.groups().size(), std::size_t(3));
-        QCOMPARE(layout.groups()[0].label, QStringLiteral("Rank 0 · python3.10 (pid 2910249)"));
+        QVERIFY(layout.groups()[0].label.startsWith(QStringLiteral("GPU 0")));
         QCOMPARE(layout.groups()[0].lanes.size(), std::size_t(3));
-        QVERIFY(layout.groups()[1].label.startsWith(QStringLiteral("GPU 0")));
-        QCOMPARE(layout.groups()[1].lanes.size(), std::size_t(3));
-        QVERIFY(layout.groups()[2].label.startsWith(QStringLiteral("GPU 1")));
-        QCOMPARE(layout.groups()[2].lanes.size(), std::size_t(2));
+        QVERIFY(layout.groups()[1].label.startsWith(QStringLiteral("GPU 1")));
+        QCOMPARE(layout.groups()[1].lanes.size(), std::size_t(2));
+        QCOMPARE(layout.groups()[2].label, QStringLiteral("Rank 0 · python3.10 (pid 2910249)"));
+        QCOMPARE(layout.groups()[2].lanes.size(), std::size_t(3));
         QStringList labels;
         for (const auto &lane : doc.index().lanes)
             labels << QString::fromStdString(lane.label);

@@ -82,17 +82,18 @@ private slots:
         // One CPU thread lane, two GPU stream lanes; grouped as the process and GPU 0.
         QCOMPARE(m_doc->index().lanes.size(), std::size_t(3));
         QCOMPARE(layout.groups().size(), std::size_t(2));
-        QCOMPARE(layout.groups()[0].label, QStringLiteral("python3 (pid 100)"));
-        QVERIFY(!layout.groups()[0].gpu);
-        QVERIFY(layout.groups()[1].gpu);
-        QCOMPARE(layout.groups()[1].lanes.size(), std::size_t(2));
+        // GPU streams first (the default).
+        QVERIFY(layout.groups()[0].gpu);
+        QCOMPARE(layout.groups()[0].lanes.size(), std::size_t(2));
+        QCOMPARE(layout.groups()[1].label, QStringLiteral("python3 (pid 100)"));
+        QVERIFY(!layout.groups()[1].gpu);
         // The CPU lane has three nesting levels: linear ⊃ mm ⊃ launch.
         QCOMPARE(m_doc->laneRows()[0].rowCount(), 3);
         QCOMPARE(layout.shownRowCount(0), 3);
-        m_view->setGroupCollapsed(0, true);
+        m_view->setGroupCollapsed(1, true);
         QCOMPARE(layout.shownRowCount(0), 0);
         QVERIFY(m_view->eventRect(m_ids.mm).isEmpty());
-        m_view->setGroupCollapsed(0, false);
+        m_view->setGroupCollapsed(1, false);
         QVERIFY(!m_view->eventRect(m_ids.mm).isEmpty());
     }
 
@@ -399,13 +400,14 @@ private slots:
         // ends at its start, so not. On GPU 0 only gemm [3000,8000): add_kernel starts at 8200,
         // the memcpy at 9600 (intervals from the SmallTrace comment).
         const ui::TimeRangeSummary summary = ui::summarizeTimeRange(*m_doc, m_view->layout(), 2500, 8100);
+        // In layout order: GPU 0 first (the default), then the process.
         QCOMPARE(summary.groups.size(), std::size_t(2));
-        QCOMPARE(summary.groups[0].gpu, false);
-        QCOMPARE(summary.groups[0].events, std::uint64_t(4));
-        QCOMPARE(summary.groups[0].gpuOps, std::uint64_t(0));
-        QCOMPARE(summary.groups[1].gpu, true);
-        QCOMPARE(summary.groups[1].events, std::uint64_t(1));
-        QCOMPARE(summary.groups[1].gpuOps, std::uint64_t(1));
+        QCOMPARE(summary.groups[1].gpu, false);
+        QCOMPARE(summary.groups[1].events, std::uint64_t(4));
+        QCOMPARE(summary.groups[1].gpuOps, std::uint64_t(0));
+        QCOMPARE(summary.groups[0].gpu, true);
+        QCOMPARE(summary.groups[0].events, std::uint64_t(1));
+        QCOMPARE(summary.groups[0].gpuOps, std::uint64_t(1));
         QVERIFY(!summary.estimated());
         // The whole trace: 5 CPU-thread events, 3 GPU ops.
         const ui::TimeRangeSummary all = ui::summarizeTimeRange(*m_doc, m_view->layout(), 0, 10000);

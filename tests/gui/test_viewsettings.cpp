@@ -1,0 +1,370 @@
+// Lanes and looks of the main window, offscreen: GPU streams first on open (checked on a with_stack-
+// style Kineto trace written here: a 40-frame python_function stack above the aten ops, as
+// profile(with_stack=True) records it), hiding lanes, groups and Python rows from the lane-header
+// context menu, resizing the header column by its edge, per-trace view settings restored on reopen;
+// View ▸ Theme reaching the timeline's pixels and persisting; the first show fitting the screen.
+// Screenshots go to build/screens/ (withstack_open.png, withstack_python_hidden.png,
+// dark_theme.png).
+
+#include "mainwindow.h"
+#include "rangedock.h"
+#include "testsupport.h"
+#include "theme.h"
+#include "timelinepalette.h"
+#include "timelineview.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QContextMenuEvent>
+#include <QDir>
+#include <QFile>
+#include <QMenu>
+#include <QMenuBar>
+#include <QScreen>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace linkscope;
+
+namespace {
+
+constexpr int kStackDepth = 40;
+
+// A Kineto trace as profile(with_stack=True) writes it: per step, 40 nested python_function frames,
+// then aten::mm ⊃ cudaLaunchKernel under the innermost frame; the kernel on GPU 0 stream 7.
+QString writeWithStackTrace(const QString &path)
+{
+    QString events;
+    auto add = [&](const QString &json) {
+        if (!events.isEmpty())
+            events += QStringLiteral(",\n");
+        events += json;
+    };
+    add(QStringLiteral(R"({"name":"process_name","ph":"M","pid":100,"tid":0,"args":{"name":"python3"}})"));
+    double t = 1000.0;
+    for (int step = 0; step < 4; ++step) {
+        const double stepStart = t;
+        for (int d = 0; d < kStackDepth; ++d)
+            add(QStringLiteral(R"({"ph":"X","cat":"python_function","name":"frame_%1.py(%2): fn","pid":100,"tid":100,"ts":%3,"dur":%4})")
+                    .arg(d).arg(10 + d).arg(stepStart + d * 0.5, 0, 'f', 3).arg(200.0 - d, 0, 'f', 3));
+        const double mm = stepStart + kStackDepth * 0.5 + 5;
+        const int correlation = 1000 + step;
+        add(QStringLiteral(R"({"ph":"X","cat":"cpu_op","name":"aten::mm","pid":100,"tid":100,"ts":%1,"dur":60,"args":{"External id":%2}})")
+                .arg(mm, 0, 'f', 3).arg(step + 1));
+        add(QStringLiteral(R"({"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":100,"tid":100,"ts":%1,"dur":8,"args":{"External id":%2,"correlation":%3}})")
+                .arg(mm + 10, 0, 'f', 3).arg(step + 1).arg(correlation));
+        add(QStringLiteral(R"({"ph":"X","cat":"kernel","name":"gemm_kernel","pid":0,"tid":7,"ts":%1,"dur":120,"args":{"External id":%2,"device":0,"stream":7,"correlation":%3}})")
+                .arg(mm + 25, 0, 'f', 3).arg(step + 1).arg(correlation));
+        t += 400.0;
+    }
+    QFile file(path);
+    if (!file.open(QIODevice::WriteOnly))
+        return {};
+    file.write(QStringLiteral("{\"traceEvents\":[\n%1\n]}\n").arg(events).toUtf8());
+    return path;
+}
+
+QAction *findAction(const QList<QAction *> &actions, const QString &prefix)
+{
+    for (QAction *action : actions) {
+        if (action->text().startsWith(prefix))
+            return action;
+        if (action->menu())
+            if (QAction *inner = findAction(action->menu()->actions(), prefix))
+                return inner;
+    }
+    return nullptr;
+}
+
+} // namespace
+
+class TestViewSettings : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase()
+    {
+        QCoreApplication::setOrganizationName(QStringLiteral("LinkscopeTests"));
+        QCoreApplication::setApplicationName(QStringLiteral("test_viewsettings"));
+        QSettings().clear();
+        QVERIFY(m_dir.isValid());
+        m_trace = writeWithStackTrace(m_dir.filePath(QStringLiteral("withstack_kineto.json")));
+        QVERIFY(!m_trace.isEmpty());
+        QDir().mkpath(QStringLiteral(LINKSCOPE_BINARY_DIR "/screens"));
+    }
+    void init() { QSettings().remove(QStringLiteral("traceViews")); } // each test from the defaults
+    void cleanup()
+    {
+        m_window.reset();
+        ui::applyTheme(ui::ThemeChoice::System);
+    }
+
+    void gpuStreamsAreFirstOnOpen()
+    {
+        open();
+        const ui::TimelineLayout &layout = m_window->timeline()->layout();
+        QCOMPARE(layout.groups().size(), std::size_t(2));
+        QVERIFY(layout.groups()[0].gpu);
+        QVERIFY(!layout.groups()[1].gpu);
+        // The stream's row is at the top of the lanes, in view; the 40-frame thread below it.
+        ui::TimelineView *view = m_window->timeline();
+        const std::uint32_t kernel = firstOfName(QStringLiteral("gemm_kernel"));
+        QVERIFY(kernel != core::kNoIndex);
+        const QRectF kernelRect = view->eventRect(kernel);
+        QVERIFY(!kernelRect.isEmpty());
+        QVERIFY(kernelRect.bottom() < view->contentRect().top() + 80);
+        const std::uint32_t mm = firstOfName(QStringLiteral("aten::mm"));
+        QVERIFY(view->eventRect(mm).top() > kernelRect.bottom());
+        m_window->grab().toImage().save(QStringLiteral(LINKSCOPE_BINARY_DIR "/screens/withstack_open.png"));
+
+        // Turned off: the CPU group first again, the kernel below the stack (off screen).
+        view->setGpuFirst(false);
+        QVERIFY(!layout.groups()[0].gpu);
+        QVERIFY(view->eventRect(firstOfName(QStringLiteral("gemm_kernel"))).top() > view->eventRect(mm).bottom());
+    }
+
+    void headerMenuHidesLanesGroupsAndPythonRows()
+    {
+        open();
+        ui::TimelineView *view = m_window->timeline();
+        const ui::TimelineLayout &layout = view->layout();
+        const std::uint32_t mm = firstOfName(QStringLiteral("aten::mm"));
+        const std::uint32_t kernel = firstOfName(QStringLiteral("gemm_kernel"));
+        const std::uint32_t cpuLane = m_window->document()->index().laneOf[mm];
+        const std::uint32_t gpuLane = m_window->document()->index().laneOf[kernel];
+        const int rowsBefore = static_cast<int>(layout.rows().size());
+
+        // Python rows: the 40 frame rows go; aten::mm and the launch move up to the lane's first rows.
+        QCOMPARE(layout.pythonOnlyRowCount(), kStackDepth);
+        QMenu *menu = view->createHeaderMenu(headerPointOf(view, layout.firstRowOfLane(cpuLane)));
+        QAction *python = findAction(menu->actions(), QStringLiteral("Hide Python rows"));
+        QVERIFY(python);
+        QCOMPARE(python->text(), QStringLiteral("Hide Python rows (%1)").arg(kStackDepth));
+        python->trigger();
+        delete menu;
+        QVERIFY(layout.hidePythonRows());
+        QCOMPARE(static_cast<int>(layout.rows().size()), rowsBefore - kStackDepth);
+        QCOMPARE(layout.shownRowCount(cpuLane), 2);
+        QCOMPARE(layout.rowOfDepth(cpuLane, kStackDepth), layout.firstRowOfLane(cpuLane));
+        for (const ui::LayoutRow &row : layout.rows())
+            if (row.kind == ui::LayoutRow::Kind::LaneRow && row.lane == cpuLane)
+                QVERIFY(row.depth >= kStackDepth);
+        QVERIFY(!view->eventRect(mm).isEmpty());
+        QVERIFY(view->eventRect(mm).bottom() < view->contentRect().bottom());
+        m_window->grab().toImage().save(QStringLiteral(LINKSCOPE_BINARY_DIR "/screens/withstack_python_hidden.png"));
+
+        // Hide the GPU lane from its header's menu: no row, no rectangle; then the whole CPU group.
+        menu = view->createHeaderMenu(headerPointOf(view, layout.firstRowOfLane(gpuLane)));
+        QAction *hideLane = findAction(menu->actions(), QStringLiteral("Hide lane “GPU 0 stream 7”"));
+        QVERIFY(hideLane);
+        hideLane->trigger();
+        delete menu;
+        QVERIFY(layout.isLaneHidden(gpuLane));
+        QCOMPARE(layout.firstRowOfLane(gpuLane), -1);
+        QVERIFY(view->eventRect(kernel).isEmpty());
+        menu = view->createHeaderMenu(headerPointOf(view, layout.firstRowOfLane(cpuLane)));
+        QAction *hideGroup = findAction(menu->actions(), QStringLiteral("Hide group “python3 (pid 100)”"));
+        QVERIFY(hideGroup);
+        hideGroup->trigger();
+        delete menu;
+        QCOMPARE(layout.headerRowOfGroup(layout.groupOfLane(cpuLane)), -1);
+        QVERIFY(view->eventRect(mm).isEmpty());
+        QCOMPARE(layout.hiddenCount(), 2);
+        QVERIFY(view->showHiddenAction()->isEnabled());
+        QCOMPARE(view->showHiddenAction()->text(), QStringLiteral("Show hidden lanes and groups (2)"));
+
+        // The "Show" submenu lists both; one of them brought back alone, then everything.
+        menu = view->createHeaderMenu(QPoint(5, view->contentRect().top() + 5));
+        QAction *showLane = findAction(menu->actions(), QStringLiteral("Lane “GPU 0 stream 7”"));
+        QVERIFY(showLane);
+        showLane->trigger();
+        delete menu;
+        QVERIFY(!layout.isLaneHidden(gpuLane));
+        QVERIFY(!view->eventRect(kernel).isEmpty());
+        view->showHiddenAction()->trigger();
+        QCOMPARE(layout.hiddenCount(), 0);
+        QVERIFY(!view->eventRect(mm).isEmpty());
+
+        // Selecting an event in a hidden lane shows it again (selection reveals what hides it).
+        view->setLaneHidden(gpuLane, true);
+        m_window->selection()->select(kernel);
+        QVERIFY(!layout.isLaneHidden(gpuLane));
+        QVERIFY(!view->eventRect(kernel).isEmpty());
+
+        // A right-click on the header column pops the menu up (non-blocking).
+        QContextMenuEvent event(QContextMenuEvent::Mouse, headerPointOf(view, layout.firstRowOfLane(cpuLane)),
+                                view->mapToGlobal(headerPointOf(view, layout.firstRowOfLane(cpuLane))));
+        QApplication::sendEvent(view, &event);
+        QTRY_VERIFY(qobject_cast<QMenu *>(QApplication::activePopupWidget()));
+        QApplication::activePopupWidget()->close();
+    }
+
+    void headerColumnResizesByItsEdge()
+    {
+        open();
+        ui::TimelineView *view = m_window->timeline();
+        QCOMPARE(view->headerWidth(), int(ui::TimelineView::kHeaderWidth));
+        const int y = view->contentRect().top() + 40;
+        const QPoint edge(view->headerWidth(), y);
+        QTest::mousePress(view, Qt::LeftButton, Qt::NoModifier, edge);
+        QTest::mouseMove(view, edge + QPoint(120, 0));
+        QTest::mouseRelease(view, Qt::LeftButton, Qt::NoModifier, edge + QPoint(120, 0));
+        QCOMPARE(view->headerWidth(), int(ui::TimelineView::kHeaderWidth) + 120);
+        QCOMPARE(view->contentRect().left(), view->headerWidth());
+        // The lanes start right of it: an event's rectangle never reaches into the header column.
+        QVERIFY(view->eventRect(firstOfName(QStringLiteral("gemm_kernel"))).left() >= view->headerWidth());
+        // Bounded: not narrower than the minimum.
+        QTest::mousePress(view, Qt::LeftButton, Qt::NoModifier, QPoint(view->headerWidth(), y));
+        QTest::mouseMove(view, QPoint(10, y));
+        QTest::mouseRelease(view, Qt::LeftButton, Qt::NoModifier, QPoint(10, y));
+        QCOMPARE(view->headerWidth(), int(ui::TimelineView::kMinHeaderWidth));
+    }
+
+    void viewSettingsAreRestoredPerTrace()
+    {
+        open();
+        ui::TimelineView *view = m_window->timeline();
+        const std::uint32_t kernel = firstOfName(QStringLiteral("gemm_kernel"));
+        const std::uint32_t gpuLane = m_window->document()->index().laneOf[kernel];
+        view->setHidePythonRows(true);
+        view->setLaneHidden(gpuLane, true);
+        view->setHeaderWidth(300);
+        view->saveViewSettings(); // the width is saved on the drag's release; set directly here
+        QSettings settings;
+        const QString group = ui::TimelineView::viewSettingsGroup(m_trace);
+        QCOMPARE(settings.value(group + QStringLiteral("/path")).toString(), QFileInfo(m_trace).absoluteFilePath());
+        QCOMPARE(settings.value(group + QStringLiteral("/hiddenLanes")).toStringList().size(), 1);
+
+        // Reopened in a new window: the same view.
+        open();
+        view = m_window->timeline();
+        QVERIFY(view->layout().hidePythonRows());
+        QVERIFY(view->layout().isLaneHidden(gpuLane));
+        QCOMPARE(view->headerWidth(), 300);
+        QVERIFY(view->hidePythonRowsAction()->isChecked());
+
+        // Another trace keeps the defaults.
+        QSignalSpy loaded(m_window.get(), &ui::MainWindow::documentChanged);
+        QFile::copy(QString::fromStdString(test::sourcePath("resources/samples/sample_kineto.json")),
+                    m_dir.filePath(QStringLiteral("sample_kineto.json")));
+        m_window->openDevice(m_dir.filePath(QStringLiteral("sample_kineto.json")));
+        QVERIFY(loaded.wait(60000));
+        view = m_window->timeline();
+        QVERIFY(!view->layout().hidePythonRows());
+        QCOMPARE(view->layout().hiddenCount(), 0);
+        QCOMPARE(view->headerWidth(), int(ui::TimelineView::kHeaderWidth));
+        QVERIFY(view->layout().gpuFirst());
+        settings.remove(group);
+    }
+
+    void darkThemeReachesTheTimeline()
+    {
+        open();
+        ui::TimelineView *view = m_window->timeline();
+        QAction *dark = findAction(m_window->viewMenu()->actions(), QStringLiteral("Dark"));
+        QAction *light = findAction(m_window->viewMenu()->actions(), QStringLiteral("Light"));
+        QVERIFY(dark && light);
+        dark->trigger();
+        QCOMPARE(ui::palette::theme(), ui::palette::Theme::Dark);
+        QVERIFY(QApplication::palette().color(QPalette::Window).lightness() < 100);
+        // The docks and menus too.
+        QVERIFY(m_window->palette().color(QPalette::Window).lightness() < 100);
+        QVERIFY(m_window->rangeDock()->palette().color(QPalette::Base).lightness() < 100);
+        QCOMPARE(QSettings().value(QStringLiteral("view/theme")).toInt(), int(ui::ThemeChoice::Dark));
+        const ui::palette::Colors &colors = ui::palette::colors(ui::palette::Theme::Dark);
+        auto check = [&](const ui::palette::Colors &expected) {
+            const QImage shot = view->grab().toImage();
+            const QRect content = view->contentRect();
+            const ui::TimelineLayout &layout = view->layout();
+            // Below the last lane: the background (grid lines cross it, so most of a few columns);
+            // the header column; the ruler's corner; a group band in the header column.
+            int background = 0;
+            for (int i = 1; i <= 7; ++i)
+                background += shot.pixelColor(content.left() + content.width() * i / 8, content.bottom() - 2) == expected.background;
+            if (background < 5)
+                return QImage();
+            if (shot.pixelColor(2, content.bottom() - 2) != expected.headerBackground
+                || shot.pixelColor(2, ui::TimelineView::kOverviewHeight + 2) != expected.rulerBackground)
+                return QImage();
+            const ui::LayoutRow &header = layout.rows()[layout.headerRowOfGroup(0)];
+            if (shot.pixelColor(2, content.top() + header.y - view->verticalOffset() + 2) != expected.groupBackground)
+                return QImage();
+            return shot;
+        };
+        view->setHidePythonRows(true); // room below the lanes
+        QVERIFY(view->layout().totalHeight() < view->contentRect().height() - 10);
+        const QImage darkShot = check(colors);
+        QVERIFY2(!darkShot.isNull(), "the timeline's background, header column, ruler and group band are dark");
+        // Not the light colours: the two sets differ where the checks look.
+        QVERIFY(check(ui::palette::colors(ui::palette::Theme::Light)).isNull());
+        m_window->grab().toImage().save(QStringLiteral(LINKSCOPE_BINARY_DIR "/screens/dark_theme.png"));
+
+        // Persisted: a new window starts dark, with its menu entry checked.
+        open();
+        QCOMPARE(ui::palette::theme(), ui::palette::Theme::Dark);
+        QVERIFY(findAction(m_window->viewMenu()->actions(), QStringLiteral("Dark"))->isChecked());
+        view = m_window->timeline();
+        findAction(m_window->viewMenu()->actions(), QStringLiteral("Light"))->trigger();
+        QCOMPARE(ui::palette::theme(), ui::palette::Theme::Light);
+        QVERIFY2(!check(ui::palette::colors(ui::palette::Theme::Light)).isNull(), "light again");
+        findAction(m_window->viewMenu()->actions(), QStringLiteral("System"))->trigger();
+        QCOMPARE(QSettings().value(QStringLiteral("view/theme")).toInt(), int(ui::ThemeChoice::System));
+    }
+
+    void firstShowFitsTheScreen()
+    {
+        // No size set before the first show: 1400×900 or less, inside the available geometry.
+        auto window = std::make_unique<ui::MainWindow>();
+        window->move(20000, 20000); // as a saved position from a larger monitor could be
+        window->show();
+        QVERIFY(QTest::qWaitForWindowExposed(window.get()));
+        const QRect available = window->screen()->availableGeometry();
+        QVERIFY2(available.contains(window->frameGeometry()),
+                 qPrintable(QStringLiteral("%1,%2 %3x%4 not inside %5x%6")
+                                .arg(window->frameGeometry().x()).arg(window->frameGeometry().y())
+                                .arg(window->frameGeometry().width()).arg(window->frameGeometry().height())
+                                .arg(available.width()).arg(available.height())));
+        QVERIFY(window->width() <= 1400 && window->height() <= 900);
+        // A size set before showing is kept (tests and saved geometries set one).
+        auto sized = std::make_unique<ui::MainWindow>();
+        sized->resize(640, 480);
+        sized->show();
+        QCOMPARE(sized->size(), QSize(640, 480).expandedTo(sized->minimumSizeHint()));
+    }
+
+private:
+    void open()
+    {
+        m_window.reset();
+        m_window = std::make_unique<ui::MainWindow>();
+        m_window->resize(1400, 900);
+        m_window->show();
+        QSignalSpy loaded(m_window.get(), &ui::MainWindow::documentChanged);
+        m_window->openDevice(m_trace);
+        QVERIFY(loaded.wait(60000));
+        QVERIFY(m_window->document());
+    }
+
+    std::uint32_t firstOfName(const QString &name) const
+    {
+        const ui::TraceDocument &doc = *m_window->document();
+        for (std::uint32_t e = 0; e < doc.eventCount(); ++e)
+            if (doc.eventName(e) == name && doc.index().laneOf[e] != core::kNoIndex)
+                return e;
+        return core::kNoIndex;
+    }
+
+    static QPoint headerPointOf(ui::TimelineView *view, int row)
+    {
+        const ui::LayoutRow &r = view->layout().rows()[row];
+        return QPoint(30, view->contentRect().top() + r.y - view->verticalOffset() + r.height / 2);
+    }
+
+    QTemporaryDir m_dir;
+    QString m_trace;
+    std::unique_ptr<ui::MainWindow> m_window;
+};
+
+QTEST_MAIN(TestViewSettings)
+#include "test_viewsettings.moc"
