@@ -50,6 +50,7 @@ int runLink(Args args, std::ostream &out, std::ostream &err);
 int runExport(Args args, std::ostream &out, std::ostream &err);
 int runHash(Args args, std::ostream &out, std::ostream &err);
 int runWalk(Args args, std::ostream &out, std::ostream &err);
+int runRange(Args args, std::ostream &out, std::ostream &err);
 int runRender(Args args, std::ostream &out, std::ostream &err); // built only with the UI
 
 } // namespace linkscope::bench

@@ -19,6 +19,8 @@ void usage(std::ostream &out)
            "  walk KINETO [--runs N]     the single-core limit: a plain simdjson On-Demand walk of the file,\n"
            "                             against the Kineto reader on one core and on all cores\n"
            "  hash FILE [--runs N]       fingerprint speed (size + SHA-256, as a sidecar records its inputs), MB/s\n"
+           "  range [KINETO] [--events N] [--runs N]  time-range statistics (range dock) for 0.1-100 % of\n"
+           "                             the trace; without a file: a generated trace of N events (default 2M)\n"
 #ifdef LINKSCOPE_BENCH_RENDER
            "  render [KINETO] [--events N] [--frames N]  1920x1080 timeline repaint time (median per zoom level);\n"
            "                             without a file: a generated trace of N events (default 10 million)\n"
@@ -50,6 +52,8 @@ int main(int argc, char **argv)
             return runWalk(args, std::cout, std::cerr);
         if (stage == "hash")
             return runHash(args, std::cout, std::cerr);
+        if (stage == "range")
+            return runRange(args, std::cout, std::cerr);
 #ifdef LINKSCOPE_BENCH_RENDER
         if (stage == "render")
             return runRender(args, std::cout, std::cerr);
