@@ -208,7 +208,9 @@ void TimelineEdgeOverlay::paint(QPainter &painter, const TraceDocument &doc, con
         const QPointF c1(p1.x() - kBezierOffset, p1.y());
         path.cubicTo(c0, c1, p1);
         QPen pen = edgePen(edge.kind, edge.provenance, focused);
-        if (!drawHalo && !focused) {
+        if (id == m_hovered)
+            pen.setWidthF(pen.widthF() + 1.5);
+        if (!drawHalo && !focused && id != m_hovered) {
             pen.setWidth(1); // cosmetic 1-px lines take the rasterizer's fast path
             pen.setCosmetic(true);
         }
@@ -242,6 +244,45 @@ void TimelineEdgeOverlay::paint(QPainter &painter, const TraceDocument &doc, con
         m_painted.push_back({id, p0, p1, toAnchor.exact});
     }
     painter.restore();
+}
+
+QPointF TimelineEdgeOverlay::curvePoint(const PaintedEdge &edge, double t)
+{
+    const QPointF p0 = edge.from, p1 = edge.to;
+    const QPointF c0(p0.x() + kBezierOffset, p0.y());
+    const QPointF c1(p1.x() - kBezierOffset, p1.y());
+    const double u = 1 - t;
+    return u * u * u * p0 + 3 * u * u * t * c0 + 3 * u * t * t * c1 + t * t * t * p1;
+}
+
+std::uint32_t TimelineEdgeOverlay::edgeAt(const QPointF &pos, double tolerance) const
+{
+    constexpr int kSegments = 24;
+    std::uint32_t best = core::kNoIndex;
+    double bestDistance = tolerance;
+    for (auto it = m_painted.rbegin(); it != m_painted.rend(); ++it) { // the last drawn is on top
+        const PaintedEdge &edge = *it;
+        const QRectF box = QRectF(edge.from, edge.to).normalized().adjusted(-kBezierOffset - tolerance, -tolerance,
+                                                                            kBezierOffset + tolerance, tolerance);
+        if (!box.contains(pos))
+            continue;
+        QPointF previous = edge.from;
+        for (int k = 1; k <= kSegments; ++k) {
+            const QPointF next = curvePoint(edge, double(k) / kSegments);
+            // Distance from pos to the segment previous → next.
+            const QPointF d = next - previous;
+            const double length2 = d.x() * d.x() + d.y() * d.y();
+            const double t = length2 > 0 ? std::clamp(QPointF::dotProduct(pos - previous, d) / length2, 0.0, 1.0) : 0.0;
+            const QPointF nearest = previous + t * d;
+            const double distance = std::hypot(pos.x() - nearest.x(), pos.y() - nearest.y());
+            if (distance < bestDistance || (best == core::kNoIndex && distance <= bestDistance)) {
+                bestDistance = distance;
+                best = edge.edge;
+            }
+            previous = next;
+        }
+    }
+    return best;
 }
 
 } // namespace linkscope::ui

@@ -50,6 +50,14 @@ public:
     void clearPainted() { m_painted.clear(); }
 
     const std::vector<PaintedEdge> &painted() const { return m_painted; }
+    // The painted edge whose curve passes within `tolerance` pixels of `pos` (widget coordinates),
+    // the nearest one; kNoIndex if none. Checks the last paint's curves (at most kEdgeCap of them).
+    std::uint32_t edgeAt(const QPointF &pos, double tolerance) const;
+    // A point of a painted edge's curve, t in [0, 1] (the same cubic the painter draws).
+    static QPointF curvePoint(const PaintedEdge &edge, double t);
+    // The edge under the mouse is drawn a little thicker.
+    void setHoveredEdge(std::uint32_t edge) { m_hovered = edge; }
+    std::uint32_t hoveredEdge() const { return m_hovered; }
     std::size_t inView() const { return m_inView; }
     bool inViewEstimated() const { return m_inViewEstimated; }
 
@@ -60,6 +68,7 @@ private:
     bool m_showAll = false;
     std::bitset<core::kEdgeKindCount> m_kinds;
     std::uint32_t m_focused = core::kNoIndex;
+    std::uint32_t m_hovered = core::kNoIndex;
     std::vector<PaintedEdge> m_painted;
     std::size_t m_inView = 0;
     bool m_inViewEstimated = false;

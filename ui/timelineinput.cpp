@@ -82,6 +82,7 @@ QList<std::pair<QString, QString>> TimelineInput::mouseGestures()
         {tr("Ctrl+wheel"), tr("zoom at the cursor")},
         {tr("Shift+wheel, drag"), tr("pan (a horizontal wheel pans too; the wheel scrolls the lanes)")},
         {tr("Click"), tr("select an event (a click also clears the time range)")},
+        {tr("Click an edge"), tr("select its target and focus the edge (hover: its kind, rule and ends)")},
         {tr("Double-click"), tr("zoom to the selected event")},
         {tr("Shift+drag"), tr("on the lanes or the ruler: select a time range")},
         {tr("Drag in the overview"), tr("move the view")},
@@ -242,7 +243,9 @@ void TimelineInput::mouseMove(QMouseEvent *event)
         m_view.setCursor(Qt::SplitHCursor);
     else if (m_view.cursor().shape() == Qt::SplitHCursor)
         m_view.unsetCursor();
-    m_view.setHoverEvent(m_view.eventAt(pos));
+    const std::uint32_t hovered = m_view.eventAt(pos);
+    m_view.setHoverEvent(hovered);
+    m_view.setHoverEdge(hovered == core::kNoIndex ? m_view.edgeAt(pos) : core::kNoIndex);
 }
 
 void TimelineInput::mouseRelease(QMouseEvent *event)
@@ -279,8 +282,13 @@ void TimelineInput::mouseRelease(QMouseEvent *event)
         return;
     }
     m_view.clearTimeRange(); // a click clears the range, as in Perfetto
-    if (m_view.m_selection)
-        m_view.m_selection->select(m_view.eventAt(event->position().toPoint()));
+    const QPoint pos = event->position().toPoint();
+    const std::uint32_t clicked = m_view.eventAt(pos);
+    const std::uint32_t edge = clicked == core::kNoIndex ? m_view.edgeAt(pos) : core::kNoIndex;
+    if (edge != core::kNoIndex)
+        m_view.selectEdge(edge); // an edge between events: its target, with the edge focused
+    else if (m_view.m_selection)
+        m_view.m_selection->select(clicked);
 }
 
 void TimelineInput::mouseDoubleClick(QMouseEvent *event)

@@ -1124,6 +1124,7 @@ void TimelineView::setHoverEvent(std::uint32_t event)
 void TimelineView::leaveEvent(QEvent *)
 {
     setHoverEvent(core::kNoIndex);
+    setHoverEdge(core::kNoIndex);
 }
 
 void TimelineView::toggleHeaderAt(const QPoint &pos)
@@ -1186,13 +1187,63 @@ QString TimelineView::tooltipFor(std::uint32_t e) const
     return html;
 }
 
+std::uint32_t TimelineView::edgeAt(const QPoint &pos) const
+{
+    if (!m_doc || !contentRect().contains(pos))
+        return core::kNoIndex;
+    const std::uint32_t edge = m_edges.edgeAt(QPointF(pos), 4.0);
+    return edge < m_doc->edges().size() ? edge : core::kNoIndex;
+}
+
+void TimelineView::selectEdge(std::uint32_t edge)
+{
+    if (!m_doc || edge >= m_doc->edges().size() || !m_selection)
+        return;
+    m_selection->select(m_doc->edges()[edge].to);
+    m_edges.setFocusedEdge(edge); // after the selection, which clears the focus
+    update();
+    emit edgeSelected(edge);
+}
+
+void TimelineView::setHoverEdge(std::uint32_t edge)
+{
+    if (edge == m_edges.hoveredEdge())
+        return;
+    m_edges.setHoveredEdge(edge);
+    update();
+}
+
+QString TimelineView::edgeTooltip(std::uint32_t id) const
+{
+    if (!m_doc || id >= m_doc->edges().size())
+        return {};
+    const DrawEdge &edge = m_doc->edges()[id];
+    QString how = edgeProvenanceLabel(edge.provenance);
+    if (edge.kind == core::EdgeKind::Parent)
+        if (const core::GpuLink *link = m_doc->gpuLink(edge.to)) {
+            const std::string_view rule = parentRuleName(link->rule);
+            how = tr("rule %1 · %2").arg(QString::fromUtf8(rule.data(), static_cast<qsizetype>(rule.size())), how);
+        }
+    auto end = [&](std::uint32_t e) {
+        const core::DeviceEvent &event = m_doc->event(e);
+        return tr("%1 <i>(%2, +%3 … +%4)</i>")
+            .arg(htmlEscaped(m_doc->eventName(e)), eventStyleName(m_doc->style(e)),
+                 formatDuration(event.ts - m_doc->startTime()), formatDuration(event.end() - m_doc->startTime()));
+    };
+    return tr("<b>%1 edge</b> · %2<br>from: %3<br>to: %4")
+        .arg(htmlEscaped(edgeKindLabel(edge.kind)), htmlEscaped(how), end(edge.from), end(edge.to));
+}
+
 bool TimelineView::event(QEvent *event)
 {
     if (event->type() == QEvent::ToolTip && m_doc) {
         auto *help = static_cast<QHelpEvent *>(event);
         const std::uint32_t e = eventAt(help->pos());
+        const std::uint32_t edge = e == core::kNoIndex ? edgeAt(help->pos()) : core::kNoIndex;
         if (e != core::kNoIndex)
             QToolTip::showText(help->globalPos(), tooltipFor(e), this);
+        else if (edge != core::kNoIndex)
+            QToolTip::showText(help->globalPos(), edgeTooltip(edge), this);
         else
             QToolTip::hideText();
         return true;

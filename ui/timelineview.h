@@ -126,6 +126,15 @@ public:
     void followEdge(bool outgoing); // selects the far end of the focused incoming/outgoing edge
     void cycleFocusedEdge(int delta);
     std::uint32_t focusedEdge() const { return m_edges.focusedEdge(); } // DrawEdge id or kNoIndex
+    // The drawn edge under widget position `pos` (within 4 px of its curve), or kNoIndex. Events win:
+    // a click or hover on an event is the event's.
+    std::uint32_t edgeAt(const QPoint &pos) const;
+    // A click on an edge: selects its target (the GPU op of a parent edge, the waiting call of a
+    // sync), focuses the edge (drawn thicker; `[`/`]` go along it) and emits edgeSelected.
+    void selectEdge(std::uint32_t edge);
+    std::uint32_t hoveredEdge() const { return m_edges.hoveredEdge(); }
+    // The hover text of an edge: its kind, the rule or provenance, and both ends with their times.
+    QString edgeTooltip(std::uint32_t edge) const;
 
     using PaintedEdge = TimelineEdgeOverlay::PaintedEdge;
     // What the last paint drew (tests and the status line read it).
@@ -193,6 +202,8 @@ signals:
     void edgeFilterChanged();
     // The time range was set (on release, not during the drag) or cleared.
     void timeRangeChanged();
+    // An edge was clicked (selectEdge); the selection already holds its target.
+    void edgeSelected(std::uint32_t edge);
 
 protected:
     void paintEvent(QPaintEvent *event) override;
@@ -216,6 +227,7 @@ private:
     void updateScrollBar();
     void centreOn(core::Nanos centre);
     void setHoverEvent(std::uint32_t event);
+    void setHoverEdge(std::uint32_t edge);
     void paintLaneBackgrounds(QPainter &painter, const QRect &area, const QRect &content, int verticalOffset);
     void paintEvents(QPainter &painter, const QRect &content, int verticalOffset);
     void paintOutlines(QPainter &painter, const QRect &content, double nanosPerPixel, int verticalOffset);

@@ -2,7 +2,8 @@
 // style Kineto trace written here: a 40-frame python_function stack above the aten ops, as
 // profile(with_stack=True) records it), hiding lanes, groups and Python rows from the lane-header
 // context menu, resizing the header column by its edge, per-trace view settings restored on reopen;
-// View ▸ Theme reaching the timeline's pixels and persisting; the first show fitting the screen.
+// View ▸ Theme reaching the timeline's pixels and persisting; edges hovered (tooltip) and clicked
+// (target selected, edge focused) on the sample pair; the first show fitting the screen.
 // Screenshots go to build/screens/ (withstack_open.png, withstack_python_hidden.png,
 // dark_theme.png).
 
@@ -16,6 +17,8 @@
 #include <QAction>
 #include <QApplication>
 #include <QContextMenuEvent>
+#include <QHelpEvent>
+#include <QToolTip>
 #include <QDir>
 #include <QFile>
 #include <QMenu>
@@ -310,6 +313,83 @@ private slots:
         QVERIFY2(!check(ui::palette::colors(ui::palette::Theme::Light)).isNull(), "light again");
         findAction(m_window->viewMenu()->actions(), QStringLiteral("System"))->trigger();
         QCOMPARE(QSettings().value(QStringLiteral("view/theme")).toInt(), int(ui::ThemeChoice::System));
+    }
+
+    void edgesAreHoveredAndClicked()
+    {
+        // The sample pair: the gemm of correlation 2290 and its parent edge from aten::addmm.
+        m_window.reset();
+        m_window = std::make_unique<ui::MainWindow>();
+        m_window->resize(1400, 900);
+        m_window->show();
+        QSignalSpy loaded(m_window.get(), &ui::MainWindow::documentChanged);
+        QFile::copy(QString::fromStdString(test::sourcePath("resources/samples/sample_kineto.json")),
+                    m_dir.filePath(QStringLiteral("edge_kineto.json")));
+        QFile::copy(QString::fromStdString(test::sourcePath("resources/samples/sample_host_et.json")),
+                    m_dir.filePath(QStringLiteral("edge_host_et.json")));
+        m_window->openPair(m_dir.filePath(QStringLiteral("edge_host_et.json")), m_dir.filePath(QStringLiteral("edge_kineto.json")));
+        QVERIFY(loaded.wait(60000));
+        const ui::TraceDocument &doc = *m_window->document();
+        ui::TimelineView *view = m_window->timeline();
+        std::uint32_t gemm = core::kNoIndex;
+        for (std::uint32_t e = 0; e < doc.eventCount() && gemm == core::kNoIndex; ++e)
+            if (doc.event(e).category == core::EventCategory::Kernel && doc.event(e).correlation == 2290)
+                gemm = e;
+        QVERIFY(gemm != core::kNoIndex);
+        m_window->selection()->select(gemm);
+        view->fitSelection();
+        view->fitSelection(); // the second F takes in the edges' far ends
+        view->repaint();
+        std::uint32_t parentEdge = core::kNoIndex;
+        ui::TimelineView::PaintedEdge painted;
+        for (const auto &p : view->paintedEdges())
+            if (doc.edges()[p.edge].kind == core::EdgeKind::Parent && doc.edges()[p.edge].to == gemm) {
+                parentEdge = p.edge;
+                painted = p;
+            }
+        QVERIFY2(parentEdge != core::kNoIndex, "the gemm's parent edge is drawn");
+        const std::uint32_t parent = doc.edges()[parentEdge].from;
+        QCOMPARE(doc.eventName(parent), QStringLiteral("aten::addmm"));
+        // A point on the curve that is over no event.
+        QPoint onCurve;
+        for (int k = 1; k < 40 && onCurve.isNull(); ++k) {
+            const QPoint p = ui::TimelineEdgeOverlay::curvePoint(painted, k / 40.0).toPoint();
+            if (view->contentRect().contains(p) && view->eventAt(p) == core::kNoIndex && view->edgeAt(p) == parentEdge)
+                onCurve = p;
+        }
+        QVERIFY2(!onCurve.isNull(), "part of the parent edge runs over empty background");
+        // Away from every curve: no edge.
+        QCOMPARE(view->edgeAt(onCurve + QPoint(0, 30)) == parentEdge, false);
+
+        // Hover: the edge is marked, and its tooltip names the kind, the rule and both ends.
+        QTest::mouseMove(view, onCurve);
+        QCOMPARE(view->hoveredEdge(), parentEdge);
+        QHelpEvent help(QEvent::ToolTip, onCurve, view->mapToGlobal(onCurve));
+        QApplication::sendEvent(view, &help);
+        QTRY_VERIFY(QToolTip::isVisible());
+        const QString tip = QToolTip::text();
+        QVERIFY2(tip.contains(ui::edgeKindLabel(core::EdgeKind::Parent).toHtmlEscaped()), qPrintable(tip));
+        QVERIFY2(tip.contains(QStringLiteral("aten::addmm")), qPrintable(tip));
+        QVERIFY2(tip.contains(doc.eventName(gemm).left(30).toHtmlEscaped()), qPrintable(tip));
+        const std::string_view rule = core::parentRuleName(doc.gpuLink(gemm)->rule);
+        QVERIFY2(tip.contains(QString::fromUtf8(rule.data(), qsizetype(rule.size()))), qPrintable(tip));
+        QToolTip::hideText();
+
+        // Click: the edge's target selected and the edge focused; the view does not move.
+        m_window->selection()->clear();
+        const core::Nanos start = view->viewStart(), end = view->viewEnd();
+        QSignalSpy selected(view, &ui::TimelineView::edgeSelected);
+        QTest::mouseClick(view, Qt::LeftButton, Qt::NoModifier, onCurve);
+        QCOMPARE(selected.count(), 1);
+        QCOMPARE(selected.front().front().toUInt(), parentEdge);
+        QCOMPARE(m_window->selection()->current(), gemm);
+        QCOMPARE(view->focusedEdge(), parentEdge);
+        QCOMPARE(view->viewStart(), start);
+        QCOMPARE(view->viewEnd(), end);
+        // `[` from there follows that edge to the parent.
+        view->setFocus();
+        QTest::keyClick(view, Qt::Key_BracketLeft);
+        QCOMPARE(m_window->selection()->current(), parent);
     }
 
     void firstShowFitsTheScreen()
