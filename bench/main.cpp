@@ -26,6 +26,8 @@ void usage(std::ostream &out)
            "                             without a file: a generated trace of N events (default 10 million)\n"
            "  render --edits N HOST_ET KINETO  time from one correction (re-parent) to the repainted timeline,\n"
            "                             N edits through the main window (median per edit)\n"
+           "  render --job [DIR] [--ranks N] [--steps N] [--frames N]  the job overview at 1920x1080: time to open the\n"
+           "                             job and repaint median; without DIR a generated job of N ranks (64)\n"
 #endif
         ;
 }

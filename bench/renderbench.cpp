@@ -11,6 +11,8 @@
 #include "link/linker.h"
 
 #include "correctioncontroller.h"
+#include "jobloader.h"
+#include "joboverview.h"
 #include "eventselection.h"
 #include "mainwindow.h"
 #include "reviewui.h"
@@ -241,10 +243,105 @@ int runEditRefresh(const std::string &host, const std::string &kineto, int edits
     return 0;
 }
 
+// `render --job [DIR] [--ranks N]`: the job overview (one row per rank) at 1920x1080: the time to
+// open the job (every rank loaded, linked, summarised; nothing written) and the repaint median
+// fully zoomed out, with a collective selected and matched across every rank, and zoomed to it.
+int runJobRender(const std::string &dir, int ranks, int steps, int frames, std::ostream &out, std::ostream &err)
+{
+    QTemporaryDir tmp;
+    std::string folder = dir;
+    if (folder.empty()) {
+        gen::GeneratorOptions o;
+        o.seed = 3;
+        o.steps = steps;
+        o.worldSize = ranks;
+        folder = (std::filesystem::path(tmp.path().toStdString()) / "job").string();
+        Stopwatch gen;
+        gen::generateJob(o, folder, false, 2);
+        out << "render --job: generated " << ranks << " ranks of " << steps << " steps in " << std::fixed << std::setprecision(1) << gen.seconds() << " s\n";
+    }
+    ui::JobLoader loader;
+    ui::JobPtr job;
+    QString failure;
+    QObject::connect(&loader, &ui::JobLoader::finished, [&](ui::JobPtr j) { job = std::move(j); });
+    QObject::connect(&loader, &ui::JobLoader::failed, [&](const QString &m) { failure = m; });
+    const std::uint64_t rssBefore = currentRssBytes();
+    Stopwatch open;
+    loader.open(QString::fromStdString(folder));
+    if (!spinUntil([&] { return job || !failure.isEmpty(); }, 3'600'000) || !job) {
+        err << "render --job: " << (failure.isEmpty() ? std::string("timed out") : failure.toStdString()) << '\n';
+        return 1;
+    }
+    const double openSeconds = open.seconds();
+    std::size_t calls = 0, intervals = 0;
+    for (const auto &r : job->report.ranks) {
+        calls += r.calls.size();
+        if (r.overview)
+            for (const auto &st : r.overview->streams)
+                intervals += st.busy.size();
+    }
+    out << "render --job: " << folder << ", " << job->report.ranks.size() << " ranks, " << calls << " communication calls, "
+        << intervals << " stream intervals; opened in " << std::setprecision(2) << openSeconds << " s, peak RSS "
+        << std::setprecision(0) << megabytes(peakRssBytes()) << " MB (" << megabytes(currentRssBytes()) - megabytes(rssBefore)
+        << " MB held after)\n";
+
+    ui::JobOverview view;
+    view.resize(1920, 1080);
+    view.setJob(job);
+    QImage image(1920, 1080, QImage::Format_ARGB32_Premultiplied);
+    auto measureFrames = [&] {
+        std::vector<double> ms;
+        for (int i = 0; i < frames; ++i) {
+            Stopwatch watch;
+            view.render(&image);
+            ms.push_back(1e3 * watch.seconds());
+        }
+        return median(ms);
+    };
+    out << "frames of 1920x1080, " << frames << " per level\n";
+    view.frameAll();
+    const double all = measureFrames();
+    out << "  fully zoomed out                  " << std::setprecision(2) << all << " ms\n";
+    // The group with the most members, its middle collective, selected on every rank.
+    const core::job::GroupAlignment *widest = nullptr;
+    for (const auto &g : job->report.alignments)
+        if (!widest || g.members.size() > widest->members.size())
+            widest = &g;
+    double selected = 0, zoomed = 0;
+    if (widest && widest->length > 0) {
+        view.selectCollective(QString::fromStdString(widest->name), static_cast<qint64>(widest->length / 2), false);
+        selected = measureFrames();
+        out << "  a collective matched on " << widest->members.size() << " ranks  " << selected << " ms\n";
+        view.selectCollective(QString::fromStdString(widest->name), static_cast<qint64>(widest->length / 2), true);
+        zoomed = measureFrames();
+        out << "  framed on that collective         " << zoomed << " ms\n";
+    }
+    printResult(out, "job_open_seconds", openSeconds, "s");
+    printResult(out, "job_overview_repaint_median", std::max({all, selected, zoomed}), "ms");
+    return 0;
+}
+
 } // namespace
 
 int runRender(Args args, std::ostream &out, std::ostream &err)
 {
+    if (std::find(args.begin(), args.end(), "--job") != args.end()) {
+        args.erase(std::find(args.begin(), args.end(), "--job"));
+        const int ranks = std::max(1, std::atoi(takeOption(args, "--ranks", "64").c_str()));
+        const int steps = std::max(1, std::atoi(takeOption(args, "--steps", "2").c_str()));
+        const int frames = std::max(3, std::atoi(takeOption(args, "--frames", "15").c_str()));
+        if (args.size() > 1) {
+            err << "usage: linkscope-bench render --job [DIR] [--ranks N] [--steps N] [--frames N]\n";
+            return 2;
+        }
+        if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
+            qputenv("QT_QPA_PLATFORM", "offscreen");
+        int argc = 1;
+        char name[] = "linkscope-bench";
+        char *argv[] = {name, nullptr};
+        QApplication app(argc, argv);
+        return runJobRender(args.empty() ? std::string() : args.front(), ranks, steps, frames, out, err);
+    }
     const std::uint64_t events = std::strtoull(takeOption(args, "--events", "10000000").c_str(), nullptr, 10);
     const int frames = std::max(3, std::atoi(takeOption(args, "--frames", "15").c_str()));
     const int edits = std::atoi(takeOption(args, "--edits", "0").c_str());

@@ -7,6 +7,7 @@
 #include <QKeyEvent>
 #include <QMouseEvent>
 #include <QPainter>
+#include <QScrollBar>
 #include <QToolTip>
 #include <QWheelEvent>
 
@@ -18,12 +19,43 @@ namespace linkscope::ui {
 
 using namespace core::job;
 
+namespace {
+// `c` faded towards the background (opaque: cheaper to fill than a translucent colour).
+QColor dimmed(const QColor &c, const QColor &background)
+{
+    auto mix = [](int a, int b) { return (a * 2 + b * 3) / 5; };
+    return QColor(mix(c.red(), background.red()), mix(c.green(), background.green()), mix(c.blue(), background.blue()));
+}
+} // namespace
+
 JobOverview::JobOverview(QWidget *parent) : QWidget(parent)
 {
     setFocusPolicy(Qt::StrongFocus);
     setMouseTracking(true);
     setMinimumHeight(kRulerHeight + kInfoHeight + 4 * 12);
     setAttribute(Qt::WA_OpaquePaintEvent);
+    m_scrollBar = new QScrollBar(Qt::Vertical, this);
+    m_scrollBar->hide();
+    connect(m_scrollBar, &QScrollBar::valueChanged, this, [this](int v) {
+        if (v != m_scroll) {
+            m_scroll = v;
+            update();
+        }
+    });
+}
+
+void JobOverview::syncScrollBar()
+{
+    const int visible = std::max(1, contentRect().height() / rowHeight());
+    const int hidden = std::max(0, static_cast<int>(m_rows.size()) - visible);
+    m_scrollBar->setVisible(hidden > 0);
+    if (hidden > 0) {
+        const QRect c = contentRect();
+        m_scrollBar->setGeometry(width() - m_scrollBar->sizeHint().width(), c.top(), m_scrollBar->sizeHint().width(), c.height());
+        m_scrollBar->setRange(0, hidden);
+        m_scrollBar->setPageStep(visible);
+        m_scrollBar->setValue(m_scroll);
+    }
 }
 
 void JobOverview::setJob(JobPtr job)
@@ -93,7 +125,8 @@ void JobOverview::setView(qint64 start, qint64 end)
 
 QRect JobOverview::contentRect() const
 {
-    return QRect(kHeaderWidth, kRulerHeight + kInfoHeight, std::max(1, width() - kHeaderWidth), std::max(1, height() - kRulerHeight - kInfoHeight));
+    const int bar = m_scrollBar && m_scrollBar->isVisible() ? m_scrollBar->width() : 0;
+    return QRect(kHeaderWidth, kRulerHeight + kInfoHeight, std::max(1, width() - kHeaderWidth - bar), std::max(1, height() - kRulerHeight - kInfoHeight));
 }
 
 int JobOverview::rowHeight() const
@@ -119,6 +152,7 @@ void JobOverview::clampScroll()
 {
     const int visible = std::max(1, contentRect().height() / rowHeight());
     m_scroll = std::clamp(m_scroll, 0, std::max(0, static_cast<int>(m_rows.size()) - visible));
+    syncScrollBar();
 }
 
 double JobOverview::nanosPerPixel() const { return static_cast<double>(m_viewEnd - m_viewStart) / contentRect().width(); }
@@ -282,13 +316,17 @@ void JobOverview::paintEvent(QPaintEvent *)
     p.fillRect(info, header);
     p.setPen(text);
     const QString selectionLine = selectionText();
+    const int rh = rowHeight();
     p.drawText(info.adjusted(6, 0, -6, 0), Qt::AlignVCenter | Qt::AlignLeft,
                selectionLine.isEmpty()
-                   ? tr("%L1 ranks on the aligned clock · click a collective to match it across ranks · double-click a rank to open its lanes")
+                   ? tr("%L1 ranks on the aligned clock%2 · click a collective to match it across ranks · double-click a rank to open its lanes")
                          .arg(m_rows.size())
+                         .arg(m_scrollBar->isVisible() ? tr(" (rows %L1–%L2 shown; the wheel scrolls)")
+                                                             .arg(m_scroll + 1)
+                                                             .arg(std::min<int>(static_cast<int>(m_rows.size()), m_scroll + contentRect().height() / rh))
+                                                       : QString())
                    : selectionLine);
 
-    const int rh = rowHeight();
     const double npp = nanosPerPixel();
     auto xOf = [&](qint64 t) { return content.left() + timeToPixel(t, m_viewStart, npp); };
     std::set<std::pair<std::int64_t, std::size_t>> selected(m_selectedCalls.begin(), m_selectedCalls.end());
@@ -361,33 +399,53 @@ void JobOverview::paintEvent(QPaintEvent *)
         }
         // Collectives: the upper band. The kernel is the box; a tick marks the launch (the arrival),
         // and a thin line the wait between launch and kernel start.
+        // Each pixel of the band is painted once: a box shows only where no earlier call covers
+        // it (the first-issued call wins a pixel), with opaque colours. Zoomed out, a frame then
+        // costs O(calls) arithmetic and O(width) fills per row, however many calls overlap.
+        // The selected calls are drawn last, whole, on top.
+        double coveredTo = -1e18;
+        std::vector<std::size_t> onTop;
         for (std::size_t k = 0; k < s.calls.size(); ++k) {
             const CollectiveCall &c = s.calls[k];
             if (c.launchNs == kUnknownTime)
                 continue;
             const qint64 launch = c.launchNs - row.offset;
             const qint64 end = (c.endNs == kUnknownTime ? c.launchNs : std::max(c.endNs, c.launchNs)) - row.offset;
-            const qint64 start = c.startNs == kUnknownTime ? launch : std::clamp<qint64>(c.startNs - row.offset, launch, end);
             if (end < m_viewStart || launch > m_viewEnd)
                 continue;
-            const double xl = xOf(launch), x0 = xOf(start), x1 = std::max(x0 + 2, xOf(end));
             const bool isSelected = selected.count({static_cast<std::int64_t>(row.rank), k}) ||
                                     (m_selection && m_selection->index < 0 && m_selection->rank == row.rank && m_selection->call == k);
-            QColor fill = kindColour(c.kind);
-            if (!selected.empty() && !isSelected)
-                fill.setAlpha(90);
-            if (x0 - xl >= 2) {
-                QColor wait = fill;
-                wait.setAlpha(isSelected ? 200 : wait.alpha() / 2);
-                p.fillRect(QRectF(xl, collTop + collHeight / 2.0 - 1, x0 - xl, 2), wait);
+            if (isSelected) {
+                onTop.push_back(k);
+                continue;
             }
+            const qint64 start = c.startNs == kUnknownTime ? launch : std::clamp<qint64>(c.startNs - row.offset, launch, end);
+            const double xl = xOf(launch), x0 = xOf(start), x1 = std::max(x0 + 1, xOf(end));
+            if (x1 <= coveredTo)
+                continue;
+            const QColor fill = selected.empty() ? kindColour(c.kind) : dimmed(kindColour(c.kind), base);
+            if (x0 - xl >= 2 && xl >= coveredTo)
+                p.fillRect(QRectF(xl, collTop + collHeight / 2.0 - 1, x0 - xl, 2), dimmed(fill, base));
+            const double from = std::max(x0, coveredTo);
+            p.fillRect(QRectF(from, collTop, x1 - from, collHeight), fill);
+            if ((x1 - x0 >= 4 || x0 - xl >= 2) && xl >= coveredTo)
+                p.fillRect(QRectF(xl - 0.5, collTop - 1, 1.5, collHeight + 2), fill.darker(160));
+            coveredTo = std::max(coveredTo, x1);
+        }
+        for (std::size_t k : onTop) {
+            const CollectiveCall &c = s.calls[k];
+            const qint64 launch = c.launchNs - row.offset;
+            const qint64 end = (c.endNs == kUnknownTime ? c.launchNs : std::max(c.endNs, c.launchNs)) - row.offset;
+            const qint64 start = c.startNs == kUnknownTime ? launch : std::clamp<qint64>(c.startNs - row.offset, launch, end);
+            const double xl = xOf(launch), x0 = xOf(start), x1 = std::max(x0 + 2, xOf(end));
+            const QColor fill = kindColour(c.kind);
+            if (x0 - xl >= 2)
+                p.fillRect(QRectF(xl, collTop + collHeight / 2.0 - 1, x0 - xl, 2), fill);
             p.fillRect(QRectF(x0, collTop, x1 - x0, collHeight), fill);
             p.fillRect(QRectF(xl - 0.5, collTop - 1, 1.5, collHeight + 2), fill.darker(160));
-            if (isSelected) {
-                p.setPen(QPen(QColor(0x10, 0x10, 0x10), 2));
-                p.drawRect(QRectF(x0 - 1, collTop - 1, x1 - x0 + 2, collHeight + 2));
-                matchPoints.emplace_back(xl, collTop + collHeight / 2.0);
-            }
+            p.setPen(QPen(QColor(0x10, 0x10, 0x10), 2));
+            p.drawRect(QRectF(x0 - 1, collTop - 1, x1 - x0 + 2, collHeight + 2));
+            matchPoints.emplace_back(xl, collTop + collHeight / 2.0);
         }
         p.setClipRect(QRect(0, content.top(), width(), content.height()));
     }

@@ -11,6 +11,8 @@
 
 #include <QWidget>
 
+class QScrollBar;
+
 #include <optional>
 #include <set>
 
@@ -79,6 +81,7 @@ private:
         qint64 offset = 0; // the rank's clock minus the reference's
     };
     QRect contentRect() const;
+    void syncScrollBar();
     int rowHeight() const;
     int rowTop(int row) const;
     int rowAt(int y) const;
@@ -100,6 +103,7 @@ private:
     qint64 m_viewStart = 0;
     qint64 m_viewEnd = 1;
     int m_scroll = 0; // rows scrolled past
+    QScrollBar *m_scrollBar = nullptr;
     bool m_dragging = false;
     bool m_dragged = false;
     QPoint m_dragOrigin;
