@@ -173,7 +173,7 @@ void CorrectionController::relinked(DocumentPtr doc)
 {
     const std::shared_ptr<const core::LinkSet> before =
         m_published ? m_published->linksShared() : std::shared_ptr<const core::LinkSet>();
-    const core::Policy oldPolicy = m_session->policy();
+    const bool reopening = !m_ready; // the sidecar asked for its policy: not the user's change
     m_linked = doc;
     m_published = doc; // what the window shows until the corrected one is ready
     ++m_generation;
@@ -182,19 +182,31 @@ void CorrectionController::relinked(DocumentPtr doc)
     if (before && before->gpuLinks.size() == m_session->working().gpuLinks.size()) {
         const core::ParentDiff diff = core::diffParents(*before, m_session->working());
         QStringList details;
+        std::vector<std::uint32_t> changed;
+        changed.reserve(diff.changes.size());
+        for (const core::ParentChange &c : diff.changes)
+            changed.push_back(c.gpuEvent);
         const std::size_t shown = std::min<std::size_t>(diff.changes.size(), 500);
         for (std::size_t i = 0; i < shown; ++i) {
             const core::ParentChange &c = diff.changes[i];
-            details << tr("%1: %2 → %3").arg(describeEvent(c.gpuEvent), describeEvent(c.before), describeEvent(c.after));
+            details << tr("%1: %2 → %3").arg(describeEvent(c.gpuEvent), describeEvent(c.before),
+                                             describeEvent(c.after));
         }
         if (diff.changes.size() > shown)
             details << tr("… and %L1 more").arg(diff.changes.size() - shown);
+        // The policy the links shown were made under (on a reopen the session already has the
+        // sidecar's policy, so it would read "external-id → external-id").
+        const core::Policy shownPolicy = before->policy;
         const QString summary =
-            tr("Policy %1 → %2: %L3 of %L4 GPU op links changed")
-                .arg(fromStd(core::policyName(oldPolicy)), fromStd(core::policyName(doc->links().policy)))
-                .arg(diff.changes.size())
-                .arg(diff.compared);
-        emit linksChanged(summary, details);
+            reopening ? tr("The corrections were made under policy %1: relinked under it (was %2), %L3 of %L4 GPU op links changed")
+                            .arg(fromStd(core::policyName(doc->links().policy)), fromStd(core::policyName(shownPolicy)))
+                            .arg(diff.changes.size())
+                            .arg(diff.compared)
+                      : tr("Policy %1 → %2: %L3 of %L4 GPU op links changed")
+                            .arg(fromStd(core::policyName(shownPolicy)), fromStd(core::policyName(doc->links().policy)))
+                            .arg(diff.changes.size())
+                            .arg(diff.compared);
+        emit linksChanged(summary, details, changed);
     }
     const bool wasWaiting = !m_ready;
     m_ready = true;
@@ -431,6 +443,29 @@ bool CorrectionController::applySuggestionToKind(core::FindingKind kind)
         return false;
     entry.label = "Apply the suggestion to " + std::to_string(entry.edits.size()) + " " +
                   std::string(core::findingKindName(kind)) + " finding(s)";
+    return push(std::move(entry));
+}
+
+bool CorrectionController::applySuggestions(const std::vector<core::Finding> &findings)
+{
+    if (!m_session || !m_ready)
+        return false;
+    const core::LinkSet &links = m_session->working();
+    core::LogEntry entry;
+    for (const core::Finding &f : findings) {
+        if (f.subjectKind != core::SubjectKind::DeviceEvent || f.suggestedParent == core::kNoIndex)
+            continue;
+        if (f.subject >= links.gpuLinkOf.size() || links.gpuLinkOf[f.subject] == core::kNoIndex)
+            continue;
+        if (links.gpuLinks[links.gpuLinkOf[f.subject]].parent == f.suggestedParent)
+            continue; // already there: no no-op edit
+        if (!reparentProblem(f.subject, f.suggestedParent).isEmpty())
+            continue;
+        entry.edits.push_back(m_session->editor().reparent(f.subject, f.suggestedParent));
+    }
+    if (entry.edits.empty())
+        return false;
+    entry.label = "Apply the suggestion to " + std::to_string(entry.edits.size()) + " finding(s) of one cause";
     return push(std::move(entry));
 }
 

@@ -65,6 +65,9 @@ public:
     bool applySuggestion(const core::Finding &finding);
     // Every finding of that kind with a suggested parent, re-parented as one step.
     bool applySuggestionToKind(core::FindingKind kind);
+    // These findings' suggestions (current ones, e.g. a folded group's open members), as one step;
+    // those already applied or without a suggested parent are skipped.
+    bool applySuggestions(const std::vector<core::Finding> &findings);
     // Removes a log entry (any, not only the last): undoable.
     bool removeEntry(std::size_t index);
     // Applies a sidecar that was made from other inputs (the user asked for it).
@@ -99,8 +102,9 @@ signals:
     void published(linkscope::ui::DocumentPtr doc);
     // A correction was applied but its document could not be built (the message says why).
     void publishFailed(const QString &message);
-    // After a relink or policy change: how many GPU ops got another parent, and which.
-    void linksChanged(const QString &summary, const QStringList &details);
+    // After a relink or policy change: how many GPU ops got another parent, and which (`details`:
+    // the first 500 described; `events`: every one, sorted DeviceTrace indices).
+    void linksChanged(const QString &summary, const QStringList &details, const std::vector<std::uint32_t> &events);
     void exportProgress(const QString &stage, int done, int total);
     void exportFinished(bool ok, const QString &message);
 

@@ -1,6 +1,7 @@
 #pragma once
 // The one selection shared by the timeline and every dock: a DeviceTrace event index (or none).
-// Docks select through it; the timeline scrolls to whatever becomes selected elsewhere.
+// Docks select through it; the timeline scrolls to whatever becomes selected elsewhere (not to what
+// is selected in place, by a click on it).
 
 #include "model/devicetrace.h"
 
@@ -28,12 +29,24 @@ public slots:
         emit changed(event);
     }
     void clear() { select(core::kNoIndex); }
+    // Selects `event` where the user sees it (a click on the timeline): views keep their place.
+    void selectInPlace(std::uint32_t event)
+    {
+        m_inPlace = true;
+        select(event);
+        m_inPlace = false;
+    }
+
+public:
+    // True while changed() is emitted for selectInPlace(): views do not scroll to the event.
+    bool inPlace() const { return m_inPlace; }
 
 signals:
     void changed(std::uint32_t event);
 
 private:
     std::uint32_t m_current = core::kNoIndex;
+    bool m_inPlace = false;
 };
 
 } // namespace linkscope::ui

@@ -3,6 +3,7 @@
 #include "correctioncontroller.h"
 #include "eventselection.h"
 #include "storypanel.h"
+#include "timeformat.h"
 
 #include <algorithm>
 
@@ -14,7 +15,8 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
-#include <QTableView>
+#include <QKeyEvent>
+#include <QTreeView>
 #include <QVBoxLayout>
 
 namespace linkscope::ui {
@@ -64,6 +66,15 @@ void FindingsModel::refresh()
                     m_resolved.push_back(i);
                 ++i;
             }
+        }
+        m_causes.clear();
+        if (m_doc) {
+            m_causes.reserve(m_doc->links().findings.size() + m_resolved.size());
+            for (const core::Finding &f : m_doc->links().findings)
+                m_causes.push_back(core::causeOf(f, m_doc->device(), m_doc->links()));
+            // A resolved finding's cause is of the links it was found on: the linker's.
+            for (std::uint32_t r : m_resolved)
+                m_causes.push_back(core::causeOf(m_linked->links().findings.at(r), m_linked->device(), m_linked->links()));
         }
         endResetModel();
     } else if (rowCount() > 0) {
@@ -125,6 +136,18 @@ QString FindingsModel::statusOf(int row) const
     return tr("open");
 }
 
+QString FindingsModel::messageOf(int row) const
+{
+    const core::Nanos origin = m_doc->startTime();
+    const auto format = [](core::Nanos t) { return formatDuration(t).toStdString(); };
+    return QString::fromStdString(core::retimeMessage(finding(row).message, origin, format, format));
+}
+
+QString FindingsModel::groupTitle(const core::FindingCause &cause, std::size_t count) const
+{
+    return m_doc ? QString::fromStdString(core::describeCause(cause, count, m_doc->device())) : QString();
+}
+
 std::array<int, core::kFindingKindCount> FindingsModel::countsByKind() const
 {
     std::array<int, core::kFindingKindCount> counts{};
@@ -152,12 +175,12 @@ QVariant FindingsModel::data(const QModelIndex &index, int role) const
             return tr("trace");
         }
         case Status: return statusOf(index.row());
-        case Message: return QString::fromStdString(f.message);
+        case Message: return messageOf(index.row());
         case Suggestion: return QString::fromStdString(f.suggestion);
         }
         break;
     case Qt::ToolTipRole:
-        return QString::fromStdString(f.message) +
+        return messageOf(index.row()) +
                (f.suggestion.empty() ? QString() : QStringLiteral("\n→ ") + QString::fromStdString(f.suggestion));
     case SortRole:
         if (index.column() == Severity)
@@ -190,24 +213,28 @@ void FindingsFilterModel::setKind(int kind)
 {
     m_kind = kind;
     invalidateFilter();
+    emit filterChanged();
 }
 
 void FindingsFilterModel::setOpenOnly(bool on)
 {
     m_openOnly = on;
     invalidateFilter();
+    emit filterChanged();
 }
 
 void FindingsFilterModel::setText(const QString &text)
 {
     m_text = text;
     invalidateFilter();
+    emit filterChanged();
 }
 
 void FindingsFilterModel::setEvents(std::optional<std::vector<std::uint32_t>> events)
 {
     m_events = std::move(events);
     invalidateFilter();
+    emit filterChanged();
 }
 
 bool FindingsFilterModel::filterAcceptsRow(int sourceRow, const QModelIndex &sourceParent) const
@@ -231,6 +258,266 @@ bool FindingsFilterModel::filterAcceptsRow(int sourceRow, const QModelIndex &sou
     return false;
 }
 
+// ---- tree -----------------------------------------------------------------------------------
+
+FindingsTreeModel::FindingsTreeModel(FindingsModel *findings, FindingsFilterModel *filter, QObject *parent)
+    : QAbstractItemModel(parent), m_findings(findings), m_filter(filter)
+{
+    // A new document or an edit (a reset of the findings), a review state change (the statuses,
+    // and what "open only" keeps) and each filter change rebuild the tree, once each: the filter's
+    // own row signals (one per range it hides or shows) are not followed.
+    connect(findings, &QAbstractItemModel::modelReset, this, &FindingsTreeModel::rebuild);
+    connect(findings, &QAbstractItemModel::dataChanged, this, &FindingsTreeModel::rebuild);
+    connect(filter, &FindingsFilterModel::filterChanged, this, &FindingsTreeModel::rebuild);
+    rebuild();
+}
+
+void FindingsTreeModel::rebuild()
+{
+    beginResetModel();
+    m_nodes.clear();
+    m_top.clear();
+    m_nodeOfFinding.assign(static_cast<std::size_t>(m_findings->rowCount()), -1);
+    std::vector<int> rows;
+    rows.reserve(static_cast<std::size_t>(m_filter->rowCount()));
+    for (int r = 0; r < m_filter->rowCount(); ++r)
+        rows.push_back(m_filter->mapToSource(m_filter->index(r, 0)).row());
+    std::sort(rows.begin(), rows.end()); // report order, whatever the proxy's
+    std::vector<core::FindingCause> causes;
+    causes.reserve(rows.size());
+    for (int r : rows)
+        causes.push_back(m_findings->causeOf(r));
+    const std::vector<core::FindingGroup> groups = core::groupFindings(causes);
+
+    auto add = [this](Node node) {
+        const int at = static_cast<int>(m_nodes.size());
+        if (node.parent >= 0) {
+            node.row = static_cast<int>(m_nodes[static_cast<std::size_t>(node.parent)].children.size());
+            m_nodes[static_cast<std::size_t>(node.parent)].children.push_back(at);
+        } else {
+            node.row = static_cast<int>(m_top.size());
+            m_top.push_back(at);
+        }
+        m_nodes.push_back(std::move(node));
+        return at;
+    };
+    int severityNode = -1;
+    for (const core::FindingGroup &group : groups) {
+        if (severityNode < 0 || m_nodes[static_cast<std::size_t>(severityNode)].severity != group.cause.severity) {
+            Node s;
+            s.type = SeverityNode;
+            s.severity = group.cause.severity;
+            severityNode = add(std::move(s));
+        }
+        int parent = severityNode;
+        if (group.members.size() > 1) {
+            Node g;
+            g.type = GroupNode;
+            g.parent = severityNode;
+            g.severity = group.cause.severity;
+            g.cause = group.cause;
+            parent = add(std::move(g));
+        }
+        for (std::uint32_t m : group.members) {
+            Node f;
+            f.type = FindingNode;
+            f.parent = parent;
+            f.finding = rows[m];
+            f.severity = group.cause.severity;
+            f.cause = group.cause;
+            f.total = 1;
+            f.open = m_findings->data(m_findings->index(f.finding, 0), FindingsModel::OpenRole).toBool() ? 1 : 0;
+            const int at = add(std::move(f));
+            m_nodeOfFinding[static_cast<std::size_t>(rows[m])] = at;
+            // Counts up the tree.
+            for (int p = parent; p >= 0; p = m_nodes[static_cast<std::size_t>(p)].parent) {
+                ++m_nodes[static_cast<std::size_t>(p)].total;
+                m_nodes[static_cast<std::size_t>(p)].open += m_nodes[static_cast<std::size_t>(at)].open;
+            }
+        }
+    }
+    endResetModel();
+}
+
+const FindingsTreeModel::Node *FindingsTreeModel::nodeOf(const QModelIndex &index) const
+{
+    if (!index.isValid() || index.internalId() == 0 || index.internalId() > m_nodes.size())
+        return nullptr;
+    return &m_nodes[index.internalId() - 1];
+}
+
+QModelIndex FindingsTreeModel::indexOfNode(int node, int column) const
+{
+    if (node < 0)
+        return {};
+    return createIndex(m_nodes[static_cast<std::size_t>(node)].row, column, quintptr(node) + 1);
+}
+
+QModelIndex FindingsTreeModel::index(int row, int column, const QModelIndex &parent) const
+{
+    if (row < 0 || column < 0 || column >= ColumnCount)
+        return {};
+    if (!parent.isValid())
+        return row < static_cast<int>(m_top.size()) ? indexOfNode(m_top[static_cast<std::size_t>(row)], column) : QModelIndex();
+    const Node *p = nodeOf(parent);
+    if (!p || parent.column() != 0 || row >= static_cast<int>(p->children.size()))
+        return {};
+    return indexOfNode(p->children[static_cast<std::size_t>(row)], column);
+}
+
+QModelIndex FindingsTreeModel::parent(const QModelIndex &child) const
+{
+    const Node *n = nodeOf(child);
+    return n ? indexOfNode(n->parent) : QModelIndex();
+}
+
+int FindingsTreeModel::rowCount(const QModelIndex &parent) const
+{
+    if (!parent.isValid())
+        return static_cast<int>(m_top.size());
+    const Node *p = nodeOf(parent);
+    return p && parent.column() == 0 ? static_cast<int>(p->children.size()) : 0;
+}
+
+int FindingsTreeModel::columnCount(const QModelIndex &) const { return ColumnCount; }
+
+FindingsTreeModel::NodeType FindingsTreeModel::nodeType(const QModelIndex &index) const
+{
+    const Node *n = nodeOf(index);
+    return n ? n->type : SeverityNode;
+}
+
+int FindingsTreeModel::findingRow(const QModelIndex &index) const
+{
+    const Node *n = nodeOf(index);
+    return n && n->type == FindingNode ? n->finding : -1;
+}
+
+QModelIndex FindingsTreeModel::indexOfFinding(int findingRow) const
+{
+    if (findingRow < 0 || static_cast<std::size_t>(findingRow) >= m_nodeOfFinding.size())
+        return {};
+    return indexOfNode(m_nodeOfFinding[static_cast<std::size_t>(findingRow)]);
+}
+
+std::vector<int> FindingsTreeModel::findingRowsUnder(const QModelIndex &index) const
+{
+    std::vector<int> out;
+    const Node *n = nodeOf(index);
+    if (!n)
+        return out;
+    std::vector<const Node *> stack{n};
+    while (!stack.empty()) {
+        const Node *at = stack.back();
+        stack.pop_back();
+        if (at->type == FindingNode)
+            out.push_back(at->finding);
+        for (auto it = at->children.rbegin(); it != at->children.rend(); ++it)
+            stack.push_back(&m_nodes[static_cast<std::size_t>(*it)]);
+    }
+    return out;
+}
+
+core::FindingSeverity FindingsTreeModel::severityOf(const QModelIndex &index) const
+{
+    const Node *n = nodeOf(index);
+    return n ? n->severity : core::FindingSeverity::Info;
+}
+
+const core::FindingCause *FindingsTreeModel::causeOf(const QModelIndex &index) const
+{
+    const Node *n = nodeOf(index);
+    return n && n->type != SeverityNode ? &n->cause : nullptr;
+}
+
+std::vector<QModelIndex> FindingsTreeModel::findingIndexes() const
+{
+    std::vector<QModelIndex> out;
+    out.reserve(m_nodes.size());
+    std::vector<int> stack(m_top.rbegin(), m_top.rend());
+    while (!stack.empty()) {
+        const int at = stack.back();
+        stack.pop_back();
+        const Node &n = m_nodes[static_cast<std::size_t>(at)];
+        if (n.type == FindingNode)
+            out.push_back(indexOfNode(at));
+        for (auto it = n.children.rbegin(); it != n.children.rend(); ++it)
+            stack.push_back(*it);
+    }
+    return out;
+}
+
+QVariant FindingsTreeModel::data(const QModelIndex &index, int role) const
+{
+    const Node *n = nodeOf(index);
+    if (!n)
+        return {};
+    if (n->type == FindingNode) {
+        switch (role) {
+        case Qt::DisplayRole:
+            switch (index.column()) {
+            case Finding: return m_findings->messageOf(n->finding);
+            case Status: return m_findings->statusOf(n->finding);
+            case Suggestion: return m_findings->data(m_findings->index(n->finding, FindingsModel::Suggestion));
+            }
+            return {};
+        case Qt::ToolTipRole:
+            return fromStd(core::findingKindName(m_findings->finding(n->finding).kind)) + QStringLiteral(": ") +
+                   m_findings->data(m_findings->index(n->finding, 0), Qt::ToolTipRole).toString();
+        case NodeTypeRole: return int(n->type);
+        default:
+            // FindingRole, SubjectEventRole, KindRole, OpenRole: as the flat model says.
+            if (role >= FindingsModel::FindingRole && role <= FindingsModel::OpenRole)
+                return m_findings->data(m_findings->index(n->finding, 0), role);
+            return {};
+        }
+    }
+    switch (role) {
+    case Qt::DisplayRole:
+        if (index.column() == Finding) {
+            if (n->type == SeverityNode) {
+                const QString name = n->severity == core::FindingSeverity::Error     ? tr("Errors")
+                                     : n->severity == core::FindingSeverity::Warning ? tr("Warnings")
+                                                                                     : tr("Info");
+                return tr("%1 (%L2)").arg(name).arg(n->total);
+            }
+            return m_findings->groupTitle(n->cause, static_cast<std::size_t>(n->total));
+        }
+        if (index.column() == Status)
+            return n->open == n->total ? tr("%L1 open").arg(n->open) : tr("%L1 of %L2 open").arg(n->open).arg(n->total);
+        return {};
+    case Qt::ToolTipRole:
+        if (n->type == GroupNode)
+            return tr("%1: %2 (expand to see each)")
+                .arg(fromStd(core::findingKindName(n->cause.kind)), m_findings->groupTitle(n->cause, static_cast<std::size_t>(n->total)));
+        return {};
+    case Qt::FontRole:
+        if (n->type == SeverityNode && index.column() == Finding) {
+            QFont bold;
+            bold.setBold(true);
+            return bold;
+        }
+        return {};
+    case FindingsModel::FindingRole: return -1;
+    case FindingsModel::SubjectEventRole: return static_cast<qulonglong>(core::kNoIndex);
+    case FindingsModel::KindRole: return n->type == GroupNode ? int(n->cause.kind) : -1;
+    case NodeTypeRole: return int(n->type);
+    }
+    return {};
+}
+
+QVariant FindingsTreeModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return QAbstractItemModel::headerData(section, orientation, role);
+    switch (section) {
+    case Finding: return tr("Finding");
+    case Status: return tr("Status");
+    case Suggestion: return tr("Suggestion");
+    }
+    return {};
+}
+
 // ---- dock -----------------------------------------------------------------------------------
 
 FindingsDock::FindingsDock(CorrectionController *controller, EventSelection *selection, QWidget *parent)
@@ -242,7 +529,7 @@ FindingsDock::FindingsDock(CorrectionController *controller, EventSelection *sel
 {
     setObjectName(QStringLiteral("FindingsDock"));
     m_filter->setSourceModel(m_model);
-    m_filter->setSortRole(FindingsModel::SortRole);
+    m_tree = new FindingsTreeModel(m_model, m_filter, this);
 
     auto *body = new QWidget(this);
     auto *layout = new QVBoxLayout(body);
@@ -253,6 +540,7 @@ FindingsDock::FindingsDock(CorrectionController *controller, EventSelection *sel
     m_search = new QLineEdit(body);
     m_search->setPlaceholderText(tr("Filter by name or message"));
     m_search->setClearButtonEnabled(true);
+    m_search->installEventFilter(this);
     m_openOnly = new QCheckBox(tr("Open only"), body);
     m_openOnly->setToolTip(tr("Hide findings resolved by the corrections, reviewed or corrected"));
     m_countLabel = new QLabel(body);
@@ -275,17 +563,22 @@ FindingsDock::FindingsDock(CorrectionController *controller, EventSelection *sel
     layout->addWidget(m_eventFilterBar);
     connect(clearEvents, &QPushButton::clicked, this, &FindingsDock::clearEventFilter);
 
-    m_view = new QTableView(body);
-    m_view->setModel(m_filter);
-    m_view->setSortingEnabled(true);
-    m_view->sortByColumn(-1, Qt::AscendingOrder); // linker order until the user sorts
+    m_view = new QTreeView(body);
+    m_view->setModel(m_tree);
     m_view->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_view->setSelectionMode(QAbstractItemView::SingleSelection);
     m_view->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_view->setUniformRowHeights(true); // thousands of rows under one group stay cheap
     m_view->setWordWrap(false);
-    m_view->verticalHeader()->hide();
-    m_view->horizontalHeader()->setStretchLastSection(true);
-    m_view->horizontalHeader()->setSectionResizeMode(FindingsModel::Message, QHeaderView::Interactive);
+    m_view->setTextElideMode(Qt::ElideMiddle); // kernel names are long: keep both ends
+    m_view->installEventFilter(this);
+    // Columns that fit: the finding takes what the status does not, the suggestion a third.
+    QHeaderView *header = m_view->header();
+    header->setStretchLastSection(false);
+    header->setSectionResizeMode(FindingsTreeModel::Finding, QHeaderView::Stretch);
+    header->setSectionResizeMode(FindingsTreeModel::Status, QHeaderView::ResizeToContents);
+    header->setSectionResizeMode(FindingsTreeModel::Suggestion, QHeaderView::Interactive);
+    header->resizeSection(FindingsTreeModel::Suggestion, 320);
     layout->addWidget(m_view, 1);
 
     auto *buttons = new QHBoxLayout;
@@ -319,37 +612,137 @@ FindingsDock::FindingsDock(CorrectionController *controller, EventSelection *sel
     connect(m_view->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             [this](const QModelIndex &current) { onCurrentChanged(current); });
     connect(m_selection, &EventSelection::changed, this, &FindingsDock::onSelectionChanged);
+    // The user's folding survives every rebuild (each edit, each filter).
+    connect(m_view, &QTreeView::expanded, this, [this](const QModelIndex &index) {
+        if (m_restoring)
+            return;
+        m_expanded.insert(expansionKey(index));
+        m_collapsed.remove(expansionKey(index));
+    });
+    connect(m_view, &QTreeView::collapsed, this, [this](const QModelIndex &index) {
+        if (m_restoring)
+            return;
+        m_expanded.remove(expansionKey(index));
+        m_collapsed.insert(expansionKey(index));
+    });
+    // Every edit publishes new findings: the current row stays on the same finding (kind, subject),
+    // or the same group. Taken before the findings reset (after it, the tree's rows are stale).
     connect(m_model, &QAbstractItemModel::modelAboutToBeReset, this, [this] {
         const int f = currentFinding();
         m_keepCurrent = f >= 0 ? std::optional<core::FindingRef>(core::refOf(m_model->finding(f))) : std::nullopt;
+        m_keepCurrentKey = f < 0 && m_view->currentIndex().isValid() ? expansionKey(m_view->currentIndex()) : QString();
+        m_keepTaken = true;
+    });
+    connect(m_tree, &QAbstractItemModel::modelAboutToBeReset, this, [this] {
+        if (m_keepTaken)
+            return;
+        const int f = currentFinding();
+        m_keepCurrent = f >= 0 ? std::optional<core::FindingRef>(core::refOf(m_model->finding(f))) : std::nullopt;
+        m_keepCurrentKey = f < 0 && m_view->currentIndex().isValid() ? expansionKey(m_view->currentIndex()) : QString();
     });
     connect(m_model, &QAbstractItemModel::modelReset, this, &FindingsDock::updateKinds);
-    connect(m_model, &QAbstractItemModel::modelReset, this, [this] {
-        // Every edit publishes new findings: the current row stays on the same finding (kind, subject).
-        if (!m_keepCurrent)
-            return;
-        const int row = m_model->rowOf(*m_keepCurrent);
+    connect(m_tree, &QAbstractItemModel::modelReset, this, [this] {
+        restoreExpansion();
+        QModelIndex at;
+        if (m_keepCurrent) {
+            const int row = m_model->rowOf(*m_keepCurrent);
+            at = row >= 0 ? m_tree->indexOfFinding(row) : QModelIndex();
+        } else if (!m_keepCurrentKey.isEmpty()) {
+            for (int s = 0; s < m_tree->rowCount() && !at.isValid(); ++s) {
+                const QModelIndex severity = m_tree->index(s, 0);
+                if (expansionKey(severity) == m_keepCurrentKey)
+                    at = severity;
+                for (int g = 0; g < m_tree->rowCount(severity) && !at.isValid(); ++g)
+                    if (expansionKey(m_tree->index(g, 0, severity)) == m_keepCurrentKey)
+                        at = m_tree->index(g, 0, severity);
+            }
+        }
         m_keepCurrent.reset();
-        const QModelIndex at = row >= 0 ? m_filter->mapFromSource(m_model->index(row, 0)) : QModelIndex();
-        if (!at.isValid())
-            return;
-        m_syncing = true;
-        m_view->setCurrentIndex(at);
-        m_syncing = false;
+        m_keepCurrentKey.clear();
+        m_keepTaken = false;
+        if (at.isValid()) {
+            m_syncing = true;
+            m_view->setCurrentIndex(at);
+            m_syncing = false;
+        }
         updateButtons();
     });
-    connect(m_filter, &QAbstractItemModel::rowsInserted, this, &FindingsDock::updateButtons);
-    connect(m_filter, &QAbstractItemModel::rowsRemoved, this, &FindingsDock::updateButtons);
-    connect(m_filter, &QAbstractItemModel::modelReset, this, &FindingsDock::updateButtons);
-    connect(m_filter, &QAbstractItemModel::layoutChanged, this, &FindingsDock::updateButtons);
     connect(m_controller, &CorrectionController::changed, this, &FindingsDock::updateButtons);
     updateKinds();
+    restoreExpansion();
 }
 
-int FindingsDock::currentFinding() const
+QString FindingsDock::expansionKey(const QModelIndex &index) const
 {
-    const QModelIndex current = m_view->currentIndex();
-    return current.isValid() ? m_filter->data(current, FindingsModel::FindingRole).toInt() : -1;
+    const core::FindingCause *cause = m_tree->causeOf(index);
+    if (m_tree->nodeType(index) == FindingsTreeModel::SeverityNode || !cause)
+        return QStringLiteral("s%1").arg(int(m_tree->severityOf(index)));
+    return QStringLiteral("g%1/%2/%3/%4/%5")
+        .arg(int(cause->severity))
+        .arg(int(cause->kind))
+        .arg(int(cause->detail))
+        .arg(cause->name)
+        .arg(cause->otherName);
+}
+
+void FindingsDock::restoreExpansion()
+{
+    // Errors and warnings unfolded, info folded away, groups folded: unless the user chose otherwise.
+    m_restoring = true;
+    for (int s = 0; s < m_tree->rowCount(); ++s) {
+        const QModelIndex severity = m_tree->index(s, 0);
+        const QString key = expansionKey(severity);
+        const bool byDefault = m_tree->severityOf(severity) != core::FindingSeverity::Info;
+        m_view->setExpanded(severity, m_expanded.contains(key) || (byDefault && !m_collapsed.contains(key)));
+        for (int g = 0; g < m_tree->rowCount(severity); ++g) {
+            const QModelIndex group = m_tree->index(g, 0, severity);
+            if (m_tree->nodeType(group) == FindingsTreeModel::GroupNode)
+                m_view->setExpanded(group, m_expanded.contains(expansionKey(group)));
+        }
+    }
+    m_restoring = false;
+}
+
+int FindingsDock::currentFinding() const { return m_tree->findingRow(m_view->currentIndex()); }
+
+bool FindingsDock::setCurrentFinding(int row)
+{
+    const QModelIndex at = m_tree->indexOfFinding(row);
+    if (!at.isValid())
+        return false;
+    for (QModelIndex p = at.parent(); p.isValid(); p = p.parent())
+        m_view->expand(p);
+    m_view->setCurrentIndex(at);
+    m_view->scrollTo(at);
+    return true;
+}
+
+void FindingsDock::returnFocus()
+{
+    if (m_focusHome)
+        m_focusHome->setFocus(Qt::OtherFocusReason);
+}
+
+bool FindingsDock::eventFilter(QObject *watched, QEvent *event)
+{
+    if ((watched == m_view || watched == m_search) && event->type() == QEvent::KeyPress) {
+        auto *key = static_cast<QKeyEvent *>(event);
+        if (key->key() == Qt::Key_Escape) {
+            returnFocus();
+            return true;
+        }
+        if (key->key() == Qt::Key_Return || key->key() == Qt::Key_Enter) {
+            // On a severity or group row Enter folds or unfolds it, and the keyboard stays here.
+            const QModelIndex current = m_view->currentIndex();
+            if (watched == m_view && current.isValid() && m_tree->nodeType(current) != FindingsTreeModel::FindingNode) {
+                m_view->setExpanded(current.siblingAtColumn(0), !m_view->isExpanded(current.siblingAtColumn(0)));
+                return true;
+            }
+            returnFocus();
+            return true;
+        }
+    }
+    return QDockWidget::eventFilter(watched, event);
 }
 
 void FindingsDock::updateKinds()
@@ -389,6 +782,15 @@ void FindingsDock::clearEventFilter()
     updateButtons();
 }
 
+std::vector<core::Finding> FindingsDock::openFindingsUnder(const QModelIndex &index) const
+{
+    std::vector<core::Finding> out;
+    for (int row : m_tree->findingRowsUnder(index))
+        if (!m_model->isResolved(row) && m_model->statusOf(row) == tr("open"))
+            out.push_back(m_model->finding(row));
+    return out;
+}
+
 void FindingsDock::updateButtons()
 {
     m_countLabel->setText(tr("%L1 shown").arg(m_filter->rowCount()));
@@ -396,10 +798,30 @@ void FindingsDock::updateButtons()
         m_eventFilterLabel->setText(tr("Showing only the findings of %1 (%L2 GPU ops; all of them are in the search results)")
                                         .arg(m_eventFilterTitle)
                                         .arg(m_eventFilterCount));
+    const QModelIndex current = m_view->currentIndex();
+    const bool group = current.isValid() && m_tree->nodeType(current) == FindingsTreeModel::GroupNode;
     const int f = currentFinding();
     const bool has = f >= 0 && m_controller->ready();
     const bool resolved = has && m_model->isResolved(f);
     const core::Finding *finding = has ? &m_model->finding(f) : nullptr;
+    if (group) {
+        // A folded group: its open findings with a suggested parent, as one step.
+        const std::vector<core::Finding> open = openFindingsUnder(current);
+        const auto withSuggestion = std::count_if(open.begin(), open.end(), [](const core::Finding &g) {
+            return g.suggestedParent != core::kNoIndex && g.subjectKind == core::SubjectKind::DeviceEvent;
+        });
+        m_applyButton->setEnabled(m_controller->ready() && withSuggestion > 0);
+        m_applyButton->setText(withSuggestion > 0 ? tr("Apply %L1 suggestions").arg(withSuggestion) : tr("Apply suggestion"));
+        m_applyButton->setToolTip(withSuggestion > 0 ? tr("Re-parent the group's open findings to their suggested parents, as one undoable step")
+                                                     : tr("No open finding of this group has a suggested parent"));
+        const core::FindingCause *cause = m_tree->causeOf(current);
+        const bool kindHasSuggestions = cause && withSuggestion > 0;
+        m_applyAllButton->setEnabled(kindHasSuggestions);
+        m_reviewedButton->setEnabled(false);
+        m_flagButton->setEnabled(false);
+        return;
+    }
+    m_applyButton->setText(tr("Apply suggestion"));
     // A resolved finding's suggestion is of the linker's links, not the corrected ones: nothing to apply.
     m_applyButton->setEnabled(finding && !resolved && finding->suggestedParent != core::kNoIndex &&
                               finding->subjectKind == core::SubjectKind::DeviceEvent);
@@ -414,12 +836,16 @@ void FindingsDock::onCurrentChanged(const QModelIndex &current)
     updateButtons();
     if (m_syncing || !current.isValid())
         return;
-    const auto event = static_cast<std::uint32_t>(m_filter->data(current, FindingsModel::SubjectEventRole).toULongLong());
+    const int f = m_tree->findingRow(current);
+    if (f < 0)
+        return;
+    const std::uint32_t event = m_model->subjectEvent(f);
     if (event == core::kNoIndex)
         return;
     m_syncing = true;
     m_selection->select(event);
     m_syncing = false;
+    emit frameRequested(event, m_model->finding(f).suggestedParent);
 }
 
 void FindingsDock::onSelectionChanged(std::uint32_t event)
@@ -433,8 +859,7 @@ void FindingsDock::onSelectionChanged(std::uint32_t event)
         const QModelIndex index = m_filter->index(row, 0);
         if (static_cast<std::uint32_t>(m_filter->data(index, FindingsModel::SubjectEventRole).toULongLong()) == event) {
             m_syncing = true;
-            m_view->setCurrentIndex(index);
-            m_view->scrollTo(index);
+            setCurrentFinding(m_filter->mapToSource(index).row());
             m_syncing = false;
             return;
         }
@@ -443,14 +868,19 @@ void FindingsDock::onSelectionChanged(std::uint32_t event)
 
 void FindingsDock::step(int delta)
 {
-    const int rows = m_filter->rowCount();
-    if (rows == 0)
+    // Through every finding in tree order, folded ones included (landing on one unfolds it).
+    const std::vector<QModelIndex> all = m_tree->findingIndexes();
+    if (all.empty())
         return;
-    const QModelIndex current = m_view->currentIndex();
-    int row = current.isValid() ? current.row() + delta : (delta > 0 ? 0 : rows - 1);
+    const int rows = static_cast<int>(all.size());
+    const int current = currentFinding();
+    int at = -1;
+    for (int i = 0; i < rows && at < 0; ++i)
+        if (m_tree->findingRow(all[static_cast<std::size_t>(i)]) == current)
+            at = i;
+    int row = at >= 0 ? at + delta : (delta > 0 ? 0 : rows - 1);
     row = (row + rows) % rows; // wraps around, as "next problem" does in editors
-    m_view->setCurrentIndex(m_filter->index(row, current.isValid() ? current.column() : 0));
-    m_view->scrollTo(m_view->currentIndex());
+    setCurrentFinding(m_tree->findingRow(all[static_cast<std::size_t>(row)]));
 }
 
 void FindingsDock::next() { step(1); }
@@ -458,6 +888,11 @@ void FindingsDock::previous() { step(-1); }
 
 void FindingsDock::applySuggestion()
 {
+    const QModelIndex current = m_view->currentIndex();
+    if (current.isValid() && m_tree->nodeType(current) == FindingsTreeModel::GroupNode) {
+        m_controller->applySuggestions(openFindingsUnder(current));
+        return;
+    }
     const int f = currentFinding();
     if (f >= 0 && !m_model->isResolved(f))
         m_controller->applySuggestion(m_model->finding(f));
@@ -466,8 +901,12 @@ void FindingsDock::applySuggestion()
 void FindingsDock::applySuggestionToKind()
 {
     const int f = currentFinding();
-    if (f >= 0)
+    if (f >= 0) {
         m_controller->applySuggestionToKind(m_model->finding(f).kind);
+        return;
+    }
+    if (const core::FindingCause *cause = m_tree->causeOf(m_view->currentIndex()))
+        m_controller->applySuggestionToKind(cause->kind);
 }
 
 void FindingsDock::markReviewed()

@@ -1,14 +1,20 @@
 #pragma once
-// The Findings dock: every finding of the linker in a sortable, filterable table with counts per
-// kind, kept in step with the timeline selection both ways, next/previous from the keyboard, and
-// the review actions (apply the suggestion, to all of a kind, mark reviewed, flag).
+// The Findings dock: every finding in a tree by severity (errors, warnings, then info, folded away
+// by default), findings of one cause folded into one expandable row (report/findinggroups.h decides
+// which and what the row says), times relative to the trace start; filterable with counts per kind,
+// kept in step with the timeline selection both ways, next/previous from the keyboard, and the
+// review actions (apply the suggestion — to one finding or a folded group's open ones —, to all of
+// a kind, mark reviewed, flag). Esc or Enter hands the keyboard back to the timeline.
 
 #include "edit/correction.h"
 #include "link/finding.h"
+#include "report/findinggroups.h"
 #include "tracedocument.h"
 
 #include <QAbstractTableModel>
 #include <QDockWidget>
+#include <QPointer>
+#include <QSet>
 #include <QSortFilterProxyModel>
 
 #include <optional>
@@ -19,7 +25,7 @@ class QComboBox;
 class QLabel;
 class QLineEdit;
 class QPushButton;
-class QTableView;
+class QTreeView;
 
 namespace linkscope::ui {
 
@@ -53,6 +59,12 @@ public:
     std::uint32_t subjectEvent(int row) const; // kNoIndex when the subject is not a device event
     const core::Finding &finding(int row) const;
     std::array<int, core::kFindingKindCount> countsByKind() const;
+    // What the finding is folded by, and its message with times relative to the trace start.
+    const core::FindingCause &causeOf(int row) const { return m_causes.at(static_cast<std::size_t>(row)); }
+    QString messageOf(int row) const;
+    // The text of a folded row of `count` findings of `cause`.
+    QString groupTitle(const core::FindingCause &cause, std::size_t count) const;
+    const DocumentPtr &document() const { return m_doc; }
 
 private:
     void refresh();
@@ -62,6 +74,7 @@ private:
     DocumentPtr m_linked; // the linker's document: its findings the corrections resolved are kept
     std::vector<std::uint32_t> m_resolved; // indices into m_linked's findings, absent from m_doc's
     std::vector<core::FindingRef> m_linkedRefs; // m_linked's findings, sorted: which ones the linker made
+    std::vector<core::FindingCause> m_causes;    // per row
 };
 
 class FindingsFilterModel : public QSortFilterProxyModel {
@@ -75,6 +88,9 @@ public:
     void setEvents(std::optional<std::vector<std::uint32_t>> events);
     bool hasEventFilter() const { return m_events.has_value(); }
 
+signals:
+    void filterChanged(); // after each setter (once, whatever rows it hid or showed)
+
 protected:
     bool filterAcceptsRow(int sourceRow, const QModelIndex &sourceParent) const override;
 
@@ -85,6 +101,60 @@ private:
     std::optional<std::vector<std::uint32_t>> m_events;
 };
 
+// The filtered findings as a tree: severity → folded group (two or more findings of one cause) →
+// finding; a cause with one finding is a finding row directly under its severity. Rebuilt whenever
+// the filter or the findings change.
+class FindingsTreeModel : public QAbstractItemModel {
+    Q_OBJECT
+public:
+    enum Column { Finding, Status, Suggestion, ColumnCount };
+    enum NodeType { SeverityNode, GroupNode, FindingNode };
+    enum Role { NodeTypeRole = FindingsModel::SortRole + 1 }; // also FindingsModel's Finding/SubjectEvent/Kind roles
+
+    FindingsTreeModel(FindingsModel *findings, FindingsFilterModel *filter, QObject *parent = nullptr);
+
+    QModelIndex index(int row, int column, const QModelIndex &parent = {}) const override;
+    QModelIndex parent(const QModelIndex &child) const override;
+    int rowCount(const QModelIndex &parent = {}) const override;
+    int columnCount(const QModelIndex &parent = {}) const override;
+    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+
+    NodeType nodeType(const QModelIndex &index) const;
+    int findingRow(const QModelIndex &index) const; // FindingsModel row of a finding node, else -1
+    QModelIndex indexOfFinding(int findingRow) const; // invalid when filtered out
+    std::vector<int> findingRowsUnder(const QModelIndex &index) const; // a group's (or severity's) findings
+    core::FindingSeverity severityOf(const QModelIndex &index) const;
+    const core::FindingCause *causeOf(const QModelIndex &index) const; // groups and findings
+    // Every finding node, in tree order (next / previous step through these).
+    std::vector<QModelIndex> findingIndexes() const;
+
+private:
+    struct Node {
+        NodeType type = FindingNode;
+        int parent = -1; // node index
+        int row = 0;     // in the parent
+        std::vector<int> children;
+        int finding = -1; // FindingsModel row (finding nodes)
+        core::FindingSeverity severity = core::FindingSeverity::Info;
+        core::FindingCause cause;
+        int open = 0;     // open findings under it
+        int total = 0;    // findings under it
+    };
+public slots:
+    void rebuild();
+
+private:
+    const Node *nodeOf(const QModelIndex &index) const;
+    QModelIndex indexOfNode(int node, int column = 0) const;
+
+    FindingsModel *m_findings;
+    FindingsFilterModel *m_filter;
+    std::vector<Node> m_nodes;
+    std::vector<int> m_top;          // severity nodes
+    std::vector<int> m_nodeOfFinding; // FindingsModel row → node, -1
+};
+
 class FindingsDock : public QDockWidget {
     Q_OBJECT
 public:
@@ -92,15 +162,23 @@ public:
 
     FindingsModel *model() const { return m_model; }
     FindingsFilterModel *filter() const { return m_filter; }
-    QTableView *view() const { return m_view; }
+    FindingsTreeModel *tree() const { return m_tree; }
+    QTreeView *view() const { return m_view; }
+    QLineEdit *searchEdit() const { return m_search; }
     QComboBox *kindBox() const { return m_kindBox; }
     StoryPanel *storyPanel() const { return m_story; }
     QPushButton *applyButton() const { return m_applyButton; }
     QPushButton *applyAllButton() const { return m_applyAllButton; }
     QLabel *eventFilterLabel() const { return m_eventFilterLabel; }
 
-    // The finding of the current row (index into LinkSet::findings), or -1.
+    // The finding of the current row (a FindingsModel row), or -1 (none, or a severity or group row).
     int currentFinding() const;
+    // Makes the finding of FindingsModel row `row` current (unfolding what hides it); false when
+    // the filter hides it.
+    bool setCurrentFinding(int row);
+    // Where Esc and Enter send the keyboard focus (the timeline). Not owned.
+    void setFocusHome(QWidget *home) { m_focusHome = home; }
+    void returnFocus();
 
 public slots:
     void next();
@@ -113,18 +191,30 @@ public slots:
     void showEvents(const QString &title, const std::vector<std::uint32_t> &events);
     void clearEventFilter();
 
+signals:
+    // The user made a finding current (not the timeline): show its GPU op with its current and
+    // suggested parents.
+    void frameRequested(std::uint32_t gpuEvent, std::uint32_t suggestedParent);
+
+protected:
+    bool eventFilter(QObject *watched, QEvent *event) override;
+
 private:
     void step(int delta);
     void onCurrentChanged(const QModelIndex &current);
     void onSelectionChanged(std::uint32_t event);
     void updateKinds();
     void updateButtons();
+    void restoreExpansion();
+    QString expansionKey(const QModelIndex &index) const;
+    std::vector<core::Finding> openFindingsUnder(const QModelIndex &index) const;
 
     CorrectionController *m_controller;
     EventSelection *m_selection;
     FindingsModel *m_model;
     FindingsFilterModel *m_filter;
-    QTableView *m_view;
+    FindingsTreeModel *m_tree;
+    QTreeView *m_view;
     QComboBox *m_kindBox;
     QLineEdit *m_search;
     QCheckBox *m_openOnly;
@@ -140,6 +230,12 @@ private:
     QPushButton *m_flagButton;
     bool m_syncing = false;
     std::optional<core::FindingRef> m_keepCurrent; // the current finding across a model reset
+    QString m_keepCurrentKey;                     // or the current group / severity row
+    bool m_keepTaken = false;                     // taken before the findings' reset
+    QSet<QString> m_expanded;  // severity and group rows the user unfolded ("s<severity>", "g<cause>")
+    QSet<QString> m_collapsed; // severity rows the user folded (errors and warnings start unfolded)
+    bool m_restoring = false;
+    QPointer<QWidget> m_focusHome;
 };
 
 } // namespace linkscope::ui

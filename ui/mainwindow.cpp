@@ -13,6 +13,7 @@
 #include "theme.h"
 #include "timeformat.h"
 #include "traceloader.h"
+#include "warningsdock.h"
 
 #include <QAction>
 #include <QActionGroup>
@@ -84,16 +85,22 @@ MainWindow::MainWindow(QWidget *parent)
 
     m_details = new DetailsDock(m_selection, this);
     m_search = new SearchDock(m_selection, this);
+    m_search->setFocusHome(m_timeline);
+    m_warnings = new WarningsDock(m_selection, this);
 
     buildActions();
     addDock(m_details, Qt::RightDockWidgetArea);
     addDock(m_search, Qt::RightDockWidgetArea);
+    addDock(m_warnings, Qt::RightDockWidgetArea);
+    tabifyDockWidget(m_search, m_warnings);
+    m_search->raise();
     resizeDocks({m_details, m_search}, {520, 300}, Qt::Vertical);
     resizeDocks({m_details}, {430}, Qt::Horizontal);
     buildStatusBar();
 
     connect(this, &MainWindow::documentChanged, m_details, &DetailsDock::setDocument);
     connect(this, &MainWindow::documentChanged, m_search, &SearchDock::setDocument);
+    connect(this, &MainWindow::documentChanged, m_warnings, &WarningsDock::setDocument);
     connect(m_search, &SearchDock::resultsChanged, m_timeline, &TimelineView::setHighlightedEvents);
     connect(m_timeline, &TimelineView::timeRangeChanged, this, &MainWindow::onTimeRangeChanged);
     connect(m_loader, &TraceLoader::started, this, &MainWindow::onLoadStarted);
@@ -191,6 +198,9 @@ void MainWindow::buildActions()
     QAction *findAction = m_viewMenu->addAction(tr("Find…"), this, [this] { m_search->activate(); });
     findAction->setShortcuts({QKeySequence::Find, QKeySequence(Qt::Key_Slash)});
     findAction->setShortcutContext(Qt::WindowShortcut);
+    // Enter in the Search dock hands the keyboard back to the timeline; these step through the hits from anywhere.
+    m_viewMenu->addAction(tr("Next search hit"), QKeySequence::FindNext, this, [this] { m_search->next(); });
+    m_viewMenu->addAction(tr("Previous search hit"), QKeySequence::FindPrevious, this, [this] { m_search->previous(); });
     m_viewMenu->addSeparator();
 
     // Edges
@@ -257,6 +267,11 @@ void MainWindow::buildStatusBar()
     m_countsLabel = new QLabel(tr("No trace loaded"), this);
     m_warningsLabel = new QLabel(this);
     m_warningsLabel->hide();
+    m_warningsLabel->setTextFormat(Qt::RichText);
+    connect(m_warningsLabel, &QLabel::linkActivated, this, [this] {
+        m_warnings->show();
+        m_warnings->raise();
+    });
     statusBar()->addWidget(m_countsLabel, 1);
     // Permanent: a temporary status message ("Cancelled", …) never paints over it.
     statusBar()->addPermanentWidget(m_warningsLabel);
@@ -369,12 +384,16 @@ void MainWindow::onLoaded(DocumentPtr doc, const QStringList &warnings, bool rel
     if (!relink && doc)
         rememberRecent(doc->hostPath(), doc->devicePath());
     setDocument(std::move(doc));
-    if (!warnings.isEmpty()) {
-        m_warningsLabel->setText(warnings.size() == 1 ? tr("⚠ 1 warning") : tr("⚠ %L1 warnings").arg(warnings.size()));
+    // The Warnings dock lists them all (host, Kineto, linking), whatever this load added.
+    const int count = m_warnings->count();
+    if (count > 0) {
+        m_warningsLabel->setText(QStringLiteral("<a href=\"warnings\">%1</a>")
+                                     .arg(count == 1 ? tr("⚠ 1 warning") : tr("⚠ %L1 warnings").arg(count)));
         m_warningsLabel->setToolTip(warnings.mid(0, 30).join(QLatin1Char('\n'))
-                                    + (warnings.size() > 30 ? tr("\n… and %L1 more").arg(warnings.size() - 30) : QString()));
+                                    + (warnings.size() > 30 ? tr("\n… and %L1 more").arg(warnings.size() - 30) : QString())
+                                    + tr("\n\nClick to list them in the Warnings dock"));
         m_warningsLabel->show();
-    } else if (!relink) {
+    } else {
         m_warningsLabel->hide();
     }
 }

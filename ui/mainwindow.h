@@ -32,6 +32,7 @@ class SearchDock;
 class TimelineView;
 class TraceLoader;
 class ReviewUi;
+class WarningsDock;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -55,6 +56,8 @@ public:
     DetailsDock *detailsDock() const { return m_details; }
     SearchDock *searchDock() const { return m_search; }
     RangeDock *rangeDock() const { return m_range; }
+    WarningsDock *warningsDock() const { return m_warnings; }
+    QLabel *warningsLabel() const { return m_warningsLabel; } // "⚠ N warnings": a link that opens the dock
     QMenu *viewMenu() const { return m_viewMenu; }
     void addDock(QDockWidget *dock, Qt::DockWidgetArea area);
 
@@ -111,6 +114,7 @@ private:
     DetailsDock *m_details;
     SearchDock *m_search;
     RangeDock *m_range = nullptr;
+    WarningsDock *m_warnings;
     ReviewUi *m_review = nullptr;
     JobDock *m_jobDock = nullptr;
     core::Policy m_policy = core::Policy::Nesting;

@@ -7,7 +7,11 @@
 #include "searchdock.h"
 #include "storypanel.h"
 #include "mainwindow.h"
+#include "noticebar.h"
 #include "timelineview.h"
+#include "warningsdock.h"
+
+#include <algorithm>
 
 #include <QAction>
 #include <QCheckBox>
@@ -25,6 +29,7 @@
 #include <QProgressDialog>
 #include <QStatusBar>
 #include <QUndoStack>
+#include <QVBoxLayout>
 
 namespace linkscope::ui {
 
@@ -38,7 +43,18 @@ ReviewUi::ReviewUi(MainWindow *window)
     , m_controller(new CorrectionController(window))
     , m_findings(new FindingsDock(m_controller, window->selection(), window))
     , m_edits(new EditsDock(m_controller, window->selection(), window))
+    , m_notice(new NoticeBar(window))
 {
+    // The notice sits above whatever the window's central widget is (the timeline).
+    if (QWidget *central = window->takeCentralWidget()) {
+        auto *column = new QWidget(window);
+        auto *layout = new QVBoxLayout(column);
+        layout->setContentsMargins(0, 0, 0, 0);
+        layout->setSpacing(0);
+        layout->addWidget(m_notice);
+        layout->addWidget(central, 1);
+        window->setCentralWidget(column);
+    }
     window->addDock(m_findings, Qt::BottomDockWidgetArea);
     window->addDock(m_edits, Qt::BottomDockWidgetArea);
     window->tabifyDockWidget(m_findings, m_edits);
@@ -59,6 +75,21 @@ ReviewUi::ReviewUi(MainWindow *window)
                 m_findings->raise();
                 m_window->searchDock()->showEvents(title, events);
             });
+    // A finding or a search hit made current frames its GPU op with its current and suggested parents.
+    m_findings->setFocusHome(window->timeline());
+    connect(m_findings, &FindingsDock::frameRequested, this, &ReviewUi::frame);
+    connect(window->warningsDock(), &WarningsDock::frameRequested, this,
+            [this](std::uint32_t event) { frame(event, core::kNoIndex); });
+    connect(window->searchDock(), &SearchDock::frameRequested, this, [this](std::uint32_t event) {
+        // A GPU op's first finding with a suggested parent (the one the Findings dock would frame).
+        std::uint32_t suggested = core::kNoIndex;
+        const DocumentPtr &doc = m_window->document();
+        const std::uint32_t link = doc && event < doc->links().gpuLinkOf.size() ? doc->links().gpuLinkOf[event] : core::kNoIndex;
+        if (link != core::kNoIndex)
+            for (auto [f, end] = doc->links().findings.ofGpuOp(link); f != end && suggested == core::kNoIndex; ++f)
+                suggested = f->suggestedParent;
+        frame(event, suggested);
+    });
     buildMenus();
     window->timeline()->installEventFilter(this);
     connect(window->timeline(), &TimelineView::viewChanged, this, [this] {
@@ -68,14 +99,22 @@ ReviewUi::ReviewUi(MainWindow *window)
     connect(window->selection(), &EventSelection::changed, this, &ReviewUi::updateActions);
     connect(m_controller, &CorrectionController::changed, this, &ReviewUi::updateActions);
     connect(m_controller, &CorrectionController::sidecarChanged, this, &ReviewUi::updateActions);
-    connect(m_controller, &CorrectionController::linksChanged, this, [this](const QString &summary, const QStringList &details) {
-        say(summary);
-        if (details.isEmpty())
-            return;
-        auto *box = new QMessageBox(QMessageBox::Information, tr("Links changed"), summary, QMessageBox::Ok, m_window);
-        box->setDetailedText(details.join(QLatin1Char('\n')));
-        box->setAttribute(Qt::WA_DeleteOnClose);
-        box->open(); // non-blocking: a relink never waits on the user
+    // A relink says what changed in a notice above the timeline, never in a dialog.
+    connect(m_controller, &CorrectionController::linksChanged, this,
+            [this](const QString &summary, const QStringList &details, const std::vector<std::uint32_t> &events) {
+                if (events.empty()) {
+                    say(summary);
+                    m_notice->dismiss();
+                    return;
+                }
+                m_notice->showNotice(summary, details.join(QLatin1Char('\n')), tr("Show changed links"),
+                                     [this, events] { showChangedLinks(events); });
+            });
+    // Another trace: the notice was about the old one.
+    connect(window, &MainWindow::documentChanged, this, [this](const DocumentPtr &doc) {
+        if (m_notice->isVisible() && doc && doc->deviceShared() != m_noticeDevice)
+            m_notice->dismiss();
+        m_noticeDevice = doc ? doc->deviceShared() : nullptr;
     });
     updateActions();
 }
@@ -168,6 +207,38 @@ void ReviewUi::endDrag()
     m_dragTarget = core::kNoIndex;
     m_window->timeline()->unsetCursor();
     m_window->timeline()->clearLinkDrag();
+}
+
+void ReviewUi::frame(std::uint32_t event, std::uint32_t suggestedParent)
+{
+    const DocumentPtr &doc = m_window->document();
+    if (!doc || event >= doc->eventCount())
+        return;
+    std::vector<std::uint32_t> events{event};
+    if (const core::GpuLink *link = doc->gpuLink(event); link && link->parent != core::kNoIndex)
+        events.push_back(link->parent);
+    if (suggestedParent < doc->eventCount())
+        events.push_back(suggestedParent);
+    core::Nanos lo = doc->event(event).ts;
+    core::Nanos hi = doc->event(event).end();
+    for (std::uint32_t e : events) {
+        lo = std::min(lo, doc->event(e).ts);
+        hi = std::max(hi, doc->event(e).end());
+    }
+    // All of them with a margin of an eighth of their extent on each side (as F does), so that a
+    // 2 ms kernel at 711 ms is not a sliver; the selection already scrolled its lane into view.
+    const core::Nanos span = std::max<core::Nanos>(hi - lo, TimelineViewport::kMinSpan);
+    m_window->timeline()->setVisibleRange(lo - span / 8, hi + span / 8);
+}
+
+void ReviewUi::showChangedLinks(const std::vector<std::uint32_t> &events)
+{
+    const QString title = tr("the links the relink changed");
+    m_findings->showEvents(title, events);
+    m_findings->show();
+    m_findings->raise();
+    m_window->searchDock()->show();
+    m_window->searchDock()->showEvents(title, events);
 }
 
 std::uint32_t ReviewUi::selected() const { return m_window->selection()->current(); }

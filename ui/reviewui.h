@@ -9,6 +9,8 @@
 #include <QPoint>
 
 #include <cstdint>
+#include <memory>
+#include <vector>
 
 class QAction;
 class QMenu;
@@ -19,6 +21,7 @@ class CorrectionController;
 class EditsDock;
 class FindingsDock;
 class MainWindow;
+class NoticeBar;
 
 class ReviewUi : public QObject {
     Q_OBJECT
@@ -33,6 +36,8 @@ public:
     FindingsDock *findingsDock() const { return m_findings; }
     EditsDock *editsDock() const { return m_edits; }
     QMenu *reviewMenu() const { return m_menu; }
+    // The notice above the timeline (what a relink changed, with a "Show changed links" action).
+    NoticeBar *noticeBar() const { return m_notice; }
 
     // Two-step actions started on one event and finished on another (the timeline selection).
     std::uint32_t markedGpuOp() const { return m_markedGpuOp; }
@@ -46,6 +51,10 @@ public slots:
     void addEdgeToSelected(core::EdgeKind kind);
     void removeEdgeOfSelected();  // asks which
     void exportCorrected();       // asks for the files
+    // Zooms the timeline to `event` with its current parent and `suggestedParent` (kNoIndex: none).
+    void frame(std::uint32_t event, std::uint32_t suggestedParent);
+    // Filters the Findings to these GPU ops (sorted) and lists them in the search results.
+    void showChangedLinks(const std::vector<std::uint32_t> &events);
 
 private:
     void buildMenus();
@@ -61,6 +70,8 @@ private:
     FindingsDock *m_findings;
     const core::DeviceTrace *m_storyDevice = nullptr; // the trace the story panel shows
     EditsDock *m_edits;
+    NoticeBar *m_notice;
+    std::shared_ptr<const core::DeviceTrace> m_noticeDevice; // the trace the notice is about
     QMenu *m_menu = nullptr;
     std::uint32_t m_markedGpuOp = UINT32_MAX;
     std::uint32_t m_markedEdgeSource = UINT32_MAX;

@@ -55,6 +55,7 @@ SearchDock::SearchDock(EventSelection *selection, QWidget *parent)
     m_table->horizontalHeader()->setSectionResizeMode(SearchResultsModel::NameColumn, QHeaderView::Interactive);
     m_table->setColumnWidth(SearchResultsModel::NameColumn, 260);
     m_table->setWordWrap(false);
+    m_table->installEventFilter(this);
     layout->addWidget(m_table, 1);
     setWidget(body);
 
@@ -90,17 +91,30 @@ void SearchDock::activate()
 
 bool SearchDock::eventFilter(QObject *watched, QEvent *event)
 {
-    if (watched == m_query && event->type() == QEvent::KeyPress) {
+    if ((watched == m_query || watched == m_table) && event->type() == QEvent::KeyPress) {
         auto *key = static_cast<QKeyEvent *>(event);
+        if (key->key() == Qt::Key_Escape) {
+            returnFocus();
+            return true;
+        }
         if (key->key() == Qt::Key_Return || key->key() == Qt::Key_Enter) {
             if (key->modifiers() & Qt::ShiftModifier)
                 previous();
-            else
+            else if (watched == m_query)
                 runQuery();
+            else if (m_table->currentIndex().isValid())
+                goTo(m_table->currentIndex().row());
+            returnFocus();
             return true;
         }
     }
     return QDockWidget::eventFilter(watched, event);
+}
+
+void SearchDock::returnFocus()
+{
+    if (m_focusHome)
+        m_focusHome->setFocus(Qt::OtherFocusReason);
 }
 
 void SearchDock::runQuery()
@@ -175,6 +189,7 @@ void SearchDock::goTo(int row)
     m_table->scrollTo(index);
     if (m_selection)
         m_selection->select(m_model->eventAt(row));
+    emit frameRequested(m_model->eventAt(row));
 }
 
 void SearchDock::next()

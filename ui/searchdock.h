@@ -1,12 +1,15 @@
 #pragma once
 // Search dock: name substring / regex, or an id (rf_id, External id, correlation, Ev Idx).
-// Enter searches (or, for the same query, goes to the next hit); Shift+Enter goes back.
+// Enter searches (or, for the same query, goes to the next hit); Shift+Enter goes back. Enter (and
+// Esc) then hand the keyboard back to the focus home (the timeline), so that its keys act on it and
+// do not type into the query; F3 / Shift+F3 (the window's actions) step through the hits from there.
 
 #include "eventsearch.h"
 #include "eventselection.h"
 #include "searchresultsmodel.h"
 
 #include <QDockWidget>
+#include <QPointer>
 
 class QComboBox;
 class QLabel;
@@ -29,7 +32,12 @@ public:
     // Lists these events as the results (a list made elsewhere, e.g. "changed vs Chakra"), under `title`.
     void showEvents(const QString &title, std::vector<std::uint32_t> events);
 
+    // Where Enter and Esc send the keyboard focus (the timeline). Not owned.
+    void setFocusHome(QWidget *home) { m_focusHome = home; }
+    void returnFocus();
+
     SearchResultsModel *model() const { return m_model; }
+    QTableView *resultsView() const { return m_table; }
     QLineEdit *queryEdit() const { return m_query; }
     QComboBox *modeBox() const { return m_mode; }
     int currentHit() const { return m_current; }
@@ -37,6 +45,8 @@ public:
 signals:
     // The hits of the last search (sorted by start time), for the timeline to mark.
     void resultsChanged(const std::vector<std::uint32_t> &events);
+    // A hit was made current: show it (with its parents, for a GPU op) rather than pan to it.
+    void frameRequested(std::uint32_t event);
 
 protected:
     bool eventFilter(QObject *watched, QEvent *event) override;
@@ -55,6 +65,7 @@ private:
     QString m_lastQuery;
     int m_lastMode = -1;
     int m_current = -1;
+    QPointer<QWidget> m_focusHome;
 };
 
 } // namespace linkscope::ui

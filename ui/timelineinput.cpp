@@ -288,7 +288,7 @@ void TimelineInput::mouseRelease(QMouseEvent *event)
     if (edge != core::kNoIndex)
         m_view.selectEdge(edge); // an edge between events: its target, with the edge focused
     else if (m_view.m_selection)
-        m_view.m_selection->select(clicked);
+        m_view.m_selection->selectInPlace(clicked); // the view stays put
 }
 
 void TimelineInput::mouseDoubleClick(QMouseEvent *event)

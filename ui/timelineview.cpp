@@ -976,7 +976,7 @@ void TimelineView::onSelectionChanged(std::uint32_t event)
 {
     m_edges.setFocusedEdge(core::kNoIndex);
     m_fitSelectionWide = false;
-    if (m_doc && event < m_doc->eventCount())
+    if (m_doc && event < m_doc->eventCount() && !m_selection->inPlace())
         revealEvent(event);
     update();
 }

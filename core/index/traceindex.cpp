@@ -203,7 +203,8 @@ TraceIndex buildTraceIndex(const DeviceTrace &trace, std::vector<Diagnostic> *wa
                     warnings->push_back(Diagnostic{Diagnostic::Severity::Warning, trace.path, kUnknownOffset,
                                                    "event '" + std::string(trace.name(events[ev])) + "' at ts " +
                                                        std::to_string(ts) + " ns on " + lane.label +
-                                                       " partially overlaps an enclosing event; drawn as its sibling"});
+                                                       " partially overlaps an enclosing event; drawn as its sibling",
+                                                   ev});
             }
             if (!open.empty()) {
                 index.nestParent[ev] = open.back();

@@ -17,6 +17,9 @@
 #include "eventselection.h"
 #include "findingsdock.h"
 #include "mainwindow.h"
+#include "noticebar.h"
+#include "searchdock.h"
+#include "searchresultsmodel.h"
 #include "reviewui.h"
 #include "testsupport.h"
 #include "timelineview.h"
@@ -25,6 +28,8 @@
 #include <QAbstractItemModelTester>
 #include <QApplication>
 #include <QComboBox>
+#include <QMessageBox>
+#include <QToolButton>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QStatusBar>
@@ -141,6 +146,7 @@ void TestReview::correctUndoRedoAndReopen()
         ui::EditsDock *edits = window->review()->editsDock();
         QAbstractItemModelTester findingsTester(findings->model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
         QAbstractItemModelTester filterTester(findings->filter(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester treeTester(findings->tree(), QAbstractItemModelTester::FailureReportingMode::QtTest);
         QAbstractItemModelTester editsTester(edits->model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
         QCOMPARE(controller->session()->sidecar().state, core::SidecarState::None);
 
@@ -156,7 +162,7 @@ void TestReview::correctUndoRedoAndReopen()
         // The NCCL finding, chosen in the dock: its suggestion is nccl:_all_gather_base.
         const int row = findingRow(findings, core::FindingKind::NcclParentIsRecordParamComms);
         QVERIFY(row >= 0);
-        findings->view()->setCurrentIndex(findings->filter()->index(row, 0));
+        QVERIFY(findings->setCurrentFinding(findings->filter()->mapToSource(findings->filter()->index(row, 0)).row()));
         QCOMPARE(window->selection()->current(), kernel); // dock → timeline
         QCOMPARE(findings->model()->statusOf(findings->currentFinding()), QStringLiteral("open"));
         findings->applySuggestion();
@@ -217,6 +223,13 @@ void TestReview::correctUndoRedoAndReopen()
     QCOMPARE(parentShown(*window, kernel), annotation);
     QCOMPARE(parentShown(*window, gemm), core::kNoIndex);
     QCOMPARE(window->review()->editsDock()->model()->rowCount(), 3);
+    // The relink under the sidecar's policy says so in the notice above the timeline, not in a
+    // dialog, and names the policy the links were shown under before (not "external-id → external-id").
+    QVERIFY(window->findChildren<QMessageBox *>().isEmpty());
+    ui::NoticeBar *notice = window->review()->noticeBar();
+    QVERIFY(!notice->isHidden());
+    QVERIFY2(notice->text().contains(QStringLiteral("made under policy external-id: relinked under it (was nesting)")),
+             qPrintable(notice->text()));
     // Loaded steps are not on this session's undo stack, but any of them can be removed (undoably).
     QCOMPARE(controller->undoStack()->count(), 0);
     QVERIFY(controller->removeEntry(1)); // the detach
@@ -237,6 +250,7 @@ void TestReview::findingsDescribeTheCorrectedState()
     ui::CorrectionController *controller = window->review()->controller();
     ui::FindingsDock *findings = window->review()->findingsDock();
     QAbstractItemModelTester tester(findings->model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QAbstractItemModelTester treeTester(findings->tree(), QAbstractItemModelTester::FailureReportingMode::QtTest);
     const ui::DocumentPtr shown = window->document();
     const std::uint32_t kernel = eventNamed(*shown, QStringLiteral("ncclDevKernel"), core::EventCategory::Kernel);
     const std::uint32_t annotation = eventNamed(*shown, QStringLiteral("nccl:_all_gather_base"), core::EventCategory::UserAnnotation);
@@ -248,7 +262,7 @@ void TestReview::findingsDescribeTheCorrectedState()
     QVERIFY(controller->waitUntilSettled());
     const int raised = findingRow(findings, core::FindingKind::NcclParentIsRecordParamComms);
     QVERIFY(raised >= 0);
-    findings->view()->setCurrentIndex(findings->filter()->index(raised, 0));
+    QVERIFY(findings->setCurrentFinding(findings->filter()->mapToSource(findings->filter()->index(raised, 0)).row()));
     const int f = findings->currentFinding();
     QCOMPARE(findings->model()->statusOf(f), QStringLiteral("open")); // made by the edit, not the linker's
     QCOMPARE(findings->model()->finding(f).subject, kernel);
@@ -272,7 +286,7 @@ void TestReview::findingsDescribeTheCorrectedState()
     QCOMPARE(parentShown(*window, kernel), comms);
     const int linkerRow = findingRow(findings, core::FindingKind::NcclParentIsRecordParamComms);
     QVERIFY(linkerRow >= 0);
-    findings->view()->setCurrentIndex(findings->filter()->index(linkerRow, 0));
+    QVERIFY(findings->setCurrentFinding(findings->filter()->mapToSource(findings->filter()->index(linkerRow, 0)).row()));
     QVERIFY(findings->applyButton()->isEnabled());
     const std::size_t before = controller->session()->log().entries.size();
     findings->applySuggestion();
@@ -319,17 +333,22 @@ void TestReview::findingsFollowTheSelection()
         (findings->model()->subjectEvent(r) != core::kNoIndex ? withEvent : withoutEvent) = r;
     QVERIFY(withEvent >= 0 && withoutEvent >= 0);
     const std::uint32_t subject = findings->model()->subjectEvent(withEvent);
-    findings->view()->setCurrentIndex(findings->filter()->mapFromSource(findings->model()->index(withoutEvent, 0)));
+    QVERIFY(findings->setCurrentFinding(withoutEvent));
     QCOMPARE(findings->currentFinding(), withoutEvent);
     window->selection()->select(subject);
     QCOMPARE(findings->model()->subjectEvent(findings->currentFinding()), subject);
-    // Next / previous walk the filtered rows and move the selection with them (wrapping around).
-    findings->view()->setCurrentIndex(findings->filter()->index(0, 0));
+    // Next / previous walk the filtered findings in tree order, folded ones included, and move the
+    // selection with them (wrapping around).
+    std::vector<int> order;
+    for (const QModelIndex &index : findings->tree()->findingIndexes())
+        order.push_back(findings->tree()->findingRow(index));
+    QCOMPARE(order.size(), std::size_t(findings->filter()->rowCount()));
+    QVERIFY(findings->setCurrentFinding(order.front()));
     findings->next();
-    QCOMPARE(findings->view()->currentIndex().row(), findings->filter()->rowCount() > 1 ? 1 : 0);
+    QCOMPARE(findings->currentFinding(), order[order.size() > 1 ? 1 : 0]);
     findings->previous();
     findings->previous();
-    QCOMPARE(findings->view()->currentIndex().row(), findings->filter()->rowCount() - 1);
+    QCOMPARE(findings->currentFinding(), order.back());
     const std::uint32_t expected = findings->model()->subjectEvent(findings->currentFinding());
     if (expected != core::kNoIndex)
         QCOMPARE(window->selection()->current(), expected);
@@ -526,6 +545,40 @@ void TestReview::policyChangeReportsChangedLinks()
     QCOMPARE(details.size(), 1);
     QVERIFY(details[0].startsWith(QStringLiteral("ncclDevKernel_AllGather_RING_LL")));
     QVERIFY(details[0].contains(QStringLiteral("nccl:_all_gather_base → record_param_comms")));
+    const auto events = spy.at(0).at(2).value<std::vector<std::uint32_t>>();
+    QCOMPARE(events.size(), std::size_t(1));
+    const std::uint32_t kernel = eventNamed(*window->document(), QStringLiteral("ncclDevKernel"), core::EventCategory::Kernel);
+    QCOMPARE(events[0], kernel);
+
+    // No dialog: a notice above the timeline, with a "Show changed links" action that filters the
+    // Findings and lists the changed GPU ops in the search results.
+    QVERIFY(window->findChildren<QMessageBox *>().isEmpty());
+    ui::NoticeBar *notice = window->review()->noticeBar();
+    QVERIFY(!notice->isHidden());
+    QVERIFY2(notice->text().contains(QStringLiteral("Policy nesting → external-id: 1 of 3 GPU op links changed")),
+             qPrintable(notice->text()));
+    QVERIFY(notice->actionButton()->isVisibleTo(notice));
+    QVERIFY(!notice->actionButton()->hasFocus());
+    ui::FindingsDock *findings = window->review()->findingsDock();
+    const int all = findings->filter()->rowCount();
+    notice->actionButton()->click();
+    QVERIFY(findings->filter()->hasEventFilter());
+    QVERIFY(findings->filter()->rowCount() > 0 && findings->filter()->rowCount() < all);
+    for (int row = 0; row < findings->filter()->rowCount(); ++row)
+        QCOMPARE(static_cast<std::uint32_t>(findings->filter()->data(findings->filter()->index(row, 0),
+                                                                     ui::FindingsModel::SubjectEventRole).toULongLong()),
+                 kernel);
+    QCOMPARE(window->searchDock()->model()->rowCount(), 1);
+    window->show();
+    QTRY_VERIFY(notice->isVisible());
+    window->grab().toImage().save(QStringLiteral(LINKSCOPE_BINARY_DIR "/test_review_notice.png"));
+    // Dismissed with its close button; the next policy change shows its own.
+    notice->closeButton()->click();
+    QVERIFY(notice->isHidden());
+    window->setPolicy(core::Policy::Nesting);
+    QVERIFY(controller->waitUntilSettled());
+    QVERIFY(!notice->isHidden()); // back: the kernel moves again
+    QVERIFY2(notice->text().contains(QStringLiteral("Policy external-id → nesting")), qPrintable(notice->text()));
 }
 
 void TestReview::staleEditsAreListed()
