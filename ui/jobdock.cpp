@@ -441,6 +441,15 @@ void JobDock::selectFinding(int row)
         m_overview->selectCollective(QString::fromStdString(f.processGroup), f.index, true);
 }
 
+void JobDock::documentShown(const QString &devicePath)
+{
+    qint64 open = -1;
+    for (const RankFiles &r : m_layout.ranks)
+        if (QString::fromStdString(r.device) == devicePath)
+            open = r.rank;
+    m_overview->setOpenRank(open);
+}
+
 void JobDock::requestRank(qint64 rank)
 {
     if (!m_job && m_layout.ranks.empty())

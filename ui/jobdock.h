@@ -47,6 +47,8 @@ public:
     QString summaryText() const;
     // The rank selected (a finding's first rank, or the last rank clicked); -1 none.
     qint64 currentRank() const { return m_currentRank; }
+    // The main window shows the traces of `devicePath`: marks that rank as open in the overview.
+    void documentShown(const QString &devicePath);
     // Selects the cross-rank finding in row `row` of the list (as a click does).
     void selectFinding(int row);
 

@@ -273,6 +273,12 @@ void JobOverview::setHighlightedRanks(const std::vector<qint64> &ranks)
     update();
 }
 
+void JobOverview::setOpenRank(qint64 rank)
+{
+    m_openRank = rank;
+    update();
+}
+
 long JobOverview::callAt(int row, int x) const
 {
     const Row &r = m_rows[static_cast<std::size_t>(row)];
@@ -354,8 +360,10 @@ void JobOverview::paintEvent(QPaintEvent *)
             headBg = QColor(0xff, 0xe0, 0x82);
         p.fillRect(head, headBg);
         p.setPen(headBg.lightness() > 128 ? QColor(0x20, 0x24, 0x2a) : text);
-        p.setFont(baseFont);
-        QString label = tr("rank %1").arg(row.rank);
+        QFont labelFont = baseFont;
+        labelFont.setBold(row.rank == m_openRank);
+        p.setFont(labelFont);
+        QString label = row.rank == m_openRank ? tr("rank %1 ▾ open").arg(row.rank) : tr("rank %1").arg(row.rank);
         if (!s.error.empty())
             label += tr(" ✗ unreadable");
         p.drawText(head.adjusted(6, 0, -4, 0), Qt::AlignVCenter | Qt::AlignLeft, label);

@@ -42,6 +42,9 @@ public:
     void selectCollective(const QString &group, qint64 index, bool frame);
     void clearSelection();
     void setHighlightedRanks(const std::vector<qint64> &ranks);
+    // The rank whose full lanes are open below (its header says so); -1 none.
+    void setOpenRank(qint64 rank);
+    qint64 openRank() const { return m_openRank; }
     // The view spans every rank's extent.
     void frameAll();
     // The view spans [start, end) (aligned ns) with a margin.
@@ -98,6 +101,7 @@ private:
     std::vector<Row> m_rows;
     std::set<qint64> m_stragglers;
     std::set<qint64> m_highlighted;
+    qint64 m_openRank = -1;
     std::optional<Selection> m_selection;
     std::vector<std::pair<std::int64_t, std::size_t>> m_selectedCalls; // (rank, call) of the selection
     qint64 m_viewStart = 0;

@@ -583,6 +583,10 @@ JobDock *MainWindow::jobDock()
     if (!m_jobDock) {
         m_jobDock = new JobDock(this);
         addDock(m_jobDock, Qt::TopDockWidgetArea);
+        connect(this, &MainWindow::documentChanged, m_jobDock, [this](const DocumentPtr &doc) {
+            if (doc)
+                m_jobDock->documentShown(doc->devicePath());
+        });
         connect(m_jobDock, &JobDock::openRankRequested, this, [this](qint64 rank, const QString &host, const QString &device) {
             statusBar()->showMessage(tr("Opening rank %1 of the job").arg(rank), 4000);
             if (host.isEmpty())

@@ -166,6 +166,7 @@ private slots:
         QVERIFY(loaded.wait(60000));
         QVERIFY(m_window->document());
         QVERIFY2(m_window->windowTitle().contains(QStringLiteral("_5")), qPrintable(m_window->windowTitle()));
+        QCOMPARE(overview->openRank(), qint64(5));
         m_window->grab().toImage().save(QStringLiteral(LINKSCOPE_BINARY_DIR "/test_jobgui_drillin.png"));
     }
 
