@@ -282,7 +282,7 @@ int runJobRender(const std::string &dir, int ranks, int steps, int frames, std::
     }
     out << "render --job: " << folder << ", " << job->report.ranks.size() << " ranks, " << calls << " communication calls, "
         << intervals << " stream intervals; opened in " << std::setprecision(2) << openSeconds << " s, peak RSS "
-        << std::setprecision(0) << megabytes(peakRssBytes()) << " MB (" << megabytes(currentRssBytes()) - megabytes(rssBefore)
+        << std::fixed << std::setprecision(0) << megabytes(peakRssBytes()) << " MB (" << megabytes(currentRssBytes()) - megabytes(rssBefore)
         << " MB held after)\n";
 
     ui::JobOverview view;

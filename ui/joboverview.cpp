@@ -12,6 +12,7 @@
 #include <QWheelEvent>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 
@@ -341,6 +342,18 @@ void JobOverview::paintEvent(QPaintEvent *)
     QFont small = baseFont;
     small.setPointSizeF(std::max(6.5, baseFont.pointSizeF() * 0.85));
 
+    std::vector<QRgb> line; // one row's collective band, a colour per pixel column
+    // Colours per call kind, computed once a frame (QColor::darker goes through HSV).
+    constexpr int kKinds = static_cast<int>(CallKind::Unknown) + 1;
+    std::array<QRgb, kKinds> callColour{};
+    std::array<QColor, kKinds> tickColour{};
+    for (int k = 0; k < kKinds; ++k) {
+        const QColor c = kindColour(static_cast<CallKind>(k));
+        const QColor shown = m_selectedCalls.empty() ? c : dimmed(c, base);
+        callColour[static_cast<std::size_t>(k)] = shown.rgb();
+        tickColour[static_cast<std::size_t>(k)] = shown.darker(160);
+    }
+    const QRgb busySingle = QColor(0x4a, 0x78, 0xb0).rgb(), busyMerged = dimmed(QColor(0x4a, 0x78, 0xb0), base).darker(115).rgb();
     p.save();
     p.setClipRect(QRect(0, content.top(), width(), content.height()));
     for (int i = m_scroll; i < static_cast<int>(m_rows.size()); ++i) {
@@ -388,31 +401,45 @@ void JobOverview::paintEvent(QPaintEvent *)
         const int bands = merged ? 1 : n;
         const int bandHeight = std::max(1, streamsHeight / std::max(1, bands));
         p.setClipRect(rowArea.intersected(QRect(0, content.top(), width(), content.height())));
+        // Each band is a scan line too (busy columns in the stream colour), one drawImage each.
+        const int left = content.left(), columns = content.width();
+        if (static_cast<int>(line.size()) != columns)
+            line.assign(static_cast<std::size_t>(columns), 0);
+        const QRgb background = (i % 2 ? alt : base).rgb();
+        const QRgb busyColour = merged ? busyMerged : busySingle;
+        auto drawLine = [&](int y, int h) {
+            const QImage scan(reinterpret_cast<const uchar *>(line.data()), columns, 1, columns * 4, QImage::Format_RGB32);
+            p.drawImage(QRect(left, y, columns, h), scan);
+        };
+        std::fill(line.begin(), line.end(), background);
         for (int k = 0; k < n; ++k) {
-            const int y = streamsTop + (merged ? 0 : k * bandHeight);
-            const QColor c = QColor(0x4a, 0x78, 0xb0, merged ? 150 : 220);
-            // Intervals that fall in one pixel column are drawn once.
-            double lastX = -1e9;
             const auto &busy = streams[static_cast<std::size_t>(k)].busy;
             const qint64 lo = m_viewStart + row.offset, hi = m_viewEnd + row.offset;
             auto it = std::lower_bound(busy.begin(), busy.end(), lo, [](const auto &iv, qint64 t) { return iv.second < t; });
             for (; it != busy.end() && it->first <= hi; ++it) {
-                const double x0 = std::max<double>(content.left(), xOf(it->first - row.offset));
-                const double x1 = std::min<double>(content.right() + 1, xOf(it->second - row.offset));
-                if (x1 < lastX + 1 && x0 < lastX + 1)
-                    continue;
-                p.fillRect(QRectF(x0, y, std::max(1.0, x1 - x0), std::max(1, bandHeight - 1)), c);
-                lastX = std::max(x0, x1);
+                const double x0 = xOf(it->first - row.offset) - left, x1 = xOf(it->second - row.offset) - left;
+                const int a = std::clamp(static_cast<int>(std::floor(x0)), 0, columns);
+                const int e = std::clamp(std::max(a + 1, static_cast<int>(std::lround(x1))), 0, columns);
+                std::fill(line.begin() + a, line.begin() + e, busyColour);
+            }
+            if (!merged) {
+                drawLine(streamsTop + k * bandHeight, std::max(1, bandHeight - 1));
+                std::fill(line.begin(), line.end(), background);
             }
         }
+        if (merged && n > 0)
+            drawLine(streamsTop, std::max(1, bandHeight - 1));
         // Collectives: the upper band. The kernel is the box; a tick marks the launch (the arrival),
         // and a thin line the wait between launch and kernel start.
-        // Each pixel of the band is painted once: a box shows only where no earlier call covers
-        // it (the first-issued call wins a pixel), with opaque colours. Zoomed out, a frame then
-        // costs O(calls) arithmetic and O(width) fills per row, however many calls overlap.
-        // The selected calls are drawn last, whole, on top.
-        double coveredTo = -1e18;
+        // The band is drawn as one scan line: each pixel column takes the colour of the first-issued
+        // call that covers it, the line is stretched over the band's height in one drawImage. A
+        // frame costs O(calls + width) per row and one draw call, however many calls overlap (with
+        // a fill per call, 64 ranks of 750 calls took 23 ms). Launch ticks and waits are drawn
+        // where a call is wide enough to show them, and the selected calls last, whole, on top.
+        std::fill(line.begin(), line.end(), background);
+        int coveredTo = 0; // columns [0, coveredTo) are taken
         std::vector<std::size_t> onTop;
+        std::vector<std::size_t> detailed;
         for (std::size_t k = 0; k < s.calls.size(); ++k) {
             const CollectiveCall &c = s.calls[k];
             if (c.launchNs == kUnknownTime)
@@ -428,17 +455,28 @@ void JobOverview::paintEvent(QPaintEvent *)
                 continue;
             }
             const qint64 start = c.startNs == kUnknownTime ? launch : std::clamp<qint64>(c.startNs - row.offset, launch, end);
-            const double xl = xOf(launch), x0 = xOf(start), x1 = std::max(x0 + 1, xOf(end));
-            if (x1 <= coveredTo)
+            const double xl = xOf(launch) - left, x0 = xOf(start) - left, x1 = xOf(end) - left;
+            const int a = std::max(coveredTo, static_cast<int>(std::floor(std::max(0.0, x0))));
+            const int e = std::min(columns, std::max(a + 1, static_cast<int>(std::ceil(x1))));
+            if (a >= e || a >= columns)
                 continue;
-            const QColor fill = selected.empty() ? kindColour(c.kind) : dimmed(kindColour(c.kind), base);
-            if (x0 - xl >= 2 && xl >= coveredTo)
+            const QRgb colour = callColour[static_cast<std::size_t>(c.kind)];
+            std::fill(line.begin() + a, line.begin() + e, colour);
+            coveredTo = e;
+            if ((x1 - x0 >= 4 || x0 - xl >= 2) && xl >= 0)
+                detailed.push_back(k);
+        }
+        drawLine(collTop, collHeight);
+        for (std::size_t k : detailed) {
+            const CollectiveCall &c = s.calls[k];
+            const qint64 launch = c.launchNs - row.offset;
+            const qint64 end = (c.endNs == kUnknownTime ? c.launchNs : std::max(c.endNs, c.launchNs)) - row.offset;
+            const qint64 start = c.startNs == kUnknownTime ? launch : std::clamp<qint64>(c.startNs - row.offset, launch, end);
+            const double xl = xOf(launch), x0 = xOf(start);
+            const QColor fill = QColor::fromRgb(callColour[static_cast<std::size_t>(c.kind)]);
+            if (x0 - xl >= 2)
                 p.fillRect(QRectF(xl, collTop + collHeight / 2.0 - 1, x0 - xl, 2), dimmed(fill, base));
-            const double from = std::max(x0, coveredTo);
-            p.fillRect(QRectF(from, collTop, x1 - from, collHeight), fill);
-            if ((x1 - x0 >= 4 || x0 - xl >= 2) && xl >= coveredTo)
-                p.fillRect(QRectF(xl - 0.5, collTop - 1, 1.5, collHeight + 2), fill.darker(160));
-            coveredTo = std::max(coveredTo, x1);
+            p.fillRect(QRectF(xl - 0.5, collTop - 1, 1.5, collHeight + 2), tickColour[static_cast<std::size_t>(c.kind)]);
         }
         for (std::size_t k : onTop) {
             const CollectiveCall &c = s.calls[k];
