@@ -242,7 +242,9 @@ void MainWindow::buildActions()
 
     // Help
     QMenu *help = menuBar()->addMenu(tr("&Help"));
-    help->addAction(tr("Keyboard shortcuts"), QKeySequence(Qt::Key_F1), this, &MainWindow::showShortcuts);
+    QAction *shortcuts = help->addAction(tr("Keyboard shortcuts"), this, &MainWindow::showShortcuts);
+    // F1, or ? as in most timeline tools (a text field keeps its ? as text).
+    shortcuts->setShortcuts({QKeySequence(Qt::Key_F1), QKeySequence(Qt::Key_Question)});
 
     // Toolbars: actions + policy + edge kinds (their icons double as the edge colour legend).
     QToolBar *bar = addToolBar(tr("Timeline"));

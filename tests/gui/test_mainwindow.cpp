@@ -237,6 +237,8 @@ private slots:
                                         QStringLiteral("Re-parent GPU op"), QStringLiteral("Shift+drag")})
             QVERIFY2(sheet.contains(expected), qPrintable(expected));
         QVERIFY(sheet.contains(QKeySequence(QKeySequence::Find).toString(QKeySequence::NativeText)));
+        // The sheet itself is on F1 and on ?.
+        QVERIFY2(sheet.contains(QStringLiteral("<b>F1, ?</b>")), "F1, ? not on the sheet");
         // A timeline action shown in a menu is listed once, under the timeline.
         const QString fitAll = m_window->timeline()->keyAction(ui::TimelineKey::FitAll)->toolTip();
         QCOMPARE(sheet.count(QStringLiteral("<td>") + fitAll + QStringLiteral("</td>")), 1);
