@@ -132,33 +132,14 @@ void JobLoader::open(const QString &folder, core::Policy policy, int jobs)
         options.link.policy = policy;
         options.progress = [this](const RankProgress &p) { return report(p); };
         std::vector<RankSummary> summaries(layout.ranks.size());
-        std::mutex mutex;
-        std::size_t next = 0;
-        std::exception_ptr failure;
-        auto worker = [&] {
-            while (true) {
-                std::size_t i;
-                {
-                    std::lock_guard lock(mutex);
-                    if (next >= layout.ranks.size() || failure || m_cancel)
-                        return;
-                    i = next++;
-                }
-                try {
-                    RankSummary s = processRank(layout.ranks[i], options);
-                    post([this, s] { emit rankLoaded(s); });
-                    std::lock_guard lock(mutex);
-                    summaries[i] = std::move(s);
-                } catch (...) {
-                    std::lock_guard lock(mutex);
-                    if (!failure)
-                        failure = std::current_exception();
-                }
-            }
-        };
-        core::runOnThreads(workers(jobs, layout.ranks.size()), worker);
-        if (failure)
-            std::rethrow_exception(failure);
+        core::forEachIndexOnThreads(
+            layout.ranks.size(), workers(jobs, layout.ranks.size()),
+            [&](std::size_t i) {
+                RankSummary s = processRank(layout.ranks[i], options);
+                post([this, s] { emit rankLoaded(s); });
+                summaries[i] = std::move(s);
+            },
+            [this] { return m_cancel.load(); });
         if (m_cancel)
             throw core::Cancelled();
         auto doc = std::make_shared<JobDocument>();

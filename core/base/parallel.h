@@ -13,6 +13,7 @@
 #include <system_error>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace linkscope::core {
@@ -44,6 +45,34 @@ void runOnThreads(int threads, Worker &&worker)
         t.join();
     if (failure)
         std::rethrow_exception(failure);
+}
+
+// Items [0, n), each once, on min(threads, n) threads (at least one), handed out in index order
+// from a shared cursor: fn(i) for each. Once an item throws, or `stop()` returns true, no further
+// item is started; the first exception is rethrown once every thread has stopped. Each item writes
+// only its own slot of the caller's output, so the results need no lock.
+template<typename Fn, typename Stop>
+void forEachIndexOnThreads(std::size_t n, int threads, Fn &&fn, Stop &&stop)
+{
+    std::atomic<std::size_t> next{0};
+    std::atomic<bool> failed{false};
+    auto worker = [&] {
+        for (std::size_t i; !failed && !stop() && (i = next.fetch_add(1)) < n;) {
+            try {
+                fn(i);
+            } catch (...) {
+                failed = true;
+                throw;
+            }
+        }
+    };
+    runOnThreads(std::clamp<int>(threads, 1, static_cast<int>(std::max<std::size_t>(n, 1))), worker);
+}
+
+template<typename Fn>
+void forEachIndexOnThreads(std::size_t n, int threads, Fn &&fn)
+{
+    forEachIndexOnThreads(n, threads, std::forward<Fn>(fn), [] { return false; });
 }
 
 // The threads an exporter uses: the cores, at most 8.

@@ -138,36 +138,17 @@ JobFix applySuggestionsAcrossRanks(const std::vector<RankFiles> &ranks, FindingK
     fix.kind = kind;
     fix.label = "Across the job: apply the suggestion of every " + std::string(findingKindName(kind)) + " finding";
     fix.ranks.resize(ranks.size());
-    std::mutex mutex;
-    std::size_t next = 0;
-    std::exception_ptr failure;
-    auto worker = [&] {
-        while (true) {
-            std::size_t i;
-            {
-                std::lock_guard lock(mutex);
-                if (next >= ranks.size() || failure)
-                    return;
-                i = next++;
-            }
-            try {
-                RankFix r = fixRank(ranks[i], kind, fix.label, options);
-                if (options.progress && !options.progress(r.rank))
-                    throw Cancelled();
-                std::lock_guard lock(mutex);
-                fix.ranks[i] = std::move(r);
-            } catch (...) {
-                std::lock_guard lock(mutex);
-                if (!failure)
-                    failure = std::current_exception();
-            }
-        }
-    };
-    runOnThreads(std::max(1, std::min<int>(options.jobs, static_cast<int>(ranks.size()))), worker);
-    if (failure) {
+    try {
+        forEachIndexOnThreads(ranks.size(), options.jobs, [&](std::size_t i) {
+            RankFix r = fixRank(ranks[i], kind, fix.label, options);
+            if (options.progress && !options.progress(r.rank))
+                throw Cancelled();
+            fix.ranks[i] = std::move(r);
+        });
+    } catch (...) {
         // Ranks already written stay consistent with the fix's record: put them back.
         undoJobFix(fix);
-        std::rethrow_exception(failure);
+        throw;
     }
     return fix;
 }

@@ -138,36 +138,12 @@ std::vector<RankSummary> processRanks(const std::vector<RankFiles> &ranks, const
     if (writeFiles)
         fs::create_directories(options.outDir);
     std::vector<RankSummary> out(ranks.size());
-    std::vector<bool> done(ranks.size(), false);
-    std::mutex mutex;
-    std::size_t next = 0;
-    std::exception_ptr failure;
-    auto worker = [&] {
-        while (true) {
-            std::size_t i;
-            {
-                std::lock_guard lock(mutex);
-                if (next >= ranks.size() || failure)
-                    return;
-                i = next++;
-            }
-            try {
-                RankSummary s = processRank(ranks[i], options);
-                if (writeFiles)
-                    writeRankSummary((fs::path(options.outDir) / summaryFileName(options.prefix, s.rank)).string(), s);
-                std::lock_guard lock(mutex);
-                out[i] = std::move(s);
-                done[i] = true;
-            } catch (...) {
-                std::lock_guard lock(mutex);
-                if (!failure)
-                    failure = std::current_exception();
-            }
-        }
-    };
-    runOnThreads(std::max(1, std::min<int>(options.jobs, static_cast<int>(ranks.size()))), worker);
-    if (failure)
-        std::rethrow_exception(failure);
+    forEachIndexOnThreads(ranks.size(), options.jobs, [&](std::size_t i) {
+        RankSummary s = processRank(ranks[i], options);
+        if (writeFiles)
+            writeRankSummary((fs::path(options.outDir) / summaryFileName(options.prefix, s.rank)).string(), s);
+        out[i] = std::move(s);
+    });
     return out;
 }
 
