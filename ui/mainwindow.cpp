@@ -2,6 +2,7 @@
 
 #include "reviewui.h"
 
+#include "commandpalette.h"
 #include "detailsdock.h"
 #include "eventselection.h"
 #include "jobdock.h"
@@ -245,6 +246,12 @@ void MainWindow::buildActions()
     QAction *shortcuts = help->addAction(tr("Keyboard shortcuts"), this, &MainWindow::showShortcuts);
     // F1, or ? as in most timeline tools (a text field keeps its ? as text).
     shortcuts->setShortcuts({QKeySequence(Qt::Key_F1), QKeySequence(Qt::Key_Question)});
+    // Every action of the menus and the timeline by name (commandpalette.h), made on first use.
+    QAction *palette = help->addAction(tr("Command palette…"), this, [this] {
+        auto *commands = findChild<CommandPalette *>(QString(), Qt::FindDirectChildrenOnly);
+        (commands ? commands : new CommandPalette(this))->popup();
+    });
+    palette->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_P));
 
     // Toolbars: actions + policy + edge kinds (their icons double as the edge colour legend).
     QToolBar *bar = addToolBar(tr("Timeline"));
