@@ -2,6 +2,7 @@
 
 #include "correctioncontroller.h"
 #include "editsdock.h"
+#include "exportdialog.h"
 #include "eventselection.h"
 #include "findingsdock.h"
 #include "searchdock.h"
@@ -14,21 +15,20 @@
 #include <algorithm>
 
 #include <QAction>
-#include <QCheckBox>
+#include <QDesktopServices>
 #include <QDialog>
-#include <QDialogButtonBox>
-#include <QFileDialog>
+#include <QDir>
 #include <QFileInfo>
-#include <QFormLayout>
 #include <QInputDialog>
 #include <QKeyEvent>
 #include <QLineEdit>
+#include <QLocale>
 #include <QMenuBar>
 #include <QMouseEvent>
-#include <QMessageBox>
 #include <QProgressDialog>
 #include <QStatusBar>
 #include <QUndoStack>
+#include <QUrl>
 #include <QVBoxLayout>
 
 namespace linkscope::ui {
@@ -456,37 +456,35 @@ void ReviewUi::removeEdgeOfSelected()
     m_controller->removeEdge(e.from, e.to, e.kind);
 }
 
+ExportDialog *ReviewUi::exportDialog() const { return m_exportDialog.data(); }
+
 void ReviewUi::exportCorrected()
 {
     const DocumentPtr &doc = m_controller->document();
     if (!doc || !m_controller->ready())
         return;
-    QDialog dialog(m_window);
-    dialog.setWindowTitle(tr("Export corrected traces"));
-    auto *form = new QFormLayout(&dialog);
-    const QString base = QFileInfo(doc->devicePath()).absolutePath() + QLatin1Char('/') +
-                         QFileInfo(doc->devicePath()).completeBaseName() + QStringLiteral(".corrected");
-    auto *et = new QLineEdit(doc->host() ? base + QStringLiteral(".et") : QString(), &dialog);
-    auto *etPlus = new QLineEdit(doc->host() ? base + QStringLiteral(".etplus.json") : QString(), &dialog);
-    auto *perfetto = new QLineEdit(base + QStringLiteral(".perfetto.json"), &dialog);
-    auto *gzip = new QCheckBox(tr("gzip every output"), &dialog);
-    et->setEnabled(doc->host() != nullptr);
-    etPlus->setEnabled(doc->host() != nullptr);
-    form->addRow(tr("Chakra .et:"), et);
-    form->addRow(tr("ET+ JSON:"), etPlus);
-    form->addRow(tr("Perfetto JSON:"), perfetto);
-    form->addRow(QString(), gzip);
-    auto *buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, &dialog);
-    form->addRow(buttons);
-    connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
-    connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
-    if (dialog.exec() != QDialog::Accepted)
+    if (m_exportDialog) {
+        m_exportDialog->raise();
+        m_exportDialog->activateWindow();
         return;
-    core::ExportRequest request;
-    request.etPath = et->text().trimmed().toStdString();
-    request.etPlusPath = etPlus->text().trimmed().toStdString();
-    request.perfettoPath = perfetto->text().trimmed().toStdString();
-    request.gzip = gzip->isChecked();
+    }
+    auto *dialog = new ExportDialog(doc, m_window);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    if (m_lastExportDevice == doc->devicePath())
+        dialog->setRequest(m_lastExport);
+    m_exportDialog = dialog;
+    connect(dialog, &QDialog::accepted, this, [this, dialog] { startExport(dialog->request()); });
+    dialog->open(); // window-modal, without a nested event loop
+}
+
+void ReviewUi::startExport(const core::ExportRequest &request)
+{
+    const DocumentPtr &doc = m_controller->document();
+    if (!doc || !m_controller->ready() || m_controller->exporting())
+        return;
+    m_lastExportDevice = doc->devicePath();
+    m_lastExport = request;
+    m_lastExport.progress = {};
 
     // One step per export stage (graph, check, each file); Cancel stops before the next stage.
     auto *progress = new QProgressDialog(tr("Exporting the corrected traces…"), tr("Cancel"), 0, 0, m_window);
@@ -502,17 +500,61 @@ void ReviewUi::exportCorrected()
                 progress->setLabelText(tr("Exporting the corrected traces: %1…").arg(stage));
             });
     connect(progress, &QProgressDialog::canceled, m_controller, &CorrectionController::cancelExport);
-    connect(m_controller, &CorrectionController::exportFinished, progress,
-            [this, progress](bool ok, const QString &message) {
-                progress->close();
-                if (ok)
-                    say(message);
-                else
-                    QMessageBox::warning(m_window, tr("Export failed"), message);
+    connect(m_controller, &CorrectionController::exportFinished, this,
+            [this, progress = QPointer<QProgressDialog>(progress), request](bool ok, const QString &message) {
+                if (progress)
+                    progress->close();
+                exportDone(request, ok, message);
             },
             Qt::SingleShotConnection);
     m_controller->exportCorrected(request);
     updateActions();
+}
+
+void ReviewUi::exportDone(const core::ExportRequest &request, bool ok, const QString &message)
+{
+    updateActions();
+    QStringList paths;
+    for (const std::string *p : {&request.etPlusPath, &request.etPath, &request.perfettoPath})
+        if (!p->empty())
+            paths << QString::fromStdString(*p);
+    auto again = [this] { exportCorrected(); };
+    if (!ok) {
+        // Everything stays loaded; the message names the file when a write failed (WriteError), else
+        // the outputs asked for are named here.
+        QStringList named;
+        for (const QString &p : paths)
+            if (!message.contains(p))
+                named << QFileInfo(p).fileName();
+        const QString what = named.size() == paths.size() ? tr(" (writing %1)").arg(named.join(QStringLiteral(", "))) : QString();
+        m_notice->showNotice(tr("Export failed%1: %2").arg(what, message), paths.join(QLatin1Char('\n')), tr("Export again…"), again);
+        say(tr("Export failed"));
+        return;
+    }
+    // Where the files went: their names and sizes, in one folder if they share one.
+    QStringList written, details;
+    QString folder;
+    bool oneFolder = true;
+    for (const QString &p : paths) {
+        const QFileInfo info(p);
+        if (!info.isFile())
+            continue;
+        if (folder.isEmpty())
+            folder = info.absolutePath();
+        oneFolder = oneFolder && info.absolutePath() == folder;
+        written << tr("%1 (%2)").arg(info.fileName(), QLocale().formattedDataSize(info.size()));
+        details << QDir::toNativeSeparators(info.absoluteFilePath());
+    }
+    if (written.isEmpty()) {
+        m_notice->showNotice(tr("Export finished but wrote no file: %1").arg(message), QString(), tr("Export again…"), again);
+        return;
+    }
+    const QString files = written.size() == 1 ? tr("1 file") : tr("%L1 files").arg(written.size());
+    const QString text = oneFolder ? tr("Exported %1 to %2: %3").arg(files, QDir::toNativeSeparators(folder), written.join(QStringLiteral(", ")))
+                                   : tr("Exported %1: %2").arg(files, details.join(QStringLiteral(", ")));
+    m_notice->showNotice(text, details.join(QLatin1Char('\n')), tr("Open folder"),
+                         [folder] { QDesktopServices::openUrl(QUrl::fromLocalFile(folder)); });
+    say(tr("Exported %1").arg(files));
 }
 
 } // namespace linkscope::ui

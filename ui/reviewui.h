@@ -5,8 +5,12 @@
 
 #include "link/linkset.h"
 
+#include "export/exporter.h"
+
 #include <QObject>
 #include <QPoint>
+#include <QPointer>
+#include <QString>
 
 #include <cstdint>
 #include <memory>
@@ -19,6 +23,7 @@ namespace linkscope::ui {
 
 class CorrectionController;
 class EditsDock;
+class ExportDialog;
 class FindingsDock;
 class MainWindow;
 class NoticeBar;
@@ -38,6 +43,8 @@ public:
     QMenu *reviewMenu() const { return m_menu; }
     // The notice above the timeline (what a relink changed, with a "Show changed links" action).
     NoticeBar *noticeBar() const { return m_notice; }
+    // The export dialog while it is open (exportCorrected() opens it), else null.
+    ExportDialog *exportDialog() const;
 
     // Two-step actions started on one event and finished on another (the timeline selection).
     std::uint32_t markedGpuOp() const { return m_markedGpuOp; }
@@ -50,7 +57,10 @@ public slots:
     void markEdgeSource();
     void addEdgeToSelected(core::EdgeKind kind);
     void removeEdgeOfSelected();  // asks which
-    void exportCorrected();       // asks for the files
+    // Opens the export dialog (exportdialog.h) for the trace shown, with the paths of the last
+    // export of the same trace if there was one; Export writes in the background and the notice
+    // above the timeline says where the files went (with "Open folder"), or why not.
+    void exportCorrected();
     // Zooms the timeline to `event` with its current parent and `suggestedParent` (kNoIndex: none).
     void frame(std::uint32_t event, std::uint32_t suggestedParent);
     // Filters the Findings to these GPU ops (sorted) and lists them in the search results.
@@ -64,6 +74,8 @@ private:
     void say(const QString &message);
     void updateDrag(const QPoint &pos); // re-evaluates the target under `pos`, updates the overlay
     void endDrag();
+    void startExport(const core::ExportRequest &request);
+    void exportDone(const core::ExportRequest &request, bool ok, const QString &message);
 
     MainWindow *m_window;
     CorrectionController *m_controller;
@@ -84,6 +96,9 @@ private:
     QAction *m_addSync = nullptr;
     QAction *m_addInterThread = nullptr;
     QAction *m_export = nullptr;
+    QPointer<ExportDialog> m_exportDialog;
+    QString m_lastExportDevice; // the Kineto trace m_lastExport was for
+    core::ExportRequest m_lastExport;
 };
 
 } // namespace linkscope::ui
