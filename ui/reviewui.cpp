@@ -15,6 +15,7 @@
 #include <algorithm>
 
 #include <QAction>
+#include <QDateTime>
 #include <QDesktopServices>
 #include <QDialog>
 #include <QDir>
@@ -485,6 +486,7 @@ void ReviewUi::startExport(const core::ExportRequest &request)
     m_lastExportDevice = doc->devicePath();
     m_lastExport = request;
     m_lastExport.progress = {};
+    m_exportStarted = QDateTime::currentDateTime().addSecs(-1); // file times may have a second's resolution
 
     // One step per export stage (graph, check, each file); Cancel stops before the next stage.
     auto *progress = new QProgressDialog(tr("Exporting the corrected traces…"), tr("Cancel"), 0, 0, m_window);
@@ -499,11 +501,18 @@ void ReviewUi::startExport(const core::ExportRequest &request)
                 progress->setValue(done);
                 progress->setLabelText(tr("Exporting the corrected traces: %1…").arg(stage));
             });
-    connect(progress, &QProgressDialog::canceled, m_controller, &CorrectionController::cancelExport);
+    m_exportCancelled = false;
+    connect(progress, &QProgressDialog::canceled, this, [this] {
+        m_exportCancelled = true;
+        m_controller->cancelExport();
+    });
     connect(m_controller, &CorrectionController::exportFinished, this,
             [this, progress = QPointer<QProgressDialog>(progress), request](bool ok, const QString &message) {
-                if (progress)
+                if (progress) {
+                    // Closing a QProgressDialog emits canceled(): that is not the user's Cancel.
+                    QObject::disconnect(progress, &QProgressDialog::canceled, this, nullptr);
                     progress->close();
+                }
                 exportDone(request, ok, message);
             },
             Qt::SingleShotConnection);
@@ -519,6 +528,18 @@ void ReviewUi::exportDone(const core::ExportRequest &request, bool ok, const QSt
         if (!p->empty())
             paths << QString::fromStdString(*p);
     auto again = [this] { exportCorrected(); };
+    if (!ok && m_exportCancelled) {
+        // Each output is whole or absent (atomic writes): name the ones finished before the cancel.
+        QStringList kept;
+        for (const QString &p : paths)
+            if (QFileInfo(p).isFile() && QFileInfo(p).lastModified() >= m_exportStarted)
+                kept << QFileInfo(p).fileName();
+        m_notice->showNotice(kept.isEmpty() ? tr("Export cancelled: nothing was written")
+                                            : tr("Export cancelled; kept what was finished: %1").arg(kept.join(QStringLiteral(", "))),
+                             paths.join(QLatin1Char('\n')), tr("Export again…"), again);
+        say(tr("Export cancelled"));
+        return;
+    }
     if (!ok) {
         // Everything stays loaded; the message names the file when a write failed (WriteError), else
         // the outputs asked for are named here.

@@ -7,6 +7,7 @@
 
 #include "export/exporter.h"
 
+#include <QDateTime>
 #include <QObject>
 #include <QPoint>
 #include <QPointer>
@@ -99,6 +100,8 @@ private:
     QPointer<ExportDialog> m_exportDialog;
     QString m_lastExportDevice; // the Kineto trace m_lastExport was for
     core::ExportRequest m_lastExport;
+    QDateTime m_exportStarted;
+    bool m_exportCancelled = false; // the running export's Cancel was pressed
 };
 
 } // namespace linkscope::ui
