@@ -143,7 +143,7 @@ int wordScore(const QString &word, const QString &text, bool fuzzy)
     if (best >= 0 || !fuzzy)
         return best;
     // In order, each character as early as possible; word starts and adjacent characters score.
-    int score = 5000;
+    int score = 4000;
     qsizetype from = 0, previous = -1;
     for (const QChar c : word) {
         const qsizetype at = text.indexOf(c, from, Qt::CaseInsensitive);
@@ -156,10 +156,11 @@ int wordScore(const QString &word, const QString &text, bool fuzzy)
         previous = at;
         from = at + 1;
     }
-    return std::max(score, 1);
+    return std::clamp(score, 1, 4500); // below any substring match, in the text or the path
 }
 
-// All words of `query` must match the text (substring or fuzzy) or the menu path (substring).
+// All words of `query` must match the text (substring or fuzzy) or the menu path (substring). Ranks:
+// a substring of the text, then of the path, then a fuzzy match of the text.
 int entryScore(const QStringList &words, const CommandPalette::Entry &entry)
 {
     int total = 0;
@@ -169,7 +170,7 @@ int entryScore(const QStringList &words, const CommandPalette::Entry &entry)
             score = wordScore(word, entry.path, false); // "theme" finds View ▸ Theme ▸ Dark
             if (score < 0)
                 return -1;
-            score /= 4; // below any match on the text
+            score /= 2; // below a substring of the text, above a fuzzy match
         }
         total += score;
     }

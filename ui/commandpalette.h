@@ -3,8 +3,8 @@
 // line and a list of every action the window has — its menus (walked at open time, submenus
 // included, so an action added to a menu appears without registration), the docks' toggle actions
 // (they are in the View menu) and the timeline's key bindings. Each row shows the action's text, its
-// menu path ("View ▸ Theme ▸ Dark") and its shortcut. Typing filters by substring, else by fuzzy
-// (in-order) match on the text, word starts first; Up / Down move, Enter runs the action, Esc closes.
+// menu path ("View ▸ Theme ▸ Dark") and its shortcut. Typing filters: each word a substring of the
+// text (word starts first), else of the menu path, else an in-order (fuzzy) match of the text; Up / Down move, Enter runs the action, Esc closes.
 // Either way the keyboard goes back to the timeline. A disabled action is listed greyed out and is
 // not run.
 

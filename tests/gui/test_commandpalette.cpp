@@ -8,6 +8,7 @@
 #include "detailsdock.h"
 #include "mainwindow.h"
 #include "testsupport.h"
+#include "theme.h"
 #include "timelineview.h"
 
 #include <QAction>
@@ -267,6 +268,38 @@ private slots:
         QVERIFY(shot.save(path));
         qInfo("wrote %s", qPrintable(path));
         QTest::keyClick(palette->filterEdit(), Qt::Key_Escape);
+    }
+
+    void runsASubmenuActionAndFollowsTheTheme()
+    {
+        // View ▸ Theme ▸ Dark by name: the palette runs a submenu's action, and is drawn in the theme.
+        ui::CommandPalette *palette = openPalette();
+        QVERIFY(palette);
+        QTest::keyClicks(palette->filterEdit(), QStringLiteral("dark"));
+        QCOMPARE(palette->shown().front().text, QStringLiteral("Dark"));
+        QCOMPARE(palette->list()->currentItem()->text(1), QStringLiteral("View \u25B8 Theme"));
+        QTest::keyClick(palette->filterEdit(), Qt::Key_Return);
+        QVERIFY(QTest::qWaitFor([] { return ui::currentThemeChoice() == ui::ThemeChoice::Dark; }, 2000));
+        palette = openPalette();
+        QVERIFY(palette);
+        QVERIFY(palette->palette().color(QPalette::Base).lightness() < 100);
+        QTest::keyClicks(palette->filterEdit(), QStringLiteral("theme"));
+        // Found by their menu path, above any fuzzy match of a name: System, Light, Dark.
+        QVERIFY(palette->shown().size() >= 3);
+        for (int i = 0; i < 3; ++i)
+            QCOMPARE(palette->shown().at(i).path, QStringLiteral("View \u25B8 Theme"));
+        QTest::qWait(50);
+        QPixmap shot = m_window->grab();
+        {
+            QPainter painter(&shot);
+            painter.drawPixmap(m_window->mapFromGlobal(palette->mapToGlobal(QPoint(0, 0))), palette->grab());
+        }
+        const QString path = QCoreApplication::applicationDirPath() + QStringLiteral("/command-palette-dark.png");
+        QVERIFY(shot.save(path));
+        qInfo("wrote %s", qPrintable(path));
+        QTest::keyClick(palette->filterEdit(), Qt::Key_Escape);
+        ui::applyTheme(ui::ThemeChoice::System);
+        ui::saveThemeChoice(ui::ThemeChoice::System);
     }
 
 private:
