@@ -1,6 +1,7 @@
 #include "detailsdock.h"
 
 #include "timeformat.h"
+#include "timelineedges.h"
 
 #include <QJsonDocument>
 #include <QJsonParseError>
@@ -65,6 +66,12 @@ void DetailsDock::setDocument(DocumentPtr doc)
     refresh();
 }
 
+void DetailsDock::setEventNotes(EventNotesPtr notes)
+{
+    m_notes = std::move(notes);
+    refresh();
+}
+
 QString DetailsDock::html() const
 {
     return m_browser->toHtml();
@@ -86,10 +93,11 @@ void DetailsDock::refresh()
                                 "parent CPU op and the rule that chose it.</p>"));
         return;
     }
-    m_browser->setHtml(m_rangeHtml + detailsHtml(*m_doc, m_selection->current()));
+    const EventNotes *notes = m_notes && m_notes->isOf(m_doc->device()) ? m_notes.get() : nullptr;
+    m_browser->setHtml(m_rangeHtml + detailsHtml(*m_doc, m_selection->current(), notes));
 }
 
-QString DetailsDock::detailsHtml(const TraceDocument &doc, std::uint32_t e)
+QString DetailsDock::detailsHtml(const TraceDocument &doc, std::uint32_t e, const EventNotes *notes)
 {
     const core::DeviceTrace &trace = doc.device();
     const core::DeviceEvent &event = trace.events[e];
@@ -97,6 +105,22 @@ QString DetailsDock::detailsHtml(const TraceDocument &doc, std::uint32_t e)
     const core::LinkSet &links = doc.links();
     QString html;
     html += QStringLiteral("<h3 style='margin-bottom:2px'>%1</h3>").arg(doc.eventName(e).toHtmlEscaped());
+
+    // What the user said about it, first: it is why they come back to this event.
+    if (notes && (notes->isFlagged(e) || notes->hasNote(e) || notes->isAccepted(e))) {
+        html += QStringLiteral("<h4>%1</h4><table cellspacing='0'>").arg(QObject::tr("Your review"));
+        if (auto it = notes->flags.find(e); it != notes->flags.end())
+            html += row(QStringLiteral("<span style='color:#c00'>⚑</span> ") + QObject::tr("Flagged"),
+                        QObject::tr("the link is wrong") +
+                            (it->second.isEmpty() ? QString() : QStringLiteral(" — <i>%1</i>").arg(it->second.toHtmlEscaped())));
+        if (auto it = notes->notes.find(e); it != notes->notes.end())
+            html += row(QStringLiteral("<span style='color:#b08000'>✎</span> ") + QObject::tr("Note"),
+                        QStringLiteral("<i>%1</i>").arg(it->second.toHtmlEscaped()));
+        if (notes->isAccepted(e))
+            html += row(QStringLiteral("<span style='color:#1a9e3a'>✓</span> ") + QObject::tr("Accepted"),
+                        QObject::tr("the link is right"));
+        html += QStringLiteral("</table>");
+    }
 
     // Fields
     html += QStringLiteral("<table cellspacing='0'>");
@@ -213,8 +237,9 @@ QString DetailsDock::detailsHtml(const TraceDocument &doc, std::uint32_t e)
                                      .arg(edgeColor(edge.kind).name(), outgoing ? QStringLiteral("→") : QStringLiteral("←"),
                                           fromView(edgeKindName(edge.kind)));
             QString target = eventLink(doc, outgoing ? edge.to : edge.from);
-            if (edge.provenance != EdgeProvenance::Rule)
-                target += QStringLiteral(" <small>(%1)</small>").arg(edgeProvenanceLabel(edge.provenance));
+            const EdgeProvenance provenance = TimelineEdgeOverlay::drawnProvenance(edge, notes);
+            if (provenance != EdgeProvenance::Rule)
+                target += QStringLiteral(" <small>(%1)</small>").arg(edgeProvenanceLabel(provenance));
             html += row(kind, target);
         }
         if (end - begin > shown)

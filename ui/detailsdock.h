@@ -1,8 +1,10 @@
 #pragma once
 // Details of the selected event: its fields, ids, args (parsed from the raw JSON only when it is
 // selected), the ET node it joins, its nesting parent and children, its link (launch, parent,
-// the rule that chose it and what each policy would choose) and its edges, all as clickable links.
+// the rule that chose it and what each policy would choose) and its edges, all as clickable links;
+// and what the user said about it (flag and its note, note, accepted), from the EventNotes.
 
+#include "eventnotes.h"
 #include "eventselection.h"
 #include "tracedocument.h"
 
@@ -18,20 +20,23 @@ public:
     explicit DetailsDock(EventSelection *selection, QWidget *parent = nullptr);
 
     void setDocument(DocumentPtr doc);
+    // The user's flags and notes (ignored when they are of another trace than the document's).
+    void setEventNotes(EventNotesPtr notes);
     // A time-range summary shown above the event's details; empty removes it.
     void setTimeRangeHtml(const QString &html);
     // The HTML currently shown (tests read it).
     QString html() const;
     QTextBrowser *browser() const { return m_browser; }
 
-    // Builds the details HTML for `event` (exposed for tests). Links are "event:N".
-    static QString detailsHtml(const TraceDocument &doc, std::uint32_t event);
+    // Builds the details HTML for `event` (exposed for tests). Links are "event:N". `notes` may be null.
+    static QString detailsHtml(const TraceDocument &doc, std::uint32_t event, const EventNotes *notes = nullptr);
 
 private:
     void refresh();
 
     EventSelection *m_selection;
     DocumentPtr m_doc;
+    EventNotesPtr m_notes;
     QString m_rangeHtml;
     QTextBrowser *m_browser;
 };

@@ -110,7 +110,8 @@ QString edgeProvenanceLabel(EdgeProvenance provenance)
     case EdgeProvenance::Rule: return QCoreApplication::translate("EdgeProvenance", "Policy rule");
     case EdgeProvenance::Fallback: return QCoreApplication::translate("EdgeProvenance", "Fallback rule");
     case EdgeProvenance::Manual: return QCoreApplication::translate("EdgeProvenance", "Corrected by user");
-    case EdgeProvenance::Flagged: return QCoreApplication::translate("EdgeProvenance", "Flagged");
+    case EdgeProvenance::HasFinding: return QCoreApplication::translate("EdgeProvenance", "Has finding");
+    case EdgeProvenance::Flagged: return QCoreApplication::translate("EdgeProvenance", "Flagged by you");
     }
     return {};
 }
@@ -130,9 +131,14 @@ QPen edgePen(core::EdgeKind kind, EdgeProvenance provenance, bool focused)
         color = QColor(0xd0, 0x1c, 0x8b); // magenta accent: a human decided this
         width = 2.4;
         break;
+    case EdgeProvenance::HasFinding:
+        color = QColor(0xc8, 0x8a, 0x00); // amber: the linker or a check raised something
+        width = 2.2;
+        style = Qt::DotLine;
+        break;
     case EdgeProvenance::Flagged:
-        color = QColor(0xe0, 0x10, 0x10);
-        width = 2.0;
+        color = QColor(0xe0, 0x10, 0x10); // red: a human said it is wrong
+        width = 2.4;
         style = Qt::DashDotLine;
         break;
     }
@@ -140,6 +146,41 @@ QPen edgePen(core::EdgeKind kind, EdgeProvenance provenance, bool focused)
         width += 1.4;
     QPen pen(color, width, style, Qt::RoundCap, Qt::RoundJoin);
     return pen;
+}
+
+QString eventMarkerLabel(EventMarker marker)
+{
+    switch (marker) {
+    case EventMarker::Flag: return QCoreApplication::translate("EventMarker", "Flag");
+    case EventMarker::Note: return QCoreApplication::translate("EventMarker", "Note");
+    }
+    return {};
+}
+
+void drawEventMarker(QPainter &painter, const QRectF &box, EventMarker marker)
+{
+    painter.save();
+    const QPointF o = box.topLeft();
+    if (marker == EventMarker::Flag) {
+        // A pole and a red pennant.
+        painter.setPen(QPen(QColor(0x30, 0x30, 0x30), 1.2));
+        painter.drawLine(o + QPointF(1.5, 0.5), o + QPointF(1.5, kMarkerHeight - 0.5));
+        QPolygonF pennant;
+        pennant << o + QPointF(2, 0.5) << o + QPointF(kMarkerWidth - 0.5, 3.5) << o + QPointF(2, 7);
+        painter.setPen(QPen(QColor(0x80, 0x00, 0x00), 0.8));
+        painter.setBrush(QColor(0xe0, 0x10, 0x10));
+        painter.drawPolygon(pennant);
+    } else {
+        // A yellow note with two lines of "text".
+        const QRectF paper(o + QPointF(0.5, 1.5), QSizeF(kMarkerWidth - 1, kMarkerHeight - 3));
+        painter.setPen(QPen(QColor(0x7a, 0x5c, 0x00), 0.8));
+        painter.setBrush(QColor(0xff, 0xd8, 0x40));
+        painter.drawRect(paper);
+        painter.setPen(QPen(QColor(0x7a, 0x5c, 0x00), 0.8));
+        for (double y : {4.5, 7.0})
+            painter.drawLine(o + QPointF(2.5, y), o + QPointF(kMarkerWidth - 2.5, y));
+    }
+    painter.restore();
 }
 
 QColor selectionColor() { return QColor(0xff, 0xd4, 0x00); }

@@ -6,6 +6,7 @@
 #include "model/devicetrace.h"
 
 #include <QColor>
+#include <QPainter>
 #include <QPen>
 #include <QString>
 
@@ -37,8 +38,9 @@ QString eventStyleName(EventStyle style);
 enum class EdgeProvenance : std::uint8_t {
     Rule,     // chosen by the run's policy rule or an exact id match
     Fallback, // a weaker rule than the policy's own (latest-starting, flow/External id launch match)
-    Manual,   // corrected by the user (ParentRule::Manual)
-    Flagged,  // the target has a finding
+    Manual,     // corrected by the user (ParentRule::Manual)
+    HasFinding, // the target has a finding (warning or error) the user has not flagged
+    Flagged,    // the user flagged the target's link as wrong (EventNotes; drawn over the others)
 };
 inline constexpr int kEdgeProvenanceCount = static_cast<int>(EdgeProvenance::Flagged) + 1;
 
@@ -48,6 +50,15 @@ QString edgeKindShortLabel(core::EdgeKind kind); // toolbar text: "Parent", "Lau
 QString edgeProvenanceLabel(EdgeProvenance provenance);
 // The pen for an edge; `focused` edges (the one `[`/`]` follows) are drawn thicker.
 QPen edgePen(core::EdgeKind kind, EdgeProvenance provenance, bool focused);
+
+// The markers drawn on an event the user flagged or wrote a note on (timeline and legend).
+enum class EventMarker : std::uint8_t { Flag, Note };
+inline constexpr int kEventMarkerCount = 2;
+inline constexpr int kMarkerWidth = 10;
+inline constexpr int kMarkerHeight = 12;
+QString eventMarkerLabel(EventMarker marker);
+// Draws the marker in `box` (kMarkerWidth × kMarkerHeight; antialiased by the caller if wanted).
+void drawEventMarker(QPainter &painter, const QRectF &box, EventMarker marker);
 
 // Accent colours used for overlays.
 QColor selectionColor();

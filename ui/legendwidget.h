@@ -1,5 +1,6 @@
 #pragma once
-// The colour legend: one swatch per event kind, then the edge provenance line styles.
+// The colour legend: one swatch per event kind; below them the edge provenance line styles (policy
+// rule, fallback, corrected by user, has finding, flagged by you) and the flag and note markers.
 
 #include <QWidget>
 

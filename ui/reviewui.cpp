@@ -1,6 +1,7 @@
 #include "reviewui.h"
 
 #include "correctioncontroller.h"
+#include "detailsdock.h"
 #include "editsdock.h"
 #include "exportdialog.h"
 #include "eventselection.h"
@@ -99,6 +100,16 @@ ReviewUi::ReviewUi(MainWindow *window)
     });
     connect(window->selection(), &EventSelection::changed, this, &ReviewUi::updateActions);
     connect(m_controller, &CorrectionController::changed, this, &ReviewUi::updateActions);
+    // Flags and notes on the timeline and in Details, after every edit (and a new trace's sidecar).
+    connect(m_controller, &CorrectionController::changed, this, [this] {
+        const core::CorrectionSession *session = m_controller->session();
+        const DocumentPtr &linked = m_controller->linkedDocument();
+        EventNotesPtr notes;
+        if (session && session->attached() && linked)
+            notes = EventNotes::fromReview(session->editor().review(), linked->deviceShared());
+        m_window->timeline()->setEventNotes(notes);
+        m_window->detailsDock()->setEventNotes(notes);
+    });
     connect(m_controller, &CorrectionController::sidecarChanged, this, &ReviewUi::updateActions);
     // A relink says what changed in a notice above the timeline, never in a dialog.
     connect(m_controller, &CorrectionController::linksChanged, this,

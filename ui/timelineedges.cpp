@@ -144,8 +144,24 @@ void TimelineEdgeOverlay::collect(std::vector<std::uint32_t> &out, const TraceDo
     out.erase(std::unique(out.begin(), out.end()), out.end());
 }
 
+EdgeProvenance TimelineEdgeOverlay::drawnProvenance(const DrawEdge &edge, const EventNotes *notes)
+{
+    if (notes && edge.kind == core::EdgeKind::Parent && notes->isFlagged(edge.to))
+        return EdgeProvenance::Flagged;
+    return edge.provenance;
+}
+
+const TimelineEdgeOverlay::PaintedEdge *TimelineEdgeOverlay::paintedEdge(std::uint32_t edge) const
+{
+    for (const PaintedEdge &painted : m_painted)
+        if (painted.edge == edge)
+            return &painted;
+    return nullptr;
+}
+
 void TimelineEdgeOverlay::paint(QPainter &painter, const TraceDocument &doc, const TimelineLayout &layout, std::uint32_t selected,
-                                const QRect &content, core::Nanos start, double nanosPerPixel, int verticalOffset)
+                                const QRect &content, core::Nanos start, double nanosPerPixel, int verticalOffset,
+                                const EventNotes *notes)
 {
     m_painted.clear();
     std::vector<std::uint32_t> ids;
@@ -203,13 +219,21 @@ void TimelineEdgeOverlay::paint(QPainter &painter, const TraceDocument &doc, con
             || (p0.y() < content.top() && p1.y() < content.top()) || (p0.y() > content.bottom() && p1.y() > content.bottom()))
             continue;
         const bool focused = id == m_focused;
+        const bool folded = !fromAnchor.exact || !toAnchor.exact;
         QPainterPath path(p0);
         const QPointF c0(p0.x() + kBezierOffset, p0.y());
         const QPointF c1(p1.x() - kBezierOffset, p1.y());
         path.cubicTo(c0, c1, p1);
-        QPen pen = edgePen(edge.kind, edge.provenance, focused);
+        QPen pen = edgePen(edge.kind, drawnProvenance(edge, notes), focused);
         if (id == m_hovered)
             pen.setWidthF(pen.widthF() + 1.5);
+        if (folded) {
+            // An end is folded into a collapsed or hidden lane or group: dimmed, so the user sees
+            // that it does not end on the event itself.
+            QColor color = pen.color();
+            color.setAlpha(kFoldedAlpha);
+            pen.setColor(color);
+        }
         if (!drawHalo && !focused && id != m_hovered) {
             pen.setWidth(1); // cosmetic 1-px lines take the rasterizer's fast path
             pen.setCosmetic(true);
@@ -225,10 +249,23 @@ void TimelineEdgeOverlay::paint(QPainter &painter, const TraceDocument &doc, con
         painter.drawPath(path);
         painter.setPen(Qt::NoPen);
         painter.setBrush(pen.color());
-        if (!drawHalo && !focused) {
+        // A folded end: a ring on the stand-in row (the lane's row, the group's header, or the line
+        // where a hidden group would be), drawn even among many edges (there are few of them).
+        auto ring = [&](const QPointF &at) {
+            painter.save();
+            painter.setBrush(palette::current().background);
+            painter.setPen(QPen(pen.color(), 1.5));
+            painter.drawEllipse(at, 3.5, 3.5);
+            painter.restore();
+        };
+        if (!fromAnchor.exact)
+            ring(p0);
+        if (!toAnchor.exact) {
+            ring(p1);
+        } else if (!drawHalo && !focused) {
             // Many edges: no heads (they would merge into blots); the curve's direction is the
             // same left-to-right convention throughout.
-        } else if (toAnchor.exact) {
+        } else {
             // The head follows the curve's final tangent (c1 → p1), which is horizontal.
             const QPointF dir = p1 - c1;
             const double len = std::hypot(dir.x(), dir.y());
@@ -238,10 +275,8 @@ void TimelineEdgeOverlay::paint(QPainter &painter, const TraceDocument &doc, con
             QPolygonF head;
             head << p1 << p1 - u * size * 1.6 + n * size * 0.7 << p1 - u * size * 1.6 - n * size * 0.7;
             painter.drawPolygon(head);
-        } else {
-            painter.drawEllipse(p1, 3.0, 3.0); // the target's row is collapsed
         }
-        m_painted.push_back({id, p0, p1, toAnchor.exact});
+        m_painted.push_back({id, p0, p1, toAnchor.exact, fromAnchor.exact, toAnchor.hiddenGroup, fromAnchor.hiddenGroup});
     }
     painter.restore();
 }

@@ -2,7 +2,11 @@
 // The dependency edges drawn over the timeline's events: which edges are shown (the selection's own
 // edges and, for a CPU op, the parent edges of the ops nested in it; optionally every edge with an
 // end in view, capped and sampled), the edge-kind filter, the focused edge, and the curves themselves.
+// An end in a collapsed or hidden lane or group is folded onto its stand-in (the lane's shown row,
+// the group's header, or the line where a hidden group would be): the curve is drawn dimmed and
+// ends in a ring there instead of vanishing.
 
+#include "eventnotes.h"
 #include "timelinelayout.h"
 #include "tracedocument.h"
 
@@ -26,8 +30,14 @@ public:
         std::uint32_t edge = core::kNoIndex; // TraceDocument::edges() id
         QPointF from;                        // widget coordinates
         QPointF to;
-        bool toExact = true; // false: the target's row is collapsed (drawn as a dot)
+        bool toExact = true;   // false: the target's row is folded away (collapsed or hidden; drawn dimmed, a ring)
+        bool fromExact = true; // the same for the source
+        bool toHiddenGroup = false;   // the target's whole group is hidden (its end is on the line where it would be)
+        bool fromHiddenGroup = false;
+        bool folded() const { return !toExact || !fromExact; }
     };
+    // Folded edges are drawn with this alpha (of 255).
+    static constexpr int kFoldedAlpha = 130;
 
     TimelineEdgeOverlay() { m_kinds.set(); }
 
@@ -44,9 +54,16 @@ public:
     std::vector<std::uint32_t> edgesOf(const TraceDocument &doc, std::uint32_t selected, bool incoming) const;
 
     // Paints the edges for a view of [start, start + nanosPerPixel · content.width()) and remembers them.
-    // `selected` is the selected event or kNoIndex.
+    // `selected` is the selected event or kNoIndex; `notes` (may be null) turns the parent edge of a
+    // GPU op the user flagged into the "Flagged" style.
     void paint(QPainter &painter, const TraceDocument &doc, const TimelineLayout &layout, std::uint32_t selected,
-               const QRect &content, core::Nanos start, double nanosPerPixel, int verticalOffset);
+               const QRect &content, core::Nanos start, double nanosPerPixel, int verticalOffset,
+               const EventNotes *notes = nullptr);
+    // The provenance an edge is drawn with: the document's, or Flagged for a parent edge into a GPU
+    // op the user flagged.
+    static EdgeProvenance drawnProvenance(const DrawEdge &edge, const EventNotes *notes);
+    // The last paint's record of edge `edge`, or null when it was not drawn.
+    const PaintedEdge *paintedEdge(std::uint32_t edge) const;
     void clearPainted() { m_painted.clear(); }
 
     const std::vector<PaintedEdge> &painted() const { return m_painted; }

@@ -87,7 +87,8 @@ QList<std::pair<QString, QString>> TimelineInput::mouseGestures()
         {tr("Shift+drag"), tr("on the lanes or the ruler: select a time range")},
         {tr("Drag in the overview"), tr("move the view")},
         {tr("Click a lane header"), tr("collapse or expand the lane or group")},
-        {tr("Right-click a lane header"), tr("hide lanes, groups or Python rows; GPU streams first")},
+        {tr("Drag a lane header"), tr("move the lane among its group's lanes, or the group among the groups")},
+        {tr("Right-click a lane header"), tr("hide or move lanes and groups, hide Python rows; GPU streams first")},
         {tr("Drag the header column's edge"), tr("resize the header column")},
     };
 }
@@ -186,7 +187,10 @@ void TimelineInput::mousePress(QMouseEvent *event)
     }
     const QRect content = m_view.contentRect();
     if (pos.x() < m_view.headerWidth() && pos.y() >= content.top()) {
-        m_view.toggleHeaderAt(pos);
+        // Decided on the move or the release: a drag moves the lane or group, a click toggles it.
+        m_headerPressed = true;
+        m_headerRow = m_view.headerRowAt(pos);
+        m_pressPos = pos;
         return;
     }
     if ((event->modifiers() & Qt::ShiftModifier) && pos.x() >= content.left() && pos.y() >= TimelineView::kOverviewHeight) {
@@ -215,6 +219,21 @@ void TimelineInput::mouseMove(QMouseEvent *event)
     }
     if (m_overviewDrag) {
         m_view.centreOn(TimelineOverview::timeAt(*doc, pos.x(), m_view.width(), m_view.headerWidth()));
+        return;
+    }
+    if (m_headerPressed) {
+        if (!m_view.m_headerDrag.active && std::abs(pos.y() - m_pressPos.y()) <= kHeaderDragThreshold)
+            return;
+        const QRect content = m_view.contentRect();
+        m_view.m_headerDrag = m_view.headerDropAt(m_headerRow, pos.y() - content.top() + m_view.verticalOffset());
+        if (m_view.m_headerDrag.active)
+            m_view.setCursor(Qt::DragMoveCursor);
+        // Near the top or bottom edge the lanes scroll, so a lane can go anywhere.
+        if (pos.y() < content.top() + 12)
+            m_view.setVerticalOffset(m_view.verticalOffset() - TimelineLayout::kRowHeight);
+        else if (pos.y() > content.bottom() - 12)
+            m_view.setVerticalOffset(m_view.verticalOffset() + TimelineLayout::kRowHeight);
+        m_view.update();
         return;
     }
     if (m_rangeDragging) {
@@ -258,6 +277,20 @@ void TimelineInput::mouseRelease(QMouseEvent *event)
     }
     if (m_overviewDrag) {
         m_overviewDrag = false;
+        return;
+    }
+    if (m_headerPressed) {
+        m_headerPressed = false;
+        const TimelineView::HeaderDrag drag = m_view.m_headerDrag;
+        m_view.m_headerDrag = TimelineView::HeaderDrag();
+        m_view.unsetCursor();
+        m_view.update();
+        if (!drag.active)
+            m_view.toggleHeaderAt(m_pressPos);
+        else if (drag.isGroup)
+            m_view.moveGroup(drag.group, drag.position);
+        else
+            m_view.moveLane(drag.lane, drag.position);
         return;
     }
     if (m_rangeDragging) {

@@ -1,7 +1,7 @@
 #pragma once
 // The timeline's input: mouse gestures (drag pans, click selects, Shift+drag selects a time range,
-// drag in the overview moves the view, the header column collapses lanes, the wheel zooms, pans and
-// scrolls) and the keyboard. Every key binding is a QAction defined once, in timelineinput.cpp; the
+// drag in the overview moves the view, a click in the header column collapses lanes and a drag there
+// moves a lane or group, the wheel zooms, pans and scrolls) and the keyboard. Every key binding is a QAction defined once, in timelineinput.cpp; the
 // view dispatches its key presses to them, and the shortcut sheet (F1) is generated from them and
 // from mouseGestures().
 
@@ -91,6 +91,9 @@ private:
     bool m_panning = false;
     bool m_overviewDrag = false;
     bool m_headerResize = false;
+    bool m_headerPressed = false; // pressed on a lane header: a click toggles it, a drag moves it
+    int m_headerRow = -1;         // the layout row pressed (a sticky label's lane or group)
+    static constexpr int kHeaderDragThreshold = 6;
     static constexpr int kHeaderGrip = 3; // pixels either side of the header column's edge
     core::Nanos m_pressViewStart = 0;
     int m_pressVerticalOffset = 0;

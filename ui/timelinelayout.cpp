@@ -1,6 +1,7 @@
 #include "timelinelayout.h"
 
 #include <QCoreApplication>
+#include <QHash>
 
 #include <algorithm>
 #include <map>
@@ -36,8 +37,9 @@ QString groupLabel(const core::TraceIndex &index, const core::DeviceTrace &trace
 
 } // namespace
 
-void TimelineLayout::setDocument(const TraceDocument *doc)
+void TimelineLayout::setDocument(const TraceDocument *doc, bool keepArrangement)
 {
+    const bool sameLanes = keepArrangement && doc && m_doc && doc->laneRows().size() == m_groupOfLane.size();
     m_doc = doc;
     m_pythonComputed = false;
     m_pythonOnly.clear();
@@ -45,6 +47,13 @@ void TimelineLayout::setDocument(const TraceDocument *doc)
     if (doc) {
         for (const LaneRows &rows : doc->laneRows())
             m_depthBegin.push_back(m_depthBegin.back() + static_cast<std::uint32_t>(std::max(1, rows.rowCount())));
+    }
+    if (sameLanes) {
+        // A relink or a correction: the same lanes; the user's groups, order and flags stay.
+        if (m_hidePython)
+            computePythonRows();
+        relayout();
+        return;
     }
     buildGroups();
     m_groupCollapsed.assign(m_groups.size(), false);
@@ -74,8 +83,12 @@ void TimelineLayout::buildGroups()
         const bool gpu = lane.kind == core::LaneKind::GpuStream;
         const core::TraceId key = gpu && lane.device >= 0 ? core::TraceId{lane.device, false} : lane.key.pid;
         auto [it, inserted] = groupOfKey.try_emplace({gpu, key}, static_cast<int>(groups.size()));
-        if (inserted)
-            groups.push_back({groupLabel(index, trace, lane, gpu), gpu, {}});
+        if (inserted) {
+            const QString stableKey = gpu && lane.device >= 0
+                ? QStringLiteral("gpu:%1").arg(lane.device)
+                : (gpu ? QStringLiteral("gpu:pid:") : QStringLiteral("pid:")) + fromStd(trace.idText(lane.key.pid));
+            groups.push_back({groupLabel(index, trace, lane, gpu), stableKey, gpu, static_cast<int>(groups.size()), {}});
+        }
         groups[it->second].lanes.push_back(l);
         groupOfLane[l] = it->second;
     }
@@ -184,18 +197,193 @@ void TimelineLayout::setGpuFirst(bool gpuFirst)
 {
     if (m_gpuFirst == gpuFirst)
         return;
-    // Flags follow their groups: remember them by the first lane of each group.
-    std::vector<std::pair<bool, bool>> flagsOfLane(m_groupOfLane.size());
-    for (std::size_t l = 0; l < m_groupOfLane.size(); ++l)
-        flagsOfLane[l] = {m_groupCollapsed[m_groupOfLane[l]], m_groupHidden[m_groupOfLane[l]]};
     m_gpuFirst = gpuFirst;
-    buildGroups();
-    for (std::size_t g = 0; g < m_groups.size(); ++g) {
-        const std::uint32_t lane = m_groups[g].lanes.front();
-        m_groupCollapsed[g] = flagsOfLane[lane].first;
-        m_groupHidden[g] = flagsOfLane[lane].second;
+    reorderGroups(defaultGroupOrder()); // flags move with their groups; lanes keep their order
+}
+
+std::vector<int> TimelineLayout::defaultGroupOrder() const
+{
+    std::vector<int> order(m_groups.size());
+    for (std::size_t g = 0; g < order.size(); ++g)
+        order[g] = static_cast<int>(g);
+    std::sort(order.begin(), order.end(), [&](int a, int b) {
+        const TimelineGroup &ga = m_groups[a], &gb = m_groups[b];
+        if (m_gpuFirst && ga.gpu != gb.gpu)
+            return ga.gpu;
+        return ga.natural < gb.natural;
+    });
+    return order;
+}
+
+void TimelineLayout::reorderGroups(const std::vector<int> &order)
+{
+    std::vector<TimelineGroup> groups;
+    std::vector<bool> collapsed, hidden;
+    std::vector<int> newIndex(m_groups.size());
+    groups.reserve(order.size());
+    for (std::size_t g = 0; g < order.size(); ++g) {
+        newIndex[order[g]] = static_cast<int>(g);
+        groups.push_back(std::move(m_groups[order[g]]));
+        collapsed.push_back(m_groupCollapsed[order[g]]);
+        hidden.push_back(m_groupHidden[order[g]]);
     }
+    m_groups = std::move(groups);
+    m_groupCollapsed = std::move(collapsed);
+    m_groupHidden = std::move(hidden);
+    for (int &group : m_groupOfLane)
+        group = newIndex[group];
     relayout();
+}
+
+bool TimelineLayout::moveGroup(int group, int position)
+{
+    const int count = static_cast<int>(m_groups.size());
+    if (group < 0 || group >= count)
+        return false;
+    position = std::clamp(position, 0, count - 1);
+    if (position == group)
+        return false;
+    std::vector<int> order(m_groups.size());
+    for (int g = 0; g < count; ++g)
+        order[g] = g;
+    order.erase(order.begin() + group);
+    order.insert(order.begin() + position, group);
+    reorderGroups(order);
+    return true;
+}
+
+int TimelineLayout::shownNeighbourGroup(int group, int delta) const
+{
+    if (group < 0 || group >= static_cast<int>(m_groups.size()) || delta == 0)
+        return -1;
+    const int step = delta < 0 ? -1 : 1;
+    for (int g = group + step; g >= 0 && g < static_cast<int>(m_groups.size()); g += step)
+        if (!m_groupHidden[g])
+            return g;
+    return -1;
+}
+
+int TimelineLayout::shownNeighbourLane(std::uint32_t lane, int delta) const
+{
+    if (lane >= m_groupOfLane.size() || delta == 0)
+        return -1;
+    const std::vector<std::uint32_t> &lanes = m_groups[m_groupOfLane[lane]].lanes;
+    const int step = delta < 0 ? -1 : 1;
+    for (int p = lanePosition(lane) + step; p >= 0 && p < static_cast<int>(lanes.size()); p += step)
+        if (!m_laneHidden[lanes[p]])
+            return p;
+    return -1;
+}
+
+bool TimelineLayout::moveGroupBy(int group, int delta)
+{
+    const int to = shownNeighbourGroup(group, delta);
+    return to >= 0 && moveGroup(group, to);
+}
+
+bool TimelineLayout::moveLaneBy(std::uint32_t lane, int delta)
+{
+    const int to = shownNeighbourLane(lane, delta);
+    return to >= 0 && moveLane(lane, to);
+}
+
+int TimelineLayout::lanePosition(std::uint32_t lane) const
+{
+    const std::vector<std::uint32_t> &lanes = m_groups.at(m_groupOfLane.at(lane)).lanes;
+    return static_cast<int>(std::find(lanes.begin(), lanes.end(), lane) - lanes.begin());
+}
+
+bool TimelineLayout::moveLane(std::uint32_t lane, int position)
+{
+    if (lane >= m_groupOfLane.size())
+        return false;
+    std::vector<std::uint32_t> &lanes = m_groups[m_groupOfLane[lane]].lanes;
+    const int from = lanePosition(lane);
+    position = std::clamp(position, 0, static_cast<int>(lanes.size()) - 1);
+    if (position == from)
+        return false;
+    lanes.erase(lanes.begin() + from);
+    lanes.insert(lanes.begin() + position, lane);
+    relayout();
+    return true;
+}
+
+bool TimelineLayout::hasCustomOrder() const
+{
+    const std::vector<int> order = defaultGroupOrder();
+    for (std::size_t g = 0; g < order.size(); ++g)
+        if (order[g] != static_cast<int>(g) || !std::is_sorted(m_groups[g].lanes.begin(), m_groups[g].lanes.end()))
+            return true;
+    return false;
+}
+
+void TimelineLayout::resetOrder()
+{
+    for (TimelineGroup &group : m_groups)
+        std::sort(group.lanes.begin(), group.lanes.end());
+    reorderGroups(defaultGroupOrder());
+}
+
+QString TimelineLayout::laneKey(std::uint32_t lane) const
+{
+    if (!m_doc || lane >= m_doc->index().lanes.size())
+        return {};
+    const core::Lane &l = m_doc->index().lanes[lane];
+    const core::DeviceTrace &trace = m_doc->device();
+    return (l.kind == core::LaneKind::GpuStream ? QStringLiteral("gpu:") : QStringLiteral("cpu:"))
+        + fromStd(trace.idText(l.key.pid)) + QLatin1Char('/') + fromStd(trace.idText(l.key.tid));
+}
+
+QStringList TimelineLayout::groupOrder() const
+{
+    QStringList keys;
+    for (const TimelineGroup &group : m_groups)
+        keys << group.key;
+    return keys;
+}
+
+QStringList TimelineLayout::laneOrder() const
+{
+    QStringList keys;
+    for (const TimelineGroup &group : m_groups)
+        for (std::uint32_t lane : group.lanes)
+            keys << laneKey(lane);
+    return keys;
+}
+
+namespace {
+
+// The saved order merged into the default one: the items the saved list names take the places
+// those items have by default, in the saved order; the others stay where the default puts them.
+template <typename T, typename KeyOf>
+std::vector<T> mergeOrder(const std::vector<T> &defaults, const QStringList &saved, KeyOf keyOf)
+{
+    QHash<QString, int> rank;
+    for (int i = 0; i < saved.size(); ++i)
+        rank.insert(saved[i], i);
+    std::vector<T> listed;
+    for (const T &item : defaults)
+        if (rank.contains(keyOf(item)))
+            listed.push_back(item);
+    std::stable_sort(listed.begin(), listed.end(), [&](const T &a, const T &b) { return rank[keyOf(a)] < rank[keyOf(b)]; });
+    std::vector<T> out;
+    out.reserve(defaults.size());
+    std::size_t next = 0;
+    for (const T &item : defaults)
+        out.push_back(rank.contains(keyOf(item)) ? listed[next++] : item);
+    return out;
+}
+
+} // namespace
+
+void TimelineLayout::applyOrder(const QStringList &groupKeys, const QStringList &laneKeys)
+{
+    for (TimelineGroup &group : m_groups) {
+        std::sort(group.lanes.begin(), group.lanes.end());
+        if (!laneKeys.isEmpty())
+            group.lanes = mergeOrder(group.lanes, laneKeys, [&](std::uint32_t lane) { return laneKey(lane); });
+    }
+    reorderGroups(mergeOrder(defaultGroupOrder(), groupKeys, [&](int g) { return m_groups[g].key; }));
 }
 
 int TimelineLayout::rowOfDepth(std::uint32_t lane, int depth) const
@@ -213,14 +401,19 @@ void TimelineLayout::relayout()
     m_shownRows.assign(m_groupOfLane.size(), 0);
     m_laneFirstRow.assign(m_groupOfLane.size(), -1);
     m_groupHeaderRow.assign(m_groups.size(), -1);
+    m_laneBottom.assign(m_groupOfLane.size(), -1);
+    m_groupBottom.assign(m_groups.size(), -1);
+    m_groupTop.assign(m_groups.size(), 0);
     m_rowOfDepth.assign(m_depthBegin.empty() ? 0 : m_depthBegin.back(), -1);
     int y = 0;
     for (int g = 0; g < static_cast<int>(m_groups.size()); ++g) {
+        m_groupTop[g] = y;
         if (m_groupHidden[g])
             continue;
         m_groupHeaderRow[g] = static_cast<int>(m_rows.size());
         m_rows.push_back({LayoutRow::Kind::GroupHeader, g, core::kNoIndex, 0, y, kGroupHeaderHeight});
         y += kGroupHeaderHeight;
+        m_groupBottom[g] = y;
         if (m_groupCollapsed[g])
             continue;
         for (std::uint32_t lane : m_groups[g].lanes) {
@@ -241,9 +434,12 @@ void TimelineLayout::relayout()
                 ++shown;
             }
             m_shownRows[lane] = shown;
-            if (shown > 0)
+            if (shown > 0) {
+                m_laneBottom[lane] = y;
                 y += kLaneGap;
+            }
         }
+        m_groupBottom[g] = y;
     }
     m_totalHeight = y;
 }
@@ -268,9 +464,15 @@ TimelineLayout::Anchor TimelineLayout::anchorOf(std::uint32_t lane, int depth) c
     Anchor anchor;
     if (lane >= m_groupOfLane.size())
         return anchor;
-    const int header = m_groupHeaderRow[m_groupOfLane[lane]];
-    if (header < 0)
-        return anchor; // the group is hidden
+    const int group = m_groupOfLane[lane];
+    const int header = m_groupHeaderRow[group];
+    if (header < 0) {
+        // The group is hidden: the line where it would be.
+        anchor.valid = !m_rows.empty();
+        anchor.hiddenGroup = true;
+        anchor.y = std::min(m_groupTop[group], std::max(0, m_totalHeight - 1));
+        return anchor;
+    }
     anchor.valid = true;
     int row = rowOfDepth(lane, depth);
     anchor.exact = row >= 0;

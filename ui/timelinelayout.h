@@ -4,12 +4,15 @@
 //
 // What the user chose to see: GPU groups first (the default: on a with_stack trace the GPU streams
 // would otherwise sit below screens of Python frames), groups and lanes collapsed (a header, or one
-// row) or hidden (no row at all), and "hide Python rows": rows of a lane that hold python_function
-// events only are left out. Flags are kept per group and lane index of the document.
+// row) or hidden (no row at all), "hide Python rows": rows of a lane that hold python_function
+// events only are left out, and the order of the groups and of the lanes in each group (moved by
+// the user; named by stable keys, see groupKey() / laneKey(), so that a saved order survives a
+// reload and ignores lanes that are gone). Flags are kept per group and lane index of the document.
 
 #include "tracedocument.h"
 
 #include <QString>
+#include <QStringList>
 
 #include <cstdint>
 #include <vector>
@@ -18,8 +21,10 @@ namespace linkscope::ui {
 
 struct TimelineGroup {
     QString label;
+    QString key;                      // stable: "gpu:DEVICE" or "pid:PID" (as in the file)
     bool gpu = false;
-    std::vector<std::uint32_t> lanes; // TraceIndex lane indices, in index order
+    int natural = 0;                  // its place in the index's lane order (the default order's tie-break)
+    std::vector<std::uint32_t> lanes; // TraceIndex lane indices, in display order (index order by default)
 };
 
 struct LayoutRow {
@@ -39,8 +44,10 @@ public:
     static constexpr int kLaneGap = 4;
 
     // Groups the document's lanes (GPU groups first unless setGpuFirst(false)); every lane and group
-    // shown and expanded.
-    void setDocument(const TraceDocument *doc);
+    // shown and expanded, in the default order. With `keepArrangement` and a document with the same
+    // lanes (a relink or a correction of the same device trace), the groups, their order and every
+    // flag stay as they are.
+    void setDocument(const TraceDocument *doc, bool keepArrangement = false);
     void setGroupCollapsed(int group, bool collapsed);
     void setLaneCollapsed(std::uint32_t lane, bool collapsed);
     bool isGroupCollapsed(int group) const { return m_groupCollapsed.at(group); }
@@ -58,9 +65,38 @@ public:
     bool hidePythonRows() const { return m_hidePython; }
     // Rows that hold python_function events only (what setHidePythonRows(true) leaves out), over all lanes.
     int pythonOnlyRowCount() const;
-    // GPU groups above CPU groups; changes the group indices (flags move with their groups).
+    // GPU groups above CPU groups; changes the group indices (flags move with their groups). The
+    // groups go back to the default order (a moved group's place is forgotten; lanes keep theirs).
     void setGpuFirst(bool gpuFirst);
     bool gpuFirst() const { return m_gpuFirst; }
+
+    // --- Order ---
+    // Moves group `group` to display position `position` (0 = top; clamped), or lane `lane` to
+    // `position` among its group's lanes. Group indices change (flags move with their groups); lane
+    // indices do not. Return false when nothing moved.
+    bool moveGroup(int group, int position);
+    bool moveLane(std::uint32_t lane, int position);
+    // Moves past the next shown group or lane above (delta < 0) or below (the menu's Move up /
+    // Move down): hidden ones in between are stepped over. False at the end.
+    bool moveGroupBy(int group, int delta);
+    bool moveLaneBy(std::uint32_t lane, int delta);
+    // Whether moveGroupBy / moveLaneBy would move it.
+    bool canMoveGroupBy(int group, int delta) const { return shownNeighbourGroup(group, delta) >= 0; }
+    bool canMoveLaneBy(std::uint32_t lane, int delta) const { return shownNeighbourLane(lane, delta) >= 0; }
+    // Where a lane is among its group's lanes (display order).
+    int lanePosition(std::uint32_t lane) const;
+    // True when a group or a lane is not where the default order puts it.
+    bool hasCustomOrder() const;
+    void resetOrder(); // the default order (GPU groups first if gpuFirst())
+    // Stable names (the file's pid/tid, device/stream; not indices) for saving the order.
+    const QString &groupKey(int group) const { return m_groups.at(group).key; }
+    QString laneKey(std::uint32_t lane) const;
+    // The display order as keys: every group's key; every lane's "groupKey/laneKey".
+    QStringList groupOrder() const;
+    QStringList laneOrder() const;
+    // Applies a saved order. Keys of groups or lanes that no longer exist are ignored; those not
+    // listed keep their default places, and the listed ones fill the other places in the saved order.
+    void applyOrder(const QStringList &groupKeys, const QStringList &laneKeys);
 
     const std::vector<TimelineGroup> &groups() const { return m_groups; }
     const std::vector<LayoutRow> &rows() const { return m_rows; }
@@ -73,17 +109,24 @@ public:
     int headerRowOfGroup(int group) const { return m_groupHeaderRow.at(group); }
     // Index in rows() of the row showing depth `depth` of `lane`, or -1 when that row is not shown.
     int rowOfDepth(std::uint32_t lane, int depth) const;
+    // Content y just below the last shown row of a lane, or of a group (its last lane's gap
+    // included); -1 when not shown. The sticky labels stop there.
+    int laneBottom(std::uint32_t lane) const { return m_laneBottom.at(lane); }
+    int groupBottom(int group) const { return m_groupBottom.at(group); }
 
     // Index in rows() of the row at content y, or -1.
     int rowAt(int y) const;
 
     // Where an event at (lane, depth) is drawn: the row's vertical middle, and whether that row is
     // the event's own (false: a stand-in — the lane's nearest shown row above, or the group's header
-    // when the lane is collapsed away or hidden). Not valid when the group is hidden.
+    // when the lane is collapsed away or hidden). A hidden group has no row: its stand-in is the
+    // line where it would be (between the shown groups around it), with `hiddenGroup` set. Not
+    // valid only without rows at all.
     struct Anchor {
         int y = 0;
         bool exact = false;
         bool valid = false;
+        bool hiddenGroup = false;
     };
     Anchor anchorOf(std::uint32_t lane, int depth) const;
 
@@ -94,6 +137,10 @@ private:
     void buildGroups();
     void computePythonRows();
     void relayout();
+    void reorderGroups(const std::vector<int> &order); // order[newIndex] = old index
+    int shownNeighbourGroup(int group, int delta) const;          // index, or -1
+    int shownNeighbourLane(std::uint32_t lane, int delta) const; // position in its group, or -1
+    std::vector<int> defaultGroupOrder() const;       // current indices in the default order
 
     const TraceDocument *m_doc = nullptr;
     bool m_gpuFirst = true;
@@ -107,6 +154,9 @@ private:
     std::vector<int> m_shownRows;
     std::vector<int> m_laneFirstRow;
     std::vector<int> m_groupHeaderRow;
+    std::vector<int> m_laneBottom;
+    std::vector<int> m_groupBottom;
+    std::vector<int> m_groupTop; // content y where each group starts (hidden: where it would)
     std::vector<std::uint32_t> m_depthBegin; // lane l's depths are [m_depthBegin[l], m_depthBegin[l+1]) below
     std::vector<int> m_rowOfDepth;
     std::vector<bool> m_pythonOnly;          // same indexing; filled on first use

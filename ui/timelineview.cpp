@@ -25,6 +25,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 
 namespace linkscope::ui {
 
@@ -60,6 +61,10 @@ TimelineView::TimelineView(QWidget *parent) : QWidget(parent)
     m_showHiddenAction = new QAction(tr("Show hidden lanes and groups"), this);
     m_showHiddenAction->setEnabled(false);
     connect(m_showHiddenAction, &QAction::triggered, this, &TimelineView::showAllHidden);
+    m_resetOrderAction = new QAction(tr("Default order of lanes and groups"), this);
+    m_resetOrderAction->setToolTip(tr("Put moved lanes and groups back where they were (GPU streams first if that is on)"));
+    m_resetOrderAction->setEnabled(false);
+    connect(m_resetOrderAction, &QAction::triggered, this, &TimelineView::resetOrder);
 }
 
 TimelineView::~TimelineView() = default;
@@ -75,6 +80,9 @@ void TimelineView::setDocument(DocumentPtr doc)
     m_edges.setFocusedEdge(core::kNoIndex);
     m_hoverEvent = core::kNoIndex;
     m_edges.clearPainted();
+    m_paintedMarkers.clear();
+    m_paintedLabels.clear();
+    m_headerDrag = HeaderDrag();
     if (!sameTrace) {
         m_highlighted.clear();
         m_linkDrag = LinkDrag();
@@ -85,25 +93,8 @@ void TimelineView::setDocument(DocumentPtr doc)
         }
     }
     if (sameTrace) {
-        // A relink keeps the lanes (same device trace); keep what the user collapsed and where they were.
-        std::vector<std::pair<bool, bool>> groups; // collapsed, hidden
-        for (int g = 0; g < static_cast<int>(m_layout.groups().size()); ++g)
-            groups.push_back({m_layout.isGroupCollapsed(g), m_layout.isGroupHidden(g)});
-        std::vector<std::pair<std::uint32_t, std::pair<bool, bool>>> lanes;
-        for (const TimelineGroup &group : m_layout.groups())
-            for (std::uint32_t lane : group.lanes)
-                if (m_layout.isLaneCollapsed(lane) || m_layout.isLaneHidden(lane))
-                    lanes.push_back({lane, {m_layout.isLaneCollapsed(lane), m_layout.isLaneHidden(lane)}});
-        m_layout.setDocument(m_doc.get());
-        for (int g = 0; g < static_cast<int>(groups.size()) && g < static_cast<int>(m_layout.groups().size()); ++g) {
-            m_layout.setGroupCollapsed(g, groups[g].first);
-            m_layout.setGroupHidden(g, groups[g].second);
-        }
-        for (const auto &[lane, flags] : lanes)
-            if (lane < m_doc->index().lanes.size()) {
-                m_layout.setLaneCollapsed(lane, flags.first);
-                m_layout.setLaneHidden(lane, flags.second);
-            }
+        // A relink keeps the lanes (same device trace): keep what the user arranged and where they were.
+        m_layout.setDocument(m_doc.get(), true);
     } else {
         m_layout.setDocument(m_doc.get());
         restoreViewSettings();
@@ -305,6 +296,36 @@ void TimelineView::setGpuFirst(bool gpuFirst)
     layoutChanged(true);
 }
 
+void TimelineView::moveGroup(int group, int position)
+{
+    if (m_layout.moveGroup(group, position))
+        layoutChanged(true);
+}
+
+void TimelineView::moveLane(std::uint32_t lane, int position)
+{
+    if (m_layout.moveLane(lane, position))
+        layoutChanged(true);
+}
+
+void TimelineView::moveGroupBy(int group, int delta)
+{
+    if (m_layout.moveGroupBy(group, delta))
+        layoutChanged(true);
+}
+
+void TimelineView::moveLaneBy(std::uint32_t lane, int delta)
+{
+    if (m_layout.moveLaneBy(lane, delta))
+        layoutChanged(true);
+}
+
+void TimelineView::resetOrder()
+{
+    m_layout.resetOrder();
+    layoutChanged(true);
+}
+
 void TimelineView::setHeaderWidth(int width)
 {
     width = std::clamp(width, int(kMinHeaderWidth), std::max(int(kMinHeaderWidth), this->width() / 2));
@@ -324,6 +345,7 @@ void TimelineView::layoutChanged(bool save)
     m_showHiddenAction->setEnabled(hidden > 0);
     m_showHiddenAction->setText(hidden > 0 ? tr("Show hidden lanes and groups (%L1)").arg(hidden)
                                            : tr("Show hidden lanes and groups"));
+    m_resetOrderAction->setEnabled(m_layout.hasCustomOrder());
     updateScrollBar();
     update();
     if (save)
@@ -335,11 +357,19 @@ QMenu *TimelineView::createHeaderMenu(const QPoint &pos)
     auto *menu = new QMenu(this);
     if (!m_doc)
         return menu;
-    const QRect content = contentRect();
-    const int r = pos.y() >= content.top() ? m_layout.rowAt(pos.y() - content.top() + m_verticalOffset) : -1;
+    const int r = headerRowAt(pos);
     if (r >= 0) {
         const LayoutRow row = m_layout.rows()[r];
         const QString groupLabel = m_layout.groups()[row.group].label;
+        // Move up / down / to top / to bottom; disabled where it cannot go.
+        auto addMoves = [this](QMenu *moves, bool canUp, bool canDown, std::function<void(int)> by,
+                               std::function<void(bool)> toEnd) {
+            moves->addAction(tr("Move up"), this, [by] { by(-1); })->setEnabled(canUp);
+            moves->addAction(tr("Move down"), this, [by] { by(1); })->setEnabled(canDown);
+            moves->addAction(tr("Move to top"), this, [toEnd] { toEnd(false); })->setEnabled(canUp);
+            moves->addAction(tr("Move to bottom"), this, [toEnd] { toEnd(true); })->setEnabled(canDown);
+            moves->setEnabled(canUp || canDown);
+        };
         if (row.kind == LayoutRow::Kind::LaneRow) {
             const std::uint32_t lane = row.lane;
             const QString label = QString::fromStdString(m_doc->index().lanes[lane].label);
@@ -349,17 +379,27 @@ QMenu *TimelineView::createHeaderMenu(const QPoint &pos)
                 menu->addAction(collapsed ? tr("Expand lane") : tr("Collapse lane"), this,
                                 [this, lane, collapsed] { setLaneCollapsed(lane, !collapsed); });
             }
+            addMoves(menu->addMenu(tr("Move lane “%1”").arg(label)), m_layout.canMoveLaneBy(lane, -1),
+                     m_layout.canMoveLaneBy(lane, 1), [this, lane](int delta) { moveLaneBy(lane, delta); },
+                     [this, lane](bool bottom) {
+                         moveLane(lane, bottom ? static_cast<int>(m_layout.groups()[m_layout.groupOfLane(lane)].lanes.size()) : 0);
+                     });
         }
         const int group = row.group;
         menu->addAction(tr("Hide group “%1”").arg(groupLabel), this, [this, group] { setGroupHidden(group, true); });
         const bool collapsed = m_layout.isGroupCollapsed(group);
         menu->addAction(collapsed ? tr("Expand group") : tr("Collapse group"), this,
                         [this, group, collapsed] { setGroupCollapsed(group, !collapsed); });
+        addMoves(menu->addMenu(tr("Move group “%1”").arg(groupLabel)), m_layout.canMoveGroupBy(group, -1),
+                 m_layout.canMoveGroupBy(group, 1), [this, group](int delta) { moveGroupBy(group, delta); },
+                 [this, group](bool bottom) { moveGroup(group, bottom ? static_cast<int>(m_layout.groups().size()) : 0); });
         menu->addSeparator();
     }
     m_hidePythonAction->setText(tr("Hide Python rows (%L1)").arg(m_layout.pythonOnlyRowCount()));
     menu->addAction(m_hidePythonAction);
     menu->addAction(m_gpuFirstAction);
+    if (m_resetOrderAction->isEnabled())
+        menu->addAction(m_resetOrderAction);
     if (m_layout.hiddenCount() > 0) {
         menu->addSeparator();
         QMenu *hidden = menu->addMenu(tr("Show"));
@@ -435,6 +475,11 @@ void TimelineView::saveViewSettings() const
     settings.setValue(QStringLiteral("collapsedGroups"), collapsedGroups);
     settings.setValue(QStringLiteral("hiddenLanes"), hiddenLanes);
     settings.setValue(QStringLiteral("collapsedLanes"), collapsedLanes);
+    // The order by stable keys (pid, pid/tid, device/stream), only when the user moved something:
+    // a trace never rearranged keeps following the default (GPU streams first).
+    const bool custom = m_layout.hasCustomOrder();
+    settings.setValue(QStringLiteral("groupOrder"), custom ? m_layout.groupOrder() : QStringList());
+    settings.setValue(QStringLiteral("laneOrder"), custom ? m_layout.laneOrder() : QStringList());
 }
 
 void TimelineView::restoreViewSettings()
@@ -452,6 +497,9 @@ void TimelineView::restoreViewSettings()
     m_layout.setGpuFirst(settings.value(QStringLiteral("gpuFirst"), true).toBool());
     m_layout.setHidePythonRows(settings.value(QStringLiteral("hidePythonRows"), false).toBool());
     m_headerWidth = std::max(int(kMinHeaderWidth), settings.value(QStringLiteral("headerWidth"), int(kHeaderWidth)).toInt());
+    // Keys of lanes that are gone are ignored; new lanes take their default places.
+    m_layout.applyOrder(settings.value(QStringLiteral("groupOrder")).toStringList(),
+                        settings.value(QStringLiteral("laneOrder")).toStringList());
     auto set = [&](const QString &key) {
         const QStringList list = settings.value(key).toStringList();
         return QSet<QString>(list.begin(), list.end());
@@ -538,10 +586,13 @@ void TimelineView::paint(QPainter &painter, const QRect &target)
     const std::uint32_t selected = m_selection && m_selection->hasSelection() && m_selection->current() < m_doc->eventCount()
         ? m_selection->current()
         : core::kNoIndex;
-    m_edges.paint(painter, *m_doc, m_layout, selected, content, viewStart, nanosPerPixel, verticalOffset);
+    m_edges.paint(painter, *m_doc, m_layout, selected, content, viewStart, nanosPerPixel, verticalOffset, currentNotes());
+    paintMarkers(painter, content, nanosPerPixel, verticalOffset); // over the edges' heads
     paintLinkDrag(painter, content, nanosPerPixel, verticalOffset);
     m_headerClipWidth = content.right();
-    paintHeaders(painter, QRect(0, content.top(), m_headerWidth, content.height()), verticalOffset);
+    const QRect headerArea(0, content.top(), m_headerWidth, content.height());
+    paintHeaders(painter, headerArea, verticalOffset);
+    paintHeaderDrop(painter, QRect(0, content.top(), content.right() + 1, content.height()), verticalOffset);
     m_overview.paint(painter, *m_doc, QRect(0, 0, area.width(), kOverviewHeight), m_headerWidth, viewStart, viewEnd);
     const QRect ruler(0, kOverviewHeight, area.width(), kRulerHeight);
     TimelineRuler::paint(painter, font(), ruler, content, viewStart, viewEnd, m_doc->startTime());
@@ -681,64 +732,272 @@ void TimelineView::paintStatusOverlays(QPainter &painter, const QRect &content)
     }
 }
 
+void TimelineView::paintGroupHeaderLabel(QPainter &painter, const QRect &rowRect, int group, int textWidth)
+{
+    const bool collapsed = m_layout.isGroupCollapsed(group);
+    QFont bold = font();
+    bold.setBold(true);
+    painter.setPen(palette::current().text);
+    painter.setFont(bold);
+    const QString arrow = collapsed ? QStringLiteral("▸") : QStringLiteral("▾");
+    painter.drawText(rowRect.adjusted(6, 0, 0, 0), Qt::AlignVCenter, arrow);
+    const QString text = QFontMetrics(bold).elidedText(m_layout.groups()[group].label, Qt::ElideRight, textWidth - 26);
+    painter.drawText(QRect(rowRect.left() + 20, rowRect.top(), textWidth - 24, rowRect.height()), Qt::AlignVCenter, text);
+}
+
+void TimelineView::paintLaneLabel(QPainter &painter, const QRect &rowRect, std::uint32_t laneIndex)
+{
+    const core::Lane &lane = m_doc->index().lanes[laneIndex];
+    QString label = QString::fromStdString(lane.label);
+    if (label.isEmpty())
+        label = tr("lane %1").arg(laneIndex);
+    const int laneRows = m_doc->laneRows()[laneIndex].rowCount();
+    const QFontMetrics metrics(font());
+    painter.setFont(font());
+    painter.setPen(palette::current().text);
+    const int indent = 20;
+    if (laneRows > 1) {
+        const bool collapsed = m_layout.isLaneCollapsed(laneIndex);
+        painter.drawText(QRect(rowRect.left() + 8, rowRect.top(), 12, rowRect.height()), Qt::AlignVCenter,
+                         collapsed ? QStringLiteral("▸") : QStringLiteral("▾"));
+    }
+    QString suffix;
+    if (laneRows > 1 && m_layout.isLaneCollapsed(laneIndex))
+        suffix = tr(" (+%1 rows)").arg(laneRows - 1);
+    const QString text = metrics.elidedText(label, Qt::ElideMiddle,
+                                            rowRect.width() - indent - 6 - metrics.horizontalAdvance(suffix));
+    painter.drawText(QRect(rowRect.left() + indent, rowRect.top(), rowRect.width() - indent - 4, rowRect.height()),
+                     Qt::AlignVCenter, text + suffix);
+}
+
 void TimelineView::paintHeaders(QPainter &painter, const QRect &area, int verticalOffset)
 {
+    m_paintedLabels.clear();
     painter.save();
     painter.setClipRect(area);
     painter.fillRect(area, palette::current().headerBackground);
     const auto &rows = m_layout.rows();
-    const QFontMetrics metrics(font());
-    QFont bold = font();
-    bold.setBold(true);
-    const QFontMetrics boldMetrics(bold);
-    for (const LayoutRow &row : rows) {
+    // From the first row in view (rows are sorted by y), not from the top of the trace.
+    auto it = std::partition_point(rows.begin(), rows.end(),
+                                   [&](const LayoutRow &row) { return row.y + row.height <= verticalOffset; });
+    for (; it != rows.end(); ++it) {
+        const LayoutRow &row = *it;
         const int y = area.top() + row.y - verticalOffset;
-        if (y + row.height < area.top())
-            continue;
         if (y > area.bottom())
             break;
         const QRect rowRect(area.left(), y, area.width(), row.height);
         if (row.kind == LayoutRow::Kind::GroupHeader) {
             painter.fillRect(rowRect, palette::current().groupBackground);
-            const TimelineGroup &group = m_layout.groups()[row.group];
-            const bool collapsed = m_layout.isGroupCollapsed(row.group);
-            painter.setPen(palette::current().text);
-            painter.setFont(bold);
-            const QString arrow = collapsed ? QStringLiteral("▸") : QStringLiteral("▾");
-            painter.drawText(rowRect.adjusted(6, 0, 0, 0), Qt::AlignVCenter, arrow);
             // The band spans the whole width, so the group's name may run past the header column.
             painter.setClipping(false);
-            const QString text = boldMetrics.elidedText(group.label, Qt::ElideRight, m_headerClipWidth - 26);
-            painter.drawText(QRect(area.left() + 20, y, m_headerClipWidth - 24, row.height), Qt::AlignVCenter, text);
+            paintGroupHeaderLabel(painter, QRect(area.left(), y, m_headerClipWidth, row.height), row.group, m_headerClipWidth);
             painter.setClipRect(area);
+            m_paintedLabels.push_back({row.group, core::kNoIndex, rowRect, false});
             continue;
         }
-        if (static_cast<int>(&row - rows.data()) != m_layout.firstRowOfLane(row.lane))
+        if (static_cast<int>(it - rows.begin()) != m_layout.firstRowOfLane(row.lane))
             continue; // the label goes on the lane's first shown row
-        const core::Lane &lane = m_doc->index().lanes[row.lane];
-        QString label = QString::fromStdString(lane.label);
-        if (label.isEmpty())
-            label = tr("lane %1").arg(row.lane);
-        const int laneRows = m_doc->laneRows()[row.lane].rowCount();
-        painter.setFont(font());
-        painter.setPen(palette::current().text);
-        int indent = 20;
-        if (laneRows > 1) {
-            const bool collapsed = m_layout.isLaneCollapsed(row.lane);
-            painter.drawText(QRect(area.left() + 8, y, 12, row.height), Qt::AlignVCenter,
-                             collapsed ? QStringLiteral("▸") : QStringLiteral("▾"));
-        }
-        QString suffix;
-        if (laneRows > 1 && m_layout.isLaneCollapsed(row.lane))
-            suffix = tr(" (+%1 rows)").arg(laneRows - 1);
-        const QString text = metrics.elidedText(label, Qt::ElideMiddle,
-                                                area.width() - indent - 6 - metrics.horizontalAdvance(suffix));
-        painter.drawText(QRect(area.left() + indent, y, area.width() - indent - 4, row.height), Qt::AlignVCenter,
-                         text + suffix);
+        paintLaneLabel(painter, rowRect, row.lane);
+        m_paintedLabels.push_back({row.group, row.lane, rowRect, false});
     }
+    paintStickyLabels(painter, area, verticalOffset);
     painter.setPen(palette::current().separator);
     painter.drawLine(area.topRight(), area.bottomRight());
     painter.restore();
+}
+
+void TimelineView::paintStickyLabels(QPainter &painter, const QRect &area, int verticalOffset)
+{
+    // The group and the lane at the top of the view: when their own label row has scrolled off
+    // (partly or wholly) and rows of theirs are still in view, their labels stay at the top of that
+    // part: the group's first, its lane's just below it, both pushed up by the end of the lane (and
+    // of the group) as it scrolls past.
+    const auto &rows = m_layout.rows();
+    auto firstBelow = [&](int y) {
+        auto it = std::partition_point(rows.begin(), rows.end(), [&](const LayoutRow &row) { return row.y + row.height <= y; });
+        return it == rows.end() ? -1 : static_cast<int>(it - rows.begin());
+    };
+    const int first = firstBelow(verticalOffset);
+    if (first < 0)
+        return;
+    const int group = rows[first].group;
+    const int header = m_layout.headerRowOfGroup(group);
+    if (header < 0 || rows[header].y >= verticalOffset || m_layout.isGroupCollapsed(group))
+        return; // the group's header is in view: so is every label below it
+    const int groupH = TimelineLayout::kGroupHeaderHeight;
+    const int laneH = TimelineLayout::kRowHeight;
+    // The lane under the group's sticky label, if its own label row is above the sticky label's bottom.
+    std::uint32_t lane = core::kNoIndex;
+    const int below = firstBelow(verticalOffset + groupH);
+    if (below >= 0 && rows[below].kind == LayoutRow::Kind::LaneRow && rows[below].group == group) {
+        const int labelRow = m_layout.firstRowOfLane(rows[below].lane);
+        if (labelRow >= 0 && rows[labelRow].y < verticalOffset + groupH)
+            lane = rows[below].lane;
+    }
+    // The lane's label is pushed up by the lane's end (under the group's label, drawn after it,
+    // unless the group ends there too); the group's by the group's end, staying above its last lane's.
+    int groupTop = std::min(verticalOffset, m_layout.groupBottom(group) - groupH);
+    if (lane != core::kNoIndex) {
+        const int laneTop = std::min(verticalOffset + groupH, m_layout.laneBottom(lane) - laneH);
+        if (m_layout.laneBottom(lane) + TimelineLayout::kLaneGap >= m_layout.groupBottom(group))
+            groupTop = std::min(groupTop, laneTop - groupH);
+        const QRect laneRect(area.left(), area.top() + laneTop - verticalOffset, area.width(), laneH);
+        painter.fillRect(laneRect, palette::current().headerBackground);
+        paintLaneLabel(painter, laneRect, lane);
+        QColor line = palette::current().separator;
+        line.setAlpha(120);
+        painter.setPen(line);
+        painter.drawLine(laneRect.bottomLeft(), laneRect.bottomRight());
+        m_paintedLabels.push_back({group, lane, laneRect, true});
+    }
+    const QRect groupRect(area.left(), area.top() + groupTop - verticalOffset, area.width(), groupH);
+    painter.fillRect(groupRect, palette::current().groupBackground);
+    paintGroupHeaderLabel(painter, groupRect, group, area.width());
+    painter.setPen(palette::current().separator);
+    painter.drawLine(groupRect.bottomLeft(), groupRect.bottomRight());
+    m_paintedLabels.push_back({group, core::kNoIndex, groupRect, true});
+}
+
+void TimelineView::paintHeaderDrop(QPainter &painter, const QRect &area, int verticalOffset)
+{
+    if (!m_headerDrag.active)
+        return;
+    painter.save();
+    painter.setClipRect(area);
+    const int y = area.top() + m_headerDrag.lineY - verticalOffset;
+    const QColor accent = palette::current().selectionOutline;
+    painter.fillRect(QRect(area.left(), y - 1, area.width(), 3), accent);
+    painter.fillRect(QRect(area.left(), y - 4, 3, 9), accent);
+    painter.restore();
+}
+
+const TimelineView::HeaderLabel *TimelineView::stickyLabelAt(const QPoint &pos) const
+{
+    // The last drawn is on top (the lane's sticky label below the group's).
+    for (auto it = m_paintedLabels.rbegin(); it != m_paintedLabels.rend(); ++it)
+        if (it->sticky && it->rect.contains(pos))
+            return &*it;
+    return nullptr;
+}
+
+int TimelineView::headerRowAt(const QPoint &pos) const
+{
+    const QRect content = contentRect();
+    if (pos.y() < content.top())
+        return -1;
+    if (pos.x() < m_headerWidth)
+        if (const HeaderLabel *sticky = stickyLabelAt(pos))
+            return sticky->lane == core::kNoIndex ? m_layout.headerRowOfGroup(sticky->group) : m_layout.firstRowOfLane(sticky->lane);
+    return m_layout.rowAt(pos.y() - content.top() + m_verticalOffset);
+}
+
+TimelineView::HeaderDrag TimelineView::headerDropAt(int r, int y) const
+{
+    HeaderDrag drag;
+    if (r < 0 || r >= static_cast<int>(m_layout.rows().size()))
+        return drag;
+    const LayoutRow &row = m_layout.rows()[r];
+    drag.active = true;
+    drag.group = row.group;
+    if (row.kind == LayoutRow::Kind::GroupHeader) {
+        // Among the shown groups: before the first whose middle is below y, else after the last.
+        drag.isGroup = true;
+        const int count = static_cast<int>(m_layout.groups().size());
+        int before = count;
+        int lastShownBottom = 0;
+        for (int g = 0; g < count; ++g) {
+            const int header = m_layout.headerRowOfGroup(g);
+            if (header < 0)
+                continue;
+            const int top = m_layout.rows()[header].y;
+            lastShownBottom = m_layout.groupBottom(g);
+            if (before == count && y < (top + lastShownBottom) / 2) {
+                before = g;
+                drag.lineY = top;
+            }
+        }
+        if (before == count)
+            drag.lineY = lastShownBottom;
+        drag.position = before > row.group ? before - 1 : before;
+        drag.position = std::clamp(drag.position, 0, count - 1);
+        return drag;
+    }
+    // A lane, among its group's shown lanes.
+    drag.lane = row.lane;
+    const std::vector<std::uint32_t> &lanes = m_layout.groups()[row.group].lanes;
+    const int from = m_layout.lanePosition(row.lane);
+    const int count = static_cast<int>(lanes.size());
+    int before = count;
+    int lastShownBottom = 0;
+    for (int p = 0; p < count; ++p) {
+        const int first = m_layout.firstRowOfLane(lanes[p]);
+        if (first < 0)
+            continue;
+        const int top = m_layout.rows()[first].y;
+        lastShownBottom = m_layout.laneBottom(lanes[p]);
+        if (before == count && y < (top + lastShownBottom) / 2) {
+            before = p;
+            drag.lineY = top - TimelineLayout::kLaneGap / 2;
+        }
+    }
+    if (before == count)
+        drag.lineY = lastShownBottom + TimelineLayout::kLaneGap / 2;
+    drag.position = std::clamp(before > from ? before - 1 : before, 0, count - 1);
+    return drag;
+}
+
+// ---------------------------------------------------------------- notes and flags
+
+void TimelineView::setEventNotes(EventNotesPtr notes)
+{
+    m_notes = std::move(notes);
+    update();
+}
+
+const EventNotes *TimelineView::currentNotes() const
+{
+    return m_doc && m_notes && m_notes->isOf(m_doc->device()) ? m_notes.get() : nullptr;
+}
+
+void TimelineView::paintMarkers(QPainter &painter, const QRect &content, double nanosPerPixel, int verticalOffset)
+{
+    m_paintedMarkers.clear();
+    const EventNotes *notes = currentNotes();
+    if (!notes || notes->marked.empty())
+        return;
+    // A few per trace (each is a user's edit): every one is placed, those out of view are skipped.
+    painter.save();
+    painter.setClipRect(content);
+    painter.setRenderHint(QPainter::Antialiasing, true);
+    for (std::uint32_t e : notes->marked) {
+        const QRectF r = eventRectIn(e, content, m_viewport.start(), nanosPerPixel, verticalOffset);
+        if (r.isEmpty() || r.right() < content.left() - kMarkerWidth || r.left() > content.right() || r.bottom() < content.top()
+            || r.top() > content.bottom())
+            continue;
+        double x = std::max(r.left(), double(content.left())) + 1;
+        const double y = r.top();
+        for (EventMarker marker : {EventMarker::Flag, EventMarker::Note}) {
+            if ((marker == EventMarker::Flag && !notes->isFlagged(e)) || (marker == EventMarker::Note && !notes->hasNote(e)))
+                continue;
+            const QRectF box(x, y, kMarkerWidth, kMarkerHeight);
+            // A pale backdrop: the marker reads over a kernel of any colour and over edges.
+            painter.setPen(Qt::NoPen);
+            painter.setBrush(palette::current().halo);
+            painter.drawRoundedRect(box.adjusted(-1, -1, 1, 1), 2, 2);
+            drawEventMarker(painter, box, marker);
+            m_paintedMarkers.push_back({e, marker, box});
+            x += kMarkerWidth + 1;
+        }
+    }
+    painter.restore();
+}
+
+std::uint32_t TimelineView::markerAt(const QPoint &pos) const
+{
+    for (const PaintedMarker &marker : m_paintedMarkers)
+        if (marker.rect.adjusted(-1, -1, 1, 1).contains(QPointF(pos)))
+            return marker.event;
+    return core::kNoIndex;
 }
 
 // ---------------------------------------------------------------- time range
@@ -1129,8 +1388,7 @@ void TimelineView::leaveEvent(QEvent *)
 
 void TimelineView::toggleHeaderAt(const QPoint &pos)
 {
-    const QRect content = contentRect();
-    const int r = m_layout.rowAt(pos.y() - content.top() + m_verticalOffset);
+    const int r = headerRowAt(pos);
     if (r < 0)
         return;
     const LayoutRow row = m_layout.rows()[r];
@@ -1182,8 +1440,17 @@ QString TimelineView::tooltipFor(std::uint32_t e) const
                         .arg(QString::fromUtf8(orphanReasonName(link->orphan).data(),
                                                static_cast<qsizetype>(orphanReasonName(link->orphan).size())));
     }
-    if (m_doc->isFlagged(e))
-        html += QStringLiteral("<br><font color='#c00'>⚑ flagged</font>");
+    if (m_doc->hasFinding(e))
+        html += tr("<br><font color='#b07000'>has a finding (see Details)</font>");
+    if (const EventNotes *notes = currentNotes()) {
+        if (auto it = notes->flags.find(e); it != notes->flags.end())
+            html += tr("<br><font color='#c00'>⚑ flagged by you as wrong</font>%1")
+                        .arg(it->second.isEmpty() ? QString() : QStringLiteral(": ") + htmlEscaped(it->second));
+        if (auto it = notes->notes.find(e); it != notes->notes.end())
+            html += tr("<br>✎ note: %1").arg(htmlEscaped(it->second));
+        if (notes->isAccepted(e))
+            html += tr("<br>✓ accepted by you");
+    }
     return html;
 }
 
@@ -1230,15 +1497,36 @@ QString TimelineView::edgeTooltip(std::uint32_t id) const
             .arg(htmlEscaped(m_doc->eventName(e)), eventStyleName(m_doc->style(e)),
                  formatDuration(event.ts - m_doc->startTime()), formatDuration(event.end() - m_doc->startTime()));
     };
-    return tr("<b>%1 edge</b> · %2<br>from: %3<br>to: %4")
-        .arg(htmlEscaped(edgeKindLabel(edge.kind)), htmlEscaped(how), end(edge.from), end(edge.to));
+    // An end folded into a collapsed or hidden lane or group says where it is.
+    auto folded = [&](std::uint32_t e) -> QString {
+        const core::TraceIndex &index = m_doc->index();
+        if (e >= index.laneOf.size() || index.laneOf[e] == core::kNoIndex)
+            return {};
+        const std::uint32_t lane = index.laneOf[e];
+        const int group = m_layout.groupOfLane(lane);
+        const QString groupLabel = htmlEscaped(m_layout.groups()[group].label);
+        if (m_layout.isGroupHidden(group))
+            return tr(" <i>· in hidden group “%1”</i>").arg(groupLabel);
+        if (m_layout.isGroupCollapsed(group))
+            return tr(" <i>· in collapsed group “%1”</i>").arg(groupLabel);
+        if (m_layout.isLaneHidden(lane))
+            return tr(" <i>· in a hidden lane of “%1”</i>").arg(groupLabel);
+        if (m_layout.rowOfDepth(lane, index.depth[e]) < 0)
+            return tr(" <i>· on a folded row (collapsed lane or hidden Python rows)</i>");
+        return {};
+    };
+    return tr("<b>%1 edge</b> · %2<br>from: %3%4<br>to: %5%6")
+        .arg(htmlEscaped(edgeKindLabel(edge.kind)), htmlEscaped(how), end(edge.from), folded(edge.from), end(edge.to),
+             folded(edge.to));
 }
 
 bool TimelineView::event(QEvent *event)
 {
     if (event->type() == QEvent::ToolTip && m_doc) {
         auto *help = static_cast<QHelpEvent *>(event);
-        const std::uint32_t e = eventAt(help->pos());
+        // A marker may stick out of its event: it is the event's.
+        const std::uint32_t marked = markerAt(help->pos());
+        const std::uint32_t e = marked != core::kNoIndex ? marked : eventAt(help->pos());
         const std::uint32_t edge = e == core::kNoIndex ? edgeAt(help->pos()) : core::kNoIndex;
         if (e != core::kNoIndex)
             QToolTip::showText(help->globalPos(), tooltipFor(e), this);

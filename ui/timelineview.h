@@ -14,6 +14,7 @@
 // caches the geometry, which is rebuilt only when the time range, the size, the vertical offset or
 // the layout change; hover, selection and edges are drawn over it.
 
+#include "eventnotes.h"
 #include "eventselection.h"
 #include "timelineedges.h"
 #include "timelineinput.h"
@@ -104,9 +105,59 @@ public:
     // The lane-header context menu for widget position `pos` (a new menu; the caller owns it).
     QMenu *createHeaderMenu(const QPoint &pos);
 
+    // Order of groups and lanes (TimelineLayout::moveGroup / moveLane; Move up / down / to top / to
+    // bottom in the header menu, or drag a header). Each change is saved in the view settings.
+    void moveGroup(int group, int position);
+    void moveLane(std::uint32_t lane, int position);
+    void moveGroupBy(int group, int delta); // past the next shown group above (< 0) or below
+    void moveLaneBy(std::uint32_t lane, int delta);
+    void resetOrder(); // the default order: GPU streams first (if on), lanes in index order
+    QAction *resetOrderAction() const { return m_resetOrderAction; } // enabled while the order is custom
+
+    // A header dragged to a new place: a group header moves its group among the groups, a lane's
+    // header its lane among its group's lanes. While it is dragged a line marks where it would go.
+    struct HeaderDrag {
+        bool active = false;
+        bool isGroup = false;
+        int group = -1;                      // the dragged group, or the dragged lane's group
+        std::uint32_t lane = core::kNoIndex; // the dragged lane (isGroup false)
+        int position = -1;                   // where it would go (moveGroup / moveLane position)
+        int lineY = 0;                       // content y of the drop line
+    };
+    const HeaderDrag &headerDrag() const { return m_headerDrag; }
+    // Where a header drag from layout row `row` would drop for content y `y` (TimelineInput asks).
+    HeaderDrag headerDropAt(int row, int y) const;
+
+    // The header labels the last paint drew (widget coordinates). In a lane or group taller than the
+    // view whose top is scrolled off, the label is `sticky`: drawn at the top of the lane's visible
+    // part (pushed up by the lane's end), so the user always sees whose rows these are.
+    struct HeaderLabel {
+        int group = -1;
+        std::uint32_t lane = core::kNoIndex; // kNoIndex: a group's header
+        QRect rect;
+        bool sticky = false;
+    };
+    const std::vector<HeaderLabel> &paintedHeaderLabels() const { return m_paintedLabels; }
+
+    // --- Notes and flags (EventNotes; set after every edit) ---
+    // A flagged event gets a flag marker, a noted one a note marker (the text is their tooltip, and
+    // the event's); a flagged GPU op's parent edge is drawn "Flagged by you". Notes of another trace
+    // than the document's are ignored.
+    void setEventNotes(EventNotesPtr notes);
+    const EventNotesPtr &eventNotes() const { return m_notes; }
+    struct PaintedMarker {
+        std::uint32_t event = core::kNoIndex;
+        EventMarker marker = EventMarker::Flag;
+        QRectF rect; // widget coordinates
+    };
+    const std::vector<PaintedMarker> &paintedMarkers() const { return m_paintedMarkers; }
+    // The event whose marker is under `pos`, or kNoIndex.
+    std::uint32_t markerAt(const QPoint &pos) const;
+
     // Per-trace view settings (QSettings, keyed by the Kineto trace's absolute path): GPU streams
-    // first, hidden Python rows, hidden and collapsed groups and lanes (by label), header width.
-    // Saved on every change made through the view, restored when a new trace is set.
+    // first, hidden Python rows, hidden and collapsed groups and lanes (by label), the order of
+    // groups and lanes (by stable key: pid/tid, device/stream), header width. Saved on every change
+    // made through the view, restored when a new trace is set.
     static QString viewSettingsGroup(const QString &devicePath);
     void saveViewSettings() const;
 
@@ -232,6 +283,16 @@ private:
     void paintEvents(QPainter &painter, const QRect &content, int verticalOffset);
     void paintOutlines(QPainter &painter, const QRect &content, double nanosPerPixel, int verticalOffset);
     void paintHeaders(QPainter &painter, const QRect &area, int verticalOffset);
+    void paintGroupHeaderLabel(QPainter &painter, const QRect &rowRect, int group, int textWidth);
+    void paintLaneLabel(QPainter &painter, const QRect &rowRect, std::uint32_t lane);
+    void paintStickyLabels(QPainter &painter, const QRect &area, int verticalOffset);
+    void paintHeaderDrop(QPainter &painter, const QRect &area, int verticalOffset);
+    void paintMarkers(QPainter &painter, const QRect &content, double nanosPerPixel, int verticalOffset);
+    // The sticky label under widget position `pos` (it stands for its lane or group), or null.
+    const HeaderLabel *stickyLabelAt(const QPoint &pos) const;
+    // The layout row a header click or menu at `pos` is about (a sticky label's lane or group first).
+    int headerRowAt(const QPoint &pos) const;
+    const EventNotes *currentNotes() const;
     void paintStatusOverlays(QPainter &painter, const QRect &content);
     // The selected time range's ends in pixels of `content`; nullopt when there is none or it is out of view.
     std::optional<std::pair<double, double>> timeRangePixels(const QRect &content, double nanosPerPixel) const;
@@ -271,6 +332,11 @@ private:
     QAction *m_hidePythonAction = nullptr;
     QAction *m_gpuFirstAction = nullptr;
     QAction *m_showHiddenAction = nullptr;
+    QAction *m_resetOrderAction = nullptr;
+    HeaderDrag m_headerDrag;
+    std::vector<HeaderLabel> m_paintedLabels;
+    EventNotesPtr m_notes;
+    std::vector<PaintedMarker> m_paintedMarkers;
     QString m_placeholder;
     std::vector<std::uint32_t> m_highlighted;
     core::Nanos m_rangeStart = 0;

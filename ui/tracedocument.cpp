@@ -172,7 +172,7 @@ std::shared_ptr<const TraceDocument> TraceDocument::create(QString hostPath, QSt
     doc->m_styles = styles;
     throwIfCancelled(cancel);
 
-    doc->buildFlags();
+    doc->buildFindingMarks();
 
     auto laneRows = std::make_shared<std::vector<LaneRows>>();
     laneRows->reserve(index.lanes.size());
@@ -220,33 +220,33 @@ std::shared_ptr<const TraceDocument> TraceDocument::createWithLinks(const std::s
     doc->m_laneRows = base->m_laneRows;
     doc->m_start = base->m_start;
     doc->m_end = base->m_end;
-    doc->buildFlags();
+    doc->buildFindingMarks();
     throwIfCancelled(cancel);
     if (!doc->patchParentEdges(*base))
         doc->buildEdges(cancel);
     return doc;
 }
 
-void TraceDocument::buildFlags()
+void TraceDocument::buildFindingMarks()
 {
     const std::size_t eventCount = m_device->events.size();
-    m_flagged.assign(eventCount, 0);
+    m_hasFinding.assign(eventCount, 0);
     for (const core::Finding &finding : m_links->findings) {
         if (finding.subjectKind == core::SubjectKind::DeviceEvent && finding.subject < eventCount
             && finding.severity != core::FindingSeverity::Info)
-            m_flagged[finding.subject] = 1;
+            m_hasFinding[finding.subject] = 1;
     }
 }
 
 namespace {
 
 // The drawn provenance of a GPU op's parent edge.
-EdgeProvenance parentProvenance(const core::LinkSet &linkSet, const core::GpuLink &link, bool flagged)
+EdgeProvenance parentProvenance(const core::LinkSet &linkSet, const core::GpuLink &link, bool hasFinding)
 {
     if (link.rule == core::ParentRule::Manual)
         return EdgeProvenance::Manual;
-    if (flagged)
-        return EdgeProvenance::Flagged;
+    if (hasFinding)
+        return EdgeProvenance::HasFinding;
     if (!core::isPrimaryRule(linkSet.policy, link.rule))
         return EdgeProvenance::Fallback;
     return EdgeProvenance::Rule;
@@ -275,7 +275,7 @@ void TraceDocument::buildEdges(const std::atomic<bool> *cancel)
         if (link.parent < eventCount) {
             ++counts.linked;
             edges.push_back({link.parent, link.gpuEvent, core::EdgeKind::Parent,
-                             parentProvenance(linkSet, link, m_flagged[link.gpuEvent] != 0)});
+                             parentProvenance(linkSet, link, m_hasFinding[link.gpuEvent] != 0)});
         } else {
             ++counts.orphans;
         }
@@ -360,7 +360,7 @@ bool TraceDocument::patchParentEdges(const TraceDocument &base)
         if (b.gpuEvent >= eventCount)
             continue;
         if (b.parent < eventCount) {
-            const EdgeProvenance provenance = parentProvenance(now, b, m_flagged[b.gpuEvent] != 0);
+            const EdgeProvenance provenance = parentProvenance(now, b, m_hasFinding[b.gpuEvent] != 0);
             if (a.parent != b.parent)
                 moved.push_back({id, a.parent});
             if (a.parent != b.parent || base.m_edges[id].provenance != provenance)
@@ -433,7 +433,7 @@ const core::GpuLink *TraceDocument::gpuLink(std::uint32_t event) const
 std::vector<std::uint32_t> TraceDocument::findingsOf(std::uint32_t event) const
 {
     std::vector<std::uint32_t> out;
-    if (event >= m_flagged.size())
+    if (event >= m_hasFinding.size())
         return out;
     const auto &findings = m_links->findings;
     for (std::uint32_t i = 0; i < findings.size(); ++i)

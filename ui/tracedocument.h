@@ -73,7 +73,7 @@ public:
 
     // The document for corrected links over the same events and index as `base` (each correction
     // publishes one). Styles, lane rows and their LOD summaries depend only on the events and the
-    // index, so they are shared with `base`, not rebuilt; flags and edges are derived again, and
+    // index, so they are shared with `base`, not rebuilt; finding marks and edges are derived again, and
     // when only parents moved between CPU ops (a re-parent) the edges, their adjacency and their
     // time orders are patched from `base` instead. Equal to create() on the same links. Falls back
     // to create() when the links were made over another index (another load).
@@ -100,7 +100,8 @@ public:
     const core::DeviceEvent &event(std::uint32_t i) const { return m_device->events[i]; }
     QString eventName(std::uint32_t i) const;
     EventStyle style(std::uint32_t i) const { return m_styleData[i]; }
-    bool isFlagged(std::uint32_t i) const { return m_flagged[i] != 0; }
+    // The event is the subject of a warning or error finding (drawn "Has finding").
+    bool hasFinding(std::uint32_t i) const { return m_hasFinding[i] != 0; }
     const core::GpuLink *gpuLink(std::uint32_t event) const;
 
     const std::vector<LaneRows> &laneRows() const { return *m_laneRows; }
@@ -123,7 +124,7 @@ public:
 
 private:
     TraceDocument() = default;
-    void buildFlags();
+    void buildFindingMarks();
     void buildEdges(const std::atomic<bool> *cancel);
     bool patchParentEdges(const TraceDocument &base);
     void buildAdjacency();
@@ -139,7 +140,7 @@ private:
     std::shared_ptr<const std::vector<EventStyle>> m_styles;
     const EventStyle *m_styleData = nullptr; // m_styles->data(), for the painter's inner loop
     std::shared_ptr<const std::vector<LaneRows>> m_laneRows;
-    std::vector<std::uint8_t> m_flagged;
+    std::vector<std::uint8_t> m_hasFinding;
     std::vector<DrawEdge> m_edges;
     std::vector<std::uint32_t> m_edgeBegin;
     std::vector<std::uint32_t> m_edgeList;

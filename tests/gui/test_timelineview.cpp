@@ -435,7 +435,7 @@ private slots:
                 auto [ab, ae] = a.edgesOf(e);
                 auto [bb, be] = b.edgesOf(e);
                 QCOMPARE(std::vector<std::uint32_t>(ab, ae), std::vector<std::uint32_t>(bb, be));
-                QCOMPARE(a.isFlagged(e), b.isFlagged(e));
+                QCOMPARE(a.hasFinding(e), b.hasFinding(e));
                 QCOMPARE(a.style(e), b.style(e));
             }
             QCOMPARE(a.counts().linked, b.counts().linked);
