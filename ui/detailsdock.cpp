@@ -94,7 +94,17 @@ void DetailsDock::refresh()
         return;
     }
     const EventNotes *notes = m_notes && m_notes->isOf(m_doc->device()) ? m_notes.get() : nullptr;
-    m_browser->setHtml(m_rangeHtml + detailsHtml(*m_doc, m_selection->current(), notes));
+    const QString rank = m_rankLabel.isEmpty() ? QString()
+        : QStringLiteral("<p style='margin:0'><b>%1</b></p>").arg(m_rankLabel.toHtmlEscaped());
+    m_browser->setHtml(m_rangeHtml + rank + detailsHtml(*m_doc, m_selection->current(), notes));
+}
+
+void DetailsDock::setRankLabel(const QString &label)
+{
+    if (label == m_rankLabel)
+        return;
+    m_rankLabel = label;
+    refresh();
 }
 
 QString DetailsDock::detailsHtml(const TraceDocument &doc, std::uint32_t e, const EventNotes *notes)

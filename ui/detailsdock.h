@@ -24,6 +24,9 @@ public:
     void setEventNotes(EventNotesPtr notes);
     // A time-range summary shown above the event's details; empty removes it.
     void setTimeRangeHtml(const QString &html);
+    // Which rank of a job the document is (e.g. "Rank 3 of the job in /data/run7"), shown above every
+    // event's details; empty when the traces are not part of an open job.
+    void setRankLabel(const QString &label);
     // The HTML currently shown (tests read it).
     QString html() const;
     QTextBrowser *browser() const { return m_browser; }
@@ -38,6 +41,7 @@ private:
     DocumentPtr m_doc;
     EventNotesPtr m_notes;
     QString m_rangeHtml;
+    QString m_rankLabel;
     QTextBrowser *m_browser;
 };
 

@@ -17,6 +17,7 @@
 #include <QPushButton>
 #include <QKeyEvent>
 #include <QTreeView>
+#include <QSplitter>
 #include <QVBoxLayout>
 
 namespace linkscope::ui {
@@ -579,7 +580,25 @@ FindingsDock::FindingsDock(CorrectionController *controller, EventSelection *sel
     header->setSectionResizeMode(FindingsTreeModel::Status, QHeaderView::ResizeToContents);
     header->setSectionResizeMode(FindingsTreeModel::Suggestion, QHeaderView::Interactive);
     header->resizeSection(FindingsTreeModel::Suggestion, 320);
-    layout->addWidget(m_view, 1);
+    // A job's cross-rank findings above the open rank's own (hidden until a job is open).
+    auto *split = new QSplitter(Qt::Vertical, body);
+    m_jobPanel = new QWidget(split);
+    auto *jobLayout = new QVBoxLayout(m_jobPanel);
+    jobLayout->setContentsMargins(0, 0, 0, 0);
+    m_jobLabel = new QLabel(m_jobPanel);
+    m_jobLabel->setWordWrap(true);
+    m_jobFindings = new JobFindingsList(m_jobPanel);
+    jobLayout->addWidget(m_jobLabel);
+    jobLayout->addWidget(m_jobFindings, 1);
+    m_rankLabel = new QLabel(m_jobPanel);
+    jobLayout->addWidget(m_rankLabel);
+    m_jobPanel->hide();
+    split->addWidget(m_jobPanel);
+    split->addWidget(m_view);
+    split->setStretchFactor(0, 1);
+    split->setStretchFactor(1, 3);
+    layout->addWidget(split, 1);
+    connect(m_jobFindings, &JobFindingsList::findingActivated, this, &FindingsDock::jobFindingActivated);
 
     auto *buttons = new QHBoxLayout;
     auto *prev = new QPushButton(tr("◀ Previous"), body);
@@ -926,6 +945,24 @@ void FindingsDock::flag()
                                                QString::fromStdString(m_model->finding(f).message), &ok);
     if (ok)
         m_controller->flag(m_model->subjectEvent(f), text);
+}
+
+void FindingsDock::setJob(const JobPtr &job)
+{
+    m_jobFindings->setJob(job);
+    m_jobPanel->setVisible(job != nullptr);
+    if (job)
+        m_jobLabel->setText(tr("<b>Across ranks</b> — %1 in %2 (%L3 ranks)")
+                                .arg(m_jobFindings->summary(), job->folder.toHtmlEscaped())
+                                .arg(job->report.ranks.size()));
+    setOpenRank(m_openRank);
+}
+
+void FindingsDock::setOpenRank(qint64 rank)
+{
+    m_openRank = rank;
+    m_rankLabel->setVisible(rank >= 0);
+    m_rankLabel->setText(tr("<b>Rank %1</b> — the findings of its links, below").arg(rank));
 }
 
 } // namespace linkscope::ui

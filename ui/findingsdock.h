@@ -7,6 +7,7 @@
 // a kind, mark reviewed, flag). Esc or Enter hands the keyboard back to the timeline.
 
 #include "edit/correction.h"
+#include "jobfindingslist.h"
 #include "link/finding.h"
 #include "report/findinggroups.h"
 #include "tracedocument.h"
@@ -170,6 +171,11 @@ public:
     QPushButton *applyButton() const { return m_applyButton; }
     QPushButton *applyAllButton() const { return m_applyAllButton; }
     QLabel *eventFilterLabel() const { return m_eventFilterLabel; }
+    // A job's cross-rank findings ("Across ranks", above this rank's own; hidden without a job).
+    JobFindingsList *jobFindings() const { return m_jobFindings; }
+    void setJob(const JobPtr &job);
+    // The job's rank whose traces are open (-1: none, or not part of the job): named above its findings.
+    void setOpenRank(qint64 rank);
 
     // The finding of the current row (a FindingsModel row), or -1 (none, or a severity or group row).
     int currentFinding() const;
@@ -195,6 +201,8 @@ signals:
     // The user made a finding current (not the timeline): show its GPU op with its current and
     // suggested parents.
     void frameRequested(std::uint32_t gpuEvent, std::uint32_t suggestedParent);
+    // The user made cross-rank finding `row` (a JobReport::findings index) current.
+    void jobFindingActivated(int row);
 
 protected:
     bool eventFilter(QObject *watched, QEvent *event) override;
@@ -236,6 +244,11 @@ private:
     QSet<QString> m_collapsed; // severity rows the user folded (errors and warnings start unfolded)
     bool m_restoring = false;
     QPointer<QWidget> m_focusHome;
+    QWidget *m_jobPanel;
+    QLabel *m_jobLabel;
+    QLabel *m_rankLabel;
+    JobFindingsList *m_jobFindings;
+    qint64 m_openRank = -1;
 };
 
 } // namespace linkscope::ui

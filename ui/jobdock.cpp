@@ -88,6 +88,9 @@ JobDock::JobDock(QWidget *parent) : QDockWidget(tr("Job"), parent)
     m_openRank = new QPushButton(tr("Open rank"), body);
     m_openRank->setToolTip(tr("Load the selected rank's full lanes (CPU threads, GPU streams, links) below"));
     m_openRank->setEnabled(false);
+    m_beside = new QPushButton(tr("Show beside"), body);
+    m_beside->setToolTip(tr("Show the selected rank's full lanes below the open one, on the same aligned time axis (read-only; \"Edit here\" swaps it in)"));
+    m_beside->setEnabled(false);
     m_export = new QPushButton(tr("Export job…"), body);
     m_export->setToolTip(tr("Write every rank's .et, comm_group.json and job-report.json, as `linkscope job` does"));
     m_export->setEnabled(false);
@@ -106,6 +109,7 @@ JobDock::JobDock(QWidget *parent) : QDockWidget(tr("Job"), parent)
     top->addWidget(undoButton);
     top->addWidget(redoButton);
     top->addWidget(m_openRank);
+    top->addWidget(m_beside);
     top->addWidget(m_export);
     layout->addLayout(top);
 
@@ -131,12 +135,7 @@ JobDock::JobDock(QWidget *parent) : QDockWidget(tr("Job"), parent)
 
     auto *split = new QSplitter(Qt::Horizontal, body);
     m_overview = new JobOverview(split);
-    m_findings = new QTreeWidget(split);
-    m_findings->setRootIsDecorated(false);
-    m_findings->setUniformRowHeights(true);
-    m_findings->setHeaderLabels({tr("Severity"), tr("Finding"), tr("Group"), tr("#"), tr("Ranks"), tr("Message")});
-    m_findings->header()->setStretchLastSection(true);
-    m_findings->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_findings = new JobFindingsList(split);
     split->addWidget(m_overview);
     split->addWidget(m_findings);
     split->setStretchFactor(0, 3);
@@ -205,19 +204,13 @@ JobDock::JobDock(QWidget *parent) : QDockWidget(tr("Job"), parent)
         }
     });
     connect(m_overview, &JobOverview::rankActivated, this, &JobDock::requestRank);
-    connect(m_overview, &JobOverview::collectiveSelected, this, [this] { m_openRank->setEnabled(m_job != nullptr); });
-    connect(m_openRank, &QPushButton::clicked, this, [this] {
-        qint64 rank = m_currentRank;
-        if (rank < 0 && m_overview->selection())
-            rank = m_overview->selection()->rank;
-        if (rank < 0 && m_job && !m_job->report.ranks.empty())
-            rank = m_job->report.ranks.front().rank;
-        requestRank(rank);
+    connect(m_overview, &JobOverview::collectiveSelected, this, [this] {
+        m_openRank->setEnabled(m_job != nullptr);
+        m_beside->setEnabled(m_job != nullptr);
     });
-    connect(m_findings, &QTreeWidget::currentItemChanged, this, [this](QTreeWidgetItem *item) {
-        if (item)
-            selectFinding(m_findings->indexOfTopLevelItem(item));
-    });
+    connect(m_openRank, &QPushButton::clicked, this, [this] { requestRank(selectedRank()); });
+    connect(m_beside, &QPushButton::clicked, this, [this] { requestBeside(selectedRank()); });
+    connect(m_findings, &JobFindingsList::findingActivated, this, &JobDock::selectFinding);
 }
 
 void JobDock::open(const QString &folder, core::Policy policy)
@@ -229,12 +222,13 @@ void JobDock::open(const QString &folder, core::Policy policy)
     m_job.reset();
     m_partial.clear();
     m_currentRank = -1;
-    m_findings->clear();
+    m_findings->setJob(nullptr);
     m_overview->clearSelection();
     m_overview->setHighlightedRanks({});
     m_overview->setJob(nullptr);
     m_export->setEnabled(false);
     m_openRank->setEnabled(false);
+    m_beside->setEnabled(false);
     m_summary->setText(tr("Opening the job in %1…").arg(folder));
     show();
     raise();
@@ -369,11 +363,12 @@ void JobDock::onFinished(JobPtr job)
     m_overview->setJob(m_job);
     m_overview->frameAll();
     m_summary->setText(summaryText());
-    fillFindings();
+    m_findings->setJob(m_job);
     m_export->setEnabled(true);
     m_fix->setEnabled(true);
     rebuildFixMenu();
     m_openRank->setEnabled(!m_job->report.ranks.empty());
+    m_beside->setEnabled(!m_job->report.ranks.empty());
     emit jobOpened(m_job);
 }
 
@@ -401,53 +396,52 @@ QString JobDock::summaryText() const
     return text;
 }
 
-void JobDock::fillFindings()
-{
-    m_findings->clear();
-    if (!m_job)
-        return;
-    for (const JobFinding &f : m_job->report.findings) {
-        QStringList ranks;
-        for (std::int64_t r : f.ranks)
-            ranks << QString::number(r);
-        auto *item = new QTreeWidgetItem(m_findings, {QString::fromUtf8(severityName(f.severity).data()), QString::fromStdString(f.kind),
-                                                       QString::fromStdString(f.processGroup), f.index >= 0 ? QString::number(f.index) : QString(),
-                                                       ranks.join(QStringLiteral(", ")), QString::fromStdString(f.message)});
-        item->setToolTip(5, QString::fromStdString(f.message));
-    }
-    if (m_job->report.findings.empty()) {
-        auto *item = new QTreeWidgetItem(m_findings, {tr("—"), tr("none"), QString(), QString(), QString(),
-                                                       tr("Every rank issued the same collectives, with the same types and sizes; sends and receives pair up")});
-        item->setFlags(Qt::ItemIsEnabled);
-    }
-    for (int c = 0; c < 5; ++c)
-        m_findings->resizeColumnToContents(c);
-}
-
 void JobDock::selectFinding(int row)
 {
     if (!m_job || row < 0 || row >= static_cast<int>(m_job->report.findings.size()))
         return;
-    if (m_findings->currentItem() != m_findings->topLevelItem(row)) {
-        m_findings->setCurrentItem(m_findings->topLevelItem(row)); // comes back here through currentItemChanged
-        return;
-    }
+    m_findings->setCurrentFinding(row);
     const JobFinding &f = m_job->report.findings[static_cast<std::size_t>(row)];
     std::vector<qint64> ranks(f.ranks.begin(), f.ranks.end());
     m_overview->setHighlightedRanks(ranks);
     m_currentRank = ranks.empty() ? -1 : ranks.front();
     m_openRank->setEnabled(m_currentRank >= 0);
+    m_beside->setEnabled(m_currentRank >= 0);
     if (!f.processGroup.empty() && f.index >= 0)
         m_overview->selectCollective(QString::fromStdString(f.processGroup), f.index, true);
+    emit findingSelected(row);
+}
+
+qint64 JobDock::rankOfDevice(const QString &devicePath) const
+{
+    for (const RankFiles &r : m_layout.ranks)
+        if (QString::fromStdString(r.device) == devicePath)
+            return r.rank;
+    return -1;
 }
 
 void JobDock::documentShown(const QString &devicePath)
 {
-    qint64 open = -1;
-    for (const RankFiles &r : m_layout.ranks)
-        if (QString::fromStdString(r.device) == devicePath)
-            open = r.rank;
-    m_overview->setOpenRank(open);
+    m_overview->setOpenRank(rankOfDevice(devicePath));
+}
+
+qint64 JobDock::selectedRank() const
+{
+    qint64 rank = m_currentRank;
+    if (rank < 0 && m_overview->selection())
+        rank = m_overview->selection()->rank;
+    if (rank < 0 && m_job && !m_job->report.ranks.empty())
+        rank = m_job->report.ranks.front().rank;
+    return rank;
+}
+
+void JobDock::requestBeside(qint64 rank)
+{
+    const auto &ranks = m_layout.ranks;
+    const auto it = std::find_if(ranks.begin(), ranks.end(), [&](const RankFiles &f) { return f.rank == rank; });
+    if (it == ranks.end())
+        return;
+    emit showBesideRequested(rank, QString::fromStdString(it->host), QString::fromStdString(it->device));
 }
 
 void JobDock::requestRank(qint64 rank)

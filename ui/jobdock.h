@@ -7,6 +7,7 @@
 // rank (or a double-click) asks the main window to load that rank's full lanes below; Export job…
 // writes what `linkscope job` writes.
 
+#include "jobfindingslist.h"
 #include "jobloader.h"
 
 #include <QDockWidget>
@@ -42,19 +43,31 @@ public:
 
     JobLoader *loader() const { return m_loader; }
     JobOverview *overview() const { return m_overview; }
-    QTreeWidget *findingsList() const { return m_findings; }
+    JobFindingsList *findingsList() const { return m_findings; }
     const JobPtr &job() const { return m_job; }
     QString summaryText() const;
     // The rank selected (a finding's first rank, or the last rank clicked); -1 none.
     qint64 currentRank() const { return m_currentRank; }
+    // The rank whose Kineto trace is `devicePath`, -1 if none of this job's.
+    qint64 rankOfDevice(const QString &devicePath) const;
+    // The rank a button acts on: the selected finding's first rank, the rank clicked, else the first.
+    qint64 selectedRank() const;
+    // Asks for `rank`'s full lanes in the main timeline (openRankRequested).
+    void requestRank(qint64 rank);
+    // Asks for `rank`'s lanes beside the open rank's (showBesideRequested).
+    void requestBeside(qint64 rank);
+    QPushButton *besideButton() const { return m_beside; }
     // The main window shows the traces of `devicePath`: marks that rank as open in the overview.
     void documentShown(const QString &devicePath);
-    // Selects the cross-rank finding in row `row` of the list (as a click does).
+    // Selects the cross-rank finding in row `row` of the list (as a click does): its ranks tinted, its
+    // collective framed on every rank; findingSelected(row).
     void selectFinding(int row);
 
 signals:
     void jobOpened(linkscope::ui::JobPtr job);
+    void findingSelected(int row);
     void openRankRequested(qint64 rank, const QString &hostPath, const QString &devicePath);
+    void showBesideRequested(qint64 rank, const QString &hostPath, const QString &devicePath);
     void exported(const QString &outDir, const QString &summary);
     // Rank sidecars were written (a fix across ranks, its undo or redo): open ranks should reload.
     void sidecarsChanged(const QList<qint64> &ranks, const QString &message);
@@ -66,8 +79,6 @@ private:
     void onFinished(JobPtr job);
     void updateProgress();
     void showProgress(bool on);
-    void requestRank(qint64 rank);
-    void fillFindings();
     void rebuildFixMenu();
     friend class JobFixCommand;
     // The fix's findings counts (after: true) or those before it, put into the shown job.
@@ -81,10 +92,11 @@ private:
     std::vector<QProgressBar *> m_bars;
     QPushButton *m_cancel;
     QPushButton *m_openRank;
+    QPushButton *m_beside;
     QPushButton *m_export;
     QToolButton *m_fix;
     QUndoStack *m_undo;
-    QTreeWidget *m_findings;
+    JobFindingsList *m_findings;
     QTimer *m_timer;
     JobPtr m_job;
     QString m_folder;

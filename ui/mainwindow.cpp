@@ -3,11 +3,15 @@
 #include "reviewui.h"
 
 #include "commandpalette.h"
+#include "correctioncontroller.h"
 #include "detailsdock.h"
+#include "findingsdock.h"
 #include "eventselection.h"
 #include "jobdock.h"
+#include "joboverview.h"
 #include "legendwidget.h"
 #include "rangedock.h"
+#include "rankpanes.h"
 #include "searchdock.h"
 #include "timelineview.h"
 #include "timerange.h"
@@ -82,7 +86,9 @@ MainWindow::MainWindow(QWidget *parent)
     setDockNestingEnabled(true);
 
     m_timeline->setSelectionModel(m_selection);
-    setCentralWidget(m_timeline);
+    // The timeline, with the lanes of other ranks of an open job below it (rankpanes.h).
+    m_panes = new RankPanes(m_timeline, this);
+    setCentralWidget(m_panes);
 
     m_details = new DetailsDock(m_selection, this);
     m_search = new SearchDock(m_selection, this);
@@ -438,6 +444,7 @@ void MainWindow::setDocument(DocumentPtr doc)
     const QString device = QFileInfo(m_doc->devicePath()).fileName();
     const QString host = QFileInfo(m_doc->hostPath()).fileName();
     setWindowTitle(host.isEmpty() ? tr("%1 — Linkscope").arg(device) : tr("%1 + %2 — Linkscope").arg(host, device));
+    updateRankLabels(); // a rank of the open job: named in the title, Details and Findings
     updateCounts();
 }
 
@@ -596,13 +603,35 @@ JobDock *MainWindow::jobDock()
             if (doc)
                 m_jobDock->documentShown(doc->devicePath());
         });
+        connect(m_jobDock, &JobDock::jobOpened, this, [this](const JobPtr &job) {
+            m_panes->setJob(job);
+            m_review->findingsDock()->setJob(job);
+            updateRankLabels();
+        });
         connect(m_jobDock, &JobDock::openRankRequested, this, [this](qint64 rank, const QString &host, const QString &device) {
+            if (RankPane *pane = m_panes->pane(rank); pane && pane->isLoaded()) {
+                editRankHere(rank); // already read: swapped in, not read again
+                return;
+            }
+            m_panes->closePane(rank);
             statusBar()->showMessage(tr("Opening rank %1 of the job").arg(rank), 4000);
             if (host.isEmpty())
                 openDevice(device);
             else
                 openPair(host, device);
         });
+        connect(m_jobDock, &JobDock::showBesideRequested, this, [this](qint64 rank, const QString &host, const QString &device) {
+            if (rank == m_panes->mainRank())
+                return;
+            m_panes->openPane(rank, host, device, m_policy);
+            statusBar()->showMessage(tr("Rank %1 below the open rank, on the job's aligned clock").arg(rank), 4000);
+        });
+        connect(m_panes, &RankPanes::editRequested, this, &MainWindow::editRankHere);
+        // A collective clicked in the overview, or a cross-rank finding's: shown in every rank's lanes.
+        connect(m_jobDock->overview(), &JobOverview::collectiveSelected, m_panes, &RankPanes::frameCollective);
+        // The job dock's list and the Findings dock's "Across ranks" stay on the same finding.
+        connect(m_jobDock, &JobDock::findingSelected, this, [this](int row) { m_review->findingsDock()->jobFindings()->setCurrentFinding(row); });
+        connect(m_review->findingsDock(), &FindingsDock::jobFindingActivated, m_jobDock, &JobDock::selectFinding);
         connect(m_jobDock, &JobDock::exported, this, [this](const QString &, const QString &summary) { statusBar()->showMessage(summary, 10000); });
         connect(m_jobDock, &JobDock::failed, this, [this](const QString &message) { statusBar()->showMessage(message, 10000); });
         // A fix across ranks rewrote rank sidecars: the rank open below is reopened with its own.
@@ -620,6 +649,45 @@ JobDock *MainWindow::jobDock()
         });
     }
     return m_jobDock;
+}
+
+void MainWindow::updateRankLabels()
+{
+    if (!m_panes || !m_review)
+        return;
+    const qint64 rank = m_jobDock && m_doc ? m_jobDock->rankOfDevice(m_doc->devicePath()) : -1;
+    m_panes->setMainRank(rank);
+    m_review->findingsDock()->setOpenRank(rank);
+    const bool inJob = rank >= 0 && m_jobDock->job();
+    m_details->setRankLabel(inJob ? tr("Rank %1 of the job in %2").arg(rank).arg(m_jobDock->job()->folder) : QString());
+    if (inJob && m_doc) {
+        const QString device = QFileInfo(m_doc->devicePath()).fileName();
+        const QString host = QFileInfo(m_doc->hostPath()).fileName();
+        setWindowTitle(tr("Rank %1 · %2 — Linkscope").arg(rank).arg(host.isEmpty() ? device : host + QStringLiteral(" + ") + device));
+    }
+}
+
+void MainWindow::editRankHere(qint64 rank)
+{
+    RankPane *pane = m_panes->pane(rank);
+    if (!pane || !pane->isLoaded() || m_loader->isBusy())
+        return;
+    const auto view = m_panes->referenceView();
+    const int position = m_panes->paneIndex(rank);
+    const DocumentPtr linked = pane->linkedDocument();
+    const QStringList warnings = pane->warnings();
+    m_panes->closePane(rank);
+    // The rank shown until now keeps its lanes, in the pane's place: its linker's document (for a
+    // later swap back) and the corrected one shown.
+    const qint64 previous = m_panes->mainRank();
+    if (m_doc && previous >= 0)
+        m_panes->adoptPane(previous, m_review->controller()->linkedDocument() ? m_review->controller()->linkedDocument() : m_doc, m_doc,
+                           {}, position);
+    // As if it had just been read: the correction session re-applies the rank's sidecar.
+    onLoaded(linked, warnings, false);
+    if (view)
+        m_panes->setReferenceView(*view);
+    statusBar()->showMessage(tr("Rank %1 is the main rank: Details, Search, Findings and corrections act on it").arg(rank), 6000);
 }
 
 void MainWindow::openJob(const QString &folder)

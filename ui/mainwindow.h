@@ -28,6 +28,7 @@ class DetailsDock;
 class JobDock;
 class EventSelection;
 class RangeDock;
+class RankPanes;
 class SearchDock;
 class TimelineView;
 class TraceLoader;
@@ -48,6 +49,11 @@ public:
     void openJob(const QString &folder);
     // The job dock, created on first use.
     JobDock *jobDock();
+    // The timeline and, below it, other ranks' lanes of the open job (the central widget).
+    RankPanes *rankPanes() const { return m_panes; }
+    // Makes `rank` (shown in a pane below) the main rank, without reading it again; the rank shown
+    // until now takes its pane.
+    void editRankHere(qint64 rank);
 
     const DocumentPtr &document() const { return m_doc; }
     EventSelection *selection() const { return m_selection; }
@@ -106,6 +112,7 @@ private:
     void rebuildRecentMenu();
     void updateCounts();
     void showShortcuts();
+    void updateRankLabels();
 
     DocumentPtr m_doc;
     EventSelection *m_selection;
@@ -117,6 +124,7 @@ private:
     WarningsDock *m_warnings;
     ReviewUi *m_review = nullptr;
     JobDock *m_jobDock = nullptr;
+    RankPanes *m_panes = nullptr;
     core::Policy m_policy = core::Policy::Nesting;
 
     QMenu *m_viewMenu = nullptr;

@@ -8,11 +8,18 @@
 #include "edit/sidecar.h"
 #include "pipeline/pairpipeline.h"
 #include "gen/tracegenerator.h"
+#include "detailsdock.h"
+#include "eventselection.h"
+#include "findingsdock.h"
 #include "jobdock.h"
+#include "rankpanes.h"
+#include "reviewui.h"
+#include "timelineview.h"
 #include "joboverview.h"
 #include "mainwindow.h"
 #include "testsupport.h"
 
+#include <QLabel>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -168,6 +175,127 @@ private slots:
         QVERIFY2(m_window->windowTitle().contains(QStringLiteral("_5")), qPrintable(m_window->windowTitle()));
         QCOMPARE(overview->openRank(), qint64(5));
         m_window->grab().toImage().save(QStringLiteral(LINKSCOPE_BINARY_DIR "/test_jobgui_drillin.png"));
+    }
+
+    void crossRankFindingsAreInTheFindingsDockAndNameTheRank()
+    {
+        // The main window shows rank 5 (previous case): the Findings dock lists the job's finding
+        // above rank 5's own, and Details names the rank of every event.
+        FindingsDock *findings = m_window->review()->findingsDock();
+        JobFindingsList *list = findings->jobFindings();
+        QVERIFY(list->isVisibleTo(findings));
+        QCOMPARE(list->findingCount(), 1);
+        QCOMPARE(list->topLevelItem(0)->text(1), QStringLiteral("missing_collective"));
+        QCOMPARE(list->topLevelItem(0)->text(4), QStringLiteral("6"));
+        QVERIFY(list->summary().contains(QStringLiteral("1 error")));
+        JobDock *dock = m_window->jobDock();
+        dock->overview()->clearSelection();
+        list->setCurrentFinding(-1);
+        list->setCurrentItem(list->topLevelItem(0)); // as a click does
+        QVERIFY(dock->overview()->selection());
+        QCOMPARE(dock->overview()->selection()->group, QStringLiteral("5"));
+        QCOMPARE(dock->overview()->selection()->index, qint64(1));
+        QCOMPARE(dock->findingsList()->currentFinding(), 0);
+        // And back: the job dock's list moves the Findings dock's.
+        list->setCurrentFinding(-1);
+        dock->selectFinding(0);
+        QCOMPARE(list->currentFinding(), 0);
+        m_window->selection()->select(0);
+        QVERIFY2(m_window->detailsDock()->html().contains(QStringLiteral("Rank 5 of the job")), qPrintable(m_window->detailsDock()->html().left(400)));
+        QVERIFY(m_window->windowTitle().startsWith(QStringLiteral("Rank 5")));
+        QVERIFY(m_window->rankPanes()->mainTitle()->text().contains(QStringLiteral("Rank 5")));
+    }
+
+    void severalRanksSideBySideOnTheAlignedClock()
+    {
+        RankPanes *panes = m_window->rankPanes();
+        JobDock *dock = m_window->jobDock();
+        QCOMPARE(panes->mainRank(), qint64(5));
+        // A collective of a group rank 5 is in, and two other members of it to show beside.
+        const auto &report = dock->job()->report;
+        QString group;
+        std::vector<std::pair<std::int64_t, std::size_t>> calls;
+        for (const auto &g : report.groups) {
+            const auto at = report.callsAt(g.name, 1);
+            if (at.size() >= 3 && std::any_of(at.begin(), at.end(), [](const auto &c) { return c.first == 5; })) {
+                group = QString::fromStdString(g.name);
+                calls = at;
+                break;
+            }
+        }
+        QVERIFY(!group.isEmpty());
+        std::vector<qint64> beside;
+        for (const auto &c : calls)
+            if (c.first != 5 && beside.size() < 2)
+                beside.push_back(c.first);
+        const qint64 a = beside[0], b = beside[1];
+        dock->requestBeside(a);
+        dock->requestBeside(b);
+        dock->requestBeside(5); // the main rank: no pane
+        QCOMPARE(int(panes->panes().size()), 2);
+        for (qint64 r : beside) {
+            RankPane *pane = panes->pane(r);
+            QVERIFY(pane);
+            if (!pane->isLoaded()) {
+                QSignalSpy loaded(pane, &RankPane::loaded);
+                QVERIFY(loaded.wait(60000));
+            }
+            QVERIFY(pane->view()->document());
+            QVERIFY(pane->view()->document()->devicePath().contains(QStringLiteral("_%1").arg(r)));
+            QVERIFY(pane->titleText().contains(QStringLiteral("Rank %1").arg(r)));
+            QVERIFY(pane->view()->document()->counts().gpuOps > 0);
+        }
+        // A collective picked in the overview is framed in every rank's lanes: each view holds that
+        // rank's launch and kernel of it, and is not the whole trace.
+        dock->overview()->selectCollective(group, 1, true);
+        auto viewOf = [&](qint64 rank) { return rank == 5 ? m_window->timeline() : panes->pane(rank)->view(); };
+        for (const auto &[rank, call] : calls) {
+            if (rank != a && rank != b && rank != 5)
+                continue;
+            const core::job::CollectiveCall &c = report.rank(rank)->calls[call];
+            TimelineView *v = viewOf(rank);
+            const core::Nanos base = v->document()->device().baseTimeNs.value_or(0);
+            QVERIFY2(c.launchNs - base >= v->viewStart() && c.endNs - base <= v->viewEnd(),
+                     qPrintable(QStringLiteral("rank %1: call %2..%3 not in view %4..%5").arg(rank).arg(c.launchNs - base).arg(c.endNs - base).arg(v->viewStart()).arg(v->viewEnd())));
+            QVERIFY(v->viewEnd() - v->viewStart() <= 2 * (c.endNs - c.launchNs) + 4 * 1000 * 1000);
+        }
+        // Panning or zooming one pane moves the others by the same instants.
+        TimelineView *main = m_window->timeline();
+        main->panByPixels(-120);
+        main->zoomAt(0.5, main->contentRect().center().x());
+        for (qint64 r : beside) {
+            TimelineView *v = panes->pane(r)->view();
+            QCOMPARE(v->viewStart(), panes->mapTime(5, *main->document(), r, *v->document(), main->viewStart()));
+            QCOMPARE(v->viewEnd(), panes->mapTime(5, *main->document(), r, *v->document(), main->viewEnd()));
+            QCOMPARE(v->headerWidth(), main->headerWidth());
+        }
+        TimelineView *vb = panes->pane(b)->view();
+        vb->panByPixels(60);
+        QCOMPARE(main->viewStart(), panes->mapTime(b, *vb->document(), 5, *main->document(), vb->viewStart()));
+        m_window->grab().toImage().save(QStringLiteral(LINKSCOPE_BINARY_DIR "/test_jobgui_beside.png"));
+
+        // "Edit here" swaps rank a in without reading it again; rank 5 keeps its lanes in a's place.
+        const DocumentPtr docA = panes->pane(a)->linkedDocument();
+        const auto before = panes->referenceView();
+        QVERIFY(before);
+        QSignalSpy changed(m_window.get(), &MainWindow::documentChanged);
+        m_window->editRankHere(a);
+        QVERIFY(changed.count() >= 1);
+        QCOMPARE(panes->mainRank(), a);
+        QVERIFY(m_window->document()->deviceShared() == docA->deviceShared());
+        QVERIFY(m_window->windowTitle().startsWith(QStringLiteral("Rank %1").arg(a)));
+        QVERIFY(!panes->pane(a));
+        QVERIFY(panes->pane(5) && panes->pane(5)->isLoaded());
+        QCOMPARE(panes->paneIndex(5), 0);
+        QCOMPARE(*panes->referenceView(), *before);
+        QCOMPARE(m_window->review()->findingsDock()->jobFindings()->findingCount(), 1);
+        // Open rank on a rank shown beside swaps it in as well.
+        dock->requestRank(b);
+        QCOMPARE(panes->mainRank(), b);
+        QVERIFY(!panes->pane(b));
+        QVERIFY(panes->pane(a));
+        panes->closeAll();
+        QTRY_VERIFY(panes->panes().empty());
     }
 
     void guiExportEqualsTheJobCommand()
