@@ -93,6 +93,8 @@ ReviewUi::ReviewUi(MainWindow *window)
         frame(event, suggested);
     });
     buildMenus();
+    window->timeline()->setContextMenuProvider(
+        [this](QMenu *menu, std::uint32_t event, std::uint32_t edge) { addContextActions(menu, event, edge); });
     window->timeline()->installEventFilter(this);
     connect(window->timeline(), &TimelineView::viewChanged, this, [this] {
         if (m_dragFrom != core::kNoIndex)
@@ -466,6 +468,103 @@ void ReviewUi::removeEdgeOfSelected()
         return;
     const core::Edge &e = edges.at(static_cast<std::size_t>(items.indexOf(choice)));
     m_controller->removeEdge(e.from, e.to, e.kind);
+}
+
+void ReviewUi::addContextActions(QMenu *menu, std::uint32_t event, std::uint32_t edge)
+{
+    const DocumentPtr &doc = m_controller->document();
+    const core::CorrectionSession *session = m_controller->session();
+    if (!doc || !m_controller->ready() || !session)
+        return;
+    auto named = [menu](QAction *action, const char *name) {
+        action->setObjectName(QString::fromLatin1(name));
+        return action;
+    };
+    auto elided = [&](std::uint32_t e) {
+        return menu->fontMetrics().elidedText(doc->eventName(e), Qt::ElideMiddle, 360);
+    };
+    if (edge != core::kNoIndex) {
+        if (edge >= doc->edges().size())
+            return;
+        const DrawEdge drawn = doc->edges()[edge];
+        const auto &edges = session->working().edges;
+        const bool removable = (drawn.kind == core::EdgeKind::Sync || drawn.kind == core::EdgeKind::InterThread)
+                               && std::any_of(edges.begin(), edges.end(), [&](const core::Edge &e) {
+                                      return e.from == drawn.from && e.to == drawn.to && e.kind == drawn.kind;
+                                  });
+        QAction *remove = named(menu->addAction(tr("Remove edge"), this, [this, drawn] {
+                                    if (m_controller->removeEdge(drawn.from, drawn.to, drawn.kind))
+                                        say(tr("Edge removed (Ctrl+Z undoes)"));
+                                }),
+                                "removeEdge");
+        remove->setEnabled(removable);
+        if (!removable)
+            remove->setToolTip(tr("Only sync and inter-thread edges can be removed; a parent edge changes by re-parenting"));
+        menu->setToolTipsVisible(true);
+        return;
+    }
+    if (event >= doc->eventCount())
+        return;
+    if (const core::GpuLink *link = doc->gpuLink(event)) {
+        QMenu *to = menu->addMenu(tr("Re-parent to"));
+        to->setObjectName(QStringLiteral("reparentTo"));
+        for (std::uint32_t c : m_controller->parentCandidates(event)) {
+            const core::DeviceEvent &e = doc->event(c);
+            QAction *a = to->addAction(tr("%1  (%2, rf_id %3)").arg(elided(c), fromStd(core::categoryName(e.category))).arg(e.rfId),
+                                       this, [this, event, c] {
+                                           if (m_controller->reparent(event, c))
+                                               say(tr("Re-parented (Ctrl+Z undoes)"));
+                                       });
+            a->setData(c);
+            if (c == link->parent) {
+                a->setCheckable(true);
+                a->setChecked(true);
+                a->setEnabled(false); // already its parent
+            }
+        }
+        to->addSeparator();
+        to->addAction(tr("Another CPU op, by rf_id / Ev Idx / #index…"), this, [this, event] {
+            bool ok = false;
+            const QString text = QInputDialog::getText(m_window, tr("Re-parent by id"),
+                                                       tr("rf_id N, ev_idx N, #event, or a number (rf_id first):"),
+                                                       QLineEdit::Normal, QString(), &ok);
+            if (!ok)
+                return;
+            const std::uint32_t parent = m_controller->findCpuOp(text);
+            if (parent == core::kNoIndex || !m_controller->reparent(event, parent))
+                say(tr("Cannot re-parent onto \"%1\"").arg(text));
+        });
+        named(menu->addAction(tr("Detach"), this, [this, event] { m_controller->detach(event); }), "detach")
+            ->setEnabled(link->parent != core::kNoIndex);
+        named(menu->addAction(tr("Restore the linker's parent"), this,
+                              [this, event] {
+                                  if (!m_controller->restore(event))
+                                      say(tr("The op's link was not changed"));
+                              }),
+              "restore")
+            ->setEnabled(event < session->working().gpuLinkOf.size() && session->working().gpuLinkOf[event] != core::kNoIndex
+                         && session->editor().isCorrected(session->working().gpuLinkOf[event]));
+        menu->addSeparator();
+    }
+    named(menu->addAction(tr("Flag link as wrong…"), this,
+                          [this, event] {
+                              bool ok = false;
+                              const QString text = QInputDialog::getText(m_window, tr("Flag the link as wrong"), tr("Note:"),
+                                                                         QLineEdit::Normal, QString(), &ok);
+                              if (ok)
+                                  m_controller->flag(event, text);
+                          }),
+          "flag");
+    named(menu->addAction(tr("Note…"), this,
+                          [this, event] {
+                              bool ok = false;
+                              const QString text = QInputDialog::getText(m_window, tr("Note"), tr("Note on the op:"),
+                                                                         QLineEdit::Normal, QString(), &ok);
+                              if (ok)
+                                  m_controller->note(event, text);
+                          }),
+          "note");
+    named(menu->addAction(tr("Accept link"), this, [this, event] { m_controller->accept(event); }), "accept");
 }
 
 ExportDialog *ReviewUi::exportDialog() const { return m_exportDialog.data(); }

@@ -67,6 +67,10 @@ public slots:
     // Filters the Findings to these GPU ops (sorted) and lists them in the search results.
     void showChangedLinks(const std::vector<std::uint32_t> &events);
 
+    // The review actions of the timeline's context menu on `event` or `edge` (the other is
+    // kNoIndex): Re-parent to ▸ (the parent candidates), Detach, Restore, Flag…, Note…, Accept;
+    // on a sync / inter-thread edge the corrections allow removing, Remove edge.
+    void addContextActions(QMenu *menu, std::uint32_t event, std::uint32_t edge);
 private:
     void buildMenus();
     void updateActions();

@@ -201,9 +201,11 @@ void TimelineEdgeOverlay::paint(QPainter &painter, const TraceDocument &doc, con
         core::Nanos fromTime = src.end() <= dst.ts ? src.end() : src.ts;
         core::Nanos toTime = dst.ts;
         if (edge.kind == core::EdgeKind::Sync) {
-            // A sync returns when the GPU op finishes: end of the op → end of the waiting call.
+            // A sync returns when the GPU op finishes: end of the op → end of the waiting call. A
+            // GPU op that waits (stream wait event) cannot start before the op it waits for ends:
+            // end → start of the waiting op.
             fromTime = src.end();
-            toTime = dst.end();
+            toTime = core::isGpuOpCategory(dst.category) ? dst.ts : dst.end();
         } else if (edge.kind == core::EdgeKind::Parent) {
             fromTime = src.ts;
             if (const core::GpuLink *link = doc.gpuLink(edge.to); link && link->launch < trace.events.size()) {

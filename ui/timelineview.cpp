@@ -5,6 +5,10 @@
 #include "timelinepalette.h"
 
 #include <QAction>
+#include <QClipboard>
+#include <QFontMetrics>
+#include <QGuiApplication>
+#include <QTextDocument>
 #include <QContextMenuEvent>
 #include <QCryptographicHash>
 #include <QFileInfo>
@@ -417,13 +421,120 @@ QMenu *TimelineView::createHeaderMenu(const QPoint &pos)
     return menu;
 }
 
+QMenu *TimelineView::createEventMenu(std::uint32_t e)
+{
+    auto *menu = new QMenu(this);
+    if (!m_doc || e >= m_doc->eventCount())
+        return menu;
+    auto select = [this](std::uint32_t target) {
+        if (m_selection)
+            m_selection->select(target);
+    };
+    QAction *selectAction = menu->addAction(tr("Select"), this, [this, e] {
+        if (m_selection)
+            m_selection->selectInPlace(e);
+    });
+    selectAction->setObjectName(QStringLiteral("selectEvent"));
+    menu->addAction(tr("Frame"), this, [this, e] { frameEvent(e); })->setObjectName(QStringLiteral("frameEvent"));
+    if (const core::GpuLink *link = m_doc->gpuLink(e)) {
+        const std::uint32_t parent = link->parent;
+        const std::uint32_t launch = link->launch;
+        QAction *parentAction = menu->addAction(parent < m_doc->eventCount() ? tr("Select parent “%1”").arg(elidedName(parent))
+                                                                             : tr("Select parent (none)"),
+                                                this, [select, parent] { select(parent); });
+        parentAction->setObjectName(QStringLiteral("selectParent"));
+        parentAction->setEnabled(parent < m_doc->eventCount());
+        QAction *launchAction = menu->addAction(launch < m_doc->eventCount() ? tr("Select launch “%1”").arg(elidedName(launch))
+                                                                             : tr("Select launch (none)"),
+                                                this, [select, launch] { select(launch); });
+        launchAction->setObjectName(QStringLiteral("selectLaunch"));
+        launchAction->setEnabled(launch < m_doc->eventCount());
+    }
+    menu->addSeparator();
+    const QString name = m_doc->eventName(e);
+    menu->addAction(tr("Copy name"), this, [name] { QGuiApplication::clipboard()->setText(name); })
+        ->setObjectName(QStringLiteral("copyName"));
+    if (m_menuProvider) {
+        menu->addSeparator();
+        m_menuProvider(menu, e, core::kNoIndex);
+    }
+    return menu;
+}
+
+QMenu *TimelineView::createEdgeMenu(std::uint32_t id)
+{
+    auto *menu = new QMenu(this);
+    if (!m_doc || id >= m_doc->edges().size())
+        return menu;
+    const DrawEdge edge = m_doc->edges()[id];
+    auto select = [this](std::uint32_t target) {
+        if (m_selection)
+            m_selection->select(target);
+    };
+    menu->addAction(tr("Select source “%1”").arg(elidedName(edge.from)), this, [select, edge] { select(edge.from); })
+        ->setObjectName(QStringLiteral("selectEdgeSource"));
+    menu->addAction(tr("Select target “%1”").arg(elidedName(edge.to)), this, [select, edge] { select(edge.to); })
+        ->setObjectName(QStringLiteral("selectEdgeTarget"));
+    menu->addSeparator();
+    QTextDocument text;
+    text.setHtml(edgeTooltip(id));
+    const QString description = text.toPlainText();
+    menu->addAction(tr("Copy description"), this, [description] { QGuiApplication::clipboard()->setText(description); })
+        ->setObjectName(QStringLiteral("copyEdge"));
+    if (m_menuProvider) {
+        menu->addSeparator();
+        m_menuProvider(menu, core::kNoIndex, id);
+    }
+    return menu;
+}
+
+QMenu *TimelineView::createContextMenu(const QPoint &pos)
+{
+    if (!m_doc || pos.y() < kOverviewHeight + kRulerHeight)
+        return nullptr;
+    if (pos.x() < m_headerWidth)
+        return createHeaderMenu(pos);
+    // As for hover and click: a marker is its event's, events win over edges.
+    const std::uint32_t marked = markerAt(pos);
+    const std::uint32_t e = marked != core::kNoIndex ? marked : eventAt(pos);
+    if (e != core::kNoIndex)
+        return createEventMenu(e);
+    const std::uint32_t edge = edgeAt(pos);
+    if (edge != core::kNoIndex)
+        return createEdgeMenu(edge);
+    return nullptr;
+}
+
+void TimelineView::frameEvent(std::uint32_t e)
+{
+    if (!m_doc || e >= m_doc->eventCount())
+        return;
+    if (m_selection)
+        m_selection->selectInPlace(e);
+    core::Nanos lo = m_doc->event(e).ts;
+    core::Nanos hi = m_doc->event(e).end();
+    if (const core::GpuLink *link = m_doc->gpuLink(e); link && link->parent < m_doc->eventCount()) {
+        lo = std::min(lo, m_doc->event(link->parent).ts);
+        hi = std::max(hi, m_doc->event(link->parent).end());
+    }
+    const core::Nanos span = std::max<core::Nanos>(hi - lo, TimelineViewport::kMinSpan);
+    viewportChanged(m_viewport.fitInterval(lo, hi, span / 8));
+    revealEvent(e);
+}
+
+QString TimelineView::elidedName(std::uint32_t e) const
+{
+    // A kernel's full signature would make the menu as wide as the screen.
+    return QFontMetrics(font()).elidedText(m_doc->eventName(e), Qt::ElideMiddle, 360);
+}
+
 void TimelineView::contextMenuEvent(QContextMenuEvent *event)
 {
-    if (!m_doc || event->pos().x() >= m_headerWidth || event->pos().y() < kOverviewHeight + kRulerHeight) {
+    QMenu *menu = createContextMenu(event->pos());
+    if (!menu) {
         QWidget::contextMenuEvent(event);
         return;
     }
-    QMenu *menu = createHeaderMenu(event->pos());
     menu->setAttribute(Qt::WA_DeleteOnClose);
     menu->popup(event->globalPos());
     event->accept();

@@ -29,6 +29,7 @@
 #include <QWidget>
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -104,6 +105,23 @@ public:
     QAction *showHiddenAction() const { return m_showHiddenAction; }
     // The lane-header context menu for widget position `pos` (a new menu; the caller owns it).
     QMenu *createHeaderMenu(const QPoint &pos);
+
+    // --- Context menus on events and edges ---
+    // A right-click on an event or an edge opens a menu (a new one each time; the caller owns it).
+    // The view fills in what needs no corrections: on an event Select, Frame (it and its parent),
+    // Select parent / Select launch (a GPU op's), Copy name; on an edge Select source, Select target,
+    // Copy description (its tooltip as plain text). Whoever can correct links (ReviewUi) adds its
+    // actions through the provider, which is called last with the menu and the event or edge (the
+    // other is kNoIndex). Read-only timelines (the job's rank panes) have no provider.
+    using ContextMenuProvider = std::function<void(QMenu *menu, std::uint32_t event, std::uint32_t edge)>;
+    void setContextMenuProvider(ContextMenuProvider provider) { m_menuProvider = std::move(provider); }
+    QMenu *createEventMenu(std::uint32_t event);
+    QMenu *createEdgeMenu(std::uint32_t edge);
+    // The menu a right-click at widget position `pos` opens: the header menu left of the lanes, an
+    // event's or an edge's menu on one, else null.
+    QMenu *createContextMenu(const QPoint &pos);
+    // Frames `event` with its current parent (the menu's Frame): an eighth of their extent as margin.
+    void frameEvent(std::uint32_t event);
 
     // Order of groups and lanes (TimelineLayout::moveGroup / moveLane; Move up / down / to top / to
     // bottom in the header menu, or drag a header). Each change is saved in the view settings.
@@ -307,6 +325,7 @@ private:
     void stepOnRow(int delta);
     std::vector<std::uint32_t> selectedEdges(bool incoming) const;
     QString tooltipFor(std::uint32_t event) const;
+    QString elidedName(std::uint32_t event) const;
     void toggleHeaderAt(const QPoint &pos);
     void restoreViewSettings();
     void layoutChanged(bool save);
@@ -345,6 +364,7 @@ private:
     QPointF m_paintedDragFrom;
     QPointF m_paintedDragTo;
     qint64 m_lastFrameNanos = 0;
+    ContextMenuProvider m_menuProvider;
 };
 
 } // namespace linkscope::ui

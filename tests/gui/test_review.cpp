@@ -28,6 +28,7 @@
 #include <QAbstractItemModelTester>
 #include <QApplication>
 #include <QComboBox>
+#include <QMenu>
 #include <QMessageBox>
 #include <QToolButton>
 #include <QPushButton>
@@ -82,6 +83,7 @@ private slots:
     void findingsFollowTheSelection();
     void findingsDescribeTheCorrectedState();
     void reparentByDraggingOnTheTimeline();
+    void contextMenuCorrectsEventsAndEdges();
     void reparentDragShowsTargetAndEscCancels();
     void reparentOntoAnotherProcessIsRefused();
     void policyChangeReportsChangedLinks();
@@ -404,6 +406,96 @@ void TestReview::reparentByDraggingOnTheTimeline()
     QCOMPARE(controller->undoStack()->count(), 1);
     QCOMPARE(parentShown(*window, kernel), comms);
     QCOMPARE(window->selection()->current(), kernel);
+}
+
+void TestReview::contextMenuCorrectsEventsAndEdges()
+{
+    auto window = open();
+    window->show();
+    QVERIFY(QTest::qWaitForWindowExposed(window.get()));
+    ui::CorrectionController *controller = window->review()->controller();
+    ui::TimelineView *timeline = window->timeline();
+    const ui::DocumentPtr shown = window->document();
+    const std::uint32_t kernel = eventNamed(*shown, QStringLiteral("ncclDevKernel"), core::EventCategory::Kernel);
+    const std::uint32_t comms = eventNamed(*shown, QStringLiteral("record_param_comms"), core::EventCategory::CpuOp);
+    const std::uint32_t annotation = eventNamed(*shown, QStringLiteral("nccl:_all_gather_base"), core::EventCategory::UserAnnotation);
+    QCOMPARE(parentShown(*window, kernel), annotation);
+    auto action = [](QMenu *menu, const char *name) { return menu->findChild<QAction *>(QString::fromLatin1(name)); };
+
+    // A right-click on the kernel: the view's own actions and the review's.
+    timeline->fitAll();
+    (void)timeline->renderToImage(timeline->size());
+    std::unique_ptr<QMenu> menu(timeline->createContextMenu(timeline->eventRect(kernel).center().toPoint()));
+    QVERIFY(menu);
+    for (const char *name : {"selectEvent", "frameEvent", "selectParent", "copyName", "detach", "restore", "flag", "note", "accept"})
+        QVERIFY2(action(menu.get(), name), name);
+    QVERIFY(!action(menu.get(), "restore")->isEnabled()); // nothing to restore yet
+    // Re-parent to ▸ lists the candidates (innermost first); the current parent is checked, not offered.
+    auto *to = menu->findChild<QMenu *>(QStringLiteral("reparentTo"));
+    QVERIFY(to);
+    std::vector<std::uint32_t> listed;
+    QAction *onComms = nullptr;
+    for (QAction *a : to->actions())
+        if (a->data().isValid()) {
+            listed.push_back(a->data().value<std::uint32_t>());
+            if (listed.back() == comms)
+                onComms = a;
+            if (listed.back() == annotation)
+                QVERIFY(a->isChecked() && !a->isEnabled());
+        }
+    QCOMPARE(listed, controller->parentCandidates(kernel));
+    QVERIFY(onComms && onComms->isEnabled());
+    onComms->trigger();
+    QVERIFY(controller->waitUntilSettled());
+    QCOMPARE(controller->undoStack()->count(), 1);
+    QCOMPARE(parentShown(*window, kernel), comms);
+
+    // Now Restore is offered, and undoes the re-parent as a new step; Detach leaves it without a parent.
+    menu.reset(timeline->createEventMenu(kernel));
+    QVERIFY(action(menu.get(), "restore")->isEnabled());
+    action(menu.get(), "restore")->trigger();
+    QVERIFY(controller->waitUntilSettled());
+    QCOMPARE(parentShown(*window, kernel), annotation);
+    menu.reset(timeline->createEventMenu(kernel));
+    action(menu.get(), "detach")->trigger();
+    QVERIFY(controller->waitUntilSettled());
+    QCOMPARE(parentShown(*window, kernel), core::kNoIndex);
+    menu.reset(timeline->createEventMenu(kernel));
+    action(menu.get(), "accept")->trigger();
+    QVERIFY(controller->waitUntilSettled());
+    QVERIFY(timeline->eventNotes() && timeline->eventNotes()->isAccepted(kernel));
+
+    // On edges: a sync edge can be removed, a parent edge cannot (it changes by re-parenting).
+    const ui::DocumentPtr now = window->document();
+    std::uint32_t sync = core::kNoIndex, parent = core::kNoIndex;
+    for (std::uint32_t id = 0; id < now->edges().size(); ++id) {
+        if (now->edges()[id].kind == core::EdgeKind::Sync && sync == core::kNoIndex)
+            sync = id;
+        if (now->edges()[id].kind == core::EdgeKind::Parent && parent == core::kNoIndex)
+            parent = id;
+    }
+    QVERIFY(sync != core::kNoIndex && parent != core::kNoIndex);
+    menu.reset(timeline->createEdgeMenu(parent));
+    QVERIFY(action(menu.get(), "selectEdgeSource") && action(menu.get(), "removeEdge"));
+    QVERIFY(!action(menu.get(), "removeEdge")->isEnabled());
+    const ui::DrawEdge removed = now->edges()[sync];
+    auto syncCount = [&] {
+        const auto &edges = window->document()->edges();
+        return std::count_if(edges.begin(), edges.end(), [&](const ui::DrawEdge &e) {
+            return e.kind == core::EdgeKind::Sync && e.from == removed.from && e.to == removed.to;
+        });
+    };
+    QCOMPARE(syncCount(), 1);
+    const int steps = controller->undoStack()->count();
+    menu.reset(timeline->createEdgeMenu(sync));
+    QVERIFY(action(menu.get(), "removeEdge")->isEnabled());
+    action(menu.get(), "removeEdge")->trigger();
+    QVERIFY(controller->waitUntilSettled());
+    QCOMPARE(controller->undoStack()->count(), steps + 1);
+    QCOMPARE(syncCount(), 0);
+    controller->undoStack()->undo();
+    QVERIFY(controller->waitUntilSettled());
+    QCOMPARE(syncCount(), 1);
 }
 
 namespace {

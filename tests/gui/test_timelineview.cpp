@@ -13,6 +13,9 @@
 #include "tracedocument.h"
 
 #include <QAction>
+#include <QClipboard>
+#include <QGuiApplication>
+#include <QMenu>
 #include <QLineEdit>
 #include <QSignalSpy>
 #include <QTest>
@@ -472,6 +475,123 @@ private slots:
             return;
         // And back to the linker's links from the detached document.
         equal(*ui::TraceDocument::createWithLinks(rebuilt, m_doc->linksShared()), *m_doc);
+    }
+
+    void syncToGpuOpEndsAtItsStart()
+    {
+        // gemm [3000, 8000) on stream 7; a stream wait makes the memcpy on stream 20 [9600, 9800)
+        // wait for it, and aten::linear [0, 10000) waits for it on the host.
+        auto links = std::make_shared<core::LinkSet>(m_doc->links());
+        links->edges.push_back({m_ids.gemm, m_ids.copy, core::EdgeKind::Sync});
+        links->edges.push_back({m_ids.gemm, m_ids.linear, core::EdgeKind::Sync});
+        m_doc = ui::TraceDocument::create({}, QStringLiteral("small.json"), nullptr, m_doc->deviceShared(), links);
+        m_view->setDocument(m_doc);
+        m_view->fitAll();
+        m_selection.select(m_ids.gemm);
+        (void)m_view->renderToImage(m_view->size());
+        const QRectF gemm = m_view->eventRect(m_ids.gemm), copy = m_view->eventRect(m_ids.copy),
+                     linear = m_view->eventRect(m_ids.linear);
+        QVERIFY(copy.width() > 10); // the ends are far enough apart to tell them
+        int seen = 0;
+        for (const auto &painted : m_view->paintedEdges()) {
+            const ui::DrawEdge &edge = m_doc->edges()[painted.edge];
+            if (edge.kind != core::EdgeKind::Sync)
+                continue;
+            ++seen;
+            QVERIFY(std::abs(painted.from.x() - gemm.right()) < 1.5); // from the end of the op waited for
+            if (edge.to == m_ids.copy)
+                QVERIFY2(std::abs(painted.to.x() - copy.left()) < 1.5, "a GPU op that waits starts after it");
+            else if (edge.to == m_ids.linear)
+                QVERIFY2(std::abs(painted.to.x() - linear.right()) < 1.5, "a host call that waits returns after it");
+            else
+                QFAIL("an unexpected sync edge");
+        }
+        QCOMPARE(seen, 2);
+    }
+
+    void contextMenusOnEventsAndEdges()
+    {
+        // Without a provider (a read-only timeline, as the job's rank panes): Select, Frame, Select
+        // parent / launch and Copy name on an event; Select source / target, Copy description on an edge.
+        m_view->fitAll();
+        auto action = [](QMenu *menu, const char *name) { return menu->findChild<QAction *>(QString::fromLatin1(name)); };
+        std::unique_ptr<QMenu> menu(m_view->createEventMenu(m_ids.gemm));
+        for (const char *name : {"selectEvent", "frameEvent", "selectParent", "selectLaunch", "copyName"})
+            QVERIFY2(action(menu.get(), name) && action(menu.get(), name)->isEnabled(), name);
+        action(menu.get(), "selectParent")->trigger();
+        QCOMPARE(m_selection.current(), m_ids.mm);
+        action(menu.get(), "selectLaunch")->trigger();
+        QCOMPARE(m_selection.current(), m_ids.launch1);
+        const core::Nanos start = m_view->viewStart(), end = m_view->viewEnd();
+        action(menu.get(), "selectEvent")->trigger(); // in place: the view stays
+        QCOMPARE(m_selection.current(), m_ids.gemm);
+        QCOMPARE(m_view->viewStart(), start);
+        QCOMPARE(m_view->viewEnd(), end);
+        action(menu.get(), "copyName")->trigger();
+        QCOMPARE(QGuiApplication::clipboard()->text(), QStringLiteral("gemm"));
+        // Frame: gemm [3000, 8000) with its parent aten::mm [1000, 6000), an eighth as margin.
+        m_selection.clear();
+        action(menu.get(), "frameEvent")->trigger();
+        QCOMPARE(m_selection.current(), m_ids.gemm);
+        QCOMPARE(m_view->viewStart(), core::Nanos(1000 - 7000 / 8));
+        QCOMPARE(m_view->viewEnd(), core::Nanos(8000 + 7000 / 8));
+        // The orphan memcpy has no parent or launch to select.
+        menu.reset(m_view->createEventMenu(m_ids.copy));
+        QVERIFY(!action(menu.get(), "selectParent")->isEnabled());
+        QVERIFY(!action(menu.get(), "selectLaunch")->isEnabled());
+        // A CPU op has no GPU link: no parent / launch entries.
+        menu.reset(m_view->createEventMenu(m_ids.mm));
+        QVERIFY(!action(menu.get(), "selectParent"));
+
+        // The parent edge aten::mm → gemm.
+        std::uint32_t parentEdge = core::kNoIndex;
+        for (std::uint32_t id = 0; id < m_doc->edges().size(); ++id)
+            if (m_doc->edges()[id].kind == core::EdgeKind::Parent && m_doc->edges()[id].to == m_ids.gemm)
+                parentEdge = id;
+        QVERIFY(parentEdge != core::kNoIndex);
+        menu.reset(m_view->createEdgeMenu(parentEdge));
+        action(menu.get(), "selectEdgeSource")->trigger();
+        QCOMPARE(m_selection.current(), m_ids.mm);
+        action(menu.get(), "selectEdgeTarget")->trigger();
+        QCOMPARE(m_selection.current(), m_ids.gemm);
+        action(menu.get(), "copyEdge")->trigger();
+        const QString copied = QGuiApplication::clipboard()->text();
+        QVERIFY2(copied.contains(QStringLiteral("from: aten::mm")) && copied.contains(QStringLiteral("to: gemm")), qPrintable(copied));
+        QVERIFY(!copied.contains(QLatin1Char('<'))); // plain text, not the tooltip's HTML
+
+        // A right-click picks the menu by what is under the cursor; the provider adds to it.
+        std::vector<std::pair<std::uint32_t, std::uint32_t>> asked;
+        m_view->setContextMenuProvider([&](QMenu *m, std::uint32_t e, std::uint32_t edge) {
+            asked.emplace_back(e, edge);
+            m->addAction(QStringLiteral("extra"))->setObjectName(QStringLiteral("extra"));
+        });
+        m_selection.select(m_ids.gemm);
+        (void)m_view->renderToImage(m_view->size());
+        const QPoint onGemm = m_view->eventRect(m_ids.gemm).center().toPoint();
+        menu.reset(m_view->createContextMenu(onGemm));
+        QVERIFY(menu && action(menu.get(), "selectEvent") && action(menu.get(), "extra"));
+        QCOMPARE(asked.back(), std::make_pair(m_ids.gemm, core::kNoIndex));
+        // On the drawn parent edge, away from any event (the middle of its curve).
+        const ui::TimelineView::PaintedEdge *painted = nullptr;
+        for (const auto &p : m_view->paintedEdges())
+            if (p.edge == parentEdge)
+                painted = &p;
+        QVERIFY(painted);
+        QPoint onEdge;
+        for (double t = 0.1; t < 0.95 && onEdge.isNull(); t += 0.05) {
+            const QPoint p = ui::TimelineEdgeOverlay::curvePoint(*painted, t).toPoint();
+            if (m_view->eventAt(p) == core::kNoIndex && m_view->edgeAt(p) == parentEdge)
+                onEdge = p;
+        }
+        QVERIFY(!onEdge.isNull());
+        menu.reset(m_view->createContextMenu(onEdge));
+        QVERIFY(menu && action(menu.get(), "selectEdgeSource") && action(menu.get(), "extra"));
+        QCOMPARE(asked.back(), std::make_pair(core::kNoIndex, parentEdge));
+        // On a lane header: the header menu (hide, collapse, move), not an event's.
+        menu.reset(m_view->createContextMenu(QPoint(20, onGemm.y())));
+        QVERIFY(menu && !action(menu.get(), "selectEvent") && !menu->actions().isEmpty());
+        // On the ruler: none.
+        QVERIFY(!m_view->createContextMenu(QPoint(onGemm.x(), ui::TimelineView::kOverviewHeight + 4)));
     }
 
     void timeFormatting()
