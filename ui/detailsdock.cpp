@@ -114,7 +114,13 @@ QString DetailsDock::detailsHtml(const TraceDocument &doc, std::uint32_t e, cons
     const core::TraceIndex &index = doc.index();
     const core::LinkSet &links = doc.links();
     QString html;
-    html += QStringLiteral("<h3 style='margin-bottom:2px'>%1</h3>").arg(doc.eventName(e).toHtmlEscaped());
+    // A short name as a heading; a kernel's full signature (hundreds of characters) in the body's
+    // size, or it fills the docked column before the first detail.
+    const QString name = doc.eventName(e);
+    if (name.size() <= kHeadingNameLength)
+        html += QStringLiteral("<h3 style='margin-bottom:2px'>%1</h3>").arg(name.toHtmlEscaped());
+    else
+        html += QStringLiteral("<p style='margin-top:4px; margin-bottom:4px'><b>%1</b></p>").arg(name.toHtmlEscaped());
 
     // What the user said about it, first: it is why they come back to this event.
     if (notes && (notes->isFlagged(e) || notes->hasNote(e) || notes->isAccepted(e))) {

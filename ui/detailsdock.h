@@ -29,6 +29,8 @@ public:
     void setRankLabel(const QString &label);
     // The HTML currently shown (tests read it).
     QString html() const;
+    // Names up to this length are the details' heading; longer ones (kernel signatures) are bold body text.
+    static constexpr int kHeadingNameLength = 60;
     QTextBrowser *browser() const { return m_browser; }
 
     // Builds the details HTML for `event` (exposed for tests). Links are "event:N". `notes` may be null.

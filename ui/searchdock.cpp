@@ -38,8 +38,10 @@ SearchDock::SearchDock(EventSelection *selection, QWidget *parent)
     auto *nextButton = new QToolButton(body);
     nextButton->setText(QStringLiteral("▼"));
     nextButton->setToolTip(tr("Next hit (Enter)"));
-    row->addWidget(m_mode);
-    row->addWidget(m_query, 1);
+    // The query gets the dock's whole width (beside the mode it was squeezed to a few letters in a
+    // docked column); the mode and the hit buttons go below it.
+    layout->addWidget(m_query);
+    row->addWidget(m_mode, 1);
     row->addWidget(previousButton);
     row->addWidget(nextButton);
     layout->addLayout(row);

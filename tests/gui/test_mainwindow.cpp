@@ -35,7 +35,9 @@
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTextBlock>
 #include <QTextBrowser>
+#include <QTextDocument>
 #include <QFile>
 #include <QFileInfo>
 #include <QHelpEvent>
@@ -168,6 +170,24 @@ private slots:
         QVERIFY(details.contains(QStringLiteral("aten::addmm")));
         QVERIFY(details.contains(QStringLiteral("What each policy chooses")));
         QVERIFY(details.contains(QStringLiteral("\"correlation\": 2290")));
+        // A short name is the heading; a kernel's full signature is bold text of the body's size,
+        // so that it does not fill the docked column before the first detail.
+        auto headingSize = [&](std::uint32_t e) -> int {
+            m_window->selection()->select(e);
+            QTextBrowser *browser = m_window->detailsDock()->browser();
+            const QTextBlock first = browser->document()->firstBlock();
+            if (!first.text().startsWith(doc.eventName(e)) || first.begin().fragment().charFormat().fontWeight() < QFont::Bold)
+                return -100; // not the name in bold
+            return first.begin().fragment().charFormat().property(QTextFormat::FontSizeAdjustment).toInt();
+        };
+        std::uint32_t longest = gemm;
+        for (std::uint32_t e = 0; e < doc.eventCount(); ++e)
+            if (doc.eventName(e).size() > doc.eventName(longest).size())
+                longest = e;
+        QVERIFY(doc.eventName(longest).size() > ui::DetailsDock::kHeadingNameLength);
+        QVERIFY(doc.eventName(link->parent).size() <= ui::DetailsDock::kHeadingNameLength);
+        QVERIFY(headingSize(link->parent) > 0);
+        QCOMPARE(headingSize(longest), 0);
     }
 
     void searchFindsByNameAndId_data()
@@ -218,6 +238,11 @@ private slots:
         m_window->timeline()->setFocus();
         QTest::keyClick(m_window->timeline(), Qt::Key_Slash);
         QTRY_VERIFY(m_window->searchDock()->queryEdit()->hasFocus());
+        // The query box has the docked column's whole width (not squeezed beside the mode box).
+        QVERIFY(m_window->searchDock()->isVisible());
+        QLineEdit *query = m_window->searchDock()->queryEdit();
+        QVERIFY2(query->width() >= m_window->searchDock()->widget()->width() - 16,
+                 qPrintable(QStringLiteral("query %1 px of %2").arg(query->width()).arg(m_window->searchDock()->widget()->width())));
     }
 
     void shortcutSheetIsGeneratedFromTheActions()

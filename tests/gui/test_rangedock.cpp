@@ -173,6 +173,13 @@ private slots:
 
         QDir().mkpath(QStringLiteral(LINKSCOPE_BINARY_DIR "/screens"));
         m_window->grab().toImage().save(QStringLiteral(LINKSCOPE_BINARY_DIR "/screens/range_aggregate.png"));
+        // The same at 1920x1080 (the done-when screenshot); the range stays.
+        m_window->resize(1920, 1080);
+        QCoreApplication::processEvents();
+        QVERIFY(view->hasTimeRange());
+        m_window->grab().toImage().save(QStringLiteral(LINKSCOPE_BINARY_DIR "/screens/range_aggregate_1920.png"));
+        m_window->resize(1600, 1000);
+        QCoreApplication::processEvents();
 
         // A click (no Shift) clears the range, and with it the tables.
         view->clearTimeRange();

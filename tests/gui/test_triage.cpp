@@ -29,6 +29,7 @@
 #include <QSignalSpy>
 #include <QStatusBar>
 #include <QTemporaryDir>
+#include <QDir>
 #include <QTest>
 #include <QTreeView>
 #include <QTableView>
@@ -270,6 +271,12 @@ private slots:
         QVERIFY(timeline->viewStart() < flo && timeline->viewEnd() > fhi);
         QVERIFY(timeline->viewEnd() - timeline->viewStart() <= std::max<core::Nanos>(fhi - flo, 50) * 3 / 2);
         m_window->grab().toImage().save(QStringLiteral(LINKSCOPE_BINARY_DIR "/test_triage_finding_framed.png"));
+        // The same at 1920x1080 (the done-when screenshot): a wider window keeps the framed range.
+        m_window->resize(1920, 1080);
+        QCoreApplication::processEvents();
+        QVERIFY(timeline->viewStart() < flo && timeline->viewEnd() > fhi);
+        QDir().mkpath(QStringLiteral(LINKSCOPE_BINARY_DIR "/screens"));
+        m_window->grab().toImage().save(QStringLiteral(LINKSCOPE_BINARY_DIR "/screens/finding_selected_1920.png"));
     }
 
     void clickOnTheTimelineKeepsTheView()
