@@ -28,6 +28,7 @@
 #include <QAbstractItemModelTester>
 #include <QApplication>
 #include <QComboBox>
+#include <QDir>
 #include <QMenu>
 #include <QMessageBox>
 #include <QToolButton>
@@ -445,6 +446,13 @@ void TestReview::contextMenuCorrectsEventsAndEdges()
         }
     QCOMPARE(listed, controller->parentCandidates(kernel));
     QVERIFY(onComms && onComms->isEnabled());
+    // Shown, the menu is no wider than a long name elided; saved for a human to look at.
+    menu->popup(timeline->mapToGlobal(timeline->eventRect(kernel).center().toPoint()));
+    QVERIFY(QTest::qWaitForWindowExposed(menu.get()));
+    QVERIFY2(menu->width() < 600, qPrintable(QString::number(menu->width())));
+    QDir().mkpath(QStringLiteral(LINKSCOPE_BINARY_DIR "/screens"));
+    menu->grab().save(QStringLiteral(LINKSCOPE_BINARY_DIR "/screens/event_context_menu.png"));
+    menu->hide();
     onComms->trigger();
     QVERIFY(controller->waitUntilSettled());
     QCOMPARE(controller->undoStack()->count(), 1);
