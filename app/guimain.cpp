@@ -3,6 +3,7 @@
 #include "guimain.h"
 
 #include "jobdock.h"
+#include "rankpanes.h"
 #include "mainwindow.h"
 
 #include <QApplication>
@@ -12,7 +13,10 @@
 #include <QIcon>
 #include <QTimer>
 
+#include <algorithm>
 #include <iostream>
+#include <memory>
+#include <vector>
 
 namespace linkscope::app {
 
@@ -34,8 +38,13 @@ int runGui(int argc, char *argv[])
                                                  "print the time it took and quit (exit 1 if the open failed)"),
                                   QStringLiteral("FILE"));
     QCommandLineOption size(QStringLiteral("size"), QStringLiteral("Window size, e.g. 1920x1080"), QStringLiteral("WxH"));
+    QCommandLineOption ranks(QStringLiteral("ranks"),
+                             QStringLiteral("With a job's folder: once the job is open, show these ranks' full lanes, the first "
+                                            "as the rank the docks act on and the others beside it (e.g. 0,3,5)"),
+                             QStringLiteral("LIST"));
     parser.addOption(screenshot);
     parser.addOption(size);
+    parser.addOption(ranks);
     parser.process(app);
 
     QElapsedTimer clock;
@@ -51,11 +60,57 @@ int runGui(int argc, char *argv[])
         }
         window.resize(w, h);
     }
+    std::vector<qint64> rankList;
+    if (parser.isSet(ranks)) {
+        for (const QString &part : parser.value(ranks).split(QLatin1Char(','), Qt::SkipEmptyParts)) {
+            bool ok = false;
+            const qint64 r = part.trimmed().toLongLong(&ok);
+            if (!ok || r < 0) {
+                std::cerr << "linkscope: --ranks wants rank numbers separated by commas, e.g. 0,3,5\n";
+                return 2;
+            }
+            if (std::find(rankList.begin(), rankList.end(), r) == rankList.end())
+                rankList.push_back(r);
+        }
+    }
+    const bool jobFolder = parser.positionalArguments().size() == 1 && QFileInfo(parser.positionalArguments().at(0)).isDir();
+    if (!rankList.empty() && !jobFolder) {
+        std::cerr << "linkscope: --ranks goes with a job's folder\n";
+        return 2;
+    }
     window.show();
+    if (!rankList.empty())
+        QObject::connect(window.jobDock(), &ui::JobDock::jobOpened, &window, [&window, rankList, &parser, &screenshot] {
+            ui::JobDock *dock = window.jobDock();
+            for (const qint64 r : rankList)
+                if (!dock->job()->report.rank(r)) {
+                    std::cerr << "linkscope: --ranks: the job in " << dock->job()->folder.toStdString() << " has no rank " << r << '\n';
+                    if (parser.isSet(screenshot))
+                        QApplication::exit(1);
+                    return;
+                }
+            dock->requestRank(rankList.front());
+            for (std::size_t i = 1; i < rankList.size(); ++i)
+                dock->requestBeside(rankList[i]);
+        });
+    // With --ranks: the requested ranks are all drawn (the first in the main timeline, the rest beside).
+    auto ranksShown = [&window, rankList] {
+        ui::RankPanes *panes = window.rankPanes();
+        if (!window.document() || panes->mainRank() != rankList.front())
+            return false;
+        for (std::size_t i = 1; i < rankList.size(); ++i)
+            if (!panes->pane(rankList[i]) || !panes->pane(rankList[i])->isLoaded())
+                return false;
+        return true;
+    };
     int exitCode = 0;
     if (parser.isSet(screenshot)) {
         const QString file = parser.value(screenshot);
-        auto shoot = [&window, &clock, file](const char *what) {
+        auto shot = std::make_shared<bool>(false);
+        auto shoot = [&window, &clock, file, shot](const char *what) {
+            if (*shot)
+                return;
+            *shot = true;
             // After the event loop has drawn the new document once.
             QTimer::singleShot(0, &window, [&window, &clock, file, what] {
                 window.repaint();
@@ -65,14 +120,24 @@ int runGui(int argc, char *argv[])
                 QApplication::exit(saved ? 0 : 1);
             });
         };
-        QObject::connect(&window, &ui::MainWindow::documentChanged, &window, [shoot] { shoot("traces"); });
+        if (!jobFolder)
+            QObject::connect(&window, &ui::MainWindow::documentChanged, &window, [shoot] { shoot("traces"); });
         QObject::connect(&window, &ui::MainWindow::loadFailed, &window, [](const QString &message) {
             std::cerr << "linkscope: " << message.toStdString() << '\n';
             QApplication::exit(1);
         });
         const QStringList args = parser.positionalArguments();
         if (args.size() == 1 && QFileInfo(args.at(0)).isDir()) {
-            QObject::connect(window.jobDock(), &ui::JobDock::jobOpened, &window, [shoot] { shoot("job overview"); });
+            if (rankList.empty()) {
+                QObject::connect(window.jobDock(), &ui::JobDock::jobOpened, &window, [shoot] { shoot("job overview"); });
+            } else {
+                auto check = [shoot, ranksShown] {
+                    if (ranksShown())
+                        shoot("job overview and ranks");
+                };
+                QObject::connect(&window, &ui::MainWindow::documentChanged, &window, check);
+                QObject::connect(window.rankPanes(), &ui::RankPanes::panesChanged, &window, check);
+            }
             QObject::connect(window.jobDock(), &ui::JobDock::failed, &window, [](const QString &message) {
                 std::cerr << "linkscope: " << message.toStdString() << '\n';
                 QApplication::exit(1);

@@ -951,6 +951,10 @@ void FindingsDock::setJob(const JobPtr &job)
 {
     m_jobFindings->setJob(job);
     m_jobPanel->setVisible(job != nullptr);
+    // A job without findings needs only the line saying so; a list takes at most about five rows.
+    m_jobFindings->setVisible(m_jobFindings->findingCount() > 0);
+    m_jobFindings->setMaximumHeight(m_jobFindings->header()->sizeHint().height()
+                                    + m_jobFindings->fontMetrics().height() * 7 / 5 * std::min(m_jobFindings->findingCount(), 5) + 8);
     if (job)
         m_jobLabel->setText(tr("<b>Across ranks</b> — %1 in %2 (%L3 ranks)")
                                 .arg(m_jobFindings->summary(), job->folder.toHtmlEscaped())

@@ -431,6 +431,10 @@ void MainWindow::setDocument(DocumentPtr doc)
     m_timeline->setDocument(m_doc);
     if (!sameTrace)
         m_selection->clear();
+    const QString device = QFileInfo(m_doc->devicePath()).fileName();
+    const QString host = QFileInfo(m_doc->hostPath()).fileName();
+    setWindowTitle(host.isEmpty() ? tr("%1 — Linkscope").arg(device) : tr("%1 + %2 — Linkscope").arg(host, device));
+    updateRankLabels(); // a rank of the open job: named in the title, Details, Findings and the panes
     emit documentChanged(m_doc);
     if (sameTrace && keep != core::kNoIndex) {
         // Same events after a relink: re-announce the selection so docks show its new link.
@@ -441,10 +445,6 @@ void MainWindow::setDocument(DocumentPtr doc)
     m_policyBox->setCurrentIndex(m_policyBox->findData(static_cast<int>(m_policy)));
     for (QAction *action : m_policyGroup->actions())
         action->setChecked(action->data().toInt() == static_cast<int>(m_policy));
-    const QString device = QFileInfo(m_doc->devicePath()).fileName();
-    const QString host = QFileInfo(m_doc->hostPath()).fileName();
-    setWindowTitle(host.isEmpty() ? tr("%1 — Linkscope").arg(device) : tr("%1 + %2 — Linkscope").arg(host, device));
-    updateRankLabels(); // a rank of the open job: named in the title, Details and Findings
     updateCounts();
 }
 

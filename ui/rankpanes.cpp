@@ -165,7 +165,7 @@ void RankPane::build()
     m_view->setObjectName(QStringLiteral("rankPaneTimeline%1").arg(m_rank));
     m_view->setSelectionModel(m_selection);
     m_view->setPlaceholderText(tr("Loading rank %1…").arg(m_rank));
-    m_view->setMinimumHeight(120);
+    m_view->setMinimumHeight(60); // the splitter shares the height; a pane never grows the window
     layout->addWidget(m_view, 1);
     m_progressTimer = new QTimer(this);
     m_progressTimer->setInterval(150);
@@ -249,6 +249,9 @@ RankPanes::RankPanes(TimelineView *main, QWidget *parent)
     bar->hide(); // shown while a job is open
     box->addWidget(bar);
     main->setParent(m_mainBox);
+    // The splitter shares the height between the main timeline and the panes: none of them may
+    // force the window past the screen (each keeps its ruler and a few rows).
+    main->setMinimumHeight(90);
     box->addWidget(main, 1);
     m_split->addWidget(m_mainBox);
     layout->addWidget(m_split);
