@@ -164,6 +164,7 @@ void RankPane::build()
     m_view = new TimelineView(this);
     m_view->setObjectName(QStringLiteral("rankPaneTimeline%1").arg(m_rank));
     m_view->setSelectionModel(m_selection);
+    m_view->setOverviewVisible(false); // the main timeline has one; a pane's height goes to its lanes
     m_view->setPlaceholderText(tr("Loading rank %1…").arg(m_rank));
     m_view->setMinimumHeight(60); // the splitter shares the height; a pane never grows the window
     layout->addWidget(m_view, 1);

@@ -176,11 +176,11 @@ void TimelineInput::mousePress(QMouseEvent *event)
     if (!m_view.document() || event->button() != Qt::LeftButton)
         return;
     const QPoint pos = event->position().toPoint();
-    if (pos.y() >= TimelineView::kOverviewHeight && std::abs(pos.x() - m_view.headerWidth()) <= kHeaderGrip) {
+    if (pos.y() >= m_view.overviewHeight() && std::abs(pos.x() - m_view.headerWidth()) <= kHeaderGrip) {
         m_headerResize = true; // the header column's right edge: drag to resize it
         return;
     }
-    if (pos.y() < TimelineView::kOverviewHeight && pos.x() >= m_view.headerWidth()) {
+    if (pos.y() < m_view.overviewHeight() && pos.x() >= m_view.headerWidth()) {
         m_overviewDrag = true;
         mouseMove(event);
         return;
@@ -193,7 +193,7 @@ void TimelineInput::mousePress(QMouseEvent *event)
         m_pressPos = pos;
         return;
     }
-    if ((event->modifiers() & Qt::ShiftModifier) && pos.x() >= content.left() && pos.y() >= TimelineView::kOverviewHeight) {
+    if ((event->modifiers() & Qt::ShiftModifier) && pos.x() >= content.left() && pos.y() >= m_view.overviewHeight()) {
         // Shift+drag on the lanes or the ruler: a time range, from the pressed time.
         m_rangeDragging = true;
         m_pressPos = pos;
@@ -258,7 +258,7 @@ void TimelineInput::mouseMove(QMouseEvent *event)
         }
         return;
     }
-    if (pos.y() >= TimelineView::kOverviewHeight && std::abs(pos.x() - m_view.headerWidth()) <= kHeaderGrip)
+    if (pos.y() >= m_view.overviewHeight() && std::abs(pos.x() - m_view.headerWidth()) <= kHeaderGrip)
         m_view.setCursor(Qt::SplitHCursor);
     else if (m_view.cursor().shape() == Qt::SplitHCursor)
         m_view.unsetCursor();

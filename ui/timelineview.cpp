@@ -141,7 +141,7 @@ bool TimelineView::timeRangeDragging() const
 QRect TimelineView::contentRectFor(const QSize &size) const
 {
     const int scrollBarWidth = m_scrollBar && m_scrollBar->isVisible() ? m_scrollBar->width() : 0;
-    const int top = kOverviewHeight + kRulerHeight;
+    const int top = overviewHeight() + kRulerHeight;
     return QRect(m_headerWidth, top, std::max(1, size.width() - m_headerWidth - scrollBarWidth),
                  std::max(1, size.height() - top));
 }
@@ -243,7 +243,7 @@ int TimelineView::maxVerticalOffset(int contentHeight) const
 
 void TimelineView::updateScrollBar()
 {
-    const int top = kOverviewHeight + kRulerHeight;
+    const int top = overviewHeight() + kRulerHeight;
     const int width = m_scrollBar->sizeHint().width();
     m_scrollBar->setGeometry(this->width() - width, top, width, std::max(0, height() - top));
     const int maximum = maxVerticalOffset(height() - top);
@@ -328,6 +328,16 @@ void TimelineView::resetOrder()
 {
     m_layout.resetOrder();
     layoutChanged(true);
+}
+
+void TimelineView::setOverviewVisible(bool visible)
+{
+    if (visible == m_overviewVisible)
+        return;
+    m_overviewVisible = visible;
+    invalidateCache();
+    update();
+    emit viewChanged(); // the content rect moved
 }
 
 void TimelineView::setHeaderWidth(int width)
@@ -490,7 +500,7 @@ QMenu *TimelineView::createEdgeMenu(std::uint32_t id)
 
 QMenu *TimelineView::createContextMenu(const QPoint &pos)
 {
-    if (!m_doc || pos.y() < kOverviewHeight + kRulerHeight)
+    if (!m_doc || pos.y() < overviewHeight() + kRulerHeight)
         return nullptr;
     if (pos.x() < m_headerWidth)
         return createHeaderMenu(pos);
@@ -704,8 +714,9 @@ void TimelineView::paint(QPainter &painter, const QRect &target)
     const QRect headerArea(0, content.top(), m_headerWidth, content.height());
     paintHeaders(painter, headerArea, verticalOffset);
     paintHeaderDrop(painter, QRect(0, content.top(), content.right() + 1, content.height()), verticalOffset);
-    m_overview.paint(painter, *m_doc, QRect(0, 0, area.width(), kOverviewHeight), m_headerWidth, viewStart, viewEnd);
-    const QRect ruler(0, kOverviewHeight, area.width(), kRulerHeight);
+    if (m_overviewVisible)
+        m_overview.paint(painter, *m_doc, QRect(0, 0, area.width(), kOverviewHeight), m_headerWidth, viewStart, viewEnd);
+    const QRect ruler(0, overviewHeight(), area.width(), kRulerHeight);
     TimelineRuler::paint(painter, font(), ruler, content, viewStart, viewEnd, m_doc->startTime());
     if (const auto pixels = timeRangePixels(content, nanosPerPixel))
         TimelineRuler::paintRangeLabel(painter, font(), ruler, content, pixels->first, pixels->second,

@@ -85,6 +85,10 @@ public:
         update();
     }
 
+    // The strip of the whole trace above the ruler (shown by default; a job's rank panes hide it).
+    void setOverviewVisible(bool visible);
+    int overviewHeight() const { return m_overviewVisible ? kOverviewHeight : 0; }
+
     // --- Lanes ---
     const TimelineLayout &layout() const { return m_layout; }
     void setGroupCollapsed(int group, bool collapsed);
@@ -347,6 +351,7 @@ private:
     TimelineOverview m_overview;
     bool m_showFrameTime = false;
     int m_headerClipWidth = kHeaderWidth;
+    bool m_overviewVisible = true;
     int m_headerWidth = kHeaderWidth;
     QAction *m_hidePythonAction = nullptr;
     QAction *m_gpuFirstAction = nullptr;

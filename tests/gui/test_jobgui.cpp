@@ -244,6 +244,9 @@ private slots:
             QVERIFY(pane->view()->document()->devicePath().contains(QStringLiteral("_%1").arg(r)));
             QVERIFY(pane->titleText().contains(QStringLiteral("Rank %1").arg(r)));
             QVERIFY(pane->view()->document()->counts().gpuOps > 0);
+            // No overview strip of its own: its height goes to the lanes, below its ruler.
+            QCOMPARE(pane->view()->overviewHeight(), 0);
+            QCOMPARE(pane->view()->contentRect().top(), TimelineView::kRulerHeight);
         }
         // A collective picked in the overview is framed in every rank's lanes: each view holds that
         // rank's launch and kernel of it, and is not the whole trace.
