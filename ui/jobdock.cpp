@@ -435,25 +435,26 @@ qint64 JobDock::selectedRank() const
     return rank;
 }
 
-void JobDock::requestBeside(qint64 rank)
+const RankFiles *JobDock::filesOf(qint64 rank) const
 {
     const auto &ranks = m_layout.ranks;
     const auto it = std::find_if(ranks.begin(), ranks.end(), [&](const RankFiles &f) { return f.rank == rank; });
-    if (it == ranks.end())
-        return;
-    emit showBesideRequested(rank, QString::fromStdString(it->host), QString::fromStdString(it->device));
+    return it == ranks.end() ? nullptr : &*it;
+}
+
+void JobDock::requestBeside(qint64 rank)
+{
+    if (const RankFiles *files = filesOf(rank))
+        emit showBesideRequested(rank, QString::fromStdString(files->host), QString::fromStdString(files->device));
 }
 
 void JobDock::requestRank(qint64 rank)
 {
-    if (!m_job && m_layout.ranks.empty())
-        return;
-    const auto &ranks = m_layout.ranks;
-    const auto it = std::find_if(ranks.begin(), ranks.end(), [&](const RankFiles &f) { return f.rank == rank; });
-    if (it == ranks.end())
+    const RankFiles *files = filesOf(rank);
+    if (!files)
         return;
     m_currentRank = rank;
-    emit openRankRequested(rank, QString::fromStdString(it->host), QString::fromStdString(it->device));
+    emit openRankRequested(rank, QString::fromStdString(files->host), QString::fromStdString(files->device));
 }
 
 } // namespace linkscope::ui

@@ -80,6 +80,7 @@ private:
     void updateProgress();
     void showProgress(bool on);
     void rebuildFixMenu();
+    const core::job::RankFiles *filesOf(qint64 rank) const; // null: not a rank of the job
     friend class JobFixCommand;
     // The fix's findings counts (after: true) or those before it, put into the shown job.
     void showFixCounts(const core::job::JobFix &fix, const std::map<qint64, std::map<std::string, std::size_t>> &counts);

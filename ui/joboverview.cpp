@@ -68,8 +68,7 @@ void JobOverview::setJob(JobPtr job)
     if (m_job) {
         const JobReport &r = m_job->report;
         for (const RankSummary &s : r.ranks) {
-            const auto off = r.timing.clockOffsetNs.find(s.rank);
-            m_rows.push_back({s.rank, &s, off == r.timing.clockOffsetNs.end() ? 0 : off->second});
+            m_rows.push_back({s.rank, &s, r.timing.offsetOf(s.rank)});
         }
         for (const StragglerCount &c : r.timing.stragglers)
             if (c.straggler)

@@ -431,10 +431,7 @@ void MainWindow::setDocument(DocumentPtr doc)
     m_timeline->setDocument(m_doc);
     if (!sameTrace)
         m_selection->clear();
-    const QString device = QFileInfo(m_doc->devicePath()).fileName();
-    const QString host = QFileInfo(m_doc->hostPath()).fileName();
-    setWindowTitle(host.isEmpty() ? tr("%1 — Linkscope").arg(device) : tr("%1 + %2 — Linkscope").arg(host, device));
-    updateRankLabels(); // a rank of the open job: named in the title, Details, Findings and the panes
+    updateRankLabels(); // the window title; a rank of the open job is named there, in Details, Findings and the panes
     emit documentChanged(m_doc);
     if (sameTrace && keep != core::kNoIndex) {
         // Same events after a relink: re-announce the selection so docks show its new link.
@@ -493,8 +490,7 @@ void MainWindow::rebuildRecentMenu()
         const QString host = parts.at(0);
         const QString device = parts.at(1);
         // The names, then the folder (elided at its start), so that two runs' kineto.json can be told apart.
-        const QString names = host.isEmpty() ? QFileInfo(device).fileName()
-                                             : QStringLiteral("%1 + %2").arg(QFileInfo(host).fileName(), QFileInfo(device).fileName());
+        const QString names = pairFileNames(host, device);
         const QString folder = fontMetrics().elidedText(QDir::toNativeSeparators(QFileInfo(device).absolutePath()), Qt::ElideLeft, 360);
         const QString text = QStringLiteral("%1 \u2014 %2").arg(names, folder);
         QAction *action = m_recentMenu->addAction(text, this, [this, host, device] {
@@ -660,10 +656,9 @@ void MainWindow::updateRankLabels()
     m_review->findingsDock()->setOpenRank(rank);
     const bool inJob = rank >= 0 && m_jobDock->job();
     m_details->setRankLabel(inJob ? tr("Rank %1 of the job in %2").arg(rank).arg(m_jobDock->job()->folder) : QString());
-    if (inJob && m_doc) {
-        const QString device = QFileInfo(m_doc->devicePath()).fileName();
-        const QString host = QFileInfo(m_doc->hostPath()).fileName();
-        setWindowTitle(tr("Rank %1 · %2 — Linkscope").arg(rank).arg(host.isEmpty() ? device : host + QStringLiteral(" + ") + device));
+    if (m_doc) {
+        const QString names = pairFileNames(m_doc->hostPath(), m_doc->devicePath());
+        setWindowTitle(inJob ? tr("Rank %1 · %2 — Linkscope").arg(rank).arg(names) : tr("%1 — Linkscope").arg(names));
     }
 }
 

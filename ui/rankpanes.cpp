@@ -3,6 +3,7 @@
 #include "eventselection.h"
 #include "timelineview.h"
 #include "timeformat.h"
+#include "traceloader.h"
 
 #include "edit/sidecar.h"
 #include "link/chakracompare.h"
@@ -34,8 +35,6 @@ struct RankPane::Load {
 };
 
 namespace {
-
-QString fileName(const QString &path) { return QFileInfo(path).fileName(); }
 
 QFrame *titleBar(QWidget *parent)
 {
@@ -89,14 +88,7 @@ RankPane::RankPane(qint64 rank, const QString &hostPath, const QString &devicePa
                 note = pair.sidecarApplied
                     ? QObject::tr("%L1 corrections from its sidecar").arg(pair.corrections.count(core::EditStatus::Applied))
                     : QObject::tr("its sidecar was made from other inputs: not applied");
-            auto collect = [&warnings](const std::vector<core::Diagnostic> &list) {
-                for (const core::Diagnostic &d : list)
-                    warnings << QString::fromStdString(d.toString());
-            };
-            if (pair.host)
-                collect(pair.host->warnings);
-            collect(pair.device->warnings);
-            collect(pair.linked->warnings);
+            warnings = loadWarnings(pair.host.get(), pair.device.get(), *pair.linked);
         } catch (const core::Cancelled &) {
             return;
         } catch (const std::exception &e) {
@@ -198,8 +190,7 @@ void RankPane::show(DocumentPtr linked, DocumentPtr shown, QStringList warnings,
 
 QString RankPane::titleText() const
 {
-    QString files = m_host.isEmpty() ? fileName(m_device) : QStringLiteral("%1 + %2").arg(fileName(m_host), fileName(m_device));
-    QString text = tr("<b>Rank %1</b> · %2").arg(m_rank).arg(files.toHtmlEscaped());
+    QString text = tr("<b>Rank %1</b> · %2").arg(m_rank).arg(pairFileNames(m_host, m_device).toHtmlEscaped());
     if (!m_error.isEmpty())
         return text + tr(" · <span style=\"color:#c0392b\">could not open: %1</span>").arg(m_error.toHtmlEscaped());
     if (!m_shown) {
@@ -283,13 +274,11 @@ void RankPanes::updateMainTitle()
     if (!m_job)
         return;
     if (m_mainRank < 0) {
-        m_mainTitle->setText(doc ? tr("<b>Not a rank of the job</b> · %1").arg(fileName(doc->devicePath()).toHtmlEscaped())
+        m_mainTitle->setText(doc ? tr("<b>Not a rank of the job</b> · %1").arg(QFileInfo(doc->devicePath()).fileName().toHtmlEscaped())
                                  : tr("No rank open: double-click a rank in the job overview, or use Open rank / Show beside"));
         return;
     }
-    const QString files = !doc ? QString()
-        : doc->hostPath().isEmpty() ? fileName(doc->devicePath())
-                                    : QStringLiteral("%1 + %2").arg(fileName(doc->hostPath()), fileName(doc->devicePath()));
+    const QString files = doc ? pairFileNames(doc->hostPath(), doc->devicePath()) : QString();
     m_mainTitle->setText(tr("<b>Rank %1</b> · %2 · Details, Search, Findings and corrections act on this rank")
                              .arg(m_mainRank)
                              .arg(files.toHtmlEscaped()));
@@ -374,34 +363,29 @@ int RankPanes::paneIndex(qint64 rank) const
     return -1;
 }
 
-qint64 RankPanes::rankOf(const TimelineView *view) const
+std::vector<std::pair<qint64, TimelineView *>> RankPanes::rankViews() const
 {
-    if (view == m_main)
-        return m_mainRank;
+    std::vector<std::pair<qint64, TimelineView *>> views{{m_mainRank, m_main}};
     for (RankPane *p : panes())
-        if (p->view() == view)
-            return p->rank();
-    return -1;
+        views.emplace_back(p->rank(), p->view());
+    return views;
+}
+
+core::Nanos RankPanes::clockOffset(qint64 rank) const
+{
+    return m_job ? m_job->report.timing.offsetOf(rank) : 0;
 }
 
 core::Nanos RankPanes::toReference(qint64 rank, const TraceDocument &doc, core::Nanos t) const
 {
     // A document's times are the trace's `ts` (relative to baseTimeNanoseconds when it has one);
     // the job's calls and offsets are on absolute clocks.
-    core::Nanos abs = t + doc.device().baseTimeNs.value_or(0);
-    if (m_job)
-        if (const auto it = m_job->report.timing.clockOffsetNs.find(rank); it != m_job->report.timing.clockOffsetNs.end())
-            abs -= it->second;
-    return abs;
+    return t + doc.device().baseTimeNs.value_or(0) - clockOffset(rank);
 }
 
 core::Nanos RankPanes::fromReference(qint64 rank, const TraceDocument &doc, core::Nanos t) const
 {
-    core::Nanos abs = t;
-    if (m_job)
-        if (const auto it = m_job->report.timing.clockOffsetNs.find(rank); it != m_job->report.timing.clockOffsetNs.end())
-            abs += it->second;
-    return abs - doc.device().baseTimeNs.value_or(0);
+    return t + clockOffset(rank) - doc.device().baseTimeNs.value_or(0);
 }
 
 core::Nanos RankPanes::mapTime(qint64 from, const TraceDocument &fromDoc, qint64 to, const TraceDocument &toDoc, core::Nanos t) const
@@ -413,31 +397,26 @@ void RankPanes::syncFrom(TimelineView *source)
 {
     if (m_syncing || !m_job || !source->document())
         return;
-    const qint64 from = rankOf(source);
-    if (from < 0)
+    const auto views = rankViews();
+    const auto it = std::find_if(views.begin(), views.end(), [source](const auto &rv) { return rv.second == source; });
+    if (it == views.end() || it->first < 0)
         return;
+    // The source's window on the reference clock, shown by every other view of a rank.
+    const core::Nanos start = toReference(it->first, *source->document(), source->viewStart());
+    const core::Nanos end = toReference(it->first, *source->document(), source->viewEnd());
     m_syncing = true;
-    const TraceDocument &doc = *source->document();
-    const core::Nanos start = source->viewStart(), end = source->viewEnd();
-    std::vector<TimelineView *> views{m_main};
-    for (RankPane *p : panes())
-        views.push_back(p->view());
-    for (TimelineView *v : views) {
-        const qint64 to = rankOf(v);
-        if (v == source || to < 0 || !v->document())
+    for (const auto &[rank, v] : views) {
+        if (v == source || rank < 0 || !v->document())
             continue;
         v->setHeaderWidth(source->headerWidth());
-        v->setVisibleRange(mapTime(from, doc, to, *v->document(), start), mapTime(from, doc, to, *v->document(), end));
+        v->setVisibleRange(fromReference(rank, *v->document(), start), fromReference(rank, *v->document(), end));
     }
     m_syncing = false;
 }
 
 std::optional<std::pair<core::Nanos, core::Nanos>> RankPanes::referenceView() const
 {
-    std::vector<std::pair<qint64, TimelineView *>> views{{m_mainRank, m_main}};
-    for (RankPane *p : panes())
-        views.emplace_back(p->rank(), p->view());
-    for (const auto &[rank, v] : views)
+    for (const auto &[rank, v] : rankViews())
         if (rank >= 0 && v->document())
             return std::make_pair(toReference(rank, *v->document(), v->viewStart()), toReference(rank, *v->document(), v->viewEnd()));
     return std::nullopt;
@@ -445,11 +424,8 @@ std::optional<std::pair<core::Nanos, core::Nanos>> RankPanes::referenceView() co
 
 void RankPanes::setReferenceView(std::pair<core::Nanos, core::Nanos> view)
 {
-    std::vector<std::pair<qint64, TimelineView *>> views{{m_mainRank, m_main}};
-    for (RankPane *p : panes())
-        views.emplace_back(p->rank(), p->view());
     m_syncing = true;
-    for (const auto &[rank, v] : views)
+    for (const auto &[rank, v] : rankViews())
         if (rank >= 0 && v->document())
             v->setVisibleRange(fromReference(rank, *v->document(), view.first), fromReference(rank, *v->document(), view.second));
     m_syncing = false;
@@ -462,14 +438,12 @@ void RankPanes::frameCollective(const QString &group, qint64 index)
     // The collective's extent on the reference clock, over every rank that issued it: from the
     // earliest launch to the latest kernel end.
     core::Nanos lo = std::numeric_limits<core::Nanos>::max(), hi = std::numeric_limits<core::Nanos>::min();
-    const auto &offsets = m_job->report.timing.clockOffsetNs;
     for (const auto &[rank, call] : m_job->report.callsAt(group.toStdString(), index)) {
         const core::job::RankSummary *s = m_job->report.rank(rank);
         if (!s || call >= s->calls.size())
             continue;
         const core::job::CollectiveCall &c = s->calls[call];
-        const auto off = offsets.find(rank);
-        const core::Nanos shift = off == offsets.end() ? 0 : off->second;
+        const core::Nanos shift = clockOffset(rank);
         for (const std::int64_t t : {c.launchNs, c.startNs, c.endNs})
             if (t != core::job::kUnknownTime) {
                 lo = std::min(lo, t - shift);

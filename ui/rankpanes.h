@@ -125,7 +125,9 @@ signals:
 
 private:
     RankPane *addPane(RankPane *pane, int position);
-    qint64 rankOf(const TimelineView *view) const;
+    // The main timeline, then the panes top to bottom, each with its rank (-1: the main one is none).
+    std::vector<std::pair<qint64, TimelineView *>> rankViews() const;
+    core::Nanos clockOffset(qint64 rank) const; // 0 without a job, or for an unaligned rank
     core::Nanos toReference(qint64 rank, const TraceDocument &doc, core::Nanos t) const;
     core::Nanos fromReference(qint64 rank, const TraceDocument &doc, core::Nanos t) const;
     void updateMainTitle();

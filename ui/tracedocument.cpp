@@ -3,11 +3,19 @@
 #include "base/radixsort.h"
 #include "link/rules.h"
 
+#include <QFileInfo>
+
 #include <algorithm>
 #include <iterator>
 #include <limits>
 
 namespace linkscope::ui {
+
+QString pairFileNames(const QString &hostPath, const QString &devicePath)
+{
+    const QString device = QFileInfo(devicePath).fileName();
+    return hostPath.isEmpty() ? device : QStringLiteral("%1 + %2").arg(QFileInfo(hostPath).fileName(), device);
+}
 
 namespace {
 

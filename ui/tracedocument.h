@@ -60,6 +60,9 @@ struct LinkCounts {
     std::size_t findings = 0;
 };
 
+// "host_et.json + kineto.json" (the files' names, not their folders), or the Kineto trace's name alone.
+QString pairFileNames(const QString &hostPath, const QString &devicePath);
+
 class TraceDocument {
 public:
     // Derives the timeline arrays from the core results. `cancel` (optional) is polled between

@@ -211,17 +211,8 @@ void TraceLoader::start(std::shared_ptr<Job> job)
                 : TraceDocument::create(job->hostPath, job->devicePath, host, device, links, &job->cancel, chakra);
             job->finish(Stage::Timeline);
 
-            QStringList warnings;
-            auto collect = [&warnings](const std::vector<core::Diagnostic> &list) {
-                for (const core::Diagnostic &d : list)
-                    warnings << QString::fromStdString(d.toString());
-            };
-            if (!job->relink) {
-                if (host)
-                    collect(host->warnings);
-                collect(device->warnings);
-            }
-            collect(links->warnings);
+            // A relink read nothing: only the linker's warnings are new.
+            const QStringList warnings = job->relink ? loadWarnings(nullptr, nullptr, *links) : loadWarnings(host.get(), device.get(), *links);
             const bool relink = job->relink;
             deliver(generation, [this, doc, warnings, relink] { emit finished(doc, warnings, relink); });
         } catch (const core::Cancelled &) {
@@ -233,6 +224,21 @@ void TraceLoader::start(std::shared_ptr<Job> job)
             deliver(generation, [this] { emit failed(tr("Unknown error while loading")); });
         }
     });
+}
+
+QStringList loadWarnings(const core::HostTrace *host, const core::DeviceTrace *device, const core::LinkSet &links)
+{
+    QStringList warnings;
+    auto collect = [&warnings](const std::vector<core::Diagnostic> &list) {
+        for (const core::Diagnostic &d : list)
+            warnings << QString::fromStdString(d.toString());
+    };
+    if (host)
+        collect(host->warnings);
+    if (device)
+        collect(device->warnings);
+    collect(links.warnings);
+    return warnings;
 }
 
 } // namespace linkscope::ui

@@ -19,6 +19,10 @@
 
 namespace linkscope::ui {
 
+// The readers' (host, device; either may be null) and the linker's recoverable problems, one line
+// each, in that order.
+QStringList loadWarnings(const core::HostTrace *host, const core::DeviceTrace *device, const core::LinkSet &links);
+
 class TraceLoader : public QObject {
     Q_OBJECT
 public:

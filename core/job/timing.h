@@ -41,6 +41,14 @@ struct JobTiming {
     std::vector<std::int64_t> unaligned;                 // ranks with no collective to align by
     std::vector<CollectiveTiming> collectives;           // group id, index order
     std::vector<StragglerCount> stragglers;              // most last arrivals first, then rank
+
+    // `rank`'s clock minus the reference rank's; 0 for a rank with no collective to align by (its
+    // own clock is taken as it is).
+    std::int64_t offsetOf(std::int64_t rank) const
+    {
+        const auto it = clockOffsetNs.find(rank);
+        return it == clockOffsetNs.end() ? 0 : it->second;
+    }
 };
 
 JobTiming analyseTiming(const CheckInput &input, const CheckResult &check);
