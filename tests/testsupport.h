@@ -3,8 +3,10 @@
 // ../shared/traces when that folder is beside the checkout) and the repo's own fixtures.
 
 #include <QDir>
+#include <QFile>
 #include <QFileInfo>
 #include <QString>
+#include <QTemporaryDir>
 #include <QTest>
 
 #include <fstream>
@@ -56,6 +58,18 @@ inline std::string dataPath(const char *relative)
 inline std::string sourcePath(const char *relative)
 {
     return QDir(QStringLiteral(LINKSCOPE_SOURCE_DIR)).filePath(QString::fromUtf8(relative)).toStdString();
+}
+
+// A bundled sample (resources/samples/NAME) copied once into a private folder of this test run: a
+// corrections sidecar saved beside the repository's sample (by correcting it in the GUI) would
+// otherwise be applied on open and change what a test sees.
+inline QString sampleCopy(const char *name)
+{
+    static QTemporaryDir dir;
+    const QString copy = dir.filePath(QLatin1String(name));
+    if (!QFileInfo::exists(copy))
+        QFile::copy(QString::fromStdString(sourcePath("resources/samples")) + QLatin1Char('/') + QLatin1String(name), copy);
+    return copy;
 }
 
 // The whole file as bytes (empty if it cannot be read).

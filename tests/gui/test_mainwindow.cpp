@@ -52,18 +52,7 @@ using namespace linkscope;
 
 namespace {
 
-// The samples are copied once into a private directory: a corrections sidecar saved beside the
-// repository's sample (by correcting it in the GUI) would otherwise be applied on open and change
-// what these tests see.
-QString sample(const char *name)
-{
-    static QTemporaryDir dir;
-    const QString copy = dir.filePath(QLatin1String(name));
-    if (!QFileInfo::exists(copy))
-        QFile::copy(QString::fromStdString(test::sourcePath("resources/samples")) + QLatin1Char('/') + QLatin1String(name),
-                    copy);
-    return copy;
-}
+QString sample(const char *name) { return test::sampleCopy(name); }
 
 std::uint32_t findEvent(const ui::TraceDocument &doc, const QString &name, std::int64_t correlation = core::kNoId)
 {

@@ -26,15 +26,7 @@ using namespace linkscope;
 
 namespace {
 
-QString sample(const char *name)
-{
-    static QTemporaryDir dir;
-    const QString copy = dir.filePath(QLatin1String(name));
-    if (!QFileInfo::exists(copy))
-        QFile::copy(QString::fromStdString(test::sourcePath("resources/samples")) + QLatin1Char('/') + QLatin1String(name),
-                    copy);
-    return copy;
-}
+QString sample(const char *name) { return test::sampleCopy(name); }
 
 // Union length of [s, e) intervals clipped to [lo, hi).
 core::Nanos unionLength(std::vector<std::pair<core::Nanos, core::Nanos>> spans, core::Nanos lo, core::Nanos hi)
