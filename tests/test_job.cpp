@@ -2,6 +2,7 @@
 // missing ranks, conflicts), the parallel run writing each rank's .et, summaries, comm_group.json
 // and the job report, sharded runs merged from their summaries, and the real 8-rank traces.
 
+#include "base/parallel.h"
 #include "commands/commands.h"
 #include "edit/correction.h"
 #include "edit/sidecar.h"
@@ -20,6 +21,9 @@
 #include <QTest>
 
 #include <filesystem>
+#include <map>
+#include <mutex>
+#include <set>
 #include <sstream>
 
 using namespace linkscope;
@@ -142,6 +146,42 @@ private slots:
         QCOMPARE(report["stragglers"].size(), std::size_t(8));
         JSON_EQ(report["clocks"]["reference_rank"], 0);
         QVERIFY(r.out.find("cross-rank findings: none") != std::string::npos);
+    }
+
+    // `--jobs N` ranks at once share the cores: each rank's readers and writers get cores / N
+    // threads while the job runs (no rank splits its work on top of the others), and the machine's
+    // count again afterwards. The outputs do not depend on it.
+    void ranksShareTheCores()
+    {
+        QTemporaryDir dir;
+        const std::string job = generated(dir, smallJob(), 2);
+        const JobLayout layout = discoverJob({job});
+        const int machine = core::machineThreads();
+        QCOMPARE(core::taskThreads(), machine);
+        std::map<int, std::string> etOf;
+        for (int jobs : {1, 2}) {
+            JobOptions options;
+            options.outDir = (fs::path(dir.path().toStdString()) / ("out" + std::to_string(jobs))).string();
+            options.jobs = jobs;
+            std::mutex mutex;
+            std::set<int> seenTask, seenReader;
+            options.progress = [&](const RankProgress &) {
+                std::lock_guard lock(mutex);
+                seenTask.insert(core::taskThreads());
+                seenReader.insert(core::readerThreads().threads);
+                return true;
+            };
+            const std::vector<RankSummary> summaries = processRanks(layout.ranks, options);
+            QCOMPARE(summaries.size(), std::size_t(2));
+            const int share = std::max(1, machine / jobs);
+            QCOMPARE(seenTask, std::set<int>{share});
+            if (!std::getenv("LINKSCOPE_READER_THREADS"))
+                QCOMPARE(seenReader, std::set<int>{share});
+            QCOMPARE(core::taskThreads(), machine);
+            etOf[jobs] = test::readFile(options.outDir + "/trace.1.et");
+        }
+        QVERIFY(!etOf[1].empty());
+        QVERIFY(etOf[1] == etOf[2]);
     }
 
     void missingRankFileReportedOnce()

@@ -132,8 +132,10 @@ void JobLoader::open(const QString &folder, core::Policy policy, int jobs)
         options.link.policy = policy;
         options.progress = [this](const RankProgress &p) { return report(p); };
         std::vector<RankSummary> summaries(layout.ranks.size());
+        const int rankWorkers = workers(jobs, layout.ranks.size());
+        const core::TaskThreadBudget budget(rankWorkers); // each rank's readers get its share of the cores
         core::forEachIndexOnThreads(
-            layout.ranks.size(), workers(jobs, layout.ranks.size()),
+            layout.ranks.size(), rankWorkers,
             [&](std::size_t i) {
                 RankSummary s = processRank(layout.ranks[i], options);
                 post([this, s] { emit rankLoaded(s); });

@@ -75,10 +75,46 @@ void forEachIndexOnThreads(std::size_t n, int threads, Fn &&fn)
     forEachIndexOnThreads(n, threads, std::forward<Fn>(fn), [] { return false; });
 }
 
-// The threads an exporter uses: the cores, at most 8.
-inline int exportThreads()
+// The cores one task (a reader, an exporter, one rank of a job) may keep busy: the machine's cores,
+// at most 8, unless a caller that runs several tasks at once shares them out (TaskThreadBudget).
+inline std::atomic<int> &taskThreadBudget()
+{
+    static std::atomic<int> budget{0}; // 0: no budget set
+    return budget;
+}
+
+inline int machineThreads()
 {
     return std::clamp(static_cast<int>(std::thread::hardware_concurrency()), 1, 8);
+}
+
+inline int taskThreads()
+{
+    const int budget = taskThreadBudget().load();
+    return budget > 0 ? std::min(budget, machineThreads()) : machineThreads();
+}
+
+// While it lives, every task gets `cores / tasks` threads (at least one): `linkscope job --jobs 2`
+// on 2 cores runs two ranks of one thread each, instead of two ranks that each split their reads
+// and writes in two (four threads on two cores, and the splitting's own cost paid for nothing).
+class TaskThreadBudget {
+public:
+    explicit TaskThreadBudget(int tasks) : previous_(taskThreadBudget().load())
+    {
+        taskThreadBudget() = std::max(1, machineThreads() / std::max(1, tasks));
+    }
+    ~TaskThreadBudget() { taskThreadBudget() = previous_; }
+    TaskThreadBudget(const TaskThreadBudget &) = delete;
+    TaskThreadBudget &operator=(const TaskThreadBudget &) = delete;
+
+private:
+    int previous_;
+};
+
+// The threads an exporter uses.
+inline int exportThreads()
+{
+    return taskThreads();
 }
 
 // Output made in blocks on several threads and consumed in order: items [0, n) in blocks of

@@ -1,5 +1,7 @@
 #include "io/tracereader.h"
 
+#include "base/parallel.h"
+
 #include "io/formats.h"
 #include "io/hostreader.h"
 #include "io/inputtext.h"
@@ -38,7 +40,7 @@ int defaultReaderThreads()
         if (end && *end == '\0' && n >= 1)
             return static_cast<int>(std::min<long>(n, 256));
     }
-    return static_cast<int>(std::clamp<unsigned>(std::thread::hardware_concurrency(), 1, 8));
+    return 0; // the task's share of the cores (base/parallel.h taskThreads)
 }
 
 } // namespace
@@ -47,7 +49,7 @@ ReaderThreads readerThreads()
 {
     static const int fallback = defaultReaderThreads();
     const int set = configuredThreads.load();
-    return {set > 0 ? set : fallback, configuredChunkBytes.load()};
+    return {set > 0 ? set : fallback > 0 ? fallback : taskThreads(), configuredChunkBytes.load()};
 }
 
 void setReaderThreads(const ReaderThreads &config)

@@ -17,7 +17,8 @@ std::string_view traceKindName(TraceKind k);
 TraceKind sniffTraceKind(const std::string &path);
 
 // How many threads one reader parses a file with, and the least text each takes: below that one
-// thread reads. Defaults: the cores (at most 8), 16 MiB. The environment variable
+// thread reads. Defaults: the task's share of the cores (base/parallel.h taskThreads: the cores, at
+// most 8, unless a job running several ranks at once shares them out), 16 MiB. The environment variable
 // LINKSCOPE_READER_THREADS sets the count for a whole run (1 = one thread). The result is the
 // same whatever the count (tests/test_reader_equivalence); tests use small chunks to prove it.
 struct ReaderThreads {

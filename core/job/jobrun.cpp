@@ -138,6 +138,9 @@ std::vector<RankSummary> processRanks(const std::vector<RankFiles> &ranks, const
     if (writeFiles)
         fs::create_directories(options.outDir);
     std::vector<RankSummary> out(ranks.size());
+    // The cores shared out between the ranks running at once: each rank's readers and writers use
+    // its share, so `--jobs` ranks keep the cores busy without splitting each rank's work as well.
+    const TaskThreadBudget budget(static_cast<int>(std::clamp<std::size_t>(ranks.size(), 1, std::max(1, options.jobs))));
     forEachIndexOnThreads(ranks.size(), options.jobs, [&](std::size_t i) {
         RankSummary s = processRank(ranks[i], options);
         if (writeFiles)

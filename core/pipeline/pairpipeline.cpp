@@ -1,5 +1,6 @@
 #include "pipeline/pairpipeline.h"
 
+#include "base/parallel.h"
 #include "edit/inputfingerprint.h"
 #include "io/formats.h"
 #include "index/traceindex.h"
@@ -112,11 +113,12 @@ OpenedPair openPair(const PairRequest &request)
 
     // Host and device in parallel: the host on another thread, the device here. When one fails the
     // other is told to stop (its progress callback returns false) and the first error is thrown.
+    // A task with one core (a rank of a job that shares the cores out) loads them one after the other.
     std::atomic<bool> stop{false};
     std::future<HostTrace> hostFuture;
     if (!pair.files.host.empty()) {
         const ProgressFn hostProgress = stageProgress(request.progress, PairStage::HostEt, &stop);
-        hostFuture = std::async(std::launch::async,
+        hostFuture = std::async(taskThreads() > 1 ? std::launch::async : std::launch::deferred,
                                 [path = pair.files.host, hostProgress] { return loadHostTrace(path, hostProgress); });
     }
     std::exception_ptr deviceError;
