@@ -2,12 +2,16 @@
 
 #include "benchsupport.h"
 
+#include "base/parallel.h"
 #include "export/exporter.h"
+#include "export/textsink.h"
 #include "io/tracereader.h"
 #include "pipeline/pairpipeline.h"
 #include "link/linker.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <sys/resource.h>
 #include <filesystem>
 #include <string_view>
 #include <utility>
@@ -17,12 +21,26 @@
 
 namespace linkscope::bench {
 
+namespace {
+
+// User + system CPU time of the whole process (every thread), in seconds.
+double cpuSeconds()
+{
+    rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
+    auto seconds = [](const timeval &t) { return double(t.tv_sec) + double(t.tv_usec) / 1e6; };
+    return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+}
+
+} // namespace
+
 int runExport(Args args, std::ostream &out, std::ostream &err)
 {
     const bool allCores = takeFlag(args, "--all-cores");
+    const int runs = std::max(1, std::atoi(takeOption(args, "--runs", "3").c_str()));
     const std::string dir = takeOption(args, "--out", "/tmp/linkscope-bench/export");
     if (args.size() != 2) {
-        err << "usage: linkscope-bench export HOST_ET KINETO [--out DIR] [--all-cores]\n";
+        err << "usage: linkscope-bench export HOST_ET KINETO [--out DIR] [--all-cores] [--runs N]\n";
         return 2;
     }
     if (!allCores && !pinToOneCore())
@@ -93,9 +111,44 @@ int runExport(Args args, std::ostream &out, std::ostream &err)
         << megabytes(peak) << " MB = " << std::setprecision(2) << double(peak) / double(std::max<std::uint64_t>(rssBefore, 1))
         << "x the " << std::setprecision(1) << megabytes(rssBefore) << " MB the loaded, linked pair holds\n";
 
+    // The JSON writers' formatting alone, apart from the disk: the same text into a sink that only
+    // touches each block's last byte, on one thread and on every core (of those this process may
+    // use), best of `runs`; with the process's CPU time, which other load on the machine does not
+    // inflate the way it does the wall time.
+    const core::EtPlusGraph graph = core::buildEtPlusGraph(host, device, links);
+    {
+        volatile char last = 0;
+        const core::OutputSink discard = [&](std::string_view bytes) {
+            if (!bytes.empty())
+                last = bytes.back();
+        };
+        const int every = core::exportThreads();
+        auto formatting = [&](std::string_view what, auto &&write) {
+            for (const int threads : {1, every}) {
+                double bestWall = 1e300, bestCpu = 1e300;
+                std::uint64_t bytes = 0;
+                for (int run = 0; run < runs; ++run) {
+                    const double cpuBefore = cpuSeconds();
+                    watch.restart();
+                    bytes = write(threads);
+                    bestWall = std::min(bestWall, watch.seconds());
+                    bestCpu = std::min(bestCpu, cpuSeconds() - cpuBefore);
+                }
+                out << std::fixed << std::setprecision(3) << "  formatting " << what << ", " << threads
+                    << (threads == 1 ? " thread: " : " threads: ") << bestWall << " s = " << std::setprecision(1)
+                    << megabytes(bytes) / bestWall << " MB/s (CPU " << std::setprecision(3) << bestCpu << " s = "
+                    << std::setprecision(1) << megabytes(bytes) / bestCpu << " MB per CPU-second; best of " << runs
+                    << (allCores ? ")" : ", pinned to one core)") << '\n';
+            }
+        };
+        formatting("ET+ JSON", [&](int threads) { return core::writeEtPlusTo(discard, graph, host, device, links, threads); });
+        formatting("Perfetto", [&](int threads) {
+            return core::writePerfettoTraceTo(discard, device, links, &host, threads);
+        });
+    }
+
     // The floor for the .et: protobuf alone serialising the same Node messages (built in memory
     // first, untimed; this part needs far more memory than the export above and is not in its peak).
-    const core::EtPlusGraph graph = core::buildEtPlusGraph(host, device, links);
     const core::ChakraConversion chakra = core::convertToChakra(graph, host, device, links);
     watch.restart();
     const std::string serialized = core::serializeChakraEt(chakra.trace);

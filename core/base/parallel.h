@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <condition_variable>
 #include <cstdint>
 #include <exception>
 #include <mutex>
@@ -119,32 +120,117 @@ inline int exportThreads()
 
 // Output made in blocks on several threads and consumed in order: items [0, n) in blocks of
 // `block`; produce(first, last, text, slot) appends block [first, last)'s output to `text` (slot
-// is the thread's slot, 0 .. threads-1, for per-thread tallies); consume(text) receives the
-// blocks' texts in item order, on the caller's thread. One block per thread at a time, so the
-// memory is a few blocks' whatever n is. An exception from produce is rethrown here.
+// is the producing thread's, 0 .. threads-1, for per-thread tallies); consume(text) receives the
+// blocks' texts in item order, on the caller's thread. The producers run at most threads + 1
+// blocks ahead of the consumer (so the memory is a few blocks' whatever n is; the text buffers are
+// reused), and no producer waits for the others: while the caller writes one block out, every
+// thread formats the next ones. An exception from produce or consume stops the producers and is
+// rethrown here (the first one).
 template<typename Produce, typename Consume>
 void forEachBlockInOrder(std::uint64_t n, std::uint64_t block, int threads, Produce &&produce, Consume &&consume)
 {
-    threads = std::max(1, threads);
     block = std::max<std::uint64_t>(1, block);
-    std::vector<std::string> texts(static_cast<std::size_t>(threads));
-    const std::uint64_t round = block * static_cast<std::uint64_t>(threads);
-    for (std::uint64_t start = 0; start < n; start += round) {
-        std::atomic<int> next{0};
-        runOnThreads(threads, [&] {
-            for (int b; (b = next.fetch_add(1)) < threads;) {
-                const std::uint64_t first = start + static_cast<std::uint64_t>(b) * block;
-                std::string &text = texts[static_cast<std::size_t>(b)];
-                text.clear();
-                if (first < n)
-                    produce(first, std::min(n, first + block), text, b);
-            }
-        });
-        for (std::string &text : texts) {
-            consume(text);
+    const std::uint64_t blocks = (n + block - 1) / block;
+    threads = static_cast<int>(std::clamp<std::uint64_t>(static_cast<std::uint64_t>(std::max(1, threads)), 1,
+                                                         std::max<std::uint64_t>(blocks, 1)));
+    if (threads == 1) {
+        std::string text;
+        for (std::uint64_t first = 0; first < n; first += block) {
             text.clear();
+            produce(first, std::min(n, first + block), text, 0);
+            consume(text);
+        }
+        return;
+    }
+
+    // Block b is made in slot b % ring; a producer waits for its slot to be consumed, the caller
+    // for the next block to be ready.
+    const std::uint64_t ring = static_cast<std::uint64_t>(threads) + 1;
+    std::vector<std::string> texts(static_cast<std::size_t>(ring));
+    std::vector<std::uint8_t> ready(static_cast<std::size_t>(ring), 0);
+    std::mutex mutex;
+    std::condition_variable madeOne, consumedOne;
+    std::uint64_t consumed = 0; // blocks [0, consumed) are consumed
+    bool stop = false;
+    std::exception_ptr failure;
+    std::atomic<std::uint64_t> next{0};
+
+    auto producer = [&](int slot) {
+        for (;;) {
+            const std::uint64_t b = next.fetch_add(1);
+            if (b >= blocks)
+                return;
+            const auto at = static_cast<std::size_t>(b % ring);
+            {
+                std::unique_lock lock(mutex);
+                consumedOne.wait(lock, [&] { return stop || b < consumed + ring; });
+                if (stop)
+                    return;
+            }
+            try {
+                std::string &text = texts[at];
+                text.clear();
+                const std::uint64_t first = b * block;
+                produce(first, std::min(n, first + block), text, slot);
+            } catch (...) {
+                std::lock_guard lock(mutex);
+                if (!failure)
+                    failure = std::current_exception();
+                stop = true;
+                madeOne.notify_all();
+                consumedOne.notify_all();
+                return;
+            }
+            std::lock_guard lock(mutex);
+            ready[at] = 1;
+            madeOne.notify_all();
+        }
+    };
+
+    std::vector<std::thread> pool;
+    auto stopAndJoin = [&] {
+        {
+            std::lock_guard lock(mutex);
+            stop = true;
+            consumedOne.notify_all();
+        }
+        for (std::thread &t : pool)
+            t.join();
+    };
+    for (int t = 0; t < threads; ++t) {
+        try {
+            pool.emplace_back(producer, t);
+        } catch (const std::system_error &) {
+            break; // no more threads to be had: the ones running share the work
         }
     }
+    const bool inline_ = pool.empty(); // not even one thread: the caller makes every block itself
+    try {
+        for (std::uint64_t b = 0; b < blocks; ++b) {
+            const auto at = static_cast<std::size_t>(b % ring);
+            if (inline_) {
+                std::string &text = texts[at];
+                text.clear();
+                produce(b * block, std::min(n, b * block + block), text, 0);
+            } else {
+                std::unique_lock lock(mutex);
+                madeOne.wait(lock, [&] { return ready[at] || failure; });
+                if (failure)
+                    break;
+            }
+            consume(std::as_const(texts[at]));
+            std::lock_guard lock(mutex);
+            ready[at] = 0;
+            ++consumed;
+            consumedOne.notify_all();
+        }
+    } catch (...) {
+        stopAndJoin();
+        throw;
+    }
+    stopAndJoin();
+    if (failure)
+        std::rethrow_exception(failure);
 }
 
 } // namespace linkscope::core

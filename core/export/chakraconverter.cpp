@@ -2,6 +2,8 @@
 
 #include "export/astrasimtarget.h"
 #include "export/collective.h"
+#include "export/etwire.h"
+#include "export/nodetext.h"
 #include "export/graphorder.h"
 #include "export/pyrepr.h"
 #include "job/processgroups.h"
@@ -12,6 +14,7 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <memory>
 #include <tuple>
 
 namespace linkscope::core {
@@ -40,19 +43,34 @@ void addString(Message &message, const char *name, std::string_view value)
     newAttr(message, name)->set_string_val(std::string(value));
 }
 
-void setIo(ChakraProtoMsg::IOInfo *io, const HostTrace &host, const HostIO &source, bool pythonText)
+// The same for a node written straight to the wire format (export/etwire.h).
+void addInt64(WireNode &node, const char *name, std::int64_t value) { node.addInt64(name, value); }
+void addInt32(WireNode &node, const char *name, std::int32_t value) { node.addInt32(name, value); }
+void addBool(WireNode &node, const char *name, bool value) { node.addBool(name, value); }
+void addString(WireNode &node, const char *name, std::string_view value) { node.addString(name, value); }
+
+template <class IoInfo>
+void setIo(IoInfo *io, NodeText &text, const HostIO &source, bool pythonText, std::string &scratch)
 {
     // Chakra target: the JSON text of the ET's lists. astra-sim target: Python's repr of the same
     // lists, as chakra_converter writes them (and ASTRA-sim's process-group parser reads them).
-    auto text = [&](Span s) {
+    auto textOf = [&](Span s) -> std::string_view {
         if (s.empty())
-            return std::string("[]");
-        std::string json = hostSpanText(host, s);
-        return pythonText ? pythonRepr(json) : json;
+            return "[]";
+        const std::string_view json = text.part(s);
+        if (!pythonText)
+            return json;
+        scratch.clear();
+        if (!appendPythonRepr(scratch, json))
+            return json; // not convertible: the text as it is (pythonRepr's rule)
+        return scratch;
     };
-    io->set_values(text(source.values));
-    io->set_shapes(text(source.shapes));
-    io->set_types(text(source.types));
+    std::string_view t = textOf(source.values);
+    io->set_values(t.data(), t.size());
+    t = textOf(source.shapes);
+    io->set_shapes(t.data(), t.size());
+    t = textOf(source.types);
+    io->set_types(t.data(), t.size());
 }
 
 std::uint64_t microsOf(Nanos ns)
@@ -404,11 +422,14 @@ struct EmitTally {
     }
 };
 
-// Builds the nodes [begin, end) that the plan keeps, in id order, and hands each to `sink`.
+// Builds the nodes [begin, end) that the plan keeps, in id order, and hands each to `sink`: as
+// ChakraProtoMsg::Node messages, or as WireNodes (the same bytes once serialised).
+template <class NodeT, class Sink>
 void emitRange(std::uint32_t begin, std::uint32_t end, const ChakraPlan &plan, const EtPlusGraph &graph,
                const HostTrace &host, const DeviceTrace &device, const LinkSet &links, const ChakraOptions &options,
-               const std::function<void(const Node &)> &sink, EmitTally &tally)
+               NodeText &text, Sink &&sink, EmitTally &tally)
 {
+    std::string scratch;
     ChakraStats &stats = tally.stats;
     std::map<std::string, std::size_t> &unclassifiedNames = tally.unclassifiedNames;
     std::map<std::string, std::size_t> &replayedNames = tally.replayedNames;
@@ -428,7 +449,7 @@ void emitRange(std::uint32_t begin, std::uint32_t end, const ChakraPlan &plan, c
             ++unmappedGroups[name];
         return id;
     };
-    Node node; // reused: one message at a time, never the whole graph
+    NodeT node; // reused: one message at a time, never the whole graph
     for (std::uint32_t i = begin; i < end; ++i) {
         if (!plan.keep[i])
             continue;
@@ -444,8 +465,9 @@ void emitRange(std::uint32_t begin, std::uint32_t end, const ChakraPlan &plan, c
             node.add_ctrl_deps(EtPlusGraph::idOf(parent));
         for (std::uint32_t k = plan.depBegin[i]; k < plan.depBegin[i + 1]; ++k)
             node.add_data_deps(EtPlusGraph::idOf(plan.deps[k]));
-        setIo(node.mutable_inputs(), host, h.inputs, astra);
-        setIo(node.mutable_outputs(), host, h.outputs, astra);
+        text.load(h);
+        setIo(node.mutable_inputs(), text, h.inputs, astra, scratch);
+        setIo(node.mutable_outputs(), text, h.outputs, astra, scratch);
 
         Nanos start = 0, duration = 0;
         if (source.event != kNoIndex) {
@@ -577,7 +599,9 @@ void emitChakra(const ChakraPlan &plan, const EtPlusGraph &graph, const HostTrac
                 ChakraStats &stats, std::vector<Diagnostic> &warnings)
 {
     EmitTally tally;
-    emitRange(0, static_cast<std::uint32_t>(graph.nodes.size()), plan, graph, host, device, links, options, sink, tally);
+    NodeText text(host);
+    emitRange<Node>(0, static_cast<std::uint32_t>(graph.nodes.size()), plan, graph, host, device, links, options, text,
+                    sink, tally);
     finishTally(tally, device, stats, warnings);
 }
 
@@ -631,12 +655,16 @@ std::uint64_t writeChakraPlan(const std::string &path, const ChakraPlan &plan, c
     // are those of one thread, the memory a few blocks'.
     const int threads = exportThreads();
     std::vector<EmitTally> tallies(static_cast<std::size_t>(threads));
+    std::vector<std::unique_ptr<NodeText>> readers(static_cast<std::size_t>(threads));
     forEachBlockInOrder(
         graph.nodes.size(), 8192, threads,
         [&](std::uint64_t first, std::uint64_t last, std::string &text, int slot) {
-            emitRange(static_cast<std::uint32_t>(first), static_cast<std::uint32_t>(last), plan, graph, host, device,
-                      links, options, [&](const Node &node) { append(text, node); },
-                      tallies[static_cast<std::size_t>(slot)]);
+            std::unique_ptr<NodeText> &reader = readers[static_cast<std::size_t>(slot)];
+            if (!reader)
+                reader = std::make_unique<NodeText>(host);
+            emitRange<WireNode>(static_cast<std::uint32_t>(first), static_cast<std::uint32_t>(last), plan, graph, host,
+                                device, links, options, *reader, [&](WireNode &node) { node.appendDelimited(text); },
+                                tallies[static_cast<std::size_t>(slot)]);
         },
         [&](const std::string &text) { file.write(text); });
     EmitTally tally;

@@ -1,78 +1,84 @@
 #include "export/exporter.h"
+#include "export/textsink.h"
 
 #include "base/parallel.h"
 
 #include "export/collective.h"
 #include "export/jsonout.h"
+#include "export/nodetext.h"
+
+#include <memory>
+#include <vector>
 
 namespace linkscope::core {
 
 namespace {
 
+using jsonout::appendInt;
 using jsonout::appendMicros;
 using jsonout::appendString;
+using jsonout::appendUint;
 
-void appendRawOr(std::string &out, const HostTrace &host, Span span, std::string_view fallback)
+void appendPartOr(std::string &out, NodeText &text, Span span, std::string_view fallback)
 {
-    if (span.empty())
-        out += fallback;
-    else
-        out += hostSpanText(host, span);
+    out += span.empty() ? fallback : text.part(span);
 }
 
-void appendIo(std::string &out, const HostTrace &host, const HostIO &io)
+void appendIo(std::string &out, NodeText &text, const HostIO &io)
 {
     out += "{\"values\":";
-    appendRawOr(out, host, io.values, "[]");
+    appendPartOr(out, text, io.values, "[]");
     out += ",\"shapes\":";
-    appendRawOr(out, host, io.shapes, "[]");
+    appendPartOr(out, text, io.shapes, "[]");
     out += ",\"types\":";
-    appendRawOr(out, host, io.types, "[]");
+    appendPartOr(out, text, io.types, "[]");
     if (!io.strides.empty()) {
         out += ",\"strides\":";
-        out += hostSpanText(host, io.strides);
+        out += text.part(io.strides);
     }
     out += '}';
 }
 
-void appendAttr(std::string &out, bool &first, std::string_view name, std::string_view type, const std::string &jsonValue)
+// One {"name":…,"type":…,"value":…} of a flat node's rebuilt attrs, its value a number. `head` is
+// the constant text up to the value, separator included.
+void appendNumberAttr(std::string &out, std::string_view head, std::int64_t value)
 {
-    out += first ? "{\"name\":" : ",{\"name\":";
-    first = false;
-    appendString(out, name);
-    out += ",\"type\":";
-    appendString(out, type);
-    out += ",\"value\":";
-    out += jsonValue;
+    out += head;
+    appendInt(out, value);
+    out += '}';
+}
+
+void appendStringAttr(std::string &out, std::string_view head, std::string_view value)
+{
+    out += head;
+    appendString(out, value);
     out += '}';
 }
 
 // The nested layout's attrs. A flat (1.0.1) node keeps these keys at top level, so they are rebuilt
 // from the parsed fields; chakra_converter reads every one of them (AttributeError otherwise).
-void appendAttrs(std::string &out, const HostTrace &host, const HostNode &node)
+void appendAttrs(std::string &out, NodeText &text, const HostTrace &host, const HostNode &node)
 {
     if (host.layout == HostLayout::Nested && !node.attrs.empty()) {
-        out += hostSpanText(host, node.attrs);
+        out += text.part(node.attrs);
         return;
     }
-    auto quoted = [](std::string_view text) {
-        std::string s;
-        appendString(s, text);
-        return s;
-    };
-    bool first = true;
     out += '[';
-    appendAttr(out, first, "rf_id", "uint64", std::to_string(node.rfId));
-    appendAttr(out, first, "fw_parent", "uint64", std::to_string(node.fwParent));
-    appendAttr(out, first, "seq_id", "int64", std::to_string(node.seqId));
-    appendAttr(out, first, "scope", "uint64", std::to_string(node.scope < 0 ? 0 : node.scope));
-    appendAttr(out, first, "tid", "uint64", std::to_string(node.tid < 0 ? 0 : node.tid));
-    appendAttr(out, first, "fw_tid", "uint64", std::to_string(node.fwTid));
-    appendAttr(out, first, "op_schema", "string", quoted(host.strings.at(node.opSchema)));
+    // rf_id is a uint64 (written as such); the others are int64 fields clamped as chakra_converter reads them.
+    out += "{\"name\":\"rf_id\",\"type\":\"uint64\",\"value\":";
+    appendUint(out, node.rfId);
+    out += '}';
+    appendNumberAttr(out, ",{\"name\":\"fw_parent\",\"type\":\"uint64\",\"value\":", node.fwParent);
+    appendNumberAttr(out, ",{\"name\":\"seq_id\",\"type\":\"int64\",\"value\":", node.seqId);
+    appendNumberAttr(out, ",{\"name\":\"scope\",\"type\":\"uint64\",\"value\":", node.scope < 0 ? 0 : node.scope);
+    appendNumberAttr(out, ",{\"name\":\"tid\",\"type\":\"uint64\",\"value\":", node.tid < 0 ? 0 : node.tid);
+    appendNumberAttr(out, ",{\"name\":\"fw_tid\",\"type\":\"uint64\",\"value\":", node.fwTid);
+    appendStringAttr(out, ",{\"name\":\"op_schema\",\"type\":\"string\",\"value\":", host.strings.at(node.opSchema));
     if (node.kernelBackend != 0)
-        appendAttr(out, first, "kernel_backend", "string", quoted(host.strings.at(node.kernelBackend)));
+        appendStringAttr(out, ",{\"name\":\"kernel_backend\",\"type\":\"string\",\"value\":",
+                         host.strings.at(node.kernelBackend));
     if (node.kernelFile != 0)
-        appendAttr(out, first, "kernel_file", "string", quoted(host.strings.at(node.kernelFile)));
+        appendStringAttr(out, ",{\"name\":\"kernel_file\",\"type\":\"string\",\"value\":", host.strings.at(node.kernelFile));
     out += ']';
 }
 
@@ -89,25 +95,26 @@ std::string_view policyWord(Policy p)
 } // namespace
 
 // One node's line of the "nodes" array (with the separator before it).
-static void appendNode(std::string &out, std::uint32_t i, const EtPlusGraph &graph, const HostTrace &host,
-                const DeviceTrace &device, const LinkSet &links)
+static void appendNode(std::string &out, NodeText &text, std::uint32_t i, const EtPlusGraph &graph,
+                       const HostTrace &host, const DeviceTrace &device, const LinkSet &links)
 {
     const EtPlusNode &node = graph.nodes[i];
     const HostNode &h = host.nodes[node.host];
+    text.load(h);
     out += i ? ",\n{\"id\":" : "\n{\"id\":";
-    out += std::to_string(EtPlusGraph::idOf(i));
+    appendUint(out, EtPlusGraph::idOf(i));
     out += ",\"name\":";
     appendString(out, node.gpu ? device.name(device.events[node.event]) : host.name(h));
     out += ",\"ctrl_deps\":";
     // A root names itself, as the ET does for its process root: chakra_converter then finds no
     // earlier parent, and no other node is mistaken for one.
-    out += std::to_string(EtPlusGraph::idOf(node.parent == kNoNode ? i : node.parent));
+    appendUint(out, EtPlusGraph::idOf(node.parent == kNoNode ? i : node.parent));
     out += ",\"inputs\":";
-    appendIo(out, host, h.inputs);
+    appendIo(out, text, h.inputs);
     out += ",\"outputs\":";
-    appendIo(out, host, h.outputs);
+    appendIo(out, text, h.outputs);
     out += ",\"attrs\":";
-    appendAttrs(out, host, h);
+    appendAttrs(out, text, host, h);
     if (node.event != kNoIndex) {
         const DeviceEvent &e = device.events[node.event];
         const Nanos exclusive = node.gpu || node.event >= links.exclusiveDur.size() ? e.dur : links.exclusiveDur[node.event];
@@ -118,11 +125,15 @@ static void appendNode(std::string &out, std::uint32_t i, const EtPlusGraph &gra
         out += ",\"ts\":";
         appendMicros(out, e.ts);
         out += ",\"inter_thread_dep\":";
-        out += node.interThreadDep == kNoNode ? std::string("null") : std::to_string(EtPlusGraph::idOf(node.interThreadDep));
+        if (node.interThreadDep == kNoNode)
+            out += "null";
+        else
+            appendUint(out, EtPlusGraph::idOf(node.interThreadDep));
         if (node.gpu) {
             out += ",\"cat\":";
             appendString(out, device.strings.at(e.categoryText));
-            out += ",\"ph\":\"X\",\"stream\":" + std::to_string(e.stream >= 0 ? e.stream : 0);
+            out += ",\"ph\":\"X\",\"stream\":";
+            appendInt(out, e.stream >= 0 ? e.stream : 0);
             const CommInfo comm = classifyGpuOp(host, device, node.event, node.host);
             if (comm.isComm && !comm.pgName.empty()) {
                 out += ",\"pg_name\":";
@@ -135,30 +146,37 @@ static void appendNode(std::string &out, std::uint32_t i, const EtPlusGraph &gra
         for (std::uint32_t k = graph.syncBegin[i]; k < graph.syncBegin[i + 1]; ++k) {
             if (k != graph.syncBegin[i])
                 out += ',';
-            out += std::to_string(EtPlusGraph::idOf(graph.syncList[k]));
+            appendUint(out, EtPlusGraph::idOf(graph.syncList[k]));
         }
         out += ']';
     }
     out += '}';
 }
 
-std::uint64_t writeEtPlus(const std::string &path, const EtPlusGraph &graph, const HostTrace &host,
-                          const DeviceTrace &device, const LinkSet &links, bool gzip)
+std::uint64_t writeEtPlusTo(const OutputSink &sink, const EtPlusGraph &graph, const HostTrace &host,
+                            const DeviceTrace &device, const LinkSet &links, int threads)
 {
     requireHostSource(host);
-    jsonout::BufferedWriter writer(path, gzip);
-    std::string &out = writer.buffer;
+    std::uint64_t bytes = 0;
+    auto emit = [&](std::string_view text) {
+        bytes += text.size();
+        sink(text);
+    };
 
     // chakra_converter requires these five keys and stores pid/start_ts/finish_ts as uint64.
+    std::string out;
     out += "{\"schema\":";
     appendString(out, graph.schema);
-    out += ",\"pid\":" + std::to_string(std::max<std::int64_t>(host.pid, 0));
+    out += ",\"pid\":";
+    appendInt(out, std::max<std::int64_t>(host.pid, 0));
     out += ",\"time\":";
     appendString(out, host.time);
     const std::int64_t startTs = std::max<std::int64_t>(host.startTs, 0);
     const std::int64_t finishTs = host.finishTs >= 0 ? host.finishTs : startTs; // a cut-off trace has none
-    out += ",\"start_ts\":" + std::to_string(startTs);
-    out += ",\"finish_ts\":" + std::to_string(finishTs);
+    out += ",\"start_ts\":";
+    appendInt(out, startTs);
+    out += ",\"finish_ts\":";
+    appendInt(out, finishTs);
     out += ",\"linkscope\":{\"policy\":";
     appendString(out, policyWord(links.policy));
     out += ",\"host_schema\":";
@@ -168,20 +186,35 @@ std::uint64_t writeEtPlus(const std::string &path, const EtPlusGraph &graph, con
     out += ",\"device\":";
     appendString(out, jsonout::baseName(device.path));
     out += "},\n\"nodes\":[";
+    emit(out);
 
-    // Nodes are written in blocks on every core, in id order (the text is one thread's).
+    // Nodes are written in blocks on every core, in id order (the text is one thread's); each thread
+    // reads its nodes' text through its own reader (sequential reads from the host ET file).
+    if (threads <= 0)
+        threads = exportThreads();
+    std::vector<std::unique_ptr<NodeText>> readers(static_cast<std::size_t>(threads));
     forEachBlockInOrder(
-        graph.nodes.size(), 8192, exportThreads(),
-        [&](std::uint64_t first, std::uint64_t last, std::string &text, int) {
+        graph.nodes.size(), 4096, threads,
+        [&](std::uint64_t first, std::uint64_t last, std::string &text, int slot) {
+            std::unique_ptr<NodeText> &reader = readers[static_cast<std::size_t>(slot)];
+            if (!reader)
+                reader = std::make_unique<NodeText>(host);
             for (auto i = static_cast<std::uint32_t>(first); i < last; ++i)
-                appendNode(text, i, graph, host, device, links);
+                appendNode(text, *reader, i, graph, host, device, links);
         },
-        [&](const std::string &text) {
-            out += text;
-            writer.maybeFlush();
-        });
-    out += "\n]}\n";
-    return writer.commit();
+        [&](const std::string &text) { emit(text); });
+    emit("\n]}\n");
+    return bytes;
+}
+
+std::uint64_t writeEtPlus(const std::string &path, const EtPlusGraph &graph, const HostTrace &host,
+                          const DeviceTrace &device, const LinkSet &links, bool gzip)
+{
+    requireHostSource(host);
+    AtomicFile file(path, gzip ? Compression::Gzip : Compression::None);
+    writeEtPlusTo([&](std::string_view text) { file.write(text); }, graph, host, device, links);
+    file.commit();
+    return file.bytesOnDisk();
 }
 
 } // namespace linkscope::core

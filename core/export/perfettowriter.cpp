@@ -1,25 +1,31 @@
 #include "export/exporter.h"
+#include "export/textsink.h"
 
 #include "base/parallel.h"
 
 #include "export/jsonout.h"
 
 #include <algorithm>
+#include <memory>
+#include <string>
 #include <unordered_map>
+#include <vector>
 
 namespace linkscope::core {
 
 namespace {
 
+using jsonout::appendInt;
 using jsonout::appendMicros;
 using jsonout::appendString;
+using jsonout::appendUint;
 
 void appendId(std::string &out, const DeviceTrace &device, const TraceId &id)
 {
     if (id.isString)
-        appendString(out, device.idText(id));
+        appendString(out, device.strings.at(static_cast<StringId>(id.value)));
     else
-        out += std::to_string(id.value);
+        appendInt(out, id.value);
 }
 
 void appendWhere(std::string &out, const DeviceTrace &device, const ThreadKey &thread)
@@ -30,17 +36,20 @@ void appendWhere(std::string &out, const DeviceTrace &device, const ThreadKey &t
     appendId(out, device, thread.tid);
 }
 
-std::string_view ruleWord(ParentRule r)
+// The category and name of a link's two flow events, with the separator before them.
+std::string_view flowCategoryAndName(ParentRule r)
 {
+#define LS_LINK(word) ",\"cat\":\"linkscope.link\",\"name\":\"parent (" word ")\""
     switch (r) {
-    case ParentRule::Nesting: return "nesting";
-    case ParentRule::NestingAncestor: return "nesting-ancestor";
-    case ParentRule::ExternalId: return "external-id";
-    case ParentRule::LatestStarting: return "latest-starting";
-    case ParentRule::Manual: return "manual";
+    case ParentRule::Manual: return ",\"cat\":\"linkscope.corrected\",\"name\":\"corrected parent\"";
+    case ParentRule::Nesting: return LS_LINK("nesting");
+    case ParentRule::NestingAncestor: return LS_LINK("nesting-ancestor");
+    case ParentRule::ExternalId: return LS_LINK("external-id");
+    case ParentRule::LatestStarting: return LS_LINK("latest-starting");
     case ParentRule::None: break;
     }
-    return "none";
+    return LS_LINK("none");
+#undef LS_LINK
 }
 
 // Where a flow "s" event binds to `parent` itself: trace viewers attach it to the innermost slice
@@ -78,11 +87,15 @@ Nanos flowAnchor(const DeviceTrace &device, const TraceIndex &index, std::uint32
 
 } // namespace
 
-std::uint64_t writePerfettoTrace(const std::string &path, const DeviceTrace &device, const LinkSet &links,
-                                 const HostTrace *host, bool gzip)
+std::uint64_t writePerfettoTraceTo(const OutputSink &sink, const DeviceTrace &device, const LinkSet &links,
+                                   const HostTrace *host, int threads)
 {
-    jsonout::BufferedWriter writer(path, gzip);
-    std::string &out = writer.buffer;
+    std::uint64_t bytes = 0;
+    auto emit = [&](std::string_view text) {
+        bytes += text.size();
+        sink(text);
+    };
+    std::string out;
     out += "{\"displayTimeUnit\":\"ms\",\"linkscope\":{\"device\":";
     appendString(out, jsonout::baseName(device.path));
     out += ",\"host\":";
@@ -115,36 +128,48 @@ std::uint64_t writePerfettoTrace(const std::string &path, const DeviceTrace &dev
         begin();
         out += "\"ph\":\"M\",\"name\":\"thread_sort_index\"";
         appendWhere(out, device, thread);
-        out += ",\"args\":{\"sort_index\":" + std::to_string(index) + "}}";
+        out += ",\"args\":{\"sort_index\":";
+        appendInt(out, index);
+        out += "}}";
     }
+    emit(out);
+
+    // Blocks made on every core start each record with ",\n{"; the very first of the array has no comma.
+    auto emitBlock = [&](const std::string &text) {
+        if (text.empty())
+            return;
+        emit(first ? std::string_view(text).substr(1) : std::string_view(text));
+        first = false;
+    };
+    if (threads <= 0)
+        threads = exportThreads();
 
     // The trace's own flow events (ac2g, fwdbwd) are left out: the link arrows replace them, and
     // their ids would share one id space with ours.
-    // Args come back in file order through one reader (big sequential reads from a source file).
-    // If the source changed since loading, the export stops rather than write events without args.
-    // Events are written in blocks on every core, in file order; each block reads its events' args
-    // through its own reader (sequential reads from a source file).
+    // Events are written in blocks on every core, in file order; each thread reads its events' args
+    // through its own reader (sequential reads from a source file, 1 MiB at a time). If the source
+    // changed since loading, the export stops rather than write events without args.
+    std::vector<std::unique_ptr<ArgsReader>> readers(static_cast<std::size_t>(threads));
     forEachBlockInOrder(
-        device.events.size(), 16384, exportThreads(),
-        [&](std::uint64_t firstEvent, std::uint64_t lastEvent, std::string &text, int) {
-            ArgsReader argsReader(device.argsStore.get());
+        device.events.size(), 16384, threads,
+        [&](std::uint64_t firstEvent, std::uint64_t lastEvent, std::string &text, int slot) {
+            std::unique_ptr<ArgsReader> &argsReader = readers[static_cast<std::size_t>(slot)];
+            if (!argsReader)
+                argsReader = std::make_unique<ArgsReader>(device.argsStore.get());
             for (std::uint64_t index = firstEvent; index < lastEvent; ++index) {
                 const DeviceEvent &e = device.events[index];
-                const char *ph = nullptr;
+                std::string_view head; // the record up to its category
                 switch (e.phase) {
-                case Phase::Complete: ph = "X"; break;
-                case Phase::Instant: ph = "i"; break;
-                case Phase::Counter: ph = "C"; break;
-                case Phase::Begin: ph = "B"; break;
-                case Phase::End: ph = "E"; break;
+                case Phase::Complete: head = ",\n{\"ph\":\"X\",\"cat\":"; break;
+                case Phase::Instant: head = ",\n{\"ph\":\"i\",\"cat\":"; break;
+                case Phase::Counter: head = ",\n{\"ph\":\"C\",\"cat\":"; break;
+                case Phase::Begin: head = ",\n{\"ph\":\"B\",\"cat\":"; break;
+                case Phase::End: head = ",\n{\"ph\":\"E\",\"cat\":"; break;
                 default: break;
                 }
-                if (!ph || e.category == EventCategory::Flow)
+                if (head.empty() || e.category == EventCategory::Flow)
                     continue;
-                text += ",\n{";
-                text += "\"ph\":\"";
-                text += ph;
-                text += "\",\"cat\":";
+                text += head;
                 appendString(text, device.strings.at(e.categoryText));
                 text += ",\"name\":";
                 appendString(text, device.name(e));
@@ -157,11 +182,10 @@ std::uint64_t writePerfettoTrace(const std::string &path, const DeviceTrace &dev
                 } else if (e.phase == Phase::Instant) {
                     text += ",\"s\":\"t\"";
                 }
-                const std::string_view args = argsReader.read(e.args);
+                const std::string_view args = argsReader->read(e.args);
                 if (args.empty() && !e.args.empty())
-                    throw ExportError(path + ": not written: cannot read the args of the event at byte "
-                                      + std::to_string(e.args.offset) + " of " + device.path + ": "
-                                      + device.argsUnavailableReason());
+                    throw ExportError("cannot read the args of the event at byte " + std::to_string(e.args.offset) + " of "
+                                      + device.path + ": " + device.argsUnavailableReason());
                 if (!args.empty()) {
                     text += ",\"args\":";
                     text += args;
@@ -169,48 +193,69 @@ std::uint64_t writePerfettoTrace(const std::string &path, const DeviceTrace &dev
                 text += '}';
             }
         },
-        [&](const std::string &text) {
-            if (text.empty())
-                return;
-            // Every event came with ",\n{" before it; the very first of the array has no comma.
-            out.append(first ? std::string_view(text).substr(1) : std::string_view(text));
-            first = false;
-            writer.maybeFlush();
-        });
+        emitBlock);
 
-    // One arrow per link: "s" where the parent is the innermost open slice, "f" binding to the GPU op.
-    std::uint64_t flowId = 0;
-    std::unordered_map<std::uint32_t, Nanos> anchors; // parent event → where its arrows start
-    for (const GpuLink &link : links.gpuLinks) {
-        if (link.parent >= device.events.size() || link.gpuEvent >= device.events.size())
-            continue;
-        const DeviceEvent &parent = device.events[link.parent];
-        const DeviceEvent &gpu = device.events[link.gpuEvent];
-        const bool corrected = link.rule == ParentRule::Manual;
-        std::string name = corrected ? std::string("corrected parent") : "parent (" + std::string(ruleWord(link.rule)) + ")";
-        const char *cat = corrected ? "linkscope.corrected" : "linkscope.link";
-        ++flowId;
-        begin();
-        out += "\"ph\":\"s\",\"id\":" + std::to_string(flowId) + ",\"cat\":\"" + cat + "\",\"name\":";
-        appendString(out, name);
-        appendWhere(out, device, parent.thread);
-        auto [anchorIt, fresh] = anchors.try_emplace(link.parent, 0);
-        if (fresh)
-            anchorIt->second = flowAnchor(device, *links.index, link.parent);
-        out += ",\"ts\":";
-        appendMicros(out, anchorIt->second);
-        out += '}';
-        begin();
-        out += "\"ph\":\"f\",\"bp\":\"e\",\"id\":" + std::to_string(flowId) + ",\"cat\":\"" + cat + "\",\"name\":";
-        appendString(out, name);
-        appendWhere(out, device, gpu.thread);
-        out += ",\"ts\":";
-        appendMicros(out, gpu.ts);
-        out += '}';
-        writer.maybeFlush();
+    // One arrow per link: "s" where the parent is the innermost open slice, "f" binding to the GPU op;
+    // ids count the links written, from 1. Blocks on every core; each thread keeps the anchors of
+    // the parents it has seen (where a parent's arrows start is worked out once per thread).
+    constexpr std::uint64_t kLinkBlock = 16384;
+    auto written = [&](const GpuLink &link) {
+        return link.parent < device.events.size() && link.gpuEvent < device.events.size();
+    };
+    std::vector<std::uint64_t> firstFlowId; // of each block
+    for (std::uint64_t k = 0, id = 1; k < links.gpuLinks.size(); ++k) {
+        if (k % kLinkBlock == 0)
+            firstFlowId.push_back(id);
+        id += written(links.gpuLinks[k]) ? 1 : 0;
     }
-    out += "\n]}\n";
-    return writer.commit();
+    std::vector<std::unordered_map<std::uint32_t, Nanos>> anchors(static_cast<std::size_t>(threads));
+    forEachBlockInOrder(
+        links.gpuLinks.size(), kLinkBlock, threads,
+        [&](std::uint64_t firstLink, std::uint64_t lastLink, std::string &text, int slot) {
+            std::unordered_map<std::uint32_t, Nanos> &anchorOf = anchors[static_cast<std::size_t>(slot)];
+            std::uint64_t flowId = firstFlowId[firstLink / kLinkBlock];
+            for (std::uint64_t k = firstLink; k < lastLink; ++k) {
+                const GpuLink &link = links.gpuLinks[k];
+                if (!written(link))
+                    continue;
+                const DeviceEvent &parent = device.events[link.parent];
+                const DeviceEvent &gpu = device.events[link.gpuEvent];
+                const std::string_view nameAndCat = flowCategoryAndName(link.rule);
+                text += ",\n{\"ph\":\"s\",\"id\":";
+                appendUint(text, flowId);
+                text += nameAndCat;
+                appendWhere(text, device, parent.thread);
+                auto [anchorIt, fresh] = anchorOf.try_emplace(link.parent, 0);
+                if (fresh)
+                    anchorIt->second = flowAnchor(device, *links.index, link.parent);
+                text += ",\"ts\":";
+                appendMicros(text, anchorIt->second);
+                text += "},\n{\"ph\":\"f\",\"bp\":\"e\",\"id\":";
+                appendUint(text, flowId);
+                text += nameAndCat;
+                appendWhere(text, device, gpu.thread);
+                text += ",\"ts\":";
+                appendMicros(text, gpu.ts);
+                text += '}';
+                ++flowId;
+            }
+        },
+        emitBlock);
+    emit("\n]}\n");
+    return bytes;
+}
+
+std::uint64_t writePerfettoTrace(const std::string &path, const DeviceTrace &device, const LinkSet &links,
+                                 const HostTrace *host, bool gzip)
+{
+    AtomicFile file(path, gzip ? Compression::Gzip : Compression::None);
+    try {
+        writePerfettoTraceTo([&](std::string_view text) { file.write(text); }, device, links, host);
+    } catch (const ExportError &error) {
+        throw ExportError(path + ": not written: " + error.what());
+    }
+    file.commit();
+    return file.bytesOnDisk();
 }
 
 } // namespace linkscope::core
