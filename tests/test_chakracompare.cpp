@@ -7,6 +7,7 @@
 #include "gen/tracegenerator.h"
 #include "io/tracereader.h"
 #include "link/chakracompare.h"
+#include "link/chakraupdate.h"
 #include "link/linker.h"
 #include "link/rules.h"
 #include "pipeline/pairpipeline.h"
@@ -20,6 +21,7 @@
 
 #include <algorithm>
 #include <set>
+#include <tuple>
 #include <sstream>
 
 using namespace linkscope::core;
@@ -62,6 +64,7 @@ private slots:
     void sampleNcclKernelsOnRecordParamComms();
     void sampleDropsGraphLaunchesAndMemsets();
     void correctionsChangeTheComparison();
+    void updateAfterACorrectionEqualsAFullCompare();
     void generatedPairCountsFollowTheTruth();
     void reportCarriesTheComparison();
 };
@@ -166,6 +169,50 @@ void TestChakraCompare::correctionsChangeTheComparison()
     const auto affected = after.chakra10.affected();
     QVERIFY(std::is_sorted(affected.begin(), affected.end()));
     QVERIFY(std::binary_search(affected.begin(), affected.end(), kept));
+}
+
+void TestChakraCompare::updateAfterACorrectionEqualsAFullCompare()
+{
+    const OpenedPair pair = openSample();
+    const DeviceTrace &d = *pair.device;
+    const ChakraLinks chakra = linkUnderChakra(d, pair.host.get(), pair.index, pair.options);
+    auto same = [](const RuleComparison &a, const RuleComparison &b) {
+        return a.policy == b.policy && a.gpuOps == b.gpuOps && a.differentParent == b.differentParent
+               && a.collectiveOnRecordParamComms == b.collectiveOnRecordParamComms && a.dropped == b.dropped
+               && a.droppedBy == b.droppedBy && a.syncEdges == b.syncEdges && a.syncEdgesLost == b.syncEdgesLost
+               && a.syncLostGpuOps == b.syncLostGpuOps && a.linked == b.linked && a.fallback == b.fallback;
+    };
+    const ChakraComparison first = compareWithChakra(d, chakra, *pair.links);
+    const std::uint32_t nccl = first.chakra10.collectiveOnRecordParamComms.front();
+    const std::uint32_t rpc = chakra.chakra10->gpuLinks[chakra.chakra10->gpuLinkOf[nccl]].parent;
+    // A GPU op Chakra drops that we link: detaching it takes it out of `dropped`.
+    std::uint32_t droppedOp = first.chakra10.dropped.front();
+
+    LinkSet working = *pair.links;
+    LinkEditor editor(working, d, pair.host.get());
+    LinkSet before = working;
+    ChakraComparison shown = first;
+    for (const LogEntry &entry : {LogEntry{"as Chakra", {editor.reparent(nccl, rpc)}},
+                                  LogEntry{"detach", {editor.detach(droppedOp)}},
+                                  LogEntry{"both back", {editor.restore(nccl), editor.restore(droppedOp)}}}) {
+        for (const EditOutcome &o : editor.apply(entry))
+            QCOMPARE(o.status, EditStatus::Applied);
+        const std::vector<std::uint32_t> changed = {std::min(working.gpuLinkOf[nccl], working.gpuLinkOf[droppedOp]),
+                                                    std::max(working.gpuLinkOf[nccl], working.gpuLinkOf[droppedOp])};
+        const ChakraComparison full = compareWithChakra(d, chakra, working);
+        for (auto [was, theirs, expected] : {std::tuple{&shown.chakra10, chakra.chakra10.get(), &full.chakra10},
+                                             std::tuple{&shown.pre185, chakra.pre185.get(), &full.pre185}}) {
+            const std::optional<RuleComparison> updated = updateComparison(d, *was, before, working, *theirs, changed);
+            QVERIFY2(updated, entry.label.c_str());
+            QVERIFY2(same(*updated, *expected), entry.label.c_str());
+            *was = *updated;
+        }
+        before = working;
+    }
+    QVERIFY(same(shown.chakra10, first.chakra10)); // every edit undone by the last entry
+    // A sync edge of ours changes what is lost edge by edge: the update does not apply.
+    editor.apply({"sync", {editor.addEdge(nccl, rpc, EdgeKind::Sync)}});
+    QVERIFY(!updateComparison(d, shown.chakra10, before, working, *chakra.chakra10, {}));
 }
 
 void TestChakraCompare::generatedPairCountsFollowTheTruth()

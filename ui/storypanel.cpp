@@ -1,8 +1,13 @@
 #include "storypanel.h"
 
+#include "base/cowdiff.h"
+#include "link/chakraupdate.h"
+
 #include <QLabel>
 #include <QTextDocument>
 #include <QVBoxLayout>
+
+#include <algorithm>
 
 namespace linkscope::ui {
 
@@ -62,17 +67,53 @@ StoryPanel::StoryPanel(QWidget *parent) : QFrame(parent), m_label(new QLabel(thi
 void StoryPanel::setDocument(DocumentPtr doc)
 {
     // The notices depend on the traces, the host join and Chakra's links, none of which an edit
-    // changes: derived once per load (or relink). The comparison is derived again for every edit.
+    // changes: derived once per load (or relink). The comparison follows every edit.
     const bool sameLoad = m_doc && doc && &m_doc->device() == &doc->device()
                           && m_doc->chakraLinks() == doc->chakraLinks() && m_doc->links().index == doc->links().index;
+    const DocumentPtr before = std::move(m_doc);
     m_doc = std::move(doc);
+    std::optional<core::ChakraComparison> previous = std::move(m_comparison);
     m_comparison.reset();
-    if (m_doc && m_doc->chakraLinks())
-        m_comparison = core::compareWithChakra(m_doc->device(), *m_doc->chakraLinks(), m_doc->links());
+    if (m_doc && m_doc->chakraLinks()) {
+        // A correction: only the GPU links in the chunks it copied can have another parent, so
+        // the comparison is updated for those (link/chakraupdate.h) instead of made again.
+        if (sameLoad && previous && before->chakraLinks() == m_doc->chakraLinks())
+            m_comparison = updatedComparison(*before, *previous);
+        if (!m_comparison)
+            m_comparison = core::compareWithChakra(m_doc->device(), *m_doc->chakraLinks(), m_doc->links());
+    }
     if (!sameLoad)
         m_notices = m_doc ? core::policyNotices(m_doc->device(), m_doc->host(), m_doc->links(), comparison())
                           : std::vector<core::Notice>();
     rebuild();
+}
+
+std::optional<core::ChakraComparison> StoryPanel::updatedComparison(const TraceDocument &before,
+                                                                   const core::ChakraComparison &previous) const
+{
+    const core::LinkSet &was = before.links();
+    const core::LinkSet &now = m_doc->links();
+    if (was.gpuLinks.size() != now.gpuLinks.size())
+        return std::nullopt;
+    std::vector<std::uint32_t> changed;
+    for (const auto &[begin, end] : core::unsharedRanges(now.gpuLinks, was.gpuLinks))
+        for (std::size_t k = begin; k < end; ++k)
+            if (now.gpuLinks[k].parent != was.gpuLinks[k].parent || now.gpuLinks[k].gpuEvent != was.gpuLinks[k].gpuEvent)
+                changed.push_back(static_cast<std::uint32_t>(k));
+    // A relink (another policy over the same index) changes parents everywhere: compare in full.
+    if (changed.size() > std::max<std::size_t>(4096, now.gpuLinks.size() / 64))
+        return std::nullopt;
+    const core::ChakraLinks &chakra = *m_doc->chakraLinks();
+    core::ChakraComparison out;
+    std::optional<core::RuleComparison> head =
+        core::updateComparison(m_doc->device(), previous.chakra10, was, now, *chakra.chakra10, changed);
+    std::optional<core::RuleComparison> pre =
+        head ? core::updateComparison(m_doc->device(), previous.pre185, was, now, *chakra.pre185, changed) : std::nullopt;
+    if (!head || !pre)
+        return std::nullopt;
+    out.chakra10 = std::move(*head);
+    out.pre185 = std::move(*pre);
+    return out;
 }
 
 QString StoryPanel::ruleLine(const QString &key, const QString &title, const core::RuleComparison &c) const

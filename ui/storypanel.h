@@ -23,7 +23,8 @@ class StoryPanel : public QFrame {
 public:
     explicit StoryPanel(QWidget *parent = nullptr);
 
-    // The document shown (the corrected links); compares again (O(GPU ops + edges)).
+    // The document shown (the corrected links). After a correction the comparison is updated for
+    // the GPU links it changed; otherwise compared again (O(GPU ops + edges)).
     void setDocument(DocumentPtr doc);
 
     // Null before a document with Chakra's links is shown.
@@ -42,6 +43,9 @@ signals:
 
 private:
     void rebuild();
+    // The comparison for m_doc from `before`'s (a correction of it); nullopt when it must be made again.
+    std::optional<core::ChakraComparison> updatedComparison(const TraceDocument &before,
+                                                            const core::ChakraComparison &previous) const;
     QString ruleLine(const QString &key, const QString &title, const core::RuleComparison &c) const;
 
     QLabel *m_label;

@@ -93,7 +93,7 @@ void TimelineEdgeOverlay::collect(std::vector<std::uint32_t> &out, const TraceDo
     m_inViewEstimated = false;
     if (m_showAll) {
         const core::DeviceTrace &trace = doc.device();
-        auto range = [&](const std::vector<std::uint32_t> &sorted, bool byFrom) {
+        auto range = [&](const TraceDocument::EdgeOrder &sorted, bool byFrom) {
             auto key = [&](std::uint32_t id) { return trace.events[byFrom ? edges[id].from : edges[id].to].ts; };
             auto lo = std::lower_bound(sorted.begin(), sorted.end(), start,
                                        [&](std::uint32_t id, core::Nanos t) { return key(id) < t; });

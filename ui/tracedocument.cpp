@@ -1,11 +1,13 @@
 #include "tracedocument.h"
 
+#include "base/cowdiff.h"
 #include "base/radixsort.h"
 #include "link/rules.h"
 
 #include <QFileInfo>
 
 #include <algorithm>
+#include <array>
 #include <iterator>
 #include <limits>
 
@@ -228,22 +230,36 @@ std::shared_ptr<const TraceDocument> TraceDocument::createWithLinks(const std::s
     doc->m_laneRows = base->m_laneRows;
     doc->m_start = base->m_start;
     doc->m_end = base->m_end;
-    doc->buildFindingMarks();
-    throwIfCancelled(cancel);
-    if (!doc->patchParentEdges(*base))
+    if (!doc->patch(*base)) {
+        doc->buildFindingMarks();
+        throwIfCancelled(cancel);
         doc->buildEdges(cancel);
+    }
     return doc;
 }
 
 void TraceDocument::buildFindingMarks()
 {
     const std::size_t eventCount = m_device->events.size();
-    m_hasFinding.assign(eventCount, 0);
+    std::vector<std::uint8_t> marks(eventCount, 0);
     for (const core::Finding &finding : m_links->findings) {
         if (finding.subjectKind == core::SubjectKind::DeviceEvent && finding.subject < eventCount
             && finding.severity != core::FindingSeverity::Info)
-            m_hasFinding[finding.subject] = 1;
+            marks[finding.subject] = 1;
     }
+    m_hasFinding.assign(std::move(marks));
+    // The GPU ops that a trace-wide or host-side finding marks: a GPU op's mark after an edit is
+    // these or its own findings (patch()).
+    auto fixed = std::make_shared<std::vector<std::uint32_t>>();
+    const auto &of = m_links->gpuLinkOf;
+    for (const auto *part : {&m_links->findings.traceWide(), &m_links->findings.hostSide()})
+        for (const core::Finding &finding : *part)
+            if (finding.subjectKind == core::SubjectKind::DeviceEvent && finding.subject < of.size()
+                && of[finding.subject] != core::kNoIndex && finding.severity != core::FindingSeverity::Info)
+                fixed->push_back(finding.subject);
+    std::sort(fixed->begin(), fixed->end());
+    fixed->erase(std::unique(fixed->begin(), fixed->end()), fixed->end());
+    m_fixedGpuMarks = std::move(fixed);
 }
 
 namespace {
@@ -260,7 +276,43 @@ EdgeProvenance parentProvenance(const core::LinkSet &linkSet, const core::GpuLin
     return EdgeProvenance::Rule;
 }
 
+// Whether the findings chunk of GPU link k (its first op) is the same in both lists: FindingList
+// keeps kOpsPerChunk ops per shared chunk, and a shared chunk is the same memory (an equal address
+// of null means both chunks hold no findings at all, which is the same for every purpose here).
+bool sameFindingsChunk(const core::FindingList &now, const core::FindingList &was, std::size_t k)
+{
+    return now.ofGpuOp(k).first == was.ofGpuOp(k).first;
+}
+
 } // namespace
+
+DrawEdge TraceDocument::parentEdgeOf(const core::GpuLink &link) const
+{
+    const std::size_t eventCount = m_device->events.size();
+    if (link.gpuEvent >= eventCount || link.parent >= eventCount)
+        return {};
+    return {link.parent, link.gpuEvent, core::EdgeKind::Parent,
+            parentProvenance(*m_links, link, m_hasFinding[link.gpuEvent] != 0)};
+}
+
+DrawEdge TraceDocument::launchEdgeOf(const core::GpuLink &link) const
+{
+    const std::size_t eventCount = m_device->events.size();
+    if (link.gpuEvent >= eventCount || link.launch >= eventCount)
+        return {};
+    const EdgeProvenance provenance =
+        link.launchMatch == core::LaunchMatch::Correlation ? EdgeProvenance::Rule : EdgeProvenance::Fallback;
+    return {link.launch, link.gpuEvent, core::EdgeKind::Launch, provenance};
+}
+
+DrawEdge TraceDocument::coreEdgeOf(const core::Edge &edge) const
+{
+    // Launch edges are drawn from gpuLinks (where their provenance lives): core's would be duplicates.
+    const std::size_t eventCount = m_device->events.size();
+    if (edge.kind == core::EdgeKind::Launch || edge.from >= eventCount || edge.to >= eventCount)
+        return {};
+    return {edge.from, edge.to, edge.kind, EdgeProvenance::Rule};
+}
 
 void TraceDocument::buildEdges(const std::atomic<bool> *cancel)
 {
@@ -268,160 +320,293 @@ void TraceDocument::buildEdges(const std::atomic<bool> *cancel)
     const core::LinkSet &linkSet = *m_links;
     const std::size_t eventCount = trace.events.size();
 
-    // Parent and Launch edges come from gpuLinks (where their provenance lives); the Launch
-    // entries core also lists in LinkSet::edges would be duplicates, so they are skipped.
-    std::vector<DrawEdge> &edges = m_edges;
-    edges.clear();
+    std::vector<DrawEdge> edges;
     edges.reserve(linkSet.gpuLinks.size() * 2 + linkSet.edges.size());
     LinkCounts &counts = m_counts;
     counts = LinkCounts();
     counts.findings = linkSet.findings.size();
     for (const core::GpuLink &link : linkSet.gpuLinks) {
-        if (link.gpuEvent >= eventCount)
-            continue;
-        ++counts.gpuOps;
-        if (link.parent < eventCount) {
-            ++counts.linked;
-            edges.push_back({link.parent, link.gpuEvent, core::EdgeKind::Parent,
-                             parentProvenance(linkSet, link, m_hasFinding[link.gpuEvent] != 0)});
-        } else {
-            ++counts.orphans;
+        if (link.gpuEvent < eventCount) {
+            ++counts.gpuOps;
+            ++(link.parent < eventCount ? counts.linked : counts.orphans);
         }
-        if (link.launch < eventCount) {
-            const EdgeProvenance provenance =
-                link.launchMatch == core::LaunchMatch::Correlation ? EdgeProvenance::Rule : EdgeProvenance::Fallback;
-            edges.push_back({link.launch, link.gpuEvent, core::EdgeKind::Launch, provenance});
-        }
+        edges.push_back(parentEdgeOf(link));
+        edges.push_back(launchEdgeOf(link));
     }
-    for (const core::Edge &edge : linkSet.edges) {
-        if (edge.kind == core::EdgeKind::Launch || edge.from >= eventCount || edge.to >= eventCount)
-            continue;
-        edges.push_back({edge.from, edge.to, edge.kind, EdgeProvenance::Rule});
-    }
-    throwIfCancelled(cancel);
-
-    buildAdjacency();
+    for (const core::Edge &edge : linkSet.edges)
+        edges.push_back(coreEdgeOf(edge));
     throwIfCancelled(cancel);
 
     auto sortedBy = [&](auto endpoint) {
-        std::vector<TimeKeyed> keyed(edges.size());
-        for (std::uint32_t id = 0; id < keyed.size(); ++id)
-            keyed[id] = {trace.events[endpoint(edges[id])].ts, id};
+        std::vector<TimeKeyed> keyed;
+        keyed.reserve(edges.size());
+        for (std::uint32_t id = 0; id < edges.size(); ++id)
+            if (edges[id].drawn())
+                keyed.push_back({trace.events[endpoint(edges[id])].ts, id});
         core::radixSortStable(keyed, [](const TimeKeyed &item) { return item.time; }); // stable: equal times in id order
         std::vector<std::uint32_t> ids(keyed.size());
         for (std::size_t i = 0; i < keyed.size(); ++i)
             ids[i] = keyed[i].id;
-        return ids;
+        return EdgeOrder(ids);
     };
     m_edgesByFromTime = sortedBy([](const DrawEdge &e) { return e.from; });
     m_edgesByToTime = sortedBy([](const DrawEdge &e) { return e.to; });
+    m_edges.assign(std::move(edges));
+    throwIfCancelled(cancel);
+    m_adjacency.build(eventCount, m_edges);
 }
 
-void TraceDocument::buildAdjacency()
+void EdgeAdjacency::build(std::size_t eventCount, const core::CowVector<DrawEdge> &edges)
 {
-    // CSR: edges touching each event, so the selection's chain is found in O(degree).
-    const std::size_t eventCount = m_device->events.size();
-    m_edgeBegin.assign(eventCount + 1, 0);
-    for (const DrawEdge &edge : m_edges) {
-        ++m_edgeBegin[edge.from + 1];
+    // Degrees first, then each chunk's CSR filled in edge id order.
+    std::vector<std::uint32_t> degree(eventCount, 0);
+    for (const DrawEdge &edge : edges) {
+        if (!edge.drawn())
+            continue;
+        ++degree[edge.from];
         if (edge.to != edge.from)
-            ++m_edgeBegin[edge.to + 1];
+            ++degree[edge.to];
     }
-    for (std::size_t i = 1; i <= eventCount; ++i)
-        m_edgeBegin[i] += m_edgeBegin[i - 1];
-    m_edgeList.resize(m_edgeBegin[eventCount]);
-    std::vector<std::uint32_t> fill(m_edgeBegin.begin(), m_edgeBegin.end() - 1);
-    for (std::uint32_t id = 0; id < m_edges.size(); ++id) {
-        m_edgeList[fill[m_edges[id].from]++] = id;
-        if (m_edges[id].to != m_edges[id].from)
-            m_edgeList[fill[m_edges[id].to]++] = id;
+    const std::size_t chunkCount = (eventCount + kChunk) / kChunk; // one more event slot: of(eventCount - 1) + 1
+    std::vector<std::shared_ptr<Chunk>> chunks(chunkCount);
+    for (std::size_t c = 0; c < chunkCount; ++c) {
+        auto chunk = std::make_shared<Chunk>();
+        chunk->begin.assign(kChunk + 1, 0);
+        const std::size_t first = c * kChunk;
+        for (std::size_t k = 0; k < kChunk; ++k)
+            chunk->begin[k + 1] = chunk->begin[k] + (first + k < eventCount ? degree[first + k] : 0);
+        chunk->ids.resize(chunk->begin[kChunk]);
+        chunks[c] = std::move(chunk);
+    }
+    // `degree` becomes each event's fill position within its chunk.
+    for (std::size_t e = 0; e < eventCount; ++e)
+        degree[e] = chunks[e >> kChunkBits]->begin[e & (kChunk - 1)];
+    std::uint32_t id = 0;
+    for (const DrawEdge &edge : edges) {
+        if (edge.drawn()) {
+            chunks[edge.from >> kChunkBits]->ids[degree[edge.from]++] = id;
+            if (edge.to != edge.from)
+                chunks[edge.to >> kChunkBits]->ids[degree[edge.to]++] = id;
+        }
+        ++id;
+    }
+    m_chunks.assign(chunks.begin(), chunks.end());
+}
+
+void EdgeAdjacency::apply(std::vector<Change> changes)
+{
+    std::sort(changes.begin(), changes.end(), [](const Change &a, const Change &b) {
+        return a.event != b.event ? a.event < b.event : a.id < b.id;
+    });
+    std::size_t i = 0;
+    while (i < changes.size()) {
+        const std::size_t c = changes[i].event >> kChunkBits;
+        const Chunk &was = *m_chunks[c];
+        auto chunk = std::make_shared<Chunk>();
+        chunk->begin.reserve(kChunk + 1);
+        chunk->ids.reserve(was.ids.size() + 4);
+        chunk->begin.push_back(0);
+        for (std::uint32_t local = 0; local < kChunk; ++local) {
+            const std::uint32_t event = static_cast<std::uint32_t>((c << kChunkBits) + local);
+            const std::uint32_t *from = was.ids.data() + was.begin[local];
+            const std::uint32_t *to = was.ids.data() + was.begin[local + 1];
+            if (i >= changes.size() || changes[i].event != event) {
+                chunk->ids.insert(chunk->ids.end(), from, to);
+            } else {
+                // Merge the event's ids (ascending) with its changes (ascending by id).
+                std::vector<std::uint32_t> list(from, to);
+                for (; i < changes.size() && changes[i].event == event; ++i) {
+                    auto at = std::lower_bound(list.begin(), list.end(), changes[i].id);
+                    if (changes[i].add) {
+                        if (at == list.end() || *at != changes[i].id)
+                            list.insert(at, changes[i].id);
+                    } else if (at != list.end() && *at == changes[i].id) {
+                        list.erase(at);
+                    }
+                }
+                chunk->ids.insert(chunk->ids.end(), list.begin(), list.end());
+            }
+            chunk->begin.push_back(static_cast<std::uint32_t>(chunk->ids.size()));
+        }
+        m_chunks[c] = std::move(chunk);
     }
 }
 
-bool TraceDocument::patchParentEdges(const TraceDocument &base)
+std::size_t EdgeAdjacency::sharedChunks(const EdgeAdjacency &other) const
 {
-    // Applies when the edge list keeps its shape: the same GPU ops, each with a parent edge in
-    // both documents or in neither, the same launches and the same core edges. Then only the
-    // `from` (and provenance) of some parent edges differ, and edge ids stay put.
+    std::size_t shared = 0;
+    for (std::size_t c = 0; c < m_chunks.size() && c < other.m_chunks.size(); ++c)
+        shared += m_chunks[c] == other.m_chunks[c];
+    return shared;
+}
+
+bool TraceDocument::gpuOpMarked(std::uint32_t linkIndex) const
+{
+    const std::uint32_t event = m_links->gpuLinks[linkIndex].gpuEvent;
+    if (std::binary_search(m_fixedGpuMarks->begin(), m_fixedGpuMarks->end(), event))
+        return true;
+    for (auto [f, end] = m_links->findings.ofGpuOp(linkIndex); f != end; ++f)
+        if (f->subjectKind == core::SubjectKind::DeviceEvent && f->subject == event
+            && f->severity != core::FindingSeverity::Info)
+            return true;
+    return false;
+}
+
+bool TraceDocument::patch(const TraceDocument &base)
+{
+    // Applies when the links are the same GPU ops over the same events (a correction, an undo):
+    // then only the GPU links and core edges in chunks the edit copied can differ, and of those
+    // only the ones whose values differ are patched in. Everything else is shared with `base`.
     const core::LinkSet &was = base.links();
     const core::LinkSet &now = *m_links;
-    if (was.gpuLinks.size() != now.gpuLinks.size() || was.edges.size() != now.edges.size())
-        return false;
-    for (std::size_t i = 0; i < now.edges.size(); ++i)
-        if (was.edges[i].from != now.edges[i].from || was.edges[i].to != now.edges[i].to
-            || was.edges[i].kind != now.edges[i].kind)
-            return false;
     const std::size_t eventCount = m_device->events.size();
-    struct Moved {
-        std::uint32_t edge;
-        std::uint32_t oldFrom;
-    };
-    std::vector<Moved> moved;
-    std::vector<std::pair<std::uint32_t, EdgeProvenance>> restyled;
-    std::uint32_t id = 0; // the edge id buildEdges gives each link's parent / launch edge
-    for (std::size_t k = 0; k < now.gpuLinks.size(); ++k) {
-        const core::GpuLink &a = was.gpuLinks[k];
-        const core::GpuLink &b = now.gpuLinks[k];
-        if (a.gpuEvent != b.gpuEvent || a.launch != b.launch || a.launchMatch != b.launchMatch
-            || (a.parent < eventCount) != (b.parent < eventCount))
-            return false;
-        if (b.gpuEvent >= eventCount)
-            continue;
-        if (b.parent < eventCount) {
-            const EdgeProvenance provenance = parentProvenance(now, b, m_hasFinding[b.gpuEvent] != 0);
-            if (a.parent != b.parent)
-                moved.push_back({id, a.parent});
-            if (a.parent != b.parent || base.m_edges[id].provenance != provenance)
-                restyled.push_back({id, provenance});
-            ++id;
-        }
-        if (b.launch < eventCount)
-            ++id;
-    }
-    std::size_t coreEdges = 0;
-    for (const core::Edge &edge : now.edges)
-        coreEdges += edge.kind != core::EdgeKind::Launch && edge.from < eventCount && edge.to < eventCount;
-    if (base.m_edges.size() != id + coreEdges)
-        return false; // not the layout buildEdges gives: rebuild rather than guess
+    if (!now.gpuLinkOf.sharedWith(was.gpuLinkOf) || was.gpuLinks.size() != now.gpuLinks.size()
+        || was.findings.gpuOpCount() != now.findings.gpuOpCount() || now.findings.gpuOpCount() != now.gpuLinks.size()
+        || &was.findings.traceWide() != &now.findings.traceWide() || &was.findings.hostSide() != &now.findings.hostSide()
+        || was.policy != now.policy || base.m_hasFinding.size() != eventCount || !base.m_fixedGpuMarks)
+        return false;
+    const std::size_t gpuCount = now.gpuLinks.size();
 
+    // GPU ops to look at: those in gpuLinks chunks the edit copied, and those whose findings chunk
+    // it copied (a re-diagnosis).
+    std::vector<std::pair<std::size_t, std::size_t>> ranges = core::unsharedRanges(now.gpuLinks, was.gpuLinks);
+    const std::size_t perChunk = core::FindingList::kOpsPerChunk;
+    for (std::size_t k = 0; k < gpuCount; k += perChunk)
+        if (!sameFindingsChunk(now.findings, was.findings, k))
+            ranges.emplace_back(k, std::min(gpuCount, k + perChunk));
+    std::sort(ranges.begin(), ranges.end());
+
+    m_hasFinding = base.m_hasFinding;
+    m_fixedGpuMarks = base.m_fixedGpuMarks;
     m_edges = base.m_edges;
     m_counts = base.m_counts;
     m_counts.findings = now.findings.size();
-    m_edgesByToTime = base.m_edgesByToTime; // targets (the GPU ops) do not move
-    for (const auto &[edge, provenance] : restyled) {
-        m_edges[edge].from = now.gpuLinks[now.gpuLinkOf[m_edges[edge].to]].parent;
-        m_edges[edge].provenance = provenance;
-    }
-    if (moved.empty()) {
-        m_edgeBegin = base.m_edgeBegin;
-        m_edgeList = base.m_edgeList;
-        m_edgesByFromTime = base.m_edgesByFromTime;
-        return true;
-    }
-    buildAdjacency(); // two linear passes; degrees changed at the old and new parents
 
-    // By source time: take the moved edges out and put each back where create()'s stable radix
-    // sort would have it (by time, then id).
+    struct SlotChange {
+        std::uint32_t id;
+        DrawEdge before;
+    };
+    std::vector<SlotChange> changed;
+    auto setSlot = [&](std::uint32_t id, const DrawEdge &edge) {
+        const DrawEdge before = id < m_edges.size() ? m_edges[id] : DrawEdge{};
+        if (before == edge)
+            return;
+        changed.push_back({id, before});
+        while (m_edges.size() <= id)
+            m_edges.push_back({});
+        m_edges.set(id, edge);
+    };
+    std::size_t next = 0; // ranges may overlap: each op once
+    for (const auto &[rangeBegin, rangeEnd] : ranges) {
+        for (std::size_t k = std::max(rangeBegin, next); k < rangeEnd; ++k) {
+            const core::GpuLink &a = was.gpuLinks[k];
+            const core::GpuLink &b = now.gpuLinks[k];
+            if (a.gpuEvent != b.gpuEvent)
+                return false; // other GPU ops: not an edit of these links
+            const auto [f, fEnd] = now.findings.ofGpuOp(k);
+            for (const core::Finding *it = f; it != fEnd; ++it)
+                if (it->subjectKind == core::SubjectKind::DeviceEvent && it->subject != b.gpuEvent)
+                    return false; // a per-op finding about another event: marks cannot be patched per op
+            if (b.gpuEvent < eventCount) {
+                const std::uint8_t mark = gpuOpMarked(static_cast<std::uint32_t>(k)) ? 1 : 0;
+                if (m_hasFinding[b.gpuEvent] != mark)
+                    m_hasFinding.set(b.gpuEvent, mark);
+                const bool linkedBefore = a.parent < eventCount, linkedNow = b.parent < eventCount;
+                if (linkedBefore != linkedNow) {
+                    m_counts.linked += linkedNow ? 1 : -1;
+                    m_counts.orphans += linkedNow ? -1 : 1;
+                }
+            }
+            setSlot(static_cast<std::uint32_t>(2 * k), parentEdgeOf(b));
+            setSlot(static_cast<std::uint32_t>(2 * k + 1), launchEdgeOf(b));
+        }
+        next = std::max(next, rangeEnd);
+    }
+    // Core edges: an added edge is appended, a removed one refilled from the end (LinkEditor).
+    const std::size_t coreBase = 2 * gpuCount;
+    for (const auto &[rangeBegin, rangeEnd] : core::unsharedRanges(now.edges, was.edges))
+        for (std::size_t j = rangeBegin; j < rangeEnd; ++j)
+            setSlot(static_cast<std::uint32_t>(coreBase + j), j < now.edges.size() ? coreEdgeOf(now.edges[j]) : DrawEdge{});
+    while (m_edges.size() > coreBase + now.edges.size())
+        m_edges.pop_back(); // trailing slots were set to gaps above
+    // Many changed edges (a bulk edit): rebuilding is as cheap as patching them one by one.
+    if (changed.size() > std::max<std::size_t>(4096, m_edges.size() / 64))
+        return false;
+
+    m_adjacency = base.m_adjacency;
+    m_edgesByFromTime = base.m_edgesByFromTime;
+    m_edgesByToTime = base.m_edgesByToTime;
+    if (changed.empty())
+        return true;
     const core::DeviceTrace &trace = *m_device;
-    std::vector<std::uint32_t> movedIds;
-    for (const Moved &m : moved)
-        movedIds.push_back(m.edge);
-    std::sort(movedIds.begin(), movedIds.end());
-    std::vector<std::uint32_t> &order = m_edgesByFromTime;
-    order.clear();
-    order.reserve(base.m_edgesByFromTime.size());
-    for (std::uint32_t e : base.m_edgesByFromTime)
-        if (!std::binary_search(movedIds.begin(), movedIds.end(), e))
-            order.push_back(e);
-    auto key = [&](std::uint32_t e) { return std::make_pair(trace.events[m_edges[e].from].ts, e); };
-    std::sort(movedIds.begin(), movedIds.end(), [&](std::uint32_t x, std::uint32_t y) { return key(x) < key(y); });
-    // One merge of the sorted remainder with the few moved ids.
-    std::vector<std::uint32_t> merged;
-    merged.reserve(base.m_edgesByFromTime.size());
-    std::merge(order.begin(), order.end(), movedIds.begin(), movedIds.end(), std::back_inserter(merged),
-               [&](std::uint32_t x, std::uint32_t y) { return key(x) < key(y); });
-    order.swap(merged);
+    std::vector<EdgeAdjacency::Change> adjacency;
+    for (const SlotChange &c : changed) {
+        const DrawEdge &before = c.before;
+        const DrawEdge now = c.id < m_edges.size() ? m_edges[c.id] : DrawEdge{};
+        auto ends = [](const DrawEdge &e) {
+            std::array<std::uint32_t, 2> out{core::kNoIndex, core::kNoIndex};
+            if (e.drawn()) {
+                out[0] = e.from;
+                if (e.to != e.from)
+                    out[1] = e.to;
+            }
+            return out;
+        };
+        const auto endsBefore = ends(before), endsNow = ends(now);
+        for (std::uint32_t e : endsBefore)
+            if (e != core::kNoIndex && std::find(endsNow.begin(), endsNow.end(), e) == endsNow.end())
+                adjacency.push_back({e, c.id, false});
+        for (std::uint32_t e : endsNow)
+            if (e != core::kNoIndex && std::find(endsBefore.begin(), endsBefore.end(), e) == endsBefore.end())
+                adjacency.push_back({e, c.id, true});
+    }
+    if (!adjacency.empty())
+        m_adjacency.apply(std::move(adjacency));
+
+    // The time orders, keyed (start of the endpoint, id) as create()'s stable sort leaves them:
+    // the edges that left are found under their old keys, those that joined go in under the new.
+    using Key = std::pair<core::Nanos, std::uint32_t>;
+    auto patchOrder = [&](EdgeOrder &order, bool byFrom) {
+        auto endpoint = [&](const DrawEdge &e) { return byFrom ? e.from : e.to; };
+        auto find = [&](const core::CowVector<DrawEdge> &edges, const Key &key) {
+            return static_cast<std::size_t>(
+                std::lower_bound(order.begin(), order.end(), key,
+                                 [&](std::uint32_t id, const Key &k) {
+                                     return Key{trace.events[endpoint(edges[id])].ts, id} < k;
+                                 })
+                - order.begin());
+        };
+        std::vector<std::uint32_t> joined;
+        for (const SlotChange &c : changed) {
+            const DrawEdge now = c.id < m_edges.size() ? m_edges[c.id] : DrawEdge{};
+            const bool moved = c.before.drawn() != now.drawn() || endpoint(c.before) != endpoint(now);
+            if (!moved)
+                continue;
+            if (c.before.drawn()) {
+                const std::size_t at = find(base.m_edges, {trace.events[endpoint(c.before)].ts, c.id});
+                if (at < order.size() && order[at] == c.id)
+                    order.erase(at);
+            }
+            if (now.drawn())
+                joined.push_back(c.id);
+        }
+        for (std::uint32_t id : joined)
+            order.insert(find(m_edges, {trace.events[endpoint(m_edges[id])].ts, id}), id);
+    };
+    patchOrder(m_edgesByFromTime, true);
+    patchOrder(m_edgesByToTime, false);
     return true;
+}
+
+TraceDocument::Sharing TraceDocument::sharingWith(const TraceDocument &other) const
+{
+    Sharing s;
+    s.shared = m_hasFinding.sharedChunks(other.m_hasFinding) + m_edges.sharedChunks(other.m_edges)
+               + m_adjacency.sharedChunks(other.m_adjacency) + m_edgesByFromTime.sharedChunks(other.m_edgesByFromTime)
+               + m_edgesByToTime.sharedChunks(other.m_edgesByToTime);
+    s.total = m_hasFinding.chunkCount() + m_edges.chunkCount() + (m_device->events.size() + EdgeAdjacency::kChunk) / EdgeAdjacency::kChunk
+              + m_edgesByFromTime.chunkCount() + m_edgesByToTime.chunkCount();
+    return s;
 }
 
 QString TraceDocument::eventName(std::uint32_t i) const

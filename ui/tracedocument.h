@@ -3,6 +3,8 @@
 // and background jobs) plus the derived, draw-ready arrays the timeline and docks need.
 // Built once per load or relink, off the GUI thread; never modified afterwards.
 
+#include "base/cowvector.h"
+#include "base/segmentedvector.h"
 #include "eventstyle.h"
 #include "link/chakracompare.h"
 #include "link/linkset.h"
@@ -45,12 +47,50 @@ struct LaneRows {
     int rowCount() const { return rowBegin.empty() ? 0 : static_cast<int>(rowBegin.size()) - 1; }
 };
 
-// Every edge the timeline can draw, Parent edges included (core keeps those in gpuLinks).
+// Every edge the timeline can draw, Parent edges included (core keeps those in gpuLinks). An edge
+// id is a slot that stays put across corrections: GPU link k's parent edge is slot 2k and its
+// launch edge 2k+1; LinkSet::edges[j] is slot 2·gpuLinks + j. A slot without an edge (an orphan's
+// parent, a core Launch edge, which gpuLinks already draws) is a gap: drawn() is false, and it is
+// in neither the adjacency nor the time orders.
 struct DrawEdge {
     std::uint32_t from = core::kNoIndex; // DeviceTrace event indices
     std::uint32_t to = core::kNoIndex;
     core::EdgeKind kind = core::EdgeKind::Parent;
     EdgeProvenance provenance = EdgeProvenance::Rule;
+    bool drawn() const { return from != core::kNoIndex; }
+    friend bool operator==(const DrawEdge &, const DrawEdge &) = default;
+};
+
+// The edges touching each event (either end), in edge id order: a CSR split into chunks of
+// 4,096 events held by shared_ptr, so that a correction copies the chunks of the few events whose
+// edges changed and shares the rest with the document it was made from.
+class EdgeAdjacency {
+public:
+    static constexpr unsigned kChunkBits = 12;
+    static constexpr std::size_t kChunk = std::size_t(1) << kChunkBits;
+
+    void build(std::size_t eventCount, const core::CowVector<DrawEdge> &edges);
+    std::pair<const std::uint32_t *, const std::uint32_t *> of(std::uint32_t event) const
+    {
+        const Chunk &chunk = *m_chunks[event >> kChunkBits];
+        const std::uint32_t local = event & (kChunk - 1);
+        return {chunk.ids.data() + chunk.begin[local], chunk.ids.data() + chunk.begin[local + 1]};
+    }
+    // Edge `id` leaves (add = false) or joins (add = true) `event`'s list.
+    struct Change {
+        std::uint32_t event;
+        std::uint32_t id;
+        bool add;
+    };
+    void apply(std::vector<Change> changes);
+    std::size_t sharedChunks(const EdgeAdjacency &other) const;
+
+private:
+    struct Chunk {
+        std::vector<std::uint32_t> begin; // events in the chunk + 1 offsets into ids
+        std::vector<std::uint32_t> ids;
+    };
+    std::vector<std::shared_ptr<const Chunk>> m_chunks;
 };
 
 struct LinkCounts {
@@ -76,15 +116,24 @@ public:
 
     // The document for corrected links over the same events and index as `base` (each correction
     // publishes one). Styles, lane rows and their LOD summaries depend only on the events and the
-    // index, so they are shared with `base`, not rebuilt; finding marks and edges are derived again, and
-    // when only parents moved between CPU ops (a re-parent) the edges, their adjacency and their
-    // time orders are patched from `base` instead. Equal to create() on the same links. Falls back
-    // to create() when the links were made over another index (another load).
+    // index, so they are shared with `base`. The finding marks, edges, adjacency and time orders are
+    // chunked and shared with `base` too: only the GPU ops and core edges in chunks the correction
+    // copied (told apart by their chunks' addresses) are compared, and only the
+    // edges that differ are patched in, so the cost follows the edit, not the trace. Equal to
+    // create() on the same links. Falls back to create() when the links were made over another
+    // index (another load), or when the edit changed too many edges for patching to pay.
     static std::shared_ptr<const TraceDocument> createWithLinks(const std::shared_ptr<const TraceDocument> &base,
                                                                 std::shared_ptr<const core::LinkSet> links,
                                                                 const std::atomic<bool> *cancel = nullptr);
     // True when this document's lane rows are `other`'s (shared, not rebuilt).
     bool sharesLaneRowsWith(const TraceDocument &other) const { return m_laneRows == other.m_laneRows; }
+    // What this document shares with `other` (tests, benchmarks: what a correction copied): chunks
+    // of the finding marks, edges, adjacency and the two time orders, each shared / total.
+    struct Sharing {
+        std::size_t shared = 0;
+        std::size_t total = 0;
+    };
+    Sharing sharingWith(const TraceDocument &other) const;
 
     const QString &hostPath() const { return m_hostPath; }
     const QString &devicePath() const { return m_devicePath; }
@@ -104,19 +153,20 @@ public:
     QString eventName(std::uint32_t i) const;
     EventStyle style(std::uint32_t i) const { return m_styleData[i]; }
     // The event is the subject of a warning or error finding (drawn "Has finding").
-    bool hasFinding(std::uint32_t i) const { return m_hasFinding[i] != 0; }
+    bool hasFinding(std::uint32_t i) const { return i < m_hasFinding.size() && m_hasFinding[i] != 0; }
     const core::GpuLink *gpuLink(std::uint32_t event) const;
 
     const std::vector<LaneRows> &laneRows() const { return *m_laneRows; }
-    const std::vector<DrawEdge> &edges() const { return m_edges; }
-    // Edge ids touching `event` (either end).
-    std::pair<const std::uint32_t *, const std::uint32_t *> edgesOf(std::uint32_t event) const
-    {
-        return {m_edgeList.data() + m_edgeBegin[event], m_edgeList.data() + m_edgeBegin[event + 1]};
-    }
-    // Edge ids sorted by the start time of their `from` / `to` event (for "all edges in view").
-    const std::vector<std::uint32_t> &edgesByFromTime() const { return m_edgesByFromTime; }
-    const std::vector<std::uint32_t> &edgesByToTime() const { return m_edgesByToTime; }
+    // Indexed by edge id; gaps included (DrawEdge::drawn()).
+    const core::CowVector<DrawEdge> &edges() const { return m_edges; }
+    std::size_t edgeCount() const { return m_edgesByFromTime.size(); } // drawn edges, gaps not counted
+    // Edge ids touching `event` (either end), ascending.
+    std::pair<const std::uint32_t *, const std::uint32_t *> edgesOf(std::uint32_t event) const { return m_adjacency.of(event); }
+    // Drawn edge ids sorted by the start time of their `from` / `to` event, then id (for "all
+    // edges in view").
+    using EdgeOrder = core::SegmentedVector<std::uint32_t>;
+    const EdgeOrder &edgesByFromTime() const { return m_edgesByFromTime; }
+    const EdgeOrder &edgesByToTime() const { return m_edgesByToTime; }
 
     // Findings whose subject is this device event (indices into links().findings).
     std::vector<std::uint32_t> findingsOf(std::uint32_t event) const;
@@ -129,8 +179,11 @@ private:
     TraceDocument() = default;
     void buildFindingMarks();
     void buildEdges(const std::atomic<bool> *cancel);
-    bool patchParentEdges(const TraceDocument &base);
-    void buildAdjacency();
+    DrawEdge parentEdgeOf(const core::GpuLink &link) const;
+    DrawEdge launchEdgeOf(const core::GpuLink &link) const;
+    DrawEdge coreEdgeOf(const core::Edge &edge) const;
+    bool gpuOpMarked(std::uint32_t linkIndex) const;
+    bool patch(const TraceDocument &base);
 
     QString m_hostPath;
     QString m_devicePath;
@@ -143,12 +196,14 @@ private:
     std::shared_ptr<const std::vector<EventStyle>> m_styles;
     const EventStyle *m_styleData = nullptr; // m_styles->data(), for the painter's inner loop
     std::shared_ptr<const std::vector<LaneRows>> m_laneRows;
-    std::vector<std::uint8_t> m_hasFinding;
-    std::vector<DrawEdge> m_edges;
-    std::vector<std::uint32_t> m_edgeBegin;
-    std::vector<std::uint32_t> m_edgeList;
-    std::vector<std::uint32_t> m_edgesByFromTime;
-    std::vector<std::uint32_t> m_edgesByToTime;
+    // Shared chunk by chunk with the document a correction was made from (createWithLinks).
+    core::CowVector<std::uint8_t, 16> m_hasFinding;
+    // GPU op events marked by a trace-wide or host-side finding (no correction changes those).
+    std::shared_ptr<const std::vector<std::uint32_t>> m_fixedGpuMarks;
+    core::CowVector<DrawEdge> m_edges;
+    EdgeAdjacency m_adjacency;
+    EdgeOrder m_edgesByFromTime;
+    EdgeOrder m_edgesByToTime;
     LinkCounts m_counts;
     core::Nanos m_start = 0;
     core::Nanos m_end = 0;

@@ -3,6 +3,10 @@
 // (its ends, band, ruler label, F, Esc) and the per-group counts of a range.
 
 #include "detailsdock.h"
+#include "edit/correction.h"
+#include "gen/tracegenerator.h"
+#include "io/tracereader.h"
+#include "link/rules.h"
 #include "eventselection.h"
 #include "index/traceindex.h"
 #include "link/linker.h"
@@ -20,6 +24,8 @@
 #include <QSignalSpy>
 #include <QTest>
 #include <QTextBrowser>
+
+#include <sstream>
 
 using namespace linkscope;
 using linkscope::test::TraceBuilder;
@@ -55,6 +61,33 @@ struct SmallTrace {
         return ui::TraceDocument::create({}, QStringLiteral("small.json"), nullptr, device, links);
     }
 };
+
+// What a correction publishes (createWithLinks) must be what create() gives on the same links.
+void expectSameDocument(const ui::TraceDocument &a, const ui::TraceDocument &b)
+{
+    QCOMPARE(a.edges().size(), b.edges().size());
+    for (std::size_t i = 0; i < a.edges().size(); ++i) {
+        QCOMPARE(a.edges()[i].from, b.edges()[i].from);
+        QCOMPARE(a.edges()[i].to, b.edges()[i].to);
+        QCOMPARE(a.edges()[i].kind, b.edges()[i].kind);
+        QCOMPARE(a.edges()[i].provenance, b.edges()[i].provenance);
+    }
+    QCOMPARE(a.edgeCount(), b.edgeCount());
+    QCOMPARE(a.edgesByFromTime().toVector(), b.edgesByFromTime().toVector());
+    QCOMPARE(a.edgesByToTime().toVector(), b.edgesByToTime().toVector());
+    for (std::uint32_t e = 0; e < a.eventCount(); ++e) {
+        auto [ab, ae] = a.edgesOf(e);
+        auto [bb, be] = b.edgesOf(e);
+        QCOMPARE(std::vector<std::uint32_t>(ab, ae), std::vector<std::uint32_t>(bb, be));
+        QCOMPARE(a.hasFinding(e), b.hasFinding(e));
+        QCOMPARE(a.style(e), b.style(e));
+    }
+    QCOMPARE(a.counts().linked, b.counts().linked);
+    QCOMPARE(a.counts().orphans, b.counts().orphans);
+    QCOMPARE(a.counts().findings, b.counts().findings);
+    QCOMPARE(a.startTime(), b.startTime());
+    QCOMPARE(a.endTime(), b.endTime());
+}
 
 } // namespace
 
@@ -258,9 +291,9 @@ private slots:
         m_view->setShowAllEdgesInView(true);
         (void)m_view->renderToImage(m_view->size());
         // At least 2 parent + 2 launch edges; fit-all shows every event, so every edge is in view.
-        QVERIFY(m_doc->edges().size() >= 4);
-        QCOMPARE(m_view->edgesInView(), m_doc->edges().size());
-        QCOMPARE(m_view->paintedEdges().size(), m_doc->edges().size());
+        QVERIFY(m_doc->edgeCount() >= 4);
+        QCOMPARE(m_view->edgesInView(), m_doc->edgeCount());
+        QCOMPARE(m_view->paintedEdges().size(), m_doc->edgeCount());
     }
 
     void paintsKindColoursAtEventPositions()
@@ -305,8 +338,8 @@ private slots:
         QVERIFY(view.paintedEdges().size() > std::size_t(ui::TimelineView::kEdgeCap) * 9 / 10);
         // 199,999 stream-order edges: too many to count one by one, so the count is sampled.
         QVERIFY(view.edgesInViewEstimated());
-        QVERIFY(std::llabs(static_cast<long long>(view.edgesInView()) - static_cast<long long>(doc->edges().size()))
-                < static_cast<long long>(doc->edges().size()) / 20);
+        QVERIFY(std::llabs(static_cast<long long>(view.edgesInView()) - static_cast<long long>(doc->edgeCount()))
+                < static_cast<long long>(doc->edgeCount()) / 20);
         // The drawn edges are spread over the view, not bunched at its left.
         double maxX = 0;
         for (const auto &painted : view.paintedEdges())
@@ -424,29 +457,7 @@ private slots:
         // What a correction publishes (createWithLinks from the shown document) must be what a
         // full create() gives on the same links, for a re-parent (edges patched), a detach (edges
         // rebuilt) and both in a row; the lane rows are shared, never rebuilt.
-        auto equal = [&](const ui::TraceDocument &a, const ui::TraceDocument &b) {
-            QCOMPARE(a.edges().size(), b.edges().size());
-            for (std::size_t i = 0; i < a.edges().size(); ++i) {
-                QCOMPARE(a.edges()[i].from, b.edges()[i].from);
-                QCOMPARE(a.edges()[i].to, b.edges()[i].to);
-                QCOMPARE(a.edges()[i].kind, b.edges()[i].kind);
-                QCOMPARE(a.edges()[i].provenance, b.edges()[i].provenance);
-            }
-            QCOMPARE(a.edgesByFromTime(), b.edgesByFromTime());
-            QCOMPARE(a.edgesByToTime(), b.edgesByToTime());
-            for (std::uint32_t e = 0; e < a.eventCount(); ++e) {
-                auto [ab, ae] = a.edgesOf(e);
-                auto [bb, be] = b.edgesOf(e);
-                QCOMPARE(std::vector<std::uint32_t>(ab, ae), std::vector<std::uint32_t>(bb, be));
-                QCOMPARE(a.hasFinding(e), b.hasFinding(e));
-                QCOMPARE(a.style(e), b.style(e));
-            }
-            QCOMPARE(a.counts().linked, b.counts().linked);
-            QCOMPARE(a.counts().orphans, b.counts().orphans);
-            QCOMPARE(a.counts().findings, b.counts().findings);
-            QCOMPARE(a.startTime(), b.startTime());
-            QCOMPARE(a.endTime(), b.endTime());
-        };
+        auto equal = [](const ui::TraceDocument &a, const ui::TraceDocument &b) { expectSameDocument(a, b); };
         auto full = [&](std::shared_ptr<const core::LinkSet> links) {
             return ui::TraceDocument::create({}, QStringLiteral("small.json"), nullptr, m_doc->deviceShared(), links);
         };
@@ -475,6 +486,69 @@ private slots:
             return;
         // And back to the linker's links from the detached document.
         equal(*ui::TraceDocument::createWithLinks(rebuilt, m_doc->linksShared()), *m_doc);
+    }
+
+    void correctionCopiesOnlyTheChunksItChanges()
+    {
+        // A generated trace of many chunks, corrected the way the session does (LinkEditor, which
+        // also re-diagnoses): each document made from the one before equals a full rebuild, and
+        // shares all but a few chunks of its finding marks, edges, adjacency and time orders.
+        gen::GeneratorOptions options;
+        options.seed = 1;
+        options.devices = 2;
+        options.targetKinetoEvents = 150000;
+        std::ostringstream host, kineto, truth;
+        host.setstate(std::ios::badbit);
+        truth.setstate(std::ios::badbit);
+        gen::generatePair(options, host, kineto, truth);
+        auto device = std::make_shared<const core::DeviceTrace>(core::parseKinetoTrace(std::move(kineto).str(), "gen.json"));
+        auto linked = std::make_shared<const core::LinkSet>(core::linkTraces(*device, nullptr));
+        const ui::DocumentPtr first = ui::TraceDocument::create({}, QStringLiteral("gen.json"), nullptr, device, linked);
+        QVERIFY(first->eventCount() >= 150000);
+
+        core::LinkSet working = *linked;
+        core::LinkEditor editor(working, *device, nullptr);
+        // A GPU op from the middle with a second candidate parent, and a CPU op pair for an edge.
+        std::uint32_t gpu = core::kNoIndex, other = core::kNoIndex;
+        for (std::size_t k = working.gpuLinks.size() / 2; k < working.gpuLinks.size() && gpu == core::kNoIndex; ++k) {
+            const core::GpuLink &link = working.gpuLinks[k];
+            for (std::uint32_t c : core::reparentCandidates(*device, working, link.gpuEvent, link.parent))
+                if (c != link.parent && core::checkReparent(*device, working, link.gpuEvent, c).allowed()) {
+                    gpu = link.gpuEvent;
+                    other = c;
+                    break;
+                }
+        }
+        QVERIFY(gpu != core::kNoIndex);
+        const std::uint32_t waiter = working.gpuLinks[working.gpuLinks.size() / 3].parent;
+        QVERIFY(waiter != core::kNoIndex);
+        std::vector<core::LogEntry> steps = {
+            {"re-parent", {editor.reparent(gpu, other)}},
+            {"detach", {editor.detach(working.gpuLinks[10].gpuEvent)}},
+            {"add a sync edge", {editor.addEdge(gpu, waiter, core::EdgeKind::Sync)}},
+            {"remove it", {editor.removeEdge(gpu, waiter, core::EdgeKind::Sync)}},
+        };
+        ui::DocumentPtr shown = first;
+        for (const core::LogEntry &step : steps) {
+            const std::vector<core::EditOutcome> outcomes = editor.apply(step);
+            QCOMPARE(outcomes.front().status, core::EditStatus::Applied);
+            auto links = std::make_shared<const core::LinkSet>(working);
+            const ui::DocumentPtr patched = ui::TraceDocument::createWithLinks(shown, links);
+            expectSameDocument(*patched, *ui::TraceDocument::create({}, QStringLiteral("gen.json"), nullptr, device, links));
+            if (QTest::currentTestFailed())
+                return;
+            const ui::TraceDocument::Sharing sharing = patched->sharingWith(*shown);
+            QVERIFY2(sharing.total > 100, qPrintable(QString::number(sharing.total)));
+            QVERIFY2(sharing.total - sharing.shared <= 10,
+                     qPrintable(QStringLiteral("%1: %2 of %3 chunks shared")
+                                    .arg(QString::fromStdString(step.label)).arg(sharing.shared).arg(sharing.total)));
+            shown = patched;
+        }
+        QCOMPARE(shown->gpuLink(gpu)->parent, other);
+        // Undone to the linker's links: the first document again.
+        while (editor.undoLast()) {
+        }
+        expectSameDocument(*ui::TraceDocument::createWithLinks(shown, std::make_shared<const core::LinkSet>(working)), *first);
     }
 
     void syncToGpuOpEndsAtItsStart()
