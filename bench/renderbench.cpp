@@ -197,9 +197,12 @@ int runEditRefresh(const std::string &host, const std::string &kineto, int edits
     timeline->repaint();
     // Memory per edit: the peak RSS while the edit is applied, published and drawn, above the RSS
     // held just before it (what the edit copies or builds at once), and the RSS held after it.
-    out << "  edit  GPU op      apply+save ms   until shown ms   repaint ms   total ms   peak +MB   held +MB\n";
+    // Shared: of the shown document's chunked arrays (finding marks, edges, adjacency, time
+    // orders), how many chunks the new one shares with it (TraceDocument::sharingWith).
+    out << "  edit  GPU op      apply+save ms   until shown ms   repaint ms   total ms   peak +MB   held +MB   chunks shared\n";
     std::vector<double> totals, applies, shows, paints, peaks, helds;
     for (std::size_t i = 0; i < plan.size(); ++i) {
+        const ui::DocumentPtr shownBefore = window.document();
         ui::DocumentPtr published;
         QMetaObject::Connection connection =
             QObject::connect(controller, &ui::CorrectionController::published, [&](ui::DocumentPtr doc) { published = doc; });
@@ -233,7 +236,9 @@ int runEditRefresh(const std::string &host, const std::string &kineto, int edits
         helds.push_back(held);
         out << "  " << std::setw(4) << i + 1 << "  " << std::setw(10) << plan[i].gpu << std::setprecision(1)
             << std::setw(17) << apply << std::setw(17) << shown - apply << std::setw(13) << all - shown
-            << std::setw(11) << all << std::setw(11) << peak << std::setw(11) << held << '\n';
+            << std::setw(11) << all << std::setw(11) << peak << std::setw(11) << held;
+        const ui::TraceDocument::Sharing sharing = window.document()->sharingWith(*shownBefore);
+        out << "   " << sharing.shared << " of " << sharing.total << '\n';
     }
     out << "  median" << std::setw(27) << median(applies) << std::setw(17) << median(shows) << std::setw(13)
         << median(paints) << std::setw(11) << median(totals) << std::setw(11) << median(peaks) << std::setw(11)

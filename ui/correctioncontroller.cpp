@@ -113,7 +113,8 @@ void CorrectionController::startSession(DocumentPtr doc)
     m_linked = doc;
     m_published = doc;
     m_ready = false;
-    ++m_generation;
+    ++m_generation;      // a publish still running is of the old trace: dropped when it ends
+    m_publishing = false;
     const quint64 serial = ++m_sessionSerial;
     emit sidecarChanged();
     emit changed();
@@ -177,6 +178,7 @@ void CorrectionController::relinked(DocumentPtr doc)
     m_linked = doc;
     m_published = doc; // what the window shows until the corrected one is ready
     ++m_generation;
+    m_publishing = false; // until publish() below: the one running is of the old links
     m_session->setLinkOptions(doc->links().policy, false);
     const core::ApplyResult applied = m_session->attach(doc->linksShared(), doc->device(), doc->host());
     if (before && before->gpuLinks.size() == m_session->working().gpuLinks.size()) {

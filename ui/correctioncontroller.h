@@ -41,6 +41,8 @@ public:
     const DocumentPtr &document() const { return m_published; }
     // The linker's document the corrections apply to (its findings are the Findings dock's rows).
     const DocumentPtr &linkedDocument() const { return m_linked; }
+    // A corrected document is being built: published() (or publishFailed()) follows.
+    bool publishing() const { return m_publishing; }
     QString sidecarPath() const;
     QString sidecarSummary() const; // one line for the Edits dock
 

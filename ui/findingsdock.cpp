@@ -28,11 +28,129 @@ QString fromStd(std::string_view text) { return QString::fromUtf8(text.data(), s
 
 // ---- model ----------------------------------------------------------------------------------
 
+namespace {
+
+bool sameRef(const core::Finding &a, const core::Finding &b)
+{
+    return a.kind == b.kind && a.subjectKind == b.subjectKind && a.subject == b.subject;
+}
+
+// Same findings chunk (FindingList shares chunks of kOpsPerChunk GPU ops between copies; a shared
+// chunk is the same memory).
+bool sameFindingsChunk(const core::FindingList &a, const core::FindingList &b, std::size_t op)
+{
+    return a.ofGpuOp(op).first == b.ofGpuOp(op).first;
+}
+
+} // namespace
+
+std::vector<std::uint32_t> FindingsModel::resolvedFindings(const core::FindingList &linked, const core::FindingList &now)
+{
+    // A linker's finding is resolved when no current finding has its kind and subject. The
+    // per-GPU-op findings of an op are about that op (link/diagnose.h), and their kinds are never
+    // trace-wide or host-side ones, so they are matched op by op, and only where the edits copied
+    // the op's findings chunk; the rest is shared, hence present.
+    std::vector<std::uint32_t> out;
+    const std::size_t ops = linked.gpuOpCount();
+    if (ops != now.gpuOpCount()) {
+        std::vector<core::FindingRef> current;
+        current.reserve(now.size());
+        for (const core::Finding &f : now)
+            current.push_back(core::refOf(f));
+        std::sort(current.begin(), current.end());
+        std::uint32_t i = 0;
+        for (const core::Finding &f : linked) {
+            if (!std::binary_search(current.begin(), current.end(), core::refOf(f)))
+                out.push_back(i);
+            ++i;
+        }
+        return out;
+    }
+    auto matchAll = [&](const std::vector<core::Finding> &was, const std::vector<core::Finding> &is, std::size_t offset) {
+        if (&was == &is)
+            return;
+        std::vector<core::FindingRef> current;
+        for (const core::Finding &f : is)
+            current.push_back(core::refOf(f));
+        std::sort(current.begin(), current.end());
+        for (std::size_t i = 0; i < was.size(); ++i)
+            if (!std::binary_search(current.begin(), current.end(), core::refOf(was[i])))
+                out.push_back(static_cast<std::uint32_t>(offset + i));
+    };
+    matchAll(linked.traceWide(), now.traceWide(), 0);
+    for (std::size_t c = 0; c < ops; c += core::FindingList::kOpsPerChunk) {
+        if (sameFindingsChunk(linked, now, c))
+            continue;
+        for (std::size_t k = c; k < std::min(ops, c + core::FindingList::kOpsPerChunk); ++k) {
+            const auto [was, wasEnd] = linked.ofGpuOp(k);
+            const auto [is, isEnd] = now.ofGpuOp(k);
+            const std::size_t position = linked.positionOfGpuOp(k);
+            for (const core::Finding *f = was; f != wasEnd; ++f)
+                if (std::none_of(is, isEnd, [&](const core::Finding &g) { return sameRef(*f, g); }))
+                    out.push_back(static_cast<std::uint32_t>(position + static_cast<std::size_t>(f - was)));
+        }
+    }
+    matchAll(linked.hostSide(), now.hostSide(), linked.size() - linked.hostSide().size());
+    return out;
+}
+
+std::vector<core::FindingCause> FindingsModel::causesOf(const TraceDocument &doc, const TraceDocument *previous,
+                                                        const std::vector<core::FindingCause> &previousCauses)
+{
+    // A finding's cause depends on it and on its GPU op's link (report/findinggroups.h): where
+    // both the findings chunk and the GPU links are shared with the previous document, its causes
+    // are copied; elsewhere derived again.
+    const core::FindingList &now = doc.links().findings;
+    const core::LinkSet &links = doc.links();
+    std::vector<core::FindingCause> out;
+    out.reserve(now.size());
+    auto derive = [&](std::size_t from, std::size_t to) {
+        for (std::size_t i = from; i < to; ++i)
+            out.push_back(core::causeOf(now[i], doc.device(), links));
+    };
+    const core::FindingList *was = previous ? &previous->links().findings : nullptr;
+    if (!was || was->gpuOpCount() != now.gpuOpCount() || previousCauses.size() < was->size()
+        || previous->links().gpuLinks.size() != links.gpuLinks.size() || !previous->links().gpuLinkOf.sharedWith(links.gpuLinkOf)) {
+        derive(0, now.size());
+        return out;
+    }
+    auto copyOrDerive = [&](bool shared, std::size_t from, std::size_t to, std::size_t wasFrom) {
+        if (shared)
+            out.insert(out.end(), previousCauses.begin() + static_cast<std::ptrdiff_t>(wasFrom),
+                       previousCauses.begin() + static_cast<std::ptrdiff_t>(wasFrom + (to - from)));
+        else
+            derive(from, to);
+    };
+    copyOrDerive(&was->traceWide() == &now.traceWide(), 0, now.traceWide().size(), 0);
+    const std::size_t ops = now.gpuOpCount();
+    const auto &gpuLinks = links.gpuLinks;
+    const auto &wasLinks = previous->links().gpuLinks;
+    const std::size_t perOpEnd = now.size() - now.hostSide().size();
+    const std::size_t wasPerOpEnd = was->size() - was->hostSide().size();
+    for (std::size_t c = 0; c < ops; c += core::FindingList::kOpsPerChunk) {
+        const std::size_t last = std::min(ops, c + core::FindingList::kOpsPerChunk);
+        const std::size_t from = now.positionOfGpuOp(c);
+        const std::size_t to = last < ops ? now.positionOfGpuOp(last) : perOpEnd;
+        // The GPU links of these ops: shared when their CowVector chunk is (one holds several findings chunks).
+        const bool linksShared = &gpuLinks[c] == &wasLinks[c] && &gpuLinks[last - 1] == &wasLinks[last - 1];
+        copyOrDerive(linksShared && sameFindingsChunk(now, *was, c), from, to, was->positionOfGpuOp(c));
+    }
+    copyOrDerive(&was->hostSide() == &now.hostSide(), perOpEnd, now.size(), wasPerOpEnd);
+    return out;
+}
+
+
 FindingsModel::FindingsModel(CorrectionController *controller, QObject *parent)
     : QAbstractTableModel(parent), m_controller(controller)
 {
-    connect(controller, &CorrectionController::changed, this, &FindingsModel::refresh);
+    // An edit emits changed() and then, once its document is built, published(): the findings (and
+    // their statuses) are read once, at the second. changed() alone (nothing to publish) refreshes.
+    connect(controller, &CorrectionController::changed, this, [this] {
+        if (!m_controller->publishing())
+            refresh();
+    });
     connect(controller, &CorrectionController::published, this, &FindingsModel::refresh);
+    connect(controller, &CorrectionController::publishFailed, this, &FindingsModel::refresh);
     refresh();
 }
 
@@ -44,36 +162,31 @@ void FindingsModel::refresh()
         doc = linked; // a new trace, before its corrections are shown
     if (doc != m_doc || linked != m_linked) {
         beginResetModel();
+        const bool sameLinked = linked == m_linked;
+        // The document shown before, when it is of the same links' load: its causes are reused
+        // wherever the findings are shared with it.
+        DocumentPtr previous = m_doc && doc && m_doc->links().index == doc->links().index ? m_doc : DocumentPtr();
         m_doc = std::move(doc);
         m_linked = std::move(linked);
         m_resolved.clear();
-        m_linkedRefs.clear();
-        if (m_linked) {
-            m_linkedRefs.reserve(m_linked->links().findings.size());
-            for (const core::Finding &f : m_linked->links().findings)
-                m_linkedRefs.push_back(core::refOf(f));
-            std::sort(m_linkedRefs.begin(), m_linkedRefs.end());
-        }
-        if (m_doc && m_linked && m_doc != m_linked) {
-            // The linker's findings the corrections made go away: same kind and subject no longer found.
-            std::vector<core::FindingRef> current;
-            current.reserve(m_doc->links().findings.size());
-            for (const core::Finding &f : m_doc->links().findings)
-                current.push_back(core::refOf(f));
-            std::sort(current.begin(), current.end());
-            std::uint32_t i = 0;
-            for (const core::Finding &f : m_linked->links().findings) {
-                if (!std::binary_search(current.begin(), current.end(), core::refOf(f)))
-                    m_resolved.push_back(i);
-                ++i;
+        if (!sameLinked) {
+            // The linker's findings change only with the linker's document, not with each edit.
+            m_linkedRefs.clear();
+            if (m_linked) {
+                m_linkedRefs.reserve(m_linked->links().findings.size());
+                for (const core::Finding &f : m_linked->links().findings)
+                    m_linkedRefs.push_back(core::refOf(f));
+                std::sort(m_linkedRefs.begin(), m_linkedRefs.end());
             }
         }
-        m_causes.clear();
+        if (m_doc && m_linked && m_doc != m_linked)
+            m_resolved = resolvedFindings(m_linked->links().findings, m_doc->links().findings);
+        std::vector<core::FindingCause> previousCauses;
+        previousCauses.swap(m_causes);
         if (m_doc) {
-            m_causes.reserve(m_doc->links().findings.size() + m_resolved.size());
-            for (const core::Finding &f : m_doc->links().findings)
-                m_causes.push_back(core::causeOf(f, m_doc->device(), m_doc->links()));
+            m_causes = causesOf(*m_doc, previous.get(), previousCauses);
             // A resolved finding's cause is of the links it was found on: the linker's.
+            m_causes.reserve(m_causes.size() + m_resolved.size());
             for (std::uint32_t r : m_resolved)
                 m_causes.push_back(core::causeOf(m_linked->links().findings.at(r), m_linked->device(), m_linked->links()));
         }
@@ -105,6 +218,17 @@ const core::Finding &FindingsModel::finding(int row) const
 
 int FindingsModel::rowOf(const core::FindingRef &ref) const
 {
+    // A GPU op's own findings first (its run of the list), then every row.
+    if (m_doc && ref.subjectKind == core::SubjectKind::DeviceEvent) {
+        const core::LinkSet &links = m_doc->links();
+        const std::uint32_t link = ref.subject < links.gpuLinkOf.size() ? links.gpuLinkOf[ref.subject] : core::kNoIndex;
+        if (link != core::kNoIndex && link < links.findings.gpuOpCount()) {
+            const auto [first, last] = links.findings.ofGpuOp(link);
+            for (const core::Finding *f = first; f != last; ++f)
+                if (core::refOf(*f) == ref)
+                    return static_cast<int>(links.findings.positionOfGpuOp(link) + static_cast<std::size_t>(f - first));
+        }
+    }
     for (int row = 0; row < rowCount(); ++row)
         if (core::refOf(finding(row)) == ref)
             return row;
@@ -117,22 +241,33 @@ std::uint32_t FindingsModel::subjectEvent(int row) const
     return f.subjectKind == core::SubjectKind::DeviceEvent && f.subject < m_doc->eventCount() ? f.subject : core::kNoIndex;
 }
 
-QString FindingsModel::statusOf(int row) const
+FindingsModel::RowStatus FindingsModel::status(int row) const
 {
     if (isResolved(row))
-        return tr("resolved");
+        return RowStatus::Resolved;
     const core::CorrectionSession *session = m_controller->session();
     if (!session || !session->attached())
-        return tr("open");
+        return RowStatus::Open;
     const core::Finding &f = finding(row);
     if (session->editor().review().isReviewed(f))
-        return tr("reviewed");
+        return RowStatus::Reviewed;
     const core::LinkSet &working = session->working();
     if (f.subjectKind == core::SubjectKind::DeviceEvent && f.subject < working.gpuLinkOf.size()) {
         const std::uint32_t link = working.gpuLinkOf[f.subject];
         if (link != core::kNoIndex && working.gpuLinks[link].rule == core::ParentRule::Manual
             && std::binary_search(m_linkedRefs.begin(), m_linkedRefs.end(), core::refOf(f)))
-            return tr("corrected");
+            return RowStatus::Corrected;
+    }
+    return RowStatus::Open;
+}
+
+QString FindingsModel::statusOf(int row) const
+{
+    switch (status(row)) {
+    case RowStatus::Resolved: return tr("resolved");
+    case RowStatus::Reviewed: return tr("reviewed");
+    case RowStatus::Corrected: return tr("corrected");
+    case RowStatus::Open: break;
     }
     return tr("open");
 }
@@ -190,7 +325,7 @@ QVariant FindingsModel::data(const QModelIndex &index, int role) const
     case FindingRole: return index.row();
     case SubjectEventRole: return static_cast<qulonglong>(subjectEvent(index.row()));
     case KindRole: return static_cast<int>(f.kind);
-    case OpenRole: return statusOf(index.row()) == tr("open");
+    case OpenRole: return isOpen(index.row());
     }
     return {};
 }
@@ -327,7 +462,7 @@ void FindingsTreeModel::rebuild()
             f.severity = group.cause.severity;
             f.cause = group.cause;
             f.total = 1;
-            f.open = m_findings->data(m_findings->index(f.finding, 0), FindingsModel::OpenRole).toBool() ? 1 : 0;
+            f.open = m_findings->isOpen(f.finding) ? 1 : 0;
             const int at = add(std::move(f));
             m_nodeOfFinding[static_cast<std::size_t>(rows[m])] = at;
             // Counts up the tree.

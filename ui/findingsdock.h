@@ -54,6 +54,9 @@ public:
     // still there, but its GPU op's link was changed by hand), "open" (including a finding an edit
     // created, e.g. a kernel dragged onto record_param_comms).
     QString statusOf(int row) const;
+    enum class RowStatus : std::uint8_t { Open, Reviewed, Corrected, Resolved };
+    RowStatus status(int row) const; // statusOf() without the words
+    bool isOpen(int row) const { return status(row) == RowStatus::Open; }
     bool isResolved(int row) const;
     // The row of the finding with this kind and subject, preferring a current one; -1 if none.
     int rowOf(const core::FindingRef &ref) const;
@@ -69,6 +72,11 @@ public:
 
 private:
     void refresh();
+    // The linker's findings (indices) that `now` no longer has: found where the two lists' chunks differ.
+    static std::vector<std::uint32_t> resolvedFindings(const core::FindingList &linked, const core::FindingList &now);
+    // Each of doc's findings' cause; copied from `previousCauses` (of `previous`) where shared.
+    static std::vector<core::FindingCause> causesOf(const TraceDocument &doc, const TraceDocument *previous,
+                                                    const std::vector<core::FindingCause> &previousCauses);
 
     CorrectionController *m_controller;
     DocumentPtr m_doc;    // the document shown: its findings describe the corrected links

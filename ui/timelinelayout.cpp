@@ -40,7 +40,14 @@ QString groupLabel(const core::TraceIndex &index, const core::DeviceTrace &trace
 void TimelineLayout::setDocument(const TraceDocument *doc, bool keepArrangement)
 {
     const bool sameLanes = keepArrangement && doc && m_doc && doc->laneRows().size() == m_groupOfLane.size();
+    // A correction shares the lane rows and styles of the document it was made from: which rows
+    // are Python-only (a pass over every event) stays known.
+    const bool sameRows = sameLanes && doc->sharesLaneRowsWith(*m_doc);
     m_doc = doc;
+    if (sameRows) {
+        relayout();
+        return;
+    }
     m_pythonComputed = false;
     m_pythonOnly.clear();
     m_depthBegin.assign(1, 0);
