@@ -91,7 +91,7 @@ void account(Row &row, const core::DeviceTrace &device, const core::HostTrace &h
         if (!truth)
             continue;
         const core::DeviceEvent &gpu = device.events[link.gpuEvent];
-        const auto it = truth->find({gpu.thread.pid.value, gpu.correlation, gpu.ts});
+        const auto it = truth->find({device.threadKey(gpu).pid.value, gpu.correlation, gpu.ts});
         if (it == truth->end())
             continue;
         ++row.checked;

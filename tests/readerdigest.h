@@ -74,20 +74,29 @@ inline std::string readerDigest(const core::DeviceTrace &t)
         put(o, t, key.tid);
         o << ' ' << index << '\n';
     }
-    for (const core::DeviceEvent &e : t.events) {
-        o << e.ts << ' ' << e.dur << ' ';
-        put(o, t, e.thread.pid);
+    for (std::size_t i = 0; i < t.threads.size(); ++i) {
+        o << "thread " << i << ' ';
+        put(o, t, t.threads.at(static_cast<core::ThreadIndex>(i)).pid);
         o << '/';
-        put(o, t, e.thread.tid);
+        put(o, t, t.threads.at(static_cast<core::ThreadIndex>(i)).tid);
+        o << '\n';
+    }
+    for (std::uint32_t i = 0; i < t.events.size(); ++i) {
+        const core::DeviceEvent &e = t.events[i];
+        o << e.ts << ' ' << e.dur << ' ';
+        put(o, t, t.threadKey(e).pid);
+        o << '/';
+        put(o, t, t.threadKey(e).tid);
+        o << '#' << e.thread << ' ' << static_cast<int>(e.flags);
         o << ' ' << e.externalId << ' ' << e.correlation << ' ' << e.evIdx << ' ' << e.flowId << ' ' << e.stream
-          << ' ' << e.graphId << ' ' << e.rfId << ' ' << e.device << ' ';
+          << ' ' << t.graphIdOf(i) << ' ' << e.rfId << ' ' << e.device << ' ';
         put(o, t.strings, e.name);
         o << ' ';
         put(o, t.strings, e.categoryText);
         o << ' ' << static_cast<int>(e.category) << ' ' << static_cast<int>(e.phase) << ' ';
         put(o, e.args);
-        if (e.collective != core::kNoIndex) {
-            const core::CollectiveArgs &c = t.collectives.at(e.collective);
+        if (const core::CollectiveArgs *args = t.collectiveOf(i)) {
+            const core::CollectiveArgs &c = *args;
             o << " coll ";
             put(o, t.strings, c.collectiveName);
             put(o, t.strings, c.processGroupName);

@@ -263,11 +263,12 @@ private slots:
         const DeviceTrace device = readKinetoTrace(kineto);
         std::multiset<std::string> lone; // kernels of one-rank groups, by name
         std::size_t kernels = 0;
-        for (const DeviceEvent &e : device.events) {
-            if (!isGpuOpCategory(e.category) || e.collective == kNoIndex)
+        for (std::uint32_t i = 0; i < device.events.size(); ++i) {
+            const DeviceEvent &e = device.events[i];
+            if (!isGpuOpCategory(e.category) || !e.hasCollective())
                 continue;
             ++kernels;
-            if (device.collectives[e.collective].groupSize == 1)
+            if (device.collectiveOf(i)->groupSize == 1)
                 lone.insert(std::string(device.name(e)));
         }
         QVERIFY(!lone.empty() && lone.size() < kernels);

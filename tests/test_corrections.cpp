@@ -42,7 +42,7 @@ struct Fixture {
         e.categoryText = device.strings.intern(cat);
         e.category = categoryFromName(cat);
         e.phase = Phase::Complete;
-        e.thread = {TraceId{pid, false}, TraceId{tid, false}};
+        e.thread = device.threads.intern({TraceId{pid, false}, TraceId{tid, false}});
         e.ts = ts;
         e.dur = dur;
         device.events.push_back(e);

@@ -10,12 +10,14 @@
 // Src/Dst Rank, Seq); "rf" events with a non-zero "Record function id".
 
 #include "io/tracereader.h"
+#include "readerdigest.h"
 #include "testsupport.h"
 #include "tracefixtures.h"
 
 #include <QtTest>
 
 #include <cstdio>
+#include <limits>
 
 #include <map>
 #include <set>
@@ -52,7 +54,7 @@ KinetoCounts countsOf(const DeviceTrace &t)
     for (const auto &e : t.events) {
         ++c.byCategoryText[std::string(t.strings.at(e.categoryText))];
         c.metadata += e.phase == Phase::Metadata;
-        c.collectives += e.collective != kNoIndex;
+        c.collectives += e.hasCollective();
         c.withRfId += e.rfId != 0;
         c.flows += e.category == EventCategory::Flow;
         if (isGpuOpCategory(e.category))
@@ -175,8 +177,8 @@ private slots:
         // The "Record Window End" instant has pid "" and tid "": string ids.
         const DeviceEvent &last = t.events.back();
         QCOMPARE(last.phase, Phase::Instant);
-        QVERIFY(last.thread.pid.isString);
-        QCOMPARE(t.idText(last.thread.pid), std::string());
+        QVERIFY(t.threadKey(last).pid.isString);
+        QCOMPARE(t.idText(t.threadKey(last).pid), std::string());
         std::size_t flowStarts = 0, flowFinishes = 0;
         for (const auto &e : t.events) {
             flowStarts += e.phase == Phase::FlowStart;
@@ -207,13 +209,14 @@ private slots:
         QVERIFY(!t.collectives.empty());
         const DeviceEvent *coll = nullptr;
         for (const auto &e : t.events)
-            if (e.collective != kNoIndex) {
+            if (e.hasCollective()) {
                 coll = &e;
                 break;
             }
         QVERIFY(coll);
         QCOMPARE(t.name(*coll), std::string_view("record_param_comms"));
-        const CollectiveArgs &a = t.collectives[coll->collective];
+        QVERIFY(t.collectiveOf(static_cast<std::uint32_t>(coll - t.events.data())));
+        const CollectiveArgs &a = *t.collectiveOf(static_cast<std::uint32_t>(coll - t.events.data()));
         QCOMPARE(t.strings.at(a.collectiveName), std::string_view("allreduce"));
         QCOMPARE(t.strings.at(a.dtype), std::string_view("Float"));
         QCOMPARE(a.inMsgNelems, std::int64_t(2049000));
@@ -230,12 +233,13 @@ private slots:
         QCOMPARE(t.events.front().ts, Nanos(4458676522690655));
         const DeviceEvent *coll = nullptr;
         for (const auto &e : t.events)
-            if (e.collective != kNoIndex) {
+            if (e.hasCollective()) {
                 coll = &e;
                 break;
             }
         QVERIFY(coll);
-        const CollectiveArgs &a = t.collectives[coll->collective];
+        QVERIFY(t.collectiveOf(static_cast<std::uint32_t>(coll - t.events.data())));
+        const CollectiveArgs &a = *t.collectiveOf(static_cast<std::uint32_t>(coll - t.events.data()));
         QCOMPARE(t.strings.at(a.processGroupName), std::string_view("0"));
         QCOMPARE(t.strings.at(a.processGroupDesc), std::string_view("default_pg"));
         QCOMPARE(a.groupSize, std::int64_t(2));
@@ -390,6 +394,98 @@ private slots:
         }
         QVERIFY(std::rename(other.toStdString().c_str(), path.toStdString().c_str()) == 0);
         QCOMPARE(t.argsJson(t.events.at(0)), std::string(R"({"correlation":5,"stream":7})"));
+    }
+
+    // DeviceEvent is 96 bytes: (pid, tid) in a per-trace table, graph id and collective args beside
+    // the events. Every value a file can hold still reads back exactly, with any thread count.
+    void extremeValuesReadBackExactly()
+    {
+        const std::string block =
+            R"({"ph":"X","cat":"cpu_op","name":"a","pid":9223372036854775807,"tid":-9223372036854775808,"ts":1,"dur":2,)"
+            R"("args":{"External id":9223372036854775807,"correlation":-9223372036854775808,"Ev Idx":-9223372036854775807,)"
+            R"("Record function id":9223372036854775807,"stream":-9223372036854775808}},)"
+            R"({"ph":"X","cat":"kernel","name":"k","pid":"Spans","tid":"stream 7","ts":3,"dur":1,)"
+            R"("args":{"device":2147483647,"stream":9223372036854775807,"graph id":9223372036854775807,)"
+            R"("Collective name":"allreduce","Group size":9223372036854775807,"Seq":-9223372036854775808}},)"
+            R"({"ph":"X","cat":"kernel","name":"k2","pid":0,"tid":0,"ts":4,"dur":1,)"
+            R"("args":{"device":-2147483648,"graph id":-9223372036854775808}},)"
+            R"({"ph":"X","cat":"kernel","name":"skipped","pid":1,"tid":1,"args":{"Collective name":"x","graph id":5}},)"
+            R"({"ph":"s","cat":"ac2g","name":"ac2g","id":-9223372036854775808,"pid":1.5,"tid":2,"ts":5},)"
+            R"({"ph":"X","cat":"kernel","name":"wide","pid":1,"tid":1,"ts":6,"dur":0,"args":{"device":2147483648}},)";
+        std::string text = R"({"traceEvents":[)";
+        constexpr int kBlocks = 40;
+        for (int i = 0; i < kBlocks; ++i)
+            text += block;
+        text += R"({"ph":"X","cat":"cpu_op","name":"last","pid":1,"tid":1,"ts":7,"dur":1}]})";
+
+        const DeviceTrace t = parseKinetoTrace(text, "extreme.json");
+        constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
+        constexpr std::int64_t kMin = std::numeric_limits<std::int64_t>::min();
+        QCOMPARE(t.events.size(), std::size_t(5 * kBlocks + 1)); // the event without ts is skipped
+        for (int b = 0; b < kBlocks; ++b) {
+            const auto at = static_cast<std::uint32_t>(5 * b);
+            const DeviceEvent &a = t.events[at];
+            QCOMPARE(t.threadKey(a), (ThreadKey{TraceId{kMax, false}, TraceId{kMin, false}}));
+            QCOMPARE(a.externalId, kMax);
+            QCOMPARE(a.correlation, kMin);
+            QCOMPARE(a.evIdx, kMin + 1);
+            QCOMPARE(a.rfId, std::uint64_t(kMax));
+            QCOMPARE(a.stream, kMin);
+            QVERIFY(!a.hasCollective() && !a.hasGraphId() && !t.collectiveOf(at));
+            QCOMPARE(t.graphIdOf(at), kNoId);
+
+            const DeviceEvent &k = t.events[at + 1];
+            QVERIFY(t.threadKey(k).pid.isString && t.threadKey(k).tid.isString);
+            QCOMPARE(t.idText(t.threadKey(k).pid), std::string("Spans"));
+            QCOMPARE(t.idText(t.threadKey(k).tid), std::string("stream 7"));
+            QCOMPARE(k.device, std::int32_t(2147483647));
+            QCOMPARE(k.stream, kMax);
+            QVERIFY(k.hasGraphId() && k.hasCollective());
+            QCOMPARE(t.graphIdOf(at + 1), kMax);
+            QVERIFY(t.collectiveOf(at + 1));
+            QCOMPARE(t.strings.at(t.collectiveOf(at + 1)->collectiveName), std::string_view("allreduce"));
+            QCOMPARE(t.collectiveOf(at + 1)->groupSize, kMax);
+            QCOMPARE(t.collectiveOf(at + 1)->seq, kMin);
+
+            const DeviceEvent &k2 = t.events[at + 2];
+            QCOMPARE(t.threadKey(k2), ThreadKey{});
+            QCOMPARE(k2.thread, ThreadIndex(0));
+            QCOMPARE(k2.device, std::int32_t(-2147483648));
+            QCOMPARE(t.graphIdOf(at + 2), kMin);
+            QVERIFY(!k2.hasCollective());
+
+            // The skipped event's collective args and graph id belong to no event.
+            const DeviceEvent &flow = t.events[at + 3];
+            QCOMPARE(flow.phase, Phase::FlowStart);
+            QCOMPARE(flow.flowId, kMin);
+            QVERIFY(!flow.hasCollective() && !flow.hasGraphId());
+            QCOMPARE(t.idText(t.threadKey(flow).pid), std::string("1.5")); // not an integer: kept as text
+            QVERIFY(t.threadKey(flow).pid.isString);
+
+            // A device beyond 32 bits does not fit the field: a warning, not a silently wrong device.
+            QCOMPARE(t.events[at + 4].device, std::int32_t(-1));
+        }
+        QCOMPARE(t.collectives.size(), std::size_t(kBlocks));
+        QCOMPARE(t.graphIds.size(), std::size_t(2 * kBlocks));
+        // (0,0) first, then the others in order of first use; one entry per distinct (pid, tid).
+        QCOMPARE(t.threads.size(), std::size_t(5));
+        QCOMPARE(t.threads.at(0), ThreadKey{});
+        QCOMPARE(t.threads.at(1), (ThreadKey{TraceId{kMax, false}, TraceId{kMin, false}}));
+        QCOMPARE(t.threads.at(t.events.back().thread), (ThreadKey{TraceId{1, false}, TraceId{1, false}}));
+        std::size_t deviceWarnings = 0;
+        for (const Diagnostic &w : t.warnings)
+            deviceWarnings += w.message.find("\"device\" 2147483648 is out of the 32-bit range") != std::string::npos;
+        QVERIFY(deviceWarnings >= 1); // repeats of one message are summarised
+
+        // The same trace, events, side tables and warnings whatever the thread count.
+        const ReaderThreads original = readerThreads();
+        const std::string one = linkscope::test::readerDigest(t);
+        for (const ReaderThreads split : {ReaderThreads{2, 2048}, ReaderThreads{3, 1500}, ReaderThreads{8, 512}}) {
+            setReaderThreads(split);
+            const std::string many = linkscope::test::readerDigest(parseKinetoTrace(text, "extreme.json"));
+            setReaderThreads(original);
+            QCOMPARE(many, one);
+        }
     }
 
     void syncArgsRead()

@@ -410,7 +410,7 @@ void TestLinker::cudaGraphKernelsShareTheParent()
     const auto k2 = b.gpu("k2", 0, 7, 36 * us, 5 * us, 64, 10);
     const auto k3 = b.gpu("k3", 0, 9, 31 * us, 5 * us, 64, 10);
     for (auto k : {k1, k2, k3})
-        b.at(k).graphId = 3;
+        b.graphId(k, 3);
     const LinkSet ls = linkTraces(b.trace, nullptr);
     for (auto k : {k1, k2, k3}) {
         QCOMPARE(linkOf(ls, k).launch, launch);

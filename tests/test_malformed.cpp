@@ -243,9 +243,9 @@ void TestMalformed::kinetoWarnings()
     const DeviceEvent &quoted = t.events[4];
     QCOMPARE(quoted.ts, Nanos(12345));   // "12.3456789" µs, sub-ns digits truncated
     QCOMPARE(quoted.dur, Nanos(1500000)); // 1.5e3 µs
-    QVERIFY(quoted.thread.pid.isString);
-    QCOMPARE(t.idText(quoted.thread.pid), std::string("Spans"));
-    QCOMPARE(t.idText(quoted.thread.tid), std::string("stream 7"));
+    QVERIFY(t.threadKey(quoted).pid.isString);
+    QCOMPARE(t.idText(t.threadKey(quoted).pid), std::string("Spans"));
+    QCOMPARE(t.idText(t.threadKey(quoted).tid), std::string("stream 7"));
     QCOMPARE(quoted.externalId, std::int64_t(12));
     QCOMPARE(quoted.correlation, std::int64_t(7));
     QCOMPARE(t.argsJson(quoted), std::string(R"({"External id":"12","correlation":7.0})"));
@@ -285,9 +285,11 @@ void TestMalformed::kinetoTopLevelVariants()
     QCOMPARE(t.threadSortIndex.at(main), std::int64_t(5));
     const DeviceEvent &k = t.events[4];
     QCOMPARE(k.category, EventCategory::Kernel);
-    QCOMPARE(k.graphId, std::int64_t(3));
+    QVERIFY(k.hasGraphId() && k.hasCollective());
+    QCOMPARE(t.graphIdOf(4), std::int64_t(3));
     QCOMPARE(k.rfId, std::uint64_t(99));
-    const CollectiveArgs &c = t.collectives.at(k.collective);
+    QVERIFY(t.collectiveOf(4) != nullptr);
+    const CollectiveArgs &c = *t.collectiveOf(4);
     QCOMPARE(c.groupSize, std::int64_t(4));
     QCOMPARE(c.srcRank, std::int64_t(-1));
     QCOMPARE(c.dstRank, std::int64_t(2));

@@ -31,7 +31,7 @@ struct TraceBuilder {
         e.phase = Phase::Complete;
         e.name = trace.strings.intern(name);
         e.categoryText = trace.strings.intern(core::categoryName(cat));
-        e.thread = core::ThreadKey{num(pid), num(tid)};
+        e.thread = trace.threads.intern(core::ThreadKey{num(pid), num(tid)});
         e.ts = ts;
         e.dur = dur;
         if (core::isGpuOpCategory(cat) || cat == EventCategory::GpuUserAnnotation) {
@@ -80,6 +80,17 @@ struct TraceBuilder {
         at(i).device = -1;
         at(i).stream = core::kNoId;
         return i;
+    }
+    // args "graph id" of event i (kept beside the events, sorted by event).
+    void graphId(std::uint32_t i, std::int64_t id)
+    {
+        auto &g = trace.graphIds;
+        const auto it = std::lower_bound(g.begin(), g.end(), i, [](const core::GraphIdArg &a, std::uint32_t e) { return a.event < e; });
+        if (it != g.end() && it->event == i)
+            it->graphId = id;
+        else
+            g.insert(it, core::GraphIdArg{i, id});
+        at(i).flags |= DeviceEvent::kHasGraphId;
     }
 };
 

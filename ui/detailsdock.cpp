@@ -143,8 +143,8 @@ QString DetailsDock::detailsHtml(const TraceDocument &doc, std::uint32_t e, cons
     html += row(QObject::tr("Kind"), QStringLiteral("<span style='color:%1'>■</span> %2 <small>(cat %3)</small>")
                                          .arg(eventColor(doc.style(e)).name(), eventStyleName(doc.style(e)),
                                               fromView(trace.strings.at(event.categoryText)).toHtmlEscaped()));
-    html += row(QObject::tr("Process / thread"), QStringLiteral("%1 / %2").arg(QString::fromStdString(trace.idText(event.thread.pid)),
-                                                                                QString::fromStdString(trace.idText(event.thread.tid))));
+    html += row(QObject::tr("Process / thread"), QStringLiteral("%1 / %2").arg(QString::fromStdString(trace.idText(trace.threadKey(event).pid)),
+                                                                                QString::fromStdString(trace.idText(trace.threadKey(event).tid))));
     if (e < index.laneOf.size() && index.laneOf[e] != core::kNoIndex)
         html += row(QObject::tr("Lane"), QStringLiteral("%1 · depth %2")
                                              .arg(QString::fromStdString(index.lanes[index.laneOf[e]].label).toHtmlEscaped())
@@ -161,8 +161,8 @@ QString DetailsDock::detailsHtml(const TraceDocument &doc, std::uint32_t e, cons
     html += row(QObject::tr("rf_id"), event.rfId ? QString::number(event.rfId) : QStringLiteral("—"));
     if (event.device >= 0)
         html += row(QObject::tr("Device / stream"), QStringLiteral("%1 / %2").arg(event.device).arg(idOrDash(event.stream)));
-    if (event.graphId != core::kNoId)
-        html += row(QObject::tr("Graph id"), QString::number(event.graphId));
+    if (event.hasGraphId())
+        html += row(QObject::tr("Graph id"), QString::number(trace.graphIdOf(e)));
     html += QStringLiteral("</table>");
 
     // Host ET node

@@ -68,7 +68,7 @@ std::uint32_t SubjectResolver::pidSlot(const TraceId &pid) const
         TraceId last{};
         std::uint32_t lastSlot = kNoSlot;
         for (std::size_t i = 0; i < device_.events.size(); ++i) {
-            const TraceId &p = device_.events[i].thread.pid;
+            const TraceId &p = device_.threadKey(device_.events[i]).pid;
             if (lastSlot == kNoSlot || !(p == last)) {
                 last = p;
                 lastSlot = pidSlots_.try_emplace(p, static_cast<std::uint32_t>(pidSlots_.size())).first->second;
@@ -123,7 +123,7 @@ const std::vector<SubjectResolver::Entry> &SubjectResolver::table(Table which) c
                 break;
             case ByTime:
                 if (kind == KeyKind::CpuOp)
-                    out.push_back({slot, e.thread.tid.isString ? 1u : 0u, e.thread.tid.value, e.ts, i});
+                    out.push_back({slot, device_.threadKey(e).tid.isString ? 1u : 0u, device_.threadKey(e).tid.value, e.ts, i});
                 break;
             case TableCount:
                 break;
@@ -174,7 +174,7 @@ SubjectKey SubjectResolver::keyOfEvent(std::uint32_t event) const
     const DeviceEvent &e = device_.events.at(event);
     SubjectKey key;
     key.kind = kindOfEvent(e);
-    key.pid = IdValue::of(e.thread.pid, device_.strings);
+    key.pid = IdValue::of(device_.threadKey(e).pid, device_.strings);
     key.name = std::string(device_.name(e));
     auto ordinalIn = [event](std::pair<const Entry *, const Entry *> rows) {
         for (const Entry *row = rows.first; row != rows.second; ++row)
@@ -182,7 +182,7 @@ SubjectKey SubjectResolver::keyOfEvent(std::uint32_t event) const
                 return static_cast<std::uint32_t>(row - rows.first);
         return 0u;
     };
-    const std::uint32_t slot = pidSlot(e.thread.pid);
+    const std::uint32_t slot = pidSlot(device_.threadKey(e).pid);
     if (key.kind != KeyKind::CpuOp) {
         key.correlation = e.correlation;
         key.ordinal = ordinalIn(range(key.kind == KeyKind::GpuOp ? GpuCorrelation : RuntimeCorrelation, slot,
@@ -203,9 +203,9 @@ SubjectKey SubjectResolver::keyOfEvent(std::uint32_t event) const
             return key;
         }
     }
-    key.tid = IdValue::of(e.thread.tid, device_.strings);
+    key.tid = IdValue::of(device_.threadKey(e).tid, device_.strings);
     key.ts = e.ts;
-    key.ordinal = ordinalIn(timeRange(slot, e.thread.tid, e.ts));
+    key.ordinal = ordinalIn(timeRange(slot, device_.threadKey(e).tid, e.ts));
     return key;
 }
 

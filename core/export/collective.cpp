@@ -197,7 +197,7 @@ CommInfo classifyGpuOp(const HostTrace &host, const DeviceTrace &device, std::ui
     CommInfo info;
     const DeviceEvent &e = device.events[event];
     const std::string_view kernelName = device.name(e);
-    const CollectiveArgs *args = e.collective < device.collectives.size() ? &device.collectives[e.collective] : nullptr;
+    const CollectiveArgs *args = e.hasCollective() ? device.collectiveOf(event) : nullptr;
     info.isComm = isCollectiveKernel(device, e); // link/rules.h: collective args, or an NCCL/RCCL name
     if (!info.isComm)
         return info;

@@ -173,7 +173,7 @@ std::uint64_t writePerfettoTraceTo(const OutputSink &sink, const DeviceTrace &de
                 appendString(text, device.strings.at(e.categoryText));
                 text += ",\"name\":";
                 appendString(text, device.name(e));
-                appendWhere(text, device, e.thread);
+                appendWhere(text, device, device.threadKey(e));
                 text += ",\"ts\":";
                 appendMicros(text, e.ts);
                 if (e.phase == Phase::Complete) {
@@ -224,7 +224,7 @@ std::uint64_t writePerfettoTraceTo(const OutputSink &sink, const DeviceTrace &de
                 text += ",\n{\"ph\":\"s\",\"id\":";
                 appendUint(text, flowId);
                 text += nameAndCat;
-                appendWhere(text, device, parent.thread);
+                appendWhere(text, device, device.threadKey(parent));
                 auto [anchorIt, fresh] = anchorOf.try_emplace(link.parent, 0);
                 if (fresh)
                     anchorIt->second = flowAnchor(device, *links.index, link.parent);
@@ -233,7 +233,7 @@ std::uint64_t writePerfettoTraceTo(const OutputSink &sink, const DeviceTrace &de
                 text += "},\n{\"ph\":\"f\",\"bp\":\"e\",\"id\":";
                 appendUint(text, flowId);
                 text += nameAndCat;
-                appendWhere(text, device, gpu.thread);
+                appendWhere(text, device, device.threadKey(gpu));
                 text += ",\"ts\":";
                 appendMicros(text, gpu.ts);
                 text += '}';

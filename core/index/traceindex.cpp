@@ -84,7 +84,7 @@ TraceIndex buildTraceIndex(const DeviceTrace &trace, std::vector<Diagnostic> *wa
         const LaneKind kind = laneKindOf(events[i]);
         if (kind == LaneKind::Other)
             continue;
-        const LaneId id{kind, events[i].thread};
+        const LaneId id{kind, trace.threadKey(events[i])};
         if (!lastList || !(id == lastId)) {
             lastList = &byLane[id];
             lastId = id;

@@ -536,13 +536,17 @@ private:
     void mergeChunk(KinetoReader &c)
     {
         DeviceTrace &from = c.trace_;
-        if (trace_.strings.size() == 1 && trace_.events.empty() && trace_.collectives.empty() && trace_.syncArgs.empty()
-            && args_.empty()) {
+        if (trace_.strings.size() == 1 && trace_.threads.size() == 1 && trace_.events.empty()
+            && trace_.collectives.empty() && trace_.graphIds.empty() && trace_.syncArgs.empty() && args_.empty()) {
             // The first chunk of a trace that has nothing yet: its ids are the trace's, its arrays move.
             trace_.strings = std::move(from.strings);
             interned_.clear();
+            trace_.threads = std::move(from.threads);
+            lastThread_ = ThreadKey{};
+            lastThreadIndex_ = 0;
             trace_.events = std::move(from.events);
             trace_.collectives = std::move(from.collectives);
+            trace_.graphIds = std::move(from.graphIds);
             trace_.syncArgs = std::move(from.syncArgs);
             args_ = std::move(c.args_);
             trace_.threadNames = std::move(from.threadNames);
@@ -562,8 +566,10 @@ private:
             return t;
         };
         auto threadKey = [&](ThreadKey k) { return ThreadKey{traceId(k.pid), traceId(k.tid)}; };
+        std::vector<ThreadIndex> threads(from.threads.size());
+        for (std::size_t i = 0; i < threads.size(); ++i)
+            threads[i] = trace_.threads.intern(threadKey(from.threads.at(static_cast<ThreadIndex>(i))));
         const auto eventBase = static_cast<std::uint32_t>(trace_.events.size());
-        const auto collectiveBase = static_cast<std::uint32_t>(trace_.collectives.size());
         const std::uint64_t argsBase = args_.size();
         trace_.events.resize(trace_.events.size() + from.events.size());
         DeviceEvent *out = trace_.events.data() + eventBase;
@@ -571,20 +577,23 @@ private:
             DeviceEvent e = in;
             e.name = id(e.name);
             e.categoryText = id(e.categoryText);
-            e.thread = threadKey(e.thread);
-            if (e.collective != kNoIndex)
-                e.collective += collectiveBase;
+            e.thread = threads[e.thread];
             if (!sourceFile_ && !e.args.empty())
                 e.args.offset += argsBase;
             *out++ = e;
         }
         std::vector<DeviceEvent>().swap(from.events); // its memory back before the next chunk's
         for (CollectiveArgs a : from.collectives) {
+            a.event += eventBase;
             a.collectiveName = id(a.collectiveName);
             a.processGroupName = id(a.processGroupName);
             a.processGroupDesc = id(a.processGroupDesc);
             a.dtype = id(a.dtype);
             trace_.collectives.push_back(a);
+        }
+        for (GraphIdArg g : from.graphIds) {
+            g.event += eventBase;
+            trace_.graphIds.push_back(g);
         }
         for (SyncArgs sync : from.syncArgs) {
             sync.event += eventBase;
@@ -662,19 +671,22 @@ private:
     struct Checkpoint {
         std::size_t events;
         std::size_t collectives;
+        std::size_t graphIds;
         std::size_t argsBytes;
         std::size_t syncArgs;
         WarningSink::Snapshot warnings;
     };
     Checkpoint checkpoint() const
     {
-        return {trace_.events.size(), trace_.collectives.size(), args_.size(), trace_.syncArgs.size(), sink_.snapshot()};
+        return {trace_.events.size(), trace_.collectives.size(), trace_.graphIds.size(), args_.size(),
+                trace_.syncArgs.size(), sink_.snapshot()};
     }
     void restore(const Checkpoint &cp)
     {
         trace_.events.resize(cp.events);
         trace_.syncArgs.resize(cp.syncArgs);
         trace_.collectives.resize(cp.collectives);
+        trace_.graphIds.resize(cp.graphIds);
         args_.resize(cp.argsBytes);
         sink_.rollback(cp.warnings);
     }
@@ -843,8 +855,14 @@ private:
         std::int64_t sortIndex = 0;
         bool hasSortIndex = false;
     };
+    // The args few events have, kept beside the events (DeviceTrace::collectives, graphIds).
+    struct RareArgs {
+        CollectiveArgs collective;
+        bool isCollective = false;
+        std::int64_t graphId = kNoId;
+    };
 
-    bool readArgs(ond::value &v, DeviceEvent &e, MetaArgs &meta, SyncArgs &sync, bool isMetadata,
+    bool readArgs(ond::value &v, DeviceEvent &e, MetaArgs &meta, SyncArgs &sync, RareArgs &rare, bool isMetadata,
                   std::uint64_t eventOffset)
     {
         ond::json_type type;
@@ -859,8 +877,8 @@ private:
         const char *argsBegin = v.raw_json_token().data();
         ond::object args;
         LS_TRY(v.get_object().get(args));
-        CollectiveArgs coll;
-        bool isCollective = false;
+        CollectiveArgs &coll = rare.collective;
+        bool &isCollective = rare.isCollective;
         for (auto fieldResult : args) {
             ond::field field;
             LS_TRY(std::move(fieldResult).get(field));
@@ -900,15 +918,20 @@ private:
                 if (key.unsafe_is_equal("device")) {
                     std::int64_t device = e.device;
                     if (!readInt(value, device, "device", eventOffset)) return false;
-                    e.device = static_cast<std::int32_t>(device);
+                    if (device < INT32_MIN || device > INT32_MAX)
+                        sink_.add("\"device\" " + std::to_string(device) + " is out of the 32-bit range; ignored",
+                                  eventOffset);
+                    else
+                        e.device = static_cast<std::int32_t>(device);
                 } else if (key.unsafe_is_equal("dtype")) {
                     if (!readString(value, coll.dtype, "dtype", eventOffset)) return false;
                     isCollective = true;
                 }
                 break;
             case 'g':
-                if (key.unsafe_is_equal("graph id"))
-                    if (!readInt(value, e.graphId, "graph id", eventOffset)) return false;
+                if (key.unsafe_is_equal("graph id")) {
+                    if (!readInt(value, rare.graphId, "graph id", eventOffset)) return false;
+                }
                 break;
             case 'w':
                 if (key.unsafe_is_equal("wait_on_stream")) {
@@ -992,10 +1015,6 @@ private:
                 args_.append(raw);
             }
         }
-        if (isCollective) {
-            e.collective = static_cast<std::uint32_t>(trace_.collectives.size());
-            trace_.collectives.push_back(coll);
-        }
         return true;
     }
 
@@ -1014,9 +1033,11 @@ private:
         LS_TRY(v.get_object().get(object));
 
         DeviceEvent e;
+        ThreadKey thread;
         bool hasPh = false, hasTs = false, hasDur = false, hasPid = false, hasTid = false, hasId = false;
         MetaArgs meta;
         SyncArgs sync;
+        RareArgs rare;
         for (auto fieldResult : object) {
             ond::field field;
             LS_TRY(std::move(fieldResult).get(field));
@@ -1037,14 +1058,14 @@ private:
                         sink_.add("\"ph\" is not a string; phase unknown", at);
                     }
                 } else if (key.unsafe_is_equal("pid")) {
-                    if (!readTraceId(value, e.thread.pid, hasPid, "pid", at)) return false;
+                    if (!readTraceId(value, thread.pid, hasPid, "pid", at)) return false;
                 }
                 break;
             case 't':
                 if (key.unsafe_is_equal("ts")) {
                     if (!readMicros(value, e.ts, hasTs, "ts", at)) return false;
                 } else if (key.unsafe_is_equal("tid")) {
-                    if (!readTraceId(value, e.thread.tid, hasTid, "tid", at)) return false;
+                    if (!readTraceId(value, thread.tid, hasTid, "tid", at)) return false;
                 }
                 break;
             case 'd':
@@ -1078,7 +1099,7 @@ private:
             case 'a':
                 if (key.unsafe_is_equal("args")) {
                     // The phase may come after args, so metadata keys are always collected.
-                    if (!readArgs(value, e, meta, sync, true, at)) return false;
+                    if (!readArgs(value, e, meta, sync, rare, true, at)) return false;
                 }
                 break;
             default: break;
@@ -1094,7 +1115,7 @@ private:
                 e.category = EventCategory::Flow;
         }
         if (e.phase == Phase::Metadata) {
-            applyMetadata(e, meta, hasPid, hasTid, at);
+            applyMetadata(e, thread, meta, hasPid, hasTid, at);
         } else {
             if (!hasTs) {
                 sink_.add("event without a valid \"ts\"; skipped", at);
@@ -1122,15 +1143,37 @@ private:
             if (!hasPid && !(e.phase == Phase::Instant))
                 sink_.add("event without \"pid\"; pid = 0", at);
         }
+        const auto index = static_cast<std::uint32_t>(trace_.events.size());
         if (sync.waitOnStream != kNoId || sync.recordCorrelation != kNoId) {
-            sync.event = static_cast<std::uint32_t>(trace_.events.size());
+            sync.event = index;
             trace_.syncArgs.push_back(sync);
         }
+        if (rare.isCollective) {
+            rare.collective.event = index;
+            trace_.collectives.push_back(rare.collective);
+            e.flags |= DeviceEvent::kHasCollective;
+        }
+        if (rare.graphId != kNoId) {
+            trace_.graphIds.push_back({index, rare.graphId});
+            e.flags |= DeviceEvent::kHasGraphId;
+        }
+        e.thread = threadIndex(thread);
         trace_.events.push_back(e);
         return true;
     }
 
-    void applyMetadata(const DeviceEvent &e, const MetaArgs &meta, bool hasPid, bool hasTid, std::uint64_t at)
+    // Consecutive events are mostly on one thread: the last one found is tried first.
+    ThreadIndex threadIndex(const ThreadKey &key)
+    {
+        if (!(key == lastThread_)) {
+            lastThread_ = key;
+            lastThreadIndex_ = trace_.threads.intern(key);
+        }
+        return lastThreadIndex_;
+    }
+
+    void applyMetadata(const DeviceEvent &e, const ThreadKey &thread, const MetaArgs &meta, bool hasPid, bool hasTid,
+                       std::uint64_t at)
     {
         const std::string_view what = trace_.strings.at(e.name);
         if (what == "thread_name" || what == "process_name") {
@@ -1139,15 +1182,15 @@ private:
                 return;
             }
             if (what == "thread_name")
-                trace_.threadNames[e.thread] = std::string(trace_.strings.at(meta.name));
+                trace_.threadNames[thread] = std::string(trace_.strings.at(meta.name));
             else
-                trace_.processNames[e.thread.pid] = std::string(trace_.strings.at(meta.name));
+                trace_.processNames[thread.pid] = std::string(trace_.strings.at(meta.name));
         } else if (what == "thread_sort_index") {
             if (!meta.hasSortIndex) {
                 sink_.add("\"thread_sort_index\" metadata without args.sort_index; ignored", at);
                 return;
             }
-            trace_.threadSortIndex[e.thread] = meta.sortIndex;
+            trace_.threadSortIndex[thread] = meta.sortIndex;
         }
         (void)hasPid;
         (void)hasTid;
@@ -1157,6 +1200,8 @@ private:
 
     DeviceTrace trace_;
     InternCache interned_{trace_.strings};
+    ThreadKey lastThread_;          // threadIndex()'s last lookup (ThreadKey{} is index 0)
+    ThreadIndex lastThreadIndex_ = 0;
     std::string args_; // without a source file: every event's args text, back to back (the spans index it)
     ond::parser parser_;
     simdjson::error_code lastError_ = simdjson::SUCCESS;

@@ -87,8 +87,8 @@ std::vector<CollectiveCall> collectiveCallsOf(const DeviceTrace &device, const H
             c.peer = info.dst;
         else if (c.kind == CallKind::Recv)
             c.peer = info.src;
-        if (e.collective < device.collectives.size()) {
-            const CollectiveArgs &a = device.collectives[e.collective];
+        if (const CollectiveArgs *args = e.hasCollective() ? device.collectiveOf(event) : nullptr) {
+            const CollectiveArgs &a = *args;
             if (a.inMsgNelems >= 0)
                 c.elements = a.inMsgNelems;
             if (a.dtype != 0)

@@ -172,13 +172,13 @@ private:
         const TraceId hostPid{host_.pid, false};
         bool anyOfHostPid = false;
         for (const DeviceEvent &e : device_.events)
-            if (isCpuOp(e) && e.thread.pid == hostPid) {
+            if (isCpuOp(e) && device_.threadKey(e).pid == hostPid) {
                 anyOfHostPid = true;
                 break;
             }
         for (std::uint32_t i = 0; i < device_.events.size(); ++i) {
             const DeviceEvent &e = device_.events[i];
-            if (isCpuOp(e) && (!anyOfHostPid || e.thread.pid == hostPid))
+            if (isCpuOp(e) && (!anyOfHostPid || device_.threadKey(e).pid == hostPid))
                 cpuOps_.push_back(i);
         }
     }

@@ -385,7 +385,7 @@ private:
             if (j - i > 1) {
                 std::map<TraceId, std::vector<std::uint32_t>> byPid;
                 for (std::size_t k = i; k < j; ++k)
-                    byPid[ev_[launchesByCorrelation_[k].second].thread.pid].push_back(launchesByCorrelation_[k].second);
+                    byPid[dev_.threadKey(ev_[launchesByCorrelation_[k].second]).pid].push_back(launchesByCorrelation_[k].second);
                 if (byPid.size() > 1)
                     correlationsSpanProcesses_ = true;
                 for (const auto &[pid, list] : byPid) {
@@ -460,7 +460,7 @@ private:
             if (e.phase == Phase::FlowStart)
                 flowStarts_.emplace(e.flowId, i);
             else if (e.phase == Phase::FlowFinish)
-                flowFinishes_[e.thread].emplace_back(e.ts, e.flowId);
+                flowFinishes_[dev_.threadKey(e)].emplace_back(e.ts, e.flowId);
         }
         for (auto &[thread, list] : flowFinishes_)
             sortValues(list);
@@ -475,11 +475,11 @@ private:
         // Correlation ids are unique per process only: in a merged multi-process trace keep to the process
         // that launches onto this GPU op's device, when it has a candidate.
         const bool restrict = ownerPid && std::any_of(first, last, [&](const auto &c) {
-            return ev_[c.second].thread.pid == *ownerPid;
+            return dev_.threadKey(ev_[c.second]).pid == *ownerPid;
         });
         for (auto it = first; it != last; ++it) {
             const std::uint32_t c = it->second;
-            if (restrict && !(ev_[c].thread.pid == *ownerPid))
+            if (restrict && !(dev_.threadKey(ev_[c]).pid == *ownerPid))
                 continue;
             if (ev_[c].ts <= gpuTs) {
                 if (before == kNoIndex || ev_[c].ts > ev_[before].ts)
@@ -510,13 +510,13 @@ private:
     {
         LaunchContext ctx;
         if (hasCorrelation(gpu.correlation)) {
-            auto owner = deviceOwner_.find(gpu.thread.pid);
+            auto owner = deviceOwner_.find(dev_.threadKey(gpu).pid);
             const std::uint32_t launch =
                 pickLaunch(gpu.correlation, gpu.ts, owner == deviceOwner_.end() ? nullptr : &owner->second);
             if (launch != kNoIndex) {
                 ctx.found = true;
                 ctx.event = launch;
-                ctx.thread = ev_[launch].thread;
+                ctx.thread = dev_.threadKey(ev_[launch]);
                 ctx.ts = ev_[launch].ts;
                 ctx.end = ev_[launch].end();
                 ctx.match = LaunchMatch::Correlation;
@@ -525,7 +525,7 @@ private:
         }
         // ac2g flow: its finish sits on the GPU op, its start on the launching thread at launch time.
         ensureFlowIndex();
-        if (auto fit = flowFinishes_.find(gpu.thread); fit != flowFinishes_.end()) {
+        if (auto fit = flowFinishes_.find(dev_.threadKey(gpu)); fit != flowFinishes_.end()) {
             const auto &list = fit->second;
             auto it = std::lower_bound(list.begin(), list.end(), std::make_pair(gpu.ts, std::int64_t(kNoId)));
             for (; it != list.end() && it->first == gpu.ts; ++it) {
@@ -534,9 +534,9 @@ private:
                     continue;
                 const DeviceEvent &start = ev_[sit->second];
                 ctx.found = true;
-                ctx.thread = start.thread;
+                ctx.thread = dev_.threadKey(start);
                 ctx.ts = start.ts;
-                ctx.event = runtimeEventAt(start.thread, start.ts);
+                ctx.event = runtimeEventAt(dev_.threadKey(start), start.ts);
                 ctx.end = ctx.event != kNoIndex ? ev_[ctx.event].end() : start.ts;
                 ctx.match = LaunchMatch::Flow;
                 return ctx;
@@ -552,7 +552,7 @@ private:
             if (it != cpuOpByExternalId_.end()) {
                 ctx.found = true;
                 ctx.externalIdOp = it->second;
-                ctx.thread = ev_[it->second].thread;
+                ctx.thread = dev_.threadKey(ev_[it->second]);
                 ctx.match = LaunchMatch::ExternalId;
                 return ctx;
             }
@@ -637,7 +637,7 @@ private:
         if (gidx == 0)
             return kNoIndex;
         const std::uint32_t closest = globalChakra_[static_cast<std::size_t>(gidx - 1)];
-        const bool closestOnThread = ev_[closest].thread == t.key;
+        const bool closestOnThread = dev_.threadKey(ev_[closest]) == t.key;
         const bool nccl = isNcclName(gpu.name);
         const auto idx = static_cast<std::uint32_t>(lowerBoundNear(t.chakraStart, launchTs, t.chakraFinger));
         if (nccl && dev_.name(ev_[closest]) == "nccl:coalesced") {
@@ -670,11 +670,11 @@ private:
             const auto [first, last] = launchesWithCorrelation(gpu.correlation);
             // The pid compared against, named outside the lambda: clang before 16 cannot capture a
             // structured binding (the fuzz build uses clang 14).
-            const TraceId firstPid = first != last ? ev_[first->second].thread.pid : TraceId{};
+            const TraceId firstPid = first != last ? dev_.threadKey(ev_[first->second]).pid : TraceId{};
             if (first != last && std::all_of(first, last, [&](const auto &c) {
-                    return ev_[c.second].thread.pid == firstPid;
+                    return dev_.threadKey(ev_[c.second]).pid == firstPid;
                 }))
-                ++votes[gpu.thread.pid][ev_[first->second].thread.pid];
+                ++votes[dev_.threadKey(gpu).pid][dev_.threadKey(ev_[first->second]).pid];
         }
         for (const auto &[gpuPid, counts] : votes) {
             auto best = std::max_element(counts.begin(), counts.end(),
@@ -899,7 +899,7 @@ private:
     std::uint32_t syncTarget(std::uint32_t call) const
     {
         const DeviceEvent &r = ev_[call];
-        if (const ThreadOps *t = threadOf(r.thread)) {
+        if (const ThreadOps *t = threadOf(dev_.threadKey(r))) {
             auto pos = static_cast<std::size_t>(std::lower_bound(t->nestStart.begin(), t->nestStart.end(), r.end()) -
                                                 t->nestStart.begin());
             for (std::size_t scanned = 0; pos < t->nest.size() && scanned < 64; ++pos, ++scanned)
@@ -964,7 +964,7 @@ private:
             return kNoIndex;
         if (recordedLane != kNoIndex)
             return lastLaunchedOnLaneBefore(recordedLane, ev_[record].ts);
-        const ThreadOps *t = threadOf(ev_[record].thread);
+        const ThreadOps *t = threadOf(dev_.threadKey(ev_[record]));
         return t ? lastLaunchedBefore(t->launches, ev_[record].ts) : kNoIndex;
     }
 
@@ -979,7 +979,7 @@ private:
                 continue;
             const std::string_view name = dev_.name(e);
             if (name == "cudaEventRecord" || name == "hipEventRecord" || name == "cudaEventRecordWithFlags") {
-                if (auto it = slotOf_.find(e.thread); it != slotOf_.end())
+                if (auto it = slotOf_.find(dev_.threadKey(e)); it != slotOf_.end())
                     threads_[it->second].eventRecords.emplace_back(e.ts, i);
             } else if (name.find("Synchronize") != std::string_view::npos || name.find("StreamWaitEvent") != std::string_view::npos) {
                 calls.push_back(i);
@@ -989,7 +989,7 @@ private:
             sortValues(t.eventRecords);
         for (std::uint32_t call : calls) {
             const DeviceEvent &r = ev_[call];
-            const ThreadOps *t = threadOf(r.thread);
+            const ThreadOps *t = threadOf(dev_.threadKey(r));
             if (!t)
                 continue;
             const std::string_view name = dev_.name(r);
@@ -1027,7 +1027,7 @@ private:
             if (call == kNoIndex)
                 continue;
             const std::int32_t device = s.device >= 0 ? s.device
-                                        : !s.thread.pid.isString ? static_cast<std::int32_t>(s.thread.pid.value)
+                                        : !dev_.threadKey(s).pid.isString ? static_cast<std::int32_t>(dev_.threadKey(s).pid.value)
                                                                  : -1;
             const std::string_view kind = dev_.name(s);
             std::uint32_t record = kNoIndex;
@@ -1045,7 +1045,7 @@ private:
             } else if (kind == "Stream Wait Event") {
                 const std::uint32_t lane = waitOnStream != kNoId ? laneOfStream(device, waitOnStream) : kNoIndex;
                 const std::uint32_t source = recordedOp(record, lane);
-                const ThreadOps *t = threadOf(ev_[call].thread);
+                const ThreadOps *t = threadOf(dev_.threadKey(ev_[call]));
                 const std::uint32_t waiterLane = laneOfStream(device, s.stream);
                 const std::uint32_t waiter = t ? firstLaunchAfter(*t, ev_[call].ts, waiterLane) : kNoIndex;
                 if (source != kNoIndex && waiter != kNoIndex && ls_.index->laneOf[source] != ls_.index->laneOf[waiter])

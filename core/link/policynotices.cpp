@@ -91,10 +91,10 @@ void graphCaptureNotice(const DeviceTrace &trace, const LinkSet &links, std::vec
         const DeviceEvent &e = trace.events[i];
         const std::string_view name = trace.name(e);
         if (endsWith(name, "StreamBeginCapture") || endsWith(name, "StreamBeginCaptureToGraph"))
-            open.try_emplace(e.thread, e.ts);
+            open.try_emplace(trace.threadKey(e), e.ts);
         else if (endsWith(name, "StreamEndCapture")) {
-            if (auto it = open.find(e.thread); it != open.end()) {
-                windows[e.thread].emplace_back(it->second, e.end());
+            if (auto it = open.find(trace.threadKey(e)); it != open.end()) {
+                windows[trace.threadKey(e)].emplace_back(it->second, e.end());
                 open.erase(it);
             }
         } else if (isLaunchCall(name))
@@ -109,7 +109,7 @@ void graphCaptureNotice(const DeviceTrace &trace, const LinkSet &links, std::vec
         const DeviceEvent &e = trace.events[i];
         if (ran[i] || !isLaunchCall(trace.name(e)))
             continue;
-        const auto it = windows.find(e.thread);
+        const auto it = windows.find(trace.threadKey(e));
         if (it == windows.end())
             continue;
         const bool inside = std::any_of(it->second.begin(), it->second.end(),
@@ -160,8 +160,8 @@ void pairMismatchNotice(const DeviceTrace &trace, const HostTrace *host, const L
         return;
     std::set<std::int64_t> cpuPids;
     for (const DeviceEvent &e : trace.events)
-        if (e.phase == Phase::Complete && isCpuOpCategory(e.category) && !e.thread.pid.isString)
-            cpuPids.insert(e.thread.pid.value);
+        if (e.phase == Phase::Complete && isCpuOpCategory(e.category) && !trace.threadKey(e).pid.isString)
+            cpuPids.insert(trace.threadKey(e).pid.value);
     if (cpuPids.empty())
         return;
     const HostJoinStats &j = links.join;

@@ -33,7 +33,7 @@ bool isCollectiveKernelName(std::string_view name)
 
 bool isCollectiveKernel(const DeviceTrace &trace, const DeviceEvent &event)
 {
-    return event.collective < trace.collectives.size() || isCollectiveKernelName(trace.name(event));
+    return event.hasCollective() || isCollectiveKernelName(trace.name(event));
 }
 
 bool chakraSaysNccl(std::string_view name) { return containsNoCase(name, "nccl"); }
@@ -81,10 +81,10 @@ ReparentCheck checkReparent(const DeviceTrace &trace, const LinkSet &links, std:
     const std::uint32_t launcher = link.launch < trace.events.size() ? link.launch
                                    : link.parent < trace.events.size() ? link.parent
                                                                        : kNoIndex;
-    if (launcher != kNoIndex && !(trace.events[launcher].thread.pid == target.thread.pid))
-        return {ReparentRefusal::OtherProcess, describe(newParent) + " is in process " + trace.idText(target.thread.pid) +
+    if (launcher != kNoIndex && !(trace.threadKey(trace.events[launcher]).pid == trace.threadKey(target).pid))
+        return {ReparentRefusal::OtherProcess, describe(newParent) + " is in process " + trace.idText(trace.threadKey(target).pid) +
                                                    ", the GPU op was launched from process " +
-                                                   trace.idText(trace.events[launcher].thread.pid)};
+                                                   trace.idText(trace.threadKey(trace.events[launcher]).pid)};
     return {};
 }
 

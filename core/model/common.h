@@ -68,12 +68,16 @@ private:
     std::unordered_map<std::string_view, StringId> index_;
 };
 
-// Byte range inside a retained source buffer.
+// Byte range inside a retained source buffer. 12 bytes, aligned to 4, so that records holding spans
+// (events, host nodes) do not pad them to 16.
+#pragma pack(push, 4)
 struct Span {
     std::uint64_t offset = 0;
     std::uint32_t length = 0;
     bool empty() const { return length == 0; }
 };
+#pragma pack(pop)
+static_assert(sizeof(Span) == 12 && alignof(Span) == 4);
 
 inline constexpr std::uint64_t kUnknownOffset = std::numeric_limits<std::uint64_t>::max();
 

@@ -42,3 +42,21 @@ const SyncArgs *DeviceTrace::syncArgsOf(std::uint32_t event) const
 }
 
 } // namespace linkscope::core
+
+namespace linkscope::core {
+
+const CollectiveArgs *DeviceTrace::collectiveOf(std::uint32_t event) const
+{
+    const auto it = std::lower_bound(collectives.begin(), collectives.end(), event,
+                                     [](const CollectiveArgs &c, std::uint32_t e) { return c.event < e; });
+    return it != collectives.end() && it->event == event ? &*it : nullptr;
+}
+
+std::int64_t DeviceTrace::graphIdOf(std::uint32_t event) const
+{
+    const auto it = std::lower_bound(graphIds.begin(), graphIds.end(), event,
+                                     [](const GraphIdArg &g, std::uint32_t e) { return g.event < e; });
+    return it != graphIds.end() && it->event == event ? it->graphId : kNoId;
+}
+
+} // namespace linkscope::core

@@ -60,8 +60,40 @@ struct ThreadKey {
 inline constexpr std::int64_t kNoId = -1;
 inline constexpr std::uint32_t kNoIndex = std::numeric_limits<std::uint32_t>::max();
 
+// Index of a (pid, tid) in a ThreadTable. Two events of one trace have the same index exactly when
+// their (pid, tid) are the same.
+using ThreadIndex = std::uint32_t;
+
+// The distinct (pid, tid) of a trace, in order of first use; 0 is always (0, 0), the thread of an
+// event without pid and tid.
+class ThreadTable {
+public:
+    ThreadTable() { intern(ThreadKey{}); }
+
+    ThreadIndex intern(const ThreadKey &key)
+    {
+        const auto [it, added] = index_.try_emplace(key, static_cast<ThreadIndex>(keys_.size()));
+        if (added)
+            keys_.push_back(key);
+        return it->second;
+    }
+    ThreadIndex find(const ThreadKey &key) const
+    {
+        const auto it = index_.find(key);
+        return it == index_.end() ? kNoIndex : it->second;
+    }
+    const ThreadKey &at(ThreadIndex i) const { return keys_[i]; }
+    std::size_t size() const { return keys_.size(); }
+    const std::vector<ThreadKey> &keys() const { return keys_; }
+
+private:
+    std::vector<ThreadKey> keys_;
+    std::map<ThreadKey, ThreadIndex> index_;
+};
+
 // Kineto collective args (`appendCollectiveArgs`) on record_param_comms and NCCL kernels.
 struct CollectiveArgs {
+    std::uint32_t event = kNoIndex; // the DeviceTrace event that carries them
     StringId collectiveName = 0;
     StringId processGroupName = 0;
     StringId processGroupDesc = 0;
@@ -74,27 +106,41 @@ struct CollectiveArgs {
     std::int64_t seq = -1;
 };
 
+// args "graph id" (CUDA graphs) of one event: few events have one, so they are kept beside the events.
+struct GraphIdArg {
+    std::uint32_t event = kNoIndex;
+    std::int64_t graphId = kNoId;
+};
+
+// One Kineto event in 96 bytes. The fields most events carry are here at their full width; (pid,
+// tid) is an index into DeviceTrace::threads, and the rare ones (collective args, graph id) are in
+// DeviceTrace's side tables, flagged here.
 struct DeviceEvent {
     Nanos ts = 0;  // as written (relative to baseTimeNanoseconds when the trace has one)
     Nanos dur = 0;
-    ThreadKey thread;                   // (pid, tid) exactly as in the file
     std::int64_t externalId = kNoId;    // args "External id"
     std::int64_t correlation = kNoId;   // args "correlation"; 0 from roctracer is kept as 0 (linker treats as missing)
     std::int64_t evIdx = kNoId;         // args "Ev Idx"
     std::int64_t flowId = kNoId;        // flow events: "id"
     std::int64_t stream = kNoId;        // args "stream"
-    std::int64_t graphId = kNoId;       // args "graph id" (CUDA graphs)
     std::uint64_t rfId = 0;             // args "Record function id"; 0 = absent
+    ThreadIndex thread = 0;             // DeviceTrace::threads: (pid, tid) exactly as in the file
     std::int32_t device = -1;           // args "device"
     StringId name = 0;
     StringId categoryText = 0;          // original `cat` string
-    std::uint32_t collective = kNoIndex; // index into DeviceTrace::collectives, or kNoIndex
+    Span args;                          // raw JSON text of `args` in DeviceTrace::argsStore (empty if none)
     EventCategory category = EventCategory::Other;
     Phase phase = Phase::Other;
-    Span args;                           // raw JSON text of `args` in DeviceTrace::argsStore (empty if none)
+    std::uint8_t flags = 0;             // kHas* below
 
+    static constexpr std::uint8_t kHasCollective = 1; // DeviceTrace::collectiveOf(i) has its args
+    static constexpr std::uint8_t kHasGraphId = 2;    // DeviceTrace::graphIdOf(i) has its graph id
+
+    bool hasCollective() const { return flags & kHasCollective; }
+    bool hasGraphId() const { return flags & kHasGraphId; }
     Nanos end() const { return ts + dur; }
 };
+static_assert(sizeof(DeviceEvent) <= 96, "DeviceEvent: 1 M events are 96 MB; keep them so");
 
 // What a cuda_sync event waits on (Kineto args "wait_on_stream", "wait_on_cuda_event_record_corr_id"),
 // read with the events so that linking never needs the args text.
@@ -138,12 +184,14 @@ struct DeviceTrace {
     std::optional<Nanos> baseTimeNs;    // "baseTimeNanoseconds"
     std::optional<DistributedInfo> distributed;
     std::vector<DeviceProperties> devices;
+    ThreadTable threads;                            // every event's (pid, tid)
     std::map<ThreadKey, std::string> threadNames;   // from "M" thread_name
     std::map<TraceId, std::string> processNames;    // from "M" process_name
     std::map<ThreadKey, std::int64_t> threadSortIndex;
 
     std::vector<DeviceEvent> events;    // file order
-    std::vector<CollectiveArgs> collectives;
+    std::vector<CollectiveArgs> collectives;   // sorted by event (DeviceEvent::kHasCollective)
+    std::vector<GraphIdArg> graphIds;          // sorted by event (DeviceEvent::kHasGraphId)
     StringPool strings;
     std::vector<Diagnostic> warnings;
 
@@ -153,6 +201,7 @@ struct DeviceTrace {
     std::shared_ptr<const ArgsStore> argsStore;
 
     std::string_view name(const DeviceEvent &e) const { return strings.at(e.name); }
+    const ThreadKey &threadKey(const DeviceEvent &e) const { return threads.at(e.thread); }
     // One event's args (empty if none or unavailable; see argsUnavailableReason()). For many
     // events in order, use an ArgsReader over argsStore.
     std::string argsJson(const DeviceEvent &e) const
@@ -164,6 +213,10 @@ struct DeviceTrace {
     }
     std::string argsUnavailableReason() const { return argsStore ? argsStore->unavailableReason() : std::string(); }
     const SyncArgs *syncArgsOf(std::uint32_t event) const;
+    // The collective args of events[event], or null.
+    const CollectiveArgs *collectiveOf(std::uint32_t event) const;
+    // The "graph id" of events[event], or kNoId.
+    std::int64_t graphIdOf(std::uint32_t event) const;
     std::string idText(const TraceId &id) const
     {
         return id.isString ? std::string(strings.at(static_cast<StringId>(id.value))) : std::to_string(id.value);

@@ -22,8 +22,8 @@ json subjectJson(const DeviceTrace &trace, const HostTrace *host, const Finding 
         return {{"kind", "device_event"},
                 {"name", std::string(trace.name(e))},
                 {"category", std::string(trace.strings.at(e.categoryText))},
-                {"pid", traceIdJson(trace, e.thread.pid)},
-                {"tid", traceIdJson(trace, e.thread.tid)},
+                {"pid", traceIdJson(trace, trace.threadKey(e).pid)},
+                {"tid", traceIdJson(trace, trace.threadKey(e).tid)},
                 {"ts_ns", e.ts},
                 {"correlation", orNull(e.correlation)},
                 {"ev_idx", orNull(e.evIdx)}};

@@ -43,9 +43,9 @@ void summariseDevice(const DeviceTrace &t, TraceSummary &s)
             streams.insert({e.device, e.stream});
         } else if (isCpuOpCategory(e.category) || isRuntimeCategory(e.category)
                    || e.category == EventCategory::PythonFunction || e.category == EventCategory::CpuInstant) {
-            threads.insert(e.thread);
-            if (isCpuOpCategory(e.category) && !e.thread.pid.isString)
-                ++cpuPids[e.thread.pid.value];
+            threads.insert(t.threadKey(e));
+            if (isCpuOpCategory(e.category) && !t.threadKey(e).pid.isString)
+                ++cpuPids[t.threadKey(e).pid.value];
         }
     }
     s.cpuThreads = threads.size();

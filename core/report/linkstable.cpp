@@ -36,7 +36,7 @@ std::string linksJsonLines(const DeviceTrace &trace, const HostTrace *host, cons
     for (const GpuLink &link : ls.gpuLinks) {
         const DeviceEvent &g = trace.events[link.gpuEvent];
         json line;
-        line["pid"] = traceIdJson(trace, g.thread.pid);
+        line["pid"] = traceIdJson(trace, trace.threadKey(g).pid);
         line["device"] = g.device >= 0 ? json(g.device) : json(nullptr);
         line["stream"] = orNull(g.stream);
         line["correlation"] = orNull(g.correlation);
