@@ -64,6 +64,12 @@ for ((r = 0; r < ranks; r++)); do
     (( rss > seq_rss )) && seq_rss=$rss
 done
 echo "   total ${seq_wall} s (CPU ${seq_cpu} s), largest single-rank peak RSS ${seq_rss} MB"
+# The practical limit of the speed-up: a single export already keeps seq_cpu / seq_wall cores busy,
+# so N cores running the same CPU work can be at most N / that faster than the sequential runs.
+cores=$(nproc)
+busy=$(awk -v c="$seq_cpu" -v w="$seq_wall" 'BEGIN {printf "%.2f", c / w}')
+limit=$(awk -v n="$cores" -v c="$seq_cpu" -v w="$seq_wall" 'BEGIN {printf "%.2f", n * w / c}')
+echo "   one export keeps ${busy} cores busy: on ${cores} cores the same CPU work can be at most ${limit}x faster than these runs"
 
 for jobs in 1 2; do
     rm -rf "$out/job$jobs"
@@ -72,7 +78,7 @@ for jobs in 1 2; do
     read -r wall rss cpu < <(measure "$linkscope" job "$job" --out "$out/job$jobs" --jobs "$jobs")
     speed=$(awk -v a="$seq_wall" -v b="$wall" 'BEGIN {printf "%.2f", a / b}')
     ratio=$(awk -v a="$rss" -v b="$seq_rss" 'BEGIN {printf "%.2f", a / b}')
-    echo "   --jobs $jobs: ${wall} s (${speed}x the sequential runs), CPU ${cpu} s, peak RSS ${rss} MB (${ratio}x one rank's)"
+    echo "   --jobs $jobs: ${wall} s (${speed}x the sequential runs; limit ${limit}x), CPU ${cpu} s, peak RSS ${rss} MB (${ratio}x one rank's)"
     cmp -s "$out/seq/trace.0.et" "$out/job$jobs/trace.0.et" && echo "   trace.0.et identical to the single-rank export"
 done
 echo "== load after: $(cut -d' ' -f1-3 /proc/loadavg)"
