@@ -1,6 +1,6 @@
 #include "index/traceindex.h"
 
-#include "index/sortedsegments.h"
+#include "base/sortedsegments.h"
 
 #include <algorithm>
 #include <map>

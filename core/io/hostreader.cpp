@@ -1,7 +1,7 @@
 #include "io/hostreader.h"
 
 #include "base/radixsort.h"
-#include "io/arraygrowth.h"
+#include "base/arraygrowth.h"
 #include "io/decimal.h"
 #include "io/interncache.h"
 #include "io/readerbase.h"

@@ -64,11 +64,6 @@ std::uint64_t gzipInflateLimit(std::uint64_t compressedBytes, const std::string 
 // The LoadError for input that inflates past `limit`: names the file, the sizes and the override.
 [[noreturn]] void throwGzipLimit(const std::string &name, std::uint64_t compressedBytes, std::uint64_t limit);
 
-// Maps the pages of a large buffer that is about to be written in one go (Linux 5.14+), instead of
-// one page fault per 4 KiB. Only for memory that will be used: populated pages count in RSS.
-void prefaultForWrite(void *data, std::size_t bytes);
-// The same for any size: for the next stretch of a growing array that is about to be filled.
-void populateForWrite(void *data, std::size_t bytes);
 
 // Reads `path` fully (a Streamed plain file is mapped, not read). Throws LoadError if it cannot be
 // opened, is not a regular file (io/inputfile.h), the gzip stream is corrupt or inflates past

@@ -1,6 +1,6 @@
 #include "io/kinetoreader.h"
 
-#include "io/arraygrowth.h"
+#include "base/arraygrowth.h"
 #include "io/decimal.h"
 #include "io/interncache.h"
 #include "io/readerbase.h"
@@ -649,7 +649,7 @@ private:
         fail(p, std::string("invalid JSON in \"traceEvents\": ") + simdjson::error_message(lastError_));
     }
 
-    // Events and args are reserved for the whole array (io/arraygrowth.h); args only when they are
+    // Events and args are reserved for the whole array (base/arraygrowth.h); args only when they are
     // copied out (no source file).
     void reserveForRest(std::size_t parsedBytes, std::size_t arrayBytes)
     {

@@ -1,6 +1,6 @@
 #include "link/linker.h"
 
-#include "index/sortedsegments.h"
+#include "base/sortedsegments.h"
 #include "link/diagnose.h"
 #include "link/hostjoin.h"
 #include "link/rules.h"

@@ -3,12 +3,17 @@
 // once for the whole input from the density seen so far, and their pages mapped a little ahead of the
 // writes.
 
-#include "io/inputtext.h"
-
 #include <algorithm>
 #include <cstddef>
 
-namespace linkscope::core::io {
+namespace linkscope::core {
+
+// Maps the pages of a large buffer that is about to be written in one go (Linux 5.14+), instead of
+// one page fault per 4 KiB. Only for memory that will be used: populated pages count in RSS.
+void prefaultForWrite(void *data, std::size_t bytes);
+// The same for any size: for the next stretch of a growing array that is about to be filled.
+void populateForWrite(void *data, std::size_t bytes);
+
 
 // Reserves `v` for the whole input, where `scale` is (input bytes) / (bytes parsed so far): the first
 // time, then again whenever fewer than `minSpare` elements are left. Growing by doubling would briefly
@@ -55,4 +60,4 @@ private:
     std::size_t populatedUpTo_ = 0; // bytes from base_
 };
 
-} // namespace linkscope::core::io
+} // namespace linkscope::core
