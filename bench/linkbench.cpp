@@ -86,16 +86,16 @@ void account(Row &row, const core::DeviceTrace &device, const core::HostTrace &h
     row.events = device.events.size();
     row.gpuOps = links.gpuLinks.size();
     for (const core::GpuLink &link : links.gpuLinks) {
-        if (link.parent != core::kNoIndex)
+        if (link.parent.valid())
             ++row.linked;
         if (!truth)
             continue;
-        const core::DeviceEvent &gpu = device.events[link.gpuEvent];
+        const core::DeviceEvent &gpu = device.event(link.gpuEvent);
         const auto it = truth->find({device.threadKey(gpu).pid.value, gpu.correlation, gpu.ts});
         if (it == truth->end())
             continue;
         ++row.checked;
-        if (link.parent != core::kNoIndex && device.events[link.parent].evIdx == it->second)
+        if (link.parent.valid() && device.event(link.parent).evIdx == it->second)
             ++row.agree;
     }
 }

@@ -75,20 +75,20 @@ FrameStats measure(ui::TimelineView &view, int frames)
 
 // A collective kernel from the middle of the trace (its launch, parent and stream edges are drawn);
 // any linked GPU op if there is none.
-std::uint32_t pickSelection(const core::DeviceTrace &device, const core::LinkSet &links)
+core::EventIndex pickSelection(const core::DeviceTrace &device, const core::LinkSet &links)
 {
     const std::size_t middle = links.gpuLinks.size() / 2;
-    std::uint32_t fallback = core::kNoIndex;
+    core::EventIndex fallback;
     for (std::size_t i = middle; i < links.gpuLinks.size(); ++i) {
         const core::GpuLink &link = links.gpuLinks[i];
-        if (link.parent == core::kNoIndex)
+        if (link.parent.isNone())
             continue;
-        if (fallback == core::kNoIndex)
+        if (fallback.isNone())
             fallback = link.gpuEvent;
-        if (device.name(device.events[link.gpuEvent]).rfind("ncclDevKernel", 0) == 0)
+        if (device.name(device.event(link.gpuEvent)).rfind("ncclDevKernel", 0) == 0)
             return link.gpuEvent;
     }
-    return fallback != core::kNoIndex ? fallback : (links.gpuLinks.empty() ? 0 : links.gpuLinks.front().gpuEvent);
+    return fallback.valid() ? fallback : (links.gpuLinks.empty() ? core::EventIndex(0) : links.gpuLinks.front().gpuEvent);
 }
 
 // Runs the event loop until `done` or `timeoutMs`; false on timeout.
@@ -150,13 +150,13 @@ int runEditRefresh(const std::string &host, const std::string &kineto, int edits
 
     // GPU ops spread over the trace, each re-parented to a candidate other than its parent.
     struct Edit {
-        std::uint32_t gpu, parent;
+        core::EventIndex gpu, parent;
     };
     std::vector<Edit> plan;
     const auto &links = first->links().gpuLinks;
     for (std::size_t k = 0; k < links.size() && static_cast<int>(plan.size()) < edits; k += std::max<std::size_t>(1, links.size() / (edits * 4))) {
         const core::GpuLink &link = links[(k + links.size() / 3) % links.size()];
-        for (std::uint32_t candidate : controller->parentCandidates(link.gpuEvent))
+        for (core::EventIndex candidate : controller->parentCandidates(link.gpuEvent))
             if (candidate != link.parent && controller->reparentProblem(link.gpuEvent, candidate).isEmpty()) {
                 plan.push_back({link.gpuEvent, candidate});
                 break;
@@ -234,7 +234,7 @@ int runEditRefresh(const std::string &host, const std::string &kineto, int edits
         totals.push_back(all);
         peaks.push_back(peak);
         helds.push_back(held);
-        out << "  " << std::setw(4) << i + 1 << "  " << std::setw(10) << plan[i].gpu << std::setprecision(1)
+        out << "  " << std::setw(4) << i + 1 << "  " << std::setw(10) << plan[i].gpu.value << std::setprecision(1)
             << std::setw(17) << apply << std::setw(17) << shown - apply << std::setw(13) << all - shown
             << std::setw(11) << all << std::setw(11) << peak << std::setw(11) << held;
         const ui::TraceDocument::Sharing sharing = window.document()->sharingWith(*shownBefore);
@@ -399,12 +399,12 @@ int runRender(Args args, std::ostream &out, std::ostream &err)
     view.resize(1920, 1080);
     view.setDocument(doc);
     view.setSelectionModel(&selection);
-    const std::uint32_t selected = pickSelection(*device, *links);
+    const core::EventIndex selected = pickSelection(*device, *links);
     selection.select(selected);
 
     const core::Nanos start = doc->startTime();
     const core::Nanos end = doc->endTime();
-    const core::DeviceEvent &sel = device->events[selected];
+    const core::DeviceEvent &sel = device->event(selected);
     const core::Nanos center = sel.ts + sel.dur / 2;
     struct Level {
         std::string label;
@@ -418,7 +418,7 @@ int runRender(Args args, std::ostream &out, std::ostream &err)
         {"200 us around the selection", 200'000},
     };
     out << "frames of 1920x1080, " << frames << " per level, geometry rebuilt each frame; selection: "
-        << device->name(sel) << " (event " << selected << ")\n";
+        << device->name(sel) << " (event " << selected.value << ")\n";
     out << "  level                          span ms    median ms   min ms   max ms  cached ms  edges drawn\n";
     double worst = 0;
     for (const Level &level : levels) {

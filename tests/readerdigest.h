@@ -76,18 +76,18 @@ inline std::string readerDigest(const core::DeviceTrace &t)
     }
     for (std::size_t i = 0; i < t.threads.size(); ++i) {
         o << "thread " << i << ' ';
-        put(o, t, t.threads.at(static_cast<core::ThreadIndex>(i)).pid);
+        put(o, t, t.threads.at(core::ThreadIndex::at(i)).pid);
         o << '/';
-        put(o, t, t.threads.at(static_cast<core::ThreadIndex>(i)).tid);
+        put(o, t, t.threads.at(core::ThreadIndex::at(i)).tid);
         o << '\n';
     }
-    for (std::uint32_t i = 0; i < t.events.size(); ++i) {
-        const core::DeviceEvent &e = t.events[i];
+    for (core::EventIndex i{0}; i.in(t.events.size()); ++i) {
+        const core::DeviceEvent &e = t.event(i);
         o << e.ts << ' ' << e.dur << ' ';
         put(o, t, t.threadKey(e).pid);
         o << '/';
         put(o, t, t.threadKey(e).tid);
-        o << '#' << e.thread << ' ' << static_cast<int>(e.flags);
+        o << '#' << e.thread.value << ' ' << static_cast<int>(e.flags);
         o << ' ' << e.externalId << ' ' << e.correlation << ' ' << e.evIdx << ' ' << e.flowId << ' ' << e.stream
           << ' ' << t.graphIdOf(i) << ' ' << e.rfId << ' ' << e.device << ' ';
         put(o, t.strings, e.name);
@@ -108,7 +108,7 @@ inline std::string readerDigest(const core::DeviceTrace &t)
         o << '\n';
     }
     for (const core::SyncArgs &s : t.syncArgs)
-        o << "sync " << s.event << ' ' << s.waitOnStream << ' ' << s.recordCorrelation << '\n';
+        o << "sync " << s.event.value << ' ' << s.waitOnStream << ' ' << s.recordCorrelation << '\n';
     putWarnings(o, t.warnings);
     return o.str();
 }
@@ -121,7 +121,7 @@ inline std::string readerDigest(const core::HostTrace &t)
       << static_cast<int>(t.layout) << " pid " << t.pid << " time " << t.time << ' ' << t.startTs << ' '
       << t.finishTs << " truncated " << t.recoveredTruncation << '\n';
     for (const core::HostNode &n : t.nodes) {
-        o << n.id << ' ' << n.parentId << ' ' << n.parent << ' ';
+        o << n.id << ' ' << n.parentId << ' ' << n.parent.value << ' ';
         put(o, t.strings, n.name);
         o << ' ' << n.rfId << ' ' << n.tid << ' ' << n.fwParent << ' ' << n.seqId << ' ' << n.fwTid << ' ' << n.scope
           << ' ';
@@ -159,11 +159,11 @@ inline std::string readerDigest(const core::HostTrace &t)
     for (std::uint32_t c : t.childBegin)
         o << ' ' << c;
     o << "\nlist";
-    for (std::uint32_t c : t.childList)
-        o << ' ' << c;
+    for (core::HostNodeIndex c : t.childList)
+        o << ' ' << c.value;
     o << "\nroots";
-    for (std::uint32_t r : t.roots)
-        o << ' ' << r;
+    for (core::HostNodeIndex r : t.roots)
+        o << ' ' << r.value;
     o << '\n';
     putWarnings(o, t.warnings);
     return o.str();

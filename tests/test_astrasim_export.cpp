@@ -263,8 +263,8 @@ private slots:
         const DeviceTrace device = readKinetoTrace(kineto);
         std::multiset<std::string> lone; // kernels of one-rank groups, by name
         std::size_t kernels = 0;
-        for (std::uint32_t i = 0; i < device.events.size(); ++i) {
-            const DeviceEvent &e = device.events[i];
+        for (EventIndex i{0}; i.in(device.events.size()); ++i) {
+            const DeviceEvent &e = device.event(i);
             if (!isGpuOpCategory(e.category) || !e.hasCollective())
                 continue;
             ++kernels;

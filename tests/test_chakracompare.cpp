@@ -37,10 +37,10 @@ OpenedPair openSample()
     return openPair(request);
 }
 
-std::string launchName(const DeviceTrace &trace, const LinkSet &links, std::uint32_t gpuEvent)
+std::string launchName(const DeviceTrace &trace, const LinkSet &links, EventIndex gpuEvent)
 {
     const GpuLink &link = links.gpuLinks[links.gpuLinkOf[gpuEvent]];
-    return link.launch == kNoIndex ? std::string() : std::string(trace.name(trace.events[link.launch]));
+    return link.launch.isNone() ? std::string() : std::string(trace.name(trace.event(link.launch)));
 }
 
 LinkOptions externalIdOptions()
@@ -81,12 +81,12 @@ void TestChakraCompare::sampleNcclKernelsOnRecordParamComms()
     // The three NCCL kernels: ours hang off the nccl:* annotation, Chakra 1.0's off record_param_comms.
     QCOMPARE(c.chakra10.collectiveOnRecordParamComms.size(), std::size_t(3));
     const LinkSet chakra = linkWithIndex(*pair.device, pair.host.get(), pair.index, externalIdOptions());
-    for (std::uint32_t g : c.chakra10.collectiveOnRecordParamComms) {
+    for (EventIndex g : c.chakra10.collectiveOnRecordParamComms) {
         const DeviceTrace &d = *pair.device;
-        QVERIFY2(isCollectiveKernelName(d.name(d.events[g])), d.name(d.events[g]).data());
+        QVERIFY2(isCollectiveKernelName(d.name(d.event(g))), d.name(d.event(g)).data());
         const GpuLink &our = ours.gpuLinks[ours.gpuLinkOf[g]];
-        QVERIFY(d.name(d.events[our.parent]).starts_with("nccl:"));
-        QCOMPARE(d.name(d.events[chakra.gpuLinks[chakra.gpuLinkOf[g]].parent]), std::string_view("record_param_comms"));
+        QVERIFY(d.name(d.event(our.parent)).starts_with("nccl:"));
+        QCOMPARE(d.name(d.event(chakra.gpuLinks[chakra.gpuLinkOf[g]].parent)), std::string_view("record_param_comms"));
         QVERIFY(std::binary_search(c.chakra10.differentParent.begin(), c.chakra10.differentParent.end(), g));
     }
     // Before PR #185 the latest-starting op is the nccl:* op (by luck): no NCCL kernel on record_param_comms.
@@ -102,9 +102,9 @@ void TestChakraCompare::sampleDropsGraphLaunchesAndMemsets()
     const ChakraComparison c = compareWithChakra(d, pair.host.get(), pair.index, ours, pair.options);
 
     // What Chakra cannot see, counted from the trace: memsets, and kernels of a cudaGraphLaunch.
-    std::set<std::uint32_t> memsets, graphKernels;
+    std::set<EventIndex> memsets, graphKernels;
     for (const GpuLink &link : ours.gpuLinks) {
-        if (d.events[link.gpuEvent].category == EventCategory::GpuMemset)
+        if (d.event(link.gpuEvent).category == EventCategory::GpuMemset)
             memsets.insert(link.gpuEvent);
         else if (launchName(d, ours, link.gpuEvent) == "cudaGraphLaunch")
             graphKernels.insert(link.gpuEvent);
@@ -115,11 +115,11 @@ void TestChakraCompare::sampleDropsGraphLaunchesAndMemsets()
         QCOMPARE(dropped(*rule, ChakraDropReason::Memset), memsets.size());
         QCOMPARE(dropped(*rule, ChakraDropReason::UnknownLaunchApi), graphKernels.size());
         QCOMPARE(dropped(*rule, ChakraDropReason::NoHostNode), std::size_t(0));
-        std::set<std::uint32_t> expected = memsets;
+        std::set<EventIndex> expected = memsets;
         expected.insert(graphKernels.begin(), graphKernels.end());
-        QCOMPARE(std::set<std::uint32_t>(rule->dropped.begin(), rule->dropped.end()), expected);
+        QCOMPARE(std::set<EventIndex>(rule->dropped.begin(), rule->dropped.end()), expected);
         // A dropped GPU op is not also counted as re-parented.
-        for (std::uint32_t g : rule->differentParent)
+        for (EventIndex g : rule->differentParent)
             QVERIFY(!expected.count(g));
         // Every sync edge it loses ends on a GPU op it drops (the link rules do not change sync edges).
         std::size_t onDropped = 0;
@@ -128,7 +128,7 @@ void TestChakraCompare::sampleDropsGraphLaunchesAndMemsets()
                 ++onDropped;
         QCOMPARE(rule->syncEdgesLost, onDropped);
         QVERIFY(rule->syncEdgesLost > 0);
-        for (std::uint32_t g : rule->syncLostGpuOps)
+        for (EventIndex g : rule->syncLostGpuOps)
             QVERIFY(expected.count(g));
     }
 }
@@ -138,19 +138,19 @@ void TestChakraCompare::correctionsChangeTheComparison()
     const OpenedPair pair = openSample();
     const DeviceTrace &d = *pair.device;
     const ChakraComparison before = compareWithChakra(d, pair.host.get(), pair.index, *pair.links, pair.options);
-    const std::uint32_t nccl = before.chakra10.collectiveOnRecordParamComms.front();
+    const EventIndex nccl = before.chakra10.collectiveOnRecordParamComms.front();
     const LinkSet chakra = linkWithIndex(d, pair.host.get(), pair.index, externalIdOptions());
-    const std::uint32_t rpc = chakra.gpuLinks[chakra.gpuLinkOf[nccl]].parent;
+    const EventIndex rpc = chakra.gpuLinks[chakra.gpuLinkOf[nccl]].parent;
 
     // The user drags the NCCL kernel onto record_param_comms, as Chakra 1.0 would, and adds a sync
     // edge from a kernel Chakra keeps to that record_param_comms.
     LinkSet corrected = *pair.links;
     LinkEditor editor(corrected, d, pair.host.get());
-    std::uint32_t kept = kNoIndex;
+    EventIndex kept;
     for (const GpuLink &link : corrected.gpuLinks)
         if (link.gpuEvent != nccl && !chakraDrops(d, chakra.gpuLinks[chakra.gpuLinkOf[link.gpuEvent]]))
             kept = link.gpuEvent;
-    QVERIFY(kept != kNoIndex);
+    QVERIFY(kept.valid());
     const auto outcomes = editor.apply({"as Chakra", {editor.reparent(nccl, rpc), editor.addEdge(kept, rpc, EdgeKind::Sync)}});
     QCOMPARE(outcomes.size(), std::size_t(2));
     QCOMPARE(outcomes[0].status, EditStatus::Applied);
@@ -183,10 +183,10 @@ void TestChakraCompare::updateAfterACorrectionEqualsAFullCompare()
                && a.syncLostGpuOps == b.syncLostGpuOps && a.linked == b.linked && a.fallback == b.fallback;
     };
     const ChakraComparison first = compareWithChakra(d, chakra, *pair.links);
-    const std::uint32_t nccl = first.chakra10.collectiveOnRecordParamComms.front();
-    const std::uint32_t rpc = chakra.chakra10->gpuLinks[chakra.chakra10->gpuLinkOf[nccl]].parent;
+    const EventIndex nccl = first.chakra10.collectiveOnRecordParamComms.front();
+    const EventIndex rpc = chakra.chakra10->gpuLinks[chakra.chakra10->gpuLinkOf[nccl]].parent;
     // A GPU op Chakra drops that we link: detaching it takes it out of `dropped`.
-    std::uint32_t droppedOp = first.chakra10.dropped.front();
+    const EventIndex droppedOp = first.chakra10.dropped.front();
 
     LinkSet working = *pair.links;
     LinkEditor editor(working, d, pair.host.get());
@@ -197,7 +197,7 @@ void TestChakraCompare::updateAfterACorrectionEqualsAFullCompare()
                                   LogEntry{"both back", {editor.restore(nccl), editor.restore(droppedOp)}}}) {
         for (const EditOutcome &o : editor.apply(entry))
             QCOMPARE(o.status, EditStatus::Applied);
-        const std::vector<std::uint32_t> changed = {std::min(working.gpuLinkOf[nccl], working.gpuLinkOf[droppedOp]),
+        const std::vector<GpuLinkIndex> changed = {std::min(working.gpuLinkOf[nccl], working.gpuLinkOf[droppedOp]),
                                                     std::max(working.gpuLinkOf[nccl], working.gpuLinkOf[droppedOp])};
         const ChakraComparison full = compareWithChakra(d, chakra, working);
         for (auto [was, theirs, expected] : {std::tuple{&shown.chakra10, chakra.chakra10.get(), &full.chakra10},

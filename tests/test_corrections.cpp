@@ -28,14 +28,13 @@ struct Fixture {
     LinkSet links;
 
     // Event indices (file order).
-    enum : std::uint32_t {
-        RecordParamComms, NcclAllGather, LaunchNccl, NcclKernel,        // docs/linking.md, thread 1331
-        GraphStep, GraphLaunch, GraphKernel0, GraphKernel1, GraphKernel2, // CUDA graph, thread 1331
-        CopyOp, CopyLaunch, Memcpy,                                       // thread 1400
-        PythonFrame, OrphanKernel, EventCount
-    };
+    static constexpr EventIndex RecordParamComms{0}, NcclAllGather{1}, LaunchNccl{2}, NcclKernel{3}, // docs/linking.md, thread 1331
+        GraphStep{4}, GraphLaunch{5}, GraphKernel0{6}, GraphKernel1{7}, GraphKernel2{8},              // CUDA graph, thread 1331
+        CopyOp{9}, CopyLaunch{10}, Memcpy{11},                                                         // thread 1400
+        PythonFrame{12}, OrphanKernel{13};
+    static constexpr std::size_t EventCount = 14;
 
-    std::uint32_t add(std::string_view name, std::string_view cat, std::int64_t pid, std::int64_t tid, Nanos ts, Nanos dur)
+    EventIndex add(std::string_view name, std::string_view cat, std::int64_t pid, std::int64_t tid, Nanos ts, Nanos dur)
     {
         DeviceEvent e;
         e.name = device.strings.intern(name);
@@ -46,7 +45,7 @@ struct Fixture {
         e.ts = ts;
         e.dur = dur;
         device.events.push_back(e);
-        return static_cast<std::uint32_t>(device.events.size() - 1);
+        return EventIndex::at(device.events.size() - 1);
     }
 
     Fixture()
@@ -97,7 +96,7 @@ struct Fixture {
             n.parentId = parentId;
             n.name = host.strings.intern(name);
             n.rfId = rf;
-            host.indexById[id] = static_cast<std::uint32_t>(host.nodes.size());
+            host.indexById[id] = HostNodeIndex::at(host.nodes.size());
             host.nodes.push_back(n);
         };
         addNode(30, 1, "record_param_comms", 19);
@@ -107,25 +106,25 @@ struct Fixture {
 
         // The links as the external-id policy makes them (docs/linking.md: Chakra HEAD picks record_param_comms).
         links.policy = Policy::ExternalId;
-        std::vector<std::uint32_t> hostOfEvent(EventCount, kNoIndex);
-        hostOfEvent[RecordParamComms] = 0;
-        hostOfEvent[NcclAllGather] = 1;
-        hostOfEvent[GraphStep] = 2;
-        hostOfEvent[CopyOp] = 3;
+        std::vector<HostNodeIndex> hostOfEvent(EventCount, kNone);
+        hostOfEvent[RecordParamComms.get()] = HostNodeIndex(0);
+        hostOfEvent[NcclAllGather.get()] = HostNodeIndex(1);
+        hostOfEvent[GraphStep.get()] = HostNodeIndex(2);
+        hostOfEvent[CopyOp.get()] = HostNodeIndex(3);
         links.hostOfEvent = hostOfEvent;
-        links.eventOfHost = std::vector<std::uint32_t>{RecordParamComms, NcclAllGather, GraphStep, CopyOp};
-        std::vector<std::uint32_t> gpuLinkOf(EventCount, kNoIndex);
-        auto link = [&](std::uint32_t gpu, std::uint32_t launch, std::uint32_t parent, ParentRule rule) {
+        links.eventOfHost = std::vector<EventIndex>{RecordParamComms, NcclAllGather, GraphStep, CopyOp};
+        std::vector<GpuLinkIndex> gpuLinkOf(EventCount, kNone);
+        auto link = [&](EventIndex gpu, EventIndex launch, EventIndex parent, ParentRule rule) {
             GpuLink l;
             l.gpuEvent = gpu;
             l.launch = launch;
-            l.launchMatch = launch == kNoIndex ? LaunchMatch::None : LaunchMatch::Correlation;
+            l.launchMatch = launch.isNone() ? LaunchMatch::None : LaunchMatch::Correlation;
             l.parent = parent;
-            l.hostNode = parent == kNoIndex ? kNoIndex : hostOfEvent[parent];
+            l.hostNode = parent.isNone() ? HostNodeIndex(kNone) : hostOfEvent[parent.get()];
             l.rule = rule;
-            l.confidence = parent == kNoIndex ? 0.0f : 0.8f;
-            l.orphan = parent == kNoIndex ? OrphanReason::NoCorrelation : OrphanReason::None;
-            gpuLinkOf[gpu] = static_cast<std::uint32_t>(links.gpuLinks.size());
+            l.confidence = parent.isNone() ? 0.0f : 0.8f;
+            l.orphan = parent.isNone() ? OrphanReason::NoCorrelation : OrphanReason::None;
+            gpuLinkOf[gpu.get()] = GpuLinkIndex::at(links.gpuLinks.size());
             links.gpuLinks.push_back(l);
         };
         link(NcclKernel, LaunchNccl, RecordParamComms, ParentRule::ExternalId);
@@ -133,7 +132,7 @@ struct Fixture {
         link(GraphKernel1, GraphLaunch, GraphStep, ParentRule::ExternalId);
         link(GraphKernel2, GraphLaunch, GraphStep, ParentRule::ExternalId);
         link(Memcpy, CopyLaunch, CopyOp, ParentRule::ExternalId);
-        link(OrphanKernel, kNoIndex, kNoIndex, ParentRule::None);
+        link(OrphanKernel, kNone, kNone, ParentRule::None);
         links.gpuLinkOf = gpuLinkOf;
         links.edges = std::vector<Edge>{
             {LaunchNccl, NcclKernel, EdgeKind::Launch},
@@ -146,25 +145,25 @@ struct Fixture {
         };
         Finding nccl;
         nccl.kind = FindingKind::NcclParentIsRecordParamComms;
-        nccl.subject = NcclKernel;
+        nccl.event = NcclKernel;
         nccl.suggestedParent = NcclAllGather;
         Finding orphan;
         orphan.kind = FindingKind::OrphanGpuOp;
-        orphan.subject = OrphanKernel;
+        orphan.event = OrphanKernel;
         // Made by hand, without the linker's evidence: the findings stay as given (trace-wide here).
         links.findings = FindingList({nccl, orphan}, {}, {}, {});
     }
 };
 
-std::uint32_t parentOf(const LinkSet &links, std::uint32_t gpuEvent)
+EventIndex parentOf(const LinkSet &links, EventIndex gpuEvent)
 {
     return links.gpuLinks[links.gpuLinkOf[gpuEvent]].parent;
 }
 
 // Edges compared as a multiset: removal refills slots from the end, so order is not kept.
-std::vector<std::tuple<std::uint32_t, std::uint32_t, int>> edgeSet(const LinkSet &links)
+std::vector<std::tuple<EventIndex, EventIndex, int>> edgeSet(const LinkSet &links)
 {
-    std::vector<std::tuple<std::uint32_t, std::uint32_t, int>> out;
+    std::vector<std::tuple<EventIndex, EventIndex, int>> out;
     for (const Edge &e : links.edges)
         out.emplace_back(e.from, e.to, static_cast<int>(e.kind));
     std::sort(out.begin(), out.end());
@@ -293,11 +292,11 @@ void TestCorrections::keysRoundTrip()
 {
     Fixture fx;
     SubjectResolver resolver(fx.device, &fx.host);
-    for (std::uint32_t i = 0; i < Fixture::EventCount; ++i) {
+    for (EventIndex i{0}; i.in(Fixture::EventCount); ++i) {
         const SubjectKey key = resolver.keyOfEvent(i);
         const auto resolved = resolver.resolve(key);
         QVERIFY2(resolved.ok(), resolved.problem.c_str());
-        QCOMPARE(resolved.index, i);
+        QCOMPARE(resolved.event, i);
     }
     // Which identity each kind of event gets.
     const SubjectKey kernel = resolver.keyOfEvent(Fixture::NcclKernel);
@@ -315,14 +314,14 @@ void TestCorrections::keysRoundTrip()
     QCOMPARE(python.tid.number, 1400);
     QCOMPARE(resolver.keyOfEvent(Fixture::CopyLaunch).kind, KeyKind::Runtime);
     // A host node by its ET id.
-    const SubjectKey node = resolver.keyOfHostNode(1);
+    const SubjectKey node = resolver.keyOfHostNode(HostNodeIndex(1));
     QCOMPARE(node.hostId, 31);
-    QCOMPARE(resolver.resolve(node).index, 1u);
+    QCOMPARE(resolver.resolve(node).hostNode, HostNodeIndex(1));
 
     // Keys equal field by field when made from a second copy of the same trace (a reload).
     Fixture reloaded;
     SubjectResolver again(reloaded.device, &reloaded.host);
-    for (std::uint32_t i = 0; i < Fixture::EventCount; ++i)
+    for (EventIndex i{0}; i.in(Fixture::EventCount); ++i)
         QVERIFY(again.keyOfEvent(i) == resolver.keyOfEvent(i));
 }
 
@@ -345,7 +344,7 @@ void TestCorrections::seedReparentUnderExternalIdPolicy()
 {
     Fixture fx;
     // Under the external-id policy the NCCL kernel hangs off record_param_comms (issue #196).
-    QCOMPARE(parentOf(fx.links, Fixture::NcclKernel), std::uint32_t(Fixture::RecordParamComms));
+    QCOMPARE(parentOf(fx.links, Fixture::NcclKernel), Fixture::RecordParamComms);
     LinkEditor editor(fx.links, fx.device, &fx.host);
     const Edit edit = editor.reparent(Fixture::NcclKernel, Fixture::NcclAllGather);
     QCOMPARE(edit.target.rfId, std::uint64_t(20));
@@ -353,14 +352,14 @@ void TestCorrections::seedReparentUnderExternalIdPolicy()
     QCOMPARE(outcomes.size(), std::size_t(1));
     QCOMPARE(outcomes[0].status, EditStatus::Applied);
     const GpuLink &link = fx.links.gpuLinks[fx.links.gpuLinkOf[Fixture::NcclKernel]];
-    QCOMPARE(link.parent, std::uint32_t(Fixture::NcclAllGather));
-    QCOMPARE(link.hostNode, 1u); // ET node 31
+    QCOMPARE(link.parent, Fixture::NcclAllGather);
+    QCOMPARE(link.hostNode, HostNodeIndex(1)); // ET node 31
     QCOMPARE(link.rule, ParentRule::Manual);
     QCOMPARE(link.orphan, OrphanReason::None);
     QVERIFY(editor.isCorrected(fx.links.gpuLinkOf[Fixture::NcclKernel]));
-    QCOMPARE(editor.linkerChoice(fx.links.gpuLinkOf[Fixture::NcclKernel]).parent, std::uint32_t(Fixture::RecordParamComms));
+    QCOMPARE(editor.linkerChoice(fx.links.gpuLinkOf[Fixture::NcclKernel]).parent, Fixture::RecordParamComms);
     // The launch and the launch edge are not the parent's business.
-    QCOMPARE(link.launch, std::uint32_t(Fixture::LaunchNccl));
+    QCOMPARE(link.launch, Fixture::LaunchNccl);
 }
 
 void TestCorrections::undoRestoresEveryStep()
@@ -411,12 +410,12 @@ void TestCorrections::logPrefixEqualsUndo()
     // The values themselves, after the whole log.
     Fixture all;
     applyCorrections(log, all.links, all.device, &all.host);
-    QCOMPARE(parentOf(all.links, Fixture::NcclKernel), std::uint32_t(Fixture::RecordParamComms)); // restored
+    QCOMPARE(parentOf(all.links, Fixture::NcclKernel), Fixture::RecordParamComms); // restored
     QCOMPARE(all.links.gpuLinks[all.links.gpuLinkOf[Fixture::NcclKernel]].rule, ParentRule::ExternalId);
     QCOMPARE(all.links.gpuLinks[all.links.gpuLinkOf[Fixture::GraphKernel0]].orphan, OrphanReason::Detached);
     const auto edges = edgeSet(all.links);
-    QVERIFY(std::count(edges.begin(), edges.end(), std::make_tuple(std::uint32_t(Fixture::GraphKernel2), std::uint32_t(Fixture::CopyOp), int(EdgeKind::Sync))) == 1);
-    QVERIFY(std::count(edges.begin(), edges.end(), std::make_tuple(std::uint32_t(Fixture::RecordParamComms), std::uint32_t(Fixture::CopyOp), int(EdgeKind::InterThread))) == 0);
+    QVERIFY(std::count(edges.begin(), edges.end(), std::make_tuple(Fixture::GraphKernel2, Fixture::CopyOp, int(EdgeKind::Sync))) == 1);
+    QVERIFY(std::count(edges.begin(), edges.end(), std::make_tuple(Fixture::RecordParamComms, Fixture::CopyOp, int(EdgeKind::InterThread))) == 0);
     QCOMPARE(all.links.edges.size(), Fixture().links.edges.size());
 }
 
@@ -429,21 +428,21 @@ void TestCorrections::restoreAndDetach()
     QCOMPARE(outcome[0].status, EditStatus::Unchanged);
     editor.apply({"d", {editor.detach(Fixture::Memcpy)}});
     const GpuLink &link = fx.links.gpuLinks[fx.links.gpuLinkOf[Fixture::Memcpy]];
-    QCOMPARE(link.parent, kNoIndex);
-    QCOMPARE(link.hostNode, kNoIndex);
+    QCOMPARE(link.parent, kNone);
+    QCOMPARE(link.hostNode, kNone);
     QCOMPARE(link.orphan, OrphanReason::Detached);
     QCOMPARE(link.rule, ParentRule::Manual);
     outcome = editor.apply({"r", {editor.restore(Fixture::Memcpy)}});
     QCOMPARE(outcome[0].status, EditStatus::Applied);
-    QCOMPARE(link.parent, std::uint32_t(Fixture::CopyOp));
-    QCOMPARE(link.hostNode, 3u);
+    QCOMPARE(link.parent, Fixture::CopyOp);
+    QCOMPARE(link.hostNode, HostNodeIndex(3));
     QCOMPARE(link.rule, ParentRule::ExternalId);
     QCOMPARE(link.orphan, OrphanReason::None);
     // Re-parenting the orphan kernel (no correlation at all: keyed by ordinal among pid 0's
     // uncorrelated GPU ops) attaches it.
     outcome = editor.apply({"attach", {editor.reparent(Fixture::OrphanKernel, Fixture::CopyOp)}});
     QCOMPARE(outcome[0].status, EditStatus::Applied);
-    QCOMPARE(parentOf(fx.links, Fixture::OrphanKernel), std::uint32_t(Fixture::CopyOp));
+    QCOMPARE(parentOf(fx.links, Fixture::OrphanKernel), Fixture::CopyOp);
     QCOMPARE(fx.links.gpuLinks[fx.links.gpuLinkOf[Fixture::OrphanKernel]].orphan, OrphanReason::None);
 }
 
@@ -455,7 +454,7 @@ void TestCorrections::edgeEditsAndUndo()
     // Remove an edge from the middle: the last edge refills its slot.
     editor.apply({"rm", {editor.removeEdge(Fixture::NcclKernel, Fixture::CopyOp, EdgeKind::Sync)}});
     QCOMPARE(fx.links.edges.size(), before.size() - 1);
-    QCOMPARE(fx.links.edges[3].from, std::uint32_t(Fixture::Memcpy));
+    QCOMPARE(fx.links.edges[3].from, Fixture::Memcpy);
     // Removing it again: it is not there.
     auto outcome = editor.apply({"rm again", {editor.removeEdge(Fixture::NcclKernel, Fixture::CopyOp, EdgeKind::Sync)}});
     QCOMPARE(outcome[0].status, EditStatus::Stale);
@@ -533,7 +532,7 @@ void TestCorrections::bulkSuggestionIsOneStep()
     // CPU neighbour graph_step (any CPU op will do for the test).
     Finding extra;
     extra.kind = FindingKind::NcclParentIsRecordParamComms;
-    extra.subject = Fixture::Memcpy;
+    extra.event = Fixture::Memcpy;
     extra.suggestedParent = Fixture::GraphStep;
     std::vector<Finding> findings = fx.links.findings.toVector();
     findings.push_back(extra);
@@ -544,18 +543,18 @@ void TestCorrections::bulkSuggestionIsOneStep()
     QVERIFY(editor.applySuggestions(FindingKind::OrphanGpuOp).edits.empty()); // no suggested parent
     const auto outcomes = editor.apply(bulk);
     QCOMPARE(outcomes.size(), std::size_t(2));
-    QCOMPARE(parentOf(fx.links, Fixture::NcclKernel), std::uint32_t(Fixture::NcclAllGather));
-    QCOMPARE(parentOf(fx.links, Fixture::Memcpy), std::uint32_t(Fixture::GraphStep));
+    QCOMPARE(parentOf(fx.links, Fixture::NcclKernel), Fixture::NcclAllGather);
+    QCOMPARE(parentOf(fx.links, Fixture::Memcpy), Fixture::GraphStep);
     QCOMPARE(editor.appliedEntries(), std::size_t(1));
     QVERIFY(editor.undoLast());
-    QCOMPARE(parentOf(fx.links, Fixture::NcclKernel), std::uint32_t(Fixture::RecordParamComms));
-    QCOMPARE(parentOf(fx.links, Fixture::Memcpy), std::uint32_t(Fixture::CopyOp));
+    QCOMPARE(parentOf(fx.links, Fixture::NcclKernel), Fixture::RecordParamComms);
+    QCOMPARE(parentOf(fx.links, Fixture::Memcpy), Fixture::CopyOp);
 
     // A suggestion already in force (the GPU op is on the suggested parent) gives no no-op edit.
     Fixture done;
     Finding already;
     already.kind = FindingKind::LaunchOutsideParent;
-    already.subject = Fixture::Memcpy;
+    already.event = Fixture::Memcpy;
     already.suggestedParent = parentOf(done.links, Fixture::Memcpy);
     std::vector<Finding> doneFindings = done.links.findings.toVector();
     doneFindings.push_back(already);
@@ -589,7 +588,7 @@ void TestCorrections::sidecarRoundTrip()
                                        Edit e;
                                        e.kind = EditKind::MarkReviewed;
                                        e.finding = FindingKind::EtParentMissing;
-                                       e.subject = maker.resolver().keyOfHostNode(2);
+                                       e.subject = maker.resolver().keyOfHostNode(HostNodeIndex(2));
                                        return e;
                                    }()}});
 
@@ -619,8 +618,8 @@ void TestCorrections::sidecarRoundTrip()
     QCOMPARE(ra.count(EditStatus::Applied), sidecar.log.editCount());
     QCOMPARE(rb.count(EditStatus::Applied), sidecar.log.editCount());
     QVERIFY(sameLinks(a.links, b.links));
-    QCOMPARE(parentOf(b.links, Fixture::NcclKernel), std::uint32_t(Fixture::NcclAllGather));
-    QCOMPARE(parentOf(b.links, Fixture::OrphanKernel), std::uint32_t(Fixture::CopyOp));
+    QCOMPARE(parentOf(b.links, Fixture::NcclKernel), Fixture::NcclAllGather);
+    QCOMPARE(parentOf(b.links, Fixture::OrphanKernel), Fixture::CopyOp);
     QCOMPARE(b.links.gpuLinks[b.links.gpuLinkOf[Fixture::GraphKernel1]].orphan, OrphanReason::Detached);
 }
 
@@ -652,9 +651,9 @@ void TestCorrections::staleEditsReported()
     QVERIFY(problems[2].reason.find("new parent") != std::string::npos);
     QVERIFY(problems[2].reason.find("Record function id") != std::string::npos);
     // The good edit still applied; the stale ones changed nothing.
-    QCOMPARE(parentOf(fx.links, Fixture::NcclKernel), std::uint32_t(Fixture::NcclAllGather));
-    QCOMPARE(parentOf(fx.links, Fixture::Memcpy), std::uint32_t(Fixture::CopyOp));
-    QCOMPARE(parentOf(fx.links, Fixture::GraphKernel0), std::uint32_t(Fixture::GraphStep));
+    QCOMPARE(parentOf(fx.links, Fixture::NcclKernel), Fixture::NcclAllGather);
+    QCOMPARE(parentOf(fx.links, Fixture::Memcpy), Fixture::CopyOp);
+    QCOMPARE(parentOf(fx.links, Fixture::GraphKernel0), Fixture::GraphStep);
     QCOMPARE(fx.links.gpuLinks[fx.links.gpuLinkOf[Fixture::GraphKernel0]].rule, ParentRule::ExternalId);
 
     // Device-only (no host trace): host-node subjects are stale, not dropped.
@@ -663,7 +662,7 @@ void TestCorrections::staleEditsReported()
     Edit review;
     review.kind = EditKind::MarkReviewed;
     review.finding = FindingKind::EtParentMissing;
-    review.subject = maker.resolver().keyOfHostNode(0);
+    review.subject = maker.resolver().keyOfHostNode(HostNodeIndex(0));
     hostLog.entries.push_back({"r", {review}});
     const ApplyResult noHost = applyCorrections(hostLog, deviceOnly.links, deviceOnly.device, nullptr);
     QCOMPARE(noHost.count(EditStatus::Stale), std::size_t(1));
@@ -812,11 +811,11 @@ void TestCorrections::diffOfParents()
     const ParentDiff diff = diffParents(before.links, after.links);
     QCOMPARE(diff.compared, std::size_t(6));
     QCOMPARE(diff.changes.size(), std::size_t(2));
-    QCOMPARE(diff.changes[0].gpuEvent, std::uint32_t(Fixture::NcclKernel));
-    QCOMPARE(diff.changes[0].before, std::uint32_t(Fixture::RecordParamComms));
-    QCOMPARE(diff.changes[0].after, std::uint32_t(Fixture::NcclAllGather));
-    QCOMPARE(diff.changes[1].gpuEvent, std::uint32_t(Fixture::Memcpy));
-    QCOMPARE(diff.changes[1].after, kNoIndex);
+    QCOMPARE(diff.changes[0].gpuEvent, Fixture::NcclKernel);
+    QCOMPARE(diff.changes[0].before, Fixture::RecordParamComms);
+    QCOMPARE(diff.changes[0].after, Fixture::NcclAllGather);
+    QCOMPARE(diff.changes[1].gpuEvent, Fixture::Memcpy);
+    QCOMPARE(diff.changes[1].after, kNone);
     QCOMPARE(diff.changes[1].orphanAfter, OrphanReason::Detached);
     QVERIFY(diffParents(before.links, before.links).changes.empty());
     LinkSet fewer;

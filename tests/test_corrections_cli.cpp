@@ -22,12 +22,12 @@ using namespace linkscope::core;
 namespace {
 using linkscope::test::readFile;
 
-std::uint32_t eventNamed(const DeviceTrace &device, std::string_view prefix, EventCategory category)
+EventIndex eventNamed(const DeviceTrace &device, std::string_view prefix, EventCategory category)
 {
-    for (std::uint32_t i = 0; i < device.events.size(); ++i)
-        if (device.events[i].category == category && device.name(device.events[i]).substr(0, prefix.size()) == prefix)
+    for (EventIndex i{0}; i.in(device.events.size()); ++i)
+        if (device.event(i).category == category && device.name(device.event(i)).substr(0, prefix.size()) == prefix)
             return i;
-    return kNoIndex;
+    return kNone;
 }
 } // namespace
 
@@ -52,10 +52,10 @@ void TestCorrectionsCli::exportAppliesSidecar()
     LinkOptions options;
     options.policy = Policy::ExternalId;
     LinkSet links = linkTraces(deviceTrace, &hostTrace, options);
-    const std::uint32_t kernel = eventNamed(deviceTrace, "ncclDevKernel", EventCategory::Kernel);
-    const std::uint32_t annotation = eventNamed(deviceTrace, "nccl:_all_gather_base", EventCategory::UserAnnotation);
-    const std::uint32_t comms = eventNamed(deviceTrace, "record_param_comms", EventCategory::CpuOp);
-    QVERIFY(kernel != kNoIndex && annotation != kNoIndex && comms != kNoIndex);
+    const EventIndex kernel = eventNamed(deviceTrace, "ncclDevKernel", EventCategory::Kernel);
+    const EventIndex annotation = eventNamed(deviceTrace, "nccl:_all_gather_base", EventCategory::UserAnnotation);
+    const EventIndex comms = eventNamed(deviceTrace, "record_param_comms", EventCategory::CpuOp);
+    QVERIFY(kernel.valid() && annotation.valid() && comms.valid());
     QCOMPARE(links.gpuLinks[links.gpuLinkOf[kernel]].parent, comms); // Chakra HEAD's wrong choice (docs/linking.md)
     Sidecar sidecar;
     sidecar.device = fingerprintFile(device);

@@ -6,6 +6,7 @@
 #include "edit/correction.h"
 #include "edit/sidecar.h"
 #include "link/linker.h"
+#include "testsupport.h"
 #include "tracebuilder.h"
 
 #include <QTemporaryDir>
@@ -26,7 +27,7 @@ constexpr Nanos us = 1000;
 struct Seed {
     TraceBuilder b;
     HostBuilder h;
-    std::uint32_t rpc, nccl, launch, kernel;
+    EventIndex rpc, nccl, launch, kernel;
     Seed()
     {
         rpc = b.cpu(EventCategory::CpuOp, "record_param_comms", kPid, kTid, 100 * us, 50 * us, 17, 19, 40);
@@ -48,7 +49,7 @@ struct Seed {
     }
 };
 
-const GpuLink &linkOf(const LinkSet &links, std::uint32_t event) { return links.gpuLinks.at(links.gpuLinkOf.at(event)); }
+const GpuLink &linkOf(const LinkSet &links, EventIndex event) { return links.gpuLinks.at(links.gpuLinkOf.at(event.get()).get()); }
 } // namespace
 
 class TestCorrectionsSeed : public QObject {
@@ -63,12 +64,12 @@ void TestCorrectionsSeed::endToEnd()
     LinkSet links = seed.link(Policy::ExternalId);
     // docs/linking.md: Chakra HEAD (External-id match first) → record_param_comms, ET node 30.
     QCOMPARE(linkOf(links, seed.kernel).parent, seed.rpc);
-    QCOMPARE(seed.h.host.nodes.at(linkOf(links, seed.kernel).hostNode).id, std::int64_t(30));
+    QCOMPARE(seed.h.host.nodes.at(linkOf(links, seed.kernel).hostNode.get()).id, std::int64_t(30));
     const auto finding = std::find_if(links.findings.begin(), links.findings.end(), [](const Finding &f) {
         return f.kind == FindingKind::NcclParentIsRecordParamComms;
     });
     QVERIFY(finding != links.findings.end());
-    QCOMPARE(finding->subject, seed.kernel);
+    QCOMPARE(finding->event, seed.kernel);
     QCOMPARE(finding->suggestedParent, seed.nccl);
 
     // Apply the finding's suggestion to every finding of its kind: one undoable step.
@@ -81,7 +82,7 @@ void TestCorrectionsSeed::endToEnd()
         QCOMPARE(outcomes.at(0).status, EditStatus::Applied);
         log.entries.push_back(bulk);
         QCOMPARE(linkOf(links, seed.kernel).parent, seed.nccl);
-        QCOMPARE(seed.h.host.nodes.at(linkOf(links, seed.kernel).hostNode).id, std::int64_t(31));
+        QCOMPARE(seed.h.host.nodes.at(linkOf(links, seed.kernel).hostNode.get()).id, std::int64_t(31));
         QCOMPARE(linkOf(links, seed.kernel).rule, ParentRule::Manual);
         QVERIFY(editor.undoLast());
         QCOMPARE(linkOf(links, seed.kernel).parent, seed.rpc);

@@ -27,7 +27,7 @@ constexpr Nanos us = 1000;
 struct Pair {
     TraceBuilder b;
     HostBuilder h;
-    std::uint32_t rpc, nccl, kernel, mm, mmKernel;
+    EventIndex rpc, nccl, kernel, mm, mmKernel;
     Pair()
     {
         rpc = b.cpu(EventCategory::CpuOp, "record_param_comms", kPid, kTid, 100 * us, 50 * us, 17, 19, 40);
@@ -53,7 +53,7 @@ struct Pair {
     }
 };
 
-std::uint32_t parentOf(const LinkSet &links, std::uint32_t event) { return links.gpuLinks.at(links.gpuLinkOf.at(event)).parent; }
+EventIndex parentOf(const LinkSet &links, EventIndex event) { return links.gpuLinks.at(links.gpuLinkOf.at(event.get()).get()).parent; }
 
 using linkscope::test::readFile;
 
@@ -124,7 +124,7 @@ void TestCorrectionsSession::firstEditCreatesSidecarAndReopenReapplies()
     const ApplyResult result = reopened.attach(pair.link(reopened.policy()), pair.b.trace, &pair.h.host);
     QCOMPARE(result.count(EditStatus::Applied), std::size_t(1));
     QCOMPARE(parentOf(reopened.working(), pair.kernel), pair.nccl);
-    QCOMPARE(reopened.working().gpuLinks.at(reopened.working().gpuLinkOf.at(pair.kernel)).rule, ParentRule::Manual);
+    QCOMPARE(reopened.working().gpuLinks.at(reopened.working().gpuLinkOf.at(pair.kernel.get()).get()).rule, ParentRule::Manual);
     // Entries loaded from the sidecar can be undone too.
     QVERIFY(reopened.undo());
     QCOMPARE(parentOf(reopened.working(), pair.kernel), pair.rpc);
@@ -171,7 +171,7 @@ void TestCorrectionsSession::removeAndInsertEntries()
     session.removeEntry(0);
     QCOMPARE(session.log().entries.size(), std::size_t(1));
     QCOMPARE(parentOf(session.working(), pair.kernel), pair.rpc);
-    QCOMPARE(parentOf(session.working(), pair.mmKernel), kNoIndex);
+    QCOMPARE(parentOf(session.working(), pair.mmKernel), kNone);
     QVERIFY(loadSidecar(sidecarPath_).log == session.log());
     session.insertEntry(0, first);
     QCOMPARE(parentOf(session.working(), pair.kernel), pair.nccl);
@@ -210,7 +210,7 @@ void TestCorrectionsSession::mismatchedSidecarIsLeftUntouched()
     // Unless the user forces it: then its edits apply, and saving records the current inputs.
     QVERIFY(session.forcePendingSidecar());
     QCOMPARE(session.sidecar().state, SidecarState::Forced);
-    QCOMPARE(parentOf(session.working(), pair.mmKernel), kNoIndex);
+    QCOMPARE(parentOf(session.working(), pair.mmKernel), kNone);
     QVERIFY(session.save());
     QCOMPARE(loadSidecar(sidecarPath_).device.sha256, fingerprintFile(devicePath_).sha256);
 }

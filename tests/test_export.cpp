@@ -61,16 +61,16 @@ Pair seedPair(Policy policy)
 // The seed's NCCL kernel and the nccl:_all_gather_base annotation around its launch: the move a
 // correction makes (External id attaches the kernel to record_param_comms instead).
 struct KernelAndAnnotation {
-    std::uint32_t kernel = kNoIndex, annotation = kNoIndex;
+    EventIndex kernel, annotation;
 };
 KernelAndAnnotation ncclKernelAndAnnotation(const DeviceTrace &device)
 {
     KernelAndAnnotation found;
-    for (std::uint32_t i = 0; i < device.events.size(); ++i) {
-        const auto name = device.name(device.events[i]);
+    for (EventIndex i{0}; i.in(device.events.size()); ++i) {
+        const auto name = device.name(device.event(i));
         if (name.rfind("ncclDevKernel", 0) == 0)
             found.kernel = i;
-        if (name == "nccl:_all_gather_base" && device.events[i].category == EventCategory::UserAnnotation)
+        if (name == "nccl:_all_gather_base" && device.event(i).category == EventCategory::UserAnnotation)
             found.annotation = i;
     }
     return found;
@@ -258,7 +258,7 @@ private slots:
         Pair pair = seedPair(Policy::ExternalId);
         // Correct the NCCL kernel's parent to the nccl:* annotation, through the corrections API.
         const auto [kernel, annotation] = ncclKernelAndAnnotation(pair.device);
-        QVERIFY(kernel != kNoIndex && annotation != kNoIndex);
+        QVERIFY(kernel.valid() && annotation.valid());
         {
             LinkEditor editor(pair.links, pair.device, &pair.host);
             const auto outcomes = editor.apply(LogEntry{"fix", {editor.reparent(kernel, annotation)}});
@@ -439,9 +439,9 @@ private slots:
         Pair pair = seedPair(Policy::Nesting);
         // A false inter-thread edge (as a user could add by hand): aten::add would wait for
         // aten::relu, which runs after it in the same thread's chain (add → item → relu).
-        std::uint32_t addOp = kNoIndex, reluOp = kNoIndex;
-        for (std::uint32_t i = 0; i < pair.device.events.size(); ++i) {
-            const auto name = pair.device.name(pair.device.events[i]);
+        EventIndex addOp, reluOp;
+        for (EventIndex i{0}; i.in(pair.device.events.size()); ++i) {
+            const auto name = pair.device.name(pair.device.event(i));
             if (name == "aten::add")
                 addOp = i;
             if (name == "aten::relu")
@@ -449,9 +449,9 @@ private slots:
         }
         pair.links.edges.push_back(Edge{reluOp, addOp, EdgeKind::InterThread});
         // A sync edge from a kernel to an op that started before it is not causal: left out, not a cycle.
-        std::uint32_t addKernel = kNoIndex;
-        for (std::uint32_t i = 0; i < pair.device.events.size(); ++i)
-            if (pair.device.name(pair.device.events[i]).rfind("vectorized_elementwise_kernel", 0) == 0)
+        EventIndex addKernel;
+        for (EventIndex i{0}; i.in(pair.device.events.size()); ++i)
+            if (pair.device.name(pair.device.event(i)).rfind("vectorized_elementwise_kernel", 0) == 0)
                 addKernel = i;
         pair.links.edges.push_back(Edge{addKernel, addOp, EdgeKind::Sync});
         QCOMPARE(buildEtPlusGraph(pair.host, pair.device, pair.links).stats.syncEdgesNotCausal, std::size_t(1));
@@ -597,7 +597,7 @@ private slots:
         // A sidecar that moves the kernel to nccl:_all_gather_base, applied by --corrections.
         Pair pair = seedPair(Policy::ExternalId);
         const auto [kernel, annotation] = ncclKernelAndAnnotation(pair.device);
-        QVERIFY(kernel != kNoIndex && annotation != kNoIndex);
+        QVERIFY(kernel.valid() && annotation.valid());
         Sidecar sidecar;
         sidecar.generator = "test_export";
         sidecar.device = fingerprintFile(device);

@@ -142,11 +142,11 @@ private slots:
     void severityOrderThenFirstAppearance()
     {
         std::vector<FindingCause> causes(5);
-        causes[0] = {FindingSeverity::Info, FindingKind::PolicyDisagreement, 1, 7, kNoIndex};
-        causes[1] = {FindingSeverity::Warning, FindingKind::OrphanGpuOp, 2, kNoIndex, kNoIndex};
-        causes[2] = {FindingSeverity::Info, FindingKind::PolicyDisagreement, 1, 7, kNoIndex};
-        causes[3] = {FindingSeverity::Error, FindingKind::GpuBeforeLaunch, 0, kNoIndex, kNoIndex};
-        causes[4] = {FindingSeverity::Info, FindingKind::PolicyDisagreement, 1, 8, kNoIndex};
+        causes[0] = {FindingSeverity::Info, FindingKind::PolicyDisagreement, 1, 7, StringPool::kMissing};
+        causes[1] = {FindingSeverity::Warning, FindingKind::OrphanGpuOp, 2, StringPool::kMissing, StringPool::kMissing};
+        causes[2] = {FindingSeverity::Info, FindingKind::PolicyDisagreement, 1, 7, StringPool::kMissing};
+        causes[3] = {FindingSeverity::Error, FindingKind::GpuBeforeLaunch, 0, StringPool::kMissing, StringPool::kMissing};
+        causes[4] = {FindingSeverity::Info, FindingKind::PolicyDisagreement, 1, 8, StringPool::kMissing};
         const std::vector<FindingGroup> groups = groupFindings(causes);
         QCOMPARE(groups.size(), std::size_t(4));
         QCOMPARE(groups[0].members, std::vector<std::uint32_t>{3});

@@ -28,12 +28,12 @@ void checkStructure(const HostTrace &t)
     QCOMPARE(t.indexById.size(), t.nodes.size());
     QCOMPARE(t.childBegin.size(), t.nodes.size() + 1);
     std::size_t withParent = 0;
-    for (std::uint32_t i = 0; i < t.nodes.size(); ++i) {
-        withParent += t.nodes[i].parent != UINT32_MAX;
-        for (std::uint32_t c = t.childBegin[i]; c < t.childBegin[i + 1]; ++c) {
-            QCOMPARE(t.nodes[t.childList[c]].parent, i);
-            if (c > t.childBegin[i])
-                QVERIFY(t.nodes[t.childList[c - 1]].id < t.nodes[t.childList[c]].id);
+    for (HostNodeIndex i{0}; i.in(t.nodes.size()); ++i) {
+        withParent += t.node(i).parent.valid();
+        for (std::uint32_t c = t.childBegin[i.get()]; c < t.childBegin[i.get() + 1]; ++c) {
+            QCOMPARE(t.node(t.childList[c]).parent, i);
+            if (c > t.childBegin[i.get()])
+                QVERIFY(t.node(t.childList[c - 1]).id < t.node(t.childList[c]).id);
         }
     }
     QCOMPARE(t.childList.size(), withParent);
@@ -136,7 +136,7 @@ private slots:
         QCOMPARE(t.pid, pid);
         QCOMPARE(int(t.nodes.size()), nodes);
         QCOMPARE(t.roots.size(), std::size_t(1));
-        const HostNode &root = t.nodes[t.roots[0]];
+        const HostNode &root = t.node(t.roots[0]);
         QCOMPARE(root.id, std::int64_t(1));
         QCOMPARE(int(t.childCount(t.roots[0])), rootChildren);
         QCOMPARE(int(t.commAttrs.size()), commNodes);
@@ -159,7 +159,7 @@ private slots:
         QCOMPARE(t.name(*n), std::string_view("aten::empty"));
         QCOMPARE(n->rfId, std::uint64_t(3));
         QCOMPARE(n->parentId, std::int64_t(4));
-        QCOMPARE(t.nodes[n->parent].id, std::int64_t(4));
+        QCOMPARE(t.node(n->parent).id, std::int64_t(4));
         QCOMPARE(n->tid, std::int64_t(1));
         QCOMPARE(n->scope, 0);
         QVERIFY(t.strings.at(n->opSchema).starts_with("aten::empty.memory_format("));
@@ -171,7 +171,7 @@ private slots:
         QVERIFY(n->attrs.empty());
         // Process root: id 1, written last, "parent": 1 (itself) → a root, not a missing parent.
         const HostNode *root = t.findById(1);
-        QVERIFY(root && root->parent == UINT32_MAX && !root->parentMissing);
+        QVERIFY(root && root->parent.isNone() && !root->parentMissing);
         QCOMPARE(root->scope, kUserScope);
     }
 
@@ -245,7 +245,7 @@ private slots:
         const HostNode *nccl = chakra.findById(31);
         QCOMPARE(chakra.name(*nccl), std::string_view("nccl:all_gather"));
         QCOMPARE(nccl->scope, kUserScope);
-        QCOMPARE(&chakra.nodes[nccl->parent], rpc);
+        QCOMPARE(&chakra.node(nccl->parent), rpc);
         QVERIFY(!chakra.wasGzip);
         checkStructure(chakra);
 
@@ -253,7 +253,7 @@ private slots:
         const HostTrace dlrm = readHostTrace(linkscope::test::inDir(dir, "dlrm_pytorch_et/dlrm_eg_0.json"));
         QCOMPARE(dlrm.layout, HostLayout::Flat);
         QCOMPARE(dlrm.nodes.size(), std::size_t(1675));
-        QCOMPARE(dlrm.name(dlrm.nodes[dlrm.roots[0]]), std::string_view("[pytorch|profiler|execution_graph|process]"));
+        QCOMPARE(dlrm.name(dlrm.node(dlrm.roots[0])), std::string_view("[pytorch|profiler|execution_graph|process]"));
         QCOMPARE(dlrm.childCount(dlrm.roots[0]), std::size_t(2));
         QCOMPARE(dlrm.findById(606)->rfId, std::uint64_t(447));
         checkStructure(dlrm);

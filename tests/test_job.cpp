@@ -335,14 +335,14 @@ private slots:
         core::DeviceTrace deviceTrace = core::readKinetoTrace(device);
         core::LinkSet links = core::linkTraces(deviceTrace, &hostTrace);
         auto named = [&](std::string_view prefix, core::EventCategory category) {
-            for (std::uint32_t i = 0; i < deviceTrace.events.size(); ++i)
-                if (deviceTrace.events[i].category == category && deviceTrace.name(deviceTrace.events[i]).substr(0, prefix.size()) == prefix)
+            for (core::EventIndex i{0}; i.in(deviceTrace.events.size()); ++i)
+                if (deviceTrace.event(i).category == category && deviceTrace.name(deviceTrace.event(i)).substr(0, prefix.size()) == prefix)
                     return i;
-            return core::kNoIndex;
+            return core::EventIndex(core::kNone);
         };
-        const std::uint32_t kernel = named("ncclDevKernel", core::EventCategory::Kernel);
-        const std::uint32_t comms = named("record_param_comms", core::EventCategory::CpuOp);
-        QVERIFY(kernel != core::kNoIndex && comms != core::kNoIndex);
+        const core::EventIndex kernel = named("ncclDevKernel", core::EventCategory::Kernel);
+        const core::EventIndex comms = named("record_param_comms", core::EventCategory::CpuOp);
+        QVERIFY(kernel.valid() && comms.valid());
         QVERIFY(links.gpuLinks[links.gpuLinkOf[kernel]].parent != comms);
         core::Sidecar sidecar;
         sidecar.device = core::fingerprintFile(device);

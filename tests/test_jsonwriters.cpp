@@ -243,7 +243,7 @@ private slots:
             flows += e["ph"] == "s" ? 1 : 0;
         std::size_t linked = 0;
         for (const GpuLink &link : links.gpuLinks)
-            linked += link.parent < device.events.size() && link.gpuEvent < device.events.size() ? 1 : 0;
+            linked += link.parent.in(device.events.size()) && link.gpuEvent.in(device.events.size()) ? 1 : 0;
         QCOMPARE(flows, linked);
         for (const int threads : {1, 2, 5}) {
             std::string text;

@@ -207,16 +207,16 @@ private slots:
         QCOMPARE(t.distributed->worldSize, std::int64_t(1));
         // First collective: record_param_comms allreduce, Float, 2049000 elements, group size 1.
         QVERIFY(!t.collectives.empty());
-        const DeviceEvent *coll = nullptr;
-        for (const auto &e : t.events)
-            if (e.hasCollective()) {
-                coll = &e;
+        EventIndex coll;
+        for (EventIndex i{0}; i.in(t.events.size()); ++i)
+            if (t.event(i).hasCollective()) {
+                coll = i;
                 break;
             }
-        QVERIFY(coll);
-        QCOMPARE(t.name(*coll), std::string_view("record_param_comms"));
-        QVERIFY(t.collectiveOf(static_cast<std::uint32_t>(coll - t.events.data())));
-        const CollectiveArgs &a = *t.collectiveOf(static_cast<std::uint32_t>(coll - t.events.data()));
+        QVERIFY(coll.valid());
+        QCOMPARE(t.name(t.event(coll)), std::string_view("record_param_comms"));
+        QVERIFY(t.collectiveOf(coll));
+        const CollectiveArgs &a = *t.collectiveOf(coll);
         QCOMPARE(t.strings.at(a.collectiveName), std::string_view("allreduce"));
         QCOMPARE(t.strings.at(a.dtype), std::string_view("Float"));
         QCOMPARE(a.inMsgNelems, std::int64_t(2049000));
@@ -231,15 +231,15 @@ private slots:
         QVERIFY(t.baseTimeNs);
         QCOMPARE(*t.baseTimeNs, Nanos(1711964646000000000));
         QCOMPARE(t.events.front().ts, Nanos(4458676522690655));
-        const DeviceEvent *coll = nullptr;
-        for (const auto &e : t.events)
-            if (e.hasCollective()) {
-                coll = &e;
+        EventIndex coll;
+        for (EventIndex i{0}; i.in(t.events.size()); ++i)
+            if (t.event(i).hasCollective()) {
+                coll = i;
                 break;
             }
-        QVERIFY(coll);
-        QVERIFY(t.collectiveOf(static_cast<std::uint32_t>(coll - t.events.data())));
-        const CollectiveArgs &a = *t.collectiveOf(static_cast<std::uint32_t>(coll - t.events.data()));
+        QVERIFY(coll.valid());
+        QVERIFY(t.collectiveOf(coll));
+        const CollectiveArgs &a = *t.collectiveOf(coll);
         QCOMPARE(t.strings.at(a.processGroupName), std::string_view("0"));
         QCOMPARE(t.strings.at(a.processGroupDesc), std::string_view("default_pg"));
         QCOMPARE(a.groupSize, std::int64_t(2));
@@ -423,7 +423,7 @@ private slots:
         constexpr std::int64_t kMin = std::numeric_limits<std::int64_t>::min();
         QCOMPARE(t.events.size(), std::size_t(5 * kBlocks + 1)); // the event without ts is skipped
         for (int b = 0; b < kBlocks; ++b) {
-            const auto at = static_cast<std::uint32_t>(5 * b);
+            const auto at = static_cast<std::size_t>(5 * b); // the block's first event
             const DeviceEvent &a = t.events[at];
             QCOMPARE(t.threadKey(a), (ThreadKey{TraceId{kMax, false}, TraceId{kMin, false}}));
             QCOMPARE(a.externalId, kMax);
@@ -431,8 +431,8 @@ private slots:
             QCOMPARE(a.evIdx, kMin + 1);
             QCOMPARE(a.rfId, std::uint64_t(kMax));
             QCOMPARE(a.stream, kMin);
-            QVERIFY(!a.hasCollective() && !a.hasGraphId() && !t.collectiveOf(at));
-            QCOMPARE(t.graphIdOf(at), kNoId);
+            QVERIFY(!a.hasCollective() && !a.hasGraphId() && !t.collectiveOf(EventIndex::at(at)));
+            QCOMPARE(t.graphIdOf(EventIndex::at(at)), kNoId);
 
             const DeviceEvent &k = t.events[at + 1];
             QVERIFY(t.threadKey(k).pid.isString && t.threadKey(k).tid.isString);
@@ -441,17 +441,17 @@ private slots:
             QCOMPARE(k.device, std::int32_t(2147483647));
             QCOMPARE(k.stream, kMax);
             QVERIFY(k.hasGraphId() && k.hasCollective());
-            QCOMPARE(t.graphIdOf(at + 1), kMax);
-            QVERIFY(t.collectiveOf(at + 1));
-            QCOMPARE(t.strings.at(t.collectiveOf(at + 1)->collectiveName), std::string_view("allreduce"));
-            QCOMPARE(t.collectiveOf(at + 1)->groupSize, kMax);
-            QCOMPARE(t.collectiveOf(at + 1)->seq, kMin);
+            QCOMPARE(t.graphIdOf(EventIndex::at(at + 1)), kMax);
+            QVERIFY(t.collectiveOf(EventIndex::at(at + 1)));
+            QCOMPARE(t.strings.at(t.collectiveOf(EventIndex::at(at + 1))->collectiveName), std::string_view("allreduce"));
+            QCOMPARE(t.collectiveOf(EventIndex::at(at + 1))->groupSize, kMax);
+            QCOMPARE(t.collectiveOf(EventIndex::at(at + 1))->seq, kMin);
 
             const DeviceEvent &k2 = t.events[at + 2];
             QCOMPARE(t.threadKey(k2), ThreadKey{});
             QCOMPARE(k2.thread, ThreadIndex(0));
             QCOMPARE(k2.device, std::int32_t(-2147483648));
-            QCOMPARE(t.graphIdOf(at + 2), kMin);
+            QCOMPARE(t.graphIdOf(EventIndex::at(at + 2)), kMin);
             QVERIFY(!k2.hasCollective());
 
             // The skipped event's collective args and graph id belong to no event.
@@ -469,8 +469,8 @@ private slots:
         QCOMPARE(t.graphIds.size(), std::size_t(2 * kBlocks));
         // (0,0) first, then the others in order of first use; one entry per distinct (pid, tid).
         QCOMPARE(t.threads.size(), std::size_t(5));
-        QCOMPARE(t.threads.at(0), ThreadKey{});
-        QCOMPARE(t.threads.at(1), (ThreadKey{TraceId{kMax, false}, TraceId{kMin, false}}));
+        QCOMPARE(t.threads.at(ThreadIndex(0)), ThreadKey{});
+        QCOMPARE(t.threads.at(ThreadIndex(1)), (ThreadKey{TraceId{kMax, false}, TraceId{kMin, false}}));
         QCOMPARE(t.threads.at(t.events.back().thread), (ThreadKey{TraceId{1, false}, TraceId{1, false}}));
         std::size_t deviceWarnings = 0;
         for (const Diagnostic &w : t.warnings)
@@ -501,13 +501,13 @@ private slots:
         ]})";
         const DeviceTrace t = parseKinetoTrace(text, "sync.json");
         QCOMPARE(t.syncArgs.size(), std::size_t(2));
-        QVERIFY(!t.syncArgsOf(0));
-        QVERIFY(!t.syncArgsOf(2));
-        const SyncArgs *event = t.syncArgsOf(1);
+        QVERIFY(!t.syncArgsOf(EventIndex(0)));
+        QVERIFY(!t.syncArgsOf(EventIndex(2)));
+        const SyncArgs *event = t.syncArgsOf(EventIndex(1));
         QVERIFY(event);
         QCOMPARE(event->waitOnStream, std::int64_t(7));
         QCOMPARE(event->recordCorrelation, std::int64_t(8));
-        const SyncArgs *wait = t.syncArgsOf(3);
+        const SyncArgs *wait = t.syncArgsOf(EventIndex(3));
         QVERIFY(wait);
         QCOMPARE(wait->waitOnStream, std::int64_t(7));
         QCOMPARE(wait->recordCorrelation, std::int64_t(12));

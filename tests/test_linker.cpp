@@ -2,6 +2,7 @@
 // of its failure cases that concerns linking. Expected values come from the hand-written timelines in each case.
 #include "link/hostjoin.h"
 #include "link/linker.h"
+#include "testsupport.h"
 #include "tracebuilder.h"
 
 #include <QTest>
@@ -20,14 +21,14 @@ constexpr std::int64_t kPid = 1;
 constexpr std::int64_t kTid = 1331;
 constexpr Nanos us = 1000;
 
-std::string nameOf(const DeviceTrace &t, std::uint32_t event)
+std::string nameOf(const DeviceTrace &t, EventIndex event)
 {
-    return event == kNoIndex ? std::string("(none)") : std::string(t.name(t.events[event]));
+    return event.isNone() ? std::string("(none)") : std::string(t.name(t.event(event)));
 }
 
-const GpuLink &linkOf(const LinkSet &ls, std::uint32_t gpuEvent)
+const GpuLink &linkOf(const LinkSet &ls, EventIndex gpuEvent)
 {
-    return ls.gpuLinks.at(ls.gpuLinkOf.at(gpuEvent));
+    return ls.gpuLinks.at(ls.gpuLinkOf.at(gpuEvent.get()).get());
 }
 
 std::size_t countKind(const LinkSet &ls, FindingKind kind)
@@ -36,10 +37,18 @@ std::size_t countKind(const LinkSet &ls, FindingKind kind)
                                                   [&](const Finding &f) { return f.kind == kind; }));
 }
 
-const Finding *findingFor(const LinkSet &ls, FindingKind kind, std::uint32_t subject)
+const Finding *findingFor(const LinkSet &ls, FindingKind kind, EventIndex subject)
 {
     for (const Finding &f : ls.findings)
-        if (f.kind == kind && f.subject == subject)
+        if (f.kind == kind && f.event == subject)
+            return &f;
+    return nullptr;
+}
+
+const Finding *findingFor(const LinkSet &ls, FindingKind kind, HostNodeIndex subject)
+{
+    for (const Finding &f : ls.findings)
+        if (f.kind == kind && f.hostNode == subject)
             return &f;
     return nullptr;
 }
@@ -50,7 +59,7 @@ std::size_t countEdges(const LinkSet &ls, EdgeKind kind)
         std::count_if(ls.edges.begin(), ls.edges.end(), [&](const Edge &e) { return e.kind == kind; }));
 }
 
-bool hasEdge(const LinkSet &ls, EdgeKind kind, std::uint32_t from, std::uint32_t to)
+bool hasEdge(const LinkSet &ls, EdgeKind kind, EventIndex from, EventIndex to)
 {
     return std::any_of(ls.edges.begin(), ls.edges.end(),
                        [&](const Edge &e) { return e.kind == kind && e.from == from && e.to == to; });
@@ -64,7 +73,7 @@ bool hasEdge(const LinkSet &ls, EdgeKind kind, std::uint32_t from, std::uint32_t
 struct SeedCase {
     TraceBuilder b;
     HostBuilder h;
-    std::uint32_t rpc, nccl, launch, kernel, annotation;
+    EventIndex rpc, nccl, launch, kernel, annotation;
 
     explicit SeedCase(bool withAnnotation = true)
     {
@@ -73,10 +82,9 @@ struct SeedCase {
         launch = b.runtime("cuLaunchKernelEx", kPid, kTid, 120 * us, 5 * us, 5000, 17, EventCategory::CudaDriver);
         kernel = b.gpu("ncclDevKernel_AllGather_RING_LL(ncclDevComm*, unsigned long, ncclWork*)", 0, 20, 130 * us,
                        50 * us, 5000, 17);
-        annotation = kNoIndex;
         if (withAnnotation)
             annotation = b.add(EventCategory::GpuUserAnnotation, "nccl:_all_gather_base", 0, 20, 129 * us, 52 * us);
-        if (annotation != kNoIndex)
+        if (annotation.valid())
             b.at(annotation).externalId = 18;
         h.host.pid = kPid;
         h.node(1, -1, "[pytorch|profiler|execution_trace|process]", 0);
@@ -174,9 +182,9 @@ void TestLinker::seedCase()
     if (withHost) {
         QCOMPARE(ls.join.method, HostJoinMethod::RecordFunctionId);
         QCOMPARE(ls.join.matched, std::size_t(2));
-        QCOMPARE(s.h.host.nodes[link.hostNode].id, policy == Policy::ExternalId ? 30 : 31);
+        QCOMPARE(s.h.host.node(link.hostNode).id, policy == Policy::ExternalId ? 30 : 31);
     } else {
-        QCOMPARE(link.hostNode, kNoIndex);
+        QCOMPARE(link.hostNode, kNone);
     }
     if (policy == Policy::Nesting) {
         // The parent is a user_annotation nested in the External-id op (17 = record_param_comms) and the
@@ -291,7 +299,7 @@ void TestLinker::nestingAncestorWhenInnermostHasNoEtNode()
     QCOMPARE(link.innermost, block);
     QCOMPARE(link.parent, mm);
     QCOMPARE(link.rule, ParentRule::NestingAncestor);
-    QCOMPARE(h.host.nodes[link.hostNode].id, std::int64_t(5));
+    QCOMPARE(h.host.node(link.hostNode).id, std::int64_t(5));
     QVERIFY(findingFor(pair, FindingKind::DeviceOpWithoutHost, block));
     // Kineto only: the innermost op is the parent.
     const LinkSet kinetoOnly = linkTraces(b.trace, nullptr);
@@ -313,7 +321,7 @@ void TestLinker::noHostNodeOrphan()
     const LinkSet ls = linkTraces(b.trace, &h.host);
     const GpuLink &link = linkOf(ls, kernel);
     QCOMPARE(link.orphan, OrphanReason::NoHostNode);
-    QCOMPARE(link.parent, kNoIndex);
+    QCOMPARE(link.parent, kNone);
     QCOMPARE(link.innermost, op);
     const Finding *f = findingFor(ls, FindingKind::OrphanGpuOp, kernel);
     QVERIFY(f);
@@ -360,7 +368,7 @@ void TestLinker::orphanReasons()
             continue;
         }
         QCOMPARE(int(link.orphan), reason);
-        QCOMPARE(link.parent, kNoIndex);
+        QCOMPARE(link.parent, kNone);
         QCOMPARE(link.confidence, 0.0f);
         const Finding *f = findingFor(ls, FindingKind::OrphanGpuOp, kernel);
         QVERIFY(f);
@@ -448,7 +456,7 @@ void TestLinker::externalIdFallback()
     const LinkSet ls = linkTraces(b.trace, nullptr);
     const GpuLink &link = linkOf(ls, kernel);
     QCOMPARE(link.launchMatch, LaunchMatch::ExternalId);
-    QCOMPARE(link.launch, kNoIndex);
+    QCOMPARE(link.launch, kNone);
     QCOMPARE(link.parent, op);
     QCOMPARE(link.rule, ParentRule::ExternalId);
     QCOMPARE(link.confidence, 0.5f * 0.9f);
@@ -618,7 +626,7 @@ void TestLinker::cpuOnlyTrace()
     b.cpu(EventCategory::CpuOp, "aten::op", kPid, kTid, 0, 100 * us, 10);
     const LinkSet ls = linkTraces(b.trace, nullptr);
     QVERIFY(ls.gpuLinks.empty());
-    QCOMPARE(ls.gpuLinkOf, std::vector<std::uint32_t>({kNoIndex}));
+    QCOMPARE(ls.gpuLinkOf, std::vector<GpuLinkIndex>({kNone}));
     QCOMPARE(ls.exclusiveDur, std::vector<Nanos>({100 * us}));
     QVERIFY(std::any_of(ls.warnings.begin(), ls.warnings.end(),
                         [](const Diagnostic &d) { return d.message.find("CPU-only") != std::string::npos; }));
@@ -750,7 +758,7 @@ void TestLinker::eventSyncWaitsOnRecordedStream()
     // (wait_on_cuda_event_record_corr_id); the reader keeps them in DeviceTrace::syncArgs. The op the
     // event stands for is the last one launched on that stream before the record: k1, not k2 (which
     // was launched later, on stream 9, by the same thread).
-    auto build = [](bool withSyncArgs, std::uint32_t &k1, std::uint32_t &k2, std::uint32_t &next) {
+    auto build = [](bool withSyncArgs, EventIndex &k1, EventIndex &k2, EventIndex &next) {
         TraceBuilder b;
         b.cpu(EventCategory::CpuOp, "aten::work", kPid, kTid, 0, 45 * us, 1);
         b.runtime("cudaLaunchKernel", kPid, kTid, 10 * us, 2 * us, 1, 1);
@@ -767,7 +775,7 @@ void TestLinker::eventSyncWaitsOnRecordedStream()
         next = b.cpu(EventCategory::CpuOp, "aten::next", kPid, kTid, 80 * us, 10 * us, 2);
         return linkTraces(b.trace, nullptr);
     };
-    std::uint32_t k1 = 0, k2 = 0, next = 0;
+    EventIndex k1, k2, next;
     const LinkSet withArgs = build(true, k1, k2, next);
     QVERIFY(hasEdge(withArgs, EdgeKind::Sync, k1, next));
     QVERIFY(!hasEdge(withArgs, EdgeKind::Sync, k2, next));
@@ -817,10 +825,10 @@ void TestLinker::hostJoinByRecordFunctionId()
     QCOMPARE(join.stats.deviceCpuOps, std::size_t(3));
     QCOMPARE(join.stats.matched, std::size_t(2));
     QCOMPARE(join.stats.nameMismatches, std::size_t(1));
-    QCOMPARE(join.hostOfEvent[add], h.host.indexById.at(2));
-    QCOMPARE(join.hostOfEvent[mul], h.host.indexById.at(3));
-    QCOMPARE(join.eventOfHost[h.host.indexById.at(4)], kNoIndex);
-    QCOMPARE(join.eventOfHost[h.host.indexById.at(1)], kNoIndex);
+    QCOMPARE(join.hostOfEvent[add.get()], h.host.indexById.at(2));
+    QCOMPARE(join.hostOfEvent[mul.get()], h.host.indexById.at(3));
+    QCOMPARE(join.eventOfHost[h.host.indexById.at(4).get()], kNone);
+    QCOMPARE(join.eventOfHost[h.host.indexById.at(1).get()], kNone);
 }
 
 void TestLinker::hostJoinByOffset_data()

@@ -37,14 +37,14 @@ Generated generate(const GeneratorOptions &options)
 }
 
 // "name (Ev Idx n, ET id m)" of a chosen event, for failure messages and comparisons.
-std::string describeChoice(const Generated &g, const LinkSet &ls, std::uint32_t event)
+std::string describeChoice(const Generated &g, const LinkSet &ls, EventIndex event)
 {
-    if (event == kNoIndex)
+    if (event.isNone())
         return "(none)";
-    const DeviceEvent &e = g.device.events[event];
-    const std::uint32_t node = ls.hostOfEvent[event];
+    const DeviceEvent &e = g.device.event(event);
+    const HostNodeIndex node = ls.hostOfEvent[event];
     return std::string(g.device.name(e)) + " (Ev Idx " + std::to_string(e.evIdx) + ", ET id " +
-           (node == kNoIndex ? std::string("none") : std::to_string(g.host.nodes[node].id)) + ")";
+           (node.isNone() ? std::string("none") : std::to_string(g.host.node(node).id)) + ")";
 }
 
 std::string describeTruth(const nlohmann::json &op)
@@ -100,7 +100,7 @@ void TestLinkerGenerator::nestingFindsEveryTrueParent()
     for (std::size_t i = 0; i < ls.gpuLinks.size(); ++i) {
         const GpuLink &link = ls.gpuLinks[i];
         const nlohmann::json &truth = g.truth[i];
-        const DeviceEvent &gpu = g.device.events[link.gpuEvent];
+        const DeviceEvent &gpu = g.device.event(link.gpuEvent);
         // Same GPU op (truth lines follow the Kineto file order).
         QCOMPARE(std::string(g.device.name(gpu)), truth.at("name").get<std::string>());
         QCOMPARE(gpu.ts, truth.at("ts_ns").get<Nanos>());
@@ -110,7 +110,7 @@ void TestLinkerGenerator::nestingFindsEveryTrueParent()
         QVERIFY2(actual == expected, (std::string(g.device.name(gpu)) + " #" + std::to_string(i) + ": linked to " +
                                       actual + ", truth " + expected)
                                          .c_str());
-        QCOMPARE(g.host.nodes[link.hostNode].id, parent.at("et_id").get<std::int64_t>());
+        QCOMPARE(g.host.node(link.hostNode).id, parent.at("et_id").get<std::int64_t>());
         QCOMPARE(link.orphan, OrphanReason::None);
         if (std::string(g.device.name(gpu)).rfind("ncclDevKernel", 0) == 0)
             ++ncclChecked;

@@ -68,13 +68,13 @@ void TestLinkerReal::megatronEveryNcclKernelUnderNcclAllReduce()
     for (const GpuLink &link : ls.gpuLinks) {
         QCOMPARE(link.orphan, OrphanReason::None);
         QCOMPARE(link.rule, ParentRule::Nesting);
-        QVERIFY(link.hostNode != kNoIndex);
-        const DeviceEvent &gpu = device.events[link.gpuEvent];
+        QVERIFY(link.hostNode.valid());
+        const DeviceEvent &gpu = device.event(link.gpuEvent);
         if (!isNccl(device.name(gpu)))
             continue;
         ++nccl;
-        QCOMPARE(device.name(device.events[link.parent]), std::string_view("nccl:all_reduce"));
-        QCOMPARE(host.name(host.nodes[link.hostNode]), std::string_view("nccl:all_reduce"));
+        QCOMPARE(device.name(device.event(link.parent)), std::string_view("nccl:all_reduce"));
+        QCOMPARE(host.name(host.node(link.hostNode)), std::string_view("nccl:all_reduce"));
     }
     QCOMPARE(nccl, std::size_t(84));
     QCOMPARE(countFindingsByKind(ls.findings)[static_cast<std::size_t>(FindingKind::RfIdAbsent)], std::size_t(1));
@@ -94,8 +94,8 @@ void TestLinkerReal::megatronChakraHeadPicksRecordParamCommsOrWorse()
     const LinkSet ls = linkTraces(device, &host, options);
     for (const GpuLink &link : ls.gpuLinks) {
         QCOMPARE(link.rule == ParentRule::ExternalId, false);
-        if (isNccl(device.name(device.events[link.gpuEvent])))
-            QCOMPARE(device.name(device.events[link.byPolicy[0]]), std::string_view("nccl:all_reduce"));
+        if (isNccl(device.name(device.event(link.gpuEvent))))
+            QCOMPARE(device.name(device.event(link.byPolicy[0])), std::string_view("nccl:all_reduce"));
     }
 }
 
@@ -110,10 +110,10 @@ void TestLinkerReal::ncclDataKinetoOnly()
     std::map<std::string, int> ncclParents;
     for (const GpuLink &link : ls.gpuLinks) {
         QCOMPARE(link.orphan, OrphanReason::None);
-        if (!isNccl(device.name(device.events[link.gpuEvent])))
+        if (!isNccl(device.name(device.event(link.gpuEvent))))
             continue;
-        ++ncclParents[std::string(device.name(device.events[link.parent]))];
-        QCOMPARE(device.name(device.events[link.byPolicy[1]]), std::string_view("record_param_comms"));
+        ++ncclParents[std::string(device.name(device.event(link.parent)))];
+        QCOMPARE(device.name(device.event(link.byPolicy[1])), std::string_view("record_param_comms"));
         QCOMPARE(link.confidence, 1.0f); // nccl:* nested in the External-id op
     }
     QCOMPARE(ncclParents, (std::map<std::string, int>{{"nccl:all_reduce", 15}, {"nccl:broadcast", 6}}));
@@ -138,7 +138,7 @@ void TestLinkerReal::simpleAddPairJoinsByExternalId()
     QCOMPARE(ls.gpuLinks.size(), std::size_t(4));
     for (const GpuLink &link : ls.gpuLinks) {
         QCOMPARE(link.orphan, OrphanReason::None);
-        QVERIFY(link.hostNode != kNoIndex);
+        QVERIFY(link.hostNode.valid());
     }
 }
 
@@ -156,7 +156,7 @@ void TestLinkerReal::sampledTraceOrphansAreKeptWithTheirReason()
     for (const GpuLink &link : ls.gpuLinks) {
         ++reasons[link.orphan];
         if (link.orphan != OrphanReason::None)
-            ++orphanCategories[device.events[link.gpuEvent].category];
+            ++orphanCategories[device.event(link.gpuEvent).category];
     }
     QCOMPARE(reasons, (std::map<OrphanReason, int>{{OrphanReason::None, 6875}, {OrphanReason::NoLaunchEvent, 872}}));
     QCOMPARE(orphanCategories, (std::map<EventCategory, int>{

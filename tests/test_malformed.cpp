@@ -283,13 +283,14 @@ void TestMalformed::kinetoTopLevelVariants()
     QCOMPARE(t.threadNames.at(main), std::string("main"));
     QCOMPARE(t.processNames.at(TraceId{1, false}), std::string("python"));
     QCOMPARE(t.threadSortIndex.at(main), std::int64_t(5));
-    const DeviceEvent &k = t.events[4];
+    const EventIndex kernel(4);
+    const DeviceEvent &k = t.event(kernel);
     QCOMPARE(k.category, EventCategory::Kernel);
     QVERIFY(k.hasGraphId() && k.hasCollective());
-    QCOMPARE(t.graphIdOf(4), std::int64_t(3));
+    QCOMPARE(t.graphIdOf(kernel), std::int64_t(3));
     QCOMPARE(k.rfId, std::uint64_t(99));
-    QVERIFY(t.collectiveOf(4) != nullptr);
-    const CollectiveArgs &c = *t.collectiveOf(4);
+    QVERIFY(t.collectiveOf(kernel) != nullptr);
+    const CollectiveArgs &c = *t.collectiveOf(kernel);
     QCOMPARE(c.groupSize, std::int64_t(4));
     QCOMPARE(c.srcRank, std::int64_t(-1));
     QCOMPARE(c.dstRank, std::int64_t(2));
@@ -444,8 +445,8 @@ void TestMalformed::hostTruncationRecovered()
     QCOMPARE(t.nodes.front().id, std::int64_t(1));
     QCOMPARE(t.name(t.nodes.front()), std::string_view("[pytorch|profiler|execution_trace|process]"));
     QCOMPARE(t.roots.size(), std::size_t(1));
-    QCOMPARE(t.childCount(0), std::size_t(1));       // root → thread 2
-    QCOMPARE(t.childCount(1), std::size_t(5));       // thread 2 → ops 3..7
+    QCOMPARE(t.childCount(HostNodeIndex(0)), std::size_t(1));       // root → thread 2
+    QCOMPARE(t.childCount(HostNodeIndex(1)), std::size_t(5));       // thread 2 → ops 3..7
     QVERIFY2(hasWarning(t.warnings, "cut off"), warningsText(t.warnings).c_str());
     QVERIFY(hasWarning(t.warnings, "synthesized the missing process root"));
     for (const auto &w : t.warnings)
@@ -511,7 +512,7 @@ void TestMalformed::hostMissingSchemaAndMixedLayout()
     QVERIFY(hasWarning(t.warnings, "no \"schema\" key"));
     QVERIFY(hasWarning(t.warnings, "mix the flat (1.0.1) and nested (1.0.2+) layouts"));
     QCOMPARE(t.findById(2)->rfId, std::uint64_t(4));
-    QCOMPARE(t.findById(2)->parent, std::uint32_t(0));
+    QCOMPARE(t.findById(2)->parent, HostNodeIndex(0));
 }
 
 QTEST_GUILESS_MAIN(TestMalformed)

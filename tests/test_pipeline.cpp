@@ -25,12 +25,12 @@ using linkscope::test::readFile;
 
 namespace {
 
-std::uint32_t eventNamed(const DeviceTrace &device, std::string_view prefix, EventCategory category)
+EventIndex eventNamed(const DeviceTrace &device, std::string_view prefix, EventCategory category)
 {
-    for (std::uint32_t i = 0; i < device.events.size(); ++i)
-        if (device.events[i].category == category && device.name(device.events[i]).substr(0, prefix.size()) == prefix)
+    for (EventIndex i{0}; i.in(device.events.size()); ++i)
+        if (device.event(i).category == category && device.name(device.event(i)).substr(0, prefix.size()) == prefix)
             return i;
-    return kNoIndex;
+    return kNone;
 }
 
 // The line of the link table (JSON Lines) for the GPU op named `kernel`.
@@ -176,10 +176,10 @@ private slots:
         request.link.policy = Policy::ExternalId;
         const OpenedPair plain = openPair(request);
         const DeviceTrace &trace = *plain.device;
-        const std::uint32_t kernel = eventNamed(trace, "ncclDevKernel", EventCategory::Kernel);
-        const std::uint32_t annotation = eventNamed(trace, "nccl:_all_gather_base", EventCategory::UserAnnotation);
-        const std::uint32_t comms = eventNamed(trace, "record_param_comms", EventCategory::CpuOp);
-        QVERIFY(kernel != kNoIndex && annotation != kNoIndex && comms != kNoIndex);
+        const EventIndex kernel = eventNamed(trace, "ncclDevKernel", EventCategory::Kernel);
+        const EventIndex annotation = eventNamed(trace, "nccl:_all_gather_base", EventCategory::UserAnnotation);
+        const EventIndex comms = eventNamed(trace, "record_param_comms", EventCategory::CpuOp);
+        QVERIFY(kernel.valid() && annotation.valid() && comms.valid());
         QCOMPARE(plain.links->gpuLinks[plain.links->gpuLinkOf[kernel]].parent, comms);
 
         Sidecar sidecar;
@@ -207,7 +207,7 @@ private slots:
         QCOMPARE(pair.linked->gpuLinks[pair.linked->gpuLinkOf[kernel]].parent, comms); // the linker's, kept
 
         // `linkscope link --corrections`: the link table has the corrected parent.
-        const std::string kernelName(trace.name(trace.events[kernel]));
+        const std::string kernelName(trace.name(trace.event(kernel)));
         const std::string before = dir.filePath("before.jsonl").toStdString();
         const std::string after = dir.filePath("after.jsonl").toStdString();
         std::ostringstream out, err;

@@ -123,7 +123,7 @@ void TestPolicyNotices::graphCaptureLaunches()
     QVERIFY(n);
     QCOMPARE(n->count, std::size_t(2));
     QCOMPARE(n->total, std::size_t(5)); // launch calls: 3 cudaLaunchKernel, cuLaunchKernel, cudaGraphLaunch
-    QCOMPARE(n->events, (std::vector<std::uint32_t>{captured1, captured2}));
+    QCOMPARE(n->events, (std::vector<EventIndex>{captured1, captured2}));
     QVERIFY2(n->message.starts_with("2 of 5 launch calls lie between StreamBeginCapture and StreamEndCapture"),
              n->message.c_str());
 }

@@ -39,7 +39,7 @@ const RangeLaneStat *laneLabelled(const std::vector<RangeLaneStat> &lanes, const
                                   std::string_view label)
 {
     for (const RangeLaneStat &lane : lanes)
-        if (index.lanes[lane.lane].label == label)
+        if (index.lane(lane.lane).label == label)
             return &lane;
     return nullptr;
 }
@@ -214,12 +214,12 @@ void TestRangeStats::deepStackBeforeTheRangeMatchesBruteForce()
     const TraceIndex index = buildTraceIndex(b.trace);
     const Nanos start = 50000, end = 90000;
     const RangeStats stats = computeRangeStats(b.trace, index, start, end);
-    for (std::uint32_t l = 0; l < index.lanes.size(); ++l) {
+    for (LaneIndex l{0}; l.in(index.lanes.size()); ++l) {
         std::vector<bool> covered(end - start, false);
         std::uint64_t events = 0;
-        const bool stream = index.lanes[l].kind == LaneKind::GpuStream;
-        for (std::uint32_t e : index.lanes[l].events) {
-            const DeviceEvent &event = b.trace.events[e];
+        const bool stream = index.lane(l).kind == LaneKind::GpuStream;
+        for (EventIndex e : index.lane(l).events) {
+            const DeviceEvent &event = b.trace.event(e);
             if (event.end() <= start || event.ts >= end)
                 continue;
             ++events;

@@ -638,7 +638,7 @@ constexpr Nanos us = 1000;
 struct Pair {
     TraceBuilder b;
     HostBuilder h;
-    std::uint32_t rpc, nccl, kernel, mm, mmKernel;
+    EventIndex rpc, nccl, kernel, mm, mmKernel;
     Pair()
     {
         rpc = b.cpu(EventCategory::CpuOp, "record_param_comms", kPid, kTid, 100 * us, 50 * us, 17, 19, 40);

@@ -30,27 +30,27 @@ using linkscope::test::dataPath;
 
 namespace {
 
-std::uint32_t eventNamed(const DeviceTrace &device, std::string_view prefix, EventCategory category)
+EventIndex eventNamed(const DeviceTrace &device, std::string_view prefix, EventCategory category)
 {
-    for (std::uint32_t i = 0; i < device.events.size(); ++i)
-        if (device.events[i].category == category && device.name(device.events[i]).substr(0, prefix.size()) == prefix)
+    for (EventIndex i{0}; i.in(device.events.size()); ++i)
+        if (device.event(i).category == category && device.name(device.event(i)).substr(0, prefix.size()) == prefix)
             return i;
-    return kNoIndex;
+    return kNone;
 }
 
-std::size_t findingsOn(const LinkSet &links, std::uint32_t event, FindingKind kind)
+std::size_t findingsOn(const LinkSet &links, EventIndex event, FindingKind kind)
 {
     return static_cast<std::size_t>(std::count_if(links.findings.begin(), links.findings.end(), [&](const Finding &f) {
-        return f.kind == kind && f.subjectKind == SubjectKind::DeviceEvent && f.subject == event;
+        return f.kind == kind && f.subjectKind == SubjectKind::DeviceEvent && f.event == event;
     }));
 }
 
 // Findings as comparable tuples, in list order.
-std::vector<std::tuple<int, int, std::uint32_t, std::string, std::string, std::uint32_t>> flat(const FindingList &list)
+std::vector<std::tuple<int, int, EventIndex, HostNodeIndex, std::string, std::string, EventIndex>> flat(const FindingList &list)
 {
-    std::vector<std::tuple<int, int, std::uint32_t, std::string, std::string, std::uint32_t>> out;
+    std::vector<std::tuple<int, int, EventIndex, HostNodeIndex, std::string, std::string, EventIndex>> out;
     for (const Finding &f : list)
-        out.emplace_back(int(f.kind), int(f.subjectKind), f.subject, f.message, f.suggestion, f.suggestedParent);
+        out.emplace_back(int(f.kind), int(f.subjectKind), f.event, f.hostNode, f.message, f.suggestion, f.suggestedParent);
     return out;
 }
 
@@ -132,17 +132,17 @@ private slots:
 
         // One re-parent in the middle, to another candidate.
         const std::size_t k = linked->gpuLinks.size() / 2;
-        std::uint32_t gpu = kNoIndex, target = kNoIndex;
-        for (std::size_t i = k; i < linked->gpuLinks.size() && target == kNoIndex; ++i) {
+        EventIndex gpu, target;
+        for (std::size_t i = k; i < linked->gpuLinks.size() && target.isNone(); ++i) {
             const GpuLink &link = linked->gpuLinks[i];
-            for (std::uint32_t c : reparentCandidates(device, *linked, link.gpuEvent))
+            for (EventIndex c : reparentCandidates(device, *linked, link.gpuEvent))
                 if (c != link.parent) {
                     gpu = link.gpuEvent;
                     target = c;
                     break;
                 }
         }
-        QVERIFY(target != kNoIndex);
+        QVERIFY(target.valid());
         CorrectionLog log;
         {
             LinkSet scratch = *linked;
@@ -174,10 +174,10 @@ private slots:
         // onto record_param_comms by hand raises one; undoing the edit clears it again.
         OpenedPair pair = seedPair(Policy::Nesting);
         const DeviceTrace &trace = *pair.device;
-        const std::uint32_t kernel = eventNamed(trace, "ncclDevKernel", EventCategory::Kernel);
-        const std::uint32_t annotation = eventNamed(trace, "nccl:_all_gather_base", EventCategory::UserAnnotation);
-        const std::uint32_t comms = eventNamed(trace, "record_param_comms", EventCategory::CpuOp);
-        QVERIFY(kernel != kNoIndex && annotation != kNoIndex && comms != kNoIndex);
+        const EventIndex kernel = eventNamed(trace, "ncclDevKernel", EventCategory::Kernel);
+        const EventIndex annotation = eventNamed(trace, "nccl:_all_gather_base", EventCategory::UserAnnotation);
+        const EventIndex comms = eventNamed(trace, "record_param_comms", EventCategory::CpuOp);
+        QVERIFY(kernel.valid() && annotation.valid() && comms.valid());
         QCOMPARE(pair.linked->gpuLinks[pair.linked->gpuLinkOf[kernel]].parent, annotation);
         QCOMPARE(findingsOn(*pair.linked, kernel, FindingKind::NcclParentIsRecordParamComms), std::size_t(0));
 
@@ -214,10 +214,10 @@ private slots:
     {
         // Two processes, each launching a kernel from its own CPU op.
         linkscope::test::TraceBuilder b;
-        const std::uint32_t opA = b.cpu(EventCategory::CpuOp, "aten::mm", 100, 1, 1000, 1000);
+        const EventIndex opA = b.cpu(EventCategory::CpuOp, "aten::mm", 100, 1, 1000, 1000);
         b.runtime("cudaLaunchKernel", 100, 1, 1100, 50, 7);
-        const std::uint32_t kernelA = b.gpu("gemm", 0, 7, 1200, 100, 7);
-        const std::uint32_t opB = b.cpu(EventCategory::CpuOp, "aten::mm", 200, 1, 1000, 1000);
+        const EventIndex kernelA = b.gpu("gemm", 0, 7, 1200, 100, 7);
+        const EventIndex opB = b.cpu(EventCategory::CpuOp, "aten::mm", 200, 1, 1000, 1000);
         b.runtime("cudaLaunchKernel", 200, 1, 1100, 50, 8);
         b.gpu("gemm", 1, 7, 1200, 100, 8);
         const DeviceTrace &trace = b.trace;
@@ -291,19 +291,19 @@ private slots:
     {
         const OpenedPair pair = seedPair(Policy::Nesting);
         const DeviceTrace &trace = *pair.device;
-        const std::uint32_t comms = eventNamed(trace, "record_param_comms", EventCategory::CpuOp);
-        const DeviceEvent &e = trace.events[comms];
+        const EventIndex comms = eventNamed(trace, "record_param_comms", EventCategory::CpuOp);
+        const DeviceEvent &e = trace.event(comms);
         QVERIFY(e.rfId != 0);
         QCOMPARE(findCpuOp(trace, EventKey::RecordFunctionId, static_cast<std::int64_t>(e.rfId)), comms);
         const auto byRf = findEvents(trace, pair.host.get(), *pair.links, EventKey::RecordFunctionId,
                                      static_cast<std::int64_t>(e.rfId));
         QVERIFY(std::find(byRf.begin(), byRf.end(), comms) != byRf.end());
-        const std::uint32_t kernel = eventNamed(trace, "ncclDevKernel", EventCategory::Kernel);
+        const EventIndex kernel = eventNamed(trace, "ncclDevKernel", EventCategory::Kernel);
         const auto byCorrelation =
-            findEvents(trace, pair.host.get(), *pair.links, EventKey::Correlation, trace.events[kernel].correlation);
+            findEvents(trace, pair.host.get(), *pair.links, EventKey::Correlation, trace.event(kernel).correlation);
         QVERIFY(std::find(byCorrelation.begin(), byCorrelation.end(), kernel) != byCorrelation.end());
         for (std::size_t i = 1; i < byCorrelation.size(); ++i) // by start time
-            QVERIFY(trace.events[byCorrelation[i - 1]].ts <= trace.events[byCorrelation[i]].ts);
+            QVERIFY(trace.event(byCorrelation[i - 1]).ts <= trace.event(byCorrelation[i]).ts);
         QVERIFY(findEvents(trace, pair.host.get(), *pair.links, EventKey::EvIdx, -12345).empty());
     }
 };

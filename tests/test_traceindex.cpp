@@ -1,5 +1,6 @@
 // Lanes, nesting and range queries of buildTraceIndex over DeviceTraces built in code.
 #include "index/traceindex.h"
+#include "testsupport.h"
 #include "tracebuilder.h"
 
 #include <QTest>
@@ -8,6 +9,18 @@
 
 using namespace linkscope::core;
 using linkscope::test::TraceBuilder;
+
+namespace {
+// The nesting parent and depth of an event (TraceIndex keeps both in std::vectors by event).
+EventIndex nestParentOf(const TraceIndex &index, EventIndex event)
+{
+    return index.nestParent[event.get()];
+}
+std::uint16_t depthOf(const TraceIndex &index, EventIndex event)
+{
+    return index.depth[event.get()];
+}
+} // namespace
 
 class TestTraceIndex : public QObject {
     Q_OBJECT
@@ -52,8 +65,8 @@ void TestTraceIndex::lanesAreGroupedByProcessCpuThenGpu()
     QCOMPARE(index.lanes[3].kind, LaneKind::GpuStream);
     QCOMPARE(index.lanes[5].device, 1);
     QCOMPARE(index.lanes[5].stream, std::int64_t(7));
-    QCOMPARE(index.laneOf[4], 5u); // the memset
-    QCOMPARE(index.laneOf[0], 4u); // kernel on GPU 0 stream 20
+    QCOMPARE(index.laneOfEvent(EventIndex(4)), LaneIndex(5)); // the memset
+    QCOMPARE(index.laneOfEvent(EventIndex(0)), LaneIndex(4)); // kernel on GPU 0 stream 20
 }
 
 void TestTraceIndex::nonLaneEventsHaveNoLane()
@@ -68,9 +81,9 @@ void TestTraceIndex::nonLaneEventsHaveNoLane()
 
     const TraceIndex index = buildTraceIndex(b.trace);
     QCOMPARE(index.lanes.size(), std::size_t(1));
-    QCOMPARE(index.laneOf[op], 0u);
+    QCOMPARE(index.laneOfEvent(op), LaneIndex(0));
     for (auto ev : {flow, instant, span, sync})
-        QCOMPARE(index.laneOf[ev], kNoIndex);
+        QCOMPARE(index.laneOfEvent(ev), kNone);
 }
 
 void TestTraceIndex::nestingFollowsTheStackSweep()
@@ -86,17 +99,17 @@ void TestTraceIndex::nestingFollowsTheStackSweep()
     const auto add = b.cpu(EventCategory::CpuOp, "aten::add", 1, 1331, 200, 10);
 
     const TraceIndex index = buildTraceIndex(b.trace);
-    QCOMPARE(index.nestParent[rpc], kNoIndex);
-    QCOMPARE(index.nestParent[empty], rpc);
-    QCOMPARE(index.nestParent[nccl], rpc);
-    QCOMPARE(index.nestParent[launch], nccl);
-    QCOMPARE(index.nestParent[add], kNoIndex);
-    QCOMPARE(index.depth[rpc], std::uint16_t(0));
-    QCOMPARE(index.depth[empty], std::uint16_t(1));
-    QCOMPARE(index.depth[nccl], std::uint16_t(1));
-    QCOMPARE(index.depth[launch], std::uint16_t(2));
+    QCOMPARE(nestParentOf(index, rpc), kNone);
+    QCOMPARE(nestParentOf(index, empty), rpc);
+    QCOMPARE(nestParentOf(index, nccl), rpc);
+    QCOMPARE(nestParentOf(index, launch), nccl);
+    QCOMPARE(nestParentOf(index, add), kNone);
+    QCOMPARE(depthOf(index, rpc), std::uint16_t(0));
+    QCOMPARE(depthOf(index, empty), std::uint16_t(1));
+    QCOMPARE(depthOf(index, nccl), std::uint16_t(1));
+    QCOMPARE(depthOf(index, launch), std::uint16_t(2));
     QCOMPARE(index.lanes[0].rowCount, std::uint16_t(3));
-    const std::vector<std::uint32_t> order{rpc, empty, nccl, launch, add};
+    const std::vector<EventIndex> order{rpc, empty, nccl, launch, add};
     QCOMPARE(index.lanes[0].events, order);
 }
 
@@ -109,10 +122,10 @@ void TestTraceIndex::equalStartsNestLongerFirst()
     const auto twin = b.cpu(EventCategory::CpuOp, "twin", 1, 1, 100, 10);
     const auto point = b.cpu(EventCategory::CpuOp, "zero", 1, 1, 110, 0); // ends where inner ends: not inside
     const TraceIndex index = buildTraceIndex(b.trace);
-    QCOMPARE(index.nestParent[outer], kNoIndex);
-    QCOMPARE(index.nestParent[inner], outer);
-    QCOMPARE(index.nestParent[twin], inner);
-    QCOMPARE(index.nestParent[point], outer);
+    QCOMPARE(nestParentOf(index, outer), kNone);
+    QCOMPARE(nestParentOf(index, inner), outer);
+    QCOMPARE(nestParentOf(index, twin), inner);
+    QCOMPARE(nestParentOf(index, point), outer);
 }
 
 void TestTraceIndex::gpuOpIsALeafAtAnExactTie()
@@ -125,11 +138,11 @@ void TestTraceIndex::gpuOpIsALeafAtAnExactTie()
     const auto later = b.gpu("gemm", 0, 7, 2000, 100, 12);
     const auto laterAnnotation = b.gpu("forward", 0, 7, 2000, 100, 12, kNoId, EventCategory::GpuUserAnnotation);
     const TraceIndex index = buildTraceIndex(b.trace);
-    QCOMPARE(index.nestParent[annotation], kNoIndex);
-    QCOMPARE(index.nestParent[kernel], annotation);
-    QCOMPARE(index.depth[kernel], std::uint16_t(index.depth[annotation] + 1));
-    QCOMPARE(index.nestParent[later], laterAnnotation);
-    QCOMPARE(index.nestParent[laterAnnotation], kNoIndex);
+    QCOMPARE(nestParentOf(index, annotation), kNone);
+    QCOMPARE(nestParentOf(index, kernel), annotation);
+    QCOMPARE(depthOf(index, kernel), std::uint16_t(depthOf(index, annotation) + 1));
+    QCOMPARE(nestParentOf(index, later), laterAnnotation);
+    QCOMPARE(nestParentOf(index, laterAnnotation), kNone);
 }
 
 void TestTraceIndex::partialOverlapBecomesSiblingWithWarning()
@@ -141,10 +154,10 @@ void TestTraceIndex::partialOverlapBecomesSiblingWithWarning()
     const auto inB = b.cpu(EventCategory::CpuOp, "in_b", 1, 1, 32, 2);   // [32,34) inside b only
     std::vector<Diagnostic> warnings;
     const TraceIndex index = buildTraceIndex(b.trace, &warnings);
-    QCOMPARE(index.nestParent[a], top);
-    QCOMPARE(index.nestParent[bb], top); // sibling of a, not its child
-    QCOMPARE(index.depth[bb], std::uint16_t(1));
-    QCOMPARE(index.nestParent[inB], bb);
+    QCOMPARE(nestParentOf(index, a), top);
+    QCOMPARE(nestParentOf(index, bb), top); // sibling of a, not its child
+    QCOMPARE(depthOf(index, bb), std::uint16_t(1));
+    QCOMPARE(nestParentOf(index, inB), bb);
     QCOMPARE(warnings.size(), std::size_t(1));
     QVERIFY(warnings[0].message.find("'b'") != std::string::npos);
 }
@@ -193,7 +206,7 @@ void TestTraceIndex::visibleRangeContainsEveryOverlappingEvent()
         QVERIFY(first <= last && last <= lane.events.size());
         std::size_t overlapping = 0;
         for (std::size_t pos = 0; pos < lane.events.size(); ++pos) {
-            const DeviceEvent &e = b.trace.events[lane.events[pos]];
+            const DeviceEvent &e = b.trace.event(lane.events[pos]);
             if (e.ts < t1 && e.end() > t0) {
                 ++overlapping;
                 QVERIFY2(pos >= first && pos < last, "overlapping event outside the visible range");

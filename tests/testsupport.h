@@ -2,12 +2,15 @@
 // Paths the tests use: the public traces (a few small ones bundled in tests/data/traces, the rest in
 // ../shared/traces when that folder is beside the checkout) and the repo's own fixtures.
 
+#include <QDebug>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
 #include <QString>
 #include <QTemporaryDir>
 #include <QTest>
+
+#include "base/indices.h"
 
 #include <fstream>
 #include <initializer_list>
@@ -80,6 +83,31 @@ inline std::string readFile(const std::string &path)
 }
 
 } // namespace linkscope::test
+
+namespace linkscope::core {
+// QCOMPARE of two strong indices prints them (found by argument-dependent lookup): the raw value, or
+// "none".
+template <typename Tag>
+char *toString(StrongIndex<Tag> i)
+{
+    return i.isNone() ? qstrdup("none") : QTest::toString(i.value);
+}
+inline char *toString(NoneIndex)
+{
+    return qstrdup("none");
+}
+// And inside containers (QCOMPARE of two std::vector<EventIndex> prints them through QDebug).
+template <typename Tag>
+QDebug operator<<(QDebug debug, StrongIndex<Tag> i)
+{
+    QDebugStateSaver saver(debug);
+    if (i.isNone())
+        debug.nospace() << "none";
+    else
+        debug.nospace() << i.value;
+    return debug;
+}
+} // namespace linkscope::core
 
 // Skips the current test (or data row) unless every listed public trace is present, bundled or in
 // ../shared/traces. Use it before the first tracePath of a trace that tests/data/traces does not hold.

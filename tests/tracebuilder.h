@@ -14,6 +14,8 @@ namespace linkscope::test {
 using core::DeviceEvent;
 using core::DeviceTrace;
 using core::EventCategory;
+using core::EventIndex;
+using core::HostNodeIndex;
 using core::Nanos;
 using core::Phase;
 
@@ -23,7 +25,7 @@ struct TraceBuilder {
     static core::TraceId num(std::int64_t v) { return core::TraceId{v, false}; }
 
     // Adds a complete event; times in ns. Returns its index.
-    std::uint32_t add(EventCategory cat, const std::string &name, std::int64_t pid, std::int64_t tid, Nanos ts,
+    EventIndex add(EventCategory cat, const std::string &name, std::int64_t pid, std::int64_t tid, Nanos ts,
                       Nanos dur)
     {
         DeviceEvent e;
@@ -39,12 +41,12 @@ struct TraceBuilder {
             e.stream = tid;
         }
         trace.events.push_back(e);
-        return static_cast<std::uint32_t>(trace.events.size() - 1);
+        return EventIndex::at(trace.events.size() - 1);
     }
-    DeviceEvent &at(std::uint32_t i) { return trace.events[i]; }
+    DeviceEvent &at(EventIndex i) { return trace.events[i.get()]; }
 
     // CPU-side op with the ids Kineto writes on it.
-    std::uint32_t cpu(EventCategory cat, const std::string &name, std::int64_t pid, std::int64_t tid, Nanos ts,
+    EventIndex cpu(EventCategory cat, const std::string &name, std::int64_t pid, std::int64_t tid, Nanos ts,
                       Nanos dur, std::int64_t externalId = core::kNoId, std::uint64_t rfId = 0,
                       std::int64_t evIdx = core::kNoId)
     {
@@ -54,7 +56,7 @@ struct TraceBuilder {
         at(i).evIdx = evIdx;
         return i;
     }
-    std::uint32_t runtime(const std::string &name, std::int64_t pid, std::int64_t tid, Nanos ts, Nanos dur,
+    EventIndex runtime(const std::string &name, std::int64_t pid, std::int64_t tid, Nanos ts, Nanos dur,
                           std::int64_t correlation, std::int64_t externalId = core::kNoId,
                           EventCategory cat = EventCategory::CudaRuntime)
     {
@@ -63,7 +65,7 @@ struct TraceBuilder {
         at(i).externalId = externalId;
         return i;
     }
-    std::uint32_t gpu(const std::string &name, std::int64_t device, std::int64_t stream, Nanos ts, Nanos dur,
+    EventIndex gpu(const std::string &name, std::int64_t device, std::int64_t stream, Nanos ts, Nanos dur,
                       std::int64_t correlation, std::int64_t externalId = core::kNoId,
                       EventCategory cat = EventCategory::Kernel)
     {
@@ -72,7 +74,7 @@ struct TraceBuilder {
         at(i).externalId = externalId;
         return i;
     }
-    std::uint32_t flow(Phase phase, std::int64_t id, std::int64_t pid, std::int64_t tid, Nanos ts)
+    EventIndex flow(Phase phase, std::int64_t id, std::int64_t pid, std::int64_t tid, Nanos ts)
     {
         const auto i = add(EventCategory::Flow, "ac2g", pid, tid, ts, 0);
         at(i).phase = phase;
@@ -82,10 +84,10 @@ struct TraceBuilder {
         return i;
     }
     // args "graph id" of event i (kept beside the events, sorted by event).
-    void graphId(std::uint32_t i, std::int64_t id)
+    void graphId(EventIndex i, std::int64_t id)
     {
         auto &g = trace.graphIds;
-        const auto it = std::lower_bound(g.begin(), g.end(), i, [](const core::GraphIdArg &a, std::uint32_t e) { return a.event < e; });
+        const auto it = std::lower_bound(g.begin(), g.end(), i, [](const core::GraphIdArg &a, EventIndex e) { return a.event < e; });
         if (it != g.end() && it->event == i)
             it->graphId = id;
         else
@@ -98,7 +100,7 @@ struct HostBuilder {
     core::HostTrace host;
 
     // Adds a node; parentId -1 for a root. Call finish() once all nodes are in.
-    std::uint32_t node(std::int64_t id, std::int64_t parentId, const std::string &name, std::uint64_t rfId,
+    HostNodeIndex node(std::int64_t id, std::int64_t parentId, const std::string &name, std::uint64_t rfId,
                        std::int64_t tid = 1)
     {
         core::HostNode n;
@@ -108,7 +110,7 @@ struct HostBuilder {
         n.rfId = rfId;
         n.tid = tid;
         host.nodes.push_back(n);
-        return static_cast<std::uint32_t>(host.nodes.size() - 1);
+        return HostNodeIndex::at(host.nodes.size() - 1);
     }
 
     // Sorts by id, resolves parents, builds the CSR child lists and roots as the reader does.
@@ -117,18 +119,19 @@ struct HostBuilder {
         auto &nodes = host.nodes;
         std::sort(nodes.begin(), nodes.end(), [](const auto &a, const auto &b) { return a.id < b.id; });
         host.indexById.clear();
-        for (std::uint32_t i = 0; i < nodes.size(); ++i)
-            host.indexById[nodes[i].id] = i;
-        std::vector<std::vector<std::uint32_t>> children(nodes.size());
+        for (HostNodeIndex i{0}; i.in(nodes.size()); ++i)
+            host.indexById[nodes[i.get()].id] = i;
+        std::vector<std::vector<HostNodeIndex>> children(nodes.size());
         host.roots.clear();
-        for (std::uint32_t i = 0; i < nodes.size(); ++i) {
-            auto it = host.indexById.find(nodes[i].parentId);
-            if (nodes[i].parentId >= 0 && it != host.indexById.end() && it->second != i) {
-                nodes[i].parent = it->second;
-                children[it->second].push_back(i);
+        for (HostNodeIndex i{0}; i.in(nodes.size()); ++i) {
+            core::HostNode &n = nodes[i.get()];
+            auto it = host.indexById.find(n.parentId);
+            if (n.parentId >= 0 && it != host.indexById.end() && it->second != i) {
+                n.parent = it->second;
+                children[it->second.get()].push_back(i);
             } else {
-                nodes[i].parent = UINT32_MAX;
-                nodes[i].parentMissing = nodes[i].parentId >= 0 && it == host.indexById.end();
+                n.parent = core::kNone;
+                n.parentMissing = n.parentId >= 0 && it == host.indexById.end();
                 host.roots.push_back(i);
             }
         }

@@ -184,7 +184,7 @@ void CorrectionController::relinked(DocumentPtr doc)
     if (before && before->gpuLinks.size() == m_session->working().gpuLinks.size()) {
         const core::ParentDiff diff = core::diffParents(*before, m_session->working());
         QStringList details;
-        std::vector<std::uint32_t> changed;
+        std::vector<core::EventIndex> changed;
         changed.reserve(diff.changes.size());
         for (const core::ParentChange &c : diff.changes)
             changed.push_back(c.gpuEvent);
@@ -317,13 +317,13 @@ void CorrectionController::insertEntryNow(std::size_t index, const core::LogEntr
 }
 
 namespace {
-bool isGpuOp(const core::LinkSet &links, std::uint32_t event)
+bool isGpuOp(const core::LinkSet &links, core::EventIndex event)
 {
-    return event < links.gpuLinkOf.size() && links.gpuLinkOf[event] != core::kNoIndex;
+    return event.in(links.gpuLinkOf.size()) && links.gpuLinkOf[event].valid();
 }
 } // namespace
 
-QString CorrectionController::reparentProblem(std::uint32_t gpuEvent, std::uint32_t newParent) const
+QString CorrectionController::reparentProblem(core::EventIndex gpuEvent, core::EventIndex newParent) const
 {
     if (!m_session || !m_linked)
         return tr("No trace open");
@@ -332,7 +332,7 @@ QString CorrectionController::reparentProblem(std::uint32_t gpuEvent, std::uint3
     const core::LinkSet &links = m_session->working();
     const core::DeviceTrace &trace = m_linked->device();
     const core::ReparentCheck check = core::checkReparent(trace, links, gpuEvent, newParent);
-    auto shortName = [&](std::uint32_t e) {
+    auto shortName = [&](core::EventIndex e) {
         const QString name = m_linked->eventName(e);
         return name.size() > 48 ? name.left(47) + QStringLiteral("…") : name;
     };
@@ -345,14 +345,14 @@ QString CorrectionController::reparentProblem(std::uint32_t gpuEvent, std::uint3
         return tr("Release on a CPU op (cpu_op or user_annotation)");
     case core::ReparentRefusal::NotACpuOp:
         return tr("Not a CPU op (cpu_op or user_annotation): %1 is a %2")
-            .arg(shortName(newParent), fromStd(core::categoryName(trace.events[newParent].category)));
+            .arg(shortName(newParent), fromStd(core::categoryName(trace.event(newParent).category)));
     case core::ReparentRefusal::OtherProcess:
         return tr("Another process: %1").arg(fromStd(check.reason));
     }
     return fromStd(check.reason);
 }
 
-bool CorrectionController::reparent(std::uint32_t gpuEvent, std::uint32_t newParent)
+bool CorrectionController::reparent(core::EventIndex gpuEvent, core::EventIndex newParent)
 {
     if (!m_session || !m_ready || !reparentProblem(gpuEvent, newParent).isEmpty())
         return false;
@@ -361,33 +361,33 @@ bool CorrectionController::reparent(std::uint32_t gpuEvent, std::uint32_t newPar
     return push(std::move(entry));
 }
 
-bool CorrectionController::detach(std::uint32_t gpuEvent)
+bool CorrectionController::detach(core::EventIndex gpuEvent)
 {
     if (!m_session || !isGpuOp(m_session->working(), gpuEvent))
         return false;
     return push({{}, {m_session->editor().detach(gpuEvent)}});
 }
 
-bool CorrectionController::restore(std::uint32_t gpuEvent)
+bool CorrectionController::restore(core::EventIndex gpuEvent)
 {
     if (!m_session || !isGpuOp(m_session->working(), gpuEvent))
         return false;
-    const std::uint32_t link = m_session->working().gpuLinkOf[gpuEvent];
+    const core::GpuLinkIndex link = m_session->working().gpuLinkOf[gpuEvent];
     if (!m_session->editor().isCorrected(link))
         return false;
     return push({{}, {m_session->editor().restore(gpuEvent)}});
 }
 
-bool CorrectionController::addEdge(std::uint32_t from, std::uint32_t to, core::EdgeKind kind)
+bool CorrectionController::addEdge(core::EventIndex from, core::EventIndex to, core::EdgeKind kind)
 {
-    if (!m_session || from == to || from >= m_linked->eventCount() || to >= m_linked->eventCount())
+    if (!m_session || from == to || !from.in(m_linked->eventCount()) || !to.in(m_linked->eventCount()))
         return false;
     if (kind != core::EdgeKind::Sync && kind != core::EdgeKind::InterThread)
         return false;
     return push({{}, {m_session->editor().addEdge(from, to, kind)}});
 }
 
-bool CorrectionController::removeEdge(std::uint32_t from, std::uint32_t to, core::EdgeKind kind)
+bool CorrectionController::removeEdge(core::EventIndex from, core::EventIndex to, core::EdgeKind kind)
 {
     if (!m_session)
         return false;
@@ -399,23 +399,23 @@ bool CorrectionController::removeEdge(std::uint32_t from, std::uint32_t to, core
     return push({{}, {m_session->editor().removeEdge(from, to, kind)}});
 }
 
-bool CorrectionController::flag(std::uint32_t event, const QString &noteText)
+bool CorrectionController::flag(core::EventIndex event, const QString &noteText)
 {
-    if (!m_session || event >= m_linked->eventCount())
+    if (!m_session || !event.in(m_linked->eventCount()))
         return false;
     return push({{}, {m_session->editor().flag(event, noteText.toStdString())}});
 }
 
-bool CorrectionController::accept(std::uint32_t event)
+bool CorrectionController::accept(core::EventIndex event)
 {
-    if (!m_session || event >= m_linked->eventCount())
+    if (!m_session || !event.in(m_linked->eventCount()))
         return false;
     return push({{}, {m_session->editor().accept(event)}});
 }
 
-bool CorrectionController::note(std::uint32_t event, const QString &text)
+bool CorrectionController::note(core::EventIndex event, const QString &text)
 {
-    if (!m_session || event >= m_linked->eventCount() || text.isEmpty())
+    if (!m_session || !event.in(m_linked->eventCount()) || text.isEmpty())
         return false;
     return push({{}, {m_session->editor().note(event, text.toStdString())}});
 }
@@ -431,9 +431,9 @@ bool CorrectionController::markReviewed(const core::Finding &f, const QString &n
 
 bool CorrectionController::applySuggestion(const core::Finding &f)
 {
-    if (!m_session || f.subjectKind != core::SubjectKind::DeviceEvent || f.suggestedParent == core::kNoIndex)
+    if (!m_session || f.subjectKind != core::SubjectKind::DeviceEvent || f.suggestedParent.isNone())
         return false;
-    return reparent(f.subject, f.suggestedParent);
+    return reparent(f.event, f.suggestedParent);
 }
 
 bool CorrectionController::applySuggestionToKind(core::FindingKind kind)
@@ -455,15 +455,15 @@ bool CorrectionController::applySuggestions(const std::vector<core::Finding> &fi
     const core::LinkSet &links = m_session->working();
     core::LogEntry entry;
     for (const core::Finding &f : findings) {
-        if (f.subjectKind != core::SubjectKind::DeviceEvent || f.suggestedParent == core::kNoIndex)
+        if (f.subjectKind != core::SubjectKind::DeviceEvent || f.suggestedParent.isNone())
             continue;
-        if (f.subject >= links.gpuLinkOf.size() || links.gpuLinkOf[f.subject] == core::kNoIndex)
+        if (!f.event.in(links.gpuLinkOf.size()) || links.gpuLinkOf[f.event].isNone())
             continue;
-        if (links.gpuLinks[links.gpuLinkOf[f.subject]].parent == f.suggestedParent)
+        if (links.gpuLinks[links.gpuLinkOf[f.event]].parent == f.suggestedParent)
             continue; // already there: no no-op edit
-        if (!reparentProblem(f.subject, f.suggestedParent).isEmpty())
+        if (!reparentProblem(f.event, f.suggestedParent).isEmpty())
             continue;
-        entry.edits.push_back(m_session->editor().reparent(f.subject, f.suggestedParent));
+        entry.edits.push_back(m_session->editor().reparent(f.event, f.suggestedParent));
     }
     if (entry.edits.empty())
         return false;
@@ -497,7 +497,7 @@ bool CorrectionController::forceSidecar()
 
 // ---- lookups --------------------------------------------------------------------------------
 
-std::vector<std::uint32_t> CorrectionController::parentCandidates(std::uint32_t gpuEvent) const
+std::vector<core::EventIndex> CorrectionController::parentCandidates(core::EventIndex gpuEvent) const
 {
     if (!m_session || !isGpuOp(m_session->working(), gpuEvent))
         return {};
@@ -506,10 +506,10 @@ std::vector<std::uint32_t> CorrectionController::parentCandidates(std::uint32_t 
                                     m_session->editor().linkerChoice(links.gpuLinkOf[gpuEvent]).parent);
 }
 
-std::uint32_t CorrectionController::findCpuOp(const QString &text) const
+core::EventIndex CorrectionController::findCpuOp(const QString &text) const
 {
     if (!m_linked)
-        return core::kNoIndex;
+        return core::kNone;
     QString t = text.trimmed().toLower();
     enum { Any, Rf, Ev, Index } by = Any;
     if (t.startsWith(QLatin1String("rf_id"))) {
@@ -526,23 +526,23 @@ std::uint32_t CorrectionController::findCpuOp(const QString &text) const
     bool ok = false;
     const qint64 value = t.toLongLong(&ok);
     if (!ok || value < 0)
-        return core::kNoIndex;
+        return core::kNone;
     const core::DeviceTrace &trace = m_linked->device();
     const auto &events = trace.events;
     if (by == Index)
         return value < static_cast<qint64>(events.size()) && core::isCpuOpCategory(events[value].category)
-                   ? static_cast<std::uint32_t>(value)
-                   : core::kNoIndex;
+                   ? core::EventIndex::at(static_cast<std::size_t>(value))
+                   : core::EventIndex(core::kNone);
     if (by == Rf || by == Ev)
         return core::findCpuOp(trace, by == Rf ? core::EventKey::RecordFunctionId : core::EventKey::EvIdx, value);
     // A bare number: rf_id first (what the ET shows), then Ev Idx.
-    const std::uint32_t byRfId = core::findCpuOp(trace, core::EventKey::RecordFunctionId, value);
-    return byRfId != core::kNoIndex ? byRfId : core::findCpuOp(trace, core::EventKey::EvIdx, value);
+    const core::EventIndex byRfId = core::findCpuOp(trace, core::EventKey::RecordFunctionId, value);
+    return byRfId.valid() ? byRfId : core::findCpuOp(trace, core::EventKey::EvIdx, value);
 }
 
-QString CorrectionController::describeEvent(std::uint32_t event) const
+QString CorrectionController::describeEvent(core::EventIndex event) const
 {
-    if (event == core::kNoIndex || !m_linked || event >= m_linked->eventCount())
+    if (event.isNone() || !m_linked || !event.in(m_linked->eventCount()))
         return tr("(none)");
     return m_linked->eventName(event);
 }

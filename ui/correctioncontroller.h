@@ -50,17 +50,17 @@ public:
     // can: the new parent must be a CPU op (cpu_op / user_annotation, as the LinkEditor requires)
     // in the process that launched the GPU op (known from its launch call, else its current
     // parent; unknown: any process). The Ctrl+drag overlay and reparent() share this check.
-    QString reparentProblem(std::uint32_t gpuEvent, std::uint32_t newParent) const;
+    QString reparentProblem(core::EventIndex gpuEvent, core::EventIndex newParent) const;
 
     // Edits on events (DeviceTrace indices). Each is one undoable step; false if not applicable.
-    bool reparent(std::uint32_t gpuEvent, std::uint32_t newParent);
-    bool detach(std::uint32_t gpuEvent);
-    bool restore(std::uint32_t gpuEvent);
-    bool addEdge(std::uint32_t from, std::uint32_t to, core::EdgeKind kind);
-    bool removeEdge(std::uint32_t from, std::uint32_t to, core::EdgeKind kind);
-    bool flag(std::uint32_t event, const QString &note);
-    bool accept(std::uint32_t event);
-    bool note(std::uint32_t event, const QString &text);
+    bool reparent(core::EventIndex gpuEvent, core::EventIndex newParent);
+    bool detach(core::EventIndex gpuEvent);
+    bool restore(core::EventIndex gpuEvent);
+    bool addEdge(core::EventIndex from, core::EventIndex to, core::EdgeKind kind);
+    bool removeEdge(core::EventIndex from, core::EventIndex to, core::EdgeKind kind);
+    bool flag(core::EventIndex event, const QString &note);
+    bool accept(core::EventIndex event);
+    bool note(core::EventIndex event, const QString &text);
     // `finding` is one shown in the Findings dock (of linkedDocument()); it is taken by value, not by
     // index, because the working link set's findings are derived again after every edit.
     bool markReviewed(const core::Finding &finding, const QString &note = {});
@@ -77,9 +77,9 @@ public:
 
     // Candidate parents for a GPU op: each policy's choice, the innermost enclosing op and the CPU
     // ops enclosing its launch, without duplicates, innermost first.
-    std::vector<std::uint32_t> parentCandidates(std::uint32_t gpuEvent) const;
+    std::vector<core::EventIndex> parentCandidates(core::EventIndex gpuEvent) const;
     // A CPU op named by "rf_id N", "ev_idx N", "#N" (event index) or a bare number (rf_id, then Ev Idx).
-    std::uint32_t findCpuOp(const QString &text) const;
+    core::EventIndex findCpuOp(const QString &text) const;
 
     // Writes the corrected links (off the GUI thread). Empty paths are skipped. Emits
     // exportProgress(stage, done, total) before each stage and exportFinished(ok, message) at the end.
@@ -106,7 +106,7 @@ signals:
     void publishFailed(const QString &message);
     // After a relink or policy change: how many GPU ops got another parent, and which (`details`:
     // the first 500 described; `events`: every one, sorted DeviceTrace indices).
-    void linksChanged(const QString &summary, const QStringList &details, const std::vector<std::uint32_t> &events);
+    void linksChanged(const QString &summary, const QStringList &details, const std::vector<core::EventIndex> &events);
     void exportProgress(const QString &stage, int done, int total);
     void exportFinished(bool ok, const QString &message);
 
@@ -118,7 +118,7 @@ private:
     void relinked(DocumentPtr doc);
     void publish();
     bool push(core::LogEntry entry);
-    QString describeEvent(std::uint32_t event) const;
+    QString describeEvent(core::EventIndex event) const;
 
     MainWindow *m_window;
     QUndoStack *m_undo;

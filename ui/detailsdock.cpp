@@ -18,14 +18,14 @@ constexpr int kListCap = 50;
 
 QString fromView(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
 
-QString eventLink(const TraceDocument &doc, std::uint32_t e)
+QString eventLink(const TraceDocument &doc, core::EventIndex e)
 {
-    if (e >= doc.eventCount())
+    if (!e.in(doc.eventCount()))
         return QStringLiteral("—");
     const QString color = eventColor(doc.style(e)).name();
     return QStringLiteral("<span style='color:%1'>■</span> <a href='event:%2'>%3</a> <small>%4 · %5</small>")
         .arg(color)
-        .arg(e)
+        .arg(e.value)
         .arg(doc.eventName(e).toHtmlEscaped(), eventStyleName(doc.style(e)), formatDuration(doc.event(e).dur));
 }
 
@@ -52,7 +52,7 @@ DetailsDock::DetailsDock(EventSelection *selection, QWidget *parent)
             bool ok = false;
             const uint e = url.path().toUInt(&ok);
             if (ok)
-                m_selection->select(e);
+                m_selection->select(core::EventIndex(e));
         }
     });
     if (m_selection)
@@ -87,7 +87,7 @@ void DetailsDock::setTimeRangeHtml(const QString &html)
 
 void DetailsDock::refresh()
 {
-    if (!m_doc || !m_selection || !m_selection->hasSelection() || m_selection->current() >= m_doc->eventCount()) {
+    if (!m_doc || !m_selection || !m_selection->hasSelection() || !m_selection->current().in(m_doc->eventCount())) {
         m_browser->setHtml(m_rangeHtml
                            + tr("<p style='color:#666'>Click an event on the timeline to see its details, its "
                                 "parent CPU op and the rule that chose it.</p>"));
@@ -107,10 +107,10 @@ void DetailsDock::setRankLabel(const QString &label)
     refresh();
 }
 
-QString DetailsDock::detailsHtml(const TraceDocument &doc, std::uint32_t e, const EventNotes *notes)
+QString DetailsDock::detailsHtml(const TraceDocument &doc, core::EventIndex e, const EventNotes *notes)
 {
     const core::DeviceTrace &trace = doc.device();
-    const core::DeviceEvent &event = trace.events[e];
+    const core::DeviceEvent &event = trace.event(e);
     const core::TraceIndex &index = doc.index();
     const core::LinkSet &links = doc.links();
     QString html;
@@ -145,15 +145,16 @@ QString DetailsDock::detailsHtml(const TraceDocument &doc, std::uint32_t e, cons
                                               fromView(trace.strings.at(event.categoryText)).toHtmlEscaped()));
     html += row(QObject::tr("Process / thread"), QStringLiteral("%1 / %2").arg(QString::fromStdString(trace.idText(trace.threadKey(event).pid)),
                                                                                 QString::fromStdString(trace.idText(trace.threadKey(event).tid))));
-    if (e < index.laneOf.size() && index.laneOf[e] != core::kNoIndex)
+    const core::LaneIndex lane = e.in(index.laneOf.size()) ? index.laneOf[e.get()] : core::LaneIndex(core::kNone);
+    if (lane.valid())
         html += row(QObject::tr("Lane"), QStringLiteral("%1 · depth %2")
-                                             .arg(QString::fromStdString(index.lanes[index.laneOf[e]].label).toHtmlEscaped())
-                                             .arg(index.depth[e]));
+                                             .arg(QString::fromStdString(index.lane(lane).label).toHtmlEscaped())
+                                             .arg(index.depth[e.get()]));
     html += row(QObject::tr("Start"), QStringLiteral("+%1 <small>(ts %2 ns)</small>")
                                           .arg(formatDuration(event.ts - doc.startTime()))
                                           .arg(event.ts));
     html += row(QObject::tr("Duration"), formatDuration(event.dur));
-    if (e < links.exclusiveDur.size() && isCpuOpCategory(event.category))
+    if (e.in(links.exclusiveDur.size()) && isCpuOpCategory(event.category))
         html += row(QObject::tr("Exclusive"), formatDuration(links.exclusiveDur[e]));
     html += row(QObject::tr("External id"), idOrDash(event.externalId));
     html += row(QObject::tr("Correlation"), idOrDash(event.correlation));
@@ -166,9 +167,9 @@ QString DetailsDock::detailsHtml(const TraceDocument &doc, std::uint32_t e, cons
     html += QStringLiteral("</table>");
 
     // Host ET node
-    if (doc.host() && e < links.hostOfEvent.size() && links.hostOfEvent[e] != core::kNoIndex) {
+    if (doc.host() && e.in(links.hostOfEvent.size()) && links.hostOfEvent[e].valid()) {
         const core::HostTrace &host = *doc.host();
-        const core::HostNode &node = host.nodes[links.hostOfEvent[e]];
+        const core::HostNode &node = host.node(links.hostOfEvent[e]);
         html += QStringLiteral("<h4>Host ET node</h4><table cellspacing='0'>");
         html += row(QObject::tr("Node id"), QString::number(node.id));
         html += row(QObject::tr("Name"), fromView(host.name(node)).toHtmlEscaped());
@@ -183,10 +184,10 @@ QString DetailsDock::detailsHtml(const TraceDocument &doc, std::uint32_t e, cons
     // Link (GPU ops)
     if (const core::GpuLink *link = doc.gpuLink(e)) {
         html += QStringLiteral("<h4>Link</h4><table cellspacing='0'>");
-        html += row(QObject::tr("Launch"), link->launch < doc.eventCount()
+        html += row(QObject::tr("Launch"), link->launch.in(doc.eventCount())
                                                 ? eventLink(doc, link->launch) + QStringLiteral(" <small>by %1</small>").arg(fromView(launchMatchName(link->launchMatch)))
                                                 : QObject::tr("none"));
-        if (link->parent < doc.eventCount()) {
+        if (link->parent.in(doc.eventCount())) {
             html += row(QObject::tr("Parent"), eventLink(doc, link->parent));
             html += row(QObject::tr("Rule"), QStringLiteral("<b>%1</b> under policy %2 · confidence %3")
                                                  .arg(fromView(parentRuleName(link->rule)), fromView(policyName(links.policy)))
@@ -198,28 +199,28 @@ QString DetailsDock::detailsHtml(const TraceDocument &doc, std::uint32_t e, cons
         html += QStringLiteral("</table><p style='margin-bottom:2px'>What each policy chooses:</p><table cellspacing='0'>");
         for (int p = 0; p < core::kPolicyCount; ++p) {
             const auto policy = static_cast<core::Policy>(p);
-            const std::uint32_t choice = link->byPolicy[p];
-            QString value = choice < doc.eventCount() ? eventLink(doc, choice) : QObject::tr("none");
+            const core::EventIndex choice = link->byPolicy[p];
+            QString value = choice.in(doc.eventCount()) ? eventLink(doc, choice) : QObject::tr("none");
             if (policy == links.policy)
                 value += QObject::tr(" <small>(current)</small>");
             else if (choice != link->parent)
                 value += QObject::tr(" <small style='color:#c60'>(differs)</small>");
             html += row(fromView(policyName(policy)), value);
         }
-        if (link->innermost < doc.eventCount() && link->innermost != link->parent)
+        if (link->innermost.in(doc.eventCount()) && link->innermost != link->parent)
             html += row(QObject::tr("Innermost enclosing"), eventLink(doc, link->innermost));
-        if (link->annotationEvidence < doc.eventCount())
+        if (link->annotationEvidence.in(doc.eventCount()))
             html += row(QObject::tr("GPU annotation"), eventLink(doc, link->annotationEvidence));
         html += QStringLiteral("</table>");
     }
 
     // Structure: nesting parent and children
     html += QStringLiteral("<h4>Nesting</h4><table cellspacing='0'>");
-    const std::uint32_t nestParent = e < index.nestParent.size() ? index.nestParent[e] : core::kNoIndex;
-    html += row(QObject::tr("Parent"), nestParent < doc.eventCount() ? eventLink(doc, nestParent) : QObject::tr("none (top level)"));
-    if (e < index.laneOf.size() && index.laneOf[e] != core::kNoIndex) {
-        const LaneRows &rows = doc.laneRows()[index.laneOf[e]];
-        const int childDepth = index.depth[e] + 1;
+    const core::EventIndex nestParent = e.in(index.nestParent.size()) ? index.nestParent[e.get()] : core::EventIndex(core::kNone);
+    html += row(QObject::tr("Parent"), nestParent.in(doc.eventCount()) ? eventLink(doc, nestParent) : QObject::tr("none (top level)"));
+    if (lane.valid()) {
+        const LaneRows &rows = doc.laneRows(lane);
+        const int childDepth = index.depth[e.get()] + 1;
         QStringList children;
         std::size_t childCount = 0;
         if (childDepth < rows.rowCount()) {
@@ -227,8 +228,8 @@ QString DetailsDock::detailsHtml(const TraceDocument &doc, std::uint32_t e, cons
             std::uint32_t i = static_cast<std::uint32_t>(
                 std::lower_bound(s + rows.rowBegin[childDepth], s + rows.rowBegin[childDepth + 1], event.ts) - s);
             for (; i < rows.rowBegin[childDepth + 1] && s[i] <= event.end(); ++i) {
-                const std::uint32_t c = rows.events[i];
-                if (index.nestParent[c] != e)
+                const core::EventIndex c = rows.events[i];
+                if (index.nestParent[c.get()] != e)
                     continue;
                 if (++childCount <= kListCap)
                     children << eventLink(doc, c);
@@ -264,17 +265,17 @@ QString DetailsDock::detailsHtml(const TraceDocument &doc, std::uint32_t e, cons
     }
 
     // Findings
-    const std::vector<std::uint32_t> findings = doc.findingsOf(e);
+    const std::vector<core::FindingIndex> findings = doc.findingsOf(e);
     if (!findings.empty()) {
         html += QStringLiteral("<h4 style='color:#c00'>Findings</h4><ul>");
-        for (std::uint32_t f : findings) {
-            const core::Finding &finding = links.findings[f];
+        for (core::FindingIndex f : findings) {
+            const core::Finding &finding = links.findings[f.get()];
             html += QStringLiteral("<li><b>%1</b> (%2): %3")
                         .arg(fromView(findingKindName(finding.kind)), fromView(findingSeverityName(finding.severity)),
                              QString::fromStdString(finding.message).toHtmlEscaped());
             if (!finding.suggestion.empty())
                 html += QStringLiteral("<br><i>%1</i>").arg(QString::fromStdString(finding.suggestion).toHtmlEscaped());
-            if (finding.suggestedParent < doc.eventCount())
+            if (finding.suggestedParent.in(doc.eventCount()))
                 html += QObject::tr("<br>suggested parent: %1").arg(eventLink(doc, finding.suggestedParent));
             html += QStringLiteral("</li>");
         }

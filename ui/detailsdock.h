@@ -34,7 +34,7 @@ public:
     QTextBrowser *browser() const { return m_browser; }
 
     // Builds the details HTML for `event` (exposed for tests). Links are "event:N". `notes` may be null.
-    static QString detailsHtml(const TraceDocument &doc, std::uint32_t event, const EventNotes *notes = nullptr);
+    static QString detailsHtml(const TraceDocument &doc, core::EventIndex event, const EventNotes *notes = nullptr);
 
 private:
     void refresh();

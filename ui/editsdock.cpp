@@ -182,7 +182,7 @@ void EditsDock::showSubject(const QModelIndex &index)
         return;
     const auto resolved = session->editor().resolver().resolve(key);
     if (resolved.ok())
-        m_selection->select(resolved.index);
+        m_selection->select(resolved.event);
 }
 
 } // namespace linkscope::ui

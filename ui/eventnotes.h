@@ -20,15 +20,15 @@ namespace linkscope::ui {
 
 struct EventNotes {
     std::shared_ptr<const core::DeviceTrace> device; // the trace whose event indices these are
-    std::unordered_map<std::uint32_t, QString> flags; // event → the flag's note (may be empty)
-    std::unordered_map<std::uint32_t, QString> notes; // event → note
-    std::unordered_set<std::uint32_t> accepted;
-    std::vector<std::uint32_t> marked; // events with a flag or a note, sorted by index, unique
+    std::unordered_map<core::EventIndex, QString> flags; // event → the flag's note (may be empty)
+    std::unordered_map<core::EventIndex, QString> notes; // event → note
+    std::unordered_set<core::EventIndex> accepted;
+    std::vector<core::EventIndex> marked; // events with a flag or a note, sorted by index, unique
 
     bool empty() const { return flags.empty() && notes.empty() && accepted.empty(); }
-    bool isFlagged(std::uint32_t event) const { return flags.count(event) != 0; }
-    bool hasNote(std::uint32_t event) const { return notes.count(event) != 0; }
-    bool isAccepted(std::uint32_t event) const { return accepted.count(event) != 0; }
+    bool isFlagged(core::EventIndex event) const { return flags.count(event) != 0; }
+    bool hasNote(core::EventIndex event) const { return notes.count(event) != 0; }
+    bool isAccepted(core::EventIndex event) const { return accepted.count(event) != 0; }
     // Whether this snapshot is about `trace` (the one a view or dock shows).
     bool isOf(const core::DeviceTrace &trace) const { return device.get() == &trace; }
 

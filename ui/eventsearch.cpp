@@ -30,7 +30,7 @@ SearchResult searchEvents(const TraceDocument &doc, SearchMode mode, const QStri
     const QString text = query.trimmed();
     if (text.isEmpty())
         return result;
-    auto onLane = [&](std::uint32_t e) { return e < index.laneOf.size() && index.laneOf[e] != core::kNoIndex; };
+    auto onLane = [&](core::EventIndex e) { return e.in(index.laneOf.size()) && index.laneOf[e.get()].valid(); };
 
     if (mode == SearchMode::NameContains || mode == SearchMode::NameRegex) {
         QRegularExpression regex;
@@ -49,8 +49,8 @@ SearchResult searchEvents(const TraceDocument &doc, SearchMode mode, const QStri
             nameMatches[id] = mode == SearchMode::NameContains ? name.contains(text, Qt::CaseInsensitive)
                                                                : regex.match(name).hasMatch();
         }
-        for (std::uint32_t e = 0; e < trace.events.size(); ++e)
-            if (nameMatches[trace.events[e].name] && onLane(e))
+        for (core::EventIndex e{0}; e.get() < trace.events.size(); ++e)
+            if (nameMatches[trace.event(e).name] && onLane(e))
                 result.events.push_back(e);
     } else {
         bool ok = false;
@@ -70,8 +70,8 @@ SearchResult searchEvents(const TraceDocument &doc, SearchMode mode, const QStri
         result.events = core::findEvents(trace, doc.host(), doc.links(), key, value);
         return result;
     }
-    std::sort(result.events.begin(), result.events.end(), [&](std::uint32_t a, std::uint32_t b) {
-        return trace.events[a].ts != trace.events[b].ts ? trace.events[a].ts < trace.events[b].ts : a < b;
+    std::sort(result.events.begin(), result.events.end(), [&](core::EventIndex a, core::EventIndex b) {
+        return trace.event(a).ts != trace.event(b).ts ? trace.event(a).ts < trace.event(b).ts : a < b;
     });
     result.events.erase(std::unique(result.events.begin(), result.events.end()), result.events.end());
     return result;

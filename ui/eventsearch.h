@@ -23,7 +23,7 @@ enum class SearchMode {
 QString searchModeName(SearchMode mode);
 
 struct SearchResult {
-    std::vector<std::uint32_t> events; // sorted by start time
+    std::vector<core::EventIndex> events; // sorted by start time
     QString error;                     // non-empty: the query is invalid (bad regex, not a number)
 };
 

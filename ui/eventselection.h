@@ -16,21 +16,21 @@ class EventSelection : public QObject {
 public:
     explicit EventSelection(QObject *parent = nullptr) : QObject(parent) {}
 
-    std::uint32_t current() const { return m_current; }
-    bool hasSelection() const { return m_current != core::kNoIndex; }
+    core::EventIndex current() const { return m_current; }
+    bool hasSelection() const { return m_current.valid(); }
 
 public slots:
-    // Selects `event` (core::kNoIndex clears). Emits changed() only when it differs.
-    void select(std::uint32_t event)
+    // Selects `event` (none clears). Emits changed() only when it differs.
+    void select(core::EventIndex event)
     {
         if (event == m_current)
             return;
         m_current = event;
         emit changed(event);
     }
-    void clear() { select(core::kNoIndex); }
+    void clear() { select(core::kNone); }
     // Selects `event` where the user sees it (a click on the timeline): views keep their place.
-    void selectInPlace(std::uint32_t event)
+    void selectInPlace(core::EventIndex event)
     {
         m_inPlace = true;
         select(event);
@@ -42,10 +42,10 @@ public:
     bool inPlace() const { return m_inPlace; }
 
 signals:
-    void changed(std::uint32_t event);
+    void changed(core::EventIndex event);
 
 private:
-    std::uint32_t m_current = core::kNoIndex;
+    core::EventIndex m_current{};
     bool m_inPlace = false;
 };
 

@@ -32,7 +32,7 @@ namespace {
 
 bool sameRef(const core::Finding &a, const core::Finding &b)
 {
-    return a.kind == b.kind && a.subjectKind == b.subjectKind && a.subject == b.subject;
+    return core::refOf(a) == core::refOf(b);
 }
 
 // Same findings chunk (FindingList shares chunks of kOpsPerChunk GPU ops between copies; a shared
@@ -44,13 +44,13 @@ bool sameFindingsChunk(const core::FindingList &a, const core::FindingList &b, s
 
 } // namespace
 
-std::vector<std::uint32_t> FindingsModel::resolvedFindings(const core::FindingList &linked, const core::FindingList &now)
+std::vector<core::FindingIndex> FindingsModel::resolvedFindings(const core::FindingList &linked, const core::FindingList &now)
 {
     // A linker's finding is resolved when no current finding has its kind and subject. The
     // per-GPU-op findings of an op are about that op (link/diagnose.h), and their kinds are never
     // trace-wide or host-side ones, so they are matched op by op, and only where the edits copied
     // the op's findings chunk; the rest is shared, hence present.
-    std::vector<std::uint32_t> out;
+    std::vector<core::FindingIndex> out;
     const std::size_t ops = linked.gpuOpCount();
     if (ops != now.gpuOpCount()) {
         std::vector<core::FindingRef> current;
@@ -58,7 +58,7 @@ std::vector<std::uint32_t> FindingsModel::resolvedFindings(const core::FindingLi
         for (const core::Finding &f : now)
             current.push_back(core::refOf(f));
         std::sort(current.begin(), current.end());
-        std::uint32_t i = 0;
+        core::FindingIndex i{0};
         for (const core::Finding &f : linked) {
             if (!std::binary_search(current.begin(), current.end(), core::refOf(f)))
                 out.push_back(i);
@@ -75,7 +75,7 @@ std::vector<std::uint32_t> FindingsModel::resolvedFindings(const core::FindingLi
         std::sort(current.begin(), current.end());
         for (std::size_t i = 0; i < was.size(); ++i)
             if (!std::binary_search(current.begin(), current.end(), core::refOf(was[i])))
-                out.push_back(static_cast<std::uint32_t>(offset + i));
+                out.push_back(core::FindingIndex::at(offset + i));
     };
     matchAll(linked.traceWide(), now.traceWide(), 0);
     for (std::size_t c = 0; c < ops; c += core::FindingList::kOpsPerChunk) {
@@ -87,7 +87,7 @@ std::vector<std::uint32_t> FindingsModel::resolvedFindings(const core::FindingLi
             const std::size_t position = linked.positionOfGpuOp(k);
             for (const core::Finding *f = was; f != wasEnd; ++f)
                 if (std::none_of(is, isEnd, [&](const core::Finding &g) { return sameRef(*f, g); }))
-                    out.push_back(static_cast<std::uint32_t>(position + static_cast<std::size_t>(f - was)));
+                    out.push_back(core::FindingIndex::at(position + static_cast<std::size_t>(f - was)));
         }
     }
     matchAll(linked.hostSide(), now.hostSide(), linked.size() - linked.hostSide().size());
@@ -187,8 +187,8 @@ void FindingsModel::refresh()
             m_causes = causesOf(*m_doc, previous.get(), previousCauses);
             // A resolved finding's cause is of the links it was found on: the linker's.
             m_causes.reserve(m_causes.size() + m_resolved.size());
-            for (std::uint32_t r : m_resolved)
-                m_causes.push_back(core::causeOf(m_linked->links().findings.at(r), m_linked->device(), m_linked->links()));
+            for (core::FindingIndex r : m_resolved)
+                m_causes.push_back(core::causeOf(m_linked->links().findings.at(r.get()), m_linked->device(), m_linked->links()));
         }
         endResetModel();
     } else if (rowCount() > 0) {
@@ -213,7 +213,7 @@ const core::Finding &FindingsModel::finding(int row) const
 {
     const std::size_t current = m_doc->links().findings.size();
     const auto r = static_cast<std::size_t>(row);
-    return r < current ? m_doc->links().findings.at(r) : m_linked->links().findings.at(m_resolved.at(r - current));
+    return r < current ? m_doc->links().findings.at(r) : m_linked->links().findings.at(m_resolved.at(r - current).get());
 }
 
 int FindingsModel::rowOf(const core::FindingRef &ref) const
@@ -221,12 +221,12 @@ int FindingsModel::rowOf(const core::FindingRef &ref) const
     // A GPU op's own findings first (its run of the list), then every row.
     if (m_doc && ref.subjectKind == core::SubjectKind::DeviceEvent) {
         const core::LinkSet &links = m_doc->links();
-        const std::uint32_t link = ref.subject < links.gpuLinkOf.size() ? links.gpuLinkOf[ref.subject] : core::kNoIndex;
-        if (link != core::kNoIndex && link < links.findings.gpuOpCount()) {
-            const auto [first, last] = links.findings.ofGpuOp(link);
+        const core::GpuLinkIndex link = ref.event.in(links.gpuLinkOf.size()) ? links.gpuLinkOf[ref.event] : core::GpuLinkIndex(core::kNone);
+        if (link.in(links.findings.gpuOpCount())) {
+            const auto [first, last] = links.findings.ofGpuOp(link.get());
             for (const core::Finding *f = first; f != last; ++f)
                 if (core::refOf(*f) == ref)
-                    return static_cast<int>(links.findings.positionOfGpuOp(link) + static_cast<std::size_t>(f - first));
+                    return static_cast<int>(links.findings.positionOfGpuOp(link.get()) + static_cast<std::size_t>(f - first));
         }
     }
     for (int row = 0; row < rowCount(); ++row)
@@ -235,10 +235,10 @@ int FindingsModel::rowOf(const core::FindingRef &ref) const
     return -1;
 }
 
-std::uint32_t FindingsModel::subjectEvent(int row) const
+core::EventIndex FindingsModel::subjectEvent(int row) const
 {
     const core::Finding &f = finding(row);
-    return f.subjectKind == core::SubjectKind::DeviceEvent && f.subject < m_doc->eventCount() ? f.subject : core::kNoIndex;
+    return f.subjectKind == core::SubjectKind::DeviceEvent && f.event.in(m_doc->eventCount()) ? f.event : core::EventIndex(core::kNone);
 }
 
 FindingsModel::RowStatus FindingsModel::status(int row) const
@@ -252,9 +252,9 @@ FindingsModel::RowStatus FindingsModel::status(int row) const
     if (session->editor().review().isReviewed(f))
         return RowStatus::Reviewed;
     const core::LinkSet &working = session->working();
-    if (f.subjectKind == core::SubjectKind::DeviceEvent && f.subject < working.gpuLinkOf.size()) {
-        const std::uint32_t link = working.gpuLinkOf[f.subject];
-        if (link != core::kNoIndex && working.gpuLinks[link].rule == core::ParentRule::Manual
+    if (f.subjectKind == core::SubjectKind::DeviceEvent && f.event.in(working.gpuLinkOf.size())) {
+        const core::GpuLinkIndex link = working.gpuLinkOf[f.event];
+        if (link.valid() && working.gpuLinks[link].rule == core::ParentRule::Manual
             && std::binary_search(m_linkedRefs.begin(), m_linkedRefs.end(), core::refOf(f)))
             return RowStatus::Corrected;
     }
@@ -303,11 +303,11 @@ QVariant FindingsModel::data(const QModelIndex &index, int role) const
         case Kind: return fromStd(core::findingKindName(f.kind));
         case Severity: return fromStd(core::findingSeverityName(f.severity));
         case Subject: {
-            const std::uint32_t e = subjectEvent(index.row());
-            if (e != core::kNoIndex)
+            const core::EventIndex e = subjectEvent(index.row());
+            if (e.valid())
                 return m_doc->eventName(e);
-            if (f.subjectKind == core::SubjectKind::HostNode && m_doc->host() && f.subject < m_doc->host()->nodes.size())
-                return tr("ET node %1").arg(m_doc->host()->nodes[f.subject].id);
+            if (f.subjectKind == core::SubjectKind::HostNode && m_doc->host() && m_doc->host()->contains(f.hostNode))
+                return tr("ET node %1").arg(m_doc->host()->node(f.hostNode).id);
             return tr("trace");
         }
         case Status: return statusOf(index.row());
@@ -323,7 +323,7 @@ QVariant FindingsModel::data(const QModelIndex &index, int role) const
             return static_cast<int>(f.severity);
         return data(index, Qt::DisplayRole);
     case FindingRole: return index.row();
-    case SubjectEventRole: return static_cast<qulonglong>(subjectEvent(index.row()));
+    case SubjectEventRole: return static_cast<qulonglong>(subjectEvent(index.row()).value);
     case KindRole: return static_cast<int>(f.kind);
     case OpenRole: return isOpen(index.row());
     }
@@ -366,7 +366,7 @@ void FindingsFilterModel::setText(const QString &text)
     emit filterChanged();
 }
 
-void FindingsFilterModel::setEvents(std::optional<std::vector<std::uint32_t>> events)
+void FindingsFilterModel::setEvents(std::optional<std::vector<core::EventIndex>> events)
 {
     m_events = std::move(events);
     invalidateFilter();
@@ -378,7 +378,7 @@ bool FindingsFilterModel::filterAcceptsRow(int sourceRow, const QModelIndex &sou
     const QAbstractItemModel *source = sourceModel();
     const QModelIndex first = source->index(sourceRow, 0, sourceParent);
     if (m_events) {
-        const auto event = static_cast<std::uint32_t>(source->data(first, FindingsModel::SubjectEventRole).toULongLong());
+        const core::EventIndex event(static_cast<std::uint32_t>(source->data(first, FindingsModel::SubjectEventRole).toULongLong()));
         if (!std::binary_search(m_events->begin(), m_events->end(), event))
             return false;
     }
@@ -635,7 +635,7 @@ QVariant FindingsTreeModel::data(const QModelIndex &index, int role) const
         }
         return {};
     case FindingsModel::FindingRole: return -1;
-    case FindingsModel::SubjectEventRole: return static_cast<qulonglong>(core::kNoIndex);
+    case FindingsModel::SubjectEventRole: return static_cast<qulonglong>(core::EventIndex::kNoneValue);
     case FindingsModel::KindRole: return n->type == GroupNode ? int(n->cause.kind) : -1;
     case NodeTypeRole: return int(n->type);
     }
@@ -917,11 +917,11 @@ void FindingsDock::updateKinds()
     updateButtons();
 }
 
-void FindingsDock::showEvents(const QString &title, const std::vector<std::uint32_t> &events)
+void FindingsDock::showEvents(const QString &title, const std::vector<core::EventIndex> &events)
 {
     m_eventFilterTitle = title;
     m_eventFilterCount = events.size();
-    std::vector<std::uint32_t> sorted = events;
+    std::vector<core::EventIndex> sorted = events;
     std::sort(sorted.begin(), sorted.end());
     m_kindBox->setCurrentIndex(0); // every kind: the GPU ops are the filter
     m_filter->setEvents(std::move(sorted));
@@ -962,7 +962,7 @@ void FindingsDock::updateButtons()
         // A folded group: its open findings with a suggested parent, as one step.
         const std::vector<core::Finding> open = openFindingsUnder(current);
         const auto withSuggestion = std::count_if(open.begin(), open.end(), [](const core::Finding &g) {
-            return g.suggestedParent != core::kNoIndex && g.subjectKind == core::SubjectKind::DeviceEvent;
+            return g.suggestedParent.valid() && g.subjectKind == core::SubjectKind::DeviceEvent;
         });
         m_applyButton->setEnabled(m_controller->ready() && withSuggestion > 0);
         m_applyButton->setText(withSuggestion > 0 ? tr("Apply %L1 suggestions").arg(withSuggestion) : tr("Apply suggestion"));
@@ -977,12 +977,12 @@ void FindingsDock::updateButtons()
     }
     m_applyButton->setText(tr("Apply suggestion"));
     // A resolved finding's suggestion is of the linker's links, not the corrected ones: nothing to apply.
-    m_applyButton->setEnabled(finding && !resolved && finding->suggestedParent != core::kNoIndex &&
+    m_applyButton->setEnabled(finding && !resolved && finding->suggestedParent.valid() &&
                               finding->subjectKind == core::SubjectKind::DeviceEvent);
     m_applyAllButton->setEnabled(m_applyButton->isEnabled());
     m_applyButton->setToolTip(resolved ? tr("The corrections resolved this finding") : QString());
     m_reviewedButton->setEnabled(has && !resolved);
-    m_flagButton->setEnabled(has && m_model->subjectEvent(f) != core::kNoIndex);
+    m_flagButton->setEnabled(has && m_model->subjectEvent(f).valid());
 }
 
 void FindingsDock::onCurrentChanged(const QModelIndex &current)
@@ -993,8 +993,8 @@ void FindingsDock::onCurrentChanged(const QModelIndex &current)
     const int f = m_tree->findingRow(current);
     if (f < 0)
         return;
-    const std::uint32_t event = m_model->subjectEvent(f);
-    if (event == core::kNoIndex)
+    const core::EventIndex event = m_model->subjectEvent(f);
+    if (event.isNone())
         return;
     m_syncing = true;
     m_selection->select(event);
@@ -1002,16 +1002,16 @@ void FindingsDock::onCurrentChanged(const QModelIndex &current)
     emit frameRequested(event, m_model->finding(f).suggestedParent);
 }
 
-void FindingsDock::onSelectionChanged(std::uint32_t event)
+void FindingsDock::onSelectionChanged(core::EventIndex event)
 {
-    if (m_syncing || event == core::kNoIndex)
+    if (m_syncing || event.isNone())
         return;
     // The current row follows the timeline when the event has a finding; otherwise it stays.
     if (currentFinding() >= 0 && m_model->subjectEvent(currentFinding()) == event)
         return;
     for (int row = 0; row < m_filter->rowCount(); ++row) {
         const QModelIndex index = m_filter->index(row, 0);
-        if (static_cast<std::uint32_t>(m_filter->data(index, FindingsModel::SubjectEventRole).toULongLong()) == event) {
+        if (core::EventIndex(static_cast<std::uint32_t>(m_filter->data(index, FindingsModel::SubjectEventRole).toULongLong())) == event) {
             m_syncing = true;
             setCurrentFinding(m_filter->mapToSource(index).row());
             m_syncing = false;
@@ -1073,7 +1073,7 @@ void FindingsDock::markReviewed()
 void FindingsDock::flag()
 {
     const int f = currentFinding();
-    if (f < 0 || m_model->subjectEvent(f) == core::kNoIndex)
+    if (f < 0 || m_model->subjectEvent(f).isNone())
         return;
     bool ok = false;
     const QString text = QInputDialog::getText(this, tr("Flag the link as wrong"), tr("Note:"), QLineEdit::Normal,

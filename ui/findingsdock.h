@@ -60,7 +60,7 @@ public:
     bool isResolved(int row) const;
     // The row of the finding with this kind and subject, preferring a current one; -1 if none.
     int rowOf(const core::FindingRef &ref) const;
-    std::uint32_t subjectEvent(int row) const; // kNoIndex when the subject is not a device event
+    core::EventIndex subjectEvent(int row) const; // none when the subject is not a device event
     const core::Finding &finding(int row) const;
     std::array<int, core::kFindingKindCount> countsByKind() const;
     // What the finding is folded by, and its message with times relative to the trace start.
@@ -73,7 +73,7 @@ public:
 private:
     void refresh();
     // The linker's findings (indices) that `now` no longer has: found where the two lists' chunks differ.
-    static std::vector<std::uint32_t> resolvedFindings(const core::FindingList &linked, const core::FindingList &now);
+    static std::vector<core::FindingIndex> resolvedFindings(const core::FindingList &linked, const core::FindingList &now);
     // Each of doc's findings' cause; copied from `previousCauses` (of `previous`) where shared.
     static std::vector<core::FindingCause> causesOf(const TraceDocument &doc, const TraceDocument *previous,
                                                     const std::vector<core::FindingCause> &previousCauses);
@@ -81,7 +81,7 @@ private:
     CorrectionController *m_controller;
     DocumentPtr m_doc;    // the document shown: its findings describe the corrected links
     DocumentPtr m_linked; // the linker's document: its findings the corrections resolved are kept
-    std::vector<std::uint32_t> m_resolved; // indices into m_linked's findings, absent from m_doc's
+    std::vector<core::FindingIndex> m_resolved; // indices into m_linked's findings, absent from m_doc's
     std::vector<core::FindingRef> m_linkedRefs; // m_linked's findings, sorted: which ones the linker made
     std::vector<core::FindingCause> m_causes;    // per row
 };
@@ -94,7 +94,7 @@ public:
     void setOpenOnly(bool on);
     void setText(const QString &text);
     // Only findings whose subject is one of `events` (sorted); nullopt: any.
-    void setEvents(std::optional<std::vector<std::uint32_t>> events);
+    void setEvents(std::optional<std::vector<core::EventIndex>> events);
     bool hasEventFilter() const { return m_events.has_value(); }
 
 signals:
@@ -107,7 +107,7 @@ private:
     int m_kind = -1;
     bool m_openOnly = false;
     QString m_text;
-    std::optional<std::vector<std::uint32_t>> m_events;
+    std::optional<std::vector<core::EventIndex>> m_events;
 };
 
 // The filtered findings as a tree: severity → folded group (two or more findings of one cause) →
@@ -202,13 +202,13 @@ public slots:
     void markReviewed();
     void flag();
     // Shows only the findings of these GPU ops (sorted event indices), under `title`, until cleared.
-    void showEvents(const QString &title, const std::vector<std::uint32_t> &events);
+    void showEvents(const QString &title, const std::vector<core::EventIndex> &events);
     void clearEventFilter();
 
 signals:
     // The user made a finding current (not the timeline): show its GPU op with its current and
     // suggested parents.
-    void frameRequested(std::uint32_t gpuEvent, std::uint32_t suggestedParent);
+    void frameRequested(core::EventIndex gpuEvent, core::EventIndex suggestedParent);
     // The user made cross-rank finding `row` (a JobReport::findings index) current.
     void jobFindingActivated(int row);
 
@@ -218,7 +218,7 @@ protected:
 private:
     void step(int delta);
     void onCurrentChanged(const QModelIndex &current);
-    void onSelectionChanged(std::uint32_t event);
+    void onSelectionChanged(core::EventIndex event);
     void updateKinds();
     void updateButtons();
     void restoreExpansion();

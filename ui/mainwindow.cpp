@@ -426,14 +426,14 @@ void MainWindow::onFailed(const QString &message)
 void MainWindow::setDocument(DocumentPtr doc)
 {
     const bool sameTrace = m_doc && doc && m_doc->deviceShared() == doc->deviceShared();
-    const std::uint32_t keep = m_selection->current();
+    const core::EventIndex keep = m_selection->current();
     m_doc = std::move(doc);
     m_timeline->setDocument(m_doc);
     if (!sameTrace)
         m_selection->clear();
     updateRankLabels(); // the window title; a rank of the open job is named there, in Details, Findings and the panes
     emit documentChanged(m_doc);
-    if (sameTrace && keep != core::kNoIndex) {
+    if (sameTrace && keep.valid()) {
         // Same events after a relink: re-announce the selection so docks show its new link.
         m_selection->clear();
         m_selection->select(keep);

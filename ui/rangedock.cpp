@@ -213,7 +213,7 @@ void RangeDock::rebuild()
     streamTable->setRowCount(static_cast<int>(s.streams.size()));
     for (int r = 0; r < static_cast<int>(s.streams.size()); ++r) {
         const core::RangeLaneStat &lane = s.streams[r];
-        QTableWidgetItem *nameItem = textItem(QString::fromStdString(index.lanes[lane.lane].label));
+        QTableWidgetItem *nameItem = textItem(QString::fromStdString(index.lane(lane.lane).label));
         nameItem->setData(kIndexRole, r);
         streamTable->setItem(r, 0, nameItem);
         streamTable->setItem(r, 1, numberItem(locale.toString(qulonglong(lane.events)), double(lane.events)));
@@ -225,7 +225,7 @@ void RangeDock::rebuild()
     threadTable->setRowCount(static_cast<int>(s.threads.size()));
     for (int r = 0; r < static_cast<int>(s.threads.size()); ++r) {
         const core::RangeLaneStat &lane = s.threads[r];
-        const core::Lane &l = index.lanes[lane.lane];
+        const core::Lane &l = index.lane(lane.lane);
         QTableWidgetItem *nameItem = textItem(QString::fromStdString(l.label));
         nameItem->setData(kIndexRole, r);
         threadTable->setItem(r, 0, nameItem);

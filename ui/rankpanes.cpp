@@ -205,8 +205,8 @@ QString RankPane::titleText() const
     text += tr(" · %L1 GPU ops, %L2 linked, %L3 findings").arg(counts.gpuOps).arg(counts.linked).arg(counts.findings);
     if (!m_note.isEmpty())
         text += QStringLiteral(" · ") + m_note.toHtmlEscaped();
-    const std::uint32_t selected = m_selection->current();
-    if (selected != core::kNoIndex && selected < m_shown->eventCount()) {
+    const core::EventIndex selected = m_selection->current();
+    if (selected.in(m_shown->eventCount())) {
         const auto &e = m_shown->event(selected);
         text += tr(" · selected: %1 (%2)").arg(QString::fromUtf8(m_shown->device().name(e).data()).toHtmlEscaped(), formatDuration(e.dur));
     }

@@ -72,7 +72,7 @@ ReviewUi::ReviewUi(MainWindow *window)
         m_findings->storyPanel()->setDocument(doc);
     });
     connect(m_findings->storyPanel(), &StoryPanel::showEventsRequested, this,
-            [this](const QString &title, const std::vector<std::uint32_t> &events) {
+            [this](const QString &title, const std::vector<core::EventIndex> &events) {
                 m_findings->showEvents(title, events);
                 m_findings->raise();
                 m_window->searchDock()->showEvents(title, events);
@@ -81,23 +81,23 @@ ReviewUi::ReviewUi(MainWindow *window)
     m_findings->setFocusHome(window->timeline());
     connect(m_findings, &FindingsDock::frameRequested, this, &ReviewUi::frame);
     connect(window->warningsDock(), &WarningsDock::frameRequested, this,
-            [this](std::uint32_t event) { frame(event, core::kNoIndex); });
-    connect(window->searchDock(), &SearchDock::frameRequested, this, [this](std::uint32_t event) {
+            [this](core::EventIndex event) { frame(event, core::kNone); });
+    connect(window->searchDock(), &SearchDock::frameRequested, this, [this](core::EventIndex event) {
         // A GPU op's first finding with a suggested parent (the one the Findings dock would frame).
-        std::uint32_t suggested = core::kNoIndex;
+        core::EventIndex suggested = core::kNone;
         const DocumentPtr &doc = m_window->document();
-        const std::uint32_t link = doc && event < doc->links().gpuLinkOf.size() ? doc->links().gpuLinkOf[event] : core::kNoIndex;
-        if (link != core::kNoIndex)
-            for (auto [f, end] = doc->links().findings.ofGpuOp(link); f != end && suggested == core::kNoIndex; ++f)
+        const core::GpuLinkIndex link = doc && event.in(doc->links().gpuLinkOf.size()) ? doc->links().gpuLinkOf[event] : core::GpuLinkIndex(core::kNone);
+        if (link.valid())
+            for (auto [f, end] = doc->links().findings.ofGpuOp(link.get()); f != end && suggested.isNone(); ++f)
                 suggested = f->suggestedParent;
         frame(event, suggested);
     });
     buildMenus();
     window->timeline()->setContextMenuProvider(
-        [this](QMenu *menu, std::uint32_t event, std::uint32_t edge) { addContextActions(menu, event, edge); });
+        [this](QMenu *menu, core::EventIndex event, std::uint32_t edge) { addContextActions(menu, event, edge); });
     window->timeline()->installEventFilter(this);
     connect(window->timeline(), &TimelineView::viewChanged, this, [this] {
-        if (m_dragFrom != core::kNoIndex)
+        if (m_dragFrom.valid())
             updateDrag(m_dragCursor);
     });
     connect(window->selection(), &EventSelection::changed, this, &ReviewUi::updateActions);
@@ -115,7 +115,7 @@ ReviewUi::ReviewUi(MainWindow *window)
     connect(m_controller, &CorrectionController::sidecarChanged, this, &ReviewUi::updateActions);
     // A relink says what changed in a notice above the timeline, never in a dialog.
     connect(m_controller, &CorrectionController::linksChanged, this,
-            [this](const QString &summary, const QStringList &details, const std::vector<std::uint32_t> &events) {
+            [this](const QString &summary, const QStringList &details, const std::vector<core::EventIndex> &events) {
                 if (events.empty()) {
                     say(summary);
                     m_notice->dismiss();
@@ -143,12 +143,12 @@ bool ReviewUi::eventFilter(QObject *watched, QEvent *event)
         auto *mouse = static_cast<QMouseEvent *>(event);
         if (mouse->button() != Qt::LeftButton || !(mouse->modifiers() & Qt::ControlModifier))
             return false;
-        const std::uint32_t hit = timeline->eventAt(mouse->position().toPoint());
+        const core::EventIndex hit = timeline->eventAt(mouse->position().toPoint());
         const DocumentPtr &doc = m_controller->document();
-        if (hit == core::kNoIndex || !doc || !doc->gpuLink(hit))
+        if (hit.isNone() || !doc || !doc->gpuLink(hit))
             return false;
         m_dragFrom = hit;
-        m_dragTarget = core::kNoIndex;
+        m_dragTarget = core::kNone;
         timeline->setFocus(Qt::MouseFocusReason); // for Esc
         timeline->setCursor(Qt::DragLinkCursor);
         updateDrag(mouse->position().toPoint());
@@ -156,23 +156,23 @@ bool ReviewUi::eventFilter(QObject *watched, QEvent *event)
         return true; // the timeline would start panning
     }
     case QEvent::MouseMove:
-        if (m_dragFrom == core::kNoIndex)
+        if (m_dragFrom.isNone())
             return false;
         updateDrag(static_cast<QMouseEvent *>(event)->position().toPoint());
         return true;
     case QEvent::KeyPress:
-        if (m_dragFrom == core::kNoIndex || static_cast<QKeyEvent *>(event)->key() != Qt::Key_Escape)
+        if (m_dragFrom.isNone() || static_cast<QKeyEvent *>(event)->key() != Qt::Key_Escape)
             return false;
         endDrag();
         say(tr("Re-parent cancelled"));
         return true;
     case QEvent::MouseButtonRelease: {
-        if (m_dragFrom == core::kNoIndex)
+        if (m_dragFrom.isNone())
             return false;
         auto *mouse = static_cast<QMouseEvent *>(event);
-        const std::uint32_t gpu = m_dragFrom;
+        const core::EventIndex gpu = m_dragFrom;
         endDrag();
-        const std::uint32_t target = timeline->eventAt(mouse->position().toPoint());
+        const core::EventIndex target = timeline->eventAt(mouse->position().toPoint());
         const QString problem = m_controller->reparentProblem(gpu, target);
         if (problem.isEmpty() && m_controller->reparent(gpu, target)) {
             const DocumentPtr &doc = m_controller->document();
@@ -195,8 +195,8 @@ void ReviewUi::updateDrag(const QPoint &pos)
     drag.cursor = pos;
     drag.target = timeline->eventAt(pos);
     if (drag.target == drag.from)
-        drag.target = core::kNoIndex; // still on the op itself
-    if (drag.target != core::kNoIndex) {
+        drag.target = core::kNone; // still on the op itself
+    if (drag.target.valid()) {
         drag.reason = m_controller->reparentProblem(m_dragFrom, drag.target);
         drag.valid = drag.reason.isEmpty();
     }
@@ -206,7 +206,7 @@ void ReviewUi::updateDrag(const QPoint &pos)
         // Only when the target changes: a status message per mouse move would flicker.
         m_dragTarget = drag.target;
         const DocumentPtr &doc = m_controller->document();
-        if (drag.target == core::kNoIndex)
+        if (drag.target.isNone())
             say(tr("Re-parent %1: release on the new parent CPU op (Esc cancels)").arg(doc->eventName(m_dragFrom)));
         else if (drag.valid)
             say(tr("Release to re-parent %1 to %2").arg(doc->eventName(m_dragFrom), doc->eventName(drag.target)));
@@ -217,25 +217,25 @@ void ReviewUi::updateDrag(const QPoint &pos)
 
 void ReviewUi::endDrag()
 {
-    m_dragFrom = core::kNoIndex;
-    m_dragTarget = core::kNoIndex;
+    m_dragFrom = core::kNone;
+    m_dragTarget = core::kNone;
     m_window->timeline()->unsetCursor();
     m_window->timeline()->clearLinkDrag();
 }
 
-void ReviewUi::frame(std::uint32_t event, std::uint32_t suggestedParent)
+void ReviewUi::frame(core::EventIndex event, core::EventIndex suggestedParent)
 {
     const DocumentPtr &doc = m_window->document();
-    if (!doc || event >= doc->eventCount())
+    if (!doc || !event.in(doc->eventCount()))
         return;
-    std::vector<std::uint32_t> events{event};
-    if (const core::GpuLink *link = doc->gpuLink(event); link && link->parent != core::kNoIndex)
+    std::vector<core::EventIndex> events{event};
+    if (const core::GpuLink *link = doc->gpuLink(event); link && link->parent.valid())
         events.push_back(link->parent);
-    if (suggestedParent < doc->eventCount())
+    if (suggestedParent.in(doc->eventCount()))
         events.push_back(suggestedParent);
     core::Nanos lo = doc->event(event).ts;
     core::Nanos hi = doc->event(event).end();
-    for (std::uint32_t e : events) {
+    for (core::EventIndex e : events) {
         lo = std::min(lo, doc->event(e).ts);
         hi = std::max(hi, doc->event(e).end());
     }
@@ -245,7 +245,7 @@ void ReviewUi::frame(std::uint32_t event, std::uint32_t suggestedParent)
     m_window->timeline()->setVisibleRange(lo - span / 8, hi + span / 8);
 }
 
-void ReviewUi::showChangedLinks(const std::vector<std::uint32_t> &events)
+void ReviewUi::showChangedLinks(const std::vector<core::EventIndex> &events)
 {
     const QString title = tr("the links the relink changed");
     m_findings->showEvents(title, events);
@@ -255,7 +255,7 @@ void ReviewUi::showChangedLinks(const std::vector<std::uint32_t> &events)
     m_window->searchDock()->showEvents(title, events);
 }
 
-std::uint32_t ReviewUi::selected() const { return m_window->selection()->current(); }
+core::EventIndex ReviewUi::selected() const { return m_window->selection()->current(); }
 
 bool ReviewUi::selectedIsGpuOp() const
 {
@@ -349,28 +349,28 @@ void ReviewUi::buildMenus()
 void ReviewUi::updateActions()
 {
     const bool gpu = selectedIsGpuOp();
-    const bool event = m_controller->ready() && selected() != core::kNoIndex;
+    const bool event = m_controller->ready() && selected().valid();
     for (QAction *a : m_needGpuOp)
         a->setEnabled(gpu);
     for (QAction *a : m_needEvent)
         a->setEnabled(event);
     const DocumentPtr &doc = m_controller->document();
     const bool cpuSelected = event && doc && core::isCpuOpCategory(doc->event(selected()).category);
-    m_reparentHere->setEnabled(cpuSelected && m_markedGpuOp != core::kNoIndex);
-    m_addSync->setEnabled(event && m_markedEdgeSource != core::kNoIndex);
-    m_addInterThread->setEnabled(event && m_markedEdgeSource != core::kNoIndex);
+    m_reparentHere->setEnabled(cpuSelected && m_markedGpuOp.valid());
+    m_addSync->setEnabled(event && m_markedEdgeSource.valid());
+    m_addInterThread->setEnabled(event && m_markedEdgeSource.valid());
     m_export->setEnabled(m_controller->ready() && !m_controller->exporting());
 }
 
 void ReviewUi::reparentSelected()
 {
-    const std::uint32_t gpu = selected();
+    const core::EventIndex gpu = selected();
     const DocumentPtr &doc = m_controller->document();
     if (!selectedIsGpuOp())
         return;
-    const std::vector<std::uint32_t> candidates = m_controller->parentCandidates(gpu);
+    const std::vector<core::EventIndex> candidates = m_controller->parentCandidates(gpu);
     QStringList items;
-    for (std::uint32_t c : candidates) {
+    for (core::EventIndex c : candidates) {
         const core::DeviceEvent &e = doc->event(c);
         items << tr("%1  (%2, rf_id %3, Ev Idx %4)")
                      .arg(doc->eventName(c), fromStd(core::categoryName(e.category)))
@@ -384,7 +384,7 @@ void ReviewUi::reparentSelected()
                                                  tr("New parent (CPU ops enclosing the launch first):"), items, 0, false, &ok);
     if (!ok)
         return;
-    std::uint32_t parent = core::kNoIndex;
+    core::EventIndex parent = core::kNone;
     if (choice == byId) {
         const QString text = QInputDialog::getText(m_window, tr("Re-parent by id"),
                                                    tr("rf_id N, ev_idx N, #event, or a number (rf_id first):"),
@@ -392,7 +392,7 @@ void ReviewUi::reparentSelected()
         if (!ok)
             return;
         parent = m_controller->findCpuOp(text);
-        if (parent == core::kNoIndex) {
+        if (parent.isNone()) {
             say(tr("No CPU op matches \"%1\"").arg(text));
             return;
         }
@@ -414,11 +414,11 @@ void ReviewUi::markForReparent()
 
 void ReviewUi::reparentMarkedHere()
 {
-    if (m_markedGpuOp == core::kNoIndex)
+    if (m_markedGpuOp.isNone())
         return;
     if (m_controller->reparent(m_markedGpuOp, selected())) {
-        const std::uint32_t gpu = m_markedGpuOp;
-        m_markedGpuOp = core::kNoIndex;
+        const core::EventIndex gpu = m_markedGpuOp;
+        m_markedGpuOp = core::kNone;
         m_window->selection()->select(gpu);
     } else {
         say(tr("Select a CPU op (cpu_op or user_annotation) as the new parent"));
@@ -428,7 +428,7 @@ void ReviewUi::reparentMarkedHere()
 
 void ReviewUi::markEdgeSource()
 {
-    if (selected() == core::kNoIndex)
+    if (selected().isNone())
         return;
     m_markedEdgeSource = selected();
     say(tr("Edge source: %1 — select the target and add the edge").arg(m_controller->document()->eventName(selected())));
@@ -437,9 +437,9 @@ void ReviewUi::markEdgeSource()
 
 void ReviewUi::addEdgeToSelected(core::EdgeKind kind)
 {
-    if (m_markedEdgeSource == core::kNoIndex || !m_controller->addEdge(m_markedEdgeSource, selected(), kind))
+    if (m_markedEdgeSource.isNone() || !m_controller->addEdge(m_markedEdgeSource, selected(), kind))
         say(tr("Cannot add that edge"));
-    m_markedEdgeSource = core::kNoIndex;
+    m_markedEdgeSource = core::kNone;
     updateActions();
 }
 
@@ -447,7 +447,7 @@ void ReviewUi::removeEdgeOfSelected()
 {
     const core::CorrectionSession *session = m_controller->session();
     const DocumentPtr &doc = m_controller->document();
-    if (!session || !doc || selected() == core::kNoIndex)
+    if (!session || !doc || selected().isNone())
         return;
     std::vector<core::Edge> edges;
     QStringList items;
@@ -470,7 +470,7 @@ void ReviewUi::removeEdgeOfSelected()
     m_controller->removeEdge(e.from, e.to, e.kind);
 }
 
-void ReviewUi::addContextActions(QMenu *menu, std::uint32_t event, std::uint32_t edge)
+void ReviewUi::addContextActions(QMenu *menu, core::EventIndex event, std::uint32_t edge)
 {
     const DocumentPtr &doc = m_controller->document();
     const core::CorrectionSession *session = m_controller->session();
@@ -480,10 +480,10 @@ void ReviewUi::addContextActions(QMenu *menu, std::uint32_t event, std::uint32_t
         action->setObjectName(QString::fromLatin1(name));
         return action;
     };
-    auto elided = [&](std::uint32_t e) {
+    auto elided = [&](core::EventIndex e) {
         return menu->fontMetrics().elidedText(doc->eventName(e), Qt::ElideMiddle, 360);
     };
-    if (edge != core::kNoIndex) {
+    if (edge != kNoEdge) {
         if (edge >= doc->edges().size())
             return;
         const DrawEdge drawn = doc->edges()[edge];
@@ -503,19 +503,19 @@ void ReviewUi::addContextActions(QMenu *menu, std::uint32_t event, std::uint32_t
         menu->setToolTipsVisible(true);
         return;
     }
-    if (event >= doc->eventCount())
+    if (!event.in(doc->eventCount()))
         return;
     if (const core::GpuLink *link = doc->gpuLink(event)) {
         QMenu *to = menu->addMenu(tr("Re-parent to"));
         to->setObjectName(QStringLiteral("reparentTo"));
-        for (std::uint32_t c : m_controller->parentCandidates(event)) {
+        for (core::EventIndex c : m_controller->parentCandidates(event)) {
             const core::DeviceEvent &e = doc->event(c);
             QAction *a = to->addAction(tr("%1  (%2, rf_id %3)").arg(elided(c), fromStd(core::categoryName(e.category))).arg(e.rfId),
                                        this, [this, event, c] {
                                            if (m_controller->reparent(event, c))
                                                say(tr("Re-parented (Ctrl+Z undoes)"));
                                        });
-            a->setData(c);
+            a->setData(c.value);
             if (c == link->parent) {
                 a->setCheckable(true);
                 a->setChecked(true);
@@ -530,19 +530,19 @@ void ReviewUi::addContextActions(QMenu *menu, std::uint32_t event, std::uint32_t
                                                        QLineEdit::Normal, QString(), &ok);
             if (!ok)
                 return;
-            const std::uint32_t parent = m_controller->findCpuOp(text);
-            if (parent == core::kNoIndex || !m_controller->reparent(event, parent))
+            const core::EventIndex parent = m_controller->findCpuOp(text);
+            if (parent.isNone() || !m_controller->reparent(event, parent))
                 say(tr("Cannot re-parent onto \"%1\"").arg(text));
         });
         named(menu->addAction(tr("Detach"), this, [this, event] { m_controller->detach(event); }), "detach")
-            ->setEnabled(link->parent != core::kNoIndex);
+            ->setEnabled(link->parent.valid());
         named(menu->addAction(tr("Restore the linker's parent"), this,
                               [this, event] {
                                   if (!m_controller->restore(event))
                                       say(tr("The op's link was not changed"));
                               }),
               "restore")
-            ->setEnabled(event < session->working().gpuLinkOf.size() && session->working().gpuLinkOf[event] != core::kNoIndex
+            ->setEnabled(event.in(session->working().gpuLinkOf.size()) && session->working().gpuLinkOf[event].valid()
                          && session->editor().isCorrected(session->working().gpuLinkOf[event]));
         menu->addSeparator();
     }

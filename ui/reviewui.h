@@ -48,8 +48,8 @@ public:
     ExportDialog *exportDialog() const;
 
     // Two-step actions started on one event and finished on another (the timeline selection).
-    std::uint32_t markedGpuOp() const { return m_markedGpuOp; }
-    std::uint32_t markedEdgeSource() const { return m_markedEdgeSource; }
+    core::EventIndex markedGpuOp() const { return m_markedGpuOp; }
+    core::EventIndex markedEdgeSource() const { return m_markedEdgeSource; }
 
 public slots:
     void reparentSelected();      // asks: candidates, or an id
@@ -62,19 +62,19 @@ public slots:
     // export of the same trace if there was one; Export writes in the background and the notice
     // above the timeline says where the files went (with "Open folder"), or why not.
     void exportCorrected();
-    // Zooms the timeline to `event` with its current parent and `suggestedParent` (kNoIndex: none).
-    void frame(std::uint32_t event, std::uint32_t suggestedParent);
+    // Zooms the timeline to `event` with its current parent and `suggestedParent` (none: no suggestion).
+    void frame(core::EventIndex event, core::EventIndex suggestedParent);
     // Filters the Findings to these GPU ops (sorted) and lists them in the search results.
-    void showChangedLinks(const std::vector<std::uint32_t> &events);
+    void showChangedLinks(const std::vector<core::EventIndex> &events);
 
     // The review actions of the timeline's context menu on `event` or `edge` (the other is
-    // kNoIndex): Re-parent to ▸ (the parent candidates), Detach, Restore, Flag…, Note…, Accept;
+    // none / kNoEdge): Re-parent to ▸ (the parent candidates), Detach, Restore, Flag…, Note…, Accept;
     // on a sync / inter-thread edge the corrections allow removing, Remove edge.
-    void addContextActions(QMenu *menu, std::uint32_t event, std::uint32_t edge);
+    void addContextActions(QMenu *menu, core::EventIndex event, std::uint32_t edge);
 private:
     void buildMenus();
     void updateActions();
-    std::uint32_t selected() const;
+    core::EventIndex selected() const;
     bool selectedIsGpuOp() const;
     void say(const QString &message);
     void updateDrag(const QPoint &pos); // re-evaluates the target under `pos`, updates the overlay
@@ -90,10 +90,10 @@ private:
     NoticeBar *m_notice;
     std::shared_ptr<const core::DeviceTrace> m_noticeDevice; // the trace the notice is about
     QMenu *m_menu = nullptr;
-    std::uint32_t m_markedGpuOp = UINT32_MAX;
-    std::uint32_t m_markedEdgeSource = UINT32_MAX;
-    std::uint32_t m_dragFrom = UINT32_MAX; // GPU op a Ctrl+drag started on
-    std::uint32_t m_dragTarget = UINT32_MAX; // event under the cursor during that drag
+    core::EventIndex m_markedGpuOp{};
+    core::EventIndex m_markedEdgeSource{};
+    core::EventIndex m_dragFrom{}; // GPU op a Ctrl+drag started on
+    core::EventIndex m_dragTarget{}; // event under the cursor during that drag
     QPoint m_dragCursor;
     QList<QAction *> m_needGpuOp;
     QList<QAction *> m_needEvent;

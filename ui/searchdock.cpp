@@ -129,7 +129,7 @@ void SearchDock::runQuery()
     search(static_cast<SearchMode>(mode), m_query->text());
 }
 
-void SearchDock::showEvents(const QString &title, std::vector<std::uint32_t> events)
+void SearchDock::showEvents(const QString &title, std::vector<core::EventIndex> events)
 {
     m_lastQuery.clear();
     m_lastMode = -1;
@@ -138,7 +138,7 @@ void SearchDock::showEvents(const QString &title, std::vector<std::uint32_t> eve
         m_model->clear();
         return;
     }
-    std::sort(events.begin(), events.end(), [this](std::uint32_t a, std::uint32_t b) {
+    std::sort(events.begin(), events.end(), [this](core::EventIndex a, core::EventIndex b) {
         return m_doc->event(a).ts != m_doc->event(b).ts ? m_doc->event(a).ts < m_doc->event(b).ts : a < b;
     });
     const std::size_t count = events.size();

@@ -30,7 +30,7 @@ public:
     void next();
     void previous();
     // Lists these events as the results (a list made elsewhere, e.g. "changed vs Chakra"), under `title`.
-    void showEvents(const QString &title, std::vector<std::uint32_t> events);
+    void showEvents(const QString &title, std::vector<core::EventIndex> events);
 
     // Where Enter and Esc send the keyboard focus (the timeline). Not owned.
     void setFocusHome(QWidget *home) { m_focusHome = home; }
@@ -44,9 +44,9 @@ public:
 
 signals:
     // The hits of the last search (sorted by start time), for the timeline to mark.
-    void resultsChanged(const std::vector<std::uint32_t> &events);
+    void resultsChanged(const std::vector<core::EventIndex> &events);
     // A hit was made current: show it (with its parents, for a GPU op) rather than pan to it.
-    void frameRequested(std::uint32_t event);
+    void frameRequested(core::EventIndex event);
 
 protected:
     bool eventFilter(QObject *watched, QEvent *event) override;

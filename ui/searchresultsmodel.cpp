@@ -8,7 +8,7 @@ namespace linkscope::ui {
 
 SearchResultsModel::SearchResultsModel(QObject *parent) : QAbstractTableModel(parent) {}
 
-void SearchResultsModel::setResults(DocumentPtr doc, std::vector<std::uint32_t> events)
+void SearchResultsModel::setResults(DocumentPtr doc, std::vector<core::EventIndex> events)
 {
     beginResetModel();
     m_doc = std::move(doc);
@@ -23,7 +23,7 @@ void SearchResultsModel::clear()
     setResults(nullptr, {});
 }
 
-int SearchResultsModel::rowOfEvent(std::uint32_t event) const
+int SearchResultsModel::rowOfEvent(core::EventIndex event) const
 {
     const auto it = std::find(m_events.begin(), m_events.end(), event);
     return it == m_events.end() ? -1 : static_cast<int>(it - m_events.begin());
@@ -43,9 +43,9 @@ QVariant SearchResultsModel::data(const QModelIndex &index, int role) const
 {
     if (!index.isValid() || !m_doc || index.row() >= rowCount() || index.column() >= ColumnCount)
         return {};
-    const std::uint32_t e = m_events[static_cast<std::size_t>(index.row())];
+    const core::EventIndex e = m_events[static_cast<std::size_t>(index.row())];
     if (role == EventRole)
-        return QVariant::fromValue(static_cast<uint>(e));
+        return QVariant::fromValue(static_cast<uint>(e.value));
     const core::DeviceEvent &event = m_doc->event(e);
     if (role == Qt::DisplayRole) {
         switch (index.column()) {
@@ -53,8 +53,8 @@ QVariant SearchResultsModel::data(const QModelIndex &index, int role) const
         case KindColumn: return eventStyleName(m_doc->style(e));
         case LaneColumn: {
             const auto &index = m_doc->index();
-            if (e < index.laneOf.size() && index.laneOf[e] != core::kNoIndex)
-                return QString::fromStdString(index.lanes[index.laneOf[e]].label);
+            if (e.in(index.laneOf.size()) && index.laneOf[e.get()].valid())
+                return QString::fromStdString(index.lane(index.laneOf[e.get()]).label);
             return QString();
         }
         case StartColumn: return formatDuration(event.ts - m_doc->startTime());

@@ -14,15 +14,15 @@ class SearchResultsModel : public QAbstractTableModel {
     Q_OBJECT
 public:
     enum Column { NameColumn, KindColumn, LaneColumn, StartColumn, DurationColumn, ColumnCount };
-    static constexpr int EventRole = Qt::UserRole + 1; // the DeviceTrace event index (uint)
+    static constexpr int EventRole = Qt::UserRole + 1; // the DeviceTrace event index (uint, EventIndex::value)
 
     explicit SearchResultsModel(QObject *parent = nullptr);
 
-    void setResults(DocumentPtr doc, std::vector<std::uint32_t> events);
+    void setResults(DocumentPtr doc, std::vector<core::EventIndex> events);
     void clear();
-    std::uint32_t eventAt(int row) const { return m_events.at(static_cast<std::size_t>(row)); }
-    int rowOfEvent(std::uint32_t event) const; // -1 if absent
-    const std::vector<std::uint32_t> &events() const { return m_events; }
+    core::EventIndex eventAt(int row) const { return m_events.at(static_cast<std::size_t>(row)); }
+    int rowOfEvent(core::EventIndex event) const; // -1 if absent
+    const std::vector<core::EventIndex> &events() const { return m_events; }
 
     int rowCount(const QModelIndex &parent = {}) const override;
     int columnCount(const QModelIndex &parent = {}) const override;
@@ -31,7 +31,7 @@ public:
 
 private:
     DocumentPtr m_doc;
-    std::vector<std::uint32_t> m_events;
+    std::vector<core::EventIndex> m_events;
 };
 
 } // namespace linkscope::ui

@@ -39,7 +39,7 @@ public:
 
 signals:
     // Show these events (sorted DeviceTrace indices) under this title.
-    void showEventsRequested(const QString &title, const std::vector<std::uint32_t> &events);
+    void showEventsRequested(const QString &title, const std::vector<core::EventIndex> &events);
 
 private:
     void rebuild();

@@ -37,7 +37,7 @@ bool TimelineEdgeOverlay::setKindVisible(core::EdgeKind kind, bool visible)
     return true;
 }
 
-std::vector<std::uint32_t> TimelineEdgeOverlay::edgesOf(const TraceDocument &doc, std::uint32_t selected, bool incoming) const
+std::vector<std::uint32_t> TimelineEdgeOverlay::edgesOf(const TraceDocument &doc, core::EventIndex selected, bool incoming) const
 {
     std::vector<std::uint32_t> out;
     auto [begin, end] = doc.edgesOf(selected);
@@ -53,7 +53,7 @@ std::vector<std::uint32_t> TimelineEdgeOverlay::edgesOf(const TraceDocument &doc
     return out;
 }
 
-void TimelineEdgeOverlay::collect(std::vector<std::uint32_t> &out, const TraceDocument &doc, std::uint32_t selected,
+void TimelineEdgeOverlay::collect(std::vector<std::uint32_t> &out, const TraceDocument &doc, core::EventIndex selected,
                                   core::Nanos start, core::Nanos end)
 {
     out.clear();
@@ -61,18 +61,18 @@ void TimelineEdgeOverlay::collect(std::vector<std::uint32_t> &out, const TraceDo
     const auto &edges = doc.edges();
     // 1) The selection's chain: its own edges, and for a CPU op the parent edges of the ops nested
     //    in it, so selecting aten::linear shows the kernels its aten::mm launched.
-    if (selected < doc.eventCount()) {
+    if (selected.in(doc.eventCount())) {
         auto [begin, endIt] = doc.edgesOf(selected);
         for (const std::uint32_t *it = begin; it != endIt; ++it)
             if (isKindVisible(edges[*it].kind))
                 out.push_back(*it);
         const core::TraceIndex &index = doc.index();
         const core::DeviceEvent &event = doc.event(selected);
-        if (isCpuOpCategory(event.category) && selected < index.laneOf.size() && index.laneOf[selected] != core::kNoIndex
+        if (isCpuOpCategory(event.category) && selected.in(index.laneOf.size()) && index.laneOf[selected.get()].valid()
             && isKindVisible(core::EdgeKind::Parent)) {
-            const LaneRows &rows = doc.laneRows()[index.laneOf[selected]];
+            const LaneRows &rows = doc.laneRows(index.laneOf[selected.get()]);
             int added = 0;
-            for (int r = index.depth[selected] + 1; r < rows.rowCount() && added < kMaxDescendantEdges; ++r) {
+            for (int r = index.depth[selected.get()] + 1; r < rows.rowCount() && added < kMaxDescendantEdges; ++r) {
                 const core::Nanos *s = rows.starts.data();
                 std::uint32_t i = static_cast<std::uint32_t>(
                     std::lower_bound(s + rows.rowBegin[r], s + rows.rowBegin[r + 1], event.ts) - s);
@@ -94,7 +94,7 @@ void TimelineEdgeOverlay::collect(std::vector<std::uint32_t> &out, const TraceDo
     if (m_showAll) {
         const core::DeviceTrace &trace = doc.device();
         auto range = [&](const TraceDocument::EdgeOrder &sorted, bool byFrom) {
-            auto key = [&](std::uint32_t id) { return trace.events[byFrom ? edges[id].from : edges[id].to].ts; };
+            auto key = [&](std::uint32_t id) { return trace.event(byFrom ? edges[id].from : edges[id].to).ts; };
             auto lo = std::lower_bound(sorted.begin(), sorted.end(), start,
                                        [&](std::uint32_t id, core::Nanos t) { return key(id) < t; });
             auto hi = std::upper_bound(lo, sorted.end(), end, [&](core::Nanos t, std::uint32_t id) { return t < key(id); });
@@ -111,7 +111,7 @@ void TimelineEdgeOverlay::collect(std::vector<std::uint32_t> &out, const TraceDo
                 if (isKindVisible(edges[*it].kind))
                     inView.push_back(*it);
             for (auto it = toLo; it != toHi; ++it) {
-                const core::Nanos fromTs = trace.events[edges[*it].from].ts;
+                const core::Nanos fromTs = trace.event(edges[*it].from).ts;
                 if (isKindVisible(edges[*it].kind) && (fromTs < start || fromTs > end))
                     inView.push_back(*it); // not counted in the first pass
             }
@@ -159,7 +159,7 @@ const TimelineEdgeOverlay::PaintedEdge *TimelineEdgeOverlay::paintedEdge(std::ui
     return nullptr;
 }
 
-void TimelineEdgeOverlay::paint(QPainter &painter, const TraceDocument &doc, const TimelineLayout &layout, std::uint32_t selected,
+void TimelineEdgeOverlay::paint(QPainter &painter, const TraceDocument &doc, const TimelineLayout &layout, core::EventIndex selected,
                                 const QRect &content, core::Nanos start, double nanosPerPixel, int verticalOffset,
                                 const EventNotes *notes)
 {
@@ -175,10 +175,10 @@ void TimelineEdgeOverlay::paint(QPainter &painter, const TraceDocument &doc, con
     painter.save();
     painter.setClipRect(content);
     painter.setRenderHint(QPainter::Antialiasing, true);
-    auto anchorY = [&](std::uint32_t e) -> TimelineLayout::Anchor {
-        if (e >= index.laneOf.size() || index.laneOf[e] == core::kNoIndex)
+    auto anchorY = [&](core::EventIndex e) -> TimelineLayout::Anchor {
+        if (!e.in(index.laneOf.size()) || index.laneOf[e.get()].isNone())
             return {};
-        TimelineLayout::Anchor a = layout.anchorOf(index.laneOf[e], index.depth[e]);
+        TimelineLayout::Anchor a = layout.anchorOf(index.laneOf[e.get()], index.depth[e.get()]);
         a.y += content.top() - verticalOffset;
         return a;
     };
@@ -193,8 +193,8 @@ void TimelineEdgeOverlay::paint(QPainter &painter, const TraceDocument &doc, con
         const TimelineLayout::Anchor toAnchor = anchorY(edge.to);
         if (!fromAnchor.valid || !toAnchor.valid)
             continue;
-        const core::DeviceEvent &src = trace.events[edge.from];
-        const core::DeviceEvent &dst = trace.events[edge.to];
+        const core::DeviceEvent &src = trace.event(edge.from);
+        const core::DeviceEvent &dst = trace.event(edge.to);
         // Where the arrow leaves the source: a parent at the moment its launch call ran (that is
         // the causal point inside a long CPU op); otherwise the source's end, unless the target
         // starts before it (nested or overlapping), then its start.
@@ -208,8 +208,8 @@ void TimelineEdgeOverlay::paint(QPainter &painter, const TraceDocument &doc, con
             toTime = core::isGpuOpCategory(dst.category) ? dst.ts : dst.end();
         } else if (edge.kind == core::EdgeKind::Parent) {
             fromTime = src.ts;
-            if (const core::GpuLink *link = doc.gpuLink(edge.to); link && link->launch < trace.events.size()) {
-                const core::Nanos launchTs = trace.events[link->launch].ts;
+            if (const core::GpuLink *link = doc.gpuLink(edge.to); link && trace.contains(link->launch)) {
+                const core::Nanos launchTs = trace.event(link->launch).ts;
                 if (launchTs >= src.ts && launchTs <= src.end())
                     fromTime = launchTs;
             }
@@ -295,7 +295,7 @@ QPointF TimelineEdgeOverlay::curvePoint(const PaintedEdge &edge, double t)
 std::uint32_t TimelineEdgeOverlay::edgeAt(const QPointF &pos, double tolerance) const
 {
     constexpr int kSegments = 24;
-    std::uint32_t best = core::kNoIndex;
+    std::uint32_t best = kNoEdge;
     double bestDistance = tolerance;
     for (auto it = m_painted.rbegin(); it != m_painted.rend(); ++it) { // the last drawn is on top
         const PaintedEdge &edge = *it;
@@ -312,7 +312,7 @@ std::uint32_t TimelineEdgeOverlay::edgeAt(const QPointF &pos, double tolerance) 
             const double t = length2 > 0 ? std::clamp(QPointF::dotProduct(pos - previous, d) / length2, 0.0, 1.0) : 0.0;
             const QPointF nearest = previous + t * d;
             const double distance = std::hypot(pos.x() - nearest.x(), pos.y() - nearest.y());
-            if (distance < bestDistance || (best == core::kNoIndex && distance <= bestDistance)) {
+            if (distance < bestDistance || (best == kNoEdge && distance <= bestDistance)) {
                 bestDistance = distance;
                 best = edge.edge;
             }

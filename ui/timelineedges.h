@@ -27,7 +27,7 @@ public:
     static constexpr int kEdgeCap = 2000; // "all edges in view" draws at most this many
 
     struct PaintedEdge {
-        std::uint32_t edge = core::kNoIndex; // TraceDocument::edges() id
+        std::uint32_t edge = kNoEdge;       // TraceDocument::edges() id
         QPointF from;                        // widget coordinates
         QPointF to;
         bool toExact = true;   // false: the target's row is folded away (collapsed or hidden; drawn dimmed, a ring)
@@ -51,12 +51,12 @@ public:
 
     // The visible edges into (incoming) or out of `selected`: parent first, then launch, stream order,
     // sync, inter-thread, so `[` on a kernel goes to its parent.
-    std::vector<std::uint32_t> edgesOf(const TraceDocument &doc, std::uint32_t selected, bool incoming) const;
+    std::vector<std::uint32_t> edgesOf(const TraceDocument &doc, core::EventIndex selected, bool incoming) const;
 
     // Paints the edges for a view of [start, start + nanosPerPixel · content.width()) and remembers them.
-    // `selected` is the selected event or kNoIndex; `notes` (may be null) turns the parent edge of a
+    // `selected` is the selected event or none; `notes` (may be null) turns the parent edge of a
     // GPU op the user flagged into the "Flagged" style.
-    void paint(QPainter &painter, const TraceDocument &doc, const TimelineLayout &layout, std::uint32_t selected,
+    void paint(QPainter &painter, const TraceDocument &doc, const TimelineLayout &layout, core::EventIndex selected,
                const QRect &content, core::Nanos start, double nanosPerPixel, int verticalOffset,
                const EventNotes *notes = nullptr);
     // The provenance an edge is drawn with: the document's, or Flagged for a parent edge into a GPU
@@ -68,7 +68,7 @@ public:
 
     const std::vector<PaintedEdge> &painted() const { return m_painted; }
     // The painted edge whose curve passes within `tolerance` pixels of `pos` (widget coordinates),
-    // the nearest one; kNoIndex if none. Checks the last paint's curves (at most kEdgeCap of them).
+    // the nearest one; kNoEdge if none. Checks the last paint's curves (at most kEdgeCap of them).
     std::uint32_t edgeAt(const QPointF &pos, double tolerance) const;
     // A point of a painted edge's curve, t in [0, 1] (the same cubic the painter draws).
     static QPointF curvePoint(const PaintedEdge &edge, double t);
@@ -79,13 +79,13 @@ public:
     bool inViewEstimated() const { return m_inViewEstimated; }
 
 private:
-    void collect(std::vector<std::uint32_t> &out, const TraceDocument &doc, std::uint32_t selected, core::Nanos start,
+    void collect(std::vector<std::uint32_t> &out, const TraceDocument &doc, core::EventIndex selected, core::Nanos start,
                  core::Nanos end);
 
     bool m_showAll = false;
     std::bitset<core::kEdgeKindCount> m_kinds;
-    std::uint32_t m_focused = core::kNoIndex;
-    std::uint32_t m_hovered = core::kNoIndex;
+    std::uint32_t m_focused = kNoEdge;
+    std::uint32_t m_hovered = kNoEdge;
     std::vector<PaintedEdge> m_painted;
     std::size_t m_inView = 0;
     bool m_inViewEstimated = false;

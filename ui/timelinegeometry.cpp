@@ -65,14 +65,14 @@ void buildRowFromSummary(const TraceDocument &doc, TimelineGeometry &geometry, c
     const std::uint32_t *it = std::upper_bound(longBegin, longEnd, t0,
                                                [&](core::Nanos t, std::uint32_t p) { return t < starts[p]; });
     for (int back = 0; back < 8 && it > longBegin; ++back) {
-        if (trace.events[rows.events[*(it - 1)]].end() > t0)
+        if (trace.event(rows.events[*(it - 1)]).end() > t0)
             --it;
         else
             break;
     }
     for (; it < longEnd && starts[*it] < t1; ++it) {
-        const std::uint32_t e = rows.events[*it];
-        const core::DeviceEvent &event = trace.events[e];
+        const core::EventIndex e = rows.events[*it];
+        const core::DeviceEvent &event = trace.event(e);
         const double x0 = timeToPixel(event.ts, t0, nanosPerPixel);
         const double x1 = timeToPixel(event.end(), t0, nanosPerPixel);
         if (x1 - x0 < 1.0)
@@ -126,7 +126,7 @@ void buildTimelineRow(const TraceDocument &doc, TimelineGeometry &geometry, cons
     // still cover it (a row does not nest, so normally only one; partial overlaps allow a few).
     std::uint32_t i = static_cast<std::uint32_t>(std::upper_bound(starts + begin, starts + end, t0) - starts);
     for (int back = 0; back < 8 && i > begin; ++back) {
-        if (trace.events[rows.events[i - 1]].end() > t0)
+        if (trace.event(rows.events[i - 1]).end() > t0)
             --i;
         else
             break;
@@ -142,8 +142,8 @@ void buildTimelineRow(const TraceDocument &doc, TimelineGeometry &geometry, cons
     int lastStyle = -1;
     QRect *last = nullptr;
     while (i < end && starts[i] < t1) {
-        const std::uint32_t e = rows.events[i];
-        const core::DeviceEvent &event = trace.events[e];
+        const core::EventIndex e = rows.events[i];
+        const core::DeviceEvent &event = trace.event(e);
         const double x0 = timeToPixel(event.ts, t0, nanosPerPixel);
         const double x1 = timeToPixel(event.end(), t0, nanosPerPixel);
         const int style = static_cast<int>(doc.style(e));
@@ -168,7 +168,7 @@ void buildTimelineRow(const TraceDocument &doc, TimelineGeometry &geometry, cons
         std::uint32_t next = gallopLowerBound(starts, i + 1, end, nextColumnTime);
         // Events do not overlap within a row, so only the last skipped one can reach past this
         // column; draw it properly instead of folding it.
-        if (next > i + 1 && trace.events[rows.events[next - 1]].end() > nextColumnTime)
+        if (next > i + 1 && trace.event(rows.events[next - 1]).end() > nextColumnTime)
             --next;
         if (last && lastStyle == style && last->top() == top && last->right() + 1 >= column)
             last->setRight(std::max(last->right(), column));
@@ -205,7 +205,7 @@ void buildTimelineGeometry(const TraceDocument *doc, const TimelineLayout &layou
         const LayoutRow &row = rows[r];
         if (row.kind != LayoutRow::Kind::LaneRow)
             continue;
-        const LaneRows &laneRows = doc->laneRows()[row.lane];
+        const LaneRows &laneRows = doc->laneRows(row.lane);
         if (row.depth >= laneRows.rowCount())
             continue;
         buildTimelineRow(*doc, geometry, laneRows, row.depth, row.y - verticalOffset, width, nanosPerPixel);

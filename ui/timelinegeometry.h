@@ -24,7 +24,7 @@ namespace linkscope::ui {
 
 struct TimelineLabel {
     QRect rect;
-    std::uint32_t event = core::kNoIndex;
+    core::EventIndex event{};
     QString text; // elided on first paint, then reused by hover/selection repaints
     bool elided = false;
 };

@@ -262,9 +262,9 @@ void TimelineInput::mouseMove(QMouseEvent *event)
         m_view.setCursor(Qt::SplitHCursor);
     else if (m_view.cursor().shape() == Qt::SplitHCursor)
         m_view.unsetCursor();
-    const std::uint32_t hovered = m_view.eventAt(pos);
+    const core::EventIndex hovered = m_view.eventAt(pos);
     m_view.setHoverEvent(hovered);
-    m_view.setHoverEdge(hovered == core::kNoIndex ? m_view.edgeAt(pos) : core::kNoIndex);
+    m_view.setHoverEdge(hovered.isNone() ? m_view.edgeAt(pos) : kNoEdge);
 }
 
 void TimelineInput::mouseRelease(QMouseEvent *event)
@@ -316,9 +316,9 @@ void TimelineInput::mouseRelease(QMouseEvent *event)
     }
     m_view.clearTimeRange(); // a click clears the range, as in Perfetto
     const QPoint pos = event->position().toPoint();
-    const std::uint32_t clicked = m_view.eventAt(pos);
-    const std::uint32_t edge = clicked == core::kNoIndex ? m_view.edgeAt(pos) : core::kNoIndex;
-    if (edge != core::kNoIndex)
+    const core::EventIndex clicked = m_view.eventAt(pos);
+    const std::uint32_t edge = clicked.isNone() ? m_view.edgeAt(pos) : kNoEdge;
+    if (edge != kNoEdge)
         m_view.selectEdge(edge); // an edge between events: its target, with the edge focused
     else if (m_view.m_selection)
         m_view.m_selection->selectInPlace(clicked); // the view stays put

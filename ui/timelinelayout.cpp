@@ -85,8 +85,8 @@ void TimelineLayout::buildGroups()
     std::map<std::pair<bool, core::TraceId>, int> groupOfKey;
     std::vector<int> groupOfLane(index.lanes.size(), -1);
     std::vector<TimelineGroup> groups;
-    for (std::uint32_t l = 0; l < index.lanes.size(); ++l) {
-        const core::Lane &lane = index.lanes[l];
+    for (core::LaneIndex l{0}; l.get() < index.lanes.size(); ++l) {
+        const core::Lane &lane = index.lane(l);
         const bool gpu = lane.kind == core::LaneKind::GpuStream;
         const core::TraceId key = gpu && lane.device >= 0 ? core::TraceId{lane.device, false} : lane.key.pid;
         auto [it, inserted] = groupOfKey.try_emplace({gpu, key}, static_cast<int>(groups.size()));
@@ -97,7 +97,7 @@ void TimelineLayout::buildGroups()
             groups.push_back({groupLabel(index, trace, lane, gpu), stableKey, gpu, static_cast<int>(groups.size()), {}});
         }
         groups[it->second].lanes.push_back(l);
-        groupOfLane[l] = it->second;
+        groupOfLane[l.get()] = it->second;
     }
     std::vector<int> order(groups.size());
     for (std::size_t g = 0; g < order.size(); ++g)
@@ -147,11 +147,11 @@ void TimelineLayout::setGroupCollapsed(int group, bool collapsed)
     relayout();
 }
 
-void TimelineLayout::setLaneCollapsed(std::uint32_t lane, bool collapsed)
+void TimelineLayout::setLaneCollapsed(core::LaneIndex lane, bool collapsed)
 {
-    if (m_laneCollapsed.at(lane) == collapsed)
+    if (m_laneCollapsed.at(lane.get()) == collapsed)
         return;
-    m_laneCollapsed[lane] = collapsed;
+    m_laneCollapsed[lane.get()] = collapsed;
     relayout();
 }
 
@@ -169,11 +169,11 @@ void TimelineLayout::setGroupHidden(int group, bool hidden)
     relayout();
 }
 
-void TimelineLayout::setLaneHidden(std::uint32_t lane, bool hidden)
+void TimelineLayout::setLaneHidden(core::LaneIndex lane, bool hidden)
 {
-    if (m_laneHidden.at(lane) == hidden)
+    if (m_laneHidden.at(lane.get()) == hidden)
         return;
-    m_laneHidden[lane] = hidden;
+    m_laneHidden[lane.get()] = hidden;
     relayout();
 }
 
@@ -270,14 +270,14 @@ int TimelineLayout::shownNeighbourGroup(int group, int delta) const
     return -1;
 }
 
-int TimelineLayout::shownNeighbourLane(std::uint32_t lane, int delta) const
+int TimelineLayout::shownNeighbourLane(core::LaneIndex lane, int delta) const
 {
-    if (lane >= m_groupOfLane.size() || delta == 0)
+    if (!lane.in(m_groupOfLane.size()) || delta == 0)
         return -1;
-    const std::vector<std::uint32_t> &lanes = m_groups[m_groupOfLane[lane]].lanes;
+    const std::vector<core::LaneIndex> &lanes = m_groups[m_groupOfLane[lane.get()]].lanes;
     const int step = delta < 0 ? -1 : 1;
     for (int p = lanePosition(lane) + step; p >= 0 && p < static_cast<int>(lanes.size()); p += step)
-        if (!m_laneHidden[lanes[p]])
+        if (!m_laneHidden[lanes[p].get()])
             return p;
     return -1;
 }
@@ -288,23 +288,23 @@ bool TimelineLayout::moveGroupBy(int group, int delta)
     return to >= 0 && moveGroup(group, to);
 }
 
-bool TimelineLayout::moveLaneBy(std::uint32_t lane, int delta)
+bool TimelineLayout::moveLaneBy(core::LaneIndex lane, int delta)
 {
     const int to = shownNeighbourLane(lane, delta);
     return to >= 0 && moveLane(lane, to);
 }
 
-int TimelineLayout::lanePosition(std::uint32_t lane) const
+int TimelineLayout::lanePosition(core::LaneIndex lane) const
 {
-    const std::vector<std::uint32_t> &lanes = m_groups.at(m_groupOfLane.at(lane)).lanes;
+    const std::vector<core::LaneIndex> &lanes = m_groups.at(m_groupOfLane.at(lane.get())).lanes;
     return static_cast<int>(std::find(lanes.begin(), lanes.end(), lane) - lanes.begin());
 }
 
-bool TimelineLayout::moveLane(std::uint32_t lane, int position)
+bool TimelineLayout::moveLane(core::LaneIndex lane, int position)
 {
-    if (lane >= m_groupOfLane.size())
+    if (!lane.in(m_groupOfLane.size()))
         return false;
-    std::vector<std::uint32_t> &lanes = m_groups[m_groupOfLane[lane]].lanes;
+    std::vector<core::LaneIndex> &lanes = m_groups[m_groupOfLane[lane.get()]].lanes;
     const int from = lanePosition(lane);
     position = std::clamp(position, 0, static_cast<int>(lanes.size()) - 1);
     if (position == from)
@@ -331,11 +331,11 @@ void TimelineLayout::resetOrder()
     reorderGroups(defaultGroupOrder());
 }
 
-QString TimelineLayout::laneKey(std::uint32_t lane) const
+QString TimelineLayout::laneKey(core::LaneIndex lane) const
 {
-    if (!m_doc || lane >= m_doc->index().lanes.size())
+    if (!m_doc || !lane.in(m_doc->index().lanes.size()))
         return {};
-    const core::Lane &l = m_doc->index().lanes[lane];
+    const core::Lane &l = m_doc->index().lane(lane);
     const core::DeviceTrace &trace = m_doc->device();
     return (l.kind == core::LaneKind::GpuStream ? QStringLiteral("gpu:") : QStringLiteral("cpu:"))
         + fromStd(trace.idText(l.key.pid)) + QLatin1Char('/') + fromStd(trace.idText(l.key.tid));
@@ -353,7 +353,7 @@ QStringList TimelineLayout::laneOrder() const
 {
     QStringList keys;
     for (const TimelineGroup &group : m_groups)
-        for (std::uint32_t lane : group.lanes)
+        for (core::LaneIndex lane : group.lanes)
             keys << laneKey(lane);
     return keys;
 }
@@ -388,17 +388,17 @@ void TimelineLayout::applyOrder(const QStringList &groupKeys, const QStringList 
     for (TimelineGroup &group : m_groups) {
         std::sort(group.lanes.begin(), group.lanes.end());
         if (!laneKeys.isEmpty())
-            group.lanes = mergeOrder(group.lanes, laneKeys, [&](std::uint32_t lane) { return laneKey(lane); });
+            group.lanes = mergeOrder(group.lanes, laneKeys, [&](core::LaneIndex lane) { return laneKey(lane); });
     }
     reorderGroups(mergeOrder(defaultGroupOrder(), groupKeys, [&](int g) { return m_groups[g].key; }));
 }
 
-int TimelineLayout::rowOfDepth(std::uint32_t lane, int depth) const
+int TimelineLayout::rowOfDepth(core::LaneIndex lane, int depth) const
 {
-    if (lane + 1 >= m_depthBegin.size() || depth < 0)
+    if (lane.get() + 1 >= m_depthBegin.size() || depth < 0)
         return -1;
-    const std::uint32_t at = m_depthBegin[lane] + static_cast<std::uint32_t>(depth);
-    return at < m_depthBegin[lane + 1] ? m_rowOfDepth[at] : -1;
+    const std::uint32_t at = m_depthBegin[lane.get()] + static_cast<std::uint32_t>(depth);
+    return at < m_depthBegin[lane.get() + 1] ? m_rowOfDepth[at] : -1;
 }
 
 void TimelineLayout::relayout()
@@ -418,31 +418,31 @@ void TimelineLayout::relayout()
         if (m_groupHidden[g])
             continue;
         m_groupHeaderRow[g] = static_cast<int>(m_rows.size());
-        m_rows.push_back({LayoutRow::Kind::GroupHeader, g, core::kNoIndex, 0, y, kGroupHeaderHeight});
+        m_rows.push_back({LayoutRow::Kind::GroupHeader, g, core::kNone, 0, y, kGroupHeaderHeight});
         y += kGroupHeaderHeight;
         m_groupBottom[g] = y;
         if (m_groupCollapsed[g])
             continue;
-        for (std::uint32_t lane : m_groups[g].lanes) {
-            if (m_laneHidden[lane])
+        for (core::LaneIndex lane : m_groups[g].lanes) {
+            if (m_laneHidden[lane.get()])
                 continue;
-            const int depths = static_cast<int>(m_depthBegin[lane + 1] - m_depthBegin[lane]);
+            const int depths = static_cast<int>(m_depthBegin[lane.get() + 1] - m_depthBegin[lane.get()]);
             int shown = 0;
             for (int depth = 0; depth < depths; ++depth) {
-                if (m_hidePython && m_pythonOnly[m_depthBegin[lane] + depth])
+                if (m_hidePython && m_pythonOnly[m_depthBegin[lane.get()] + depth])
                     continue;
-                if (m_laneCollapsed[lane] && shown >= 1)
+                if (m_laneCollapsed[lane.get()] && shown >= 1)
                     break;
                 if (shown == 0)
-                    m_laneFirstRow[lane] = static_cast<int>(m_rows.size());
-                m_rowOfDepth[m_depthBegin[lane] + depth] = static_cast<int>(m_rows.size());
+                    m_laneFirstRow[lane.get()] = static_cast<int>(m_rows.size());
+                m_rowOfDepth[m_depthBegin[lane.get()] + depth] = static_cast<int>(m_rows.size());
                 m_rows.push_back({LayoutRow::Kind::LaneRow, g, lane, depth, y, kRowHeight});
                 y += kRowHeight;
                 ++shown;
             }
-            m_shownRows[lane] = shown;
+            m_shownRows[lane.get()] = shown;
             if (shown > 0) {
-                m_laneBottom[lane] = y;
+                m_laneBottom[lane.get()] = y;
                 y += kLaneGap;
             }
         }
@@ -466,12 +466,12 @@ int TimelineLayout::rowAt(int y) const
     return static_cast<int>(it - m_rows.begin());
 }
 
-TimelineLayout::Anchor TimelineLayout::anchorOf(std::uint32_t lane, int depth) const
+TimelineLayout::Anchor TimelineLayout::anchorOf(core::LaneIndex lane, int depth) const
 {
     Anchor anchor;
-    if (lane >= m_groupOfLane.size())
+    if (!lane.in(m_groupOfLane.size()))
         return anchor;
-    const int group = m_groupOfLane[lane];
+    const int group = m_groupOfLane[lane.get()];
     const int header = m_groupHeaderRow[group];
     if (header < 0) {
         // The group is hidden: the line where it would be.
@@ -487,7 +487,7 @@ TimelineLayout::Anchor TimelineLayout::anchorOf(std::uint32_t lane, int depth) c
     for (int d = depth - 1; row < 0 && d >= 0; --d)
         row = rowOfDepth(lane, d);
     if (row < 0)
-        row = m_laneFirstRow[lane];
+        row = m_laneFirstRow[lane.get()];
     if (row < 0)
         row = header;
     anchor.y = m_rows[row].y + m_rows[row].height / 2;

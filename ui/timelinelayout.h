@@ -24,14 +24,14 @@ struct TimelineGroup {
     QString key;                      // stable: "gpu:DEVICE" or "pid:PID" (as in the file)
     bool gpu = false;
     int natural = 0;                  // its place in the index's lane order (the default order's tie-break)
-    std::vector<std::uint32_t> lanes; // TraceIndex lane indices, in display order (index order by default)
+    std::vector<core::LaneIndex> lanes; // TraceIndex lane indices, in display order (index order by default)
 };
 
 struct LayoutRow {
     enum class Kind : std::uint8_t { GroupHeader, LaneRow };
     Kind kind = Kind::LaneRow;
     int group = -1;
-    std::uint32_t lane = core::kNoIndex; // LaneRow only
+    core::LaneIndex lane{};              // LaneRow only
     int depth = 0;                       // LaneRow only: the nesting depth it shows
     int y = 0;                           // content coordinates (0 = top of the first group)
     int height = 0;
@@ -49,15 +49,15 @@ public:
     // flag stay as they are.
     void setDocument(const TraceDocument *doc, bool keepArrangement = false);
     void setGroupCollapsed(int group, bool collapsed);
-    void setLaneCollapsed(std::uint32_t lane, bool collapsed);
+    void setLaneCollapsed(core::LaneIndex lane, bool collapsed);
     bool isGroupCollapsed(int group) const { return m_groupCollapsed.at(group); }
-    bool isLaneCollapsed(std::uint32_t lane) const { return m_laneCollapsed.at(lane); }
+    bool isLaneCollapsed(core::LaneIndex lane) const { return m_laneCollapsed.at(lane.get()); }
     void setAllGroupsCollapsed(bool collapsed);
 
     void setGroupHidden(int group, bool hidden);
-    void setLaneHidden(std::uint32_t lane, bool hidden);
+    void setLaneHidden(core::LaneIndex lane, bool hidden);
     bool isGroupHidden(int group) const { return m_groupHidden.at(group); }
-    bool isLaneHidden(std::uint32_t lane) const { return m_laneHidden.at(lane); }
+    bool isLaneHidden(core::LaneIndex lane) const { return m_laneHidden.at(lane.get()); }
     int hiddenCount() const; // hidden groups + hidden lanes (of shown groups or not)
     void showAllHidden();
     // Leaves out the rows of each lane whose events are all python_function events.
@@ -75,22 +75,22 @@ public:
     // `position` among its group's lanes. Group indices change (flags move with their groups); lane
     // indices do not. Return false when nothing moved.
     bool moveGroup(int group, int position);
-    bool moveLane(std::uint32_t lane, int position);
+    bool moveLane(core::LaneIndex lane, int position);
     // Moves past the next shown group or lane above (delta < 0) or below (the menu's Move up /
     // Move down): hidden ones in between are stepped over. False at the end.
     bool moveGroupBy(int group, int delta);
-    bool moveLaneBy(std::uint32_t lane, int delta);
+    bool moveLaneBy(core::LaneIndex lane, int delta);
     // Whether moveGroupBy / moveLaneBy would move it.
     bool canMoveGroupBy(int group, int delta) const { return shownNeighbourGroup(group, delta) >= 0; }
-    bool canMoveLaneBy(std::uint32_t lane, int delta) const { return shownNeighbourLane(lane, delta) >= 0; }
+    bool canMoveLaneBy(core::LaneIndex lane, int delta) const { return shownNeighbourLane(lane, delta) >= 0; }
     // Where a lane is among its group's lanes (display order).
-    int lanePosition(std::uint32_t lane) const;
+    int lanePosition(core::LaneIndex lane) const;
     // True when a group or a lane is not where the default order puts it.
     bool hasCustomOrder() const;
     void resetOrder(); // the default order (GPU groups first if gpuFirst())
     // Stable names (the file's pid/tid, device/stream; not indices) for saving the order.
     const QString &groupKey(int group) const { return m_groups.at(group).key; }
-    QString laneKey(std::uint32_t lane) const;
+    QString laneKey(core::LaneIndex lane) const;
     // The display order as keys: every group's key; every lane's "groupKey/laneKey".
     QStringList groupOrder() const;
     QStringList laneOrder() const;
@@ -101,17 +101,17 @@ public:
     const std::vector<TimelineGroup> &groups() const { return m_groups; }
     const std::vector<LayoutRow> &rows() const { return m_rows; }
     int totalHeight() const { return m_totalHeight; }
-    int groupOfLane(std::uint32_t lane) const { return m_groupOfLane.at(lane); }
+    int groupOfLane(core::LaneIndex lane) const { return m_groupOfLane.at(lane.get()); }
     // How many depth rows of `lane` are shown (0 when it or its group is collapsed away or hidden).
-    int shownRowCount(std::uint32_t lane) const { return m_shownRows.at(lane); }
+    int shownRowCount(core::LaneIndex lane) const { return m_shownRows.at(lane.get()); }
     // Index in rows() of the first row of `lane`, or of a group's header; -1 if not shown.
-    int firstRowOfLane(std::uint32_t lane) const { return m_laneFirstRow.at(lane); }
+    int firstRowOfLane(core::LaneIndex lane) const { return m_laneFirstRow.at(lane.get()); }
     int headerRowOfGroup(int group) const { return m_groupHeaderRow.at(group); }
     // Index in rows() of the row showing depth `depth` of `lane`, or -1 when that row is not shown.
-    int rowOfDepth(std::uint32_t lane, int depth) const;
+    int rowOfDepth(core::LaneIndex lane, int depth) const;
     // Content y just below the last shown row of a lane, or of a group (its last lane's gap
     // included); -1 when not shown. The sticky labels stop there.
-    int laneBottom(std::uint32_t lane) const { return m_laneBottom.at(lane); }
+    int laneBottom(core::LaneIndex lane) const { return m_laneBottom.at(lane.get()); }
     int groupBottom(int group) const { return m_groupBottom.at(group); }
 
     // Index in rows() of the row at content y, or -1.
@@ -128,7 +128,7 @@ public:
         bool valid = false;
         bool hiddenGroup = false;
     };
-    Anchor anchorOf(std::uint32_t lane, int depth) const;
+    Anchor anchorOf(core::LaneIndex lane, int depth) const;
 
     // Bumped whenever rows move, so painters know their cached geometry is stale.
     std::uint64_t version() const { return m_version; }
@@ -139,7 +139,7 @@ private:
     void relayout();
     void reorderGroups(const std::vector<int> &order); // order[newIndex] = old index
     int shownNeighbourGroup(int group, int delta) const;          // index, or -1
-    int shownNeighbourLane(std::uint32_t lane, int delta) const; // position in its group, or -1
+    int shownNeighbourLane(core::LaneIndex lane, int delta) const; // position in its group, or -1
     std::vector<int> defaultGroupOrder() const;       // current indices in the default order
 
     const TraceDocument *m_doc = nullptr;

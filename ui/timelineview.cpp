@@ -81,8 +81,8 @@ void TimelineView::setDocument(DocumentPtr doc)
         m_viewport.setTraceBounds(std::make_pair(m_doc->startTime(), m_doc->endTime()));
     else
         m_viewport.setTraceBounds(std::nullopt);
-    m_edges.setFocusedEdge(core::kNoIndex);
-    m_hoverEvent = core::kNoIndex;
+    m_edges.setFocusedEdge(kNoEdge);
+    m_hoverEvent = core::kNone;
     m_edges.clearPainted();
     m_paintedMarkers.clear();
     m_paintedLabels.clear();
@@ -201,7 +201,7 @@ void TimelineView::fitSelection()
 {
     if (!m_doc || !m_selection || !m_selection->hasSelection())
         return;
-    const std::uint32_t selected = m_selection->current();
+    const core::EventIndex selected = m_selection->current();
     const core::DeviceEvent &event = m_doc->event(selected);
     core::Nanos lo = event.ts;
     core::Nanos hi = event.end();
@@ -212,7 +212,7 @@ void TimelineView::fitSelection()
             const DrawEdge &edge = m_doc->edges()[*it];
             if (!isEdgeKindVisible(edge.kind))
                 continue;
-            for (std::uint32_t e : {edge.from, edge.to}) {
+            for (core::EventIndex e : {edge.from, edge.to}) {
                 lo = std::min(lo, m_doc->event(e).ts);
                 hi = std::max(hi, m_doc->event(e).end());
             }
@@ -263,7 +263,7 @@ void TimelineView::setGroupCollapsed(int group, bool collapsed)
     layoutChanged(true);
 }
 
-void TimelineView::setLaneCollapsed(std::uint32_t lane, bool collapsed)
+void TimelineView::setLaneCollapsed(core::LaneIndex lane, bool collapsed)
 {
     m_layout.setLaneCollapsed(lane, collapsed);
     layoutChanged(true);
@@ -275,7 +275,7 @@ void TimelineView::setGroupHidden(int group, bool hidden)
     layoutChanged(true);
 }
 
-void TimelineView::setLaneHidden(std::uint32_t lane, bool hidden)
+void TimelineView::setLaneHidden(core::LaneIndex lane, bool hidden)
 {
     m_layout.setLaneHidden(lane, hidden);
     layoutChanged(true);
@@ -306,7 +306,7 @@ void TimelineView::moveGroup(int group, int position)
         layoutChanged(true);
 }
 
-void TimelineView::moveLane(std::uint32_t lane, int position)
+void TimelineView::moveLane(core::LaneIndex lane, int position)
 {
     if (m_layout.moveLane(lane, position))
         layoutChanged(true);
@@ -318,7 +318,7 @@ void TimelineView::moveGroupBy(int group, int delta)
         layoutChanged(true);
 }
 
-void TimelineView::moveLaneBy(std::uint32_t lane, int delta)
+void TimelineView::moveLaneBy(core::LaneIndex lane, int delta)
 {
     if (m_layout.moveLaneBy(lane, delta))
         layoutChanged(true);
@@ -385,10 +385,10 @@ QMenu *TimelineView::createHeaderMenu(const QPoint &pos)
             moves->setEnabled(canUp || canDown);
         };
         if (row.kind == LayoutRow::Kind::LaneRow) {
-            const std::uint32_t lane = row.lane;
-            const QString label = QString::fromStdString(m_doc->index().lanes[lane].label);
+            const core::LaneIndex lane = row.lane;
+            const QString label = QString::fromStdString(m_doc->index().lane(lane).label);
             menu->addAction(tr("Hide lane “%1”").arg(label), this, [this, lane] { setLaneHidden(lane, true); });
-            if (m_doc->laneRows()[lane].rowCount() > 1) {
+            if (m_doc->laneRows(lane).rowCount() > 1) {
                 const bool collapsed = m_layout.isLaneCollapsed(lane);
                 menu->addAction(collapsed ? tr("Expand lane") : tr("Collapse lane"), this,
                                 [this, lane, collapsed] { setLaneCollapsed(lane, !collapsed); });
@@ -421,9 +421,9 @@ QMenu *TimelineView::createHeaderMenu(const QPoint &pos)
             const TimelineGroup &group = m_layout.groups()[g];
             if (m_layout.isGroupHidden(g))
                 hidden->addAction(tr("Group “%1”").arg(group.label), this, [this, g] { setGroupHidden(g, false); });
-            for (std::uint32_t lane : group.lanes)
+            for (core::LaneIndex lane : group.lanes)
                 if (m_layout.isLaneHidden(lane))
-                    hidden->addAction(tr("Lane “%1” (%2)").arg(QString::fromStdString(m_doc->index().lanes[lane].label), group.label),
+                    hidden->addAction(tr("Lane “%1” (%2)").arg(QString::fromStdString(m_doc->index().lane(lane).label), group.label),
                                       this, [this, lane] { setLaneHidden(lane, false); });
         }
         menu->addAction(m_showHiddenAction);
@@ -431,12 +431,12 @@ QMenu *TimelineView::createHeaderMenu(const QPoint &pos)
     return menu;
 }
 
-QMenu *TimelineView::createEventMenu(std::uint32_t e)
+QMenu *TimelineView::createEventMenu(core::EventIndex e)
 {
     auto *menu = new QMenu(this);
-    if (!m_doc || e >= m_doc->eventCount())
+    if (!m_doc || !e.in(m_doc->eventCount()))
         return menu;
-    auto select = [this](std::uint32_t target) {
+    auto select = [this](core::EventIndex target) {
         if (m_selection)
             m_selection->select(target);
     };
@@ -447,18 +447,18 @@ QMenu *TimelineView::createEventMenu(std::uint32_t e)
     selectAction->setObjectName(QStringLiteral("selectEvent"));
     menu->addAction(tr("Frame"), this, [this, e] { frameEvent(e); })->setObjectName(QStringLiteral("frameEvent"));
     if (const core::GpuLink *link = m_doc->gpuLink(e)) {
-        const std::uint32_t parent = link->parent;
-        const std::uint32_t launch = link->launch;
-        QAction *parentAction = menu->addAction(parent < m_doc->eventCount() ? tr("Select parent “%1”").arg(elidedName(parent))
+        const core::EventIndex parent = link->parent;
+        const core::EventIndex launch = link->launch;
+        QAction *parentAction = menu->addAction(parent.in(m_doc->eventCount()) ? tr("Select parent “%1”").arg(elidedName(parent))
                                                                              : tr("Select parent (none)"),
                                                 this, [select, parent] { select(parent); });
         parentAction->setObjectName(QStringLiteral("selectParent"));
-        parentAction->setEnabled(parent < m_doc->eventCount());
-        QAction *launchAction = menu->addAction(launch < m_doc->eventCount() ? tr("Select launch “%1”").arg(elidedName(launch))
+        parentAction->setEnabled(parent.in(m_doc->eventCount()));
+        QAction *launchAction = menu->addAction(launch.in(m_doc->eventCount()) ? tr("Select launch “%1”").arg(elidedName(launch))
                                                                              : tr("Select launch (none)"),
                                                 this, [select, launch] { select(launch); });
         launchAction->setObjectName(QStringLiteral("selectLaunch"));
-        launchAction->setEnabled(launch < m_doc->eventCount());
+        launchAction->setEnabled(launch.in(m_doc->eventCount()));
     }
     menu->addSeparator();
     const QString name = m_doc->eventName(e);
@@ -466,7 +466,7 @@ QMenu *TimelineView::createEventMenu(std::uint32_t e)
         ->setObjectName(QStringLiteral("copyName"));
     if (m_menuProvider) {
         menu->addSeparator();
-        m_menuProvider(menu, e, core::kNoIndex);
+        m_menuProvider(menu, e, kNoEdge);
     }
     return menu;
 }
@@ -477,7 +477,7 @@ QMenu *TimelineView::createEdgeMenu(std::uint32_t id)
     if (!m_doc || id >= m_doc->edges().size())
         return menu;
     const DrawEdge edge = m_doc->edges()[id];
-    auto select = [this](std::uint32_t target) {
+    auto select = [this](core::EventIndex target) {
         if (m_selection)
             m_selection->select(target);
     };
@@ -493,7 +493,7 @@ QMenu *TimelineView::createEdgeMenu(std::uint32_t id)
         ->setObjectName(QStringLiteral("copyEdge"));
     if (m_menuProvider) {
         menu->addSeparator();
-        m_menuProvider(menu, core::kNoIndex, id);
+        m_menuProvider(menu, core::kNone, id);
     }
     return menu;
 }
@@ -505,25 +505,25 @@ QMenu *TimelineView::createContextMenu(const QPoint &pos)
     if (pos.x() < m_headerWidth)
         return createHeaderMenu(pos);
     // As for hover and click: a marker is its event's, events win over edges.
-    const std::uint32_t marked = markerAt(pos);
-    const std::uint32_t e = marked != core::kNoIndex ? marked : eventAt(pos);
-    if (e != core::kNoIndex)
+    const core::EventIndex marked = markerAt(pos);
+    const core::EventIndex e = marked.valid() ? marked : eventAt(pos);
+    if (e.valid())
         return createEventMenu(e);
     const std::uint32_t edge = edgeAt(pos);
-    if (edge != core::kNoIndex)
+    if (edge != kNoEdge)
         return createEdgeMenu(edge);
     return nullptr;
 }
 
-void TimelineView::frameEvent(std::uint32_t e)
+void TimelineView::frameEvent(core::EventIndex e)
 {
-    if (!m_doc || e >= m_doc->eventCount())
+    if (!m_doc || !e.in(m_doc->eventCount()))
         return;
     if (m_selection)
         m_selection->selectInPlace(e);
     core::Nanos lo = m_doc->event(e).ts;
     core::Nanos hi = m_doc->event(e).end();
-    if (const core::GpuLink *link = m_doc->gpuLink(e); link && link->parent < m_doc->eventCount()) {
+    if (const core::GpuLink *link = m_doc->gpuLink(e); link && link->parent.in(m_doc->eventCount())) {
         lo = std::min(lo, m_doc->event(link->parent).ts);
         hi = std::max(hi, m_doc->event(link->parent).end());
     }
@@ -532,7 +532,7 @@ void TimelineView::frameEvent(std::uint32_t e)
     revealEvent(e);
 }
 
-QString TimelineView::elidedName(std::uint32_t e) const
+QString TimelineView::elidedName(core::EventIndex e) const
 {
     // A kernel's full signature would make the menu as wide as the screen.
     return QFontMetrics(font()).elidedText(m_doc->eventName(e), Qt::ElideMiddle, 360);
@@ -554,9 +554,9 @@ void TimelineView::contextMenuEvent(QContextMenuEvent *event)
 
 namespace {
 
-QString laneKey(const TimelineLayout &layout, const core::TraceIndex &index, std::uint32_t lane)
+QString laneKey(const TimelineLayout &layout, const core::TraceIndex &index, core::LaneIndex lane)
 {
-    return layout.groups()[layout.groupOfLane(lane)].label + QChar(0x1f) + QString::fromStdString(index.lanes[lane].label);
+    return layout.groups()[layout.groupOfLane(lane)].label + QChar(0x1f) + QString::fromStdString(index.lane(lane).label);
 }
 
 } // namespace
@@ -579,7 +579,7 @@ void TimelineView::saveViewSettings() const
             hiddenGroups << group.label;
         if (m_layout.isGroupCollapsed(g))
             collapsedGroups << group.label;
-        for (std::uint32_t lane : group.lanes) {
+        for (core::LaneIndex lane : group.lanes) {
             if (m_layout.isLaneHidden(lane))
                 hiddenLanes << laneKey(m_layout, index, lane);
             if (m_layout.isLaneCollapsed(lane))
@@ -634,7 +634,7 @@ void TimelineView::restoreViewSettings()
         const TimelineGroup &group = m_layout.groups()[g];
         m_layout.setGroupHidden(g, hiddenGroups.contains(group.label));
         m_layout.setGroupCollapsed(g, collapsedGroups.contains(group.label));
-        for (std::uint32_t lane : group.lanes) {
+        for (core::LaneIndex lane : group.lanes) {
             const QString key = laneKey(m_layout, index, lane);
             m_layout.setLaneHidden(lane, hiddenLanes.contains(key));
             m_layout.setLaneCollapsed(lane, collapsedLanes.contains(key));
@@ -704,9 +704,9 @@ void TimelineView::paint(QPainter &painter, const QRect &target)
     paintEvents(painter, content, verticalOffset);
     paintOutlines(painter, content, nanosPerPixel, verticalOffset);
     paintTimeRange(painter, content, nanosPerPixel);
-    const std::uint32_t selected = m_selection && m_selection->hasSelection() && m_selection->current() < m_doc->eventCount()
+    const core::EventIndex selected = m_selection && m_selection->hasSelection() && m_selection->current().in(m_doc->eventCount())
         ? m_selection->current()
-        : core::kNoIndex;
+        : core::EventIndex(core::kNone);
     m_edges.paint(painter, *m_doc, m_layout, selected, content, viewStart, nanosPerPixel, verticalOffset, currentNotes());
     paintMarkers(painter, content, nanosPerPixel, verticalOffset); // over the edges' heads
     paintLinkDrag(painter, content, nanosPerPixel, verticalOffset);
@@ -736,7 +736,7 @@ void TimelineView::paintLaneBackgrounds(QPainter &painter, const QRect &area, co
             break;
         if (row.kind == LayoutRow::Kind::GroupHeader)
             painter.fillRect(QRect(0, y, area.width(), row.height), palette::current().groupBackground);
-        else if (row.lane % 2 == 1)
+        else if (row.lane.value % 2 == 1)
             painter.fillRect(QRect(content.left(), y, content.width(), row.height), palette::current().laneShade);
     }
 }
@@ -790,7 +790,7 @@ void TimelineView::paintEvents(QPainter &painter, const QRect &content, int vert
 void TimelineView::paintOutlines(QPainter &painter, const QRect &content, double nanosPerPixel, int verticalOffset)
 {
     // Search hits, hover and selection.
-    auto outline = [&](std::uint32_t event, const QColor &color, int width) {
+    auto outline = [&](core::EventIndex event, const QColor &color, int width) {
         const QRectF r = eventRectIn(event, content, m_viewport.start(), nanosPerPixel, verticalOffset);
         if (r.isEmpty())
             return;
@@ -810,10 +810,10 @@ void TimelineView::paintOutlines(QPainter &painter, const QRect &content, double
         auto first = m_highlighted.begin();
         if (m_highlighted.size() > 1000)
             first = std::lower_bound(m_highlighted.begin(), m_highlighted.end(), m_viewport.start(),
-                                     [&](std::uint32_t e, core::Nanos t) { return m_doc->event(e).ts < t; });
+                                     [&](core::EventIndex e, core::Nanos t) { return m_doc->event(e).ts < t; });
         int drawn = 0;
         for (auto it = first; it != m_highlighted.end() && drawn < 5000; ++it) {
-            if (*it >= m_doc->eventCount())
+            if (!it->in(m_doc->eventCount()))
                 continue;
             const core::DeviceEvent &event = m_doc->event(*it);
             if (event.ts > m_viewport.end())
@@ -824,9 +824,9 @@ void TimelineView::paintOutlines(QPainter &painter, const QRect &content, double
             ++drawn;
         }
     }
-    if (m_hoverEvent != core::kNoIndex && m_hoverEvent < m_doc->eventCount())
+    if (m_hoverEvent.in(m_doc->eventCount()))
         outline(m_hoverEvent, palette::current().hoverOutline, 1);
-    if (m_selection && m_selection->hasSelection() && m_selection->current() < m_doc->eventCount())
+    if (m_selection && m_selection->hasSelection() && m_selection->current().in(m_doc->eventCount()))
         outline(m_selection->current(), palette::current().selectionOutline, 2);
 }
 
@@ -867,13 +867,13 @@ void TimelineView::paintGroupHeaderLabel(QPainter &painter, const QRect &rowRect
     painter.drawText(QRect(rowRect.left() + 20, rowRect.top(), textWidth - 24, rowRect.height()), Qt::AlignVCenter, text);
 }
 
-void TimelineView::paintLaneLabel(QPainter &painter, const QRect &rowRect, std::uint32_t laneIndex)
+void TimelineView::paintLaneLabel(QPainter &painter, const QRect &rowRect, core::LaneIndex laneIndex)
 {
-    const core::Lane &lane = m_doc->index().lanes[laneIndex];
+    const core::Lane &lane = m_doc->index().lane(laneIndex);
     QString label = QString::fromStdString(lane.label);
     if (label.isEmpty())
-        label = tr("lane %1").arg(laneIndex);
-    const int laneRows = m_doc->laneRows()[laneIndex].rowCount();
+        label = tr("lane %1").arg(laneIndex.value);
+    const int laneRows = m_doc->laneRows(laneIndex).rowCount();
     const QFontMetrics metrics(font());
     painter.setFont(font());
     painter.setPen(palette::current().text);
@@ -914,7 +914,7 @@ void TimelineView::paintHeaders(QPainter &painter, const QRect &area, int vertic
             painter.setClipping(false);
             paintGroupHeaderLabel(painter, QRect(area.left(), y, m_headerClipWidth, row.height), row.group, m_headerClipWidth);
             painter.setClipRect(area);
-            m_paintedLabels.push_back({row.group, core::kNoIndex, rowRect, false});
+            m_paintedLabels.push_back({row.group, core::kNone, rowRect, false});
             continue;
         }
         if (static_cast<int>(it - rows.begin()) != m_layout.firstRowOfLane(row.lane))
@@ -949,7 +949,7 @@ void TimelineView::paintStickyLabels(QPainter &painter, const QRect &area, int v
     const int groupH = TimelineLayout::kGroupHeaderHeight;
     const int laneH = TimelineLayout::kRowHeight;
     // The lane under the group's sticky label, if its own label row is above the sticky label's bottom.
-    std::uint32_t lane = core::kNoIndex;
+    core::LaneIndex lane{};
     const int below = firstBelow(verticalOffset + groupH);
     if (below >= 0 && rows[below].kind == LayoutRow::Kind::LaneRow && rows[below].group == group) {
         const int labelRow = m_layout.firstRowOfLane(rows[below].lane);
@@ -959,7 +959,7 @@ void TimelineView::paintStickyLabels(QPainter &painter, const QRect &area, int v
     // The lane's label is pushed up by the lane's end (under the group's label, drawn after it,
     // unless the group ends there too); the group's by the group's end, staying above its last lane's.
     int groupTop = std::min(verticalOffset, m_layout.groupBottom(group) - groupH);
-    if (lane != core::kNoIndex) {
+    if (lane.valid()) {
         const int laneTop = std::min(verticalOffset + groupH, m_layout.laneBottom(lane) - laneH);
         if (m_layout.laneBottom(lane) + TimelineLayout::kLaneGap >= m_layout.groupBottom(group))
             groupTop = std::min(groupTop, laneTop - groupH);
@@ -977,7 +977,7 @@ void TimelineView::paintStickyLabels(QPainter &painter, const QRect &area, int v
     paintGroupHeaderLabel(painter, groupRect, group, area.width());
     painter.setPen(palette::current().separator);
     painter.drawLine(groupRect.bottomLeft(), groupRect.bottomRight());
-    m_paintedLabels.push_back({group, core::kNoIndex, groupRect, true});
+    m_paintedLabels.push_back({group, core::kNone, groupRect, true});
 }
 
 void TimelineView::paintHeaderDrop(QPainter &painter, const QRect &area, int verticalOffset)
@@ -1009,7 +1009,7 @@ int TimelineView::headerRowAt(const QPoint &pos) const
         return -1;
     if (pos.x() < m_headerWidth)
         if (const HeaderLabel *sticky = stickyLabelAt(pos))
-            return sticky->lane == core::kNoIndex ? m_layout.headerRowOfGroup(sticky->group) : m_layout.firstRowOfLane(sticky->lane);
+            return sticky->lane.isNone() ? m_layout.headerRowOfGroup(sticky->group) : m_layout.firstRowOfLane(sticky->lane);
     return m_layout.rowAt(pos.y() - content.top() + m_verticalOffset);
 }
 
@@ -1046,7 +1046,7 @@ TimelineView::HeaderDrag TimelineView::headerDropAt(int r, int y) const
     }
     // A lane, among its group's shown lanes.
     drag.lane = row.lane;
-    const std::vector<std::uint32_t> &lanes = m_layout.groups()[row.group].lanes;
+    const std::vector<core::LaneIndex> &lanes = m_layout.groups()[row.group].lanes;
     const int from = m_layout.lanePosition(row.lane);
     const int count = static_cast<int>(lanes.size());
     int before = count;
@@ -1091,7 +1091,7 @@ void TimelineView::paintMarkers(QPainter &painter, const QRect &content, double 
     painter.save();
     painter.setClipRect(content);
     painter.setRenderHint(QPainter::Antialiasing, true);
-    for (std::uint32_t e : notes->marked) {
+    for (core::EventIndex e : notes->marked) {
         const QRectF r = eventRectIn(e, content, m_viewport.start(), nanosPerPixel, verticalOffset);
         if (r.isEmpty() || r.right() < content.left() - kMarkerWidth || r.left() > content.right() || r.bottom() < content.top()
             || r.top() > content.bottom())
@@ -1114,12 +1114,12 @@ void TimelineView::paintMarkers(QPainter &painter, const QRect &content, double 
     painter.restore();
 }
 
-std::uint32_t TimelineView::markerAt(const QPoint &pos) const
+core::EventIndex TimelineView::markerAt(const QPoint &pos) const
 {
     for (const PaintedMarker &marker : m_paintedMarkers)
         if (marker.rect.adjusted(-1, -1, 1, 1).contains(QPointF(pos)))
             return marker.event;
-    return core::kNoIndex;
+    return core::kNone;
 }
 
 // ---------------------------------------------------------------- time range
@@ -1203,7 +1203,7 @@ void TimelineView::clearLinkDrag()
 void TimelineView::paintLinkDrag(QPainter &painter, const QRect &content, double nanosPerPixel, int verticalOffset)
 {
     m_paintedDragFrom = m_paintedDragTo = QPointF();
-    if (!linkDragActive() || m_linkDrag.from >= m_doc->eventCount())
+    if (!linkDragActive() || !m_linkDrag.from.in(m_doc->eventCount()))
         return;
     const QRectF source = eventRectIn(m_linkDrag.from, content, m_viewport.start(), nanosPerPixel, verticalOffset);
     if (source.isEmpty())
@@ -1211,7 +1211,7 @@ void TimelineView::paintLinkDrag(QPainter &painter, const QRect &content, double
     painter.save();
     painter.setClipRect(content);
     painter.setRenderHint(QPainter::Antialiasing, true);
-    const bool hasTarget = m_linkDrag.target != core::kNoIndex && m_linkDrag.target < m_doc->eventCount();
+    const bool hasTarget = m_linkDrag.target.in(m_doc->eventCount());
     const QColor color = hasTarget ? linkDragColor(m_linkDrag.valid) : QColor(0x5a, 0x6a, 0x80);
 
     if (hasTarget) {
@@ -1282,25 +1282,25 @@ std::vector<std::uint32_t> TimelineView::selectedEdges(bool incoming) const
 
 // ---------------------------------------------------------------- hit testing
 
-std::uint32_t TimelineView::findEventInRow(const LayoutRow &row, core::Nanos t, core::Nanos tolerance) const
+core::EventIndex TimelineView::findEventInRow(const LayoutRow &row, core::Nanos t, core::Nanos tolerance) const
 {
-    const LaneRows &rows = m_doc->laneRows()[row.lane];
+    const LaneRows &rows = m_doc->laneRows(row.lane);
     if (row.depth >= rows.rowCount())
-        return core::kNoIndex;
+        return core::kNone;
     const core::DeviceTrace &trace = m_doc->device();
     const core::Nanos *s = rows.starts.data();
     const std::uint32_t begin = rows.rowBegin[row.depth];
     const std::uint32_t end = rows.rowBegin[row.depth + 1];
     std::uint32_t i = static_cast<std::uint32_t>(std::upper_bound(s + begin, s + end, t + tolerance) - s);
-    std::uint32_t best = core::kNoIndex;
+    core::EventIndex best{};
     core::Nanos bestDistance = tolerance + 1;
     for (int steps = 0; i > begin && steps < 32; ++steps) {
         --i;
-        const core::DeviceEvent &event = trace.events[rows.events[i]];
+        const core::DeviceEvent &event = trace.event(rows.events[i]);
         const core::Nanos distance = t < event.ts ? event.ts - t : (t > event.end() ? t - event.end() : 0);
         // Prefer the event that contains t; among near misses the closest; shorter wins ties.
         if (distance < bestDistance
-            || (distance == bestDistance && best != core::kNoIndex && event.dur < trace.events[best].dur)) {
+            || (distance == bestDistance && best.valid() && event.dur < trace.event(best).dur)) {
             best = rows.events[i];
             bestDistance = distance;
         }
@@ -1310,30 +1310,30 @@ std::uint32_t TimelineView::findEventInRow(const LayoutRow &row, core::Nanos t, 
     return best;
 }
 
-std::uint32_t TimelineView::eventAt(const QPoint &pos) const
+core::EventIndex TimelineView::eventAt(const QPoint &pos) const
 {
     if (!m_doc)
-        return core::kNoIndex;
+        return core::kNone;
     const QRect content = contentRect();
     if (!content.contains(pos))
-        return core::kNoIndex;
+        return core::kNone;
     const int r = m_layout.rowAt(pos.y() - content.top() + m_verticalOffset);
     if (r < 0 || m_layout.rows()[r].kind != LayoutRow::Kind::LaneRow)
-        return core::kNoIndex;
+        return core::kNone;
     const double nanosPerPixel = this->nanosPerPixel();
     const core::Nanos t = xToTime(pos.x());
     const core::Nanos tolerance = static_cast<core::Nanos>(std::ceil(2.0 * nanosPerPixel));
     return findEventInRow(m_layout.rows()[r], t, tolerance);
 }
 
-QRectF TimelineView::eventRectIn(std::uint32_t event, const QRect &content, core::Nanos start, double nanosPerPixel,
+QRectF TimelineView::eventRectIn(core::EventIndex event, const QRect &content, core::Nanos start, double nanosPerPixel,
                                  int verticalOffset) const
 {
     const core::TraceIndex &index = m_doc->index();
-    if (event >= index.laneOf.size() || index.laneOf[event] == core::kNoIndex)
+    if (!event.in(index.laneOf.size()) || index.laneOf[event.get()].isNone())
         return {};
-    const std::uint32_t lane = index.laneOf[event];
-    const int r = m_layout.rowOfDepth(lane, index.depth[event]);
+    const core::LaneIndex lane = index.laneOf[event.get()];
+    const int r = m_layout.rowOfDepth(lane, index.depth[event.get()]);
     if (r < 0)
         return {};
     const LayoutRow &row = m_layout.rows()[r];
@@ -1344,32 +1344,32 @@ QRectF TimelineView::eventRectIn(std::uint32_t event, const QRect &content, core
                   QPointF(std::max(x1, x0 + 1), content.top() + row.y - verticalOffset + row.height - 1));
 }
 
-QRectF TimelineView::eventRect(std::uint32_t event) const
+QRectF TimelineView::eventRect(core::EventIndex event) const
 {
-    if (!m_doc || event >= m_doc->eventCount())
+    if (!m_doc || !event.in(m_doc->eventCount()))
         return {};
     return eventRectIn(event, contentRect(), m_viewport.start(), nanosPerPixel(), m_verticalOffset);
 }
 
 // ---------------------------------------------------------------- selection and navigation
 
-void TimelineView::onSelectionChanged(std::uint32_t event)
+void TimelineView::onSelectionChanged(core::EventIndex event)
 {
-    m_edges.setFocusedEdge(core::kNoIndex);
+    m_edges.setFocusedEdge(kNoEdge);
     m_fitSelectionWide = false;
-    if (m_doc && event < m_doc->eventCount() && !m_selection->inPlace())
+    if (m_doc && event.in(m_doc->eventCount()) && !m_selection->inPlace())
         revealEvent(event);
     update();
 }
 
-void TimelineView::revealEvent(std::uint32_t event)
+void TimelineView::revealEvent(core::EventIndex event)
 {
-    if (!m_doc || event >= m_doc->eventCount())
+    if (!m_doc || !event.in(m_doc->eventCount()))
         return;
     const core::TraceIndex &index = m_doc->index();
-    if (event >= index.laneOf.size() || index.laneOf[event] == core::kNoIndex)
+    if (!event.in(index.laneOf.size()) || index.laneOf[event.get()].isNone())
         return;
-    const std::uint32_t lane = index.laneOf[event];
+    const core::LaneIndex lane = index.laneOf[event.get()];
     // Open what hides it.
     const int group = m_layout.groupOfLane(lane);
     const int hiddenBefore = m_layout.hiddenCount();
@@ -1377,16 +1377,16 @@ void TimelineView::revealEvent(std::uint32_t event)
     m_layout.setLaneHidden(lane, false);
     if (m_layout.isGroupCollapsed(group))
         m_layout.setGroupCollapsed(group, false);
-    if (m_layout.rowOfDepth(lane, index.depth[event]) < 0)
+    if (m_layout.rowOfDepth(lane, index.depth[event.get()]) < 0)
         m_layout.setLaneCollapsed(lane, false);
-    if (m_layout.rowOfDepth(lane, index.depth[event]) < 0 && m_layout.hidePythonRows())
+    if (m_layout.rowOfDepth(lane, index.depth[event.get()]) < 0 && m_layout.hidePythonRows())
         m_layout.setHidePythonRows(false); // a Python frame was asked for
     layoutChanged(m_layout.hiddenCount() != hiddenBefore);
     // Horizontally: keep the zoom when the event fits, else zoom out to show it with a margin.
     const core::DeviceEvent &e = m_doc->event(event);
     viewportChanged(m_viewport.reveal(e.ts, e.end()));
     // Vertically.
-    const int shownRow = m_layout.rowOfDepth(lane, index.depth[event]);
+    const int shownRow = m_layout.rowOfDepth(lane, index.depth[event.get()]);
     if (shownRow >= 0) {
         const LayoutRow &row = m_layout.rows()[shownRow];
         const int visibleHeight = contentRect().height();
@@ -1407,7 +1407,7 @@ void TimelineView::followEdge(bool outgoing)
     if (std::find(candidates.begin(), candidates.end(), m_edges.focusedEdge()) != candidates.end())
         edgeId = m_edges.focusedEdge();
     const DrawEdge &edge = m_doc->edges()[edgeId];
-    const std::uint32_t target = outgoing ? edge.to : edge.from;
+    const core::EventIndex target = outgoing ? edge.to : edge.from;
     m_selection->select(target);
     // Keep the edge we came along focused so that the way back is the same edge.
     m_edges.setFocusedEdge(edgeId);
@@ -1432,12 +1432,12 @@ void TimelineView::stepOnRow(int delta)
 {
     if (!m_doc || !m_selection || !m_selection->hasSelection())
         return;
-    const std::uint32_t selected = m_selection->current();
+    const core::EventIndex selected = m_selection->current();
     const core::TraceIndex &index = m_doc->index();
-    if (selected >= index.laneOf.size() || index.laneOf[selected] == core::kNoIndex)
+    if (!selected.in(index.laneOf.size()) || index.laneOf[selected.get()].isNone())
         return;
-    const LaneRows &rows = m_doc->laneRows()[index.laneOf[selected]];
-    const int depth = index.depth[selected];
+    const LaneRows &rows = m_doc->laneRows(index.laneOf[selected.get()]);
+    const int depth = index.depth[selected.get()];
     const auto begin = rows.events.begin() + rows.rowBegin[depth];
     const auto end = rows.events.begin() + rows.rowBegin[depth + 1];
     const auto it = std::find(begin + (std::lower_bound(rows.starts.begin() + rows.rowBegin[depth],
@@ -1494,7 +1494,7 @@ void TimelineView::keyPressEvent(QKeyEvent *event)
     event->accept();
 }
 
-void TimelineView::setHoverEvent(std::uint32_t event)
+void TimelineView::setHoverEvent(core::EventIndex event)
 {
     if (event == m_hoverEvent)
         return;
@@ -1504,8 +1504,8 @@ void TimelineView::setHoverEvent(std::uint32_t event)
 
 void TimelineView::leaveEvent(QEvent *)
 {
-    setHoverEvent(core::kNoIndex);
-    setHoverEdge(core::kNoIndex);
+    setHoverEvent(core::kNone);
+    setHoverEdge(kNoEdge);
 }
 
 void TimelineView::toggleHeaderAt(const QPoint &pos)
@@ -1516,11 +1516,11 @@ void TimelineView::toggleHeaderAt(const QPoint &pos)
     const LayoutRow row = m_layout.rows()[r];
     if (row.kind == LayoutRow::Kind::GroupHeader)
         setGroupCollapsed(row.group, !m_layout.isGroupCollapsed(row.group));
-    else if (m_doc->laneRows()[row.lane].rowCount() > 1)
+    else if (m_doc->laneRows(row.lane).rowCount() > 1)
         setLaneCollapsed(row.lane, !m_layout.isLaneCollapsed(row.lane));
 }
 
-void TimelineView::setHighlightedEvents(std::vector<std::uint32_t> events)
+void TimelineView::setHighlightedEvents(std::vector<core::EventIndex> events)
 {
     m_highlighted = std::move(events);
     update();
@@ -1543,7 +1543,7 @@ void TimelineView::setEdgeKindVisible(core::EdgeKind kind, bool visible)
     emit edgeFilterChanged();
 }
 
-QString TimelineView::tooltipFor(std::uint32_t e) const
+QString TimelineView::tooltipFor(core::EventIndex e) const
 {
     const core::DeviceEvent &event = m_doc->event(e);
     QString html = QStringLiteral("<b>%1</b><br>%2 · %3<br>start +%4 · duration %5")
@@ -1552,7 +1552,7 @@ QString TimelineView::tooltipFor(std::uint32_t e) const
                                                           static_cast<qsizetype>(categoryName(event.category).size()))),
                             formatDuration(event.ts - m_doc->startTime()), formatDuration(event.dur));
     if (const core::GpuLink *link = m_doc->gpuLink(e)) {
-        if (link->parent < m_doc->eventCount())
+        if (link->parent.in(m_doc->eventCount()))
             html += QStringLiteral("<br>parent: %1 <i>(%2)</i>")
                         .arg(htmlEscaped(m_doc->eventName(link->parent)),
                              QString::fromUtf8(parentRuleName(link->rule).data(),
@@ -1579,9 +1579,9 @@ QString TimelineView::tooltipFor(std::uint32_t e) const
 std::uint32_t TimelineView::edgeAt(const QPoint &pos) const
 {
     if (!m_doc || !contentRect().contains(pos))
-        return core::kNoIndex;
+        return kNoEdge;
     const std::uint32_t edge = m_edges.edgeAt(QPointF(pos), 4.0);
-    return edge < m_doc->edges().size() ? edge : core::kNoIndex;
+    return edge < m_doc->edges().size() ? edge : kNoEdge;
 }
 
 void TimelineView::selectEdge(std::uint32_t edge)
@@ -1613,18 +1613,18 @@ QString TimelineView::edgeTooltip(std::uint32_t id) const
             const std::string_view rule = parentRuleName(link->rule);
             how = tr("rule %1 · %2").arg(QString::fromUtf8(rule.data(), static_cast<qsizetype>(rule.size())), how);
         }
-    auto end = [&](std::uint32_t e) {
+    auto end = [&](core::EventIndex e) {
         const core::DeviceEvent &event = m_doc->event(e);
         return tr("%1 <i>(%2, +%3 … +%4)</i>")
             .arg(htmlEscaped(m_doc->eventName(e)), eventStyleName(m_doc->style(e)),
                  formatDuration(event.ts - m_doc->startTime()), formatDuration(event.end() - m_doc->startTime()));
     };
     // An end folded into a collapsed or hidden lane or group says where it is.
-    auto folded = [&](std::uint32_t e) -> QString {
+    auto folded = [&](core::EventIndex e) -> QString {
         const core::TraceIndex &index = m_doc->index();
-        if (e >= index.laneOf.size() || index.laneOf[e] == core::kNoIndex)
+        if (!e.in(index.laneOf.size()) || index.laneOf[e.get()].isNone())
             return {};
-        const std::uint32_t lane = index.laneOf[e];
+        const core::LaneIndex lane = index.laneOf[e.get()];
         const int group = m_layout.groupOfLane(lane);
         const QString groupLabel = htmlEscaped(m_layout.groups()[group].label);
         if (m_layout.isGroupHidden(group))
@@ -1633,7 +1633,7 @@ QString TimelineView::edgeTooltip(std::uint32_t id) const
             return tr(" <i>· in collapsed group “%1”</i>").arg(groupLabel);
         if (m_layout.isLaneHidden(lane))
             return tr(" <i>· in a hidden lane of “%1”</i>").arg(groupLabel);
-        if (m_layout.rowOfDepth(lane, index.depth[e]) < 0)
+        if (m_layout.rowOfDepth(lane, index.depth[e.get()]) < 0)
             return tr(" <i>· on a folded row (collapsed lane or hidden Python rows)</i>");
         return {};
     };
@@ -1647,12 +1647,12 @@ bool TimelineView::event(QEvent *event)
     if (event->type() == QEvent::ToolTip && m_doc) {
         auto *help = static_cast<QHelpEvent *>(event);
         // A marker may stick out of its event: it is the event's.
-        const std::uint32_t marked = markerAt(help->pos());
-        const std::uint32_t e = marked != core::kNoIndex ? marked : eventAt(help->pos());
-        const std::uint32_t edge = e == core::kNoIndex ? edgeAt(help->pos()) : core::kNoIndex;
-        if (e != core::kNoIndex)
+        const core::EventIndex marked = markerAt(help->pos());
+        const core::EventIndex e = marked.valid() ? marked : eventAt(help->pos());
+        const std::uint32_t edge = e.isNone() ? edgeAt(help->pos()) : kNoEdge;
+        if (e.valid())
             QToolTip::showText(help->globalPos(), tooltipFor(e), this);
-        else if (edge != core::kNoIndex)
+        else if (edge != kNoEdge)
             QToolTip::showText(help->globalPos(), edgeTooltip(edge), this);
         else
             QToolTip::hideText();

@@ -92,10 +92,10 @@ public:
     // --- Lanes ---
     const TimelineLayout &layout() const { return m_layout; }
     void setGroupCollapsed(int group, bool collapsed);
-    void setLaneCollapsed(std::uint32_t lane, bool collapsed);
+    void setLaneCollapsed(core::LaneIndex lane, bool collapsed);
     // What is shown (TimelineLayout); each change is saved in the trace's view settings.
     void setGroupHidden(int group, bool hidden);
-    void setLaneHidden(std::uint32_t lane, bool hidden);
+    void setLaneHidden(core::LaneIndex lane, bool hidden);
     void showAllHidden();
     void setHidePythonRows(bool hide);
     void setGpuFirst(bool gpuFirst);
@@ -116,23 +116,23 @@ public:
     // Select parent / Select launch (a GPU op's), Copy name; on an edge Select source, Select target,
     // Copy description (its tooltip as plain text). Whoever can correct links (ReviewUi) adds its
     // actions through the provider, which is called last with the menu and the event or edge (the
-    // other is kNoIndex). Read-only timelines (the job's rank panes) have no provider.
-    using ContextMenuProvider = std::function<void(QMenu *menu, std::uint32_t event, std::uint32_t edge)>;
+    // other is none / kNoEdge). Read-only timelines (the job's rank panes) have no provider.
+    using ContextMenuProvider = std::function<void(QMenu *menu, core::EventIndex event, std::uint32_t edge)>;
     void setContextMenuProvider(ContextMenuProvider provider) { m_menuProvider = std::move(provider); }
-    QMenu *createEventMenu(std::uint32_t event);
+    QMenu *createEventMenu(core::EventIndex event);
     QMenu *createEdgeMenu(std::uint32_t edge);
     // The menu a right-click at widget position `pos` opens: the header menu left of the lanes, an
     // event's or an edge's menu on one, else null.
     QMenu *createContextMenu(const QPoint &pos);
     // Frames `event` with its current parent (the menu's Frame): an eighth of their extent as margin.
-    void frameEvent(std::uint32_t event);
+    void frameEvent(core::EventIndex event);
 
     // Order of groups and lanes (TimelineLayout::moveGroup / moveLane; Move up / down / to top / to
     // bottom in the header menu, or drag a header). Each change is saved in the view settings.
     void moveGroup(int group, int position);
-    void moveLane(std::uint32_t lane, int position);
+    void moveLane(core::LaneIndex lane, int position);
     void moveGroupBy(int group, int delta); // past the next shown group above (< 0) or below
-    void moveLaneBy(std::uint32_t lane, int delta);
+    void moveLaneBy(core::LaneIndex lane, int delta);
     void resetOrder(); // the default order: GPU streams first (if on), lanes in index order
     QAction *resetOrderAction() const { return m_resetOrderAction; } // enabled while the order is custom
 
@@ -142,7 +142,7 @@ public:
         bool active = false;
         bool isGroup = false;
         int group = -1;                      // the dragged group, or the dragged lane's group
-        std::uint32_t lane = core::kNoIndex; // the dragged lane (isGroup false)
+        core::LaneIndex lane{};              // the dragged lane (isGroup false)
         int position = -1;                   // where it would go (moveGroup / moveLane position)
         int lineY = 0;                       // content y of the drop line
     };
@@ -155,7 +155,7 @@ public:
     // part (pushed up by the lane's end), so the user always sees whose rows these are.
     struct HeaderLabel {
         int group = -1;
-        std::uint32_t lane = core::kNoIndex; // kNoIndex: a group's header
+        core::LaneIndex lane{};              // none: a group's header
         QRect rect;
         bool sticky = false;
     };
@@ -168,13 +168,13 @@ public:
     void setEventNotes(EventNotesPtr notes);
     const EventNotesPtr &eventNotes() const { return m_notes; }
     struct PaintedMarker {
-        std::uint32_t event = core::kNoIndex;
+        core::EventIndex event{};
         EventMarker marker = EventMarker::Flag;
         QRectF rect; // widget coordinates
     };
     const std::vector<PaintedMarker> &paintedMarkers() const { return m_paintedMarkers; }
-    // The event whose marker is under `pos`, or kNoIndex.
-    std::uint32_t markerAt(const QPoint &pos) const;
+    // The event whose marker is under `pos`, or none.
+    core::EventIndex markerAt(const QPoint &pos) const;
 
     // Per-trace view settings (QSettings, keyed by the Kineto trace's absolute path): GPU streams
     // first, hidden Python rows, hidden and collapsed groups and lanes (by label), the order of
@@ -184,12 +184,12 @@ public:
     void saveViewSettings() const;
 
     // --- Hit testing (widget coordinates) ---
-    std::uint32_t eventAt(const QPoint &pos) const; // core::kNoIndex if none
-    QRectF eventRect(std::uint32_t event) const;    // empty if its row is hidden
+    core::EventIndex eventAt(const QPoint &pos) const; // none if none
+    QRectF eventRect(core::EventIndex event) const;    // empty if its row is hidden
 
     // Events to mark (search hits), sorted by start time; only those in view are drawn.
-    void setHighlightedEvents(std::vector<std::uint32_t> events);
-    const std::vector<std::uint32_t> &highlightedEvents() const { return m_highlighted; }
+    void setHighlightedEvents(std::vector<core::EventIndex> events);
+    const std::vector<core::EventIndex> &highlightedEvents() const { return m_highlighted; }
 
     // --- Edges ---
     void setShowAllEdgesInView(bool show);
@@ -198,8 +198,8 @@ public:
     bool isEdgeKindVisible(core::EdgeKind kind) const { return m_edges.isKindVisible(kind); }
     void followEdge(bool outgoing); // selects the far end of the focused incoming/outgoing edge
     void cycleFocusedEdge(int delta);
-    std::uint32_t focusedEdge() const { return m_edges.focusedEdge(); } // DrawEdge id or kNoIndex
-    // The drawn edge under widget position `pos` (within 4 px of its curve), or kNoIndex. Events win:
+    std::uint32_t focusedEdge() const { return m_edges.focusedEdge(); } // DrawEdge id or kNoEdge
+    // The drawn edge under widget position `pos` (within 4 px of its curve), or kNoEdge. Events win:
     // a click or hover on an event is the event's.
     std::uint32_t edgeAt(const QPoint &pos) const;
     // A click on an edge: selects its target (the GPU op of a parent edge, the waiting call of a
@@ -234,15 +234,15 @@ public:
     // invalid (red, hatched, with `reason` beside the cursor) new parent. The view does not decide
     // validity and does not act on the drop.
     struct LinkDrag {
-        std::uint32_t from = core::kNoIndex;   // the GPU op being re-parented
+        core::EventIndex from{};   // the GPU op being re-parented
         QPoint cursor;                         // widget coordinates
-        std::uint32_t target = core::kNoIndex; // event under the cursor, or kNoIndex
+        core::EventIndex target{}; // event under the cursor, or none
         bool valid = false;                    // target is an acceptable new parent
         QString reason;                        // why not (empty when valid or no target)
     };
     void setLinkDrag(const LinkDrag &drag);
     void clearLinkDrag();
-    bool linkDragActive() const { return m_linkDrag.from != core::kNoIndex; }
+    bool linkDragActive() const { return m_linkDrag.from.valid(); }
     const LinkDrag &linkDrag() const { return m_linkDrag; }
     // Where the last paint drew the drag curve (widget coordinates); null points when not drawn.
     QPointF paintedLinkDragFrom() const { return m_paintedDragFrom; }
@@ -299,14 +299,14 @@ private:
     void viewportChanged(bool changed);
     void updateScrollBar();
     void centreOn(core::Nanos centre);
-    void setHoverEvent(std::uint32_t event);
+    void setHoverEvent(core::EventIndex event);
     void setHoverEdge(std::uint32_t edge);
     void paintLaneBackgrounds(QPainter &painter, const QRect &area, const QRect &content, int verticalOffset);
     void paintEvents(QPainter &painter, const QRect &content, int verticalOffset);
     void paintOutlines(QPainter &painter, const QRect &content, double nanosPerPixel, int verticalOffset);
     void paintHeaders(QPainter &painter, const QRect &area, int verticalOffset);
     void paintGroupHeaderLabel(QPainter &painter, const QRect &rowRect, int group, int textWidth);
-    void paintLaneLabel(QPainter &painter, const QRect &rowRect, std::uint32_t lane);
+    void paintLaneLabel(QPainter &painter, const QRect &rowRect, core::LaneIndex lane);
     void paintStickyLabels(QPainter &painter, const QRect &area, int verticalOffset);
     void paintHeaderDrop(QPainter &painter, const QRect &area, int verticalOffset);
     void paintMarkers(QPainter &painter, const QRect &content, double nanosPerPixel, int verticalOffset);
@@ -321,15 +321,15 @@ private:
     void paintTimeRange(QPainter &painter, const QRect &content, double nanosPerPixel);
     core::Nanos clampedTimeAt(double x) const;
     void paintLinkDrag(QPainter &painter, const QRect &content, double nanosPerPixel, int verticalOffset);
-    std::uint32_t findEventInRow(const LayoutRow &row, core::Nanos t, core::Nanos tolerance) const;
-    QRectF eventRectIn(std::uint32_t event, const QRect &content, core::Nanos start, double nanosPerPixel,
+    core::EventIndex findEventInRow(const LayoutRow &row, core::Nanos t, core::Nanos tolerance) const;
+    QRectF eventRectIn(core::EventIndex event, const QRect &content, core::Nanos start, double nanosPerPixel,
                        int verticalOffset) const;
-    void revealEvent(std::uint32_t event);
-    void onSelectionChanged(std::uint32_t event);
+    void revealEvent(core::EventIndex event);
+    void onSelectionChanged(core::EventIndex event);
     void stepOnRow(int delta);
     std::vector<std::uint32_t> selectedEdges(bool incoming) const;
-    QString tooltipFor(std::uint32_t event) const;
-    QString elidedName(std::uint32_t event) const;
+    QString tooltipFor(core::EventIndex event) const;
+    QString elidedName(core::EventIndex event) const;
     void toggleHeaderAt(const QPoint &pos);
     void restoreViewSettings();
     void layoutChanged(bool save);
@@ -345,7 +345,7 @@ private:
     TimelineEdgeOverlay m_edges;
     bool m_fitSelectionWide = false;
 
-    std::uint32_t m_hoverEvent = core::kNoIndex;
+    core::EventIndex m_hoverEvent{};
 
     TimelineGeometry m_geometry;
     TimelineOverview m_overview;
@@ -362,7 +362,7 @@ private:
     EventNotesPtr m_notes;
     std::vector<PaintedMarker> m_paintedMarkers;
     QString m_placeholder;
-    std::vector<std::uint32_t> m_highlighted;
+    std::vector<core::EventIndex> m_highlighted;
     core::Nanos m_rangeStart = 0;
     core::Nanos m_rangeEnd = 0;
     LinkDrag m_linkDrag;

@@ -54,7 +54,7 @@ std::pair<std::uint32_t, std::uint32_t> rowEventsOverlapping(const LaneRows &row
     // starts except for the few partial overlaps; step back over those as the painter does.
     auto first = static_cast<std::uint32_t>(std::upper_bound(starts + begin, starts + last, start) - starts);
     for (int back = 0; back < 8 && first > begin; ++back) {
-        if (trace.events[rows.events[first - 1]].end() > start)
+        if (trace.event(rows.events[first - 1]).end() > start)
             --first;
         else
             break;
@@ -80,8 +80,8 @@ TimeRangeSummary summarizeTimeRange(const TraceDocument &doc, const TimelineLayo
         TimeRangeGroup out;
         out.label = group.label;
         out.gpu = group.gpu;
-        for (std::uint32_t lane : group.lanes) {
-            const LaneRows &rows = doc.laneRows()[lane];
+        for (core::LaneIndex lane : group.lanes) {
+            const LaneRows &rows = doc.laneRows(lane);
             for (int r = 0; r < rows.rowCount(); ++r) {
                 const auto [first, last] = rowEventsOverlapping(rows, r, trace, summary.start, summary.end);
                 out.events += last - first;

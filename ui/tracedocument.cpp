@@ -47,7 +47,7 @@ RowSummary buildRowSummary(const LaneRows &rows, int row, const core::DeviceTrac
     const core::Nanos origin = rows.starts[begin];
     core::Nanos last = origin + 1;
     for (std::uint32_t p = begin; p < end; ++p)
-        last = std::max(last, trace.events[rows.events[p]].end());
+        last = std::max(last, trace.event(rows.events[p]).end());
     // Level-0 buckets of about twice the mean spacing: at most n/2 buckets, and finer zooms have
     // few enough events per pixel column to visit them.
     const std::uint64_t span = static_cast<std::uint64_t>(last - origin);
@@ -64,12 +64,12 @@ RowSummary buildRowSummary(const LaneRows &rows, int row, const core::DeviceTrac
     std::vector<std::uint64_t> best(count, 0);
     std::vector<std::uint8_t> style(count, 0);
     for (std::uint32_t p = begin; p < end; ++p) {
-        const std::uint32_t e = rows.events[p];
-        const core::DeviceEvent &event = trace.events[e];
+        const core::EventIndex e = rows.events[p];
+        const core::DeviceEvent &event = trace.event(e);
         const std::uint64_t a = static_cast<std::uint64_t>(event.ts - origin);
         // A zero-length event still marks its bucket.
         const std::uint64_t b = static_cast<std::uint64_t>(std::max(event.end(), event.ts + 1) - origin);
-        const std::uint8_t eventStyle = static_cast<std::uint8_t>(styles[e]);
+        const std::uint8_t eventStyle = static_cast<std::uint8_t>(styles[e.get()]);
         for (std::uint64_t k = a >> shift; k <= (b - 1) >> shift && k < count; ++k) {
             const std::uint64_t lo = std::max(a, k << shift);
             const std::uint64_t hi = std::min(b, (k + 1) << shift);
@@ -107,7 +107,7 @@ RowSummary buildRowSummary(const LaneRows &rows, int row, const core::DeviceTrac
     // Per level, the events at least one bucket long (each level's list filters the previous one).
     summary.longBegin.push_back(0);
     for (std::uint32_t p = begin; p < end; ++p)
-        if (static_cast<std::uint64_t>(std::max<core::Nanos>(trace.events[rows.events[p]].dur, 0)) >= width)
+        if (static_cast<std::uint64_t>(std::max<core::Nanos>(trace.event(rows.events[p]).dur, 0)) >= width)
             summary.longEvents.push_back(p);
     summary.longBegin.push_back(static_cast<std::uint32_t>(summary.longEvents.size()));
     for (int level = 1; level < summary.levelCount(); ++level) {
@@ -116,7 +116,7 @@ RowSummary buildRowSummary(const LaneRows &rows, int row, const core::DeviceTrac
         const std::uint32_t to = summary.longBegin[level];
         for (std::uint32_t i = from; i < to; ++i) {
             const std::uint32_t p = summary.longEvents[i];
-            if (static_cast<std::uint64_t>(trace.events[rows.events[p]].dur) >= levelWidth)
+            if (static_cast<std::uint64_t>(trace.event(rows.events[p]).dur) >= levelWidth)
                 summary.longEvents.push_back(p);
         }
         summary.longBegin.push_back(static_cast<std::uint32_t>(summary.longEvents.size()));
@@ -132,21 +132,21 @@ LaneRows buildLaneRows(const core::Lane &lane, const core::TraceIndex &index, co
 {
     LaneRows rows;
     std::size_t rowCount = std::max<std::size_t>(lane.rowCount, 1);
-    for (std::uint32_t e : lane.events)
-        rowCount = std::max<std::size_t>(rowCount, std::size_t(index.depth[e]) + 1);
+    for (core::EventIndex e : lane.events)
+        rowCount = std::max<std::size_t>(rowCount, std::size_t(index.depth[e.get()]) + 1);
     rows.rowBegin.assign(rowCount + 1, 0);
-    for (std::uint32_t e : lane.events)
-        ++rows.rowBegin[std::size_t(index.depth[e]) + 1];
+    for (core::EventIndex e : lane.events)
+        ++rows.rowBegin[std::size_t(index.depth[e.get()]) + 1];
     for (std::size_t r = 1; r <= rowCount; ++r)
         rows.rowBegin[r] += rows.rowBegin[r - 1];
     rows.events.resize(lane.events.size());
     rows.starts.resize(lane.events.size());
     std::vector<std::uint32_t> fill(rows.rowBegin.begin(), rows.rowBegin.end() - 1);
     // lane.events is sorted by start, so a stable bucket pass keeps every row sorted.
-    for (std::uint32_t e : lane.events) {
-        const std::uint32_t at = fill[index.depth[e]]++;
+    for (core::EventIndex e : lane.events) {
+        const std::uint32_t at = fill[index.depth[e.get()]]++;
         rows.events[at] = e;
-        rows.starts[at] = trace.events[e].ts;
+        rows.starts[at] = trace.event(e).ts;
     }
     rows.summaries.reserve(rowCount);
     for (std::size_t r = 0; r < rowCount; ++r)
@@ -190,9 +190,9 @@ std::shared_ptr<const TraceDocument> TraceDocument::create(QString hostPath, QSt
     core::Nanos end = std::numeric_limits<core::Nanos>::min();
     for (const core::Lane &lane : index.lanes) {
         laneRows->push_back(buildLaneRows(lane, index, trace, *styles));
-        for (std::uint32_t e : lane.events) {
-            start = std::min(start, trace.events[e].ts);
-            end = std::max(end, trace.events[e].end());
+        for (core::EventIndex e : lane.events) {
+            start = std::min(start, trace.event(e).ts);
+            end = std::max(end, trace.event(e).end());
         }
         throwIfCancelled(cancel);
     }
@@ -243,20 +243,20 @@ void TraceDocument::buildFindingMarks()
     const std::size_t eventCount = m_device->events.size();
     std::vector<std::uint8_t> marks(eventCount, 0);
     for (const core::Finding &finding : m_links->findings) {
-        if (finding.subjectKind == core::SubjectKind::DeviceEvent && finding.subject < eventCount
+        if (finding.subjectKind == core::SubjectKind::DeviceEvent && finding.event.in(eventCount)
             && finding.severity != core::FindingSeverity::Info)
-            marks[finding.subject] = 1;
+            marks[finding.event.get()] = 1;
     }
     m_hasFinding.assign(std::move(marks));
     // The GPU ops that a trace-wide or host-side finding marks: a GPU op's mark after an edit is
     // these or its own findings (patch()).
-    auto fixed = std::make_shared<std::vector<std::uint32_t>>();
+    auto fixed = std::make_shared<std::vector<core::EventIndex>>();
     const auto &of = m_links->gpuLinkOf;
     for (const auto *part : {&m_links->findings.traceWide(), &m_links->findings.hostSide()})
         for (const core::Finding &finding : *part)
-            if (finding.subjectKind == core::SubjectKind::DeviceEvent && finding.subject < of.size()
-                && of[finding.subject] != core::kNoIndex && finding.severity != core::FindingSeverity::Info)
-                fixed->push_back(finding.subject);
+            if (finding.subjectKind == core::SubjectKind::DeviceEvent && finding.event.in(of.size())
+                && of[finding.event].valid() && finding.severity != core::FindingSeverity::Info)
+                fixed->push_back(finding.event);
     std::sort(fixed->begin(), fixed->end());
     fixed->erase(std::unique(fixed->begin(), fixed->end()), fixed->end());
     m_fixedGpuMarks = std::move(fixed);
@@ -289,7 +289,7 @@ bool sameFindingsChunk(const core::FindingList &now, const core::FindingList &wa
 DrawEdge TraceDocument::parentEdgeOf(const core::GpuLink &link) const
 {
     const std::size_t eventCount = m_device->events.size();
-    if (link.gpuEvent >= eventCount || link.parent >= eventCount)
+    if (!link.gpuEvent.in(eventCount) || !link.parent.in(eventCount))
         return {};
     return {link.parent, link.gpuEvent, core::EdgeKind::Parent,
             parentProvenance(*m_links, link, m_hasFinding[link.gpuEvent] != 0)};
@@ -298,7 +298,7 @@ DrawEdge TraceDocument::parentEdgeOf(const core::GpuLink &link) const
 DrawEdge TraceDocument::launchEdgeOf(const core::GpuLink &link) const
 {
     const std::size_t eventCount = m_device->events.size();
-    if (link.gpuEvent >= eventCount || link.launch >= eventCount)
+    if (!link.gpuEvent.in(eventCount) || !link.launch.in(eventCount))
         return {};
     const EdgeProvenance provenance =
         link.launchMatch == core::LaunchMatch::Correlation ? EdgeProvenance::Rule : EdgeProvenance::Fallback;
@@ -309,7 +309,7 @@ DrawEdge TraceDocument::coreEdgeOf(const core::Edge &edge) const
 {
     // Launch edges are drawn from gpuLinks (where their provenance lives): core's would be duplicates.
     const std::size_t eventCount = m_device->events.size();
-    if (edge.kind == core::EdgeKind::Launch || edge.from >= eventCount || edge.to >= eventCount)
+    if (edge.kind == core::EdgeKind::Launch || !edge.from.in(eventCount) || !edge.to.in(eventCount))
         return {};
     return {edge.from, edge.to, edge.kind, EdgeProvenance::Rule};
 }
@@ -326,9 +326,9 @@ void TraceDocument::buildEdges(const std::atomic<bool> *cancel)
     counts = LinkCounts();
     counts.findings = linkSet.findings.size();
     for (const core::GpuLink &link : linkSet.gpuLinks) {
-        if (link.gpuEvent < eventCount) {
+        if (link.gpuEvent.in(eventCount)) {
             ++counts.gpuOps;
-            ++(link.parent < eventCount ? counts.linked : counts.orphans);
+            ++(link.parent.in(eventCount) ? counts.linked : counts.orphans);
         }
         edges.push_back(parentEdgeOf(link));
         edges.push_back(launchEdgeOf(link));
@@ -342,7 +342,7 @@ void TraceDocument::buildEdges(const std::atomic<bool> *cancel)
         keyed.reserve(edges.size());
         for (std::uint32_t id = 0; id < edges.size(); ++id)
             if (edges[id].drawn())
-                keyed.push_back({trace.events[endpoint(edges[id])].ts, id});
+                keyed.push_back({trace.event(endpoint(edges[id])).ts, id});
         core::radixSortStable(keyed, [](const TimeKeyed &item) { return item.time; }); // stable: equal times in id order
         std::vector<std::uint32_t> ids(keyed.size());
         for (std::size_t i = 0; i < keyed.size(); ++i)
@@ -363,9 +363,9 @@ void EdgeAdjacency::build(std::size_t eventCount, const core::CowVector<DrawEdge
     for (const DrawEdge &edge : edges) {
         if (!edge.drawn())
             continue;
-        ++degree[edge.from];
+        ++degree[edge.from.get()];
         if (edge.to != edge.from)
-            ++degree[edge.to];
+            ++degree[edge.to.get()];
     }
     const std::size_t chunkCount = (eventCount + kChunk) / kChunk; // one more event slot: of(eventCount - 1) + 1
     std::vector<std::shared_ptr<Chunk>> chunks(chunkCount);
@@ -384,9 +384,9 @@ void EdgeAdjacency::build(std::size_t eventCount, const core::CowVector<DrawEdge
     std::uint32_t id = 0;
     for (const DrawEdge &edge : edges) {
         if (edge.drawn()) {
-            chunks[edge.from >> kChunkBits]->ids[degree[edge.from]++] = id;
+            chunks[edge.from.get() >> kChunkBits]->ids[degree[edge.from.get()]++] = id;
             if (edge.to != edge.from)
-                chunks[edge.to >> kChunkBits]->ids[degree[edge.to]++] = id;
+                chunks[edge.to.get() >> kChunkBits]->ids[degree[edge.to.get()]++] = id;
         }
         ++id;
     }
@@ -400,14 +400,14 @@ void EdgeAdjacency::apply(std::vector<Change> changes)
     });
     std::size_t i = 0;
     while (i < changes.size()) {
-        const std::size_t c = changes[i].event >> kChunkBits;
+        const std::size_t c = changes[i].event.get() >> kChunkBits;
         const Chunk &was = *m_chunks[c];
         auto chunk = std::make_shared<Chunk>();
         chunk->begin.reserve(kChunk + 1);
         chunk->ids.reserve(was.ids.size() + 4);
         chunk->begin.push_back(0);
         for (std::uint32_t local = 0; local < kChunk; ++local) {
-            const std::uint32_t event = static_cast<std::uint32_t>((c << kChunkBits) + local);
+            const core::EventIndex event = core::EventIndex::at((c << kChunkBits) + local);
             const std::uint32_t *from = was.ids.data() + was.begin[local];
             const std::uint32_t *to = was.ids.data() + was.begin[local + 1];
             if (i >= changes.size() || changes[i].event != event) {
@@ -440,13 +440,13 @@ std::size_t EdgeAdjacency::sharedChunks(const EdgeAdjacency &other) const
     return shared;
 }
 
-bool TraceDocument::gpuOpMarked(std::uint32_t linkIndex) const
+bool TraceDocument::gpuOpMarked(core::GpuLinkIndex linkIndex) const
 {
-    const std::uint32_t event = m_links->gpuLinks[linkIndex].gpuEvent;
+    const core::EventIndex event = m_links->gpuLinks[linkIndex].gpuEvent;
     if (std::binary_search(m_fixedGpuMarks->begin(), m_fixedGpuMarks->end(), event))
         return true;
-    for (auto [f, end] = m_links->findings.ofGpuOp(linkIndex); f != end; ++f)
-        if (f->subjectKind == core::SubjectKind::DeviceEvent && f->subject == event
+    for (auto [f, end] = m_links->findings.ofGpuOp(linkIndex.get()); f != end; ++f)
+        if (f->subjectKind == core::SubjectKind::DeviceEvent && f->event == event
             && f->severity != core::FindingSeverity::Info)
             return true;
     return false;
@@ -505,13 +505,13 @@ bool TraceDocument::patch(const TraceDocument &base)
                 return false; // other GPU ops: not an edit of these links
             const auto [f, fEnd] = now.findings.ofGpuOp(k);
             for (const core::Finding *it = f; it != fEnd; ++it)
-                if (it->subjectKind == core::SubjectKind::DeviceEvent && it->subject != b.gpuEvent)
+                if (it->subjectKind == core::SubjectKind::DeviceEvent && it->event != b.gpuEvent)
                     return false; // a per-op finding about another event: marks cannot be patched per op
-            if (b.gpuEvent < eventCount) {
-                const std::uint8_t mark = gpuOpMarked(static_cast<std::uint32_t>(k)) ? 1 : 0;
+            if (b.gpuEvent.in(eventCount)) {
+                const std::uint8_t mark = gpuOpMarked(core::GpuLinkIndex::at(k)) ? 1 : 0;
                 if (m_hasFinding[b.gpuEvent] != mark)
                     m_hasFinding.set(b.gpuEvent, mark);
-                const bool linkedBefore = a.parent < eventCount, linkedNow = b.parent < eventCount;
+                const bool linkedBefore = a.parent.in(eventCount), linkedNow = b.parent.in(eventCount);
                 if (linkedBefore != linkedNow) {
                     m_counts.linked += linkedNow ? 1 : -1;
                     m_counts.orphans += linkedNow ? -1 : 1;
@@ -544,7 +544,7 @@ bool TraceDocument::patch(const TraceDocument &base)
         const DrawEdge &before = c.before;
         const DrawEdge now = c.id < m_edges.size() ? m_edges[c.id] : DrawEdge{};
         auto ends = [](const DrawEdge &e) {
-            std::array<std::uint32_t, 2> out{core::kNoIndex, core::kNoIndex};
+            std::array<core::EventIndex, 2> out{};
             if (e.drawn()) {
                 out[0] = e.from;
                 if (e.to != e.from)
@@ -553,11 +553,11 @@ bool TraceDocument::patch(const TraceDocument &base)
             return out;
         };
         const auto endsBefore = ends(before), endsNow = ends(now);
-        for (std::uint32_t e : endsBefore)
-            if (e != core::kNoIndex && std::find(endsNow.begin(), endsNow.end(), e) == endsNow.end())
+        for (core::EventIndex e : endsBefore)
+            if (e.valid() && std::find(endsNow.begin(), endsNow.end(), e) == endsNow.end())
                 adjacency.push_back({e, c.id, false});
-        for (std::uint32_t e : endsNow)
-            if (e != core::kNoIndex && std::find(endsBefore.begin(), endsBefore.end(), e) == endsBefore.end())
+        for (core::EventIndex e : endsNow)
+            if (e.valid() && std::find(endsBefore.begin(), endsBefore.end(), e) == endsBefore.end())
                 adjacency.push_back({e, c.id, true});
     }
     if (!adjacency.empty())
@@ -572,7 +572,7 @@ bool TraceDocument::patch(const TraceDocument &base)
             return static_cast<std::size_t>(
                 std::lower_bound(order.begin(), order.end(), key,
                                  [&](std::uint32_t id, const Key &k) {
-                                     return Key{trace.events[endpoint(edges[id])].ts, id} < k;
+                                     return Key{trace.event(endpoint(edges[id])).ts, id} < k;
                                  })
                 - order.begin());
         };
@@ -583,7 +583,7 @@ bool TraceDocument::patch(const TraceDocument &base)
             if (!moved)
                 continue;
             if (c.before.drawn()) {
-                const std::size_t at = find(base.m_edges, {trace.events[endpoint(c.before)].ts, c.id});
+                const std::size_t at = find(base.m_edges, {trace.event(endpoint(c.before)).ts, c.id});
                 if (at < order.size() && order[at] == c.id)
                     order.erase(at);
             }
@@ -591,7 +591,7 @@ bool TraceDocument::patch(const TraceDocument &base)
                 joined.push_back(c.id);
         }
         for (std::uint32_t id : joined)
-            order.insert(find(m_edges, {trace.events[endpoint(m_edges[id])].ts, id}), id);
+            order.insert(find(m_edges, {trace.event(endpoint(m_edges[id])).ts, id}), id);
     };
     patchOrder(m_edgesByFromTime, true);
     patchOrder(m_edgesByToTime, false);
@@ -609,29 +609,29 @@ TraceDocument::Sharing TraceDocument::sharingWith(const TraceDocument &other) co
     return s;
 }
 
-QString TraceDocument::eventName(std::uint32_t i) const
+QString TraceDocument::eventName(core::EventIndex i) const
 {
-    const std::string_view name = m_device->name(m_device->events[i]);
+    const std::string_view name = m_device->name(m_device->event(i));
     return QString::fromUtf8(name.data(), static_cast<qsizetype>(name.size()));
 }
 
-const core::GpuLink *TraceDocument::gpuLink(std::uint32_t event) const
+const core::GpuLink *TraceDocument::gpuLink(core::EventIndex event) const
 {
     const auto &of = m_links->gpuLinkOf;
-    if (event >= of.size() || of[event] == core::kNoIndex || of[event] >= m_links->gpuLinks.size())
+    if (!event.in(of.size()) || !of[event].in(m_links->gpuLinks.size()))
         return nullptr;
     return &m_links->gpuLinks[of[event]];
 }
 
-std::vector<std::uint32_t> TraceDocument::findingsOf(std::uint32_t event) const
+std::vector<core::FindingIndex> TraceDocument::findingsOf(core::EventIndex event) const
 {
-    std::vector<std::uint32_t> out;
-    if (event >= m_hasFinding.size())
+    std::vector<core::FindingIndex> out;
+    if (!event.in(m_hasFinding.size()))
         return out;
     const auto &findings = m_links->findings;
-    for (std::uint32_t i = 0; i < findings.size(); ++i)
-        if (findings[i].subjectKind == core::SubjectKind::DeviceEvent && findings[i].subject == event)
-            out.push_back(i);
+    for (std::size_t i = 0; i < findings.size(); ++i)
+        if (findings[i].subjectKind == core::SubjectKind::DeviceEvent && findings[i].event == event)
+            out.push_back(core::FindingIndex::at(i));
     return out;
 }
 

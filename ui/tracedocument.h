@@ -15,6 +15,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <vector>
 
@@ -41,7 +42,7 @@ struct RowSummary {
 
 struct LaneRows {
     std::vector<std::uint32_t> rowBegin; // row r is [rowBegin[r], rowBegin[r+1]) in events/starts
-    std::vector<std::uint32_t> events;   // DeviceTrace event indices
+    std::vector<core::EventIndex> events; // DeviceTrace event indices
     std::vector<core::Nanos> starts;     // starts[i] == events[i].ts, contiguous for the search
     std::vector<RowSummary> summaries;   // one per row
     int rowCount() const { return rowBegin.empty() ? 0 : static_cast<int>(rowBegin.size()) - 1; }
@@ -52,12 +53,15 @@ struct LaneRows {
 // launch edge 2k+1; LinkSet::edges[j] is slot 2·gpuLinks + j. A slot without an edge (an orphan's
 // parent, a core Launch edge, which gpuLinks already draws) is a gap: drawn() is false, and it is
 // in neither the adjacency nor the time orders.
+// An edge id (a DrawEdge slot) that names no edge.
+inline constexpr std::uint32_t kNoEdge = std::numeric_limits<std::uint32_t>::max();
+
 struct DrawEdge {
-    std::uint32_t from = core::kNoIndex; // DeviceTrace event indices
-    std::uint32_t to = core::kNoIndex;
+    core::EventIndex from{}; // DeviceTrace event indices
+    core::EventIndex to{};
     core::EdgeKind kind = core::EdgeKind::Parent;
     EdgeProvenance provenance = EdgeProvenance::Rule;
-    bool drawn() const { return from != core::kNoIndex; }
+    bool drawn() const { return from.valid(); }
     friend bool operator==(const DrawEdge &, const DrawEdge &) = default;
 };
 
@@ -70,15 +74,15 @@ public:
     static constexpr std::size_t kChunk = std::size_t(1) << kChunkBits;
 
     void build(std::size_t eventCount, const core::CowVector<DrawEdge> &edges);
-    std::pair<const std::uint32_t *, const std::uint32_t *> of(std::uint32_t event) const
+    std::pair<const std::uint32_t *, const std::uint32_t *> of(core::EventIndex event) const
     {
-        const Chunk &chunk = *m_chunks[event >> kChunkBits];
-        const std::uint32_t local = event & (kChunk - 1);
+        const Chunk &chunk = *m_chunks[event.get() >> kChunkBits];
+        const std::size_t local = event.get() & (kChunk - 1);
         return {chunk.ids.data() + chunk.begin[local], chunk.ids.data() + chunk.begin[local + 1]};
     }
     // Edge `id` leaves (add = false) or joins (add = true) `event`'s list.
     struct Change {
-        std::uint32_t event;
+        core::EventIndex event;
         std::uint32_t id;
         bool add;
     };
@@ -149,19 +153,20 @@ public:
     const std::shared_ptr<const core::ChakraLinks> &chakraLinks() const { return m_chakra; }
 
     std::size_t eventCount() const { return m_device->events.size(); }
-    const core::DeviceEvent &event(std::uint32_t i) const { return m_device->events[i]; }
-    QString eventName(std::uint32_t i) const;
-    EventStyle style(std::uint32_t i) const { return m_styleData[i]; }
+    const core::DeviceEvent &event(core::EventIndex i) const { return m_device->event(i); }
+    QString eventName(core::EventIndex i) const;
+    EventStyle style(core::EventIndex i) const { return m_styleData[i.get()]; }
     // The event is the subject of a warning or error finding (drawn "Has finding").
-    bool hasFinding(std::uint32_t i) const { return i < m_hasFinding.size() && m_hasFinding[i] != 0; }
-    const core::GpuLink *gpuLink(std::uint32_t event) const;
+    bool hasFinding(core::EventIndex i) const { return i.in(m_hasFinding.size()) && m_hasFinding[i] != 0; }
+    const core::GpuLink *gpuLink(core::EventIndex event) const;
 
     const std::vector<LaneRows> &laneRows() const { return *m_laneRows; }
+    const LaneRows &laneRows(core::LaneIndex lane) const { return (*m_laneRows)[lane.get()]; }
     // Indexed by edge id; gaps included (DrawEdge::drawn()).
     const core::CowVector<DrawEdge> &edges() const { return m_edges; }
     std::size_t edgeCount() const { return m_edgesByFromTime.size(); } // drawn edges, gaps not counted
     // Edge ids touching `event` (either end), ascending.
-    std::pair<const std::uint32_t *, const std::uint32_t *> edgesOf(std::uint32_t event) const { return m_adjacency.of(event); }
+    std::pair<const std::uint32_t *, const std::uint32_t *> edgesOf(core::EventIndex event) const { return m_adjacency.of(event); }
     // Drawn edge ids sorted by the start time of their `from` / `to` event, then id (for "all
     // edges in view").
     using EdgeOrder = core::SegmentedVector<std::uint32_t>;
@@ -169,7 +174,7 @@ public:
     const EdgeOrder &edgesByToTime() const { return m_edgesByToTime; }
 
     // Findings whose subject is this device event (indices into links().findings).
-    std::vector<std::uint32_t> findingsOf(std::uint32_t event) const;
+    std::vector<core::FindingIndex> findingsOf(core::EventIndex event) const;
 
     const LinkCounts &counts() const { return m_counts; }
     core::Nanos startTime() const { return m_start; }
@@ -182,7 +187,7 @@ private:
     DrawEdge parentEdgeOf(const core::GpuLink &link) const;
     DrawEdge launchEdgeOf(const core::GpuLink &link) const;
     DrawEdge coreEdgeOf(const core::Edge &edge) const;
-    bool gpuOpMarked(std::uint32_t linkIndex) const;
+    bool gpuOpMarked(core::GpuLinkIndex linkIndex) const;
     bool patch(const TraceDocument &base);
 
     QString m_hostPath;
@@ -199,7 +204,7 @@ private:
     // Shared chunk by chunk with the document a correction was made from (createWithLinks).
     core::CowVector<std::uint8_t, 16> m_hasFinding;
     // GPU op events marked by a trace-wide or host-side finding (no correction changes those).
-    std::shared_ptr<const std::vector<std::uint32_t>> m_fixedGpuMarks;
+    std::shared_ptr<const std::vector<core::EventIndex>> m_fixedGpuMarks;
     core::CowVector<DrawEdge> m_edges;
     EdgeAdjacency m_adjacency;
     EdgeOrder m_edgesByFromTime;

@@ -60,8 +60,8 @@ void WarningsDock::setDocument(DocumentPtr doc)
         auto *item = new QTreeWidgetItem;
         item->setText(0, QString::fromStdString(d.message));
         item->setToolTip(0, QString::fromStdString(d.toString()));
-        const std::uint32_t event = eventOf(static_cast<int>(i));
-        if (event != core::kNoIndex) {
+        const core::EventIndex event = eventOf(static_cast<int>(i));
+        if (event.valid()) {
             ++withEvent;
             item->setText(1, tr("%1 at %2").arg(m_doc->eventName(event), formatDuration(m_doc->event(event).ts - m_doc->startTime())));
             item->setToolTip(1, tr("Click to show it on the timeline"));
@@ -80,18 +80,18 @@ void WarningsDock::setDocument(DocumentPtr doc)
                                                 (withEvent > 0 ? tr("; %L1 about one event (click to show it)").arg(withEvent) : QString()));
 }
 
-std::uint32_t WarningsDock::eventOf(int row) const
+core::EventIndex WarningsDock::eventOf(int row) const
 {
     if (!m_doc || row < 0 || row >= count())
-        return core::kNoIndex;
-    const std::uint32_t event = m_warnings[static_cast<std::size_t>(row)].event;
-    return event < m_doc->eventCount() ? event : core::kNoIndex;
+        return core::kNone;
+    const core::EventIndex event = m_warnings[static_cast<std::size_t>(row)].event;
+    return event.in(m_doc->eventCount()) ? event : core::EventIndex(core::kNone);
 }
 
 void WarningsDock::activate(int row)
 {
-    const std::uint32_t event = eventOf(row);
-    if (event == core::kNoIndex)
+    const core::EventIndex event = eventOf(row);
+    if (event.isNone())
         return;
     if (m_selection)
         m_selection->select(event);

@@ -26,14 +26,14 @@ public:
 
     void setDocument(DocumentPtr doc);
     int count() const { return static_cast<int>(m_warnings.size()); }
-    // The event warning `row` is about, or kNoIndex.
-    std::uint32_t eventOf(int row) const;
+    // The event warning `row` is about, or none.
+    core::EventIndex eventOf(int row) const;
     QTreeWidget *list() const { return m_list; }
     // Selects the event of warning `row` (if it has one) and emits frameRequested.
     void activate(int row);
 
 signals:
-    void frameRequested(std::uint32_t event);
+    void frameRequested(core::EventIndex event);
 
 private:
     EventSelection *m_selection;

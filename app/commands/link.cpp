@@ -157,7 +157,7 @@ void printSummary(std::ostream &out, const Options &o, const DeviceTrace &device
     std::size_t linked = 0;
     for (const GpuLink &link : ls.gpuLinks) {
         ++byLaunch[static_cast<std::size_t>(link.launchMatch)];
-        if (link.parent != kNoIndex) {
+        if (link.parent.valid()) {
             ++linked;
             ++byRule[static_cast<std::size_t>(link.rule)];
         } else {

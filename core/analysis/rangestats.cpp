@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
+#include <limits>
 #include <unordered_map>
 
 namespace linkscope::core {
@@ -52,15 +53,16 @@ RangeStats computeRangeStats(const DeviceTrace &trace, const TraceIndex &index, 
     end = stats.end;
 
     // Op statistics by (name, category): a flat slot per name id, the category checked on use.
+    constexpr std::uint32_t kNoSlot = std::numeric_limits<std::uint32_t>::max(); // a position in stats.ops
     std::vector<std::uint32_t> slotOfName;
     std::unordered_map<std::uint64_t, std::uint32_t> otherSlots; // same name, another category
     auto opOf = [&](const DeviceEvent &event) -> RangeOpStat & {
         if (slotOfName.empty())
-            slotOfName.assign(trace.strings.size(), kNoIndex);
+            slotOfName.assign(trace.strings.size(), kNoSlot);
         std::uint32_t *slot = event.name < slotOfName.size() ? &slotOfName[event.name] : nullptr;
-        if (slot && *slot != kNoIndex && stats.ops[*slot].category == event.category)
+        if (slot && *slot != kNoSlot && stats.ops[*slot].category == event.category)
             return stats.ops[*slot];
-        if (slot && *slot == kNoIndex) {
+        if (slot && *slot == kNoSlot) {
             *slot = static_cast<std::uint32_t>(stats.ops.size());
         } else {
             const std::uint64_t key = (std::uint64_t(event.name) << 2) | std::uint64_t(categorySlot(event.category));
@@ -74,9 +76,9 @@ RangeStats computeRangeStats(const DeviceTrace &trace, const TraceIndex &index, 
         return op;
     };
 
-    std::vector<std::uint32_t> before; // events starting before the range that overlap it
-    for (std::uint32_t l = 0; l < index.lanes.size(); ++l) {
-        const Lane &lane = index.lanes[l];
+    std::vector<EventIndex> before; // events starting before the range that overlap it
+    for (LaneIndex l{0}; l.in(index.lanes.size()); ++l) {
+        const Lane &lane = index.lane(l);
         const bool stream = lane.kind == LaneKind::GpuStream;
         if (!stream && lane.kind != LaneKind::CpuThread)
             continue;
@@ -90,15 +92,15 @@ RangeStats computeRangeStats(const DeviceTrace &trace, const TraceIndex &index, 
             before.clear();
             if (lo - first <= kScanBefore) {
                 for (std::size_t p = first; p < lo; ++p)
-                    if (trace.events[lane.events[p]].end() > start)
+                    if (trace.event(lane.events[p]).end() > start)
                         before.push_back(lane.events[p]);
             } else {
-                for (std::uint32_t e = lane.events[lo - 1]; e != kNoIndex; e = index.nestParent[e])
-                    if (trace.events[e].end() > start)
+                for (EventIndex e = lane.events[lo - 1]; e.valid(); e = index.nestParent[e.get()])
+                    if (trace.event(e).end() > start)
                         before.push_back(e);
             }
-            auto visit = [&](std::uint32_t e) {
-                const DeviceEvent &event = trace.events[e];
+            auto visit = [&](EventIndex e) {
+                const DeviceEvent &event = trace.event(e);
                 if (stream && !isGpuOpCategory(event.category))
                     return; // GPU annotations on a stream are not busy time
                 const Nanos s = std::max(event.ts, start);
@@ -112,7 +114,7 @@ RangeStats computeRangeStats(const DeviceTrace &trace, const TraceIndex &index, 
                     op.max = std::max(op.max, t - s);
                 }
             };
-            for (std::uint32_t e : before) // all clipped to start: any order keeps the sweep sorted
+            for (EventIndex e : before) // all clipped to start: any order keeps the sweep sorted
                 visit(e);
             for (std::size_t p = lo; p < hi; ++p)
                 visit(lane.events[p]);
@@ -196,7 +198,7 @@ std::string rangeStatsOpLine(const RangeStats &stats, const RangeOpStat &op, con
 std::string rangeStatsLaneLine(const RangeStats &stats, const RangeLaneStat &lane, bool stream,
                                const DeviceTrace &trace, const TraceIndex &index, TableFormat format)
 {
-    const Lane &l = index.lanes.at(lane.lane);
+    const Lane &l = index.lanes.at(lane.lane.get());
     const std::string owner = stream ? "GPU " + std::to_string(l.device >= 0 ? l.device : l.key.pid.value)
                                      : "pid " + trace.idText(l.key.pid);
     return line({stream ? "stream" : "thread", field(l.label, format), field(owner, format),

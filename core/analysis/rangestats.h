@@ -27,7 +27,7 @@ struct RangeOpStat {
 };
 
 struct RangeLaneStat {
-    std::uint32_t lane = kNoIndex; // TraceIndex lane
+    LaneIndex lane{};                // TraceIndex lane
     std::uint64_t events = 0;      // events (GPU ops on a stream) overlapping the range
     Nanos time = 0;                // union of their intervals inside the range
 };

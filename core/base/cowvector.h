@@ -9,6 +9,8 @@
 // through set(), mutate(), push_back() and pop_back(). Not thread-safe for writes; a CowVector that
 // is shared through shared_ptr<const …> is never written.
 
+#include "base/indices.h"
+
 #include <cstddef>
 #include <iterator>
 #include <memory>
@@ -51,6 +53,8 @@ public:
     std::size_t size() const { return size_; }
     bool empty() const { return size_ == 0; }
     const T &operator[](std::size_t i) const { return (*chunks_[i >> kChunkBits])[i & (kChunk - 1)]; }
+    template <typename Tag>
+    const T &operator[](StrongIndex<Tag> i) const { return (*this)[i.get()]; }
     const T &at(std::size_t i) const
     {
         if (i >= size_)
@@ -63,6 +67,10 @@ public:
     void set(std::size_t i, T value) { mutate(i) = std::move(value); }
     // A writable reference to element i: its chunk is copied first when another vector shares it.
     T &mutate(std::size_t i) { return writable(i >> kChunkBits)[i & (kChunk - 1)]; }
+    template <typename Tag>
+    void set(StrongIndex<Tag> i, T value) { set(i.get(), std::move(value)); }
+    template <typename Tag>
+    T &mutate(StrongIndex<Tag> i) { return mutate(i.get()); }
 
     void push_back(T value)
     {
@@ -181,6 +189,8 @@ public:
     SharedArray(std::vector<T> values) : values_(std::make_shared<const std::vector<T>>(std::move(values))) {}
 
     const T &operator[](std::size_t i) const { return (*values_)[i]; }
+    template <typename Tag>
+    const T &operator[](StrongIndex<Tag> i) const { return (*values_)[i.get()]; }
     const T &at(std::size_t i) const { return values_->at(i); }
     std::size_t size() const { return values_->size(); }
     bool empty() const { return values_->empty(); }

@@ -12,7 +12,12 @@
 //   LaneIndex      TraceIndex::lanes
 //   GpuLinkIndex   LinkSet::gpuLinks              (one per GPU op)
 //   FindingIndex   Findings::list
+//   ExportNodeIndex EtPlusGraph::nodes             (a node of the exported graph; its new id)
+//   ThreadIndex    DeviceTrace::threads           (one (pid, tid) of a Kineto trace)
 //   RankId         a rank of a distributed job    (the rank number, not a position in a list)
+//
+// A container indexed by one of them takes it as is (IndexedVector, CowVector, SharedArray); a
+// std::vector takes `.get()`.
 
 #include <cstddef>
 #include <cstdint>
@@ -66,7 +71,14 @@ using HostNodeIndex = StrongIndex<struct HostNodeIndexTag>;
 using LaneIndex = StrongIndex<struct LaneIndexTag>;
 using GpuLinkIndex = StrongIndex<struct GpuLinkIndexTag>;
 using FindingIndex = StrongIndex<struct FindingIndexTag>;
+using ThreadIndex = StrongIndex<struct ThreadIndexTag>;
+using ExportNodeIndex = StrongIndex<struct ExportNodeIndexTag>;
 using RankId = StrongIndex<struct RankIdTag>;
+
+template <typename T>
+inline constexpr bool kIsStrongIndex = false;
+template <typename Tag>
+inline constexpr bool kIsStrongIndex<StrongIndex<Tag>> = true;
 
 // A vector indexed by one index type only. Iteration and size() as std::vector.
 template <typename Index, typename T>

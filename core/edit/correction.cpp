@@ -95,7 +95,7 @@ std::vector<EditOutcome> ApplyResult::problems() const
 
 struct LinkEditor::Change {
     struct LinkChanged {
-        std::uint32_t linkIndex;
+        GpuLinkIndex linkIndex;
         GpuLink before;
     };
     struct EdgeAdded {
@@ -109,7 +109,7 @@ struct LinkEditor::Change {
     enum class Annotation : std::uint8_t { Flag, Note, Accept };
     struct AnnotationChanged {
         Annotation which;
-        std::uint32_t event;
+        EventIndex event;
         std::optional<std::string> before;
     };
     struct ReviewChanged {
@@ -126,19 +126,19 @@ LinkEditor::LinkEditor(LinkSet &links, const DeviceTrace &device, const HostTrac
 
 LinkEditor::~LinkEditor() = default;
 
-const GpuLink &LinkEditor::linkerChoice(std::uint32_t linkIndex) const
+const GpuLink &LinkEditor::linkerChoice(GpuLinkIndex linkIndex) const
 {
     if (auto it = linkerChoice_.find(linkIndex); it != linkerChoice_.end())
         return it->second;
-    return links_.gpuLinks.at(linkIndex);
+    return links_.gpuLinks.at(linkIndex.get());
 }
 
-bool LinkEditor::isCorrected(std::uint32_t linkIndex) const
+bool LinkEditor::isCorrected(GpuLinkIndex linkIndex) const
 {
-    return links_.gpuLinks.at(linkIndex).rule == ParentRule::Manual;
+    return links_.gpuLinks.at(linkIndex.get()).rule == ParentRule::Manual;
 }
 
-void LinkEditor::setLink(std::uint32_t linkIndex, const GpuLink &value, std::vector<Change> &changes)
+void LinkEditor::setLink(GpuLinkIndex linkIndex, const GpuLink &value, std::vector<Change> &changes)
 {
     const GpuLink link = links_.gpuLinks[linkIndex];
     linkerChoice_.try_emplace(linkIndex, link);
@@ -149,7 +149,7 @@ void LinkEditor::setLink(std::uint32_t linkIndex, const GpuLink &value, std::vec
 }
 
 namespace {
-std::uint64_t packFromTo(std::uint32_t from, std::uint32_t to) { return (std::uint64_t(from) << 32) | to; }
+std::uint64_t packFromTo(EventIndex from, EventIndex to) { return (std::uint64_t(from.value) << 32) | to.value; }
 } // namespace
 
 void LinkEditor::buildEdgeIndex()
@@ -184,7 +184,7 @@ bool LinkEditor::edgePresent(const EdgeKey &key)
     if (auto it = addedEdges_.find(key); it != addedEdges_.end() && !it->second.empty())
         return true;
     const auto [first, last] = indexedRange(key);
-    return std::any_of(first, last, [](const IndexedEdge &e) { return e.position != kNoIndex; });
+    return std::any_of(first, last, [](const IndexedEdge &e) { return e.position != kRemovedEdge; });
 }
 
 void LinkEditor::edgeMoved(std::uint32_t from, std::uint32_t to)
@@ -261,9 +261,10 @@ EditOutcome LinkEditor::applyOne(const Edit &edit, std::vector<Change> &changes)
     case EditKind::Reparent:
     case EditKind::Detach:
     case EditKind::Restore: {
-        const std::uint32_t linkIndex =
-            edit.subject.kind == KeyKind::GpuOp && subject.index < links_.gpuLinkOf.size() ? links_.gpuLinkOf[subject.index] : kNoIndex;
-        if (linkIndex == kNoIndex)
+        const GpuLinkIndex linkIndex = edit.subject.kind == KeyKind::GpuOp && subject.event.in(links_.gpuLinkOf.size())
+                                           ? links_.gpuLinkOf[subject.event]
+                                           : GpuLinkIndex(kNone);
+        if (linkIndex.isNone())
             return rejected(edit.subject.describe() + " is not a linked GPU op");
         GpuLink link = links_.gpuLinks[linkIndex];
         if (edit.kind == EditKind::Restore) {
@@ -275,20 +276,20 @@ EditOutcome LinkEditor::applyOne(const Edit &edit, std::vector<Change> &changes)
             return out;
         }
         if (edit.kind == EditKind::Detach) {
-            link.parent = kNoIndex;
-            link.hostNode = kNoIndex;
+            link.parent = kNone;
+            link.hostNode = kNone;
             link.orphan = OrphanReason::Detached;
         } else {
             const SubjectResolver::Resolution target = resolver_.resolve(edit.target);
             if (!target.ok())
                 return stale("new parent: " + target.problem);
-            if (edit.target.kind != KeyKind::CpuOp || !isCpuOpCategory(device_.events[target.index].category))
+            if (edit.target.kind != KeyKind::CpuOp || !isCpuOpCategory(device_.event(target.event).category))
                 return rejected(edit.target.describe() + " is not a CPU op (cpu_op or user_annotation)");
             // The rule every caller shares (link/rules.h): e.g. never a parent in another process.
-            if (const ReparentCheck check = checkReparent(device_, links_, subject.index, target.index); !check.allowed())
+            if (const ReparentCheck check = checkReparent(device_, links_, subject.event, target.event); !check.allowed())
                 return rejected(check.reason);
-            link.parent = target.index;
-            link.hostNode = target.index < links_.hostOfEvent.size() ? links_.hostOfEvent[target.index] : kNoIndex;
+            link.parent = target.event;
+            link.hostNode = target.event.in(links_.hostOfEvent.size()) ? links_.hostOfEvent[target.event] : HostNodeIndex(kNone);
             link.orphan = OrphanReason::None;
         }
         link.rule = ParentRule::Manual;
@@ -306,7 +307,7 @@ EditOutcome LinkEditor::applyOne(const Edit &edit, std::vector<Change> &changes)
         const SubjectResolver::Resolution target = resolver_.resolve(edit.target);
         if (!target.ok())
             return stale("edge target: " + target.problem);
-        if (subject.index == target.index)
+        if (subject.event == target.event)
             return rejected("an edge needs two different events");
         if (edit.edge == EdgeKind::InterThread &&
             (edit.subject.kind == KeyKind::GpuOp || edit.target.kind == KeyKind::GpuOp))
@@ -314,17 +315,17 @@ EditOutcome LinkEditor::applyOne(const Edit &edit, std::vector<Change> &changes)
         if (edit.edge == EdgeKind::Sync && edit.subject.kind != KeyKind::GpuOp)
             return rejected("a sync edge starts at the GPU op waited for");
         buildEdgeIndex();
-        const EdgeKey key{subject.index, target.index, edit.edge};
+        const EdgeKey key{subject.event, target.event, edit.edge};
         if (edit.kind == EditKind::AddEdge) {
             if (edgePresent(key))
                 return unchanged("the edge is already there");
-            const Edge edge{subject.index, target.index, edit.edge};
+            const Edge edge{subject.event, target.event, edit.edge};
             addedEdges_[key].push_back(static_cast<std::uint32_t>(links_.edges.size()));
             links_.edges.push_back(edge);
             changes.push_back({Change::EdgeAdded{edge}});
             return out;
         }
-        std::uint32_t position = kNoIndex;
+        std::uint32_t position = kRemovedEdge;
         std::uint32_t indexRow = kAddedEdge;
         if (auto it = addedEdges_.find(key); it != addedEdges_.end() && !it->second.empty()) {
             position = it->second.back();
@@ -332,14 +333,14 @@ EditOutcome LinkEditor::applyOne(const Edit &edit, std::vector<Change> &changes)
         } else {
             auto [first, last] = indexedRange(key);
             for (IndexedEdge *row = first; row != last; ++row)
-                if (row->position != kNoIndex) {
+                if (row->position != kRemovedEdge) {
                     position = row->position;
-                    row->position = kNoIndex;
+                    row->position = kRemovedEdge;
                     indexRow = static_cast<std::uint32_t>(row - indexedEdges_.data());
                     break;
                 }
         }
-        if (position == kNoIndex)
+        if (position == kRemovedEdge)
             return stale("the edge is not there any more");
         const Edge removed = links_.edges[position];
         const auto last = static_cast<std::uint32_t>(links_.edges.size() - 1);
@@ -360,22 +361,23 @@ EditOutcome LinkEditor::applyOne(const Edit &edit, std::vector<Change> &changes)
         const A which = edit.kind == EditKind::Flag ? A::Flag : edit.kind == EditKind::Note ? A::Note : A::Accept;
         std::optional<std::string> before;
         if (which == A::Accept) {
-            if (review_.accepted.count(subject.index))
+            if (review_.accepted.count(subject.event))
                 return unchanged("already accepted");
-            review_.accepted.insert(subject.index);
+            review_.accepted.insert(subject.event);
         } else {
             auto &map = which == A::Flag ? review_.flags : review_.notes;
-            if (auto it = map.find(subject.index); it != map.end())
+            if (auto it = map.find(subject.event); it != map.end())
                 before = it->second;
-            map[subject.index] = edit.note;
+            map[subject.event] = edit.note;
         }
-        changes.push_back({Change::AnnotationChanged{which, subject.index, std::move(before)}});
+        changes.push_back({Change::AnnotationChanged{which, subject.event, std::move(before)}});
         return out;
     }
     case EditKind::MarkReviewed: {
         FindingRef ref;
         ref.kind = edit.finding;
-        ref.subject = subject.index;
+        ref.event = subject.event;
+        ref.hostNode = subject.hostNode;
         ref.subjectKind = edit.subject.kind == KeyKind::HostNode ? SubjectKind::HostNode
                           : edit.subject.kind == KeyKind::Trace  ? SubjectKind::Trace
                                                                  : SubjectKind::DeviceEvent;
@@ -438,7 +440,7 @@ void LinkEditor::revert(const Change &change)
 
 // ---------------------------------------------------------------------------------------------
 
-Edit LinkEditor::reparent(std::uint32_t gpuEvent, std::uint32_t newParent) const
+Edit LinkEditor::reparent(EventIndex gpuEvent, EventIndex newParent) const
 {
     Edit e;
     e.kind = EditKind::Reparent;
@@ -447,7 +449,7 @@ Edit LinkEditor::reparent(std::uint32_t gpuEvent, std::uint32_t newParent) const
     return e;
 }
 
-Edit LinkEditor::detach(std::uint32_t gpuEvent) const
+Edit LinkEditor::detach(EventIndex gpuEvent) const
 {
     Edit e;
     e.kind = EditKind::Detach;
@@ -455,7 +457,7 @@ Edit LinkEditor::detach(std::uint32_t gpuEvent) const
     return e;
 }
 
-Edit LinkEditor::restore(std::uint32_t gpuEvent) const
+Edit LinkEditor::restore(EventIndex gpuEvent) const
 {
     Edit e;
     e.kind = EditKind::Restore;
@@ -463,7 +465,7 @@ Edit LinkEditor::restore(std::uint32_t gpuEvent) const
     return e;
 }
 
-Edit LinkEditor::addEdge(std::uint32_t from, std::uint32_t to, EdgeKind kind) const
+Edit LinkEditor::addEdge(EventIndex from, EventIndex to, EdgeKind kind) const
 {
     Edit e;
     e.kind = EditKind::AddEdge;
@@ -473,14 +475,14 @@ Edit LinkEditor::addEdge(std::uint32_t from, std::uint32_t to, EdgeKind kind) co
     return e;
 }
 
-Edit LinkEditor::removeEdge(std::uint32_t from, std::uint32_t to, EdgeKind kind) const
+Edit LinkEditor::removeEdge(EventIndex from, EventIndex to, EdgeKind kind) const
 {
     Edit e = addEdge(from, to, kind);
     e.kind = EditKind::RemoveEdge;
     return e;
 }
 
-Edit LinkEditor::flag(std::uint32_t event, std::string text) const
+Edit LinkEditor::flag(EventIndex event, std::string text) const
 {
     Edit e;
     e.kind = EditKind::Flag;
@@ -489,7 +491,7 @@ Edit LinkEditor::flag(std::uint32_t event, std::string text) const
     return e;
 }
 
-Edit LinkEditor::accept(std::uint32_t event) const
+Edit LinkEditor::accept(EventIndex event) const
 {
     Edit e;
     e.kind = EditKind::Accept;
@@ -497,7 +499,7 @@ Edit LinkEditor::accept(std::uint32_t event) const
     return e;
 }
 
-Edit LinkEditor::note(std::uint32_t event, std::string text) const
+Edit LinkEditor::note(EventIndex event, std::string text) const
 {
     Edit e;
     e.kind = EditKind::Note;
@@ -513,8 +515,8 @@ Edit LinkEditor::markReviewed(const Finding &finding, std::string text) const
     e.finding = finding.kind;
     e.note = std::move(text);
     switch (finding.subjectKind) {
-    case SubjectKind::DeviceEvent: e.subject = resolver_.keyOfEvent(finding.subject); break;
-    case SubjectKind::HostNode: e.subject = resolver_.keyOfHostNode(finding.subject); break;
+    case SubjectKind::DeviceEvent: e.subject = resolver_.keyOfEvent(finding.event); break;
+    case SubjectKind::HostNode: e.subject = resolver_.keyOfHostNode(finding.hostNode); break;
     case SubjectKind::Trace: e.subject = SubjectResolver::traceKey(); break;
     }
     return e;
@@ -524,13 +526,13 @@ LogEntry LinkEditor::applySuggestions(FindingKind kind) const
 {
     LogEntry entry;
     for (const Finding &f : links_.findings) {
-        if (f.kind != kind || f.subjectKind != SubjectKind::DeviceEvent || f.suggestedParent == kNoIndex)
+        if (f.kind != kind || f.subjectKind != SubjectKind::DeviceEvent || f.suggestedParent.isNone())
             continue;
-        if (f.subject >= links_.gpuLinkOf.size() || links_.gpuLinkOf[f.subject] == kNoIndex)
+        if (!f.event.in(links_.gpuLinkOf.size()) || links_.gpuLinkOf[f.event].isNone())
             continue;
-        if (links_.gpuLinks[links_.gpuLinkOf[f.subject]].parent == f.suggestedParent)
+        if (links_.gpuLinks[links_.gpuLinkOf[f.event]].parent == f.suggestedParent)
             continue; // already there: no no-op edit
-        entry.edits.push_back(reparent(f.subject, f.suggestedParent));
+        entry.edits.push_back(reparent(f.event, f.suggestedParent));
     }
     entry.label = "Apply the suggestion to " + std::to_string(entry.edits.size()) + " finding(s) of this kind";
     return entry;

@@ -83,15 +83,16 @@ struct ApplyResult {
 struct FindingRef {
     FindingKind kind = FindingKind::PolicyDisagreement;
     SubjectKind subjectKind = SubjectKind::DeviceEvent;
-    std::uint32_t subject = kNoIndex;
+    EventIndex event{};       // as Finding::event / Finding::hostNode
+    HostNodeIndex hostNode{};
     auto operator<=>(const FindingRef &) const = default;
 };
-inline FindingRef refOf(const Finding &f) { return {f.kind, f.subjectKind, f.subject}; }
+inline FindingRef refOf(const Finding &f) { return {f.kind, f.subjectKind, f.event, f.hostNode}; }
 
 struct ReviewState {
-    std::unordered_map<std::uint32_t, std::string> flags; // event → note
-    std::unordered_map<std::uint32_t, std::string> notes; // event → note
-    std::unordered_set<std::uint32_t> accepted;           // events
+    std::unordered_map<EventIndex, std::string> flags; // event → note
+    std::unordered_map<EventIndex, std::string> notes; // event → note
+    std::unordered_set<EventIndex> accepted;           // events
     std::map<FindingRef, std::string> reviewed;           // finding → note
     bool isReviewed(const Finding &f) const { return reviewed.count(refOf(f)) > 0; }
 };
@@ -120,18 +121,18 @@ public:
     const SubjectResolver &resolver() const { return resolver_; }
     const LinkSet &links() const { return links_; }
     // The link as the linker made it (before any correction), for GPU link `linkIndex`.
-    const GpuLink &linkerChoice(std::uint32_t linkIndex) const;
-    bool isCorrected(std::uint32_t linkIndex) const;
+    const GpuLink &linkerChoice(GpuLinkIndex linkIndex) const;
+    bool isCorrected(GpuLinkIndex linkIndex) const;
 
     // Edits built from event indices (the GUI's and the bulk actions' way in).
-    Edit reparent(std::uint32_t gpuEvent, std::uint32_t newParent) const;
-    Edit detach(std::uint32_t gpuEvent) const;
-    Edit restore(std::uint32_t gpuEvent) const;
-    Edit addEdge(std::uint32_t from, std::uint32_t to, EdgeKind kind) const;
-    Edit removeEdge(std::uint32_t from, std::uint32_t to, EdgeKind kind) const;
-    Edit flag(std::uint32_t event, std::string note) const;
-    Edit accept(std::uint32_t event) const;
-    Edit note(std::uint32_t event, std::string text) const;
+    Edit reparent(EventIndex gpuEvent, EventIndex newParent) const;
+    Edit detach(EventIndex gpuEvent) const;
+    Edit restore(EventIndex gpuEvent) const;
+    Edit addEdge(EventIndex from, EventIndex to, EdgeKind kind) const;
+    Edit removeEdge(EventIndex from, EventIndex to, EdgeKind kind) const;
+    Edit flag(EventIndex event, std::string note) const;
+    Edit accept(EventIndex event) const;
+    Edit note(EventIndex event, std::string text) const;
     Edit markReviewed(const Finding &finding, std::string note = {}) const;
 
     // One entry re-parenting every finding of `kind` that has a suggested parent to it.
@@ -140,26 +141,27 @@ public:
 private:
     struct Change;
     struct EdgeKey {
-        std::uint32_t from, to;
+        EventIndex from, to;
         EdgeKind kind;
         bool operator==(const EdgeKey &) const = default;
     };
     struct EdgeKeyHash {
         std::size_t operator()(const EdgeKey &k) const
         {
-            return (std::uint64_t(k.from) * 0x9E3779B97F4A7C15ULL) ^ (std::uint64_t(k.to) << 3) ^ std::uint64_t(k.kind);
+            return (std::uint64_t(k.from.value) * 0x9E3779B97F4A7C15ULL) ^ (std::uint64_t(k.to.value) << 3) ^ std::uint64_t(k.kind);
         }
     };
 
     EditOutcome applyOne(const Edit &edit, std::vector<Change> &changes);
     void revert(const Change &change);
-    void setLink(std::uint32_t linkIndex, const GpuLink &value, std::vector<Change> &changes);
+    void setLink(GpuLinkIndex linkIndex, const GpuLink &value, std::vector<Change> &changes);
     // Where an editable edge's position is recorded: a row of indexedEdges_, or addedEdges_.
     static constexpr std::uint32_t kAddedEdge = UINT32_MAX;
+    static constexpr std::uint32_t kRemovedEdge = UINT32_MAX; // IndexedEdge::position of a removed edge
     struct IndexedEdge {
         std::uint64_t fromTo;
         EdgeKind kind;
-        std::uint32_t position; // in LinkSet::edges; kNoIndex while removed
+        std::uint32_t position; // in LinkSet::edges; kRemovedEdge while removed
     };
     void buildEdgeIndex();
     std::pair<IndexedEdge *, IndexedEdge *> indexedRange(const EdgeKey &key);
@@ -170,7 +172,7 @@ private:
     const DeviceTrace &device_;
     SubjectResolver resolver_;
     ReviewState review_;
-    std::unordered_map<std::uint32_t, GpuLink> linkerChoice_; // recorded on first change
+    std::unordered_map<GpuLinkIndex, GpuLink> linkerChoice_; // recorded on first change
     // Sync / InterThread edges, sorted once on the first edge edit: O(log n) lookups without a
     // hash node per edge (traces have millions). Edges added by edits live in addedEdges_.
     std::vector<IndexedEdge> indexedEdges_;
@@ -187,9 +189,9 @@ ApplyResult applyCorrections(const CorrectionLog &log, LinkSet &links, const Dev
 // How two link sets of the same device trace differ in the parents of their GPU ops (a policy
 // change, a relink, corrections).
 struct ParentChange {
-    std::uint32_t gpuEvent = kNoIndex;
-    std::uint32_t before = kNoIndex; // parent event, kNoIndex when orphaned
-    std::uint32_t after = kNoIndex;
+    EventIndex gpuEvent{};
+    EventIndex before{}; // parent event, none when orphaned
+    EventIndex after{};
     OrphanReason orphanBefore = OrphanReason::None;
     OrphanReason orphanAfter = OrphanReason::None;
 };

@@ -64,11 +64,11 @@ KeyKind SubjectResolver::kindOfEvent(const DeviceEvent &event)
 std::uint32_t SubjectResolver::pidSlot(const TraceId &pid) const
 {
     std::call_once(pidsBuilt_, [&] {
-        pidSlotOfEvent_.resize(device_.events.size());
+        pidSlotOfEvent_.assign(device_.events.size(), 0);
         TraceId last{};
         std::uint32_t lastSlot = kNoSlot;
-        for (std::size_t i = 0; i < device_.events.size(); ++i) {
-            const TraceId &p = device_.threadKey(device_.events[i]).pid;
+        for (EventIndex i{0}; i.get() < device_.events.size(); ++i) {
+            const TraceId &p = device_.threadKey(device_.event(i)).pid;
             if (lastSlot == kNoSlot || !(p == last)) {
                 last = p;
                 lastSlot = pidSlots_.try_emplace(p, static_cast<std::uint32_t>(pidSlots_.size())).first->second;
@@ -100,8 +100,8 @@ const std::vector<SubjectResolver::Entry> &SubjectResolver::table(Table which) c
         };
         // Counted first: growing a multi-million-row vector by doubling costs more than the pass.
         out.reserve(static_cast<std::size_t>(std::count_if(events.begin(), events.end(), wanted)));
-        for (std::uint32_t i = 0; i < events.size(); ++i) {
-            const DeviceEvent &e = events[i];
+        for (EventIndex i{0}; i.get() < events.size(); ++i) {
+            const DeviceEvent &e = device_.event(i);
             const KeyKind kind = kindOfEvent(e);
             const std::uint32_t slot = pidSlotOfEvent_[i];
             switch (which) {
@@ -169,9 +169,9 @@ SubjectResolver::timeRange(std::uint32_t slot, const TraceId &tid, Nanos ts) con
     return {rows.data() + (lower - rows.begin()), rows.data() + (upper - rows.begin())};
 }
 
-SubjectKey SubjectResolver::keyOfEvent(std::uint32_t event) const
+SubjectKey SubjectResolver::keyOfEvent(EventIndex event) const
 {
-    const DeviceEvent &e = device_.events.at(event);
+    const DeviceEvent &e = device_.events.at(event.get());
     SubjectKey key;
     key.kind = kindOfEvent(e);
     key.pid = IdValue::of(device_.threadKey(e).pid, device_.strings);
@@ -209,12 +209,12 @@ SubjectKey SubjectResolver::keyOfEvent(std::uint32_t event) const
     return key;
 }
 
-SubjectKey SubjectResolver::keyOfHostNode(std::uint32_t node) const
+SubjectKey SubjectResolver::keyOfHostNode(HostNodeIndex node) const
 {
     SubjectKey key;
     key.kind = KeyKind::HostNode;
     if (host_) {
-        const HostNode &n = host_->nodes.at(node);
+        const HostNode &n = host_->nodes.at(node.get());
         key.hostId = n.id;
         key.name = std::string(host_->name(n));
     }
@@ -230,26 +230,26 @@ SubjectKey SubjectResolver::traceKey()
 
 SubjectResolver::Resolution SubjectResolver::resolve(const SubjectKey &key) const
 {
-    auto gone = [&](const std::string &why) { return Resolution{kNoIndex, key.describe() + ": " + why}; };
-    auto checkName = [&](std::uint32_t event) {
-        const std::string_view actual = device_.name(device_.events[event]);
+    auto gone = [&](const std::string &why) { return Resolution{kNone, kNone, key.describe() + ": " + why}; };
+    auto checkName = [&](EventIndex event) {
+        const std::string_view actual = device_.name(device_.event(event));
         if (actual != key.name)
             return gone("the event there is now named '" + std::string(actual) + "'");
-        return Resolution{event, {}};
+        return Resolution{event, kNone, {}};
     };
 
     if (key.kind == KeyKind::Trace)
-        return Resolution{0, {}};
+        return Resolution{kNone, kNone, {}};
     if (key.kind == KeyKind::HostNode) {
         if (!host_)
             return gone("no host trace is loaded");
-        const auto it = host_->indexById.find(key.hostId);
-        if (it == host_->indexById.end())
+        const HostNodeIndex node = host_->indexOf(key.hostId);
+        if (node.isNone())
             return gone("no ET node with that id");
-        const std::string_view actual = host_->name(host_->nodes[it->second]);
+        const std::string_view actual = host_->name(host_->node(node));
         if (actual != key.name)
             return gone("the ET node is now named '" + std::string(actual) + "'");
-        return Resolution{it->second, {}};
+        return Resolution{kNone, node, {}};
     }
 
     const std::optional<TraceId> pid = key.pid.in(device_.strings);
@@ -276,17 +276,17 @@ SubjectResolver::Resolution SubjectResolver::resolve(const SubjectKey &key) cons
         if (rows.second - rows.first == 1)
             return checkName(rows.first->event);
         // The id is no longer unique: accept it only if exactly one of them has the name.
-        std::uint32_t match = kNoIndex;
+        EventIndex match = kNone;
         for (const Entry *row = rows.first; row != rows.second; ++row) {
-            if (device_.name(device_.events[row->event]) != key.name)
+            if (device_.name(device_.event(row->event)) != key.name)
                 continue;
-            if (match != kNoIndex)
+            if (match.valid())
                 return gone("several CPU ops share that id and name");
             match = row->event;
         }
-        if (match == kNoIndex)
+        if (match.isNone())
             return gone("no CPU op with that id has that name");
-        return Resolution{match, {}};
+        return Resolution{match, kNone, {}};
     }
     const std::optional<TraceId> tid = key.tid.in(device_.strings);
     if (!tid)

@@ -64,12 +64,13 @@ public:
     SubjectResolver(const SubjectResolver &) = delete;
     SubjectResolver &operator=(const SubjectResolver &) = delete;
 
-    SubjectKey keyOfEvent(std::uint32_t event) const;
-    SubjectKey keyOfHostNode(std::uint32_t node) const;
+    SubjectKey keyOfEvent(EventIndex event) const;
+    SubjectKey keyOfHostNode(HostNodeIndex node) const;
     static SubjectKey traceKey();
 
     struct Resolution {
-        std::uint32_t index = kNoIndex; // event index, host node index; 0 for Trace
+        EventIndex event{};               // the event a device key names
+        HostNodeIndex hostNode{};         // the node a HostNode key names (both none for Trace)
         std::string problem;            // why it did not resolve (empty when it did)
         bool ok() const { return problem.empty(); }
     };
@@ -87,7 +88,7 @@ private:
         std::uint32_t aIsString = 0;
         std::int64_t a = 0; // correlation / rfId / evIdx / tid value
         Nanos ts = 0;
-        std::uint32_t event = kNoIndex;
+        EventIndex event{};
     };
     enum Table { GpuCorrelation, RuntimeCorrelation, RfId, EvIdx, ByTime, TableCount };
     static constexpr std::uint32_t kNoSlot = UINT32_MAX;
@@ -100,7 +101,7 @@ private:
     const DeviceTrace &device_;
     const HostTrace *host_;
     mutable std::once_flag pidsBuilt_;
-    mutable std::vector<std::uint32_t> pidSlotOfEvent_;
+    mutable IndexedVector<EventIndex, std::uint32_t> pidSlotOfEvent_;
     mutable std::map<TraceId, std::uint32_t> pidSlots_;
     mutable std::once_flag built_[TableCount];
     mutable std::vector<Entry> tables_[TableCount];

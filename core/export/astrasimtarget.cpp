@@ -184,10 +184,10 @@ std::vector<std::uint64_t> astraSimDurationsMicros(const EtPlusGraph &graph, con
         ops.clear();
         for (std::uint32_t k = chainBegin[c]; k < chainBegin[c + 1]; ++k) {
             const std::uint32_t node = chainList[k];
-            const std::uint32_t event = graph.nodes[node].event;
-            if (event == kNoIndex)
+            const EventIndex event = graph.nodes[node].event;
+            if (event.isNone())
                 continue;
-            const DeviceEvent &e = device.events[event];
+            const DeviceEvent &e = device.event(event);
             ops.push_back({e.ts, e.ts + std::max<Nanos>(e.dur, 0), node});
         }
         std::sort(ops.begin(), ops.end(), [](const TimedNode &a, const TimedNode &b) {
@@ -197,7 +197,7 @@ std::vector<std::uint64_t> astraSimDurationsMicros(const EtPlusGraph &graph, con
             threadPieces(ops, options.keepGaps, pieces);
         else
             for (const TimedNode &op : ops) // exclusive times, as the Chakra target
-                durationNs[op.node] = graph.nodes[op.node].event < links.exclusiveDur.size()
+                durationNs[op.node] = graph.nodes[op.node].event.in(links.exclusiveDur.size())
                                           ? links.exclusiveDur[graph.nodes[op.node].event]
                                           : op.end - op.ts;
     }
@@ -219,9 +219,9 @@ std::vector<std::uint64_t> astraSimDurationsMicros(const EtPlusGraph &graph, con
     std::map<std::int32_t, std::vector<TimedNode>> gpuOrder;
     for (std::uint32_t i = 0; i < n; ++i) {
         const EtPlusNode &node = graph.nodes[i];
-        if (!node.gpu || node.event == kNoIndex)
+        if (!node.gpu || node.event.isNone())
             continue;
-        const DeviceEvent &e = device.events[node.event];
+        const DeviceEvent &e = device.event(node.event);
         const Nanos end = e.ts + std::max<Nanos>(e.dur, 0);
         if (i < gpuCompute.size() && gpuCompute[i]) {
             gpuPieces[e.device].push_back({e.ts, end, i});

@@ -133,11 +133,11 @@ ChakraPlan planChakra(const EtPlusGraph &graph, const HostTrace &host, const Dev
     std::vector<std::uint32_t> stack;
     std::vector<std::uint32_t> chainBegin(1, 0), chainList; // astra-sim: each thread's chain, in order
     for (std::uint32_t root = 0; root < n; ++root) {
-        if (graph.nodes[root].gpu || visited[root] || !isEtThreadRootName(host.name(host.nodes[graph.nodes[root].host])))
+        if (graph.nodes[root].gpu || visited[root] || !isEtThreadRootName(host.name(host.node(graph.nodes[root].host))))
             continue;
         if (astra && chainList.size() != chainBegin.back())
             chainBegin.push_back(static_cast<std::uint32_t>(chainList.size()));
-        std::uint32_t lastCpu = kNoNode;
+        ExportNodeIndex lastCpu{};
         stack.assign(1, root);
         while (!stack.empty()) {
             const std::uint32_t v = stack.back();
@@ -146,11 +146,11 @@ ChakraPlan planChakra(const EtPlusGraph &graph, const HostTrace &host, const Dev
                 continue;
             visited[v] = 1;
             const EtPlusNode &source = graph.nodes[v];
-            if (source.interThreadDep != kNoNode && source.interThreadDep != v)
-                deps.push_back({v, source.interThreadDep, InterThread});
-            if (lastCpu != kNoNode)
-                deps.push_back({v, lastCpu, Chain});
-            lastCpu = v;
+            if (source.interThreadDep.valid() && source.interThreadDep.value != v)
+                deps.push_back({v, source.interThreadDep.value, InterThread});
+            if (lastCpu.valid())
+                deps.push_back({v, lastCpu.value, Chain});
+            lastCpu = ExportNodeIndex(v);
             if (astra)
                 chainList.push_back(v);
             for (std::uint32_t k = graph.childBegin[v + 1]; k-- > graph.childBegin[v];) {
@@ -161,15 +161,16 @@ ChakraPlan planChakra(const EtPlusGraph &graph, const HostTrace &host, const Dev
         }
     }
     for (std::uint32_t i = 0; i < n; ++i)
-        if (graph.nodes[i].gpu && graph.nodes[i].parent != kNoNode)
-            deps.push_back({i, graph.nodes[i].parent, Launch});
+        if (graph.nodes[i].gpu && graph.nodes[i].parent.valid())
+            deps.push_back({i, graph.nodes[i].parent.value, Launch});
     if (options.streamOrderDeps)
         for (const Edge &edge : links.edges) {
-            if (edge.kind != EdgeKind::StreamOrder || edge.from >= graph.nodeOfEvent.size() || edge.to >= graph.nodeOfEvent.size())
+            if (edge.kind != EdgeKind::StreamOrder || !edge.from.in(graph.nodeOfEvent.size()) ||
+                !edge.to.in(graph.nodeOfEvent.size()))
                 continue;
-            const std::uint32_t from = graph.nodeOfEvent[edge.from], to = graph.nodeOfEvent[edge.to];
-            if (from != kNoNode && to != kNoNode && from != to)
-                deps.push_back({to, from, StreamOrder});
+            const ExportNodeIndex from = graph.nodeOfEvent[edge.from.get()], to = graph.nodeOfEvent[edge.to.get()];
+            if (from.valid() && to.valid() && from != to)
+                deps.push_back({to.value, from.value, StreamOrder});
         }
     if (astra && chainList.size() != chainBegin.back())
         chainBegin.push_back(static_cast<std::uint32_t>(chainList.size()));
@@ -216,9 +217,9 @@ ChakraPlan planChakra(const EtPlusGraph &graph, const HostTrace &host, const Dev
     if (astra && options.pgOrderDeps && !collectives.empty()) {
         auto launchTs = [&](std::uint32_t i) {
             const EtPlusNode &node = graph.nodes[i];
-            if (node.gpuLink < links.gpuLinks.size() && links.gpuLinks[node.gpuLink].launch < device.events.size())
-                return device.events[links.gpuLinks[node.gpuLink].launch].ts;
-            return device.events[node.event].ts;
+            if (node.gpuLink.in(links.gpuLinks.size()) && device.contains(links.gpuLinks[node.gpuLink].launch))
+                return device.event(links.gpuLinks[node.gpuLink].launch).ts;
+            return device.event(node.event).ts;
         };
         std::sort(collectives.begin(), collectives.end(), [&](std::uint32_t a, std::uint32_t b) {
             return std::make_tuple(std::string_view(pgOf[a]), launchTs(a), a) < std::make_tuple(std::string_view(pgOf[b]), launchTs(b), b);
@@ -234,7 +235,7 @@ ChakraPlan planChakra(const EtPlusGraph &graph, const HostTrace &host, const Dev
     if (astra) {
         dropped.assign(n, 0);
         for (std::uint32_t i = 0; i < n; ++i)
-            if (!graph.nodes[i].gpu && isProcessGroupMetadataName(host.name(host.nodes[graph.nodes[i].host]))) {
+            if (!graph.nodes[i].gpu && isProcessGroupMetadataName(host.name(host.node(graph.nodes[i].host)))) {
                 dropped[i] = 1;
                 ++stats.metadataDropped;
             }
@@ -318,9 +319,9 @@ ChakraPlan planChakra(const EtPlusGraph &graph, const HostTrace &host, const Dev
     // The Kineto span of what is written: what a replay of these nodes stands for.
     bool anyTimed = false;
     for (std::uint32_t i = 0; i < n; ++i) {
-        if (!plan.keep[i] || graph.nodes[i].event == kNoIndex || graph.nodes[i].event >= device.events.size())
+        if (!plan.keep[i] || !device.contains(graph.nodes[i].event))
             continue;
-        const DeviceEvent &e = device.events[graph.nodes[i].event];
+        const DeviceEvent &e = device.event(graph.nodes[i].event);
         const Nanos end = e.ts + std::max<Nanos>(e.dur, 0);
         stats.spanBegin = anyTimed ? std::min(stats.spanBegin, e.ts) : e.ts;
         stats.spanEnd = anyTimed ? std::max(stats.spanEnd, end) : end;
@@ -328,8 +329,8 @@ ChakraPlan planChakra(const EtPlusGraph &graph, const HostTrace &host, const Dev
     }
 
     // The profiled iterations (Kineto's ProfilerStep#N ops): what a replay is measured against.
-    for (std::uint32_t e = 0; e < device.events.size(); ++e) {
-        const DeviceEvent &ev = device.events[e];
+    for (EventIndex e{0}; device.contains(e); ++e) {
+        const DeviceEvent &ev = device.event(e);
         if (!isCpuOpCategory(ev.category) || !device.name(ev).starts_with("ProfilerStep#"))
             continue;
         const Nanos end = ev.ts + std::max<Nanos>(ev.dur, 0);
@@ -366,7 +367,7 @@ EtValidation validateChakraPlan(const ChakraPlan &plan, const EtPlusGraph &graph
     result.dataDepEdges = plan.deps.size();
     auto nameOf = [&](std::uint32_t i) {
         const EtPlusNode &node = graph.nodes[i];
-        return std::string(node.gpu ? device.name(device.events[node.event]) : host.name(host.nodes[node.host]));
+        return std::string(node.gpu ? device.name(device.event(node.event)) : host.name(host.node(node.host)));
     };
     // A node that is kept never depends on a removed one (a dependency makes its target needed), and
     // ids are positions: only cycles can be wrong here.
@@ -377,8 +378,8 @@ EtValidation validateChakraPlan(const ChakraPlan &plan, const EtPlusGraph &graph
         std::vector<std::uint32_t> parentBegin(n + 1, 0), parents;
         for (std::uint32_t i = 0; i < n; ++i) {
             parentBegin[i + 1] = parentBegin[i];
-            if (graph.nodes[i].parent != kNoNode) {
-                parents.push_back(graph.nodes[i].parent);
+            if (graph.nodes[i].parent.valid()) {
+                parents.push_back(graph.nodes[i].parent.value);
                 ++parentBegin[i + 1];
                 ++result.ctrlDepEdges;
             }
@@ -454,15 +455,15 @@ void emitRange(std::uint32_t begin, std::uint32_t end, const ChakraPlan &plan, c
         if (!plan.keep[i])
             continue;
         const EtPlusNode &source = graph.nodes[i];
-        const HostNode &h = host.nodes[source.host];
+        const HostNode &h = host.node(source.host);
         node.Clear();
         node.set_id(EtPlusGraph::idOf(i));
         // A parent left out (an astra-sim METADATA node) hands its children to its own parent.
-        std::uint32_t parent = source.parent;
-        while (parent != kNoNode && !plan.keep[parent])
-            parent = graph.nodes[parent].parent;
-        if (parent != kNoNode)
-            node.add_ctrl_deps(EtPlusGraph::idOf(parent));
+        ExportNodeIndex parent = source.parent;
+        while (parent.valid() && !plan.keep[parent.get()])
+            parent = graph.nodes[parent.get()].parent;
+        if (parent.valid())
+            node.add_ctrl_deps(EtPlusGraph::idOf(parent.value));
         for (std::uint32_t k = plan.depBegin[i]; k < plan.depBegin[i + 1]; ++k)
             node.add_data_deps(EtPlusGraph::idOf(plan.deps[k]));
         text.load(h);
@@ -470,13 +471,13 @@ void emitRange(std::uint32_t begin, std::uint32_t end, const ChakraPlan &plan, c
         setIo(node.mutable_outputs(), text, h.outputs, astra, scratch);
 
         Nanos start = 0, duration = 0;
-        if (source.event != kNoIndex) {
-            const DeviceEvent &e = device.events[source.event];
+        if (source.event.valid()) {
+            const DeviceEvent &e = device.event(source.event);
             start = e.ts;
-            duration = source.gpu || source.event >= links.exclusiveDur.size() ? e.dur : links.exclusiveDur[source.event];
+            duration = source.gpu || !source.event.in(links.exclusiveDur.size()) ? e.dur : links.exclusiveDur[source.event];
         }
         node.set_duration_micros(plan.durationMicros.empty() ? microsOf(duration) : plan.durationMicros[i]);
-        if (options.startTimes && source.event != kNoIndex)
+        if (options.startTimes && source.event.valid())
             node.set_start_time_micros(microsOf(start));
 
         // GPU nodes carry their launcher's identity attrs, as in Chakra's ET+ (a copy of the parent).
@@ -495,7 +496,7 @@ void emitRange(std::uint32_t begin, std::uint32_t end, const ChakraPlan &plan, c
             node.set_type(metadataNode ? ChakraProtoMsg::METADATA_NODE : ChakraProtoMsg::COMP_NODE);
             addInt64(node, "stream", 0);
         } else {
-            const DeviceEvent &e = device.events[source.event];
+            const DeviceEvent &e = device.event(source.event);
             node.set_name(std::string(device.name(e)));
             addInt64(node, "stream", e.stream >= 0 ? e.stream : 0);
             CommInfo comm = classifyGpuOp(host, device, source.event, source.host,

@@ -61,9 +61,9 @@ std::int64_t dtypeBytes(std::string_view dtype)
 
 const HostNode *parentOf(const HostTrace &host, const HostNode &node)
 {
-    if (node.parent == UINT32_MAX || node.parent >= host.nodes.size())
+    if (!host.contains(node.parent))
         return nullptr;
-    const HostNode *p = &host.nodes[node.parent];
+    const HostNode *p = &host.node(node.parent);
     return p == &node ? nullptr : p;
 }
 
@@ -72,11 +72,11 @@ const HostNode *parentOf(const HostTrace &host, const HostNode &node)
 constexpr int kAncestorDepth = 4;
 
 template <typename Visit>
-bool forAncestors(const HostTrace &host, std::uint32_t start, Visit &&visit)
+bool forAncestors(const HostTrace &host, HostNodeIndex start, Visit &&visit)
 {
-    if (start >= host.nodes.size())
+    if (!host.contains(start))
         return false;
-    const HostNode *node = &host.nodes[start];
+    const HostNode *node = &host.node(start);
     for (int depth = 0; node && depth < kAncestorDepth; ++depth, node = parentOf(host, *node))
         if (visit(*node))
             return true;
@@ -116,13 +116,13 @@ std::optional<CollectiveKind> recordParamCommsInputKind(const HostTrace &host, c
 }
 
 // nccl:coalesced groups several p2p ops under one kernel: its children say which.
-std::optional<CollectiveKind> coalescedChildrenKind(const HostTrace &host, std::uint32_t index)
+std::optional<CollectiveKind> coalescedChildrenKind(const HostTrace &host, HostNodeIndex index)
 {
-    if (host.childBegin.size() <= index + 1)
+    if (host.childBegin.size() <= index.get() + 1)
         return std::nullopt;
     bool sends = false, recvs = false, others = false;
-    for (std::uint32_t k = host.childBegin[index]; k < host.childBegin[index + 1]; ++k) {
-        const auto kind = collectiveKindFromName(host.name(host.nodes[host.childList[k]]));
+    for (std::uint32_t k = host.childBegin[index.get()]; k < host.childBegin[index.get() + 1]; ++k) {
+        const auto kind = collectiveKindFromName(host.name(host.node(host.childList[k])));
         if (!kind)
             continue;
         if (*kind == CollectiveKind::Send)
@@ -191,11 +191,11 @@ std::int64_t tensorInputBytes(const HostTrace &host, const HostNode &node)
     return bytes;
 }
 
-CommInfo classifyGpuOp(const HostTrace &host, const DeviceTrace &device, std::uint32_t event, std::uint32_t parentHost,
+CommInfo classifyGpuOp(const HostTrace &host, const DeviceTrace &device, EventIndex event, HostNodeIndex parentHost,
                        SizeRule sizeRule)
 {
     CommInfo info;
-    const DeviceEvent &e = device.events[event];
+    const DeviceEvent &e = device.event(event);
     const std::string_view kernelName = device.name(e);
     const CollectiveArgs *args = e.hasCollective() ? device.collectiveOf(event) : nullptr;
     info.isComm = isCollectiveKernel(device, e); // link/rules.h: collective args, or an NCCL/RCCL name
@@ -225,7 +225,8 @@ CommInfo classifyGpuOp(const HostTrace &host, const DeviceTrace &device, std::ui
     forAncestors(host, parentHost, [&](const HostNode &n) {
         const std::string_view name = host.name(n);
         if (name == "nccl:coalesced")
-            decide(coalescedChildrenKind(host, static_cast<std::uint32_t>(&n - host.nodes.data())), "coalesced_children");
+            decide(coalescedChildrenKind(host, HostNodeIndex::at(static_cast<std::size_t>(&n - host.nodes.data()))),
+                   "coalesced_children");
         else if (name.rfind("nccl:", 0) == 0)
             decide(collectiveKindFromName(name), "nccl_op_name");
         return kind.has_value();
@@ -275,8 +276,8 @@ CommInfo classifyGpuOp(const HostTrace &host, const DeviceTrace &device, std::ui
     };
     if (sizeRule == SizeRule::CollectiveMetadata)
         fromMetadata();
-    if (info.bytes <= 0 && parentHost < host.nodes.size()) {
-        info.bytes = tensorInputBytes(host, host.nodes[parentHost]);
+    if (info.bytes <= 0 && host.contains(parentHost)) {
+        info.bytes = tensorInputBytes(host, host.node(parentHost));
         info.sizeSource = "parent_inputs";
         if (info.bytes <= 0)
             forAncestors(host, parentHost, [&](const HostNode &n) {

@@ -43,7 +43,7 @@ struct CommInfo {
 enum class SizeRule : std::uint8_t { ParentTensors, CollectiveMetadata };
 
 // `parentHost` is the GPU op's parent host node (HostTrace index).
-CommInfo classifyGpuOp(const HostTrace &host, const DeviceTrace &device, std::uint32_t event, std::uint32_t parentHost,
+CommInfo classifyGpuOp(const HostTrace &host, const DeviceTrace &device, EventIndex event, HostNodeIndex parentHost,
                        SizeRule sizeRule = SizeRule::ParentTensors);
 
 // Σ numel × itemsize over the Tensor and GenericList[Tensor…] inputs (chakra_converter's comm_size rule).

@@ -28,8 +28,9 @@ EtPlusGraph buildEtPlusGraph(const HostTrace &host, const DeviceTrace &device, c
     EtPlusGraph graph;
     const std::size_t hostCount = host.nodes.size();
     const std::size_t eventCount = device.events.size();
-    auto eventOfHost = [&](std::uint32_t h) {
-        return h < links.eventOfHost.size() && links.eventOfHost[h] < eventCount ? links.eventOfHost[h] : kNoIndex;
+    auto eventOfHost = [&](HostNodeIndex h) {
+        return h.in(links.eventOfHost.size()) && device.contains(links.eventOfHost[h]) ? links.eventOfHost[h]
+                                                                                      : EventIndex(kNone);
     };
 
     // The ET+ is always written in the nested layout, so a flat (1.0.1) trace is declared as the first
@@ -45,26 +46,26 @@ EtPlusGraph buildEtPlusGraph(const HostTrace &host, const DeviceTrace &device, c
 
     // GPU children of each host node, by device start time (ties: file order).
     struct GpuChild {
-        std::uint32_t host;
+        HostNodeIndex host;
         Nanos ts;
-        std::uint32_t event;
-        std::uint32_t link;
+        EventIndex event;
+        GpuLinkIndex link;
     };
     std::vector<GpuChild> gpuChildren;
     gpuChildren.reserve(links.gpuLinks.size());
     std::map<std::string, std::size_t> notExported;
-    for (std::uint32_t k = 0; k < links.gpuLinks.size(); ++k) {
+    for (GpuLinkIndex k{0}; k.in(links.gpuLinks.size()); ++k) {
         const GpuLink &link = links.gpuLinks[k];
-        if (link.gpuEvent >= eventCount)
+        if (!device.contains(link.gpuEvent))
             continue;
-        if (link.hostNode >= hostCount) {
+        if (!host.contains(link.hostNode)) {
             const std::string reason = link.orphan != OrphanReason::None ? std::string(orphanReasonName(link.orphan))
-                                       : link.parent != kNoIndex         ? std::string("parent_has_no_host_node")
+                                       : link.parent.valid()            ? std::string("parent_has_no_host_node")
                                                                          : std::string("no_parent");
             ++notExported[reason];
             continue;
         }
-        gpuChildren.push_back({link.hostNode, device.events[link.gpuEvent].ts, link.gpuEvent, k});
+        gpuChildren.push_back({link.hostNode, device.event(link.gpuEvent).ts, link.gpuEvent, k});
     }
     std::sort(gpuChildren.begin(), gpuChildren.end(), [](const GpuChild &a, const GpuChild &b) {
         return std::tie(a.host, a.ts, a.event) < std::tie(b.host, b.ts, b.event);
@@ -77,17 +78,17 @@ EtPlusGraph buildEtPlusGraph(const HostTrace &host, const DeviceTrace &device, c
 
     // New ids: host nodes in original-id order, each followed by its GPU children.
     graph.nodes.reserve(hostCount + gpuChildren.size());
-    graph.nodeOfHost.assign(hostCount, kNoNode);
-    graph.nodeOfEvent.assign(eventCount, kNoNode);
+    graph.nodeOfHost.assign(hostCount, kNone);
+    graph.nodeOfEvent.assign(eventCount, kNone);
     std::size_t next = 0;
-    for (std::uint32_t h = 0; h < hostCount; ++h) {
-        const auto position = static_cast<std::uint32_t>(graph.nodes.size());
+    for (HostNodeIndex h{0}; h.in(hostCount); ++h) {
+        const auto position = ExportNodeIndex::at(graph.nodes.size());
         EtPlusNode &cpu = graph.nodes.emplace_back();
         cpu.host = h;
         cpu.event = eventOfHost(h);
-        graph.nodeOfHost[h] = position;
-        if (cpu.event != kNoIndex) {
-            graph.nodeOfEvent[cpu.event] = position;
+        graph.nodeOfHost[h.get()] = position;
+        if (cpu.event.valid()) {
+            graph.nodeOfEvent[cpu.event.get()] = position;
             ++graph.stats.linkedHostNodes;
         }
         for (; next < gpuChildren.size() && gpuChildren[next].host == h; ++next) {
@@ -97,28 +98,28 @@ EtPlusGraph buildEtPlusGraph(const HostTrace &host, const DeviceTrace &device, c
             gpu.gpuLink = gpuChildren[next].link;
             gpu.gpu = true;
             gpu.parent = position;
-            graph.nodeOfEvent[gpu.event] = static_cast<std::uint32_t>(graph.nodes.size() - 1);
+            graph.nodeOfEvent[gpu.event.get()] = ExportNodeIndex::at(graph.nodes.size() - 1);
         }
     }
     graph.stats.hostNodes = hostCount;
     graph.stats.gpuNodes = gpuChildren.size();
 
     // Parents, once every node has its new id (a parent with a larger original id is no exception).
-    std::unordered_map<std::int64_t, std::uint32_t> threadRootOfTid;
-    for (std::uint32_t h = 0; h < hostCount; ++h)
-        if (isEtThreadRootName(host.name(host.nodes[h])))
-            threadRootOfTid.emplace(host.nodes[h].tid, h);
+    std::unordered_map<std::int64_t, HostNodeIndex> threadRootOfTid;
+    for (HostNodeIndex h{0}; h.in(hostCount); ++h)
+        if (isEtThreadRootName(host.name(host.node(h))))
+            threadRootOfTid.emplace(host.node(h).tid, h);
     std::size_t unattached = 0;
     for (EtPlusNode &node : graph.nodes) {
         if (node.gpu)
             continue;
-        const HostNode &h = host.nodes[node.host];
-        if (h.parent < hostCount && h.parent != node.host) {
-            node.parent = graph.nodeOfHost[h.parent];
+        const HostNode &h = host.node(node.host);
+        if (host.contains(h.parent) && h.parent != node.host) {
+            node.parent = graph.nodeOfHost[h.parent.get()];
         } else if (h.parentMissing) {
             auto root = threadRootOfTid.find(h.tid);
             if (root != threadRootOfTid.end() && root->second != node.host) {
-                node.parent = graph.nodeOfHost[root->second];
+                node.parent = graph.nodeOfHost[root->second.get()];
                 node.reparented = true;
                 ++graph.stats.reparentedHostNodes;
             } else {
@@ -139,47 +140,48 @@ EtPlusGraph buildEtPlusGraph(const HostTrace &host, const DeviceTrace &device, c
     const std::size_t n = graph.nodes.size();
     graph.childBegin.assign(n + 1, 0);
     for (const EtPlusNode &node : graph.nodes)
-        if (node.parent != kNoNode)
-            ++graph.childBegin[node.parent + 1];
+        if (node.parent.valid())
+            ++graph.childBegin[node.parent.get() + 1];
     std::partial_sum(graph.childBegin.begin(), graph.childBegin.end(), graph.childBegin.begin());
     graph.childList.resize(graph.childBegin.back());
     {
         std::vector<std::uint32_t> fill(graph.childBegin.begin(), graph.childBegin.end() - 1);
         for (std::uint32_t i = 0; i < n; ++i)
-            if (graph.nodes[i].parent != kNoNode)
-                graph.childList[fill[graph.nodes[i].parent]++] = i;
+            if (graph.nodes[i].parent.valid())
+                graph.childList[fill[graph.nodes[i].parent.get()]++] = i;
     }
 
     // A CPU event without an ET node hands its edges to the nearest enclosing op that has one.
-    auto cpuNodeOfEvent = [&](std::uint32_t event) {
-        for (int guard = 0; event < eventCount && guard < 4096; ++guard) {
-            const std::uint32_t node = graph.nodeOfEvent[event];
-            if (node != kNoNode)
+    auto cpuNodeOfEvent = [&](EventIndex event) {
+        for (int guard = 0; device.contains(event) && guard < 4096; ++guard) {
+            const ExportNodeIndex node = graph.nodeOfEvent[event.get()];
+            if (node.valid())
                 return node;
-            event = event < links.index->nestParent.size() ? links.index->nestParent[event] : kNoIndex;
+            event = event.in(links.index->nestParent.size()) ? links.index->nestParent[event.get()] : EventIndex(kNone);
         }
-        return kNoNode;
+        return ExportNodeIndex(kNone);
     };
 
-    std::vector<std::pair<std::uint32_t, std::uint32_t>> syncPairs; // (waiting node, node waited for)
+    std::vector<std::pair<ExportNodeIndex, ExportNodeIndex>> syncPairs; // (waiting node, node waited for)
     std::size_t extraInterThread = 0;
     for (const Edge &edge : links.edges) {
         if (edge.kind == EdgeKind::InterThread) {
-            const std::uint32_t from = cpuNodeOfEvent(edge.from), to = cpuNodeOfEvent(edge.to);
-            if (from == kNoNode || to == kNoNode || from == to || graph.nodes[to].gpu)
+            const ExportNodeIndex from = cpuNodeOfEvent(edge.from), to = cpuNodeOfEvent(edge.to);
+            if (from.isNone() || to.isNone() || from == to || graph.nodes[to.get()].gpu)
                 continue;
-            if (graph.nodes[to].interThreadDep == kNoNode) {
-                graph.nodes[to].interThreadDep = from;
+            EtPlusNode &waiting = graph.nodes[to.get()];
+            if (waiting.interThreadDep.isNone()) {
+                waiting.interThreadDep = from;
                 ++graph.stats.interThreadDeps;
-            } else if (graph.nodes[to].interThreadDep != from) {
+            } else if (waiting.interThreadDep != from) {
                 ++extraInterThread;
             }
         } else if (edge.kind == EdgeKind::Sync) {
-            const std::uint32_t from = edge.from < eventCount ? graph.nodeOfEvent[edge.from] : kNoNode;
-            const std::uint32_t to = edge.to < eventCount && graph.nodeOfEvent[edge.to] != kNoNode
-                                         ? graph.nodeOfEvent[edge.to]
-                                         : cpuNodeOfEvent(edge.to);
-            if (from == kNoNode || to == kNoNode || from == to) {
+            const ExportNodeIndex from = device.contains(edge.from) ? graph.nodeOfEvent[edge.from.get()] : kNone;
+            const ExportNodeIndex to = device.contains(edge.to) && graph.nodeOfEvent[edge.to.get()].valid()
+                                           ? graph.nodeOfEvent[edge.to.get()]
+                                           : cpuNodeOfEvent(edge.to);
+            if (from.isNone() || to.isNone() || from == to) {
                 ++graph.stats.syncEdgesNotExported;
                 continue;
             }
@@ -187,8 +189,8 @@ EtPlusGraph buildEtPlusGraph(const HostTrace &host, const DeviceTrace &device, c
             // on real times here). This drops e.g. an enclosing op "blocked" in a synchronize for a
             // kernel its own descendants launched: it runs before them in Chakra's chain, so the
             // edge would close a cycle.
-            const std::uint32_t fromEvent = graph.nodes[from].event, toEvent = graph.nodes[to].event;
-            if (fromEvent == kNoIndex || toEvent == kNoIndex || device.events[fromEvent].ts >= device.events[toEvent].ts) {
+            const EventIndex fromEvent = graph.nodes[from.get()].event, toEvent = graph.nodes[to.get()].event;
+            if (fromEvent.isNone() || toEvent.isNone() || device.event(fromEvent).ts >= device.event(toEvent).ts) {
                 ++graph.stats.syncEdgesNotCausal;
                 continue;
             }
@@ -212,11 +214,11 @@ EtPlusGraph buildEtPlusGraph(const HostTrace &host, const DeviceTrace &device, c
     graph.stats.syncDeps = syncPairs.size();
     graph.syncBegin.assign(n + 1, 0);
     for (const auto &[waiting, _] : syncPairs)
-        ++graph.syncBegin[waiting + 1];
+        ++graph.syncBegin[waiting.get() + 1];
     std::partial_sum(graph.syncBegin.begin(), graph.syncBegin.end(), graph.syncBegin.begin());
     graph.syncList.reserve(syncPairs.size());
     for (const auto &[_, waitedFor] : syncPairs)
-        graph.syncList.push_back(waitedFor);
+        graph.syncList.push_back(waitedFor.value);
     return graph;
 }
 

@@ -99,25 +99,25 @@ static void appendNode(std::string &out, NodeText &text, std::uint32_t i, const 
                        const HostTrace &host, const DeviceTrace &device, const LinkSet &links)
 {
     const EtPlusNode &node = graph.nodes[i];
-    const HostNode &h = host.nodes[node.host];
+    const HostNode &h = host.node(node.host);
     text.load(h);
     out += i ? ",\n{\"id\":" : "\n{\"id\":";
     appendUint(out, EtPlusGraph::idOf(i));
     out += ",\"name\":";
-    appendString(out, node.gpu ? device.name(device.events[node.event]) : host.name(h));
+    appendString(out, node.gpu ? device.name(device.event(node.event)) : host.name(h));
     out += ",\"ctrl_deps\":";
     // A root names itself, as the ET does for its process root: chakra_converter then finds no
     // earlier parent, and no other node is mistaken for one.
-    appendUint(out, EtPlusGraph::idOf(node.parent == kNoNode ? i : node.parent));
+    appendUint(out, node.parent.isNone() ? EtPlusGraph::idOf(i) : EtPlusGraph::idOf(node.parent.value));
     out += ",\"inputs\":";
     appendIo(out, text, h.inputs);
     out += ",\"outputs\":";
     appendIo(out, text, h.outputs);
     out += ",\"attrs\":";
     appendAttrs(out, text, host, h);
-    if (node.event != kNoIndex) {
-        const DeviceEvent &e = device.events[node.event];
-        const Nanos exclusive = node.gpu || node.event >= links.exclusiveDur.size() ? e.dur : links.exclusiveDur[node.event];
+    if (node.event.valid()) {
+        const DeviceEvent &e = device.event(node.event);
+        const Nanos exclusive = node.gpu || !node.event.in(links.exclusiveDur.size()) ? e.dur : links.exclusiveDur[node.event];
         out += ",\"inclusive_dur\":";
         appendMicros(out, e.dur);
         out += ",\"exclusive_dur\":";
@@ -125,10 +125,10 @@ static void appendNode(std::string &out, NodeText &text, std::uint32_t i, const 
         out += ",\"ts\":";
         appendMicros(out, e.ts);
         out += ",\"inter_thread_dep\":";
-        if (node.interThreadDep == kNoNode)
+        if (node.interThreadDep.isNone())
             out += "null";
         else
-            appendUint(out, EtPlusGraph::idOf(node.interThreadDep));
+            appendUint(out, EtPlusGraph::idOf(node.interThreadDep.value));
         if (node.gpu) {
             out += ",\"cat\":";
             appendString(out, device.strings.at(e.categoryText));

@@ -27,14 +27,12 @@
 
 namespace linkscope::core {
 
-inline constexpr std::uint32_t kNoNode = std::numeric_limits<std::uint32_t>::max();
-
 struct EtPlusNode {
-    std::uint32_t host = kNoIndex;   // HostTrace::nodes index: the node itself, or a GPU node's parent
-    std::uint32_t event = kNoIndex;  // DeviceTrace event: the Kineto op a CPU node matched, or the GPU op
-    std::uint32_t parent = kNoNode;  // new id of the ctrl parent, kNoNode for a root
-    std::uint32_t interThreadDep = kNoNode; // new id this CPU node waits for on another thread
-    std::uint32_t gpuLink = kNoIndex;       // LinkSet::gpuLinks index (GPU nodes)
+    HostNodeIndex host{};              // HostTrace::nodes index: the node itself, or a GPU node's parent
+    EventIndex event{};                // DeviceTrace event: the Kineto op a CPU node matched, or the GPU op
+    ExportNodeIndex parent{};          // new id of the ctrl parent, none for a root
+    ExportNodeIndex interThreadDep{};  // new id this CPU node waits for on another thread
+    GpuLinkIndex gpuLink{};            // LinkSet::gpuLinks index (GPU nodes)
     bool gpu = false;
     bool reparented = false;         // the host parent id was absent from the file: attached to its thread root
 };
@@ -53,8 +51,8 @@ struct EtPlusStats {
 
 struct EtPlusGraph {
     std::vector<EtPlusNode> nodes;        // nodes[i] has new id i (from 0, as chakra_trace_link numbers them)
-    std::vector<std::uint32_t> nodeOfHost;  // host node index → position in nodes, kNoNode
-    std::vector<std::uint32_t> nodeOfEvent; // device event → position in nodes (GPU ops, linked CPU ops), kNoNode
+    std::vector<ExportNodeIndex> nodeOfHost;  // host node index → position in nodes, or none
+    std::vector<ExportNodeIndex> nodeOfEvent; // device event → position in nodes (GPU ops, linked CPU ops), or none
     std::vector<std::uint32_t> syncBegin;   // CSR: nodes[i] waits for syncList[syncBegin[i] .. syncBegin[i+1])
     std::vector<std::uint32_t> syncList;    // (positions)
     std::vector<std::uint32_t> childBegin;  // CSR: children of nodes[i], ascending id

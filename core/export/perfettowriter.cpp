@@ -56,16 +56,17 @@ std::string_view flowCategoryAndName(ParentRule r)
 // open on that thread at its timestamp, so the parent's start is wrong whenever a child starts at the
 // same instant (common with whole-microsecond timestamps). The first instant inside the parent not
 // covered by a direct child; the parent's start if the children leave no gap.
-Nanos flowAnchor(const DeviceTrace &device, const TraceIndex &index, std::uint32_t parent)
+Nanos flowAnchor(const DeviceTrace &device, const TraceIndex &index, EventIndex parent)
 {
-    const DeviceEvent &p = device.events[parent];
-    if (parent >= index.laneOf.size() || index.laneOf[parent] >= index.lanes.size() || index.nestParent.size() != device.events.size())
+    const DeviceEvent &p = device.event(parent);
+    if (!parent.in(index.laneOf.size()) || !index.laneOfEvent(parent).in(index.lanes.size()) ||
+        index.nestParent.size() != device.events.size())
         return p.ts;
-    const Lane &lane = index.lanes[index.laneOf[parent]];
+    const Lane &lane = index.lane(index.laneOfEvent(parent));
     // Lane events are sorted by (ts asc, dur desc, file order): find the parent, then walk its subtree.
     auto it = std::lower_bound(lane.events.begin(), lane.events.end(), p.ts,
-                               [&](std::uint32_t e, Nanos ts) { return device.events[e].ts < ts; });
-    while (it != lane.events.end() && *it != parent && device.events[*it].ts == p.ts)
+                               [&](EventIndex e, Nanos ts) { return device.event(e).ts < ts; });
+    while (it != lane.events.end() && *it != parent && device.event(*it).ts == p.ts)
         ++it;
     if (it == lane.events.end() || *it != parent)
         return p.ts;
@@ -73,10 +74,10 @@ Nanos flowAnchor(const DeviceTrace &device, const TraceIndex &index, std::uint32
     constexpr int kScanLimit = 4096; // a huge subtree: settle for the start rather than scan it all
     int scanned = 0;
     for (++it; it != lane.events.end() && scanned < kScanLimit; ++it, ++scanned) {
-        const DeviceEvent &c = device.events[*it];
+        const DeviceEvent &c = device.event(*it);
         if (c.ts >= p.end())
             break;
-        if (index.nestParent[*it] != parent)
+        if (index.nestParent[it->get()] != parent)
             continue;
         if (c.ts > cursor)
             return cursor;
@@ -200,7 +201,7 @@ std::uint64_t writePerfettoTraceTo(const OutputSink &sink, const DeviceTrace &de
     // the parents it has seen (where a parent's arrows start is worked out once per thread).
     constexpr std::uint64_t kLinkBlock = 16384;
     auto written = [&](const GpuLink &link) {
-        return link.parent < device.events.size() && link.gpuEvent < device.events.size();
+        return device.contains(link.parent) && device.contains(link.gpuEvent);
     };
     std::vector<std::uint64_t> firstFlowId; // of each block
     for (std::uint64_t k = 0, id = 1; k < links.gpuLinks.size(); ++k) {
@@ -208,18 +209,18 @@ std::uint64_t writePerfettoTraceTo(const OutputSink &sink, const DeviceTrace &de
             firstFlowId.push_back(id);
         id += written(links.gpuLinks[k]) ? 1 : 0;
     }
-    std::vector<std::unordered_map<std::uint32_t, Nanos>> anchors(static_cast<std::size_t>(threads));
+    std::vector<std::unordered_map<EventIndex, Nanos>> anchors(static_cast<std::size_t>(threads));
     forEachBlockInOrder(
         links.gpuLinks.size(), kLinkBlock, threads,
         [&](std::uint64_t firstLink, std::uint64_t lastLink, std::string &text, int slot) {
-            std::unordered_map<std::uint32_t, Nanos> &anchorOf = anchors[static_cast<std::size_t>(slot)];
+            std::unordered_map<EventIndex, Nanos> &anchorOf = anchors[static_cast<std::size_t>(slot)];
             std::uint64_t flowId = firstFlowId[firstLink / kLinkBlock];
             for (std::uint64_t k = firstLink; k < lastLink; ++k) {
                 const GpuLink &link = links.gpuLinks[k];
                 if (!written(link))
                     continue;
-                const DeviceEvent &parent = device.events[link.parent];
-                const DeviceEvent &gpu = device.events[link.gpuEvent];
+                const DeviceEvent &parent = device.event(link.parent);
+                const DeviceEvent &gpu = device.event(link.gpuEvent);
                 const std::string_view nameAndCat = flowCategoryAndName(link.rule);
                 text += ",\n{\"ph\":\"s\",\"id\":";
                 appendUint(text, flowId);

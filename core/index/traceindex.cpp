@@ -70,16 +70,16 @@ TraceIndex buildTraceIndex(const DeviceTrace &trace, std::vector<Diagnostic> *wa
     TraceIndex index;
     const auto &events = trace.events;
     const auto n = static_cast<std::uint32_t>(events.size());
-    index.laneOf.assign(n, kNoIndex);
-    index.nestParent.assign(n, kNoIndex);
+    index.laneOf.assign(n, kNone);
+    index.nestParent.assign(n, kNone);
     index.depth.assign(n, 0);
 
     // 1. Group events by lane (ordered map: few lanes, many events).
-    std::map<LaneId, std::vector<std::uint32_t>> byLane;
+    std::map<LaneId, std::vector<EventIndex>> byLane;
     // Events come in runs on one lane (a thread's ops, a stream's kernels): the last lane found is
     // tried before the map.
     LaneId lastId{};
-    std::vector<std::uint32_t> *lastList = nullptr;
+    std::vector<EventIndex> *lastList = nullptr;
     for (std::uint32_t i = 0; i < n; ++i) {
         const LaneKind kind = laneKindOf(events[i]);
         if (kind == LaneKind::Other)
@@ -89,14 +89,14 @@ TraceIndex buildTraceIndex(const DeviceTrace &trace, std::vector<Diagnostic> *wa
             lastList = &byLane[id];
             lastId = id;
         }
-        lastList->push_back(i);
+        lastList->push_back(EventIndex(i));
     }
 
     // 2. Order lanes: processes with CPU threads first (by pid), then GPU-only processes (by device);
     //    within a process CPU threads (by thread_sort_index, then tid), then GPU streams (by stream).
     struct Pending {
         LaneId id;
-        std::vector<std::uint32_t> *events;
+        std::vector<EventIndex> *events;
         std::int32_t device = -1;
         std::int64_t stream = -1;
     };
@@ -105,7 +105,7 @@ TraceIndex buildTraceIndex(const DeviceTrace &trace, std::vector<Diagnostic> *wa
     for (auto &[id, list] : byLane) {
         Pending p{id, &list};
         if (id.kind == LaneKind::GpuStream) {
-            const DeviceEvent &first = events[list.front()];
+            const DeviceEvent &first = trace.event(list.front());
             p.device = first.device >= 0 ? first.device
                        : !id.key.pid.isString ? static_cast<std::int32_t>(id.key.pid.value)
                                               : -1;
@@ -153,7 +153,7 @@ TraceIndex buildTraceIndex(const DeviceTrace &trace, std::vector<Diagnostic> *wa
         struct Key {
             Nanos ts;
             Nanos negDur;
-            std::uint32_t event;
+            EventIndex event;
             std::uint8_t gpuOp;
             bool operator<(const Key &o) const
             {
@@ -166,26 +166,27 @@ TraceIndex buildTraceIndex(const DeviceTrace &trace, std::vector<Diagnostic> *wa
         };
         std::vector<Key> keys;
         keys.reserve(list.size());
-        for (std::uint32_t ev : list)
-            keys.push_back(Key{events[ev].ts, -events[ev].dur, ev,
-                               static_cast<std::uint8_t>(isGpuOpCategory(events[ev].category) ? 1 : 0)});
+        for (EventIndex ev : list) {
+            const DeviceEvent &e = trace.event(ev);
+            keys.push_back(Key{e.ts, -e.dur, ev, static_cast<std::uint8_t>(isGpuOpCategory(e.category) ? 1 : 0)});
+        }
         sortNearlySorted(keys);
         for (std::size_t i = 0; i < keys.size(); ++i)
             list[i] = keys[i].event;
         lane.label = lane.kind == LaneKind::CpuThread ? cpuLabel(trace, lane.key) : gpuLabel(trace, lane);
 
-        const auto laneIndex = static_cast<std::uint32_t>(index.lanes.size());
-        std::vector<std::uint32_t> open; // enclosing events, outermost first
+        const auto laneIndex = LaneIndex::at(index.lanes.size());
+        std::vector<EventIndex> open; // enclosing events, outermost first
         std::vector<Nanos> openEnd;      // their ends
         std::uint16_t maxDepth = 0;
         lane.maxEndPrefix.resize(list.size());
         lane.startTs.resize(list.size());
         Nanos runningMaxEnd = std::numeric_limits<Nanos>::min();
         for (std::size_t pos = 0; pos < list.size(); ++pos) {
-            const std::uint32_t ev = list[pos];
+            const EventIndex ev = list[pos];
             const Nanos ts = keys[pos].ts;
             const Nanos end = ts - keys[pos].negDur;
-            index.laneOf[ev] = laneIndex;
+            index.laneOf[ev.get()] = laneIndex;
             while (!open.empty() && openEnd.back() <= ts) {
                 open.pop_back();
                 openEnd.pop_back();
@@ -201,16 +202,16 @@ TraceIndex buildTraceIndex(const DeviceTrace &trace, std::vector<Diagnostic> *wa
                 ++partialOverlaps;
                 if (warnings && partialOverlaps <= kMaxReportedOverlaps)
                     warnings->push_back(Diagnostic{Diagnostic::Severity::Warning, trace.path, kUnknownOffset,
-                                                   "event '" + std::string(trace.name(events[ev])) + "' at ts " +
+                                                   "event '" + std::string(trace.name(trace.event(ev))) + "' at ts " +
                                                        std::to_string(ts) + " ns on " + lane.label +
                                                        " partially overlaps an enclosing event; drawn as its sibling",
                                                    ev});
             }
             if (!open.empty()) {
-                index.nestParent[ev] = open.back();
-                index.depth[ev] = static_cast<std::uint16_t>(std::min<std::size_t>(open.size(), UINT16_MAX));
+                index.nestParent[ev.get()] = open.back();
+                index.depth[ev.get()] = static_cast<std::uint16_t>(std::min<std::size_t>(open.size(), UINT16_MAX));
             }
-            maxDepth = std::max(maxDepth, index.depth[ev]);
+            maxDepth = std::max(maxDepth, index.depth[ev.get()]);
             open.push_back(ev);
             openEnd.push_back(end);
             runningMaxEnd = std::max(runningMaxEnd, end);

@@ -19,7 +19,7 @@ struct Lane {
     std::int32_t device = -1;         // GPU lanes
     std::int64_t stream = -1;         // GPU lanes
     std::string label;                // "thread 1331 (python)", "GPU 0 stream 7", ...
-    std::vector<std::uint32_t> events;   // complete events on this lane, sorted by (ts asc, dur desc, file order)
+    std::vector<EventIndex> events;      // complete events on this lane, sorted by (ts asc, dur desc, file order)
     std::vector<Nanos> maxEndPrefix;     // maxEndPrefix[i] = max end of events[0..i]; for range queries
     std::vector<Nanos> startTs;          // startTs[i] = ts of events[i] (binary search without the trace)
     std::uint16_t rowCount = 1;          // max nesting depth + 1
@@ -27,8 +27,8 @@ struct Lane {
 
 struct TraceIndex {
     std::vector<Lane> lanes;                 // grouped by process: CPU threads first, then GPU streams
-    std::vector<std::uint32_t> laneOf;       // event → lane, kNoIndex for events not on a lane
-    std::vector<std::uint32_t> nestParent;   // event → innermost enclosing event on its lane, kNoIndex
+    std::vector<LaneIndex> laneOf;           // event → lane, none for events not on a lane
+    std::vector<EventIndex> nestParent;      // event → innermost enclosing event on its lane, or none
     std::vector<std::uint16_t> depth;        // event → nesting depth on its lane (0 = top)
     Nanos minTs = 0;
     Nanos maxTs = 0;
@@ -37,6 +37,8 @@ struct TraceIndex {
     // Positions [first, last) in lane.events of the events that may overlap [t0, t1):
     // every overlapping event is inside; binary search on start and on maxEndPrefix.
     std::pair<std::size_t, std::size_t> visibleRange(const Lane &lane, Nanos t0, Nanos t1) const;
+    const Lane &lane(LaneIndex i) const { return lanes[i.get()]; }
+    LaneIndex laneOfEvent(EventIndex e) const { return laneOf[e.get()]; }
 };
 
 // Builds lanes, nesting (stack sweep per lane, O(n log n)) and the range index.

@@ -1047,8 +1047,8 @@ private:
         }
 
         trace_.indexById.reserve(nodes.size());
-        for (std::uint32_t i = 0; i < nodes.size(); ++i)
-            trace_.indexById.emplace(nodes[i].id, i);
+        for (std::size_t i = 0; i < nodes.size(); ++i)
+            trace_.indexById.emplace(nodes[i].id, HostNodeIndex::at(i));
 
         std::size_t missing = 0;
         std::string missingExamples;
@@ -1077,18 +1077,18 @@ private:
         const std::size_t count = nodes.size();
         trace_.childBegin.assign(count + 1, 0);
         for (const auto &n : nodes)
-            if (n.parent != UINT32_MAX)
-                ++trace_.childBegin[n.parent + 1];
+            if (n.parent.valid())
+                ++trace_.childBegin[n.parent.get() + 1];
         for (std::size_t i = 0; i < count; ++i)
             trace_.childBegin[i + 1] += trace_.childBegin[i];
         trace_.childList.resize(trace_.childBegin[count]);
         std::vector<std::uint32_t> fill(trace_.childBegin.begin(), trace_.childBegin.end() - 1);
         // Nodes are in id order, so each child list comes out sorted by id.
-        for (std::uint32_t i = 0; i < count; ++i) {
-            if (nodes[i].parent != UINT32_MAX)
-                trace_.childList[fill[nodes[i].parent]++] = i;
+        for (std::size_t i = 0; i < count; ++i) {
+            if (nodes[i].parent.valid())
+                trace_.childList[fill[nodes[i].parent.get()]++] = HostNodeIndex::at(i);
             else
-                trace_.roots.push_back(i);
+                trace_.roots.push_back(HostNodeIndex::at(i));
         }
     }
 
@@ -1148,26 +1148,27 @@ private:
     {
         auto &nodes = trace_.nodes;
         std::vector<std::uint8_t> state(nodes.size(), 0); // 0 unknown, 1 on the current path, 2 reaches a root
-        std::vector<std::uint32_t> path;
+        std::vector<HostNodeIndex> path;
         std::size_t cut = 0;
         std::string examples;
-        for (std::uint32_t start = 0; start < nodes.size(); ++start) {
-            std::uint32_t i = start;
+        for (std::size_t start = 0; start < nodes.size(); ++start) {
+            HostNodeIndex i = HostNodeIndex::at(start);
             path.clear();
-            while (i != UINT32_MAX && state[i] == 0) {
-                state[i] = 1;
+            while (i.valid() && state[i.get()] == 0) {
+                state[i.get()] = 1;
                 path.push_back(i);
-                const std::uint32_t parent = nodes[i].parent;
-                if (parent != UINT32_MAX && state[parent] == 1) {
-                    nodes[i].parent = UINT32_MAX;
+                HostNode &node = nodes[i.get()];
+                const HostNodeIndex parent = node.parent;
+                if (parent.valid() && state[parent.get()] == 1) {
+                    node.parent = kNone;
                     if (++cut <= 3)
-                        examples += (examples.empty() ? "" : ", ") + std::string("node ") + std::to_string(nodes[i].id);
+                        examples += (examples.empty() ? "" : ", ") + std::string("node ") + std::to_string(node.id);
                     break;
                 }
                 i = parent;
             }
-            for (std::uint32_t j : path)
-                state[j] = 2;
+            for (HostNodeIndex j : path)
+                state[j.get()] = 2;
         }
         if (cut > 0) {
             Diagnostic d;

@@ -543,7 +543,7 @@ private:
             interned_.clear();
             trace_.threads = std::move(from.threads);
             lastThread_ = ThreadKey{};
-            lastThreadIndex_ = 0;
+            lastThreadIndex_ = ThreadIndex(0);
             trace_.events = std::move(from.events);
             trace_.collectives = std::move(from.collectives);
             trace_.graphIds = std::move(from.graphIds);
@@ -568,7 +568,7 @@ private:
         auto threadKey = [&](ThreadKey k) { return ThreadKey{traceId(k.pid), traceId(k.tid)}; };
         std::vector<ThreadIndex> threads(from.threads.size());
         for (std::size_t i = 0; i < threads.size(); ++i)
-            threads[i] = trace_.threads.intern(threadKey(from.threads.at(static_cast<ThreadIndex>(i))));
+            threads[i] = trace_.threads.intern(threadKey(from.threads.at(ThreadIndex::at(i))));
         const auto eventBase = static_cast<std::uint32_t>(trace_.events.size());
         const std::uint64_t argsBase = args_.size();
         trace_.events.resize(trace_.events.size() + from.events.size());
@@ -577,14 +577,14 @@ private:
             DeviceEvent e = in;
             e.name = id(e.name);
             e.categoryText = id(e.categoryText);
-            e.thread = threads[e.thread];
+            e.thread = threads[e.thread.get()];
             if (!sourceFile_ && !e.args.empty())
                 e.args.offset += argsBase;
             *out++ = e;
         }
         std::vector<DeviceEvent>().swap(from.events); // its memory back before the next chunk's
         for (CollectiveArgs a : from.collectives) {
-            a.event += eventBase;
+            a.event = EventIndex(a.event.value + eventBase);
             a.collectiveName = id(a.collectiveName);
             a.processGroupName = id(a.processGroupName);
             a.processGroupDesc = id(a.processGroupDesc);
@@ -592,11 +592,11 @@ private:
             trace_.collectives.push_back(a);
         }
         for (GraphIdArg g : from.graphIds) {
-            g.event += eventBase;
+            g.event = EventIndex(g.event.value + eventBase);
             trace_.graphIds.push_back(g);
         }
         for (SyncArgs sync : from.syncArgs) {
-            sync.event += eventBase;
+            sync.event = EventIndex(sync.event.value + eventBase);
             trace_.syncArgs.push_back(sync);
         }
         args_.append(c.args_);
@@ -1143,7 +1143,7 @@ private:
             if (!hasPid && !(e.phase == Phase::Instant))
                 sink_.add("event without \"pid\"; pid = 0", at);
         }
-        const auto index = static_cast<std::uint32_t>(trace_.events.size());
+        const auto index = EventIndex::at(trace_.events.size());
         if (sync.waitOnStream != kNoId || sync.recordCorrelation != kNoId) {
             sync.event = index;
             trace_.syncArgs.push_back(sync);
@@ -1201,7 +1201,7 @@ private:
     DeviceTrace trace_;
     InternCache interned_{trace_.strings};
     ThreadKey lastThread_;          // threadIndex()'s last lookup (ThreadKey{} is index 0)
-    ThreadIndex lastThreadIndex_ = 0;
+    ThreadIndex lastThreadIndex_{0};
     std::string args_; // without a source file: every event's args text, back to back (the spans index it)
     ond::parser parser_;
     simdjson::error_code lastError_ = simdjson::SUCCESS;

@@ -84,7 +84,7 @@ RankSummary processRank(const RankFiles &files, const JobOptions &options)
         }
         s.gpuOps = links.gpuLinks.size();
         s.linked = static_cast<std::size_t>(
-            std::count_if(links.gpuLinks.begin(), links.gpuLinks.end(), [](const GpuLink &l) { return l.parent != kNoIndex; }));
+            std::count_if(links.gpuLinks.begin(), links.gpuLinks.end(), [](const GpuLink &l) { return l.parent.valid(); }));
         const auto counts = countFindingsByKind(links.findings);
         for (std::size_t k = 0; k < counts.size(); ++k)
             if (counts[k])

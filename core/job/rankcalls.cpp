@@ -74,11 +74,11 @@ std::vector<CollectiveCall> collectiveCallsOf(const DeviceTrace &device, const H
     };
     std::vector<Item> items;
     for (const GpuLink &link : links.gpuLinks) {
-        const std::uint32_t event = link.gpuEvent;
+        const EventIndex event = link.gpuEvent;
         const CommInfo info = classifyGpuOp(host, device, event, link.hostNode);
         if (!info.isComm)
             continue;
-        const DeviceEvent &e = device.events[event];
+        const DeviceEvent &e = device.event(event);
         CollectiveCall c;
         c.kind = kindOf(info);
         c.processGroup = info.pgName;
@@ -95,9 +95,10 @@ std::vector<CollectiveCall> collectiveCallsOf(const DeviceTrace &device, const H
                 c.dtype = canonicalDtype(device.strings.at(a.dtype));
         }
         // The enclosing record_param_comms' attrs (ET ≥ 1.1.0) when Kineto has no collective args.
-        for (std::uint32_t h = link.hostNode, depth = 0; h < host.nodes.size() && depth < 16 && (c.elements < 0 || c.dtype.empty());
-             h = host.nodes[h].parent, ++depth) {
-            const HostNode &n = host.nodes[h];
+        std::uint32_t depth = 0;
+        for (HostNodeIndex h = link.hostNode; host.contains(h) && depth < 16 && (c.elements < 0 || c.dtype.empty());
+             h = host.node(h).parent, ++depth) {
+            const HostNode &n = host.node(h);
             if (n.comm >= host.commAttrs.size())
                 continue;
             const HostCommAttrs &a = host.commAttrs[n.comm];
@@ -108,13 +109,13 @@ std::vector<CollectiveCall> collectiveCallsOf(const DeviceTrace &device, const H
         }
         if (c.dtype.empty())
             c.dtype = dtypeFromKernelName(device.name(e));
-        const bool launched = link.launch < device.events.size();
-        c.launchNs = base + (launched ? device.events[link.launch].ts : e.ts);
+        const bool launched = device.contains(link.launch);
+        c.launchNs = base + (launched ? device.event(link.launch).ts : e.ts);
         c.startNs = base + e.ts;
         c.endNs = base + e.end();
         std::string kernel(device.name(e).substr(0, 64));
-        c.where = file + " event " + std::to_string(event) + " (" + kernel + ")";
-        items.push_back({std::move(c), launched ? device.events[link.launch].ts : e.ts, e.ts});
+        c.where = file + " event " + std::to_string(event.value) + " (" + kernel + ")";
+        items.push_back({std::move(c), launched ? device.event(link.launch).ts : e.ts, e.ts});
     }
     std::stable_sort(items.begin(), items.end(), [](const Item &a, const Item &b) {
         return a.order != b.order ? a.order < b.order : a.kernelTs < b.kernelTs;

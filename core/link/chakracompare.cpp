@@ -21,9 +21,9 @@ std::string_view chakraDropReasonName(ChakraDropReason reason)
     return "unknown";
 }
 
-std::vector<std::uint32_t> RuleComparison::affected() const
+std::vector<EventIndex> RuleComparison::affected() const
 {
-    std::vector<std::uint32_t> all;
+    std::vector<EventIndex> all;
     all.reserve(differentParent.size() + dropped.size() + syncLostGpuOps.size());
     all.insert(all.end(), differentParent.begin(), differentParent.end());
     all.insert(all.end(), dropped.begin(), dropped.end());
@@ -40,14 +40,14 @@ bool chakraDrops(const DeviceTrace &trace, const GpuLink &theirs, ChakraDropReas
             *reason = r;
         return true;
     };
-    const DeviceEvent &gpu = trace.events.at(theirs.gpuEvent);
+    const DeviceEvent &gpu = trace.events.at(theirs.gpuEvent.get());
     if (!chakraSeesGpuOp(gpu.category))
         return drop(ChakraDropReason::Memset);
-    if (theirs.launch == kNoIndex || theirs.launchMatch != LaunchMatch::Correlation)
+    if (theirs.launch.isNone() || theirs.launchMatch != LaunchMatch::Correlation)
         return drop(ChakraDropReason::NoLaunchEvent);
-    if (!chakraKnowsLaunchApi(trace.name(trace.events.at(theirs.launch))))
+    if (!chakraKnowsLaunchApi(trace.name(trace.events.at(theirs.launch.get()))))
         return drop(ChakraDropReason::UnknownLaunchApi);
-    if (theirs.parent == kNoIndex)
+    if (theirs.parent.isNone())
         return drop(theirs.orphan == OrphanReason::NoHostNode ? ChakraDropReason::NoHostNode
                                                               : ChakraDropReason::NoEnclosingOp);
     return false;
@@ -63,15 +63,15 @@ RuleComparison compareLinkSets(const DeviceTrace &trace, const LinkSet &ours, co
     for (std::size_t i = 0; i < n; ++i) {
         const GpuLink &our = ours.gpuLinks[i];
         const GpuLink &their = theirs.gpuLinks[i];
-        if (their.parent != kNoIndex) {
+        if (their.parent.valid()) {
             ++c.linked;
             if (!isPrimaryRule(theirs.policy, their.rule))
                 c.fallback.push_back(their.gpuEvent);
         }
         ChakraDropReason reason{};
         if (chakraDrops(trace, their, &reason)) {
-            droppedByThem[their.gpuEvent] = true;
-            if (our.parent != kNoIndex) {
+            droppedByThem[their.gpuEvent.get()] = true;
+            if (our.parent.valid()) {
                 c.dropped.push_back(our.gpuEvent);
                 ++c.droppedBy[static_cast<std::size_t>(reason)];
             }
@@ -80,21 +80,19 @@ RuleComparison compareLinkSets(const DeviceTrace &trace, const LinkSet &ours, co
         if (their.parent == our.parent)
             continue;
         c.differentParent.push_back(our.gpuEvent);
-        const DeviceEvent &gpu = trace.events[our.gpuEvent];
-        if (isCollectiveKernel(trace, gpu) && trace.name(trace.events[their.parent]) == "record_param_comms")
+        const DeviceEvent &gpu = trace.event(our.gpuEvent);
+        if (isCollectiveKernel(trace, gpu) && trace.name(trace.event(their.parent)) == "record_param_comms")
             c.collectiveOnRecordParamComms.push_back(our.gpuEvent);
     }
 
     // Sync edges: ours that its link set does not have, or that end on a GPU op it drops.
-    std::vector<std::pair<std::uint32_t, std::uint32_t>> theirSync;
+    std::vector<std::pair<EventIndex, EventIndex>> theirSync;
     for (const Edge &e : theirs.edges)
         if (e.kind == EdgeKind::Sync)
             theirSync.emplace_back(e.from, e.to);
     std::sort(theirSync.begin(), theirSync.end());
-    auto isDroppedGpuOp = [&](std::uint32_t event) { return event < droppedByThem.size() && droppedByThem[event]; };
-    auto isGpuOp = [&](std::uint32_t event) {
-        return event < ours.gpuLinkOf.size() && ours.gpuLinkOf[event] != kNoIndex;
-    };
+    auto isDroppedGpuOp = [&](EventIndex event) { return event.in(droppedByThem.size()) && droppedByThem[event.get()]; };
+    auto isGpuOp = [&](EventIndex event) { return event.in(ours.gpuLinkOf.size()) && ours.gpuLinkOf[event].valid(); };
     for (const Edge &e : ours.edges) {
         if (e.kind != EdgeKind::Sync)
             continue;
@@ -104,7 +102,7 @@ RuleComparison compareLinkSets(const DeviceTrace &trace, const LinkSet &ours, co
         if (kept)
             continue;
         ++c.syncEdgesLost;
-        for (std::uint32_t end : {e.from, e.to})
+        for (EventIndex end : {e.from, e.to})
             if (isGpuOp(end))
                 c.syncLostGpuOps.push_back(end);
     }

@@ -35,20 +35,20 @@ std::string_view chakraDropReasonName(ChakraDropReason reason); // "memset", "no
 struct RuleComparison {
     Policy policy = Policy::ExternalId;                  // ExternalId (Chakra 1.0) or EvIdx (before PR #185)
     std::size_t gpuOps = 0;                              // GPU ops compared
-    std::vector<std::uint32_t> differentParent;          // it attaches the GPU op to another parent than ours
+    std::vector<EventIndex> differentParent;          // it attaches the GPU op to another parent than ours
                                                          // (or attaches one we leave without a parent)
-    std::vector<std::uint32_t> collectiveOnRecordParamComms; // of those: NCCL/RCCL kernels it puts on record_param_comms
-    std::vector<std::uint32_t> dropped;                  // we attach the GPU op to a parent, it drops it
+    std::vector<EventIndex> collectiveOnRecordParamComms; // of those: NCCL/RCCL kernels it puts on record_param_comms
+    std::vector<EventIndex> dropped;                  // we attach the GPU op to a parent, it drops it
     std::array<std::size_t, kChakraDropReasonCount> droppedBy{}; // `dropped` by reason
     std::size_t syncEdges = 0;                           // our sync edges
     std::size_t syncEdgesLost = 0;                       // of ours, not in its link set (or on a GPU op it drops)
-    std::vector<std::uint32_t> syncLostGpuOps;           // the GPU ops at the ends of the lost edges
+    std::vector<EventIndex> syncLostGpuOps;           // the GPU ops at the ends of the lost edges
     std::size_t linked = 0;                              // GPU ops it gives a parent (before dropping)
-    std::vector<std::uint32_t> fallback;                 // of those, by a rule other than its primary one
+    std::vector<EventIndex> fallback;                 // of those, by a rule other than its primary one
                                                          // (Chakra 1.0: no External-id match, latest-starting op)
 
     // Every GPU op above once, in event order (the "changed vs Chakra" filter).
-    std::vector<std::uint32_t> affected() const;
+    std::vector<EventIndex> affected() const;
 };
 
 struct ChakraComparison {

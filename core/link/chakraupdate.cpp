@@ -9,7 +9,7 @@ namespace linkscope::core {
 
 namespace {
 
-void setMember(std::vector<std::uint32_t> &sorted, std::uint32_t event, bool member)
+void setMember(std::vector<EventIndex> &sorted, EventIndex event, bool member)
 {
     auto at = std::lower_bound(sorted.begin(), sorted.end(), event);
     const bool present = at != sorted.end() && *at == event;
@@ -38,15 +38,15 @@ bool sameSyncEdges(const LinkSet &a, const LinkSet &b)
 
 std::optional<RuleComparison> updateComparison(const DeviceTrace &trace, const RuleComparison &before,
                                                const LinkSet &oursBefore, const LinkSet &oursNow, const LinkSet &theirs,
-                                               const std::vector<std::uint32_t> &changedLinks)
+                                               const std::vector<GpuLinkIndex> &changedLinks)
 {
     const std::size_t n = std::min(oursNow.gpuLinks.size(), theirs.gpuLinks.size());
     if (oursBefore.gpuLinks.size() != oursNow.gpuLinks.size() || before.gpuOps != n || before.policy != theirs.policy
         || !oursNow.gpuLinkOf.sharedWith(oursBefore.gpuLinkOf) || !sameSyncEdges(oursBefore, oursNow))
         return std::nullopt;
     RuleComparison c = before;
-    for (std::uint32_t i : changedLinks) {
-        if (i >= n)
+    for (GpuLinkIndex i : changedLinks) {
+        if (!i.in(n))
             continue;
         const GpuLink &was = oursBefore.gpuLinks[i];
         const GpuLink &our = oursNow.gpuLinks[i];
@@ -55,7 +55,7 @@ std::optional<RuleComparison> updateComparison(const DeviceTrace &trace, const R
             return std::nullopt;
         ChakraDropReason reason{};
         if (chakraDrops(trace, their, &reason)) {
-            const bool droppedBefore = was.parent != kNoIndex, droppedNow = our.parent != kNoIndex;
+            const bool droppedBefore = was.parent.valid(), droppedNow = our.parent.valid();
             if (droppedBefore != droppedNow) {
                 setMember(c.dropped, our.gpuEvent, droppedNow);
                 c.droppedBy[static_cast<std::size_t>(reason)] += droppedNow ? 1 : -1;
@@ -64,8 +64,8 @@ std::optional<RuleComparison> updateComparison(const DeviceTrace &trace, const R
         }
         const bool different = their.parent != our.parent;
         setMember(c.differentParent, our.gpuEvent, different);
-        const bool collective = different && isCollectiveKernel(trace, trace.events[our.gpuEvent])
-                                && trace.name(trace.events[their.parent]) == "record_param_comms";
+        const bool collective = different && isCollectiveKernel(trace, trace.event(our.gpuEvent))
+                                && trace.name(trace.event(their.parent)) == "record_param_comms";
         setMember(c.collectiveOnRecordParamComms, our.gpuEvent, collective);
     }
     return c;

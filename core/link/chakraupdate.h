@@ -19,6 +19,6 @@ namespace linkscope::core {
 // compared edge by edge) — and the caller compares in full.
 std::optional<RuleComparison> updateComparison(const DeviceTrace &trace, const RuleComparison &before,
                                                const LinkSet &oursBefore, const LinkSet &oursNow, const LinkSet &theirs,
-                                               const std::vector<std::uint32_t> &changedLinks);
+                                               const std::vector<GpuLinkIndex> &changedLinks);
 
 } // namespace linkscope::core

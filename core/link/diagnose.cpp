@@ -11,53 +11,53 @@ bool startsWith(std::string_view text, std::string_view prefix) { return text.su
 class Diagnoser {
 public:
     Diagnoser(const DeviceTrace &trace, const LinkSet &links, std::vector<Finding> &out)
-        : dev_(trace), ev_(trace.events), links_(links), evidence_(*links.evidence), out_(out)
+        : dev_(trace), links_(links), evidence_(*links.evidence), out_(out)
     {
     }
 
-    void run(std::uint32_t linkIndex)
+    void run(GpuLinkIndex linkIndex)
     {
         const GpuLink &link = links_.gpuLinks[linkIndex];
-        const LaunchEvidence &launch = evidence_.launches[linkIndex];
+        const LaunchEvidence &launch = evidence_.launches[linkIndex.get()];
         if (link.orphan != OrphanReason::None)
             reportOrphan(link);
         reportLinkFindings(link, launch);
     }
 
 private:
-    std::string describe(std::uint32_t event) const { return describeEvent(dev_, event); }
+    std::string describe(EventIndex event) const { return describeEvent(dev_, event); }
 
-    void addFinding(FindingKind kind, FindingSeverity severity, std::uint32_t subject, std::string message,
-                    std::string suggestion, std::uint32_t suggestedParent = kNoIndex)
+    void addFinding(FindingKind kind, FindingSeverity severity, EventIndex subject, std::string message,
+                    std::string suggestion, EventIndex suggestedParent = kNone)
     {
-        out_.push_back(Finding{kind, severity, SubjectKind::DeviceEvent, subject, std::move(message),
+        out_.push_back(Finding{kind, severity, SubjectKind::DeviceEvent, subject, kNone, std::move(message),
                                std::move(suggestion), suggestedParent});
     }
 
-    std::uint32_t opParent(std::uint32_t event) const
+    EventIndex opParent(EventIndex event) const
     {
-        return event < evidence_.opParent.size() ? evidence_.opParent[event] : kNoIndex;
+        return event.in(evidence_.opParent.size()) ? evidence_.opParent[event.get()] : EventIndex(kNone);
     }
 
-    bool isOpAncestor(std::uint32_t ancestor, std::uint32_t event) const
+    bool isOpAncestor(EventIndex ancestor, EventIndex event) const
     {
-        for (std::uint32_t p = opParent(event); p != kNoIndex; p = opParent(p))
+        for (EventIndex p = opParent(event); p.valid(); p = opParent(p))
             if (p == ancestor)
                 return true;
         return false;
     }
 
-    bool externalIdAgrees(std::uint32_t parent, std::uint32_t externalOp) const
+    bool externalIdAgrees(EventIndex parent, EventIndex externalOp) const
     {
         if (parent == externalOp)
             return true;
         // User-scope refinement: a user_annotation (nccl:*, record_function) nested in the External-id op.
-        return ev_[parent].category == EventCategory::UserAnnotation && isOpAncestor(externalOp, parent);
+        return dev_.event(parent).category == EventCategory::UserAnnotation && isOpAncestor(externalOp, parent);
     }
 
     void reportOrphan(const GpuLink &link)
     {
-        const DeviceEvent &gpu = ev_[link.gpuEvent];
+        const DeviceEvent &gpu = dev_.event(link.gpuEvent);
         std::string why, suggestion;
         switch (link.orphan) {
         case OrphanReason::NoCorrelation:
@@ -82,68 +82,67 @@ private:
         }
         addFinding(FindingKind::OrphanGpuOp, FindingSeverity::Warning, link.gpuEvent,
                    "GPU op " + describe(link.gpuEvent) + " has no parent: " + why, suggestion,
-                   link.orphan == OrphanReason::NoHostNode ? link.innermost : kNoIndex);
+                   link.orphan == OrphanReason::NoHostNode ? link.innermost : EventIndex(kNone));
     }
 
     // The nccl:* user_annotation between the innermost enclosing op and `parent`, if any.
-    std::uint32_t ncclAnnotationBelow(std::uint32_t innermost, std::uint32_t parent) const
+    EventIndex ncclAnnotationBelow(EventIndex innermost, EventIndex parent) const
     {
-        for (std::uint32_t p = innermost; p != kNoIndex && p != parent; p = opParent(p))
-            if (ev_[p].category == EventCategory::UserAnnotation && startsWith(dev_.name(ev_[p]), "nccl:"))
+        for (EventIndex p = innermost; p.valid() && p != parent; p = opParent(p))
+            if (dev_.event(p).category == EventCategory::UserAnnotation && startsWith(dev_.name(dev_.event(p)), "nccl:"))
                 return p;
-        return kNoIndex;
+        return kNone;
     }
 
     void reportLinkFindings(const GpuLink &link, const LaunchEvidence &launch)
     {
-        const std::uint32_t g = link.gpuEvent;
-        const DeviceEvent &gpu = ev_[g];
-        if (link.launch != kNoIndex && gpu.ts < ev_[link.launch].ts)
+        const EventIndex g = link.gpuEvent;
+        const DeviceEvent &gpu = dev_.event(g);
+        if (link.launch.valid() && gpu.ts < dev_.event(link.launch).ts)
             addFinding(FindingKind::GpuBeforeLaunch, FindingSeverity::Warning, g,
-                       "GPU op " + describe(g) + " starts " + std::to_string(ev_[link.launch].ts - gpu.ts) +
+                       "GPU op " + describe(g) + " starts " + std::to_string(dev_.event(link.launch).ts - gpu.ts) +
                            " ns before its launch " + describe(link.launch),
                        "check the clock alignment of the trace; the correlation link itself is kept");
-        const std::uint32_t nestingChoice = link.byPolicy[static_cast<std::size_t>(Policy::Nesting)];
-        if (link.parent == kNoIndex)
+        const EventIndex nestingChoice = link.byPolicy[static_cast<std::size_t>(Policy::Nesting)];
+        if (link.parent.isNone())
             return;
-        const DeviceEvent &parent = ev_[link.parent];
+        const DeviceEvent &parent = dev_.event(link.parent);
         if (launch.hasTime && (launch.ts < parent.ts || launch.ts > parent.end()))
             addFinding(FindingKind::LaunchOutsideParent, FindingSeverity::Warning, g,
                        "the launch of " + describe(g) + " at " + std::to_string(launch.ts) +
                            " ns is outside its parent " + describe(link.parent) + " [" + std::to_string(parent.ts) +
                            ", " + std::to_string(parent.end()) + ")",
-                       nestingChoice != kNoIndex && nestingChoice != link.parent
+                       nestingChoice.valid() && nestingChoice != link.parent
                            ? "re-parent to the enclosing op " + describe(nestingChoice)
                            : "re-parent to the op that encloses the launch",
-                       nestingChoice != link.parent ? nestingChoice : kNoIndex);
-        if (dev_.name(parent) == "record_param_comms" && link.innermost != kNoIndex) {
-            const std::uint32_t nccl = ncclAnnotationBelow(link.innermost, link.parent);
-            if (nccl != kNoIndex)
+                       nestingChoice != link.parent ? nestingChoice : EventIndex(kNone));
+        if (dev_.name(parent) == "record_param_comms" && link.innermost.valid()) {
+            const EventIndex nccl = ncclAnnotationBelow(link.innermost, link.parent);
+            if (nccl.valid())
                 addFinding(FindingKind::NcclParentIsRecordParamComms, FindingSeverity::Warning, g,
                            "GPU op " + describe(g) + " is attached to record_param_comms while " + describe(nccl) +
                                " encloses its launch (Chakra issue #196)",
                            "re-parent to " + describe(nccl), nccl);
         }
         // Policies disagreeing beyond the expected user-scope refinement (nccl:* inside its External-id op).
-        const std::uint32_t head = link.byPolicy[static_cast<std::size_t>(Policy::ExternalId)];
-        const std::uint32_t pre = link.byPolicy[static_cast<std::size_t>(Policy::EvIdx)];
-        const std::uint32_t externalOp = launch.externalOp;
+        const EventIndex head = link.byPolicy[static_cast<std::size_t>(Policy::ExternalId)];
+        const EventIndex pre = link.byPolicy[static_cast<std::size_t>(Policy::EvIdx)];
+        const EventIndex externalOp = launch.externalOp;
         const bool headDiffers = head != nestingChoice &&
-                                 !(nestingChoice != kNoIndex && head != kNoIndex && head == externalOp &&
+                                 !(nestingChoice.valid() && head.valid() && head == externalOp &&
                                    externalIdAgrees(nestingChoice, head));
         const bool preDiffers = launch.hasTime && pre != nestingChoice;
         if (headDiffers || preDiffers)
             addFinding(FindingKind::PolicyDisagreement, FindingSeverity::Info, g,
                        "policies disagree for " + describe(g) + ": nesting → " + describe(nestingChoice) +
                            ", external-id → " + describe(head) + ", ev-idx → " + describe(pre),
-                       nestingChoice != kNoIndex ? "the nesting choice " + describe(nestingChoice) +
+                       nestingChoice.valid() ? "the nesting choice " + describe(nestingChoice) +
                                                        " encloses the launch"
                                                  : "compare the candidates on the timeline",
-                       links_.policy != Policy::Nesting && nestingChoice != link.parent ? nestingChoice : kNoIndex);
+                       links_.policy != Policy::Nesting && nestingChoice != link.parent ? nestingChoice : EventIndex(kNone));
     }
 
     const DeviceTrace &dev_;
-    const std::vector<DeviceEvent> &ev_;
     const LinkSet &links_;
     const LinkEvidence &evidence_;
     std::vector<Finding> &out_;
@@ -151,12 +150,12 @@ private:
 
 } // namespace
 
-std::string describeEvent(const DeviceTrace &trace, std::uint32_t event)
+std::string describeEvent(const DeviceTrace &trace, EventIndex event)
 {
-    if (event == kNoIndex)
+    if (event.isNone())
         return "(none)";
     // Called for every finding (several per GPU op on some traces): one buffer, no temporaries.
-    const DeviceEvent &e = trace.events[event];
+    const DeviceEvent &e = trace.event(event);
     const std::string_view name = trace.name(e);
     char number[24];
     std::string text;
@@ -174,7 +173,7 @@ std::string describeEvent(const DeviceTrace &trace, std::uint32_t event)
     return text;
 }
 
-void diagnoseGpuOp(const DeviceTrace &trace, const LinkSet &links, std::uint32_t linkIndex, std::vector<Finding> &out)
+void diagnoseGpuOp(const DeviceTrace &trace, const LinkSet &links, GpuLinkIndex linkIndex, std::vector<Finding> &out)
 {
     if (!links.evidence)
         return;
@@ -187,22 +186,22 @@ FindingList diagnoseAll(const DeviceTrace &trace, const LinkSet &links)
     std::vector<std::uint32_t> begin;
     begin.reserve(links.gpuLinks.size() + 1);
     begin.push_back(0);
-    for (std::uint32_t i = 0; i < links.gpuLinks.size(); ++i) {
+    for (GpuLinkIndex i{0}; i.get() < links.gpuLinks.size(); ++i) {
         diagnoseGpuOp(trace, links, i, perOp);
         begin.push_back(static_cast<std::uint32_t>(perOp.size()));
     }
     return FindingList(links.findings.traceWide(), std::move(perOp), std::move(begin), links.findings.hostSide());
 }
 
-void rediagnoseGpuOp(const DeviceTrace &trace, LinkSet &links, std::uint32_t linkIndex)
+void rediagnoseGpuOp(const DeviceTrace &trace, LinkSet &links, GpuLinkIndex linkIndex)
 {
     // Without the linker's evidence (a link set made by hand) there is nothing to judge by: the
     // findings stay as they were.
-    if (!links.evidence || linkIndex >= links.findings.gpuOpCount())
+    if (!links.evidence || !linkIndex.in(links.findings.gpuOpCount()))
         return;
     std::vector<Finding> now;
     diagnoseGpuOp(trace, links, linkIndex, now);
-    links.findings.replaceGpuOp(linkIndex, std::move(now));
+    links.findings.replaceGpuOp(linkIndex.get(), std::move(now));
 }
 
 } // namespace linkscope::core

@@ -18,16 +18,16 @@ namespace linkscope::core {
 
 // The findings of GPU link `linkIndex` under `links` (appended to `out`, in report order). Uses
 // only the link, the trace and what the linker recorded about its launch (LinkSet::evidence).
-void diagnoseGpuOp(const DeviceTrace &trace, const LinkSet &links, std::uint32_t linkIndex, std::vector<Finding> &out);
+void diagnoseGpuOp(const DeviceTrace &trace, const LinkSet &links, GpuLinkIndex linkIndex, std::vector<Finding> &out);
 
 // Derives the per-GPU-op findings of `links` again from scratch (the trace-wide and host-side ones
 // are kept): what a correction's incremental update must equal.
 FindingList diagnoseAll(const DeviceTrace &trace, const LinkSet &links);
 
 // Updates the findings of GPU link `linkIndex` in `links.findings` after its link changed.
-void rediagnoseGpuOp(const DeviceTrace &trace, LinkSet &links, std::uint32_t linkIndex);
+void rediagnoseGpuOp(const DeviceTrace &trace, LinkSet &links, GpuLinkIndex linkIndex);
 
 // "'name' at 123 ns (Ev Idx 4)": how findings name an event.
-std::string describeEvent(const DeviceTrace &trace, std::uint32_t event);
+std::string describeEvent(const DeviceTrace &trace, EventIndex event);
 
 } // namespace linkscope::core

@@ -43,10 +43,11 @@ struct Finding {
     FindingKind kind = FindingKind::PolicyDisagreement;
     FindingSeverity severity = FindingSeverity::Warning;
     SubjectKind subjectKind = SubjectKind::DeviceEvent;
-    std::uint32_t subject = UINT32_MAX;        // event or host node index
+    EventIndex event{};                          // the subject when subjectKind is DeviceEvent
+    HostNodeIndex hostNode{};                    // the subject when subjectKind is HostNode
     std::string message;
     std::string suggestion;                    // human-readable suggested correction
-    std::uint32_t suggestedParent = UINT32_MAX; // for re-parent suggestions: the CPU event to attach to
+    EventIndex suggestedParent{};                // for re-parent suggestions: the CPU event to attach to
 };
 
 // Findings in report order, in three parts: trace-wide (duplicate correlations), one group per GPU

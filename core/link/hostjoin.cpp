@@ -37,12 +37,12 @@ public:
     HostJoin run()
     {
         HostJoin join;
-        join.hostOfEvent.assign(device_.events.size(), kNoIndex);
-        join.eventOfHost.assign(host_.nodes.size(), kNoIndex);
+        join.hostOfEvent.assign(device_.events.size(), kNone);
+        join.eventOfHost.assign(host_.nodes.size(), kNone);
 
-        for (std::uint32_t i = 0; i < host_.nodes.size(); ++i)
+        for (std::size_t i = 0; i < host_.nodes.size(); ++i)
             if (host_.nodes[i].rfId != 0)
-                hostWithRf_.push_back(i);
+                hostWithRf_.push_back(HostNodeIndex::at(i));
         join.stats.hostNodesWithRfId = hostWithRf_.size();
         collectDeviceCpuOps();
         join.stats.deviceCpuOps = cpuOps_.size();
@@ -53,7 +53,7 @@ public:
         }
 
         const bool anyRfId = std::any_of(cpuOps_.begin(), cpuOps_.end(),
-                                         [&](std::uint32_t ev) { return device_.events[ev].rfId != 0; });
+                                         [&](EventIndex ev) { return device_.event(ev).rfId != 0; });
         Candidate chosen;
         if (anyRfId) {
             chosen.source = KeySource::RecordFunctionId;
@@ -87,10 +87,10 @@ public:
 
         // The join itself: key − offset = rf_id.
         // (rf_id, event) sorted; of ops sharing a key the first in file order (smallest event) is used.
-        std::vector<std::pair<std::int64_t, std::uint32_t>> eventByRf;
+        std::vector<std::pair<std::int64_t, EventIndex>> eventByRf;
         eventByRf.reserve(cpuOps_.size());
-        for (std::uint32_t ev : cpuOps_) {
-            const std::int64_t key = keyOf(device_.events[ev], chosen.source);
+        for (EventIndex ev : cpuOps_) {
+            const std::int64_t key = keyOf(device_.event(ev), chosen.source);
             if (key == kNoId || (chosen.source == KeySource::RecordFunctionId && key == 0))
                 continue;
             eventByRf.emplace_back(key - chosen.offset, ev);
@@ -109,34 +109,34 @@ public:
         auto distance = [](std::int64_t from, std::int64_t to) {
             return static_cast<std::uint64_t>(to) - static_cast<std::uint64_t>(from);
         };
-        std::vector<std::uint32_t> denseEventByRf;
+        std::vector<EventIndex> denseEventByRf;
         if (!eventByRf.empty() && distance(minKey, maxKey) < 4 * static_cast<std::uint64_t>(keyed) + 1024) {
-            denseEventByRf.assign(static_cast<std::size_t>(distance(minKey, maxKey)) + 1, kNoIndex);
+            denseEventByRf.assign(static_cast<std::size_t>(distance(minKey, maxKey)) + 1, kNone);
             for (const auto &[key, ev] : eventByRf)
                 denseEventByRf[static_cast<std::size_t>(distance(minKey, key))] = ev;
         }
-        auto eventWithRf = [&](std::int64_t rf) -> std::uint32_t {
+        auto eventWithRf = [&](std::int64_t rf) -> EventIndex {
             if (rf < minKey || rf > maxKey)
-                return kNoIndex;
+                return kNone;
             if (!denseEventByRf.empty())
                 return denseEventByRf[static_cast<std::size_t>(distance(minKey, rf))];
-            auto it = std::lower_bound(eventByRf.begin(), eventByRf.end(), std::make_pair(rf, std::uint32_t(0)));
-            return it != eventByRf.end() && it->first == rf ? it->second : kNoIndex;
+            auto it = std::lower_bound(eventByRf.begin(), eventByRf.end(), std::make_pair(rf, EventIndex(0)));
+            return it != eventByRf.end() && it->first == rf ? it->second : EventIndex(kNone);
         };
         if (duplicateKeys > 0)
             join.warnings.push_back(warning(std::to_string(duplicateKeys) +
                                             " Kineto CPU ops share their join key with an earlier one; the first is used"));
 
         std::vector<std::string> mismatchExamples;
-        for (std::uint32_t node : hostWithRf_) {
-            const HostNode &n = host_.nodes[node];
-            const std::uint32_t event = eventWithRf(static_cast<std::int64_t>(n.rfId));
-            if (event == kNoIndex)
+        for (HostNodeIndex node : hostWithRf_) {
+            const HostNode &n = host_.node(node);
+            const EventIndex event = eventWithRf(static_cast<std::int64_t>(n.rfId));
+            if (!event)
                 continue;
-            join.eventOfHost[node] = event;
-            join.hostOfEvent[event] = node;
+            join.eventOfHost[node.get()] = event;
+            join.hostOfEvent[event.get()] = node;
             ++join.stats.matched;
-            const DeviceEvent &e = device_.events[event];
+            const DeviceEvent &e = device_.event(event);
             if (host_.name(n) != device_.name(e)) {
                 ++join.stats.nameMismatches;
                 if (mismatchExamples.size() < 5)
@@ -176,23 +176,23 @@ private:
                 anyOfHostPid = true;
                 break;
             }
-        for (std::uint32_t i = 0; i < device_.events.size(); ++i) {
+        for (std::size_t i = 0; i < device_.events.size(); ++i) {
             const DeviceEvent &e = device_.events[i];
             if (isCpuOp(e) && (!anyOfHostPid || device_.threadKey(e).pid == hostPid))
-                cpuOps_.push_back(i);
+                cpuOps_.push_back(EventIndex::at(i));
         }
     }
 
     std::size_t countAgreements(KeySource source, std::int64_t offset) const
     {
         std::size_t agree = 0;
-        for (std::uint32_t ev : cpuOps_) {
-            const DeviceEvent &e = device_.events[ev];
+        for (EventIndex ev : cpuOps_) {
+            const DeviceEvent &e = device_.event(ev);
             const std::int64_t key = keyOf(e, source);
             if (key == kNoId)
                 continue;
             auto it = hostByRf_.find(key - offset);
-            if (it != hostByRf_.end() && host_.name(host_.nodes[it->second]) == device_.name(e))
+            if (it != hostByRf_.end() && host_.name(host_.node(it->second)) == device_.name(e))
                 ++agree;
         }
         return agree;
@@ -203,16 +203,16 @@ private:
     Candidate bestOffset(KeySource source)
     {
         if (hostByRf_.empty()) {
-            for (std::uint32_t node : hostWithRf_)
-                hostByRf_.emplace(static_cast<std::int64_t>(host_.nodes[node].rfId), node);
-            for (std::uint32_t node : hostWithRf_)
-                rfByName_[host_.name(host_.nodes[node])].push_back(static_cast<std::int64_t>(host_.nodes[node].rfId));
+            for (HostNodeIndex node : hostWithRf_)
+                hostByRf_.emplace(static_cast<std::int64_t>(host_.node(node).rfId), node);
+            for (HostNodeIndex node : hostWithRf_)
+                rfByName_[host_.name(host_.node(node))].push_back(static_cast<std::int64_t>(host_.node(node).rfId));
             for (auto &[name, list] : rfByName_)
                 std::sort(list.begin(), list.end());
         }
-        std::vector<std::uint32_t> keyed;
-        for (std::uint32_t ev : cpuOps_)
-            if (keyOf(device_.events[ev], source) != kNoId)
+        std::vector<EventIndex> keyed;
+        for (EventIndex ev : cpuOps_)
+            if (keyOf(device_.event(ev), source) != kNoId)
                 keyed.push_back(ev);
         Candidate best{source, 0, 0};
         if (keyed.empty())
@@ -223,7 +223,7 @@ private:
         std::unordered_map<std::int64_t, std::size_t> votes;
         const std::size_t step = std::max<std::size_t>(1, keyed.size() / kAnchors);
         for (std::size_t a = 0; a < keyed.size(); a += step) {
-            const DeviceEvent &e = device_.events[keyed[a]];
+            const DeviceEvent &e = device_.event(keyed[a]);
             auto it = rfByName_.find(device_.name(e));
             if (it == rfByName_.end())
                 continue;
@@ -259,9 +259,9 @@ private:
 
     const HostTrace &host_;
     const DeviceTrace &device_;
-    std::vector<std::uint32_t> hostWithRf_;
-    std::vector<std::uint32_t> cpuOps_;
-    std::unordered_map<std::int64_t, std::uint32_t> hostByRf_;
+    std::vector<HostNodeIndex> hostWithRf_;
+    std::vector<EventIndex> cpuOps_;
+    std::unordered_map<std::int64_t, HostNodeIndex> hostByRf_;
     std::unordered_map<std::string_view, std::vector<std::int64_t>> rfByName_;
 };
 

@@ -12,8 +12,8 @@ namespace linkscope::core {
 
 struct HostJoin {
     HostJoinStats stats;
-    std::vector<std::uint32_t> hostOfEvent; // device event → host node index, kNoIndex
-    std::vector<std::uint32_t> eventOfHost; // host node → device event index, kNoIndex
+    std::vector<HostNodeIndex> hostOfEvent; // device event → host node index, or none
+    std::vector<EventIndex> eventOfHost;    // host node → device event index, or none
     std::vector<Diagnostic> warnings;       // e.g. "rf_id absent: the ET observer was not attached"
 };
 

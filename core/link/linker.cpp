@@ -38,25 +38,43 @@ void sortValues(std::vector<T> &list)
         std::sort(list.begin(), list.end());
 }
 
-std::uint64_t pairKey(std::uint32_t a, std::uint32_t b)
+std::uint64_t pairKey(EventIndex a, EventIndex b)
 {
-    return (static_cast<std::uint64_t>(a) << 32) | b;
+    return (static_cast<std::uint64_t>(a.value) << 32) | b.value;
 }
+
+// A position in one of ThreadOps' lists or in launchesByCorrelation_ (not an index space of the
+// trace): "none" for the nesting parent of a top-level op and for an absent correlation.
+constexpr std::uint32_t kNoPosition = std::numeric_limits<std::uint32_t>::max();
+
+// The trace's events, by EventIndex (and by raw position, for the loops over all of them).
+class EventView {
+public:
+    explicit EventView(const std::vector<DeviceEvent> &events) : events_(events) {}
+    const DeviceEvent &operator[](EventIndex i) const { return events_[i.get()]; }
+    const DeviceEvent &operator[](std::size_t i) const { return events_[i]; }
+    std::size_t size() const { return events_.size(); }
+    auto begin() const { return events_.begin(); }
+    auto end() const { return events_.end(); }
+
+private:
+    const std::vector<DeviceEvent> &events_;
+};
 
 // Per CPU thread: the CPU ops each policy looks at, in the order each policy needs them.
 struct ThreadOps {
     ThreadKey key;
     // Candidates (docs/linking.md): cpu_op / user_annotation except ProfilerStep#*, sorted (ts asc, dur desc, ET id, Ev Idx).
-    std::vector<std::uint32_t> nest;
+    std::vector<EventIndex> nest;
     std::vector<Nanos> nestStart;
-    std::vector<std::uint32_t> nestParent; // position in `nest` of the enclosing candidate, kNoIndex
+    std::vector<std::uint32_t> nestParent; // position in `nest` of the enclosing candidate, kNoPosition
     // Chakra's candidates: cpu_op / user_annotation without "ProfilerStep" in the name, (ts, file order).
-    std::vector<std::uint32_t> chakra;
+    std::vector<EventIndex> chakra;
     std::vector<Nanos> chakraStart;
     std::vector<std::pair<std::int64_t, std::uint32_t>> chakraByExternalId; // (External id, position), sorted
     // Launches made from this thread: (launch ts, GPU op), sorted. For sync edges.
-    std::vector<std::pair<Nanos, std::uint32_t>> launches;
-    std::vector<std::pair<Nanos, std::uint32_t>> eventRecords; // cudaEventRecord calls: (ts, event)
+    std::vector<std::pair<Nanos, EventIndex>> launches;
+    std::vector<std::pair<Nanos, EventIndex>> eventRecords; // cudaEventRecord calls: (ts, event)
     // Where the last searches in nestStart, chakraStart and chakraByExternalId ended (nearsearch.h).
     mutable std::size_t nestFinger = 0;
     mutable std::size_t chakraFinger = 0;
@@ -66,13 +84,13 @@ struct ThreadOps {
 // Where and when a GPU op was launched.
 struct LaunchContext {
     bool found = false;
-    std::uint32_t event = kNoIndex; // the runtime/driver event (kNoIndex for a flow-only launch)
+    EventIndex event;               // the runtime/driver event (none for a flow-only launch)
     ThreadKey thread;
     Nanos ts = 0;
     Nanos end = 0;
     LaunchMatch match = LaunchMatch::None;
-    std::uint32_t externalIdOp = kNoIndex; // External-id fallback: the cpu_op itself, launch time unknown
-    bool hasTime() const { return found && externalIdOp == kNoIndex; }
+    EventIndex externalIdOp;        // External-id fallback: the cpu_op itself, launch time unknown
+    bool hasTime() const { return found && externalIdOp.isNone(); }
 };
 
 class Linker {
@@ -112,10 +130,10 @@ public:
         sink_ = &hostSide_;
         addHostFindings();
         ls_.findings = FindingList(std::move(traceWide_), std::move(perOp_), std::move(perOpBegin_), std::move(hostSide_));
-        ls_.gpuLinkOf = std::move(gpuLinkOf_);
-        ls_.hostOfEvent = std::move(hostOfEvent_);
-        ls_.eventOfHost = std::move(eventOfHost_);
-        ls_.exclusiveDur = std::move(exclusiveDur_);
+        ls_.gpuLinkOf = std::move(gpuLinkOf_.raw());
+        ls_.hostOfEvent = std::move(hostOfEvent_.raw());
+        ls_.eventOfHost = std::move(eventOfHost_.raw());
+        ls_.exclusiveDur = std::move(exclusiveDur_.raw());
         checkProgress(kProgressTotal);
         return std::move(ls_);
     }
@@ -134,13 +152,22 @@ private:
         return Diagnostic{Diagnostic::Severity::Warning, dev_.path, kUnknownOffset, std::move(message)};
     }
 
-    std::string describe(std::uint32_t event) const { return describeEvent(dev_, event); }
+    std::string describe(EventIndex event) const { return describeEvent(dev_, event); }
 
-    void addFinding(FindingKind kind, FindingSeverity severity, SubjectKind subjectKind, std::uint32_t subject,
-                    std::string message, std::string suggestion, std::uint32_t suggestedParent = kNoIndex)
+    void addFinding(FindingKind kind, FindingSeverity severity, EventIndex event, std::string message, std::string suggestion)
     {
-        sink_->push_back(Finding{kind, severity, subjectKind, subject, std::move(message), std::move(suggestion),
-                                 suggestedParent});
+        sink_->push_back(Finding{kind, severity, SubjectKind::DeviceEvent, event, kNone, std::move(message),
+                                 std::move(suggestion), kNone});
+    }
+    void addFinding(FindingKind kind, FindingSeverity severity, HostNodeIndex node, std::string message, std::string suggestion)
+    {
+        sink_->push_back(Finding{kind, severity, SubjectKind::HostNode, kNone, node, std::move(message),
+                                 std::move(suggestion), kNone});
+    }
+    void addTraceFinding(FindingKind kind, FindingSeverity severity, std::string message, std::string suggestion)
+    {
+        sink_->push_back(Finding{kind, severity, SubjectKind::Trace, kNone, kNone, std::move(message),
+                                 std::move(suggestion), kNone});
     }
 
     // ---- host join -------------------------------------------------------------------------------
@@ -148,12 +175,12 @@ private:
     void joinHost()
     {
         if (!host_) {
-            hostOfEvent_.assign(ev_.size(), kNoIndex);
+            hostOfEvent_.assign(ev_.size(), kNone);
             return;
         }
         HostJoin join = joinHostToDevice(*host_, dev_);
-        hostOfEvent_ = std::move(join.hostOfEvent);
-        eventOfHost_ = std::move(join.eventOfHost);
+        hostOfEvent_ = HostOfEvent(std::move(join.hostOfEvent));
+        eventOfHost_ = EventOfHost(std::move(join.eventOfHost));
         ls_.join = join.stats;
         for (Diagnostic &d : join.warnings)
             ls_.warnings.push_back(std::move(d));
@@ -161,13 +188,13 @@ private:
         requireHostNode_ = ls_.join.matched > 0;
     }
 
-    bool hasHostNode(std::uint32_t event) const { return hostOfEvent_[event] != kNoIndex; }
+    bool hasHostNode(EventIndex event) const { return hostOfEvent_[event].valid(); }
 
     // ---- per-thread candidate lists ----------------------------------------------------------------
 
     void buildThreads()
     {
-        opParent_.assign(ev_.size(), kNoIndex);
+        opParent_.assign(ev_.size(), kNone);
         // Two tests on every CPU op's name, decided once per distinct name instead of per op.
         enum : std::uint8_t { kStepPrefix = 1, kMentionsStep = 2 };
         std::vector<std::uint8_t> nameFlags(dev_.strings.size());
@@ -176,7 +203,7 @@ private:
             nameFlags[id] = static_cast<std::uint8_t>((startsWith(name, "ProfilerStep#") ? kStepPrefix : 0)
                                                       | (name.find("ProfilerStep") != std::string_view::npos ? kMentionsStep : 0));
         }
-        std::vector<std::pair<Nanos, std::uint32_t>> global; // (ts, event): Chakra's all-thread order
+        std::vector<std::pair<Nanos, EventIndex>> global;    // (ts, event): Chakra's all-thread order
         std::vector<std::size_t> segmentEnds;                 // end of each thread's part of `global`
         for (const Lane &lane : ls_.index->lanes) {
             if (lane.kind != LaneKind::CpuThread)
@@ -185,7 +212,7 @@ private:
             slotOf_.emplace(lane.key, slot);
             ThreadOps &t = threads_.emplace_back();
             t.key = lane.key;
-            for (std::uint32_t event : lane.events) {
+            for (EventIndex event : lane.events) {
                 const DeviceEvent &e = ev_[event];
                 if (!isCpuOpCategory(e.category))
                     continue;
@@ -198,8 +225,8 @@ private:
             // The lane is sorted (ts asc, dur desc, file order): only runs of equal keys need re-sorting.
             sortForNesting(t.nest);
             sweepNesting(t);
-            sortRuns(t.chakra, [&](std::uint32_t a, std::uint32_t b) { return ev_[a].ts == ev_[b].ts; },
-                     [](std::uint32_t a, std::uint32_t b) { return a < b; });
+            sortRuns(t.chakra, [&](EventIndex a, EventIndex b) { return ev_[a].ts == ev_[b].ts; },
+                     [](EventIndex a, EventIndex b) { return a < b; });
             t.chakraStart.reserve(t.chakra.size());
             t.chakraByExternalId.reserve(t.chakra.size());
             for (std::uint32_t pos = 0; pos < t.chakra.size(); ++pos) {
@@ -209,7 +236,7 @@ private:
             }
             sortValues(t.chakraByExternalId);
             for (std::uint32_t pos = 0; pos < t.chakra.size(); ++pos) {
-                const std::uint32_t event = t.chakra[pos];
+                const EventIndex event = t.chakra[pos];
                 global.emplace_back(t.chakraStart[pos], event);
             }
             segmentEnds.push_back(global.size());
@@ -227,7 +254,7 @@ private:
 
     // Sorts each run of consecutive elements that `sameRun` joins with `less`; the list is otherwise in order.
     template <typename SameRun, typename Less>
-    static void sortRuns(std::vector<std::uint32_t> &list, SameRun sameRun, Less less)
+    static void sortRuns(std::vector<EventIndex> &list, SameRun sameRun, Less less)
     {
         for (std::size_t i = 0; i < list.size();) {
             std::size_t j = i + 1;
@@ -242,16 +269,16 @@ private:
 
     // Ties (docs/linking.md, step 3): equal start → longer first (it encloses); equal interval → the ET descendant
     // (larger ET id) is inner, then the larger Ev Idx; an op without an ET node counts as outer.
-    void sortForNesting(std::vector<std::uint32_t> &list) const
+    void sortForNesting(std::vector<EventIndex> &list) const
     {
-        auto hostId = [&](std::uint32_t event) -> std::int64_t {
-            const std::uint32_t node = hostOfEvent_[event];
-            return (node == kNoIndex || !host_) ? std::numeric_limits<std::int64_t>::min() : host_->nodes[node].id;
+        auto hostId = [&](EventIndex event) -> std::int64_t {
+            const HostNodeIndex node = hostOfEvent_[event];
+            return (node.isNone() || !host_) ? std::numeric_limits<std::int64_t>::min() : host_->node(node).id;
         };
         // `list` comes in lane order (ts asc, dur desc, file order): only equal intervals need the tie rule.
         sortRuns(
-            list, [&](std::uint32_t a, std::uint32_t b) { return ev_[a].ts == ev_[b].ts && ev_[a].dur == ev_[b].dur; },
-            [&](std::uint32_t a, std::uint32_t b) {
+            list, [&](EventIndex a, EventIndex b) { return ev_[a].ts == ev_[b].ts && ev_[a].dur == ev_[b].dur; },
+            [&](EventIndex a, EventIndex b) {
             const DeviceEvent &ea = ev_[a];
             const DeviceEvent &eb = ev_[b];
             const auto ha = hostId(a), hb = hostId(b);
@@ -266,7 +293,7 @@ private:
     void sweepNesting(ThreadOps &t)
     {
         t.nestStart.resize(t.nest.size());
-        t.nestParent.assign(t.nest.size(), kNoIndex);
+        t.nestParent.assign(t.nest.size(), kNoPosition);
         std::vector<std::uint32_t> open;
         for (std::uint32_t pos = 0; pos < t.nest.size(); ++pos) {
             const DeviceEvent &e = ev_[t.nest[pos]];
@@ -283,8 +310,8 @@ private:
         }
     }
 
-    // The thread's cpu_op carrying `externalId` as its own id (docs/linking.md, step 5), kNoIndex if none.
-    std::uint32_t cpuOpWithExternalId(const ThreadOps &t, std::int64_t externalId) const
+    // The thread's cpu_op carrying `externalId` as its own id (docs/linking.md, step 5), none if none.
+    EventIndex cpuOpWithExternalId(const ThreadOps &t, std::int64_t externalId) const
     {
         auto p = t.chakraByExternalId.begin()
             + static_cast<std::ptrdiff_t>(
@@ -292,7 +319,7 @@ private:
         for (; p != t.chakraByExternalId.end() && p->first == externalId; ++p)
             if (ev_[t.chakra[p->second]].category == EventCategory::CpuOp)
                 return t.chakra[p->second];
-        return kNoIndex;
+        return kNone;
     }
 
     const ThreadOps *threadOf(const ThreadKey &key) const
@@ -301,11 +328,11 @@ private:
         return it == slotOf_.end() ? nullptr : &threads_[it->second];
     }
 
-    std::uint32_t nestParentEvent(std::uint32_t event) const { return (*opParentView_)[event]; }
+    EventIndex nestParentEvent(EventIndex event) const { return (*opParentView_)[event.get()]; }
 
-    bool isNestAncestor(std::uint32_t ancestor, std::uint32_t event) const
+    bool isNestAncestor(EventIndex ancestor, EventIndex event) const
     {
-        for (std::uint32_t p = nestParentEvent(event); p != kNoIndex; p = nestParentEvent(p))
+        for (EventIndex p = nestParentEvent(event); p.valid(); p = nestParentEvent(p))
             if (p == ancestor)
                 return true;
         return false;
@@ -317,26 +344,26 @@ private:
     // the parent), children visited in start order so the union grows incrementally: O(n log n).
     void computeExclusiveDurations()
     {
-        exclusiveDur_.resize(ev_.size());
+        exclusiveDur_.raw().resize(ev_.size());
         for (std::size_t i = 0; i < ev_.size(); ++i)
-            exclusiveDur_[i] = ev_[i].dur;
+            exclusiveDur_.raw()[i] = ev_[i].dur;
         std::size_t clamped = 0;
         for (const Lane &lane : ls_.index->lanes) {
             if (lane.kind != LaneKind::CpuThread)
                 continue;
-            std::vector<std::uint32_t> ops;
-            for (std::uint32_t event : lane.events)
+            std::vector<EventIndex> ops;
+            for (EventIndex event : lane.events)
                 if (isCpuOpCategory(ev_[event].category))
                     ops.push_back(event); // lane order is already (ts asc, dur desc)
             // Each open op carries how far its children's union reaches: a popped op never becomes a parent
             // again (later ops start no earlier), so the value lives on the stack instead of in a map.
             struct OpenOp {
-                std::uint32_t event;
+                EventIndex event;
                 Nanos end;
                 Nanos coveredUntil;
             };
             std::vector<OpenOp> open;
-            for (std::uint32_t event : ops) {
+            for (EventIndex event : ops) {
                 const DeviceEvent &e = ev_[event];
                 const Nanos end = e.end();
                 while (!open.empty() && open.back().end <= e.ts)
@@ -354,7 +381,7 @@ private:
                 }
                 open.push_back(OpenOp{event, end, e.ts});
             }
-            for (std::uint32_t event : ops)
+            for (EventIndex event : ops)
                 if (exclusiveDur_[event] < 0) {
                     exclusiveDur_[event] = 0;
                     ++clamped;
@@ -368,12 +395,12 @@ private:
 
     void buildLaunchIndexes()
     {
-        for (std::uint32_t i = 0; i < ev_.size(); ++i) {
+        for (std::size_t i = 0; i < ev_.size(); ++i) {
             const DeviceEvent &e = ev_[i];
             if (e.phase == Phase::Complete && isRuntimeCategory(e.category) && hasCorrelation(e.correlation))
-                launchesByCorrelation_.emplace_back(e.correlation, i);
+                launchesByCorrelation_.emplace_back(e.correlation, EventIndex::at(i));
             if (e.phase == Phase::Complete && e.category == EventCategory::GpuUserAnnotation && e.externalId != kNoId)
-                gpuAnnotations_[e.externalId].push_back(i);
+                gpuAnnotations_[e.externalId].push_back(EventIndex::at(i));
         }
         sortValues(launchesByCorrelation_);
         buildDenseCorrelationIndex();
@@ -383,7 +410,7 @@ private:
             while (j < launchesByCorrelation_.size() && launchesByCorrelation_[j].first == launchesByCorrelation_[i].first)
                 ++j;
             if (j - i > 1) {
-                std::map<TraceId, std::vector<std::uint32_t>> byPid;
+                std::map<TraceId, std::vector<EventIndex>> byPid;
                 for (std::size_t k = i; k < j; ++k)
                     byPid[dev_.threadKey(ev_[launchesByCorrelation_[k].second]).pid].push_back(launchesByCorrelation_[k].second);
                 if (byPid.size() > 1)
@@ -391,8 +418,7 @@ private:
                 for (const auto &[pid, list] : byPid) {
                     if (list.size() < 2)
                         continue;
-                    addFinding(FindingKind::DuplicateCorrelation, FindingSeverity::Warning, SubjectKind::DeviceEvent,
-                               list[1],
+                    addFinding(FindingKind::DuplicateCorrelation, FindingSeverity::Warning, list[1],
                                std::to_string(list.size()) + " runtime/driver events in process " + dev_.idText(pid) +
                                    " share correlation " + std::to_string(launchesByCorrelation_[i].first) + ": " +
                                    describe(list[0]) + ", " + describe(list[1]) + (list.size() > 2 ? ", ..." : ""),
@@ -416,12 +442,12 @@ private:
         if (span >= 4 * launchesByCorrelation_.size() + 4096)
             return;
         denseCorrelationBase_ = lo;
-        denseCorrelation_.assign(span + 2, kNoIndex);
+        denseCorrelation_.assign(span + 2, kNoPosition);
         for (std::size_t i = launchesByCorrelation_.size(); i-- > 0;)
             denseCorrelation_[static_cast<std::size_t>(launchesByCorrelation_[i].first - lo)] = static_cast<std::uint32_t>(i);
     }
 
-    std::pair<const std::pair<std::int64_t, std::uint32_t> *, const std::pair<std::int64_t, std::uint32_t> *>
+    std::pair<const std::pair<std::int64_t, EventIndex> *, const std::pair<std::int64_t, EventIndex> *>
     launchesWithCorrelation(std::int64_t correlation) const
     {
         if (!denseCorrelation_.empty()) {
@@ -431,7 +457,7 @@ private:
                 || static_cast<std::uint64_t>(correlation - denseCorrelationBase_) >= denseCorrelation_.size())
                 return {end, end};
             const std::uint32_t first = denseCorrelation_[static_cast<std::size_t>(correlation - denseCorrelationBase_)];
-            if (first == kNoIndex)
+            if (first == kNoPosition)
                 return {end, end};
             const auto *last = begin + first;
             while (last != end && last->first == correlation)
@@ -439,7 +465,7 @@ private:
             return {begin + first, last};
         }
         auto lo = std::lower_bound(launchesByCorrelation_.begin(), launchesByCorrelation_.end(),
-                                   std::make_pair(correlation, std::uint32_t(0)));
+                                   std::make_pair(correlation, EventIndex(0)));
         auto hi = lo;
         while (hi != launchesByCorrelation_.end() && hi->first == correlation)
             ++hi;
@@ -453,12 +479,12 @@ private:
         if (flowIndexBuilt_)
             return;
         flowIndexBuilt_ = true;
-        for (std::uint32_t i = 0; i < ev_.size(); ++i) {
+        for (std::size_t i = 0; i < ev_.size(); ++i) {
             const DeviceEvent &e = ev_[i];
             if (e.category != EventCategory::Flow || e.flowId == kNoId)
                 continue;
             if (e.phase == Phase::FlowStart)
-                flowStarts_.emplace(e.flowId, i);
+                flowStarts_.emplace(e.flowId, EventIndex::at(i));
             else if (e.phase == Phase::FlowFinish)
                 flowFinishes_[dev_.threadKey(e)].emplace_back(e.ts, e.flowId);
         }
@@ -468,9 +494,9 @@ private:
 
     // The runtime event a GPU op belongs to: nearest launch at or before the GPU op (duplicates), else the
     // earliest after it (a GPU op before its launch is reported, not hidden).
-    std::uint32_t pickLaunch(std::int64_t correlation, Nanos gpuTs, const TraceId *ownerPid = nullptr) const
+    EventIndex pickLaunch(std::int64_t correlation, Nanos gpuTs, const TraceId *ownerPid = nullptr) const
     {
-        std::uint32_t before = kNoIndex, after = kNoIndex;
+        EventIndex before, after;
         const auto [first, last] = launchesWithCorrelation(correlation);
         // Correlation ids are unique per process only: in a merged multi-process trace keep to the process
         // that launches onto this GPU op's device, when it has a candidate.
@@ -478,32 +504,32 @@ private:
             return dev_.threadKey(ev_[c.second]).pid == *ownerPid;
         });
         for (auto it = first; it != last; ++it) {
-            const std::uint32_t c = it->second;
+            const EventIndex c = it->second;
             if (restrict && !(dev_.threadKey(ev_[c]).pid == *ownerPid))
                 continue;
             if (ev_[c].ts <= gpuTs) {
-                if (before == kNoIndex || ev_[c].ts > ev_[before].ts)
+                if (before.isNone() || ev_[c].ts > ev_[before].ts)
                     before = c;
-            } else if (after == kNoIndex || ev_[c].ts < ev_[after].ts) {
+            } else if (after.isNone() || ev_[c].ts < ev_[after].ts) {
                 after = c;
             }
         }
-        return before != kNoIndex ? before : after;
+        return before.valid() ? before : after;
     }
 
-    std::uint32_t runtimeEventAt(const ThreadKey &thread, Nanos ts) const
+    EventIndex runtimeEventAt(const ThreadKey &thread, Nanos ts) const
     {
         for (const Lane &lane : ls_.index->lanes) {
             if (lane.kind != LaneKind::CpuThread || !(lane.key == thread))
                 continue;
             auto it = std::lower_bound(lane.startTs.begin(), lane.startTs.end(), ts);
             for (; it != lane.startTs.end() && *it == ts; ++it) {
-                const std::uint32_t event = lane.events[static_cast<std::size_t>(it - lane.startTs.begin())];
+                const EventIndex event = lane.events[static_cast<std::size_t>(it - lane.startTs.begin())];
                 if (isRuntimeCategory(ev_[event].category))
                     return event;
             }
         }
-        return kNoIndex;
+        return kNone;
     }
 
     LaunchContext findLaunch(const DeviceEvent &gpu) const
@@ -511,9 +537,9 @@ private:
         LaunchContext ctx;
         if (hasCorrelation(gpu.correlation)) {
             auto owner = deviceOwner_.find(dev_.threadKey(gpu).pid);
-            const std::uint32_t launch =
+            const EventIndex launch =
                 pickLaunch(gpu.correlation, gpu.ts, owner == deviceOwner_.end() ? nullptr : &owner->second);
-            if (launch != kNoIndex) {
+            if (launch.valid()) {
                 ctx.found = true;
                 ctx.event = launch;
                 ctx.thread = dev_.threadKey(ev_[launch]);
@@ -537,7 +563,7 @@ private:
                 ctx.thread = dev_.threadKey(start);
                 ctx.ts = start.ts;
                 ctx.event = runtimeEventAt(dev_.threadKey(start), start.ts);
-                ctx.end = ctx.event != kNoIndex ? ev_[ctx.event].end() : start.ts;
+                ctx.end = ctx.event.valid() ? ev_[ctx.event].end() : start.ts;
                 ctx.match = LaunchMatch::Flow;
                 return ctx;
             }
@@ -545,7 +571,7 @@ private:
         // External id names the enclosing cpu_op, unless the trace copies the correlation into it (old Kineto).
         if (gpu.externalId > 0 && gpu.externalId != gpu.correlation) {
             if (cpuOpByExternalId_.empty())
-                for (std::uint32_t event : globalChakra_)
+                for (EventIndex event : globalChakra_)
                     if (ev_[event].category == EventCategory::CpuOp && ev_[event].externalId != kNoId)
                         cpuOpByExternalId_.emplace(ev_[event].externalId, event);
             auto it = cpuOpByExternalId_.find(gpu.externalId);
@@ -564,34 +590,34 @@ private:
 
     // docs/linking.md, steps 2–3: innermost candidate on the thread enclosing `ts`. Exact containment wins; an op that
     // encloses only within ε (clock rounding) is used when nothing encloses exactly.
-    std::uint32_t innermostEnclosing(const ThreadOps &t, Nanos ts) const
+    EventIndex innermostEnclosing(const ThreadOps &t, Nanos ts) const
     {
         const Nanos eps = opt_.enclosureTolerance;
         const std::size_t upper = upperBoundNear(t.nestStart, ts + eps, t.nestFinger);
         if (upper == 0)
-            return kNoIndex;
-        std::uint32_t loose = kNoIndex;
-        for (auto pos = static_cast<std::uint32_t>(upper - 1); pos != kNoIndex; pos = t.nestParent[pos]) {
+            return kNone;
+        EventIndex loose;
+        for (auto pos = static_cast<std::uint32_t>(upper - 1); pos != kNoPosition; pos = t.nestParent[pos]) {
             const DeviceEvent &e = ev_[t.nest[pos]];
             if (e.end() + eps < ts)
                 continue;
             if (e.ts <= ts && e.end() >= ts)
                 return t.nest[pos];
-            if (loose == kNoIndex)
+            if (loose.isNone())
                 loose = t.nest[pos];
         }
         return loose;
     }
 
     // docs/linking.md, step 4: nearest op (itself or an enclosing one) that has an ET node.
-    std::uint32_t withHostNode(std::uint32_t event) const
+    EventIndex withHostNode(EventIndex event) const
     {
         if (!requireHostNode_)
             return event;
-        for (std::uint32_t p = event; p != kNoIndex; p = nestParentEvent(p))
+        for (EventIndex p = event; p.valid(); p = nestParentEvent(p))
             if (hasHostNode(p))
                 return p;
-        return kNoIndex;
+        return kNone;
     }
 
     // Per interned name: kernel names repeat, and are long.
@@ -604,14 +630,14 @@ private:
         return ncclByName_[name] == 1;
     }
 
-    bool skipForNccl(bool ncclGpu, std::uint32_t event) const
+    bool skipForNccl(bool ncclGpu, EventIndex event) const
     {
         return ncclGpu && dev_.name(ev_[event]) == "nccl:coalesced";
     }
 
     // Chakra HEAD `find_closest_op`: among the launch thread's ops starting strictly before the launch, the
     // latest one whose External id equals the GPU op's, else the latest one; nccl:coalesced skipped for NCCL.
-    std::pair<std::uint32_t, bool> chakraHead(const ThreadOps &t, Nanos launchTs, const DeviceEvent &gpu) const
+    std::pair<EventIndex, bool> chakraHead(const ThreadOps &t, Nanos launchTs, const DeviceEvent &gpu) const
     {
         const bool nccl = isNcclName(gpu.name);
         const auto idx = static_cast<std::uint32_t>(lowerBoundNear(t.chakraStart, launchTs, t.chakraFinger));
@@ -627,16 +653,16 @@ private:
         for (std::uint32_t p = idx; p-- > 0;)
             if (!skipForNccl(nccl, t.chakra[p]))
                 return {t.chakra[p], false};
-        return {kNoIndex, false};
+        return {kNone, false};
     }
 
     // Chakra before PR #185 (`52d7c30` find_closest_op), including its nccl:coalesced handling.
-    std::uint32_t chakraPre185(const ThreadOps &t, Nanos launchTs, const DeviceEvent &gpu) const
+    EventIndex chakraPre185(const ThreadOps &t, Nanos launchTs, const DeviceEvent &gpu) const
     {
         const std::size_t gidx = lowerBoundNear(globalChakraStart_, launchTs, globalChakraFinger_);
         if (gidx == 0)
-            return kNoIndex;
-        const std::uint32_t closest = globalChakra_[static_cast<std::size_t>(gidx - 1)];
+            return kNone;
+        const EventIndex closest = globalChakra_[static_cast<std::size_t>(gidx - 1)];
         const bool closestOnThread = dev_.threadKey(ev_[closest]) == t.key;
         const bool nccl = isNcclName(gpu.name);
         const auto idx = static_cast<std::uint32_t>(lowerBoundNear(t.chakraStart, launchTs, t.chakraFinger));
@@ -652,7 +678,7 @@ private:
         for (std::uint32_t p = idx; p-- > 0;)
             if (!skipForNccl(nccl, t.chakra[p]))
                 return t.chakra[p];
-        return kNoIndex;
+        return kNone;
     }
 
     // ---- linking ---------------------------------------------------------------------------------
@@ -686,21 +712,21 @@ private:
     void linkGpuOps()
     {
         findDeviceOwners();
-        gpuLinkOf_.assign(ev_.size(), kNoIndex);
+        gpuLinkOf_.assign(ev_.size(), kNone);
         std::size_t count = 0;
-        for (std::uint32_t g = 0; g < ev_.size(); ++g) {
+        for (EventIndex g{0}; g.get() < ev_.size(); ++g) {
             const DeviceEvent &gpu = ev_[g];
             if (gpu.phase != Phase::Complete || !isGpuOpCategory(gpu.category))
                 continue;
             if ((++count & 0xFFF) == 0)
                 checkProgress(3 + std::min<std::uint64_t>(4, count * 4 / (ev_.size() + 1)));
-            gpuLinkOf_[g] = static_cast<std::uint32_t>(ls_.gpuLinks.size());
+            gpuLinkOf_[g] = GpuLinkIndex::at(ls_.gpuLinks.size());
             ls_.gpuLinks.push_back(linkOne(g));
             contexts_.push_back(lastContext_);
         }
     }
 
-    GpuLink linkOne(std::uint32_t g)
+    GpuLink linkOne(EventIndex g)
     {
         const DeviceEvent &gpu = ev_[g];
         GpuLink link;
@@ -716,10 +742,10 @@ private:
         }
 
         // Each policy's choice (before the ET-node requirement), then the ET-node requirement.
-        std::uint32_t innermost = kNoIndex, headChoice = kNoIndex, preChoice = kNoIndex;
+        EventIndex innermost, headChoice, preChoice;
         bool headMatchedExternalId = false;
         const ThreadOps *thread = threadOf(ctx.thread);
-        if (ctx.externalIdOp != kNoIndex) {
+        if (ctx.externalIdOp.valid()) {
             innermost = headChoice = ctx.externalIdOp;
             headMatchedExternalId = true;
         } else if (thread) {
@@ -728,10 +754,10 @@ private:
             preChoice = chakraPre185(*thread, ctx.ts, gpu);
         }
         link.innermost = innermost;
-        const std::uint32_t nestingParent = innermost == kNoIndex ? kNoIndex : withHostNode(innermost);
-        auto chakraEffective = [&](std::uint32_t choice) {
+        const EventIndex nestingParent = innermost.isNone() ? EventIndex(kNone) : withHostNode(innermost);
+        auto chakraEffective = [&](EventIndex choice) {
             // Chakra drops a GPU op whose parent has no ET counterpart.
-            return (choice != kNoIndex && requireHostNode_ && !hasHostNode(choice)) ? kNoIndex : choice;
+            return (choice.valid() && requireHostNode_ && !hasHostNode(choice)) ? EventIndex(kNone) : choice;
         };
         link.byPolicy[static_cast<std::size_t>(Policy::Nesting)] = nestingParent;
         link.byPolicy[static_cast<std::size_t>(Policy::ExternalId)] = chakraEffective(headChoice);
@@ -740,9 +766,9 @@ private:
         switch (opt_.policy) {
         case Policy::Nesting:
             link.parent = nestingParent;
-            if (innermost == kNoIndex)
+            if (innermost.isNone())
                 link.orphan = OrphanReason::NoEnclosingOp;
-            else if (nestingParent == kNoIndex)
+            else if (nestingParent.isNone())
                 link.orphan = OrphanReason::NoHostNode;
             else if (ctx.match == LaunchMatch::ExternalId)
                 link.rule = ParentRule::ExternalId;
@@ -751,11 +777,11 @@ private:
             break;
         case Policy::ExternalId:
         case Policy::EvIdx: {
-            const std::uint32_t raw = opt_.policy == Policy::ExternalId ? headChoice : preChoice;
+            const EventIndex raw = opt_.policy == Policy::ExternalId ? headChoice : preChoice;
             link.parent = chakraEffective(raw);
-            if (raw == kNoIndex)
+            if (raw.isNone())
                 link.orphan = OrphanReason::NoEnclosingOp;
-            else if (link.parent == kNoIndex)
+            else if (link.parent.isNone())
                 link.orphan = OrphanReason::NoHostNode;
             else
                 link.rule = (opt_.policy == Policy::ExternalId && headMatchedExternalId) ? ParentRule::ExternalId
@@ -763,37 +789,37 @@ private:
             break;
         }
         }
-        if (link.parent != kNoIndex)
+        if (link.parent.valid())
             link.hostNode = hostOfEvent_[link.parent];
 
         // docs/linking.md, step 5: the External-id cross-check and the gpu_user_annotation corroboration.
-        const std::int64_t launchExternalId = ctx.event != kNoIndex ? ev_[ctx.event].externalId : gpu.externalId;
-        std::uint32_t externalOp = kNoIndex;
+        const std::int64_t launchExternalId = ctx.event.valid() ? ev_[ctx.event].externalId : gpu.externalId;
+        EventIndex externalOp;
         if (thread && launchExternalId != kNoId && launchExternalId != gpu.correlation)
             externalOp = cpuOpWithExternalId(*thread, launchExternalId);
-        if (link.parent != kNoIndex && ev_[link.parent].category == EventCategory::UserAnnotation)
+        if (link.parent.valid() && ev_[link.parent].category == EventCategory::UserAnnotation)
             link.annotationEvidence = corroboratingAnnotation(gpu, ev_[link.parent].externalId);
         link.confidence = confidenceOf(link, ctx, externalOp);
         evidence_->launches.push_back(LaunchEvidence{ctx.ts, externalOp, ctx.hasTime()});
         return link;
     }
 
-    std::uint32_t corroboratingAnnotation(const DeviceEvent &gpu, std::int64_t annotationExternalId) const
+    EventIndex corroboratingAnnotation(const DeviceEvent &gpu, std::int64_t annotationExternalId) const
     {
         if (annotationExternalId == kNoId)
-            return kNoIndex;
+            return kNone;
         auto it = gpuAnnotations_.find(annotationExternalId);
         if (it == gpuAnnotations_.end())
-            return kNoIndex;
-        for (std::uint32_t a : it->second) {
+            return kNone;
+        for (EventIndex a : it->second) {
             const DeviceEvent &ann = ev_[a];
             if (ann.thread == gpu.thread && ann.ts < gpu.end() + 1 && ann.end() + 1 > gpu.ts)
                 return a;
         }
-        return kNoIndex;
+        return kNone;
     }
 
-    bool externalIdAgrees(std::uint32_t parent, std::uint32_t externalOp) const
+    bool externalIdAgrees(EventIndex parent, EventIndex externalOp) const
     {
         if (parent == externalOp)
             return true;
@@ -801,19 +827,19 @@ private:
         return ev_[parent].category == EventCategory::UserAnnotation && isNestAncestor(externalOp, parent);
     }
 
-    float confidenceOf(const GpuLink &link, const LaunchContext &ctx, std::uint32_t externalOp) const
+    float confidenceOf(const GpuLink &link, const LaunchContext &ctx, EventIndex externalOp) const
     {
-        if (link.parent == kNoIndex)
+        if (link.parent.isNone())
             return 0.0f;
         float launchFactor = ctx.match == LaunchMatch::Correlation ? 1.0f : ctx.match == LaunchMatch::Flow ? 0.8f : 0.5f;
         float ruleFactor = 0.5f;
         switch (link.rule) {
         case ParentRule::Nesting:
         case ParentRule::NestingAncestor:
-            if (externalOp != kNoIndex)
+            if (externalOp.valid())
                 ruleFactor = externalIdAgrees(link.parent, externalOp) ? 1.0f : 0.6f;
             else
-                ruleFactor = link.annotationEvidence != kNoIndex ? 0.95f : 0.85f;
+                ruleFactor = link.annotationEvidence.valid() ? 0.95f : 0.85f;
             if (link.rule == ParentRule::NestingAncestor)
                 ruleFactor *= 0.9f;
             break;
@@ -832,12 +858,12 @@ private:
     // The diagnosis stage on the linker's own links (the same code re-derives a corrected op's).
     void diagnoseGpuOps()
     {
-        evidence_->opParent = std::move(opParent_);
+        evidence_->opParent = std::move(opParent_.raw());
         ls_.evidence = evidence_;
         const LinkEvidence &evidence = *evidence_;
         perOpBegin_.reserve(ls_.gpuLinks.size() + 1);
         perOpBegin_.push_back(0);
-        for (std::uint32_t i = 0; i < ls_.gpuLinks.size(); ++i) {
+        for (GpuLinkIndex i{0}; i.get() < ls_.gpuLinks.size(); ++i) {
             diagnoseGpuOp(dev_, ls_, i, perOp_);
             perOpBegin_.push_back(static_cast<std::uint32_t>(perOp_.size()));
         }
@@ -850,13 +876,13 @@ private:
     {
         for (std::size_t i = 0; i < ls_.gpuLinks.size(); ++i) {
             const GpuLink &link = ls_.gpuLinks[i];
-            if (link.launch != kNoIndex)
+            if (link.launch.valid())
                 ls_.edges.push_back(Edge{link.launch, link.gpuEvent, EdgeKind::Launch});
             const LaunchContext &ctx = contexts_[i];
             if (ctx.hasTime()) {
                 if (auto it = slotOf_.find(ctx.thread); it != slotOf_.end())
                     threads_[it->second].launches.emplace_back(ctx.ts, link.gpuEvent);
-                streamLaunches_[ls_.index->laneOf[link.gpuEvent]].emplace_back(ctx.ts, link.gpuEvent);
+                streamLaunches_[ls_.index->laneOfEvent(link.gpuEvent)].emplace_back(ctx.ts, link.gpuEvent);
             }
         }
         for (ThreadOps &t : threads_)
@@ -864,39 +890,38 @@ private:
         for (auto &[lane, list] : streamLaunches_)
             sortValues(list);
 
-        for (std::uint32_t laneIndex = 0; laneIndex < ls_.index->lanes.size(); ++laneIndex) {
-            const Lane &lane = ls_.index->lanes[laneIndex];
+        for (const Lane &lane : ls_.index->lanes) {
             if (lane.kind != LaneKind::GpuStream)
                 continue;
-            std::vector<std::uint32_t> ops;
-            for (std::uint32_t event : lane.events)
+            std::vector<EventIndex> ops;
+            for (EventIndex event : lane.events)
                 if (isGpuOpCategory(ev_[event].category))
                     ops.push_back(event);
             // Lane order is (ts asc, dur desc, file order): only equal starts need putting in file order.
-            sortRuns(ops, [&](std::uint32_t a, std::uint32_t b) { return ev_[a].ts == ev_[b].ts; },
-                     [](std::uint32_t a, std::uint32_t b) { return a < b; });
+            sortRuns(ops, [&](EventIndex a, EventIndex b) { return ev_[a].ts == ev_[b].ts; },
+                     [](EventIndex a, EventIndex b) { return a < b; });
             for (std::size_t i = 1; i < ops.size(); ++i)
                 ls_.edges.push_back(Edge{ops[i - 1], ops[i], EdgeKind::StreamOrder});
         }
     }
 
     // Last GPU op launched strictly before `ts` from a list sorted by launch time.
-    static std::uint32_t lastLaunchedBefore(const std::vector<std::pair<Nanos, std::uint32_t>> &list, Nanos ts)
+    static EventIndex lastLaunchedBefore(const std::vector<std::pair<Nanos, EventIndex>> &list, Nanos ts)
     {
-        auto it = std::lower_bound(list.begin(), list.end(), std::make_pair(ts, std::uint32_t(0)));
-        return it == list.begin() ? kNoIndex : std::prev(it)->second;
+        auto it = std::lower_bound(list.begin(), list.end(), std::make_pair(ts, EventIndex(0)));
+        return it == list.begin() ? EventIndex(kNone) : std::prev(it)->second;
     }
 
-    std::uint32_t lastLaunchedOnLaneBefore(std::uint32_t lane, Nanos ts) const
+    EventIndex lastLaunchedOnLaneBefore(LaneIndex lane, Nanos ts) const
     {
         auto it = streamLaunches_.find(lane);
-        return it == streamLaunches_.end() ? kNoIndex : lastLaunchedBefore(it->second, ts);
+        return it == streamLaunches_.end() ? EventIndex(kNone) : lastLaunchedBefore(it->second, ts);
     }
 
     // The CPU side of a sync edge: the first op on the waiting thread that starts once the wait returned
     // (ET-linked when a host trace is joined: the continuation, docs/linking.md, Edges), else the waiting call itself. Never
     // the op blocked in the wait: it started before the GPU op finished, so an edge to it is not causal.
-    std::uint32_t syncTarget(std::uint32_t call) const
+    EventIndex syncTarget(EventIndex call) const
     {
         const DeviceEvent &r = ev_[call];
         if (const ThreadOps *t = threadOf(dev_.threadKey(r))) {
@@ -909,39 +934,39 @@ private:
         return call;
     }
 
-    void addSyncEdge(std::uint32_t from, std::uint32_t to)
+    void addSyncEdge(EventIndex from, EventIndex to)
     {
-        if (from == kNoIndex || to == kNoIndex)
+        if (from.isNone() || to.isNone())
             return;
         if (syncEdgeSeen_.insert(pairKey(from, to)).second)
             ls_.edges.push_back(Edge{from, to, EdgeKind::Sync});
     }
 
-    void syncAllStreamsOfDevice(std::int32_t device, std::uint32_t call, std::uint32_t target)
+    void syncAllStreamsOfDevice(std::int32_t device, EventIndex call, EventIndex target)
     {
         for (const auto &[lane, list] : streamLaunches_)
-            if (ls_.index->lanes[lane].device == device)
+            if (ls_.index->lane(lane).device == device)
                 addSyncEdge(lastLaunchedBefore(list, ev_[call].ts), target);
     }
 
-    std::uint32_t firstLaunchAfter(const ThreadOps &t, Nanos ts, std::uint32_t lane) const
+    EventIndex firstLaunchAfter(const ThreadOps &t, Nanos ts, LaneIndex lane) const
     {
-        auto it = std::upper_bound(t.launches.begin(), t.launches.end(),
-                                   std::make_pair(ts, std::numeric_limits<std::uint32_t>::max()));
+        // Past every launch at `ts` (the none index is the largest).
+        auto it = std::upper_bound(t.launches.begin(), t.launches.end(), std::make_pair(ts, EventIndex(kNone)));
         for (std::size_t scanned = 0; it != t.launches.end() && scanned < 256; ++it, ++scanned)
-            if (lane == kNoIndex || ls_.index->laneOf[it->second] == lane)
+            if (lane.isNone() || ls_.index->laneOfEvent(it->second) == lane)
                 return it->second;
-        return kNoIndex;
+        return kNone;
     }
 
-    std::uint32_t laneOfStream(std::int32_t device, std::int64_t stream) const
+    LaneIndex laneOfStream(std::int32_t device, std::int64_t stream) const
     {
-        for (std::uint32_t i = 0; i < ls_.index->lanes.size(); ++i) {
+        for (std::size_t i = 0; i < ls_.index->lanes.size(); ++i) {
             const Lane &lane = ls_.index->lanes[i];
             if (lane.kind == LaneKind::GpuStream && lane.device == device && lane.stream == stream)
-                return i;
+                return LaneIndex::at(i);
         }
-        return kNoIndex;
+        return kNone;
     }
 
     // Sync edges (docs/linking.md, Edges), natively and over the whole trace: cuda_sync events when the trace has them, else the
@@ -958,22 +983,22 @@ private:
     }
 
     // The GPU op the event recorded by `record` (a cudaEventRecord call) stands for.
-    std::uint32_t recordedOp(std::uint32_t record, std::uint32_t recordedLane) const
+    EventIndex recordedOp(EventIndex record, LaneIndex recordedLane) const
     {
-        if (record == kNoIndex)
-            return kNoIndex;
-        if (recordedLane != kNoIndex)
+        if (record.isNone())
+            return kNone;
+        if (recordedLane.valid())
             return lastLaunchedOnLaneBefore(recordedLane, ev_[record].ts);
         const ThreadOps *t = threadOf(dev_.threadKey(ev_[record]));
-        return t ? lastLaunchedBefore(t->launches, ev_[record].ts) : kNoIndex;
+        return t ? lastLaunchedBefore(t->launches, ev_[record].ts) : EventIndex(kNone);
     }
 
     void addSyncEdgesFromRuntimeCalls()
     {
         for (ThreadOps &t : threads_)
             t.eventRecords.clear();
-        std::vector<std::uint32_t> calls;
-        for (std::uint32_t i = 0; i < ev_.size(); ++i) {
+        std::vector<EventIndex> calls;
+        for (EventIndex i{0}; i.get() < ev_.size(); ++i) {
             const DeviceEvent &e = ev_[i];
             if (e.phase != Phase::Complete || !isRuntimeCategory(e.category))
                 continue;
@@ -987,28 +1012,28 @@ private:
         }
         for (ThreadOps &t : threads_)
             sortValues(t.eventRecords);
-        for (std::uint32_t call : calls) {
+        for (EventIndex call : calls) {
             const DeviceEvent &r = ev_[call];
             const ThreadOps *t = threadOf(dev_.threadKey(r));
             if (!t)
                 continue;
             const std::string_view name = dev_.name(r);
-            const std::uint32_t lastOwn = lastLaunchedBefore(t->launches, r.ts);
+            const EventIndex lastOwn = lastLaunchedBefore(t->launches, r.ts);
             if (name == "cudaDeviceSynchronize" || name == "hipDeviceSynchronize") {
-                if (lastOwn != kNoIndex)
-                    syncAllStreamsOfDevice(ls_.index->lanes[ls_.index->laneOf[lastOwn]].device, call, syncTarget(call));
+                if (lastOwn.valid())
+                    syncAllStreamsOfDevice(ls_.index->lane(ls_.index->laneOfEvent(lastOwn)).device, call, syncTarget(call));
             } else if (name == "cudaStreamSynchronize" || name == "hipStreamSynchronize") {
                 // The call names no stream in the trace: the stream this thread launched to last.
-                if (lastOwn != kNoIndex)
-                    addSyncEdge(lastLaunchedOnLaneBefore(ls_.index->laneOf[lastOwn], r.ts), syncTarget(call));
+                if (lastOwn.valid())
+                    addSyncEdge(lastLaunchedOnLaneBefore(ls_.index->laneOfEvent(lastOwn), r.ts), syncTarget(call));
             } else if (name == "cudaEventSynchronize" || name == "hipEventSynchronize") {
-                const std::uint32_t record = lastLaunchedBefore(t->eventRecords, r.ts);
-                addSyncEdge(recordedOp(record, kNoIndex), syncTarget(call));
+                const EventIndex record = lastLaunchedBefore(t->eventRecords, r.ts);
+                addSyncEdge(recordedOp(record, kNone), syncTarget(call));
             } else if (name == "cudaStreamWaitEvent" || name == "hipStreamWaitEvent") {
-                const std::uint32_t source = recordedOp(lastLaunchedBefore(t->eventRecords, r.ts), kNoIndex);
-                const std::uint32_t waiter = firstLaunchAfter(*t, r.ts, kNoIndex);
-                if (source != kNoIndex && waiter != kNoIndex &&
-                    ls_.index->laneOf[source] != ls_.index->laneOf[waiter])
+                const EventIndex source = recordedOp(lastLaunchedBefore(t->eventRecords, r.ts), kNone);
+                const EventIndex waiter = firstLaunchAfter(*t, r.ts, kNone);
+                if (source.valid() && waiter.valid() &&
+                    ls_.index->laneOfEvent(source) != ls_.index->laneOfEvent(waiter))
                     addSyncEdge(source, waiter);
             }
         }
@@ -1016,39 +1041,39 @@ private:
 
     void addSyncEdgesFromSyncEvents()
     {
-        for (std::uint32_t i = 0; i < ev_.size(); ++i) {
+        for (EventIndex i{0}; i.get() < ev_.size(); ++i) {
             const DeviceEvent &s = ev_[i];
             if (s.category != EventCategory::CudaSync || s.phase != Phase::Complete)
                 continue;
             const SyncArgs *waits = dev_.syncArgsOf(i);
             const std::int64_t waitOnStream = waits ? waits->waitOnStream : kNoId;
             const std::int64_t recordCorrelation = waits ? waits->recordCorrelation : kNoId;
-            const std::uint32_t call = hasCorrelation(s.correlation) ? pickLaunch(s.correlation, s.ts) : kNoIndex;
-            if (call == kNoIndex)
+            const EventIndex call = hasCorrelation(s.correlation) ? pickLaunch(s.correlation, s.ts) : EventIndex(kNone);
+            if (call.isNone())
                 continue;
             const std::int32_t device = s.device >= 0 ? s.device
                                         : !dev_.threadKey(s).pid.isString ? static_cast<std::int32_t>(dev_.threadKey(s).pid.value)
                                                                  : -1;
             const std::string_view kind = dev_.name(s);
-            std::uint32_t record = kNoIndex;
+            EventIndex record;
             if (hasCorrelation(recordCorrelation))
                 record = pickLaunch(recordCorrelation, ev_[call].ts);
             if (kind == "Context Sync") {
                 syncAllStreamsOfDevice(device, call, syncTarget(call));
             } else if (kind == "Stream Sync") {
-                const std::uint32_t lane = laneOfStream(device, s.stream);
-                if (lane != kNoIndex)
+                const LaneIndex lane = laneOfStream(device, s.stream);
+                if (lane.valid())
                     addSyncEdge(lastLaunchedOnLaneBefore(lane, ev_[call].ts), syncTarget(call));
             } else if (kind == "Event Sync") {
-                const std::uint32_t lane = waitOnStream != kNoId ? laneOfStream(device, waitOnStream) : kNoIndex;
+                const LaneIndex lane = waitOnStream != kNoId ? laneOfStream(device, waitOnStream) : LaneIndex(kNone);
                 addSyncEdge(recordedOp(record, lane), syncTarget(call));
             } else if (kind == "Stream Wait Event") {
-                const std::uint32_t lane = waitOnStream != kNoId ? laneOfStream(device, waitOnStream) : kNoIndex;
-                const std::uint32_t source = recordedOp(record, lane);
+                const LaneIndex lane = waitOnStream != kNoId ? laneOfStream(device, waitOnStream) : LaneIndex(kNone);
+                const EventIndex source = recordedOp(record, lane);
                 const ThreadOps *t = threadOf(dev_.threadKey(ev_[call]));
-                const std::uint32_t waiterLane = laneOfStream(device, s.stream);
-                const std::uint32_t waiter = t ? firstLaunchAfter(*t, ev_[call].ts, waiterLane) : kNoIndex;
-                if (source != kNoIndex && waiter != kNoIndex && ls_.index->laneOf[source] != ls_.index->laneOf[waiter])
+                const LaneIndex waiterLane = laneOfStream(device, s.stream);
+                const EventIndex waiter = t ? firstLaunchAfter(*t, ev_[call].ts, waiterLane) : EventIndex(kNone);
+                if (source.valid() && waiter.valid() && ls_.index->laneOfEvent(source) != ls_.index->laneOfEvent(waiter))
                     addSyncEdge(source, waiter);
             }
         }
@@ -1061,20 +1086,20 @@ private:
     {
         for (std::uint32_t slot = 0; slot < threads_.size(); ++slot) {
             const ThreadOps &t = threads_[slot];
-            std::uint32_t dep = kNoIndex;
+            EventIndex dep;
             for (std::size_t i = 0; i < t.chakra.size(); ++i) {
                 const DeviceEvent &op = ev_[t.chakra[i]];
                 if (i == 0 || op.ts - ev_[t.chakra[i - 1]].end() > opt_.interThreadGap)
                     dep = latestOnOtherThreads(slot, op.ts);
-                if (dep != kNoIndex)
+                if (dep.valid())
                     ls_.edges.push_back(Edge{dep, t.chakra[i], EdgeKind::InterThread});
             }
         }
     }
 
-    std::uint32_t latestOnOtherThreads(std::uint32_t exclude, Nanos ts) const
+    EventIndex latestOnOtherThreads(std::uint32_t exclude, Nanos ts) const
     {
-        std::uint32_t best = kNoIndex;
+        EventIndex best;
         for (std::uint32_t slot = 0; slot < threads_.size(); ++slot) {
             if (slot == exclude)
                 continue;
@@ -1082,8 +1107,8 @@ private:
             auto idx = std::lower_bound(t.chakraStart.begin(), t.chakraStart.end(), ts) - t.chakraStart.begin();
             if (idx == 0)
                 continue;
-            const std::uint32_t candidate = t.chakra[static_cast<std::size_t>(idx - 1)];
-            if (best == kNoIndex || ev_[candidate].ts > ev_[best].ts)
+            const EventIndex candidate = t.chakra[static_cast<std::size_t>(idx - 1)];
+            if (best.isNone() || ev_[candidate].ts > ev_[best].ts)
                 best = candidate;
         }
         return best;
@@ -1095,16 +1120,16 @@ private:
     {
         if (!host_)
             return;
-        for (std::uint32_t i = 0; i < host_->nodes.size(); ++i) {
-            const HostNode &n = host_->nodes[i];
+        for (HostNodeIndex i{0}; i.get() < host_->nodes.size(); ++i) {
+            const HostNode &n = host_->node(i);
             if (n.parentMissing)
-                addFinding(FindingKind::EtParentMissing, FindingSeverity::Warning, SubjectKind::HostNode, i,
+                addFinding(FindingKind::EtParentMissing, FindingSeverity::Warning, i,
                            "ET node " + std::to_string(n.id) + " '" + std::string(host_->name(n)) + "' names parent " +
                                std::to_string(n.parentId) + ", which is not in the file",
                            "re-parent it to its thread root");
         }
         if (ls_.join.method != HostJoinMethod::RecordFunctionId)
-            addFinding(FindingKind::RfIdAbsent, FindingSeverity::Warning, SubjectKind::Trace, kNoIndex,
+            addTraceFinding(FindingKind::RfIdAbsent, FindingSeverity::Warning,
                        "the Kineto CPU ops carry no 'Record function id': the ET observer was not attached to the "
                        "profiler" +
                            std::string(ls_.join.method == HostJoinMethod::None
@@ -1114,35 +1139,39 @@ private:
                        "pass execution_trace_observer= to torch.profiler.profile() when collecting");
         if (ls_.join.method == HostJoinMethod::None)
             return;
-        for (std::uint32_t i = 0; i < host_->nodes.size(); ++i)
-            if (host_->nodes[i].rfId != 0 && eventOfHost_[i] == kNoIndex)
-                addFinding(FindingKind::HostOpWithoutDevice, FindingSeverity::Info, SubjectKind::HostNode, i,
-                           "ET op " + std::to_string(host_->nodes[i].id) + " '" + std::string(host_->name(host_->nodes[i])) +
-                               "' (rf_id " + std::to_string(host_->nodes[i].rfId) + ") has no Kineto CPU op",
+        for (HostNodeIndex i{0}; i.get() < host_->nodes.size(); ++i)
+            if (const HostNode &n = host_->node(i); n.rfId != 0 && eventOfHost_[i].isNone())
+                addFinding(FindingKind::HostOpWithoutDevice, FindingSeverity::Info, i,
+                           "ET op " + std::to_string(n.id) + " '" + std::string(host_->name(n)) +
+                               "' (rf_id " + std::to_string(n.rfId) + ") has no Kineto CPU op",
                            "it gets no timing in the export; it may lie outside the profiling window");
         const TraceId hostPid{host_->pid, false};
         for (const ThreadOps &t : threads_) {
             if (!(t.key.pid == hostPid))
                 continue;
-            for (std::uint32_t event : t.nest)
+            for (EventIndex event : t.nest)
                 if (!hasHostNode(event))
-                    addFinding(FindingKind::DeviceOpWithoutHost, FindingSeverity::Info, SubjectKind::DeviceEvent, event,
+                    addFinding(FindingKind::DeviceOpWithoutHost, FindingSeverity::Info, event,
                                "Kineto CPU op " + describe(event) + " has no ET node",
                                "GPU ops launched inside it are attached to its nearest ancestor with an ET node");
         }
     }
 
     const DeviceTrace &dev_;
-    const std::vector<DeviceEvent> &ev_;
+    EventView ev_;
     const HostTrace *host_;
     const LinkOptions &opt_;
     std::shared_ptr<const TraceIndex> index_;
     LinkSet ls_;
     bool requireHostNode_ = false;
-    std::vector<std::uint32_t> gpuLinkOf_, hostOfEvent_, eventOfHost_;
-    std::vector<Nanos> exclusiveDur_;
-    std::vector<std::uint32_t> opParent_;                     // until diagnoseGpuOps() moves it into the evidence
-    const std::vector<std::uint32_t> *opParentView_ = &opParent_;
+    using HostOfEvent = IndexedVector<EventIndex, HostNodeIndex>;
+    using EventOfHost = IndexedVector<HostNodeIndex, EventIndex>;
+    IndexedVector<EventIndex, GpuLinkIndex> gpuLinkOf_;
+    HostOfEvent hostOfEvent_;
+    EventOfHost eventOfHost_;
+    IndexedVector<EventIndex, Nanos> exclusiveDur_;
+    IndexedVector<EventIndex, EventIndex> opParent_;          // until diagnoseGpuOps() moves it into the evidence
+    const std::vector<EventIndex> *opParentView_ = &opParent_.raw();
     std::shared_ptr<LinkEvidence> evidence_ = std::make_shared<LinkEvidence>();
     std::vector<Finding> traceWide_, perOp_, hostSide_;
     std::vector<std::uint32_t> perOpBegin_;
@@ -1150,17 +1179,17 @@ private:
 
     std::map<ThreadKey, std::uint32_t> slotOf_;
     std::vector<ThreadOps> threads_;
-    std::vector<std::uint32_t> globalChakra_;
+    std::vector<EventIndex> globalChakra_;
     std::vector<Nanos> globalChakraStart_;
-    mutable std::unordered_map<std::int64_t, std::uint32_t> cpuOpByExternalId_; // built on first use (fallback)
+    mutable std::unordered_map<std::int64_t, EventIndex> cpuOpByExternalId_; // built on first use (fallback)
 
-    std::vector<std::pair<std::int64_t, std::uint32_t>> launchesByCorrelation_; // (correlation, event), sorted
+    std::vector<std::pair<std::int64_t, EventIndex>> launchesByCorrelation_; // (correlation, event), sorted
     mutable std::size_t globalChakraFinger_ = 0; // see nearsearch.h
     std::vector<std::uint32_t> denseCorrelation_; // correlation - base → first position above (when dense)
     std::int64_t denseCorrelationBase_ = 0;
-    std::unordered_map<std::int64_t, std::vector<std::uint32_t>> gpuAnnotations_;
+    std::unordered_map<std::int64_t, std::vector<EventIndex>> gpuAnnotations_;
     mutable bool flowIndexBuilt_ = false;
-    mutable std::unordered_map<std::int64_t, std::uint32_t> flowStarts_;
+    mutable std::unordered_map<std::int64_t, EventIndex> flowStarts_;
     mutable std::map<ThreadKey, std::vector<std::pair<Nanos, std::int64_t>>> flowFinishes_;
 
     bool correlationsSpanProcesses_ = false;
@@ -1168,7 +1197,7 @@ private:
     mutable std::vector<std::int8_t> ncclByName_; // StringId → -1 unknown, 0/1
     std::vector<LaunchContext> contexts_; // parallel to gpuLinks
     LaunchContext lastContext_;
-    std::unordered_map<std::uint32_t, std::vector<std::pair<Nanos, std::uint32_t>>> streamLaunches_; // lane → launches
+    std::unordered_map<LaneIndex, std::vector<std::pair<Nanos, EventIndex>>> streamLaunches_; // lane → launches
     std::unordered_set<std::uint64_t> syncEdgeSeen_;
 };
 

@@ -53,17 +53,17 @@ std::string_view parentRuleName(ParentRule r);
 std::string_view orphanReasonName(OrphanReason r);
 
 struct GpuLink {
-    std::uint32_t gpuEvent = kNoIndex;   // index in DeviceTrace::events
-    std::uint32_t launch = kNoIndex;     // runtime/driver event
+    EventIndex gpuEvent{};                 // index in DeviceTrace::events
+    EventIndex launch{};                   // runtime/driver event
     LaunchMatch launchMatch = LaunchMatch::None;
-    std::uint32_t parent = kNoIndex;     // chosen CPU event (DeviceTrace index) under the run's policy
-    std::uint32_t hostNode = kNoIndex;   // HostTrace::nodes index of the parent, if any
+    EventIndex parent{};                   // chosen CPU event (DeviceTrace index) under the run's policy
+    HostNodeIndex hostNode{};              // HostTrace::nodes index of the parent, if any
     ParentRule rule = ParentRule::None;
     float confidence = 0.0f;             // 1 = causal key + enclosing op agree with External id
     OrphanReason orphan = OrphanReason::None;
-    std::array<std::uint32_t, kPolicyCount> byPolicy{kNoIndex, kNoIndex, kNoIndex}; // each policy's choice
-    std::uint32_t innermost = kNoIndex;  // innermost enclosing CPU op, even without an ET node
-    std::uint32_t annotationEvidence = kNoIndex; // gpu_user_annotation corroborating a user_annotation parent
+    std::array<EventIndex, kPolicyCount> byPolicy{}; // each policy's choice
+    EventIndex innermost{};                // innermost enclosing CPU op, even without an ET node
+    EventIndex annotationEvidence{};       // gpu_user_annotation corroborating a user_annotation parent
 };
 
 enum class EdgeKind : std::uint8_t {
@@ -78,8 +78,8 @@ std::string_view edgeKindName(EdgeKind k);                   // stable snake_cas
 std::optional<EdgeKind> edgeKindFromName(std::string_view name);
 
 struct Edge {
-    std::uint32_t from = kNoIndex; // DeviceTrace event indices
-    std::uint32_t to = kNoIndex;
+    EventIndex from{}; // DeviceTrace event indices
+    EventIndex to{};
     EdgeKind kind = EdgeKind::Parent;
 };
 
@@ -108,12 +108,12 @@ struct LinkOptions {
 // (link/diagnose.h) needs it to judge a parent a correction chose.
 struct LaunchEvidence {
     Nanos ts = 0;                         // launch time (the runtime call's, or the flow start's)
-    std::uint32_t externalOp = kNoIndex;  // the launch thread's cpu_op carrying the launch's External id
+    EventIndex externalOp{};                // the launch thread's cpu_op carrying the launch's External id
     bool hasTime = false;                 // false: no launch, or only an External-id match (time unknown)
 };
 struct LinkEvidence {
     std::vector<LaunchEvidence> launches; // parallel to LinkSet::gpuLinks
-    std::vector<std::uint32_t> opParent;  // event → enclosing candidate CPU op on its thread (the linker's nesting)
+    std::vector<EventIndex> opParent;     // event → enclosing candidate CPU op on its thread (the linker's nesting)
 };
 
 // The result of the link stage (and of every correction of it). A value: copying it is cheap,
@@ -125,9 +125,9 @@ struct LinkSet {
     Policy policy = Policy::Nesting;
     std::shared_ptr<const TraceIndex> index;    // built once per load (the index stage), shared by every relink
     CowVector<GpuLink> gpuLinks;                // one per GPU op (kernel, memcpy, memset), in event order
-    SharedArray<std::uint32_t> gpuLinkOf;       // event → gpuLinks index, kNoIndex if not a GPU op
-    SharedArray<std::uint32_t> hostOfEvent;     // event → HostTrace node index, kNoIndex
-    SharedArray<std::uint32_t> eventOfHost;     // host node → event index, kNoIndex
+    SharedArray<GpuLinkIndex> gpuLinkOf;        // event → gpuLinks index, none if not a GPU op
+    SharedArray<HostNodeIndex> hostOfEvent;     // event → HostTrace node index, or none
+    SharedArray<EventIndex> eventOfHost;        // host node → event index, or none
     SharedArray<Nanos> exclusiveDur;            // event → exclusive duration (CPU ops; GPU ops = dur)
     CowVector<Edge> edges;                      // Launch, StreamOrder, Sync, InterThread (Parent edges are in gpuLinks)
     HostJoinStats join;

@@ -33,9 +33,9 @@ void externalIdNotice(const DeviceTrace &trace, const LinkSet &links, const Chak
                       std::vector<Notice> &out)
 {
     std::size_t withBoth = 0, equal = 0;
-    std::vector<std::uint32_t> events;
+    std::vector<EventIndex> events;
     for (const GpuLink &link : links.gpuLinks) {
-        const DeviceEvent &gpu = trace.events[link.gpuEvent];
+        const DeviceEvent &gpu = trace.event(link.gpuEvent);
         if (gpu.externalId == kNoId || gpu.correlation == kNoId || gpu.correlation == 0)
             continue;
         ++withBoth;
@@ -74,21 +74,21 @@ void graphCaptureNotice(const DeviceTrace &trace, const LinkSet &links, std::vec
     // Launch calls that some GPU op names as its launch.
     std::vector<bool> ran(trace.events.size(), false);
     for (const GpuLink &link : links.gpuLinks)
-        if (link.launch != kNoIndex)
-            ran[link.launch] = true;
+        if (link.launch.valid())
+            ran[link.launch.get()] = true;
 
     // Capture windows per thread: from a *StreamBeginCapture to the next *StreamEndCapture's end.
     std::map<ThreadKey, std::vector<std::pair<Nanos, Nanos>>> windows;
     std::map<ThreadKey, Nanos> open;
-    std::vector<std::uint32_t> runtime;
-    for (std::uint32_t i = 0; i < trace.events.size(); ++i)
-        if (trace.events[i].phase == Phase::Complete && isRuntimeCategory(trace.events[i].category))
+    std::vector<EventIndex> runtime;
+    for (EventIndex i{0}; i.get() < trace.events.size(); ++i)
+        if (trace.event(i).phase == Phase::Complete && isRuntimeCategory(trace.event(i).category))
             runtime.push_back(i);
     std::stable_sort(runtime.begin(), runtime.end(),
-                     [&](std::uint32_t a, std::uint32_t b) { return trace.events[a].ts < trace.events[b].ts; });
+                     [&](EventIndex a, EventIndex b) { return trace.event(a).ts < trace.event(b).ts; });
     std::size_t launches = 0;
-    for (std::uint32_t i : runtime) {
-        const DeviceEvent &e = trace.events[i];
+    for (EventIndex i : runtime) {
+        const DeviceEvent &e = trace.event(i);
         const std::string_view name = trace.name(e);
         if (endsWith(name, "StreamBeginCapture") || endsWith(name, "StreamBeginCaptureToGraph"))
             open.try_emplace(trace.threadKey(e), e.ts);
@@ -105,9 +105,9 @@ void graphCaptureNotice(const DeviceTrace &trace, const LinkSet &links, std::vec
 
     Notice n;
     n.kind = NoticeKind::GraphCapture;
-    for (std::uint32_t i : runtime) {
-        const DeviceEvent &e = trace.events[i];
-        if (ran[i] || !isLaunchCall(trace.name(e)))
+    for (EventIndex i : runtime) {
+        const DeviceEvent &e = trace.event(i);
+        if (ran[i.get()] || !isLaunchCall(trace.name(e)))
             continue;
         const auto it = windows.find(trace.threadKey(e));
         if (it == windows.end())
@@ -143,7 +143,7 @@ void noCpuOpsNotice(const DeviceTrace &trace, const LinkSet &links, std::vector<
     n.kind = NoticeKind::NoCpuOps;
     n.total = links.gpuLinks.size();
     for (const GpuLink &link : links.gpuLinks)
-        if (link.parent == kNoIndex)
+        if (link.parent.isNone())
             n.events.push_back(link.gpuEvent);
     n.count = n.events.size();
     n.message = "The trace has " + std::to_string(runtimeCalls)

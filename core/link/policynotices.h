@@ -28,7 +28,7 @@ struct Notice {
     std::size_t count = 0;             // what the notice is about (links, launches, GPU ops, host ops)
     std::size_t total = 0;             // out of how many
     std::string message;               // for the user: what happened, why, and what it means
-    std::vector<std::uint32_t> events; // the DeviceTrace events concerned (GPU ops, or captured launch calls), event order
+    std::vector<EventIndex> events;    // the DeviceTrace events concerned (GPU ops, or captured launch calls), event order
 };
 
 // The notices for `links` (the pair as linked and corrected). With `comparison` (compareWithChakra

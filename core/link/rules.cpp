@@ -64,62 +64,61 @@ bool isPrimaryRule(Policy policy, ParentRule rule)
     return false;
 }
 
-ReparentCheck checkReparent(const DeviceTrace &trace, const LinkSet &links, std::uint32_t gpuEvent,
-                            std::uint32_t newParent)
+ReparentCheck checkReparent(const DeviceTrace &trace, const LinkSet &links, EventIndex gpuEvent, EventIndex newParent)
 {
-    auto describe = [&](std::uint32_t e) { return "'" + std::string(trace.name(trace.events[e])) + "'"; };
-    if (gpuEvent >= links.gpuLinkOf.size() || links.gpuLinkOf[gpuEvent] == kNoIndex)
-        return {ReparentRefusal::NotAGpuOp, "event " + std::to_string(gpuEvent) + " is not a linked GPU op"};
-    if (newParent >= trace.events.size())
+    auto describe = [&](EventIndex e) { return "'" + std::string(trace.name(trace.event(e))) + "'"; };
+    if (!gpuEvent.in(links.gpuLinkOf.size()) || links.gpuLinkOf[gpuEvent].isNone())
+        return {ReparentRefusal::NotAGpuOp, "event " + std::to_string(gpuEvent.value) + " is not a linked GPU op"};
+    if (!trace.contains(newParent))
         return {ReparentRefusal::NoSuchEvent, "the new parent is not an event of this trace"};
-    const DeviceEvent &target = trace.events[newParent];
+    const DeviceEvent &target = trace.event(newParent);
     if (!isCpuOpCategory(target.category))
         return {ReparentRefusal::NotACpuOp, describe(newParent) + " is not a CPU op (cpu_op or user_annotation) but " +
                                                 std::string(categoryName(target.category))};
     // The process that launched the GPU op: its launch call's, else its current parent's.
     const GpuLink &link = links.gpuLinks[links.gpuLinkOf[gpuEvent]];
-    const std::uint32_t launcher = link.launch < trace.events.size() ? link.launch
-                                   : link.parent < trace.events.size() ? link.parent
-                                                                       : kNoIndex;
-    if (launcher != kNoIndex && !(trace.threadKey(trace.events[launcher]).pid == trace.threadKey(target).pid))
+    const EventIndex launcher = trace.contains(link.launch) ? link.launch
+                                : trace.contains(link.parent) ? link.parent
+                                                              : EventIndex(kNone);
+    if (launcher.valid() && !(trace.threadKey(trace.event(launcher)).pid == trace.threadKey(target).pid))
         return {ReparentRefusal::OtherProcess, describe(newParent) + " is in process " + trace.idText(trace.threadKey(target).pid) +
                                                    ", the GPU op was launched from process " +
-                                                   trace.idText(trace.threadKey(trace.events[launcher]).pid)};
+                                                   trace.idText(trace.threadKey(trace.event(launcher)).pid)};
     return {};
 }
 
-std::vector<std::uint32_t> reparentCandidates(const DeviceTrace &trace, const LinkSet &links, std::uint32_t gpuEvent,
-                                              std::uint32_t linkerParent)
+std::vector<EventIndex> reparentCandidates(const DeviceTrace &trace, const LinkSet &links, EventIndex gpuEvent,
+                                           EventIndex linkerParent)
 {
-    std::vector<std::uint32_t> out;
-    if (gpuEvent >= links.gpuLinkOf.size() || links.gpuLinkOf[gpuEvent] == kNoIndex)
+    std::vector<EventIndex> out;
+    if (!gpuEvent.in(links.gpuLinkOf.size()) || links.gpuLinkOf[gpuEvent].isNone())
         return out;
     const GpuLink &link = links.gpuLinks[links.gpuLinkOf[gpuEvent]];
-    auto add = [&](std::uint32_t e) {
-        if (e < trace.events.size() && isCpuOpCategory(trace.events[e].category) &&
+    auto add = [&](EventIndex e) {
+        if (trace.contains(e) && isCpuOpCategory(trace.event(e).category) &&
             std::find(out.begin(), out.end(), e) == out.end() && checkReparent(trace, links, gpuEvent, e).allowed())
             out.push_back(e);
     };
     const TraceIndex &index = *links.index;
     // The CPU ops enclosing the launch on its thread, innermost first.
-    if (link.launch < index.nestParent.size())
-        for (std::uint32_t e = index.nestParent[link.launch]; e != kNoIndex; e = index.nestParent[e])
+    if (link.launch.in(index.nestParent.size()))
+        for (EventIndex e = index.nestParent[link.launch.get()]; e.valid(); e = index.nestParent[e.get()])
             add(e);
     add(link.innermost);
-    for (std::uint32_t choice : link.byPolicy)
+    for (EventIndex choice : link.byPolicy)
         add(choice);
     add(linkerParent);
     return out;
 }
 
-std::vector<std::uint32_t> findEvents(const DeviceTrace &trace, const HostTrace *host, const LinkSet &links, EventKey key,
-                                      std::int64_t value)
+std::vector<EventIndex> findEvents(const DeviceTrace &trace, const HostTrace *host, const LinkSet &links, EventKey key,
+                                   std::int64_t value)
 {
-    std::vector<std::uint32_t> out;
+    std::vector<EventIndex> out;
     const TraceIndex &index = *links.index;
-    auto onLane = [&](std::uint32_t e) { return e < index.laneOf.size() && index.laneOf[e] != kNoIndex; };
-    for (std::uint32_t e = 0; e < trace.events.size(); ++e) {
-        const DeviceEvent &event = trace.events[e];
+    auto onLane = [&](EventIndex e) { return e.in(index.laneOf.size()) && index.laneOf[e.get()].valid(); };
+    for (EventIndex e{0}; e.get() < trace.events.size(); ++e) {
+        const DeviceEvent &event = trace.event(e);
         bool hit = false;
         switch (key) {
         case EventKey::RecordFunctionId: hit = value > 0 && event.rfId == static_cast<std::uint64_t>(value); break;
@@ -134,22 +133,21 @@ std::vector<std::uint32_t> findEvents(const DeviceTrace &trace, const HostTrace 
     // node's rf_id still finds its event.
     if (key == EventKey::RecordFunctionId && host && value > 0) {
         const auto &eventOfHost = links.eventOfHost;
-        for (std::uint32_t n = 0; n < host->nodes.size() && n < eventOfHost.size(); ++n)
-            if (host->nodes[n].rfId == static_cast<std::uint64_t>(value) && eventOfHost[n] != kNoIndex &&
-                onLane(eventOfHost[n]))
+        for (HostNodeIndex n{0}; n.get() < host->nodes.size() && n.get() < eventOfHost.size(); ++n)
+            if (host->node(n).rfId == static_cast<std::uint64_t>(value) && eventOfHost[n].valid() && onLane(eventOfHost[n]))
                 out.push_back(eventOfHost[n]);
     }
-    std::sort(out.begin(), out.end(), [&](std::uint32_t a, std::uint32_t b) {
-        return trace.events[a].ts != trace.events[b].ts ? trace.events[a].ts < trace.events[b].ts : a < b;
+    std::sort(out.begin(), out.end(), [&](EventIndex a, EventIndex b) {
+        return trace.event(a).ts != trace.event(b).ts ? trace.event(a).ts < trace.event(b).ts : a < b;
     });
     out.erase(std::unique(out.begin(), out.end()), out.end());
     return out;
 }
 
-std::uint32_t findCpuOp(const DeviceTrace &trace, EventKey key, std::int64_t value)
+EventIndex findCpuOp(const DeviceTrace &trace, EventKey key, std::int64_t value)
 {
-    for (std::uint32_t i = 0; i < trace.events.size(); ++i) {
-        const DeviceEvent &e = trace.events[i];
+    for (EventIndex i{0}; i.get() < trace.events.size(); ++i) {
+        const DeviceEvent &e = trace.event(i);
         if (!isCpuOpCategory(e.category))
             continue;
         if ((key == EventKey::RecordFunctionId && value >= 0 && e.rfId == static_cast<std::uint64_t>(value)) ||
@@ -157,7 +155,7 @@ std::uint32_t findCpuOp(const DeviceTrace &trace, EventKey key, std::int64_t val
             (key == EventKey::Correlation && e.correlation == value))
             return i;
     }
-    return kNoIndex;
+    return kNone;
 }
 
 } // namespace linkscope::core

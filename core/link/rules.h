@@ -57,14 +57,13 @@ struct ReparentCheck {
     std::string reason; // for the user, naming the events and processes; empty when allowed
     bool allowed() const { return refusal == ReparentRefusal::None; }
 };
-ReparentCheck checkReparent(const DeviceTrace &trace, const LinkSet &links, std::uint32_t gpuEvent,
-                            std::uint32_t newParent);
+ReparentCheck checkReparent(const DeviceTrace &trace, const LinkSet &links, EventIndex gpuEvent, EventIndex newParent);
 
 // The CPU ops worth offering as a new parent of `gpuEvent`, best first: the ops enclosing its launch
 // on the launching thread (innermost first), the innermost enclosing op, each policy's choice, and
 // `linkerParent` (the linker's own choice, when a correction changed it). Only valid targets.
-std::vector<std::uint32_t> reparentCandidates(const DeviceTrace &trace, const LinkSet &links, std::uint32_t gpuEvent,
-                                              std::uint32_t linkerParent = kNoIndex);
+std::vector<EventIndex> reparentCandidates(const DeviceTrace &trace, const LinkSet &links, EventIndex gpuEvent,
+                                           EventIndex linkerParent = kNone);
 
 // ---- lookups -----------------------------------------------------------------------------------
 
@@ -72,9 +71,9 @@ enum class EventKey : std::uint8_t { RecordFunctionId, EvIdx, ExternalId, Correl
 
 // Events on a lane whose key equals `value`, by start time (then index). For rf_id, a host ET node
 // with that rf_id finds its joined event too (traces whose Kineto side has no rf_id).
-std::vector<std::uint32_t> findEvents(const DeviceTrace &trace, const HostTrace *host, const LinkSet &links, EventKey key,
-                                      std::int64_t value);
-// The first CPU op (in event order) whose rf_id / Ev Idx is `value`, kNoIndex if none.
-std::uint32_t findCpuOp(const DeviceTrace &trace, EventKey key, std::int64_t value);
+std::vector<EventIndex> findEvents(const DeviceTrace &trace, const HostTrace *host, const LinkSet &links, EventKey key,
+                                   std::int64_t value);
+// The first CPU op (in event order) whose rf_id / Ev Idx is `value`, none if none.
+EventIndex findCpuOp(const DeviceTrace &trace, EventKey key, std::int64_t value);
 
 } // namespace linkscope::core

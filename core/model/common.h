@@ -1,6 +1,8 @@
 #pragma once
 // Types shared by every stage of the core: time, interned strings, diagnostics, progress.
 
+#include "base/indices.h"
+
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -88,7 +90,7 @@ struct Diagnostic {
     std::string file;                      // path of the input it concerns (may be empty)
     std::uint64_t offset = kUnknownOffset; // byte offset in the (decompressed) input, if known
     std::string message;
-    std::uint32_t event = UINT32_MAX;      // the DeviceTrace event it concerns (an index), if any
+    EventIndex event{};                      // the DeviceTrace event it concerns, if any
 
     // "file:offset: message" (offset omitted when unknown).
     std::string toString() const

@@ -34,10 +34,10 @@ EventCategory categoryFromName(std::string_view cat)
 
 namespace linkscope::core {
 
-const SyncArgs *DeviceTrace::syncArgsOf(std::uint32_t event) const
+const SyncArgs *DeviceTrace::syncArgsOf(EventIndex event) const
 {
     const auto it = std::lower_bound(syncArgs.begin(), syncArgs.end(), event,
-                                     [](const SyncArgs &s, std::uint32_t e) { return s.event < e; });
+                                     [](const SyncArgs &s, EventIndex e) { return s.event < e; });
     return it != syncArgs.end() && it->event == event ? &*it : nullptr;
 }
 
@@ -45,17 +45,17 @@ const SyncArgs *DeviceTrace::syncArgsOf(std::uint32_t event) const
 
 namespace linkscope::core {
 
-const CollectiveArgs *DeviceTrace::collectiveOf(std::uint32_t event) const
+const CollectiveArgs *DeviceTrace::collectiveOf(EventIndex event) const
 {
     const auto it = std::lower_bound(collectives.begin(), collectives.end(), event,
-                                     [](const CollectiveArgs &c, std::uint32_t e) { return c.event < e; });
+                                     [](const CollectiveArgs &c, EventIndex e) { return c.event < e; });
     return it != collectives.end() && it->event == event ? &*it : nullptr;
 }
 
-std::int64_t DeviceTrace::graphIdOf(std::uint32_t event) const
+std::int64_t DeviceTrace::graphIdOf(EventIndex event) const
 {
     const auto it = std::lower_bound(graphIds.begin(), graphIds.end(), event,
-                                     [](const GraphIdArg &g, std::uint32_t e) { return g.event < e; });
+                                     [](const GraphIdArg &g, EventIndex e) { return g.event < e; });
     return it != graphIds.end() && it->event == event ? it->graphId : kNoId;
 }
 

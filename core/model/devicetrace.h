@@ -58,11 +58,9 @@ struct ThreadKey {
 };
 
 inline constexpr std::int64_t kNoId = -1;
-inline constexpr std::uint32_t kNoIndex = std::numeric_limits<std::uint32_t>::max();
 
-// Index of a (pid, tid) in a ThreadTable. Two events of one trace have the same index exactly when
-// their (pid, tid) are the same.
-using ThreadIndex = std::uint32_t;
+// ThreadIndex (base/indices.h) is the index of a (pid, tid) in a ThreadTable. Two events of one
+// trace have the same index exactly when their (pid, tid) are the same.
 
 // The distinct (pid, tid) of a trace, in order of first use; 0 is always (0, 0), the thread of an
 // event without pid and tid.
@@ -72,7 +70,7 @@ public:
 
     ThreadIndex intern(const ThreadKey &key)
     {
-        const auto [it, added] = index_.try_emplace(key, static_cast<ThreadIndex>(keys_.size()));
+        const auto [it, added] = index_.try_emplace(key, ThreadIndex::at(keys_.size()));
         if (added)
             keys_.push_back(key);
         return it->second;
@@ -80,9 +78,9 @@ public:
     ThreadIndex find(const ThreadKey &key) const
     {
         const auto it = index_.find(key);
-        return it == index_.end() ? kNoIndex : it->second;
+        return it == index_.end() ? ThreadIndex(kNone) : it->second;
     }
-    const ThreadKey &at(ThreadIndex i) const { return keys_[i]; }
+    const ThreadKey &at(ThreadIndex i) const { return keys_[i.get()]; }
     std::size_t size() const { return keys_.size(); }
     const std::vector<ThreadKey> &keys() const { return keys_; }
 
@@ -93,7 +91,7 @@ private:
 
 // Kineto collective args (`appendCollectiveArgs`) on record_param_comms and NCCL kernels.
 struct CollectiveArgs {
-    std::uint32_t event = kNoIndex; // the DeviceTrace event that carries them
+    EventIndex event{}; // the DeviceTrace event that carries them
     StringId collectiveName = 0;
     StringId processGroupName = 0;
     StringId processGroupDesc = 0;
@@ -108,7 +106,7 @@ struct CollectiveArgs {
 
 // args "graph id" (CUDA graphs) of one event: few events have one, so they are kept beside the events.
 struct GraphIdArg {
-    std::uint32_t event = kNoIndex;
+    EventIndex event{};
     std::int64_t graphId = kNoId;
 };
 
@@ -124,7 +122,7 @@ struct DeviceEvent {
     std::int64_t flowId = kNoId;        // flow events: "id"
     std::int64_t stream = kNoId;        // args "stream"
     std::uint64_t rfId = 0;             // args "Record function id"; 0 = absent
-    ThreadIndex thread = 0;             // DeviceTrace::threads: (pid, tid) exactly as in the file
+    ThreadIndex thread{0};              // DeviceTrace::threads: (pid, tid) exactly as in the file
     std::int32_t device = -1;           // args "device"
     StringId name = 0;
     StringId categoryText = 0;          // original `cat` string
@@ -145,7 +143,7 @@ static_assert(sizeof(DeviceEvent) <= 96, "DeviceEvent: 1 M events are 96 MB; kee
 // What a cuda_sync event waits on (Kineto args "wait_on_stream", "wait_on_cuda_event_record_corr_id"),
 // read with the events so that linking never needs the args text.
 struct SyncArgs {
-    std::uint32_t event = kNoIndex;            // index into DeviceTrace::events
+    EventIndex event{};                          // index into DeviceTrace::events
     std::int64_t waitOnStream = kNoId;
     std::int64_t recordCorrelation = kNoId;
 };
@@ -202,6 +200,8 @@ struct DeviceTrace {
 
     std::string_view name(const DeviceEvent &e) const { return strings.at(e.name); }
     const ThreadKey &threadKey(const DeviceEvent &e) const { return threads.at(e.thread); }
+    const DeviceEvent &event(EventIndex i) const { return events[i.get()]; }
+    bool contains(EventIndex i) const { return i.in(events.size()); }
     // One event's args (empty if none or unavailable; see argsUnavailableReason()). For many
     // events in order, use an ArgsReader over argsStore.
     std::string argsJson(const DeviceEvent &e) const
@@ -212,11 +212,11 @@ struct DeviceTrace {
         return std::string(argsStore->read(e.args, scratch));
     }
     std::string argsUnavailableReason() const { return argsStore ? argsStore->unavailableReason() : std::string(); }
-    const SyncArgs *syncArgsOf(std::uint32_t event) const;
+    const SyncArgs *syncArgsOf(EventIndex event) const;
     // The collective args of events[event], or null.
-    const CollectiveArgs *collectiveOf(std::uint32_t event) const;
+    const CollectiveArgs *collectiveOf(EventIndex event) const;
     // The "graph id" of events[event], or kNoId.
-    std::int64_t graphIdOf(std::uint32_t event) const;
+    std::int64_t graphIdOf(EventIndex event) const;
     std::string idText(const TraceId &id) const
     {
         return id.isString ? std::string(strings.at(static_cast<StringId>(id.value))) : std::to_string(id.value);

@@ -44,7 +44,7 @@ inline constexpr std::int32_t kUserScope = 7; // at::RecordScope::USER_SCOPE
 struct HostNode {
     std::int64_t id = -1;
     std::int64_t parentId = -1;          // as written ("ctrl_deps" / "parent"); -1 if none
-    std::uint32_t parent = UINT32_MAX;   // index into HostTrace::nodes, UINT32_MAX if none or missing
+    HostNodeIndex parent{};                // index into HostTrace::nodes, none if none or missing
     StringId name = 0;
     std::uint64_t rfId = 0;              // 0 = absent (root/thread nodes)
     std::int64_t tid = -1;               // ET's small sequential thread id, not the OS tid
@@ -77,10 +77,10 @@ struct HostTrace {
     bool recoveredTruncation = false; // the nodes array was cut off and closed by the reader
 
     std::vector<HostNode> nodes;               // sorted by id
-    std::unordered_map<std::int64_t, std::uint32_t> indexById;
+    std::unordered_map<std::int64_t, HostNodeIndex> indexById;
     std::vector<std::uint32_t> childBegin;     // CSR: children of node i are childList[childBegin[i] .. childBegin[i+1])
-    std::vector<std::uint32_t> childList;      // sorted by id
-    std::vector<std::uint32_t> roots;          // nodes with no parent in the file (process root, orphans)
+    std::vector<HostNodeIndex> childList;      // sorted by id
+    std::vector<HostNodeIndex> roots;          // nodes with no parent in the file (process root, orphans)
     std::vector<HostCommAttrs> commAttrs;
     StringPool strings;
     std::vector<Diagnostic> warnings;
@@ -97,9 +97,17 @@ struct HostTrace {
     const HostNode *findById(std::int64_t id) const
     {
         auto it = indexById.find(id);
-        return it == indexById.end() ? nullptr : &nodes[it->second];
+        return it == indexById.end() ? nullptr : &nodes[it->second.get()];
     }
-    std::size_t childCount(std::uint32_t i) const { return childBegin[i + 1] - childBegin[i]; }
+    std::size_t childCount(HostNodeIndex i) const { return childBegin[i.get() + 1] - childBegin[i.get()]; }
+    const HostNode &node(HostNodeIndex i) const { return nodes[i.get()]; }
+    bool contains(HostNodeIndex i) const { return i.in(nodes.size()); }
+    // The index of `id`, or none.
+    HostNodeIndex indexOf(std::int64_t id) const
+    {
+        auto it = indexById.find(id);
+        return it == indexById.end() ? HostNodeIndex(kNone) : it->second;
+    }
 };
 
 } // namespace linkscope::core

@@ -15,30 +15,29 @@ constexpr std::uint8_t kPreDiffers = 2;
 constexpr std::uint8_t kHeadFinished = 4;
 constexpr std::uint8_t kPreFinished = 8;
 
-std::uint32_t nameOf(const DeviceTrace &trace, std::uint32_t event)
+StringId nameOf(const DeviceTrace &trace, EventIndex event)
 {
-    return event < trace.events.size() ? trace.events[event].name : kNoIndex;
+    return trace.contains(event) ? trace.event(event).name : StringPool::kMissing;
 }
 
-const GpuLink *linkOf(const Finding &f, const LinkSet &links, std::uint32_t *index = nullptr)
+const GpuLink *linkOf(const Finding &f, const LinkSet &links, GpuLinkIndex *index = nullptr)
 {
-    if (f.subjectKind != SubjectKind::DeviceEvent || f.subject >= links.gpuLinkOf.size())
+    if (f.subjectKind != SubjectKind::DeviceEvent || !f.event.in(links.gpuLinkOf.size()))
         return nullptr;
-    const std::uint32_t l = links.gpuLinkOf[f.subject];
-    if (l == kNoIndex || l >= links.gpuLinks.size())
+    const GpuLinkIndex l = links.gpuLinkOf[f.event];
+    if (!l.in(links.gpuLinks.size()))
         return nullptr;
     if (index)
         *index = l;
     return &links.gpuLinks[l];
 }
 
-bool isOpAncestor(const LinkEvidence &evidence, std::uint32_t ancestor, std::uint32_t event)
+bool isOpAncestor(const LinkEvidence &evidence, EventIndex ancestor, EventIndex event)
 {
     // Bounded: opParent is a forest, but a malformed one must not loop.
+    auto parentOf = [&](EventIndex e) { return e.in(evidence.opParent.size()) ? evidence.opParent[e.get()] : kNone; };
     std::size_t steps = 0;
-    for (std::uint32_t p = event < evidence.opParent.size() ? evidence.opParent[event] : kNoIndex;
-         p != kNoIndex && steps < evidence.opParent.size();
-         p = p < evidence.opParent.size() ? evidence.opParent[p] : kNoIndex, ++steps)
+    for (EventIndex p = parentOf(event); p.valid() && steps < evidence.opParent.size(); p = parentOf(p), ++steps)
         if (p == ancestor)
             return true;
     return false;
@@ -46,24 +45,24 @@ bool isOpAncestor(const LinkEvidence &evidence, std::uint32_t ancestor, std::uin
 
 FindingCause policyCause(FindingCause cause, const Finding &f, const DeviceTrace &trace, const LinkSet &links)
 {
-    std::uint32_t index = kNoIndex;
+    GpuLinkIndex index;
     const GpuLink *link = linkOf(f, links, &index);
     if (!link)
         return cause;
-    const std::uint32_t nesting = link->byPolicy[static_cast<std::size_t>(Policy::Nesting)];
-    const std::uint32_t head = link->byPolicy[static_cast<std::size_t>(Policy::ExternalId)];
-    const std::uint32_t pre = link->byPolicy[static_cast<std::size_t>(Policy::EvIdx)];
+    const EventIndex nesting = link->byPolicy[static_cast<std::size_t>(Policy::Nesting)];
+    const EventIndex head = link->byPolicy[static_cast<std::size_t>(Policy::ExternalId)];
+    const EventIndex pre = link->byPolicy[static_cast<std::size_t>(Policy::EvIdx)];
     const LaunchEvidence *launch =
-        links.evidence && index < links.evidence->launches.size() ? &links.evidence->launches[index] : nullptr;
+        links.evidence && index.in(links.evidence->launches.size()) ? &links.evidence->launches[index.get()] : nullptr;
     bool headDiffers = head != nesting;
     // As the diagnosis judges it: a user_annotation (nccl:*) nested in the External-id op refines it.
-    if (headDiffers && launch && nesting != kNoIndex && head != kNoIndex && head == launch->externalOp &&
-        nesting < trace.events.size() && trace.events[nesting].category == EventCategory::UserAnnotation &&
+    if (headDiffers && launch && nesting.valid() && head.valid() && head == launch->externalOp &&
+        trace.contains(nesting) && trace.event(nesting).category == EventCategory::UserAnnotation &&
         isOpAncestor(*links.evidence, head, nesting))
         headDiffers = false;
     const bool preDiffers = pre != nesting;
-    auto finished = [&](std::uint32_t op) {
-        return launch && launch->hasTime && op < trace.events.size() && trace.events[op].end() <= launch->ts;
+    auto finished = [&](EventIndex op) {
+        return launch && launch->hasTime && trace.contains(op) && trace.event(op).end() <= launch->ts;
     };
     if (headDiffers) {
         cause.detail |= kHeadDiffers;
@@ -80,9 +79,9 @@ FindingCause policyCause(FindingCause cause, const Finding &f, const DeviceTrace
     return cause;
 }
 
-std::string quoted(const DeviceTrace &trace, std::uint32_t name)
+std::string quoted(const DeviceTrace &trace, StringId name)
 {
-    if (name == kNoIndex || name >= trace.strings.size())
+    if (name == StringPool::kMissing || name >= trace.strings.size())
         return {};
     return "'" + std::string(trace.strings.at(name)) + "'";
 }

@@ -27,8 +27,8 @@ struct FindingCause {
     FindingSeverity severity = FindingSeverity::Info;
     FindingKind kind = FindingKind::PolicyDisagreement;
     std::uint8_t detail = 0;                       // per kind (see findinggroups.cpp)
-    std::uint32_t name = kNoIndex;                 // DeviceTrace string id of the op the cause names
-    std::uint32_t otherName = kNoIndex;            // a second one (both rules differ)
+    StringId name = StringPool::kMissing;          // DeviceTrace string id of the op the cause names
+    StringId otherName = StringPool::kMissing;     // a second one (both rules differ)
     auto operator<=>(const FindingCause &) const = default;
 };
 

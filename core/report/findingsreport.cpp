@@ -16,9 +16,9 @@ json subjectJson(const DeviceTrace &trace, const HostTrace *host, const Finding 
 {
     switch (f.subjectKind) {
     case SubjectKind::DeviceEvent: {
-        if (f.subject >= trace.events.size())
+        if (!trace.contains(f.event))
             return nullptr;
-        const DeviceEvent &e = trace.events[f.subject];
+        const DeviceEvent &e = trace.event(f.event);
         return {{"kind", "device_event"},
                 {"name", std::string(trace.name(e))},
                 {"category", std::string(trace.strings.at(e.categoryText))},
@@ -29,9 +29,9 @@ json subjectJson(const DeviceTrace &trace, const HostTrace *host, const Finding 
                 {"ev_idx", orNull(e.evIdx)}};
     }
     case SubjectKind::HostNode: {
-        if (!host || f.subject >= host->nodes.size())
+        if (!host || !host->contains(f.hostNode))
             return nullptr;
-        const HostNode &n = host->nodes[f.subject];
+        const HostNode &n = host->node(f.hostNode);
         return {{"kind", "host_node"}, {"id", n.id}, {"name", std::string(host->name(n))}, {"rf_id", n.rfId}};
     }
     case SubjectKind::Trace:

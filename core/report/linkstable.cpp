@@ -20,11 +20,11 @@ json traceIdJson(const DeviceTrace &trace, const TraceId &id)
     return id.value;
 }
 
-json cpuChoiceJson(const DeviceTrace &trace, std::uint32_t event)
+json cpuChoiceJson(const DeviceTrace &trace, EventIndex event)
 {
-    if (event == kNoIndex)
+    if (event.isNone())
         return nullptr;
-    const DeviceEvent &e = trace.events[event];
+    const DeviceEvent &e = trace.event(event);
     return {{"name", std::string(trace.name(e))},
             {"ev_idx", orNull(e.evIdx)},
             {"rf_id", e.rfId == 0 ? json(nullptr) : json(e.rfId)}};
@@ -34,7 +34,7 @@ std::string linksJsonLines(const DeviceTrace &trace, const HostTrace *host, cons
 {
     std::string out;
     for (const GpuLink &link : ls.gpuLinks) {
-        const DeviceEvent &g = trace.events[link.gpuEvent];
+        const DeviceEvent &g = trace.event(link.gpuEvent);
         json line;
         line["pid"] = traceIdJson(trace, trace.threadKey(g).pid);
         line["device"] = g.device >= 0 ? json(g.device) : json(nullptr);
@@ -42,8 +42,8 @@ std::string linksJsonLines(const DeviceTrace &trace, const HostTrace *host, cons
         line["correlation"] = orNull(g.correlation);
         line["name"] = std::string(trace.name(g));
         line["ts_ns"] = g.ts;
-        if (link.parent != kNoIndex) {
-            const DeviceEvent &p = trace.events[link.parent];
+        if (link.parent.valid()) {
+            const DeviceEvent &p = trace.event(link.parent);
             line["parent_name"] = std::string(trace.name(p));
             line["parent_ts_ns"] = p.ts;
             line["parent_ev_idx"] = orNull(p.evIdx);
@@ -54,7 +54,7 @@ std::string linksJsonLines(const DeviceTrace &trace, const HostTrace *host, cons
                 line[key] = nullptr;
         }
         line["parent_host_id"] =
-            (host && link.hostNode != kNoIndex) ? json(host->nodes[link.hostNode].id) : json(nullptr);
+            (host && link.hostNode.valid()) ? json(host->node(link.hostNode).id) : json(nullptr);
         line["rule"] = std::string(parentRuleName(link.rule));
         line["launch_match"] = std::string(launchMatchName(link.launchMatch));
         line["orphan"] = link.orphan == OrphanReason::None ? json(nullptr)

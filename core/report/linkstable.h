@@ -17,6 +17,6 @@ std::string linksJsonLines(const DeviceTrace &trace, const HostTrace *host, cons
 
 // Pieces the findings report shares: an id as written in the trace, a CPU op as {name, ev_idx, rf_id}.
 nlohmann::ordered_json traceIdJson(const DeviceTrace &trace, const TraceId &id);
-nlohmann::ordered_json cpuChoiceJson(const DeviceTrace &trace, std::uint32_t event);
+nlohmann::ordered_json cpuChoiceJson(const DeviceTrace &trace, EventIndex event);
 
 } // namespace linkscope::core

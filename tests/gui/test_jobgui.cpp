@@ -200,7 +200,7 @@ private slots:
         list->setCurrentFinding(-1);
         dock->selectFinding(0);
         QCOMPARE(list->currentFinding(), 0);
-        m_window->selection()->select(0);
+        m_window->selection()->select(core::EventIndex(0));
         QVERIFY2(m_window->detailsDock()->html().contains(QStringLiteral("Rank 5 of the job")), qPrintable(m_window->detailsDock()->html().left(400)));
         QVERIFY(m_window->windowTitle().startsWith(QStringLiteral("Rank 5")));
         QVERIFY(m_window->rankPanes()->mainTitle()->text().contains(QStringLiteral("Rank 5")));

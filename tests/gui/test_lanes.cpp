@@ -109,8 +109,8 @@ private slots:
         QVERIFY(!layout.hasCustomOrder());
         QVERIFY(!view->resetOrderAction()->isEnabled());
         const QString cpuLabel = layout.groups()[2].label;
-        const std::uint32_t kernel = firstEvent(core::EventCategory::Kernel);
-        const std::uint32_t cpuOp = firstEvent(core::EventCategory::CpuOp);
+        const core::EventIndex kernel = firstEvent(core::EventCategory::Kernel);
+        const core::EventIndex cpuOp = firstEvent(core::EventCategory::CpuOp);
         QVERIFY(view->eventRect(kernel).top() < view->eventRect(cpuOp).top());
 
         // A group header's menu moves the group (no lane moves there); it is at the bottom already.
@@ -141,10 +141,10 @@ private slots:
 
         // Lanes within a group: GPU 0's first stream down one, then to the bottom.
         const int gpu0 = groupLabelled(layout, QStringLiteral("GPU 0"));
-        const std::vector<std::uint32_t> lanes = layout.groups()[gpu0].lanes;
+        const std::vector<core::LaneIndex> lanes = layout.groups()[gpu0].lanes;
         QCOMPARE(lanes.size(), std::size_t(3));
-        const std::uint32_t moved = lanes[0];
-        const QString movedLabel = QString::fromStdString(m_window->document()->index().lanes[moved].label);
+        const core::LaneIndex moved = lanes[0];
+        const QString movedLabel = QString::fromStdString(m_window->document()->index().lane(moved).label);
         menu = view->createHeaderMenu(headerPointOf(view, layout.firstRowOfLane(moved)));
         moves = moveMenu(menu, QStringLiteral("Move lane “%1”").arg(movedLabel));
         QVERIFY(moves);
@@ -162,7 +162,7 @@ private slots:
         QVERIFY(!layout.canMoveLaneBy(moved, 1));
 
         // A hidden lane is stepped over: with the middle one hidden, Move up goes to the top.
-        const std::uint32_t middle = layout.groups()[gpu0].lanes[1];
+        const core::LaneIndex middle = layout.groups()[gpu0].lanes[1];
         view->setLaneHidden(middle, true);
         menu = view->createHeaderMenu(headerPointOf(view, layout.firstRowOfLane(moved)));
         findAction(moveMenu(menu, QStringLiteral("Move lane “%1”").arg(movedLabel))->actions(), QStringLiteral("Move up"))->trigger();
@@ -198,7 +198,7 @@ private slots:
         openSample();
         ui::TimelineView *view = m_window->timeline();
         const ui::TimelineLayout &layout = view->layout();
-        const std::vector<std::uint32_t> lanes = layout.groups()[0].lanes; // GPU 0's streams
+        const std::vector<core::LaneIndex> lanes = layout.groups()[0].lanes; // GPU 0's streams
         const QRect content = view->contentRect();
         auto rowMiddle = [&](int row) {
             const ui::LayoutRow &r = layout.rows()[row];
@@ -239,11 +239,11 @@ private slots:
         QCOMPARE(layout.groups()[0].label, cpuLabel);
 
         // A click (no drag) still collapses: the CPU group's main thread, which nests.
-        std::uint32_t nested = core::kNoIndex;
-        for (std::uint32_t lane : layout.groups()[0].lanes)
-            if (m_window->document()->laneRows()[lane].rowCount() > 1)
+        core::LaneIndex nested{};
+        for (core::LaneIndex lane : layout.groups()[0].lanes)
+            if (m_window->document()->laneRows(lane).rowCount() > 1)
                 nested = lane;
-        QVERIFY(nested != core::kNoIndex);
+        QVERIFY(nested.valid());
         QTest::mouseClick(view, Qt::LeftButton, Qt::NoModifier, headerPointOf(view, layout.firstRowOfLane(nested)));
         QVERIFY(layout.isLaneCollapsed(nested));
         QCOMPARE(layout.groups()[0].label, cpuLabel);
@@ -253,7 +253,7 @@ private slots:
     {
         openSample();
         ui::TimelineView *view = m_window->timeline();
-        const std::uint32_t stream7 = view->layout().groups()[0].lanes[0];
+        const core::LaneIndex stream7 = view->layout().groups()[0].lanes[0];
         QCOMPARE(view->layout().laneKey(stream7), QStringLiteral("gpu:0/7"));
         QCOMPARE(view->layout().groupKey(0), QStringLiteral("gpu:0"));
         QCOMPARE(view->layout().groupKey(2), QStringLiteral("pid:2910249"));
@@ -283,12 +283,12 @@ private slots:
         view = m_window->timeline();
         const ui::TimelineLayout &layout = view->layout();
         QCOMPARE(layout.groupOrder(), QStringList({QStringLiteral("pid:2910249"), QStringLiteral("gpu:1"), QStringLiteral("gpu:0")}));
-        const std::vector<std::uint32_t> &gpu0 = layout.groups()[2].lanes;
+        const std::vector<core::LaneIndex> &gpu0 = layout.groups()[2].lanes;
         QCOMPARE(layout.laneKey(gpu0[0]), QStringLiteral("gpu:0/40"));
         QCOMPARE(layout.laneKey(gpu0[1]), QStringLiteral("gpu:0/20"));
         QCOMPARE(layout.laneKey(gpu0[2]), QStringLiteral("gpu:0/7"));
         // Every lane is still shown once.
-        std::vector<std::uint32_t> all;
+        std::vector<core::LaneIndex> all;
         for (const ui::TimelineGroup &g : layout.groups())
             all.insert(all.end(), g.lanes.begin(), g.lanes.end());
         std::sort(all.begin(), all.end());
@@ -313,17 +313,17 @@ private slots:
         QVERIFY(loaded.wait(60000));
         ui::TimelineView *view = m_window->timeline();
         const ui::TimelineLayout &layout = view->layout();
-        std::uint32_t cpuLane = core::kNoIndex;
-        for (std::uint32_t l = 0; l < m_window->document()->index().lanes.size(); ++l)
-            if (m_window->document()->laneRows()[l].rowCount() > 1)
+        core::LaneIndex cpuLane{};
+        for (core::LaneIndex l{0}; l.get() < m_window->document()->index().lanes.size(); ++l)
+            if (m_window->document()->laneRows(l).rowCount() > 1)
                 cpuLane = l;
-        QVERIFY(cpuLane != core::kNoIndex);
+        QVERIFY(cpuLane.valid());
         const int cpuGroup = layout.groupOfLane(cpuLane);
         const int labelRowY = layout.rows()[layout.firstRowOfLane(cpuLane)].y;
         const QRect content = view->contentRect();
         QVERIFY2(layout.laneBottom(cpuLane) - labelRowY > content.height(), "the thread's lane is taller than the view");
 
-        auto stickyOf = [&](std::uint32_t lane, int group) -> std::optional<ui::TimelineView::HeaderLabel> {
+        auto stickyOf = [&](core::LaneIndex lane, int group) -> std::optional<ui::TimelineView::HeaderLabel> {
             for (const auto &label : view->paintedHeaderLabels())
                 if (label.sticky && label.lane == lane && label.group == group)
                     return label;
@@ -337,7 +337,7 @@ private slots:
         // Scrolled 100 px into the lane: its label and its group's stay at the top of the view.
         view->setVerticalOffset(labelRowY + 100);
         view->repaint();
-        const auto group = stickyOf(core::kNoIndex, cpuGroup);
+        const auto group = stickyOf(core::kNone, cpuGroup);
         const auto lane = stickyOf(cpuLane, cpuGroup);
         QVERIFY(group && lane);
         QCOMPARE(group->rect.top(), content.top());
@@ -367,13 +367,13 @@ private slots:
         const ui::TimelineLayout &twoLayout = view->layout();
         const ui::TimelineGroup &process = twoLayout.groups()[twoLayout.groupOfLane(twoLayout.rows().back().lane)];
         QCOMPARE(process.lanes.size(), std::size_t(2));
-        const std::uint32_t firstThread = process.lanes[0];
+        const core::LaneIndex firstThread = process.lanes[0];
         const int processGroup = twoLayout.groupOfLane(firstThread);
         view->setVerticalOffset(twoLayout.laneBottom(firstThread) - 30);
         QCOMPARE(view->verticalOffset(), twoLayout.laneBottom(firstThread) - 30);
         view->repaint();
         const auto pushed = stickyOf(firstThread, processGroup);
-        const auto groupStays = stickyOf(core::kNoIndex, processGroup);
+        const auto groupStays = stickyOf(core::kNone, processGroup);
         QVERIFY(pushed && groupStays);
         QCOMPARE(groupStays->rect.top(), content.top());
         QCOMPARE(pushed->rect.top(), content.top() + 30 - ui::TimelineLayout::kRowHeight);
@@ -392,16 +392,16 @@ private slots:
         ui::TimelineView *view = m_window->timeline();
         const ui::TimelineLayout &layout = view->layout();
         // The gemm of correlation 2290 and its parent edge from aten::addmm (CPU group).
-        std::uint32_t gemm = core::kNoIndex;
-        for (std::uint32_t e = 0; e < doc.eventCount() && gemm == core::kNoIndex; ++e)
+        core::EventIndex gemm{};
+        for (core::EventIndex e{0}; e.get() < doc.eventCount() && gemm.isNone(); ++e)
             if (doc.event(e).category == core::EventCategory::Kernel && doc.event(e).correlation == 2290)
                 gemm = e;
-        QVERIFY(gemm != core::kNoIndex);
+        QVERIFY(gemm.valid());
         m_window->selection()->select(gemm);
         view->fitSelection();
         view->fitSelection();
-        const int cpuGroup = layout.groupOfLane(doc.index().laneOf[doc.gpuLink(gemm)->parent]);
-        const int gpuGroup = layout.groupOfLane(doc.index().laneOf[gemm]);
+        const int cpuGroup = layout.groupOfLane(doc.index().laneOf[doc.gpuLink(gemm)->parent.get()]);
+        const int gpuGroup = layout.groupOfLane(doc.index().laneOf[gemm.get()]);
         auto parentEdge = [&]() -> std::optional<ui::TimelineView::PaintedEdge> {
             view->repaint();
             for (const auto &p : view->paintedEdges())
@@ -425,7 +425,7 @@ private slots:
         QPoint onCurve;
         for (int k = 4; k < 36 && onCurve.isNull(); ++k) {
             const QPoint p = ui::TimelineEdgeOverlay::curvePoint(*collapsed, k / 40.0).toPoint();
-            if (view->contentRect().contains(p) && view->eventAt(p) == core::kNoIndex && view->edgeAt(p) == collapsed->edge)
+            if (view->contentRect().contains(p) && view->eventAt(p).isNone() && view->edgeAt(p) == collapsed->edge)
                 onCurve = p;
         }
         QVERIFY2(!onCurve.isNull(), "the folded edge can be hovered");
@@ -455,7 +455,7 @@ private slots:
         view->setGroupCollapsed(otherGpu, false);
 
         // The other way: aten::addmm selected, the kernels' group collapsed: its edges end on that header.
-        const std::uint32_t addmm = doc.gpuLink(gemm)->parent;
+        const core::EventIndex addmm = doc.gpuLink(gemm)->parent;
         m_window->selection()->select(addmm);
         view->setGroupCollapsed(gpuGroup, true);
         view->repaint();
@@ -472,12 +472,12 @@ private slots:
         ui::CorrectionController *controller = m_window->review()->controller();
         const ui::TraceDocument &doc = *m_window->document();
         ui::TimelineView *view = m_window->timeline();
-        std::uint32_t gemm = core::kNoIndex;
-        for (std::uint32_t e = 0; e < doc.eventCount() && gemm == core::kNoIndex; ++e)
+        core::EventIndex gemm{};
+        for (core::EventIndex e{0}; e.get() < doc.eventCount() && gemm.isNone(); ++e)
             if (doc.event(e).category == core::EventCategory::Kernel && doc.event(e).correlation == 2290)
                 gemm = e;
-        QVERIFY(gemm != core::kNoIndex);
-        const std::uint32_t addmm = doc.gpuLink(gemm)->parent;
+        QVERIFY(gemm.valid());
+        const core::EventIndex addmm = doc.gpuLink(gemm)->parent;
         QVERIFY(view->paintedMarkers().empty());
 
         const QString flagNote = QStringLiteral("parent should be the <mm> inside");
@@ -497,7 +497,7 @@ private slots:
         QVERIFY2(details.contains(ui::edgeProvenanceLabel(ui::EdgeProvenance::Flagged)), qPrintable(details));
 
         // Markers: a flag on the kernel at its left end (the note's event is below the view).
-        auto markerOf = [&](std::uint32_t event, ui::EventMarker kind) -> std::optional<ui::TimelineView::PaintedMarker> {
+        auto markerOf = [&](core::EventIndex event, ui::EventMarker kind) -> std::optional<ui::TimelineView::PaintedMarker> {
             for (const auto &m : view->paintedMarkers())
                 if (m.event == event && m.marker == kind)
                     return m;
@@ -586,13 +586,13 @@ private:
         QVERIFY(m_window->review()->controller()->waitUntilSettled());
     }
 
-    std::uint32_t firstEvent(core::EventCategory category) const
+    core::EventIndex firstEvent(core::EventCategory category) const
     {
         const ui::TraceDocument &doc = *m_window->document();
-        for (std::uint32_t e = 0; e < doc.eventCount(); ++e)
-            if (doc.event(e).category == category && doc.index().laneOf[e] != core::kNoIndex)
+        for (core::EventIndex e{0}; e.get() < doc.eventCount(); ++e)
+            if (doc.event(e).category == category && doc.index().laneOf[e.get()].valid())
                 return e;
-        return core::kNoIndex;
+        return core::kNone;
     }
 
     static QString edgeTooltipOf(ui::TimelineView *view, std::uint32_t edge) { return view->edgeTooltip(edge); }

@@ -54,15 +54,15 @@ namespace {
 
 QString sample(const char *name) { return test::sampleCopy(name); }
 
-std::uint32_t findEvent(const ui::TraceDocument &doc, const QString &name, std::int64_t correlation = core::kNoId)
+core::EventIndex findEvent(const ui::TraceDocument &doc, const QString &name, std::int64_t correlation = core::kNoId)
 {
-    for (std::uint32_t e = 0; e < doc.eventCount(); ++e) {
+    for (core::EventIndex e{0}; e.get() < doc.eventCount(); ++e) {
         const auto &event = doc.event(e);
         if (doc.eventName(e) == name && (correlation == core::kNoId || event.correlation == correlation)
-            && doc.index().laneOf[e] != core::kNoIndex)
+            && doc.index().laneOf[e.get()].valid())
             return e;
     }
-    return core::kNoIndex;
+    return core::kNone;
 }
 
 core::LinkOptions externalIdOptions()
@@ -72,12 +72,12 @@ core::LinkOptions externalIdOptions()
     return options;
 }
 
-std::uint32_t findByCorrelation(const ui::TraceDocument &doc, core::EventCategory category, std::int64_t correlation)
+core::EventIndex findByCorrelation(const ui::TraceDocument &doc, core::EventCategory category, std::int64_t correlation)
 {
-    for (std::uint32_t e = 0; e < doc.eventCount(); ++e)
+    for (core::EventIndex e{0}; e.get() < doc.eventCount(); ++e)
         if (doc.event(e).category == category && doc.event(e).correlation == correlation)
             return e;
-    return core::kNoIndex;
+    return core::kNone;
 }
 
 } // namespace
@@ -131,10 +131,10 @@ private slots:
     void kernelEdgeGoesToLinkerParent()
     {
         const ui::TraceDocument &doc = *m_window->document();
-        const std::uint32_t gemm = findByCorrelation(doc, core::EventCategory::Kernel, 2290);
-        QVERIFY(gemm != core::kNoIndex);
+        const core::EventIndex gemm = findByCorrelation(doc, core::EventCategory::Kernel, 2290);
+        QVERIFY(gemm.valid());
         const core::GpuLink *link = doc.gpuLink(gemm);
-        QVERIFY(link && link->parent != core::kNoIndex);
+        QVERIFY(link && link->parent.valid());
         QCOMPARE(doc.eventName(link->parent), QStringLiteral("aten::addmm")); // sample_truth.jsonl
         ui::TimelineView *view = m_window->timeline();
         m_window->selection()->select(gemm);
@@ -161,7 +161,7 @@ private slots:
         QVERIFY(details.contains(QStringLiteral("\"correlation\": 2290")));
         // A short name is the heading; a kernel's full signature is bold text of the body's size,
         // so that it does not fill the docked column before the first detail.
-        auto headingSize = [&](std::uint32_t e) -> int {
+        auto headingSize = [&](core::EventIndex e) -> int {
             m_window->selection()->select(e);
             QTextBrowser *browser = m_window->detailsDock()->browser();
             const QTextBlock first = browser->document()->firstBlock();
@@ -169,8 +169,8 @@ private slots:
                 return -100; // not the name in bold
             return first.begin().fragment().charFormat().property(QTextFormat::FontSizeAdjustment).toInt();
         };
-        std::uint32_t longest = gemm;
-        for (std::uint32_t e = 0; e < doc.eventCount(); ++e)
+        core::EventIndex longest = gemm;
+        for (core::EventIndex e{0}; e.get() < doc.eventCount(); ++e)
             if (doc.eventName(e).size() > doc.eventName(longest).size())
                 longest = e;
         QVERIFY(doc.eventName(longest).size() > ui::DetailsDock::kHeadingNameLength);
@@ -268,7 +268,7 @@ private slots:
         QCOMPARE(model.rowCount(), static_cast<int>(result.events.size()));
         QCOMPARE(model.columnCount(), int(ui::SearchResultsModel::ColumnCount));
         QVERIFY(model.data(model.index(0, ui::SearchResultsModel::NameColumn)).toString().contains(QStringLiteral("aten")));
-        QCOMPARE(model.data(model.index(3, 0), ui::SearchResultsModel::EventRole).toUInt(), result.events[3]);
+        QCOMPARE(model.data(model.index(3, 0), ui::SearchResultsModel::EventRole).toUInt(), result.events[3].value);
         model.clear();
         QCOMPARE(model.rowCount(), 0);
     }
@@ -289,10 +289,10 @@ private slots:
     void correctedLinkIsDrawnAsManual()
     {
         const ui::TraceDocument &doc = *m_window->document();
-        const std::uint32_t gemm = findByCorrelation(doc, core::EventCategory::Kernel, 2290);
-        const std::uint32_t oldParent = doc.gpuLink(gemm)->parent;
-        const std::uint32_t newParent = doc.index().nestParent[oldParent]; // aten::addmm's enclosing op
-        QVERIFY(newParent != core::kNoIndex);
+        const core::EventIndex gemm = findByCorrelation(doc, core::EventCategory::Kernel, 2290);
+        const core::EventIndex oldParent = doc.gpuLink(gemm)->parent;
+        const core::EventIndex newParent = doc.index().nestParent[oldParent.get()]; // aten::addmm's enclosing op
+        QVERIFY(newParent.valid());
         auto corrected = std::make_shared<core::LinkSet>(doc.links());
         core::GpuLink &link = corrected->gpuLinks.mutate(corrected->gpuLinkOf[gemm]);
         link.parent = newParent;
@@ -405,7 +405,7 @@ private slots:
     void tooltipNamesEventAndParent()
     {
         const ui::TraceDocument &doc = *m_window->document();
-        const std::uint32_t gemm = findByCorrelation(doc, core::EventCategory::Kernel, 2290);
+        const core::EventIndex gemm = findByCorrelation(doc, core::EventCategory::Kernel, 2290);
         ui::TimelineView *view = m_window->timeline();
         m_window->selection()->select(gemm);
         view->fitSelection();
@@ -427,7 +427,7 @@ private slots:
         ui::StoryPanel *story = findings->storyPanel();
         QVERIFY(story->isVisible());
         QVERIFY(story->comparison());
-        const std::vector<std::uint32_t> nccl = story->comparison()->chakra10.collectiveOnRecordParamComms;
+        const std::vector<core::EventIndex> nccl = story->comparison()->chakra10.collectiveOnRecordParamComms;
         QCOMPARE(nccl.size(), std::size_t(3));
         const QString text = story->plainText();
         QVERIFY2(text.contains(QStringLiteral("Chakra 1.0 (external-id): 4 GPU ops on another parent "
@@ -443,8 +443,8 @@ private slots:
         const int shown = findings->filter()->rowCount();
         QVERIFY(shown > 0 && shown < all);
         for (int row = 0; row < shown; ++row) {
-            const auto event = static_cast<std::uint32_t>(
-                findings->filter()->data(findings->filter()->index(row, 0), ui::FindingsModel::SubjectEventRole).toULongLong());
+            const core::EventIndex event(static_cast<std::uint32_t>(
+                findings->filter()->data(findings->filter()->index(row, 0), ui::FindingsModel::SubjectEventRole).toULongLong()));
             QVERIFY(std::binary_search(nccl.begin(), nccl.end(), event));
         }
         QVERIFY(findings->eventFilterLabel()->isVisibleTo(findings));
@@ -466,7 +466,7 @@ private slots:
         const ui::DocumentPtr opened = m_window->document();
         const core::LinkSet head = core::linkWithIndex(opened->device(), opened->host(), opened->links().index,
                                                        externalIdOptions());
-        const std::uint32_t comms = head.gpuLinks[head.gpuLinkOf[nccl[0]]].parent;
+        const core::EventIndex comms = head.gpuLinks[head.gpuLinkOf[nccl[0]]].parent;
         QVERIFY(m_window->review()->controller()->reparent(nccl[0], comms));
         QVERIFY(m_window->review()->controller()->waitUntilSettled());
         QCOMPARE(story->comparison()->chakra10.collectiveOnRecordParamComms.size(), std::size_t(2));
@@ -518,17 +518,17 @@ private slots:
         for (const auto &rows : doc.laneRows())
             expectedRows += rows.rowCount();
         QCOMPARE(laneRows, expectedRows);
-        auto colourInside = [&](std::uint32_t e) {
+        auto colourInside = [&](core::EventIndex e) {
             const QRectF r = view->eventRect(e);
             return shot.pixelColor(QPoint(static_cast<int>(r.left()) + 1, static_cast<int>(r.top()) + 1));
         };
-        const std::uint32_t gemm = findByCorrelation(doc, core::EventCategory::Kernel, 2290);
+        const core::EventIndex gemm = findByCorrelation(doc, core::EventCategory::Kernel, 2290);
         QCOMPARE(colourInside(gemm), ui::eventColor(ui::EventStyle::Kernel));
-        std::uint32_t nccl = core::kNoIndex;
-        for (std::uint32_t e = 0; e < doc.eventCount() && nccl == core::kNoIndex; ++e)
+        core::EventIndex nccl = core::kNone;
+        for (core::EventIndex e{0}; e.get() < doc.eventCount() && nccl.isNone(); ++e)
             if (doc.style(e) == ui::EventStyle::NcclKernel)
                 nccl = e;
-        QVERIFY(nccl != core::kNoIndex);
+        QVERIFY(nccl.valid());
         // The NCCL kernel is drawn inside its nccl:* annotation (same extent: the GPU op is the
         // leaf), in the last stream's lowest row: scrolled into view for its check.
         const int offsetBefore = view->verticalOffset();
@@ -543,11 +543,11 @@ private slots:
         } else {
             QCOMPARE(colourInside(nccl), ui::eventColor(ui::EventStyle::NcclKernel));
         }
-        const std::uint32_t ncclAnnotation = doc.index().nestParent[nccl];
-        QVERIFY2(ncclAnnotation != core::kNoIndex, "the NCCL kernel nests in its annotation");
-        QCOMPARE(doc.device().events[ncclAnnotation].category, core::EventCategory::GpuUserAnnotation);
-        const std::uint32_t step = findEvent(doc, QStringLiteral("ProfilerStep#3"));
-        if (step != core::kNoIndex)
+        const core::EventIndex ncclAnnotation = doc.index().nestParent[nccl.get()];
+        QVERIFY2(ncclAnnotation.valid(), "the NCCL kernel nests in its annotation");
+        QCOMPARE(doc.device().event(ncclAnnotation).category, core::EventCategory::GpuUserAnnotation);
+        const core::EventIndex step = findEvent(doc, QStringLiteral("ProfilerStep#3"));
+        if (step.valid())
             QCOMPARE(colourInside(step), ui::eventColor(ui::EventStyle::UserAnnotation));
         // Group header bands span the header column.
         const auto &header = view->layout().rows()[view->layout().headerRowOfGroup(1)];

@@ -100,14 +100,14 @@ private slots:
         const ui::TraceDocument &doc = *m_window->document();
         const core::TraceIndex &index = doc.index();
         std::map<QString, std::pair<std::uint64_t, core::Nanos>> perName;
-        std::map<std::uint32_t, std::vector<std::pair<core::Nanos, core::Nanos>>> perLane;
+        std::map<core::LaneIndex, std::vector<std::pair<core::Nanos, core::Nanos>>> perLane;
         std::uint64_t gpuOps = 0;
-        for (std::uint32_t e = 0; e < doc.eventCount(); ++e) {
+        for (core::EventIndex e{0}; e.get() < doc.eventCount(); ++e) {
             const core::DeviceEvent &event = doc.event(e);
-            const std::uint32_t lane = index.laneOf[e];
-            if (lane == core::kNoIndex || event.end() <= lo || event.ts >= hi)
+            const core::LaneIndex lane = index.laneOf[e.get()];
+            if (lane.isNone() || event.end() <= lo || event.ts >= hi)
                 continue;
-            const bool stream = index.lanes[lane].kind == core::LaneKind::GpuStream;
+            const bool stream = index.lane(lane).kind == core::LaneKind::GpuStream;
             if (stream && !core::isGpuOpCategory(event.category))
                 continue;
             perLane[lane].push_back({event.ts, event.end()});
@@ -148,11 +148,11 @@ private slots:
         auto checkLanes = [&](QTableWidget *table, int timeColumn) {
             for (int r = 0; r < table->rowCount(); ++r) {
                 const QString label = table->item(r, 0)->text();
-                std::uint32_t lane = core::kNoIndex;
-                for (std::uint32_t l = 0; l < index.lanes.size(); ++l)
-                    if (QString::fromStdString(index.lanes[l].label) == label)
+                core::LaneIndex lane{};
+                for (core::LaneIndex l{0}; l.get() < index.lanes.size(); ++l)
+                    if (QString::fromStdString(index.lane(l).label) == label)
                         lane = l;
-                QVERIFY2(lane != core::kNoIndex, qPrintable(label));
+                QVERIFY2(lane.valid(), qPrintable(label));
                 const core::Nanos expected = unionLength(perLane[lane], lo, hi);
                 QCOMPARE(static_cast<core::Nanos>(table->item(r, timeColumn)->data(Qt::UserRole + 1).toDouble()), expected);
                 const double percent = table->item(r, timeColumn + 1)->data(Qt::UserRole + 1).toDouble();

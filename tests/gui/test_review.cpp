@@ -78,18 +78,18 @@ void expectFindingsRowsDerivedInFull(const ui::FindingsModel &model, const ui::T
 
 using linkscope::test::readFile;
 
-std::uint32_t eventNamed(const ui::TraceDocument &doc, const QString &prefix, core::EventCategory category)
+core::EventIndex eventNamed(const ui::TraceDocument &doc, const QString &prefix, core::EventCategory category)
 {
-    for (std::uint32_t e = 0; e < doc.eventCount(); ++e)
+    for (core::EventIndex e{0}; e.get() < doc.eventCount(); ++e)
         if (doc.event(e).category == category && doc.eventName(e).startsWith(prefix))
             return e;
-    return core::kNoIndex;
+    return core::kNone;
 }
 
-std::uint32_t parentShown(const ui::MainWindow &window, std::uint32_t gpuEvent)
+core::EventIndex parentShown(const ui::MainWindow &window, core::EventIndex gpuEvent)
 {
     const core::GpuLink *link = window.document()->gpuLink(gpuEvent);
-    return link ? link->parent : core::kNoIndex;
+    return link ? link->parent : core::kNone;
 }
 
 int findingRow(ui::FindingsDock *dock, core::FindingKind kind)
@@ -185,9 +185,9 @@ void TestReview::correctUndoRedoAndReopen()
         QVERIFY(controller->waitUntilSettled());
         const ui::DocumentPtr shown = window->document(); // kept alive while its events are looked up
         const ui::TraceDocument &doc = *shown;
-        const std::uint32_t kernel = eventNamed(doc, QStringLiteral("ncclDevKernel"), core::EventCategory::Kernel);
-        const std::uint32_t annotation = eventNamed(doc, QStringLiteral("nccl:_all_gather_base"), core::EventCategory::UserAnnotation);
-        const std::uint32_t comms = eventNamed(doc, QStringLiteral("record_param_comms"), core::EventCategory::CpuOp);
+        const core::EventIndex kernel = eventNamed(doc, QStringLiteral("ncclDevKernel"), core::EventCategory::Kernel);
+        const core::EventIndex annotation = eventNamed(doc, QStringLiteral("nccl:_all_gather_base"), core::EventCategory::UserAnnotation);
+        const core::EventIndex comms = eventNamed(doc, QStringLiteral("record_param_comms"), core::EventCategory::CpuOp);
         QCOMPARE(parentShown(*window, kernel), comms); // Chakra HEAD's choice (docs/linking.md, Policies)
 
         // The NCCL finding, chosen in the dock: its suggestion is nccl:_all_gather_base.
@@ -222,10 +222,10 @@ void TestReview::correctUndoRedoAndReopen()
         QCOMPARE(core::loadSidecar(m_sidecar).log.entries.size(), std::size_t(1));
 
         // A second step on another op, then the review state of a finding.
-        const std::uint32_t gemm = eventNamed(doc, QStringLiteral("ampere_sgemm"), core::EventCategory::Kernel);
+        const core::EventIndex gemm = eventNamed(doc, QStringLiteral("ampere_sgemm"), core::EventCategory::Kernel);
         QVERIFY(controller->detach(gemm));
         QVERIFY(controller->waitUntilSettled());
-        QCOMPARE(parentShown(*window, gemm), core::kNoIndex);
+        QCOMPARE(parentShown(*window, gemm), core::kNone);
         QCOMPARE(window->document()->gpuLink(gemm)->orphan, core::OrphanReason::Detached);
         expectFindingsRowsDerivedInFull(*findings->model(), *window->document(), *controller->linkedDocument());
         if (QTest::currentTestFailed())
@@ -251,11 +251,11 @@ void TestReview::correctUndoRedoAndReopen()
     QCOMPARE(window->policy(), core::Policy::ExternalId);
     const ui::DocumentPtr shown = window->document(); // kept alive while its events are looked up
     const ui::TraceDocument &doc = *shown;
-    const std::uint32_t kernel = eventNamed(doc, QStringLiteral("ncclDevKernel"), core::EventCategory::Kernel);
-    const std::uint32_t annotation = eventNamed(doc, QStringLiteral("nccl:_all_gather_base"), core::EventCategory::UserAnnotation);
-    const std::uint32_t gemm = eventNamed(doc, QStringLiteral("ampere_sgemm"), core::EventCategory::Kernel);
+    const core::EventIndex kernel = eventNamed(doc, QStringLiteral("ncclDevKernel"), core::EventCategory::Kernel);
+    const core::EventIndex annotation = eventNamed(doc, QStringLiteral("nccl:_all_gather_base"), core::EventCategory::UserAnnotation);
+    const core::EventIndex gemm = eventNamed(doc, QStringLiteral("ampere_sgemm"), core::EventCategory::Kernel);
     QCOMPARE(parentShown(*window, kernel), annotation);
-    QCOMPARE(parentShown(*window, gemm), core::kNoIndex);
+    QCOMPARE(parentShown(*window, gemm), core::kNone);
     QCOMPARE(window->review()->editsDock()->model()->rowCount(), 3);
     // The relink under the sidecar's policy says so in the notice above the timeline, not in a
     // dialog, and names the policy the links were shown under before (not "external-id → external-id").
@@ -268,11 +268,11 @@ void TestReview::correctUndoRedoAndReopen()
     QCOMPARE(controller->undoStack()->count(), 0);
     QVERIFY(controller->removeEntry(1)); // the detach
     QVERIFY(controller->waitUntilSettled());
-    QVERIFY(parentShown(*window, gemm) != core::kNoIndex);
+    QVERIFY(parentShown(*window, gemm).valid());
     QCOMPARE(core::loadSidecar(m_sidecar).log.entries.size(), std::size_t(2));
     controller->undoStack()->undo();
     QVERIFY(controller->waitUntilSettled());
-    QCOMPARE(parentShown(*window, gemm), core::kNoIndex);
+    QCOMPARE(parentShown(*window, gemm), core::kNone);
     QCOMPARE(core::loadSidecar(m_sidecar).log.entries.size(), std::size_t(3));
 }
 
@@ -286,9 +286,9 @@ void TestReview::findingsDescribeTheCorrectedState()
     QAbstractItemModelTester tester(findings->model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
     QAbstractItemModelTester treeTester(findings->tree(), QAbstractItemModelTester::FailureReportingMode::QtTest);
     const ui::DocumentPtr shown = window->document();
-    const std::uint32_t kernel = eventNamed(*shown, QStringLiteral("ncclDevKernel"), core::EventCategory::Kernel);
-    const std::uint32_t annotation = eventNamed(*shown, QStringLiteral("nccl:_all_gather_base"), core::EventCategory::UserAnnotation);
-    const std::uint32_t comms = eventNamed(*shown, QStringLiteral("record_param_comms"), core::EventCategory::CpuOp);
+    const core::EventIndex kernel = eventNamed(*shown, QStringLiteral("ncclDevKernel"), core::EventCategory::Kernel);
+    const core::EventIndex annotation = eventNamed(*shown, QStringLiteral("nccl:_all_gather_base"), core::EventCategory::UserAnnotation);
+    const core::EventIndex comms = eventNamed(*shown, QStringLiteral("record_param_comms"), core::EventCategory::CpuOp);
     QCOMPARE(parentShown(*window, kernel), annotation);
     QCOMPARE(findingRow(findings, core::FindingKind::NcclParentIsRecordParamComms), -1);
 
@@ -299,7 +299,7 @@ void TestReview::findingsDescribeTheCorrectedState()
     QVERIFY(findings->setCurrentFinding(findings->filter()->mapToSource(findings->filter()->index(raised, 0)).row()));
     const int f = findings->currentFinding();
     QCOMPARE(findings->model()->statusOf(f), QStringLiteral("open")); // made by the edit, not the linker's
-    QCOMPARE(findings->model()->finding(f).subject, kernel);
+    QCOMPARE(findings->model()->finding(f).event, kernel);
     QCOMPARE(findings->model()->finding(f).suggestedParent, annotation);
     QVERIFY(findings->applyButton()->isEnabled());
     findings->applySuggestion();
@@ -364,9 +364,9 @@ void TestReview::findingsFollowTheSelection()
     QVERIFY(window->review()->controller()->waitUntilSettled());
     int withEvent = -1, withoutEvent = -1;
     for (int r = 0; r < findings->model()->rowCount(); ++r)
-        (findings->model()->subjectEvent(r) != core::kNoIndex ? withEvent : withoutEvent) = r;
+        (findings->model()->subjectEvent(r).valid() ? withEvent : withoutEvent) = r;
     QVERIFY(withEvent >= 0 && withoutEvent >= 0);
-    const std::uint32_t subject = findings->model()->subjectEvent(withEvent);
+    const core::EventIndex subject = findings->model()->subjectEvent(withEvent);
     QVERIFY(findings->setCurrentFinding(withoutEvent));
     QCOMPARE(findings->currentFinding(), withoutEvent);
     window->selection()->select(subject);
@@ -383,8 +383,8 @@ void TestReview::findingsFollowTheSelection()
     findings->previous();
     findings->previous();
     QCOMPARE(findings->currentFinding(), order.back());
-    const std::uint32_t expected = findings->model()->subjectEvent(findings->currentFinding());
-    if (expected != core::kNoIndex)
+    const core::EventIndex expected = findings->model()->subjectEvent(findings->currentFinding());
+    if (expected.valid())
         QCOMPARE(window->selection()->current(), expected);
     // Filtering by kind keeps only that kind.
     findings->kindBox()->setCurrentIndex(1);
@@ -400,21 +400,21 @@ void TestReview::reparentByDraggingOnTheTimeline()
     QVERIFY(QTest::qWaitForWindowExposed(window.get()));
     ui::CorrectionController *controller = window->review()->controller();
     const ui::DocumentPtr shown = window->document();
-    const std::uint32_t kernel = eventNamed(*shown, QStringLiteral("ncclDevKernel"), core::EventCategory::Kernel);
-    const std::uint32_t comms = eventNamed(*shown, QStringLiteral("record_param_comms"), core::EventCategory::CpuOp);
-    const std::uint32_t gemm = eventNamed(*shown, QStringLiteral("ampere_sgemm"), core::EventCategory::Kernel);
+    const core::EventIndex kernel = eventNamed(*shown, QStringLiteral("ncclDevKernel"), core::EventCategory::Kernel);
+    const core::EventIndex comms = eventNamed(*shown, QStringLiteral("record_param_comms"), core::EventCategory::CpuOp);
+    const core::EventIndex gemm = eventNamed(*shown, QStringLiteral("ampere_sgemm"), core::EventCategory::Kernel);
     // Candidates: the CPU ops enclosing the launch (cuLaunchKernelEx at 120 µs lies in
     // nccl:_all_gather_base [110,140) ⊂ record_param_comms [100,150) ⊂ c10d::allgather_ [90,160)),
     // innermost first. By id: rf_id 12 / Ev Idx 2 are record_param_comms in the fixture.
-    const std::uint32_t annotation = eventNamed(*shown, QStringLiteral("nccl:_all_gather_base"), core::EventCategory::UserAnnotation);
-    const std::uint32_t allgather = eventNamed(*shown, QStringLiteral("c10d::allgather_"), core::EventCategory::CpuOp);
-    QCOMPARE(controller->parentCandidates(kernel), (std::vector<std::uint32_t>{annotation, comms, allgather}));
+    const core::EventIndex annotation = eventNamed(*shown, QStringLiteral("nccl:_all_gather_base"), core::EventCategory::UserAnnotation);
+    const core::EventIndex allgather = eventNamed(*shown, QStringLiteral("c10d::allgather_"), core::EventCategory::CpuOp);
+    QCOMPARE(controller->parentCandidates(kernel), (std::vector<core::EventIndex>{annotation, comms, allgather}));
     QCOMPARE(controller->findCpuOp(QStringLiteral("rf_id 12")), comms);
     QCOMPARE(controller->findCpuOp(QStringLiteral("ev_idx 2")), comms);
     QCOMPARE(controller->findCpuOp(QStringLiteral("12")), comms);
-    QCOMPARE(controller->findCpuOp(QStringLiteral("#%1").arg(allgather)), allgather);
-    QCOMPARE(controller->findCpuOp(QStringLiteral("#%1").arg(kernel)), core::kNoIndex); // not a CPU op
-    QCOMPARE(controller->findCpuOp(QStringLiteral("rf_id 999")), core::kNoIndex);
+    QCOMPARE(controller->findCpuOp(QStringLiteral("#%1").arg(allgather.value)), allgather);
+    QCOMPARE(controller->findCpuOp(QStringLiteral("#%1").arg(kernel.value)), core::kNone); // not a CPU op
+    QCOMPARE(controller->findCpuOp(QStringLiteral("rf_id 999")), core::kNone);
 
     ui::TimelineView *timeline = window->timeline();
     timeline->fitAll();
@@ -448,9 +448,9 @@ void TestReview::contextMenuCorrectsEventsAndEdges()
     ui::CorrectionController *controller = window->review()->controller();
     ui::TimelineView *timeline = window->timeline();
     const ui::DocumentPtr shown = window->document();
-    const std::uint32_t kernel = eventNamed(*shown, QStringLiteral("ncclDevKernel"), core::EventCategory::Kernel);
-    const std::uint32_t comms = eventNamed(*shown, QStringLiteral("record_param_comms"), core::EventCategory::CpuOp);
-    const std::uint32_t annotation = eventNamed(*shown, QStringLiteral("nccl:_all_gather_base"), core::EventCategory::UserAnnotation);
+    const core::EventIndex kernel = eventNamed(*shown, QStringLiteral("ncclDevKernel"), core::EventCategory::Kernel);
+    const core::EventIndex comms = eventNamed(*shown, QStringLiteral("record_param_comms"), core::EventCategory::CpuOp);
+    const core::EventIndex annotation = eventNamed(*shown, QStringLiteral("nccl:_all_gather_base"), core::EventCategory::UserAnnotation);
     QCOMPARE(parentShown(*window, kernel), annotation);
     auto action = [](QMenu *menu, const char *name) { return menu->findChild<QAction *>(QString::fromLatin1(name)); };
 
@@ -465,11 +465,11 @@ void TestReview::contextMenuCorrectsEventsAndEdges()
     // Re-parent to ▸ lists the candidates (innermost first); the current parent is checked, not offered.
     auto *to = menu->findChild<QMenu *>(QStringLiteral("reparentTo"));
     QVERIFY(to);
-    std::vector<std::uint32_t> listed;
+    std::vector<core::EventIndex> listed;
     QAction *onComms = nullptr;
     for (QAction *a : to->actions())
         if (a->data().isValid()) {
-            listed.push_back(a->data().value<std::uint32_t>());
+            listed.push_back(core::EventIndex(a->data().value<std::uint32_t>()));
             if (listed.back() == comms)
                 onComms = a;
             if (listed.back() == annotation)
@@ -498,7 +498,7 @@ void TestReview::contextMenuCorrectsEventsAndEdges()
     menu.reset(timeline->createEventMenu(kernel));
     action(menu.get(), "detach")->trigger();
     QVERIFY(controller->waitUntilSettled());
-    QCOMPARE(parentShown(*window, kernel), core::kNoIndex);
+    QCOMPARE(parentShown(*window, kernel), core::kNone);
     menu.reset(timeline->createEventMenu(kernel));
     action(menu.get(), "accept")->trigger();
     QVERIFY(controller->waitUntilSettled());
@@ -506,16 +506,16 @@ void TestReview::contextMenuCorrectsEventsAndEdges()
 
     // On edges: a sync edge can be removed, a parent edge cannot (it changes by re-parenting).
     const ui::DocumentPtr now = window->document();
-    std::uint32_t sync = core::kNoIndex, parent = core::kNoIndex;
+    std::uint32_t sync = ui::kNoEdge, parent = ui::kNoEdge;
     for (std::uint32_t id = 0; id < now->edges().size(); ++id) {
         if (!now->edges()[id].drawn())
             continue; // a gap (DrawEdge)
-        if (now->edges()[id].kind == core::EdgeKind::Sync && sync == core::kNoIndex)
+        if (now->edges()[id].kind == core::EdgeKind::Sync && sync == ui::kNoEdge)
             sync = id;
-        if (now->edges()[id].kind == core::EdgeKind::Parent && parent == core::kNoIndex)
+        if (now->edges()[id].kind == core::EdgeKind::Parent && parent == ui::kNoEdge)
             parent = id;
     }
-    QVERIFY(sync != core::kNoIndex && parent != core::kNoIndex);
+    QVERIFY(sync != ui::kNoEdge && parent != ui::kNoEdge);
     menu.reset(timeline->createEdgeMenu(parent));
     QVERIFY(action(menu.get(), "selectEdgeSource") && action(menu.get(), "removeEdge"));
     QVERIFY(!action(menu.get(), "removeEdge")->isEnabled());
@@ -563,10 +563,10 @@ void TestReview::reparentDragShowsTargetAndEscCancels()
     QVERIFY(QTest::qWaitForWindowExposed(window.get()));
     ui::CorrectionController *controller = window->review()->controller();
     const ui::DocumentPtr shown = window->document();
-    const std::uint32_t kernel = eventNamed(*shown, QStringLiteral("ncclDevKernel"), core::EventCategory::Kernel);
-    const std::uint32_t comms = eventNamed(*shown, QStringLiteral("record_param_comms"), core::EventCategory::CpuOp);
-    const std::uint32_t gemm = eventNamed(*shown, QStringLiteral("ampere_sgemm"), core::EventCategory::Kernel);
-    const std::uint32_t annotation = eventNamed(*shown, QStringLiteral("nccl:_all_gather_base"), core::EventCategory::UserAnnotation);
+    const core::EventIndex kernel = eventNamed(*shown, QStringLiteral("ncclDevKernel"), core::EventCategory::Kernel);
+    const core::EventIndex comms = eventNamed(*shown, QStringLiteral("record_param_comms"), core::EventCategory::CpuOp);
+    const core::EventIndex gemm = eventNamed(*shown, QStringLiteral("ampere_sgemm"), core::EventCategory::Kernel);
+    const core::EventIndex annotation = eventNamed(*shown, QStringLiteral("nccl:_all_gather_base"), core::EventCategory::UserAnnotation);
     ui::TimelineView *timeline = window->timeline();
     timeline->fitAll();
     const QRectF from = timeline->eventRect(kernel);
@@ -640,10 +640,10 @@ void TestReview::reparentOntoAnotherProcessIsRefused()
     QVERIFY(QTest::qWaitForWindowExposed(window.get()));
     ui::CorrectionController *controller = window->review()->controller();
     const ui::DocumentPtr shown = window->document();
-    const std::uint32_t kernel = eventNamed(*shown, QStringLiteral("ncclDevKernel"), core::EventCategory::Kernel);
-    const std::uint32_t other = eventNamed(*shown, QStringLiteral("other::op"), core::EventCategory::CpuOp);
-    const std::uint32_t comms = eventNamed(*shown, QStringLiteral("record_param_comms"), core::EventCategory::CpuOp);
-    QVERIFY(other != core::kNoIndex);
+    const core::EventIndex kernel = eventNamed(*shown, QStringLiteral("ncclDevKernel"), core::EventCategory::Kernel);
+    const core::EventIndex other = eventNamed(*shown, QStringLiteral("other::op"), core::EventCategory::CpuOp);
+    const core::EventIndex comms = eventNamed(*shown, QStringLiteral("record_param_comms"), core::EventCategory::CpuOp);
+    QVERIFY(other.valid());
     // The kernel was launched by cuLaunchKernelEx on pid 4242.
     QVERIFY(controller->reparentProblem(kernel, other).contains(QStringLiteral("process 5151")));
     QVERIFY(controller->reparentProblem(kernel, comms).isEmpty());
@@ -678,9 +678,9 @@ void TestReview::policyChangeReportsChangedLinks()
     QCOMPARE(details.size(), 1);
     QVERIFY(details[0].startsWith(QStringLiteral("ncclDevKernel_AllGather_RING_LL")));
     QVERIFY(details[0].contains(QStringLiteral("nccl:_all_gather_base → record_param_comms")));
-    const auto events = spy.at(0).at(2).value<std::vector<std::uint32_t>>();
+    const auto events = spy.at(0).at(2).value<std::vector<core::EventIndex>>();
     QCOMPARE(events.size(), std::size_t(1));
-    const std::uint32_t kernel = eventNamed(*window->document(), QStringLiteral("ncclDevKernel"), core::EventCategory::Kernel);
+    const core::EventIndex kernel = eventNamed(*window->document(), QStringLiteral("ncclDevKernel"), core::EventCategory::Kernel);
     QCOMPARE(events[0], kernel);
 
     // No dialog: a notice above the timeline, with a "Show changed links" action that filters the
@@ -699,8 +699,8 @@ void TestReview::policyChangeReportsChangedLinks()
     QVERIFY(findings->filter()->rowCount() > 0 && findings->filter()->rowCount() < all);
     for (int row = 0; row < findings->filter()->rowCount(); ++row)
         QCOMPARE(static_cast<std::uint32_t>(findings->filter()->data(findings->filter()->index(row, 0),
-                                                                     ui::FindingsModel::SubjectEventRole).toULongLong()),
-                 kernel);
+                                                              ui::FindingsModel::SubjectEventRole).toULongLong()),
+                 kernel.value);
     QCOMPARE(window->searchDock()->model()->rowCount(), 1);
     window->show();
     QTRY_VERIFY(notice->isVisible());
@@ -754,10 +754,10 @@ void TestReview::sidecarOfOtherTracesIsLeftUntouched()
     QVERIFY(controller->sidecarSummary().contains(QStringLiteral("left untouched")));
     const ui::DocumentPtr shown = window->document(); // kept alive while its events are looked up
     const ui::TraceDocument &doc = *shown;
-    const std::uint32_t gemm = eventNamed(doc, QStringLiteral("ampere_sgemm"), core::EventCategory::Kernel);
+    const core::EventIndex gemm = eventNamed(doc, QStringLiteral("ampere_sgemm"), core::EventCategory::Kernel);
     QVERIFY(controller->detach(gemm)); // editing works, but does not overwrite the other traces' file
     QVERIFY(controller->waitUntilSettled());
-    QCOMPARE(parentShown(*window, gemm), core::kNoIndex);
+    QCOMPARE(parentShown(*window, gemm), core::kNone);
     QCOMPARE(readFile(m_sidecar), before);
 }
 
@@ -767,8 +767,8 @@ void TestReview::guiExportEqualsCliExport()
     ui::CorrectionController *controller = window->review()->controller();
     const ui::DocumentPtr shown = window->document(); // kept alive while its events are looked up
     const ui::TraceDocument &doc = *shown;
-    const std::uint32_t kernel = eventNamed(doc, QStringLiteral("ncclDevKernel"), core::EventCategory::Kernel);
-    const std::uint32_t comms = eventNamed(doc, QStringLiteral("record_param_comms"), core::EventCategory::CpuOp);
+    const core::EventIndex kernel = eventNamed(doc, QStringLiteral("ncclDevKernel"), core::EventCategory::Kernel);
+    const core::EventIndex comms = eventNamed(doc, QStringLiteral("record_param_comms"), core::EventCategory::CpuOp);
     // Under nesting the kernel is under nccl:*; move it to record_param_comms by hand (an edit the
     // linker would not make) so that the export differs from an uncorrected one.
     QVERIFY(controller->reparent(kernel, comms));

@@ -41,7 +41,7 @@ namespace {
 //   memcpy     on stream 20 [9600, 9800)  no correlation → orphan
 struct SmallTrace {
     TraceBuilder b;
-    std::uint32_t linear, mm, launch1, add, launch2, gemm, addKernel, copy;
+    core::EventIndex linear, mm, launch1, add, launch2, gemm, addKernel, copy;
     SmallTrace()
     {
         linear = b.cpu(EventCategory::CpuOp, "aten::linear", 100, 1, 0, 10000, 1);
@@ -75,7 +75,7 @@ void expectSameDocument(const ui::TraceDocument &a, const ui::TraceDocument &b)
     QCOMPARE(a.edgeCount(), b.edgeCount());
     QCOMPARE(a.edgesByFromTime().toVector(), b.edgesByFromTime().toVector());
     QCOMPARE(a.edgesByToTime().toVector(), b.edgesByToTime().toVector());
-    for (std::uint32_t e = 0; e < a.eventCount(); ++e) {
+    for (core::EventIndex e{0}; e.get() < a.eventCount(); ++e) {
         auto [ab, ae] = a.edgesOf(e);
         auto [bb, be] = b.edgesOf(e);
         QCOMPARE(std::vector<std::uint32_t>(ab, ae), std::vector<std::uint32_t>(bb, be));
@@ -124,10 +124,11 @@ private slots:
         QCOMPARE(layout.groups()[1].label, QStringLiteral("python3 (pid 100)"));
         QVERIFY(!layout.groups()[1].gpu);
         // The CPU lane has three nesting levels: linear ⊃ mm ⊃ launch.
-        QCOMPARE(m_doc->laneRows()[0].rowCount(), 3);
-        QCOMPARE(layout.shownRowCount(0), 3);
+        const core::LaneIndex cpuLane{0};
+        QCOMPARE(m_doc->laneRows(cpuLane).rowCount(), 3);
+        QCOMPARE(layout.shownRowCount(cpuLane), 3);
         m_view->setGroupCollapsed(1, true);
-        QCOMPARE(layout.shownRowCount(0), 0);
+        QCOMPARE(layout.shownRowCount(cpuLane), 0);
         QVERIFY(m_view->eventRect(m_ids.mm).isEmpty());
         m_view->setGroupCollapsed(1, false);
         QVERIFY(!m_view->eventRect(m_ids.mm).isEmpty());
@@ -230,10 +231,10 @@ private slots:
         // Its parent and the rule that chose it (nesting: innermost op enclosing the launch).
         QVERIFY(text.contains(QStringLiteral("aten::mm")));
         QVERIFY(text.contains(QStringLiteral("Rule")));
-        QVERIFY(details.html().contains(QStringLiteral("event:%1").arg(m_ids.mm)));
+        QVERIFY(details.html().contains(QStringLiteral("event:%1").arg(m_ids.mm.value)));
         // Clicking empty space clears the selection.
         QTest::mouseClick(m_view.get(), Qt::LeftButton, {}, QPoint(m_view->width() - 30, m_view->height() - 5));
-        QCOMPARE(m_selection.current(), core::kNoIndex);
+        QCOMPARE(m_selection.current(), core::kNone);
     }
 
     void edgesOfSelectedKernelGoToLinkerParent()
@@ -282,7 +283,7 @@ private slots:
         QTest::keyClick(m_view.get(), Qt::Key_BracketRight);
         QCOMPARE(m_selection.current(), m_ids.addKernel);
         QTest::keyClick(m_view.get(), Qt::Key_Escape);
-        QCOMPARE(m_selection.current(), core::kNoIndex);
+        QCOMPARE(m_selection.current(), core::kNone);
     }
 
     void allEdgesInViewAreCountedAndCapped()
@@ -300,7 +301,7 @@ private slots:
     {
         m_view->fitAll();
         const QImage image = m_view->renderToImage(m_view->size());
-        auto colourAt = [&](std::uint32_t e) {
+        auto colourAt = [&](core::EventIndex e) {
             const QRectF r = m_view->eventRect(e);
             // A point inside the rect, away from labels (text is drawn from the left, vertically centred).
             return image.pixelColor(QPointF(r.right() - 3, r.top() + 2).toPoint());
@@ -373,7 +374,7 @@ private slots:
         QVERIFY(std::abs(m_view->timeToX(m_view->timeRangeStart()) - from.x()) <= 1.0);
         QVERIFY(std::abs(m_view->timeToX(m_view->timeRangeEnd()) - to.x()) <= 1.0);
         // Nothing was selected and the view did not pan.
-        QCOMPARE(m_selection.current(), core::kNoIndex);
+        QCOMPARE(m_selection.current(), core::kNone);
 
         // The band is painted over the lanes: tinted inside, plain background outside.
         const QImage image = m_view->renderToImage(m_view->size());
@@ -476,7 +477,7 @@ private slots:
         // Then detach add_kernel: a parent edge disappears, ids shift, everything is rebuilt.
         auto detached = std::make_shared<core::LinkSet>(*reparented);
         core::GpuLink &add = detached->gpuLinks.mutate(detached->gpuLinkOf[m_ids.addKernel]);
-        add.parent = core::kNoIndex;
+        add.parent = core::kNone;
         add.orphan = core::OrphanReason::Detached;
         add.rule = core::ParentRule::Manual;
         const ui::DocumentPtr rebuilt = ui::TraceDocument::createWithLinks(patched, detached);
@@ -509,19 +510,19 @@ private slots:
         core::LinkSet working = *linked;
         core::LinkEditor editor(working, *device, nullptr);
         // A GPU op from the middle with a second candidate parent, and a CPU op pair for an edge.
-        std::uint32_t gpu = core::kNoIndex, other = core::kNoIndex;
-        for (std::size_t k = working.gpuLinks.size() / 2; k < working.gpuLinks.size() && gpu == core::kNoIndex; ++k) {
+        core::EventIndex gpu = core::kNone, other = core::kNone;
+        for (std::size_t k = working.gpuLinks.size() / 2; k < working.gpuLinks.size() && gpu.isNone(); ++k) {
             const core::GpuLink &link = working.gpuLinks[k];
-            for (std::uint32_t c : core::reparentCandidates(*device, working, link.gpuEvent, link.parent))
+            for (core::EventIndex c : core::reparentCandidates(*device, working, link.gpuEvent, link.parent))
                 if (c != link.parent && core::checkReparent(*device, working, link.gpuEvent, c).allowed()) {
                     gpu = link.gpuEvent;
                     other = c;
                     break;
                 }
         }
-        QVERIFY(gpu != core::kNoIndex);
-        const std::uint32_t waiter = working.gpuLinks[working.gpuLinks.size() / 3].parent;
-        QVERIFY(waiter != core::kNoIndex);
+        QVERIFY(gpu.valid());
+        const core::EventIndex waiter = working.gpuLinks[working.gpuLinks.size() / 3].parent;
+        QVERIFY(waiter.valid());
         std::vector<core::LogEntry> steps = {
             {"re-parent", {editor.reparent(gpu, other)}},
             {"detach", {editor.detach(working.gpuLinks[10].gpuEvent)}},
@@ -618,11 +619,11 @@ private slots:
         QVERIFY(!action(menu.get(), "selectParent"));
 
         // The parent edge aten::mm → gemm.
-        std::uint32_t parentEdge = core::kNoIndex;
+        std::uint32_t parentEdge = ui::kNoEdge;
         for (std::uint32_t id = 0; id < m_doc->edges().size(); ++id)
             if (m_doc->edges()[id].kind == core::EdgeKind::Parent && m_doc->edges()[id].to == m_ids.gemm)
                 parentEdge = id;
-        QVERIFY(parentEdge != core::kNoIndex);
+        QVERIFY(parentEdge != ui::kNoEdge);
         menu.reset(m_view->createEdgeMenu(parentEdge));
         action(menu.get(), "selectEdgeSource")->trigger();
         QCOMPARE(m_selection.current(), m_ids.mm);
@@ -634,8 +635,8 @@ private slots:
         QVERIFY(!copied.contains(QLatin1Char('<'))); // plain text, not the tooltip's HTML
 
         // A right-click picks the menu by what is under the cursor; the provider adds to it.
-        std::vector<std::pair<std::uint32_t, std::uint32_t>> asked;
-        m_view->setContextMenuProvider([&](QMenu *m, std::uint32_t e, std::uint32_t edge) {
+        std::vector<std::pair<core::EventIndex, std::uint32_t>> asked;
+        m_view->setContextMenuProvider([&](QMenu *m, core::EventIndex e, std::uint32_t edge) {
             asked.emplace_back(e, edge);
             m->addAction(QStringLiteral("extra"))->setObjectName(QStringLiteral("extra"));
         });
@@ -644,7 +645,7 @@ private slots:
         const QPoint onGemm = m_view->eventRect(m_ids.gemm).center().toPoint();
         menu.reset(m_view->createContextMenu(onGemm));
         QVERIFY(menu && action(menu.get(), "selectEvent") && action(menu.get(), "extra"));
-        QCOMPARE(asked.back(), std::make_pair(m_ids.gemm, core::kNoIndex));
+        QCOMPARE(asked.back(), std::make_pair(m_ids.gemm, ui::kNoEdge));
         // On the drawn parent edge, away from any event (the middle of its curve).
         const ui::TimelineView::PaintedEdge *painted = nullptr;
         for (const auto &p : m_view->paintedEdges())
@@ -654,13 +655,13 @@ private slots:
         QPoint onEdge;
         for (double t = 0.1; t < 0.95 && onEdge.isNull(); t += 0.05) {
             const QPoint p = ui::TimelineEdgeOverlay::curvePoint(*painted, t).toPoint();
-            if (m_view->eventAt(p) == core::kNoIndex && m_view->edgeAt(p) == parentEdge)
+            if (m_view->eventAt(p).isNone() && m_view->edgeAt(p) == parentEdge)
                 onEdge = p;
         }
         QVERIFY(!onEdge.isNull());
         menu.reset(m_view->createContextMenu(onEdge));
         QVERIFY(menu && action(menu.get(), "selectEdgeSource") && action(menu.get(), "extra"));
-        QCOMPARE(asked.back(), std::make_pair(core::kNoIndex, parentEdge));
+        QCOMPARE(asked.back(), std::make_pair(core::EventIndex(core::kNone), parentEdge));
         // On a lane header: the header menu (hide, collapse, move), not an event's.
         menu.reset(m_view->createContextMenu(QPoint(20, onGemm.y())));
         QVERIFY(menu && !action(menu.get(), "selectEvent") && !menu->actions().isEmpty());
@@ -684,7 +685,7 @@ private:
     ui::DocumentPtr m_doc;
     std::unique_ptr<ui::TimelineView> m_view;
     struct Ids {
-        std::uint32_t linear = 0, mm = 0, launch1 = 0, add = 0, launch2 = 0, gemm = 0, addKernel = 0, copy = 0;
+        core::EventIndex linear{0}, mm{0}, launch1{0}, add{0}, launch2{0}, gemm{0}, addKernel{0}, copy{0};
         Ids &operator=(const SmallTrace &t)
         {
             linear = t.linear, mm = t.mm, launch1 = t.launch1, add = t.add, launch2 = t.launch2, gemm = t.gemm,

@@ -56,12 +56,12 @@ QModelIndex childStartingWith(const QAbstractItemModel *model, const QModelIndex
     return {};
 }
 
-std::uint32_t eventByCorrelation(const ui::TraceDocument &doc, core::EventCategory category, std::int64_t correlation)
+core::EventIndex eventByCorrelation(const ui::TraceDocument &doc, core::EventCategory category, std::int64_t correlation)
 {
-    for (std::uint32_t e = 0; e < doc.eventCount(); ++e)
+    for (core::EventIndex e{0}; e.get() < doc.eventCount(); ++e)
         if (doc.event(e).category == category && doc.event(e).correlation == correlation)
             return e;
-    return core::kNoIndex;
+    return core::kNone;
 }
 
 } // namespace
@@ -144,7 +144,7 @@ private slots:
         // Times relative to the trace start, as on the ruler: no epoch nanoseconds left.
         const QModelIndex first = tree->index(0, 0, biggest);
         const QString message = first.data().toString();
-        const std::uint32_t subject = findings->model()->subjectEvent(tree->findingRow(first));
+        const core::EventIndex subject = findings->model()->subjectEvent(tree->findingRow(first));
         const ui::DocumentPtr doc = m_window->document();
         QVERIFY2(!message.contains(QStringLiteral("17068501")), qPrintable(message));
         QVERIFY2(message.contains(QStringLiteral("at ") + ui::formatDuration(doc->event(subject).ts - doc->startTime())),
@@ -227,10 +227,10 @@ private slots:
         QVERIFY(openSample());
         const ui::DocumentPtr doc = m_window->document();
         ui::TimelineView *timeline = m_window->timeline();
-        const std::uint32_t gemm = eventByCorrelation(*doc, core::EventCategory::Kernel, 2290);
-        QVERIFY(gemm != core::kNoIndex);
-        const std::uint32_t parent = doc->gpuLink(gemm)->parent;
-        QVERIFY(parent != core::kNoIndex);
+        const core::EventIndex gemm = eventByCorrelation(*doc, core::EventCategory::Kernel, 2290);
+        QVERIFY(gemm.valid());
+        const core::EventIndex parent = doc->gpuLink(gemm)->parent;
+        QVERIFY(parent.valid());
         const core::Nanos lo = std::min(doc->event(gemm).ts, doc->event(parent).ts);
         const core::Nanos hi = std::max(doc->event(gemm).end(), doc->event(parent).end());
 
@@ -250,21 +250,21 @@ private slots:
         ui::FindingsDock *findings = m_window->review()->findingsDock();
         int row = -1;
         for (int r = 0; r < findings->model()->rowCount() && row < 0; ++r)
-            if (findings->model()->subjectEvent(r) != core::kNoIndex)
+            if (findings->model()->subjectEvent(r).valid())
                 row = r;
         QVERIFY(row >= 0);
-        const std::uint32_t subject = findings->model()->subjectEvent(row);
-        std::vector<std::uint32_t> framed{subject};
-        if (doc->gpuLink(subject) && doc->gpuLink(subject)->parent != core::kNoIndex)
+        const core::EventIndex subject = findings->model()->subjectEvent(row);
+        std::vector<core::EventIndex> framed{subject};
+        if (doc->gpuLink(subject) && doc->gpuLink(subject)->parent.valid())
             framed.push_back(doc->gpuLink(subject)->parent);
-        if (findings->model()->finding(row).suggestedParent != core::kNoIndex)
+        if (findings->model()->finding(row).suggestedParent.valid())
             framed.push_back(findings->model()->finding(row).suggestedParent);
         timeline->setVisibleRange(doc->startTime(), doc->startTime() + 1000);
         m_window->selection()->clear();
         QVERIFY(findings->setCurrentFinding(row));
         QCOMPARE(m_window->selection()->current(), subject);
         core::Nanos flo = doc->event(subject).ts, fhi = doc->event(subject).end();
-        for (std::uint32_t e : framed) {
+        for (core::EventIndex e : framed) {
             flo = std::min(flo, doc->event(e).ts);
             fhi = std::max(fhi, doc->event(e).end());
         }
@@ -289,12 +289,12 @@ private slots:
         ui::FindingsDock *findings = m_window->review()->findingsDock();
         int row = -1;
         for (int r = 0; r < findings->model()->rowCount() && row < 0; ++r) {
-            const std::uint32_t e = findings->model()->subjectEvent(r);
-            if (e != core::kNoIndex && doc->event(e).dur > 100)
+            const core::EventIndex e = findings->model()->subjectEvent(r);
+            if (e.valid() && doc->event(e).dur > 100)
                 row = r;
         }
         QVERIFY(row >= 0);
-        const std::uint32_t event = findings->model()->subjectEvent(row);
+        const core::EventIndex event = findings->model()->subjectEvent(row);
         const core::DeviceEvent &e = doc->event(event);
         // Its second half in view, its start not.
         timeline->setVisibleRange(e.ts + e.dur / 2, e.end() + e.dur * 2);
@@ -329,7 +329,7 @@ private slots:
         QCOMPARE(query->text(), QStringLiteral("addmm"));
         QVERIFY(timeline->viewEnd() - timeline->viewStart() < before);
         // F3 goes on to the next hit from the timeline.
-        const std::uint32_t first = m_window->selection()->current();
+        const core::EventIndex first = m_window->selection()->current();
         QTest::keyClick(timeline, Qt::Key_F3);
         QVERIFY(m_window->selection()->current() != first);
         // Esc from the query, and from the results.
@@ -386,8 +386,8 @@ private slots:
             if (dock->list()->topLevelItem(r)->text(0).contains(QStringLiteral("partially overlaps")))
                 row = r;
         QVERIFY(row >= 0);
-        const std::uint32_t straddle = dock->eventOf(row);
-        QVERIFY(straddle != core::kNoIndex);
+        const core::EventIndex straddle = dock->eventOf(row);
+        QVERIFY(straddle.valid());
         QCOMPARE(doc->eventName(straddle), QStringLiteral("straddle"));
         QVERIFY2(dock->list()->topLevelItem(row)->text(1).startsWith(QStringLiteral("straddle at ")),
                  qPrintable(dock->list()->topLevelItem(row)->text(1)));

@@ -80,12 +80,12 @@ private slots:
         QVERIFY(!layout.groups()[1].gpu);
         // The stream's row is at the top of the lanes, in view; the 40-frame thread below it.
         ui::TimelineView *view = m_window->timeline();
-        const std::uint32_t kernel = firstOfName(QStringLiteral("gemm_kernel"));
-        QVERIFY(kernel != core::kNoIndex);
+        const core::EventIndex kernel = firstOfName(QStringLiteral("gemm_kernel"));
+        QVERIFY(kernel.valid());
         const QRectF kernelRect = view->eventRect(kernel);
         QVERIFY(!kernelRect.isEmpty());
         QVERIFY(kernelRect.bottom() < view->contentRect().top() + 80);
-        const std::uint32_t mm = firstOfName(QStringLiteral("aten::mm"));
+        const core::EventIndex mm = firstOfName(QStringLiteral("aten::mm"));
         QVERIFY(view->eventRect(mm).top() > kernelRect.bottom());
         m_window->grab().toImage().save(QStringLiteral(LINKSCOPE_BINARY_DIR "/screens/withstack_open.png"));
 
@@ -100,10 +100,10 @@ private slots:
         open();
         ui::TimelineView *view = m_window->timeline();
         const ui::TimelineLayout &layout = view->layout();
-        const std::uint32_t mm = firstOfName(QStringLiteral("aten::mm"));
-        const std::uint32_t kernel = firstOfName(QStringLiteral("gemm_kernel"));
-        const std::uint32_t cpuLane = m_window->document()->index().laneOf[mm];
-        const std::uint32_t gpuLane = m_window->document()->index().laneOf[kernel];
+        const core::EventIndex mm = firstOfName(QStringLiteral("aten::mm"));
+        const core::EventIndex kernel = firstOfName(QStringLiteral("gemm_kernel"));
+        const core::LaneIndex cpuLane = m_window->document()->index().laneOf[mm.get()];
+        const core::LaneIndex gpuLane = m_window->document()->index().laneOf[kernel.get()];
         const int rowsBefore = static_cast<int>(layout.rows().size());
 
         // Python rows: the 40 frame rows go; aten::mm and the launch move up to the lane's first rows.
@@ -196,8 +196,8 @@ private slots:
     {
         open();
         ui::TimelineView *view = m_window->timeline();
-        const std::uint32_t kernel = firstOfName(QStringLiteral("gemm_kernel"));
-        const std::uint32_t gpuLane = m_window->document()->index().laneOf[kernel];
+        const core::EventIndex kernel = firstOfName(QStringLiteral("gemm_kernel"));
+        const core::LaneIndex gpuLane = m_window->document()->index().laneOf[kernel.get()];
         view->setHidePythonRows(true);
         view->setLaneHidden(gpuLane, true);
         view->setHeaderWidth(300);
@@ -300,30 +300,30 @@ private slots:
         QVERIFY(loaded.wait(60000));
         const ui::TraceDocument &doc = *m_window->document();
         ui::TimelineView *view = m_window->timeline();
-        std::uint32_t gemm = core::kNoIndex;
-        for (std::uint32_t e = 0; e < doc.eventCount() && gemm == core::kNoIndex; ++e)
+        core::EventIndex gemm{};
+        for (core::EventIndex e{0}; e.get() < doc.eventCount() && gemm.isNone(); ++e)
             if (doc.event(e).category == core::EventCategory::Kernel && doc.event(e).correlation == 2290)
                 gemm = e;
-        QVERIFY(gemm != core::kNoIndex);
+        QVERIFY(gemm.valid());
         m_window->selection()->select(gemm);
         view->fitSelection();
         view->fitSelection(); // the second F takes in the edges' far ends
         view->repaint();
-        std::uint32_t parentEdge = core::kNoIndex;
+        std::uint32_t parentEdge = ui::kNoEdge;
         ui::TimelineView::PaintedEdge painted;
         for (const auto &p : view->paintedEdges())
             if (doc.edges()[p.edge].kind == core::EdgeKind::Parent && doc.edges()[p.edge].to == gemm) {
                 parentEdge = p.edge;
                 painted = p;
             }
-        QVERIFY2(parentEdge != core::kNoIndex, "the gemm's parent edge is drawn");
-        const std::uint32_t parent = doc.edges()[parentEdge].from;
+        QVERIFY2(parentEdge != ui::kNoEdge, "the gemm's parent edge is drawn");
+        const core::EventIndex parent = doc.edges()[parentEdge].from;
         QCOMPARE(doc.eventName(parent), QStringLiteral("aten::addmm"));
         // A point on the curve that is over no event.
         QPoint onCurve;
         for (int k = 1; k < 40 && onCurve.isNull(); ++k) {
             const QPoint p = ui::TimelineEdgeOverlay::curvePoint(painted, k / 40.0).toPoint();
-            if (view->contentRect().contains(p) && view->eventAt(p) == core::kNoIndex && view->edgeAt(p) == parentEdge)
+            if (view->contentRect().contains(p) && view->eventAt(p).isNone() && view->edgeAt(p) == parentEdge)
                 onCurve = p;
         }
         QVERIFY2(!onCurve.isNull(), "part of the parent edge runs over empty background");
@@ -395,13 +395,13 @@ private:
         QVERIFY(m_window->document());
     }
 
-    std::uint32_t firstOfName(const QString &name) const
+    core::EventIndex firstOfName(const QString &name) const
     {
         const ui::TraceDocument &doc = *m_window->document();
-        for (std::uint32_t e = 0; e < doc.eventCount(); ++e)
-            if (doc.eventName(e) == name && doc.index().laneOf[e] != core::kNoIndex)
+        for (core::EventIndex e{0}; e.get() < doc.eventCount(); ++e)
+            if (doc.eventName(e) == name && doc.index().laneOf[e.get()].valid())
                 return e;
-        return core::kNoIndex;
+        return core::kNone;
     }
 
     static QPoint headerPointOf(ui::TimelineView *view, int row)
