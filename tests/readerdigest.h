@@ -143,8 +143,8 @@ inline std::string readerDigest(const core::HostTrace &t)
         put(o, n.attrs);
         o << " raw ";
         put(o, n.raw);
-        if (n.comm != UINT32_MAX) {
-            const core::HostCommAttrs &c = t.commAttrs.at(n.comm);
+        if (n.comm.valid()) {
+            const core::HostCommAttrs &c = t.commAttrs.at(n.comm.get());
             o << " comm ";
             put(o, t.strings, c.collectiveName);
             put(o, t.strings, c.dtype);

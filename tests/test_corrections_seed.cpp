@@ -49,7 +49,7 @@ struct Seed {
     }
 };
 
-const GpuLink &linkOf(const LinkSet &links, EventIndex event) { return links.gpuLinks.at(links.gpuLinkOf.at(event.get()).get()); }
+const GpuLink &linkOf(const LinkSet &links, EventIndex event) { return links.gpuLinks.at(links.gpuLinkOf.at(event)); }
 } // namespace
 
 class TestCorrectionsSeed : public QObject {

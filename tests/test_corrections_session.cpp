@@ -53,7 +53,7 @@ struct Pair {
     }
 };
 
-EventIndex parentOf(const LinkSet &links, EventIndex event) { return links.gpuLinks.at(links.gpuLinkOf.at(event.get()).get()).parent; }
+EventIndex parentOf(const LinkSet &links, EventIndex event) { return links.gpuLinks.at(links.gpuLinkOf.at(event)).parent; }
 
 using linkscope::test::readFile;
 
@@ -124,7 +124,7 @@ void TestCorrectionsSession::firstEditCreatesSidecarAndReopenReapplies()
     const ApplyResult result = reopened.attach(pair.link(reopened.policy()), pair.b.trace, &pair.h.host);
     QCOMPARE(result.count(EditStatus::Applied), std::size_t(1));
     QCOMPARE(parentOf(reopened.working(), pair.kernel), pair.nccl);
-    QCOMPARE(reopened.working().gpuLinks.at(reopened.working().gpuLinkOf.at(pair.kernel.get()).get()).rule, ParentRule::Manual);
+    QCOMPARE(reopened.working().gpuLinks.at(reopened.working().gpuLinkOf.at(pair.kernel)).rule, ParentRule::Manual);
     // Entries loaded from the sidecar can be undone too.
     QVERIFY(reopened.undo());
     QCOMPARE(parentOf(reopened.working(), pair.kernel), pair.rpc);

@@ -185,8 +185,8 @@ private slots:
         QVERIFY(n);
         QCOMPARE(t.name(*n), std::string_view("record_param_comms"));
         QCOMPARE(n->rfId, std::uint64_t(115));
-        QVERIFY(n->comm != UINT32_MAX);
-        const HostCommAttrs &c = t.commAttrs[n->comm];
+        QVERIFY(n->comm.valid());
+        const HostCommAttrs &c = t.commAttrs[n->comm.get()];
         QCOMPARE(attrText(t, c.collectiveName), std::string("broadcast"));
         QCOMPARE(attrText(t, c.dtype), std::string("Float"));
         QCOMPARE(attrText(t, c.pgName), std::string("0"));
@@ -263,7 +263,7 @@ private slots:
         QCOMPARE(resnet.schema, std::string("1.1.1-chakra.0.0.4"));
         QCOMPARE(resnet.nodes.size(), std::size_t(14392));
         QCOMPARE(resnet.commAttrs.size(), std::size_t(27));
-        QCOMPARE(resnet.commAttrs[resnet.findById(437)->comm].pgSize, std::int64_t(1));
+        QCOMPARE(resnet.commOf(*resnet.findById(437))->pgSize, std::int64_t(1));
         QCOMPARE(resnet.nodes.back().id, std::int64_t(16955));
         checkStructure(resnet);
     }

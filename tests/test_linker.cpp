@@ -28,7 +28,7 @@ std::string nameOf(const DeviceTrace &t, EventIndex event)
 
 const GpuLink &linkOf(const LinkSet &ls, EventIndex gpuEvent)
 {
-    return ls.gpuLinks.at(ls.gpuLinkOf.at(gpuEvent.get()).get());
+    return ls.gpuLinks.at(ls.gpuLinkOf.at(gpuEvent));
 }
 
 std::size_t countKind(const LinkSet &ls, FindingKind kind)

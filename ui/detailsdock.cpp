@@ -247,7 +247,7 @@ QString DetailsDock::detailsHtml(const TraceDocument &doc, core::EventIndex e, c
     if (begin != end) {
         html += QStringLiteral("<h4>Edges (%1)</h4><table cellspacing='0'>").arg(end - begin);
         int shown = 0;
-        for (const std::uint32_t *it = begin; it != end && shown < kListCap * 2; ++it, ++shown) {
+        for (const DrawEdgeIndex *it = begin; it != end && shown < kListCap * 2; ++it, ++shown) {
             const DrawEdge &edge = doc.edges()[*it];
             const bool outgoing = edge.from == e;
             const QString kind = QStringLiteral("<span style='color:%1'>%2</span> %3")

@@ -94,7 +94,7 @@ ReviewUi::ReviewUi(MainWindow *window)
     });
     buildMenus();
     window->timeline()->setContextMenuProvider(
-        [this](QMenu *menu, core::EventIndex event, std::uint32_t edge) { addContextActions(menu, event, edge); });
+        [this](QMenu *menu, core::EventIndex event, DrawEdgeIndex edge) { addContextActions(menu, event, edge); });
     window->timeline()->installEventFilter(this);
     connect(window->timeline(), &TimelineView::viewChanged, this, [this] {
         if (m_dragFrom.valid())
@@ -470,7 +470,7 @@ void ReviewUi::removeEdgeOfSelected()
     m_controller->removeEdge(e.from, e.to, e.kind);
 }
 
-void ReviewUi::addContextActions(QMenu *menu, core::EventIndex event, std::uint32_t edge)
+void ReviewUi::addContextActions(QMenu *menu, core::EventIndex event, DrawEdgeIndex edge)
 {
     const DocumentPtr &doc = m_controller->document();
     const core::CorrectionSession *session = m_controller->session();
@@ -483,8 +483,8 @@ void ReviewUi::addContextActions(QMenu *menu, core::EventIndex event, std::uint3
     auto elided = [&](core::EventIndex e) {
         return menu->fontMetrics().elidedText(doc->eventName(e), Qt::ElideMiddle, 360);
     };
-    if (edge != kNoEdge) {
-        if (edge >= doc->edges().size())
+    if (edge.valid()) {
+        if (!edge.in(doc->edges().size()))
             return;
         const DrawEdge drawn = doc->edges()[edge];
         const auto &edges = session->working().edges;

@@ -4,6 +4,7 @@
 // the selected event, next / previous finding, export of the corrected traces).
 
 #include "link/linkset.h"
+#include "tracedocument.h"
 
 #include "export/exporter.h"
 
@@ -13,7 +14,6 @@
 #include <QPointer>
 #include <QString>
 
-#include <cstdint>
 #include <memory>
 #include <vector>
 
@@ -68,9 +68,9 @@ public slots:
     void showChangedLinks(const std::vector<core::EventIndex> &events);
 
     // The review actions of the timeline's context menu on `event` or `edge` (the other is
-    // none / kNoEdge): Re-parent to ▸ (the parent candidates), Detach, Restore, Flag…, Note…, Accept;
+    // none): Re-parent to ▸ (the parent candidates), Detach, Restore, Flag…, Note…, Accept;
     // on a sync / inter-thread edge the corrections allow removing, Remove edge.
-    void addContextActions(QMenu *menu, core::EventIndex event, std::uint32_t edge);
+    void addContextActions(QMenu *menu, core::EventIndex event, DrawEdgeIndex edge);
 private:
     void buildMenus();
     void updateActions();

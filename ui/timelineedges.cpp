@@ -37,11 +37,11 @@ bool TimelineEdgeOverlay::setKindVisible(core::EdgeKind kind, bool visible)
     return true;
 }
 
-std::vector<std::uint32_t> TimelineEdgeOverlay::edgesOf(const TraceDocument &doc, core::EventIndex selected, bool incoming) const
+std::vector<DrawEdgeIndex> TimelineEdgeOverlay::edgesOf(const TraceDocument &doc, core::EventIndex selected, bool incoming) const
 {
-    std::vector<std::uint32_t> out;
+    std::vector<DrawEdgeIndex> out;
     auto [begin, end] = doc.edgesOf(selected);
-    for (const std::uint32_t *it = begin; it != end; ++it) {
+    for (const DrawEdgeIndex *it = begin; it != end; ++it) {
         const DrawEdge &edge = doc.edges()[*it];
         if (!isKindVisible(edge.kind))
             continue;
@@ -49,11 +49,11 @@ std::vector<std::uint32_t> TimelineEdgeOverlay::edgesOf(const TraceDocument &doc
             out.push_back(*it);
     }
     std::stable_sort(out.begin(), out.end(),
-                     [&](std::uint32_t a, std::uint32_t b) { return doc.edges()[a].kind < doc.edges()[b].kind; });
+                     [&](DrawEdgeIndex a, DrawEdgeIndex b) { return doc.edges()[a].kind < doc.edges()[b].kind; });
     return out;
 }
 
-void TimelineEdgeOverlay::collect(std::vector<std::uint32_t> &out, const TraceDocument &doc, core::EventIndex selected,
+void TimelineEdgeOverlay::collect(std::vector<DrawEdgeIndex> &out, const TraceDocument &doc, core::EventIndex selected,
                                   core::Nanos start, core::Nanos end)
 {
     out.clear();
@@ -63,7 +63,7 @@ void TimelineEdgeOverlay::collect(std::vector<std::uint32_t> &out, const TraceDo
     //    in it, so selecting aten::linear shows the kernels its aten::mm launched.
     if (selected.in(doc.eventCount())) {
         auto [begin, endIt] = doc.edgesOf(selected);
-        for (const std::uint32_t *it = begin; it != endIt; ++it)
+        for (const DrawEdgeIndex *it = begin; it != endIt; ++it)
             if (isKindVisible(edges[*it].kind))
                 out.push_back(*it);
         const core::TraceIndex &index = doc.index();
@@ -78,7 +78,7 @@ void TimelineEdgeOverlay::collect(std::vector<std::uint32_t> &out, const TraceDo
                     std::lower_bound(s + rows.rowBegin[r], s + rows.rowBegin[r + 1], event.ts) - s);
                 for (; i < rows.rowBegin[r + 1] && s[i] < event.end() && added < kMaxDescendantEdges; ++i) {
                     auto [db, de] = doc.edgesOf(rows.events[i]);
-                    for (const std::uint32_t *it = db; it != de; ++it)
+                    for (const DrawEdgeIndex *it = db; it != de; ++it)
                         if (edges[*it].kind == core::EdgeKind::Parent && edges[*it].from == rows.events[i]) {
                             out.push_back(*it);
                             ++added;
@@ -94,10 +94,10 @@ void TimelineEdgeOverlay::collect(std::vector<std::uint32_t> &out, const TraceDo
     if (m_showAll) {
         const core::DeviceTrace &trace = doc.device();
         auto range = [&](const TraceDocument::EdgeOrder &sorted, bool byFrom) {
-            auto key = [&](std::uint32_t id) { return trace.event(byFrom ? edges[id].from : edges[id].to).ts; };
+            auto key = [&](DrawEdgeIndex id) { return trace.event(byFrom ? edges[id].from : edges[id].to).ts; };
             auto lo = std::lower_bound(sorted.begin(), sorted.end(), start,
-                                       [&](std::uint32_t id, core::Nanos t) { return key(id) < t; });
-            auto hi = std::upper_bound(lo, sorted.end(), end, [&](core::Nanos t, std::uint32_t id) { return t < key(id); });
+                                       [&](DrawEdgeIndex id, core::Nanos t) { return key(id) < t; });
+            auto hi = std::upper_bound(lo, sorted.end(), end, [&](core::Nanos t, DrawEdgeIndex id) { return t < key(id); });
             return std::make_pair(lo, hi);
         };
         constexpr std::size_t kExamineLimit = 100'000;
@@ -105,7 +105,7 @@ void TimelineEdgeOverlay::collect(std::vector<std::uint32_t> &out, const TraceDo
         auto [toLo, toHi] = range(doc.edgesByToTime(), false);
         const std::size_t fromCount = static_cast<std::size_t>(fromHi - fromLo);
         const std::size_t toCount = static_cast<std::size_t>(toHi - toLo);
-        std::vector<std::uint32_t> inView;
+        std::vector<DrawEdgeIndex> inView;
         if (fromCount + toCount <= kExamineLimit) {
             for (auto it = fromLo; it != fromHi; ++it)
                 if (isKindVisible(edges[*it].kind))
@@ -123,7 +123,7 @@ void TimelineEdgeOverlay::collect(std::vector<std::uint32_t> &out, const TraceDo
                 // A scrambled offset inside each stride: a fixed one would lock onto periodic
                 // structure (e.g. always the launch edge of each parent/launch/stream triple).
                 const std::size_t offset = (base / stride * 2654435761u) % stride;
-                const std::uint32_t id = fromLo[static_cast<std::ptrdiff_t>(std::min(base + offset, fromCount - 1))];
+                const DrawEdgeIndex id = fromLo[static_cast<std::ptrdiff_t>(std::min(base + offset, fromCount - 1))];
                 ++examined;
                 if (isKindVisible(edges[id].kind))
                     inView.push_back(id);
@@ -151,7 +151,7 @@ EdgeProvenance TimelineEdgeOverlay::drawnProvenance(const DrawEdge &edge, const 
     return edge.provenance;
 }
 
-const TimelineEdgeOverlay::PaintedEdge *TimelineEdgeOverlay::paintedEdge(std::uint32_t edge) const
+const TimelineEdgeOverlay::PaintedEdge *TimelineEdgeOverlay::paintedEdge(DrawEdgeIndex edge) const
 {
     for (const PaintedEdge &painted : m_painted)
         if (painted.edge == edge)
@@ -164,7 +164,7 @@ void TimelineEdgeOverlay::paint(QPainter &painter, const TraceDocument &doc, con
                                 const EventNotes *notes)
 {
     m_painted.clear();
-    std::vector<std::uint32_t> ids;
+    std::vector<DrawEdgeIndex> ids;
     const core::Nanos end = start + static_cast<core::Nanos>(nanosPerPixel * content.width());
     collect(ids, doc, selected, start, end);
     if (ids.empty())
@@ -187,7 +187,7 @@ void TimelineEdgeOverlay::paint(QPainter &painter, const TraceDocument &doc, con
     // Hundreds of antialiased curves cost more than a frame; when that many are shown, each one
     // matters less than the overall picture.
     painter.setRenderHint(QPainter::Antialiasing, ids.size() <= 500);
-    for (std::uint32_t id : ids) {
+    for (DrawEdgeIndex id : ids) {
         const DrawEdge &edge = edges[id];
         const TimelineLayout::Anchor fromAnchor = anchorY(edge.from);
         const TimelineLayout::Anchor toAnchor = anchorY(edge.to);
@@ -292,10 +292,10 @@ QPointF TimelineEdgeOverlay::curvePoint(const PaintedEdge &edge, double t)
     return u * u * u * p0 + 3 * u * u * t * c0 + 3 * u * t * t * c1 + t * t * t * p1;
 }
 
-std::uint32_t TimelineEdgeOverlay::edgeAt(const QPointF &pos, double tolerance) const
+DrawEdgeIndex TimelineEdgeOverlay::edgeAt(const QPointF &pos, double tolerance) const
 {
     constexpr int kSegments = 24;
-    std::uint32_t best = kNoEdge;
+    DrawEdgeIndex best{};
     double bestDistance = tolerance;
     for (auto it = m_painted.rbegin(); it != m_painted.rend(); ++it) { // the last drawn is on top
         const PaintedEdge &edge = *it;
@@ -312,7 +312,7 @@ std::uint32_t TimelineEdgeOverlay::edgeAt(const QPointF &pos, double tolerance) 
             const double t = length2 > 0 ? std::clamp(QPointF::dotProduct(pos - previous, d) / length2, 0.0, 1.0) : 0.0;
             const QPointF nearest = previous + t * d;
             const double distance = std::hypot(pos.x() - nearest.x(), pos.y() - nearest.y());
-            if (distance < bestDistance || (best == kNoEdge && distance <= bestDistance)) {
+            if (distance < bestDistance || (best.isNone() && distance <= bestDistance)) {
                 bestDistance = distance;
                 best = edge.edge;
             }

@@ -27,7 +27,7 @@ public:
     static constexpr int kEdgeCap = 2000; // "all edges in view" draws at most this many
 
     struct PaintedEdge {
-        std::uint32_t edge = kNoEdge;       // TraceDocument::edges() id
+        DrawEdgeIndex edge{};                // TraceDocument::edges() id
         QPointF from;                        // widget coordinates
         QPointF to;
         bool toExact = true;   // false: the target's row is folded away (collapsed or hidden; drawn dimmed, a ring)
@@ -46,12 +46,12 @@ public:
     bool showAllInView() const { return m_showAll; }
     bool setKindVisible(core::EdgeKind kind, bool visible);
     bool isKindVisible(core::EdgeKind kind) const { return m_kinds.test(static_cast<std::size_t>(kind)); }
-    void setFocusedEdge(std::uint32_t edge) { m_focused = edge; }
-    std::uint32_t focusedEdge() const { return m_focused; }
+    void setFocusedEdge(DrawEdgeIndex edge) { m_focused = edge; }
+    DrawEdgeIndex focusedEdge() const { return m_focused; }
 
     // The visible edges into (incoming) or out of `selected`: parent first, then launch, stream order,
     // sync, inter-thread, so `[` on a kernel goes to its parent.
-    std::vector<std::uint32_t> edgesOf(const TraceDocument &doc, core::EventIndex selected, bool incoming) const;
+    std::vector<DrawEdgeIndex> edgesOf(const TraceDocument &doc, core::EventIndex selected, bool incoming) const;
 
     // Paints the edges for a view of [start, start + nanosPerPixel · content.width()) and remembers them.
     // `selected` is the selected event or none; `notes` (may be null) turns the parent edge of a
@@ -63,29 +63,29 @@ public:
     // op the user flagged.
     static EdgeProvenance drawnProvenance(const DrawEdge &edge, const EventNotes *notes);
     // The last paint's record of edge `edge`, or null when it was not drawn.
-    const PaintedEdge *paintedEdge(std::uint32_t edge) const;
+    const PaintedEdge *paintedEdge(DrawEdgeIndex edge) const;
     void clearPainted() { m_painted.clear(); }
 
     const std::vector<PaintedEdge> &painted() const { return m_painted; }
     // The painted edge whose curve passes within `tolerance` pixels of `pos` (widget coordinates),
-    // the nearest one; kNoEdge if none. Checks the last paint's curves (at most kEdgeCap of them).
-    std::uint32_t edgeAt(const QPointF &pos, double tolerance) const;
+    // the nearest one, or none. Checks the last paint's curves (at most kEdgeCap of them).
+    DrawEdgeIndex edgeAt(const QPointF &pos, double tolerance) const;
     // A point of a painted edge's curve, t in [0, 1] (the same cubic the painter draws).
     static QPointF curvePoint(const PaintedEdge &edge, double t);
     // The edge under the mouse is drawn a little thicker.
-    void setHoveredEdge(std::uint32_t edge) { m_hovered = edge; }
-    std::uint32_t hoveredEdge() const { return m_hovered; }
+    void setHoveredEdge(DrawEdgeIndex edge) { m_hovered = edge; }
+    DrawEdgeIndex hoveredEdge() const { return m_hovered; }
     std::size_t inView() const { return m_inView; }
     bool inViewEstimated() const { return m_inViewEstimated; }
 
 private:
-    void collect(std::vector<std::uint32_t> &out, const TraceDocument &doc, core::EventIndex selected, core::Nanos start,
+    void collect(std::vector<DrawEdgeIndex> &out, const TraceDocument &doc, core::EventIndex selected, core::Nanos start,
                  core::Nanos end);
 
     bool m_showAll = false;
     std::bitset<core::kEdgeKindCount> m_kinds;
-    std::uint32_t m_focused = kNoEdge;
-    std::uint32_t m_hovered = kNoEdge;
+    DrawEdgeIndex m_focused{};
+    DrawEdgeIndex m_hovered{};
     std::vector<PaintedEdge> m_painted;
     std::size_t m_inView = 0;
     bool m_inViewEstimated = false;

@@ -264,7 +264,7 @@ void TimelineInput::mouseMove(QMouseEvent *event)
         m_view.unsetCursor();
     const core::EventIndex hovered = m_view.eventAt(pos);
     m_view.setHoverEvent(hovered);
-    m_view.setHoverEdge(hovered.isNone() ? m_view.edgeAt(pos) : kNoEdge);
+    m_view.setHoverEdge(hovered.isNone() ? m_view.edgeAt(pos) : DrawEdgeIndex(core::kNone));
 }
 
 void TimelineInput::mouseRelease(QMouseEvent *event)
@@ -317,8 +317,8 @@ void TimelineInput::mouseRelease(QMouseEvent *event)
     m_view.clearTimeRange(); // a click clears the range, as in Perfetto
     const QPoint pos = event->position().toPoint();
     const core::EventIndex clicked = m_view.eventAt(pos);
-    const std::uint32_t edge = clicked.isNone() ? m_view.edgeAt(pos) : kNoEdge;
-    if (edge != kNoEdge)
+    const DrawEdgeIndex edge = clicked.isNone() ? m_view.edgeAt(pos) : DrawEdgeIndex(core::kNone);
+    if (edge.valid())
         m_view.selectEdge(edge); // an edge between events: its target, with the edge focused
     else if (m_view.m_selection)
         m_view.m_selection->selectInPlace(clicked); // the view stays put

@@ -81,7 +81,7 @@ void TimelineView::setDocument(DocumentPtr doc)
         m_viewport.setTraceBounds(std::make_pair(m_doc->startTime(), m_doc->endTime()));
     else
         m_viewport.setTraceBounds(std::nullopt);
-    m_edges.setFocusedEdge(kNoEdge);
+    m_edges.setFocusedEdge(core::kNone);
     m_hoverEvent = core::kNone;
     m_edges.clearPainted();
     m_paintedMarkers.clear();
@@ -208,7 +208,7 @@ void TimelineView::fitSelection()
     // A second F in a row also takes in the far ends of the selection's edges.
     if (m_fitSelectionWide) {
         auto [begin, end] = m_doc->edgesOf(selected);
-        for (const std::uint32_t *it = begin; it != end; ++it) {
+        for (const DrawEdgeIndex *it = begin; it != end; ++it) {
             const DrawEdge &edge = m_doc->edges()[*it];
             if (!isEdgeKindVisible(edge.kind))
                 continue;
@@ -466,15 +466,15 @@ QMenu *TimelineView::createEventMenu(core::EventIndex e)
         ->setObjectName(QStringLiteral("copyName"));
     if (m_menuProvider) {
         menu->addSeparator();
-        m_menuProvider(menu, e, kNoEdge);
+        m_menuProvider(menu, e, core::kNone);
     }
     return menu;
 }
 
-QMenu *TimelineView::createEdgeMenu(std::uint32_t id)
+QMenu *TimelineView::createEdgeMenu(DrawEdgeIndex id)
 {
     auto *menu = new QMenu(this);
-    if (!m_doc || id >= m_doc->edges().size())
+    if (!m_doc || !id.in(m_doc->edges().size()))
         return menu;
     const DrawEdge edge = m_doc->edges()[id];
     auto select = [this](core::EventIndex target) {
@@ -509,8 +509,8 @@ QMenu *TimelineView::createContextMenu(const QPoint &pos)
     const core::EventIndex e = marked.valid() ? marked : eventAt(pos);
     if (e.valid())
         return createEventMenu(e);
-    const std::uint32_t edge = edgeAt(pos);
-    if (edge != kNoEdge)
+    const DrawEdgeIndex edge = edgeAt(pos);
+    if (edge.valid())
         return createEdgeMenu(edge);
     return nullptr;
 }
@@ -1273,7 +1273,7 @@ void TimelineView::paintLinkDrag(QPainter &painter, const QRect &content, double
     painter.restore();
 }
 
-std::vector<std::uint32_t> TimelineView::selectedEdges(bool incoming) const
+std::vector<DrawEdgeIndex> TimelineView::selectedEdges(bool incoming) const
 {
     if (!m_doc || !m_selection || !m_selection->hasSelection())
         return {};
@@ -1355,7 +1355,7 @@ QRectF TimelineView::eventRect(core::EventIndex event) const
 
 void TimelineView::onSelectionChanged(core::EventIndex event)
 {
-    m_edges.setFocusedEdge(kNoEdge);
+    m_edges.setFocusedEdge(core::kNone);
     m_fitSelectionWide = false;
     if (m_doc && event.in(m_doc->eventCount()) && !m_selection->inPlace())
         revealEvent(event);
@@ -1400,10 +1400,10 @@ void TimelineView::followEdge(bool outgoing)
 {
     if (!m_doc || !m_selection || !m_selection->hasSelection())
         return;
-    const std::vector<std::uint32_t> candidates = selectedEdges(!outgoing);
+    const std::vector<DrawEdgeIndex> candidates = selectedEdges(!outgoing);
     if (candidates.empty())
         return;
-    std::uint32_t edgeId = candidates.front();
+    DrawEdgeIndex edgeId = candidates.front();
     if (std::find(candidates.begin(), candidates.end(), m_edges.focusedEdge()) != candidates.end())
         edgeId = m_edges.focusedEdge();
     const DrawEdge &edge = m_doc->edges()[edgeId];
@@ -1416,8 +1416,8 @@ void TimelineView::followEdge(bool outgoing)
 
 void TimelineView::cycleFocusedEdge(int delta)
 {
-    std::vector<std::uint32_t> all = selectedEdges(true);
-    const std::vector<std::uint32_t> out = selectedEdges(false);
+    std::vector<DrawEdgeIndex> all = selectedEdges(true);
+    const std::vector<DrawEdgeIndex> out = selectedEdges(false);
     all.insert(all.end(), out.begin(), out.end());
     if (all.empty())
         return;
@@ -1505,7 +1505,7 @@ void TimelineView::setHoverEvent(core::EventIndex event)
 void TimelineView::leaveEvent(QEvent *)
 {
     setHoverEvent(core::kNone);
-    setHoverEdge(kNoEdge);
+    setHoverEdge(core::kNone);
 }
 
 void TimelineView::toggleHeaderAt(const QPoint &pos)
@@ -1576,17 +1576,17 @@ QString TimelineView::tooltipFor(core::EventIndex e) const
     return html;
 }
 
-std::uint32_t TimelineView::edgeAt(const QPoint &pos) const
+DrawEdgeIndex TimelineView::edgeAt(const QPoint &pos) const
 {
     if (!m_doc || !contentRect().contains(pos))
-        return kNoEdge;
-    const std::uint32_t edge = m_edges.edgeAt(QPointF(pos), 4.0);
-    return edge < m_doc->edges().size() ? edge : kNoEdge;
+        return core::kNone;
+    const DrawEdgeIndex edge = m_edges.edgeAt(QPointF(pos), 4.0);
+    return edge.in(m_doc->edges().size()) ? edge : DrawEdgeIndex(core::kNone);
 }
 
-void TimelineView::selectEdge(std::uint32_t edge)
+void TimelineView::selectEdge(DrawEdgeIndex edge)
 {
-    if (!m_doc || edge >= m_doc->edges().size() || !m_selection)
+    if (!m_doc || !edge.in(m_doc->edges().size()) || !m_selection)
         return;
     m_selection->select(m_doc->edges()[edge].to);
     m_edges.setFocusedEdge(edge); // after the selection, which clears the focus
@@ -1594,7 +1594,7 @@ void TimelineView::selectEdge(std::uint32_t edge)
     emit edgeSelected(edge);
 }
 
-void TimelineView::setHoverEdge(std::uint32_t edge)
+void TimelineView::setHoverEdge(DrawEdgeIndex edge)
 {
     if (edge == m_edges.hoveredEdge())
         return;
@@ -1602,9 +1602,9 @@ void TimelineView::setHoverEdge(std::uint32_t edge)
     update();
 }
 
-QString TimelineView::edgeTooltip(std::uint32_t id) const
+QString TimelineView::edgeTooltip(DrawEdgeIndex id) const
 {
-    if (!m_doc || id >= m_doc->edges().size())
+    if (!m_doc || !id.in(m_doc->edges().size()))
         return {};
     const DrawEdge &edge = m_doc->edges()[id];
     QString how = edgeProvenanceLabel(edge.provenance);
@@ -1649,10 +1649,10 @@ bool TimelineView::event(QEvent *event)
         // A marker may stick out of its event: it is the event's.
         const core::EventIndex marked = markerAt(help->pos());
         const core::EventIndex e = marked.valid() ? marked : eventAt(help->pos());
-        const std::uint32_t edge = e.isNone() ? edgeAt(help->pos()) : kNoEdge;
+        const DrawEdgeIndex edge = e.isNone() ? edgeAt(help->pos()) : DrawEdgeIndex(core::kNone);
         if (e.valid())
             QToolTip::showText(help->globalPos(), tooltipFor(e), this);
-        else if (edge != kNoEdge)
+        else if (edge.valid())
             QToolTip::showText(help->globalPos(), edgeTooltip(edge), this);
         else
             QToolTip::hideText();

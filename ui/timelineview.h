@@ -116,11 +116,11 @@ public:
     // Select parent / Select launch (a GPU op's), Copy name; on an edge Select source, Select target,
     // Copy description (its tooltip as plain text). Whoever can correct links (ReviewUi) adds its
     // actions through the provider, which is called last with the menu and the event or edge (the
-    // other is none / kNoEdge). Read-only timelines (the job's rank panes) have no provider.
-    using ContextMenuProvider = std::function<void(QMenu *menu, core::EventIndex event, std::uint32_t edge)>;
+    // other is none). Read-only timelines (the job's rank panes) have no provider.
+    using ContextMenuProvider = std::function<void(QMenu *menu, core::EventIndex event, DrawEdgeIndex edge)>;
     void setContextMenuProvider(ContextMenuProvider provider) { m_menuProvider = std::move(provider); }
     QMenu *createEventMenu(core::EventIndex event);
-    QMenu *createEdgeMenu(std::uint32_t edge);
+    QMenu *createEdgeMenu(DrawEdgeIndex edge);
     // The menu a right-click at widget position `pos` opens: the header menu left of the lanes, an
     // event's or an edge's menu on one, else null.
     QMenu *createContextMenu(const QPoint &pos);
@@ -198,16 +198,16 @@ public:
     bool isEdgeKindVisible(core::EdgeKind kind) const { return m_edges.isKindVisible(kind); }
     void followEdge(bool outgoing); // selects the far end of the focused incoming/outgoing edge
     void cycleFocusedEdge(int delta);
-    std::uint32_t focusedEdge() const { return m_edges.focusedEdge(); } // DrawEdge id or kNoEdge
-    // The drawn edge under widget position `pos` (within 4 px of its curve), or kNoEdge. Events win:
+    DrawEdgeIndex focusedEdge() const { return m_edges.focusedEdge(); } // DrawEdge id or none
+    // The drawn edge under widget position `pos` (within 4 px of its curve), or none. Events win:
     // a click or hover on an event is the event's.
-    std::uint32_t edgeAt(const QPoint &pos) const;
+    DrawEdgeIndex edgeAt(const QPoint &pos) const;
     // A click on an edge: selects its target (the GPU op of a parent edge, the waiting call of a
     // sync), focuses the edge (drawn thicker; `[`/`]` go along it) and emits edgeSelected.
-    void selectEdge(std::uint32_t edge);
-    std::uint32_t hoveredEdge() const { return m_edges.hoveredEdge(); }
+    void selectEdge(DrawEdgeIndex edge);
+    DrawEdgeIndex hoveredEdge() const { return m_edges.hoveredEdge(); }
     // The hover text of an edge: its kind, the rule or provenance, and both ends with their times.
-    QString edgeTooltip(std::uint32_t edge) const;
+    QString edgeTooltip(DrawEdgeIndex edge) const;
 
     using PaintedEdge = TimelineEdgeOverlay::PaintedEdge;
     // What the last paint drew (tests and the status line read it).
@@ -276,7 +276,7 @@ signals:
     // The time range was set (on release, not during the drag) or cleared.
     void timeRangeChanged();
     // An edge was clicked (selectEdge); the selection already holds its target.
-    void edgeSelected(std::uint32_t edge);
+    void edgeSelected(DrawEdgeIndex edge);
 
 protected:
     void paintEvent(QPaintEvent *event) override;
@@ -300,7 +300,7 @@ private:
     void updateScrollBar();
     void centreOn(core::Nanos centre);
     void setHoverEvent(core::EventIndex event);
-    void setHoverEdge(std::uint32_t edge);
+    void setHoverEdge(DrawEdgeIndex edge);
     void paintLaneBackgrounds(QPainter &painter, const QRect &area, const QRect &content, int verticalOffset);
     void paintEvents(QPainter &painter, const QRect &content, int verticalOffset);
     void paintOutlines(QPainter &painter, const QRect &content, double nanosPerPixel, int verticalOffset);
@@ -327,7 +327,7 @@ private:
     void revealEvent(core::EventIndex event);
     void onSelectionChanged(core::EventIndex event);
     void stepOnRow(int delta);
-    std::vector<std::uint32_t> selectedEdges(bool incoming) const;
+    std::vector<DrawEdgeIndex> selectedEdges(bool incoming) const;
     QString tooltipFor(core::EventIndex event) const;
     QString elidedName(core::EventIndex event) const;
     void toggleHeaderAt(const QPoint &pos);

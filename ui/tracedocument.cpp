@@ -29,7 +29,7 @@ void throwIfCancelled(const std::atomic<bool> *cancel)
 
 struct TimeKeyed {
     core::Nanos time;
-    std::uint32_t id;
+    DrawEdgeIndex id;
 };
 
 // Rows with fewer events are drawn event by event: their cost is already bounded by the width.
@@ -340,11 +340,11 @@ void TraceDocument::buildEdges(const std::atomic<bool> *cancel)
     auto sortedBy = [&](auto endpoint) {
         std::vector<TimeKeyed> keyed;
         keyed.reserve(edges.size());
-        for (std::uint32_t id = 0; id < edges.size(); ++id)
-            if (edges[id].drawn())
-                keyed.push_back({trace.event(endpoint(edges[id])).ts, id});
+        for (std::size_t i = 0; i < edges.size(); ++i)
+            if (edges[i].drawn())
+                keyed.push_back({trace.event(endpoint(edges[i])).ts, DrawEdgeIndex::at(i)});
         core::radixSortStable(keyed, [](const TimeKeyed &item) { return item.time; }); // stable: equal times in id order
-        std::vector<std::uint32_t> ids(keyed.size());
+        std::vector<DrawEdgeIndex> ids(keyed.size());
         for (std::size_t i = 0; i < keyed.size(); ++i)
             ids[i] = keyed[i].id;
         return EdgeOrder(ids);
@@ -381,7 +381,7 @@ void EdgeAdjacency::build(std::size_t eventCount, const core::CowVector<DrawEdge
     // `degree` becomes each event's fill position within its chunk.
     for (std::size_t e = 0; e < eventCount; ++e)
         degree[e] = chunks[e >> kChunkBits]->begin[e & (kChunk - 1)];
-    std::uint32_t id = 0;
+    DrawEdgeIndex id{0};
     for (const DrawEdge &edge : edges) {
         if (edge.drawn()) {
             chunks[edge.from.get() >> kChunkBits]->ids[degree[edge.from.get()]++] = id;
@@ -408,13 +408,13 @@ void EdgeAdjacency::apply(std::vector<Change> changes)
         chunk->begin.push_back(0);
         for (std::uint32_t local = 0; local < kChunk; ++local) {
             const core::EventIndex event = core::EventIndex::at((c << kChunkBits) + local);
-            const std::uint32_t *from = was.ids.data() + was.begin[local];
-            const std::uint32_t *to = was.ids.data() + was.begin[local + 1];
+            const DrawEdgeIndex *from = was.ids.data() + was.begin[local];
+            const DrawEdgeIndex *to = was.ids.data() + was.begin[local + 1];
             if (i >= changes.size() || changes[i].event != event) {
                 chunk->ids.insert(chunk->ids.end(), from, to);
             } else {
                 // Merge the event's ids (ascending) with its changes (ascending by id).
-                std::vector<std::uint32_t> list(from, to);
+                std::vector<DrawEdgeIndex> list(from, to);
                 for (; i < changes.size() && changes[i].event == event; ++i) {
                     auto at = std::lower_bound(list.begin(), list.end(), changes[i].id);
                     if (changes[i].add) {
@@ -483,16 +483,16 @@ bool TraceDocument::patch(const TraceDocument &base)
     m_counts.findings = now.findings.size();
 
     struct SlotChange {
-        std::uint32_t id;
+        DrawEdgeIndex id;
         DrawEdge before;
     };
     std::vector<SlotChange> changed;
-    auto setSlot = [&](std::uint32_t id, const DrawEdge &edge) {
-        const DrawEdge before = id < m_edges.size() ? m_edges[id] : DrawEdge{};
+    auto setSlot = [&](DrawEdgeIndex id, const DrawEdge &edge) {
+        const DrawEdge before = id.in(m_edges.size()) ? m_edges[id] : DrawEdge{};
         if (before == edge)
             return;
         changed.push_back({id, before});
-        while (m_edges.size() <= id)
+        while (m_edges.size() <= id.get())
             m_edges.push_back({});
         m_edges.set(id, edge);
     };
@@ -517,8 +517,8 @@ bool TraceDocument::patch(const TraceDocument &base)
                     m_counts.orphans += linkedNow ? -1 : 1;
                 }
             }
-            setSlot(static_cast<std::uint32_t>(2 * k), parentEdgeOf(b));
-            setSlot(static_cast<std::uint32_t>(2 * k + 1), launchEdgeOf(b));
+            setSlot(DrawEdgeIndex::at(2 * k), parentEdgeOf(b));
+            setSlot(DrawEdgeIndex::at(2 * k + 1), launchEdgeOf(b));
         }
         next = std::max(next, rangeEnd);
     }
@@ -526,7 +526,7 @@ bool TraceDocument::patch(const TraceDocument &base)
     const std::size_t coreBase = 2 * gpuCount;
     for (const auto &[rangeBegin, rangeEnd] : core::unsharedRanges(now.edges, was.edges))
         for (std::size_t j = rangeBegin; j < rangeEnd; ++j)
-            setSlot(static_cast<std::uint32_t>(coreBase + j), j < now.edges.size() ? coreEdgeOf(now.edges[j]) : DrawEdge{});
+            setSlot(DrawEdgeIndex::at(coreBase + j), j < now.edges.size() ? coreEdgeOf(now.edges[j]) : DrawEdge{});
     while (m_edges.size() > coreBase + now.edges.size())
         m_edges.pop_back(); // trailing slots were set to gaps above
     // Many changed edges (a bulk edit): rebuilding is as cheap as patching them one by one.
@@ -542,7 +542,7 @@ bool TraceDocument::patch(const TraceDocument &base)
     std::vector<EdgeAdjacency::Change> adjacency;
     for (const SlotChange &c : changed) {
         const DrawEdge &before = c.before;
-        const DrawEdge now = c.id < m_edges.size() ? m_edges[c.id] : DrawEdge{};
+        const DrawEdge now = c.id.in(m_edges.size()) ? m_edges[c.id] : DrawEdge{};
         auto ends = [](const DrawEdge &e) {
             std::array<core::EventIndex, 2> out{};
             if (e.drawn()) {
@@ -565,20 +565,20 @@ bool TraceDocument::patch(const TraceDocument &base)
 
     // The time orders, keyed (start of the endpoint, id) as create()'s stable sort leaves them:
     // the edges that left are found under their old keys, those that joined go in under the new.
-    using Key = std::pair<core::Nanos, std::uint32_t>;
+    using Key = std::pair<core::Nanos, DrawEdgeIndex>;
     auto patchOrder = [&](EdgeOrder &order, bool byFrom) {
         auto endpoint = [&](const DrawEdge &e) { return byFrom ? e.from : e.to; };
         auto find = [&](const core::CowVector<DrawEdge> &edges, const Key &key) {
             return static_cast<std::size_t>(
                 std::lower_bound(order.begin(), order.end(), key,
-                                 [&](std::uint32_t id, const Key &k) {
+                                 [&](DrawEdgeIndex id, const Key &k) {
                                      return Key{trace.event(endpoint(edges[id])).ts, id} < k;
                                  })
                 - order.begin());
         };
-        std::vector<std::uint32_t> joined;
+        std::vector<DrawEdgeIndex> joined;
         for (const SlotChange &c : changed) {
-            const DrawEdge now = c.id < m_edges.size() ? m_edges[c.id] : DrawEdge{};
+            const DrawEdge now = c.id.in(m_edges.size()) ? m_edges[c.id] : DrawEdge{};
             const bool moved = c.before.drawn() != now.drawn() || endpoint(c.before) != endpoint(now);
             if (!moved)
                 continue;
@@ -590,7 +590,7 @@ bool TraceDocument::patch(const TraceDocument &base)
             if (now.drawn())
                 joined.push_back(c.id);
         }
-        for (std::uint32_t id : joined)
+        for (DrawEdgeIndex id : joined)
             order.insert(find(m_edges, {trace.event(endpoint(m_edges[id])).ts, id}), id);
     };
     patchOrder(m_edgesByFromTime, true);

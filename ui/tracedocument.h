@@ -4,6 +4,7 @@
 // Built once per load or relink, off the GUI thread; never modified afterwards.
 
 #include "base/cowvector.h"
+#include "base/indices.h"
 #include "base/segmentedvector.h"
 #include "eventstyle.h"
 #include "link/chakracompare.h"
@@ -15,7 +16,6 @@
 
 #include <atomic>
 #include <cstdint>
-#include <limits>
 #include <memory>
 #include <vector>
 
@@ -52,9 +52,9 @@ struct LaneRows {
 // id is a slot that stays put across corrections: GPU link k's parent edge is slot 2k and its
 // launch edge 2k+1; LinkSet::edges[j] is slot 2·gpuLinks + j. A slot without an edge (an orphan's
 // parent, a core Launch edge, which gpuLinks already draws) is a gap: drawn() is false, and it is
-// in neither the adjacency nor the time orders.
-// An edge id (a DrawEdge slot) that names no edge.
-inline constexpr std::uint32_t kNoEdge = std::numeric_limits<std::uint32_t>::max();
+// in neither the adjacency nor the time orders. An edge id is a DrawEdgeIndex; none (core::kNone)
+// names no edge.
+using DrawEdgeIndex = core::StrongIndex<struct DrawEdgeIndexTag>;
 
 struct DrawEdge {
     core::EventIndex from{}; // DeviceTrace event indices
@@ -74,7 +74,7 @@ public:
     static constexpr std::size_t kChunk = std::size_t(1) << kChunkBits;
 
     void build(std::size_t eventCount, const core::CowVector<DrawEdge> &edges);
-    std::pair<const std::uint32_t *, const std::uint32_t *> of(core::EventIndex event) const
+    std::pair<const DrawEdgeIndex *, const DrawEdgeIndex *> of(core::EventIndex event) const
     {
         const Chunk &chunk = *m_chunks[event.get() >> kChunkBits];
         const std::size_t local = event.get() & (kChunk - 1);
@@ -83,7 +83,7 @@ public:
     // Edge `id` leaves (add = false) or joins (add = true) `event`'s list.
     struct Change {
         core::EventIndex event;
-        std::uint32_t id;
+        DrawEdgeIndex id;
         bool add;
     };
     void apply(std::vector<Change> changes);
@@ -92,7 +92,7 @@ public:
 private:
     struct Chunk {
         std::vector<std::uint32_t> begin; // events in the chunk + 1 offsets into ids
-        std::vector<std::uint32_t> ids;
+        std::vector<DrawEdgeIndex> ids;
     };
     std::vector<std::shared_ptr<const Chunk>> m_chunks;
 };
@@ -166,10 +166,10 @@ public:
     const core::CowVector<DrawEdge> &edges() const { return m_edges; }
     std::size_t edgeCount() const { return m_edgesByFromTime.size(); } // drawn edges, gaps not counted
     // Edge ids touching `event` (either end), ascending.
-    std::pair<const std::uint32_t *, const std::uint32_t *> edgesOf(core::EventIndex event) const { return m_adjacency.of(event); }
+    std::pair<const DrawEdgeIndex *, const DrawEdgeIndex *> edgesOf(core::EventIndex event) const { return m_adjacency.of(event); }
     // Drawn edge ids sorted by the start time of their `from` / `to` event, then id (for "all
     // edges in view").
-    using EdgeOrder = core::SegmentedVector<std::uint32_t>;
+    using EdgeOrder = core::SegmentedVector<DrawEdgeIndex>;
     const EdgeOrder &edgesByFromTime() const { return m_edgesByFromTime; }
     const EdgeOrder &edgesByToTime() const { return m_edgesByToTime; }
 

@@ -55,6 +55,8 @@ public:
     const T &operator[](std::size_t i) const { return (*chunks_[i >> kChunkBits])[i & (kChunk - 1)]; }
     template <typename Tag>
     const T &operator[](StrongIndex<Tag> i) const { return (*this)[i.get()]; }
+    template <typename Tag>
+    const T &at(StrongIndex<Tag> i) const { return at(i.get()); }
     const T &at(std::size_t i) const
     {
         if (i >= size_)
@@ -191,6 +193,8 @@ public:
     const T &operator[](std::size_t i) const { return (*values_)[i]; }
     template <typename Tag>
     const T &operator[](StrongIndex<Tag> i) const { return (*values_)[i.get()]; }
+    template <typename Tag>
+    const T &at(StrongIndex<Tag> i) const { return values_->at(i.get()); }
     const T &at(std::size_t i) const { return values_->at(i); }
     std::size_t size() const { return values_->size(); }
     bool empty() const { return values_->empty(); }

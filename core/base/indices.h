@@ -13,6 +13,8 @@
 //   GpuLinkIndex   LinkSet::gpuLinks              (one per GPU op)
 //   FindingIndex   Findings::list
 //   ExportNodeIndex EtPlusGraph::nodes             (a node of the exported graph; its new id)
+//   CommIndex      HostTrace::commAttrs           (record_param_comms attrs of one host ET)
+//   EdgeIndex      LinkSet::edges                 (ui/ has DrawEdgeIndex: a slot of TraceDocument::edges())
 //   ThreadIndex    DeviceTrace::threads           (one (pid, tid) of a Kineto trace)
 //   RankId         a rank of a distributed job    (the rank number, not a position in a list)
 //
@@ -73,6 +75,8 @@ using GpuLinkIndex = StrongIndex<struct GpuLinkIndexTag>;
 using FindingIndex = StrongIndex<struct FindingIndexTag>;
 using ThreadIndex = StrongIndex<struct ThreadIndexTag>;
 using ExportNodeIndex = StrongIndex<struct ExportNodeIndexTag>;
+using CommIndex = StrongIndex<struct CommIndexTag>;
+using EdgeIndex = StrongIndex<struct EdgeIndexTag>;
 using RankId = StrongIndex<struct RankIdTag>;
 
 template <typename T>

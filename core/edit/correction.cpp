@@ -102,7 +102,7 @@ struct LinkEditor::Change {
         Edge edge;
     };
     struct EdgeRemoved {
-        std::uint32_t position;
+        EdgeIndex position;
         Edge edge;
         std::uint32_t indexRow; // row of indexedEdges_, or kAddedEdge
     };
@@ -130,12 +130,12 @@ const GpuLink &LinkEditor::linkerChoice(GpuLinkIndex linkIndex) const
 {
     if (auto it = linkerChoice_.find(linkIndex); it != linkerChoice_.end())
         return it->second;
-    return links_.gpuLinks.at(linkIndex.get());
+    return links_.gpuLinks.at(linkIndex);
 }
 
 bool LinkEditor::isCorrected(GpuLinkIndex linkIndex) const
 {
-    return links_.gpuLinks.at(linkIndex.get()).rule == ParentRule::Manual;
+    return links_.gpuLinks.at(linkIndex).rule == ParentRule::Manual;
 }
 
 void LinkEditor::setLink(GpuLinkIndex linkIndex, const GpuLink &value, std::vector<Change> &changes)
@@ -156,10 +156,10 @@ void LinkEditor::buildEdgeIndex()
 {
     if (edgeIndexBuilt_)
         return;
-    for (std::uint32_t i = 0; i < links_.edges.size(); ++i) {
+    for (std::size_t i = 0; i < links_.edges.size(); ++i) {
         const Edge &e = links_.edges[i];
         if (isEditableEdge(e.kind))
-            indexedEdges_.push_back({packFromTo(e.from, e.to), e.kind, i});
+            indexedEdges_.push_back({packFromTo(e.from, e.to), e.kind, EdgeIndex::at(i)});
     }
     std::sort(indexedEdges_.begin(), indexedEdges_.end(), [](const IndexedEdge &l, const IndexedEdge &r) {
         return l.fromTo != r.fromTo ? l.fromTo < r.fromTo : l.kind < r.kind;
@@ -184,10 +184,10 @@ bool LinkEditor::edgePresent(const EdgeKey &key)
     if (auto it = addedEdges_.find(key); it != addedEdges_.end() && !it->second.empty())
         return true;
     const auto [first, last] = indexedRange(key);
-    return std::any_of(first, last, [](const IndexedEdge &e) { return e.position != kRemovedEdge; });
+    return std::any_of(first, last, [](const IndexedEdge &e) { return e.position.valid(); });
 }
 
-void LinkEditor::edgeMoved(std::uint32_t from, std::uint32_t to)
+void LinkEditor::edgeMoved(EdgeIndex from, EdgeIndex to)
 {
     const Edge &e = links_.edges[from];
     if (!isEditableEdge(e.kind))
@@ -320,12 +320,12 @@ EditOutcome LinkEditor::applyOne(const Edit &edit, std::vector<Change> &changes)
             if (edgePresent(key))
                 return unchanged("the edge is already there");
             const Edge edge{subject.event, target.event, edit.edge};
-            addedEdges_[key].push_back(static_cast<std::uint32_t>(links_.edges.size()));
+            addedEdges_[key].push_back(EdgeIndex::at(links_.edges.size()));
             links_.edges.push_back(edge);
             changes.push_back({Change::EdgeAdded{edge}});
             return out;
         }
-        std::uint32_t position = kRemovedEdge;
+        EdgeIndex position;
         std::uint32_t indexRow = kAddedEdge;
         if (auto it = addedEdges_.find(key); it != addedEdges_.end() && !it->second.empty()) {
             position = it->second.back();
@@ -333,17 +333,17 @@ EditOutcome LinkEditor::applyOne(const Edit &edit, std::vector<Change> &changes)
         } else {
             auto [first, last] = indexedRange(key);
             for (IndexedEdge *row = first; row != last; ++row)
-                if (row->position != kRemovedEdge) {
+                if (row->position.valid()) {
                     position = row->position;
-                    row->position = kRemovedEdge;
+                    row->position = kNone;
                     indexRow = static_cast<std::uint32_t>(row - indexedEdges_.data());
                     break;
                 }
         }
-        if (position == kRemovedEdge)
+        if (position.isNone())
             return stale("the edge is not there any more");
         const Edge removed = links_.edges[position];
-        const auto last = static_cast<std::uint32_t>(links_.edges.size() - 1);
+        const auto last = EdgeIndex::at(links_.edges.size() - 1);
         if (position != last) {
             edgeMoved(last, position);
             links_.edges.set(position, links_.edges[last]);
@@ -401,12 +401,12 @@ void LinkEditor::revert(const Change &change)
                 links_.gpuLinks.set(c.linkIndex, c.before);
                 rediagnoseGpuOp(device_, links_, c.linkIndex);
             } else if constexpr (std::is_same_v<T, Change::EdgeAdded>) {
-                const auto last = static_cast<std::uint32_t>(links_.edges.size() - 1);
+                const auto last = EdgeIndex::at(links_.edges.size() - 1);
                 auto &positions = addedEdges_[{c.edge.from, c.edge.to, c.edge.kind}];
                 positions.erase(std::remove(positions.begin(), positions.end(), last), positions.end());
                 links_.edges.pop_back();
             } else if constexpr (std::is_same_v<T, Change::EdgeRemoved>) {
-                const auto end = static_cast<std::uint32_t>(links_.edges.size());
+                const auto end = EdgeIndex::at(links_.edges.size());
                 if (c.position == end) {
                     links_.edges.push_back(c.edge);
                 } else {

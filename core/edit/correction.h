@@ -6,6 +6,7 @@
 #include "link/linkset.h"
 
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <optional>
 #include <string>
@@ -156,17 +157,16 @@ private:
     void revert(const Change &change);
     void setLink(GpuLinkIndex linkIndex, const GpuLink &value, std::vector<Change> &changes);
     // Where an editable edge's position is recorded: a row of indexedEdges_, or addedEdges_.
-    static constexpr std::uint32_t kAddedEdge = UINT32_MAX;
-    static constexpr std::uint32_t kRemovedEdge = UINT32_MAX; // IndexedEdge::position of a removed edge
+    static constexpr std::uint32_t kAddedEdge = std::numeric_limits<std::uint32_t>::max();
     struct IndexedEdge {
         std::uint64_t fromTo;
         EdgeKind kind;
-        std::uint32_t position; // in LinkSet::edges; kRemovedEdge while removed
+        EdgeIndex position; // in LinkSet::edges; none while removed
     };
     void buildEdgeIndex();
     std::pair<IndexedEdge *, IndexedEdge *> indexedRange(const EdgeKey &key);
     bool edgePresent(const EdgeKey &key);
-    void edgeMoved(std::uint32_t from, std::uint32_t to);
+    void edgeMoved(EdgeIndex from, EdgeIndex to);
 
     LinkSet &links_;
     const DeviceTrace &device_;
@@ -176,7 +176,7 @@ private:
     // Sync / InterThread edges, sorted once on the first edge edit: O(log n) lookups without a
     // hash node per edge (traces have millions). Edges added by edits live in addedEdges_.
     std::vector<IndexedEdge> indexedEdges_;
-    std::unordered_map<EdgeKey, std::vector<std::uint32_t>, EdgeKeyHash> addedEdges_;
+    std::unordered_map<EdgeKey, std::vector<EdgeIndex>, EdgeKeyHash> addedEdges_;
     bool edgeIndexBuilt_ = false;
     std::vector<std::vector<Change>> undo_;
 };

@@ -213,8 +213,8 @@ CommInfo classifyGpuOp(const HostTrace &host, const DeviceTrace &device, EventIn
     if (args && args->collectiveName != 0)
         decide(collectiveKindFromName(device.strings.at(args->collectiveName)), "kineto_collective_args");
     forAncestors(host, parentHost, [&](const HostNode &n) {
-        if (n.comm < host.commAttrs.size() && host.commAttrs[n.comm].collectiveName != 0)
-            decide(collectiveKindFromName(host.strings.at(host.commAttrs[n.comm].collectiveName)), "et_comm_attrs");
+        if (const HostCommAttrs *c = host.commOf(n); c && c->collectiveName != 0)
+            decide(collectiveKindFromName(host.strings.at(c->collectiveName)), "et_comm_attrs");
         return kind.has_value();
     });
     forAncestors(host, parentHost, [&](const HostNode &n) {
@@ -265,9 +265,10 @@ CommInfo classifyGpuOp(const HostTrace &host, const DeviceTrace &device, EventIn
         }
         if (info.bytes <= 0)
             forAncestors(host, parentHost, [&](const HostNode &n) {
-                if (n.comm >= host.commAttrs.size())
+                const HostCommAttrs *attrs = host.commOf(n);
+                if (!attrs)
                     return false;
-                const HostCommAttrs &c = host.commAttrs[n.comm];
+                const HostCommAttrs &c = *attrs;
                 if (c.inMsgNelems > 0 && c.dtype != 0)
                     info.bytes = c.inMsgNelems * dtypeBytes(host.strings.at(c.dtype));
                 info.sizeSource = "et_msg_nelems";
@@ -296,16 +297,16 @@ CommInfo classifyGpuOp(const HostTrace &host, const DeviceTrace &device, EventIn
         info.pgName = std::string(device.strings.at(args->processGroupName));
     if (info.pgName.empty())
         forAncestors(host, parentHost, [&](const HostNode &n) {
-            if (n.comm < host.commAttrs.size() && host.commAttrs[n.comm].pgName != 0)
-                info.pgName = std::string(host.strings.at(host.commAttrs[n.comm].pgName));
+            if (const HostCommAttrs *c = host.commOf(n); c && c->pgName != 0)
+                info.pgName = std::string(host.strings.at(c->pgName));
             return !info.pgName.empty();
         });
     if (args && args->groupSize > 0)
         info.groupSize = args->groupSize;
     else
         forAncestors(host, parentHost, [&](const HostNode &n) {
-            if (n.comm < host.commAttrs.size() && host.commAttrs[n.comm].pgSize > 0)
-                info.groupSize = host.commAttrs[n.comm].pgSize;
+            if (const HostCommAttrs *c = host.commOf(n); c && c->pgSize > 0)
+                info.groupSize = c->pgSize;
             return info.groupSize > 0;
         });
     return info;

@@ -157,7 +157,7 @@ EtPlusGraph buildEtPlusGraph(const HostTrace &host, const DeviceTrace &device, c
             const ExportNodeIndex node = graph.nodeOfEvent[event.get()];
             if (node.valid())
                 return node;
-            event = event.in(links.index->nestParent.size()) ? links.index->nestParent[event.get()] : EventIndex(kNone);
+            event = links.index->nestParentOf(event);
         }
         return ExportNodeIndex(kNone);
     };

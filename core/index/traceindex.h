@@ -38,7 +38,10 @@ struct TraceIndex {
     // every overlapping event is inside; binary search on start and on maxEndPrefix.
     std::pair<std::size_t, std::size_t> visibleRange(const Lane &lane, Nanos t0, Nanos t1) const;
     const Lane &lane(LaneIndex i) const { return lanes[i.get()]; }
-    LaneIndex laneOfEvent(EventIndex e) const { return laneOf[e.get()]; }
+    // Per event, none (0 for depth) for an event outside the trace or on no lane.
+    LaneIndex laneOfEvent(EventIndex e) const { return e.in(laneOf.size()) ? laneOf[e.get()] : LaneIndex(kNone); }
+    EventIndex nestParentOf(EventIndex e) const { return e.in(nestParent.size()) ? nestParent[e.get()] : EventIndex(kNone); }
+    std::uint16_t depthOf(EventIndex e) const { return e.in(depth.size()) ? depth[e.get()] : 0; }
 };
 
 // Builds lanes, nesting (stack sweep per lane, O(n log n)) and the range index.

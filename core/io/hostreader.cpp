@@ -407,8 +407,8 @@ private:
             n.opSchema = ids[n.opSchema];
             n.kernelBackend = ids[n.kernelBackend];
             n.kernelFile = ids[n.kernelFile];
-            if (n.comm != UINT32_MAX)
-                n.comm += commBase;
+            if (n.comm.valid())
+                n.comm = CommIndex(n.comm.value + commBase);
             *out++ = n;
         }
         std::vector<HostNode>().swap(from.nodes);
@@ -948,7 +948,7 @@ private:
         if (nestedKeys)
             ++votes_.nested;
         if (hasComm) {
-            n.comm = static_cast<std::uint32_t>(trace_.commAttrs.size());
+            n.comm = CommIndex::at(trace_.commAttrs.size());
             trace_.commAttrs.push_back(comm);
         }
         trace_.nodes.push_back(n);

@@ -99,9 +99,10 @@ std::vector<CollectiveCall> collectiveCallsOf(const DeviceTrace &device, const H
         for (HostNodeIndex h = link.hostNode; host.contains(h) && depth < 16 && (c.elements < 0 || c.dtype.empty());
              h = host.node(h).parent, ++depth) {
             const HostNode &n = host.node(h);
-            if (n.comm >= host.commAttrs.size())
+            const HostCommAttrs *attrs = host.commOf(n);
+            if (!attrs)
                 continue;
-            const HostCommAttrs &a = host.commAttrs[n.comm];
+            const HostCommAttrs &a = *attrs;
             if (c.elements < 0 && a.inMsgNelems >= 0)
                 c.elements = a.inMsgNelems;
             if (c.dtype.empty() && a.dtype != 0)

@@ -102,7 +102,7 @@ std::vector<EventIndex> reparentCandidates(const DeviceTrace &trace, const LinkS
     const TraceIndex &index = *links.index;
     // The CPU ops enclosing the launch on its thread, innermost first.
     if (link.launch.in(index.nestParent.size()))
-        for (EventIndex e = index.nestParent[link.launch.get()]; e.valid(); e = index.nestParent[e.get()])
+        for (EventIndex e = index.nestParentOf(link.launch); e.valid(); e = index.nestParentOf(e))
             add(e);
     add(link.innermost);
     for (EventIndex choice : link.byPolicy)
@@ -116,7 +116,7 @@ std::vector<EventIndex> findEvents(const DeviceTrace &trace, const HostTrace *ho
 {
     std::vector<EventIndex> out;
     const TraceIndex &index = *links.index;
-    auto onLane = [&](EventIndex e) { return e.in(index.laneOf.size()) && index.laneOf[e.get()].valid(); };
+    auto onLane = [&](EventIndex e) { return index.laneOfEvent(e).valid(); };
     for (EventIndex e{0}; e.get() < trace.events.size(); ++e) {
         const DeviceEvent &event = trace.event(e);
         bool hit = false;

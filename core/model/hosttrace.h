@@ -55,7 +55,7 @@ struct HostNode {
     StringId opSchema = 0;
     StringId kernelBackend = 0;
     StringId kernelFile = 0;
-    std::uint32_t comm = UINT32_MAX;     // index into HostTrace::commAttrs
+    CommIndex comm{};                    // index into HostTrace::commAttrs, none without comm attrs
     bool parentMissing = false;          // parentId names a node absent from the file
     HostIO inputs;
     HostIO outputs;
@@ -101,6 +101,8 @@ struct HostTrace {
     }
     std::size_t childCount(HostNodeIndex i) const { return childBegin[i.get() + 1] - childBegin[i.get()]; }
     const HostNode &node(HostNodeIndex i) const { return nodes[i.get()]; }
+    // The record_param_comms attrs of `n`, or null.
+    const HostCommAttrs *commOf(const HostNode &n) const { return n.comm.in(commAttrs.size()) ? &commAttrs[n.comm.get()] : nullptr; }
     bool contains(HostNodeIndex i) const { return i.in(nodes.size()); }
     // The index of `id`, or none.
     HostNodeIndex indexOf(std::int64_t id) const

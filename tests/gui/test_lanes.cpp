@@ -595,7 +595,7 @@ private:
         return core::kNone;
     }
 
-    static QString edgeTooltipOf(ui::TimelineView *view, std::uint32_t edge) { return view->edgeTooltip(edge); }
+    static QString edgeTooltipOf(ui::TimelineView *view, ui::DrawEdgeIndex edge) { return view->edgeTooltip(edge); }
 
     static QPoint headerPointOf(ui::TimelineView *view, int row)
     {

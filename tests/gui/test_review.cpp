@@ -506,16 +506,16 @@ void TestReview::contextMenuCorrectsEventsAndEdges()
 
     // On edges: a sync edge can be removed, a parent edge cannot (it changes by re-parenting).
     const ui::DocumentPtr now = window->document();
-    std::uint32_t sync = ui::kNoEdge, parent = ui::kNoEdge;
-    for (std::uint32_t id = 0; id < now->edges().size(); ++id) {
+    ui::DrawEdgeIndex sync{}, parent{};
+    for (ui::DrawEdgeIndex id{0}; id.get() < now->edges().size(); ++id) {
         if (!now->edges()[id].drawn())
             continue; // a gap (DrawEdge)
-        if (now->edges()[id].kind == core::EdgeKind::Sync && sync == ui::kNoEdge)
+        if (now->edges()[id].kind == core::EdgeKind::Sync && sync.isNone())
             sync = id;
-        if (now->edges()[id].kind == core::EdgeKind::Parent && parent == ui::kNoEdge)
+        if (now->edges()[id].kind == core::EdgeKind::Parent && parent.isNone())
             parent = id;
     }
-    QVERIFY(sync != ui::kNoEdge && parent != ui::kNoEdge);
+    QVERIFY(sync.valid() && parent.valid());
     menu.reset(timeline->createEdgeMenu(parent));
     QVERIFY(action(menu.get(), "selectEdgeSource") && action(menu.get(), "removeEdge"));
     QVERIFY(!action(menu.get(), "removeEdge")->isEnabled());

@@ -78,7 +78,7 @@ void expectSameDocument(const ui::TraceDocument &a, const ui::TraceDocument &b)
     for (core::EventIndex e{0}; e.get() < a.eventCount(); ++e) {
         auto [ab, ae] = a.edgesOf(e);
         auto [bb, be] = b.edgesOf(e);
-        QCOMPARE(std::vector<std::uint32_t>(ab, ae), std::vector<std::uint32_t>(bb, be));
+        QCOMPARE(std::vector<ui::DrawEdgeIndex>(ab, ae), std::vector<ui::DrawEdgeIndex>(bb, be));
         QCOMPARE(a.hasFinding(e), b.hasFinding(e));
         QCOMPARE(a.style(e), b.style(e));
     }
@@ -619,11 +619,11 @@ private slots:
         QVERIFY(!action(menu.get(), "selectParent"));
 
         // The parent edge aten::mm → gemm.
-        std::uint32_t parentEdge = ui::kNoEdge;
-        for (std::uint32_t id = 0; id < m_doc->edges().size(); ++id)
+        ui::DrawEdgeIndex parentEdge{};
+        for (ui::DrawEdgeIndex id{0}; id.get() < m_doc->edges().size(); ++id)
             if (m_doc->edges()[id].kind == core::EdgeKind::Parent && m_doc->edges()[id].to == m_ids.gemm)
                 parentEdge = id;
-        QVERIFY(parentEdge != ui::kNoEdge);
+        QVERIFY(parentEdge.valid());
         menu.reset(m_view->createEdgeMenu(parentEdge));
         action(menu.get(), "selectEdgeSource")->trigger();
         QCOMPARE(m_selection.current(), m_ids.mm);
@@ -635,8 +635,8 @@ private slots:
         QVERIFY(!copied.contains(QLatin1Char('<'))); // plain text, not the tooltip's HTML
 
         // A right-click picks the menu by what is under the cursor; the provider adds to it.
-        std::vector<std::pair<core::EventIndex, std::uint32_t>> asked;
-        m_view->setContextMenuProvider([&](QMenu *m, core::EventIndex e, std::uint32_t edge) {
+        std::vector<std::pair<core::EventIndex, ui::DrawEdgeIndex>> asked;
+        m_view->setContextMenuProvider([&](QMenu *m, core::EventIndex e, ui::DrawEdgeIndex edge) {
             asked.emplace_back(e, edge);
             m->addAction(QStringLiteral("extra"))->setObjectName(QStringLiteral("extra"));
         });
@@ -645,7 +645,7 @@ private slots:
         const QPoint onGemm = m_view->eventRect(m_ids.gemm).center().toPoint();
         menu.reset(m_view->createContextMenu(onGemm));
         QVERIFY(menu && action(menu.get(), "selectEvent") && action(menu.get(), "extra"));
-        QCOMPARE(asked.back(), std::make_pair(m_ids.gemm, ui::kNoEdge));
+        QCOMPARE(asked.back(), std::make_pair(m_ids.gemm, ui::DrawEdgeIndex(core::kNone)));
         // On the drawn parent edge, away from any event (the middle of its curve).
         const ui::TimelineView::PaintedEdge *painted = nullptr;
         for (const auto &p : m_view->paintedEdges())

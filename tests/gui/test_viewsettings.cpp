@@ -309,14 +309,14 @@ private slots:
         view->fitSelection();
         view->fitSelection(); // the second F takes in the edges' far ends
         view->repaint();
-        std::uint32_t parentEdge = ui::kNoEdge;
+        ui::DrawEdgeIndex parentEdge{};
         ui::TimelineView::PaintedEdge painted;
         for (const auto &p : view->paintedEdges())
             if (doc.edges()[p.edge].kind == core::EdgeKind::Parent && doc.edges()[p.edge].to == gemm) {
                 parentEdge = p.edge;
                 painted = p;
             }
-        QVERIFY2(parentEdge != ui::kNoEdge, "the gemm's parent edge is drawn");
+        QVERIFY2(parentEdge.valid(), "the gemm's parent edge is drawn");
         const core::EventIndex parent = doc.edges()[parentEdge].from;
         QCOMPARE(doc.eventName(parent), QStringLiteral("aten::addmm"));
         // A point on the curve that is over no event.
@@ -350,7 +350,7 @@ private slots:
         QSignalSpy selected(view, &ui::TimelineView::edgeSelected);
         QTest::mouseClick(view, Qt::LeftButton, Qt::NoModifier, onCurve);
         QCOMPARE(selected.count(), 1);
-        QCOMPARE(selected.front().front().toUInt(), parentEdge);
+        QCOMPARE(selected.front().front().value<ui::DrawEdgeIndex>(), parentEdge);
         QCOMPARE(m_window->selection()->current(), gemm);
         QCOMPARE(view->focusedEdge(), parentEdge);
         QCOMPARE(view->viewStart(), start);
