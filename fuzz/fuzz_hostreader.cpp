@@ -27,28 +27,29 @@ void checkTree(const HostTrace &t)
     if (t.childBegin.size() != n + 1 || t.indexById.size() != n)
         std::abort();
     std::size_t children = 0;
-    for (std::uint32_t i = 0; i < n; ++i) {
-        const HostNode &node = t.nodes[i];
+    for (std::size_t i = 0; i < n; ++i) {
+        const HostNodeIndex index = HostNodeIndex::at(i);
+        const HostNode &node = t.node(index);
         if (i > 0 && t.nodes[i - 1].id >= node.id)
             std::abort();
-        if (node.parent != UINT32_MAX && node.parent >= n)
+        if (node.parent.valid() && !t.contains(node.parent))
             std::abort();
         // Walking up must reach a root within n steps (no loops survive the reader).
-        std::uint32_t at = i;
+        HostNodeIndex at = index;
         std::size_t steps = 0;
-        while (at != UINT32_MAX && steps++ <= n)
-            at = t.nodes[at].parent;
-        if (at != UINT32_MAX)
+        while (at.valid() && steps++ <= n)
+            at = t.node(at).parent;
+        if (at.valid())
             std::abort();
         for (std::uint32_t c = t.childBegin[i]; c < t.childBegin[i + 1]; ++c)
-            if (t.childList.at(c) >= n || t.nodes[t.childList[c]].parent != i)
+            if (!t.contains(t.childList.at(c)) || t.node(t.childList[c]).parent != index)
                 std::abort();
         children += t.childBegin[i + 1] - t.childBegin[i];
         for (Span s : {node.raw, node.attrs, node.inputs.values, node.inputs.shapes, node.inputs.types,
                        node.inputs.strides, node.outputs.values, node.outputs.shapes, node.outputs.types,
                        node.outputs.strides})
             checkSpan(t, s);
-        if (node.comm != UINT32_MAX && node.comm >= t.commAttrs.size())
+        if (node.comm.valid() && !node.comm.in(t.commAttrs.size()))
             std::abort();
     }
     if (children + t.roots.size() != n)

@@ -31,23 +31,24 @@ void checkTrace(const DeviceTrace &t)
         }
         if (e.name >= t.strings.size() || e.categoryText >= t.strings.size())
             std::abort();
-        if (e.hasCollective() != (t.collectiveOf(static_cast<std::uint32_t>(&e - t.events.data())) != nullptr))
+        const EventIndex index = EventIndex::at(static_cast<std::size_t>(&e - t.events.data()));
+        if (e.hasCollective() != (t.collectiveOf(index) != nullptr))
             std::abort();
-        if (e.hasGraphId() != (t.graphIdOf(static_cast<std::uint32_t>(&e - t.events.data())) != kNoId))
+        if (e.hasGraphId() != (t.graphIdOf(index) != kNoId))
             std::abort();
-        if (e.thread >= t.threads.size())
+        if (!e.thread.in(t.threads.size()))
             std::abort();
         if (e.phase == Phase::Complete && e.dur < 0)
             std::abort();
     }
     for (std::size_t i = 0; i < t.syncArgs.size(); ++i)
-        if (t.syncArgs[i].event >= t.events.size() || (i > 0 && t.syncArgs[i - 1].event >= t.syncArgs[i].event))
+        if (!t.contains(t.syncArgs[i].event) || (i > 0 && t.syncArgs[i - 1].event >= t.syncArgs[i].event))
             std::abort();
     for (std::size_t i = 0; i < t.collectives.size(); ++i)
-        if (t.collectives[i].event >= t.events.size() || (i > 0 && t.collectives[i - 1].event >= t.collectives[i].event))
+        if (!t.contains(t.collectives[i].event) || (i > 0 && t.collectives[i - 1].event >= t.collectives[i].event))
             std::abort();
     for (std::size_t i = 0; i < t.graphIds.size(); ++i)
-        if (t.graphIds[i].event >= t.events.size() || (i > 0 && t.graphIds[i - 1].event >= t.graphIds[i].event))
+        if (!t.contains(t.graphIds[i].event) || (i > 0 && t.graphIds[i - 1].event >= t.graphIds[i].event))
             std::abort();
     for (const Diagnostic &d : t.warnings)
         if (d.message.empty())
