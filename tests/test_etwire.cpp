@@ -2,12 +2,12 @@
 // libprotobuf serialises for the same Node, on random nodes and on every node of real and generated
 // pairs, for both targets.
 
+#include "generatedpair.h"
 #include "testsupport.h"
 
 #include "export/etwire.h"
 #include "export/exporter.h"
 #include "gen/tracegenerator.h"
-#include "io/atomicfile.h"
 #include "io/tracereader.h"
 #include "link/linker.h"
 
@@ -16,7 +16,6 @@
 #include <cstdint>
 #include <limits>
 #include <random>
-#include <sstream>
 #include <string>
 
 using namespace linkscope::core;
@@ -159,12 +158,9 @@ private slots:
             options.seed = 16;
             options.devices = 2;
             options.targetKinetoEvents = 50000;
-            std::ostringstream hostText, deviceText, truth;
-            linkscope::gen::generatePair(options, hostText, deviceText, truth);
-            hostPath = dir.filePath(QStringLiteral("host.json")).toStdString();
-            devicePath = dir.filePath(QStringLiteral("kineto.json")).toStdString();
-            writeFileAtomically(hostPath, hostText.str());
-            writeFileAtomically(devicePath, deviceText.str());
+            const auto files = linkscope::test::writeGeneratedPair(options, dir.path());
+            hostPath = files.host;
+            devicePath = files.device;
         }
         const HostTrace host = readHostTrace(hostPath);
         const DeviceTrace device = readKinetoTrace(devicePath);

@@ -2,6 +2,7 @@
 // byte-by-byte rule, number formatting, blocks made on several threads and consumed in order, and
 // the ET+ / Perfetto text given to a sink: the bytes of the file, whatever the thread count.
 
+#include "generatedpair.h"
 #include "testsupport.h"
 
 #include "base/parallel.h"
@@ -9,7 +10,6 @@
 #include "export/textsink.h"
 #include "export/jsonout.h"
 #include "gen/tracegenerator.h"
-#include "io/atomicfile.h"
 #include "io/tracereader.h"
 #include "link/linker.h"
 
@@ -19,7 +19,6 @@
 #include <cstdint>
 #include <limits>
 #include <random>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 
@@ -209,12 +208,9 @@ private slots:
             linkscope::gen::GeneratorOptions options;
             options.seed = 15;
             options.targetKinetoEvents = 260000;
-            std::ostringstream hostText, deviceText, truth;
-            linkscope::gen::generatePair(options, hostText, deviceText, truth);
-            hostPath = dir.filePath(QStringLiteral("host.json")).toStdString();
-            devicePath = dir.filePath(QStringLiteral("kineto.json")).toStdString();
-            writeFileAtomically(hostPath, hostText.str());
-            writeFileAtomically(devicePath, deviceText.str());
+            const auto files = linkscope::test::writeGeneratedPair(options, dir.path());
+            hostPath = files.host;
+            devicePath = files.device;
         }
         const HostTrace host = readHostTrace(hostPath);
         const DeviceTrace device = readKinetoTrace(devicePath);
