@@ -9,6 +9,7 @@
 // through set(), mutate(), push_back() and pop_back(). Not thread-safe for writes; a CowVector that
 // is shared through shared_ptr<const …> is never written.
 
+#include "base/indexiterator.h"
 #include "base/indices.h"
 
 #include <cstddef>
@@ -116,39 +117,7 @@ public:
         return out;
     }
 
-    class const_iterator {
-    public:
-        using iterator_category = std::random_access_iterator_tag;
-        using value_type = T;
-        using difference_type = std::ptrdiff_t;
-        using pointer = const T *;
-        using reference = const T &;
-        const_iterator() = default;
-        const_iterator(const CowVector *v, std::size_t i) : v_(v), i_(i) {}
-        reference operator*() const { return (*v_)[i_]; }
-        pointer operator->() const { return &(*v_)[i_]; }
-        reference operator[](difference_type n) const { return (*v_)[i_ + static_cast<std::size_t>(n)]; }
-        const_iterator &operator++() { ++i_; return *this; }
-        const_iterator operator++(int) { auto t = *this; ++i_; return t; }
-        const_iterator &operator--() { --i_; return *this; }
-        const_iterator operator--(int) { auto t = *this; --i_; return t; }
-        const_iterator &operator+=(difference_type n) { i_ = static_cast<std::size_t>(static_cast<difference_type>(i_) + n); return *this; }
-        const_iterator &operator-=(difference_type n) { return *this += -n; }
-        friend const_iterator operator+(const_iterator a, difference_type n) { return a += n; }
-        friend const_iterator operator+(difference_type n, const_iterator a) { return a += n; }
-        friend const_iterator operator-(const_iterator a, difference_type n) { return a -= n; }
-        friend difference_type operator-(const const_iterator &a, const const_iterator &b)
-        {
-            return static_cast<difference_type>(a.i_) - static_cast<difference_type>(b.i_);
-        }
-        friend bool operator==(const const_iterator &a, const const_iterator &b) { return a.i_ == b.i_; }
-        friend auto operator<=>(const const_iterator &a, const const_iterator &b) { return a.i_ <=> b.i_; }
-        std::size_t position() const { return i_; }
-
-    private:
-        const CowVector *v_ = nullptr;
-        std::size_t i_ = 0;
-    };
+    using const_iterator = IndexIterator<CowVector, T>;
     using iterator = const_iterator;
     const_iterator begin() const { return {this, 0}; }
     const_iterator end() const { return {this, size_}; }

@@ -1,6 +1,7 @@
 #pragma once
 // Findings: links and inputs that look wrong, each with a suggested correction.
 
+#include "base/indexiterator.h"
 #include "model/common.h"
 
 #include <algorithm>
@@ -84,32 +85,7 @@ public:
     const std::vector<Finding> &hostSide() const { return *hostSide_; }
     std::vector<Finding> toVector() const;
 
-    class const_iterator {
-    public:
-        using iterator_category = std::random_access_iterator_tag;
-        using value_type = Finding;
-        using difference_type = std::ptrdiff_t;
-        using pointer = const Finding *;
-        using reference = const Finding &;
-        const_iterator() = default;
-        const_iterator(const FindingList *list, std::size_t i) : list_(list), i_(i) {}
-        reference operator*() const { return (*list_)[i_]; }
-        pointer operator->() const { return &(*list_)[i_]; }
-        const_iterator &operator++() { ++i_; return *this; }
-        const_iterator operator++(int) { auto t = *this; ++i_; return t; }
-        const_iterator &operator+=(difference_type n) { i_ = static_cast<std::size_t>(static_cast<difference_type>(i_) + n); return *this; }
-        friend const_iterator operator+(const_iterator a, difference_type n) { return a += n; }
-        friend difference_type operator-(const const_iterator &a, const const_iterator &b)
-        {
-            return static_cast<difference_type>(a.i_) - static_cast<difference_type>(b.i_);
-        }
-        friend bool operator==(const const_iterator &a, const const_iterator &b) { return a.i_ == b.i_; }
-        std::size_t position() const { return i_; }
-
-    private:
-        const FindingList *list_ = nullptr;
-        std::size_t i_ = 0;
-    };
+    using const_iterator = IndexIterator<FindingList, Finding>;
     const_iterator begin() const { return {this, 0}; }
     const_iterator end() const { return {this, size()}; }
 
