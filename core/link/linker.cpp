@@ -1,5 +1,6 @@
 #include "link/linker.h"
 
+#include "base/parallel.h"
 #include "base/sortedsegments.h"
 #include "link/diagnose.h"
 #include "link/hostjoin.h"
@@ -8,6 +9,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <future>
 #include <map>
 #include <tuple>
 #include <unordered_map>
@@ -110,12 +112,17 @@ public:
         ls_.index = index_;
         ls_.warnings = index_->warnings;
         checkProgress(1);
+        // The launch indexes read the device trace only and write only their own tables and
+        // traceWide_ (which nothing before them writes): built beside the host join, the candidate
+        // lists and the exclusive durations when the task has a second core.
+        std::future<void> launchIndexes =
+            std::async(taskThreads() > 1 ? std::launch::async : std::launch::deferred, [this] { buildLaunchIndexes(); });
         joinHost();
         checkProgress(2);
         buildThreads();
         computeExclusiveDurations();
         checkProgress(3);
-        buildLaunchIndexes();
+        launchIndexes.get();
         linkGpuOps();
         if (ls_.gpuLinks.empty())
             ls_.warnings.push_back(Diagnostic{Diagnostic::Severity::Info, dev_.path, kUnknownOffset,

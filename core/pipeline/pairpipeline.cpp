@@ -125,6 +125,10 @@ OpenedPair openPair(const PairRequest &request)
     try {
         pair.device = std::make_shared<const DeviceTrace>(
             loadDeviceTrace(pair.files.device, stageProgress(request.progress, PairStage::Device, &stop)));
+        // The index needs the device trace only: built here, while the host ET (usually the larger
+        // and slower of the two) is still being read on the other thread. Its stage is reported
+        // once both loads are done, so that progress still runs load, index, link.
+        pair.index = indexTrace(*pair.device);
     } catch (...) {
         deviceError = std::current_exception();
         stop = true;
@@ -146,7 +150,6 @@ OpenedPair openPair(const PairRequest &request)
         std::rethrow_exception(deviceError);
 
     report(request.progress, PairStage::Index, 0, 1);
-    pair.index = indexTrace(*pair.device);
     report(request.progress, PairStage::Index, 1, 1);
     pair.linked = linkPair(*pair.device, pair.host.get(), pair.index, pair.options, request.progress);
     pair.links = pair.linked;
