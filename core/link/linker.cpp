@@ -128,12 +128,15 @@ public:
             ls_.warnings.push_back(Diagnostic{Diagnostic::Severity::Info, dev_.path, kUnknownOffset,
                                               "the device trace has no GPU op (kernel, memcpy, memset): a CPU-only "
                                               "capture; only CPU ops and their durations are available"});
-        diagnoseGpuOps();
+        // The diagnosis reads the links and the evidence and writes perOp_; the edges read the links
+        // and write ls_.edges and the per-thread and per-stream launch lists: the two run side by side.
+        std::future<void> diagnosis = diagnoseGpuOps();
         checkProgress(8);
         addLaunchAndStreamEdges();
         addSyncEdges();
         if (opt_.interThreadDeps)
             addInterThreadEdges();
+        diagnosis.get();
         sink_ = &hostSide_;
         addHostFindings();
         ls_.findings = FindingList(std::move(traceWide_), std::move(perOp_), std::move(perOpBegin_), std::move(hostSide_));
@@ -863,18 +866,20 @@ private:
     }
 
     // The diagnosis stage on the linker's own links (the same code re-derives a corrected op's).
-    void diagnoseGpuOps()
+    // Returns the running diagnosis (deferred, run by get(), when the task has one thread).
+    std::future<void> diagnoseGpuOps()
     {
         evidence_->opParent = std::move(opParent_.raw());
         ls_.evidence = evidence_;
-        const LinkEvidence &evidence = *evidence_;
+        opParentView_ = &evidence_->opParent;
         perOpBegin_.reserve(ls_.gpuLinks.size() + 1);
         perOpBegin_.push_back(0);
-        for (GpuLinkIndex i{0}; i.get() < ls_.gpuLinks.size(); ++i) {
-            diagnoseGpuOp(dev_, ls_, i, perOp_);
-            perOpBegin_.push_back(static_cast<std::uint32_t>(perOp_.size()));
-        }
-        opParentView_ = &evidence.opParent;
+        return std::async(taskThreads() > 1 ? std::launch::async : std::launch::deferred, [this] {
+            for (GpuLinkIndex i{0}; i.get() < ls_.gpuLinks.size(); ++i) {
+                diagnoseGpuOp(dev_, ls_, i, perOp_);
+                perOpBegin_.push_back(static_cast<std::uint32_t>(perOp_.size()));
+            }
+        });
     }
 
     // ---- edges -----------------------------------------------------------------------------------
