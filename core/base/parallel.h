@@ -10,6 +10,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <exception>
+#include <future>
 #include <mutex>
 #include <system_error>
 #include <string>
@@ -111,6 +112,14 @@ public:
 private:
     int previous_;
 };
+
+// Runs `fn` on a thread of its own when the task has more than one, else in the caller's get()
+// (std::launch::deferred): work beside the caller's that does not oversubscribe a job's rank.
+template<typename Fn>
+auto runBeside(Fn &&fn)
+{
+    return std::async(taskThreads() > 1 ? std::launch::async : std::launch::deferred, std::forward<Fn>(fn));
+}
 
 // The threads an exporter uses.
 inline int exportThreads()

@@ -180,16 +180,22 @@ void diagnoseGpuOp(const DeviceTrace &trace, const LinkSet &links, GpuLinkIndex 
     Diagnoser(trace, links, out).run(linkIndex);
 }
 
-FindingList diagnoseAll(const DeviceTrace &trace, const LinkSet &links)
+void diagnoseEveryGpuOp(const DeviceTrace &trace, const LinkSet &links, std::vector<Finding> &perOp,
+                        std::vector<std::uint32_t> &begin)
 {
-    std::vector<Finding> perOp;
-    std::vector<std::uint32_t> begin;
     begin.reserve(links.gpuLinks.size() + 1);
     begin.push_back(0);
     for (GpuLinkIndex i{0}; i.get() < links.gpuLinks.size(); ++i) {
         diagnoseGpuOp(trace, links, i, perOp);
         begin.push_back(static_cast<std::uint32_t>(perOp.size()));
     }
+}
+
+FindingList diagnoseAll(const DeviceTrace &trace, const LinkSet &links)
+{
+    std::vector<Finding> perOp;
+    std::vector<std::uint32_t> begin;
+    diagnoseEveryGpuOp(trace, links, perOp, begin);
     return FindingList(links.findings.traceWide(), std::move(perOp), std::move(begin), links.findings.hostSide());
 }
 

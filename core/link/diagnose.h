@@ -20,6 +20,11 @@ namespace linkscope::core {
 // only the link, the trace and what the linker recorded about its launch (LinkSet::evidence).
 void diagnoseGpuOp(const DeviceTrace &trace, const LinkSet &links, GpuLinkIndex linkIndex, std::vector<Finding> &out);
 
+// Every GPU op of `links` in order: their findings appended to `perOp`, and `begin` (empty on entry)
+// filled with each op's first position in it plus the end, as FindingList takes them.
+void diagnoseEveryGpuOp(const DeviceTrace &trace, const LinkSet &links, std::vector<Finding> &perOp,
+                        std::vector<std::uint32_t> &begin);
+
 // Derives the per-GPU-op findings of `links` again from scratch (the trace-wide and host-side ones
 // are kept): what a correction's incremental update must equal.
 FindingList diagnoseAll(const DeviceTrace &trace, const LinkSet &links);

@@ -115,8 +115,7 @@ public:
         // The launch indexes read the device trace only and write only their own tables and
         // traceWide_ (which nothing before them writes): built beside the host join, the candidate
         // lists and the exclusive durations when the task has a second core.
-        std::future<void> launchIndexes =
-            std::async(taskThreads() > 1 ? std::launch::async : std::launch::deferred, [this] { buildLaunchIndexes(); });
+        std::future<void> launchIndexes = runBeside([this] { buildLaunchIndexes(); });
         joinHost();
         checkProgress(2);
         buildThreads();
@@ -872,14 +871,7 @@ private:
         evidence_->opParent = std::move(opParent_.raw());
         ls_.evidence = evidence_;
         opParentView_ = &evidence_->opParent;
-        perOpBegin_.reserve(ls_.gpuLinks.size() + 1);
-        perOpBegin_.push_back(0);
-        return std::async(taskThreads() > 1 ? std::launch::async : std::launch::deferred, [this] {
-            for (GpuLinkIndex i{0}; i.get() < ls_.gpuLinks.size(); ++i) {
-                diagnoseGpuOp(dev_, ls_, i, perOp_);
-                perOpBegin_.push_back(static_cast<std::uint32_t>(perOp_.size()));
-            }
-        });
+        return runBeside([this] { diagnoseEveryGpuOp(dev_, ls_, perOp_, perOpBegin_); });
     }
 
     // ---- edges -----------------------------------------------------------------------------------

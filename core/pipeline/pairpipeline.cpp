@@ -118,8 +118,7 @@ OpenedPair openPair(const PairRequest &request)
     std::future<HostTrace> hostFuture;
     if (!pair.files.host.empty()) {
         const ProgressFn hostProgress = stageProgress(request.progress, PairStage::HostEt, &stop);
-        hostFuture = std::async(taskThreads() > 1 ? std::launch::async : std::launch::deferred,
-                                [path = pair.files.host, hostProgress] { return loadHostTrace(path, hostProgress); });
+        hostFuture = runBeside([path = pair.files.host, hostProgress] { return loadHostTrace(path, hostProgress); });
     }
     std::exception_ptr deviceError;
     try {
