@@ -1,6 +1,7 @@
 #include "io/kinetoreader.h"
 
 #include "base/arraygrowth.h"
+#include "base/parallel.h"
 #include "io/decimal.h"
 #include "io/interncache.h"
 #include "io/readerbase.h"
@@ -525,15 +526,24 @@ private:
             if (failed[k] || threads.size() + 1 < chunks)
                 return std::string::npos;
         }
-        for (std::size_t k = 0; k < chunks; ++k)
-            mergeChunk(*readers[k]);
+        std::size_t events = 0;
+        for (const auto &reader : readers)
+            events += reader->trace_.events.size();
+        for (std::size_t k = 0; k < chunks; ++k) {
+            mergeChunk(*readers[k], static_cast<int>(chunks));
+            if (k == 0 && trace_.events.capacity() < events)
+                trace_.events.reserve(events); // once, not once per chunk
+        }
         text_.releaseBefore(ends.back());
         return ends.back();
     }
 
     // Appends a chunk's results: strings re-interned in the chunk's order of first use (so ids
-    // are what one thread assigns), indices and in-memory args offsets shifted.
-    void mergeChunk(KinetoReader &c)
+    // are what one thread assigns), indices and in-memory args offsets shifted. The events, by far
+    // the largest part, are copied on `workers` threads, their new pages mapped on all of them
+    // first. On one thread, after every chunk had finished, that was 30 ms of a 300 ms two-thread
+    // read of a 1 M-event trace (a tenth, on one core); now about 25 ms, most of it page faults.
+    void mergeChunk(KinetoReader &c, int workers)
     {
         DeviceTrace &from = c.trace_;
         if (trace_.strings.size() == 1 && trace_.threads.size() == 1 && trace_.events.empty()
@@ -571,17 +581,34 @@ private:
             threads[i] = trace_.threads.intern(threadKey(from.threads.at(ThreadIndex::at(i))));
         const auto eventBase = static_cast<std::uint32_t>(trace_.events.size());
         const std::uint64_t argsBase = args_.size();
-        trace_.events.resize(trace_.events.size() + from.events.size());
-        DeviceEvent *out = trace_.events.data() + eventBase;
-        for (const DeviceEvent &in : from.events) {
-            DeviceEvent e = in;
-            e.name = id(e.name);
-            e.categoryText = id(e.categoryText);
-            e.thread = threads[e.thread.get()];
-            if (!sourceFile_ && !e.args.empty())
-                e.args.offset += argsBase;
-            *out++ = e;
+        const std::size_t n = from.events.size();
+        // Slices of about 1 MiB, handed out in order to the threads.
+        constexpr std::size_t kSlice = (1u << 20) / sizeof(DeviceEvent);
+        const std::size_t slices = (n + kSlice - 1) / kSlice;
+        auto slice = [&](std::size_t i) { return std::pair{i * kSlice, std::min(n, (i + 1) * kSlice)}; };
+        if (trace_.events.capacity() >= eventBase + n) {
+            char *tail = reinterpret_cast<char *>(trace_.events.data() + eventBase);
+            forEachIndexOnThreads(slices, workers, [&](std::size_t i) {
+                const auto [first, last] = slice(i);
+                populateForWrite(tail + first * sizeof(DeviceEvent), (last - first) * sizeof(DeviceEvent));
+            });
         }
+        trace_.events.resize(eventBase + n);
+        DeviceEvent *out = trace_.events.data() + eventBase;
+        const DeviceEvent *in = from.events.data();
+        const bool shiftArgs = !sourceFile_;
+        forEachIndexOnThreads(slices, workers, [&](std::size_t i) {
+            const auto [first, last] = slice(i);
+            for (std::size_t j = first; j < last; ++j) {
+                DeviceEvent e = in[j];
+                e.name = id(e.name);
+                e.categoryText = id(e.categoryText);
+                e.thread = threads[e.thread.get()];
+                if (shiftArgs && !e.args.empty())
+                    e.args.offset += argsBase;
+                out[j] = e;
+            }
+        });
         std::vector<DeviceEvent>().swap(from.events); // its memory back before the next chunk's
         for (CollectiveArgs a : from.collectives) {
             a.event = EventIndex(a.event.value + eventBase);
