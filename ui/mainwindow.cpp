@@ -598,8 +598,15 @@ JobDock *MainWindow::jobDock()
         connect(this, &MainWindow::documentChanged, m_jobDock, [this](const DocumentPtr &doc) {
             if (doc)
                 m_jobDock->documentShown(doc->devicePath());
+            // The first rank's Findings have filled their dock: sized again, once per job opened,
+            // so that a size the user drags to later is kept.
+            if (doc && m_fitJobOnShow) {
+                m_fitJobOnShow = false;
+                fitJobLayout();
+            }
         });
         connect(m_jobDock, &JobDock::jobOpened, this, [this](const JobPtr &job) {
+            fitJobLayout();
             m_panes->setJob(job);
             m_review->findingsDock()->setJob(job);
             updateRankLabels();
@@ -689,9 +696,25 @@ void MainWindow::openJob(const QString &folder)
 {
     JobDock *dock = jobDock();
     dock->show();
-    // The overview gets about 40 % of the window's height; the rank's lanes keep the rest.
-    resizeDocks({dock}, {std::max(260, height() * 2 / 5)}, Qt::Vertical);
+    fitJobLayout();
+    m_fitJobOnShow = true;
     dock->open(folder, m_policy);
+}
+
+void MainWindow::fitJobLayout()
+{
+    // The overview gets about 27 % of the window's height (eight rank rows at 1080 px) and the
+    // Findings below it 24 % (the Chakra comparison, the filter and a few findings), so that the
+    // main rank's lanes and the ranks shown beside it keep the middle: about 400 px at 1080,
+    // against 290 when the overview took 40 % and the Findings their wrapped text's minimum. Asked for once
+    // the layout has taken the job's dock and its contents in: sizes asked for before are lost.
+    QTimer::singleShot(0, this, [this] {
+        if (!m_jobDock || !m_jobDock->isVisible() || m_jobDock->isFloating())
+            return;
+        resizeDocks({m_jobDock}, {std::max(240, height() * 27 / 100)}, Qt::Vertical);
+        if (QDockWidget *findings = m_review->findingsDock(); findings->isVisible() && !findings->isFloating())
+            resizeDocks({findings}, {std::max(250, height() * 24 / 100)}, Qt::Vertical);
+    });
 }
 
 void MainWindow::showEvent(QShowEvent *event)

@@ -297,11 +297,17 @@ RankPane *RankPanes::addPane(RankPane *pane, int position)
     });
     connect(pane, &RankPane::editRequested, this, &RankPanes::editRequested);
     connect(pane, &RankPane::closeRequested, this, &RankPanes::closePane);
-    // Equal heights for the main timeline and the panes, each at least the minimum.
-    QList<int> sizes;
-    for (int i = 0; i < m_split->count(); ++i)
-        sizes << std::max(1, m_split->height() / m_split->count());
+    // The main timeline (the rank the docks act on) keeps half the height, the panes share the
+    // other half: with two panes beside it at 1920x1080, that is about eight rows of the main
+    // rank's lanes and three of each pane's, against two of each when all shared equally. It
+    // keeps that share as the window is resized (stretch: one per pane for the main box).
+    const int panes = m_split->count() - 1;
+    const int half = std::max(200, m_split->height()) / 2;
+    QList<int> sizes{half};
+    for (int i = 0; i < panes; ++i)
+        sizes << std::max(1, half / panes);
     m_split->setSizes(sizes);
+    m_split->setStretchFactor(0, panes);
     emit panesChanged();
     return pane;
 }

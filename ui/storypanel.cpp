@@ -4,6 +4,7 @@
 #include "link/chakraupdate.h"
 
 #include <QLabel>
+#include <QResizeEvent>
 #include <QTextDocument>
 #include <QVBoxLayout>
 
@@ -62,6 +63,38 @@ StoryPanel::StoryPanel(QWidget *parent) : QFrame(parent), m_label(new QLabel(thi
     layout->addWidget(m_label);
     connect(m_label, &QLabel::linkActivated, this, &StoryPanel::activate);
     hide();
+}
+
+int StoryPanel::wrapWidth() const
+{
+    // Its own width once laid out; before that its parent's (the dock's body), which it spans.
+    if (width() >= 200)
+        return width();
+    const QWidget *parent = parentWidget();
+    return parent && parent->width() >= 200 ? parent->width() : 0;
+}
+
+QSize StoryPanel::sizeHint() const
+{
+    QSize s = QFrame::sizeHint();
+    if (const int w = wrapWidth(); w > 0 && hasHeightForWidth())
+        s.setHeight(heightForWidth(w));
+    return s;
+}
+
+QSize StoryPanel::minimumSizeHint() const
+{
+    QSize s = QFrame::minimumSizeHint();
+    if (const int w = wrapWidth(); w > 0 && hasHeightForWidth())
+        s.setHeight(heightForWidth(w));
+    return s;
+}
+
+void StoryPanel::resizeEvent(QResizeEvent *event)
+{
+    QFrame::resizeEvent(event);
+    if (event->oldSize().width() != event->size().width())
+        updateGeometry(); // the height its text needs has changed
 }
 
 void StoryPanel::setDocument(DocumentPtr doc)
@@ -157,6 +190,7 @@ void StoryPanel::rebuild()
         lines << line;
     }
     m_label->setText(lines.join(QStringLiteral("<br>")));
+    updateGeometry();
     setVisible(!lines.isEmpty());
 }
 

@@ -37,12 +37,23 @@ public:
     // parent, collective, dropped or sync; "notice:<n>".
     void activate(const QString &link);
 
+    // The height its wrapped text needs at the width it has (never squeezed below it). A wrapped
+    // label's own hints are its height at its narrowest: 164 px for three lines that take 52 in
+    // the Findings dock at 1920 px, which held that dock (and so the lanes above it) 110 px
+    // taller than needed.
+    QSize sizeHint() const override;
+    QSize minimumSizeHint() const override;
+
 signals:
     // Show these events (sorted DeviceTrace indices) under this title.
     void showEventsRequested(const QString &title, const std::vector<core::EventIndex> &events);
 
+protected:
+    void resizeEvent(QResizeEvent *event) override;
+
 private:
     void rebuild();
+    int wrapWidth() const;
     // The comparison for m_doc from `before`'s (a correction of it); nullopt when it must be made again.
     std::optional<core::ChakraComparison> updatedComparison(const TraceDocument &before,
                                                             const core::ChakraComparison &previous) const;

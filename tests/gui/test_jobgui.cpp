@@ -248,6 +248,10 @@ private slots:
             QCOMPARE(pane->view()->overviewHeight(), 0);
             QCOMPARE(pane->view()->contentRect().top(), TimelineView::kRulerHeight);
         }
+        // The main rank (the one the docks act on) keeps half the height, the panes share the rest.
+        for (qint64 r : beside)
+            QVERIFY2(m_window->timeline()->height() >= 3 * panes->pane(r)->view()->height() / 2,
+                     qPrintable(QStringLiteral("main lanes %1 px, rank %2's %3 px").arg(m_window->timeline()->height()).arg(r).arg(panes->pane(r)->view()->height())));
         // A collective picked in the overview is framed in every rank's lanes: each view holds that
         // rank's launch and kernel of it, and is not the whole trace.
         dock->overview()->selectCollective(group, 1, true);

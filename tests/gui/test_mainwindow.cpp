@@ -436,6 +436,12 @@ private slots:
                  qPrintable(text));
         QVERIFY2(text.contains(QStringLiteral("before Chakra PR #185 (ev-idx):")), qPrintable(text));
         QVERIFY(story->notices().empty()); // every rule applies to the sample
+        // Its wrapped lines all shown, and no taller than they need at its width (a wrapped label's
+        // own hint, its height at its narrowest, held the dock tall).
+        QCoreApplication::processEvents();
+        QVERIFY2(story->label()->height() >= story->label()->heightForWidth(story->label()->width()),
+                 qPrintable(QStringLiteral("label %1 px for text of %2 px").arg(story->label()->height()).arg(story->label()->heightForWidth(story->label()->width()))));
+        QVERIFY(story->minimumSizeHint().height() <= story->heightForWidth(story->width()) + 1);
 
         const int all = findings->filter()->rowCount();
         QVERIFY(all > 0);
