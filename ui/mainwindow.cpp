@@ -703,17 +703,18 @@ void MainWindow::openJob(const QString &folder)
 
 void MainWindow::fitJobLayout()
 {
-    // The overview gets about 27 % of the window's height (eight rank rows at 1080 px) and the
-    // Findings below it 24 % (the Chakra comparison, the filter and a few findings), so that the
-    // main rank's lanes and the ranks shown beside it keep the middle: about 400 px at 1080,
-    // against 290 when the overview took 40 % and the Findings their wrapped text's minimum. Asked for once
+    // The overview gets about 24 % of the window's height (eight rank rows at 1080 px) and the
+    // Findings below it 24 % or what they need (the Chakra comparison, the filter and a few
+    // findings), so that the main rank's lanes and the ranks shown beside it keep the middle:
+    // about 400 px at 1080, against 290 when the overview took 40 % and the Findings their
+    // wrapped text's minimum. Asked for once
     // the layout has taken the job's dock and its contents in: sizes asked for before are lost.
     QTimer::singleShot(0, this, [this] {
         if (!m_jobDock || !m_jobDock->isVisible() || m_jobDock->isFloating())
             return;
-        resizeDocks({m_jobDock}, {std::max(240, height() * 27 / 100)}, Qt::Vertical);
+        resizeDocks({m_jobDock}, {std::max(240, height() * 24 / 100)}, Qt::Vertical);
         if (QDockWidget *findings = m_review->findingsDock(); findings->isVisible() && !findings->isFloating())
-            resizeDocks({findings}, {std::max(250, height() * 24 / 100)}, Qt::Vertical);
+            resizeDocks({findings}, {std::max({250, height() * 24 / 100, findings->minimumSizeHint().height()})}, Qt::Vertical);
     });
 }
 

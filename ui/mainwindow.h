@@ -99,7 +99,7 @@ protected:
     void showEvent(QShowEvent *event) override;
 
 private:
-    // Job dock about 27 % of the height, Findings 24 %: the rank's lanes keep the middle.
+    // Job dock about 24 % of the height, Findings 24 %: the rank's lanes keep the middle.
     void fitJobLayout();
     bool m_fitJobOnShow = false; // fit again once the job's first rank is shown
     void onTimeRangeChanged();

@@ -26,6 +26,7 @@
 #include <QMenuBar>
 #include <QScreen>
 #include <QSettings>
+#include <QLineF>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -327,8 +328,21 @@ private slots:
                 onCurve = p;
         }
         QVERIFY2(!onCurve.isNull(), "part of the parent edge runs over empty background");
-        // Away from every curve: no edge.
-        QCOMPARE(view->edgeAt(onCurve + QPoint(0, 30)) == parentEdge, false);
+        // Away from the curve: not that edge. The point is 30 px off, in a direction where the
+        // curve is nowhere within 20 px (a steep part of the curve can run straight below it).
+        QPoint away;
+        for (const QPoint d : {QPoint(0, 30), QPoint(0, -30), QPoint(30, 0), QPoint(-30, 0), QPoint(21, 21), QPoint(-21, -21)}) {
+            const QPoint p = onCurve + d;
+            bool clear = view->contentRect().contains(p);
+            for (int k = 0; k <= 200 && clear; ++k)
+                clear = QLineF(ui::TimelineEdgeOverlay::curvePoint(painted, k / 200.0), p).length() > 20;
+            if (clear) {
+                away = p;
+                break;
+            }
+        }
+        QVERIFY2(!away.isNull(), "a point 30 px off the curve and 20 px from all of it");
+        QCOMPARE(view->edgeAt(away) == parentEdge, false);
 
         // Hover: the edge is marked, and its tooltip names the kind, the rule and both ends.
         QTest::mouseMove(view, onCurve);
