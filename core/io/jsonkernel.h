@@ -1,8 +1,8 @@
 #pragma once
 // Which SIMD kernel the JSON readers use. The readers are compiled for the baseline CPU of the
-// build's architecture; simdjson picks its kernel for the CPU it finds at run time (haswell: AVX2,
-// westmere: SSE4.2 + PCLMUL, arm64: NEON, fallback: any 64-bit CPU) for the stage that indexes the
-// text. Every kernel gives the same result; only the speed differs.
+// build's architecture; simdjson picks its kernel for the CPU it finds at run time (icelake:
+// AVX-512, haswell: AVX2, westmere: SSE4.2 + PCLMUL, arm64: NEON, fallback: any 64-bit CPU) for the
+// stage that indexes the text. Every kernel gives the same result; only the speed differs.
 
 #include <string>
 #include <string_view>
@@ -11,7 +11,7 @@
 namespace linkscope::core {
 
 struct JsonKernel {
-    std::string name;        // "haswell", "westmere", "arm64", "fallback"
+    std::string name;        // "icelake", "haswell", "westmere", "arm64", "fallback"
     std::string description; // simdjson's ("Intel/AMD AVX2", ...)
 };
 
