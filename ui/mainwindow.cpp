@@ -707,8 +707,9 @@ void MainWindow::fitJobLayout()
     // Findings below it 24 % or what they need (the Chakra comparison, the filter and a few
     // findings), so that the main rank's lanes and the ranks shown beside it keep the middle:
     // about 400 px at 1080, against 290 when the overview took 40 % and the Findings their
-    // wrapped text's minimum. Asked for once
-    // the layout has taken the job's dock and its contents in: sizes asked for before are lost.
+    // wrapped text's minimum. Asked for once the layout has taken the job's dock and its contents
+    // in (sizes asked for before are lost): as the job opens (the panes' split is taken from the
+    // height this gives), when it is open, and when its first rank is shown.
     QTimer::singleShot(0, this, [this] {
         if (!m_jobDock || !m_jobDock->isVisible() || m_jobDock->isFloating())
             return;

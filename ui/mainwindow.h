@@ -101,7 +101,6 @@ protected:
 private:
     // Job dock about 24 % of the height, Findings 24 %: the rank's lanes keep the middle.
     void fitJobLayout();
-    bool m_fitJobOnShow = false; // fit again once the job's first rank is shown
     void onTimeRangeChanged();
     void buildActions();
     void buildStatusBar();
@@ -144,6 +143,7 @@ private:
     QPushButton *m_cancelButton = nullptr;
     QTimer *m_progressTimer = nullptr;
     bool m_placed = false; // sized and placed on the screen (first show)
+    bool m_fitJobOnShow = false; // fit the job's docks again once its first rank is shown
 };
 
 } // namespace linkscope::ui

@@ -298,9 +298,9 @@ RankPane *RankPanes::addPane(RankPane *pane, int position)
     connect(pane, &RankPane::editRequested, this, &RankPanes::editRequested);
     connect(pane, &RankPane::closeRequested, this, &RankPanes::closePane);
     // The main timeline (the rank the docks act on) keeps half the height, the panes share the
-    // other half: with two panes beside it at 1920x1080, that is about eight rows of the main
-    // rank's lanes and three of each pane's, against two of each when all shared equally. It
-    // keeps that share as the window is resized (stretch: one per pane for the main box).
+    // other half: with two panes beside it at 1920x1080 (Megatron), the main rank shows its
+    // overview, both GPU streams and its thread, each pane its two streams. It keeps that share
+    // as the window is resized (stretch: one per pane for the main box).
     const int panes = m_split->count() - 1;
     const int half = std::max(200, m_split->height()) / 2;
     QList<int> sizes{half};

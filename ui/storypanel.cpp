@@ -74,20 +74,21 @@ int StoryPanel::wrapWidth() const
     return parent && parent->width() >= 200 ? parent->width() : 0;
 }
 
+QSize StoryPanel::withTextHeight(QSize hint) const
+{
+    if (const int w = wrapWidth(); w > 0 && hasHeightForWidth())
+        hint.setHeight(heightForWidth(w));
+    return hint;
+}
+
 QSize StoryPanel::sizeHint() const
 {
-    QSize s = QFrame::sizeHint();
-    if (const int w = wrapWidth(); w > 0 && hasHeightForWidth())
-        s.setHeight(heightForWidth(w));
-    return s;
+    return withTextHeight(QFrame::sizeHint());
 }
 
 QSize StoryPanel::minimumSizeHint() const
 {
-    QSize s = QFrame::minimumSizeHint();
-    if (const int w = wrapWidth(); w > 0 && hasHeightForWidth())
-        s.setHeight(heightForWidth(w));
-    return s;
+    return withTextHeight(QFrame::minimumSizeHint());
 }
 
 void StoryPanel::resizeEvent(QResizeEvent *event)

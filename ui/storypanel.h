@@ -54,6 +54,7 @@ protected:
 private:
     void rebuild();
     int wrapWidth() const;
+    QSize withTextHeight(QSize hint) const; // `hint` with the height of the text at wrapWidth()
     // The comparison for m_doc from `before`'s (a correction of it); nullopt when it must be made again.
     std::optional<core::ChakraComparison> updatedComparison(const TraceDocument &before,
                                                             const core::ChakraComparison &previous) const;

@@ -23,10 +23,10 @@
 #include <QDir>
 #include <QFile>
 #include <QMenu>
+#include <QLineF>
 #include <QMenuBar>
 #include <QScreen>
 #include <QSettings>
-#include <QLineF>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
