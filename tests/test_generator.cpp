@@ -4,7 +4,7 @@
 // The truth itself was cross-checked independently of this code: tools/gen/verify_truth.py re-derives
 // every parent from the Kineto file alone (python3 stdlib, Decimal timestamps) with the rule of docs/linking.md and
 // compares, e.g. `python3 tools/gen/verify_truth.py h.json k.json t.jsonl` on
-// `linkscope-gen --steps 5 --devices 2 --layers 6 --seed 3` → "ok: 347 GPU ops match the linkage rule".
+// `linkscope-gen --steps 5 --devices 2 --layers 6 --seed 3` → "ok: 359 GPU ops match the linkage rule".
 
 #include "gen/tracegenerator.h"
 

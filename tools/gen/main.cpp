@@ -3,6 +3,7 @@
 #include "gen/tracegenerator.h"
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -25,11 +26,25 @@ void usage(std::ostream &out)
            "  --layers N            forward layers per step (default 4)\n"
            "  --pid N               OS process id written into both traces\n"
            "  --missing-host-nodes P  leave P percent of childless CPU ops out of the host ET\n"
-           "Jobs (--ranks): one process and GPU per rank, the same schedule on every rank, clocks offset per rank\n"
+           "What-if knobs (the same seed gives the same ops, ids and sizes; only times change, scheduled causally):\n"
+           "  --compute-scale K     every non-NCCL kernel lasts K x its drawn duration (K > 0, default 1;\n"
+           "                        memcpy and memset unchanged)\n"
+           "  --comm-scale K        every NCCL kernel lasts K x the network model's time (K > 0, default 1)\n"
+           "  --net-bw GBPS         the network model's bus bandwidth in GB/s (default 12.5)\n"
+           "  --net-latency US      the network model's latency per ring step in us (default 5); an NCCL kernel\n"
+           "                        lasts, for n ranks and S bytes (all-gather: its output): all-reduce\n"
+           "                        2(n-1)/n S/BW + 2(n-1) lat, all-gather (n-1)/n S/BW + (n-1) lat, send/recv\n"
+           "                        S/BW + lat (one rank: lat)\n"
+           "  --delay-rank R=MS     rank R (0 without --ranks) spends MS ms of CPU time at the start of every\n"
+           "                        ProfilerStep, before its first op; repeatable (delays of one rank add up)\n"
+           "Jobs (--ranks): one process and GPU per rank running the same program, clocks offset per rank; a\n"
+           "collective's kernels start on every member when the last member is ready for it (its launch + 15 us,\n"
+           "its streams free); the compute stream waits for the tensor-parallel all-reduces, the send/recv and\n"
+           "the last data-parallel bucket (before the optimizer)\n"
            "  --ranks N             world size\n"
            "  --out-dir DIR         where the rank files go (created)\n"
            "  --tp N                tensor-parallel group size (default 2 when N is even and >= 4, else 1)\n"
-           "  --straggler R         rank R arrives last at most collectives\n"
+           "  --straggler R         rank R arrives last at most collectives (longer CPU delays before its launches)\n"
            "  --fault KIND:RANK:PG:INDEX  make RANK deviate at its collective INDEX on process group PG:\n"
            "                        skip, resize (twice the elements), swap (INDEX and INDEX+1),\n"
            "                        drop-recv (INDEX counts the rank's receives); repeatable\n"
@@ -79,6 +94,13 @@ bool parseInt(const char *text, long long &value)
     char *end = nullptr;
     value = std::strtoll(text, &end, 10);
     return end && *end == '\0' && end != text;
+}
+
+bool parsePositive(const char *text, double &value)
+{
+    char *end = nullptr;
+    value = std::strtod(text, &end);
+    return end && *end == '\0' && end != text && std::isfinite(value) && value > 0;
 }
 
 } // namespace
@@ -179,6 +201,23 @@ int main(int argc, char **argv)
                 return 2;
             }
             options.faults.push_back(fault);
+        } else if (arg == "--compute-scale" || arg == "--comm-scale" || arg == "--net-bw" || arg == "--net-latency") {
+            double k = 0;
+            if (!parsePositive(value(arg.c_str()), k)) {
+                std::cerr << "linkscope-gen: " << arg << " wants a positive number\n";
+                return 2;
+            }
+            (arg == "--compute-scale" ? options.computeScale
+             : arg == "--comm-scale"  ? options.commScale
+             : arg == "--net-bw"      ? options.netBandwidthGBps
+                                      : options.netLatencyUs) = k;
+        } else if (arg == "--delay-rank") {
+            GeneratorOptions::RankDelay delay;
+            if (!parseRankDelay(value("--delay-rank"), delay)) {
+                std::cerr << "linkscope-gen: --delay-rank wants RANK=MS (milliseconds >= 0)\n";
+                return 2;
+            }
+            options.rankDelays.push_back(delay);
         } else if (arg == "--truth") {
             jobTruth = true;
         } else if (arg == "--jobs") {
@@ -211,7 +250,9 @@ int main(int argc, char **argv)
                 collectives += s.collectives;
             }
             std::cout << stats.size() << " ranks in " << outDir << ", " << stats[0].steps << " steps each, " << events
-                      << " Kineto events, " << collectives << " NCCL kernels, " << bytes << " B, " << seconds << " s\n";
+                      << " Kineto events, " << collectives << " NCCL kernels, " << bytes << " B, " << seconds << " s; "
+                      << "collective schedule: " << stats[0].schedulePasses << " passes (at most " << stats[0].maxStepPasses
+                      << " in a step)\n";
             return 0;
         } catch (const std::exception &e) {
             std::cerr << "linkscope-gen: " << e.what() << "\n";

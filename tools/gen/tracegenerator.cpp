@@ -2,14 +2,20 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <charconv>
+#include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <deque>
+#include <exception>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <ostream>
+#include <sstream>
 #include <stdexcept>
 #include <thread>
 #include <string>
@@ -47,7 +53,8 @@ private:
 // Buffered text output that counts bytes; hand formatting keeps a 1 GB trace to seconds.
 class Sink {
 public:
-    explicit Sink(std::ostream &os) : os_(os) { buf_.reserve(kChunk + 4096); }
+    explicit Sink(std::ostream &os) : os_(os) {}
+    void reserve() { buf_.reserve(kChunk + 4096); } // before writing (a generator that only simulates never does)
     ~Sink() { flush(); }
     Sink(const Sink &) = delete;
     Sink &operator=(const Sink &) = delete;
@@ -242,7 +249,14 @@ constexpr int kComputeStream = 7;
 constexpr int kGraphStream = 20;
 constexpr int kCommStream = 40;   // the same ids on both devices: lanes must be keyed by (device, stream)
 constexpr int kWorldSize = 8;
-constexpr Nanos kArrivalSlot = 200'000; // job mode: a rank's arrival at a collective varies within this
+// Job mode: before each collective's launch a rank spends a CPU delay below this (the natural
+// arrival jitter; see Generator::arrivalDelay). The delays add up on a rank's CPU until it waits for
+// the GPU (the syncs at the end of a step), so the arrival skew of a collective is the difference of
+// the members' sums since then: with the default shape (at most 8 collectives a step) under 200 µs.
+constexpr Nanos kArrivalJitter = 25'000;
+// A collective's kernel can start this long after its launch call starts (job mode: the rank's arrival).
+constexpr Nanos kLaunchLatency = 15'000;
+constexpr std::string_view kDirectCopyKernel = "void at::native::vectorized_elementwise_kernel<4, at::native::direct_copy_kernel_cuda(at::TensorIteratorBase&)::{lambda()#3}::operator()() const::{lambda()#7}::operator()() const::{lambda(float)#1}, at::detail::Array<char*, 2> >(int, at::native::direct_copy_kernel_cuda(at::TensorIteratorBase&)::{lambda()#3}::operator()() const::{lambda()#7}::operator()() const::{lambda(float)#1}, at::detail::Array<char*, 2>)";
 
 std::uint64_t mix(std::uint64_t x)
 {
@@ -372,10 +386,33 @@ struct StreamClock {
     Nanos free = 0;
 };
 
+// One collective of a job as every member sees it: the process group's name and the position on it
+// (p2p: the pair's ranks, low and high, and the position among the rank's sends and receives there).
+struct Instance {
+    std::string group;
+    int low = -1;
+    int high = -1;
+    int index = 0;
+    auto operator<=>(const Instance &) const = default;
+};
+// Job mode: the true time (rank 0's clock) each collective instance's kernels start on every member.
+using StartTable = std::map<Instance, Nanos>;
+
+// A compute-stream wait not yet emitted: the compute stream of the thread's next compute launch
+// waits for collectives launched before (cudaStreamWaitEvent on their end event).
+struct PendingWait {
+    bool active = false;
+    bool real = false; // false when every awaited collective was dropped by a fault
+    Nanos until = 0;
+};
+
 class Generator {
 public:
-    Generator(const GeneratorOptions &options, std::ostream &host, std::ostream &kineto, std::ostream &truth)
-        : opt_(options), rng_(options.seed), host_(host), kineto_(kineto), truth_(truth)
+    // `schedule`: job mode, the collective start times every rank of the job agrees on (null: each
+    // collective starts when this rank is ready for it).
+    Generator(const GeneratorOptions &options, std::ostream &host, std::ostream &kineto, std::ostream &truth,
+              const StartTable *schedule = nullptr)
+        : opt_(options), rng_(options.seed), host_(host), kineto_(kineto), truth_(truth), schedule_(schedule)
     {
         opt_.devices = std::clamp(opt_.devices, 1, 2);
         opt_.layers = std::max(opt_.layers, 1);
@@ -399,21 +436,57 @@ public:
         rfCounter_ = 1 + rng_.range(40, 400);
         externalCounter_ = 1;
         correlationCounter_ = 1 + rng_.range(1000, 20000);
+        pending_.resize(threads_.size());
+        bucketWait_.resize(threads_.size());
+        const int traceRank = job() ? opt_.rank : 0;
+        double delayMs = 0;
+        for (const GeneratorOptions::RankDelay &d : opt_.rankDelays)
+            if (d.rank == traceRank)
+                delayMs += d.ms;
+        stepDelay_ = static_cast<Nanos>(std::llround(delayMs * 1e6));
     }
 
     GeneratorStats run()
     {
-        writeHeaders();
-        const bool bySize = opt_.targetKinetoBytes > 0 || opt_.targetKinetoEvents > 0;
-        const int wanted = opt_.steps > 0 ? opt_.steps : (bySize ? -1 : 1);
+        begin();
+        const int wanted = opt_.steps > 0 ? opt_.steps : (bySize() ? -1 : 1);
         for (int i = 0; wanted < 0 || i < wanted; ++i) {
             buildStep(i);
-            flushStep();
-            ++stats_.steps;
-            if (wanted < 0 && kineto_.bytes() >= opt_.targetKinetoBytes && stats_.kinetoEvents >= opt_.targetKinetoEvents)
+            endStep();
+            if (wanted < 0 && targetReached())
                 break;
         }
-        writeFooters();
+        return finish();
+    }
+
+    // The same run in pieces, for the job schedule (generateJob): begin, then per step buildStep
+    // (again after restore() as often as needed) and endStep, then finish.
+    bool bySize() const { return opt_.targetKinetoBytes > 0 || opt_.targetKinetoEvents > 0; }
+    bool targetReached() const { return kineto_.bytes() >= opt_.targetKinetoBytes && stats_.kinetoEvents >= opt_.targetKinetoEvents; }
+    // Nothing is formatted: only what later steps depend on is computed (ids, tensors, the draws).
+    void setSimulateOnly(bool on) { simulateOnly_ = on; }
+    // With a schedule, every collective this rank is ready for later than the schedule says is an error.
+    void setCheckSchedule(bool on) { checkSchedule_ = on; }
+
+    void begin()
+    {
+        if (simulateOnly_)
+            return;
+        for (Sink *s : {&host_, &kineto_, &truth_})
+            s->reserve();
+        writeHeaders();
+    }
+
+    void endStep()
+    {
+        flushStep();
+        ++stats_.steps;
+    }
+
+    GeneratorStats finish()
+    {
+        if (!simulateOnly_)
+            writeFooters();
         host_.flush();
         kineto_.flush();
         truth_.flush();
@@ -423,8 +496,58 @@ public:
         return stats_;
     }
 
+    // What buildStep changes and reads again later: saved before a step, restored to build it again.
+    struct StepStart {
+        Rng rng{0};
+        std::vector<ThreadState> threads;
+        std::vector<StreamClock> clocks;
+        std::vector<PendingWait> pending, bucketWait;
+        GeneratorStats stats;
+        int currentDevice = 0;
+        std::int64_t seqCounter = 0;
+        std::int64_t collectiveSeq = 0;
+        std::map<std::string, int> collIndex, p2pIndex, recvIndex;
+        std::map<std::string, std::int64_t> seqIssued;
+        std::uint64_t arrivals = 0;
+    };
+    StepStart snapshot() const
+    {
+        return {rng_, threads_, clocks_, pending_, bucketWait_, stats_, currentDevice_, seqCounter_, collectiveSeq_,
+                collIndex_, p2pIndex_, recvIndex_, seqIssued_, arrivals_};
+    }
+    void restore(const StepStart &s)
+    {
+        rng_ = s.rng;
+        threads_ = s.threads;
+        clocks_ = s.clocks;
+        pending_ = s.pending;
+        bucketWait_ = s.bucketWait;
+        stats_ = s.stats;
+        currentDevice_ = s.currentDevice;
+        seqCounter_ = s.seqCounter;
+        collectiveSeq_ = s.collectiveSeq;
+        collIndex_ = s.collIndex;
+        p2pIndex_ = s.p2pIndex;
+        recvIndex_ = s.recvIndex;
+        seqIssued_ = s.seqIssued;
+        arrivals_ = s.arrivals;
+    }
+
+    // Job mode: this rank's arrival (true time) at each collective instance it issued in the last
+    // buildStep: when its kernel could have started had no other member been late.
+    const std::vector<std::pair<Instance, Nanos>> &arrivals() const { return ready_; }
+
+    void buildStep(int stepIndex) { buildStepBody(stepIndex); }
+
 private:
     bool job() const { return opt_.rank >= 0; }
+    Nanos trueTime(Nanos local) const { return local - (job() ? clockOffsetNs(opt_.seed, opt_.rank) : 0); }
+    Nanos localTime(Nanos trueNs) const { return trueNs + (job() ? clockOffsetNs(opt_.seed, opt_.rank) : 0); }
+    // A non-NCCL kernel's drawn duration under --compute-scale.
+    Nanos computeTime(Nanos drawn) const
+    {
+        return opt_.computeScale == 1.0 ? drawn : static_cast<Nanos>(std::llround(static_cast<double>(drawn) * opt_.computeScale));
+    }
 
     void buildGroups()
     {
@@ -450,15 +573,17 @@ private:
         }
     }
 
-    // How long after the job's common schedule this rank reaches collective call number `k`.
+    // The CPU time this rank spends just before launching its collective number `k` (a gap in the
+    // nccl:* annotation), different on every rank: the jitter in the ranks' arrivals. The straggler's
+    // delays are larger, so it arrives last at most collectives. No random draw (a hash).
     Nanos arrivalDelay(std::uint64_t k) const
     {
         const std::uint64_t h = mix(opt_.seed * 1000003ULL ^ mix(static_cast<std::uint64_t>(opt_.rank) * 7919ULL + k * 104729ULL));
         if (opt_.straggler < 0)
-            return static_cast<Nanos>(h % kArrivalSlot);
+            return static_cast<Nanos>(h % kArrivalJitter);
         if (opt_.straggler == opt_.rank)
-            return kArrivalSlot * 2 / 5 + static_cast<Nanos>(h % (kArrivalSlot * 3 / 5));
-        return static_cast<Nanos>(h % (kArrivalSlot * 3 / 5));
+            return kArrivalJitter * 2 / 5 + static_cast<Nanos>(h % (kArrivalJitter * 3 / 5));
+        return static_cast<Nanos>(h % (kArrivalJitter * 3 / 5));
     }
 
     // ---------------------------------------------------------------- building one step
@@ -534,7 +659,9 @@ private:
         return clocks_.front();
     }
 
-    GpuOp &gpu(int launch, GpuCat cat, std::string_view name, int device, int stream, Nanos dur, Nanos notBefore = 0)
+    // `at` >= 0: the op starts then (the caller saw to the stream being free); the two gaps are drawn anyway.
+    GpuOp &gpu(int launch, GpuCat cat, std::string_view name, int device, int stream, Nanos dur, Nanos notBefore = 0,
+               Nanos at = -1)
     {
         StreamClock &c = clock(device, stream);
         GpuOp g;
@@ -543,7 +670,9 @@ private:
         g.name = name;
         g.device = device;
         g.stream = stream;
-        g.ts = std::max({calls_[launch].ts + gap(4000, 15000), c.free + gap(800, 3000), notBefore});
+        const Nanos afterLaunch = calls_[launch].ts + gap(4000, 15000);
+        const Nanos afterPrevious = c.free + gap(800, 3000);
+        g.ts = at >= 0 ? at : std::max({afterLaunch, afterPrevious, notBefore});
         g.dur = dur;
         c.free = g.ts + g.dur;
         g.grid = static_cast<int>(rng_.range(1, 1320));
@@ -554,10 +683,32 @@ private:
         return gpuOps_.back();
     }
 
+    // A non-NCCL kernel: drawn in [lo, hi], then scaled by --compute-scale.
     void kernel(int thread, RuntimeId api, std::string_view name, Nanos lo, Nanos hi, int stream = kComputeStream)
     {
+        if (stream == kComputeStream)
+            emitPendingWait(thread);
         const int rc = call(thread, api);
-        gpu(rc, GpuCat::Kernel, name, currentDevice_, stream, gap(lo, hi));
+        gpu(rc, GpuCat::Kernel, name, currentDevice_, stream, computeTime(gap(lo, hi)));
+    }
+
+    // Before a compute-stream launch: the cudaStreamWaitEvent that makes the compute stream wait for
+    // the collectives awaited since the last one (work.wait()). The linker pairs it with the thread's
+    // last cudaEventRecord before it (the awaited collective's end event, recorded right after its
+    // launch) and the thread's first launch after it (this one).
+    void emitPendingWait(int thread) { emitWait(thread, pending_[thread]); }
+    void emitBucketWait(int thread) { emitWait(thread, bucketWait_[thread]); }
+    void emitWait(int thread, PendingWait &p)
+    {
+        if (!p.active)
+            return;
+        const int rc = call(thread, RuntimeId::StreamWaitEvent);
+        calls_[rc].dropped = !p.real;
+        if (p.real) {
+            StreamClock &c = clock(currentDevice_, kComputeStream);
+            c.free = std::max(c.free, p.until);
+        }
+        p = PendingWait{};
     }
 
     int addName(std::string text)
@@ -573,6 +724,7 @@ private:
         open(t, kToCopy);
         leaf(t, kEmptyStrided); // finished before the launch: the latest-starting trap
         open(t, kCopy);
+        emitPendingWait(t);
         const int rc = call(t, RuntimeId::MemcpyAsync);
         GpuOp &g = gpu(rc, GpuCat::Memcpy, "Memcpy HtoD (Pinned -> Device)", currentDevice_, kComputeStream, gap(3000, 40000));
         g.bytes = 4 * 2048 * rng_.range(1, 64);
@@ -641,6 +793,7 @@ private:
             open(t, kZeros);
             leaf(t, kEmpty);
             open(t, kZero);
+            emitPendingWait(t);
             const int rc = call(t, RuntimeId::MemsetAsync);
             GpuOp &g = gpu(rc, GpuCat::Memset, "Memset (Device)", currentDevice_, kComputeStream, gap(1000, 6000));
             g.bytes = 4096 * rng_.range(1, 512);
@@ -654,15 +807,25 @@ private:
                        job() ? 0 : -1);
         }
         if (job() && tpGroup_ >= 0) {
-            // Megatron-style tensor-parallel all-reduce of the layer's output.
-            collective(t, kAllreduceC10d, kNcclAllReduce, "allreduce", RuntimeId::LaunchKernelExC, kAllReduceKernel, tpGroup_);
+            // Megatron-style tensor-parallel all-reduce of the layer's output: the next layer's
+            // kernels (the compute stream) wait for it.
+            collective(t, kAllreduceC10d, kNcclAllReduce, "allreduce", RuntimeId::LaunchKernelExC, kAllReduceKernel, tpGroup_,
+                       -1, false, true);
         }
     }
 
     // `group`: index into groups_ (job mode), -1 for the single-process trace. `peer`: send/recv.
-    // `waitSide`: the wait-side record_param_comms follows (no device work).
+    // `waitSide`: the wait-side record_param_comms follows (no device work). `awaited`: the thread's
+    // next compute-stream launch waits for this collective (emitPendingWait); `bucket`: DDP's
+    // finalize waits for it (emitBucketWait), the backward kernels in between do not.
+    //
+    // The kernel starts when every member is ready for it: on each member, the launch call's start
+    // + kLaunchLatency, the comm stream free and the compute work it waits for done; the latest of
+    // those over the members (the schedule, in true time) is its start on every member. It lasts
+    // the network model's time (collectiveTransferNs × --comm-scale).
     void collective(int t, const OpKind &c10dOp, const OpKind &annotation, std::string_view collectiveName,
-                    RuntimeId api, std::string_view kernelName, int group = -1, int peer = -1, bool waitSide = false)
+                    RuntimeId api, std::string_view kernelName, int group = -1, int peer = -1, bool waitSide = false,
+                    bool awaited = false, bool bucket = false)
     {
         const std::size_t opsBefore = ops_.size(), callsBefore = calls_.size(), gpuBefore = gpuOps_.size();
         Collective c;
@@ -671,6 +834,7 @@ private:
         c.peer = peer;
         bool drop = false;
         std::int64_t groupSize = kWorldSize;
+        Instance instance;
         if (group < 0) {
             c.inNelems = 1024 * rng_.range(16, 8192);
             c.seq = ++collectiveSeq_;
@@ -682,6 +846,12 @@ private:
             const bool recv = collectiveName == "recv";
             const int index = p2p ? p2pIndex_[pg.name]++ : collIndex_[pg.name]++;
             const int recvIndex = recv ? recvIndex_[pg.name]++ : -1;
+            instance.group = pg.name;
+            instance.index = index;
+            if (p2p) {
+                instance.low = std::min(opt_.rank, peer);
+                instance.high = std::max(opt_.rank, peer);
+            }
             int sizeIndex = index;
             bool resize = false;
             for (const GeneratorFault &f : opt_.faults) {
@@ -699,9 +869,11 @@ private:
                 if (recv && f.kind == K::DropRecv && f.index == recvIndex)
                     drop = true;
             }
-            std::uint64_t key = mix(opt_.seed) ^ hashText(pg.name);
+            // SPMD: every group of one kind (every tensor-parallel group, every data-parallel group,
+            // every send/recv pair) moves the same sizes at the same position, as the same layers do.
+            std::uint64_t key = mix(opt_.seed) ^ hashText(pg.desc);
             if (p2p)
-                key = mix(key ^ 0x9292ULL) ^ static_cast<std::uint64_t>(std::min(opt_.rank, peer));
+                key = mix(key ^ 0x9292ULL);
             key = mix(key + static_cast<std::uint64_t>(sizeIndex));
             c.inNelems = 1024 * (16 + static_cast<std::int64_t>(key % 8177));
             if (resize)
@@ -724,25 +896,40 @@ private:
         ops_[anno].collective = ci;
         if (rng_.percent(60))
             leaf(t, kEmpty);
-        Nanos notBefore = computeDone;
-        Nanos delay = 0;
-        if (job()) {
-            // The rank arrives `delay` into a slot every rank reserves; the kernel starts when the last
-            // one could have arrived, so the collective's kernels end together on every rank.
-            const Nanos slotStart = threads_[t].cursor;
-            delay = arrivalDelay(arrivals_++);
-            threads_[t].cursor += delay;
-            notBefore = std::max(computeDone, slotStart + kArrivalSlot + 15000);
-        }
-        const int rc = call(t, api);
         if (job())
-            threads_[t].cursor += kArrivalSlot - delay;
-        GpuOp &g = gpu(rc, GpuCat::Kernel, kernelName, currentDevice_, kCommStream, gap(30000, 3000000), notBefore);
+            threads_[t].cursor += arrivalDelay(arrivals_++); // CPU time: this rank's arrival jitter
+        const int rc = call(t, api);
+        gap(30000, 3000000); // the duration drawn before the network model: still drawn, so every later draw is the same
+        StreamClock &comm = clock(currentDevice_, kCommStream);
+        const Nanos commFreeBefore = comm.free;
+        const Nanos ready = std::max({calls_[rc].ts + kLaunchLatency, comm.free, computeDone});
+        Nanos start = ready;
+        if (job()) {
+            // Not in the schedule: the first pass over the step, or no member issues it.
+            if (const auto agreed = schedule_ ? schedule_->find(instance) : StartTable::const_iterator{};
+                schedule_ && agreed != schedule_->end()) {
+                if (checkSchedule_ && !drop && trueTime(ready) > agreed->second)
+                    throw std::logic_error("linkscope-gen: rank " + std::to_string(opt_.rank) + " is ready for collective " +
+                                           std::to_string(instance.index) + " on group " + instance.group +
+                                           " after the start the job's schedule gives it");
+                start = std::max(start, localTime(agreed->second));
+            }
+            if (!drop)
+                ready_.emplace_back(instance, trueTime(ready));
+        }
+        const std::int64_t bytes = 4 * (collectiveName == "_allgather_base" ? c.outNelems : c.inNelems);
+        GpuOp &g = gpu(rc, GpuCat::Kernel, kernelName, currentDevice_, kCommStream,
+                       collectiveTransferNs(collectiveName, groupSize, bytes, opt_.netBandwidthGBps, opt_.netLatencyUs,
+                                            opt_.commScale),
+                       0, start);
         g.collective = ci;
         g.grid = 8;
         g.block = 544;
         g.registers = 96;
         g.sharedMemory = 87568;
+        const Nanos end = g.ts + g.dur;
+        // ProcessGroupNCCL records the collective's end event on the comm stream right after the launch.
+        call(t, RuntimeId::EventRecord);
         close(t);
         close(t);
         close(t);
@@ -757,8 +944,17 @@ private:
                 calls_[i].dropped = true;
             for (std::size_t i = gpuBefore; i < gpuOps_.size(); ++i)
                 gpuOps_[i].dropped = true;
+            comm.free = commFreeBefore; // no kernel
         } else {
             ++stats_.collectives;
+        }
+        if (awaited || bucket) {
+            PendingWait &p = bucket ? bucketWait_[t] : pending_[t];
+            p.active = true;
+            if (!drop) {
+                p.real = true;
+                p.until = std::max(p.until, end);
+            }
         }
     }
 
@@ -796,8 +992,13 @@ private:
         close(t);
     }
 
-    void buildStep(int stepIndex)
+    void buildStepBody(int stepIndex)
     {
+        ready_.clear();
+        for (PendingWait &p : pending_)
+            p = PendingWait{};
+        for (PendingWait &p : bucketWait_)
+            p = PendingWait{};
         ops_.clear();
         calls_.clear();
         gpuOps_.clear();
@@ -813,6 +1014,7 @@ private:
         if (stepIndex == 0)
             leaf(main, kPgInit);
         open(main, kProfilerStep, addName("ProfilerStep#" + std::to_string(opt_.firstStep + stepIndex)));
+        threads_[main].cursor += stepDelay_; // --delay-rank: Python time before the step's first op
 
         for (int d = 0; d < opt_.devices; ++d) {
             currentDevice_ = d;
@@ -830,8 +1032,9 @@ private:
             // Pipeline-style hand-over on the default group: rank 2k sends to 2k+1.
             const bool sender = opt_.rank % 2 == 0;
             currentDevice_ = 0;
+            // work.wait() on both sides: the compute stream waits for the transfer.
             collective(main, sender ? kSendC10d : kRecvC10d, sender ? kNcclSend : kNcclRecv, sender ? "send" : "recv",
-                       RuntimeId::LaunchKernel, kSendRecvKernel, 0, sender ? opt_.rank + 1 : opt_.rank - 1);
+                       RuntimeId::LaunchKernel, kSendRecvKernel, 0, sender ? opt_.rank + 1 : opt_.rank - 1, false, true);
         }
         // A CUDA graph replay: one cudaGraphLaunch, several kernels, one correlation, no External id
         // (only user annotations enclose it).
@@ -842,7 +1045,7 @@ private:
             const int kernels = static_cast<int>(rng_.range(3, 5));
             const std::int64_t graphId = 1 + (stepIndex % 3);
             for (int k = 0; k < kernels; ++k) {
-                GpuOp &g = gpu(rc, GpuCat::Kernel, kGraphKernels[k], 0, kGraphStream, gap(3000, 50000));
+                GpuOp &g = gpu(rc, GpuCat::Kernel, kGraphKernels[k], 0, kGraphStream, computeTime(gap(3000, 50000)));
                 g.graphId = graphId;
                 g.graphNode = 100 * graphId + k;
             }
@@ -869,6 +1072,7 @@ private:
             currentDevice_ = d;
             threads_[t].cursor = threads_[main].cursor + gap(3000, 9000) + d * gap(1000, 5000);
             int sinceBucket = 0;
+            bool buckets = false;
             for (int l = opt_.layers - 1; l >= 0; --l) {
                 if (layerDevice[l] != d)
                     continue;
@@ -877,9 +1081,19 @@ private:
                     // DDP bucket all-reduce from the autograd thread:
                     // c10d::allreduce_ ⊃ record_param_comms(X) ⊃ nccl:all_reduce(X+1) ⊃ cudaLaunchKernelExC.
                     collective(t, kAllreduceC10d, kNcclAllReduce, "allreduce", RuntimeId::LaunchKernelExC, kAllReduceKernel,
-                               job() ? dpGroup_ : -1, -1, true);
+                               job() ? dpGroup_ : -1, -1, true, false, true);
                     sinceBucket = 0;
+                    buckets = true;
                 }
+            }
+            if (buckets) {
+                // DDP's finalize_backward on the autograd thread: work.wait() on the buckets (the compute
+                // stream waits for the last all-reduce), then the reduced gradients are copied out of the
+                // buckets; the optimizer's kernels follow on the compute stream.
+                open(t, kCopy);
+                emitBucketWait(t);
+                kernel(t, RuntimeId::LaunchKernel, kDirectCopyKernel, 2000, 30000);
+                close(t);
             }
             backwardEnd = std::max(backwardEnd, threads_[t].cursor);
         }
@@ -902,6 +1116,7 @@ private:
         open(main, kItem);
         open(main, kLocalScalar);
         {
+            emitPendingWait(main);
             const int rc = call(main, RuntimeId::MemcpyAsync);
             GpuOp &g = gpu(rc, GpuCat::Memcpy, "Memcpy DtoH (Device -> Pinned)", 0, kComputeStream, gap(1500, 3000));
             g.bytes = 4;
@@ -1060,6 +1275,11 @@ private:
     void flushStep()
     {
         assignIds();
+        if (simulateOnly_) {
+            for (ThreadState &t : threads_)
+                t.rootPending = false;
+            return;
+        }
         writeKinetoStep();
         writeHostStep();
     }
@@ -1832,6 +2052,13 @@ private:
     Sink kineto_;
     Sink truth_;
     GeneratorStats stats_;
+    const StartTable *schedule_ = nullptr;
+    bool simulateOnly_ = false;
+    bool checkSchedule_ = false;
+    Nanos stepDelay_ = 0;                         // --delay-rank for this rank
+    std::vector<PendingWait> pending_;            // per thread: for the next compute launch
+    std::vector<PendingWait> bucketWait_;         // per thread: for DDP's finalize
+    std::vector<std::pair<Instance, Nanos>> ready_; // this step's arrivals (true time)
 
     Nanos origin_ = 0;
     std::int64_t hostStartMs_ = 0;
@@ -1872,12 +2099,214 @@ private:
     bool firstNode_ = true;
 };
 
+// A job's schedule: the start of every collective instance (true time), found by running every rank
+// step by step: each step is built on every rank with the starts known so far, each instance's start
+// becomes the latest arrival of the members that issued it, and the step is built again until no start
+// changes (a fixed point: a rank's random draws never depend on times, so every pass replays the same
+// program; starts only grow, and each pass settles at least one more collective of the step's chain).
+// A collective some member does not issue (a fault) starts at the latest arrival of those that do.
+struct JobSchedule {
+    StartTable start;
+    int steps = 0;
+    std::uint64_t passes = 0;  // summed over the steps
+    int maxStepPasses = 0;
+};
+
+// Runs fn(0..n-1), on up to `threads` threads.
+template <typename Fn>
+void forEachRank(int n, int threads, Fn fn)
+{
+    threads = std::clamp(threads, 1, n);
+    if (threads == 1) {
+        for (int r = 0; r < n; ++r)
+            fn(r);
+        return;
+    }
+    std::atomic<int> next{0};
+    std::exception_ptr failure;
+    std::mutex mutex;
+    auto worker = [&] {
+        for (int r = next++; r < n; r = next++) {
+            try {
+                fn(r);
+            } catch (...) {
+                std::lock_guard lock(mutex);
+                if (!failure)
+                    failure = std::current_exception();
+            }
+        }
+    };
+    std::vector<std::thread> pool;
+    for (int i = 0; i < threads - 1; ++i)
+        pool.emplace_back(worker);
+    worker();
+    for (std::thread &t : pool)
+        t.join();
+    if (failure)
+        std::rethrow_exception(failure);
+}
+
+JobSchedule computeSchedule(const GeneratorOptions &options, int threads)
+{
+    const int world = std::max({options.worldSize, options.rank + 1, 1});
+    const bool bySize = options.steps <= 0 && (options.targetKinetoBytes > 0 || options.targetKinetoEvents > 0);
+    const int wanted = options.steps > 0 ? options.steps : (bySize ? -1 : 1);
+    JobSchedule schedule;
+    // Sink counts what it is given; these streams drop it. Rank 0 (possibly formatted) has its own.
+    std::ostream discard(nullptr), discardRank0(nullptr);
+    std::vector<std::unique_ptr<Generator>> ranks;
+    for (int r = 0; r < world; ++r) {
+        GeneratorOptions o = options;
+        o.rank = r;
+        o.worldSize = world;
+        std::ostream &out = r == 0 ? discardRank0 : discard;
+        ranks.push_back(std::make_unique<Generator>(o, out, out, out, &schedule.start));
+        // Rank 0 decides the number of steps when it is given by size: it alone is formatted (to count).
+        ranks.back()->setSimulateOnly(!(bySize && r == 0));
+        ranks.back()->begin();
+    }
+    std::vector<Generator::StepStart> starts(static_cast<std::size_t>(world));
+    std::vector<std::vector<std::pair<Instance, Nanos>>> arrivals(static_cast<std::size_t>(world));
+    for (int i = 0; wanted < 0 || i < wanted; ++i) {
+        forEachRank(world, threads, [&](int r) { starts[static_cast<std::size_t>(r)] = ranks[static_cast<std::size_t>(r)]->snapshot(); });
+        for (int pass = 1;; ++pass) {
+            forEachRank(world, threads, [&](int r) {
+                Generator &g = *ranks[static_cast<std::size_t>(r)];
+                if (pass > 1)
+                    g.restore(starts[static_cast<std::size_t>(r)]);
+                g.buildStep(i);
+                arrivals[static_cast<std::size_t>(r)] = g.arrivals();
+            });
+            StartTable latest;
+            for (const auto &rank : arrivals)
+                for (const auto &[instance, at] : rank) {
+                    auto [it, added] = latest.emplace(instance, at);
+                    if (!added)
+                        it->second = std::max(it->second, at);
+                }
+            bool changed = false;
+            for (const auto &[instance, at] : latest) {
+                auto [it, added] = schedule.start.emplace(instance, at);
+                if (added || it->second != at) {
+                    it->second = at;
+                    changed = true;
+                }
+            }
+            if (!changed) {
+                schedule.passes += static_cast<std::uint64_t>(pass);
+                schedule.maxStepPasses = std::max(schedule.maxStepPasses, pass);
+                break;
+            }
+            // Each pass settles at least one more instance of the step unless the program waits in a cycle.
+            if (pass > static_cast<int>(latest.size()) + 2)
+                throw std::logic_error("linkscope-gen: the collective schedule of step " + std::to_string(i) + " does not settle");
+        }
+        forEachRank(world, threads, [&](int r) { ranks[static_cast<std::size_t>(r)]->endStep(); });
+        schedule.steps = i + 1;
+        if (wanted < 0 && ranks.front()->targetReached())
+            break;
+    }
+    return schedule;
+}
+
+std::string scheduleKey(const GeneratorOptions &o)
+{
+    std::ostringstream key;
+    key.precision(17);
+    key << o.seed << '|' << o.steps << '|' << o.targetKinetoBytes << '|' << o.targetKinetoEvents << '|' << o.devices << '|'
+        << o.layers << '|' << o.pid << '|' << o.firstStep << '|' << o.missingHostNodePercent << '|'
+        << std::max(o.worldSize, o.rank + 1) << '|' << o.tensorParallel << '|' << o.straggler << '|' << o.computeScale << '|'
+        << o.commScale << '|' << o.netBandwidthGBps << '|' << o.netLatencyUs;
+    for (const GeneratorFault &f : o.faults)
+        key << "|f" << static_cast<int>(f.kind) << ':' << f.rank << ':' << f.processGroup << ':' << f.index;
+    for (const GeneratorOptions::RankDelay &d : o.rankDelays)
+        key << "|d" << d.rank << '=' << d.ms;
+    return key.str();
+}
+
+// generatePair of one rank of a job needs the whole job's schedule: the last few are kept, so that
+// generating the ranks one by one computes it once.
+std::shared_ptr<const JobSchedule> cachedSchedule(const GeneratorOptions &options)
+{
+    static std::mutex mutex;
+    static std::deque<std::pair<std::string, std::shared_ptr<const JobSchedule>>> cache;
+    const std::string key = scheduleKey(options);
+    {
+        std::lock_guard lock(mutex);
+        for (const auto &[k, s] : cache)
+            if (k == key)
+                return s;
+    }
+    auto schedule = std::make_shared<const JobSchedule>(computeSchedule(options, 1));
+    std::lock_guard lock(mutex);
+    cache.emplace_back(key, schedule);
+    if (cache.size() > 4)
+        cache.pop_front();
+    return schedule;
+}
+
+GeneratorStats generateRank(const GeneratorOptions &options, const JobSchedule &schedule, std::ostream &host,
+                            std::ostream &kineto, std::ostream &truth)
+{
+    GeneratorOptions o = options;
+    o.steps = schedule.steps;
+    o.targetKinetoBytes = 0;
+    o.targetKinetoEvents = 0;
+    Generator generator(o, host, kineto, truth, &schedule.start);
+    generator.setCheckSchedule(true);
+    GeneratorStats stats = generator.run();
+    stats.schedulePasses = schedule.passes;
+    stats.maxStepPasses = static_cast<std::uint64_t>(schedule.maxStepPasses);
+    return stats;
+}
+
 } // namespace
 
 GeneratorStats generatePair(const GeneratorOptions &options, std::ostream &host, std::ostream &kineto, std::ostream &truth)
 {
+    if (options.rank >= 0)
+        return generateRank(options, *cachedSchedule(options), host, kineto, truth);
     Generator generator(options, host, kineto, truth);
     return generator.run();
+}
+
+std::int64_t collectiveTransferNs(std::string_view collective, std::int64_t groupSize, std::int64_t bytes,
+                                  double busBandwidthGBps, double latencyUs, double scale)
+{
+    const double n = static_cast<double>(groupSize);
+    const double latencyNs = latencyUs * 1000.0;
+    const double bytesPerNs = busBandwidthGBps; // GB/s = bytes per ns
+    const double size = static_cast<double>(bytes);
+    double ns;
+    if (groupSize <= 1)
+        ns = latencyNs;
+    else if (collective == "allreduce" || collective == "all_reduce")
+        ns = 2.0 * (n - 1.0) / n * size / bytesPerNs + 2.0 * (n - 1.0) * latencyNs;
+    else if (collective.find("allgather") != std::string_view::npos || collective.find("all_gather") != std::string_view::npos
+             || collective.find("reduce_scatter") != std::string_view::npos)
+        ns = (n - 1.0) / n * size / bytesPerNs + (n - 1.0) * latencyNs;
+    else
+        ns = size / bytesPerNs + latencyNs;
+    return static_cast<std::int64_t>(std::llround(ns * scale));
+}
+
+bool parseRankDelay(const std::string &text, GeneratorOptions::RankDelay &delay)
+{
+    const std::size_t eq = text.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 >= text.size())
+        return false;
+    int rank = 0;
+    auto r = std::from_chars(text.data(), text.data() + eq, rank);
+    if (r.ec != std::errc() || r.ptr != text.data() + eq || rank < 0)
+        return false;
+    const std::string msText = text.substr(eq + 1);
+    char *end = nullptr;
+    const double ms = std::strtod(msText.c_str(), &end);
+    if (end != msText.c_str() + msText.size() || !std::isfinite(ms) || ms < 0)
+        return false;
+    delay.rank = rank;
+    delay.ms = ms;
+    return true;
 }
 
 std::int64_t clockOffsetNs(std::uint64_t seed, int rank)
@@ -1937,8 +2366,12 @@ std::vector<GeneratorStats> generateJob(const GeneratorOptions &options, const s
     const int world = std::max(options.worldSize, 1);
     std::filesystem::create_directories(dir);
     std::vector<GeneratorStats> stats(static_cast<std::size_t>(world));
-    auto writeRank = [&](int rank, const GeneratorOptions &rankOptions) {
-        GeneratorOptions o = rankOptions;
+    GeneratorOptions jobOptions = options;
+    jobOptions.rank = 0;
+    jobOptions.worldSize = world;
+    const JobSchedule schedule = computeSchedule(jobOptions, threads);
+    auto writeRank = [&](int rank) {
+        GeneratorOptions o = options;
         o.rank = rank;
         o.worldSize = world;
         const std::string suffix = "_" + std::to_string(rank);
@@ -1955,7 +2388,7 @@ std::vector<GeneratorStats> generateJob(const GeneratorOptions &options, const s
             truthOut.open(truthPath + ".tmp", std::ios::binary | std::ios::trunc);
         if (!host || !kineto || (truth && !truthOut))
             throw std::runtime_error("cannot write in " + dir);
-        stats[static_cast<std::size_t>(rank)] = generatePair(o, host, kineto, truthOut);
+        stats[static_cast<std::size_t>(rank)] = generateRank(o, schedule, host, kineto, truthOut);
         host.close();
         kineto.close();
         if (truth)
@@ -1967,39 +2400,7 @@ std::vector<GeneratorStats> generateJob(const GeneratorOptions &options, const s
         if (truth)
             std::filesystem::rename(truthPath + ".tmp", truthPath);
     };
-    writeRank(0, options);
-    GeneratorOptions rest = options;
-    rest.steps = static_cast<int>(stats[0].steps);
-    rest.targetKinetoBytes = 0;
-    rest.targetKinetoEvents = 0;
-    std::mutex mutex;
-    int next = 1;
-    std::string failure;
-    auto worker = [&] {
-        while (true) {
-            int rank;
-            {
-                std::lock_guard lock(mutex);
-                if (next >= world || !failure.empty())
-                    return;
-                rank = next++;
-            }
-            try {
-                writeRank(rank, rest);
-            } catch (const std::exception &e) {
-                std::lock_guard lock(mutex);
-                failure = e.what();
-            }
-        }
-    };
-    std::vector<std::thread> pool;
-    for (int i = 0; i < std::max(threads, 1) - 1; ++i)
-        pool.emplace_back(worker);
-    worker();
-    for (std::thread &t : pool)
-        t.join();
-    if (!failure.empty())
-        throw std::runtime_error(failure);
+    forEachRank(world, threads, writeRank);
     return stats;
 }
 

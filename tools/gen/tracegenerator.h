@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <iosfwd>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace linkscope::gen {
@@ -56,21 +57,77 @@ struct GeneratorOptions {
 
     // --- multi-rank jobs (rank >= 0) ---
     // One process and one GPU per rank (devices is forced to 1). Ranks of one job share the seed, so
-    // they run the same program on the same schedule: collectives issued in the same order with the
-    // same sizes, kernels of one collective ending together; what differs is the rank's clock
-    // (clockOffsetNs), its arrival at each collective (a delay up to 200 µs, larger on the
-    // straggler), its process groups and its P2P direction. Process groups: "0" (default_pg, all
-    // ranks); with tensorParallel > 1, "1".."W/tp" (tensor_parallel: consecutive ranks) and the next
-    // tp names (data_parallel: ranks with the same r % tp). Per step: an all-gather on "0" (every
-    // other step), an all-reduce on the rank's tensor-parallel group per forward layer, one
-    // send/recv between rank pairs (2k → 2k+1) on "0" when the world size is even, and bucket
-    // all-reduces on the data-parallel group in backward. rank < 0 writes the single-process trace.
+    // they run the same program with the same random draws: collectives issued in the same order with
+    // the same sizes; what differs is the rank's clock (clockOffsetNs), its arrival at each collective,
+    // its process groups and its P2P direction. Process groups: "0" (default_pg, all ranks); with
+    // tensorParallel > 1, "1".."W/tp" (tensor_parallel: consecutive ranks) and the next tp names
+    // (data_parallel: ranks with the same r % tp). Per step: an all-gather on "0" (every other step),
+    // an all-reduce on the rank's tensor-parallel group per forward layer, one send/recv between rank
+    // pairs (2k → 2k+1) on "0" when the world size is even, and bucket all-reduces on the
+    // data-parallel group in backward. rank < 0 writes the single-process trace.
+    //
+    // Scheduling (causal, in the job's true time = a rank's timestamps − clockOffsetNs):
+    //  * CPU: each thread runs on its own; before every collective launch a rank spends a CPU delay
+    //    below 25 µs (a hash of seed, rank and position: larger on the straggler), so arrivals drift
+    //    apart until the rank waits for the GPU (with the default shape the arrival skew stays under
+    //    200 µs). A launch never waits for other ranks. A
+    //    cudaStreamSynchronize / cudaDeviceSynchronize lasts until the GPU work it waits for ends.
+    //  * A rank is ready for a collective at max(launch call start + 15 µs, its comm stream free, the
+    //    compute work the comm stream waits for (cudaEventRecord + cudaStreamWaitEvent before the
+    //    launch)). The kernel starts on every member at the latest member's ready time (send/recv:
+    //    the pair's) and lasts the network model's time (collectiveTransferNs × commScale), so a
+    //    collective's kernels start and end together on every rank. A collective some member does not
+    //    issue (fault Skip / DropRecv) starts at the latest ready time of the members that do.
+    //  * The compute stream waits (cudaEventRecord right after the collective's launch, then
+    //    cudaStreamWaitEvent just before the thread's next compute-stream launch) for each forward
+    //    tensor-parallel all-reduce, for the send/recv, and, on the autograd thread, for the last
+    //    data-parallel bucket all-reduce (DDP's finalize: a copy kernel on the compute stream under
+    //    aten::copy_, before the optimizer's kernels). These also apply to the single-process trace.
+    //  generateJob (and generatePair of one rank, which computes the whole job's schedule once per
+    //  options) finds the start times by a fixed point over passes, step by step: see GeneratorStats.
     int rank = -1;
     int worldSize = 1;
     int tensorParallel = 0;   // 0: 2 when the world size is even and at least 4, else 1
     int straggler = -1;       // this rank arrives last at most collectives (-1: none)
     std::vector<GeneratorFault> faults; // applied to the rank they name
+
+    // --- what-if knobs ---
+    // A changed configuration (B) generated from the same seed as the original (A) makes the same
+    // random draws in the same order: every name, id, size, count and CPU op is the same, only times
+    // differ, and B's times are its ground truth (scheduled causally, see "Scheduling" below).
+    //
+    // Every kernel that is not an NCCL kernel (GEMMs, elementwise, reductions, Triton, CUDA-graph
+    // kernels) lasts computeScale × its drawn duration, rounded to the nanosecond (the draw is made
+    // as before, then scaled). Memcpy and memset are not scaled.
+    double computeScale = 1.0;
+    // Every NCCL kernel lasts commScale × collectiveTransferNs(…) (the network model below).
+    double commScale = 1.0;
+    // The network model's bus bandwidth (GB/s, 1e9 bytes per second) and per-step latency (µs).
+    double netBandwidthGBps = 12.5;
+    double netLatencyUs = 5.0;
+    // Rank `rank` (0 for the single-process trace) spends `ms` milliseconds of extra CPU time at the
+    // start of every ProfilerStep: a gap inside ProfilerStep#N before its first child (Python, no op).
+    // Entries naming the same rank add up.
+    struct RankDelay {
+        int rank = 0;
+        double ms = 0;
+    };
+    std::vector<RankDelay> rankDelays;
 };
+// "R=MS" (rank, milliseconds ≥ 0) → delay. False if malformed.
+bool parseRankDelay(const std::string &text, GeneratorOptions::RankDelay &delay);
+
+// The network model every NCCL kernel's duration comes from (NCCL's ring convention), in ns:
+//   S = bytes (the collective's input; for all-gather its output), BW = busBandwidthGBps × 1e9 B/s,
+//   L = latencyUs µs, n = groupSize;
+//   all-reduce ("allreduce")                       2(n−1)/n · S/BW + 2(n−1) · L
+//   all-gather ("_allgather_base", "allgather"),
+//   reduce-scatter ("_reduce_scatter_base", …)     (n−1)/n · S/BW + (n−1) · L
+//   send / recv (and any other name)               S/BW + L
+//   a group of one rank (n ≤ 1)                    L (the kernel runs, nothing moves)
+// times `scale`, rounded to the nearest nanosecond.
+std::int64_t collectiveTransferNs(std::string_view collective, std::int64_t groupSize, std::int64_t bytes,
+                                  double busBandwidthGBps, double latencyUs, double scale = 1.0);
 
 // The clock offset (ns) of a rank of a job generated with `seed` relative to rank 0 (0 for rank 0):
 // a rank's timestamps are the job's true times plus this.
@@ -91,9 +148,14 @@ struct GeneratorStats {
     std::uint64_t kinetoEvents = 0;    // every element of traceEvents
     std::uint64_t collectives = 0;     // NCCL kernels
     std::uint64_t graphLaunches = 0;   // cudaGraphLaunch calls
+    // Job mode: passes over every rank the job's collective schedule took (summed over the steps),
+    // and the most one step took.
+    std::uint64_t schedulePasses = 0;
+    std::uint64_t maxStepPasses = 0;
 };
 
-// Writes the three outputs. Deterministic for a given options value.
+// Writes the three outputs. Deterministic for a given options value. With options.rank >= 0, one
+// rank of the job of options.worldSize ranks, exactly as generateJob writes it.
 //
 // Ground truth: one JSON object per line, one line per GPU op, in the order the ops appear in the
 // Kineto file:
@@ -110,7 +172,9 @@ GeneratorStats generatePair(const GeneratorOptions &options, std::ostream &host,
 
 // Every rank of a job: DIR/host_<r>.json, DIR/kineto_<r>.json and, with `truth`, DIR/truth_<r>.jsonl
 // for r in [0, options.worldSize) (options.rank is ignored). Rank 0 decides the number of steps when
-// it is given by size; the others write as many. `threads` ranks are generated at the same time.
+// it is given by size; the others write as many. The collective schedule is computed first (every
+// rank in memory, step by step, until no start changes; nothing is written), then the ranks are
+// written; `threads` ranks are worked on at the same time in both.
 // Files are written to a temporary name and renamed. Throws std::runtime_error naming a file that
 // cannot be written. Returns each rank's stats.
 std::vector<GeneratorStats> generateJob(const GeneratorOptions &options, const std::string &dir, bool truth = false,
