@@ -249,11 +249,14 @@ constexpr int kComputeStream = 7;
 constexpr int kGraphStream = 20;
 constexpr int kCommStream = 40;   // the same ids on both devices: lanes must be keyed by (device, stream)
 constexpr int kWorldSize = 8;
-// Job mode: before each collective's launch a rank spends a CPU delay below this (the natural
-// arrival jitter; see Generator::arrivalDelay). The delays add up on a rank's CPU until it waits for
-// the GPU (the syncs at the end of a step), so the arrival skew of a collective is the difference of
-// the members' sums since then: with the default shape (at most 8 collectives a step) under 200 µs.
-constexpr Nanos kArrivalJitter = 25'000;
+// Job mode: a rank's CPU spends this long in each collective's launch path, the launch a delay into
+// it that differs per rank (Generator::arrivalDelay): the natural arrival jitter, which does not add
+// up from one collective to the next (a rank that kept its delays would fall further behind at every
+// collective and look like a straggler in every group it shares).
+constexpr Nanos kArrivalJitter = 200'000;
+// A collective's elements come in multiples of this (16 to 8192 of them, floats): 8 KB to 4 MB per
+// rank, so that at the network model's default bandwidth the default job's steps are mostly compute.
+constexpr std::int64_t kElementsPerUnit = 128;
 // A collective's kernel can start this long after its launch call starts (job mode: the rank's arrival).
 constexpr Nanos kLaunchLatency = 15'000;
 constexpr std::string_view kDirectCopyKernel = "void at::native::vectorized_elementwise_kernel<4, at::native::direct_copy_kernel_cuda(at::TensorIteratorBase&)::{lambda()#3}::operator()() const::{lambda()#7}::operator()() const::{lambda(float)#1}, at::detail::Array<char*, 2> >(int, at::native::direct_copy_kernel_cuda(at::TensorIteratorBase&)::{lambda()#3}::operator()() const::{lambda()#7}::operator()() const::{lambda(float)#1}, at::detail::Array<char*, 2>)";
@@ -574,8 +577,9 @@ private:
     }
 
     // The CPU time this rank spends just before launching its collective number `k` (a gap in the
-    // nccl:* annotation), different on every rank: the jitter in the ranks' arrivals. The straggler's
-    // delays are larger, so it arrives last at most collectives. No random draw (a hash).
+    // nccl:* annotation; kArrivalJitter − this follows the launch), different on every rank: the
+    // jitter in the ranks' arrivals. The straggler's delays are larger, so it arrives last at most
+    // collectives. No random draw (a hash).
     Nanos arrivalDelay(std::uint64_t k) const
     {
         const std::uint64_t h = mix(opt_.seed * 1000003ULL ^ mix(static_cast<std::uint64_t>(opt_.rank) * 7919ULL + k * 104729ULL));
@@ -836,7 +840,7 @@ private:
         std::int64_t groupSize = kWorldSize;
         Instance instance;
         if (group < 0) {
-            c.inNelems = 1024 * rng_.range(16, 8192);
+            c.inNelems = kElementsPerUnit * rng_.range(16, 8192);
             c.seq = ++collectiveSeq_;
         } else {
             // Sizes are a function of (seed, group, position): every member computes the same.
@@ -875,7 +879,7 @@ private:
             if (p2p)
                 key = mix(key ^ 0x9292ULL);
             key = mix(key + static_cast<std::uint64_t>(sizeIndex));
-            c.inNelems = 1024 * (16 + static_cast<std::int64_t>(key % 8177));
+            c.inNelems = kElementsPerUnit * (16 + static_cast<std::int64_t>(key % 8177));
             if (resize)
                 c.inNelems *= 2;
             // PyTorch's per-group sequence number counts what the rank issued.
@@ -896,8 +900,10 @@ private:
         ops_[anno].collective = ci;
         if (rng_.percent(60))
             leaf(t, kEmpty);
-        if (job())
-            threads_[t].cursor += arrivalDelay(arrivals_++); // CPU time: this rank's arrival jitter
+        // Job mode: the rank's CPU spends kArrivalJitter in the launch path, the launch `delay` into it:
+        // its arrival jitter. Real CPU time on both sides of the launch, so the jitter does not add up.
+        const Nanos delay = job() ? arrivalDelay(arrivals_++) : 0;
+        threads_[t].cursor += delay;
         const int rc = call(t, api);
         gap(30000, 3000000); // the duration drawn before the network model: still drawn, so every later draw is the same
         StreamClock &comm = clock(currentDevice_, kCommStream);
@@ -930,6 +936,8 @@ private:
         const Nanos end = g.ts + g.dur;
         // ProcessGroupNCCL records the collective's end event on the comm stream right after the launch.
         call(t, RuntimeId::EventRecord);
+        if (job())
+            threads_[t].cursor += kArrivalJitter - delay;
         close(t);
         close(t);
         close(t);
@@ -2378,10 +2386,8 @@ std::vector<GeneratorStats> generateJob(const GeneratorOptions &options, const s
         const std::string hostPath = (std::filesystem::path(dir) / ("host" + suffix + ".json")).string();
         const std::string kinetoPath = (std::filesystem::path(dir) / ("kineto" + suffix + ".json")).string();
         const std::string truthPath = (std::filesystem::path(dir) / ("truth" + suffix + ".jsonl")).string();
-        std::vector<char> hostBuffer(1 << 20), kinetoBuffer(1 << 20);
+        // No stream buffers of their own: the generator's sinks hand them 1 MB at a time.
         std::ofstream host, kineto, truthOut;
-        host.rdbuf()->pubsetbuf(hostBuffer.data(), static_cast<std::streamsize>(hostBuffer.size()));
-        kineto.rdbuf()->pubsetbuf(kinetoBuffer.data(), static_cast<std::streamsize>(kinetoBuffer.size()));
         host.open(hostPath + ".tmp", std::ios::binary | std::ios::trunc);
         kineto.open(kinetoPath + ".tmp", std::ios::binary | std::ios::trunc);
         if (truth)

@@ -67,11 +67,11 @@ struct GeneratorOptions {
     // data-parallel group in backward. rank < 0 writes the single-process trace.
     //
     // Scheduling (causal, in the job's true time = a rank's timestamps − clockOffsetNs):
-    //  * CPU: each thread runs on its own; before every collective launch a rank spends a CPU delay
-    //    below 25 µs (a hash of seed, rank and position: larger on the straggler), so arrivals drift
-    //    apart until the rank waits for the GPU (with the default shape the arrival skew stays under
-    //    200 µs). A launch never waits for other ranks. A
-    //    cudaStreamSynchronize / cudaDeviceSynchronize lasts until the GPU work it waits for ends.
+    //  * CPU: each thread runs on its own. Every collective's launch path takes a rank 200 µs of CPU
+    //    time, the launch a delay into it that differs per rank and collective (a hash of seed, rank
+    //    and position, larger on the straggler): the arrival jitter, which does not add up from one
+    //    collective to the next. A launch never waits for other ranks. A cudaStreamSynchronize /
+    //    cudaDeviceSynchronize lasts until the GPU work it waits for ends.
     //  * A rank is ready for a collective at max(launch call start + 15 µs, its comm stream free, the
     //    compute work the comm stream waits for (cudaEventRecord + cudaStreamWaitEvent before the
     //    launch)). The kernel starts on every member at the latest member's ready time (send/recv:
@@ -82,7 +82,7 @@ struct GeneratorOptions {
     //    cudaStreamWaitEvent just before the thread's next compute-stream launch) for each forward
     //    tensor-parallel all-reduce, for the send/recv, and, on the autograd thread, for the last
     //    data-parallel bucket all-reduce (DDP's finalize: a copy kernel on the compute stream under
-    //    aten::copy_, before the optimizer's kernels). These also apply to the single-process trace.
+    //    aten::copy_, before the optimizer's kernels; also in the single-process trace).
     //  generateJob (and generatePair of one rank, which computes the whole job's schedule once per
     //  options) finds the start times by a fixed point over passes, step by step: see GeneratorStats.
     int rank = -1;
@@ -94,7 +94,7 @@ struct GeneratorOptions {
     // --- what-if knobs ---
     // A changed configuration (B) generated from the same seed as the original (A) makes the same
     // random draws in the same order: every name, id, size, count and CPU op is the same, only times
-    // differ, and B's times are its ground truth (scheduled causally, see "Scheduling" below).
+    // differ, and B's times are its ground truth (scheduled causally, see "Scheduling" above).
     //
     // Every kernel that is not an NCCL kernel (GEMMs, elementwise, reductions, Triton, CUDA-graph
     // kernels) lasts computeScale × its drawn duration, rounded to the nanosecond (the draw is made
@@ -117,7 +117,8 @@ struct GeneratorOptions {
 // "R=MS" (rank, milliseconds ≥ 0) → delay. False if malformed.
 bool parseRankDelay(const std::string &text, GeneratorOptions::RankDelay &delay);
 
-// The network model every NCCL kernel's duration comes from (NCCL's ring convention), in ns:
+// The network model every NCCL kernel's duration comes from (NCCL's ring convention), in ns. The
+// generator's collectives move 8 KB to 4 MB per rank (all-gather: that times n out):
 //   S = bytes (the collective's input; for all-gather its output), BW = busBandwidthGBps × 1e9 B/s,
 //   L = latencyUs µs, n = groupSize;
 //   all-reduce ("allreduce")                       2(n−1)/n · S/BW + 2(n−1) · L
