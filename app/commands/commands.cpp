@@ -13,6 +13,7 @@ const std::vector<Command> &commands()
         {"dump", "print a Chakra .et file as JSON", runDump},
         {"job", "every rank of a distributed job: link, export, check collectives across ranks", runJob},
         {"check", "pre-flight a job's .et files for ASTRA-sim (dependencies, node types, groups, collectives)", runCheck},
+        {"whatif", "a job export with a change applied: kernels or transfers scaled, a rank delayed", runWhatIf},
     };
     return all;
 }

@@ -37,6 +37,8 @@ void printExportUsage(std::ostream &out)
            "  astra-sim target only:\n"
            "  --no-own-time         CPU nodes keep their exclusive time (waits on other threads included)\n"
            "  --no-gaps             drop the gaps between a thread's ops instead of folding them into the next node\n"
+           "  --keep-blocked        keep time blocked in synchronizes and waits for other threads in CPU durations\n"
+           "                        (default: taken out, the work after it waits for what it waited for)\n"
            "  --no-pg-order         leave out: each collective waits for the previous one of its process group\n"
            "  --no-comm-waits-compute  leave out cudaStreamWaitEvent deps of a communication op on a compute op\n"
            "  --no-compute-waits-comm  ... and of a compute op on a communication op\n"
@@ -108,6 +110,8 @@ int runExport(const Args &args, std::ostream &out, std::ostream &err)
             request.chakra.ownTimeDurations = false;
         } else if (a == "--no-gaps") {
             request.chakra.keepGaps = false;
+        } else if (a == "--keep-blocked") {
+            request.chakra.blockedAsDependencies = false;
         } else if (a == "--no-pg-order") {
             request.chakra.pgOrderDeps = false;
         } else if (a == "--no-comm-waits-compute") {

@@ -162,6 +162,18 @@ void printReport(const JobReport &report, std::ostream &out)
             << g.ranks.size() << " ranks, " << (it == report.collectivesPerGroup.end() ? 0 : it->second) << " collectives";
     }
     out << '\n';
+    const NetworkFit &net = report.network;
+    if (net.fitted) {
+        char line[256];
+        std::snprintf(line, sizeof line,
+                      "network (fitted from %zu collectives' transfers): ring of %lld, %.4g GB/s, %.4g ns latency; "
+                      "mean error %.1f %%, total %+.1f %%\n",
+                      net.samples, static_cast<long long>(net.npus), net.bandwidthGBps, net.latencyNs, net.meanAbsErrorPct,
+                      net.totalErrorPct);
+        out << line;
+    } else {
+        out << "network: not fitted (" << net.reason << ")\n";
+    }
     std::size_t errors = 0, warnings = 0;
     for (const JobFinding &f : report.findings)
         (f.severity == Severity::Error ? errors : warnings) += 1;
@@ -305,7 +317,8 @@ int runJob(const Args &args, std::ostream &out, std::ostream &err)
             const std::string commGroup = (fs::path(outDir) / "comm_group.json").string();
             writeJobOutputs(report, commGroup, reportPath);
             printReport(report, out);
-            out << "wrote " << commGroup << ", " << reportPath << '\n';
+            out << "wrote " << commGroup << (report.network.fitted ? ", " + networkFilePath(commGroup) : std::string()) << ", "
+                << reportPath << '\n';
             const std::size_t etErrors = preflight(report, outDir, commGroup, jobs, out);
             bool unreadable = std::any_of(report.ranks.begin(), report.ranks.end(), [](const RankSummary &s) { return !s.error.empty(); });
             if (unreadable)
@@ -396,7 +409,8 @@ int runJob(const Args &args, std::ostream &out, std::ostream &err)
         const std::string commGroup = (fs::path(outDir) / "comm_group.json").string();
         writeJobOutputs(report, commGroup, reportPath);
         printReport(report, out);
-        out << "wrote " << commGroup << ", " << reportPath << " in " << seconds << " s\n";
+        out << "wrote " << commGroup << (report.network.fitted ? ", " + networkFilePath(commGroup) : std::string()) << ", "
+            << reportPath << " in " << seconds << " s\n";
         const std::size_t etErrors = preflight(report, outDir, commGroup, jobs, out);
         if (unreadable)
             return 1;

@@ -24,8 +24,16 @@ struct TimedNode {
     std::uint32_t node;
 };
 
-// The pieces of one thread (ops sorted by start, longer first on ties: the nesting order).
-void threadPieces(const std::vector<TimedNode> &ops, bool keepGaps, std::vector<Piece> &out)
+// The pieces of one thread (ops sorted by start, longer first on ties: the nesting order). `holes`
+// (sorted, disjoint): blocked time, given to no node; the op a hole is in has "a child started"
+// after it, so its time after the hole goes to the op that continues (the one that waits for what
+// the hole waited for).
+// `launches` (sorted): when the thread's launch calls returned. The op a launch is in runs until
+// then; its time after it goes to the op that runs next, as after a child, so that the GPU op,
+// which waits for the whole of its launching node, starts where it was launched and not where its
+// launching op ended.
+void threadPieces(const std::vector<TimedNode> &ops, bool keepGaps, std::span<const BlockedInterval> holes,
+                  std::span<const Nanos> launches, std::vector<Piece> &out)
 {
     struct Open {
         Nanos end;
@@ -34,23 +42,41 @@ void threadPieces(const std::vector<TimedNode> &ops, bool keepGaps, std::vector<
     };
     std::vector<Open> stack;
     const std::size_t m = ops.size();
-    std::size_t next = 0;
+    std::size_t next = 0, hole = 0, launch = 0;
     Nanos t = m ? ops[0].ts : 0;
-    auto emit = [&](Nanos to) {
-        if (to <= t) {
-            return;
-        }
+    auto emitPlain = [&](Nanos from, Nanos to) {
         const std::uint32_t upcoming = next < m ? ops[next].node : ops[m - 1].node;
         if (!stack.empty()) {
             const Open &inside = stack.back();
             if (!inside.childStarted)
-                out.push_back({t, to, inside.node});
+                out.push_back({from, to, inside.node});
             else
-                out.push_back({t, to, keepGaps ? upcoming : inside.node});
+                out.push_back({from, to, keepGaps ? upcoming : inside.node});
         } else if (keepGaps) {
-            out.push_back({t, to, upcoming});
+            out.push_back({from, to, upcoming});
         }
-        t = to;
+    };
+    auto emit = [&](Nanos to) {
+        while (t < to) {
+            while (hole < holes.size() && holes[hole].end <= t)
+                ++hole;
+            if (hole < holes.size() && holes[hole].begin <= t) { // blocked: nobody's time
+                t = std::min(to, holes[hole].end);
+                if (!stack.empty())
+                    stack.back().childStarted = true;
+                continue;
+            }
+            Nanos until = hole < holes.size() ? std::min(to, holes[hole].begin) : to;
+            while (launch < launches.size() && launches[launch] <= t)
+                ++launch;
+            const bool split = launch < launches.size() && launches[launch] < until;
+            if (split)
+                until = launches[launch];
+            emitPlain(t, until);
+            t = until;
+            if (split && !stack.empty())
+                stack.back().childStarted = true;
+        }
     };
     while (next < m || !stack.empty()) {
         const Nanos nextStart = next < m ? ops[next].ts : std::numeric_limits<Nanos>::max();
@@ -69,8 +95,11 @@ void threadPieces(const std::vector<TimedNode> &ops, bool keepGaps, std::vector<
 
 // Gives every instant covered by some piece to the covering piece that began last; with
 // `fillGaps`, an instant no piece covers (between the first begin and the last end) goes to the
-// next piece that begins.
-void sweep(const std::vector<Piece> &pieces, bool fillGaps, std::vector<Nanos> &durationNs)
+// next piece that begins. Pieces owned by kBlocked are blocked time: they hold an instant only when
+// no other piece covers it, and give it to nobody.
+constexpr std::uint32_t kBlocked = std::numeric_limits<std::uint32_t>::max();
+
+void sweep(const std::vector<Piece> &pieces, bool fillGaps, std::vector<Nanos> &durationNs, bool earliestWins = false)
 {
     if (pieces.empty())
         return;
@@ -88,25 +117,33 @@ void sweep(const std::vector<Piece> &pieces, bool fillGaps, std::vector<Nanos> &
     std::sort(bounds.begin(), bounds.end(), [](const Boundary &a, const Boundary &b) {
         return std::tie(a.at, a.opens, a.piece) < std::tie(b.at, b.opens, b.piece); // closings first
     });
+    auto key = [&](std::uint32_t k) {
+        if (pieces[k].owner == kBlocked)
+            return std::make_pair(std::numeric_limits<Nanos>::min(), k);
+        return std::make_pair(earliestWins ? -pieces[k].begin : pieces[k].begin, k);
+    };
     std::set<std::pair<Nanos, std::uint32_t>> open; // (begin, piece)
     Nanos pendingGap = 0;
     Nanos last = bounds.front().at;
     for (const Boundary &b : bounds) {
         if (b.at > last) {
-            if (!open.empty())
-                durationNs[pieces[open.rbegin()->second].owner] += b.at - last;
-            else if (fillGaps)
+            if (!open.empty()) {
+                const std::uint32_t owner = pieces[open.rbegin()->second].owner;
+                if (owner != kBlocked)
+                    durationNs[owner] += b.at - last;
+            } else if (fillGaps) {
                 pendingGap += b.at - last;
+            }
             last = b.at;
         }
         if (b.opens) {
-            open.emplace(pieces[b.piece].begin, b.piece);
-            if (pendingGap) {
+            open.insert(key(b.piece));
+            if (pendingGap && pieces[b.piece].owner != kBlocked) {
                 durationNs[pieces[b.piece].owner] += pendingGap;
                 pendingGap = 0;
             }
         } else {
-            open.erase({pieces[b.piece].begin, b.piece});
+            open.erase(key(b.piece));
         }
     }
 }
@@ -170,15 +207,32 @@ std::vector<std::uint64_t> astraSimDurationsMicros(const EtPlusGraph &graph, con
                                                    std::span<const std::uint32_t> chainBegin,
                                                    std::span<const std::uint32_t> chainList,
                                                    std::span<const std::uint8_t> gpuCompute, const ChakraOptions &options,
-                                                   Nanos leadInFrom)
+                                                   Nanos leadInFrom, const BlockedIntervals *blocked)
 {
     const std::size_t n = graph.nodes.size();
     std::vector<Nanos> durationNs(n, 0);
     std::vector<std::uint64_t> micros(n, 0);
 
     // CPU: pieces per thread, then one sweep over all threads of the rank.
-    std::vector<Piece> pieces;
+    std::vector<Piece> pieces, holes;
     std::vector<TimedNode> ops;
+    static const std::vector<BlockedInterval> kNoHoles;
+    static const std::vector<Nanos> kNoLaunches;
+    // When each thread's launches of exported GPU ops returned.
+    std::map<ThreadIndex, std::vector<Nanos>> launchEnds;
+    if (options.keepGaps)
+        for (std::uint32_t i = 0; i < n; ++i) {
+            const EtPlusNode &node = graph.nodes[i];
+            if (!node.gpu || !node.gpuLink.in(links.gpuLinks.size()))
+                continue;
+            const EventIndex launch = links.gpuLinks[node.gpuLink].launch;
+            if (device.contains(launch)) {
+                const DeviceEvent &l = device.event(launch);
+                launchEnds[l.thread].push_back(l.ts + std::max<Nanos>(l.dur, 0));
+            }
+        }
+    for (auto &[thread, list] : launchEnds)
+        std::sort(list.begin(), list.end());
     const std::size_t chains = chainBegin.empty() ? 0 : chainBegin.size() - 1;
     for (std::size_t c = 0; c < chains; ++c) {
         ops.clear();
@@ -193,8 +247,21 @@ std::vector<std::uint64_t> astraSimDurationsMicros(const EtPlusGraph &graph, con
         std::sort(ops.begin(), ops.end(), [](const TimedNode &a, const TimedNode &b) {
             return std::tie(a.ts, b.end, a.node) < std::tie(b.ts, a.end, b.node);
         });
+        const std::vector<BlockedInterval> *threadHoles = &kNoHoles;
+        const std::vector<Nanos> *threadLaunches = &kNoLaunches;
+        if (!ops.empty())
+            if (auto it = launchEnds.find(device.event(graph.nodes[ops.front().node].event).thread); it != launchEnds.end())
+                threadLaunches = &it->second;
+        if (blocked && !ops.empty()) {
+            const ThreadIndex thread = device.event(graph.nodes[ops.front().node].event).thread;
+            if (auto it = blocked->find(thread); it != blocked->end()) {
+                threadHoles = &it->second;
+                for (const BlockedInterval &h : it->second)
+                    holes.push_back({h.begin, h.end, kBlocked});
+            }
+        }
         if (options.ownTimeDurations || options.keepGaps)
-            threadPieces(ops, options.keepGaps, pieces);
+            threadPieces(ops, options.keepGaps, *threadHoles, *threadLaunches, pieces);
         else
             for (const TimedNode &op : ops) // exclusive times, as the Chakra target
                 durationNs[op.node] = graph.nodes[op.node].event.in(links.exclusiveDur.size())
@@ -207,14 +274,46 @@ std::vector<std::uint64_t> astraSimDurationsMicros(const EtPlusGraph &graph, con
         if (first->begin > leadInFrom)
             durationNs[first->owner] += first->begin - leadInFrom;
     }
-    if (options.ownTimeDurations)
+    if (options.ownTimeDurations) {
+        pieces.insert(pieces.end(), holes.begin(), holes.end());
         sweep(pieces, options.keepGaps, durationNs);
-    else
+    } else
         for (const Piece &p : pieces) // each thread on its own: overlaps between threads counted twice
             durationNs[p.owner] += p.end - p.begin;
 
-    // GPU compute: one sweep per device over its kernels (no gaps: idle GPU time comes from the
-    // dependencies). Communication nodes keep their measured duration.
+    // GPU compute: one sweep per device over its kernels (idle GPU time comes from the
+    // dependencies). Communication nodes keep their measured duration. With keepGaps, a kernel
+    // also holds its dispatch latency: the time (up to kMaxDispatchNs) from when it could have
+    // started — its launch returned, the previous op of its stream ended, what it waited for on
+    // another stream ended — to its start, which no dependency gives it (ASTRA-sim starts a GPU node
+    // the instant its dependencies finish).
+    constexpr Nanos kMaxDispatchNs = 50'000;
+    std::vector<Nanos> readyAt;
+    if (options.keepGaps) {
+        readyAt.assign(n, std::numeric_limits<Nanos>::min());
+        std::map<std::pair<std::int32_t, std::int64_t>, std::vector<TimedNode>> byStream;
+        for (std::uint32_t i = 0; i < n; ++i) {
+            const EtPlusNode &node = graph.nodes[i];
+            if (!node.gpu || !device.contains(node.event))
+                continue;
+            const DeviceEvent &e = device.event(node.event);
+            byStream[{e.device, e.stream}].push_back({e.ts, e.ts + std::max<Nanos>(e.dur, 0), i});
+            if (node.gpuLink.in(links.gpuLinks.size()) && device.contains(links.gpuLinks[node.gpuLink].launch)) {
+                const DeviceEvent &l = device.event(links.gpuLinks[node.gpuLink].launch);
+                readyAt[i] = std::max(readyAt[i], l.ts + std::max<Nanos>(l.dur, 0));
+            }
+            for (std::uint32_t k = graph.syncBegin[i]; k < graph.syncBegin[i + 1]; ++k) {
+                const EventIndex w = graph.nodes[graph.syncList[k]].event;
+                if (device.contains(w))
+                    readyAt[i] = std::max(readyAt[i], device.event(w).end());
+            }
+        }
+        for (auto &[stream, list] : byStream) {
+            std::sort(list.begin(), list.end(), [](const TimedNode &a, const TimedNode &b) { return std::tie(a.ts, a.node) < std::tie(b.ts, b.node); });
+            for (std::size_t k = 1; k < list.size(); ++k)
+                readyAt[list[k].node] = std::max(readyAt[list[k].node], list[k - 1].end);
+        }
+    }
     std::map<std::int32_t, std::vector<Piece>> gpuPieces;
     std::map<std::int32_t, std::vector<TimedNode>> gpuOrder;
     for (std::uint32_t i = 0; i < n; ++i) {
@@ -224,7 +323,10 @@ std::vector<std::uint64_t> astraSimDurationsMicros(const EtPlusGraph &graph, con
         const DeviceEvent &e = device.event(node.event);
         const Nanos end = e.ts + std::max<Nanos>(e.dur, 0);
         if (i < gpuCompute.size() && gpuCompute[i]) {
-            gpuPieces[e.device].push_back({e.ts, end, i});
+            Nanos begin = e.ts;
+            if (!readyAt.empty() && readyAt[i] != std::numeric_limits<Nanos>::min() && readyAt[i] < e.ts)
+                begin = std::max(readyAt[i], e.ts - kMaxDispatchNs);
+            gpuPieces[e.device].push_back({begin, end, i});
             gpuOrder[e.device].push_back({e.ts, end, i});
         } else {
             durationNs[i] = end - e.ts;
@@ -233,7 +335,7 @@ std::vector<std::uint64_t> astraSimDurationsMicros(const EtPlusGraph &graph, con
     }
     for (auto &[deviceId, list] : gpuPieces) {
         if (options.ownTimeDurations)
-            sweep(list, false, durationNs);
+            sweep(list, false, durationNs, true);
         else
             for (const Piece &p : list)
                 durationNs[p.owner] = p.end - p.begin;

@@ -3,6 +3,7 @@
 // node durations that make ASTRA-sim's replay take the measured time, and which GPU ops it can run
 // as communication. Used by chakraconverter.cpp when ChakraOptions::target is AstraSim.
 
+#include "export/blockedtime.h"
 #include "export/exporter.h"
 
 #include <cstdint>
@@ -30,14 +31,16 @@ inline constexpr Nanos kNoLeadIn = std::numeric_limits<Nanos>::min();
 //    started last, so the device's kernels sum to its busy time.
 // `chainBegin`/`chainList`: the CPU nodes of each thread in the order ASTRA-sim chains them.
 // `gpuCompute`: 1 for the GPU nodes written as COMP_NODE (communication nodes keep their own
-// duration: the simulator computes their time). `leadInFrom` (with keepGaps): the time from it to the
+// duration: the simulator computes their time). `blocked`: each thread's blocked time
+// (export/blockedtime.h), given to no node; an op's time after a blocked interval inside it goes to
+// the op that continues on its thread. `leadInFrom` (with keepGaps): the time from it to the
 // first CPU piece goes to that piece's node (the iteration's start before its first exported op). Rounded to microseconds with the remainder carried
 // along each chain and each device, so sums are kept to the microsecond.
 std::vector<std::uint64_t> astraSimDurationsMicros(const EtPlusGraph &graph, const DeviceTrace &device, const LinkSet &links,
                                                    std::span<const std::uint32_t> chainBegin,
                                                    std::span<const std::uint32_t> chainList,
                                                    std::span<const std::uint8_t> gpuCompute, const ChakraOptions &options,
-                                                   Nanos leadInFrom = kNoLeadIn);
+                                                   Nanos leadInFrom = kNoLeadIn, const BlockedIntervals *blocked = nullptr);
 
 // Collectives ASTRA-sim's workload layer issues (the others abort it): all-reduce, all-to-all,
 // all-gather, reduce-scatter, broadcast (replayed for its duration).

@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <limits>
 #include <map>
 #include <memory>
 #include <tuple>
@@ -119,7 +120,7 @@ ChakraPlan planChakra(const EtPlusGraph &graph, const HostTrace &host, const Dev
     ChakraStats &stats = plan.stats;
     const std::size_t n = graph.nodes.size();
     const bool astra = options.target == EtTarget::AstraSim;
-    enum Kind : std::uint8_t { InterThread, Chain, Launch, StreamOrder, Sync, PgOrder, CommWaitsCompute, ComputeWaitsComm };
+    enum Kind : std::uint8_t { InterThread, Chain, Launch, StreamOrder, Sync, ThreadWait, ThreadStart, PgOrder, CommWaitsCompute, ComputeWaitsComm };
     struct Dep {
         std::uint32_t node, dep;
         Kind kind;
@@ -175,6 +176,19 @@ ChakraPlan planChakra(const EtPlusGraph &graph, const HostTrace &host, const Dev
     if (astra && chainList.size() != chainBegin.back())
         chainBegin.push_back(static_cast<std::uint32_t>(chainList.size()));
 
+    // astra-sim: blocked time becomes dependencies (export/blockedtime.h). The waits on the GPU are
+    // the Sync dependencies below; the waits on another thread are made here.
+    BlockedIntervals blocked;
+    if (astra && options.blockedAsDependencies) {
+        blocked = blockedCallIntervals(device, links, stats.blocked);
+        const ThreadDeps threadDeps = threadWaits(graph, device, chainBegin, chainList, blocked, stats.blocked);
+        for (const auto &[node, dep] : threadDeps.waits)
+            deps.push_back({node, dep, ThreadWait});
+        for (const auto &[node, dep] : threadDeps.starts)
+            deps.push_back({node, dep, ThreadStart});
+        normaliseIntervals(blocked);
+    }
+
     // astra-sim: what each GPU op is written as, and its process group.
     std::vector<std::uint8_t> gpuKind; // 0 CPU, 1 compute (COMP_NODE), 2 communication
     std::vector<std::uint32_t> collectives;
@@ -195,10 +209,45 @@ ChakraPlan planChakra(const EtPlusGraph &graph, const HostTrace &host, const Dev
         }
     }
 
+    // astra-sim: a CPU node that waits for a GPU op waits from the first node of its thread's chain
+    // that started once the GPU op had ended (the linker names the first op with a kernel-linkable ET
+    // node; a ProfilerStep#N before it must wait too, or its time runs before the wait).
+    std::vector<std::uint32_t> chainAt; // graph position → index in chainList (UINT32_MAX: none)
+    std::vector<std::uint32_t> chainOfPos;
+    if (astra) {
+        chainAt.assign(n, std::numeric_limits<std::uint32_t>::max());
+        for (std::uint32_t k = 0; k < chainList.size(); ++k)
+            chainAt[chainList[k]] = k;
+        chainOfPos.resize(chainList.size());
+        for (std::size_t c = 0; c + 1 < chainBegin.size(); ++c)
+            for (std::uint32_t k = chainBegin[c]; k < chainBegin[c + 1]; ++k)
+                chainOfPos[k] = static_cast<std::uint32_t>(c);
+    }
+    auto syncWaiter = [&](std::uint32_t waiting, std::uint32_t waitedFor) {
+        if (!astra || graph.nodes[waiting].gpu || chainAt[waiting] == std::numeric_limits<std::uint32_t>::max() ||
+            !device.contains(graph.nodes[waitedFor].event))
+            return waiting;
+        const Nanos ready = device.event(graph.nodes[waitedFor].event).end();
+        std::uint32_t k = chainAt[waiting];
+        const std::uint32_t first = chainBegin[chainOfPos[k]];
+        while (k > first) {
+            const EventIndex prev = graph.nodes[chainList[k - 1]].event;
+            if (!device.contains(prev) || device.event(prev).ts < ready)
+                break;
+            --k;
+        }
+        return chainList[k];
+    };
+
     if (options.syncDeps)
         for (std::uint32_t i = 0; i < n; ++i)
             for (std::uint32_t k = graph.syncBegin[i]; k < graph.syncBegin[i + 1]; ++k) {
                 const std::uint32_t waitedFor = graph.syncList[k];
+                const std::uint32_t waiter = syncWaiter(i, waitedFor);
+                if (waiter != i) {
+                    deps.push_back({waiter, waitedFor, Sync});
+                    continue;
+                }
                 Kind kind = Sync;
                 if (astra && gpuKind[i] && gpuKind[waitedFor]) {
                     // A cudaStreamWaitEvent between a communication and a compute op.
@@ -291,6 +340,8 @@ ChakraPlan planChakra(const EtPlusGraph &graph, const HostTrace &host, const Dev
         case Launch: ++stats.launchDeps; break;
         case StreamOrder: ++stats.streamOrderDeps; break;
         case Sync: ++stats.syncDeps; break;
+        case ThreadWait: ++stats.threadWaitDeps; break;
+        case ThreadStart: ++stats.threadStartDeps; break;
         case PgOrder: ++stats.pgOrderDeps; break;
         case CommWaitsCompute: ++stats.commWaitsComputeDeps; break;
         case ComputeWaitsComm: ++stats.computeWaitsCommDeps; break;
@@ -355,7 +406,8 @@ ChakraPlan planChakra(const EtPlusGraph &graph, const HostTrace &host, const Dev
         // node) goes to the first node, as any other gap would.
         const Nanos leadInFrom = stats.iterationEnd > stats.iterationBegin ? stats.iterationBegin : kNoLeadIn;
         plan.durationMicros =
-            astraSimDurationsMicros(graph, device, links, keptBegin, keptList, gpuCompute, options, leadInFrom);
+            astraSimDurationsMicros(graph, device, links, keptBegin, keptList, gpuCompute, options, leadInFrom,
+                                    options.blockedAsDependencies ? &blocked : nullptr);
     }
     return plan;
 }

@@ -65,6 +65,8 @@ nlohmann::json ExportReport::toJson() const
                    {"pg_order_deps", chakra.pgOrderDeps},
                    {"comm_waits_compute_deps", chakra.commWaitsComputeDeps},
                    {"compute_waits_comm_deps", chakra.computeWaitsCommDeps},
+                   {"thread_wait_deps", chakra.threadWaitDeps},
+                   {"thread_start_deps", chakra.threadStartDeps},
                    {"metadata_dropped", chakra.metadataDropped},
                    {"comm_replayed", chakra.commReplayed},
                    {"span_ns", chakra.spanEnd - chakra.spanBegin},
@@ -72,11 +74,21 @@ nlohmann::json ExportReport::toJson() const
                    {"measured_ns", chakra.measuredNs()},
                    {"cpu_duration_us", chakra.cpuDurationMicros},
                    {"gpu_comp_duration_us", chakra.gpuCompDurationMicros}};
+    j["chakra"]["blocked"] = chakra.blocked.toJson();
     j["bytes"] = {{"et", etBytes}, {"etplus", etPlusBytes}, {"perfetto", perfettoBytes}};
     nlohmann::json list = nlohmann::json::array();
     for (const Diagnostic &d : warnings)
         list.push_back(d.toString());
     j["warnings"] = list;
+    return j;
+}
+
+nlohmann::json exportSummary(const ExportReport &report)
+{
+    nlohmann::json j = report.toJson()["chakra"];
+    for (const char *drop : {"nodes", "comp", "comm_coll", "comm_send", "comm_recv", "metadata", "dangling_removed",
+                             "unclassified_collectives", "comm_without_size", "metadata_dropped", "comm_replayed", "span_ns"})
+        j.erase(drop);
     return j;
 }
 

@@ -10,6 +10,7 @@
 //
 // Entry point for the CLI and the benchmark: exportLinkedPair().
 
+#include "export/blockedtime.h"
 #include "export/etformat.h"
 #include "link/linkset.h"
 #include "model/devicetrace.h"
@@ -112,6 +113,12 @@ struct ChakraOptions {
     // (Chakra #186): the communication op waits for the compute op, and the reverse.
     bool commWaitsComputeDeps = true;
     bool computeWaitsCommDeps = true;
+    // Time a thread spends blocked — in a synchronize, a blocking copy or an implicit sync waiting
+    // for the GPU, or in an op waiting for another thread — is taken out of the CPU durations, and
+    // the work that continues after it waits for what it waited for (export/blockedtime.h). Off: the
+    // blocked time stays in the CPU node that holds it (the replay then adds up to the measured
+    // time whatever the GPU and the network do).
+    bool blockedAsDependencies = true;
     // Process group name → the integer id comm_group.json gives it; written as pg_name. Names not
     // listed get job::processGroupId(name) (the name itself for "0", "1", …; a warning names others).
     std::map<std::string, std::string> pgIds;
@@ -126,6 +133,8 @@ struct ChakraStats {
     std::size_t commWithoutSize = 0;
     // astra-sim target
     std::size_t pgOrderDeps = 0, commWaitsComputeDeps = 0, computeWaitsCommDeps = 0;
+    std::size_t threadWaitDeps = 0, threadStartDeps = 0; // a thread's work after it waited for / was idle until another's
+    BlockedTimeStats blocked;               // blocked time taken out of CPU durations, and what stayed
     std::size_t metadataDropped = 0;        // process_group:init nodes left out (groups come from comm_group.json)
     std::size_t commReplayed = 0;           // communication ops written as COMP_NODE: no type/size/peers the simulator can run, or a one-rank group
     // Kineto span of the exported nodes (first start, last end), ns; 0/0 when none has timing.
@@ -200,6 +209,10 @@ struct ExportReport {
     std::vector<Diagnostic> warnings;
     nlohmann::json toJson() const;
 };
+
+// What a job keeps of an export (the rank summary's "export"): measured_ns, the dependencies per
+// kind, the blocked time taken out and kept, the CPU and GPU compute durations.
+nlohmann::json exportSummary(const ExportReport &report);
 
 // Writes what the request names; throws ExportError (e.g. a dependency cycle, named) or WriteError.
 // An output that fails is not left behind; outputs written before it are kept.

@@ -107,7 +107,8 @@ RankSummary processRank(const RankFiles &files, const JobOptions &options)
                     request.progress = [&](std::string_view, std::size_t done, std::size_t total) {
                         return options.progress({files.rank, "export", total ? double(done) / double(total) : 1.0});
                     };
-                exportLinkedPair(*host, device, links, request);
+                const ExportReport exported = exportLinkedPair(*host, device, links, request);
+                s.exportStats = exportSummary(exported);
                 s.et = etFileName(options.prefix, files.rank);
                 // The traces are released before the written file is read back, so a worker holds
                 // one rank's traces or one rank's check, never both.
@@ -262,6 +263,10 @@ JobReport buildJobReport(std::vector<RankSummary> summaries, std::int64_t worldS
         r.collectivesPerGroup[g.name] = g.length;
     r.timing = analyseTiming(input, check);
     r.alignments = check.groups;
+    std::int64_t npus = r.worldSize;
+    for (const RankSummary &s : r.ranks)
+        npus = std::max(npus, s.rank + 1);
+    r.network = fitNetwork(transferSamples(r), r, npus);
     sortFindings(findings);
     r.findings = std::move(findings);
     return r;
@@ -333,6 +338,8 @@ nlohmann::json JobReport::toJson() const
                              {"collectives", collectives},
                              {"p2p", s.calls.size() - collectives},
                              {"et", s.et.empty() ? nlohmann::json(nullptr) : nlohmann::json(s.et)}};
+        if (!s.exportStats.is_null())
+            rj["export"] = s.exportStats;
         if (!s.note.empty())
             rj["note"] = s.note;
         if (!s.error.empty())
@@ -350,6 +357,7 @@ nlohmann::json JobReport::toJson() const
                               {"collectives", it == collectivesPerGroup.end() ? 0 : it->second}});
     }
     j["process_groups"] = std::move(groupsJson);
+    j["network"] = network.toJson();
     nlohmann::json findingsJson = nlohmann::json::array();
     for (const JobFinding &f : findings)
         findingsJson.push_back(f.toJson());
@@ -398,9 +406,19 @@ std::vector<RankSummary> readSummaries(const std::vector<std::string> &dirs)
     return out;
 }
 
+std::string networkFilePath(const std::string &commGroupPath)
+{
+    return (fs::path(commGroupPath).parent_path() / "network.yml").string();
+}
+
 void writeJobOutputs(const JobReport &report, const std::string &commGroupPath, const std::string &reportPath)
 {
     writeCommGroupFile(commGroupPath, report.groups);
+    if (report.network.fitted) {
+        AtomicFile network(networkFilePath(commGroupPath));
+        network.write(networkYaml(report.network));
+        network.commit();
+    }
     AtomicFile file(reportPath);
     file.write(report.toJson().dump(2));
     file.write("\n");

@@ -9,6 +9,7 @@
 #include "export/exporter.h"
 #include "job/crossrank.h"
 #include "job/discovery.h"
+#include "job/networkfit.h"
 #include "job/ranksummary.h"
 #include "job/timing.h"
 #include "link/linkset.h"
@@ -81,6 +82,7 @@ struct JobReport {
     std::vector<JobFinding> findings;        // job-level (missing ranks, unreadable ranks, group conflicts) + cross-rank
     JobTiming timing;
     std::vector<GroupAlignment> alignments;  // per group: where each member's calls sit in its sequence
+    NetworkFit network;                      // fitted from the collectives' transfers (job/networkfit.h)
     nlohmann::json toJson() const;           // docs/job-report.md
     bool hasErrors() const;
 
@@ -100,7 +102,10 @@ JobReport buildJobReport(std::vector<RankSummary> summaries, std::int64_t worldS
 // The summaries in folders (every *.summary.json in each). Throws std::runtime_error naming a bad file.
 std::vector<RankSummary> readSummaries(const std::vector<std::string> &dirs);
 
-// Writes OUTDIR/comm_group.json and the report (path) atomically.
+// Writes OUTDIR/comm_group.json, the report (path) and, when the network was fitted, OUTDIR/network.yml
+// (beside comm_group.json) atomically.
 void writeJobOutputs(const JobReport &report, const std::string &commGroupPath, const std::string &reportPath);
+// network.yml beside comm_group.json.
+std::string networkFilePath(const std::string &commGroupPath);
 
 } // namespace linkscope::core::job

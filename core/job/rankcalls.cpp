@@ -75,7 +75,8 @@ std::vector<CollectiveCall> collectiveCallsOf(const DeviceTrace &device, const H
     std::vector<Item> items;
     for (const GpuLink &link : links.gpuLinks) {
         const EventIndex event = link.gpuEvent;
-        const CommInfo info = classifyGpuOp(host, device, event, link.hostNode);
+        // The bytes the astra-sim .et writes (what the collective moved): the network is fitted on them.
+        const CommInfo info = classifyGpuOp(host, device, event, link.hostNode, SizeRule::CollectiveMetadata);
         if (!info.isComm)
             continue;
         const DeviceEvent &e = device.event(event);

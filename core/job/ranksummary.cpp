@@ -75,6 +75,8 @@ nlohmann::json RankSummary::toJson() const
     for (const CollectiveCall &c : calls)
         callList.push_back(callToJson(c));
     j["calls"] = std::move(callList);
+    if (!exportStats.is_null())
+        j["export"] = exportStats;
     return j;
 }
 
@@ -102,6 +104,8 @@ RankSummary RankSummary::fromJson(const nlohmann::json &j, const std::string &wh
             s.groups.push_back(processGroupFromJson(g));
         for (const auto &c : j.at("calls"))
             s.calls.push_back(callFromJson(c));
+        if (auto it = j.find("export"); it != j.end() && it->is_object())
+            s.exportStats = *it;
         return s;
     } catch (const nlohmann::json::exception &e) {
         throw std::runtime_error(where + ": malformed rank summary: " + e.what());

@@ -35,6 +35,9 @@ struct RankSummary {
     std::string et;                   // the .et written (file name in its output folder), empty if none
     std::string note;                 // why no .et, corrections applied, …
     std::string error;                // the rank could not be read or linked: the message (then no calls)
+    // What the export made of the rank (exportSummary): measured time, blocked time taken out, the
+    // dependencies per kind; null when no .et was written.
+    nlohmann::json exportStats;
     // The check of the .et as written (JobOptions::checkEt); not part of the summary file: a merge of
     // shards checks the .et files again.
     std::shared_ptr<const EtFileCheck> etCheck;

@@ -946,11 +946,59 @@ private:
             ls_.edges.push_back(Edge{from, to, EdgeKind::Sync});
     }
 
-    void syncAllStreamsOfDevice(std::int32_t device, EventIndex call, EventIndex target)
+    // A blocking call waits for `awaited`: the Sync edge to the op that continues after it, and the
+    // record the export needs to take the blocked time out of the CPU work.
+    void addWait(EventIndex call, EventIndex awaited, BlockingKind kind, EventIndex target)
+    {
+        if (call.isNone() || awaited.isNone())
+            return;
+        addSyncEdge(awaited, target);
+        blocking_.push_back(BlockingWait{call, awaited, kind});
+    }
+
+    void syncAllStreamsOfDevice(std::int32_t device, EventIndex call, EventIndex target,
+                                BlockingKind kind = BlockingKind::DeviceSync)
     {
         for (const auto &[lane, list] : streamLaunches_)
             if (ls_.index->lane(lane).device == device)
-                addSyncEdge(lastLaunchedBefore(list, ev_[call].ts), target);
+                addWait(call, lastLaunchedBefore(list, ev_[call].ts), kind, target);
+    }
+
+    // Calls that block without a sync of their own (docs/linking.md, Blocking calls): synchronous
+    // copies and copies into pageable host memory wait for their copy; frees synchronise the device.
+    // Run whichever way the syncs are found (CUPTI records no sync event for these).
+    void addImplicitWaits()
+    {
+        std::unordered_map<std::uint32_t, EventIndex> copyOfLaunch;
+        for (std::size_t i = 0; i < ls_.gpuLinks.size(); ++i) {
+            const GpuLink &link = ls_.gpuLinks[i];
+            if (link.launch.valid() && ev_[link.gpuEvent].category == EventCategory::GpuMemcpy)
+                copyOfLaunch.emplace(link.launch.get(), link.gpuEvent);
+        }
+        for (EventIndex i{0}; i.get() < ev_.size(); ++i) {
+            const DeviceEvent &e = ev_[i];
+            if (e.phase != Phase::Complete || !isRuntimeCategory(e.category))
+                continue;
+            const std::string_view name = dev_.name(e);
+            if (name.find("Memcpy") != std::string_view::npos || name.find("memcpy") != std::string_view::npos) {
+                auto it = copyOfLaunch.find(i.get());
+                if (it == copyOfLaunch.end())
+                    continue;
+                const bool async = name.find("Async") != std::string_view::npos;
+                const std::string_view copy = dev_.name(ev_[it->second]);
+                const bool toPageable = copy.find("Pageable") != std::string_view::npos &&
+                                        (copy.find("DtoH") != std::string_view::npos || copy.find("Device -> Pageable") != std::string_view::npos);
+                if (!async || toPageable)
+                    addWait(i, it->second, BlockingKind::BlockingCopy, syncTarget(i));
+            } else if (name == "cudaFree" || name == "cudaFreeHost" || name == "hipFree" || name == "hipHostFree" ||
+                       name.starts_with("cuMemFree")) {
+                const ThreadOps *t = threadOf(dev_.threadKey(e));
+                const EventIndex lastOwn = t ? lastLaunchedBefore(t->launches, e.ts) : EventIndex(kNone);
+                if (lastOwn.valid())
+                    syncAllStreamsOfDevice(ls_.index->lane(ls_.index->laneOfEvent(lastOwn)).device, i, syncTarget(i),
+                                           BlockingKind::ImplicitSync);
+            }
+        }
     }
 
     EventIndex firstLaunchAfter(const ThreadOps &t, Nanos ts, LaneIndex lane) const
@@ -984,6 +1032,10 @@ private:
             addSyncEdgesFromSyncEvents();
         else
             addSyncEdgesFromRuntimeCalls();
+        addImplicitWaits();
+        std::stable_sort(blocking_.begin(), blocking_.end(),
+                         [](const BlockingWait &a, const BlockingWait &b) { return a.call < b.call; });
+        ls_.blocking = std::make_shared<const std::vector<BlockingWait>>(std::move(blocking_));
     }
 
     // The GPU op the event recorded by `record` (a cudaEventRecord call) stands for.
@@ -1023,16 +1075,17 @@ private:
                 continue;
             const std::string_view name = dev_.name(r);
             const EventIndex lastOwn = lastLaunchedBefore(t->launches, r.ts);
-            if (name == "cudaDeviceSynchronize" || name == "hipDeviceSynchronize") {
+            if (name == "cudaDeviceSynchronize" || name == "hipDeviceSynchronize" || name.starts_with("cuCtxSynchronize")) {
                 if (lastOwn.valid())
                     syncAllStreamsOfDevice(ls_.index->lane(ls_.index->laneOfEvent(lastOwn)).device, call, syncTarget(call));
-            } else if (name == "cudaStreamSynchronize" || name == "hipStreamSynchronize") {
+            } else if (name == "cudaStreamSynchronize" || name == "hipStreamSynchronize" || name.starts_with("cuStreamSynchronize")) {
                 // The call names no stream in the trace: the stream this thread launched to last.
                 if (lastOwn.valid())
-                    addSyncEdge(lastLaunchedOnLaneBefore(ls_.index->laneOfEvent(lastOwn), r.ts), syncTarget(call));
-            } else if (name == "cudaEventSynchronize" || name == "hipEventSynchronize") {
+                    addWait(call, lastLaunchedOnLaneBefore(ls_.index->laneOfEvent(lastOwn), r.ts), BlockingKind::StreamSync,
+                            syncTarget(call));
+            } else if (name == "cudaEventSynchronize" || name == "hipEventSynchronize" || name.starts_with("cuEventSynchronize")) {
                 const EventIndex record = lastLaunchedBefore(t->eventRecords, r.ts);
-                addSyncEdge(recordedOp(record, kNone), syncTarget(call));
+                addWait(call, recordedOp(record, kNone), BlockingKind::EventSync, syncTarget(call));
             } else if (name == "cudaStreamWaitEvent" || name == "hipStreamWaitEvent") {
                 const EventIndex source = recordedOp(lastLaunchedBefore(t->eventRecords, r.ts), kNone);
                 const EventIndex waiter = firstLaunchAfter(*t, r.ts, kNone);
@@ -1067,10 +1120,10 @@ private:
             } else if (kind == "Stream Sync") {
                 const LaneIndex lane = laneOfStream(device, s.stream);
                 if (lane.valid())
-                    addSyncEdge(lastLaunchedOnLaneBefore(lane, ev_[call].ts), syncTarget(call));
+                    addWait(call, lastLaunchedOnLaneBefore(lane, ev_[call].ts), BlockingKind::StreamSync, syncTarget(call));
             } else if (kind == "Event Sync") {
                 const LaneIndex lane = waitOnStream != kNoId ? laneOfStream(device, waitOnStream) : LaneIndex(kNone);
-                addSyncEdge(recordedOp(record, lane), syncTarget(call));
+                addWait(call, recordedOp(record, lane), BlockingKind::EventSync, syncTarget(call));
             } else if (kind == "Stream Wait Event") {
                 const LaneIndex lane = waitOnStream != kNoId ? laneOfStream(device, waitOnStream) : LaneIndex(kNone);
                 const EventIndex source = recordedOp(record, lane);
@@ -1203,6 +1256,7 @@ private:
     LaunchContext lastContext_;
     std::unordered_map<LaneIndex, std::vector<std::pair<Nanos, EventIndex>>> streamLaunches_; // lane → launches
     std::unordered_set<std::uint64_t> syncEdgeSeen_;
+    std::vector<BlockingWait> blocking_;
 };
 
 } // namespace

@@ -70,6 +70,18 @@ std::string_view edgeKindName(EdgeKind k)
     return "parent";
 }
 
+std::string_view blockingKindName(BlockingKind k)
+{
+    switch (k) {
+    case BlockingKind::StreamSync: return "stream_sync";
+    case BlockingKind::DeviceSync: return "device_sync";
+    case BlockingKind::EventSync: return "event_sync";
+    case BlockingKind::BlockingCopy: return "blocking_copy";
+    case BlockingKind::ImplicitSync: return "implicit_sync";
+    }
+    return "stream_sync";
+}
+
 std::optional<EdgeKind> edgeKindFromName(std::string_view name)
 {
     for (int k = 0; k < kEdgeKindCount; ++k)

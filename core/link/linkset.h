@@ -77,6 +77,24 @@ inline constexpr int kEdgeKindCount = 5;
 std::string_view edgeKindName(EdgeKind k);                   // stable snake_case: "parent", "stream_order", ...
 std::optional<EdgeKind> edgeKindFromName(std::string_view name);
 
+// A runtime/driver call that blocks its CPU thread until GPU work has finished (docs/linking.md,
+// Blocking calls): the time the thread spends in it waiting is a dependency, not CPU work.
+enum class BlockingKind : std::uint8_t {
+    StreamSync,   // cudaStreamSynchronize (and hip/cu spellings): the last op launched to the stream before it
+    DeviceSync,   // cudaDeviceSynchronize / cuCtxSynchronize: the last op launched to every stream of the device
+    EventSync,    // cudaEventSynchronize: the op launched before the matching cudaEventRecord
+    BlockingCopy, // a synchronous cudaMemcpy, or a device-to-pageable cudaMemcpyAsync: its own copy
+    ImplicitSync, // cudaFree / cudaFreeHost: synchronise the device implicitly
+};
+inline constexpr int kBlockingKindCount = 5;
+std::string_view blockingKindName(BlockingKind k); // "stream_sync", "device_sync", "event_sync", "blocking_copy", "implicit_sync"
+
+struct BlockingWait {
+    EventIndex call{};     // the runtime/driver call the thread blocks in
+    EventIndex awaited{};  // a GPU op it waits for (one record per op waited for)
+    BlockingKind kind = BlockingKind::StreamSync;
+};
+
 struct Edge {
     EventIndex from{}; // DeviceTrace event indices
     EventIndex to{};
@@ -130,6 +148,9 @@ struct LinkSet {
     SharedArray<EventIndex> eventOfHost;        // host node → event index, or none
     SharedArray<Nanos> exclusiveDur;            // event → exclusive duration (CPU ops; GPU ops = dur)
     CowVector<Edge> edges;                      // Launch, StreamOrder, Sync, InterThread (Parent edges are in gpuLinks)
+    // Every blocking call with the GPU ops it waits for (each also made a Sync edge to the op that
+    // continues after it); call order. Independent of the policy: shared by every relink.
+    std::shared_ptr<const std::vector<BlockingWait>> blocking;
     HostJoinStats join;
     FindingList findings;                       // the diagnosis stage's, for these links (corrections included)
     std::vector<Diagnostic> warnings;

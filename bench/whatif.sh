@@ -1,0 +1,200 @@
+#!/usr/bin/env bash
+# What-if validation of the astra-sim export (docs/astra-sim-export.md, "What-if"): predict a changed
+# configuration from the trace of the original and compare with a trace of the changed one.
+#
+#   bench/whatif.sh [BUILD_DIR] [OUT_DIR] [CASE...]
+#
+# For each generated job (CASE: gpu1, gpu2, cpu2, comm2, gpu8, comm8; all by default) linkscope-gen
+# writes configuration A and, from the same seed and random draws, each changed configuration B
+# (compute kernels ×0.5 and ×2, NCCL ×0.25 and ×4, rank 1 delayed 2 ms per step). A is exported once
+# (`linkscope job`), each change is applied to A's export (`linkscope whatif`: the .et durations or
+# network.yml) and replayed in ASTRA-sim; B is exported for its measured time. Printed per rank:
+# predicted (ASTRA-sim on A changed), true (B's measured profiled steps) and the error; the identity
+# row compares A's replay with A's measurement. Also printed: the blocked time left in CPU durations
+# (% of the step) and the fitted network against the generator's.
+#
+# CASE megatron (the real 8-rank trace in ../shared/traces) prints identity, the network sweep
+# (fitted, 10× slower, 100× and 1000× faster) and the step under Chakra's External-id links.
+#
+# ASTRA_SIM_TOOLS overrides ../shared/tools/astra-sim. Jobs whose ranks run one collective type on
+# two groups smaller than the world make the stock simulator abort after the run
+# (docs/astra-sim-export.md): those replay on the fixed build tests/astrasim/fixed-simulator.sh makes
+# (once, about a minute, kept in OUT_DIR/astra-sim-fixed).
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build=$(realpath "${1:-$root/build}")
+out=$(realpath -m "${2:-/tmp/linkscope-whatif}")
+shift $(($# > 2 ? 2 : $#))
+cases=("$@")
+((${#cases[@]})) || cases=(gpu1 gpu2 cpu2 comm2 gpu8 comm8 megatron)
+sim=${ASTRA_SIM_TOOLS:-$root/../shared/tools/astra-sim}
+traces=${LINKSCOPE_TRACES_DIR:-$root/../shared/traces}
+linkscope=$build/app/linkscope
+gen=$build/tools/linkscope-gen
+[ -x "$linkscope" ] && [ -x "$gen" ] || { echo "whatif.sh: build first (no $linkscope or $gen)" >&2; exit 2; }
+[ -x "$sim/run.sh" ] || { echo "whatif.sh: no $sim/run.sh" >&2; exit 2; }
+command -v python3 >/dev/null || { echo "whatif.sh: needs python3 (apt-get install python3)" >&2; exit 2; }
+mkdir -p "$out"
+fixed_home=""
+
+# simulate DIR NPUS: "R cycles" lines of ASTRA-sim on DIR/trace.R.et with DIR's comm groups and network.
+simulate() {
+  local dir=$1 npus=$2 status=0
+  local env=()
+  [ -n "$fixed_home" ] && env=(env "ASTRA_SIM_HOME=$fixed_home")
+  "${env[@]}" "$sim/run.sh" "$dir/trace" "$npus" "$dir/log" --comm-groups "$dir/comm_group.json" \
+    --network "$dir/network.yml" >"$dir/replay.txt" 2>&1 || status=$?
+  grep -o 'sys\[[0-9]*\] finished, [0-9]* cycles' "$dir/replay.txt" | sed 's/sys\[\([0-9]*\)\] finished, \([0-9]*\) cycles/\1 \2/' | sort -n
+  [ "$status" = 0 ] || echo "(simulator exit status $status)" >&2
+}
+
+# measured DIR: "R measured_ns" from DIR/job-report.json.
+measured() {
+  python3 - "$1/job-report.json" <<'EOF'
+import json, sys
+for r in json.load(open(sys.argv[1]))["ranks"]:
+    if r.get("export"):
+        print(r["rank"], r["export"]["measured_ns"])
+EOF
+}
+
+# compare LABEL PREDICTED_FILE TRUE_FILE: one line, the worst rank's error and every rank's ratio.
+compare() {
+  python3 - "$1" "$2" "$3" <<'EOF'
+import sys
+label, pf, tf = sys.argv[1:]
+pred = dict(l.split() for l in open(pf) if l.strip() and not l.startswith("("))
+true = dict(l.split() for l in open(tf) if l.strip())
+rows = []
+for r in sorted(true, key=int):
+    if r in pred:
+        rows.append((int(r), int(pred[r]) / 1e6, int(true[r]) / 1e6))
+if not rows:
+    print(f"{label:<26} no rank finished"); sys.exit()
+worst = max(rows, key=lambda x: abs(x[1] / x[2] - 1))
+mean_p = sum(p for _, p, _ in rows) / len(rows); mean_t = sum(t for _, _, t in rows) / len(rows)
+print(f"{label:<26} predicted {mean_p:9.3f} ms  true {mean_t:9.3f} ms  error {100 * (mean_p / mean_t - 1):+6.2f} %"
+      f"  worst rank {worst[0]} {100 * (worst[1] / worst[2] - 1):+6.2f} %  ({len(rows)} ranks)")
+EOF
+}
+
+blocked_summary() {
+  python3 - "$1/job-report.json" <<'EOF'
+import json, sys
+rep = json.load(open(sys.argv[1]))
+worst = max(rep["ranks"], key=lambda r: r["export"]["blocked"]["kept_ns"] / r["export"]["measured_ns"])
+e = worst["export"]; b = e["blocked"]
+net = rep["network"]
+print(f"  blocked time removed {b['removed_ns'] / 1e6:.3f} ms, left in CPU durations {b['kept_ns'] / 1e3:.1f} us "
+      f"= {100 * b['kept_ns'] / e['measured_ns']:.3f} % of the step (worst rank {worst['rank']}); "
+      f"deps: sync {e['sync_deps']}, thread wait {e['thread_wait_deps']}, thread start {e['thread_start_deps']}, "
+      f"compute waits comm {e['compute_waits_comm_deps']}")
+if net.get("fitted"):
+    print(f"  network fitted from {net['samples']} transfers: {net['bandwidth_gbps'] * 1.073741824:.3f} GB/s (10^9 B), "
+          f"latency {net['latency_ns']:.0f} ns per ring step, mean error {net['mean_abs_error_pct']:.1f} %")
+else:
+    print(f"  network: not fitted ({net.get('reason', '')})")
+EOF
+}
+
+need_fixed() {
+  [ -n "$fixed_home" ] && return 0
+  fixed_home=$("$root/tests/astrasim/fixed-simulator.sh" "$sim" "$out/astra-sim-fixed" | tail -1)
+}
+
+run_generated() {
+  local name=$1 ranks=$2; shift 2
+  local base=("$@") dir=$out/$name
+  local compute=1 comm=1
+  # The case's own scales: the what-ifs multiply them.
+  local i
+  for ((i = 0; i < ${#base[@]}; i++)); do
+    [ "${base[i]}" = --compute-scale ] && compute=${base[i + 1]}
+    [ "${base[i]}" = --comm-scale ] && comm=${base[i + 1]}
+  done
+  local rest=()
+  for ((i = 0; i < ${#base[@]}; i++)); do
+    case ${base[i]} in --compute-scale | --comm-scale) i=$((i + 1)) ;; *) rest+=("${base[i]}") ;; esac
+  done
+  rm -rf "$dir"
+  mkdir -p "$dir"
+  ((ranks >= 8)) && need_fixed
+  gen_job() { # gen_job DIR COMPUTE COMM [extra]
+    local d=$1 c=$2 m=$3; shift 3
+    "$gen" --ranks "$ranks" --out-dir "$d/in" --seed 5 --steps 4 --compute-scale "$c" --comm-scale "$m" "${rest[@]}" "$@" >/dev/null
+    "$linkscope" job "$d/in" --out "$d/out" >"$d/job.txt" 2>&1
+  }
+  gen_job "$dir/A" "$compute" "$comm"
+  echo "== $name: $ranks rank(s), linkscope-gen --seed 5 --steps 4 ${base[*]}"
+  blocked_summary "$dir/A/out"
+  measured "$dir/A/out" >"$dir/A/true"
+  simulate "$dir/A/out" "$ranks" >"$dir/A/pred"
+  compare "identity" "$dir/A/pred" "$dir/A/true"
+  local kernels='^(?!Memcpy|Memset|nccl)'
+  whatif() { # whatif LABEL SUBDIR "whatif flags" "generator compute" "generator comm" [generator extra]
+    local label=$1 sub=$2 flags=$3 c=$4 m=$5; shift 5
+    read -r -a wflags <<<"$flags"
+    gen_job "$dir/$sub" "$c" "$m" "$@"
+    measured "$dir/$sub/out" >"$dir/$sub/true"
+    "$linkscope" whatif "$dir/A/out" "$dir/$sub/pred-et" "${wflags[@]}" >/dev/null
+    simulate "$dir/$sub/pred-et" "$ranks" >"$dir/$sub/pred"
+    compare "$label" "$dir/$sub/pred" "$dir/$sub/true"
+  }
+  whatif "compute kernels x0.5" k05 "--scale-gpu $kernels=0.5" "$(echo "$compute * 0.5" | bc -l)" "$comm"
+  whatif "compute kernels x2" k2 "--scale-gpu $kernels=2" "$(echo "$compute * 2" | bc -l)" "$comm"
+  if ((ranks > 1)); then
+    whatif "NCCL x0.25 (network)" n025 "--scale-comm 0.25" "$compute" "$(echo "$comm * 0.25" | bc -l)"
+    whatif "NCCL x4 (network)" n4 "--scale-comm 4" "$compute" "$(echo "$comm * 4" | bc -l)"
+    whatif "rank 1 delayed 2 ms/step" d1 "--delay-rank 1=2" "$compute" "$comm" --delay-rank 1=2
+  fi
+}
+
+run_megatron() {
+  local dir=$out/megatron m=$traces/astrasim_megatron_tp8_8rank_pair
+  [ -d "$m" ] || { echo "== megatron: $m not found, skipped"; return; }
+  rm -rf "$dir"
+  mkdir -p "$dir/in"
+  for r in 0 1 2 3 4 5 6 7; do
+    ln -s "$m/megatron_et_$r.json.gz" "$dir/in/host_$r.json.gz"
+    ln -s "$m/megatron_kineto_$r.json.gz" "$dir/in/kineto_$r.json.gz"
+  done
+  "$linkscope" job "$dir/in" --out "$dir/out" >"$dir/job.txt" 2>&1
+  echo "== megatron: 8 ranks, TP 8 (astrasim_megatron_tp8_8rank_pair)"
+  blocked_summary "$dir/out"
+  measured "$dir/out" >"$dir/true"
+  simulate "$dir/out" 8 >"$dir/pred"
+  compare "identity" "$dir/pred" "$dir/true"
+  local k
+  for k in 10 0.01 0.001; do
+    "$linkscope" whatif "$dir/out" "$dir/net$k" --scale-comm "$k" >/dev/null
+    simulate "$dir/net$k" 8 >"$dir/pred$k"
+    compare "transfers x$k (vs measured)" "$dir/pred$k" "$dir/true"
+  done
+  python3 - "$dir/pred" "$dir/pred0.01" "$dir/out/job-report.json" <<'EOF'
+import json, sys
+base = dict(l.split() for l in open(sys.argv[1]) if l.strip() and not l.startswith("("))
+fast = dict(l.split() for l in open(sys.argv[2]) if l.strip() and not l.startswith("("))
+rep = json.load(open(sys.argv[3]))
+cut = {r: (int(base[r]) - int(fast[r])) / 1e6 for r in base if r in fast}
+print(f"  100x faster network: the step shortens by {min(cut.values()):.3f}-{max(cut.values()):.3f} ms "
+      f"(transfers fitted: {rep['network']['transfer_ns'] / 1e6:.3f} ms a rank; NCCL kernels of the slowest "
+      f"arriver take {rep['network']['transfer_ns'] / 1e6:.3f} ms, the longest {rep['network']['longest_kernel_ns'] / 1e6:.3f} ms)")
+EOF
+  "$linkscope" job "$dir/in" --out "$dir/out-extid" --policy external-id >"$dir/job-extid.txt" 2>&1
+  simulate "$dir/out-extid" 8 >"$dir/pred-extid"
+  compare "Chakra's External-id links" "$dir/pred-extid" "$dir/true"
+}
+
+echo "whatif.sh: $(date -u +%FT%TZ), $(nproc) cores, linkscope $("$linkscope" --version 2>&1 | head -1)"
+for c in "${cases[@]}"; do
+  case $c in
+    gpu1) run_generated gpu1 1 ;;
+    gpu2) run_generated gpu2 2 ;;
+    cpu2) run_generated cpu2 2 --compute-scale 0.1 ;;
+    comm2) run_generated comm2 2 --comm-scale 8 ;;
+    gpu8) run_generated gpu8 8 ;;
+    comm8) run_generated comm8 8 --comm-scale 8 ;;
+    megatron) run_megatron ;;
+    *) echo "whatif.sh: unknown case $c" >&2; exit 2 ;;
+  esac
+done

@@ -1,0 +1,167 @@
+#include "predict/whatif.h"
+
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+#include <stdexcept>
+
+namespace linkscope::core {
+
+namespace {
+
+double parseFactor(const std::string &text, const std::string &what)
+{
+    std::size_t used = 0;
+    double v = 0;
+    try {
+        v = std::stod(text, &used);
+    } catch (const std::exception &) {
+        used = 0;
+    }
+    if (used != text.size() || !std::isfinite(v) || v < 0)
+        throw std::invalid_argument(what + ": '" + text + "' is not a non-negative number");
+    return v;
+}
+
+bool isCpu(const ChakraProtoMsg::Node &node)
+{
+    for (const auto &a : node.attr())
+        if (a.name() == "is_cpu_op")
+            return a.bool_val();
+    return true;
+}
+
+} // namespace
+
+WhatIf::GpuScale parseGpuScale(const std::string &text)
+{
+    const std::size_t eq = text.rfind('=');
+    if (eq == std::string::npos || eq == 0)
+        throw std::invalid_argument("--scale-gpu expects REGEX=K, got '" + text + "'");
+    WhatIf::GpuScale s;
+    s.pattern = text.substr(0, eq);
+    s.factor = parseFactor(text.substr(eq + 1), "--scale-gpu " + s.pattern);
+    try {
+        s.compiled = std::regex(s.pattern, std::regex::ECMAScript);
+    } catch (const std::regex_error &e) {
+        throw std::invalid_argument("--scale-gpu: '" + s.pattern + "' is not a regular expression: " + e.what());
+    }
+    return s;
+}
+
+std::pair<std::int64_t, double> parseRankDelay(const std::string &text)
+{
+    const std::size_t eq = text.find('=');
+    if (eq == std::string::npos || eq == 0)
+        throw std::invalid_argument("--delay-rank expects R=MS, got '" + text + "'");
+    std::size_t used = 0;
+    long long rank = -1;
+    try {
+        rank = std::stoll(text.substr(0, eq), &used);
+    } catch (const std::exception &) {
+        used = 0;
+    }
+    if (used != eq || rank < 0)
+        throw std::invalid_argument("--delay-rank: '" + text.substr(0, eq) + "' is not a rank");
+    return {rank, parseFactor(text.substr(eq + 1), "--delay-rank " + text.substr(0, eq))};
+}
+
+std::string WhatIf::describe() const
+{
+    std::ostringstream out;
+    const char *sep = "";
+    for (const GpuScale &s : gpu) {
+        out << sep << "GPU ops /" << s.pattern << "/ ×" << s.factor;
+        sep = ", ";
+    }
+    if (transferFactor != 1) {
+        out << sep << "transfers ×" << transferFactor;
+        sep = ", ";
+    }
+    if (bandwidthFactor != 1) {
+        out << sep << "bandwidth ×" << bandwidthFactor;
+        sep = ", ";
+    }
+    for (const auto &[rank, ms] : rankDelayMs) {
+        out << sep << "rank " << rank << " +" << ms << " ms per step";
+        sep = ", ";
+    }
+    return empty() ? "no change" : out.str();
+}
+
+WhatIfStats applyWhatIf(ChakraTrace &trace, std::int64_t rank, const WhatIf &whatIf)
+{
+    WhatIfStats stats;
+    const auto delay = whatIf.rankDelayMs.find(rank);
+    const std::uint64_t delayMicros =
+        delay == whatIf.rankDelayMs.end() ? 0 : static_cast<std::uint64_t>(std::llround(delay->second * 1000.0));
+    for (ChakraProtoMsg::Node &node : trace.nodes) {
+        if (node.type() != ChakraProtoMsg::COMP_NODE)
+            continue;
+        if (isCpu(node)) {
+            if (delayMicros && node.name().starts_with("ProfilerStep#")) {
+                node.set_duration_micros(node.duration_micros() + delayMicros);
+                ++stats.stepsDelayed;
+            }
+            continue;
+        }
+        double factor = 1;
+        bool matched = false;
+        for (const WhatIf::GpuScale &s : whatIf.gpu)
+            if (std::regex_search(node.name(), s.compiled)) {
+                factor *= s.factor;
+                matched = true;
+            }
+        if (matched) {
+            node.set_duration_micros(static_cast<std::uint64_t>(std::llround(static_cast<double>(node.duration_micros()) * factor)));
+            ++stats.gpuNodesScaled;
+        }
+    }
+    return stats;
+}
+
+std::string scaleNetworkYaml(const std::string &text, const WhatIf &whatIf)
+{
+    std::istringstream in(text);
+    std::ostringstream out;
+    std::string line;
+    bool bandwidth = false, latency = false;
+    auto rewrite = [](const std::string &l, double factor) {
+        const std::size_t open = l.find('['), close = l.find(']');
+        if (open == std::string::npos || close == std::string::npos || close < open)
+            throw std::runtime_error("network file: cannot read the value in '" + l + "'");
+        std::string values = l.substr(open + 1, close - open - 1), scaled;
+        std::istringstream list(values);
+        std::string item;
+        while (std::getline(list, item, ',')) {
+            std::size_t used = 0;
+            double v = 0;
+            try {
+                v = std::stod(item, &used);
+            } catch (const std::exception &) {
+                throw std::runtime_error("network file: '" + item + "' is not a number in '" + l + "'");
+            }
+            char buf[64];
+            std::snprintf(buf, sizeof buf, "%.9g", v * factor);
+            scaled += (scaled.empty() ? " " : ", ") + std::string(buf);
+        }
+        return l.substr(0, open + 1) + scaled + " " + l.substr(close);
+    };
+    while (std::getline(in, line)) {
+        const std::size_t start = line.find_first_not_of(" \t");
+        const std::string key = start == std::string::npos ? "" : line.substr(start);
+        if (key.starts_with("bandwidth:")) {
+            line = rewrite(line, whatIf.bandwidthFactor / whatIf.transferFactor);
+            bandwidth = true;
+        } else if (key.starts_with("latency:")) {
+            line = rewrite(line, whatIf.transferFactor);
+            latency = true;
+        }
+        out << line << '\n';
+    }
+    if (!bandwidth || !latency)
+        throw std::runtime_error("network file: no bandwidth or no latency line");
+    return out.str();
+}
+
+} // namespace linkscope::core

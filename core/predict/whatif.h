@@ -1,0 +1,50 @@
+#pragma once
+// What-if as data (docs/astra-sim-export.md, "What-if"): a change to a job's exported graph that
+// the simulator (ASTRA-sim, or Linkscope's own replay) then answers. Kernels faster or slower by
+// name, every transfer faster or slower, a rank that starts each step late. Applied to the .et files
+// and the network file a job export wrote, without reading the traces again.
+
+#include "export/etformat.h"
+
+#include <cstdint>
+#include <map>
+#include <regex>
+#include <string>
+#include <vector>
+
+namespace linkscope::core {
+
+struct WhatIf {
+    struct GpuScale {
+        std::string pattern;  // ECMAScript regex, searched in the GPU compute node's name
+        double factor = 1;    // duration ×
+        std::regex compiled;
+    };
+    std::vector<GpuScale> gpu;
+    double transferFactor = 1;          // every transfer ×: bandwidth ÷, latency × (NCCL k× slower)
+    double bandwidthFactor = 1;         // the network's bandwidth × (latency unchanged)
+    std::map<std::int64_t, double> rankDelayMs; // rank → ms more CPU time at the start of every profiled step
+
+    bool empty() const { return gpu.empty() && transferFactor == 1 && bandwidthFactor == 1 && rankDelayMs.empty(); }
+    std::string describe() const;
+};
+
+// "REGEX=K" (split at the last '='), "R=MS". Throw std::invalid_argument naming what is wrong.
+WhatIf::GpuScale parseGpuScale(const std::string &text);
+std::pair<std::int64_t, double> parseRankDelay(const std::string &text);
+
+struct WhatIfStats {
+    std::size_t gpuNodesScaled = 0;
+    std::size_t stepsDelayed = 0;
+};
+
+// Scales the GPU compute nodes (COMP_NODE, is_cpu_op false) that match, and, on the delayed rank,
+// adds the delay to every ProfilerStep#N node (its own time before its first child: the step's
+// start). Communication nodes take their time from the network, not from here.
+WhatIfStats applyWhatIf(ChakraTrace &trace, std::int64_t rank, const WhatIf &whatIf);
+
+// The network file with its bandwidth × bandwidthFactor ÷ transferFactor and its latency ×
+// transferFactor. Throws std::runtime_error when `text` has no bandwidth or latency line.
+std::string scaleNetworkYaml(const std::string &text, const WhatIf &whatIf);
+
+} // namespace linkscope::core
