@@ -41,10 +41,20 @@ fixed_home=""
 simulate() {
   local dir=$1 npus=$2 status=0
   local env=()
+  if [ "$npus" = 1 ]; then
+    # The analytical network needs two NPUs: a one-rank job (no collective between ranks) runs as two
+    # copies of its rank, and rank 0's line is kept.
+    cp "$dir/trace.0.et" "$dir/trace.1.et"
+    simulate "$dir" 2 | grep '^0 ' || true
+    rm -f "$dir/trace.1.et"
+    return
+  fi
   [ -n "$fixed_home" ] && env=(env "ASTRA_SIM_HOME=$fixed_home")
-  "${env[@]}" "$sim/run.sh" "$dir/trace" "$npus" "$dir/log" --comm-groups "$dir/comm_group.json" \
-    --network "$dir/network.yml" >"$dir/replay.txt" 2>&1 || status=$?
-  grep -o 'sys\[[0-9]*\] finished, [0-9]* cycles' "$dir/replay.txt" | sed 's/sys\[\([0-9]*\)\] finished, \([0-9]*\) cycles/\1 \2/' | sort -n
+  local files=()
+  [ -f "$dir/comm_group.json" ] && files+=(--comm-groups "$dir/comm_group.json")
+  [ -f "$dir/network.yml" ] && files+=(--network "$dir/network.yml") # none for one rank: run.sh's ring
+  "${env[@]}" "$sim/run.sh" "$dir/trace" "$npus" "$dir/log" "${files[@]}" >"$dir/replay.txt" 2>&1 || status=$?
+  grep -o 'sys\[[0-9]*\] finished, [0-9]* cycles' "$dir/replay.txt" | sed 's/sys\[\([0-9]*\)\] finished, \([0-9]*\) cycles/\1 \2/' | sort -n || true
   [ "$status" = 0 ] || echo "(simulator exit status $status)" >&2
 }
 
