@@ -67,8 +67,10 @@ void normaliseIntervals(BlockedIntervals &intervals)
     }
 }
 
-BlockedIntervals blockedCallIntervals(const DeviceTrace &device, const LinkSet &links, BlockedTimeStats &stats)
+BlockedIntervals blockedCallIntervals(const DeviceTrace &device, const LinkSet &links, BlockedTimeStats &stats,
+                                      Nanos windowBegin, Nanos windowEnd)
 {
+    auto inWindow = [&](Nanos from, Nanos to) { return std::max<Nanos>(0, std::min(to, windowEnd) - std::max(from, windowBegin)); };
     BlockedIntervals out;
     std::unordered_set<std::uint32_t> resolved;
     if (links.blocking) {
@@ -86,11 +88,13 @@ BlockedIntervals blockedCallIntervals(const DeviceTrace &device, const LinkSet &
             const DeviceEvent &c = device.event(call);
             const Nanos callEnd = c.ts + std::max<Nanos>(c.dur, 0);
             BlockedKindStats &s = stats.kinds[static_cast<std::size_t>(kind)];
+            if (inWindow(c.ts, callEnd) <= 0 && callEnd > c.ts)
+                continue; // outside what is exported and measured
             ++s.calls;
-            s.callNs += callEnd - c.ts;
+            s.callNs += inWindow(c.ts, callEnd);
             const Nanos blockedEnd = std::min(callEnd, awaitedEnd);
             if (blockedEnd > c.ts) {
-                s.removedNs += blockedEnd - c.ts;
+                s.removedNs += inWindow(c.ts, blockedEnd);
                 out[c.thread].push_back({c.ts, blockedEnd});
             }
         }
@@ -101,10 +105,10 @@ BlockedIntervals blockedCallIntervals(const DeviceTrace &device, const LinkSet &
         if (ev.phase != Phase::Complete || !isRuntimeCategory(ev.category) || resolved.count(e.get()))
             continue;
         const std::string_view name = device.name(ev);
-        if (name.find("Synchronize") == std::string_view::npos)
+        if (name.find("Synchronize") == std::string_view::npos || inWindow(ev.ts, ev.ts + std::max<Nanos>(ev.dur, 0)) <= 0)
             continue;
         ++stats.unresolvedCalls;
-        stats.unresolvedNs += std::max<Nanos>(ev.dur, 0);
+        stats.unresolvedNs += inWindow(ev.ts, ev.ts + std::max<Nanos>(ev.dur, 0));
     }
     normaliseIntervals(out);
     return out;

@@ -13,6 +13,7 @@
 
 #include <array>
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <span>
 #include <utility>
@@ -58,7 +59,10 @@ using BlockedIntervals = std::map<ThreadIndex, std::vector<BlockedInterval>>;
 
 // The intervals each blocking call of `links.blocking` spends waiting: from its start to the end of
 // the last GPU op it waits for (clipped to the call), none when that op had ended before the call.
-BlockedIntervals blockedCallIntervals(const DeviceTrace &device, const LinkSet &links, BlockedTimeStats &stats);
+// The stats count the calls' time within [windowBegin, windowEnd) (what is exported and measured).
+BlockedIntervals blockedCallIntervals(const DeviceTrace &device, const LinkSet &links, BlockedTimeStats &stats,
+                                      Nanos windowBegin = std::numeric_limits<Nanos>::min(),
+                                      Nanos windowEnd = std::numeric_limits<Nanos>::max());
 
 // A thread waiting for another: an op with no child on its own thread, at least `minWait` long,
 // during which ops of other threads of the process run at least half the time. Its time from the

@@ -178,15 +178,13 @@ ChakraPlan planChakra(const EtPlusGraph &graph, const HostTrace &host, const Dev
 
     // astra-sim: blocked time becomes dependencies (export/blockedtime.h). The waits on the GPU are
     // the Sync dependencies below; the waits on another thread are made here.
-    BlockedIntervals blocked;
+    BlockedIntervals blocked; // the waits on other threads here; the calls' once the measured window is known
     if (astra && options.blockedAsDependencies) {
-        blocked = blockedCallIntervals(device, links, stats.blocked);
         const ThreadDeps threadDeps = threadWaits(graph, device, chainBegin, chainList, blocked, stats.blocked);
         for (const auto &[node, dep] : threadDeps.waits)
             deps.push_back({node, dep, ThreadWait});
         for (const auto &[node, dep] : threadDeps.starts)
             deps.push_back({node, dep, ThreadStart});
-        normaliseIntervals(blocked);
     }
 
     // astra-sim: what each GPU op is written as, and its process group.
@@ -405,6 +403,12 @@ ChakraPlan planChakra(const EtPlusGraph &graph, const HostTrace &host, const Dev
         // The time from the iteration's start to the first exported op (Python, data loading: no ET
         // node) goes to the first node, as any other gap would.
         const Nanos leadInFrom = stats.iterationEnd > stats.iterationBegin ? stats.iterationBegin : kNoLeadIn;
+        if (options.blockedAsDependencies) {
+            const Nanos windowBegin = stats.iterationEnd > stats.iterationBegin ? stats.iterationBegin : stats.spanBegin;
+            for (auto &[thread, list] : blockedCallIntervals(device, links, stats.blocked, windowBegin, windowBegin + stats.measuredNs()))
+                blocked[thread].insert(blocked[thread].end(), list.begin(), list.end());
+            normaliseIntervals(blocked);
+        }
         plan.durationMicros =
             astraSimDurationsMicros(graph, device, links, keptBegin, keptList, gpuCompute, options, leadInFrom,
                                     options.blockedAsDependencies ? &blocked : nullptr);
