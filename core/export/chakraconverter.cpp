@@ -260,6 +260,34 @@ ChakraPlan planChakra(const EtPlusGraph &graph, const HostTrace &host, const Dev
                 deps.push_back({i, waitedFor, kind});
             }
 
+    // astra-sim: every blocking call the linker recorded makes the op that continues on its thread
+    // wait for what it waited for — also the calls that draw no sync edge (blocking copies, frees, the
+    // driver API's syncs: docs/linking.md keeps its edges as they were, and so the Chakra target).
+    if (astra && options.syncDeps && options.blockedAsDependencies && links.blocking && !links.blocking->empty()) {
+        std::map<ThreadIndex, std::vector<std::pair<Nanos, std::uint32_t>>> startsOf; // thread → (start, node), by start
+        for (std::uint32_t node : chainList)
+            if (device.contains(graph.nodes[node].event)) {
+                const DeviceEvent &e = device.event(graph.nodes[node].event);
+                startsOf[e.thread].emplace_back(e.ts, node);
+            }
+        for (auto &[thread, list] : startsOf)
+            std::sort(list.begin(), list.end());
+        for (const BlockingWait &w : *links.blocking) {
+            if (!device.contains(w.call) || !w.awaited.in(graph.nodeOfEvent.size()))
+                continue;
+            const ExportNodeIndex awaited = graph.nodeOfEvent[w.awaited.get()];
+            auto list = startsOf.find(device.event(w.call).thread);
+            if (!awaited.valid() || list == startsOf.end())
+                continue;
+            const Nanos returned = device.event(w.call).end();
+            auto next = std::lower_bound(list->second.begin(), list->second.end(),
+                                         std::make_pair(returned, std::uint32_t(0)));
+            if (next == list->second.end() || device.event(w.awaited).ts >= next->first)
+                continue;
+            deps.push_back({syncWaiter(next->second, awaited.value), awaited.value, Sync});
+        }
+    }
+
     // astra-sim: the collectives of one process group in the order they were launched.
     if (astra && options.pgOrderDeps && !collectives.empty()) {
         auto launchTs = [&](std::uint32_t i) {

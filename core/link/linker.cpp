@@ -948,20 +948,23 @@ private:
 
     // A blocking call waits for `awaited`: the Sync edge to the op that continues after it, and the
     // record the export needs to take the blocked time out of the CPU work.
-    void addWait(EventIndex call, EventIndex awaited, BlockingKind kind, EventIndex target)
+    // `edge` false: only the record (calls the edges of docs/linking.md did not cover before, so the
+    // Chakra target's output stays what it was; the astra-sim target makes their dependencies itself).
+    void addWait(EventIndex call, EventIndex awaited, BlockingKind kind, EventIndex target, bool edge = true)
     {
         if (call.isNone() || awaited.isNone())
             return;
-        addSyncEdge(awaited, target);
+        if (edge)
+            addSyncEdge(awaited, target);
         blocking_.push_back(BlockingWait{call, awaited, kind});
     }
 
     void syncAllStreamsOfDevice(std::int32_t device, EventIndex call, EventIndex target,
-                                BlockingKind kind = BlockingKind::DeviceSync)
+                                BlockingKind kind = BlockingKind::DeviceSync, bool edge = true)
     {
         for (const auto &[lane, list] : streamLaunches_)
             if (ls_.index->lane(lane).device == device)
-                addWait(call, lastLaunchedBefore(list, ev_[call].ts), kind, target);
+                addWait(call, lastLaunchedBefore(list, ev_[call].ts), kind, target, edge);
     }
 
     // Calls that block without a sync of their own (docs/linking.md, Blocking calls): synchronous
@@ -989,14 +992,14 @@ private:
                 const bool toPageable = copy.find("Pageable") != std::string_view::npos &&
                                         (copy.find("DtoH") != std::string_view::npos || copy.find("Device -> Pageable") != std::string_view::npos);
                 if (!async || toPageable)
-                    addWait(i, it->second, BlockingKind::BlockingCopy, syncTarget(i));
+                    addWait(i, it->second, BlockingKind::BlockingCopy, syncTarget(i), false);
             } else if (name == "cudaFree" || name == "cudaFreeHost" || name == "hipFree" || name == "hipHostFree" ||
                        name.starts_with("cuMemFree")) {
                 const ThreadOps *t = threadOf(dev_.threadKey(e));
                 const EventIndex lastOwn = t ? lastLaunchedBefore(t->launches, e.ts) : EventIndex(kNone);
                 if (lastOwn.valid())
                     syncAllStreamsOfDevice(ls_.index->lane(ls_.index->laneOfEvent(lastOwn)).device, i, syncTarget(i),
-                                           BlockingKind::ImplicitSync);
+                                           BlockingKind::ImplicitSync, false);
             }
         }
     }
@@ -1075,17 +1078,20 @@ private:
                 continue;
             const std::string_view name = dev_.name(r);
             const EventIndex lastOwn = lastLaunchedBefore(t->launches, r.ts);
+            // The driver API's spellings are recorded, not drawn: the edges stay what docs/linking.md lists.
+            const bool driver = name.starts_with("cu") && !name.starts_with("cuda");
             if (name == "cudaDeviceSynchronize" || name == "hipDeviceSynchronize" || name.starts_with("cuCtxSynchronize")) {
                 if (lastOwn.valid())
-                    syncAllStreamsOfDevice(ls_.index->lane(ls_.index->laneOfEvent(lastOwn)).device, call, syncTarget(call));
+                    syncAllStreamsOfDevice(ls_.index->lane(ls_.index->laneOfEvent(lastOwn)).device, call, syncTarget(call),
+                                           BlockingKind::DeviceSync, !driver);
             } else if (name == "cudaStreamSynchronize" || name == "hipStreamSynchronize" || name.starts_with("cuStreamSynchronize")) {
                 // The call names no stream in the trace: the stream this thread launched to last.
                 if (lastOwn.valid())
                     addWait(call, lastLaunchedOnLaneBefore(ls_.index->laneOfEvent(lastOwn), r.ts), BlockingKind::StreamSync,
-                            syncTarget(call));
+                            syncTarget(call), !driver);
             } else if (name == "cudaEventSynchronize" || name == "hipEventSynchronize" || name.starts_with("cuEventSynchronize")) {
                 const EventIndex record = lastLaunchedBefore(t->eventRecords, r.ts);
-                addWait(call, recordedOp(record, kNone), BlockingKind::EventSync, syncTarget(call));
+                addWait(call, recordedOp(record, kNone), BlockingKind::EventSync, syncTarget(call), !driver);
             } else if (name == "cudaStreamWaitEvent" || name == "hipStreamWaitEvent") {
                 const EventIndex source = recordedOp(lastLaunchedBefore(t->eventRecords, r.ts), kNone);
                 const EventIndex waiter = firstLaunchAfter(*t, r.ts, kNone);
