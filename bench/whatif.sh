@@ -187,8 +187,8 @@ fast = dict(l.split() for l in open(sys.argv[2]) if l.strip() and not l.startswi
 rep = json.load(open(sys.argv[3]))
 cut = {r: (int(base[r]) - int(fast[r])) / 1e6 for r in base if r in fast}
 print(f"  100x faster network: the step shortens by {min(cut.values()):.3f}-{max(cut.values()):.3f} ms "
-      f"(transfers fitted: {rep['network']['transfer_ns'] / 1e6:.3f} ms a rank; NCCL kernels of the slowest "
-      f"arriver take {rep['network']['transfer_ns'] / 1e6:.3f} ms, the longest {rep['network']['longest_kernel_ns'] / 1e6:.3f} ms)")
+      f"(Σ transfers, the shortest kernel of each collective: {rep['network']['transfer_ns'] / 1e6:.3f} ms; "
+      f"Σ longest kernels, waits included: {rep['network']['longest_kernel_ns'] / 1e6:.3f} ms)")
 EOF
   "$linkscope" job "$dir/in" --out "$dir/out-extid" --policy external-id >"$dir/job-extid.txt" 2>&1
   simulate "$dir/out-extid" 8 >"$dir/pred-extid"

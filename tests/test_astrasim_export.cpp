@@ -4,6 +4,8 @@
 
 #include "testsupport.h"
 
+#include "hostetnode.h"
+
 #include "export/astrasimtarget.h"
 #include "export/etcheck.h"
 #include "export/exporter.h"
@@ -36,16 +38,7 @@ struct Op {
 void writePair(const std::vector<Op> &ops, const std::string &hostPath, const std::string &kinetoPath)
 {
     nlohmann::json nodes = nlohmann::json::array();
-    auto node = [](int id, const std::string &name, int parent, int tid) {
-        nlohmann::json n = {{"id", id}, {"name", name}, {"ctrl_deps", parent},
-                            {"inputs", {{"values", nlohmann::json::array()}, {"shapes", nlohmann::json::array()}, {"types", nlohmann::json::array()}}},
-                            {"outputs", {{"values", nlohmann::json::array()}, {"shapes", nlohmann::json::array()}, {"types", nlohmann::json::array()}}}};
-        n["attrs"] = {{{"name", "rf_id"}, {"type", "uint64"}, {"value", id}}, {{"name", "fw_parent"}, {"type", "uint64"}, {"value", 0}},
-                      {{"name", "seq_id"}, {"type", "int64"}, {"value", -1}}, {{"name", "scope"}, {"type", "uint64"}, {"value", 0}},
-                      {{"name", "tid"}, {"type", "uint64"}, {"value", tid}}, {{"name", "fw_tid"}, {"type", "uint64"}, {"value", 0}},
-                      {{"name", "op_schema"}, {"type", "string"}, {"value", ""}}};
-        return n;
-    };
+    auto node = linkscope::test::hostEtNode;
     nodes.push_back(node(1, "[pytorch|profiler|execution_trace|process]", 0, 0));
     std::set<int> tids;
     for (const Op &op : ops)

@@ -6,6 +6,8 @@
 
 #include "testsupport.h"
 
+#include "hostetnode.h"
+
 #include "export/blockedtime.h"
 #include "export/exporter.h"
 #include "io/tracereader.h"
@@ -52,16 +54,7 @@ struct GpuOp {
 void writePair(const std::vector<CpuOp> &ops, const std::vector<Runtime> &calls, const std::vector<GpuOp> &gpu,
                const std::string &hostPath, const std::string &kinetoPath)
 {
-    auto node = [](int id, const std::string &name, int parent, int tid = 1) {
-        nlohmann::json n = {{"id", id}, {"name", name}, {"ctrl_deps", parent},
-                            {"inputs", {{"values", nlohmann::json::array()}, {"shapes", nlohmann::json::array()}, {"types", nlohmann::json::array()}}},
-                            {"outputs", {{"values", nlohmann::json::array()}, {"shapes", nlohmann::json::array()}, {"types", nlohmann::json::array()}}}};
-        n["attrs"] = {{{"name", "rf_id"}, {"type", "uint64"}, {"value", id}}, {{"name", "fw_parent"}, {"type", "uint64"}, {"value", 0}},
-                      {{"name", "seq_id"}, {"type", "int64"}, {"value", -1}}, {{"name", "scope"}, {"type", "uint64"}, {"value", 0}},
-                      {{"name", "tid"}, {"type", "uint64"}, {"value", tid}}, {{"name", "fw_tid"}, {"type", "uint64"}, {"value", 0}},
-                      {{"name", "op_schema"}, {"type", "string"}, {"value", ""}}};
-        return n;
-    };
+    auto node = [](int id, const std::string &name, int parent, int tid = 1) { return linkscope::test::hostEtNode(id, name, parent, tid); };
     nlohmann::json nodes = nlohmann::json::array();
     nodes.push_back(node(1, "[pytorch|profiler|execution_trace|process]", 0, 0));
     nodes.push_back(node(2, "[pytorch|profiler|execution_trace|thread]", 1));

@@ -74,11 +74,10 @@ int runWhatIf(const Args &args, std::ostream &out, std::ostream &err)
             } else if (a == "--scale-gpu") {
                 whatIf.gpu.push_back(core::parseGpuScale(value()));
             } else if (a == "--scale-comm" || a == "--scale-network") {
-                const std::string v = value();
-                const core::WhatIf::GpuScale parsed = core::parseGpuScale("x=" + v); // the number's checks
-                if (parsed.factor <= 0)
+                const double factor = core::parseFactor(value(), a);
+                if (factor <= 0)
                     throw std::invalid_argument(a + " must be > 0");
-                (a == "--scale-comm" ? whatIf.transferFactor : whatIf.bandwidthFactor) = parsed.factor;
+                (a == "--scale-comm" ? whatIf.transferFactor : whatIf.bandwidthFactor) = factor;
             } else if (a == "--delay-rank") {
                 const auto [rank, ms] = core::parseRankDelay(value());
                 whatIf.rankDelayMs[rank] += ms;

@@ -218,21 +218,41 @@ std::vector<std::uint64_t> astraSimDurationsMicros(const EtPlusGraph &graph, con
     std::vector<TimedNode> ops;
     static const std::vector<BlockedInterval> kNoHoles;
     static const std::vector<Nanos> kNoLaunches;
-    // When each thread's launches of exported GPU ops returned.
+    auto endOf = [](const DeviceEvent &e) { return e.ts + std::max<Nanos>(e.dur, 0); };
+
+    // With keepGaps: when each thread's launches of exported GPU ops returned (they split their
+    // launching op), and when each GPU op could have started — its launch returned, the previous op
+    // of its stream ended, what it waited for on another stream ended (its dispatch latency, below).
     std::map<ThreadIndex, std::vector<Nanos>> launchEnds;
-    if (options.keepGaps)
+    std::vector<Nanos> readyAt;
+    if (options.keepGaps) {
+        readyAt.assign(n, std::numeric_limits<Nanos>::min());
+        std::map<std::pair<std::int32_t, std::int64_t>, std::vector<TimedNode>> byStream;
         for (std::uint32_t i = 0; i < n; ++i) {
             const EtPlusNode &node = graph.nodes[i];
-            if (!node.gpu || !node.gpuLink.in(links.gpuLinks.size()))
+            if (!node.gpu || !device.contains(node.event))
                 continue;
-            const EventIndex launch = links.gpuLinks[node.gpuLink].launch;
-            if (device.contains(launch)) {
-                const DeviceEvent &l = device.event(launch);
-                launchEnds[l.thread].push_back(l.ts + std::max<Nanos>(l.dur, 0));
+            const DeviceEvent &e = device.event(node.event);
+            byStream[{e.device, e.stream}].push_back({e.ts, endOf(e), i});
+            if (node.gpuLink.in(links.gpuLinks.size()) && device.contains(links.gpuLinks[node.gpuLink].launch)) {
+                const DeviceEvent &l = device.event(links.gpuLinks[node.gpuLink].launch);
+                launchEnds[l.thread].push_back(endOf(l));
+                readyAt[i] = std::max(readyAt[i], endOf(l));
+            }
+            for (std::uint32_t k = graph.syncBegin[i]; k < graph.syncBegin[i + 1]; ++k) {
+                const EventIndex w = graph.nodes[graph.syncList[k]].event;
+                if (device.contains(w))
+                    readyAt[i] = std::max(readyAt[i], device.event(w).end());
             }
         }
-    for (auto &[thread, list] : launchEnds)
-        std::sort(list.begin(), list.end());
+        for (auto &[stream, list] : byStream) {
+            std::sort(list.begin(), list.end(), [](const TimedNode &a, const TimedNode &b) { return std::tie(a.ts, a.node) < std::tie(b.ts, b.node); });
+            for (std::size_t k = 1; k < list.size(); ++k)
+                readyAt[list[k].node] = std::max(readyAt[list[k].node], list[k - 1].end);
+        }
+        for (auto &[thread, list] : launchEnds)
+            std::sort(list.begin(), list.end());
+    }
     const std::size_t chains = chainBegin.empty() ? 0 : chainBegin.size() - 1;
     for (std::size_t c = 0; c < chains; ++c) {
         ops.clear();
@@ -249,16 +269,16 @@ std::vector<std::uint64_t> astraSimDurationsMicros(const EtPlusGraph &graph, con
         });
         const std::vector<BlockedInterval> *threadHoles = &kNoHoles;
         const std::vector<Nanos> *threadLaunches = &kNoLaunches;
-        if (!ops.empty())
-            if (auto it = launchEnds.find(device.event(graph.nodes[ops.front().node].event).thread); it != launchEnds.end())
-                threadLaunches = &it->second;
-        if (blocked && !ops.empty()) {
+        if (!ops.empty()) {
             const ThreadIndex thread = device.event(graph.nodes[ops.front().node].event).thread;
-            if (auto it = blocked->find(thread); it != blocked->end()) {
-                threadHoles = &it->second;
-                for (const BlockedInterval &h : it->second)
-                    holes.push_back({h.begin, h.end, kBlocked});
-            }
+            if (auto it = launchEnds.find(thread); it != launchEnds.end())
+                threadLaunches = &it->second;
+            if (blocked)
+                if (auto it = blocked->find(thread); it != blocked->end()) {
+                    threadHoles = &it->second;
+                    for (const BlockedInterval &h : it->second)
+                        holes.push_back({h.begin, h.end, kBlocked});
+                }
         }
         if (options.ownTimeDurations || options.keepGaps)
             threadPieces(ops, options.keepGaps, *threadHoles, *threadLaunches, pieces);
@@ -288,32 +308,6 @@ std::vector<std::uint64_t> astraSimDurationsMicros(const EtPlusGraph &graph, con
     // another stream ended — to its start, which no dependency gives it (ASTRA-sim starts a GPU node
     // the instant its dependencies finish).
     constexpr Nanos kMaxDispatchNs = 50'000;
-    std::vector<Nanos> readyAt;
-    if (options.keepGaps) {
-        readyAt.assign(n, std::numeric_limits<Nanos>::min());
-        std::map<std::pair<std::int32_t, std::int64_t>, std::vector<TimedNode>> byStream;
-        for (std::uint32_t i = 0; i < n; ++i) {
-            const EtPlusNode &node = graph.nodes[i];
-            if (!node.gpu || !device.contains(node.event))
-                continue;
-            const DeviceEvent &e = device.event(node.event);
-            byStream[{e.device, e.stream}].push_back({e.ts, e.ts + std::max<Nanos>(e.dur, 0), i});
-            if (node.gpuLink.in(links.gpuLinks.size()) && device.contains(links.gpuLinks[node.gpuLink].launch)) {
-                const DeviceEvent &l = device.event(links.gpuLinks[node.gpuLink].launch);
-                readyAt[i] = std::max(readyAt[i], l.ts + std::max<Nanos>(l.dur, 0));
-            }
-            for (std::uint32_t k = graph.syncBegin[i]; k < graph.syncBegin[i + 1]; ++k) {
-                const EventIndex w = graph.nodes[graph.syncList[k]].event;
-                if (device.contains(w))
-                    readyAt[i] = std::max(readyAt[i], device.event(w).end());
-            }
-        }
-        for (auto &[stream, list] : byStream) {
-            std::sort(list.begin(), list.end(), [](const TimedNode &a, const TimedNode &b) { return std::tie(a.ts, a.node) < std::tie(b.ts, b.node); });
-            for (std::size_t k = 1; k < list.size(); ++k)
-                readyAt[list[k].node] = std::max(readyAt[list[k].node], list[k - 1].end);
-        }
-    }
     std::map<std::int32_t, std::vector<Piece>> gpuPieces;
     std::map<std::int32_t, std::vector<TimedNode>> gpuOrder;
     for (std::uint32_t i = 0; i < n; ++i) {

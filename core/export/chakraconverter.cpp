@@ -211,15 +211,10 @@ ChakraPlan planChakra(const EtPlusGraph &graph, const HostTrace &host, const Dev
     // that started once the GPU op had ended (the linker names the first op with a kernel-linkable ET
     // node; a ProfilerStep#N before it must wait too, or its time runs before the wait).
     std::vector<std::uint32_t> chainAt; // graph position → index in chainList (UINT32_MAX: none)
-    std::vector<std::uint32_t> chainOfPos;
     if (astra) {
         chainAt.assign(n, std::numeric_limits<std::uint32_t>::max());
         for (std::uint32_t k = 0; k < chainList.size(); ++k)
             chainAt[chainList[k]] = k;
-        chainOfPos.resize(chainList.size());
-        for (std::size_t c = 0; c + 1 < chainBegin.size(); ++c)
-            for (std::uint32_t k = chainBegin[c]; k < chainBegin[c + 1]; ++k)
-                chainOfPos[k] = static_cast<std::uint32_t>(c);
     }
     auto syncWaiter = [&](std::uint32_t waiting, std::uint32_t waitedFor) {
         if (!astra || graph.nodes[waiting].gpu || chainAt[waiting] == std::numeric_limits<std::uint32_t>::max() ||
@@ -227,7 +222,7 @@ ChakraPlan planChakra(const EtPlusGraph &graph, const HostTrace &host, const Dev
             return waiting;
         const Nanos ready = device.event(graph.nodes[waitedFor].event).end();
         std::uint32_t k = chainAt[waiting];
-        const std::uint32_t first = chainBegin[chainOfPos[k]];
+        const std::uint32_t first = *std::prev(std::upper_bound(chainBegin.begin(), chainBegin.end(), k)); // its chain's start
         while (k > first) {
             const EventIndex prev = graph.nodes[chainList[k - 1]].event;
             if (!device.contains(prev) || device.event(prev).ts < ready)

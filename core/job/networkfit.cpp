@@ -174,21 +174,21 @@ NetworkFit fitNetwork(const std::vector<TransferSample> &samples, const JobRepor
     std::vector<Row> rows;
     std::vector<double> measured;
     std::vector<double> constants;
-    std::map<std::string, std::vector<std::size_t>> rowsOfGroup;
+    std::map<std::string, std::vector<std::size_t>> rowsOfGroup; // group → its rows
+    std::vector<const TransferSample *> sampleOfRow;
+    static const std::vector<std::int64_t> kEveryRank; // astraSimCollectiveCost: the whole world
     for (const TransferSample &s : samples) {
         auto it = ranksOf.find(s.group);
         if (it == ranksOf.end())
             it = ranksOf.emplace(s.group, ranksOfGroup(report, s.group, s.groupSize)).first;
-        const std::vector<std::int64_t> ranks =
-            it->second.empty() || static_cast<std::int64_t>(it->second.size()) != s.groupSize
-                ? std::vector<std::int64_t>()
-                : it->second;
-        if (ranks.empty() && s.groupSize != npus)
+        const bool ringKnown = static_cast<std::int64_t>(it->second.size()) == s.groupSize;
+        if (!ringKnown && s.groupSize != npus)
             continue; // the group's ring is not known
-        const auto cost = astraSimCollectiveCost(s.kind, ranks, npus, s.bytes);
+        const auto cost = astraSimCollectiveCost(s.kind, ringKnown ? it->second : kEveryRank, npus, s.bytes);
         if (!cost)
             continue;
         rowsOfGroup[s.group].push_back(rows.size());
+        sampleOfRow.push_back(&s);
         rows.push_back({cost->bytesTerm, cost->latencyCoefficient, static_cast<double>(s.transferNs) - cost->constantNs});
         measured.push_back(static_cast<double>(s.transferNs));
         constants.push_back(cost->constantNs);
@@ -227,11 +227,7 @@ NetworkFit fitNetwork(const std::vector<TransferSample> &samples, const JobRepor
             own.push_back(rows[i]);
             sizes.insert(rows[i].u);
         }
-        for (const TransferSample &s : samples)
-            if (s.group == name) {
-                g.size = s.groupSize;
-                break;
-            }
+        g.size = sampleOfRow[indices.front()]->groupSize;
         double gx = 0, gy = 0;
         if (sizes.size() >= 2 && solve(own, gx, gy)) {
             g.bandwidthGBps = 1.0 / gx / kAstraSimGB;
@@ -239,18 +235,16 @@ NetworkFit fitNetwork(const std::vector<TransferSample> &samples, const JobRepor
         }
         // nccl-tests' bus bandwidth (GB/s of 10^9 bytes) of the group's largest collective.
         const TransferSample *largest = nullptr;
-        for (const TransferSample &s : samples)
-            if (s.group == name && (!largest || s.bytes > largest->bytes))
-                largest = &s;
-        if (largest) {
-            const double n = static_cast<double>(largest->groupSize);
-            double factor = (n - 1) / n; // reduce-scatter, all-to-all: of the whole buffer
-            if (largest->kind == CallKind::AllReduce)
-                factor = 2 * (n - 1) / n;
-            else if (largest->kind == CallKind::AllGather)
-                factor = n - 1; // bytes is one rank's input: the whole is n times it
-            g.busBandwidthGBps = factor * static_cast<double>(largest->bytes) / static_cast<double>(largest->transferNs);
-        }
+        for (std::size_t i : indices)
+            if (!largest || sampleOfRow[i]->bytes > largest->bytes)
+                largest = sampleOfRow[i];
+        const double n = static_cast<double>(largest->groupSize);
+        double factor = (n - 1) / n; // reduce-scatter, all-to-all: of the whole buffer
+        if (largest->kind == CallKind::AllReduce)
+            factor = 2 * (n - 1) / n;
+        else if (largest->kind == CallKind::AllGather)
+            factor = n - 1; // bytes is one rank's input: the whole is n times it
+        g.busBandwidthGBps = factor * static_cast<double>(largest->bytes) / static_cast<double>(largest->transferNs);
         fit.groups.push_back(std::move(g));
     }
     return fit;

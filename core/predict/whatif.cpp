@@ -7,8 +7,6 @@
 
 namespace linkscope::core {
 
-namespace {
-
 double parseFactor(const std::string &text, const std::string &what)
 {
     std::size_t used = 0;
@@ -22,6 +20,8 @@ double parseFactor(const std::string &text, const std::string &what)
         throw std::invalid_argument(what + ": '" + text + "' is not a non-negative number");
     return v;
 }
+
+namespace {
 
 bool isCpu(const ChakraProtoMsg::Node &node)
 {

@@ -29,6 +29,8 @@ struct WhatIf {
     std::string describe() const;
 };
 
+// A non-negative number; throws std::invalid_argument naming `what` otherwise.
+double parseFactor(const std::string &text, const std::string &what);
 // "REGEX=K" (split at the last '='), "R=MS". Throw std::invalid_argument naming what is wrong.
 WhatIf::GpuScale parseGpuScale(const std::string &text);
 std::pair<std::int64_t, double> parseRankDelay(const std::string &text);
