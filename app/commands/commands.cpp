@@ -14,6 +14,7 @@ const std::vector<Command> &commands()
         {"job", "every rank of a distributed job: link, export, check collectives across ranks", runJob},
         {"check", "pre-flight a job's .et files for ASTRA-sim (dependencies, node types, groups, collectives)", runCheck},
         {"whatif", "a job export with a change applied: kernels or transfers scaled, a rank delayed", runWhatIf},
+        {"predict", "predict each rank's step, its critical path and what-ifs, without ASTRA-sim", runPredict},
     };
     return all;
 }

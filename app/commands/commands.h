@@ -17,6 +17,7 @@ int runDump(const Args &args, std::ostream &out, std::ostream &err);
 int runJob(const Args &args, std::ostream &out, std::ostream &err);
 int runCheck(const Args &args, std::ostream &out, std::ostream &err);
 int runWhatIf(const Args &args, std::ostream &out, std::ostream &err);
+int runPredict(const Args &args, std::ostream &out, std::ostream &err);
 
 struct Command {
     const char *name;

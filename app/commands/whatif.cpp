@@ -138,7 +138,7 @@ int runWhatIf(const Args &args, std::ostream &out, std::ostream &err)
         if (fs::exists(from / "network.yml")) {
             writeAll(to / "network.yml", core::scaleNetworkYaml(readAll(from / "network.yml"), whatIf));
             network = true;
-        } else if (whatIf.transferFactor != 1 || whatIf.bandwidthFactor != 1) {
+        } else if (whatIf.changesNetwork()) {
             err << "whatif: " << (from / "network.yml").string() << " does not exist: the network what-if needs the fitted network\n";
             return 1;
         }

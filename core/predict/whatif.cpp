@@ -66,6 +66,39 @@ std::pair<std::int64_t, double> parseRankDelay(const std::string &text)
     return {rank, parseFactor(text.substr(eq + 1), "--delay-rank " + text.substr(0, eq))};
 }
 
+std::pair<std::int64_t, double> parseStreamScale(const std::string &text)
+{
+    const std::size_t eq = text.find('=');
+    if (eq == std::string::npos || eq == 0)
+        throw std::invalid_argument("--scale-stream expects S=K, got '" + text + "'");
+    std::size_t used = 0;
+    long long stream = -1;
+    try {
+        stream = std::stoll(text.substr(0, eq), &used);
+    } catch (const std::exception &) {
+        used = 0;
+    }
+    if (used != eq || stream < 0)
+        throw std::invalid_argument("--scale-stream: '" + text.substr(0, eq) + "' is not a stream id");
+    return {stream, parseFactor(text.substr(eq + 1), "--scale-stream " + text.substr(0, eq))};
+}
+
+std::pair<double, bool> WhatIf::gpuFactor(const std::string &name, std::int64_t stream) const
+{
+    double factor = 1;
+    bool matched = false;
+    for (const GpuScale &s : gpu)
+        if (std::regex_search(name, s.compiled)) {
+            factor *= s.factor;
+            matched = true;
+        }
+    if (const auto it = streamFactor.find(stream); it != streamFactor.end()) {
+        factor *= it->second;
+        matched = true;
+    }
+    return {factor, matched};
+}
+
 std::string WhatIf::describe() const
 {
     std::ostringstream out;
@@ -74,12 +107,20 @@ std::string WhatIf::describe() const
         out << sep << "GPU ops /" << s.pattern << "/ ×" << s.factor;
         sep = ", ";
     }
+    for (const auto &[stream, factor] : streamFactor) {
+        out << sep << "stream " << stream << " ×" << factor;
+        sep = ", ";
+    }
     if (transferFactor != 1) {
         out << sep << "transfers ×" << transferFactor;
         sep = ", ";
     }
     if (bandwidthFactor != 1) {
         out << sep << "bandwidth ×" << bandwidthFactor;
+        sep = ", ";
+    }
+    if (latencyFactor != 1) {
+        out << sep << "latency ×" << latencyFactor;
         sep = ", ";
     }
     for (const auto &[rank, ms] : rankDelayMs) {
@@ -105,13 +146,12 @@ WhatIfStats applyWhatIf(ChakraTrace &trace, std::int64_t rank, const WhatIf &wha
             }
             continue;
         }
-        double factor = 1;
-        bool matched = false;
-        for (const WhatIf::GpuScale &s : whatIf.gpu)
-            if (std::regex_search(node.name(), s.compiled)) {
-                factor *= s.factor;
-                matched = true;
-            }
+        std::int64_t stream = -1;
+        if (!whatIf.streamFactor.empty())
+            for (const auto &a : node.attr())
+                if (a.name() == "stream")
+                    stream = a.int64_val();
+        const auto [factor, matched] = whatIf.gpuFactor(node.name(), stream);
         if (matched) {
             node.set_duration_micros(static_cast<std::uint64_t>(std::llround(static_cast<double>(node.duration_micros()) * factor)));
             ++stats.gpuNodesScaled;
@@ -154,7 +194,7 @@ std::string scaleNetworkYaml(const std::string &text, const WhatIf &whatIf)
             line = rewrite(line, whatIf.bandwidthFactor / whatIf.transferFactor);
             bandwidth = true;
         } else if (key.starts_with("latency:")) {
-            line = rewrite(line, whatIf.transferFactor);
+            line = rewrite(line, whatIf.transferFactor * whatIf.latencyFactor);
             latency = true;
         }
         out << line << '\n';

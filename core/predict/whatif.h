@@ -21,32 +21,43 @@ struct WhatIf {
         std::regex compiled;
     };
     std::vector<GpuScale> gpu;
+    std::map<std::int64_t, double> streamFactor; // GPU compute ops on stream S: duration × K
     double transferFactor = 1;          // every transfer ×: bandwidth ÷, latency × (NCCL k× slower)
     double bandwidthFactor = 1;         // the network's bandwidth × (latency unchanged)
+    double latencyFactor = 1;           // the network's latency × (bandwidth unchanged)
     std::map<std::int64_t, double> rankDelayMs; // rank → ms more CPU time at the start of every profiled step
 
-    bool empty() const { return gpu.empty() && transferFactor == 1 && bandwidthFactor == 1 && rankDelayMs.empty(); }
+    bool empty() const
+    {
+        return gpu.empty() && streamFactor.empty() && transferFactor == 1 && bandwidthFactor == 1 && latencyFactor == 1 &&
+               rankDelayMs.empty();
+    }
+    bool changesNetwork() const { return transferFactor != 1 || bandwidthFactor != 1 || latencyFactor != 1; }
+    // The factor a GPU compute node's duration is multiplied by (its name's patterns and its stream),
+    // and whether any applies.
+    std::pair<double, bool> gpuFactor(const std::string &name, std::int64_t stream) const;
     std::string describe() const;
 };
 
 // A non-negative number; throws std::invalid_argument naming `what` otherwise.
 double parseFactor(const std::string &text, const std::string &what);
-// "REGEX=K" (split at the last '='), "R=MS". Throw std::invalid_argument naming what is wrong.
+// "REGEX=K" (split at the last '='), "R=MS", "S=K" (a stream). Throw std::invalid_argument naming what is wrong.
 WhatIf::GpuScale parseGpuScale(const std::string &text);
 std::pair<std::int64_t, double> parseRankDelay(const std::string &text);
+std::pair<std::int64_t, double> parseStreamScale(const std::string &text);
 
 struct WhatIfStats {
     std::size_t gpuNodesScaled = 0;
     std::size_t stepsDelayed = 0;
 };
 
-// Scales the GPU compute nodes (COMP_NODE, is_cpu_op false) that match, and, on the delayed rank,
+// Scales the GPU compute nodes (COMP_NODE, is_cpu_op false) that match a pattern or a stream, and, on the delayed rank,
 // adds the delay to every ProfilerStep#N node (its own time before its first child: the step's
 // start). Communication nodes take their time from the network, not from here.
 WhatIfStats applyWhatIf(ChakraTrace &trace, std::int64_t rank, const WhatIf &whatIf);
 
 // The network file with its bandwidth × bandwidthFactor ÷ transferFactor and its latency ×
-// transferFactor. Throws std::runtime_error when `text` has no bandwidth or latency line.
+// transferFactor × latencyFactor. Throws std::runtime_error when `text` has no bandwidth or latency line.
 std::string scaleNetworkYaml(const std::string &text, const WhatIf &whatIf);
 
 } // namespace linkscope::core

@@ -1,0 +1,122 @@
+#include "predict/jobgraph.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <random>
+#include <regex>
+#include <stdexcept>
+
+namespace linkscope::core::predict {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::map<std::int64_t, std::string> etFilesIn(const std::string &dir, const std::string &prefix)
+{
+    const std::regex name("^" + std::regex_replace(prefix, std::regex(R"([.^$|()\[\]{}*+?\\])"), R"(\$&)") + R"(\.([0-9]{1,9})\.et(\.gz)?$)");
+    std::map<std::int64_t, std::string> out;
+    std::error_code ec;
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+        std::smatch m;
+        const std::string file = it->path().filename().string();
+        if (std::regex_match(file, m, name) && it->is_regular_file(ec))
+            out[std::stoll(m[1].str())] = it->path().string();
+    }
+    return out;
+}
+
+// A folder only this process uses, removed when it goes.
+class ScratchDir {
+public:
+    ScratchDir()
+    {
+        std::random_device seed;
+        std::mt19937_64 random(seed());
+        for (int attempt = 0; attempt < 100; ++attempt) {
+            const fs::path p = fs::temp_directory_path() / ("linkscope-predict-" + std::to_string(random() % 1000000000000ull));
+            std::error_code ec;
+            if (fs::create_directory(p, ec)) {
+                m_path = p;
+                return;
+            }
+        }
+        throw std::runtime_error("cannot create a folder under " + fs::temp_directory_path().string());
+    }
+    ~ScratchDir()
+    {
+        std::error_code ec;
+        fs::remove_all(m_path, ec);
+    }
+    ScratchDir(const ScratchDir &) = delete;
+    ScratchDir &operator=(const ScratchDir &) = delete;
+    const fs::path &path() const { return m_path; }
+
+private:
+    fs::path m_path;
+};
+
+} // namespace
+
+bool isJobExport(const std::string &dir, const std::string &prefix) { return !etFilesIn(dir, prefix).empty(); }
+
+JobGraph loadJobExport(const std::string &dir, const std::string &prefix)
+{
+    const auto files = etFilesIn(dir, prefix);
+    if (files.empty())
+        throw LoadError(dir, 0, "no " + prefix + ".R.et files");
+    std::vector<std::string> paths;
+    for (const auto &[rank, path] : files)
+        paths.push_back(path);
+    const fs::path groups = fs::path(dir) / "comm_group.json", network = fs::path(dir) / "network.yml";
+    std::error_code ec;
+    JobGraph g;
+    g.job = loadJob(paths, fs::exists(groups, ec) ? groups.string() : std::string(), fs::exists(network, ec) ? network.string() : std::string());
+    g.networkSource = fs::exists(network, ec) ? network.string() : "run.sh's ring (50 GB/s, 500 ns): no network.yml";
+    return g;
+}
+
+JobGraph exportJobGraph(const std::vector<job::RankFiles> &ranks, std::int64_t worldSize, job::JobOptions options)
+{
+    if (ranks.empty())
+        throw std::runtime_error("no ranks to predict");
+    const ScratchDir scratch;
+    options.outDir = scratch.path().string();
+    options.prefix = "trace";
+    options.writeEt = true;
+    options.checkEt = false;
+    options.chakra.target = EtTarget::AstraSim;
+    std::vector<job::RankSummary> summaries = job::processRanks(ranks, options);
+    JobGraph g;
+    for (const job::RankSummary &s : summaries)
+        if (!s.error.empty())
+            throw std::runtime_error("rank " + std::to_string(s.rank) + ": " + s.error);
+        else if (s.et.empty())
+            throw std::runtime_error("rank " + std::to_string(s.rank) + ": " + (s.note.empty() ? "no .et written" : s.note));
+    const job::JobReport report = job::buildJobReport(std::move(summaries), worldSize);
+    const std::string commGroup = (scratch.path() / "comm_group.json").string();
+    job::writeJobOutputs(report, commGroup, (scratch.path() / "job-report.json").string());
+    const std::string network = report.network.fitted ? job::networkFilePath(commGroup) : std::string();
+    std::vector<std::string> paths;
+    for (const job::RankFiles &r : ranks)
+        paths.push_back((scratch.path() / job::etFileName("trace", r.rank)).string());
+    // One rank of a larger job stands for it: as many ranks as it or its groups name.
+    std::int64_t world = std::max(worldSize, report.worldSize);
+    for (const job::ProcessGroup &pg : report.groups)
+        for (const std::int64_t r : pg.ranks)
+            world = std::max(world, r + 1);
+    const bool mirror = ranks.size() == 1 && world > 1;
+    g.job = loadJob(paths, commGroup, network, mirror ? std::max(world, ranks.front().rank + 1) : 0);
+    g.networkSource = report.network.fitted
+                          ? "fitted from " + std::to_string(report.network.samples) + " collectives"
+                          : "run.sh's ring (50 GB/s, 500 ns): not fitted (" + report.network.reason + ")";
+    // Paths named the scratch folder, which is gone: name the traces instead.
+    for (std::size_t i = 0; i < g.job.ranks.size(); ++i)
+        for (const job::RankFiles &r : ranks)
+            if (r.rank == g.job.ranks[i].rank)
+                g.job.ranks[i].path = r.device;
+    return g;
+}
+
+} // namespace linkscope::core::predict

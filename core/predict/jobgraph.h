@@ -1,0 +1,34 @@
+#pragma once
+// The graph a prediction runs, from what the user has: a job's traces (every rank exported as
+// `linkscope job` exports it, the astra-sim target, with the network fitted from its collectives),
+// one pair (a rank standing for its job: SimJob::mirrored), or a job export already on disk
+// (PREFIX.R.et, comm_group.json, network.yml).
+
+#include "job/discovery.h"
+#include "job/jobrun.h"
+#include "predict/simgraph.h"
+
+#include <string>
+#include <vector>
+
+namespace linkscope::core::predict {
+
+struct JobGraph {
+    SimJob job;
+    std::string networkSource;   // "fitted from N collectives", "network.yml", "run.sh's ring (not fitted: …)"
+    std::vector<std::string> notes; // ranks that could not be exported, and why
+};
+
+// A job export folder: every PREFIX.R.et in `dir`, its comm_group.json and network.yml when present.
+// Throws LoadError.
+JobGraph loadJobExport(const std::string &dir, const std::string &prefix = "trace");
+
+// Exports `ranks` (the astra-sim target, each rank's sidecar applied) into a private folder under the
+// system's temporary directory, fits the network, loads the graph and removes the folder. One rank of
+// a larger job (worldSize > 1) is mirrored. Throws LoadError / std::runtime_error naming what failed.
+JobGraph exportJobGraph(const std::vector<job::RankFiles> &ranks, std::int64_t worldSize, job::JobOptions options);
+
+// True when `dir` holds a job export (a PREFIX.R.et file).
+bool isJobExport(const std::string &dir, const std::string &prefix = "trace");
+
+} // namespace linkscope::core::predict

@@ -1,0 +1,80 @@
+#include "predict/prediction.h"
+
+namespace linkscope::core::predict {
+
+Prediction predict(const SimJob &job, const WhatIf &whatIf, std::size_t topLimit)
+{
+    const auto t0 = std::chrono::steady_clock::now();
+    Prediction p;
+    p.whatIf = whatIf.describe();
+    ReplayOptions quick;
+    quick.keepIssueOrder = false;
+    ReplayResult changed = replay(job, whatIf, quick);
+    ReplayResult baseline;
+    if (!whatIf.empty())
+        baseline = replay(job, {}, quick);
+    const ReplayResult &base = whatIf.empty() ? changed : baseline;
+    p.network = changed.network;
+    p.makespanNs = changed.makespanNs;
+    p.baselineMakespanNs = base.makespanNs;
+    for (std::size_t r = 0; r < job.ranks.size(); ++r) {
+        RankPrediction rp;
+        rp.rank = changed.ranks[r].rank;
+        rp.finished = changed.ranks[r].finished;
+        rp.stuck = changed.ranks[r].stuck;
+        rp.stepNs = changed.ranks[r].endNs;
+        rp.baselineNs = base.ranks[r].endNs;
+        rp.path = criticalPath(job, changed, r);
+        rp.top = topOfPath(job, rp.path, topLimit);
+        p.ranks.push_back(std::move(rp));
+    }
+    p.replayMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    return p;
+}
+
+nlohmann::json Prediction::toJson(const SimJob &job, std::size_t pathLimit) const
+{
+    nlohmann::json j;
+    j["whatif"] = whatIf;
+    j["network"] = {{"bandwidth_gbps", network.bandwidthGBps}, {"latency_ns", network.latencyNs}, {"npus", network.npus}};
+    j["makespan_ns"] = makespanNs;
+    j["baseline_makespan_ns"] = baselineMakespanNs;
+    nlohmann::json ranksJson = nlohmann::json::array();
+    for (const RankPrediction &r : ranks) {
+        nlohmann::json rj;
+        rj["rank"] = r.rank;
+        rj["finished"] = r.finished;
+        if (!r.finished)
+            rj["stuck"] = r.stuck;
+        rj["step_ns"] = r.stepNs;
+        rj["baseline_step_ns"] = r.baselineNs;
+        rj["change_pct"] = r.changePct();
+        rj["breakdown"] = r.path.breakdown.toJson();
+        nlohmann::json path = nlohmann::json::array();
+        const std::size_t from = pathLimit && r.path.steps.size() > pathLimit ? r.path.steps.size() - pathLimit : 0;
+        for (std::size_t i = from; i < r.path.steps.size(); ++i) {
+            const PathStep &s = r.path.steps[i];
+            nlohmann::json sj{{"start_ns", s.startNs}, {"end_ns", s.endNs}, {"category", pathCategoryName(s.category)}};
+            if (s.node != kNoNode) {
+                const SimRank &rank = job.ranks[static_cast<std::size_t>(s.rank)];
+                const SimNode &n = rank.nodes[s.node];
+                sj["rank"] = rank.rank;
+                sj["id"] = n.id;
+                sj["name"] = rank.names[n.name];
+                sj["kind"] = nodeKindName(n.kind);
+            }
+            path.push_back(std::move(sj));
+        }
+        rj["critical_path"] = std::move(path);
+        rj["critical_path_steps"] = r.path.steps.size();
+        nlohmann::json top = nlohmann::json::array();
+        for (const PathShare &s : r.top)
+            top.push_back({{"rank", s.rank}, {"name", s.name}, {"kind", nodeKindName(s.kind)}, {"ns", s.ns}, {"count", s.count}});
+        rj["top"] = std::move(top);
+        ranksJson.push_back(std::move(rj));
+    }
+    j["ranks"] = std::move(ranksJson);
+    return j;
+}
+
+} // namespace linkscope::core::predict

@@ -1,0 +1,439 @@
+#include "predict/replay.h"
+
+#include "job/networkfit.h"
+
+#include <algorithm>
+#include <cmath>
+#include <queue>
+#include <stdexcept>
+#include <unordered_map>
+
+namespace linkscope::core::predict {
+
+bool ReplayResult::allFinished() const
+{
+    return std::all_of(ranks.begin(), ranks.end(), [](const RankReplay &r) { return r.finished; });
+}
+
+Durations::Durations(const SimJob &job, const WhatIf &whatIf)
+    : m_job(job)
+    , m_network(job.network)
+{
+    m_network.bandwidthGBps = job.network.bandwidthGBps * whatIf.bandwidthFactor / whatIf.transferFactor;
+    m_network.latencyNs = job.network.latencyNs * whatIf.transferFactor * whatIf.latencyFactor;
+    m_delayMicros.assign(job.ranks.size(), 0);
+    for (const auto &[rank, ms] : whatIf.rankDelayMs) {
+        const auto it = std::find_if(job.ranks.begin(), job.ranks.end(), [&](const SimRank &r) { return r.rank == rank; });
+        if (it == job.ranks.end())
+            throw std::invalid_argument("--delay-rank: the job has no rank " + std::to_string(rank));
+        m_delayMicros[static_cast<std::size_t>(it - job.ranks.begin())] = std::llround(ms * 1000.0);
+    }
+    // One regex search per distinct name (a name's factor does not depend on the node) and per
+    // distinct (name, stream) when streams are scaled: looked up per node below.
+    m_nameFactor.resize(job.ranks.size());
+    if (whatIf.gpu.empty() && whatIf.streamFactor.empty())
+        return;
+    for (std::size_t r = 0; r < job.ranks.size(); ++r) {
+        const SimRank &rank = job.ranks[r];
+        std::vector<char> gpuName(rank.names.size(), 0);
+        for (const SimNode &n : rank.nodes)
+            if (n.kind == NodeKind::Gpu)
+                gpuName[n.name] = 1;
+        m_nameFactor[r].assign(rank.names.size(), 1.0);
+        for (std::size_t i = 0; i < rank.names.size(); ++i)
+            if (gpuName[i]) {
+                const auto [factor, matched] = whatIf.gpuFactor(rank.names[i], -1);
+                m_nameFactor[r][i] = matched ? factor : -1.0; // -1: unchanged (no rounding)
+            }
+    }
+    m_streams = whatIf.streamFactor;
+}
+
+std::int64_t Durations::computeNs(std::size_t r, std::uint32_t node) const
+{
+    const SimNode &n = m_job.ranks[r].nodes[node];
+    std::int64_t micros = n.durationMicros;
+    if (n.kind == NodeKind::Gpu && !m_nameFactor[r].empty()) {
+        double factor = m_nameFactor[r][n.name];
+        bool matched = factor >= 0;
+        if (!matched)
+            factor = 1;
+        if (const auto s = m_streams.find(n.stream); s != m_streams.end()) {
+            factor *= s->second;
+            matched = true;
+        }
+        if (matched) // as applyWhatIf writes it into the .et: whole microseconds
+            micros = std::llround(static_cast<double>(micros) * factor);
+    } else if (n.kind == NodeKind::Cpu && m_delayMicros[r]) {
+        const std::vector<std::uint32_t> &steps = m_job.ranks[r].steps;
+        if (std::binary_search(steps.begin(), steps.end(), node))
+            micros += m_delayMicros[r];
+    }
+    return micros == 0 ? 1 : micros * 1000;
+}
+
+std::int64_t Durations::collectiveNs(const SimJob &job, std::size_t r, const SimComm &comm) const
+{
+    if (comm.kind == job::CallKind::Broadcast)
+        return -2; // replayed: the node's own duration
+    static const std::vector<std::int64_t> world;
+    const std::vector<std::int64_t> &group = comm.group >= 0 ? job.groups[static_cast<std::size_t>(comm.group)] : world;
+    (void)r;
+    const auto cost = job::astraSimCollectiveCost(comm.kind, group, job.npus, comm.bytes);
+    if (!cost)
+        return -1;
+    const double bytesPerNs = m_network.bandwidthGBps * job::kAstraSimGB;
+    return std::llround(cost->bytesTerm / bytesPerNs + cost->latencyCoefficient * m_network.latencyNs + cost->constantNs);
+}
+
+std::int64_t Durations::sendNs(std::int64_t src, std::int64_t dst, std::int64_t bytes) const
+{
+    const std::int64_t npus = std::max<std::int64_t>(m_network.npus, 1);
+    const std::int64_t d = std::llabs(src - dst) % npus;
+    const double hops = static_cast<double>(std::min(d, npus - d));
+    const double bytesPerNs = m_network.bandwidthGBps * job::kAstraSimGB;
+    return static_cast<std::int64_t>(hops * m_network.latencyNs + static_cast<double>(bytes) / bytesPerNs);
+}
+
+namespace {
+
+struct Event {
+    std::int64_t time;
+    std::uint64_t seq;
+    std::int32_t rank;
+    std::uint32_t node;
+    bool operator>(const Event &o) const { return time != o.time ? time > o.time : seq > o.seq; }
+};
+
+using MinHeap = std::priority_queue<std::uint32_t, std::vector<std::uint32_t>, std::greater<>>;
+
+struct RankState {
+    std::vector<std::uint32_t> waiting;  // dependencies not finished
+    MinHeap cpu, gpu, comm;              // ready, by id (= position)
+    std::vector<std::uint32_t> free;     // ready nodes that hold no resource (receives, skips)
+    bool cpuBusy = false, gpuBusy = false, commBusy = false;
+    std::size_t done = 0;
+    std::vector<std::uint32_t> groupSeq; // per group (+1: the world): collectives issued so far
+};
+
+struct Meeting {                          // one collective instance: the k-th of a group
+    std::size_t arrived = 0;
+    std::int64_t lastArrival = -1;
+    Cause last;
+    std::vector<Cause> members;
+};
+
+struct Message {                          // one send, matched to one receive in order
+    std::int64_t arrival = -1;            // -1: not sent yet
+    std::int32_t sendRank = -1;
+    std::uint32_t sendNode = kNoNode;
+    std::int64_t sendStart = 0;
+    std::int32_t recvRank = -1;           // a receive waiting for it
+    std::uint32_t recvNode = kNoNode;
+};
+
+class Simulator {
+public:
+    Simulator(const SimJob &job, const WhatIf &whatIf, const ReplayOptions &options)
+        : m_job(job)
+        , m_dur(job, whatIf)
+        , m_options(options)
+    {
+        m_out.network = m_dur.network();
+        const std::size_t n = job.ranks.size();
+        m_state.resize(n);
+        m_out.ranks.resize(n);
+        for (std::size_t r = 0; r < n; ++r) {
+            const SimRank &rank = job.ranks[r];
+            RankState &s = m_state[r];
+            RankReplay &out = m_out.ranks[r];
+            out.rank = rank.rank;
+            out.start.assign(rank.nodes.size(), -1);
+            out.end.assign(rank.nodes.size(), -1);
+            out.cause.assign(rank.nodes.size(), {});
+            out.transferStart.assign(rank.comms.size(), -1);
+            out.peer.assign(rank.comms.size(), {});
+            out.meeting.assign(rank.comms.size(), -1);
+            s.waiting.resize(rank.nodes.size());
+            s.groupSeq.assign(job.groups.size() + 1, 0);
+            for (std::size_t i = 0; i < rank.nodes.size(); ++i) {
+                s.waiting[i] = rank.nodes[i].depEnd - rank.nodes[i].depBegin;
+                if (!s.waiting[i])
+                    makeReady(r, static_cast<std::uint32_t>(i));
+            }
+        }
+        if (options.keepIssueOrder)
+            m_out.issueOrder.reserve(job.nodeCount());
+    }
+
+    ReplayResult run()
+    {
+        for (std::size_t r = 0; r < m_job.ranks.size(); ++r)
+            issueReady(r, 0, {});
+        while (!m_events.empty()) {
+            const Event e = m_events.top();
+            m_events.pop();
+            complete(static_cast<std::size_t>(e.rank), e.node, e.time);
+        }
+        for (std::size_t r = 0; r < m_job.ranks.size(); ++r) {
+            RankReplay &out = m_out.ranks[r];
+            out.finished = m_state[r].done == m_job.ranks[r].nodes.size();
+            if (!out.finished)
+                out.stuck = whyStuck(r);
+            m_out.makespanNs = std::max(m_out.makespanNs, out.endNs);
+        }
+        return std::move(m_out);
+    }
+
+private:
+    const SimJob &m_job;
+    Durations m_dur;
+    ReplayOptions m_options;
+    ReplayResult m_out;
+    std::vector<RankState> m_state;
+    std::priority_queue<Event, std::vector<Event>, std::greater<>> m_events;
+    std::uint64_t m_seq = 0;
+    std::unordered_map<std::uint64_t, Meeting> m_meetings;            // (group, k)
+    std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t>, std::vector<Message>> m_messages;
+    std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t>, std::pair<std::size_t, std::size_t>> m_messageCursor; // sends, receives so far
+
+    void makeReady(std::size_t r, std::uint32_t node)
+    {
+        RankState &s = m_state[r];
+        switch (m_job.ranks[r].nodes[node].kind) {
+        case NodeKind::Cpu: s.cpu.push(node); break;
+        case NodeKind::Gpu: s.gpu.push(node); break;
+        case NodeKind::Collective:
+        case NodeKind::Send: s.comm.push(node); break;
+        case NodeKind::Recv:
+        case NodeKind::Skip: s.free.push_back(node); break;
+        }
+    }
+
+    void schedule(std::size_t r, std::uint32_t node, std::int64_t time)
+    {
+        m_events.push({time, m_seq++, static_cast<std::int32_t>(r), node});
+    }
+
+    // ASTRA-sim's issue_dep_free_nodes: every ready node whose resource is free, in id order.
+    void issueReady(std::size_t r, std::int64_t now, Cause trigger)
+    {
+        RankState &s = m_state[r];
+        std::uint32_t batch[3];
+        std::size_t k = 0;
+        if (!s.cpuBusy && !s.cpu.empty()) {
+            batch[k++] = s.cpu.top();
+            s.cpu.pop();
+            s.cpuBusy = true;
+        }
+        if (!s.gpuBusy && !s.gpu.empty()) {
+            batch[k++] = s.gpu.top();
+            s.gpu.pop();
+            s.gpuBusy = true;
+        }
+        if (!s.commBusy && !s.comm.empty()) {
+            batch[k++] = s.comm.top();
+            s.comm.pop();
+            s.commBusy = true;
+        }
+        std::vector<std::uint32_t> freeNodes;
+        freeNodes.swap(s.free);
+        if (k == 0 && freeNodes.empty())
+            return;
+        std::sort(batch, batch + k);
+        std::sort(freeNodes.begin(), freeNodes.end());
+        // Merge the two id-ordered lists.
+        std::size_t a = 0, b = 0;
+        while (a < k || b < freeNodes.size()) {
+            const bool takeA = b >= freeNodes.size() || (a < k && batch[a] < freeNodes[b]);
+            issue(r, takeA ? batch[a++] : freeNodes[b++], now, trigger);
+        }
+    }
+
+    void issue(std::size_t r, std::uint32_t node, std::int64_t now, Cause trigger)
+    {
+        const SimRank &rank = m_job.ranks[r];
+        const SimNode &n = rank.nodes[node];
+        RankReplay &out = m_out.ranks[r];
+        out.start[node] = now;
+        out.cause[node] = trigger;
+        if (m_options.keepIssueOrder)
+            m_out.issueOrder.emplace_back(static_cast<std::int32_t>(r), node);
+        switch (n.kind) {
+        case NodeKind::Cpu:
+        case NodeKind::Gpu: {
+            const std::int64_t d = m_dur.computeNs(r, node);
+            (n.kind == NodeKind::Cpu ? out.cpuBusyNs : out.gpuBusyNs) += d;
+            schedule(r, node, now + d);
+            break;
+        }
+        case NodeKind::Skip:
+            schedule(r, node, now);
+            break;
+        case NodeKind::Collective: arrive(r, node, now); break;
+        case NodeKind::Send: send(r, node, now); break;
+        case NodeKind::Recv: receive(r, node, now); break;
+        }
+    }
+
+    void arrive(std::size_t r, std::uint32_t node, std::int64_t now)
+    {
+        const SimRank &rank = m_job.ranks[r];
+        const SimComm &comm = rank.comms[static_cast<std::size_t>(rank.nodes[node].comm)];
+        const std::int64_t cost = m_dur.collectiveNs(m_job, r, comm);
+        if (cost == -2) { // a broadcast: replayed for its own time on this rank
+            const std::int64_t d = m_dur.computeNs(r, node);
+            m_out.ranks[r].transferStart[static_cast<std::size_t>(rank.nodes[node].comm)] = now;
+            m_out.ranks[r].commBusyNs += d;
+            schedule(r, node, now + d);
+            return;
+        }
+        const std::size_t g = comm.group >= 0 ? static_cast<std::size_t>(comm.group) : m_job.groups.size();
+        const std::uint64_t key = (static_cast<std::uint64_t>(g) << 32) | m_state[r].groupSeq[g]++;
+        Meeting &m = m_meetings[key];
+        m.members.push_back({static_cast<std::int32_t>(r), node});
+        ++m.arrived;
+        if (now >= m.lastArrival) {
+            m.lastArrival = now;
+            m.last = {static_cast<std::int32_t>(r), node};
+        }
+        const std::size_t size = m_job.mirrored ? 1 : comm.group >= 0 ? m_job.groups[g].size() : static_cast<std::size_t>(m_job.npus);
+        if (m.arrived < size || cost < 0)
+            return; // the transfer starts when the last member arrives (never, on a group of one)
+        const auto index = static_cast<std::int32_t>(m_out.meetings.size());
+        for (const Cause &member : m.members) {
+            const std::size_t mr = static_cast<std::size_t>(member.rank);
+            const std::size_t c = static_cast<std::size_t>(m_job.ranks[mr].nodes[member.node].comm);
+            RankReplay &out = m_out.ranks[mr];
+            out.transferStart[c] = m.lastArrival;
+            out.commBusyNs += cost;
+            out.peer[c] = m.last;
+            out.meeting[c] = index;
+            schedule(mr, member.node, m.lastArrival + cost);
+        }
+        m_out.meetings.push_back(std::move(m.members));
+        m_meetings.erase(key);
+    }
+
+    auto messageKey(std::size_t r, std::uint32_t node, bool sending) const
+    {
+        const SimRank &rank = m_job.ranks[r];
+        const SimComm &c = rank.comms[static_cast<std::size_t>(rank.nodes[node].comm)];
+        return sending ? std::make_tuple(rank.rank, c.peer, c.tag, c.bytes) : std::make_tuple(c.peer, rank.rank, c.tag, c.bytes);
+    }
+
+    Message &slot(const std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t> &key, bool sending)
+    {
+        std::vector<Message> &list = m_messages[key];
+        auto &cursor = m_messageCursor[key];
+        const std::size_t index = sending ? cursor.first++ : cursor.second++;
+        if (list.size() <= index)
+            list.resize(index + 1);
+        return list[index];
+    }
+
+    void send(std::size_t r, std::uint32_t node, std::int64_t now)
+    {
+        const SimRank &rank = m_job.ranks[r];
+        const std::size_t c = static_cast<std::size_t>(rank.nodes[node].comm);
+        const SimComm &comm = rank.comms[c];
+        const std::int64_t d = m_dur.sendNs(rank.rank, comm.peer, comm.bytes);
+        Message &msg = slot(messageKey(r, node, true), true);
+        msg.arrival = now + d;
+        msg.sendRank = static_cast<std::int32_t>(r);
+        msg.sendNode = node;
+        msg.sendStart = now;
+        m_out.ranks[r].transferStart[c] = now;
+        m_out.ranks[r].commBusyNs += d;
+        schedule(r, node, now + d);
+        if (msg.recvRank >= 0 && !m_job.mirrored) { // a receive was waiting: it ends when the message arrives
+            const std::size_t rr = static_cast<std::size_t>(msg.recvRank);
+            const SimRank &recvRank = m_job.ranks[rr];
+            const std::size_t rc = static_cast<std::size_t>(recvRank.nodes[msg.recvNode].comm);
+            m_out.ranks[rr].transferStart[rc] = now;
+            m_out.ranks[rr].peer[rc] = {msg.sendRank, node};
+            m_out.ranks[r].peer[c] = {msg.recvRank, msg.recvNode};
+            schedule(rr, msg.recvNode, msg.arrival);
+        }
+    }
+
+    void receive(std::size_t r, std::uint32_t node, std::int64_t now)
+    {
+        const SimRank &rank = m_job.ranks[r];
+        const std::size_t c = static_cast<std::size_t>(rank.nodes[node].comm);
+        if (m_job.mirrored) { // the peer, running as this rank does, sends as this receive is issued
+            const SimComm &comm = rank.comms[c];
+            m_out.ranks[r].transferStart[c] = now;
+            schedule(r, node, now + m_dur.sendNs(comm.peer, rank.rank, comm.bytes));
+            return;
+        }
+        Message &msg = slot(messageKey(r, node, false), false);
+        if (msg.arrival < 0) {
+            msg.recvRank = static_cast<std::int32_t>(r);
+            msg.recvNode = node;
+            return;
+        }
+        m_out.ranks[r].transferStart[c] = msg.sendStart;
+        const std::size_t sr = static_cast<std::size_t>(msg.sendRank);
+        m_out.ranks[sr].peer[static_cast<std::size_t>(m_job.ranks[sr].nodes[msg.sendNode].comm)] = {static_cast<std::int32_t>(r), node};
+        if (msg.arrival > now)
+            m_out.ranks[r].peer[c] = {msg.sendRank, msg.sendNode};
+        schedule(r, node, std::max(now, msg.arrival));
+    }
+
+    void complete(std::size_t r, std::uint32_t node, std::int64_t now)
+    {
+        const SimRank &rank = m_job.ranks[r];
+        RankState &s = m_state[r];
+        RankReplay &out = m_out.ranks[r];
+        out.end[node] = now;
+        out.endNs = std::max(out.endNs, now);
+        ++s.done;
+        switch (rank.nodes[node].kind) {
+        case NodeKind::Cpu: s.cpuBusy = false; break;
+        case NodeKind::Gpu: s.gpuBusy = false; break;
+        case NodeKind::Collective:
+        case NodeKind::Send: s.commBusy = false; break;
+        default: break;
+        }
+        for (std::uint32_t k = rank.succBegin[node]; k < rank.succBegin[node + 1]; ++k)
+            if (--s.waiting[rank.succ[k]] == 0)
+                makeReady(r, rank.succ[k]);
+        issueReady(r, now, {static_cast<std::int32_t>(r), node});
+    }
+
+    std::string whyStuck(std::size_t r) const
+    {
+        const SimRank &rank = m_job.ranks[r];
+        const RankReplay &out = m_out.ranks[r];
+        const std::size_t left = rank.nodes.size() - m_state[r].done;
+        for (std::size_t i = 0; i < rank.nodes.size(); ++i) {
+            if (out.start[i] < 0 || out.end[i] >= 0)
+                continue;
+            const SimNode &n = rank.nodes[i];
+            std::string what = std::string(nodeKindName(n.kind)) + " node " + std::to_string(n.id) + " (" + rank.names[n.name] + ")";
+            if (n.kind == NodeKind::Collective) {
+                const SimComm &c = rank.comms[static_cast<std::size_t>(n.comm)];
+                const std::string group = c.group >= 0 ? "group " + std::to_string(m_job.groupIds[static_cast<std::size_t>(c.group)]) : "every rank";
+                const std::size_t size = c.group >= 0 ? m_job.groups[static_cast<std::size_t>(c.group)].size() : static_cast<std::size_t>(m_job.npus);
+                if (size < 2 || m_dur.collectiveNs(m_job, r, c) == -1)
+                    return std::to_string(left) + " nodes never ran: " + what + " is a collective ASTRA-sim never completes (" + group +
+                           " of " + std::to_string(size) + " rank(s))";
+                return std::to_string(left) + " nodes never ran: " + what + " waits for " + group + ", whose other members never issued it";
+            }
+            if (n.kind == NodeKind::Recv)
+                return std::to_string(left) + " nodes never ran: " + what + " waits for a send from rank " +
+                       std::to_string(rank.comms[static_cast<std::size_t>(n.comm)].peer) + " that never came";
+        }
+        return std::to_string(left) + " nodes never ran";
+    }
+};
+
+} // namespace
+
+ReplayResult replay(const SimJob &job, const WhatIf &whatIf, const ReplayOptions &options)
+{
+    return Simulator(job, whatIf, options).run();
+}
+
+} // namespace linkscope::core::predict

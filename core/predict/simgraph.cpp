@@ -1,0 +1,465 @@
+#include "predict/simgraph.h"
+
+#include "base/parallel.h"
+
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/wire_format_lite.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <charconv>
+#include <fstream>
+#include <numeric>
+#include <regex>
+#include <sstream>
+#include <thread>
+
+namespace linkscope::core::predict {
+
+namespace {
+
+using ChakraProtoMsg::AttributeProto;
+using ChakraProtoMsg::Node;
+
+std::optional<std::int64_t> intValue(const AttributeProto &a)
+{
+    switch (a.value_case()) {
+    case AttributeProto::kInt32Val: return a.int32_val();
+    case AttributeProto::kInt64Val: return a.int64_val();
+    case AttributeProto::kUint32Val: return a.uint32_val();
+    case AttributeProto::kUint64Val: return static_cast<std::int64_t>(a.uint64_val());
+    case AttributeProto::kSint32Val: return a.sint32_val();
+    case AttributeProto::kSint64Val: return a.sint64_val();
+    default: return std::nullopt;
+    }
+}
+
+std::string readFile(const std::string &path)
+{
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        throw LoadError(path, 0, "cannot open");
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+std::int64_t rankFromName(const std::string &path, std::int64_t position)
+{
+    static const std::regex suffix(R"(\.([0-9]{1,9})\.et(\.gz)?$)");
+    std::smatch m;
+    if (std::regex_search(path, m, suffix))
+        return std::stoll(m[1].str());
+    return position;
+}
+
+} // namespace
+
+std::string_view nodeKindName(NodeKind kind)
+{
+    switch (kind) {
+    case NodeKind::Cpu: return "cpu";
+    case NodeKind::Gpu: return "gpu";
+    case NodeKind::Collective: return "collective";
+    case NodeKind::Send: return "send";
+    case NodeKind::Recv: return "recv";
+    case NodeKind::Skip: return "skip";
+    }
+    return "skip";
+}
+
+std::size_t SimJob::nodeCount() const
+{
+    std::size_t n = 0;
+    for (const SimRank &r : ranks)
+        n += r.nodes.size();
+    return n;
+}
+
+RankBuilder::RankBuilder(std::int64_t rank, std::string path, const std::vector<std::int64_t> &groupIds)
+    : m_groupIds(groupIds)
+{
+    m_rank.rank = rank;
+    m_rank.path = std::move(path);
+}
+
+void RankBuilder::addEncoded(const char *bytes, int size, std::size_t offset)
+{
+    // Node: id 1, name 2, type 3, ctrl_deps 4, data_deps 5, duration_micros 7, attr 10; the
+    // attributes the replay reads are copied into a small Node and parsed by protobuf.
+    using google::protobuf::io::CodedInputStream;
+    using WFL = google::protobuf::internal::WireFormatLite;
+    CodedInputStream in(reinterpret_cast<const std::uint8_t *>(bytes), size);
+    m_scratch.Clear();
+    auto bad = [&](const char *what) {
+        throw LoadError(m_rank.path, offset, std::string("node ") + std::to_string(m_scratch.id()) + ": " + what);
+    };
+    auto readDeps = [&](WFL::WireType wire, google::protobuf::RepeatedField<std::uint64_t> *deps) {
+        std::uint64_t v = 0;
+        if (wire == WFL::WIRETYPE_VARINT) {
+            if (!in.ReadVarint64(&v))
+                bad("a truncated dependency");
+            deps->Add(v);
+            return;
+        }
+        std::uint32_t length = 0;
+        if (wire != WFL::WIRETYPE_LENGTH_DELIMITED || !in.ReadVarint32(&length))
+            bad("a malformed dependency list");
+        const auto limit = in.PushLimit(static_cast<int>(length));
+        while (in.BytesUntilLimit() > 0)
+            if (!in.ReadVarint64(&v))
+                bad("a truncated dependency list");
+            else
+                deps->Add(v);
+        in.PopLimit(limit);
+    };
+    while (const std::uint32_t tag = in.ReadTag()) {
+        const int field = WFL::GetTagFieldNumber(tag);
+        const WFL::WireType wire = WFL::GetTagWireType(tag);
+        std::uint64_t v = 0;
+        switch (field) {
+        case 1:
+        case 3:
+        case 7:
+            if (wire != WFL::WIRETYPE_VARINT || !in.ReadVarint64(&v))
+                bad("a malformed id, type or duration");
+            if (field == 1)
+                m_scratch.set_id(v);
+            else if (field == 3)
+                m_scratch.set_type(static_cast<ChakraProtoMsg::NodeType>(v));
+            else
+                m_scratch.set_duration_micros(v);
+            break;
+        case 2: {
+            std::uint32_t length = 0;
+            if (wire != WFL::WIRETYPE_LENGTH_DELIMITED || !in.ReadVarint32(&length) || !in.ReadString(m_scratch.mutable_name(), static_cast<int>(length)))
+                bad("a malformed name");
+            break;
+        }
+        case 4: readDeps(wire, m_scratch.mutable_ctrl_deps()); break;
+        case 5: readDeps(wire, m_scratch.mutable_data_deps()); break;
+        case 10: {
+            std::uint32_t length = 0;
+            const void *data = nullptr;
+            int avail = 0;
+            if (wire != WFL::WIRETYPE_LENGTH_DELIMITED || !in.ReadVarint32(&length) || !in.GetDirectBufferPointer(&data, &avail) ||
+                avail < static_cast<int>(length))
+                bad("a malformed attribute");
+            // Only the attributes read below; the rest (long strings, lists) are skipped unparsed.
+            const char *p = static_cast<const char *>(data);
+            if (length >= 2 && p[0] == 0x0a) {
+                const int nameLength = static_cast<unsigned char>(p[1]);
+                const std::string_view name(p + 2, std::min<std::size_t>(static_cast<std::size_t>(nameLength), length - 2));
+                if (name == "is_cpu_op" || name == "comm_type" || name == "comm_size" || name == "comm_src" || name == "comm_dst" ||
+                    name == "comm_tag" || name == "pg_name" || name == "stream") {
+                    if (!m_scratch.add_attr()->ParseFromArray(data, static_cast<int>(length)))
+                        bad("a malformed attribute");
+                }
+            }
+            in.Skip(static_cast<int>(length));
+            break;
+        }
+        default:
+            if (!WFL::SkipField(&in, tag))
+                bad("a malformed field");
+        }
+    }
+    if (!in.ConsumedEntireMessage())
+        bad("a malformed node");
+    add(m_scratch, offset);
+}
+
+void RankBuilder::add(const Node &node, std::size_t offset)
+{
+    SimNode n;
+    n.id = node.id();
+    n.durationMicros = static_cast<std::int64_t>(node.duration_micros());
+    const auto [it, inserted] = m_names.try_emplace(node.name(), static_cast<std::uint32_t>(m_rank.names.size()));
+    if (inserted)
+        m_rank.names.push_back(node.name());
+    n.name = it->second;
+
+    bool cpu = true; // ASTRA-sim's default for is_cpu_op
+    SimComm comm;
+    std::string pgName;
+    bool hasPg = false;
+    for (const AttributeProto &a : node.attr()) {
+        const std::string &key = a.name();
+        if (key == "is_cpu_op") {
+            cpu = a.value_case() == AttributeProto::kBoolVal ? a.bool_val() : intValue(a).value_or(1) != 0;
+        } else if (key == "comm_type") {
+            comm.kind = job::callKindFromChakraCommType(intValue(a).value_or(-1));
+        } else if (key == "comm_size") {
+            comm.bytes = intValue(a).value_or(0);
+        } else if (key == "comm_src" || key == "comm_dst") {
+            // The peer: a send's destination, a receive's source (set below by type).
+            if ((key == "comm_dst") == (node.type() == ChakraProtoMsg::COMM_SEND_NODE))
+                comm.peer = intValue(a).value_or(-1);
+        } else if (key == "comm_tag") {
+            comm.tag = intValue(a).value_or(0);
+        } else if (key == "pg_name") {
+            pgName = a.value_case() == AttributeProto::kStringVal ? a.string_val() : std::to_string(intValue(a).value_or(0));
+            hasPg = true;
+        } else if (key == "stream") {
+            n.stream = intValue(a).value_or(-1);
+        }
+    }
+    switch (node.type()) {
+    case ChakraProtoMsg::COMP_NODE:
+        n.kind = cpu ? NodeKind::Cpu : NodeKind::Gpu;
+        break;
+    case ChakraProtoMsg::COMM_COLL_NODE:
+    case ChakraProtoMsg::COMM_SEND_NODE:
+    case ChakraProtoMsg::COMM_RECV_NODE: {
+        if (cpu)
+            throw LoadError(m_rank.path, offset,
+                            "node " + std::to_string(n.id) + " (" + node.name() + "): a communication node with is_cpu_op true (ASTRA-sim stops there)");
+        n.kind = node.type() == ChakraProtoMsg::COMM_COLL_NODE ? NodeKind::Collective
+                 : node.type() == ChakraProtoMsg::COMM_SEND_NODE ? NodeKind::Send
+                                                                  : NodeKind::Recv;
+        if (n.kind == NodeKind::Collective && hasPg && !pgName.empty() && pgName != "0") {
+            std::int64_t id = 0;
+            const auto [end, ec] = std::from_chars(pgName.data(), pgName.data() + pgName.size(), id);
+            const auto g = std::find(m_groupIds.begin(), m_groupIds.end(), id);
+            if (ec != std::errc() || end != pgName.data() + pgName.size() || g == m_groupIds.end())
+                throw LoadError(m_rank.path, offset,
+                                "node " + std::to_string(n.id) + " (" + node.name() + "): pg_name '" + pgName +
+                                    "' is not a group of the comm group file");
+            comm.group = static_cast<std::int32_t>(g - m_groupIds.begin());
+        }
+        if (n.kind == NodeKind::Collective && comm.kind == job::CallKind::Broadcast)
+            comm.bytes = std::max<std::int64_t>(comm.bytes, 0);
+        n.comm = static_cast<std::int32_t>(m_rank.comms.size());
+        m_rank.comms.push_back(comm);
+        break;
+    }
+    default:
+        n.kind = NodeKind::Skip;
+        break;
+    }
+    n.depBegin = static_cast<std::uint32_t>(m_rawDeps.size());
+    m_rawDeps.insert(m_rawDeps.end(), node.data_deps().begin(), node.data_deps().end());
+    m_rawDeps.insert(m_rawDeps.end(), node.ctrl_deps().begin(), node.ctrl_deps().end());
+    n.depEnd = static_cast<std::uint32_t>(m_rawDeps.size());
+    m_rank.nodes.push_back(n);
+    m_offsets.push_back(offset);
+}
+
+SimRank RankBuilder::finish()
+{
+    SimRank &r = m_rank;
+    const std::size_t n = r.nodes.size();
+    // Issue order is id order: sort when the file was not (it normally is).
+    std::vector<std::uint32_t> order(n);
+    std::iota(order.begin(), order.end(), 0u);
+    const bool sorted = std::is_sorted(r.nodes.begin(), r.nodes.end(), [](const SimNode &a, const SimNode &b) { return a.id < b.id; });
+    if (!sorted)
+        std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) { return r.nodes[a].id < r.nodes[b].id; });
+    std::vector<SimNode> nodes;
+    nodes.reserve(n);
+    std::vector<std::uint64_t> ids(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        nodes.push_back(r.nodes[order[i]]);
+        ids[i] = nodes.back().id;
+        if (i && ids[i] == ids[i - 1])
+            throw LoadError(r.path, m_offsets[order[i]], "node id " + std::to_string(ids[i]) + " appears twice");
+    }
+    // Dependencies as positions (a repeated dependency counts once, as the feeder's set does).
+    r.deps.clear();
+    r.deps.reserve(m_rawDeps.size());
+    for (std::size_t i = 0; i < n; ++i) {
+        SimNode &node = nodes[i];
+        const std::uint32_t begin = static_cast<std::uint32_t>(r.deps.size());
+        for (std::uint32_t k = node.depBegin; k < node.depEnd; ++k) {
+            const std::uint64_t dep = m_rawDeps[k];
+            const auto it = std::lower_bound(ids.begin(), ids.end(), dep);
+            if (it == ids.end() || *it != dep)
+                throw LoadError(r.path, m_offsets[order[i]],
+                                "node " + std::to_string(node.id) + " (" + r.names[node.name] + ") depends on node " +
+                                    std::to_string(dep) + ", which is not in the file");
+            const auto pos = static_cast<std::uint32_t>(it - ids.begin());
+            if (std::find(r.deps.begin() + begin, r.deps.end(), pos) == r.deps.end())
+                r.deps.push_back(pos);
+        }
+        node.depBegin = begin;
+        node.depEnd = static_cast<std::uint32_t>(r.deps.size());
+    }
+    r.nodes = std::move(nodes);
+    // Successors (CSR) and a check that every node can become ready (Kahn).
+    r.succBegin.assign(n + 1, 0);
+    for (const std::uint32_t d : r.deps)
+        ++r.succBegin[d + 1];
+    for (std::size_t i = 0; i < n; ++i)
+        r.succBegin[i + 1] += r.succBegin[i];
+    r.succ.assign(r.deps.size(), 0);
+    std::vector<std::uint32_t> fill(r.succBegin.begin(), r.succBegin.end() - 1);
+    for (std::size_t i = 0; i < n; ++i)
+        for (std::uint32_t k = r.nodes[i].depBegin; k < r.nodes[i].depEnd; ++k)
+            r.succ[fill[r.deps[k]]++] = static_cast<std::uint32_t>(i);
+    std::vector<std::uint32_t> waiting(n), queue;
+    queue.reserve(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        waiting[i] = r.nodes[i].depEnd - r.nodes[i].depBegin;
+        if (!waiting[i])
+            queue.push_back(static_cast<std::uint32_t>(i));
+    }
+    for (std::size_t q = 0; q < queue.size(); ++q)
+        for (std::uint32_t k = r.succBegin[queue[q]]; k < r.succBegin[queue[q] + 1]; ++k)
+            if (--waiting[r.succ[k]] == 0)
+                queue.push_back(r.succ[k]);
+    if (queue.size() != n) {
+        std::size_t stuck = 0;
+        while (!waiting[stuck])
+            ++stuck;
+        throw LoadError(r.path, m_offsets[order[stuck]],
+                        "node " + std::to_string(r.nodes[stuck].id) + " (" + r.names[r.nodes[stuck].name] +
+                            ") can never start: " + std::to_string(n - queue.size()) + " nodes wait on a dependency cycle");
+    }
+    for (std::size_t i = 0; i < n; ++i)
+        if (r.nodes[i].kind == NodeKind::Cpu && r.names[r.nodes[i].name].starts_with("ProfilerStep#"))
+            r.steps.push_back(static_cast<std::uint32_t>(i));
+    m_rawDeps.clear();
+    m_offsets.clear();
+    return std::move(m_rank);
+}
+
+SimRank buildRank(const ChakraTrace &trace, std::int64_t rank, const std::vector<std::int64_t> &groupIds)
+{
+    RankBuilder builder(rank, trace.path, groupIds);
+    for (const Node &node : trace.nodes)
+        builder.add(node, 0);
+    return builder.finish();
+}
+
+void parseCommGroups(const std::string &text, const std::string &name, SimJob &job)
+{
+    nlohmann::json j;
+    try {
+        j = nlohmann::json::parse(text);
+    } catch (const nlohmann::json::parse_error &e) {
+        throw LoadError(name, e.byte > 0 ? e.byte - 1 : 0, std::string("not JSON: ") + e.what());
+    }
+    if (!j.is_object())
+        throw LoadError(name, 0, "expected an object {\"<integer id>\": [ranks]}");
+    job.groupIds.clear();
+    job.groups.clear();
+    for (auto it = j.begin(); it != j.end(); ++it) {
+        std::int64_t id = 0;
+        const std::string &key = it.key();
+        const auto [end, ec] = std::from_chars(key.data(), key.data() + key.size(), id);
+        if (ec != std::errc() || end != key.data() + key.size() || id <= 0)
+            throw LoadError(name, 0, "group \"" + key + "\": the key must be a positive integer id");
+        if (!it.value().is_array() || it.value().empty())
+            throw LoadError(name, 0, "group \"" + key + "\": expected a non-empty list of ranks");
+        std::vector<std::int64_t> ranks;
+        for (const auto &r : it.value()) {
+            if (!r.is_number_integer() || r.get<std::int64_t>() < 0 || r.get<std::int64_t>() > (1 << 24))
+                throw LoadError(name, 0, "group \"" + key + "\": " + r.dump() + " is not a rank");
+            ranks.push_back(r.get<std::int64_t>());
+        }
+        job.groupIds.push_back(id);
+        job.groups.push_back(std::move(ranks));
+    }
+}
+
+Network parseNetworkYaml(const std::string &text, const std::string &name)
+{
+    Network net;
+    bool bandwidth = false, latency = false;
+    std::size_t lineStart = 0;
+    while (lineStart < text.size()) {
+        std::size_t lineEnd = text.find('\n', lineStart);
+        if (lineEnd == std::string::npos)
+            lineEnd = text.size();
+        std::string line = text.substr(lineStart, lineEnd - lineStart);
+        if (const std::size_t hash = line.find('#'); hash != std::string::npos)
+            line.resize(hash);
+        const std::size_t colon = line.find(':');
+        const std::size_t first = line.find_first_not_of(" \t");
+        if (colon != std::string::npos && first != std::string::npos && first < colon) {
+            const std::string key = line.substr(first, line.find_last_not_of(" \t", colon - 1) + 1 - first);
+            std::string value = line.substr(colon + 1);
+            const std::size_t open = value.find('['), close = value.find(']');
+            if (open != std::string::npos) {
+                if (close == std::string::npos || close < open)
+                    throw LoadError(name, lineStart, "'" + key + "': an unclosed [");
+                value = value.substr(open + 1, close - open - 1);
+            }
+            const std::size_t a = value.find_first_not_of(" \t,"), b = value.find_first_of(" \t,", a == std::string::npos ? 0 : a);
+            value = a == std::string::npos ? "" : value.substr(a, b == std::string::npos ? std::string::npos : b - a);
+            if (value.empty() && key != "topology")
+                throw LoadError(name, lineStart, "'" + key + "' has no value");
+            if (value.find_first_of(" ,", 0) == std::string::npos && (key == "npus_count" || key == "bandwidth" || key == "latency")) {
+                double v = 0;
+                const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
+                if (ec != std::errc() || end != value.data() + value.size() || !(v >= 0) || v > 1e15)
+                    throw LoadError(name, lineStart, "'" + key + "': '" + value + "' is not a non-negative number");
+                if (key == "npus_count") {
+                    if (v < 1 || v > (1 << 24) || v != static_cast<double>(static_cast<std::int64_t>(v)))
+                        throw LoadError(name, lineStart, "npus_count " + value + " is not a rank count");
+                    net.npus = static_cast<std::int64_t>(v);
+                } else if (key == "bandwidth") {
+                    if (v <= 0)
+                        throw LoadError(name, lineStart, "bandwidth must be > 0");
+                    net.bandwidthGBps = v;
+                    bandwidth = true;
+                } else {
+                    net.latencyNs = v;
+                    latency = true;
+                }
+            } else if (key == "topology" && !value.empty() && value != "Ring") {
+                throw LoadError(name, lineStart, "topology " + value + ": only a Ring (what run.sh and linkscope job write) is modelled");
+            }
+        }
+        lineStart = lineEnd + 1;
+    }
+    if (!bandwidth || !latency)
+        throw LoadError(name, text.size(), std::string("no ") + (!bandwidth ? "bandwidth" : "latency") + " line");
+    return net;
+}
+
+SimJob loadJob(const std::vector<std::string> &etFiles, const std::string &commGroupsPath, const std::string &networkPath,
+               std::int64_t mirrorNpus)
+{
+    SimJob job;
+    if (mirrorNpus > 0 && etFiles.size() != 1)
+        throw LoadError(etFiles.empty() ? std::string() : etFiles[0], 0, "a mirrored job is one rank's .et file");
+    if (!commGroupsPath.empty())
+        parseCommGroups(readFile(commGroupsPath), commGroupsPath, job);
+    job.ranks.resize(etFiles.size());
+    forEachIndexOnThreads(etFiles.size(), static_cast<int>(std::max(1u, std::thread::hardware_concurrency())), [&](std::size_t i) {
+        const std::int64_t rank = rankFromName(etFiles[i], static_cast<std::int64_t>(i));
+        RankBuilder builder(rank, etFiles[i], job.groupIds);
+        frameChakraEtFile(etFiles[i], [&](const char *bytes, int size, std::size_t, std::size_t offset) { builder.addEncoded(bytes, size, offset); });
+        job.ranks[i] = builder.finish();
+    });
+    std::sort(job.ranks.begin(), job.ranks.end(), [](const SimRank &a, const SimRank &b) { return a.rank < b.rank; });
+    for (std::size_t i = 0; i < job.ranks.size(); ++i) {
+        if (i && job.ranks[i].rank == job.ranks[i - 1].rank)
+            throw LoadError(job.ranks[i].path, 0, "rank " + std::to_string(job.ranks[i].rank) + " is also " + job.ranks[i - 1].path);
+        if (mirrorNpus > 0) {
+            if (job.ranks[i].rank >= mirrorNpus)
+                throw LoadError(job.ranks[i].path, 0, "rank " + std::to_string(job.ranks[i].rank) + " of " + std::to_string(mirrorNpus));
+        } else if (job.ranks[i].rank != static_cast<std::int64_t>(i))
+            throw LoadError(job.ranks[i].path, 0,
+                            "rank " + std::to_string(i) + " has no .et file (ASTRA-sim runs ranks 0..N-1, each from PREFIX.R.et)");
+    }
+    job.mirrored = mirrorNpus > 0;
+    job.npus = job.mirrored ? mirrorNpus : static_cast<std::int64_t>(job.ranks.size());
+    if (!networkPath.empty()) {
+        job.network = parseNetworkYaml(readFile(networkPath), networkPath);
+        if (job.network.npus && job.network.npus != job.npus)
+            throw LoadError(networkPath, 0,
+                            "npus_count " + std::to_string(job.network.npus) + " but " + std::to_string(job.npus) + " .et files");
+    }
+    job.network.npus = job.npus;
+    for (std::size_t g = 0; g < job.groups.size(); ++g)
+        for (const std::int64_t r : job.groups[g])
+            if (r >= job.npus)
+                throw LoadError(commGroupsPath, 0,
+                                "group " + std::to_string(job.groupIds[g]) + " names rank " + std::to_string(r) + " of " +
+                                    std::to_string(job.npus));
+    return job;
+}
+
+} // namespace linkscope::core::predict

@@ -1,0 +1,111 @@
+#pragma once
+// The graph Linkscope's replay runs (predict/replay.h): what ASTRA-sim 518bd51 reads of a job's .et
+// files, comm_group.json and network.yml, in arrays (docs/prediction.md). Built once per job; a
+// what-if changes durations and the network at replay time, never the graph.
+
+#include "export/etformat.h"
+#include "job/crossrank.h"
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace linkscope::core::predict {
+
+// Which of the rank's resources a node holds while it runs (ASTRA-sim's HardwareResource): one CPU
+// node at a time (every thread), one GPU compute node at a time (every stream), one collective or
+// send at a time. A receive holds nothing; a metadata or invalid node finishes as it is issued.
+enum class NodeKind : std::uint8_t { Cpu, Gpu, Collective, Send, Recv, Skip };
+std::string_view nodeKindName(NodeKind kind); // "cpu", "gpu", "collective", "send", "recv", "skip"
+
+struct SimNode {
+    std::uint64_t id = 0;
+    NodeKind kind = NodeKind::Skip;
+    std::uint32_t name = 0;          // into SimRank::names
+    std::int64_t durationMicros = 0; // as written (ASTRA-sim runs 0 as 1 ns)
+    std::uint32_t depBegin = 0, depEnd = 0;   // into SimRank::deps: positions of the nodes it waits for
+    std::int32_t comm = -1;          // into SimRank::comms for Collective/Send/Recv
+    std::int64_t stream = -1;        // GPU nodes' "stream" attribute
+};
+
+struct SimComm {
+    job::CallKind kind = job::CallKind::Unknown;
+    std::int64_t bytes = 0;
+    std::int32_t group = -1;         // into SimJob::groups; -1: every rank (pg_name "" or "0")
+    std::int64_t peer = -1;          // Send: comm_dst; Recv: comm_src
+    std::int64_t tag = 0;
+};
+
+struct SimRank {
+    std::int64_t rank = -1;
+    std::string path;                // where it was read from (messages)
+    std::vector<SimNode> nodes;      // ascending id: position = issue priority
+    std::vector<std::uint32_t> deps; // data_deps ∪ ctrl_deps, as positions
+    std::vector<std::uint32_t> succBegin, succ; // successors (CSR, built from deps)
+    std::vector<std::string> names;  // interned node names
+    std::vector<SimComm> comms;
+    // Positions of the rank's ProfilerStep#N nodes (a delayed rank's delay goes there, as
+    // `linkscope whatif` writes it).
+    std::vector<std::uint32_t> steps;
+};
+
+// The analytical ring of ASTRA-sim's network file (what `linkscope job` fits and writes).
+struct Network {
+    std::int64_t npus = 0;
+    double bandwidthGBps = 50;       // the file's GB/s (its GB is 2^30 bytes)
+    double latencyNs = 500;
+};
+
+struct SimJob {
+    std::vector<SimRank> ranks;                      // ascending rank, ranks 0..N-1 expected
+    std::vector<std::int64_t> groupIds;              // comm_group.json's ids
+    std::vector<std::vector<std::int64_t>> groups;   // their ranks, in the file's (ring) order
+    Network network;
+    std::int64_t npus = 0;                           // ranks in the simulation
+    // One rank standing for a job of `npus` ranks that all run as it does (a single pair): each of
+    // its collectives starts when it arrives, a receive's message leaves its peer when the receive
+    // is issued.
+    bool mirrored = false;
+    std::size_t nodeCount() const;
+};
+
+// Builds one rank node by node (from a file being scanned, or a trace in memory). `groupIds` maps a
+// node's pg_name to SimJob::groups: a pg_name not in it throws LoadError naming the file, the node
+// and its offset, as ASTRA-sim would stop there.
+class RankBuilder {
+public:
+    RankBuilder(std::int64_t rank, std::string path, const std::vector<std::int64_t> &groupIds);
+    void add(const ChakraProtoMsg::Node &node, std::size_t offset);
+    // The same from a Node's serialized bytes, decoding only what the replay reads (not the inputs,
+    // outputs or other attributes): several times faster than parsing the message. Throws
+    // LoadError for bytes that are not a Node.
+    void addEncoded(const char *bytes, int size, std::size_t offset);
+    // Sorts by id, resolves dependencies, builds successors; throws LoadError for a duplicate id, a
+    // dependency on a node not in the file, or a cycle (ASTRA-sim would abort or never finish).
+    SimRank finish();
+
+private:
+    SimRank m_rank;
+    const std::vector<std::int64_t> &m_groupIds;
+    std::vector<std::uint64_t> m_rawDeps;          // ids, per node [depBegin, depEnd)
+    std::vector<std::size_t> m_offsets;
+    std::unordered_map<std::string, std::uint32_t> m_names;
+    ChakraProtoMsg::Node m_scratch; // addEncoded's reused message
+};
+SimRank buildRank(const ChakraTrace &trace, std::int64_t rank, const std::vector<std::int64_t> &groupIds);
+
+// Reads .et files (rank from the name's `.R.et`, else the position), the comm group file (empty path:
+// none) and the network file (empty path: run.sh's ring, 50 GB/s, 500 ns, npus = the ranks). The
+// files must be ranks 0..N-1 — unless `mirrorNpus` > 0: then one file, a rank of a job of that many
+// ranks (SimJob::mirrored). Throws LoadError naming the file and, where there is one, the line or node.
+SimJob loadJob(const std::vector<std::string> &etFiles, const std::string &commGroupsPath, const std::string &networkPath,
+               std::int64_t mirrorNpus = 0);
+
+// {"<id>": [ranks]} as ASTRA-sim's --comm-group-configuration reads it. Throws LoadError.
+void parseCommGroups(const std::string &text, const std::string &name, SimJob &job);
+// `topology: [ Ring ]`, `npus_count: [ N ]`, `bandwidth: [ GBps ]`, `latency: [ ns ]` (one
+// dimension; what run.sh and `linkscope job` write). Throws LoadError naming the file and line.
+Network parseNetworkYaml(const std::string &text, const std::string &name);
+
+} // namespace linkscope::core::predict
