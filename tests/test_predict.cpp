@@ -9,7 +9,9 @@
 #include "commands/commands.h"
 #include "gen/tracegenerator.h"
 #include "job/networkfit.h"
+#include "pipeline/pairpipeline.h"
 #include "predict/criticalpath.h"
+#include "predict/pairgraph.h"
 #include "predict/prediction.h"
 #include "predict/replay.h"
 #include "predict/simgraph.h"
@@ -367,6 +369,30 @@ private slots:
         QCOMPARE(a.comms[1].peer, 1);
         RankBuilder broken(0, "x", groups);
         QVERIFY_THROWS_EXCEPTION(LoadError, broken.addEncoded("\x0a\xff", 2, 0));
+    }
+
+    // The open pair's graph, built in memory: it replays to the end, and its nodes point back at the
+    // Kineto ops and GPU ops the timeline draws.
+    void pairGraphInMemory()
+    {
+        PairRequest request;
+        request.files = {linkscope::test::sourcePath("resources/samples/sample_host_et.json"),
+                         linkscope::test::sourcePath("resources/samples/sample_kineto.json")};
+        const OpenedPair pair = openPair(request);
+        const PairGraph g = buildPairGraph(*pair.host, *pair.device, *pair.links);
+        QCOMPARE(g.job.ranks.size(), std::size_t(1));
+        const ReplayResult r = replay(g.job);
+        QVERIFY2(r.allFinished(), r.ranks[0].stuck.c_str());
+        QVERIFY(r.ranks[0].endNs > 0);
+        std::size_t gpuMapped = 0;
+        for (std::uint32_t i = 0; i < g.eventOf.size(); ++i)
+            if (g.job.ranks[0].nodes[i].kind == NodeKind::Gpu && g.eventOf[i].valid()) {
+                ++gpuMapped;
+                QCOMPARE(g.nodeOfEvent(g.eventOf[i]), i);
+            }
+        QVERIFY(gpuMapped > 0);
+        const RankPath path = criticalPath(g.job, r, 0);
+        QCOMPARE(path.breakdown.total(), path.stepNs);
     }
 
     // `linkscope predict` on a generated job's traces: every rank finishes, the breakdown sums to
