@@ -96,7 +96,16 @@ void DetailsDock::refresh()
     const EventNotes *notes = m_notes && m_notes->isOf(m_doc->device()) ? m_notes.get() : nullptr;
     const QString rank = m_rankLabel.isEmpty() ? QString()
         : QStringLiteral("<p style='margin:0'><b>%1</b></p>").arg(m_rankLabel.toHtmlEscaped());
-    m_browser->setHtml(m_rangeHtml + rank + detailsHtml(*m_doc, m_selection->current(), notes));
+    const QString annotationText = m_annotation ? m_annotation(m_selection->current()) : QString();
+    const QString annotation = annotationText.isEmpty() ? QString()
+        : QStringLiteral("<p style='margin:0'>%1</p>").arg(annotationText.toHtmlEscaped());
+    m_browser->setHtml(m_rangeHtml + rank + annotation + detailsHtml(*m_doc, m_selection->current(), notes));
+}
+
+void DetailsDock::setEventAnnotation(EventAnnotation annotation)
+{
+    m_annotation = std::move(annotation);
+    refresh();
 }
 
 void DetailsDock::setRankLabel(const QString &label)

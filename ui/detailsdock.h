@@ -10,6 +10,8 @@
 
 #include <QDockWidget>
 
+#include <functional>
+
 class QTextBrowser;
 
 namespace linkscope::ui {
@@ -27,6 +29,10 @@ public:
     // Which rank of a job the document is (e.g. "Rank 3 of the job in /data/run7"), shown above every
     // event's details; empty when the traces are not part of an open job.
     void setRankLabel(const QString &label);
+    // A line about the selected event shown above its details (the prediction's timing and slack,
+    // predictioncontroller.h); empty text shows nothing. Shown again at once.
+    using EventAnnotation = std::function<QString(core::EventIndex)>;
+    void setEventAnnotation(EventAnnotation annotation);
     // The HTML currently shown (tests read it).
     QString html() const;
     // Names up to this length are the details' heading; longer ones (kernel signatures) are bold body text.
@@ -44,6 +50,7 @@ private:
     EventNotesPtr m_notes;
     QString m_rangeHtml;
     QString m_rankLabel;
+    EventAnnotation m_annotation;
     QTextBrowser *m_browser;
 };
 

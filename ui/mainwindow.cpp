@@ -10,6 +10,8 @@
 #include "jobdock.h"
 #include "joboverview.h"
 #include "legendwidget.h"
+#include "predictdock.h"
+#include "predictioncontroller.h"
 #include "rangedock.h"
 #include "rankpanes.h"
 #include "searchdock.h"
@@ -127,6 +129,22 @@ MainWindow::MainWindow(QWidget *parent)
     if (auto *findings = findChild<QDockWidget *>(QStringLiteral("FindingsDock")))
         findings->raise();
     connect(this, &MainWindow::documentChanged, m_range, &RangeDock::setDocument);
+    // Prediction: the pair replayed, its critical path (drawn on the timeline), what-ifs, and each
+    // op's predicted start and slack in Details. A tab beside Search and Warnings.
+    m_predictor = new PredictionController(this);
+    m_predict = new PredictDock(m_predictor, m_selection, this);
+    addDock(m_predict, Qt::RightDockWidgetArea);
+    tabifyDockWidget(m_warnings, m_predict);
+    m_search->raise();
+    m_viewMenu->addAction(m_predict->criticalPathAction());
+    connect(this, &MainWindow::documentChanged, m_predictor, &PredictionController::setDocument);
+    connect(this, &MainWindow::documentChanged, m_predict, &PredictDock::setDocument);
+    connect(m_predict, &PredictDock::pathHighlightChanged, m_timeline, &TimelineView::setPathEvents);
+    auto annotateDetails = [this] {
+        m_details->setEventAnnotation([this](core::EventIndex event) { return m_predictor->timingText(event); });
+    };
+    annotateDetails();
+    connect(m_predictor, &PredictionController::predicted, this, annotateDetails);
     m_timeline->setFocus();
 }
 

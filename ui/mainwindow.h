@@ -27,6 +27,8 @@ namespace linkscope::ui {
 class DetailsDock;
 class JobDock;
 class EventSelection;
+class PredictDock;
+class PredictionController;
 class RangeDock;
 class RankPanes;
 class SearchDock;
@@ -63,6 +65,9 @@ public:
     SearchDock *searchDock() const { return m_search; }
     RangeDock *rangeDock() const { return m_range; }
     WarningsDock *warningsDock() const { return m_warnings; }
+    // The open pair's prediction (rebuilt when the links change) and the dock that shows it.
+    PredictionController *predictionController() const { return m_predictor; }
+    PredictDock *predictDock() const { return m_predict; }
     QLabel *warningsLabel() const { return m_warningsLabel; } // "⚠ N warnings": a link that opens the dock
     QMenu *viewMenu() const { return m_viewMenu; }
     void addDock(QDockWidget *dock, Qt::DockWidgetArea area);
@@ -124,6 +129,8 @@ private:
     SearchDock *m_search;
     RangeDock *m_range = nullptr;
     WarningsDock *m_warnings;
+    PredictionController *m_predictor = nullptr;
+    PredictDock *m_predict = nullptr;
     ReviewUi *m_review = nullptr;
     JobDock *m_jobDock = nullptr;
     RankPanes *m_panes = nullptr;

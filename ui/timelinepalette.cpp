@@ -22,6 +22,8 @@ const Colors kLight = {
     QColor(0x2f, 0x6f, 0xd6),     // rangeEdge
     QColor(0x10, 0x40, 0x90),     // viewWindow
     QColor(0, 0, 0, 70),          // outsideView
+    QColor(0xd9, 0x48, 0x00),     // pathOutline
+    QColor(0xfb, 0xfb, 0xfc, 175), // pathDim
 };
 
 const Colors kDark = {
@@ -42,6 +44,8 @@ const Colors kDark = {
     QColor(0x6a, 0xa4, 0xff),      // rangeEdge
     QColor(0x9c, 0xc2, 0xff),      // viewWindow
     QColor(0, 0, 0, 110),          // outsideView
+    QColor(0xff, 0x9a, 0x3c),      // pathOutline
+    QColor(0x1b, 0x1e, 0x23, 175), // pathDim
 };
 
 Theme g_theme = Theme::Light;

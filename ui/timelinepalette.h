@@ -30,6 +30,8 @@ struct Colors {
     QColor rangeEdge;
     QColor viewWindow;       // the overview's frame around the visible span
     QColor outsideView;      // the overview's shade outside it
+    QColor pathOutline;      // critical-path mode: the ops on the path and the line joining them
+    QColor pathDim;          // critical-path mode: washed over the ops off the path
 };
 
 const Colors &colors(Theme theme);

@@ -89,6 +89,7 @@ void TimelineView::setDocument(DocumentPtr doc)
     m_headerDrag = HeaderDrag();
     if (!sameTrace) {
         m_highlighted.clear();
+        m_path.clear();
         m_linkDrag = LinkDrag();
         m_input->cancelRangeDrag();
         if (hasTimeRange()) {
@@ -702,6 +703,10 @@ void TimelineView::paint(QPainter &painter, const QRect &target)
     paintLaneBackgrounds(painter, area, content, verticalOffset);
     TimelineRuler::paintGrid(painter, content, viewStart, viewEnd, m_doc->startTime()); // under the events
     paintEvents(painter, content, verticalOffset);
+    if (m_path.active())
+        m_path.paint(painter, *m_doc, content, [&](core::EventIndex e) {
+            return eventRectIn(e, content, viewStart, nanosPerPixel, verticalOffset);
+        });
     paintOutlines(painter, content, nanosPerPixel, verticalOffset);
     paintTimeRange(painter, content, nanosPerPixel);
     const core::EventIndex selected = m_selection && m_selection->hasSelection() && m_selection->current().in(m_doc->eventCount())
@@ -1523,6 +1528,12 @@ void TimelineView::toggleHeaderAt(const QPoint &pos)
 void TimelineView::setHighlightedEvents(std::vector<core::EventIndex> events)
 {
     m_highlighted = std::move(events);
+    update();
+}
+
+void TimelineView::setPathEvents(std::vector<core::EventIndex> chain)
+{
+    m_path.setChain(std::move(chain));
     update();
 }
 

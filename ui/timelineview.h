@@ -20,6 +20,7 @@
 #include "timelineinput.h"
 #include "timelinegeometry.h"
 #include "timelinelayout.h"
+#include "timelinepath.h"
 #include "timelineruler.h"
 #include "timelineviewport.h"
 #include "tracedocument.h"
@@ -190,6 +191,11 @@ public:
     // Events to mark (search hits), sorted by start time; only those in view are drawn.
     void setHighlightedEvents(std::vector<core::EventIndex> events);
     const std::vector<core::EventIndex> &highlightedEvents() const { return m_highlighted; }
+
+    // Critical-path mode (timelinepath.h): the path's ops in path order are outlined, joined and
+    // the rest dimmed; empty turns it off. A new trace turns it off.
+    void setPathEvents(std::vector<core::EventIndex> chain);
+    const TimelinePathOverlay &pathOverlay() const { return m_path; }
 
     // --- Edges ---
     void setShowAllEdgesInView(bool show);
@@ -363,6 +369,7 @@ private:
     std::vector<PaintedMarker> m_paintedMarkers;
     QString m_placeholder;
     std::vector<core::EventIndex> m_highlighted;
+    TimelinePathOverlay m_path;
     core::Nanos m_rangeStart = 0;
     core::Nanos m_rangeEnd = 0;
     LinkDrag m_linkDrag;

@@ -1,0 +1,273 @@
+// The Prediction dock on the bundled sample pair (docs/prediction.md): the predicted step is the
+// replay of the pair's graph built afresh from the shown links; critical-path mode highlights
+// exactly the ops of the path's nodes; a what-if (GPU kernels ×2, then ×3) replays the same graph
+// and moves the step; a correction (and its undo) rebuilds the prediction from the corrected links,
+// and Details shows a path op's predicted start and slack.
+
+#include "correctioncontroller.h"
+#include "detailsdock.h"
+#include "eventselection.h"
+#include "mainwindow.h"
+#include "predictdock.h"
+#include "predictioncontroller.h"
+#include "reviewui.h"
+#include "testsupport.h"
+#include "timelineview.h"
+#include "whatifpanel.h"
+
+#include "predict/pairgraph.h"
+#include "predict/replay.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QFile>
+#include <QLocale>
+#include <QMenu>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTextBrowser>
+#include <QUndoStack>
+
+#include <algorithm>
+
+using namespace linkscope;
+namespace predict = linkscope::core::predict;
+
+namespace {
+
+QString msText(std::int64_t ns) { return QLocale().toString(double(ns) / 1e6, 'f', 3) + QStringLiteral(" ms"); }
+
+// The step a fresh build of the document's links replays to (the dock's number must be this).
+std::int64_t freshStep(const ui::TraceDocument &doc)
+{
+    const predict::PairGraph graph = predict::buildPairGraph(*doc.host(), doc.device(), doc.links());
+    const predict::ReplayResult result = predict::replay(graph.job);
+    return result.ranks.at(0).finished ? result.ranks[0].endNs : -1;
+}
+
+} // namespace
+
+class TestPredictGui : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase()
+    {
+        QCoreApplication::setOrganizationName(QStringLiteral("LinkscopeTests"));
+        QCoreApplication::setApplicationName(QStringLiteral("test_predictgui"));
+        QSettings().clear();
+    }
+
+    void init()
+    {
+        // A private copy per test: a correction's sidecar must not reach the next test's open.
+        m_dir = std::make_unique<QTemporaryDir>();
+        QVERIFY(m_dir->isValid());
+        for (const char *name : {"sample_host_et.json", "sample_kineto.json"})
+            QVERIFY(QFile::copy(QString::fromStdString(test::sourcePath("resources/samples")) + QLatin1Char('/') + QLatin1String(name),
+                                m_dir->filePath(QLatin1String(name))));
+        m_window = std::make_unique<ui::MainWindow>();
+        m_window->resize(1600, 1000);
+        m_window->show();
+        QSignalSpy loaded(m_window.get(), &ui::MainWindow::documentChanged);
+        m_window->openPair(m_dir->filePath(QStringLiteral("sample_host_et.json")), m_dir->filePath(QStringLiteral("sample_kineto.json")));
+        QVERIFY(loaded.wait(60000));
+        QVERIFY(m_window->review()->controller()->waitUntilSettled());
+        QVERIFY(m_window->predictionController()->waitUntilBuilt());
+    }
+    void cleanup()
+    {
+        m_window.reset();
+        m_dir.reset();
+    }
+
+    void dockShowsTheReplayOfTheShownLinks()
+    {
+        ui::PredictionController *controller = m_window->predictionController();
+        const ui::PredictionPtr p = controller->prediction();
+        QVERIFY2(p, qPrintable(controller->unavailableReason()));
+        QVERIFY(p->finished());
+        QVERIFY(p->stepNs() > 0);
+        QCOMPARE(p->links, m_window->document()->linksShared());
+        QCOMPARE(p->stepNs(), freshStep(*m_window->document()));
+        ui::PredictDock *dock = m_window->predictDock();
+        QVERIFY2(dock->summaryText().contains(msText(p->stepNs())), qPrintable(dock->summaryText()));
+        // The breakdown sums to the step and is shown as shares.
+        QCOMPARE(p->path.breakdown.total(), p->stepNs());
+        QVERIFY(dock->breakdownText().contains(QStringLiteral("gpu")));
+        QVERIFY(dock->breakdownText().contains(QStringLiteral(" %")));
+        // The top ops on the path, longest first.
+        QVERIFY(!p->top.empty());
+        QCOMPARE(dock->topTable()->rowCount(), int(p->top.size()));
+        QCOMPARE(dock->topTable()->item(0, 0)->text(), QString::fromStdString(p->top[0].name));
+        for (std::size_t i = 1; i < p->top.size(); ++i)
+            QVERIFY(p->top[i - 1].ns >= p->top[i].ns);
+        qInfo("graph built in %.2f ms, replay + path + slack %.2f ms, step %s", p->buildMs, p->replayMs,
+              qPrintable(msText(p->stepNs())));
+    }
+
+    void criticalPathModeHighlightsThePathsOps()
+    {
+        const ui::PredictionPtr p = m_window->predictionController()->prediction();
+        QVERIFY(p);
+        std::vector<core::EventIndex> expected;
+        for (const predict::PathStep &step : p->path.steps)
+            if (step.node != predict::kNoNode && p->graph.eventOf.at(step.node).valid())
+                expected.push_back(p->graph.eventOf[step.node]);
+        std::sort(expected.begin(), expected.end());
+        expected.erase(std::unique(expected.begin(), expected.end()), expected.end());
+        QVERIFY(!expected.empty());
+
+        ui::TimelineView *view = m_window->timeline();
+        QVERIFY(view->pathOverlay().events().empty());
+        QVERIFY(m_window->viewMenu()->actions().contains(m_window->predictDock()->criticalPathAction()));
+        m_window->predictDock()->criticalPathAction()->setChecked(true);
+        QCOMPARE(view->pathOverlay().events(), expected);
+        view->fitAll();
+        const QImage image = view->renderToImage(QSize(1400, 800));
+        QVERIFY(!image.isNull());
+        QVERIFY(view->pathOverlay().paintedCount() > 0);
+        m_window->predictDock()->criticalPathAction()->setChecked(false);
+        QVERIFY(view->pathOverlay().events().empty());
+    }
+
+    void whatIfReplaysTheGraph()
+    {
+        ui::PredictionController *controller = m_window->predictionController();
+        const ui::PredictionPtr p = controller->prediction();
+        QVERIFY(p);
+        ui::WhatIfPanel *panel = m_window->predictDock()->whatIf();
+
+        // Selecting a GPU op prefills the regex with its name, escaped.
+        core::EventIndex gpuOp{};
+        for (const core::EventIndex e : p->pathChain)
+            if (core::isGpuOpCategory(m_window->document()->event(e).category))
+                gpuOp = e;
+        QVERIFY(gpuOp.valid());
+        panel->setTarget(ui::WhatIfPanel::Target::GpuKernels);
+        m_window->selection()->select(gpuOp);
+        QCOMPARE(panel->parameter(), ui::WhatIfPanel::escapeRegex(m_window->document()->eventName(gpuOp)));
+
+        // Every GPU kernel twice as long: the step grows, and is what a replay of the graph gives.
+        panel->setParameter(QStringLiteral("."));
+        panel->setValue(2);
+        const ui::WhatIfOutcome twice = panel->current();
+        QVERIFY2(twice.error.isEmpty(), qPrintable(twice.error));
+        QCOMPARE(twice.baselineNs, p->stepNs());
+        QVERIFY(twice.stepNs > p->stepNs());
+        QVERIFY(twice.changePct() > 0);
+        core::WhatIf w;
+        w.gpu.push_back(core::parseGpuScale(".=2"));
+        QCOMPARE(twice.stepNs, predict::replay(p->graph.job, w).ranks[0].endNs);
+        QVERIFY(panel->resultText().contains(msText(twice.stepNs)));
+        QCOMPARE(controller->prediction(), p); // replayed, not rebuilt
+        qInfo("what-if replay: %.3f ms (%s → %s)", twice.elapsedMs, qPrintable(msText(p->stepNs())), qPrintable(msText(twice.stepNs)));
+
+        QVERIFY(panel->addRow());
+        panel->setValue(3);
+        const ui::WhatIfOutcome thrice = panel->current();
+        QVERIFY(thrice.stepNs > twice.stepNs);
+        QVERIFY(panel->addRow());
+        // Communication 4× slower, a third row.
+        panel->setTarget(ui::WhatIfPanel::Target::Communication);
+        panel->setValue(4);
+        QVERIFY2(panel->current().error.isEmpty(), qPrintable(panel->current().error));
+        QVERIFY(panel->current().stepNs >= p->stepNs());
+        QVERIFY(panel->addRow());
+        QTableWidget *table = panel->table();
+        QCOMPARE(table->rowCount(), 3);
+        QCOMPARE(table->item(0, ui::WhatIfPanel::Step)->text(), msText(twice.stepNs));
+        QCOMPARE(table->item(1, ui::WhatIfPanel::Step)->text(), msText(thrice.stepNs));
+        QVERIFY(table->item(1, ui::WhatIfPanel::Description)->text().contains(QStringLiteral("×3")));
+        panel->removeRow(0);
+        QCOMPARE(table->rowCount(), 2);
+        QCOMPARE(panel->rowOutcomes().front().stepNs, thrice.stepNs);
+
+        // A rank not in the job is an error in the panel, not a crash.
+        panel->setTarget(ui::WhatIfPanel::Target::RankDelay);
+        panel->setParameter(QStringLiteral("9999"));
+        QVERIFY(!panel->current().error.isEmpty());
+        panel->setParameter(QString::number(p->graph.job.ranks[0].rank));
+        panel->setValue(1);
+        QVERIFY2(panel->current().error.isEmpty(), qPrintable(panel->current().error));
+        QVERIFY(panel->current().stepNs > p->stepNs());
+    }
+
+    void correctionRebuildsThePrediction()
+    {
+        ui::PredictionController *controller = m_window->predictionController();
+        ui::CorrectionController *corrections = m_window->review()->controller();
+        const ui::PredictionPtr before = controller->prediction();
+        QVERIFY(before);
+        const quint64 builds = controller->completedBuilds();
+        QVERIFY(m_window->predictDock()->correctionText().isEmpty());
+
+        // Detach the path's longest GPU op from its parent.
+        core::EventIndex gpuOp{};
+        for (const core::EventIndex e : before->pathChain) {
+            const core::DeviceEvent &event = m_window->document()->event(e);
+            if (core::isGpuOpCategory(event.category) && m_window->document()->gpuLink(e) && m_window->document()->gpuLink(e)->parent.valid()
+                && (!gpuOp.valid() || event.dur > m_window->document()->event(gpuOp).dur))
+                gpuOp = e;
+        }
+        QVERIFY(gpuOp.valid());
+        QVERIFY(corrections->detach(gpuOp));
+        QVERIFY(corrections->waitUntilSettled());
+        QVERIFY(controller->waitUntilBuilt());
+        QVERIFY(controller->completedBuilds() > builds); // recomputed
+        const ui::PredictionPtr after = controller->prediction();
+        QVERIFY(after && after != before);
+        QCOMPARE(after->links, m_window->document()->linksShared());
+        QVERIFY(after->links != before->links);
+        QCOMPARE(after->stepNs(), freshStep(*m_window->document()));
+        QCOMPARE(controller->previousStepNs(), before->stepNs());
+        const QString change = m_window->predictDock()->correctionText();
+        QVERIFY2(change.startsWith(QStringLiteral("correction: ") + msText(before->stepNs()) + QStringLiteral(" → ") + msText(after->stepNs())),
+                 qPrintable(change));
+        qInfo("%s", qPrintable(change));
+
+        // Undo: rebuilt again, back to the first step.
+        corrections->undoStack()->undo();
+        QVERIFY(corrections->waitUntilSettled());
+        QVERIFY(controller->waitUntilBuilt());
+        QCOMPARE(controller->prediction()->stepNs(), before->stepNs());
+        QCOMPARE(controller->prediction()->stepNs(), freshStep(*m_window->document()));
+        QCOMPARE(controller->previousStepNs(), after->stepNs());
+    }
+
+    void detailsShowPredictedStartAndSlack()
+    {
+        ui::PredictionController *controller = m_window->predictionController();
+        const ui::PredictionPtr p = controller->prediction();
+        QVERIFY(p && !p->pathChain.empty());
+        const core::EventIndex onPath = p->pathChain.back();
+        m_window->selection()->select(onPath);
+        const ui::PredictedTiming t = controller->timingOf(onPath);
+        QVERIFY(t.known && t.onPath);
+        const std::uint32_t node = p->graph.nodeOfEvent(onPath);
+        QCOMPARE(t.startNs, p->baseline.ranks[0].start[node]);
+        QCOMPARE(t.slackNs, std::max<std::int64_t>(0, p->slack[node]));
+        const QString text = m_window->detailsDock()->browser()->toPlainText();
+        QVERIFY2(text.contains(QStringLiteral("Predicted: starts at ") + msText(t.startNs)), qPrintable(text.left(300)));
+        QVERIFY(text.contains(QStringLiteral("(on the critical path)")));
+        // An op off the path with slack: no "(on the critical path)".
+        for (std::uint32_t n = 0; n < p->slack.size(); ++n)
+            if (p->slack[n] > 0 && p->graph.eventOf[n].valid()) {
+                m_window->selection()->select(p->graph.eventOf[n]);
+                const QString other = m_window->detailsDock()->browser()->toPlainText();
+                QVERIFY(other.contains(QStringLiteral("slack ") + msText(p->slack[n])));
+                QVERIFY(!other.contains(QStringLiteral("(on the critical path)")));
+                return;
+            }
+        QFAIL("no op off the path has slack");
+    }
+
+private:
+    std::unique_ptr<QTemporaryDir> m_dir;
+    std::unique_ptr<ui::MainWindow> m_window;
+};
+
+QTEST_MAIN(TestPredictGui)
+#include "test_predictgui.moc"
