@@ -5,6 +5,9 @@
 #include "jobdock.h"
 #include "rankpanes.h"
 #include "mainwindow.h"
+#include "predictdock.h"
+#include "predictioncontroller.h"
+#include "detailsdock.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -42,9 +45,13 @@ int runGui(int argc, char *argv[])
                              QStringLiteral("With a job's folder: once the job is open, show these ranks' full lanes, the first "
                                             "as the rank the docks act on and the others beside it (e.g. 0,3,5)"),
                              QStringLiteral("LIST"));
+    QCommandLineOption criticalPath(QStringLiteral("critical-path"),
+                                    QStringLiteral("Turn on critical-path mode (View ▸ Critical path) and show the Prediction dock; "
+                                                   "with --screenshot, the window is saved once the prediction is drawn"));
     parser.addOption(screenshot);
     parser.addOption(size);
     parser.addOption(ranks);
+    parser.addOption(criticalPath);
     parser.process(app);
 
     QElapsedTimer clock;
@@ -120,7 +127,13 @@ int runGui(int argc, char *argv[])
                 QApplication::exit(saved ? 0 : 1);
             });
         };
-        if (!jobFolder)
+        if (!jobFolder && parser.isSet(criticalPath))
+            // The prediction is built after the document is shown, in the background.
+            QObject::connect(window.predictionController(), &ui::PredictionController::predicted, &window, [shoot, &window] {
+                if (window.document() && !window.predictionController()->building())
+                    shoot("traces and their critical path");
+            });
+        else if (!jobFolder)
             QObject::connect(&window, &ui::MainWindow::documentChanged, &window, [shoot] { shoot("traces"); });
         QObject::connect(&window, &ui::MainWindow::loadFailed, &window, [](const QString &message) {
             std::cerr << "linkscope: " << message.toStdString() << '\n';
@@ -143,6 +156,13 @@ int runGui(int argc, char *argv[])
                 QApplication::exit(1);
             });
         }
+    }
+    if (parser.isSet(criticalPath)) {
+        window.predictDock()->criticalPathAction()->setChecked(true);
+        window.predictDock()->show();
+        window.predictDock()->raise();
+        // Details stays above it, shorter: the dock's path, top ops and what-ifs get the height.
+        window.resizeDocks({window.detailsDock()}, {std::max(150, window.height() / 6)}, Qt::Vertical);
     }
     const QStringList files = parser.positionalArguments();
     if (files.size() == 2)

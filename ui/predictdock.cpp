@@ -12,6 +12,7 @@
 #include <QLocale>
 #include <QPainter>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QTableWidget>
 #include <QToolButton>
 #include <QVBoxLayout>
@@ -123,17 +124,18 @@ PredictDock::PredictDock(PredictionController *controller, EventSelection *selec
     m_breakdown->setTextFormat(Qt::RichText);
     layout->addWidget(m_breakdown);
 
-    m_top = new QTableWidget(0, 4, body);
-    m_top->setHorizontalHeaderLabels({tr("Top ops on the path"), tr("Kind"), tr("On path"), tr("Share")});
+    m_top = new QTableWidget(0, 3, body);
+    m_top->setHorizontalHeaderLabels({tr("Top ops on the path"), tr("Time on it"), tr("Share")});
     m_top->verticalHeader()->hide();
     m_top->verticalHeader()->setDefaultSectionSize(m_top->fontMetrics().height() + 6);
     m_top->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
-    for (int c = 1; c < 4; ++c)
+    for (int c = 1; c < 3; ++c)
         m_top->horizontalHeader()->setSectionResizeMode(c, QHeaderView::ResizeToContents);
     m_top->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_top->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_top->setWordWrap(false);
     m_top->setTextElideMode(Qt::ElideMiddle);
+    m_top->setMinimumHeight(m_top->verticalHeader()->defaultSectionSize() * 5 + m_top->horizontalHeader()->sizeHint().height());
     layout->addWidget(m_top, 1);
 
     auto *whatIfBox = new QGroupBox(tr("What if"), body);
@@ -142,7 +144,14 @@ PredictDock::PredictDock(PredictionController *controller, EventSelection *selec
     m_whatIf = new WhatIfPanel(controller, whatIfBox);
     whatIfLayout->addWidget(m_whatIf);
     layout->addWidget(whatIfBox, 1);
-    setWidget(body);
+    // Scrolls rather than squeezing the tables when the dock is short.
+    auto *scroll = new QScrollArea(this);
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    scroll->setWidget(body);
+    scroll->setMinimumWidth(body->minimumSizeHint().width() + scroll->verticalScrollBar()->sizeHint().width());
+    setWidget(scroll);
 
     connect(m_pathAction, &QAction::toggled, this, [this] { emit pathHighlightChanged(highlightedPath()); });
     connect(controller, &PredictionController::buildStarted, this, &PredictDock::showPrediction);
@@ -167,7 +176,7 @@ std::vector<core::EventIndex> PredictDock::highlightedPath() const
 
 QString PredictDock::summaryText() const { return m_summary->text(); }
 QString PredictDock::correctionText() const { return m_correction->text(); }
-QString PredictDock::breakdownText() const { return m_breakdown->text(); }
+QString PredictDock::breakdownText() const { return m_breakdownPlain; }
 
 void PredictDock::showPrediction()
 {
@@ -181,6 +190,7 @@ void PredictDock::showPrediction()
                                                                           : tr("Open a trace pair to predict its step."));
         m_bar->setBreakdown({});
         m_breakdown->clear();
+        m_breakdownPlain.clear();
         return;
     }
     const core::predict::SimJob &job = p->graph.job;
@@ -207,9 +217,14 @@ void PredictDock::showPrediction()
 
     const Breakdown &b = p->path.breakdown;
     m_bar->setBreakdown(b);
-    QStringList parts;
+    QStringList parts, plain;
     for (const Share &s : sharesOf(b))
-        parts << QStringLiteral("<span style='color:%1'>■</span> %2 %3").arg(s.color.name(), s.name, percentOf(s.ns, b.total()));
+        plain << s.name + QLatin1Char(' ') + percentOf(s.ns, b.total());
+    m_breakdownPlain = plain.join(QStringLiteral(" · "));
+    for (const Share &s : sharesOf(b))
+        parts << QStringLiteral("<span style='white-space:nowrap'><span style='color:%1'>■</span>&nbsp;%2&nbsp;%3</span>")
+                     .arg(s.color.name(), QString(s.name).replace(QLatin1Char(' '), QStringLiteral("&nbsp;")),
+                          percentOf(s.ns, b.total()).replace(QLatin1Char(' '), QStringLiteral("&nbsp;")));
     m_breakdown->setText(parts.join(QStringLiteral(" · ")));
     m_breakdown->setToolTip(tr("Where the critical path's time goes: the open rank's CPU and GPU work, transfers, "
                                "another rank's work it waited for, and time nothing on the path ran"));
@@ -217,11 +232,13 @@ void PredictDock::showPrediction()
     m_top->setRowCount(static_cast<int>(p->top.size()));
     for (int r = 0; r < static_cast<int>(p->top.size()); ++r) {
         const core::predict::PathShare &s = p->top[r];
-        m_top->setItem(r, 0, cell(QString::fromStdString(s.name), false));
         const std::string_view kind = core::predict::nodeKindName(s.kind);
-        m_top->setItem(r, 1, cell(QString::fromUtf8(kind.data(), static_cast<qsizetype>(kind.size())), false));
-        m_top->setItem(r, 2, cell(tr("%1 ×%L2").arg(msText(s.ns)).arg(qulonglong(s.count)), true));
-        m_top->setItem(r, 3, cell(percentOf(s.ns, p->path.stepNs), true));
+        QTableWidgetItem *name = cell(QString::fromStdString(s.name), false);
+        name->setToolTip(tr("%1\n%2 node, %Ln time(s) on the path", nullptr, static_cast<int>(s.count))
+                             .arg(QString::fromStdString(s.name), QString::fromUtf8(kind.data(), static_cast<qsizetype>(kind.size()))));
+        m_top->setItem(r, 0, name);
+        m_top->setItem(r, 1, cell(s.count > 1 ? tr("%1 (×%L2)").arg(msText(s.ns)).arg(qulonglong(s.count)) : msText(s.ns), true));
+        m_top->setItem(r, 2, cell(percentOf(s.ns, p->path.stepNs), true));
     }
 }
 

@@ -53,6 +53,7 @@ private:
     QLabel *m_correction = nullptr;
     BreakdownBar *m_bar = nullptr;
     QLabel *m_breakdown = nullptr;
+    QString m_breakdownPlain; // what m_breakdown shows, as plain text
     QTableWidget *m_top = nullptr;
     WhatIfPanel *m_whatIf = nullptr;
 };

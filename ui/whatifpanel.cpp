@@ -171,8 +171,11 @@ std::optional<core::WhatIf> WhatIfPanel::formWhatIf(QString *error) const
     try {
         switch (target()) {
         case Target::GpuKernels:
-            if (param.empty())
-                throw std::invalid_argument("type a regex, or select a GPU op on the timeline");
+            if (param.empty()) {
+                if (error)
+                    *error = tr("Type a regex, or select a GPU op on the timeline to use its name.");
+                return std::nullopt;
+            }
             w.gpu.push_back(core::parseGpuScale(param + "=" + value));
             break;
         case Target::Stream: {
@@ -208,7 +211,9 @@ void WhatIfPanel::apply()
         m_current.error = error;
     }
     m_result->setText(resultText());
-    m_result->setStyleSheet(m_current.error.isEmpty() ? QString() : QStringLiteral("color:#c0392b"));
+    // An empty regex gets a hint, not an error.
+    const bool hint = !w && target() == Target::GpuKernels && parameter().trimmed().isEmpty();
+    m_result->setStyleSheet(m_current.error.isEmpty() || hint ? QString() : QStringLiteral("color:#c0392b"));
     m_add->setEnabled(w.has_value() && m_current.error.isEmpty());
     emit applied(m_current);
 }

@@ -96,8 +96,10 @@ private slots:
         QVERIFY2(dock->summaryText().contains(msText(p->stepNs())), qPrintable(dock->summaryText()));
         // The breakdown sums to the step and is shown as shares.
         QCOMPARE(p->path.breakdown.total(), p->stepNs());
-        QVERIFY(dock->breakdownText().contains(QStringLiteral("gpu")));
-        QVERIFY(dock->breakdownText().contains(QStringLiteral(" %")));
+        const auto share = [&](std::int64_t ns) { return QLocale().toString(100.0 * double(ns) / double(p->stepNs()), 'f', 1) + QStringLiteral(" %"); };
+        QVERIFY2(dock->breakdownText().contains(QStringLiteral("gpu ") + share(p->path.breakdown.gpuNs)), qPrintable(dock->breakdownText()));
+        QVERIFY(dock->breakdownText().contains(QStringLiteral("comm ") + share(p->path.breakdown.commNs)));
+        QVERIFY(dock->breakdownText().contains(QStringLiteral("cpu ") + share(p->path.breakdown.cpuNs)));
         // The top ops on the path, longest first.
         QVERIFY(!p->top.empty());
         QCOMPARE(dock->topTable()->rowCount(), int(p->top.size()));
