@@ -266,6 +266,22 @@ private slots:
         QFAIL("no op off the path has slack");
     }
 
+    void kinetoAloneHasNoPrediction()
+    {
+        QSignalSpy loaded(m_window.get(), &ui::MainWindow::documentChanged);
+        m_window->openDevice(m_dir->filePath(QStringLiteral("sample_kineto.json")));
+        QVERIFY(loaded.wait(60000));
+        QVERIFY(m_window->document() && !m_window->document()->host());
+        ui::PredictionController *controller = m_window->predictionController();
+        QVERIFY(controller->waitUntilBuilt());
+        QVERIFY(!controller->prediction());
+        QVERIFY(controller->unavailableReason().contains(QStringLiteral("no host execution trace")));
+        QCOMPARE(m_window->predictDock()->summaryText(), controller->unavailableReason());
+        m_window->predictDock()->criticalPathAction()->setChecked(true);
+        QVERIFY(m_window->timeline()->pathOverlay().events().empty());
+        QVERIFY(!m_window->predictDock()->whatIf()->current().error.isEmpty());
+    }
+
 private:
     std::unique_ptr<QTemporaryDir> m_dir;
     std::unique_ptr<ui::MainWindow> m_window;
