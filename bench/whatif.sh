@@ -13,6 +13,10 @@
 # row compares A's replay with A's measurement. Also printed: the blocked time left in CPU durations
 # (% of the step) and the fitted network against the generator's.
 #
+# Every row also runs `linkscope predict` (Linkscope's own replay, docs/prediction.md) on A's export
+# with the same what-if and prints how far it is from ASTRA-sim on the same files (the target: within
+# 1 % per rank) and the wall time of both.
+#
 # CASE megatron (the real 8-rank trace in ../shared/traces) prints identity, the network sweep
 # (fitted, 10× slower, 100× and 1000× faster) and the step under Chakra's External-id links.
 #
@@ -53,7 +57,11 @@ simulate() {
   local files=()
   [ -f "$dir/comm_group.json" ] && files+=(--comm-groups "$dir/comm_group.json")
   [ -f "$dir/network.yml" ] && files+=(--network "$dir/network.yml") # none for one rank: run.sh's ring
+  local t0 t1
+  t0=$(date +%s%N)
   "${env[@]}" "$sim/run.sh" "$dir/trace" "$npus" "$dir/log" "${files[@]}" >"$dir/replay.txt" 2>&1 || status=$?
+  t1=$(date +%s%N)
+  echo $(((t1 - t0) / 1000000)) >"$dir/sim-ms"
   grep -o 'sys\[[0-9]*\] finished, [0-9]* cycles' "$dir/replay.txt" | sed 's/sys\[\([0-9]*\)\] finished, \([0-9]*\) cycles/\1 \2/' | sort -n || true
   [ "$status" = 0 ] || echo "(simulator exit status $status)" >&2
 }
@@ -85,6 +93,31 @@ worst = max(rows, key=lambda x: abs(x[1] / x[2] - 1))
 mean_p = sum(p for _, p, _ in rows) / len(rows); mean_t = sum(t for _, _, t in rows) / len(rows)
 print(f"{label:<26} predicted {mean_p:9.3f} ms  true {mean_t:9.3f} ms  error {100 * (mean_p / mean_t - 1):+6.2f} %"
       f"  worst rank {worst[0]} {100 * (worst[1] / worst[2] - 1):+6.2f} %  ({len(rows)} ranks)")
+EOF
+}
+
+# agree DIR SIM_FILE SIM_DIR [what-if flags]: `linkscope predict DIR` with the flags, against
+# ASTRA-sim's "R cycles" lines in SIM_FILE (run on SIM_DIR): the worst rank's difference and both times.
+agree() {
+  local dir=$1 simfile=$2 simdir=$3; shift 3
+  local t0 t1
+  t0=$(date +%s%N)
+  "$linkscope" predict "$dir" --json --path-limit 1 "$@" >"$simdir/predict.json" 2>"$simdir/predict.err" || true
+  t1=$(date +%s%N)
+  python3 - "$simdir/predict.json" "$simfile" "$(((t1 - t0) / 1000000))" "$(cat "$simdir/sim-ms" 2>/dev/null || echo 0)" <<'EOF'
+import json, sys
+try:
+    p = json.load(open(sys.argv[1]))
+except Exception:
+    print("    linkscope predict: failed"); sys.exit()
+sim = dict(l.split() for l in open(sys.argv[2]) if l.strip() and not l.startswith("("))
+rows = [(r["rank"], r["step_ns"], int(sim[str(r["rank"])])) for r in p["ranks"] if str(r["rank"]) in sim and r["finished"]]
+if not rows:
+    print("    linkscope predict: no rank to compare"); sys.exit()
+worst = max(rows, key=lambda x: abs(x[1] / x[2] - 1))
+mean = sum(x[1] for x in rows) / len(rows) / 1e6
+print(f"    linkscope predict {mean:9.3f} ms  vs ASTRA-sim: worst rank {worst[0]} {100 * (worst[1] / worst[2] - 1):+.4f} %"
+      f"  ({len(rows)} ranks); wall {sys.argv[3]} ms vs ASTRA-sim {sys.argv[4]} ms")
 EOF
 }
 
@@ -140,6 +173,7 @@ run_generated() {
   measured "$dir/A/out" >"$dir/A/true"
   simulate "$dir/A/out" "$ranks" >"$dir/A/pred"
   compare "identity" "$dir/A/pred" "$dir/A/true"
+  agree "$dir/A/out" "$dir/A/pred" "$dir/A/out"
   local kernels='^(?!Memcpy|Memset|nccl)'
   whatif() { # whatif LABEL SUBDIR "whatif flags" "generator compute" "generator comm" [generator extra]
     local label=$1 sub=$2 flags=$3 c=$4 m=$5; shift 5
@@ -149,6 +183,7 @@ run_generated() {
     "$linkscope" whatif "$dir/A/out" "$dir/$sub/pred-et" "${wflags[@]}" >/dev/null
     simulate "$dir/$sub/pred-et" "$ranks" >"$dir/$sub/pred"
     compare "$label" "$dir/$sub/pred" "$dir/$sub/true"
+    agree "$dir/A/out" "$dir/$sub/pred" "$dir/$sub/pred-et" "${wflags[@]}"
   }
   whatif "compute kernels x0.5" k05 "--scale-gpu $kernels=0.5" "$(echo "$compute * 0.5" | bc -l)" "$comm"
   whatif "compute kernels x2" k2 "--scale-gpu $kernels=2" "$(echo "$compute * 2" | bc -l)" "$comm"
@@ -174,11 +209,13 @@ run_megatron() {
   measured "$dir/out" >"$dir/true"
   simulate "$dir/out" 8 >"$dir/pred"
   compare "identity" "$dir/pred" "$dir/true"
+  agree "$dir/out" "$dir/pred" "$dir/out"
   local k
   for k in 10 0.01 0.001; do
     "$linkscope" whatif "$dir/out" "$dir/net$k" --scale-comm "$k" >/dev/null
     simulate "$dir/net$k" 8 >"$dir/pred$k"
     compare "transfers x$k (vs measured)" "$dir/pred$k" "$dir/true"
+    agree "$dir/out" "$dir/pred$k" "$dir/net$k" --scale-comm "$k"
   done
   python3 - "$dir/pred" "$dir/pred0.01" "$dir/out/job-report.json" <<'EOF'
 import json, sys
@@ -193,6 +230,7 @@ EOF
   "$linkscope" job "$dir/in" --out "$dir/out-extid" --policy external-id >"$dir/job-extid.txt" 2>&1
   simulate "$dir/out-extid" 8 >"$dir/pred-extid"
   compare "Chakra's External-id links" "$dir/pred-extid" "$dir/true"
+  agree "$dir/out-extid" "$dir/pred-extid" "$dir/out-extid"
 }
 
 echo "whatif.sh: $(date -u +%FT%TZ), $(nproc) cores, linkscope $("$linkscope" --version 2>&1 | head -1)"

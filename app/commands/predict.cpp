@@ -4,6 +4,7 @@
 
 #include "commands/commands.h"
 
+#include "io/atomicfile.h"
 #include "job/discovery.h"
 #include "link/linkset.h"
 #include "predict/jobgraph.h"
@@ -48,6 +49,8 @@ void printPredictUsage(std::ostream &out)
            "  --jobs N              ranks exported at the same time (default 1)\n"
            "  --top N               ops listed per rank (default 5; JSON 10)\n"
            "  --json                print JSON (docs/prediction.md); --path-limit N caps each path's steps\n"
+           "  --schedule FILE       write the replayed schedule (under the what-if) as CSV: rank,id,name,kind,start_ns,\n"
+           "                        end_ns,slack_ns (compare with ASTRA-sim's issue/callback log)\n"
            "Exit status: 0; 1 if an input cannot be read or a rank never finishes; 2 for usage.\n";
 }
 
@@ -70,7 +73,7 @@ std::string pct(std::int64_t part, std::int64_t whole)
 int runPredict(const Args &args, std::ostream &out, std::ostream &err)
 {
     std::vector<std::string> positional;
-    std::string host, device, commGroups, network, prefix = "trace";
+    std::string host, device, commGroups, network, prefix = "trace", schedulePath;
     std::int64_t npus = 0;
     int jobs = 1;
     std::size_t top = 5, pathLimit = 0;
@@ -127,6 +130,8 @@ int runPredict(const Args &args, std::ostream &out, std::ostream &err)
                 topGiven = true;
             } else if (a == "--path-limit") {
                 pathLimit = static_cast<std::size_t>(count(1LL << 40));
+            } else if (a == "--schedule") {
+                schedulePath = value();
             } else if (a == "--json") {
                 json = true;
             } else if (a == "--scale-gpu") {
@@ -217,6 +222,34 @@ int runPredict(const Args &args, std::ostream &out, std::ostream &err)
     } catch (const std::invalid_argument &e) {
         err << "predict: " << e.what() << '\n';
         return 2;
+    }
+    if (!schedulePath.empty()) {
+        try {
+            const predict::ReplayResult r = predict::replay(graph.job, whatIf);
+            const auto slack = predict::slack(graph.job, r);
+            std::ostringstream csv;
+            csv << "rank,id,name,kind,start_ns,end_ns,slack_ns\n";
+            for (std::size_t ri = 0; ri < graph.job.ranks.size(); ++ri) {
+                const predict::SimRank &rank = graph.job.ranks[ri];
+                for (std::size_t i = 0; i < rank.nodes.size(); ++i) {
+                    std::string name = rank.names[rank.nodes[i].name];
+                    if (name.find_first_of(",\"\n") != std::string::npos) {
+                        std::string quoted = "\"";
+                        for (const char c : name)
+                            quoted += c == '"' ? std::string("\"\"") : std::string(1, c == '\n' ? ' ' : c);
+                        name = quoted + "\"";
+                    }
+                    csv << rank.rank << ',' << rank.nodes[i].id << ',' << name << ',' << predict::nodeKindName(rank.nodes[i].kind) << ','
+                        << r.ranks[ri].start[i] << ',' << r.ranks[ri].end[i] << ',' << slack[ri][i] << '\n';
+                }
+            }
+            AtomicFile file(schedulePath);
+            file.write(csv.str());
+            file.commit();
+        } catch (const std::exception &e) {
+            err << "predict: " << schedulePath << ": " << e.what() << '\n';
+            return 1;
+        }
     }
     bool stuck = false;
     for (const predict::RankPrediction &r : p.ranks)

@@ -105,6 +105,10 @@ struct Event {
     bool operator>(const Event &o) const { return time != o.time ? time > o.time : seq > o.seq; }
 };
 
+// Groups up to this size get the ring's step-by-step timing when their members arrive apart; larger
+// ones end together (the difference is at most one step of 2(n−1)).
+constexpr std::size_t kRingStepLimit = 64;
+
 using MinHeap = std::priority_queue<std::uint32_t, std::vector<std::uint32_t>, std::greater<>>;
 
 struct RankState {
@@ -301,18 +305,74 @@ private:
         if (m.arrived < size || cost < 0)
             return; // the transfer starts when the last member arrives (never, on a group of one)
         const auto index = static_cast<std::int32_t>(m_out.meetings.size());
-        for (const Cause &member : m.members) {
+        const std::vector<std::int64_t> ends = memberEnds(comm, m, cost);
+        for (std::size_t k = 0; k < m.members.size(); ++k) {
+            const Cause &member = m.members[k];
             const std::size_t mr = static_cast<std::size_t>(member.rank);
             const std::size_t c = static_cast<std::size_t>(m_job.ranks[mr].nodes[member.node].comm);
             RankReplay &out = m_out.ranks[mr];
             out.transferStart[c] = m.lastArrival;
-            out.commBusyNs += cost;
+            out.commBusyNs += ends[k] - m.lastArrival;
             out.peer[c] = m.last;
             out.meeting[c] = index;
-            schedule(mr, member.node, m.lastArrival + cost);
+            schedule(mr, member.node, ends[k]);
         }
         m_out.meetings.push_back(std::move(m.members));
         m_meetings.erase(key);
+    }
+
+    // When each member's collective ends. Members that arrived together end `cost` after the last
+    // arrival. When they arrived apart, ASTRA-sim's ring lets a rank run ahead: each chunk is S
+    // steps, a step sends to the next rank of the ring and waits for the previous one's, so a rank
+    // that arrived early finishes up to a step earlier than the last (ringEnds).
+    std::vector<std::int64_t> memberEnds(const SimComm &comm, const Meeting &m, std::int64_t cost) const
+    {
+        const std::size_t n = m.members.size();
+        std::vector<std::int64_t> ends(n, m.lastArrival + cost);
+        const bool ring = comm.kind == job::CallKind::AllReduce || comm.kind == job::CallKind::ReduceScatter ||
+                          comm.kind == job::CallKind::AllGather;
+        if (!ring || n < 2 || n > kRingStepLimit || m_job.mirrored)
+            return ends;
+        // Arrival per ring position (the group's order in comm_group.json; the world: rank order).
+        std::vector<std::int64_t> order(n);
+        if (comm.group >= 0)
+            order = m_job.groups[static_cast<std::size_t>(comm.group)];
+        else
+            for (std::size_t i = 0; i < n; ++i)
+                order[i] = m_job.ranks[i].rank;
+        std::vector<double> start(n, 0);
+        std::vector<std::size_t> memberAt(n, n);
+        for (std::size_t k = 0; k < n; ++k) {
+            const std::int64_t rank = m_job.ranks[static_cast<std::size_t>(m.members[k].rank)].rank;
+            const auto it = std::find(order.begin(), order.end(), rank);
+            if (it == order.end())
+                return ends;
+            const std::size_t p = static_cast<std::size_t>(it - order.begin());
+            memberAt[p] = k;
+            start[p] = static_cast<double>(m_out.ranks[static_cast<std::size_t>(m.members[k].rank)].start[m.members[k].node]);
+        }
+        if (std::all_of(start.begin(), start.end(), [&](double s) { return static_cast<std::int64_t>(s) == m.lastArrival; }))
+            return ends;
+        const double chunks = comm.bytes % 4 ? 5 : 4;
+        const double steps = comm.kind == job::CallKind::AllReduce ? 2.0 * double(n - 1) : double(n - 1);
+        const double d = double(cost) / (chunks * steps);
+        // recv[p]: when position p received the current step; send: when it sent it.
+        std::vector<double> ready = start, send(n), recv(n);
+        for (int c = 0; c < static_cast<int>(chunks); ++c) {
+            std::vector<double> entered = ready; // when p began the chunk's step 0
+            for (int s = 0; s < static_cast<int>(steps); ++s) {
+                for (std::size_t p = 0; p < n; ++p)
+                    send[p] = entered[p];
+                for (std::size_t p = 0; p < n; ++p)
+                    recv[p] = std::max(entered[p], send[(p + n - 1) % n] + d);
+                entered = recv;
+            }
+            ready = entered;
+        }
+        for (std::size_t p = 0; p < n; ++p)
+            if (memberAt[p] < n)
+                ends[memberAt[p]] = std::max<std::int64_t>(m.lastArrival, std::llround(ready[p]));
+        return ends;
     }
 
     auto messageKey(std::size_t r, std::uint32_t node, bool sending) const
