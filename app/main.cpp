@@ -1,21 +1,35 @@
 // The composition root: a known subcommand runs headless against core; anything else opens the GUI
-// (app/guimain.cpp), or, in a build without it (-DLINKSCOPE_BUILD_GUI=OFF), says how to run headless.
-// This file uses no Qt, so the CLI builds and runs without Qt.
+// — the linkscope-gui executable beside this one (app/guientry.cpp), started with the same
+// arguments — or, in a build without it (-DLINKSCOPE_BUILD_GUI=OFF), says how to run headless.
+// This file uses no Qt and the executable links none: the CLI starts without loading Qt.
 
 #include "commands/commands.h"
 #include "io/jsonkernel.h"
-#ifdef LINKSCOPE_WITH_GUI
-#include "guimain.h"
-#endif
 
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <exception>
+#include <filesystem>
 #include <iostream>
 #include <string>
+#include <vector>
 
 namespace {
 
 #ifdef LINKSCOPE_WITH_GUI
+// linkscope-gui in the folder this executable is in (the build's app/ folder, or bin/ installed).
+std::string guiExecutable(const char *argv0)
+{
+    std::error_code ec;
+    std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+    if (ec || self.empty())
+        self = std::filesystem::absolute(argv0, ec);
+    return (self.parent_path() / "linkscope-gui").string();
+}
+
 bool hasDisplay()
 {
     if (const char *platform = std::getenv("QT_QPA_PLATFORM"); platform && *platform)
@@ -82,7 +96,14 @@ int main(int argc, char *argv[])
         cli::printUsage(std::cerr);
         return 2;
     }
-    return app::runGui(argc, argv);
+    const std::string gui = guiExecutable(argv[0]);
+    std::vector<char *> guiArgs(argv, argv + argc);
+    guiArgs.push_back(nullptr);
+    guiArgs[0] = const_cast<char *>(gui.c_str());
+    execv(gui.c_str(), guiArgs.data());
+    std::cerr << "linkscope: cannot start the window (" << gui << "): " << std::strerror(errno) << '\n';
+    printHeadlessExamples(std::cerr);
+    return 2;
 #else
     std::cerr << "linkscope: this build has no GUI (configured with -DLINKSCOPE_BUILD_GUI=OFF), so the window cannot open.\n";
     printHeadlessExamples(std::cerr);

@@ -52,6 +52,7 @@ RankPath criticalPath(const SimJob &job, const ReplayResult &replay, std::size_t
         case PathCategory::Idle: path.breakdown.idleNs += to - from; break;
         }
     };
+    path.steps.reserve(256);
     Cause cur{ri, last};
     std::int64_t reachedAt = own.end[last]; // the path is covered from here to the end
     std::size_t guard = job.nodeCount() + 1;

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <filesystem>
 #include <fstream>
 #include <numeric>
 #include <regex>
@@ -81,6 +82,13 @@ RankBuilder::RankBuilder(std::int64_t rank, std::string path, const std::vector<
 {
     m_rank.rank = rank;
     m_rank.path = std::move(path);
+}
+
+void RankBuilder::reserve(std::size_t nodes, std::size_t deps)
+{
+    m_rank.nodes.reserve(nodes);
+    m_offsets.reserve(nodes);
+    m_rawDeps.reserve(deps);
 }
 
 void RankBuilder::addEncoded(const char *bytes, int size, std::size_t offset)
@@ -430,6 +438,10 @@ SimJob loadJob(const std::vector<std::string> &etFiles, const std::string &commG
     forEachIndexOnThreads(etFiles.size(), static_cast<int>(std::max(1u, std::thread::hardware_concurrency())), [&](std::size_t i) {
         const std::int64_t rank = rankFromName(etFiles[i], static_cast<std::int64_t>(i));
         RankBuilder builder(rank, etFiles[i], job.groupIds);
+        std::error_code ec;
+        const auto bytes = static_cast<std::size_t>(std::filesystem::file_size(etFiles[i], ec));
+        if (!ec) // a node is rarely under 64 bytes (gzip: the decompressed size is larger still)
+            builder.reserve(bytes / 64 + 16, bytes / 32 + 16);
         frameChakraEtFile(etFiles[i], [&](const char *bytes, int size, std::size_t, std::size_t offset) { builder.addEncoded(bytes, size, offset); });
         job.ranks[i] = builder.finish();
     });

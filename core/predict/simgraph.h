@@ -76,6 +76,8 @@ struct SimJob {
 class RankBuilder {
 public:
     RankBuilder(std::int64_t rank, std::string path, const std::vector<std::int64_t> &groupIds);
+    // Room for about this many nodes and dependencies (growing vectors page-fault on every doubling).
+    void reserve(std::size_t nodes, std::size_t deps);
     void add(const ChakraProtoMsg::Node &node, std::size_t offset);
     // The same from a Node's serialized bytes, decoding only what the replay reads (not the inputs,
     // outputs or other attributes): several times faster than parsing the message. Throws
