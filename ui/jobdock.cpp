@@ -1,8 +1,10 @@
 #include "jobdock.h"
 
+#include "jobpredictionpanel.h"
 #include "joboverview.h"
 
 #include <QFileDialog>
+#include <QLocale>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -64,6 +66,7 @@ private:
         for (const std::string &m : refused)
             message += QLatin1Char('\n') + QString::fromStdString(m);
         emit m_dock->sidecarsChanged(ranks, message);
+        m_dock->m_predictor->start(m_dock->m_job); // the links changed: predicted again
     }
 
     JobDock *m_dock;
@@ -135,9 +138,15 @@ JobDock::JobDock(QWidget *parent) : QDockWidget(tr("Job"), parent)
 
     auto *split = new QSplitter(Qt::Horizontal, body);
     m_overview = new JobOverview(split);
-    m_findings = new JobFindingsList(split);
+    auto *side = new QSplitter(Qt::Vertical, split);
+    m_findings = new JobFindingsList(side);
+    m_predictionPanel = new JobPredictionPanel(side);
+    side->addWidget(m_findings);
+    side->addWidget(m_predictionPanel);
     split->addWidget(m_overview);
-    split->addWidget(m_findings);
+    split->addWidget(side);
+    side->setStretchFactor(0, 1);
+    side->setStretchFactor(1, 2);
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 1);
     split->setSizes({700, 300});
@@ -145,6 +154,10 @@ JobDock::JobDock(QWidget *parent) : QDockWidget(tr("Job"), parent)
     setWidget(body);
 
     m_loader = new JobLoader(this);
+    m_predictor = new JobPredictor(this);
+    connect(m_predictor, &JobPredictor::started, this, &JobDock::showJobPrediction);
+    connect(m_predictor, &JobPredictor::predicted, this, &JobDock::showJobPrediction);
+    connect(m_predictionPanel, &JobPredictionPanel::rankChosen, this, &JobDock::choosePathRank);
     m_timer = new QTimer(this);
     m_timer->setInterval(150);
     connect(m_timer, &QTimer::timeout, this, &JobDock::updateProgress);
@@ -222,6 +235,8 @@ void JobDock::open(const QString &folder, core::Policy policy)
     m_job.reset();
     m_partial.clear();
     m_currentRank = -1;
+    m_chosenPathRank = -1;
+    m_predictor->cancel(); // a running prediction of the previous job is ignored
     m_findings->setJob(nullptr);
     m_overview->clearSelection();
     m_overview->setHighlightedRanks({});
@@ -369,7 +384,51 @@ void JobDock::onFinished(JobPtr job)
     rebuildFixMenu();
     m_openRank->setEnabled(!m_job->report.ranks.empty());
     m_beside->setEnabled(!m_job->report.ranks.empty());
+    m_predictor->start(m_job);
     emit jobOpened(m_job);
+}
+
+void JobDock::setCriticalPathMode(bool on)
+{
+    m_pathMode = on;
+    showJobPrediction();
+}
+
+qint64 JobDock::pathRank() const
+{
+    const JobPredictionPtr p = m_predictor->prediction();
+    if (!p)
+        return -1;
+    return m_chosenPathRank >= 0 && p->indexOf(m_chosenPathRank) >= 0 ? m_chosenPathRank : p->slowestRank();
+}
+
+void JobDock::choosePathRank(qint64 rank)
+{
+    m_chosenPathRank = rank;
+    showJobPrediction();
+}
+
+void JobDock::showJobPrediction()
+{
+    const qint64 rank = pathRank();
+    m_predictionPanel->showPrediction(*m_predictor, rank);
+    const JobPredictionPtr p = m_predictor->prediction();
+    const int index = p ? p->indexOf(rank) : -1;
+    if (!m_pathMode || !m_job || index < 0) {
+        m_overview->setCriticalPath(nullptr, QString());
+        return;
+    }
+    const core::predict::RankPrediction &r = p->prediction.ranks[static_cast<std::size_t>(index)];
+    auto path = std::make_shared<const PlacedPath>(placePath(m_job->report, p->graph.job, r.path));
+    const QString legend =
+        tr("Critical path of rank %1%2, %3 · outlined: collectives at their measured kernels (%L4/%L5), "
+           "between them the replay's proportions · hover for more")
+            .arg(rank)
+            .arg(rank == p->slowestRank() ? tr(" (slowest)") : QString())
+            .arg(QLocale().toString(double(r.stepNs) / 1e6, 'f', 3) + QStringLiteral(" ms"))
+            .arg(path->anchored)
+            .arg(path->collectives);
+    m_overview->setCriticalPath(std::move(path), legend);
 }
 
 QString JobDock::summaryText() const

@@ -5,10 +5,13 @@
 // stragglers), the overview (joboverview.h), and the cross-rank findings, each naming its ranks;
 // selecting a finding frames its collective on every rank involved and tints those ranks. Open
 // rank (or a double-click) asks the main window to load that rank's full lanes below; Export job…
-// writes what `linkscope job` writes.
+// writes what `linkscope job` writes. Once the job is open its prediction runs in the background
+// (jobpredictor.h): each rank's predicted step and breakdown are listed under the findings, and in
+// critical-path mode the overview draws the slowest rank's critical path (or the rank clicked in the list).
 
 #include "jobfindingslist.h"
 #include "jobloader.h"
+#include "jobpredictor.h"
 
 #include <QDockWidget>
 #include <QList>
@@ -27,6 +30,7 @@ class QSplitter;
 namespace linkscope::ui {
 
 class JobOverview;
+class JobPredictionPanel;
 
 class JobDock : public QDockWidget {
     Q_OBJECT
@@ -44,6 +48,15 @@ public:
     JobLoader *loader() const { return m_loader; }
     JobOverview *overview() const { return m_overview; }
     JobFindingsList *findingsList() const { return m_findings; }
+    JobPredictor *predictor() const { return m_predictor; }
+    JobPredictionPanel *predictionPanel() const { return m_predictionPanel; }
+    // Critical-path mode (View ▸ Critical path): the overview draws pathRank()'s predicted path.
+    void setCriticalPathMode(bool on);
+    bool criticalPathMode() const { return m_pathMode; }
+    // The rank whose path is drawn: the one chosen in the prediction list, else the slowest; -1 none.
+    qint64 pathRank() const;
+    // Draws `rank`'s path (-1: the slowest rank's).
+    void choosePathRank(qint64 rank);
     const JobPtr &job() const { return m_job; }
     QString summaryText() const;
     // The rank selected (a finding's first rank, or the last rank clicked); -1 none.
@@ -80,6 +93,7 @@ private:
     void updateProgress();
     void showProgress(bool on);
     void rebuildFixMenu();
+    void showJobPrediction(); // the list and, in critical-path mode, the overview's path
     const core::job::RankFiles *filesOf(qint64 rank) const; // null: not a rank of the job
     friend class JobFixCommand;
     // The fix's findings counts (after: true) or those before it, put into the shown job.
@@ -98,6 +112,10 @@ private:
     QToolButton *m_fix;
     QUndoStack *m_undo;
     JobFindingsList *m_findings;
+    JobPredictor *m_predictor;
+    JobPredictionPanel *m_predictionPanel;
+    bool m_pathMode = false;
+    qint64 m_chosenPathRank = -1;
     QTimer *m_timer;
     JobPtr m_job;
     QString m_folder;

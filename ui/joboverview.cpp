@@ -15,6 +15,7 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <map>
 
 namespace linkscope::ui {
 
@@ -182,6 +183,15 @@ std::optional<std::pair<qint64, qint64>> JobOverview::alignedCall(qint64 rank, s
     return std::nullopt;
 }
 
+void JobOverview::setCriticalPath(std::shared_ptr<const PlacedPath> path, const QString &legend)
+{
+    m_path = std::move(path);
+    m_pathLegend = legend;
+    if (!m_path)
+        m_pathDrawn.clear();
+    update();
+}
+
 QColor JobOverview::kindColour(CallKind kind) const
 {
     switch (kind) {
@@ -321,7 +331,9 @@ void JobOverview::paintEvent(QPaintEvent *)
     const QRect info(0, kRulerHeight, width(), kInfoHeight);
     p.fillRect(info, header);
     p.setPen(text);
-    const QString selectionLine = selectionText();
+    QString selectionLine = selectionText();
+    if (selectionLine.isEmpty() && m_path)
+        selectionLine = m_pathLegend;
     const int rh = rowHeight();
     p.drawText(info.adjusted(6, 0, -6, 0), Qt::AlignVCenter | Qt::AlignLeft,
                selectionLine.isEmpty()
@@ -499,6 +511,16 @@ void JobOverview::paintEvent(QPaintEvent *)
         p.setPen(QPen(QColor(0x10, 0x10, 0x10, 200), 1.5, Qt::DashLine));
         p.drawPolyline(matchPoints.data(), static_cast<int>(matchPoints.size()));
     }
+    m_pathDrawn.clear();
+    if (m_path) {
+        std::map<std::int64_t, int> middles;
+        for (int i = m_scroll; i < static_cast<int>(m_rows.size()) && rowTop(i) <= content.bottom(); ++i)
+            middles[m_rows[static_cast<std::size_t>(i)].rank] = rowTop(i) + rh / 2;
+        m_pathDrawn = paintPlacedPath(
+            p, *m_path, content, rh,
+            [&](std::int64_t rank) { const auto it = middles.find(rank); return it == middles.end() ? -1 : it->second; },
+            [&](std::int64_t t) { return xOf(t); });
+    }
     p.restore();
     p.setPen(QColor(0, 0, 0, 60));
     p.drawLine(kHeaderWidth - 1, content.top(), kHeaderWidth - 1, height());
@@ -628,6 +650,19 @@ bool JobOverview::event(QEvent *event)
                 if (!r.summary->error.empty())
                     tip += QLatin1Char('\n') + QString::fromStdString(r.summary->error);
                 tip += tr("\nclock offset %1 from rank %2").arg(formatDuration(r.offset)).arg(m_job->report.timing.referenceRank);
+            } else if (const PlacedStep *step = m_path ? m_path->stepAt(r.rank, pixelToTime(help->pos().x() - contentRect().left(), m_viewStart, nanosPerPixel()),
+                                                                         static_cast<qint64>(3 * nanosPerPixel()))
+                                                       : nullptr;
+                       step && std::abs(help->pos().y() - (rowTop(row) + rowHeight() / 2)) <= std::max(4, rowHeight() / 6)) {
+                const std::string_view category = core::predict::pathCategoryName(step->category);
+                tip = tr("Critical path of rank %1: %2 (%3) on rank %4\nreplayed %5 – %6 (%7)\n%8")
+                          .arg(m_path->rank)
+                          .arg(step->name.isEmpty() ? tr("no node") : step->name)
+                          .arg(QString::fromUtf8(category.data(), static_cast<qsizetype>(category.size())))
+                          .arg(step->rank)
+                          .arg(formatDuration(step->simStartNs), formatDuration(step->simEndNs), formatDuration(step->simEndNs - step->simStartNs))
+                          .arg(step->anchored ? tr("drawn at the collective's measured kernel")
+                                              : tr("placed between the measured collectives around it, in the replay's proportions"));
             } else if (const long call = callAt(row, help->pos().x()); call >= 0) {
                 const CollectiveCall &c = r.summary->calls[static_cast<std::size_t>(call)];
                 const auto [group, index] = m_job->report.positionOf(r.rank, static_cast<std::size_t>(call));

@@ -6,8 +6,10 @@
 // arrival skew and the last-arriving rank; ranks that arrive last far more often than their share
 // are stragglers and their header is tinted. Ctrl+wheel zooms at the cursor, Shift+wheel or a drag
 // pans, the wheel scrolls the rows, double-click on a rank opens its full lanes (rankActivated).
+// In critical-path mode it draws a rank's predicted critical path across the rows (jobpath.h).
 
 #include "jobloader.h"
+#include "jobpath.h"
 
 #include <QWidget>
 
@@ -60,6 +62,11 @@ public:
     const std::set<qint64> &stragglers() const { return m_stragglers; }
     // The text under the ruler for the selection ("all_reduce #12 in group 0: skew 1.2 ms, last rank 5").
     QString selectionText() const;
+    // The critical path drawn across the rows (null: none), and what the info line says of it.
+    void setCriticalPath(std::shared_ptr<const PlacedPath> path, const QString &legend);
+    const std::shared_ptr<const PlacedPath> &criticalPath() const { return m_path; }
+    // The ranks whose rows got a segment of the path in the last paint.
+    const std::set<std::int64_t> &pathRanksDrawn() const { return m_pathDrawn; }
 
 signals:
     void collectiveSelected(const QString &group, qint64 index);
@@ -112,6 +119,9 @@ private:
     bool m_dragged = false;
     QPoint m_dragOrigin;
     qint64 m_dragViewStart = 0;
+    std::shared_ptr<const PlacedPath> m_path;
+    QString m_pathLegend;
+    std::set<std::int64_t> m_pathDrawn;
 };
 
 } // namespace linkscope::ui

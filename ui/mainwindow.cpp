@@ -613,6 +613,9 @@ JobDock *MainWindow::jobDock()
     if (!m_jobDock) {
         m_jobDock = new JobDock(this);
         addDock(m_jobDock, Qt::TopDockWidgetArea);
+        // View ▸ Critical path also draws the job's predicted path across the overview's ranks.
+        m_jobDock->setCriticalPathMode(m_predict->criticalPathAction()->isChecked());
+        connect(m_predict->criticalPathAction(), &QAction::toggled, m_jobDock, &JobDock::setCriticalPathMode);
         connect(this, &MainWindow::documentChanged, m_jobDock, [this](const DocumentPtr &doc) {
             if (doc)
                 m_jobDock->documentShown(doc->devicePath());

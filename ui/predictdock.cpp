@@ -117,6 +117,15 @@ PredictDock::PredictDock(PredictionController *controller, EventSelection *selec
     m_correction->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_correction->hide();
     layout->addWidget(m_correction);
+    m_chakraStep = new ChakraStepPredictor(this);
+    m_chakra = new QLabel(body);
+    m_chakra->setWordWrap(true);
+    m_chakra->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_chakra->setToolTip(tr("The same traces linked by Chakra 1.0's rule (External id; the GPU ops it drops left out), "
+                            "exported and replayed as the links shown are: the step Chakra's graph would predict. "
+                            "Compared with the step of the links shown, corrections included"));
+    m_chakra->hide();
+    layout->addWidget(m_chakra);
     m_bar = new BreakdownBar(body);
     layout->addWidget(m_bar);
     m_breakdown = new QLabel(body);
@@ -159,14 +168,45 @@ PredictDock::PredictDock(PredictionController *controller, EventSelection *selec
         showPrediction();
         m_whatIf->refresh();
         emit pathHighlightChanged(highlightedPath());
+        showChakraStep();
     });
+    connect(m_chakraStep, &ChakraStepPredictor::changed, this, &PredictDock::showChakraStep);
     if (m_selection)
         connect(m_selection, &EventSelection::changed, this,
                 [this](core::EventIndex event) { m_whatIf->setSelectedEvent(m_doc.get(), event); });
     showPrediction();
 }
 
-void PredictDock::setDocument(DocumentPtr doc) { m_doc = std::move(doc); }
+void PredictDock::setDocument(DocumentPtr doc)
+{
+    m_doc = std::move(doc);
+    m_chakraStep->setDocument(m_doc);
+    showChakraStep();
+}
+
+QString PredictDock::chakraText() const { return m_chakra->isHidden() ? QString() : m_chakra->text(); }
+
+void PredictDock::showChakraStep()
+{
+    const std::shared_ptr<const ChakraStep> chakra = m_chakraStep->step();
+    const PredictionPtr p = m_controller->prediction();
+    QString text;
+    if (chakra && !chakra->finished)
+        text = tr("under Chakra 1.0's links: the replay did not finish (%1)").arg(chakra->stuck);
+    else if (chakra && p && p->finished() && p->stepNs() > 0) {
+        const double pct = 100.0 * double(chakra->stepNs - p->stepNs()) / double(p->stepNs());
+        const QString sign = pct > 0 ? QStringLiteral("+") : pct < 0 ? QStringLiteral("−") : QStringLiteral("±");
+        text = tr("under Chakra 1.0's links: %1 (%2%3 % vs the links shown)")
+                   .arg(msText(chakra->stepNs), sign, QLocale().toString(std::abs(pct), 'f', 1));
+    } else if (chakra)
+        text = tr("under Chakra 1.0's links: %1").arg(msText(chakra->stepNs));
+    else if (m_chakraStep->building())
+        text = tr("under Chakra 1.0's links: replaying…");
+    else if (!m_chakraStep->error().isEmpty())
+        text = tr("under Chakra 1.0's links: no prediction (%1)").arg(m_chakraStep->error());
+    m_chakra->setText(text);
+    m_chakra->setVisible(!text.isEmpty());
+}
 
 std::vector<core::EventIndex> PredictDock::highlightedPath() const
 {

@@ -3,8 +3,11 @@
 // its breakdown along the critical path (a bar and a line of shares: CPU, GPU, communication, other
 // ranks, idle), the top ops on the path — the change a correction made to the step, and the
 // what-if panel (whatifpanel.h). Its "Critical path" action turns the timeline's critical-path mode
-// on (pathHighlightChanged). Shows what PredictionController computes; computes nothing itself.
+// on (pathHighlightChanged). Under the step, the step under Chakra 1.0's links (chakrastep.h): what
+// "Compared with Chakra" means for the prediction. Shows what the controllers compute; computes
+// nothing itself.
 
+#include "chakrastep.h"
 #include "eventselection.h"
 #include "predictioncontroller.h"
 #include "tracedocument.h"
@@ -36,6 +39,9 @@ public:
     QString summaryText() const;    // "Predicted step 12.345 ms · …", or why there is none
     QString correctionText() const; // "correction: 12.345 → 12.001 ms (−2.8 %)", or empty
     QString breakdownText() const;  // "cpu 10.0 % · gpu 70.0 % · …"
+    // "under Chakra 1.0's links: 12.345 ms (+2.8 % vs the links shown)", or why not (empty: no host ET).
+    QString chakraText() const;
+    ChakraStepPredictor *chakraPredictor() const { return m_chakraStep; }
     QTableWidget *topTable() const { return m_top; }
     WhatIfPanel *whatIf() const { return m_whatIf; }
 
@@ -44,6 +50,7 @@ signals:
 
 private:
     void showPrediction();
+    void showChakraStep();
 
     PredictionController *m_controller;
     EventSelection *m_selection;
@@ -51,6 +58,8 @@ private:
     QAction *m_pathAction = nullptr;
     QLabel *m_summary = nullptr;
     QLabel *m_correction = nullptr;
+    QLabel *m_chakra = nullptr;
+    ChakraStepPredictor *m_chakraStep = nullptr;
     BreakdownBar *m_bar = nullptr;
     QLabel *m_breakdown = nullptr;
     QString m_breakdownPlain; // what m_breakdown shows, as plain text

@@ -2,7 +2,8 @@
 // replay of the pair's graph built afresh from the shown links; critical-path mode highlights
 // exactly the ops of the path's nodes; a what-if (GPU kernels ×2, then ×3) replays the same graph
 // and moves the step; a correction (and its undo) rebuilds the prediction from the corrected links,
-// and Details shows a path op's predicted start and slack.
+// and Details shows a path op's predicted start and slack. The dock also shows the step under
+// Chakra 1.0's links: the replay of the pair linked again by Chakra's rule, not changed by a correction.
 
 #include "correctioncontroller.h"
 #include "detailsdock.h"
@@ -15,6 +16,7 @@
 #include "timelineview.h"
 #include "whatifpanel.h"
 
+#include "link/chakracompare.h"
 #include "predict/pairgraph.h"
 #include "predict/replay.h"
 
@@ -108,6 +110,33 @@ private slots:
             QVERIFY(p->top[i - 1].ns >= p->top[i].ns);
         qInfo("graph built in %.2f ms, replay + path + slack %.2f ms, step %s", p->buildMs, p->replayMs,
               qPrintable(msText(p->stepNs())));
+    }
+
+    void chakraStepIsTheReplayOfChakrasLinks()
+    {
+        ui::PredictDock *dock = m_window->predictDock();
+        QVERIFY(dock->chakraPredictor()->waitUntilBuilt());
+        const std::shared_ptr<const ui::ChakraStep> shown = dock->chakraPredictor()->step();
+        QVERIFY2(shown, qPrintable(dock->chakraPredictor()->error()));
+        const ui::TraceDocument &doc = *m_window->document();
+        // Directly: the pair linked by Chakra 1.0's rule over the same index, built and replayed.
+        const core::ChakraLinks chakra = core::linkUnderChakra(doc.device(), doc.host(), doc.linksShared()->index);
+        QCOMPARE(chakra.chakra10->policy, core::Policy::ExternalId);
+        const predict::PairGraph graph = predict::buildPairGraph(*doc.host(), doc.device(), *chakra.chakra10);
+        const predict::ReplayResult result = predict::replay(graph.job);
+        QVERIFY(result.ranks.at(0).finished);
+        const std::int64_t chakraNs = result.ranks[0].endNs;
+        QVERIFY(chakraNs > 0);
+        QVERIFY(shown->finished);
+        QCOMPARE(shown->stepNs, chakraNs);
+        const std::int64_t oursNs = freshStep(doc);
+        const double pct = 100.0 * double(chakraNs - oursNs) / double(oursNs);
+        const QString sign = pct > 0 ? QStringLiteral("+") : pct < 0 ? QStringLiteral("−") : QStringLiteral("±");
+        const QString expected = QStringLiteral("under Chakra 1.0's links: %1 (%2%3 % vs the links shown)")
+                                     .arg(msText(chakraNs), sign, QLocale().toString(std::abs(pct), 'f', 1));
+        QCOMPARE(dock->chakraText(), expected);
+        qInfo("%s; ours %s; Chakra's graph built and replayed in %.1f ms", qPrintable(expected), qPrintable(msText(oursNs)),
+              shown->elapsedMs);
     }
 
     void criticalPathModeHighlightsThePathsOps()
@@ -205,6 +234,10 @@ private slots:
         QVERIFY(before);
         const quint64 builds = controller->completedBuilds();
         QVERIFY(m_window->predictDock()->correctionText().isEmpty());
+        ui::ChakraStepPredictor *chakra = m_window->predictDock()->chakraPredictor();
+        QVERIFY(chakra->waitUntilBuilt());
+        const std::shared_ptr<const ui::ChakraStep> chakraStep = chakra->step();
+        QVERIFY(chakraStep && chakraStep->finished);
 
         // Detach the path's longest GPU op from its parent.
         core::EventIndex gpuOp{};
@@ -229,6 +262,12 @@ private slots:
         QVERIFY2(change.startsWith(QStringLiteral("correction: ") + msText(before->stepNs()) + QStringLiteral(" → ") + msText(after->stepNs())),
                  qPrintable(change));
         qInfo("%s", qPrintable(change));
+        // Chakra's links do not depend on corrections: not replayed again, compared with the new step.
+        QVERIFY(chakra->waitUntilBuilt());
+        QCOMPARE(chakra->step(), chakraStep);
+        const double pct = 100.0 * double(chakraStep->stepNs - after->stepNs()) / double(after->stepNs());
+        QVERIFY2(m_window->predictDock()->chakraText().contains(QLocale().toString(std::abs(pct), 'f', 1) + QStringLiteral(" % vs the links shown")),
+                 qPrintable(m_window->predictDock()->chakraText()));
 
         // Undo: rebuilt again, back to the first step.
         corrections->undoStack()->undo();

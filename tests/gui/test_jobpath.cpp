@@ -1,0 +1,241 @@
+// The job's prediction in the GUI (docs/prediction.md): a generated 4-rank job opens, its prediction
+// runs in the background and arrives in the job dock with each rank's step equal to a direct
+// exportJobGraph + predict of the same ranks; in critical-path mode the overview draws the slowest
+// rank's path across the rows its steps are on, collectives at their measured kernels; a rank
+// clicked in the list gets its path drawn; turning the mode off removes it.
+
+#include "gen/tracegenerator.h"
+#include "jobdock.h"
+#include "joboverview.h"
+#include "jobpredictionpanel.h"
+#include "mainwindow.h"
+#include "predictdock.h"
+#include "testsupport.h"
+
+#include "predict/jobgraph.h"
+#include "predict/prediction.h"
+
+#include <QAction>
+#include <QElapsedTimer>
+#include <QLocale>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTreeWidget>
+
+#include <filesystem>
+
+using namespace linkscope;
+using namespace linkscope::ui;
+namespace predict = linkscope::core::predict;
+namespace fs = std::filesystem;
+
+namespace {
+
+QString msText(std::int64_t ns) { return QLocale().toString(double(ns) / 1e6, 'f', 3) + QStringLiteral(" ms"); }
+
+} // namespace
+
+class TestJobPath : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase()
+    {
+        QVERIFY(m_dir.isValid());
+        gen::GeneratorOptions o;
+        o.seed = 5;
+        o.steps = 2;
+        o.worldSize = 4;
+        m_job = (fs::path(m_dir.path().toStdString()) / "job").string();
+        gen::generateJob(o, m_job, false, 2);
+        m_window = std::make_unique<MainWindow>();
+        m_window->resize(1600, 1000);
+        m_window->predictDock()->criticalPathAction()->setChecked(true);
+        m_window->show();
+        QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
+        QElapsedTimer clock;
+        clock.start();
+        m_window->openJob(QString::fromStdString(m_job));
+        QSignalSpy opened(m_window->jobDock(), &JobDock::jobOpened);
+        QVERIFY(opened.wait(60000));
+        // Opened before it is predicted: the prediction comes in the background.
+        JobPredictor *predictor = m_window->jobDock()->predictor();
+        QVERIFY(predictor->running());
+        QVERIFY(!predictor->prediction());
+        QVERIFY(m_window->jobDock()->predictionPanel()->statusText().contains(QStringLiteral("Predicting")));
+        QTRY_VERIFY_WITH_TIMEOUT(predictor->prediction() != nullptr || !predictor->error().isEmpty(), 180000);
+        QVERIFY2(predictor->prediction(), qPrintable(predictor->error()));
+        qInfo("job predicted %.2f s after it opened: export + fit + load %.1f ms, predict %.1f ms", clock.elapsed() / 1000.0,
+              predictor->prediction()->buildMs, predictor->prediction()->predictMs);
+    }
+
+    void eachRanksStepIsTheDirectPrediction()
+    {
+        JobDock *dock = m_window->jobDock();
+        const JobPredictionPtr shown = dock->predictor()->prediction();
+        // What the GUI promises: exportJobGraph of the ranks the loader found, the astra-sim target,
+        // one worker, then predict without a what-if.
+        core::job::JobOptions options;
+        options.jobs = 1;
+        const predict::JobGraph graph = predict::exportJobGraph(dock->job()->layout.ranks, dock->job()->layout.worldSize, options);
+        const predict::Prediction direct = predict::predict(graph.job, {});
+        QCOMPARE(direct.ranks.size(), std::size_t(4));
+        QCOMPARE(shown->prediction.ranks.size(), direct.ranks.size());
+        QCOMPARE(dock->predictionPanel()->list()->topLevelItemCount(), 4);
+        std::int64_t slowest = -1, slowestNs = -1, slowestWait = 0;
+        for (const predict::RankPrediction &r : direct.ranks) {
+            QVERIFY(r.finished);
+            QVERIFY(r.stepNs > 0);
+            const int i = shown->indexOf(r.rank);
+            QVERIFY(i >= 0);
+            QCOMPARE(shown->prediction.ranks[std::size_t(i)].stepNs, r.stepNs);
+            QCOMPARE(shown->prediction.ranks[std::size_t(i)].path.breakdown.total(), r.stepNs);
+            QCOMPARE(dock->predictionPanel()->stepText(r.rank), msText(r.stepNs));
+            // The longest step; of equal ones, the rank that waited least for the others.
+            if (r.stepNs > slowestNs || (r.stepNs == slowestNs && r.path.breakdown.otherRankNs < slowestWait)) {
+                slowest = r.rank;
+                slowestNs = r.stepNs;
+                slowestWait = r.path.breakdown.otherRankNs;
+            }
+        }
+        QCOMPARE(shown->slowestRank(), slowest);
+        QVERIFY2(dock->predictionPanel()->statusText().contains(msText(slowestNs)), qPrintable(dock->predictionPanel()->statusText()));
+        QCOMPARE(QString::fromStdString(shown->graph.networkSource), QString::fromStdString(graph.networkSource));
+    }
+
+    void criticalPathModeDrawsThePathAcrossRanks()
+    {
+        JobDock *dock = m_window->jobDock();
+        QVERIFY(dock->criticalPathMode());
+        const JobPredictionPtr p = dock->predictor()->prediction();
+        QCOMPARE(dock->pathRank(), p->slowestRank());
+        checkDrawnPath(p->slowestRank());
+        m_window->grab().toImage().save(QStringLiteral(LINKSCOPE_BINARY_DIR "/test_jobpath_slowest.png"));
+        // A rank that waited for another: its path goes through that rank's row and back.
+        std::int64_t waiting = -1;
+        for (const predict::RankPrediction &r : p->prediction.ranks)
+            if (r.path.breakdown.otherRankNs > 0)
+                waiting = r.rank;
+        QVERIFY2(waiting >= 0, "in a 4-rank job some rank waits for another");
+        dock->choosePathRank(waiting);
+        const std::set<std::int64_t> ranks = checkDrawnPath(waiting);
+        QVERIFY2(ranks.size() >= 2, "the path of a rank that waited crosses ranks");
+        m_window->grab().toImage().save(QStringLiteral(LINKSCOPE_BINARY_DIR "/test_jobpath_crossing.png"));
+        dock->choosePathRank(-1);
+    }
+
+    void aRankClickedInTheListGetsItsPath()
+    {
+        JobDock *dock = m_window->jobDock();
+        const JobPredictionPtr p = dock->predictor()->prediction();
+        const std::int64_t other = p->slowestRank() == 0 ? 1 : 0;
+        QTreeWidget *list = dock->predictionPanel()->list();
+        QTreeWidgetItem *item = nullptr;
+        for (int i = 0; i < list->topLevelItemCount(); ++i)
+            if (list->topLevelItem(i)->data(0, Qt::UserRole).toLongLong() == other)
+                item = list->topLevelItem(i);
+        QVERIFY(item);
+        QTest::mouseClick(list->viewport(), Qt::LeftButton, {}, list->visualItemRect(item).center());
+        QCOMPARE(dock->pathRank(), other);
+        QVERIFY(dock->overview()->criticalPath());
+        QCOMPARE(dock->overview()->criticalPath()->rank, other);
+        dock->choosePathRank(-1);
+        QCOMPARE(dock->overview()->criticalPath()->rank, p->slowestRank());
+    }
+
+    void turningTheModeOffRemovesThePath()
+    {
+        JobDock *dock = m_window->jobDock();
+        m_window->predictDock()->criticalPathAction()->setChecked(false);
+        QVERIFY(!dock->criticalPathMode());
+        QVERIFY(!dock->overview()->criticalPath());
+        dock->overview()->repaint();
+        QVERIFY(dock->overview()->pathRanksDrawn().empty());
+        m_window->predictDock()->criticalPathAction()->setChecked(true);
+        QVERIFY(dock->overview()->criticalPath());
+    }
+
+    void openingAJobAgainForgetsTheRunningPrediction()
+    {
+        JobDock *dock = m_window->jobDock();
+        QSignalSpy opened(dock, &JobDock::jobOpened);
+        dock->open(QString::fromStdString(m_job));
+        QVERIFY(!dock->predictor()->prediction());
+        QVERIFY(!dock->overview()->criticalPath());
+        QVERIFY(opened.wait(60000));
+        const JobPtr reopened = dock->job();
+        QVERIFY(dock->predictor()->waitUntilPredicted());
+        QVERIFY(dock->predictor()->prediction());
+        QCOMPARE(dock->predictor()->prediction()->folder, reopened->folder);
+        QVERIFY(dock->overview()->criticalPath());
+    }
+
+    void cleanupTestCase() { m_window.reset(); }
+
+private:
+    // Checks the overview's path is `rank`'s, placed and drawn on every row its steps name; returns those ranks.
+    std::set<std::int64_t> checkDrawnPath(std::int64_t rank)
+    {
+        JobDock *dock = m_window->jobDock();
+        JobOverview *overview = dock->overview();
+        const JobPredictionPtr p = dock->predictor()->prediction();
+        const std::shared_ptr<const PlacedPath> path = overview->criticalPath();
+        [&] {
+            QVERIFY(path);
+            QCOMPARE(path->rank, rank);
+        }();
+        if (!path || path->rank != rank)
+            return {};
+        const predict::RankPrediction &r = p->prediction.ranks.at(std::size_t(p->indexOf(rank)));
+        // The ranks its steps name (SimJob rank index → global rank), and its collectives.
+        std::set<std::int64_t> named;
+        std::size_t collectives = 0;
+        for (const predict::PathStep &s : r.path.steps) {
+            const predict::SimRank &simRank = p->graph.job.ranks.at(std::size_t(s.rank));
+            named.insert(simRank.rank);
+            collectives += s.node < simRank.nodes.size() && simRank.nodes[s.node].kind == predict::NodeKind::Collective;
+        }
+        [&] {
+            QCOMPARE(path->stepNs, r.stepNs);
+            QCOMPARE(path->steps.size(), r.path.steps.size());
+            QVERIFY(!path->steps.empty());
+            QCOMPARE(path->ranks(), named);
+            QCOMPARE(path->collectives, collectives);
+            QVERIFY(collectives > 0);
+            QVERIFY2(path->anchored > 0, "some collectives of the path are at their measured kernels");
+            // Placed in time order, and an anchored collective sits on its measured kernel.
+            for (std::size_t i = 1; i < path->steps.size(); ++i)
+                QVERIFY(path->steps[i].startNs >= path->steps[i - 1].startNs);
+            const core::job::JobReport &report = dock->job()->report;
+            std::size_t onKernels = 0;
+            for (const PlacedStep &s : path->steps) {
+                if (!s.anchored)
+                    continue;
+                for (const core::job::CollectiveCall &c : report.rank(s.rank)->calls)
+                    if (c.startNs - report.timing.offsetOf(s.rank) == s.startNs && c.endNs - report.timing.offsetOf(s.rank) == s.endNs) {
+                        ++onKernels;
+                        break;
+                    }
+            }
+            QCOMPARE(onKernels, path->anchored);
+            // Drawn: every rank its steps name got a segment on its row.
+            overview->frameAll();
+            overview->repaint();
+            for (const std::int64_t n : named)
+                QVERIFY2(overview->pathRanksDrawn().count(n), qPrintable(QStringLiteral("rank %1 has no segment").arg(n)));
+            QVERIFY2(overview->grab().isNull() == false, "drawn");
+        }();
+        qInfo("rank %lld: %zu steps on ranks %s, %zu of %zu collectives at their kernels", qlonglong(rank), path->steps.size(),
+              qPrintable([&] { QStringList l; for (auto n : named) l << QString::number(n); return l.join(QLatin1Char(',')); }()),
+              path->anchored, path->collectives);
+        return named;
+    }
+
+    QTemporaryDir m_dir;
+    std::string m_job;
+    std::unique_ptr<MainWindow> m_window;
+};
+
+QTEST_MAIN(TestJobPath)
+#include "test_jobpath.moc"
