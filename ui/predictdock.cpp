@@ -193,9 +193,11 @@ void PredictDock::showChakraStep()
     QString text;
     if (chakra && !chakra->finished)
         text = tr("under Chakra 1.0's links: the replay did not finish (%1)").arg(chakra->stuck);
+    else if (chakra && p && p->finished() && chakra->stepNs == p->stepNs())
+        text = tr("under Chakra 1.0's links: %1 (the same as the links shown)").arg(msText(chakra->stepNs));
     else if (chakra && p && p->finished() && p->stepNs() > 0) {
         const double pct = 100.0 * double(chakra->stepNs - p->stepNs()) / double(p->stepNs());
-        const QString sign = pct > 0 ? QStringLiteral("+") : pct < 0 ? QStringLiteral("−") : QStringLiteral("±");
+        const QString sign = pct > 0 ? QStringLiteral("+") : pct < 0 ? QStringLiteral("−") : QStringLiteral("±"); // ±: under 0.05 %
         text = tr("under Chakra 1.0's links: %1 (%2%3 % vs the links shown)")
                    .arg(msText(chakra->stepNs), sign, QLocale().toString(std::abs(pct), 'f', 1));
     } else if (chakra)

@@ -39,7 +39,8 @@ public:
     QString summaryText() const;    // "Predicted step 12.345 ms · …", or why there is none
     QString correctionText() const; // "correction: 12.345 → 12.001 ms (−2.8 %)", or empty
     QString breakdownText() const;  // "cpu 10.0 % · gpu 70.0 % · …"
-    // "under Chakra 1.0's links: 12.345 ms (+2.8 % vs the links shown)", or why not (empty: no host ET).
+    // "under Chakra 1.0's links: 12.345 ms (+2.8 % vs the links shown)" (or "(the same as the links
+    // shown)"), or why there is none (empty: no host ET).
     QString chakraText() const;
     ChakraStepPredictor *chakraPredictor() const { return m_chakraStep; }
     QTableWidget *topTable() const { return m_top; }
