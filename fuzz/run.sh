@@ -2,15 +2,15 @@
 # Builds the libFuzzer targets with clang (ASan + UBSan) in build-fuzz/ and runs each one for a
 # bounded time: the Kineto and host ET readers, the Chakra .et reader and the corrections sidecar,
 # seeded from small real traces (and, for Kineto, deeply nested metadata).
-# Usage: fuzz/run.sh [SECONDS_PER_TARGET] [TARGET...] (default 60 s, all four targets:
-# kinetoreader hostreader etreader sidecar).
+# Usage: fuzz/run.sh [SECONDS_PER_TARGET] [TARGET...] (default 60 s, all five targets:
+# kinetoreader hostreader etreader sidecar predict).
 # Exit status is non-zero if a target found a crash (the input is kept in build-fuzz/artifacts/).
 set -euo pipefail
 
 seconds=${1:-60}
 shift || true
 targets=("$@")
-((${#targets[@]})) || targets=(kinetoreader hostreader etreader sidecar)
+((${#targets[@]})) || targets=(kinetoreader hostreader etreader sidecar predict)
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${LINKSCOPE_FUZZ_BUILD:-$root/build-fuzz}
 traces=${LINKSCOPE_TRACES_DIR:-$root/../shared/traces}
@@ -52,6 +52,14 @@ deep() { printf '%*s' "$1" '' | tr ' ' '['; printf '%*s' "$1" '' | tr ' ' ']'; }
   printf ', "pg_config": [{"pg_desc": '; deep 70
   printf ', "ranks": "[0, 1]"}]}, "traceEvents": [{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":1,"dur":2}]}'
 } > "$build/seeds/kineto/deep_metadata.json"
+# The prediction's inputs: a selector byte, then a network file, a comm group file or a .et
+# (fuzz/fuzz_predict.cpp); fuzz/seeds/sample_astra.et is the bundled sample's astra-sim export.
+mkdir -p "$build/seeds/predict"
+printf '\000topology: [ Ring ]\nnpus_count: [ 8 ]\nbandwidth: [ 229.681 ]  # GB/s\nlatency: [ 544.657 ]  # ns\n' > "$build/seeds/predict/network.yml"
+printf '\001{"1": [0, 1], "5": [2, 3, 4]}' > "$build/seeds/predict/comm_group.json"
+for f in "$build"/seeds/et/*.et "$root"/fuzz/seeds/*.et; do
+  [ -f "$f" ] && { printf '\003'; cat "$f"; } > "$build/seeds/predict/$(basename "$f")"
+done
 # Sidecars: the format's every kind of edit and key (docs/sidecar-format.md).
 mkdir -p "$build/seeds/sidecar"
 cp "$root/fuzz/seeds/"*.linkscope.json "$build/seeds/sidecar/"
@@ -66,6 +74,7 @@ for target in "${targets[@]}"; do
     hostreader) dict=(-dict="$root/fuzz/host.dict"); seeds="$build/seeds/host" ;;
     etreader) dict=(); seeds="$build/seeds/et" ;;
     sidecar) dict=(-dict="$root/fuzz/sidecar.dict"); seeds="$build/seeds/sidecar" ;;
+    predict) dict=(); seeds="$build/seeds/predict" ;;
     *) echo "unknown fuzz target: $target" >&2; exit 2 ;;
   esac
   echo "== fuzz_$target for ${seconds}s"

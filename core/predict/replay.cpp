@@ -22,11 +22,12 @@ Durations::Durations(const SimJob &job, const WhatIf &whatIf)
     m_network.bandwidthGBps = job.network.bandwidthGBps * whatIf.bandwidthFactor / whatIf.transferFactor;
     m_network.latencyNs = job.network.latencyNs * whatIf.transferFactor * whatIf.latencyFactor;
     m_delayMicros.assign(job.ranks.size(), 0);
-    for (const auto &[rank, ms] : whatIf.rankDelayMs) {
-        const auto it = std::find_if(job.ranks.begin(), job.ranks.end(), [&](const SimRank &r) { return r.rank == rank; });
+    for (const auto &delay : whatIf.rankDelayMs) {
+        const std::int64_t rank = delay.first;
+        const auto it = std::find_if(job.ranks.begin(), job.ranks.end(), [rank](const SimRank &r) { return r.rank == rank; });
         if (it == job.ranks.end())
             throw std::invalid_argument("--delay-rank: the job has no rank " + std::to_string(rank));
-        m_delayMicros[static_cast<std::size_t>(it - job.ranks.begin())] = std::llround(ms * 1000.0);
+        m_delayMicros[static_cast<std::size_t>(it - job.ranks.begin())] = std::llround(delay.second * 1000.0);
     }
     // One regex search per distinct name (a name's factor does not depend on the node) and per
     // distinct (name, stream) when streams are scaled: looked up per node below.

@@ -91,34 +91,97 @@ void RankBuilder::reserve(std::size_t nodes, std::size_t deps)
     m_rawDeps.reserve(deps);
 }
 
+// The fields of a Node the replay reads, from either a parsed message or its bytes.
+struct NodeFields {
+    std::uint64_t id = 0;
+    std::string_view name;
+    int type = 0;
+    std::uint64_t durationMicros = 0;
+    bool cpu = true; // ASTRA-sim's default for is_cpu_op
+    SimComm comm;
+    std::int64_t src = -1, dst = -1;
+    std::string pgName;
+    bool hasPg = false;
+    std::int64_t stream = -1;
+};
+
+namespace {
+
+void takeAttribute(NodeFields &f, std::string_view key, std::optional<std::int64_t> value, std::string_view text, bool isString)
+{
+    if (key == "is_cpu_op")
+        f.cpu = value.value_or(1) != 0;
+    else if (key == "comm_type")
+        f.comm.kind = job::callKindFromChakraCommType(value.value_or(-1));
+    else if (key == "comm_size")
+        f.comm.bytes = value.value_or(0);
+    else if (key == "comm_src")
+        f.src = value.value_or(-1);
+    else if (key == "comm_dst")
+        f.dst = value.value_or(-1);
+    else if (key == "comm_tag")
+        f.comm.tag = value.value_or(0);
+    else if (key == "pg_name") {
+        f.pgName = isString ? std::string(text) : std::to_string(value.value_or(0));
+        f.hasPg = true;
+    } else if (key == "stream")
+        f.stream = value.value_or(-1);
+}
+
+bool wantedAttribute(std::string_view key)
+{
+    return key == "is_cpu_op" || key == "comm_type" || key == "comm_size" || key == "comm_src" || key == "comm_dst" ||
+           key == "comm_tag" || key == "pg_name" || key == "stream";
+}
+
+} // namespace
+
 void RankBuilder::addEncoded(const char *bytes, int size, std::size_t offset)
 {
-    // Node: id 1, name 2, type 3, ctrl_deps 4, data_deps 5, duration_micros 7, attr 10; the
-    // attributes the replay reads are copied into a small Node and parsed by protobuf.
+    // Node: id 1, name 2, type 3, ctrl_deps 4, data_deps 5, duration_micros 7, attr 10 (AttributeProto:
+    // name 1, int32 7, int64 9, uint32 11, uint64 13, sint32 15, sint64 17, bool 27, string 29).
     using google::protobuf::io::CodedInputStream;
     using WFL = google::protobuf::internal::WireFormatLite;
     CodedInputStream in(reinterpret_cast<const std::uint8_t *>(bytes), size);
-    m_scratch.Clear();
+    NodeFields f;
+    const std::size_t depBegin = m_rawDeps.size();
     auto bad = [&](const char *what) {
-        throw LoadError(m_rank.path, offset, std::string("node ") + std::to_string(m_scratch.id()) + ": " + what);
+        m_rawDeps.resize(depBegin);
+        throw LoadError(m_rank.path, offset, std::string("node ") + std::to_string(f.id) + ": " + what);
     };
-    auto readDeps = [&](WFL::WireType wire, google::protobuf::RepeatedField<std::uint64_t> *deps) {
+    auto view = [&](std::string_view &out) {
+        std::uint32_t length = 0;
+        const void *data = nullptr;
+        int avail = 0;
+        if (!in.ReadVarint32(&length))
+            return false;
+        if (length == 0) { // at the end of the buffer there is no pointer to get
+            out = {};
+            return true;
+        }
+        if (!in.GetDirectBufferPointer(&data, &avail) || avail < static_cast<int>(length))
+            return false;
+        out = std::string_view(static_cast<const char *>(data), length);
+        in.Skip(static_cast<int>(length));
+        return true;
+    };
+    auto readDeps = [&](WFL::WireType wire) {
         std::uint64_t v = 0;
         if (wire == WFL::WIRETYPE_VARINT) {
             if (!in.ReadVarint64(&v))
                 bad("a truncated dependency");
-            deps->Add(v);
+            m_rawDeps.push_back(v);
             return;
         }
         std::uint32_t length = 0;
         if (wire != WFL::WIRETYPE_LENGTH_DELIMITED || !in.ReadVarint32(&length))
             bad("a malformed dependency list");
         const auto limit = in.PushLimit(static_cast<int>(length));
-        while (in.BytesUntilLimit() > 0)
+        while (in.BytesUntilLimit() > 0) {
             if (!in.ReadVarint64(&v))
                 bad("a truncated dependency list");
-            else
-                deps->Add(v);
+            m_rawDeps.push_back(v);
+        }
         in.PopLimit(limit);
     };
     while (const std::uint32_t tag = in.ReadTag()) {
@@ -132,39 +195,66 @@ void RankBuilder::addEncoded(const char *bytes, int size, std::size_t offset)
             if (wire != WFL::WIRETYPE_VARINT || !in.ReadVarint64(&v))
                 bad("a malformed id, type or duration");
             if (field == 1)
-                m_scratch.set_id(v);
+                f.id = v;
             else if (field == 3)
-                m_scratch.set_type(static_cast<ChakraProtoMsg::NodeType>(v));
+                f.type = static_cast<int>(v);
             else
-                m_scratch.set_duration_micros(v);
+                f.durationMicros = v;
             break;
-        case 2: {
-            std::uint32_t length = 0;
-            if (wire != WFL::WIRETYPE_LENGTH_DELIMITED || !in.ReadVarint32(&length) || !in.ReadString(m_scratch.mutable_name(), static_cast<int>(length)))
+        case 2:
+            if (wire != WFL::WIRETYPE_LENGTH_DELIMITED || !view(f.name))
                 bad("a malformed name");
             break;
-        }
-        case 4: readDeps(wire, m_scratch.mutable_ctrl_deps()); break;
-        case 5: readDeps(wire, m_scratch.mutable_data_deps()); break;
+        case 4:
+        case 5:
+            readDeps(wire);
+            break;
         case 10: {
-            std::uint32_t length = 0;
-            const void *data = nullptr;
-            int avail = 0;
-            if (wire != WFL::WIRETYPE_LENGTH_DELIMITED || !in.ReadVarint32(&length) || !in.GetDirectBufferPointer(&data, &avail) ||
-                avail < static_cast<int>(length))
+            std::string_view attr;
+            if (wire != WFL::WIRETYPE_LENGTH_DELIMITED || !view(attr))
                 bad("a malformed attribute");
-            // Only the attributes read below; the rest (long strings, lists) are skipped unparsed.
-            const char *p = static_cast<const char *>(data);
-            if (length >= 2 && p[0] == 0x0a) {
-                const int nameLength = static_cast<unsigned char>(p[1]);
-                const std::string_view name(p + 2, std::min<std::size_t>(static_cast<std::size_t>(nameLength), length - 2));
-                if (name == "is_cpu_op" || name == "comm_type" || name == "comm_size" || name == "comm_src" || name == "comm_dst" ||
-                    name == "comm_tag" || name == "pg_name" || name == "stream") {
-                    if (!m_scratch.add_attr()->ParseFromArray(data, static_cast<int>(length)))
+            CodedInputStream a(reinterpret_cast<const std::uint8_t *>(attr.data()), static_cast<int>(attr.size()));
+            std::string_view key, text;
+            std::optional<std::int64_t> value;
+            bool isString = false;
+            while (const std::uint32_t atag = a.ReadTag()) {
+                const int afield = WFL::GetTagFieldNumber(atag);
+                const WFL::WireType awire = WFL::GetTagWireType(atag);
+                std::uint64_t av = 0;
+                if ((afield == 1 || afield == 29) && awire == WFL::WIRETYPE_LENGTH_DELIMITED) {
+                    std::uint32_t length = 0;
+                    const void *data = nullptr;
+                    int avail = 0;
+                    if (!a.ReadVarint32(&length) || (length && (!a.GetDirectBufferPointer(&data, &avail) || avail < static_cast<int>(length))))
                         bad("a malformed attribute");
+                    (afield == 1 ? key : text) = length ? std::string_view(static_cast<const char *>(data), length) : std::string_view();
+                    a.Skip(static_cast<int>(length));
+                    if (afield == 29)
+                        isString = true;
+                } else if ((afield == 7 || afield == 9 || afield == 11 || afield == 13 || afield == 15 || afield == 17 || afield == 27) &&
+                           awire == WFL::WIRETYPE_VARINT) {
+                    if (!a.ReadVarint64(&av))
+                        bad("a malformed attribute");
+                    std::int64_t x = static_cast<std::int64_t>(av);
+                    if (afield == 7)
+                        x = static_cast<std::int32_t>(av);
+                    else if (afield == 11)
+                        x = static_cast<std::uint32_t>(av);
+                    else if (afield == 15)
+                        x = WFL::ZigZagDecode32(static_cast<std::uint32_t>(av));
+                    else if (afield == 17)
+                        x = WFL::ZigZagDecode64(av);
+                    else if (afield == 27)
+                        x = av != 0;
+                    value = x;
+                } else if (!WFL::SkipField(&a, atag)) {
+                    bad("a malformed attribute");
                 }
             }
-            in.Skip(static_cast<int>(length));
+            if (!a.ConsumedEntireMessage())
+                bad("a malformed attribute");
+            if (wantedAttribute(key))
+                takeAttribute(f, key, value, text, isString);
             break;
         }
         default:
@@ -174,69 +264,67 @@ void RankBuilder::addEncoded(const char *bytes, int size, std::size_t offset)
     }
     if (!in.ConsumedEntireMessage())
         bad("a malformed node");
-    add(m_scratch, offset);
+    // Dependencies were appended as read: data and ctrl deps in file order (the set is what counts).
+    addFields(f, depBegin, offset);
 }
 
 void RankBuilder::add(const Node &node, std::size_t offset)
 {
-    SimNode n;
-    n.id = node.id();
-    n.durationMicros = static_cast<std::int64_t>(node.duration_micros());
-    const auto [it, inserted] = m_names.try_emplace(node.name(), static_cast<std::uint32_t>(m_rank.names.size()));
-    if (inserted)
-        m_rank.names.push_back(node.name());
-    n.name = it->second;
+    NodeFields f;
+    f.id = node.id();
+    f.name = node.name();
+    f.type = node.type();
+    f.durationMicros = node.duration_micros();
+    for (const AttributeProto &a : node.attr())
+        if (wantedAttribute(a.name()))
+            takeAttribute(f, a.name(), a.value_case() == AttributeProto::kBoolVal ? std::optional<std::int64_t>(a.bool_val()) : intValue(a),
+                          a.string_val(), a.value_case() == AttributeProto::kStringVal);
+    const std::size_t depBegin = m_rawDeps.size();
+    m_rawDeps.insert(m_rawDeps.end(), node.data_deps().begin(), node.data_deps().end());
+    m_rawDeps.insert(m_rawDeps.end(), node.ctrl_deps().begin(), node.ctrl_deps().end());
+    addFields(f, depBegin, offset);
+}
 
-    bool cpu = true; // ASTRA-sim's default for is_cpu_op
-    SimComm comm;
-    std::string pgName;
-    bool hasPg = false;
-    for (const AttributeProto &a : node.attr()) {
-        const std::string &key = a.name();
-        if (key == "is_cpu_op") {
-            cpu = a.value_case() == AttributeProto::kBoolVal ? a.bool_val() : intValue(a).value_or(1) != 0;
-        } else if (key == "comm_type") {
-            comm.kind = job::callKindFromChakraCommType(intValue(a).value_or(-1));
-        } else if (key == "comm_size") {
-            comm.bytes = intValue(a).value_or(0);
-        } else if (key == "comm_src" || key == "comm_dst") {
-            // The peer: a send's destination, a receive's source (set below by type).
-            if ((key == "comm_dst") == (node.type() == ChakraProtoMsg::COMM_SEND_NODE))
-                comm.peer = intValue(a).value_or(-1);
-        } else if (key == "comm_tag") {
-            comm.tag = intValue(a).value_or(0);
-        } else if (key == "pg_name") {
-            pgName = a.value_case() == AttributeProto::kStringVal ? a.string_val() : std::to_string(intValue(a).value_or(0));
-            hasPg = true;
-        } else if (key == "stream") {
-            n.stream = intValue(a).value_or(-1);
-        }
+void RankBuilder::addFields(const NodeFields &f, std::size_t depBegin, std::size_t offset)
+{
+    SimNode n;
+    n.id = f.id;
+    n.durationMicros = static_cast<std::int64_t>(f.durationMicros);
+    n.stream = f.stream;
+    const auto found = m_names.find(f.name);
+    if (found != m_names.end()) {
+        n.name = found->second;
+    } else {
+        n.name = static_cast<std::uint32_t>(m_nameStore.size());
+        m_nameStore.emplace_back(f.name);
+        m_names.emplace(m_nameStore.back(), n.name);
     }
-    switch (node.type()) {
+    auto fail = [&](const std::string &what) {
+        m_rawDeps.resize(depBegin);
+        throw LoadError(m_rank.path, offset, "node " + std::to_string(n.id) + " (" + std::string(f.name) + "): " + what);
+    };
+    switch (f.type) {
     case ChakraProtoMsg::COMP_NODE:
-        n.kind = cpu ? NodeKind::Cpu : NodeKind::Gpu;
+        n.kind = f.cpu ? NodeKind::Cpu : NodeKind::Gpu;
         break;
     case ChakraProtoMsg::COMM_COLL_NODE:
     case ChakraProtoMsg::COMM_SEND_NODE:
     case ChakraProtoMsg::COMM_RECV_NODE: {
-        if (cpu)
-            throw LoadError(m_rank.path, offset,
-                            "node " + std::to_string(n.id) + " (" + node.name() + "): a communication node with is_cpu_op true (ASTRA-sim stops there)");
-        n.kind = node.type() == ChakraProtoMsg::COMM_COLL_NODE ? NodeKind::Collective
-                 : node.type() == ChakraProtoMsg::COMM_SEND_NODE ? NodeKind::Send
-                                                                  : NodeKind::Recv;
-        if (n.kind == NodeKind::Collective && hasPg && !pgName.empty() && pgName != "0") {
+        if (f.cpu)
+            fail("a communication node with is_cpu_op true (ASTRA-sim stops there)");
+        n.kind = f.type == ChakraProtoMsg::COMM_COLL_NODE ? NodeKind::Collective
+                 : f.type == ChakraProtoMsg::COMM_SEND_NODE ? NodeKind::Send
+                                                            : NodeKind::Recv;
+        SimComm comm = f.comm;
+        comm.peer = n.kind == NodeKind::Send ? f.dst : n.kind == NodeKind::Recv ? f.src : -1;
+        if (n.kind == NodeKind::Collective && f.hasPg && !f.pgName.empty() && f.pgName != "0") {
             std::int64_t id = 0;
-            const auto [end, ec] = std::from_chars(pgName.data(), pgName.data() + pgName.size(), id);
+            const auto [end, ec] = std::from_chars(f.pgName.data(), f.pgName.data() + f.pgName.size(), id);
             const auto g = std::find(m_groupIds.begin(), m_groupIds.end(), id);
-            if (ec != std::errc() || end != pgName.data() + pgName.size() || g == m_groupIds.end())
-                throw LoadError(m_rank.path, offset,
-                                "node " + std::to_string(n.id) + " (" + node.name() + "): pg_name '" + pgName +
-                                    "' is not a group of the comm group file");
+            if (ec != std::errc() || end != f.pgName.data() + f.pgName.size() || g == m_groupIds.end())
+                fail("pg_name '" + f.pgName + "' is not a group of the comm group file");
             comm.group = static_cast<std::int32_t>(g - m_groupIds.begin());
         }
-        if (n.kind == NodeKind::Collective && comm.kind == job::CallKind::Broadcast)
-            comm.bytes = std::max<std::int64_t>(comm.bytes, 0);
         n.comm = static_cast<std::int32_t>(m_rank.comms.size());
         m_rank.comms.push_back(comm);
         break;
@@ -245,9 +333,7 @@ void RankBuilder::add(const Node &node, std::size_t offset)
         n.kind = NodeKind::Skip;
         break;
     }
-    n.depBegin = static_cast<std::uint32_t>(m_rawDeps.size());
-    m_rawDeps.insert(m_rawDeps.end(), node.data_deps().begin(), node.data_deps().end());
-    m_rawDeps.insert(m_rawDeps.end(), node.ctrl_deps().begin(), node.ctrl_deps().end());
+    n.depBegin = static_cast<std::uint32_t>(depBegin);
     n.depEnd = static_cast<std::uint32_t>(m_rawDeps.size());
     m_rank.nodes.push_back(n);
     m_offsets.push_back(offset);
@@ -256,6 +342,9 @@ void RankBuilder::add(const Node &node, std::size_t offset)
 SimRank RankBuilder::finish()
 {
     SimRank &r = m_rank;
+    r.names.assign(std::make_move_iterator(m_nameStore.begin()), std::make_move_iterator(m_nameStore.end()));
+    m_nameStore.clear();
+    m_names.clear();
     const std::size_t n = r.nodes.size();
     // Issue order is id order: sort when the file was not (it normally is).
     std::vector<std::uint32_t> order(n);

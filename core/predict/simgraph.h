@@ -7,6 +7,8 @@
 #include "job/crossrank.h"
 
 #include <cstdint>
+#include <deque>
+#include <string_view>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -73,6 +75,7 @@ struct SimJob {
 // Builds one rank node by node (from a file being scanned, or a trace in memory). `groupIds` maps a
 // node's pg_name to SimJob::groups: a pg_name not in it throws LoadError naming the file, the node
 // and its offset, as ASTRA-sim would stop there.
+struct NodeFields;
 class RankBuilder {
 public:
     RankBuilder(std::int64_t rank, std::string path, const std::vector<std::int64_t> &groupIds);
@@ -92,8 +95,9 @@ private:
     const std::vector<std::int64_t> &m_groupIds;
     std::vector<std::uint64_t> m_rawDeps;          // ids, per node [depBegin, depEnd)
     std::vector<std::size_t> m_offsets;
-    std::unordered_map<std::string, std::uint32_t> m_names;
-    ChakraProtoMsg::Node m_scratch; // addEncoded's reused message
+    std::deque<std::string> m_nameStore;                         // names in first-seen order (stable addresses)
+    std::unordered_map<std::string_view, std::uint32_t> m_names; // views into m_nameStore
+    void addFields(const NodeFields &fields, std::size_t depBegin, std::size_t offset);
 };
 SimRank buildRank(const ChakraTrace &trace, std::int64_t rank, const std::vector<std::int64_t> &groupIds);
 
