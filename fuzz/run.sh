@@ -10,7 +10,7 @@ set -euo pipefail
 seconds=${1:-60}
 shift || true
 targets=("$@")
-((${#targets[@]})) || targets=(kinetoreader hostreader etreader sidecar predict)
+((${#targets[@]})) || targets=(kinetoreader hostreader etreader sidecar)
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${LINKSCOPE_FUZZ_BUILD:-$root/build-fuzz}
 traces=${LINKSCOPE_TRACES_DIR:-$root/../shared/traces}
