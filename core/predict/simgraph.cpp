@@ -1,6 +1,7 @@
 #include "predict/simgraph.h"
 
 #include "base/parallel.h"
+#include "export/etcheck.h"
 
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/wire_format_lite.h>
@@ -11,7 +12,6 @@
 #include <filesystem>
 #include <fstream>
 #include <numeric>
-#include <regex>
 #include <sstream>
 #include <thread>
 
@@ -45,14 +45,6 @@ std::string readFile(const std::string &path)
     return text.str();
 }
 
-std::int64_t rankFromName(const std::string &path, std::int64_t position)
-{
-    static const std::regex suffix(R"(\.([0-9]{1,9})\.et(\.gz)?$)");
-    std::smatch m;
-    if (std::regex_search(path, m, suffix))
-        return std::stoll(m[1].str());
-    return position;
-}
 
 } // namespace
 
@@ -525,7 +517,7 @@ SimJob loadJob(const std::vector<std::string> &etFiles, const std::string &commG
         parseCommGroups(readFile(commGroupsPath), commGroupsPath, job);
     job.ranks.resize(etFiles.size());
     forEachIndexOnThreads(etFiles.size(), static_cast<int>(std::max(1u, std::thread::hardware_concurrency())), [&](std::size_t i) {
-        const std::int64_t rank = rankFromName(etFiles[i], static_cast<std::int64_t>(i));
+        const std::int64_t rank = etFileRank(etFiles[i], static_cast<std::int64_t>(i));
         RankBuilder builder(rank, etFiles[i], job.groupIds);
         std::error_code ec;
         const auto bytes = static_cast<std::size_t>(std::filesystem::file_size(etFiles[i], ec));
