@@ -3,6 +3,7 @@
 #include "guimain.h"
 
 #include "jobdock.h"
+#include "jobpredictor.h"
 #include "rankpanes.h"
 #include "mainwindow.h"
 #include "predictdock.h"
@@ -141,7 +142,15 @@ int runGui(int argc, char *argv[])
         });
         const QStringList args = parser.positionalArguments();
         if (args.size() == 1 && QFileInfo(args.at(0)).isDir()) {
-            if (rankList.empty()) {
+            if (rankList.empty() && parser.isSet(criticalPath)) {
+                // The job's prediction (export, fit, replay) finishes after the overview is drawn.
+                ui::JobPredictor *predictor = window.jobDock()->predictor();
+                QObject::connect(predictor, &ui::JobPredictor::predicted, &window, [shoot, predictor] {
+                    // Opening the job first clears the last prediction (no result, no error): not yet.
+                    if (!predictor->running() && (predictor->prediction() || !predictor->error().isEmpty()))
+                        shoot(predictor->prediction() ? "job overview and its critical path" : "job overview (its prediction failed)");
+                });
+            } else if (rankList.empty()) {
                 QObject::connect(window.jobDock(), &ui::JobDock::jobOpened, &window, [shoot] { shoot("job overview"); });
             } else {
                 auto check = [shoot, ranksShown] {

@@ -218,6 +218,32 @@ private slots:
         QCOMPARE(linkscope::cli::runWhatIf({dir.path().toStdString(), dir.filePath("x").toStdString()}, o, e), 1); // no .et
     }
 
+    // `linkscope predict` and `linkscope whatif` read their what-ifs through one parser.
+    void sharedOptions()
+    {
+        WhatIf w;
+        std::vector<std::string> args{"--scale-gpu", "gemm=0.5", "--scale-stream", "7=2", "--scale-comm", "4",
+                                      "--scale-network", "2", "--scale-latency", "0", "--delay-rank", "1=3", "--delay-rank", "1=2"};
+        for (std::size_t i = 0; i < args.size(); i += 2)
+            QVERIFY(applyWhatIfOption(w, args[i], [&] { return args[i + 1]; }));
+        QCOMPARE(w.gpu.size(), std::size_t(1));
+        QCOMPARE(w.gpu[0].factor, 0.5);
+        QCOMPARE(w.streamFactor.at(7), 2.0);
+        QCOMPARE(w.transferFactor, 4.0);
+        QCOMPARE(w.bandwidthFactor, 2.0);
+        QCOMPARE(w.latencyFactor, 0.0); // a latency of zero is a valid what-if
+        QCOMPARE(w.rankDelayMs.at(1), 5.0); // repeated delays add up
+        bool read = false;
+        QVERIFY(!applyWhatIfOption(w, "--prefix", [&] { read = true; return std::string("x"); }));
+        QVERIFY(!read); // an option that is not a what-if reads no value
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, applyWhatIfOption(w, "--scale-network", [] { return std::string("0"); }));
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, applyWhatIfOption(w, "--scale-stream", [] { return std::string("x=2"); }));
+        std::ostringstream o, e;
+        linkscope::cli::runWhatIf({"--help"}, o, e);
+        QVERIFY(o.str().find("--scale-stream") != std::string::npos);
+        QVERIFY(o.str().find("--scale-latency") != std::string::npos);
+    }
+
     // On the simulator: configuration A exported and changed predicts configuration B.
     void predictsChangedConfigurations_data()
     {

@@ -35,12 +35,7 @@ void printPredictUsage(std::ostream &out)
            "  its collectives) or a job export (PREFIX.R.et, comm_group.json, network.yml). One pair stands\n"
            "  for a job whose ranks all run as it does.\n"
            "what-ifs (repeatable; the change is printed against the graph as exported):\n"
-           "  --scale-gpu REGEX=K   GPU ops whose name matches REGEX (ECMAScript, searched) take K times as long\n"
-           "  --scale-stream S=K    GPU ops on stream S take K times as long\n"
-           "  --scale-comm K        every transfer takes K times as long (bandwidth / K, latency x K)\n"
-           "  --scale-network K     network bandwidth x K\n"
-           "  --scale-latency K     network latency x K\n"
-           "  --delay-rank R=MS     rank R spends MS ms more CPU time at the start of every profiled step\n"
+        << kWhatIfOptionsUsage <<
            "options:\n"
            "  --comm-groups F       comm_group.json for .et files; --network F: the network file (any input)\n"
            "  --npus N              one .et file standing for a job of N ranks\n"
@@ -134,19 +129,7 @@ int runPredict(const Args &args, std::ostream &out, std::ostream &err)
                 schedulePath = value();
             } else if (a == "--json") {
                 json = true;
-            } else if (a == "--scale-gpu") {
-                whatIf.gpu.push_back(parseGpuScale(value()));
-            } else if (a == "--scale-stream") {
-                const auto [stream, k] = parseStreamScale(value());
-                whatIf.streamFactor[stream] = k;
-            } else if (a == "--scale-comm" || a == "--scale-network" || a == "--scale-latency") {
-                const double k = parseFactor(value(), a);
-                if (k <= 0 && a != "--scale-latency")
-                    throw std::invalid_argument(a + " must be > 0");
-                (a == "--scale-comm" ? whatIf.transferFactor : a == "--scale-network" ? whatIf.bandwidthFactor : whatIf.latencyFactor) = k;
-            } else if (a == "--delay-rank") {
-                const auto [rank, delay] = parseRankDelay(value());
-                whatIf.rankDelayMs[rank] += delay;
+            } else if (applyWhatIfOption(whatIf, a, value)) {
             } else if (a.starts_with("--")) {
                 throw std::invalid_argument("unknown option " + a);
             } else {

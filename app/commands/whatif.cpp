@@ -26,12 +26,9 @@ void printWhatIfUsage(std::ostream &out)
     out << "usage: linkscope whatif JOB_OUT NEW_OUT [options]\n"
            "  A copy of a job export (the folder `linkscope job --out` wrote: PREFIX.R.et, comm_group.json,\n"
            "  network.yml) with a change applied, for ASTRA-sim (docs/astra-sim-export.md, \"What-if\").\n"
-           "  --scale-gpu REGEX=K   GPU compute ops whose name matches REGEX (ECMAScript, searched) take K times\n"
-           "                        as long; repeatable (e.g. 'gemm=0.5', '^(?!Memcpy|Memset)=2')\n"
-           "  --scale-comm K        every transfer takes K times as long (network bandwidth / K, latency x K)\n"
-           "  --scale-network K     network bandwidth x K (latency unchanged)\n"
-           "  --delay-rank R=MS     rank R spends MS ms more CPU time at the start of every profiled step\n"
-           "                        (added to its ProfilerStep#N nodes); repeatable\n"
+           "what-ifs (repeatable):\n"
+        << core::kWhatIfOptionsUsage <<
+           "options:\n"
            "  --prefix NAME         the .et files' prefix (default trace)\n"
            "NEW_OUT is created; a file there is replaced atomically. NEW_OUT must differ from JOB_OUT.\n";
 }
@@ -71,16 +68,7 @@ int runWhatIf(const Args &args, std::ostream &out, std::ostream &err)
             if (a == "--help" || a == "-h") {
                 printWhatIfUsage(out);
                 return 0;
-            } else if (a == "--scale-gpu") {
-                whatIf.gpu.push_back(core::parseGpuScale(value()));
-            } else if (a == "--scale-comm" || a == "--scale-network") {
-                const double factor = core::parseFactor(value(), a);
-                if (factor <= 0)
-                    throw std::invalid_argument(a + " must be > 0");
-                (a == "--scale-comm" ? whatIf.transferFactor : whatIf.bandwidthFactor) = factor;
-            } else if (a == "--delay-rank") {
-                const auto [rank, ms] = core::parseRankDelay(value());
-                whatIf.rankDelayMs[rank] += ms;
+            } else if (core::applyWhatIfOption(whatIf, a, value)) {
             } else if (a == "--prefix") {
                 prefix = value();
             } else if (a.starts_with("--")) {

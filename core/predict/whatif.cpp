@@ -83,6 +83,37 @@ std::pair<std::int64_t, double> parseStreamScale(const std::string &text)
     return {stream, parseFactor(text.substr(eq + 1), "--scale-stream " + text.substr(0, eq))};
 }
 
+const char kWhatIfOptionsUsage[] =
+    "  --scale-gpu REGEX=K   GPU ops whose name matches REGEX (ECMAScript, searched) take K times as long\n"
+    "                        (e.g. 'gemm=0.5', '^(?!Memcpy|Memset)=2')\n"
+    "  --scale-stream S=K    GPU ops on stream S take K times as long\n"
+    "  --scale-comm K        every transfer takes K times as long (bandwidth / K, latency x K)\n"
+    "  --scale-network K     network bandwidth x K (latency unchanged)\n"
+    "  --scale-latency K     network latency x K (bandwidth unchanged)\n"
+    "  --delay-rank R=MS     rank R spends MS ms more CPU time at the start of every profiled step\n"
+    "                        (added to its ProfilerStep#N nodes)\n";
+
+bool applyWhatIfOption(WhatIf &whatIf, const std::string &flag, const std::function<std::string()> &value)
+{
+    if (flag == "--scale-gpu") {
+        whatIf.gpu.push_back(parseGpuScale(value()));
+    } else if (flag == "--scale-stream") {
+        const auto [stream, k] = parseStreamScale(value());
+        whatIf.streamFactor[stream] = k;
+    } else if (flag == "--scale-comm" || flag == "--scale-network" || flag == "--scale-latency") {
+        const double k = parseFactor(value(), flag);
+        if (k <= 0 && flag != "--scale-latency")
+            throw std::invalid_argument(flag + " must be > 0");
+        (flag == "--scale-comm" ? whatIf.transferFactor : flag == "--scale-network" ? whatIf.bandwidthFactor : whatIf.latencyFactor) = k;
+    } else if (flag == "--delay-rank") {
+        const auto [rank, ms] = parseRankDelay(value());
+        whatIf.rankDelayMs[rank] += ms;
+    } else {
+        return false;
+    }
+    return true;
+}
+
 std::pair<double, bool> WhatIf::gpuFactor(const std::string &name, std::int64_t stream) const
 {
     double factor = 1;

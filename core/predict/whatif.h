@@ -7,6 +7,7 @@
 #include "export/etformat.h"
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <regex>
 #include <string>
@@ -45,6 +46,12 @@ double parseFactor(const std::string &text, const std::string &what);
 WhatIf::GpuScale parseGpuScale(const std::string &text);
 std::pair<std::int64_t, double> parseRankDelay(const std::string &text);
 std::pair<std::int64_t, double> parseStreamScale(const std::string &text);
+
+// The what-if options `linkscope predict` and `linkscope whatif` share, as usage lines.
+extern const char kWhatIfOptionsUsage[];
+// When `flag` is one of those options, applies its argument (`value()` reads it) to `whatIf` and
+// returns true; false (nothing read) otherwise. Throws std::invalid_argument naming what is wrong.
+bool applyWhatIfOption(WhatIf &whatIf, const std::string &flag, const std::function<std::string()> &value);
 
 struct WhatIfStats {
     std::size_t gpuNodesScaled = 0;
