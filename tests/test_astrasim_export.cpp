@@ -307,10 +307,75 @@ private slots:
         QVERIFY(replayedMicros > 0);
         QVERIFY(replayed == lone);
         QCOMPARE(astra.report.chakra.commReplayed, lone.size());
-        QCOMPARE(astra.report.chakra.commColl + astra.report.chakra.commSend + astra.report.chakra.commRecv, kernels - lone.size());
+        QCOMPARE(astra.report.chakra.commColl + astra.report.chakra.commSend + astra.report.chakra.commRecv - astra.report.chakra.p2pRendezvous,
+                 kernels - lone.size());
 
         const Exported chakra = exportPair(host, kineto, dir.filePath("c.0.et").toStdString(), {});
         QCOMPARE(chakra.report.chakra.commColl + chakra.report.chakra.commSend + chakra.report.chakra.commRecv, kernels);
+    }
+
+    // A send waits for its receiver (docs/astra-sim-export.md, "Sends that wait for their receiver"):
+    // before each receive, a one-byte clear-to-send back to the sender, posted with the receive (its
+    // dependencies); before each send, the receive of it, which the send waits for. Peers swapped,
+    // the transfer's tag with bit 30 set, and every one sent on one rank awaited on the other.
+    void p2pSendWaitsForItsReceiver()
+    {
+        QTemporaryDir dir;
+        linkscope::gen::GeneratorOptions options;
+        options.seed = 4;
+        options.steps = 2;
+        options.worldSize = 2;
+        linkscope::gen::generateJob(options, dir.path().toStdString());
+        std::vector<std::string> ets;
+        std::multiset<std::int32_t> ctsTags[2]; // [0] sent by receivers, [1] awaited by senders
+        const auto attrOf = [](const ChakraProtoMsg::Node &n, std::string_view name) -> const ChakraProtoMsg::AttributeProto * {
+            for (const auto &a : n.attr())
+                if (a.name() == name)
+                    return &a;
+            return nullptr;
+        };
+        for (int rank = 0; rank < 2; ++rank) {
+            const std::string r = std::to_string(rank);
+            ets.push_back(dir.filePath(QString::fromStdString("a." + r + ".et")).toStdString());
+            const Exported e = exportPair(dir.filePath(QString::fromStdString("host_" + r + ".json")).toStdString(),
+                                          dir.filePath(QString::fromStdString("kineto_" + r + ".json")).toStdString(), ets.back(),
+                                          astraOptions());
+            std::size_t ctsNodes = 0, transfers = 0;
+            for (std::size_t k = 0; k < e.trace.nodes.size(); ++k) {
+                const ChakraProtoMsg::Node &n = e.trace.nodes[k];
+                const auto *cts = attrOf(n, "p2p_rendezvous");
+                if (!cts) {
+                    transfers += n.type() == ChakraProtoMsg::COMM_SEND_NODE || n.type() == ChakraProtoMsg::COMM_RECV_NODE;
+                    continue;
+                }
+                ++ctsNodes;
+                // Written just before its transfer.
+                QVERIFY(k + 1 < e.trace.nodes.size());
+                const ChakraProtoMsg::Node &transfer = e.trace.nodes[k + 1];
+                const bool sender = cts->string_val() == "sender";
+                QCOMPARE(n.type(), sender ? ChakraProtoMsg::COMM_RECV_NODE : ChakraProtoMsg::COMM_SEND_NODE);
+                QCOMPARE(transfer.type(), sender ? ChakraProtoMsg::COMM_SEND_NODE : ChakraProtoMsg::COMM_RECV_NODE);
+                QCOMPARE(attrOf(n, "comm_src")->int32_val(), attrOf(transfer, "comm_dst")->int32_val());
+                QCOMPARE(attrOf(n, "comm_dst")->int32_val(), attrOf(transfer, "comm_src")->int32_val());
+                QCOMPARE(attrOf(n, "comm_tag")->int32_val(), attrOf(transfer, "comm_tag")->int32_val() | kP2pRendezvousTagBit);
+                QCOMPARE(attrOf(n, "comm_size")->int64_val(), std::int64_t(1));
+                // Posted when the transfer is; the send also waits for it, the receive does not.
+                const std::set<std::uint64_t> ctsDeps(n.data_deps().begin(), n.data_deps().end());
+                std::set<std::uint64_t> transferDeps(transfer.data_deps().begin(), transfer.data_deps().end());
+                QVERIFY(!ctsDeps.count(transfer.id()));
+                QCOMPARE(transferDeps.count(n.id()), std::size_t(sender ? 1 : 0));
+                transferDeps.erase(n.id());
+                QVERIFY(ctsDeps == transferDeps);
+                ctsTags[sender ? 1 : 0].insert(attrOf(n, "comm_tag")->int32_val());
+            }
+            QVERIFY(transfers > 0);
+            QCOMPARE(ctsNodes, transfers);
+            QCOMPARE(e.report.chakra.p2pRendezvous, ctsNodes);
+        }
+        QVERIFY(!ctsTags[0].empty());
+        QVERIFY(ctsTags[0] == ctsTags[1]);
+        const EtCheckResult check = checkEtFiles(ets);
+        QVERIFY2(check.ok(), check.toJson().dump().c_str());
     }
 
     void targetNames()

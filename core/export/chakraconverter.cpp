@@ -200,6 +200,12 @@ ChakraPlan planChakra(const EtPlusGraph &graph, const HostTrace &host, const Dev
             const CommInfo comm = classifyGpuOp(host, device, graph.nodes[i].event, graph.nodes[i].host, SizeRule::CollectiveMetadata);
             const AstraGpuKind kind = astraGpuKind(comm);
             gpuKind[i] = kind.type == ChakraProtoMsg::COMP_NODE ? 1 : 2;
+            if ((kind.type == ChakraProtoMsg::COMM_SEND_NODE || kind.type == ChakraProtoMsg::COMM_RECV_NODE) &&
+                comm.src >= 0 && comm.dst >= 0 && comm.src != comm.dst && comm.tag >= 0 && comm.tag < kP2pRendezvousTagBit) {
+                if (plan.p2pRendezvous.empty())
+                    plan.p2pRendezvous.assign(n, ChakraPlan::kNoRendezvous);
+                plan.p2pRendezvous[i] = kind.type == ChakraProtoMsg::COMM_SEND_NODE ? ChakraPlan::kRendezvousSend : ChakraPlan::kRendezvousRecv;
+            }
             if (kind.type == ChakraProtoMsg::COMM_COLL_NODE) {
                 collectives.push_back(i);
                 pgOf[i] = comm.pgName;
@@ -490,6 +496,7 @@ struct EmitTally {
         stats.unclassifiedCollectives += o.stats.unclassifiedCollectives;
         stats.commWithoutSize += o.stats.commWithoutSize;
         stats.commReplayed += o.stats.commReplayed;
+        stats.p2pRendezvous += o.stats.p2pRendezvous;
         stats.cpuDurationMicros += o.stats.cpuDurationMicros;
         stats.gpuCompDurationMicros += o.stats.gpuCompDurationMicros;
         for (const auto &[k, v] : o.unclassifiedNames)
@@ -501,6 +508,41 @@ struct EmitTally {
         p2pWithoutPeers += o.p2pWithoutPeers;
     }
 };
+
+// The rendezvous before a P2P transfer (docs/astra-sim-export.md, "Sends that wait for their
+// receiver"): the receiver, once its receive is posted, sends a one-byte clear-to-send to the
+// sender; the sender's send waits for it, so the data moves only when both sides are there, as
+// NCCL's does. `send`: `cts` is the sender's receive of it, else the receiver's send. It is posted
+// when the transfer would be (the transfer's dependencies `deps`).
+struct P2pTransfer {
+    std::int32_t src = -1, dst = -1, tag = -1;
+    std::string pg, name;
+};
+
+template <class NodeT>
+void buildP2pRendezvous(NodeT &cts, bool send, std::uint64_t id, const std::uint32_t *depsBegin, const std::uint32_t *depsEnd,
+                        const P2pTransfer &t, ChakraStats &stats)
+{
+    cts.Clear();
+    cts.set_id(id);
+    cts.set_name("p2p_cts:" + t.name);
+    cts.set_type(send ? ChakraProtoMsg::COMM_RECV_NODE : ChakraProtoMsg::COMM_SEND_NODE);
+    for (const std::uint32_t *d = depsBegin; d != depsEnd; ++d)
+        cts.add_data_deps(EtPlusGraph::idOf(*d));
+    cts.set_duration_micros(0);
+    addBool(cts, "is_cpu_op", false);
+    addInt64(cts, "comm_size", 1);
+    if (!t.pg.empty())
+        addString(cts, "pg_name", t.pg);
+    // Back the other way: from the transfer's receiver to its sender.
+    addInt32(cts, "comm_src", t.dst);
+    addInt32(cts, "comm_dst", t.src);
+    addInt32(cts, "comm_tag", t.tag | kP2pRendezvousTagBit);
+    addString(cts, "p2p_rendezvous", send ? "sender" : "receiver");
+    ++stats.nodes;
+    ++stats.p2pRendezvous;
+    ++(send ? stats.commRecv : stats.commSend);
+}
 
 // Builds the nodes [begin, end) that the plan keeps, in id order, and hands each to `sink`: as
 // ChakraProtoMsg::Node messages, or as WireNodes (the same bytes once serialised).
@@ -530,6 +572,8 @@ void emitRange(std::uint32_t begin, std::uint32_t end, const ChakraPlan &plan, c
         return id;
     };
     NodeT node; // reused: one message at a time, never the whole graph
+    NodeT cts;  // a P2P transfer's rendezvous (ChakraPlan::p2pRendezvous), written before it
+    P2pTransfer p2p;
     for (std::uint32_t i = begin; i < end; ++i) {
         if (!plan.keep[i])
             continue;
@@ -616,6 +660,8 @@ void emitRange(std::uint32_t begin, std::uint32_t end, const ChakraPlan &plan, c
                     addInt32(node, "comm_dst", comm.dst);
                 if (comm.tag >= 0)
                     addInt32(node, "comm_tag", comm.tag);
+                if (!plan.p2pRendezvous.empty() && plan.p2pRendezvous[i] != ChakraPlan::kNoRendezvous)
+                    p2p = {comm.src, comm.dst, comm.tag, comm.pgName, node.name()};
                 if (comm.src < 0 || comm.dst < 0 || comm.tag < 0)
                     ++p2pWithoutPeers;
                 break;
@@ -634,6 +680,15 @@ void emitRange(std::uint32_t begin, std::uint32_t end, const ChakraPlan &plan, c
         case ChakraProtoMsg::COMM_RECV_NODE: ++stats.commRecv; break;
         case ChakraProtoMsg::METADATA_NODE: ++stats.metadata; break;
         default: ++stats.comp;
+        }
+        if (!plan.p2pRendezvous.empty() && plan.p2pRendezvous[i] != ChakraPlan::kNoRendezvous) {
+            const bool send = plan.p2pRendezvous[i] == ChakraPlan::kRendezvousSend;
+            const std::uint64_t ctsId = p2pRendezvousId(graph.nodes.size(), i);
+            buildP2pRendezvous(cts, send, ctsId, plan.deps.data() + plan.depBegin[i], plan.deps.data() + plan.depBegin[i + 1], p2p,
+                               stats);
+            sink(cts);
+            if (send)
+                node.add_data_deps(ctsId);
         }
         sink(node);
     }

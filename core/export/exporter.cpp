@@ -69,6 +69,7 @@ nlohmann::json ExportReport::toJson() const
                    {"thread_start_deps", chakra.threadStartDeps},
                    {"metadata_dropped", chakra.metadataDropped},
                    {"comm_replayed", chakra.commReplayed},
+                   {"p2p_rendezvous", chakra.p2pRendezvous},
                    {"span_ns", chakra.spanEnd - chakra.spanBegin},
                    {"iteration_ns", chakra.iterationEnd - chakra.iterationBegin},
                    {"measured_ns", chakra.measuredNs()},
@@ -87,7 +88,7 @@ nlohmann::json exportSummary(const ExportReport &report)
 {
     nlohmann::json j = report.toJson()["chakra"];
     for (const char *drop : {"nodes", "comp", "comm_coll", "comm_send", "comm_recv", "metadata", "dangling_removed",
-                             "unclassified_collectives", "comm_without_size", "metadata_dropped", "comm_replayed", "span_ns"})
+                             "unclassified_collectives", "comm_without_size", "metadata_dropped", "comm_replayed", "p2p_rendezvous", "span_ns"})
         j.erase(drop);
     return j;
 }

@@ -136,6 +136,7 @@ struct ChakraStats {
     std::size_t threadWaitDeps = 0, threadStartDeps = 0; // a thread's work after it waited for / was idle until another's
     BlockedTimeStats blocked;               // blocked time taken out of CPU durations, and what stayed
     std::size_t metadataDropped = 0;        // process_group:init nodes left out (groups come from comm_group.json)
+    std::size_t p2pRendezvous = 0;          // clear-to-send sends/receives added (ChakraPlan::p2pRendezvous)
     std::size_t commReplayed = 0;           // communication ops written as COMP_NODE: no type/size/peers the simulator can run, or a one-rank group
     // Kineto span of the exported nodes (first start, last end), ns; 0/0 when none has timing.
     Nanos spanBegin = 0, spanEnd = 0;
@@ -169,8 +170,18 @@ struct ChakraPlan {
     std::vector<std::uint32_t> deps;
     std::vector<std::uint8_t> keep;      // 0: a dangling node, left out
     std::vector<std::uint64_t> durationMicros; // astra-sim target: each node's duration; empty for Chakra
+    // astra-sim target: P2P transfers that move only once both sides are there (docs/astra-sim-export.md,
+    // "Sends that wait for their receiver"). kRendezvousSend: a send that waits for a one-byte
+    // clear-to-send from its receiver (a receive written before it); kRendezvousRecv: a receive that
+    // sends it (a send written before it, posted with the receive). Empty: none.
+    enum P2pRendezvous : std::uint8_t { kNoRendezvous = 0, kRendezvousSend = 1, kRendezvousRecv = 2 };
+    std::vector<std::uint8_t> p2pRendezvous;
     ChakraStats stats;                   // dependency counts and danglingRemoved
 };
+// The id of node `position`'s clear-to-send (ChakraPlan::p2pRendezvous) in a graph of `nodes` nodes: after
+// every position's id. Its tag is the transfer's with bit 30 set (PyTorch's sequence numbers stay below).
+inline std::uint64_t p2pRendezvousId(std::size_t nodes, std::uint32_t position) { return static_cast<std::uint64_t>(nodes) + position; }
+constexpr std::int32_t kP2pRendezvousTagBit = 1 << 30;
 ChakraPlan planChakra(const EtPlusGraph &graph, const HostTrace &host, const DeviceTrace &device, const LinkSet &links,
                       const ChakraOptions &options = {});
 // Cycles in data_deps, then in ctrl_deps, named by id and name (ids exist and are unique by construction).
