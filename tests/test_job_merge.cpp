@@ -176,6 +176,9 @@ private slots:
         const Run empty = job({"--merge", base + "/empty", "--strict"});
         QCOMPARE(empty.code, 1);
         QVERIFY2(empty.has("no rank summaries (*.summary.json) in " + base + "/empty"), empty.all().c_str());
+        writeText(base + "/file", "x");
+        const Run file = job({"--merge", base + "/file"});
+        QVERIFY2(file.code == 1 && file.has("no rank summaries in " + base + "/file: not a folder"), file.all().c_str());
         QVERIFY(fs::is_empty(base + "/empty"));
         // A second folder without summaries fails the merge as well (a shard that never ran).
         const std::string jobDir = generated(base);
@@ -336,6 +339,12 @@ private slots:
             writeText(p, bytes);
         }
         QCOMPARE(job({"--merge", shared}).code, 0);
+        // Traces not on disk where the merge runs: not checked, and said so.
+        fs::rename(jobDir, base + "/elsewhere");
+        const Run away = job({"--merge", shared, "--strict"});
+        QVERIFY2(away.code == 3, away.all().c_str()); // the real missing_collective only
+        QVERIFY2(away.has("16 input file(s) the summaries name are not on disk here"), away.all().c_str());
+        fs::rename(base + "/elsewhere", jobDir);
         // Summaries of an older Linkscope (no "run"): read, an "unknown run" warning, not an error.
         for (int k = 0; k < 8; ++k) {
             const std::string p = shared + "/trace." + std::to_string(k) + ".summary.json";

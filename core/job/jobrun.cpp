@@ -494,7 +494,7 @@ std::vector<RankSummary> readSummaries(const std::vector<std::string> &dirs)
         if (!fs::exists(dir, ec))
             throw std::runtime_error("no rank summaries in " + dir + ": no such folder");
         if (!fs::is_directory(dir, ec))
-            throw std::runtime_error(dir + ": not a folder");
+            throw std::runtime_error("no rank summaries in " + dir + ": not a folder");
         std::vector<std::string> files;
         fs::directory_iterator it(dir, ec);
         for (; !ec && it != fs::directory_iterator(); it.increment(ec)) {
@@ -504,7 +504,7 @@ std::vector<RankSummary> readSummaries(const std::vector<std::string> &dirs)
                 files.push_back(it->path().string());
         }
         if (ec)
-            throw std::runtime_error(dir + ": cannot list the folder: " + ec.message());
+            throw std::runtime_error("no rank summaries in " + dir + ": cannot list the folder (" + ec.message() + ")");
         // A folder without summaries is a shard that never ran (or a mistyped name): never an empty job.
         if (files.empty())
             throw std::runtime_error("no rank summaries (*.summary.json) in " + dir);
