@@ -9,6 +9,7 @@
 #include "io/outputguard.h"
 #include "job/discovery.h"
 #include "job/jobrun.h"
+#include "job/summaryrun.h"
 #include "link/linkset.h"
 
 #include <chrono>
@@ -211,8 +212,8 @@ std::size_t preflight(const JobReport &report, const std::string &outDir, const 
     std::vector<std::string> files;
     bool allChecked = true;
     for (const RankSummary &s : report.ranks)
-        if (!s.et.empty()) {
-            files.push_back((fs::path(outDir) / s.et).string());
+        if (!s.et.empty() && s.stale.empty()) { // a stale summary's .et is as old as it (reported once, as stale)
+            files.push_back(etPathOf(s, outDir)); // beside its summary: each shard's folder in a merge
             allChecked = allChecked && s.etCheck;
             if (s.etCheck)
                 checked.push_back(*s.etCheck);
@@ -310,17 +311,35 @@ int runJob(const Args &args, std::ostream &out, std::ostream &err)
         if (outDir.empty())
             outDir = mergeDirs.front();
         try {
-            fs::create_directories(outDir);
-            const JobReport report = buildJobReport(readSummaries(mergeDirs));
+            // Everything read and checked before anything is created or written: a merge with no
+            // summaries, or whose outputs would replace one of its inputs, writes nothing.
+            std::vector<RankSummary> summaries = readSummaries(mergeDirs);
             if (reportPath.empty())
                 reportPath = (fs::path(outDir) / "job-report.json").string();
             const std::string commGroup = (fs::path(outDir) / "comm_group.json").string();
+            try {
+                checkMergeOutputs(summaries, commGroup, reportPath);
+            } catch (const std::exception &e) {
+                err << "job: " << e.what() << "\njob: nothing written\n";
+                return 1;
+            }
+            // Summaries left from another run, or made from traces that changed since (job/summaryrun.h).
+            SummaryRunCheck runs = checkSummaryRuns(summaries);
+            for (const std::string &note : runs.notes)
+                err << "job: " << note << '\n';
+            fs::create_directories(outDir);
+            JobReport report = buildJobReport(std::move(summaries));
+            if (!runs.findings.empty()) {
+                report.findings.insert(report.findings.end(), runs.findings.begin(), runs.findings.end());
+                sortFindings(report.findings);
+            }
             writeJobOutputs(report, commGroup, reportPath);
             printReport(report, out);
             out << "wrote " << commGroup << (report.network.fitted ? ", " + networkFilePath(commGroup) : std::string()) << ", "
                 << reportPath << '\n';
             const std::size_t etErrors = preflight(report, outDir, commGroup, jobs, out);
-            bool unreadable = std::any_of(report.ranks.begin(), report.ranks.end(), [](const RankSummary &s) { return !s.error.empty(); });
+            bool unreadable =
+                std::any_of(report.ranks.begin(), report.ranks.end(), [](const RankSummary &s) { return !s.error.empty() || !s.stale.empty(); });
             if (unreadable)
                 return 1;
             return strict && (report.hasErrors() || etErrors) ? 3 : 0;

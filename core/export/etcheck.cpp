@@ -4,6 +4,7 @@
 #include "export/astrasimtarget.h"
 #include "export/etformat.h"
 #include "export/graphorder.h"
+#include "io/inputfile.h"
 #include "job/crossrank.h"
 
 #include <google/protobuf/io/coded_stream.h>
@@ -219,14 +220,17 @@ struct CommGroups {
 CommGroups readGroups(const std::string &path, std::vector<EtCheckFinding> &findings)
 {
     CommGroups out;
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        addError(findings, "comm_groups", path, -1, "cannot open the comm group file");
+    // A regular file only (io/inputfile.h): a FIFO without a writer must not block the check.
+    std::string text;
+    try {
+        text = io::readWholeInputFile(path);
+    } catch (const LoadError &e) {
+        addError(findings, "comm_groups", path, -1, "cannot read the comm group file: " + e.detail());
         return out;
     }
     nlohmann::json j;
     try {
-        j = nlohmann::json::parse(in);
+        j = nlohmann::json::parse(text);
     } catch (const nlohmann::json::parse_error &e) {
         addError(findings, "comm_groups", path, -1, std::string("not JSON: ") + e.what());
         return out;
@@ -247,6 +251,7 @@ CommGroups readGroups(const std::string &path, std::vector<EtCheckFinding> &find
             continue;
         }
         std::vector<std::int64_t> ranks;
+        std::set<std::int64_t> seen, twice;
         bool ok = it.value().is_array();
         if (ok)
             for (const auto &r : it.value()) {
@@ -254,8 +259,19 @@ CommGroups readGroups(const std::string &path, std::vector<EtCheckFinding> &find
                     ok = false;
                     break;
                 }
-                ranks.push_back(r.get<std::int64_t>());
+                if (seen.insert(r.get<std::int64_t>()).second)
+                    ranks.push_back(r.get<std::int64_t>());
+                else
+                    twice.insert(r.get<std::int64_t>());
             }
+        if (ok && !twice.empty()) {
+            std::string list;
+            for (std::int64_t r : twice)
+                list += (list.empty() ? "" : ", ") + std::to_string(r);
+            // The simulator would count such a rank twice in the group's size.
+            addError(findings, "comm_groups", path, -1,
+                     "group \"" + it.key() + "\": " + (twice.size() == 1 ? "rank " : "ranks ") + list + " listed more than once");
+        }
         if (!ok) {
             addError(findings, "comm_groups", path, -1, "group \"" + it.key() + "\": expected a list of non-negative ranks");
             continue;
@@ -451,10 +467,22 @@ EtCheckResult checkEtJob(std::vector<EtFileCheck> files, const std::string &comm
     std::set<std::int64_t> ranks;
     std::map<std::int64_t, const EtFileCheck *> byRank;
     for (const EtFileCheck &file : files) {
-        result.findings.insert(result.findings.end(), file.findings.begin(), file.findings.end());
+        // One file per rank: a second one (the same file given twice, an .et and its .et.gz, an old
+        // copy) is an error naming both; the first given is the rank's for the job's rules.
+        const auto first = byRank.find(file.calls.rank);
+        const bool same = first != byRank.end() && io::identityOfPath(first->second->path).sameFile(io::identityOfPath(file.path));
+        if (!same)
+            result.findings.insert(result.findings.end(), file.findings.begin(), file.findings.end());
         if (!file.readable)
             continue;
         ++result.files;
+        if (first != byRank.end()) {
+            addError(result.findings, "duplicate_rank", file.path, -1,
+                     same ? "the same file as " + first->second->path + ", given twice"
+                          : "rank " + std::to_string(file.calls.rank) + " has another file, " + first->second->path +
+                                "; the job's rules use that one (give one file per rank)");
+            continue;
+        }
         result.nodes += file.nodes;
         ranks.insert(file.calls.rank);
         byRank[file.calls.rank] = &file;

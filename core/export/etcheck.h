@@ -17,8 +17,11 @@
 //   group_rank_missing     a comm group names a rank that has no file
 //   group_single_rank      a collective (not a broadcast) on a comm group of one rank: the
 //                          simulator never completes it
-//   comm_groups            the comm group file cannot be read, or names group 0 (the simulator
-//                          asserts id > 0; pg_name "0" already means every rank)
+//   comm_groups            the comm group file cannot be read (or is not a regular file), names
+//                          group 0 (the simulator asserts id > 0; pg_name "0" already means every
+//                          rank), or lists a rank twice in one group
+//   duplicate_rank         two files of one rank (the same file twice, an .et and its .et.gz, an
+//                          old copy): the first given is the rank's
 //   astra_sim_exit_double_free  (warning) a rank issues one collective type on two comm groups
 //                          smaller than the world: ASTRA-sim 518bd51 double-frees at exit and
 //                          aborts after every rank finished (one finding for the job, naming the

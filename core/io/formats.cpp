@@ -3,6 +3,7 @@
 #include "io/inputtext.h"
 #include "io/jsonscan.h"
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <cstring>
@@ -161,6 +162,16 @@ bool isChakraEt(const FileHead &head)
     // JSON of any kind starts with whitespace, '{' or '['; a .et starts with its varint length.
     if (!bytes.empty() && (bytes[0] == ' ' || bytes[0] == '\n' || bytes[0] == '\r' || bytes[0] == '\t'))
         return false;
+    // '{' is also the varint 123 and "{\n" a GlobalMetadata of 123 bytes whose field 1 follows: JSON
+    // cut short before its first key reads that way. A .et's first bytes hold a byte below 0x20 (the
+    // version string's length, an empty metadata's 0, a node's id tag 0x08); text has none.
+    if (!bytes.empty() && (bytes[0] == '{' || bytes[0] == '[')) {
+        const std::string_view first = bytes.substr(0, 64);
+        if (std::none_of(first.begin(), first.end(), [](char c) {
+                return static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n' && c != '\r';
+            }))
+            return false;
+    }
     return jsonHead(bytes).shape == JsonShape::Other && looksLikeChakraProtobuf(bytes);
 }
 

@@ -89,6 +89,25 @@ KinetoHeader peekKinetoHeader(const std::string &path)
     return h;
 }
 
+namespace {
+
+// Why a file is neither a host ET nor a Kineto trace, when its content is not recognised at all.
+std::string unrecognisedFile(const std::string &path)
+{
+    const std::string head = io::readInputPrefix(path, 1u << 16);
+    const std::size_t first = head.find_first_not_of(" \t\r\n");
+    if (first != std::string::npos && (head[first] == '{' || head[first] == '[')) {
+        std::error_code ec;
+        const auto size = fs::file_size(path, ec);
+        return "JSON without a \"traceEvents\" or \"nodes\" key in its first " + std::to_string(head.size()) + " bytes" +
+               (ec || head.size() >= (1u << 16) ? std::string() : " (the whole file, " + std::to_string(size) + " bytes on disk: cut short?)") +
+               ", not a host ET or Kineto trace";
+    }
+    return head.empty() ? "empty, not a host ET or Kineto trace" : "not a host ET or Kineto trace (unrecognised content)";
+}
+
+} // namespace
+
 JobLayout discoverJob(const std::vector<std::string> &inputs, const std::function<bool(std::int64_t)> &wanted)
 {
     JobLayout layout;
@@ -115,6 +134,7 @@ JobLayout discoverJob(const std::vector<std::string> &inputs, const std::functio
         KinetoHeader header;
     };
     std::map<std::int64_t, std::vector<Claim>> hosts, devices;
+    std::map<std::int64_t, std::vector<std::string>> skippedOf; // by the rank in the name: named when that rank lacks a file
     for (const std::string &path : files) {
         const std::string name = fs::path(path).filename().string();
         // Our own outputs and sidecars, in case the job's output folder is its input folder.
@@ -134,7 +154,12 @@ JobLayout discoverJob(const std::vector<std::string> &inputs, const std::functio
             continue;
         }
         if (kind != TraceKind::HostEt && kind != TraceKind::Kineto) {
-            layout.skipped.push_back(path + ": " + std::string(traceKindName(kind)) + ", not a host ET or Kineto trace");
+            std::string what = std::string(traceKindName(kind)) + ", not a host ET or Kineto trace";
+            if (kind == TraceKind::Unknown)
+                what = unrecognisedFile(path);
+            layout.skipped.push_back(path + ": " + what);
+            if (nameRank)
+                skippedOf[*nameRank].push_back(path);
             continue;
         }
         Claim c;
@@ -215,7 +240,11 @@ JobLayout discoverJob(const std::vector<std::string> &inputs, const std::functio
             rf.worldSize = it->second.front().header.worldSize;
         }
         if (rf.device.empty()) {
-            layout.errors.push_back(rf.host + ": host ET of rank " + std::to_string(rank) + " has no Kineto trace beside it");
+            std::string t = rf.host + ": host ET of rank " + std::to_string(rank) + " has no Kineto trace beside it";
+            if (auto it = skippedOf.find(rank); it != skippedOf.end())
+                for (const std::string &path : it->second)
+                    t += " (" + path + " was skipped: see above)";
+            layout.errors.push_back(t);
             continue;
         }
         layout.ranks.push_back(std::move(rf));

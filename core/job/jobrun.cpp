@@ -8,6 +8,7 @@
 #include "io/outputguard.h"
 #include "io/tracereader.h"
 #include "job/rankcalls.h"
+#include "job/summaryrun.h"
 #include "link/linker.h"
 #include "pipeline/pairpipeline.h"
 
@@ -82,6 +83,13 @@ RankSummary processRank(const RankFiles &files, const JobOptions &options)
                          std::to_string(pair.corrections.count(EditStatus::Stale) + pair.corrections.count(EditStatus::Rejected)) +
                          " not applied";
         }
+        // What identifies this run in the summary written (a merge tells a summary left from another
+        // run by it, job/summaryrun.h); the GUI's open of a job writes none and skips the hashing.
+        if (!options.outDir.empty())
+            s.run = runIdentity({{"host", files.host, host ? &host->sourceIdentity : nullptr},
+                                 {"device", files.device, &device.sourceIdentity},
+                                 {"sidecar", request.sidecar, nullptr}},
+                                etTargetName(options.chakra.target), policyName(pair.options.policy));
         s.gpuOps = links.gpuLinks.size();
         s.linked = static_cast<std::size_t>(
             std::count_if(links.gpuLinks.begin(), links.gpuLinks.end(), [](const GpuLink &l) { return l.parent.valid(); }));
@@ -175,6 +183,93 @@ void checkJobOutputs(const std::vector<RankFiles> &ranks, const JobOptions &opti
     checkOutputs(outputs, inputFiles, false);
 }
 
+std::string etPathOf(const RankSummary &summary, const std::string &outDir)
+{
+    if (summary.et.empty())
+        return {};
+    const fs::path folder = summary.file.empty() ? fs::path(outDir) : fs::path(summary.file).parent_path();
+    return (folder / summary.et).string();
+}
+
+void checkMergeOutputs(const std::vector<RankSummary> &summaries, const std::string &commGroupPath, const std::string &reportPath)
+{
+    std::vector<NamedFile> inputFiles;
+    for (const RankSummary &s : summaries) {
+        const std::string rank = "rank " + std::to_string(s.rank);
+        inputFiles.push_back({rank + " summary", s.file});
+        inputFiles.push_back({rank + " .et", etPathOf(s, fs::path(commGroupPath).parent_path().string())});
+        inputFiles.push_back({rank + " host trace", s.host});
+        inputFiles.push_back({rank + " Kineto trace", s.device});
+        if (!s.device.empty())
+            inputFiles.push_back({rank + " corrections sidecar", defaultSidecarPath(s.device)});
+    }
+    checkOutputs({{"comm_group.json", commGroupPath}, {"network.yml", networkFilePath(commGroupPath)}, {"job report", reportPath}},
+                 inputFiles, false);
+}
+
+namespace {
+
+// "2, 5-9, 12"
+std::string rankRanges(const std::vector<std::int64_t> &ranks)
+{
+    std::string out;
+    for (std::size_t k = 0; k < ranks.size();) {
+        std::size_t e = k;
+        while (e + 1 < ranks.size() && ranks[e + 1] == ranks[e] + 1)
+            ++e;
+        out += (out.empty() ? "" : ", ") + std::to_string(ranks[k]) + (e > k ? "-" + std::to_string(ranks[e]) : std::string());
+        k = e + 1;
+    }
+    return out;
+}
+
+// Ranks listed in one missing_rank finding at most (a rank number or a group can name any rank).
+constexpr std::size_t kMaxMissingListed = 100000;
+
+// The missing_rank finding when no trace declares a world size (empty `ranks`: none missing).
+JobFinding missingRankFinding(const std::set<std::int64_t> &present, const std::vector<ProcessGroup> &groups)
+{
+    std::vector<std::int64_t> missing;
+    // No trace declares a world size: the ranks below the largest one present (the gap discovery
+    // sees) and the members the process groups list, walked from the ranks present rather than
+    // counted up to the largest number.
+    std::set<std::int64_t> expected;
+    std::int64_t previous = -1;
+    for (std::int64_t rank : present) {
+        for (std::int64_t k = previous + 1; k < rank && expected.size() < kMaxMissingListed; ++k)
+            expected.insert(k);
+        previous = rank;
+    }
+    std::set<std::string> listing;
+    for (const ProcessGroup &g : groups)
+        for (std::int64_t k : g.ranks)
+            if (k >= 0 && !present.count(k)) {
+                if (expected.size() < kMaxMissingListed)
+                    expected.insert(k);
+                listing.insert(g.name);
+            }
+    missing.assign(expected.begin(), expected.end());
+    if (missing.empty())
+        return {"missing_rank", Severity::Error, "", -1, {}, ""};
+    std::string why = "no trace declares a world size; ";
+    const bool gap = !present.empty() && missing.front() < *present.rbegin();
+    if (gap)
+        why += "the ranks present run to " + std::to_string(*present.rbegin());
+    if (!listing.empty()) {
+        std::string names;
+        for (const std::string &n : listing)
+            names += (names.empty() ? "" : ", ") + n;
+        why += std::string(gap ? " and " : "") + (listing.size() == 1 ? "process group " : "process groups ") + names + " list" +
+               (listing.size() == 1 ? "s" : "") + " " + (missing.size() == 1 ? "it" : "them");
+    }
+    return {"missing_rank", Severity::Error, "", -1, missing,
+            std::string(missing.size() == 1 ? "rank " : "ranks ") + rankRanges(missing) + (missing.size() == 1 ? " has" : " have") +
+                " no trace files (" + why + ")" +
+                (expected.size() >= kMaxMissingListed ? "; the first " + std::to_string(kMaxMissingListed) + " listed" : std::string())};
+}
+
+} // namespace
+
 JobReport buildJobReport(std::vector<RankSummary> summaries, std::int64_t worldSizeHint)
 {
     JobReport r;
@@ -211,17 +306,22 @@ JobReport buildJobReport(std::vector<RankSummary> summaries, std::int64_t worldS
     for (const RankSummary &s : r.ranks)
         if (!s.error.empty())
             findings.push_back({"unreadable_rank", Severity::Error, "", -1, {s.rank}, "rank " + std::to_string(s.rank) + ": " + s.error});
+        else if (!s.stale.empty())
+            findings.push_back({"stale_summary", Severity::Error, "", -1, {s.rank}, "rank " + std::to_string(s.rank) + ": " + s.stale});
 
     CheckInput input;
     std::map<std::int64_t, std::vector<ProcessGroup>> byRank;
     for (const RankSummary &s : r.ranks) {
-        if (!s.error.empty())
+        if (!s.error.empty() || !s.stale.empty())
             continue;
         input.ranks.push_back({s.rank, s.calls});
         byRank[s.rank] = s.groups;
     }
     std::vector<GroupConflict> conflicts;
     r.groups = mergeJobGroups(byRank, &conflicts);
+    if (r.worldSize <= 0)
+        if (JobFinding gaps = missingRankFinding(present, r.groups); !gaps.ranks.empty())
+            findings.push_back(std::move(gaps));
     for (const GroupConflict &c : conflicts)
         findings.push_back({"process_group_conflict", Severity::Warning, c.name, -1, {std::min(c.rank, c.firstRank), std::max(c.rank, c.firstRank)},
                             "process group " + c.name + ": rank " + std::to_string(c.rank) + " declares " + c.what + " of rank " +
@@ -391,17 +491,28 @@ std::vector<RankSummary> readSummaries(const std::vector<std::string> &dirs)
     std::vector<RankSummary> out;
     for (const std::string &dir : dirs) {
         std::error_code ec;
+        if (!fs::exists(dir, ec))
+            throw std::runtime_error("no rank summaries in " + dir + ": no such folder");
         if (!fs::is_directory(dir, ec))
-            throw std::runtime_error(dir + ": not a folder");
+            throw std::runtime_error("no rank summaries in " + dir + ": not a folder");
         std::vector<std::string> files;
-        for (const auto &entry : fs::directory_iterator(dir, ec)) {
-            const std::string name = entry.path().filename().string();
-            if (entry.is_regular_file(ec) && name.ends_with(".summary.json"))
-                files.push_back(entry.path().string());
+        fs::directory_iterator it(dir, ec);
+        for (; !ec && it != fs::directory_iterator(); it.increment(ec)) {
+            const std::string name = it->path().filename().string();
+            std::error_code typeError;
+            if (name.ends_with(".summary.json") && it->is_regular_file(typeError))
+                files.push_back(it->path().string());
         }
+        if (ec)
+            throw std::runtime_error("no rank summaries in " + dir + ": cannot list the folder (" + ec.message() + ")");
+        // A folder without summaries is a shard that never ran (or a mistyped name): never an empty job.
+        if (files.empty())
+            throw std::runtime_error("no rank summaries (*.summary.json) in " + dir);
         std::sort(files.begin(), files.end());
-        for (const std::string &f : files)
+        for (const std::string &f : files) {
             out.push_back(readRankSummary(f));
+            out.back().file = f;
+        }
     }
     return out;
 }

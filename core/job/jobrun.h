@@ -99,8 +99,15 @@ struct JobReport {
 // finding and its later summary is dropped). `worldSizeHint` (-1) adds to the declared world sizes.
 JobReport buildJobReport(std::vector<RankSummary> summaries, std::int64_t worldSizeHint = -1);
 
-// The summaries in folders (every *.summary.json in each). Throws std::runtime_error naming a bad file.
+// The summaries in folders (every *.summary.json in each; RankSummary::file says which). Throws
+// std::runtime_error naming a bad file, a folder that cannot be listed or one without summaries.
 std::vector<RankSummary> readSummaries(const std::vector<std::string> &dirs);
+// Where a summary's .et is: beside the summary it was read from, else in `outDir`; empty if none.
+std::string etPathOf(const RankSummary &summary, const std::string &outDir);
+// `linkscope job --merge`'s refusal (as checkJobOutputs) before anything is written: comm_group.json,
+// network.yml beside it or the report would replace a summary read, a rank's .et or its traces or
+// sidecar.
+void checkMergeOutputs(const std::vector<RankSummary> &summaries, const std::string &commGroupPath, const std::string &reportPath);
 
 // Writes OUTDIR/comm_group.json, the report (path) and, when the network was fitted, OUTDIR/network.yml
 // (beside comm_group.json) atomically.

@@ -77,6 +77,8 @@ nlohmann::json RankSummary::toJson() const
     j["calls"] = std::move(callList);
     if (!exportStats.is_null())
         j["export"] = exportStats;
+    if (!run.is_null())
+        j["run"] = run;
     return j;
 }
 
@@ -106,6 +108,8 @@ RankSummary RankSummary::fromJson(const nlohmann::json &j, const std::string &wh
             s.calls.push_back(callFromJson(c));
         if (auto it = j.find("export"); it != j.end() && it->is_object())
             s.exportStats = *it;
+        if (auto it = j.find("run"); it != j.end() && it->is_object())
+            s.run = *it; // absent from an older Linkscope's summary: "unknown run" (job/summaryrun.h)
         return s;
     } catch (const nlohmann::json::exception &e) {
         throw std::runtime_error(where + ": malformed rank summary: " + e.what());

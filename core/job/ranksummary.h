@@ -38,6 +38,13 @@ struct RankSummary {
     // What the export made of the rank (exportSummary): measured time, blocked time taken out, the
     // dependencies per kind; null when no .et was written.
     nlohmann::json exportStats;
+    // What identifies the run that made the summary: the Linkscope version, the .et target, the policy
+    // and the inputs' fingerprints (job/summaryrun.h); null in a summary of an older Linkscope.
+    nlohmann::json run;
+    // Not part of the summary file: the file it was read from (readSummaries; empty when made in this
+    // process), and why it no longer describes the traces on disk (checkSummaryRuns; empty: it does).
+    std::string file;
+    std::string stale;
     // The check of the .et as written (JobOptions::checkEt); not part of the summary file: a merge of
     // shards checks the .et files again.
     std::shared_ptr<const EtFileCheck> etCheck;

@@ -1,0 +1,56 @@
+#pragma once
+// What identifies the run that wrote a rank summary, and whether summaries read back by
+// `linkscope job --merge` still belong to the traces now on disk.
+//
+// A summary records (RankSummary::run, `"run"` in the file) the Linkscope version, the .et target
+// and the policy it was made under, and the fingerprint of each input it was made from (the host
+// ET, the Kineto trace, the corrections sidecar when there was one): its path (absolute), size,
+// SHA-256 (edit/inputfingerprint.h, of exactly the file that was parsed) and modification time.
+//
+// A merge checks every summary against the files its inputs name now. A file of another size, or
+// of another SHA-256 (hashed only when its modification time moved), makes the summary stale: a
+// folder reused for another run kept it from the earlier one, or the traces were regenerated after
+// its shard ran. A stale summary's rank is left out of the cross-rank checks and reported once
+// (`stale_summary`, error, naming the summary and the input), so it can neither fake a mismatch nor
+// hide a real one. An input no longer on disk cannot be checked (a merge may run far from the
+// traces): the command says so, nothing more. A summary of an older Linkscope has no run: "unknown
+// run" (`unknown_run`, warning, naming the files). Summaries of different Linkscope versions,
+// targets or policies: `mixed_runs` (warning, naming a file of each).
+
+#include "job/crossrank.h"
+#include "job/ranksummary.h"
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+namespace linkscope::core {
+struct FileIdentity;
+}
+
+namespace linkscope::core::job {
+
+// "linkscope <version>"
+std::string toolVersion();
+
+struct RunInput {
+    std::string role;          // "host", "device", "sidecar"
+    std::string path;          // as opened
+    const FileIdentity *loaded = nullptr; // the file as it was parsed (null: fingerprint `path` as it is)
+};
+
+// The "run" object of a summary: {"tool", "target", "policy", "inputs": [{"role", "path", "size",
+// "sha256", "mtime_ns"}]}. Throws LoadError when an input changed since it was loaded.
+nlohmann::json runIdentity(const std::vector<RunInput> &inputs, std::string_view target, std::string_view policy);
+
+struct SummaryRunCheck {
+    std::vector<JobFinding> findings; // unknown_run, mixed_runs (stale ones: RankSummary::stale → buildJobReport)
+    std::vector<std::string> notes;   // for the user: inputs that could not be checked
+};
+
+// Sets RankSummary::stale on each summary whose inputs changed since it was made (`file` names it in
+// messages) and returns what else the runs say.
+SummaryRunCheck checkSummaryRuns(std::vector<RankSummary> &summaries);
+
+} // namespace linkscope::core::job
