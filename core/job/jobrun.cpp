@@ -189,24 +189,31 @@ JobReport buildJobReport(std::vector<RankSummary> summaries, std::int64_t worldS
         }
         r.ranks.push_back(std::move(summaries[i]));
     }
-    r.worldSize = worldSizeHint;
-    for (const RankSummary &s : r.ranks)
-        r.worldSize = std::max(r.worldSize, s.worldSize);
+    // A world size beyond kMaxWorldSize is a finding, not a size: nothing counts up to it.
+    r.worldSize = plausibleWorldSize(worldSizeHint) ? worldSizeHint : -1;
+    for (const RankSummary &s : r.ranks) {
+        if (plausibleWorldSize(s.worldSize)) {
+            r.worldSize = std::max(r.worldSize, s.worldSize);
+            continue;
+        }
+        findings.push_back({"implausible_world_size", Severity::Error, "", -1, {s.rank},
+                            "rank " + std::to_string(s.rank) + ": " + (s.device.empty() ? std::string("its summary") : s.device) +
+                                " declares a world size of " + std::to_string(s.worldSize) + ", more than the " +
+                                std::to_string(kMaxWorldSize) + " ranks a job may have; it is not taken as the world size"});
+    }
 
     std::set<std::int64_t> present;
     for (const RankSummary &s : r.ranks)
         present.insert(s.rank);
-    std::vector<std::int64_t> missing;
-    for (std::int64_t k = 0; k < r.worldSize; ++k)
-        if (!present.count(k))
-            missing.push_back(k);
-    if (!missing.empty()) {
-        std::string list;
-        for (std::size_t k = 0; k < missing.size(); ++k)
-            list += (k ? ", " : "") + std::to_string(missing[k]);
-        findings.push_back({"missing_rank", Severity::Error, "", -1, missing,
-                            std::string(missing.size() == 1 ? "rank " : "ranks ") + list + " of the job's " + std::to_string(r.worldSize) +
-                                " have no trace files"});
+    if (const std::vector<RankRange> missing = missingRankRanges(present, r.worldSize); !missing.empty()) {
+        const std::int64_t count = rankCount(missing);
+        JobFinding f{"missing_rank", Severity::Error, "", -1, {},
+                     std::string(count == 1 ? "rank " : "ranks ") + rankRangeText(missing) + " of the job's " + std::to_string(r.worldSize) +
+                         " have no trace files" + (count > 1 ? " (" + std::to_string(count) + " ranks)" : std::string())};
+        if (static_cast<std::size_t>(count) <= kListedRanks)
+            f.ranks = expandRanks(missing);
+        f.rankRanges = missing;
+        findings.push_back(std::move(f));
     }
     for (const RankSummary &s : r.ranks)
         if (!s.error.empty())
