@@ -478,9 +478,12 @@ EtFileCheck checkEtFile(const std::string &path, std::int64_t rank)
         auto it = names.find(id);
         return std::to_string(id) + " (" + (it == names.end() ? std::string("?") : it->second) + ")";
     };
-    for (const auto &[id, count] : duplicates)
+    for (const auto &[id, count] : duplicates) {
+        const std::uint64_t dupId = id; // clang 14 does not capture structured bindings
         for (std::size_t c = 1; c < count; ++c)
-            addErrorLazily(fileSink, "duplicate_id", path, static_cast<std::int64_t>(id), [&] { return "id " + named(id) + " appears more than once"; });
+            addErrorLazily(fileSink, "duplicate_id", path, static_cast<std::int64_t>(dupId),
+                           [&] { return "id " + named(dupId) + " appears more than once"; });
+    }
     out.findings.insert(out.findings.end(), std::make_move_iterator(depFindings.begin()), std::make_move_iterator(depFindings.end()));
     if (!order.acyclic()) {
         std::string text;
@@ -583,11 +586,13 @@ EtCheckResult checkEtJob(std::vector<EtFileCheck> files, const std::string &comm
                      "tests/astrasim/communicator-group-double-free.patch fixes the simulator (docs/astra-sim-export.md)"});
     }
     // Every group's ranks have a file; each group's members issue the same collectives in the same order.
-    for (const auto &[id, members] : groups.groups)
+    for (const auto &[id, members] : groups.groups) {
+        const std::string &groupId = id; // clang 14 does not capture structured bindings
         for (std::int64_t r : members)
             if (!ranks.count(r))
                 addErrorLazily(jobSink, "group_rank_missing", "", -1,
-                               [&] { return "comm group " + id + " names rank " + std::to_string(r) + ", which has no file"; });
+                               [&] { return "comm group " + groupId + " names rank " + std::to_string(r) + ", which has no file"; });
+    }
     job::CheckInput input;
     for (const auto &[rank, file] : byRank)
         input.ranks.push_back(file->calls);

@@ -342,10 +342,9 @@ std::string gzipLimitMessage(std::uint64_t compressedBytes, const GzipLimit &lim
     case GzipLimit::By::Ratio:
         break;
     }
-    return head + std::to_string(kGzipRatio) +
-           " times its compressed size, which looks like a decompression bomb (real traces compress 10-30 times); "
-           "reading stopped there. " +
-           override;
+    return head + "the limit for its size (" + std::to_string(kGzipRatio) + " times the compressed size, at least " +
+           std::to_string(kGzipFloor >> 20) +
+           " MiB), which looks like a decompression bomb (real traces compress 10-30 times); reading stopped there. " + override;
 }
 
 void throwGzipLimit(const std::string &name, std::uint64_t compressedBytes, std::uint64_t limit)
