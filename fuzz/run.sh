@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets with clang (ASan + UBSan) in build-fuzz/ and runs each one for a
-# bounded time: the Kineto and host ET readers, the Chakra .et reader and the corrections sidecar,
+# bounded time: the Kineto and host ET readers, the Chakra .et reader, the corrections sidecar and a
+# job's rank summaries and comm groups,
 # seeded from small real traces (and, for Kineto, deeply nested metadata).
-# Usage: fuzz/run.sh [SECONDS_PER_TARGET] [TARGET...] (default 60 s, all five targets:
-# kinetoreader hostreader etreader sidecar predict).
+# Usage: fuzz/run.sh [SECONDS_PER_TARGET] [TARGET...] (default 60 s; the default targets are
+# kinetoreader hostreader etreader sidecar jobsummary; predict runs when named).
 # Exit status is non-zero if a target found a crash (the input is kept in build-fuzz/artifacts/).
 set -euo pipefail
 
 seconds=${1:-60}
 shift || true
 targets=("$@")
-((${#targets[@]})) || targets=(kinetoreader hostreader etreader sidecar)
+((${#targets[@]})) || targets=(kinetoreader hostreader etreader sidecar jobsummary)
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${LINKSCOPE_FUZZ_BUILD:-$root/build-fuzz}
 traces=${LINKSCOPE_TRACES_DIR:-$root/../shared/traces}
@@ -60,6 +61,17 @@ printf '\001{"1": [0, 1], "5": [2, 3, 4]}' > "$build/seeds/predict/comm_group.js
 for f in "$build"/seeds/et/*.et "$root"/fuzz/seeds/*.et; do
   [ -f "$f" ] && { printf '\003'; cat "$f"; } > "$build/seeds/predict/$(basename "$f")"
 done
+# A job's summaries and comm groups (fuzz/fuzz_jobsummary.cpp): a selector byte ('0' one summary,
+# '1' two separated by a form feed, '2' a comm group file), then the text.
+mkdir -p "$build/seeds/jobsummary"
+summary() { # summary RANK WORLD_SIZE ELEMENTS
+  printf '{"linkscope_rank_summary": 1, "rank": %s, "host": "host_%s.json", "device": "kineto_%s.json", "declared_rank": %s, "world_size": %s, "gpu_ops": 12, "linked": 11, "findings": {"host_op_without_device_op": 2}, "et": "trace.%s.et", "note": "", "error": "", "process_groups": [{"name": "0", "desc": "default_pg", "ranks": [0, 1, 2, 3], "size": 4}, {"name": "5", "desc": "tp", "ranks": [0, 1], "size": 2}], "calls": [{"pg": "0", "kind": "all_reduce", "dtype": "float32", "elements": %s, "bytes": 4096, "launch_ns": 100, "start_ns": 120, "end_ns": 900, "where": "kineto_%s.json event 7"}, {"pg": "5", "kind": "send", "bytes": 64, "peer": 1, "launch_ns": 1000}, {"pg": "5", "kind": "broadcast", "elements": 16, "root": 0}]}' \
+    "$1" "$1" "$1" "$1" "$2" "$1" "$3" "$1"
+}
+{ printf '0'; summary 0 4 1024; } > "$build/seeds/jobsummary/one.txt"
+{ printf '1'; summary 0 4 1024; printf '\f'; summary 1 4 2048; } > "$build/seeds/jobsummary/two.txt"
+{ printf '1'; summary 0 1000000 1024; printf '\f'; summary 7 8 1024; } > "$build/seeds/jobsummary/wide.txt"
+printf '2{"1": [0, 1], "5": [0, 1], "7": [0, 0, 3]}' > "$build/seeds/jobsummary/groups.txt"
 # Sidecars: the format's every kind of edit and key (docs/sidecar-format.md).
 mkdir -p "$build/seeds/sidecar"
 cp "$root/fuzz/seeds/"*.linkscope.json "$build/seeds/sidecar/"
@@ -75,6 +87,7 @@ for target in "${targets[@]}"; do
     etreader) dict=(); seeds="$build/seeds/et" ;;
     sidecar) dict=(-dict="$root/fuzz/sidecar.dict"); seeds="$build/seeds/sidecar" ;;
     predict) dict=(); seeds="$build/seeds/predict" ;;
+    jobsummary) dict=(-dict="$root/fuzz/jobsummary.dict"); seeds="$build/seeds/jobsummary" ;;
     *) echo "unknown fuzz target: $target" >&2; exit 2 ;;
   esac
   echo "== fuzz_$target for ${seconds}s"

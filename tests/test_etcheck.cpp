@@ -11,7 +11,10 @@
 #include "io/tracereader.h"
 #include "link/linker.h"
 
+#include <QElapsedTimer>
 #include <QTemporaryDir>
+
+#include <sys/stat.h>
 
 #include <fstream>
 #include <functional>
@@ -298,6 +301,82 @@ private slots:
         QVERIFY(out2.str().starts_with("ok: 2 file(s)"));
         std::ostringstream out3, err3;
         QCOMPARE(linkscope::cli::runCheck({}, out3, err3), 2);
+    }
+
+    // Issue 29, D8: one node with 10 M missing ctrl_deps (a 10 MB file) took 4.24 GB, 43 s and
+    // printed 970 MB. Each rule lists its first kEtCheckListedPerRule findings per file and counts
+    // the rest; the counts still make the exit status and the error total.
+    void manyFindingsAreCountedNotListed()
+    {
+        QTemporaryDir dir;
+        Job job(dir);
+        constexpr std::size_t kMissing = 1'000'000;
+        const auto files = job.twoRanks("deps", [&](ChakraTrace &t) {
+            for (std::size_t k = 0; k < kMissing; ++k)
+                t.nodes[2].add_ctrl_deps(10'000'000 + k);
+        });
+        QElapsedTimer timer;
+        timer.start();
+        std::ostringstream out, err;
+        QCOMPARE(linkscope::cli::runCheck({files[0], files[1]}, out, err), 1);
+        qInfo("check of 1 M missing dependencies: %lld ms", static_cast<long long>(timer.elapsed()));
+        QVERIFY2(timer.elapsed() < 20000, qPrintable(QString::number(timer.elapsed())));
+        std::size_t lines = 0, listed = 0;
+        std::istringstream text(out.str());
+        for (std::string line; std::getline(text, line);) {
+            ++lines;
+            listed += line.find("missing_dependency: ctrl_deps names") != std::string::npos;
+        }
+        QCOMPARE(listed, kEtCheckListedPerRule);
+        QVERIFY2(lines < 2 * kEtCheckListedPerRule, out.str().substr(0, 2000).c_str());
+        QVERIFY2(out.str().find(std::to_string(kMissing - kEtCheckListedPerRule) + " more missing_dependency finding(s) in this file") !=
+                     std::string::npos,
+                 out.str().substr(out.str().size() > 2000 ? out.str().size() - 2000 : 0).c_str());
+        QVERIFY2(out.str().find("failed: 2 file(s)") != std::string::npos && out.str().find(std::to_string(kMissing) + " error(s)") != std::string::npos,
+                 out.str().substr(out.str().size() > 500 ? out.str().size() - 500 : 0).c_str());
+
+        // 300,000 nodes with one id: duplicate_id the same way; the JSON gives the count.
+        const auto dup = job.twoRanks("dup", [&](ChakraTrace &t) {
+            Node copy;
+            copy.set_id(t.nodes[1].id());
+            copy.set_type(ChakraProtoMsg::COMP_NODE);
+            for (int k = 0; k < 300'000; ++k)
+                t.nodes.push_back(copy);
+        });
+        timer.restart();
+        const EtCheckResult r = checkEtFiles(dup);
+        qInfo("check of 300,000 duplicate ids: %lld ms", static_cast<long long>(timer.elapsed()));
+        std::size_t dupListed = 0, dupCounted = 0;
+        for (const EtCheckFinding &f : r.findings)
+            if (f.rule == "duplicate_id") {
+                dupListed += f.count == 1;
+                dupCounted += f.count;
+            }
+        QCOMPARE(dupListed, kEtCheckListedPerRule + 0); // and one "more" finding
+        QCOMPARE(dupCounted, std::size_t(300'000));
+        QVERIFY(r.findings.size() < 4 * kEtCheckListedPerRule);
+        QCOMPARE(r.toJson()["errors"].get<std::size_t>(), r.errors());
+    }
+
+    // Issue 29, D11 and the FIFO: the comm group file is read from a regular file only and its
+    // nesting bounded before it is parsed.
+    void commGroupFileBounded()
+    {
+        QTemporaryDir dir;
+        Job job(dir);
+        const auto files = job.twoRanks("groups", [](ChakraTrace &) {});
+        const std::string deep = job.path("deep.json");
+        std::ofstream(deep, std::ios::binary) << std::string(1'000'000, '[');
+        EtCheckResult r = checkEtFiles(files, deep);
+        QVERIFY(!r.ok());
+        QVERIFY2(r.findings.front().rule == "comm_groups" && r.findings.front().message.find("nested more than 64 levels") != std::string::npos &&
+                     r.findings.front().message.find("byte 64") != std::string::npos,
+                 r.toJson().dump(1).c_str());
+        const std::string fifo = job.path("fifo.json");
+        QCOMPARE(::mkfifo(fifo.c_str(), 0600), 0);
+        r = checkEtFiles(files, fifo); // refused at once, not waiting for a writer
+        QVERIFY2(r.findings.front().rule == "comm_groups" && r.findings.front().message.find("FIFO") != std::string::npos,
+                 r.toJson().dump(1).c_str());
     }
 };
 

@@ -297,7 +297,7 @@ void TestRobustness::timeOverflow()
 
 void TestRobustness::gzipBomb()
 {
-    // 256 MiB of zeros compress to ~250 KiB: past the default limit (200 x, at least 64 MiB).
+    // 256 MiB of zeros compress to ~250 KiB: past the default limit (100 x, at least 64 MiB).
     const std::string bomb = path("bomb.json.gz");
     QProcess sh;
     sh.start(QStringLiteral("sh"), {QStringLiteral("-c"), QStringLiteral("head -c 268435456 /dev/zero | gzip -1 > '%1'").arg(QString::fromStdString(bomb))});

@@ -31,12 +31,13 @@ void JobFindingsList::setJob(const JobPtr &job)
     m_warnings = 0;
     if (job) {
         for (const JobFinding &f : job->report.findings) {
-            QStringList ranks;
-            for (std::int64_t r : f.ranks)
-                ranks << QString::number(r);
+            // Ranks as ranges, made once here and bounded (rankRangeText: at most 64 ranges), so that a
+            // missing_rank finding of a million-rank world is a few characters to lay out on every
+            // repaint, not seven megabytes (issue 29, D9).
+            const auto ranges = f.rankRanges.empty() ? core::job::rankRanges(f.ranks) : f.rankRanges;
             auto *item = new QTreeWidgetItem(this, {QString::fromUtf8(core::job::severityName(f.severity).data()), QString::fromStdString(f.kind),
                                                     QString::fromStdString(f.processGroup), f.index >= 0 ? QString::number(f.index) : QString(),
-                                                    ranks.join(QStringLiteral(", ")), QString::fromStdString(f.message)});
+                                                    QString::fromStdString(core::job::rankRangeText(ranges)), QString::fromStdString(f.message)});
             item->setToolTip(5, QString::fromStdString(f.message));
             ++m_count;
             m_errors += f.severity == core::job::Severity::Error;

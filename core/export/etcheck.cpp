@@ -4,6 +4,7 @@
 #include "export/astrasimtarget.h"
 #include "export/etformat.h"
 #include "export/graphorder.h"
+#include "io/boundedjson.h"
 #include "io/inputfile.h"
 #include "job/crossrank.h"
 
@@ -55,9 +56,64 @@ bool isInteger(std::string_view text)
     return !text.empty() && text.size() < 10 && std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
-void addError(std::vector<EtCheckFinding> &out, std::string rule, const std::string &file, std::int64_t node, std::string message)
+// At most kListedPerRule findings of one rule are kept per file (and per job for the job's rules);
+// the others are only counted, and one finding per such rule says how many were not listed. So a
+// file of 10 M missing dependencies costs ten million counts, not ten million messages.
+class RuleCap {
+public:
+    // Counts a finding of `rule`; true when it is to be listed.
+    bool take(const std::string &rule, EtCheckFinding::Severity severity = EtCheckFinding::Severity::Error)
+    {
+        auto [it, inserted] = counts_.try_emplace(rule, Count{0, severity});
+        return ++it->second.n <= kEtCheckListedPerRule;
+    }
+    // True when a finding of `rule` would only be counted (the caller may skip building its message).
+    bool full(const std::string &rule) const
+    {
+        const auto it = counts_.find(rule);
+        return it != counts_.end() && it->second.n >= kEtCheckListedPerRule;
+    }
+    // One finding per rule past the cap, naming `file` (empty: the job).
+    void appendUnlisted(std::vector<EtCheckFinding> &out, const std::string &file) const
+    {
+        for (const auto &[rule, c] : counts_)
+            if (c.n > kEtCheckListedPerRule) {
+                const std::size_t more = c.n - kEtCheckListedPerRule;
+                EtCheckFinding f{c.severity, rule, file, -1,
+                                 std::to_string(more) + " more " + rule + " finding(s) " + (file.empty() ? "in this job" : "in this file") +
+                                     ", not listed (the first " + std::to_string(kEtCheckListedPerRule) + " are)"};
+                f.count = more;
+                out.push_back(std::move(f));
+            }
+    }
+
+private:
+    struct Count {
+        std::size_t n;
+        EtCheckFinding::Severity severity;
+    };
+    std::map<std::string, Count> counts_;
+};
+
+// Where findings go: a list, under a cap shared by the lists of one file (or of the job).
+struct Sink {
+    std::vector<EtCheckFinding> &list;
+    RuleCap &cap;
+};
+
+void addError(Sink out, std::string rule, const std::string &file, std::int64_t node, std::string message)
 {
-    out.push_back({EtCheckFinding::Severity::Error, std::move(rule), file, node, std::move(message)});
+    if (out.cap.take(rule))
+        out.list.push_back({EtCheckFinding::Severity::Error, std::move(rule), file, node, std::move(message)});
+}
+// A finding whose message is built only when it is listed.
+template <typename Message>
+void addErrorLazily(Sink out, const std::string &rule, const std::string &file, std::int64_t node, Message &&message)
+{
+    if (out.cap.full(rule))
+        out.cap.take(rule);
+    else
+        addError(out, rule, file, node, message());
 }
 
 // ASTRA-sim 518bd51 gives each communicator group smaller than the world, per collective type, a
@@ -161,7 +217,7 @@ bool isCommType(int type)
 }
 
 // The per-node rules of a communication node; returns its call for the cross-rank pass.
-job::CollectiveCall checkCommNode(const Node &node, const std::string &path, std::vector<EtCheckFinding> &findings)
+job::CollectiveCall checkCommNode(const Node &node, const std::string &path, Sink findings)
 {
     const auto id = static_cast<std::int64_t>(node.id());
     const int type = node.type();
@@ -217,22 +273,16 @@ struct CommGroups {
     bool given = false;
 };
 
-CommGroups readGroups(const std::string &path, std::vector<EtCheckFinding> &findings)
+CommGroups readGroups(const std::string &path, Sink findings)
 {
     CommGroups out;
-    // A regular file only (io/inputfile.h): a FIFO without a writer must not block the check.
-    std::string text;
-    try {
-        text = io::readWholeInputFile(path);
-    } catch (const LoadError &e) {
-        addError(findings, "comm_groups", path, -1, "cannot read the comm group file: " + e.detail());
-        return out;
-    }
     nlohmann::json j;
     try {
-        j = nlohmann::json::parse(text);
-    } catch (const nlohmann::json::parse_error &e) {
-        addError(findings, "comm_groups", path, -1, std::string("not JSON: ") + e.what());
+        // A regular file only (a FIFO is refused, not waited on), nesting bounded (io/boundedjson.h).
+        j = io::readBoundedJsonFile(path);
+    } catch (const LoadError &e) {
+        addError(findings, "comm_groups", path, -1,
+                 (e.offset() != kUnknownOffset ? "byte " + std::to_string(e.offset()) + ": " : std::string()) + e.detail());
         return out;
     }
     if (!j.is_object()) {
@@ -310,14 +360,17 @@ nlohmann::json EtCheckFinding::toJson() const
     nlohmann::json j = {{"severity", severity == Severity::Error ? "error" : "warning"}, {"rule", rule}, {"message", message}};
     j["file"] = file.empty() ? nlohmann::json() : nlohmann::json(file);
     j["node"] = node >= 0 ? nlohmann::json(node) : nlohmann::json();
+    if (count != 1)
+        j["count"] = count;
     return j;
 }
 
 std::size_t EtCheckResult::errors() const
 {
-    return static_cast<std::size_t>(std::count_if(findings.begin(), findings.end(), [](const EtCheckFinding &f) {
-        return f.severity == EtCheckFinding::Severity::Error;
-    }));
+    std::size_t n = 0;
+    for (const EtCheckFinding &f : findings)
+        n += f.severity == EtCheckFinding::Severity::Error ? f.count : 0;
+    return n;
 }
 
 nlohmann::json EtCheckResult::toJson() const
@@ -344,6 +397,8 @@ EtFileCheck checkEtFile(const std::string &path, std::int64_t rank)
     };
     std::vector<Call> calls;
     std::vector<EtCheckFinding> nodeFindings;
+    RuleCap cap; // one per file, over all its lists
+    const Sink nodeSink{nodeFindings, cap}, fileSink{out.findings, cap};
     try {
         NodeSkeleton skeleton;
         Node node; // communication and unsupported nodes only: parsed whole for their attributes and name
@@ -364,19 +419,19 @@ EtFileCheck checkEtFile(const std::string &path, std::int64_t rank)
             if (!node.ParseFromArray(bytes, size))
                 throw LoadError(path, offset, "malformed Node message (node #" + std::to_string(count) + ")");
             if (!runs) {
-                addError(nodeFindings, "unsupported_node_type", path, static_cast<std::int64_t>(node.id()),
+                addError(nodeSink, "unsupported_node_type", path, static_cast<std::int64_t>(node.id()),
                          std::string(nodeTypeName(type)) + " (" + node.name() + ") is not a node type the simulator runs" +
                              (type == ChakraProtoMsg::METADATA_NODE
                                   ? " (its statistics pass aborts on it; give the groups in a comm group file)"
                                   : ""));
                 return;
             }
-            calls.push_back({static_cast<std::int64_t>(node.id()), checkCommNode(node, path, nodeFindings), node.name()});
+            calls.push_back({static_cast<std::int64_t>(node.id()), checkCommNode(node, path, nodeSink), node.name()});
         });
         out.nodes = scan.nodes;
     } catch (const std::exception &e) {
         out.findings.clear();
-        addError(out.findings, "unreadable", path, -1, e.what());
+        out.findings.push_back({EtCheckFinding::Severity::Error, "unreadable", path, -1, e.what()});
         out.calls.calls.clear();
         return out;
     }
@@ -396,7 +451,8 @@ EtFileCheck checkEtFile(const std::string &path, std::int64_t rank)
             ++j;
         if (j - i > 1) {
             duplicates.push_back({byId[i].first, j - i});
-            needNames.insert(byId[i].first);
+            if (needNames.size() < kEtCheckListedPerRule)
+                needNames.insert(byId[i].first);
         }
         i = j;
     }
@@ -411,6 +467,7 @@ EtFileCheck checkEtFile(const std::string &path, std::int64_t rank)
     std::vector<std::uint32_t> begin(ids.size() + 1, 0), list;
     list.reserve(depIds.size());
     std::vector<EtCheckFinding> depFindings;
+    const Sink depSink{depFindings, cap};
     for (std::uint32_t i = 0; i < ids.size(); ++i) {
         for (std::uint32_t k = depBegin[i]; k < depBegin[i + 1]; ++k) {
             const std::uint64_t dep = depIds[k];
@@ -419,8 +476,8 @@ EtFileCheck checkEtFile(const std::string &path, std::int64_t rank)
                 continue;
             }
             const char *field = k - depBegin[i] < dataDeps[i] ? "data_deps" : "ctrl_deps";
-            addError(depFindings, "missing_dependency", path, static_cast<std::int64_t>(ids[i]),
-                     std::string(field) + " names " + std::to_string(dep) + ", which is not in the file");
+            addErrorLazily(depSink, "missing_dependency", path, static_cast<std::int64_t>(ids[i]),
+                           [&] { return std::string(field) + " names " + std::to_string(dep) + ", which is not in the file"; });
         }
         begin[i + 1] = static_cast<std::uint32_t>(list.size());
     }
@@ -434,19 +491,23 @@ EtFileCheck checkEtFile(const std::string &path, std::int64_t rank)
         auto it = names.find(id);
         return std::to_string(id) + " (" + (it == names.end() ? std::string("?") : it->second) + ")";
     };
-    for (const auto &[id, count] : duplicates)
+    for (const auto &[id, count] : duplicates) {
+        const std::uint64_t dupId = id; // clang 14 does not capture structured bindings
         for (std::size_t c = 1; c < count; ++c)
-            addError(out.findings, "duplicate_id", path, static_cast<std::int64_t>(id), "id " + named(id) + " appears more than once");
+            addErrorLazily(fileSink, "duplicate_id", path, static_cast<std::int64_t>(dupId),
+                           [&] { return "id " + named(dupId) + " appears more than once"; });
+    }
     out.findings.insert(out.findings.end(), std::make_move_iterator(depFindings.begin()), std::make_move_iterator(depFindings.end()));
     if (!order.acyclic()) {
         std::string text;
         for (std::size_t k = 0; k < order.cycle.size(); ++k)
             text += (k ? " -> " : "") + named(ids[order.cycle[k]]);
         const std::int64_t first = order.cycle.empty() ? -1 : static_cast<std::int64_t>(ids[order.cycle.front()]);
-        addError(out.findings, "dependency_cycle", path, first,
+        addError(fileSink, "dependency_cycle", path, first,
                  std::to_string(order.blocked) + " node(s) can never run; cycle: " + (text.empty() ? "?" : text));
     }
     out.findings.insert(out.findings.end(), std::make_move_iterator(nodeFindings.begin()), std::make_move_iterator(nodeFindings.end()));
+    cap.appendUnlisted(out.findings, path);
 
     // The rank's calls for the cross-rank pass, in id order (the order the feeder issues ready nodes in).
     std::stable_sort(calls.begin(), calls.end(), [](const Call &a, const Call &b) { return a.id < b.id; });
@@ -461,9 +522,11 @@ EtFileCheck checkEtFile(const std::string &path, std::int64_t rank)
 EtCheckResult checkEtJob(std::vector<EtFileCheck> files, const std::string &commGroupsPath)
 {
     EtCheckResult result;
+    RuleCap cap; // the job's own rules (each file's were capped with the file)
+    const Sink jobSink{result.findings, cap};
     CommGroups groups;
     if (!commGroupsPath.empty())
-        groups = readGroups(commGroupsPath, result.findings);
+        groups = readGroups(commGroupsPath, jobSink);
     std::set<std::int64_t> ranks;
     std::map<std::int64_t, const EtFileCheck *> byRank;
     for (const EtFileCheck &file : files) {
@@ -477,7 +540,7 @@ EtCheckResult checkEtJob(std::vector<EtFileCheck> files, const std::string &comm
             continue;
         ++result.files;
         if (first != byRank.end()) {
-            addError(result.findings, "duplicate_rank", file.path, -1,
+            addError(jobSink, "duplicate_rank", file.path, -1,
                      same ? "the same file as " + first->second->path + ", given twice"
                           : "rank " + std::to_string(file.calls.rank) + " has another file, " + first->second->path +
                                 "; the job's rules use that one (give one file per rank)");
@@ -492,16 +555,17 @@ EtCheckResult checkEtJob(std::vector<EtFileCheck> files, const std::string &comm
             if (const auto group = groups.groups.find(call.processGroup);
                 group != groups.groups.end() && group->second.size() == 1 && !job::isP2P(call.kind) &&
                 call.kind != job::CallKind::Broadcast)
-                addError(result.findings, "group_single_rank", file.path, file.callNodes[k],
-                         file.callNames[k] + ": a collective on comm group " + call.processGroup +
-                             ", which has one rank: the simulator never completes it (the rank stops there and "
-                             "the simulator exits 0 without its \"finished\" line)");
+                addErrorLazily(jobSink, "group_single_rank", file.path, file.callNodes[k], [&] {
+                    return file.callNames[k] + ": a collective on comm group " + call.processGroup +
+                           ", which has one rank: the simulator never completes it (the rank stops there and "
+                           "the simulator exits 0 without its \"finished\" line)";
+                });
             if (call.processGroup == "0" || !isInteger(call.processGroup) || groups.groups.count(call.processGroup))
                 continue;
-            addError(result.findings, "pg_name_unknown", file.path, file.callNodes[k],
-                     file.callNames[k] + ": pg_name \"" +
-                         call.processGroup + "\" is not a group of " +
-                         (groups.given ? "the comm group file" : "this job (no comm group file given)"));
+            addErrorLazily(jobSink, "pg_name_unknown", file.path, file.callNodes[k], [&] {
+                return file.callNames[k] + ": pg_name \"" + call.processGroup + "\" is not a group of " +
+                       (groups.given ? "the comm group file" : "this job (no comm group file given)");
+            });
         }
     }
     // One warning for the job (it holds for most ranks of a job with tensor- and data-parallel
@@ -547,10 +611,13 @@ EtCheckResult checkEtJob(std::vector<EtFileCheck> files, const std::string &comm
                      "tests/astrasim/communicator-group-double-free.patch fixes the simulator (docs/astra-sim-export.md)"});
     }
     // Every group's ranks have a file; each group's members issue the same collectives in the same order.
-    for (const auto &[id, members] : groups.groups)
+    for (const auto &[id, members] : groups.groups) {
+        const std::string &groupId = id; // clang 14 does not capture structured bindings
         for (std::int64_t r : members)
             if (!ranks.count(r))
-                addError(result.findings, "group_rank_missing", "", -1, "comm group " + id + " names rank " + std::to_string(r) + ", which has no file");
+                addErrorLazily(jobSink, "group_rank_missing", "", -1,
+                               [&] { return "comm group " + groupId + " names rank " + std::to_string(r) + ", which has no file"; });
+    }
     job::CheckInput input;
     for (const auto &[rank, file] : byRank)
         input.ranks.push_back(file->calls);
@@ -585,10 +652,12 @@ EtCheckResult checkEtJob(std::vector<EtFileCheck> files, const std::string &comm
                 if (node < 0 && (positions[k] == f.index || (positions[k] > f.index && f.index >= 0)))
                     node = file->second->callNodes[indices[k]];
         }
-        result.findings.push_back({f.severity == job::Severity::Error ? EtCheckFinding::Severity::Error : EtCheckFinding::Severity::Warning,
-                                   f.kind, file != byRank.end() ? file->second->path : std::string(), node,
-                                   f.message + " (group " + f.processGroup + ")"});
+        const auto severity = f.severity == job::Severity::Error ? EtCheckFinding::Severity::Error : EtCheckFinding::Severity::Warning;
+        if (cap.take(f.kind, severity))
+            result.findings.push_back({severity, f.kind, file != byRank.end() ? file->second->path : std::string(), node,
+                                       f.message + " (group " + f.processGroup + ")"});
     }
+    cap.appendUnlisted(result.findings, "");
     return result;
 }
 

@@ -31,6 +31,10 @@
 //   differing rank's file and its node at that position.
 //
 // A file's rank is N in PREFIX.N.et (what ASTRA-sim opens); otherwise its position in the list.
+//
+// At most kEtCheckListedPerRule findings of one rule are listed per file (and per job for the job's
+// rules); the rest are counted, and one finding of the rule says how many more there were (its
+// `count`), so a check holds a few words per node and its output is bounded whatever the file holds.
 
 #include "job/crossrank.h"
 
@@ -42,6 +46,8 @@
 
 namespace linkscope::core {
 
+inline constexpr std::size_t kEtCheckListedPerRule = 100;
+
 struct EtCheckFinding {
     enum class Severity : std::uint8_t { Error, Warning };
     Severity severity = Severity::Error;
@@ -49,6 +55,7 @@ struct EtCheckFinding {
     std::string file;           // empty: about the job, not one file
     std::int64_t node = -1;     // node id; -1: not about one node
     std::string message;
+    std::size_t count = 1;      // how many findings this one stands for ("N more … not listed": N)
 
     std::string toString() const; // "error: FILE: node 12: rule: message"
     nlohmann::json toJson() const;
@@ -57,7 +64,7 @@ struct EtCheckFinding {
 struct EtCheckResult {
     std::vector<EtCheckFinding> findings; // per file in the order given, then the job's
     std::size_t files = 0, nodes = 0;
-    std::size_t errors() const;
+    std::size_t errors() const; // counting the unlisted ones
     bool ok() const { return errors() == 0; }
     nlohmann::json toJson() const;
 };

@@ -3,6 +3,8 @@
 #include "io/inputtext.h"
 #include "model/common.h"
 
+#include <algorithm>
+#include <limits>
 #include <vector>
 #include <zlib.h>
 
@@ -18,13 +20,25 @@ std::string gunzipIfCompressed(std::string data, const std::string &name, bool *
         return data;
 
     const std::uint64_t limit = io::gzipInflateLimit(data.size(), name);
+    constexpr std::size_t kChunk = 1 << 20;
+    // The most the text may hold before the limit trips: growth stops there, so a bomb costs the limit
+    // once, not a doubling copy beyond it (a 4.7 MB bomb peaked at 917 MB with doubling).
+    const std::size_t most =
+        static_cast<std::size_t>(std::min<std::uint64_t>(limit, std::numeric_limits<std::size_t>::max() / 2) + kChunk);
+    // The gzip trailer's size (mod 2^32) of the last member: exact for a one-member file under 4 GiB.
+    std::size_t guess = data.size() * 4;
+    if (data.size() >= 18) {
+        const auto *tail = reinterpret_cast<const unsigned char *>(data.data() + data.size() - 4);
+        const std::size_t isize = std::size_t(tail[0]) | std::size_t(tail[1]) << 8 | std::size_t(tail[2]) << 16 | std::size_t(tail[3]) << 24;
+        guess = std::max(guess, isize);
+    }
     std::string out;
-    out.reserve(data.size() * 4);
+    out.reserve(std::min(guess, most));
     z_stream zs{};
     // 15 + 32: accept a zlib or gzip header.
     if (inflateInit2(&zs, 15 + 32) != Z_OK)
         throw LoadError(name, 0, "cannot initialise gzip decompression");
-    std::vector<unsigned char> chunk(1 << 20);
+    std::vector<unsigned char> chunk(kChunk);
     std::size_t consumed = 0; // input bytes before the current member
     zs.next_in = reinterpret_cast<Bytef *>(data.data());
     zs.avail_in = static_cast<uInt>(std::min<std::size_t>(data.size(), 1u << 30));
@@ -32,7 +46,10 @@ std::string gunzipIfCompressed(std::string data, const std::string &name, bool *
         zs.next_out = chunk.data();
         zs.avail_out = static_cast<uInt>(chunk.size());
         const int rc = inflate(&zs, Z_NO_FLUSH);
-        out.append(reinterpret_cast<const char *>(chunk.data()), chunk.size() - zs.avail_out);
+        const std::size_t got = chunk.size() - zs.avail_out;
+        if (out.size() + got > out.capacity())
+            out.reserve(std::min(std::max(out.capacity() * 2, out.size() + got), std::max(most, out.size() + got)));
+        out.append(reinterpret_cast<const char *>(chunk.data()), got);
         if (out.size() > limit) {
             inflateEnd(&zs);
             io::throwGzipLimit(name, data.size(), limit);

@@ -267,30 +267,96 @@ void inflateInMemory(const unsigned char *in, std::size_t inLen, const std::stri
 
 } // namespace
 
-std::uint64_t gzipInflateLimit(std::uint64_t compressedBytes, const std::string &name)
+std::uint64_t availableMemoryBytes()
+{
+#if defined(__linux__)
+    if (FilePtr meminfo{std::fopen("/proc/meminfo", "r")}) {
+        char line[256];
+        while (std::fgets(line, sizeof line, meminfo.get())) {
+            unsigned long long kib = 0;
+            if (std::sscanf(line, "MemAvailable: %llu kB", &kib) == 1)
+                return kib > std::numeric_limits<std::uint64_t>::max() / 1024 ? std::numeric_limits<std::uint64_t>::max()
+                                                                               : static_cast<std::uint64_t>(kib) * 1024;
+        }
+    }
+#endif
+#if defined(_SC_AVPHYS_PAGES) && defined(_SC_PAGESIZE)
+    const long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    if (pages > 0 && page > 0)
+        return static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page);
+#endif
+    return 0;
+}
+
+GzipLimit gzipLimitFor(std::uint64_t compressedBytes, std::uint64_t availableBytes)
+{
+    GzipLimit limit;
+    limit.available = availableBytes;
+    limit.bytes = compressedBytes > std::numeric_limits<std::uint64_t>::max() / kGzipRatio
+                      ? std::numeric_limits<std::uint64_t>::max()
+                      : std::max(kGzipFloor, compressedBytes * kGzipRatio);
+    limit.by = GzipLimit::By::Ratio;
+    // Half of what the machine has free: the text is only the start (the reader's model comes on top).
+    if (availableBytes > 0) {
+        const std::uint64_t byMemory = std::max(kGzipFloor, availableBytes / 2);
+        if (byMemory < limit.bytes) {
+            limit.bytes = byMemory;
+            limit.by = GzipLimit::By::Memory;
+        }
+    }
+    return limit;
+}
+
+GzipLimit gzipLimit(std::uint64_t compressedBytes, const std::string &name)
 {
     if (const char *env = std::getenv("LINKSCOPE_GZIP_LIMIT"); env && *env) {
-        std::uint64_t limit = 0;
-        if (!parseByteSize(env, limit))
+        GzipLimit limit;
+        if (!parseByteSize(env, limit.bytes))
             throw LoadError(name, kUnknownOffset,
                             std::string("LINKSCOPE_GZIP_LIMIT='") + env
                                 + "' is not a size (a byte count with an optional K/M/G/T suffix, or 'unlimited')");
+        limit.by = GzipLimit::By::Setting;
         return limit;
     }
-    constexpr std::uint64_t kRatio = 200, kFloor = std::uint64_t(64) << 20;
-    if (compressedBytes > std::numeric_limits<std::uint64_t>::max() / kRatio)
-        return std::numeric_limits<std::uint64_t>::max();
-    return std::max(kFloor, compressedBytes * kRatio);
+    return gzipLimitFor(compressedBytes, availableMemoryBytes());
+}
+
+std::uint64_t gzipInflateLimit(std::uint64_t compressedBytes, const std::string &name)
+{
+    return gzipLimit(compressedBytes, name).bytes;
+}
+
+std::string gzipLimitMessage(std::uint64_t compressedBytes, const GzipLimit &limit)
+{
+    const std::string head = "gzip data of " + std::to_string(compressedBytes) + " bytes inflates to more than " +
+                             std::to_string(limit.bytes) + " bytes, ";
+    const std::string override = "If the file is genuine, set LINKSCOPE_GZIP_LIMIT to a larger size (e.g. LINKSCOPE_GZIP_LIMIT=64G) "
+                                 "or to 'unlimited'";
+    switch (limit.by) {
+    case GzipLimit::By::Setting:
+        return head + "the limit LINKSCOPE_GZIP_LIMIT sets; reading stopped there. " + override;
+    case GzipLimit::By::Memory:
+        return head + "half of the memory available (MemAvailable " + std::to_string(limit.available >> 20) +
+               " MiB): reading on would exhaust the machine's memory; reading stopped there. Free memory, or " +
+               "if the machine can take it, set LINKSCOPE_GZIP_LIMIT to a larger size";
+    case GzipLimit::By::Ratio:
+        break;
+    }
+    return head + "the limit for its size (" + std::to_string(kGzipRatio) + " times the compressed size, at least " +
+           std::to_string(kGzipFloor >> 20) +
+           " MiB), which looks like a decompression bomb (real traces compress 10-30 times); reading stopped there. " + override;
 }
 
 void throwGzipLimit(const std::string &name, std::uint64_t compressedBytes, std::uint64_t limit)
 {
-    throw LoadError(name, kUnknownOffset,
-                    "gzip data of " + std::to_string(compressedBytes) + " bytes inflates to more than "
-                        + std::to_string(limit)
-                        + " bytes, which looks like a decompression bomb (real traces compress 10-30 times); "
-                          "reading stopped there. If the file is genuine, set LINKSCOPE_GZIP_LIMIT to a larger "
-                          "size (e.g. LINKSCOPE_GZIP_LIMIT=64G) or to 'unlimited'");
+    // Which limit it was: the one in force now, if it is the one passed (memory may have moved since).
+    GzipLimit in = gzipLimit(compressedBytes, name);
+    if (in.bytes != limit && in.by != GzipLimit::By::Setting) {
+        const GzipLimit byRatio = gzipLimitFor(compressedBytes, 0);
+        in.by = limit >= byRatio.bytes ? GzipLimit::By::Ratio : GzipLimit::By::Memory;
+        in.bytes = limit;
+    }
+    throw LoadError(name, kUnknownOffset, gzipLimitMessage(compressedBytes, in));
 }
 
 bool isGzip(const std::string &bytes)

@@ -56,12 +56,30 @@ private:
 
 bool isGzip(const std::string &bytes);
 
-// Decompression bombs: the most bytes gzip input of `compressedBytes` may inflate to. By default 200
-// times its compressed size (real traces compress 10-30 times) and at least 64 MiB. The environment
-// variable LINKSCOPE_GZIP_LIMIT replaces the rule: a byte count with an optional K, M, G or T suffix
-// (powers of 1024), or "unlimited". Throws LoadError naming `name` if the variable is malformed.
+// Decompression bombs: the most bytes gzip input of `compressedBytes` may inflate to. By default
+// kGzipRatio (100) times its compressed size (real traces compress 10-30 times), at least 64 MiB, and
+// at most half of the memory available (MemAvailable in /proc/meminfo, else sysconf), so that a bomb
+// is refused before it takes the machine: a 4.7 MB bomb stops at 470 MB. The environment variable
+// LINKSCOPE_GZIP_LIMIT replaces the rule: a byte count with an optional K, M, G or T suffix (powers of
+// 1024), or "unlimited". Throws LoadError naming `name` if the variable is malformed.
+inline constexpr std::uint64_t kGzipRatio = 100;
+inline constexpr std::uint64_t kGzipFloor = std::uint64_t(64) << 20;
+struct GzipLimit {
+    enum class By : std::uint8_t { Ratio, Memory, Setting }; // which rule set it
+    std::uint64_t bytes = 0;
+    By by = By::Ratio;
+    std::uint64_t available = 0; // the memory available it was computed from (0: unknown)
+};
+// The rule without the environment variable, for `availableBytes` of free memory (0: unknown).
+GzipLimit gzipLimitFor(std::uint64_t compressedBytes, std::uint64_t availableBytes);
+GzipLimit gzipLimit(std::uint64_t compressedBytes, const std::string &name);
 std::uint64_t gzipInflateLimit(std::uint64_t compressedBytes, const std::string &name);
-// The LoadError for input that inflates past `limit`: names the file, the sizes and the override.
+// MemAvailable (bytes), else the free pages; 0 when unknown.
+std::uint64_t availableMemoryBytes();
+// The refusal's text: the sizes, which limit tripped and how to change it.
+std::string gzipLimitMessage(std::uint64_t compressedBytes, const GzipLimit &limit);
+// The LoadError for input that inflates past `limit`: names the file, the sizes, which limit it was
+// and the override.
 [[noreturn]] void throwGzipLimit(const std::string &name, std::uint64_t compressedBytes, std::uint64_t limit);
 
 

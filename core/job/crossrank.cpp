@@ -94,13 +94,28 @@ struct Step {
 constexpr std::uint32_t kGap = 2, kSubst = 2, kSubstKind = 3, kTrans = 2;
 constexpr std::uint32_t kInf = std::numeric_limits<std::uint32_t>::max() / 4;
 constexpr std::int64_t kBandSlack = 64;
+// The most cells of the band one alignment may fill: one byte each (the costs are kept for three
+// rows only), so 16 MiB and some 0.2 s. A normal job is far below it (100,000 calls in a band of
+// 129 is 13 M); past it the sequences are too different to align call by call (30,000 calls against
+// 1 would be 900 M cells): the alignment stops at the first difference (Alignment::diverged).
+constexpr std::uint64_t kMaxAlignCells = std::uint64_t(1) << 24;
+
+struct Alignment {
+    std::vector<Step> steps;
+    // Too different to align: from reference index `divergeAt` (sequence index `divergeAtSeq`) up to
+    // the common suffix, no call is matched; `steps` holds the common prefix and suffix only.
+    bool diverged = false;
+    std::size_t divergeAt = 0, divergeAtSeq = 0;
+    std::size_t refLeft = 0, seqLeft = 0; // calls of each side in the part not aligned
+};
 
 // Aligns s against ref (both as index lists into their calls), edit distance with adjacent
 // transpositions, inside a band around the diagonal (common prefix and suffix are taken first).
-std::vector<Step> align(const std::vector<const CollectiveCall *> &ref, const std::vector<const CollectiveCall *> &s, bool p2p)
+Alignment align(const std::vector<const CollectiveCall *> &ref, const std::vector<const CollectiveCall *> &s, bool p2p)
 {
     auto same = [&](const CollectiveCall *a, const CollectiveCall *b) { return !compare(*a, *b, p2p).any(); };
-    std::vector<Step> steps;
+    Alignment out;
+    std::vector<Step> &steps = out.steps;
     std::size_t pre = 0;
     while (pre < ref.size() && pre < s.size() && same(ref[pre], s[pre])) {
         steps.push_back({Op::Match, pre, pre});
@@ -110,32 +125,47 @@ std::vector<Step> align(const std::vector<const CollectiveCall *> &ref, const st
     while (suf < ref.size() - pre && suf < s.size() - pre && same(ref[ref.size() - 1 - suf], s[s.size() - 1 - suf]))
         ++suf;
     const std::size_t n = ref.size() - pre - suf, m = s.size() - pre - suf;
-    if (n > 0 || m > 0) {
-        const std::int64_t lo = std::min<std::int64_t>(0, static_cast<std::int64_t>(m) - static_cast<std::int64_t>(n)) - kBandSlack;
-        const std::int64_t hi = std::max<std::int64_t>(0, static_cast<std::int64_t>(m) - static_cast<std::int64_t>(n)) + kBandSlack;
-        const std::size_t width = static_cast<std::size_t>(hi - lo + 1);
-        std::vector<std::uint32_t> cost((n + 1) * width, kInf);
+    const std::int64_t lo = std::min<std::int64_t>(0, static_cast<std::int64_t>(m) - static_cast<std::int64_t>(n)) - kBandSlack;
+    const std::int64_t hi = std::max<std::int64_t>(0, static_cast<std::int64_t>(m) - static_cast<std::int64_t>(n)) + kBandSlack;
+    const std::size_t width = static_cast<std::size_t>(hi - lo + 1);
+    if (n == 0 || m == 0) {
+        // One side has nothing left: every call of the other is missing or extra (what the band
+        // would find, without its n × (n + 129) cells).
+        for (std::size_t i = 0; i < n; ++i)
+            steps.push_back({Op::Del, pre + i, pre});
+        for (std::size_t j = 0; j < m; ++j)
+            steps.push_back({Op::Ins, pre, pre + j});
+    } else if (static_cast<std::uint64_t>(n + 1) * width > kMaxAlignCells) {
+        out.diverged = true;
+        out.divergeAt = pre;
+        out.divergeAtSeq = pre;
+        out.refLeft = n;
+        out.seqLeft = m;
+    } else {
         std::vector<Op> from((n + 1) * width, Op::Match);
-        auto at = [&](std::size_t i, std::size_t j) -> std::int64_t {
+        std::array<std::vector<std::uint32_t>, 3> rows; // costs of rows i, i-1, i-2 (by i % 3)
+        for (auto &row : rows)
+            row.assign(width, kInf);
+        auto slot = [&](std::size_t i, std::size_t j) -> std::int64_t {
             const std::int64_t d = static_cast<std::int64_t>(j) - static_cast<std::int64_t>(i);
-            if (d < lo || d > hi)
-                return -1;
-            return static_cast<std::int64_t>(i * width + static_cast<std::size_t>(d - lo));
+            return d < lo || d > hi ? -1 : d - lo;
         };
         auto get = [&](std::size_t i, std::size_t j) -> std::uint32_t {
-            const std::int64_t k = at(i, j);
-            return k < 0 ? kInf : cost[static_cast<std::size_t>(k)];
+            const std::int64_t k = slot(i, j);
+            return k < 0 ? kInf : rows[i % 3][static_cast<std::size_t>(k)];
         };
         auto R = [&](std::size_t i) { return ref[pre + i]; };
         auto S = [&](std::size_t j) { return s[pre + j]; };
         for (std::size_t i = 0; i <= n; ++i) {
+            std::vector<std::uint32_t> &row = rows[i % 3];
+            std::fill(row.begin(), row.end(), kInf);
             const std::int64_t jlo = std::max<std::int64_t>(0, static_cast<std::int64_t>(i) + lo);
             const std::int64_t jhi = std::min<std::int64_t>(static_cast<std::int64_t>(m), static_cast<std::int64_t>(i) + hi);
             for (std::int64_t jj = jlo; jj <= jhi; ++jj) {
                 const std::size_t j = static_cast<std::size_t>(jj);
-                const std::size_t k = static_cast<std::size_t>(at(i, j));
+                const std::size_t k = static_cast<std::size_t>(slot(i, j));
                 if (i == 0 && j == 0) {
-                    cost[k] = 0;
+                    row[k] = 0;
                     continue;
                 }
                 std::uint32_t best = kInf;
@@ -170,15 +200,15 @@ std::vector<Step> align(const std::vector<const CollectiveCall *> &ref, const st
                         op = Op::Ins;
                     }
                 }
-                cost[k] = best;
-                from[k] = op;
+                row[k] = best;
+                from[i * width + k] = op;
             }
         }
         std::vector<Step> middle;
         std::size_t i = n, j = m;
         while (i > 0 || j > 0) {
-            const std::int64_t k = at(i, j);
-            const Op op = k < 0 ? (i > 0 ? Op::Del : Op::Ins) : from[static_cast<std::size_t>(k)];
+            const std::int64_t k = slot(i, j);
+            const Op op = k < 0 ? (i > 0 ? Op::Del : Op::Ins) : from[i * width + static_cast<std::size_t>(k)];
             switch (op) {
             case Op::Match:
             case Op::Subst:
@@ -205,14 +235,14 @@ std::vector<Step> align(const std::vector<const CollectiveCall *> &ref, const st
     }
     for (std::size_t k = 0; k < suf; ++k)
         steps.push_back({Op::Match, ref.size() - suf + k, s.size() - suf + k});
-    return steps;
+    return out;
 }
 
-std::uint64_t alignmentCost(const std::vector<Step> &steps, const std::vector<const CollectiveCall *> &ref,
-                            const std::vector<const CollectiveCall *> &s, bool p2p)
+std::uint64_t alignmentCost(const Alignment &a, const std::vector<const CollectiveCall *> &ref, const std::vector<const CollectiveCall *> &s,
+                            bool p2p)
 {
-    std::uint64_t cost = 0;
-    for (const Step &st : steps) {
+    std::uint64_t cost = a.diverged ? std::uint64_t(kGap) * (a.refLeft + a.seqLeft) : 0;
+    for (const Step &st : a.steps) {
         switch (st.op) {
         case Op::Match: break;
         case Op::Subst: cost += compare(*s[st.j], *ref[st.i], p2p).kind ? kSubstKind : kSubst; break;
@@ -339,6 +369,12 @@ nlohmann::json JobFinding::toJson() const
     j["index"] = index >= 0 ? nlohmann::json(index) : nlohmann::json(nullptr);
     j["ranks"] = ranks;
     j["message"] = message;
+    if (!rankRanges.empty()) {
+        nlohmann::json list = nlohmann::json::array();
+        for (const RankRange &r : rankRanges)
+            list.push_back({r.first, r.last});
+        j["rank_ranges"] = std::move(list);
+    }
     return j;
 }
 
@@ -354,6 +390,10 @@ JobFinding JobFinding::fromJson(const nlohmann::json &j)
         f.index = j["index"].get<std::int64_t>();
     f.ranks = j.value("ranks", std::vector<std::int64_t>());
     f.message = j.value("message", std::string());
+    if (auto it = j.find("rank_ranges"); it != j.end() && it->is_array())
+        for (const auto &r : *it)
+            if (r.is_array() && r.size() == 2 && r[0].is_number_integer() && r[1].is_number_integer())
+                f.rankRanges.push_back({r[0].get<std::int64_t>(), r[1].get<std::int64_t>()});
     return f;
 }
 
@@ -493,7 +533,17 @@ CheckResult checkCollectives(const CheckInput &input)
                     pos[i] = static_cast<std::int64_t>(i);
                 continue;
             }
-            for (const Step &st : align(ref, s, false)) {
+            const Alignment alignment = align(ref, s, false);
+            if (alignment.diverged) {
+                const std::size_t at = alignment.divergeAt, atSeq = alignment.divergeAtSeq;
+                addLocal(locals, {"collectives_diverge", name, static_cast<std::int64_t>(at), std::to_string(alignment.seqLeft),
+                                  "{ranks} diverge from collective " + std::to_string(at) + " of process group " + name + " on: " +
+                                      std::to_string(alignment.seqLeft) + " call(s) where the others issued " +
+                                      std::to_string(alignment.refLeft) + ", too different to align call by call (first " +
+                                      describe(*s[atSeq]) + " instead of " + describe(*ref[at]) + ")" + where(*s[atSeq]),
+                                  r});
+            }
+            for (const Step &st : alignment.steps) {
                 const std::int64_t i = static_cast<std::int64_t>(st.i);
                 switch (st.op) {
                 case Op::Match:
@@ -554,7 +604,18 @@ CheckResult checkCollectives(const CheckInput &input)
             if (!present.count(src) || !present.count(dst))
                 continue; // a rank that was not read is reported once, as missing
             const std::string channel = "from rank " + std::to_string(src) + " to rank " + std::to_string(dst) + " on process group " + name;
-            for (const Step &st : align(sides.first, sides.second, true)) {
+            const Alignment alignment = align(sides.first, sides.second, true);
+            if (alignment.diverged) {
+                const std::size_t at = alignment.divergeAt;
+                addLocal(locals, {"p2p_diverge", name, static_cast<std::int64_t>(at), channel,
+                                  "sends " + channel + " diverge from send " + std::to_string(at) + " on: " +
+                                      std::to_string(alignment.refLeft) + " send(s) against " + std::to_string(alignment.seqLeft) +
+                                      " receive(s), too different to pair one by one" + where(*sides.first[at]) + " ({ranks})",
+                                  src});
+                locals.back().key += "|pair";
+                addLocal(locals, {"p2p_diverge", name, static_cast<std::int64_t>(at), channel + "|pair", "", dst});
+            }
+            for (const Step &st : alignment.steps) {
                 const std::int64_t i = static_cast<std::int64_t>(st.i);
                 switch (st.op) {
                 case Op::Match:

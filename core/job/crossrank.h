@@ -12,6 +12,7 @@
 // differs; ranks that deviate in the same way at the same position share one finding.
 
 #include "job/processgroups.h"
+#include "job/rankrange.h"
 
 #include <nlohmann/json.hpp>
 
@@ -72,6 +73,9 @@ struct JobFinding {
     std::int64_t index = -1;        // 0-based position in the group's reference sequence (P2P: in the channel); -1 none
     std::vector<std::int64_t> ranks;   // the ranks that differ, ascending
     std::string message;
+    // The same ranks as ranges, for findings about many ranks (missing_rank): then `ranks` lists them
+    // only while there are at most kListedRanks. JSON "rank_ranges" [[first, last], …], when not empty.
+    std::vector<RankRange> rankRanges{};
     nlohmann::json toJson() const;
     static JobFinding fromJson(const nlohmann::json &j);
 };

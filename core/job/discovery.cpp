@@ -144,6 +144,11 @@ JobLayout discoverJob(const std::vector<std::string> &inputs, const std::functio
             continue;
         }
         const std::optional<std::int64_t> nameRank = rankFromFileName(name);
+        if (nameRank && !plausibleRank(*nameRank)) {
+            layout.skipped.push_back(path + ": the rank " + std::to_string(*nameRank) + " in its name is beyond " +
+                                     std::to_string(kMaxRank) + ", the largest rank a job may have");
+            continue;
+        }
         if (wanted && nameRank && !wanted(*nameRank))
             continue;
         TraceKind kind = TraceKind::Unknown;
@@ -167,7 +172,15 @@ JobLayout discoverJob(const std::vector<std::string> &inputs, const std::functio
         c.nameRank = nameRank.value_or(-1);
         if (kind == TraceKind::Kineto) {
             c.header = peekKinetoHeader(path);
-            layout.worldSize = std::max(layout.worldSize, c.header.worldSize);
+            if (c.nameRank < 0 && c.header.rank >= 0 && !plausibleRank(c.header.rank)) {
+                layout.skipped.push_back(path + ": its distributedInfo.rank " + std::to_string(c.header.rank) + " is beyond " +
+                                         std::to_string(kMaxRank) + ", the largest rank a job may have");
+                continue;
+            }
+            // An implausible world size is not a size: the report's implausible_world_size finding
+            // names it (buildJobReport), nothing here counts up to it.
+            if (plausibleWorldSize(c.header.worldSize))
+                layout.worldSize = std::max(layout.worldSize, c.header.worldSize);
             std::int64_t rank = c.nameRank >= 0 ? c.nameRank : c.header.rank;
             if (rank < 0) {
                 layout.errors.push_back(path + ": cannot tell its rank (no rank number in the name, no distributedInfo.rank)");
@@ -254,10 +267,17 @@ JobLayout discoverJob(const std::vector<std::string> &inputs, const std::functio
             if (r >= layout.worldSize)
                 layout.errors.push_back("rank " + std::to_string(r) + " is outside the world size " + std::to_string(layout.worldSize));
     }
+    // Both bounds are at most kMaxWorldSize (plausible world sizes, plausible ranks).
     const std::int64_t upTo = layout.worldSize > 0 ? layout.worldSize : (ranks.empty() ? 0 : *ranks.rbegin() + 1);
-    for (std::int64_t r = 0; r < upTo; ++r)
-        if (!ranks.count(r) && (!wanted || wanted(r)))
-            layout.missing.push_back(r);
+    layout.missing = missingRankRanges(ranks, upTo);
+    if (wanted) {
+        std::vector<std::int64_t> kept;
+        for (const RankRange &range : layout.missing)
+            for (std::int64_t r = range.first; r <= range.last; ++r)
+                if (wanted(r))
+                    kept.push_back(r);
+        layout.missing = rankRanges(kept);
+    }
     return layout;
 }
 

@@ -9,7 +9,12 @@
 // carries no rank takes that one. What a file is comes from its content (sniffTraceKind), never
 // from its name. Two files that claim one rank and kind, or a name that disagrees with the trace,
 // are errors naming both; files that are neither a host ET nor a Kineto trace (outputs, .et) are
-// skipped and listed. Ranks missing from [0, world size) are listed, not guessed.
+// skipped and listed. Ranks missing from [0, world size) are listed as ranges, not guessed. A rank
+// number beyond kMaxRank (job/rankrange.h), in a name or a header, skips the file with a warning
+// naming it; a world size beyond kMaxWorldSize is not taken as one (the report's
+// `implausible_world_size` finding says so), so no number in a file makes discovery loop or allocate.
+
+#include "job/rankrange.h"
 
 #include <cstdint>
 #include <functional>
@@ -32,8 +37,8 @@ struct JobLayout {
     std::vector<RankFiles> ranks;     // ascending rank
     std::vector<std::string> errors;  // conflicts and unusable inputs, each naming its files
     std::vector<std::string> skipped; // files that are not host ET / Kineto traces, with why
-    std::int64_t worldSize = -1;      // largest distributedInfo.world_size (-1: none declared)
-    std::vector<std::int64_t> missing; // ranks in [0, world size) with no file (world size unknown: gaps below the largest rank)
+    std::int64_t worldSize = -1;      // largest plausible distributedInfo.world_size (-1: none declared)
+    std::vector<RankRange> missing;   // ranks in [0, world size) with no file (world size unknown: gaps below the largest rank)
 };
 
 // The rank a file name carries (see above), or nullopt.

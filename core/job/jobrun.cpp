@@ -209,20 +209,6 @@ void checkMergeOutputs(const std::vector<RankSummary> &summaries, const std::str
 
 namespace {
 
-// "2, 5-9, 12"
-std::string rankRanges(const std::vector<std::int64_t> &ranks)
-{
-    std::string out;
-    for (std::size_t k = 0; k < ranks.size();) {
-        std::size_t e = k;
-        while (e + 1 < ranks.size() && ranks[e + 1] == ranks[e] + 1)
-            ++e;
-        out += (out.empty() ? "" : ", ") + std::to_string(ranks[k]) + (e > k ? "-" + std::to_string(ranks[e]) : std::string());
-        k = e + 1;
-    }
-    return out;
-}
-
 // Ranks listed in one missing_rank finding at most (a rank number or a group can name any rank).
 constexpr std::size_t kMaxMissingListed = 100000;
 
@@ -250,7 +236,7 @@ JobFinding missingRankFinding(const std::set<std::int64_t> &present, const std::
             }
     missing.assign(expected.begin(), expected.end());
     if (missing.empty())
-        return {"missing_rank", Severity::Error, "", -1, {}, ""};
+        return {"missing_rank", Severity::Error, "", -1, {}, ""}; // no rankRanges: none missing
     std::string why = "no trace declares a world size; ";
     const bool gap = !present.empty() && missing.front() < *present.rbegin();
     if (gap)
@@ -262,10 +248,15 @@ JobFinding missingRankFinding(const std::set<std::int64_t> &present, const std::
         why += std::string(gap ? " and " : "") + (listing.size() == 1 ? "process group " : "process groups ") + names + " list" +
                (listing.size() == 1 ? "s" : "") + " " + (missing.size() == 1 ? "it" : "them");
     }
-    return {"missing_rank", Severity::Error, "", -1, missing,
-            std::string(missing.size() == 1 ? "rank " : "ranks ") + rankRanges(missing) + (missing.size() == 1 ? " has" : " have") +
-                " no trace files (" + why + ")" +
-                (expected.size() >= kMaxMissingListed ? "; the first " + std::to_string(kMaxMissingListed) + " listed" : std::string())};
+    const std::vector<RankRange> ranges = rankRanges(missing);
+    JobFinding f{"missing_rank", Severity::Error, "", -1, {},
+                 std::string(missing.size() == 1 ? "rank " : "ranks ") + rankRangeText(ranges) + (missing.size() == 1 ? " has" : " have") +
+                     " no trace files (" + why + ")" +
+                     (expected.size() >= kMaxMissingListed ? "; the first " + std::to_string(kMaxMissingListed) + " listed" : std::string())};
+    if (missing.size() <= kListedRanks)
+        f.ranks = std::move(missing);
+    f.rankRanges = ranges;
+    return f;
 }
 
 } // namespace
@@ -284,24 +275,31 @@ JobReport buildJobReport(std::vector<RankSummary> summaries, std::int64_t worldS
         }
         r.ranks.push_back(std::move(summaries[i]));
     }
-    r.worldSize = worldSizeHint;
-    for (const RankSummary &s : r.ranks)
-        r.worldSize = std::max(r.worldSize, s.worldSize);
+    // A world size beyond kMaxWorldSize is a finding, not a size: nothing counts up to it.
+    r.worldSize = plausibleWorldSize(worldSizeHint) ? worldSizeHint : -1;
+    for (const RankSummary &s : r.ranks) {
+        if (plausibleWorldSize(s.worldSize)) {
+            r.worldSize = std::max(r.worldSize, s.worldSize);
+            continue;
+        }
+        findings.push_back({"implausible_world_size", Severity::Error, "", -1, {s.rank},
+                            "rank " + std::to_string(s.rank) + ": " + (s.device.empty() ? std::string("its summary") : s.device) +
+                                " declares a world size of " + std::to_string(s.worldSize) + ", more than the " +
+                                std::to_string(kMaxWorldSize) + " ranks a job may have; it is not taken as the world size"});
+    }
 
     std::set<std::int64_t> present;
     for (const RankSummary &s : r.ranks)
         present.insert(s.rank);
-    std::vector<std::int64_t> missing;
-    for (std::int64_t k = 0; k < r.worldSize; ++k)
-        if (!present.count(k))
-            missing.push_back(k);
-    if (!missing.empty()) {
-        std::string list;
-        for (std::size_t k = 0; k < missing.size(); ++k)
-            list += (k ? ", " : "") + std::to_string(missing[k]);
-        findings.push_back({"missing_rank", Severity::Error, "", -1, missing,
-                            std::string(missing.size() == 1 ? "rank " : "ranks ") + list + " of the job's " + std::to_string(r.worldSize) +
-                                " have no trace files"});
+    if (const std::vector<RankRange> missing = missingRankRanges(present, r.worldSize); !missing.empty()) {
+        const std::int64_t count = rankCount(missing);
+        JobFinding f{"missing_rank", Severity::Error, "", -1, {},
+                     std::string(count == 1 ? "rank " : "ranks ") + rankRangeText(missing) + " of the job's " + std::to_string(r.worldSize) +
+                         " have no trace files" + (count > 1 ? " (" + std::to_string(count) + " ranks)" : std::string())};
+        if (static_cast<std::size_t>(count) <= kListedRanks)
+            f.ranks = expandRanks(missing);
+        f.rankRanges = missing;
+        findings.push_back(std::move(f));
     }
     for (const RankSummary &s : r.ranks)
         if (!s.error.empty())
@@ -320,7 +318,7 @@ JobReport buildJobReport(std::vector<RankSummary> summaries, std::int64_t worldS
     std::vector<GroupConflict> conflicts;
     r.groups = mergeJobGroups(byRank, &conflicts);
     if (r.worldSize <= 0)
-        if (JobFinding gaps = missingRankFinding(present, r.groups); !gaps.ranks.empty())
+        if (JobFinding gaps = missingRankFinding(present, r.groups); !gaps.rankRanges.empty())
             findings.push_back(std::move(gaps));
     for (const GroupConflict &c : conflicts)
         findings.push_back({"process_group_conflict", Severity::Warning, c.name, -1, {std::min(c.rank, c.firstRank), std::max(c.rank, c.firstRank)},

@@ -1,5 +1,7 @@
 #include "predict/jobgraph.h"
 
+#include "job/rankrange.h"
+
 #include <algorithm>
 #include <filesystem>
 #include <map>
@@ -106,6 +108,9 @@ JobGraph exportJobGraph(const std::vector<job::RankFiles> &ranks, std::int64_t w
     for (const job::ProcessGroup &pg : report.groups)
         for (const std::int64_t r : pg.ranks)
             world = std::max(world, r + 1);
+    if (!job::plausibleWorldSize(world))
+        throw std::runtime_error("the job names " + std::to_string(world) + " ranks (world size or process group ranks), more than the " +
+                                 std::to_string(job::kMaxWorldSize) + " a job may have");
     const bool mirror = ranks.size() == 1 && world > 1;
     g.job = loadJob(paths, commGroup, network, mirror ? std::max(world, ranks.front().rank + 1) : 0);
     g.networkSource = report.network.fitted

@@ -2,6 +2,7 @@
 
 #include "base/parallel.h"
 #include "export/etcheck.h"
+#include "io/boundedjson.h"
 
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/wire_format_lite.h>
@@ -422,12 +423,8 @@ SimRank buildRank(const ChakraTrace &trace, std::int64_t rank, const std::vector
 
 void parseCommGroups(const std::string &text, const std::string &name, SimJob &job)
 {
-    nlohmann::json j;
-    try {
-        j = nlohmann::json::parse(text);
-    } catch (const nlohmann::json::parse_error &e) {
-        throw LoadError(name, e.byte > 0 ? e.byte - 1 : 0, std::string("not JSON: ") + e.what());
-    }
+    // Nesting bounded before nlohmann sees it (io/boundedjson.h).
+    const nlohmann::json j = io::parseBoundedJson(text, name);
     if (!j.is_object())
         throw LoadError(name, 0, "expected an object {\"<integer id>\": [ranks]}");
     job.groupIds.clear();
