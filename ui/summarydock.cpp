@@ -4,6 +4,7 @@
 #include "timeformat.h"
 
 #include <QFileInfo>
+#include <QHeaderView>
 #include <QLabel>
 #include <QLocale>
 #include <QTabWidget>
@@ -62,6 +63,10 @@ SummaryDock::SummaryDock(QWidget *parent) : QDockWidget(tr("Summary"), parent)
     m_tables[Streams] = makeStatsTable({tr("Stream"), tr("GPU ops"), tr("Busy"), tr("Util."), tr("Comm."), tr("Overlapped"), tr("Exposed comm.")},
                                        m_tabs);
     m_tables[Steps] = makeStatsTable({tr("Step"), tr("Duration"), tr("Start"), tr("% of trace")}, m_tabs);
+    // Rows in the order the core gives them (ops by total time, streams in lane order, ranks
+    // ascending) until a header is clicked.
+    for (QTableWidget *t : m_tables)
+        t->horizontalHeader()->setSortIndicator(-1, Qt::DescendingOrder);
     m_tabs->addTab(m_tables[GpuOps], tr("GPU ops"));
     m_tabs->addTab(m_tables[CpuOps], tr("CPU ops"));
     m_tabs->addTab(m_tables[Streams], tr("GPU streams"));
@@ -126,7 +131,8 @@ void SummaryDock::fillTrace()
                       .arg(m_job->folder.toHtmlEscaped())
                       .arg(m_job->report.ranks.size());
     if (!s) {
-        header << tr("Open a trace to see its summary: top GPU and CPU ops, GPU utilisation, exposed communication, step times.");
+        header << (m_job ? tr("No rank open: double-click one in the job overview for its own ops, streams and steps.")
+                         : tr("Open a trace to see its summary: top GPU and CPU ops, GPU utilisation, exposed communication, step times."));
         m_header->setText(header.join(QStringLiteral("<br>")));
         for (Table t : {GpuOps, CpuOps, Streams, Steps})
             m_tables[t]->setRowCount(0);
