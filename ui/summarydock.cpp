@@ -63,6 +63,9 @@ SummaryDock::SummaryDock(QWidget *parent) : QDockWidget(tr("Summary"), parent)
     m_tables[Streams] = makeStatsTable({tr("Stream"), tr("GPU ops"), tr("Busy"), tr("Util."), tr("Comm."), tr("Overlapped"), tr("Exposed comm.")},
                                        m_tabs);
     m_tables[Steps] = makeStatsTable({tr("Step"), tr("Duration"), tr("Start"), tr("% of trace")}, m_tabs);
+    // The ranks' widest column is the top op's name, the last one.
+    m_tables[Ranks]->horizontalHeader()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
+    m_tables[Ranks]->horizontalHeader()->setSectionResizeMode(m_tables[Ranks]->columnCount() - 1, QHeaderView::Stretch);
     // Rows in the order the core gives them (ops by total time, streams in lane order, ranks
     // ascending) until a header is clicked.
     for (QTableWidget *t : m_tables)
