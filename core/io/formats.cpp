@@ -200,6 +200,9 @@ const InputFormat &defaultInputFormat(TraceRole role)
 
 namespace {
 
+bool isEmptyTrace(const HostTrace &t) { return t.nodes.empty(); }
+bool isEmptyTrace(const DeviceTrace &t) { return t.events.empty(); }
+
 // The reader failed with `error`: when the file is a JSON document cut short, either the refusal says
 // so (and where), or what precedes the cut is read with `parse` and a warning. Otherwise rethrows.
 template<typename Trace, typename Parse>
@@ -221,6 +224,8 @@ Trace recoverTruncated(const std::string &path, const LoadError &error, const Pr
     text.resize(cut->keep);
     text += cut->closers;
     Trace trace = parse(std::move(text), path, progress);
+    if (isEmptyTrace(trace))
+        throw error; // nothing complete precedes the cut: nothing to open
     trace.warnings.insert(trace.warnings.begin(),
                           Diagnostic{Diagnostic::Severity::Warning, path, cut->size, io::truncationWarning(*cut, wasGzip)});
     return trace;
