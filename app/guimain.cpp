@@ -6,6 +6,7 @@
 #include "jobpredictor.h"
 #include "rankpanes.h"
 #include "mainwindow.h"
+#include "summarydock.h"
 #include "predictdock.h"
 #include "predictioncontroller.h"
 #include "detailsdock.h"
@@ -52,7 +53,11 @@ int runGui(int argc, char *argv[])
     parser.addOption(screenshot);
     parser.addOption(size);
     parser.addOption(ranks);
+    QCommandLineOption summaryDock(QStringLiteral("summary"),
+                                   QStringLiteral("Show the Summary dock (View ▸ Trace summary): the trace's, or the job's ranks', "
+                                                  "top ops, GPU utilisation, exposed communication and step times"));
     parser.addOption(criticalPath);
+    parser.addOption(summaryDock);
     parser.process(app);
 
     QElapsedTimer clock;
@@ -173,6 +178,11 @@ int runGui(int argc, char *argv[])
         // Details stays above it, shorter: the dock's path, top ops and what-ifs get the height.
         window.resizeDocks({window.detailsDock()}, {std::max(150, window.height() / 6)}, Qt::Vertical);
     }
+    if (parser.isSet(summaryDock))
+        if (auto *dock = window.findChild<ui::SummaryDock *>()) {
+            dock->show();
+            dock->raise();
+        }
     const QStringList files = parser.positionalArguments();
     if (files.size() == 2)
         window.openPair(files.at(0), files.at(1));

@@ -129,6 +129,7 @@ void JobLoader::open(const QString &folder, core::Policy policy, int jobs)
         options.writeEt = false;
         options.checkEt = false;
         options.overview = true;
+        options.allowTruncated = true; // a crashed job's last rank: what precedes the cut
         options.link.policy = policy;
         options.progress = [this](const RankProgress &p) { return report(p); };
         std::vector<RankSummary> summaries(layout.ranks.size());

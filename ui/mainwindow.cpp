@@ -13,6 +13,7 @@
 #include "predictdock.h"
 #include "predictioncontroller.h"
 #include "rangedock.h"
+#include "summarydock.h"
 #include "rankpanes.h"
 #include "searchdock.h"
 #include "timelineview.h"
@@ -126,6 +127,15 @@ MainWindow::MainWindow(QWidget *parent)
     addDock(m_range, Qt::BottomDockWidgetArea);
     if (auto *edits = findChild<QDockWidget *>(QStringLiteral("EditsDock")))
         tabifyDockWidget(edits, m_range);
+    // The whole trace (and a job's ranks) at a glance: a tab beside the Time range.
+    auto *summary = new SummaryDock(this);
+    addDock(summary, Qt::BottomDockWidgetArea);
+    tabifyDockWidget(m_range, summary);
+    connect(this, &MainWindow::documentChanged, summary, &SummaryDock::setDocument);
+    m_viewMenu->addAction(tr("Trace &summary"), QKeySequence(tr("Ctrl+Shift+S")), summary, [summary] {
+        summary->show();
+        summary->raise();
+    });
     if (auto *findings = findChild<QDockWidget *>(QStringLiteral("FindingsDock")))
         findings->raise();
     connect(this, &MainWindow::documentChanged, m_range, &RangeDock::setDocument);
@@ -630,6 +640,8 @@ JobDock *MainWindow::jobDock()
             fitJobLayout();
             m_panes->setJob(job);
             m_review->findingsDock()->setJob(job);
+            if (auto *summary = findChild<SummaryDock *>())
+                summary->setJob(job);
             updateRankLabels();
         });
         connect(m_jobDock, &JobDock::openRankRequested, this, [this](qint64 rank, const QString &host, const QString &device) {

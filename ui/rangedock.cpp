@@ -1,6 +1,7 @@
 #include "rangedock.h"
 
 #include "io/atomicfile.h"
+#include "statstable.h"
 #include "timeformat.h"
 
 #include <QAction>
@@ -25,59 +26,14 @@ namespace linkscope::ui {
 
 namespace {
 
-constexpr int kSortRole = Qt::UserRole + 1;
 constexpr int kIndexRole = Qt::UserRole + 2; // position in RangeStats' vector
-
-// Sorts by kSortRole (numbers as numbers), the displayed text otherwise.
-class SortItem : public QTableWidgetItem {
-public:
-    using QTableWidgetItem::QTableWidgetItem;
-    bool operator<(const QTableWidgetItem &other) const override
-    {
-        const QVariant a = data(kSortRole), b = other.data(kSortRole);
-        if (a.isValid() && b.isValid())
-            return a.toDouble() < b.toDouble();
-        return text().localeAwareCompare(other.text()) < 0;
-    }
-};
 
 QString fromView(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
 
-QTableWidgetItem *textItem(const QString &text, const QString &tooltip = QString())
-{
-    auto *item = new SortItem(text);
-    item->setFlags(Qt::ItemIsSelectable | Qt::ItemIsEnabled);
-    if (!tooltip.isEmpty())
-        item->setToolTip(tooltip);
-    return item;
-}
-
-QTableWidgetItem *numberItem(const QString &text, double sortKey)
-{
-    QTableWidgetItem *item = textItem(text);
-    item->setData(kSortRole, sortKey);
-    item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-    return item;
-}
-
-QString percentText(double p) { return QLocale().toString(p, 'f', 1) + QStringLiteral(" %"); }
-
-QTableWidget *makeTable(const QStringList &headers, QWidget *parent)
-{
-    auto *table = new QTableWidget(0, static_cast<int>(headers.size()), parent);
-    table->setHorizontalHeaderLabels(headers);
-    table->setSelectionBehavior(QAbstractItemView::SelectRows);
-    table->setSelectionMode(QAbstractItemView::ExtendedSelection);
-    table->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    table->verticalHeader()->hide();
-    table->verticalHeader()->setDefaultSectionSize(table->fontMetrics().height() + 6);
-    table->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
-    for (int c = 1; c < headers.size(); ++c)
-        table->horizontalHeader()->setSectionResizeMode(c, QHeaderView::ResizeToContents);
-    table->setWordWrap(false);
-    table->setTextElideMode(Qt::ElideMiddle);
-    return table;
-}
+QTableWidgetItem *textItem(const QString &text, const QString &tooltip = QString()) { return statsTextItem(text, tooltip); }
+QTableWidgetItem *numberItem(const QString &text, double sortKey) { return statsNumberItem(text, sortKey); }
+QString percentText(double p) { return statsPercentText(p); }
+QTableWidget *makeTable(const QStringList &headers, QWidget *parent) { return makeStatsTable(headers, parent); }
 
 } // namespace
 

@@ -68,6 +68,7 @@ RankPane::RankPane(qint64 rank, const QString &hostPath, const QString &devicePa
             core::PairRequest request;
             request.files = {host, device};
             request.link.policy = policy;
+            request.allowTruncated = true;
             const std::string sidecar = core::defaultSidecarPath(device);
             std::error_code ec;
             if (std::filesystem::exists(sidecar, ec))

@@ -189,6 +189,8 @@ void TraceLoader::start(std::shared_ptr<Job> job)
                 request.resolveOrder = true;
                 request.link = options;
                 request.progress = job->pipelineProgress();
+                // A truncated trace opens with what precedes the cut and a warning naming the byte.
+                request.allowTruncated = true;
                 core::OpenedPair pair = core::openPair(request);
                 job->finish(Stage::HostEt);
                 job->finish(Stage::Kineto);

@@ -50,6 +50,7 @@ void printJobUsage(std::ostream &out)
            "                        .et and summaries only; build the report with --merge\n"
            "  --merge OUTDIR...     the report and comm_group.json from the summaries in these folders alone\n"
            "  --no-et               check only: no .et files\n"
+           "  --allow-truncated     read a rank's trace cut short up to its cut instead of failing the rank\n"
            "  --target T            .et flavour: astra-sim (default: runs in ASTRA-sim, docs/astra-sim-export.md)\n"
            "                        or chakra (what chakra_converter writes)\n"
            "The .et files written are checked as `linkscope check` does (against comm_group.json).\n"
@@ -232,7 +233,7 @@ int runJob(const Args &args, std::ostream &out, std::ostream &err)
     std::vector<std::string> inputs, mergeDirs;
     std::string outDir, reportPath, policyText, prefix = "trace", rankText;
     int jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    bool strict = false, merge = false, noEt = false;
+    bool strict = false, merge = false, noEt = false, allowTruncated = false;
     core::EtTarget target = core::EtTarget::AstraSim;
     for (std::size_t i = 0; i < args.size(); ++i) {
         const std::string &a = args[i];
@@ -292,6 +293,8 @@ int runJob(const Args &args, std::ostream &out, std::ostream &err)
             target = *t;
         } else if (a == "--no-et") {
             noEt = true;
+        } else if (a == "--allow-truncated") {
+            allowTruncated = true;
         } else if (a == "--merge") {
             merge = true;
         } else if (!a.empty() && a[0] == '-') {
@@ -360,6 +363,7 @@ int runJob(const Args &args, std::ostream &out, std::ostream &err)
     options.jobs = jobs;
     options.chakra.target = target;
     options.writeEt = !noEt;
+    options.allowTruncated = allowTruncated;
     if (!policyText.empty()) {
         auto policy = core::policyFromName(policyText);
         if (!policy) {

@@ -42,6 +42,7 @@ constexpr const char *kUsage =
     "  --force-corrections                    apply the sidecar even so\n"
     "  --rank N                               rank of this pair (accepted for chakra_trace_link parity)\n"
     "  --inter-thread-deps                    also derive Chakra's 1 ms-gap inter-thread edges\n"
+    "  --allow-truncated                      read a trace cut short up to its cut (a warning names the byte)\n"
     "  --tolerance-ns N                       enclosure tolerance for clock skew (default 1000)\n";
 
 struct Options {
@@ -55,6 +56,7 @@ struct Options {
     std::string links;
     std::optional<std::int64_t> rank;
     bool interThread = false;
+    bool allowTruncated = false;
     Nanos tolerance = 1000;
 };
 
@@ -109,6 +111,8 @@ std::string parse(const Args &args, Options &o, bool &help)
             }
         } else if (a == "--inter-thread-deps") {
             o.interThread = true;
+        } else if (a == "--allow-truncated") {
+            o.allowTruncated = true;
         } else {
             return "unknown argument '" + a + "'";
         }
@@ -253,6 +257,7 @@ int runLink(const Args &args, std::ostream &out, std::ostream &err)
     request.policyGiven = o.policyGiven;
     request.sidecar = o.corrections;
     request.forceSidecar = o.forceCorrections;
+    request.allowTruncated = o.allowTruncated;
     OpenedPair pair;
     try {
         pair = openPair(request);

@@ -1,5 +1,7 @@
 #include "io/formats.h"
 
+#include "io/truncation.h"
+
 #include "io/inputtext.h"
 #include "io/jsonscan.h"
 
@@ -207,20 +209,85 @@ const InputFormat &defaultInputFormat(TraceRole role)
     throw std::logic_error("no input format for this role");
 }
 
-HostTrace loadHostTrace(const std::string &path, const ProgressFn &progress)
+namespace {
+
+bool isEmptyTrace(const HostTrace &t) { return t.nodes.empty(); }
+bool isEmptyTrace(const DeviceTrace &t) { return t.events.empty(); }
+
+// The reader failed with `error`: when the file is a JSON document cut short, either the refusal says
+// so (and where), or what precedes the cut is read with `parse` and a warning. Otherwise rethrows.
+template<typename Trace, typename Parse>
+Trace recoverTruncated(const std::string &path, const LoadError &error, const ProgressFn &progress,
+                       const LoadOptions &options, Parse parse)
+{
+    bool wasGzip = false;
+    std::string text;
+    try {
+        text = io::readTextForRecovery(path, &wasGzip);
+    } catch (const LoadError &) {
+        throw error;
+    }
+    const auto cut = io::findTruncation(text);
+    if (!cut)
+        throw error;
+    if (!options.allowTruncated)
+        throw LoadError(path, cut->size, io::truncationRefusal(*cut, wasGzip));
+    text.resize(cut->keep);
+    text += cut->closers;
+    Trace trace = parse(std::move(text), path, progress);
+    if (isEmptyTrace(trace))
+        throw error; // nothing complete precedes the cut: nothing to open
+    trace.warnings.insert(trace.warnings.begin(),
+                          Diagnostic{Diagnostic::Severity::Warning, path, cut->size, io::truncationWarning(*cut, wasGzip)});
+    return trace;
+}
+
+} // namespace
+
+HostTrace loadHostTrace(const std::string &path, const ProgressFn &progress, const LoadOptions &options)
 {
     const InputFormat *format = detectInputFormat(path);
     if (!format || format->role != TraceRole::Host)
         format = &defaultInputFormat(TraceRole::Host);
-    return format->readHost(path, progress);
+    HostTrace trace;
+    try {
+        trace = format->readHost(path, progress);
+    } catch (const LoadError &e) {
+        if (format->kind != TraceKind::HostEt)
+            throw;
+        return recoverTruncated<HostTrace>(path, e, progress, options, [](std::string text, const std::string &name, const ProgressFn &p) {
+            return parseHostTrace(std::move(text), name, p);
+        });
+    }
+    // The host ET reader closes a cut "nodes" array itself (HostTrace::recoveredTruncation, its
+    // warning names the byte); a caller that did not ask for it gets the refusal a cut Kineto trace gets.
+    if (trace.recoveredTruncation && !options.allowTruncated) {
+        std::string note = "the file is truncated: it ends at byte " + std::to_string(trace.sourceBytes) + " inside its JSON document";
+        for (const Diagnostic &d : trace.warnings)
+            if (d.offset != kUnknownOffset && (d.message.find("cut off") != std::string::npos || d.message.find("kept all") != std::string::npos)) {
+                note += " (" + d.message + ", at byte " + std::to_string(d.offset) + ")";
+                break;
+            }
+        throw LoadError(path, trace.sourceBytes,
+                        note + (trace.wasGzip ? " (bytes of the decompressed text)" : "") + "; --allow-truncated reads what precedes the cut");
+    }
+    return trace;
 }
 
-DeviceTrace loadDeviceTrace(const std::string &path, const ProgressFn &progress)
+DeviceTrace loadDeviceTrace(const std::string &path, const ProgressFn &progress, const LoadOptions &options)
 {
     const InputFormat *format = detectInputFormat(path);
     if (!format || format->role != TraceRole::Device)
         format = &defaultInputFormat(TraceRole::Device);
-    return format->readDevice(path, progress);
+    try {
+        return format->readDevice(path, progress);
+    } catch (const LoadError &e) {
+        if (format->kind != TraceKind::Kineto)
+            throw;
+        return recoverTruncated<DeviceTrace>(path, e, progress, options, [](std::string text, const std::string &name, const ProgressFn &p) {
+            return parseKinetoTrace(std::move(text), name, p);
+        });
+    }
 }
 
 } // namespace linkscope::core

@@ -68,7 +68,14 @@ const InputFormat &defaultInputFormat(TraceRole role);
 
 // Reads `path` with the reader of the row that detects it; a file no row of that role accepts goes to
 // the role's default reader (its LoadError says where the file stops being readable).
-HostTrace loadHostTrace(const std::string &path, const ProgressFn &progress = {});
-DeviceTrace loadDeviceTrace(const std::string &path, const ProgressFn &progress = {});
+//
+// A host ET or Kineto trace cut short (io/truncation.h) is refused with a LoadError that names the
+// byte where it ends, unless `options.allowTruncated`: then what precedes the cut is read, with a
+// warning naming both bytes. Only the failure path looks for a cut; a complete file reads as before.
+struct LoadOptions {
+    bool allowTruncated = false;
+};
+HostTrace loadHostTrace(const std::string &path, const ProgressFn &progress = {}, const LoadOptions &options = {});
+DeviceTrace loadDeviceTrace(const std::string &path, const ProgressFn &progress = {}, const LoadOptions &options = {});
 
 } // namespace linkscope::core

@@ -50,6 +50,7 @@ RankSummary processRank(const RankFiles &files, const JobOptions &options)
         request.files = {files.host, files.device};
         request.link = options.link;
         request.policyGiven = options.policyGiven;
+        request.allowTruncated = options.allowTruncated;
         const std::string sidecarPath = defaultSidecarPath(files.device);
         std::error_code ec;
         if (fs::exists(sidecarPath, ec))
@@ -102,6 +103,8 @@ RankSummary processRank(const RankFiles &files, const JobOptions &options)
         s.calls = collectiveCallsOf(device, host, links);
         if (options.overview)
             s.overview = std::make_shared<const RankOverview>(overviewOf(device));
+        if (options.stats || options.overview)
+            s.stats = std::make_shared<const TraceStats>(computeTraceStats(device, *pair.index));
 
         if (options.writeEt) {
             if (!host) {

@@ -50,6 +50,11 @@ struct JobOptions {
     // Keep what the job overview draws of each rank (RankSummary::overview), computed before the
     // rank's traces are released.
     bool overview = false;
+    // Keep the rank's trace-wide statistics (RankSummary::stats, analysis/tracestats.h); also made
+    // with `overview`, so the GUI's job has them for its Summary dock.
+    bool stats = false;
+    // Read a truncated trace up to its cut (a warning names the byte) instead of failing the rank.
+    bool allowTruncated = false;
     // Called from worker threads (serialise inside). Return false to stop: ranks not started are
     // left out, the current ones stop at their next stage.
     std::function<bool(const RankProgress &)> progress;

@@ -4,6 +4,7 @@
 // that `linkscope job --merge` builds the cross-rank report from the summaries of every shard without
 // reopening a trace.
 
+#include "analysis/tracestats.h"
 #include "export/etcheck.h"
 #include "job/crossrank.h"
 #include "job/processgroups.h"
@@ -50,6 +51,9 @@ struct RankSummary {
     std::shared_ptr<const EtFileCheck> etCheck;
     // What the job overview draws (JobOptions::overview); not part of the summary file either.
     std::shared_ptr<const RankOverview> overview;
+    // The rank's trace-wide statistics (JobOptions::stats or overview; analysis/tracestats.h): the
+    // Summary dock's and `linkscope summary`'s per-rank rows. Not part of the summary file.
+    std::shared_ptr<const TraceStats> stats;
 
     nlohmann::json toJson() const;
     // Throws std::runtime_error naming `where` for a summary that is not one.

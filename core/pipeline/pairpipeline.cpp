@@ -118,12 +118,13 @@ OpenedPair openPair(const PairRequest &request)
     std::future<HostTrace> hostFuture;
     if (!pair.files.host.empty()) {
         const ProgressFn hostProgress = stageProgress(request.progress, PairStage::HostEt, &stop);
-        hostFuture = runBeside([path = pair.files.host, hostProgress] { return loadHostTrace(path, hostProgress); });
+        const LoadOptions loadOptions{request.allowTruncated};
+        hostFuture = runBeside([path = pair.files.host, hostProgress, loadOptions] { return loadHostTrace(path, hostProgress, loadOptions); });
     }
     std::exception_ptr deviceError;
     try {
         pair.device = std::make_shared<const DeviceTrace>(
-            loadDeviceTrace(pair.files.device, stageProgress(request.progress, PairStage::Device, &stop)));
+            loadDeviceTrace(pair.files.device, stageProgress(request.progress, PairStage::Device, &stop), LoadOptions{request.allowTruncated}));
         // The index needs the device trace only: built here, while the host ET (usually the larger
         // and slower of the two) is still being read on the other thread. Its stage is reported
         // once both loads are done, so that progress still runs load, index, link.

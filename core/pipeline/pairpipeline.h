@@ -51,6 +51,7 @@ struct PairRequest {
     std::string sidecar;                // corrections sidecar to apply; empty: none
     bool forceSidecar = false;          // apply it even when it was made from other inputs
     PairProgressFn progress;            // optional
+    bool allowTruncated = false;        // read a truncated trace up to its cut (io/formats.h LoadOptions)
 };
 
 struct OpenedPair {

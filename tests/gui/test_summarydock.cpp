@@ -1,0 +1,172 @@
+// The Summary dock (ui/summarydock.h) offscreen: on the bundled sample its tables hold the hand-
+// counted numbers (tests/test_summary.cpp) without any selection; View ▸ Trace summary raises it;
+// a generated job fills a row per rank; a truncated Kineto trace opens with the events before the
+// cut and a warning naming the byte. Saves build/screens/summary_*.png.
+
+#include "gen/tracegenerator.h"
+#include "jobdock.h"
+#include "mainwindow.h"
+#include "summarydock.h"
+#include "testsupport.h"
+#include "tracedocument.h"
+#include "warningsdock.h"
+
+#include <QAction>
+#include <QDir>
+#include <QFile>
+#include <QLabel>
+#include <QMenuBar>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QTabWidget>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTreeWidget>
+
+#include <filesystem>
+#include <fstream>
+
+using namespace linkscope;
+
+namespace {
+
+QString sample(const char *name) { return test::sampleCopy(name); }
+
+void saveShot(QWidget *w, const char *name)
+{
+    QDir().mkpath(QStringLiteral(LINKSCOPE_BINARY_DIR "/screens"));
+    w->grab().toImage().save(QStringLiteral(LINKSCOPE_BINARY_DIR "/screens/") + QLatin1String(name));
+}
+
+QAction *menuAction(QWidget *window, const QString &text)
+{
+    for (QAction *a : window->findChildren<QAction *>())
+        if (a->text() == text)
+            return a;
+    return nullptr;
+}
+
+} // namespace
+
+class TestSummaryDock : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase()
+    {
+        QCoreApplication::setOrganizationName(QStringLiteral("LinkscopeTests"));
+        QCoreApplication::setApplicationName(QStringLiteral("test_summarydock"));
+        QSettings().clear();
+    }
+
+    void sampleNumbersWithoutASelection()
+    {
+        ui::MainWindow window;
+        window.resize(1600, 1000);
+        window.show();
+        QSignalSpy loaded(&window, &ui::MainWindow::documentChanged);
+        window.openPair(sample("sample_host_et.json"), sample("sample_kineto.json"));
+        QVERIFY(loaded.wait(60000));
+        auto *dock = window.findChild<ui::SummaryDock *>();
+        QVERIFY(dock);
+        QAction *show = menuAction(&window, QStringLiteral("Trace &summary"));
+        QVERIFY(show);
+        show->trigger();
+        QTRY_VERIFY(dock->isVisible());
+        QVERIFY(dock->stats());
+        QTableWidget *gpu = dock->table(ui::SummaryDock::GpuOps);
+        QCOMPARE(gpu->rowCount(), 22);
+        QVERIFY(gpu->item(0, 0)->text().startsWith(QStringLiteral("ncclDevKernel_AllReduce_Sum_f32")));
+        QCOMPARE(gpu->item(0, 2)->text(), QStringLiteral("2"));
+        QCOMPARE(gpu->item(0, 3)->data(Qt::UserRole + 1).toDouble(), 4085747.0);
+        QTableWidget *cpu = dock->table(ui::SummaryDock::CpuOps);
+        QCOMPARE(cpu->rowCount(), 36);
+        QCOMPARE(cpu->item(0, 0)->text(), QStringLiteral("aten::item"));
+        QCOMPARE(cpu->item(0, 4)->data(Qt::UserRole + 1).toDouble(), double(724038 - 721053));
+        QTableWidget *streams = dock->table(ui::SummaryDock::Streams);
+        QCOMPARE(streams->rowCount(), 5 + 2); // 5 streams, 2 GPUs
+        bool gpu0 = false;
+        for (int r = 0; r < streams->rowCount(); ++r)
+            if (streams->item(r, 0)->text().startsWith(QStringLiteral("GPU 0 (all"))) {
+                gpu0 = true;
+                QCOMPARE(streams->item(r, 6)->data(Qt::UserRole + 1).toDouble(), 2638290.0);
+            }
+        QVERIFY(gpu0);
+        QCOMPARE(dock->table(ui::SummaryDock::Steps)->rowCount(), 1);
+        QCOMPARE(dock->table(ui::SummaryDock::Steps)->item(0, 0)->text(), QStringLiteral("ProfilerStep#3"));
+        QVERIFY2(dock->headerText().contains(QStringLiteral("Steps: 1")), qPrintable(dock->headerText()));
+        QCOMPARE(dock->tabs()->indexOf(dock->table(ui::SummaryDock::Ranks)), -1); // no job, no Ranks tab
+        saveShot(&window, "summary_sample.png");
+    }
+
+    void generatedJobHasARowPerRank()
+    {
+        QTemporaryDir dir;
+        const std::string job = (std::filesystem::path(dir.path().toStdString()) / "job").string();
+        gen::GeneratorOptions o;
+        o.seed = 3;
+        o.steps = 2;
+        o.layers = 2;
+        o.worldSize = 4;
+        gen::generateJob(o, job, false, 2);
+        ui::MainWindow window;
+        window.resize(1600, 1000);
+        window.show();
+        auto *dock = window.findChild<ui::SummaryDock *>();
+        dock->show();
+        dock->raise();
+        QSignalSpy opened(window.jobDock(), &ui::JobDock::jobOpened);
+        window.openJob(QString::fromStdString(job));
+        QVERIFY(opened.wait(60000));
+        QTableWidget *ranks = dock->table(ui::SummaryDock::Ranks);
+        QCOMPARE(dock->tabs()->indexOf(ranks), 0);
+        QCOMPARE(ranks->rowCount(), 4);
+        for (int r = 0; r < 4; ++r) {
+            QCOMPARE(ranks->item(r, 0)->text(), QString::number(r));
+            QCOMPARE(ranks->item(r, 6)->text(), QStringLiteral("2")); // steps
+            QVERIFY(ranks->item(r, 4)->data(Qt::UserRole + 1).toDouble() > 0); // communication
+        }
+        QVERIFY(dock->headerText().contains(QStringLiteral("4 ranks")));
+        saveShot(&window, "summary_job.png");
+    }
+
+    void truncatedTraceOpensWithAWarning()
+    {
+        QTemporaryDir dir;
+        QFile in(sample("sample_kineto.json"));
+        QVERIFY(in.open(QIODevice::ReadOnly));
+        const QByteArray whole = in.readAll();
+        const qsizetype size = whole.size() * 3 / 5;
+        const QString cut = dir.filePath(QStringLiteral("cut_kineto.json"));
+        QFile out(cut);
+        QVERIFY(out.open(QIODevice::WriteOnly));
+        out.write(whole.left(size));
+        out.close();
+
+        ui::MainWindow window;
+        window.resize(1400, 900);
+        window.show();
+        QSignalSpy loaded(&window, &ui::MainWindow::documentChanged);
+        QSignalSpy failed(&window, &ui::MainWindow::loadFailed);
+        window.openPair(sample("sample_host_et.json"), cut);
+        QVERIFY(loaded.wait(60000));
+        QCOMPARE(failed.count(), 0);
+        QVERIFY(window.document());
+        QVERIFY(window.document()->eventCount() > 0);
+        const QString byte = QString::number(size);
+        bool named = false;
+        QTreeWidget *list = window.warningsDock()->list();
+        for (int r = 0; r < list->topLevelItemCount(); ++r)
+            for (int c = 0; c < list->columnCount(); ++c)
+                if (list->topLevelItem(r)->text(c).contains(QStringLiteral("truncated"))
+                    && list->topLevelItem(r)->text(c).contains(byte))
+                    named = true;
+        QVERIFY2(named, "no warning names the byte of the cut");
+        QVERIFY(window.warningsLabel()->isVisible() || !window.warningsLabel()->text().isEmpty());
+        saveShot(&window, "summary_truncated.png");
+    }
+};
+
+QTEST_MAIN(TestSummaryDock)
+#include "test_summarydock.moc"
