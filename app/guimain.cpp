@@ -16,6 +16,7 @@
 #include <QFileInfo>
 #include <QElapsedTimer>
 #include <QIcon>
+#include <QPushButton>
 #include <QTimer>
 
 #include <algorithm>
@@ -102,9 +103,13 @@ int runGui(int argc, char *argv[])
                         QApplication::exit(1);
                     return;
                 }
-            dock->requestRank(rankList.front());
-            for (std::size_t i = 1; i < rankList.size(); ++i)
-                dock->requestBeside(rankList[i]);
+            // As the user does it: the rank clicked in the overview, then Open rank / Show beside.
+            dock->selectRank(rankList.front());
+            dock->openRankButton()->click();
+            for (std::size_t i = 1; i < rankList.size(); ++i) {
+                dock->selectRank(rankList[i]);
+                dock->besideButton()->click();
+            }
         });
     // With --ranks: the requested ranks are all drawn (the first in the main timeline, the rest beside).
     auto ranksShown = [&window, rankList] {

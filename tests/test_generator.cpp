@@ -10,12 +10,16 @@
 
 #include <nlohmann/json.hpp>
 
+#include <QCoreApplication>
+#include <QDir>
+#include <QFileInfo>
 #include <QRegularExpression>
 #include <QTest>
 
 #include <cmath>
 #include <map>
 #include <set>
+#include <stdexcept>
 #include <sstream>
 
 using namespace linkscope::gen;
@@ -395,6 +399,51 @@ private slots:
         QVERIFY(p.stats.kinetoBytes < o.targetKinetoBytes + 200 * 1024);
         QVERIFY(p.stats.steps > 1);
         QVERIFY(Json::accept(p.kineto)); // still one valid document
+    }
+
+    void impossibleFaultsAreRefusedNamingWhatIsValid()
+    {
+        // 8 ranks, tp 2: rank 5 is in groups 0 (default_pg), 3 (tensor_parallel 4-5) and 6
+        // (data_parallel 1,3,5,7). Each impossible fault is refused before anything is written,
+        // naming the valid choice (issue 28, item 3); a possible one still writes its job.
+        const QString dir = QDir::temp().filePath(QStringLiteral("linkscope-test-faults-%1").arg(QCoreApplication::applicationPid()));
+        QDir(dir).removeRecursively();
+        auto refusal = [&](const std::string &spec) -> std::string {
+            GeneratorOptions o;
+            o.seed = 5;
+            o.steps = 1;
+            o.layers = 2;
+            o.worldSize = 8;
+            GeneratorFault f;
+            if (!parseFault(spec, f))
+                return "unparsed";
+            o.faults.push_back(f);
+            try {
+                generateJob(o, dir.toStdString(), false, 2);
+            } catch (const std::invalid_argument &e) {
+                return e.what();
+            }
+            return {};
+        };
+        const std::string notInGroup = refusal("skip:5:1:1");
+        QVERIFY2(notInGroup.find("rank 5 is not in process group 1") != std::string::npos, notInGroup.c_str());
+        QVERIFY2(notInGroup.find("3 (tensor_parallel, ranks 4,5)") != std::string::npos, notInGroup.c_str());
+        QVERIFY2(notInGroup.find("6 (data_parallel, ranks 1,3,5,7)") != std::string::npos, notInGroup.c_str());
+        QVERIFY2(notInGroup.find("0 (default_pg, ranks 0-7)") != std::string::npos, notInGroup.c_str());
+        QVERIFY(!QFileInfo::exists(dir)); // nothing written
+        const std::string noGroup = refusal("skip:5:99:1");
+        QVERIFY2(noGroup.find("not in process group 99") != std::string::npos, noGroup.c_str());
+        const std::string noRank = refusal("skip:12:1:1");
+        QVERIFY2(noRank.find("the job has ranks 0-7") != std::string::npos, noRank.c_str());
+        const std::string pastTheEnd = refusal("skip:5:3:99");
+        QVERIFY2(pastTheEnd.find("rank 5 issues collectives 0-") != std::string::npos && pastTheEnd.find("in 1 step") != std::string::npos,
+                 pastTheEnd.c_str());
+        const std::string noRecv = refusal("drop-recv:4:0:0");
+        QVERIFY2(noRecv.find("posts no receive") != std::string::npos, noRecv.c_str());
+        QVERIFY(!QFileInfo::exists(dir));
+        QCOMPARE(refusal("skip:5:3:1"), std::string());
+        QVERIFY(QFileInfo::exists(dir + QStringLiteral("/kineto_5.json")));
+        QDir(dir).removeRecursively();
     }
 
     void byteSizesParse()

@@ -1,5 +1,7 @@
 #include "editsdock.h"
 
+#include "elidedelegate.h"
+
 #include "correctioncontroller.h"
 #include "eventselection.h"
 
@@ -113,7 +115,15 @@ EditsDock::EditsDock(CorrectionController *controller, EventSelection *selection
     m_view->setSelectionMode(QAbstractItemView::SingleSelection);
     m_view->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_view->verticalHeader()->hide();
-    m_view->horizontalHeader()->setStretchLastSection(true);
+    // The edit (what moved where) takes the width; the reason, often empty, a fixed share.
+    QHeaderView *header = m_view->horizontalHeader();
+    header->setStretchLastSection(false);
+    header->setSectionResizeMode(EditsModel::Step, QHeaderView::ResizeToContents);
+    header->setSectionResizeMode(EditsModel::Edit, QHeaderView::Stretch);
+    header->setSectionResizeMode(EditsModel::Status, QHeaderView::ResizeToContents);
+    header->setSectionResizeMode(EditsModel::Reason, QHeaderView::Interactive);
+    header->resizeSection(EditsModel::Reason, fontMetrics().horizontalAdvance(QLatin1Char('x')) * 24);
+    m_view->setItemDelegateForColumn(EditsModel::Edit, new ElideRightDelegate(m_view));
     layout->addWidget(m_view, 1);
 
     auto *buttons = new QHBoxLayout;

@@ -91,7 +91,10 @@ ExportDialog::ExportDialog(DocumentPtr doc, QWidget *parent) : QDialog(parent), 
     grid->setHorizontalSpacing(8);
     grid->setVerticalSpacing(2);
     grid->setColumnStretch(1, 1);
-    const core::ExportPaths defaults = core::defaultExportPaths(m_doc->devicePath().toStdString());
+    // The defaults are absolute: a trace opened by a relative path (`cd X && linkscope sample/…`) names
+    // its outputs from the current folder, and absolute() resolves what is still relative against the
+    // trace's folder, which would name `sample/` twice.
+    const core::ExportPaths defaults = core::defaultExportPaths(QFileInfo(m_doc->devicePath()).absoluteFilePath().toStdString());
     const QString defaultPath[kFormatCount] = {fromStd(defaults.etPlus), fromStd(defaults.et), fromStd(defaults.perfetto)};
     const QString description[kFormatCount] = {
         tr("what chakra_trace_link writes: the host ET with each GPU op under its parent CPU op"),

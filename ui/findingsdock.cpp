@@ -1,5 +1,7 @@
 #include "findingsdock.h"
 
+#include "elidedelegate.h"
+
 #include "correctioncontroller.h"
 #include "eventselection.h"
 #include "storypanel.h"
@@ -714,7 +716,9 @@ FindingsDock::FindingsDock(CorrectionController *controller, EventSelection *sel
     header->setSectionResizeMode(FindingsTreeModel::Finding, QHeaderView::Stretch);
     header->setSectionResizeMode(FindingsTreeModel::Status, QHeaderView::ResizeToContents);
     header->setSectionResizeMode(FindingsTreeModel::Suggestion, QHeaderView::Interactive);
-    header->resizeSection(FindingsTreeModel::Suggestion, 320);
+    header->resizeSection(FindingsTreeModel::Suggestion, 460);
+    // A suggestion is a sentence ("Re-parent to … under …"): cut at its end, not in its middle.
+    m_view->setItemDelegateForColumn(FindingsTreeModel::Suggestion, new ElideRightDelegate(m_view));
     // A job's cross-rank findings above the open rank's own (hidden until a job is open).
     auto *split = new QSplitter(Qt::Vertical, body);
     m_jobPanel = new QWidget(split);
@@ -905,7 +909,13 @@ void FindingsDock::updateKinds()
     const auto counts = m_model->countsByKind();
     QSignalBlocker block(m_kindBox);
     m_kindBox->clear();
-    m_kindBox->addItem(tr("All kinds (%L1)").arg(m_model->rowCount()));
+    // As the status line counts them (the open findings of the links shown), plus those your
+    // corrections resolved, which the list keeps.
+    int resolved = 0;
+    for (int row = 0; row < m_model->rowCount(); ++row)
+        resolved += m_model->isResolved(row) ? 1 : 0;
+    m_kindBox->addItem(resolved ? tr("All kinds (%L1 + %L2 resolved)").arg(m_model->rowCount() - resolved).arg(resolved)
+                                : tr("All kinds (%L1)").arg(m_model->rowCount()));
     for (int k = 0; k < core::kFindingKindCount; ++k)
         if (counts[static_cast<std::size_t>(k)] > 0)
             m_kindBox->addItem(tr("%1 (%L2)").arg(fromStd(core::findingKindName(static_cast<core::FindingKind>(k))))
@@ -1091,9 +1101,8 @@ void FindingsDock::setJob(const JobPtr &job)
     m_jobFindings->setMaximumHeight(m_jobFindings->header()->sizeHint().height()
                                     + m_jobFindings->fontMetrics().height() * 7 / 5 * std::min(m_jobFindings->findingCount(), 5) + 8);
     if (job)
-        m_jobLabel->setText(tr("<b>Across ranks</b> — %1 in %2 (%L3 ranks)")
-                                .arg(m_jobFindings->summary(), job->folder.toHtmlEscaped())
-                                .arg(job->report.ranks.size()));
+        m_jobLabel->setText(tr("<b>Across ranks</b> — %1 in %2 (%3)")
+                                .arg(m_jobFindings->summary(), job->folder.toHtmlEscaped(), ranksText(job->report.ranks.size())));
     setOpenRank(m_openRank);
 }
 

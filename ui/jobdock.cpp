@@ -2,6 +2,7 @@
 
 #include "jobpredictionpanel.h"
 #include "joboverview.h"
+#include "timeformat.h"
 
 #include <QFileDialog>
 #include <QLocale>
@@ -62,7 +63,7 @@ private:
         for (const RankFix &r : m_fix.ranks)
             if (r.edits)
                 ranks << r.rank;
-        QString message = QObject::tr("%1: %2 — the sidecars of %L3 ranks").arg(verb, text()).arg(ranks.size());
+        QString message = QObject::tr("%1: %2 — the sidecars of %3").arg(verb, text(), ranksText(ranks.size()));
         for (const std::string &m : refused)
             message += QLatin1Char('\n') + QString::fromStdString(m);
         emit m_dock->sidecarsChanged(ranks, message);
@@ -125,7 +126,9 @@ JobDock::JobDock(QWidget *parent) : QDockWidget(tr("Job"), parent)
         auto *bar = new QProgressBar(m_progressPanel);
         bar->setRange(0, 1000);
         bar->setTextVisible(true);
-        bar->setMaximumWidth(180);
+        // Wide enough for its longest text ("rank 1234 export 100%"), which the style draws inside.
+        bar->setMinimumWidth(fontMetrics().horizontalAdvance(tr("rank 0000 export 100%")) + 24);
+        bar->setMaximumWidth(std::max(180, bar->minimumWidth()));
         bar->hide();
         progress->addWidget(bar);
         m_bars.push_back(bar);
@@ -137,13 +140,23 @@ JobDock::JobDock(QWidget *parent) : QDockWidget(tr("Job"), parent)
     layout->addWidget(m_progressPanel);
 
     auto *split = new QSplitter(Qt::Horizontal, body);
-    m_overview = new JobOverview(split);
+    split->setObjectName(QStringLiteral("jobOverviewSplit")); // kept across launches (windowlayout.h)
+    // The overview with its legend under it (its colours are per collective kind).
+    auto *overviewBox = new QWidget(split);
+    auto *overviewLayout = new QVBoxLayout(overviewBox);
+    overviewLayout->setContentsMargins(0, 0, 0, 0);
+    overviewLayout->setSpacing(1);
+    m_overview = new JobOverview(overviewBox);
+    m_legend = new JobOverviewLegend(overviewBox);
+    overviewLayout->addWidget(m_overview, 1);
+    overviewLayout->addWidget(m_legend);
     auto *side = new QSplitter(Qt::Vertical, split);
+    side->setObjectName(QStringLiteral("jobSideSplit"));
     m_findings = new JobFindingsList(side);
     m_predictionPanel = new JobPredictionPanel(side);
     side->addWidget(m_findings);
     side->addWidget(m_predictionPanel);
-    split->addWidget(m_overview);
+    split->addWidget(overviewBox);
     split->addWidget(side);
     side->setStretchFactor(0, 1);
     side->setStretchFactor(1, 2);
@@ -167,15 +180,31 @@ JobDock::JobDock(QWidget *parent) : QDockWidget(tr("Job"), parent)
     connect(m_loader, &JobLoader::finished, this, &JobDock::onFinished);
     connect(m_loader, &JobLoader::failed, this, [this](const QString &message) {
         showProgress(false);
-        m_summary->setText(tr("Job: %1").arg(message));
+        const bool kept = m_discovering && m_job; // no ranks found: the job open stays open, whole
+        m_discovering = false;
+        if (kept) {
+            m_summary->setText(summaryText() + QLatin1Char('\n') + tr("⚠ Not opened, the job above stays open: %1").arg(message));
+            m_predictor->start(m_job);
+        } else {
+            m_summary->setText(tr("Job: %1").arg(message));
+            if (!m_job) {
+                m_overview->setJob(nullptr);
+                m_overview->setPlaceholder(tr("No job open: %1").arg(message.section(QLatin1Char('\n'), 0, 0)));
+            }
+        }
         m_export->setEnabled(m_job != nullptr);
         m_fix->setEnabled(m_job != nullptr);
         emit failed(message);
     });
     connect(m_loader, &JobLoader::cancelled, this, [this] {
         showProgress(false);
+        m_discovering = false;
         m_fix->setEnabled(m_job != nullptr);
         m_summary->setText(m_job ? summaryText() : tr("Opening the job was cancelled"));
+        if (m_job && !m_predictor->prediction())
+            m_predictor->start(m_job); // the job open stays: predicted again
+        if (!m_job)
+            m_overview->setPlaceholder(tr("No job open: opening it was cancelled"));
         m_export->setEnabled(m_job != nullptr);
     });
     connect(m_loader, &JobLoader::exported, this, [this](const QString &dir, const QString &summary) {
@@ -217,6 +246,8 @@ JobDock::JobDock(QWidget *parent) : QDockWidget(tr("Job"), parent)
         }
     });
     connect(m_overview, &JobOverview::rankActivated, this, &JobDock::requestRank);
+    // A rank clicked (its label or a collective of its row) is the one the buttons act on.
+    connect(m_overview, &JobOverview::rankClicked, this, &JobDock::selectRank);
     connect(m_overview, &JobOverview::collectiveSelected, this, [this] {
         m_openRank->setEnabled(m_job != nullptr);
         m_beside->setEnabled(m_job != nullptr);
@@ -228,27 +259,41 @@ JobDock::JobDock(QWidget *parent) : QDockWidget(tr("Job"), parent)
 
 void JobDock::open(const QString &folder, core::Policy policy)
 {
-    m_folder = folder;
-    m_policy = policy;
+    // The job open (if any) stays, whole, until the new folder's ranks are found (onDiscovered): a
+    // folder without traces leaves it as it was and says why.
+    m_pendingFolder = folder;
+    m_pendingPolicy = policy;
+    m_discovering = true;
+    // The open job's prediction is dropped now (it is predicted again if the job stays, below).
+    m_predictor->cancel();
+    const QString looking = tr("Looking for the ranks in %1…").arg(folder);
+    m_summary->setText(m_job ? QString(summaryText() + QLatin1Char('\n') + looking) : looking);
+    if (!m_job)
+        m_overview->setPlaceholder(looking);
+    show();
+    raise();
+    showProgress(true);
+    m_loader->open(folder, policy);
+}
+
+void JobDock::closeJob()
+{
     m_undo->clear();
     m_fix->setEnabled(false);
     m_job.reset();
     m_partial.clear();
     m_currentRank = -1;
+    m_overview->setSelectedRank(-1);
     m_chosenPathRank = -1;
     m_predictor->cancel(); // a running prediction of the previous job is ignored
     m_findings->setJob(nullptr);
     m_overview->clearSelection();
     m_overview->setHighlightedRanks({});
     m_overview->setJob(nullptr);
+    m_legend->setJob(nullptr);
     m_export->setEnabled(false);
     m_openRank->setEnabled(false);
     m_beside->setEnabled(false);
-    m_summary->setText(tr("Opening the job in %1…").arg(folder));
-    show();
-    raise();
-    showProgress(true);
-    m_loader->open(folder, policy);
 }
 
 void JobDock::fixAcrossRanks(core::FindingKind kind)
@@ -295,7 +340,7 @@ void JobDock::rebuildFixMenu()
         const auto kind = core::findingKindFromName(name);
         if (!kind)
             continue;
-        QAction *a = menu->addAction(tr("%1: %L2 on %L3 ranks").arg(QString::fromStdString(name)).arg(counts.first).arg(counts.second));
+        QAction *a = menu->addAction(tr("%1: %L2 on %3").arg(QString::fromStdString(name)).arg(counts.first).arg(ranksText(counts.second)));
         const core::FindingKind k = *kind;
         connect(a, &QAction::triggered, this, [this, k] { fixAcrossRanks(k); });
     }
@@ -335,7 +380,12 @@ void JobDock::updateProgress()
         else if (s.stage != QLatin1String("waiting"))
             active.push_back(&s);
     }
-    m_progressLabel->setText(tr("%L1 of %L2 ranks done%3").arg(done + failedRanks).arg(states.size()).arg(failedRanks ? tr(", %L1 failed").arg(failedRanks) : QString()));
+    // Before the ranks are found there is no count to give ("0 of 0").
+    m_progressLabel->setText(m_discovering ? tr("Looking for ranks…")
+                                           : tr("%L1 of %L2 ranks done%3")
+                                                 .arg(done + failedRanks)
+                                                 .arg(states.size())
+                                                 .arg(failedRanks ? tr(", %L1 failed").arg(failedRanks) : QString()));
     for (std::size_t i = 0; i < m_bars.size(); ++i) {
         QProgressBar *bar = m_bars[i];
         if (i < active.size()) {
@@ -360,8 +410,17 @@ void JobDock::updateProgress()
 
 void JobDock::onDiscovered(const JobLayout &layout)
 {
+    // Ranks found: the previous job closes now, and the new one fills in rank by rank.
+    const bool replaced = m_job != nullptr;
+    closeJob();
+    m_discovering = false;
+    m_folder = m_pendingFolder;
+    m_policy = m_pendingPolicy;
     m_layout = layout;
     m_summary->setText(tr("Opening %L1 ranks in %2…").arg(layout.ranks.size()).arg(m_folder));
+    m_overview->setPlaceholder(tr("Reading %L1 ranks: each appears here as it is read").arg(layout.ranks.size()));
+    if (replaced)
+        emit jobClosed();
 }
 
 void JobDock::onRankLoaded(const RankSummary &summary)
@@ -376,6 +435,7 @@ void JobDock::onFinished(JobPtr job)
     m_partial.clear();
     showProgress(false);
     m_overview->setJob(m_job);
+    m_legend->setJob(m_job);
     m_overview->frameAll();
     m_summary->setText(summaryText());
     m_findings->setJob(m_job);
@@ -441,10 +501,9 @@ QString JobDock::summaryText() const
         collectives += n;
     for (const JobFinding &f : r.findings)
         (f.severity == Severity::Error ? errors : warnings) += 1;
-    QString text = tr("%1: %L2 ranks%3, %L4 process groups, %L5 collectives")
-                       .arg(m_job->folder)
-                       .arg(r.ranks.size())
-                       .arg(r.worldSize > 0 ? tr(" of %L1").arg(r.worldSize) : QString())
+    QString text = tr("%1: %2%3, %L4 process groups, %L5 collectives")
+                       .arg(m_job->folder, ranksText(r.ranks.size()))
+                       .arg(r.worldSize > 0 && r.worldSize != static_cast<std::int64_t>(r.ranks.size()) ? tr(" of %L1").arg(r.worldSize) : QString())
                        .arg(r.groups.size())
                        .arg(collectives);
     text += r.findings.empty() ? tr(" · no cross-rank findings") : tr(" · %L1 errors, %L2 warnings across ranks").arg(errors).arg(warnings);
@@ -464,11 +523,20 @@ void JobDock::selectFinding(int row)
     std::vector<qint64> ranks(f.ranks.begin(), f.ranks.end());
     m_overview->setHighlightedRanks(ranks);
     m_currentRank = ranks.empty() ? -1 : ranks.front();
+    m_overview->setSelectedRank(m_currentRank);
     m_openRank->setEnabled(m_currentRank >= 0);
     m_beside->setEnabled(m_currentRank >= 0);
     if (!f.processGroup.empty() && f.index >= 0)
         m_overview->selectCollective(QString::fromStdString(f.processGroup), f.index, true);
     emit findingSelected(row);
+}
+
+void JobDock::selectRank(qint64 rank)
+{
+    m_currentRank = rank;
+    m_overview->setSelectedRank(rank);
+    m_openRank->setEnabled(m_job != nullptr);
+    m_beside->setEnabled(m_job != nullptr);
 }
 
 qint64 JobDock::rankOfDevice(const QString &devicePath) const
@@ -486,6 +554,8 @@ void JobDock::documentShown(const QString &devicePath)
 
 qint64 JobDock::selectedRank() const
 {
+    // The rank chosen last: clicked in the overview (label or collective), a finding's first rank,
+    // or the one opened by a double-click.
     qint64 rank = m_currentRank;
     if (rank < 0 && m_overview->selection())
         rank = m_overview->selection()->rank;
@@ -513,6 +583,7 @@ void JobDock::requestRank(qint64 rank)
     if (!files)
         return;
     m_currentRank = rank;
+    m_overview->setSelectedRank(rank);
     emit openRankRequested(rank, QString::fromStdString(files->host), QString::fromStdString(files->device));
 }
 

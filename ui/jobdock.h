@@ -30,6 +30,7 @@ class QSplitter;
 namespace linkscope::ui {
 
 class JobOverview;
+class JobOverviewLegend;
 class JobPredictionPanel;
 
 class JobDock : public QDockWidget {
@@ -37,7 +38,11 @@ class JobDock : public QDockWidget {
 public:
     explicit JobDock(QWidget *parent = nullptr);
 
+    // Opens the job in `folder`. The job open until now stays, whole, until the folder's ranks are
+    // found; a folder without traces leaves it open and says why (failed()).
     void open(const QString &folder, core::Policy policy = core::Policy::Nesting);
+    // True from open() until the folder's ranks are found (or not).
+    bool discovering() const { return m_discovering; }
     // Applies the suggestion of every `kind` finding on every rank (each rank's own sidecar), as one
     // step of undoStack(); fixApplied() once written.
     void fixAcrossRanks(core::FindingKind kind);
@@ -47,6 +52,7 @@ public:
 
     JobLoader *loader() const { return m_loader; }
     JobOverview *overview() const { return m_overview; }
+    JobOverviewLegend *legend() const { return m_legend; }
     JobFindingsList *findingsList() const { return m_findings; }
     JobPredictor *predictor() const { return m_predictor; }
     JobPredictionPanel *predictionPanel() const { return m_predictionPanel; }
@@ -63,8 +69,12 @@ public:
     qint64 currentRank() const { return m_currentRank; }
     // The rank whose Kineto trace is `devicePath`, -1 if none of this job's.
     qint64 rankOfDevice(const QString &devicePath) const;
-    // The rank a button acts on: the selected finding's first rank, the rank clicked, else the first.
+    // The rank a button acts on: the rank chosen last (clicked in the overview, a finding's first
+    // rank, or opened by a double-click), else the first.
     qint64 selectedRank() const;
+    // What a click on a rank's row in the overview does: `rank` is the one the buttons act on.
+    void selectRank(qint64 rank);
+    QPushButton *openRankButton() const { return m_openRank; }
     // Asks for `rank`'s full lanes in the main timeline (openRankRequested).
     void requestRank(qint64 rank);
     // Asks for `rank`'s lanes beside the open rank's (showBesideRequested).
@@ -78,6 +88,8 @@ public:
 
 signals:
     void jobOpened(linkscope::ui::JobPtr job);
+    // The job open until now was closed: another folder's ranks were found and are being read.
+    void jobClosed();
     void findingSelected(int row);
     void openRankRequested(qint64 rank, const QString &hostPath, const QString &devicePath);
     void showBesideRequested(qint64 rank, const QString &hostPath, const QString &devicePath);
@@ -88,6 +100,7 @@ signals:
 
 private:
     void onDiscovered(const core::job::JobLayout &layout);
+    void closeJob(); // forgets the open job (its findings, overview, undo steps)
     void onRankLoaded(const core::job::RankSummary &summary);
     void onFinished(JobPtr job);
     void updateProgress();
@@ -101,6 +114,7 @@ private:
 
     JobLoader *m_loader;
     JobOverview *m_overview;
+    JobOverviewLegend *m_legend;
     QLabel *m_summary;
     QWidget *m_progressPanel;
     QLabel *m_progressLabel;
@@ -119,6 +133,9 @@ private:
     QTimer *m_timer;
     JobPtr m_job;
     QString m_folder;
+    QString m_pendingFolder; // being opened: becomes m_folder once its ranks are found
+    core::Policy m_pendingPolicy = core::Policy::Nesting;
+    bool m_discovering = false;
     core::job::JobLayout m_layout;
     std::vector<core::job::RankSummary> m_partial;
     bool m_partialDirty = false;

@@ -7,11 +7,21 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <limits>
 #include <thread>
 
 namespace linkscope::ui {
 
 using namespace core::job;
+
+std::int64_t alignedJobStart(const JobReport &report)
+{
+    std::int64_t lo = std::numeric_limits<std::int64_t>::max();
+    for (const RankSummary &s : report.ranks)
+        if (s.overview && s.overview->endNs > s.overview->startNs)
+            lo = std::min(lo, s.overview->startNs - report.timing.offsetOf(s.rank));
+    return lo == std::numeric_limits<std::int64_t>::max() ? 0 : lo;
+}
 
 JobLoader::JobLoader(QObject *parent) : QObject(parent)
 {

@@ -34,6 +34,10 @@ struct JobDocument {
 };
 using JobPtr = std::shared_ptr<const JobDocument>;
 
+// The job's aligned origin: the earliest rank start on the reference clock (core/job/timing.h
+// offsets). The job overview's ruler and every rank pane's count from it. 0 without a rank.
+std::int64_t alignedJobStart(const core::job::JobReport &report);
+
 class JobLoader : public QObject {
     Q_OBJECT
 public:

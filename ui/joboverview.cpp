@@ -1,5 +1,7 @@
 #include "joboverview.h"
 
+#include "joboverviewmarks.h"
+
 #include "timeformat.h"
 #include "timelineruler.h"
 
@@ -66,6 +68,7 @@ void JobOverview::setJob(JobPtr job)
     m_job = std::move(job);
     m_rows.clear();
     m_stragglers.clear();
+    m_missing = m_job ? missingCollectives(*m_job) : std::vector<MissingCollective>{};
     if (m_job) {
         const JobReport &r = m_job->report;
         for (const RankSummary &s : r.ranks) {
@@ -88,13 +91,22 @@ void JobOverview::setJob(JobPtr job)
     update();
 }
 
-qint64 JobOverview::alignedStart() const
+void JobOverview::setPlaceholder(const QString &text)
 {
-    qint64 lo = std::numeric_limits<qint64>::max();
-    for (const Row &row : m_rows)
-        if (row.summary->overview && row.summary->overview->endNs > row.summary->overview->startNs)
-            lo = std::min(lo, row.summary->overview->startNs - row.offset);
-    return lo == std::numeric_limits<qint64>::max() ? 0 : lo;
+    m_placeholder = text;
+    update();
+}
+
+qint64 JobOverview::alignedStart() const { return m_job ? alignedJobStart(m_job->report) : 0; }
+
+void JobOverview::showRange(qint64 start, qint64 end)
+{
+    // The rank panes' window (reference clock): followed as it is, without echoing it back.
+    if (end <= start || (start == m_viewStart && end == m_viewEnd))
+        return;
+    m_viewStart = start;
+    m_viewEnd = end;
+    update();
 }
 
 qint64 JobOverview::alignedEnd() const
@@ -192,24 +204,7 @@ void JobOverview::setCriticalPath(std::shared_ptr<const PlacedPath> path, const 
     update();
 }
 
-QColor JobOverview::kindColour(CallKind kind) const
-{
-    switch (kind) {
-    case CallKind::AllReduce: return QColor(0xe0, 0x7a, 0x1f);
-    case CallKind::AllGather: return QColor(0x2e, 0x9e, 0x5b);
-    case CallKind::ReduceScatter: return QColor(0x8e, 0x5c, 0xc8);
-    case CallKind::AllToAll: return QColor(0x1f, 0x9e, 0xa8);
-    case CallKind::Broadcast: return QColor(0xa8, 0x6b, 0x3c);
-    case CallKind::Reduce: return QColor(0xc8, 0x4b, 0x4b);
-    case CallKind::Gather:
-    case CallKind::Scatter: return QColor(0x6b, 0x8e, 0x23);
-    case CallKind::Barrier: return QColor(0x55, 0x55, 0x55);
-    case CallKind::Send:
-    case CallKind::Recv: return QColor(0x7f, 0x8c, 0x9d);
-    case CallKind::Unknown: break;
-    }
-    return QColor(0x99, 0x99, 0x99);
-}
+QColor JobOverview::kindColour(CallKind kind) const { return callKindColour(kind); }
 
 QString JobOverview::selectionText() const
 {
@@ -232,7 +227,7 @@ QString JobOverview::selectionText() const
             kind = QString::fromUtf8(callKindName(r->calls[call].kind).data());
             break;
         }
-    QString text = tr("%1 #%2 in group %3 on %L4 ranks").arg(kind).arg(s.index).arg(s.group).arg(m_selectedCalls.size());
+    QString text = tr("%1 #%2 in group %3 on %4").arg(kind).arg(s.index).arg(s.group, ranksText(m_selectedCalls.size()));
     for (const CollectiveTiming &t : m_job->report.timing.collectives)
         if (QString::fromStdString(t.processGroup) == s.group && t.index == s.index) {
             text += tr(": arrival skew %1, last to arrive: rank %2").arg(formatDuration(t.skewNs)).arg(t.lastRank);
@@ -289,6 +284,12 @@ void JobOverview::setOpenRank(qint64 rank)
     update();
 }
 
+void JobOverview::setSelectedRank(qint64 rank)
+{
+    m_selectedRank = rank;
+    update();
+}
+
 long JobOverview::callAt(int row, int x) const
 {
     const Row &r = m_rows[static_cast<std::size_t>(row)];
@@ -311,6 +312,16 @@ long JobOverview::callAt(int row, int x) const
     return best;
 }
 
+const MissingCollective *JobOverview::missingAt(qint64 rank, int x) const
+{
+    const double npp = nanosPerPixel();
+    const qint64 t = pixelToTime(x - contentRect().left(), m_viewStart, npp), slack = static_cast<qint64>(3 * npp);
+    for (const MissingCollective &m : m_missing)
+        if (m.rank == rank && t >= m.start - slack && t <= m.end + slack)
+            return &m;
+    return nullptr;
+}
+
 void JobOverview::paintEvent(QPaintEvent *)
 {
     QPainter p(this);
@@ -322,7 +333,7 @@ void JobOverview::paintEvent(QPaintEvent *)
     const QRect ruler(0, 0, width(), kRulerHeight);
     if (!m_job || m_rows.empty()) {
         p.setPen(text);
-        p.drawText(rect(), Qt::AlignCenter, m_job ? tr("Loading the job's ranks…") : tr("No job open"));
+        p.drawText(rect().adjusted(8, 0, -8, 0), Qt::AlignCenter | Qt::TextWordWrap, m_placeholder.isEmpty() ? tr("No job open") : m_placeholder);
         return;
     }
     const qint64 origin = alignedStart();
@@ -364,7 +375,7 @@ void JobOverview::paintEvent(QPaintEvent *)
         callColour[static_cast<std::size_t>(k)] = shown.rgb();
         tickColour[static_cast<std::size_t>(k)] = shown.darker(160);
     }
-    const QRgb busySingle = QColor(0x4a, 0x78, 0xb0).rgb(), busyMerged = dimmed(QColor(0x4a, 0x78, 0xb0), base).darker(115).rgb();
+    const QRgb busySingle = busyBandColour().rgb(), busyMerged = dimmed(busyBandColour(), base).darker(115).rgb();
     p.save();
     p.setClipRect(QRect(0, content.top(), width(), content.height()));
     for (int i = m_scroll; i < static_cast<int>(m_rows.size()); ++i) {
@@ -391,6 +402,12 @@ void JobOverview::paintEvent(QPaintEvent *)
         if (!s.error.empty())
             label += tr(" ✗ unreadable");
         p.drawText(head.adjusted(6, 0, -4, 0), Qt::AlignVCenter | Qt::AlignLeft, label);
+        if (row.rank == m_selectedRank) {
+            // The rank Open rank / Show beside act on: outlined in the selection colour.
+            p.setPen(QPen(pal.color(QPalette::Highlight), 2));
+            p.drawRect(QRectF(head).adjusted(1, 1, -1, -1));
+            p.setPen(headBg.lightness() > 128 ? QColor(0x20, 0x24, 0x2a) : text);
+        }
         if (m_stragglers.count(row.rank) && rh >= 12) {
             for (const StragglerCount &c : m_job->report.timing.stragglers)
                 if (c.rank == row.rank) {
@@ -504,6 +521,20 @@ void JobOverview::paintEvent(QPaintEvent *)
             p.drawRect(QRectF(x0 - 1, collTop - 1, x1 - x0 + 2, collHeight + 2));
             matchPoints.emplace_back(xl, collTop + collHeight / 2.0);
         }
+        // Where this rank did not issue a collective its group's others did: a dashed red box over
+        // the others' span (joboverviewmarks.h), selected or not.
+        for (const MissingCollective &m : m_missing) {
+            if (m.rank != row.rank || m.end < m_viewStart || m.start > m_viewEnd)
+                continue;
+            const double x0 = xOf(m.start), x1 = std::max(x0 + 6, xOf(m.end));
+            p.setPen(QPen(missingMarkColour(), 2, Qt::DashLine));
+            p.setBrush(Qt::NoBrush);
+            p.drawRect(QRectF(x0, collTop, x1 - x0, std::max(collHeight, rh - 4)));
+            if (x1 - x0 >= 14) {
+                p.setPen(missingMarkColour());
+                p.drawText(QRectF(x0, collTop, x1 - x0, std::max(collHeight, rh - 4)), Qt::AlignCenter, QStringLiteral("✗"));
+            }
+        }
         p.setClipRect(QRect(0, content.top(), width(), content.height()));
     }
     // The match across ranks: a line through every rank's launch of the selected collective.
@@ -560,6 +591,12 @@ void JobOverview::mouseReleaseEvent(QMouseEvent *event)
         return;
     const QPoint pos = event->position().toPoint();
     const int row = rowAt(pos.y());
+    if (row >= 0 && m_job) {
+        // A click anywhere on a rank's row (its label or its lanes) picks that rank.
+        const qint64 clicked = m_rows[static_cast<std::size_t>(row)].rank;
+        setSelectedRank(clicked);
+        emit rankClicked(clicked);
+    }
     if (row < 0 || pos.x() < kHeaderWidth || !m_job) {
         clearSelection();
         return;
@@ -663,6 +700,10 @@ bool JobOverview::event(QEvent *event)
                           .arg(formatDuration(step->simStartNs), formatDuration(step->simEndNs), formatDuration(step->simEndNs - step->simStartNs))
                           .arg(step->anchored ? tr("drawn at the collective's measured kernel")
                                               : tr("placed between the measured collectives around it, in the replay's proportions"));
+            } else if (const MissingCollective *m = missingAt(r.rank, help->pos().x())) {
+                tip = tr("rank %1 did not issue %2: the group's other ranks ran it here (a missing_collective finding)")
+                          .arg(r.rank)
+                          .arg(m->label);
             } else if (const long call = callAt(row, help->pos().x()); call >= 0) {
                 const CollectiveCall &c = r.summary->calls[static_cast<std::size_t>(call)];
                 const auto [group, index] = m_job->report.positionOf(r.rank, static_cast<std::size_t>(call));

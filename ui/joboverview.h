@@ -9,6 +9,7 @@
 // In critical-path mode it draws a rank's predicted critical path across the rows (jobpath.h).
 
 #include "jobloader.h"
+#include "joboverviewmarks.h"
 #include "jobpath.h"
 
 #include <QWidget>
@@ -32,6 +33,9 @@ public:
     // `job` may hold a part of the ranks (while loading); times are unaligned until it has a report.
     void setJob(JobPtr job);
     const JobPtr &job() const { return m_job; }
+    // What the overview says while it has no rank to draw ("Reading 8 ranks…", why none opened).
+    void setPlaceholder(const QString &text);
+    QString placeholder() const { return m_placeholder; }
 
     struct Selection {
         QString group;
@@ -47,10 +51,17 @@ public:
     // The rank whose full lanes are open below (its header says so); -1 none.
     void setOpenRank(qint64 rank);
     qint64 openRank() const { return m_openRank; }
+    // The rank the job dock's buttons act on (its header is outlined); -1 none. A click on a row
+    // (its label or its lanes) picks it and emits rankClicked.
+    void setSelectedRank(qint64 rank);
+    qint64 selectedRank() const { return m_selectedRank; }
     // The view spans every rank's extent.
     void frameAll();
     // The view spans [start, end) (aligned ns) with a margin.
     void frameRange(qint64 start, qint64 end);
+    // The view is exactly [start, end) (aligned ns): the rank panes' window, which it follows as they
+    // pan and zoom (no viewChanged).
+    void showRange(qint64 start, qint64 end);
 
     qint64 viewStart() const { return m_viewStart; }
     qint64 viewEnd() const { return m_viewEnd; }
@@ -67,10 +78,13 @@ public:
     const std::shared_ptr<const PlacedPath> &criticalPath() const { return m_path; }
     // The ranks whose rows got a segment of the path in the last paint.
     const std::set<std::int64_t> &pathRanksDrawn() const { return m_pathDrawn; }
+    // Where a rank did not issue a collective of its group (marked on its row, selected or not).
+    const std::vector<MissingCollective> &missingMarks() const { return m_missing; }
 
 signals:
     void collectiveSelected(const QString &group, qint64 index);
     void rankActivated(qint64 rank);
+    void rankClicked(qint64 rank);
     void viewChanged();
 
 protected:
@@ -103,12 +117,16 @@ private:
     void setView(qint64 start, qint64 end);
     void clampScroll();
     QColor kindColour(core::job::CallKind kind) const;
+    const MissingCollective *missingAt(qint64 rank, int x) const;
 
     JobPtr m_job;
+    QString m_placeholder;
     std::vector<Row> m_rows;
     std::set<qint64> m_stragglers;
+    std::vector<MissingCollective> m_missing;
     std::set<qint64> m_highlighted;
     qint64 m_openRank = -1;
+    qint64 m_selectedRank = -1;
     std::optional<Selection> m_selection;
     std::vector<std::pair<std::int64_t, std::size_t>> m_selectedCalls; // (rank, call) of the selection
     qint64 m_viewStart = 0;

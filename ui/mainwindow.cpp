@@ -10,6 +10,7 @@
 #include "jobdock.h"
 #include "joboverview.h"
 #include "legendwidget.h"
+#include "openpair.h"
 #include "predictdock.h"
 #include "predictioncontroller.h"
 #include "rangedock.h"
@@ -22,6 +23,7 @@
 #include "timeformat.h"
 #include "traceloader.h"
 #include "warningsdock.h"
+#include "windowlayout.h"
 
 #include <QAction>
 #include <QActionGroup>
@@ -104,8 +106,6 @@ MainWindow::MainWindow(QWidget *parent)
     addDock(m_warnings, Qt::RightDockWidgetArea);
     tabifyDockWidget(m_search, m_warnings);
     m_search->raise();
-    resizeDocks({m_details, m_search}, {520, 300}, Qt::Vertical);
-    resizeDocks({m_details}, {430}, Qt::Horizontal);
     buildStatusBar();
 
     connect(this, &MainWindow::documentChanged, m_details, &DetailsDock::setDocument);
@@ -156,6 +156,8 @@ MainWindow::MainWindow(QWidget *parent)
     annotateDetails();
     connect(m_predictor, &PredictionController::predicted, this, annotateDetails);
     m_timeline->setFocus();
+    // The layout of the last session (windowlayout.h); without one, defaults on the first show.
+    m_layoutRestored = WindowLayout::restore(this);
 }
 
 MainWindow::~MainWindow() = default;
@@ -171,13 +173,12 @@ void MainWindow::buildActions()
     // File
     QMenu *file = menuBar()->addMenu(tr("&File"));
     QAction *openPairAction = file->addAction(tr("Open &pair…"), this, [this] {
-        const QString host = QFileDialog::getOpenFileName(this, tr("Host execution trace (ET)"), QString(), kTraceFilter);
-        if (host.isEmpty())
-            return;
-        const QString device = QFileDialog::getOpenFileName(this, tr("Kineto trace for %1").arg(QFileInfo(host).fileName()),
-                                                            QFileInfo(host).absolutePath(), kTraceFilter);
-        if (!device.isEmpty())
-            openPair(host, device);
+        // Either file first, or both at once: each is sniffed and takes its role (openpair.h).
+        const PairChoice choice = choosePair(fileDialogAsker(this));
+        if (!choice.error.isEmpty())
+            onFailed(choice.error);
+        else if (!choice.cancelled)
+            choice.host.isEmpty() ? openDevice(choice.device) : openPair(choice.host, choice.device);
     });
     openPairAction->setShortcut(QKeySequence::Open);
     file->addAction(tr("Open &Kineto trace…"), this, [this] {
@@ -556,48 +557,6 @@ void MainWindow::onTimeRangeChanged()
                              8000);
 }
 
-QString MainWindow::shortcutSheetHtml() const
-{
-    // Generated from the actions themselves: the timeline's key bindings, then every menu action that
-    // has a key (search, review, export, ...), then the mouse gestures.
-    auto keysOf = [](const QAction *action) {
-        QStringList keys;
-        for (const QKeySequence &key : action->shortcuts())
-            keys << key.toString(QKeySequence::NativeText).toHtmlEscaped();
-        return keys.join(QStringLiteral(", "));
-    };
-    auto row = [](const QString &keys, const QString &what) {
-        return QStringLiteral("<tr><td><b>%1</b></td><td>%2</td></tr>").arg(keys, what.toHtmlEscaped());
-    };
-    auto section = [](const QString &title) {
-        return QStringLiteral("<tr><td colspan=\"2\"><br><i>%1</i></td></tr>").arg(title.toHtmlEscaped());
-    };
-    QString html = QStringLiteral("<table>") + section(tr("Timeline (while it has the focus)"));
-    for (const QAction *action : m_timeline->keyActions())
-        html += row(keysOf(action), action->toolTip());
-    const QList<QAction *> &timelineKeys = m_timeline->keyActions();
-    for (const QAction *menu : menuBar()->actions()) {
-        if (!menu->menu())
-            continue;
-        QString rows;
-        for (const QAction *action : menu->menu()->actions())
-            if (!action->shortcuts().isEmpty() && !timelineKeys.contains(action))
-                rows += row(keysOf(action), action->text().remove(QLatin1Char('&')));
-        if (!rows.isEmpty())
-            html += section(menu->text().remove(QLatin1Char('&'))) + rows;
-    }
-    html += section(tr("Mouse"));
-    for (const auto &[gesture, what] : TimelineInput::mouseGestures())
-        html += row(gesture.toHtmlEscaped(), what);
-    html += row(tr("Ctrl+drag"), tr("from a GPU op onto a CPU op: re-parent it (Esc cancels)"));
-    return html + QStringLiteral("</table>");
-}
-
-void MainWindow::showShortcuts()
-{
-    QMessageBox::information(this, tr("Keyboard shortcuts"), shortcutSheetHtml());
-}
-
 void MainWindow::dragEnterEvent(QDragEnterEvent *event)
 {
     const QList<QUrl> urls = event->mimeData()->urls();
@@ -623,6 +582,7 @@ JobDock *MainWindow::jobDock()
     if (!m_jobDock) {
         m_jobDock = new JobDock(this);
         addDock(m_jobDock, Qt::TopDockWidgetArea);
+        m_jobDockRestored = WindowLayout::restoreDock(this, m_jobDock);
         // View ▸ Critical path also draws the job's predicted path across the overview's ranks.
         m_jobDock->setCriticalPathMode(m_predict->criticalPathAction()->isChecked());
         connect(m_predict->criticalPathAction(), &QAction::toggled, m_jobDock, &JobDock::setCriticalPathMode);
@@ -636,7 +596,15 @@ JobDock *MainWindow::jobDock()
                 fitJobLayout();
             }
         });
+        // Another folder's ranks were found: the previous job's panes and findings go with it.
+        connect(m_jobDock, &JobDock::jobClosed, this, [this] {
+            m_panes->setJob(nullptr);
+            m_review->findingsDock()->setJob(nullptr);
+            updateRankLabels();
+        });
         connect(m_jobDock, &JobDock::jobOpened, this, [this](const JobPtr &job) {
+            if (!m_doc)
+                m_timeline->setPlaceholderText(tr("Double-click a rank in the Job overview above (or click it and Open rank) to open its lanes here"));
             fitJobLayout();
             m_panes->setJob(job);
             m_review->findingsDock()->setJob(job);
@@ -657,19 +625,27 @@ JobDock *MainWindow::jobDock()
                 openPair(host, device);
         });
         connect(m_jobDock, &JobDock::showBesideRequested, this, [this](qint64 rank, const QString &host, const QString &device) {
-            if (rank == m_panes->mainRank())
+            if (rank == m_panes->mainRank()) {
+                statusBar()->showMessage(tr("Rank %1 is the rank open above: click another rank in the Job overview, then Show beside").arg(rank), 6000);
                 return;
+            }
             m_panes->openPane(rank, host, device, m_policy);
             statusBar()->showMessage(tr("Rank %1 below the open rank, on the job's aligned clock").arg(rank), 4000);
         });
         connect(m_panes, &RankPanes::editRequested, this, &MainWindow::editRankHere);
         // A collective clicked in the overview, or a cross-rank finding's: shown in every rank's lanes.
         connect(m_jobDock->overview(), &JobOverview::collectiveSelected, m_panes, &RankPanes::frameCollective);
+        // And the overview zooms and pans with the ranks' lanes (on the same aligned clock).
+        connect(m_panes, &RankPanes::referenceViewChanged, m_jobDock->overview(), &JobOverview::showRange);
         // The job dock's list and the Findings dock's "Across ranks" stay on the same finding.
         connect(m_jobDock, &JobDock::findingSelected, this, [this](int row) { m_review->findingsDock()->jobFindings()->setCurrentFinding(row); });
         connect(m_review->findingsDock(), &FindingsDock::jobFindingActivated, m_jobDock, &JobDock::selectFinding);
         connect(m_jobDock, &JobDock::exported, this, [this](const QString &, const QString &summary) { statusBar()->showMessage(summary, 10000); });
-        connect(m_jobDock, &JobDock::failed, this, [this](const QString &message) { statusBar()->showMessage(message, 10000); });
+        connect(m_jobDock, &JobDock::failed, this, [this](const QString &message) {
+            if (!m_doc && !m_jobDock->job())
+                m_timeline->setPlaceholderText(QString());
+            statusBar()->showMessage(message, 10000);
+        });
         // A fix across ranks rewrote rank sidecars: the rank open below is reopened with its own.
         connect(m_jobDock, &JobDock::sidecarsChanged, this, [this](const QList<qint64> &ranks, const QString &message) {
             statusBar()->showMessage(message.section(QLatin1Char('\n'), 0, 0), 10000);
@@ -731,6 +707,8 @@ void MainWindow::openJob(const QString &folder)
     dock->show();
     fitJobLayout();
     m_fitJobOnShow = true;
+    if (!m_doc)
+        m_timeline->setPlaceholderText(tr("Opening the job in %1: its ranks appear in the Job overview above as they are read").arg(folder));
     dock->open(folder, m_policy);
 }
 
@@ -744,8 +722,8 @@ void MainWindow::fitJobLayout()
     // in (sizes asked for before are lost): as the job opens (the panes' split is taken from the
     // height this gives), when it is open, and when its first rank is shown.
     QTimer::singleShot(0, this, [this] {
-        if (!m_jobDock || !m_jobDock->isVisible() || m_jobDock->isFloating())
-            return;
+        if (!m_jobDock || !m_jobDock->isVisible() || m_jobDock->isFloating() || m_jobDockRestored)
+            return; // a size saved from the last session is kept
         resizeDocks({m_jobDock}, {std::max(240, height() * 24 / 100)}, Qt::Vertical);
         if (QDockWidget *findings = m_review->findingsDock(); findings->isVisible() && !findings->isFloating())
             resizeDocks({findings}, {std::max({250, height() * 24 / 100, findings->minimumSizeHint().height()})}, Qt::Vertical);
@@ -769,6 +747,8 @@ void MainWindow::showEvent(QShowEvent *event)
     const QSize room = available.size() - frame;
     if (!testAttribute(Qt::WA_Resized))
         resize(QSize(1400, 900).boundedTo(room));
+    if (!m_layoutRestored) // once the window has its size: the docks' default sizes for it
+        QTimer::singleShot(0, this, [this] { WindowLayout::applyDefaults(this); });
     QRect placed = frameGeometry();
     if (!available.contains(placed)) {
         placed.moveLeft(std::clamp(placed.left(), available.left(), std::max(available.left(), available.right() - placed.width() + 1)));
@@ -780,6 +760,7 @@ void MainWindow::showEvent(QShowEvent *event)
 void MainWindow::closeEvent(QCloseEvent *event)
 {
     m_loader->cancel();
+    WindowLayout::save(this);
     QMainWindow::closeEvent(event);
 }
 

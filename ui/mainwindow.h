@@ -151,6 +151,8 @@ private:
     QTimer *m_progressTimer = nullptr;
     bool m_placed = false; // sized and placed on the screen (first show)
     bool m_fitJobOnShow = false; // fit the job's docks again once its first rank is shown
+    bool m_layoutRestored = false; // the last session's layout was applied (windowlayout.h)
+    bool m_jobDockRestored = false; // the job dock took its place and size from it
 };
 
 } // namespace linkscope::ui

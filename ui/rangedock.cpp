@@ -125,6 +125,10 @@ void RangeDock::rebuild()
     m_copy->setEnabled(m_stats.has_value());
     m_export->setEnabled(m_stats.has_value());
     if (!m_stats || !m_doc) {
+        // No range: no counts left over from the last one in the tabs' names.
+        m_tabs->setTabText(GpuOps, tr("GPU ops"));
+        m_tabs->setTabText(Streams, tr("GPU streams"));
+        m_tabs->setTabText(Threads, tr("CPU threads"));
         m_summary->setText(tr("Shift+drag on the timeline to select a time range; its GPU ops, stream busy time and "
                               "CPU time per thread show here."));
         return;

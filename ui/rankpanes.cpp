@@ -258,13 +258,26 @@ void RankPanes::setJob(JobPtr job)
     if (other)
         closeAll();
     updateMainTitle();
+    updateRulers();
 }
 
 void RankPanes::setMainRank(qint64 rank)
 {
     m_mainRank = rank;
     updateMainTitle();
+    updateRulers();
     syncFrom(m_main);
+}
+
+void RankPanes::updateRulers()
+{
+    const core::Nanos origin = m_job ? alignedJobStart(m_job->report) : 0;
+    for (const auto &[rank, v] : rankViews()) {
+        if (m_job && rank >= 0 && v->document())
+            v->setRulerOrigin(fromReference(rank, *v->document(), origin));
+        else
+            v->setRulerOrigin(std::nullopt);
+    }
 }
 
 void RankPanes::updateMainTitle()
@@ -280,7 +293,8 @@ void RankPanes::updateMainTitle()
         return;
     }
     const QString files = doc ? pairFileNames(doc->hostPath(), doc->devicePath()) : QString();
-    m_mainTitle->setText(tr("<b>Rank %1</b> · %2 · Details, Search, Findings and corrections act on this rank")
+    m_mainTitle->setText(tr("<b>Rank %1</b> · %2 · Details, Search, Findings and corrections act on this rank · "
+                            "rulers on the job's aligned clock")
                              .arg(m_mainRank)
                              .arg(files.toHtmlEscaped()));
 }
@@ -293,6 +307,7 @@ RankPane *RankPanes::addPane(RankPane *pane, int position)
     TimelineView *view = pane->view();
     connect(view, &TimelineView::viewChanged, this, [this, view] { syncFrom(view); });
     connect(pane, &RankPane::loaded, this, [this] {
+        updateRulers();
         syncFrom(m_main);
         emit panesChanged();
     });
@@ -419,6 +434,7 @@ void RankPanes::syncFrom(TimelineView *source)
         v->setVisibleRange(fromReference(rank, *v->document(), start), fromReference(rank, *v->document(), end));
     }
     m_syncing = false;
+    emit referenceViewChanged(start, end);
 }
 
 std::optional<std::pair<core::Nanos, core::Nanos>> RankPanes::referenceView() const
@@ -436,6 +452,7 @@ void RankPanes::setReferenceView(std::pair<core::Nanos, core::Nanos> view)
         if (rank >= 0 && v->document())
             v->setVisibleRange(fromReference(rank, *v->document(), view.first), fromReference(rank, *v->document(), view.second));
     m_syncing = false;
+    emit referenceViewChanged(view.first, view.second);
 }
 
 void RankPanes::frameCollective(const QString &group, qint64 index)

@@ -122,6 +122,9 @@ signals:
     // "Edit here" on a pane: the main window swaps that rank in.
     void editRequested(qint64 rank);
     void panesChanged();
+    // The window the ranks show changed (the reference clock, as the job overview's): the overview
+    // follows it.
+    void referenceViewChanged(qint64 start, qint64 end);
 
 private:
     RankPane *addPane(RankPane *pane, int position);
@@ -131,6 +134,8 @@ private:
     core::Nanos toReference(qint64 rank, const TraceDocument &doc, core::Nanos t) const;
     core::Nanos fromReference(qint64 rank, const TraceDocument &doc, core::Nanos t) const;
     void updateMainTitle();
+    // Every view of a rank counts its ruler from the job's aligned origin; others from their start.
+    void updateRulers();
 
     TimelineView *m_main;
     QWidget *m_mainBox;

@@ -65,16 +65,23 @@ ReviewUi::ReviewUi(MainWindow *window)
     // on a count filters the Findings and lists the GPU ops in the search results.
     connect(window, &MainWindow::documentChanged, this, [this](const DocumentPtr &doc) {
         // Another trace: the GPU ops listed by a click on the story panel are of the old one.
+        // Another policy: the story's counts are of other links, so its list is stale too (the
+        // Search dock drops it as well: it keeps only a query's hits across a relink).
         const core::DeviceTrace *device = doc ? &doc->device() : nullptr;
-        if (device != m_storyDevice)
+        const int policy = doc ? static_cast<int>(doc->links().policy) : -1;
+        if (device != m_storyDevice || policy != m_storyPolicy)
             m_findings->clearEventFilter();
         m_storyDevice = device;
+        m_storyPolicy = policy;
         m_findings->storyPanel()->setDocument(doc);
     });
     connect(m_findings->storyPanel(), &StoryPanel::showEventsRequested, this,
             [this](const QString &title, const std::vector<core::EventIndex> &events) {
                 m_findings->showEvents(title, events);
                 m_findings->raise();
+                // The list is in the Search tab: brought to the front, whatever tab was (Warnings).
+                m_window->searchDock()->show();
+                m_window->searchDock()->raise();
                 m_window->searchDock()->showEvents(title, events);
             });
     // A finding or a search hit made current frames its GPU op with its current and suggested parents.

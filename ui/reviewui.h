@@ -86,6 +86,7 @@ private:
     CorrectionController *m_controller;
     FindingsDock *m_findings;
     const core::DeviceTrace *m_storyDevice = nullptr; // the trace the story panel shows
+    int m_storyPolicy = -1;                           // and the policy of its links
     EditsDock *m_edits;
     NoticeBar *m_notice;
     std::shared_ptr<const core::DeviceTrace> m_noticeDevice; // the trace the notice is about

@@ -131,6 +131,9 @@ void SearchDock::runQuery()
 
 void SearchDock::showEvents(const QString &title, std::vector<core::EventIndex> events)
 {
+    // A list of its own, not a query's hits: the old query does not stay over it.
+    if (!m_query->text().isEmpty())
+        m_query->clear();
     m_lastQuery.clear();
     m_lastMode = -1;
     m_current = -1;

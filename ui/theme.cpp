@@ -4,6 +4,7 @@
 
 #include <QApplication>
 #include <QCoreApplication>
+#include <QLabel>
 #include <QPalette>
 #include <QSettings>
 #include <QStyle>
@@ -95,6 +96,16 @@ void applyTheme(ThemeChoice choice)
     // whole window has changed when this returns (a grab or a test right after sees it).
     QCoreApplication::sendPostedEvents(nullptr, QEvent::ApplicationPaletteChange);
     palette::setTheme(timeline);
+    // A rich-text label takes its links' colour from the palette when its text is parsed: parsed
+    // again, so that the dark theme's links are not the light theme's #0000ff on dark grey.
+    for (QWidget *widget : QApplication::allWidgets())
+        if (auto *label = qobject_cast<QLabel *>(widget); label && label->textFormat() != Qt::PlainText) {
+            const QString text = label->text();
+            if (text.contains(QLatin1String("<a ")) || text.contains(QLatin1String("<a\t"))) {
+                label->setText(QString());
+                label->setText(text);
+            }
+        }
     // The custom-painted widgets read palette::current() when they paint.
     for (QWidget *widget : QApplication::allWidgets())
         widget->update();

@@ -1,5 +1,7 @@
 #include "timeformat.h"
 
+#include <QCoreApplication>
+
 #include <cmath>
 #include <cstdlib>
 
@@ -60,6 +62,12 @@ core::Nanos niceTickStep(double nanosPerPixel, double minPixels)
         }
         decade *= 10.0;
     }
+}
+
+QString ranksText(std::size_t ranks)
+{
+    return ranks == 1 ? QCoreApplication::translate("ranks", "1 rank")
+                      : QCoreApplication::translate("ranks", "%L1 ranks").arg(static_cast<qulonglong>(ranks));
 }
 
 } // namespace linkscope::ui

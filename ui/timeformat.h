@@ -25,6 +25,9 @@ inline double timeToPixel(core::Nanos time, core::Nanos viewStart, double nanosP
     return static_cast<double>(time - viewStart) / nanosPerPixel;
 }
 
+// "1 rank", "8 ranks": a count of ranks said as a person would.
+QString ranksText(std::size_t ranks);
+
 inline core::Nanos pixelToTime(double x, core::Nanos viewStart, double nanosPerPixel)
 {
     return viewStart + static_cast<core::Nanos>(x * nanosPerPixel);

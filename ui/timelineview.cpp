@@ -701,7 +701,7 @@ void TimelineView::paint(QPainter &painter, const QRect &target)
     const core::Nanos viewEnd = m_viewport.end();
     const double nanosPerPixel = static_cast<double>(viewEnd - viewStart) / content.width();
     paintLaneBackgrounds(painter, area, content, verticalOffset);
-    TimelineRuler::paintGrid(painter, content, viewStart, viewEnd, m_doc->startTime()); // under the events
+    TimelineRuler::paintGrid(painter, content, viewStart, viewEnd, rulerOrigin()); // under the events
     paintEvents(painter, content, verticalOffset);
     if (m_path.active())
         m_path.paint(painter, *m_doc, content, [&](core::EventIndex e) {
@@ -722,7 +722,7 @@ void TimelineView::paint(QPainter &painter, const QRect &target)
     if (m_overviewVisible)
         m_overview.paint(painter, *m_doc, QRect(0, 0, area.width(), kOverviewHeight), m_headerWidth, viewStart, viewEnd);
     const QRect ruler(0, overviewHeight(), area.width(), kRulerHeight);
-    TimelineRuler::paint(painter, font(), ruler, content, viewStart, viewEnd, m_doc->startTime());
+    TimelineRuler::paint(painter, font(), ruler, content, viewStart, viewEnd, rulerOrigin());
     if (const auto pixels = timeRangePixels(content, nanosPerPixel))
         TimelineRuler::paintRangeLabel(painter, font(), ruler, content, pixels->first, pixels->second,
                                        m_rangeEnd - m_rangeStart);

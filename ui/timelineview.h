@@ -86,6 +86,15 @@ public:
         update();
     }
 
+    // The instant the ruler counts from, in the document's clock (default: the trace's start). A
+    // job's rank panes set the job's aligned origin, so one x reads the same time in every pane.
+    void setRulerOrigin(std::optional<core::Nanos> origin)
+    {
+        m_rulerOrigin = origin;
+        update();
+    }
+    core::Nanos rulerOrigin() const { return m_rulerOrigin ? *m_rulerOrigin : m_doc ? m_doc->startTime() : 0; }
+
     // The strip of the whole trace above the ruler (shown by default; a job's rank panes hide it).
     void setOverviewVisible(bool visible);
     int overviewHeight() const { return m_overviewVisible ? kOverviewHeight : 0; }
@@ -368,6 +377,7 @@ private:
     EventNotesPtr m_notes;
     std::vector<PaintedMarker> m_paintedMarkers;
     QString m_placeholder;
+    std::optional<core::Nanos> m_rulerOrigin;
     std::vector<core::EventIndex> m_highlighted;
     TimelinePathOverlay m_path;
     core::Nanos m_rangeStart = 0;

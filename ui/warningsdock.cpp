@@ -3,6 +3,7 @@
 #include "eventselection.h"
 #include "timeformat.h"
 
+#include <QEvent>
 #include <QFileInfo>
 #include <QHeaderView>
 #include <QLabel>
@@ -28,9 +29,14 @@ WarningsDock::WarningsDock(EventSelection *selection, QWidget *parent)
     m_list->setTextElideMode(Qt::ElideMiddle);
     QHeaderView *header = m_list->header();
     header->setStretchLastSection(false);
+    // The message takes what the event and the file leave; those two have a width of their own
+    // (their text in full in the tooltip), so a long event name never collapses the message to "…".
     header->setSectionResizeMode(0, QHeaderView::Stretch);
-    header->setSectionResizeMode(1, QHeaderView::ResizeToContents);
-    header->setSectionResizeMode(2, QHeaderView::ResizeToContents);
+    header->setSectionResizeMode(1, QHeaderView::Interactive);
+    header->setSectionResizeMode(2, QHeaderView::Interactive);
+    header->setMinimumSectionSize(40);
+    header->resizeSection(1, fontMetrics().horizontalAdvance(QLatin1Char('x')) * 18);
+    header->resizeSection(2, fontMetrics().horizontalAdvance(QLatin1Char('x')) * 14);
     layout->addWidget(m_summary);
     layout->addWidget(m_list, 1);
     setWidget(body);
@@ -38,6 +44,17 @@ WarningsDock::WarningsDock(EventSelection *selection, QWidget *parent)
             [this](QTreeWidgetItem *item) { activate(m_list->indexOfTopLevelItem(item)); });
     connect(m_list, &QTreeWidget::itemClicked, this,
             [this](QTreeWidgetItem *item) { activate(m_list->indexOfTopLevelItem(item)); });
+}
+
+void WarningsDock::changeEvent(QEvent *event)
+{
+    QDockWidget::changeEvent(event);
+    if (event->type() != QEvent::PaletteChange)
+        return;
+    // The event column is a link: in the link colour of the theme now in use.
+    for (int i = 0; i < m_list->topLevelItemCount(); ++i)
+        if (QTreeWidgetItem *item = m_list->topLevelItem(i); !item->text(1).isEmpty())
+            item->setForeground(1, palette().brush(QPalette::Link));
 }
 
 void WarningsDock::setDocument(DocumentPtr doc)

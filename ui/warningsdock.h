@@ -35,6 +35,9 @@ public:
 signals:
     void frameRequested(core::EventIndex event);
 
+protected:
+    void changeEvent(QEvent *event) override; // a theme change recolours the event links
+
 private:
     EventSelection *m_selection;
     DocumentPtr m_doc;

@@ -493,9 +493,22 @@ InputText decodeInput(std::string data, const std::string &name, ProgressReporte
 
 std::string readInputPrefix(const std::string &path, std::size_t limit)
 {
+    // Only what the file holds is allocated, in doubling steps: a 64 MiB limit (the ET+ sniff of a
+    // host ET) on a 3 MB trace used to zero-fill 64 MiB of fresh pages, twice for a gzip file, and
+    // those page faults were most of the time a job's discovery took (issue 28).
     FilePtr file = openFile(path);
-    std::string head(std::max<std::size_t>(limit, 2), '\0');
-    head.resize(std::fread(head.data(), 1, head.size(), file.get()));
+    const std::size_t cap = std::max<std::size_t>(limit, 2);
+    std::string head;
+    std::size_t size = 0;
+    while (size < cap) {
+        const std::size_t step = std::min(cap - size, std::max<std::size_t>(size, std::size_t(1) << 16));
+        head.resize(size + step);
+        const std::size_t got = std::fread(head.data() + size, 1, step, file.get());
+        size += got;
+        if (got < step)
+            break;
+    }
+    head.resize(size);
     if (!isGzip(head))
         return head.substr(0, std::min(head.size(), limit));
     std::fseek(file.get(), 0, SEEK_SET);
@@ -503,33 +516,38 @@ std::string readInputPrefix(const std::string &path, std::size_t limit)
     std::memset(&zs, 0, sizeof zs);
     if (inflateInit2(&zs, 15 + 16) != Z_OK)
         return {};
-    std::string out(limit, '\0');
+    std::string out;
+    std::size_t used = 0; // bytes of `out` inflated
     std::vector<unsigned char> chunk(1 << 16);
-    zs.next_out = reinterpret_cast<unsigned char *>(out.data());
-    zs.avail_out = static_cast<uInt>(limit);
-    while (zs.avail_out > 0) {
+    bool done = false;
+    while (!done && used < limit) {
         const std::size_t got = std::fread(chunk.data(), 1, chunk.size(), file.get());
         if (got == 0)
             break;
         zs.next_in = chunk.data();
         zs.avail_in = static_cast<uInt>(got);
-        int rc = Z_OK;
-        while (zs.avail_in > 0 && zs.avail_out > 0) {
-            rc = inflate(&zs, Z_NO_FLUSH);
+        while (zs.avail_in > 0 && used < limit) {
+            if (used == out.size())
+                out.resize(std::min(limit, std::max<std::size_t>(out.size() * 2, std::size_t(1) << 20)));
+            zs.next_out = reinterpret_cast<unsigned char *>(out.data()) + used;
+            zs.avail_out = static_cast<uInt>(out.size() - used);
+            const int rc = inflate(&zs, Z_NO_FLUSH);
+            used = out.size() - zs.avail_out;
             if (rc == Z_STREAM_END) {
                 if (zs.avail_in >= 2 && zs.next_in[0] == 0x1f && zs.next_in[1] == 0x8b) {
                     inflateReset(&zs);
                     continue;
                 }
+                done = true;
                 break;
             }
-            if (rc != Z_OK)
+            if (rc != Z_OK) {
+                done = true;
                 break;
+            }
         }
-        if (rc != Z_OK)
-            break;
     }
-    out.resize(limit - zs.avail_out);
+    out.resize(used);
     inflateEnd(&zs);
     return out;
 }

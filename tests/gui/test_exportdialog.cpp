@@ -172,6 +172,47 @@ private slots:
         dialog->reject();
     }
 
+    void defaultNamesExportFromARelativeStart()
+    {
+        // `cd X && linkscope sample/host.json sample/kineto.json`, Ctrl+E, Export: the default names
+        // are the trace's folder, not that folder named twice (issue 28, item 1).
+        QVERIFY(QDir(m_dir->path()).mkpath(QStringLiteral("sample")));
+        copy("export/seed_host_et.json", "sample/seed_host_et.json");
+        copy("export/seed_kineto.json", "sample/seed_kineto.json");
+        const QString before = QDir::currentPath();
+        QVERIFY(QDir::setCurrent(m_dir->path()));
+        openWindow(QStringLiteral("sample/seed_host_et.json"), QStringLiteral("sample/seed_kineto.json"));
+        ui::ExportDialog *dialog = openDialog();
+        QVERIFY(dialog);
+        const QString folder = QDir(m_dir->path()).filePath(QStringLiteral("sample"));
+        const QString etPlus = folder + QStringLiteral("/seed_kineto.etplus.json");
+        const QString et = folder + QStringLiteral("/seed_kineto.et");
+        const QString perfetto = folder + QStringLiteral("/seed_kineto.perfetto.json");
+        QCOMPARE(dialog->outputPaths(), (QStringList{etPlus, et, perfetto}));
+        QCOMPARE(dialog->pathEdit(Format::Et)->text(), et);
+        QTest::mouseClick(dialog->exportButton(), Qt::LeftButton);
+        const bool exported = waitForNotice(QStringLiteral("Exported"));
+        QDir::setCurrent(before);
+        QVERIFY2(exported, qPrintable(m_window->review()->noticeBar()->text()));
+        for (const QString &file : {etPlus, et, perfetto})
+            QVERIFY2(QFileInfo(file).isFile() && QFileInfo(file).size() > 0, qPrintable(file));
+        QVERIFY(!QFileInfo::exists(folder + QStringLiteral("/sample")));
+        m_window.reset();
+
+        // Kineto only, likewise.
+        QVERIFY(QDir::setCurrent(m_dir->path()));
+        openWindow(QString(), QStringLiteral("sample/seed_kineto.json"));
+        dialog = openDialog();
+        QVERIFY(dialog);
+        dialog->pathEdit(Format::Perfetto)->setText(QStringLiteral("alone.json")); // relative: beside the trace
+        QCOMPARE(dialog->outputPaths(), QStringList{folder + QStringLiteral("/alone.json")});
+        QTest::mouseClick(dialog->exportButton(), Qt::LeftButton);
+        const bool alone = waitForNotice(QStringLiteral("Exported"));
+        QDir::setCurrent(before);
+        QVERIFY(alone);
+        QVERIFY(QFileInfo(folder + QStringLiteral("/alone.json")).isFile());
+    }
+
     void anOutputThatWouldReplaceAnInputIsRefused()
     {
         const QString host = copy("export/seed_host_et.json", "seed_host_et.json");

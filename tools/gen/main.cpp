@@ -9,6 +9,7 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -254,10 +255,17 @@ int main(int argc, char **argv)
                       << "collective schedule: " << stats[0].schedulePasses << " passes (at most " << stats[0].maxStepPasses
                       << " in a step)\n";
             return 0;
+        } catch (const std::invalid_argument &e) {
+            std::cerr << "linkscope-gen: " << e.what() << "\n";
+            return 2;
         } catch (const std::exception &e) {
             std::cerr << "linkscope-gen: " << e.what() << "\n";
             return 1;
         }
+    }
+    if (!options.faults.empty()) {
+        std::cerr << "linkscope-gen: --fault makes one rank of a job deviate: it needs --ranks N and --out-dir DIR\n";
+        return 2;
     }
     if (paths.size() < 2 || paths.size() > 3) {
         usage(std::cerr);

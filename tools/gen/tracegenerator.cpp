@@ -1,5 +1,7 @@
 #include "gen/tracegenerator.h"
 
+#include "gen/faultcheck.h"
+
 #include <algorithm>
 #include <array>
 #include <atomic>
@@ -541,6 +543,14 @@ public:
     const std::vector<std::pair<Instance, Nanos>> &arrivals() const { return ready_; }
 
     void buildStep(int stepIndex) { buildStepBody(stepIndex); }
+    // Job mode: the rank's groups and the positions it issued on each (faults do not change them).
+    RankPlan plan() const
+    {
+        RankPlan p{{}, collIndex_, recvIndex_};
+        for (const PgInfo &g : groups_)
+            p.groups.push_back({g.name, g.desc, g.ranks});
+        return p;
+    }
 
 private:
     bool job() const { return opt_.rank >= 0; }
@@ -2115,6 +2125,7 @@ private:
 // A collective some member does not issue (a fault) starts at the latest arrival of those that do.
 struct JobSchedule {
     StartTable start;
+    std::vector<RankPlan> plans; // per rank: its groups and positions (checkFaults)
     int steps = 0;
     std::uint64_t passes = 0;  // summed over the steps
     int maxStepPasses = 0;
@@ -2214,6 +2225,8 @@ JobSchedule computeSchedule(const GeneratorOptions &options, int threads)
         if (wanted < 0 && ranks.front()->targetReached())
             break;
     }
+    for (const auto &rank : ranks)
+        schedule.plans.push_back(rank->plan());
     return schedule;
 }
 
@@ -2272,8 +2285,11 @@ GeneratorStats generateRank(const GeneratorOptions &options, const JobSchedule &
 
 GeneratorStats generatePair(const GeneratorOptions &options, std::ostream &host, std::ostream &kineto, std::ostream &truth)
 {
-    if (options.rank >= 0)
-        return generateRank(options, *cachedSchedule(options), host, kineto, truth);
+    if (options.rank >= 0) {
+        const std::shared_ptr<const JobSchedule> schedule = cachedSchedule(options);
+        checkFaults(options.faults, schedule->plans, schedule->steps);
+        return generateRank(options, *schedule, host, kineto, truth);
+    }
     Generator generator(options, host, kineto, truth);
     return generator.run();
 }
@@ -2372,12 +2388,13 @@ bool parseFault(const std::string &text, GeneratorFault &fault)
 std::vector<GeneratorStats> generateJob(const GeneratorOptions &options, const std::string &dir, bool truth, int threads)
 {
     const int world = std::max(options.worldSize, 1);
-    std::filesystem::create_directories(dir);
     std::vector<GeneratorStats> stats(static_cast<std::size_t>(world));
     GeneratorOptions jobOptions = options;
     jobOptions.rank = 0;
     jobOptions.worldSize = world;
     const JobSchedule schedule = computeSchedule(jobOptions, threads);
+    checkFaults(options.faults, schedule.plans, schedule.steps); // before anything is written
+    std::filesystem::create_directories(dir);
     auto writeRank = [&](int rank) {
         GeneratorOptions o = options;
         o.rank = rank;

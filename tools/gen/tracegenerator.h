@@ -177,7 +177,9 @@ GeneratorStats generatePair(const GeneratorOptions &options, std::ostream &host,
 // rank in memory, step by step, until no start changes; nothing is written), then the ranks are
 // written; `threads` ranks are worked on at the same time in both.
 // Files are written to a temporary name and renamed. Throws std::runtime_error naming a file that
-// cannot be written. Returns each rank's stats.
+// cannot be written, and std::invalid_argument, before writing anything, for a fault that cannot
+// happen (a rank outside the job, a group the rank is not in, a position past what it issues:
+// gen/faultcheck.h). Returns each rank's stats.
 std::vector<GeneratorStats> generateJob(const GeneratorOptions &options, const std::string &dir, bool truth = false,
                                         int threads = 1);
 
