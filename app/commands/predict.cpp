@@ -200,15 +200,15 @@ int runPredict(const Args &args, std::ostream &out, std::ostream &err)
     const double loadMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 
     predict::Prediction p;
+    predict::ReplayResult r; // the what-if's run with its issue order, kept for --schedule's slack
     try {
-        p = predict::predict(graph.job, whatIf, top);
+        p = predict::predict(graph.job, whatIf, top, schedulePath.empty() ? nullptr : &r);
     } catch (const std::invalid_argument &e) {
         err << "predict: " << e.what() << '\n';
         return 2;
     }
     if (!schedulePath.empty()) {
         try {
-            const predict::ReplayResult r = predict::replay(graph.job, whatIf);
             const auto slack = predict::slack(graph.job, r);
             std::ostringstream csv;
             csv << "rank,id,name,kind,start_ns,end_ns,slack_ns\n";

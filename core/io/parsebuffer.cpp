@@ -59,7 +59,7 @@ std::array<FaultSlot, kFaultSlots> g_faultSlots;
 struct sigaction g_previousSigbus;
 std::once_flag g_sigbusOnce;
 bool g_sigbusInstalled = false;
-constexpr std::size_t kQuoteFillBytes = std::size_t(1) << 20;
+constexpr std::size_t kQuoteFillBytes = std::size_t(64) << 10; // made at the first mapping: small, so that costs little
 int g_quoteFillFd = -1; // a memfd of kQuoteFillBytes of '"', or -1 (then anonymous pages are filled)
 
 // Maps pages of '"' over [begin, end) (page-aligned); false when it cannot.

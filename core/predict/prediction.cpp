@@ -2,14 +2,18 @@
 
 namespace linkscope::core::predict {
 
-Prediction predict(const SimJob &job, const WhatIf &whatIf, std::size_t topLimit)
+Prediction predict(const SimJob &job, const WhatIf &whatIf, std::size_t topLimit, ReplayResult *run)
 {
     const auto t0 = std::chrono::steady_clock::now();
     Prediction p;
     p.whatIf = whatIf.describe();
     ReplayOptions quick;
     quick.keepIssueOrder = false;
-    ReplayResult changed = replay(job, whatIf, quick);
+    ReplayOptions full;
+    full.keepIssueOrder = true;
+    ReplayResult changedHere;
+    ReplayResult &changed = run ? *run : changedHere;
+    changed = replay(job, whatIf, run ? full : quick);
     ReplayResult baseline;
     if (!whatIf.empty())
         baseline = replay(job, {}, quick);

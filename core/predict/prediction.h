@@ -37,6 +37,8 @@ struct Prediction {
 };
 
 // Replays the job as it is and under `whatIf` (once when it is empty). `topLimit`: names per rank.
-Prediction predict(const SimJob &job, const WhatIf &whatIf, std::size_t topLimit = 10);
+// `run`, when given, receives the what-if's replay with its issue order (for slack, predict/criticalpath.h),
+// so a caller that also wants the schedule does not replay a third time.
+Prediction predict(const SimJob &job, const WhatIf &whatIf, std::size_t topLimit = 10, ReplayResult *run = nullptr);
 
 } // namespace linkscope::core::predict

@@ -4,8 +4,6 @@
 #include "export/etcheck.h"
 #include "io/boundedjson.h"
 
-#include <google/protobuf/io/coded_stream.h>
-#include <google/protobuf/wire_format_lite.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -129,63 +127,131 @@ bool wantedAttribute(std::string_view key)
 
 } // namespace
 
+namespace {
+
+// Protocol-buffer wire reading over a byte range, as CodedInputStream reads it (varints of up to 10
+// bytes, lengths checked against what is left), without its per-call overhead.
+struct Wire {
+    const std::uint8_t *p, *end;
+
+    bool varint(std::uint64_t &out)
+    {
+        if (p < end && *p < 0x80) { // the common case: one byte
+            out = *p++;
+            return true;
+        }
+        std::uint64_t v = 0;
+        for (int shift = 0; shift < 70 && p < end; shift += 7) {
+            const std::uint8_t b = *p++;
+            v |= static_cast<std::uint64_t>(b & 0x7f) << shift;
+            if (b < 0x80) {
+                out = v;
+                return true;
+            }
+        }
+        return false; // truncated, or more than 10 bytes
+    }
+    // A tag: 0 at the end (or a malformed one: `ok` false then, as a 0 tag read from the bytes).
+    std::uint32_t tag(bool &ok)
+    {
+        ok = true;
+        if (p >= end)
+            return 0;
+        std::uint64_t v = 0;
+        if (!varint(v) || v > 0xffffffffu || v == 0) {
+            ok = false;
+            return 0;
+        }
+        return static_cast<std::uint32_t>(v);
+    }
+    bool bytes(std::string_view &out)
+    {
+        std::uint64_t length = 0;
+        if (!varint(length) || length > static_cast<std::uint64_t>(end - p))
+            return false;
+        out = std::string_view(reinterpret_cast<const char *>(p), static_cast<std::size_t>(length));
+        p += length;
+        return true;
+    }
+    // WireFormatLite::SkipField: a varint, fixed64, length-delimited, group (to its end tag) or fixed32.
+    bool skip(std::uint32_t tag, int depth = 0)
+    {
+        std::uint64_t v = 0;
+        std::string_view ignored;
+        switch (tag & 7) {
+        case 0: return varint(v);
+        case 1:
+            if (end - p < 8)
+                return false;
+            p += 8;
+            return true;
+        case 2: return bytes(ignored);
+        case 3: {
+            if (depth >= 100) // protobuf's default recursion limit
+                return false;
+            bool ok = true;
+            while (const std::uint32_t inner = this->tag(ok)) {
+                if ((inner & 7) == 4)
+                    return (inner >> 3) == (tag >> 3);
+                if (!skip(inner, depth + 1))
+                    return false;
+            }
+            return false; // the group never ended
+        }
+        case 5:
+            if (end - p < 4)
+                return false;
+            p += 4;
+            return true;
+        default: return false; // an end group without its start, or wire types 6 and 7
+        }
+    }
+};
+
+} // namespace
+
 void RankBuilder::addEncoded(const char *bytes, int size, std::size_t offset)
 {
     // Node: id 1, name 2, type 3, ctrl_deps 4, data_deps 5, duration_micros 7, attr 10 (AttributeProto:
     // name 1, int32 7, int64 9, uint32 11, uint64 13, sint32 15, sint64 17, bool 27, string 29).
-    using google::protobuf::io::CodedInputStream;
-    using WFL = google::protobuf::internal::WireFormatLite;
-    CodedInputStream in(reinterpret_cast<const std::uint8_t *>(bytes), size);
+    const auto *data = reinterpret_cast<const std::uint8_t *>(bytes);
+    Wire in{data, data + std::max(size, 0)};
     NodeFields f;
     const std::size_t depBegin = m_rawDeps.size();
     auto bad = [&](const char *what) {
         m_rawDeps.resize(depBegin);
         throw LoadError(m_rank.path, offset, std::string("node ") + std::to_string(f.id) + ": " + what);
     };
-    auto view = [&](std::string_view &out) {
-        std::uint32_t length = 0;
-        const void *data = nullptr;
-        int avail = 0;
-        if (!in.ReadVarint32(&length))
-            return false;
-        if (length == 0) { // at the end of the buffer there is no pointer to get
-            out = {};
-            return true;
-        }
-        if (!in.GetDirectBufferPointer(&data, &avail) || avail < static_cast<int>(length))
-            return false;
-        out = std::string_view(static_cast<const char *>(data), length);
-        in.Skip(static_cast<int>(length));
-        return true;
-    };
-    auto readDeps = [&](WFL::WireType wire) {
+    auto readDeps = [&](std::uint32_t wire) {
         std::uint64_t v = 0;
-        if (wire == WFL::WIRETYPE_VARINT) {
-            if (!in.ReadVarint64(&v))
+        if (wire == 0) {
+            if (!in.varint(v))
                 bad("a truncated dependency");
             m_rawDeps.push_back(v);
             return;
         }
-        std::uint32_t length = 0;
-        if (wire != WFL::WIRETYPE_LENGTH_DELIMITED || !in.ReadVarint32(&length))
+        std::uint64_t length = 0;
+        if (wire != 2 || !in.varint(length))
             bad("a malformed dependency list");
-        const auto limit = in.PushLimit(static_cast<int>(length));
-        while (in.BytesUntilLimit() > 0) {
-            if (!in.ReadVarint64(&v))
+        if (length > static_cast<std::uint64_t>(in.end - in.p))
+            bad("a truncated dependency list");
+        Wire list{in.p, in.p + length};
+        in.p += length;
+        while (list.p < list.end) {
+            if (!list.varint(v))
                 bad("a truncated dependency list");
             m_rawDeps.push_back(v);
         }
-        in.PopLimit(limit);
     };
-    while (const std::uint32_t tag = in.ReadTag()) {
-        const int field = WFL::GetTagFieldNumber(tag);
-        const WFL::WireType wire = WFL::GetTagWireType(tag);
+    bool ok = true;
+    while (const std::uint32_t tag = in.tag(ok)) {
+        const std::uint32_t field = tag >> 3, wire = tag & 7;
         std::uint64_t v = 0;
         switch (field) {
         case 1:
         case 3:
         case 7:
-            if (wire != WFL::WIRETYPE_VARINT || !in.ReadVarint64(&v))
+            if (wire != 0 || !in.varint(v))
                 bad("a malformed id, type or duration");
             if (field == 1)
                 f.id = v;
@@ -195,7 +261,7 @@ void RankBuilder::addEncoded(const char *bytes, int size, std::size_t offset)
                 f.durationMicros = v;
             break;
         case 2:
-            if (wire != WFL::WIRETYPE_LENGTH_DELIMITED || !view(f.name))
+            if (wire != 2 || !in.bytes(f.name))
                 bad("a malformed name");
             break;
         case 4:
@@ -204,58 +270,53 @@ void RankBuilder::addEncoded(const char *bytes, int size, std::size_t offset)
             break;
         case 10: {
             std::string_view attr;
-            if (wire != WFL::WIRETYPE_LENGTH_DELIMITED || !view(attr))
+            if (wire != 2 || !in.bytes(attr))
                 bad("a malformed attribute");
-            CodedInputStream a(reinterpret_cast<const std::uint8_t *>(attr.data()), static_cast<int>(attr.size()));
+            Wire a{reinterpret_cast<const std::uint8_t *>(attr.data()), reinterpret_cast<const std::uint8_t *>(attr.data()) + attr.size()};
             std::string_view key, text;
             std::optional<std::int64_t> value;
-            bool isString = false;
-            while (const std::uint32_t atag = a.ReadTag()) {
-                const int afield = WFL::GetTagFieldNumber(atag);
-                const WFL::WireType awire = WFL::GetTagWireType(atag);
+            bool isString = false, aok = true;
+            while (const std::uint32_t atag = a.tag(aok)) {
+                const std::uint32_t afield = atag >> 3, awire = atag & 7;
                 std::uint64_t av = 0;
-                if ((afield == 1 || afield == 29) && awire == WFL::WIRETYPE_LENGTH_DELIMITED) {
-                    std::uint32_t length = 0;
-                    const void *data = nullptr;
-                    int avail = 0;
-                    if (!a.ReadVarint32(&length) || (length && (!a.GetDirectBufferPointer(&data, &avail) || avail < static_cast<int>(length))))
+                if ((afield == 1 || afield == 29) && awire == 2) {
+                    if (!a.bytes(afield == 1 ? key : text))
                         bad("a malformed attribute");
-                    (afield == 1 ? key : text) = length ? std::string_view(static_cast<const char *>(data), length) : std::string_view();
-                    a.Skip(static_cast<int>(length));
                     if (afield == 29)
                         isString = true;
                 } else if ((afield == 7 || afield == 9 || afield == 11 || afield == 13 || afield == 15 || afield == 17 || afield == 27) &&
-                           awire == WFL::WIRETYPE_VARINT) {
-                    if (!a.ReadVarint64(&av))
+                           awire == 0) {
+                    if (!a.varint(av))
                         bad("a malformed attribute");
                     std::int64_t x = static_cast<std::int64_t>(av);
                     if (afield == 7)
                         x = static_cast<std::int32_t>(av);
                     else if (afield == 11)
                         x = static_cast<std::uint32_t>(av);
-                    else if (afield == 15)
-                        x = WFL::ZigZagDecode32(static_cast<std::uint32_t>(av));
-                    else if (afield == 17)
-                        x = WFL::ZigZagDecode64(av);
+                    else if (afield == 15) {
+                        const auto u = static_cast<std::uint32_t>(av);
+                        x = static_cast<std::int32_t>((u >> 1) ^ (~(u & 1) + 1));
+                    } else if (afield == 17)
+                        x = static_cast<std::int64_t>((av >> 1) ^ (~(av & 1) + 1));
                     else if (afield == 27)
                         x = av != 0;
                     value = x;
-                } else if (!WFL::SkipField(&a, atag)) {
+                } else if (!a.skip(atag)) {
                     bad("a malformed attribute");
                 }
             }
-            if (!a.ConsumedEntireMessage())
+            if (!aok)
                 bad("a malformed attribute");
             if (wantedAttribute(key))
                 takeAttribute(f, key, value, text, isString);
             break;
         }
         default:
-            if (!WFL::SkipField(&in, tag))
+            if (!in.skip(tag))
                 bad("a malformed field");
         }
     }
-    if (!in.ConsumedEntireMessage())
+    if (!ok)
         bad("a malformed node");
     // Dependencies were appended as read: data and ctrl deps in file order (the set is what counts).
     addFields(f, depBegin, offset);
@@ -334,47 +395,63 @@ void RankBuilder::addFields(const NodeFields &f, std::size_t depBegin, std::size
 
 SimRank RankBuilder::finish()
 {
+    constexpr std::uint32_t kNoPosition = 0xffffffffu;
     SimRank &r = m_rank;
     r.names.assign(std::make_move_iterator(m_nameStore.begin()), std::make_move_iterator(m_nameStore.end()));
     m_nameStore.clear();
     m_names.clear();
     const std::size_t n = r.nodes.size();
-    // Issue order is id order: sort when the file was not (it normally is).
-    std::vector<std::uint32_t> order(n);
-    std::iota(order.begin(), order.end(), 0u);
+    // Issue order is id order: sort when the file was not (it normally is; then nothing is copied).
     const bool sorted = std::is_sorted(r.nodes.begin(), r.nodes.end(), [](const SimNode &a, const SimNode &b) { return a.id < b.id; });
-    if (!sorted)
+    std::vector<std::uint32_t> order; // position → the node's place in the file (empty: the same)
+    if (!sorted) {
+        order.resize(n);
+        std::iota(order.begin(), order.end(), 0u);
         std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) { return r.nodes[a].id < r.nodes[b].id; });
-    std::vector<SimNode> nodes;
-    nodes.reserve(n);
-    std::vector<std::uint64_t> ids(n);
-    for (std::size_t i = 0; i < n; ++i) {
-        nodes.push_back(r.nodes[order[i]]);
-        ids[i] = nodes.back().id;
-        if (i && ids[i] == ids[i - 1])
-            throw LoadError(r.path, m_offsets[order[i]], "node id " + std::to_string(ids[i]) + " appears twice");
+        std::vector<SimNode> nodes;
+        nodes.reserve(n);
+        for (const std::uint32_t i : order)
+            nodes.push_back(r.nodes[i]);
+        r.nodes = std::move(nodes);
     }
+    auto fileOffset = [&](std::size_t i) { return m_offsets[order.empty() ? i : order[i]]; };
+    for (std::size_t i = 1; i < n; ++i)
+        if (r.nodes[i].id == r.nodes[i - 1].id)
+            throw LoadError(r.path, fileOffset(i), "node id " + std::to_string(r.nodes[i].id) + " appears twice");
+    // A dependency's position: from a table when the ids are dense (an export numbers its nodes
+    // 0, 1, 2, …), else by binary search.
+    const std::uint64_t minId = n ? r.nodes.front().id : 0, span = n ? r.nodes.back().id - minId : 0;
+    std::vector<std::uint32_t> byId;
+    if (n && span < 4 * static_cast<std::uint64_t>(n) + 1024) {
+        byId.assign(static_cast<std::size_t>(span) + 1, kNoPosition);
+        for (std::size_t i = 0; i < n; ++i)
+            byId[static_cast<std::size_t>(r.nodes[i].id - minId)] = static_cast<std::uint32_t>(i);
+    }
+    auto positionOf = [&](std::uint64_t id) -> std::uint32_t {
+        if (!byId.empty())
+            return id >= minId && id - minId < byId.size() ? byId[static_cast<std::size_t>(id - minId)] : kNoPosition;
+        const auto it = std::lower_bound(r.nodes.begin(), r.nodes.end(), id, [](const SimNode &a, std::uint64_t v) { return a.id < v; });
+        return it == r.nodes.end() || it->id != id ? kNoPosition : static_cast<std::uint32_t>(it - r.nodes.begin());
+    };
     // Dependencies as positions (a repeated dependency counts once, as the feeder's set does).
     r.deps.clear();
     r.deps.reserve(m_rawDeps.size());
     for (std::size_t i = 0; i < n; ++i) {
-        SimNode &node = nodes[i];
+        SimNode &node = r.nodes[i];
         const std::uint32_t begin = static_cast<std::uint32_t>(r.deps.size());
         for (std::uint32_t k = node.depBegin; k < node.depEnd; ++k) {
             const std::uint64_t dep = m_rawDeps[k];
-            const auto it = std::lower_bound(ids.begin(), ids.end(), dep);
-            if (it == ids.end() || *it != dep)
-                throw LoadError(r.path, m_offsets[order[i]],
+            const std::uint32_t pos = positionOf(dep);
+            if (pos == kNoPosition)
+                throw LoadError(r.path, fileOffset(i),
                                 "node " + std::to_string(node.id) + " (" + r.names[node.name] + ") depends on node " +
                                     std::to_string(dep) + ", which is not in the file");
-            const auto pos = static_cast<std::uint32_t>(it - ids.begin());
             if (std::find(r.deps.begin() + begin, r.deps.end(), pos) == r.deps.end())
                 r.deps.push_back(pos);
         }
         node.depBegin = begin;
         node.depEnd = static_cast<std::uint32_t>(r.deps.size());
     }
-    r.nodes = std::move(nodes);
     // Successors (CSR) and a check that every node can become ready (Kahn).
     r.succBegin.assign(n + 1, 0);
     for (const std::uint32_t d : r.deps)
@@ -401,7 +478,7 @@ SimRank RankBuilder::finish()
         std::size_t stuck = 0;
         while (!waiting[stuck])
             ++stuck;
-        throw LoadError(r.path, m_offsets[order[stuck]],
+        throw LoadError(r.path, fileOffset(stuck),
                         "node " + std::to_string(r.nodes[stuck].id) + " (" + r.names[r.nodes[stuck].name] +
                             ") can never start: " + std::to_string(n - queue.size()) + " nodes wait on a dependency cycle");
     }
