@@ -14,6 +14,7 @@
 #include "job/processgroups.h"
 #include "testsupport.h"
 
+#include <limits>
 #include <nlohmann/json.hpp>
 
 #include <QProcess>
@@ -91,6 +92,9 @@ private slots:
         QCOMPARE(rankFromFileName("chakra_host_et_7.json"), std::optional<std::int64_t>(7));
         QCOMPARE(rankFromFileName("trace_rank-5.json"), std::optional<std::int64_t>(5));
         QCOMPARE(rankFromFileName("rank3.json"), std::optional<std::int64_t>(3));
+        // A number no int64 holds is the largest (refused as a rank), not an exception.
+        QCOMPARE(rankFromFileName("rank-99999999999999999999.log"), std::optional<std::int64_t>(std::numeric_limits<std::int64_t>::max()));
+        QCOMPARE(rankFromFileName("worker_000000000000000000000007.txt"), std::optional<std::int64_t>(7));
         QCOMPARE(rankFromFileName("megatron_et_0.json.gz"), std::optional<std::int64_t>(0));
         QCOMPARE(rankFromFileName("worker2_step_12.1694128201554.pt.trace.json"), std::optional<std::int64_t>(2));
         QCOMPARE(rankFromFileName("kineto.json"), std::nullopt);

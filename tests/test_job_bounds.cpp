@@ -214,6 +214,23 @@ private slots:
         QCOMPARE(layout.missing, (std::vector<RankRange>{{3, 3}})); // world size 4
     }
 
+    // D10: a stray rank-99999999999999999999.log stopped discovery with the bare message "stoll".
+    void rankNoIntegerHoldsIsSkippedNamingTheFile()
+    {
+        QTemporaryDir dir;
+        const std::string job = generated(dir);
+        std::ofstream(job + "/rank-99999999999999999999.log") << "not a trace\n";
+        const JobLayout layout = discoverJob({job});
+        QCOMPARE(layout.ranks.size(), std::size_t(4));
+        QVERIFY(layout.errors.empty());
+        std::size_t skipped = 0;
+        for (const std::string &s : layout.skipped)
+            skipped += s.find("rank-99999999999999999999.log: the rank number in its name is beyond 999999") != std::string::npos;
+        QCOMPARE(skipped, std::size_t(1));
+        // And the command runs to the end.
+        QCOMPARE(runJobCommand({job, "--out", dir.path().toStdString() + "/out", "--no-et"}).code, 0);
+    }
+
     // D3: a summary's world_size 10^8 took 3.5 GB in --merge.
     void mergedSummaryWorldSize()
     {

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <limits>
 #include <map>
 #include <regex>
 #include <set>
@@ -21,8 +22,12 @@ std::optional<std::int64_t> rankFromFileName(std::string_view fileName)
     const std::string name(fileName);
     static const std::regex named("(?:rank|worker)[-_]?([0-9]+)", std::regex::icase);
     std::smatch m;
-    if (std::regex_search(name, m, named))
-        return std::stoll(m[1].str());
+    if (std::regex_search(name, m, named)) {
+        // Beyond 18 digits no int64 holds it: the largest, which no plausible rank reaches.
+        std::string digits = m[1].str();
+        digits.erase(0, std::min(digits.find_first_not_of('0'), digits.size() - 1));
+        return digits.size() > 18 ? std::numeric_limits<std::int64_t>::max() : std::stoll(digits);
+    }
     // The last number set off by '_', '-' or '.' and followed by '.', before the extensions.
     static const std::regex trailing("[_.-]([0-9]+)\\.");
     std::optional<std::int64_t> last;
@@ -145,7 +150,8 @@ JobLayout discoverJob(const std::vector<std::string> &inputs, const std::functio
         }
         const std::optional<std::int64_t> nameRank = rankFromFileName(name);
         if (nameRank && !plausibleRank(*nameRank)) {
-            layout.skipped.push_back(path + ": the rank " + std::to_string(*nameRank) + " in its name is beyond " +
+            const bool huge = *nameRank == std::numeric_limits<std::int64_t>::max();
+            layout.skipped.push_back(path + ": the rank " + (huge ? std::string("number") : std::to_string(*nameRank)) + " in its name is beyond " +
                                      std::to_string(kMaxRank) + ", the largest rank a job may have");
             continue;
         }
