@@ -4,6 +4,7 @@
 // `linkscope summary` refuses without --allow-truncated (exit 1) and reads it with the flag.
 #include "commands/commands.h"
 #include "io/formats.h"
+#include "io/inputtext.h"
 #include "io/truncation.h"
 #include "testsupport.h"
 
@@ -154,6 +155,30 @@ private slots:
         } catch (const LoadError &e) {
             QVERIFY2(e.detail().find("truncated") == std::string::npos, e.what());
         }
+    }
+
+    // A gzip that inflates past its limit is a bomb, not a cut trace: refused as such with and
+    // without --allow-truncated, and not inflated a second time to look for a cut.
+    void gzipPastItsLimitIsNotATruncation()
+    {
+        QTemporaryDir dir;
+        const std::string path = write(dir, "bomb_kineto.json.gz", gzip("{\"traceEvents\": [" + std::string(4u << 20, ' ')));
+        qputenv("LINKSCOPE_GZIP_LIMIT", "1M");
+        for (const bool allow : {false, true}) {
+            try {
+                loadDeviceTrace(path, {}, LoadOptions{allow});
+                QFAIL("the bomb was read");
+            } catch (const io::GzipLimitError &e) {
+                QVERIFY2(e.detail().find("inflates to more than") != std::string::npos, e.what());
+                QVERIFY2(e.detail().find("truncated") == std::string::npos, e.what());
+            }
+            try {
+                io::readTextForRecovery(path);
+                QFAIL("recovery read past the limit");
+            } catch (const io::GzipLimitError &) {
+            }
+        }
+        qunsetenv("LINKSCOPE_GZIP_LIMIT");
     }
 
     void cliRefusesWithoutTheFlag()

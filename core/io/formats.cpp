@@ -220,6 +220,8 @@ template<typename Trace, typename Parse>
 Trace recoverTruncated(const std::string &path, const LoadError &error, const ProgressFn &progress,
                        const LoadOptions &options, Parse parse)
 {
+    if (const auto *bomb = dynamic_cast<const io::GzipLimitError *>(&error))
+        throw *bomb; // inflates past its limit: nothing was cut, and reading it again costs as much
     bool wasGzip = false;
     std::string text;
     try {

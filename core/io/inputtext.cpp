@@ -356,7 +356,7 @@ void throwGzipLimit(const std::string &name, std::uint64_t compressedBytes, std:
         in.by = limit >= byRatio.bytes ? GzipLimit::By::Ratio : GzipLimit::By::Memory;
         in.bytes = limit;
     }
-    throw LoadError(name, kUnknownOffset, gzipLimitMessage(compressedBytes, in));
+    throw GzipLimitError(name, kUnknownOffset, gzipLimitMessage(compressedBytes, in));
 }
 
 bool isGzip(const std::string &bytes)

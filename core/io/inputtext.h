@@ -78,8 +78,14 @@ std::uint64_t gzipInflateLimit(std::uint64_t compressedBytes, const std::string 
 std::uint64_t availableMemoryBytes();
 // The refusal's text: the sizes, which limit tripped and how to change it.
 std::string gzipLimitMessage(std::uint64_t compressedBytes, const GzipLimit &limit);
-// The LoadError for input that inflates past `limit`: names the file, the sizes, which limit it was
-// and the override.
+// Input that inflates past its limit (a decompression bomb, or more than memory allows): not a cut
+// trace, so never read "as far as it goes".
+class GzipLimitError : public LoadError {
+public:
+    using LoadError::LoadError;
+};
+// The GzipLimitError for input that inflates past `limit`: names the file, the sizes, which limit it
+// was and the override.
 [[noreturn]] void throwGzipLimit(const std::string &name, std::uint64_t compressedBytes, std::uint64_t limit);
 
 

@@ -98,8 +98,10 @@ std::string readTextForRecovery(const std::string &path, bool *wasGzip)
     zs.avail_in = static_cast<uInt>(std::min<std::size_t>(raw.size(), 1u << 30));
     std::size_t fed = zs.avail_in;
     for (;;) {
-        if (out.size() >= limit)
-            break;
+        if (out.size() >= limit) {
+            inflateEnd(&zs);
+            throwGzipLimit(path, raw.size(), limit); // past its limit: a bomb, not a cut trace
+        }
         const std::size_t before = out.size();
         out.resize(before + (1u << 20));
         zs.next_out = reinterpret_cast<unsigned char *>(out.data() + before);
@@ -124,7 +126,7 @@ std::string readTextForRecovery(const std::string &path, bool *wasGzip)
     }
     inflateEnd(&zs);
     if (out.size() > limit)
-        out.resize(limit);
+        throwGzipLimit(path, raw.size(), limit);
     return out;
 }
 

@@ -32,7 +32,8 @@ struct TruncatedJson {
 std::optional<TruncatedJson> findTruncation(std::string_view text);
 
 // The whole text of a file, gzip inflated as far as it goes (a truncated gzip stream gives what
-// precedes its cut), at most gzipInflateLimit bytes. Throws LoadError when the file cannot be read.
+// precedes its cut). Throws LoadError when the file cannot be read, GzipLimitError when it inflates
+// past gzipInflateLimit.
 std::string readTextForRecovery(const std::string &path, bool *wasGzip = nullptr);
 
 // The warning a recovered trace carries, and the message of the refusal without allowTruncated.
