@@ -253,6 +253,31 @@ private slots:
         QVERIFY(!findingOf(report, "missing_rank"));
     }
 
+    // One rank's header says 1,000,000 and the others 4: the largest is used (missing ranks as
+    // ranges), and the disagreement is a finding naming the odd rank, not silence.
+    void ranksThatDisagreeOnTheWorldSize()
+    {
+        QTemporaryDir dir;
+        const std::string job = generated(dir);
+        const std::string out = dir.path().toStdString() + "/out";
+        QCOMPARE(runJobCommand({job, "--out", out, "--no-et"}).code, 0);
+        const std::string path = out + "/trace.2.summary.json";
+        auto j = readJson(path);
+        j["world_size"] = 1'000'000;
+        writeText(path, j.dump());
+        const JobReport report = buildJobReport(readSummaries({out}));
+        QCOMPARE(report.worldSize, 1'000'000);
+        const JobFinding *f = findingOf(report, "world_size_conflict");
+        QVERIFY(f);
+        QCOMPARE(f->severity, Severity::Error);
+        QCOMPARE(f->ranks, std::vector<std::int64_t>{2});
+        QVERIFY2(f->message.find("4 (ranks 0, 1, 3); 1000000 (rank 2)") != std::string::npos, f->message.c_str());
+        // Agreeing ranks: no finding.
+        j["world_size"] = 4;
+        writeText(path, j.dump());
+        QVERIFY(!findingOf(buildJobReport(readSummaries({out})), "world_size_conflict"));
+    }
+
     // Summary values: rank 2^64-1 was read as -1, 1e19 was an undefined cast.
     void summaryValuesAreRangeChecked()
     {

@@ -291,6 +291,31 @@ JobReport buildJobReport(std::vector<RankSummary> summaries, std::int64_t worldS
                                 std::to_string(kMaxWorldSize) + " ranks a job may have; it is not taken as the world size"});
     }
 
+    // Ranks that disagree on the world size: the largest is used, and the disagreement is a finding
+    // (one trace of another job, or a header written wrong, would otherwise decide it unseen).
+    std::map<std::int64_t, std::vector<std::int64_t>> byWorldSize; // declared size -> ranks
+    for (const RankSummary &s : r.ranks)
+        if (s.worldSize > 0 && plausibleWorldSize(s.worldSize))
+            byWorldSize[s.worldSize].push_back(s.rank);
+    if (byWorldSize.size() > 1) {
+        JobFinding f{"world_size_conflict", Severity::Error, "", -1, {}, "the ranks declare different world sizes: "};
+        bool first = true;
+        for (const auto &[size, ranks] : byWorldSize) {
+            const std::vector<RankRange> ranges = rankRanges(ranks);
+            f.message += std::string(first ? "" : "; ") + std::to_string(size) + " (" + (ranks.size() == 1 ? "rank " : "ranks ") +
+                         rankRangeText(ranges) + ")";
+            first = false;
+            // The ranks of the sizes fewer ranks declare: the odd ones out (all of them when tied).
+            if (ranks.size() * 2 <= r.ranks.size())
+                f.ranks.insert(f.ranks.end(), ranks.begin(), ranks.end());
+        }
+        if (f.ranks.size() > kListedRanks)
+            f.ranks.resize(kListedRanks);
+        std::sort(f.ranks.begin(), f.ranks.end());
+        f.message += "; the largest, " + std::to_string(r.worldSize) + ", is used";
+        findings.push_back(std::move(f));
+    }
+
     std::set<std::int64_t> present;
     for (const RankSummary &s : r.ranks)
         present.insert(s.rank);
