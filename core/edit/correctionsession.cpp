@@ -43,6 +43,7 @@ const SidecarStatus &CorrectionSession::openSidecar(const std::string &path, con
         }
         status_.state = SidecarState::Loaded;
         log_ = std::move(sidecar.log);
+        bookmarks_ = std::move(sidecar.bookmarks);
         policy_ = sidecar.policy;
         interThreadDeps_ = sidecar.interThreadDeps;
         if (attached())
@@ -59,6 +60,7 @@ bool CorrectionSession::forcePendingSidecar()
     if (status_.state != SidecarState::Mismatch || !status_.pending)
         return false;
     log_ = std::move(status_.pending->log);
+    bookmarks_ = std::move(status_.pending->bookmarks);
     policy_ = status_.pending->policy;
     interThreadDeps_ = status_.pending->interThreadDeps;
     status_.pending.reset();
@@ -91,6 +93,7 @@ bool CorrectionSession::save()
     sidecar.policy = policy_;
     sidecar.interThreadDeps = interThreadDeps_;
     sidecar.log = log_;
+    sidecar.bookmarks = bookmarks_;
     try {
         sidecarOnDisk_ = saveSidecarIfUnchanged(sidecar, status_.path, sidecarOnDisk_);
     } catch (const std::exception &e) {
@@ -169,6 +172,13 @@ void CorrectionSession::insertEntry(std::size_t index, LogEntry entry)
     log_.entries.insert(log_.entries.begin() + static_cast<std::ptrdiff_t>(std::min(index, log_.entries.size())),
                         std::move(entry));
     reapply();
+    autoSave();
+}
+
+void CorrectionSession::setBookmarks(BookmarkList bookmarks)
+{
+    sortBookmarks(bookmarks);
+    bookmarks_ = std::move(bookmarks);
     autoSave();
 }
 

@@ -72,6 +72,11 @@ public:
     void insertEntry(std::size_t index, LogEntry entry); // re-applies the log with it
 
     const CorrectionLog &log() const { return log_; }
+
+    // Time markers (edit/bookmarks.h), saved in the sidecar with the log. Replacing the list is
+    // the one change (the GUI's undo commands swap whole lists); saved at once.
+    const BookmarkList &bookmarks() const { return bookmarks_; }
+    void setBookmarks(BookmarkList bookmarks);
     // Outcome of each edit of entry `index` as last applied.
     const std::vector<EditOutcome> &outcomes(std::size_t index) const { return outcomes_.at(index); }
     std::size_t staleCount() const;
@@ -87,6 +92,7 @@ private:
     void autoSave();
 
     CorrectionLog log_;
+    BookmarkList bookmarks_;
     std::vector<std::vector<EditOutcome>> outcomes_;
     SidecarStatus status_;
     std::optional<FileFingerprint> device_;

@@ -266,6 +266,12 @@ json sidecarToJson(const Sidecar &sidecar)
         entries.push_back(json{{"label", entry.label}, {"edits", std::move(edits)}});
     }
     out["entries"] = std::move(entries);
+    if (!sidecar.bookmarks.empty()) {
+        json marks = json::array();
+        for (const Bookmark &b : sidecar.bookmarks)
+            marks.push_back(json{{"ts_ns", b.ts}, {"name", b.name}});
+        out["bookmarks"] = std::move(marks);
+    }
     return out;
 }
 
@@ -313,6 +319,20 @@ Sidecar sidecarFromJson(const json &in, const std::string &name)
         for (std::size_t j = 0; j < edits.size(); ++j)
             entry.edits.push_back(editFromJson(r, edits[j], where + "/edits/" + std::to_string(j)));
         out.log.entries.push_back(std::move(entry));
+    }
+    // Optional (added in version 1 without a bump: older readers ignore it).
+    if (in.contains("bookmarks")) {
+        const json &marks = in["bookmarks"];
+        if (!marks.is_array())
+            r.fail("/bookmarks", "expected an array");
+        for (std::size_t i = 0; i < marks.size(); ++i) {
+            const std::string where = "/bookmarks/" + std::to_string(i);
+            Bookmark b;
+            b.ts = r.integer(marks[i], where, "ts_ns");
+            b.name = r.optionalString(marks[i], where, "name");
+            out.bookmarks.push_back(std::move(b));
+        }
+        sortBookmarks(out.bookmarks);
     }
     return out;
 }

@@ -3,6 +3,7 @@
 // log, the link options it was made under, and the fingerprints of the traces it belongs to.
 // Format: docs/sidecar-format.md.
 
+#include "edit/bookmarks.h"
 #include "edit/correction.h"
 #include "edit/sha256.h"
 #include "io/atomicfile.h"
@@ -26,6 +27,9 @@ struct Sidecar {
     Policy policy = Policy::Nesting;
     bool interThreadDeps = false;
     CorrectionLog log;
+    // Time markers (edit/bookmarks.h), in time order. Written only when there are any, as the
+    // optional top-level "bookmarks" array, so a sidecar without them is byte-for-byte as before.
+    BookmarkList bookmarks;
 };
 
 // "<device>.linkscope.json"
