@@ -606,6 +606,15 @@ void CorrectionController::exportCorrected(const core::ExportRequest &request)
         });
 }
 
+void CorrectionController::setBookmarksNow(core::BookmarkList bookmarks)
+{
+    if (!m_session)
+        return;
+    m_session->setBookmarks(std::move(bookmarks));
+    emit bookmarksChanged();
+    emit sidecarChanged(); // a save may have created the file, or failed
+}
+
 bool CorrectionController::waitUntilSettled(int timeoutMs)
 {
     QElapsedTimer timer;

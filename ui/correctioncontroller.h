@@ -97,10 +97,13 @@ public:
     void undoEntryNow();
     void removeEntryNow(std::size_t index);
     void insertEntryNow(std::size_t index, const core::LogEntry &entry);
+    // Bookmarks (BookmarkUi's undo commands swap whole lists): saved in the sidecar at once.
+    void setBookmarksNow(core::BookmarkList bookmarks);
 
 signals:
     void changed();              // log, outcomes or review state changed
     void sidecarChanged();       // the sidecar's state or location changed
+    void bookmarksChanged();     // session()->bookmarks() changed (an edit, undo, or a sidecar read)
     void published(linkscope::ui::DocumentPtr doc);
     // A correction was applied but its document could not be built (the message says why).
     void publishFailed(const QString &message);

@@ -1,5 +1,8 @@
 #include "mainwindow.h"
 
+#include "bookmarkui.h"
+#include "perfettohandoff.h"
+
 #include "reviewui.h"
 
 #include "commandpalette.h"
@@ -122,6 +125,10 @@ MainWindow::MainWindow(QWidget *parent)
     });
     // Findings / Edits docks, Edit and Review menus, the corrections sidecar.
     m_review = new ReviewUi(this);
+    // Hand-off (issue 28 item 16): bookmarks (M, the Bookmarks menu) and Open in Perfetto.
+    new BookmarkUi(this, m_review->controller());
+    auto *perfetto = new PerfettoHandoff(this, m_review->controller(), m_review->noticeBar());
+    m_review->reviewMenu()->addAction(perfetto->action()); // beside Export corrected traces…
     // Time-range statistics: wide tables, so at the bottom, a tab beside the Findings and Edits.
     m_range = new RangeDock(this);
     addDock(m_range, Qt::BottomDockWidgetArea);

@@ -74,6 +74,9 @@ TimelineInput::TimelineInput(TimelineView &view) : QObject(&view), m_view(view)
            [&v] { v.setVerticalOffset(v.verticalOffset() - v.contentRect().height() * 9 / 10); });
     addKey(K::PageDown, tr("Scroll lanes down a page"), {Qt::Key_PageDown},
            [&v] { v.setVerticalOffset(v.verticalOffset() + v.contentRect().height() * 9 / 10); });
+    addKey(
+        K::AddBookmark, tr("Add bookmark"), {Qt::Key_M}, [this, &v] { emit v.bookmarkRequested(bookmarkTime()); },
+        tr("Bookmark the time range's or selection's start, else the time under the cursor (Bookmarks menu)"));
 }
 
 QList<std::pair<QString, QString>> TimelineInput::mouseGestures()
@@ -130,6 +133,17 @@ double TimelineInput::zoomAnchorX() const
     const QPoint cursor = m_view.mapFromGlobal(QCursor::pos());
     const QRect content = m_view.contentRect();
     return content.contains(cursor) ? cursor.x() : content.center().x();
+}
+
+core::Nanos TimelineInput::bookmarkTime() const
+{
+    if (m_view.hasTimeRange())
+        return m_view.timeRangeStart();
+    const EventSelection *selection = m_view.selectionModel();
+    if (m_view.document() && selection && selection->hasSelection() &&
+        selection->current().in(m_view.document()->eventCount()))
+        return m_view.document()->event(selection->current()).ts;
+    return m_view.xToTime(zoomAnchorX()); // the cursor's time, else the view's centre
 }
 
 void TimelineInput::escape()

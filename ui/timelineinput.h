@@ -50,6 +50,7 @@ enum class TimelineKey {
     ScrollDown,
     PageUp,
     PageDown,
+    AddBookmark, // M: TimelineView::bookmarkRequested
 };
 
 class TimelineInput : public QObject {
@@ -81,6 +82,7 @@ private:
     void addKey(TimelineKey key, const QString &text, const QList<QKeySequence> &keys, std::function<void()> run,
                 const QString &description = QString());
     double zoomAnchorX() const;
+    core::Nanos bookmarkTime() const;
     void escape();
 
     TimelineView &m_view;

@@ -723,6 +723,7 @@ void TimelineView::paint(QPainter &painter, const QRect &target)
         m_overview.paint(painter, *m_doc, QRect(0, 0, area.width(), kOverviewHeight), m_headerWidth, viewStart, viewEnd);
     const QRect ruler(0, overviewHeight(), area.width(), kRulerHeight);
     TimelineRuler::paint(painter, font(), ruler, content, viewStart, viewEnd, rulerOrigin());
+    m_bookmarks.paint(painter, font(), ruler, content, viewStart, nanosPerPixel);
     if (const auto pixels = timeRangePixels(content, nanosPerPixel))
         TimelineRuler::paintRangeLabel(painter, font(), ruler, content, pixels->first, pixels->second,
                                        m_rangeEnd - m_rangeStart);

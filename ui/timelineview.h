@@ -15,6 +15,7 @@
 // the layout change; hover, selection and edges are drawn over it.
 
 #include "eventnotes.h"
+#include "timelinebookmarks.h"
 #include "eventselection.h"
 #include "timelineedges.h"
 #include "timelineinput.h"
@@ -193,6 +194,13 @@ public:
     static QString viewSettingsGroup(const QString &devicePath);
     void saveViewSettings() const;
 
+    // --- Bookmarks (timelinebookmarks.h; the list is the sidecar's, set by BookmarkUi) ---
+    void setBookmarks(core::BookmarkList list)
+    {
+        m_bookmarks.setBookmarks(std::move(list));
+        update();
+    }
+    const TimelineBookmarks &bookmarkOverlay() const { return m_bookmarks; }
     // --- Hit testing (widget coordinates) ---
     core::EventIndex eventAt(const QPoint &pos) const; // none if none
     QRectF eventRect(core::EventIndex event) const;    // empty if its row is hidden
@@ -292,6 +300,9 @@ signals:
     void timeRangeChanged();
     // An edge was clicked (selectEdge); the selection already holds its target.
     void edgeSelected(DrawEdgeIndex edge);
+    // `M`: bookmark this instant (the time range's or selection's start, else the time under the
+    // cursor, else the view's centre). The view only asks; BookmarkUi adds it (undoable, saved).
+    void bookmarkRequested(core::Nanos ts);
 
 protected:
     void paintEvent(QPaintEvent *event) override;
@@ -380,6 +391,7 @@ private:
     std::optional<core::Nanos> m_rulerOrigin;
     std::vector<core::EventIndex> m_highlighted;
     TimelinePathOverlay m_path;
+    TimelineBookmarks m_bookmarks;
     core::Nanos m_rangeStart = 0;
     core::Nanos m_rangeEnd = 0;
     LinkDrag m_linkDrag;
