@@ -10,6 +10,8 @@
 #include "predictdock.h"
 #include "predictioncontroller.h"
 #include "detailsdock.h"
+#include "correctioncontroller.h"
+#include "reviewui.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -52,6 +54,10 @@ int runGui(int argc, char *argv[])
                                     QStringLiteral("Turn on critical-path mode (View ▸ Critical path) and show the Prediction dock; "
                                                    "with --screenshot, the window is saved once the prediction is drawn"));
     parser.addOption(screenshot);
+    QCommandLineOption settled(QStringLiteral("settled"),
+                               QStringLiteral("With --screenshot of a pair: save the window once the corrections sidecar beside "
+                                              "the device trace is read and applied (its corrections and bookmarks drawn)"));
+    parser.addOption(settled);
     parser.addOption(size);
     parser.addOption(ranks);
     QCommandLineOption summaryDock(QStringLiteral("summary"),
@@ -144,7 +150,15 @@ int runGui(int argc, char *argv[])
                 if (window.document() && !window.predictionController()->building())
                     shoot("traces and their critical path");
             });
-        else if (!jobFolder)
+        else if (!jobFolder && parser.isSet(settled)) {
+            ui::CorrectionController *corrections = window.review()->controller();
+            auto check = [shoot, &window, corrections] {
+                if (window.document() && corrections->ready() && !corrections->publishing())
+                    shoot("traces with their sidecar");
+            };
+            QObject::connect(corrections, &ui::CorrectionController::sidecarChanged, &window, check);
+            QObject::connect(corrections, &ui::CorrectionController::published, &window, check);
+        } else if (!jobFolder)
             QObject::connect(&window, &ui::MainWindow::documentChanged, &window, [shoot] { shoot("traces"); });
         QObject::connect(&window, &ui::MainWindow::loadFailed, &window, [](const QString &message) {
             std::cerr << "linkscope: " << message.toStdString() << '\n';
