@@ -165,7 +165,7 @@ private slots:
         // Every binding is a QAction with a key and a description; a key press on the focused view
         // triggers exactly that action once (the shortcut map does not fire it a second time).
         const QList<QAction *> &actions = m_view->keyActions();
-        QCOMPARE(actions.size(), int(ui::TimelineKey::PageDown) + 1);
+        QCOMPARE(actions.size(), int(ui::TimelineKey::AddBookmark) + 1);
         for (const QAction *action : actions) {
             QVERIFY2(!action->shortcuts().isEmpty(), qPrintable(action->text()));
             QVERIFY(!action->toolTip().isEmpty());
@@ -184,6 +184,15 @@ private slots:
         QTest::keyClick(m_view.get(), Qt::Key_D); // a tenth of the event area to the right
         QCOMPARE(m_view->viewStart(), core::Nanos(2000 + std::llround(m_view->contentRect().width() * 0.1 * 8000.0
                                                                        / m_view->contentRect().width())));
+        // M asks for a bookmark at the time range's start (the view only asks: BookmarkUi adds it).
+        {
+            QSignalSpy bookmark(m_view.get(), &ui::TimelineView::bookmarkRequested);
+            m_view->setTimeRange(3000, 4000);
+            QTest::keyClick(m_view.get(), Qt::Key_M);
+            QCOMPARE(bookmark.size(), 1);
+            QCOMPARE(bookmark.at(0).at(0).value<core::Nanos>(), core::Nanos(3000));
+            m_view->clearTimeRange();
+        }
         // E toggles all edges in view, and the (checkable) action shows the state either way.
         QAction *allEdges = m_view->keyAction(ui::TimelineKey::AllEdges);
         QVERIFY(allEdges->isCheckable() && !allEdges->isChecked());
