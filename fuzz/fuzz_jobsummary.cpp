@@ -34,8 +34,8 @@ job::RankSummary parseSummary(const std::string &text, const std::string &name)
 
 void roundTrip(const job::RankSummary &s)
 {
-    const std::string once = s.toJson().dump();
-    const std::string twice = job::RankSummary::fromJson(io::parseBoundedJson(once, "again"), "again").toJson().dump();
+    const std::string once = s.toJson().dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    const std::string twice = job::RankSummary::fromJson(io::parseBoundedJson(once, "again"), "again").toJson().dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     if (once != twice)
         std::abort();
 }
@@ -48,8 +48,8 @@ void merge(std::vector<job::RankSummary> summaries)
     for (const job::JobFinding &f : report.findings)
         if (f.ranks.size() > job::kListedRanks && f.kind == "missing_rank")
             std::abort();
-    (void)report.toJson().dump();
-    (void)job::commGroupJson(report.groups).dump();
+    (void)report.toJson().dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    (void)job::commGroupJson(report.groups).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 // The comm group file as a file (checkEtJob reads a path): a memfd, named through /proc.
@@ -114,7 +114,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
             const EtCheckResult r = checkEtJob({rankFile(0), rankFile(1)}, groupFile(text));
             if (r.findings.size() > 64 * kEtCheckListedPerRule)
                 std::abort();
-            (void)r.toJson().dump();
+            (void)r.toJson().dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
             predict::SimJob job;
             predict::parseCommGroups(text, "fuzz.json", job);
             if (job.groupIds.size() != job.groups.size())

@@ -77,7 +77,7 @@ int runCheck(const Args &args, std::ostream &out, std::ostream &err)
     }
     const core::EtCheckResult result = core::checkEtFiles(files, groups, jobs);
     if (json) {
-        out << result.toJson().dump(2) << '\n';
+        out << result.toJson().dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
     } else {
         for (const core::EtCheckFinding &f : result.findings)
             out << f.toString() << '\n';

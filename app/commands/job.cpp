@@ -223,7 +223,7 @@ std::size_t preflight(const JobReport &report, const std::string &outDir, const 
         return 0;
     const core::EtCheckResult check = allChecked ? core::checkEtJob(std::move(checked), commGroup) : core::checkEtFiles(files, commGroup, jobs);
     for (const auto &f : check.findings)
-        out << "check: " << f.toJson().dump() << '\n';
+        out << "check: " << f.toJson().dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
     out << "check: " << check.files << " .et files, " << check.nodes << " nodes, " << check.errors() << " errors\n";
     return check.errors();
 }

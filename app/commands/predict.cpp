@@ -243,7 +243,7 @@ int runPredict(const Args &args, std::ostream &out, std::ostream &err)
         j["mirrored"] = graph.job.mirrored;
         j["load_ms"] = loadMs;
         j["replay_ms"] = p.replayMs;
-        out << j.dump(1) << '\n';
+        out << j.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
         return stuck ? 1 : 0;
     }
     char line[256];

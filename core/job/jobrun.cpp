@@ -557,7 +557,7 @@ void writeJobOutputs(const JobReport &report, const std::string &commGroupPath, 
         network.commit();
     }
     AtomicFile file(reportPath);
-    file.write(report.toJson().dump(2));
+    file.write(report.toJson().dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
     file.write("\n");
     file.commit();
 }

@@ -235,7 +235,7 @@ nlohmann::ordered_json commGroupJson(const std::vector<ProcessGroup> &groups)
 void writeCommGroupFile(const std::string &path, const std::vector<ProcessGroup> &groups)
 {
     AtomicFile file(path);
-    file.write(commGroupJson(groups).dump(2));
+    file.write(commGroupJson(groups).dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
     file.write("\n");
     file.commit();
 }

@@ -195,7 +195,7 @@ RankSummary RankSummary::fromJson(const nlohmann::json &j, const std::string &wh
 void writeRankSummary(const std::string &path, const RankSummary &summary)
 {
     AtomicFile file(path);
-    file.write(summary.toJson().dump());
+    file.write(summary.toJson().dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
     file.write("\n");
     file.commit();
 }
