@@ -441,6 +441,22 @@ private slots:
         QVERIFY(!check({base + "/out/trace.0.et", base + "/out/trace.1.et", "--comm-groups", base + "/groups.json"}).has("more than once"));
     }
 
+    // A comm group file with invalid UTF-8: the parse error quotes the bytes, and `check --json`
+    // printed nothing but an uncaught type_error (found by fuzz_jobsummary). Now valid JSON.
+    void checkJsonWithInvalidUtf8InAMessage()
+    {
+        QTemporaryDir tmp;
+        const std::string base = tmp.path().toStdString();
+        const std::string jobDir = generated(base);
+        QCOMPARE(job({jobDir, "--out", base + "/out", "--ranks", "0-1"}).code, 0);
+        writeText(base + "/groups.json", "{\"1\": [0, 1], \"7\": [\xff\xff~\xfe\xd4\x14\xfb\xa0" "0, 0, 3]}");
+        const Run r = check({base + "/out/trace.0.et", base + "/out/trace.1.et", "--comm-groups", base + "/groups.json", "--json"});
+        QCOMPARE(r.code, 1);
+        const auto j = nlohmann::json::parse(r.out, nullptr, false);
+        QVERIFY2(!j.is_discarded(), r.all().c_str());
+        QVERIFY2(j.dump().find("comm_groups") != std::string::npos, r.out.c_str());
+    }
+
     // docs/job-report.md: a conflict is reported by the shard holding the rank its file's name
     // carries; the merge then reports that shard's ranks as missing.
     void shardConflictReportedByItsShard()
