@@ -174,7 +174,8 @@ EtScan frameChakraEtFile(const std::string &path,
 {
     // A plain file is mapped, not read into a zero-filled buffer (a job checks every rank's .et).
     EtScan scan;
-    io::ProgressReporter progress(ProgressFn{});
+    const ProgressFn noProgress;
+    io::ProgressReporter progress(noProgress); // it keeps a reference: not to a temporary
     const io::InputText text = io::readInputFile(path, progress, io::TextUse::Streamed);
     scan.wasGzip = text.wasGzip;
     scan.sourceBytes = text.text.size();

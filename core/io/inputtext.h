@@ -36,7 +36,8 @@ enum class TextUse {
 // (inputBytes … inputBytes + text bytes). Throws Cancelled when the callback returns false.
 class ProgressReporter {
 public:
-    explicit ProgressReporter(const ProgressFn &fn) : fn_(fn) {}
+    explicit ProgressReporter(const ProgressFn &fn) : fn_(fn) {} // keeps a reference: `fn` must outlive it
+    explicit ProgressReporter(ProgressFn &&) = delete;        // a temporary would dangle
     void setTotal(std::uint64_t total) { total_ = total; }
     std::uint64_t total() const { return total_; }
     void report(std::uint64_t done)
