@@ -2,6 +2,7 @@
 
 #include "base/arraygrowth.h"
 #include "base/parallel.h"
+#include "io/boundedjson.h"
 #include "io/decimal.h"
 #include "io/interncache.h"
 #include "io/readerbase.h"
@@ -76,31 +77,6 @@ std::optional<std::int64_t> jsonInt(const nlohmann::json &j)
 constexpr int kMaxMetadataDepth = 64;
 // Longest text made of a non-string metadata value; longer is cut with "...".
 constexpr std::size_t kMaxMetadataText = 4096;
-
-// The deepest nesting of arrays/objects in JSON text (strings skipped), counted without recursion;
-// stops counting once past `limit`.
-int nestingDepth(std::string_view text, int limit)
-{
-    int depth = 0, deepest = 0;
-    bool inString = false;
-    for (std::size_t i = 0; i < text.size(); ++i) {
-        const char c = text[i];
-        if (inString) {
-            if (c == '\\')
-                ++i;
-            else if (c == '"')
-                inString = false;
-        } else if (c == '"') {
-            inString = true;
-        } else if (c == '[' || c == '{') {
-            if (++depth > deepest && (deepest = depth) > limit)
-                return deepest;
-        } else if (c == ']' || c == '}') {
-            --depth;
-        }
-    }
-    return deepest;
-}
 
 // A metadata value as text: strings as they are, null as empty, anything else as compact JSON built
 // with an explicit stack (bounded by kMaxMetadataText, however the value is nested).
@@ -274,7 +250,7 @@ private:
     // A metadata value parsed with nlohmann, or discarded (with a warning) when nested too deeply.
     std::optional<nlohmann::json> parseMetadata(std::string_view value, std::string_view key, std::uint64_t offset)
     {
-        if (nestingDepth(value, kMaxMetadataDepth) > kMaxMetadataDepth) {
+        if (offsetBeyondDepth(value, kMaxMetadataDepth)) {
             sink_.add("\"" + std::string(key) + "\" is nested more than " + std::to_string(kMaxMetadataDepth)
                           + " levels deep; ignored",
                       offset);
@@ -357,7 +333,7 @@ private:
                         const nlohmann::json *rankList = &*r;
                         if (r->is_string()) {
                             const std::string &text = r->get_ref<const std::string &>();
-                            if (nestingDepth(text, kMaxMetadataDepth) <= kMaxMetadataDepth)
+                            if (!offsetBeyondDepth(text, kMaxMetadataDepth))
                                 parsedRanks = nlohmann::json::parse(text, nullptr, false);
                             rankList = &parsedRanks;
                         }
