@@ -12,7 +12,7 @@
 #include "job/discovery.h"
 #include "job/jobrun.h"
 #include "job/processgroups.h"
-#include "testsupport.h"
+#include "clitestsupport.h"
 
 #include <limits>
 #include <nlohmann/json.hpp>
@@ -36,23 +36,11 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Run {
-    int code = -1;
-    std::string out;
-    std::string err;
-};
+using Run = test::CliRun;
+using test::readJson;
+using test::writeText;
 
-Run runJobCommand(const std::vector<std::string> &args)
-{
-    std::ostringstream out, err;
-    Run r;
-    r.code = cli::runJob(args, out, err);
-    r.out = out.str();
-    r.err = err.str();
-    return r;
-}
-
-nlohmann::json readJson(const std::string &path) { return nlohmann::json::parse(test::readFile(path)); }
+Run runJobCommand(const cli::Args &args) { return test::runCli(cli::runJob, args); }
 
 std::string generated(const QTemporaryDir &dir, gen::GeneratorOptions o, int world, const char *name = "job")
 {

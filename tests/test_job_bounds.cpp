@@ -13,7 +13,7 @@
 #include "job/jobrun.h"
 #include "job/rankrange.h"
 #include "job/ranksummary.h"
-#include "testsupport.h"
+#include "clitestsupport.h"
 
 #include <nlohmann/json.hpp>
 
@@ -34,25 +34,11 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Run {
-    int code = -1;
-    std::string out;
-    std::string err;
-};
+using Run = test::CliRun;
+using test::readJson;
+using test::writeText;
 
-Run runJobCommand(const std::vector<std::string> &args)
-{
-    std::ostringstream out, err;
-    Run r;
-    r.code = cli::runJob(args, out, err);
-    r.out = out.str();
-    r.err = err.str();
-    return r;
-}
-
-nlohmann::json readJson(const std::string &path) { return nlohmann::json::parse(test::readFile(path)); }
-
-void writeText(const std::string &path, const std::string &text) { std::ofstream(path, std::ios::binary) << text; }
+Run runJobCommand(const cli::Args &args) { return test::runCli(cli::runJob, args); }
 
 // The generated 4-rank job (kineto_N.json + host_N.json).
 std::string generated(const QTemporaryDir &dir, const char *name = "job")

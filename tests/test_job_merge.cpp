@@ -9,7 +9,7 @@
 #include "job/discovery.h"
 #include "job/jobrun.h"
 #include "job/summaryrun.h"
-#include "testsupport.h"
+#include "clitestsupport.h"
 
 #include <nlohmann/json.hpp>
 
@@ -32,41 +32,12 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Run {
-    int code = -1;
-    std::string out;
-    std::string err;
-    bool has(const std::string &text) const { return out.find(text) != std::string::npos || err.find(text) != std::string::npos; }
-    std::string all() const { return out + err; }
-};
+using Run = test::CliRun;
+using test::readJson;
+using test::writeText;
 
-Run job(const std::vector<std::string> &args)
-{
-    std::ostringstream out, err;
-    Run r;
-    r.code = cli::runJob(args, out, err);
-    r.out = out.str();
-    r.err = err.str();
-    return r;
-}
-
-Run check(const std::vector<std::string> &args)
-{
-    std::ostringstream out, err;
-    Run r;
-    r.code = cli::runCheck(args, out, err);
-    r.out = out.str();
-    r.err = err.str();
-    return r;
-}
-
-nlohmann::json readJson(const std::string &path) { return nlohmann::json::parse(test::readFile(path)); }
-
-void writeText(const std::string &path, const std::string &text)
-{
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    out << text;
-}
+Run job(const cli::Args &args) { return test::runCli(cli::runJob, args); }
+Run check(const cli::Args &args) { return test::runCli(cli::runCheck, args); }
 
 // The setup, smaller: linkscope-gen --ranks 8 --seed S --steps 2 into DIR/name.
 std::string generated(const std::string &dir, std::uint64_t seed = 5, const char *name = "job", std::vector<gen::GeneratorFault> faults = {})
