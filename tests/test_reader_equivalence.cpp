@@ -2,6 +2,10 @@
 // (haswell, westmere, fallback on x86-64; arm64, fallback on ARM), and one thread or several
 // parsing chunks of the file at once, read every real trace the tests have, and a set of broken
 // ones, to the same events, nodes, warnings and error messages.
+//
+// By default the larger traces of ../shared/traces are sampled (the smallest file of each kind in each
+// folder: every producer's layout, not every file of it) and the large broken text gets a third of the
+// breakages; LINKSCOPE_TEST_FULL=1 (scripts/dev equivalence) reads all of them.
 
 #include "io/jsonkernel.h"
 #include "io/tracereader.h"
@@ -10,11 +14,13 @@
 #include "testsupport.h"
 
 #include <QDirIterator>
+#include <QFileInfo>
 #include <QObject>
 #include <QTest>
 
 #include <fstream>
 #include <functional>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -33,6 +39,33 @@ QStringList tracesUnder(const QString &dir)
                     QDirIterator::Subdirectories);
     while (it.hasNext())
         out << it.next();
+    out.sort();
+    return out;
+}
+
+bool fullRun() { return qEnvironmentVariableIsSet("LINKSCOPE_TEST_FULL"); }
+
+// The smallest file of each trace kind (by sniffing, as the app does) in each folder: one of every
+// producer's layout. Everything under a folder when LINKSCOPE_TEST_FULL is set.
+QStringList sampleOfEachKind(const QStringList &files)
+{
+    if (fullRun())
+        return files;
+    std::map<std::pair<QString, int>, QString> smallest;
+    for (const QString &f : files) {
+        int kind = -1;
+        try {
+            kind = static_cast<int>(core::sniffTraceKind(f.toStdString()));
+        } catch (const std::exception &) {
+        }
+        const auto key = std::make_pair(QFileInfo(f).absolutePath(), kind);
+        auto it = smallest.find(key);
+        if (it == smallest.end() || QFileInfo(f).size() < QFileInfo(it->second).size())
+            smallest[key] = f;
+    }
+    QStringList out;
+    for (const auto &[key, f] : smallest)
+        out << f;
     out.sort();
     return out;
 }
@@ -69,13 +102,20 @@ std::string digestOfText(const std::string &text, bool asKineto)
 
 // Broken variants of a good trace: cut at several places, a byte flipped into a quote or a brace,
 // a number spoiled. Each must give the same error (or the same recovered result) on every kernel.
+// A text over 1 MiB gets every third of them (cuts near its start, middle and end; each flipped byte at
+// least once) unless LINKSCOPE_TEST_FULL is set.
 std::vector<std::string> brokenVariants(const std::string &good)
 {
     std::vector<std::string> out;
+    const int stride = good.size() > (1u << 20) && !fullRun() ? 3 : 1;
+    int n = 0;
     for (int cut : {1, 7, 31, 50, 77, 93, 99})
-        out.push_back(good.substr(0, good.size() * static_cast<std::size_t>(cut) / 100));
+        if (n++ % stride == 0)
+            out.push_back(good.substr(0, good.size() * static_cast<std::size_t>(cut) / 100));
     for (int at : {13, 41, 67, 88}) {
         for (char c : {'"', '{', ']', '\\', '\x01'}) {
+            if (n++ % stride != 0)
+                continue;
             std::string s = good;
             s[s.size() * static_cast<std::size_t>(at) / 100] = c;
             out.push_back(std::move(s));
@@ -133,7 +173,7 @@ private slots:
               << tracesUnder(QString::fromStdString(test::sourcePath("resources/samples")))
               << tracesUnder(QString::fromStdString(test::dataPath("export")));
         if (QFileInfo(test::sharedTracesDir()).isDir())
-            files << tracesUnder(test::sharedTracesDir());
+            files << sampleOfEachKind(tracesUnder(test::sharedTracesDir()));
         for (const QString &f : files)
             QTest::newRow(qPrintable(f.section(QLatin1Char('/'), -2))) << f;
     }

@@ -1,5 +1,7 @@
 #include "findingsdock.h"
 
+#include "edit/linkchange.h"
+
 #include "elidedelegate.h"
 
 #include "correctioncontroller.h"
@@ -30,70 +32,9 @@ QString fromStd(std::string_view text) { return QString::fromUtf8(text.data(), s
 
 // ---- model ----------------------------------------------------------------------------------
 
-namespace {
-
-bool sameRef(const core::Finding &a, const core::Finding &b)
-{
-    return core::refOf(a) == core::refOf(b);
-}
-
-// Same findings chunk (FindingList shares chunks of kOpsPerChunk GPU ops between copies; a shared
-// chunk is the same memory).
-bool sameFindingsChunk(const core::FindingList &a, const core::FindingList &b, std::size_t op)
-{
-    return a.ofGpuOp(op).first == b.ofGpuOp(op).first;
-}
-
-} // namespace
-
 std::vector<core::FindingIndex> FindingsModel::resolvedFindings(const core::FindingList &linked, const core::FindingList &now)
 {
-    // A linker's finding is resolved when no current finding has its kind and subject. The
-    // per-GPU-op findings of an op are about that op (link/diagnose.h), and their kinds are never
-    // trace-wide or host-side ones, so they are matched op by op, and only where the edits copied
-    // the op's findings chunk; the rest is shared, hence present.
-    std::vector<core::FindingIndex> out;
-    const std::size_t ops = linked.gpuOpCount();
-    if (ops != now.gpuOpCount()) {
-        std::vector<core::FindingRef> current;
-        current.reserve(now.size());
-        for (const core::Finding &f : now)
-            current.push_back(core::refOf(f));
-        std::sort(current.begin(), current.end());
-        core::FindingIndex i{0};
-        for (const core::Finding &f : linked) {
-            if (!std::binary_search(current.begin(), current.end(), core::refOf(f)))
-                out.push_back(i);
-            ++i;
-        }
-        return out;
-    }
-    auto matchAll = [&](const std::vector<core::Finding> &was, const std::vector<core::Finding> &is, std::size_t offset) {
-        if (&was == &is)
-            return;
-        std::vector<core::FindingRef> current;
-        for (const core::Finding &f : is)
-            current.push_back(core::refOf(f));
-        std::sort(current.begin(), current.end());
-        for (std::size_t i = 0; i < was.size(); ++i)
-            if (!std::binary_search(current.begin(), current.end(), core::refOf(was[i])))
-                out.push_back(core::FindingIndex::at(offset + i));
-    };
-    matchAll(linked.traceWide(), now.traceWide(), 0);
-    for (std::size_t c = 0; c < ops; c += core::FindingList::kOpsPerChunk) {
-        if (sameFindingsChunk(linked, now, c))
-            continue;
-        for (std::size_t k = c; k < std::min(ops, c + core::FindingList::kOpsPerChunk); ++k) {
-            const auto [was, wasEnd] = linked.ofGpuOp(k);
-            const auto [is, isEnd] = now.ofGpuOp(k);
-            const std::size_t position = linked.positionOfGpuOp(k);
-            for (const core::Finding *f = was; f != wasEnd; ++f)
-                if (std::none_of(is, isEnd, [&](const core::Finding &g) { return sameRef(*f, g); }))
-                    out.push_back(core::FindingIndex::at(position + static_cast<std::size_t>(f - was)));
-        }
-    }
-    matchAll(linked.hostSide(), now.hostSide(), linked.size() - linked.hostSide().size());
-    return out;
+    return core::resolvedFindings(linked, now);
 }
 
 std::vector<core::FindingCause> FindingsModel::causesOf(const TraceDocument &doc, const TraceDocument *previous,
@@ -111,8 +52,9 @@ std::vector<core::FindingCause> FindingsModel::causesOf(const TraceDocument &doc
             out.push_back(core::causeOf(now[i], doc.device(), links));
     };
     const core::FindingList *was = previous ? &previous->links().findings : nullptr;
-    if (!was || was->gpuOpCount() != now.gpuOpCount() || previousCauses.size() < was->size()
-        || previous->links().gpuLinks.size() != links.gpuLinks.size() || !previous->links().gpuLinkOf.sharedWith(links.gpuLinkOf)) {
+    const core::LinkSetChange change =
+        previous ? core::changeBetween(previous->links(), links) : core::LinkSetChange{};
+    if (!was || !change.sameOps || previousCauses.size() < was->size()) {
         derive(0, now.size());
         return out;
     }
@@ -123,21 +65,26 @@ std::vector<core::FindingCause> FindingsModel::causesOf(const TraceDocument &doc
         else
             derive(from, to);
     };
-    copyOrDerive(&was->traceWide() == &now.traceWide(), 0, now.traceWide().size(), 0);
+    copyOrDerive(!change.traceWideFindingsChanged, 0, now.traceWide().size(), 0);
     const std::size_t ops = now.gpuOpCount();
-    const auto &gpuLinks = links.gpuLinks;
-    const auto &wasLinks = previous->links().gpuLinks;
     const std::size_t perOpEnd = now.size() - now.hostSide().size();
     const std::size_t wasPerOpEnd = was->size() - was->hostSide().size();
-    for (std::size_t c = 0; c < ops; c += core::FindingList::kOpsPerChunk) {
-        const std::size_t last = std::min(ops, c + core::FindingList::kOpsPerChunk);
-        const std::size_t from = now.positionOfGpuOp(c);
-        const std::size_t to = last < ops ? now.positionOfGpuOp(last) : perOpEnd;
-        // The GPU links of these ops: shared when their CowVector chunk is (one holds several findings chunks).
-        const bool linksShared = &gpuLinks[c] == &wasLinks[c] && &gpuLinks[last - 1] == &wasLinks[last - 1];
-        copyOrDerive(linksShared && sameFindingsChunk(now, *was, c), from, to, was->positionOfGpuOp(c));
+    // The GPU ops the edit did not touch keep their findings and links, hence their causes.
+    auto run = [&](std::size_t begin, std::size_t end, bool shared) {
+        if (begin >= end)
+            return;
+        const std::size_t from = now.positionOfGpuOp(begin);
+        const std::size_t to = end < ops ? now.positionOfGpuOp(end) : perOpEnd;
+        copyOrDerive(shared, from, to, was->positionOfGpuOp(begin));
+    };
+    std::size_t at = 0;
+    for (const auto &[begin, end] : change.gpuOps) {
+        run(at, std::min(begin, ops), true);
+        run(std::min(begin, ops), std::min(end, ops), false);
+        at = std::min(end, ops);
     }
-    copyOrDerive(&was->hostSide() == &now.hostSide(), perOpEnd, now.size(), wasPerOpEnd);
+    run(at, ops, true);
+    copyOrDerive(!change.hostSideFindingsChanged, perOpEnd, now.size(), wasPerOpEnd);
     return out;
 }
 

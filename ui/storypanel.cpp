@@ -1,6 +1,6 @@
 #include "storypanel.h"
 
-#include "base/cowdiff.h"
+#include "edit/linkchange.h"
 #include "link/chakraupdate.h"
 
 #include <QLabel>
@@ -129,11 +129,10 @@ std::optional<core::ChakraComparison> StoryPanel::updatedComparison(const TraceD
     const core::LinkSet &now = m_doc->links();
     if (was.gpuLinks.size() != now.gpuLinks.size())
         return std::nullopt;
-    std::vector<core::GpuLinkIndex> changed;
-    for (const auto &[begin, end] : core::unsharedRanges(now.gpuLinks, was.gpuLinks))
-        for (std::size_t k = begin; k < end; ++k)
-            if (now.gpuLinks[k].parent != was.gpuLinks[k].parent || now.gpuLinks[k].gpuEvent != was.gpuLinks[k].gpuEvent)
-                changed.push_back(core::GpuLinkIndex::at(k));
+    const core::LinkSetChange change = core::changeBetween(was, now);
+    if (!change.sameOps)
+        return std::nullopt;
+    const std::vector<core::GpuLinkIndex> changed = core::reparentedLinks(was, now, change);
     // A relink (another policy over the same index) changes parents everywhere: compare in full.
     if (changed.size() > std::max<std::size_t>(4096, now.gpuLinks.size() / 64))
         return std::nullopt;

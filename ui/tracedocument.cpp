@@ -1,6 +1,6 @@
 #include "tracedocument.h"
 
-#include "base/cowdiff.h"
+#include "edit/linkchange.h"
 #include "base/radixsort.h"
 #include "link/rules.h"
 
@@ -276,14 +276,6 @@ EdgeProvenance parentProvenance(const core::LinkSet &linkSet, const core::GpuLin
     return EdgeProvenance::Rule;
 }
 
-// Whether the findings chunk of GPU link k (its first op) is the same in both lists: FindingList
-// keeps kOpsPerChunk ops per shared chunk, and a shared chunk is the same memory (an equal address
-// of null means both chunks hold no findings at all, which is the same for every purpose here).
-bool sameFindingsChunk(const core::FindingList &now, const core::FindingList &was, std::size_t k)
-{
-    return now.ofGpuOp(k).first == was.ofGpuOp(k).first;
-}
-
 } // namespace
 
 DrawEdge TraceDocument::parentEdgeOf(const core::GpuLink &link) const
@@ -460,21 +452,13 @@ bool TraceDocument::patch(const TraceDocument &base)
     const core::LinkSet &was = base.links();
     const core::LinkSet &now = *m_links;
     const std::size_t eventCount = m_device->events.size();
-    if (!now.gpuLinkOf.sharedWith(was.gpuLinkOf) || was.gpuLinks.size() != now.gpuLinks.size()
-        || was.findings.gpuOpCount() != now.findings.gpuOpCount() || now.findings.gpuOpCount() != now.gpuLinks.size()
-        || &was.findings.traceWide() != &now.findings.traceWide() || &was.findings.hostSide() != &now.findings.hostSide()
-        || was.policy != now.policy || base.m_hasFinding.size() != eventCount || !base.m_fixedGpuMarks)
+    const core::LinkSetChange change = core::changeBetween(was, now);
+    if (!change.sameOps || change.traceWideFindingsChanged || change.hostSideFindingsChanged || was.policy != now.policy
+        || base.m_hasFinding.size() != eventCount || !base.m_fixedGpuMarks)
         return false;
     const std::size_t gpuCount = now.gpuLinks.size();
-
-    // GPU ops to look at: those in gpuLinks chunks the edit copied, and those whose findings chunk
-    // it copied (a re-diagnosis).
-    std::vector<std::pair<std::size_t, std::size_t>> ranges = core::unsharedRanges(now.gpuLinks, was.gpuLinks);
-    const std::size_t perChunk = core::FindingList::kOpsPerChunk;
-    for (std::size_t k = 0; k < gpuCount; k += perChunk)
-        if (!sameFindingsChunk(now.findings, was.findings, k))
-            ranges.emplace_back(k, std::min(gpuCount, k + perChunk));
-    std::sort(ranges.begin(), ranges.end());
+    // GPU ops to look at: those whose link or findings the edit copied (a re-diagnosis included).
+    const core::IndexRanges &ranges = change.gpuOps;
 
     m_hasFinding = base.m_hasFinding;
     m_fixedGpuMarks = base.m_fixedGpuMarks;
@@ -524,7 +508,7 @@ bool TraceDocument::patch(const TraceDocument &base)
     }
     // Core edges: an added edge is appended, a removed one refilled from the end (LinkEditor).
     const std::size_t coreBase = 2 * gpuCount;
-    for (const auto &[rangeBegin, rangeEnd] : core::unsharedRanges(now.edges, was.edges))
+    for (const auto &[rangeBegin, rangeEnd] : change.edges)
         for (std::size_t j = rangeBegin; j < rangeEnd; ++j)
             setSlot(DrawEdgeIndex::at(coreBase + j), j < now.edges.size() ? coreEdgeOf(now.edges[j]) : DrawEdge{});
     while (m_edges.size() > coreBase + now.edges.size())

@@ -4,7 +4,7 @@
 // both vectors are alive a shared chunk is the same memory), and the part past the shorter one's
 // end. Elements outside the returned ranges are equal, so a structure derived from one copy learns
 // what an edit changed by comparing values only there: O(chunks + the ranges' size), not O(size).
-// (ui::TraceDocument::createWithLinks and the story panel's comparison with Chakra use it.)
+// (edit/linkchange.h builds what an edit changed on it.)
 
 #include "base/cowvector.h"
 

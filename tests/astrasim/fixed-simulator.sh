@@ -7,7 +7,9 @@
 #
 # Only the translation units the patches touch (and Sys.cc, the only other user of the patched
 # class) are recompiled, with the flags of the original build, into a copy of libAstraSim.a; the
-# binary is relinked with the original link line. About a minute; a finished DEST is reused.
+# binary is relinked with the original link line. About a minute; a finished DEST is reused. Two
+# runs at once (two build folders' tests) wait for each other on DEST.lock instead of racing.
+# Exits 77 (ctest's "skipped") when TOOLS_DIR has no build.sh: the replay tests then skip too.
 #
 # communicator-group-double-free.patch: a collective on a communicator group smaller than the
 # world frees the system's shared CollectiveImpl when the simulator exits, once per group that ran
@@ -15,7 +17,11 @@
 # double-frees it and the simulator aborts after every rank finished (docs/astra-sim-export.md).
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+if [ ! -f "$1/build.sh" ]; then echo "fixed-simulator.sh: no ASTRA-sim at $1 (build.sh): skipped" >&2; exit 77; fi
 tools=$(cd "$1" && pwd); dest=$(realpath -m "$2")
+mkdir -p "$(dirname "$dest")"
+exec 9>"$dest.lock"
+flock 9
 patches=("$here"/*.patch)
 stamp=$(cat "${patches[@]}" | sha256sum | cut -c1-16)
 out=$dest/astra-sim-518bd51
