@@ -263,6 +263,20 @@ private slots:
         both.push_back(files[3] + ".gz");
         const Run gzipped = check(both);
         QVERIFY2(gzipped.code == 1 && gzipped.has("duplicate_rank") && gzipped.has(files[3] + ".gz"), gzipped.all().c_str());
+        // D7e: the same file under a name without a rank (a symlink, a hard link) was a 9th rank,
+        // "rank 8"; it is rank 3's file given twice.
+        fs::create_symlink(files[3], base + "/d7link.et");
+        fs::create_hard_link(files[5], base + "/d7hard.et");
+        std::vector<std::string> linked = args;
+        linked.push_back(base + "/d7link.et");
+        linked.push_back(base + "/d7hard.et");
+        const Run links = check(linked);
+        QVERIFY2(links.code == 1, links.all().c_str());
+        QVERIFY2(links.has(base + "/d7link.et: duplicate_rank: the same file as " + files[3] + ", given twice") &&
+                     links.has(base + "/d7hard.et: duplicate_rank: the same file as " + files[5] + ", given twice"),
+                 links.all().c_str());
+        QVERIFY2(!links.has("rank 8") && !links.has("rank 9") && !links.has("unpaired") && links.has("failed: 10 file(s)"),
+                 links.all().c_str());
     }
 
     // D12: summaries a reused folder kept from another run are told apart; older summaries still read.
@@ -396,6 +410,29 @@ private slots:
         QCOMPARE(p.exitCode(), 1);
         QVERIFY2(out.find(fifo) != std::string::npos && out.find("FIFO") != std::string::npos, out.c_str());
         QVERIFY2(timer.elapsed() < 20000, std::to_string(timer.elapsed()).c_str());
+    }
+
+    // D11b: after the comm group file was refused (nested too deep), the pg_name findings said "(no
+    // comm group file given)" although one was given.
+    void refusedCommGroupFileIsNotCalledAbsent()
+    {
+        QTemporaryDir tmp;
+        const std::string base = tmp.path().toStdString();
+        const std::string jobDir = generated(base);
+        QCOMPARE(job({jobDir, "--out", base + "/out"}).code, 0);
+        const std::string deep = base + "/g11.json";
+        writeText(deep, std::string(100'000, '['));
+        std::vector<std::string> args = {"--comm-groups", deep};
+        for (int k = 0; k < 8; ++k)
+            args.push_back(base + "/out/trace." + std::to_string(k) + ".et");
+        const Run r = check(args);
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.has("nested more than 64 levels") && r.has("pg_name_unknown"), r.all().substr(0, 3000).c_str());
+        QVERIFY2(!r.has("no comm group file given") && r.has("(the comm group file " + deep + " was given but refused"),
+                 r.all().substr(0, 3000).c_str());
+        // Without a file, the findings still say none was given.
+        const Run none = check(std::vector<std::string>(args.begin() + 2, args.end()));
+        QVERIFY2(none.has("no comm group file given"), none.all().substr(0, 3000).c_str());
     }
 
     void commGroupListingARankTwice()

@@ -182,8 +182,9 @@ void printReport(const JobReport &report, std::ostream &out)
     if (report.findings.empty()) {
         out << "cross-rank findings: none\n";
     } else {
+        // The true totals; the list capped per kind (JobReport::listedFindings).
         out << "cross-rank findings: " << errors << " errors, " << warnings << " warnings\n";
-        for (const JobFinding &f : report.findings)
+        for (const JobFinding &f : report.listedFindings())
             out << "  " << severityName(f.severity) << " " << f.kind << ": " << f.message << '\n';
     }
     if (!report.timing.stragglers.empty()) {
@@ -316,7 +317,10 @@ int runJob(const Args &args, std::ostream &out, std::ostream &err)
         try {
             // Everything read and checked before anything is created or written: a merge with no
             // summaries, or whose outputs would replace one of its inputs, writes nothing.
-            std::vector<RankSummary> summaries = readSummaries(mergeDirs);
+            std::vector<JobFinding> notRead; // *.summary.json that are not regular files
+            std::vector<RankSummary> summaries = readSummaries(mergeDirs, &notRead);
+            for (const JobFinding &f : notRead)
+                err << "job: skipped " << f.message << '\n';
             if (reportPath.empty())
                 reportPath = (fs::path(outDir) / "job-report.json").string();
             const std::string commGroup = (fs::path(outDir) / "comm_group.json").string();
@@ -332,8 +336,9 @@ int runJob(const Args &args, std::ostream &out, std::ostream &err)
                 err << "job: " << note << '\n';
             fs::create_directories(outDir);
             JobReport report = buildJobReport(std::move(summaries));
-            if (!runs.findings.empty()) {
+            if (!runs.findings.empty() || !notRead.empty()) {
                 report.findings.insert(report.findings.end(), runs.findings.begin(), runs.findings.end());
+                report.findings.insert(report.findings.end(), notRead.begin(), notRead.end());
                 sortFindings(report.findings);
             }
             writeJobOutputs(report, commGroup, reportPath);

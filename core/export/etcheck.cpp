@@ -14,10 +14,12 @@
 #include <algorithm>
 #include <atomic>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <optional>
 #include <regex>
 #include <set>
+#include <stdexcept>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -127,41 +129,29 @@ bool planSharesImplementation(job::CallKind k)
            k == job::CallKind::AllToAll;
 }
 
-// The names of the nodes `ids` (for messages about them): a second pass over the file, taken only
-// when a finding needs them, so the first pass keeps no name.
-std::unordered_map<std::uint64_t, std::string> namesOf(const std::string &path, const std::unordered_set<std::uint64_t> &ids)
-{
-    std::unordered_map<std::uint64_t, std::string> names;
-    if (ids.empty())
-        return names;
-    try {
-        scanChakraEtFile(path, [&](const Node &node, std::size_t) {
-            if (ids.count(node.id()) && !names.count(node.id()))
-                names.emplace(node.id(), node.name());
-        });
-    } catch (const std::exception &) {
-        // The file changed since the first pass: messages go without names.
-    }
-    return names;
-}
-
-// What the dependency rules need of a node: read from its bytes with protobuf's wire-format reader,
-// every other field skipped, so that the 95% of nodes that are not communication nodes cost no
-// message, no attribute and no string (the whole-message parse was 80% of a check's time).
-struct NodeSkeleton {
+// What the rules need of most nodes: read from its bytes with protobuf's wire-format reader, every
+// other field skipped, so that the 95% of nodes that are not communication nodes cost no message, no
+// attribute and no string (the whole-message parse was 80% of a check's time). The dependencies are
+// only validated here: a second walk resolves them once every id is known (checkEtFile), so that no
+// node's list of dependencies is ever held, however long it is.
+struct NodeHead {
     std::uint64_t id = 0;
     int type = 0;
-    std::vector<std::uint64_t> ctrlDeps, dataDeps;
+    bool hasDependencies = false;
 };
 
-bool readRepeatedVarint(google::protobuf::io::CodedInputStream &in, std::uint32_t tag, std::vector<std::uint64_t> &out)
+using google::protobuf::io::CodedInputStream;
+using google::protobuf::internal::WireFormatLite;
+
+// Calls `onValue` with each value of a repeated uint64 field's entry (packed or not); false when malformed.
+template <typename OnValue>
+bool readRepeatedVarint(CodedInputStream &in, std::uint32_t tag, OnValue &&onValue)
 {
-    using google::protobuf::internal::WireFormatLite;
     if (WireFormatLite::GetTagWireType(tag) == WireFormatLite::WIRETYPE_VARINT) {
         std::uint64_t v = 0;
         if (!in.ReadVarint64(&v))
             return false;
-        out.push_back(v);
+        onValue(v);
         return true;
     }
     if (WireFormatLite::GetTagWireType(tag) != WireFormatLite::WIRETYPE_LENGTH_DELIMITED)
@@ -174,20 +164,21 @@ bool readRepeatedVarint(google::protobuf::io::CodedInputStream &in, std::uint32_
         std::uint64_t v = 0;
         if (!in.ReadVarint64(&v))
             return false;
-        out.push_back(v);
+        onValue(v);
     }
     in.PopLimit(limit);
     return true;
 }
 
-bool readNodeSkeleton(const char *bytes, int size, NodeSkeleton &node)
+CodedInputStream nodeStream(const char *bytes, int size)
 {
-    using google::protobuf::internal::WireFormatLite;
-    node.id = 0;
-    node.type = 0;
-    node.ctrlDeps.clear();
-    node.dataDeps.clear();
-    google::protobuf::io::CodedInputStream in(reinterpret_cast<const std::uint8_t *>(bytes), size);
+    return CodedInputStream(reinterpret_cast<const std::uint8_t *>(bytes), size);
+}
+
+bool readNodeHead(const char *bytes, int size, NodeHead &node)
+{
+    node = {};
+    CodedInputStream in = nodeStream(bytes, size);
     while (const std::uint32_t tag = in.ReadTag()) {
         const int field = WireFormatLite::GetTagFieldNumber(tag);
         const auto wire = WireFormatLite::GetTagWireType(tag);
@@ -198,10 +189,8 @@ bool readNodeSkeleton(const char *bytes, int size, NodeSkeleton &node)
             std::uint64_t v = 0;
             ok = in.ReadVarint64(&v);
             node.type = static_cast<int>(v);
-        } else if (field == 4) {
-            ok = readRepeatedVarint(in, tag, node.ctrlDeps);
-        } else if (field == 5) {
-            ok = readRepeatedVarint(in, tag, node.dataDeps);
+        } else if (field == 4 || field == 5) {
+            ok = readRepeatedVarint(in, tag, [&](std::uint64_t) { node.hasDependencies = true; });
         } else {
             ok = WireFormatLite::SkipField(&in, tag);
         }
@@ -209,6 +198,64 @@ bool readNodeSkeleton(const char *bytes, int size, NodeSkeleton &node)
             return false;
     }
     return in.ConsumedEntireMessage() && in.BytesUntilLimit() <= 0;
+}
+
+// Calls `onDependency(id, isData)` for each dependency of a node readNodeHead accepted: its data_deps,
+// then its ctrl_deps, each in the order written (the order findings name them in).
+template <typename OnDependency>
+void forEachDependency(const char *bytes, int size, OnDependency &&onDependency)
+{
+    for (const int wanted : {5, 4}) {
+        CodedInputStream in = nodeStream(bytes, size);
+        while (const std::uint32_t tag = in.ReadTag()) {
+            const int field = WireFormatLite::GetTagFieldNumber(tag);
+            const bool ok = field == wanted ? readRepeatedVarint(in, tag, [&](std::uint64_t id) { onDependency(id, wanted == 5); })
+                                            : WireFormatLite::SkipField(&in, tag);
+            if (!ok)
+                return; // readNodeHead accepted these bytes: not reached
+        }
+    }
+}
+
+// The whole node but its dependencies (a communication node's name and attributes): its other fields
+// copied as written into `buffer` and parsed, so that a node naming millions of dependencies is
+// never materialised as a message. False when protobuf refuses the node.
+bool parseWithoutDependencies(const char *bytes, int size, bool hasDependencies, Node &node, std::string &buffer)
+{
+    if (!hasDependencies)
+        return node.ParseFromArray(bytes, size);
+    buffer.clear();
+    CodedInputStream in = nodeStream(bytes, size);
+    for (;;) {
+        const int begin = in.CurrentPosition();
+        const std::uint32_t tag = in.ReadTag();
+        if (!tag)
+            break;
+        const int field = WireFormatLite::GetTagFieldNumber(tag);
+        if (!WireFormatLite::SkipField(&in, tag))
+            return false;
+        if (field != 4 && field != 5)
+            buffer.append(bytes + begin, static_cast<std::size_t>(in.CurrentPosition() - begin));
+    }
+    return node.ParseFromString(buffer);
+}
+
+// The names of the nodes `ids` (for messages about them): another walk over the file's bytes, taken
+// only when a finding needs them, so the first walk keeps no name.
+std::unordered_map<std::uint64_t, std::string> namesOf(const EtFileBytes &file, const std::unordered_set<std::uint64_t> &ids)
+{
+    std::unordered_map<std::uint64_t, std::string> names;
+    if (ids.empty())
+        return names;
+    NodeHead head;
+    Node node;
+    std::string buffer;
+    file.frame([&](const char *bytes, int size, std::size_t, std::size_t) {
+        if (readNodeHead(bytes, size, head) && ids.count(head.id) && !names.count(head.id) &&
+            parseWithoutDependencies(bytes, size, head.hasDependencies, node, buffer))
+            names.emplace(head.id, node.name());
+    });
+    return names;
 }
 
 bool isCommType(int type)
@@ -270,12 +317,14 @@ job::CollectiveCall checkCommNode(const Node &node, const std::string &path, Sin
 // The comm group file: {"<integer id>": [ranks]}.
 struct CommGroups {
     std::map<std::string, std::vector<std::int64_t>> groups;
-    bool given = false;
+    bool given = false;    // a comm group file was named
+    bool readable = false; // and read (its refused groups aside)
 };
 
 CommGroups readGroups(const std::string &path, Sink findings)
 {
     CommGroups out;
+    out.given = true;
     nlohmann::json j;
     try {
         // A regular file only (a FIFO is refused, not waited on), nesting bounded (io/boundedjson.h).
@@ -328,7 +377,7 @@ CommGroups readGroups(const std::string &path, Sink findings)
         }
         out.groups[it.key()] = ranks;
     }
-    out.given = true;
+    out.readable = true;
     return out;
 }
 
@@ -386,10 +435,14 @@ EtFileCheck checkEtFile(const std::string &path, std::int64_t rank)
     EtFileCheck out;
     out.path = path;
     out.calls.rank = rank;
-    // One pass keeps, per node, its id and the ids it depends on (data_deps first, then ctrl_deps),
-    // and checks each node's own rules; protobuf messages are not kept.
-    std::vector<std::uint64_t> ids, depIds;
-    std::vector<std::uint32_t> depBegin{0}, dataDeps;
+    // The first walk keeps each node's id and checks each node's own rules; the second, once every
+    // id is known, resolves the dependencies (data_deps first, then ctrl_deps) as it reads them.
+    // Neither keeps a protobuf message nor a node's list of dependencies, so memory is the file's
+    // bytes (mapped) plus a few words per node and per distinct dependency, however many
+    // dependencies one node names.
+    std::vector<std::uint64_t> ids;
+    std::vector<bool> hasDependencies; // per node: whether the second walk reads it
+    bool anyDependencies = false;
     struct Call {
         std::int64_t id;
         job::CollectiveCall call;
@@ -399,24 +452,25 @@ EtFileCheck checkEtFile(const std::string &path, std::int64_t rank)
     std::vector<EtCheckFinding> nodeFindings;
     RuleCap cap; // one per file, over all its lists
     const Sink nodeSink{nodeFindings, cap}, fileSink{out.findings, cap};
+    std::optional<EtFileBytes> file;
     try {
-        NodeSkeleton skeleton;
-        Node node; // communication and unsupported nodes only: parsed whole for their attributes and name
-        const EtScan scan = frameChakraEtFile(path, [&](const char *bytes, int size, std::size_t count, std::size_t offset) {
-            if (!readNodeSkeleton(bytes, size, skeleton))
+        file.emplace(path);
+        NodeHead head;
+        Node node; // communication and unsupported nodes only: parsed (without dependencies) for their attributes and name
+        std::string buffer;
+        const EtScan scan = file->frame([&](const char *bytes, int size, std::size_t count, std::size_t offset) {
+            if (!readNodeHead(bytes, size, head))
                 throw LoadError(path, offset, "malformed Node message (node #" + std::to_string(count) + ")");
-            ids.push_back(skeleton.id);
-            depIds.insert(depIds.end(), skeleton.dataDeps.begin(), skeleton.dataDeps.end());
-            dataDeps.push_back(static_cast<std::uint32_t>(skeleton.dataDeps.size()));
-            depIds.insert(depIds.end(), skeleton.ctrlDeps.begin(), skeleton.ctrlDeps.end());
-            depBegin.push_back(static_cast<std::uint32_t>(depIds.size()));
-            const int type = skeleton.type;
+            ids.push_back(head.id);
+            hasDependencies.push_back(head.hasDependencies);
+            anyDependencies = anyDependencies || head.hasDependencies;
+            const int type = head.type;
             const bool comm = isCommType(type);
             const bool runs = comm || type == ChakraProtoMsg::COMP_NODE || type == ChakraProtoMsg::MEM_LOAD_NODE ||
                               type == ChakraProtoMsg::MEM_STORE_NODE || type == ChakraProtoMsg::INVALID_NODE;
             if (runs && !comm)
                 return;
-            if (!node.ParseFromArray(bytes, size))
+            if (!parseWithoutDependencies(bytes, size, head.hasDependencies, node, buffer))
                 throw LoadError(path, offset, "malformed Node message (node #" + std::to_string(count) + ")");
             if (!runs) {
                 addError(nodeSink, "unsupported_node_type", path, static_cast<std::int64_t>(node.id()),
@@ -463,30 +517,50 @@ EtFileCheck checkEtFile(const std::string &path, std::int64_t rank)
         return it->second;
     };
 
-    // Dependencies: every id exists; data_deps and ctrl_deps acyclic (the feeder waits for both).
+    // Dependencies: every id exists; data_deps and ctrl_deps acyclic (the feeder waits for both). A
+    // node waits for each node it names once however often it names it, so the graph holds each
+    // distinct dependency once: a node naming one id ten million times is one edge.
     std::vector<std::uint32_t> begin(ids.size() + 1, 0), list;
-    list.reserve(depIds.size());
     std::vector<EtCheckFinding> depFindings;
     const Sink depSink{depFindings, cap};
-    for (std::uint32_t i = 0; i < ids.size(); ++i) {
-        for (std::uint32_t k = depBegin[i]; k < depBegin[i + 1]; ++k) {
-            const std::uint64_t dep = depIds[k];
-            if (const auto at = positionOf(dep)) {
-                list.push_back(*at);
-                continue;
-            }
-            const char *field = k - depBegin[i] < dataDeps[i] ? "data_deps" : "ctrl_deps";
-            addErrorLazily(depSink, "missing_dependency", path, static_cast<std::int64_t>(ids[i]),
-                           [&] { return std::string(field) + " names " + std::to_string(dep) + ", which is not in the file"; });
+    if (anyDependencies) {
+        constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
+        std::vector<std::uint32_t> lastDependent(ids.size(), kNone); // the last node that named each node
+        std::uint32_t i = 0;
+        try {
+            file->frame([&](const char *bytes, int size, std::size_t, std::size_t) {
+                if (i >= ids.size())
+                    throw std::runtime_error("the file changed while it was checked");
+                if (hasDependencies[i])
+                    forEachDependency(bytes, size, [&](std::uint64_t dep, bool data) {
+                        if (const auto at = positionOf(dep)) {
+                            if (lastDependent[*at] != i) {
+                                lastDependent[*at] = i;
+                                list.push_back(*at);
+                            }
+                            return;
+                        }
+                        addErrorLazily(depSink, "missing_dependency", path, static_cast<std::int64_t>(ids[i]), [&] {
+                            return std::string(data ? "data_deps" : "ctrl_deps") + " names " + std::to_string(dep) + ", which is not in the file";
+                        });
+                    });
+                begin[++i] = static_cast<std::uint32_t>(list.size());
+            });
+        } catch (const std::exception &e) {
+            // The same bytes framed again: only a file cut short under its mapping gets here.
+            out.findings.clear();
+            out.findings.push_back({EtCheckFinding::Severity::Error, "unreadable", path, -1, e.what()});
+            out.calls.calls.clear();
+            out.readable = false;
+            out.nodes = 0;
+            return out;
         }
-        begin[i + 1] = static_cast<std::uint32_t>(list.size());
     }
-    std::vector<std::uint64_t>().swap(depIds);
     const GraphOrder order = orderByDependencies(begin, list);
     if (!order.acyclic())
         for (std::uint32_t k : order.cycle)
             needNames.insert(ids[k]);
-    const auto names = namesOf(path, needNames);
+    const auto names = namesOf(*file, needNames);
     auto named = [&](std::uint64_t id) {
         auto it = names.find(id);
         return std::to_string(id) + " (" + (it == names.end() ? std::string("?") : it->second) + ")";
@@ -529,26 +603,33 @@ EtCheckResult checkEtJob(std::vector<EtFileCheck> files, const std::string &comm
         groups = readGroups(commGroupsPath, jobSink);
     std::set<std::int64_t> ranks;
     std::map<std::int64_t, const EtFileCheck *> byRank;
+    std::map<std::pair<std::uint64_t, std::uint64_t>, const EtFileCheck *> byFile; // (device, inode) of the files taken
     for (const EtFileCheck &file : files) {
         // One file per rank: a second one (the same file given twice, an .et and its .et.gz, an old
-        // copy) is an error naming both; the first given is the rank's for the job's rules.
+        // copy) is an error naming both; the first given is the rank's for the job's rules. The
+        // same file under another name (a symlink, a hard link, a path with "..") is the same file
+        // given twice whatever rank its name gives it.
         const auto first = byRank.find(file.calls.rank);
-        const bool same = first != byRank.end() && io::identityOfPath(first->second->path).sameFile(io::identityOfPath(file.path));
-        if (!same)
+        const FileIdentity identity = io::identityOfPath(file.path);
+        const auto twin = identity.known ? byFile.find({identity.device, identity.inode}) : byFile.end();
+        const EtFileCheck *sameAs = twin != byFile.end() ? twin->second : nullptr;
+        if (!sameAs)
             result.findings.insert(result.findings.end(), file.findings.begin(), file.findings.end());
         if (!file.readable)
             continue;
         ++result.files;
-        if (first != byRank.end()) {
+        if (sameAs || first != byRank.end()) {
             addError(jobSink, "duplicate_rank", file.path, -1,
-                     same ? "the same file as " + first->second->path + ", given twice"
-                          : "rank " + std::to_string(file.calls.rank) + " has another file, " + first->second->path +
-                                "; the job's rules use that one (give one file per rank)");
+                     sameAs ? "the same file as " + sameAs->path + ", given twice"
+                            : "rank " + std::to_string(file.calls.rank) + " has another file, " + first->second->path +
+                                  "; the job's rules use that one (give one file per rank)");
             continue;
         }
         result.nodes += file.nodes;
         ranks.insert(file.calls.rank);
         byRank[file.calls.rank] = &file;
+        if (identity.known)
+            byFile.emplace(std::make_pair(identity.device, identity.inode), &file);
         // pg_name against the job's groups (its form was checked with the file).
         for (std::size_t k = 0; k < file.calls.calls.size(); ++k) {
             const job::CollectiveCall &call = file.calls.calls[k];
@@ -564,7 +645,9 @@ EtCheckResult checkEtJob(std::vector<EtFileCheck> files, const std::string &comm
                 continue;
             addErrorLazily(jobSink, "pg_name_unknown", file.path, file.callNodes[k], [&] {
                 return file.callNames[k] + ": pg_name \"" + call.processGroup + "\" is not a group of " +
-                       (groups.given ? "the comm group file" : "this job (no comm group file given)");
+                       (groups.readable ? std::string("the comm group file")
+                        : groups.given  ? "this job (the comm group file " + commGroupsPath + " was given but refused: see its comm_groups finding)"
+                                        : std::string("this job (no comm group file given)"));
             });
         }
     }

@@ -169,24 +169,36 @@ ChakraTrace readChakraEt(const std::string &path)
     return parseChakraEt(readWholeFile(path), path);
 }
 
-EtScan frameChakraEtFile(const std::string &path,
-                         const std::function<void(const char *bytes, int size, std::size_t count, std::size_t offset)> &onNode)
+struct EtFileBytes::Text {
+    io::InputText input;
+};
+
+EtFileBytes::EtFileBytes(const std::string &path) : path_(path)
 {
     // A plain file is mapped, not read into a zero-filled buffer (a job checks every rank's .et).
-    EtScan scan;
     const ProgressFn noProgress;
     io::ProgressReporter progress(noProgress); // it keeps a reference: not to a temporary
-    const io::InputText text = io::readInputFile(path, progress, io::TextUse::Streamed);
+    text_ = std::make_unique<Text>(Text{io::readInputFile(path, progress, io::TextUse::Streamed)});
+}
+
+EtFileBytes::~EtFileBytes() = default;
+
+EtScan EtFileBytes::frame(const EtNodeBytesFn &onNode) const
+{
+    EtScan scan;
+    const io::InputText &text = text_->input;
     scan.wasGzip = text.wasGzip;
     scan.sourceBytes = text.text.size();
-    frameChakraEt(text.text.view(), path, scan.wasGzip, scan.metadata, [&](const char *bytes, int size, std::size_t count, std::size_t offset) {
+    frameChakraEt(text.text.view(), path_, scan.wasGzip, scan.metadata, [&](const char *bytes, int size, std::size_t count, std::size_t offset) {
         ++scan.nodes;
         onNode(bytes, size, count, offset);
     });
     if (const auto at = text.text.truncatedAt())
-        throw LoadError(path, *at, "the file shrank to at most " + std::to_string(*at) + " bytes while it was being read");
+        throw LoadError(path_, *at, "the file shrank to at most " + std::to_string(*at) + " bytes while it was being read");
     return scan;
 }
+
+EtScan frameChakraEtFile(const std::string &path, const EtNodeBytesFn &onNode) { return EtFileBytes(path).frame(onNode); }
 
 EtScan scanChakraEtFile(const std::string &path, const std::function<void(const Node &node, std::size_t offset)> &onNode)
 {

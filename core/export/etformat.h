@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <functional>
 #include <iosfwd>
+#include <memory>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -49,8 +50,25 @@ EtScan scanChakraEtFile(const std::string &path,
 // The same walk without parsing the nodes: each Node's serialized bytes, its 1-based number and its
 // byte offset (a reader that wants two fields of most nodes parses them itself). `warnings` stays
 // empty (unknown fields are not looked for).
-EtScan frameChakraEtFile(const std::string &path,
-                         const std::function<void(const char *bytes, int size, std::size_t count, std::size_t offset)> &onNode);
+using EtNodeBytesFn = std::function<void(const char *bytes, int size, std::size_t count, std::size_t offset)>;
+EtScan frameChakraEtFile(const std::string &path, const EtNodeBytesFn &onNode);
+// A .et file read once (a plain file mapped, a gzip'ed one decompressed) and framed as often as a
+// reader needs: a check that resolves every node's dependencies in a second walk, once every id is
+// known, holds the file instead of what the nodes name. `bytes` stay valid while this lives.
+class EtFileBytes {
+public:
+    explicit EtFileBytes(const std::string &path); // throws LoadError (cannot open, not a regular file, gzip)
+    ~EtFileBytes();
+    EtFileBytes(const EtFileBytes &) = delete;
+    EtFileBytes &operator=(const EtFileBytes &) = delete;
+    // frameChakraEtFile's walk over the bytes read; throws LoadError as it does.
+    EtScan frame(const EtNodeBytesFn &onNode) const;
+
+private:
+    struct Text;
+    std::string path_;
+    std::unique_ptr<Text> text_;
+};
 ChakraTrace parseChakraEt(std::string data, const std::string &name);
 
 // What makes a graph unusable for Chakra's feeder (it would wait forever or never start).

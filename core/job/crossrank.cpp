@@ -375,6 +375,8 @@ nlohmann::json JobFinding::toJson() const
             list.push_back({r.first, r.last});
         j["rank_ranges"] = std::move(list);
     }
+    if (count != 1)
+        j["count"] = count;
     return j;
 }
 
@@ -394,6 +396,8 @@ JobFinding JobFinding::fromJson(const nlohmann::json &j)
         for (const auto &r : *it)
             if (r.is_array() && r.size() == 2 && r[0].is_number_integer() && r[1].is_number_integer())
                 f.rankRanges.push_back({r[0].get<std::int64_t>(), r[1].get<std::int64_t>()});
+    if (auto it = j.find("count"); it != j.end() && it->is_number_unsigned())
+        f.count = it->get<std::size_t>();
     return f;
 }
 

@@ -76,6 +76,9 @@ struct JobFinding {
     // The same ranks as ranges, for findings about many ranks (missing_rank): then `ranks` lists them
     // only while there are at most kListedRanks. JSON "rank_ranges" [[first, last], …], when not empty.
     std::vector<RankRange> rankRanges{};
+    // How many findings this one stands for: 1, or for the entry that closes a kind's list in the
+    // report (listedFindings), how many more of the kind were not listed. JSON "count", when not 1.
+    std::size_t count = 1;
     nlohmann::json toJson() const;
     static JobFinding fromJson(const nlohmann::json &j);
 };

@@ -5,6 +5,7 @@
 #include "edit/sidecar.h"
 #include "export/etcheck.h"
 #include "io/atomicfile.h"
+#include "io/inputfile.h"
 #include "io/outputguard.h"
 #include "io/tracereader.h"
 #include "job/rankcalls.h"
@@ -19,6 +20,11 @@
 #include <mutex>
 #include <optional>
 #include <set>
+
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstring>
 
 namespace linkscope::core::job {
 
@@ -271,9 +277,14 @@ JobReport buildJobReport(std::vector<RankSummary> summaries, std::int64_t worldS
     std::vector<JobFinding> findings;
     for (std::size_t i = 0; i < summaries.size(); ++i) {
         if (!r.ranks.empty() && r.ranks.back().rank == summaries[i].rank) {
-            findings.push_back({"duplicate_rank", Severity::Error, "", -1, {summaries[i].rank},
-                                "rank " + std::to_string(summaries[i].rank) + " appears twice: " + r.ranks.back().device + " and " +
-                                    summaries[i].device + " (the first is used)"});
+            // Name the summaries when they were read from files (a merge), else the traces.
+            const RankSummary &a = r.ranks.back(), &b = summaries[i];
+            const bool files = !a.file.empty() && !b.file.empty();
+            std::string what = files ? a.file + " and " + b.file : a.device + " and " + b.device;
+            if (files)
+                what += a.device == b.device ? " (both of " + a.device + ")" : " (of " + a.device + " and " + b.device + ")";
+            findings.push_back({"duplicate_rank", Severity::Error, "", -1, {b.rank},
+                                "rank " + std::to_string(b.rank) + " appears twice: " + what + " (the first is used)"});
             continue;
         }
         r.ranks.push_back(std::move(summaries[i]));
@@ -285,9 +296,14 @@ JobReport buildJobReport(std::vector<RankSummary> summaries, std::int64_t worldS
             r.worldSize = std::max(r.worldSize, s.worldSize);
             continue;
         }
+        // Who says so: the summary read (a merge: it may have been edited since the trace was read),
+        // else the trace.
+        const std::string who = !s.file.empty()   ? s.file + (s.device.empty() ? std::string() : " (the summary of " + s.device + ")")
+                                : s.device.empty() ? std::string("its summary")
+                                                   : s.device;
         findings.push_back({"implausible_world_size", Severity::Error, "", -1, {s.rank},
-                            "rank " + std::to_string(s.rank) + ": " + (s.device.empty() ? std::string("its summary") : s.device) +
-                                " declares a world size of " + std::to_string(s.worldSize) + ", more than the " +
+                            "rank " + std::to_string(s.rank) + ": " + who + " declares a world size of " + std::to_string(s.worldSize) +
+                                ", more than the " +
                                 std::to_string(kMaxWorldSize) + " ranks a job may have; it is not taken as the world size"});
     }
 
@@ -448,6 +464,35 @@ bool JobReport::hasErrors() const
     return std::any_of(findings.begin(), findings.end(), [](const JobFinding &f) { return f.severity == Severity::Error; });
 }
 
+std::vector<JobFinding> JobReport::listedFindings() const
+{
+    std::vector<JobFinding> listed;
+    struct Unlisted {
+        std::size_t n = 0;
+        Severity severity = Severity::Error;
+    };
+    std::map<std::string, std::size_t> seen;
+    std::map<std::string, Unlisted> unlisted;
+    for (const JobFinding &f : findings) {
+        if (++seen[f.kind] <= kListedFindingsPerKind) {
+            listed.push_back(f);
+            continue;
+        }
+        Unlisted &u = unlisted[f.kind];
+        if (u.n == 0 || f.severity < u.severity)
+            u.severity = f.severity;
+        u.n += f.count;
+    }
+    for (const auto &[kind, u] : unlisted) {
+        JobFinding more{kind, u.severity, "", -1, {},
+                        "… and " + std::to_string(u.n) + " more " + kind + " findings, not listed (the first " +
+                            std::to_string(kListedFindingsPerKind) + " are)"};
+        more.count = u.n;
+        listed.push_back(std::move(more));
+    }
+    return listed;
+}
+
 nlohmann::json JobReport::toJson() const
 {
     nlohmann::json j;
@@ -485,7 +530,7 @@ nlohmann::json JobReport::toJson() const
     j["process_groups"] = std::move(groupsJson);
     j["network"] = network.toJson();
     nlohmann::json findingsJson = nlohmann::json::array();
-    for (const JobFinding &f : findings)
+    for (const JobFinding &f : listedFindings())
         findingsJson.push_back(f.toJson());
     j["findings"] = std::move(findingsJson);
     nlohmann::json stragglers = nlohmann::json::array();
@@ -512,7 +557,23 @@ nlohmann::json JobReport::toJson() const
     return j;
 }
 
-std::vector<RankSummary> readSummaries(const std::vector<std::string> &dirs)
+namespace {
+
+// The rank a summary's file name gives (<prefix>.<rank>.summary.json), -1 when it gives none.
+std::int64_t rankOfSummaryName(const std::string &name)
+{
+    const std::string tail = ".summary.json";
+    std::size_t end = name.size() - tail.size(), start = end;
+    while (start > 0 && end - start < 7 && name[start - 1] >= '0' && name[start - 1] <= '9')
+        --start;
+    if (start == end || start == 0 || name[start - 1] != '.' || end - start > 6)
+        return -1;
+    return std::stoll(name.substr(start, end - start));
+}
+
+} // namespace
+
+std::vector<RankSummary> readSummaries(const std::vector<std::string> &dirs, std::vector<JobFinding> *notRead)
 {
     std::vector<RankSummary> out;
     for (const std::string &dir : dirs) {
@@ -522,23 +583,43 @@ std::vector<RankSummary> readSummaries(const std::vector<std::string> &dirs)
         if (!fs::is_directory(dir, ec))
             throw std::runtime_error("no rank summaries in " + dir + ": not a folder");
         std::vector<std::string> files;
+        std::vector<JobFinding> skipped;
         fs::directory_iterator it(dir, ec);
         for (; !ec && it != fs::directory_iterator(); it.increment(ec)) {
             const std::string name = it->path().filename().string();
+            if (!name.ends_with(".summary.json"))
+                continue;
             std::error_code typeError;
-            if (name.ends_with(".summary.json") && it->is_regular_file(typeError))
+            if (it->is_regular_file(typeError)) {
                 files.push_back(it->path().string());
+                continue;
+            }
+            // A FIFO, a directory, a dangling link under a summary's name: said, never waited on or
+            // passed over in silence (its rank would only show as missing).
+            const std::string path = it->path().string();
+            struct stat st;
+            const std::string why = ::stat(path.c_str(), &st) == 0 ? "is " + io::describeFileType(st.st_mode) + ", not a regular file"
+                                                                   : "cannot be read (" + std::string(std::strerror(errno)) + ")";
+            const std::int64_t rank = rankOfSummaryName(name);
+            skipped.push_back({"summary_not_read", Severity::Warning, "", -1,
+                               rank >= 0 ? std::vector<std::int64_t>{rank} : std::vector<std::int64_t>{},
+                               path + " " + why + ": not read as a rank summary" +
+                                   (rank >= 0 ? " (rank " + std::to_string(rank) + " by its name)" : std::string())});
         }
         if (ec)
             throw std::runtime_error("no rank summaries in " + dir + ": cannot list the folder (" + ec.message() + ")");
         // A folder without summaries is a shard that never ran (or a mistyped name): never an empty job.
         if (files.empty())
-            throw std::runtime_error("no rank summaries (*.summary.json) in " + dir);
+            throw std::runtime_error("no rank summaries (*.summary.json) in " + dir +
+                                     (skipped.empty() ? std::string() : ": " + skipped.front().message));
         std::sort(files.begin(), files.end());
         for (const std::string &f : files) {
             out.push_back(readRankSummary(f));
             out.back().file = f;
         }
+        std::sort(skipped.begin(), skipped.end(), [](const JobFinding &a, const JobFinding &b) { return a.message < b.message; });
+        if (notRead)
+            notRead->insert(notRead->end(), skipped.begin(), skipped.end());
     }
     return out;
 }

@@ -79,6 +79,10 @@ void checkJobOutputs(const std::vector<RankFiles> &ranks, const JobOptions &opti
 // OUTDIR/job-report.json unless `reportPath` says otherwise.
 std::string jobReportPath(const JobOptions &options, const std::string &reportPath);
 
+// The report lists at most this many findings of one kind (job-report.json and the text summary);
+// the rest are counted (listedFindings).
+inline constexpr std::size_t kListedFindingsPerKind = 100;
+
 struct JobReport {
     std::int64_t worldSize = -1;
     std::vector<RankSummary> ranks;          // rank order (calls kept for the checks, not reported)
@@ -90,6 +94,11 @@ struct JobReport {
     NetworkFit network;                      // fitted from the collectives' transfers (job/networkfit.h)
     nlohmann::json toJson() const;           // docs/job-report.md
     bool hasErrors() const;
+    // The findings as the report lists them: the first kListedFindingsPerKind of each kind (in
+    // `findings` order), then, per kind with more, one finding of that kind saying how many more
+    // there are (its `count`), so that 30,000 findings of one kind cost a few lines. `findings`
+    // keeps them all.
+    std::vector<JobFinding> listedFindings() const;
 
     // The same collective on every member: (rank, index into that rank's RankSummary::calls) for
     // position `index` of group `group`'s sequence, ascending rank; empty when unknown.
@@ -106,7 +115,9 @@ JobReport buildJobReport(std::vector<RankSummary> summaries, std::int64_t worldS
 
 // The summaries in folders (every *.summary.json in each; RankSummary::file says which). Throws
 // std::runtime_error naming a bad file, a folder that cannot be listed or one without summaries.
-std::vector<RankSummary> readSummaries(const std::vector<std::string> &dirs);
+// A *.summary.json that is not a regular file (a FIFO, a folder) is not read: `notRead` gets a
+// `summary_not_read` warning naming it and why.
+std::vector<RankSummary> readSummaries(const std::vector<std::string> &dirs, std::vector<JobFinding> *notRead = nullptr);
 // Where a summary's .et is: beside the summary it was read from, else in `outDir`; empty if none.
 std::string etPathOf(const RankSummary &summary, const std::string &outDir);
 // `linkscope job --merge`'s refusal (as checkJobOutputs) before anything is written: comm_group.json,

@@ -3,8 +3,13 @@
 #include "edit/inputfingerprint.h"
 #include "io/inputfile.h"
 
+#include <zlib.h>
+
+#include <unistd.h>
+
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <set>
 
 #ifndef LINKSCOPE_VERSION
@@ -16,6 +21,35 @@ namespace linkscope::core::job {
 namespace fs = std::filesystem;
 
 std::string toolVersion() { return std::string("linkscope ") + LINKSCOPE_VERSION; }
+
+std::optional<std::uint32_t> headTailCrc32(const std::string &path)
+{
+    try {
+        const io::InputFile file(path); // a regular file only: never waits on a FIFO
+        const std::uint64_t size = file.size();
+        std::string bytes;
+        auto readAt = [&](std::uint64_t offset, std::uint64_t length) {
+            const std::size_t at = bytes.size();
+            bytes.resize(at + length);
+            std::size_t done = 0;
+            while (done < length) {
+                const ssize_t n = ::pread(file.fd(), bytes.data() + at + done, length - done, static_cast<off_t>(offset + done));
+                if (n <= 0)
+                    return false;
+                done += static_cast<std::size_t>(n);
+            }
+            return true;
+        };
+        const bool ok = size <= 2 * kSampleBytes ? readAt(0, size) : readAt(0, kSampleBytes) && readAt(size - kSampleBytes, kSampleBytes);
+        if (!ok)
+            return std::nullopt;
+        uLong crc = crc32(0L, Z_NULL, 0);
+        crc = crc32_z(crc, reinterpret_cast<const Bytef *>(bytes.data()), bytes.size());
+        return static_cast<std::uint32_t>(crc);
+    } catch (const std::exception &) {
+        return std::nullopt;
+    }
+}
 
 nlohmann::json runIdentity(const std::vector<RunInput> &inputs, std::string_view target, std::string_view policy)
 {
@@ -29,11 +63,14 @@ nlohmann::json runIdentity(const std::vector<RunInput> &inputs, std::string_view
         const FileIdentity now = io::identityOfPath(in.path);
         std::error_code ec;
         const fs::path absolute = fs::absolute(in.path, ec);
-        list.push_back({{"role", in.role},
-                        {"path", (ec ? fs::path(in.path) : absolute).lexically_normal().string()},
-                        {"size", fp.size},
-                        {"sha256", fp.sha256},
-                        {"mtime_ns", now.mtimeNs}});
+        nlohmann::json entry = {{"role", in.role},
+                                {"path", (ec ? fs::path(in.path) : absolute).lexically_normal().string()},
+                                {"size", fp.size},
+                                {"sha256", fp.sha256},
+                                {"mtime_ns", now.mtimeNs}};
+        if (const auto sample = headTailCrc32(in.path))
+            entry["head_tail_crc32"] = *sample;
+        list.push_back(std::move(entry));
     }
     return {{"tool", toolVersion()}, {"target", std::string(target)}, {"policy", std::string(policy)}, {"inputs", std::move(list)}};
 }
@@ -46,10 +83,12 @@ std::string summaryName(const RankSummary &s)
 }
 
 // Why the summary's input `in` is not the file at its path now; empty when it is. `absent` is set
-// when there is no file there to check.
-std::string changeOf(const nlohmann::json &in, bool &absent)
+// when there is no file there to check, `unsampled` when the summary records no head_tail_crc32
+// (an older Linkscope: a change that keeps the size and the modification time goes unseen).
+std::string changeOf(const nlohmann::json &in, bool &absent, bool &unsampled)
 {
     absent = false;
+    unsampled = false;
     if (!in.is_object() || !in.contains("path") || !in["path"].is_string())
         return {};
     const std::string path = in["path"].get<std::string>();
@@ -64,6 +103,17 @@ std::string changeOf(const nlohmann::json &in, bool &absent)
     const FileIdentity now = io::identityOfPath(path);
     if (now.known && now.size != size)
         return path + " is " + std::to_string(now.size) + " bytes now, " + std::to_string(size) + " when the summary was made";
+    // The first and last 64 KiB, read whatever the modification time says (a copy with `touch -r`,
+    // a tool that keeps it): cheap, and what an edit of a header or a cut-and-append changes.
+    if (const auto recorded = in.find("head_tail_crc32"); recorded != in.end() && recorded->is_number_unsigned()) {
+        const auto sample = headTailCrc32(path);
+        if (!sample)
+            return path + " cannot be checked: it cannot be read as a regular file";
+        if (*sample != recorded->get<std::uint64_t>())
+            return path + " has other content now (its first and last 64 KiB differ from when the summary was made, same size)";
+    } else {
+        unsampled = true;
+    }
     if (now.known && now.mtimeNs == mtime)
         return {};
     try {
@@ -91,8 +141,8 @@ SummaryRunCheck checkSummaryRuns(std::vector<RankSummary> &summaries)
     std::vector<std::int64_t> unknownRanks;
     std::vector<std::string> unknownFiles;
     std::map<std::string, std::vector<const RankSummary *>> byRun; // run key → summaries
-    std::size_t absent = 0;
-    std::string firstAbsent;
+    std::size_t absent = 0, unsampled = 0;
+    std::string firstAbsent, firstUnsampled;
     for (RankSummary &s : summaries) {
         if (!s.run.is_object()) {
             unknownRanks.push_back(s.rank);
@@ -104,8 +154,10 @@ SummaryRunCheck checkSummaryRuns(std::vector<RankSummary> &summaries)
         if (inputs == s.run.end() || !inputs->is_array())
             continue;
         for (const auto &in : *inputs) {
-            bool gone = false;
-            const std::string change = changeOf(in, gone);
+            bool gone = false, noSample = false;
+            const std::string change = changeOf(in, gone, noSample);
+            if (noSample && unsampled++ == 0)
+                firstUnsampled = summaryName(s);
             if (gone) {
                 if (absent++ == 0)
                     firstAbsent = in.value("path", std::string());
@@ -141,6 +193,10 @@ SummaryRunCheck checkSummaryRuns(std::vector<RankSummary> &summaries)
         out.findings.push_back({"mixed_runs", Severity::Warning, "", -1, std::vector<std::int64_t>(ranks.begin(), ranks.end()),
                                 "the summaries come from different runs: " + what});
     }
+    if (unsampled)
+        out.notes.push_back(std::to_string(unsampled) + " input(s) of summaries without a content sample (first: " + firstUnsampled +
+                            ", an older Linkscope) were checked by size and modification time only: a change that keeps both is not "
+                            "seen (run their shards again to record one)");
     if (absent)
         out.notes.push_back(std::to_string(absent) + " input file(s) the summaries name are not on disk here (first: " + firstAbsent +
                             "): those summaries were not checked against their traces");
