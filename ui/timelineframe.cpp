@@ -7,7 +7,7 @@
 namespace linkscope::ui {
 
 QRectF timelineEventRect(const TraceDocument &doc, const TimelineLayout &layout, core::EventIndex event, const QRect &content,
-                         core::Nanos start, double nanosPerPixel, int verticalOffset)
+                         core::Nanos start, double nanosPerPixel, int verticalOffset, int pinnedHeight)
 {
     const core::TraceIndex &index = doc.index();
     if (!event.in(index.laneOf.size()) || index.laneOf[event.get()].isNone())
@@ -20,13 +20,40 @@ QRectF timelineEventRect(const TraceDocument &doc, const TimelineLayout &layout,
     const core::DeviceEvent &e = doc.event(event);
     const double x0 = content.left() + timeToPixel(e.ts, start, nanosPerPixel);
     const double x1 = content.left() + timeToPixel(e.end(), start, nanosPerPixel);
-    return QRectF(QPointF(x0, content.top() + row.y - verticalOffset + 1),
-                  QPointF(std::max(x1, x0 + 1), content.top() + row.y - verticalOffset + row.height - 1));
+    const bool pinned = row.y < pinnedHeight;
+    const int top = content.top() + row.y - (pinned ? 0 : verticalOffset);
+    QRectF rect(QPointF(x0, top + 1), QPointF(std::max(x1, x0 + 1), top + row.height - 1));
+    if (pinnedHeight > 0 && !pinned) {
+        // Under the pinned rows: cut to what shows below them.
+        const double scrollTop = content.top() + pinnedHeight;
+        if (rect.bottom() <= scrollTop)
+            return {};
+        rect.setTop(std::max(rect.top(), scrollTop));
+    }
+    return rect;
 }
 
 QRectF TimelineFrame::eventRect(core::EventIndex event) const
 {
-    return timelineEventRect(doc, layout, event, content, start, nanosPerPixel, verticalOffset);
+    return timelineEventRect(doc, layout, event, content, start, nanosPerPixel, verticalOffset, pinnedHeight);
+}
+
+TimelineFrame TimelineFrame::pinnedPart() const
+{
+    TimelineFrame part = *this;
+    part.content.setHeight(pinnedHeight);
+    part.verticalOffset = 0;
+    part.pinnedHeight = 0;
+    return part;
+}
+
+TimelineFrame TimelineFrame::scrollPart() const
+{
+    TimelineFrame part = *this;
+    part.content.setTop(content.top() + pinnedHeight);
+    part.verticalOffset = verticalOffset + pinnedHeight;
+    part.pinnedHeight = 0;
+    return part;
 }
 
 core::EventIndex timelineEventInRow(const TraceDocument &doc, const LayoutRow &row, core::Nanos t, core::Nanos tolerance)

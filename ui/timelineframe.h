@@ -30,17 +30,33 @@ struct TimelineFrame {
     core::Nanos start = 0; // the visible time range
     core::Nanos end = 0;
     double nanosPerPixel = 1.0;
-    int verticalOffset = 0; // content y at the top of `content`
+    int verticalOffset = 0; // content y at the top of `content` (of the scrolling part)
     int headerWidth = 0;
     QFont font;
+    // The pinned rows (content y below this) stay at the top of `content`; the rest scrolls under
+    // them. 0: nothing pinned, everything scrolls.
+    int pinnedHeight = 0;
 
-    // Where `event` is drawn in this frame; empty when its row is not shown.
+    // Widget y of content y `y`.
+    int widgetY(int y) const { return content.top() + y - (y < pinnedHeight ? 0 : verticalOffset); }
+    // Where `event` is drawn in this frame; empty when its row is not shown (or scrolled under the pinned rows).
     QRectF eventRect(core::EventIndex event) const;
+    // The pinned part (its rows at offset 0) and the scrolling part below it, each a frame without
+    // pinned rows of its own, for the passes that walk the rows.
+    TimelineFrame pinnedPart() const;
+    TimelineFrame scrollPart() const;
 };
+
+// Content y under widget y `y` in a content area whose top is `top`, scrolled by `verticalOffset`
+// below `pinnedHeight` pinned pixels.
+inline int timelineContentY(int y, int top, int verticalOffset, int pinnedHeight)
+{
+    return y - top < pinnedHeight ? y - top : y - top + verticalOffset;
+}
 
 // The same, for any content rectangle and scale (hit testing between paints uses it too).
 QRectF timelineEventRect(const TraceDocument &doc, const TimelineLayout &layout, core::EventIndex event, const QRect &content,
-                         core::Nanos start, double nanosPerPixel, int verticalOffset);
+                         core::Nanos start, double nanosPerPixel, int verticalOffset, int pinnedHeight = 0);
 
 // The event of layout row `row` nearest to time `t` within `tolerance` (one that contains t first;
 // among near misses the closest; the shorter wins ties), or none.

@@ -32,15 +32,17 @@ std::vector<TimelineHeaderLabel> TimelineHeaderPass::paint(QPainter &painter, co
         const QRect rowRect(area.left(), y, area.width(), row.height);
         if (row.kind == LayoutRow::Kind::GroupHeader) {
             painter.fillRect(rowRect, palette::current().groupBackground);
-            painter.setClipping(false);
+            painter.setClipRect(QRect(0, area.top(), clipWidth + 1, area.height())); // across the lanes
             paintGroupLabel(painter, frame, QRect(area.left(), y, clipWidth, row.height), row.group, clipWidth);
             painter.setClipRect(area);
             labels.push_back({row.group, core::kNone, rowRect, false});
             continue;
         }
+        // A Python summary row says how many frames it folds (a click expands them).
+        const int tagWidth = row.folded > 0 ? paintPythonTag(painter, frame, rowRect, row.folded + 1) : 0;
         if (static_cast<int>(it - rows.begin()) != layout.firstRowOfLane(row.lane))
             continue; // the label goes on the lane's first shown row
-        paintLaneLabel(painter, frame, rowRect, row.lane);
+        paintLaneLabel(painter, frame, rowRect.adjusted(0, 0, -tagWidth, 0), row.lane);
         labels.push_back({row.group, row.lane, rowRect, false});
     }
     paintSticky(painter, frame, area, labels);
@@ -91,6 +93,23 @@ void TimelineHeaderPass::paintLaneLabel(QPainter &painter, const TimelineFrame &
                      Qt::AlignVCenter, text + suffix);
 }
 
+int TimelineHeaderPass::paintPythonTag(QPainter &painter, const TimelineFrame &frame, const QRect &rowRect, int frames)
+{
+    QFont small = frame.font;
+    small.setPointSizeF(std::max(6.0, small.pointSizeF() * 0.85));
+    const QFontMetrics metrics(small);
+    const QString text = tr("%L1 Python frames ▸").arg(frames);
+    const int width = std::min(metrics.horizontalAdvance(text) + 10, rowRect.width() / 2);
+    const QRect box(rowRect.right() - width, rowRect.top(), width, rowRect.height());
+    painter.setFont(small);
+    QColor color = palette::current().text;
+    color.setAlpha(150);
+    painter.setPen(color);
+    painter.drawText(box.adjusted(0, 0, -4, 0), Qt::AlignVCenter | Qt::AlignRight,
+                     metrics.elidedText(text, Qt::ElideLeft, width - 4));
+    return width;
+}
+
 void TimelineHeaderPass::paintSticky(QPainter &painter, const TimelineFrame &frame, const QRect &area,
                                      std::vector<TimelineHeaderLabel> &labels)
 {
@@ -113,7 +132,7 @@ void TimelineHeaderPass::paintSticky(QPainter &painter, const TimelineFrame &fra
     if (header < 0 || rows[header].y >= verticalOffset || layout.isGroupCollapsed(group))
         return; // the group's header is in view: so is every label below it
     const int groupH = TimelineLayout::kGroupHeaderHeight;
-    const int laneH = TimelineLayout::kRowHeight;
+    const int laneH = layout.rowHeight();
     // The lane under the group's sticky label, if its own label row is above the sticky label's bottom.
     core::LaneIndex lane{};
     const int below = firstBelow(verticalOffset + groupH);

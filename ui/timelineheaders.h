@@ -40,6 +40,8 @@ public:
 
 private:
     static void paintGroupLabel(QPainter &painter, const TimelineFrame &frame, const QRect &rowRect, int group, int textWidth);
+    // The "N Python frames" tag at the right of a summary row's header; returns its width.
+    static int paintPythonTag(QPainter &painter, const TimelineFrame &frame, const QRect &rowRect, int frames);
     static void paintLaneLabel(QPainter &painter, const TimelineFrame &frame, const QRect &rowRect, core::LaneIndex lane);
     static void paintSticky(QPainter &painter, const TimelineFrame &frame, const QRect &area,
                             std::vector<TimelineHeaderLabel> &labels);

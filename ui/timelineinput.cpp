@@ -2,12 +2,17 @@
 
 #include "timelineedges.h"
 #include "timelineruler.h"
+#include "timelinetooltips.h"
 #include "timelineview.h"
 
 #include <QAction>
+#include <QContextMenuEvent>
 #include <QCursor>
+#include <QHelpEvent>
 #include <QKeyEvent>
+#include <QMenu>
 #include <QMouseEvent>
+#include <QToolTip>
 #include <QWheelEvent>
 
 #include <algorithm>
@@ -17,6 +22,7 @@ namespace linkscope::ui {
 
 TimelineInput::TimelineInput(TimelineView &view) : QObject(&view), m_view(view)
 {
+    view.installEventFilter(this);
     TimelineView &v = m_view;
     using K = TimelineKey;
     addKey(
@@ -41,6 +47,10 @@ TimelineInput::TimelineInput(TimelineView &view) : QObject(&view), m_view(view)
         },
         tr("Fit the time range, else the selection (again: with its edges' ends)"));
     addKey(K::FitAll, tr("Fit everything"), {Qt::Key_0, Qt::Key_Home}, [&v] { v.fitAll(); });
+    addKey(
+        K::FitRows, tr("Fit rows"), {Qt::Key_R}, [&v] { v.setFitRows(!v.fitRows()); },
+        tr("Shrink the rows so that all of them fit the view's height (again: back to the normal height)"));
+    action(K::FitRows)->setCheckable(true);
     addKey(
         K::Escape, tr("Clear time range or selection"), {Qt::Key_Escape}, [this] { escape(); },
         tr("Clear the time range, else deselect"));
@@ -234,7 +244,7 @@ void TimelineInput::mouseMove(QMouseEvent *event)
         if (!m_view.headerDrag().active && std::abs(pos.y() - m_pressPos.y()) <= kHeaderDragThreshold)
             return;
         const QRect content = m_view.contentRect();
-        m_view.setHeaderDrag(m_view.headerDropAt(m_headerRow, pos.y() - content.top() + m_view.verticalOffset()));
+        m_view.setHeaderDrag(m_view.headerDropAt(m_headerRow, m_view.contentYAt(pos.y())));
         if (m_view.headerDrag().active)
             m_view.setCursor(Qt::DragMoveCursor);
         // Near the top or bottom edge the lanes scroll, so a lane can go anywhere.
@@ -334,6 +344,66 @@ void TimelineInput::mouseDoubleClick(QMouseEvent *event)
     if (event->button() == Qt::LeftButton && selection && selection->hasSelection()
         && m_view.eventAt(event->position().toPoint()) == selection->current())
         m_view.zoomToSelection();
+}
+
+bool TimelineInput::eventFilter(QObject *watched, QEvent *event)
+{
+    if (watched != &m_view)
+        return false;
+    switch (event->type()) {
+    case QEvent::Wheel:
+        wheel(static_cast<QWheelEvent *>(event));
+        return true;
+    case QEvent::MouseButtonPress:
+        mousePress(static_cast<QMouseEvent *>(event));
+        return true;
+    case QEvent::MouseMove:
+        mouseMove(static_cast<QMouseEvent *>(event));
+        return true;
+    case QEvent::MouseButtonRelease:
+        mouseRelease(static_cast<QMouseEvent *>(event));
+        return true;
+    case QEvent::MouseButtonDblClick:
+        mouseDoubleClick(static_cast<QMouseEvent *>(event));
+        return true;
+    case QEvent::KeyPress:
+        return keyPress(static_cast<QKeyEvent *>(event)); // unbound keys go on to the widget
+    case QEvent::Leave:
+        m_view.setHoverEvent(core::kNone);
+        m_view.setHoverEdge(core::kNone);
+        return false;
+    case QEvent::ContextMenu: {
+        auto *context = static_cast<QContextMenuEvent *>(event);
+        QMenu *menu = m_view.createContextMenu(context->pos());
+        if (!menu)
+            return false;
+        menu->setAttribute(Qt::WA_DeleteOnClose);
+        menu->popup(context->globalPos());
+        event->accept();
+        return true;
+    }
+    case QEvent::ToolTip:
+        if (!m_view.document())
+            return false;
+        showTooltip(static_cast<QHelpEvent *>(event));
+        return true;
+    default:
+        return false;
+    }
+}
+
+void TimelineInput::showTooltip(QHelpEvent *help)
+{
+    // A marker may stick out of its event: it is the event's.
+    const core::EventIndex marked = m_view.markerAt(help->pos());
+    const core::EventIndex e = marked.valid() ? marked : m_view.eventAt(help->pos());
+    const DrawEdgeIndex edge = e.isNone() ? m_view.edgeAt(help->pos()) : DrawEdgeIndex(core::kNone);
+    if (e.valid())
+        QToolTip::showText(help->globalPos(), TimelineTooltips::event(*m_view.document(), e, m_view.currentNotes()), &m_view);
+    else if (edge.valid())
+        QToolTip::showText(help->globalPos(), m_view.edgeTooltip(edge), &m_view);
+    else
+        QToolTip::hideText();
 }
 
 } // namespace linkscope::ui

@@ -12,6 +12,8 @@ namespace linkscope::ui {
 void TimelineLanePass::paintBackgrounds(QPainter &painter, const TimelineFrame &frame)
 {
     const QRect &content = frame.content;
+    painter.save();
+    painter.setClipRect(QRect(0, content.top(), frame.area.width(), content.height()));
     for (const LayoutRow &row : frame.layout.rows()) {
         const int y = content.top() + row.y - frame.verticalOffset;
         if (y + row.height < content.top())
@@ -23,6 +25,7 @@ void TimelineLanePass::paintBackgrounds(QPainter &painter, const TimelineFrame &
         else if (row.lane.value % 2 == 1)
             painter.fillRect(QRect(content.left(), y, content.width(), row.height), palette::current().laneShade);
     }
+    painter.restore();
 }
 
 void TimelineLanePass::paintEvents(QPainter &painter, const TimelineFrame &frame)

@@ -17,6 +17,11 @@ TimelineMenus::TimelineMenus(TimelineView &view) : QObject(&view), m_view(view)
     m_hidePython->setCheckable(true);
     m_hidePython->setToolTip(tr("Leave out the rows of each thread that hold python_function events only"));
     connect(m_hidePython, &QAction::triggered, this, [this](bool on) { m_view.setHidePythonRows(on); });
+    m_foldPython = new QAction(tr("Fold Python rows"), this);
+    m_foldPython->setCheckable(true);
+    m_foldPython->setChecked(m_view.layout().foldPythonRows());
+    m_foldPython->setToolTip(tr("Show each thread's python_function frames as one summary row (click it to expand)"));
+    connect(m_foldPython, &QAction::triggered, this, [this](bool on) { m_view.setFoldPythonRows(on); });
     m_gpuFirst = new QAction(tr("GPU streams first"), this);
     m_gpuFirst->setCheckable(true);
     m_gpuFirst->setChecked(m_view.layout().gpuFirst());
@@ -35,6 +40,7 @@ void TimelineMenus::syncActions()
 {
     const TimelineLayout &layout = m_view.layout();
     m_hidePython->setChecked(layout.hidePythonRows());
+    m_foldPython->setChecked(layout.foldPythonRows());
     m_gpuFirst->setChecked(layout.gpuFirst());
     const int hidden = layout.hiddenCount();
     m_showHidden->setEnabled(hidden > 0);
@@ -72,6 +78,12 @@ QMenu *TimelineMenus::createHeaderMenu(const QPoint &pos)
                 menu->addAction(collapsed ? tr("Expand lane") : tr("Collapse lane"), this,
                                 [view, lane, collapsed] { view->setLaneCollapsed(lane, !collapsed); });
             }
+            if (layout.foldPythonRows() && !layout.hidePythonRows() && layout.hasPythonRows(lane)) {
+                const bool expanded = layout.isPythonExpanded(lane);
+                menu->addAction(expanded ? tr("Fold Python frames of this lane") : tr("Expand Python frames of this lane"), this,
+                                [view, lane, expanded] { view->setPythonExpanded(lane, !expanded); })
+                    ->setObjectName(QStringLiteral("togglePythonRows"));
+            }
             addMoves(menu->addMenu(tr("Move lane “%1”").arg(label)), layout.canMoveLaneBy(lane, -1), layout.canMoveLaneBy(lane, 1),
                      [view, lane](int delta) { view->moveLaneBy(lane, delta); },
                      [view, lane](bool bottom) {
@@ -84,6 +96,10 @@ QMenu *TimelineMenus::createHeaderMenu(const QPoint &pos)
         const bool collapsed = layout.isGroupCollapsed(group);
         menu->addAction(collapsed ? tr("Expand group") : tr("Collapse group"), this,
                         [view, group, collapsed] { view->setGroupCollapsed(group, !collapsed); });
+        const bool pinned = layout.isGroupPinned(group);
+        menu->addAction(pinned ? tr("Unpin group “%1”").arg(groupLabel) : tr("Pin group “%1” to the top").arg(groupLabel), this,
+                        [view, group, pinned] { view->setGroupPinned(group, !pinned); })
+            ->setObjectName(QStringLiteral("togglePinned"));
         addMoves(menu->addMenu(tr("Move group “%1”").arg(groupLabel)), layout.canMoveGroupBy(group, -1),
                  layout.canMoveGroupBy(group, 1), [view, group](int delta) { view->moveGroupBy(group, delta); },
                  [view, group](bool bottom) {
@@ -93,7 +109,9 @@ QMenu *TimelineMenus::createHeaderMenu(const QPoint &pos)
     }
     m_hidePython->setText(tr("Hide Python rows (%L1)").arg(layout.pythonOnlyRowCount()));
     menu->addAction(m_hidePython);
+    menu->addAction(m_foldPython);
     menu->addAction(m_gpuFirst);
+    menu->addAction(m_view.keyAction(TimelineKey::FitRows));
     if (m_resetOrder->isEnabled())
         menu->addAction(m_resetOrder);
     if (layout.hiddenCount() > 0) {

@@ -39,6 +39,7 @@ public:
     QAction *gpuFirstAction() const { return m_gpuFirst; }
     QAction *showHiddenAction() const { return m_showHidden; }
     QAction *resetOrderAction() const { return m_resetOrder; }
+    QAction *foldPythonRowsAction() const { return m_foldPython; }
     // Brings the actions' checked and enabled states in step with the view's layout.
     void syncActions();
 
@@ -51,6 +52,7 @@ private:
     QAction *m_gpuFirst = nullptr;
     QAction *m_showHidden = nullptr;
     QAction *m_resetOrder = nullptr;
+    QAction *m_foldPython = nullptr;
 };
 
 } // namespace linkscope::ui

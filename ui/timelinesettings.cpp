@@ -29,7 +29,7 @@ void TimelineViewSettings::save(const TraceDocument &doc, const TimelineLayout &
 {
     if (doc.devicePath().isEmpty())
         return;
-    QStringList hiddenGroups, collapsedGroups, hiddenLanes, collapsedLanes;
+    QStringList hiddenGroups, collapsedGroups, pinnedGroups, hiddenLanes, collapsedLanes;
     const core::TraceIndex &index = doc.index();
     for (int g = 0; g < static_cast<int>(layout.groups().size()); ++g) {
         const TimelineGroup &group = layout.groups()[g];
@@ -37,6 +37,8 @@ void TimelineViewSettings::save(const TraceDocument &doc, const TimelineLayout &
             hiddenGroups << group.label;
         if (layout.isGroupCollapsed(g))
             collapsedGroups << group.label;
+        if (layout.isGroupPinned(g))
+            pinnedGroups << group.label;
         for (core::LaneIndex lane : group.lanes) {
             if (layout.isLaneHidden(lane))
                 hiddenLanes << laneKey(layout, index, lane);
@@ -52,6 +54,8 @@ void TimelineViewSettings::save(const TraceDocument &doc, const TimelineLayout &
     settings.setValue(QStringLiteral("headerWidth"), headerWidth);
     settings.setValue(QStringLiteral("hiddenGroups"), hiddenGroups);
     settings.setValue(QStringLiteral("collapsedGroups"), collapsedGroups);
+    settings.setValue(QStringLiteral("pinnedGroups"), pinnedGroups);
+    settings.setValue(QStringLiteral("foldPythonRows"), layout.foldPythonRows());
     settings.setValue(QStringLiteral("hiddenLanes"), hiddenLanes);
     settings.setValue(QStringLiteral("collapsedLanes"), collapsedLanes);
     // The order by stable keys (pid, pid/tid, device/stream), only when the user moved something:
@@ -66,6 +70,7 @@ int TimelineViewSettings::restore(const TraceDocument *doc, TimelineLayout &layo
     // Defaults for a trace never seen: GPU streams first, everything shown, the default width.
     layout.setGpuFirst(true);
     layout.setHidePythonRows(false);
+    layout.setFoldPythonRows(true);
     if (!doc || doc->devicePath().isEmpty())
         return defaultHeaderWidth;
     QSettings settings;
@@ -74,6 +79,7 @@ int TimelineViewSettings::restore(const TraceDocument *doc, TimelineLayout &layo
         return defaultHeaderWidth;
     layout.setGpuFirst(settings.value(QStringLiteral("gpuFirst"), true).toBool());
     layout.setHidePythonRows(settings.value(QStringLiteral("hidePythonRows"), false).toBool());
+    layout.setFoldPythonRows(settings.value(QStringLiteral("foldPythonRows"), true).toBool());
     const int headerWidth = std::max(minHeaderWidth, settings.value(QStringLiteral("headerWidth"), defaultHeaderWidth).toInt());
     // Keys of lanes that are gone are ignored; new lanes take their default places.
     layout.applyOrder(settings.value(QStringLiteral("groupOrder")).toStringList(),
@@ -84,6 +90,8 @@ int TimelineViewSettings::restore(const TraceDocument *doc, TimelineLayout &layo
     };
     const QSet<QString> hiddenGroups = set(QStringLiteral("hiddenGroups"));
     const QSet<QString> collapsedGroups = set(QStringLiteral("collapsedGroups"));
+    const bool hasPins = settings.contains(QStringLiteral("pinnedGroups"));
+    const QSet<QString> pinnedGroups = set(QStringLiteral("pinnedGroups"));
     const QSet<QString> hiddenLanes = set(QStringLiteral("hiddenLanes"));
     const QSet<QString> collapsedLanes = set(QStringLiteral("collapsedLanes"));
     const core::TraceIndex &index = doc->index();
@@ -91,6 +99,8 @@ int TimelineViewSettings::restore(const TraceDocument *doc, TimelineLayout &layo
         const TimelineGroup &group = layout.groups()[g];
         layout.setGroupHidden(g, hiddenGroups.contains(group.label));
         layout.setGroupCollapsed(g, collapsedGroups.contains(group.label));
+        // Saved before pins existed: GPU groups pinned when they come first (the default).
+        layout.setGroupPinned(g, hasPins ? pinnedGroups.contains(group.label) : group.gpu && layout.gpuFirst());
         for (core::LaneIndex lane : group.lanes) {
             const QString key = laneKey(layout, index, lane);
             layout.setLaneHidden(lane, hiddenLanes.contains(key));

@@ -1,6 +1,7 @@
 #pragma once
 // Per-trace view settings of the timeline (QSettings, keyed by the Kineto trace's absolute path):
-// GPU streams first, hidden Python rows, hidden and collapsed groups and lanes (by label), the
+// GPU streams first, hidden and folded Python rows, hidden, collapsed and pinned groups, hidden and
+// collapsed lanes (by label), the
 // order of groups and lanes (by stable key: pid/tid, device/stream), the header column's width.
 
 #include "timelinelayout.h"

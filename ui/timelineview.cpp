@@ -32,6 +32,7 @@ TimelineView::TimelineView(QWidget *parent) : QWidget(parent)
     setMinimumSize(400, 200);
     m_input = new TimelineInput(*this);
     m_menus = new TimelineMenus(*this);
+    connect(m_arrangement, &TimelineArrangement::changed, this, &TimelineView::layoutChanged);
     m_scrollBar = new QScrollBar(Qt::Vertical, this);
     m_scrollBar->setCursor(Qt::ArrowCursor);
     connect(m_scrollBar, &QScrollBar::valueChanged, this, [this](int value) { setVerticalOffset(value); });
@@ -73,7 +74,7 @@ void TimelineView::setDocument(DocumentPtr doc)
     }
     layoutChanged(false);
     invalidateCache();
-    m_overview.invalidate();
+    m_renderer.invalidateOverview();
     updateScrollBar();
     update();
 }
@@ -176,6 +177,19 @@ void TimelineView::setVerticalOffset(int offset)
     emit viewChanged();
 }
 
+int TimelineView::pinnedHeightFor(int contentHeight) const
+{
+    // Pinned rows taking more than half the view would leave too little to scroll: then they scroll too.
+    const int pinned = m_layout.pinnedHeight();
+    return pinned <= contentHeight / 2 ? pinned : 0;
+}
+
+int TimelineView::contentYAt(int y) const
+{
+    const QRect content = contentRect();
+    return timelineContentY(y, content.top(), m_verticalOffset, pinnedHeightFor(content.height()));
+}
+
 int TimelineView::maxVerticalOffset(int contentHeight) const
 {
     return std::max(0, m_layout.totalHeight() - contentHeight + 8);
@@ -197,77 +211,32 @@ void TimelineView::updateScrollBar()
     }
 }
 
-void TimelineView::setGroupCollapsed(int group, bool collapsed)
+void TimelineView::setFitRows(bool fit)
 {
-    m_layout.setGroupCollapsed(group, collapsed);
-    layoutChanged(true);
+    m_fitRows = fit;
+    m_input->action(TimelineKey::FitRows)->setChecked(fit);
+    if (!fit)
+        m_layout.setRowHeight(TimelineLayout::kRowHeight);
+    layoutChanged(false);
 }
 
-void TimelineView::setLaneCollapsed(core::LaneIndex lane, bool collapsed)
+void TimelineView::refitRows()
 {
-    m_layout.setLaneCollapsed(lane, collapsed);
-    layoutChanged(true);
-}
-
-void TimelineView::setGroupHidden(int group, bool hidden)
-{
-    m_layout.setGroupHidden(group, hidden);
-    layoutChanged(true);
-}
-
-void TimelineView::setLaneHidden(core::LaneIndex lane, bool hidden)
-{
-    m_layout.setLaneHidden(lane, hidden);
-    layoutChanged(true);
-}
-
-void TimelineView::showAllHidden()
-{
-    m_layout.showAllHidden();
-    layoutChanged(true);
-}
-
-void TimelineView::setHidePythonRows(bool hide)
-{
-    m_layout.setHidePythonRows(hide);
-    layoutChanged(true);
+    // Fitted to the rows at the normal height, so that the result does not depend on the last fit.
+    if (!m_fitRows)
+        return;
+    m_layout.setRowHeight(TimelineLayout::kRowHeight);
+    m_layout.setRowHeight(m_layout.rowHeightToFit(contentRect().height() - 8));
 }
 
 void TimelineView::setGpuFirst(bool gpuFirst)
 {
-    m_layout.setGpuFirst(gpuFirst);
+    // First and pinned go together: GPU streams not first are not pinned above the threads either.
     setVerticalOffset(0);
-    layoutChanged(true);
-}
-
-void TimelineView::moveGroup(int group, int position)
-{
-    if (m_layout.moveGroup(group, position))
-        layoutChanged(true);
-}
-
-void TimelineView::moveLane(core::LaneIndex lane, int position)
-{
-    if (m_layout.moveLane(lane, position))
-        layoutChanged(true);
-}
-
-void TimelineView::moveGroupBy(int group, int delta)
-{
-    if (m_layout.moveGroupBy(group, delta))
-        layoutChanged(true);
-}
-
-void TimelineView::moveLaneBy(core::LaneIndex lane, int delta)
-{
-    if (m_layout.moveLaneBy(lane, delta))
-        layoutChanged(true);
-}
-
-void TimelineView::resetOrder()
-{
-    m_layout.resetOrder();
-    layoutChanged(true);
+    for (int g = 0; g < static_cast<int>(m_layout.groups().size()); ++g)
+        if (m_layout.groups()[g].gpu)
+            m_layout.setGroupPinned(g, gpuFirst);
+    m_arrangement->setGpuFirst(gpuFirst);
 }
 
 void TimelineView::setOverviewVisible(bool visible)
@@ -286,13 +255,14 @@ void TimelineView::setHeaderWidth(int width)
     if (width == m_headerWidth)
         return;
     m_headerWidth = width;
-    m_overview.invalidate();
+    m_renderer.invalidateOverview();
     update();
     emit viewChanged(); // the content rect moved: the time under each pixel changed
 }
 
 void TimelineView::layoutChanged(bool save)
 {
+    refitRows();
     m_menus->syncActions();
     updateScrollBar();
     update();
@@ -305,24 +275,13 @@ void TimelineView::layoutChanged(bool save)
 QAction *TimelineView::hidePythonRowsAction() const { return m_menus->hidePythonRowsAction(); }
 QAction *TimelineView::gpuFirstAction() const { return m_menus->gpuFirstAction(); }
 QAction *TimelineView::showHiddenAction() const { return m_menus->showHiddenAction(); }
+QAction *TimelineView::foldPythonRowsAction() const { return m_menus->foldPythonRowsAction(); }
 QAction *TimelineView::resetOrderAction() const { return m_menus->resetOrderAction(); }
 void TimelineView::setContextMenuProvider(ContextMenuProvider provider) { m_menus->setProvider(std::move(provider)); }
 QMenu *TimelineView::createHeaderMenu(const QPoint &pos) { return m_menus->createHeaderMenu(pos); }
 QMenu *TimelineView::createEventMenu(core::EventIndex event) { return m_menus->createEventMenu(event); }
 QMenu *TimelineView::createEdgeMenu(DrawEdgeIndex edge) { return m_menus->createEdgeMenu(edge); }
 QMenu *TimelineView::createContextMenu(const QPoint &pos) { return m_menus->createContextMenu(pos); }
-
-void TimelineView::contextMenuEvent(QContextMenuEvent *event)
-{
-    QMenu *menu = createContextMenu(event->pos());
-    if (!menu) {
-        QWidget::contextMenuEvent(event);
-        return;
-    }
-    menu->setAttribute(Qt::WA_DeleteOnClose);
-    menu->popup(event->globalPos());
-    event->accept();
-}
 
 void TimelineView::saveViewSettings() const
 {
@@ -332,7 +291,7 @@ void TimelineView::saveViewSettings() const
 
 void TimelineView::invalidateCache()
 {
-    m_lanes.invalidate();
+    m_renderer.invalidate();
 }
 
 // ---------------------------------------------------------------- painting
@@ -391,34 +350,29 @@ void TimelineView::paint(QPainter &painter, const QRect &target)
                               static_cast<double>(m_viewport.end() - m_viewport.start()) / content.width(),
                               std::clamp(m_verticalOffset, 0, maxVerticalOffset(content.height())),
                               m_headerWidth,
-                              font()};
-    TimelinePainted painted;
-    TimelineLanePass::paintBackgrounds(painter, frame);
-    TimelineRuler::paintGrid(painter, content, frame.start, frame.end, rulerOrigin()); // under the events
-    m_lanes.paintEvents(painter, frame);
-    if (m_path.active())
-        m_path.paint(painter, *m_doc, content, [&](core::EventIndex e) { return frame.eventRect(e); });
+                              font(),
+                              pinnedHeightFor(content.height())};
     const core::EventIndex selected = m_selection && m_selection->hasSelection() && m_selection->current().in(m_doc->eventCount())
         ? m_selection->current()
         : core::EventIndex(core::kNone);
-    const core::EventIndex hovered = m_hoverEvent.in(m_doc->eventCount()) ? m_hoverEvent : core::EventIndex(core::kNone);
-    TimelineLanePass::paintOutlines(painter, frame, {m_highlighted, hovered, selected});
-    TimelineOverlayPass::paintTimeRange(painter, frame, m_rangeStart, m_rangeEnd);
-    m_edges.paint(painter, *m_doc, m_layout, selected, content, frame.start, frame.nanosPerPixel, frame.verticalOffset,
-                  currentNotes());
-    painted.markers = TimelineOverlayPass::paintMarkers(painter, frame, currentNotes()); // over the edges' heads
-    if (linkDragActive())
-        std::tie(painted.linkDragFrom, painted.linkDragTo) = TimelineOverlayPass::paintLinkDrag(painter, frame, m_linkDrag);
-    painted.headerLabels = TimelineHeaderPass::paint(painter, frame, m_headerDrag);
-    if (m_overviewVisible)
-        m_overview.paint(painter, *m_doc, QRect(0, 0, area.width(), kOverviewHeight), m_headerWidth, frame.start, frame.end);
-    const QRect ruler(0, overviewHeight(), area.width(), kRulerHeight);
-    TimelineRuler::paint(painter, font(), ruler, content, frame.start, frame.end, rulerOrigin());
-    m_bookmarks.paint(painter, font(), ruler, content, frame.start, frame.nanosPerPixel);
-    if (const auto pixels = TimelineOverlayPass::rangePixels(frame, m_rangeStart, m_rangeEnd))
-        TimelineRuler::paintRangeLabel(painter, font(), ruler, content, pixels->first, pixels->second, m_rangeEnd - m_rangeStart);
-    TimelineOverlayPass::paintStatus(painter, frame, {m_edges, m_showFrameTime, m_lastFrameNanos, m_lanes.mergedColumns()});
-    m_painted = std::move(painted);
+    const TimelineScene scene{m_highlighted,
+                              m_hoverEvent.in(m_doc->eventCount()) ? m_hoverEvent : core::EventIndex(core::kNone),
+                              selected,
+                              m_rangeStart,
+                              m_rangeEnd,
+                              linkDragActive() ? &m_linkDrag : nullptr,
+                              m_headerDrag,
+                              currentNotes(),
+                              m_path,
+                              m_edges,
+                              m_bookmarks,
+                              m_overviewVisible,
+                              kOverviewHeight,
+                              kRulerHeight,
+                              rulerOrigin(),
+                              m_showFrameTime,
+                              m_lastFrameNanos};
+    m_painted = m_renderer.render(painter, frame, scene);
     painter.restore();
 }
 
@@ -432,7 +386,7 @@ int TimelineView::headerRowAt(const QPoint &pos) const
     if (pos.x() < m_headerWidth)
         if (const HeaderLabel *sticky = TimelineHeaderPass::stickyLabelAt(m_painted.headerLabels, pos))
             return sticky->lane.isNone() ? m_layout.headerRowOfGroup(sticky->group) : m_layout.firstRowOfLane(sticky->lane);
-    return m_layout.rowAt(pos.y() - content.top() + m_verticalOffset);
+    return m_layout.rowAt(contentYAt(pos.y()));
 }
 
 void TimelineView::setHeaderDrag(const HeaderDrag &drag)
@@ -543,7 +497,7 @@ core::EventIndex TimelineView::eventAt(const QPoint &pos) const
     const QRect content = contentRect();
     if (!content.contains(pos))
         return core::kNone;
-    const int r = m_layout.rowAt(pos.y() - content.top() + m_verticalOffset);
+    const int r = m_layout.rowAt(contentYAt(pos.y()));
     if (r < 0 || m_layout.rows()[r].kind != LayoutRow::Kind::LaneRow)
         return core::kNone;
     const double nanosPerPixel = this->nanosPerPixel();
@@ -556,7 +510,9 @@ QRectF TimelineView::eventRect(core::EventIndex event) const
 {
     if (!m_doc || !event.in(m_doc->eventCount()))
         return {};
-    return timelineEventRect(*m_doc, m_layout, event, contentRect(), m_viewport.start(), nanosPerPixel(), m_verticalOffset);
+    const QRect content = contentRect();
+    return timelineEventRect(*m_doc, m_layout, event, content, m_viewport.start(), nanosPerPixel(), m_verticalOffset,
+                             pinnedHeightFor(content.height()));
 }
 
 // ---------------------------------------------------------------- selection and navigation (TimelineNavigation)
@@ -588,76 +544,28 @@ void TimelineView::setFocusedEdge(DrawEdgeIndex edge)
     update();
 }
 
-int TimelineView::showRowOf(core::EventIndex event)
-{
-    if (!m_doc || !event.in(m_doc->eventCount()))
-        return -2;
-    const core::TraceIndex &index = m_doc->index();
-    if (!event.in(index.laneOf.size()) || index.laneOf[event.get()].isNone())
-        return -2;
-    const core::LaneIndex lane = index.laneOf[event.get()];
-    const int depth = index.depth[event.get()];
-    const int group = m_layout.groupOfLane(lane);
-    const int hiddenBefore = m_layout.hiddenCount();
-    m_layout.setGroupHidden(group, false);
-    m_layout.setLaneHidden(lane, false);
-    if (m_layout.isGroupCollapsed(group))
-        m_layout.setGroupCollapsed(group, false);
-    if (m_layout.rowOfDepth(lane, depth) < 0)
-        m_layout.setLaneCollapsed(lane, false);
-    if (m_layout.rowOfDepth(lane, depth) < 0 && m_layout.hidePythonRows())
-        m_layout.setHidePythonRows(false); // a Python frame was asked for
-    layoutChanged(m_layout.hiddenCount() != hiddenBefore);
-    return m_layout.rowOfDepth(lane, depth);
-}
-
 void TimelineView::scrollToRow(int r)
 {
     const LayoutRow &row = m_layout.rows().at(r);
     const int visibleHeight = contentRect().height();
-    if (row.y < m_verticalOffset || row.y + row.height > m_verticalOffset + visibleHeight)
-        setVerticalOffset(row.y - visibleHeight / 3);
+    const int pinned = pinnedHeightFor(visibleHeight);
+    if (row.y < pinned)
+        return; // pinned: always in view
+    // In the scrolling part, below the pinned rows.
+    const int top = m_verticalOffset + pinned;
+    if (row.y < top || row.y + row.height > m_verticalOffset + visibleHeight)
+        setVerticalOffset(row.y - pinned - (visibleHeight - pinned) / 3);
 }
 
-// ---------------------------------------------------------------- input (TimelineInput)
+// ---------------------------------------------------------------- hover, marks, edges
 
 void TimelineView::resizeEvent(QResizeEvent *)
 {
-    updateScrollBar();
-}
-
-void TimelineView::wheelEvent(QWheelEvent *event)
-{
-    m_input->wheel(event);
-}
-
-void TimelineView::mousePressEvent(QMouseEvent *event)
-{
-    m_input->mousePress(event);
-}
-
-void TimelineView::mouseMoveEvent(QMouseEvent *event)
-{
-    m_input->mouseMove(event);
-}
-
-void TimelineView::mouseReleaseEvent(QMouseEvent *event)
-{
-    m_input->mouseRelease(event);
-}
-
-void TimelineView::mouseDoubleClickEvent(QMouseEvent *event)
-{
-    m_input->mouseDoubleClick(event);
-}
-
-void TimelineView::keyPressEvent(QKeyEvent *event)
-{
-    if (!m_input->keyPress(event)) {
-        QWidget::keyPressEvent(event);
-        return;
+    if (m_fitRows) {
+        refitRows();
+        update();
     }
-    event->accept();
+    updateScrollBar();
 }
 
 void TimelineView::setHoverEvent(core::EventIndex event)
@@ -668,22 +576,10 @@ void TimelineView::setHoverEvent(core::EventIndex event)
     update();
 }
 
-void TimelineView::leaveEvent(QEvent *)
-{
-    setHoverEvent(core::kNone);
-    setHoverEdge(core::kNone);
-}
-
 void TimelineView::toggleHeaderAt(const QPoint &pos)
 {
-    const int r = headerRowAt(pos);
-    if (r < 0)
-        return;
-    const LayoutRow row = m_layout.rows()[r];
-    if (row.kind == LayoutRow::Kind::GroupHeader)
-        setGroupCollapsed(row.group, !m_layout.isGroupCollapsed(row.group));
-    else if (m_doc->laneRows(row.lane).rowCount() > 1)
-        setLaneCollapsed(row.lane, !m_layout.isLaneCollapsed(row.lane));
+    if (m_doc)
+        m_arrangement->toggleRow(*m_doc, headerRowAt(pos));
 }
 
 void TimelineView::setHighlightedEvents(std::vector<core::EventIndex> events)
@@ -744,25 +640,6 @@ void TimelineView::setHoverEdge(DrawEdgeIndex edge)
 QString TimelineView::edgeTooltip(DrawEdgeIndex id) const
 {
     return m_doc ? TimelineTooltips::edge(*m_doc, m_layout, id) : QString();
-}
-
-bool TimelineView::event(QEvent *event)
-{
-    if (event->type() == QEvent::ToolTip && m_doc) {
-        auto *help = static_cast<QHelpEvent *>(event);
-        // A marker may stick out of its event: it is the event's.
-        const core::EventIndex marked = markerAt(help->pos());
-        const core::EventIndex e = marked.valid() ? marked : eventAt(help->pos());
-        const DrawEdgeIndex edge = e.isNone() ? edgeAt(help->pos()) : DrawEdgeIndex(core::kNone);
-        if (e.valid())
-            QToolTip::showText(help->globalPos(), TimelineTooltips::event(*m_doc, e, currentNotes()), this);
-        else if (edge.valid())
-            QToolTip::showText(help->globalPos(), edgeTooltip(edge), this);
-        else
-            QToolTip::hideText();
-        return true;
-    }
-    return QWidget::event(event);
 }
 
 } // namespace linkscope::ui

@@ -3,34 +3,36 @@
 // paints an overview strip of the whole trace, a time ruler, then the lanes (group headers, one
 // row per nesting depth) with a lane-header column on the left, and the dependency edges on top.
 //
-// The widget composes the parts, each in its own file as in Qt Creator's tracing library:
-//   timelineviewport  which time span is visible and how it maps onto pixels (pure maths)
-//   timelinelayout    which rows exist and where they are vertically
-//   timelinegeometry  the rows in view as plain rectangles, with level of detail (timeline-ux A.4)
-//   timelineedges     which dependency edges are shown, and their curves
-//   timelineruler     the ruler and the overview strip
-//   timelineinput     mouse gestures and the key bindings (QActions; the shortcut sheet lists them)
-//   timelinemenus     the context menus and the lane actions
-//   timelinesettings  the per-trace view settings
-//   timelinetooltips  the hover texts
-// A paint builds one TimelineFrame (timelineframe.h) and runs the render passes over it:
-//   timelinelanes     lane shading, the events (geometry cached until the frame changes), outlines
-//   timelineheaders   the header column, sticky labels, the header drop line
-//   timelineoverlays  time range, markers, re-parent drag, status boxes
-// The passes return what hit-testing needs (TimelinePainted) and the view keeps the last frame's.
-// The view owns the state they share (document, selection, hover, time range, re-parent drag).
+// The widget keeps the view's state (document, selection, hover, time range, re-parent drag, what
+// is visible) and composes the parts, each in its own file as in Qt Creator's tracing library:
+//   timelineviewport     which time span is visible and how it maps onto pixels (pure maths)
+//   timelinelayout       which rows exist and where they are vertically
+//   timelinearrangement  what the user arranged of the lanes (collapsed, hidden, pinned, folded, order)
+//   timelinesettings     that arrangement saved per trace
+//   timelineinput        mouse, keys (QActions; the shortcut sheet lists them), menus and tooltips
+//   timelinemenus        the context menus and the lane actions
+//   timelinenavigation   fit, frame, reveal, follow edges, step along a row
+//   timelinetooltips     the hover texts
+// A paint builds one TimelineFrame (timelineframe.h); TimelineRenderer runs the render passes over it:
+//   timelinelanes        lane shading, the events (timelinegeometry, cached until the frame changes), outlines
+//   timelineedges        which dependency edges are shown, and their curves
+//   timelineoverlays     time range, markers, re-parent drag, status boxes
+//   timelineheaders      the header column, sticky labels, the header drop line
+//   timelineruler        the ruler and the overview strip
+// The passes return what hit-testing needs (TimelinePainted); the view keeps the last frame's.
 
 #include "eventnotes.h"
+#include "timelinearrangement.h"
 #include "timelinebookmarks.h"
 #include "eventselection.h"
 #include "timelineedges.h"
 #include "timelineframe.h"
 #include "timelineheaders.h"
 #include "timelineinput.h"
-#include "timelinelanes.h"
 #include "timelinelayout.h"
 #include "timelinenavigation.h"
 #include "timelinepath.h"
+#include "timelinerenderer.h"
 #include "timelineoverlays.h"
 #include "timelineruler.h"
 #include "timelinesettings.h"
@@ -94,6 +96,13 @@ public:
     core::Nanos clampedTimeAt(double x) const;
     int verticalOffset() const { return m_verticalOffset; }
     void setVerticalOffset(int offset);
+    int maxVerticalOffset() const { return maxVerticalOffset(contentRect().height()); } // 0: all rows in view
+    // The height of the pinned rows kept at the top of the lanes (TimelineLayout::pinnedHeight(),
+    // or 0 when they would take more than half of `contentHeight`: then everything scrolls).
+    int pinnedHeightFor(int contentHeight) const;
+    int pinnedHeight() const { return pinnedHeightFor(contentRect().height()); }
+    // The content y (TimelineLayout's) under widget y `y`, pinned rows included.
+    int contentYAt(int y) const;
     // Where the events are painted, in widget coordinates (right of the headers, below the ruler).
     QRect contentRect() const { return contentRectFor(rect().size()); }
     double nanosPerPixel() const;
@@ -122,14 +131,25 @@ public:
 
     // --- Lanes ---
     const TimelineLayout &layout() const { return m_layout; }
-    void setGroupCollapsed(int group, bool collapsed);
-    void setLaneCollapsed(core::LaneIndex lane, bool collapsed);
-    // What is shown (TimelineLayout); each change is saved in the trace's view settings.
-    void setGroupHidden(int group, bool hidden);
-    void setLaneHidden(core::LaneIndex lane, bool hidden);
-    void showAllHidden();
-    void setHidePythonRows(bool hide);
-    void setGpuFirst(bool gpuFirst);
+    // What is shown (TimelineArrangement); each change but a lane's Python frames expanded is
+    // saved in the trace's view settings.
+    TimelineArrangement &arrangement() const { return *m_arrangement; }
+    void setGroupCollapsed(int group, bool collapsed) { m_arrangement->setGroupCollapsed(group, collapsed); }
+    void setLaneCollapsed(core::LaneIndex lane, bool collapsed) { m_arrangement->setLaneCollapsed(lane, collapsed); }
+    void setGroupHidden(int group, bool hidden) { m_arrangement->setGroupHidden(group, hidden); }
+    void setLaneHidden(core::LaneIndex lane, bool hidden) { m_arrangement->setLaneHidden(lane, hidden); }
+    void showAllHidden() { m_arrangement->showAllHidden(); }
+    void setHidePythonRows(bool hide) { m_arrangement->setHidePythonRows(hide); }
+    // Python frames folded into one summary row per run (the default), or a lane's expanded.
+    void setFoldPythonRows(bool fold) { m_arrangement->setFoldPythonRows(fold); }
+    void setPythonExpanded(core::LaneIndex lane, bool expanded) { m_arrangement->setPythonExpanded(lane, expanded); }
+    // Pinned groups stay at the top while the other lanes scroll (GPU streams by default).
+    void setGroupPinned(int group, bool pinned) { m_arrangement->setGroupPinned(group, pinned); }
+    // "Fit rows": the rows shrink so that all fit the view's height (down to TimelineLayout::kMinRowHeight),
+    // and keep fitting as the view or the lanes change; off: the normal height.
+    void setFitRows(bool fit);
+    bool fitRows() const { return m_fitRows; }
+    void setGpuFirst(bool gpuFirst); // also pins the GPU groups (or unpins them)
     // The lane-header column's width (drag its right edge); at least kMinHeaderWidth, at most half the view.
     int headerWidth() const { return m_headerWidth; }
     void setHeaderWidth(int width);
@@ -138,6 +158,7 @@ public:
     QAction *hidePythonRowsAction() const;
     QAction *gpuFirstAction() const;
     QAction *showHiddenAction() const;
+    QAction *foldPythonRowsAction() const; // checkable: fold Python frames into summary rows
     // The lane-header context menu for widget position `pos` (a new menu; the caller owns it).
     QMenu *createHeaderMenu(const QPoint &pos);
     // The layout row a header click or menu at `pos` is about (a sticky label's lane or group first), or -1.
@@ -163,17 +184,18 @@ public:
     void frameEvent(core::EventIndex event);
     // Opens what hides `event`'s row (its group, lane, collapsed rows, hidden Python rows); returns
     // the row's index in layout(), -1 if it is still not shown, -2 for no such event.
-    int showRowOf(core::EventIndex event);
+    int showRowOf(core::EventIndex event) { return m_doc ? m_arrangement->showRowOf(*m_doc, event) : -2; }
     // Scrolls layout row `row` into view (a third of the way down) unless it already is.
     void scrollToRow(int row);
 
     // Order of groups and lanes (TimelineLayout::moveGroup / moveLane; Move up / down / to top / to
     // bottom in the header menu, or drag a header). Each change is saved in the view settings.
-    void moveGroup(int group, int position);
-    void moveLane(core::LaneIndex lane, int position);
-    void moveGroupBy(int group, int delta); // past the next shown group above (< 0) or below
-    void moveLaneBy(core::LaneIndex lane, int delta);
-    void resetOrder(); // the default order: GPU streams first (if on), lanes in index order
+    void moveGroup(int group, int position) { m_arrangement->moveGroup(group, position); }
+    void moveLane(core::LaneIndex lane, int position) { m_arrangement->moveLane(lane, position); }
+    // Past the next shown group or lane above (< 0) or below.
+    void moveGroupBy(int group, int delta) { m_arrangement->moveGroupBy(group, delta); }
+    void moveLaneBy(core::LaneIndex lane, int delta) { m_arrangement->moveLaneBy(lane, delta); }
+    void resetOrder() { m_arrangement->resetOrder(); } // the default order: GPU streams first (if on), lanes in index order
     QAction *resetOrderAction() const; // enabled while the order is custom
 
     // A header dragged to a new place (timelineheaders.h): TimelineInput sets it while the drag
@@ -195,6 +217,8 @@ public:
     // than the document's are ignored.
     void setEventNotes(EventNotesPtr notes);
     const EventNotesPtr &eventNotes() const { return m_notes; }
+    // The notes that apply to the document shown (null when none or of another trace).
+    const EventNotes *currentNotes() const;
     using PaintedMarker = TimelinePaintedMarker;
     const std::vector<PaintedMarker> &paintedMarkers() const { return m_painted.markers; }
     // The event whose marker is under `pos`, or none.
@@ -325,30 +349,23 @@ signals:
     void bookmarkRequested(core::Nanos ts);
 
 protected:
+    // Input (mouse, keys, wheel, context menus, tooltips) goes to TimelineInput, an event filter.
     void paintEvent(QPaintEvent *event) override;
     void resizeEvent(QResizeEvent *event) override;
-    void wheelEvent(QWheelEvent *event) override;
-    void mousePressEvent(QMouseEvent *event) override;
-    void mouseMoveEvent(QMouseEvent *event) override;
-    void mouseReleaseEvent(QMouseEvent *event) override;
-    void mouseDoubleClickEvent(QMouseEvent *event) override;
-    void keyPressEvent(QKeyEvent *event) override;
-    void leaveEvent(QEvent *event) override;
-    void contextMenuEvent(QContextMenuEvent *event) override;
-    bool event(QEvent *event) override;
 
 private:
     QRect contentRectFor(const QSize &size) const;
     int maxVerticalOffset(int contentHeight) const;
     void viewportChanged(bool changed);
     void updateScrollBar();
-    const EventNotes *currentNotes() const;
     void onSelectionChanged(core::EventIndex event);
     void layoutChanged(bool save);
+    void refitRows();
 
     DocumentPtr m_doc;
     EventSelection *m_selection = nullptr;
-    TimelineLayout m_layout;
+    TimelineArrangement *m_arrangement = new TimelineArrangement(this);
+    TimelineLayout &m_layout = m_arrangement->layout();
     TimelineViewport m_viewport;
     int m_verticalOffset = 0;
     QScrollBar *m_scrollBar = nullptr;
@@ -356,15 +373,15 @@ private:
     TimelineMenus *m_menus = nullptr;
     TimelineNavigation m_navigation{*this};
 
-    TimelineLanePass m_lanes;
+    TimelineRenderer m_renderer;
     TimelineEdgeOverlay m_edges;
-    TimelineOverview m_overview;
     TimelinePathOverlay m_path;
     TimelineBookmarks m_bookmarks;
     TimelinePainted m_painted; // what the last frame's passes returned
 
     core::EventIndex m_hoverEvent{};
     bool m_showFrameTime = false;
+    bool m_fitRows = false;
     bool m_overviewVisible = true;
     int m_headerWidth = kHeaderWidth;
     HeaderDrag m_headerDrag;
