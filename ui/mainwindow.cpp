@@ -207,7 +207,7 @@ void MainWindow::buildActions()
     // View
     m_viewMenu = menuBar()->addMenu(tr("&View"));
     // The timeline's own key bindings (TimelineInput): their keys work while the timeline has the focus.
-    for (const TimelineKey key : {TimelineKey::FitAll, TimelineKey::Fit, TimelineKey::ZoomIn, TimelineKey::ZoomOut,
+    for (const TimelineKey key : {TimelineKey::FitAll, TimelineKey::FitRows, TimelineKey::Fit, TimelineKey::ZoomIn, TimelineKey::ZoomOut,
                                   TimelineKey::FollowIncoming, TimelineKey::FollowOutgoing})
         m_viewMenu->addAction(m_timeline->keyAction(key));
     m_viewMenu->addAction(tr("Collapse all groups"), this, [this] {
@@ -220,6 +220,7 @@ void MainWindow::buildActions()
     });
     m_viewMenu->addAction(m_timeline->gpuFirstAction());
     m_viewMenu->addAction(m_timeline->hidePythonRowsAction());
+    m_viewMenu->addAction(m_timeline->foldPythonRowsAction());
     m_viewMenu->addAction(m_timeline->showHiddenAction());
     QMenu *themeMenu = m_viewMenu->addMenu(tr("&Theme"));
     auto *themeGroup = new QActionGroup(this);

@@ -161,7 +161,7 @@ const TimelineEdgeOverlay::PaintedEdge *TimelineEdgeOverlay::paintedEdge(DrawEdg
 
 void TimelineEdgeOverlay::paint(QPainter &painter, const TraceDocument &doc, const TimelineLayout &layout, core::EventIndex selected,
                                 const QRect &content, core::Nanos start, double nanosPerPixel, int verticalOffset,
-                                const EventNotes *notes)
+                                const EventNotes *notes, int pinnedHeight)
 {
     m_painted.clear();
     std::vector<DrawEdgeIndex> ids;
@@ -179,7 +179,11 @@ void TimelineEdgeOverlay::paint(QPainter &painter, const TraceDocument &doc, con
         if (!e.in(index.laneOf.size()) || index.laneOf[e.get()].isNone())
             return {};
         TimelineLayout::Anchor a = layout.anchorOf(index.laneOf[e.get()], index.depth[e.get()]);
-        a.y += content.top() - verticalOffset;
+        // Pinned rows (above pinnedHeight) do not scroll; an end scrolled under them points at their edge.
+        const bool pinned = a.y < pinnedHeight;
+        a.y += content.top() - (pinned ? 0 : verticalOffset);
+        if (pinnedHeight > 0 && !pinned)
+            a.y = std::max(a.y, content.top() + pinnedHeight);
         return a;
     };
     auto xOf = [&](core::Nanos t) { return content.left() + timeToPixel(t, start, nanosPerPixel); };

@@ -58,7 +58,7 @@ public:
     // GPU op the user flagged into the "Flagged" style.
     void paint(QPainter &painter, const TraceDocument &doc, const TimelineLayout &layout, core::EventIndex selected,
                const QRect &content, core::Nanos start, double nanosPerPixel, int verticalOffset,
-               const EventNotes *notes = nullptr);
+               const EventNotes *notes = nullptr, int pinnedHeight = 0);
     // The provenance an edge is drawn with: the document's, or Flagged for a parent edge into a GPU
     // op the user flagged.
     static EdgeProvenance drawnProvenance(const DrawEdge &edge, const EventNotes *notes);

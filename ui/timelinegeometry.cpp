@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace linkscope::ui {
 
@@ -19,13 +20,52 @@ std::uint32_t gallopLowerBound(const core::Nanos *starts, std::uint32_t from, st
     return from + static_cast<std::uint32_t>(core::lowerBoundNear(std::span<const core::Nanos>(starts + from, end - from), t, finger));
 }
 
+// The labels of one row, placed so that none overlaps another: events of a row may overlap (one that
+// only partly overlaps another is drawn beside it, as its sibling), and each label keeps to its
+// event's free width: it starts after the end of the events before it, and the label before it
+// ends where it starts. A label left narrower than kTimelineLabelMinWidth is dropped.
+class RowLabels {
+public:
+    RowLabels(TimelineGeometry &geometry, int width) : m_geometry(geometry), m_width(width) {}
+
+    // An event drawn over [left, right) pixels of the row, `top` and `height` as its rect.
+    void add(core::EventIndex e, int left, int right, int top, int height)
+    {
+        // Back-to-back events share a pixel column (their ends are rounded outwards): not an overlap.
+        const bool pushed = m_coveredRight - 1 > std::max(left, 0);
+        const int begin = std::max({left, 0, m_coveredRight - 1});
+        const int end = std::min(right, m_width);
+        if (m_last >= 0) {
+            QRect &previous = m_geometry.labels[m_last].rect;
+            if (previous.right() >= left) {
+                previous.setRight(left - 1);
+                if (previous.width() < kTimelineLabelMinWidth - 1) {
+                    m_geometry.labels.erase(m_geometry.labels.begin() + m_last);
+                    m_last = -1;
+                }
+            }
+        }
+        m_coveredRight = std::max(m_coveredRight, right);
+        if (right - left < kTimelineLabelMinWidth || height < kTimelineLabelMinHeight
+            || (pushed && end - begin - 1 < kTimelineLabelMinWidth - 1))
+            return;
+        m_last = static_cast<std::ptrdiff_t>(m_geometry.labels.size());
+        m_geometry.labels.push_back({QRect(begin, top, end - begin - 1, height), e, QString(), false});
+    }
+
+private:
+    TimelineGeometry &m_geometry;
+    int m_width;
+    int m_coveredRight = std::numeric_limits<int>::min() / 2; // the right end of the events so far (no overflow at - 1)
+    std::ptrdiff_t m_last = -1; // this row's last label in geometry.labels
+};
+
 void buildRowFromSummary(const TraceDocument &doc, TimelineGeometry &geometry, const LaneRows &rows, const RowSummary &summary,
-                         int top, int width, double nanosPerPixel)
+                         int top, int width, double nanosPerPixel, int height)
 {
     const core::DeviceTrace &trace = doc.device();
     const core::Nanos t0 = geometry.start;
     const core::Nanos t1 = geometry.end;
-    const int height = TimelineLayout::kRowHeight - 2;
     // The coarsest level whose buckets are still no wider than a pixel: one or two per column.
     const int level = std::clamp(static_cast<int>(std::floor(std::log2(nanosPerPixel))) - summary.baseShift, 0,
                                  summary.levelCount() - 1);
@@ -70,6 +110,7 @@ void buildRowFromSummary(const TraceDocument &doc, TimelineGeometry &geometry, c
         else
             break;
     }
+    RowLabels labels(geometry, width);
     for (; it < longEnd && starts[*it] < t1; ++it) {
         const core::EventIndex e = rows.events[*it];
         const core::DeviceEvent &event = trace.event(e);
@@ -81,9 +122,7 @@ void buildRowFromSummary(const TraceDocument &doc, TimelineGeometry &geometry, c
         const int right = static_cast<int>(std::ceil(std::min(x1, width + 2.0)));
         const int w = std::max(1, right - left - (right - left >= 4 ? 1 : 0));
         geometry.rects[static_cast<int>(doc.style(e))].emplace_back(left, top, w, height);
-        if (right - left >= kTimelineLabelMinWidth)
-            geometry.labels.push_back(
-                {QRect(std::max(left, 0), top, std::min(right, width) - std::max(left, 0) - 1, height), e, QString(), false});
+        labels.add(e, left, right, top, height);
         std::fill(columnStyle.begin() + std::clamp(left, 0, width), columnStyle.begin() + std::clamp(right, 0, width),
                   std::uint8_t(0));
     }
@@ -113,7 +152,7 @@ void TimelineGeometry::clear()
 }
 
 void buildTimelineRow(const TraceDocument &doc, TimelineGeometry &geometry, const LaneRows &rows, int row, int y, int width,
-                      double nanosPerPixel)
+                      double nanosPerPixel, int rowHeight)
 {
     const core::DeviceTrace &trace = doc.device();
     const std::uint32_t begin = rows.rowBegin[row];
@@ -133,14 +172,15 @@ void buildTimelineRow(const TraceDocument &doc, TimelineGeometry &geometry, cons
     }
 
     const int top = y + 1;
-    const int height = TimelineLayout::kRowHeight - 2;
+    const int height = rowHeight - 2;
     const RowSummary &summary = rows.summaries[row];
     if (summary.baseShift >= 0 && nanosPerPixel >= std::ldexp(1.0, summary.baseShift)) {
-        buildRowFromSummary(doc, geometry, rows, summary, top, width, nanosPerPixel);
+        buildRowFromSummary(doc, geometry, rows, summary, top, width, nanosPerPixel, height);
         return;
     }
     int lastStyle = -1;
     QRect *last = nullptr;
+    RowLabels labels(geometry, width);
     while (i < end && starts[i] < t1) {
         const core::EventIndex e = rows.events[i];
         const core::DeviceEvent &event = trace.event(e);
@@ -155,9 +195,7 @@ void buildTimelineRow(const TraceDocument &doc, TimelineGeometry &geometry, cons
             geometry.rects[style].emplace_back(left, top, w, height);
             last = &geometry.rects[style].back();
             lastStyle = style;
-            if (right - left >= kTimelineLabelMinWidth)
-                geometry.labels.push_back(
-                    {QRect(std::max(left, 0), top, std::min(right, width) - std::max(left, 0) - 1, height), e, QString(), false});
+            labels.add(e, left, right, top, height);
             ++i;
             continue;
         }
@@ -208,7 +246,7 @@ void buildTimelineGeometry(const TraceDocument *doc, const TimelineLayout &layou
         const LaneRows &laneRows = doc->laneRows(row.lane);
         if (row.depth >= laneRows.rowCount())
             continue;
-        buildTimelineRow(*doc, geometry, laneRows, row.depth, row.y - verticalOffset, width, nanosPerPixel);
+        buildTimelineRow(*doc, geometry, laneRows, row.depth, row.y - verticalOffset, width, nanosPerPixel, row.height);
     }
 }
 

@@ -45,12 +45,13 @@ struct TimelineGeometry {
     void clear();
 };
 
-inline constexpr int kTimelineLabelMinWidth = 36; // px; narrower events get no label
+inline constexpr int kTimelineLabelMinWidth = 36;  // px; narrower events get no label
+inline constexpr int kTimelineLabelMinHeight = 12; // px; so do events in rows lower than this ("fit rows")
 
 // Appends row `row` of `rows` as drawn between geometry.start and geometry.end at `nanosPerPixel`,
-// `width` pixels wide, its top at y.
+// `width` pixels wide, its top at y, `rowHeight` tall.
 void buildTimelineRow(const TraceDocument &doc, TimelineGeometry &geometry, const LaneRows &rows, int row, int y, int width,
-                      double nanosPerPixel);
+                      double nanosPerPixel, int rowHeight = TimelineLayout::kRowHeight);
 
 // Clears `geometry` and fills it with every lane row of `layout` that intersects a content area of
 // `geometry.contentSize` scrolled down by `geometry.verticalOffset`, for geometry.start … end.

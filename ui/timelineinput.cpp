@@ -2,12 +2,17 @@
 
 #include "timelineedges.h"
 #include "timelineruler.h"
+#include "timelinetooltips.h"
 #include "timelineview.h"
 
 #include <QAction>
+#include <QContextMenuEvent>
 #include <QCursor>
+#include <QHelpEvent>
 #include <QKeyEvent>
+#include <QMenu>
 #include <QMouseEvent>
+#include <QToolTip>
 #include <QWheelEvent>
 
 #include <algorithm>
@@ -17,6 +22,7 @@ namespace linkscope::ui {
 
 TimelineInput::TimelineInput(TimelineView &view) : QObject(&view), m_view(view)
 {
+    view.installEventFilter(this);
     TimelineView &v = m_view;
     using K = TimelineKey;
     addKey(
@@ -42,6 +48,10 @@ TimelineInput::TimelineInput(TimelineView &view) : QObject(&view), m_view(view)
         tr("Fit the time range, else the selection (again: with its edges' ends)"));
     addKey(K::FitAll, tr("Fit everything"), {Qt::Key_0, Qt::Key_Home}, [&v] { v.fitAll(); });
     addKey(
+        K::FitRows, tr("Fit rows"), {Qt::Key_R}, [&v] { v.setFitRows(!v.fitRows()); },
+        tr("Shrink the rows so that all of them fit the view's height (again: back to the normal height)"));
+    action(K::FitRows)->setCheckable(true);
+    addKey(
         K::Escape, tr("Clear time range or selection"), {Qt::Key_Escape}, [this] { escape(); },
         tr("Clear the time range, else deselect"));
     addKey(
@@ -62,10 +72,7 @@ TimelineInput::TimelineInput(TimelineView &view) : QObject(&view), m_view(view)
         K::AllEdges, tr("Show all edges in view"), {Qt::Key_E}, [&v] { v.setShowAllEdgesInView(!v.showAllEdgesInView()); },
         tr("Draw every edge with an end in view (at most %L1), not only the selection's").arg(TimelineEdgeOverlay::kEdgeCap));
     action(K::AllEdges)->setCheckable(true);
-    addKey(K::FrameTime, tr("Frame-time overlay"), {Qt::Key_F12}, [&v] {
-        v.m_showFrameTime = !v.m_showFrameTime;
-        v.update();
-    });
+    addKey(K::FrameTime, tr("Frame-time overlay"), {Qt::Key_F12}, [&v] { v.setFrameTimeShown(!v.frameTimeShown()); });
     addKey(K::ScrollUp, tr("Scroll lanes up"), {Qt::Key_Up},
            [&v] { v.setVerticalOffset(v.verticalOffset() - TimelineLayout::kRowHeight * 2); });
     addKey(K::ScrollDown, tr("Scroll lanes down"), {Qt::Key_Down},
@@ -150,13 +157,11 @@ void TimelineInput::escape()
 {
     if (m_rangeDragging) {
         cancelRangeDrag();
-        m_view.m_rangeStart = m_view.m_rangeEnd = 0;
-        emit m_view.timeRangeChanged();
-        m_view.update();
+        m_view.commitTimeRange(0, 0);
     } else if (m_view.hasTimeRange()) {
         m_view.clearTimeRange();
-    } else if (m_view.m_selection) {
-        m_view.m_selection->clear();
+    } else if (EventSelection *selection = m_view.selectionModel()) {
+        selection->clear();
     }
 }
 
@@ -236,11 +241,11 @@ void TimelineInput::mouseMove(QMouseEvent *event)
         return;
     }
     if (m_headerPressed) {
-        if (!m_view.m_headerDrag.active && std::abs(pos.y() - m_pressPos.y()) <= kHeaderDragThreshold)
+        if (!m_view.headerDrag().active && std::abs(pos.y() - m_pressPos.y()) <= kHeaderDragThreshold)
             return;
         const QRect content = m_view.contentRect();
-        m_view.m_headerDrag = m_view.headerDropAt(m_headerRow, pos.y() - content.top() + m_view.verticalOffset());
-        if (m_view.m_headerDrag.active)
+        m_view.setHeaderDrag(m_view.headerDropAt(m_headerRow, m_view.contentYAt(pos.y())));
+        if (m_view.headerDrag().active)
             m_view.setCursor(Qt::DragMoveCursor);
         // Near the top or bottom edge the lanes scroll, so a lane can go anywhere.
         if (pos.y() < content.top() + 12)
@@ -252,11 +257,8 @@ void TimelineInput::mouseMove(QMouseEvent *event)
     }
     if (m_rangeDragging) {
         // Drawn as it grows; timeRangeChanged (and what listens: counts per group) waits for the release.
-        const core::Nanos t = m_view.clampedTimeAt(pos.x());
-        m_view.m_rangeStart = std::min(m_rangeAnchor, t);
-        m_view.m_rangeEnd = std::max(m_rangeAnchor, t);
+        m_view.previewTimeRange(m_rangeAnchor, m_view.clampedTimeAt(pos.x()));
         m_view.setCursor(Qt::SizeHorCursor);
-        m_view.update();
         return;
     }
     if (m_pressed) {
@@ -295,10 +297,9 @@ void TimelineInput::mouseRelease(QMouseEvent *event)
     }
     if (m_headerPressed) {
         m_headerPressed = false;
-        const TimelineView::HeaderDrag drag = m_view.m_headerDrag;
-        m_view.m_headerDrag = TimelineView::HeaderDrag();
+        const TimelineView::HeaderDrag drag = m_view.headerDrag();
+        m_view.setHeaderDrag(TimelineView::HeaderDrag());
         m_view.unsetCursor();
-        m_view.update();
         if (!drag.active)
             m_view.toggleHeaderAt(m_pressPos);
         else if (drag.isGroup)
@@ -311,13 +312,11 @@ void TimelineInput::mouseRelease(QMouseEvent *event)
         m_rangeDragging = false;
         m_view.unsetCursor();
         const QPoint pos = event->position().toPoint();
-        // Reset first so that setTimeRange always announces the result (the drag only painted).
-        m_view.m_rangeStart = m_view.m_rangeEnd = 0;
+        // Announced whatever it is (the drag only painted); a Shift+click, no real drag, clears it like a click.
         if (std::abs(pos.x() - m_pressPos.x()) < 3)
-            emit m_view.timeRangeChanged(); // a Shift+click, no real drag: cleared, like a click
+            m_view.commitTimeRange(0, 0);
         else
-            m_view.setTimeRange(m_rangeAnchor, m_view.clampedTimeAt(pos.x()));
-        m_view.update();
+            m_view.commitTimeRange(m_rangeAnchor, m_view.clampedTimeAt(pos.x()));
         return;
     }
     if (!m_pressed)
@@ -334,19 +333,77 @@ void TimelineInput::mouseRelease(QMouseEvent *event)
     const DrawEdgeIndex edge = clicked.isNone() ? m_view.edgeAt(pos) : DrawEdgeIndex(core::kNone);
     if (edge.valid())
         m_view.selectEdge(edge); // an edge between events: its target, with the edge focused
-    else if (m_view.m_selection)
-        m_view.m_selection->selectInPlace(clicked); // the view stays put
+    else if (EventSelection *selection = m_view.selectionModel())
+        selection->selectInPlace(clicked); // the view stays put
 }
 
 void TimelineInput::mouseDoubleClick(QMouseEvent *event)
 {
     // Double-click an event: zoom to it.
-    EventSelection *selection = m_view.m_selection;
+    const EventSelection *selection = m_view.selectionModel();
     if (event->button() == Qt::LeftButton && selection && selection->hasSelection()
-        && m_view.eventAt(event->position().toPoint()) == selection->current()) {
-        m_view.m_fitSelectionWide = false;
-        m_view.fitSelection();
+        && m_view.eventAt(event->position().toPoint()) == selection->current())
+        m_view.zoomToSelection();
+}
+
+bool TimelineInput::eventFilter(QObject *watched, QEvent *event)
+{
+    if (watched != &m_view)
+        return false;
+    switch (event->type()) {
+    case QEvent::Wheel:
+        wheel(static_cast<QWheelEvent *>(event));
+        return true;
+    case QEvent::MouseButtonPress:
+        mousePress(static_cast<QMouseEvent *>(event));
+        return true;
+    case QEvent::MouseMove:
+        mouseMove(static_cast<QMouseEvent *>(event));
+        return true;
+    case QEvent::MouseButtonRelease:
+        mouseRelease(static_cast<QMouseEvent *>(event));
+        return true;
+    case QEvent::MouseButtonDblClick:
+        mouseDoubleClick(static_cast<QMouseEvent *>(event));
+        return true;
+    case QEvent::KeyPress:
+        return keyPress(static_cast<QKeyEvent *>(event)); // unbound keys go on to the widget
+    case QEvent::Leave:
+        m_view.setHoverEvent(core::kNone);
+        m_view.setHoverEdge(core::kNone);
+        return false;
+    case QEvent::ContextMenu: {
+        auto *context = static_cast<QContextMenuEvent *>(event);
+        QMenu *menu = m_view.createContextMenu(context->pos());
+        if (!menu)
+            return false;
+        menu->setAttribute(Qt::WA_DeleteOnClose);
+        menu->popup(context->globalPos());
+        event->accept();
+        return true;
     }
+    case QEvent::ToolTip:
+        if (!m_view.document())
+            return false;
+        showTooltip(static_cast<QHelpEvent *>(event));
+        return true;
+    default:
+        return false;
+    }
+}
+
+void TimelineInput::showTooltip(QHelpEvent *help)
+{
+    // A marker may stick out of its event: it is the event's.
+    const core::EventIndex marked = m_view.markerAt(help->pos());
+    const core::EventIndex e = marked.valid() ? marked : m_view.eventAt(help->pos());
+    const DrawEdgeIndex edge = e.isNone() ? m_view.edgeAt(help->pos()) : DrawEdgeIndex(core::kNone);
+    if (e.valid())
+        QToolTip::showText(help->globalPos(), TimelineTooltips::event(*m_view.document(), e, m_view.currentNotes()), &m_view);
+    else if (edge.valid())
+        QToolTip::showText(help->globalPos(), m_view.edgeTooltip(edge), &m_view);
+    else
+        QToolTip::hideText();
 }
 
 } // namespace linkscope::ui

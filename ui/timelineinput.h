@@ -1,7 +1,8 @@
 #pragma once
 // The timeline's input: mouse gestures (drag pans, click selects, Shift+drag selects a time range,
 // drag in the overview moves the view, a click in the header column collapses lanes and a drag there
-// moves a lane or group, the wheel zooms, pans and scrolls) and the keyboard. Every key binding is a QAction defined once, in timelineinput.cpp; the
+// moves a lane or group, the wheel zooms, pans and scrolls), the keyboard, context menus and tooltips:
+// an event filter on the view. Every key binding is a QAction defined once, in timelineinput.cpp; the
 // view dispatches its key presses to them, and the shortcut sheet (F1) is generated from them and
 // from mouseGestures().
 
@@ -17,6 +18,7 @@
 #include <utility>
 
 class QAction;
+class QHelpEvent;
 class QKeyEvent;
 class QMouseEvent;
 class QWheelEvent;
@@ -37,6 +39,7 @@ enum class TimelineKey {
     PanRightFast,
     Fit,
     FitAll,
+    FitRows, // checkable: rows shrink so that every row fits the view's height
     Escape,
     FollowIncoming,
     FollowOutgoing,
@@ -75,6 +78,8 @@ public:
     void mouseDoubleClick(QMouseEvent *event);
 
     bool rangeDragging() const { return m_rangeDragging; }
+    // The view's input events, dispatched to the handlers above (installed on the view).
+    bool eventFilter(QObject *watched, QEvent *event) override;
     // Ends a time-range drag without setting a range (the caller decides what the range becomes).
     void cancelRangeDrag();
 
@@ -83,6 +88,7 @@ private:
                 const QString &description = QString());
     double zoomAnchorX() const;
     core::Nanos bookmarkTime() const;
+    void showTooltip(QHelpEvent *event);
     void escape();
 
     TimelineView &m_view;

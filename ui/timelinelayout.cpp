@@ -57,7 +57,7 @@ void TimelineLayout::setDocument(const TraceDocument *doc, bool keepArrangement)
     }
     if (sameLanes) {
         // A relink or a correction: the same lanes; the user's groups, order and flags stay.
-        if (m_hidePython)
+        if (m_hidePython || m_foldPython)
             computePythonRows();
         relayout();
         return;
@@ -65,9 +65,13 @@ void TimelineLayout::setDocument(const TraceDocument *doc, bool keepArrangement)
     buildGroups();
     m_groupCollapsed.assign(m_groups.size(), false);
     m_groupHidden.assign(m_groups.size(), false);
+    m_groupPinned.resize(m_groups.size());
+    for (std::size_t g = 0; g < m_groups.size(); ++g)
+        m_groupPinned[g] = m_groups[g].gpu; // GPU streams stay in view while the CPU threads scroll
     m_laneCollapsed.assign(m_groupOfLane.size(), false);
     m_laneHidden.assign(m_groupOfLane.size(), false);
-    if (m_hidePython)
+    m_pythonExpanded.assign(m_groupOfLane.size(), false);
+    if (m_hidePython || m_foldPython)
         computePythonRows();
     relayout();
 }
@@ -131,6 +135,64 @@ void TimelineLayout::computePythonRows()
             m_pythonOnly[m_depthBegin[l] + r] = python;
         }
     }
+}
+
+bool TimelineLayout::hasPythonRows(core::LaneIndex lane) const
+{
+    const_cast<TimelineLayout *>(this)->computePythonRows();
+    if (lane.get() + 1 >= m_depthBegin.size())
+        return false;
+    return std::find(m_pythonOnly.begin() + m_depthBegin[lane.get()], m_pythonOnly.begin() + m_depthBegin[lane.get() + 1], true)
+        != m_pythonOnly.begin() + m_depthBegin[lane.get() + 1];
+}
+
+void TimelineLayout::setFoldPythonRows(bool fold)
+{
+    if (m_foldPython == fold)
+        return;
+    m_foldPython = fold;
+    if (fold)
+        computePythonRows();
+    relayout();
+}
+
+void TimelineLayout::setPythonExpanded(core::LaneIndex lane, bool expanded)
+{
+    if (m_pythonExpanded.at(lane.get()) == expanded)
+        return;
+    m_pythonExpanded[lane.get()] = expanded;
+    relayout();
+}
+
+void TimelineLayout::setGroupPinned(int group, bool pinned)
+{
+    if (m_groupPinned.at(group) == pinned)
+        return;
+    m_groupPinned[group] = pinned;
+    relayout();
+}
+
+void TimelineLayout::setRowHeight(int height)
+{
+    height = std::clamp(height, int(kMinRowHeight), int(kRowHeight));
+    if (height == m_rowHeight)
+        return;
+    m_rowHeight = height;
+    relayout();
+}
+
+int TimelineLayout::rowHeightToFit(int height) const
+{
+    int laneRows = 0;
+    int fixed = m_totalHeight; // headers and gaps: what does not shrink
+    for (const LayoutRow &row : m_rows)
+        if (row.kind == LayoutRow::Kind::LaneRow) {
+            ++laneRows;
+            fixed -= row.height;
+        }
+    if (laneRows == 0)
+        return kRowHeight;
+    return std::clamp((height - fixed) / laneRows, int(kMinRowHeight), int(kRowHeight));
 }
 
 int TimelineLayout::pythonOnlyRowCount() const
@@ -225,7 +287,7 @@ std::vector<int> TimelineLayout::defaultGroupOrder() const
 void TimelineLayout::reorderGroups(const std::vector<int> &order)
 {
     std::vector<TimelineGroup> groups;
-    std::vector<bool> collapsed, hidden;
+    std::vector<bool> collapsed, hidden, pinned;
     std::vector<int> newIndex(m_groups.size());
     groups.reserve(order.size());
     for (std::size_t g = 0; g < order.size(); ++g) {
@@ -233,10 +295,12 @@ void TimelineLayout::reorderGroups(const std::vector<int> &order)
         groups.push_back(std::move(m_groups[order[g]]));
         collapsed.push_back(m_groupCollapsed[order[g]]);
         hidden.push_back(m_groupHidden[order[g]]);
+        pinned.push_back(m_groupPinned[order[g]]);
     }
     m_groups = std::move(groups);
     m_groupCollapsed = std::move(collapsed);
     m_groupHidden = std::move(hidden);
+    m_groupPinned = std::move(pinned);
     for (int &group : m_groupOfLane)
         group = newIndex[group];
     relayout();
@@ -412,43 +476,64 @@ void TimelineLayout::relayout()
     m_groupBottom.assign(m_groups.size(), -1);
     m_groupTop.assign(m_groups.size(), 0);
     m_rowOfDepth.assign(m_depthBegin.empty() ? 0 : m_depthBegin.back(), -1);
+    // The pinned groups first (they stay at the top), then the others, each in display order.
     int y = 0;
-    for (int g = 0; g < static_cast<int>(m_groups.size()); ++g) {
-        m_groupTop[g] = y;
-        if (m_groupHidden[g])
-            continue;
-        m_groupHeaderRow[g] = static_cast<int>(m_rows.size());
-        m_rows.push_back({LayoutRow::Kind::GroupHeader, g, core::kNone, 0, y, kGroupHeaderHeight});
-        y += kGroupHeaderHeight;
-        m_groupBottom[g] = y;
-        if (m_groupCollapsed[g])
-            continue;
-        for (core::LaneIndex lane : m_groups[g].lanes) {
-            if (m_laneHidden[lane.get()])
-                continue;
-            const int depths = static_cast<int>(m_depthBegin[lane.get() + 1] - m_depthBegin[lane.get()]);
-            int shown = 0;
-            for (int depth = 0; depth < depths; ++depth) {
-                if (m_hidePython && m_pythonOnly[m_depthBegin[lane.get()] + depth])
-                    continue;
-                if (m_laneCollapsed[lane.get()] && shown >= 1)
-                    break;
-                if (shown == 0)
-                    m_laneFirstRow[lane.get()] = static_cast<int>(m_rows.size());
-                m_rowOfDepth[m_depthBegin[lane.get()] + depth] = static_cast<int>(m_rows.size());
-                m_rows.push_back({LayoutRow::Kind::LaneRow, g, lane, depth, y, kRowHeight});
-                y += kRowHeight;
-                ++shown;
-            }
-            m_shownRows[lane.get()] = shown;
-            if (shown > 0) {
-                m_laneBottom[lane.get()] = y;
-                y += kLaneGap;
-            }
-        }
-        m_groupBottom[g] = y;
-    }
+    for (int g = 0; g < static_cast<int>(m_groups.size()); ++g)
+        if (m_groupPinned[g])
+            y = layoutGroup(g, y);
+    m_pinnedHeight = y;
+    for (int g = 0; g < static_cast<int>(m_groups.size()); ++g)
+        if (!m_groupPinned[g])
+            y = layoutGroup(g, y);
     m_totalHeight = y;
+}
+
+int TimelineLayout::layoutGroup(int g, int y)
+{
+    m_groupTop[g] = y;
+    if (m_groupHidden[g])
+        return y;
+    m_groupHeaderRow[g] = static_cast<int>(m_rows.size());
+    m_rows.push_back({LayoutRow::Kind::GroupHeader, g, core::kNone, 0, y, kGroupHeaderHeight});
+    y += kGroupHeaderHeight;
+    m_groupBottom[g] = y;
+    if (m_groupCollapsed[g])
+        return y;
+    for (core::LaneIndex lane : m_groups[g].lanes) {
+        if (m_laneHidden[lane.get()])
+            continue;
+        const std::uint32_t base = m_depthBegin[lane.get()];
+        const int depths = static_cast<int>(m_depthBegin[lane.get() + 1] - base);
+        const bool fold = m_foldPython && !m_pythonExpanded[lane.get()];
+        int shown = 0;
+        int summary = -1; // the row standing for the current run of Python rows
+        for (int depth = 0; depth < depths; ++depth) {
+            const bool python = (m_hidePython || m_foldPython) && m_pythonOnly[base + depth];
+            if (m_hidePython && python)
+                continue;
+            if (m_laneCollapsed[lane.get()] && shown >= 1)
+                break;
+            if (fold && python && summary >= 0) {
+                m_rowOfDepth[base + depth] = summary;
+                ++m_rows[summary].folded;
+                continue;
+            }
+            if (shown == 0)
+                m_laneFirstRow[lane.get()] = static_cast<int>(m_rows.size());
+            summary = fold && python ? static_cast<int>(m_rows.size()) : -1;
+            m_rowOfDepth[base + depth] = static_cast<int>(m_rows.size());
+            m_rows.push_back({LayoutRow::Kind::LaneRow, g, lane, depth, y, m_rowHeight});
+            y += m_rowHeight;
+            ++shown;
+        }
+        m_shownRows[lane.get()] = shown;
+        if (shown > 0) {
+            m_laneBottom[lane.get()] = y;
+            y += kLaneGap;
+        }
+    }
+    m_groupBottom[g] = y;
+    return y;
 }
 
 int TimelineLayout::rowAt(int y) const
@@ -482,7 +567,7 @@ TimelineLayout::Anchor TimelineLayout::anchorOf(core::LaneIndex lane, int depth)
     }
     anchor.valid = true;
     int row = rowOfDepth(lane, depth);
-    anchor.exact = row >= 0;
+    anchor.exact = row >= 0 && m_rows[row].depth == depth; // not a Python summary standing in
     // A stand-in: the nearest shown row above in the lane, else its first shown row, else the header.
     for (int d = depth - 1; row < 0 && d >= 0; --d)
         row = rowOfDepth(lane, d);

@@ -8,6 +8,11 @@
 // events only are left out, and the order of the groups and of the lanes in each group (moved by
 // the user; named by stable keys, see groupKey() / laneKey(), so that a saved order survives a
 // reload and ignores lanes that are gone). Flags are kept per group and lane index of the document.
+//
+// Pinned groups (the GPU groups by default, as Perfetto pins tracks to the top) come first, above
+// the others; the view keeps them in place while the rest scrolls (pinnedHeight()). Python frames
+// (rows of a lane that hold python_function events only) are folded, by default, into one summary
+// row per run of such rows; a lane's Python rows can be expanded (setPythonExpanded).
 
 #include "tracedocument.h"
 
@@ -35,12 +40,14 @@ struct LayoutRow {
     int depth = 0;                       // LaneRow only: the nesting depth it shows
     int y = 0;                           // content coordinates (0 = top of the first group)
     int height = 0;
+    int folded = 0;                      // LaneRow: how many more Python rows this summary row stands for
 };
 
 class TimelineLayout {
 public:
     static constexpr int kGroupHeaderHeight = 22;
-    static constexpr int kRowHeight = 18;
+    static constexpr int kRowHeight = 18;     // the default row height
+    static constexpr int kMinRowHeight = 10;  // "fit rows" goes no lower (labels need about 12)
     static constexpr int kLaneGap = 4;
 
     // Groups the document's lanes (GPU groups first unless setGpuFirst(false)); every lane and group
@@ -65,6 +72,27 @@ public:
     bool hidePythonRows() const { return m_hidePython; }
     // Rows that hold python_function events only (what setHidePythonRows(true) leaves out), over all lanes.
     int pythonOnlyRowCount() const;
+    // Folds each run of Python-only rows of a lane into one summary row (the default), unless the
+    // lane's Python rows are expanded.
+    void setFoldPythonRows(bool fold);
+    bool foldPythonRows() const { return m_foldPython; }
+    void setPythonExpanded(core::LaneIndex lane, bool expanded);
+    bool isPythonExpanded(core::LaneIndex lane) const { return m_pythonExpanded.at(lane.get()); }
+    // Whether `lane` has Python-only rows (which a summary row can stand for).
+    bool hasPythonRows(core::LaneIndex lane) const;
+
+    // Pinned groups stay at the top while the other rows scroll. A new document pins its GPU groups.
+    void setGroupPinned(int group, bool pinned);
+    bool isGroupPinned(int group) const { return m_groupPinned.at(group); }
+    // The height of the pinned rows at the top (0 when nothing pinned is shown).
+    int pinnedHeight() const { return m_pinnedHeight; }
+
+    // The height of a lane row (kRowHeight by default; "fit rows" lowers it). Group headers keep theirs.
+    void setRowHeight(int height);
+    int rowHeight() const { return m_rowHeight; }
+    // The row height at which every shown row fits `height` pixels (between kMinRowHeight and kRowHeight).
+    int rowHeightToFit(int height) const;
+
     // GPU groups above CPU groups; changes the group indices (flags move with their groups). The
     // groups go back to the default order (a moved group's place is forgotten; lanes keep theirs).
     void setGpuFirst(bool gpuFirst);
@@ -137,6 +165,7 @@ private:
     void buildGroups();
     void computePythonRows();
     void relayout();
+    int layoutGroup(int group, int y); // appends the group's rows from y; returns the y below them
     void reorderGroups(const std::vector<int> &order); // order[newIndex] = old index
     int shownNeighbourGroup(int group, int delta) const;          // index, or -1
     int shownNeighbourLane(core::LaneIndex lane, int delta) const; // position in its group, or -1
@@ -145,9 +174,14 @@ private:
     const TraceDocument *m_doc = nullptr;
     bool m_gpuFirst = true;
     bool m_hidePython = false;
+    bool m_foldPython = true;
+    int m_rowHeight = kRowHeight;
+    int m_pinnedHeight = 0;
     std::vector<TimelineGroup> m_groups;
     std::vector<bool> m_groupCollapsed;
     std::vector<bool> m_groupHidden;
+    std::vector<bool> m_groupPinned;
+    std::vector<bool> m_pythonExpanded; // per lane
     std::vector<bool> m_laneCollapsed;
     std::vector<bool> m_laneHidden;
     std::vector<int> m_groupOfLane;

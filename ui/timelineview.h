@@ -3,26 +3,39 @@
 // paints an overview strip of the whole trace, a time ruler, then the lanes (group headers, one
 // row per nesting depth) with a lane-header column on the left, and the dependency edges on top.
 //
-// The widget composes the parts, each in its own file as in Qt Creator's tracing library:
-//   timelineviewport  which time span is visible and how it maps onto pixels (pure maths)
-//   timelinelayout    which rows exist and where they are vertically
-//   timelinegeometry  the rows in view as plain rectangles, with level of detail (timeline-ux A.4)
-//   timelineedges     which dependency edges are shown, and their curves
-//   timelineruler     the ruler and the overview strip
-//   timelineinput     mouse gestures and the key bindings (QActions; the shortcut sheet lists them)
-// The view owns the state they share (document, selection, hover, time range, re-parent drag) and
-// caches the geometry, which is rebuilt only when the time range, the size, the vertical offset or
-// the layout change; hover, selection and edges are drawn over it.
+// The widget keeps the view's state (document, selection, hover, time range, re-parent drag, what
+// is visible) and composes the parts, each in its own file as in Qt Creator's tracing library:
+//   timelineviewport     which time span is visible and how it maps onto pixels (pure maths)
+//   timelinelayout       which rows exist and where they are vertically
+//   timelinearrangement  what the user arranged of the lanes (collapsed, hidden, pinned, folded, order)
+//   timelinesettings     that arrangement saved per trace
+//   timelineinput        mouse, keys (QActions; the shortcut sheet lists them), menus and tooltips
+//   timelinemenus        the context menus and the lane actions
+//   timelinenavigation   fit, frame, reveal, follow edges, step along a row
+//   timelinetooltips     the hover texts
+// A paint builds one TimelineFrame (timelineframe.h); TimelineRenderer runs the render passes over it:
+//   timelinelanes        lane shading, the events (timelinegeometry, cached until the frame changes), outlines
+//   timelineedges        which dependency edges are shown, and their curves
+//   timelineoverlays     time range, markers, re-parent drag, status boxes
+//   timelineheaders      the header column, sticky labels, the header drop line
+//   timelineruler        the ruler and the overview strip
+// The passes return what hit-testing needs (TimelinePainted); the view keeps the last frame's.
 
 #include "eventnotes.h"
+#include "timelinearrangement.h"
 #include "timelinebookmarks.h"
 #include "eventselection.h"
 #include "timelineedges.h"
+#include "timelineframe.h"
+#include "timelineheaders.h"
 #include "timelineinput.h"
-#include "timelinegeometry.h"
 #include "timelinelayout.h"
+#include "timelinenavigation.h"
 #include "timelinepath.h"
+#include "timelinerenderer.h"
+#include "timelineoverlays.h"
 #include "timelineruler.h"
+#include "timelinesettings.h"
 #include "timelineviewport.h"
 #include "tracedocument.h"
 
@@ -41,6 +54,8 @@ class QMenu;
 class QScrollBar;
 
 namespace linkscope::ui {
+
+class TimelineMenus;
 
 class TimelineView : public QWidget {
     Q_OBJECT
@@ -71,9 +86,23 @@ public:
     void zoomAt(double factor, double x);
     void panByPixels(double dx);
     void fitAll();
+    // Fits the selection; a second call in a row also takes in the far ends of its edges.
     void fitSelection();
+    // Fits the selection alone (a double-click), whatever came before.
+    void zoomToSelection();
+    // Centres the view on `centre`, keeping the zoom.
+    void centreOn(core::Nanos centre);
+    // The time at widget x, clamped to the content area.
+    core::Nanos clampedTimeAt(double x) const;
     int verticalOffset() const { return m_verticalOffset; }
     void setVerticalOffset(int offset);
+    int maxVerticalOffset() const { return maxVerticalOffset(contentRect().height()); } // 0: all rows in view
+    // The height of the pinned rows kept at the top of the lanes (TimelineLayout::pinnedHeight(),
+    // or 0 when they would take more than half of `contentHeight`: then everything scrolls).
+    int pinnedHeightFor(int contentHeight) const;
+    int pinnedHeight() const { return pinnedHeightFor(contentRect().height()); }
+    // The content y (TimelineLayout's) under widget y `y`, pinned rows included.
+    int contentYAt(int y) const;
     // Where the events are painted, in widget coordinates (right of the headers, below the ruler).
     QRect contentRect() const { return contentRectFor(rect().size()); }
     double nanosPerPixel() const;
@@ -102,24 +131,40 @@ public:
 
     // --- Lanes ---
     const TimelineLayout &layout() const { return m_layout; }
-    void setGroupCollapsed(int group, bool collapsed);
-    void setLaneCollapsed(core::LaneIndex lane, bool collapsed);
-    // What is shown (TimelineLayout); each change is saved in the trace's view settings.
-    void setGroupHidden(int group, bool hidden);
-    void setLaneHidden(core::LaneIndex lane, bool hidden);
-    void showAllHidden();
-    void setHidePythonRows(bool hide);
-    void setGpuFirst(bool gpuFirst);
+    // What is shown (TimelineArrangement); each change but a lane's Python frames expanded is
+    // saved in the trace's view settings.
+    TimelineArrangement &arrangement() const { return *m_arrangement; }
+    void setGroupCollapsed(int group, bool collapsed) { m_arrangement->setGroupCollapsed(group, collapsed); }
+    void setLaneCollapsed(core::LaneIndex lane, bool collapsed) { m_arrangement->setLaneCollapsed(lane, collapsed); }
+    void setGroupHidden(int group, bool hidden) { m_arrangement->setGroupHidden(group, hidden); }
+    void setLaneHidden(core::LaneIndex lane, bool hidden) { m_arrangement->setLaneHidden(lane, hidden); }
+    void showAllHidden() { m_arrangement->showAllHidden(); }
+    void setHidePythonRows(bool hide) { m_arrangement->setHidePythonRows(hide); }
+    // Python frames folded into one summary row per run (the default), or a lane's expanded.
+    void setFoldPythonRows(bool fold) { m_arrangement->setFoldPythonRows(fold); }
+    void setPythonExpanded(core::LaneIndex lane, bool expanded) { m_arrangement->setPythonExpanded(lane, expanded); }
+    // Pinned groups stay at the top while the other lanes scroll (GPU streams by default).
+    void setGroupPinned(int group, bool pinned) { m_arrangement->setGroupPinned(group, pinned); }
+    // "Fit rows": the rows shrink so that all fit the view's height (down to TimelineLayout::kMinRowHeight),
+    // and keep fitting as the view or the lanes change; off: the normal height.
+    void setFitRows(bool fit);
+    bool fitRows() const { return m_fitRows; }
+    void setGpuFirst(bool gpuFirst); // also pins the GPU groups (or unpins them)
     // The lane-header column's width (drag its right edge); at least kMinHeaderWidth, at most half the view.
     int headerWidth() const { return m_headerWidth; }
     void setHeaderWidth(int width);
     // Checkable actions for the menus, kept in step with the layout: hide Python rows, GPU streams
     // first; and "show hidden lanes and groups" (enabled while something is hidden).
-    QAction *hidePythonRowsAction() const { return m_hidePythonAction; }
-    QAction *gpuFirstAction() const { return m_gpuFirstAction; }
-    QAction *showHiddenAction() const { return m_showHiddenAction; }
+    QAction *hidePythonRowsAction() const;
+    QAction *gpuFirstAction() const;
+    QAction *showHiddenAction() const;
+    QAction *foldPythonRowsAction() const; // checkable: fold Python frames into summary rows
     // The lane-header context menu for widget position `pos` (a new menu; the caller owns it).
     QMenu *createHeaderMenu(const QPoint &pos);
+    // The layout row a header click or menu at `pos` is about (a sticky label's lane or group first), or -1.
+    int headerRowAt(const QPoint &pos) const;
+    // A click on a header: collapses or expands its group, or its lane if it has several rows.
+    void toggleHeaderAt(const QPoint &pos);
 
     // --- Context menus on events and edges ---
     // A right-click on an event or an edge opens a menu (a new one each time; the caller owns it).
@@ -129,7 +174,7 @@ public:
     // actions through the provider, which is called last with the menu and the event or edge (the
     // other is none). Read-only timelines (the job's rank panes) have no provider.
     using ContextMenuProvider = std::function<void(QMenu *menu, core::EventIndex event, DrawEdgeIndex edge)>;
-    void setContextMenuProvider(ContextMenuProvider provider) { m_menuProvider = std::move(provider); }
+    void setContextMenuProvider(ContextMenuProvider provider);
     QMenu *createEventMenu(core::EventIndex event);
     QMenu *createEdgeMenu(DrawEdgeIndex edge);
     // The menu a right-click at widget position `pos` opens: the header menu left of the lanes, an
@@ -137,40 +182,34 @@ public:
     QMenu *createContextMenu(const QPoint &pos);
     // Frames `event` with its current parent (the menu's Frame): an eighth of their extent as margin.
     void frameEvent(core::EventIndex event);
+    // Opens what hides `event`'s row (its group, lane, collapsed rows, hidden Python rows); returns
+    // the row's index in layout(), -1 if it is still not shown, -2 for no such event.
+    int showRowOf(core::EventIndex event) { return m_doc ? m_arrangement->showRowOf(*m_doc, event) : -2; }
+    // Scrolls layout row `row` into view (a third of the way down) unless it already is.
+    void scrollToRow(int row);
 
     // Order of groups and lanes (TimelineLayout::moveGroup / moveLane; Move up / down / to top / to
     // bottom in the header menu, or drag a header). Each change is saved in the view settings.
-    void moveGroup(int group, int position);
-    void moveLane(core::LaneIndex lane, int position);
-    void moveGroupBy(int group, int delta); // past the next shown group above (< 0) or below
-    void moveLaneBy(core::LaneIndex lane, int delta);
-    void resetOrder(); // the default order: GPU streams first (if on), lanes in index order
-    QAction *resetOrderAction() const { return m_resetOrderAction; } // enabled while the order is custom
+    void moveGroup(int group, int position) { m_arrangement->moveGroup(group, position); }
+    void moveLane(core::LaneIndex lane, int position) { m_arrangement->moveLane(lane, position); }
+    // Past the next shown group or lane above (< 0) or below.
+    void moveGroupBy(int group, int delta) { m_arrangement->moveGroupBy(group, delta); }
+    void moveLaneBy(core::LaneIndex lane, int delta) { m_arrangement->moveLaneBy(lane, delta); }
+    void resetOrder() { m_arrangement->resetOrder(); } // the default order: GPU streams first (if on), lanes in index order
+    QAction *resetOrderAction() const; // enabled while the order is custom
 
-    // A header dragged to a new place: a group header moves its group among the groups, a lane's
-    // header its lane among its group's lanes. While it is dragged a line marks where it would go.
-    struct HeaderDrag {
-        bool active = false;
-        bool isGroup = false;
-        int group = -1;                      // the dragged group, or the dragged lane's group
-        core::LaneIndex lane{};              // the dragged lane (isGroup false)
-        int position = -1;                   // where it would go (moveGroup / moveLane position)
-        int lineY = 0;                       // content y of the drop line
-    };
+    // A header dragged to a new place (timelineheaders.h): TimelineInput sets it while the drag
+    // lasts, the view draws its drop line.
+    using HeaderDrag = TimelineHeaderDrag;
     const HeaderDrag &headerDrag() const { return m_headerDrag; }
+    void setHeaderDrag(const HeaderDrag &drag);
     // Where a header drag from layout row `row` would drop for content y `y` (TimelineInput asks).
-    HeaderDrag headerDropAt(int row, int y) const;
+    HeaderDrag headerDropAt(int row, int y) const { return TimelineHeaderPass::dropAt(m_layout, row, y); }
 
-    // The header labels the last paint drew (widget coordinates). In a lane or group taller than the
-    // view whose top is scrolled off, the label is `sticky`: drawn at the top of the lane's visible
-    // part (pushed up by the lane's end), so the user always sees whose rows these are.
-    struct HeaderLabel {
-        int group = -1;
-        core::LaneIndex lane{};              // none: a group's header
-        QRect rect;
-        bool sticky = false;
-    };
-    const std::vector<HeaderLabel> &paintedHeaderLabels() const { return m_paintedLabels; }
+    // The header labels the last paint drew (widget coordinates; sticky ones stand for a lane or
+    // group whose own label row has scrolled off).
+    using HeaderLabel = TimelineHeaderLabel;
+    const std::vector<HeaderLabel> &paintedHeaderLabels() const { return m_painted.headerLabels; }
 
     // --- Notes and flags (EventNotes; set after every edit) ---
     // A flagged event gets a flag marker, a noted one a note marker (the text is their tooltip, and
@@ -178,12 +217,10 @@ public:
     // than the document's are ignored.
     void setEventNotes(EventNotesPtr notes);
     const EventNotesPtr &eventNotes() const { return m_notes; }
-    struct PaintedMarker {
-        core::EventIndex event{};
-        EventMarker marker = EventMarker::Flag;
-        QRectF rect; // widget coordinates
-    };
-    const std::vector<PaintedMarker> &paintedMarkers() const { return m_paintedMarkers; }
+    // The notes that apply to the document shown (null when none or of another trace).
+    const EventNotes *currentNotes() const;
+    using PaintedMarker = TimelinePaintedMarker;
+    const std::vector<PaintedMarker> &paintedMarkers() const { return m_painted.markers; }
     // The event whose marker is under `pos`, or none.
     core::EventIndex markerAt(const QPoint &pos) const;
 
@@ -191,7 +228,7 @@ public:
     // first, hidden Python rows, hidden and collapsed groups and lanes (by label), the order of
     // groups and lanes (by stable key: pid/tid, device/stream), header width. Saved on every change
     // made through the view, restored when a new trace is set.
-    static QString viewSettingsGroup(const QString &devicePath);
+    static QString viewSettingsGroup(const QString &devicePath) { return TimelineViewSettings::group(devicePath); }
     void saveViewSettings() const;
 
     // --- Bookmarks (timelinebookmarks.h; the list is the sidecar's, set by BookmarkUi) ---
@@ -204,6 +241,9 @@ public:
     // --- Hit testing (widget coordinates) ---
     core::EventIndex eventAt(const QPoint &pos) const; // none if none
     QRectF eventRect(core::EventIndex event) const;    // empty if its row is hidden
+    // The hovered event and edge (outlined; TimelineInput sets them as the mouse moves).
+    void setHoverEvent(core::EventIndex event);
+    void setHoverEdge(DrawEdgeIndex edge);
 
     // Events to mark (search hits), sorted by start time; only those in view are drawn.
     void setHighlightedEvents(std::vector<core::EventIndex> events);
@@ -221,6 +261,9 @@ public:
     bool isEdgeKindVisible(core::EdgeKind kind) const { return m_edges.isKindVisible(kind); }
     void followEdge(bool outgoing); // selects the far end of the focused incoming/outgoing edge
     void cycleFocusedEdge(int delta);
+    void setFocusedEdge(DrawEdgeIndex edge); // drawn thicker; `[`/`]` go along it
+    const TimelineEdgeOverlay &edgeOverlay() const { return m_edges; }
+    void stepOnRow(int delta); // selects the previous (< 0) or next event on the selection's row
     DrawEdgeIndex focusedEdge() const { return m_edges.focusedEdge(); } // DrawEdge id or none
     // The drawn edge under widget position `pos` (within 4 px of its curve), or none. Events win:
     // a click or hover on an event is the event's.
@@ -248,6 +291,10 @@ public:
     core::Nanos timeRangeEnd() const { return m_rangeEnd; }
     void setTimeRange(core::Nanos start, core::Nanos end); // empty (end <= start) clears
     void clearTimeRange() { setTimeRange(0, 0); }
+    // While a Shift+drag lasts: draws [start, end) without announcing it (no timeRangeChanged).
+    void previewTimeRange(core::Nanos start, core::Nanos end);
+    // Sets the range and always announces it, even when it did not change (the end of a drag).
+    void commitTimeRange(core::Nanos start, core::Nanos end);
     void fitTimeRange();
     bool timeRangeDragging() const;
 
@@ -256,21 +303,15 @@ public:
     // the dragged GPU op to the cursor, the event under the cursor outlined as a valid (green) or
     // invalid (red, hatched, with `reason` beside the cursor) new parent. The view does not decide
     // validity and does not act on the drop.
-    struct LinkDrag {
-        core::EventIndex from{};   // the GPU op being re-parented
-        QPoint cursor;                         // widget coordinates
-        core::EventIndex target{}; // event under the cursor, or none
-        bool valid = false;                    // target is an acceptable new parent
-        QString reason;                        // why not (empty when valid or no target)
-    };
+    using LinkDrag = TimelineLinkDrag;
     void setLinkDrag(const LinkDrag &drag);
     void clearLinkDrag();
     bool linkDragActive() const { return m_linkDrag.from.valid(); }
     const LinkDrag &linkDrag() const { return m_linkDrag; }
     // Where the last paint drew the drag curve (widget coordinates); null points when not drawn.
-    QPointF paintedLinkDragFrom() const { return m_paintedDragFrom; }
-    QPointF paintedLinkDragTo() const { return m_paintedDragTo; }
-    static QColor linkDragColor(bool valid);
+    QPointF paintedLinkDragFrom() const { return m_painted.linkDragFrom; }
+    QPointF paintedLinkDragTo() const { return m_painted.linkDragTo; }
+    static QColor linkDragColor(bool valid) { return TimelineOverlayPass::linkDragColor(valid); }
 
     // --- Offscreen painting ---
     // Paints the complete timeline (overview, ruler, lane headers, events, edges, selection) into
@@ -285,6 +326,9 @@ public:
     void invalidateCache();
     // Duration of the last paint() in nanoseconds (also emitted by framePainted).
     qint64 lastFrameNanos() const { return m_lastFrameNanos; }
+    // The frame-time overlay (F12): the last frame's duration and merged columns.
+    bool frameTimeShown() const { return m_showFrameTime; }
+    void setFrameTimeShown(bool shown);
 
     // --- Keys ---
     // The key bindings (TimelineInput); they act while the view has the focus. The shortcut sheet is
@@ -305,100 +349,50 @@ signals:
     void bookmarkRequested(core::Nanos ts);
 
 protected:
+    // Input (mouse, keys, wheel, context menus, tooltips) goes to TimelineInput, an event filter.
     void paintEvent(QPaintEvent *event) override;
     void resizeEvent(QResizeEvent *event) override;
-    void wheelEvent(QWheelEvent *event) override;
-    void mousePressEvent(QMouseEvent *event) override;
-    void mouseMoveEvent(QMouseEvent *event) override;
-    void mouseReleaseEvent(QMouseEvent *event) override;
-    void mouseDoubleClickEvent(QMouseEvent *event) override;
-    void keyPressEvent(QKeyEvent *event) override;
-    void leaveEvent(QEvent *event) override;
-    void contextMenuEvent(QContextMenuEvent *event) override;
-    bool event(QEvent *event) override;
 
 private:
-    friend class TimelineInput;
-
     QRect contentRectFor(const QSize &size) const;
     int maxVerticalOffset(int contentHeight) const;
     void viewportChanged(bool changed);
     void updateScrollBar();
-    void centreOn(core::Nanos centre);
-    void setHoverEvent(core::EventIndex event);
-    void setHoverEdge(DrawEdgeIndex edge);
-    void paintLaneBackgrounds(QPainter &painter, const QRect &area, const QRect &content, int verticalOffset);
-    void paintEvents(QPainter &painter, const QRect &content, int verticalOffset);
-    void paintOutlines(QPainter &painter, const QRect &content, double nanosPerPixel, int verticalOffset);
-    void paintHeaders(QPainter &painter, const QRect &area, int verticalOffset);
-    void paintGroupHeaderLabel(QPainter &painter, const QRect &rowRect, int group, int textWidth);
-    void paintLaneLabel(QPainter &painter, const QRect &rowRect, core::LaneIndex lane);
-    void paintStickyLabels(QPainter &painter, const QRect &area, int verticalOffset);
-    void paintHeaderDrop(QPainter &painter, const QRect &area, int verticalOffset);
-    void paintMarkers(QPainter &painter, const QRect &content, double nanosPerPixel, int verticalOffset);
-    // The sticky label under widget position `pos` (it stands for its lane or group), or null.
-    const HeaderLabel *stickyLabelAt(const QPoint &pos) const;
-    // The layout row a header click or menu at `pos` is about (a sticky label's lane or group first).
-    int headerRowAt(const QPoint &pos) const;
-    const EventNotes *currentNotes() const;
-    void paintStatusOverlays(QPainter &painter, const QRect &content);
-    // The selected time range's ends in pixels of `content`; nullopt when there is none or it is out of view.
-    std::optional<std::pair<double, double>> timeRangePixels(const QRect &content, double nanosPerPixel) const;
-    void paintTimeRange(QPainter &painter, const QRect &content, double nanosPerPixel);
-    core::Nanos clampedTimeAt(double x) const;
-    void paintLinkDrag(QPainter &painter, const QRect &content, double nanosPerPixel, int verticalOffset);
-    core::EventIndex findEventInRow(const LayoutRow &row, core::Nanos t, core::Nanos tolerance) const;
-    QRectF eventRectIn(core::EventIndex event, const QRect &content, core::Nanos start, double nanosPerPixel,
-                       int verticalOffset) const;
-    void revealEvent(core::EventIndex event);
     void onSelectionChanged(core::EventIndex event);
-    void stepOnRow(int delta);
-    std::vector<DrawEdgeIndex> selectedEdges(bool incoming) const;
-    QString tooltipFor(core::EventIndex event) const;
-    QString elidedName(core::EventIndex event) const;
-    void toggleHeaderAt(const QPoint &pos);
-    void restoreViewSettings();
     void layoutChanged(bool save);
+    void refitRows();
 
     DocumentPtr m_doc;
     EventSelection *m_selection = nullptr;
-    TimelineLayout m_layout;
+    TimelineArrangement *m_arrangement = new TimelineArrangement(this);
+    TimelineLayout &m_layout = m_arrangement->layout();
     TimelineViewport m_viewport;
     int m_verticalOffset = 0;
     QScrollBar *m_scrollBar = nullptr;
     TimelineInput *m_input = nullptr;
+    TimelineMenus *m_menus = nullptr;
+    TimelineNavigation m_navigation{*this};
 
+    TimelineRenderer m_renderer;
     TimelineEdgeOverlay m_edges;
-    bool m_fitSelectionWide = false;
+    TimelinePathOverlay m_path;
+    TimelineBookmarks m_bookmarks;
+    TimelinePainted m_painted; // what the last frame's passes returned
 
     core::EventIndex m_hoverEvent{};
-
-    TimelineGeometry m_geometry;
-    TimelineOverview m_overview;
     bool m_showFrameTime = false;
-    int m_headerClipWidth = kHeaderWidth;
+    bool m_fitRows = false;
     bool m_overviewVisible = true;
     int m_headerWidth = kHeaderWidth;
-    QAction *m_hidePythonAction = nullptr;
-    QAction *m_gpuFirstAction = nullptr;
-    QAction *m_showHiddenAction = nullptr;
-    QAction *m_resetOrderAction = nullptr;
     HeaderDrag m_headerDrag;
-    std::vector<HeaderLabel> m_paintedLabels;
     EventNotesPtr m_notes;
-    std::vector<PaintedMarker> m_paintedMarkers;
     QString m_placeholder;
     std::optional<core::Nanos> m_rulerOrigin;
     std::vector<core::EventIndex> m_highlighted;
-    TimelinePathOverlay m_path;
-    TimelineBookmarks m_bookmarks;
     core::Nanos m_rangeStart = 0;
     core::Nanos m_rangeEnd = 0;
     LinkDrag m_linkDrag;
-    QPointF m_paintedDragFrom;
-    QPointF m_paintedDragTo;
     qint64 m_lastFrameNanos = 0;
-    ContextMenuProvider m_menuProvider;
 };
 
 } // namespace linkscope::ui

@@ -6,7 +6,9 @@
 // (note as tooltip), in Details, and a flagged GPU op's parent edge in the "Flagged by you" style,
 // distinct from "Has finding".
 // Screenshots go to build/screens/ (reordered_lanes.png, sticky_label.png, edge_collapsed_group.png,
-// edge_hidden_group.png, flagged_event.png).
+// edge_hidden_group.png, flagged_event.png, pinned_gpu_follow_parent.png, fit_rows.png).
+// Pinned GPU groups staying in view while the CPU lanes scroll (and while a deep parent is
+// followed), Python frames folded into a summary row, "fit rows".
 
 #include "correctioncontroller.h"
 #include "detailsdock.h"
@@ -106,6 +108,10 @@ private slots:
         // GPU 0 (streams 7, 20, 40), GPU 1 (7, 40), the CPU process (three threads): GPU streams first.
         QCOMPARE(layout.groups().size(), std::size_t(3));
         QVERIFY(layout.groups()[0].gpu && layout.groups()[1].gpu && !layout.groups()[2].gpu);
+        // Pinned groups stay above the others whatever their order: here the order alone, unpinned.
+        QVERIFY(layout.isGroupPinned(0) && layout.isGroupPinned(1) && !layout.isGroupPinned(2));
+        view->setGroupPinned(0, false);
+        view->setGroupPinned(1, false);
         QVERIFY(!layout.hasCustomOrder());
         QVERIFY(!view->resetOrderAction()->isEnabled());
         const QString cpuLabel = layout.groups()[2].label;
@@ -312,6 +318,7 @@ private slots:
         m_window->openDevice(trace);
         QVERIFY(loaded.wait(60000));
         ui::TimelineView *view = m_window->timeline();
+        view->setFoldPythonRows(false); // every frame a row: a lane taller than the view
         const ui::TimelineLayout &layout = view->layout();
         core::LaneIndex cpuLane{};
         for (core::LaneIndex l{0}; l.get() < m_window->document()->index().lanes.size(); ++l)
@@ -322,6 +329,9 @@ private slots:
         const int labelRowY = layout.rows()[layout.firstRowOfLane(cpuLane)].y;
         const QRect content = view->contentRect();
         QVERIFY2(layout.laneBottom(cpuLane) - labelRowY > content.height(), "the thread's lane is taller than the view");
+        // The GPU streams are pinned above: the scrolling rows, and their sticky labels, start below them.
+        const int top = content.top() + view->pinnedHeight();
+        QVERIFY(view->pinnedHeight() > 0);
 
         auto stickyOf = [&](core::LaneIndex lane, int group) -> std::optional<ui::TimelineView::HeaderLabel> {
             for (const auto &label : view->paintedHeaderLabels())
@@ -340,8 +350,8 @@ private slots:
         const auto group = stickyOf(core::kNone, cpuGroup);
         const auto lane = stickyOf(cpuLane, cpuGroup);
         QVERIFY(group && lane);
-        QCOMPARE(group->rect.top(), content.top());
-        QCOMPARE(lane->rect.top(), content.top() + ui::TimelineLayout::kGroupHeaderHeight);
+        QCOMPARE(group->rect.top(), top);
+        QCOMPARE(lane->rect.top(), top + ui::TimelineLayout::kGroupHeaderHeight);
         QVERIFY(lane->rect.right() < view->headerWidth());
         // The label is drawn there: text pixels over the header column's background.
         const QImage shot = view->grab().toImage();
@@ -364,25 +374,26 @@ private slots:
         m_window->openDevice(two);
         QVERIFY(reloaded.wait(60000));
         view = m_window->timeline();
+        view->setFoldPythonRows(false);
         const ui::TimelineLayout &twoLayout = view->layout();
         const ui::TimelineGroup &process = twoLayout.groups()[twoLayout.groupOfLane(twoLayout.rows().back().lane)];
         QCOMPARE(process.lanes.size(), std::size_t(2));
         const core::LaneIndex firstThread = process.lanes[0];
         const int processGroup = twoLayout.groupOfLane(firstThread);
-        view->setVerticalOffset(twoLayout.laneBottom(firstThread) - 30);
-        QCOMPARE(view->verticalOffset(), twoLayout.laneBottom(firstThread) - 30);
+        view->setVerticalOffset(twoLayout.laneBottom(firstThread) - 30 - view->pinnedHeight());
+        QCOMPARE(view->verticalOffset(), twoLayout.laneBottom(firstThread) - 30 - view->pinnedHeight());
         view->repaint();
         const auto pushed = stickyOf(firstThread, processGroup);
         const auto groupStays = stickyOf(core::kNone, processGroup);
         QVERIFY(pushed && groupStays);
-        QCOMPARE(groupStays->rect.top(), content.top());
-        QCOMPARE(pushed->rect.top(), content.top() + 30 - ui::TimelineLayout::kRowHeight);
+        QCOMPARE(groupStays->rect.top(), top);
+        QCOMPARE(pushed->rect.top(), top + 30 - ui::TimelineLayout::kRowHeight);
         // Past its end the next thread's label takes the place.
         view->setVerticalOffset(twoLayout.laneBottom(firstThread) + 100);
         view->repaint();
         const auto next = stickyOf(process.lanes[1], processGroup);
         QVERIFY(next && !stickyOf(firstThread, processGroup));
-        QCOMPARE(next->rect.top(), content.top() + ui::TimelineLayout::kGroupHeaderHeight);
+        QCOMPARE(next->rect.top(), top + ui::TimelineLayout::kGroupHeaderHeight);
     }
 
     void edgesIntoFoldedGroupsAttachToTheirHeader()
@@ -411,7 +422,8 @@ private slots:
         };
         auto headerMiddle = [&](int group) {
             const ui::LayoutRow &row = layout.rows()[layout.headerRowOfGroup(group)];
-            return double(view->contentRect().top() + row.y - view->verticalOffset() + row.height / 2);
+            const int offset = row.y < view->pinnedHeight() ? 0 : view->verticalOffset(); // pinned rows do not scroll
+            return double(view->contentRect().top() + row.y - offset + row.height / 2);
         };
         const auto open = parentEdge();
         QVERIFY(open && open->fromExact && open->toExact);
@@ -573,6 +585,167 @@ private slots:
         QVERIFY(view->paintedMarkers().empty());
     }
 
+    // Issue 28 item 9: the GPU streams are pinned at the top by default and stay in view while the
+    // CPU lanes scroll, also when following a kernel's parent under 40 Python frames; a group's
+    // header menu unpins and pins it, and that is saved per trace.
+    void gpuLanesStayPinnedWhileCpuLanesScroll()
+    {
+        openDevice(test::writeWithStackTrace(m_dir->filePath(QStringLiteral("withstack_kineto.json")), 3));
+        ui::TimelineView *view = m_window->timeline();
+        const ui::TimelineLayout &layout = view->layout();
+        const int gpu = groupLabelled(layout, QStringLiteral("GPU"));
+        QVERIFY(gpu >= 0);
+        QVERIFY(layout.isGroupPinned(gpu));
+        QCOMPARE(view->pinnedHeight(), layout.pinnedHeight());
+        QCOMPARE(layout.pinnedHeight(), layout.groupBottom(gpu));
+        view->setFoldPythonRows(false); // every Python frame a row: the threads are far taller than the view
+        const QRect content = view->contentRect();
+        QVERIFY(layout.totalHeight() > 3 * content.height());
+
+        const core::EventIndex kernel = firstEvent(core::EventCategory::Kernel);
+        const core::EventIndex mm = firstEvent(core::EventCategory::CpuOp);
+        QCOMPARE(m_window->document()->index().depth[mm.get()], test::kStackDepth);
+        view->setVerticalOffset(0);
+        view->repaint();
+        const QRectF pinnedRect = view->eventRect(kernel);
+        QVERIFY(pinnedRect.top() >= content.top() && pinnedRect.bottom() <= content.top() + view->pinnedHeight());
+
+        // Scrolled to the bottom: the kernel is where it was, drawn and hit there.
+        view->setVerticalOffset(layout.totalHeight());
+        QVERIFY(view->verticalOffset() > 2 * content.height());
+        view->repaint();
+        QCOMPARE(view->eventRect(kernel), pinnedRect);
+        QCOMPARE(view->eventAt(pinnedRect.center().toPoint()), kernel);
+        const QImage shot = view->grab().toImage();
+        QCOMPARE(shot.pixelColor(pinnedRect.topLeft().toPoint() + QPoint(1, 1)), ui::eventColor(ui::EventStyle::Kernel));
+
+        // Following the kernel's parent (aten::mm, 40 frames deep) scrolls the CPU lanes only.
+        view->setVerticalOffset(0);
+        view->selectionModel()->select(kernel);
+        view->followEdge(false);
+        QCOMPARE(view->selectionModel()->current(), mm);
+        QVERIFY(view->verticalOffset() > 0);
+        const QRectF parent = view->eventRect(mm);
+        QVERIFY(parent.top() >= content.top() + view->pinnedHeight() && parent.bottom() <= content.bottom());
+        QCOMPARE(view->eventRect(kernel), pinnedRect);
+        view->repaint();
+        m_window->grab().toImage().save(screenPath("pinned_gpu_follow_parent.png"));
+
+        // Unpinned from the group's header menu: the kernel scrolls away with the rest; saved.
+        view->setVerticalOffset(0);
+        QMenu *menu = view->createHeaderMenu(headerPointOf(view, layout.headerRowOfGroup(gpu)));
+        QAction *unpin = findAction(menu->actions(), QStringLiteral("Unpin group"));
+        QVERIFY(unpin);
+        unpin->trigger();
+        delete menu;
+        QVERIFY(!layout.isGroupPinned(gpu));
+        QCOMPARE(view->pinnedHeight(), 0);
+        view->setVerticalOffset(layout.totalHeight());
+        QVERIFY(view->eventRect(kernel).bottom() < content.top());
+        QVERIFY(QSettings().value(ui::TimelineView::viewSettingsGroup(m_window->document()->devicePath())
+                                  + QStringLiteral("/pinnedGroups")).toStringList().isEmpty());
+        // And pinned again.
+        view->setVerticalOffset(0);
+        menu = view->createHeaderMenu(headerPointOf(view, layout.headerRowOfGroup(gpu)));
+        QAction *pin = findAction(menu->actions(), QStringLiteral("Pin group"));
+        QVERIFY(pin);
+        pin->trigger();
+        delete menu;
+        QVERIFY(layout.isGroupPinned(gpu));
+        view->setVerticalOffset(layout.totalHeight());
+        QCOMPARE(view->eventRect(kernel), pinnedRect);
+    }
+
+    // Issue 28 item 9: a thread's Python frames fold into one summary row by default; a click on it
+    // (or the lane's menu) expands them, and selecting a folded frame expands them too.
+    void pythonFramesFoldIntoOneSummaryRow()
+    {
+        openDevice(test::writeWithStackTrace(m_dir->filePath(QStringLiteral("withstack_kineto.json"))));
+        ui::TimelineView *view = m_window->timeline();
+        const ui::TimelineLayout &layout = view->layout();
+        QVERIFY(layout.foldPythonRows());
+        QVERIFY(view->foldPythonRowsAction()->isChecked());
+        const core::EventIndex mm = firstEvent(core::EventCategory::CpuOp);
+        const core::LaneIndex thread = m_window->document()->index().laneOf[mm.get()];
+        QCOMPARE(m_window->document()->laneRows(thread).rowCount(), test::kStackDepth + 2);
+        // One summary row for the 40 frames, then aten::mm and cudaLaunchKernel.
+        QCOMPARE(layout.shownRowCount(thread), 3);
+        const int summaryRow = layout.firstRowOfLane(thread);
+        QCOMPARE(layout.rows()[summaryRow].folded, test::kStackDepth - 1);
+        QCOMPARE(layout.rowOfDepth(thread, test::kStackDepth - 1), summaryRow); // the innermost frame is in it
+        QCOMPARE(layout.rowOfDepth(thread, test::kStackDepth), summaryRow + 1);
+        QVERIFY(!layout.anchorOf(thread, 7).exact);
+
+        // A click on the summary row's header expands the frames, one row each.
+        view->repaint();
+        QTest::mouseClick(view, Qt::LeftButton, Qt::NoModifier, headerPointOf(view, summaryRow));
+        QVERIFY(layout.isPythonExpanded(thread));
+        QCOMPARE(layout.shownRowCount(thread), test::kStackDepth + 2);
+        // The lane's menu folds them again.
+        QMenu *menu = view->createHeaderMenu(headerPointOf(view, layout.firstRowOfLane(thread)));
+        QAction *fold = findAction(menu->actions(), QStringLiteral("Fold Python frames of this lane"));
+        QVERIFY(fold);
+        fold->trigger();
+        delete menu;
+        QCOMPARE(layout.shownRowCount(thread), 3);
+
+        // Selecting a folded frame shows its own row.
+        core::EventIndex deepFrame{};
+        const ui::TraceDocument &doc = *m_window->document();
+        for (core::EventIndex e{0}; e.get() < doc.eventCount(); ++e)
+            if (doc.event(e).category == core::EventCategory::PythonFunction && doc.index().depth[e.get()] == 20)
+                deepFrame = e;
+        QVERIFY(deepFrame.valid());
+        view->selectionModel()->select(deepFrame);
+        QVERIFY(layout.isPythonExpanded(thread));
+        QCOMPARE(layout.rows()[layout.rowOfDepth(thread, 20)].depth, 20);
+
+        // Off for the whole view: every frame its own row.
+        view->setPythonExpanded(thread, false);
+        view->foldPythonRowsAction()->trigger();
+        QVERIFY(!layout.foldPythonRows());
+        QCOMPARE(layout.shownRowCount(thread), test::kStackDepth + 2);
+    }
+
+    // Issue 28 item 9: "Fit rows" shrinks the rows so that all fit the view, down to a readable
+    // minimum, and back.
+    void fitRowsShrinksRowsToTheView()
+    {
+        openDevice(test::writeWithStackTrace(m_dir->filePath(QStringLiteral("withstack_kineto.json"))));
+        // A view of known height on the trace: 43 lane rows (42 of the thread, the stream's), 2 group
+        // headers, 2 lane gaps.
+        ui::TimelineView view;
+        view.setDocument(m_window->document());
+        view.setFoldPythonRows(false);
+        const ui::TimelineLayout &layout = view.layout();
+        const int laneRows = test::kStackDepth + 3;
+        const int fixed = 2 * ui::TimelineLayout::kGroupHeaderHeight + 2 * ui::TimelineLayout::kLaneGap;
+        QCOMPARE(layout.totalHeight(), fixed + laneRows * ui::TimelineLayout::kRowHeight);
+        const int top = ui::TimelineView::kOverviewHeight + ui::TimelineView::kRulerHeight;
+        view.resize(1000, top + fixed + laneRows * 14 + 8); // 14 px rows fit, with the 8 px below the lanes
+        view.show();
+        QVERIFY(layout.totalHeight() > view.contentRect().height());
+        QAction *fit = view.keyAction(ui::TimelineKey::FitRows);
+        QVERIFY(fit->isCheckable());
+        fit->trigger();
+        QVERIFY(view.fitRows() && fit->isChecked());
+        QCOMPARE(layout.rowHeight(), 14);
+        QVERIFY2(layout.totalHeight() <= view.contentRect().height(), "every row fits");
+        const core::EventIndex mm = firstEvent(core::EventCategory::CpuOp);
+        QCOMPARE(view.eventRect(mm).height(), 14.0 - 2);
+        QVERIFY(view.contentRect().contains(view.eventRect(mm).center().toPoint()));
+        QCOMPARE(view.maxVerticalOffset(), 0);
+
+        // Smaller: the rows keep fitting as the view changes, down to the readable minimum; then the rest scrolls.
+        view.resize(1000, 400);
+        QTRY_COMPARE(layout.rowHeight(), int(ui::TimelineLayout::kMinRowHeight));
+        QVERIFY(view.maxVerticalOffset() > 0);
+        // Again: the normal height.
+        fit->trigger();
+        QVERIFY(!view.fitRows());
+        QCOMPARE(layout.rowHeight(), int(ui::TimelineLayout::kRowHeight));
+    }
+
 private:
     void openSample()
     {
@@ -584,6 +757,19 @@ private:
         m_window->openPair(m_host, m_device);
         QVERIFY(loaded.wait(60000));
         QVERIFY(m_window->review()->controller()->waitUntilSettled());
+    }
+
+    void openDevice(const QString &trace)
+    {
+        QVERIFY(!trace.isEmpty());
+        if (!m_window) {
+            m_window = std::make_unique<ui::MainWindow>();
+            m_window->resize(1200, 620);
+            m_window->show();
+        }
+        QSignalSpy loaded(m_window.get(), &ui::MainWindow::documentChanged);
+        m_window->openDevice(trace);
+        QVERIFY(loaded.wait(60000));
     }
 
     core::EventIndex firstEvent(core::EventCategory category) const
@@ -600,7 +786,8 @@ private:
     static QPoint headerPointOf(ui::TimelineView *view, int row)
     {
         const ui::LayoutRow &r = view->layout().rows()[row];
-        return QPoint(30, view->contentRect().top() + r.y - view->verticalOffset() + r.height / 2);
+        const int offset = r.y < view->pinnedHeight() ? 0 : view->verticalOffset();
+        return QPoint(30, view->contentRect().top() + r.y - offset + r.height / 2);
     }
 
     std::unique_ptr<QTemporaryDir> m_dir;

@@ -25,6 +25,7 @@
 #include <QTest>
 #include <QTextBrowser>
 
+#include <map>
 #include <sstream>
 
 using namespace linkscope;
@@ -360,6 +361,54 @@ private slots:
         const QImage zoomed = view.renderToImage(view.size());
         const double gapX = view.timeToX(30); // between an event's end (10) and the next start (50)
         QVERIFY(zoomed.pixelColor(static_cast<int>(gapX), y) != ui::eventColor(ui::EventStyle::Kernel));
+    }
+
+    // Issue 28 item 13: events that only partly overlap are drawn on one row, as siblings; their
+    // labels keep to each one's free width instead of printing over each other.
+    void overlappingSiblingsLabelsDoNotOverlap()
+    {
+        TraceBuilder b;
+        const core::EventIndex first = b.cpu(EventCategory::CpuOp, "aten::first_operator_with_a_long_name", 100, 1, 0, 6000, 1);
+        const core::EventIndex second = b.cpu(EventCategory::CpuOp, "aten::second_operator_with_a_long_name", 100, 1, 3000, 6000, 2);
+        const core::EventIndex third = b.cpu(EventCategory::CpuOp, "aten::third", 100, 1, 12000, 2000, 3);
+        auto device = std::make_shared<const core::DeviceTrace>(std::move(b.trace));
+        auto links = std::make_shared<const core::LinkSet>(core::linkTraces(*device, nullptr));
+        auto doc = ui::TraceDocument::create({}, QStringLiteral("siblings.json"), nullptr, device, links);
+        QCOMPARE(doc->index().depth[second.get()], doc->index().depth[first.get()]); // drawn as its sibling
+        ui::TimelineLayout layout;
+        layout.setDocument(doc.get());
+        ui::TimelineGeometry geometry;
+        geometry.start = 0;
+        geometry.end = 16000;
+        geometry.contentSize = QSize(1600, 300); // 10 ns a pixel
+        ui::buildTimelineGeometry(doc.get(), layout, geometry);
+        std::map<core::EventIndex, QRect> labels;
+        for (const ui::TimelineLabel &label : geometry.labels)
+            labels[label.event] = label.rect;
+        QCOMPARE(labels.size(), std::size_t(3));
+        QVERIFY(!labels[first].intersects(labels[second]));
+        // The first keeps its start and ends where the second begins; the second starts after the first's end.
+        QCOMPARE(labels[first].left(), 0);
+        QVERIFY(labels[first].right() < 300);
+        QVERIFY(labels[second].left() >= 599 && labels[second].right() <= 900);
+        // A label that does not meet another keeps its event's width (minus the gap pixel).
+        QCOMPARE(labels[third].left(), 1200);
+        QCOMPARE(labels[third].width(), 199);
+
+        // A sibling starting a few pixels after the first leaves it too little room: no label, not a squeezed one.
+        TraceBuilder c;
+        const core::EventIndex wide = c.cpu(EventCategory::CpuOp, "aten::wide", 100, 1, 0, 6000, 1);
+        const core::EventIndex close = c.cpu(EventCategory::CpuOp, "aten::close", 100, 1, 100, 9000, 2);
+        auto device2 = std::make_shared<const core::DeviceTrace>(std::move(c.trace));
+        auto links2 = std::make_shared<const core::LinkSet>(core::linkTraces(*device2, nullptr));
+        auto doc2 = ui::TraceDocument::create({}, QStringLiteral("close.json"), nullptr, device2, links2);
+        layout.setDocument(doc2.get());
+        geometry.doc = nullptr;
+        ui::buildTimelineGeometry(doc2.get(), layout, geometry);
+        QCOMPARE(geometry.labels.size(), std::size_t(1));
+        QCOMPARE(geometry.labels.front().event, close);
+        QVERIFY(geometry.labels.front().rect.left() >= 599);
+        (void)wide;
     }
 
     void shiftDragSelectsTimeRange()

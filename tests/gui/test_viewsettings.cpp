@@ -105,6 +105,7 @@ private slots:
         const core::EventIndex kernel = firstOfName(QStringLiteral("gemm_kernel"));
         const core::LaneIndex cpuLane = m_window->document()->index().laneOf[mm.get()];
         const core::LaneIndex gpuLane = m_window->document()->index().laneOf[kernel.get()];
+        view->setFoldPythonRows(false); // each frame its own row (folded into one by default)
         const int rowsBefore = static_cast<int>(layout.rows().size());
 
         // Python rows: the 40 frame rows go; aten::mm and the launch move up to the lane's first rows.
