@@ -18,6 +18,7 @@
 
 #include "edit/sidecar.h"
 
+#include <QFileInfo>
 #include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
@@ -227,6 +228,40 @@ private slots:
         const auto *paneMarks = pane1->view()->findChild<MissingCollectiveMarks *>();
         QVERIFY(!paneMarks || paneMarks->marks().empty());
         m_window->grab().toImage().save(QStringLiteral(LINKSCOPE_BINARY_DIR "/test_jobranks_missing.png"));
+    }
+
+    // Megatron's 8-rank job as a user drives it: double-click rank 3, click rank 5's label, Show
+    // beside; both ranks' lanes on the job's clock in a 1400x900 window (the note's screenshot,
+    // saved beside the tests). Skipped without the shared traces.
+    void megatronRank5BesideRank3FromTheGui()
+    {
+        const QString folder = QStringLiteral(LINKSCOPE_TRACES_DIR "/astrasim_megatron_tp8_8rank_pair");
+        if (!QFileInfo(folder).isDir())
+            QSKIP("megatron's job is not in the shared traces");
+        m_window.reset();
+        QSettings().clear();
+        m_window = std::make_unique<MainWindow>();
+        m_window->resize(1400, 900);
+        m_window->show();
+        QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
+        JobDock *dock = m_window->jobDock();
+        QSignalSpy opened(dock, &JobDock::jobOpened);
+        m_window->openJob(folder);
+        QVERIFY(opened.wait(120000));
+        JobOverview *overview = dock->overview();
+        overview->frameAll();
+        QSignalSpy shown(m_window.get(), &MainWindow::documentChanged);
+        QTest::mouseDClick(overview, Qt::LeftButton, {}, QPoint(20, overview->rowRect(3).center().y()));
+        QVERIFY(shown.wait(120000));
+        QVERIFY(m_window->review()->controller()->waitUntilSettled());
+        QCOMPARE(m_window->rankPanes()->mainRank(), qint64(3));
+        QTest::mouseClick(overview, Qt::LeftButton, {}, QPoint(20, overview->rowRect(5).center().y()));
+        QCOMPARE(dock->selectedRank(), qint64(5));
+        QTest::mouseClick(dock->besideButton(), Qt::LeftButton);
+        QVERIFY(waitLoaded(m_window->rankPanes()->pane(5)));
+        QTest::qWait(50);
+        QCOMPARE(m_window->size(), QSize(1400, 900));
+        m_window->grab().toImage().save(QStringLiteral(LINKSCOPE_BINARY_DIR "/test_jobranks_megatron_5_beside_3.png"));
     }
 
     void cleanupTestCase() { m_window.reset(); }
