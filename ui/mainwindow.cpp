@@ -380,12 +380,13 @@ void MainWindow::updateStartPage()
 {
     // Nothing open or being opened: no trace, no load, and no job open, being read or looked for.
     const bool show = m_startPage && !m_doc && !m_loader->isBusy() && !(m_jobDock && (m_jobDock->job() || m_jobPending));
-    if (show && !m_startPage->isVisible()) {
+    // isHidden, not isVisible: before the window is first shown nothing is visible.
+    if (show && m_startPage->isHidden()) {
         m_startPage->refresh();
         m_startPage->show();
         if (m_timeline->hasFocus() || !QApplication::focusWidget())
             m_startPage->openPairButton()->setFocus();
-    } else if (!show && m_startPage && m_startPage->isVisible()) {
+    } else if (!show && m_startPage && !m_startPage->isHidden()) {
         const bool hadFocus = m_startPage->isAncestorOf(QApplication::focusWidget());
         m_startPage->hide();
         if (hadFocus)

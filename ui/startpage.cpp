@@ -80,7 +80,7 @@ StartPage::StartPage(QWidget *under) : QFrame(under), m_under(under)
     });
     setGeometry(under->rect());
     under->installEventFilter(this);
-    refresh();
+    hide(); // until the main window says nothing is open
 }
 
 std::pair<QString, QString> StartPage::samplePair()

@@ -148,6 +148,21 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(window.startPage()->isVisible(), 30000);
     }
 
+    // A window given its trace before it is first shown (as `linkscope A B` and the tests do): the
+    // page is not shown over the timeline once the window is.
+    void aTraceOpenedBeforeTheWindowIsShownHasNoPage()
+    {
+        const auto [host, device] = StartPage::samplePair();
+        MainWindow window;
+        window.resize(1200, 800);
+        QSignalSpy changed(&window, &MainWindow::documentChanged);
+        window.openPair(host, device);
+        QVERIFY(changed.wait(30000));
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QVERIFY(!window.startPage()->isVisible());
+    }
+
     void longTooltipsStayInsideTheAvailableScreen()
     {
         MainWindow window;
