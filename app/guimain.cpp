@@ -3,6 +3,7 @@
 #include "guimain.h"
 
 #include "jobdock.h"
+#include "joboverview.h"
 #include "jobpredictor.h"
 #include "rankpanes.h"
 #include "mainwindow.h"
@@ -188,6 +189,17 @@ int runGui(int argc, char *argv[])
                 std::cerr << "linkscope: " << message.toStdString() << '\n';
                 QApplication::exit(1);
             });
+            // When the overview's first rank row appeared (bench/gui-job-open.sh reads it): rows
+            // come as ranks finish, long before the job is whole.
+            auto *firstRow = new QTimer(&window);
+            firstRow->setInterval(5);
+            QObject::connect(firstRow, &QTimer::timeout, &window, [firstRow, &window, &clock] {
+                if (window.jobDock()->overview()->rowCount() == 0)
+                    return;
+                firstRow->stop();
+                std::cerr << "linkscope: first rank row after " << clock.elapsed() / 1000.0 << " s\n";
+            });
+            firstRow->start();
         }
     }
     if (parser.isSet(criticalPath)) {

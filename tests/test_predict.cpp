@@ -232,6 +232,14 @@ private slots:
         QCOMPARE(path.breakdown.commNs, early - 100000);
         QCOMPARE(path.breakdown.cpuNs, 1000);
         QCOMPARE(path.breakdown.total(), path.stepNs);
+        // Whose: rank 1's CPU (its 100 µs fwd), all of the other-rank time; rank 1 waited for no one.
+        const std::vector<OtherRankShare> others = otherRanksOfPath(job, path);
+        QCOMPARE(others.size(), std::size_t(1));
+        QCOMPARE(others[0].rank, job.ranks[1].rank);
+        QCOMPARE(others[0].cpuNs, 100000);
+        QCOMPARE(others[0].gpuNs, 0);
+        QCOMPARE(others[0].totalNs(), path.breakdown.otherRankNs);
+        QVERIFY(otherRanksOfPath(job, criticalPath(job, r, 1)).empty());
         // Rank 0's fwd could take 99 µs longer; rank 1's none.
         const auto sl = slack(job, r);
         QCOMPARE(sl[0][pos(job, 0, 1)], 99000);
@@ -289,6 +297,10 @@ private slots:
         QVERIFY(std::llabs(path.breakdown.commNs - 1000000100) <= 1);
         QCOMPARE(path.breakdown.otherRankNs, 2000);
         QCOMPARE(path.breakdown.cpuNs, 1000);
+        const std::vector<OtherRankShare> others = otherRanksOfPath(job, path);
+        QCOMPARE(others.size(), std::size_t(1));
+        QCOMPARE(others[0].rank, job.ranks[0].rank);
+        QCOMPARE(others[0].cpuNs, 2000);
     }
 
     // A collective on a group of one never completes in ASTRA-sim: the replay says so.

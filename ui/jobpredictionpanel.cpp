@@ -11,6 +11,9 @@
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
+#include <algorithm>
+#include <map>
+
 namespace linkscope::ui {
 
 namespace {
@@ -38,14 +41,15 @@ JobPredictionPanel::JobPredictionPanel(QWidget *parent) : QWidget(parent)
     m_list->setUniformRowHeights(true);
     m_list->setAlternatingRowColors(true);
     m_list->setColumnCount(ColumnCount);
-    m_list->setHeaderLabels({tr("Rank"), tr("Step"), tr("CPU"), tr("GPU"), tr("Comm"), tr("Other"), tr("Idle")});
+    m_list->setHeaderLabels({tr("Rank"), tr("Step"), tr("CPU"), tr("GPU"), tr("Comm"), tr("Other ranks"), tr("Idle")});
     const QStringList tips = {
         tr("The rank"),
         tr("The rank's step as ASTRA-sim would simulate the exported job (the replay, docs/prediction.md)"),
         tr("Share of the rank's critical path: its own CPU work"),
         tr("Share of the rank's critical path: its own GPU work"),
         tr("Share of the rank's critical path: transfers (a collective from its last member's arrival, messages)"),
-        tr("Share of the rank's critical path: other ranks' work it waited for through a collective or a message"),
+        tr("Share of the rank's critical path: other ranks' work it waited for through a collective or a message, and the "
+           "rank it waited for most (a straggler sets the step of every rank that meets it)"),
         tr("Share of the rank's critical path: time nothing on the path ran")};
     // The shares' columns with the colour the overview draws the path in.
     const core::predict::PathCategory categories[] = {core::predict::PathCategory::Cpu, core::predict::PathCategory::Gpu,
@@ -91,16 +95,29 @@ void JobPredictionPanel::showPrediction(const JobPredictor &predictor, std::int6
     }
     const std::int64_t slowest = p->slowestRank();
     const int s = p->indexOf(slowest);
+    // Per rank, whose work its path waited for; and the rank most ranks spend most of their path on.
+    std::vector<std::vector<core::predict::OtherRankShare>> others;
+    std::map<std::int64_t, int> waitedFor;
+    for (const core::predict::RankPrediction &r : p->prediction.ranks) {
+        others.push_back(core::predict::otherRanksOfPath(p->graph.job, r.path));
+        if (!others.back().empty() && 2 * r.path.breakdown.otherRankNs > r.path.breakdown.total())
+            ++waitedFor[others.back().front().rank];
+    }
+    const auto setter = std::max_element(waitedFor.begin(), waitedFor.end(), [](const auto &a, const auto &b) { return a.second < b.second; });
     m_status->setText(tr("Predicted step: %1 (rank %2, the slowest) · network %3 · exported in %4 s, replayed in %5 ms")
                           .arg(s >= 0 ? msText(p->prediction.ranks[static_cast<std::size_t>(s)].stepNs) : tr("none"))
                           .arg(slowest)
                           .arg(QString::fromStdString(p->graph.networkSource))
                           .arg(QLocale().toString(p->buildMs / 1000.0, 'f', 1))
-                          .arg(QLocale().toString(p->predictMs, 'f', p->predictMs < 10 ? 1 : 0)));
+                          .arg(QLocale().toString(p->predictMs, 'f', p->predictMs < 10 ? 1 : 0))
+                      + (setter == waitedFor.end() ? QString()
+                                                   : tr(" · %n rank(s) spend most of their path waiting for rank %1's work", nullptr, setter->second)
+                                                         .arg(setter->first)));
     m_status->setToolTip(tr("Every rank exported for ASTRA-sim as `linkscope job` exports it, and replayed "
                             "(docs/prediction.md). Click a rank for its critical path in the overview"));
     m_status->show();
-    for (const core::predict::RankPrediction &r : p->prediction.ranks) {
+    for (std::size_t i = 0; i < p->prediction.ranks.size(); ++i) {
+        const core::predict::RankPrediction &r = p->prediction.ranks[i];
         auto *item = new QTreeWidgetItem(m_list);
         item->setData(RankColumn, Qt::UserRole, qlonglong(r.rank));
         item->setText(RankColumn, r.rank == slowest ? tr("%1 (slowest)").arg(r.rank) : QString::number(r.rank));
@@ -112,7 +129,16 @@ void JobPredictionPanel::showPrediction(const JobPredictor &predictor, std::int6
         item->setText(CpuColumn, share(b.cpuNs, t));
         item->setText(GpuColumn, share(b.gpuNs, t));
         item->setText(CommColumn, share(b.commNs, t));
-        item->setText(OtherColumn, share(b.otherRankNs, t));
+        // Whose work: "99.9 % (rank 6)", the CPU and GPU time of each rank in the tooltip.
+        if (others[i].empty()) {
+            item->setText(OtherColumn, share(b.otherRankNs, t));
+        } else {
+            item->setText(OtherColumn, tr("%1 (rank %2)").arg(share(b.otherRankNs, t)).arg(others[i].front().rank));
+            QStringList lines{tr("Rank %1's step waited for the work of:").arg(r.rank)};
+            for (const core::predict::OtherRankShare &o : others[i])
+                lines << tr("rank %1: CPU %2, GPU %3").arg(o.rank).arg(msText(o.cpuNs), msText(o.gpuNs));
+            item->setToolTip(OtherColumn, lines.join(QLatin1Char('\n')));
+        }
         item->setText(IdleColumn, share(b.idleNs, t));
         for (int c = StepColumn; c < ColumnCount; ++c)
             item->setTextAlignment(c, Qt::AlignRight | Qt::AlignVCenter);

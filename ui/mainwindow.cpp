@@ -19,11 +19,14 @@
 #include "rangedock.h"
 #include "summarydock.h"
 #include "rankpanes.h"
+#include "recentfiles.h"
 #include "searchdock.h"
+#include "startpage.h"
 #include "timelineview.h"
 #include "timerange.h"
 #include "theme.h"
 #include "timeformat.h"
+#include "tooltipfit.h"
 #include "traceloader.h"
 #include "warningsdock.h"
 #include "windowlayout.h"
@@ -36,7 +39,6 @@
 #include <QDragEnterEvent>
 #include <QDropEvent>
 #include <QFileDialog>
-#include <QDir>
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QKeySequence>
@@ -59,8 +61,6 @@ namespace linkscope::ui {
 
 namespace {
 
-constexpr int kRecentMax = 10;
-const QString kRecentKey = QStringLiteral("recentTraces");
 const QString kTraceFilter = QStringLiteral("Traces (*.json *.json.gz *.gz);;All files (*)");
 
 QString fromView(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
@@ -143,8 +143,10 @@ MainWindow::MainWindow(QWidget *parent)
         summary->show();
         summary->raise();
     });
-    if (auto *findings = findChild<QDockWidget *>(QStringLiteral("FindingsDock")))
+    if (auto *findings = findChild<QDockWidget *>(QStringLiteral("FindingsDock"))) {
+        WindowLayout::scrollWhenShort(findings);
         findings->raise();
+    }
     connect(this, &MainWindow::documentChanged, m_range, &RangeDock::setDocument);
     // Prediction: the pair replayed, its critical path (drawn on the timeline), what-ifs, and each
     // op's predicted start and slack in Details. A tab beside Search and Warnings.
@@ -163,6 +165,12 @@ MainWindow::MainWindow(QWidget *parent)
     annotateDetails();
     connect(m_predictor, &PredictionController::predicted, this, annotateDetails);
     m_timeline->setFocus();
+    // While nothing is open: Open pair…, Open job folder…, the sample, the recent files and jobs.
+    m_startPage = new StartPage(m_timeline);
+    connect(m_startPage, &StartPage::openPairRequested, m_openPairAction, &QAction::trigger);
+    connect(m_startPage, &StartPage::openJobRequested, m_openJobAction, &QAction::trigger);
+    connect(m_startPage, &StartPage::openRecentRequested, this, &MainWindow::openRecent);
+    updateStartPage();
     // The layout of the last session (windowlayout.h); without one, defaults on the first show.
     m_layoutRestored = WindowLayout::restore(this);
 }
@@ -193,7 +201,8 @@ void MainWindow::buildActions()
         if (!device.isEmpty())
             openDevice(device);
     });
-    file->addAction(tr("Open &job…"), this, [this] {
+    m_openPairAction = openPairAction;
+    m_openJobAction = file->addAction(tr("Open &job…"), this, [this] {
         const QString dir = QFileDialog::getExistingDirectory(this, tr("A job's folder (a host ET and a Kineto trace per rank)"));
         if (!dir.isEmpty())
             openJob(dir);
@@ -327,6 +336,7 @@ void MainWindow::buildStatusBar()
     statusBar()->addWidget(m_countsLabel, 1);
     // Permanent: a temporary status message ("Cancelled", …) never paints over it.
     statusBar()->addPermanentWidget(m_warningsLabel);
+    keepToolTipsOnScreen(m_warningsLabel); // its list of warnings is tall: kept inside the screen
 
     m_progressPanel = new QWidget(this);
     auto *layout = new QHBoxLayout(m_progressPanel);
@@ -354,9 +364,36 @@ void MainWindow::buildStatusBar()
 }
 
 // A pair goes into Open Recent once it has opened (onLoaded), never when it failed.
-void MainWindow::openPair(const QString &hostPath, const QString &devicePath) { m_loader->load(hostPath, devicePath, m_policy); }
+void MainWindow::openPair(const QString &hostPath, const QString &devicePath)
+{
+    m_loader->load(hostPath, devicePath, m_policy);
+    updateStartPage();
+}
 
-void MainWindow::openDevice(const QString &devicePath) { m_loader->load(QString(), devicePath, m_policy); }
+void MainWindow::openDevice(const QString &devicePath) { openPair(QString(), devicePath); }
+
+void MainWindow::openRecent(const RecentEntry &entry)
+{
+    entry.isJob() ? openJob(entry.folder) : openPair(entry.host, entry.device);
+}
+
+void MainWindow::updateStartPage()
+{
+    // Nothing open or being opened: no trace, no load, and no job open, being read or looked for.
+    const bool show = m_startPage && !m_doc && !m_loader->isBusy() && !(m_jobDock && (m_jobDock->job() || m_jobPending));
+    // isHidden, not isVisible: before the window is first shown nothing is visible.
+    if (show && m_startPage->isHidden()) {
+        m_startPage->refresh();
+        m_startPage->show();
+        if (m_timeline->hasFocus() || !QApplication::focusWidget())
+            m_startPage->openPairButton()->setFocus();
+    } else if (!show && m_startPage && !m_startPage->isHidden()) {
+        const bool hadFocus = m_startPage->isAncestorOf(QApplication::focusWidget());
+        m_startPage->hide();
+        if (hadFocus)
+            m_timeline->setFocus();
+    }
+}
 
 void MainWindow::openFiles(const QStringList &paths)
 {
@@ -428,13 +465,15 @@ void MainWindow::finishProgress()
     m_progressTimer->stop();
     m_progressPanel->hide();
     statusBar()->clearMessage();
+    // After the loader's signal returns it is idle: the start page again if nothing opened.
+    QTimer::singleShot(0, this, &MainWindow::updateStartPage);
 }
 
 void MainWindow::onLoaded(DocumentPtr doc, const QStringList &warnings, bool relink)
 {
     finishProgress();
     if (!relink && doc)
-        rememberRecent(doc->hostPath(), doc->devicePath());
+        recent::rememberPair(doc->hostPath(), doc->devicePath());
     setDocument(std::move(doc));
     // The Warnings dock lists them all (host, Kineto, linking), whatever this load added.
     const int count = m_warnings->count();
@@ -503,43 +542,9 @@ void MainWindow::updateCounts()
                                .arg(fromView(policyName(m_doc->links().policy))));
 }
 
-void MainWindow::rememberRecent(const QString &hostPath, const QString &devicePath)
-{
-    QSettings settings;
-    QStringList recent = settings.value(kRecentKey).toStringList();
-    const QString entry = (hostPath.isEmpty() ? QString() : QFileInfo(hostPath).absoluteFilePath()) + QLatin1Char('\n')
-        + QFileInfo(devicePath).absoluteFilePath();
-    recent.removeAll(entry);
-    recent.prepend(entry);
-    while (recent.size() > kRecentMax)
-        recent.removeLast();
-    settings.setValue(kRecentKey, recent);
-}
-
 void MainWindow::rebuildRecentMenu()
 {
-    m_recentMenu->clear();
-    const QStringList recent = QSettings().value(kRecentKey).toStringList();
-    for (const QString &entry : recent) {
-        const QStringList parts = entry.split(QLatin1Char('\n'));
-        if (parts.size() != 2)
-            continue;
-        const QString host = parts.at(0);
-        const QString device = parts.at(1);
-        // The names, then the folder (elided at its start), so that two runs' kineto.json can be told apart.
-        const QString names = pairFileNames(host, device);
-        const QString folder = fontMetrics().elidedText(QDir::toNativeSeparators(QFileInfo(device).absolutePath()), Qt::ElideLeft, 360);
-        const QString text = QStringLiteral("%1 \u2014 %2").arg(names, folder);
-        QAction *action = m_recentMenu->addAction(text, this, [this, host, device] {
-            if (host.isEmpty())
-                openDevice(device);
-            else
-                openPair(host, device);
-        });
-        action->setToolTip(host.isEmpty() ? device : host + QLatin1Char('\n') + device);
-    }
-    if (m_recentMenu->isEmpty())
-        m_recentMenu->addAction(tr("(none)"))->setEnabled(false);
+    recent::fillMenu(m_recentMenu, [this](const RecentEntry &entry) { openRecent(entry); });
 }
 
 void MainWindow::onTimeRangeChanged()
@@ -605,12 +610,19 @@ JobDock *MainWindow::jobDock()
             }
         });
         // Another folder's ranks were found: the previous job's panes and findings go with it.
+        connect(m_jobDock->loader(), &JobLoader::cancelled, this, [this] {
+            m_jobPending = false;
+            updateStartPage();
+        });
         connect(m_jobDock, &JobDock::jobClosed, this, [this] {
             m_panes->setJob(nullptr);
             m_review->findingsDock()->setJob(nullptr);
             updateRankLabels();
         });
         connect(m_jobDock, &JobDock::jobOpened, this, [this](const JobPtr &job) {
+            m_jobPending = false;
+            recent::rememberJob(job->folder);
+            updateStartPage();
             if (!m_doc)
                 m_timeline->setPlaceholderText(tr("Double-click a rank in the Job overview above (or click it and Open rank) to open its lanes here"));
             fitJobLayout();
@@ -641,6 +653,10 @@ JobDock *MainWindow::jobDock()
             statusBar()->showMessage(tr("Rank %1 below the open rank, on the job's aligned clock").arg(rank), 4000);
         });
         connect(m_panes, &RankPanes::editRequested, this, &MainWindow::editRankHere);
+        connect(m_panes, &RankPanes::paneBookmarkRequested, this, [this](qint64 rank) {
+            statusBar()->showMessage(tr("Rank %1's lanes are read-only here: Edit here makes it the main rank, where M adds a bookmark "
+                                        "to its sidecar").arg(rank), 6000);
+        });
         // A collective clicked in the overview, or a cross-rank finding's: shown in every rank's lanes.
         connect(m_jobDock->overview(), &JobOverview::collectiveSelected, m_panes, &RankPanes::frameCollective);
         // And the overview zooms and pans with the ranks' lanes (on the same aligned clock).
@@ -650,6 +666,8 @@ JobDock *MainWindow::jobDock()
         connect(m_review->findingsDock(), &FindingsDock::jobFindingActivated, m_jobDock, &JobDock::selectFinding);
         connect(m_jobDock, &JobDock::exported, this, [this](const QString &, const QString &summary) { statusBar()->showMessage(summary, 10000); });
         connect(m_jobDock, &JobDock::failed, this, [this](const QString &message) {
+            m_jobPending = false;
+            updateStartPage();
             if (!m_doc && !m_jobDock->job())
                 m_timeline->setPlaceholderText(QString());
             statusBar()->showMessage(message, 10000);
@@ -701,7 +719,9 @@ void MainWindow::editRankHere(qint64 rank)
     const qint64 previous = m_panes->mainRank();
     if (m_doc && previous >= 0)
         m_panes->adoptPane(previous, m_review->controller()->linkedDocument() ? m_review->controller()->linkedDocument() : m_doc, m_doc,
-                           {}, position);
+                           {}, position)
+            ->view()
+            ->setBookmarks(m_timeline->bookmarkOverlay().bookmarks()); // its sidecar's, drawn there too
     // As if it had just been read: the correction session re-applies the rank's sidecar.
     onLoaded(linked, warnings, false);
     if (view)
@@ -713,6 +733,8 @@ void MainWindow::openJob(const QString &folder)
 {
     JobDock *dock = jobDock();
     dock->show();
+    m_jobPending = true;
+    updateStartPage();
     fitJobLayout();
     m_fitJobOnShow = true;
     if (!m_doc)
@@ -734,7 +756,7 @@ void MainWindow::fitJobLayout()
             return; // a size saved from the last session is kept
         resizeDocks({m_jobDock}, {std::max(240, height() * 24 / 100)}, Qt::Vertical);
         if (QDockWidget *findings = m_review->findingsDock(); findings->isVisible() && !findings->isFloating())
-            resizeDocks({findings}, {std::max({250, height() * 24 / 100, findings->minimumSizeHint().height()})}, Qt::Vertical);
+            resizeDocks({findings}, {std::max({250, height() * 24 / 100, WindowLayout::contentsMinimumHeight(findings)})}, Qt::Vertical);
     });
 }
 

@@ -35,7 +35,9 @@ class SearchDock;
 class TimelineView;
 class TraceLoader;
 class ReviewUi;
+class StartPage;
 class WarningsDock;
+struct RecentEntry;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -49,6 +51,10 @@ public:
     void openFiles(const QStringList &paths);
     // A folder of per-rank traces: the job dock (jobdock.h) opens it; its ranks open here on request.
     void openJob(const QString &folder);
+    // A pair or a job of File ▸ Open recent or the start page.
+    void openRecent(const RecentEntry &entry);
+    // What the window shows while nothing is open (startpage.h).
+    StartPage *startPage() const { return m_startPage; }
     // The job dock, created on first use.
     JobDock *jobDock();
     // The timeline and, below it, other ranks' lanes of the open job (the central widget).
@@ -115,8 +121,9 @@ private:
     void onLoadStarted(bool relink);
     void updateProgress();
     void finishProgress();
-    void rememberRecent(const QString &hostPath, const QString &devicePath);
     void rebuildRecentMenu();
+    // The start page is shown while no trace is open or loading and no job is open or opening.
+    void updateStartPage();
     void updateCounts();
     void showShortcuts();
     void updateRankLabels();
@@ -138,6 +145,10 @@ private:
 
     QMenu *m_viewMenu = nullptr;
     QMenu *m_recentMenu = nullptr;
+    QAction *m_openPairAction = nullptr;
+    QAction *m_openJobAction = nullptr;
+    StartPage *m_startPage = nullptr;
+    bool m_jobPending = false; // a job folder is being looked into or read
     QComboBox *m_policyBox = nullptr;
     QActionGroup *m_policyGroup = nullptr;
     QAction *m_allEdgesAction = nullptr;

@@ -1,6 +1,8 @@
 #include "rankpanes.h"
 
 #include "eventselection.h"
+#include "joboverviewmarks.h"
+#include "missingcollectivemarks.h"
 #include "timelineview.h"
 #include "timeformat.h"
 #include "traceloader.h"
@@ -64,6 +66,7 @@ RankPane::RankPane(qint64 rank, const QString &hostPath, const QString &devicePa
         DocumentPtr linked, shown;
         QStringList warnings;
         QString note, error;
+        core::BookmarkList bookmarks;
         try {
             core::PairRequest request;
             request.files = {host, device};
@@ -85,6 +88,10 @@ RankPane::RankPane(qint64 rank, const QString &hostPath, const QString &devicePa
                 core::linkUnderChakra(*pair.device, pair.host.get(), pair.linked->index, pair.options));
             linked = TraceDocument::create(hostPath, devicePath, pair.host, pair.device, pair.linked, &load->cancel, chakra);
             shown = pair.links == pair.linked ? linked : TraceDocument::createWithLinks(linked, pair.links, &load->cancel);
+            // Its bookmarks (M) are drawn as in the main timeline; a sidecar of other inputs is not
+            // applied, and its instants are not this trace's either.
+            if (pair.sidecar && pair.sidecarApplied)
+                bookmarks = pair.sidecar->bookmarks;
             if (pair.sidecar)
                 note = pair.sidecarApplied
                     ? QObject::tr("%L1 corrections from its sidecar").arg(pair.corrections.count(core::EditStatus::Applied))
@@ -97,7 +104,7 @@ RankPane::RankPane(qint64 rank, const QString &hostPath, const QString &devicePa
         }
         QMetaObject::invokeMethod(
             qApp,
-            [self, linked, shown, warnings, note, error] {
+            [self, linked, shown, warnings, note, error, bookmarks] {
                 if (!self)
                     return;
                 self->m_progressTimer->stop();
@@ -108,6 +115,7 @@ RankPane::RankPane(qint64 rank, const QString &hostPath, const QString &devicePa
                     return;
                 }
                 self->show(linked, shown, warnings, note);
+                self->m_view->setBookmarks(bookmarks);
             },
             Qt::QueuedConnection);
     });
@@ -165,6 +173,8 @@ void RankPane::build()
     m_progressTimer->setInterval(150);
     connect(m_progressTimer, &QTimer::timeout, this, &RankPane::updateTitle);
     connect(m_edit, &QToolButton::clicked, this, [this] { emit editRequested(m_rank); });
+    // A pane is read-only: `M` here is passed on, for the window to say where bookmarks are added.
+    connect(m_view, &TimelineView::bookmarkRequested, this, [this](core::Nanos ts) { emit bookmarkRequested(m_rank, ts); });
     connect(close, &QToolButton::clicked, this, [this] { emit closeRequested(m_rank); });
     // What is selected here is named in the title (Details follows the main timeline).
     connect(m_selection, &EventSelection::changed, this, &RankPane::updateTitle);
@@ -255,6 +265,7 @@ void RankPanes::setJob(JobPtr job)
 {
     const bool other = !job || !m_job || job->folder != m_job->folder;
     m_job = std::move(job);
+    m_missing = m_job ? missingCollectives(*m_job) : std::vector<MissingCollective>{};
     if (other)
         closeAll();
     updateMainTitle();
@@ -277,7 +288,21 @@ void RankPanes::updateRulers()
             v->setRulerOrigin(fromReference(rank, *v->document(), origin));
         else
             v->setRulerOrigin(std::nullopt);
+        updateMissingMarks(rank, v);
     }
+}
+
+void RankPanes::updateMissingMarks(qint64 rank, TimelineView *view)
+{
+    // The collectives this rank did not issue, where its group's others ran them (aligned clock),
+    // on the rank's own clock.
+    std::vector<MissingCollectiveMarks::Mark> marks;
+    if (m_job && rank >= 0 && view->document())
+        for (const MissingCollective &m : m_missing)
+            if (m.rank == rank)
+                marks.push_back({fromReference(rank, *view->document(), m.start), fromReference(rank, *view->document(), m.end), m.label});
+    if (!marks.empty() || view->findChild<MissingCollectiveMarks *>(QString(), Qt::FindDirectChildrenOnly))
+        MissingCollectiveMarks::of(view)->setMarks(std::move(marks));
 }
 
 void RankPanes::updateMainTitle()
@@ -313,6 +338,7 @@ RankPane *RankPanes::addPane(RankPane *pane, int position)
     });
     connect(pane, &RankPane::editRequested, this, &RankPanes::editRequested);
     connect(pane, &RankPane::closeRequested, this, &RankPanes::closePane);
+    connect(pane, &RankPane::bookmarkRequested, this, &RankPanes::paneBookmarkRequested);
     // The main timeline (the rank the docks act on) keeps half the height, the panes share the
     // other half: with two panes beside it at 1920x1080 (Megatron), the main rank shows its
     // overview, both GPU streams and its thread, each pane its two streams. It keeps that share

@@ -6,9 +6,12 @@
 // zooms with the others through the job's clock alignment (core/job/timing.h: a rank's clock minus
 // the reference rank's), and its header column keeps the main one's width, so one x is one instant
 // in every pane. "Edit here" swaps a pane's rank with the main one without reading anything again.
-// Each pane's title names its rank, as the main one's does.
+// Each pane's title names its rank, as the main one's does. A pane draws its rank's bookmarks (its
+// sidecar's; `M` there is passed on: a pane is read-only) and every view of a rank marks the
+// collectives that rank did not issue (missingcollectivemarks.h).
 
 #include "jobloader.h"
+#include "joboverviewmarks.h"
 #include "tracedocument.h"
 
 #include <QStringList>
@@ -56,6 +59,8 @@ signals:
     void failed(const QString &message);
     void editRequested(qint64 rank);
     void closeRequested(qint64 rank);
+    // `M` on the pane's lanes (a pane is read-only: its bookmarks are drawn, not edited here).
+    void bookmarkRequested(qint64 rank, core::Nanos ts);
 
 private:
     struct Load;
@@ -122,6 +127,8 @@ signals:
     // "Edit here" on a pane: the main window swaps that rank in.
     void editRequested(qint64 rank);
     void panesChanged();
+    // `M` on a pane's lanes: bookmarks are added on the main rank (Edit here makes a pane's rank it).
+    void paneBookmarkRequested(qint64 rank, core::Nanos ts);
     // The window the ranks show changed (the reference clock, as the job overview's): the overview
     // follows it.
     void referenceViewChanged(qint64 start, qint64 end);
@@ -136,12 +143,16 @@ private:
     void updateMainTitle();
     // Every view of a rank counts its ruler from the job's aligned origin; others from their start.
     void updateRulers();
+    // The collectives `rank` did not issue (missing_collective), marked on its view
+    // (missingcollectivemarks.h); none for a view that shows no rank of the job.
+    void updateMissingMarks(qint64 rank, TimelineView *view);
 
     TimelineView *m_main;
     QWidget *m_mainBox;
     QLabel *m_mainTitle;
     QSplitter *m_split;
     JobPtr m_job;
+    std::vector<MissingCollective> m_missing; // the job's, on the aligned clock
     qint64 m_mainRank = -1;
     bool m_syncing = false;
 };

@@ -2,6 +2,7 @@
 
 #include "eventselection.h"
 #include "timeformat.h"
+#include "tooltipfit.h"
 
 #include <QEvent>
 #include <QFileInfo>
@@ -37,6 +38,7 @@ WarningsDock::WarningsDock(EventSelection *selection, QWidget *parent)
     header->setMinimumSectionSize(40);
     header->resizeSection(1, fontMetrics().horizontalAdvance(QLatin1Char('x')) * 18);
     header->resizeSection(2, fontMetrics().horizontalAdvance(QLatin1Char('x')) * 14);
+    keepToolTipsOnScreen(m_list->viewport()); // a message in full can be long: kept inside the screen
     layout->addWidget(m_summary);
     layout->addWidget(m_list, 1);
     setWidget(body);

@@ -1,6 +1,7 @@
 #include "windowlayout.h"
 
 #include <QDockWidget>
+#include <QScrollArea>
 #include <QMainWindow>
 #include <QSettings>
 #include <QSplitter>
@@ -86,6 +87,31 @@ void WindowLayout::applyDefaults(QMainWindow *window)
     // list shows a handful of findings under the Chakra comparison.
     if (QDockWidget *findings = dock("FindingsDock"); findings && findings->isVisible() && !findings->isFloating())
         window->resizeDocks({findings}, {std::max(240, height * 34 / 100)}, Qt::Vertical);
+}
+
+int WindowLayout::contentsMinimumHeight(const QDockWidget *dock)
+{
+    const QWidget *body = dock->widget();
+    if (const auto *scroll = qobject_cast<const QScrollArea *>(body))
+        body = scroll->widget();
+    return body ? body->minimumSizeHint().height() : 0;
+}
+
+void WindowLayout::scrollWhenShort(QDockWidget *dock)
+{
+    QWidget *body = dock->widget();
+    if (!body || qobject_cast<QScrollArea *>(body))
+        return;
+    auto *scroll = new QScrollArea(dock);
+    scroll->setObjectName(dock->objectName() + QStringLiteral("Scroll"));
+    scroll->setFrameShape(QFrame::NoFrame);
+    scroll->setWidgetResizable(true); // as tall as the dock, or scrolled when the dock is shorter
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    scroll->viewport()->setBackgroundRole(QPalette::Window);
+    scroll->setWidget(body);
+    // A few lines at least, so the dock never collapses to nothing.
+    scroll->setMinimumHeight(std::min(body->minimumSizeHint().height(), 6 * dock->fontMetrics().height()));
+    dock->setWidget(scroll);
 }
 
 } // namespace linkscope::ui

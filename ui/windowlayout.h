@@ -29,6 +29,12 @@ public:
     static void forget();
     // The default dock sizes for the window's current size.
     static void applyDefaults(QMainWindow *window);
+    // The dock's contents scroll when the dock is shorter than they need, instead of their minimum
+    // height adding up with the other docks' into a window taller than the size asked for (the
+    // Findings dock, under the Job dock: `--size 1400x900` of a job gave a 924-947 px window).
+    static void scrollWhenShort(QDockWidget *dock);
+    // The minimum height of the dock's contents (inside its scroll area, if it has one).
+    static int contentsMinimumHeight(const QDockWidget *dock);
 
 private:
     static void restoreSplitters(QWidget *root);

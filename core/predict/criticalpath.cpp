@@ -96,6 +96,27 @@ RankPath criticalPath(const SimJob &job, const ReplayResult &replay, std::size_t
     return path;
 }
 
+std::vector<OtherRankShare> otherRanksOfPath(const SimJob &job, const RankPath &path)
+{
+    std::map<std::int32_t, OtherRankShare> by;
+    for (const PathStep &s : path.steps) {
+        if (s.category != PathCategory::OtherRank || s.node == kNoNode || s.rank < 0)
+            continue;
+        const SimRank &rank = job.ranks[static_cast<std::size_t>(s.rank)];
+        OtherRankShare &share = by[s.rank];
+        share.rank = rank.rank;
+        (rank.nodes[s.node].kind == NodeKind::Gpu ? share.gpuNs : share.cpuNs) += s.endNs - s.startNs;
+    }
+    std::vector<OtherRankShare> out;
+    out.reserve(by.size());
+    for (const auto &[index, share] : by)
+        out.push_back(share);
+    std::sort(out.begin(), out.end(), [](const OtherRankShare &a, const OtherRankShare &b) {
+        return a.totalNs() != b.totalNs() ? a.totalNs() > b.totalNs() : a.rank < b.rank;
+    });
+    return out;
+}
+
 std::vector<PathShare> topOfPath(const SimJob &job, const RankPath &path, std::size_t limit)
 {
     std::map<std::tuple<std::int32_t, std::uint32_t, NodeKind>, PathShare> by;

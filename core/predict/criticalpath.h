@@ -43,6 +43,16 @@ struct RankPath {
 // The path that ends at rank `rankIndex`'s last node. Empty when the rank did not finish.
 RankPath criticalPath(const SimJob &job, const ReplayResult &replay, std::size_t rankIndex);
 
+// Whose work a path spent on other ranks (its other_rank stretches, by the rank they ran on and
+// whether it was CPU or GPU work), most first. When one straggler sets every rank's step, every
+// other rank's path is that straggler's work: "other ranks 99.9 %" is then "rank 6's CPU".
+struct OtherRankShare {
+    std::int64_t rank = -1; // the job's rank number (SimRank::rank)
+    std::int64_t cpuNs = 0, gpuNs = 0;
+    std::int64_t totalNs() const { return cpuNs + gpuNs; }
+};
+std::vector<OtherRankShare> otherRanksOfPath(const SimJob &job, const RankPath &path);
+
 // The names that take most of a path: (rank, name, kind) with their time on it, longest first.
 struct PathShare {
     std::int64_t rank = -1;

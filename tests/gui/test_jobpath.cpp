@@ -104,6 +104,36 @@ private slots:
         QCOMPARE(QString::fromStdString(shown->graph.networkSource), QString::fromStdString(graph.networkSource));
     }
 
+    // "Other ranks" names whose work the rank waited for (megatron read "Other 99.9 %" on every
+    // rank but one, with nothing saying it was rank 6's CPU).
+    void theOtherRanksColumnNamesTheRankWaitedFor()
+    {
+        JobDock *dock = m_window->jobDock();
+        const JobPredictionPtr p = dock->predictor()->prediction();
+        QTreeWidget *list = dock->predictionPanel()->list();
+        QCOMPARE(list->headerItem()->text(JobPredictionPanel::OtherColumn), QStringLiteral("Other ranks"));
+        int named = 0;
+        for (int i = 0; i < list->topLevelItemCount(); ++i) {
+            const QTreeWidgetItem *item = list->topLevelItem(i);
+            const std::int64_t rank = item->data(0, Qt::UserRole).toLongLong();
+            const predict::RankPrediction &r = p->prediction.ranks[std::size_t(p->indexOf(rank))];
+            const auto others = predict::otherRanksOfPath(p->graph.job, r.path);
+            const QString text = item->text(JobPredictionPanel::OtherColumn);
+            if (others.empty()) {
+                QVERIFY2(!text.contains(QStringLiteral("rank")), qPrintable(text));
+                continue;
+            }
+            ++named;
+            QVERIFY2(text.endsWith(QStringLiteral("(rank %1)").arg(others.front().rank)), qPrintable(text));
+            std::int64_t sum = 0;
+            for (const auto &o : others)
+                sum += o.totalNs();
+            QCOMPARE(sum, r.path.breakdown.otherRankNs);
+            QVERIFY(item->toolTip(JobPredictionPanel::OtherColumn).contains(QStringLiteral("rank %1: CPU").arg(others.front().rank)));
+        }
+        QVERIFY2(named > 0, "in a 4-rank job some rank waits for another");
+    }
+
     void criticalPathModeDrawsThePathAcrossRanks()
     {
         JobDock *dock = m_window->jobDock();
