@@ -297,7 +297,7 @@ private:
     // any chunk fails; the one-thread read then reads the array and reports any error.
     std::size_t parseNodesInParallel(std::size_t first, bool &truncated)
     {
-        auto read = readInChunks<HostReader>(first, [](HostReader &chunk, std::size_t begin, std::size_t stop) {
+        auto read = readInChunks<HostReader>(first, ChunkSeparators::LineBreak, [](HostReader &chunk, std::size_t begin, std::size_t stop) {
             bool chunkTruncated = false; // only the last chunk can end the file; it then sets truncatedInNodes_
             return chunk.parseNodesFrom(begin, stop, chunkTruncated);
         });

@@ -428,7 +428,7 @@ private:
     // a chunk fails in any way: the one-thread parse then reads the array and reports any error.
     std::size_t parseEventsInParallel(std::size_t first)
     {
-        auto read = readInChunks<KinetoReader>(first, [](KinetoReader &chunk, std::size_t begin, std::size_t stop) {
+        auto read = readInChunks<KinetoReader>(first, ChunkSeparators::Whitespace, [](KinetoReader &chunk, std::size_t begin, std::size_t stop) {
             return chunk.parseElements(begin, stop);
         });
         if (!read)

@@ -4,6 +4,7 @@
 // LoadError that names the file and the byte offset, and the parallel read of the array that holds
 // the trace (one chunk per thread, readInChunks).
 
+#include "io/chunkstops.h"
 #include "io/inputtext.h"
 #include "io/jsonscan.h"
 #include "io/tracereader.h"
@@ -120,54 +121,7 @@ protected:
     // the window parse then fails and the caller falls back to the validating scanner.
     std::size_t lastElementSeparator(std::size_t p, std::size_t target) const
     {
-        const char *d = text_.data();
-        for (std::size_t k = target; k > p + 1;) {
-            const void *hit = memrchr(d + p + 1, ',', k - (p + 1));
-            if (!hit)
-                return std::string::npos;
-            const std::size_t c = static_cast<std::size_t>(static_cast<const char *>(hit) - d);
-            std::size_t a = c;
-            while (a > p && isJsonWhitespace(d[a - 1]))
-                --a;
-            std::size_t b = c + 1;
-            while (b < text_.size() && isJsonWhitespace(d[b]))
-                ++b;
-            if (a > p && d[a - 1] == '}' && b < text_.size() && d[b] == '{')
-                return c;
-            k = c;
-        }
-        return std::string::npos;
-    }
-
-    // Where a parallel read splits the array that starts at `first` (io/tracereader.h
-    // ReaderThreads): one offset per chunk but the last, each a ',' between '}' and '{' with
-    // whitespace after it (that keeps the bytes each chunk rewrites apart), searched back from an
-    // even split point, then npos for the last chunk. Empty when one thread reads: the text is too
-    // small, or no boundary is found near a split point.
-    std::vector<std::size_t> chunkStops(std::size_t first, const ReaderThreads &config) const
-    {
-        const std::size_t bytes = text_.size() - first;
-        const std::size_t chunks = std::min<std::size_t>(static_cast<std::size_t>(std::max(1, config.threads)),
-                                                         bytes / std::max<std::size_t>(config.minChunkBytes, 1));
-        std::vector<std::size_t> stops;
-        if (chunks < 2)
-            return stops;
-        std::size_t from = first;
-        for (std::size_t k = 1; k < chunks; ++k) {
-            const std::size_t target = first + bytes / chunks * k;
-            std::size_t c = target;
-            for (;;) {
-                c = lastElementSeparator(from, c);
-                if (c == std::string::npos || c + 1 >= text_.size() || target - c > (bytes / chunks) / 2)
-                    return {};
-                if (isJsonWhitespace(text_[c + 1]))
-                    break;
-            }
-            stops.push_back(c);
-            from = c + 1;
-        }
-        stops.push_back(std::string::npos);
-        return stops;
+        return io::lastElementSeparator(text_.view(), p, target);
     }
 
     // The progress offset to report for having parsed up to `p`: a chunk reader on the caller's
@@ -212,11 +166,11 @@ protected:
     // any way (a boundary inside a value, invalid JSON): the one-thread read then reads the array
     // and reports any error. A cancellation is rethrown once every chunk has stopped.
     template<typename Reader, typename ReadChunk>
-    std::optional<ChunkedRead<Reader>> readInChunks(std::size_t first, ReadChunk &&readChunk)
+    std::optional<ChunkedRead<Reader>> readInChunks(std::size_t first, ChunkSeparators separators, ReadChunk &&readChunk)
     {
         if (isChunk())
             return std::nullopt; // a chunk is never split again
-        const std::vector<std::size_t> stops = chunkStops(first, readerThreads());
+        const std::vector<std::size_t> stops = chunkStops(text_.view(), first, readerThreads(), separators);
         if (stops.empty())
             return std::nullopt;
         const std::size_t chunks = stops.size();
