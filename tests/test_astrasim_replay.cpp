@@ -17,7 +17,7 @@
 #include "export/exporter.h"
 #include "gen/tracegenerator.h"
 #include "io/tracereader.h"
-#include "job/processgroups.h"
+#include "jobmodel/processgroups.h"
 #include "link/linker.h"
 
 #include <QProcess>
@@ -118,7 +118,7 @@ Replayed exportAndReplay(const std::vector<Rank> &ranks, const QTemporaryDir &di
     return out;
 }
 
-// A linkscope-gen job: its comm group file built from the ranks' declarations (job/processgroups.h),
+// A linkscope-gen job: its comm group file built from the ranks' declarations (jobmodel/processgroups.h),
 // without group 0 (every rank already; the simulator asserts on id 0), then exportAndReplay.
 Replayed replayGeneratedJob(const linkscope::gen::GeneratorOptions &options, const QTemporaryDir &dir, const QString &name,
                             Simulator simulator)

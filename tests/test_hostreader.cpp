@@ -7,6 +7,7 @@
 // (the script is /tmp/rd/expect.py in the session that wrote this test; its rules are the ones
 // above: a root is a node whose parent is absent, itself, or not in the file).
 
+#include "io/chunkstops.h"
 #include "io/tracereader.h"
 #include "testsupport.h"
 #include "tracefixtures.h"
@@ -322,6 +323,75 @@ private slots:
             QVERIFY2(message.find(c.message) != std::string::npos, (std::string(c.what) + ": " + message).c_str());
             QCOMPARE(offset, std::uint64_t(at + c.badByte));
         }
+    }
+
+    void chunksOfOneNodePerLine()
+    {
+        // Linkscope's ET+ layout: one node per line, its attrs a list of objects on that line
+        // ("}, {" inside the node). Each node's attrs come first and a long value after them, so an
+        // even split point nearly always falls after an attrs separator of its line: a cut there
+        // (what the readers chose before: the last "}, {" before the split point) lies inside a node,
+        // the chunk before it fails only once it has read the whole chunk, and the array is read
+        // again on one thread. Every cut must be between two lines' nodes.
+        std::string text = "{\"schema\": \"1.0.3-chakra.0.0.4\", \"nodes\":[\n";
+        const std::size_t first = text.size();
+        const int nodes = 4000;
+        for (int i = 0; i < nodes; ++i) {
+            text += "{\"id\":" + std::to_string(i + 1) + ",\"name\":\"op\",\"ctrl_deps\":1,\"attrs\":[{\"name\": \"rf_id\", "
+                    "\"type\": \"uint64\", \"value\": " + std::to_string(i) + "}, {\"name\": \"tid\", \"type\": \"uint64\", "
+                    "\"value\": 1}],\"inputs\":{\"values\":[\"" + std::string(200 + i % 7, 'x') + "\"]}}";
+            text += i + 1 < nodes ? ",\n" : "\n";
+        }
+        text += "], \"finish_ts\": 9}\n";
+        const ReaderThreads four{4, 1};
+        const auto betweenNodes = [&](std::size_t stop) { return text.compare(stop, 8, ",\n{\"id\":") == 0; };
+        for (const io::ChunkSeparators kind : {io::ChunkSeparators::LineBreak, io::ChunkSeparators::Whitespace}) {
+            const std::vector<std::size_t> stops = io::chunkStops(text, first, four, kind);
+            QCOMPARE(stops.size(), std::size_t(4));
+            QCOMPARE(stops.back(), std::string::npos);
+            for (std::size_t k = 0; k + 1 < stops.size(); ++k)
+                QVERIFY2(betweenNodes(stops[k]), text.substr(stops[k] - 40, 60).c_str());
+        }
+        // The separators the readers used to take (the last "}, {" before each split point): one
+        // inside a node at least, so the text tells the two apart.
+        int insideNode = 0;
+        for (std::size_t k = 1; k < 4; ++k) {
+            const std::size_t old = io::lastElementSeparator(text, first, first + (text.size() - first) / 4 * k);
+            QVERIFY(old != std::string::npos);
+            insideNode += betweenNodes(old) ? 0 : 1;
+        }
+        QVERIFY(insideNode > 0);
+
+        // And the read: four chunks, the same trace as one thread's.
+        const ReaderThreads saved = readerThreads();
+        setReaderThreads(ReaderThreads{1, 16u << 20});
+        const HostTrace one = parseHostTrace(text, "one-per-line.json");
+        setReaderThreads(four);
+        const HostTrace parallel = parseHostTrace(text, "one-per-line.json");
+        setReaderThreads(saved);
+        QCOMPARE(parallel.nodes.size(), std::size_t(nodes));
+        QVERIFY(parallel.warnings.empty());
+        for (std::size_t i = 0; i < one.nodes.size(); ++i) {
+            QCOMPARE(parallel.nodes[i].id, one.nodes[i].id);
+            QCOMPARE(parallel.nodes[i].rfId, one.nodes[i].rfId);
+            QCOMPARE(std::uint64_t(parallel.nodes[i].raw.offset), std::uint64_t(one.nodes[i].raw.offset));
+        }
+    }
+
+    void chunksOfOneLine()
+    {
+        // Nodes on one line, "}, {" between them as inside them: a host ET is then read on one
+        // thread (a cut there may be inside a node); a Kineto array, whose events hold no lists of
+        // objects, is still cut.
+        std::string text = "{\"nodes\": [";
+        const std::size_t first = text.size();
+        for (int i = 0; i < 2000; ++i)
+            text += (i ? ", " : "") + std::string("{\"id\": ") + std::to_string(i + 1)
+                    + ", \"attrs\": [{\"name\": \"rf_id\", \"value\": 1}, {\"name\": \"tid\", \"value\": 1}]}";
+        text += "]}";
+        const ReaderThreads two{2, 1};
+        QVERIFY(io::chunkStops(text, first, two, io::ChunkSeparators::LineBreak).empty());
+        QCOMPARE(io::chunkStops(text, first, two, io::ChunkSeparators::Whitespace).size(), std::size_t(2));
     }
 
     void etPlusReadsAsHost()

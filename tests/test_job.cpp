@@ -11,7 +11,7 @@
 #include "link/linker.h"
 #include "job/discovery.h"
 #include "job/jobrun.h"
-#include "job/processgroups.h"
+#include "jobmodel/processgroups.h"
 #include "clitestsupport.h"
 
 #include <limits>

@@ -8,10 +8,10 @@
 #include "gen/tracegenerator.h"
 #include "io/boundedjson.h"
 #include "io/inputtext.h"
-#include "job/crossrank.h"
+#include "jobmodel/crossrank.h"
 #include "job/discovery.h"
 #include "job/jobrun.h"
-#include "job/rankrange.h"
+#include "jobmodel/rankrange.h"
 #include "job/ranksummary.h"
 #include "clitestsupport.h"
 

@@ -5,8 +5,8 @@
 
 #include "gen/tracegenerator.h"
 #include "io/tracereader.h"
-#include "job/crossrank.h"
-#include "job/processgroups.h"
+#include "jobmodel/crossrank.h"
+#include "jobmodel/processgroups.h"
 #include "job/rankcalls.h"
 #include "job/timing.h"
 #include "link/linker.h"

@@ -1,38 +1,236 @@
-// core/ must not depend on Qt: no file under core/ may include a Qt header.
+// core/ is one-way: its folders form a declared order, lowest first, and a file may include only its
+// own folder's headers and those of folders below it (docs/architecture.md, "Layers"). core/ does not
+// depend on Qt: no file under core/ includes a Qt header or links a Qt target. And ui/ does not compile
+// the protobuf headers: no ui file reaches a generated .pb.h or <google/protobuf/…> through the
+// headers it includes (export/exportrequest.h is what the GUI includes to export).
 
 #include "testsupport.h"
 
+#include <QDir>
 #include <QDirIterator>
 #include <QFile>
+#include <QFileInfo>
+#include <QHash>
 #include <QRegularExpression>
+
+namespace {
+
+// The order of core's folders, lowest first. A new folder is placed here, where its includes allow.
+const QStringList kCoreLayers = {
+    QStringLiteral("base"),     QStringLiteral("model"), QStringLiteral("io"),       QStringLiteral("index"),
+    QStringLiteral("link"),     QStringLiteral("analysis"), QStringLiteral("edit"),  QStringLiteral("pipeline"),
+    QStringLiteral("jobmodel"), QStringLiteral("export"), QStringLiteral("report"),  QStringLiteral("job"),
+    QStringLiteral("predict"),
+};
+
+struct IncludeLine {
+    int line = 0;
+    QString text;   // the directive as written
+    QString target; // what it names: "job/crossrank.h", "QString", …
+};
+
+QList<IncludeLine> includesOf(const QString &text)
+{
+    static const QRegularExpression include(QStringLiteral("^\\s*#\\s*include\\s*[<\"]([^>\"]+)[>\"]"));
+    QList<IncludeLine> out;
+    const QStringList lines = text.split(QLatin1Char('\n'));
+    for (int i = 0; i < lines.size(); ++i) {
+        const auto match = include.match(lines[i]);
+        if (match.hasMatch())
+            out.push_back({i + 1, lines[i].trimmed(), match.captured(1)});
+    }
+    return out;
+}
+
+// The include lines of `text` (a file of folder `folder`) that name a core folder above `folder`
+// in kCoreLayers, as "line N: #include …".
+QStringList upwardIncludes(const QString &folder, const QString &text)
+{
+    QStringList found;
+    const qsizetype level = kCoreLayers.indexOf(folder);
+    for (const IncludeLine &inc : includesOf(text)) {
+        const qsizetype slash = inc.target.indexOf(QLatin1Char('/'));
+        if (slash <= 0)
+            continue;
+        const qsizetype target = kCoreLayers.indexOf(inc.target.left(slash));
+        if (target > level)
+            found << QStringLiteral("line %1: %2 (%3 is above %4)")
+                         .arg(inc.line)
+                         .arg(inc.text, inc.target.left(slash), folder);
+    }
+    return found;
+}
+
+bool isProtobufInclude(const QString &target)
+{
+    return target.endsWith(QStringLiteral(".pb.h")) || target.startsWith(QStringLiteral("google/protobuf/"));
+}
+
+// Every header `path` reaches through its quoted includes, resolved as the build resolves them:
+// beside the including file, then under each of `roots`. Returns the protobuf includes reached, each
+// with the chain of files that leads to it.
+QStringList protobufReachedFrom(const QString &path, const QStringList &roots)
+{
+    QStringList found;
+    QHash<QString, QString> chainTo{{path, QDir::cleanPath(path)}};
+    QStringList queue{path};
+    while (!queue.isEmpty()) {
+        const QString file = queue.takeFirst();
+        QFile f(file);
+        if (!f.open(QIODevice::ReadOnly))
+            continue;
+        for (const IncludeLine &inc : includesOf(QString::fromUtf8(f.readAll()))) {
+            if (isProtobufInclude(inc.target)) {
+                found << chainTo.value(file) + QStringLiteral(" -> ") + inc.target;
+                continue;
+            }
+            QStringList candidates{QFileInfo(file).dir().filePath(inc.target)};
+            for (const QString &root : roots)
+                candidates << QDir(root).filePath(inc.target);
+            for (const QString &candidate : candidates) {
+                const QString resolved = QDir::cleanPath(candidate);
+                if (!QFileInfo::exists(resolved))
+                    continue;
+                if (!chainTo.contains(resolved)) {
+                    chainTo.insert(resolved, chainTo.value(file) + QStringLiteral(" -> ") + inc.target);
+                    queue << resolved;
+                }
+                break;
+            }
+        }
+    }
+    return found;
+}
+
+bool isQtInclude(const QString &target)
+{
+    // <QString>, <QtCore/qstring.h>, "QObject" …
+    static const QRegularExpression qt(QStringLiteral("^(Q[A-Za-z]+|Qt[A-Za-z]*/.+)$"));
+    return qt.match(target).hasMatch();
+}
+
+struct CoreFile {
+    QString path;
+    QString folder; // the folder under core/ ("" for core/CMakeLists.txt)
+    QString text;
+};
+
+QList<CoreFile> coreFiles()
+{
+    const QDir coreDir(QString::fromStdString(linkscope::test::sourcePath("core")));
+    QDirIterator it(coreDir.path(), {QStringLiteral("*.h"), QStringLiteral("*.hpp"), QStringLiteral("*.cpp"), QStringLiteral("*.txt")},
+                    QDir::Files, QDirIterator::Subdirectories);
+    QList<CoreFile> files;
+    while (it.hasNext()) {
+        const QString path = it.next();
+        QFile file(path);
+        if (!file.open(QIODevice::ReadOnly))
+            return {};
+        const QString relative = coreDir.relativeFilePath(path);
+        const qsizetype slash = relative.indexOf(QLatin1Char('/'));
+        files.push_back({path, slash < 0 ? QString() : relative.left(slash), QString::fromUtf8(file.readAll())});
+    }
+    return files;
+}
+
+} // namespace
 
 class TestLayering : public QObject {
     Q_OBJECT
 private slots:
-    void coreIncludesNoQtHeader()
+    void checkerFindsAnUpwardInclude()
     {
-        const QString coreDir = QString::fromStdString(linkscope::test::sourcePath("core"));
-        // <QString>, <QtCore/qstring.h>, "QObject" ...
-        const QRegularExpression qtInclude(
-            QString::fromLatin1("^\\s*#\\s*include\\s*[<\"](Q[A-Za-z]+|Qt[A-Za-z]*/[^>\"]+)[>\"]"),
-            QRegularExpression::MultilineOption);
-        QDirIterator it(coreDir, {QStringLiteral("*.h"), QStringLiteral("*.hpp"), QStringLiteral("*.cpp"), QStringLiteral("*.txt")},
-                        QDir::Files, QDirIterator::Subdirectories);
+        // The checker itself, on text: export including job (above it) is found with its line;
+        // job including export, a folder including itself, and system headers are not.
+        const QString text = QStringLiteral("#pragma once\n#include \"export/exporter.h\"\n#include <vector>\n"
+                                            "  #  include \"job/jobrun.h\"\n#include \"base/parallel.h\"\n");
+        const QStringList found = upwardIncludes(QStringLiteral("export"), text);
+        QCOMPARE(found.size(), 1);
+        QVERIFY2(found[0].startsWith(QStringLiteral("line 4: #  include \"job/jobrun.h\"")), qPrintable(found[0]));
+        QVERIFY(upwardIncludes(QStringLiteral("job"), text).isEmpty());
+        QVERIFY(upwardIncludes(QStringLiteral("predict"), text).isEmpty());
+        QCOMPARE(upwardIncludes(QStringLiteral("base"), text).size(), 2);
+        QVERIFY(isQtInclude(QStringLiteral("QString")));
+        QVERIFY(isQtInclude(QStringLiteral("QtCore/qstring.h")));
+        QVERIFY(!isQtInclude(QStringLiteral("queue")));
+        QVERIFY(!isQtInclude(QStringLiteral("export/exporter.h")));
+        QVERIFY(isProtobufInclude(QStringLiteral("export/et_def.pb.h")));
+        QVERIFY(isProtobufInclude(QStringLiteral("google/protobuf/message.h")));
+        QVERIFY(!isProtobufInclude(QStringLiteral("export/exportrequest.h")));
+    }
+
+    void protobufReachIsFollowedThroughHeaders()
+    {
+        // The walk itself: core's exporter.h reaches the generated header (through etformat.h), the
+        // header the GUI exports with does not.
+        const QString core = QString::fromStdString(linkscope::test::sourcePath("core"));
+        const QStringList throughExporter = protobufReachedFrom(core + QStringLiteral("/export/exporter.h"), {core});
+        QVERIFY2(!throughExporter.isEmpty(), "export/exporter.h should reach et_def.pb.h");
+        QVERIFY2(throughExporter.join(QLatin1Char('\n')).contains(QStringLiteral("export/etformat.h -> export/et_def.pb.h")),
+                 qPrintable(throughExporter.join(QLatin1Char('\n'))));
+        const QStringList throughRequest = protobufReachedFrom(core + QStringLiteral("/export/exportrequest.h"), {core});
+        QVERIFY2(throughRequest.isEmpty(), qPrintable(throughRequest.join(QLatin1Char('\n'))));
+    }
+
+    void uiReachesNoProtobufHeader()
+    {
+        const QString core = QString::fromStdString(linkscope::test::sourcePath("core"));
+        const QString ui = QString::fromStdString(linkscope::test::sourcePath("ui"));
+        QDirIterator it(ui, {QStringLiteral("*.h"), QStringLiteral("*.cpp")}, QDir::Files, QDirIterator::Subdirectories);
         int scanned = 0;
         QStringList offenders;
         while (it.hasNext()) {
             const QString path = it.next();
-            QFile file(path);
-            QVERIFY2(file.open(QIODevice::ReadOnly), qPrintable(path));
-            const QString text = QString::fromUtf8(file.readAll());
             ++scanned;
-            auto match = qtInclude.match(text);
-            if (match.hasMatch())
-                offenders << path + QStringLiteral(": ") + match.captured(0).trimmed();
-            if (path.endsWith(QStringLiteral("CMakeLists.txt")) && text.contains(QStringLiteral("Qt6::")))
-                offenders << path + QStringLiteral(": links a Qt target");
+            for (const QString &chain : protobufReachedFrom(path, {core, ui}))
+                offenders << chain;
         }
-        QVERIFY2(scanned >= 5, "expected to scan the core sources");
+        QVERIFY2(scanned >= 5, "expected to scan the ui sources");
+        QVERIFY2(offenders.isEmpty(), qPrintable(offenders.join(QLatin1Char('\n'))));
+    }
+
+    void everyCoreFolderHasALayer()
+    {
+        const QDir coreDir(QString::fromStdString(linkscope::test::sourcePath("core")));
+        const QStringList folders = coreDir.entryList(QDir::Dirs | QDir::NoDotAndDotDot);
+        QVERIFY2(folders.size() >= 5, "expected to find core's folders");
+        QStringList unplaced;
+        for (const QString &folder : folders) {
+            if (!kCoreLayers.contains(folder))
+                unplaced << folder;
+        }
+        QVERIFY2(unplaced.isEmpty(), qPrintable(QStringLiteral("core folders without a place in kCoreLayers "
+                                                               "(tests/test_layering.cpp): ")
+                                                + unplaced.join(QStringLiteral(", "))));
+    }
+
+    void coreIncludesOnlyDownward()
+    {
+        const QList<CoreFile> files = coreFiles();
+        QVERIFY2(files.size() >= 5, "expected to scan the core sources");
+        QStringList offenders;
+        for (const CoreFile &file : files) {
+            if (file.folder.isEmpty())
+                continue;
+            for (const QString &found : upwardIncludes(file.folder, file.text))
+                offenders << file.path + QStringLiteral(": ") + found;
+        }
+        QVERIFY2(offenders.isEmpty(), qPrintable(offenders.join(QLatin1Char('\n'))));
+    }
+
+    void coreIncludesNoQtHeader()
+    {
+        const QList<CoreFile> files = coreFiles();
+        QVERIFY2(files.size() >= 5, "expected to scan the core sources");
+        QStringList offenders;
+        for (const CoreFile &file : files) {
+            for (const IncludeLine &inc : includesOf(file.text)) {
+                if (isQtInclude(inc.target))
+                    offenders << file.path + QStringLiteral(":%1: ").arg(inc.line) + inc.text;
+            }
+            if (file.path.endsWith(QStringLiteral("CMakeLists.txt")) && file.text.contains(QStringLiteral("Qt6::")))
+                offenders << file.path + QStringLiteral(": links a Qt target");
+        }
         QVERIFY2(offenders.isEmpty(), qPrintable(offenders.join(QLatin1Char('\n'))));
     }
 };

@@ -8,7 +8,7 @@
 // corrected one through MainWindow::showCorrectedDocument().
 
 #include "edit/correctionsession.h"
-#include "export/exporter.h"
+#include "export/exportrequest.h"
 #include "tracedocument.h"
 
 #include <QFuture>

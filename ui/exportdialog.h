@@ -7,7 +7,7 @@
 // (none may replace an input or the corrections sidecar) and stays open saying why when one would;
 // the writing itself is CorrectionController::exportCorrected (atomic, in the background).
 
-#include "export/exporter.h"
+#include "export/exportrequest.h"
 #include "tracedocument.h"
 
 #include <QDialog>

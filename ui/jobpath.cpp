@@ -2,7 +2,7 @@
 
 #include "eventstyle.h"
 
-#include "job/processgroups.h"
+#include "jobmodel/processgroups.h"
 
 #include <QPainter>
 #include <QRect>

@@ -6,7 +6,7 @@
 #include "link/linkset.h"
 #include "tracedocument.h"
 
-#include "export/exporter.h"
+#include "export/exportrequest.h"
 
 #include <QDateTime>
 #include <QObject>

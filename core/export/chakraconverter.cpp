@@ -6,7 +6,7 @@
 #include "export/nodetext.h"
 #include "export/graphorder.h"
 #include "export/pyrepr.h"
-#include "job/processgroups.h"
+#include "jobmodel/processgroups.h"
 
 #include "io/atomicfile.h"
 #include "base/parallel.h"
@@ -565,7 +565,7 @@ void emitRange(std::uint32_t begin, std::uint32_t end, const ChakraPlan &plan, c
             return it->second;
         if (name.empty())
             return name;
-        // The job's id for the name (job/processgroups.h): the name itself for PyTorch's "0", "1", …
+        // The job's id for the name (jobmodel/processgroups.h): the name itself for PyTorch's "0", "1", …
         const std::string id = std::to_string(job::processGroupId(name));
         if (id != name)
             ++unmappedGroups[name];

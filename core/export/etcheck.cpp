@@ -6,7 +6,7 @@
 #include "export/graphorder.h"
 #include "io/boundedjson.h"
 #include "io/inputfile.h"
-#include "job/crossrank.h"
+#include "jobmodel/crossrank.h"
 
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/wire_format_lite.h>

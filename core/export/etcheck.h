@@ -26,7 +26,7 @@
 //                          smaller than the world: ASTRA-sim 518bd51 double-frees at exit and
 //                          aborts after every rank finished (one finding for the job, naming the
 //                          first such file; docs/astra-sim-export.md)
-//   and the job's cross-rank rules (job/crossrank.h, docs/job-report.md) over each group's
+//   and the job's cross-rank rules (jobmodel/crossrank.h, docs/job-report.md) over each group's
 //   collective sequence in node id order, by their own names; the finding names the first
 //   differing rank's file and its node at that position.
 //
@@ -36,7 +36,7 @@
 // rules); the rest are counted, and one finding of the rule says how many more there were (its
 // `count`), so a check holds a few words per node and its output is bounded whatever the file holds.
 
-#include "job/crossrank.h"
+#include "jobmodel/crossrank.h"
 
 #include <nlohmann/json.hpp>
 

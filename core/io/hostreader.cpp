@@ -1,8 +1,8 @@
 #include "io/hostreader.h"
 
-#include "base/radixsort.h"
 #include "base/arraygrowth.h"
 #include "io/decimal.h"
+#include "io/hosttree.h"
 #include "io/interncache.h"
 #include "io/readerbase.h"
 #include "io/tracereader.h"
@@ -10,13 +10,7 @@
 #include <simdjson.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cstring>
-#include <exception>
-#include <memory>
-#include <system_error>
-#include <thread>
-#include <numeric>
 
 namespace linkscope::core::io {
 
@@ -56,17 +50,11 @@ public:
     HostReader(InputText input, const std::string &name, ProgressReporter &progress)
         : ReaderBase(std::move(input), name, progress)
     {
-        trace_.path = name;
-        trace_.wasGzip = wasGzip_;
-        trace_.sourceBytes = text_.size();
+        describeSource(trace_);
     }
 
-    // A reader of one chunk of `parent`'s nodes array (parseNodesInParallel).
-    HostReader(HostReader &parent, const std::atomic<bool> &abandon)
-        : ReaderBase(parent.text_, parent)
-        , abandon_(&abandon)
-    {
-    }
+    // A reader of one chunk of another reader's nodes array (parseNodesInParallel).
+    explicit HostReader(const ChunkOf &chunk) : ReaderBase(chunk) {}
 
     HostTrace run()
     {
@@ -236,10 +224,9 @@ private:
     {
         const bool bounded = stopAt != std::string::npos;
         const std::size_t arrayFirst = p;
-        chunkFirst_ = p;
-        releasedTo_ = p;
+        beginElementsAt(p);
         for (;;) {
-            if (abandon_ && abandon_->load(std::memory_order_relaxed))
+            if (chunkAbandoned())
                 throw ChunkAbandoned{};
             // A file whose windows keep failing (cuts that are not between nodes, or bad input) is
             // read node by node to the end rather than parsed twice.
@@ -304,78 +291,28 @@ private:
         }
     }
 
-    // Splits the array at node boundaries into one chunk per thread (as the Kineto reader does),
-    // reads them at the same time and merges them in file order: the same nodes, strings (the same
-    // ids), layout votes and warnings as one thread gives. Returns npos, having changed nothing,
-    // when the text is too small, no boundaries are found or any chunk fails; the one-thread read
-    // then reads the array and reports any error.
+    // Reads the array in chunks, one per thread (ReaderBase::readInChunks), and merges them in file
+    // order: the same nodes, strings (the same ids), layout votes and warnings as one thread gives.
+    // Returns npos, having changed nothing, when the text is too small, no boundaries are found or
+    // any chunk fails; the one-thread read then reads the array and reports any error.
     std::size_t parseNodesInParallel(std::size_t first, bool &truncated)
     {
-        if (abandon_)
+        auto read = readInChunks<HostReader>(first, ChunkSeparators::LineBreak, [](HostReader &chunk, std::size_t begin, std::size_t stop) {
+            bool chunkTruncated = false; // only the last chunk can end the file; it then sets truncatedInNodes_
+            return chunk.parseNodesFrom(begin, stop, chunkTruncated);
+        });
+        if (!read)
             return std::string::npos;
-        const std::vector<std::size_t> stops = chunkStops(first, readerThreads());
-        if (stops.empty())
-            return std::string::npos;
-        const std::size_t chunks = stops.size();
-
-        std::atomic<bool> abandon{false};
-        std::vector<std::unique_ptr<HostReader>> readers;
-        for (std::size_t k = 0; k < chunks; ++k)
-            readers.push_back(std::make_unique<HostReader>(*this, abandon));
-        std::vector<std::size_t> ends(chunks, std::string::npos);
-        std::vector<char> failed(chunks, 0);
-        bool lastTruncated = false;
-        std::exception_ptr cancelled;
-        auto runChunk = [&](std::size_t k) {
-            try {
-                const std::size_t begin = k == 0 ? first : scanner_.skipWhitespace(stops[k - 1] + 1);
-                bool chunkTruncated = false;
-                ends[k] = readers[k]->parseNodesFrom(begin, stops[k], chunkTruncated);
-                if (k + 1 == chunks)
-                    lastTruncated = chunkTruncated;
-            } catch (const Cancelled &) {
-                cancelled = std::current_exception();
-                failed[k] = 1;
-                abandon = true;
-            } catch (...) {
-                failed[k] = 1;
-                abandon = true; // a misaligned boundary, invalid JSON, or another chunk's failure
-            }
-        };
-        readers[0]->progress_ = progress_; // chunk 0 runs here and reports for all of them
-        readers[0]->progressScale_ = chunks;
-        readers[0]->progressBase_ = first;
-        readers[0]->reserveForAll_ = true; // its nodes become the trace's
-        std::vector<std::thread> threads;
-        for (std::size_t k = 1; k < chunks; ++k) {
-            try {
-                threads.emplace_back(runChunk, k);
-            } catch (const std::system_error &) {
-                abandon = true;
-                break;
-            }
-        }
-        runChunk(0);
-        for (std::thread &t : threads)
-            t.join();
-        if (cancelled)
-            std::rethrow_exception(cancelled);
-        if (threads.size() + 1 < chunks)
-            return std::string::npos;
-        for (std::size_t k = 0; k < chunks; ++k) {
-            if (failed[k])
-                return std::string::npos;
-        }
-        for (std::size_t k = 0; k < chunks; ++k)
-            mergeChunk(*readers[k]);
-        releaseParsed(ends.back());
-        const HostReader &last = *readers.back();
-        if (lastTruncated) {
+        for (const auto &chunk : read->readers)
+            mergeChunk(*chunk);
+        releaseParsed(read->ends.back());
+        const HostReader &last = *read->readers.back();
+        if (last.truncatedInNodes_) {
             truncated = true;
-            truncatedInNodes_ = last.truncatedInNodes_;
+            truncatedInNodes_ = true;
             cutOffset_ = last.cutOffset_;
         }
-        return ends.back();
+        return read->ends.back();
     }
 
     // Appends a chunk's nodes: strings re-interned in the chunk's order of first use (the ids one
@@ -429,13 +366,9 @@ private:
     {
         if (!sourceFile_)
             return;
-        if (abandon_) {
-            // A chunk: its own pages only, with a margin behind its mark again (fault-around, as
-            // ParseBuffer::releaseBefore does).
-            constexpr std::size_t kMargin = 4u << 20;
-            text_.releaseRange(std::max(chunkFirst_, releasedTo_ > kMargin ? releasedTo_ - kMargin : 0), offset);
-            releasedTo_ = std::max(releasedTo_, offset);
-        } else
+        if (isChunk())
+            releaseChunkBefore(offset);
+        else
             text_.releaseBefore(offset);
     }
 
@@ -1018,164 +951,7 @@ private:
             }
         }
 
-        // Sort by id; equal ids keep file order, and the first one wins. The nodes are moved into
-        // place instead of copied into a sorted vector, which would hold a second copy of all of them.
-        std::vector<std::uint32_t> source = idOrder(nodes); // source[k]: the node that goes to position k
-        std::vector<std::uint32_t> repeats;
-        std::size_t kept = 0;
-        std::string duplicateExamples;
-        for (const std::uint32_t i : source) {
-            if (kept > 0 && nodes[source[kept - 1]].id == nodes[i].id) {
-                if (repeats.size() < 3)
-                    duplicateExamples += (duplicateExamples.empty() ? "" : ", ") + std::string("id ")
-                        + std::to_string(nodes[i].id) + " at byte " + std::to_string(nodes[i].raw.offset);
-                repeats.push_back(i);
-                continue;
-            }
-            source[kept++] = i;
-        }
-        const std::size_t duplicates = repeats.size();
-        std::copy(repeats.begin(), repeats.end(), source.begin() + static_cast<std::ptrdiff_t>(kept));
-        permuteInPlace(nodes, source);
-        nodes.resize(kept);
-        if (duplicates > 0) {
-            Diagnostic d;
-            d.file = name_;
-            d.message = std::to_string(duplicates) + " node(s) repeat an id already used; the first node with each id is "
-                                                     "kept, the repeats are ignored (e.g. " + duplicateExamples + ")";
-            trace_.warnings.push_back(d);
-        }
-
-        trace_.indexById.reserve(nodes.size());
-        for (std::size_t i = 0; i < nodes.size(); ++i)
-            trace_.indexById.emplace(nodes[i].id, HostNodeIndex::at(i));
-
-        std::size_t missing = 0;
-        std::string missingExamples;
-        for (auto &n : nodes) {
-            if (n.parentId < 0 || n.parentId == n.id)
-                continue;
-            auto it = trace_.indexById.find(n.parentId);
-            if (it == trace_.indexById.end()) {
-                n.parentMissing = true;
-                if (++missing <= 3)
-                    missingExamples += (missingExamples.empty() ? "" : ", ") + std::string("node ") + std::to_string(n.id)
-                        + " → parent " + std::to_string(n.parentId);
-                continue;
-            }
-            n.parent = it->second;
-        }
-        if (missing > 0) {
-            Diagnostic d;
-            d.file = name_;
-            d.message = std::to_string(missing) + " node(s) name a parent id that is not in the file; they are kept as "
-                                                  "roots (e.g. " + missingExamples + ")";
-            trace_.warnings.push_back(d);
-        }
-        breakCycles();
-
-        const std::size_t count = nodes.size();
-        trace_.childBegin.assign(count + 1, 0);
-        for (const auto &n : nodes)
-            if (n.parent.valid())
-                ++trace_.childBegin[n.parent.get() + 1];
-        for (std::size_t i = 0; i < count; ++i)
-            trace_.childBegin[i + 1] += trace_.childBegin[i];
-        trace_.childList.resize(trace_.childBegin[count]);
-        std::vector<std::uint32_t> fill(trace_.childBegin.begin(), trace_.childBegin.end() - 1);
-        // Nodes are in id order, so each child list comes out sorted by id.
-        for (std::size_t i = 0; i < count; ++i) {
-            if (nodes[i].parent.valid())
-                trace_.childList[fill[nodes[i].parent.get()]++] = HostNodeIndex::at(i);
-            else
-                trace_.roots.push_back(HostNodeIndex::at(i));
-        }
-    }
-
-    // Node indices in order of id, equal ids in file order: a radix sort on (id - smallest id), a few
-    // linear passes for the usual dense ids.
-    static std::vector<std::uint32_t> idOrder(const std::vector<HostNode> &nodes)
-    {
-        const std::size_t count = nodes.size();
-        std::vector<std::uint32_t> order(count);
-        std::iota(order.begin(), order.end(), 0u);
-        if (count < 2)
-            return order;
-        bool sorted = true;
-        for (std::size_t i = 1; i < count && sorted; ++i)
-            sorted = nodes[i - 1].id <= nodes[i].id;
-        if (sorted)
-            return order;
-        // Stable (core/base/radixsort.h): equal ids stay in file order.
-        struct Keyed {
-            std::int64_t id;
-            std::uint32_t index;
-        };
-        std::vector<Keyed> keyed(count);
-        for (std::size_t i = 0; i < count; ++i)
-            keyed[i] = {nodes[i].id, static_cast<std::uint32_t>(i)};
-        radixSortStable(keyed, [](const Keyed &k) { return k.id; });
-        for (std::size_t i = 0; i < count; ++i)
-            order[i] = keyed[i].index;
-        return order;
-    }
-
-    // nodes[k] = old nodes[source[k]] for every k, following the permutation's cycles; `source` is
-    // used up.
-    static void permuteInPlace(std::vector<HostNode> &nodes, std::vector<std::uint32_t> &source)
-    {
-        for (std::uint32_t i = 0; i < source.size(); ++i) {
-            if (source[i] == i)
-                continue;
-            const HostNode first = nodes[i];
-            std::uint32_t j = i;
-            for (;;) {
-                const std::uint32_t from = source[j];
-                source[j] = j;
-                if (from == i) {
-                    nodes[j] = first;
-                    break;
-                }
-                nodes[j] = nodes[from];
-                j = from;
-            }
-        }
-    }
-
-    // Parent ids could form a loop in a damaged file; every consumer walks parent chains, so a loop
-    // is cut at the node where it is found.
-    void breakCycles()
-    {
-        auto &nodes = trace_.nodes;
-        std::vector<std::uint8_t> state(nodes.size(), 0); // 0 unknown, 1 on the current path, 2 reaches a root
-        std::vector<HostNodeIndex> path;
-        std::size_t cut = 0;
-        std::string examples;
-        for (std::size_t start = 0; start < nodes.size(); ++start) {
-            HostNodeIndex i = HostNodeIndex::at(start);
-            path.clear();
-            while (i.valid() && state[i.get()] == 0) {
-                state[i.get()] = 1;
-                path.push_back(i);
-                HostNode &node = nodes[i.get()];
-                const HostNodeIndex parent = node.parent;
-                if (parent.valid() && state[parent.get()] == 1) {
-                    node.parent = kNone;
-                    if (++cut <= 3)
-                        examples += (examples.empty() ? "" : ", ") + std::string("node ") + std::to_string(node.id);
-                    break;
-                }
-                i = parent;
-            }
-            for (HostNodeIndex j : path)
-                state[j.get()] = 2;
-        }
-        if (cut > 0) {
-            Diagnostic d;
-            d.file = name_;
-            d.message = std::to_string(cut) + " parent loop(s) found; each was cut by making one node a root (" + examples + ")";
-            trace_.warnings.push_back(d);
-        }
+        buildHostTree(trace_);
     }
 
     HostTrace trace_;
@@ -1193,10 +969,6 @@ private:
     bool truncatedInNodes_ = false;
     std::uint64_t cutOffset_ = kUnknownOffset;
     std::string recoveryNote_;
-    const std::atomic<bool> *abandon_ = nullptr; // a chunk reader: set when another chunk failed
-    std::size_t chunkFirst_ = 0;                  // where this reader's nodes begin
-    std::size_t releasedTo_ = 0;                  // a chunk: its text before this is released
-    bool reserveForAll_ = false;                  // chunk 0: reserve for the whole array
 };
 
 } // namespace

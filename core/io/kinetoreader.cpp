@@ -11,13 +11,9 @@
 #include <nlohmann/json.hpp>
 #include <simdjson.h>
 
-#include <atomic>
 #include <cstring>
-#include <exception>
 #include <memory>
 #include <optional>
-#include <system_error>
-#include <thread>
 #include <vector>
 
 namespace linkscope::core::io {
@@ -130,17 +126,11 @@ public:
     KinetoReader(InputText input, const std::string &name, ProgressReporter &progress)
         : ReaderBase(std::move(input), name, progress)
     {
-        trace_.path = name;
-        trace_.wasGzip = wasGzip_;
-        trace_.sourceBytes = text_.size();
+        describeSource(trace_);
     }
 
-    // A reader of one chunk of `parent`'s traceEvents array (parseEventsInParallel).
-    KinetoReader(KinetoReader &parent, const std::atomic<bool> &abandon)
-        : ReaderBase(parent.text_, parent)
-        , abandon_(&abandon)
-    {
-    }
+    // A reader of one chunk of another reader's traceEvents array (parseEventsInParallel).
+    explicit KinetoReader(const ChunkOf &chunk) : ReaderBase(chunk) {}
 
     DeviceTrace run()
     {
@@ -376,13 +366,12 @@ private:
     // (returns stopAt; throws ChunkMisaligned if the elements run past it or the array ends first).
     std::size_t parseElements(std::size_t p, std::size_t stopAt)
     {
-        const bool chunk = abandon_ != nullptr;         // one of several readers of this text
         const bool bounded = stopAt != std::string::npos; // a chunk before the last one
         const std::size_t arrayFirst = p;
         rangeEnd_ = bounded ? stopAt : text_.size();
-        releasedTo_ = arrayFirst;
+        beginElementsAt(arrayFirst);
         for (;;) {
-            if (chunk && abandon_->load(std::memory_order_relaxed))
+            if (chunkAbandoned())
                 throw ChunkAbandoned{};
             reportParsed(progressAt(p));
             text_.willRead(p, std::min(p + kWindowBytes + 4096, rangeEnd_ + 64));
@@ -418,18 +407,10 @@ private:
                 populateAhead();
             }
             // Everything before this window's end has been read into events and args_.
-            if (chunk) {
-                // Only this chunk's pages, and only those that read back from the file: should a
-                // chunk fail, the one-thread parse needs the text again (decompressed text,
-                // released, would read as zeros). A margin behind the mark again, as
-                // ParseBuffer::releaseBefore does (fault-around).
-                constexpr std::size_t kMargin = 4u << 20;
-                if (sourceFile_)
-                    text_.releaseRange(std::max(arrayFirst, releasedTo_ > kMargin ? releasedTo_ - kMargin : 0), cut);
-                releasedTo_ = cut;
-            } else {
+            if (isChunk())
+                releaseChunkBefore(cut);
+            else
                 text_.releaseBefore(cut);
-            }
             if (bounded && cut == stopAt)
                 return stopAt;
             if (final || text_[cut] == ']') {
@@ -441,77 +422,28 @@ private:
         }
     }
 
-    // Splits the array at element boundaries into one chunk per thread, parses them at the same
-    // time and merges the results in file order: the same events, strings (the same ids),
-    // warnings and args as one thread gives. Returns npos, having changed nothing, when the text
-    // is too small, no boundaries are found, or a chunk fails in any way (a wrong guess of a
-    // boundary, invalid JSON): the one-thread parse then reads the array and reports any error.
+    // Reads the array in chunks, one per thread (ReaderBase::readInChunks), and merges them in file
+    // order: the same events, strings (the same ids), warnings and args as one thread gives.
+    // Returns npos, having changed nothing, when the text is too small, no boundaries are found, or
+    // a chunk fails in any way: the one-thread parse then reads the array and reports any error.
     std::size_t parseEventsInParallel(std::size_t first)
     {
-        if (abandon_)
+        auto read = readInChunks<KinetoReader>(first, ChunkSeparators::Whitespace, [](KinetoReader &chunk, std::size_t begin, std::size_t stop) {
+            return chunk.parseElements(begin, stop);
+        });
+        if (!read)
             return std::string::npos;
-        const std::vector<std::size_t> stops = chunkStops(first, readerThreads());
-        if (stops.empty())
-            return std::string::npos;
-        const std::size_t chunks = stops.size();
-
-        std::atomic<bool> abandon{false};
-        std::vector<std::unique_ptr<KinetoReader>> readers;
-        for (std::size_t k = 0; k < chunks; ++k)
-            readers.push_back(std::make_unique<KinetoReader>(*this, abandon));
-        std::vector<std::size_t> ends(chunks, std::string::npos);
-        std::vector<char> failed(chunks, 0);
-        std::exception_ptr cancelled;
-        auto runChunk = [&](std::size_t k) {
-            try {
-                const std::size_t begin = k == 0 ? first : scanner_.skipWhitespace(stops[k - 1] + 1);
-                ends[k] = readers[k]->parseElements(begin, stops[k]);
-            } catch (const Cancelled &) {
-                cancelled = std::current_exception();
-                failed[k] = 1;
-                abandon = true;
-            } catch (...) {
-                // A misaligned boundary, invalid JSON (a LoadError or ScanError), or another
-                // chunk's failure: the one-thread parse decides.
-                failed[k] = 1;
-                abandon = true; // the others' results are of no use now
-            }
-        };
-        // Chunk 0 runs here and reports progress for all of them (and can be cancelled).
-        readers[0]->progress_ = progress_;
-        readers[0]->progressBase_ = first;
-        readers[0]->progressScale_ = chunks;
-        // Its arrays become the trace's (mergeChunk): reserved for the whole array, they are not
-        // copied again when the other chunks are appended.
-        readers[0]->reserveForAll_ = true;
-        std::vector<std::thread> threads;
-        for (std::size_t k = 1; k < chunks; ++k) {
-            try {
-                threads.emplace_back(runChunk, k);
-            } catch (const std::system_error &) {
-                abandon = true;
-                break;
-            }
-        }
-        runChunk(0);
-        for (std::thread &t : threads)
-            t.join();
-        if (cancelled)
-            std::rethrow_exception(cancelled);
-        for (std::size_t k = 0; k < chunks; ++k) {
-            if (failed[k] || threads.size() + 1 < chunks)
-                return std::string::npos;
-        }
+        const std::size_t chunks = read->readers.size();
         std::size_t events = 0;
-        for (const auto &reader : readers)
+        for (const auto &reader : read->readers)
             events += reader->trace_.events.size();
         for (std::size_t k = 0; k < chunks; ++k) {
-            mergeChunk(*readers[k], static_cast<int>(chunks));
+            mergeChunk(*read->readers[k], static_cast<int>(chunks));
             if (k == 0 && trace_.events.capacity() < events)
                 trace_.events.reserve(events); // once, not once per chunk
         }
-        text_.releaseBefore(ends.back());
-        return ends.back();
+        text_.releaseBefore(read->ends.back());
+        return read->ends.back();
     }
 
     // Appends a chunk's results: strings re-interned in the chunk's order of first use (so ids
@@ -1214,10 +1146,7 @@ private:
     bool reservedOnce_ = false;
     PagePrefaulter eventPages_;
     PagePrefaulter argPages_;
-    const std::atomic<bool> *abandon_ = nullptr; // a chunk reader: set when another chunk failed
     std::size_t rangeEnd_ = 0;                    // where this reader's part of the text ends
-    std::size_t releasedTo_ = 0;                  // a chunk reader: its text before this is released
-    bool reserveForAll_ = false;                  // chunk 0: reserve for the whole array
 };
 
 } // namespace

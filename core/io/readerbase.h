@@ -1,16 +1,23 @@
 #pragma once
 // What the host ET and Kineto readers share: the text being parsed, the file's name for messages,
-// progress, the warning sink, the validating scanner, and the translation of a scanner error into
-// a LoadError that names the file and the byte offset.
+// progress, the warning sink, the validating scanner, the translation of a scanner error into a
+// LoadError that names the file and the byte offset, and the parallel read of the array that holds
+// the trace (one chunk per thread, readInChunks).
 
+#include "io/chunkstops.h"
 #include "io/inputtext.h"
 #include "io/jsonscan.h"
 #include "io/tracereader.h"
 #include "io/warningsink.h"
+#include "base/parallel.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
+#include <memory>
+#include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace linkscope::core::io {
@@ -30,19 +37,46 @@ protected:
     {
     }
 
-    // A reader of one part of another reader's text (the parallel readers' chunks): the same
-    // buffer, file and source, its own warnings; it reports no progress.
-    ReaderBase(ParseBuffer &sharedText, const ReaderBase &parent)
-        : text_(sharedText)
-        , name_(parent.name_)
-        , progress_(&quietProgress_)
-        , progressDone_(parent.progressDone_)
-        , wasGzip_(parent.wasGzip_)
-        , sourceFile_(parent.sourceFile_)
-        , sink_(parent.name_)
+    // What a reader of one chunk of another reader's array is made from (readInChunks).
+    struct ChunkOf {
+        ReaderBase &parent;
+        const std::atomic<bool> &abandon; // set when any chunk of the read fails
+        std::size_t first = 0;            // where the array's first element starts
+        std::size_t chunks = 1;           // how many chunks the read has
+        bool isFirst = false;             // chunk 0: runs on the caller's thread
+    };
+
+    // A reader of one chunk: the same buffer, file and source, its own warnings and arrays. Chunk 0
+    // reports progress for all the chunks (they advance together) and reserves its arrays for the
+    // whole array (they become the trace's); the others report none.
+    explicit ReaderBase(const ChunkOf &chunk)
+        : text_(chunk.parent.text_)
+        , name_(chunk.parent.name_)
+        , progress_(chunk.isFirst ? chunk.parent.progress_ : &quietProgress_)
+        , progressDone_(chunk.parent.progressDone_)
+        , wasGzip_(chunk.parent.wasGzip_)
+        , sourceFile_(chunk.parent.sourceFile_)
+        , sink_(chunk.parent.name_)
         , scanner_(text_.view())
+        , progressBase_(chunk.isFirst ? chunk.first : 0)
+        , progressScale_(chunk.isFirst ? chunk.chunks : 1)
+        , abandon_(&chunk.abandon)
+        , reserveForAll_(chunk.isFirst)
     {
     }
+
+    // The file, gzip and size of the text, as every trace records them.
+    template<typename Trace>
+    void describeSource(Trace &trace) const
+    {
+        trace.path = name_;
+        trace.wasGzip = wasGzip_;
+        trace.sourceBytes = text_.size();
+    }
+
+    bool isChunk() const { return abandon_ != nullptr; }
+    // A chunk stops early once another chunk of its read has failed (its results are of no use).
+    bool chunkAbandoned() const { return abandon_ && abandon_->load(std::memory_order_relaxed); }
 
     // Runs `parse`, turning a ScanError into a LoadError for this file. A mapped file that shrank
     // while it was parsed (its missing pages read as zeros, see io/parsebuffer.h) is reported as
@@ -87,54 +121,7 @@ protected:
     // the window parse then fails and the caller falls back to the validating scanner.
     std::size_t lastElementSeparator(std::size_t p, std::size_t target) const
     {
-        const char *d = text_.data();
-        for (std::size_t k = target; k > p + 1;) {
-            const void *hit = memrchr(d + p + 1, ',', k - (p + 1));
-            if (!hit)
-                return std::string::npos;
-            const std::size_t c = static_cast<std::size_t>(static_cast<const char *>(hit) - d);
-            std::size_t a = c;
-            while (a > p && isJsonWhitespace(d[a - 1]))
-                --a;
-            std::size_t b = c + 1;
-            while (b < text_.size() && isJsonWhitespace(d[b]))
-                ++b;
-            if (a > p && d[a - 1] == '}' && b < text_.size() && d[b] == '{')
-                return c;
-            k = c;
-        }
-        return std::string::npos;
-    }
-
-    // Where a parallel read splits the array that starts at `first` (io/tracereader.h
-    // ReaderThreads): one offset per chunk but the last, each a ',' between '}' and '{' with
-    // whitespace after it (that keeps the bytes each chunk rewrites apart), searched back from an
-    // even split point, then npos for the last chunk. Empty when one thread reads: the text is too
-    // small, or no boundary is found near a split point.
-    std::vector<std::size_t> chunkStops(std::size_t first, const ReaderThreads &config) const
-    {
-        const std::size_t bytes = text_.size() - first;
-        const std::size_t chunks = std::min<std::size_t>(static_cast<std::size_t>(std::max(1, config.threads)),
-                                                         bytes / std::max<std::size_t>(config.minChunkBytes, 1));
-        std::vector<std::size_t> stops;
-        if (chunks < 2)
-            return stops;
-        std::size_t from = first;
-        for (std::size_t k = 1; k < chunks; ++k) {
-            const std::size_t target = first + bytes / chunks * k;
-            std::size_t c = target;
-            for (;;) {
-                c = lastElementSeparator(from, c);
-                if (c == std::string::npos || c + 1 >= text_.size() || target - c > (bytes / chunks) / 2)
-                    return {};
-                if (isJsonWhitespace(text_[c + 1]))
-                    break;
-            }
-            stops.push_back(c);
-            from = c + 1;
-        }
-        stops.push_back(std::string::npos);
-        return stops;
+        return io::lastElementSeparator(text_.view(), p, target);
     }
 
     // The progress offset to report for having parsed up to `p`: a chunk reader on the caller's
@@ -163,6 +150,80 @@ protected:
         return ok;
     }
 
+    // The chunks of a parallel read in file order, and where each one's reading ended.
+    template<typename Reader>
+    struct ChunkedRead {
+        std::vector<std::unique_ptr<Reader>> readers;
+        std::vector<std::size_t> ends;
+    };
+
+    // The parallel read of the array whose first element starts at `first` (docs/architecture.md,
+    // "Reading on every core"): the array cut at chunkStops, one Reader per chunk, made as
+    // Reader(ChunkOf), and readChunk(reader, begin, stop) → where the chunk ended, for each. Chunk 0
+    // runs on the caller's thread (it reports progress for all and can be cancelled), the others on
+    // runOnThreads' threads; should the system refuse a thread, the threads running read its chunk.
+    // Nothing when the text is too small to split, no boundary was found, or any chunk failed in
+    // any way (a boundary inside a value, invalid JSON): the one-thread read then reads the array
+    // and reports any error. A cancellation is rethrown once every chunk has stopped.
+    template<typename Reader, typename ReadChunk>
+    std::optional<ChunkedRead<Reader>> readInChunks(std::size_t first, ChunkSeparators separators, ReadChunk &&readChunk)
+    {
+        if (isChunk())
+            return std::nullopt; // a chunk is never split again
+        const std::vector<std::size_t> stops = chunkStops(text_.view(), first, readerThreads(), separators);
+        if (stops.empty())
+            return std::nullopt;
+        const std::size_t chunks = stops.size();
+        std::atomic<bool> abandon{false};
+        ChunkedRead<Reader> read;
+        for (std::size_t k = 0; k < chunks; ++k)
+            read.readers.push_back(std::make_unique<Reader>(ChunkOf{*this, abandon, first, chunks, k == 0}));
+        read.ends.assign(chunks, std::string::npos);
+        std::vector<char> failed(chunks, 0);
+        auto runChunk = [&](std::size_t k) {
+            try {
+                const std::size_t begin = k == 0 ? first : scanner_.skipWhitespace(stops[k - 1] + 1);
+                read.ends[k] = readChunk(*read.readers[k], begin, stops[k]);
+            } catch (const Cancelled &) {
+                failed[k] = 1;
+                abandon = true;
+                throw;
+            } catch (...) {
+                failed[k] = 1;
+                abandon = true;
+            }
+        };
+        const std::thread::id caller = std::this_thread::get_id();
+        std::atomic<std::size_t> next{1};
+        runOnThreads(static_cast<int>(chunks), [&] {
+            if (std::this_thread::get_id() == caller)
+                runChunk(0);
+            for (std::size_t k; (k = next.fetch_add(1)) < chunks;)
+                runChunk(k);
+        });
+        if (std::find(failed.begin(), failed.end(), 1) != failed.end())
+            return std::nullopt;
+        return read;
+    }
+
+    // A chunk reader's text before `offset` is parsed: its own pages that read back from the file
+    // leave the resident set, with a margin behind its mark again (fault-around, as
+    // ParseBuffer::releaseBefore does). Decompressed text stays: should a chunk fail, the one-thread
+    // read needs it again.
+    void releaseChunkBefore(std::size_t offset)
+    {
+        constexpr std::size_t kMargin = 4u << 20;
+        if (sourceFile_)
+            text_.releaseRange(std::max(chunkFirst_, releasedTo_ > kMargin ? releasedTo_ - kMargin : 0), offset);
+        releasedTo_ = std::max(releasedTo_, offset);
+    }
+    // Where a reader's elements begin (a chunk's pages before it are another chunk's).
+    void beginElementsAt(std::size_t first)
+    {
+        chunkFirst_ = first;
+        releasedTo_ = first;
+    }
+
     ParseBuffer ownText_;
     ParseBuffer &text_; // ownText_, or the parent's for a chunk reader
     std::string name_;
@@ -176,6 +237,10 @@ protected:
     JsonScanner scanner_;
     std::uint64_t progressBase_ = 0; // chunk 0 of a parallel read: where its chunk starts
     std::size_t progressScale_ = 1;  //   and how many chunks its progress stands for
+    const std::atomic<bool> *abandon_ = nullptr; // a chunk reader: set when another chunk failed
+    bool reserveForAll_ = false;                  // chunk 0: reserve its arrays for the whole array
+    std::size_t chunkFirst_ = 0;                  // where this reader's elements begin
+    std::size_t releasedTo_ = 0;                  // a chunk: its text before this is released
 };
 
 } // namespace linkscope::core::io

@@ -10,11 +10,11 @@
 // from its name. Two files that claim one rank and kind, or a name that disagrees with the trace,
 // are errors naming both; files that are neither a host ET nor a Kineto trace (outputs, .et) are
 // skipped and listed. Ranks missing from [0, world size) are listed as ranges, not guessed. A rank
-// number beyond kMaxRank (job/rankrange.h), in a name or a header, skips the file with a warning
+// number beyond kMaxRank (jobmodel/rankrange.h), in a name or a header, skips the file with a warning
 // naming it; a world size beyond kMaxWorldSize is not taken as one (the report's
 // `implausible_world_size` finding says so), so no number in a file makes discovery loop or allocate.
 
-#include "job/rankrange.h"
+#include "jobmodel/rankrange.h"
 
 #include <cstdint>
 #include <functional>

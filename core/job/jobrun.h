@@ -6,12 +6,12 @@
 // cross-rank report and comm_group.json built from the summaries alone (the same code path
 // `linkscope job --merge` takes on the summaries of several shards).
 
-#include "export/exporter.h"
-#include "job/crossrank.h"
+#include "export/exportrequest.h"
 #include "job/discovery.h"
 #include "job/networkfit.h"
 #include "job/ranksummary.h"
 #include "job/timing.h"
+#include "jobmodel/crossrank.h"
 #include "link/linkset.h"
 
 #include <nlohmann/json.hpp>

@@ -8,7 +8,7 @@
 // latency of ASTRA-sim's analytical ring (its time for a collective is linear in 1/bandwidth and
 // latency, astraSimCollectiveCost below), written as the network file `run.sh --network` takes.
 
-#include "job/crossrank.h"
+#include "jobmodel/crossrank.h"
 
 #include <nlohmann/json.hpp>
 

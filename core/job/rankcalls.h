@@ -3,7 +3,7 @@
 // would write as a communication node (export/collective.h decides, with the same rules), with its
 // process group, type, dtype, element count, bytes and peer, and when it was launched and ended.
 
-#include "job/crossrank.h"
+#include "jobmodel/crossrank.h"
 #include "link/linkset.h"
 #include "model/devicetrace.h"
 #include "model/hosttrace.h"

@@ -2,7 +2,7 @@
 
 #include "io/atomicfile.h"
 #include "io/boundedjson.h"
-#include "job/rankrange.h"
+#include "jobmodel/rankrange.h"
 
 #include <limits>
 #include <stdexcept>

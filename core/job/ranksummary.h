@@ -6,9 +6,9 @@
 
 #include "analysis/tracestats.h"
 #include "export/etcheck.h"
-#include "job/crossrank.h"
-#include "job/processgroups.h"
 #include "job/rankoverview.h"
+#include "jobmodel/crossrank.h"
+#include "jobmodel/processgroups.h"
 
 #include <nlohmann/json.hpp>
 

@@ -23,8 +23,8 @@
 // run" (`unknown_run`, warning, naming the files). Summaries of different Linkscope versions,
 // targets or policies: `mixed_runs` (warning, naming a file of each).
 
-#include "job/crossrank.h"
 #include "job/ranksummary.h"
+#include "jobmodel/crossrank.h"
 
 #include <nlohmann/json.hpp>
 

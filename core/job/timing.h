@@ -7,7 +7,7 @@
 // whose members all have times, the arrival skew (the spread of the launches on the aligned
 // clocks) and which rank arrived last; per rank, how often it was last — the straggler view.
 
-#include "job/crossrank.h"
+#include "jobmodel/crossrank.h"
 
 #include <cstdint>
 #include <map>

@@ -1,6 +1,6 @@
 #include "predict/jobgraph.h"
 
-#include "job/rankrange.h"
+#include "jobmodel/rankrange.h"
 
 #include <algorithm>
 #include <filesystem>

@@ -1,6 +1,7 @@
 #include "predict/pairgraph.h"
 
-#include "job/processgroups.h"
+#include "export/exporter.h"
+#include "jobmodel/processgroups.h"
 #include "predict/replay.h"
 
 #include <algorithm>

@@ -4,7 +4,7 @@
 // job — with each node's source in the traces, so a path or a slack can be drawn on the timeline.
 // Rebuilt after a correction (the links changed); a what-if only replays it (predict/replay.h).
 
-#include "export/exporter.h"
+#include "export/exportrequest.h"
 #include "model/devicetrace.h"
 #include "model/hosttrace.h"
 #include "link/linkset.h"

@@ -2,6 +2,7 @@
 
 #include "base/parallel.h"
 #include "export/etcheck.h"
+#include "export/etformat.h"
 #include "io/boundedjson.h"
 
 #include <nlohmann/json.hpp>

@@ -3,8 +3,8 @@
 // files, comm_group.json and network.yml, in arrays (docs/prediction.md). Built once per job; a
 // what-if changes durations and the network at replay time, never the graph.
 
-#include "export/etformat.h"
-#include "job/crossrank.h"
+#include "jobmodel/crossrank.h"
+#include "model/common.h"
 
 #include <cstdint>
 #include <deque>
@@ -12,6 +12,16 @@
 #include <string>
 #include <unordered_map>
 #include <vector>
+
+// The Chakra types are declared here, defined in export/etformat.h (with the protobuf messages): a
+// caller that does not build or read a .et does not compile the protobuf headers.
+namespace ChakraProtoMsg {
+class Node;
+}
+
+namespace linkscope::core {
+struct ChakraTrace;
+}
 
 namespace linkscope::core::predict {
 

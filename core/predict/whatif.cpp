@@ -1,5 +1,7 @@
 #include "predict/whatif.h"
 
+#include "export/etformat.h"
+
 #include <cmath>
 #include <cstdio>
 #include <sstream>

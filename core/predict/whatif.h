@@ -4,7 +4,7 @@
 // name, every transfer faster or slower, a rank that starts each step late. Applied to the .et files
 // and the network file a job export wrote, without reading the traces again.
 
-#include "export/etformat.h"
+#include "model/common.h"
 
 #include <cstdint>
 #include <functional>
@@ -14,6 +14,9 @@
 #include <vector>
 
 namespace linkscope::core {
+
+// Defined in export/etformat.h (with the protobuf messages it holds).
+struct ChakraTrace;
 
 struct WhatIf {
     struct GpuScale {

@@ -1,7 +1,7 @@
-#include "job/processgroups.h"
+#include "jobmodel/processgroups.h"
 
 #include "io/atomicfile.h"
-#include "job/rankrange.h"
+#include "jobmodel/rankrange.h"
 
 #include <algorithm>
 #include <charconv>
@@ -18,7 +18,7 @@ void completeRanks(ProcessGroup &g, std::int64_t worldSize)
 {
     std::sort(g.ranks.begin(), g.ranks.end());
     g.ranks.erase(std::unique(g.ranks.begin(), g.ranks.end()), g.ranks.end());
-    // Not for an implausible world size (job/rankrange.h): the report names it instead.
+    // Not for an implausible world size (jobmodel/rankrange.h): the report names it instead.
     if (g.ranks.empty() && g.size > 0 && worldSize > 0 && g.size == worldSize && plausibleWorldSize(worldSize))
         for (std::int64_t r = 0; r < worldSize; ++r)
             g.ranks.push_back(r);

@@ -1,4 +1,4 @@
-#include "job/rankrange.h"
+#include "jobmodel/rankrange.h"
 
 namespace linkscope::core::job {
 

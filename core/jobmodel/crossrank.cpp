@@ -1,4 +1,4 @@
-#include "job/crossrank.h"
+#include "jobmodel/crossrank.h"
 
 #include <algorithm>
 #include <array>

@@ -11,8 +11,8 @@
 // group, the 0-based position in the group's reference sequence, the ranks that differ and what
 // differs; ranks that deviate in the same way at the same position share one finding.
 
-#include "job/processgroups.h"
-#include "job/rankrange.h"
+#include "jobmodel/processgroups.h"
+#include "jobmodel/rankrange.h"
 
 #include <nlohmann/json.hpp>
 
