@@ -12,8 +12,8 @@ budget=800
 exceptions="
 tools/gen/tracegenerator.cpp 2456
 core/link/linker.cpp 1281
-core/io/kinetoreader.cpp 1231
-core/io/hostreader.cpp 1210
+core/io/kinetoreader.cpp 1160
+core/io/hostreader.cpp 982
 ui/findingsdock.cpp 1063
 tests/test_linker.cpp 924
 tests/test_corrections.cpp 826
