@@ -19,6 +19,22 @@
 
 namespace linkscope::test {
 
+// True in the sanitizer build (scripts/dev sanitize): ASan's shadow memory and quarantine make a
+// process's peak memory say nothing about the code's own, so tests leave out their memory bounds
+// there (never their results).
+#if defined(__SANITIZE_ADDRESS__)
+inline constexpr bool kAddressSanitizer = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+inline constexpr bool kAddressSanitizer = true;
+#else
+inline constexpr bool kAddressSanitizer = false;
+#endif
+#else
+inline constexpr bool kAddressSanitizer = false;
+#endif
+
+
 // The two folders a public trace can be in, bundled first.
 inline QString bundledTracesDir()
 {
