@@ -26,7 +26,9 @@ IndexRanges unsharedFindingOps(const FindingList &was, const FindingList &now)
     return unionOfRanges(std::move(out), {});
 }
 
-std::vector<FindingRef> sortedRefs(const std::vector<Finding> &findings)
+// The (kind, subject) of every finding of a vector or a FindingList, sorted; no finding is copied.
+template <typename Findings>
+std::vector<FindingRef> sortedRefs(const Findings &findings)
 {
     std::vector<FindingRef> refs;
     refs.reserve(findings.size());
@@ -100,7 +102,7 @@ std::vector<FindingIndex> resolvedFindings(const FindingList &was, const Finding
     // edit replaced the op's group; every other group is shared, hence present.
     std::vector<FindingIndex> out;
     if (was.gpuOpCount() != now.gpuOpCount()) {
-        const std::vector<FindingRef> current = sortedRefs(now.toVector());
+        const std::vector<FindingRef> current = sortedRefs(now);
         FindingIndex i{0};
         for (const Finding &f : was) {
             if (!std::binary_search(current.begin(), current.end(), refOf(f)))

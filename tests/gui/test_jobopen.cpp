@@ -15,6 +15,7 @@
 #include "rankpanes.h"
 #include "reviewui.h"
 #include "timelineview.h"
+#include "skippingjob.h"
 #include "testsupport.h"
 
 #include <QElapsedTimer>
@@ -45,16 +46,7 @@ private slots:
         QCoreApplication::setApplicationName(QStringLiteral("test_jobopen"));
         QSettings().clear();
         QVERIFY(m_dir.isValid());
-        gen::GeneratorOptions o;
-        o.seed = 11;
-        o.steps = 1;
-        o.layers = 2;
-        o.worldSize = 4; // tp 2: groups 0 (all), 1 (0-1), 2 (2-3), 3 (0,2), 4 (1,3)
-        gen::GeneratorFault f;
-        QVERIFY(gen::parseFault("skip:3:2:0", f));
-        o.faults.push_back(f);
-        m_job = (fs::path(m_dir.path().toStdString()) / "job").string();
-        gen::generateJob(o, m_job, false, 2);
+        m_job = test::writeSkippingJob(m_dir.path().toStdString());
         QVERIFY(QDir().mkpath(m_dir.filePath(QStringLiteral("empty"))));
         m_window = std::make_unique<MainWindow>();
         m_window->resize(1400, 900);

@@ -14,6 +14,7 @@
 #include "rankpanes.h"
 #include "reviewui.h"
 #include "timelineview.h"
+#include "skippingjob.h"
 #include "testsupport.h"
 
 #include "edit/sidecar.h"
@@ -70,16 +71,7 @@ private slots:
         QCoreApplication::setApplicationName(QStringLiteral("test_jobranks"));
         QSettings().clear();
         QVERIFY(m_dir.isValid());
-        gen::GeneratorOptions o;
-        o.seed = 11;
-        o.steps = 1;
-        o.layers = 2;
-        o.worldSize = 4; // tp 2: groups 0 (all), 1 (0-1), 2 (2-3), 3 (0,2), 4 (1,3)
-        gen::GeneratorFault f;
-        QVERIFY(gen::parseFault("skip:3:2:0", f));
-        o.faults.push_back(f);
-        m_job = QString::fromStdString((fs::path(m_dir.path().toStdString()) / "job").string());
-        gen::generateJob(o, m_job.toStdString(), false, 2);
+        m_job = QString::fromStdString(test::writeSkippingJob(m_dir.path().toStdString()));
         // As `linkscope DIR --size 1400x900` does it: the size before the first show.
         m_window = std::make_unique<MainWindow>();
         m_window->resize(1400, 900);
