@@ -3,7 +3,4 @@
 
 #include "guimain.h"
 
-int main(int argc, char *argv[])
-{
-    return linkscope::app::runGui(argc, argv);
-}
+int main(int argc, char *argv[]) { return linkscope::app::runGui(argc, argv); }

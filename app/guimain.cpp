@@ -2,22 +2,22 @@
 
 #include "guimain.h"
 
-#include "jobdock.h"
-#include "joboverview.h"
-#include "jobpredictor.h"
-#include "rankpanes.h"
-#include "mainwindow.h"
-#include "summarydock.h"
-#include "predictdock.h"
-#include "predictioncontroller.h"
-#include "detailsdock.h"
-#include "correctioncontroller.h"
-#include "reviewui.h"
+#include "docks/detailsdock.h"
+#include "docks/summarydock.h"
+#include "jobview/jobdock.h"
+#include "jobview/joboverview.h"
+#include "jobview/rankpanes.h"
+#include "prediction/jobpredictor.h"
+#include "prediction/predictdock.h"
+#include "prediction/predictioncontroller.h"
+#include "review/correctioncontroller.h"
+#include "review/reviewui.h"
+#include "shell/mainwindow.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
-#include <QFileInfo>
 #include <QElapsedTimer>
+#include <QFileInfo>
 #include <QIcon>
 #include <QPushButton>
 #include <QTimer>
@@ -41,19 +41,23 @@ int runGui(int argc, char *argv[])
     parser.setApplicationDescription(QStringLiteral("Inspect and correct GPU→CPU links in PyTorch traces"));
     parser.addHelpOption();
     parser.addVersionOption();
-    parser.addPositionalArgument(QStringLiteral("traces"), QStringLiteral("HOST_ET DEVICE_TRACE, DEVICE_TRACE alone, or a job's folder (a trace pair per rank)"));
-    QCommandLineOption screenshot(QStringLiteral("screenshot"),
-                                  QStringLiteral("Once the traces (or the job) are open and drawn, save the window as PNG to FILE, "
-                                                 "print the time it took and quit (exit 1 if the open failed)"),
-                                  QStringLiteral("FILE"));
+    parser.addPositionalArgument(
+        QStringLiteral("traces"),
+        QStringLiteral("HOST_ET DEVICE_TRACE, DEVICE_TRACE alone, or a job's folder (a trace pair per rank)"));
+    QCommandLineOption screenshot(
+        QStringLiteral("screenshot"),
+        QStringLiteral("Once the traces (or the job) are open and drawn, save the window as PNG to FILE, "
+                       "print the time it took and quit (exit 1 if the open failed)"),
+        QStringLiteral("FILE"));
     QCommandLineOption size(QStringLiteral("size"), QStringLiteral("Window size, e.g. 1920x1080"), QStringLiteral("WxH"));
     QCommandLineOption ranks(QStringLiteral("ranks"),
                              QStringLiteral("With a job's folder: once the job is open, show these ranks' full lanes, the first "
                                             "as the rank the docks act on and the others beside it (e.g. 0,3,5)"),
                              QStringLiteral("LIST"));
-    QCommandLineOption criticalPath(QStringLiteral("critical-path"),
-                                    QStringLiteral("Turn on critical-path mode (View ▸ Critical path) and show the Prediction dock; "
-                                                   "with --screenshot, the window is saved once the prediction is drawn"));
+    QCommandLineOption criticalPath(
+        QStringLiteral("critical-path"),
+        QStringLiteral("Turn on critical-path mode (View ▸ Critical path) and show the Prediction dock; "
+                       "with --screenshot, the window is saved once the prediction is drawn"));
     parser.addOption(screenshot);
     QCommandLineOption settled(QStringLiteral("settled"),
                                QStringLiteral("With --screenshot of a pair: save the window once the corrections sidecar beside "
@@ -61,9 +65,10 @@ int runGui(int argc, char *argv[])
     parser.addOption(settled);
     parser.addOption(size);
     parser.addOption(ranks);
-    QCommandLineOption summaryDock(QStringLiteral("summary"),
-                                   QStringLiteral("Show the Summary dock (View ▸ Trace summary): the trace's, or the job's ranks', "
-                                                  "top ops, GPU utilisation, exposed communication and step times"));
+    QCommandLineOption summaryDock(
+        QStringLiteral("summary"),
+        QStringLiteral("Show the Summary dock (View ▸ Trace summary): the trace's, or the job's ranks', "
+                       "top ops, GPU utilisation, exposed communication and step times"));
     parser.addOption(criticalPath);
     parser.addOption(summaryDock);
     parser.process(app);
@@ -105,7 +110,8 @@ int runGui(int argc, char *argv[])
             ui::JobDock *dock = window.jobDock();
             for (const qint64 r : rankList)
                 if (!dock->job()->report.rank(r)) {
-                    std::cerr << "linkscope: --ranks: the job in " << dock->job()->folder.toStdString() << " has no rank " << r << '\n';
+                    std::cerr << "linkscope: --ranks: the job in " << dock->job()->folder.toStdString() << " has no rank " << r
+                              << '\n';
                     if (parser.isSet(screenshot))
                         QApplication::exit(1);
                     return;
@@ -173,7 +179,8 @@ int runGui(int argc, char *argv[])
                 QObject::connect(predictor, &ui::JobPredictor::predicted, &window, [shoot, predictor] {
                     // Opening the job first clears the last prediction (no result, no error): not yet.
                     if (!predictor->running() && (predictor->prediction() || !predictor->error().isEmpty()))
-                        shoot(predictor->prediction() ? "job overview and its critical path" : "job overview (its prediction failed)");
+                        shoot(predictor->prediction() ? "job overview and its critical path"
+                                                      : "job overview (its prediction failed)");
                 });
             } else if (rankList.empty()) {
                 QObject::connect(window.jobDock(), &ui::JobDock::jobOpened, &window, [shoot] { shoot("job overview"); });

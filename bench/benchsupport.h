@@ -13,7 +13,7 @@ using Args = std::vector<std::string>;
 
 class Stopwatch {
 public:
-    Stopwatch() : start_(std::chrono::steady_clock::now()) {}
+    Stopwatch() : start_(std::chrono::steady_clock::now()) { }
     double seconds() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count(); }
     void restart() { start_ = std::chrono::steady_clock::now(); }
 

@@ -6,18 +6,18 @@
 #include "export/exporter.h"
 #include "export/textsink.h"
 #include "io/tracereader.h"
-#include "pipeline/pairpipeline.h"
 #include "link/linker.h"
+#include "pipeline/pairpipeline.h"
 
 #include <algorithm>
 #include <cstdlib>
-#include <sys/resource.h>
 #include <filesystem>
-#include <string_view>
-#include <utility>
-#include <vector>
 #include <iomanip>
 #include <ostream>
+#include <string_view>
+#include <sys/resource.h>
+#include <utility>
+#include <vector>
 
 namespace linkscope::bench {
 
@@ -63,7 +63,8 @@ int runExport(Args args, std::ostream &out, std::ostream &err)
     const core::LinkSet &links = *pair.links;
     out << std::fixed << std::setprecision(3) << "export (" << (allCores ? "all cores" : "one core") << "; inputs "
         << std::setprecision(1) << megabytes(device.sourceBytes) << " MB Kineto + " << megabytes(host.sourceBytes)
-        << " MB host ET; load " << std::setprecision(3) << loadSeconds << " s, link " << linkSeconds << " s, not counted below)\n";
+        << " MB host ET; load " << std::setprecision(3) << loadSeconds << " s, link " << linkSeconds
+        << " s, not counted below)\n";
 
     // The export exactly as `linkscope export --et --etplus --perfetto` runs it (exportLinkedPair),
     // timed per stage from its progress callback, with its peak RSS.
@@ -97,8 +98,8 @@ int runExport(Args args, std::ostream &out, std::ostream &err)
     };
     double etSeconds = 0;
     for (const auto &[stage, seconds] : stages) {
-        out << std::fixed << "  " << std::left << std::setw(28) << stage << std::right << std::setprecision(3)
-            << std::setw(8) << seconds << " s";
+        out << std::fixed << "  " << std::left << std::setw(28) << stage << std::right << std::setprecision(3) << std::setw(8)
+            << seconds << " s";
         if (const std::uint64_t bytes = bytesOf(stage))
             out << std::setprecision(1) << std::setw(10) << megabytes(bytes) << " MB" << std::setw(9)
                 << megabytes(bytes) / seconds << " MB/s";
@@ -107,9 +108,9 @@ int runExport(Args args, std::ostream &out, std::ostream &err)
             etSeconds += seconds;
     }
     out << std::fixed << std::setprecision(3) << "  all writers (exportLinkedPair, as the CLI): " << total << " s ("
-        << std::setprecision(1) << 100.0 * total / loadSeconds << "% of the load time), peak RSS "
-        << megabytes(peak) << " MB = " << std::setprecision(2) << double(peak) / double(std::max<std::uint64_t>(rssBefore, 1))
-        << "x the " << std::setprecision(1) << megabytes(rssBefore) << " MB the loaded, linked pair holds\n";
+        << std::setprecision(1) << 100.0 * total / loadSeconds << "% of the load time), peak RSS " << megabytes(peak)
+        << " MB = " << std::setprecision(2) << double(peak) / double(std::max<std::uint64_t>(rssBefore, 1)) << "x the "
+        << std::setprecision(1) << megabytes(rssBefore) << " MB the loaded, linked pair holds\n";
 
     // The JSON writers' formatting alone, apart from the disk: the same text into a sink that only
     // touches each block's last byte, on one thread and on every core (of those this process may
@@ -136,15 +137,13 @@ int runExport(Args args, std::ostream &out, std::ostream &err)
                 }
                 out << std::fixed << std::setprecision(3) << "  formatting " << what << ", " << threads
                     << (threads == 1 ? " thread: " : " threads: ") << bestWall << " s = " << std::setprecision(1)
-                    << megabytes(bytes) / bestWall << " MB/s (CPU " << std::setprecision(3) << bestCpu << " s = "
-                    << std::setprecision(1) << megabytes(bytes) / bestCpu << " MB per CPU-second; best of " << runs
+                    << megabytes(bytes) / bestWall << " MB/s (CPU " << std::setprecision(3) << bestCpu
+                    << " s = " << std::setprecision(1) << megabytes(bytes) / bestCpu << " MB per CPU-second; best of " << runs
                     << (allCores ? ")" : ", pinned to one core)") << '\n';
             }
         };
         formatting("ET+ JSON", [&](int threads) { return core::writeEtPlusTo(discard, graph, host, device, links, threads); });
-        formatting("Perfetto", [&](int threads) {
-            return core::writePerfettoTraceTo(discard, device, links, &host, threads);
-        });
+        formatting("Perfetto", [&](int threads) { return core::writePerfettoTraceTo(discard, device, links, &host, threads); });
     }
 
     // The floor for the .et: protobuf alone serialising the same Node messages (built in memory

@@ -4,10 +4,10 @@
 
 #include "gen/tracegenerator.h"
 #include "io/tracereader.h"
-#include "pipeline/pairpipeline.h"
 #include "link/chakracompare.h"
 #include "link/linker.h"
 #include "link/policynotices.h"
+#include "pipeline/pairpipeline.h"
 
 #include <charconv>
 #include <iomanip>
@@ -102,7 +102,8 @@ void account(Row &row, const core::DeviceTrace &device, const core::HostTrace &h
 
 void printHeader(std::ostream &out)
 {
-    out << "  Kineto MB   host MB     events   GPU ops   load s   link s  link/load  ns/event     linked          = truth   peak RSS MB\n";
+    out << "  Kineto MB   host MB     events   GPU ops   load s   link s  link/load  ns/event     linked          = truth   peak "
+           "RSS MB\n";
 }
 
 void printRow(std::ostream &out, const Row &r)
@@ -150,12 +151,18 @@ void printPhases(std::ostream &out, const std::vector<std::pair<std::uint64_t, d
 {
     auto phaseEndingAt = [](std::uint64_t step) -> const char * {
         switch (step) {
-        case 1: return "trace index";
-        case 2: return "host join";
-        case 3: return "threads + exclusive durations";
-        case 8: return "launch indexes + GPU parents (all policies)";
-        case 10: return "launch/stream/sync edges + findings";
-        default: return nullptr;
+        case 1:
+            return "trace index";
+        case 2:
+            return "host join";
+        case 3:
+            return "threads + exclusive durations";
+        case 8:
+            return "launch indexes + GPU parents (all policies)";
+        case 10:
+            return "launch/stream/sync edges + findings";
+        default:
+            return nullptr;
         }
     };
     // Steps 3..8 are reported repeatedly while GPU parents are chosen: time is summed per step range.
@@ -188,7 +195,8 @@ int runLink(Args args, std::ostream &out, std::ostream &err)
     const std::string seedText = takeOption(args, "--seed", "1");
     std::from_chars(seedText.data(), seedText.data() + seedText.size(), seed);
     if (!(args.empty() || args.size() == 2)) {
-        err << "usage: linkscope-bench link [HOST_ET KINETO [--truth TRUTH.jsonl]] [--sizes 32M,128M,512M] [--seed N] [--all-cores]\n";
+        err << "usage: linkscope-bench link [HOST_ET KINETO [--truth TRUTH.jsonl]] [--sizes 32M,128M,512M] [--seed N] "
+               "[--all-cores]\n";
         return 2;
     }
     if (!allCores && !pinToOneCore())

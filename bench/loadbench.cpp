@@ -24,9 +24,9 @@ void print(std::ostream &out, const char *what, const LoadFigures &f)
 {
     out << std::fixed << std::setprecision(2) << what << ": " << megabytes(f.inputBytes) << " MB uncompressed, " << f.events
         << (std::string(what) == "host ET" ? " nodes" : " events") << ", " << std::setprecision(3) << f.seconds << " s, "
-        << std::setprecision(1) << megabytes(f.inputBytes) / f.seconds << " MB/s, peak RSS " << megabytes(f.peakRss)
-        << " MB (" << std::setprecision(2) << static_cast<double>(f.peakRss) / static_cast<double>(f.inputBytes)
-        << "x the input; " << std::setprecision(1) << megabytes(f.rssBefore) << " MB before), " << f.warnings << " warnings\n";
+        << std::setprecision(1) << megabytes(f.inputBytes) / f.seconds << " MB/s, peak RSS " << megabytes(f.peakRss) << " MB ("
+        << std::setprecision(2) << static_cast<double>(f.peakRss) / static_cast<double>(f.inputBytes) << "x the input; "
+        << std::setprecision(1) << megabytes(f.rssBefore) << " MB before), " << f.warnings << " warnings\n";
 }
 
 } // namespace

@@ -68,9 +68,9 @@ int runRange(Args args, std::ostream &out, std::ostream &err)
             ops += op.count;
         const double median = ms[ms.size() / 2];
         worst = std::max(worst, median);
-        out << std::fixed << std::setprecision(3) << "  " << std::setw(6) << share * 100 << " % of the trace: "
-            << inRange << " events in range (" << ops << " GPU ops, " << stats.ops.size() << " names), median "
-            << median << " ms over " << runs << " runs\n";
+        out << std::fixed << std::setprecision(3) << "  " << std::setw(6) << share * 100 << " % of the trace: " << inRange
+            << " events in range (" << ops << " GPU ops, " << stats.ops.size() << " names), median " << median << " ms over "
+            << runs << " runs\n";
     }
     printResult(out, "range_stats_median_worst", worst, "ms");
     return 0;

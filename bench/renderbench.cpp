@@ -10,19 +10,19 @@
 #include "io/formats.h"
 #include "link/linker.h"
 
-#include "correctioncontroller.h"
-#include "jobloader.h"
-#include "joboverview.h"
-#include "eventselection.h"
-#include "mainwindow.h"
-#include "reviewui.h"
-#include "timelineview.h"
-#include "tracedocument.h"
+#include "jobview/jobloader.h"
+#include "jobview/joboverview.h"
+#include "review/correctioncontroller.h"
+#include "review/reviewui.h"
+#include "shell/mainwindow.h"
+#include "shell/tracedocument.h"
+#include "timeline/eventselection.h"
+#include "timeline/timelineview.h"
 
 #include <QApplication>
-#include <QTemporaryDir>
 #include <QImage>
 #include <QPainter>
+#include <QTemporaryDir>
 
 #include <algorithm>
 #include <cstdlib>
@@ -138,15 +138,15 @@ int runEditRefresh(const std::string &host, const std::string &kineto, int edits
     ui::CorrectionController *controller = window.review()->controller();
     Stopwatch watch;
     window.openPair(QString::fromStdString(hostLink.string()), QString::fromStdString(kinetoLink.string()));
-    if (!spinUntil([&] { return window.document() != nullptr; }, 30 * 60 * 1000) || !controller->waitUntilSettled(30 * 60 * 1000)) {
+    if (!spinUntil([&] { return window.document() != nullptr; }, 30 * 60 * 1000)
+        || !controller->waitUntilSettled(30 * 60 * 1000)) {
         err << "render --edits: the pair did not load\n";
         return 1;
     }
     const ui::DocumentPtr first = window.document();
-    out << "render --edits: " << (host.empty() ? std::string() : host + " + ") << kineto << ", "
-        << first->eventCount() << " events, " << first->links().gpuLinks.size() << " GPU ops, "
-        << first->index().lanes.size() << " lanes (open + link + document " << std::fixed << std::setprecision(1)
-        << watch.seconds() << " s)\n";
+    out << "render --edits: " << (host.empty() ? std::string() : host + " + ") << kineto << ", " << first->eventCount()
+        << " events, " << first->links().gpuLinks.size() << " GPU ops, " << first->index().lanes.size()
+        << " lanes (open + link + document " << std::fixed << std::setprecision(1) << watch.seconds() << " s)\n";
 
     // GPU ops spread over the trace, each re-parented to a candidate other than its parent.
     struct Edit {
@@ -154,7 +154,8 @@ int runEditRefresh(const std::string &host, const std::string &kineto, int edits
     };
     std::vector<Edit> plan;
     const auto &links = first->links().gpuLinks;
-    for (std::size_t k = 0; k < links.size() && static_cast<int>(plan.size()) < edits; k += std::max<std::size_t>(1, links.size() / (edits * 4))) {
+    for (std::size_t k = 0; k < links.size() && static_cast<int>(plan.size()) < edits;
+         k += std::max<std::size_t>(1, links.size() / (edits * 4))) {
         const core::GpuLink &link = links[(k + links.size() / 3) % links.size()];
         for (core::EventIndex candidate : controller->parentCandidates(link.gpuEvent))
             if (candidate != link.parent && controller->reparentProblem(link.gpuEvent, candidate).isEmpty()) {
@@ -178,8 +179,8 @@ int runEditRefresh(const std::string &host, const std::string &kineto, int edits
         link.parent = plan.front().parent;
         link.rule = core::ParentRule::Manual;
         stage.restart();
-        auto full = ui::TraceDocument::create(first->hostPath(), first->devicePath(), first->hostShared(),
-                                              first->deviceShared(), edited);
+        auto full = ui::TraceDocument::create(first->hostPath(), first->devicePath(), first->hostShared(), first->deviceShared(),
+                                              edited);
         const double fullMs = stage.seconds() * 1e3;
         stage.restart();
         auto patched = ui::TraceDocument::createWithLinks(first, edited);
@@ -188,8 +189,8 @@ int runEditRefresh(const std::string &host, const std::string &kineto, int edits
         window.showCorrectedDocument(full);
         const double showMs = stage.seconds() * 1e3;
         window.showCorrectedDocument(first);
-        out << "stages for one re-parent: copy links " << std::setprecision(1) << copyMs << " ms, full create "
-            << fullMs << " ms, createWithLinks " << patchedMs << " ms, show " << showMs << " ms\n";
+        out << "stages for one re-parent: copy links " << std::setprecision(1) << copyMs << " ms, full create " << fullMs
+            << " ms, createWithLinks " << patchedMs << " ms, show " << showMs << " ms\n";
     }
 
     ui::TimelineView *timeline = window.timeline();
@@ -204,8 +205,8 @@ int runEditRefresh(const std::string &host, const std::string &kineto, int edits
     for (std::size_t i = 0; i < plan.size(); ++i) {
         const ui::DocumentPtr shownBefore = window.document();
         ui::DocumentPtr published;
-        QMetaObject::Connection connection =
-            QObject::connect(controller, &ui::CorrectionController::published, [&](ui::DocumentPtr doc) { published = doc; });
+        QMetaObject::Connection connection = QObject::connect(controller, &ui::CorrectionController::published,
+                                                              [&](ui::DocumentPtr doc) { published = doc; });
         resetPeakRss();
         const std::uint64_t rssBefore = currentRssBytes();
         Stopwatch total;
@@ -235,14 +236,13 @@ int runEditRefresh(const std::string &host, const std::string &kineto, int edits
         peaks.push_back(peak);
         helds.push_back(held);
         out << "  " << std::setw(4) << i + 1 << "  " << std::setw(10) << plan[i].gpu.value << std::setprecision(1)
-            << std::setw(17) << apply << std::setw(17) << shown - apply << std::setw(13) << all - shown
-            << std::setw(11) << all << std::setw(11) << peak << std::setw(11) << held;
+            << std::setw(17) << apply << std::setw(17) << shown - apply << std::setw(13) << all - shown << std::setw(11) << all
+            << std::setw(11) << peak << std::setw(11) << held;
         const ui::TraceDocument::Sharing sharing = window.document()->sharingWith(*shownBefore);
         out << "   " << sharing.shared << " of " << sharing.total << '\n';
     }
-    out << "  median" << std::setw(27) << median(applies) << std::setw(17) << median(shows) << std::setw(13)
-        << median(paints) << std::setw(11) << median(totals) << std::setw(11) << median(peaks) << std::setw(11)
-        << median(helds) << '\n';
+    out << "  median" << std::setw(27) << median(applies) << std::setw(17) << median(shows) << std::setw(13) << median(paints)
+        << std::setw(11) << median(totals) << std::setw(11) << median(peaks) << std::setw(11) << median(helds) << '\n';
     printResult(out, "edit_peak_rss_median", median(peaks), "MB");
     printResult(out, "edit_refresh_median", median(totals), "ms");
     return 0;
@@ -263,7 +263,8 @@ int runJobRender(const std::string &dir, int ranks, int steps, int frames, std::
         folder = (std::filesystem::path(tmp.path().toStdString()) / "job").string();
         Stopwatch gen;
         gen::generateJob(o, folder, false, 2);
-        out << "render --job: generated " << ranks << " ranks of " << steps << " steps in " << std::fixed << std::setprecision(1) << gen.seconds() << " s\n";
+        out << "render --job: generated " << ranks << " ranks of " << steps << " steps in " << std::fixed << std::setprecision(1)
+            << gen.seconds() << " s\n";
     }
     ui::JobLoader loader;
     ui::JobPtr job;
@@ -286,8 +287,8 @@ int runJobRender(const std::string &dir, int ranks, int steps, int frames, std::
                 intervals += st.busy.size();
     }
     out << "render --job: " << folder << ", " << job->report.ranks.size() << " ranks, " << calls << " communication calls, "
-        << intervals << " stream intervals; opened in " << std::setprecision(2) << openSeconds << " s, peak RSS "
-        << std::fixed << std::setprecision(0) << megabytes(peakRssBytes()) << " MB (" << megabytes(currentRssBytes()) - megabytes(rssBefore)
+        << intervals << " stream intervals; opened in " << std::setprecision(2) << openSeconds << " s, peak RSS " << std::fixed
+        << std::setprecision(0) << megabytes(peakRssBytes()) << " MB (" << megabytes(currentRssBytes()) - megabytes(rssBefore)
         << " MB held after)\n";
 
     ui::JobOverview view;
@@ -417,8 +418,8 @@ int runRender(Args args, std::ostream &out, std::ostream &err)
         {"1/10000 of the trace", std::max<core::Nanos>(total / 10000, 1000)},
         {"200 us around the selection", 200'000},
     };
-    out << "frames of 1920x1080, " << frames << " per level, geometry rebuilt each frame; selection: "
-        << device->name(sel) << " (event " << selected.value << ")\n";
+    out << "frames of 1920x1080, " << frames << " per level, geometry rebuilt each frame; selection: " << device->name(sel)
+        << " (event " << selected.value << ")\n";
     out << "  level                          span ms    median ms   min ms   max ms  cached ms  edges drawn\n";
     double worst = 0;
     for (const Level &level : levels) {
@@ -429,9 +430,8 @@ int runRender(Args args, std::ostream &out, std::ostream &err)
         const FrameStats s = measure(view, frames);
         worst = std::max(worst, s.medianMs);
         out << "  " << std::left << std::setw(30) << level.label << std::right << std::setprecision(3) << std::setw(12)
-            << (view.viewEnd() - view.viewStart()) / 1e6 << std::setprecision(2) << std::setw(12) << s.medianMs
-            << std::setw(9) << s.minMs << std::setw(9) << s.maxMs << std::setw(11) << s.cachedMs << std::setw(13)
-            << s.edgesPainted << '\n';
+            << (view.viewEnd() - view.viewStart()) / 1e6 << std::setprecision(2) << std::setw(12) << s.medianMs << std::setw(9)
+            << s.minMs << std::setw(9) << s.maxMs << std::setw(11) << s.cachedMs << std::setw(13) << s.edgesPainted << '\n';
     }
     out << "target: median <= 16 ms at every level\n";
     printResult(out, "render_frame_median_worst", worst, "ms");

@@ -56,8 +56,8 @@ WalkTotals walk(const simdjson::padded_string &json)
                         continue;
                     for (auto arg : v.get_object()) {
                         const std::string_view name = arg.unescaped_key().value();
-                        if (name == "External id" || name == "correlation" || name == "Record function id"
-                            || name == "Ev Idx" || name == "stream") {
+                        if (name == "External id" || name == "correlation" || name == "Record function id" || name == "Ev Idx"
+                            || name == "stream") {
                             std::int64_t id = 0;
                             if (!arg.value().get_int64().get(id))
                                 totals.checksum += static_cast<std::uint64_t>(id);
@@ -82,8 +82,8 @@ int runWalk(Args args, std::ostream &out, std::ostream &err)
     }
     const std::string &path = args[0];
     out << "walk: simdjson " << simdjson::SIMDJSON_VERSION_MAJOR << "." << simdjson::SIMDJSON_VERSION_MINOR << "."
-        << simdjson::SIMDJSON_VERSION_REVISION << ", kernel " << core::activeJsonKernel().name << ", best of "
-        << runs << " runs; 1 MB = 10^6 bytes\n";
+        << simdjson::SIMDJSON_VERSION_REVISION << ", kernel " << core::activeJsonKernel().name << ", best of " << runs
+        << " runs; 1 MB = 10^6 bytes\n";
 
     double bestRead = 1e30, bestWalk = 1e30, bestOne = 1e30, bestAll = 1e30;
     std::uint64_t bytes = 0, events = 0, readerEvents = 0;
@@ -125,17 +125,14 @@ int runWalk(Args args, std::ostream &out, std::ostream &err)
     const double mb = megabytes(bytes);
     out << std::fixed << std::setprecision(3) << "file " << std::setprecision(1) << mb << " MB, " << events
         << " traceEvents elements (the reader keeps " << readerEvents << ")\n"
-        << std::setprecision(3)
-        << "simdjson walk, one core:        " << bestWalk << " s parse (" << std::setprecision(1) << mb / bestWalk
-        << " MB/s) + " << std::setprecision(3) << bestRead << " s reading the file = " << bestWalk + bestRead << " s ("
-        << std::setprecision(1) << mb / (bestWalk + bestRead) << " MB/s)\n"
-        << std::setprecision(3) << "Kineto reader, one core:        " << bestOne << " s (" << std::setprecision(1)
-        << mb / bestOne << " MB/s), " << std::setprecision(2) << (bestWalk + bestRead) / bestOne
-        << "x the walk's throughput\n"
+        << std::setprecision(3) << "simdjson walk, one core:        " << bestWalk << " s parse (" << std::setprecision(1)
+        << mb / bestWalk << " MB/s) + " << std::setprecision(3) << bestRead << " s reading the file = " << bestWalk + bestRead
+        << " s (" << std::setprecision(1) << mb / (bestWalk + bestRead) << " MB/s)\n"
+        << std::setprecision(3) << "Kineto reader, one core:        " << bestOne << " s (" << std::setprecision(1) << mb / bestOne
+        << " MB/s), " << std::setprecision(2) << (bestWalk + bestRead) / bestOne << "x the walk's throughput\n"
         << std::setprecision(3) << "Kineto reader, " << cores << " cores (" << core::readerThreads().threads
-        << " threads): " << bestAll << " s ("
-        << std::setprecision(1) << mb / bestAll << " MB/s), " << std::setprecision(2) << (bestWalk + bestRead) / bestAll
-        << "x the walk's throughput\n";
+        << " threads): " << bestAll << " s (" << std::setprecision(1) << mb / bestAll << " MB/s), " << std::setprecision(2)
+        << (bestWalk + bestRead) / bestAll << "x the walk's throughput\n";
     printResult(out, "kineto_load_vs_walk", (bestWalk + bestRead) / bestAll, "x");
     return 0;
 }

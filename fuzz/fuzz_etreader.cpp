@@ -66,7 +66,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
     (void)validation.message();
     const nlohmann::json summary = summarizeEt(*trace);
     (void)summary.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-    if ((*fileSummary)["nodes"] != summary["nodes"] || (*fileSummary)["validation"]["message"] != summary["validation"]["message"])
+    if ((*fileSummary)["nodes"] != summary["nodes"]
+        || (*fileSummary)["validation"]["message"] != summary["validation"]["message"])
         std::abort();
 
     // Round trip: what we write reads back as the same nodes.

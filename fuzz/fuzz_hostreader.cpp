@@ -45,9 +45,8 @@ void checkTree(const HostTrace &t)
             if (!t.contains(t.childList.at(c)) || t.node(t.childList[c]).parent != index)
                 std::abort();
         children += t.childBegin[i + 1] - t.childBegin[i];
-        for (Span s : {node.raw, node.attrs, node.inputs.values, node.inputs.shapes, node.inputs.types,
-                       node.inputs.strides, node.outputs.values, node.outputs.shapes, node.outputs.types,
-                       node.outputs.strides})
+        for (Span s : {node.raw, node.attrs, node.inputs.values, node.inputs.shapes, node.inputs.types, node.inputs.strides,
+                       node.outputs.values, node.outputs.shapes, node.outputs.types, node.outputs.strides})
             checkSpan(t, s);
         if (node.comm.valid() && !node.comm.in(t.commAttrs.size()))
             std::abort();
@@ -55,7 +54,6 @@ void checkTree(const HostTrace &t)
     if (children + t.roots.size() != n)
         std::abort();
 }
-
 
 std::string digestOf(const std::string &bytes)
 {

@@ -35,7 +35,9 @@ job::RankSummary parseSummary(const std::string &text, const std::string &name)
 void roundTrip(const job::RankSummary &s)
 {
     const std::string once = s.toJson().dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-    const std::string twice = job::RankSummary::fromJson(io::parseBoundedJson(once, "again"), "again").toJson().dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    const std::string twice = job::RankSummary::fromJson(io::parseBoundedJson(once, "again"), "again")
+                                  .toJson()
+                                  .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     if (once != twice)
         std::abort();
 }

@@ -81,8 +81,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
     if (!outcomes || !outcomes->first.trace)
         return 0;
     const DeviceTrace &a = *outcomes->first.trace, &b = *outcomes->second.trace;
-    if (a.events.size() != b.events.size() || a.warnings.size() != b.warnings.size()
-        || a.syncArgs.size() != b.syncArgs.size())
+    if (a.events.size() != b.events.size() || a.warnings.size() != b.warnings.size() || a.syncArgs.size() != b.syncArgs.size())
         std::abort();
     for (std::size_t i = 0; i < a.events.size(); ++i)
         if (a.events[i].ts != b.events[i].ts || a.events[i].dur != b.events[i].dur

@@ -63,7 +63,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
     for (const LogEntry &entry : sidecar.log.entries)
         edits += entry.edits.size();
     std::size_t outcomes = applied.count(EditStatus::Applied) + applied.count(EditStatus::Unchanged)
-        + applied.count(EditStatus::Stale) + applied.count(EditStatus::Rejected);
+                           + applied.count(EditStatus::Stale) + applied.count(EditStatus::Rejected);
     if (outcomes != edits)
         std::abort();
     (void)checkInputs(sidecar, sidecar.device, sidecar.host);

@@ -18,14 +18,14 @@
 namespace linkscope::fuzz {
 
 // A trace, or where and why the reader refused the input.
-template<typename Trace>
+template <typename Trace>
 struct Outcome {
     std::optional<Trace> trace;
     std::uint64_t errorOffset = 0;
     std::string errorDetail;
 };
 
-template<typename Read>
+template <typename Read>
 Outcome<std::invoke_result_t<Read>> loadOutcome(Read read)
 {
     Outcome<std::invoke_result_t<Read>> o;
@@ -41,11 +41,10 @@ Outcome<std::invoke_result_t<Read>> loadOutcome(Read read)
 // Reads `data` with parseFromMemory(bytes) and readFromFile(path), runs `check` on each trace, and
 // aborts unless both succeeded or both failed at the same offset with the same message. Returns
 // nullopt (nothing compared) when the system gives no memfd.
-template<typename ParseFromMemory, typename ReadFromFile, typename Check>
-auto readBothWays(const std::uint8_t *data, std::size_t size, ParseFromMemory parseFromMemory,
-                  ReadFromFile readFromFile, Check check)
-    -> std::optional<std::pair<Outcome<std::invoke_result_t<ParseFromMemory, const std::string &>>,
-                               Outcome<std::invoke_result_t<ParseFromMemory, const std::string &>>>>
+template <typename ParseFromMemory, typename ReadFromFile, typename Check>
+auto readBothWays(const std::uint8_t *data, std::size_t size, ParseFromMemory parseFromMemory, ReadFromFile readFromFile,
+                  Check check) -> std::optional<std::pair<Outcome<std::invoke_result_t<ParseFromMemory, const std::string &>>,
+                                                          Outcome<std::invoke_result_t<ParseFromMemory, const std::string &>>>>
 {
     const std::string bytes(reinterpret_cast<const char *>(data), size);
     auto memory = loadOutcome([&] { return parseFromMemory(bytes); });

@@ -71,8 +71,8 @@ inline HandMadeJob writeTwoGroupJob(const std::string &dir, int second = ChakraP
         groups["5"] = {0, 1, 2, 3};
     std::vector<std::vector<std::pair<int, std::string>>> calls;
     for (int rank = 0; rank < 4; ++rank)
-        calls.push_back({{ChakraProtoMsg::ALL_REDUCE, rank < 2 ? "1" : "2"},
-                         {second, secondOnWorld ? "5" : (rank % 2 == 0 ? "3" : "4")}});
+        calls.push_back(
+            {{ChakraProtoMsg::ALL_REDUCE, rank < 2 ? "1" : "2"}, {second, secondOnWorld ? "5" : (rank % 2 == 0 ? "3" : "4")}});
     return writeCollectiveJob(dir, "twogroups", groups, calls);
 }
 

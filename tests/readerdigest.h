@@ -13,20 +13,14 @@ namespace linkscope::test {
 
 namespace detail {
 
-inline void put(std::ostringstream &o, const core::StringPool &strings, core::StringId id)
-{
-    o << '"' << strings.at(id) << '"';
-}
+inline void put(std::ostringstream &o, const core::StringPool &strings, core::StringId id) { o << '"' << strings.at(id) << '"'; }
 
 inline void put(std::ostringstream &o, const core::DeviceTrace &t, const core::TraceId &id)
 {
     o << (id.isString ? "s:" : "n:") << t.idText(id);
 }
 
-inline void put(std::ostringstream &o, const core::Span &s)
-{
-    o << s.offset << '+' << s.length;
-}
+inline void put(std::ostringstream &o, const core::Span &s) { o << s.offset << '+' << s.length; }
 
 inline void putWarnings(std::ostringstream &o, const std::vector<core::Diagnostic> &warnings)
 {
@@ -53,8 +47,8 @@ inline std::string readerDigest(const core::DeviceTrace &t)
         }
     }
     for (const core::DeviceProperties &d : t.devices)
-        o << "device " << d.id << ' ' << d.name << ' ' << d.totalGlobalMem << ' ' << d.computeMajor << '.'
-          << d.computeMinor << ' ' << d.numSms << '\n';
+        o << "device " << d.id << ' ' << d.name << ' ' << d.totalGlobalMem << ' ' << d.computeMajor << '.' << d.computeMinor
+          << ' ' << d.numSms << '\n';
     for (const auto &[key, name] : t.threadNames) {
         o << "thread ";
         put(o, t, key.pid);
@@ -88,8 +82,8 @@ inline std::string readerDigest(const core::DeviceTrace &t)
         o << '/';
         put(o, t, t.threadKey(e).tid);
         o << '#' << e.thread.value << ' ' << static_cast<int>(e.flags);
-        o << ' ' << e.externalId << ' ' << e.correlation << ' ' << e.evIdx << ' ' << e.flowId << ' ' << e.stream
-          << ' ' << t.graphIdOf(i) << ' ' << e.rfId << ' ' << e.device << ' ';
+        o << ' ' << e.externalId << ' ' << e.correlation << ' ' << e.evIdx << ' ' << e.flowId << ' ' << e.stream << ' '
+          << t.graphIdOf(i) << ' ' << e.rfId << ' ' << e.device << ' ';
         put(o, t.strings, e.name);
         o << ' ';
         put(o, t.strings, e.categoryText);
@@ -102,8 +96,8 @@ inline std::string readerDigest(const core::DeviceTrace &t)
             put(o, t.strings, c.processGroupName);
             put(o, t.strings, c.processGroupDesc);
             put(o, t.strings, c.dtype);
-            o << ' ' << c.inMsgNelems << ' ' << c.outMsgNelems << ' ' << c.groupSize << ' ' << c.srcRank << ' '
-              << c.dstRank << ' ' << c.seq;
+            o << ' ' << c.inMsgNelems << ' ' << c.outMsgNelems << ' ' << c.groupSize << ' ' << c.srcRank << ' ' << c.dstRank
+              << ' ' << c.seq;
         }
         o << '\n';
     }
@@ -117,14 +111,13 @@ inline std::string readerDigest(const core::HostTrace &t)
 {
     using namespace detail;
     std::ostringstream o;
-    o << "bytes " << t.sourceBytes << " gzip " << t.wasGzip << " schema " << t.schema << " layout "
-      << static_cast<int>(t.layout) << " pid " << t.pid << " time " << t.time << ' ' << t.startTs << ' '
-      << t.finishTs << " truncated " << t.recoveredTruncation << '\n';
+    o << "bytes " << t.sourceBytes << " gzip " << t.wasGzip << " schema " << t.schema << " layout " << static_cast<int>(t.layout)
+      << " pid " << t.pid << " time " << t.time << ' ' << t.startTs << ' ' << t.finishTs << " truncated " << t.recoveredTruncation
+      << '\n';
     for (const core::HostNode &n : t.nodes) {
         o << n.id << ' ' << n.parentId << ' ' << n.parent.value << ' ';
         put(o, t.strings, n.name);
-        o << ' ' << n.rfId << ' ' << n.tid << ' ' << n.fwParent << ' ' << n.seqId << ' ' << n.fwTid << ' ' << n.scope
-          << ' ';
+        o << ' ' << n.rfId << ' ' << n.tid << ' ' << n.fwParent << ' ' << n.seqId << ' ' << n.fwTid << ' ' << n.scope << ' ';
         put(o, t.strings, n.opSchema);
         put(o, t.strings, n.kernelBackend);
         put(o, t.strings, n.kernelFile);

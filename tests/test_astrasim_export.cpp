@@ -48,18 +48,28 @@ void writePair(const std::vector<Op> &ops, const std::string &hostPath, const st
     for (const Op &op : ops) {
         nlohmann::json n = node(op.id, op.name, op.parent, op.tid);
         if (op.name.find("process_group:init") != std::string::npos)
-            n["inputs"]["values"] = {"[{\"pg_name\": \"0\", \"pg_desc\": \"default_pg\", \"backend_config\": \"cuda:nccl\", \"ranks\": [], \"group_size\": 2, \"group_count\": 1}]"};
+            n["inputs"]["values"] = {"[{\"pg_name\": \"0\", \"pg_desc\": \"default_pg\", \"backend_config\": \"cuda:nccl\", "
+                                     "\"ranks\": [], \"group_size\": 2, \"group_count\": 1}]"};
         if (op.name == "aten::add")
             n["inputs"]["values"] = {nlohmann::json::array({1, 2, 0, 4, 4, "cuda:0"}), 1.5, true, "it's"};
         nodes.push_back(n);
     }
-    const nlohmann::json host = {{"schema", "1.1.1-chakra.0.0.4"}, {"pid", 4242}, {"time", "2026-12-01 10:00:00"},
-                                 {"start_ts", 0}, {"finish_ts", 2000}, {"nodes", nodes}};
+    const nlohmann::json host = {{"schema", "1.1.1-chakra.0.0.4"},
+                                 {"pid", 4242},
+                                 {"time", "2026-12-01 10:00:00"},
+                                 {"start_ts", 0},
+                                 {"finish_ts", 2000},
+                                 {"nodes", nodes}};
     nlohmann::json events = nlohmann::json::array();
     for (const Op &op : ops)
         if (op.dur >= 0)
-            events.push_back({{"ph", "X"}, {"cat", "cpu_op"}, {"name", op.name}, {"pid", 4242}, {"tid", 1000 + op.tid},
-                              {"ts", op.ts}, {"dur", op.dur},
+            events.push_back({{"ph", "X"},
+                              {"cat", "cpu_op"},
+                              {"name", op.name},
+                              {"pid", 4242},
+                              {"tid", 1000 + op.tid},
+                              {"ts", op.ts},
+                              {"dur", op.dur},
                               {"args", {{"External id", op.id}, {"Record function id", op.id}, {"Ev Idx", op.id}}}});
     const nlohmann::json kineto = {{"schemaVersion", 1}, {"traceEvents", events}};
     std::ofstream(hostPath) << host.dump(1);
@@ -120,18 +130,22 @@ private slots:
     {
         QTest::addColumn<QString>("json");
         QTest::addColumn<QString>("python");
-        QTest::newRow("list") << "[1, \"a\", true, false, null]" << "[1, 'a', True, False, None]";
-        QTest::newRow("nested, spacing") << "[[1,2],[],{\"k\":[3]}]" << "[[1, 2], [], {'k': [3]}]";
+        QTest::newRow("list") << "[1, \"a\", true, false, null]"
+                              << "[1, 'a', True, False, None]";
+        QTest::newRow("nested, spacing") << "[[1,2],[],{\"k\":[3]}]"
+                                         << "[[1, 2], [], {'k': [3]}]";
         QTest::newRow("floats") << "[1.5, 1e-5, 0.0001, 1e16, 1.5e16, 100.0, 123456789.125, -0.0, 2E3]"
                                 << "[1.5, 1e-05, 0.0001, 1e+16, 1.5e+16, 100.0, 123456789.125, -0.0, 2000.0]";
-        QTest::newRow("ints") << "[0, -0, -12, 9223372036854775807]" << "[0, 0, -12, 9223372036854775807]";
+        QTest::newRow("ints") << "[0, -0, -12, 9223372036854775807]"
+                              << "[0, 0, -12, 9223372036854775807]";
         QTest::newRow("quote choice") << "[\"it's\", \"say \\\"hi\\\"\", \"both ' and \\\"\"]"
                                       << "[\"it's\", 'say \"hi\"', 'both \\' and \"']";
         QTest::newRow("escapes") << "[\"tab\\tnl\\nback\\\\slash\", \"\\u0001\", \"\\u00e9\\u00a0\", \"\\ud83d\\ude00\"]"
                                  << QString::fromUtf8("['tab\\tnl\\nback\\\\slash', '\\x01', 'é\\xa0', '😀']");
         QTest::newRow("pg metadata") << "[\"[{\\\"pg_name\\\": \\\"0\\\", \\\"ranks\\\": []}]\"]"
                                      << "['[{\"pg_name\": \"0\", \"ranks\": []}]']";
-        QTest::newRow("non-finite") << "[NaN, Infinity, -Infinity, 1e400]" << "[nan, inf, -inf, inf]";
+        QTest::newRow("non-finite") << "[NaN, Infinity, -Infinity, 1e400]"
+                                    << "[nan, inf, -inf, inf]";
     }
 
     void pythonRepr()
@@ -307,7 +321,8 @@ private slots:
         QVERIFY(replayedMicros > 0);
         QVERIFY(replayed == lone);
         QCOMPARE(astra.report.chakra.commReplayed, lone.size());
-        QCOMPARE(astra.report.chakra.commColl + astra.report.chakra.commSend + astra.report.chakra.commRecv - astra.report.chakra.p2pRendezvous,
+        QCOMPARE(astra.report.chakra.commColl + astra.report.chakra.commSend + astra.report.chakra.commRecv
+                     - astra.report.chakra.p2pRendezvous,
                  kernels - lone.size());
 
         const Exported chakra = exportPair(host, kineto, dir.filePath("c.0.et").toStdString(), {});

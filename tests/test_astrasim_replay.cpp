@@ -32,16 +32,10 @@ using namespace linkscope::core;
 
 namespace {
 
-QString astraSimDir()
-{
-    return QDir(QStringLiteral(LINKSCOPE_ASTRA_SIM_DIR)).absolutePath();
-}
+QString astraSimDir() { return QDir(QStringLiteral(LINKSCOPE_ASTRA_SIM_DIR)).absolutePath(); }
 
 // Where fixed-simulator.sh puts the patched simulator (an ASTRA_SIM_HOME for run.sh).
-QString fixedSimulatorHome()
-{
-    return QStringLiteral(LINKSCOPE_ASTRA_SIM_FIXED_HOME);
-}
+QString fixedSimulatorHome() { return QStringLiteral(LINKSCOPE_ASTRA_SIM_FIXED_HOME); }
 
 enum class Simulator { Stock, Fixed };
 
@@ -75,7 +69,7 @@ SimRun runSimulator(const std::string &prefix, std::size_t npus, const QString &
     const bool finished = run.waitForFinished(30 * 60 * 1000);
     out.log = QString::fromUtf8(run.readAll());
     out.cleanExit = finished && run.exitStatus() == QProcess::NormalExit && run.exitCode() == 0;
-    out.exit = !finished ? QStringLiteral("timed out")
+    out.exit = !finished                                  ? QStringLiteral("timed out")
                : run.exitStatus() != QProcess::NormalExit ? QStringLiteral("crashed")
                                                           : QStringLiteral("exit status %1").arg(run.exitCode());
     static const QRegularExpression line(QStringLiteral("sys\\[(\\d+)\\] finished, (\\d+) cycles"));
@@ -148,8 +142,8 @@ bool hasRule(const EtCheckResult &r, const std::string &rule)
 void verifyCleanRun(const SimRun &run, std::size_t ranks, const char *what)
 {
     QVERIFY2(run.simulatedNs.size() == ranks, qPrintable(QString::fromUtf8(what) + ": " + run.log.right(3000)));
-    QVERIFY2(run.cleanExit, qPrintable(QString::fromUtf8(what) + ": the simulator's " + run.exit + " after every rank finished: " +
-                                       run.log.right(3000)));
+    QVERIFY2(run.cleanExit, qPrintable(QString::fromUtf8(what) + ": the simulator's " + run.exit
+                                       + " after every rank finished: " + run.log.right(3000)));
 }
 
 void verifyEveryRankFinishes(const Replayed &replay, std::size_t ranks, const char *what)
@@ -159,7 +153,8 @@ void verifyEveryRankFinishes(const Replayed &replay, std::size_t ranks, const ch
     for (std::size_t r = 0; r < ranks; ++r) {
         const double simulated = replay.run.simulatedNs.at(static_cast<int>(r));
         const double ratio = simulated / replay.measuredNs[r];
-        qInfo("%s rank %zu: simulated %.3f ms, measured %.3f ms, ratio %.3f", what, r, simulated / 1e6, replay.measuredNs[r] / 1e6, ratio);
+        qInfo("%s rank %zu: simulated %.3f ms, measured %.3f ms, ratio %.3f", what, r, simulated / 1e6,
+              replay.measuredNs[r] / 1e6, ratio);
         QVERIFY2(ratio > 0.5 && ratio < 2.0, what);
     }
 }
@@ -173,7 +168,8 @@ private slots:
     void initTestCase()
     {
         if (!QFileInfo::exists(astraSimDir() + "/build.sh"))
-            QSKIP(qPrintable("ASTRA-sim not present (" + astraSimDir() + "/build.sh): the replay tests need ../shared/tools/astra-sim"));
+            QSKIP(qPrintable("ASTRA-sim not present (" + astraSimDir()
+                             + "/build.sh): the replay tests need ../shared/tools/astra-sim"));
         QProcess build;
         build.setProcessChannelMode(QProcess::MergedChannels);
         build.start(QStringLiteral("bash"), {astraSimDir() + "/build.sh"});
@@ -185,8 +181,9 @@ private slots:
         // The same simulator with tests/astrasim/*.patch (about a minute the first time).
         QProcess fix;
         fix.setProcessChannelMode(QProcess::MergedChannels);
-        fix.start(QStringLiteral("bash"), {QString::fromStdString(linkscope::test::sourcePath("tests/astrasim/fixed-simulator.sh")),
-                                           astraSimDir(), fixedSimulatorHome()});
+        fix.start(QStringLiteral("bash"),
+                  {QString::fromStdString(linkscope::test::sourcePath("tests/astrasim/fixed-simulator.sh")), astraSimDir(),
+                   fixedSimulatorHome()});
         QVERIFY(fix.waitForFinished(40 * 60 * 1000));
         const QString fixLog = QString::fromUtf8(fix.readAll());
         QVERIFY2(fix.exitStatus() == QProcess::NormalExit && fix.exitCode() == 0, qPrintable(fixLog.right(3000)));

@@ -32,7 +32,7 @@ constexpr int kTid = 1001;
 struct CpuOp {
     int id;
     std::string name;
-    int parent; // 2: the thread root
+    int parent;   // 2: the thread root
     long ts, dur; // µs
 };
 
@@ -54,29 +54,52 @@ struct GpuOp {
 void writePair(const std::vector<CpuOp> &ops, const std::vector<Runtime> &calls, const std::vector<GpuOp> &gpu,
                const std::string &hostPath, const std::string &kinetoPath)
 {
-    auto node = [](int id, const std::string &name, int parent, int tid = 1) { return linkscope::test::hostEtNode(id, name, parent, tid); };
+    auto node = [](int id, const std::string &name, int parent, int tid = 1) {
+        return linkscope::test::hostEtNode(id, name, parent, tid);
+    };
     nlohmann::json nodes = nlohmann::json::array();
     nodes.push_back(node(1, "[pytorch|profiler|execution_trace|process]", 0, 0));
     nodes.push_back(node(2, "[pytorch|profiler|execution_trace|thread]", 1));
     for (const CpuOp &op : ops)
         nodes.push_back(node(op.id, op.name, op.parent));
-    const nlohmann::json host = {{"schema", "1.1.1-chakra.0.0.4"}, {"pid", kPid}, {"time", "2026-12-01 10:00:00"},
-                                 {"start_ts", 0}, {"finish_ts", 2000}, {"nodes", nodes}};
+    const nlohmann::json host = {{"schema", "1.1.1-chakra.0.0.4"},
+                                 {"pid", kPid},
+                                 {"time", "2026-12-01 10:00:00"},
+                                 {"start_ts", 0},
+                                 {"finish_ts", 2000},
+                                 {"nodes", nodes}};
     nlohmann::json events = nlohmann::json::array();
     for (const CpuOp &op : ops)
-        events.push_back({{"ph", "X"}, {"cat", op.name.starts_with("ProfilerStep") ? "user_annotation" : "cpu_op"},
-                          {"name", op.name}, {"pid", kPid}, {"tid", kTid}, {"ts", op.ts}, {"dur", op.dur},
+        events.push_back({{"ph", "X"},
+                          {"cat", op.name.starts_with("ProfilerStep") ? "user_annotation" : "cpu_op"},
+                          {"name", op.name},
+                          {"pid", kPid},
+                          {"tid", kTid},
+                          {"ts", op.ts},
+                          {"dur", op.dur},
                           {"args", {{"External id", op.id}, {"Record function id", op.id}}}});
     for (const Runtime &c : calls) {
         nlohmann::json args = nlohmann::json::object();
         if (c.correlation >= 0)
             args["correlation"] = c.correlation;
-        events.push_back({{"ph", "X"}, {"cat", "cuda_runtime"}, {"name", c.name}, {"pid", kPid}, {"tid", kTid},
-                          {"ts", c.ts}, {"dur", c.dur}, {"args", args}});
+        events.push_back({{"ph", "X"},
+                          {"cat", "cuda_runtime"},
+                          {"name", c.name},
+                          {"pid", kPid},
+                          {"tid", kTid},
+                          {"ts", c.ts},
+                          {"dur", c.dur},
+                          {"args", args}});
     }
     for (const GpuOp &g : gpu)
-        events.push_back({{"ph", "X"}, {"cat", g.cat}, {"name", g.name}, {"pid", 0}, {"tid", g.stream}, {"ts", g.ts},
-                          {"dur", g.dur}, {"args", {{"correlation", g.correlation}, {"device", 0}, {"stream", g.stream}}}});
+        events.push_back({{"ph", "X"},
+                          {"cat", g.cat},
+                          {"name", g.name},
+                          {"pid", 0},
+                          {"tid", g.stream},
+                          {"ts", g.ts},
+                          {"dur", g.dur},
+                          {"args", {{"correlation", g.correlation}, {"device", 0}, {"stream", g.stream}}}});
     const nlohmann::json kineto = {{"schemaVersion", 1}, {"traceEvents", events}};
     std::ofstream(hostPath) << host.dump(1);
     std::ofstream(kinetoPath) << kineto.dump(1);
@@ -106,8 +129,8 @@ Linked link(const std::string &hostPath, const std::string &kinetoPath)
 
 struct Exported {
     ExportReport report;
-    std::map<std::string, std::uint64_t> durationOf;           // by node name
-    std::map<std::string, std::set<std::string>> depsOf;       // node name → names of its data deps
+    std::map<std::string, std::uint64_t> durationOf;     // by node name
+    std::map<std::string, std::set<std::string>> depsOf; // node name → names of its data deps
 };
 
 Exported exportAstra(Linked &l, const std::string &etPath, bool blockedAsDeps = true)
@@ -134,7 +157,10 @@ Exported exportAstra(Linked &l, const std::string &etPath, bool blockedAsDeps = 
 // [110,610) that waits for k1; c [710,800) continues. ProfilerStep#1 [0,810).
 void streamSyncPair(const std::string &host, const std::string &kineto)
 {
-    writePair({{10, "ProfilerStep#1", 2, 0, 810}, {11, "aten::a", 10, 10, 90}, {12, "aten::b", 10, 100, 600}, {13, "aten::c", 10, 710, 90}},
+    writePair({{10, "ProfilerStep#1", 2, 0, 810},
+               {11, "aten::a", 10, 10, 90},
+               {12, "aten::b", 10, 100, 600},
+               {13, "aten::c", 10, 710, 90}},
               {{"cudaLaunchKernel", 20, 10, 1}, {"cudaStreamSynchronize", 110, 500, -1}, {"cudaLaunchKernel", 720, 10, 2}},
               {{"k1", "kernel", 7, 50, 550, 1}, {"k2", "kernel", 7, 740, 20, 2}}, host, kineto);
 }
@@ -182,10 +208,18 @@ private slots:
     {
         QTemporaryDir dir;
         const std::string host = dir.filePath("h.json").toStdString(), kineto = dir.filePath("k.json").toStdString();
-        writePair({{10, "ProfilerStep#1", 2, 0, 900}, {11, "aten::a", 10, 10, 90}, {12, "aten::sync", 10, 100, 600}, {13, "aten::c", 10, 710, 90}},
-                  {{"cudaLaunchKernel", 20, 10, 1}, {"cudaLaunchKernel", 40, 10, 2}, {"cudaLaunchKernel", 60, 10, 3},
-                   {"cudaDeviceSynchronize", 110, 500, -1}, {"cudaLaunchKernel", 720, 10, 4}},
-                  {{"k1", "kernel", 7, 50, 100, 1}, {"k2", "kernel", 7, 160, 200, 2}, {"k3", "kernel", 8, 80, 520, 3},
+        writePair({{10, "ProfilerStep#1", 2, 0, 900},
+                   {11, "aten::a", 10, 10, 90},
+                   {12, "aten::sync", 10, 100, 600},
+                   {13, "aten::c", 10, 710, 90}},
+                  {{"cudaLaunchKernel", 20, 10, 1},
+                   {"cudaLaunchKernel", 40, 10, 2},
+                   {"cudaLaunchKernel", 60, 10, 3},
+                   {"cudaDeviceSynchronize", 110, 500, -1},
+                   {"cudaLaunchKernel", 720, 10, 4}},
+                  {{"k1", "kernel", 7, 50, 100, 1},
+                   {"k2", "kernel", 7, 160, 200, 2},
+                   {"k3", "kernel", 8, 80, 520, 3},
                    {"k4", "kernel", 7, 740, 20, 4}},
                   host, kineto);
         Linked l = link(host, kineto);
@@ -202,11 +236,17 @@ private slots:
         QTemporaryDir dir;
         const std::string host = dir.filePath("h.json").toStdString(), kineto = dir.filePath("k.json").toStdString();
         // k1 launched, event recorded, k2 launched after the record: the event sync waits for k1 only.
-        writePair({{10, "ProfilerStep#1", 2, 0, 900}, {11, "aten::a", 10, 10, 90}, {12, "aten::wait", 10, 100, 400}, {13, "aten::c", 10, 600, 90}},
-                  {{"cudaLaunchKernel", 20, 5, 1}, {"cudaEventRecord", 30, 5, 9}, {"cudaLaunchKernel", 40, 5, 2},
-                   {"cudaEventSynchronize", 110, 300, -1}, {"cudaLaunchKernel", 610, 10, 3}},
-                  {{"k1", "kernel", 7, 50, 350, 1}, {"k2", "kernel", 7, 400, 400, 2}, {"k3", "kernel", 7, 800, 20, 3}},
-                  host, kineto);
+        writePair({{10, "ProfilerStep#1", 2, 0, 900},
+                   {11, "aten::a", 10, 10, 90},
+                   {12, "aten::wait", 10, 100, 400},
+                   {13, "aten::c", 10, 600, 90}},
+                  {{"cudaLaunchKernel", 20, 5, 1},
+                   {"cudaEventRecord", 30, 5, 9},
+                   {"cudaLaunchKernel", 40, 5, 2},
+                   {"cudaEventSynchronize", 110, 300, -1},
+                   {"cudaLaunchKernel", 610, 10, 3}},
+                  {{"k1", "kernel", 7, 50, 350, 1}, {"k2", "kernel", 7, 400, 400, 2}, {"k3", "kernel", 7, 800, 20, 3}}, host,
+                  kineto);
         Linked l = link(host, kineto);
         QCOMPARE(l.awaited["cudaEventSynchronize"], std::set<std::string>({"k1"}));
         QCOMPARE(l.kind["cudaEventSynchronize"], BlockingKind::EventSync);
@@ -220,10 +260,17 @@ private slots:
         const std::string host = dir.filePath("h.json").toStdString(), kineto = dir.filePath("k.json").toStdString();
         // A synchronous cudaMemcpy, a device-to-pageable cudaMemcpyAsync (blocking) and a
         // device-to-pinned one (not blocking), then a cudaFree (an implicit device sync).
-        writePair({{10, "ProfilerStep#1", 2, 0, 1000}, {11, "aten::copy_", 10, 10, 190}, {12, "aten::item", 10, 200, 200},
-                   {13, "aten::to", 10, 400, 100}, {14, "aten::free", 10, 500, 200}, {15, "aten::c", 10, 800, 100}},
-                  {{"cudaMemcpy", 20, 170, 1}, {"cudaMemcpyAsync", 210, 180, 2}, {"cudaMemcpyAsync", 410, 20, 3},
-                   {"cudaLaunchKernel", 440, 10, 4}, {"cudaFree", 510, 180, -1}},
+        writePair({{10, "ProfilerStep#1", 2, 0, 1000},
+                   {11, "aten::copy_", 10, 10, 190},
+                   {12, "aten::item", 10, 200, 200},
+                   {13, "aten::to", 10, 400, 100},
+                   {14, "aten::free", 10, 500, 200},
+                   {15, "aten::c", 10, 800, 100}},
+                  {{"cudaMemcpy", 20, 170, 1},
+                   {"cudaMemcpyAsync", 210, 180, 2},
+                   {"cudaMemcpyAsync", 410, 20, 3},
+                   {"cudaLaunchKernel", 440, 10, 4},
+                   {"cudaFree", 510, 180, -1}},
                   {{"Memcpy HtoD (Pageable -> Device)", "gpu_memcpy", 7, 30, 150, 1},
                    {"Memcpy DtoH (Device -> Pageable)", "gpu_memcpy", 7, 220, 160, 2},
                    {"Memcpy DtoH (Device -> Pinned)", "gpu_memcpy", 7, 420, 10, 3},

@@ -121,7 +121,8 @@ void TestBookmarks::badBookmarksNameTheValue()
         return "(accepted)";
     };
     const std::string notArray = errorOf(R"({"ts_ns": 1})");
-    QVERIFY2(notArray.find("bad.linkscope.json") != std::string::npos && notArray.find("/bookmarks: expected an array") != std::string::npos,
+    QVERIFY2(notArray.find("bad.linkscope.json") != std::string::npos
+                 && notArray.find("/bookmarks: expected an array") != std::string::npos,
              notArray.c_str());
     const std::string noTime = errorOf(R"([{"ts_ns": 1, "name": "ok"}, {"name": "no time"}])");
     QVERIFY2(noTime.find("/bookmarks/1: missing \"ts_ns\"") != std::string::npos, noTime.c_str());

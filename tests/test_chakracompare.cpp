@@ -21,8 +21,8 @@
 
 #include <algorithm>
 #include <set>
-#include <tuple>
 #include <sstream>
+#include <tuple>
 
 using namespace linkscope::core;
 using namespace linkscope::test;
@@ -32,8 +32,7 @@ namespace {
 OpenedPair openSample()
 {
     PairRequest request;
-    request.files = {sourcePath("resources/samples/sample_host_et.json"),
-                     sourcePath("resources/samples/sample_kineto.json")};
+    request.files = {sourcePath("resources/samples/sample_host_et.json"), sourcePath("resources/samples/sample_kineto.json")};
     return openPair(request);
 }
 
@@ -50,10 +49,7 @@ LinkOptions externalIdOptions()
     return options;
 }
 
-std::size_t dropped(const RuleComparison &c, ChakraDropReason reason)
-{
-    return c.droppedBy[static_cast<std::size_t>(reason)];
-}
+std::size_t dropped(const RuleComparison &c, ChakraDropReason reason) { return c.droppedBy[static_cast<std::size_t>(reason)]; }
 
 } // namespace
 
@@ -192,13 +188,13 @@ void TestChakraCompare::updateAfterACorrectionEqualsAFullCompare()
     LinkEditor editor(working, d, pair.host.get());
     LinkSet before = working;
     ChakraComparison shown = first;
-    for (const LogEntry &entry : {LogEntry{"as Chakra", {editor.reparent(nccl, rpc)}},
-                                  LogEntry{"detach", {editor.detach(droppedOp)}},
-                                  LogEntry{"both back", {editor.restore(nccl), editor.restore(droppedOp)}}}) {
+    for (const LogEntry &entry :
+         {LogEntry{"as Chakra", {editor.reparent(nccl, rpc)}}, LogEntry{"detach", {editor.detach(droppedOp)}},
+          LogEntry{"both back", {editor.restore(nccl), editor.restore(droppedOp)}}}) {
         for (const EditOutcome &o : editor.apply(entry))
             QCOMPARE(o.status, EditStatus::Applied);
         const std::vector<GpuLinkIndex> changed = {std::min(working.gpuLinkOf[nccl], working.gpuLinkOf[droppedOp]),
-                                                    std::max(working.gpuLinkOf[nccl], working.gpuLinkOf[droppedOp])};
+                                                   std::max(working.gpuLinkOf[nccl], working.gpuLinkOf[droppedOp])};
         const ChakraComparison full = compareWithChakra(d, chakra, working);
         for (auto [was, theirs, expected] : {std::tuple{&shown.chakra10, chakra.chakra10.get(), &full.chakra10},
                                              std::tuple{&shown.pre185, chakra.pre185.get(), &full.pre185}}) {

@@ -2,9 +2,9 @@
 // (save → load → re-apply, stale edits, input mismatch, malformed files), parent diffs, SHA-256.
 
 #include "edit/correction.h"
-#include "testsupport.h"
 #include "edit/sha256.h"
 #include "edit/sidecar.h"
+#include "testsupport.h"
 
 #include <nlohmann/json.hpp>
 
@@ -28,9 +28,10 @@ struct Fixture {
     LinkSet links;
 
     // Event indices (file order).
-    static constexpr EventIndex RecordParamComms{0}, NcclAllGather{1}, LaunchNccl{2}, NcclKernel{3}, // docs/linking.md, thread 1331
-        GraphStep{4}, GraphLaunch{5}, GraphKernel0{6}, GraphKernel1{7}, GraphKernel2{8},              // CUDA graph, thread 1331
-        CopyOp{9}, CopyLaunch{10}, Memcpy{11},                                                         // thread 1400
+    static constexpr EventIndex RecordParamComms{0}, NcclAllGather{1}, LaunchNccl{2},
+        NcclKernel{3},                                                                   // docs/linking.md, thread 1331
+        GraphStep{4}, GraphLaunch{5}, GraphKernel0{6}, GraphKernel1{7}, GraphKernel2{8}, // CUDA graph, thread 1331
+        CopyOp{9}, CopyLaunch{10}, Memcpy{11},                                           // thread 1400
         PythonFrame{12}, OrphanKernel{13};
     static constexpr std::size_t EventCount = 14;
 
@@ -135,12 +136,9 @@ struct Fixture {
         link(OrphanKernel, kNone, kNone, ParentRule::None);
         links.gpuLinkOf = gpuLinkOf;
         links.edges = std::vector<Edge>{
-            {LaunchNccl, NcclKernel, EdgeKind::Launch},
-            {GraphLaunch, GraphKernel0, EdgeKind::Launch},
-            {GraphKernel1, GraphKernel0, EdgeKind::StreamOrder},
-            {NcclKernel, CopyOp, EdgeKind::Sync},
-            {GraphLaunch, GraphKernel1, EdgeKind::Launch},
-            {RecordParamComms, CopyOp, EdgeKind::InterThread},
+            {LaunchNccl, NcclKernel, EdgeKind::Launch},          {GraphLaunch, GraphKernel0, EdgeKind::Launch},
+            {GraphKernel1, GraphKernel0, EdgeKind::StreamOrder}, {NcclKernel, CopyOp, EdgeKind::Sync},
+            {GraphLaunch, GraphKernel1, EdgeKind::Launch},       {RecordParamComms, CopyOp, EdgeKind::InterThread},
             {Memcpy, GraphKernel2, EdgeKind::StreamOrder},
         };
         Finding nccl;
@@ -155,10 +153,7 @@ struct Fixture {
     }
 };
 
-EventIndex parentOf(const LinkSet &links, EventIndex gpuEvent)
-{
-    return links.gpuLinks[links.gpuLinkOf[gpuEvent]].parent;
-}
+EventIndex parentOf(const LinkSet &links, EventIndex gpuEvent) { return links.gpuLinks[links.gpuLinkOf[gpuEvent]].parent; }
 
 // Edges compared as a multiset: removal refills slots from the end, so order is not kept.
 std::vector<std::tuple<EventIndex, EventIndex, int>> edgeSet(const LinkSet &links)
@@ -176,8 +171,8 @@ bool sameLinks(const LinkSet &a, const LinkSet &b)
         return false;
     for (std::size_t i = 0; i < a.gpuLinks.size(); ++i) {
         const GpuLink &x = a.gpuLinks[i], &y = b.gpuLinks[i];
-        if (x.gpuEvent != y.gpuEvent || x.parent != y.parent || x.hostNode != y.hostNode || x.rule != y.rule ||
-            x.orphan != y.orphan || x.confidence != y.confidence)
+        if (x.gpuEvent != y.gpuEvent || x.parent != y.parent || x.hostNode != y.hostNode || x.rule != y.rule
+            || x.orphan != y.orphan || x.confidence != y.confidence)
             return false;
     }
     return edgeSet(a) == edgeSet(b);
@@ -232,9 +227,9 @@ void TestCorrections::sha256Vectors_data()
     QTest::newRow("abc") << QByteArray("abc") << "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
     QTest::newRow("448 bits") << QByteArray("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq")
                               << "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1";
-    QTest::newRow("896 bits")
-        << QByteArray("abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnopjklmnopqklmnopqrlmnopqrsmnopqrstnopqrstu")
-        << "cf5b16a778af8380036ce59e7b0492370b249b11e8f07a51afac45037afee9d1";
+    QTest::newRow("896 bits") << QByteArray(
+        "abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnopjklmnopqklmnopqrlmnopqrsmnopqrstnopqrstu")
+                              << "cf5b16a778af8380036ce59e7b0492370b249b11e8f07a51afac45037afee9d1";
     QTest::newRow("million a") << QByteArray(1'000'000, 'a')
                                << "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0";
 }
@@ -389,7 +384,8 @@ void TestCorrections::logPrefixEqualsUndo()
     log.entries.push_back({"reparent", {maker.reparent(Fixture::NcclKernel, Fixture::NcclAllGather)}});
     log.entries.push_back({"detach", {maker.detach(Fixture::GraphKernel0)}});
     log.entries.push_back({"add sync", {maker.addEdge(Fixture::GraphKernel2, Fixture::CopyOp, EdgeKind::Sync)}});
-    log.entries.push_back({"remove inter-thread", {maker.removeEdge(Fixture::RecordParamComms, Fixture::CopyOp, EdgeKind::InterThread)}});
+    log.entries.push_back(
+        {"remove inter-thread", {maker.removeEdge(Fixture::RecordParamComms, Fixture::CopyOp, EdgeKind::InterThread)}});
     log.entries.push_back({"restore", {maker.restore(Fixture::NcclKernel)}});
 
     for (std::size_t k = 0; k <= log.entries.size(); ++k) {
@@ -414,8 +410,11 @@ void TestCorrections::logPrefixEqualsUndo()
     QCOMPARE(all.links.gpuLinks[all.links.gpuLinkOf[Fixture::NcclKernel]].rule, ParentRule::ExternalId);
     QCOMPARE(all.links.gpuLinks[all.links.gpuLinkOf[Fixture::GraphKernel0]].orphan, OrphanReason::Detached);
     const auto edges = edgeSet(all.links);
-    QVERIFY(std::count(edges.begin(), edges.end(), std::make_tuple(Fixture::GraphKernel2, Fixture::CopyOp, int(EdgeKind::Sync))) == 1);
-    QVERIFY(std::count(edges.begin(), edges.end(), std::make_tuple(Fixture::RecordParamComms, Fixture::CopyOp, int(EdgeKind::InterThread))) == 0);
+    QVERIFY(std::count(edges.begin(), edges.end(), std::make_tuple(Fixture::GraphKernel2, Fixture::CopyOp, int(EdgeKind::Sync)))
+            == 1);
+    QVERIFY(std::count(edges.begin(), edges.end(),
+                       std::make_tuple(Fixture::RecordParamComms, Fixture::CopyOp, int(EdgeKind::InterThread)))
+            == 0);
     QCOMPARE(all.links.edges.size(), Fixture().links.edges.size());
 }
 
@@ -465,8 +464,7 @@ void TestCorrections::edgeEditsAndUndo()
     editor.apply({"rm it", {editor.removeEdge(Fixture::RecordParamComms, Fixture::CopyOp, EdgeKind::InterThread)}});
     editor.apply({"rm added", {editor.removeEdge(Fixture::Memcpy, Fixture::GraphStep, EdgeKind::Sync)}});
     QCOMPARE(fx.links.edges.size(), before.size() - 2);
-    while (editor.undoLast()) {
-    }
+    while (editor.undoLast()) { }
     // Undo puts every edge back in its original slot.
     QCOMPARE(fx.links.edges.size(), before.size());
     for (std::size_t i = 0; i < before.size(); ++i) {
@@ -482,13 +480,13 @@ void TestCorrections::rejectedEdits()
     LinkEditor editor(fx.links, fx.device, &fx.host);
     // Parent must be a CPU op; the subject must be a GPU op; launch/stream-order edges are the
     // linker's, not the user's.
-    const auto outcomes = editor.apply({"bad",
-                                        {editor.reparent(Fixture::NcclKernel, Fixture::LaunchNccl),
-                                         editor.reparent(Fixture::NcclKernel, Fixture::PythonFrame),
-                                         editor.reparent(Fixture::RecordParamComms, Fixture::NcclAllGather),
-                                         editor.addEdge(Fixture::LaunchNccl, Fixture::GraphKernel0, EdgeKind::Launch),
-                                         editor.addEdge(Fixture::NcclKernel, Fixture::CopyOp, EdgeKind::InterThread),
-                                         editor.addEdge(Fixture::CopyOp, Fixture::CopyOp, EdgeKind::InterThread)}});
+    const auto outcomes = editor.apply(
+        {"bad",
+         {editor.reparent(Fixture::NcclKernel, Fixture::LaunchNccl), editor.reparent(Fixture::NcclKernel, Fixture::PythonFrame),
+          editor.reparent(Fixture::RecordParamComms, Fixture::NcclAllGather),
+          editor.addEdge(Fixture::LaunchNccl, Fixture::GraphKernel0, EdgeKind::Launch),
+          editor.addEdge(Fixture::NcclKernel, Fixture::CopyOp, EdgeKind::InterThread),
+          editor.addEdge(Fixture::CopyOp, Fixture::CopyOp, EdgeKind::InterThread)}});
     QCOMPARE(outcomes.size(), std::size_t(6));
     for (const EditOutcome &o : outcomes) {
         QCOMPARE(o.status, EditStatus::Rejected);
@@ -583,7 +581,8 @@ void TestCorrections::sidecarRoundTrip()
     sidecar.log.entries.push_back({"edges",
                                    {maker.addEdge(Fixture::GraphKernel2, Fixture::PythonFrame, EdgeKind::Sync),
                                     maker.removeEdge(Fixture::RecordParamComms, Fixture::CopyOp, EdgeKind::InterThread)}});
-    sidecar.log.entries.push_back({"review", {maker.markReviewed(fx.links.findings[1], "ok"), maker.accept(Fixture::GraphKernel0)}});
+    sidecar.log.entries.push_back(
+        {"review", {maker.markReviewed(fx.links.findings[1], "ok"), maker.accept(Fixture::GraphKernel0)}});
     sidecar.log.entries.push_back({"host review", {[&] {
                                        Edit e;
                                        e.kind = EditKind::MarkReviewed;
@@ -596,7 +595,8 @@ void TestCorrections::sidecarRoundTrip()
     QVERIFY(path.size() > 15 && path.substr(path.size() - 15) == ".linkscope.json");
     saveSidecar(sidecar, path);
     // No temporary file is left behind.
-    QCOMPARE(std::distance(std::filesystem::directory_iterator(dir.path().toStdString()), std::filesystem::directory_iterator()), 1);
+    QCOMPARE(std::distance(std::filesystem::directory_iterator(dir.path().toStdString()), std::filesystem::directory_iterator()),
+             1);
 
     const Sidecar loaded = loadSidecar(path);
     QVERIFY(loaded.log == sidecar.log);
@@ -700,7 +700,8 @@ void TestCorrections::inputMismatchReportedAndFileUntouched()
     QVERIFY(check.problems[0].find("bytes") != std::string::npos);
     // A host trace the sidecar never saw.
     writeFile(devicePath, "{\"traceEvents\": []}");
-    check = checkInputs(loadSidecar(sidecarPath), fingerprintFile(devicePath), FileFingerprint{"host.json", 3, std::string(64, '0')});
+    check = checkInputs(loadSidecar(sidecarPath), fingerprintFile(devicePath),
+                        FileFingerprint{"host.json", 3, std::string(64, '0')});
     QVERIFY(!check.matches);
     QVERIFY(check.problems[0].find("without a host trace") != std::string::npos);
 
@@ -716,28 +717,41 @@ void TestCorrections::malformedSidecars_data()
     QTest::addColumn<qint64>("expectedOffset"); // -1: no offset (a semantic error names a JSON pointer)
     const QString device = R"("inputs": {"device": {"path": "t.json", "size": 1, "sha256": "%1"}})";
     const QString okDevice = device.arg(QString(64, QLatin1Char('a')));
-    const QString head = QStringLiteral(R"({"format": "linkscope-corrections", "version": 1, %1, "link_options": {"policy": "nesting"}, )").arg(okDevice);
+    const QString head = QStringLiteral(
+                             R"({"format": "linkscope-corrections", "version": 1, %1, "link_options": {"policy": "nesting"}, )")
+                             .arg(okDevice);
 
     // 41 bytes, cut inside a string: the error points at the end of the input.
-    QTest::newRow("truncated") << QStringLiteral(R"({"format": "linkscope-corrections", "vers)") << "malformed JSON" << qint64(41);
-    QTest::newRow("bad token") << QStringLiteral(R"({"format": "linkscope-corrections", "version": x})") << "malformed JSON" << qint64(47); // python3: s.index("x") == 47
-    QTest::newRow("not an object") << "[1, 2]" << "expected a JSON object" << qint64(-1);
-    QTest::newRow("another format") << R"({"format": "chrome-trace", "version": 1})" << "not a Linkscope corrections file" << qint64(-1);
-    QTest::newRow("newer version") << R"({"format": "linkscope-corrections", "version": 2})" << "newer Linkscope" << qint64(-1);
-    QTest::newRow("bad hash") << QStringLiteral(R"({"format": "linkscope-corrections", "version": 1, %1, "link_options": {"policy": "nesting"}, "entries": []})").arg(device.arg("xyz"))
-                              << "/inputs/device/sha256: expected 64 hexadecimal digits" << qint64(-1);
+    QTest::newRow("truncated") << QStringLiteral(R"({"format": "linkscope-corrections", "vers)") << "malformed JSON"
+                               << qint64(41);
+    QTest::newRow("bad token") << QStringLiteral(R"({"format": "linkscope-corrections", "version": x})") << "malformed JSON"
+                               << qint64(47); // python3: s.index("x") == 47
+    QTest::newRow("not an object") << "[1, 2]"
+                                   << "expected a JSON object" << qint64(-1);
+    QTest::newRow("another format") << R"({"format": "chrome-trace", "version": 1})"
+                                    << "not a Linkscope corrections file" << qint64(-1);
+    QTest::newRow("newer version") << R"({"format": "linkscope-corrections", "version": 2})"
+                                   << "newer Linkscope" << qint64(-1);
+    QTest::newRow("bad hash")
+        << QStringLiteral(
+               R"({"format": "linkscope-corrections", "version": 1, %1, "link_options": {"policy": "nesting"}, "entries": []})")
+               .arg(device.arg("xyz"))
+        << "/inputs/device/sha256: expected 64 hexadecimal digits" << qint64(-1);
     QTest::newRow("unknown policy") << QString(head).replace("\"nesting\"", "\"closest\"") + R"("entries": []})"
                                     << "/link_options/policy: unknown policy 'closest'" << qint64(-1);
-    QTest::newRow("unknown edit kind") << head + R"("entries": [{"label": "x", "edits": [{"kind": "teleport", "subject": {"kind": "trace"}}]}]})"
-                                       << "/entries/0/edits/0/kind: unknown edit kind 'teleport'" << qint64(-1);
+    QTest::newRow("unknown edit kind")
+        << head + R"("entries": [{"label": "x", "edits": [{"kind": "teleport", "subject": {"kind": "trace"}}]}]})"
+        << "/entries/0/edits/0/kind: unknown edit kind 'teleport'" << qint64(-1);
     QTest::newRow("subject without name")
         << head + R"("entries": [{"edits": [{"kind": "detach", "subject": {"kind": "gpu_op", "pid": 0, "correlation": 5}}]}]})"
         << "/entries/0/edits/0/subject: missing \"name\"" << qint64(-1);
     QTest::newRow("edge kind")
-        << head + R"("entries": [{"edits": [{"kind": "add_edge", "subject": {"kind": "trace"}, "target": {"kind": "trace"}, "edge": "magic"}]}]})"
+        << head
+               + R"("entries": [{"edits": [{"kind": "add_edge", "subject": {"kind": "trace"}, "target": {"kind": "trace"}, "edge": "magic"}]}]})"
         << "/entries/0/edits/0/edge: unknown edge kind 'magic'" << qint64(-1);
     QTest::newRow("pid type")
-        << head + R"("entries": [{"edits": [{"kind": "detach", "subject": {"kind": "gpu_op", "pid": 1.5, "correlation": 5, "name": "k"}}]}]})"
+        << head
+               + R"("entries": [{"edits": [{"kind": "detach", "subject": {"kind": "gpu_op", "pid": 1.5, "correlation": 5, "name": "k"}}]}]})"
         << "/entries/0/edits/0/subject/pid: expected an integer or a string" << qint64(-1);
 }
 
@@ -786,7 +800,8 @@ void TestCorrections::failedSaveKeepsPreviousFile()
     QVERIFY_THROWS_EXCEPTION(std::runtime_error, saveSidecar(sidecar, dir.filePath("missing/x.linkscope.json").toStdString()));
     // A read-only folder (unless running as root, which may write anyway): previous file intact.
     const std::string second = readFile(path);
-    std::filesystem::permissions(dir.path().toStdString(), std::filesystem::perms::owner_read | std::filesystem::perms::owner_exec);
+    std::filesystem::permissions(dir.path().toStdString(),
+                                 std::filesystem::perms::owner_read | std::filesystem::perms::owner_exec);
     bool threw = false;
     try {
         saveSidecar(Sidecar{}, path);
@@ -797,7 +812,8 @@ void TestCorrections::failedSaveKeepsPreviousFile()
     if (threw)
         QCOMPARE(readFile(path), second);
     QVERIFY(first != second);
-    QCOMPARE(std::distance(std::filesystem::directory_iterator(dir.path().toStdString()), std::filesystem::directory_iterator()), 1);
+    QCOMPARE(std::distance(std::filesystem::directory_iterator(dir.path().toStdString()), std::filesystem::directory_iterator()),
+             1);
 }
 
 void TestCorrections::diffOfParents()

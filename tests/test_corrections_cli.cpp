@@ -84,8 +84,8 @@ void TestCorrectionsCli::exportAppliesSidecar()
     const std::string etPlus = dir.filePath("cli.etplus.json").toStdString();
     const std::string perfetto = dir.filePath("cli.perfetto.json").toStdString();
     std::ostringstream out, err;
-    QCOMPARE(linkscope::cli::runExport({"--host", host, "--device", device, "--corrections", sidecarPath, "--et", et,
-                                        "--etplus", etPlus, "--perfetto", perfetto},
+    QCOMPARE(linkscope::cli::runExport({"--host", host, "--device", device, "--corrections", sidecarPath, "--et", et, "--etplus",
+                                        etPlus, "--perfetto", perfetto},
                                        out, err),
              0);
     QVERIFY2(err.str().find("1 applied, 0 unchanged, 0 stale, 0 rejected") != std::string::npos, err.str().c_str());
@@ -98,11 +98,13 @@ void TestCorrectionsCli::exportAppliesSidecar()
     QVERIFY(etPlusText.find("nccl:_all_gather_base") < etPlusText.find("ncclDevKernel"));
 
     // Other inputs (the device trace changed): refused, nothing written, the sidecar as it was.
-    { std::ofstream(device, std::ios::app) << "\n"; }
+    {
+        std::ofstream(device, std::ios::app) << "\n";
+    }
     const std::string refused = dir.filePath("refused.et").toStdString();
     std::ostringstream out2, err2;
-    QCOMPARE(linkscope::cli::runExport({"--host", host, "--device", device, "--corrections", sidecarPath, "--et", refused},
-                                       out2, err2),
+    QCOMPARE(linkscope::cli::runExport({"--host", host, "--device", device, "--corrections", sidecarPath, "--et", refused}, out2,
+                                       err2),
              1);
     QVERIFY2(err2.str().find("made from other inputs") != std::string::npos, err2.str().c_str());
     QVERIFY(err2.str().find("bytes") != std::string::npos); // the size difference is named
@@ -111,9 +113,9 @@ void TestCorrectionsCli::exportAppliesSidecar()
 
     // Forced: applied, with the mismatch as a warning.
     std::ostringstream out3, err3;
-    QCOMPARE(linkscope::cli::runExport({"--host", host, "--device", device, "--corrections", sidecarPath,
-                                        "--force-corrections", "--et", refused},
-                                       out3, err3),
+    QCOMPARE(linkscope::cli::runExport(
+                 {"--host", host, "--device", device, "--corrections", sidecarPath, "--force-corrections", "--et", refused}, out3,
+                 err3),
              0);
     QVERIFY(err3.str().find("warning: " + sidecarPath) != std::string::npos);
     QVERIFY(err3.str().find("1 applied") != std::string::npos);

@@ -65,9 +65,8 @@ void TestCorrectionsSeed::endToEnd()
     // docs/linking.md: Chakra HEAD (External-id match first) → record_param_comms, ET node 30.
     QCOMPARE(linkOf(links, seed.kernel).parent, seed.rpc);
     QCOMPARE(seed.h.host.nodes.at(linkOf(links, seed.kernel).hostNode.get()).id, std::int64_t(30));
-    const auto finding = std::find_if(links.findings.begin(), links.findings.end(), [](const Finding &f) {
-        return f.kind == FindingKind::NcclParentIsRecordParamComms;
-    });
+    const auto finding = std::find_if(links.findings.begin(), links.findings.end(),
+                                      [](const Finding &f) { return f.kind == FindingKind::NcclParentIsRecordParamComms; });
     QVERIFY(finding != links.findings.end());
     QCOMPARE(finding->event, seed.kernel);
     QCOMPARE(finding->suggestedParent, seed.nccl);

@@ -15,10 +15,10 @@
 #include <QElapsedTimer>
 #include <QTemporaryDir>
 
+#include <fcntl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <fcntl.h>
 #include <unistd.h>
 
 #include <fstream>
@@ -111,7 +111,7 @@ ProcessRun runLinkscope(const std::vector<std::string> &args, const std::string 
     }
     ProcessRun run;
     int status = 0;
-    struct rusage usage{};
+    struct rusage usage { };
     if (pid > 0 && ::wait4(pid, &status, 0, &usage) == pid && WIFEXITED(status)) {
         run.code = WEXITSTATUS(status);
         run.peakBytes = static_cast<std::uint64_t>(usage.ru_maxrss) * 1024;
@@ -204,13 +204,15 @@ private slots:
                   type == ChakraProtoMsg::COMP_NODE ? "COMP_NODE" : "COMM_COLL_NODE", static_cast<unsigned long long>(fileBytes),
                   static_cast<unsigned long long>(run.peakBytes >> 20), static_cast<unsigned long long>(base.peakBytes >> 20));
             QVERIFY2(run.code == 1, text.substr(0, 2000).c_str());
-            QVERIFY2(text.find("node 3: missing_dependency: ctrl_deps names 2, which is not in the file") != std::string::npos &&
-                         text.find("9999900 more missing_dependency finding(s) in this file") != std::string::npos &&
-                         text.find("10000000 error(s)") != std::string::npos,
+            QVERIFY2(text.find("node 3: missing_dependency: ctrl_deps names 2, which is not in the file") != std::string::npos
+                         && text.find("9999900 more missing_dependency finding(s) in this file") != std::string::npos
+                         && text.find("10000000 error(s)") != std::string::npos,
                      text.substr(text.size() > 2000 ? text.size() - 2000 : 0).c_str());
             if (!linkscope::test::kAddressSanitizer)
-                QVERIFY2(run.peakBytes < base.peakBytes + 2 * fileBytes,
-                         qPrintable(QString("peak %1 bytes, small file %2, file %3").arg(run.peakBytes).arg(base.peakBytes).arg(fileBytes)));
+                QVERIFY2(
+                    run.peakBytes < base.peakBytes + 2 * fileBytes,
+                    qPrintable(
+                        QString("peak %1 bytes, small file %2, file %3").arg(run.peakBytes).arg(base.peakBytes).arg(fileBytes)));
         }
     }
 
@@ -362,7 +364,8 @@ private slots:
         QCOMPARE(found[0].file, job.files[0]);
         QCOMPARE(found[0].node, std::int64_t(1));
         QVERIFY2(found[0].message.find("rank 0 issues all_reduce on comm groups 1 and 3, each smaller than the 4 ranks replayed "
-                                       "(3 other rank file(s) do the same)") == 0,
+                                       "(3 other rank file(s) do the same)")
+                     == 0,
                  found[0].message.c_str());
 
         // The second collective of another type, or on a group of every rank: each implementation is
@@ -442,10 +445,12 @@ private slots:
         }
         QCOMPARE(listed, kEtCheckListedPerRule);
         QVERIFY2(lines < 2 * kEtCheckListedPerRule, out.str().substr(0, 2000).c_str());
-        QVERIFY2(out.str().find(std::to_string(kMissing - kEtCheckListedPerRule) + " more missing_dependency finding(s) in this file") !=
-                     std::string::npos,
-                 out.str().substr(out.str().size() > 2000 ? out.str().size() - 2000 : 0).c_str());
-        QVERIFY2(out.str().find("failed: 2 file(s)") != std::string::npos && out.str().find(std::to_string(kMissing) + " error(s)") != std::string::npos,
+        QVERIFY2(
+            out.str().find(std::to_string(kMissing - kEtCheckListedPerRule) + " more missing_dependency finding(s) in this file")
+                != std::string::npos,
+            out.str().substr(out.str().size() > 2000 ? out.str().size() - 2000 : 0).c_str());
+        QVERIFY2(out.str().find("failed: 2 file(s)") != std::string::npos
+                     && out.str().find(std::to_string(kMissing) + " error(s)") != std::string::npos,
                  out.str().substr(out.str().size() > 500 ? out.str().size() - 500 : 0).c_str());
 
         // 300,000 nodes with one id: duplicate_id the same way; the JSON gives the count.
@@ -482,8 +487,9 @@ private slots:
         std::ofstream(deep, std::ios::binary) << std::string(1'000'000, '[');
         EtCheckResult r = checkEtFiles(files, deep);
         QVERIFY(!r.ok());
-        QVERIFY2(r.findings.front().rule == "comm_groups" && r.findings.front().message.find("nested more than 64 levels") != std::string::npos &&
-                     r.findings.front().message.find("byte 64") != std::string::npos,
+        QVERIFY2(r.findings.front().rule == "comm_groups"
+                     && r.findings.front().message.find("nested more than 64 levels") != std::string::npos
+                     && r.findings.front().message.find("byte 64") != std::string::npos,
                  r.toJson().dump(1).c_str());
         const std::string fifo = job.path("fifo.json");
         QCOMPARE(::mkfifo(fifo.c_str(), 0600), 0);

@@ -70,8 +70,8 @@ class TestEtFormat : public QObject {
 private slots:
     void everyAstrasimExampleRoundTripsByteForByte()
     {
-        const QStringList files =
-            filesUnder(QString::fromStdString(tracePath("astrasim_chakra_et_examples")), QStringLiteral("*.et"));
+        const QStringList files = filesUnder(QString::fromStdString(tracePath("astrasim_chakra_et_examples")),
+                                             QStringLiteral("*.et"));
         QCOMPARE(files.size(), 40); // 32 microbenchmarks + 8 custom all-reduce (SOURCE.md)
         for (const QString &file : files) {
             const std::string path = file.toStdString();
@@ -87,7 +87,8 @@ private slots:
 
     void microbenchmarkNodeHasItsCollective()
     {
-        const ChakraTrace allGather = readChakraEt(tracePath("astrasim_chakra_et_examples/microbenchmarks/all_gather/8npus_1MB/all_gather.0.et"));
+        const ChakraTrace allGather = readChakraEt(
+            tracePath("astrasim_chakra_et_examples/microbenchmarks/all_gather/8npus_1MB/all_gather.0.et"));
         QCOMPARE(allGather.metadata.version(), std::string("0.0.4"));
         QCOMPARE(allGather.nodes.size(), std::size_t(1));
         QCOMPARE(int(allGather.nodes[0].type()), int(ChakraProtoMsg::COMM_COLL_NODE));
@@ -103,7 +104,8 @@ private slots:
 
     void customAllReduceSummary()
     {
-        const ChakraTrace trace = readChakraEt(tracePath("astrasim_chakra_et_examples/custom_ring_allreduce_8npus_1MB/custom_allreduce.0.et"));
+        const ChakraTrace trace = readChakraEt(
+            tracePath("astrasim_chakra_et_examples/custom_ring_allreduce_8npus_1MB/custom_allreduce.0.et"));
         const nlohmann::json summary = summarizeEt(trace);
         QCOMPARE(summary["nodes"].get<int>(), 35);
         QCOMPARE(summary["node_types"]["COMM_SEND_NODE"].get<int>(), 14);
@@ -124,9 +126,9 @@ private slots:
         QVERIFY(dir.isValid());
         LINKSCOPE_REQUIRE_TRACES("chakra_repo_tests/feeder_tests_trace.tar.gz");
         QProcess tar;
-        tar.start(QStringLiteral("tar"), {QStringLiteral("-xzf"),
-                                          QString::fromStdString(tracePath("chakra_repo_tests/feeder_tests_trace.tar.gz")),
-                                          QStringLiteral("-C"), dir.path()});
+        tar.start(QStringLiteral("tar"),
+                  {QStringLiteral("-xzf"), QString::fromStdString(tracePath("chakra_repo_tests/feeder_tests_trace.tar.gz")),
+                   QStringLiteral("-C"), dir.path()});
         QVERIFY(tar.waitForFinished(60000));
         QCOMPARE(tar.exitCode(), 0);
         const std::string path = dir.filePath(QStringLiteral("tests/data/chakra.0.et")).toStdString();
@@ -169,8 +171,9 @@ private slots:
         LINKSCOPE_REQUIRE_TRACES("chakra_repo_tests/json_trace.tar.gz");
         QTemporaryDir dir;
         QProcess tar;
-        tar.start(QStringLiteral("tar"), {QStringLiteral("-xzf"), QString::fromStdString(tracePath("chakra_repo_tests/json_trace.tar.gz")),
-                                          QStringLiteral("-C"), dir.path()});
+        tar.start(QStringLiteral("tar"),
+                  {QStringLiteral("-xzf"), QString::fromStdString(tracePath("chakra_repo_tests/json_trace.tar.gz")),
+                   QStringLiteral("-C"), dir.path()});
         QVERIFY(tar.waitForFinished(60000));
         QCOMPARE(tar.exitCode(), 0);
         for (const char *name : {"jsonData/small_chakra.0.json", "jsonData/chakra.0.json"}) {
@@ -232,7 +235,8 @@ private slots:
         // A 300k-node chain would overflow a recursive DFS (as chakra_converter's does).
         nodes.clear();
         for (std::uint64_t i = 0; i < 300000; ++i)
-            nodes.push_back(makeNode(i, "op", i ? std::vector<std::uint64_t>{i - 1} : std::vector<std::uint64_t>{}, i ? std::vector<std::uint64_t>{i - 1} : std::vector<std::uint64_t>{}));
+            nodes.push_back(makeNode(i, "op", i ? std::vector<std::uint64_t>{i - 1} : std::vector<std::uint64_t>{},
+                                     i ? std::vector<std::uint64_t>{i - 1} : std::vector<std::uint64_t>{}));
         v = validateEt(nodes);
         QVERIFY(v.ok());
         nodes[0].add_data_deps(299999);

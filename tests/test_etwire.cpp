@@ -105,7 +105,8 @@ private slots:
                     break;
                 }
                 case 1: {
-                    const auto v = static_cast<std::int32_t>(pick({0, 7, static_cast<std::uint64_t>(-1), 0x80000000u, 0x7fffffffu}));
+                    const auto v = static_cast<std::int32_t>(
+                        pick({0, 7, static_cast<std::uint64_t>(-1), 0x80000000u, 0x7fffffffu}));
                     attr->set_int32_val(v);
                     wire.addInt32(attrName, v);
                     break;
@@ -136,7 +137,7 @@ private slots:
         for (const char *which : {"seed", "sample", "generated"})
             for (const EtTarget target : {EtTarget::Chakra, EtTarget::AstraSim})
                 QTest::newRow(qPrintable(QStringLiteral("%1, %2").arg(QLatin1String(which),
-                                                                       QString::fromStdString(std::string(etTargetName(target))))))
+                                                                      QString::fromStdString(std::string(etTargetName(target))))))
                     << QString::fromLatin1(which) << int(target);
     }
 

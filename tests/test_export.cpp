@@ -114,8 +114,9 @@ void compareWithGolden(const std::string &produced, const char *goldenName)
         writeFileAtomically(golden, readFile(produced));
         qWarning("updated %s", golden.c_str());
     }
-    QVERIFY2(readFile(produced) == readFile(golden),
-             qPrintable(QStringLiteral("%1 differs from %2").arg(QString::fromStdString(produced), QString::fromStdString(golden))));
+    QVERIFY2(
+        readFile(produced) == readFile(golden),
+        qPrintable(QStringLiteral("%1 differs from %2").arg(QString::fromStdString(produced), QString::fromStdString(golden))));
 }
 
 } // namespace
@@ -156,7 +157,8 @@ private slots:
         QCOMPARE(rpc["exclusive_dur"].get<double>(), 20.0);
         // The ET node whose parent (99) is absent hangs from its thread root, not from a minted id.
         const auto orphan = etPlusNode(etPlus, "aten::empty");
-        QCOMPARE(orphan["ctrl_deps"].get<int>(), etPlusNode(etPlus, "[pytorch|profiler|execution_trace|thread]")["id"].get<int>());
+        QCOMPARE(orphan["ctrl_deps"].get<int>(),
+                 etPlusNode(etPlus, "[pytorch|profiler|execution_trace|thread]")["id"].get<int>());
         // Every ctrl_deps names a node; every GPU node follows its parent's block.
         std::map<int, nlohmann::json> byId;
         for (const auto &n : etPlus["nodes"])
@@ -376,8 +378,8 @@ private slots:
         QVERIFY(fromFile.source && !fromFile.source->inMemoryText());
         const HostTrace inMemory = parseHostTrace(hostBytes, hostPath);
         QVERIFY(inMemory.source && inMemory.source->inMemoryText());
-        const DeviceTrace device = parseKinetoTrace(
-            readFile(linkscope::test::sourcePath("resources/samples/sample_kineto.json")), "sample_kineto.json");
+        const DeviceTrace device = parseKinetoTrace(readFile(linkscope::test::sourcePath("resources/samples/sample_kineto.json")),
+                                                    "sample_kineto.json");
         const LinkSet links = linkTraces(device, &fromFile, {});
         const std::string a = dir.filePath(QStringLiteral("a.json")).toStdString();
         const std::string b = dir.filePath(QStringLiteral("b.json")).toStdString();
@@ -417,7 +419,7 @@ private slots:
         };
         exportLinkedPair(pair.host, pair.device, pair.links, request);
         // graph, check, ET+, .et, Perfetto, then the final (5, 5).
-        const std::vector<std::string> expected = {"building the ET+ graph", "checking the Chakra graph", "writing ET+ JSON",
+        const std::vector<std::string> expected = {"building the ET+ graph", "checking the Chakra graph",  "writing ET+ JSON",
                                                    "writing the Chakra .et", "writing the Perfetto trace", "done"};
         QCOMPARE(stages, expected);
         for (std::size_t i = 0; i < steps.size(); ++i)
@@ -538,7 +540,8 @@ private slots:
         if (python.isEmpty())
             QSKIP("python3 not found: the cross-check needs it");
         const Pair pair = loadPair(tracePath("astrasim_megatron_tp8_8rank_pair/megatron_et_0.json.gz"),
-                                   tracePath("astrasim_megatron_tp8_8rank_pair/megatron_kineto_0.json.gz"), static_cast<Policy>(policy));
+                                   tracePath("astrasim_megatron_tp8_8rank_pair/megatron_kineto_0.json.gz"),
+                                   static_cast<Policy>(policy));
         QTemporaryDir dir;
         ExportRequest request;
         request.etPath = dir.filePath(QStringLiteral("m.et")).toStdString();
@@ -581,8 +584,8 @@ private slots:
         const std::string etPlus = dir.filePath(QStringLiteral("linked.json")).toStdString();
         const std::string et = dir.filePath(QStringLiteral("trace.et")).toStdString();
         std::ostringstream out, err;
-        QCOMPARE(linkscope::cli::runExport({"--host", host, "--device", device, "--policy", "external-id",
-                                            "--output-file", etPlus, "--et", et, "--gzip", "--report"},
+        QCOMPARE(linkscope::cli::runExport({"--host", host, "--device", device, "--policy", "external-id", "--output-file",
+                                            etPlus, "--et", et, "--gzip", "--report"},
                                            out, err),
                  0);
         QCOMPARE(static_cast<unsigned char>(readFile(et)[0]), static_cast<unsigned char>(0x1f));

@@ -28,7 +28,7 @@ struct Op {
 
 // One CPU thread (pid 7, tid 70) on rank 0 of 2; each op launches at most one kernel on stream 9.
 struct Launch {
-    int rf;            // the launching op
+    int rf; // the launching op
     const char *kernel;
     const char *extraArgs; // Kineto collective args on the kernel ("" for none)
 };
@@ -40,8 +40,9 @@ std::string hostJson(const std::vector<Op> &ops)
     out << R"({"id":1,"name":"[pytorch|profiler|execution_trace|process]","ctrl_deps":1,"inputs":{"values":[],"shapes":[],"types":[]},"outputs":{"values":[],"shapes":[],"types":[]},"attrs":[{"name":"rf_id","type":"uint64","value":0},{"name":"fw_parent","type":"uint64","value":0},{"name":"seq_id","type":"int64","value":-1},{"name":"scope","type":"uint64","value":7},{"name":"tid","type":"uint64","value":0},{"name":"fw_tid","type":"uint64","value":0},{"name":"op_schema","type":"string","value":""}]},)";
     out << R"({"id":2,"name":"[pytorch|profiler|execution_trace|thread]","ctrl_deps":1,"inputs":{"values":[],"shapes":[],"types":[]},"outputs":{"values":[],"shapes":[],"types":[]},"attrs":[{"name":"rf_id","type":"uint64","value":0},{"name":"fw_parent","type":"uint64","value":0},{"name":"seq_id","type":"int64","value":-1},{"name":"scope","type":"uint64","value":7},{"name":"tid","type":"uint64","value":1},{"name":"fw_tid","type":"uint64","value":0},{"name":"op_schema","type":"string","value":""}]})";
     for (const Op &op : ops)
-        out << R"(,{"id":)" << op.id << R"(,"name":")" << op.name << R"(","ctrl_deps":)" << op.parent << R"(,"inputs":)" << op.inputs
-            << R"(,"outputs":{"values":[],"shapes":[],"types":[]},"attrs":[{"name":"rf_id","type":"uint64","value":)" << op.rf
+        out << R"(,{"id":)" << op.id << R"(,"name":")" << op.name << R"(","ctrl_deps":)" << op.parent << R"(,"inputs":)"
+            << op.inputs << R"(,"outputs":{"values":[],"shapes":[],"types":[]},"attrs":[{"name":"rf_id","type":"uint64","value":)"
+            << op.rf
             << R"(},{"name":"fw_parent","type":"uint64","value":0},{"name":"seq_id","type":"int64","value":-1},{"name":"scope","type":"uint64","value":0},{"name":"tid","type":"uint64","value":1},{"name":"fw_tid","type":"uint64","value":0},{"name":"op_schema","type":"string","value":""}]})";
     out << "]}";
     return out.str();
@@ -54,7 +55,10 @@ std::string kinetoJson(const std::vector<Op> &ops, const std::vector<Launch> &la
     std::ostringstream out;
     out << R"({"schemaVersion":1,"distributedInfo":{"backend":"nccl","rank":0,"world_size":2},"traceEvents":[)";
     bool first = true;
-    auto sep = [&]() { out << (first ? "" : ","); first = false; };
+    auto sep = [&]() {
+        out << (first ? "" : ",");
+        first = false;
+    };
     // Top-level ops get 1000 µs slots; a child sits 10 µs inside its parent on each side.
     std::map<int, std::pair<int, int>> span; // id → (start, end)
     int slot = 0;
@@ -143,7 +147,8 @@ private slots:
         QTest::newRow("plain reduce kernel") << "ncclDevKernel_Reduce_Sum_f32_RING_LL" << int(CollectiveKind::Reduce);
         QTest::newRow("kineto name") << "allgather_into_tensor_coalesced" << int(CollectiveKind::AllGather);
         QTest::newRow("all_to_all") << "nccl:all_to_all" << int(CollectiveKind::AllToAll);
-        QTest::newRow("sendrecv kernel") << "ncclDevKernel_SendRecv(ncclDevComm*, unsigned long, ncclWork*)" << int(CollectiveKind::SendRecv);
+        QTest::newRow("sendrecv kernel") << "ncclDevKernel_SendRecv(ncclDevComm*, unsigned long, ncclWork*)"
+                                         << int(CollectiveKind::SendRecv);
         QTest::newRow("send") << "nccl:send" << int(CollectiveKind::Send);
         QTest::newRow("recv") << "recv" << int(CollectiveKind::Recv);
         QTest::newRow("broadcast") << "nccl:broadcast" << int(CollectiveKind::Broadcast);
@@ -212,8 +217,8 @@ private slots:
     {
         // nccl:coalesced with only sends → COMM_SEND; with sends and recvs → all-to-all (as NCCL does it).
         const std::vector<Op> ops = {{10, "nccl:coalesced", 2, 11, kHalf256}, {12, "nccl:send", 10, 13, kHalf256},
-                                     {14, "nccl:send", 10, 15, kHalf256},      {20, "nccl:coalesced", 2, 21, kHalf256},
-                                     {22, "nccl:send", 20, 23, kHalf256},      {24, "nccl:recv", 20, 25, kHalf256}};
+                                     {14, "nccl:send", 10, 15, kHalf256},     {20, "nccl:coalesced", 2, 21, kHalf256},
+                                     {22, "nccl:send", 20, 23, kHalf256},     {24, "nccl:recv", 20, 25, kHalf256}};
         // The kernels are launched by the groups themselves (after their members).
         const std::vector<Launch> launches = {{11, "ncclDevKernel_SendRecv(ncclDevComm*, unsigned long, ncclWork*)", ""},
                                               {21, "ncclDevKernel_SendRecv(ncclDevComm*, unsigned long, ncclWork*)", ""}};

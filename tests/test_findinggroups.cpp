@@ -81,9 +81,8 @@ private slots:
             sizes.push_back(g->members.size());
         std::sort(sizes.rbegin(), sizes.rend());
         QCOMPARE(sizes, (std::vector<std::size_t>{81, 40, 5, 3, 2}));
-        const auto biggest = std::max_element(policy.begin(), policy.end(), [](auto *a, auto *b) {
-            return a->members.size() < b->members.size();
-        });
+        const auto biggest = std::max_element(policy.begin(), policy.end(),
+                                              [](auto *a, auto *b) { return a->members.size() < b->members.size(); });
         QCOMPARE(describeCause((*biggest)->cause, (*biggest)->members.size(), device),
                  std::string("external-id and ev-idx pick a finished 'aten::empty_strided' for 81 GPU ops"));
     }
@@ -135,7 +134,8 @@ private slots:
         QCOMPARE(policy.size(), std::size_t(1));
         QCOMPARE(policy[0]->members.size(), std::size_t(2));
         const std::string title = describeCause(policy[0]->cause, 2, device);
-        QVERIFY2(title.find("'aten::empty'") != std::string::npos, (title + " / " + links.findings[policy[0]->members[0]].message).c_str());
+        QVERIFY2(title.find("'aten::empty'") != std::string::npos,
+                 (title + " / " + links.findings[policy[0]->members[0]].message).c_str());
         QVERIFY2(title.find("for 2 GPU ops") != std::string::npos, title.c_str());
     }
 
@@ -179,16 +179,18 @@ private slots:
         QVERIFY(it != links.findings.end());
         QCOMPARE(it->message, std::string("GPU op 'gemm' at 1006000 ns starts 4000 ns before its launch "
                                           "'cudaLaunchKernel' at 1010000 ns"));
-        const std::string retimed =
-            retimeMessage(it->message, 1000 * us, asMicros, [](Nanos d) { return "d" + std::to_string(d); });
+        const std::string retimed = retimeMessage(it->message, 1000 * us, asMicros,
+                                                  [](Nanos d) { return "d" + std::to_string(d); });
         QCOMPARE(retimed, std::string("GPU op 'gemm' at 6us starts d4000 before its launch 'cudaLaunchKernel' at 10us"));
 
         // Intervals, negative offsets; other numbers and words ending in "at" are left alone.
-        QCOMPARE(retimeMessage("the launch at 900 ns is outside its parent 'x' at 1000 ns (Ev Idx 4) [1000, 5000)", 1000,
-                               [](Nanos t) { return "t" + std::to_string(t); }, [](Nanos) { return std::string("?"); }),
+        QCOMPARE(retimeMessage(
+                     "the launch at 900 ns is outside its parent 'x' at 1000 ns (Ev Idx 4) [1000, 5000)", 1000,
+                     [](Nanos t) { return "t" + std::to_string(t); }, [](Nanos) { return std::string("?"); }),
                  std::string("the launch at t-100 is outside its parent 'x' at t0 (Ev Idx 4) [t0, t4000)"));
-        QCOMPARE(retimeMessage("correlation 12 ns; that 5 ns; at 7 µs; [1, 2]", 0, [](Nanos) { return std::string("T"); },
-                               [](Nanos) { return std::string("D"); }),
+        QCOMPARE(retimeMessage(
+                     "correlation 12 ns; that 5 ns; at 7 µs; [1, 2]", 0, [](Nanos) { return std::string("T"); },
+                     [](Nanos) { return std::string("D"); }),
                  std::string("correlation 12 ns; that 5 ns; at 7 µs; [1, 2]"));
     }
 };

@@ -19,8 +19,8 @@
 #include <cmath>
 #include <map>
 #include <set>
-#include <stdexcept>
 #include <sstream>
+#include <stdexcept>
 
 using namespace linkscope::gen;
 
@@ -29,10 +29,7 @@ namespace {
 // long double keeps the nanosecond digits of "4458676522690.655"-style timestamps (a double does not).
 using Json = nlohmann::basic_json<std::map, std::vector, std::string, bool, std::int64_t, std::uint64_t, long double>;
 
-std::int64_t toNs(const Json &micros)
-{
-    return static_cast<std::int64_t>(std::llround(micros.get<long double>() * 1000.0L));
-}
+std::int64_t toNs(const Json &micros) { return static_cast<std::int64_t>(std::llround(micros.get<long double>() * 1000.0L)); }
 
 struct Pair {
     std::string host;
@@ -233,7 +230,8 @@ private slots:
             // Its ET node: same rf_id, same name.
             const Json &node = *nodeById.at(parentRef.at("et_id").get<std::int64_t>());
             QCOMPARE(node.at("name").get<std::string>(), parentRef.at("name").get<std::string>());
-            QCOMPARE(attrsOf(node).at("rf_id").get<std::int64_t>(), parent.at("args").at("Record function id").get<std::int64_t>());
+            QCOMPARE(attrsOf(node).at("rf_id").get<std::int64_t>(),
+                     parent.at("args").at("Record function id").get<std::int64_t>());
             QCOMPARE(parentRef.at("rf_id").get<std::int64_t>(), parent.at("args").at("Record function id").get<std::int64_t>());
             // The GPU op starts after its launch.
             QVERIFY(t.at("ts_ns").get<std::int64_t>() > launchTs);
@@ -272,7 +270,8 @@ private slots:
             QCOMPARE(parent.at("cat").get<std::string>(), std::string("user_annotation"));
             QCOMPARE(byExternalId.at("name").get<std::string>(), std::string("record_param_comms"));
             QCOMPARE(parent.at("external_id").get<std::int64_t>(), byExternalId.at("external_id").get<std::int64_t>() + 1);
-            const Json &kernel = *kernelByCorrelationTs.at({t.at("correlation").get<std::int64_t>(), t.at("ts_ns").get<std::int64_t>()});
+            const Json &kernel = *kernelByCorrelationTs.at(
+                {t.at("correlation").get<std::int64_t>(), t.at("ts_ns").get<std::int64_t>()});
             QCOMPARE(kernel.at("args").at("External id").get<std::int64_t>(), byExternalId.at("external_id").get<std::int64_t>());
             QVERIFY(kernel.at("args").contains("Collective name"));
             // In the ET, nccl:* is a child of record_param_comms.
@@ -406,7 +405,8 @@ private slots:
         // 8 ranks, tp 2: rank 5 is in groups 0 (default_pg), 3 (tensor_parallel 4-5) and 6
         // (data_parallel 1,3,5,7). Each impossible fault is refused before anything is written,
         // naming the valid choice (issue 28, item 3); a possible one still writes its job.
-        const QString dir = QDir::temp().filePath(QStringLiteral("linkscope-test-faults-%1").arg(QCoreApplication::applicationPid()));
+        const QString dir = QDir::temp().filePath(
+            QStringLiteral("linkscope-test-faults-%1").arg(QCoreApplication::applicationPid()));
         QDir(dir).removeRecursively();
         auto refusal = [&](const std::string &spec) -> std::string {
             GeneratorOptions o;
@@ -436,7 +436,8 @@ private slots:
         const std::string noRank = refusal("skip:12:1:1");
         QVERIFY2(noRank.find("the job has ranks 0-7") != std::string::npos, noRank.c_str());
         const std::string pastTheEnd = refusal("skip:5:3:99");
-        QVERIFY2(pastTheEnd.find("rank 5 issues collectives 0-") != std::string::npos && pastTheEnd.find("in 1 step") != std::string::npos,
+        QVERIFY2(pastTheEnd.find("rank 5 issues collectives 0-") != std::string::npos
+                     && pastTheEnd.find("in 1 step") != std::string::npos,
                  pastTheEnd.c_str());
         const std::string noRecv = refusal("drop-recv:4:0:0");
         QVERIFY2(noRecv.find("posts no receive") != std::string::npos, noRecv.c_str());

@@ -28,10 +28,7 @@ namespace {
 // long double keeps the nanosecond digits of "4458676522690.655"-style timestamps (a double does not).
 using Json = nlohmann::basic_json<std::map, std::vector, std::string, bool, std::int64_t, std::uint64_t, long double>;
 
-std::int64_t toNs(const Json &micros)
-{
-    return static_cast<std::int64_t>(std::llround(micros.get<long double>() * 1000.0L));
-}
+std::int64_t toNs(const Json &micros) { return static_cast<std::int64_t>(std::llround(micros.get<long double>() * 1000.0L)); }
 
 struct Event {
     std::string name;
@@ -55,9 +52,9 @@ struct Event {
 };
 
 struct Trace {
-    std::vector<Event> cpu;     // cpu_op + user_annotation, in file order
-    std::vector<Event> runtime; // cuda_runtime + cuda_driver, in file order
-    std::vector<Event> gpu;     // kernel, gpu_memcpy, gpu_memset, in file order
+    std::vector<Event> cpu;                        // cpu_op + user_annotation, in file order
+    std::vector<Event> runtime;                    // cuda_runtime + cuda_driver, in file order
+    std::vector<Event> gpu;                        // kernel, gpu_memcpy, gpu_memset, in file order
     std::map<std::int64_t, std::int64_t> launchTs; // correlation → launch call start
     std::string host;
     std::string kineto;
@@ -335,7 +332,8 @@ private slots:
             if (!k.nccl() || k.ts > stepA.end())
                 continue;
             const Event &kb = *gb.at({k.correlation, k.name});
-            QVERIFY2(kb.ts - k.ts >= 5'000'000, qPrintable(QString("%1: %2 ns later").arg(QString::fromStdString(k.collective)).arg(kb.ts - k.ts)));
+            QVERIFY2(kb.ts - k.ts >= 5'000'000,
+                     qPrintable(QString("%1: %2 ns later").arg(QString::fromStdString(k.collective)).arg(kb.ts - k.ts)));
             QCOMPARE(kb.dur, k.dur);
             ++shared;
         }
@@ -409,8 +407,8 @@ private slots:
             const CollectiveArgs *c = device.collectiveOf(e.from);
             QVERIFY(c);
             const std::string_view waiter = device.name(to);
-            edges[std::string(device.strings.at(c->processGroupName)) + "/" + std::string(device.strings.at(c->collectiveName)) +
-                  (waiter.find("direct_copy") != std::string_view::npos ? " → copy" : " → kernel")]++;
+            edges[std::string(device.strings.at(c->processGroupName)) + "/" + std::string(device.strings.at(c->collectiveName))
+                  + (waiter.find("direct_copy") != std::string_view::npos ? " → copy" : " → kernel")]++;
         }
         // 4 layers: the first three tensor-parallel all-reduces are awaited by the next layer's GEMM,
         // the last one's wait comes after the send (the same stream, later) and names the send; the

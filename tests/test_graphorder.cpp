@@ -26,7 +26,8 @@ struct Csr {
     }
     bool waitsFor(std::uint32_t node, std::uint32_t dependency) const
     {
-        return std::find(list.begin() + begin[node], list.begin() + begin[node + 1], dependency) != list.begin() + begin[node + 1];
+        return std::find(list.begin() + begin[node], list.begin() + begin[node + 1], dependency)
+               != list.begin() + begin[node + 1];
     }
 };
 

@@ -41,7 +41,6 @@ void checkStructure(const HostTrace &t)
     QCOMPARE(t.roots.size() + withParent, t.nodes.size());
 }
 
-
 // A nested-layout host ET of `count` op nodes (about 300 bytes each, so a few hundred KiB: the reader
 // parses it in several windows) plus the process root, written last as the observer does. Node i has
 // id 2 + (i * 7919) % count (ids out of file order), name "op_<i % 5>", rf_id 100 + i, tid i % 3,
@@ -51,8 +50,8 @@ struct GeneratedEt {
     std::string text;
     struct Node {
         std::int64_t id;
-        std::size_t rawBegin, rawEnd;   // the node object
-        std::string values, attrs;      // as written
+        std::size_t rawBegin, rawEnd; // the node object
+        std::string values, attrs;    // as written
     };
     std::vector<Node> nodes;
 };
@@ -68,16 +67,20 @@ GeneratedEt generatedEt(int count)
         const std::string rf = i == 1000 ? R"({"value": 4242, "type": "uint64", "name": "rf_id"})"
                                          : R"({"name": "rf_id", "type": "uint64", "value": )" + std::to_string(100 + i) + "}";
         const std::string attrs = "[" + rf + R"(, {"name": "tid", "type": "uint64", "value": )" + std::to_string(i % 3)
-            + R"(}, {"name": "op_schema", "type": "string", "value": "s}, {x)" + std::to_string(i % 2) + "\"}]";
+                                  + R"(}, {"name": "op_schema", "type": "string", "value": "s}, {x)" + std::to_string(i % 2)
+                                  + "\"}]";
         const std::string name = i == 1500 ? R"("n\u0061me": "esc\u00e9")" : "\"name\": \"op_" + std::to_string(i % 5) + "\"";
         s += i == 0 ? "\n    " : ",\n    ";
         const std::size_t begin = s.size();
-        s += "{\n      \"id\": " + std::to_string(id) + ", " + name + ", \"ctrl_deps\": 1,\n      \"inputs\": {\"values\": " + values
-            + ", \"shapes\": [[128]], \"types\": [\"Tensor(float)\"]},\n      \"outputs\": {\"values\": [], \"shapes\": [], "
-              "\"types\": []},\n      \"attrs\": " + attrs + "\n    }";
+        s += "{\n      \"id\": " + std::to_string(id) + ", " + name
+             + ", \"ctrl_deps\": 1,\n      \"inputs\": {\"values\": " + values
+             + ", \"shapes\": [[128]], \"types\": [\"Tensor(float)\"]},\n      \"outputs\": {\"values\": [], \"shapes\": [], "
+               "\"types\": []},\n      \"attrs\": "
+             + attrs + "\n    }";
         et.nodes.push_back({id, begin, s.size(), values, attrs});
     }
-    s += ",\n    {\"id\": 1, \"name\": \"[pytorch|profiler|execution_trace|process]\", \"ctrl_deps\": -1}\n  ],\n  \"finish_ts\": 9\n}\n";
+    s += ",\n    {\"id\": 1, \"name\": \"[pytorch|profiler|execution_trace|process]\", \"ctrl_deps\": -1}\n  ],\n  "
+         "\"finish_ts\": 9\n}\n";
     return et;
 }
 
@@ -108,16 +111,16 @@ private slots:
         QTest::addColumn<int>("commNodes");
         QTest::addColumn<qint64>("maxId");
 
-        QTest::newRow("hta simple add 1.0.1") << "hta_simple_add_1gpu_pair/benchmark_simple_add_et.json.gz" << "1.0.1" << true
-                                              << qint64(563677) << 38 << 1 << 0 << qint64(58);
-        QTest::newRow("megatron 1.0.1") << "astrasim_megatron_tp8_8rank_pair/megatron_et_0.json.gz" << "1.0.1" << true
-                                        << qint64(2590092) << 5424 << 1 << 0 << qint64(8603);
+        QTest::newRow("hta simple add 1.0.1") << "hta_simple_add_1gpu_pair/benchmark_simple_add_et.json.gz"
+                                              << "1.0.1" << true << qint64(563677) << 38 << 1 << 0 << qint64(58);
+        QTest::newRow("megatron 1.0.1") << "astrasim_megatron_tp8_8rank_pair/megatron_et_0.json.gz"
+                                        << "1.0.1" << true << qint64(2590092) << 5424 << 1 << 0 << qint64(8603);
         QTest::newRow("resnet 1.0.2") << "astrasim_resnet_2rank_host_et_1.0.2/eg.rank_0.pt.trace.json.gz"
                                       << "1.0.2-chakra.0.0.4" << false << qint64(3974) << 4801 << 2 << 0 << qint64(8157);
-        QTest::newRow("resnet 1.1.0") << "param_host_et_only/resnet_2gpu_et_1.1.0.json.gz" << "1.1.0-chakra.0.0.4" << false
-                                      << qint64(2254958) << 14392 << 2 << 27 << qint64(16866);
-        QTest::newRow("pt2 1.1.1") << "param_host_et_only/pt2_et_1.1.1.json.gz" << "1.1.1-chakra.0.0.4" << false
-                                   << qint64(793657) << 20 << 1 << 0 << qint64(29);
+        QTest::newRow("resnet 1.1.0") << "param_host_et_only/resnet_2gpu_et_1.1.0.json.gz"
+                                      << "1.1.0-chakra.0.0.4" << false << qint64(2254958) << 14392 << 2 << 27 << qint64(16866);
+        QTest::newRow("pt2 1.1.1") << "param_host_et_only/pt2_et_1.1.1.json.gz"
+                                   << "1.1.1-chakra.0.0.4" << false << qint64(793657) << 20 << 1 << 0 << qint64(29);
     }
 
     void gzipFiles()
@@ -303,15 +306,17 @@ private slots:
         const GeneratedEt et = generatedEt(3000);
         struct Case {
             const char *what;
-            std::string from, to;   // first occurrence of `from` at or after node 2200 becomes `to`
-            std::size_t badByte;    // position of the offending byte within `to`
+            std::string from, to; // first occurrence of `from` at or after node 2200 becomes `to`
+            std::size_t badByte;  // position of the offending byte within `to`
             const char *message;
         };
         const std::vector<Case> cases = {
             {"missing comma in raw values", "[[2200,2201,", "[[2200 2201,", 7, "expected ',' or ']' in an array, found '2'"},
-            {"leading zero in raw shapes", "\"shapes\": [[128]]", "\"shapes\": [[0128]]", 13, "expected ',' or ']' in an array, found '1'"},
+            {"leading zero in raw shapes", "\"shapes\": [[128]]", "\"shapes\": [[0128]]", 13,
+             "expected ',' or ']' in an array, found '1'"},
             {"bad escape in a string", "\"s}, {x", "\"s}, {\\x", 6, "invalid escape sequence in string"},
-            {"missing comma between nodes", "\n    },\n    {", "\n    }\n    {", 11, "expected ',' or ']' after a node in \"nodes\""},
+            {"missing comma between nodes", "\n    },\n    {", "\n    }\n    {", 11,
+             "expected ',' or ']' after a node in \"nodes\""},
         };
         for (const Case &c : cases) {
             std::string text = et.text;
@@ -337,9 +342,13 @@ private slots:
         const std::size_t first = text.size();
         const int nodes = 4000;
         for (int i = 0; i < nodes; ++i) {
-            text += "{\"id\":" + std::to_string(i + 1) + ",\"name\":\"op\",\"ctrl_deps\":1,\"attrs\":[{\"name\": \"rf_id\", "
-                    "\"type\": \"uint64\", \"value\": " + std::to_string(i) + "}, {\"name\": \"tid\", \"type\": \"uint64\", "
-                    "\"value\": 1}],\"inputs\":{\"values\":[\"" + std::string(200 + i % 7, 'x') + "\"]}}";
+            text += "{\"id\":" + std::to_string(i + 1)
+                    + ",\"name\":\"op\",\"ctrl_deps\":1,\"attrs\":[{\"name\": \"rf_id\", "
+                      "\"type\": \"uint64\", \"value\": "
+                    + std::to_string(i)
+                    + "}, {\"name\": \"tid\", \"type\": \"uint64\", "
+                      "\"value\": 1}],\"inputs\":{\"values\":[\""
+                    + std::string(200 + i % 7, 'x') + "\"]}}";
             text += i + 1 < nodes ? ",\n" : "\n";
         }
         text += "], \"finish_ts\": 9}\n";

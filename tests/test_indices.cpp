@@ -15,7 +15,10 @@
 using namespace linkscope::core;
 
 template <typename Vector, typename Index>
-constexpr bool indexableBy = requires(const Vector &v, Index i) { v[i]; };
+constexpr bool indexableBy = requires(const Vector &v, Index i)
+{
+    v[i];
+};
 
 class TestIndices : public QObject {
     Q_OBJECT
@@ -66,8 +69,8 @@ private slots:
         const EventRef a{RankId(0), EventIndex(42)};
         const EventRef b{RankId(1), EventIndex(42)};
         const EventRef c{RankId(1), EventIndex(7)};
-        QVERIFY(a != b); // the same event index in two ranks is two events
-        QVERIFY(a < b && c < b);  // rank first, then index
+        QVERIFY(a != b);         // the same event index in two ranks is two events
+        QVERIFY(a < b && c < b); // rank first, then index
         QVERIFY(a < c);
         std::unordered_set<EventRef> refs{a, b, c, b};
         QCOMPARE(refs.size(), std::size_t(3));

@@ -47,7 +47,8 @@ std::string firstDifference(const std::string &produced, const std::string &expe
         if (!moreA && !moreB)
             return "no difference";
         if (la != lb || moreA != moreB)
-            return "line " + std::to_string(line) + ": got \"" + (moreA ? la : "(end)") + "\", golden \"" + (moreB ? lb : "(end)") + "\"";
+            return "line " + std::to_string(line) + ": got \"" + (moreA ? la : "(end)") + "\", golden \"" + (moreB ? lb : "(end)")
+                   + "\"";
     }
 }
 
@@ -99,9 +100,10 @@ private slots:
     void textAndErrors()
     {
         std::ostringstream out, err;
-        const int rc = linkscope::cli::runInspect({tracePath("param_host_et_only/pt2_et_1.1.1.json.gz"), "/nonexistent/x.json",
-                                                   tracePath("astrasim_chakra_et_examples/microbenchmarks/all_gather/8npus_1MB/all_gather.0.et")},
-                                                  out, err);
+        const int rc = linkscope::cli::runInspect(
+            {tracePath("param_host_et_only/pt2_et_1.1.1.json.gz"), "/nonexistent/x.json",
+             tracePath("astrasim_chakra_et_examples/microbenchmarks/all_gather/8npus_1MB/all_gather.0.et")},
+            out, err);
         QCOMPARE(rc, 1); // one file could not be read; the others are still reported
         const std::string text = out.str();
         QVERIFY(text.find("schema: 1.1.1-chakra.0.0.4, layout nested") != std::string::npos);

@@ -3,16 +3,16 @@
 // and the job report, sharded runs merged from their summaries, and the real 8-rank traces.
 
 #include "base/parallel.h"
+#include "clitestsupport.h"
 #include "commands/commands.h"
 #include "edit/correction.h"
 #include "edit/sidecar.h"
 #include "gen/tracegenerator.h"
 #include "io/tracereader.h"
-#include "link/linker.h"
 #include "job/discovery.h"
 #include "job/jobrun.h"
 #include "jobmodel/processgroups.h"
-#include "clitestsupport.h"
+#include "link/linker.h"
 
 #include <limits>
 #include <nlohmann/json.hpp>
@@ -32,7 +32,8 @@ using namespace linkscope::core::job;
 namespace fs = std::filesystem;
 
 // nlohmann::json against a value (QCOMPARE cannot print a json).
-#define JSON_EQ(a, b) QVERIFY2(nlohmann::json(a) == nlohmann::json(b), (nlohmann::json(a).dump() + " vs " + nlohmann::json(b).dump()).c_str())
+#define JSON_EQ(a, b)                                                                                                            \
+    QVERIFY2(nlohmann::json(a) == nlohmann::json(b), (nlohmann::json(a).dump() + " vs " + nlohmann::json(b).dump()).c_str())
 
 namespace {
 
@@ -81,7 +82,8 @@ private slots:
         QCOMPARE(rankFromFileName("trace_rank-5.json"), std::optional<std::int64_t>(5));
         QCOMPARE(rankFromFileName("rank3.json"), std::optional<std::int64_t>(3));
         // A number no int64 holds is the largest (refused as a rank), not an exception.
-        QCOMPARE(rankFromFileName("rank-99999999999999999999.log"), std::optional<std::int64_t>(std::numeric_limits<std::int64_t>::max()));
+        QCOMPARE(rankFromFileName("rank-99999999999999999999.log"),
+                 std::optional<std::int64_t>(std::numeric_limits<std::int64_t>::max()));
         QCOMPARE(rankFromFileName("worker_000000000000000000000007.txt"), std::optional<std::int64_t>(7));
         QCOMPARE(rankFromFileName("megatron_et_0.json.gz"), std::optional<std::int64_t>(0));
         QCOMPARE(rankFromFileName("worker2_step_12.1694128201554.pt.trace.json"), std::optional<std::int64_t>(2));
@@ -133,8 +135,8 @@ private slots:
         QCOMPARE(report["process_groups"].size(), std::size_t(7));
         JSON_EQ(report["process_groups"][0]["name"], "0");
         JSON_EQ(report["process_groups"][0]["id"], 0);
-        JSON_EQ(report["process_groups"][0]["collectives"], 1);   // one all-gather (step 0)
-        JSON_EQ(report["process_groups"][1]["collectives"], 6);   // 3 layers × 2 steps, tensor parallel
+        JSON_EQ(report["process_groups"][0]["collectives"], 1); // one all-gather (step 0)
+        JSON_EQ(report["process_groups"][1]["collectives"], 6); // 3 layers × 2 steps, tensor parallel
         QCOMPARE(report["stragglers"].size(), std::size_t(8));
         JSON_EQ(report["clocks"]["reference_rank"], 0);
         QVERIFY(r.out.find("cross-rank findings: none") != std::string::npos);
@@ -219,10 +221,18 @@ private slots:
         QTest::addColumn<QString>("group");
         QTest::addColumn<int>("index");
         QTest::addColumn<int>("rank");
-        QTest::newRow("skipped") << "skip:6:5:1" << "missing_collective" << "5" << 1 << 6;
-        QTest::newRow("resized") << "resize:1:6:2" << "collective_mismatch" << "6" << 2 << 1;
-        QTest::newRow("swapped") << "swap:0:5:2" << "collectives_swapped" << "5" << 2 << 0;
-        QTest::newRow("unpaired send") << "drop-recv:7:0:0" << "unpaired_send" << "0" << 0 << 6;
+        QTest::newRow("skipped") << "skip:6:5:1"
+                                 << "missing_collective"
+                                 << "5" << 1 << 6;
+        QTest::newRow("resized") << "resize:1:6:2"
+                                 << "collective_mismatch"
+                                 << "6" << 2 << 1;
+        QTest::newRow("swapped") << "swap:0:5:2"
+                                 << "collectives_swapped"
+                                 << "5" << 2 << 0;
+        QTest::newRow("unpaired send") << "drop-recv:7:0:0"
+                                       << "unpaired_send"
+                                       << "0" << 0 << 6;
     }
 
     void faultsThroughTheCommand()
@@ -328,7 +338,8 @@ private slots:
         core::LinkSet links = core::linkTraces(deviceTrace, &hostTrace);
         auto named = [&](std::string_view prefix, core::EventCategory category) {
             for (core::EventIndex i{0}; i.in(deviceTrace.events.size()); ++i)
-                if (deviceTrace.event(i).category == category && deviceTrace.name(deviceTrace.event(i)).substr(0, prefix.size()) == prefix)
+                if (deviceTrace.event(i).category == category
+                    && deviceTrace.name(deviceTrace.event(i)).substr(0, prefix.size()) == prefix)
                     return i;
             return core::EventIndex(core::kNone);
         };
@@ -356,7 +367,10 @@ private slots:
         // The same .et as `linkscope export --corrections`.
         std::ostringstream o, e;
         const std::string et = dir.path().toStdString() + "/export.et";
-        QCOMPARE(cli::runExport({"--host", host, "--device", device, "--corrections", sidecarPath, "--target", "astra-sim", "--et", et}, o, e), 0);
+        QCOMPARE(
+            cli::runExport(
+                {"--host", host, "--device", device, "--corrections", sidecarPath, "--target", "astra-sim", "--et", et}, o, e),
+            0);
         QVERIFY(test::readFile(out + "/trace.0.et") == test::readFile(et));
         // Without the correction the job's .et differs.
         fs::remove(sidecarPath);

@@ -4,16 +4,16 @@
 // D3 (world sizes and ranks in headers, names and summaries), D6 (collective alignment), D11 (nesting
 // of summaries), the summaries' value ranges, and the gzip limit against the machine.
 
+#include "clitestsupport.h"
 #include "commands/commands.h"
 #include "gen/tracegenerator.h"
 #include "io/boundedjson.h"
 #include "io/inputtext.h"
-#include "jobmodel/crossrank.h"
 #include "job/discovery.h"
 #include "job/jobrun.h"
-#include "jobmodel/rankrange.h"
 #include "job/ranksummary.h"
-#include "clitestsupport.h"
+#include "jobmodel/crossrank.h"
+#include "jobmodel/rankrange.h"
 
 #include <nlohmann/json.hpp>
 
@@ -143,8 +143,9 @@ private slots:
         bool named = false;
         for (const auto &f : report["findings"])
             if (f["kind"] == "implausible_world_size") {
-                named = f["ranks"] == nlohmann::json({2}) && f["message"].get<std::string>().find("kineto_2.json") != std::string::npos &&
-                        f["message"].get<std::string>().find("1000000000000") != std::string::npos;
+                named = f["ranks"] == nlohmann::json({2})
+                        && f["message"].get<std::string>().find("kineto_2.json") != std::string::npos
+                        && f["message"].get<std::string>().find("1000000000000") != std::string::npos;
             }
         QVERIFY2(named, report["findings"].dump(1).c_str());
         // A shard of it.
@@ -271,11 +272,20 @@ private slots:
         const std::string path = dir.filePath("trace.0.summary.json").toStdString();
         writeText(path, summaryWith("gpu_ops", "3"));
         QCOMPARE(readRankSummary(path).gpuOps, std::size_t(3));
-        const std::vector<std::pair<std::string, std::string>> bad = {
-            {"rank", "18446744073709551615"}, {"rank", "1e19"}, {"rank", "-1"}, {"rank", "1000000"}, {"rank", "\"3\""},
-            {"world_size", "1e19"}, {"world_size", "18446744073709551615"}, {"gpu_ops", "-4"}, {"linked", "1.5"},
-            {"calls/elements", "1e19"}, {"calls/bytes", "18446744073709551615"}, {"calls/launch_ns", "9.3e18"},
-            {"calls/peer", "-7"}, {"calls/pg", "5"}};
+        const std::vector<std::pair<std::string, std::string>> bad = {{"rank", "18446744073709551615"},
+                                                                      {"rank", "1e19"},
+                                                                      {"rank", "-1"},
+                                                                      {"rank", "1000000"},
+                                                                      {"rank", "\"3\""},
+                                                                      {"world_size", "1e19"},
+                                                                      {"world_size", "18446744073709551615"},
+                                                                      {"gpu_ops", "-4"},
+                                                                      {"linked", "1.5"},
+                                                                      {"calls/elements", "1e19"},
+                                                                      {"calls/bytes", "18446744073709551615"},
+                                                                      {"calls/launch_ns", "9.3e18"},
+                                                                      {"calls/peer", "-7"},
+                                                                      {"calls/pg", "5"}};
         for (const auto &[field, value] : bad) {
             writeText(path, summaryWith(field, value));
             bool refused = false;
@@ -361,8 +371,8 @@ private slots:
         QCOMPARE(r.findings.size(), std::size_t(1));
         QCOMPARE(r.findings[0].kind, std::string("collectives_diverge"));
         QCOMPARE(r.findings[0].index, std::int64_t(5));
-        QVERIFY2(r.findings[0].message.find("2000 call(s) where the others issued 29995") != std::string::npos ||
-                     r.findings[0].message.find("29995 call(s) where the others issued 2000") != std::string::npos,
+        QVERIFY2(r.findings[0].message.find("2000 call(s) where the others issued 29995") != std::string::npos
+                     || r.findings[0].message.find("29995 call(s) where the others issued 2000") != std::string::npos,
                  r.findings[0].message.c_str());
 
         // 20,000 sends, no receive.
@@ -399,8 +409,10 @@ private slots:
         QCOMPARE(m.bytes, std::uint64_t(2) << 30);
         const std::string text = gzipLimitMessage(std::uint64_t(200) << 20, m);
         QVERIFY2(text.find("half of the memory available (MemAvailable 4096 MiB)") != std::string::npos, text.c_str());
-        QVERIFY2(gzipLimitMessage(bomb, l).find("the limit for its size (100 times the compressed size, at least 64 MiB), which looks like a "
-                                                "decompression bomb") != std::string::npos,
+        QVERIFY2(gzipLimitMessage(bomb, l).find(
+                     "the limit for its size (100 times the compressed size, at least 64 MiB), which looks like a "
+                     "decompression bomb")
+                     != std::string::npos,
                  gzipLimitMessage(bomb, l).c_str());
         QVERIFY(availableMemoryBytes() > 0);
         // Unknown memory: the ratio alone.

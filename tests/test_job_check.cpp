@@ -5,10 +5,10 @@
 
 #include "gen/tracegenerator.h"
 #include "io/tracereader.h"
-#include "jobmodel/crossrank.h"
-#include "jobmodel/processgroups.h"
 #include "job/rankcalls.h"
 #include "job/timing.h"
+#include "jobmodel/crossrank.h"
+#include "jobmodel/processgroups.h"
 #include "link/linker.h"
 
 #include <QTest>
@@ -102,8 +102,8 @@ private slots:
 
     void commGroupFileOrdersIdsNumerically()
     {
-        std::vector<ProcessGroup> groups = {{"10", "", {1, 3}, 2}, {"2", "", {0, 1}, 2}, {"0", "default_pg", {0, 1, 2, 3}, 4},
-                                            {"9", "", {}, 2}};
+        std::vector<ProcessGroup> groups = {
+            {"10", "", {1, 3}, 2}, {"2", "", {0, 1}, 2}, {"0", "default_pg", {0, 1, 2, 3}, 4}, {"9", "", {}, 2}};
         QCOMPARE(QString::fromStdString(commGroupJson(groups).dump()),
                  QStringLiteral(R"({"2":[0,1],"10":[1,3]})")); // id 0 (every rank) is not written
         QCOMPARE(defaultGroupName(groups), std::string("0"));
@@ -147,9 +147,9 @@ private slots:
             QVERIFY(c.launchNs != kUnknownTime && c.endNs > c.launchNs);
         }
         QCOMPARE(recvs, 2);
-        QCOMPARE(perGroup["2"], 8);  // 4 layers × 2 steps of tensor-parallel all-reduce
-        QCOMPARE(perGroup["6"], 4);  // 2 buckets × 2 steps
-        QCOMPARE(perGroup["0"], 3);  // one all-gather (step 0) + 2 receives
+        QCOMPARE(perGroup["2"], 8); // 4 layers × 2 steps of tensor-parallel all-reduce
+        QCOMPARE(perGroup["6"], 4); // 2 buckets × 2 steps
+        QCOMPARE(perGroup["0"], 3); // one all-gather (step 0) + 2 receives
 
         const auto job = mergeJobGroups({{0, ranks[0].groups}, {3, r3.groups}});
         QCOMPARE(job.size(), std::size_t(5)); // 0, 1, 2, 5, 6
@@ -179,13 +179,27 @@ private slots:
         QTest::addColumn<QString>("group");
         QTest::addColumn<int>("index");
         QTest::addColumn<QList<int>>("ranks");
-        QTest::newRow("skip on data-parallel") << "skip:4:5:2" << "missing_collective" << "5" << 2 << QList<int>{4};
-        QTest::newRow("skip on default") << "skip:5:0:1" << "missing_collective" << "0" << 1 << QList<int>{5};
-        QTest::newRow("skip in a pair") << "skip:1:1:3" << "missing_collective" << "1" << 3 << QList<int>{1};
-        QTest::newRow("resized") << "resize:6:5:1" << "collective_mismatch" << "5" << 1 << QList<int>{6};
-        QTest::newRow("swapped") << "swap:2:5:0" << "collectives_swapped" << "5" << 0 << QList<int>{2};
-        QTest::newRow("swapped late") << "swap:7:6:4" << "collectives_swapped" << "6" << 4 << QList<int>{7};
-        QTest::newRow("unpaired send") << "drop-recv:3:0:1" << "unpaired_send" << "0" << 1 << QList<int>{2};
+        QTest::newRow("skip on data-parallel") << "skip:4:5:2"
+                                               << "missing_collective"
+                                               << "5" << 2 << QList<int>{4};
+        QTest::newRow("skip on default") << "skip:5:0:1"
+                                         << "missing_collective"
+                                         << "0" << 1 << QList<int>{5};
+        QTest::newRow("skip in a pair") << "skip:1:1:3"
+                                        << "missing_collective"
+                                        << "1" << 3 << QList<int>{1};
+        QTest::newRow("resized") << "resize:6:5:1"
+                                 << "collective_mismatch"
+                                 << "5" << 1 << QList<int>{6};
+        QTest::newRow("swapped") << "swap:2:5:0"
+                                 << "collectives_swapped"
+                                 << "5" << 0 << QList<int>{2};
+        QTest::newRow("swapped late") << "swap:7:6:4"
+                                      << "collectives_swapped"
+                                      << "6" << 4 << QList<int>{7};
+        QTest::newRow("unpaired send") << "drop-recv:3:0:1"
+                                       << "unpaired_send"
+                                       << "0" << 1 << QList<int>{2};
     }
 
     void injectedFaultIsReportedOnce()
@@ -257,7 +271,8 @@ private slots:
 
     void ranksThatDeviateAlikeShareOneFinding()
     {
-        std::vector<CollectiveCall> base = {call(CallKind::AllReduce, 1), call(CallKind::AllReduce, 2), call(CallKind::AllReduce, 3)};
+        std::vector<CollectiveCall> base = {call(CallKind::AllReduce, 1), call(CallKind::AllReduce, 2),
+                                            call(CallKind::AllReduce, 3)};
         auto skipped = base;
         skipped.erase(skipped.begin() + 1);
         CheckInput in;
@@ -287,8 +302,10 @@ private slots:
         CheckInput in;
         // rank 0 sends 3 messages to rank 1; rank 1 receives the first two swapped, and the third
         // with the wrong size; rank 2 receives from rank 0 what rank 0 never sent.
-        in.ranks.push_back({0, {call(CallKind::Send, 10, "0", 1), call(CallKind::Send, 20, "0", 1), call(CallKind::Send, 30, "0", 1)}});
-        in.ranks.push_back({1, {call(CallKind::Recv, 20, "0", 0), call(CallKind::Recv, 10, "0", 0), call(CallKind::Recv, 31, "0", 0)}});
+        in.ranks.push_back(
+            {0, {call(CallKind::Send, 10, "0", 1), call(CallKind::Send, 20, "0", 1), call(CallKind::Send, 30, "0", 1)}});
+        in.ranks.push_back(
+            {1, {call(CallKind::Recv, 20, "0", 0), call(CallKind::Recv, 10, "0", 0), call(CallKind::Recv, 31, "0", 0)}});
         in.ranks.push_back({2, {call(CallKind::Recv, 5, "0", 0)}});
         const CheckResult r = checkCollectives(in);
         QVERIFY2(r.findings.size() == 3, describe(r.findings).c_str());
@@ -328,7 +345,8 @@ private slots:
         QCOMPARE(callKindFromName("reduce_scatter"), std::optional<CallKind>(CallKind::ReduceScatter));
         QCOMPARE(canonicalDtype("Float"), std::string("float32"));
         QCOMPARE(canonicalDtype("c10::BFloat16"), std::string("bfloat16"));
-        QCOMPARE(dtypeFromKernelName("ncclDevKernel_AllReduce_Sum_f16_RING_LL(ncclDevKernelArgsStorage<4096ul>)"), std::string("float16"));
+        QCOMPARE(dtypeFromKernelName("ncclDevKernel_AllReduce_Sum_f16_RING_LL(ncclDevKernelArgsStorage<4096ul>)"),
+                 std::string("float16"));
         QCOMPARE(dtypeFromKernelName("ncclKernel_AllReduce_RING_LL_Sum_float(ncclWorkElem)"), std::string("float32"));
         QCOMPARE(dtypeFromKernelName("ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclWorkElem)"), std::string("int8"));
         QCOMPARE(dtypeFromKernelName("ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<4096ul>)"), std::string());

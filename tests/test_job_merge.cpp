@@ -3,13 +3,13 @@
 // unreported, each shard's .et checked where it is, one file per rank, summaries of another run
 // told apart, a trace cut short named as one, comm group files that cannot block or double-count.
 
+#include "clitestsupport.h"
 #include "commands/commands.h"
 #include "gen/tracegenerator.h"
 #include "io/tracereader.h"
 #include "job/discovery.h"
 #include "job/jobrun.h"
 #include "job/summaryrun.h"
-#include "clitestsupport.h"
 
 #include <nlohmann/json.hpp>
 
@@ -28,7 +28,8 @@ using namespace linkscope;
 using namespace linkscope::core::job;
 namespace fs = std::filesystem;
 
-#define JSON_EQ(a, b) QVERIFY2(nlohmann::json(a) == nlohmann::json(b), (nlohmann::json(a).dump() + " vs " + nlohmann::json(b).dump()).c_str())
+#define JSON_EQ(a, b)                                                                                                            \
+    QVERIFY2(nlohmann::json(a) == nlohmann::json(b), (nlohmann::json(a).dump() + " vs " + nlohmann::json(b).dump()).c_str())
 
 namespace {
 
@@ -40,7 +41,8 @@ Run job(const cli::Args &args) { return test::runCli(cli::runJob, args); }
 Run check(const cli::Args &args) { return test::runCli(cli::runCheck, args); }
 
 // The issue's setup, smaller: linkscope-gen --ranks 8 --seed S --steps 2 into DIR/name.
-std::string generated(const std::string &dir, std::uint64_t seed = 5, const char *name = "job", std::vector<gen::GeneratorFault> faults = {})
+std::string generated(const std::string &dir, std::uint64_t seed = 5, const char *name = "job",
+                      std::vector<gen::GeneratorFault> faults = {})
 {
     gen::GeneratorOptions o;
     o.seed = seed;
@@ -110,11 +112,11 @@ private slots:
         QCOMPARE(job({jobDir, "--out", m1, "--no-et", "--jobs", "2"}).code, 0);
         QCOMPARE(job({jobDir, "--out", base + "/m2", "--ranks", "0-7", "--jobs", "2"}).code, 0);
         const auto before = snapshot(base);
-        for (const auto &[folder, report] : std::vector<std::pair<std::string, std::string>>{
-                 {m1, m1 + "/trace.2.summary.json"},
-                 {base + "/m2", base + "/m2/trace.3.et"},
-                 {m1, jobDir + "/kineto_3.json"},
-                 {m1, jobDir + "/host_3.json"}}) {
+        for (const auto &[folder, report] :
+             std::vector<std::pair<std::string, std::string>>{{m1, m1 + "/trace.2.summary.json"},
+                                                              {base + "/m2", base + "/m2/trace.3.et"},
+                                                              {m1, jobDir + "/kineto_3.json"},
+                                                              {m1, jobDir + "/host_3.json"}}) {
             const Run r = job({"--merge", folder, "--report", report});
             QVERIFY2(r.code == 1, r.all().c_str());
             QVERIFY2(r.has("nothing written"), r.all().c_str());
@@ -184,7 +186,8 @@ private slots:
         const auto *f = findingOf(report["findings"], "missing_rank");
         QVERIFY2(f, report["findings"].dump(1).c_str());
         JSON_EQ((*f)["ranks"], nlohmann::json({2}));
-        QVERIFY2((*f)["message"].get<std::string>().find("no trace declares a world size") != std::string::npos, f->dump().c_str());
+        QVERIFY2((*f)["message"].get<std::string>().find("no trace declares a world size") != std::string::npos,
+                 f->dump().c_str());
         QCOMPARE(count(report["findings"], "missing_rank"), std::size_t(1)); // once, not per group
         // The last rank gone: no gap below the largest rank, only the groups name it.
         fs::remove(jobDir + "/host_7.json");
@@ -248,7 +251,8 @@ private slots:
         withOld.insert(withOld.end(), files.begin(), files.end());
         const Run old = check(withOld);
         QVERIFY2(old.code == 1, old.all().c_str());
-        QVERIFY2(old.has("duplicate_rank") && old.has(base + "/old/trace.3.et") && old.has(base + "/out/trace.3.et"), old.all().c_str());
+        QVERIFY2(old.has("duplicate_rank") && old.has(base + "/old/trace.3.et") && old.has(base + "/out/trace.3.et"),
+                 old.all().c_str());
         QVERIFY(!old.has("ok: "));
         // The same file twice.
         std::vector<std::string> twice = args;
@@ -272,8 +276,8 @@ private slots:
         linked.push_back(base + "/d7hard.et");
         const Run links = check(linked);
         QVERIFY2(links.code == 1, links.all().c_str());
-        QVERIFY2(links.has(base + "/d7link.et: duplicate_rank: the same file as " + files[3] + ", given twice") &&
-                     links.has(base + "/d7hard.et: duplicate_rank: the same file as " + files[5] + ", given twice"),
+        QVERIFY2(links.has(base + "/d7link.et: duplicate_rank: the same file as " + files[3] + ", given twice")
+                     && links.has(base + "/d7hard.et: duplicate_rank: the same file as " + files[5] + ", given twice"),
                  links.all().c_str());
         QVERIFY2(!links.has("rank 8") && !links.has("rank 9") && !links.has("unpaired") && links.has("failed: 10 file(s)"),
                  links.all().c_str());
@@ -306,9 +310,10 @@ private slots:
         QVERIFY2(count(report["findings"], "missing_collective") == 1, report["findings"].dump(1).c_str());
         const auto *stale = findingOf(report["findings"], "stale_summary");
         JSON_EQ((*stale)["ranks"], nlohmann::json({4}));
-        QVERIFY2((*stale)["message"].get<std::string>().find(shared + "/trace.4.summary.json") != std::string::npos, stale->dump().c_str());
-        QVERIFY2((*stale)["message"].get<std::string>().find("kineto_4.json") != std::string::npos ||
-                     (*stale)["message"].get<std::string>().find("host_4.json") != std::string::npos,
+        QVERIFY2((*stale)["message"].get<std::string>().find(shared + "/trace.4.summary.json") != std::string::npos,
+                 stale->dump().c_str());
+        QVERIFY2((*stale)["message"].get<std::string>().find("kineto_4.json") != std::string::npos
+                     || (*stale)["message"].get<std::string>().find("host_4.json") != std::string::npos,
                  stale->dump().c_str());
         QVERIFY2(r.has("check: 4 .et files"), r.all().c_str()); // the stale ranks' .et are left out too
         // Every shard run again: clean.
@@ -446,7 +451,8 @@ private slots:
         QCOMPARE(r.code, 1);
         QVERIFY2(r.has("group \"1\": ranks 0, 1 listed more than once"), r.all().c_str());
         writeText(base + "/groups.json", R"({"1":[0,1]})");
-        QVERIFY(!check({base + "/out/trace.0.et", base + "/out/trace.1.et", "--comm-groups", base + "/groups.json"}).has("more than once"));
+        QVERIFY(!check({base + "/out/trace.0.et", base + "/out/trace.1.et", "--comm-groups", base + "/groups.json"})
+                     .has("more than once"));
     }
 
     // A comm group file with invalid UTF-8: the parse error quotes the bytes, and `check --json`
@@ -457,8 +463,10 @@ private slots:
         const std::string base = tmp.path().toStdString();
         const std::string jobDir = generated(base);
         QCOMPARE(job({jobDir, "--out", base + "/out", "--ranks", "0-1"}).code, 0);
-        writeText(base + "/groups.json", "{\"1\": [0, 1], \"7\": [\xff\xff~\xfe\xd4\x14\xfb\xa0" "0, 0, 3]}");
-        const Run r = check({base + "/out/trace.0.et", base + "/out/trace.1.et", "--comm-groups", base + "/groups.json", "--json"});
+        writeText(base + "/groups.json", "{\"1\": [0, 1], \"7\": [\xff\xff~\xfe\xd4\x14\xfb\xa0"
+                                         "0, 0, 3]}");
+        const Run r = check(
+            {base + "/out/trace.0.et", base + "/out/trace.1.et", "--comm-groups", base + "/groups.json", "--json"});
         QCOMPARE(r.code, 1);
         const auto j = nlohmann::json::parse(r.out, nullptr, false);
         QVERIFY2(!j.is_discarded(), r.all().c_str());

@@ -4,12 +4,12 @@
 // same size and modification time is told (D12b), and 30,000 findings of one kind are a few lines
 // with the true count (D6a).
 
+#include "clitestsupport.h"
 #include "commands/commands.h"
 #include "gen/tracegenerator.h"
 #include "job/jobrun.h"
 #include "job/ranksummary.h"
 #include "job/summaryrun.h"
-#include "clitestsupport.h"
 
 #include <nlohmann/json.hpp>
 
@@ -144,8 +144,8 @@ private slots:
         const auto f = std::find_if(report.findings.begin(), report.findings.end(),
                                     [](const JobFinding &x) { return x.kind == "implausible_world_size"; });
         QVERIFY(f != report.findings.end());
-        QVERIFY2(f->message.find("rank 1: " + edited + " (the summary of job/kineto_1.json) declares a world size of 100000000") !=
-                     std::string::npos,
+        QVERIFY2(f->message.find("rank 1: " + edited + " (the summary of job/kineto_1.json) declares a world size of 100000000")
+                     != std::string::npos,
                  f->message.c_str());
         QCOMPARE(report.worldSize, std::int64_t(2));
     }
@@ -163,8 +163,8 @@ private slots:
         const auto *dup = findingOf(findings, "duplicate_rank");
         QVERIFY2(dup, findings.dump(1).c_str());
         const std::string message = (*dup)["message"];
-        QVERIFY2(message.find(stray) != std::string::npos && message.find(dir + "/trace.3.summary.json") != std::string::npos &&
-                     message.find("(both of job/kineto_3.json)") != std::string::npos,
+        QVERIFY2(message.find(stray) != std::string::npos && message.find(dir + "/trace.3.summary.json") != std::string::npos
+                     && message.find("(both of job/kineto_3.json)") != std::string::npos,
                  message.c_str());
         QVERIFY2(r.has(message), r.all().c_str());
     }
@@ -182,8 +182,9 @@ private slots:
         timer.start();
         const Run r = job({"--merge", dir, "--strict"});
         QVERIFY2(timer.elapsed() < 30000, qPrintable(QString::number(timer.elapsed()))); // never waits for a writer
-        QVERIFY2(r.code == 3, r.all().c_str()); // rank 3 is missing
-        QVERIFY2(r.err.find("job: skipped " + fifo + " is a FIFO (named pipe), not a regular file") != std::string::npos, r.all().c_str());
+        QVERIFY2(r.code == 3, r.all().c_str());                                          // rank 3 is missing
+        QVERIFY2(r.err.find("job: skipped " + fifo + " is a FIFO (named pipe), not a regular file") != std::string::npos,
+                 r.all().c_str());
         const nlohmann::json findings = readJson(dir + "/job-report.json")["findings"];
         const auto *f = findingOf(findings, "summary_not_read");
         QVERIFY2(f && (*f)["severity"] == "warning" && (*f)["ranks"] == nlohmann::json({3}), findings.dump(1).c_str());
@@ -213,7 +214,7 @@ private slots:
         QCOMPARE(job({"--merge", out, "--strict"}).code, 0);
 
         const std::string kineto = jobDir + "/kineto_1.json";
-        struct stat before{};
+        struct stat before { };
         QCOMPARE(::stat(kineto.c_str(), &before), 0);
         std::string bytes = test::readFile(kineto);
         const std::size_t at = bytes.find("\"ts\": ") + 6; // a digit of the first timestamp
@@ -222,7 +223,7 @@ private slots:
         writeText(kineto, bytes);
         const timespec times[2] = {before.st_atim, before.st_mtim};
         QCOMPARE(::utimensat(AT_FDCWD, kineto.c_str(), times, 0), 0);
-        struct stat after{};
+        struct stat after { };
         QCOMPARE(::stat(kineto.c_str(), &after), 0);
         QCOMPARE(after.st_size, before.st_size);
         QCOMPARE(after.st_mtim.tv_nsec, before.st_mtim.tv_nsec);
@@ -232,9 +233,10 @@ private slots:
         const nlohmann::json findings = readJson(out + "/job-report.json")["findings"];
         const auto *stale = findingOf(findings, "stale_summary");
         QVERIFY2(stale && (*stale)["ranks"] == nlohmann::json({1}), r.all().c_str());
-        QVERIFY2((*stale)["message"].get<std::string>().find("kineto_1.json has other content now (its first and last 64 KiB differ") !=
-                     std::string::npos,
-                 stale->dump().c_str());
+        QVERIFY2(
+            (*stale)["message"].get<std::string>().find("kineto_1.json has other content now (its first and last 64 KiB differ")
+                != std::string::npos,
+            stale->dump().c_str());
 
         // Summaries of a Linkscope before the field: checked by size and time, as before, and said so.
         QCOMPARE(job({jobDir, "--out", out, "--no-et", "--ranks", "0-1"}).code, 0);
@@ -247,7 +249,8 @@ private slots:
         }
         const Run legacy = job({"--merge", out, "--strict"});
         QVERIFY2(legacy.code == 0, legacy.all().c_str());
-        QVERIFY2(legacy.has("4 input(s) of summaries without a content sample") && legacy.has("checked by size and modification time only"),
+        QVERIFY2(legacy.has("4 input(s) of summaries without a content sample")
+                     && legacy.has("checked by size and modification time only"),
                  legacy.all().c_str());
     }
 };

@@ -7,8 +7,8 @@
 
 #include "base/parallel.h"
 #include "export/exporter.h"
-#include "export/textsink.h"
 #include "export/jsonout.h"
+#include "export/textsink.h"
 #include "gen/tracegenerator.h"
 #include "io/tracereader.h"
 #include "link/linker.h"
@@ -35,11 +35,21 @@ std::string referenceString(std::string_view text)
         const char c = text[i];
         const auto u = static_cast<unsigned char>(c);
         switch (c) {
-        case '"': out += "\\\""; break;
-        case '\\': out += "\\\\"; break;
-        case '\n': out += "\\n"; break;
-        case '\r': out += "\\r"; break;
-        case '\t': out += "\\t"; break;
+        case '"':
+            out += "\\\"";
+            break;
+        case '\\':
+            out += "\\\\";
+            break;
+        case '\n':
+            out += "\\n";
+            break;
+        case '\r':
+            out += "\\r";
+            break;
+        case '\t':
+            out += "\\t";
+            break;
         default:
             if (u < 0x20) {
                 out += "\\u00";
@@ -92,14 +102,17 @@ private slots:
             }
         QCOMPARE(escaped(""), std::string("\"\""));
         QCOMPARE(escaped("a\"b\\c\n\x01\x7f"), std::string("\"a\\\"b\\\\c\\n\\u0001\x7f\""));
-        QCOMPARE(escaped("caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80"), std::string("\"caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80\""));
-        QCOMPARE(escaped("bad \xC3 \xFF \xED\xA0\x80"), std::string("\"bad \xEF\xBF\xBD \xEF\xBF\xBD \xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD\""));
+        QCOMPARE(escaped("caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80"),
+                 std::string("\"caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80\""));
+        QCOMPARE(escaped("bad \xC3 \xFF \xED\xA0\x80"),
+                 std::string("\"bad \xEF\xBF\xBD \xEF\xBF\xBD \xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD\""));
     }
 
     void randomTextIsEscapedAsByteByByte()
     {
         std::mt19937_64 random(15);
-        const std::string alphabet = std::string("aZ09 _-:./\"\\\n\t\r\x01\x1f\x7f\x80\xbf\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\xed\xff");
+        const std::string alphabet = std::string(
+            "aZ09 _-:./\"\\\n\t\r\x01\x1f\x7f\x80\xbf\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\xed\xff");
         for (int round = 0; round < 20000; ++round) {
             std::string text(random() % 70, 'x');
             const bool bytes = round % 2; // all byte values, or mostly UTF-8 pieces and escapes

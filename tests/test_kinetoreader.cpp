@@ -103,10 +103,9 @@ private slots:
         QTest::newRow("hta nccl_data") << "hta_kineto_nccl/nccl_data.json.gz" << 40573 << 14346 << 42 << 8740 << 2700 << 960
                                        << 114 << (12514 + 1086) << 38 << 4 << 2 << 48 << 14388;
         QTest::newRow("hta ns resolution") << "hta_kineto_large/rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz" << 68692 << 23910
-                                           << 70 << 15329 << 4350 << 1600 << 145 << (21424 + 1810) << 36 << 3 << 1 << 45
-                                           << 0;
-        QTest::newRow("hta rocm") << "hta_kineto_nccl/mi250_minitoy_train_ROCm6_2_kineto.json.gz" << 220 << 70 << 3 << 21
-                                  << 14 << 2 << 0 << (37 + 8) << 60 << 3 << 1 << 0 << 73;
+                                           << 70 << 15329 << 4350 << 1600 << 145 << (21424 + 1810) << 36 << 3 << 1 << 45 << 0;
+        QTest::newRow("hta rocm") << "hta_kineto_nccl/mi250_minitoy_train_ROCm6_2_kineto.json.gz" << 220 << 70 << 3 << 21 << 14
+                                  << 2 << 0 << (37 + 8) << 60 << 3 << 1 << 0 << 73;
     }
 
     void counts()
@@ -304,7 +303,7 @@ private slots:
         const QByteArray plain = linkscope::test::gunzipFile(path);
         QVERIFY(plain.size() > 1000000);
         const QByteArray twoMembers = linkscope::test::gzipBytes(plain.left(plain.size() / 2))
-            + linkscope::test::gzipBytes(plain.mid(plain.size() / 2));
+                                      + linkscope::test::gzipBytes(plain.mid(plain.size() / 2));
         const DeviceTrace a = parseKinetoTrace(plain.toStdString(), "plain");
         const DeviceTrace b = readKinetoTrace(path);
         const DeviceTrace c = parseKinetoTrace(twoMembers.toStdString(), "two members");
@@ -551,12 +550,13 @@ private slots:
         QTemporaryDir dir;
         std::string hostNodes = "{\"schema\": \"1.0.1\", \"nodes\": [";
         for (int i = 1; hostNodes.size() < (12u << 20); ++i)
-            hostNodes += std::string(i > 1 ? ",\n" : "") + "{\"id\": " + std::to_string(i) +
-                         ", \"name\": \"aten::op\", \"ctrl_deps\": 1, \"inputs\": [], \"outputs\": [], \"attrs\": []}";
+            hostNodes += std::string(i > 1 ? ",\n" : "") + "{\"id\": " + std::to_string(i)
+                         + ", \"name\": \"aten::op\", \"ctrl_deps\": 1, \"inputs\": [], \"outputs\": [], \"attrs\": []}";
         const std::string host = dir.filePath(QStringLiteral("host.json")).toStdString();
         const std::string plus = dir.filePath(QStringLiteral("plus.json")).toStdString();
         writeFile(host, hostNodes + "]}");
-        writeFile(plus, hostNodes + ",\n{\"id\": 99999999, \"name\": \"ampere_sgemm\", \"ph\": \"X\", \"cat\": \"kernel\", "
+        writeFile(plus, hostNodes
+                            + ",\n{\"id\": 99999999, \"name\": \"ampere_sgemm\", \"ph\": \"X\", \"cat\": \"kernel\", "
                               "\"inclusive_dur\": 5, \"exclusive_dur\": 5}]}");
         QCOMPARE(sniffTraceKind(host), TraceKind::HostEt);
         QCOMPARE(sniffTraceKind(plus), TraceKind::EtPlus);

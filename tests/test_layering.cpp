@@ -17,9 +17,9 @@ namespace {
 
 // The order of core's folders, lowest first. A new folder is placed here, where its includes allow.
 const QStringList kCoreLayers = {
-    QStringLiteral("base"),     QStringLiteral("model"), QStringLiteral("io"),       QStringLiteral("index"),
-    QStringLiteral("link"),     QStringLiteral("analysis"), QStringLiteral("edit"),  QStringLiteral("pipeline"),
-    QStringLiteral("jobmodel"), QStringLiteral("export"), QStringLiteral("report"),  QStringLiteral("job"),
+    QStringLiteral("base"),     QStringLiteral("model"),    QStringLiteral("io"),     QStringLiteral("index"),
+    QStringLiteral("link"),     QStringLiteral("analysis"), QStringLiteral("edit"),   QStringLiteral("pipeline"),
+    QStringLiteral("jobmodel"), QStringLiteral("export"),   QStringLiteral("report"), QStringLiteral("job"),
     QStringLiteral("predict"),
 };
 
@@ -54,9 +54,7 @@ QStringList upwardIncludes(const QString &folder, const QString &text)
             continue;
         const qsizetype target = kCoreLayers.indexOf(inc.target.left(slash));
         if (target > level)
-            found << QStringLiteral("line %1: %2 (%3 is above %4)")
-                         .arg(inc.line)
-                         .arg(inc.text, inc.target.left(slash), folder);
+            found << QStringLiteral("line %1: %2 (%3 is above %4)").arg(inc.line).arg(inc.text, inc.target.left(slash), folder);
     }
     return found;
 }
@@ -118,7 +116,8 @@ struct CoreFile {
 QList<CoreFile> coreFiles()
 {
     const QDir coreDir(QString::fromStdString(linkscope::test::sourcePath("core")));
-    QDirIterator it(coreDir.path(), {QStringLiteral("*.h"), QStringLiteral("*.hpp"), QStringLiteral("*.cpp"), QStringLiteral("*.txt")},
+    QDirIterator it(coreDir.path(),
+                    {QStringLiteral("*.h"), QStringLiteral("*.hpp"), QStringLiteral("*.cpp"), QStringLiteral("*.txt")},
                     QDir::Files, QDirIterator::Subdirectories);
     QList<CoreFile> files;
     while (it.hasNext()) {

@@ -67,7 +67,8 @@ Generated generated()
     options.devices = 2;
     std::ostringstream hostText, kinetoText, truth;
     linkscope::gen::generatePair(options, hostText, kinetoText, truth);
-    Generated g{parseHostTrace(hostText.str(), "generated_host.json"), parseKinetoTrace(kinetoText.str(), "generated_kineto.json"), {}};
+    Generated g{
+        parseHostTrace(hostText.str(), "generated_host.json"), parseKinetoTrace(kinetoText.str(), "generated_kineto.json"), {}};
     g.links = linkTraces(g.device, &g.host);
     return g;
 }
@@ -82,10 +83,9 @@ void verifyCovers(const LinkSet &was, const LinkSet &now, const LinkSetChange &c
             QVERIFY2(inRanges(change.gpuOps, k), qPrintable(QStringLiteral("GPU link %1 changed outside the ranges").arg(k)));
         const auto [a, aEnd] = was.findings.ofGpuOp(k);
         const auto [b, bEnd] = now.findings.ofGpuOp(k);
-        const bool sameFindings = aEnd - a == bEnd - b
-                                  && std::equal(a, aEnd, b, [](const Finding &x, const Finding &y) {
-                                         return refOf(x) == refOf(y) && x.message == y.message;
-                                     });
+        const bool sameFindings = aEnd - a == bEnd - b && std::equal(a, aEnd, b, [](const Finding &x, const Finding &y) {
+                                      return refOf(x) == refOf(y) && x.message == y.message;
+                                  });
         if (!sameFindings) {
             QVERIFY2(inRanges(change.findingOps, k), qPrintable(QStringLiteral("findings of GPU op %1 changed outside").arg(k)));
             QVERIFY(inRanges(change.gpuOps, k));

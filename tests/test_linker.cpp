@@ -26,15 +26,12 @@ std::string nameOf(const DeviceTrace &t, EventIndex event)
     return event.isNone() ? std::string("(none)") : std::string(t.name(t.event(event)));
 }
 
-const GpuLink &linkOf(const LinkSet &ls, EventIndex gpuEvent)
-{
-    return ls.gpuLinks.at(ls.gpuLinkOf.at(gpuEvent));
-}
+const GpuLink &linkOf(const LinkSet &ls, EventIndex gpuEvent) { return ls.gpuLinks.at(ls.gpuLinkOf.at(gpuEvent)); }
 
 std::size_t countKind(const LinkSet &ls, FindingKind kind)
 {
-    return static_cast<std::size_t>(std::count_if(ls.findings.begin(), ls.findings.end(),
-                                                  [&](const Finding &f) { return f.kind == kind; }));
+    return static_cast<std::size_t>(
+        std::count_if(ls.findings.begin(), ls.findings.end(), [&](const Finding &f) { return f.kind == kind; }));
 }
 
 const Finding *findingFor(const LinkSet &ls, FindingKind kind, EventIndex subject)
@@ -80,8 +77,8 @@ struct SeedCase {
         rpc = b.cpu(EventCategory::CpuOp, "record_param_comms", kPid, kTid, 100 * us, 50 * us, 17, 19, 40);
         nccl = b.cpu(EventCategory::UserAnnotation, "nccl:_all_gather_base", kPid, kTid, 110 * us, 30 * us, 18, 20, 41);
         launch = b.runtime("cuLaunchKernelEx", kPid, kTid, 120 * us, 5 * us, 5000, 17, EventCategory::CudaDriver);
-        kernel = b.gpu("ncclDevKernel_AllGather_RING_LL(ncclDevComm*, unsigned long, ncclWork*)", 0, 20, 130 * us,
-                       50 * us, 5000, 17);
+        kernel = b.gpu("ncclDevKernel_AllGather_RING_LL(ncclDevComm*, unsigned long, ncclWork*)", 0, 20, 130 * us, 50 * us, 5000,
+                       17);
         if (withAnnotation)
             annotation = b.add(EventCategory::GpuUserAnnotation, "nccl:_all_gather_base", 0, 20, 129 * us, 52 * us);
         if (annotation.valid())
@@ -148,10 +145,9 @@ void TestLinker::seedCase_data()
     // docs/linking.md: pre-#185 → nccl:* (by luck), HEAD → record_param_comms (wrong), nesting → nccl:*.
     for (bool withHost : {false, true}) {
         const char *suffix = withHost ? " pair" : " kineto";
-        QTest::addRow("nesting%s", suffix) << Policy::Nesting << withHost << "nccl:_all_gather_base"
-                                           << int(ParentRule::Nesting);
-        QTest::addRow("external-id%s", suffix) << Policy::ExternalId << withHost << "record_param_comms"
-                                               << int(ParentRule::ExternalId);
+        QTest::addRow("nesting%s", suffix) << Policy::Nesting << withHost << "nccl:_all_gather_base" << int(ParentRule::Nesting);
+        QTest::addRow("external-id%s", suffix)
+            << Policy::ExternalId << withHost << "record_param_comms" << int(ParentRule::ExternalId);
         QTest::addRow("ev-idx%s", suffix) << Policy::EvIdx << withHost << "nccl:_all_gather_base"
                                           << int(ParentRule::LatestStarting);
     }
@@ -386,10 +382,10 @@ void TestLinker::anyRuntimeLaunchesNoWhitelist_data()
     QTest::newRow("cudaMemsetAsync") << "cudaMemsetAsync" << int(EventCategory::CudaRuntime) << int(EventCategory::GpuMemset);
     QTest::newRow("cudaMemcpy2DAsync") << "cudaMemcpy2DAsync" << int(EventCategory::CudaRuntime) << int(EventCategory::GpuMemcpy);
     QTest::newRow("cuLaunchKernel (Triton)") << "cuLaunchKernel" << int(EventCategory::CudaDriver) << int(EventCategory::Kernel);
-    QTest::newRow("cudaLaunchCooperativeKernelMultiDevice") << "cudaLaunchCooperativeKernelMultiDevice"
-                                                            << int(EventCategory::CudaRuntime) << int(EventCategory::Kernel);
-    QTest::newRow("hipExtModuleLaunchKernel") << "hipExtModuleLaunchKernel" << int(EventCategory::CudaRuntime)
-                                              << int(EventCategory::Kernel);
+    QTest::newRow("cudaLaunchCooperativeKernelMultiDevice")
+        << "cudaLaunchCooperativeKernelMultiDevice" << int(EventCategory::CudaRuntime) << int(EventCategory::Kernel);
+    QTest::newRow("hipExtModuleLaunchKernel")
+        << "hipExtModuleLaunchKernel" << int(EventCategory::CudaRuntime) << int(EventCategory::Kernel);
 }
 
 void TestLinker::anyRuntimeLaunchesNoWhitelist()
@@ -568,8 +564,8 @@ void TestLinker::ncclCoalescedSkippedByChakraPolicies()
     const auto plain = b.gpu("elementwise", 0, 7, 50 * us, 5 * us, 3, 999);
     const LinkSet ls = linkTraces(b.trace, nullptr);
     QCOMPARE(linkOf(ls, k).parent, coalesced);
-    QCOMPARE(linkOf(ls, k).byPolicy[1], rpc);      // External id 999 matches nothing → latest non-coalesced
-    QCOMPARE(linkOf(ls, k).byPolicy[2], rpc);      // pre-#185: closest is nccl:coalesced → earlier same-thread op
+    QCOMPARE(linkOf(ls, k).byPolicy[1], rpc);           // External id 999 matches nothing → latest non-coalesced
+    QCOMPARE(linkOf(ls, k).byPolicy[2], rpc);           // pre-#185: closest is nccl:coalesced → earlier same-thread op
     QCOMPARE(linkOf(ls, plain).byPolicy[1], coalesced); // not an NCCL kernel: no skipping
     QCOMPARE(linkOf(ls, plain).byPolicy[2], coalesced);
 }
@@ -802,7 +798,7 @@ void TestLinker::interThreadEdges()
     QVERIFY(hasEdge(ls, EdgeKind::InterThread, a1, b1));
     QVERIFY(hasEdge(ls, EdgeKind::InterThread, a1, b2));
     QVERIFY(hasEdge(ls, EdgeKind::InterThread, a2, b3));
-    QVERIFY(hasEdge(ls, EdgeKind::InterThread, b2, a2)); // a2 follows a gap: latest on thread 2 before it
+    QVERIFY(hasEdge(ls, EdgeKind::InterThread, b2, a2));             // a2 follows a gap: latest on thread 2 before it
     QCOMPARE(countEdges(ls, EdgeKind::InterThread), std::size_t(4)); // a1 has nothing before it
 }
 
@@ -849,8 +845,8 @@ void TestLinker::hostJoinByOffset()
     QFETCH(int, externalIdOffset);
     QFETCH(int, method);
     QFETCH(int, offset);
-    const char *names[] = {"aten::to", "aten::_to_copy", "aten::empty_strided", "aten::copy_", "aten::add",
-                           "aten::mul", "aten::to", "aten::linear", "aten::t", "aten::addmm"};
+    const char *names[] = {"aten::to",  "aten::_to_copy", "aten::empty_strided", "aten::copy_", "aten::add",
+                           "aten::mul", "aten::to",       "aten::linear",        "aten::t",     "aten::addmm"};
     TraceBuilder b;
     HostBuilder h;
     h.host.pid = kPid;
@@ -911,8 +907,7 @@ void TestLinker::names()
     for (Policy p : {Policy::Nesting, Policy::ExternalId, Policy::EvIdx})
         QCOMPARE(policyFromName(policyName(p)), std::optional<Policy>(p));
     QVERIFY(!policyFromName("closest").has_value());
-    QCOMPARE(findingKindName(FindingKind::NcclParentIsRecordParamComms),
-             std::string_view("nccl_parent_is_record_param_comms"));
+    QCOMPARE(findingKindName(FindingKind::NcclParentIsRecordParamComms), std::string_view("nccl_parent_is_record_param_comms"));
     QCOMPARE(findingKindName(FindingKind::RfIdAbsent), std::string_view("rf_id_absent"));
     QVERIFY(!findingKindFromName("export_cycle")); // a cycle is refused by the exporter, not a finding
     QCOMPARE(orphanReasonName(OrphanReason::NoLaunchEvent), std::string_view("no_launch_event"));

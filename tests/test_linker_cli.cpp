@@ -111,9 +111,12 @@ void TestLinkerCli::linksFilePerPolicy_data()
     QTest::addColumn<QString>("parent");
     QTest::addColumn<int>("hostId");
     QTest::addColumn<QString>("rule");
-    QTest::newRow("nesting") << "nesting" << "nccl:_all_gather_base" << 31 << "nesting";
-    QTest::newRow("external-id") << "external-id" << "record_param_comms" << 30 << "external_id";
-    QTest::newRow("ev-idx") << "ev-idx" << "nccl:_all_gather_base" << 31 << "latest_starting";
+    QTest::newRow("nesting") << "nesting"
+                             << "nccl:_all_gather_base" << 31 << "nesting";
+    QTest::newRow("external-id") << "external-id"
+                                 << "record_param_comms" << 30 << "external_id";
+    QTest::newRow("ev-idx") << "ev-idx"
+                            << "nccl:_all_gather_base" << 31 << "latest_starting";
 }
 
 void TestLinkerCli::linksFilePerPolicy()
@@ -125,8 +128,8 @@ void TestLinkerCli::linksFilePerPolicy()
     const std::string links = dir_.filePath("links-" + policy + ".jsonl").toStdString();
     std::ostringstream out, err;
     // The chakra_trace_link spellings are accepted too.
-    const int code = runLink({"--chakra-host-trace", host_, "--chakra-device-trace", kineto_, "--rank", "0",
-                              "--policy", policy.toStdString(), "--links", links},
+    const int code = runLink({"--chakra-host-trace", host_, "--chakra-device-trace", kineto_, "--rank", "0", "--policy",
+                              policy.toStdString(), "--links", links},
                              out, err);
     QCOMPARE(code, 0);
     const auto lines = readJsonLines(links);
@@ -194,7 +197,8 @@ void TestLinkerCli::summaryCounts()
     // Against these links, Chakra 1.0 moves the NCCL kernel to record_param_comms; the rule before PR
     // #185 picks nccl:_all_gather_base as we do. The memset is ours an orphan too: not counted as dropped.
     QVERIFY2(text.find("  Chakra 1.0 (external-id): another parent for 1 GPU op (1 NCCL/RCCL kernel on "
-                       "record_param_comms), drops 0, loses 0 of 0 sync edges\n") != std::string::npos,
+                       "record_param_comms), drops 0, loses 0 of 0 sync edges\n")
+                 != std::string::npos,
              text.c_str());
     QVERIFY2(text.find("  before PR #185 (ev-idx): another parent for 0 GPU ops, drops 0, loses 0 of 0 sync edges\n")
                  != std::string::npos,

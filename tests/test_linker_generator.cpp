@@ -43,16 +43,16 @@ std::string describeChoice(const Generated &g, const LinkSet &ls, EventIndex eve
         return "(none)";
     const DeviceEvent &e = g.device.event(event);
     const HostNodeIndex node = ls.hostOfEvent[event];
-    return std::string(g.device.name(e)) + " (Ev Idx " + std::to_string(e.evIdx) + ", ET id " +
-           (node.isNone() ? std::string("none") : std::to_string(g.host.node(node).id)) + ")";
+    return std::string(g.device.name(e)) + " (Ev Idx " + std::to_string(e.evIdx) + ", ET id "
+           + (node.isNone() ? std::string("none") : std::to_string(g.host.node(node).id)) + ")";
 }
 
 std::string describeTruth(const nlohmann::json &op)
 {
     if (op.is_null())
         return "(none)";
-    return op.at("name").get<std::string>() + " (Ev Idx " + std::to_string(op.at("ev_idx").get<std::int64_t>()) +
-           ", ET id " + std::to_string(op.at("et_id").get<std::int64_t>()) + ")";
+    return op.at("name").get<std::string>() + " (Ev Idx " + std::to_string(op.at("ev_idx").get<std::int64_t>()) + ", ET id "
+           + std::to_string(op.at("et_id").get<std::int64_t>()) + ")";
 }
 
 } // namespace
@@ -107,9 +107,9 @@ void TestLinkerGenerator::nestingFindsEveryTrueParent()
         const nlohmann::json &parent = truth.at("parent");
         const std::string expected = describeTruth(parent);
         const std::string actual = describeChoice(g, ls, link.parent);
-        QVERIFY2(actual == expected, (std::string(g.device.name(gpu)) + " #" + std::to_string(i) + ": linked to " +
-                                      actual + ", truth " + expected)
-                                         .c_str());
+        QVERIFY2(actual == expected,
+                 (std::string(g.device.name(gpu)) + " #" + std::to_string(i) + ": linked to " + actual + ", truth " + expected)
+                     .c_str());
         QCOMPARE(g.host.node(link.hostNode).id, parent.at("et_id").get<std::int64_t>());
         QCOMPARE(link.orphan, OrphanReason::None);
         if (std::string(g.device.name(gpu)).rfind("ncclDevKernel", 0) == 0)

@@ -55,8 +55,7 @@ void TestLinkerReal::megatronEveryNcclKernelUnderNcclAllReduce()
     LINKSCOPE_REQUIRE_TRACES(dir + "megatron_et_" + std::to_string(rank) + ".json.gz",
                              dir + "megatron_kineto_" + std::to_string(rank) + ".json.gz"); // rank 0 is bundled
     const HostTrace host = readHostTrace(tracePath(dir + "megatron_et_" + std::to_string(rank) + ".json.gz"));
-    const DeviceTrace device =
-        readKinetoTrace(tracePath(dir + "megatron_kineto_" + std::to_string(rank) + ".json.gz"));
+    const DeviceTrace device = readKinetoTrace(tracePath(dir + "megatron_kineto_" + std::to_string(rank) + ".json.gz"));
     const LinkSet ls = linkTraces(device, &host);
     QCOMPARE(ls.join.method, HostJoinMethod::EvIdxOffset);
     QCOMPARE(ls.join.offset, std::int64_t(1));
@@ -159,8 +158,9 @@ void TestLinkerReal::sampledTraceOrphansAreKeptWithTheirReason()
             ++orphanCategories[device.event(link.gpuEvent).category];
     }
     QCOMPARE(reasons, (std::map<OrphanReason, int>{{OrphanReason::None, 6875}, {OrphanReason::NoLaunchEvent, 872}}));
-    QCOMPARE(orphanCategories, (std::map<EventCategory, int>{
-                                   {EventCategory::Kernel, 705}, {EventCategory::GpuMemcpy, 140}, {EventCategory::GpuMemset, 27}}));
+    QCOMPARE(orphanCategories,
+             (std::map<EventCategory, int>{
+                 {EventCategory::Kernel, 705}, {EventCategory::GpuMemcpy, 140}, {EventCategory::GpuMemset, 27}}));
     QCOMPARE(countFindingsByKind(ls.findings)[static_cast<std::size_t>(FindingKind::OrphanGpuOp)], std::size_t(872));
 }
 

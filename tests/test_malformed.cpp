@@ -32,7 +32,6 @@ private slots:
     void hostMissingSchemaAndMixedLayout();
 };
 
-
 namespace {
 
 // Runs `load` and returns the LoadError it throws (fails the test if it does not throw one).
@@ -80,7 +79,7 @@ std::string writeFile(const QTemporaryDir &dir, const char *name, const QByteArr
 std::string kinetoEvent(int ts, const char *name = "op", const char *extra = "")
 {
     return std::string(R"({"ph":"X","cat":"cpu_op","name":")") + name + R"(","pid":1,"tid":2,"ts":)" + std::to_string(ts)
-        + R"(,"dur":1)" + extra + "}";
+           + R"(,"dur":1)" + extra + "}";
 }
 
 // A small nested-layout (1.0.2+) host ET: process root 1 (written last, as the observer does),
@@ -90,15 +89,15 @@ std::string hostEt(int ops)
     std::string nodes;
     auto node = [](int id, int parent, const char *name) {
         return "{\"id\": " + std::to_string(id) + ", \"name\": \"" + name + "\", \"ctrl_deps\": " + std::to_string(parent)
-            + R"(, "inputs": {"values": [], "shapes": [], "types": []}, "outputs": {"values": [], "shapes": [], "types": []},)"
-            + R"( "attrs": [{"name": "rf_id", "type": "uint64", "value": )" + std::to_string(id) + "}]}";
+               + R"(, "inputs": {"values": [], "shapes": [], "types": []}, "outputs": {"values": [], "shapes": [], "types": []},)"
+               + R"( "attrs": [{"name": "rf_id", "type": "uint64", "value": )" + std::to_string(id) + "}]}";
     };
     nodes += node(2, 1, "[pytorch|profiler|execution_trace|thread]");
     for (int i = 0; i < ops; ++i)
         nodes += ",\n" + node(3 + i, 2, "aten::op");
     nodes += ",\n" + node(1, 1, "[pytorch|profiler|execution_trace|process]");
     return R"({"schema": "1.0.2-chakra.0.0.4", "pid": 7, "time": "t", "start_ts": 1, "nodes": [)" + nodes
-        + "], \"finish_ts\": 2}";
+           + "], \"finish_ts\": 2}";
 }
 
 } // namespace
@@ -144,7 +143,8 @@ void TestMalformed::kinetoErrors_data()
         // Invalid UTF-8 passes the structural scan; simdjson rejects it and the element is named.
         QByteArray text = R"({"traceEvents": [{"ph":"X","ts":1}, {"ph":"X","name":"a?b","ts":2}]})";
         text[text.indexOf("a?b") + 1] = char(0xff);
-        QTest::newRow("invalid utf-8") << text << qint64(text.indexOf("{\"ph\"", 20)) << "invalid JSON in a \"traceEvents\" element";
+        QTest::newRow("invalid utf-8") << text << qint64(text.indexOf("{\"ph\"", 20))
+                                       << "invalid JSON in a \"traceEvents\" element";
     }
 }
 
@@ -176,7 +176,8 @@ void TestMalformed::deepNesting()
     const DeviceTrace t = parseKinetoTrace(R"({"traceEvents": [{"ph":"X","ts":1,"dur":1,"args":)" + deep + "}]}", "deep.json");
     QCOMPARE(t.events.size(), std::size_t(1));
     QVERIFY(hasWarning(t.warnings, "\"args\" is not an object"));
-    const HostTrace h = parseHostTrace(R"({"schema": "1.0.1", "nodes": [{"id": 1, "name": "a", "inputs": )" + deep + "}]}", "deep.json");
+    const HostTrace h = parseHostTrace(R"({"schema": "1.0.1", "nodes": [{"id": 1, "name": "a", "inputs": )" + deep + "}]}",
+                                       "deep.json");
     QCOMPARE(h.nodes.size(), std::size_t(1));
     QCOMPARE(h.text(h.nodes[0].inputs.values), deep);
 }
@@ -209,12 +210,11 @@ void TestMalformed::gzipErrors()
 void TestMalformed::kinetoWarnings()
 {
     // Each recoverable problem is a warning with a count and the offset of its first occurrence.
-    const std::string text = std::string("{\"traceEvents\": [") + kinetoEvent(1) + ",\n"
-        + R"({"ph":"X","name":"no ts","pid":1,"tid":2,"dur":1},)" + "\n"
-        + R"({"ph":"X","name":"bad ts","pid":1,"tid":2,"ts":"abc","dur":1},)" + "\n"
+    const std::string text =
+        std::string("{\"traceEvents\": [") + kinetoEvent(1) + ",\n" + R"({"ph":"X","name":"no ts","pid":1,"tid":2,"dur":1},)"
+        + "\n" + R"({"ph":"X","name":"bad ts","pid":1,"tid":2,"ts":"abc","dur":1},)" + "\n"
         + R"({"ph":"X","name":7,"pid":1,"tid":2,"ts":3,"dur":1},)" + "\n"
-        + R"({"ph":"X","name":"neg","pid":1,"tid":2,"ts":4,"dur":-5},)" + "\n"
-        + R"(42,)" + "\n"
+        + R"({"ph":"X","name":"neg","pid":1,"tid":2,"ts":4,"dur":-5},)" + "\n" + R"(42,)" + "\n"
         + R"({"ph":"X","name":"no dur","pid":{"a":1},"tid":2,"ts":5},)" + "\n"
         + R"({"ph":"X","name":"quoted","pid":"Spans","tid":"stream 7","ts":"12.3456789","dur":1.5e3,"args":{"External id":"12","correlation":7.0}})"
         + "]} trailing";
@@ -241,7 +241,7 @@ void TestMalformed::kinetoWarnings()
     const DeviceEvent &neg = t.events[2];
     QCOMPARE(neg.dur, Nanos(0));
     const DeviceEvent &quoted = t.events[4];
-    QCOMPARE(quoted.ts, Nanos(12345));   // "12.3456789" µs, sub-ns digits truncated
+    QCOMPARE(quoted.ts, Nanos(12345));    // "12.3456789" µs, sub-ns digits truncated
     QCOMPARE(quoted.dur, Nanos(1500000)); // 1.5e3 µs
     QVERIFY(t.threadKey(quoted).pid.isString);
     QCOMPARE(t.idText(t.threadKey(quoted).pid), std::string("Spans"));
@@ -258,7 +258,8 @@ void TestMalformed::kinetoTopLevelVariants()
     QCOMPARE(arrayFormat.events.size(), std::size_t(2));
     QCOMPARE(arrayFormat.events[1].ts, Nanos(6000));
 
-    const std::string text = std::string(R"({"schemaVersion": 1, "baseTimeNanoseconds": 1700000000000000000,)")
+    const std::string text =
+        std::string(R"({"schemaVersion": 1, "baseTimeNanoseconds": 1700000000000000000,)")
         + R"("distributedInfo": {"backend": "nccl", "rank": 3, "world_size": 4, "nccl_version": "2.21.5", "pg_config": [)"
         + R"({"pg_name": "0", "pg_desc": "default_pg", "backend_config": "cuda:nccl", "pg_size": 4, "ranks": [0, 1, 2, 3]},)"
         + R"({"pg_name": "1", "pg_desc": "tp", "pg_size": 2, "ranks": "[2, 3]"}]},)"
@@ -308,7 +309,8 @@ void TestMalformed::kinetoNumbersOutOfRange()
 {
     // Found by fuzz_kinetoreader: an integer too large for int64 is parsed as a double, and casting
     // it was undefined behaviour (caught by UBSan in the sanitizer build). It is ignored, not wrapped.
-    const std::string text = std::string(R"({"deviceProperties": [{"id": 7, "name": "GPU",)")
+    const std::string text =
+        std::string(R"({"deviceProperties": [{"id": 7, "name": "GPU",)")
         + R"( "totalGlobalMem": 422975240000000000000000000000000224, "numSms": -1e300, "computeMajor": 8.0}],)"
         + R"("traceEvents": [)" + kinetoEvent(1) + "]}";
     const DeviceTrace t = parseKinetoTrace(text, "huge.json");
@@ -398,8 +400,9 @@ void TestMalformed::hostErrors_data()
     QTest::newRow("empty file") << QByteArray() << qint64(0) << "empty file";
     {
         const QByteArray text = QByteArray("{\"traceEvents\": [") + kinetoEvent(1).c_str() + "]}";
-        QTest::newRow("Kineto given as host") << text << qint64(text.indexOf('['))
-                                              << "looks like a Kineto trace (has \"traceEvents\"), expected a host execution trace";
+        QTest::newRow("Kineto given as host")
+            << text << qint64(text.indexOf('['))
+            << "looks like a Kineto trace (has \"traceEvents\"), expected a host execution trace";
     }
     QTest::newRow("no nodes") << QByteArray(R"({"schema": "1.0.1", "pid": 1})") << qint64(0) << "no \"nodes\" array";
     {
@@ -414,7 +417,10 @@ void TestMalformed::hostErrors_data()
         const QByteArray text = R"({"schema": "1.0.1", "pid)";
         QTest::newRow("truncated before nodes") << text << qint64(text.size()) << "the file is truncated";
     }
-    QTest::newRow("protobuf bytes") << QByteArray("\x05\x0a\x03" "0.1", 6) << qint64(0) << "not a JSON object";
+    QTest::newRow("protobuf bytes") << QByteArray("\x05\x0a\x03"
+                                                  "0.1",
+                                                  6)
+                                    << qint64(0) << "not a JSON object";
 }
 
 void TestMalformed::hostErrors()
@@ -445,8 +451,8 @@ void TestMalformed::hostTruncationRecovered()
     QCOMPARE(t.nodes.front().id, std::int64_t(1));
     QCOMPARE(t.name(t.nodes.front()), std::string_view("[pytorch|profiler|execution_trace|process]"));
     QCOMPARE(t.roots.size(), std::size_t(1));
-    QCOMPARE(t.childCount(HostNodeIndex(0)), std::size_t(1));       // root → thread 2
-    QCOMPARE(t.childCount(HostNodeIndex(1)), std::size_t(5));       // thread 2 → ops 3..7
+    QCOMPARE(t.childCount(HostNodeIndex(0)), std::size_t(1)); // root → thread 2
+    QCOMPARE(t.childCount(HostNodeIndex(1)), std::size_t(5)); // thread 2 → ops 3..7
     QVERIFY2(hasWarning(t.warnings, "cut off"), warningsText(t.warnings).c_str());
     QVERIFY(hasWarning(t.warnings, "synthesized the missing process root"));
     for (const auto &w : t.warnings)

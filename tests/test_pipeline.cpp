@@ -132,12 +132,10 @@ private slots:
         QVERIFY(stages.count(PairStage::HostEt) && stages.count(PairStage::Device));
         QVERIFY(stages.count(PairStage::Link) && stages.count(PairStage::Diagnose));
         // The loads (in parallel, interleaved) come before every later stage, and diagnosis is last.
-        const auto firstLater = std::find_if(seen.begin(), seen.end(), [](PairStage s) {
-            return s != PairStage::HostEt && s != PairStage::Device;
-        });
-        QVERIFY(std::none_of(firstLater, seen.end(), [](PairStage s) {
-            return s == PairStage::HostEt || s == PairStage::Device;
-        }));
+        const auto firstLater = std::find_if(seen.begin(), seen.end(),
+                                             [](PairStage s) { return s != PairStage::HostEt && s != PairStage::Device; });
+        QVERIFY(
+            std::none_of(firstLater, seen.end(), [](PairStage s) { return s == PairStage::HostEt || s == PairStage::Device; }));
         QCOMPARE(seen.back(), PairStage::Diagnose);
     }
 
@@ -211,9 +209,9 @@ private slots:
         const std::string before = dir.filePath("before.jsonl").toStdString();
         const std::string after = dir.filePath("after.jsonl").toStdString();
         std::ostringstream out, err;
-        QCOMPARE(linkscope::cli::runLink({"--host", host, "--device", device, "--policy", "external-id", "--links", before},
-                                         out, err),
-                 0);
+        QCOMPARE(
+            linkscope::cli::runLink({"--host", host, "--device", device, "--policy", "external-id", "--links", before}, out, err),
+            0);
         QCOMPARE(linkscope::cli::runLink({"--host", host, "--device", device, "--corrections", sidecarPath, "--links", after},
                                          out, err),
                  0);
@@ -226,7 +224,9 @@ private slots:
         QVERIFY(lineAfter.find("\"rule\":\"manual\"") != std::string::npos);
 
         // Other inputs: not applied by the pipeline, refused by the command (nothing written).
-        { std::ofstream(device, std::ios::app) << "\n"; }
+        {
+            std::ofstream(device, std::ios::app) << "\n";
+        }
         const OpenedPair mismatched = openPair(corrected);
         QVERIFY(!mismatched.sidecarApplied);
         QVERIFY(!mismatched.sidecarCheck.matches);

@@ -63,8 +63,16 @@ NodeSpec allReduce(std::uint64_t id, std::int64_t bytes, std::vector<std::uint64
 }
 NodeSpec p2p(std::uint64_t id, bool send, std::int64_t peer, std::int64_t bytes, std::vector<std::uint64_t> deps)
 {
-    NodeSpec n{id, send ? "nccl:send" : "nccl:recv", send ? ChakraProtoMsg::COMM_SEND_NODE : ChakraProtoMsg::COMM_RECV_NODE, false, 0,
-               std::move(deps), -1, 0, -1, {}};
+    NodeSpec n{id,
+               send ? "nccl:send" : "nccl:recv",
+               send ? ChakraProtoMsg::COMM_SEND_NODE : ChakraProtoMsg::COMM_RECV_NODE,
+               false,
+               0,
+               std::move(deps),
+               -1,
+               0,
+               -1,
+               {}};
     n.bytes = bytes;
     n.peer = peer;
     return n;
@@ -117,7 +125,8 @@ SimJob jobOf(const std::vector<std::vector<NodeSpec>> &ranks, Network net = {})
 {
     SimJob job;
     for (std::size_t r = 0; r < ranks.size(); ++r)
-        job.ranks.push_back(buildRank(traceOf(ranks[r], static_cast<std::int64_t>(r)), static_cast<std::int64_t>(r), job.groupIds));
+        job.ranks.push_back(
+            buildRank(traceOf(ranks[r], static_cast<std::int64_t>(r)), static_cast<std::int64_t>(r), job.groupIds));
     job.npus = static_cast<std::int64_t>(ranks.size());
     job.network = net;
     job.network.npus = job.npus;
@@ -139,8 +148,8 @@ std::map<int, double> simulate(const QString &dir, int npus)
 {
     QProcess run;
     run.setProcessChannelMode(QProcess::MergedChannels);
-    run.start(QStringLiteral("bash"), {astraSimDir() + "/run.sh", dir + "/trace", QString::number(npus), dir + "/log", "--comm-groups",
-                                       dir + "/comm_group.json", "--network", dir + "/network.yml"});
+    run.start(QStringLiteral("bash"), {astraSimDir() + "/run.sh", dir + "/trace", QString::number(npus), dir + "/log",
+                                       "--comm-groups", dir + "/comm_group.json", "--network", dir + "/network.yml"});
     run.waitForFinished(30 * 60 * 1000);
     const QString log = QString::fromUtf8(run.readAll());
     std::map<int, double> out;
@@ -179,7 +188,8 @@ private slots:
     // A CPU op launches a kernel and a CPU op; the join waits for both (the sync edge: CPU after GPU).
     void forkJoinAndSync()
     {
-        const SimJob job = jobOf({{cpu(1, "launch", 2), gpu(2, "gemm", 5, {1}), cpu(3, "python", 1, {1}), cpu(4, "item", 1, {2, 3})}});
+        const SimJob job = jobOf(
+            {{cpu(1, "launch", 2), gpu(2, "gemm", 5, {1}), cpu(3, "python", 1, {1}), cpu(4, "item", 1, {2, 3})}});
         const ReplayResult r = replay(job);
         const RankReplay &rr = r.ranks[0];
         QCOMPARE(rr.start[pos(job, 0, 2)], 2000);
@@ -219,7 +229,8 @@ private slots:
                                   {cpu(1, "fwd", 100), allReduce(2, bytes, {1}), cpu(3, "opt", 1, {2})}});
         const auto cost = job::astraSimCollectiveCost(CallKind::AllReduce, {}, 2, bytes);
         QVERIFY(cost);
-        const std::int64_t c = std::llround(cost->bytesTerm / (50 * job::kAstraSimGB) + cost->latencyCoefficient * 500 + cost->constantNs);
+        const std::int64_t c = std::llround(cost->bytesTerm / (50 * job::kAstraSimGB) + cost->latencyCoefficient * 500
+                                            + cost->constantNs);
         const double step = double(c) / 8; // 4 chunks × 2 steps
         const ReplayResult r = replay(job);
         QVERIFY(r.allFinished());
@@ -246,7 +257,8 @@ private slots:
         QCOMPARE(sl[0][pos(job, 0, 1)], 99000);
         QCOMPARE(sl[1][pos(job, 1, 1)], 0);
         // Arriving together, both end `cost` after the arrival.
-        const SimJob together = jobOf({{cpu(1, "fwd", 5), allReduce(2, bytes, {1})}, {cpu(1, "fwd", 5), allReduce(2, bytes, {1})}});
+        const SimJob together = jobOf(
+            {{cpu(1, "fwd", 5), allReduce(2, bytes, {1})}, {cpu(1, "fwd", 5), allReduce(2, bytes, {1})}});
         const ReplayResult t = replay(together);
         QCOMPARE(t.ranks[0].endNs, 5000 + c);
         QCOMPARE(t.ranks[1].endNs, 5000 + c);
@@ -270,7 +282,8 @@ private slots:
     // … and with a ProfilerStep node, every other rank waits for it at the collective.
     void delayedRank()
     {
-        const SimJob job = jobOf({{cpu(1, "ProfilerStep#3", 1), allReduce(2, 4096, {1})}, {cpu(1, "ProfilerStep#3", 1), allReduce(2, 4096, {1})}});
+        const SimJob job = jobOf(
+            {{cpu(1, "ProfilerStep#3", 1), allReduce(2, 4096, {1})}, {cpu(1, "ProfilerStep#3", 1), allReduce(2, 4096, {1})}});
         const std::int64_t base = replay(job).ranks[0].endNs;
         WhatIf d;
         d.rankDelayMs[1] = 2;
@@ -287,7 +300,8 @@ private slots:
         Network net;
         net.bandwidthGBps = 1;
         net.latencyNs = 100;
-        const SimJob job = jobOf({{cpu(1, "a", 2), p2p(2, true, 1, bytes, {1})}, {p2p(1, false, 0, bytes, {}), cpu(2, "b", 1, {1})}}, net);
+        const SimJob job = jobOf(
+            {{cpu(1, "a", 2), p2p(2, true, 1, bytes, {1})}, {p2p(1, false, 0, bytes, {}), cpu(2, "b", 1, {1})}}, net);
         const ReplayResult r = replay(job);
         QVERIFY(r.allFinished());
         const std::int64_t arrival = 2000 + 100 + 1000000000;
@@ -329,7 +343,8 @@ private slots:
         job.npus = 4;
         job.network.npus = 4;
         const auto cost = job::astraSimCollectiveCost(CallKind::AllReduce, {}, 4, 1 << 16);
-        const std::int64_t c = std::llround(cost->bytesTerm / (50 * job::kAstraSimGB) + cost->latencyCoefficient * 500 + cost->constantNs);
+        const std::int64_t c = std::llround(cost->bytesTerm / (50 * job::kAstraSimGB) + cost->latencyCoefficient * 500
+                                            + cost->constantNs);
         QCOMPARE(replay(job).ranks[0].endNs, 1000 + c);
     }
 
@@ -361,7 +376,8 @@ private slots:
             QCOMPARE(e.file(), std::string("net.yml"));
             QCOMPARE(e.offset(), std::uint64_t(37)); // the third line
         }
-        const Network n = parseNetworkYaml("# fitted\ntopology: [ Ring ]\nnpus_count: [ 8 ]\nbandwidth: [ 229.5 ]  # GB/s\nlatency: [ 544 ]\n", "n");
+        const Network n = parseNetworkYaml(
+            "# fitted\ntopology: [ Ring ]\nnpus_count: [ 8 ]\nbandwidth: [ 229.5 ]  # GB/s\nlatency: [ 544 ]\n", "n");
         QCOMPARE(n.npus, 8);
         QCOMPARE(n.bandwidthGBps, 229.5);
         QCOMPARE(n.latencyNs, 544.0);
@@ -373,7 +389,8 @@ private slots:
     // The same node decoded from its bytes (the fast path a file takes) as from the message.
     void encodedNodesDecodeAlike()
     {
-        const ChakraTrace t = traceOf({cpu(1, "a", 3), gpu(2, "k", 4, {1}), allReduce(3, 1 << 20, {2}), p2p(4, true, 1, 99, {3})});
+        const ChakraTrace t = traceOf(
+            {cpu(1, "a", 3), gpu(2, "k", 4, {1}), allReduce(3, 1 << 20, {2}), p2p(4, true, 1, 99, {3})});
         std::vector<std::int64_t> groups;
         RankBuilder fast(0, "x", groups);
         for (const auto &n : t.nodes) {
@@ -436,13 +453,15 @@ private slots:
         for (const auto &r : j["ranks"]) {
             QVERIFY(r["finished"].get<bool>());
             const auto &b = r["breakdown"];
-            QCOMPARE(b["cpu_ns"].get<std::int64_t>() + b["gpu_ns"].get<std::int64_t>() + b["comm_ns"].get<std::int64_t>() +
-                         b["other_rank_ns"].get<std::int64_t>() + b["idle_ns"].get<std::int64_t>(),
+            QCOMPARE(b["cpu_ns"].get<std::int64_t>() + b["gpu_ns"].get<std::int64_t>() + b["comm_ns"].get<std::int64_t>()
+                         + b["other_rank_ns"].get<std::int64_t>() + b["idle_ns"].get<std::int64_t>(),
                      r["step_ns"].get<std::int64_t>());
             QVERIFY(!r["critical_path"].empty());
         }
         std::ostringstream slower, err2;
-        QCOMPARE(linkscope::cli::runPredict({dir.filePath("job").toStdString(), "--json", "--scale-gpu", "^(?!Memcpy|Memset|nccl)=2"}, slower, err2), 0);
+        QCOMPARE(linkscope::cli::runPredict(
+                     {dir.filePath("job").toStdString(), "--json", "--scale-gpu", "^(?!Memcpy|Memset|nccl)=2"}, slower, err2),
+                 0);
         const nlohmann::json s = nlohmann::json::parse(slower.str());
         QVERIFY(s["ranks"][0]["step_ns"].get<std::int64_t>() > s["ranks"][0]["baseline_step_ns"].get<std::int64_t>());
         // Usage errors and a missing input.
@@ -456,7 +475,8 @@ private slots:
     void agreesWithAstraSim()
     {
         if (!QFileInfo::exists(astraSimDir() + "/build.sh"))
-            QSKIP(qPrintable("ASTRA-sim not present (" + astraSimDir() + "): the agreement test needs ../shared/tools/astra-sim"));
+            QSKIP(
+                qPrintable("ASTRA-sim not present (" + astraSimDir() + "): the agreement test needs ../shared/tools/astra-sim"));
         QProcess build;
         build.start(QStringLiteral("bash"), {astraSimDir() + "/build.sh"});
         QVERIFY(build.waitForFinished(40 * 60 * 1000) && build.exitCode() == 0);
@@ -467,7 +487,8 @@ private slots:
         o.worldSize = 2;
         linkscope::gen::generateJob(o, dir.filePath("job").toStdString());
         std::ostringstream jo, je;
-        QCOMPARE(linkscope::cli::runJob({dir.filePath("job").toStdString(), "--out", dir.filePath("out").toStdString()}, jo, je), 0);
+        QCOMPARE(linkscope::cli::runJob({dir.filePath("job").toStdString(), "--out", dir.filePath("out").toStdString()}, jo, je),
+                 0);
         const std::vector<std::vector<std::string>> cases{
             {}, {"--scale-gpu", "^(?!Memcpy|Memset|nccl)=2"}, {"--scale-comm", "4"}, {"--delay-rank", "1=2"}};
         int n = 0;
@@ -488,8 +509,9 @@ private slots:
             QCOMPARE(sim.size(), std::size_t(2));
             for (const auto &r : p["ranks"]) {
                 const double ours = r["step_ns"].get<double>(), theirs = sim.at(r["rank"].get<int>());
-                qInfo("%s rank %d: linkscope %.3f ms, ASTRA-sim %.3f ms (%+.3f%%)", whatIf.empty() ? "as exported" : whatIf[0].c_str(),
-                      r["rank"].get<int>(), ours / 1e6, theirs / 1e6, 100 * (ours / theirs - 1));
+                qInfo("%s rank %d: linkscope %.3f ms, ASTRA-sim %.3f ms (%+.3f%%)",
+                      whatIf.empty() ? "as exported" : whatIf[0].c_str(), r["rank"].get<int>(), ours / 1e6, theirs / 1e6,
+                      100 * (ours / theirs - 1));
                 QVERIFY(std::abs(ours / theirs - 1) < 0.01);
             }
         }

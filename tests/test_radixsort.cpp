@@ -39,7 +39,8 @@ private slots:
         QTest::addColumn<int>("count");
         QTest::newRow("dense ids") << qint64(1000) << qint64(1100) << 5000;
         QTest::newRow("negative and positive") << qint64(-500000) << qint64(500000) << 20000;
-        QTest::newRow("nanosecond times, 4 passes") << qint64(1'700'000'000'000'000'000) << qint64(1'700'000'100'000'000'000) << 20000;
+        QTest::newRow("nanosecond times, 4 passes")
+            << qint64(1'700'000'000'000'000'000) << qint64(1'700'000'100'000'000'000) << 20000;
         QTest::newRow("full int64 range") << qint64(INT64_MIN / 2) << qint64(INT64_MAX / 2) << 20000;
         QTest::newRow("one value") << qint64(7) << qint64(7) << 100;
     }

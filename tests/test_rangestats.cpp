@@ -35,8 +35,7 @@ const RangeOpStat *opNamed(const RangeStats &stats, const DeviceTrace &trace, st
     return nullptr;
 }
 
-const RangeLaneStat *laneLabelled(const std::vector<RangeLaneStat> &lanes, const TraceIndex &index,
-                                  std::string_view label)
+const RangeLaneStat *laneLabelled(const std::vector<RangeLaneStat> &lanes, const TraceIndex &index, std::string_view label)
 {
     for (const RangeLaneStat &lane : lanes)
         if (index.lane(lane.lane).label == label)
@@ -54,7 +53,7 @@ void TestRangeStats::kernelsAreClippedToTheRange()
     b.gpu("gemm", 0, 7, 150, 100, 2);
     b.gpu("relu", 0, 7, 260, 20, 3);
     b.gpu("gemm", 0, 7, 300, 40, 4);
-    b.gpu("gemm", 0, 7, 400, 40, 5); // after the range
+    b.gpu("gemm", 0, 7, 400, 40, 5);                                       // after the range
     b.gpu("Memcpy HtoD", 0, 7, 10, 5, 6, kNoId, EventCategory::GpuMemcpy); // ends before the range
     const TraceIndex index = buildTraceIndex(b.trace);
     const RangeStats stats = computeRangeStats(b.trace, index, 50, 320);

@@ -7,9 +7,9 @@
 // folder: every producer's layout, not every file of it) and the large broken text gets a third of the
 // breakages; LINKSCOPE_TEST_FULL=1 (scripts/dev equivalence) reads all of them.
 
+#include "gen/tracegenerator.h"
 #include "io/jsonkernel.h"
 #include "io/tracereader.h"
-#include "gen/tracegenerator.h"
 #include "readerdigest.h"
 #include "testsupport.h"
 
@@ -26,8 +26,8 @@
 #include <vector>
 
 using namespace linkscope;
-using linkscope::gen::GeneratorOptions;
 using linkscope::gen::generatePair;
+using linkscope::gen::GeneratorOptions;
 
 namespace {
 
@@ -35,8 +35,7 @@ namespace {
 QStringList tracesUnder(const QString &dir)
 {
     QStringList out;
-    QDirIterator it(dir, {QStringLiteral("*.json"), QStringLiteral("*.json.gz")}, QDir::Files,
-                    QDirIterator::Subdirectories);
+    QDirIterator it(dir, {QStringLiteral("*.json"), QStringLiteral("*.json.gz")}, QDir::Files, QDirIterator::Subdirectories);
     while (it.hasNext())
         out << it.next();
     out.sort();
@@ -84,10 +83,13 @@ std::string digestOfFile(const std::string &path)
 {
     return readAs([&] {
         switch (core::sniffTraceKind(path)) {
-        case core::TraceKind::Kineto: return "kineto\n" + test::readerDigest(core::readKinetoTrace(path));
+        case core::TraceKind::Kineto:
+            return "kineto\n" + test::readerDigest(core::readKinetoTrace(path));
         case core::TraceKind::HostEt:
-        case core::TraceKind::EtPlus: return "host\n" + test::readerDigest(core::readHostTrace(path));
-        default: return std::string("not a JSON trace");
+        case core::TraceKind::EtPlus:
+            return "host\n" + test::readerDigest(core::readHostTrace(path));
+        default:
+            return std::string("not a JSON trace");
         }
     });
 }
@@ -126,7 +128,7 @@ std::vector<std::string> brokenVariants(const std::string &good)
 
 class ThreadsGuard {
 public:
-    ThreadsGuard() : original_(core::readerThreads()) {}
+    ThreadsGuard() : original_(core::readerThreads()) { }
     ~ThreadsGuard() { core::setReaderThreads(original_); }
 
 private:
@@ -140,7 +142,7 @@ const std::vector<core::ReaderThreads> kLargeSplits = {{2, 1u << 20}, {3, 150000
 
 class KernelGuard {
 public:
-    KernelGuard() : original_(core::activeJsonKernel().name) {}
+    KernelGuard() : original_(core::activeJsonKernel().name) { }
     ~KernelGuard() { core::selectJsonKernel(original_); }
 
 private:
@@ -211,11 +213,10 @@ private slots:
                 std::ofstream(qPrintable(qEnvironmentVariable("LINKSCOPE_TEST_DUMP") + "/one.txt")) << reference;
                 std::ofstream(qPrintable(qEnvironmentVariable("LINKSCOPE_TEST_DUMP") + "/split.txt")) << other;
             }
-            QVERIFY2(other == reference,
-                     qPrintable(QStringLiteral("%1 threads, chunks of at least %2 bytes: %3 read differently")
-                                    .arg(split.threads)
-                                    .arg(split.minChunkBytes)
-                                    .arg(path)));
+            QVERIFY2(other == reference, qPrintable(QStringLiteral("%1 threads, chunks of at least %2 bytes: %3 read differently")
+                                                        .arg(split.threads)
+                                                        .arg(split.minChunkBytes)
+                                                        .arg(path)));
         }
     }
 
@@ -234,8 +235,9 @@ private slots:
         generatePair(options, host, device, truth);
         QTest::newRow("generated Kineto, 6 MiB") << QByteArray::fromStdString(device.str()) << true;
         QTest::newRow("generated host ET") << QByteArray::fromStdString(host.str()) << false;
-        QTest::newRow("sample Kineto")
-            << QByteArray::fromStdString(test::readFile(test::sourcePath("resources/samples/sample_kineto.json"))) << true;
+        QTest::newRow("sample Kineto") << QByteArray::fromStdString(
+            test::readFile(test::sourcePath("resources/samples/sample_kineto.json")))
+                                       << true;
     }
 
     void everyThreadCountRefusesBrokenTracesAlike()
@@ -257,11 +259,10 @@ private slots:
                     std::ofstream(qPrintable(qEnvironmentVariable("LINKSCOPE_TEST_DUMP") + "/one.txt")) << reference;
                     std::ofstream(qPrintable(qEnvironmentVariable("LINKSCOPE_TEST_DUMP") + "/split.txt")) << other;
                 }
-                QVERIFY2(other == reference,
-                         qPrintable(QStringLiteral("variant %1, %2 threads: differs from one thread: %3")
-                                        .arg(variant)
-                                        .arg(split.threads)
-                                        .arg(QString::fromStdString(reference.substr(0, 200)))));
+                QVERIFY2(other == reference, qPrintable(QStringLiteral("variant %1, %2 threads: differs from one thread: %3")
+                                                            .arg(variant)
+                                                            .arg(split.threads)
+                                                            .arg(QString::fromStdString(reference.substr(0, 200)))));
             }
             ++variant;
         }
@@ -291,12 +292,12 @@ private slots:
             const std::string reference = digestOfText(broken, kineto);
             for (std::size_t k = 1; k < kernels.size(); ++k) {
                 QVERIFY(core::selectJsonKernel(kernels[k].name));
-                QVERIFY2(digestOfText(broken, kineto) == reference,
-                         qPrintable(QStringLiteral("variant %1: kernel %2 differs from %3: %4")
-                                        .arg(variant)
-                                        .arg(QString::fromStdString(kernels[k].name),
-                                             QString::fromStdString(kernels.front().name),
-                                             QString::fromStdString(reference.substr(0, 200)))));
+                QVERIFY2(
+                    digestOfText(broken, kineto) == reference,
+                    qPrintable(QStringLiteral("variant %1: kernel %2 differs from %3: %4")
+                                   .arg(variant)
+                                   .arg(QString::fromStdString(kernels[k].name), QString::fromStdString(kernels.front().name),
+                                        QString::fromStdString(reference.substr(0, 200)))));
             }
             ++variant;
         }

@@ -20,9 +20,9 @@
 
 #include <QElapsedTimer>
 #include <QProcess>
-#include <QThread>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QThread>
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -114,13 +114,16 @@ CliResult run(int (*command)(const linkscope::cli::Args &, std::ostream &, std::
     return {code, out.str(), err.str()};
 }
 
-std::string samplePath(const char *name) { return linkscope::test::sourcePath((std::string("resources/samples/") + name).c_str()); }
+std::string samplePath(const char *name)
+{
+    return linkscope::test::sourcePath((std::string("resources/samples/") + name).c_str());
+}
 
 std::string kinetoWithMetadata(const std::string &deviceName, const std::string &backend, const std::string &pgDesc)
 {
     return R"({"deviceProperties": [{"id": 0, "name": )" + deviceName + R"(}], "distributedInfo": {"backend": )" + backend
-        + R"(, "rank": 0, "pg_config": [{"pg_name": "0", "pg_desc": )" + pgDesc
-        + R"(, "ranks": [0]}]}, "traceEvents": [{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":1,"dur":2}]})";
+           + R"(, "rank": 0, "pg_config": [{"pg_name": "0", "pg_desc": )" + pgDesc
+           + R"(, "ranks": [0]}]}, "traceEvents": [{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":1,"dur":2}]})";
 }
 
 // A Kineto trace of about `bytes` bytes (many small events), for reads that take a while.
@@ -131,7 +134,7 @@ std::string bigKineto(std::size_t bytes)
         if (i)
             text += ",\n";
         text += R"({"ph":"X","cat":"kernel","name":"kernel_)" + std::to_string(i % 97) + R"(","pid":0,"tid":7,"ts":)"
-            + std::to_string(1000 + 10 * i) + R"(,"dur":5,"args":{"correlation":)" + std::to_string(i) + "}}";
+                + std::to_string(1000 + 10 * i) + R"(,"dur":5,"args":{"correlation":)" + std::to_string(i) + "}}";
     }
     text += "\n]}\n";
     return text;
@@ -182,8 +185,8 @@ void TestRobustness::deepKinetoMetadata()
         QCOMPARE(inspect.code, 0);
     }
     // Within the bound, a non-string value becomes compact JSON text.
-    const DeviceTrace shallow =
-        parseKinetoTrace(kinetoWithMetadata(R"([["A", 1], {"b": null}])", "\"nccl\"", "\"x\""), "shallow.json");
+    const DeviceTrace shallow = parseKinetoTrace(kinetoWithMetadata(R"([["A", 1], {"b": null}])", "\"nccl\"", "\"x\""),
+                                                 "shallow.json");
     QCOMPARE(shallow.devices.at(0).name, std::string(R"([["A",1],{"b":null}])"));
     const std::string sixty = std::string(60, '[') + std::string(60, ']');
     const DeviceTrace nested = parseKinetoTrace(kinetoWithMetadata(sixty, "\"nccl\"", "\"x\""), "sixty.json");
@@ -199,7 +202,8 @@ void TestRobustness::deepNestingElsewhere()
                                        "deep_et.json");
     QCOMPARE(h.nodes.size(), std::size_t(1));
     // Sidecar: refused with the file named, no crash.
-    const LoadError e = expectLoadError([&] { parseSidecar(R"({"format": "linkscope-corrections", "version": )" + deep + "}", "deep.linkscope.json"); });
+    const LoadError e = expectLoadError(
+        [&] { parseSidecar(R"({"format": "linkscope-corrections", "version": )" + deep + "}", "deep.linkscope.json"); });
     QCOMPARE(e.file(), std::string("deep.linkscope.json"));
 }
 
@@ -229,7 +233,8 @@ void TestRobustness::fileTruncatedWhileParsed()
     // The host ET reader, from another thread this time: the truncation races with the parse.
     std::string host = "{\"schema\": \"1.0.1\", \"nodes\": [";
     for (int i = 1; host.size() < (24u << 20); ++i)
-        host += std::string(i > 1 ? ",\n" : "") + "{\"id\": " + std::to_string(i) + ", \"name\": \"aten::op\", \"ctrl_deps\": 1, "
+        host +=
+            std::string(i > 1 ? ",\n" : "") + "{\"id\": " + std::to_string(i) + ", \"name\": \"aten::op\", \"ctrl_deps\": 1, "
             + R"("inputs": {"values": [1, 2], "shapes": [[], []], "types": ["Int", "Int"]}, "outputs": {"values": [], "shapes": [], "types": []}, "attrs": []})";
     host += "]}";
     const std::string hostFile = path("shrinking_et.json");
@@ -300,7 +305,9 @@ void TestRobustness::gzipBomb()
     // 256 MiB of zeros compress to ~250 KiB: past the default limit (100 x, at least 64 MiB).
     const std::string bomb = path("bomb.json.gz");
     QProcess sh;
-    sh.start(QStringLiteral("sh"), {QStringLiteral("-c"), QStringLiteral("head -c 268435456 /dev/zero | gzip -1 > '%1'").arg(QString::fromStdString(bomb))});
+    sh.start(
+        QStringLiteral("sh"),
+        {QStringLiteral("-c"), QStringLiteral("head -c 268435456 /dev/zero | gzip -1 > '%1'").arg(QString::fromStdString(bomb))});
     QVERIFY(sh.waitForFinished(120000) && sh.exitCode() == 0);
     for (int reader = 0; reader < 3; ++reader) {
         const LoadError e = expectLoadError([&] {
@@ -322,7 +329,9 @@ void TestRobustness::gzipBomb()
     const LoadError anyway = expectLoadError([&] { readKinetoTrace(bomb); });
     QVERIFY2(!contains(anyway.detail(), "decompression bomb"), anyway.what());
     ::setenv("LINKSCOPE_GZIP_LIMIT", "1M", 1);
-    const LoadError small = expectLoadError([&] { parseKinetoTrace(linkscope::test::gzipBytes(QByteArray(bigKineto(2u << 20).c_str())).toStdString(), "two-mb.gz"); });
+    const LoadError small = expectLoadError([&] {
+        parseKinetoTrace(linkscope::test::gzipBytes(QByteArray(bigKineto(2u << 20).c_str())).toStdString(), "two-mb.gz");
+    });
     QVERIFY2(contains(small.detail(), "more than 1048576 bytes"), small.what());
     ::setenv("LINKSCOPE_GZIP_LIMIT", "lots", 1);
     const LoadError malformed = expectLoadError([&] { readKinetoTrace(bomb); });
@@ -426,10 +435,11 @@ namespace {
 std::string sidecarWith(const std::string &size, const std::string &ordinal)
 {
     return R"({"format": "linkscope-corrections", "version": 1, "generator": "t",
-  "inputs": {"device": {"path": "d.json", "size": )" + size + R"(, "sha256": ")" + std::string(64, 'a') + R"("}},
+  "inputs": {"device": {"path": "d.json", "size": )"
+           + size + R"(, "sha256": ")" + std::string(64, 'a') + R"("}},
   "link_options": {"policy": "nesting", "inter_thread_deps": false},
   "entries": [{"label": "x", "edits": [{"kind": "detach", "subject": {"kind": "gpu_op", "pid": 0, "correlation": 5, "ordinal": )"
-        + ordinal + R"(, "name": "k"}}]}]})";
+           + ordinal + R"(, "name": "k"}}]}]})";
 }
 } // namespace
 
@@ -444,7 +454,11 @@ void TestRobustness::sidecarNumbersOutOfRange()
     // "ordinal": 4294967296 was applied as ordinal 0.
     const LoadError o = expectLoadError([&] { parseSidecar(sidecarWith("10", "4294967296"), "o.linkscope.json"); });
     QVERIFY2(contains(o.detail(), "/entries/0/edits/0/subject/ordinal") && contains(o.detail(), "out of range"), o.what());
-    const LoadError neg = expectLoadError([&] { parseSidecar(sidecarWith("10", "0").replace(sidecarWith("10", "0").find("\"correlation\": 5"), 16, "\"correlation\": 18446744073709551615"), "c.linkscope.json"); });
+    const LoadError neg = expectLoadError([&] {
+        parseSidecar(sidecarWith("10", "0").replace(sidecarWith("10", "0").find("\"correlation\": 5"), 16,
+                                                    "\"correlation\": 18446744073709551615"),
+                     "c.linkscope.json");
+    });
     QVERIFY2(contains(neg.detail(), "out of range"), neg.what());
     QCOMPARE(parseSidecar(sidecarWith("10", "4294967295"), "ok.json").log.entries.at(0).edits.at(0).subject.ordinal, 4294967295u);
     // The session (what the GUI opens): invalid, left untouched, and the pair still opens.
@@ -458,8 +472,9 @@ void TestRobustness::sidecarNumbersOutOfRange()
     QVERIFY(!session.save());
     QCOMPARE(linkscope::test::readFile(sidecar), big);
     // The CLI names the file and the position.
-    const CliResult r = run(linkscope::cli::runExport, {"--host", samplePath("sample_host_et.json"), "--device", samplePath("sample_kineto.json"),
-                                                        "--corrections", sidecar, "--perfetto", path("out.json")});
+    const CliResult r = run(linkscope::cli::runExport,
+                            {"--host", samplePath("sample_host_et.json"), "--device", samplePath("sample_kineto.json"),
+                             "--corrections", sidecar, "--perfetto", path("out.json")});
     QCOMPARE(r.code, 1);
     QVERIFY2(contains(r.err, sidecar + ": byte " + std::to_string(big.find("1e400"))), r.err.c_str());
 }
@@ -479,14 +494,16 @@ void TestRobustness::outputIsAnInput()
     struct Case {
         std::string flag, output, what;
     };
-    for (const Case &c : {Case{"--perfetto", device, "is the device trace"}, Case{"--etplus", sidecar, "is the corrections sidecar"},
-                          Case{"--et", hardLink, "is the device trace"}, Case{"--perfetto", path("h-sym.json"), "is the host trace"},
-                          Case{"--perfetto", path("./h.json"), "is the host trace"}}) {
+    for (const Case &c :
+         {Case{"--perfetto", device, "is the device trace"}, Case{"--etplus", sidecar, "is the corrections sidecar"},
+          Case{"--et", hardLink, "is the device trace"}, Case{"--perfetto", path("h-sym.json"), "is the host trace"},
+          Case{"--perfetto", path("./h.json"), "is the host trace"}}) {
         const CliResult r = run(linkscope::cli::runExport, {"--host", host, "--device", device, c.flag, c.output});
         QCOMPARE(r.code, 1);
         QVERIFY2(contains(r.err, c.what) && contains(r.err, "refusing to replace"), r.err.c_str());
     }
-    const CliResult twice = run(linkscope::cli::runExport, {"--host", host, "--device", device, "--etplus", path("o.json"), "--perfetto", path("o.json")});
+    const CliResult twice = run(linkscope::cli::runExport,
+                                {"--host", host, "--device", device, "--etplus", path("o.json"), "--perfetto", path("o.json")});
     QCOMPARE(twice.code, 1);
     QVERIFY2(contains(twice.err, "are the same file"), twice.err.c_str());
     const CliResult link = run(linkscope::cli::runLink, {"--host", host, "--device", device, "--report", host});
@@ -532,8 +549,8 @@ void TestRobustness::specialOutputs()
     const std::string redirected = path("redirected.json");
     QProcess q;
     q.setStandardOutputFile(QString::fromStdString(redirected));
-    q.start(QString::fromStdString(linkscopeBinary()),
-            {"export", "--host", QString::fromStdString(host), "--device", QString::fromStdString(device), "--perfetto", "/dev/stdout"});
+    q.start(QString::fromStdString(linkscopeBinary()), {"export", "--host", QString::fromStdString(host), "--device",
+                                                        QString::fromStdString(device), "--perfetto", "/dev/stdout"});
     QVERIFY(q.waitForFinished(120000));
     QCOMPARE(q.exitCode(), 0);
     QCOMPARE(linkscope::test::readFile(redirected), linkscope::test::readFile(regular));
@@ -729,7 +746,8 @@ void TestRobustness::nonUtf8FileNames()
     QCOMPARE(link.code, 0);
     QVERIFY(!nlohmann::json::parse(linkscope::test::readFile(report), nullptr, false).is_discarded());
     const std::string etplus = path("o\xff_etplus.json"), perfetto = path("o_perfetto.json");
-    const CliResult exported = run(linkscope::cli::runExport, {"--host", host, "--device", device, "--etplus", etplus, "--perfetto", perfetto, "--report"});
+    const CliResult exported = run(linkscope::cli::runExport,
+                                   {"--host", host, "--device", device, "--etplus", etplus, "--perfetto", perfetto, "--report"});
     QCOMPARE(exported.code, 0);
     QVERIFY(!nlohmann::json::parse(exported.out, nullptr, false).is_discarded());
     QVERIFY(!nlohmann::json::parse(linkscope::test::readFile(etplus), nullptr, false).is_discarded());

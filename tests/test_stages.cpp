@@ -202,8 +202,7 @@ private slots:
         QVERIFY(!suggestions.edits.empty());
         fixer.apply(suggestions);
         QCOMPARE(findingsOn(fixed, kernel, FindingKind::NcclParentIsRecordParamComms), std::size_t(0));
-        QCOMPARE(countFindingsByKind(fixed.findings)[std::size_t(FindingKind::NcclParentIsRecordParamComms)],
-                 std::size_t(0));
+        QCOMPARE(countFindingsByKind(fixed.findings)[std::size_t(FindingKind::NcclParentIsRecordParamComms)], std::size_t(0));
         // Detaching a GPU op leaves it no parent to judge, but keeps what its launch says.
         fixer.apply({"detach", {fixer.detach(kernel)}});
         QCOMPARE(findingsOn(fixed, kernel, FindingKind::LaunchOutsideParent), std::size_t(0));
@@ -240,8 +239,8 @@ private slots:
         LinkSet applied = links;
         const ApplyResult result = applyCorrections(log, applied, trace, nullptr);
         QCOMPARE(result.count(EditStatus::Rejected), std::size_t(1));
-        QVERIFY2(result.outcomes.front().reason.find("another process") != std::string::npos ||
-                     result.outcomes.front().reason.find("process 200") != std::string::npos,
+        QVERIFY2(result.outcomes.front().reason.find("another process") != std::string::npos
+                     || result.outcomes.front().reason.find("process 200") != std::string::npos,
                  result.outcomes.front().reason.c_str());
         QCOMPARE(applied.gpuLinks[applied.gpuLinkOf[kernelA]].parent, opA);
     }
@@ -299,8 +298,8 @@ private slots:
                                      static_cast<std::int64_t>(e.rfId));
         QVERIFY(std::find(byRf.begin(), byRf.end(), comms) != byRf.end());
         const EventIndex kernel = eventNamed(trace, "ncclDevKernel", EventCategory::Kernel);
-        const auto byCorrelation =
-            findEvents(trace, pair.host.get(), *pair.links, EventKey::Correlation, trace.event(kernel).correlation);
+        const auto byCorrelation = findEvents(trace, pair.host.get(), *pair.links, EventKey::Correlation,
+                                              trace.event(kernel).correlation);
         QVERIFY(std::find(byCorrelation.begin(), byCorrelation.end(), kernel) != byCorrelation.end());
         for (std::size_t i = 1; i < byCorrelation.size(); ++i) // by start time
             QVERIFY(trace.event(byCorrelation[i - 1]).ts <= trace.event(byCorrelation[i]).ts);

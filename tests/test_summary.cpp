@@ -158,7 +158,9 @@ private slots:
         QVERIFY(j["host"].get<std::string>().find("sample_host_et.json") != std::string::npos);
 
         const std::string table = test::readFile(csv);
-        QVERIFY(table.rfind("section,rank,name,category,count,total_ns,self_ns,mean_ns,max_ns,percent,comm_ns,exposed_comm_ns\n", 0) == 0);
+        QVERIFY(
+            table.rfind("section,rank,name,category,count,total_ns,self_ns,mean_ns,max_ns,percent,comm_ns,exposed_comm_ns\n", 0)
+            == 0);
         QVERIFY(table.find("step,,ProfilerStep#3,,1,3836596,") != std::string::npos);
         QVERIFY(table.find("device,,GPU 0,,") != std::string::npos);
         QVERIFY(table.find(",3378675,2638290\n") != std::string::npos);

@@ -12,14 +12,8 @@ using linkscope::test::TraceBuilder;
 
 namespace {
 // The nesting parent and depth of an event (TraceIndex keeps both in std::vectors by event).
-EventIndex nestParentOf(const TraceIndex &index, EventIndex event)
-{
-    return index.nestParent[event.get()];
-}
-std::uint16_t depthOf(const TraceIndex &index, EventIndex event)
-{
-    return index.depth[event.get()];
-}
+EventIndex nestParentOf(const TraceIndex &index, EventIndex event) { return index.nestParent[event.get()]; }
+std::uint16_t depthOf(const TraceIndex &index, EventIndex event) { return index.depth[event.get()]; }
 } // namespace
 
 class TestTraceIndex : public QObject {
@@ -59,8 +53,8 @@ void TestTraceIndex::lanesAreGroupedByProcessCpuThenGpu()
         labels << QString::fromStdString(lane.label);
     // CPU processes first by pid (50, then 100 with threads by tid), then GPU processes by device,
     // streams by id.
-    QCOMPARE(labels, QStringList({"thread 51", "thread 1331 (python)", "thread 1332 (pt_autograd_0)",
-                                  "GPU 0 stream 7", "GPU 0 stream 20", "GPU 1 stream 7"}));
+    QCOMPARE(labels, QStringList({"thread 51", "thread 1331 (python)", "thread 1332 (pt_autograd_0)", "GPU 0 stream 7",
+                                  "GPU 0 stream 20", "GPU 1 stream 7"}));
     QCOMPARE(index.lanes[0].kind, LaneKind::CpuThread);
     QCOMPARE(index.lanes[3].kind, LaneKind::GpuStream);
     QCOMPARE(index.lanes[5].device, 1);
@@ -149,9 +143,9 @@ void TestTraceIndex::partialOverlapBecomesSiblingWithWarning()
 {
     TraceBuilder b;
     const auto top = b.cpu(EventCategory::CpuOp, "top", 1, 1, 0, 100);
-    const auto a = b.cpu(EventCategory::CpuOp, "a", 1, 1, 10, 20);       // [10,30)
-    const auto bb = b.cpu(EventCategory::CpuOp, "b", 1, 1, 20, 20);      // [20,40) overlaps a's end
-    const auto inB = b.cpu(EventCategory::CpuOp, "in_b", 1, 1, 32, 2);   // [32,34) inside b only
+    const auto a = b.cpu(EventCategory::CpuOp, "a", 1, 1, 10, 20);     // [10,30)
+    const auto bb = b.cpu(EventCategory::CpuOp, "b", 1, 1, 20, 20);    // [20,40) overlaps a's end
+    const auto inB = b.cpu(EventCategory::CpuOp, "in_b", 1, 1, 32, 2); // [32,34) inside b only
     std::vector<Diagnostic> warnings;
     const TraceIndex index = buildTraceIndex(b.trace, &warnings);
     QCOMPARE(nestParentOf(index, a), top);

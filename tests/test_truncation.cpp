@@ -22,7 +22,10 @@ using namespace linkscope::core;
 
 namespace {
 
-std::string sample(const char *name) { return test::readFile(test::sourcePath((std::string("resources/samples/") + name).c_str())); }
+std::string sample(const char *name)
+{
+    return test::readFile(test::sourcePath((std::string("resources/samples/") + name).c_str()));
+}
 
 std::string write(const QTemporaryDir &dir, const std::string &name, const std::string &bytes)
 {

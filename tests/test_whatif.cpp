@@ -29,13 +29,11 @@ using linkscope::core::job::CallKind;
 
 namespace {
 
-QString astraSimDir()
-{
-    return QDir(QStringLiteral(LINKSCOPE_ASTRA_SIM_DIR)).absolutePath();
-}
+QString astraSimDir() { return QDir(QStringLiteral(LINKSCOPE_ASTRA_SIM_DIR)).absolutePath(); }
 
 // ASTRA-sim's time for a collective with the cost model (GB/s as the network file writes it).
-double modelNs(CallKind kind, const std::vector<std::int64_t> &group, std::int64_t npus, std::int64_t bytes, double gbps, double latencyNs)
+double modelNs(CallKind kind, const std::vector<std::int64_t> &group, std::int64_t npus, std::int64_t bytes, double gbps,
+               double latencyNs)
 {
     const auto cost = job::astraSimCollectiveCost(kind, group, npus, bytes);
     return cost->bytesTerm / (gbps * job::kAstraSimGB) + cost->latencyCoefficient * latencyNs + cost->constantNs;
@@ -110,8 +108,10 @@ private slots:
         QTest::addColumn<qint64>("bytes");
         QTest::addColumn<double>("simulatedNs");
         QTest::newRow("all-reduce, all 8, 1 MiB") << int(CallKind::AllReduce) << QList<qint64>{} << qint64(1 << 20) << 64440.0;
-        QTest::newRow("all-reduce {0,1}, 64 MiB") << int(CallKind::AllReduce) << QList<qint64>{0, 1} << qint64(64 << 20) << 1317024.0;
-        QTest::newRow("all-gather, all 8, 16 MiB") << int(CallKind::AllGather) << QList<qint64>{} << qint64(16 << 20) << 2201820.0;
+        QTest::newRow("all-reduce {0,1}, 64 MiB")
+            << int(CallKind::AllReduce) << QList<qint64>{0, 1} << qint64(64 << 20) << 1317024.0;
+        QTest::newRow("all-gather, all 8, 16 MiB")
+            << int(CallKind::AllGather) << QList<qint64>{} << qint64(16 << 20) << 2201820.0;
         QTest::newRow("all-to-all {1,5}, 64 KiB") << int(CallKind::AllToAll) << QList<qint64>{1, 5} << qint64(64 << 10) << 8688.0;
     }
     void costMatchesTheSimulator()
@@ -122,7 +122,8 @@ private slots:
         QFETCH(double, simulatedNs);
         const std::vector<std::int64_t> ranks(group.begin(), group.end());
         const double model = modelNs(static_cast<CallKind>(kind), ranks, 8, bytes, 50.0, 500.0);
-        QVERIFY2(std::abs(model / simulatedNs - 1) < 0.005, qPrintable(QString("model %1 ns, simulator %2 ns").arg(model).arg(simulatedNs)));
+        QVERIFY2(std::abs(model / simulatedNs - 1) < 0.005,
+                 qPrintable(QString("model %1 ns, simulator %2 ns").arg(model).arg(simulatedNs)));
         QVERIFY(!job::astraSimCollectiveCost(CallKind::Broadcast, ranks, 8, bytes));
     }
 
@@ -145,7 +146,8 @@ private slots:
         std::stringstream text;
         text << yml.rdbuf();
         QVERIFY2(text.str().find("npus_count: [ 8 ]") != std::string::npos, text.str().c_str());
-        QVERIFY(text.str().find("bandwidth: [ " + std::to_string(net["bandwidth_gbps"].get<double>()).substr(0, 4)) != std::string::npos);
+        QVERIFY(text.str().find("bandwidth: [ " + std::to_string(net["bandwidth_gbps"].get<double>()).substr(0, 4))
+                != std::string::npos);
     }
 
     void applyToEt()
@@ -214,7 +216,7 @@ private slots:
         QCOMPARE(linkscope::cli::runWhatIf({"a", "b", "--scale-comm", "0"}, o, e), 2);
         QCOMPARE(linkscope::cli::runWhatIf({"a"}, o, e), 2);
         QTemporaryDir dir;
-        QCOMPARE(linkscope::cli::runWhatIf({dir.path().toStdString(), dir.path().toStdString()}, o, e), 2); // onto itself
+        QCOMPARE(linkscope::cli::runWhatIf({dir.path().toStdString(), dir.path().toStdString()}, o, e), 2);        // onto itself
         QCOMPARE(linkscope::cli::runWhatIf({dir.path().toStdString(), dir.filePath("x").toStdString()}, o, e), 1); // no .et
     }
 
@@ -222,8 +224,9 @@ private slots:
     void sharedOptions()
     {
         WhatIf w;
-        std::vector<std::string> args{"--scale-gpu", "gemm=0.5", "--scale-stream", "7=2", "--scale-comm", "4",
-                                      "--scale-network", "2", "--scale-latency", "0", "--delay-rank", "1=3", "--delay-rank", "1=2"};
+        std::vector<std::string> args{"--scale-gpu",     "gemm=0.5", "--scale-stream",  "7=2", "--scale-comm", "4",
+                                      "--scale-network", "2",        "--scale-latency", "0",   "--delay-rank", "1=3",
+                                      "--delay-rank",    "1=2"};
         for (std::size_t i = 0; i < args.size(); i += 2)
             QVERIFY(applyWhatIfOption(w, args[i], [&] { return args[i + 1]; }));
         QCOMPARE(w.gpu.size(), std::size_t(1));
@@ -231,13 +234,17 @@ private slots:
         QCOMPARE(w.streamFactor.at(7), 2.0);
         QCOMPARE(w.transferFactor, 4.0);
         QCOMPARE(w.bandwidthFactor, 2.0);
-        QCOMPARE(w.latencyFactor, 0.0); // a latency of zero is a valid what-if
+        QCOMPARE(w.latencyFactor, 0.0);     // a latency of zero is a valid what-if
         QCOMPARE(w.rankDelayMs.at(1), 5.0); // repeated delays add up
         bool read = false;
-        QVERIFY(!applyWhatIfOption(w, "--prefix", [&] { read = true; return std::string("x"); }));
+        QVERIFY(!applyWhatIfOption(w, "--prefix", [&] {
+            read = true;
+            return std::string("x");
+        }));
         QVERIFY(!read); // an option that is not a what-if reads no value
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, applyWhatIfOption(w, "--scale-network", [] { return std::string("0"); }));
-        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, applyWhatIfOption(w, "--scale-stream", [] { return std::string("x=2"); }));
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
+                                 applyWhatIfOption(w, "--scale-stream", [] { return std::string("x=2"); }));
         std::ostringstream o, e;
         linkscope::cli::runWhatIf({"--help"}, o, e);
         QVERIFY(o.str().find("--scale-stream") != std::string::npos);
@@ -261,7 +268,8 @@ private slots:
         QFETCH(double, computeScale);
         QFETCH(double, commScale);
         if (!QFileInfo::exists(astraSimDir() + "/build.sh"))
-            QSKIP(qPrintable("ASTRA-sim not present (" + astraSimDir() + "): the prediction test needs ../shared/tools/astra-sim"));
+            QSKIP(
+                qPrintable("ASTRA-sim not present (" + astraSimDir() + "): the prediction test needs ../shared/tools/astra-sim"));
         QProcess build;
         build.start(QStringLiteral("bash"), {astraSimDir() + "/build.sh"});
         QVERIFY(build.waitForFinished(40 * 60 * 1000) && build.exitCode() == 0);
@@ -290,7 +298,8 @@ private slots:
         for (int r = 0; r < 2; ++r) {
             const double ratio = predicted.at(r) / truthB.at(r);
             qInfo("%s rank %d: A measured %.3f ms, A replayed %.3f ms; B predicted %.3f ms, B measured %.3f ms, ratio %.3f",
-                  qPrintable(what), r, truthA.at(r) / 1e6, identity.at(r) / 1e6, predicted.at(r) / 1e6, truthB.at(r) / 1e6, ratio);
+                  qPrintable(what), r, truthA.at(r) / 1e6, identity.at(r) / 1e6, predicted.at(r) / 1e6, truthB.at(r) / 1e6,
+                  ratio);
             QVERIFY2(ratio > 0.8 && ratio < 1.25, qPrintable(what));
             // The change moved the prediction the way it moved the truth.
             QVERIFY((predicted.at(r) > identity.at(r)) == (truthB.at(r) > truthA.at(r)));

@@ -34,17 +34,10 @@ inline constexpr bool kAddressSanitizer = false;
 inline constexpr bool kAddressSanitizer = false;
 #endif
 
-
 // The two folders a public trace can be in, bundled first.
-inline QString bundledTracesDir()
-{
-    return QStringLiteral(LINKSCOPE_TEST_DATA "/traces");
-}
+inline QString bundledTracesDir() { return QStringLiteral(LINKSCOPE_TEST_DATA "/traces"); }
 
-inline QString sharedTracesDir()
-{
-    return QStringLiteral(LINKSCOPE_TRACES_DIR);
-}
+inline QString sharedTracesDir() { return QStringLiteral(LINKSCOPE_TRACES_DIR); }
 
 // A public trace by its path under a traces folder (e.g. "hta_kineto_nccl/nccl_data.json.gz"): the
 // bundled copy if there is one, else the one in ../shared/traces. If neither exists the shared path is
@@ -108,10 +101,7 @@ char *toString(StrongIndex<Tag> i)
 {
     return i.isNone() ? qstrdup("none") : QTest::toString(i.value);
 }
-inline char *toString(NoneIndex)
-{
-    return qstrdup("none");
-}
+inline char *toString(NoneIndex) { return qstrdup("none"); }
 // And inside containers (QCOMPARE of two std::vector<EventIndex> prints them through QDebug).
 template <typename Tag>
 QDebug operator<<(QDebug debug, StrongIndex<Tag> i)
@@ -127,9 +117,9 @@ QDebug operator<<(QDebug debug, StrongIndex<Tag> i)
 
 // Skips the current test (or data row) unless every listed public trace is present, bundled or in
 // ../shared/traces. Use it before the first tracePath of a trace that tests/data/traces does not hold.
-#define LINKSCOPE_REQUIRE_TRACES(...)                                                                              \
-    do {                                                                                                         \
-        const std::string linkscopeMissingTrace_ = ::linkscope::test::firstMissingTrace({__VA_ARGS__});         \
-        if (!linkscopeMissingTrace_.empty())                                                                     \
-            QSKIP(qPrintable(QStringLiteral("trace not present: ") + QString::fromStdString(linkscopeMissingTrace_))); \
+#define LINKSCOPE_REQUIRE_TRACES(...)                                                                                            \
+    do {                                                                                                                         \
+        const std::string linkscopeMissingTrace_ = ::linkscope::test::firstMissingTrace({__VA_ARGS__});                          \
+        if (!linkscopeMissingTrace_.empty())                                                                                     \
+            QSKIP(qPrintable(QStringLiteral("trace not present: ") + QString::fromStdString(linkscopeMissingTrace_)));           \
     } while (false)

@@ -25,8 +25,7 @@ struct TraceBuilder {
     static core::TraceId num(std::int64_t v) { return core::TraceId{v, false}; }
 
     // Adds a complete event; times in ns. Returns its index.
-    EventIndex add(EventCategory cat, const std::string &name, std::int64_t pid, std::int64_t tid, Nanos ts,
-                      Nanos dur)
+    EventIndex add(EventCategory cat, const std::string &name, std::int64_t pid, std::int64_t tid, Nanos ts, Nanos dur)
     {
         DeviceEvent e;
         e.category = cat;
@@ -46,9 +45,8 @@ struct TraceBuilder {
     DeviceEvent &at(EventIndex i) { return trace.events[i.get()]; }
 
     // CPU-side op with the ids Kineto writes on it.
-    EventIndex cpu(EventCategory cat, const std::string &name, std::int64_t pid, std::int64_t tid, Nanos ts,
-                      Nanos dur, std::int64_t externalId = core::kNoId, std::uint64_t rfId = 0,
-                      std::int64_t evIdx = core::kNoId)
+    EventIndex cpu(EventCategory cat, const std::string &name, std::int64_t pid, std::int64_t tid, Nanos ts, Nanos dur,
+                   std::int64_t externalId = core::kNoId, std::uint64_t rfId = 0, std::int64_t evIdx = core::kNoId)
     {
         const auto i = add(cat, name, pid, tid, ts, dur);
         at(i).externalId = externalId;
@@ -56,9 +54,8 @@ struct TraceBuilder {
         at(i).evIdx = evIdx;
         return i;
     }
-    EventIndex runtime(const std::string &name, std::int64_t pid, std::int64_t tid, Nanos ts, Nanos dur,
-                          std::int64_t correlation, std::int64_t externalId = core::kNoId,
-                          EventCategory cat = EventCategory::CudaRuntime)
+    EventIndex runtime(const std::string &name, std::int64_t pid, std::int64_t tid, Nanos ts, Nanos dur, std::int64_t correlation,
+                       std::int64_t externalId = core::kNoId, EventCategory cat = EventCategory::CudaRuntime)
     {
         const auto i = add(cat, name, pid, tid, ts, dur);
         at(i).correlation = correlation;
@@ -66,8 +63,7 @@ struct TraceBuilder {
         return i;
     }
     EventIndex gpu(const std::string &name, std::int64_t device, std::int64_t stream, Nanos ts, Nanos dur,
-                      std::int64_t correlation, std::int64_t externalId = core::kNoId,
-                      EventCategory cat = EventCategory::Kernel)
+                   std::int64_t correlation, std::int64_t externalId = core::kNoId, EventCategory cat = EventCategory::Kernel)
     {
         const auto i = add(cat, name, device, stream, ts, dur);
         at(i).correlation = correlation;
@@ -87,7 +83,8 @@ struct TraceBuilder {
     void graphId(EventIndex i, std::int64_t id)
     {
         auto &g = trace.graphIds;
-        const auto it = std::lower_bound(g.begin(), g.end(), i, [](const core::GraphIdArg &a, EventIndex e) { return a.event < e; });
+        const auto it = std::lower_bound(g.begin(), g.end(), i,
+                                         [](const core::GraphIdArg &a, EventIndex e) { return a.event < e; });
         if (it != g.end() && it->event == i)
             it->graphId = id;
         else
@@ -100,8 +97,7 @@ struct HostBuilder {
     core::HostTrace host;
 
     // Adds a node; parentId -1 for a root. Call finish() once all nodes are in.
-    HostNodeIndex node(std::int64_t id, std::int64_t parentId, const std::string &name, std::uint64_t rfId,
-                       std::int64_t tid = 1)
+    HostNodeIndex node(std::int64_t id, std::int64_t parentId, const std::string &name, std::uint64_t rfId, std::int64_t tid = 1)
     {
         core::HostNode n;
         n.id = id;

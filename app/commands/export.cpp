@@ -143,11 +143,14 @@ int runExport(const Args &args, std::ostream &out, std::ostream &err)
     }
     try {
         // No output may replace an input, the sidecar (given or beside the device trace) or another output.
-        const auto notes = core::checkOutputs(
-            {{"--et output", request.etPath}, {"--etplus output", request.etPlusPath}, {"--perfetto output", request.perfettoPath},
-             {"--report", printReport ? std::string("-") : std::string()}},
-            {{"host trace", hostPath}, {"device trace", devicePath}, {"corrections sidecar", correctionsPath},
-             {"corrections sidecar", core::defaultSidecarPath(devicePath)}});
+        const auto notes = core::checkOutputs({{"--et output", request.etPath},
+                                               {"--etplus output", request.etPlusPath},
+                                               {"--perfetto output", request.perfettoPath},
+                                               {"--report", printReport ? std::string("-") : std::string()}},
+                                              {{"host trace", hostPath},
+                                               {"device trace", devicePath},
+                                               {"corrections sidecar", correctionsPath},
+                                               {"corrections sidecar", core::defaultSidecarPath(devicePath)}});
         for (const std::string &note : notes)
             err << "export: warning: " << note << '\n';
     } catch (const core::WriteError &e) {
@@ -190,12 +193,11 @@ int runExport(const Args &args, std::ostream &out, std::ostream &err)
             }
             const core::ApplyResult &applied = pair.corrections;
             err << "export: corrections: " << applied.count(core::EditStatus::Applied) << " applied, "
-                << applied.count(core::EditStatus::Unchanged) << " unchanged, "
-                << applied.count(core::EditStatus::Stale) << " stale, " << applied.count(core::EditStatus::Rejected)
-                << " rejected\n";
+                << applied.count(core::EditStatus::Unchanged) << " unchanged, " << applied.count(core::EditStatus::Stale)
+                << " stale, " << applied.count(core::EditStatus::Rejected) << " rejected\n";
             for (const core::EditOutcome &o : applied.problems())
-                err << "export: warning: correction " << o.entry << "." << o.edit << " "
-                    << core::editStatusName(o.status) << ": " << o.reason << '\n';
+                err << "export: warning: correction " << o.entry << "." << o.edit << " " << core::editStatusName(o.status) << ": "
+                    << o.reason << '\n';
         }
         const core::LinkSet &links = *pair.links;
 
@@ -205,8 +207,8 @@ int runExport(const Args &args, std::ostream &out, std::ostream &err)
         for (const auto &w : report.warnings)
             err << "export: warning: " << w.toString() << '\n';
         if (!request.etPlusPath.empty())
-            err << "export: wrote " << request.etPlusPath << " (" << report.etPlusBytes << " bytes, "
-                << report.etPlus.hostNodes << " host + " << report.etPlus.gpuNodes << " GPU nodes)\n";
+            err << "export: wrote " << request.etPlusPath << " (" << report.etPlusBytes << " bytes, " << report.etPlus.hostNodes
+                << " host + " << report.etPlus.gpuNodes << " GPU nodes)\n";
         if (!request.etPath.empty())
             err << "export: wrote " << request.etPath << " (" << report.etBytes << " bytes, " << report.chakra.nodes
                 << " nodes: " << report.chakra.commColl << " COMM_COLL, " << report.chakra.commSend << " COMM_SEND, "

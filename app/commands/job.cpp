@@ -3,8 +3,8 @@
 // linkscope job --merge OUTDIR... [--out DIR] [--report FILE] [--strict]
 #include "commands/commands.h"
 
-#include "export/etcheck.h"
 #include "edit/sidecar.h"
+#include "export/etcheck.h"
 #include "io/atomicfile.h"
 #include "io/outputguard.h"
 #include "job/discovery.h"
@@ -91,7 +91,7 @@ bool parseRankList(const std::string &text, std::vector<std::pair<std::int64_t, 
 // One line per refresh: a bar per rank in progress, and how many are done.
 class ProgressLine {
 public:
-    ProgressLine(std::ostream &err, std::size_t total, bool enabled) : err_(err), total_(total), enabled_(enabled) {}
+    ProgressLine(std::ostream &err, std::size_t total, bool enabled) : err_(err), total_(total), enabled_(enabled) { }
     bool update(const RankProgress &p)
     {
         std::lock_guard lock(mutex_);
@@ -110,8 +110,9 @@ public:
                 if (++shown > 6)
                     break;
                 const int filled = static_cast<int>(state.second * 10 + 0.5);
-                line += "  r" + std::to_string(rank) + " " + state.first + " [" + std::string(static_cast<std::size_t>(std::clamp(filled, 0, 10)), '#') +
-                        std::string(static_cast<std::size_t>(10 - std::clamp(filled, 0, 10)), ' ') + "]";
+                line += "  r" + std::to_string(rank) + " " + state.first + " ["
+                        + std::string(static_cast<std::size_t>(std::clamp(filled, 0, 10)), '#')
+                        + std::string(static_cast<std::size_t>(10 - std::clamp(filled, 0, 10)), ' ') + "]";
             }
             line += "\033[K";
             err_ << line << std::flush;
@@ -153,15 +154,16 @@ void printReport(const JobReport &report, std::ostream &out)
         for (const CollectiveCall &c : s.calls)
             coll += isP2P(c.kind) ? 0 : 1;
         char line[160];
-        std::snprintf(line, sizeof line, "  %4lld %8zu %8zu %12zu %4zu  ", static_cast<long long>(s.rank), s.gpuOps, s.linked, coll,
-                      s.calls.size() - coll);
+        std::snprintf(line, sizeof line, "  %4lld %8zu %8zu %12zu %4zu  ", static_cast<long long>(s.rank), s.gpuOps, s.linked,
+                      coll, s.calls.size() - coll);
         out << line << (s.error.empty() ? (s.et.empty() ? "-" : s.et) : "unreadable: " + s.error) << '\n';
     }
     out << "process groups:";
     for (const ProcessGroup &g : report.groups) {
         auto it = report.collectivesPerGroup.find(g.name);
-        out << "\n  " << g.name << " (id " << processGroupId(g.name) << (g.desc.empty() ? "" : ", " + g.desc) << "): "
-            << g.ranks.size() << " ranks, " << (it == report.collectivesPerGroup.end() ? 0 : it->second) << " collectives";
+        out << "\n  " << g.name << " (id " << processGroupId(g.name) << (g.desc.empty() ? "" : ", " + g.desc)
+            << "): " << g.ranks.size() << " ranks, " << (it == report.collectivesPerGroup.end() ? 0 : it->second)
+            << " collectives";
     }
     out << '\n';
     const NetworkFit &net = report.network;
@@ -208,13 +210,14 @@ void printReport(const JobReport &report, std::ostream &out)
 // of errors; prints each finding.
 // The files checked as they were written (RankSummary::etCheck) are not read again; the others (a
 // merge of shards) are, `jobs` at a time.
-std::size_t preflight(const JobReport &report, const std::string &outDir, const std::string &commGroup, int jobs, std::ostream &out)
+std::size_t preflight(const JobReport &report, const std::string &outDir, const std::string &commGroup, int jobs,
+                      std::ostream &out)
 {
     std::vector<core::EtFileCheck> checked;
     std::vector<std::string> files;
     bool allChecked = true;
     for (const RankSummary &s : report.ranks)
-        if (!s.et.empty() && s.stale.empty()) { // a stale summary's .et is as old as it (reported once, as stale)
+        if (!s.et.empty() && s.stale.empty()) {   // a stale summary's .et is as old as it (reported once, as stale)
             files.push_back(etPathOf(s, outDir)); // beside its summary: each shard's folder in a merge
             allChecked = allChecked && s.etCheck;
             if (s.etCheck)
@@ -222,7 +225,8 @@ std::size_t preflight(const JobReport &report, const std::string &outDir, const 
         }
     if (files.empty())
         return 0;
-    const core::EtCheckResult check = allChecked ? core::checkEtJob(std::move(checked), commGroup) : core::checkEtFiles(files, commGroup, jobs);
+    const core::EtCheckResult check = allChecked ? core::checkEtJob(std::move(checked), commGroup)
+                                                 : core::checkEtFiles(files, commGroup, jobs);
     for (const auto &f : check.findings)
         out << "check: " << f.toJson().dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
     out << "check: " << check.files << " .et files, " << check.nodes << " nodes, " << check.errors() << " errors\n";
@@ -346,8 +350,8 @@ int runJob(const Args &args, std::ostream &out, std::ostream &err)
             out << "wrote " << commGroup << (report.network.fitted ? ", " + networkFilePath(commGroup) : std::string()) << ", "
                 << reportPath << '\n';
             const std::size_t etErrors = preflight(report, outDir, commGroup, jobs, out);
-            bool unreadable =
-                std::any_of(report.ranks.begin(), report.ranks.end(), [](const RankSummary &s) { return !s.error.empty() || !s.stale.empty(); });
+            bool unreadable = std::any_of(report.ranks.begin(), report.ranks.end(),
+                                          [](const RankSummary &s) { return !s.error.empty() || !s.stale.empty(); });
             if (unreadable)
                 return 1;
             return strict && (report.hasErrors() || etErrors) ? 3 : 0;
@@ -427,8 +431,8 @@ int runJob(const Args &args, std::ostream &out, std::ostream &err)
                 unreadable = true;
             }
         if (!ranges.empty()) {
-            out << "job: shard of " << summaries.size() << " ranks (" << rankText << ") in " << seconds << " s; summaries in " << outDir
-                << " (build the report with: linkscope job --merge OUTDIR...)\n";
+            out << "job: shard of " << summaries.size() << " ranks (" << rankText << ") in " << seconds << " s; summaries in "
+                << outDir << " (build the report with: linkscope job --merge OUTDIR...)\n";
             return unreadable ? 1 : 0;
         }
         const JobReport report = buildJobReport(std::move(summaries), layout.worldSize);

@@ -4,9 +4,9 @@
 
 #include "edit/sidecar.h"
 #include "io/atomicfile.h"
+#include "io/outputguard.h"
 #include "link/chakracompare.h"
 #include "link/policynotices.h"
-#include "io/outputguard.h"
 #include "pipeline/pairpipeline.h"
 #include "report/findingsreport.h"
 #include "report/linkstable.h"
@@ -133,8 +133,7 @@ std::string percent(std::size_t part, std::size_t whole)
     return s.str();
 }
 
-void printSummary(std::ostream &out, const Options &o, const DeviceTrace &device, const HostTrace *host,
-                  const LinkSet &ls)
+void printSummary(std::ostream &out, const Options &o, const DeviceTrace &device, const HostTrace *host, const LinkSet &ls)
 {
     out << "device: " << o.device << " (" << device.events.size() << " events)\n";
     if (host)
@@ -168,13 +167,12 @@ void printSummary(std::ostream &out, const Options &o, const DeviceTrace &device
             ++byOrphan[static_cast<std::size_t>(link.orphan)];
         }
     }
-    out << "GPU ops: " << ls.gpuLinks.size() << ", linked to a parent: " << linked << " ("
-        << percent(linked, ls.gpuLinks.size()) << ")\n";
+    out << "GPU ops: " << ls.gpuLinks.size() << ", linked to a parent: " << linked << " (" << percent(linked, ls.gpuLinks.size())
+        << ")\n";
     out << "  launch found by:\n";
     for (std::size_t m = 0; m < byLaunch.size(); ++m)
         if (byLaunch[m])
-            out << "    " << std::left << std::setw(22) << launchMatchName(static_cast<LaunchMatch>(m)) << byLaunch[m]
-                << '\n';
+            out << "    " << std::left << std::setw(22) << launchMatchName(static_cast<LaunchMatch>(m)) << byLaunch[m] << '\n';
     out << "  parent rule:\n";
     for (std::size_t r = 0; r < byRule.size(); ++r)
         if (byRule[r])
@@ -182,8 +180,7 @@ void printSummary(std::ostream &out, const Options &o, const DeviceTrace &device
     out << "  orphans:" << (linked == ls.gpuLinks.size() ? " none" : "") << '\n';
     for (std::size_t r = 0; r < byOrphan.size(); ++r)
         if (byOrphan[r])
-            out << "    " << std::left << std::setw(22) << orphanReasonName(static_cast<OrphanReason>(r)) << byOrphan[r]
-                << '\n';
+            out << "    " << std::left << std::setw(22) << orphanReasonName(static_cast<OrphanReason>(r)) << byOrphan[r] << '\n';
 
     std::array<std::size_t, kEdgeKindCount> edges{};
     for (const Edge &e : ls.edges)
@@ -279,12 +276,12 @@ int runLink(const Args &args, std::ostream &out, std::ostream &err)
             return 1;
         }
         const ApplyResult &applied = pair.corrections;
-        err << "link: corrections: " << applied.count(EditStatus::Applied) << " applied, "
-            << applied.count(EditStatus::Unchanged) << " unchanged, " << applied.count(EditStatus::Stale)
-            << " stale, " << applied.count(EditStatus::Rejected) << " rejected\n";
+        err << "link: corrections: " << applied.count(EditStatus::Applied) << " applied, " << applied.count(EditStatus::Unchanged)
+            << " unchanged, " << applied.count(EditStatus::Stale) << " stale, " << applied.count(EditStatus::Rejected)
+            << " rejected\n";
         for (const EditOutcome &outcome : applied.problems())
-            err << "link: warning: correction " << outcome.entry << "." << outcome.edit << " "
-                << editStatusName(outcome.status) << ": " << outcome.reason << '\n';
+            err << "link: warning: correction " << outcome.entry << "." << outcome.edit << " " << editStatusName(outcome.status)
+                << ": " << outcome.reason << '\n';
     }
 
     const HostTrace *hostPtr = pair.host.get();
@@ -301,9 +298,9 @@ int runLink(const Args &args, std::ostream &out, std::ostream &err)
     }
 
     try {
-        for (const std::string &note : checkOutputs({{"--links output", o.links}, {"--report output", o.report}},
-                                                    {{"host trace", o.host}, {"device trace", o.device},
-                                                     {"corrections sidecar", defaultSidecarPath(o.device)}}))
+        for (const std::string &note : checkOutputs(
+                 {{"--links output", o.links}, {"--report output", o.report}},
+                 {{"host trace", o.host}, {"device trace", o.device}, {"corrections sidecar", defaultSidecarPath(o.device)}}))
             err << "link: warning: " << note << '\n';
         if (!o.links.empty())
             writeFileAtomically(o.links, linksJsonLines(device, hostPtr, ls));

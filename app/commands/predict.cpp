@@ -14,8 +14,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <iostream>
+#include <sstream>
 
 namespace linkscope::cli {
 
@@ -35,8 +35,8 @@ void printPredictUsage(std::ostream &out)
            "  its collectives) or a job export (PREFIX.R.et, comm_group.json, network.yml). One pair stands\n"
            "  for a job whose ranks all run as it does.\n"
            "what-ifs (repeatable; the change is printed against the graph as exported):\n"
-        << kWhatIfOptionsUsage <<
-           "options:\n"
+        << kWhatIfOptionsUsage
+        << "options:\n"
            "  --comm-groups F       comm_group.json for .et files; --network F: the network file (any input)\n"
            "  --npus N              one .et file standing for a job of N ranks\n"
            "  --prefix NAME         a job export's file prefix (default trace)\n"
@@ -222,8 +222,8 @@ int runPredict(const Args &args, std::ostream &out, std::ostream &err)
                             quoted += c == '"' ? std::string("\"\"") : std::string(1, c == '\n' ? ' ' : c);
                         name = quoted + "\"";
                     }
-                    csv << rank.rank << ',' << rank.nodes[i].id << ',' << name << ',' << predict::nodeKindName(rank.nodes[i].kind) << ','
-                        << r.ranks[ri].start[i] << ',' << r.ranks[ri].end[i] << ',' << slack[ri][i] << '\n';
+                    csv << rank.rank << ',' << rank.nodes[i].id << ',' << name << ',' << predict::nodeKindName(rank.nodes[i].kind)
+                        << ',' << r.ranks[ri].start[i] << ',' << r.ranks[ri].end[i] << ',' << slack[ri][i] << '\n';
                 }
             }
             AtomicFile file(schedulePath);
@@ -248,8 +248,9 @@ int runPredict(const Args &args, std::ostream &out, std::ostream &err)
     }
     char line[256];
     std::snprintf(line, sizeof line, "%.3g GB/s, %.4g ns", p.network.bandwidthGBps, p.network.latencyNs);
-    out << "predict: " << graph.job.ranks.size() << " rank(s)" << (graph.job.mirrored ? " standing for " + std::to_string(graph.job.npus) : "")
-        << ", " << graph.job.nodeCount() << " nodes; network " << line << " (" << graph.networkSource << ")\n";
+    out << "predict: " << graph.job.ranks.size() << " rank(s)"
+        << (graph.job.mirrored ? " standing for " + std::to_string(graph.job.npus) : "") << ", " << graph.job.nodeCount()
+        << " nodes; network " << line << " (" << graph.networkSource << ")\n";
     out << "what-if: " << p.whatIf << '\n';
     for (const predict::RankPrediction &r : p.ranks) {
         if (!r.finished) {

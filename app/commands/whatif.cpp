@@ -27,8 +27,8 @@ void printWhatIfUsage(std::ostream &out)
            "  A copy of a job export (the folder `linkscope job --out` wrote: PREFIX.R.et, comm_group.json,\n"
            "  network.yml) with a change applied, for ASTRA-sim (docs/astra-sim-export.md, \"What-if\").\n"
            "what-ifs (repeatable):\n"
-        << core::kWhatIfOptionsUsage <<
-           "options:\n"
+        << core::kWhatIfOptionsUsage
+        << "options:\n"
            "  --prefix NAME         the .et files' prefix (default trace)\n"
            "NEW_OUT is created; a file there is replaced atomically. NEW_OUT must differ from JOB_OUT.\n";
 }
@@ -95,8 +95,8 @@ int runWhatIf(const Args &args, std::ostream &out, std::ostream &err)
     }
     try {
         // The rank files: PREFIX.R.et (or .et.gz).
-        const std::regex name("^" + std::regex_replace(prefix, std::regex(R"([.^$|()\[\]{}*+?\\])"), R"(\$&)") +
-                              R"(\.([0-9]+)\.et(\.gz)?$)");
+        const std::regex name("^" + std::regex_replace(prefix, std::regex(R"([.^$|()\[\]{}*+?\\])"), R"(\$&)")
+                              + R"(\.([0-9]+)\.et(\.gz)?$)");
         std::map<std::int64_t, fs::path> ranks;
         for (const fs::directory_entry &entry : fs::directory_iterator(from)) {
             std::smatch m;
@@ -127,7 +127,8 @@ int runWhatIf(const Args &args, std::ostream &out, std::ostream &err)
             writeAll(to / "network.yml", core::scaleNetworkYaml(readAll(from / "network.yml"), whatIf));
             network = true;
         } else if (whatIf.changesNetwork()) {
-            err << "whatif: " << (from / "network.yml").string() << " does not exist: the network what-if needs the fitted network\n";
+            err << "whatif: " << (from / "network.yml").string()
+                << " does not exist: the network what-if needs the fitted network\n";
             return 1;
         }
         out << "whatif: " << whatIf.describe() << ": " << ranks.size() << " .et files (" << scaled << " GPU ops scaled, "

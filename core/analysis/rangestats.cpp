@@ -37,10 +37,7 @@ struct LaneSweep {
     Nanos total() const { return covered + (open ? runEnd - runStart : 0); }
 };
 
-int categorySlot(EventCategory c)
-{
-    return c == EventCategory::Kernel ? 0 : c == EventCategory::GpuMemcpy ? 1 : 2;
-}
+int categorySlot(EventCategory c) { return c == EventCategory::Kernel ? 0 : c == EventCategory::GpuMemcpy ? 1 : 2; }
 
 } // namespace
 
@@ -186,8 +183,7 @@ std::string rangeStatsHeader(TableFormat format)
     return line({"section", "name", "category", "count", "total_ns", "mean_ns", "max_ns", "percent_of_range"}, format);
 }
 
-std::string rangeStatsOpLine(const RangeStats &stats, const RangeOpStat &op, const DeviceTrace &trace,
-                             TableFormat format)
+std::string rangeStatsOpLine(const RangeStats &stats, const RangeOpStat &op, const DeviceTrace &trace, TableFormat format)
 {
     return line({"gpu_op", field(trace.strings.at(op.name), format), std::string(categoryName(op.category)),
                  number(static_cast<std::int64_t>(op.count)), number(op.total), number(op.mean()), number(op.max),
@@ -195,8 +191,8 @@ std::string rangeStatsOpLine(const RangeStats &stats, const RangeOpStat &op, con
                 format);
 }
 
-std::string rangeStatsLaneLine(const RangeStats &stats, const RangeLaneStat &lane, bool stream,
-                               const DeviceTrace &trace, const TraceIndex &index, TableFormat format)
+std::string rangeStatsLaneLine(const RangeStats &stats, const RangeLaneStat &lane, bool stream, const DeviceTrace &trace,
+                               const TraceIndex &index, TableFormat format)
 {
     const Lane &l = index.lanes.at(lane.lane.get());
     const std::string owner = stream ? "GPU " + std::to_string(l.device >= 0 ? l.device : l.key.pid.value)
@@ -207,8 +203,7 @@ std::string rangeStatsLaneLine(const RangeStats &stats, const RangeLaneStat &lan
                 format);
 }
 
-std::string rangeStatsTable(const RangeStats &stats, const DeviceTrace &trace, const TraceIndex &index,
-                            TableFormat format)
+std::string rangeStatsTable(const RangeStats &stats, const DeviceTrace &trace, const TraceIndex &index, TableFormat format)
 {
     std::string out = rangeStatsHeader(format);
     for (const RangeOpStat &op : stats.ops)

@@ -27,17 +27,17 @@ struct RangeOpStat {
 };
 
 struct RangeLaneStat {
-    LaneIndex lane{};                // TraceIndex lane
-    std::uint64_t events = 0;      // events (GPU ops on a stream) overlapping the range
-    Nanos time = 0;                // union of their intervals inside the range
+    LaneIndex lane{};         // TraceIndex lane
+    std::uint64_t events = 0; // events (GPU ops on a stream) overlapping the range
+    Nanos time = 0;           // union of their intervals inside the range
 };
 
 struct RangeStats {
     Nanos start = 0;
     Nanos end = 0;
-    std::vector<RangeOpStat> ops;         // GPU ops by name and category, longest total first
-    std::vector<RangeLaneStat> streams;   // every GPU stream lane, in lane order; time = busy time
-    std::vector<RangeLaneStat> threads;   // every CPU thread lane, in lane order; time = CPU time
+    std::vector<RangeOpStat> ops;       // GPU ops by name and category, longest total first
+    std::vector<RangeLaneStat> streams; // every GPU stream lane, in lane order; time = busy time
+    std::vector<RangeLaneStat> threads; // every CPU thread lane, in lane order; time = CPU time
     Nanos span() const { return end - start; }
     // time / span() in percent (0 for an empty range).
     double percentOf(Nanos time) const { return span() > 0 ? 100.0 * double(time) / double(span()) : 0.0; }
@@ -55,13 +55,11 @@ RangeStats computeRangeStats(const DeviceTrace &trace, const TraceIndex &index, 
 // a thread, its CPU time and events; mean and max are empty for lanes). Comma-separated with RFC 4180 quoting, or
 // tab-separated with tabs and line breaks in names replaced by spaces (for a clipboard).
 enum class TableFormat : std::uint8_t { Csv, Tsv };
-std::string rangeStatsTable(const RangeStats &stats, const DeviceTrace &trace, const TraceIndex &index,
-                            TableFormat format);
+std::string rangeStatsTable(const RangeStats &stats, const DeviceTrace &trace, const TraceIndex &index, TableFormat format);
 // One line of such a table (the header's columns), for callers that write selected lines only.
 std::string rangeStatsHeader(TableFormat format);
-std::string rangeStatsOpLine(const RangeStats &stats, const RangeOpStat &op, const DeviceTrace &trace,
-                             TableFormat format);
-std::string rangeStatsLaneLine(const RangeStats &stats, const RangeLaneStat &lane, bool stream,
-                               const DeviceTrace &trace, const TraceIndex &index, TableFormat format);
+std::string rangeStatsOpLine(const RangeStats &stats, const RangeOpStat &op, const DeviceTrace &trace, TableFormat format);
+std::string rangeStatsLaneLine(const RangeStats &stats, const RangeLaneStat &lane, bool stream, const DeviceTrace &trace,
+                               const TraceIndex &index, TableFormat format);
 
 } // namespace linkscope::core

@@ -216,7 +216,8 @@ TraceStats computeTraceStats(const DeviceTrace &trace, const TraceIndex &index)
             if (event.category == EventCategory::CpuOp) {
                 const auto [it, added] = slot.try_emplace(event.name, stats.cpuOps.size());
                 if (added)
-                    stats.cpuOps.push_back({std::string(trace.strings.at(event.name)), std::string(categoryName(event.category))});
+                    stats.cpuOps.push_back(
+                        {std::string(trace.strings.at(event.name)), std::string(categoryName(event.category))});
                 SummaryOpStat &op = stats.cpuOps[it->second];
                 ++op.count;
                 op.total += event.dur;
@@ -241,8 +242,9 @@ TraceStats computeTraceStats(const DeviceTrace &trace, const TraceIndex &index)
     for (std::size_t i = 0; i < found.size(); ++i)
         if (i == 0 || found[i].first != found[i - 1].first)
             stats.steps.push_back(found[i].second);
-    std::sort(stats.steps.begin(), stats.steps.end(),
-              [](const SummaryStep &a, const SummaryStep &b) { return a.start != b.start ? a.start < b.start : a.number < b.number; });
+    std::sort(stats.steps.begin(), stats.steps.end(), [](const SummaryStep &a, const SummaryStep &b) {
+        return a.start != b.start ? a.start < b.start : a.number < b.number;
+    });
     sortOps(stats.cpuOps);
     return stats;
 }

@@ -34,22 +34,22 @@ namespace linkscope::core {
 
 struct SummaryOpStat {
     std::string name;
-    std::string category;    // Kineto cat: kernel, gpu_memcpy, gpu_memset, cpu_op
+    std::string category; // Kineto cat: kernel, gpu_memcpy, gpu_memset, cpu_op
     std::uint64_t count = 0;
-    Nanos total = 0;         // sum of the durations
-    Nanos self = 0;          // CPU ops: total less directly nested events; GPU ops: total
-    Nanos max = 0;           // the longest one
+    Nanos total = 0; // sum of the durations
+    Nanos self = 0;  // CPU ops: total less directly nested events; GPU ops: total
+    Nanos max = 0;   // the longest one
     Nanos mean() const { return count ? static_cast<Nanos>(total / static_cast<Nanos>(count)) : 0; }
 };
 
 struct SummaryStream {
-    std::string label;            // "GPU 0 stream 7"
+    std::string label; // "GPU 0 stream 7"
     std::int32_t device = -1;
     std::int64_t stream = -1;
-    std::uint64_t ops = 0;        // GPU ops on the stream
-    Nanos busy = 0;               // union of their intervals
-    Nanos comm = 0;               // union of its collective kernels
-    Nanos commOverlapped = 0;     // of comm, while the GPU computed (any stream)
+    std::uint64_t ops = 0;    // GPU ops on the stream
+    Nanos busy = 0;           // union of their intervals
+    Nanos comm = 0;           // union of its collective kernels
+    Nanos commOverlapped = 0; // of comm, while the GPU computed (any stream)
     Nanos exposedComm() const { return comm - commOverlapped; }
 };
 
@@ -57,16 +57,16 @@ struct SummaryDevice {
     std::int32_t device = -1;
     std::uint64_t streams = 0;
     std::uint64_t ops = 0;
-    Nanos busy = 0;               // union over its streams
-    Nanos compute = 0;            // union of its non-collective GPU ops
-    Nanos comm = 0;               // union of its collective kernels
-    Nanos commOverlapped = 0;     // comm ∩ compute
+    Nanos busy = 0;           // union over its streams
+    Nanos compute = 0;        // union of its non-collective GPU ops
+    Nanos comm = 0;           // union of its collective kernels
+    Nanos commOverlapped = 0; // comm ∩ compute
     Nanos exposedComm() const { return comm - commOverlapped; }
 };
 
 struct SummaryStep {
-    std::int64_t number = -1;     // N of ProfilerStep#N
-    Nanos start = 0;              // ts as in the trace
+    std::int64_t number = -1; // N of ProfilerStep#N
+    Nanos start = 0;          // ts as in the trace
     Nanos dur = 0;
 };
 
@@ -76,14 +76,14 @@ struct StepTimes {
 };
 
 struct TraceStats {
-    Nanos start = 0;                      // the trace's extent
+    Nanos start = 0; // the trace's extent
     Nanos end = 0;
-    std::vector<SummaryOpStat> gpuOps;    // by name and category, longest total first
-    std::vector<SummaryOpStat> cpuOps;    // cpu_op by name, longest total first
-    std::vector<SummaryStream> streams;   // every GPU stream, in lane order
-    std::vector<SummaryDevice> devices;   // every GPU with a stream, ascending
-    std::vector<SummaryStep> steps;       // by start
-    std::uint64_t events = 0;             // events of the trace
+    std::vector<SummaryOpStat> gpuOps;  // by name and category, longest total first
+    std::vector<SummaryOpStat> cpuOps;  // cpu_op by name, longest total first
+    std::vector<SummaryStream> streams; // every GPU stream, in lane order
+    std::vector<SummaryDevice> devices; // every GPU with a stream, ascending
+    std::vector<SummaryStep> steps;     // by start
+    std::uint64_t events = 0;           // events of the trace
 
     Nanos span() const { return end - start; }
     double percentOf(Nanos time) const { return span() > 0 ? 100.0 * double(time) / double(span()) : 0.0; }

@@ -14,12 +14,11 @@ void prefaultForWrite(void *data, std::size_t bytes);
 // The same for any size: for the next stretch of a growing array that is about to be filled.
 void populateForWrite(void *data, std::size_t bytes);
 
-
 // Reserves `v` for the whole input, where `scale` is (input bytes) / (bytes parsed so far): the first
 // time, then again whenever fewer than `minSpare` elements are left. Growing by doubling would briefly
 // hold two copies and copy them; reserved pages that are never written do not count in the resident
 // set, so the estimate errs on the high side (x1.3, then x1.2; at least a quarter more than now).
-template<typename Container>
+template <typename Container>
 void reserveFromDensity(Container &v, double scale, bool first, std::size_t minSpare, std::size_t slack)
 {
     const std::size_t n = v.size();
@@ -33,7 +32,7 @@ void reserveFromDensity(Container &v, double scale, bool first, std::size_t minS
 // page fault per 4 KiB (on these machines the fault path costs more than the writes themselves).
 class PagePrefaulter {
 public:
-    template<typename Container>
+    template <typename Container>
     void ahead(Container &v)
     {
         using Element = typename Container::value_type;

@@ -16,8 +16,7 @@
 namespace linkscope::core {
 
 template <typename T, unsigned kBits>
-std::vector<std::pair<std::size_t, std::size_t>> unsharedRanges(const CowVector<T, kBits> &now,
-                                                                 const CowVector<T, kBits> &was)
+std::vector<std::pair<std::size_t, std::size_t>> unsharedRanges(const CowVector<T, kBits> &now, const CowVector<T, kBits> &was)
 {
     constexpr std::size_t chunk = std::size_t(1) << kBits;
     std::vector<std::pair<std::size_t, std::size_t>> out;

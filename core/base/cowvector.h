@@ -55,9 +55,15 @@ public:
     bool empty() const { return size_ == 0; }
     const T &operator[](std::size_t i) const { return (*chunks_[i >> kChunkBits])[i & (kChunk - 1)]; }
     template <typename Tag>
-    const T &operator[](StrongIndex<Tag> i) const { return (*this)[i.get()]; }
+    const T &operator[](StrongIndex<Tag> i) const
+    {
+        return (*this)[i.get()];
+    }
     template <typename Tag>
-    const T &at(StrongIndex<Tag> i) const { return at(i.get()); }
+    const T &at(StrongIndex<Tag> i) const
+    {
+        return at(i.get());
+    }
     const T &at(std::size_t i) const
     {
         if (i >= size_)
@@ -71,9 +77,15 @@ public:
     // A writable reference to element i: its chunk is copied first when another vector shares it.
     T &mutate(std::size_t i) { return writable(i >> kChunkBits)[i & (kChunk - 1)]; }
     template <typename Tag>
-    void set(StrongIndex<Tag> i, T value) { set(i.get(), std::move(value)); }
+    void set(StrongIndex<Tag> i, T value)
+    {
+        set(i.get(), std::move(value));
+    }
     template <typename Tag>
-    T &mutate(StrongIndex<Tag> i) { return mutate(i.get()); }
+    T &mutate(StrongIndex<Tag> i)
+    {
+        return mutate(i.get());
+    }
 
     void push_back(T value)
     {
@@ -156,14 +168,20 @@ template <typename T>
 class SharedArray {
 public:
     using value_type = T;
-    SharedArray() : values_(noValues()) {}
-    SharedArray(std::vector<T> values) : values_(std::make_shared<const std::vector<T>>(std::move(values))) {}
+    SharedArray() : values_(noValues()) { }
+    SharedArray(std::vector<T> values) : values_(std::make_shared<const std::vector<T>>(std::move(values))) { }
 
     const T &operator[](std::size_t i) const { return (*values_)[i]; }
     template <typename Tag>
-    const T &operator[](StrongIndex<Tag> i) const { return (*values_)[i.get()]; }
+    const T &operator[](StrongIndex<Tag> i) const
+    {
+        return (*values_)[i.get()];
+    }
     template <typename Tag>
-    const T &at(StrongIndex<Tag> i) const { return values_->at(i.get()); }
+    const T &at(StrongIndex<Tag> i) const
+    {
+        return values_->at(i.get());
+    }
     const T &at(std::size_t i) const { return values_->at(i); }
     std::size_t size() const { return values_->size(); }
     bool empty() const { return values_->empty(); }
@@ -172,7 +190,10 @@ public:
     auto end() const { return values_->end(); }
     const std::vector<T> &vector() const { return *values_; }
     bool sharedWith(const SharedArray &other) const { return values_ == other.values_; }
-    friend bool operator==(const SharedArray &a, const SharedArray &b) { return a.values_ == b.values_ || *a.values_ == *b.values_; }
+    friend bool operator==(const SharedArray &a, const SharedArray &b)
+    {
+        return a.values_ == b.values_ || *a.values_ == *b.values_;
+    }
 
 private:
     static const std::shared_ptr<const std::vector<T>> &noValues()

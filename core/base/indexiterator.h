@@ -18,15 +18,37 @@ public:
     using reference = const T &;
 
     IndexIterator() = default;
-    IndexIterator(const Container *c, std::size_t i) : c_(c), i_(i) {}
+    IndexIterator(const Container *c, std::size_t i) : c_(c), i_(i) { }
     reference operator*() const { return (*c_)[i_]; }
     pointer operator->() const { return &(*c_)[i_]; }
     reference operator[](difference_type n) const { return (*c_)[i_ + static_cast<std::size_t>(n)]; }
-    IndexIterator &operator++() { ++i_; return *this; }
-    IndexIterator operator++(int) { auto t = *this; ++i_; return t; }
-    IndexIterator &operator--() { --i_; return *this; }
-    IndexIterator operator--(int) { auto t = *this; --i_; return t; }
-    IndexIterator &operator+=(difference_type n) { i_ = static_cast<std::size_t>(static_cast<difference_type>(i_) + n); return *this; }
+    IndexIterator &operator++()
+    {
+        ++i_;
+        return *this;
+    }
+    IndexIterator operator++(int)
+    {
+        auto t = *this;
+        ++i_;
+        return t;
+    }
+    IndexIterator &operator--()
+    {
+        --i_;
+        return *this;
+    }
+    IndexIterator operator--(int)
+    {
+        auto t = *this;
+        --i_;
+        return t;
+    }
+    IndexIterator &operator+=(difference_type n)
+    {
+        i_ = static_cast<std::size_t>(static_cast<difference_type>(i_) + n);
+        return *this;
+    }
     IndexIterator &operator-=(difference_type n) { return *this += -n; }
     friend IndexIterator operator+(IndexIterator a, difference_type n) { return a += n; }
     friend IndexIterator operator+(difference_type n, IndexIterator a) { return a += n; }

@@ -43,8 +43,8 @@ struct StrongIndex {
     value_type value = kNoneValue;
 
     constexpr StrongIndex() = default;
-    constexpr StrongIndex(NoneIndex) {}
-    constexpr explicit StrongIndex(value_type raw) : value(raw) {}
+    constexpr StrongIndex(NoneIndex) { }
+    constexpr explicit StrongIndex(value_type raw) : value(raw) { }
     // From a container position (size_t): explicit, and the caller guarantees it fits.
     static constexpr StrongIndex at(std::size_t position) { return StrongIndex(static_cast<value_type>(position)); }
 
@@ -90,8 +90,8 @@ class IndexedVector {
 public:
     using value_type = T;
     IndexedVector() = default;
-    explicit IndexedVector(std::vector<T> values) : values_(std::move(values)) {}
-    IndexedVector(std::size_t count, const T &value) : values_(count, value) {}
+    explicit IndexedVector(std::vector<T> values) : values_(std::move(values)) { }
+    IndexedVector(std::size_t count, const T &value) : values_(count, value) { }
 
     const T &operator[](Index i) const { return values_[i.get()]; }
     T &operator[](Index i) { return values_[i.get()]; }

@@ -15,7 +15,7 @@ namespace linkscope::core {
 
 // The first position whose element is not less than `key`; `finger` holds the previous answer and
 // receives this one.
-template<typename T, typename Key, typename Less = std::less<>>
+template <typename T, typename Key, typename Less = std::less<>>
 std::size_t lowerBoundNear(std::span<const T> v, const Key &key, std::size_t &finger, Less less = {})
 {
     const std::size_t n = v.size();
@@ -55,14 +55,14 @@ std::size_t lowerBoundNear(std::span<const T> v, const Key &key, std::size_t &fi
     return first;
 }
 
-template<typename T, typename Key, typename Less = std::less<>>
+template <typename T, typename Key, typename Less = std::less<>>
 std::size_t lowerBoundNear(const std::vector<T> &v, const Key &key, std::size_t &finger, Less less = {})
 {
     return lowerBoundNear(std::span<const T>(v), key, finger, less);
 }
 
 // The first position whose element is greater than `key` (std::upper_bound), from `finger` likewise.
-template<typename T, typename Key, typename Less = std::less<>>
+template <typename T, typename Key, typename Less = std::less<>>
 std::size_t upperBoundNear(const std::vector<T> &v, const Key &key, std::size_t &finger, Less less = {})
 {
     return lowerBoundNear(std::span<const T>(v), key, finger, [&](const T &element, const Key &k) { return !less(k, element); });

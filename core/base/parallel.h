@@ -12,15 +12,15 @@
 #include <exception>
 #include <future>
 #include <mutex>
-#include <system_error>
 #include <string>
+#include <system_error>
 #include <thread>
 #include <utility>
 #include <vector>
 
 namespace linkscope::core {
 
-template<typename Worker>
+template <typename Worker>
 void runOnThreads(int threads, Worker &&worker)
 {
     std::exception_ptr failure;
@@ -53,7 +53,7 @@ void runOnThreads(int threads, Worker &&worker)
 // from a shared cursor: fn(i) for each. Once an item throws, or `stop()` returns true, no further
 // item is started; the first exception is rethrown once every thread has stopped. Each item writes
 // only its own slot of the caller's output, so the results need no lock.
-template<typename Fn, typename Stop>
+template <typename Fn, typename Stop>
 void forEachIndexOnThreads(std::size_t n, int threads, Fn &&fn, Stop &&stop)
 {
     std::atomic<std::size_t> next{0};
@@ -71,7 +71,7 @@ void forEachIndexOnThreads(std::size_t n, int threads, Fn &&fn, Stop &&stop)
     runOnThreads(std::clamp<int>(threads, 1, static_cast<int>(std::max<std::size_t>(n, 1))), worker);
 }
 
-template<typename Fn>
+template <typename Fn>
 void forEachIndexOnThreads(std::size_t n, int threads, Fn &&fn)
 {
     forEachIndexOnThreads(n, threads, std::forward<Fn>(fn), [] { return false; });
@@ -85,10 +85,7 @@ inline std::atomic<int> &taskThreadBudget()
     return budget;
 }
 
-inline int machineThreads()
-{
-    return std::clamp(static_cast<int>(std::thread::hardware_concurrency()), 1, 8);
-}
+inline int machineThreads() { return std::clamp(static_cast<int>(std::thread::hardware_concurrency()), 1, 8); }
 
 inline int taskThreads()
 {
@@ -115,17 +112,14 @@ private:
 
 // Runs `fn` on a thread of its own when the task has more than one, else in the caller's get()
 // (std::launch::deferred): work beside the caller's that does not oversubscribe a job's rank.
-template<typename Fn>
+template <typename Fn>
 auto runBeside(Fn &&fn)
 {
     return std::async(taskThreads() > 1 ? std::launch::async : std::launch::deferred, std::forward<Fn>(fn));
 }
 
 // The threads an exporter uses.
-inline int exportThreads()
-{
-    return taskThreads();
-}
+inline int exportThreads() { return taskThreads(); }
 
 // Output made in blocks on several threads and consumed in order: items [0, n) in blocks of
 // `block`; produce(first, last, text, slot) appends block [first, last)'s output to `text` (slot
@@ -135,13 +129,13 @@ inline int exportThreads()
 // reused), and no producer waits for the others: while the caller writes one block out, every
 // thread formats the next ones. An exception from produce or consume stops the producers and is
 // rethrown here (the first one).
-template<typename Produce, typename Consume>
+template <typename Produce, typename Consume>
 void forEachBlockInOrder(std::uint64_t n, std::uint64_t block, int threads, Produce &&produce, Consume &&consume)
 {
     block = std::max<std::uint64_t>(1, block);
     const std::uint64_t blocks = (n + block - 1) / block;
-    threads = static_cast<int>(std::clamp<std::uint64_t>(static_cast<std::uint64_t>(std::max(1, threads)), 1,
-                                                         std::max<std::uint64_t>(blocks, 1)));
+    threads = static_cast<int>(
+        std::clamp<std::uint64_t>(static_cast<std::uint64_t>(std::max(1, threads)), 1, std::max<std::uint64_t>(blocks, 1)));
     if (threads == 1) {
         std::string text;
         for (std::uint64_t first = 0; first < n; first += block) {

@@ -13,7 +13,7 @@
 namespace linkscope::core {
 
 // Sorts `items` by key(item) (a signed or unsigned integer of at most 64 bits), stably.
-template<typename T, typename KeyFn>
+template <typename T, typename KeyFn>
 void radixSortStable(std::vector<T> &items, KeyFn key)
 {
     if (items.size() < 2)

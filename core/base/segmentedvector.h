@@ -138,10 +138,28 @@ public:
             }
             return *this;
         }
-        const_iterator operator++(int) { auto t = *this; ++*this; return t; }
-        const_iterator &operator--() { seek(i_ - 1); return *this; }
-        const_iterator operator--(int) { auto t = *this; --*this; return t; }
-        const_iterator &operator+=(difference_type n) { seek(static_cast<std::size_t>(static_cast<difference_type>(i_) + n)); return *this; }
+        const_iterator operator++(int)
+        {
+            auto t = *this;
+            ++*this;
+            return t;
+        }
+        const_iterator &operator--()
+        {
+            seek(i_ - 1);
+            return *this;
+        }
+        const_iterator operator--(int)
+        {
+            auto t = *this;
+            --*this;
+            return t;
+        }
+        const_iterator &operator+=(difference_type n)
+        {
+            seek(static_cast<std::size_t>(static_cast<difference_type>(i_) + n));
+            return *this;
+        }
         const_iterator &operator-=(difference_type n) { return *this += -n; }
         friend const_iterator operator+(const_iterator a, difference_type n) { return a += n; }
         friend const_iterator operator+(difference_type n, const_iterator a) { return a += n; }

@@ -11,7 +11,7 @@ namespace linkscope::core {
 
 // Sorts `list` made of consecutive sorted segments ending at `ends` (the last one at list.size()),
 // by merging neighbours pairwise: O(n log segments).
-template<typename T>
+template <typename T>
 void mergeSortedSegments(std::vector<T> &list, std::vector<std::size_t> ends)
 {
     while (ends.size() > 1) {
@@ -35,7 +35,7 @@ void mergeSortedSegments(std::vector<T> &list, std::vector<std::size_t> ends)
 // Lanes come out of a file in long ascending runs (broken a few times per profiler step): merging the
 // runs pairwise costs O(n log runs) instead of a full sort's O(n log n); many short runs fall back to
 // std::sort. Keys must be unique (they carry the event), so both give the same order.
-template<typename T>
+template <typename T>
 void sortNearlySorted(std::vector<T> &keys)
 {
     std::vector<std::size_t> runEnds;

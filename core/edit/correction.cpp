@@ -19,11 +19,16 @@ bool isEditableEdge(EdgeKind kind) { return kind == EdgeKind::Sync || kind == Ed
 std::string_view edgeWord(EdgeKind kind)
 {
     switch (kind) {
-    case EdgeKind::Sync: return "sync";
-    case EdgeKind::InterThread: return "inter-thread";
-    case EdgeKind::Parent: return "parent";
-    case EdgeKind::Launch: return "launch";
-    case EdgeKind::StreamOrder: return "stream-order";
+    case EdgeKind::Sync:
+        return "sync";
+    case EdgeKind::InterThread:
+        return "inter-thread";
+    case EdgeKind::Parent:
+        return "parent";
+    case EdgeKind::Launch:
+        return "launch";
+    case EdgeKind::StreamOrder:
+        return "stream-order";
     }
     return "edge";
 }
@@ -42,10 +47,14 @@ std::optional<EditKind> editKindFromName(std::string_view name)
 std::string_view editStatusName(EditStatus status)
 {
     switch (status) {
-    case EditStatus::Applied: return "applied";
-    case EditStatus::Unchanged: return "unchanged";
-    case EditStatus::Stale: return "stale";
-    case EditStatus::Rejected: return "rejected";
+    case EditStatus::Applied:
+        return "applied";
+    case EditStatus::Unchanged:
+        return "unchanged";
+    case EditStatus::Stale:
+        return "stale";
+    case EditStatus::Rejected:
+        return "rejected";
     }
     return "?";
 }
@@ -53,17 +62,24 @@ std::string_view editStatusName(EditStatus status)
 std::string Edit::describe() const
 {
     switch (kind) {
-    case EditKind::Reparent: return "Re-parent " + subject.describe() + " to " + target.describe();
-    case EditKind::Detach: return "Detach " + subject.describe();
-    case EditKind::Restore: return "Restore the linker's parent of " + subject.describe();
+    case EditKind::Reparent:
+        return "Re-parent " + subject.describe() + " to " + target.describe();
+    case EditKind::Detach:
+        return "Detach " + subject.describe();
+    case EditKind::Restore:
+        return "Restore the linker's parent of " + subject.describe();
     case EditKind::AddEdge:
         return "Add " + std::string(edgeWord(edge)) + " edge " + subject.describe() + " → " + target.describe();
     case EditKind::RemoveEdge:
         return "Remove " + std::string(edgeWord(edge)) + " edge " + subject.describe() + " → " + target.describe();
-    case EditKind::Flag: return "Flag " + subject.describe() + (note.empty() ? std::string() : ": " + note);
-    case EditKind::Accept: return "Accept " + subject.describe();
-    case EditKind::MarkReviewed: return "Reviewed finding on " + subject.describe();
-    case EditKind::Note: return "Note on " + subject.describe() + ": " + note;
+    case EditKind::Flag:
+        return "Flag " + subject.describe() + (note.empty() ? std::string() : ": " + note);
+    case EditKind::Accept:
+        return "Accept " + subject.describe();
+    case EditKind::MarkReviewed:
+        return "Reviewed finding on " + subject.describe();
+    case EditKind::Note:
+        return "Note on " + subject.describe() + ": " + note;
     }
     return "?";
 }
@@ -133,10 +149,7 @@ const GpuLink &LinkEditor::linkerChoice(GpuLinkIndex linkIndex) const
     return links_.gpuLinks.at(linkIndex);
 }
 
-bool LinkEditor::isCorrected(GpuLinkIndex linkIndex) const
-{
-    return links_.gpuLinks.at(linkIndex).rule == ParentRule::Manual;
-}
+bool LinkEditor::isCorrected(GpuLinkIndex linkIndex) const { return links_.gpuLinks.at(linkIndex).rule == ParentRule::Manual; }
 
 void LinkEditor::setLink(GpuLinkIndex linkIndex, const GpuLink &value, std::vector<Change> &changes)
 {
@@ -269,8 +282,8 @@ EditOutcome LinkEditor::applyOne(const Edit &edit, std::vector<Change> &changes)
         GpuLink link = links_.gpuLinks[linkIndex];
         if (edit.kind == EditKind::Restore) {
             auto it = linkerChoice_.find(linkIndex);
-            if (it == linkerChoice_.end() || (link.parent == it->second.parent && link.rule == it->second.rule &&
-                                              link.orphan == it->second.orphan))
+            if (it == linkerChoice_.end()
+                || (link.parent == it->second.parent && link.rule == it->second.rule && link.orphan == it->second.orphan))
                 return unchanged("already the linker's choice");
             setLink(linkIndex, it->second, changes);
             return out;
@@ -301,16 +314,15 @@ EditOutcome LinkEditor::applyOne(const Edit &edit, std::vector<Change> &changes)
     case EditKind::RemoveEdge: {
         if (!isEditableEdge(edit.edge))
             return rejected("only sync and inter-thread edges can be edited");
-        if (edit.subject.kind == KeyKind::HostNode || edit.subject.kind == KeyKind::Trace ||
-            edit.target.kind == KeyKind::HostNode || edit.target.kind == KeyKind::Trace)
+        if (edit.subject.kind == KeyKind::HostNode || edit.subject.kind == KeyKind::Trace || edit.target.kind == KeyKind::HostNode
+            || edit.target.kind == KeyKind::Trace)
             return rejected("edges join trace events");
         const SubjectResolver::Resolution target = resolver_.resolve(edit.target);
         if (!target.ok())
             return stale("edge target: " + target.problem);
         if (subject.event == target.event)
             return rejected("an edge needs two different events");
-        if (edit.edge == EdgeKind::InterThread &&
-            (edit.subject.kind == KeyKind::GpuOp || edit.target.kind == KeyKind::GpuOp))
+        if (edit.edge == EdgeKind::InterThread && (edit.subject.kind == KeyKind::GpuOp || edit.target.kind == KeyKind::GpuOp))
             return rejected("inter-thread edges join CPU events");
         if (edit.edge == EdgeKind::Sync && edit.subject.kind != KeyKind::GpuOp)
             return rejected("a sync edge starts at the GPU op waited for");
@@ -515,9 +527,15 @@ Edit LinkEditor::markReviewed(const Finding &finding, std::string text) const
     e.finding = finding.kind;
     e.note = std::move(text);
     switch (finding.subjectKind) {
-    case SubjectKind::DeviceEvent: e.subject = resolver_.keyOfEvent(finding.event); break;
-    case SubjectKind::HostNode: e.subject = resolver_.keyOfHostNode(finding.hostNode); break;
-    case SubjectKind::Trace: e.subject = SubjectResolver::traceKey(); break;
+    case SubjectKind::DeviceEvent:
+        e.subject = resolver_.keyOfEvent(finding.event);
+        break;
+    case SubjectKind::HostNode:
+        e.subject = resolver_.keyOfHostNode(finding.hostNode);
+        break;
+    case SubjectKind::Trace:
+        e.subject = SubjectResolver::traceKey();
+        break;
     }
     return e;
 }
@@ -555,9 +573,8 @@ ApplyResult applyCorrections(const CorrectionLog &log, LinkSet &links, const Dev
 ParentDiff diffParents(const LinkSet &before, const LinkSet &after)
 {
     if (before.gpuLinks.size() != after.gpuLinks.size())
-        throw std::invalid_argument("diffParents: the link sets have different GPU ops (" +
-                                    std::to_string(before.gpuLinks.size()) + " vs " +
-                                    std::to_string(after.gpuLinks.size()) + ")");
+        throw std::invalid_argument("diffParents: the link sets have different GPU ops (" + std::to_string(before.gpuLinks.size())
+                                    + " vs " + std::to_string(after.gpuLinks.size()) + ")");
     ParentDiff diff;
     diff.compared = before.gpuLinks.size();
     for (std::size_t i = 0; i < before.gpuLinks.size(); ++i) {

@@ -35,11 +35,11 @@ std::optional<EditKind> editKindFromName(std::string_view name);
 
 struct Edit {
     EditKind kind = EditKind::Reparent;
-    SubjectKey subject;                          // the GPU op; an edge's source; a finding's subject
-    SubjectKey target;                           // Reparent: the new parent; edges: the edge's target
-    EdgeKind edge = EdgeKind::Sync;              // AddEdge / RemoveEdge
+    SubjectKey subject;                                    // the GPU op; an edge's source; a finding's subject
+    SubjectKey target;                                     // Reparent: the new parent; edges: the edge's target
+    EdgeKind edge = EdgeKind::Sync;                        // AddEdge / RemoveEdge
     FindingKind finding = FindingKind::PolicyDisagreement; // MarkReviewed
-    std::string note;                            // Flag, Note, MarkReviewed (optional)
+    std::string note;                                      // Flag, Note, MarkReviewed (optional)
 
     std::string describe() const;
     friend bool operator==(const Edit &, const Edit &) = default;
@@ -70,7 +70,7 @@ struct EditOutcome {
     std::size_t entry = 0; // position in the log
     std::size_t edit = 0;  // position in the entry
     EditStatus status = EditStatus::Applied;
-    std::string reason;    // why it is stale / rejected / unchanged
+    std::string reason; // why it is stale / rejected / unchanged
 };
 
 struct ApplyResult {
@@ -84,7 +84,7 @@ struct ApplyResult {
 struct FindingRef {
     FindingKind kind = FindingKind::PolicyDisagreement;
     SubjectKind subjectKind = SubjectKind::DeviceEvent;
-    EventIndex event{};       // as Finding::event / Finding::hostNode
+    EventIndex event{}; // as Finding::event / Finding::hostNode
     HostNodeIndex hostNode{};
     auto operator<=>(const FindingRef &) const = default;
 };
@@ -94,7 +94,7 @@ struct ReviewState {
     std::unordered_map<EventIndex, std::string> flags; // event → note
     std::unordered_map<EventIndex, std::string> notes; // event → note
     std::unordered_set<EventIndex> accepted;           // events
-    std::map<FindingRef, std::string> reviewed;           // finding → note
+    std::map<FindingRef, std::string> reviewed;        // finding → note
     bool isReviewed(const Finding &f) const { return reviewed.count(refOf(f)) > 0; }
 };
 
@@ -149,7 +149,8 @@ private:
     struct EdgeKeyHash {
         std::size_t operator()(const EdgeKey &k) const
         {
-            return (std::uint64_t(k.from.value) * 0x9E3779B97F4A7C15ULL) ^ (std::uint64_t(k.to.value) << 3) ^ std::uint64_t(k.kind);
+            return (std::uint64_t(k.from.value) * 0x9E3779B97F4A7C15ULL) ^ (std::uint64_t(k.to.value) << 3)
+                   ^ std::uint64_t(k.kind);
         }
     };
 

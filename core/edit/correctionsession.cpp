@@ -9,11 +9,16 @@ namespace linkscope::core {
 std::string_view sidecarStateName(SidecarState state)
 {
     switch (state) {
-    case SidecarState::None: return "none";
-    case SidecarState::Loaded: return "loaded";
-    case SidecarState::Mismatch: return "mismatch";
-    case SidecarState::Invalid: return "invalid";
-    case SidecarState::Forced: return "forced";
+    case SidecarState::None:
+        return "none";
+    case SidecarState::Loaded:
+        return "loaded";
+    case SidecarState::Mismatch:
+        return "mismatch";
+    case SidecarState::Invalid:
+        return "invalid";
+    case SidecarState::Forced:
+        return "forced";
     }
     return "?";
 }
@@ -72,16 +77,16 @@ bool CorrectionSession::forcePendingSidecar()
 
 bool CorrectionSession::canSave() const
 {
-    return device_.has_value() && !status_.path.empty() && status_.state != SidecarState::Mismatch &&
-           status_.state != SidecarState::Invalid;
+    return device_.has_value() && !status_.path.empty() && status_.state != SidecarState::Mismatch
+           && status_.state != SidecarState::Invalid;
 }
 
 bool CorrectionSession::save()
 {
     if (!canSave()) {
         if (status_.state == SidecarState::Mismatch || status_.state == SidecarState::Invalid)
-            lastSaveError_ = status_.path + " was left untouched: it does not belong to these traces (" +
-                             std::string(sidecarStateName(status_.state)) + ")";
+            lastSaveError_ = status_.path + " was left untouched: it does not belong to these traces ("
+                             + std::string(sidecarStateName(status_.state)) + ")";
         else
             lastSaveError_ = "no sidecar location yet";
         return false;
@@ -112,8 +117,7 @@ void CorrectionSession::autoSave()
         save();
 }
 
-ApplyResult CorrectionSession::attach(std::shared_ptr<const LinkSet> linked, const DeviceTrace &device,
-                                      const HostTrace *host)
+ApplyResult CorrectionSession::attach(std::shared_ptr<const LinkSet> linked, const DeviceTrace &device, const HostTrace *host)
 {
     linked_ = std::move(linked);
     deviceTrace_ = &device;

@@ -67,8 +67,8 @@ public:
 
     // Changes, each saved at once.
     std::vector<EditOutcome> push(LogEntry entry);
-    bool undo(); // reverts and drops the last entry
-    void removeEntry(std::size_t index);              // re-applies the log without it
+    bool undo();                                         // reverts and drops the last entry
+    void removeEntry(std::size_t index);                 // re-applies the log without it
     void insertEntry(std::size_t index, LogEntry entry); // re-applies the log with it
 
     const CorrectionLog &log() const { return log_; }

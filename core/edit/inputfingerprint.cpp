@@ -22,8 +22,7 @@ FileFingerprint fingerprintLoadedFile(const std::string &path, const FileIdentit
     io::InputFile file(path);
     if (loaded.known && !file.identity().sameContent(loaded))
         throw LoadError(path, kUnknownOffset,
-                        describeChange(loaded, file.identity()) +
-                            "; its corrections are not matched against it: load it again");
+                        describeChange(loaded, file.identity()) + "; its corrections are not matched against it: load it again");
     // The same open file, by its descriptor: a rename onto `path` meanwhile changes nothing here.
     FileFingerprint fp;
     try {

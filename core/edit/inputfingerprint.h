@@ -15,7 +15,6 @@ namespace linkscope::core {
 // Throws LoadError naming `path` when it no longer names the loaded file, or the file changed
 // (before or while hashing). With an unknown `loaded` (a trace parsed from memory) it fingerprints
 // `path` as it is.
-FileFingerprint fingerprintLoadedFile(const std::string &path, const FileIdentity &loaded,
-                                      const ProgressFn &progress = {});
+FileFingerprint fingerprintLoadedFile(const std::string &path, const FileIdentity &loaded, const ProgressFn &progress = {});
 
 } // namespace linkscope::core

@@ -126,9 +126,6 @@ std::vector<FindingIndex> resolvedFindings(const FindingList &was, const Finding
     return out;
 }
 
-std::vector<FindingIndex> createdFindings(const FindingList &was, const FindingList &now)
-{
-    return resolvedFindings(now, was);
-}
+std::vector<FindingIndex> createdFindings(const FindingList &was, const FindingList &now) { return resolvedFindings(now, was); }
 
 } // namespace linkscope::core

@@ -10,11 +10,11 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <filesystem>
 #include <array>
 #include <cctype>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <sstream>
@@ -121,8 +121,11 @@ json keyToJson(const SubjectKey &key)
             out["ordinal"] = key.ordinal;
         }
         break;
-    case KeyKind::HostNode: out["id"] = key.hostId; break;
-    case KeyKind::Trace: return out;
+    case KeyKind::HostNode:
+        out["id"] = key.hostId;
+        break;
+    case KeyKind::Trace:
+        return out;
     }
     out["name"] = key.name;
     return out;
@@ -162,8 +165,11 @@ SubjectKey keyFromJson(const Reader &r, const json &in, const std::string &where
             key.ordinal = r.ordinal(in, where);
         }
         break;
-    case KeyKind::HostNode: key.hostId = r.integer(in, where, "id"); break;
-    case KeyKind::Trace: break;
+    case KeyKind::HostNode:
+        key.hostId = r.integer(in, where, "id");
+        break;
+    case KeyKind::Trace:
+        break;
     }
     return key;
 }
@@ -174,14 +180,19 @@ json editToJson(const Edit &edit)
     out["kind"] = editKindName(edit.kind);
     out["subject"] = keyToJson(edit.subject);
     switch (edit.kind) {
-    case EditKind::Reparent: out["target"] = keyToJson(edit.target); break;
+    case EditKind::Reparent:
+        out["target"] = keyToJson(edit.target);
+        break;
     case EditKind::AddEdge:
     case EditKind::RemoveEdge:
         out["target"] = keyToJson(edit.target);
         out["edge"] = edgeKindName(edit.edge);
         break;
-    case EditKind::MarkReviewed: out["finding"] = findingKindName(edit.finding); break;
-    default: break;
+    case EditKind::MarkReviewed:
+        out["finding"] = findingKindName(edit.finding);
+        break;
+    default:
+        break;
     }
     if (!edit.note.empty())
         out["note"] = edit.note;
@@ -199,7 +210,9 @@ Edit editFromJson(const Reader &r, const json &in, const std::string &where)
     edit.subject = keyFromJson(r, r.member(in, where, "subject"), where + "/subject");
     edit.note = r.optionalString(in, where, "note");
     switch (edit.kind) {
-    case EditKind::Reparent: edit.target = keyFromJson(r, r.member(in, where, "target"), where + "/target"); break;
+    case EditKind::Reparent:
+        edit.target = keyFromJson(r, r.member(in, where, "target"), where + "/target");
+        break;
     case EditKind::AddEdge:
     case EditKind::RemoveEdge: {
         edit.target = keyFromJson(r, r.member(in, where, "target"), where + "/target");
@@ -218,15 +231,13 @@ Edit editFromJson(const Reader &r, const json &in, const std::string &where)
         edit.finding = *kindOfFinding;
         break;
     }
-    default: break;
+    default:
+        break;
     }
     return edit;
 }
 
-json fingerprintToJson(const FileFingerprint &f)
-{
-    return json{{"path", f.path}, {"size", f.size}, {"sha256", f.sha256}};
-}
+json fingerprintToJson(const FileFingerprint &f) { return json{{"path", f.path}, {"size", f.size}, {"sha256", f.sha256}}; }
 
 FileFingerprint fingerprintFromJson(const Reader &r, const json &in, const std::string &where)
 {
@@ -234,8 +245,9 @@ FileFingerprint fingerprintFromJson(const Reader &r, const json &in, const std::
     f.path = r.string(in, where, "path");
     f.size = r.unsignedInteger(in, where, "size");
     f.sha256 = r.string(in, where, "sha256");
-    const bool hex = f.sha256.size() == 64 &&
-                     std::all_of(f.sha256.begin(), f.sha256.end(), [](char c) { return std::isxdigit(static_cast<unsigned char>(c)); });
+    const bool hex = f.sha256.size() == 64 && std::all_of(f.sha256.begin(), f.sha256.end(), [](char c) {
+                         return std::isxdigit(static_cast<unsigned char>(c));
+                     });
     if (!hex)
         r.fail(where + "/sha256", "expected 64 hexadecimal digits");
     std::transform(f.sha256.begin(), f.sha256.end(), f.sha256.begin(), [](char c) { return static_cast<char>(std::tolower(c)); });
@@ -284,8 +296,8 @@ Sidecar sidecarFromJson(const json &in, const std::string &name)
         r.fail("/format", std::string("not a Linkscope corrections file (expected \"format\": \"") + kSidecarFormat + "\")");
     const std::int64_t version = r.integer(in, "", "version");
     if (version > kSidecarVersion)
-        r.fail("/version", "written by a newer Linkscope (format version " + std::to_string(version) +
-                               "); this one reads version " + std::to_string(kSidecarVersion));
+        r.fail("/version", "written by a newer Linkscope (format version " + std::to_string(version)
+                               + "); this one reads version " + std::to_string(kSidecarVersion));
     if (version < 1)
         r.fail("/version", "invalid format version " + std::to_string(version));
 
@@ -407,10 +419,7 @@ std::string sidecarText(const Sidecar &sidecar)
     return sidecarToJson(sidecar).dump(2, ' ', false, json::error_handler_t::replace) + "\n";
 }
 
-void saveSidecar(const Sidecar &sidecar, const std::string &path)
-{
-    writeFileAtomically(path, sidecarText(sidecar));
-}
+void saveSidecar(const Sidecar &sidecar, const std::string &path) { writeFileAtomically(path, sidecarText(sidecar)); }
 
 FileIdentity saveSidecarIfUnchanged(const Sidecar &sidecar, const std::string &path, const FileIdentity &expected)
 {
@@ -446,12 +455,12 @@ InputCheck checkInputs(const Sidecar &sidecar, const FileFingerprint &device, co
     InputCheck check;
     auto compare = [&](const char *role, const FileFingerprint &recorded, const FileFingerprint &actual) {
         if (recorded.size != actual.size) {
-            check.problems.push_back(std::string(role) + " trace " + actual.path + " is " + std::to_string(actual.size) +
-                                     " bytes; the corrections were made on " + recorded.path + " of " +
-                                     std::to_string(recorded.size) + " bytes");
+            check.problems.push_back(std::string(role) + " trace " + actual.path + " is " + std::to_string(actual.size)
+                                     + " bytes; the corrections were made on " + recorded.path + " of "
+                                     + std::to_string(recorded.size) + " bytes");
         } else if (recorded.sha256 != actual.sha256) {
-            check.problems.push_back(std::string(role) + " trace " + actual.path + " has SHA-256 " + actual.sha256 +
-                                     "; the corrections were made on " + recorded.path + " with SHA-256 " + recorded.sha256);
+            check.problems.push_back(std::string(role) + " trace " + actual.path + " has SHA-256 " + actual.sha256
+                                     + "; the corrections were made on " + recorded.path + " with SHA-256 " + recorded.sha256);
         }
     };
     compare("device", sidecar.device, device);

@@ -21,7 +21,7 @@ inline constexpr const char *kSidecarFormat = "linkscope-corrections";
 inline constexpr int kSidecarVersion = 1;
 
 struct Sidecar {
-    std::string generator;                // "linkscope 0.1.0"
+    std::string generator; // "linkscope 0.1.0"
     FileFingerprint device;
     std::optional<FileFingerprint> host;
     Policy policy = Policy::Nesting;

@@ -40,8 +40,8 @@ std::string SubjectKey::describe() const
             return name + " (pid " + pid.display() + ", rf_id " + std::to_string(rfId) + ")";
         if (evIdx != kNoId)
             return name + " (pid " + pid.display() + ", Ev Idx " + std::to_string(evIdx) + ")";
-        return name + " (pid " + pid.display() + ", tid " + tid.display() + ", ts " + std::to_string(ts) + " ns" +
-               (ordinal > 0 ? " #" + std::to_string(ordinal) : std::string()) + ")";
+        return name + " (pid " + pid.display() + ", tid " + tid.display() + ", ts " + std::to_string(ts) + " ns"
+               + (ordinal > 0 ? " #" + std::to_string(ordinal) : std::string()) + ")";
     case KeyKind::HostNode:
         return name + " (ET node " + std::to_string(hostId) + ")";
     case KeyKind::Trace:
@@ -50,7 +50,7 @@ std::string SubjectKey::describe() const
     return name;
 }
 
-SubjectResolver::SubjectResolver(const DeviceTrace &device, const HostTrace *host) : device_(device), host_(host) {}
+SubjectResolver::SubjectResolver(const DeviceTrace &device, const HostTrace *host) : device_(device), host_(host) { }
 
 KeyKind SubjectResolver::kindOfEvent(const DeviceEvent &event)
 {
@@ -89,12 +89,18 @@ const std::vector<SubjectResolver::Entry> &SubjectResolver::table(Table which) c
         auto wanted = [which](const DeviceEvent &e) {
             const KeyKind kind = kindOfEvent(e);
             switch (which) {
-            case GpuCorrelation: return kind == KeyKind::GpuOp;
-            case RuntimeCorrelation: return kind == KeyKind::Runtime;
-            case RfId: return kind == KeyKind::CpuOp && e.rfId != 0;
-            case EvIdx: return kind == KeyKind::CpuOp && e.evIdx != kNoId;
-            case ByTime: return kind == KeyKind::CpuOp;
-            case TableCount: break;
+            case GpuCorrelation:
+                return kind == KeyKind::GpuOp;
+            case RuntimeCorrelation:
+                return kind == KeyKind::Runtime;
+            case RfId:
+                return kind == KeyKind::CpuOp && e.rfId != 0;
+            case EvIdx:
+                return kind == KeyKind::CpuOp && e.evIdx != kNoId;
+            case ByTime:
+                return kind == KeyKind::CpuOp;
+            case TableCount:
+                break;
             }
             return false;
         };
@@ -144,8 +150,9 @@ const std::vector<SubjectResolver::Entry> &SubjectResolver::table(Table which) c
     return tables_[which];
 }
 
-std::pair<const SubjectResolver::Entry *, const SubjectResolver::Entry *>
-SubjectResolver::range(Table which, std::uint32_t slot, std::int64_t a, bool aIsString) const
+std::pair<const SubjectResolver::Entry *, const SubjectResolver::Entry *> SubjectResolver::range(Table which, std::uint32_t slot,
+                                                                                                 std::int64_t a,
+                                                                                                 bool aIsString) const
 {
     const auto &rows = table(which);
     const std::uint32_t isString = aIsString ? 1u : 0u;
@@ -156,8 +163,9 @@ SubjectResolver::range(Table which, std::uint32_t slot, std::int64_t a, bool aIs
     return {rows.data() + (lower - rows.begin()), rows.data() + (upper - rows.begin())};
 }
 
-std::pair<const SubjectResolver::Entry *, const SubjectResolver::Entry *>
-SubjectResolver::timeRange(std::uint32_t slot, const TraceId &tid, Nanos ts) const
+std::pair<const SubjectResolver::Entry *, const SubjectResolver::Entry *> SubjectResolver::timeRange(std::uint32_t slot,
+                                                                                                     const TraceId &tid,
+                                                                                                     Nanos ts) const
 {
     const auto &rows = table(ByTime);
     const std::uint32_t isString = tid.isString ? 1u : 0u;
@@ -185,8 +193,8 @@ SubjectKey SubjectResolver::keyOfEvent(EventIndex event) const
     const std::uint32_t slot = pidSlot(device_.threadKey(e).pid);
     if (key.kind != KeyKind::CpuOp) {
         key.correlation = e.correlation;
-        key.ordinal = ordinalIn(range(key.kind == KeyKind::GpuOp ? GpuCorrelation : RuntimeCorrelation, slot,
-                                      e.correlation, false));
+        key.ordinal = ordinalIn(
+            range(key.kind == KeyKind::GpuOp ? GpuCorrelation : RuntimeCorrelation, slot, e.correlation, false));
         return key;
     }
     if (e.rfId != 0) {
@@ -270,7 +278,8 @@ SubjectResolver::Resolution SubjectResolver::resolve(const SubjectKey &key) cons
     // CpuOp
     if (key.rfId != 0 || key.evIdx != kNoId) {
         const bool byRf = key.rfId != 0;
-        const auto rows = byRf ? range(RfId, slot, static_cast<std::int64_t>(key.rfId), false) : range(EvIdx, slot, key.evIdx, false);
+        const auto rows = byRf ? range(RfId, slot, static_cast<std::int64_t>(key.rfId), false)
+                               : range(EvIdx, slot, key.evIdx, false);
         if (rows.first == rows.second)
             return gone(byRf ? "no CPU op with that Record function id" : "no CPU op with that Ev Idx");
         if (rows.second - rows.first == 1)

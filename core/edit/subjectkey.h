@@ -9,8 +9,8 @@
 #include <map>
 #include <mutex>
 #include <optional>
-#include <tuple>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace linkscope::core {
@@ -44,14 +44,14 @@ struct SubjectKey {
     // ordered by (ts, file order): a cudaGraphLaunch has many kernels under one correlation.
     // CpuOp by time: position among the events with the same (pid, tid, ts).
     std::uint32_t ordinal = 0;
-    std::uint64_t rfId = 0;           // CpuOp: preferred when non-zero and unique
-    std::int64_t evIdx = kNoId;       // CpuOp: when there is no usable rfId
-    IdValue tid;                      // CpuOp without rfId / Ev Idx
-    Nanos ts = 0;                     //   "
-    std::int64_t hostId = kNoId;      // HostNode
-    std::string name;                 // checked on resolution: a different name means the subject is gone
+    std::uint64_t rfId = 0;      // CpuOp: preferred when non-zero and unique
+    std::int64_t evIdx = kNoId;  // CpuOp: when there is no usable rfId
+    IdValue tid;                 // CpuOp without rfId / Ev Idx
+    Nanos ts = 0;                //   "
+    std::int64_t hostId = kNoId; // HostNode
+    std::string name;            // checked on resolution: a different name means the subject is gone
 
-    std::string describe() const;     // for lists and reports, e.g. "ncclDevKernel… (pid 0, correlation 5000)"
+    std::string describe() const; // for lists and reports, e.g. "ncclDevKernel… (pid 0, correlation 5000)"
     friend bool operator==(const SubjectKey &, const SubjectKey &) = default;
 };
 
@@ -69,9 +69,9 @@ public:
     static SubjectKey traceKey();
 
     struct Resolution {
-        EventIndex event{};               // the event a device key names
-        HostNodeIndex hostNode{};         // the node a HostNode key names (both none for Trace)
-        std::string problem;            // why it did not resolve (empty when it did)
+        EventIndex event{};       // the event a device key names
+        HostNodeIndex hostNode{}; // the node a HostNode key names (both none for Trace)
+        std::string problem;      // why it did not resolve (empty when it did)
         bool ok() const { return problem.empty(); }
     };
     Resolution resolve(const SubjectKey &key) const;

@@ -149,8 +149,7 @@ void sweep(const std::vector<Piece> &pieces, bool fillGaps, std::vector<Nanos> &
 }
 
 // ns → µs along a sequence, carrying the remainder: the rounded durations sum to the rounded total.
-void roundAlong(std::span<const std::uint32_t> sequence, const std::vector<Nanos> &durationNs,
-                std::vector<std::uint64_t> &micros)
+void roundAlong(std::span<const std::uint32_t> sequence, const std::vector<Nanos> &durationNs, std::vector<std::uint64_t> &micros)
 {
     Nanos total = 0;
     std::int64_t written = 0;
@@ -166,9 +165,9 @@ void roundAlong(std::span<const std::uint32_t> sequence, const std::vector<Nanos
 
 bool astraSimRunsCollective(std::int64_t commType)
 {
-    return commType == ChakraProtoMsg::ALL_REDUCE || commType == ChakraProtoMsg::ALL_TO_ALL ||
-           commType == ChakraProtoMsg::ALL_GATHER || commType == ChakraProtoMsg::REDUCE_SCATTER ||
-           commType == ChakraProtoMsg::BROADCAST;
+    return commType == ChakraProtoMsg::ALL_REDUCE || commType == ChakraProtoMsg::ALL_TO_ALL
+           || commType == ChakraProtoMsg::ALL_GATHER || commType == ChakraProtoMsg::REDUCE_SCATTER
+           || commType == ChakraProtoMsg::BROADCAST;
 }
 
 std::map<std::string, std::string> readProcessGroupIds(const std::string &path)
@@ -198,10 +197,7 @@ std::map<std::string, std::string> readProcessGroupIds(const std::string &path)
     return ids;
 }
 
-bool isProcessGroupMetadataName(std::string_view name)
-{
-    return name.find("process_group:init") != std::string_view::npos;
-}
+bool isProcessGroupMetadataName(std::string_view name) { return name.find("process_group:init") != std::string_view::npos; }
 
 std::vector<std::uint64_t> astraSimDurationsMicros(const EtPlusGraph &graph, const DeviceTrace &device, const LinkSet &links,
                                                    std::span<const std::uint32_t> chainBegin,
@@ -246,7 +242,8 @@ std::vector<std::uint64_t> astraSimDurationsMicros(const EtPlusGraph &graph, con
             }
         }
         for (auto &[stream, list] : byStream) {
-            std::sort(list.begin(), list.end(), [](const TimedNode &a, const TimedNode &b) { return std::tie(a.ts, a.node) < std::tie(b.ts, b.node); });
+            std::sort(list.begin(), list.end(),
+                      [](const TimedNode &a, const TimedNode &b) { return std::tie(a.ts, a.node) < std::tie(b.ts, b.node); });
             for (std::size_t k = 1; k < list.size(); ++k)
                 readyAt[list[k].node] = std::max(readyAt[list[k].node], list[k - 1].end);
         }
@@ -339,7 +336,8 @@ std::vector<std::uint64_t> astraSimDurationsMicros(const EtPlusGraph &graph, con
     for (std::size_t c = 0; c < chains; ++c)
         roundAlong(chainList.subspan(chainBegin[c], chainBegin[c + 1] - chainBegin[c]), durationNs, micros);
     for (auto &[deviceId, list] : gpuOrder) {
-        std::sort(list.begin(), list.end(), [](const TimedNode &a, const TimedNode &b) { return std::tie(a.ts, a.node) < std::tie(b.ts, b.node); });
+        std::sort(list.begin(), list.end(),
+                  [](const TimedNode &a, const TimedNode &b) { return std::tie(a.ts, a.node) < std::tie(b.ts, b.node); });
         sequence.clear();
         for (const TimedNode &t : list)
             sequence.push_back(t.node);

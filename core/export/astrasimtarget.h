@@ -9,8 +9,8 @@
 #include <cstdint>
 #include <limits>
 #include <map>
-#include <string>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 

@@ -16,10 +16,7 @@ Nanos BlockedTimeStats::removedCallNs() const
     return sum;
 }
 
-Nanos BlockedTimeStats::removedNs() const
-{
-    return removedCallNs() + threadWaitNs + idleWaitNs;
-}
+Nanos BlockedTimeStats::removedNs() const { return removedCallNs() + threadWaitNs + idleWaitNs; }
 
 Nanos BlockedTimeStats::callNs() const
 {
@@ -52,8 +49,9 @@ nlohmann::json BlockedTimeStats::toJson() const
 void normaliseIntervals(BlockedIntervals &intervals)
 {
     for (auto &[thread, list] : intervals) {
-        std::sort(list.begin(), list.end(),
-                  [](const BlockedInterval &a, const BlockedInterval &b) { return std::tie(a.begin, a.end) < std::tie(b.begin, b.end); });
+        std::sort(list.begin(), list.end(), [](const BlockedInterval &a, const BlockedInterval &b) {
+            return std::tie(a.begin, a.end) < std::tie(b.begin, b.end);
+        });
         std::vector<BlockedInterval> merged;
         for (const BlockedInterval &b : list) {
             if (b.end <= b.begin)
@@ -67,10 +65,12 @@ void normaliseIntervals(BlockedIntervals &intervals)
     }
 }
 
-BlockedIntervals blockedCallIntervals(const DeviceTrace &device, const LinkSet &links, BlockedTimeStats &stats,
-                                      Nanos windowBegin, Nanos windowEnd)
+BlockedIntervals blockedCallIntervals(const DeviceTrace &device, const LinkSet &links, BlockedTimeStats &stats, Nanos windowBegin,
+                                      Nanos windowEnd)
 {
-    auto inWindow = [&](Nanos from, Nanos to) { return std::max<Nanos>(0, std::min(to, windowEnd) - std::max(from, windowBegin)); };
+    auto inWindow = [&](Nanos from, Nanos to) {
+        return std::max<Nanos>(0, std::min(to, windowEnd) - std::max(from, windowBegin));
+    };
     BlockedIntervals out;
     std::unordered_set<std::uint32_t> resolved;
     if (links.blocking) {
@@ -131,7 +131,7 @@ ThreadDeps threadWaits(const EtPlusGraph &graph, const DeviceTrace &device, std:
     const std::size_t chains = chainBegin.empty() ? 0 : chainBegin.size() - 1;
     if (chains < 2)
         return deps;
-    std::vector<ChainOp> all;          // every timed op of every chain, by start
+    std::vector<ChainOp> all; // every timed op of every chain, by start
     std::vector<std::vector<ChainOp>> perChain(chains);
     std::vector<ThreadIndex> threadOf(chains);
     for (std::size_t c = 0; c < chains; ++c) {
@@ -150,9 +150,11 @@ ThreadDeps threadWaits(const EtPlusGraph &graph, const DeviceTrace &device, std:
             return std::tie(a.ts, b.end, a.node) < std::tie(b.ts, a.end, b.node);
         });
     }
-    std::sort(all.begin(), all.end(), [](const ChainOp &a, const ChainOp &b) { return std::tie(a.ts, a.node) < std::tie(b.ts, b.node); });
+    std::sort(all.begin(), all.end(),
+              [](const ChainOp &a, const ChainOp &b) { return std::tie(a.ts, a.node) < std::tie(b.ts, b.node); });
     std::vector<ChainOp> byEnd = all;
-    std::sort(byEnd.begin(), byEnd.end(), [](const ChainOp &a, const ChainOp &b) { return std::tie(a.end, a.node) < std::tie(b.end, b.node); });
+    std::sort(byEnd.begin(), byEnd.end(),
+              [](const ChainOp &a, const ChainOp &b) { return std::tie(a.end, a.node) < std::tie(b.end, b.node); });
 
     auto hasCpuChild = [&](std::uint32_t node) {
         for (std::uint32_t k = graph.childBegin[node]; k < graph.childBegin[node + 1]; ++k)

@@ -28,9 +28,9 @@ struct BlockedInterval {
 };
 
 struct BlockedKindStats {
-    std::size_t calls = 0;   // blocking calls of this kind with a GPU op they wait for
-    Nanos callNs = 0;        // their time in all
-    Nanos removedNs = 0;     // of which blocked (from the call's start to the end of what it waited for)
+    std::size_t calls = 0; // blocking calls of this kind with a GPU op they wait for
+    Nanos callNs = 0;      // their time in all
+    Nanos removedNs = 0;   // of which blocked (from the call's start to the end of what it waited for)
 };
 
 struct BlockedTimeStats {
@@ -45,8 +45,8 @@ struct BlockedTimeStats {
     std::size_t idleWaits = 0;
     Nanos idleWaitNs = 0;
 
-    Nanos removedNs() const;       // every interval taken out of CPU work
-    Nanos callNs() const;          // time in blocking calls (resolved and not)
+    Nanos removedNs() const; // every interval taken out of CPU work
+    Nanos callNs() const;    // time in blocking calls (resolved and not)
     // Blocked time that stays in CPU durations: time in blocking calls not taken out (a call's
     // return after what it waited for ended, unresolved calls).
     Nanos keptNs() const { return callNs() - removedCallNs(); }

@@ -3,13 +3,13 @@
 #include "export/astrasimtarget.h"
 #include "export/collective.h"
 #include "export/etwire.h"
-#include "export/nodetext.h"
 #include "export/graphorder.h"
+#include "export/nodetext.h"
 #include "export/pyrepr.h"
 #include "jobmodel/processgroups.h"
 
-#include "io/atomicfile.h"
 #include "base/parallel.h"
+#include "io/atomicfile.h"
 
 #include <algorithm>
 #include <functional>
@@ -74,10 +74,7 @@ void setIo(IoInfo *io, NodeText &text, const HostIO &source, bool pythonText, st
     io->set_types(t.data(), t.size());
 }
 
-std::uint64_t microsOf(Nanos ns)
-{
-    return ns > 0 ? static_cast<std::uint64_t>(ns / 1000) : 0;
-}
+std::uint64_t microsOf(Nanos ns) { return ns > 0 ? static_cast<std::uint64_t>(ns / 1000) : 0; }
 
 // How the astra-sim target writes a GPU op: the type ASTRA-sim can run, and the process group.
 struct AstraGpuKind {
@@ -120,7 +117,18 @@ ChakraPlan planChakra(const EtPlusGraph &graph, const HostTrace &host, const Dev
     ChakraStats &stats = plan.stats;
     const std::size_t n = graph.nodes.size();
     const bool astra = options.target == EtTarget::AstraSim;
-    enum Kind : std::uint8_t { InterThread, Chain, Launch, StreamOrder, Sync, ThreadWait, ThreadStart, PgOrder, CommWaitsCompute, ComputeWaitsComm };
+    enum Kind : std::uint8_t {
+        InterThread,
+        Chain,
+        Launch,
+        StreamOrder,
+        Sync,
+        ThreadWait,
+        ThreadStart,
+        PgOrder,
+        CommWaitsCompute,
+        ComputeWaitsComm
+    };
     struct Dep {
         std::uint32_t node, dep;
         Kind kind;
@@ -166,8 +174,8 @@ ChakraPlan planChakra(const EtPlusGraph &graph, const HostTrace &host, const Dev
             deps.push_back({i, graph.nodes[i].parent.value, Launch});
     if (options.streamOrderDeps)
         for (const Edge &edge : links.edges) {
-            if (edge.kind != EdgeKind::StreamOrder || !edge.from.in(graph.nodeOfEvent.size()) ||
-                !edge.to.in(graph.nodeOfEvent.size()))
+            if (edge.kind != EdgeKind::StreamOrder || !edge.from.in(graph.nodeOfEvent.size())
+                || !edge.to.in(graph.nodeOfEvent.size()))
                 continue;
             const ExportNodeIndex from = graph.nodeOfEvent[edge.from.get()], to = graph.nodeOfEvent[edge.to.get()];
             if (from.valid() && to.valid() && from != to)
@@ -197,14 +205,16 @@ ChakraPlan planChakra(const EtPlusGraph &graph, const HostTrace &host, const Dev
         for (std::uint32_t i = 0; i < n; ++i) {
             if (!graph.nodes[i].gpu)
                 continue;
-            const CommInfo comm = classifyGpuOp(host, device, graph.nodes[i].event, graph.nodes[i].host, SizeRule::CollectiveMetadata);
+            const CommInfo comm = classifyGpuOp(host, device, graph.nodes[i].event, graph.nodes[i].host,
+                                                SizeRule::CollectiveMetadata);
             const AstraGpuKind kind = astraGpuKind(comm);
             gpuKind[i] = kind.type == ChakraProtoMsg::COMP_NODE ? 1 : 2;
-            if ((kind.type == ChakraProtoMsg::COMM_SEND_NODE || kind.type == ChakraProtoMsg::COMM_RECV_NODE) &&
-                comm.src >= 0 && comm.dst >= 0 && comm.src != comm.dst && comm.tag >= 0 && comm.tag < kP2pRendezvousTagBit) {
+            if ((kind.type == ChakraProtoMsg::COMM_SEND_NODE || kind.type == ChakraProtoMsg::COMM_RECV_NODE) && comm.src >= 0
+                && comm.dst >= 0 && comm.src != comm.dst && comm.tag >= 0 && comm.tag < kP2pRendezvousTagBit) {
                 if (plan.p2pRendezvous.empty())
                     plan.p2pRendezvous.assign(n, ChakraPlan::kNoRendezvous);
-                plan.p2pRendezvous[i] = kind.type == ChakraProtoMsg::COMM_SEND_NODE ? ChakraPlan::kRendezvousSend : ChakraPlan::kRendezvousRecv;
+                plan.p2pRendezvous[i] = kind.type == ChakraProtoMsg::COMM_SEND_NODE ? ChakraPlan::kRendezvousSend
+                                                                                    : ChakraPlan::kRendezvousRecv;
             }
             if (kind.type == ChakraProtoMsg::COMM_COLL_NODE) {
                 collectives.push_back(i);
@@ -223,8 +233,8 @@ ChakraPlan planChakra(const EtPlusGraph &graph, const HostTrace &host, const Dev
             chainAt[chainList[k]] = k;
     }
     auto syncWaiter = [&](std::uint32_t waiting, std::uint32_t waitedFor) {
-        if (!astra || graph.nodes[waiting].gpu || chainAt[waiting] == std::numeric_limits<std::uint32_t>::max() ||
-            !device.contains(graph.nodes[waitedFor].event))
+        if (!astra || graph.nodes[waiting].gpu || chainAt[waiting] == std::numeric_limits<std::uint32_t>::max()
+            || !device.contains(graph.nodes[waitedFor].event))
             return waiting;
         const Nanos ready = device.event(graph.nodes[waitedFor].event).end();
         std::uint32_t k = chainAt[waiting];
@@ -254,8 +264,8 @@ ChakraPlan planChakra(const EtPlusGraph &graph, const HostTrace &host, const Dev
                         kind = CommWaitsCompute;
                     else if (gpuKind[i] == 1 && gpuKind[waitedFor] == 2)
                         kind = ComputeWaitsComm;
-                    if ((kind == CommWaitsCompute && !options.commWaitsComputeDeps) ||
-                        (kind == ComputeWaitsComm && !options.computeWaitsCommDeps))
+                    if ((kind == CommWaitsCompute && !options.commWaitsComputeDeps)
+                        || (kind == ComputeWaitsComm && !options.computeWaitsCommDeps))
                         continue;
                 }
                 deps.push_back({i, waitedFor, kind});
@@ -281,8 +291,7 @@ ChakraPlan planChakra(const EtPlusGraph &graph, const HostTrace &host, const Dev
             if (!awaited.valid() || list == startsOf.end())
                 continue;
             const Nanos returned = device.event(w.call).end();
-            auto next = std::lower_bound(list->second.begin(), list->second.end(),
-                                         std::make_pair(returned, std::uint32_t(0)));
+            auto next = std::lower_bound(list->second.begin(), list->second.end(), std::make_pair(returned, std::uint32_t(0)));
             if (next == list->second.end() || device.event(w.awaited).ts >= next->first)
                 continue;
             deps.push_back({syncWaiter(next->second, awaited.value), awaited.value, Sync});
@@ -298,7 +307,8 @@ ChakraPlan planChakra(const EtPlusGraph &graph, const HostTrace &host, const Dev
             return device.event(node.event).ts;
         };
         std::sort(collectives.begin(), collectives.end(), [&](std::uint32_t a, std::uint32_t b) {
-            return std::make_tuple(std::string_view(pgOf[a]), launchTs(a), a) < std::make_tuple(std::string_view(pgOf[b]), launchTs(b), b);
+            return std::make_tuple(std::string_view(pgOf[a]), launchTs(a), a)
+                   < std::make_tuple(std::string_view(pgOf[b]), launchTs(b), b);
         });
         for (std::size_t k = 1; k < collectives.size(); ++k)
             if (pgOf[collectives[k]] == pgOf[collectives[k - 1]])
@@ -351,27 +361,47 @@ ChakraPlan planChakra(const EtPlusGraph &graph, const HostTrace &host, const Dev
     }
 
     // One dependency per (node, dep), credited to the first kind that made it.
-    std::sort(deps.begin(), deps.end(), [](const Dep &a, const Dep &b) {
-        return std::tie(a.node, a.dep, a.kind) < std::tie(b.node, b.dep, b.kind);
-    });
-    deps.erase(std::unique(deps.begin(), deps.end(), [](const Dep &a, const Dep &b) { return a.node == b.node && a.dep == b.dep; }),
-               deps.end());
+    std::sort(deps.begin(), deps.end(),
+              [](const Dep &a, const Dep &b) { return std::tie(a.node, a.dep, a.kind) < std::tie(b.node, b.dep, b.kind); });
+    deps.erase(
+        std::unique(deps.begin(), deps.end(), [](const Dep &a, const Dep &b) { return a.node == b.node && a.dep == b.dep; }),
+        deps.end());
     plan.depBegin.assign(n + 1, 0);
     plan.deps.reserve(deps.size());
     for (const Dep &d : deps) {
         ++plan.depBegin[d.node + 1];
         plan.deps.push_back(d.dep);
         switch (d.kind) {
-        case InterThread: ++stats.interThreadDeps; break;
-        case Chain: ++stats.chainDeps; break;
-        case Launch: ++stats.launchDeps; break;
-        case StreamOrder: ++stats.streamOrderDeps; break;
-        case Sync: ++stats.syncDeps; break;
-        case ThreadWait: ++stats.threadWaitDeps; break;
-        case ThreadStart: ++stats.threadStartDeps; break;
-        case PgOrder: ++stats.pgOrderDeps; break;
-        case CommWaitsCompute: ++stats.commWaitsComputeDeps; break;
-        case ComputeWaitsComm: ++stats.computeWaitsCommDeps; break;
+        case InterThread:
+            ++stats.interThreadDeps;
+            break;
+        case Chain:
+            ++stats.chainDeps;
+            break;
+        case Launch:
+            ++stats.launchDeps;
+            break;
+        case StreamOrder:
+            ++stats.streamOrderDeps;
+            break;
+        case Sync:
+            ++stats.syncDeps;
+            break;
+        case ThreadWait:
+            ++stats.threadWaitDeps;
+            break;
+        case ThreadStart:
+            ++stats.threadStartDeps;
+            break;
+        case PgOrder:
+            ++stats.pgOrderDeps;
+            break;
+        case CommWaitsCompute:
+            ++stats.commWaitsComputeDeps;
+            break;
+        case ComputeWaitsComm:
+            ++stats.computeWaitsCommDeps;
+            break;
         }
     }
     for (std::size_t i = 0; i < n; ++i)
@@ -387,8 +417,8 @@ ChakraPlan planChakra(const EtPlusGraph &graph, const HostTrace &host, const Dev
         for (std::uint32_t dep : plan.deps)
             needed[dep] = 1;
         for (std::uint32_t i = 0; i < n; ++i)
-            if (plan.keep[i] && !needed[i] && graph.childBegin[i] == graph.childBegin[i + 1] &&
-                plan.depBegin[i] == plan.depBegin[i + 1]) {
+            if (plan.keep[i] && !needed[i] && graph.childBegin[i] == graph.childBegin[i + 1]
+                && plan.depBegin[i] == plan.depBegin[i + 1]) {
                 plan.keep[i] = 0;
                 ++stats.danglingRemoved;
             }
@@ -434,18 +464,19 @@ ChakraPlan planChakra(const EtPlusGraph &graph, const HostTrace &host, const Dev
         const Nanos leadInFrom = stats.iterationEnd > stats.iterationBegin ? stats.iterationBegin : kNoLeadIn;
         if (options.blockedAsDependencies) {
             const Nanos windowBegin = stats.iterationEnd > stats.iterationBegin ? stats.iterationBegin : stats.spanBegin;
-            for (auto &[thread, list] : blockedCallIntervals(device, links, stats.blocked, windowBegin, windowBegin + stats.measuredNs()))
+            for (auto &[thread, list] :
+                 blockedCallIntervals(device, links, stats.blocked, windowBegin, windowBegin + stats.measuredNs()))
                 blocked[thread].insert(blocked[thread].end(), list.begin(), list.end());
             normaliseIntervals(blocked);
         }
-        plan.durationMicros =
-            astraSimDurationsMicros(graph, device, links, keptBegin, keptList, gpuCompute, options, leadInFrom,
-                                    options.blockedAsDependencies ? &blocked : nullptr);
+        plan.durationMicros = astraSimDurationsMicros(graph, device, links, keptBegin, keptList, gpuCompute, options, leadInFrom,
+                                                      options.blockedAsDependencies ? &blocked : nullptr);
     }
     return plan;
 }
 
-EtValidation validateChakraPlan(const ChakraPlan &plan, const EtPlusGraph &graph, const HostTrace &host, const DeviceTrace &device)
+EtValidation validateChakraPlan(const ChakraPlan &plan, const EtPlusGraph &graph, const HostTrace &host,
+                                const DeviceTrace &device)
 {
     EtValidation result;
     const std::size_t n = graph.nodes.size();
@@ -547,9 +578,9 @@ void buildP2pRendezvous(NodeT &cts, bool send, std::uint64_t id, const std::uint
 // Builds the nodes [begin, end) that the plan keeps, in id order, and hands each to `sink`: as
 // ChakraProtoMsg::Node messages, or as WireNodes (the same bytes once serialised).
 template <class NodeT, class Sink>
-void emitRange(std::uint32_t begin, std::uint32_t end, const ChakraPlan &plan, const EtPlusGraph &graph,
-               const HostTrace &host, const DeviceTrace &device, const LinkSet &links, const ChakraOptions &options,
-               NodeText &text, Sink &&sink, EmitTally &tally)
+void emitRange(std::uint32_t begin, std::uint32_t end, const ChakraPlan &plan, const EtPlusGraph &graph, const HostTrace &host,
+               const DeviceTrace &device, const LinkSet &links, const ChakraOptions &options, NodeText &text, Sink &&sink,
+               EmitTally &tally)
 {
     std::string scratch;
     ChakraStats &stats = tally.stats;
@@ -675,17 +706,26 @@ void emitRange(std::uint32_t begin, std::uint32_t end, const ChakraPlan &plan, c
         if (node.type() == ChakraProtoMsg::COMP_NODE)
             (source.gpu ? stats.gpuCompDurationMicros : stats.cpuDurationMicros) += node.duration_micros();
         switch (node.type()) {
-        case ChakraProtoMsg::COMM_COLL_NODE: ++stats.commColl; break;
-        case ChakraProtoMsg::COMM_SEND_NODE: ++stats.commSend; break;
-        case ChakraProtoMsg::COMM_RECV_NODE: ++stats.commRecv; break;
-        case ChakraProtoMsg::METADATA_NODE: ++stats.metadata; break;
-        default: ++stats.comp;
+        case ChakraProtoMsg::COMM_COLL_NODE:
+            ++stats.commColl;
+            break;
+        case ChakraProtoMsg::COMM_SEND_NODE:
+            ++stats.commSend;
+            break;
+        case ChakraProtoMsg::COMM_RECV_NODE:
+            ++stats.commRecv;
+            break;
+        case ChakraProtoMsg::METADATA_NODE:
+            ++stats.metadata;
+            break;
+        default:
+            ++stats.comp;
         }
         if (!plan.p2pRendezvous.empty() && plan.p2pRendezvous[i] != ChakraPlan::kNoRendezvous) {
             const bool send = plan.p2pRendezvous[i] == ChakraPlan::kRendezvousSend;
             const std::uint64_t ctsId = p2pRendezvousId(graph.nodes.size(), i);
-            buildP2pRendezvous(cts, send, ctsId, plan.deps.data() + plan.depBegin[i], plan.deps.data() + plan.depBegin[i + 1], p2p,
-                               stats);
+            buildP2pRendezvous(cts, send, ctsId, plan.deps.data() + plan.depBegin[i], plan.deps.data() + plan.depBegin[i + 1],
+                               p2p, stats);
             sink(cts);
             if (send)
                 node.add_data_deps(ctsId);
@@ -707,26 +747,27 @@ void finishTally(const EmitTally &tally, const DeviceTrace &device, ChakraStats 
     const std::size_t p2pWithoutPeers = tally.p2pWithoutPeers;
     for (const auto &[name, count] : unclassifiedNames)
         warnings.push_back({Diagnostic::Severity::Warning, device.path, kUnknownOffset,
-                            std::to_string(count) + " communication kernel(s) \"" + name +
-                                "\" with no recognisable collective: written as COMP_NODE (attr unclassified_collective)"});
+                            std::to_string(count) + " communication kernel(s) \"" + name
+                                + "\" with no recognisable collective: written as COMP_NODE (attr unclassified_collective)"});
     for (const auto &[name, count] : replayedNames)
         warnings.push_back({Diagnostic::Severity::Warning, device.path, kUnknownOffset,
-                            std::to_string(count) + " communication op(s) \"" + name +
-                                "\" ASTRA-sim cannot run as communication (collective it does not issue, no size or no "
-                                "peers): written as COMP_NODE replayed for the measured time (attr replayed_communication)"});
+                            std::to_string(count) + " communication op(s) \"" + name
+                                + "\" ASTRA-sim cannot run as communication (collective it does not issue, no size or no "
+                                  "peers): written as COMP_NODE replayed for the measured time (attr replayed_communication)"});
     for (const auto &[name, count] : unmappedGroups)
         warnings.push_back({Diagnostic::Severity::Warning, device.path, kUnknownOffset,
-                            std::to_string(count) + " communication op(s) of process group \"" + name +
-                                "\" written with pg_name " + std::to_string(job::processGroupId(name)) +
-                                ", the id the job's comm_group.json gives that name"});
+                            std::to_string(count) + " communication op(s) of process group \"" + name + "\" written with pg_name "
+                                + std::to_string(job::processGroupId(name))
+                                + ", the id the job's comm_group.json gives that name"});
     if (p2pWithoutPeers)
-        warnings.push_back({Diagnostic::Severity::Warning, device.path, kUnknownOffset,
-                            std::to_string(p2pWithoutPeers) +
-                                " send/recv node(s) lack comm_src/comm_dst/comm_tag (no Src/Dst Rank or Seq in the Kineto args)"});
+        warnings.push_back(
+            {Diagnostic::Severity::Warning, device.path, kUnknownOffset,
+             std::to_string(p2pWithoutPeers)
+                 + " send/recv node(s) lack comm_src/comm_dst/comm_tag (no Src/Dst Rank or Seq in the Kineto args)"});
     if (stats.commWithoutSize)
         warnings.push_back({Diagnostic::Severity::Warning, device.path, kUnknownOffset,
-                            std::to_string(stats.commWithoutSize) +
-                                " communication node(s) with comm_size 0: no tensor sizes or element counts found"});
+                            std::to_string(stats.commWithoutSize)
+                                + " communication node(s) with comm_size 0: no tensor sizes or element counts found"});
 }
 
 void emitChakra(const ChakraPlan &plan, const EtPlusGraph &graph, const HostTrace &host, const DeviceTrace &device,
@@ -735,8 +776,8 @@ void emitChakra(const ChakraPlan &plan, const EtPlusGraph &graph, const HostTrac
 {
     EmitTally tally;
     NodeText text(host);
-    emitRange<Node>(0, static_cast<std::uint32_t>(graph.nodes.size()), plan, graph, host, device, links, options, text,
-                    sink, tally);
+    emitRange<Node>(0, static_cast<std::uint32_t>(graph.nodes.size()), plan, graph, host, device, links, options, text, sink,
+                    tally);
     finishTally(tally, device, stats, warnings);
 }
 
@@ -752,16 +793,17 @@ ChakraProtoMsg::GlobalMetadata chakraMetadata(const EtPlusGraph &graph, const Ho
     return metadata;
 }
 
-ChakraConversion convertToChakra(const EtPlusGraph &graph, const HostTrace &host, const DeviceTrace &device,
-                                 const LinkSet &links, const ChakraOptions &options)
+ChakraConversion convertToChakra(const EtPlusGraph &graph, const HostTrace &host, const DeviceTrace &device, const LinkSet &links,
+                                 const ChakraOptions &options)
 {
     ChakraConversion result;
     const ChakraPlan plan = planChakra(graph, host, device, links, options);
     result.stats = plan.stats;
     result.trace.metadata = chakraMetadata(graph, host);
     result.trace.nodes.reserve(graph.nodes.size() - plan.stats.danglingRemoved);
-    emitChakra(plan, graph, host, device, links, options, [&](const Node &node) { result.trace.nodes.push_back(node); },
-               result.stats, result.warnings);
+    emitChakra(
+        plan, graph, host, device, links, options, [&](const Node &node) { result.trace.nodes.push_back(node); }, result.stats,
+        result.warnings);
     return result;
 }
 
@@ -797,9 +839,9 @@ std::uint64_t writeChakraPlan(const std::string &path, const ChakraPlan &plan, c
             std::unique_ptr<NodeText> &reader = readers[static_cast<std::size_t>(slot)];
             if (!reader)
                 reader = std::make_unique<NodeText>(host);
-            emitRange<WireNode>(static_cast<std::uint32_t>(first), static_cast<std::uint32_t>(last), plan, graph, host,
-                                device, links, options, *reader, [&](WireNode &node) { node.appendDelimited(text); },
-                                tallies[static_cast<std::size_t>(slot)]);
+            emitRange<WireNode>(
+                static_cast<std::uint32_t>(first), static_cast<std::uint32_t>(last), plan, graph, host, device, links, options,
+                *reader, [&](WireNode &node) { node.appendDelimited(text); }, tallies[static_cast<std::size_t>(slot)]);
         },
         [&](const std::string &text) { file.write(text); });
     EmitTally tally;

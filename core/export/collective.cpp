@@ -29,16 +29,26 @@ std::int64_t commTypeOf(CollectiveKind kind)
 {
     using namespace ChakraProtoMsg;
     switch (kind) {
-    case CollectiveKind::AllReduce: return ALL_REDUCE;
-    case CollectiveKind::Reduce: return REDUCE;
-    case CollectiveKind::AllGather: return ALL_GATHER;
-    case CollectiveKind::Gather: return GATHER;
-    case CollectiveKind::Scatter: return SCATTER;
-    case CollectiveKind::Broadcast: return BROADCAST;
-    case CollectiveKind::AllToAll: return ALL_TO_ALL;
-    case CollectiveKind::ReduceScatter: return REDUCE_SCATTER;
-    case CollectiveKind::Barrier: return BARRIER;
-    default: return -1;
+    case CollectiveKind::AllReduce:
+        return ALL_REDUCE;
+    case CollectiveKind::Reduce:
+        return REDUCE;
+    case CollectiveKind::AllGather:
+        return ALL_GATHER;
+    case CollectiveKind::Gather:
+        return GATHER;
+    case CollectiveKind::Scatter:
+        return SCATTER;
+    case CollectiveKind::Broadcast:
+        return BROADCAST;
+    case CollectiveKind::AllToAll:
+        return ALL_TO_ALL;
+    case CollectiveKind::ReduceScatter:
+        return REDUCE_SCATTER;
+    case CollectiveKind::Barrier:
+        return BARRIER;
+    default:
+        return -1;
     }
 }
 
@@ -47,9 +57,22 @@ std::int64_t dtypeBytes(std::string_view dtype)
 {
     const std::string d = normalise(dtype);
     static const std::array<std::pair<std::string_view, std::int64_t>, 16> table = {{
-        {"bfloat16", 2}, {"half", 2}, {"float16", 2}, {"double", 8}, {"float64", 8}, {"complexdouble", 16},
-        {"complexfloat", 8}, {"float", 4}, {"long", 8}, {"int64", 8}, {"int32", 4}, {"int16", 2}, {"short", 2},
-        {"int", 4}, {"char", 1}, {"byte", 1},
+        {"bfloat16", 2},
+        {"half", 2},
+        {"float16", 2},
+        {"double", 8},
+        {"float64", 8},
+        {"complexdouble", 16},
+        {"complexfloat", 8},
+        {"float", 4},
+        {"long", 8},
+        {"int64", 8},
+        {"int32", 4},
+        {"int16", 2},
+        {"short", 2},
+        {"int", 4},
+        {"char", 1},
+        {"byte", 1},
     }};
     for (const auto &[key, bytes] : table)
         if (d.find(key) != std::string::npos)

@@ -17,8 +17,17 @@
 namespace linkscope::core {
 
 enum class CollectiveKind : std::uint8_t {
-    AllReduce, Reduce, AllGather, Gather, Scatter, Broadcast, AllToAll, ReduceScatter, Barrier,
-    Send, Recv,
+    AllReduce,
+    Reduce,
+    AllGather,
+    Gather,
+    Scatter,
+    Broadcast,
+    AllToAll,
+    ReduceScatter,
+    Barrier,
+    Send,
+    Recv,
     SendRecv, // a p2p kernel whose direction is not known yet
 };
 
@@ -26,16 +35,16 @@ enum class CollectiveKind : std::uint8_t {
 std::optional<CollectiveKind> collectiveKindFromName(std::string_view name);
 
 struct CommInfo {
-    bool isComm = false;                 // an NCCL/RCCL kernel or a GPU op carrying collective args
+    bool isComm = false; // an NCCL/RCCL kernel or a GPU op carrying collective args
     ChakraProtoMsg::NodeType type = ChakraProtoMsg::COMP_NODE;
-    std::int64_t commType = -1;          // ChakraProtoMsg::CollectiveCommType for COMM_COLL_NODE
+    std::int64_t commType = -1; // ChakraProtoMsg::CollectiveCommType for COMM_COLL_NODE
     std::int64_t bytes = 0;
     std::string pgName;
-    std::int64_t groupSize = -1;         // ranks in the process group (Kineto "Group size", ET pg_size); -1 unknown
+    std::int64_t groupSize = -1;               // ranks in the process group (Kineto "Group size", ET pg_size); -1 unknown
     std::int32_t src = -1, dst = -1, tag = -1; // send/recv peers, -1 unknown
-    std::string_view typeSource;         // "kineto_collective_args", "et_comm_attrs", "record_param_comms_input",
-                                         // "nccl_op_name", "coalesced_children", "kernel_name", "sendrecv_default"
-    std::string_view sizeSource;         // "parent_inputs", "record_param_comms_inputs", "kineto_msg_nelems", "et_msg_nelems"
+    std::string_view typeSource;               // "kineto_collective_args", "et_comm_attrs", "record_param_comms_input",
+                                               // "nccl_op_name", "coalesced_children", "kernel_name", "sendrecv_default"
+    std::string_view sizeSource; // "parent_inputs", "record_param_comms_inputs", "kineto_msg_nelems", "et_msg_nelems"
 };
 
 // Where comm_size comes from first: the parent op's tensors (chakra_converter's rule), or the

@@ -43,19 +43,27 @@ std::optional<std::int64_t> intAttr(const AttributeProto *attr)
     if (!attr)
         return std::nullopt;
     switch (attr->value_case()) {
-    case AttributeProto::kInt32Val: return attr->int32_val();
-    case AttributeProto::kInt64Val: return attr->int64_val();
-    case AttributeProto::kUint32Val: return attr->uint32_val();
-    case AttributeProto::kUint64Val: return static_cast<std::int64_t>(attr->uint64_val());
-    case AttributeProto::kSint32Val: return attr->sint32_val();
-    case AttributeProto::kSint64Val: return attr->sint64_val();
-    default: return std::nullopt;
+    case AttributeProto::kInt32Val:
+        return attr->int32_val();
+    case AttributeProto::kInt64Val:
+        return attr->int64_val();
+    case AttributeProto::kUint32Val:
+        return attr->uint32_val();
+    case AttributeProto::kUint64Val:
+        return static_cast<std::int64_t>(attr->uint64_val());
+    case AttributeProto::kSint32Val:
+        return attr->sint32_val();
+    case AttributeProto::kSint64Val:
+        return attr->sint64_val();
+    default:
+        return std::nullopt;
     }
 }
 
 bool isInteger(std::string_view text)
 {
-    return !text.empty() && text.size() < 10 && std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+    return !text.empty() && text.size() < 10
+           && std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
 // At most kListedPerRule findings of one rule are kept per file (and per job for the job's rules);
@@ -82,8 +90,9 @@ public:
             if (c.n > kEtCheckListedPerRule) {
                 const std::size_t more = c.n - kEtCheckListedPerRule;
                 EtCheckFinding f{c.severity, rule, file, -1,
-                                 std::to_string(more) + " more " + rule + " finding(s) " + (file.empty() ? "in this job" : "in this file") +
-                                     ", not listed (the first " + std::to_string(kEtCheckListedPerRule) + " are)"};
+                                 std::to_string(more) + " more " + rule + " finding(s) "
+                                     + (file.empty() ? "in this job" : "in this file") + ", not listed (the first "
+                                     + std::to_string(kEtCheckListedPerRule) + " are)"};
                 f.count = more;
                 out.push_back(std::move(f));
             }
@@ -125,8 +134,8 @@ void addErrorLazily(Sink out, const std::string &rule, const std::string &file, 
 // The types it keeps one implementation of: the ones it runs on the network.
 bool planSharesImplementation(job::CallKind k)
 {
-    return k == job::CallKind::AllReduce || k == job::CallKind::AllGather || k == job::CallKind::ReduceScatter ||
-           k == job::CallKind::AllToAll;
+    return k == job::CallKind::AllReduce || k == job::CallKind::AllGather || k == job::CallKind::ReduceScatter
+           || k == job::CallKind::AllToAll;
 }
 
 // What the rules need of most nodes: read from its bytes with protobuf's wire-format reader, every
@@ -140,8 +149,8 @@ struct NodeHead {
     bool hasDependencies = false;
 };
 
-using google::protobuf::io::CodedInputStream;
 using google::protobuf::internal::WireFormatLite;
+using google::protobuf::io::CodedInputStream;
 
 // Calls `onValue` with each value of a repeated uint64 field's entry (packed or not); false when malformed.
 template <typename OnValue>
@@ -209,8 +218,9 @@ void forEachDependency(const char *bytes, int size, OnDependency &&onDependency)
         CodedInputStream in = nodeStream(bytes, size);
         while (const std::uint32_t tag = in.ReadTag()) {
             const int field = WireFormatLite::GetTagFieldNumber(tag);
-            const bool ok = field == wanted ? readRepeatedVarint(in, tag, [&](std::uint64_t id) { onDependency(id, wanted == 5); })
-                                            : WireFormatLite::SkipField(&in, tag);
+            const bool ok = field == wanted
+                                ? readRepeatedVarint(in, tag, [&](std::uint64_t id) { onDependency(id, wanted == 5); })
+                                : WireFormatLite::SkipField(&in, tag);
             if (!ok)
                 return; // readNodeHead accepted these bytes: not reached
         }
@@ -251,8 +261,8 @@ std::unordered_map<std::uint64_t, std::string> namesOf(const EtFileBytes &file, 
     Node node;
     std::string buffer;
     file.frame([&](const char *bytes, int size, std::size_t, std::size_t) {
-        if (readNodeHead(bytes, size, head) && ids.count(head.id) && !names.count(head.id) &&
-            parseWithoutDependencies(bytes, size, head.hasDependencies, node, buffer))
+        if (readNodeHead(bytes, size, head) && ids.count(head.id) && !names.count(head.id)
+            && parseWithoutDependencies(bytes, size, head.hasDependencies, node, buffer))
             names.emplace(head.id, node.name());
     });
     return names;
@@ -260,7 +270,8 @@ std::unordered_map<std::uint64_t, std::string> namesOf(const EtFileBytes &file, 
 
 bool isCommType(int type)
 {
-    return type == ChakraProtoMsg::COMM_COLL_NODE || type == ChakraProtoMsg::COMM_SEND_NODE || type == ChakraProtoMsg::COMM_RECV_NODE;
+    return type == ChakraProtoMsg::COMM_COLL_NODE || type == ChakraProtoMsg::COMM_SEND_NODE
+           || type == ChakraProtoMsg::COMM_RECV_NODE;
 }
 
 // The per-node rules of a communication node; returns its call for the cross-rank pass.
@@ -276,10 +287,11 @@ job::CollectiveCall checkCommNode(const Node &node, const std::string &path, Sin
         addError(findings, "comm_size", path, id, node.name() + ": no comm_size");
     else if (size->value_case() != AttributeProto::kInt64Val)
         addError(findings, "comm_size", path, id,
-                 node.name() + ": comm_size is stored as " +
-                     std::string(size->value_case() == AttributeProto::VALUE_NOT_SET ? "nothing" : "another type than int64"));
+                 node.name() + ": comm_size is stored as "
+                     + std::string(size->value_case() == AttributeProto::VALUE_NOT_SET ? "nothing" : "another type than int64"));
     else if (size->int64_val() <= 0)
-        addError(findings, "comm_size", path, id, node.name() + ": comm_size " + std::to_string(size->int64_val()) + " (must be > 0)");
+        addError(findings, "comm_size", path, id,
+                 node.name() + ": comm_size " + std::to_string(size->int64_val()) + " (must be > 0)");
     std::int64_t commType = -1;
     if (type == ChakraProtoMsg::COMM_COLL_NODE) {
         const auto t = intAttr(findAttr(node, "comm_type"));
@@ -292,7 +304,8 @@ job::CollectiveCall checkCommNode(const Node &node, const std::string &path, Sin
     } else {
         const bool send = type == ChakraProtoMsg::COMM_SEND_NODE;
         if (!intAttr(findAttr(node, send ? "comm_dst" : "comm_src")))
-            addError(findings, "p2p_peer", path, id, node.name() + (send ? ": a send without comm_dst" : ": a receive without comm_src"));
+            addError(findings, "p2p_peer", path, id,
+                     node.name() + (send ? ": a send without comm_dst" : ": a receive without comm_src"));
         if (!intAttr(findAttr(node, "comm_tag")))
             addError(findings, "p2p_peer", path, id, node.name() + ": no comm_tag");
     }
@@ -466,18 +479,18 @@ EtFileCheck checkEtFile(const std::string &path, std::int64_t rank)
             anyDependencies = anyDependencies || head.hasDependencies;
             const int type = head.type;
             const bool comm = isCommType(type);
-            const bool runs = comm || type == ChakraProtoMsg::COMP_NODE || type == ChakraProtoMsg::MEM_LOAD_NODE ||
-                              type == ChakraProtoMsg::MEM_STORE_NODE || type == ChakraProtoMsg::INVALID_NODE;
+            const bool runs = comm || type == ChakraProtoMsg::COMP_NODE || type == ChakraProtoMsg::MEM_LOAD_NODE
+                              || type == ChakraProtoMsg::MEM_STORE_NODE || type == ChakraProtoMsg::INVALID_NODE;
             if (runs && !comm)
                 return;
             if (!parseWithoutDependencies(bytes, size, head.hasDependencies, node, buffer))
                 throw LoadError(path, offset, "malformed Node message (node #" + std::to_string(count) + ")");
             if (!runs) {
                 addError(nodeSink, "unsupported_node_type", path, static_cast<std::int64_t>(node.id()),
-                         std::string(nodeTypeName(type)) + " (" + node.name() + ") is not a node type the simulator runs" +
-                             (type == ChakraProtoMsg::METADATA_NODE
-                                  ? " (its statistics pass aborts on it; give the groups in a comm group file)"
-                                  : ""));
+                         std::string(nodeTypeName(type)) + " (" + node.name() + ") is not a node type the simulator runs"
+                             + (type == ChakraProtoMsg::METADATA_NODE
+                                    ? " (its statistics pass aborts on it; give the groups in a comm group file)"
+                                    : ""));
                 return;
             }
             calls.push_back({static_cast<std::int64_t>(node.id()), checkCommNode(node, path, nodeSink), node.name()});
@@ -541,7 +554,8 @@ EtFileCheck checkEtFile(const std::string &path, std::int64_t rank)
                             return;
                         }
                         addErrorLazily(depSink, "missing_dependency", path, static_cast<std::int64_t>(ids[i]), [&] {
-                            return std::string(data ? "data_deps" : "ctrl_deps") + " names " + std::to_string(dep) + ", which is not in the file";
+                            return std::string(data ? "data_deps" : "ctrl_deps") + " names " + std::to_string(dep)
+                                   + ", which is not in the file";
                         });
                     });
                 begin[++i] = static_cast<std::uint32_t>(list.size());
@@ -571,7 +585,8 @@ EtFileCheck checkEtFile(const std::string &path, std::int64_t rank)
             addErrorLazily(fileSink, "duplicate_id", path, static_cast<std::int64_t>(dupId),
                            [&] { return "id " + named(dupId) + " appears more than once"; });
     }
-    out.findings.insert(out.findings.end(), std::make_move_iterator(depFindings.begin()), std::make_move_iterator(depFindings.end()));
+    out.findings.insert(out.findings.end(), std::make_move_iterator(depFindings.begin()),
+                        std::make_move_iterator(depFindings.end()));
     if (!order.acyclic()) {
         std::string text;
         for (std::size_t k = 0; k < order.cycle.size(); ++k)
@@ -580,7 +595,8 @@ EtFileCheck checkEtFile(const std::string &path, std::int64_t rank)
         addError(fileSink, "dependency_cycle", path, first,
                  std::to_string(order.blocked) + " node(s) can never run; cycle: " + (text.empty() ? "?" : text));
     }
-    out.findings.insert(out.findings.end(), std::make_move_iterator(nodeFindings.begin()), std::make_move_iterator(nodeFindings.end()));
+    out.findings.insert(out.findings.end(), std::make_move_iterator(nodeFindings.begin()),
+                        std::make_move_iterator(nodeFindings.end()));
     cap.appendUnlisted(out.findings, path);
 
     // The rank's calls for the cross-rank pass, in id order (the order the feeder issues ready nodes in).
@@ -621,8 +637,8 @@ EtCheckResult checkEtJob(std::vector<EtFileCheck> files, const std::string &comm
         if (sameAs || first != byRank.end()) {
             addError(jobSink, "duplicate_rank", file.path, -1,
                      sameAs ? "the same file as " + sameAs->path + ", given twice"
-                            : "rank " + std::to_string(file.calls.rank) + " has another file, " + first->second->path +
-                                  "; the job's rules use that one (give one file per rank)");
+                            : "rank " + std::to_string(file.calls.rank) + " has another file, " + first->second->path
+                                  + "; the job's rules use that one (give one file per rank)");
             continue;
         }
         result.nodes += file.nodes;
@@ -633,21 +649,22 @@ EtCheckResult checkEtJob(std::vector<EtFileCheck> files, const std::string &comm
         // pg_name against the job's groups (its form was checked with the file).
         for (std::size_t k = 0; k < file.calls.calls.size(); ++k) {
             const job::CollectiveCall &call = file.calls.calls[k];
-            if (const auto group = groups.groups.find(call.processGroup);
-                group != groups.groups.end() && group->second.size() == 1 && !job::isP2P(call.kind) &&
-                call.kind != job::CallKind::Broadcast)
+            if (const auto group = groups.groups.find(call.processGroup); group != groups.groups.end()
+                                                                          && group->second.size() == 1 && !job::isP2P(call.kind)
+                                                                          && call.kind != job::CallKind::Broadcast)
                 addErrorLazily(jobSink, "group_single_rank", file.path, file.callNodes[k], [&] {
-                    return file.callNames[k] + ": a collective on comm group " + call.processGroup +
-                           ", which has one rank: the simulator never completes it (the rank stops there and "
-                           "the simulator exits 0 without its \"finished\" line)";
+                    return file.callNames[k] + ": a collective on comm group " + call.processGroup
+                           + ", which has one rank: the simulator never completes it (the rank stops there and "
+                             "the simulator exits 0 without its \"finished\" line)";
                 });
             if (call.processGroup == "0" || !isInteger(call.processGroup) || groups.groups.count(call.processGroup))
                 continue;
             addErrorLazily(jobSink, "pg_name_unknown", file.path, file.callNodes[k], [&] {
-                return file.callNames[k] + ": pg_name \"" + call.processGroup + "\" is not a group of " +
-                       (groups.readable ? std::string("the comm group file")
-                        : groups.given  ? "this job (the comm group file " + commGroupsPath + " was given but refused: see its comm_groups finding)"
-                                        : std::string("this job (no comm group file given)"));
+                return file.callNames[k] + ": pg_name \"" + call.processGroup + "\" is not a group of "
+                       + (groups.readable ? std::string("the comm group file")
+                          : groups.given  ? "this job (the comm group file " + commGroupsPath
+                                               + " was given but refused: see its comm_groups finding)"
+                                         : std::string("this job (no comm group file given)"));
             });
         }
     }
@@ -663,8 +680,8 @@ EtCheckResult checkEtJob(std::vector<EtFileCheck> files, const std::string &comm
             for (std::size_t k = 0; k < file->calls.calls.size(); ++k) {
                 const job::CollectiveCall &call = file->calls.calls[k];
                 const auto group = groups.groups.find(call.processGroup);
-                if (!planSharesImplementation(call.kind) || call.processGroup == "0" || group == groups.groups.end() ||
-                    group->second.size() >= ranks.size())
+                if (!planSharesImplementation(call.kind) || call.processGroup == "0" || group == groups.groups.end()
+                    || group->second.size() >= ranks.size())
                     continue;
                 auto &seen = groupsOf[call.kind];
                 if (std::none_of(seen.begin(), seen.end(), [&](const auto &g) { return g.first == call.processGroup; }))
@@ -681,25 +698,26 @@ EtCheckResult checkEtJob(std::vector<EtFileCheck> files, const std::string &comm
             std::string names;
             for (std::size_t g = 0; g < twice->second.size(); ++g)
                 names += (g ? (g + 1 == twice->second.size() ? " and " : ", ") : "") + twice->second[g].first;
-            what = "issues " + std::string(job::callKindName(twice->first)) + " on comm groups " + names + ", each smaller than the " +
-                   std::to_string(ranks.size()) + " ranks replayed";
+            what = "issues " + std::string(job::callKindName(twice->first)) + " on comm groups " + names
+                   + ", each smaller than the " + std::to_string(ranks.size()) + " ranks replayed";
         }
         if (first)
             result.findings.push_back(
                 {EtCheckFinding::Severity::Warning, "astra_sim_exit_double_free", first->path, firstNode,
-                 "rank " + std::to_string(first->calls.rank) + " " + what +
-                     (affected > 1 ? " (" + std::to_string(affected - 1) + " other rank file(s) do the same)" : std::string()) +
-                     ": ASTRA-sim 518bd51 frees its one implementation of a collective type once per such group when it exits, "
-                     "so it aborts (double free) after every rank has finished; the times it printed are complete. "
-                     "tests/astrasim/communicator-group-double-free.patch fixes the simulator (docs/astra-sim-export.md)"});
+                 "rank " + std::to_string(first->calls.rank) + " " + what
+                     + (affected > 1 ? " (" + std::to_string(affected - 1) + " other rank file(s) do the same)" : std::string())
+                     + ": ASTRA-sim 518bd51 frees its one implementation of a collective type once per such group when it exits, "
+                       "so it aborts (double free) after every rank has finished; the times it printed are complete. "
+                       "tests/astrasim/communicator-group-double-free.patch fixes the simulator (docs/astra-sim-export.md)"});
     }
     // Every group's ranks have a file; each group's members issue the same collectives in the same order.
     for (const auto &[id, members] : groups.groups) {
         const std::string &groupId = id; // clang 14 does not capture structured bindings
         for (std::int64_t r : members)
             if (!ranks.count(r))
-                addErrorLazily(jobSink, "group_rank_missing", "", -1,
-                               [&] { return "comm group " + groupId + " names rank " + std::to_string(r) + ", which has no file"; });
+                addErrorLazily(jobSink, "group_rank_missing", "", -1, [&] {
+                    return "comm group " + groupId + " names rank " + std::to_string(r) + ", which has no file";
+                });
     }
     job::CheckInput input;
     for (const auto &[rank, file] : byRank)
@@ -735,7 +753,8 @@ EtCheckResult checkEtJob(std::vector<EtFileCheck> files, const std::string &comm
                 if (node < 0 && (positions[k] == f.index || (positions[k] > f.index && f.index >= 0)))
                     node = file->second->callNodes[indices[k]];
         }
-        const auto severity = f.severity == job::Severity::Error ? EtCheckFinding::Severity::Error : EtCheckFinding::Severity::Warning;
+        const auto severity = f.severity == job::Severity::Error ? EtCheckFinding::Severity::Error
+                                                                 : EtCheckFinding::Severity::Warning;
         if (cap.take(f.kind, severity))
             result.findings.push_back({severity, f.kind, file != byRank.end() ? file->second->path : std::string(), node,
                                        f.message + " (group " + f.processGroup + ")"});

@@ -52,10 +52,10 @@ struct EtCheckFinding {
     enum class Severity : std::uint8_t { Error, Warning };
     Severity severity = Severity::Error;
     std::string rule;
-    std::string file;           // empty: about the job, not one file
-    std::int64_t node = -1;     // node id; -1: not about one node
+    std::string file;       // empty: about the job, not one file
+    std::int64_t node = -1; // node id; -1: not about one node
     std::string message;
-    std::size_t count = 1;      // how many findings this one stands for ("N more … not listed": N)
+    std::size_t count = 1; // how many findings this one stands for ("N more … not listed": N)
 
     std::string toString() const; // "error: FILE: node 12: rule: message"
     nlohmann::json toJson() const;

@@ -2,9 +2,9 @@
 
 #include "export/graphorder.h"
 #include "export/gzipdata.h"
-#include "io/inputtext.h"
 #include "io/atomicfile.h"
 #include "io/inputfile.h"
+#include "io/inputtext.h"
 
 #include <google/protobuf/util/json_util.h>
 
@@ -91,8 +91,8 @@ void frameChakraEt(std::string_view data, const std::string &name, bool wasGzip,
             throw LoadError(name, messageStart, "truncated or overlong length prefix (" + where + "byte offset)");
         if (length > data.size() - pos)
             throw LoadError(name, messageStart,
-                            "message of " + std::to_string(length) + " bytes runs past the end of the file (" +
-                                std::to_string(data.size() - pos) + " bytes left)");
+                            "message of " + std::to_string(length) + " bytes runs past the end of the file ("
+                                + std::to_string(data.size() - pos) + " bytes left)");
         if (length > static_cast<std::uint64_t>(std::numeric_limits<int>::max()))
             throw LoadError(name, messageStart, "message of " + std::to_string(length) + " bytes is too large");
         const char *bytes = data.data() + pos;
@@ -109,9 +109,10 @@ void frameChakraEt(std::string_view data, const std::string &name, bool wasGzip,
             // device) must not become millions of empty nodes. A real node has at least an id or a name.
             if (size == 0)
                 throw LoadError(name, messageStart,
-                                "empty Node message (node #" + std::to_string(count) + ", no id, name or type): "
-                                    "zero bytes where a node should start; this is not a Chakra .et from here on (" +
-                                    where + "byte offset)");
+                                "empty Node message (node #" + std::to_string(count)
+                                    + ", no id, name or type): "
+                                      "zero bytes where a node should start; this is not a Chakra .et from here on ("
+                                    + where + "byte offset)");
             onNode(bytes, size, count, messageStart);
         }
         pos += length;
@@ -132,8 +133,8 @@ std::size_t scanChakraEt(const std::string &data, const std::string &name, bool 
         // they would be zero bytes, which the framing refuses, so refuse them here the same way.
         if (node.ByteSizeLong() == 0)
             throw LoadError(name, offset,
-                            "empty Node message (node #" + std::to_string(count) + ", no id, name or type): its " +
-                                std::to_string(size) + " bytes set no field");
+                            "empty Node message (node #" + std::to_string(count) + ", no id, name or type): its "
+                                + std::to_string(size) + " bytes set no field");
         if (node.GetReflection()->GetUnknownFields(node).field_count() > 0)
             ++unknownFieldNodes;
         onNode(node, offset);
@@ -164,10 +165,7 @@ ChakraTrace parseChakraEt(std::string data, const std::string &name)
     return trace;
 }
 
-ChakraTrace readChakraEt(const std::string &path)
-{
-    return parseChakraEt(readWholeFile(path), path);
-}
+ChakraTrace readChakraEt(const std::string &path) { return parseChakraEt(readWholeFile(path), path); }
 
 struct EtFileBytes::Text {
     io::InputText input;
@@ -189,10 +187,11 @@ EtScan EtFileBytes::frame(const EtNodeBytesFn &onNode) const
     const io::InputText &text = text_->input;
     scan.wasGzip = text.wasGzip;
     scan.sourceBytes = text.text.size();
-    frameChakraEt(text.text.view(), path_, scan.wasGzip, scan.metadata, [&](const char *bytes, int size, std::size_t count, std::size_t offset) {
-        ++scan.nodes;
-        onNode(bytes, size, count, offset);
-    });
+    frameChakraEt(text.text.view(), path_, scan.wasGzip, scan.metadata,
+                  [&](const char *bytes, int size, std::size_t count, std::size_t offset) {
+                      ++scan.nodes;
+                      onNode(bytes, size, count, offset);
+                  });
     if (const auto at = text.text.truncatedAt())
         throw LoadError(path_, *at, "the file shrank to at most " + std::to_string(*at) + " bytes while it was being read");
     return scan;
@@ -221,12 +220,12 @@ std::string EtValidation::message() const
     if (!duplicateIds.empty())
         add(std::to_string(duplicateIds.size()) + " duplicate node id(s): " + joinCapped(duplicateIds, 5) + ".");
     if (!missingDeps.empty())
-        add(std::to_string(missingDataDeps + missingCtrlDeps) + " dependency(ies) on absent nodes (" +
-            std::to_string(missingDataDeps) + " data_deps, " + std::to_string(missingCtrlDeps) +
-            " ctrl_deps): " + joinCapped(missingDeps, 5) + ".");
+        add(std::to_string(missingDataDeps + missingCtrlDeps) + " dependency(ies) on absent nodes ("
+            + std::to_string(missingDataDeps) + " data_deps, " + std::to_string(missingCtrlDeps)
+            + " ctrl_deps): " + joinCapped(missingDeps, 5) + ".");
     if (!cycle.empty())
-        add("Dependency cycle in " + cycleField + " (each node waits for the next): " + cycleText + "; " +
-            std::to_string(nodesOnCycles) + " node(s) can never run.");
+        add("Dependency cycle in " + cycleField + " (each node waits for the next): " + cycleText + "; "
+            + std::to_string(nodesOnCycles) + " node(s) can never run.");
     return out.empty() ? std::string("valid") : out;
 }
 
@@ -276,7 +275,8 @@ std::size_t findCycle(const EtDeps &g, const std::vector<std::size_t> &begin, co
         return std::span<const std::uint32_t>(resolved);
     });
     if (!order.cycle.empty() && result.cycle.empty())
-        result.nameCycle(field, order.cycle, [&](std::uint32_t i) { return g.ids[i]; }, nameOf);
+        result.nameCycle(
+            field, order.cycle, [&](std::uint32_t i) { return g.ids[i]; }, nameOf);
     return order.blocked;
 }
 
@@ -309,12 +309,12 @@ EtValidation validateDeps(const EtDeps &g, const NameOf &nameOf)
     for (std::uint32_t i = 0; i < n; ++i) {
         for (std::size_t k = g.dataBegin[i]; k < g.dataBegin[i + 1]; ++k)
             if (!indexOf.count(g.data[k]) && ++result.missingDataDeps && result.missingDeps.size() < kListed)
-                result.missingDeps.push_back("node " + label(i) + " data_deps names " + std::to_string(g.data[k]) +
-                                             ", which is not in the trace");
+                result.missingDeps.push_back("node " + label(i) + " data_deps names " + std::to_string(g.data[k])
+                                             + ", which is not in the trace");
         for (std::size_t k = g.ctrlBegin[i]; k < g.ctrlBegin[i + 1]; ++k)
             if (!indexOf.count(g.ctrl[k]) && ++result.missingCtrlDeps && result.missingDeps.size() < kListed)
-                result.missingDeps.push_back("node " + label(i) + " ctrl_deps names " + std::to_string(g.ctrl[k]) +
-                                             ", which is not in the trace");
+                result.missingDeps.push_back("node " + label(i) + " ctrl_deps names " + std::to_string(g.ctrl[k])
+                                             + ", which is not in the trace");
     }
     result.nodesOnCycles = findCycle(g, g.dataBegin, g.data, indexOf, cachedNameOf, "data_deps", result);
     const std::size_t ctrlLeftovers = findCycle(g, g.ctrlBegin, g.ctrl, indexOf, cachedNameOf, "ctrl_deps", result);
@@ -402,15 +402,24 @@ std::string_view valueCaseName(const AttributeProto &attr)
 nlohmann::json attrValue(const AttributeProto &attr)
 {
     switch (attr.value_case()) {
-    case AttributeProto::kStringVal: return attr.string_val();
-    case AttributeProto::kInt64Val: return attr.int64_val();
-    case AttributeProto::kUint64Val: return attr.uint64_val();
-    case AttributeProto::kInt32Val: return attr.int32_val();
-    case AttributeProto::kUint32Val: return attr.uint32_val();
-    case AttributeProto::kBoolVal: return attr.bool_val();
-    case AttributeProto::kDoubleVal: return attr.double_val();
-    case AttributeProto::kFloatVal: return attr.float_val();
-    default: return nlohmann::json::parse(messageToJson(attr, false), nullptr, false);
+    case AttributeProto::kStringVal:
+        return attr.string_val();
+    case AttributeProto::kInt64Val:
+        return attr.int64_val();
+    case AttributeProto::kUint64Val:
+        return attr.uint64_val();
+    case AttributeProto::kInt32Val:
+        return attr.int32_val();
+    case AttributeProto::kUint32Val:
+        return attr.uint32_val();
+    case AttributeProto::kBoolVal:
+        return attr.bool_val();
+    case AttributeProto::kDoubleVal:
+        return attr.double_val();
+    case AttributeProto::kFloatVal:
+        return attr.float_val();
+    default:
+        return nlohmann::json::parse(messageToJson(attr, false), nullptr, false);
     }
 }
 
@@ -432,16 +441,16 @@ public:
             ++attrTypes_[attr.name()][std::string(valueCaseName(attr))];
             if (attr.name() == "is_cpu_op" && attr.value_case() == AttributeProto::kBoolVal)
                 ++(attr.bool_val() ? cpuNodes_ : gpuNodes_);
-            else if (attr.name() == "comm_type" && attr.value_case() == AttributeProto::kInt64Val &&
-                     node.type() == ChakraProtoMsg::COMM_COLL_NODE)
+            else if (attr.name() == "comm_type" && attr.value_case() == AttributeProto::kInt64Val
+                     && node.type() == ChakraProtoMsg::COMM_COLL_NODE)
                 ++commTypes_[std::string(collectiveTypeName(attr.int64_val()))];
             else if (attr.name() == "comm_size" && attr.value_case() == AttributeProto::kInt64Val) {
                 commBytes_ += attr.int64_val();
                 haveSize = attr.int64_val() > 0;
             }
         }
-        const bool isComm = node.type() == ChakraProtoMsg::COMM_COLL_NODE || node.type() == ChakraProtoMsg::COMM_SEND_NODE ||
-                            node.type() == ChakraProtoMsg::COMM_RECV_NODE;
+        const bool isComm = node.type() == ChakraProtoMsg::COMM_COLL_NODE || node.type() == ChakraProtoMsg::COMM_SEND_NODE
+                            || node.type() == ChakraProtoMsg::COMM_RECV_NODE;
         if (isComm && !haveSize)
             ++commWithoutSize_;
     }
@@ -461,8 +470,8 @@ public:
             // A summary names long texts (e.g. a whole MSCCL XML in "input_file") instead of printing them.
             constexpr std::size_t kLongText = 160;
             if (attr.value_case() == AttributeProto::kStringVal && attr.string_val().size() > kLongText)
-                metadata[attr.name()] =
-                    attr.string_val().substr(0, kLongText) + "… (" + std::to_string(attr.string_val().size()) + " bytes)";
+                metadata[attr.name()] = attr.string_val().substr(0, kLongText) + "… (" + std::to_string(attr.string_val().size())
+                                        + " bytes)";
             else
                 metadata[attr.name()] = attrValue(attr);
         }

@@ -27,8 +27,8 @@ struct ChakraTrace {
     std::vector<ChakraProtoMsg::Node> nodes; // file order (sorted by id when the file is valid)
     std::string path;
     bool wasGzip = false;
-    std::uint64_t sourceBytes = 0;           // decompressed size
-    std::vector<Diagnostic> warnings;        // e.g. nodes with fields this schema does not know
+    std::uint64_t sourceBytes = 0;    // decompressed size
+    std::vector<Diagnostic> warnings; // e.g. nodes with fields this schema does not know
 };
 
 // Throws LoadError naming the file and the (decompressed) byte offset of the bad message.
@@ -73,14 +73,14 @@ ChakraTrace parseChakraEt(std::string data, const std::string &name);
 
 // What makes a graph unusable for Chakra's feeder (it would wait forever or never start).
 struct EtValidation {
-    std::vector<std::string> duplicateIds;     // "id 7 (aten::mm) appears 2 times"
-    std::vector<std::string> missingDeps;      // "node 9 (aten::add) data_deps names 12, which is not in the trace"
+    std::vector<std::string> duplicateIds; // "id 7 (aten::mm) appears 2 times"
+    std::vector<std::string> missingDeps;  // "node 9 (aten::add) data_deps names 12, which is not in the trace"
     std::size_t missingDataDeps = 0;
     std::size_t missingCtrlDeps = 0;
-    std::vector<std::uint64_t> cycle;          // ids along one cycle, the first repeated at the end; empty if none
-    std::string cycleField;                    // "data_deps" (what the feeder schedules by) or "ctrl_deps"
-    std::string cycleText;                     // "3 (a) -> 5 (b) -> 3 (a)"
-    std::size_t nodesOnCycles = 0;             // nodes that can never become ready (data_deps), or on ctrl cycles
+    std::vector<std::uint64_t> cycle; // ids along one cycle, the first repeated at the end; empty if none
+    std::string cycleField;           // "data_deps" (what the feeder schedules by) or "ctrl_deps"
+    std::string cycleText;            // "3 (a) -> 5 (b) -> 3 (a)"
+    std::size_t nodesOnCycles = 0;    // nodes that can never become ready (data_deps), or on ctrl cycles
     std::size_t dataDepEdges = 0;
     std::size_t ctrlDepEdges = 0;
 
@@ -133,7 +133,7 @@ void dumpEtAsJson(const ChakraTrace &trace, std::ostream &out, bool asArray);
 // The same from a file, one node at a time. Throws LoadError (before printing, for a bad first message).
 void dumpEtFile(const std::string &path, std::ostream &out, bool asArray);
 
-std::string_view nodeTypeName(int type);            // "COMP_NODE", ...
+std::string_view nodeTypeName(int type);             // "COMP_NODE", ...
 std::string_view collectiveTypeName(std::int64_t c); // "ALL_REDUCE", ...
 
 } // namespace linkscope::core

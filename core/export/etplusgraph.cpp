@@ -12,8 +12,8 @@ namespace {
 // Schemas chakra_converter parses (the 0.0.4 family; 1.1.1-chakra.1.0.0 is listed but not parsed).
 bool converterAcceptsSchema(std::string_view schema)
 {
-    return schema == "1.0.2-chakra.0.0.4" || schema == "1.0.3-chakra.0.0.4" || schema == "1.1.0-chakra.0.0.4" ||
-           schema == "1.1.1-chakra.0.0.4";
+    return schema == "1.0.2-chakra.0.0.4" || schema == "1.0.3-chakra.0.0.4" || schema == "1.1.0-chakra.0.0.4"
+           || schema == "1.1.1-chakra.0.0.4";
 }
 
 } // namespace
@@ -29,8 +29,7 @@ EtPlusGraph buildEtPlusGraph(const HostTrace &host, const DeviceTrace &device, c
     const std::size_t hostCount = host.nodes.size();
     const std::size_t eventCount = device.events.size();
     auto eventOfHost = [&](HostNodeIndex h) {
-        return h.in(links.eventOfHost.size()) && device.contains(links.eventOfHost[h]) ? links.eventOfHost[h]
-                                                                                      : EventIndex(kNone);
+        return h.in(links.eventOfHost.size()) && device.contains(links.eventOfHost[h]) ? links.eventOfHost[h] : EventIndex(kNone);
     };
 
     // The ET+ is always written in the nested layout, so a flat (1.0.1) trace is declared as the first
@@ -41,8 +40,8 @@ EtPlusGraph buildEtPlusGraph(const HostTrace &host, const DeviceTrace &device, c
         graph.schema = host.layout == HostLayout::Flat ? "1.0.2-chakra.0.0.4" : "1.0.3-chakra.0.0.4";
     if (graph.schema != host.schema)
         graph.warnings.push_back({Diagnostic::Severity::Info, host.path, kUnknownOffset,
-                                  "ET+ declares schema " + graph.schema + " (input declares \"" + host.schema +
-                                      "\", which chakra_converter does not parse); nodes are written in the nested layout"});
+                                  "ET+ declares schema " + graph.schema + " (input declares \"" + host.schema
+                                      + "\", which chakra_converter does not parse); nodes are written in the nested layout"});
 
     // GPU children of each host node, by device start time (ties: file order).
     struct GpuChild {
@@ -60,7 +59,7 @@ EtPlusGraph buildEtPlusGraph(const HostTrace &host, const DeviceTrace &device, c
             continue;
         if (!host.contains(link.hostNode)) {
             const std::string reason = link.orphan != OrphanReason::None ? std::string(orphanReasonName(link.orphan))
-                                       : link.parent.valid()            ? std::string("parent_has_no_host_node")
+                                       : link.parent.valid()             ? std::string("parent_has_no_host_node")
                                                                          : std::string("no_parent");
             ++notExported[reason];
             continue;
@@ -128,13 +127,15 @@ EtPlusGraph buildEtPlusGraph(const HostTrace &host, const DeviceTrace &device, c
         }
     }
     if (graph.stats.reparentedHostNodes)
-        graph.warnings.push_back({Diagnostic::Severity::Warning, host.path, kUnknownOffset,
-                                  std::to_string(graph.stats.reparentedHostNodes) +
-                                      " host node(s) whose parent id is absent from the file were attached to their thread root"});
+        graph.warnings.push_back(
+            {Diagnostic::Severity::Warning, host.path, kUnknownOffset,
+             std::to_string(graph.stats.reparentedHostNodes)
+                 + " host node(s) whose parent id is absent from the file were attached to their thread root"});
     if (unattached)
-        graph.warnings.push_back({Diagnostic::Severity::Warning, host.path, kUnknownOffset,
-                                  std::to_string(unattached) +
-                                      " host node(s) whose parent id is absent have no thread root with their tid: exported as roots"});
+        graph.warnings.push_back(
+            {Diagnostic::Severity::Warning, host.path, kUnknownOffset,
+             std::to_string(unattached)
+                 + " host node(s) whose parent id is absent have no thread root with their tid: exported as roots"});
 
     // Children (ascending id, since positions are visited in order).
     const std::size_t n = graph.nodes.size();
@@ -198,17 +199,19 @@ EtPlusGraph buildEtPlusGraph(const HostTrace &host, const DeviceTrace &device, c
         }
     }
     if (extraInterThread)
-        graph.warnings.push_back({Diagnostic::Severity::Info, device.path, kUnknownOffset,
-                                  std::to_string(extraInterThread) +
-                                      " further inter-thread edge(s) not representable in ET+ (one inter_thread_dep per node)"});
+        graph.warnings.push_back(
+            {Diagnostic::Severity::Info, device.path, kUnknownOffset,
+             std::to_string(extraInterThread)
+                 + " further inter-thread edge(s) not representable in ET+ (one inter_thread_dep per node)"});
     if (graph.stats.syncEdgesNotCausal)
-        graph.warnings.push_back({Diagnostic::Severity::Info, device.path, kUnknownOffset,
-                                  std::to_string(graph.stats.syncEdgesNotCausal) +
-                                      " synchronisation edge(s) not exported: the waiting op starts before the GPU op it waits for"});
+        graph.warnings.push_back(
+            {Diagnostic::Severity::Info, device.path, kUnknownOffset,
+             std::to_string(graph.stats.syncEdgesNotCausal)
+                 + " synchronisation edge(s) not exported: the waiting op starts before the GPU op it waits for"});
     if (graph.stats.syncEdgesNotExported)
         graph.warnings.push_back({Diagnostic::Severity::Warning, device.path, kUnknownOffset,
-                                  std::to_string(graph.stats.syncEdgesNotExported) +
-                                      " synchronisation edge(s) not exported: an end has no exported node"});
+                                  std::to_string(graph.stats.syncEdgesNotExported)
+                                      + " synchronisation edge(s) not exported: an end has no exported node"});
     std::sort(syncPairs.begin(), syncPairs.end());
     syncPairs.erase(std::unique(syncPairs.begin(), syncPairs.end()), syncPairs.end());
     graph.stats.syncDeps = syncPairs.size();

@@ -75,8 +75,8 @@ void appendAttrs(std::string &out, NodeText &text, const HostTrace &host, const 
     appendNumberAttr(out, ",{\"name\":\"fw_tid\",\"type\":\"uint64\",\"value\":", node.fwTid);
     appendStringAttr(out, ",{\"name\":\"op_schema\",\"type\":\"string\",\"value\":", host.strings.at(node.opSchema));
     if (node.kernelBackend != 0)
-        appendStringAttr(out, ",{\"name\":\"kernel_backend\",\"type\":\"string\",\"value\":",
-                         host.strings.at(node.kernelBackend));
+        appendStringAttr(out,
+                         ",{\"name\":\"kernel_backend\",\"type\":\"string\",\"value\":", host.strings.at(node.kernelBackend));
     if (node.kernelFile != 0)
         appendStringAttr(out, ",{\"name\":\"kernel_file\",\"type\":\"string\",\"value\":", host.strings.at(node.kernelFile));
     out += ']';
@@ -85,9 +85,12 @@ void appendAttrs(std::string &out, NodeText &text, const HostTrace &host, const 
 std::string_view policyWord(Policy p)
 {
     switch (p) {
-    case Policy::Nesting: return "nesting";
-    case Policy::ExternalId: return "external-id";
-    case Policy::EvIdx: return "ev-idx";
+    case Policy::Nesting:
+        return "nesting";
+    case Policy::ExternalId:
+        return "external-id";
+    case Policy::EvIdx:
+        return "ev-idx";
     }
     return "unknown";
 }
@@ -95,8 +98,8 @@ std::string_view policyWord(Policy p)
 } // namespace
 
 // One node's line of the "nodes" array (with the separator before it).
-static void appendNode(std::string &out, NodeText &text, std::uint32_t i, const EtPlusGraph &graph,
-                       const HostTrace &host, const DeviceTrace &device, const LinkSet &links)
+static void appendNode(std::string &out, NodeText &text, std::uint32_t i, const EtPlusGraph &graph, const HostTrace &host,
+                       const DeviceTrace &device, const LinkSet &links)
 {
     const EtPlusNode &node = graph.nodes[i];
     const HostNode &h = host.node(node.host);
@@ -153,8 +156,8 @@ static void appendNode(std::string &out, NodeText &text, std::uint32_t i, const 
     out += '}';
 }
 
-std::uint64_t writeEtPlusTo(const OutputSink &sink, const EtPlusGraph &graph, const HostTrace &host,
-                            const DeviceTrace &device, const LinkSet &links, int threads)
+std::uint64_t writeEtPlusTo(const OutputSink &sink, const EtPlusGraph &graph, const HostTrace &host, const DeviceTrace &device,
+                            const LinkSet &links, int threads)
 {
     requireHostSource(host);
     std::uint64_t bytes = 0;
@@ -207,8 +210,8 @@ std::uint64_t writeEtPlusTo(const OutputSink &sink, const EtPlusGraph &graph, co
     return bytes;
 }
 
-std::uint64_t writeEtPlus(const std::string &path, const EtPlusGraph &graph, const HostTrace &host,
-                          const DeviceTrace &device, const LinkSet &links, bool gzip)
+std::uint64_t writeEtPlus(const std::string &path, const EtPlusGraph &graph, const HostTrace &host, const DeviceTrace &device,
+                          const LinkSet &links, bool gzip)
 {
     requireHostSource(host);
     AtomicFile file(path, gzip ? Compression::Gzip : Compression::None);

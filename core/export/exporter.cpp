@@ -17,15 +17,12 @@ std::string hostSpanText(const HostTrace &host, Span span)
 {
     std::string text = host.text(span);
     if (text.empty() && !span.empty())
-        throw ExportError("cannot read the host ET node text at byte " + std::to_string(span.offset) + " of "
-                          + host.path + ": " + host.sourceUnavailableReason());
+        throw ExportError("cannot read the host ET node text at byte " + std::to_string(span.offset) + " of " + host.path + ": "
+                          + host.sourceUnavailableReason());
     return text;
 }
 
-std::string_view etTargetName(EtTarget target)
-{
-    return target == EtTarget::AstraSim ? "astra-sim" : "chakra";
-}
+std::string_view etTargetName(EtTarget target) { return target == EtTarget::AstraSim ? "astra-sim" : "chakra"; }
 
 std::optional<EtTarget> etTargetFromName(std::string_view name)
 {
@@ -87,8 +84,9 @@ nlohmann::json ExportReport::toJson() const
 nlohmann::json exportSummary(const ExportReport &report)
 {
     nlohmann::json j = report.toJson()["chakra"];
-    for (const char *drop : {"nodes", "comp", "comm_coll", "comm_send", "comm_recv", "metadata", "dangling_removed",
-                             "unclassified_collectives", "comm_without_size", "metadata_dropped", "comm_replayed", "p2p_rendezvous", "span_ns"})
+    for (const char *drop :
+         {"nodes", "comp", "comm_coll", "comm_send", "comm_recv", "metadata", "dangling_removed", "unclassified_collectives",
+          "comm_without_size", "metadata_dropped", "comm_replayed", "p2p_rendezvous", "span_ns"})
         j.erase(drop);
     return j;
 }

@@ -26,9 +26,9 @@ namespace linkscope::core {
 
 struct EtPlusStats {
     std::size_t hostNodes = 0;
-    std::size_t linkedHostNodes = 0;      // host nodes with Kineto timing
+    std::size_t linkedHostNodes = 0; // host nodes with Kineto timing
     std::size_t gpuNodes = 0;
-    std::size_t gpuOpsNotExported = 0;    // GPU ops without a host parent (orphans): listed in warnings by reason
+    std::size_t gpuOpsNotExported = 0; // GPU ops without a host parent (orphans): listed in warnings by reason
     std::size_t reparentedHostNodes = 0;
     std::size_t interThreadDeps = 0;
     std::size_t syncDeps = 0;
@@ -43,13 +43,13 @@ struct EtPlusStats {
 // resource, the dependencies the simulator needs and Chakra drops, inputs/outputs in the converter's
 // Python text.
 enum class EtTarget : std::uint8_t { Chakra, AstraSim };
-std::string_view etTargetName(EtTarget target);                 // "chakra", "astra-sim"
+std::string_view etTargetName(EtTarget target); // "chakra", "astra-sim"
 std::optional<EtTarget> etTargetFromName(std::string_view name);
 
 struct ChakraOptions {
-    bool streamOrderDeps = true;   // GPU op waits for the previous op on its (device, stream)
-    bool syncDeps = true;          // the CPU op continuing after a synchronisation waits for the GPU op
-    bool startTimes = true;        // start_time_micros from the Kineto ts
+    bool streamOrderDeps = true;     // GPU op waits for the previous op on its (device, stream)
+    bool syncDeps = true;            // the CPU op continuing after a synchronisation waits for the GPU op
+    bool startTimes = true;          // start_time_micros from the Kineto ts
     bool removeDanglingNodes = true; // as chakra_converter: nodes with no dependency either way and no children
     EtTarget target = EtTarget::Chakra;
 
@@ -89,10 +89,11 @@ struct ChakraStats {
     // astra-sim target
     std::size_t pgOrderDeps = 0, commWaitsComputeDeps = 0, computeWaitsCommDeps = 0;
     std::size_t threadWaitDeps = 0, threadStartDeps = 0; // a thread's work after it waited for / was idle until another's
-    BlockedTimeStats blocked;               // blocked time taken out of CPU durations, and what stayed
-    std::size_t metadataDropped = 0;        // process_group:init nodes left out (groups come from comm_group.json)
-    std::size_t p2pRendezvous = 0;          // clear-to-send sends/receives added (ChakraPlan::p2pRendezvous)
-    std::size_t commReplayed = 0;           // communication ops written as COMP_NODE: no type/size/peers the simulator can run, or a one-rank group
+    BlockedTimeStats blocked;                            // blocked time taken out of CPU durations, and what stayed
+    std::size_t metadataDropped = 0;                     // process_group:init nodes left out (groups come from comm_group.json)
+    std::size_t p2pRendezvous = 0;                       // clear-to-send sends/receives added (ChakraPlan::p2pRendezvous)
+    std::size_t commReplayed =
+        0; // communication ops written as COMP_NODE: no type/size/peers the simulator can run, or a one-rank group
     // Kineto span of the exported nodes (first start, last end), ns; 0/0 when none has timing.
     Nanos spanBegin = 0, spanEnd = 0;
     // Kineto's profiled iterations (ProfilerStep#N ops: first start, last end), ns; 0/0 when none.
@@ -111,8 +112,8 @@ struct ChakraStats {
 // Chrome trace JSON of the device trace with one flow ("s" on the parent CPU op, "f" on the GPU op)
 // per GPU→parent link; corrected links (ParentRule::Manual) use their own name and category.
 // `host` may be null.
-std::uint64_t writePerfettoTrace(const std::string &path, const DeviceTrace &device, const LinkSet &links,
-                                 const HostTrace *host, bool gzip = false);
+std::uint64_t writePerfettoTrace(const std::string &path, const DeviceTrace &device, const LinkSet &links, const HostTrace *host,
+                                 bool gzip = false);
 
 // Called before each stage of an export with the stage's name and (stages done, stages in all),
 // and once at the end with (n, n). Return false to stop before the next stage: the export throws
@@ -120,10 +121,10 @@ std::uint64_t writePerfettoTrace(const std::string &path, const DeviceTrace &dev
 using ExportProgressFn = std::function<bool(std::string_view stage, std::size_t done, std::size_t total)>;
 
 struct ExportRequest {
-    std::string etPath;       // empty: not written
+    std::string etPath; // empty: not written
     std::string etPlusPath;
     std::string perfettoPath;
-    bool gzip = false;        // applies to every output
+    bool gzip = false; // applies to every output
     ChakraOptions chakra;
     ExportProgressFn progress; // optional
 };

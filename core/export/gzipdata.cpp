@@ -12,8 +12,8 @@ namespace linkscope::core {
 
 std::string gunzipIfCompressed(std::string data, const std::string &name, bool *wasGzip)
 {
-    const bool gzip = data.size() >= 2 && static_cast<unsigned char>(data[0]) == 0x1f &&
-                      static_cast<unsigned char>(data[1]) == 0x8b;
+    const bool gzip = data.size() >= 2 && static_cast<unsigned char>(data[0]) == 0x1f
+                      && static_cast<unsigned char>(data[1]) == 0x8b;
     if (wasGzip)
         *wasGzip = gzip;
     if (!gzip)
@@ -23,13 +23,14 @@ std::string gunzipIfCompressed(std::string data, const std::string &name, bool *
     constexpr std::size_t kChunk = 1 << 20;
     // The most the text may hold before the limit trips: growth stops there, so a bomb costs the limit
     // once, not a doubling copy beyond it (a 4.7 MB bomb peaked at 917 MB with doubling).
-    const std::size_t most =
-        static_cast<std::size_t>(std::min<std::uint64_t>(limit, std::numeric_limits<std::size_t>::max() / 2) + kChunk);
+    const std::size_t most = static_cast<std::size_t>(std::min<std::uint64_t>(limit, std::numeric_limits<std::size_t>::max() / 2)
+                                                      + kChunk);
     // The gzip trailer's size (mod 2^32) of the last member: exact for a one-member file under 4 GiB.
     std::size_t guess = data.size() * 4;
     if (data.size() >= 18) {
         const auto *tail = reinterpret_cast<const unsigned char *>(data.data() + data.size() - 4);
-        const std::size_t isize = std::size_t(tail[0]) | std::size_t(tail[1]) << 8 | std::size_t(tail[2]) << 16 | std::size_t(tail[3]) << 24;
+        const std::size_t isize = std::size_t(tail[0]) | std::size_t(tail[1]) << 8 | std::size_t(tail[2]) << 16
+                                  | std::size_t(tail[3]) << 24;
         guess = std::max(guess, isize);
     }
     std::string out;

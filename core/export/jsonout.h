@@ -64,16 +64,15 @@ inline std::size_t plainRunEnd(std::string_view text, std::size_t i)
         // byte of x; a borrow can flag a byte above a flagged one, never below, so the lowest
         // flag, the first byte in memory on a little-endian machine, is exact).
         const std::uint64_t quote = w ^ (kOnes * '"'), backslash = w ^ (kOnes * '\\');
-        const std::uint64_t flagged = (w | ((w - kOnes * 0x20) & ~w) | ((quote - kOnes) & ~quote) |
-                                       ((backslash - kOnes) & ~backslash)) & kHigh;
+        const std::uint64_t flagged =
+            (w | ((w - kOnes * 0x20) & ~w) | ((quote - kOnes) & ~quote) | ((backslash - kOnes) & ~backslash)) & kHigh;
         if (flagged) {
             if constexpr (std::endian::native == std::endian::little)
                 return i + static_cast<std::size_t>(std::countr_zero(flagged)) / 8;
             break; // big-endian: find it byte by byte below
         }
     }
-    for (; i < n && isPlainJsonByte(static_cast<unsigned char>(data[i])); ++i) {
-    }
+    for (; i < n && isPlainJsonByte(static_cast<unsigned char>(data[i])); ++i) { }
     return i;
 }
 
@@ -94,11 +93,21 @@ inline void appendString(std::string &out, std::string_view text)
         const char c = text[i];
         const auto u = static_cast<unsigned char>(c);
         switch (c) {
-        case '"': out += "\\\""; break;
-        case '\\': out += "\\\\"; break;
-        case '\n': out += "\\n"; break;
-        case '\r': out += "\\r"; break;
-        case '\t': out += "\\t"; break;
+        case '"':
+            out += "\\\"";
+            break;
+        case '\\':
+            out += "\\\\";
+            break;
+        case '\n':
+            out += "\\n";
+            break;
+        case '\r':
+            out += "\\r";
+            break;
+        case '\t':
+            out += "\\t";
+            break;
         default:
             if (u < 0x20) {
                 out += "\\u00";

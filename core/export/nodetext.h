@@ -15,7 +15,7 @@ namespace linkscope::core {
 // (never seen from the reader, but spans are only spans) is read on its own.
 class NodeText {
 public:
-    explicit NodeText(const HostTrace &host) : host_(host), whole_(host.source.get()), apart_(host.source.get()) {}
+    explicit NodeText(const HostTrace &host) : host_(host), whole_(host.source.get()), apart_(host.source.get()) { }
 
     void load(const HostNode &node)
     {
@@ -34,8 +34,8 @@ public:
             return text_.substr(static_cast<std::size_t>(span.offset - raw_.offset), span.length);
         const std::string_view text = apart_.read(span);
         if (text.size() != span.length)
-            throw ExportError("cannot read the host ET node text at byte " + std::to_string(span.offset) + " of " +
-                              host_.path + ": " + host_.sourceUnavailableReason());
+            throw ExportError("cannot read the host ET node text at byte " + std::to_string(span.offset) + " of " + host_.path
+                              + ": " + host_.sourceUnavailableReason());
         return text;
     }
 

@@ -41,12 +41,18 @@ std::string_view flowCategoryAndName(ParentRule r)
 {
 #define LS_LINK(word) ",\"cat\":\"linkscope.link\",\"name\":\"parent (" word ")\""
     switch (r) {
-    case ParentRule::Manual: return ",\"cat\":\"linkscope.corrected\",\"name\":\"corrected parent\"";
-    case ParentRule::Nesting: return LS_LINK("nesting");
-    case ParentRule::NestingAncestor: return LS_LINK("nesting-ancestor");
-    case ParentRule::ExternalId: return LS_LINK("external-id");
-    case ParentRule::LatestStarting: return LS_LINK("latest-starting");
-    case ParentRule::None: break;
+    case ParentRule::Manual:
+        return ",\"cat\":\"linkscope.corrected\",\"name\":\"corrected parent\"";
+    case ParentRule::Nesting:
+        return LS_LINK("nesting");
+    case ParentRule::NestingAncestor:
+        return LS_LINK("nesting-ancestor");
+    case ParentRule::ExternalId:
+        return LS_LINK("external-id");
+    case ParentRule::LatestStarting:
+        return LS_LINK("latest-starting");
+    case ParentRule::None:
+        break;
     }
     return LS_LINK("none");
 #undef LS_LINK
@@ -59,8 +65,8 @@ std::string_view flowCategoryAndName(ParentRule r)
 Nanos flowAnchor(const DeviceTrace &device, const TraceIndex &index, EventIndex parent)
 {
     const DeviceEvent &p = device.event(parent);
-    if (!parent.in(index.laneOf.size()) || !index.laneOfEvent(parent).in(index.lanes.size()) ||
-        index.nestParent.size() != device.events.size())
+    if (!parent.in(index.laneOf.size()) || !index.laneOfEvent(parent).in(index.lanes.size())
+        || index.nestParent.size() != device.events.size())
         return p.ts;
     const Lane &lane = index.lane(index.laneOfEvent(parent));
     // Lane events are sorted by (ts asc, dur desc, file order): find the parent, then walk its subtree.
@@ -88,8 +94,8 @@ Nanos flowAnchor(const DeviceTrace &device, const TraceIndex &index, EventIndex 
 
 } // namespace
 
-std::uint64_t writePerfettoTraceTo(const OutputSink &sink, const DeviceTrace &device, const LinkSet &links,
-                                   const HostTrace *host, int threads)
+std::uint64_t writePerfettoTraceTo(const OutputSink &sink, const DeviceTrace &device, const LinkSet &links, const HostTrace *host,
+                                   int threads)
 {
     std::uint64_t bytes = 0;
     auto emit = [&](std::string_view text) {
@@ -161,12 +167,23 @@ std::uint64_t writePerfettoTraceTo(const OutputSink &sink, const DeviceTrace &de
                 const DeviceEvent &e = device.events[index];
                 std::string_view head; // the record up to its category
                 switch (e.phase) {
-                case Phase::Complete: head = ",\n{\"ph\":\"X\",\"cat\":"; break;
-                case Phase::Instant: head = ",\n{\"ph\":\"i\",\"cat\":"; break;
-                case Phase::Counter: head = ",\n{\"ph\":\"C\",\"cat\":"; break;
-                case Phase::Begin: head = ",\n{\"ph\":\"B\",\"cat\":"; break;
-                case Phase::End: head = ",\n{\"ph\":\"E\",\"cat\":"; break;
-                default: break;
+                case Phase::Complete:
+                    head = ",\n{\"ph\":\"X\",\"cat\":";
+                    break;
+                case Phase::Instant:
+                    head = ",\n{\"ph\":\"i\",\"cat\":";
+                    break;
+                case Phase::Counter:
+                    head = ",\n{\"ph\":\"C\",\"cat\":";
+                    break;
+                case Phase::Begin:
+                    head = ",\n{\"ph\":\"B\",\"cat\":";
+                    break;
+                case Phase::End:
+                    head = ",\n{\"ph\":\"E\",\"cat\":";
+                    break;
+                default:
+                    break;
                 }
                 if (head.empty() || e.category == EventCategory::Flow)
                     continue;
@@ -200,9 +217,7 @@ std::uint64_t writePerfettoTraceTo(const OutputSink &sink, const DeviceTrace &de
     // ids count the links written, from 1. Blocks on every core; each thread keeps the anchors of
     // the parents it has seen (where a parent's arrows start is worked out once per thread).
     constexpr std::uint64_t kLinkBlock = 16384;
-    auto written = [&](const GpuLink &link) {
-        return device.contains(link.parent) && device.contains(link.gpuEvent);
-    };
+    auto written = [&](const GpuLink &link) { return device.contains(link.parent) && device.contains(link.gpuEvent); };
     std::vector<std::uint64_t> firstFlowId; // of each block
     for (std::uint64_t k = 0, id = 1; k < links.gpuLinks.size(); ++k) {
         if (k % kLinkBlock == 0)
@@ -246,8 +261,8 @@ std::uint64_t writePerfettoTraceTo(const OutputSink &sink, const DeviceTrace &de
     return bytes;
 }
 
-std::uint64_t writePerfettoTrace(const std::string &path, const DeviceTrace &device, const LinkSet &links,
-                                 const HostTrace *host, bool gzip)
+std::uint64_t writePerfettoTrace(const std::string &path, const DeviceTrace &device, const LinkSet &links, const HostTrace *host,
+                                 bool gzip)
 {
     AtomicFile file(path, gzip ? Compression::Gzip : Compression::None);
     try {

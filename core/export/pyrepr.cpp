@@ -36,11 +36,20 @@ void appendUtf8(std::string &out, std::uint32_t cp)
 void appendReprChar(std::string &out, std::uint32_t cp, char quote)
 {
     switch (cp) {
-    case '\\': out += "\\\\"; return;
-    case '\n': out += "\\n"; return;
-    case '\r': out += "\\r"; return;
-    case '\t': out += "\\t"; return;
-    default: break;
+    case '\\':
+        out += "\\\\";
+        return;
+    case '\n':
+        out += "\\n";
+        return;
+    case '\r':
+        out += "\\r";
+        return;
+    case '\t':
+        out += "\\t";
+        return;
+    default:
+        break;
     }
     if (cp == static_cast<std::uint32_t>(quote)) {
         out.push_back('\\');
@@ -99,29 +108,46 @@ bool decodeString(std::string_view s, std::size_t &pos, std::u32string &text)
             const char e = s[pos + 1];
             pos += 2;
             switch (e) {
-            case '"': text.push_back('"'); break;
-            case '\\': text.push_back('\\'); break;
-            case '/': text.push_back('/'); break;
-            case 'b': text.push_back('\b'); break;
-            case 'f': text.push_back('\f'); break;
-            case 'n': text.push_back('\n'); break;
-            case 'r': text.push_back('\r'); break;
-            case 't': text.push_back('\t'); break;
+            case '"':
+                text.push_back('"');
+                break;
+            case '\\':
+                text.push_back('\\');
+                break;
+            case '/':
+                text.push_back('/');
+                break;
+            case 'b':
+                text.push_back('\b');
+                break;
+            case 'f':
+                text.push_back('\f');
+                break;
+            case 'n':
+                text.push_back('\n');
+                break;
+            case 'r':
+                text.push_back('\r');
+                break;
+            case 't':
+                text.push_back('\t');
+                break;
             case 'u': {
                 std::uint32_t cp = 0;
                 if (!readHex4(s, pos, cp))
                     return false;
                 pos += 4;
                 std::uint32_t low = 0;
-                if (cp >= 0xD800 && cp < 0xDC00 && pos + 6 <= s.size() && s[pos] == '\\' && s[pos + 1] == 'u' &&
-                    readHex4(s, pos + 2, low) && low >= 0xDC00 && low < 0xE000) {
+                if (cp >= 0xD800 && cp < 0xDC00 && pos + 6 <= s.size() && s[pos] == '\\' && s[pos + 1] == 'u'
+                    && readHex4(s, pos + 2, low) && low >= 0xDC00 && low < 0xE000) {
                     cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
                     pos += 6;
                 }
                 text.push_back(cp);
                 break;
             }
-            default: return false;
+            default:
+                return false;
             }
             continue;
         }
@@ -132,8 +158,8 @@ bool decodeString(std::string_view s, std::size_t &pos, std::u32string &text)
             cp = c & (0x3F >> extra);
             bool ok = true;
             for (int k = 1; k <= extra; ++k) {
-                if (pos + static_cast<std::size_t>(k) >= s.size() ||
-                    (static_cast<unsigned char>(s[pos + static_cast<std::size_t>(k)]) & 0xC0) != 0x80) {
+                if (pos + static_cast<std::size_t>(k) >= s.size()
+                    || (static_cast<unsigned char>(s[pos + static_cast<std::size_t>(k)]) & 0xC0) != 0x80) {
                     ok = false;
                     break;
                 }
@@ -242,7 +268,10 @@ bool appendPythonRepr(std::string &out, std::string_view s)
             continue;
         }
         switch (c) {
-        case '[': case ']': case '{': case '}':
+        case '[':
+        case ']':
+        case '{':
+        case '}':
             out.push_back(c);
             ++pos;
             continue;
@@ -259,7 +288,8 @@ bool appendPythonRepr(std::string &out, std::string_view s)
                 return fail();
             appendReprString(out, text);
             continue;
-        default: break;
+        default:
+            break;
         }
         auto word = [&](std::string_view w) { return s.substr(pos, w.size()) == w; };
         if (word("true")) {

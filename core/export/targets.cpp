@@ -19,8 +19,8 @@ void checkChakraTarget(ExportContext &c)
 
 void writeChakraTarget(ExportContext &c, const std::string &path)
 {
-    c.report.etBytes = writeChakraPlan(path, c.chakraPlan, c.graph, c.host, c.device, c.links, c.request.chakra,
-                                       c.request.gzip, c.report.chakra, c.report.warnings);
+    c.report.etBytes = writeChakraPlan(path, c.chakraPlan, c.graph, c.host, c.device, c.links, c.request.chakra, c.request.gzip,
+                                       c.report.chakra, c.report.warnings);
 }
 
 void writePerfettoTarget(ExportContext &c, const std::string &path)
@@ -30,8 +30,7 @@ void writePerfettoTarget(ExportContext &c, const std::string &path)
 
 const std::vector<ExportTarget> kTargets = {
     {"etplus", &ExportRequest::etPlusPath, {}, nullptr, "writing ET+ JSON", writeEtPlusTarget},
-    {"et", &ExportRequest::etPath, "checking the Chakra graph", checkChakraTarget, "writing the Chakra .et",
-     writeChakraTarget},
+    {"et", &ExportRequest::etPath, "checking the Chakra graph", checkChakraTarget, "writing the Chakra .et", writeChakraTarget},
     {"perfetto", &ExportRequest::perfettoPath, {}, nullptr, "writing the Perfetto trace", writePerfettoTarget},
 };
 

@@ -29,11 +29,11 @@ struct ExportContext {
 };
 
 struct ExportTarget {
-    std::string_view name;                    // "etplus", "et", "perfetto"
-    std::string ExportRequest::*path;         // the request's output path for it; empty: not requested
-    std::string_view checkStage;              // progress label of the check ("" when there is none)
-    void (*check)(ExportContext &context);    // throws ExportError to refuse the whole export
-    std::string_view writeStage;              // progress label of the write
+    std::string_view name;                                          // "etplus", "et", "perfetto"
+    std::string ExportRequest::*path;                               // the request's output path for it; empty: not requested
+    std::string_view checkStage;                                    // progress label of the check ("" when there is none)
+    void (*check)(ExportContext &context);                          // throws ExportError to refuse the whole export
+    std::string_view writeStage;                                    // progress label of the write
     void (*write)(ExportContext &context, const std::string &path); // throws ExportError / WriteError
 };
 

@@ -15,11 +15,11 @@ namespace linkscope::core {
 using OutputSink = std::function<void(std::string_view bytes)>;
 
 // The ET+ JSON text, made on `threads` threads (0: exportThreads()); returns its size in bytes.
-std::uint64_t writeEtPlusTo(const OutputSink &sink, const EtPlusGraph &graph, const HostTrace &host,
-                            const DeviceTrace &device, const LinkSet &links, int threads = 0);
+std::uint64_t writeEtPlusTo(const OutputSink &sink, const EtPlusGraph &graph, const HostTrace &host, const DeviceTrace &device,
+                            const LinkSet &links, int threads = 0);
 
 // The Perfetto JSON text, made on `threads` threads (0: exportThreads()); returns its size in bytes.
-std::uint64_t writePerfettoTraceTo(const OutputSink &sink, const DeviceTrace &device, const LinkSet &links,
-                                   const HostTrace *host, int threads = 0);
+std::uint64_t writePerfettoTraceTo(const OutputSink &sink, const DeviceTrace &device, const LinkSet &links, const HostTrace *host,
+                                   int threads = 0);
 
 } // namespace linkscope::core

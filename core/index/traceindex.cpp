@@ -62,7 +62,6 @@ std::string gpuLabel(const DeviceTrace &trace, const Lane &lane)
     return "GPU " + device + " stream " + stream;
 }
 
-
 } // namespace
 
 TraceIndex buildTraceIndex(const DeviceTrace &trace, std::vector<Diagnostic> *warnings)
@@ -106,9 +105,7 @@ TraceIndex buildTraceIndex(const DeviceTrace &trace, std::vector<Diagnostic> *wa
         Pending p{id, &list};
         if (id.kind == LaneKind::GpuStream) {
             const DeviceEvent &first = trace.event(list.front());
-            p.device = first.device >= 0 ? first.device
-                       : !id.key.pid.isString ? static_cast<std::int32_t>(id.key.pid.value)
-                                              : -1;
+            p.device = first.device >= 0 ? first.device : !id.key.pid.isString ? static_cast<std::int32_t>(id.key.pid.value) : -1;
             p.stream = first.stream >= 0 ? first.stream : !id.key.tid.isString ? id.key.tid.value : -1;
         } else {
             processHasCpu[id.key.pid] = true;
@@ -120,17 +117,13 @@ TraceIndex buildTraceIndex(const DeviceTrace &trace, std::vector<Diagnostic> *wa
         std::int64_t within = 0;
         if (p.id.kind == LaneKind::CpuThread) {
             auto it = trace.threadSortIndex.find(p.id.key);
-            within = it != trace.threadSortIndex.end() ? it->second
-                     : p.id.key.tid.isString            ? 0
-                                                        : p.id.key.tid.value;
+            within = it != trace.threadSortIndex.end() ? it->second : p.id.key.tid.isString ? 0 : p.id.key.tid.value;
         } else {
             within = p.stream;
         }
-        return std::make_tuple(cpuProcess ? 0 : 1, p.id.key.pid, p.id.kind == LaneKind::CpuThread ? 0 : 1, within,
-                               p.id.key.tid);
+        return std::make_tuple(cpuProcess ? 0 : 1, p.id.key.pid, p.id.kind == LaneKind::CpuThread ? 0 : 1, within, p.id.key.tid);
     };
-    std::stable_sort(pending.begin(), pending.end(),
-                     [&](const Pending &a, const Pending &b) { return sortKey(a) < sortKey(b); });
+    std::stable_sort(pending.begin(), pending.end(), [&](const Pending &a, const Pending &b) { return sortKey(a) < sortKey(b); });
 
     // 3. Per lane: sort, stack sweep for nesting, prefix max of ends.
     std::size_t partialOverlaps = 0;
@@ -177,7 +170,7 @@ TraceIndex buildTraceIndex(const DeviceTrace &trace, std::vector<Diagnostic> *wa
 
         const auto laneIndex = LaneIndex::at(index.lanes.size());
         std::vector<EventIndex> open; // enclosing events, outermost first
-        std::vector<Nanos> openEnd;      // their ends
+        std::vector<Nanos> openEnd;   // their ends
         std::uint16_t maxDepth = 0;
         lane.maxEndPrefix.resize(list.size());
         lane.startTs.resize(list.size());
@@ -202,9 +195,9 @@ TraceIndex buildTraceIndex(const DeviceTrace &trace, std::vector<Diagnostic> *wa
                 ++partialOverlaps;
                 if (warnings && partialOverlaps <= kMaxReportedOverlaps)
                     warnings->push_back(Diagnostic{Diagnostic::Severity::Warning, trace.path, kUnknownOffset,
-                                                   "event '" + std::string(trace.name(trace.event(ev))) + "' at ts " +
-                                                       std::to_string(ts) + " ns on " + lane.label +
-                                                       " partially overlaps an enclosing event; drawn as its sibling",
+                                                   "event '" + std::string(trace.name(trace.event(ev))) + "' at ts "
+                                                       + std::to_string(ts) + " ns on " + lane.label
+                                                       + " partially overlaps an enclosing event; drawn as its sibling",
                                                    ev});
             }
             if (!open.empty()) {
@@ -231,9 +224,9 @@ TraceIndex buildTraceIndex(const DeviceTrace &trace, std::vector<Diagnostic> *wa
     }
     if (warnings && partialOverlaps > kMaxReportedOverlaps)
         warnings->push_back(Diagnostic{Diagnostic::Severity::Warning, trace.path, kUnknownOffset,
-                                       std::to_string(partialOverlaps) +
-                                           " events in total partially overlap an enclosing event (first " +
-                                           std::to_string(kMaxReportedOverlaps) + " listed)"});
+                                       std::to_string(partialOverlaps)
+                                           + " events in total partially overlap an enclosing event (first "
+                                           + std::to_string(kMaxReportedOverlaps) + " listed)"});
     return index;
 }
 
@@ -241,12 +234,11 @@ std::pair<std::size_t, std::size_t> TraceIndex::visibleRange(const Lane &lane, N
 {
     // Events are sorted by start: everything from `last` on starts at or after t1.
     const std::size_t last = static_cast<std::size_t>(
-        std::partition_point(lane.startTs.begin(), lane.startTs.end(), [&](Nanos ts) { return ts < t1; }) -
-        lane.startTs.begin());
+        std::partition_point(lane.startTs.begin(), lane.startTs.end(), [&](Nanos ts) { return ts < t1; }) - lane.startTs.begin());
     // maxEndPrefix is non-decreasing: before `first` every event ended before t0.
     const std::size_t first = static_cast<std::size_t>(
-        std::partition_point(lane.maxEndPrefix.begin(), lane.maxEndPrefix.end(), [&](Nanos end) { return end < t0; }) -
-        lane.maxEndPrefix.begin());
+        std::partition_point(lane.maxEndPrefix.begin(), lane.maxEndPrefix.end(), [&](Nanos end) { return end < t0; })
+        - lane.maxEndPrefix.begin());
     return {std::min(first, last), last};
 }
 

@@ -15,24 +15,24 @@ enum class LaneKind : std::uint8_t { CpuThread, GpuStream, Other };
 
 struct Lane {
     LaneKind kind = LaneKind::Other;
-    ThreadKey key;                    // (pid, tid) exactly as in the file
-    std::int32_t device = -1;         // GPU lanes
-    std::int64_t stream = -1;         // GPU lanes
-    std::string label;                // "thread 1331 (python)", "GPU 0 stream 7", ...
-    std::vector<EventIndex> events;      // complete events on this lane, sorted by (ts asc, dur desc, file order)
-    std::vector<Nanos> maxEndPrefix;     // maxEndPrefix[i] = max end of events[0..i]; for range queries
-    std::vector<Nanos> startTs;          // startTs[i] = ts of events[i] (binary search without the trace)
-    std::uint16_t rowCount = 1;          // max nesting depth + 1
+    ThreadKey key;                   // (pid, tid) exactly as in the file
+    std::int32_t device = -1;        // GPU lanes
+    std::int64_t stream = -1;        // GPU lanes
+    std::string label;               // "thread 1331 (python)", "GPU 0 stream 7", ...
+    std::vector<EventIndex> events;  // complete events on this lane, sorted by (ts asc, dur desc, file order)
+    std::vector<Nanos> maxEndPrefix; // maxEndPrefix[i] = max end of events[0..i]; for range queries
+    std::vector<Nanos> startTs;      // startTs[i] = ts of events[i] (binary search without the trace)
+    std::uint16_t rowCount = 1;      // max nesting depth + 1
 };
 
 struct TraceIndex {
-    std::vector<Lane> lanes;                 // grouped by process: CPU threads first, then GPU streams
-    std::vector<LaneIndex> laneOf;           // event → lane, none for events not on a lane
-    std::vector<EventIndex> nestParent;      // event → innermost enclosing event on its lane, or none
-    std::vector<std::uint16_t> depth;        // event → nesting depth on its lane (0 = top)
+    std::vector<Lane> lanes;            // grouped by process: CPU threads first, then GPU streams
+    std::vector<LaneIndex> laneOf;      // event → lane, none for events not on a lane
+    std::vector<EventIndex> nestParent; // event → innermost enclosing event on its lane, or none
+    std::vector<std::uint16_t> depth;   // event → nesting depth on its lane (0 = top)
     Nanos minTs = 0;
     Nanos maxTs = 0;
-    std::vector<Diagnostic> warnings;        // what the index stage found (partial overlaps)
+    std::vector<Diagnostic> warnings; // what the index stage found (partial overlaps)
 
     // Positions [first, last) in lane.events of the events that may overlap [t0, t1):
     // every overlapping event is inside; binary search on start and on maxEndPrefix.

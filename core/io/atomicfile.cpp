@@ -18,10 +18,7 @@ namespace linkscope::core {
 
 namespace {
 
-std::string errnoText(int error)
-{
-    return std::strerror(error);
-}
+std::string errnoText(int error) { return std::strerror(error); }
 
 std::string directoryOf(const std::string &path)
 {
@@ -29,10 +26,7 @@ std::string directoryOf(const std::string &path)
     return parent.empty() ? std::string(".") : parent.string();
 }
 
-std::string tempPrefix(const std::string &path)
-{
-    return "." + std::filesystem::path(path).filename().string() + ".tmp.";
-}
+std::string tempPrefix(const std::string &path) { return "." + std::filesystem::path(path).filename().string() + ".tmp."; }
 
 // A fresh name ".<name>.tmp.XXXXXX" beside `path` (not created).
 std::string randomTempName(const std::string &path)
@@ -55,10 +49,7 @@ std::string modeText(mode_t mode)
 // Paths that name a descriptor or a device by nature: written in place even when they resolve to a
 // regular file (`> out.json` makes /dev/stdout one), since replacing that file would leave the
 // descriptor's owner writing to a file nobody can see.
-bool isDescriptorPath(const std::string &path)
-{
-    return path.rfind("/dev/", 0) == 0 || path.rfind("/proc/", 0) == 0;
-}
+bool isDescriptorPath(const std::string &path) { return path.rfind("/dev/", 0) == 0 || path.rfind("/proc/", 0) == 0; }
 
 } // namespace
 
@@ -95,8 +86,8 @@ std::vector<std::string> removeStaleTemporaries(const std::string &path, int min
             continue;
         }
         const auto modified = std::chrono::system_clock::time_point(
-            std::chrono::duration_cast<std::chrono::system_clock::duration>(
-                std::chrono::seconds(st.st_mtim.tv_sec) + std::chrono::nanoseconds(st.st_mtim.tv_nsec)));
+            std::chrono::duration_cast<std::chrono::system_clock::duration>(std::chrono::seconds(st.st_mtim.tv_sec)
+                                                                            + std::chrono::nanoseconds(st.st_mtim.tv_nsec)));
         const auto age = std::chrono::duration_cast<std::chrono::seconds>(now - modified).count();
         const std::string what = full + " (" + std::to_string(st.st_size) + " bytes, " + std::to_string(age) + " s old)";
         // A writer holds its temporary file under flock(): one we can lock is nobody's.
@@ -120,8 +111,7 @@ struct AtomicFile::Deflater {
     std::vector<unsigned char> buffer = std::vector<unsigned char>(1 << 18);
 };
 
-AtomicFile::AtomicFile(std::string path, Compression compression)
-    : path_(std::move(path))
+AtomicFile::AtomicFile(std::string path, Compression compression) : path_(std::move(path))
 {
     if (path_.empty())
         throw WriteError(path_, "empty output path");
@@ -303,8 +293,8 @@ void AtomicFile::commit()
         if (tempPath_.empty()) {
             const int error = errno;
             discard();
-            throw WriteError(path_, "cannot give the finished temporary file a name in " + directoryOf(target_) + ": " +
-                                        errnoText(error));
+            throw WriteError(path_, "cannot give the finished temporary file a name in " + directoryOf(target_) + ": "
+                                        + errnoText(error));
         }
     }
     if (::close(fd_) != 0) {

@@ -28,9 +28,7 @@ namespace linkscope::core {
 // An output could not be written. Names the destination path.
 class WriteError : public std::runtime_error {
 public:
-    WriteError(std::string path, const std::string &message)
-        : std::runtime_error(path + ": " + message)
-        , path_(std::move(path))
+    WriteError(std::string path, const std::string &message) : std::runtime_error(path + ": " + message), path_(std::move(path))
     {
     }
     const std::string &path() const { return path_; }

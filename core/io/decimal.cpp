@@ -186,10 +186,14 @@ NumberStatus parseIntegerText(std::string_view token, std::int64_t &out)
         for (std::size_t i = 2; i < t.size(); ++i) {
             const char c = t[i];
             unsigned d;
-            if (c >= '0' && c <= '9') d = unsigned(c - '0');
-            else if (c >= 'a' && c <= 'f') d = unsigned(c - 'a' + 10);
-            else if (c >= 'A' && c <= 'F') d = unsigned(c - 'A' + 10);
-            else return NumberStatus::Invalid;
+            if (c >= '0' && c <= '9')
+                d = unsigned(c - '0');
+            else if (c >= 'a' && c <= 'f')
+                d = unsigned(c - 'a' + 10);
+            else if (c >= 'A' && c <= 'F')
+                d = unsigned(c - 'A' + 10);
+            else
+                return NumberStatus::Invalid;
             v = v << 4 | d;
         }
         out = static_cast<std::int64_t>(v);

@@ -15,10 +15,7 @@ enum class NumberStatus : std::uint8_t { Ok, Invalid, Overflow };
 NumberStatus parseScaledDecimal(std::string_view token, int scaleDigits, std::int64_t &out);
 
 // Microseconds text → nanoseconds.
-inline NumberStatus microsToNanos(std::string_view token, std::int64_t &out)
-{
-    return parseScaledDecimal(token, 3, out);
-}
+inline NumberStatus microsToNanos(std::string_view token, std::int64_t &out) { return parseScaledDecimal(token, 3, out); }
 
 // An integer written as a JSON number or a quoted number; "12.0" is accepted, "12.5" is not.
 NumberStatus parseIntegerText(std::string_view token, std::int64_t &out);

@@ -19,7 +19,7 @@ std::int64_t mtimeNsOf(const struct stat &st)
 
 std::shared_ptr<const FileArgs> FileArgs::fromOpenFile(int fd, const std::string &path, std::uint64_t size)
 {
-    struct stat st {};
+    struct stat st { };
     if (fstat(fd, &st) != 0 || static_cast<std::uint64_t>(st.st_size) != size)
         return nullptr;
     const int own = fcntl(fd, F_DUPFD_CLOEXEC, 0);
@@ -29,10 +29,7 @@ std::shared_ptr<const FileArgs> FileArgs::fromOpenFile(int fd, const std::string
 }
 
 FileArgs::FileArgs(int fd, std::string path, std::uint64_t size, std::int64_t mtimeNs)
-    : fd_(fd)
-    , path_(std::move(path))
-    , size_(size)
-    , mtimeNs_(mtimeNs)
+    : fd_(fd), path_(std::move(path)), size_(size), mtimeNs_(mtimeNs)
 {
 }
 
@@ -40,7 +37,7 @@ FileArgs::~FileArgs() { close(fd_); }
 
 bool FileArgs::unchanged() const
 {
-    struct stat st {};
+    struct stat st { };
     return fstat(fd_, &st) == 0 && static_cast<std::uint64_t>(st.st_size) == size_ && mtimeNsOf(st) == mtimeNs_;
 }
 

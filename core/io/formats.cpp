@@ -14,7 +14,7 @@
 
 namespace linkscope::core {
 
-FileHead::FileHead(std::string path) : path_(std::move(path)) {}
+FileHead::FileHead(std::string path) : path_(std::move(path)) { }
 
 std::string_view FileHead::prefix(std::size_t n) const
 {
@@ -169,9 +169,8 @@ bool isChakraEt(const FileHead &head)
     // version string's length, an empty metadata's 0, a node's id tag 0x08); text has none.
     if (!bytes.empty() && (bytes[0] == '{' || bytes[0] == '[')) {
         const std::string_view first = bytes.substr(0, 64);
-        if (std::none_of(first.begin(), first.end(), [](char c) {
-                return static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n' && c != '\r';
-            }))
+        if (std::none_of(first.begin(), first.end(),
+                         [](char c) { return static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n' && c != '\r'; }))
             return false;
     }
     return jsonHead(bytes).shape == JsonShape::Other && looksLikeChakraProtobuf(bytes);
@@ -203,8 +202,8 @@ const InputFormat *detectInputFormat(const std::string &path)
 const InputFormat &defaultInputFormat(TraceRole role)
 {
     for (const InputFormat &format : kFormats)
-        if (format.role == role && (role != TraceRole::Host || format.readHost) &&
-            (role != TraceRole::Device || format.readDevice))
+        if (format.role == role && (role != TraceRole::Host || format.readHost)
+            && (role != TraceRole::Device || format.readDevice))
             return format;
     throw std::logic_error("no input format for this role");
 }
@@ -216,9 +215,9 @@ bool isEmptyTrace(const DeviceTrace &t) { return t.events.empty(); }
 
 // The reader failed with `error`: when the file is a JSON document cut short, either the refusal says
 // so (and where), or what precedes the cut is read with `parse` and a warning. Otherwise rethrows.
-template<typename Trace, typename Parse>
-Trace recoverTruncated(const std::string &path, const LoadError &error, const ProgressFn &progress,
-                       const LoadOptions &options, Parse parse)
+template <typename Trace, typename Parse>
+Trace recoverTruncated(const std::string &path, const LoadError &error, const ProgressFn &progress, const LoadOptions &options,
+                       Parse parse)
 {
     if (const auto *bomb = dynamic_cast<const io::GzipLimitError *>(&error))
         throw *bomb; // inflates past its limit: nothing was cut, and reading it again costs as much
@@ -257,21 +256,25 @@ HostTrace loadHostTrace(const std::string &path, const ProgressFn &progress, con
     } catch (const LoadError &e) {
         if (format->kind != TraceKind::HostEt)
             throw;
-        return recoverTruncated<HostTrace>(path, e, progress, options, [](std::string text, const std::string &name, const ProgressFn &p) {
-            return parseHostTrace(std::move(text), name, p);
-        });
+        return recoverTruncated<HostTrace>(path, e, progress, options,
+                                           [](std::string text, const std::string &name, const ProgressFn &p) {
+                                               return parseHostTrace(std::move(text), name, p);
+                                           });
     }
     // The host ET reader closes a cut "nodes" array itself (HostTrace::recoveredTruncation, its
     // warning names the byte); a caller that did not ask for it gets the refusal a cut Kineto trace gets.
     if (trace.recoveredTruncation && !options.allowTruncated) {
-        std::string note = "the file is truncated: it ends at byte " + std::to_string(trace.sourceBytes) + " inside its JSON document";
+        std::string note = "the file is truncated: it ends at byte " + std::to_string(trace.sourceBytes)
+                           + " inside its JSON document";
         for (const Diagnostic &d : trace.warnings)
-            if (d.offset != kUnknownOffset && (d.message.find("cut off") != std::string::npos || d.message.find("kept all") != std::string::npos)) {
+            if (d.offset != kUnknownOffset
+                && (d.message.find("cut off") != std::string::npos || d.message.find("kept all") != std::string::npos)) {
                 note += " (" + d.message + ", at byte " + std::to_string(d.offset) + ")";
                 break;
             }
         throw LoadError(path, trace.sourceBytes,
-                        note + (trace.wasGzip ? " (bytes of the decompressed text)" : "") + "; --allow-truncated reads what precedes the cut");
+                        note + (trace.wasGzip ? " (bytes of the decompressed text)" : "")
+                            + "; --allow-truncated reads what precedes the cut");
     }
     return trace;
 }
@@ -286,9 +289,10 @@ DeviceTrace loadDeviceTrace(const std::string &path, const ProgressFn &progress,
     } catch (const LoadError &e) {
         if (format->kind != TraceKind::Kineto)
             throw;
-        return recoverTruncated<DeviceTrace>(path, e, progress, options, [](std::string text, const std::string &name, const ProgressFn &p) {
-            return parseKinetoTrace(std::move(text), name, p);
-        });
+        return recoverTruncated<DeviceTrace>(path, e, progress, options,
+                                             [](std::string text, const std::string &name, const ProgressFn &p) {
+                                                 return parseKinetoTrace(std::move(text), name, p);
+                                             });
     }
 }
 

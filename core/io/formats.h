@@ -52,7 +52,7 @@ private:
 struct InputFormat {
     TraceKind kind = TraceKind::Unknown;
     TraceRole role = TraceRole::Device;
-    std::string_view name;                      // for messages: "Kineto trace", "host execution trace"
+    std::string_view name; // for messages: "Kineto trace", "host execution trace"
     bool (*detect)(const FileHead &head) = nullptr;
     HostTrace (*readHost)(const std::string &path, const ProgressFn &progress) = nullptr;     // Host rows
     DeviceTrace (*readDevice)(const std::string &path, const ProgressFn &progress) = nullptr; // Device rows

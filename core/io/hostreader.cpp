@@ -23,11 +23,10 @@ namespace {
 // stays in the cache between simdjson's passes over it, large enough that the per-window setup is noise.
 constexpr std::size_t kWindowBytes = 128u << 10;
 
-
 constexpr std::string_view kProcessRootName = "[pytorch|profiler|execution_trace|process]";
 
 // Equality with a literal, compared in a couple of loads instead of a call to memcmp.
-template<std::size_t N>
+template <std::size_t N>
 bool is(std::string_view key, const char (&literal)[N])
 {
     return key.size() == N - 1 && std::memcmp(key.data(), literal, N - 1) == 0;
@@ -54,7 +53,7 @@ public:
     }
 
     // A reader of one chunk of another reader's nodes array (parseNodesInParallel).
-    explicit HostReader(const ChunkOf &chunk) : ReaderBase(chunk) {}
+    explicit HostReader(const ChunkOf &chunk) : ReaderBase(chunk) { }
 
     HostTrace run()
     {
@@ -84,60 +83,60 @@ private:
         bool truncated = false;
         pos = scanner_.skipWhitespace(pos + 1);
         try {
-          if (scanner_.at(pos) != '}') {
-            for (;;) {
-                pos = scanner_.skipWhitespace(pos);
-                if (truncated || pos >= text_.size()) {
-                    if (sawNodes) {
-                        // The observer writes the nodes first and the closing keys last: a crashed
-                        // run ends right after the nodes.
+            if (scanner_.at(pos) != '}') {
+                for (;;) {
+                    pos = scanner_.skipWhitespace(pos);
+                    if (truncated || pos >= text_.size()) {
+                        if (sawNodes) {
+                            // The observer writes the nodes first and the closing keys last: a crashed
+                            // run ends right after the nodes.
+                            truncated = true;
+                            break;
+                        }
+                    }
+                    if (scanner_.at(pos) != '"')
+                        scanner_.fail(pos, "expected a member name (string) in the top-level object, found "
+                                               + describeByteAt(text_.view(), pos));
+                    const std::size_t keyEnd = scanner_.skipString(pos);
+                    const std::string_view key(text_.data() + pos + 1, keyEnd - pos - 2);
+                    pos = scanner_.skipWhitespace(scanner_.expect(keyEnd, ':', "after a member name"));
+                    const std::size_t valueStart = pos;
+                    if (key == "traceEvents")
+                        fail(valueStart, "looks like a Kineto trace (has \"traceEvents\"), expected a host execution "
+                                         "trace (with \"nodes\")");
+                    if (key == "nodes") {
+                        if (scanner_.at(pos) != '[') {
+                            scanner_.skipValue(pos);
+                            fail(valueStart, "\"nodes\" is not an array");
+                        }
+                        if (sawNodes)
+                            sink_.add("second \"nodes\" array; its nodes are appended", valueStart);
+                        sawNodes = true;
+                        pos = parseNodes(pos, truncated);
+                        if (truncated)
+                            break;
+                    } else {
+                        pos = scanner_.skipValue(pos);
+                        topLevelValue(key, std::string_view(text_.data() + valueStart, pos - valueStart), valueStart);
+                    }
+                    pos = scanner_.skipWhitespace(pos);
+                    if (scanner_.at(pos) == ',') {
+                        ++pos;
+                        if (sawNodes && scanner_.skipWhitespace(pos) >= text_.size()) {
+                            truncated = true;
+                            break;
+                        }
+                        continue;
+                    }
+                    if (scanner_.at(pos) == '}')
+                        break;
+                    if (pos >= text_.size() && sawNodes) {
                         truncated = true;
                         break;
                     }
+                    scanner_.fail(pos, "expected ',' or '}' in the top-level object, found " + describeByteAt(text_.view(), pos));
                 }
-                if (scanner_.at(pos) != '"')
-                    scanner_.fail(pos, "expected a member name (string) in the top-level object, found "
-                                           + describeByteAt(text_.view(), pos));
-                const std::size_t keyEnd = scanner_.skipString(pos);
-                const std::string_view key(text_.data() + pos + 1, keyEnd - pos - 2);
-                pos = scanner_.skipWhitespace(scanner_.expect(keyEnd, ':', "after a member name"));
-                const std::size_t valueStart = pos;
-                if (key == "traceEvents")
-                    fail(valueStart, "looks like a Kineto trace (has \"traceEvents\"), expected a host execution "
-                                     "trace (with \"nodes\")");
-                if (key == "nodes") {
-                    if (scanner_.at(pos) != '[') {
-                        scanner_.skipValue(pos);
-                        fail(valueStart, "\"nodes\" is not an array");
-                    }
-                    if (sawNodes)
-                        sink_.add("second \"nodes\" array; its nodes are appended", valueStart);
-                    sawNodes = true;
-                    pos = parseNodes(pos, truncated);
-                    if (truncated)
-                        break;
-                } else {
-                    pos = scanner_.skipValue(pos);
-                    topLevelValue(key, std::string_view(text_.data() + valueStart, pos - valueStart), valueStart);
-                }
-                pos = scanner_.skipWhitespace(pos);
-                if (scanner_.at(pos) == ',') {
-                    ++pos;
-                    if (sawNodes && scanner_.skipWhitespace(pos) >= text_.size()) {
-                        truncated = true;
-                        break;
-                    }
-                    continue;
-                }
-                if (scanner_.at(pos) == '}')
-                    break;
-                if (pos >= text_.size() && sawNodes) {
-                    truncated = true;
-                    break;
-                }
-                scanner_.fail(pos, "expected ',' or '}' in the top-level object, found " + describeByteAt(text_.view(), pos));
             }
-          }
         } catch (const ScanError &e) {
             // Cut off after the nodes (in "finish_ts"): every node is there.
             if (!e.atEnd || !sawNodes)
@@ -215,8 +214,8 @@ private:
 
     // A chunk that does not end exactly at its boundary (the guess was inside a value, or the array
     // ended first), or another chunk's failure: the parallel parse is abandoned.
-    struct ChunkMisaligned {};
-    struct ChunkAbandoned {};
+    struct ChunkMisaligned { };
+    struct ChunkAbandoned { };
 
     // Reads the nodes from `p` on. With stopAt = npos to the end of the array (or of a truncated
     // file); else up to the ',' at stopAt, which must follow a node (throws ChunkMisaligned if not).
@@ -297,10 +296,11 @@ private:
     // any chunk fails; the one-thread read then reads the array and reports any error.
     std::size_t parseNodesInParallel(std::size_t first, bool &truncated)
     {
-        auto read = readInChunks<HostReader>(first, ChunkSeparators::LineBreak, [](HostReader &chunk, std::size_t begin, std::size_t stop) {
-            bool chunkTruncated = false; // only the last chunk can end the file; it then sets truncatedInNodes_
-            return chunk.parseNodesFrom(begin, stop, chunkTruncated);
-        });
+        auto read = readInChunks<HostReader>(
+            first, ChunkSeparators::LineBreak, [](HostReader &chunk, std::size_t begin, std::size_t stop) {
+                bool chunkTruncated = false; // only the last chunk can end the file; it then sets truncatedInNodes_
+                return chunk.parseNodesFrom(begin, stop, chunkTruncated);
+            });
         if (!read)
             return std::string::npos;
         for (const auto &chunk : read->readers)
@@ -501,10 +501,10 @@ private:
 
     std::uint64_t offsetOf(const char *p) const { return static_cast<std::uint64_t>(p - text_.data()); }
 
-#define LS_TRY(expr)                                                                                               \
-    do {                                                                                                           \
-        if (auto err_ = (expr); err_)                                                                              \
-            return err_;                                                                                           \
+#define LS_TRY(expr)                                                                                                             \
+    do {                                                                                                                         \
+        if (auto err_ = (expr); err_)                                                                                            \
+            return err_;                                                                                                         \
     } while (0)
 
     Span spanOf(std::string_view raw) const
@@ -623,26 +623,55 @@ private:
     }
 
     enum class Attr : std::uint8_t {
-        None, RfId, FwParent, SeqId, Tid, FwTid, Scope, OpSchema, KernelBackend, KernelFile,
-        CollectiveName, Dtype, PgName, PgDesc, InMsgNelems, OutMsgNelems, PgSize, GlobalRankStart, GlobalRankStride,
+        None,
+        RfId,
+        FwParent,
+        SeqId,
+        Tid,
+        FwTid,
+        Scope,
+        OpSchema,
+        KernelBackend,
+        KernelFile,
+        CollectiveName,
+        Dtype,
+        PgName,
+        PgDesc,
+        InMsgNelems,
+        OutMsgNelems,
+        PgSize,
+        GlobalRankStart,
+        GlobalRankStride,
     };
     // One length switch and at most two comparisons instead of a chain of eighteen.
     static Attr attrOf(std::string_view key)
     {
         auto is = [&](std::string_view name) { return std::memcmp(key.data(), name.data(), name.size()) == 0; };
         switch (key.size()) {
-        case 3: return is("tid") ? Attr::Tid : Attr::None;
-        case 5: return is("rf_id") ? Attr::RfId : is("scope") ? Attr::Scope : is("dtype") ? Attr::Dtype : Attr::None;
-        case 6: return is("seq_id") ? Attr::SeqId : is("fw_tid") ? Attr::FwTid : Attr::None;
-        case 7: return is("pg_name") ? Attr::PgName : is("pg_desc") ? Attr::PgDesc : is("pg_size") ? Attr::PgSize : Attr::None;
-        case 9: return is("fw_parent") ? Attr::FwParent : is("op_schema") ? Attr::OpSchema : Attr::None;
-        case 11: return is("kernel_file") ? Attr::KernelFile : Attr::None;
-        case 13: return is("in_msg_nelems") ? Attr::InMsgNelems : Attr::None;
-        case 14: return is("kernel_backend") ? Attr::KernelBackend : is("out_msg_nelems") ? Attr::OutMsgNelems : Attr::None;
-        case 15: return is("collective_name") ? Attr::CollectiveName : Attr::None;
-        case 17: return is("global_rank_start") ? Attr::GlobalRankStart : Attr::None;
-        case 18: return is("global_rank_stride") ? Attr::GlobalRankStride : Attr::None;
-        default: return Attr::None;
+        case 3:
+            return is("tid") ? Attr::Tid : Attr::None;
+        case 5:
+            return is("rf_id") ? Attr::RfId : is("scope") ? Attr::Scope : is("dtype") ? Attr::Dtype : Attr::None;
+        case 6:
+            return is("seq_id") ? Attr::SeqId : is("fw_tid") ? Attr::FwTid : Attr::None;
+        case 7:
+            return is("pg_name") ? Attr::PgName : is("pg_desc") ? Attr::PgDesc : is("pg_size") ? Attr::PgSize : Attr::None;
+        case 9:
+            return is("fw_parent") ? Attr::FwParent : is("op_schema") ? Attr::OpSchema : Attr::None;
+        case 11:
+            return is("kernel_file") ? Attr::KernelFile : Attr::None;
+        case 13:
+            return is("in_msg_nelems") ? Attr::InMsgNelems : Attr::None;
+        case 14:
+            return is("kernel_backend") ? Attr::KernelBackend : is("out_msg_nelems") ? Attr::OutMsgNelems : Attr::None;
+        case 15:
+            return is("collective_name") ? Attr::CollectiveName : Attr::None;
+        case 17:
+            return is("global_rank_start") ? Attr::GlobalRankStart : Attr::None;
+        case 18:
+            return is("global_rank_stride") ? Attr::GlobalRankStride : Attr::None;
+        default:
+            return Attr::None;
         }
     }
 
@@ -652,7 +681,8 @@ private:
     {
         std::int64_t x = 0;
         switch (attrOf(key)) {
-        case Attr::None: return simdjson::SUCCESS;
+        case Attr::None:
+            return simdjson::SUCCESS;
         case Attr::RfId:
             x = static_cast<std::int64_t>(n.rfId);
             if (auto err = intValue(v, x, key, at))
@@ -662,28 +692,53 @@ private:
             else
                 n.rfId = static_cast<std::uint64_t>(x);
             return simdjson::SUCCESS;
-        case Attr::FwParent: return intValue(v, n.fwParent, key, at);
-        case Attr::SeqId: return intValue(v, n.seqId, key, at);
-        case Attr::Tid: return intValue(v, n.tid, key, at);
-        case Attr::FwTid: return intValue(v, n.fwTid, key, at);
+        case Attr::FwParent:
+            return intValue(v, n.fwParent, key, at);
+        case Attr::SeqId:
+            return intValue(v, n.seqId, key, at);
+        case Attr::Tid:
+            return intValue(v, n.tid, key, at);
+        case Attr::FwTid:
+            return intValue(v, n.fwTid, key, at);
         case Attr::Scope:
             x = n.scope;
             if (auto err = intValue(v, x, key, at))
                 return err;
             n.scope = static_cast<std::int32_t>(x);
             return simdjson::SUCCESS;
-        case Attr::OpSchema: return stringValue(v, n.opSchema, key, at);
-        case Attr::KernelBackend: return stringValue(v, n.kernelBackend, key, at);
-        case Attr::KernelFile: return stringValue(v, n.kernelFile, key, at);
-        case Attr::CollectiveName: hasComm = true; return stringValue(v, comm.collectiveName, key, at);
-        case Attr::Dtype: hasComm = true; return stringValue(v, comm.dtype, key, at);
-        case Attr::PgName: hasComm = true; return stringValue(v, comm.pgName, key, at);
-        case Attr::PgDesc: hasComm = true; return stringValue(v, comm.pgDesc, key, at);
-        case Attr::InMsgNelems: hasComm = true; return intValue(v, comm.inMsgNelems, key, at);
-        case Attr::OutMsgNelems: hasComm = true; return intValue(v, comm.outMsgNelems, key, at);
-        case Attr::PgSize: hasComm = true; return intValue(v, comm.pgSize, key, at);
-        case Attr::GlobalRankStart: hasComm = true; return intValue(v, comm.globalRankStart, key, at);
-        case Attr::GlobalRankStride: hasComm = true; return intValue(v, comm.globalRankStride, key, at);
+        case Attr::OpSchema:
+            return stringValue(v, n.opSchema, key, at);
+        case Attr::KernelBackend:
+            return stringValue(v, n.kernelBackend, key, at);
+        case Attr::KernelFile:
+            return stringValue(v, n.kernelFile, key, at);
+        case Attr::CollectiveName:
+            hasComm = true;
+            return stringValue(v, comm.collectiveName, key, at);
+        case Attr::Dtype:
+            hasComm = true;
+            return stringValue(v, comm.dtype, key, at);
+        case Attr::PgName:
+            hasComm = true;
+            return stringValue(v, comm.pgName, key, at);
+        case Attr::PgDesc:
+            hasComm = true;
+            return stringValue(v, comm.pgDesc, key, at);
+        case Attr::InMsgNelems:
+            hasComm = true;
+            return intValue(v, comm.inMsgNelems, key, at);
+        case Attr::OutMsgNelems:
+            hasComm = true;
+            return intValue(v, comm.outMsgNelems, key, at);
+        case Attr::PgSize:
+            hasComm = true;
+            return intValue(v, comm.pgSize, key, at);
+        case Attr::GlobalRankStart:
+            hasComm = true;
+            return intValue(v, comm.globalRankStart, key, at);
+        case Attr::GlobalRankStride:
+            hasComm = true;
+            return intValue(v, comm.globalRankStride, key, at);
         }
         return simdjson::SUCCESS;
     }
@@ -751,7 +806,7 @@ private:
 
     // Reads one element of "nodes" (a document of its own, or an element of a window's array) that
     // starts at `begin`. `end` is where it ends, or 0 when the parser is to tell (in a window).
-    template<typename Element>
+    template <typename Element>
     simdjson::error_code readNode(Element &element, std::size_t begin, std::size_t end)
     {
         HostNode n;
@@ -806,11 +861,11 @@ private:
                         std::string_view k;
                         LS_TRY(keyOf(f, k));
                         ond::value sv = f.value();
-                        Span *target = is(k, "values") ? &io.values
-                            : is(k, "shapes")          ? &io.shapes
-                            : is(k, "types")           ? &io.types
-                            : is(k, "strides")         ? &io.strides
-                                                     : nullptr;
+                        Span *target = is(k, "values")    ? &io.values
+                                       : is(k, "shapes")  ? &io.shapes
+                                       : is(k, "types")   ? &io.types
+                                       : is(k, "strides") ? &io.strides
+                                                          : nullptr;
                         if (target)
                             LS_TRY(rawValue(sv, *target));
                     }
@@ -859,7 +914,8 @@ private:
                     flatKeys = true;
                     LS_TRY(attribute(key, v, n, comm, hasComm, begin));
                     break;
-                default: break;
+                default:
+                    break;
                 }
             }
         }
@@ -889,8 +945,8 @@ private:
     }
 #undef LS_TRY
     // An attrs entry whose "value" came before its "name": re-read the value from its text.
-    void attributeFromText(const std::string &key, std::string_view token, HostNode &n, HostCommAttrs &comm,
-                           bool &hasComm, std::uint64_t at)
+    void attributeFromText(const std::string &key, std::string_view token, HostNode &n, HostCommAttrs &comm, bool &hasComm,
+                           std::uint64_t at)
     {
         ond::parser p;
         ond::value v;
@@ -917,8 +973,8 @@ private:
         auto &nodes = trace_.nodes;
         // Layout is whatever the nodes spell; the schema string is only reported.
         if (votes_.flat > 0 && votes_.nested > 0)
-            sink_.add("nodes mix the flat (1.0.1) and nested (1.0.2+) layouts: " + std::to_string(votes_.flat)
-                          + " flat, " + std::to_string(votes_.nested) + " nested",
+            sink_.add("nodes mix the flat (1.0.1) and nested (1.0.2+) layouts: " + std::to_string(votes_.flat) + " flat, "
+                          + std::to_string(votes_.nested) + " nested",
                       kUnknownOffset);
         trace_.layout = votes_.flat > votes_.nested ? HostLayout::Flat : HostLayout::Nested;
 
@@ -927,14 +983,15 @@ private:
             d.file = name_;
             d.offset = cutOffset_ == kUnknownOffset ? text_.size() : cutOffset_;
             d.message = truncatedInNodes_
-                ? "the \"nodes\" array is cut off (crashed run?): kept the " + std::to_string(nodes.size())
-                    + " complete nodes before this offset and dropped the partial one; closing keys such as "
-                      "\"finish_ts\" are missing"
-                : recoveryNote_ + "; kept all " + std::to_string(nodes.size()) + " nodes";
+                            ? "the \"nodes\" array is cut off (crashed run?): kept the " + std::to_string(nodes.size())
+                                  + " complete nodes before this offset and dropped the partial one; closing keys such as "
+                                    "\"finish_ts\" are missing"
+                            : recoveryNote_ + "; kept all " + std::to_string(nodes.size()) + " nodes";
             d.message += offsetNote();
             trace_.warnings.push_back(d);
             const bool hasProcessRoot = std::any_of(nodes.begin(), nodes.end(), [](const HostNode &n) { return n.id == 1; });
-            const bool referencesRoot = std::any_of(nodes.begin(), nodes.end(), [](const HostNode &n) { return n.parentId == 1 && n.id != 1; });
+            const bool referencesRoot = std::any_of(nodes.begin(), nodes.end(),
+                                                    [](const HostNode &n) { return n.parentId == 1 && n.id != 1; });
             if (!hasProcessRoot && referencesRoot) {
                 // The observer writes the process root (id 1) last, so a cut-off file lacks it.
                 HostNode root;
@@ -957,12 +1014,12 @@ private:
     HostTrace trace_;
     InternCache interned_{trace_.strings};
     ond::parser parser_;
-    simdjson::dom::parser validator_;     // only validates windows; the nodes are read with parser_
-    ond::document *document_ = nullptr;   // the document being read (a window or one node)
-    std::size_t windowEnd_ = 0;           // offset just past the current window's text
+    simdjson::dom::parser validator_;   // only validates windows; the nodes are read with parser_
+    ond::document *document_ = nullptr; // the document being read (a window or one node)
+    std::size_t windowEnd_ = 0;         // offset just past the current window's text
     bool reservedOnce_ = false;
-    int windowFailures_ = 0;              // consecutive windows read node by node
-    std::size_t lastReport_ = 0;          // offset of the last progress report
+    int windowFailures_ = 0;     // consecutive windows read node by node
+    std::size_t lastReport_ = 0; // offset of the last progress report
     PagePrefaulter nodePages_;
     std::string attrNameCopy_;
     LayoutVotes votes_;

@@ -111,8 +111,8 @@ void buildHostTree(HostTrace &trace)
     for (const std::uint32_t i : source) {
         if (kept > 0 && nodes[source[kept - 1]].id == nodes[i].id) {
             if (repeats.size() < 3)
-                duplicateExamples += (duplicateExamples.empty() ? "" : ", ") + std::string("id ")
-                    + std::to_string(nodes[i].id) + " at byte " + std::to_string(nodes[i].raw.offset);
+                duplicateExamples += (duplicateExamples.empty() ? "" : ", ") + std::string("id ") + std::to_string(nodes[i].id)
+                                     + " at byte " + std::to_string(nodes[i].raw.offset);
             repeats.push_back(i);
             continue;
         }
@@ -125,8 +125,10 @@ void buildHostTree(HostTrace &trace)
     if (duplicates > 0) {
         Diagnostic d;
         d.file = trace.path;
-        d.message = std::to_string(duplicates) + " node(s) repeat an id already used; the first node with each id is "
-                                                 "kept, the repeats are ignored (e.g. " + duplicateExamples + ")";
+        d.message = std::to_string(duplicates)
+                    + " node(s) repeat an id already used; the first node with each id is "
+                      "kept, the repeats are ignored (e.g. "
+                    + duplicateExamples + ")";
         trace.warnings.push_back(d);
     }
 
@@ -144,7 +146,7 @@ void buildHostTree(HostTrace &trace)
             n.parentMissing = true;
             if (++missing <= 3)
                 missingExamples += (missingExamples.empty() ? "" : ", ") + std::string("node ") + std::to_string(n.id)
-                    + " → parent " + std::to_string(n.parentId);
+                                   + " → parent " + std::to_string(n.parentId);
             continue;
         }
         n.parent = it->second;
@@ -152,8 +154,10 @@ void buildHostTree(HostTrace &trace)
     if (missing > 0) {
         Diagnostic d;
         d.file = trace.path;
-        d.message = std::to_string(missing) + " node(s) name a parent id that is not in the file; they are kept as "
-                                              "roots (e.g. " + missingExamples + ")";
+        d.message = std::to_string(missing)
+                    + " node(s) name a parent id that is not in the file; they are kept as "
+                      "roots (e.g. "
+                    + missingExamples + ")";
         trace.warnings.push_back(d);
     }
     breakCycles(trace);

@@ -30,14 +30,22 @@ FileIdentity identityFromStat(const struct stat &st)
 std::string describeFileType(unsigned mode)
 {
     switch (mode & S_IFMT) {
-    case S_IFREG: return "a regular file";
-    case S_IFDIR: return "a directory";
-    case S_IFIFO: return "a FIFO (named pipe)";
-    case S_IFSOCK: return "a socket";
-    case S_IFCHR: return "a character device";
-    case S_IFBLK: return "a block device";
-    case S_IFLNK: return "a symbolic link";
-    default: return "not a regular file";
+    case S_IFREG:
+        return "a regular file";
+    case S_IFDIR:
+        return "a directory";
+    case S_IFIFO:
+        return "a FIFO (named pipe)";
+    case S_IFSOCK:
+        return "a socket";
+    case S_IFCHR:
+        return "a character device";
+    case S_IFBLK:
+        return "a block device";
+    case S_IFLNK:
+        return "a symbolic link";
+    default:
+        return "not a regular file";
     }
 }
 
@@ -90,11 +98,7 @@ InputFile::~InputFile()
         ::close(fd_);
 }
 
-InputFile::InputFile(InputFile &&other) noexcept
-    : fd_(std::exchange(other.fd_, -1))
-    , identity_(other.identity_)
-{
-}
+InputFile::InputFile(InputFile &&other) noexcept : fd_(std::exchange(other.fd_, -1)), identity_(other.identity_) { }
 
 int InputFile::release() { return std::exchange(fd_, -1); }
 

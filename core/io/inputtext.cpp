@@ -13,11 +13,11 @@
 #endif
 
 #include <algorithm>
-#include <limits>
-#include <cstdlib>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <vector>
 
@@ -69,11 +69,20 @@ bool parseByteSize(const char *text, std::uint64_t &out)
     int shift = 0;
     if (i < s.size()) {
         switch (s[i] | 0x20) {
-        case 'k': shift = 10; break;
-        case 'm': shift = 20; break;
-        case 'g': shift = 30; break;
-        case 't': shift = 40; break;
-        default: return false;
+        case 'k':
+            shift = 10;
+            break;
+        case 'm':
+            shift = 20;
+            break;
+        case 'g':
+            shift = 30;
+            break;
+        case 't':
+            shift = 40;
+            break;
+        default:
+            return false;
         }
         ++i;
         if (i < s.size() && (s[i] == 'B' || s[i] == 'b'))
@@ -98,9 +107,7 @@ void makeRoom(ParseBuffer &out, std::size_t used, std::size_t want)
 class GzipInflater {
 public:
     GzipInflater(const std::string &name, std::uint64_t compressedBytes)
-        : name_(name)
-        , compressedBytes_(compressedBytes)
-        , limit_(gzipInflateLimit(compressedBytes, name))
+        : name_(name), compressedBytes_(compressedBytes), limit_(gzipInflateLimit(compressedBytes, name))
     {
         std::memset(&stream_, 0, sizeof stream_);
         if (inflateInit2(&stream_, 15 + 16) != Z_OK)
@@ -158,8 +165,7 @@ public:
             if (rc != Z_OK && rc != Z_BUF_ERROR)
                 throw LoadError(name_, produced,
                                 std::string("corrupt gzip data (") + (stream_.msg ? stream_.msg : "zlib error")
-                                    + ") at compressed byte "
-                                    + std::to_string(compressedOffset + (inLen - stream_.avail_in))
+                                    + ") at compressed byte " + std::to_string(compressedOffset + (inLen - stream_.avail_in))
                                     + "; offset is in the decompressed text");
             if (last && stream_.avail_in == 0 && rc == Z_OK && stream_.avail_out != 0)
                 throw LoadError(name_, produced, "gzip stream is truncated (no end-of-stream marker)");
@@ -180,7 +186,7 @@ private:
 std::size_t guessFromTrailer(const unsigned char *tail, std::uint64_t compressedSize)
 {
     const std::uint32_t isize = std::uint32_t(tail[0]) | std::uint32_t(tail[1]) << 8 | std::uint32_t(tail[2]) << 16
-        | std::uint32_t(tail[3]) << 24;
+                                | std::uint32_t(tail[3]) << 24;
     std::uint64_t guess = isize;
     // Files over 4 GiB wrap; deflate rarely compresses below 1/1000, so step up by 4 GiB until plausible.
     while (guess < compressedSize)
@@ -212,9 +218,8 @@ bool inflateWhole(const unsigned char *in, std::size_t inLen, const std::string 
         if (std::all_of(in + consumed, in + inLen, [](unsigned char c) { return c == 0; }))
             break; // zero padding after the last member, as zlib's path accepts
         std::size_t inUsed = 0, outGot = 0;
-        const libdeflate_result r = libdeflate_gzip_decompress_ex(d.get(), in + consumed, inLen - consumed,
-                                                                  out.data() + produced, out.size() - produced,
-                                                                  &inUsed, &outGot);
+        const libdeflate_result r = libdeflate_gzip_decompress_ex(d.get(), in + consumed, inLen - consumed, out.data() + produced,
+                                                                  out.size() - produced, &inUsed, &outGot);
         if (r == LIBDEFLATE_INSUFFICIENT_SPACE) {
             // The member does not fit in what is left: past the limit once the buffer is past it.
             if (out.size() > limit)
@@ -242,8 +247,8 @@ bool inflateWhole(const unsigned char *in, std::size_t inLen, const std::string 
 // Inflates gzip bytes held in memory into `out` (empty, with capacity for `guess`): libdeflate in one
 // call per member when it accepts the data, otherwise zlib's streaming inflate, which names the
 // position of a problem.
-void inflateInMemory(const unsigned char *in, std::size_t inLen, const std::string &name, ParseBuffer &out,
-                     std::size_t guess, ProgressReporter &progress)
+void inflateInMemory(const unsigned char *in, std::size_t inLen, const std::string &name, ParseBuffer &out, std::size_t guess,
+                     ProgressReporter &progress)
 {
     out.resize(guess);
     prefaultForWrite(out.data(), guess); // the guess is exact for a one-member file (gzip trailer)
@@ -276,7 +281,7 @@ std::uint64_t availableMemoryBytes()
             unsigned long long kib = 0;
             if (std::sscanf(line, "MemAvailable: %llu kB", &kib) == 1)
                 return kib > std::numeric_limits<std::uint64_t>::max() / 1024 ? std::numeric_limits<std::uint64_t>::max()
-                                                                               : static_cast<std::uint64_t>(kib) * 1024;
+                                                                              : static_cast<std::uint64_t>(kib) * 1024;
         }
     }
 #endif
@@ -328,23 +333,25 @@ std::uint64_t gzipInflateLimit(std::uint64_t compressedBytes, const std::string 
 
 std::string gzipLimitMessage(std::uint64_t compressedBytes, const GzipLimit &limit)
 {
-    const std::string head = "gzip data of " + std::to_string(compressedBytes) + " bytes inflates to more than " +
-                             std::to_string(limit.bytes) + " bytes, ";
-    const std::string override = "If the file is genuine, set LINKSCOPE_GZIP_LIMIT to a larger size (e.g. LINKSCOPE_GZIP_LIMIT=64G) "
-                                 "or to 'unlimited'";
+    const std::string head = "gzip data of " + std::to_string(compressedBytes) + " bytes inflates to more than "
+                             + std::to_string(limit.bytes) + " bytes, ";
+    const std::string override =
+        "If the file is genuine, set LINKSCOPE_GZIP_LIMIT to a larger size (e.g. LINKSCOPE_GZIP_LIMIT=64G) "
+        "or to 'unlimited'";
     switch (limit.by) {
     case GzipLimit::By::Setting:
         return head + "the limit LINKSCOPE_GZIP_LIMIT sets; reading stopped there. " + override;
     case GzipLimit::By::Memory:
-        return head + "half of the memory available (MemAvailable " + std::to_string(limit.available >> 20) +
-               " MiB): reading on would exhaust the machine's memory; reading stopped there. Free memory, or " +
-               "if the machine can take it, set LINKSCOPE_GZIP_LIMIT to a larger size";
+        return head + "half of the memory available (MemAvailable " + std::to_string(limit.available >> 20)
+               + " MiB): reading on would exhaust the machine's memory; reading stopped there. Free memory, or "
+               + "if the machine can take it, set LINKSCOPE_GZIP_LIMIT to a larger size";
     case GzipLimit::By::Ratio:
         break;
     }
-    return head + "the limit for its size (" + std::to_string(kGzipRatio) + " times the compressed size, at least " +
-           std::to_string(kGzipFloor >> 20) +
-           " MiB), which looks like a decompression bomb (real traces compress 10-30 times); reading stopped there. " + override;
+    return head + "the limit for its size (" + std::to_string(kGzipRatio) + " times the compressed size, at least "
+           + std::to_string(kGzipFloor >> 20)
+           + " MiB), which looks like a decompression bomb (real traces compress 10-30 times); reading stopped there. "
+           + override;
 }
 
 void throwGzipLimit(const std::string &name, std::uint64_t compressedBytes, std::uint64_t limit)
@@ -361,8 +368,7 @@ void throwGzipLimit(const std::string &name, std::uint64_t compressedBytes, std:
 
 bool isGzip(const std::string &bytes)
 {
-    return bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1f
-        && static_cast<unsigned char>(bytes[1]) == 0x8b;
+    return bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1f && static_cast<unsigned char>(bytes[1]) == 0x8b;
 }
 
 InputText readInputFile(const std::string &path, ProgressReporter &progress, TextUse use)
@@ -395,8 +401,7 @@ InputText readInputFile(const std::string &path, ProgressReporter &progress, Tex
         std::size_t done = 0;
         constexpr std::size_t kChunk = 16u << 20;
         while (done < size) {
-            const std::size_t got = std::fread(text.data() + done, 1, std::min<std::size_t>(kChunk, size - done),
-                                               file.get());
+            const std::size_t got = std::fread(text.data() + done, 1, std::min<std::size_t>(kChunk, size - done), file.get());
             if (got == 0)
                 break;
             done += got;
@@ -404,8 +409,7 @@ InputText readInputFile(const std::string &path, ProgressReporter &progress, Tex
         }
         if (done != size)
             throw LoadError(path, done,
-                            "the file shrank while it was being read (it was " + std::to_string(size)
-                                + " bytes when opened)");
+                            "the file shrank while it was being read (it was " + std::to_string(size) + " bytes when opened)");
         result.text = ParseBuffer::fromString(std::move(text));
         result.progressDone = size;
         return result;
@@ -434,8 +438,7 @@ InputText readInputFile(const std::string &path, ProgressReporter &progress, Tex
         std::vector<unsigned char> compressed(static_cast<std::size_t>(size));
         if (std::fread(compressed.data(), 1, compressed.size(), file.get()) != compressed.size())
             throw LoadError(path, kUnknownOffset,
-                            "the file shrank while it was being read (it was " + std::to_string(size)
-                                + " bytes when opened)");
+                            "the file shrank while it was being read (it was " + std::to_string(size) + " bytes when opened)");
         inflateInMemory(compressed.data(), compressed.size(), path, result.text, guess, progress);
         progress.setTotal(size + result.text.size());
         result.progressDone = size;
@@ -484,8 +487,7 @@ InputText decodeInput(std::string data, const std::string &name, ProgressReporte
         text.reserve(guess + kJsonPadding);
         result.text = ParseBuffer::fromString(std::move(text));
     }
-    inflateInMemory(reinterpret_cast<const unsigned char *>(data.data()), data.size(), name, result.text, guess,
-                    progress);
+    inflateInMemory(reinterpret_cast<const unsigned char *>(data.data()), data.size(), name, result.text, guess, progress);
     progress.setTotal(data.size() + result.text.size());
     result.progressDone = data.size();
     return result;

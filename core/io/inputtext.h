@@ -14,13 +14,13 @@
 namespace linkscope::core::io {
 
 struct InputText {
-    ParseBuffer text;             // decompressed, padded
+    ParseBuffer text; // decompressed, padded
     bool wasGzip = false;
-    std::uint64_t inputBytes = 0; // bytes read from disk (compressed size for gzip)
+    std::uint64_t inputBytes = 0;   // bytes read from disk (compressed size for gzip)
     std::uint64_t progressDone = 0; // progress units already reported (reading / inflating)
     // A plain file read as a mapping (TextUse::Streamed): the file itself, to read spans back later.
     std::shared_ptr<const ArgsStore> sourceFile;
-    FileIdentity identity;        // the file that was read (known == false for bytes from memory)
+    FileIdentity identity; // the file that was read (known == false for bytes from memory)
 };
 
 // Whether the reader will keep the whole text (spans into it) or only parse through it once.
@@ -36,8 +36,8 @@ enum class TextUse {
 // (inputBytes … inputBytes + text bytes). Throws Cancelled when the callback returns false.
 class ProgressReporter {
 public:
-    explicit ProgressReporter(const ProgressFn &fn) : fn_(fn) {} // keeps a reference: `fn` must outlive it
-    explicit ProgressReporter(ProgressFn &&) = delete;        // a temporary would dangle
+    explicit ProgressReporter(const ProgressFn &fn) : fn_(fn) { } // keeps a reference: `fn` must outlive it
+    explicit ProgressReporter(ProgressFn &&) = delete;            // a temporary would dangle
     void setTotal(std::uint64_t total) { total_ = total; }
     std::uint64_t total() const { return total_; }
     void report(std::uint64_t done)
@@ -88,7 +88,6 @@ public:
 // The GzipLimitError for input that inflates past `limit`: names the file, the sizes, which limit it
 // was and the override.
 [[noreturn]] void throwGzipLimit(const std::string &name, std::uint64_t compressedBytes, std::uint64_t limit);
-
 
 // Reads `path` fully (a Streamed plain file is mapped, not read). Throws LoadError if it cannot be
 // opened, is not a regular file (io/inputfile.h), the gzip stream is corrupt or inflates past

@@ -13,7 +13,7 @@ namespace linkscope::core::io {
 
 class InternCache {
 public:
-    explicit InternCache(StringPool &pool) : pool_(pool) {}
+    explicit InternCache(StringPool &pool) : pool_(pool) { }
 
     StringId intern(std::string_view text)
     {

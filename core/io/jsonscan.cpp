@@ -203,14 +203,30 @@ bool unescapeJsonString(std::string_view token, std::string &out)
         if (++i >= token.size())
             return false;
         switch (token[i]) {
-        case '"': out += '"'; break;
-        case '\\': out += '\\'; break;
-        case '/': out += '/'; break;
-        case 'b': out += '\b'; break;
-        case 'f': out += '\f'; break;
-        case 'n': out += '\n'; break;
-        case 'r': out += '\r'; break;
-        case 't': out += '\t'; break;
+        case '"':
+            out += '"';
+            break;
+        case '\\':
+            out += '\\';
+            break;
+        case '/':
+            out += '/';
+            break;
+        case 'b':
+            out += '\b';
+            break;
+        case 'f':
+            out += '\f';
+            break;
+        case 'n':
+            out += '\n';
+            break;
+        case 'r':
+            out += '\r';
+            break;
+        case 't':
+            out += '\t';
+            break;
         case 'u': {
             if (i + 4 >= token.size())
                 return false;
@@ -218,24 +234,31 @@ bool unescapeJsonString(std::string_view token, std::string &out)
             for (int k = 1; k <= 4; ++k) {
                 const char h = token[i + k];
                 code <<= 4;
-                if (h >= '0' && h <= '9') code |= unsigned(h - '0');
-                else if (h >= 'a' && h <= 'f') code |= unsigned(h - 'a' + 10);
-                else if (h >= 'A' && h <= 'F') code |= unsigned(h - 'A' + 10);
-                else return false;
+                if (h >= '0' && h <= '9')
+                    code |= unsigned(h - '0');
+                else if (h >= 'a' && h <= 'f')
+                    code |= unsigned(h - 'a' + 10);
+                else if (h >= 'A' && h <= 'F')
+                    code |= unsigned(h - 'A' + 10);
+                else
+                    return false;
             }
             i += 4;
             // Surrogate pairs are joined; a lone surrogate becomes U+FFFD.
-            if (code >= 0xD800 && code <= 0xDBFF && i + 6 < token.size() && token[i + 1] == '\\'
-                && token[i + 2] == 'u') {
+            if (code >= 0xD800 && code <= 0xDBFF && i + 6 < token.size() && token[i + 1] == '\\' && token[i + 2] == 'u') {
                 unsigned low = 0;
                 bool ok = true;
                 for (int k = 3; k <= 6; ++k) {
                     const char h = token[i + k];
                     low <<= 4;
-                    if (h >= '0' && h <= '9') low |= unsigned(h - '0');
-                    else if (h >= 'a' && h <= 'f') low |= unsigned(h - 'a' + 10);
-                    else if (h >= 'A' && h <= 'F') low |= unsigned(h - 'A' + 10);
-                    else ok = false;
+                    if (h >= '0' && h <= '9')
+                        low |= unsigned(h - '0');
+                    else if (h >= 'a' && h <= 'f')
+                        low |= unsigned(h - 'a' + 10);
+                    else if (h >= 'A' && h <= 'F')
+                        low |= unsigned(h - 'A' + 10);
+                    else
+                        ok = false;
                 }
                 if (ok && low >= 0xDC00 && low <= 0xDFFF) {
                     code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00);
@@ -261,7 +284,8 @@ bool unescapeJsonString(std::string_view token, std::string &out)
             }
             break;
         }
-        default: return false;
+        default:
+            return false;
         }
     }
     return true;

@@ -28,7 +28,7 @@ struct ScanError {
 
 class JsonScanner {
 public:
-    explicit JsonScanner(std::string_view text) : text_(text) {}
+    explicit JsonScanner(std::string_view text) : text_(text) { }
 
     std::size_t size() const { return text_.size(); }
     char at(std::size_t pos) const { return pos < text_.size() ? text_[pos] : '\0'; }

@@ -23,7 +23,6 @@ static_assert(kJsonPadding >= simdjson::SIMDJSON_PADDING, "kJsonPadding must cov
 
 namespace {
 
-
 // Windows of the traceEvents array are parsed one at a time, so simdjson's structural index (4 bytes
 // per structural character) stays the size of a window instead of the size of the file.
 constexpr std::size_t kWindowBytes = 512u << 10;
@@ -33,16 +32,25 @@ Phase phaseFromText(std::string_view ph)
     if (ph.size() != 1)
         return Phase::Other;
     switch (ph[0]) {
-    case 'X': return Phase::Complete;
+    case 'X':
+        return Phase::Complete;
     case 'i':
-    case 'I': return Phase::Instant;
-    case 'M': return Phase::Metadata;
-    case 'C': return Phase::Counter;
-    case 's': return Phase::FlowStart;
-    case 'f': return Phase::FlowFinish;
-    case 'B': return Phase::Begin;
-    case 'E': return Phase::End;
-    default: return Phase::Other;
+    case 'I':
+        return Phase::Instant;
+    case 'M':
+        return Phase::Metadata;
+    case 'C':
+        return Phase::Counter;
+    case 's':
+        return Phase::FlowStart;
+    case 'f':
+        return Phase::FlowFinish;
+    case 'B':
+        return Phase::Begin;
+    case 'E':
+        return Phase::End;
+    default:
+        return Phase::Other;
     }
 }
 
@@ -130,7 +138,7 @@ public:
     }
 
     // A reader of one chunk of another reader's traceEvents array (parseEventsInParallel).
-    explicit KinetoReader(const ChunkOf &chunk) : ReaderBase(chunk) {}
+    explicit KinetoReader(const ChunkOf &chunk) : ReaderBase(chunk) { }
 
     DeviceTrace run()
     {
@@ -159,8 +167,8 @@ private:
             return;
         }
         if (text_[pos] != '{')
-            fail(pos, "not a JSON document: expected '{' at the start of a Kineto trace, found "
-                          + describeByteAt(text_.view(), pos));
+            fail(pos,
+                 "not a JSON document: expected '{' at the start of a Kineto trace, found " + describeByteAt(text_.view(), pos));
         bool sawEvents = false;
         bool sawNodes = false;
         pos = scanner_.skipWhitespace(pos + 1);
@@ -333,8 +341,7 @@ private:
                                 if (auto v = jsonInt(x))
                                     c.ranks.push_back(*v);
                         } else {
-                            sink_.add("\"pg_config\" ranks is neither a list nor a string holding one; ignored",
-                                      offset);
+                            sink_.add("\"pg_config\" ranks is neither a list nor a string holding one; ignored", offset);
                         }
                     }
                     info.processGroups.push_back(std::move(c));
@@ -358,8 +365,8 @@ private:
 
     // A chunk that does not end exactly at its boundary: the boundary was not between two elements
     // of the array, so the parallel parse is abandoned for the one-thread one.
-    struct ChunkMisaligned {};
-    struct ChunkAbandoned {};
+    struct ChunkMisaligned { };
+    struct ChunkAbandoned { };
 
     // Parses the elements from `p` on in windows. With stopAt = npos up to the array's closing ']'
     // (returns the offset after it); else up to the ',' at stopAt, which must end an element
@@ -428,9 +435,9 @@ private:
     // a chunk fails in any way: the one-thread parse then reads the array and reports any error.
     std::size_t parseEventsInParallel(std::size_t first)
     {
-        auto read = readInChunks<KinetoReader>(first, ChunkSeparators::Whitespace, [](KinetoReader &chunk, std::size_t begin, std::size_t stop) {
-            return chunk.parseElements(begin, stop);
-        });
+        auto read = readInChunks<KinetoReader>(
+            first, ChunkSeparators::Whitespace,
+            [](KinetoReader &chunk, std::size_t begin, std::size_t stop) { return chunk.parseElements(begin, stop); });
         if (!read)
             return std::string::npos;
         const std::size_t chunks = read->readers.size();
@@ -454,8 +461,8 @@ private:
     void mergeChunk(KinetoReader &c, int workers)
     {
         DeviceTrace &from = c.trace_;
-        if (trace_.strings.size() == 1 && trace_.threads.size() == 1 && trace_.events.empty()
-            && trace_.collectives.empty() && trace_.graphIds.empty() && trace_.syncArgs.empty() && args_.empty()) {
+        if (trace_.strings.size() == 1 && trace_.threads.size() == 1 && trace_.events.empty() && trace_.collectives.empty()
+            && trace_.graphIds.empty() && trace_.syncArgs.empty() && args_.empty()) {
             // The first chunk of a trace that has nothing yet: its ids are the trace's, its arrays move.
             trace_.strings = std::move(from.strings);
             interned_.clear();
@@ -613,8 +620,8 @@ private:
     };
     Checkpoint checkpoint() const
     {
-        return {trace_.events.size(), trace_.collectives.size(), trace_.graphIds.size(), args_.size(),
-                trace_.syncArgs.size(), sink_.snapshot()};
+        return {trace_.events.size(), trace_.collectives.size(), trace_.graphIds.size(),
+                args_.size(),         trace_.syncArgs.size(),    sink_.snapshot()};
     }
     void restore(const Checkpoint &cp)
     {
@@ -629,17 +636,16 @@ private:
     // Parses the events in [first, closeAt) as one array (ReaderBase::parseAsArray).
     bool parseWindow(std::size_t first, std::size_t closeAt)
     {
-        return parseAsArray(first, closeAt, [this](std::size_t begin, std::size_t len) {
-            return parseWindowInPlace(begin, len);
-        });
+        return parseAsArray(first, closeAt,
+                            [this](std::size_t begin, std::size_t len) { return parseWindowInPlace(begin, len); });
     }
 
-#define LS_TRY(expr)                                                                                               \
-    do {                                                                                                           \
-        if (auto err_ = (expr); err_) {                                                                            \
-            lastError_ = err_;                                                                                     \
-            return false;                                                                                          \
-        }                                                                                                          \
+#define LS_TRY(expr)                                                                                                             \
+    do {                                                                                                                         \
+        if (auto err_ = (expr); err_) {                                                                                          \
+            lastError_ = err_;                                                                                                   \
+            return false;                                                                                                        \
+        }                                                                                                                        \
     } while (0)
 
     bool parseWindowInPlace(std::size_t begin, std::size_t len)
@@ -778,8 +784,8 @@ private:
         if (s == NumberStatus::Ok)
             present = true;
         else
-            sink_.add(std::string("\"") + what + (s == NumberStatus::Overflow ? "\" overflows int64 nanoseconds"
-                                                                              : "\" is not a decimal number"),
+            sink_.add(std::string("\"") + what
+                          + (s == NumberStatus::Overflow ? "\" overflows int64 nanoseconds" : "\" is not a decimal number"),
                       eventOffset);
         return true;
     }
@@ -822,15 +828,18 @@ private:
             switch (key.raw()[0]) {
             case 'E':
                 if (key.unsafe_is_equal("External id")) {
-                    if (!readInt(value, e.externalId, "External id", eventOffset)) return false;
+                    if (!readInt(value, e.externalId, "External id", eventOffset))
+                        return false;
                 } else if (key.unsafe_is_equal("Ev Idx")) {
-                    if (!readInt(value, e.evIdx, "Ev Idx", eventOffset)) return false;
+                    if (!readInt(value, e.evIdx, "Ev Idx", eventOffset))
+                        return false;
                 }
                 break;
             case 'R':
                 if (key.unsafe_is_equal("Record function id")) {
                     std::int64_t rf = 0;
-                    if (!readInt(value, rf, "Record function id", eventOffset)) return false;
+                    if (!readInt(value, rf, "Record function id", eventOffset))
+                        return false;
                     if (rf < 0)
                         sink_.add("negative \"Record function id\"; ignored", eventOffset);
                     else
@@ -839,38 +848,44 @@ private:
                 break;
             case 'c':
                 if (key.unsafe_is_equal("correlation"))
-                    if (!readInt(value, e.correlation, "correlation", eventOffset)) return false;
+                    if (!readInt(value, e.correlation, "correlation", eventOffset))
+                        return false;
                 break;
             case 's':
                 if (key.unsafe_is_equal("stream")) {
-                    if (!readInt(value, e.stream, "stream", eventOffset)) return false;
+                    if (!readInt(value, e.stream, "stream", eventOffset))
+                        return false;
                 } else if (isMetadata && key.unsafe_is_equal("sort_index")) {
-                    if (!readInt(value, meta.sortIndex, "sort_index", eventOffset)) return false;
+                    if (!readInt(value, meta.sortIndex, "sort_index", eventOffset))
+                        return false;
                     meta.hasSortIndex = true;
                 }
                 break;
             case 'd':
                 if (key.unsafe_is_equal("device")) {
                     std::int64_t device = e.device;
-                    if (!readInt(value, device, "device", eventOffset)) return false;
+                    if (!readInt(value, device, "device", eventOffset))
+                        return false;
                     if (device < INT32_MIN || device > INT32_MAX)
-                        sink_.add("\"device\" " + std::to_string(device) + " is out of the 32-bit range; ignored",
-                                  eventOffset);
+                        sink_.add("\"device\" " + std::to_string(device) + " is out of the 32-bit range; ignored", eventOffset);
                     else
                         e.device = static_cast<std::int32_t>(device);
                 } else if (key.unsafe_is_equal("dtype")) {
-                    if (!readString(value, coll.dtype, "dtype", eventOffset)) return false;
+                    if (!readString(value, coll.dtype, "dtype", eventOffset))
+                        return false;
                     isCollective = true;
                 }
                 break;
             case 'g':
                 if (key.unsafe_is_equal("graph id")) {
-                    if (!readInt(value, rare.graphId, "graph id", eventOffset)) return false;
+                    if (!readInt(value, rare.graphId, "graph id", eventOffset))
+                        return false;
                 }
                 break;
             case 'w':
                 if (key.unsafe_is_equal("wait_on_stream")) {
-                    if (!readInt(value, sync.waitOnStream, "wait_on_stream", eventOffset)) return false;
+                    if (!readInt(value, sync.waitOnStream, "wait_on_stream", eventOffset))
+                        return false;
                 } else if (key.unsafe_is_equal("wait_on_cuda_event_record_corr_id")) {
                     if (!readInt(value, sync.recordCorrelation, "wait_on_cuda_event_record_corr_id", eventOffset))
                         return false;
@@ -878,37 +893,43 @@ private:
                 break;
             case 'n':
                 if (isMetadata && key.unsafe_is_equal("name")) {
-                    if (!readString(value, meta.name, "args.name", eventOffset)) return false;
+                    if (!readString(value, meta.name, "args.name", eventOffset))
+                        return false;
                     meta.hasName = true;
                 }
                 break;
             case 'C':
                 if (key.unsafe_is_equal("Collective name")) {
-                    if (!readString(value, coll.collectiveName, "Collective name", eventOffset)) return false;
+                    if (!readString(value, coll.collectiveName, "Collective name", eventOffset))
+                        return false;
                     isCollective = true;
                 }
                 break;
             case 'I':
                 if (key.unsafe_is_equal("In msg nelems")) {
-                    if (!readInt(value, coll.inMsgNelems, "In msg nelems", eventOffset)) return false;
+                    if (!readInt(value, coll.inMsgNelems, "In msg nelems", eventOffset))
+                        return false;
                     isCollective = true;
                 }
                 break;
             case 'O':
                 if (key.unsafe_is_equal("Out msg nelems")) {
-                    if (!readInt(value, coll.outMsgNelems, "Out msg nelems", eventOffset)) return false;
+                    if (!readInt(value, coll.outMsgNelems, "Out msg nelems", eventOffset))
+                        return false;
                     isCollective = true;
                 }
                 break;
             case 'G':
                 if (key.unsafe_is_equal("Group size")) {
-                    if (!readInt(value, coll.groupSize, "Group size", eventOffset)) return false;
+                    if (!readInt(value, coll.groupSize, "Group size", eventOffset))
+                        return false;
                     isCollective = true;
                 }
                 break;
             case 'P':
                 if (key.unsafe_is_equal("Process Group Name")) {
-                    if (!readString(value, coll.processGroupName, "Process Group Name", eventOffset)) return false;
+                    if (!readString(value, coll.processGroupName, "Process Group Name", eventOffset))
+                        return false;
                     isCollective = true;
                 } else if (key.unsafe_is_equal("Process Group Description")) {
                     if (!readString(value, coll.processGroupDesc, "Process Group Description", eventOffset))
@@ -918,20 +939,24 @@ private:
                 break;
             case 'S':
                 if (key.unsafe_is_equal("Src Rank")) {
-                    if (!readInt(value, coll.srcRank, "Src Rank", eventOffset)) return false;
+                    if (!readInt(value, coll.srcRank, "Src Rank", eventOffset))
+                        return false;
                     isCollective = true;
                 } else if (key.unsafe_is_equal("Seq")) {
-                    if (!readInt(value, coll.seq, "Seq", eventOffset)) return false;
+                    if (!readInt(value, coll.seq, "Seq", eventOffset))
+                        return false;
                     isCollective = true;
                 }
                 break;
             case 'D':
                 if (key.unsafe_is_equal("Dst Rank")) {
-                    if (!readInt(value, coll.dstRank, "Dst Rank", eventOffset)) return false;
+                    if (!readInt(value, coll.dstRank, "Dst Rank", eventOffset))
+                        return false;
                     isCollective = true;
                 }
                 break;
-            default: break;
+            default:
+                break;
             }
         }
         {
@@ -993,27 +1018,33 @@ private:
                         sink_.add("\"ph\" is not a string; phase unknown", at);
                     }
                 } else if (key.unsafe_is_equal("pid")) {
-                    if (!readTraceId(value, thread.pid, hasPid, "pid", at)) return false;
+                    if (!readTraceId(value, thread.pid, hasPid, "pid", at))
+                        return false;
                 }
                 break;
             case 't':
                 if (key.unsafe_is_equal("ts")) {
-                    if (!readMicros(value, e.ts, hasTs, "ts", at)) return false;
+                    if (!readMicros(value, e.ts, hasTs, "ts", at))
+                        return false;
                 } else if (key.unsafe_is_equal("tid")) {
-                    if (!readTraceId(value, thread.tid, hasTid, "tid", at)) return false;
+                    if (!readTraceId(value, thread.tid, hasTid, "tid", at))
+                        return false;
                 }
                 break;
             case 'd':
                 if (key.unsafe_is_equal("dur"))
-                    if (!readMicros(value, e.dur, hasDur, "dur", at)) return false;
+                    if (!readMicros(value, e.dur, hasDur, "dur", at))
+                        return false;
                 break;
             case 'n':
                 if (key.unsafe_is_equal("name"))
-                    if (!readString(value, e.name, "name", at, false)) return false;
+                    if (!readString(value, e.name, "name", at, false))
+                        return false;
                 break;
             case 'c':
                 if (key.unsafe_is_equal("cat"))
-                    if (!readString(value, e.categoryText, "cat", at, false)) return false;
+                    if (!readString(value, e.categoryText, "cat", at, false))
+                        return false;
                 break;
             case 'i':
                 if (key.unsafe_is_equal("id")) {
@@ -1034,10 +1065,12 @@ private:
             case 'a':
                 if (key.unsafe_is_equal("args")) {
                     // The phase may come after args, so metadata keys are always collected.
-                    if (!readArgs(value, e, meta, sync, rare, true, at)) return false;
+                    if (!readArgs(value, e, meta, sync, rare, true, at))
+                        return false;
                 }
                 break;
-            default: break;
+            default:
+                break;
             }
         }
         (void)hasId;
@@ -1067,8 +1100,8 @@ private:
             // Every time is kept within ±kTimeLimit, so that ends, and differences between any two
             // times, fit in int64 nanoseconds everywhere downstream.
             Nanos end = 0;
-            if (e.ts < -kTimeLimit || e.ts > kTimeLimit || __builtin_add_overflow(e.ts, e.dur, &end)
-                || end < -kTimeLimit || end > kTimeLimit) {
+            if (e.ts < -kTimeLimit || e.ts > kTimeLimit || __builtin_add_overflow(e.ts, e.dur, &end) || end < -kTimeLimit
+                || end > kTimeLimit) {
                 sink_.add("\"ts\" (" + std::to_string(e.ts) + " ns) + \"dur\" (" + std::to_string(e.dur)
                               + " ns) is outside the supported time range of +/-2^62 ns (about 146 years); "
                                 "event skipped",
@@ -1135,7 +1168,7 @@ private:
 
     DeviceTrace trace_;
     InternCache interned_{trace_.strings};
-    ThreadKey lastThread_;          // threadIndex()'s last lookup (ThreadKey{} is index 0)
+    ThreadKey lastThread_; // threadIndex()'s last lookup (ThreadKey{} is index 0)
     ThreadIndex lastThreadIndex_{0};
     std::string args_; // without a source file: every event's args text, back to back (the spans index it)
     ond::parser parser_;
@@ -1146,7 +1179,7 @@ private:
     bool reservedOnce_ = false;
     PagePrefaulter eventPages_;
     PagePrefaulter argPages_;
-    std::size_t rangeEnd_ = 0;                    // where this reader's part of the text ends
+    std::size_t rangeEnd_ = 0; // where this reader's part of the text ends
 };
 
 } // namespace

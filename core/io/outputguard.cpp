@@ -65,8 +65,8 @@ std::vector<std::string> checkOutputs(const std::vector<NamedFile> &outputs, con
         if (!added) {
             const NamedFile &other = *it->second.first;
             if (it->second.second)
-                throw WriteError(out.path, out.role + " is the " + other.role + " (" + other.path +
-                                               "); refusing to replace it: choose another output path");
+                throw WriteError(out.path, out.role + " is the " + other.role + " (" + other.path
+                                               + "); refusing to replace it: choose another output path");
             throw WriteError(out.path, out.role + " and " + other.role + " are the same file; choose two paths");
         }
         if (cleanTemporaries && !isStreamOutput(out.path))

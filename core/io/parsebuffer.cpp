@@ -11,8 +11,8 @@
 #include <array>
 #include <atomic>
 #include <cerrno>
-#include <mutex>
 #include <cstring>
+#include <mutex>
 #include <new>
 #include <stdexcept>
 #include <string>
@@ -51,7 +51,7 @@ std::size_t roundDownToPage(std::size_t n) { return n / pageSize() * pageSize();
 struct FaultSlot {
     std::atomic<bool> used{false};
     std::atomic<std::uintptr_t> begin{0};
-    std::atomic<std::uintptr_t> end{0};  // page-rounded end of the file part
+    std::atomic<std::uintptr_t> end{0}; // page-rounded end of the file part
     std::atomic<std::size_t> faultAt{SIZE_MAX};
 };
 constexpr std::size_t kFaultSlots = 256;
@@ -68,10 +68,9 @@ bool mapQuotes(std::uintptr_t begin, std::uintptr_t end)
     for (std::uintptr_t at = begin; at < end;) {
         const std::size_t n = std::min<std::size_t>(end - at, kQuoteFillBytes);
         void *target = reinterpret_cast<void *>(at);
-        void *mapped = g_quoteFillFd >= 0
-                           ? mmap(target, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED, g_quoteFillFd, 0)
-                           : mmap(target, n, PROT_READ | PROT_WRITE,
-                                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
+        void *mapped = g_quoteFillFd >= 0 ? mmap(target, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED, g_quoteFillFd, 0)
+                                          : mmap(target, n, PROT_READ | PROT_WRITE,
+                                                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
         if (mapped == MAP_FAILED)
             return false;
         if (g_quoteFillFd < 0)
@@ -118,9 +117,7 @@ void onSigbus(int sig, siginfo_t *info, void *context)
             break; // cannot repair: let the previous disposition have it
         const std::size_t at = page - begin;
         std::size_t seen = slot.faultAt.load(std::memory_order_relaxed);
-        while (at < seen && !slot.faultAt.compare_exchange_weak(seen, at, std::memory_order_release))
-        {
-        }
+        while (at < seen && !slot.faultAt.compare_exchange_weak(seen, at, std::memory_order_release)) { }
         errno = savedErrno;
         return; // the access is retried and now reads '"'
     }
@@ -188,13 +185,9 @@ void releaseFaultSlot(int index)
 ParseBuffer::~ParseBuffer() { unmap(); }
 
 ParseBuffer::ParseBuffer(ParseBuffer &&other) noexcept
-    : storage_(other.storage_)
-    , heap_(std::move(other.heap_))
-    , map_(std::exchange(other.map_, nullptr))
-    , mapBytes_(std::exchange(other.mapBytes_, 0))
-    , size_(std::exchange(other.size_, 0))
-    , released_(std::exchange(other.released_, 0))
-    , faultSlot_(std::exchange(other.faultSlot_, -1))
+    : storage_(other.storage_), heap_(std::move(other.heap_)), map_(std::exchange(other.map_, nullptr)),
+      mapBytes_(std::exchange(other.mapBytes_, 0)), size_(std::exchange(other.size_, 0)),
+      released_(std::exchange(other.released_, 0)), faultSlot_(std::exchange(other.faultSlot_, -1))
 {
     other.storage_ = Storage::Heap;
 }
@@ -304,10 +297,7 @@ std::optional<std::size_t> ParseBuffer::truncatedAt() const
     return std::nullopt;
 }
 
-std::size_t ParseBuffer::paddedSize() const
-{
-    return storage_ == Storage::Heap ? heap_.capacity() : mapBytes_;
-}
+std::size_t ParseBuffer::paddedSize() const { return storage_ == Storage::Heap ? heap_.capacity() : mapBytes_; }
 
 void ParseBuffer::resize(std::size_t newSize)
 {

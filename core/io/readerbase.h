@@ -4,12 +4,12 @@
 // LoadError that names the file and the byte offset, and the parallel read of the array that holds
 // the trace (one chunk per thread, readInChunks).
 
+#include "base/parallel.h"
 #include "io/chunkstops.h"
 #include "io/inputtext.h"
 #include "io/jsonscan.h"
 #include "io/tracereader.h"
 #include "io/warningsink.h"
-#include "base/parallel.h"
 
 #include <algorithm>
 #include <atomic>
@@ -25,15 +25,8 @@ namespace linkscope::core::io {
 class ReaderBase {
 protected:
     ReaderBase(InputText input, const std::string &name, ProgressReporter &progress)
-        : ownText_(std::move(input.text))
-        , text_(ownText_)
-        , name_(name)
-        , progress_(&progress)
-        , progressDone_(input.progressDone)
-        , wasGzip_(input.wasGzip)
-        , sourceFile_(std::move(input.sourceFile))
-        , sink_(name)
-        , scanner_(text_.view())
+        : ownText_(std::move(input.text)), text_(ownText_), name_(name), progress_(&progress), progressDone_(input.progressDone),
+          wasGzip_(input.wasGzip), sourceFile_(std::move(input.sourceFile)), sink_(name), scanner_(text_.view())
     {
     }
 
@@ -50,23 +43,16 @@ protected:
     // reports progress for all the chunks (they advance together) and reserves its arrays for the
     // whole array (they become the trace's); the others report none.
     explicit ReaderBase(const ChunkOf &chunk)
-        : text_(chunk.parent.text_)
-        , name_(chunk.parent.name_)
-        , progress_(chunk.isFirst ? chunk.parent.progress_ : &quietProgress_)
-        , progressDone_(chunk.parent.progressDone_)
-        , wasGzip_(chunk.parent.wasGzip_)
-        , sourceFile_(chunk.parent.sourceFile_)
-        , sink_(chunk.parent.name_)
-        , scanner_(text_.view())
-        , progressBase_(chunk.isFirst ? chunk.first : 0)
-        , progressScale_(chunk.isFirst ? chunk.chunks : 1)
-        , abandon_(&chunk.abandon)
-        , reserveForAll_(chunk.isFirst)
+        : text_(chunk.parent.text_), name_(chunk.parent.name_),
+          progress_(chunk.isFirst ? chunk.parent.progress_ : &quietProgress_), progressDone_(chunk.parent.progressDone_),
+          wasGzip_(chunk.parent.wasGzip_), sourceFile_(chunk.parent.sourceFile_), sink_(chunk.parent.name_),
+          scanner_(text_.view()), progressBase_(chunk.isFirst ? chunk.first : 0),
+          progressScale_(chunk.isFirst ? chunk.chunks : 1), abandon_(&chunk.abandon), reserveForAll_(chunk.isFirst)
     {
     }
 
     // The file, gzip and size of the text, as every trace records them.
-    template<typename Trace>
+    template <typename Trace>
     void describeSource(Trace &trace) const
     {
         trace.path = name_;
@@ -81,7 +67,7 @@ protected:
     // Runs `parse`, turning a ScanError into a LoadError for this file. A mapped file that shrank
     // while it was parsed (its missing pages read as zeros, see io/parsebuffer.h) is reported as
     // such, whatever the parse made of the zeros.
-    template<typename Parse>
+    template <typename Parse>
     void parseGuarded(Parse &&parse)
     {
         try {
@@ -136,7 +122,7 @@ protected:
     // Runs parse(begin, len) on the elements in [first, closeAt), where text_[closeAt] is the ',' or
     // ']' after the last one: the bytes just before `first` and at `closeAt` are briefly replaced by
     // '[' and ']' so that the window is a JSON array parsed in place.
-    template<typename Parse>
+    template <typename Parse>
     bool parseAsArray(std::size_t first, std::size_t closeAt, Parse &&parse)
     {
         const std::size_t begin = first - 1;
@@ -151,7 +137,7 @@ protected:
     }
 
     // The chunks of a parallel read in file order, and where each one's reading ended.
-    template<typename Reader>
+    template <typename Reader>
     struct ChunkedRead {
         std::vector<std::unique_ptr<Reader>> readers;
         std::vector<std::size_t> ends;
@@ -165,7 +151,7 @@ protected:
     // Nothing when the text is too small to split, no boundary was found, or any chunk failed in
     // any way (a boundary inside a value, invalid JSON): the one-thread read then reads the array
     // and reports any error. A cancellation is rethrown once every chunk has stopped.
-    template<typename Reader, typename ReadChunk>
+    template <typename Reader, typename ReadChunk>
     std::optional<ChunkedRead<Reader>> readInChunks(std::size_t first, ChunkSeparators separators, ReadChunk &&readChunk)
     {
         if (isChunk())
@@ -235,12 +221,12 @@ protected:
     std::shared_ptr<const ArgsStore> sourceFile_; // set when the text is a plain file, readable later
     WarningSink sink_;
     JsonScanner scanner_;
-    std::uint64_t progressBase_ = 0; // chunk 0 of a parallel read: where its chunk starts
-    std::size_t progressScale_ = 1;  //   and how many chunks its progress stands for
+    std::uint64_t progressBase_ = 0;             // chunk 0 of a parallel read: where its chunk starts
+    std::size_t progressScale_ = 1;              //   and how many chunks its progress stands for
     const std::atomic<bool> *abandon_ = nullptr; // a chunk reader: set when another chunk failed
-    bool reserveForAll_ = false;                  // chunk 0: reserve its arrays for the whole array
-    std::size_t chunkFirst_ = 0;                  // where this reader's elements begin
-    std::size_t releasedTo_ = 0;                  // a chunk: its text before this is released
+    bool reserveForAll_ = false;                 // chunk 0: reserve its arrays for the whole array
+    std::size_t chunkFirst_ = 0;                 // where this reader's elements begin
+    std::size_t releasedTo_ = 0;                 // a chunk: its text before this is released
 };
 
 } // namespace linkscope::core::io

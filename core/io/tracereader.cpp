@@ -18,11 +18,16 @@ namespace linkscope::core {
 std::string_view traceKindName(TraceKind k)
 {
     switch (k) {
-    case TraceKind::HostEt: return "host ET";
-    case TraceKind::Kineto: return "Kineto";
-    case TraceKind::EtPlus: return "ET+";
-    case TraceKind::ChakraEt: return "Chakra .et";
-    case TraceKind::Unknown: break;
+    case TraceKind::HostEt:
+        return "host ET";
+    case TraceKind::Kineto:
+        return "Kineto";
+    case TraceKind::EtPlus:
+        return "ET+";
+    case TraceKind::ChakraEt:
+        return "Chakra .et";
+    case TraceKind::Unknown:
+        break;
     }
     return "unknown";
 }

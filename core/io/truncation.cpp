@@ -138,16 +138,16 @@ std::string where(bool wasGzip) { return wasGzip ? " (bytes of the decompressed 
 
 std::string truncationWarning(const TruncatedJson &cut, bool wasGzip)
 {
-    return "the file is truncated: it ends at byte " + std::to_string(cut.size)
-           + " inside its JSON document; read up to byte " + std::to_string(cut.keep)
-           + ", the end of the last complete element; whatever followed the cut is missing" + where(wasGzip);
+    return "the file is truncated: it ends at byte " + std::to_string(cut.size) + " inside its JSON document; read up to byte "
+           + std::to_string(cut.keep) + ", the end of the last complete element; whatever followed the cut is missing"
+           + where(wasGzip);
 }
 
 std::string truncationRefusal(const TruncatedJson &cut, bool wasGzip)
 {
     return "the file is truncated: it ends at byte " + std::to_string(cut.size)
-           + " inside its JSON document (the last complete element ends at byte " + std::to_string(cut.keep)
-           + ")" + where(wasGzip) + "; --allow-truncated reads what precedes the cut";
+           + " inside its JSON document (the last complete element ends at byte " + std::to_string(cut.keep) + ")"
+           + where(wasGzip) + "; --allow-truncated reads what precedes the cut";
 }
 
 } // namespace linkscope::core::io

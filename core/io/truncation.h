@@ -19,9 +19,9 @@
 namespace linkscope::core::io {
 
 struct TruncatedJson {
-    std::uint64_t size = 0;     // where the text ends: the cut
-    std::uint64_t keep = 0;     // bytes kept: up to the end of the last complete element
-    std::string closers;        // what closes the containers still open there ("]}")
+    std::uint64_t size = 0; // where the text ends: the cut
+    std::uint64_t keep = 0; // bytes kept: up to the end of the last complete element
+    std::string closers;    // what closes the containers still open there ("]}")
 };
 
 // Scans the text's structure (strings and brackets, not values). Returns where to close it when the

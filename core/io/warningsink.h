@@ -14,7 +14,7 @@ class WarningSink {
 public:
     static constexpr std::size_t kExamples = 3;
 
-    explicit WarningSink(std::string file) : file_(std::move(file)) {}
+    explicit WarningSink(std::string file) : file_(std::move(file)) { }
 
     // `kind` is a stable message such as "event without \"ts\"; skipped".
     void add(const std::string &kind, std::uint64_t offset, const std::string &example = {})

@@ -71,8 +71,8 @@ KinetoHeader peekKinetoHeader(const std::string &path)
     }
     if (end == std::string::npos)
         return h;
-    const auto j = nlohmann::json::parse(head.begin() + static_cast<std::ptrdiff_t>(open), head.begin() + static_cast<std::ptrdiff_t>(end),
-                                         nullptr, false);
+    const auto j = nlohmann::json::parse(head.begin() + static_cast<std::ptrdiff_t>(open),
+                                         head.begin() + static_cast<std::ptrdiff_t>(end), nullptr, false);
     if (!j.is_object())
         return h;
     auto integer = [](const nlohmann::json &o, const char *k) -> std::int64_t {
@@ -104,9 +104,10 @@ std::string unrecognisedFile(const std::string &path)
     if (first != std::string::npos && (head[first] == '{' || head[first] == '[')) {
         std::error_code ec;
         const auto size = fs::file_size(path, ec);
-        return "JSON without a \"traceEvents\" or \"nodes\" key in its first " + std::to_string(head.size()) + " bytes" +
-               (ec || head.size() >= (1u << 16) ? std::string() : " (the whole file, " + std::to_string(size) + " bytes on disk: cut short?)") +
-               ", not a host ET or Kineto trace";
+        return "JSON without a \"traceEvents\" or \"nodes\" key in its first " + std::to_string(head.size()) + " bytes"
+               + (ec || head.size() >= (1u << 16) ? std::string()
+                                                  : " (the whole file, " + std::to_string(size) + " bytes on disk: cut short?)")
+               + ", not a host ET or Kineto trace";
     }
     return head.empty() ? "empty, not a host ET or Kineto trace" : "not a host ET or Kineto trace (unrecognised content)";
 }
@@ -143,16 +144,17 @@ JobLayout discoverJob(const std::vector<std::string> &inputs, const std::functio
     for (const std::string &path : files) {
         const std::string name = fs::path(path).filename().string();
         // Our own outputs and sidecars, in case the job's output folder is its input folder.
-        if (name.find(".linkscope.json") != std::string::npos || name.ends_with(".et") || name.ends_with(".et.gz") ||
-            name.ends_with(".summary.json") || name == "comm_group.json" || name == "job-report.json") {
+        if (name.find(".linkscope.json") != std::string::npos || name.ends_with(".et") || name.ends_with(".et.gz")
+            || name.ends_with(".summary.json") || name == "comm_group.json" || name == "job-report.json") {
             layout.skipped.push_back(path + ": a Linkscope output or sidecar");
             continue;
         }
         const std::optional<std::int64_t> nameRank = rankFromFileName(name);
         if (nameRank && !plausibleRank(*nameRank)) {
             const bool huge = *nameRank == std::numeric_limits<std::int64_t>::max();
-            layout.skipped.push_back(path + ": the rank " + (huge ? std::string("number") : std::to_string(*nameRank)) + " in its name is beyond " +
-                                     std::to_string(kMaxRank) + ", the largest rank a job may have");
+            layout.skipped.push_back(path + ": the rank " + (huge ? std::string("number") : std::to_string(*nameRank))
+                                     + " in its name is beyond " + std::to_string(kMaxRank)
+                                     + ", the largest rank a job may have");
             continue;
         }
         if (wanted && nameRank && !wanted(*nameRank))
@@ -179,8 +181,8 @@ JobLayout discoverJob(const std::vector<std::string> &inputs, const std::functio
         if (kind == TraceKind::Kineto) {
             c.header = peekKinetoHeader(path);
             if (c.nameRank < 0 && c.header.rank >= 0 && !plausibleRank(c.header.rank)) {
-                layout.skipped.push_back(path + ": its distributedInfo.rank " + std::to_string(c.header.rank) + " is beyond " +
-                                         std::to_string(kMaxRank) + ", the largest rank a job may have");
+                layout.skipped.push_back(path + ": its distributedInfo.rank " + std::to_string(c.header.rank) + " is beyond "
+                                         + std::to_string(kMaxRank) + ", the largest rank a job may have");
                 continue;
             }
             // An implausible world size is not a size: the report's implausible_world_size finding
@@ -223,8 +225,8 @@ JobLayout discoverJob(const std::vector<std::string> &inputs, const std::functio
         for (const Claim &c : claims) {
             if (c.nameRank < 0 || c.header.rank < 0 || c.header.rank == c.nameRank)
                 continue;
-            std::string t = c.path + ": its name says rank " + std::to_string(c.nameRank) + " but its distributedInfo.rank is " +
-                            std::to_string(c.header.rank);
+            std::string t = c.path + ": its name says rank " + std::to_string(c.nameRank) + " but its distributedInfo.rank is "
+                            + std::to_string(c.header.rank);
             for (const std::string &other : declaredBy[c.header.rank])
                 if (other != c.path)
                     t += "; " + other + " is rank " + std::to_string(c.header.rank) + " too";
@@ -271,7 +273,8 @@ JobLayout discoverJob(const std::vector<std::string> &inputs, const std::functio
     if (layout.worldSize > 0) {
         for (std::int64_t r : ranks)
             if (r >= layout.worldSize)
-                layout.errors.push_back("rank " + std::to_string(r) + " is outside the world size " + std::to_string(layout.worldSize));
+                layout.errors.push_back("rank " + std::to_string(r) + " is outside the world size "
+                                        + std::to_string(layout.worldSize));
     }
     // Both bounds are at most kMaxWorldSize (plausible world sizes, plausible ranks).
     const std::int64_t upTo = layout.worldSize > 0 ? layout.worldSize : (ranks.empty() ? 0 : *ranks.rbegin() + 1);

@@ -27,10 +27,10 @@ namespace linkscope::core::job {
 
 struct RankFiles {
     std::int64_t rank = -1;
-    std::string host;                 // empty: a Kineto trace alone
-    std::string device;               // empty: a host ET without its Kineto trace (an error)
-    std::int64_t declaredRank = -1;   // the Kineto trace's distributedInfo.rank (-1 not found)
-    std::int64_t worldSize = -1;      // its distributedInfo.world_size
+    std::string host;               // empty: a Kineto trace alone
+    std::string device;             // empty: a host ET without its Kineto trace (an error)
+    std::int64_t declaredRank = -1; // the Kineto trace's distributedInfo.rank (-1 not found)
+    std::int64_t worldSize = -1;    // its distributedInfo.world_size
 };
 
 struct JobLayout {

@@ -50,8 +50,8 @@ RankFix fixRank(const RankFiles &files, FindingKind kind, const std::string &lab
         session.generator = options.generator;
         const SidecarStatus &status = session.openSidecar(r.sidecar, device, host);
         if (status.state == SidecarState::Mismatch || status.state == SidecarState::Invalid) {
-            r.error = r.sidecar + (status.state == SidecarState::Mismatch ? ": made from other inputs" : ": unreadable") +
-                      (status.problems.empty() ? std::string() : " (" + status.problems.front() + ")") + "; not changed";
+            r.error = r.sidecar + (status.state == SidecarState::Mismatch ? ": made from other inputs" : ": unreadable")
+                      + (status.problems.empty() ? std::string() : " (" + status.problems.front() + ")") + "; not changed";
             return r;
         }
         // The sidecar's policy when it has one, else the job's.

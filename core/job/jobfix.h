@@ -27,26 +27,26 @@ namespace linkscope::core::job {
 
 struct RankFix {
     std::int64_t rank = -1;
-    std::string sidecar;                  // the rank's sidecar path
-    std::size_t edits = 0;                // re-parents written (0: the rank was not changed)
-    std::optional<std::string> before;    // the sidecar's text before (nullopt: there was none)
-    std::string after;                    // its text after (when edits > 0)
+    std::string sidecar;                         // the rank's sidecar path
+    std::size_t edits = 0;                       // re-parents written (0: the rank was not changed)
+    std::optional<std::string> before;           // the sidecar's text before (nullopt: there was none)
+    std::string after;                           // its text after (when edits > 0)
     std::map<std::string, std::size_t> findings; // link finding kind → count, after the fix
-    std::string error;                    // why the rank was not changed
+    std::string error;                           // why the rank was not changed
 };
 
 struct JobFix {
     FindingKind kind = FindingKind::PolicyDisagreement;
     std::string label;
-    std::vector<RankFix> ranks;           // rank order
+    std::vector<RankFix> ranks; // rank order
     std::size_t edits() const;
     std::size_t changedRanks() const;
 };
 
 struct JobFixOptions {
-    LinkOptions link;                     // policy when a rank has no sidecar
-    int jobs = 1;                         // ranks at the same time
-    std::string generator = "linkscope";  // recorded in the sidecars
+    LinkOptions link;                                // policy when a rank has no sidecar
+    int jobs = 1;                                    // ranks at the same time
+    std::string generator = "linkscope";             // recorded in the sidecars
     std::function<bool(std::int64_t rank)> progress; // per rank done; false cancels (throws Cancelled)
 };
 

@@ -76,8 +76,8 @@ RankSummary processRank(const RankFiles &files, const JobOptions &options)
             s.declaredRank = device.distributed->rank;
             s.worldSize = device.distributed->worldSize;
             if (s.declaredRank >= 0 && s.declaredRank != files.rank) {
-                s.error = files.device + ": distributedInfo.rank is " + std::to_string(s.declaredRank) + ", not rank " +
-                          std::to_string(files.rank) + " as its name says";
+                s.error = files.device + ": distributedInfo.rank is " + std::to_string(s.declaredRank) + ", not rank "
+                          + std::to_string(files.rank) + " as its name says";
                 report("failed", 1);
                 return s;
             }
@@ -86,9 +86,10 @@ RankSummary processRank(const RankFiles &files, const JobOptions &options)
             if (!pair.sidecarApplied)
                 s.note = sidecarPath + " was made from other inputs; not applied";
             else
-                s.note = "corrections: " + std::to_string(pair.corrections.count(EditStatus::Applied)) + " applied, " +
-                         std::to_string(pair.corrections.count(EditStatus::Stale) + pair.corrections.count(EditStatus::Rejected)) +
-                         " not applied";
+                s.note = "corrections: " + std::to_string(pair.corrections.count(EditStatus::Applied)) + " applied, "
+                         + std::to_string(pair.corrections.count(EditStatus::Stale)
+                                          + pair.corrections.count(EditStatus::Rejected))
+                         + " not applied";
         }
         // What identifies this run in the summary written (a merge tells a summary left from another
         // run by it, job/summaryrun.h); the GUI's open of a job writes none and skips the hashing.
@@ -105,7 +106,8 @@ RankSummary processRank(const RankFiles &files, const JobOptions &options)
             if (counts[k])
                 s.findings[std::string(findingKindName(static_cast<FindingKind>(k)))] = counts[k];
         const std::int64_t world = s.worldSize;
-        s.groups = mergeRankGroups(processGroupsFromKineto(device), host ? processGroupsFromHostEt(*host, world) : std::vector<ProcessGroup>{});
+        s.groups = mergeRankGroups(processGroupsFromKineto(device),
+                                   host ? processGroupsFromHostEt(*host, world) : std::vector<ProcessGroup>{});
         s.calls = collectiveCallsOf(device, host, links);
         if (options.overview)
             s.overview = std::make_shared<const RankOverview>(overviewOf(device));
@@ -114,7 +116,8 @@ RankSummary processRank(const RankFiles &files, const JobOptions &options)
 
         if (options.writeEt) {
             if (!host) {
-                s.note += std::string(s.note.empty() ? "" : "; ") + "a Kineto trace alone: no .et (a Chakra trace needs the host ET)";
+                s.note += std::string(s.note.empty() ? "" : "; ")
+                          + "a Kineto trace alone: no .et (a Chakra trace needs the host ET)";
             } else {
                 report("export", 0);
                 ExportRequest request;
@@ -212,8 +215,9 @@ void checkMergeOutputs(const std::vector<RankSummary> &summaries, const std::str
         if (!s.device.empty())
             inputFiles.push_back({rank + " corrections sidecar", defaultSidecarPath(s.device)});
     }
-    checkOutputs({{"comm_group.json", commGroupPath}, {"network.yml", networkFilePath(commGroupPath)}, {"job report", reportPath}},
-                 inputFiles, false);
+    checkOutputs(
+        {{"comm_group.json", commGroupPath}, {"network.yml", networkFilePath(commGroupPath)}, {"job report", reportPath}},
+        inputFiles, false);
 }
 
 namespace {
@@ -254,14 +258,19 @@ JobFinding missingRankFinding(const std::set<std::int64_t> &present, const std::
         std::string names;
         for (const std::string &n : listing)
             names += (names.empty() ? "" : ", ") + n;
-        why += std::string(gap ? " and " : "") + (listing.size() == 1 ? "process group " : "process groups ") + names + " list" +
-               (listing.size() == 1 ? "s" : "") + " " + (missing.size() == 1 ? "it" : "them");
+        why += std::string(gap ? " and " : "") + (listing.size() == 1 ? "process group " : "process groups ") + names + " list"
+               + (listing.size() == 1 ? "s" : "") + " " + (missing.size() == 1 ? "it" : "them");
     }
     const std::vector<RankRange> ranges = rankRanges(missing);
-    JobFinding f{"missing_rank", Severity::Error, "", -1, {},
-                 std::string(missing.size() == 1 ? "rank " : "ranks ") + rankRangeText(ranges) + (missing.size() == 1 ? " has" : " have") +
-                     " no trace files (" + why + ")" +
-                     (expected.size() >= kMaxMissingListed ? "; the first " + std::to_string(kMaxMissingListed) + " listed" : std::string())};
+    JobFinding f{"missing_rank",
+                 Severity::Error,
+                 "",
+                 -1,
+                 {},
+                 std::string(missing.size() == 1 ? "rank " : "ranks ") + rankRangeText(ranges)
+                     + (missing.size() == 1 ? " has" : " have") + " no trace files (" + why + ")"
+                     + (expected.size() >= kMaxMissingListed ? "; the first " + std::to_string(kMaxMissingListed) + " listed"
+                                                             : std::string())};
     if (missing.size() <= kListedRanks)
         f.ranks = std::move(missing);
     f.rankRanges = ranges;
@@ -273,7 +282,8 @@ JobFinding missingRankFinding(const std::set<std::int64_t> &present, const std::
 JobReport buildJobReport(std::vector<RankSummary> summaries, std::int64_t worldSizeHint)
 {
     JobReport r;
-    std::stable_sort(summaries.begin(), summaries.end(), [](const RankSummary &a, const RankSummary &b) { return a.rank < b.rank; });
+    std::stable_sort(summaries.begin(), summaries.end(),
+                     [](const RankSummary &a, const RankSummary &b) { return a.rank < b.rank; });
     std::vector<JobFinding> findings;
     for (std::size_t i = 0; i < summaries.size(); ++i) {
         if (!r.ranks.empty() && r.ranks.back().rank == summaries[i].rank) {
@@ -283,7 +293,11 @@ JobReport buildJobReport(std::vector<RankSummary> summaries, std::int64_t worldS
             std::string what = files ? a.file + " and " + b.file : a.device + " and " + b.device;
             if (files)
                 what += a.device == b.device ? " (both of " + a.device + ")" : " (of " + a.device + " and " + b.device + ")";
-            findings.push_back({"duplicate_rank", Severity::Error, "", -1, {b.rank},
+            findings.push_back({"duplicate_rank",
+                                Severity::Error,
+                                "",
+                                -1,
+                                {b.rank},
                                 "rank " + std::to_string(b.rank) + " appears twice: " + what + " (the first is used)"});
             continue;
         }
@@ -298,13 +312,18 @@ JobReport buildJobReport(std::vector<RankSummary> summaries, std::int64_t worldS
         }
         // Who says so: the summary read (a merge: it may have been edited since the trace was read),
         // else the trace.
-        const std::string who = !s.file.empty()   ? s.file + (s.device.empty() ? std::string() : " (the summary of " + s.device + ")")
+        const std::string who = !s.file.empty()
+                                    ? s.file + (s.device.empty() ? std::string() : " (the summary of " + s.device + ")")
                                 : s.device.empty() ? std::string("its summary")
                                                    : s.device;
-        findings.push_back({"implausible_world_size", Severity::Error, "", -1, {s.rank},
-                            "rank " + std::to_string(s.rank) + ": " + who + " declares a world size of " + std::to_string(s.worldSize) +
-                                ", more than the " +
-                                std::to_string(kMaxWorldSize) + " ranks a job may have; it is not taken as the world size"});
+        findings.push_back({"implausible_world_size",
+                            Severity::Error,
+                            "",
+                            -1,
+                            {s.rank},
+                            "rank " + std::to_string(s.rank) + ": " + who + " declares a world size of "
+                                + std::to_string(s.worldSize) + ", more than the " + std::to_string(kMaxWorldSize)
+                                + " ranks a job may have; it is not taken as the world size"});
     }
 
     // Ranks that disagree on the world size: the largest is used, and the disagreement is a finding
@@ -318,8 +337,8 @@ JobReport buildJobReport(std::vector<RankSummary> summaries, std::int64_t worldS
         bool first = true;
         for (const auto &[size, ranks] : byWorldSize) {
             const std::vector<RankRange> ranges = rankRanges(ranks);
-            f.message += std::string(first ? "" : "; ") + std::to_string(size) + " (" + (ranks.size() == 1 ? "rank " : "ranks ") +
-                         rankRangeText(ranges) + ")";
+            f.message += std::string(first ? "" : "; ") + std::to_string(size) + " (" + (ranks.size() == 1 ? "rank " : "ranks ")
+                         + rankRangeText(ranges) + ")";
             first = false;
             // The ranks of the sizes fewer ranks declare: the odd ones out (all of them when tied).
             if (ranks.size() * 2 <= r.ranks.size())
@@ -337,9 +356,14 @@ JobReport buildJobReport(std::vector<RankSummary> summaries, std::int64_t worldS
         present.insert(s.rank);
     if (const std::vector<RankRange> missing = missingRankRanges(present, r.worldSize); !missing.empty()) {
         const std::int64_t count = rankCount(missing);
-        JobFinding f{"missing_rank", Severity::Error, "", -1, {},
-                     std::string(count == 1 ? "rank " : "ranks ") + rankRangeText(missing) + " of the job's " + std::to_string(r.worldSize) +
-                         " have no trace files" + (count > 1 ? " (" + std::to_string(count) + " ranks)" : std::string())};
+        JobFinding f{"missing_rank",
+                     Severity::Error,
+                     "",
+                     -1,
+                     {},
+                     std::string(count == 1 ? "rank " : "ranks ") + rankRangeText(missing) + " of the job's "
+                         + std::to_string(r.worldSize) + " have no trace files"
+                         + (count > 1 ? " (" + std::to_string(count) + " ranks)" : std::string())};
         if (static_cast<std::size_t>(count) <= kListedRanks)
             f.ranks = expandRanks(missing);
         f.rankRanges = missing;
@@ -347,9 +371,11 @@ JobReport buildJobReport(std::vector<RankSummary> summaries, std::int64_t worldS
     }
     for (const RankSummary &s : r.ranks)
         if (!s.error.empty())
-            findings.push_back({"unreadable_rank", Severity::Error, "", -1, {s.rank}, "rank " + std::to_string(s.rank) + ": " + s.error});
+            findings.push_back(
+                {"unreadable_rank", Severity::Error, "", -1, {s.rank}, "rank " + std::to_string(s.rank) + ": " + s.error});
         else if (!s.stale.empty())
-            findings.push_back({"stale_summary", Severity::Error, "", -1, {s.rank}, "rank " + std::to_string(s.rank) + ": " + s.stale});
+            findings.push_back(
+                {"stale_summary", Severity::Error, "", -1, {s.rank}, "rank " + std::to_string(s.rank) + ": " + s.stale});
 
     CheckInput input;
     std::map<std::int64_t, std::vector<ProcessGroup>> byRank;
@@ -365,9 +391,13 @@ JobReport buildJobReport(std::vector<RankSummary> summaries, std::int64_t worldS
         if (JobFinding gaps = missingRankFinding(present, r.groups); !gaps.rankRanges.empty())
             findings.push_back(std::move(gaps));
     for (const GroupConflict &c : conflicts)
-        findings.push_back({"process_group_conflict", Severity::Warning, c.name, -1, {std::min(c.rank, c.firstRank), std::max(c.rank, c.firstRank)},
-                            "process group " + c.name + ": rank " + std::to_string(c.rank) + " declares " + c.what + " of rank " +
-                                std::to_string(c.firstRank)});
+        findings.push_back({"process_group_conflict",
+                            Severity::Warning,
+                            c.name,
+                            -1,
+                            {std::min(c.rank, c.firstRank), std::max(c.rank, c.firstRank)},
+                            "process group " + c.name + ": rank " + std::to_string(c.rank) + " declares " + c.what + " of rank "
+                                + std::to_string(c.firstRank)});
     input.defaultGroup = defaultGroupName(r.groups);
     // The default group when no trace declares it; groups only named by calls: their issuers.
     std::map<std::string, std::set<std::int64_t>> issuers;
@@ -385,7 +415,8 @@ JobReport buildJobReport(std::vector<RankSummary> summaries, std::int64_t worldS
     }
     for (const auto &[name, ranks] : issuers)
         if (!declared(name))
-            r.groups.push_back({name, "", std::vector<std::int64_t>(ranks.begin(), ranks.end()), static_cast<std::int64_t>(ranks.size())});
+            r.groups.push_back(
+                {name, "", std::vector<std::int64_t>(ranks.begin(), ranks.end()), static_cast<std::int64_t>(ranks.size())});
     for (ProcessGroup &g : r.groups)
         if (g.ranks.empty() && issuers.count(g.name))
             g.ranks.assign(issuers[g.name].begin(), issuers[g.name].end());
@@ -394,9 +425,13 @@ JobReport buildJobReport(std::vector<RankSummary> summaries, std::int64_t worldS
         return ia != ib ? ia < ib : a.name < b.name;
     });
     for (const auto &[a, b] : processGroupIdCollisions(r.groups))
-        findings.push_back({"process_group_id_collision", Severity::Error, b, -1, {},
-                            "process groups '" + a + "' and '" + b + "' map to the same id " + std::to_string(processGroupId(a)) +
-                                " in comm_group.json"});
+        findings.push_back({"process_group_id_collision",
+                            Severity::Error,
+                            b,
+                            -1,
+                            {},
+                            "process groups '" + a + "' and '" + b + "' map to the same id " + std::to_string(processGroupId(a))
+                                + " in comm_group.json"});
     input.groups = r.groups;
 
     const CheckResult check = checkCollectives(input);
@@ -455,7 +490,8 @@ std::pair<std::string, std::int64_t> JobReport::positionOf(std::int64_t rankNo, 
 
 const RankSummary *JobReport::rank(std::int64_t rankNo) const
 {
-    const auto it = std::lower_bound(ranks.begin(), ranks.end(), rankNo, [](const RankSummary &s, std::int64_t r) { return s.rank < r; });
+    const auto it = std::lower_bound(ranks.begin(), ranks.end(), rankNo,
+                                     [](const RankSummary &s, std::int64_t r) { return s.rank < r; });
     return it != ranks.end() && it->rank == rankNo ? &*it : nullptr;
 }
 
@@ -484,9 +520,13 @@ std::vector<JobFinding> JobReport::listedFindings() const
         u.n += f.count;
     }
     for (const auto &[kind, u] : unlisted) {
-        JobFinding more{kind, u.severity, "", -1, {},
-                        "… and " + std::to_string(u.n) + " more " + kind + " findings, not listed (the first " +
-                            std::to_string(kListedFindingsPerKind) + " are)"};
+        JobFinding more{kind,
+                        u.severity,
+                        "",
+                        -1,
+                        {},
+                        "… and " + std::to_string(u.n) + " more " + kind + " findings, not listed (the first "
+                            + std::to_string(kListedFindingsPerKind) + " are)"};
         more.count = u.n;
         listed.push_back(std::move(more));
     }
@@ -503,9 +543,12 @@ nlohmann::json JobReport::toJson() const
         std::size_t collectives = 0;
         for (const CollectiveCall &c : s.calls)
             collectives += isP2P(c.kind) ? 0 : 1;
-        nlohmann::json rj = {{"rank", s.rank},       {"host", s.host.empty() ? nlohmann::json(nullptr) : nlohmann::json(s.host)},
-                             {"device", s.device},   {"gpu_ops", s.gpuOps},
-                             {"linked", s.linked},   {"findings", s.findings},
+        nlohmann::json rj = {{"rank", s.rank},
+                             {"host", s.host.empty() ? nlohmann::json(nullptr) : nlohmann::json(s.host)},
+                             {"device", s.device},
+                             {"gpu_ops", s.gpuOps},
+                             {"linked", s.linked},
+                             {"findings", s.findings},
                              {"collectives", collectives},
                              {"p2p", s.calls.size() - collectives},
                              {"et", s.et.empty() ? nlohmann::json(nullptr) : nlohmann::json(s.et)}};
@@ -598,20 +641,21 @@ std::vector<RankSummary> readSummaries(const std::vector<std::string> &dirs, std
             // passed over in silence (its rank would only show as missing).
             const std::string path = it->path().string();
             struct stat st;
-            const std::string why = ::stat(path.c_str(), &st) == 0 ? "is " + io::describeFileType(st.st_mode) + ", not a regular file"
-                                                                   : "cannot be read (" + std::string(std::strerror(errno)) + ")";
+            const std::string why = ::stat(path.c_str(), &st) == 0
+                                        ? "is " + io::describeFileType(st.st_mode) + ", not a regular file"
+                                        : "cannot be read (" + std::string(std::strerror(errno)) + ")";
             const std::int64_t rank = rankOfSummaryName(name);
             skipped.push_back({"summary_not_read", Severity::Warning, "", -1,
                                rank >= 0 ? std::vector<std::int64_t>{rank} : std::vector<std::int64_t>{},
-                               path + " " + why + ": not read as a rank summary" +
-                                   (rank >= 0 ? " (rank " + std::to_string(rank) + " by its name)" : std::string())});
+                               path + " " + why + ": not read as a rank summary"
+                                   + (rank >= 0 ? " (rank " + std::to_string(rank) + " by its name)" : std::string())});
         }
         if (ec)
             throw std::runtime_error("no rank summaries in " + dir + ": cannot list the folder (" + ec.message() + ")");
         // A folder without summaries is a shard that never ran (or a mistyped name): never an empty job.
         if (files.empty())
-            throw std::runtime_error("no rank summaries (*.summary.json) in " + dir +
-                                     (skipped.empty() ? std::string() : ": " + skipped.front().message));
+            throw std::runtime_error("no rank summaries (*.summary.json) in " + dir
+                                     + (skipped.empty() ? std::string() : ": " + skipped.front().message));
         std::sort(files.begin(), files.end());
         for (const std::string &f : files) {
             out.push_back(readRankSummary(f));

@@ -25,8 +25,8 @@ namespace linkscope::core::job {
 
 struct RankProgress {
     std::int64_t rank = -1;
-    std::string_view stage;   // "load", "link", "export", "done", "failed"
-    double fraction = 0;      // of the stage, 0..1
+    std::string_view stage; // "load", "link", "export", "done", "failed"
+    double fraction = 0;    // of the stage, 0..1
 };
 
 inline ChakraOptions astraSimDefaults()
@@ -37,10 +37,10 @@ inline ChakraOptions astraSimDefaults()
 }
 
 struct JobOptions {
-    std::string outDir;            // created if missing
-    std::string prefix = "trace";  // OUTDIR/<prefix>.<rank>.et, OUTDIR/<prefix>.<rank>.summary.json
-    int jobs = 1;                  // ranks processed at the same time
-    LinkOptions link;              // policy etc. (a rank's sidecar policy wins unless policyGiven)
+    std::string outDir;           // created if missing
+    std::string prefix = "trace"; // OUTDIR/<prefix>.<rank>.et, OUTDIR/<prefix>.<rank>.summary.json
+    int jobs = 1;                 // ranks processed at the same time
+    LinkOptions link;             // policy etc. (a rank's sidecar policy wins unless policyGiven)
     bool policyGiven = false;
     ChakraOptions chakra = astraSimDefaults(); // the .et flavour: ASTRA-sim's unless told otherwise
     bool writeEt = true;
@@ -85,14 +85,14 @@ inline constexpr std::size_t kListedFindingsPerKind = 100;
 
 struct JobReport {
     std::int64_t worldSize = -1;
-    std::vector<RankSummary> ranks;          // rank order (calls kept for the checks, not reported)
-    std::vector<ProcessGroup> groups;        // id order
+    std::vector<RankSummary> ranks;                         // rank order (calls kept for the checks, not reported)
+    std::vector<ProcessGroup> groups;                       // id order
     std::map<std::string, std::size_t> collectivesPerGroup; // reference sequence length
-    std::vector<JobFinding> findings;        // job-level (missing ranks, unreadable ranks, group conflicts) + cross-rank
+    std::vector<JobFinding> findings; // job-level (missing ranks, unreadable ranks, group conflicts) + cross-rank
     JobTiming timing;
-    std::vector<GroupAlignment> alignments;  // per group: where each member's calls sit in its sequence
-    NetworkFit network;                      // fitted from the collectives' transfers (job/networkfit.h)
-    nlohmann::json toJson() const;           // docs/job-report.md
+    std::vector<GroupAlignment> alignments; // per group: where each member's calls sit in its sequence
+    NetworkFit network;                     // fitted from the collectives' transfers (job/networkfit.h)
+    nlohmann::json toJson() const;          // docs/job-report.md
     bool hasErrors() const;
     // The findings as the report lists them: the first kListedFindingsPerKind of each kind (in
     // `findings` order), then, per kind with more, one finding of that kind saying how many more
@@ -123,7 +123,8 @@ std::string etPathOf(const RankSummary &summary, const std::string &outDir);
 // `linkscope job --merge`'s refusal (as checkJobOutputs) before anything is written: comm_group.json,
 // network.yml beside it or the report would replace a summary read, a rank's .et or its traces or
 // sidecar.
-void checkMergeOutputs(const std::vector<RankSummary> &summaries, const std::string &commGroupPath, const std::string &reportPath);
+void checkMergeOutputs(const std::vector<RankSummary> &summaries, const std::string &commGroupPath,
+                       const std::string &reportPath);
 
 // Writes OUTDIR/comm_group.json, the report (path) and, when the network was fitted, OUTDIR/network.yml
 // (beside comm_group.json) atomically.

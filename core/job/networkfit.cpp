@@ -4,8 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <set>
 
@@ -266,7 +266,8 @@ nlohmann::json NetworkFit::toJson() const
     j["longest_kernel_ns"] = kernelNs;
     nlohmann::json list = nlohmann::json::array();
     for (const Group &g : groups) {
-        nlohmann::json o = {{"group", g.name}, {"size", g.size}, {"samples", g.samples}, {"bus_bandwidth_gbps", g.busBandwidthGBps}};
+        nlohmann::json o = {
+            {"group", g.name}, {"size", g.size}, {"samples", g.samples}, {"bus_bandwidth_gbps", g.busBandwidthGBps}};
         if (g.bandwidthGBps > 0) {
             o["bandwidth_gbps"] = g.bandwidthGBps;
             o["latency_ns"] = g.latencyNs;

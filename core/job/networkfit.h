@@ -43,26 +43,26 @@ std::optional<CollectiveCost> astraSimCollectiveCost(CallKind kind, const std::v
 
 struct TransferSample {
     std::string group;
-    std::int64_t index = -1;      // position in the group's sequence
+    std::int64_t index = -1; // position in the group's sequence
     CallKind kind = CallKind::Unknown;
     std::int64_t bytes = 0;
     std::int64_t groupSize = 0;
-    std::int64_t transferNs = 0;  // shortest kernel across the group's ranks
-    std::int64_t lastRank = -1;   // the rank whose kernel that was (the last to arrive)
-    std::int64_t longestNs = 0;   // longest kernel: transfer plus the longest wait
+    std::int64_t transferNs = 0; // shortest kernel across the group's ranks
+    std::int64_t lastRank = -1;  // the rank whose kernel that was (the last to arrive)
+    std::int64_t longestNs = 0;  // longest kernel: transfer plus the longest wait
 };
 
 struct NetworkFit {
     bool fitted = false;
-    std::string reason;           // why not fitted
-    double bandwidthGBps = 0;     // bytes per ns
+    std::string reason;       // why not fitted
+    double bandwidthGBps = 0; // bytes per ns
     double latencyNs = 0;
     std::int64_t npus = 0;
     std::size_t samples = 0;
-    double meanAbsErrorPct = 0;   // of the transfers, |model − transfer| / transfer
-    double totalErrorPct = 0;     // (Σ model − Σ transfer) / Σ transfer
-    std::int64_t transferNs = 0;  // Σ transfers
-    std::int64_t kernelNs = 0;    // Σ longest kernels (what a fit on one rank's kernels would see)
+    double meanAbsErrorPct = 0;  // of the transfers, |model − transfer| / transfer
+    double totalErrorPct = 0;    // (Σ model − Σ transfer) / Σ transfer
+    std::int64_t transferNs = 0; // Σ transfers
+    std::int64_t kernelNs = 0;   // Σ longest kernels (what a fit on one rank's kernels would see)
     struct Group {
         std::string name;
         std::int64_t size = 0;

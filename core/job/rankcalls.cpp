@@ -14,10 +14,14 @@ namespace {
 CallKind kindOf(const CommInfo &info)
 {
     switch (info.type) {
-    case ChakraProtoMsg::COMM_SEND_NODE: return CallKind::Send;
-    case ChakraProtoMsg::COMM_RECV_NODE: return CallKind::Recv;
-    case ChakraProtoMsg::COMM_COLL_NODE: return callKindFromChakraCommType(info.commType);
-    default: return CallKind::Unknown;
+    case ChakraProtoMsg::COMM_SEND_NODE:
+        return CallKind::Send;
+    case ChakraProtoMsg::COMM_RECV_NODE:
+        return CallKind::Recv;
+    case ChakraProtoMsg::COMM_COLL_NODE:
+        return callKindFromChakraCommType(info.commType);
+    default:
+        return CallKind::Unknown;
     }
 }
 
@@ -33,11 +37,10 @@ std::string dtypeFromKernelName(std::string_view name)
 {
     // Token after '_' up to the next '_' or '(' — NCCL ≥ 2.19 "_f16_", legacy "_Sum_float", "_int8_t".
     static const std::array<std::pair<std::string_view, std::string_view>, 20> tokens = {{
-        {"f16", "float16"}, {"bf16", "bfloat16"}, {"f32", "float32"}, {"f64", "float64"},
-        {"i8", "int8"}, {"u8", "uint8"}, {"i32", "int32"}, {"u32", "uint32"}, {"i64", "int64"}, {"u64", "uint64"},
-        {"half", "float16"}, {"bfloat16", "bfloat16"}, {"float", "float32"}, {"double", "float64"},
-        {"int8_t", "int8"}, {"uint8_t", "uint8"}, {"int32_t", "int32"}, {"uint32_t", "uint32"},
-        {"int64_t", "int64"}, {"uint64_t", "uint64"},
+        {"f16", "float16"},   {"bf16", "bfloat16"},     {"f32", "float32"},     {"f64", "float64"},    {"i8", "int8"},
+        {"u8", "uint8"},      {"i32", "int32"},         {"u32", "uint32"},      {"i64", "int64"},      {"u64", "uint64"},
+        {"half", "float16"},  {"bfloat16", "bfloat16"}, {"float", "float32"},   {"double", "float64"}, {"int8_t", "int8"},
+        {"uint8_t", "uint8"}, {"int32_t", "int32"},     {"uint32_t", "uint32"}, {"int64_t", "int64"},  {"uint64_t", "uint64"},
     }};
     const std::string_view head = name.substr(0, std::min(name.find('('), name.size()));
     std::vector<std::string_view> parts;

@@ -26,7 +26,8 @@ RankOverview overviewOf(const DeviceTrace &device, std::size_t maxIntervals)
     o.startNs = lo;
     o.endNs = hi;
     // Gaps shorter than this are closed: at most maxIntervals gaps of this length fit in the span.
-    const std::int64_t resolution = maxIntervals ? std::max<std::int64_t>(1, (hi - lo) / static_cast<std::int64_t>(maxIntervals)) : 1;
+    const std::int64_t resolution = maxIntervals ? std::max<std::int64_t>(1, (hi - lo) / static_cast<std::int64_t>(maxIntervals))
+                                                 : 1;
     for (auto &[key, spans] : perStream) {
         StreamActivity s;
         s.device = key.first;

@@ -18,15 +18,15 @@ namespace linkscope::core::job {
 struct StreamActivity {
     std::int32_t device = -1;
     std::int64_t stream = -1;
-    std::uint64_t ops = 0;                                  // GPU ops on the stream
-    std::int64_t busyNs = 0;                                // exact union of their extents
+    std::uint64_t ops = 0;                                   // GPU ops on the stream
+    std::int64_t busyNs = 0;                                 // exact union of their extents
     std::vector<std::pair<std::int64_t, std::int64_t>> busy; // [start, end), ascending, disjoint
 };
 
 struct RankOverview {
-    std::int64_t startNs = 0;                               // earliest event start (0, 0 for an empty trace)
-    std::int64_t endNs = 0;                                 // latest event end
-    std::vector<StreamActivity> streams;                    // by device, then stream
+    std::int64_t startNs = 0;            // earliest event start (0, 0 for an empty trace)
+    std::int64_t endNs = 0;              // latest event end
+    std::vector<StreamActivity> streams; // by device, then stream
 };
 
 // One pass over the GPU ops plus a sort per stream: O(n log n) in the GPU ops, memory O(streams ·

@@ -58,8 +58,8 @@ std::int64_t integerField(const nlohmann::json &o, const char *key, std::int64_t
         ok = true;
     }
     if (!ok || v < lo || v > hi)
-        throw std::runtime_error(where + ": \"" + key + "\" is " + it->dump() + ", not an integer in [" + std::to_string(lo) + ", " +
-                                 std::to_string(hi) + "]");
+        throw std::runtime_error(where + ": \"" + key + "\" is " + it->dump() + ", not an integer in [" + std::to_string(lo)
+                                 + ", " + std::to_string(hi) + "]");
     return v;
 }
 
@@ -79,7 +79,8 @@ CollectiveCall callFromJson(const nlohmann::json &j, const std::string &where)
         throw std::runtime_error(where + ": not an object");
     CollectiveCall c;
     c.processGroup = stringField(j, "pg", where);
-    c.kind = callKindFromName(j.contains("kind") ? stringField(j, "kind", where) : std::string("unknown")).value_or(CallKind::Unknown);
+    c.kind =
+        callKindFromName(j.contains("kind") ? stringField(j, "kind", where) : std::string("unknown")).value_or(CallKind::Unknown);
     c.dtype = stringField(j, "dtype", where);
     c.elements = integerField(j, "elements", -1, -1, kInt64Max, where);
     c.bytes = integerField(j, "bytes", -1, -1, kInt64Max, where);
@@ -150,8 +151,8 @@ RankSummary RankSummary::fromJson(const nlohmann::json &j, const std::string &wh
     if (!j.is_object() || !j.contains("linkscope_rank_summary"))
         throw std::runtime_error(where + ": not a Linkscope rank summary");
     if (j["linkscope_rank_summary"] != kSummaryVersion)
-        throw std::runtime_error(where + ": rank summary version " + j["linkscope_rank_summary"].dump() + " (this build reads " +
-                                 std::to_string(kSummaryVersion) + ")");
+        throw std::runtime_error(where + ": rank summary version " + j["linkscope_rank_summary"].dump() + " (this build reads "
+                                 + std::to_string(kSummaryVersion) + ")");
     try {
         RankSummary s;
         const std::string &w = where;
@@ -169,7 +170,8 @@ RankSummary RankSummary::fromJson(const nlohmann::json &j, const std::string &wh
             if (!f->is_object())
                 throw std::runtime_error(where + ": \"findings\" is not an object");
             for (auto it = f->begin(); it != f->end(); ++it)
-                s.findings[it.key()] = static_cast<std::size_t>(integerField(*f, it.key().c_str(), 0, 0, kInt64Max, w + " findings"));
+                s.findings[it.key()] = static_cast<std::size_t>(
+                    integerField(*f, it.key().c_str(), 0, 0, kInt64Max, w + " findings"));
         }
         s.et = stringField(j, "et", w);
         s.note = stringField(j, "note", w);

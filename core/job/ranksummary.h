@@ -24,18 +24,18 @@ inline constexpr int kSummaryVersion = 1;
 
 struct RankSummary {
     std::int64_t rank = -1;
-    std::string host;                 // input paths as given
+    std::string host; // input paths as given
     std::string device;
-    std::int64_t declaredRank = -1;   // Kineto distributedInfo.rank (-1 none)
-    std::int64_t worldSize = -1;      // Kineto distributedInfo.world_size (-1 none)
+    std::int64_t declaredRank = -1; // Kineto distributedInfo.rank (-1 none)
+    std::int64_t worldSize = -1;    // Kineto distributedInfo.world_size (-1 none)
     std::size_t gpuOps = 0;
-    std::size_t linked = 0;           // GPU ops with a parent CPU op
+    std::size_t linked = 0;                      // GPU ops with a parent CPU op
     std::map<std::string, std::size_t> findings; // link finding kind → count
-    std::vector<ProcessGroup> groups; // this rank's declaration (Kineto + host ET)
+    std::vector<ProcessGroup> groups;            // this rank's declaration (Kineto + host ET)
     std::vector<CollectiveCall> calls;
-    std::string et;                   // the .et written (file name in its output folder), empty if none
-    std::string note;                 // why no .et, corrections applied, …
-    std::string error;                // the rank could not be read or linked: the message (then no calls)
+    std::string et;    // the .et written (file name in its output folder), empty if none
+    std::string note;  // why no .et, corrections applied, …
+    std::string error; // the rank could not be read or linked: the message (then no calls)
     // What the export made of the rank (exportSummary): measured time, blocked time taken out, the
     // dependencies per kind; null when no .et was written.
     nlohmann::json exportStats;

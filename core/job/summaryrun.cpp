@@ -40,7 +40,8 @@ std::optional<std::uint32_t> headTailCrc32(const std::string &path)
             }
             return true;
         };
-        const bool ok = size <= 2 * kSampleBytes ? readAt(0, size) : readAt(0, kSampleBytes) && readAt(size - kSampleBytes, kSampleBytes);
+        const bool ok = size <= 2 * kSampleBytes ? readAt(0, size)
+                                                 : readAt(0, kSampleBytes) && readAt(size - kSampleBytes, kSampleBytes);
         if (!ok)
             return std::nullopt;
         uLong crc = crc32(0L, Z_NULL, 0);
@@ -72,7 +73,8 @@ nlohmann::json runIdentity(const std::vector<RunInput> &inputs, std::string_view
             entry["head_tail_crc32"] = *sample;
         list.push_back(std::move(entry));
     }
-    return {{"tool", toolVersion()}, {"target", std::string(target)}, {"policy", std::string(policy)}, {"inputs", std::move(list)}};
+    return {
+        {"tool", toolVersion()}, {"target", std::string(target)}, {"policy", std::string(policy)}, {"inputs", std::move(list)}};
 }
 
 namespace {
@@ -119,8 +121,8 @@ std::string changeOf(const nlohmann::json &in, bool &absent, bool &unsampled)
     try {
         const FileFingerprint fp = fingerprintLoadedFile(path, FileIdentity{});
         if (fp.size != size || fp.sha256 != sha)
-            return path + " has other content now (SHA-256 " + fp.sha256.substr(0, 12) + "…, " + sha.substr(0, 12) +
-                   "… when the summary was made)";
+            return path + " has other content now (SHA-256 " + fp.sha256.substr(0, 12) + "…, " + sha.substr(0, 12)
+                   + "… when the summary was made)";
     } catch (const std::exception &e) {
         return path + " cannot be checked: " + e.what();
     }
@@ -129,8 +131,8 @@ std::string changeOf(const nlohmann::json &in, bool &absent, bool &unsampled)
 
 std::string runKey(const nlohmann::json &run)
 {
-    return run.value("tool", std::string()) + ", --target " + run.value("target", std::string()) + ", policy " +
-           run.value("policy", std::string());
+    return run.value("tool", std::string()) + ", --target " + run.value("target", std::string()) + ", policy "
+           + run.value("policy", std::string());
 }
 
 } // namespace
@@ -164,8 +166,8 @@ SummaryRunCheck checkSummaryRuns(std::vector<RankSummary> &summaries)
                 continue;
             }
             if (!change.empty()) {
-                s.stale = summaryName(s) + " was made from other inputs than the traces on disk now: " + change +
-                          "; it is left out (run the shard of rank " + std::to_string(s.rank) + " again)";
+                s.stale = summaryName(s) + " was made from other inputs than the traces on disk now: " + change
+                          + "; it is left out (run the shard of rank " + std::to_string(s.rank) + " again)";
                 break;
             }
         }
@@ -177,16 +179,18 @@ SummaryRunCheck checkSummaryRuns(std::vector<RankSummary> &summaries)
         if (unknownFiles.size() > 5)
             list += " and " + std::to_string(unknownFiles.size() - 5) + " more";
         std::sort(unknownRanks.begin(), unknownRanks.end());
-        out.findings.push_back({"unknown_run", Severity::Warning, "", -1, unknownRanks,
-                                "unknown run: " + list +
-                                    " record no inputs (written by an older Linkscope): not checked against the traces or the other "
-                                    "summaries"});
+        out.findings.push_back(
+            {"unknown_run", Severity::Warning, "", -1, unknownRanks,
+             "unknown run: " + list
+                 + " record no inputs (written by an older Linkscope): not checked against the traces or the other "
+                   "summaries"});
     }
     if (byRun.size() > 1) {
         std::string what;
         std::set<std::int64_t> ranks;
         for (const auto &[key, list] : byRun) {
-            what += (what.empty() ? "" : "; ") + std::to_string(list.size()) + " made by " + key + " (" + summaryName(*list.front()) + ")";
+            what += (what.empty() ? "" : "; ") + std::to_string(list.size()) + " made by " + key + " ("
+                    + summaryName(*list.front()) + ")";
             for (const RankSummary *s : list)
                 ranks.insert(s->rank);
         }
@@ -194,12 +198,13 @@ SummaryRunCheck checkSummaryRuns(std::vector<RankSummary> &summaries)
                                 "the summaries come from different runs: " + what});
     }
     if (unsampled)
-        out.notes.push_back(std::to_string(unsampled) + " input(s) of summaries without a content sample (first: " + firstUnsampled +
-                            ", an older Linkscope) were checked by size and modification time only: a change that keeps both is not "
-                            "seen (run their shards again to record one)");
+        out.notes.push_back(
+            std::to_string(unsampled) + " input(s) of summaries without a content sample (first: " + firstUnsampled
+            + ", an older Linkscope) were checked by size and modification time only: a change that keeps both is not "
+              "seen (run their shards again to record one)");
     if (absent)
-        out.notes.push_back(std::to_string(absent) + " input file(s) the summaries name are not on disk here (first: " + firstAbsent +
-                            "): those summaries were not checked against their traces");
+        out.notes.push_back(std::to_string(absent) + " input file(s) the summaries name are not on disk here (first: "
+                            + firstAbsent + "): those summaries were not checked against their traces");
     return out;
 }
 

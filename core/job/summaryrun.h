@@ -50,8 +50,8 @@ inline constexpr std::uint64_t kSampleBytes = 64 * 1024;
 std::optional<std::uint32_t> headTailCrc32(const std::string &path);
 
 struct RunInput {
-    std::string role;          // "host", "device", "sidecar"
-    std::string path;          // as opened
+    std::string role;                     // "host", "device", "sidecar"
+    std::string path;                     // as opened
     const FileIdentity *loaded = nullptr; // the file as it was parsed (null: fingerprint `path` as it is)
 };
 

@@ -17,17 +17,17 @@ namespace linkscope::core::job {
 
 struct CollectiveTiming {
     std::string processGroup;
-    std::int64_t index = -1;           // position in the group's reference sequence
+    std::int64_t index = -1; // position in the group's reference sequence
     CallKind kind = CallKind::Unknown;
-    std::int64_t skewNs = 0;           // latest − earliest aligned launch
-    std::int64_t lastRank = -1;        // the rank that launched last
-    std::size_t ranks = 0;             // members with times
+    std::int64_t skewNs = 0;    // latest − earliest aligned launch
+    std::int64_t lastRank = -1; // the rank that launched last
+    std::size_t ranks = 0;      // members with times
 };
 
 struct StragglerCount {
     std::int64_t rank = -1;
-    std::size_t lastArrivals = 0;      // collectives at which this rank launched last
-    std::size_t of = 0;                // collectives it took part in (with times, ≥ 2 members)
+    std::size_t lastArrivals = 0; // collectives at which this rank launched last
+    std::size_t of = 0;           // collectives it took part in (with times, ≥ 2 members)
     // The last arrivals chance alone would give it: the sum over those collectives of 1 / members
     // (a rank of a 2-rank group is last at half of them, of an 8-rank group at an eighth).
     double expected = 0;
@@ -37,10 +37,10 @@ struct StragglerCount {
 
 struct JobTiming {
     std::int64_t referenceRank = -1;
-    std::map<std::int64_t, std::int64_t> clockOffsetNs;  // rank → its clock minus the reference rank's
-    std::vector<std::int64_t> unaligned;                 // ranks with no collective to align by
-    std::vector<CollectiveTiming> collectives;           // group id, index order
-    std::vector<StragglerCount> stragglers;              // most last arrivals first, then rank
+    std::map<std::int64_t, std::int64_t> clockOffsetNs; // rank → its clock minus the reference rank's
+    std::vector<std::int64_t> unaligned;                // ranks with no collective to align by
+    std::vector<CollectiveTiming> collectives;          // group id, index order
+    std::vector<StragglerCount> stragglers;             // most last arrivals first, then rank
 
     // `rank`'s clock minus the reference rank's; 0 for a rank with no collective to align by (its
     // own clock is taken as it is).

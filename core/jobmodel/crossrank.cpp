@@ -11,9 +11,9 @@ namespace linkscope::core::job {
 
 namespace {
 
-constexpr std::array<std::string_view, 12> kKindNames = {
-    "all_reduce", "reduce", "all_gather", "gather", "scatter", "broadcast", "all_to_all", "reduce_scatter", "barrier",
-    "send", "recv", "unknown"};
+constexpr std::array<std::string_view, 12> kKindNames = {"all_reduce", "reduce",    "all_gather", "gather",
+                                                         "scatter",    "broadcast", "all_to_all", "reduce_scatter",
+                                                         "barrier",    "send",      "recv",       "unknown"};
 
 // What differs between a call and the reference call at its position. Unknown fields never differ.
 struct Diff {
@@ -238,17 +238,24 @@ Alignment align(const std::vector<const CollectiveCall *> &ref, const std::vecto
     return out;
 }
 
-std::uint64_t alignmentCost(const Alignment &a, const std::vector<const CollectiveCall *> &ref, const std::vector<const CollectiveCall *> &s,
-                            bool p2p)
+std::uint64_t alignmentCost(const Alignment &a, const std::vector<const CollectiveCall *> &ref,
+                            const std::vector<const CollectiveCall *> &s, bool p2p)
 {
     std::uint64_t cost = a.diverged ? std::uint64_t(kGap) * (a.refLeft + a.seqLeft) : 0;
     for (const Step &st : a.steps) {
         switch (st.op) {
-        case Op::Match: break;
-        case Op::Subst: cost += compare(*s[st.j], *ref[st.i], p2p).kind ? kSubstKind : kSubst; break;
+        case Op::Match:
+            break;
+        case Op::Subst:
+            cost += compare(*s[st.j], *ref[st.i], p2p).kind ? kSubstKind : kSubst;
+            break;
         case Op::Del:
-        case Op::Ins: cost += kGap; break;
-        case Op::Trans: cost += kTrans; break;
+        case Op::Ins:
+            cost += kGap;
+            break;
+        case Op::Trans:
+            cost += kTrans;
+            break;
         }
     }
     return cost;
@@ -259,8 +266,8 @@ struct Local {
     std::string kind;
     std::string group;
     std::int64_t index;
-    std::string key;      // what must be equal for two ranks to share the finding
-    std::string message;  // with "{ranks}" where the rank list goes
+    std::string key;     // what must be equal for two ranks to share the finding
+    std::string message; // with "{ranks}" where the rank list goes
     std::int64_t rank;
 };
 
@@ -268,7 +275,8 @@ void addLocal(std::vector<Local> &locals, Local l) { locals.push_back(std::move(
 
 std::vector<JobFinding> collect(std::vector<Local> &locals)
 {
-    std::map<std::tuple<std::string, std::string, std::int64_t, std::string>, std::pair<std::string, std::vector<std::int64_t>>> byKey;
+    std::map<std::tuple<std::string, std::string, std::int64_t, std::string>, std::pair<std::string, std::vector<std::int64_t>>>
+        byKey;
     for (Local &l : locals) {
         auto &entry = byKey[{l.group, l.kind, l.index, l.key}];
         if (entry.second.empty())
@@ -287,7 +295,8 @@ std::vector<JobFinding> collect(std::vector<Local> &locals)
         f.message = entry.first;
         const std::string placeholder = "{ranks}";
         const std::string list = rankList(f.ranks);
-        for (std::size_t p = f.message.find(placeholder); p != std::string::npos; p = f.message.find(placeholder, p + list.size()))
+        for (std::size_t p = f.message.find(placeholder); p != std::string::npos;
+             p = f.message.find(placeholder, p + list.size()))
             f.message.replace(p, placeholder.size(), list);
         out.push_back(std::move(f));
     }
@@ -313,17 +322,27 @@ CallKind callKindFromChakraCommType(std::int64_t commType)
     // chakra et_def.proto CollectiveCommType: ALL_REDUCE 0, REDUCE 1, ALL_GATHER 2, GATHER 3, SCATTER 4,
     // BROADCAST 5, ALL_TO_ALL 6, REDUCE_SCATTER 7, REDUCE_SCATTER_BLOCK 8, BARRIER 9.
     switch (commType) {
-    case 0: return CallKind::AllReduce;
-    case 1: return CallKind::Reduce;
-    case 2: return CallKind::AllGather;
-    case 3: return CallKind::Gather;
-    case 4: return CallKind::Scatter;
-    case 5: return CallKind::Broadcast;
-    case 6: return CallKind::AllToAll;
+    case 0:
+        return CallKind::AllReduce;
+    case 1:
+        return CallKind::Reduce;
+    case 2:
+        return CallKind::AllGather;
+    case 3:
+        return CallKind::Gather;
+    case 4:
+        return CallKind::Scatter;
+    case 5:
+        return CallKind::Broadcast;
+    case 6:
+        return CallKind::AllToAll;
     case 7:
-    case 8: return CallKind::ReduceScatter;
-    case 9: return CallKind::Barrier;
-    default: return CallKind::Unknown;
+    case 8:
+        return CallKind::ReduceScatter;
+    case 9:
+        return CallKind::Barrier;
+    default:
+        return CallKind::Unknown;
     }
 }
 
@@ -337,15 +356,12 @@ std::string canonicalDtype(std::string_view dtype)
     if (t.rfind("torch.", 0) == 0)
         t = t.substr(6);
     static const std::map<std::string, std::string, std::less<>> names = {
-        {"float", "float32"}, {"float32", "float32"}, {"f32", "float32"},
-        {"half", "float16"}, {"float16", "float16"}, {"f16", "float16"},
-        {"bfloat16", "bfloat16"}, {"bf16", "bfloat16"},
-        {"double", "float64"}, {"float64", "float64"}, {"f64", "float64"},
-        {"int", "int32"}, {"int32", "int32"}, {"i32", "int32"}, {"int32_t", "int32"},
-        {"long", "int64"}, {"int64", "int64"}, {"i64", "int64"}, {"int64_t", "int64"},
-        {"byte", "uint8"}, {"uint8", "uint8"}, {"u8", "uint8"}, {"uint8_t", "uint8"},
-        {"char", "int8"}, {"int8", "int8"}, {"i8", "int8"}, {"int8_t", "int8"},
-        {"bool", "bool"},
+        {"float", "float32"}, {"float32", "float32"},   {"f32", "float32"},   {"half", "float16"},   {"float16", "float16"},
+        {"f16", "float16"},   {"bfloat16", "bfloat16"}, {"bf16", "bfloat16"}, {"double", "float64"}, {"float64", "float64"},
+        {"f64", "float64"},   {"int", "int32"},         {"int32", "int32"},   {"i32", "int32"},      {"int32_t", "int32"},
+        {"long", "int64"},    {"int64", "int64"},       {"i64", "int64"},     {"int64_t", "int64"},  {"byte", "uint8"},
+        {"uint8", "uint8"},   {"u8", "uint8"},          {"uint8_t", "uint8"}, {"char", "int8"},      {"int8", "int8"},
+        {"i8", "int8"},       {"int8_t", "int8"},       {"bool", "bool"},
     };
     if (auto it = names.find(t); it != names.end())
         return it->second;
@@ -355,9 +371,12 @@ std::string canonicalDtype(std::string_view dtype)
 std::string_view severityName(Severity s)
 {
     switch (s) {
-    case Severity::Error: return "error";
-    case Severity::Warning: return "warning";
-    case Severity::Info: return "info";
+    case Severity::Error:
+        return "error";
+    case Severity::Warning:
+        return "warning";
+    case Severity::Info:
+        return "info";
     }
     return "error";
 }
@@ -406,8 +425,8 @@ void sortFindings(std::vector<JobFinding> &findings)
     std::sort(findings.begin(), findings.end(), [](const JobFinding &a, const JobFinding &b) {
         const std::int64_t ga = a.processGroup.empty() ? -1 : processGroupId(a.processGroup);
         const std::int64_t gb = b.processGroup.empty() ? -1 : processGroupId(b.processGroup);
-        return std::tie(ga, a.processGroup, a.index, a.kind, a.ranks, a.message) <
-               std::tie(gb, b.processGroup, b.index, b.kind, b.ranks, b.message);
+        return std::tie(ga, a.processGroup, a.index, a.kind, a.ranks, a.message)
+               < std::tie(gb, b.processGroup, b.index, b.kind, b.ranks, b.message);
     });
 }
 
@@ -479,8 +498,8 @@ CheckResult checkCollectives(const CheckInput &input)
         for (const auto &[r, v] : seq) {
             std::string key;
             for (const CollectiveCall *c : v)
-                key += std::string(callKindName(c->kind)) + '|' + c->dtype + '|' + std::to_string(c->elements) + '|' +
-                       std::to_string(c->bytes) + '|' + std::to_string(c->root) + ';';
+                key += std::string(callKindName(c->kind)) + '|' + c->dtype + '|' + std::to_string(c->elements) + '|'
+                       + std::to_string(c->bytes) + '|' + std::to_string(c->root) + ';';
             classes[key].push_back(r);
         }
         std::vector<const std::vector<std::int64_t> *> byCount;
@@ -500,12 +519,13 @@ CheckResult checkCollectives(const CheckInput &input)
                     std::uint64_t total = 0;
                     for (const auto *other : byCount)
                         if (other != byCount[c])
-                            total += other->size() * alignmentCost(align(cand, seq[other->front()], false), cand, seq[other->front()], false);
+                            total += other->size()
+                                     * alignmentCost(align(cand, seq[other->front()], false), cand, seq[other->front()], false);
                     const std::size_t count = byCount[c]->size(), length = cand.size();
                     const std::int64_t low = byCount[c]->front();
-                    if (refRank < 0 || total < bestCost || (total == bestCost && count > bestCount) ||
-                        (total == bestCost && count == bestCount && length > bestLength) ||
-                        (total == bestCost && count == bestCount && length == bestLength && low < refRank)) {
+                    if (refRank < 0 || total < bestCost || (total == bestCost && count > bestCount)
+                        || (total == bestCost && count == bestCount && length > bestLength)
+                        || (total == bestCost && count == bestCount && length == bestLength && low < refRank)) {
                         refRank = low;
                         bestCost = total;
                         bestCount = count;
@@ -524,8 +544,8 @@ CheckResult checkCollectives(const CheckInput &input)
             if (s.empty() && !ref.empty()) {
                 // Not one "missing" per collective: the rank is not taking part in the group at all.
                 addLocal(locals, {"rank_absent_from_group", name, -1, "",
-                                  "{ranks} issued none of the " + std::to_string(ref.size()) + " collectives of process group " + name +
-                                      " that the other members issued (first: " + describe(*ref.front()) + ")",
+                                  "{ranks} issued none of the " + std::to_string(ref.size()) + " collectives of process group "
+                                      + name + " that the other members issued (first: " + describe(*ref.front()) + ")",
                                   r});
                 continue;
             }
@@ -541,10 +561,10 @@ CheckResult checkCollectives(const CheckInput &input)
             if (alignment.diverged) {
                 const std::size_t at = alignment.divergeAt, atSeq = alignment.divergeAtSeq;
                 addLocal(locals, {"collectives_diverge", name, static_cast<std::int64_t>(at), std::to_string(alignment.seqLeft),
-                                  "{ranks} diverge from collective " + std::to_string(at) + " of process group " + name + " on: " +
-                                      std::to_string(alignment.seqLeft) + " call(s) where the others issued " +
-                                      std::to_string(alignment.refLeft) + ", too different to align call by call (first " +
-                                      describe(*s[atSeq]) + " instead of " + describe(*ref[at]) + ")" + where(*s[atSeq]),
+                                  "{ranks} diverge from collective " + std::to_string(at) + " of process group " + name
+                                      + " on: " + std::to_string(alignment.seqLeft) + " call(s) where the others issued "
+                                      + std::to_string(alignment.refLeft) + ", too different to align call by call (first "
+                                      + describe(*s[atSeq]) + " instead of " + describe(*ref[at]) + ")" + where(*s[atSeq]),
                                   r});
             }
             for (const Step &st : alignment.steps) {
@@ -558,31 +578,32 @@ CheckResult checkCollectives(const CheckInput &input)
                     const Diff d = compare(*s[st.j], *ref[st.i], false);
                     const std::string what = diffText(*s[st.j], *ref[st.i], d);
                     addLocal(locals, {"collective_mismatch", name, i, what,
-                                      "{ranks} issued collective " + std::to_string(i) + " of process group " + name + " with " + what +
-                                          " (the others: " + describe(*ref[st.i]) + ")" + where(*s[st.j]),
+                                      "{ranks} issued collective " + std::to_string(i) + " of process group " + name + " with "
+                                          + what + " (the others: " + describe(*ref[st.i]) + ")" + where(*s[st.j]),
                                       r});
                     break;
                 }
                 case Op::Del:
                     addLocal(locals, {"missing_collective", name, i, "",
-                                      "{ranks} did not issue collective " + std::to_string(i) + " of process group " + name + ", " +
-                                          describe(*ref[st.i]) + ", which the other members issued" + where(*ref[st.i]) +
-                                          " on rank " + std::to_string(refRank),
+                                      "{ranks} did not issue collective " + std::to_string(i) + " of process group " + name + ", "
+                                          + describe(*ref[st.i]) + ", which the other members issued" + where(*ref[st.i])
+                                          + " on rank " + std::to_string(refRank),
                                       r});
                     break;
                 case Op::Ins:
-                    addLocal(locals, {"extra_collective", name, i, describe(*s[st.j]),
-                                      "{ranks} issued " + describe(*s[st.j]) + " on process group " + name + " before its collective " +
-                                          std::to_string(i) + ", which no other member issued" + where(*s[st.j]),
-                                      r});
+                    addLocal(locals,
+                             {"extra_collective", name, i, describe(*s[st.j]),
+                              "{ranks} issued " + describe(*s[st.j]) + " on process group " + name + " before its collective "
+                                  + std::to_string(i) + ", which no other member issued" + where(*s[st.j]),
+                              r});
                     break;
                 case Op::Trans:
                     pos[st.j] = i + 1;
                     pos[st.j + 1] = i;
                     addLocal(locals, {"collectives_swapped", name, i, "",
-                                      "{ranks} issued collectives " + std::to_string(i) + " and " + std::to_string(i + 1) +
-                                          " of process group " + name + " in the other order: " + describe(*s[st.j]) + " before " +
-                                          describe(*s[st.j + 1]) + where(*s[st.j]),
+                                      "{ranks} issued collectives " + std::to_string(i) + " and " + std::to_string(i + 1)
+                                          + " of process group " + name + " in the other order: " + describe(*s[st.j])
+                                          + " before " + describe(*s[st.j + 1]) + where(*s[st.j]),
                                       r});
                     break;
                 }
@@ -593,7 +614,9 @@ CheckResult checkCollectives(const CheckInput &input)
         // P2P: per (sender, receiver) channel on this group, sends against receives in order.
         if (!hasP2P[name])
             continue;
-        std::map<std::pair<std::int64_t, std::int64_t>, std::pair<std::vector<const CollectiveCall *>, std::vector<const CollectiveCall *>>> channels;
+        std::map<std::pair<std::int64_t, std::int64_t>,
+                 std::pair<std::vector<const CollectiveCall *>, std::vector<const CollectiveCall *>>>
+            channels;
         for (const auto &[rank, calls] : present)
             for (const CollectiveCall &c : calls->calls) {
                 if (!isP2P(c.kind) || groupOf(c) != name || c.peer < 0)
@@ -607,15 +630,17 @@ CheckResult checkCollectives(const CheckInput &input)
             const auto [src, dst] = key;
             if (!present.count(src) || !present.count(dst))
                 continue; // a rank that was not read is reported once, as missing
-            const std::string channel = "from rank " + std::to_string(src) + " to rank " + std::to_string(dst) + " on process group " + name;
+            const std::string channel = "from rank " + std::to_string(src) + " to rank " + std::to_string(dst)
+                                        + " on process group " + name;
             const Alignment alignment = align(sides.first, sides.second, true);
             if (alignment.diverged) {
                 const std::size_t at = alignment.divergeAt;
-                addLocal(locals, {"p2p_diverge", name, static_cast<std::int64_t>(at), channel,
-                                  "sends " + channel + " diverge from send " + std::to_string(at) + " on: " +
-                                      std::to_string(alignment.refLeft) + " send(s) against " + std::to_string(alignment.seqLeft) +
-                                      " receive(s), too different to pair one by one" + where(*sides.first[at]) + " ({ranks})",
-                                  src});
+                addLocal(locals,
+                         {"p2p_diverge", name, static_cast<std::int64_t>(at), channel,
+                          "sends " + channel + " diverge from send " + std::to_string(at) + " on: "
+                              + std::to_string(alignment.refLeft) + " send(s) against " + std::to_string(alignment.seqLeft)
+                              + " receive(s), too different to pair one by one" + where(*sides.first[at]) + " ({ranks})",
+                          src});
                 locals.back().key += "|pair";
                 addLocal(locals, {"p2p_diverge", name, static_cast<std::int64_t>(at), channel + "|pair", "", dst});
             }
@@ -627,9 +652,9 @@ CheckResult checkCollectives(const CheckInput &input)
                 case Op::Subst: {
                     const Diff d = compare(*sides.second[st.j], *sides.first[st.i], true);
                     addLocal(locals, {"p2p_size_mismatch", name, i, channel,
-                                      "send " + std::to_string(i) + " " + channel + " is " + describe(*sides.first[st.i]) +
-                                          " but its receive expects " + diffText(*sides.second[st.j], *sides.first[st.i], d) +
-                                          where(*sides.second[st.j]) + " ({ranks})",
+                                      "send " + std::to_string(i) + " " + channel + " is " + describe(*sides.first[st.i])
+                                          + " but its receive expects " + diffText(*sides.second[st.j], *sides.first[st.i], d)
+                                          + where(*sides.second[st.j]) + " ({ranks})",
                                       src});
                     locals.back().key += "|pair";
                     addLocal(locals, {"p2p_size_mismatch", name, i, channel + "|pair", "", dst});
@@ -637,22 +662,22 @@ CheckResult checkCollectives(const CheckInput &input)
                 }
                 case Op::Del:
                     addLocal(locals, {"unpaired_send", name, i, channel,
-                                      "send " + std::to_string(i) + " " + channel + ", " + describe(*sides.first[st.i]) +
-                                          ", has no matching receive on rank " + std::to_string(dst) + where(*sides.first[st.i]) +
-                                          " ({ranks})",
+                                      "send " + std::to_string(i) + " " + channel + ", " + describe(*sides.first[st.i])
+                                          + ", has no matching receive on rank " + std::to_string(dst) + where(*sides.first[st.i])
+                                          + " ({ranks})",
                                       src});
                     break;
                 case Op::Ins:
                     addLocal(locals, {"unpaired_recv", name, static_cast<std::int64_t>(st.j), channel,
-                                      "receive " + std::to_string(st.j) + " " + channel + ", " + describe(*sides.second[st.j]) +
-                                          ", has no matching send on rank " + std::to_string(src) + where(*sides.second[st.j]) +
-                                          " ({ranks})",
+                                      "receive " + std::to_string(st.j) + " " + channel + ", " + describe(*sides.second[st.j])
+                                          + ", has no matching send on rank " + std::to_string(src) + where(*sides.second[st.j])
+                                          + " ({ranks})",
                                       dst});
                     break;
                 case Op::Trans:
                     addLocal(locals, {"p2p_order", name, i, channel,
-                                      "sends " + std::to_string(i) + " and " + std::to_string(i + 1) + " " + channel +
-                                          " are received in the other order" + where(*sides.second[st.j]) + " ({ranks})",
+                                      "sends " + std::to_string(i) + " and " + std::to_string(i + 1) + " " + channel
+                                          + " are received in the other order" + where(*sides.second[st.j]) + " ({ranks})",
                                       src});
                     locals.back().key += "|pair";
                     addLocal(locals, {"p2p_order", name, i, channel + "|pair", "", dst});

@@ -27,12 +27,21 @@
 namespace linkscope::core::job {
 
 enum class CallKind : std::uint8_t {
-    AllReduce, Reduce, AllGather, Gather, Scatter, Broadcast, AllToAll, ReduceScatter, Barrier,
-    Send, Recv,
+    AllReduce,
+    Reduce,
+    AllGather,
+    Gather,
+    Scatter,
+    Broadcast,
+    AllToAll,
+    ReduceScatter,
+    Barrier,
+    Send,
+    Recv,
     Unknown, // a communication op whose collective could not be told
 };
 
-std::string_view callKindName(CallKind k);                 // "all_reduce", "send", …, "unknown"
+std::string_view callKindName(CallKind k);                       // "all_reduce", "send", …, "unknown"
 std::optional<CallKind> callKindFromName(std::string_view name); // the names callKindName gives
 // ChakraProtoMsg::CollectiveCommType (ALL_REDUCE = 0 … REDUCE_SCATTER_BLOCK = 8, BARRIER = 9) → kind;
 // out of range → Unknown.
@@ -45,17 +54,17 @@ std::string canonicalDtype(std::string_view dtype);
 inline constexpr std::int64_t kUnknownTime = std::numeric_limits<std::int64_t>::min();
 
 struct CollectiveCall {
-    std::string processGroup;       // group name as the trace gives it; empty: the job's default group
+    std::string processGroup; // group name as the trace gives it; empty: the job's default group
     CallKind kind = CallKind::Unknown;
-    std::string dtype;              // canonicalDtype() spelling; empty: unknown
-    std::int64_t elements = -1;     // input element count; -1: unknown
-    std::int64_t bytes = -1;        // message bytes; -1 (or 0): unknown
-    std::int64_t root = -1;         // rooted collectives; -1: unknown / none
-    std::int64_t peer = -1;         // Send: the receiver, Recv: the sender (global ranks); -1: unknown
+    std::string dtype;                    // canonicalDtype() spelling; empty: unknown
+    std::int64_t elements = -1;           // input element count; -1: unknown
+    std::int64_t bytes = -1;              // message bytes; -1 (or 0): unknown
+    std::int64_t root = -1;               // rooted collectives; -1: unknown / none
+    std::int64_t peer = -1;               // Send: the receiver, Recv: the sender (global ranks); -1: unknown
     std::int64_t launchNs = kUnknownTime; // when the rank issued it, on the rank's own clock
     std::int64_t startNs = kUnknownTime;  // when its kernel started, on the rank's own clock
     std::int64_t endNs = kUnknownTime;    // when its kernel ended, on the rank's own clock
-    std::string where;              // for messages: "kineto_3.json event 1234 (ncclDevKernel_…)"
+    std::string where;                    // for messages: "kineto_3.json event 1234 (ncclDevKernel_…)"
 };
 
 struct RankCalls {
@@ -67,11 +76,11 @@ enum class Severity : std::uint8_t { Error, Warning, Info };
 std::string_view severityName(Severity s); // "error", "warning", "info"
 
 struct JobFinding {
-    std::string kind;               // stable snake_case, see docs/job-report.md
+    std::string kind; // stable snake_case, see docs/job-report.md
     Severity severity = Severity::Error;
-    std::string processGroup;       // empty when not about one group
-    std::int64_t index = -1;        // 0-based position in the group's reference sequence (P2P: in the channel); -1 none
-    std::vector<std::int64_t> ranks;   // the ranks that differ, ascending
+    std::string processGroup;        // empty when not about one group
+    std::int64_t index = -1;         // 0-based position in the group's reference sequence (P2P: in the channel); -1 none
+    std::vector<std::int64_t> ranks; // the ranks that differ, ascending
     std::string message;
     // The same ranks as ranges, for findings about many ranks (missing_rank): then `ranks` lists them
     // only while there are at most kListedRanks. JSON "rank_ranges" [[first, last], …], when not empty.
@@ -84,25 +93,25 @@ struct JobFinding {
 };
 
 struct CheckInput {
-    std::vector<RankCalls> ranks;           // the ranks whose traces were read (any order)
-    std::vector<ProcessGroup> groups;       // the job's groups (mergeJobGroups); may be empty
-    std::string defaultGroup = "0";         // where calls without a group name belong
+    std::vector<RankCalls> ranks;     // the ranks whose traces were read (any order)
+    std::vector<ProcessGroup> groups; // the job's groups (mergeJobGroups); may be empty
+    std::string defaultGroup = "0";   // where calls without a group name belong
 };
 
 // One group's alignment: for every member, where each of its non-P2P calls on the group sits in the
 // reference sequence (-1: a call the others did not issue).
 struct GroupAlignment {
     std::string name;
-    std::vector<std::int64_t> members;      // ranks aligned (present and in the group), ascending
+    std::vector<std::int64_t> members; // ranks aligned (present and in the group), ascending
     std::int64_t referenceRank = -1;
-    std::size_t length = 0;                 // reference sequence length
+    std::size_t length = 0;                                       // reference sequence length
     std::map<std::int64_t, std::vector<std::int64_t>> positionOf; // rank → per call on this group: reference index or -1
     std::map<std::int64_t, std::vector<std::size_t>> callIndex;   // rank → index into RankCalls::calls of each such call
 };
 
 struct CheckResult {
-    std::vector<JobFinding> findings;       // sorted: group id, index, kind, ranks
-    std::vector<GroupAlignment> groups;     // sorted by group id
+    std::vector<JobFinding> findings;   // sorted: group id, index, kind, ranks
+    std::vector<GroupAlignment> groups; // sorted by group id
 };
 
 CheckResult checkCollectives(const CheckInput &input);

@@ -184,7 +184,8 @@ std::vector<ProcessGroup> mergeJobGroups(const std::map<std::int64_t, std::vecto
             if (m.ranks.empty()) {
                 m.ranks = g.ranks;
             } else if (!g.ranks.empty() && g.ranks != m.ranks && conflicts) {
-                conflicts->push_back({g.name, rank, it->second.second, "ranks " + rankText(g.ranks) + " vs " + rankText(m.ranks)});
+                conflicts->push_back(
+                    {g.name, rank, it->second.second, "ranks " + rankText(g.ranks) + " vs " + rankText(m.ranks)});
             }
             if (m.desc.empty())
                 m.desc = g.desc;

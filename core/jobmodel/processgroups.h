@@ -26,10 +26,10 @@
 namespace linkscope::core::job {
 
 struct ProcessGroup {
-    std::string name;                 // "0", "1", … as PyTorch names them
-    std::string desc;                 // "default_pg", "tensor_parallel", … (may be empty)
-    std::vector<std::int64_t> ranks;  // global ranks, ascending; empty when not known
-    std::int64_t size = -1;           // declared size (-1 unknown)
+    std::string name;                // "0", "1", … as PyTorch names them
+    std::string desc;                // "default_pg", "tensor_parallel", … (may be empty)
+    std::vector<std::int64_t> ranks; // global ranks, ascending; empty when not known
+    std::int64_t size = -1;          // declared size (-1 unknown)
 
     friend bool operator==(const ProcessGroup &, const ProcessGroup &) = default;
 };
@@ -58,9 +58,9 @@ std::string defaultGroupName(const std::vector<ProcessGroup> &groups);
 // What the job's ranks say about one group, and where they disagree.
 struct GroupConflict {
     std::string name;
-    std::int64_t rank = -1;           // a rank whose declaration differs from the first one's
+    std::int64_t rank = -1; // a rank whose declaration differs from the first one's
     std::int64_t firstRank = -1;
-    std::string what;                 // "ranks [0, 1] vs [0, 2]", "description …"
+    std::string what; // "ranks [0, 1] vs [0, 2]", "description …"
 };
 
 // Every rank's declared groups → the job's groups, sorted by id. Conflicting declarations keep the

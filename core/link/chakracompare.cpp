@@ -12,11 +12,16 @@ namespace linkscope::core {
 std::string_view chakraDropReasonName(ChakraDropReason reason)
 {
     switch (reason) {
-    case ChakraDropReason::Memset: return "memset";
-    case ChakraDropReason::NoLaunchEvent: return "no_launch_event";
-    case ChakraDropReason::UnknownLaunchApi: return "unknown_launch_api";
-    case ChakraDropReason::NoEnclosingOp: return "no_enclosing_op";
-    case ChakraDropReason::NoHostNode: return "no_host_node";
+    case ChakraDropReason::Memset:
+        return "memset";
+    case ChakraDropReason::NoLaunchEvent:
+        return "no_launch_event";
+    case ChakraDropReason::UnknownLaunchApi:
+        return "unknown_launch_api";
+    case ChakraDropReason::NoEnclosingOp:
+        return "no_enclosing_op";
+    case ChakraDropReason::NoHostNode:
+        return "no_host_node";
     }
     return "unknown";
 }
@@ -48,8 +53,7 @@ bool chakraDrops(const DeviceTrace &trace, const GpuLink &theirs, ChakraDropReas
     if (!chakraKnowsLaunchApi(trace.name(trace.events.at(theirs.launch.get()))))
         return drop(ChakraDropReason::UnknownLaunchApi);
     if (theirs.parent.isNone())
-        return drop(theirs.orphan == OrphanReason::NoHostNode ? ChakraDropReason::NoHostNode
-                                                              : ChakraDropReason::NoEnclosingOp);
+        return drop(theirs.orphan == OrphanReason::NoHostNode ? ChakraDropReason::NoHostNode : ChakraDropReason::NoEnclosingOp);
     return false;
 }
 
@@ -135,9 +139,8 @@ ChakraComparison compareWithChakra(const DeviceTrace &trace, const ChakraLinks &
     return result;
 }
 
-ChakraComparison compareWithChakra(const DeviceTrace &trace, const HostTrace *host,
-                                   std::shared_ptr<const TraceIndex> index, const LinkSet &ours,
-                                   const LinkOptions &options)
+ChakraComparison compareWithChakra(const DeviceTrace &trace, const HostTrace *host, std::shared_ptr<const TraceIndex> index,
+                                   const LinkSet &ours, const LinkOptions &options)
 {
     return compareWithChakra(trace, linkUnderChakra(trace, host, std::move(index), options), ours);
 }

@@ -33,27 +33,27 @@ std::string_view chakraDropReasonName(ChakraDropReason reason); // "memset", "no
 // One Chakra rule against our links. Event indices are DeviceTrace::events indices of GPU ops, in
 // event order.
 struct RuleComparison {
-    Policy policy = Policy::ExternalId;                  // ExternalId (Chakra 1.0) or EvIdx (before PR #185)
-    std::size_t gpuOps = 0;                              // GPU ops compared
-    std::vector<EventIndex> differentParent;          // it attaches the GPU op to another parent than ours
-                                                         // (or attaches one we leave without a parent)
-    std::vector<EventIndex> collectiveOnRecordParamComms; // of those: NCCL/RCCL kernels it puts on record_param_comms
-    std::vector<EventIndex> dropped;                  // we attach the GPU op to a parent, it drops it
+    Policy policy = Policy::ExternalId;                          // ExternalId (Chakra 1.0) or EvIdx (before PR #185)
+    std::size_t gpuOps = 0;                                      // GPU ops compared
+    std::vector<EventIndex> differentParent;                     // it attaches the GPU op to another parent than ours
+                                                                 // (or attaches one we leave without a parent)
+    std::vector<EventIndex> collectiveOnRecordParamComms;        // of those: NCCL/RCCL kernels it puts on record_param_comms
+    std::vector<EventIndex> dropped;                             // we attach the GPU op to a parent, it drops it
     std::array<std::size_t, kChakraDropReasonCount> droppedBy{}; // `dropped` by reason
-    std::size_t syncEdges = 0;                           // our sync edges
-    std::size_t syncEdgesLost = 0;                       // of ours, not in its link set (or on a GPU op it drops)
-    std::vector<EventIndex> syncLostGpuOps;           // the GPU ops at the ends of the lost edges
-    std::size_t linked = 0;                              // GPU ops it gives a parent (before dropping)
-    std::vector<EventIndex> fallback;                 // of those, by a rule other than its primary one
-                                                         // (Chakra 1.0: no External-id match, latest-starting op)
+    std::size_t syncEdges = 0;                                   // our sync edges
+    std::size_t syncEdgesLost = 0;                               // of ours, not in its link set (or on a GPU op it drops)
+    std::vector<EventIndex> syncLostGpuOps;                      // the GPU ops at the ends of the lost edges
+    std::size_t linked = 0;                                      // GPU ops it gives a parent (before dropping)
+    std::vector<EventIndex> fallback;                            // of those, by a rule other than its primary one
+                                                                 // (Chakra 1.0: no External-id match, latest-starting op)
 
     // Every GPU op above once, in event order (the "changed vs Chakra" filter).
     std::vector<EventIndex> affected() const;
 };
 
 struct ChakraComparison {
-    RuleComparison chakra10;   // Policy::ExternalId
-    RuleComparison pre185;     // Policy::EvIdx
+    RuleComparison chakra10; // Policy::ExternalId
+    RuleComparison pre185;   // Policy::EvIdx
 };
 
 // Whether Chakra keeps GPU link `theirs` in its graph; the reason when it does not.
@@ -76,8 +76,7 @@ ChakraLinks linkUnderChakra(const DeviceTrace &trace, const HostTrace *host, std
 // Compares each of `chakra` with `ours`.
 ChakraComparison compareWithChakra(const DeviceTrace &trace, const ChakraLinks &chakra, const LinkSet &ours);
 // Both steps at once.
-ChakraComparison compareWithChakra(const DeviceTrace &trace, const HostTrace *host,
-                                   std::shared_ptr<const TraceIndex> index, const LinkSet &ours,
-                                   const LinkOptions &options = {});
+ChakraComparison compareWithChakra(const DeviceTrace &trace, const HostTrace *host, std::shared_ptr<const TraceIndex> index,
+                                   const LinkSet &ours, const LinkOptions &options = {});
 
 } // namespace linkscope::core

@@ -27,8 +27,7 @@ bool sameSyncEdges(const LinkSet &a, const LinkSet &b)
     for (const auto &[begin, end] : unsharedRanges(a.edges, b.edges))
         for (std::size_t j = begin; j < end; ++j) {
             const Edge &x = a.edges[j], &y = b.edges[j];
-            if ((x.kind == EdgeKind::Sync || y.kind == EdgeKind::Sync)
-                && (x.kind != y.kind || x.from != y.from || x.to != y.to))
+            if ((x.kind == EdgeKind::Sync || y.kind == EdgeKind::Sync) && (x.kind != y.kind || x.from != y.from || x.to != y.to))
                 return false;
         }
     return true;
@@ -36,8 +35,8 @@ bool sameSyncEdges(const LinkSet &a, const LinkSet &b)
 
 } // namespace
 
-std::optional<RuleComparison> updateComparison(const DeviceTrace &trace, const RuleComparison &before,
-                                               const LinkSet &oursBefore, const LinkSet &oursNow, const LinkSet &theirs,
+std::optional<RuleComparison> updateComparison(const DeviceTrace &trace, const RuleComparison &before, const LinkSet &oursBefore,
+                                               const LinkSet &oursNow, const LinkSet &theirs,
                                                const std::vector<GpuLinkIndex> &changedLinks)
 {
     const std::size_t n = std::min(oursNow.gpuLinks.size(), theirs.gpuLinks.size());

@@ -17,8 +17,8 @@ namespace linkscope::core {
 // every GPU link index whose parent may differ between oursBefore and oursNow. Returns nullopt
 // when the update does not apply — other GPU ops, or another set of our sync edges (they are
 // compared edge by edge) — and the caller compares in full.
-std::optional<RuleComparison> updateComparison(const DeviceTrace &trace, const RuleComparison &before,
-                                               const LinkSet &oursBefore, const LinkSet &oursNow, const LinkSet &theirs,
+std::optional<RuleComparison> updateComparison(const DeviceTrace &trace, const RuleComparison &before, const LinkSet &oursBefore,
+                                               const LinkSet &oursNow, const LinkSet &theirs,
                                                const std::vector<GpuLinkIndex> &changedLinks);
 
 } // namespace linkscope::core

@@ -27,8 +27,8 @@ public:
 private:
     std::string describe(EventIndex event) const { return describeEvent(dev_, event); }
 
-    void addFinding(FindingKind kind, FindingSeverity severity, EventIndex subject, std::string message,
-                    std::string suggestion, EventIndex suggestedParent = kNone)
+    void addFinding(FindingKind kind, FindingSeverity severity, EventIndex subject, std::string message, std::string suggestion,
+                    EventIndex suggestedParent = kNone)
     {
         out_.push_back(Finding{kind, severity, SubjectKind::DeviceEvent, subject, kNone, std::move(message),
                                std::move(suggestion), suggestedParent});
@@ -65,8 +65,8 @@ private:
             suggestion = "attach it by hand to the CPU op that launched it";
             break;
         case OrphanReason::NoLaunchEvent:
-            why = "no runtime/driver event has correlation " + std::to_string(gpu.correlation) +
-                  " (the launch is probably outside the trace window)";
+            why = "no runtime/driver event has correlation " + std::to_string(gpu.correlation)
+                  + " (the launch is probably outside the trace window)";
             suggestion = "attach it by hand, or capture a wider profiling window";
             break;
         case OrphanReason::NoEnclosingOp:
@@ -100,8 +100,8 @@ private:
         const DeviceEvent &gpu = dev_.event(g);
         if (link.launch.valid() && gpu.ts < dev_.event(link.launch).ts)
             addFinding(FindingKind::GpuBeforeLaunch, FindingSeverity::Warning, g,
-                       "GPU op " + describe(g) + " starts " + std::to_string(dev_.event(link.launch).ts - gpu.ts) +
-                           " ns before its launch " + describe(link.launch),
+                       "GPU op " + describe(g) + " starts " + std::to_string(dev_.event(link.launch).ts - gpu.ts)
+                           + " ns before its launch " + describe(link.launch),
                        "check the clock alignment of the trace; the correlation link itself is kept");
         const EventIndex nestingChoice = link.byPolicy[static_cast<std::size_t>(Policy::Nesting)];
         if (link.parent.isNone())
@@ -109,9 +109,8 @@ private:
         const DeviceEvent &parent = dev_.event(link.parent);
         if (launch.hasTime && (launch.ts < parent.ts || launch.ts > parent.end()))
             addFinding(FindingKind::LaunchOutsideParent, FindingSeverity::Warning, g,
-                       "the launch of " + describe(g) + " at " + std::to_string(launch.ts) +
-                           " ns is outside its parent " + describe(link.parent) + " [" + std::to_string(parent.ts) +
-                           ", " + std::to_string(parent.end()) + ")",
+                       "the launch of " + describe(g) + " at " + std::to_string(launch.ts) + " ns is outside its parent "
+                           + describe(link.parent) + " [" + std::to_string(parent.ts) + ", " + std::to_string(parent.end()) + ")",
                        nestingChoice.valid() && nestingChoice != link.parent
                            ? "re-parent to the enclosing op " + describe(nestingChoice)
                            : "re-parent to the op that encloses the launch",
@@ -120,25 +119,24 @@ private:
             const EventIndex nccl = ncclAnnotationBelow(link.innermost, link.parent);
             if (nccl.valid())
                 addFinding(FindingKind::NcclParentIsRecordParamComms, FindingSeverity::Warning, g,
-                           "GPU op " + describe(g) + " is attached to record_param_comms while " + describe(nccl) +
-                               " encloses its launch (Chakra issue #196)",
+                           "GPU op " + describe(g) + " is attached to record_param_comms while " + describe(nccl)
+                               + " encloses its launch (Chakra issue #196)",
                            "re-parent to " + describe(nccl), nccl);
         }
         // Policies disagreeing beyond the expected user-scope refinement (nccl:* inside its External-id op).
         const EventIndex head = link.byPolicy[static_cast<std::size_t>(Policy::ExternalId)];
         const EventIndex pre = link.byPolicy[static_cast<std::size_t>(Policy::EvIdx)];
         const EventIndex externalOp = launch.externalOp;
-        const bool headDiffers = head != nestingChoice &&
-                                 !(nestingChoice.valid() && head.valid() && head == externalOp &&
-                                   externalIdAgrees(nestingChoice, head));
+        const bool headDiffers = head != nestingChoice
+                                 && !(nestingChoice.valid() && head.valid() && head == externalOp
+                                      && externalIdAgrees(nestingChoice, head));
         const bool preDiffers = launch.hasTime && pre != nestingChoice;
         if (headDiffers || preDiffers)
             addFinding(FindingKind::PolicyDisagreement, FindingSeverity::Info, g,
-                       "policies disagree for " + describe(g) + ": nesting → " + describe(nestingChoice) +
-                           ", external-id → " + describe(head) + ", ev-idx → " + describe(pre),
-                       nestingChoice.valid() ? "the nesting choice " + describe(nestingChoice) +
-                                                       " encloses the launch"
-                                                 : "compare the candidates on the timeline",
+                       "policies disagree for " + describe(g) + ": nesting → " + describe(nestingChoice) + ", external-id → "
+                           + describe(head) + ", ev-idx → " + describe(pre),
+                       nestingChoice.valid() ? "the nesting choice " + describe(nestingChoice) + " encloses the launch"
+                                             : "compare the candidates on the timeline",
                        links_.policy != Policy::Nesting && nestingChoice != link.parent ? nestingChoice : EventIndex(kNone));
     }
 

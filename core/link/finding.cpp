@@ -21,10 +21,7 @@ constexpr std::array<std::string_view, kFindingKindCount> kFindingKindNames = {
 };
 } // namespace
 
-std::string_view findingKindName(FindingKind k)
-{
-    return kFindingKindNames[static_cast<std::size_t>(k)];
-}
+std::string_view findingKindName(FindingKind k) { return kFindingKindNames[static_cast<std::size_t>(k)]; }
 
 std::optional<FindingKind> findingKindFromName(std::string_view name)
 {
@@ -37,9 +34,12 @@ std::optional<FindingKind> findingKindFromName(std::string_view name)
 std::string_view findingSeverityName(FindingSeverity s)
 {
     switch (s) {
-    case FindingSeverity::Info: return "info";
-    case FindingSeverity::Warning: return "warning";
-    case FindingSeverity::Error: return "error";
+    case FindingSeverity::Info:
+        return "info";
+    case FindingSeverity::Warning:
+        return "warning";
+    case FindingSeverity::Error:
+        return "error";
     }
     return "info";
 }
@@ -54,8 +54,8 @@ std::array<std::size_t, kFindingKindCount> countFindingsByKind(const FindingList
 
 FindingList::FindingList(std::vector<Finding> traceWide, std::vector<Finding> perOp, std::vector<std::uint32_t> perOpBegin,
                          std::vector<Finding> hostSide)
-    : traceWide_(std::make_shared<const std::vector<Finding>>(std::move(traceWide)))
-    , hostSide_(std::make_shared<const std::vector<Finding>>(std::move(hostSide)))
+    : traceWide_(std::make_shared<const std::vector<Finding>>(std::move(traceWide))),
+      hostSide_(std::make_shared<const std::vector<Finding>>(std::move(hostSide)))
 {
     opCount_ = perOpBegin.empty() ? 0 : perOpBegin.size() - 1;
     for (std::size_t first = 0; first < opCount_; first += kOpsPerChunk) {
@@ -90,7 +90,8 @@ const Finding &FindingList::operator[](std::size_t i) const
     i -= traceWide_->size();
     if (i >= perOpCount_)
         return (*hostSide_)[i - perOpCount_];
-    const auto c = static_cast<std::size_t>(std::upper_bound(chunkStart_.begin(), chunkStart_.end(), i) - chunkStart_.begin()) - 1;
+    const auto c = static_cast<std::size_t>(std::upper_bound(chunkStart_.begin(), chunkStart_.end(), i) - chunkStart_.begin())
+                   - 1;
     return chunks_[c]->items[i - chunkStart_[c]];
 }
 

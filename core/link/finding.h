@@ -9,8 +9,8 @@
 #include <cstdint>
 #include <iterator>
 #include <memory>
-#include <stdexcept>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -44,11 +44,11 @@ struct Finding {
     FindingKind kind = FindingKind::PolicyDisagreement;
     FindingSeverity severity = FindingSeverity::Warning;
     SubjectKind subjectKind = SubjectKind::DeviceEvent;
-    EventIndex event{};                          // the subject when subjectKind is DeviceEvent
-    HostNodeIndex hostNode{};                    // the subject when subjectKind is HostNode
+    EventIndex event{};       // the subject when subjectKind is DeviceEvent
+    HostNodeIndex hostNode{}; // the subject when subjectKind is HostNode
     std::string message;
-    std::string suggestion;                    // human-readable suggested correction
-    EventIndex suggestedParent{};                // for re-parent suggestions: the CPU event to attach to
+    std::string suggestion;       // human-readable suggested correction
+    EventIndex suggestedParent{}; // for re-parent suggestions: the CPU event to attach to
 };
 
 // Findings in report order, in three parts: trace-wide (duplicate correlations), one group per GPU

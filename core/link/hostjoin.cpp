@@ -32,7 +32,7 @@ struct Candidate {
 
 class Joiner {
 public:
-    Joiner(const HostTrace &host, const DeviceTrace &device) : host_(host), device_(device) {}
+    Joiner(const HostTrace &host, const DeviceTrace &device) : host_(host), device_(device) { }
 
     HostJoin run()
     {
@@ -59,29 +59,28 @@ public:
             chosen.source = KeySource::RecordFunctionId;
             join.stats.method = HostJoinMethod::RecordFunctionId;
         } else {
-            join.warnings.push_back(warning(
-                "Kineto CPU ops carry no 'Record function id' (the ET observer was not attached to the profiler); "
-                "joining by a constant Ev Idx / External id offset instead"));
+            join.warnings.push_back(
+                warning("Kineto CPU ops carry no 'Record function id' (the ET observer was not attached to the profiler); "
+                        "joining by a constant Ev Idx / External id offset instead"));
             const Candidate byEvIdx = bestOffset(KeySource::EvIdx);
             const Candidate byExternal = bestOffset(KeySource::ExternalId);
             // On a tie the smaller offset wins (megatron: Ev Idx = rf_id + 1 over External id = rf_id + 2;
             // HTA's pair: External id = rf_id over Ev Idx = rf_id − 1), then Ev Idx, unique per file.
-            const bool externalWins =
-                byExternal.nameAgreements > byEvIdx.nameAgreements ||
-                (byExternal.nameAgreements == byEvIdx.nameAgreements &&
-                 std::abs(byExternal.offset) < std::abs(byEvIdx.offset));
+            const bool externalWins = byExternal.nameAgreements > byEvIdx.nameAgreements
+                                      || (byExternal.nameAgreements == byEvIdx.nameAgreements
+                                          && std::abs(byExternal.offset) < std::abs(byEvIdx.offset));
             chosen = externalWins ? byExternal : byEvIdx;
             const std::size_t needed = std::min(hostWithRf_.size(), cpuOps_.size()) / 2;
             if (chosen.nameAgreements == 0 || chosen.nameAgreements < needed) {
                 join.warnings.push_back(warning("no constant offset between Ev Idx / External id and rf_id is confirmed by "
-                                                "op names (best: " +
-                                                std::to_string(chosen.nameAgreements) + " of " +
-                                                std::to_string(std::min(hostWithRf_.size(), cpuOps_.size())) +
-                                                " names agree); host nodes are left unjoined"));
+                                                "op names (best: "
+                                                + std::to_string(chosen.nameAgreements) + " of "
+                                                + std::to_string(std::min(hostWithRf_.size(), cpuOps_.size()))
+                                                + " names agree); host nodes are left unjoined"));
                 return join;
             }
-            join.stats.method =
-                chosen.source == KeySource::EvIdx ? HostJoinMethod::EvIdxOffset : HostJoinMethod::ExternalIdOffset;
+            join.stats.method = chosen.source == KeySource::EvIdx ? HostJoinMethod::EvIdxOffset
+                                                                  : HostJoinMethod::ExternalIdOffset;
             join.stats.offset = chosen.offset;
         }
 
@@ -98,9 +97,9 @@ public:
         if (!std::is_sorted(eventByRf.begin(), eventByRf.end()))
             std::sort(eventByRf.begin(), eventByRf.end());
         const std::size_t keyed = eventByRf.size();
-        eventByRf.erase(std::unique(eventByRf.begin(), eventByRf.end(),
-                                    [](const auto &a, const auto &b) { return a.first == b.first; }),
-                        eventByRf.end());
+        eventByRf.erase(
+            std::unique(eventByRf.begin(), eventByRf.end(), [](const auto &a, const auto &b) { return a.first == b.first; }),
+            eventByRf.end());
         const std::size_t duplicateKeys = keyed - eventByRf.size();
         // rf_ids are usually dense: a table indexed by rf_id − min answers each host node with one load.
         const std::int64_t minKey = eventByRf.empty() ? 0 : eventByRf.front().first;
@@ -124,8 +123,8 @@ public:
             return it != eventByRf.end() && it->first == rf ? it->second : EventIndex(kNone);
         };
         if (duplicateKeys > 0)
-            join.warnings.push_back(warning(std::to_string(duplicateKeys) +
-                                            " Kineto CPU ops share their join key with an earlier one; the first is used"));
+            join.warnings.push_back(warning(std::to_string(duplicateKeys)
+                                            + " Kineto CPU ops share their join key with an earlier one; the first is used"));
 
         std::vector<std::string> mismatchExamples;
         for (HostNodeIndex node : hostWithRf_) {
@@ -140,22 +139,22 @@ public:
             if (host_.name(n) != device_.name(e)) {
                 ++join.stats.nameMismatches;
                 if (mismatchExamples.size() < 5)
-                    mismatchExamples.push_back("rf_id " + std::to_string(n.rfId) + " '" + std::string(host_.name(n)) +
-                                               "' vs '" + std::string(device_.name(e)) + "'");
+                    mismatchExamples.push_back("rf_id " + std::to_string(n.rfId) + " '" + std::string(host_.name(n)) + "' vs '"
+                                               + std::string(device_.name(e)) + "'");
             }
         }
         if (join.stats.nameMismatches > 0) {
-            std::string text = std::to_string(join.stats.nameMismatches) +
-                               " joined host/device op pairs have different names, e.g. ";
+            std::string text = std::to_string(join.stats.nameMismatches)
+                               + " joined host/device op pairs have different names, e.g. ";
             for (std::size_t i = 0; i < mismatchExamples.size(); ++i)
                 text += (i ? "; " : "") + mismatchExamples[i];
             join.warnings.push_back(warning(text));
         }
         if (join.stats.matched < hostWithRf_.size())
             join.warnings.push_back(Diagnostic{Diagnostic::Severity::Info, host_.path, kUnknownOffset,
-                                               std::to_string(hostWithRf_.size() - join.stats.matched) + " of " +
-                                                   std::to_string(hostWithRf_.size()) +
-                                                   " host ops with an rf_id have no Kineto CPU op"});
+                                               std::to_string(hostWithRf_.size() - join.stats.matched) + " of "
+                                                   + std::to_string(hostWithRf_.size())
+                                                   + " host ops with an rf_id have no Kineto CPU op"});
         return join;
     }
 
@@ -250,8 +249,8 @@ private:
             if (checked++ >= kChecked && offset != 0)
                 continue;
             const std::size_t agree = countAgreements(source, offset);
-            if (agree > best.nameAgreements || (agree == best.nameAgreements && agree > 0 &&
-                                                std::abs(offset) < std::abs(best.offset)))
+            if (agree > best.nameAgreements
+                || (agree == best.nameAgreements && agree > 0 && std::abs(offset) < std::abs(best.offset)))
                 best = Candidate{source, offset, agree};
         }
         return best;
@@ -267,9 +266,6 @@ private:
 
 } // namespace
 
-HostJoin joinHostToDevice(const HostTrace &host, const DeviceTrace &device)
-{
-    return Joiner(host, device).run();
-}
+HostJoin joinHostToDevice(const HostTrace &host, const DeviceTrace &device) { return Joiner(host, device).run(); }
 
 } // namespace linkscope::core

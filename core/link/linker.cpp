@@ -1,11 +1,11 @@
 #include "link/linker.h"
 
+#include "base/nearsearch.h"
 #include "base/parallel.h"
 #include "base/sortedsegments.h"
 #include "link/diagnose.h"
 #include "link/hostjoin.h"
 #include "link/rules.h"
-#include "base/nearsearch.h"
 
 #include <algorithm>
 #include <charconv>
@@ -19,10 +19,7 @@ namespace linkscope::core {
 
 namespace {
 
-bool startsWith(std::string_view text, std::string_view prefix)
-{
-    return text.substr(0, prefix.size()) == prefix;
-}
+bool startsWith(std::string_view text, std::string_view prefix) { return text.substr(0, prefix.size()) == prefix; }
 
 bool hasCorrelation(std::int64_t correlation)
 {
@@ -40,10 +37,7 @@ void sortValues(std::vector<T> &list)
         std::sort(list.begin(), list.end());
 }
 
-std::uint64_t pairKey(EventIndex a, EventIndex b)
-{
-    return (static_cast<std::uint64_t>(a.value) << 32) | b.value;
-}
+std::uint64_t pairKey(EventIndex a, EventIndex b) { return (static_cast<std::uint64_t>(a.value) << 32) | b.value; }
 
 // A position in one of ThreadOps' lists or in launchesByCorrelation_ (not an index space of the
 // trace): "none" for the nesting parent of a top-level op and for an absent correlation.
@@ -52,7 +46,7 @@ constexpr std::uint32_t kNoPosition = std::numeric_limits<std::uint32_t>::max();
 // The trace's events, by EventIndex (and by raw position, for the loops over all of them).
 class EventView {
 public:
-    explicit EventView(const std::vector<DeviceEvent> &events) : events_(events) {}
+    explicit EventView(const std::vector<DeviceEvent> &events) : events_(events) { }
     const DeviceEvent &operator[](EventIndex i) const { return events_[i.get()]; }
     const DeviceEvent &operator[](std::size_t i) const { return events_[i]; }
     std::size_t size() const { return events_.size(); }
@@ -86,19 +80,18 @@ struct ThreadOps {
 // Where and when a GPU op was launched.
 struct LaunchContext {
     bool found = false;
-    EventIndex event;               // the runtime/driver event (none for a flow-only launch)
+    EventIndex event; // the runtime/driver event (none for a flow-only launch)
     ThreadKey thread;
     Nanos ts = 0;
     Nanos end = 0;
     LaunchMatch match = LaunchMatch::None;
-    EventIndex externalIdOp;        // External-id fallback: the cpu_op itself, launch time unknown
+    EventIndex externalIdOp; // External-id fallback: the cpu_op itself, launch time unknown
     bool hasTime() const { return found && externalIdOp.isNone(); }
 };
 
 class Linker {
 public:
-    Linker(const DeviceTrace &device, const HostTrace *host, std::shared_ptr<const TraceIndex> index,
-           const LinkOptions &options)
+    Linker(const DeviceTrace &device, const HostTrace *host, std::shared_ptr<const TraceIndex> index, const LinkOptions &options)
         : dev_(device), ev_(device.events), host_(host), opt_(options), index_(std::move(index))
     {
     }
@@ -165,18 +158,18 @@ private:
 
     void addFinding(FindingKind kind, FindingSeverity severity, EventIndex event, std::string message, std::string suggestion)
     {
-        sink_->push_back(Finding{kind, severity, SubjectKind::DeviceEvent, event, kNone, std::move(message),
-                                 std::move(suggestion), kNone});
+        sink_->push_back(
+            Finding{kind, severity, SubjectKind::DeviceEvent, event, kNone, std::move(message), std::move(suggestion), kNone});
     }
     void addFinding(FindingKind kind, FindingSeverity severity, HostNodeIndex node, std::string message, std::string suggestion)
     {
-        sink_->push_back(Finding{kind, severity, SubjectKind::HostNode, kNone, node, std::move(message),
-                                 std::move(suggestion), kNone});
+        sink_->push_back(
+            Finding{kind, severity, SubjectKind::HostNode, kNone, node, std::move(message), std::move(suggestion), kNone});
     }
     void addTraceFinding(FindingKind kind, FindingSeverity severity, std::string message, std::string suggestion)
     {
-        sink_->push_back(Finding{kind, severity, SubjectKind::Trace, kNone, kNone, std::move(message),
-                                 std::move(suggestion), kNone});
+        sink_->push_back(
+            Finding{kind, severity, SubjectKind::Trace, kNone, kNone, std::move(message), std::move(suggestion), kNone});
     }
 
     // ---- host join -------------------------------------------------------------------------------
@@ -209,11 +202,12 @@ private:
         std::vector<std::uint8_t> nameFlags(dev_.strings.size());
         for (StringId id = 0; id < nameFlags.size(); ++id) {
             const std::string_view name = dev_.strings.at(id);
-            nameFlags[id] = static_cast<std::uint8_t>((startsWith(name, "ProfilerStep#") ? kStepPrefix : 0)
-                                                      | (name.find("ProfilerStep") != std::string_view::npos ? kMentionsStep : 0));
+            nameFlags[id] = static_cast<std::uint8_t>(
+                (startsWith(name, "ProfilerStep#") ? kStepPrefix : 0)
+                | (name.find("ProfilerStep") != std::string_view::npos ? kMentionsStep : 0));
         }
-        std::vector<std::pair<Nanos, EventIndex>> global;    // (ts, event): Chakra's all-thread order
-        std::vector<std::size_t> segmentEnds;                 // end of each thread's part of `global`
+        std::vector<std::pair<Nanos, EventIndex>> global; // (ts, event): Chakra's all-thread order
+        std::vector<std::size_t> segmentEnds;             // end of each thread's part of `global`
         for (const Lane &lane : ls_.index->lanes) {
             if (lane.kind != LaneKind::CpuThread)
                 continue;
@@ -234,8 +228,9 @@ private:
             // The lane is sorted (ts asc, dur desc, file order): only runs of equal keys need re-sorting.
             sortForNesting(t.nest);
             sweepNesting(t);
-            sortRuns(t.chakra, [&](EventIndex a, EventIndex b) { return ev_[a].ts == ev_[b].ts; },
-                     [](EventIndex a, EventIndex b) { return a < b; });
+            sortRuns(
+                t.chakra, [&](EventIndex a, EventIndex b) { return ev_[a].ts == ev_[b].ts; },
+                [](EventIndex a, EventIndex b) { return a < b; });
             t.chakraStart.reserve(t.chakra.size());
             t.chakraByExternalId.reserve(t.chakra.size());
             for (std::uint32_t pos = 0; pos < t.chakra.size(); ++pos) {
@@ -270,8 +265,7 @@ private:
             while (j < list.size() && sameRun(list[i], list[j]))
                 ++j;
             if (j - i > 1)
-                std::sort(list.begin() + static_cast<std::ptrdiff_t>(i), list.begin() + static_cast<std::ptrdiff_t>(j),
-                          less);
+                std::sort(list.begin() + static_cast<std::ptrdiff_t>(i), list.begin() + static_cast<std::ptrdiff_t>(j), less);
             i = j;
         }
     }
@@ -288,15 +282,15 @@ private:
         sortRuns(
             list, [&](EventIndex a, EventIndex b) { return ev_[a].ts == ev_[b].ts && ev_[a].dur == ev_[b].dur; },
             [&](EventIndex a, EventIndex b) {
-            const DeviceEvent &ea = ev_[a];
-            const DeviceEvent &eb = ev_[b];
-            const auto ha = hostId(a), hb = hostId(b);
-            if (ha != hb)
-                return ha < hb;
-            if (ea.evIdx != eb.evIdx)
-                return ea.evIdx < eb.evIdx;
-            return a < b;
-        });
+                const DeviceEvent &ea = ev_[a];
+                const DeviceEvent &eb = ev_[b];
+                const auto ha = hostId(a), hb = hostId(b);
+                if (ha != hb)
+                    return ha < hb;
+                if (ea.evIdx != eb.evIdx)
+                    return ea.evIdx < eb.evIdx;
+                return a < b;
+            });
     }
 
     void sweepNesting(ThreadOps &t)
@@ -323,8 +317,8 @@ private:
     EventIndex cpuOpWithExternalId(const ThreadOps &t, std::int64_t externalId) const
     {
         auto p = t.chakraByExternalId.begin()
-            + static_cast<std::ptrdiff_t>(
-                lowerBoundNear(t.chakraByExternalId, std::make_pair(externalId, std::uint32_t(0)), t.externalIdFinger));
+                 + static_cast<std::ptrdiff_t>(
+                     lowerBoundNear(t.chakraByExternalId, std::make_pair(externalId, std::uint32_t(0)), t.externalIdFinger));
         for (; p != t.chakraByExternalId.end() && p->first == externalId; ++p)
             if (ev_[t.chakra[p->second]].category == EventCategory::CpuOp)
                 return t.chakra[p->second];
@@ -428,9 +422,9 @@ private:
                     if (list.size() < 2)
                         continue;
                     addFinding(FindingKind::DuplicateCorrelation, FindingSeverity::Warning, list[1],
-                               std::to_string(list.size()) + " runtime/driver events in process " + dev_.idText(pid) +
-                                   " share correlation " + std::to_string(launchesByCorrelation_[i].first) + ": " +
-                                   describe(list[0]) + ", " + describe(list[1]) + (list.size() > 2 ? ", ..." : ""),
+                               std::to_string(list.size()) + " runtime/driver events in process " + dev_.idText(pid)
+                                   + " share correlation " + std::to_string(launchesByCorrelation_[i].first) + ": "
+                                   + describe(list[0]) + ", " + describe(list[1]) + (list.size() > 2 ? ", ..." : ""),
                                "each GPU op with this correlation is linked to the launch nearest before it; check them");
                 }
             }
@@ -456,8 +450,8 @@ private:
             denseCorrelation_[static_cast<std::size_t>(launchesByCorrelation_[i].first - lo)] = static_cast<std::uint32_t>(i);
     }
 
-    std::pair<const std::pair<std::int64_t, EventIndex> *, const std::pair<std::int64_t, EventIndex> *>
-    launchesWithCorrelation(std::int64_t correlation) const
+    std::pair<const std::pair<std::int64_t, EventIndex> *, const std::pair<std::int64_t, EventIndex> *> launchesWithCorrelation(
+        std::int64_t correlation) const
     {
         if (!denseCorrelation_.empty()) {
             const auto *begin = launchesByCorrelation_.data();
@@ -509,9 +503,8 @@ private:
         const auto [first, last] = launchesWithCorrelation(correlation);
         // Correlation ids are unique per process only: in a merged multi-process trace keep to the process
         // that launches onto this GPU op's device, when it has a candidate.
-        const bool restrict = ownerPid && std::any_of(first, last, [&](const auto &c) {
-            return dev_.threadKey(ev_[c.second]).pid == *ownerPid;
-        });
+        const bool restrict =
+            ownerPid && std::any_of(first, last, [&](const auto &c) { return dev_.threadKey(ev_[c.second]).pid == *ownerPid; });
         for (auto it = first; it != last; ++it) {
             const EventIndex c = it->second;
             if (restrict && !(dev_.threadKey(ev_[c]).pid == *ownerPid))
@@ -546,8 +539,7 @@ private:
         LaunchContext ctx;
         if (hasCorrelation(gpu.correlation)) {
             auto owner = deviceOwner_.find(dev_.threadKey(gpu).pid);
-            const EventIndex launch =
-                pickLaunch(gpu.correlation, gpu.ts, owner == deviceOwner_.end() ? nullptr : &owner->second);
+            const EventIndex launch = pickLaunch(gpu.correlation, gpu.ts, owner == deviceOwner_.end() ? nullptr : &owner->second);
             if (launch.valid()) {
                 ctx.found = true;
                 ctx.event = launch;
@@ -639,10 +631,7 @@ private:
         return ncclByName_[name] == 1;
     }
 
-    bool skipForNccl(bool ncclGpu, EventIndex event) const
-    {
-        return ncclGpu && dev_.name(ev_[event]) == "nccl:coalesced";
-    }
+    bool skipForNccl(bool ncclGpu, EventIndex event) const { return ncclGpu && dev_.name(ev_[event]) == "nccl:coalesced"; }
 
     // Chakra HEAD `find_closest_op`: among the launch thread's ops starting strictly before the launch, the
     // latest one whose External id equals the GPU op's, else the latest one; nccl:coalesced skipped for NCCL.
@@ -652,8 +641,8 @@ private:
         const auto idx = static_cast<std::uint32_t>(lowerBoundNear(t.chakraStart, launchTs, t.chakraFinger));
         // Latest same-thread op before the launch carrying the GPU op's External id.
         auto p = t.chakraByExternalId.begin()
-            + static_cast<std::ptrdiff_t>(
-                lowerBoundNear(t.chakraByExternalId, std::make_pair(gpu.externalId, idx), t.externalIdFinger));
+                 + static_cast<std::ptrdiff_t>(
+                     lowerBoundNear(t.chakraByExternalId, std::make_pair(gpu.externalId, idx), t.externalIdFinger));
         while (p != t.chakraByExternalId.begin() && std::prev(p)->first == gpu.externalId) {
             --p;
             if (!skipForNccl(nccl, t.chakra[p->second]))
@@ -706,9 +695,8 @@ private:
             // The pid compared against, named outside the lambda: clang before 16 cannot capture a
             // structured binding (the fuzz build uses clang 14).
             const TraceId firstPid = first != last ? dev_.threadKey(ev_[first->second]).pid : TraceId{};
-            if (first != last && std::all_of(first, last, [&](const auto &c) {
-                    return dev_.threadKey(ev_[c.second]).pid == firstPid;
-                }))
+            if (first != last
+                && std::all_of(first, last, [&](const auto &c) { return dev_.threadKey(ev_[c.second]).pid == firstPid; }))
                 ++votes[dev_.threadKey(gpu).pid][dev_.threadKey(ev_[first->second]).pid];
         }
         for (const auto &[gpuPid, counts] : votes) {
@@ -902,8 +890,9 @@ private:
                 if (isGpuOpCategory(ev_[event].category))
                     ops.push_back(event);
             // Lane order is (ts asc, dur desc, file order): only equal starts need putting in file order.
-            sortRuns(ops, [&](EventIndex a, EventIndex b) { return ev_[a].ts == ev_[b].ts; },
-                     [](EventIndex a, EventIndex b) { return a < b; });
+            sortRuns(
+                ops, [&](EventIndex a, EventIndex b) { return ev_[a].ts == ev_[b].ts; },
+                [](EventIndex a, EventIndex b) { return a < b; });
             for (std::size_t i = 1; i < ops.size(); ++i)
                 ls_.edges.push_back(Edge{ops[i - 1], ops[i], EdgeKind::StreamOrder});
         }
@@ -929,8 +918,8 @@ private:
     {
         const DeviceEvent &r = ev_[call];
         if (const ThreadOps *t = threadOf(dev_.threadKey(r))) {
-            auto pos = static_cast<std::size_t>(std::lower_bound(t->nestStart.begin(), t->nestStart.end(), r.end()) -
-                                                t->nestStart.begin());
+            auto pos = static_cast<std::size_t>(std::lower_bound(t->nestStart.begin(), t->nestStart.end(), r.end())
+                                                - t->nestStart.begin());
             for (std::size_t scanned = 0; pos < t->nest.size() && scanned < 64; ++pos, ++scanned)
                 if (!requireHostNode_ || hasHostNode(t->nest[pos]))
                     return t->nest[pos];
@@ -989,12 +978,13 @@ private:
                     continue;
                 const bool async = name.find("Async") != std::string_view::npos;
                 const std::string_view copy = dev_.name(ev_[it->second]);
-                const bool toPageable = copy.find("Pageable") != std::string_view::npos &&
-                                        (copy.find("DtoH") != std::string_view::npos || copy.find("Device -> Pageable") != std::string_view::npos);
+                const bool toPageable = copy.find("Pageable") != std::string_view::npos
+                                        && (copy.find("DtoH") != std::string_view::npos
+                                            || copy.find("Device -> Pageable") != std::string_view::npos);
                 if (!async || toPageable)
                     addWait(i, it->second, BlockingKind::BlockingCopy, syncTarget(i), false);
-            } else if (name == "cudaFree" || name == "cudaFreeHost" || name == "hipFree" || name == "hipHostFree" ||
-                       name.starts_with("cuMemFree")) {
+            } else if (name == "cudaFree" || name == "cudaFreeHost" || name == "hipFree" || name == "hipHostFree"
+                       || name.starts_with("cuMemFree")) {
                 const ThreadOps *t = threadOf(dev_.threadKey(e));
                 const EventIndex lastOwn = t ? lastLaunchedBefore(t->launches, e.ts) : EventIndex(kNone);
                 if (lastOwn.valid())
@@ -1065,7 +1055,8 @@ private:
             if (name == "cudaEventRecord" || name == "hipEventRecord" || name == "cudaEventRecordWithFlags") {
                 if (auto it = slotOf_.find(dev_.threadKey(e)); it != slotOf_.end())
                     threads_[it->second].eventRecords.emplace_back(e.ts, i);
-            } else if (name.find("Synchronize") != std::string_view::npos || name.find("StreamWaitEvent") != std::string_view::npos) {
+            } else if (name.find("Synchronize") != std::string_view::npos
+                       || name.find("StreamWaitEvent") != std::string_view::npos) {
                 calls.push_back(i);
             }
         }
@@ -1084,19 +1075,20 @@ private:
                 if (lastOwn.valid())
                     syncAllStreamsOfDevice(ls_.index->lane(ls_.index->laneOfEvent(lastOwn)).device, call, syncTarget(call),
                                            BlockingKind::DeviceSync, !driver);
-            } else if (name == "cudaStreamSynchronize" || name == "hipStreamSynchronize" || name.starts_with("cuStreamSynchronize")) {
+            } else if (name == "cudaStreamSynchronize" || name == "hipStreamSynchronize"
+                       || name.starts_with("cuStreamSynchronize")) {
                 // The call names no stream in the trace: the stream this thread launched to last.
                 if (lastOwn.valid())
                     addWait(call, lastLaunchedOnLaneBefore(ls_.index->laneOfEvent(lastOwn), r.ts), BlockingKind::StreamSync,
                             syncTarget(call), !driver);
-            } else if (name == "cudaEventSynchronize" || name == "hipEventSynchronize" || name.starts_with("cuEventSynchronize")) {
+            } else if (name == "cudaEventSynchronize" || name == "hipEventSynchronize"
+                       || name.starts_with("cuEventSynchronize")) {
                 const EventIndex record = lastLaunchedBefore(t->eventRecords, r.ts);
                 addWait(call, recordedOp(record, kNone), BlockingKind::EventSync, syncTarget(call), !driver);
             } else if (name == "cudaStreamWaitEvent" || name == "hipStreamWaitEvent") {
                 const EventIndex source = recordedOp(lastLaunchedBefore(t->eventRecords, r.ts), kNone);
                 const EventIndex waiter = firstLaunchAfter(*t, r.ts, kNone);
-                if (source.valid() && waiter.valid() &&
-                    ls_.index->laneOfEvent(source) != ls_.index->laneOfEvent(waiter))
+                if (source.valid() && waiter.valid() && ls_.index->laneOfEvent(source) != ls_.index->laneOfEvent(waiter))
                     addSyncEdge(source, waiter);
             }
         }
@@ -1114,9 +1106,9 @@ private:
             const EventIndex call = hasCorrelation(s.correlation) ? pickLaunch(s.correlation, s.ts) : EventIndex(kNone);
             if (call.isNone())
                 continue;
-            const std::int32_t device = s.device >= 0 ? s.device
+            const std::int32_t device = s.device >= 0                     ? s.device
                                         : !dev_.threadKey(s).pid.isString ? static_cast<std::int32_t>(dev_.threadKey(s).pid.value)
-                                                                 : -1;
+                                                                          : -1;
             const std::string_view kind = dev_.name(s);
             EventIndex record;
             if (hasCorrelation(recordCorrelation))
@@ -1187,26 +1179,26 @@ private:
             const HostNode &n = host_->node(i);
             if (n.parentMissing)
                 addFinding(FindingKind::EtParentMissing, FindingSeverity::Warning, i,
-                           "ET node " + std::to_string(n.id) + " '" + std::string(host_->name(n)) + "' names parent " +
-                               std::to_string(n.parentId) + ", which is not in the file",
+                           "ET node " + std::to_string(n.id) + " '" + std::string(host_->name(n)) + "' names parent "
+                               + std::to_string(n.parentId) + ", which is not in the file",
                            "re-parent it to its thread root");
         }
         if (ls_.join.method != HostJoinMethod::RecordFunctionId)
             addTraceFinding(FindingKind::RfIdAbsent, FindingSeverity::Warning,
-                       "the Kineto CPU ops carry no 'Record function id': the ET observer was not attached to the "
-                       "profiler" +
-                           std::string(ls_.join.method == HostJoinMethod::None
-                                           ? "; host and device ops could not be joined"
-                                           : "; joined by " + std::string(hostJoinMethodName(ls_.join.method)) +
-                                                 " (offset " + std::to_string(ls_.join.offset) + ") instead"),
-                       "pass execution_trace_observer= to torch.profiler.profile() when collecting");
+                            "the Kineto CPU ops carry no 'Record function id': the ET observer was not attached to the "
+                            "profiler"
+                                + std::string(ls_.join.method == HostJoinMethod::None
+                                                  ? "; host and device ops could not be joined"
+                                                  : "; joined by " + std::string(hostJoinMethodName(ls_.join.method))
+                                                        + " (offset " + std::to_string(ls_.join.offset) + ") instead"),
+                            "pass execution_trace_observer= to torch.profiler.profile() when collecting");
         if (ls_.join.method == HostJoinMethod::None)
             return;
         for (HostNodeIndex i{0}; i.get() < host_->nodes.size(); ++i)
             if (const HostNode &n = host_->node(i); n.rfId != 0 && eventOfHost_[i].isNone())
                 addFinding(FindingKind::HostOpWithoutDevice, FindingSeverity::Info, i,
-                           "ET op " + std::to_string(n.id) + " '" + std::string(host_->name(n)) +
-                               "' (rf_id " + std::to_string(n.rfId) + ") has no Kineto CPU op",
+                           "ET op " + std::to_string(n.id) + " '" + std::string(host_->name(n)) + "' (rf_id "
+                               + std::to_string(n.rfId) + ") has no Kineto CPU op",
                            "it gets no timing in the export; it may lie outside the profiling window");
         const TraceId hostPid{host_->pid, false};
         for (const ThreadOps &t : threads_) {
@@ -1233,7 +1225,7 @@ private:
     HostOfEvent hostOfEvent_;
     EventOfHost eventOfHost_;
     IndexedVector<EventIndex, Nanos> exclusiveDur_;
-    IndexedVector<EventIndex, EventIndex> opParent_;          // until diagnoseGpuOps() moves it into the evidence
+    IndexedVector<EventIndex, EventIndex> opParent_; // until diagnoseGpuOps() moves it into the evidence
     const std::vector<EventIndex> *opParentView_ = &opParent_.raw();
     std::shared_ptr<LinkEvidence> evidence_ = std::make_shared<LinkEvidence>();
     std::vector<Finding> traceWide_, perOp_, hostSide_;
@@ -1247,7 +1239,7 @@ private:
     mutable std::unordered_map<std::int64_t, EventIndex> cpuOpByExternalId_; // built on first use (fallback)
 
     std::vector<std::pair<std::int64_t, EventIndex>> launchesByCorrelation_; // (correlation, event), sorted
-    mutable std::size_t globalChakraFinger_ = 0; // see nearsearch.h
+    mutable std::size_t globalChakraFinger_ = 0;                             // see nearsearch.h
     std::vector<std::uint32_t> denseCorrelation_; // correlation - base → first position above (when dense)
     std::int64_t denseCorrelationBase_ = 0;
     std::unordered_map<std::int64_t, std::vector<EventIndex>> gpuAnnotations_;
@@ -1256,9 +1248,9 @@ private:
     mutable std::map<ThreadKey, std::vector<std::pair<Nanos, std::int64_t>>> flowFinishes_;
 
     bool correlationsSpanProcesses_ = false;
-    std::map<TraceId, TraceId> deviceOwner_; // GPU pid → the CPU process launching onto it
+    std::map<TraceId, TraceId> deviceOwner_;      // GPU pid → the CPU process launching onto it
     mutable std::vector<std::int8_t> ncclByName_; // StringId → -1 unknown, 0/1
-    std::vector<LaunchContext> contexts_; // parallel to gpuLinks
+    std::vector<LaunchContext> contexts_;         // parallel to gpuLinks
     LaunchContext lastContext_;
     std::unordered_map<LaneIndex, std::vector<std::pair<Nanos, EventIndex>>> streamLaunches_; // lane → launches
     std::unordered_set<std::uint64_t> syncEdgeSeen_;

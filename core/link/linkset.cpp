@@ -8,10 +8,7 @@ namespace {
 constexpr std::array<std::string_view, kPolicyCount> kPolicyNames = {"nesting", "external-id", "ev-idx"};
 } // namespace
 
-std::string_view policyName(Policy p)
-{
-    return kPolicyNames[static_cast<std::size_t>(p)];
-}
+std::string_view policyName(Policy p) { return kPolicyNames[static_cast<std::size_t>(p)]; }
 
 std::optional<Policy> policyFromName(std::string_view name)
 {
@@ -24,10 +21,14 @@ std::optional<Policy> policyFromName(std::string_view name)
 std::string_view launchMatchName(LaunchMatch m)
 {
     switch (m) {
-    case LaunchMatch::Correlation: return "correlation";
-    case LaunchMatch::Flow: return "flow";
-    case LaunchMatch::ExternalId: return "external_id";
-    case LaunchMatch::None: return "none";
+    case LaunchMatch::Correlation:
+        return "correlation";
+    case LaunchMatch::Flow:
+        return "flow";
+    case LaunchMatch::ExternalId:
+        return "external_id";
+    case LaunchMatch::None:
+        return "none";
     }
     return "none";
 }
@@ -35,12 +36,18 @@ std::string_view launchMatchName(LaunchMatch m)
 std::string_view parentRuleName(ParentRule r)
 {
     switch (r) {
-    case ParentRule::Nesting: return "nesting";
-    case ParentRule::NestingAncestor: return "nesting_ancestor";
-    case ParentRule::ExternalId: return "external_id";
-    case ParentRule::LatestStarting: return "latest_starting";
-    case ParentRule::Manual: return "manual";
-    case ParentRule::None: return "none";
+    case ParentRule::Nesting:
+        return "nesting";
+    case ParentRule::NestingAncestor:
+        return "nesting_ancestor";
+    case ParentRule::ExternalId:
+        return "external_id";
+    case ParentRule::LatestStarting:
+        return "latest_starting";
+    case ParentRule::Manual:
+        return "manual";
+    case ParentRule::None:
+        return "none";
     }
     return "none";
 }
@@ -48,12 +55,18 @@ std::string_view parentRuleName(ParentRule r)
 std::string_view orphanReasonName(OrphanReason r)
 {
     switch (r) {
-    case OrphanReason::None: return "none";
-    case OrphanReason::NoCorrelation: return "no_correlation";
-    case OrphanReason::NoLaunchEvent: return "no_launch_event";
-    case OrphanReason::NoEnclosingOp: return "no_enclosing_op";
-    case OrphanReason::NoHostNode: return "no_host_node";
-    case OrphanReason::Detached: return "detached";
+    case OrphanReason::None:
+        return "none";
+    case OrphanReason::NoCorrelation:
+        return "no_correlation";
+    case OrphanReason::NoLaunchEvent:
+        return "no_launch_event";
+    case OrphanReason::NoEnclosingOp:
+        return "no_enclosing_op";
+    case OrphanReason::NoHostNode:
+        return "no_host_node";
+    case OrphanReason::Detached:
+        return "detached";
     }
     return "none";
 }
@@ -61,11 +74,16 @@ std::string_view orphanReasonName(OrphanReason r)
 std::string_view edgeKindName(EdgeKind k)
 {
     switch (k) {
-    case EdgeKind::Parent: return "parent";
-    case EdgeKind::Launch: return "launch";
-    case EdgeKind::StreamOrder: return "stream_order";
-    case EdgeKind::Sync: return "sync";
-    case EdgeKind::InterThread: return "inter_thread";
+    case EdgeKind::Parent:
+        return "parent";
+    case EdgeKind::Launch:
+        return "launch";
+    case EdgeKind::StreamOrder:
+        return "stream_order";
+    case EdgeKind::Sync:
+        return "sync";
+    case EdgeKind::InterThread:
+        return "inter_thread";
     }
     return "parent";
 }
@@ -73,11 +91,16 @@ std::string_view edgeKindName(EdgeKind k)
 std::string_view blockingKindName(BlockingKind k)
 {
     switch (k) {
-    case BlockingKind::StreamSync: return "stream_sync";
-    case BlockingKind::DeviceSync: return "device_sync";
-    case BlockingKind::EventSync: return "event_sync";
-    case BlockingKind::BlockingCopy: return "blocking_copy";
-    case BlockingKind::ImplicitSync: return "implicit_sync";
+    case BlockingKind::StreamSync:
+        return "stream_sync";
+    case BlockingKind::DeviceSync:
+        return "device_sync";
+    case BlockingKind::EventSync:
+        return "event_sync";
+    case BlockingKind::BlockingCopy:
+        return "blocking_copy";
+    case BlockingKind::ImplicitSync:
+        return "implicit_sync";
     }
     return "stream_sync";
 }
@@ -93,10 +116,14 @@ std::optional<EdgeKind> edgeKindFromName(std::string_view name)
 std::string_view hostJoinMethodName(HostJoinMethod m)
 {
     switch (m) {
-    case HostJoinMethod::None: return "none";
-    case HostJoinMethod::RecordFunctionId: return "record_function_id";
-    case HostJoinMethod::EvIdxOffset: return "ev_idx_offset";
-    case HostJoinMethod::ExternalIdOffset: return "external_id_offset";
+    case HostJoinMethod::None:
+        return "none";
+    case HostJoinMethod::RecordFunctionId:
+        return "record_function_id";
+    case HostJoinMethod::EvIdxOffset:
+        return "ev_idx_offset";
+    case HostJoinMethod::ExternalIdOffset:
+        return "external_id_offset";
     }
     return "none";
 }

@@ -122,9 +122,10 @@ void graphCaptureNotice(const DeviceTrace &trace, const LinkSet &links, std::vec
     std::sort(n.events.begin(), n.events.end());
     n.count = n.events.size();
     n.total = launches;
-    n.message = ofTotal(n.count, launches) + " launch calls lie between StreamBeginCapture and StreamEndCapture"
-                " and ran no GPU op: they were captured into a CUDA/HIP graph, not executed. Their kernels run when"
-                " the graph is launched (cudaGraphLaunch / hipGraphLaunch), as GPU ops of that launch, with its parent.";
+    n.message = ofTotal(n.count, launches)
+                + " launch calls lie between StreamBeginCapture and StreamEndCapture"
+                  " and ran no GPU op: they were captured into a CUDA/HIP graph, not executed. Their kernels run when"
+                  " the graph is launched (cudaGraphLaunch / hipGraphLaunch), as GPU ops of that launch, with its parent.";
     out.push_back(std::move(n));
 }
 
@@ -148,7 +149,8 @@ void noCpuOpsNotice(const DeviceTrace &trace, const LinkSet &links, std::vector<
     n.count = n.events.size();
     n.message = "The trace has " + std::to_string(runtimeCalls)
                 + " runtime/driver calls but no CPU ops (cpu_op, user_annotation): it was recorded with the GPU"
-                  " activity only. None of its " + std::to_string(n.total)
+                  " activity only. None of its "
+                + std::to_string(n.total)
                 + " GPU ops can get a CPU parent, under any policy or by hand; profile again with"
                   " ProfilerActivity.CPU to link them.";
     out.push_back(std::move(n));
@@ -191,8 +193,8 @@ void pairMismatchNotice(const DeviceTrace &trace, const HostTrace *host, const L
                     + ". Links to host ET nodes and an exported graph would join unrelated ops: open the host ET recorded"
                       " with this Kineto trace.";
     } else {
-        n.message = "The host ET could not be joined to the Kineto trace: " + unmatchedText + " (join: "
-                    + std::string(hostJoinMethodName(j.method))
+        n.message = "The host ET could not be joined to the Kineto trace: " + unmatchedText
+                    + " (join: " + std::string(hostJoinMethodName(j.method))
                     + "). Either they are of different runs, or the Kineto trace has no Record function id and no"
                       " constant offset of Ev Idx or External id gives matching names. GPU ops link to Kineto CPU"
                       " ops, but not to host ET nodes.";
@@ -205,10 +207,14 @@ void pairMismatchNotice(const DeviceTrace &trace, const HostTrace *host, const L
 std::string_view noticeKindName(NoticeKind kind)
 {
     switch (kind) {
-    case NoticeKind::ExternalIdIsCorrelation: return "external_id_is_correlation";
-    case NoticeKind::GraphCapture: return "graph_capture";
-    case NoticeKind::NoCpuOps: return "no_cpu_ops";
-    case NoticeKind::PairMismatch: return "pair_mismatch";
+    case NoticeKind::ExternalIdIsCorrelation:
+        return "external_id_is_correlation";
+    case NoticeKind::GraphCapture:
+        return "graph_capture";
+    case NoticeKind::NoCpuOps:
+        return "no_cpu_ops";
+    case NoticeKind::PairMismatch:
+        return "pair_mismatch";
     }
     return "unknown";
 }

@@ -41,25 +41,26 @@ bool chakraSaysNccl(std::string_view name) { return containsNoCase(name, "nccl")
 bool chakraKnowsLaunchApi(std::string_view launchName)
 {
     static constexpr std::string_view kLaunchApis[] = {
-        "cuLaunchKernel",      "cuLaunchKernelEx",     "cudaLaunchKernel",         "cudaLaunchKernelExC",
-        "cudaMemcpy",          "cudaMemcpyAsync",      "cudaMemcpyFromSymbol",     "cudaMemcpyToSymbol",
-        "cudaLaunchCooperativeKernel", "hipLaunchKernel", "hipExtLaunchKernel",   "hipExtModuleLaunchKernel",
+        "cuLaunchKernel",        "cuLaunchKernelEx",    "cudaLaunchKernel",
+        "cudaLaunchKernelExC",   "cudaMemcpy",          "cudaMemcpyAsync",
+        "cudaMemcpyFromSymbol",  "cudaMemcpyToSymbol",  "cudaLaunchCooperativeKernel",
+        "hipLaunchKernel",       "hipExtLaunchKernel",  "hipExtModuleLaunchKernel",
         "hipModuleLaunchKernel", "hipMemcpyWithStream", "hipMemcpyAsync",
     };
     return std::find(std::begin(kLaunchApis), std::end(kLaunchApis), launchName) != std::end(kLaunchApis);
 }
 
-bool chakraSeesGpuOp(EventCategory category)
-{
-    return category == EventCategory::Kernel || category == EventCategory::GpuMemcpy;
-}
+bool chakraSeesGpuOp(EventCategory category) { return category == EventCategory::Kernel || category == EventCategory::GpuMemcpy; }
 
 bool isPrimaryRule(Policy policy, ParentRule rule)
 {
     switch (policy) {
-    case Policy::Nesting: return rule == ParentRule::Nesting || rule == ParentRule::NestingAncestor;
-    case Policy::ExternalId: return rule == ParentRule::ExternalId;
-    case Policy::EvIdx: return rule == ParentRule::LatestStarting;
+    case Policy::Nesting:
+        return rule == ParentRule::Nesting || rule == ParentRule::NestingAncestor;
+    case Policy::ExternalId:
+        return rule == ParentRule::ExternalId;
+    case Policy::EvIdx:
+        return rule == ParentRule::LatestStarting;
     }
     return false;
 }
@@ -73,17 +74,17 @@ ReparentCheck checkReparent(const DeviceTrace &trace, const LinkSet &links, Even
         return {ReparentRefusal::NoSuchEvent, "the new parent is not an event of this trace"};
     const DeviceEvent &target = trace.event(newParent);
     if (!isCpuOpCategory(target.category))
-        return {ReparentRefusal::NotACpuOp, describe(newParent) + " is not a CPU op (cpu_op or user_annotation) but " +
-                                                std::string(categoryName(target.category))};
+        return {ReparentRefusal::NotACpuOp, describe(newParent) + " is not a CPU op (cpu_op or user_annotation) but "
+                                                + std::string(categoryName(target.category))};
     // The process that launched the GPU op: its launch call's, else its current parent's.
     const GpuLink &link = links.gpuLinks[links.gpuLinkOf[gpuEvent]];
-    const EventIndex launcher = trace.contains(link.launch) ? link.launch
+    const EventIndex launcher = trace.contains(link.launch)   ? link.launch
                                 : trace.contains(link.parent) ? link.parent
                                                               : EventIndex(kNone);
     if (launcher.valid() && !(trace.threadKey(trace.event(launcher)).pid == trace.threadKey(target).pid))
-        return {ReparentRefusal::OtherProcess, describe(newParent) + " is in process " + trace.idText(trace.threadKey(target).pid) +
-                                                   ", the GPU op was launched from process " +
-                                                   trace.idText(trace.threadKey(trace.event(launcher)).pid)};
+        return {ReparentRefusal::OtherProcess, describe(newParent) + " is in process " + trace.idText(trace.threadKey(target).pid)
+                                                   + ", the GPU op was launched from process "
+                                                   + trace.idText(trace.threadKey(trace.event(launcher)).pid)};
     return {};
 }
 
@@ -95,8 +96,8 @@ std::vector<EventIndex> reparentCandidates(const DeviceTrace &trace, const LinkS
         return out;
     const GpuLink &link = links.gpuLinks[links.gpuLinkOf[gpuEvent]];
     auto add = [&](EventIndex e) {
-        if (trace.contains(e) && isCpuOpCategory(trace.event(e).category) &&
-            std::find(out.begin(), out.end(), e) == out.end() && checkReparent(trace, links, gpuEvent, e).allowed())
+        if (trace.contains(e) && isCpuOpCategory(trace.event(e).category) && std::find(out.begin(), out.end(), e) == out.end()
+            && checkReparent(trace, links, gpuEvent, e).allowed())
             out.push_back(e);
     };
     const TraceIndex &index = *links.index;
@@ -121,10 +122,18 @@ std::vector<EventIndex> findEvents(const DeviceTrace &trace, const HostTrace *ho
         const DeviceEvent &event = trace.event(e);
         bool hit = false;
         switch (key) {
-        case EventKey::RecordFunctionId: hit = value > 0 && event.rfId == static_cast<std::uint64_t>(value); break;
-        case EventKey::ExternalId: hit = event.externalId == value; break;
-        case EventKey::Correlation: hit = event.correlation == value; break;
-        case EventKey::EvIdx: hit = event.evIdx == value; break;
+        case EventKey::RecordFunctionId:
+            hit = value > 0 && event.rfId == static_cast<std::uint64_t>(value);
+            break;
+        case EventKey::ExternalId:
+            hit = event.externalId == value;
+            break;
+        case EventKey::Correlation:
+            hit = event.correlation == value;
+            break;
+        case EventKey::EvIdx:
+            hit = event.evIdx == value;
+            break;
         }
         if (hit && onLane(e))
             out.push_back(e);
@@ -150,9 +159,9 @@ EventIndex findCpuOp(const DeviceTrace &trace, EventKey key, std::int64_t value)
         const DeviceEvent &e = trace.event(i);
         if (!isCpuOpCategory(e.category))
             continue;
-        if ((key == EventKey::RecordFunctionId && value >= 0 && e.rfId == static_cast<std::uint64_t>(value)) ||
-            (key == EventKey::EvIdx && e.evIdx == value) || (key == EventKey::ExternalId && e.externalId == value) ||
-            (key == EventKey::Correlation && e.correlation == value))
+        if ((key == EventKey::RecordFunctionId && value >= 0 && e.rfId == static_cast<std::uint64_t>(value))
+            || (key == EventKey::EvIdx && e.evIdx == value) || (key == EventKey::ExternalId && e.externalId == value)
+            || (key == EventKey::Correlation && e.correlation == value))
             return i;
     }
     return kNone;

@@ -39,7 +39,7 @@ public:
     // For callers that want views without copies (the in-memory store); null otherwise.
     virtual const std::string *inMemoryText() const { return nullptr; }
 
-    virtual std::uint64_t sizeBytes() const = 0;      // the span space: args text or file size
+    virtual std::uint64_t sizeBytes() const = 0;       // the span space: args text or file size
     virtual std::string unavailableReason() const = 0; // empty while the text can be read
 
 private:
@@ -49,7 +49,7 @@ private:
 // The args text in memory; spans index into it.
 class InMemoryArgs final : public ArgsStore {
 public:
-    explicit InMemoryArgs(std::string text) : text_(std::move(text)) {}
+    explicit InMemoryArgs(std::string text) : text_(std::move(text)) { }
     std::string_view read(Span span, std::string &) const override
     {
         if (span.offset > text_.size())
@@ -77,7 +77,7 @@ private:
 // Views stay valid until the next read().
 class ArgsReader {
 public:
-    explicit ArgsReader(const ArgsStore *store) : store_(store), memory_(store ? store->inMemoryText() : nullptr) {}
+    explicit ArgsReader(const ArgsStore *store) : store_(store), memory_(store ? store->inMemoryText() : nullptr) { }
 
     std::string_view read(Span span)
     {

@@ -90,7 +90,7 @@ struct Diagnostic {
     std::string file;                      // path of the input it concerns (may be empty)
     std::uint64_t offset = kUnknownOffset; // byte offset in the (decompressed) input, if known
     std::string message;
-    EventIndex event{};                      // the DeviceTrace event it concerns, if any
+    EventIndex event{}; // the DeviceTrace event it concerns, if any
 
     // "file:offset: message" (offset omitted when unknown).
     std::string toString() const
@@ -109,10 +109,8 @@ struct Diagnostic {
 class LoadError : public std::runtime_error {
 public:
     LoadError(std::string file, std::uint64_t offset, const std::string &message)
-        : std::runtime_error(Diagnostic{Diagnostic::Severity::Error, file, offset, message}.toString())
-        , file_(std::move(file))
-        , offset_(offset)
-        , message_(message)
+        : std::runtime_error(Diagnostic{Diagnostic::Severity::Error, file, offset, message}.toString()), file_(std::move(file)),
+          offset_(offset), message_(message)
     {
     }
     const std::string &file() const { return file_; }
@@ -128,7 +126,7 @@ private:
 // Thrown when a ProgressFn asked to stop.
 class Cancelled : public std::runtime_error {
 public:
-    Cancelled() : std::runtime_error("cancelled") {}
+    Cancelled() : std::runtime_error("cancelled") { }
 };
 
 // Progress reporting: called with (done, total) in arbitrary units (bytes for readers).

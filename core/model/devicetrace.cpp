@@ -7,15 +7,12 @@ namespace linkscope::core {
 
 namespace {
 constexpr std::array<std::string_view, kEventCategoryCount> kCategoryNames = {
-    "cpu_op", "user_annotation", "python_function", "cuda_runtime", "cuda_driver", "kernel", "gpu_memcpy",
-    "gpu_memset", "gpu_user_annotation", "cuda_sync", "cpu_instant_event", "ac2g", "Trace", "other",
+    "cpu_op",     "user_annotation",     "python_function", "cuda_runtime",      "cuda_driver", "kernel", "gpu_memcpy",
+    "gpu_memset", "gpu_user_annotation", "cuda_sync",       "cpu_instant_event", "ac2g",        "Trace",  "other",
 };
 } // namespace
 
-std::string_view categoryName(EventCategory c)
-{
-    return kCategoryNames[static_cast<std::size_t>(c)];
-}
+std::string_view categoryName(EventCategory c) { return kCategoryNames[static_cast<std::size_t>(c)]; }
 
 EventCategory categoryFromName(std::string_view cat)
 {

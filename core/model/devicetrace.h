@@ -18,7 +18,7 @@ enum class EventCategory : std::uint8_t {
     CpuOp,
     UserAnnotation,
     PythonFunction,
-    CudaRuntime,   // also HIP runtime (names hip*), xpu_runtime, privateuse1_runtime
+    CudaRuntime, // also HIP runtime (names hip*), xpu_runtime, privateuse1_runtime
     CudaDriver,
     Kernel,
     GpuMemcpy,
@@ -26,14 +26,14 @@ enum class EventCategory : std::uint8_t {
     GpuUserAnnotation,
     CudaSync,
     CpuInstant,
-    Flow,          // ac2g / fwdbwd flow start/finish
-    Trace,         // ProfilerStep spans on pid "Spans"
+    Flow,  // ac2g / fwdbwd flow start/finish
+    Trace, // ProfilerStep spans on pid "Spans"
     Other,
 };
 inline constexpr int kEventCategoryCount = static_cast<int>(EventCategory::Other) + 1;
 
-std::string_view categoryName(EventCategory c);          // canonical Kineto text, e.g. "cpu_op"
-EventCategory categoryFromName(std::string_view cat);    // unknown → Other
+std::string_view categoryName(EventCategory c);       // canonical Kineto text, e.g. "cpu_op"
+EventCategory categoryFromName(std::string_view cat); // unknown → Other
 
 inline bool isCpuOpCategory(EventCategory c) { return c == EventCategory::CpuOp || c == EventCategory::UserAnnotation; }
 inline bool isRuntimeCategory(EventCategory c) { return c == EventCategory::CudaRuntime || c == EventCategory::CudaDriver; }
@@ -114,22 +114,22 @@ struct GraphIdArg {
 // tid) is an index into DeviceTrace::threads, and the rare ones (collective args, graph id) are in
 // DeviceTrace's side tables, flagged here.
 struct DeviceEvent {
-    Nanos ts = 0;  // as written (relative to baseTimeNanoseconds when the trace has one)
+    Nanos ts = 0; // as written (relative to baseTimeNanoseconds when the trace has one)
     Nanos dur = 0;
-    std::int64_t externalId = kNoId;    // args "External id"
-    std::int64_t correlation = kNoId;   // args "correlation"; 0 from roctracer is kept as 0 (linker treats as missing)
-    std::int64_t evIdx = kNoId;         // args "Ev Idx"
-    std::int64_t flowId = kNoId;        // flow events: "id"
-    std::int64_t stream = kNoId;        // args "stream"
-    std::uint64_t rfId = 0;             // args "Record function id"; 0 = absent
-    ThreadIndex thread{0};              // DeviceTrace::threads: (pid, tid) exactly as in the file
-    std::int32_t device = -1;           // args "device"
+    std::int64_t externalId = kNoId;  // args "External id"
+    std::int64_t correlation = kNoId; // args "correlation"; 0 from roctracer is kept as 0 (linker treats as missing)
+    std::int64_t evIdx = kNoId;       // args "Ev Idx"
+    std::int64_t flowId = kNoId;      // flow events: "id"
+    std::int64_t stream = kNoId;      // args "stream"
+    std::uint64_t rfId = 0;           // args "Record function id"; 0 = absent
+    ThreadIndex thread{0};            // DeviceTrace::threads: (pid, tid) exactly as in the file
+    std::int32_t device = -1;         // args "device"
     StringId name = 0;
-    StringId categoryText = 0;          // original `cat` string
-    Span args;                          // raw JSON text of `args` in DeviceTrace::argsStore (empty if none)
+    StringId categoryText = 0; // original `cat` string
+    Span args;                 // raw JSON text of `args` in DeviceTrace::argsStore (empty if none)
     EventCategory category = EventCategory::Other;
     Phase phase = Phase::Other;
-    std::uint8_t flags = 0;             // kHas* below
+    std::uint8_t flags = 0; // kHas* below
 
     static constexpr std::uint8_t kHasCollective = 1; // DeviceTrace::collectiveOf(i) has its args
     static constexpr std::uint8_t kHasGraphId = 2;    // DeviceTrace::graphIdOf(i) has its graph id
@@ -143,7 +143,7 @@ static_assert(sizeof(DeviceEvent) <= 96, "DeviceEvent: 1 M events are 96 MB; kee
 // What a cuda_sync event waits on (Kineto args "wait_on_stream", "wait_on_cuda_event_record_corr_id"),
 // read with the events so that linking never needs the args text.
 struct SyncArgs {
-    EventIndex event{};                          // index into DeviceTrace::events
+    EventIndex event{}; // index into DeviceTrace::events
     std::int64_t waitOnStream = kNoId;
     std::int64_t recordCorrelation = kNoId;
 };
@@ -175,25 +175,25 @@ struct DeviceProperties {
 
 struct DeviceTrace {
     std::string path;
-    std::uint64_t sourceBytes = 0;      // decompressed size
+    std::uint64_t sourceBytes = 0; // decompressed size
     bool wasGzip = false;
-    FileIdentity sourceIdentity;        // the file that was read (unknown when parsed from memory)
+    FileIdentity sourceIdentity; // the file that was read (unknown when parsed from memory)
     std::int64_t schemaVersion = -1;
-    std::optional<Nanos> baseTimeNs;    // "baseTimeNanoseconds"
+    std::optional<Nanos> baseTimeNs; // "baseTimeNanoseconds"
     std::optional<DistributedInfo> distributed;
     std::vector<DeviceProperties> devices;
-    ThreadTable threads;                            // every event's (pid, tid)
-    std::map<ThreadKey, std::string> threadNames;   // from "M" thread_name
-    std::map<TraceId, std::string> processNames;    // from "M" process_name
+    ThreadTable threads;                          // every event's (pid, tid)
+    std::map<ThreadKey, std::string> threadNames; // from "M" thread_name
+    std::map<TraceId, std::string> processNames;  // from "M" process_name
     std::map<ThreadKey, std::int64_t> threadSortIndex;
 
-    std::vector<DeviceEvent> events;    // file order
-    std::vector<CollectiveArgs> collectives;   // sorted by event (DeviceEvent::kHasCollective)
-    std::vector<GraphIdArg> graphIds;          // sorted by event (DeviceEvent::kHasGraphId)
+    std::vector<DeviceEvent> events;         // file order
+    std::vector<CollectiveArgs> collectives; // sorted by event (DeviceEvent::kHasCollective)
+    std::vector<GraphIdArg> graphIds;        // sorted by event (DeviceEvent::kHasGraphId)
     StringPool strings;
     std::vector<Diagnostic> warnings;
 
-    std::vector<SyncArgs> syncArgs;     // sorted by event
+    std::vector<SyncArgs> syncArgs; // sorted by event
     // The events' raw `args` text (DeviceEvent::args spans): the plain file itself, or a copy in
     // memory for gzip input. Null when the trace has no args source.
     std::shared_ptr<const ArgsStore> argsStore;

@@ -43,11 +43,11 @@ inline constexpr std::int32_t kUserScope = 7; // at::RecordScope::USER_SCOPE
 
 struct HostNode {
     std::int64_t id = -1;
-    std::int64_t parentId = -1;          // as written ("ctrl_deps" / "parent"); -1 if none
-    HostNodeIndex parent{};                // index into HostTrace::nodes, none if none or missing
+    std::int64_t parentId = -1; // as written ("ctrl_deps" / "parent"); -1 if none
+    HostNodeIndex parent{};     // index into HostTrace::nodes, none if none or missing
     StringId name = 0;
-    std::uint64_t rfId = 0;              // 0 = absent (root/thread nodes)
-    std::int64_t tid = -1;               // ET's small sequential thread id, not the OS tid
+    std::uint64_t rfId = 0; // 0 = absent (root/thread nodes)
+    std::int64_t tid = -1;  // ET's small sequential thread id, not the OS tid
     std::int64_t fwParent = 0;
     std::int64_t seqId = -1;
     std::int64_t fwTid = 0;
@@ -55,32 +55,32 @@ struct HostNode {
     StringId opSchema = 0;
     StringId kernelBackend = 0;
     StringId kernelFile = 0;
-    CommIndex comm{};                    // index into HostTrace::commAttrs, none without comm attrs
-    bool parentMissing = false;          // parentId names a node absent from the file
+    CommIndex comm{};           // index into HostTrace::commAttrs, none without comm attrs
+    bool parentMissing = false; // parentId names a node absent from the file
     HostIO inputs;
     HostIO outputs;
-    Span attrs;                          // raw "attrs" array (Nested layout)
-    Span raw;                            // the whole node object
+    Span attrs; // raw "attrs" array (Nested layout)
+    Span raw;   // the whole node object
 };
 
 struct HostTrace {
     std::string path;
     std::uint64_t sourceBytes = 0;
     bool wasGzip = false;
-    FileIdentity sourceIdentity;        // the file that was read (unknown when parsed from memory)
+    FileIdentity sourceIdentity; // the file that was read (unknown when parsed from memory)
     std::string schema;          // declared "schema" string, reported as is
     HostLayout layout = HostLayout::Nested;
     std::int64_t pid = -1;
     std::string time;
-    std::int64_t startTs = -1;   // steady_clock ms; a different clock from Kineto
+    std::int64_t startTs = -1; // steady_clock ms; a different clock from Kineto
     std::int64_t finishTs = -1;
     bool recoveredTruncation = false; // the nodes array was cut off and closed by the reader
 
-    std::vector<HostNode> nodes;               // sorted by id
+    std::vector<HostNode> nodes; // sorted by id
     std::unordered_map<std::int64_t, HostNodeIndex> indexById;
-    std::vector<std::uint32_t> childBegin;     // CSR: children of node i are childList[childBegin[i] .. childBegin[i+1])
-    std::vector<HostNodeIndex> childList;      // sorted by id
-    std::vector<HostNodeIndex> roots;          // nodes with no parent in the file (process root, orphans)
+    std::vector<std::uint32_t> childBegin; // CSR: children of node i are childList[childBegin[i] .. childBegin[i+1])
+    std::vector<HostNodeIndex> childList;  // sorted by id
+    std::vector<HostNodeIndex> roots;      // nodes with no parent in the file (process root, orphans)
     std::vector<HostCommAttrs> commAttrs;
     StringPool strings;
     std::vector<Diagnostic> warnings;
@@ -102,7 +102,10 @@ struct HostTrace {
     std::size_t childCount(HostNodeIndex i) const { return childBegin[i.get() + 1] - childBegin[i.get()]; }
     const HostNode &node(HostNodeIndex i) const { return nodes[i.get()]; }
     // The record_param_comms attrs of `n`, or null.
-    const HostCommAttrs *commOf(const HostNode &n) const { return n.comm.in(commAttrs.size()) ? &commAttrs[n.comm.get()] : nullptr; }
+    const HostCommAttrs *commOf(const HostNode &n) const
+    {
+        return n.comm.in(commAttrs.size()) ? &commAttrs[n.comm.get()] : nullptr;
+    }
     bool contains(HostNodeIndex i) const { return i.in(nodes.size()); }
     // The index of `id`, or none.
     HostNodeIndex indexOf(std::int64_t id) const

@@ -2,8 +2,8 @@
 
 #include "base/parallel.h"
 #include "edit/inputfingerprint.h"
-#include "io/formats.h"
 #include "index/traceindex.h"
+#include "io/formats.h"
 #include "link/linker.h"
 
 #include <atomic>
@@ -16,12 +16,18 @@ namespace linkscope::core {
 std::string_view pairStageName(PairStage stage)
 {
     switch (stage) {
-    case PairStage::HostEt: return "host ET";
-    case PairStage::Device: return "device trace";
-    case PairStage::Index: return "index";
-    case PairStage::Link: return "link";
-    case PairStage::Corrections: return "corrections";
-    case PairStage::Diagnose: return "diagnose";
+    case PairStage::HostEt:
+        return "host ET";
+    case PairStage::Device:
+        return "device trace";
+    case PairStage::Index:
+        return "index";
+    case PairStage::Link:
+        return "link";
+    case PairStage::Corrections:
+        return "corrections";
+    case PairStage::Diagnose:
+        return "diagnose";
     }
     return "?";
 }
@@ -30,8 +36,7 @@ PairFiles resolvePairFiles(const std::string &first, const std::string &second)
 {
     if (second.empty()) {
         if (sniffTraceKind(first) == TraceKind::HostEt)
-            throw LoadError(first, 0,
-                            "this is a host execution trace; open it together with its Kineto trace");
+            throw LoadError(first, 0, "this is a host execution trace; open it together with its Kineto trace");
         return {{}, first};
     }
     const TraceKind a = sniffTraceKind(first);
@@ -65,9 +70,8 @@ void report(const PairProgressFn &progress, PairStage stage, std::uint64_t done,
 
 } // namespace
 
-std::shared_ptr<const LinkSet> linkPair(const DeviceTrace &device, const HostTrace *host,
-                                        std::shared_ptr<const TraceIndex> index, const LinkOptions &options,
-                                        const PairProgressFn &progress)
+std::shared_ptr<const LinkSet> linkPair(const DeviceTrace &device, const HostTrace *host, std::shared_ptr<const TraceIndex> index,
+                                        const LinkOptions &options, const PairProgressFn &progress)
 {
     LinkOptions linkOptions = options;
     linkOptions.progress = stageProgress(progress, PairStage::Link, nullptr);
@@ -77,8 +81,7 @@ std::shared_ptr<const LinkSet> linkPair(const DeviceTrace &device, const HostTra
     return links;
 }
 
-std::shared_ptr<const LinkSet> relinkPair(const OpenedPair &pair, const LinkOptions &options,
-                                          const PairProgressFn &progress)
+std::shared_ptr<const LinkSet> relinkPair(const OpenedPair &pair, const LinkOptions &options, const PairProgressFn &progress)
 {
     return linkPair(*pair.device, pair.host.get(), pair.index, options, progress);
 }
@@ -119,12 +122,13 @@ OpenedPair openPair(const PairRequest &request)
     if (!pair.files.host.empty()) {
         const ProgressFn hostProgress = stageProgress(request.progress, PairStage::HostEt, &stop);
         const LoadOptions loadOptions{request.allowTruncated};
-        hostFuture = runBeside([path = pair.files.host, hostProgress, loadOptions] { return loadHostTrace(path, hostProgress, loadOptions); });
+        hostFuture = runBeside(
+            [path = pair.files.host, hostProgress, loadOptions] { return loadHostTrace(path, hostProgress, loadOptions); });
     }
     std::exception_ptr deviceError;
     try {
-        pair.device = std::make_shared<const DeviceTrace>(
-            loadDeviceTrace(pair.files.device, stageProgress(request.progress, PairStage::Device, &stop), LoadOptions{request.allowTruncated}));
+        pair.device = std::make_shared<const DeviceTrace>(loadDeviceTrace(
+            pair.files.device, stageProgress(request.progress, PairStage::Device, &stop), LoadOptions{request.allowTruncated}));
         // The index needs the device trace only: built here, while the host ET (usually the larger
         // and slower of the two) is still being read on the other thread. Its stage is reported
         // once both loads are done, so that progress still runs load, index, link.
@@ -160,8 +164,8 @@ OpenedPair openPair(const PairRequest &request)
         if (!pair.files.host.empty())
             hostPrint = fingerprintLoadedFile(pair.files.host, pair.host->sourceIdentity);
         // Of the files that were parsed: a path replaced since the load is refused (edit/inputfingerprint.h).
-        pair.sidecarCheck =
-            checkInputs(*pair.sidecar, fingerprintLoadedFile(pair.files.device, pair.device->sourceIdentity), hostPrint);
+        pair.sidecarCheck = checkInputs(*pair.sidecar, fingerprintLoadedFile(pair.files.device, pair.device->sourceIdentity),
+                                        hostPrint);
         if (pair.sidecarCheck.matches || request.forceSidecar) {
             pair.links = correctLinks(pair.linked, pair.sidecar->log, *pair.device, pair.host.get(), &pair.corrections);
             pair.sidecarApplied = true;

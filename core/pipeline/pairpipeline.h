@@ -34,7 +34,7 @@ std::string_view pairStageName(PairStage stage); // "host ET", "device trace", "
 using PairProgressFn = std::function<bool(PairStage stage, std::uint64_t done, std::uint64_t total)>;
 
 struct PairFiles {
-    std::string host;   // empty: a device trace alone
+    std::string host; // empty: a device trace alone
     std::string device;
 };
 
@@ -45,29 +45,29 @@ PairFiles resolvePairFiles(const std::string &first, const std::string &second);
 
 struct PairRequest {
     PairFiles files;
-    bool resolveOrder = false;          // files may be in either order: resolvePairFiles() first
-    LinkOptions link;                   // its `progress` is not used: see `progress` below
-    bool policyGiven = true;            // false: a sidecar's policy (and inter-thread setting) is used
-    std::string sidecar;                // corrections sidecar to apply; empty: none
-    bool forceSidecar = false;          // apply it even when it was made from other inputs
-    PairProgressFn progress;            // optional
-    bool allowTruncated = false;        // read a truncated trace up to its cut (io/formats.h LoadOptions)
+    bool resolveOrder = false;   // files may be in either order: resolvePairFiles() first
+    LinkOptions link;            // its `progress` is not used: see `progress` below
+    bool policyGiven = true;     // false: a sidecar's policy (and inter-thread setting) is used
+    std::string sidecar;         // corrections sidecar to apply; empty: none
+    bool forceSidecar = false;   // apply it even when it was made from other inputs
+    PairProgressFn progress;     // optional
+    bool allowTruncated = false; // read a truncated trace up to its cut (io/formats.h LoadOptions)
 };
 
 struct OpenedPair {
     PairFiles files;
-    std::shared_ptr<const HostTrace> host;     // null for a device trace alone
+    std::shared_ptr<const HostTrace> host; // null for a device trace alone
     std::shared_ptr<const DeviceTrace> device;
-    std::shared_ptr<const TraceIndex> index;   // the index stage's: shared by every relink and correction
-    LinkOptions options;                       // what was linked under (a sidecar's policy included)
-    std::shared_ptr<const LinkSet> linked;     // the linker's links and findings
-    std::shared_ptr<const LinkSet> links;      // after the sidecar's corrections (== linked without one)
+    std::shared_ptr<const TraceIndex> index; // the index stage's: shared by every relink and correction
+    LinkOptions options;                     // what was linked under (a sidecar's policy included)
+    std::shared_ptr<const LinkSet> linked;   // the linker's links and findings
+    std::shared_ptr<const LinkSet> links;    // after the sidecar's corrections (== linked without one)
 
     // The sidecar, when one was requested.
     std::optional<Sidecar> sidecar;
-    InputCheck sidecarCheck;                   // its fingerprints against these inputs
-    bool sidecarApplied = false;               // matched (or forced) and applied
-    ApplyResult corrections;                   // what each of its edits did
+    InputCheck sidecarCheck;     // its fingerprints against these inputs
+    bool sidecarApplied = false; // matched (or forced) and applied
+    ApplyResult corrections;     // what each of its edits did
     // The readers' recoverable problems are in host->warnings and device->warnings, the linker's in
     // links->warnings.
 };
@@ -81,9 +81,8 @@ OpenedPair openPair(const PairRequest &request);
 std::shared_ptr<const LinkSet> relinkPair(const OpenedPair &pair, const LinkOptions &options,
                                           const PairProgressFn &progress = {});
 // The link and diagnose stages over an index of `device` (indexTrace). The result shares the index.
-std::shared_ptr<const LinkSet> linkPair(const DeviceTrace &device, const HostTrace *host,
-                                        std::shared_ptr<const TraceIndex> index, const LinkOptions &options,
-                                        const PairProgressFn &progress = {});
+std::shared_ptr<const LinkSet> linkPair(const DeviceTrace &device, const HostTrace *host, std::shared_ptr<const TraceIndex> index,
+                                        const LinkOptions &options, const PairProgressFn &progress = {});
 // Applies a correction log to linked links: a new link result sharing everything the log did not
 // change (the chunks of GPU links, edges and findings it touched are copied, nothing else).
 std::shared_ptr<const LinkSet> correctLinks(const std::shared_ptr<const LinkSet> &linked, const CorrectionLog &log,

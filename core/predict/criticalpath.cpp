@@ -10,11 +10,16 @@ namespace linkscope::core::predict {
 std::string_view pathCategoryName(PathCategory c)
 {
     switch (c) {
-    case PathCategory::Cpu: return "cpu";
-    case PathCategory::Gpu: return "gpu";
-    case PathCategory::Comm: return "comm";
-    case PathCategory::OtherRank: return "other_rank";
-    case PathCategory::Idle: return "idle";
+    case PathCategory::Cpu:
+        return "cpu";
+    case PathCategory::Gpu:
+        return "gpu";
+    case PathCategory::Comm:
+        return "comm";
+    case PathCategory::OtherRank:
+        return "other_rank";
+    case PathCategory::Idle:
+        return "idle";
     }
     return "idle";
 }
@@ -45,11 +50,21 @@ RankPath criticalPath(const SimJob &job, const ReplayResult &replay, std::size_t
             category = PathCategory::OtherRank;
         path.steps.push_back({rank, node, from, to, category});
         switch (category) {
-        case PathCategory::Cpu: path.breakdown.cpuNs += to - from; break;
-        case PathCategory::Gpu: path.breakdown.gpuNs += to - from; break;
-        case PathCategory::Comm: path.breakdown.commNs += to - from; break;
-        case PathCategory::OtherRank: path.breakdown.otherRankNs += to - from; break;
-        case PathCategory::Idle: path.breakdown.idleNs += to - from; break;
+        case PathCategory::Cpu:
+            path.breakdown.cpuNs += to - from;
+            break;
+        case PathCategory::Gpu:
+            path.breakdown.gpuNs += to - from;
+            break;
+        case PathCategory::Comm:
+            path.breakdown.commNs += to - from;
+            break;
+        case PathCategory::OtherRank:
+            path.breakdown.otherRankNs += to - from;
+            break;
+        case PathCategory::Idle:
+            path.breakdown.idleNs += to - from;
+            break;
         }
     };
     path.steps.reserve(256);
@@ -66,10 +81,17 @@ RankPath criticalPath(const SimJob &job, const ReplayResult &replay, std::size_t
         Cause next = rep.cause[cur.node];
         std::int64_t from = rep.start[cur.node];
         switch (n.kind) {
-        case NodeKind::Cpu: add(cur.rank, cur.node, from, end, PathCategory::Cpu); break;
-        case NodeKind::Gpu: add(cur.rank, cur.node, from, end, PathCategory::Gpu); break;
-        case NodeKind::Skip: break;
-        case NodeKind::Send: add(cur.rank, cur.node, from, end, PathCategory::Comm); break;
+        case NodeKind::Cpu:
+            add(cur.rank, cur.node, from, end, PathCategory::Cpu);
+            break;
+        case NodeKind::Gpu:
+            add(cur.rank, cur.node, from, end, PathCategory::Gpu);
+            break;
+        case NodeKind::Skip:
+            break;
+        case NodeKind::Send:
+            add(cur.rank, cur.node, from, end, PathCategory::Comm);
+            break;
         case NodeKind::Collective:
         case NodeKind::Recv: {
             const std::size_t c = static_cast<std::size_t>(n.comm);
@@ -136,7 +158,8 @@ std::vector<PathShare> topOfPath(const SimJob &job, const RankPath &path, std::s
     out.reserve(by.size());
     for (auto &[key, share] : by)
         out.push_back(std::move(share));
-    std::sort(out.begin(), out.end(), [](const PathShare &a, const PathShare &b) { return a.ns != b.ns ? a.ns > b.ns : a.name < b.name; });
+    std::sort(out.begin(), out.end(),
+              [](const PathShare &a, const PathShare &b) { return a.ns != b.ns ? a.ns > b.ns : a.name < b.name; });
     if (out.size() > limit)
         out.resize(limit);
     return out;
@@ -157,7 +180,10 @@ std::vector<std::vector<std::int64_t>> slack(const SimJob &job, const ReplayResu
     std::vector<std::array<std::uint32_t, 3>> lastOn(nr, {kNoNode, kNoNode, kNoNode});
     for (const auto &[r, node] : replay.issueOrder) {
         const NodeKind kind = job.ranks[static_cast<std::size_t>(r)].nodes[node].kind;
-        const int resource = kind == NodeKind::Cpu ? 0 : kind == NodeKind::Gpu ? 1 : (kind == NodeKind::Collective || kind == NodeKind::Send) ? 2 : -1;
+        const int resource = kind == NodeKind::Cpu                                      ? 0
+                             : kind == NodeKind::Gpu                                    ? 1
+                             : (kind == NodeKind::Collective || kind == NodeKind::Send) ? 2
+                                                                                        : -1;
         if (resource < 0)
             continue;
         std::uint32_t &prev = lastOn[static_cast<std::size_t>(r)][static_cast<std::size_t>(resource)];

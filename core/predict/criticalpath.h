@@ -21,7 +21,7 @@ enum class PathCategory : std::uint8_t { Cpu, Gpu, Comm, OtherRank, Idle };
 std::string_view pathCategoryName(PathCategory c); // "cpu", "gpu", "comm", "other_rank", "idle"
 
 struct PathStep {
-    std::int32_t rank = -1;       // index into SimJob::ranks
+    std::int32_t rank = -1; // index into SimJob::ranks
     std::uint32_t node = kNoNode;
     std::int64_t startNs = 0, endNs = 0; // the stretch on the path (a collective: its transfer)
     PathCategory category = PathCategory::Cpu;
@@ -36,8 +36,8 @@ struct Breakdown {
 struct RankPath {
     std::int64_t rank = -1;
     std::int64_t stepNs = 0;
-    Breakdown breakdown;          // sums to stepNs
-    std::vector<PathStep> steps;  // in time order
+    Breakdown breakdown;         // sums to stepNs
+    std::vector<PathStep> steps; // in time order
 };
 
 // The path that ends at rank `rankIndex`'s last node. Empty when the rank did not finish.

@@ -17,7 +17,8 @@ namespace {
 
 std::map<std::int64_t, std::string> etFilesIn(const std::string &dir, const std::string &prefix)
 {
-    const std::regex name("^" + std::regex_replace(prefix, std::regex(R"([.^$|()\[\]{}*+?\\])"), R"(\$&)") + R"(\.([0-9]{1,9})\.et(\.gz)?$)");
+    const std::regex name("^" + std::regex_replace(prefix, std::regex(R"([.^$|()\[\]{}*+?\\])"), R"(\$&)")
+                          + R"(\.([0-9]{1,9})\.et(\.gz)?$)");
     std::map<std::int64_t, std::string> out;
     std::error_code ec;
     for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
@@ -74,7 +75,8 @@ JobGraph loadJobExport(const std::string &dir, const std::string &prefix)
     const fs::path groups = fs::path(dir) / "comm_group.json", network = fs::path(dir) / "network.yml";
     std::error_code ec;
     JobGraph g;
-    g.job = loadJob(paths, fs::exists(groups, ec) ? groups.string() : std::string(), fs::exists(network, ec) ? network.string() : std::string());
+    g.job = loadJob(paths, fs::exists(groups, ec) ? groups.string() : std::string(),
+                    fs::exists(network, ec) ? network.string() : std::string());
     g.networkSource = fs::exists(network, ec) ? network.string() : "run.sh's ring (50 GB/s, 500 ns): no network.yml";
     return g;
 }
@@ -109,13 +111,13 @@ JobGraph exportJobGraph(const std::vector<job::RankFiles> &ranks, std::int64_t w
         for (const std::int64_t r : pg.ranks)
             world = std::max(world, r + 1);
     if (!job::plausibleWorldSize(world))
-        throw std::runtime_error("the job names " + std::to_string(world) + " ranks (world size or process group ranks), more than the " +
-                                 std::to_string(job::kMaxWorldSize) + " a job may have");
+        throw std::runtime_error("the job names " + std::to_string(world)
+                                 + " ranks (world size or process group ranks), more than the "
+                                 + std::to_string(job::kMaxWorldSize) + " a job may have");
     const bool mirror = ranks.size() == 1 && world > 1;
     g.job = loadJob(paths, commGroup, network, mirror ? std::max(world, ranks.front().rank + 1) : 0);
-    g.networkSource = report.network.fitted
-                          ? "fitted from " + std::to_string(report.network.samples) + " collectives"
-                          : "run.sh's ring (50 GB/s, 500 ns): not fitted (" + report.network.reason + ")";
+    g.networkSource = report.network.fitted ? "fitted from " + std::to_string(report.network.samples) + " collectives"
+                                            : "run.sh's ring (50 GB/s, 500 ns): not fitted (" + report.network.reason + ")";
     // Paths named the scratch folder, which is gone: name the traces instead.
     for (std::size_t i = 0; i < g.job.ranks.size(); ++i)
         for (const job::RankFiles &r : ranks)

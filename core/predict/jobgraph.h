@@ -15,7 +15,7 @@ namespace linkscope::core::predict {
 
 struct JobGraph {
     SimJob job;
-    std::string networkSource;   // "fitted from N collectives", "network.yml", "run.sh's ring (not fitted: …)"
+    std::string networkSource;      // "fitted from N collectives", "network.yml", "run.sh's ring (not fitted: …)"
     std::vector<std::string> notes; // ranks that could not be exported, and why
 };
 

@@ -8,10 +8,7 @@
 
 namespace linkscope::core::predict {
 
-std::uint32_t PairGraph::nodeOfEvent(EventIndex event) const
-{
-    return event.in(byEvent.size()) ? byEvent[event.get()] : kNoNode;
-}
+std::uint32_t PairGraph::nodeOfEvent(EventIndex event) const { return event.in(byEvent.size()) ? byEvent[event.get()] : kNoNode; }
 
 PairGraph buildPairGraph(const HostTrace &host, const DeviceTrace &device, const LinkSet &links, const Network *network,
                          ChakraOptions options)
@@ -25,8 +22,8 @@ PairGraph buildPairGraph(const HostTrace &host, const DeviceTrace &device, const
     // The groups the export numbered its pg_names with (job::processGroupId), with their ranks.
     const std::int64_t world = device.distributed ? device.distributed->worldSize : -1;
     const std::int64_t rank = device.distributed ? std::max<std::int64_t>(0, device.distributed->rank) : 0;
-    const std::vector<job::ProcessGroup> groups =
-        job::mergeRankGroups(job::processGroupsFromKineto(device), job::processGroupsFromHostEt(host, world));
+    const std::vector<job::ProcessGroup> groups = job::mergeRankGroups(job::processGroupsFromKineto(device),
+                                                                       job::processGroupsFromHostEt(host, world));
     SimJob &job = out.job;
     std::int64_t npus = std::max<std::int64_t>({world, rank + 1, 1});
     for (const job::ProcessGroup &g : groups) {

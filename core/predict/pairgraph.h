@@ -5,9 +5,9 @@
 // Rebuilt after a correction (the links changed); a what-if only replays it (predict/replay.h).
 
 #include "export/exportrequest.h"
+#include "link/linkset.h"
 #include "model/devicetrace.h"
 #include "model/hosttrace.h"
-#include "link/linkset.h"
 #include "predict/simgraph.h"
 
 #include <vector>
@@ -15,18 +15,18 @@
 namespace linkscope::core::predict {
 
 struct PairGraph {
-    SimJob job;                          // one rank
-    std::vector<EventIndex> eventOf;     // per node position of job.ranks[0]: the Kineto op or GPU op it stands for
-    std::vector<HostNodeIndex> hostOf;   // per node position: the host ET node (a GPU node: its parent's)
-    ChakraStats stats;                   // what the export said (blocked time, dependencies)
+    SimJob job;                        // one rank
+    std::vector<EventIndex> eventOf;   // per node position of job.ranks[0]: the Kineto op or GPU op it stands for
+    std::vector<HostNodeIndex> hostOf; // per node position: the host ET node (a GPU node: its parent's)
+    ChakraStats stats;                 // what the export said (blocked time, dependencies)
     // The node standing for a device event, or kNoNode (predict/replay.h).
     std::uint32_t nodeOfEvent(EventIndex event) const;
-    std::vector<std::uint32_t> byEvent;  // device event → node position (kNoNode: none)
+    std::vector<std::uint32_t> byEvent; // device event → node position (kNoNode: none)
 };
 
 // `network` replaces run.sh's ring (50 GB/s, 500 ns) when given (a job's fitted network). Throws
 // ExportError / LoadError when the pair cannot be exported (no host ET, an invalid graph).
-PairGraph buildPairGraph(const HostTrace &host, const DeviceTrace &device, const LinkSet &links,
-                         const Network *network = nullptr, ChakraOptions options = {});
+PairGraph buildPairGraph(const HostTrace &host, const DeviceTrace &device, const LinkSet &links, const Network *network = nullptr,
+                         ChakraOptions options = {});
 
 } // namespace linkscope::core::predict

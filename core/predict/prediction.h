@@ -17,19 +17,19 @@ struct RankPrediction {
     std::int64_t rank = -1;
     bool finished = false;
     std::string stuck;
-    std::int64_t baselineNs = 0;  // the graph as exported
-    std::int64_t stepNs = 0;      // under the what-if (= baselineNs without one)
-    RankPath path;                // of the what-if's run
-    std::vector<PathShare> top;   // the names that take most of the path
+    std::int64_t baselineNs = 0; // the graph as exported
+    std::int64_t stepNs = 0;     // under the what-if (= baselineNs without one)
+    RankPath path;               // of the what-if's run
+    std::vector<PathShare> top;  // the names that take most of the path
     double changePct() const { return baselineNs ? 100.0 * double(stepNs - baselineNs) / double(baselineNs) : 0.0; }
 };
 
 struct Prediction {
-    std::string whatIf;           // WhatIf::describe()
-    Network network;              // as replayed (after the what-if)
+    std::string whatIf; // WhatIf::describe()
+    Network network;    // as replayed (after the what-if)
     std::vector<RankPrediction> ranks;
     std::int64_t baselineMakespanNs = 0, makespanNs = 0;
-    double replayMs = 0;          // wall time of the replays (both)
+    double replayMs = 0; // wall time of the replays (both)
     // {"whatif", "network", "makespan_ns", "ranks": [{"rank", "step_ns", "baseline_step_ns",
     // "change_pct", "finished", "breakdown", "critical_path": [...], "top": [...]}]}; the path capped
     // at `pathLimit` steps per rank (the last ones: the end of the step), 0 for all.

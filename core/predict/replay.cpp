@@ -2,9 +2,9 @@
 
 #include "job/networkfit.h"
 
+#include <queue>
 #include <algorithm>
 #include <cmath>
-#include <queue>
 #include <stdexcept>
 #include <unordered_map>
 
@@ -15,9 +15,7 @@ bool ReplayResult::allFinished() const
     return std::all_of(ranks.begin(), ranks.end(), [](const RankReplay &r) { return r.finished; });
 }
 
-Durations::Durations(const SimJob &job, const WhatIf &whatIf)
-    : m_job(job)
-    , m_network(job.network)
+Durations::Durations(const SimJob &job, const WhatIf &whatIf) : m_job(job), m_network(job.network)
 {
     m_network.bandwidthGBps = job.network.bandwidthGBps * whatIf.bandwidthFactor / whatIf.transferFactor;
     m_network.latencyNs = job.network.latencyNs * whatIf.transferFactor * whatIf.latencyFactor;
@@ -113,36 +111,34 @@ constexpr std::size_t kRingStepLimit = 64;
 using MinHeap = std::priority_queue<std::uint32_t, std::vector<std::uint32_t>, std::greater<>>;
 
 struct RankState {
-    std::vector<std::uint32_t> waiting;  // dependencies not finished
-    MinHeap cpu, gpu, comm;              // ready, by id (= position)
-    std::vector<std::uint32_t> free;     // ready nodes that hold no resource (receives, skips)
+    std::vector<std::uint32_t> waiting; // dependencies not finished
+    MinHeap cpu, gpu, comm;             // ready, by id (= position)
+    std::vector<std::uint32_t> free;    // ready nodes that hold no resource (receives, skips)
     bool cpuBusy = false, gpuBusy = false, commBusy = false;
     std::size_t done = 0;
     std::vector<std::uint32_t> groupSeq; // per group (+1: the world): collectives issued so far
 };
 
-struct Meeting {                          // one collective instance: the k-th of a group
+struct Meeting { // one collective instance: the k-th of a group
     std::size_t arrived = 0;
     std::int64_t lastArrival = -1;
     Cause last;
     std::vector<Cause> members;
 };
 
-struct Message {                          // one send, matched to one receive in order
-    std::int64_t arrival = -1;            // -1: not sent yet
+struct Message {               // one send, matched to one receive in order
+    std::int64_t arrival = -1; // -1: not sent yet
     std::int32_t sendRank = -1;
     std::uint32_t sendNode = kNoNode;
     std::int64_t sendStart = 0;
-    std::int32_t recvRank = -1;           // a receive waiting for it
+    std::int32_t recvRank = -1; // a receive waiting for it
     std::uint32_t recvNode = kNoNode;
 };
 
 class Simulator {
 public:
     Simulator(const SimJob &job, const WhatIf &whatIf, const ReplayOptions &options)
-        : m_job(job)
-        , m_dur(job, whatIf)
-        , m_options(options)
+        : m_job(job), m_dur(job, whatIf), m_options(options)
     {
         m_out.network = m_dur.network();
         const std::size_t n = job.ranks.size();
@@ -198,20 +194,29 @@ private:
     std::vector<RankState> m_state;
     std::priority_queue<Event, std::vector<Event>, std::greater<>> m_events;
     std::uint64_t m_seq = 0;
-    std::unordered_map<std::uint64_t, Meeting> m_meetings;            // (group, k)
+    std::unordered_map<std::uint64_t, Meeting> m_meetings; // (group, k)
     std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t>, std::vector<Message>> m_messages;
-    std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t>, std::pair<std::size_t, std::size_t>> m_messageCursor; // sends, receives so far
+    std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t>, std::pair<std::size_t, std::size_t>>
+        m_messageCursor; // sends, receives so far
 
     void makeReady(std::size_t r, std::uint32_t node)
     {
         RankState &s = m_state[r];
         switch (m_job.ranks[r].nodes[node].kind) {
-        case NodeKind::Cpu: s.cpu.push(node); break;
-        case NodeKind::Gpu: s.gpu.push(node); break;
+        case NodeKind::Cpu:
+            s.cpu.push(node);
+            break;
+        case NodeKind::Gpu:
+            s.gpu.push(node);
+            break;
         case NodeKind::Collective:
-        case NodeKind::Send: s.comm.push(node); break;
+        case NodeKind::Send:
+            s.comm.push(node);
+            break;
         case NodeKind::Recv:
-        case NodeKind::Skip: s.free.push_back(node); break;
+        case NodeKind::Skip:
+            s.free.push_back(node);
+            break;
         }
     }
 
@@ -275,9 +280,15 @@ private:
         case NodeKind::Skip:
             schedule(r, node, now);
             break;
-        case NodeKind::Collective: arrive(r, node, now); break;
-        case NodeKind::Send: send(r, node, now); break;
-        case NodeKind::Recv: receive(r, node, now); break;
+        case NodeKind::Collective:
+            arrive(r, node, now);
+            break;
+        case NodeKind::Send:
+            send(r, node, now);
+            break;
+        case NodeKind::Recv:
+            receive(r, node, now);
+            break;
         }
     }
 
@@ -302,7 +313,9 @@ private:
             m.lastArrival = now;
             m.last = {static_cast<std::int32_t>(r), node};
         }
-        const std::size_t size = m_job.mirrored ? 1 : comm.group >= 0 ? m_job.groups[g].size() : static_cast<std::size_t>(m_job.npus);
+        const std::size_t size = m_job.mirrored    ? 1
+                                 : comm.group >= 0 ? m_job.groups[g].size()
+                                                   : static_cast<std::size_t>(m_job.npus);
         if (m.arrived < size || cost < 0)
             return; // the transfer starts when the last member arrives (never, on a group of one)
         const auto index = static_cast<std::int32_t>(m_out.meetings.size());
@@ -330,8 +343,8 @@ private:
     {
         const std::size_t n = m.members.size();
         std::vector<std::int64_t> ends(n, m.lastArrival + cost);
-        const bool ring = comm.kind == job::CallKind::AllReduce || comm.kind == job::CallKind::ReduceScatter ||
-                          comm.kind == job::CallKind::AllGather;
+        const bool ring = comm.kind == job::CallKind::AllReduce || comm.kind == job::CallKind::ReduceScatter
+                          || comm.kind == job::CallKind::AllGather;
         if (!ring || n < 2 || n > kRingStepLimit || m_job.mirrored)
             return ends;
         // Arrival per ring position (the group's order in comm_group.json; the world: rank order).
@@ -436,7 +449,8 @@ private:
         }
         m_out.ranks[r].transferStart[c] = msg.sendStart;
         const std::size_t sr = static_cast<std::size_t>(msg.sendRank);
-        m_out.ranks[sr].peer[static_cast<std::size_t>(m_job.ranks[sr].nodes[msg.sendNode].comm)] = {static_cast<std::int32_t>(r), node};
+        m_out.ranks[sr].peer[static_cast<std::size_t>(m_job.ranks[sr].nodes[msg.sendNode].comm)] = {static_cast<std::int32_t>(r),
+                                                                                                    node};
         if (msg.arrival > now)
             m_out.ranks[r].peer[c] = {msg.sendRank, msg.sendNode};
         schedule(r, node, std::max(now, msg.arrival));
@@ -451,11 +465,18 @@ private:
         out.endNs = std::max(out.endNs, now);
         ++s.done;
         switch (rank.nodes[node].kind) {
-        case NodeKind::Cpu: s.cpuBusy = false; break;
-        case NodeKind::Gpu: s.gpuBusy = false; break;
+        case NodeKind::Cpu:
+            s.cpuBusy = false;
+            break;
+        case NodeKind::Gpu:
+            s.gpuBusy = false;
+            break;
         case NodeKind::Collective:
-        case NodeKind::Send: s.commBusy = false; break;
-        default: break;
+        case NodeKind::Send:
+            s.commBusy = false;
+            break;
+        default:
+            break;
         }
         for (std::uint32_t k = rank.succBegin[node]; k < rank.succBegin[node + 1]; ++k)
             if (--s.waiting[rank.succ[k]] == 0)
@@ -472,19 +493,24 @@ private:
             if (out.start[i] < 0 || out.end[i] >= 0)
                 continue;
             const SimNode &n = rank.nodes[i];
-            std::string what = std::string(nodeKindName(n.kind)) + " node " + std::to_string(n.id) + " (" + rank.names[n.name] + ")";
+            std::string what = std::string(nodeKindName(n.kind)) + " node " + std::to_string(n.id) + " (" + rank.names[n.name]
+                               + ")";
             if (n.kind == NodeKind::Collective) {
                 const SimComm &c = rank.comms[static_cast<std::size_t>(n.comm)];
-                const std::string group = c.group >= 0 ? "group " + std::to_string(m_job.groupIds[static_cast<std::size_t>(c.group)]) : "every rank";
-                const std::size_t size = c.group >= 0 ? m_job.groups[static_cast<std::size_t>(c.group)].size() : static_cast<std::size_t>(m_job.npus);
+                const std::string group = c.group >= 0
+                                              ? "group " + std::to_string(m_job.groupIds[static_cast<std::size_t>(c.group)])
+                                              : "every rank";
+                const std::size_t size = c.group >= 0 ? m_job.groups[static_cast<std::size_t>(c.group)].size()
+                                                      : static_cast<std::size_t>(m_job.npus);
                 if (size < 2 || m_dur.collectiveNs(m_job, r, c) == -1)
-                    return std::to_string(left) + " nodes never ran: " + what + " is a collective ASTRA-sim never completes (" + group +
-                           " of " + std::to_string(size) + " rank(s))";
-                return std::to_string(left) + " nodes never ran: " + what + " waits for " + group + ", whose other members never issued it";
+                    return std::to_string(left) + " nodes never ran: " + what + " is a collective ASTRA-sim never completes ("
+                           + group + " of " + std::to_string(size) + " rank(s))";
+                return std::to_string(left) + " nodes never ran: " + what + " waits for " + group
+                       + ", whose other members never issued it";
             }
             if (n.kind == NodeKind::Recv)
-                return std::to_string(left) + " nodes never ran: " + what + " waits for a send from rank " +
-                       std::to_string(rank.comms[static_cast<std::size_t>(n.comm)].peer) + " that never came";
+                return std::to_string(left) + " nodes never ran: " + what + " waits for a send from rank "
+                       + std::to_string(rank.comms[static_cast<std::size_t>(n.comm)].peer) + " that never came";
         }
         return std::to_string(left) + " nodes never ran";
     }

@@ -23,39 +23,39 @@ inline constexpr std::uint32_t kNoNode = 0xffffffffu;
 // What made a node start when it did: the node whose end issued it (a dependency that finished last,
 // or the node that freed the resource). kNoNode: issued at time 0.
 struct Cause {
-    std::int32_t rank = -1;          // index into SimJob::ranks
-    std::uint32_t node = kNoNode;    // position in that rank
+    std::int32_t rank = -1;       // index into SimJob::ranks
+    std::uint32_t node = kNoNode; // position in that rank
 };
 
 struct RankReplay {
     std::int64_t rank = -1;
     bool finished = false;
-    std::string stuck;                   // why not finished (a collective whose group never met, …)
-    std::int64_t endNs = 0;              // when its last node finished (ASTRA-sim's "finished" cycles)
-    std::vector<std::int64_t> start;     // per node: issued
-    std::vector<std::int64_t> end;       // per node: finished (-1: never ran)
+    std::string stuck;               // why not finished (a collective whose group never met, …)
+    std::int64_t endNs = 0;          // when its last node finished (ASTRA-sim's "finished" cycles)
+    std::vector<std::int64_t> start; // per node: issued
+    std::vector<std::int64_t> end;   // per node: finished (-1: never ran)
     std::vector<Cause> cause;
     std::vector<std::int64_t> transferStart; // per SimRank::comms: when the transfer began (collective: the last
                                              // arrival; receive: the message's send)
     // Per SimRank::comms: a collective's last-arriving member (whose arrival started the transfer); a
     // receive's send when the message arrived after the receive was issued; a send's receive.
     std::vector<Cause> peer;
-    std::vector<std::int32_t> meeting;   // per SimRank::comms: a collective's index in ReplayResult::meetings
+    std::vector<std::int32_t> meeting; // per SimRank::comms: a collective's index in ReplayResult::meetings
     std::int64_t cpuBusyNs = 0, gpuBusyNs = 0, commBusyNs = 0;
 };
 
 struct ReplayResult {
-    std::vector<RankReplay> ranks;       // as SimJob::ranks
+    std::vector<RankReplay> ranks; // as SimJob::ranks
     std::int64_t makespanNs = 0;
     std::vector<std::pair<std::int32_t, std::uint32_t>> issueOrder; // (rank index, node) as issued
-    std::vector<std::vector<Cause>> meetings; // each collective that ran: its members' nodes
+    std::vector<std::vector<Cause>> meetings;                       // each collective that ran: its members' nodes
     // Effective network and per-node durations used (after the what-if).
     Network network;
     bool allFinished() const;
 };
 
 struct ReplayOptions {
-    bool keepIssueOrder = true;          // needed by slack (predict/criticalpath.h)
+    bool keepIssueOrder = true; // needed by slack (predict/criticalpath.h)
 };
 
 // Throws std::invalid_argument for a what-if that names a rank not in the job.
@@ -74,9 +74,9 @@ public:
 private:
     const SimJob &m_job;
     Network m_network;
-    std::vector<std::vector<double>> m_nameFactor;   // per rank, per interned name
-    std::map<std::int64_t, double> m_streams;        // stream → factor
-    std::vector<std::int64_t> m_delayMicros;         // per rank index
+    std::vector<std::vector<double>> m_nameFactor; // per rank, per interned name
+    std::map<std::int64_t, double> m_streams;      // stream → factor
+    std::vector<std::int64_t> m_delayMicros;       // per rank index
 };
 
 } // namespace linkscope::core::predict

@@ -25,13 +25,20 @@ using ChakraProtoMsg::Node;
 std::optional<std::int64_t> intValue(const AttributeProto &a)
 {
     switch (a.value_case()) {
-    case AttributeProto::kInt32Val: return a.int32_val();
-    case AttributeProto::kInt64Val: return a.int64_val();
-    case AttributeProto::kUint32Val: return a.uint32_val();
-    case AttributeProto::kUint64Val: return static_cast<std::int64_t>(a.uint64_val());
-    case AttributeProto::kSint32Val: return a.sint32_val();
-    case AttributeProto::kSint64Val: return a.sint64_val();
-    default: return std::nullopt;
+    case AttributeProto::kInt32Val:
+        return a.int32_val();
+    case AttributeProto::kInt64Val:
+        return a.int64_val();
+    case AttributeProto::kUint32Val:
+        return a.uint32_val();
+    case AttributeProto::kUint64Val:
+        return static_cast<std::int64_t>(a.uint64_val());
+    case AttributeProto::kSint32Val:
+        return a.sint32_val();
+    case AttributeProto::kSint64Val:
+        return a.sint64_val();
+    default:
+        return std::nullopt;
     }
 }
 
@@ -45,18 +52,23 @@ std::string readFile(const std::string &path)
     return text.str();
 }
 
-
 } // namespace
 
 std::string_view nodeKindName(NodeKind kind)
 {
     switch (kind) {
-    case NodeKind::Cpu: return "cpu";
-    case NodeKind::Gpu: return "gpu";
-    case NodeKind::Collective: return "collective";
-    case NodeKind::Send: return "send";
-    case NodeKind::Recv: return "recv";
-    case NodeKind::Skip: return "skip";
+    case NodeKind::Cpu:
+        return "cpu";
+    case NodeKind::Gpu:
+        return "gpu";
+    case NodeKind::Collective:
+        return "collective";
+    case NodeKind::Send:
+        return "send";
+    case NodeKind::Recv:
+        return "recv";
+    case NodeKind::Skip:
+        return "skip";
     }
     return "skip";
 }
@@ -69,8 +81,7 @@ std::size_t SimJob::nodeCount() const
     return n;
 }
 
-RankBuilder::RankBuilder(std::int64_t rank, std::string path, const std::vector<std::int64_t> &groupIds)
-    : m_groupIds(groupIds)
+RankBuilder::RankBuilder(std::int64_t rank, std::string path, const std::vector<std::int64_t> &groupIds) : m_groupIds(groupIds)
 {
     m_rank.rank = rank;
     m_rank.path = std::move(path);
@@ -122,8 +133,8 @@ void takeAttribute(NodeFields &f, std::string_view key, std::optional<std::int64
 
 bool wantedAttribute(std::string_view key)
 {
-    return key == "is_cpu_op" || key == "comm_type" || key == "comm_size" || key == "comm_src" || key == "comm_dst" ||
-           key == "comm_tag" || key == "pg_name" || key == "stream";
+    return key == "is_cpu_op" || key == "comm_type" || key == "comm_size" || key == "comm_src" || key == "comm_dst"
+           || key == "comm_tag" || key == "pg_name" || key == "stream";
 }
 
 } // namespace
@@ -180,13 +191,15 @@ struct Wire {
         std::uint64_t v = 0;
         std::string_view ignored;
         switch (tag & 7) {
-        case 0: return varint(v);
+        case 0:
+            return varint(v);
         case 1:
             if (end - p < 8)
                 return false;
             p += 8;
             return true;
-        case 2: return bytes(ignored);
+        case 2:
+            return bytes(ignored);
         case 3: {
             if (depth >= 100) // protobuf's default recursion limit
                 return false;
@@ -204,7 +217,8 @@ struct Wire {
                 return false;
             p += 4;
             return true;
-        default: return false; // an end group without its start, or wire types 6 and 7
+        default:
+            return false; // an end group without its start, or wire types 6 and 7
         }
     }
 };
@@ -273,7 +287,8 @@ void RankBuilder::addEncoded(const char *bytes, int size, std::size_t offset)
             std::string_view attr;
             if (wire != 2 || !in.bytes(attr))
                 bad("a malformed attribute");
-            Wire a{reinterpret_cast<const std::uint8_t *>(attr.data()), reinterpret_cast<const std::uint8_t *>(attr.data()) + attr.size()};
+            Wire a{reinterpret_cast<const std::uint8_t *>(attr.data()),
+                   reinterpret_cast<const std::uint8_t *>(attr.data()) + attr.size()};
             std::string_view key, text;
             std::optional<std::int64_t> value;
             bool isString = false, aok = true;
@@ -285,8 +300,9 @@ void RankBuilder::addEncoded(const char *bytes, int size, std::size_t offset)
                         bad("a malformed attribute");
                     if (afield == 29)
                         isString = true;
-                } else if ((afield == 7 || afield == 9 || afield == 11 || afield == 13 || afield == 15 || afield == 17 || afield == 27) &&
-                           awire == 0) {
+                } else if ((afield == 7 || afield == 9 || afield == 11 || afield == 13 || afield == 15 || afield == 17
+                            || afield == 27)
+                           && awire == 0) {
                     if (!a.varint(av))
                         bad("a malformed attribute");
                     std::int64_t x = static_cast<std::int64_t>(av);
@@ -332,7 +348,8 @@ void RankBuilder::add(const Node &node, std::size_t offset)
     f.durationMicros = node.duration_micros();
     for (const AttributeProto &a : node.attr())
         if (wantedAttribute(a.name()))
-            takeAttribute(f, a.name(), a.value_case() == AttributeProto::kBoolVal ? std::optional<std::int64_t>(a.bool_val()) : intValue(a),
+            takeAttribute(f, a.name(),
+                          a.value_case() == AttributeProto::kBoolVal ? std::optional<std::int64_t>(a.bool_val()) : intValue(a),
                           a.string_val(), a.value_case() == AttributeProto::kStringVal);
     const std::size_t depBegin = m_rawDeps.size();
     m_rawDeps.insert(m_rawDeps.end(), node.data_deps().begin(), node.data_deps().end());
@@ -367,7 +384,7 @@ void RankBuilder::addFields(const NodeFields &f, std::size_t depBegin, std::size
     case ChakraProtoMsg::COMM_RECV_NODE: {
         if (f.cpu)
             fail("a communication node with is_cpu_op true (ASTRA-sim stops there)");
-        n.kind = f.type == ChakraProtoMsg::COMM_COLL_NODE ? NodeKind::Collective
+        n.kind = f.type == ChakraProtoMsg::COMM_COLL_NODE   ? NodeKind::Collective
                  : f.type == ChakraProtoMsg::COMM_SEND_NODE ? NodeKind::Send
                                                             : NodeKind::Recv;
         SimComm comm = f.comm;
@@ -403,12 +420,14 @@ SimRank RankBuilder::finish()
     m_names.clear();
     const std::size_t n = r.nodes.size();
     // Issue order is id order: sort when the file was not (it normally is; then nothing is copied).
-    const bool sorted = std::is_sorted(r.nodes.begin(), r.nodes.end(), [](const SimNode &a, const SimNode &b) { return a.id < b.id; });
+    const bool sorted = std::is_sorted(r.nodes.begin(), r.nodes.end(),
+                                       [](const SimNode &a, const SimNode &b) { return a.id < b.id; });
     std::vector<std::uint32_t> order; // position → the node's place in the file (empty: the same)
     if (!sorted) {
         order.resize(n);
         std::iota(order.begin(), order.end(), 0u);
-        std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) { return r.nodes[a].id < r.nodes[b].id; });
+        std::stable_sort(order.begin(), order.end(),
+                         [&](std::uint32_t a, std::uint32_t b) { return r.nodes[a].id < r.nodes[b].id; });
         std::vector<SimNode> nodes;
         nodes.reserve(n);
         for (const std::uint32_t i : order)
@@ -431,7 +450,8 @@ SimRank RankBuilder::finish()
     auto positionOf = [&](std::uint64_t id) -> std::uint32_t {
         if (!byId.empty())
             return id >= minId && id - minId < byId.size() ? byId[static_cast<std::size_t>(id - minId)] : kNoPosition;
-        const auto it = std::lower_bound(r.nodes.begin(), r.nodes.end(), id, [](const SimNode &a, std::uint64_t v) { return a.id < v; });
+        const auto it = std::lower_bound(r.nodes.begin(), r.nodes.end(), id,
+                                         [](const SimNode &a, std::uint64_t v) { return a.id < v; });
         return it == r.nodes.end() || it->id != id ? kNoPosition : static_cast<std::uint32_t>(it - r.nodes.begin());
     };
     // Dependencies as positions (a repeated dependency counts once, as the feeder's set does).
@@ -445,8 +465,8 @@ SimRank RankBuilder::finish()
             const std::uint32_t pos = positionOf(dep);
             if (pos == kNoPosition)
                 throw LoadError(r.path, fileOffset(i),
-                                "node " + std::to_string(node.id) + " (" + r.names[node.name] + ") depends on node " +
-                                    std::to_string(dep) + ", which is not in the file");
+                                "node " + std::to_string(node.id) + " (" + r.names[node.name] + ") depends on node "
+                                    + std::to_string(dep) + ", which is not in the file");
             if (std::find(r.deps.begin() + begin, r.deps.end(), pos) == r.deps.end())
                 r.deps.push_back(pos);
         }
@@ -480,8 +500,8 @@ SimRank RankBuilder::finish()
         while (!waiting[stuck])
             ++stuck;
         throw LoadError(r.path, fileOffset(stuck),
-                        "node " + std::to_string(r.nodes[stuck].id) + " (" + r.names[r.nodes[stuck].name] +
-                            ") can never start: " + std::to_string(n - queue.size()) + " nodes wait on a dependency cycle");
+                        "node " + std::to_string(r.nodes[stuck].id) + " (" + r.names[r.nodes[stuck].name]
+                            + ") can never start: " + std::to_string(n - queue.size()) + " nodes wait on a dependency cycle");
     }
     for (std::size_t i = 0; i < n; ++i)
         if (r.nodes[i].kind == NodeKind::Cpu && r.names[r.nodes[i].name].starts_with("ProfilerStep#"))
@@ -549,11 +569,13 @@ Network parseNetworkYaml(const std::string &text, const std::string &name)
                     throw LoadError(name, lineStart, "'" + key + "': an unclosed [");
                 value = value.substr(open + 1, close - open - 1);
             }
-            const std::size_t a = value.find_first_not_of(" \t,"), b = value.find_first_of(" \t,", a == std::string::npos ? 0 : a);
+            const std::size_t a = value.find_first_not_of(" \t,"),
+                              b = value.find_first_of(" \t,", a == std::string::npos ? 0 : a);
             value = a == std::string::npos ? "" : value.substr(a, b == std::string::npos ? std::string::npos : b - a);
             if (value.empty() && key != "topology")
                 throw LoadError(name, lineStart, "'" + key + "' has no value");
-            if (value.find_first_of(" ,", 0) == std::string::npos && (key == "npus_count" || key == "bandwidth" || key == "latency")) {
+            if (value.find_first_of(" ,", 0) == std::string::npos
+                && (key == "npus_count" || key == "bandwidth" || key == "latency")) {
                 double v = 0;
                 const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
                 if (ec != std::errc() || end != value.data() + value.size() || !(v >= 0) || v > 1e15)
@@ -572,7 +594,8 @@ Network parseNetworkYaml(const std::string &text, const std::string &name)
                     latency = true;
                 }
             } else if (key == "topology" && !value.empty() && value != "Ring") {
-                throw LoadError(name, lineStart, "topology " + value + ": only a Ring (what run.sh and linkscope job write) is modelled");
+                throw LoadError(name, lineStart,
+                                "topology " + value + ": only a Ring (what run.sh and linkscope job write) is modelled");
             }
         }
         lineStart = lineEnd + 1;
@@ -591,26 +614,32 @@ SimJob loadJob(const std::vector<std::string> &etFiles, const std::string &commG
     if (!commGroupsPath.empty())
         parseCommGroups(readFile(commGroupsPath), commGroupsPath, job);
     job.ranks.resize(etFiles.size());
-    forEachIndexOnThreads(etFiles.size(), static_cast<int>(std::max(1u, std::thread::hardware_concurrency())), [&](std::size_t i) {
-        const std::int64_t rank = etFileRank(etFiles[i], static_cast<std::int64_t>(i));
-        RankBuilder builder(rank, etFiles[i], job.groupIds);
-        std::error_code ec;
-        const auto bytes = static_cast<std::size_t>(std::filesystem::file_size(etFiles[i], ec));
-        if (!ec) // a node is rarely under 64 bytes (gzip: the decompressed size is larger still)
-            builder.reserve(bytes / 64 + 16, bytes / 32 + 16);
-        frameChakraEtFile(etFiles[i], [&](const char *bytes, int size, std::size_t, std::size_t offset) { builder.addEncoded(bytes, size, offset); });
-        job.ranks[i] = builder.finish();
-    });
+    forEachIndexOnThreads(etFiles.size(), static_cast<int>(std::max(1u, std::thread::hardware_concurrency())),
+                          [&](std::size_t i) {
+                              const std::int64_t rank = etFileRank(etFiles[i], static_cast<std::int64_t>(i));
+                              RankBuilder builder(rank, etFiles[i], job.groupIds);
+                              std::error_code ec;
+                              const auto bytes = static_cast<std::size_t>(std::filesystem::file_size(etFiles[i], ec));
+                              if (!ec) // a node is rarely under 64 bytes (gzip: the decompressed size is larger still)
+                                  builder.reserve(bytes / 64 + 16, bytes / 32 + 16);
+                              frameChakraEtFile(etFiles[i], [&](const char *bytes, int size, std::size_t, std::size_t offset) {
+                                  builder.addEncoded(bytes, size, offset);
+                              });
+                              job.ranks[i] = builder.finish();
+                          });
     std::sort(job.ranks.begin(), job.ranks.end(), [](const SimRank &a, const SimRank &b) { return a.rank < b.rank; });
     for (std::size_t i = 0; i < job.ranks.size(); ++i) {
         if (i && job.ranks[i].rank == job.ranks[i - 1].rank)
-            throw LoadError(job.ranks[i].path, 0, "rank " + std::to_string(job.ranks[i].rank) + " is also " + job.ranks[i - 1].path);
+            throw LoadError(job.ranks[i].path, 0,
+                            "rank " + std::to_string(job.ranks[i].rank) + " is also " + job.ranks[i - 1].path);
         if (mirrorNpus > 0) {
             if (job.ranks[i].rank >= mirrorNpus)
-                throw LoadError(job.ranks[i].path, 0, "rank " + std::to_string(job.ranks[i].rank) + " of " + std::to_string(mirrorNpus));
+                throw LoadError(job.ranks[i].path, 0,
+                                "rank " + std::to_string(job.ranks[i].rank) + " of " + std::to_string(mirrorNpus));
         } else if (job.ranks[i].rank != static_cast<std::int64_t>(i))
             throw LoadError(job.ranks[i].path, 0,
-                            "rank " + std::to_string(i) + " has no .et file (ASTRA-sim runs ranks 0..N-1, each from PREFIX.R.et)");
+                            "rank " + std::to_string(i)
+                                + " has no .et file (ASTRA-sim runs ranks 0..N-1, each from PREFIX.R.et)");
     }
     job.mirrored = mirrorNpus > 0;
     job.npus = job.mirrored ? mirrorNpus : static_cast<std::int64_t>(job.ranks.size());
@@ -625,8 +654,8 @@ SimJob loadJob(const std::vector<std::string> &etFiles, const std::string &commG
         for (const std::int64_t r : job.groups[g])
             if (r >= job.npus)
                 throw LoadError(commGroupsPath, 0,
-                                "group " + std::to_string(job.groupIds[g]) + " names rank " + std::to_string(r) + " of " +
-                                    std::to_string(job.npus));
+                                "group " + std::to_string(job.groupIds[g]) + " names rank " + std::to_string(r) + " of "
+                                    + std::to_string(job.npus));
     return job;
 }
 

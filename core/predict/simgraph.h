@@ -8,8 +8,8 @@
 
 #include <cstdint>
 #include <deque>
-#include <string_view>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -34,28 +34,28 @@ std::string_view nodeKindName(NodeKind kind); // "cpu", "gpu", "collective", "se
 struct SimNode {
     std::uint64_t id = 0;
     NodeKind kind = NodeKind::Skip;
-    std::uint32_t name = 0;          // into SimRank::names
-    std::int64_t durationMicros = 0; // as written (ASTRA-sim runs 0 as 1 ns)
-    std::uint32_t depBegin = 0, depEnd = 0;   // into SimRank::deps: positions of the nodes it waits for
-    std::int32_t comm = -1;          // into SimRank::comms for Collective/Send/Recv
-    std::int64_t stream = -1;        // GPU nodes' "stream" attribute
+    std::uint32_t name = 0;                 // into SimRank::names
+    std::int64_t durationMicros = 0;        // as written (ASTRA-sim runs 0 as 1 ns)
+    std::uint32_t depBegin = 0, depEnd = 0; // into SimRank::deps: positions of the nodes it waits for
+    std::int32_t comm = -1;                 // into SimRank::comms for Collective/Send/Recv
+    std::int64_t stream = -1;               // GPU nodes' "stream" attribute
 };
 
 struct SimComm {
     job::CallKind kind = job::CallKind::Unknown;
     std::int64_t bytes = 0;
-    std::int32_t group = -1;         // into SimJob::groups; -1: every rank (pg_name "" or "0")
-    std::int64_t peer = -1;          // Send: comm_dst; Recv: comm_src
+    std::int32_t group = -1; // into SimJob::groups; -1: every rank (pg_name "" or "0")
+    std::int64_t peer = -1;  // Send: comm_dst; Recv: comm_src
     std::int64_t tag = 0;
 };
 
 struct SimRank {
     std::int64_t rank = -1;
-    std::string path;                // where it was read from (messages)
-    std::vector<SimNode> nodes;      // ascending id: position = issue priority
-    std::vector<std::uint32_t> deps; // data_deps ∪ ctrl_deps, as positions
+    std::string path;                           // where it was read from (messages)
+    std::vector<SimNode> nodes;                 // ascending id: position = issue priority
+    std::vector<std::uint32_t> deps;            // data_deps ∪ ctrl_deps, as positions
     std::vector<std::uint32_t> succBegin, succ; // successors (CSR, built from deps)
-    std::vector<std::string> names;  // interned node names
+    std::vector<std::string> names;             // interned node names
     std::vector<SimComm> comms;
     // Positions of the rank's ProfilerStep#N nodes (a delayed rank's delay goes there, as
     // `linkscope whatif` writes it).
@@ -65,16 +65,16 @@ struct SimRank {
 // The analytical ring of ASTRA-sim's network file (what `linkscope job` fits and writes).
 struct Network {
     std::int64_t npus = 0;
-    double bandwidthGBps = 50;       // the file's GB/s (its GB is 2^30 bytes)
+    double bandwidthGBps = 50; // the file's GB/s (its GB is 2^30 bytes)
     double latencyNs = 500;
 };
 
 struct SimJob {
-    std::vector<SimRank> ranks;                      // ascending rank, ranks 0..N-1 expected
-    std::vector<std::int64_t> groupIds;              // comm_group.json's ids
-    std::vector<std::vector<std::int64_t>> groups;   // their ranks, in the file's (ring) order
+    std::vector<SimRank> ranks;                    // ascending rank, ranks 0..N-1 expected
+    std::vector<std::int64_t> groupIds;            // comm_group.json's ids
+    std::vector<std::vector<std::int64_t>> groups; // their ranks, in the file's (ring) order
     Network network;
-    std::int64_t npus = 0;                           // ranks in the simulation
+    std::int64_t npus = 0; // ranks in the simulation
     // One rank standing for a job of `npus` ranks that all run as it does (a single pair): each of
     // its collectives starts when it arrives, a receive's message leaves its peer when the receive
     // is issued.
@@ -103,7 +103,7 @@ public:
 private:
     SimRank m_rank;
     const std::vector<std::int64_t> &m_groupIds;
-    std::vector<std::uint64_t> m_rawDeps;          // ids, per node [depBegin, depEnd)
+    std::vector<std::uint64_t> m_rawDeps; // ids, per node [depBegin, depEnd)
     std::vector<std::size_t> m_offsets;
     std::deque<std::string> m_nameStore;                         // names in first-seen order (stable addresses)
     std::unordered_map<std::string_view, std::uint32_t> m_names; // views into m_nameStore

@@ -106,7 +106,9 @@ bool applyWhatIfOption(WhatIf &whatIf, const std::string &flag, const std::funct
         const double k = parseFactor(value(), flag);
         if (k <= 0 && flag != "--scale-latency")
             throw std::invalid_argument(flag + " must be > 0");
-        (flag == "--scale-comm" ? whatIf.transferFactor : flag == "--scale-network" ? whatIf.bandwidthFactor : whatIf.latencyFactor) = k;
+        (flag == "--scale-comm"      ? whatIf.transferFactor
+         : flag == "--scale-network" ? whatIf.bandwidthFactor
+                                     : whatIf.latencyFactor) = k;
     } else if (flag == "--delay-rank") {
         const auto [rank, ms] = parseRankDelay(value());
         whatIf.rankDelayMs[rank] += ms;
@@ -167,8 +169,9 @@ WhatIfStats applyWhatIf(ChakraTrace &trace, std::int64_t rank, const WhatIf &wha
 {
     WhatIfStats stats;
     const auto delay = whatIf.rankDelayMs.find(rank);
-    const std::uint64_t delayMicros =
-        delay == whatIf.rankDelayMs.end() ? 0 : static_cast<std::uint64_t>(std::llround(delay->second * 1000.0));
+    const std::uint64_t delayMicros = delay == whatIf.rankDelayMs.end()
+                                          ? 0
+                                          : static_cast<std::uint64_t>(std::llround(delay->second * 1000.0));
     for (ChakraProtoMsg::Node &node : trace.nodes) {
         if (node.type() != ChakraProtoMsg::COMP_NODE)
             continue;
@@ -186,7 +189,8 @@ WhatIfStats applyWhatIf(ChakraTrace &trace, std::int64_t rank, const WhatIf &wha
                     stream = a.int64_val();
         const auto [factor, matched] = whatIf.gpuFactor(node.name(), stream);
         if (matched) {
-            node.set_duration_micros(static_cast<std::uint64_t>(std::llround(static_cast<double>(node.duration_micros()) * factor)));
+            node.set_duration_micros(
+                static_cast<std::uint64_t>(std::llround(static_cast<double>(node.duration_micros()) * factor)));
             ++stats.gpuNodesScaled;
         }
     }

@@ -20,21 +20,21 @@ struct ChakraTrace;
 
 struct WhatIf {
     struct GpuScale {
-        std::string pattern;  // ECMAScript regex, searched in the GPU compute node's name
-        double factor = 1;    // duration ×
+        std::string pattern; // ECMAScript regex, searched in the GPU compute node's name
+        double factor = 1;   // duration ×
         std::regex compiled;
     };
     std::vector<GpuScale> gpu;
     std::map<std::int64_t, double> streamFactor; // GPU compute ops on stream S: duration × K
-    double transferFactor = 1;          // every transfer ×: bandwidth ÷, latency × (NCCL k× slower)
-    double bandwidthFactor = 1;         // the network's bandwidth × (latency unchanged)
-    double latencyFactor = 1;           // the network's latency × (bandwidth unchanged)
-    std::map<std::int64_t, double> rankDelayMs; // rank → ms more CPU time at the start of every profiled step
+    double transferFactor = 1;                   // every transfer ×: bandwidth ÷, latency × (NCCL k× slower)
+    double bandwidthFactor = 1;                  // the network's bandwidth × (latency unchanged)
+    double latencyFactor = 1;                    // the network's latency × (bandwidth unchanged)
+    std::map<std::int64_t, double> rankDelayMs;  // rank → ms more CPU time at the start of every profiled step
 
     bool empty() const
     {
-        return gpu.empty() && streamFactor.empty() && transferFactor == 1 && bandwidthFactor == 1 && latencyFactor == 1 &&
-               rankDelayMs.empty();
+        return gpu.empty() && streamFactor.empty() && transferFactor == 1 && bandwidthFactor == 1 && latencyFactor == 1
+               && rankDelayMs.empty();
     }
     bool changesNetwork() const { return transferFactor != 1 || bandwidthFactor != 1 || latencyFactor != 1; }
     // The factor a GPU compute node's duration is multiplied by (its name's patterns and its stream),

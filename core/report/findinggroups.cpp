@@ -52,13 +52,13 @@ FindingCause policyCause(FindingCause cause, const Finding &f, const DeviceTrace
     const EventIndex nesting = link->byPolicy[static_cast<std::size_t>(Policy::Nesting)];
     const EventIndex head = link->byPolicy[static_cast<std::size_t>(Policy::ExternalId)];
     const EventIndex pre = link->byPolicy[static_cast<std::size_t>(Policy::EvIdx)];
-    const LaunchEvidence *launch =
-        links.evidence && index.in(links.evidence->launches.size()) ? &links.evidence->launches[index.get()] : nullptr;
+    const LaunchEvidence *launch = links.evidence && index.in(links.evidence->launches.size())
+                                       ? &links.evidence->launches[index.get()]
+                                       : nullptr;
     bool headDiffers = head != nesting;
     // As the diagnosis judges it: a user_annotation (nccl:*) nested in the External-id op refines it.
-    if (headDiffers && launch && nesting.valid() && head.valid() && head == launch->externalOp &&
-        trace.contains(nesting) && trace.event(nesting).category == EventCategory::UserAnnotation &&
-        isOpAncestor(*links.evidence, head, nesting))
+    if (headDiffers && launch && nesting.valid() && head.valid() && head == launch->externalOp && trace.contains(nesting)
+        && trace.event(nesting).category == EventCategory::UserAnnotation && isOpAncestor(*links.evidence, head, nesting))
         headDiffers = false;
     const bool preDiffers = pre != nesting;
     auto finished = [&](EventIndex op) {
@@ -139,8 +139,8 @@ std::string describeCause(const FindingCause &cause, std::size_t count, const De
         else if (head)
             text = picks("external-id", cause.detail & kHeadFinished, name);
         if (pre && text.find("ev-idx") == std::string::npos)
-            text += (head ? " and " : "") +
-                    picks("ev-idx", cause.detail & kPreFinished, head ? quoted(trace, cause.otherName) : name);
+            text += (head ? " and " : "")
+                    + picks("ev-idx", cause.detail & kPreFinished, head ? quoted(trace, cause.otherName) : name);
         if (text.empty())
             text = "the policies disagree";
         return text + " for " + plural(count, "GPU op", "GPU ops");
@@ -148,25 +148,34 @@ std::string describeCause(const FindingCause &cause, std::size_t count, const De
     case FindingKind::OrphanGpuOp: {
         std::string why;
         switch (static_cast<OrphanReason>(cause.detail)) {
-        case OrphanReason::NoCorrelation: why = "no usable correlation"; break;
+        case OrphanReason::NoCorrelation:
+            why = "no usable correlation";
+            break;
         case OrphanReason::NoLaunchEvent:
             why = "no launch in the trace has their correlation (launched outside the profiling window?)";
             break;
-        case OrphanReason::NoEnclosingOp: why = "their launch is inside no CPU op"; break;
-        case OrphanReason::NoHostNode: why = "no enclosing CPU op has an ET node"; break;
-        case OrphanReason::Detached: why = "detached by hand"; break;
-        default: why = "no parent found"; break;
+        case OrphanReason::NoEnclosingOp:
+            why = "their launch is inside no CPU op";
+            break;
+        case OrphanReason::NoHostNode:
+            why = "no enclosing CPU op has an ET node";
+            break;
+        case OrphanReason::Detached:
+            why = "detached by hand";
+            break;
+        default:
+            why = "no parent found";
+            break;
         }
         return plural(count, "GPU op has", "GPU ops have") + " no parent: " + why;
     }
     case FindingKind::NcclParentIsRecordParamComms:
-        return plural(count, "GPU op is", "GPU ops are") + " on record_param_comms while " +
-               (name.empty() ? std::string("an nccl:* op") : name) + " encloses the launch";
+        return plural(count, "GPU op is", "GPU ops are") + " on record_param_comms while "
+               + (name.empty() ? std::string("an nccl:* op") : name) + " encloses the launch";
     case FindingKind::GpuBeforeLaunch:
         return plural(count, "GPU op starts", "GPU ops start") + " before the launch";
     case FindingKind::LaunchOutsideParent:
-        return plural(count, "launch is", "launches are") + " outside the parent" +
-               (name.empty() ? std::string() : " " + name);
+        return plural(count, "launch is", "launches are") + " outside the parent" + (name.empty() ? std::string() : " " + name);
     case FindingKind::HostOpWithoutDevice:
         return plural(count, "ET op has", "ET ops have") + " no Kineto CPU op";
     case FindingKind::DeviceOpWithoutHost:
@@ -176,8 +185,8 @@ std::string describeCause(const FindingCause &cause, std::size_t count, const De
     case FindingKind::DuplicateCorrelation:
         return plural(count, "correlation is", "correlations are") + " shared by several launches";
     case FindingKind::RfIdAbsent:
-        return "the Kineto CPU ops carry no 'Record function id'" +
-               (count > 1 ? " (" + formatCount(count) + " findings)" : std::string());
+        return "the Kineto CPU ops carry no 'Record function id'"
+               + (count > 1 ? " (" + formatCount(count) + " findings)" : std::string());
     }
     return plural(count, "finding", "findings");
 }
@@ -187,8 +196,7 @@ std::vector<FindingGroup> groupFindings(const std::vector<FindingCause> &causes)
     std::vector<std::uint32_t> order(causes.size());
     std::iota(order.begin(), order.end(), 0u);
     // One stable sort by cause: each group's members stay ascending.
-    std::stable_sort(order.begin(), order.end(),
-                     [&](std::uint32_t a, std::uint32_t b) { return causes[a] < causes[b]; });
+    std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) { return causes[a] < causes[b]; });
     std::vector<FindingGroup> groups;
     for (std::size_t i = 0; i < order.size();) {
         std::size_t j = i + 1;
@@ -238,10 +246,7 @@ std::size_t parseInteger(std::string_view text, std::size_t at, Nanos &value)
     return result.ec == std::errc() ? end : at;
 }
 
-bool startsWithAt(std::string_view text, std::size_t at, std::string_view what)
-{
-    return text.substr(at, what.size()) == what;
-}
+bool startsWithAt(std::string_view text, std::size_t at, std::string_view what) { return text.substr(at, what.size()) == what; }
 
 } // namespace
 

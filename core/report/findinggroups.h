@@ -26,9 +26,9 @@ namespace linkscope::core {
 struct FindingCause {
     FindingSeverity severity = FindingSeverity::Info;
     FindingKind kind = FindingKind::PolicyDisagreement;
-    std::uint8_t detail = 0;                       // per kind (see findinggroups.cpp)
-    StringId name = StringPool::kMissing;          // DeviceTrace string id of the op the cause names
-    StringId otherName = StringPool::kMissing;     // a second one (both rules differ)
+    std::uint8_t detail = 0;                   // per kind (see findinggroups.cpp)
+    StringId name = StringPool::kMissing;      // DeviceTrace string id of the op the cause names
+    StringId otherName = StringPool::kMissing; // a second one (both rules differ)
     auto operator<=>(const FindingCause &) const = default;
 };
 

@@ -7,10 +7,7 @@ namespace linkscope::core {
 namespace {
 using json = nlohmann::ordered_json;
 
-json orNull(std::int64_t value, std::int64_t absent = kNoId)
-{
-    return value == absent ? json(nullptr) : json(value);
-}
+json orNull(std::int64_t value, std::int64_t absent = kNoId) { return value == absent ? json(nullptr) : json(value); }
 
 json subjectJson(const DeviceTrace &trace, const HostTrace *host, const Finding &f)
 {
@@ -81,10 +78,8 @@ std::string findingsReportJson(const std::string &devicePath, const std::string 
     if (notices) {
         json list = json::array();
         for (const Notice &n : *notices)
-            list.push_back({{"kind", std::string(noticeKindName(n.kind))},
-                            {"count", n.count},
-                            {"total", n.total},
-                            {"message", n.message}});
+            list.push_back(
+                {{"kind", std::string(noticeKindName(n.kind))}, {"count", n.count}, {"total", n.total}, {"message", n.message}});
         report["notices"] = std::move(list);
     }
     json list = json::array();

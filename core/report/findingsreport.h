@@ -15,8 +15,7 @@ namespace linkscope::core {
 // `devicePath` / `hostPath` are written as given (hostPath empty: null); `host` may be null. With
 // `comparison`, the report has "compared_with_chakra"; with `notices`, "notices" (docs/links-format.md).
 std::string findingsReportJson(const std::string &devicePath, const std::string &hostPath, const DeviceTrace &trace,
-                               const HostTrace *host, const LinkSet &links,
-                               const ChakraComparison *comparison = nullptr,
+                               const HostTrace *host, const LinkSet &links, const ChakraComparison *comparison = nullptr,
                                const std::vector<Notice> *notices = nullptr);
 
 } // namespace linkscope::core

@@ -41,8 +41,8 @@ void summariseDevice(const DeviceTrace &t, TraceSummary &s)
             s.lastEnd = e.end();
         if (isGpuOpCategory(e.category)) {
             streams.insert({e.device, e.stream});
-        } else if (isCpuOpCategory(e.category) || isRuntimeCategory(e.category)
-                   || e.category == EventCategory::PythonFunction || e.category == EventCategory::CpuInstant) {
+        } else if (isCpuOpCategory(e.category) || isRuntimeCategory(e.category) || e.category == EventCategory::PythonFunction
+                   || e.category == EventCategory::CpuInstant) {
             threads.insert(t.threadKey(e));
             if (isCpuOpCategory(e.category) && !t.threadKey(e).pid.isString)
                 ++cpuPids[t.threadKey(e).pid.value];
@@ -106,9 +106,9 @@ nlohmann::json warningsJson(const std::vector<Diagnostic> &warnings)
     nlohmann::json out = nlohmann::json::array();
     for (const Diagnostic &d : warnings) {
         nlohmann::json w = {{"message", d.message}, {"file", d.file}};
-        w["severity"] = d.severity == Diagnostic::Severity::Error ? "error"
-            : d.severity == Diagnostic::Severity::Info            ? "info"
-                                                                  : "warning";
+        w["severity"] = d.severity == Diagnostic::Severity::Error  ? "error"
+                        : d.severity == Diagnostic::Severity::Info ? "info"
+                                                                   : "warning";
         if (d.offset != kUnknownOffset)
             w["offset"] = d.offset;
         out.push_back(std::move(w));
@@ -283,7 +283,8 @@ const std::vector<TraceFigure> &kinetoFigures()
         countFigure("collectives", "collectives", &TraceSummary::collectives),
         {[](std::ostream &out, const TraceSummary &s) {
              if (s.firstTs)
-                 out << "  time span: " << *s.firstTs << " … " << *s.lastEnd << " ns (" << formatMs(*s.lastEnd - *s.firstTs) << ")"
+                 out << "  time span: " << *s.firstTs << " … " << *s.lastEnd << " ns (" << formatMs(*s.lastEnd - *s.firstTs)
+                     << ")"
                      << (s.baseTimeNs ? ", relative to baseTimeNanoseconds " + std::to_string(*s.baseTimeNs) : std::string())
                      << '\n';
          },
@@ -296,15 +297,17 @@ const std::vector<TraceFigure> &kinetoFigures()
         countFigure("devices", "devices", &TraceSummary::devices),
         {[](std::ostream &out, const TraceSummary &s) {
              if (s.distributed)
-                 out << "  distributed: backend " << (s.distributed->backend.empty() ? "?" : s.distributed->backend)
-                     << ", rank " << s.distributed->rank << " of "
-                     << (s.distributed->worldSize >= 0 ? std::to_string(s.distributed->worldSize) : std::string("?"))
-                     << ", " << s.distributed->processGroups.size() << " process group(s)\n";
+                 out << "  distributed: backend " << (s.distributed->backend.empty() ? "?" : s.distributed->backend) << ", rank "
+                     << s.distributed->rank << " of "
+                     << (s.distributed->worldSize >= 0 ? std::to_string(s.distributed->worldSize) : std::string("?")) << ", "
+                     << s.distributed->processGroups.size() << " process group(s)\n";
          },
          [](nlohmann::json &j, const TraceSummary &s) {
              if (s.distributed)
-                 j["distributed"] = {{"backend", s.distributed->backend}, {"rank", s.distributed->rank},
-                                     {"worldSize", s.distributed->worldSize}, {"ncclVersion", s.distributed->ncclVersion},
+                 j["distributed"] = {{"backend", s.distributed->backend},
+                                     {"rank", s.distributed->rank},
+                                     {"worldSize", s.distributed->worldSize},
+                                     {"ncclVersion", s.distributed->ncclVersion},
                                      {"processGroups", s.distributed->processGroups.size()}};
          }},
     };
@@ -377,18 +380,18 @@ const std::vector<TraceFigure> &chakraFigures()
 std::vector<const TraceFigure *> traceFigures(TraceKind kind)
 {
     // The size finishes the "kind:" line, which is printed before we know the trace loaded.
-    static const TraceFigure size = {
-        [](std::ostream &out, const TraceSummary &s) {
-            out << (s.wasGzip ? " (gzip, " : " (") << formatBytes(s.sourceBytes) << (s.wasGzip ? " decompressed)" : ")") << '\n';
-        },
-        [](nlohmann::json &j, const TraceSummary &s) {
-            j["gzip"] = s.wasGzip;
-            j["decompressedBytes"] = s.sourceBytes;
-        }};
-    static const TraceFigure warnings =
-        warningsFigure<TraceSummary>([](const TraceSummary &s) -> const std::vector<Diagnostic> & { return s.warnings; });
+    static const TraceFigure size = {[](std::ostream &out, const TraceSummary &s) {
+                                         out << (s.wasGzip ? " (gzip, " : " (") << formatBytes(s.sourceBytes)
+                                             << (s.wasGzip ? " decompressed)" : ")") << '\n';
+                                     },
+                                     [](nlohmann::json &j, const TraceSummary &s) {
+                                         j["gzip"] = s.wasGzip;
+                                         j["decompressedBytes"] = s.sourceBytes;
+                                     }};
+    static const TraceFigure warnings = warningsFigure<TraceSummary>(
+        [](const TraceSummary &s) -> const std::vector<Diagnostic> & { return s.warnings; });
     static const std::vector<TraceFigure> none;
-    const std::vector<TraceFigure> &ofKind = kind == TraceKind::Kineto                                  ? kinetoFigures()
+    const std::vector<TraceFigure> &ofKind = kind == TraceKind::Kineto                                ? kinetoFigures()
                                              : kind == TraceKind::HostEt || kind == TraceKind::EtPlus ? hostFigures()
                                              : kind == TraceKind::ChakraEt                            ? chakraFigures()
                                                                                                       : none;

@@ -17,20 +17,20 @@ struct TraceSummary {
     std::string path;
     TraceKind kind = TraceKind::Unknown;
     bool loaded = false;
-    std::string error;                         // LoadError text when !loaded
+    std::string error; // LoadError text when !loaded
     bool wasGzip = false;
-    std::uint64_t sourceBytes = 0;             // decompressed
-    std::string schema;                        // host: declared "schema"; Kineto: schemaVersion
-    std::optional<HostLayout> layout;          // host traces
-    std::int64_t pid = -1;                     // host: "pid"; Kineto: most common pid of CPU ops
+    std::uint64_t sourceBytes = 0;    // decompressed
+    std::string schema;               // host: declared "schema"; Kineto: schemaVersion
+    std::optional<HostLayout> layout; // host traces
+    std::int64_t pid = -1;            // host: "pid"; Kineto: most common pid of CPU ops
     // Kineto
     std::size_t events = 0;
     std::map<std::string, std::size_t> eventsByCategory; // `cat` as written; "(none)" when absent
-    std::size_t cpuThreads = 0;                // distinct (pid, tid) of CPU-side events
-    std::size_t namedThreads = 0;              // thread_name metadata entries
-    std::size_t gpuStreams = 0;                // distinct (device, stream) of kernels/memcpys/memsets
+    std::size_t cpuThreads = 0;                          // distinct (pid, tid) of CPU-side events
+    std::size_t namedThreads = 0;                        // thread_name metadata entries
+    std::size_t gpuStreams = 0;                          // distinct (device, stream) of kernels/memcpys/memsets
     std::size_t collectives = 0;
-    std::optional<Nanos> firstTs;              // earliest ts, latest ts+dur (non-metadata events)
+    std::optional<Nanos> firstTs; // earliest ts, latest ts+dur (non-metadata events)
     std::optional<Nanos> lastEnd;
     std::optional<Nanos> baseTimeNs;
     std::optional<DistributedInfo> distributed;
@@ -38,12 +38,12 @@ struct TraceSummary {
     // Host
     std::size_t nodes = 0;
     std::size_t roots = 0;
-    std::size_t hostThreads = 0;               // distinct ET tid
+    std::size_t hostThreads = 0; // distinct ET tid
     std::size_t nodesWithRfId = 0;
     std::size_t commNodes = 0;
     std::size_t parentMissing = 0;
     bool recoveredTruncation = false;
-    std::int64_t startTs = -1, finishTs = -1;  // steady-clock ms, as written
+    std::int64_t startTs = -1, finishTs = -1; // steady-clock ms, as written
     std::string time;
     // Chakra .et (summarizeEt)
     std::optional<nlohmann::json> chakraSummary;
@@ -52,9 +52,9 @@ struct TraceSummary {
 };
 
 struct PairSummary {
-    std::size_t host = 0;   // indices into InspectReport::traces
+    std::size_t host = 0; // indices into InspectReport::traces
     std::size_t device = 0;
-    std::string pairedBy;   // "pid" or "argument order"
+    std::string pairedBy; // "pid" or "argument order"
     HostJoinStats stats;
     std::vector<Diagnostic> warnings;
 };

@@ -7,10 +7,7 @@ namespace linkscope::core {
 namespace {
 using json = nlohmann::ordered_json;
 
-json orNull(std::int64_t value, std::int64_t absent = kNoId)
-{
-    return value == absent ? json(nullptr) : json(value);
-}
+json orNull(std::int64_t value, std::int64_t absent = kNoId) { return value == absent ? json(nullptr) : json(value); }
 } // namespace
 
 json traceIdJson(const DeviceTrace &trace, const TraceId &id)
@@ -25,9 +22,8 @@ json cpuChoiceJson(const DeviceTrace &trace, EventIndex event)
     if (event.isNone())
         return nullptr;
     const DeviceEvent &e = trace.event(event);
-    return {{"name", std::string(trace.name(e))},
-            {"ev_idx", orNull(e.evIdx)},
-            {"rf_id", e.rfId == 0 ? json(nullptr) : json(e.rfId)}};
+    return {
+        {"name", std::string(trace.name(e))}, {"ev_idx", orNull(e.evIdx)}, {"rf_id", e.rfId == 0 ? json(nullptr) : json(e.rfId)}};
 }
 
 std::string linksJsonLines(const DeviceTrace &trace, const HostTrace *host, const LinkSet &ls)
@@ -53,12 +49,10 @@ std::string linksJsonLines(const DeviceTrace &trace, const HostTrace *host, cons
             for (const char *key : {"parent_name", "parent_ts_ns", "parent_ev_idx", "parent_ext_id", "parent_rf_id"})
                 line[key] = nullptr;
         }
-        line["parent_host_id"] =
-            (host && link.hostNode.valid()) ? json(host->node(link.hostNode).id) : json(nullptr);
+        line["parent_host_id"] = (host && link.hostNode.valid()) ? json(host->node(link.hostNode).id) : json(nullptr);
         line["rule"] = std::string(parentRuleName(link.rule));
         line["launch_match"] = std::string(launchMatchName(link.launchMatch));
-        line["orphan"] = link.orphan == OrphanReason::None ? json(nullptr)
-                                                           : json(std::string(orphanReasonName(link.orphan)));
+        line["orphan"] = link.orphan == OrphanReason::None ? json(nullptr) : json(std::string(orphanReasonName(link.orphan)));
         // Rounded so that 0.85f prints as 0.85, not 0.8500000238418579.
         line["confidence"] = std::round(static_cast<double>(link.confidence) * 1000.0) / 1000.0;
         json policies = json::object();

@@ -48,8 +48,12 @@ nlohmann::json opsJson(const std::vector<SummaryOpStat> &ops, std::size_t top, N
     nlohmann::json out = nlohmann::json::array();
     for (std::size_t i = 0; i < shown(ops.size(), top); ++i) {
         const SummaryOpStat &op = ops[i];
-        nlohmann::json j = {{"name", op.name},       {"category", op.category}, {"count", op.count},
-                            {"total_ns", op.total},  {"mean_ns", op.mean()},    {"max_ns", op.max},
+        nlohmann::json j = {{"name", op.name},
+                            {"category", op.category},
+                            {"count", op.count},
+                            {"total_ns", op.total},
+                            {"mean_ns", op.mean()},
+                            {"max_ns", op.max},
                             {"percent_of_extent", share(op.total, extent)}};
         if (cpu)
             j["self_ns"] = op.self;
@@ -64,8 +68,8 @@ nlohmann::json stepsJson(const TraceStats &s)
     nlohmann::json list = nlohmann::json::array();
     for (const SummaryStep &step : s.steps)
         list.push_back({{"step", step.number}, {"start_ns", step.start}, {"dur_ns", step.dur}});
-    return {{"count", t.count}, {"mean_ns", t.mean},     {"min_ns", t.min},
-            {"median_ns", t.median}, {"max_ns", t.max}, {"steps", std::move(list)}};
+    return {{"count", t.count},      {"mean_ns", t.mean}, {"min_ns", t.min},
+            {"median_ns", t.median}, {"max_ns", t.max},   {"steps", std::move(list)}};
 }
 
 nlohmann::json traceJson(const TraceStats &s)
@@ -134,7 +138,8 @@ struct CsvRow {
     std::string line() const
     {
         std::string out;
-        for (const std::string *f : {&section, &rank, &name, &category, &count, &total, &self, &mean, &max, &pct, &comm, &exposed}) {
+        for (const std::string *f :
+             {&section, &rank, &name, &category, &count, &total, &self, &mean, &max, &pct, &comm, &exposed}) {
             if (!out.empty() || f != &section)
                 out += ',';
             out += csvField(*f);
@@ -221,7 +226,8 @@ namespace {
 
 void opsText(std::string &out, const char *title, const std::vector<SummaryOpStat> &ops, std::size_t top, Nanos extent, bool cpu)
 {
-    out += std::string(title) + (top && ops.size() > top ? " (top " + std::to_string(top) + " of " + std::to_string(ops.size()) + ")" : "") + ":\n";
+    out += std::string(title)
+           + (top && ops.size() > top ? " (top " + std::to_string(top) + " of " + std::to_string(ops.size()) + ")" : "") + ":\n";
     if (ops.empty()) {
         out += "  none\n";
         return;
@@ -232,7 +238,10 @@ void opsText(std::string &out, const char *title, const std::vector<SummaryOpSta
         const SummaryOpStat &op = ops[i];
         out += "  " + pad(duration(op.total), 12) + (cpu ? pad(duration(op.self), 12) : "") + pad(std::to_string(op.count), 8)
                + pad(duration(op.mean()), 12) + pad(duration(op.max), 12) + pad(percent(share(op.total, extent)), 10) + "  "
-               + (cpu ? "" : op.category == "kernel" ? "" : "[" + op.category + "] ") + op.name + '\n';
+               + (cpu                       ? ""
+                  : op.category == "kernel" ? ""
+                                            : "[" + op.category + "] ")
+               + op.name + '\n';
     }
 }
 
@@ -317,15 +326,25 @@ std::string summaryText(const SummaryReport &report, std::size_t top)
 
 std::string summaryCsv(const SummaryReport &report, std::size_t top)
 {
-    std::string out = CsvRow{"section", "rank", "name", "category", "count", "total_ns", "self_ns", "mean_ns", "max_ns",
-                             "percent", "comm_ns", "exposed_comm_ns"}
+    std::string out = CsvRow{"section", "rank",    "name",   "category", "count",   "total_ns",
+                             "self_ns", "mean_ns", "max_ns", "percent",  "comm_ns", "exposed_comm_ns"}
                           .line();
     const Nanos extent = extentOf(report);
     auto ops = [&](const char *section, const std::vector<SummaryOpStat> &list, const std::string &rank, Nanos span) {
         for (std::size_t i = 0; i < shown(list.size(), top); ++i) {
             const SummaryOpStat &op = list[i];
-            out += CsvRow{section, rank, op.name, op.category, num(std::int64_t(op.count)), num(op.total), num(op.self),
-                          num(op.mean()), num(op.max), percent(share(op.total, span)), "", ""}
+            out += CsvRow{section,
+                          rank,
+                          op.name,
+                          op.category,
+                          num(std::int64_t(op.count)),
+                          num(op.total),
+                          num(op.self),
+                          num(op.mean()),
+                          num(op.max),
+                          percent(share(op.total, span)),
+                          "",
+                          ""}
                        .line();
         }
     };
@@ -336,24 +355,55 @@ std::string summaryCsv(const SummaryReport &report, std::size_t top)
         const std::string rank = report.job ? num(p.rank) : "";
         if (report.job) {
             const StepTimes t = s.stepTimes();
-            out += CsvRow{"rank", rank, "rank " + rank, "", num(std::int64_t(t.count)), num(s.gpuBusy()), "", num(t.mean),
-                          num(t.max), percent(s.gpuUtilisation()), num(s.comm()), num(s.exposedComm())}
+            out += CsvRow{"rank",
+                          rank,
+                          "rank " + rank,
+                          "",
+                          num(std::int64_t(t.count)),
+                          num(s.gpuBusy()),
+                          "",
+                          num(t.mean),
+                          num(t.max),
+                          percent(s.gpuUtilisation()),
+                          num(s.comm()),
+                          num(s.exposedComm())}
                        .line();
         } else {
             ops("gpu_op", s.gpuOps, rank, s.span());
             ops("cpu_op", s.cpuOps, rank, s.span());
         }
         for (const SummaryStream &st : s.streams)
-            out += CsvRow{"stream", rank, st.label, "GPU " + std::to_string(st.device), num(std::int64_t(st.ops)), num(st.busy),
-                          "", "", "", percent(s.percentOf(st.busy)), num(st.comm), num(st.exposedComm())}
+            out += CsvRow{"stream",
+                          rank,
+                          st.label,
+                          "GPU " + std::to_string(st.device),
+                          num(std::int64_t(st.ops)),
+                          num(st.busy),
+                          "",
+                          "",
+                          "",
+                          percent(s.percentOf(st.busy)),
+                          num(st.comm),
+                          num(st.exposedComm())}
                        .line();
         for (const SummaryDevice &d : s.devices)
-            out += CsvRow{"device", rank, "GPU " + std::to_string(d.device), "", num(std::int64_t(d.ops)), num(d.busy), "", "",
-                          "", percent(s.percentOf(d.busy)), num(d.comm), num(d.exposedComm())}
-                       .line();
+            out +=
+                CsvRow{"device", rank, "GPU " + std::to_string(d.device), "",          num(std::int64_t(d.ops)), num(d.busy), "",
+                       "",       "",   percent(s.percentOf(d.busy)),      num(d.comm), num(d.exposedComm())}
+                    .line();
         for (const SummaryStep &step : s.steps)
-            out += CsvRow{"step", rank, "ProfilerStep#" + std::to_string(step.number), "", "1", num(step.dur), "", "", "",
-                          percent(s.percentOf(step.dur)), "", ""}
+            out += CsvRow{"step",
+                          rank,
+                          "ProfilerStep#" + std::to_string(step.number),
+                          "",
+                          "1",
+                          num(step.dur),
+                          "",
+                          "",
+                          "",
+                          percent(s.percentOf(step.dur)),
+                          "",
+                          ""}
                        .line();
     }
     if (report.job) {

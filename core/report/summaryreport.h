@@ -15,16 +15,16 @@ namespace linkscope::core {
 // One trace of the summary: a pair or a Kineto trace alone (rank -1), or a rank of a job.
 struct SummaryPart {
     std::int64_t rank = -1;
-    std::string host;                          // as given; empty for a Kineto trace alone
+    std::string host; // as given; empty for a Kineto trace alone
     std::string device;
-    std::shared_ptr<const TraceStats> stats;   // null when the trace could not be read
-    std::string error;                         // why
+    std::shared_ptr<const TraceStats> stats; // null when the trace could not be read
+    std::string error;                       // why
 };
 
 struct SummaryReport {
-    bool job = false;                // a job: per-rank rows, the ops summed over the ranks
-    std::string folder;              // the job's folder
-    std::vector<SummaryPart> parts;  // one for a trace; rank order for a job
+    bool job = false;               // a job: per-rank rows, the ops summed over the ranks
+    std::string folder;             // the job's folder
+    std::vector<SummaryPart> parts; // one for a trace; rank order for a job
     // The ops of every part summed by name (one part: its own).
     std::vector<SummaryOpStat> gpuOps() const;
     std::vector<SummaryOpStat> cpuOps() const;

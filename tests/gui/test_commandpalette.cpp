@@ -4,12 +4,12 @@
 // closes, and either way the timeline has the keyboard again; a disabled action is listed and not
 // run. Writes command-palette.png (the window with the palette open) into the test's folder.
 
-#include "commandpalette.h"
-#include "detailsdock.h"
-#include "mainwindow.h"
+#include "docks/detailsdock.h"
+#include "shell/commandpalette.h"
+#include "shell/mainwindow.h"
+#include "shell/theme.h"
 #include "testsupport.h"
-#include "theme.h"
-#include "timelineview.h"
+#include "timeline/timelineview.h"
 
 #include <QAction>
 #include <QApplication>
@@ -130,7 +130,8 @@ private slots:
         QVERIFY(dark);
         const QAction *find = menuAction(m_window->menuBar(), QStringLiteral("View"), QStringLiteral("Find…"));
         QVERIFY(find);
-        QVERIFY(entries[entryOf(entries, find)].shortcut.contains(QKeySequence(QKeySequence::Find).toString(QKeySequence::NativeText)));
+        QVERIFY(entries[entryOf(entries, find)].shortcut.contains(
+            QKeySequence(QKeySequence::Find).toString(QKeySequence::NativeText)));
         // A key binding in no menu is under "Timeline".
         const QAction *panLeft = m_window->timeline()->keyAction(ui::TimelineKey::PanLeft);
         QCOMPARE(entries[entryOf(entries, panLeft)].path, QStringLiteral("Timeline"));
@@ -150,7 +151,8 @@ private slots:
         QCOMPARE(P::matchScore(QStringLiteral("xyz"), QStringLiteral("Zoom in")), -1);
         QVERIFY(P::matchScore(QString(), QStringLiteral("Zoom in")) >= 0);
         // Substring beats fuzzy; the start beats a word start beats inside a word; case-insensitive.
-        QVERIFY(P::matchScore(QStringLiteral("zoom"), QStringLiteral("Zoom in")) > P::matchScore(QStringLiteral("zoom"), QStringLiteral("Fit and zoom")));
+        QVERIFY(P::matchScore(QStringLiteral("zoom"), QStringLiteral("Zoom in"))
+                > P::matchScore(QStringLiteral("zoom"), QStringLiteral("Fit and zoom")));
         QVERIFY(P::matchScore(QStringLiteral("edge"), QStringLiteral("Follow edge"))
                 > P::matchScore(QStringLiteral("edge"), QStringLiteral("Knowledge")));
         QVERIFY(P::matchScore(QStringLiteral("kbs"), QStringLiteral("Keyboard shortcuts")) > 0);

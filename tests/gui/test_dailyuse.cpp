@@ -5,20 +5,20 @@
 // their filter dropped after a policy switch; counts said the same way; Open pair taking a Kineto
 // trace picked first as the device trace.
 
-#include "detailsdock.h"
-#include "findingsdock.h"
-#include "mainwindow.h"
-#include "openpair.h"
-#include "rangedock.h"
-#include "reviewui.h"
-#include "correctioncontroller.h"
-#include "searchdock.h"
-#include "storypanel.h"
-#include "theme.h"
-#include "timeformat.h"
-#include "warningsdock.h"
-#include "windowlayout.h"
+#include "docks/detailsdock.h"
+#include "docks/findingsdock.h"
+#include "docks/rangedock.h"
+#include "docks/searchdock.h"
+#include "docks/warningsdock.h"
+#include "review/correctioncontroller.h"
+#include "review/reviewui.h"
+#include "review/storypanel.h"
+#include "shell/mainwindow.h"
+#include "shell/openpair.h"
+#include "shell/theme.h"
+#include "shell/windowlayout.h"
 #include "testsupport.h"
+#include "timeline/timeformat.h"
 
 #include <QAction>
 #include <QApplication>
@@ -65,8 +65,10 @@ private slots:
         QVERIFY(findings);
         // Defaults at 1400x900: the Findings a third of the height, Details above a smaller Search.
         QTRY_VERIFY2(findings->height() >= 900 * 30 / 100, qPrintable(QString::number(findings->height())));
-        QTRY_VERIFY2(first->detailsDock()->height() > first->searchDock()->height(),
-                 qPrintable(QStringLiteral("details %1, search %2").arg(first->detailsDock()->height()).arg(first->searchDock()->height())));
+        QTRY_VERIFY2(
+            first->detailsDock()->height() > first->searchDock()->height(),
+            qPrintable(
+                QStringLiteral("details %1, search %2").arg(first->detailsDock()->height()).arg(first->searchDock()->height())));
         QVERIFY(first->detailsDock()->width() >= 360);
         // The user's own layout: another size, a taller Findings, Details moved to the left.
         first->resize(1200, 800);
@@ -109,7 +111,10 @@ private slots:
             for (int x = 0; x < shot.width(); ++x) {
                 const QColor c = shot.pixelColor(x, y);
                 pureBlue += c.blue() > 200 && c.red() < 40 && c.green() < 40 ? 1 : 0;
-                lightBlue += std::abs(c.red() - link.red()) < 24 && std::abs(c.green() - link.green()) < 24 && std::abs(c.blue() - link.blue()) < 24 ? 1 : 0;
+                lightBlue += std::abs(c.red() - link.red()) < 24 && std::abs(c.green() - link.green()) < 24
+                                     && std::abs(c.blue() - link.blue()) < 24
+                                 ? 1
+                                 : 0;
             }
         QVERIFY2(pureBlue == 0, qPrintable(QStringLiteral("%1 pixels of #0000ff-like links").arg(pureBlue)));
         QVERIFY2(lightBlue > 10, qPrintable(QStringLiteral("%1 pixels in the dark theme's link colour").arg(lightBlue)));
@@ -121,7 +126,8 @@ private slots:
         auto *sheet = m_window->findChild<QDialog *>(QStringLiteral("ShortcutSheet"));
         QVERIFY(sheet && sheet->isVisible());
         const QRect screen = m_window->screen()->availableGeometry();
-        QVERIFY2(sheet->height() <= screen.height(), qPrintable(QStringLiteral("%1 > %2").arg(sheet->height()).arg(screen.height())));
+        QVERIFY2(sheet->height() <= screen.height(),
+                 qPrintable(QStringLiteral("%1 > %2").arg(sheet->height()).arg(screen.height())));
         auto *text = sheet->findChild<QTextBrowser *>();
         QVERIFY(text && text->toPlainText().contains(QStringLiteral("Ctrl+drag")));
         sheet->close();
@@ -194,7 +200,9 @@ private slots:
         QVERIFY2(c.error.contains(QStringLiteral("not a host ET or a Kineto trace")), qPrintable(c.error));
         QCOMPARE(titles.size(), 1);
         // Both at once, in either order: the loader sniffs them.
-        c = choosePair([&](const QString &, const QString &, bool several) { return several ? QStringList{kineto, host} : QStringList(); });
+        c = choosePair([&](const QString &, const QString &, bool several) {
+            return several ? QStringList{kineto, host} : QStringList();
+        });
         QCOMPARE(c.host, kineto);
         QCOMPARE(c.device, host);
     }

@@ -7,12 +7,12 @@
 // export-notice.png (the window after an export) into the test's folder.
 
 #include "commands/commands.h"
-#include "correctioncontroller.h"
 #include "export/outputnames.h"
-#include "exportdialog.h"
-#include "mainwindow.h"
-#include "noticebar.h"
-#include "reviewui.h"
+#include "review/correctioncontroller.h"
+#include "review/exportdialog.h"
+#include "review/reviewui.h"
+#include "shell/mainwindow.h"
+#include "shell/noticebar.h"
 #include "testsupport.h"
 
 #include <QCheckBox>
@@ -98,8 +98,9 @@ private slots:
         QTest::mouseClick(dialog->exportButton(), Qt::LeftButton);
         QVERIFY(waitForNotice(QStringLiteral("Exported")));
         ui::NoticeBar *notice = m_window->review()->noticeBar();
-        QCOMPARE(notice->text(), QStringLiteral("Exported 1 file to %1: rank0.perfetto.json (%2)")
-                                     .arg(QDir::toNativeSeparators(m_dir->path()), QLocale().formattedDataSize(QFileInfo(perfetto).size())));
+        QCOMPARE(notice->text(),
+                 QStringLiteral("Exported 1 file to %1: rank0.perfetto.json (%2)")
+                     .arg(QDir::toNativeSeparators(m_dir->path()), QLocale().formattedDataSize(QFileInfo(perfetto).size())));
         QVERIFY(notice->actionButton()->isVisible());
         QCOMPARE(notice->actionButton()->text(), QStringLiteral("Open folder"));
         QVERIFY(readFile(perfetto.toStdString()).find("\"traceEvents\"") != std::string::npos);
@@ -130,7 +131,8 @@ private slots:
         QVERIFY(dialog->targetBox()->isEnabled());
         // gzip adds .gz to every name, and takes it off again.
         dialog->gzipBox()->setChecked(true);
-        QCOMPARE(dialog->outputPaths(), (QStringList{etPlus + QStringLiteral(".gz"), et + QStringLiteral(".gz"), perfetto + QStringLiteral(".gz")}));
+        QCOMPARE(dialog->outputPaths(),
+                 (QStringList{etPlus + QStringLiteral(".gz"), et + QStringLiteral(".gz"), perfetto + QStringLiteral(".gz")}));
         QVERIFY(dialog->request().gzip);
         dialog->gzipBox()->setChecked(false);
         QCOMPARE(dialog->outputPaths(), (QStringList{etPlus, et, perfetto}));
@@ -146,8 +148,10 @@ private slots:
         QTest::mouseClick(dialog->exportButton(), Qt::LeftButton);
         QVERIFY(waitForNotice(QStringLiteral("Exported")));
         const QString text = m_window->review()->noticeBar()->text();
-        QVERIFY2(text.startsWith(QStringLiteral("Exported 3 files to %1: ").arg(QDir::toNativeSeparators(m_dir->path()))), qPrintable(text));
-        for (const QString &name : {QStringLiteral("seed_kineto.etplus.json"), QStringLiteral("seed_kineto.et"), QStringLiteral("arrows.json")})
+        QVERIFY2(text.startsWith(QStringLiteral("Exported 3 files to %1: ").arg(QDir::toNativeSeparators(m_dir->path()))),
+                 qPrintable(text));
+        for (const QString &name :
+             {QStringLiteral("seed_kineto.etplus.json"), QStringLiteral("seed_kineto.et"), QStringLiteral("arrows.json")})
             QVERIFY2(text.contains(name), qPrintable(text));
         QVERIFY(m_window->review()->noticeBar()->label()->toolTip().contains(QDir::toNativeSeparators(et)));
         screenshot(m_window.get(), QStringLiteral("export-notice.png"));
@@ -225,12 +229,14 @@ private slots:
         dialog->accept();
         QVERIFY(dialog->isVisible());
         QVERIFY(dialog->problemLabel()->isVisible());
-        QVERIFY2(dialog->problemLabel()->text().contains(QStringLiteral("Kineto trace")), qPrintable(dialog->problemLabel()->text()));
+        QVERIFY2(dialog->problemLabel()->text().contains(QStringLiteral("Kineto trace")),
+                 qPrintable(dialog->problemLabel()->text()));
         // A folder that does not exist, named.
         dialog->pathEdit(Format::Perfetto)->setText(m_dir->filePath(QStringLiteral("no/such/out.json")));
         dialog->accept();
         QVERIFY(dialog->isVisible());
-        QVERIFY2(dialog->problemLabel()->text().contains(QStringLiteral("does not exist")), qPrintable(dialog->problemLabel()->text()));
+        QVERIFY2(dialog->problemLabel()->text().contains(QStringLiteral("does not exist")),
+                 qPrintable(dialog->problemLabel()->text()));
         // Nothing ticked: Export is disabled and says why.
         for (Format f : {Format::EtPlus, Format::Et, Format::Perfetto})
             dialog->formatBox(f)->setChecked(false);

@@ -3,15 +3,15 @@
 // undoable, saved in the sidecar and back after a reopen) and Open in Perfetto (a Perfetto JSON in
 // the cache folder that stays, the notice naming it and how to open it; Kineto-only too).
 
-#include "bookmarkui.h"
-#include "correctioncontroller.h"
 #include "edit/sidecar.h"
-#include "mainwindow.h"
-#include "noticebar.h"
-#include "perfettohandoff.h"
-#include "reviewui.h"
-#include "timelineview.h"
+#include "review/bookmarkui.h"
+#include "review/correctioncontroller.h"
+#include "review/perfettohandoff.h"
+#include "review/reviewui.h"
+#include "shell/mainwindow.h"
+#include "shell/noticebar.h"
 #include "testsupport.h"
+#include "timeline/timelineview.h"
 
 #include <QAction>
 #include <QApplication>
@@ -165,7 +165,8 @@ private slots:
                 if (action->menu())
                     titles << action->text();
             QCOMPARE(titles.size(), 2);
-            QVERIFY2(titles.join(QLatin1Char('|')).contains(QStringLiteral("warm-up ends")), qPrintable(titles.join(QLatin1Char('|'))));
+            QVERIFY2(titles.join(QLatin1Char('|')).contains(QStringLiteral("warm-up ends")),
+                     qPrintable(titles.join(QLatin1Char('|'))));
             QMenu *sub = menu->actions().at(2)->menu();
             QVERIFY(sub);
             QStringList subItems;

@@ -5,19 +5,19 @@
 // byte for byte.
 
 #include "commands/commands.h"
+#include "docks/detailsdock.h"
+#include "docks/findingsdock.h"
 #include "edit/sidecar.h"
-#include "pipeline/pairpipeline.h"
 #include "gen/tracegenerator.h"
-#include "detailsdock.h"
-#include "eventselection.h"
-#include "findingsdock.h"
-#include "jobdock.h"
-#include "rankpanes.h"
-#include "reviewui.h"
-#include "timelineview.h"
-#include "joboverview.h"
-#include "mainwindow.h"
+#include "jobview/jobdock.h"
+#include "jobview/joboverview.h"
+#include "jobview/rankpanes.h"
+#include "pipeline/pairpipeline.h"
+#include "review/reviewui.h"
+#include "shell/mainwindow.h"
 #include "testsupport.h"
+#include "timeline/eventselection.h"
+#include "timeline/timelineview.h"
 
 #include <QLabel>
 #include <QSignalSpy>
@@ -201,7 +201,8 @@ private slots:
         dock->selectFinding(0);
         QCOMPARE(list->currentFinding(), 0);
         m_window->selection()->select(core::EventIndex(0));
-        QVERIFY2(m_window->detailsDock()->html().contains(QStringLiteral("Rank 5 of the job")), qPrintable(m_window->detailsDock()->html().left(400)));
+        QVERIFY2(m_window->detailsDock()->html().contains(QStringLiteral("Rank 5 of the job")),
+                 qPrintable(m_window->detailsDock()->html().left(400)));
         QVERIFY(m_window->windowTitle().startsWith(QStringLiteral("Rank 5")));
         QVERIFY(m_window->rankPanes()->mainTitle()->text().contains(QStringLiteral("Rank 5")));
     }
@@ -251,7 +252,10 @@ private slots:
         // The main rank (the one the docks act on) keeps half the height, the panes share the rest.
         for (qint64 r : beside)
             QVERIFY2(m_window->timeline()->height() >= 3 * panes->pane(r)->view()->height() / 2,
-                     qPrintable(QStringLiteral("main lanes %1 px, rank %2's %3 px").arg(m_window->timeline()->height()).arg(r).arg(panes->pane(r)->view()->height())));
+                     qPrintable(QStringLiteral("main lanes %1 px, rank %2's %3 px")
+                                    .arg(m_window->timeline()->height())
+                                    .arg(r)
+                                    .arg(panes->pane(r)->view()->height())));
         // A collective picked in the overview is framed in every rank's lanes: each view holds that
         // rank's launch and kernel of it, and is not the whole trace.
         dock->overview()->selectCollective(group, 1, true);
@@ -263,7 +267,12 @@ private slots:
             TimelineView *v = viewOf(rank);
             const core::Nanos base = v->document()->device().baseTimeNs.value_or(0);
             QVERIFY2(c.launchNs - base >= v->viewStart() && c.endNs - base <= v->viewEnd(),
-                     qPrintable(QStringLiteral("rank %1: call %2..%3 not in view %4..%5").arg(rank).arg(c.launchNs - base).arg(c.endNs - base).arg(v->viewStart()).arg(v->viewEnd())));
+                     qPrintable(QStringLiteral("rank %1: call %2..%3 not in view %4..%5")
+                                    .arg(rank)
+                                    .arg(c.launchNs - base)
+                                    .arg(c.endNs - base)
+                                    .arg(v->viewStart())
+                                    .arg(v->viewEnd())));
             QVERIFY(v->viewEnd() - v->viewStart() <= 2 * (c.endNs - c.launchNs) + 4 * 1000 * 1000);
         }
         // Panning or zooming one pane moves the others by the same instants.
@@ -368,7 +377,9 @@ private slots:
             request.sidecar = sidecar;
             const core::OpenedPair pair = core::openPair(request);
             QVERIFY(pair.sidecarApplied);
-            QCOMPARE(core::countFindingsByKind(pair.links->findings)[std::size_t(core::FindingKind::NcclParentIsRecordParamComms)], std::size_t(0));
+            QCOMPARE(
+                core::countFindingsByKind(pair.links->findings)[std::size_t(core::FindingKind::NcclParentIsRecordParamComms)],
+                std::size_t(0));
         }
         for (const auto &[rank, n] : counts())
             QCOMPARE(n, std::size_t(0));

@@ -4,9 +4,9 @@
 // the job and repaints it well within a bound that the old behaviour fails by far.
 
 #include "gen/tracegenerator.h"
-#include "jobdock.h"
-#include "jobfindingslist.h"
-#include "mainwindow.h"
+#include "jobview/jobdock.h"
+#include "jobview/jobfindingslist.h"
+#include "shell/mainwindow.h"
 #include "testsupport.h"
 
 #include <QElapsedTimer>

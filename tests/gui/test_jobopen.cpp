@@ -5,18 +5,18 @@
 // overview has a legend of its own and marks the skipping rank's row without a selection; a
 // folder without traces leaves the open job whole.
 
+#include "docks/findingsdock.h"
 #include "gen/tracegenerator.h"
-#include "findingsdock.h"
-#include "jobdock.h"
-#include "jobpredictor.h"
-#include "joboverview.h"
-#include "joboverviewmarks.h"
-#include "mainwindow.h"
-#include "rankpanes.h"
-#include "reviewui.h"
-#include "timelineview.h"
+#include "jobview/jobdock.h"
+#include "jobview/joboverview.h"
+#include "jobview/joboverviewmarks.h"
+#include "jobview/rankpanes.h"
+#include "prediction/jobpredictor.h"
+#include "review/reviewui.h"
+#include "shell/mainwindow.h"
 #include "skippingjob.h"
 #include "testsupport.h"
+#include "timeline/timelineview.h"
 
 #include <QElapsedTimer>
 #include <QLabel>
@@ -64,7 +64,8 @@ private slots:
         m_window->openJob(QString::fromStdString(m_job));
         // Looking for the ranks: said so, nowhere "0 of 0" or "No job open".
         QVERIFY(dock->discovering());
-        QVERIFY2(dock->overview()->placeholder().contains(QStringLiteral("Looking for the ranks")), qPrintable(dock->overview()->placeholder()));
+        QVERIFY2(dock->overview()->placeholder().contains(QStringLiteral("Looking for the ranks")),
+                 qPrintable(dock->overview()->placeholder()));
         const auto labels = dock->findChildren<QLabel *>();
         for (const QLabel *label : labels)
             QVERIFY2(!label->text().contains(QStringLiteral("0 of 0")), qPrintable(label->text()));
@@ -76,7 +77,8 @@ private slots:
             if (firstRow < 0 && dock->overview()->rowCount() > 0)
                 firstRow = clock.elapsed();
             if (!dock->discovering() && dock->overview()->rowCount() == 0)
-                QVERIFY2(dock->overview()->placeholder().contains(QStringLiteral("Reading 4 ranks")), qPrintable(dock->overview()->placeholder()));
+                QVERIFY2(dock->overview()->placeholder().contains(QStringLiteral("Reading 4 ranks")),
+                         qPrintable(dock->overview()->placeholder()));
         }
         QCOMPARE(opened.count(), 1);
         QCOMPARE(rankLoaded.count(), 4);
@@ -195,7 +197,9 @@ private slots:
         const auto labels = dock->findChildren<QLabel *>();
         bool said = false;
         for (const QLabel *label : labels)
-            said = said || (label->text().contains(QStringLiteral("Not opened")) && label->text().contains(QStringLiteral("no rank traces")));
+            said = said
+                   || (label->text().contains(QStringLiteral("Not opened"))
+                       && label->text().contains(QStringLiteral("no rank traces")));
         QVERIFY2(said, "the job dock does not say why the folder was not opened");
         QVERIFY(!summary.isEmpty());
         // The kept job is predicted again (opening dropped its prediction).

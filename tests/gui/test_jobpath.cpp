@@ -5,11 +5,11 @@
 // clicked in the list gets its path drawn; turning the mode off removes it.
 
 #include "gen/tracegenerator.h"
-#include "jobdock.h"
-#include "joboverview.h"
-#include "jobpredictionpanel.h"
-#include "mainwindow.h"
-#include "predictdock.h"
+#include "jobview/jobdock.h"
+#include "jobview/joboverview.h"
+#include "prediction/jobpredictionpanel.h"
+#include "prediction/predictdock.h"
+#include "shell/mainwindow.h"
 #include "testsupport.h"
 
 #include "predict/jobgraph.h"
@@ -78,7 +78,8 @@ private slots:
         // one worker, then predict without a what-if.
         core::job::JobOptions options;
         options.jobs = 1;
-        const predict::JobGraph graph = predict::exportJobGraph(dock->job()->layout.ranks, dock->job()->layout.worldSize, options);
+        const predict::JobGraph graph = predict::exportJobGraph(dock->job()->layout.ranks, dock->job()->layout.worldSize,
+                                                                options);
         const predict::Prediction direct = predict::predict(graph.job, {});
         QCOMPARE(direct.ranks.size(), std::size_t(4));
         QCOMPARE(shown->prediction.ranks.size(), direct.ranks.size());
@@ -100,7 +101,8 @@ private slots:
             }
         }
         QCOMPARE(shown->slowestRank(), slowest);
-        QVERIFY2(dock->predictionPanel()->statusText().contains(msText(slowestNs)), qPrintable(dock->predictionPanel()->statusText()));
+        QVERIFY2(dock->predictionPanel()->statusText().contains(msText(slowestNs)),
+                 qPrintable(dock->predictionPanel()->statusText()));
         QCOMPARE(QString::fromStdString(shown->graph.networkSource), QString::fromStdString(graph.networkSource));
     }
 
@@ -129,7 +131,8 @@ private slots:
             for (const auto &o : others)
                 sum += o.totalNs();
             QCOMPARE(sum, r.path.breakdown.otherRankNs);
-            QVERIFY(item->toolTip(JobPredictionPanel::OtherColumn).contains(QStringLiteral("rank %1: CPU").arg(others.front().rank)));
+            QVERIFY(
+                item->toolTip(JobPredictionPanel::OtherColumn).contains(QStringLiteral("rank %1: CPU").arg(others.front().rank)));
         }
         QVERIFY2(named > 0, "in a 4-rank job some rank waits for another");
     }
@@ -243,7 +246,8 @@ private:
                 if (!s.anchored)
                     continue;
                 for (const core::job::CollectiveCall &c : report.rank(s.rank)->calls)
-                    if (c.startNs - report.timing.offsetOf(s.rank) == s.startNs && c.endNs - report.timing.offsetOf(s.rank) == s.endNs) {
+                    if (c.startNs - report.timing.offsetOf(s.rank) == s.startNs
+                        && c.endNs - report.timing.offsetOf(s.rank) == s.endNs) {
                         ++onKernels;
                         break;
                     }
@@ -257,7 +261,12 @@ private:
             QVERIFY2(overview->grab().isNull() == false, "drawn");
         }();
         qInfo("rank %lld: %zu steps on ranks %s, %zu of %zu collectives at their kernels", qlonglong(rank), path->steps.size(),
-              qPrintable([&] { QStringList l; for (auto n : named) l << QString::number(n); return l.join(QLatin1Char(',')); }()),
+              qPrintable([&] {
+                  QStringList l;
+                  for (auto n : named)
+                      l << QString::number(n);
+                  return l.join(QLatin1Char(','));
+              }()),
               path->anchored, path->collectives);
         return named;
     }

@@ -5,17 +5,17 @@
 // (read from a rank's sidecar, or carried over by "Edit here"), and `M` in a pane says where to add one.
 
 #include "gen/tracegenerator.h"
-#include "bookmarkui.h"
-#include "correctioncontroller.h"
-#include "jobdock.h"
-#include "joboverview.h"
-#include "mainwindow.h"
-#include "missingcollectivemarks.h"
-#include "rankpanes.h"
-#include "reviewui.h"
-#include "timelineview.h"
+#include "jobview/jobdock.h"
+#include "jobview/joboverview.h"
+#include "jobview/missingcollectivemarks.h"
+#include "jobview/rankpanes.h"
+#include "review/bookmarkui.h"
+#include "review/correctioncontroller.h"
+#include "review/reviewui.h"
+#include "shell/mainwindow.h"
 #include "skippingjob.h"
 #include "testsupport.h"
+#include "timeline/timelineview.h"
 
 #include "edit/sidecar.h"
 

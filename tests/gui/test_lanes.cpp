@@ -10,13 +10,13 @@
 // Pinned GPU groups staying in view while the CPU lanes scroll (and while a deep parent is
 // followed), Python frames folded into a summary row, "fit rows".
 
-#include "correctioncontroller.h"
-#include "detailsdock.h"
-#include "eventstyle.h"
-#include "mainwindow.h"
-#include "reviewui.h"
+#include "docks/detailsdock.h"
+#include "review/correctioncontroller.h"
+#include "review/reviewui.h"
+#include "shell/mainwindow.h"
 #include "testsupport.h"
-#include "timelineview.h"
+#include "timeline/eventstyle.h"
+#include "timeline/timelineview.h"
 #include "withstacktrace.h"
 
 #include <QAction>
@@ -66,10 +66,7 @@ int groupLabelled(const ui::TimelineLayout &layout, const QString &prefix)
     return -1;
 }
 
-QString screenPath(const char *name)
-{
-    return QStringLiteral(LINKSCOPE_BINARY_DIR "/screens/") + QString::fromLatin1(name);
-}
+QString screenPath(const char *name) { return QStringLiteral(LINKSCOPE_BINARY_DIR "/screens/") + QString::fromLatin1(name); }
 
 } // namespace
 
@@ -171,7 +168,8 @@ private slots:
         const core::LaneIndex middle = layout.groups()[gpu0].lanes[1];
         view->setLaneHidden(middle, true);
         menu = view->createHeaderMenu(headerPointOf(view, layout.firstRowOfLane(moved)));
-        findAction(moveMenu(menu, QStringLiteral("Move lane “%1”").arg(movedLabel))->actions(), QStringLiteral("Move up"))->trigger();
+        findAction(moveMenu(menu, QStringLiteral("Move lane “%1”").arg(movedLabel))->actions(), QStringLiteral("Move up"))
+            ->trigger();
         delete menu;
         QCOMPARE(layout.lanePosition(moved), 0);
         view->setLaneHidden(middle, false);
@@ -288,7 +286,8 @@ private slots:
         openSample();
         view = m_window->timeline();
         const ui::TimelineLayout &layout = view->layout();
-        QCOMPARE(layout.groupOrder(), QStringList({QStringLiteral("pid:2910249"), QStringLiteral("gpu:1"), QStringLiteral("gpu:0")}));
+        QCOMPARE(layout.groupOrder(),
+                 QStringList({QStringLiteral("pid:2910249"), QStringLiteral("gpu:1"), QStringLiteral("gpu:0")}));
         const std::vector<core::LaneIndex> &gpu0 = layout.groups()[2].lanes;
         QCOMPARE(layout.laneKey(gpu0[0]), QStringLiteral("gpu:0/40"));
         QCOMPARE(layout.laneKey(gpu0[1]), QStringLiteral("gpu:0/20"));
@@ -459,7 +458,8 @@ private slots:
         const auto hidden = parentEdge();
         QVERIFY2(hidden, "an edge into a hidden group is drawn");
         QVERIFY(hidden->fromHiddenGroup && !hidden->fromExact);
-        QVERIFY(std::abs(hidden->from.y() - (view->contentRect().top() + layout.totalHeight() - 1 - view->verticalOffset())) < 1.0);
+        QVERIFY(std::abs(hidden->from.y() - (view->contentRect().top() + layout.totalHeight() - 1 - view->verticalOffset()))
+                < 1.0);
         QVERIFY(edgeTooltipOf(view, hidden->edge).contains(QStringLiteral("in hidden group")));
         m_window->grab().toImage().save(screenPath("edge_hidden_group.png"));
         view->setGroupHidden(cpuGroup, false);
@@ -642,8 +642,11 @@ private slots:
         QCOMPARE(view->pinnedHeight(), 0);
         view->setVerticalOffset(layout.totalHeight());
         QVERIFY(view->eventRect(kernel).bottom() < content.top());
-        QVERIFY(QSettings().value(ui::TimelineView::viewSettingsGroup(m_window->document()->devicePath())
-                                  + QStringLiteral("/pinnedGroups")).toStringList().isEmpty());
+        QVERIFY(
+            QSettings()
+                .value(ui::TimelineView::viewSettingsGroup(m_window->document()->devicePath()) + QStringLiteral("/pinnedGroups"))
+                .toStringList()
+                .isEmpty());
         // And pinned again.
         view->setVerticalOffset(0);
         menu = view->createHeaderMenu(headerPointOf(view, layout.headerRowOfGroup(gpu)));

@@ -12,38 +12,38 @@
 // threads and GPU streams (0,7) (0,20) (0,40) (1,7) (1,40). The true parent of each GPU op is in
 // resources/samples/sample_truth.jsonl (correlation 2290's gemm → aten::addmm).
 
-#include "correctioncontroller.h"
-#include "detailsdock.h"
+#include "docks/detailsdock.h"
+#include "docks/findingsdock.h"
+#include "docks/searchdock.h"
+#include "docks/searchresultsmodel.h"
 #include "link/linker.h"
-#include "eventselection.h"
-#include "findingsdock.h"
-#include "reviewui.h"
-#include "storypanel.h"
-#include "mainwindow.h"
-#include "searchdock.h"
-#include "searchresultsmodel.h"
+#include "review/correctioncontroller.h"
+#include "review/reviewui.h"
+#include "review/storypanel.h"
+#include "shell/mainwindow.h"
+#include "shell/traceloader.h"
 #include "testsupport.h"
-#include "timelineview.h"
-#include "traceloader.h"
+#include "timeline/eventselection.h"
+#include "timeline/timelineview.h"
 
 #include <QAbstractItemModelTester>
 #include <QAction>
 #include <QApplication>
 #include <QComboBox>
+#include <QFile>
+#include <QFileInfo>
+#include <QHelpEvent>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenu>
+#include <QMimeData>
+#include <QSettings>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTextBlock>
 #include <QTextBrowser>
 #include <QTextDocument>
-#include <QFile>
-#include <QFileInfo>
-#include <QHelpEvent>
-#include <QMimeData>
-#include <QMenu>
-#include <QSettings>
 #include <QToolTip>
 #include <QUndoStack>
 #include <QUrl>
@@ -186,9 +186,9 @@ private slots:
         QTest::addColumn<int>("hits");
         QTest::addColumn<QString>("firstName");
         QTest::newRow("name") << int(ui::SearchMode::NameContains) << QStringLiteral("AddMM") << 6 << QString();
-        QTest::newRow("regex") << int(ui::SearchMode::NameRegex) << QStringLiteral("^aten::(relu|clamp_min)$") << 4
-                               << QString();
-        QTest::newRow("External id") << int(ui::SearchMode::ExternalId) << QStringLiteral("14") << 3 << QStringLiteral("aten::addmm");
+        QTest::newRow("regex") << int(ui::SearchMode::NameRegex) << QStringLiteral("^aten::(relu|clamp_min)$") << 4 << QString();
+        QTest::newRow("External id") << int(ui::SearchMode::ExternalId) << QStringLiteral("14") << 3
+                                     << QStringLiteral("aten::addmm");
         QTest::newRow("correlation") << int(ui::SearchMode::Correlation) << QStringLiteral("2290") << 2
                                      << QStringLiteral("cudaLaunchKernel");
         QTest::newRow("Ev Idx") << int(ui::SearchMode::EvIdx) << QStringLiteral("13") << 1 << QStringLiteral("aten::addmm");
@@ -230,8 +230,9 @@ private slots:
         // The query box has the docked column's whole width (not squeezed beside the mode box).
         QVERIFY(m_window->searchDock()->isVisible());
         QLineEdit *query = m_window->searchDock()->queryEdit();
-        QVERIFY2(query->width() >= m_window->searchDock()->widget()->width() - 16,
-                 qPrintable(QStringLiteral("query %1 px of %2").arg(query->width()).arg(m_window->searchDock()->widget()->width())));
+        QVERIFY2(
+            query->width() >= m_window->searchDock()->widget()->width() - 16,
+            qPrintable(QStringLiteral("query %1 px of %2").arg(query->width()).arg(m_window->searchDock()->widget()->width())));
     }
 
     void shortcutSheetIsGeneratedFromTheActions()
@@ -440,7 +441,9 @@ private slots:
         // own hint, its height at its narrowest, held the dock tall).
         QCoreApplication::processEvents();
         QVERIFY2(story->label()->height() >= story->label()->heightForWidth(story->label()->width()),
-                 qPrintable(QStringLiteral("label %1 px for text of %2 px").arg(story->label()->height()).arg(story->label()->heightForWidth(story->label()->width()))));
+                 qPrintable(QStringLiteral("label %1 px for text of %2 px")
+                                .arg(story->label()->height())
+                                .arg(story->label()->heightForWidth(story->label()->width()))));
         QVERIFY(story->minimumSizeHint().height() <= story->heightForWidth(story->width()) + 1);
 
         const int all = findings->filter()->rowCount();

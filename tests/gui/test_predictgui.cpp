@@ -5,16 +5,16 @@
 // and Details shows a path op's predicted start and slack. The dock also shows the step under
 // Chakra 1.0's links: the replay of the pair linked again by Chakra's rule, not changed by a correction.
 
-#include "correctioncontroller.h"
-#include "detailsdock.h"
-#include "eventselection.h"
-#include "mainwindow.h"
-#include "predictdock.h"
-#include "predictioncontroller.h"
-#include "reviewui.h"
+#include "docks/detailsdock.h"
+#include "prediction/predictdock.h"
+#include "prediction/predictioncontroller.h"
+#include "prediction/whatifpanel.h"
+#include "review/correctioncontroller.h"
+#include "review/reviewui.h"
+#include "shell/mainwindow.h"
 #include "testsupport.h"
-#include "timelineview.h"
-#include "whatifpanel.h"
+#include "timeline/eventselection.h"
+#include "timeline/timelineview.h"
 
 #include "link/chakracompare.h"
 #include "predict/pairgraph.h"
@@ -68,13 +68,15 @@ private slots:
         m_dir = std::make_unique<QTemporaryDir>();
         QVERIFY(m_dir->isValid());
         for (const char *name : {"sample_host_et.json", "sample_kineto.json"})
-            QVERIFY(QFile::copy(QString::fromStdString(test::sourcePath("resources/samples")) + QLatin1Char('/') + QLatin1String(name),
+            QVERIFY(QFile::copy(QString::fromStdString(test::sourcePath("resources/samples")) + QLatin1Char('/')
+                                    + QLatin1String(name),
                                 m_dir->filePath(QLatin1String(name))));
         m_window = std::make_unique<ui::MainWindow>();
         m_window->resize(1600, 1000);
         m_window->show();
         QSignalSpy loaded(m_window.get(), &ui::MainWindow::documentChanged);
-        m_window->openPair(m_dir->filePath(QStringLiteral("sample_host_et.json")), m_dir->filePath(QStringLiteral("sample_kineto.json")));
+        m_window->openPair(m_dir->filePath(QStringLiteral("sample_host_et.json")),
+                           m_dir->filePath(QStringLiteral("sample_kineto.json")));
         QVERIFY(loaded.wait(60000));
         QVERIFY(m_window->review()->controller()->waitUntilSettled());
         QVERIFY(m_window->predictionController()->waitUntilBuilt());
@@ -98,8 +100,11 @@ private slots:
         QVERIFY2(dock->summaryText().contains(msText(p->stepNs())), qPrintable(dock->summaryText()));
         // The breakdown sums to the step and is shown as shares.
         QCOMPARE(p->path.breakdown.total(), p->stepNs());
-        const auto share = [&](std::int64_t ns) { return QLocale().toString(100.0 * double(ns) / double(p->stepNs()), 'f', 1) + QStringLiteral(" %"); };
-        QVERIFY2(dock->breakdownText().contains(QStringLiteral("gpu ") + share(p->path.breakdown.gpuNs)), qPrintable(dock->breakdownText()));
+        const auto share = [&](std::int64_t ns) {
+            return QLocale().toString(100.0 * double(ns) / double(p->stepNs()), 'f', 1) + QStringLiteral(" %");
+        };
+        QVERIFY2(dock->breakdownText().contains(QStringLiteral("gpu ") + share(p->path.breakdown.gpuNs)),
+                 qPrintable(dock->breakdownText()));
         QVERIFY(dock->breakdownText().contains(QStringLiteral("comm ") + share(p->path.breakdown.commNs)));
         QVERIFY(dock->breakdownText().contains(QStringLiteral("cpu ") + share(p->path.breakdown.cpuNs)));
         // The top ops on the path, longest first.
@@ -132,9 +137,11 @@ private slots:
         const std::int64_t oursNs = freshStep(doc);
         const double pct = 100.0 * double(chakraNs - oursNs) / double(oursNs);
         const QString sign = pct > 0 ? QStringLiteral("+") : pct < 0 ? QStringLiteral("−") : QStringLiteral("±");
-        const QString expected = chakraNs == oursNs
-            ? QStringLiteral("under Chakra 1.0's links: %1 (the same as the links shown)").arg(msText(chakraNs))
-            : QStringLiteral("under Chakra 1.0's links: %1 (%2%3 % vs the links shown)").arg(msText(chakraNs), sign, QLocale().toString(std::abs(pct), 'f', 1));
+        const QString expected =
+            chakraNs == oursNs
+                ? QStringLiteral("under Chakra 1.0's links: %1 (the same as the links shown)").arg(msText(chakraNs))
+                : QStringLiteral("under Chakra 1.0's links: %1 (%2%3 % vs the links shown)")
+                      .arg(msText(chakraNs), sign, QLocale().toString(std::abs(pct), 'f', 1));
         QCOMPARE(dock->chakraText(), expected);
         qInfo("%s; ours %s; Chakra's graph built and replayed in %.1f ms", qPrintable(expected), qPrintable(msText(oursNs)),
               shown->elapsedMs);
@@ -195,7 +202,8 @@ private slots:
         QCOMPARE(twice.stepNs, predict::replay(p->graph.job, w).ranks[0].endNs);
         QVERIFY(panel->resultText().contains(msText(twice.stepNs)));
         QCOMPARE(controller->prediction(), p); // replayed, not rebuilt
-        qInfo("what-if replay: %.3f ms (%s → %s)", twice.elapsedMs, qPrintable(msText(p->stepNs())), qPrintable(msText(twice.stepNs)));
+        qInfo("what-if replay: %.3f ms (%s → %s)", twice.elapsedMs, qPrintable(msText(p->stepNs())),
+              qPrintable(msText(twice.stepNs)));
 
         QVERIFY(panel->addRow());
         panel->setValue(3);
@@ -244,7 +252,8 @@ private slots:
         core::EventIndex gpuOp{};
         for (const core::EventIndex e : before->pathChain) {
             const core::DeviceEvent &event = m_window->document()->event(e);
-            if (core::isGpuOpCategory(event.category) && m_window->document()->gpuLink(e) && m_window->document()->gpuLink(e)->parent.valid()
+            if (core::isGpuOpCategory(event.category) && m_window->document()->gpuLink(e)
+                && m_window->document()->gpuLink(e)->parent.valid()
                 && (!gpuOp.valid() || event.dur > m_window->document()->event(gpuOp).dur))
                 gpuOp = e;
         }
@@ -260,14 +269,16 @@ private slots:
         QCOMPARE(after->stepNs(), freshStep(*m_window->document()));
         QCOMPARE(controller->previousStepNs(), before->stepNs());
         const QString change = m_window->predictDock()->correctionText();
-        QVERIFY2(change.startsWith(QStringLiteral("correction: ") + msText(before->stepNs()) + QStringLiteral(" → ") + msText(after->stepNs())),
+        QVERIFY2(change.startsWith(QStringLiteral("correction: ") + msText(before->stepNs()) + QStringLiteral(" → ")
+                                   + msText(after->stepNs())),
                  qPrintable(change));
         qInfo("%s", qPrintable(change));
         // Chakra's links do not depend on corrections: not replayed again, compared with the new step.
         QVERIFY(chakra->waitUntilBuilt());
         QCOMPARE(chakra->step(), chakraStep);
         const double pct = 100.0 * double(chakraStep->stepNs - after->stepNs()) / double(after->stepNs());
-        QVERIFY2(m_window->predictDock()->chakraText().contains(QLocale().toString(std::abs(pct), 'f', 1) + QStringLiteral(" % vs the links shown")),
+        QVERIFY2(m_window->predictDock()->chakraText().contains(QLocale().toString(std::abs(pct), 'f', 1)
+                                                                + QStringLiteral(" % vs the links shown")),
                  qPrintable(m_window->predictDock()->chakraText()));
 
         // Undo: rebuilt again, back to the first step.

@@ -3,10 +3,10 @@
 // pass over the document's events; Ctrl+C copies TSV (the selected rows or all); Export writes CSV
 // atomically and reports a failure in the dock. Saves build/screens/range_aggregate.png.
 
-#include "mainwindow.h"
-#include "rangedock.h"
+#include "docks/rangedock.h"
+#include "shell/mainwindow.h"
 #include "testsupport.h"
-#include "timelineview.h"
+#include "timeline/timelineview.h"
 
 #include <QApplication>
 #include <QClipboard>
@@ -207,8 +207,7 @@ private slots:
 
         // Two rows selected: those two, in display order.
         ops->selectionModel()->select(ops->model()->index(0, 0), QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
-        ops->selectionModel()->select(ops->model()->index(1, 0),
-                                      QItemSelectionModel::Select | QItemSelectionModel::Rows);
+        ops->selectionModel()->select(ops->model()->index(1, 0), QItemSelectionModel::Select | QItemSelectionModel::Rows);
         QTest::keySequence(ops, QKeySequence::Copy);
         lines = QApplication::clipboard()->text().split(QLatin1Char('\n'), Qt::SkipEmptyParts);
         QCOMPARE(lines.size(), 3);

@@ -12,18 +12,18 @@
 // disagree on exactly one of the three (docs/linking.md, The linkage rule).
 
 #include "commands/commands.h"
-#include "correctioncontroller.h"
-#include "editsdock.h"
-#include "eventselection.h"
-#include "findingsdock.h"
-#include "mainwindow.h"
-#include "noticebar.h"
-#include "searchdock.h"
-#include "searchresultsmodel.h"
-#include "reviewui.h"
+#include "docks/editsdock.h"
+#include "docks/findingsdock.h"
+#include "docks/searchdock.h"
+#include "docks/searchresultsmodel.h"
+#include "review/correctioncontroller.h"
+#include "review/reviewui.h"
+#include "review/undocommands.h"
+#include "shell/mainwindow.h"
+#include "shell/noticebar.h"
 #include "testsupport.h"
-#include "timelineview.h"
-#include "undocommands.h"
+#include "timeline/eventselection.h"
+#include "timeline/timelineview.h"
 
 #include <QAbstractItemModelTester>
 #include <QApplication>
@@ -31,13 +31,13 @@
 #include <QDir>
 #include <QMenu>
 #include <QMessageBox>
-#include <QToolButton>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QStatusBar>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QToolButton>
 #include <QUndoStack>
 
 #include <algorithm>
@@ -51,7 +51,8 @@ namespace {
 
 // The Findings model's rows after edits (resolved findings found where the findings chunks
 // differ, causes copied where shared) are what deriving them from scratch gives.
-void expectFindingsRowsDerivedInFull(const ui::FindingsModel &model, const ui::TraceDocument &shown, const ui::TraceDocument &linked)
+void expectFindingsRowsDerivedInFull(const ui::FindingsModel &model, const ui::TraceDocument &shown,
+                                     const ui::TraceDocument &linked)
 {
     std::vector<core::FindingRef> current;
     for (const core::Finding &f : shown.links().findings)
@@ -74,7 +75,6 @@ void expectFindingsRowsDerivedInFull(const ui::FindingsModel &model, const ui::T
         QVERIFY(model.causeOf(row) == core::causeOf(linked.links().findings[resolved[k]], linked.device(), linked.links()));
     }
 }
-
 
 using linkscope::test::readFile;
 
@@ -186,7 +186,8 @@ void TestReview::correctUndoRedoAndReopen()
         const ui::DocumentPtr shown = window->document(); // kept alive while its events are looked up
         const ui::TraceDocument &doc = *shown;
         const core::EventIndex kernel = eventNamed(doc, QStringLiteral("ncclDevKernel"), core::EventCategory::Kernel);
-        const core::EventIndex annotation = eventNamed(doc, QStringLiteral("nccl:_all_gather_base"), core::EventCategory::UserAnnotation);
+        const core::EventIndex annotation = eventNamed(doc, QStringLiteral("nccl:_all_gather_base"),
+                                                       core::EventCategory::UserAnnotation);
         const core::EventIndex comms = eventNamed(doc, QStringLiteral("record_param_comms"), core::EventCategory::CpuOp);
         QCOMPARE(parentShown(*window, kernel), comms); // Chakra HEAD's choice (docs/linking.md, Policies)
 
@@ -252,7 +253,8 @@ void TestReview::correctUndoRedoAndReopen()
     const ui::DocumentPtr shown = window->document(); // kept alive while its events are looked up
     const ui::TraceDocument &doc = *shown;
     const core::EventIndex kernel = eventNamed(doc, QStringLiteral("ncclDevKernel"), core::EventCategory::Kernel);
-    const core::EventIndex annotation = eventNamed(doc, QStringLiteral("nccl:_all_gather_base"), core::EventCategory::UserAnnotation);
+    const core::EventIndex annotation = eventNamed(doc, QStringLiteral("nccl:_all_gather_base"),
+                                                   core::EventCategory::UserAnnotation);
     const core::EventIndex gemm = eventNamed(doc, QStringLiteral("ampere_sgemm"), core::EventCategory::Kernel);
     QCOMPARE(parentShown(*window, kernel), annotation);
     QCOMPARE(parentShown(*window, gemm), core::kNone);
@@ -287,7 +289,8 @@ void TestReview::findingsDescribeTheCorrectedState()
     QAbstractItemModelTester treeTester(findings->tree(), QAbstractItemModelTester::FailureReportingMode::QtTest);
     const ui::DocumentPtr shown = window->document();
     const core::EventIndex kernel = eventNamed(*shown, QStringLiteral("ncclDevKernel"), core::EventCategory::Kernel);
-    const core::EventIndex annotation = eventNamed(*shown, QStringLiteral("nccl:_all_gather_base"), core::EventCategory::UserAnnotation);
+    const core::EventIndex annotation = eventNamed(*shown, QStringLiteral("nccl:_all_gather_base"),
+                                                   core::EventCategory::UserAnnotation);
     const core::EventIndex comms = eventNamed(*shown, QStringLiteral("record_param_comms"), core::EventCategory::CpuOp);
     QCOMPARE(parentShown(*window, kernel), annotation);
     QCOMPARE(findingRow(findings, core::FindingKind::NcclParentIsRecordParamComms), -1);
@@ -346,8 +349,8 @@ void TestReview::findingsDescribeTheCorrectedState()
     QVERIFY(controller->waitUntilSettled());
     const int reopened = findingRow(findings, core::FindingKind::NcclParentIsRecordParamComms);
     QVERIFY(reopened >= 0);
-    QCOMPARE(findings->model()->statusOf(findings->filter()->data(findings->filter()->index(reopened, 0),
-                                                                  ui::FindingsModel::FindingRole).toInt()),
+    QCOMPARE(findings->model()->statusOf(
+                 findings->filter()->data(findings->filter()->index(reopened, 0), ui::FindingsModel::FindingRole).toInt()),
              QStringLiteral("open"));
 }
 
@@ -406,7 +409,8 @@ void TestReview::reparentByDraggingOnTheTimeline()
     // Candidates: the CPU ops enclosing the launch (cuLaunchKernelEx at 120 µs lies in
     // nccl:_all_gather_base [110,140) ⊂ record_param_comms [100,150) ⊂ c10d::allgather_ [90,160)),
     // innermost first. By id: rf_id 12 / Ev Idx 2 are record_param_comms in the fixture.
-    const core::EventIndex annotation = eventNamed(*shown, QStringLiteral("nccl:_all_gather_base"), core::EventCategory::UserAnnotation);
+    const core::EventIndex annotation = eventNamed(*shown, QStringLiteral("nccl:_all_gather_base"),
+                                                   core::EventCategory::UserAnnotation);
     const core::EventIndex allgather = eventNamed(*shown, QStringLiteral("c10d::allgather_"), core::EventCategory::CpuOp);
     QCOMPARE(controller->parentCandidates(kernel), (std::vector<core::EventIndex>{annotation, comms, allgather}));
     QCOMPARE(controller->findCpuOp(QStringLiteral("rf_id 12")), comms);
@@ -450,7 +454,8 @@ void TestReview::contextMenuCorrectsEventsAndEdges()
     const ui::DocumentPtr shown = window->document();
     const core::EventIndex kernel = eventNamed(*shown, QStringLiteral("ncclDevKernel"), core::EventCategory::Kernel);
     const core::EventIndex comms = eventNamed(*shown, QStringLiteral("record_param_comms"), core::EventCategory::CpuOp);
-    const core::EventIndex annotation = eventNamed(*shown, QStringLiteral("nccl:_all_gather_base"), core::EventCategory::UserAnnotation);
+    const core::EventIndex annotation = eventNamed(*shown, QStringLiteral("nccl:_all_gather_base"),
+                                                   core::EventCategory::UserAnnotation);
     QCOMPARE(parentShown(*window, kernel), annotation);
     auto action = [](QMenu *menu, const char *name) { return menu->findChild<QAction *>(QString::fromLatin1(name)); };
 
@@ -459,7 +464,8 @@ void TestReview::contextMenuCorrectsEventsAndEdges()
     (void)timeline->renderToImage(timeline->size());
     std::unique_ptr<QMenu> menu(timeline->createContextMenu(timeline->eventRect(kernel).center().toPoint()));
     QVERIFY(menu);
-    for (const char *name : {"selectEvent", "frameEvent", "selectParent", "copyName", "detach", "restore", "flag", "note", "accept"})
+    for (const char *name :
+         {"selectEvent", "frameEvent", "selectParent", "copyName", "detach", "restore", "flag", "note", "accept"})
         QVERIFY2(action(menu.get(), name), name);
     QVERIFY(!action(menu.get(), "restore")->isEnabled()); // nothing to restore yet
     // Re-parent to ▸ lists the candidates (innermost first); the current parent is checked, not offered.
@@ -566,7 +572,8 @@ void TestReview::reparentDragShowsTargetAndEscCancels()
     const core::EventIndex kernel = eventNamed(*shown, QStringLiteral("ncclDevKernel"), core::EventCategory::Kernel);
     const core::EventIndex comms = eventNamed(*shown, QStringLiteral("record_param_comms"), core::EventCategory::CpuOp);
     const core::EventIndex gemm = eventNamed(*shown, QStringLiteral("ampere_sgemm"), core::EventCategory::Kernel);
-    const core::EventIndex annotation = eventNamed(*shown, QStringLiteral("nccl:_all_gather_base"), core::EventCategory::UserAnnotation);
+    const core::EventIndex annotation = eventNamed(*shown, QStringLiteral("nccl:_all_gather_base"),
+                                                   core::EventCategory::UserAnnotation);
     ui::TimelineView *timeline = window->timeline();
     timeline->fitAll();
     const QRectF from = timeline->eventRect(kernel);
@@ -632,7 +639,9 @@ void TestReview::reparentOntoAnotherProcessIsRefused()
         const std::string anchor = "\"traceEvents\"";
         const std::size_t at = text.find('[', text.find(anchor));
         QVERIFY(at != std::string::npos);
-        text.insert(at + 1, R"({"ph": "X", "cat": "cpu_op", "name": "other::op", "pid": 5151, "tid": 1, "ts": 100, "dur": 90, "args": {}},)");
+        text.insert(
+            at + 1,
+            R"({"ph": "X", "cat": "cpu_op", "name": "other::op", "pid": 5151, "tid": 1, "ts": 100, "dur": 90, "args": {}},)");
         std::ofstream(m_device.toStdString(), std::ios::binary | std::ios::trunc) << text;
     }
     auto window = open();
@@ -698,9 +707,10 @@ void TestReview::policyChangeReportsChangedLinks()
     QVERIFY(findings->filter()->hasEventFilter());
     QVERIFY(findings->filter()->rowCount() > 0 && findings->filter()->rowCount() < all);
     for (int row = 0; row < findings->filter()->rowCount(); ++row)
-        QCOMPARE(static_cast<std::uint32_t>(findings->filter()->data(findings->filter()->index(row, 0),
-                                                              ui::FindingsModel::SubjectEventRole).toULongLong()),
-                 kernel.value);
+        QCOMPARE(
+            static_cast<std::uint32_t>(
+                findings->filter()->data(findings->filter()->index(row, 0), ui::FindingsModel::SubjectEventRole).toULongLong()),
+            kernel.value);
     QCOMPARE(window->searchDock()->model()->rowCount(), 1);
     window->show();
     QTRY_VERIFY(notice->isVisible());
@@ -734,7 +744,9 @@ void TestReview::staleEditsAreListed()
     QAbstractItemModelTester tester(model, QAbstractItemModelTester::FailureReportingMode::QtTest);
     QCOMPARE(model->rowCount(), 1);
     QCOMPARE(model->data(model->index(0, ui::EditsModel::Status)).toString(), QStringLiteral("stale"));
-    QVERIFY(model->data(model->index(0, ui::EditsModel::Reason)).toString().contains(QStringLiteral("no GPU op with that correlation")));
+    QVERIFY(model->data(model->index(0, ui::EditsModel::Reason))
+                .toString()
+                .contains(QStringLiteral("no GPU op with that correlation")));
     QVERIFY(window->review()->controller()->sidecarSummary().contains(QStringLiteral("1 stale edit")));
     // Still in the file, never dropped.
     QCOMPARE(core::loadSidecar(m_sidecar).log.entries.size(), std::size_t(1));
@@ -785,10 +797,11 @@ void TestReview::guiExportEqualsCliExport()
     QVERIFY2(finished.at(0).at(0).toBool(), qPrintable(finished.at(0).at(1).toString()));
 
     std::ostringstream out, err;
-    QCOMPARE(cli::runExport({"--host", m_host.toStdString(), "--device", m_device.toStdString(), "--corrections", m_sidecar,
-                             "--et", path("cli.et"), "--etplus", path("cli.etplus.json"), "--perfetto", path("cli.perfetto.json")},
-                            out, err),
-             0);
+    QCOMPARE(
+        cli::runExport({"--host", m_host.toStdString(), "--device", m_device.toStdString(), "--corrections", m_sidecar, "--et",
+                        path("cli.et"), "--etplus", path("cli.etplus.json"), "--perfetto", path("cli.perfetto.json")},
+                       out, err),
+        0);
     QVERIFY2(err.str().find("1 applied") != std::string::npos, err.str().c_str());
     QVERIFY(!readFile(path("gui.et")).empty());
     QVERIFY(readFile(path("gui.et")) == readFile(path("cli.et")));
@@ -796,9 +809,9 @@ void TestReview::guiExportEqualsCliExport()
     QVERIFY(readFile(path("gui.perfetto.json")) == readFile(path("cli.perfetto.json")));
     // And it is the corrected graph: uncorrected (nesting) output differs.
     std::ostringstream out2, err2;
-    QCOMPARE(cli::runExport({"--host", m_host.toStdString(), "--device", m_device.toStdString(), "--etplus",
-                             path("plain.etplus.json")},
-                            out2, err2),
+    QCOMPARE(cli::runExport(
+                 {"--host", m_host.toStdString(), "--device", m_device.toStdString(), "--etplus", path("plain.etplus.json")},
+                 out2, err2),
              0);
     QVERIFY(readFile(path("plain.etplus.json")) != readFile(path("gui.etplus.json")));
 }

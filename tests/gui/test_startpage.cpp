@@ -4,12 +4,12 @@
 // when nothing is open; and tooltips (the status bar's list of warnings, a warning's message) stay
 // inside the screen's available geometry.
 
-#include "mainwindow.h"
-#include "recentfiles.h"
-#include "startpage.h"
-#include "timelineview.h"
-#include "tooltipfit.h"
+#include "shell/mainwindow.h"
+#include "shell/recentfiles.h"
+#include "shell/startpage.h"
 #include "testsupport.h"
+#include "timeline/timelineview.h"
+#include "timeline/tooltipfit.h"
 
 #include <QApplication>
 #include <QHelpEvent>
@@ -186,10 +186,15 @@ private slots:
         QApplication::sendEvent(label, &help);
         QWidget *tip = shownToolTip();
         QVERIFY2(tip, "no tooltip shown");
-        QVERIFY2(available.contains(tip->geometry()),
-                 qPrintable(QStringLiteral("tip %1,%2 %3x%4 outside %5,%6 %7x%8")
-                                .arg(tip->x()).arg(tip->y()).arg(tip->width()).arg(tip->height())
-                                .arg(available.x()).arg(available.y()).arg(available.width()).arg(available.height())));
+        QVERIFY2(available.contains(tip->geometry()), qPrintable(QStringLiteral("tip %1,%2 %3x%4 outside %5,%6 %7x%8")
+                                                                     .arg(tip->x())
+                                                                     .arg(tip->y())
+                                                                     .arg(tip->width())
+                                                                     .arg(tip->height())
+                                                                     .arg(available.x())
+                                                                     .arg(available.y())
+                                                                     .arg(available.width())
+                                                                     .arg(available.height())));
         // At the top left too.
         const QPoint origin = available.topLeft() + QPoint(2, 2);
         QHelpEvent help2(QEvent::ToolTip, label->mapFromGlobal(origin), origin);

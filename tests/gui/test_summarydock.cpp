@@ -3,13 +3,13 @@
 // a generated job fills a row per rank; a truncated Kineto trace opens with the events before the
 // cut and a warning naming the byte. Saves build/screens/summary_*.png.
 
+#include "docks/summarydock.h"
+#include "docks/warningsdock.h"
 #include "gen/tracegenerator.h"
-#include "jobdock.h"
-#include "mainwindow.h"
-#include "summarydock.h"
+#include "jobview/jobdock.h"
+#include "shell/mainwindow.h"
+#include "shell/tracedocument.h"
 #include "testsupport.h"
-#include "tracedocument.h"
-#include "warningsdock.h"
 
 #include <QAction>
 #include <QDir>
@@ -124,7 +124,7 @@ private slots:
         QCOMPARE(ranks->rowCount(), 4);
         for (int r = 0; r < 4; ++r) {
             QCOMPARE(ranks->item(r, 0)->text(), QString::number(r));
-            QCOMPARE(ranks->item(r, 6)->text(), QStringLiteral("2")); // steps
+            QCOMPARE(ranks->item(r, 6)->text(), QStringLiteral("2"));          // steps
             QVERIFY(ranks->item(r, 4)->data(Qt::UserRole + 1).toDouble() > 0); // communication
         }
         QVERIFY(dock->headerText().contains(QStringLiteral("4 ranks")));

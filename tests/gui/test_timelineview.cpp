@@ -2,25 +2,25 @@
 // edges of a selected kernel, LOD merging and the colours it paints, the Shift+drag time range
 // (its ends, band, ruler label, F, Esc) and the per-group counts of a range.
 
-#include "detailsdock.h"
+#include "docks/detailsdock.h"
 #include "edit/correction.h"
 #include "gen/tracegenerator.h"
-#include "io/tracereader.h"
-#include "link/rules.h"
-#include "eventselection.h"
 #include "index/traceindex.h"
+#include "io/tracereader.h"
 #include "link/linker.h"
-#include "timeformat.h"
-#include "timelineview.h"
-#include "timerange.h"
+#include "link/rules.h"
+#include "shell/tracedocument.h"
+#include "timeline/eventselection.h"
+#include "timeline/timeformat.h"
+#include "timeline/timelineview.h"
+#include "timeline/timerange.h"
 #include "tracebuilder.h"
-#include "tracedocument.h"
 
 #include <QAction>
 #include <QClipboard>
 #include <QGuiApplication>
-#include <QMenu>
 #include <QLineEdit>
+#include <QMenu>
 #include <QSignalSpy>
 #include <QTest>
 #include <QTextBrowser>
@@ -29,8 +29,8 @@
 #include <sstream>
 
 using namespace linkscope;
-using linkscope::test::TraceBuilder;
 using core::EventCategory;
+using linkscope::test::TraceBuilder;
 
 namespace {
 
@@ -157,8 +157,7 @@ private slots:
         // Rounding to whole nanoseconds moves the anchor by at most 2 ns.
         QVERIFY2(std::llabs(after - before) <= 2, qPrintable(QStringLiteral("%1 vs %2").arg(before).arg(after)));
         const core::Nanos spanAfter = m_view->viewEnd() - m_view->viewStart();
-        QVERIFY(std::llabs(spanAfter - static_cast<core::Nanos>(spanBefore * factor)) <= 2
-                || spanAfter == 50 /* minimum span */);
+        QVERIFY(std::llabs(spanAfter - static_cast<core::Nanos>(spanBefore * factor)) <= 2 || spanAfter == 50 /* minimum span */);
     }
 
     void keysAreTheViewsActions()
@@ -183,8 +182,8 @@ private slots:
         QCOMPARE(m_view->viewEnd() - m_view->viewStart(), core::Nanos(4000));
         m_view->setVisibleRange(2000, 10000);
         QTest::keyClick(m_view.get(), Qt::Key_D); // a tenth of the event area to the right
-        QCOMPARE(m_view->viewStart(), core::Nanos(2000 + std::llround(m_view->contentRect().width() * 0.1 * 8000.0
-                                                                       / m_view->contentRect().width())));
+        QCOMPARE(m_view->viewStart(),
+                 core::Nanos(2000 + std::llround(m_view->contentRect().width() * 0.1 * 8000.0 / m_view->contentRect().width())));
         // M asks for a bookmark at the time range's start (the view only asks: BookmarkUi adds it).
         {
             QSignalSpy bookmark(m_view.get(), &ui::TimelineView::bookmarkRequested);
@@ -369,7 +368,8 @@ private slots:
     {
         TraceBuilder b;
         const core::EventIndex first = b.cpu(EventCategory::CpuOp, "aten::first_operator_with_a_long_name", 100, 1, 0, 6000, 1);
-        const core::EventIndex second = b.cpu(EventCategory::CpuOp, "aten::second_operator_with_a_long_name", 100, 1, 3000, 6000, 2);
+        const core::EventIndex second = b.cpu(EventCategory::CpuOp, "aten::second_operator_with_a_long_name", 100, 1, 3000, 6000,
+                                              2);
         const core::EventIndex third = b.cpu(EventCategory::CpuOp, "aten::third", 100, 1, 12000, 2000, 3);
         auto device = std::make_shared<const core::DeviceTrace>(std::move(b.trace));
         auto links = std::make_shared<const core::LinkSet>(core::linkTraces(*device, nullptr));
@@ -598,15 +598,15 @@ private slots:
                 return;
             const ui::TraceDocument::Sharing sharing = patched->sharingWith(*shown);
             QVERIFY2(sharing.total > 100, qPrintable(QString::number(sharing.total)));
-            QVERIFY2(sharing.total - sharing.shared <= 10,
-                     qPrintable(QStringLiteral("%1: %2 of %3 chunks shared")
-                                    .arg(QString::fromStdString(step.label)).arg(sharing.shared).arg(sharing.total)));
+            QVERIFY2(sharing.total - sharing.shared <= 10, qPrintable(QStringLiteral("%1: %2 of %3 chunks shared")
+                                                                          .arg(QString::fromStdString(step.label))
+                                                                          .arg(sharing.shared)
+                                                                          .arg(sharing.total)));
             shown = patched;
         }
         QCOMPARE(shown->gpuLink(gpu)->parent, other);
         // Undone to the linker's links: the first document again.
-        while (editor.undoLast()) {
-        }
+        while (editor.undoLast()) { }
         expectSameDocument(*ui::TraceDocument::createWithLinks(shown, std::make_shared<const core::LinkSet>(working)), *first);
     }
 
@@ -689,7 +689,8 @@ private slots:
         QCOMPARE(m_selection.current(), m_ids.gemm);
         action(menu.get(), "copyEdge")->trigger();
         const QString copied = QGuiApplication::clipboard()->text();
-        QVERIFY2(copied.contains(QStringLiteral("from: aten::mm")) && copied.contains(QStringLiteral("to: gemm")), qPrintable(copied));
+        QVERIFY2(copied.contains(QStringLiteral("from: aten::mm")) && copied.contains(QStringLiteral("to: gemm")),
+                 qPrintable(copied));
         QVERIFY(!copied.contains(QLatin1Char('<'))); // plain text, not the tooltip's HTML
 
         // A right-click picks the menu by what is under the cursor; the provider adds to it.

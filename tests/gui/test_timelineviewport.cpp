@@ -2,7 +2,7 @@
 // span, zoom about a point, pan, clamping to the trace, fit and reveal. Every expected value is worked
 // out by hand in the comment beside it.
 
-#include "timelineviewport.h"
+#include "timeline/timelineviewport.h"
 
 #include <QTest>
 

@@ -7,20 +7,21 @@
 // The sample's ids (tests/gui/test_mainwindow.cpp): correlation 2290's gemm is launched inside
 // aten::addmm, its parent under every rule.
 
-#include "correctioncontroller.h"
-#include "eventselection.h"
-#include "findingsdock.h"
-#include "mainwindow.h"
-#include "reviewui.h"
-#include "searchdock.h"
-#include "searchresultsmodel.h"
+#include "docks/findingsdock.h"
+#include "docks/searchdock.h"
+#include "docks/searchresultsmodel.h"
+#include "docks/warningsdock.h"
+#include "review/correctioncontroller.h"
+#include "review/reviewui.h"
+#include "shell/mainwindow.h"
 #include "testsupport.h"
-#include "timeformat.h"
-#include "timelineview.h"
-#include "warningsdock.h"
+#include "timeline/eventselection.h"
+#include "timeline/timeformat.h"
+#include "timeline/timelineview.h"
 
 #include <QApplication>
 #include <QComboBox>
+#include <QDir>
 #include <QFile>
 #include <QHeaderView>
 #include <QLabel>
@@ -28,11 +29,10 @@
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QStatusBar>
+#include <QTableView>
 #include <QTemporaryDir>
-#include <QDir>
 #include <QTest>
 #include <QTreeView>
-#include <QTableView>
 #include <QTreeWidget>
 #include <QUndoStack>
 
@@ -134,7 +134,8 @@ private slots:
         QVERIFY(!view->isExpanded(info));
         // Under Info: one row per cause of the 131, and the single device_op_without_host as itself.
         QCOMPARE(tree->rowCount(info), 6);
-        const QModelIndex biggest = childStartingWith(tree, info, QStringLiteral("external-id and ev-idx pick a finished 'aten::empty_strided'"));
+        const QModelIndex biggest = childStartingWith(
+            tree, info, QStringLiteral("external-id and ev-idx pick a finished 'aten::empty_strided'"));
         QVERIFY(biggest.isValid());
         QCOMPARE(biggest.data().toString(),
                  QStringLiteral("external-id and ev-idx pick a finished 'aten::empty_strided' for 81 GPU ops"));
@@ -159,7 +160,8 @@ private slots:
         findings->searchEdit()->setText(QStringLiteral("aten::"));
         findings->searchEdit()->clear();
         QVERIFY(view->isExpanded(tree->index(1, 0)));
-        QVERIFY(view->isExpanded(childStartingWith(tree, tree->index(1, 0), QStringLiteral("external-id and ev-idx pick a finished 'aten::empty_strided'"))));
+        QVERIFY(view->isExpanded(childStartingWith(
+            tree, tree->index(1, 0), QStringLiteral("external-id and ev-idx pick a finished 'aten::empty_strided'"))));
         QTRY_VERIFY(view->header()->length() <= view->viewport()->width());
         m_window->grab().toImage().save(QStringLiteral(LINKSCOPE_BINARY_DIR "/test_triage_megatron_findings.png"));
 
@@ -183,8 +185,8 @@ private slots:
         for (int s = 0; s < tree->rowCount() && !group.isValid(); ++s)
             for (int g = 0; g < tree->rowCount(tree->index(s, 0)) && !group.isValid(); ++g) {
                 const QModelIndex at = tree->index(g, 0, tree->index(s, 0));
-                if (tree->nodeType(at) == ui::FindingsTreeModel::GroupNode &&
-                    tree->causeOf(at)->kind == core::FindingKind::NcclParentIsRecordParamComms)
+                if (tree->nodeType(at) == ui::FindingsTreeModel::GroupNode
+                    && tree->causeOf(at)->kind == core::FindingKind::NcclParentIsRecordParamComms)
                     group = at;
             }
         QVERIFY(group.isValid());
@@ -238,7 +240,8 @@ private slots:
         // parent with a margin, zoomed to them (not the whole trace, not a pan at 1 µs).
         timeline->setVisibleRange(doc->startTime(), doc->startTime() + 1000);
         m_window->searchDock()->search(ui::SearchMode::Correlation, QStringLiteral("2290"));
-        QCOMPARE(m_window->selection()->current() == gemm || doc->event(m_window->selection()->current()).correlation == 2290, true);
+        QCOMPARE(m_window->selection()->current() == gemm || doc->event(m_window->selection()->current()).correlation == 2290,
+                 true);
         if (m_window->selection()->current() != gemm) {
             m_window->searchDock()->next();
             QCOMPARE(m_window->selection()->current(), gemm);
@@ -395,7 +398,8 @@ private slots:
         // The status bar's label says how many, in the singular for one, and opens the dock.
         QLabel *label = m_window->warningsLabel();
         QVERIFY(label->isVisible());
-        const QString expected = dock->count() == 1 ? QStringLiteral("⚠ 1 warning") : QStringLiteral("⚠ %1 warnings").arg(dock->count());
+        const QString expected = dock->count() == 1 ? QStringLiteral("⚠ 1 warning")
+                                                    : QStringLiteral("⚠ %1 warnings").arg(dock->count());
         QVERIFY2(label->text().contains(expected), qPrintable(label->text()));
         dock->hide();
         emit label->linkActivated(QStringLiteral("warnings"));

@@ -7,29 +7,29 @@
 // Screenshots go to build/screens/ (withstack_open.png, withstack_python_hidden.png,
 // dark_theme.png).
 
-#include "mainwindow.h"
-#include "rangedock.h"
+#include "docks/rangedock.h"
+#include "shell/mainwindow.h"
+#include "shell/theme.h"
 #include "testsupport.h"
+#include "timeline/timelinepalette.h"
+#include "timeline/timelineview.h"
 #include "withstacktrace.h"
-#include "theme.h"
-#include "timelinepalette.h"
-#include "timelineview.h"
 
 #include <QAction>
 #include <QApplication>
 #include <QContextMenuEvent>
-#include <QHelpEvent>
-#include <QToolTip>
 #include <QDir>
 #include <QFile>
-#include <QMenu>
+#include <QHelpEvent>
 #include <QLineF>
+#include <QMenu>
 #include <QMenuBar>
 #include <QScreen>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QToolTip>
 
 using namespace linkscope;
 
@@ -254,7 +254,8 @@ private slots:
             // the header column; the ruler's corner; a group band in the header column.
             int background = 0;
             for (int i = 1; i <= 7; ++i)
-                background += shot.pixelColor(content.left() + content.width() * i / 8, content.bottom() - 2) == expected.background;
+                background += shot.pixelColor(content.left() + content.width() * i / 8, content.bottom() - 2)
+                              == expected.background;
             if (background < 5)
                 return QImage();
             if (shot.pixelColor(2, content.bottom() - 2) != expected.headerBackground
@@ -298,7 +299,8 @@ private slots:
                     m_dir.filePath(QStringLiteral("edge_kineto.json")));
         QFile::copy(QString::fromStdString(test::sourcePath("resources/samples/sample_host_et.json")),
                     m_dir.filePath(QStringLiteral("edge_host_et.json")));
-        m_window->openPair(m_dir.filePath(QStringLiteral("edge_host_et.json")), m_dir.filePath(QStringLiteral("edge_kineto.json")));
+        m_window->openPair(m_dir.filePath(QStringLiteral("edge_host_et.json")),
+                           m_dir.filePath(QStringLiteral("edge_kineto.json")));
         QVERIFY(loaded.wait(60000));
         const ui::TraceDocument &doc = *m_window->document();
         ui::TimelineView *view = m_window->timeline();
@@ -384,11 +386,13 @@ private slots:
         window->show();
         QVERIFY(QTest::qWaitForWindowExposed(window.get()));
         const QRect available = window->screen()->availableGeometry();
-        QVERIFY2(available.contains(window->frameGeometry()),
-                 qPrintable(QStringLiteral("%1,%2 %3x%4 not inside %5x%6")
-                                .arg(window->frameGeometry().x()).arg(window->frameGeometry().y())
-                                .arg(window->frameGeometry().width()).arg(window->frameGeometry().height())
-                                .arg(available.width()).arg(available.height())));
+        QVERIFY2(available.contains(window->frameGeometry()), qPrintable(QStringLiteral("%1,%2 %3x%4 not inside %5x%6")
+                                                                             .arg(window->frameGeometry().x())
+                                                                             .arg(window->frameGeometry().y())
+                                                                             .arg(window->frameGeometry().width())
+                                                                             .arg(window->frameGeometry().height())
+                                                                             .arg(available.width())
+                                                                             .arg(available.height())));
         QVERIFY(window->width() <= 1400 && window->height() <= 900);
         // A size set before showing is kept (tests and saved geometries set one).
         auto sized = std::make_unique<ui::MainWindow>();

@@ -25,20 +25,37 @@ inline QString writeWithStackTrace(const QString &path, int extraThreads = 0)
     for (int step = 0; step < 4; ++step) {
         const double stepStart = t;
         for (int d = 0; d < kStackDepth; ++d)
-            add(QStringLiteral(R"({"ph":"X","cat":"python_function","name":"frame_%1.py(%2): fn","pid":100,"tid":100,"ts":%3,"dur":%4})")
-                    .arg(d).arg(10 + d).arg(stepStart + d * 0.5, 0, 'f', 3).arg(200.0 - d, 0, 'f', 3));
+            add(QStringLiteral(
+                    R"({"ph":"X","cat":"python_function","name":"frame_%1.py(%2): fn","pid":100,"tid":100,"ts":%3,"dur":%4})")
+                    .arg(d)
+                    .arg(10 + d)
+                    .arg(stepStart + d * 0.5, 0, 'f', 3)
+                    .arg(200.0 - d, 0, 'f', 3));
         for (int thread = 1; thread <= extraThreads; ++thread)
             for (int d = 0; d < kStackDepth; ++d)
-                add(QStringLiteral(R"({"ph":"X","cat":"python_function","name":"frame_%1.py(%2): fn","pid":100,"tid":%5,"ts":%3,"dur":%4})")
-                        .arg(d).arg(10 + d).arg(stepStart + d * 0.5, 0, 'f', 3).arg(200.0 - d, 0, 'f', 3).arg(100 + thread));
+                add(QStringLiteral(
+                        R"({"ph":"X","cat":"python_function","name":"frame_%1.py(%2): fn","pid":100,"tid":%5,"ts":%3,"dur":%4})")
+                        .arg(d)
+                        .arg(10 + d)
+                        .arg(stepStart + d * 0.5, 0, 'f', 3)
+                        .arg(200.0 - d, 0, 'f', 3)
+                        .arg(100 + thread));
         const double mm = stepStart + kStackDepth * 0.5 + 5;
         const int correlation = 1000 + step;
-        add(QStringLiteral(R"({"ph":"X","cat":"cpu_op","name":"aten::mm","pid":100,"tid":100,"ts":%1,"dur":60,"args":{"External id":%2}})")
-                .arg(mm, 0, 'f', 3).arg(step + 1));
-        add(QStringLiteral(R"({"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":100,"tid":100,"ts":%1,"dur":8,"args":{"External id":%2,"correlation":%3}})")
-                .arg(mm + 10, 0, 'f', 3).arg(step + 1).arg(correlation));
-        add(QStringLiteral(R"({"ph":"X","cat":"kernel","name":"gemm_kernel","pid":0,"tid":7,"ts":%1,"dur":120,"args":{"External id":%2,"device":0,"stream":7,"correlation":%3}})")
-                .arg(mm + 25, 0, 'f', 3).arg(step + 1).arg(correlation));
+        add(QStringLiteral(
+                R"({"ph":"X","cat":"cpu_op","name":"aten::mm","pid":100,"tid":100,"ts":%1,"dur":60,"args":{"External id":%2}})")
+                .arg(mm, 0, 'f', 3)
+                .arg(step + 1));
+        add(QStringLiteral(
+                R"({"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":100,"tid":100,"ts":%1,"dur":8,"args":{"External id":%2,"correlation":%3}})")
+                .arg(mm + 10, 0, 'f', 3)
+                .arg(step + 1)
+                .arg(correlation));
+        add(QStringLiteral(
+                R"({"ph":"X","cat":"kernel","name":"gemm_kernel","pid":0,"tid":7,"ts":%1,"dur":120,"args":{"External id":%2,"device":0,"stream":7,"correlation":%3}})")
+                .arg(mm + 25, 0, 'f', 3)
+                .arg(step + 1)
+                .arg(correlation));
         t += 400.0;
     }
     QFile file(path);

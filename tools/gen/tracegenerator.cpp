@@ -19,9 +19,9 @@
 #include <ostream>
 #include <sstream>
 #include <stdexcept>
-#include <thread>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 namespace linkscope::gen {
@@ -33,7 +33,7 @@ using Nanos = std::int64_t;
 // splitmix64: tiny, fast and identical on every platform (std distributions are not).
 class Rng {
 public:
-    explicit Rng(std::uint64_t seed) : state_(seed ^ 0x5bd1e995a5a5a5a5ULL) {}
+    explicit Rng(std::uint64_t seed) : state_(seed ^ 0x5bd1e995a5a5a5a5ULL) { }
     std::uint64_t next()
     {
         std::uint64_t z = (state_ += 0x9e3779b97f4a7c15ULL);
@@ -55,7 +55,7 @@ private:
 // Buffered text output that counts bytes; hand formatting keeps a 1 GB trace to seconds.
 class Sink {
 public:
-    explicit Sink(std::ostream &os) : os_(os) {}
+    explicit Sink(std::ostream &os) : os_(os) { }
     void reserve() { buf_.reserve(kChunk + 4096); } // before writing (a generator that only simulates never does)
     ~Sink() { flush(); }
     Sink(const Sink &) = delete;
@@ -95,10 +95,18 @@ public:
         buf_.push_back('"');
         for (char c : s) {
             switch (c) {
-            case '"': buf_.append("\\\""); break;
-            case '\\': buf_.append("\\\\"); break;
-            case '\n': buf_.append("\\n"); break;
-            case '\t': buf_.append("\\t"); break;
+            case '"':
+                buf_.append("\\\"");
+                break;
+            case '\\':
+                buf_.append("\\\\");
+                break;
+            case '\n':
+                buf_.append("\\n");
+                break;
+            case '\t':
+                buf_.append("\\t");
+                break;
             default:
                 if (static_cast<unsigned char>(c) < 0x20) {
                     char tmp[8];
@@ -141,12 +149,12 @@ enum class IoStyle : std::uint8_t { None, Tensors, Comm, NcclAnnotation, Process
 struct OpKind {
     std::string_view name;
     std::string_view schema;
-    bool user;          // user_annotation (USER_SCOPE) rather than cpu_op
+    bool user; // user_annotation (USER_SCOPE) rather than cpu_op
     int scope;
     IoStyle io;
-    int tensorInputs;   // IoStyle::Tensors
+    int tensorInputs; // IoStyle::Tensors
     int outputs;
-    std::string_view scalarType;  // one optional trailing scalar input
+    std::string_view scalarType; // one optional trailing scalar input
     std::string_view scalarValue;
 };
 
@@ -205,8 +213,17 @@ const OpKind kNcclRecv{"nccl:recv", "", true, kUserScope, IoStyle::NcclAnnotatio
 // clang-format on
 
 enum class RuntimeId : std::uint8_t {
-    LaunchKernel, LaunchKernelExC, CuLaunchKernel, CuLaunchKernelEx, MemcpyAsync, MemsetAsync, GraphLaunch,
-    StreamSynchronize, DeviceSynchronize, EventRecord, StreamWaitEvent,
+    LaunchKernel,
+    LaunchKernelExC,
+    CuLaunchKernel,
+    CuLaunchKernelEx,
+    MemcpyAsync,
+    MemsetAsync,
+    GraphLaunch,
+    StreamSynchronize,
+    DeviceSynchronize,
+    EventRecord,
+    StreamWaitEvent,
 };
 struct RuntimeKind {
     std::string_view name;
@@ -228,28 +245,57 @@ constexpr std::array<RuntimeKind, 11> kRuntimes = {{
     {"cudaStreamWaitEvent", 146, false, false},
 }};
 
-constexpr std::string_view kGemmKernel = "sm90_xmma_gemm_f32f32_tf32f32_f32_tn_n_tilesize128x128x32_warpgroupsize1x1x1_execute_segment_k_off_kernel__5x_cublas";
+constexpr std::string_view kGemmKernel =
+    "sm90_xmma_gemm_f32f32_tf32f32_f32_tn_n_tilesize128x128x32_warpgroupsize1x1x1_execute_segment_k_off_kernel__5x_cublas";
 constexpr std::string_view kGemmNNKernel = "ampere_sgemm_128x64_nn";
-constexpr std::string_view kClampKernel = "void at::native::vectorized_elementwise_kernel<4, at::native::(anonymous namespace)::launch_clamp_scalar(at::TensorIteratorBase&, c10::Scalar, c10::Scalar, at::native::detail::ClampLimits)::{lambda()#1}::operator()() const::{lambda()#7}::operator()() const::{lambda(float)#1}, at::detail::Array<char*, 2> >(int, at::native::(anonymous namespace)::launch_clamp_scalar(at::TensorIteratorBase&, c10::Scalar, c10::Scalar, at::native::detail::ClampLimits)::{lambda()#1}::operator()() const::{lambda()#7}::operator()() const::{lambda(float)#1}, at::detail::Array<char*, 2>)";
-constexpr std::string_view kLayerNormKernel = "void at::native::(anonymous namespace)::vectorized_layer_norm_kernel<float, float>(int, float, float const*, float const*, float const*, float*, float*, float*)";
+constexpr std::string_view kClampKernel =
+    "void at::native::vectorized_elementwise_kernel<4, at::native::(anonymous "
+    "namespace)::launch_clamp_scalar(at::TensorIteratorBase&, c10::Scalar, c10::Scalar, "
+    "at::native::detail::ClampLimits)::{lambda()#1}::operator()() const::{lambda()#7}::operator()() const::{lambda(float)#1}, "
+    "at::detail::Array<char*, 2> >(int, at::native::(anonymous namespace)::launch_clamp_scalar(at::TensorIteratorBase&, "
+    "c10::Scalar, c10::Scalar, at::native::detail::ClampLimits)::{lambda()#1}::operator()() const::{lambda()#7}::operator()() "
+    "const::{lambda(float)#1}, at::detail::Array<char*, 2>)";
+constexpr std::string_view kLayerNormKernel =
+    "void at::native::(anonymous namespace)::vectorized_layer_norm_kernel<float, float>(int, float, float const*, float const*, "
+    "float const*, float*, float*, float*)";
 constexpr std::string_view kBmmKernel = "ampere_sgemm_64x64_nn";
-constexpr std::string_view kSoftmaxKernel = "void (anonymous namespace)::softmax_warp_forward<float, float, float, 10, false, false>(float*, float const*, int, int, int, bool const*, int, bool)";
+constexpr std::string_view kSoftmaxKernel = "void (anonymous namespace)::softmax_warp_forward<float, float, float, 10, false, "
+                                            "false>(float*, float const*, int, int, int, bool const*, int, bool)";
 constexpr std::string_view kTritonKernel = "triton_poi_fused_add_mul_0";
-constexpr std::string_view kMseKernel = "void at::native::vectorized_elementwise_kernel<4, at::native::mse_kernel_cuda(at::TensorIterator&)::{lambda()#1}::operator()() const::{lambda()#2}::operator()() const::{lambda(float, float)#1}, at::detail::Array<char*, 3> >(int, at::native::mse_kernel_cuda(at::TensorIterator&)::{lambda()#1}::operator()() const::{lambda()#2}::operator()() const::{lambda(float, float)#1}, at::detail::Array<char*, 3>)";
-constexpr std::string_view kReduceKernel = "void at::native::reduce_kernel<512, 1, at::native::ReduceOp<float, at::native::MeanOps<float, float, float, float>, unsigned int, float, 4> >(at::native::ReduceOp<float, at::native::MeanOps<float, float, float, float>, unsigned int, float, 4>)";
-constexpr std::string_view kSumKernel = "void at::native::reduce_kernel<512, 1, at::native::ReduceOp<float, at::native::func_wrapper_t<float, at::native::sum_functor<float, float, float>::operator()(at::TensorIterator&)::{lambda(float, float)#1}>, unsigned int, float, 4> >(at::native::ReduceOp<float, at::native::func_wrapper_t<float, at::native::sum_functor<float, float, float>::operator()(at::TensorIterator&)::{lambda(float, float)#1}>, unsigned int, float, 4>)";
-constexpr std::string_view kAddKernel = "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, at::detail::Array<char*, 3> >(int, at::native::CUDAFunctor_add<float>, at::detail::Array<char*, 3>)";
-constexpr std::string_view kForeachKernel = "void at::native::(anonymous namespace)::multi_tensor_apply_kernel<at::native::(anonymous namespace)::TensorListMetadata<2>, at::native::(anonymous namespace)::BinaryOpListAlphaFunctor<float, 2, 2, 0>, std::plus<float>, float>(at::native::(anonymous namespace)::TensorListMetadata<2>, at::native::(anonymous namespace)::BinaryOpListAlphaFunctor<float, 2, 2, 0>, std::plus<float>, float)";
-constexpr std::array<std::string_view, 5> kGraphKernels = {
-    "triton_red_fused_native_layer_norm_0", "triton_poi_fused_gelu_1", "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_cublas",
-    "triton_per_fused_add_native_layer_norm_2", "triton_poi_fused_clone_3"};
+constexpr std::string_view kMseKernel =
+    "void at::native::vectorized_elementwise_kernel<4, "
+    "at::native::mse_kernel_cuda(at::TensorIterator&)::{lambda()#1}::operator()() const::{lambda()#2}::operator()() "
+    "const::{lambda(float, float)#1}, at::detail::Array<char*, 3> >(int, "
+    "at::native::mse_kernel_cuda(at::TensorIterator&)::{lambda()#1}::operator()() const::{lambda()#2}::operator()() "
+    "const::{lambda(float, float)#1}, at::detail::Array<char*, 3>)";
+constexpr std::string_view kReduceKernel =
+    "void at::native::reduce_kernel<512, 1, at::native::ReduceOp<float, at::native::MeanOps<float, float, float, float>, "
+    "unsigned int, float, 4> >(at::native::ReduceOp<float, at::native::MeanOps<float, float, float, float>, unsigned int, float, "
+    "4>)";
+constexpr std::string_view kSumKernel =
+    "void at::native::reduce_kernel<512, 1, at::native::ReduceOp<float, at::native::func_wrapper_t<float, "
+    "at::native::sum_functor<float, float, float>::operator()(at::TensorIterator&)::{lambda(float, float)#1}>, unsigned int, "
+    "float, 4> >(at::native::ReduceOp<float, at::native::func_wrapper_t<float, at::native::sum_functor<float, float, "
+    "float>::operator()(at::TensorIterator&)::{lambda(float, float)#1}>, unsigned int, float, 4>)";
+constexpr std::string_view kAddKernel =
+    "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, at::detail::Array<char*, 3> >(int, "
+    "at::native::CUDAFunctor_add<float>, at::detail::Array<char*, 3>)";
+constexpr std::string_view kForeachKernel =
+    "void at::native::(anonymous namespace)::multi_tensor_apply_kernel<at::native::(anonymous namespace)::TensorListMetadata<2>, "
+    "at::native::(anonymous namespace)::BinaryOpListAlphaFunctor<float, 2, 2, 0>, std::plus<float>, "
+    "float>(at::native::(anonymous namespace)::TensorListMetadata<2>, at::native::(anonymous "
+    "namespace)::BinaryOpListAlphaFunctor<float, 2, 2, 0>, std::plus<float>, float)";
+constexpr std::array<std::string_view, 5> kGraphKernels = {"triton_red_fused_native_layer_norm_0", "triton_poi_fused_gelu_1",
+                                                           "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_cublas",
+                                                           "triton_per_fused_add_native_layer_norm_2",
+                                                           "triton_poi_fused_clone_3"};
 constexpr std::string_view kAllReduceKernel = "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)";
 constexpr std::string_view kAllGatherKernel = "ncclDevKernel_AllGather_RING_LL(ncclDevKernelArgsStorage<4096ul>)";
 constexpr std::string_view kSendRecvKernel = "ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<4096ul>)";
 
 constexpr int kComputeStream = 7;
 constexpr int kGraphStream = 20;
-constexpr int kCommStream = 40;   // the same ids on both devices: lanes must be keyed by (device, stream)
+constexpr int kCommStream = 40; // the same ids on both devices: lanes must be keyed by (device, stream)
 constexpr int kWorldSize = 8;
 // Job mode: a rank's CPU spends this long in each collective's launch path, the launch a delay into
 // it that differs per rank (Generator::arrivalDelay): the natural arrival jitter, which does not add
@@ -261,7 +307,12 @@ constexpr Nanos kArrivalJitter = 200'000;
 constexpr std::int64_t kElementsPerUnit = 128;
 // A collective's kernel can start this long after its launch call starts (job mode: the rank's arrival).
 constexpr Nanos kLaunchLatency = 15'000;
-constexpr std::string_view kDirectCopyKernel = "void at::native::vectorized_elementwise_kernel<4, at::native::direct_copy_kernel_cuda(at::TensorIteratorBase&)::{lambda()#3}::operator()() const::{lambda()#7}::operator()() const::{lambda(float)#1}, at::detail::Array<char*, 2> >(int, at::native::direct_copy_kernel_cuda(at::TensorIteratorBase&)::{lambda()#3}::operator()() const::{lambda()#7}::operator()() const::{lambda(float)#1}, at::detail::Array<char*, 2>)";
+constexpr std::string_view kDirectCopyKernel =
+    "void at::native::vectorized_elementwise_kernel<4, "
+    "at::native::direct_copy_kernel_cuda(at::TensorIteratorBase&)::{lambda()#3}::operator()() const::{lambda()#7}::operator()() "
+    "const::{lambda(float)#1}, at::detail::Array<char*, 2> >(int, "
+    "at::native::direct_copy_kernel_cuda(at::TensorIteratorBase&)::{lambda()#3}::operator()() const::{lambda()#7}::operator()() "
+    "const::{lambda(float)#1}, at::detail::Array<char*, 2>)";
 
 std::uint64_t mix(std::uint64_t x)
 {
@@ -306,13 +357,13 @@ struct CpuOp {
     Nanos ts = 0;
     Nanos end = 0;
     const OpKind *kind = nullptr;
-    int nameIndex = -1;        // into Step::names when the name is not the kind's
+    int nameIndex = -1; // into Step::names when the name is not the kind's
     int thread = 0;
-    int parent = -1;           // enclosing op on the same thread (this step), -1 = thread top level
+    int parent = -1; // enclosing op on the same thread (this step), -1 = thread top level
     int depth = 0;
     int device = 0;
     std::int64_t seqId = -1;
-    int forwardOp = -1;        // backward ops: the forward op of the same sequence number
+    int forwardOp = -1; // backward ops: the forward op of the same sequence number
     int collective = -1;
     std::int64_t externalId = 0;
     std::int64_t rfId = 0;
@@ -322,8 +373,8 @@ struct CpuOp {
     std::uint8_t inputs = 0;
     std::uint8_t outputs = 0;
     bool hasChildOp = false;
-    bool noHostNode = false;   // in Kineto (with its rf_id) but absent from the host ET
-    bool dropped = false;      // job fault: the rank skipped the collective this op belongs to
+    bool noHostNode = false; // in Kineto (with its rf_id) but absent from the host ET
+    bool dropped = false;    // job fault: the rank skipped the collective this op belongs to
 };
 
 struct RuntimeCall {
@@ -331,9 +382,9 @@ struct RuntimeCall {
     Nanos dur = 0;
     RuntimeId kind = RuntimeId::LaunchKernel;
     int thread = 0;
-    int truthParent = -1;      // innermost enclosing op that is not ProfilerStep#N
-    int externalOp = -1;       // innermost enclosing cpu_op (what Kineto's External id names)
-    int latestStarting = -1;   // latest-starting op on the thread before the call (ProfilerStep excluded)
+    int truthParent = -1;    // innermost enclosing op that is not ProfilerStep#N
+    int externalOp = -1;     // innermost enclosing cpu_op (what Kineto's External id names)
+    int latestStarting = -1; // latest-starting op on the thread before the call (ProfilerStep excluded)
     std::int64_t correlation = 0;
     bool dropped = false;
 };
@@ -358,12 +409,12 @@ struct GpuOp {
 };
 
 struct Collective {
-    std::string_view name;     // "allreduce", "_allgather_base", "send", "recv"
+    std::string_view name; // "allreduce", "_allgather_base", "send", "recv"
     std::int64_t inNelems = 0;
     std::int64_t outNelems = 0;
     std::int64_t seq = 0;
-    int group = -1;            // job mode: index into Generator::groups_ (-1: the single-process default group)
-    int peer = -1;             // send/recv: the other rank
+    int group = -1; // job mode: index into Generator::groups_ (-1: the single-process default group)
+    int peer = -1;  // send/recv: the other rank
 };
 
 struct FlowPair {
@@ -382,7 +433,7 @@ struct ThreadState {
     bool rootAssigned = false;
     std::int64_t rootId = 0;
     Nanos rootEntry = 0;
-    bool rootPending = false;   // root id assigned in this step, node not yet written
+    bool rootPending = false; // root id assigned in this step, node not yet written
 };
 
 struct StreamClock {
@@ -467,7 +518,10 @@ public:
     // The same run in pieces, for the job schedule (generateJob): begin, then per step buildStep
     // (again after restore() as often as needed) and endStep, then finish.
     bool bySize() const { return opt_.targetKinetoBytes > 0 || opt_.targetKinetoEvents > 0; }
-    bool targetReached() const { return kineto_.bytes() >= opt_.targetKinetoBytes && stats_.kinetoEvents >= opt_.targetKinetoEvents; }
+    bool targetReached() const
+    {
+        return kineto_.bytes() >= opt_.targetKinetoBytes && stats_.kinetoEvents >= opt_.targetKinetoEvents;
+    }
     // Nothing is formatted: only what later steps depend on is computed (ids, tensors, the draws).
     void setSimulateOnly(bool on) { simulateOnly_ = on; }
     // With a schedule, every collective this rank is ready for later than the schedule says is an error.
@@ -517,8 +571,8 @@ public:
     };
     StepStart snapshot() const
     {
-        return {rng_, threads_, clocks_, pending_, bucketWait_, stats_, currentDevice_, seqCounter_, collectiveSeq_,
-                collIndex_, p2pIndex_, recvIndex_, seqIssued_, arrivals_};
+        return {rng_,        threads_,       clocks_,    pending_,  bucketWait_, stats_,     currentDevice_,
+                seqCounter_, collectiveSeq_, collIndex_, p2pIndex_, recvIndex_,  seqIssued_, arrivals_};
     }
     void restore(const StepStart &s)
     {
@@ -559,7 +613,8 @@ private:
     // A non-NCCL kernel's drawn duration under --compute-scale.
     Nanos computeTime(Nanos drawn) const
     {
-        return opt_.computeScale == 1.0 ? drawn : static_cast<Nanos>(std::llround(static_cast<double>(drawn) * opt_.computeScale));
+        return opt_.computeScale == 1.0 ? drawn
+                                        : static_cast<Nanos>(std::llround(static_cast<double>(drawn) * opt_.computeScale));
     }
 
     void buildGroups()
@@ -592,7 +647,8 @@ private:
     // collectives. No random draw (a hash).
     Nanos arrivalDelay(std::uint64_t k) const
     {
-        const std::uint64_t h = mix(opt_.seed * 1000003ULL ^ mix(static_cast<std::uint64_t>(opt_.rank) * 7919ULL + k * 104729ULL));
+        const std::uint64_t h = mix(opt_.seed * 1000003ULL
+                                    ^ mix(static_cast<std::uint64_t>(opt_.rank) * 7919ULL + k * 104729ULL));
         if (opt_.straggler < 0)
             return static_cast<Nanos>(h % kArrivalJitter);
         if (opt_.straggler == opt_.rank)
@@ -823,8 +879,8 @@ private:
         if (job() && tpGroup_ >= 0) {
             // Megatron-style tensor-parallel all-reduce of the layer's output: the next layer's
             // kernels (the compute stream) wait for it.
-            collective(t, kAllreduceC10d, kNcclAllReduce, "allreduce", RuntimeId::LaunchKernelExC, kAllReduceKernel, tpGroup_,
-                       -1, false, true);
+            collective(t, kAllreduceC10d, kNcclAllReduce, "allreduce", RuntimeId::LaunchKernelExC, kAllReduceKernel, tpGroup_, -1,
+                       false, true);
         }
     }
 
@@ -837,9 +893,9 @@ private:
     // + kLaunchLatency, the comm stream free and the compute work it waits for done; the latest of
     // those over the members (the schedule, in true time) is its start on every member. It lasts
     // the network model's time (collectiveTransferNs × --comm-scale).
-    void collective(int t, const OpKind &c10dOp, const OpKind &annotation, std::string_view collectiveName,
-                    RuntimeId api, std::string_view kernelName, int group = -1, int peer = -1, bool waitSide = false,
-                    bool awaited = false, bool bucket = false)
+    void collective(int t, const OpKind &c10dOp, const OpKind &annotation, std::string_view collectiveName, RuntimeId api,
+                    std::string_view kernelName, int group = -1, int peer = -1, bool waitSide = false, bool awaited = false,
+                    bool bucket = false)
     {
         const std::size_t opsBefore = ops_.size(), callsBefore = calls_.size(), gpuBefore = gpuOps_.size();
         Collective c;
@@ -925,19 +981,19 @@ private:
             if (const auto agreed = schedule_ ? schedule_->find(instance) : StartTable::const_iterator{};
                 schedule_ && agreed != schedule_->end()) {
                 if (checkSchedule_ && !drop && trueTime(ready) > agreed->second)
-                    throw std::logic_error("linkscope-gen: rank " + std::to_string(opt_.rank) + " is ready for collective " +
-                                           std::to_string(instance.index) + " on group " + instance.group +
-                                           " after the start the job's schedule gives it");
+                    throw std::logic_error("linkscope-gen: rank " + std::to_string(opt_.rank) + " is ready for collective "
+                                           + std::to_string(instance.index) + " on group " + instance.group
+                                           + " after the start the job's schedule gives it");
                 start = std::max(start, localTime(agreed->second));
             }
             if (!drop)
                 ready_.emplace_back(instance, trueTime(ready));
         }
         const std::int64_t bytes = 4 * (collectiveName == "_allgather_base" ? c.outNelems : c.inNelems);
-        GpuOp &g = gpu(rc, GpuCat::Kernel, kernelName, currentDevice_, kCommStream,
-                       collectiveTransferNs(collectiveName, groupSize, bytes, opt_.netBandwidthGBps, opt_.netLatencyUs,
-                                            opt_.commScale),
-                       0, start);
+        GpuOp &g = gpu(
+            rc, GpuCat::Kernel, kernelName, currentDevice_, kCommStream,
+            collectiveTransferNs(collectiveName, groupSize, bytes, opt_.netBandwidthGBps, opt_.netLatencyUs, opt_.commScale), 0,
+            start);
         g.collective = ci;
         g.grid = 8;
         g.block = 544;
@@ -1422,8 +1478,8 @@ private:
         const RuntimeKind &k = kRuntimes[static_cast<int>(rc.kind)];
         const ThreadState &t = threads_[rc.thread];
         eventSeparator();
-        kineto_ << "\n    \"ph\": \"X\", \"cat\": \"" << (k.driver ? "cuda_driver" : "cuda_runtime") << "\", \"name\": \"" << k.name
-                << "\", \"pid\": ";
+        kineto_ << "\n    \"ph\": \"X\", \"cat\": \"" << (k.driver ? "cuda_driver" : "cuda_runtime") << "\", \"name\": \""
+                << k.name << "\", \"pid\": ";
         kineto_.num(opt_.pid);
         kineto_ << ", \"tid\": ";
         kineto_.num(t.osTid);
@@ -1551,9 +1607,8 @@ private:
             for (int o = calls_[g.launch].truthParent; o >= 0; o = ops_[o].parent) {
                 if (!ops_[o].kind->user)
                     continue;
-                auto it = std::find_if(spans.begin(), spans.end(), [&](const Span &s) {
-                    return s.op == o && s.device == g.device && s.stream == g.stream;
-                });
+                auto it = std::find_if(spans.begin(), spans.end(),
+                                       [&](const Span &s) { return s.op == o && s.device == g.device && s.stream == g.stream; });
                 if (it == spans.end())
                     spans.push_back({o, g.device, g.stream, g.ts, g.ts + g.dur});
                 else {
@@ -1629,7 +1684,10 @@ private:
         truth_.num(rc.correlation);
         truth_ << ",\"name\":";
         truth_.str(g.name);
-        truth_ << ",\"cat\":\"" << (g.cat == GpuCat::Kernel ? "kernel" : g.cat == GpuCat::Memcpy ? "gpu_memcpy" : "gpu_memset")
+        truth_ << ",\"cat\":\""
+               << (g.cat == GpuCat::Kernel   ? "kernel"
+                   : g.cat == GpuCat::Memcpy ? "gpu_memcpy"
+                                             : "gpu_memset")
                << "\",\"ts_ns\":";
         truth_.num(g.ts);
         truth_ << ",\"dur_ns\":";
@@ -1766,10 +1824,10 @@ private:
             for (std::size_t i = 0; i < groups_.size(); ++i) {
                 const PgInfo &pg = groups_[i];
                 groups += (i ? ", " : "");
-                groups += "{\"pg_name\": \"" + pg.name + "\", \"pg_desc\": \"" + pg.desc +
-                          "\", \"backend_config\": \"cuda:nccl\", \"ranks\": " + (i == 0 ? std::string("[]") : rankList(pg.ranks)) +
-                          ", \"group_size\": " + std::to_string(pg.ranks.size()) + ", \"group_count\": " +
-                          std::to_string(groups_.size()) + "}";
+                groups += "{\"pg_name\": \"" + pg.name + "\", \"pg_desc\": \"" + pg.desc
+                          + "\", \"backend_config\": \"cuda:nccl\", \"ranks\": "
+                          + (i == 0 ? std::string("[]") : rankList(pg.ranks)) + ", \"group_size\": "
+                          + std::to_string(pg.ranks.size()) + ", \"group_count\": " + std::to_string(groups_.size()) + "}";
             }
             groups += "]";
             host_.str(groups);
@@ -1777,8 +1835,10 @@ private:
             return;
         }
         if (!outputs && op.kind->io == IoStyle::ProcessGroupInit) {
-            host_ << "\"[{\\\"pg_name\\\": \\\"0\\\", \\\"pg_desc\\\": \\\"default_pg\\\", \\\"backend_config\\\": \\\"cuda:nccl\\\", "
-                     "\\\"ranks\\\": [], \\\"group_size\\\": 8, \\\"group_count\\\": 1}]\"], \"shapes\": [[]], \"types\": [\"String\"], "
+            host_ << "\"[{\\\"pg_name\\\": \\\"0\\\", \\\"pg_desc\\\": \\\"default_pg\\\", \\\"backend_config\\\": "
+                     "\\\"cuda:nccl\\\", "
+                     "\\\"ranks\\\": [], \\\"group_size\\\": 8, \\\"group_count\\\": 1}]\"], \"shapes\": [[]], \"types\": "
+                     "[\"String\"], "
                      "\"strides\": [[]]}";
             return;
         }
@@ -1890,7 +1950,8 @@ private:
             host_ << "}, {\"name\": \"out_msg_nelems\", \"type\": \"uint64\", \"value\": ";
             host_.num(c.outNelems);
             host_ << "}, {\"name\": \"in_split_size\", \"type\": \"string\", \"value\": \"[]\"}, {\"name\": \"out_split_size\", "
-                     "\"type\": \"string\", \"value\": \"[]\"}, {\"name\": \"global_rank_start\", \"type\": \"uint64\", \"value\": ";
+                     "\"type\": \"string\", \"value\": \"[]\"}, {\"name\": \"global_rank_start\", \"type\": \"uint64\", "
+                     "\"value\": ";
             const PgInfo *pg = c.group >= 0 ? &groups_[c.group] : nullptr;
             host_.num(pg ? pg->ranks.front() : 0);
             host_ << "}, {\"name\": \"global_rank_stride\", \"type\": \"uint64\", \"value\": ";
@@ -1990,8 +2051,7 @@ private:
             kineto_ << ", \"pg_count\": 1, \"pg_config\": [{\"pg_name\": \"0\", \"pg_desc\": \"default_pg\", \"backend_config\": "
                        "\"cuda:nccl\", \"pg_size\": 8, \"ranks\": [0, 1, 2, 3, 4, 5, 6, 7]}], \"nccl_version\": \"2.21.5\"},\n";
         }
-        kineto_ << 
-                   "  \"cupti_version\": 24,\n  \"cuda_runtime_version\": 12060,\n  \"cuda_driver_version\": 12040,\n"
+        kineto_ << "  \"cupti_version\": 24,\n  \"cuda_runtime_version\": 12060,\n  \"cuda_driver_version\": 12040,\n"
                    "  \"record_shapes\": 1,\n  \"profile_memory\": 0,\n  \"trace_id\": \"";
         static constexpr char kHex[] = "0123456789ABCDEF";
         std::uint64_t id = opt_.seed * 0x9e3779b97f4a7c15ULL + 1;
@@ -2073,9 +2133,9 @@ private:
     const StartTable *schedule_ = nullptr;
     bool simulateOnly_ = false;
     bool checkSchedule_ = false;
-    Nanos stepDelay_ = 0;                         // --delay-rank for this rank
-    std::vector<PendingWait> pending_;            // per thread: for the next compute launch
-    std::vector<PendingWait> bucketWait_;         // per thread: for DDP's finalize
+    Nanos stepDelay_ = 0;                           // --delay-rank for this rank
+    std::vector<PendingWait> pending_;              // per thread: for the next compute launch
+    std::vector<PendingWait> bucketWait_;           // per thread: for DDP's finalize
     std::vector<std::pair<Instance, Nanos>> ready_; // this step's arrivals (true time)
 
     Nanos origin_ = 0;
@@ -2094,10 +2154,10 @@ private:
     std::int64_t collectiveSeq_ = 0;
 
     // Job mode.
-    std::vector<PgInfo> groups_;     // [0] default; [1] tensor-parallel, [2] data-parallel when tp > 1
+    std::vector<PgInfo> groups_; // [0] default; [1] tensor-parallel, [2] data-parallel when tp > 1
     int tpGroup_ = -1;
     int dpGroup_ = 0;
-    std::map<std::string, int> collIndex_;   // clean position of the next collective per group
+    std::map<std::string, int> collIndex_; // clean position of the next collective per group
     std::map<std::string, int> p2pIndex_;
     std::map<std::string, int> recvIndex_;
     std::map<std::string, std::int64_t> seqIssued_;
@@ -2127,7 +2187,7 @@ struct JobSchedule {
     StartTable start;
     std::vector<RankPlan> plans; // per rank: its groups and positions (checkFaults)
     int steps = 0;
-    std::uint64_t passes = 0;  // summed over the steps
+    std::uint64_t passes = 0; // summed over the steps
     int maxStepPasses = 0;
 };
 
@@ -2187,7 +2247,8 @@ JobSchedule computeSchedule(const GeneratorOptions &options, int threads)
     std::vector<Generator::StepStart> starts(static_cast<std::size_t>(world));
     std::vector<std::vector<std::pair<Instance, Nanos>>> arrivals(static_cast<std::size_t>(world));
     for (int i = 0; wanted < 0 || i < wanted; ++i) {
-        forEachRank(world, threads, [&](int r) { starts[static_cast<std::size_t>(r)] = ranks[static_cast<std::size_t>(r)]->snapshot(); });
+        forEachRank(world, threads,
+                    [&](int r) { starts[static_cast<std::size_t>(r)] = ranks[static_cast<std::size_t>(r)]->snapshot(); });
         for (int pass = 1;; ++pass) {
             forEachRank(world, threads, [&](int r) {
                 Generator &g = *ranks[static_cast<std::size_t>(r)];
@@ -2218,7 +2279,8 @@ JobSchedule computeSchedule(const GeneratorOptions &options, int threads)
             }
             // Each pass settles at least one more instance of the step unless the program waits in a cycle.
             if (pass > static_cast<int>(latest.size()) + 2)
-                throw std::logic_error("linkscope-gen: the collective schedule of step " + std::to_string(i) + " does not settle");
+                throw std::logic_error("linkscope-gen: the collective schedule of step " + std::to_string(i)
+                                       + " does not settle");
         }
         forEachRank(world, threads, [&](int r) { ranks[static_cast<std::size_t>(r)]->endStep(); });
         schedule.steps = i + 1;

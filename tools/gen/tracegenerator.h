@@ -46,10 +46,10 @@ struct GeneratorOptions {
     int steps = 0;
     std::uint64_t targetKinetoBytes = 0;
     std::uint64_t targetKinetoEvents = 0; // likewise, until traceEvents has at least this many elements
-    int devices = 1;          // 1 or 2 GPUs driven by this process
-    int layers = 4;           // forward layers per step (each launches several kernels)
+    int devices = 1;                      // 1 or 2 GPUs driven by this process
+    int layers = 4;                       // forward layers per step (each launches several kernels)
     std::int64_t pid = 2910249;
-    int firstStep = 3;        // number of the first ProfilerStep#N
+    int firstStep = 3; // number of the first ProfilerStep#N
     // Percent of childless CPU ops left out of the host ET (Kineto keeps them, with their
     // Record function id): the truth then names the nearest ancestor with an ET node and adds
     // "innermost" (docs/linking.md, The linkage rule, step 4). 0 by default: real pairs recorded together have full coverage.
@@ -87,8 +87,8 @@ struct GeneratorOptions {
     //  options) finds the start times by a fixed point over passes, step by step: see GeneratorStats.
     int rank = -1;
     int worldSize = 1;
-    int tensorParallel = 0;   // 0: 2 when the world size is even and at least 4, else 1
-    int straggler = -1;       // this rank arrives last at most collectives (-1: none)
+    int tensorParallel = 0;             // 0: 2 when the world size is even and at least 4, else 1
+    int straggler = -1;                 // this rank arrives last at most collectives (-1: none)
     std::vector<GeneratorFault> faults; // applied to the rank they name
 
     // --- what-if knobs ---
@@ -142,13 +142,13 @@ struct GeneratorStats {
     std::uint64_t kinetoBytes = 0;
     std::uint64_t truthBytes = 0;
     std::uint64_t steps = 0;
-    std::uint64_t hostNodes = 0;       // including the process and thread roots
-    std::uint64_t cpuOps = 0;          // Kineto cpu_op + user_annotation events
-    std::uint64_t runtimeEvents = 0;   // cuda_runtime + cuda_driver
-    std::uint64_t gpuOps = 0;          // kernel + gpu_memcpy + gpu_memset (= ground-truth lines)
-    std::uint64_t kinetoEvents = 0;    // every element of traceEvents
-    std::uint64_t collectives = 0;     // NCCL kernels
-    std::uint64_t graphLaunches = 0;   // cudaGraphLaunch calls
+    std::uint64_t hostNodes = 0;     // including the process and thread roots
+    std::uint64_t cpuOps = 0;        // Kineto cpu_op + user_annotation events
+    std::uint64_t runtimeEvents = 0; // cuda_runtime + cuda_driver
+    std::uint64_t gpuOps = 0;        // kernel + gpu_memcpy + gpu_memset (= ground-truth lines)
+    std::uint64_t kinetoEvents = 0;  // every element of traceEvents
+    std::uint64_t collectives = 0;   // NCCL kernels
+    std::uint64_t graphLaunches = 0; // cudaGraphLaunch calls
     // Job mode: passes over every rank the job's collective schedule took (summed over the steps),
     // and the most one step took.
     std::uint64_t schedulePasses = 0;
@@ -168,8 +168,7 @@ struct GeneratorStats {
 //    "innermost":{...same keys...}}               // only when the innermost enclosing op has no ET node
 // ts_ns is the Kineto "ts" exactly as written, in ns (relative to baseTimeNanoseconds), so it
 // matches DeviceEvent::ts.
-GeneratorStats generatePair(const GeneratorOptions &options, std::ostream &host, std::ostream &kineto,
-                            std::ostream &truth);
+GeneratorStats generatePair(const GeneratorOptions &options, std::ostream &host, std::ostream &kineto, std::ostream &truth);
 
 // Every rank of a job: DIR/host_<r>.json, DIR/kineto_<r>.json and, with `truth`, DIR/truth_<r>.jsonl
 // for r in [0, options.worldSize) (options.rank is ignored). Rank 0 decides the number of steps when

@@ -1,0 +1,504 @@
+#include "jobview/rankpanes.h"
+
+#include "jobview/joboverviewmarks.h"
+#include "jobview/missingcollectivemarks.h"
+#include "shell/traceloader.h"
+#include "timeline/eventselection.h"
+#include "timeline/timeformat.h"
+#include "timeline/timelineview.h"
+
+#include "edit/sidecar.h"
+#include "link/chakracompare.h"
+#include "pipeline/pairpipeline.h"
+
+#include <QCoreApplication>
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QPointer>
+#include <QSignalBlocker>
+#include <QSplitter>
+#include <QThreadPool>
+#include <QTimer>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <atomic>
+#include <filesystem>
+#include <limits>
+
+namespace linkscope::ui {
+
+struct RankPane::Load {
+    std::atomic<bool> cancel{false};
+    std::atomic<int> permille{0};
+    std::atomic<int> stage{0}; // core::PairStage, then kPairStageCount: the timeline
+};
+
+namespace {
+
+QFrame *titleBar(QWidget *parent)
+{
+    auto *bar = new QFrame(parent);
+    bar->setFrameShape(QFrame::StyledPanel);
+    bar->setAutoFillBackground(true);
+    bar->setBackgroundRole(QPalette::AlternateBase);
+    return bar;
+}
+
+} // namespace
+
+RankPane::RankPane(qint64 rank, const QString &hostPath, const QString &devicePath, core::Policy policy, QWidget *parent)
+    : QWidget(parent), m_rank(rank), m_host(hostPath), m_device(devicePath), m_load(std::make_shared<Load>())
+{
+    build();
+    // Read, link and correct off the GUI thread; the result comes back queued, and is dropped if
+    // the pane was closed meanwhile (the load's cancel flag stops it at the next progress call).
+    QPointer<RankPane> self(this);
+    std::shared_ptr<Load> load = m_load;
+    const std::string host = hostPath.toStdString(), device = devicePath.toStdString();
+    QThreadPool::globalInstance()->start([self, load, host, device, policy, hostPath, devicePath] {
+        DocumentPtr linked, shown;
+        QStringList warnings;
+        QString note, error;
+        core::BookmarkList bookmarks;
+        try {
+            core::PairRequest request;
+            request.files = {host, device};
+            request.link.policy = policy;
+            request.allowTruncated = true;
+            const std::string sidecar = core::defaultSidecarPath(device);
+            std::error_code ec;
+            if (std::filesystem::exists(sidecar, ec))
+                request.sidecar = sidecar;
+            request.progress = [load](core::PairStage stage, std::uint64_t done, std::uint64_t total) {
+                load->stage = static_cast<int>(stage);
+                load->permille = total ? static_cast<int>(1000.0 * double(done) / double(total)) : 0;
+                return !load->cancel.load();
+            };
+            core::OpenedPair pair = core::openPair(request);
+            load->stage = core::kPairStageCount;
+            // What Chakra's linker would do, so that the first screen is the same after "Edit here".
+            auto chakra = std::make_shared<const core::ChakraLinks>(
+                core::linkUnderChakra(*pair.device, pair.host.get(), pair.linked->index, pair.options));
+            linked = TraceDocument::create(hostPath, devicePath, pair.host, pair.device, pair.linked, &load->cancel, chakra);
+            shown = pair.links == pair.linked ? linked : TraceDocument::createWithLinks(linked, pair.links, &load->cancel);
+            // Its bookmarks (M) are drawn as in the main timeline; a sidecar of other inputs is not
+            // applied, and its instants are not this trace's either.
+            if (pair.sidecar && pair.sidecarApplied)
+                bookmarks = pair.sidecar->bookmarks;
+            if (pair.sidecar)
+                note =
+                    pair.sidecarApplied
+                        ? QObject::tr("%L1 corrections from its sidecar").arg(pair.corrections.count(core::EditStatus::Applied))
+                        : QObject::tr("its sidecar was made from other inputs: not applied");
+            warnings = loadWarnings(pair.host.get(), pair.device.get(), *pair.linked);
+        } catch (const core::Cancelled &) {
+            return;
+        } catch (const std::exception &e) {
+            error = QString::fromUtf8(e.what());
+        }
+        QMetaObject::invokeMethod(
+            qApp,
+            [self, linked, shown, warnings, note, error, bookmarks] {
+                if (!self)
+                    return;
+                self->m_progressTimer->stop();
+                if (!error.isEmpty()) {
+                    self->m_error = error;
+                    self->updateTitle();
+                    emit self->failed(error);
+                    return;
+                }
+                self->show(linked, shown, warnings, note);
+                self->m_view->setBookmarks(bookmarks);
+            },
+            Qt::QueuedConnection);
+    });
+    m_progressTimer->start();
+}
+
+RankPane::RankPane(qint64 rank, DocumentPtr linked, DocumentPtr shown, QStringList warnings, QWidget *parent)
+    : QWidget(parent), m_rank(rank), m_host(shown ? shown->hostPath() : QString()),
+      m_device(shown ? shown->devicePath() : QString())
+{
+    build();
+    show(std::move(linked), std::move(shown), std::move(warnings), QString());
+}
+
+RankPane::~RankPane()
+{
+    if (m_load)
+        m_load->cancel = true;
+}
+
+void RankPane::build()
+{
+    setObjectName(QStringLiteral("rankPane%1").arg(m_rank));
+    m_selection = new EventSelection(this);
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(0);
+    QFrame *bar = titleBar(this);
+    auto *row = new QHBoxLayout(bar);
+    row->setContentsMargins(6, 1, 2, 1);
+    m_title = new QLabel(bar);
+    m_title->setTextFormat(Qt::RichText);
+    m_edit = new QToolButton(bar);
+    m_edit->setText(tr("Edit here"));
+    m_edit->setToolTip(tr("Make this rank the main one: Details, Search, Findings and corrections act on it"));
+    m_edit->setEnabled(false);
+    auto *close = new QToolButton(bar);
+    close->setText(QStringLiteral("\u2715"));
+    close->setToolTip(tr("Close this rank's lanes"));
+    close->setAutoRaise(true);
+    row->addWidget(m_title, 1);
+    row->addWidget(m_edit);
+    row->addWidget(close);
+    layout->addWidget(bar);
+    m_view = new TimelineView(this);
+    m_view->setObjectName(QStringLiteral("rankPaneTimeline%1").arg(m_rank));
+    m_view->setSelectionModel(m_selection);
+    m_view->setOverviewVisible(false); // the main timeline has one; a pane's height goes to its lanes
+    m_view->setPlaceholderText(tr("Loading rank %1…").arg(m_rank));
+    m_view->setMinimumHeight(60); // the splitter shares the height; a pane never grows the window
+    layout->addWidget(m_view, 1);
+    m_progressTimer = new QTimer(this);
+    m_progressTimer->setInterval(150);
+    connect(m_progressTimer, &QTimer::timeout, this, &RankPane::updateTitle);
+    connect(m_edit, &QToolButton::clicked, this, [this] { emit editRequested(m_rank); });
+    // A pane is read-only: `M` here is passed on, for the window to say where bookmarks are added.
+    connect(m_view, &TimelineView::bookmarkRequested, this, [this](core::Nanos ts) { emit bookmarkRequested(m_rank, ts); });
+    connect(close, &QToolButton::clicked, this, [this] { emit closeRequested(m_rank); });
+    // What is selected here is named in the title (Details follows the main timeline).
+    connect(m_selection, &EventSelection::changed, this, &RankPane::updateTitle);
+    updateTitle();
+}
+
+void RankPane::show(DocumentPtr linked, DocumentPtr shown, QStringList warnings, QString note)
+{
+    m_linked = std::move(linked);
+    m_shown = std::move(shown);
+    m_warnings = std::move(warnings);
+    m_note = std::move(note);
+    m_load.reset();
+    {
+        // A new document fits the whole trace: not a view change the other panes should follow
+        // (RankPanes puts this pane on their time window once it has loaded).
+        const QSignalBlocker quiet(m_view);
+        m_view->setDocument(m_shown);
+    }
+    m_edit->setEnabled(m_linked != nullptr);
+    updateTitle();
+    emit loaded();
+}
+
+QString RankPane::titleText() const
+{
+    QString text = tr("<b>Rank %1</b> · %2").arg(m_rank).arg(pairFileNames(m_host, m_device).toHtmlEscaped());
+    if (!m_error.isEmpty())
+        return text + tr(" · <span style=\"color:#c0392b\">could not open: %1</span>").arg(m_error.toHtmlEscaped());
+    if (!m_shown) {
+        if (!m_load)
+            return text;
+        const int stage = m_load->stage.load();
+        const QString what = stage >= core::kPairStageCount
+                                 ? tr("timeline")
+                                 : QString::fromUtf8(core::pairStageName(static_cast<core::PairStage>(stage)).data());
+        return text + tr(" · loading %1 %2%").arg(what).arg(m_load->permille.load() / 10);
+    }
+    const LinkCounts &counts = m_shown->counts();
+    text += tr(" · %L1 GPU ops, %L2 linked, %L3 findings").arg(counts.gpuOps).arg(counts.linked).arg(counts.findings);
+    if (!m_note.isEmpty())
+        text += QStringLiteral(" · ") + m_note.toHtmlEscaped();
+    const core::EventIndex selected = m_selection->current();
+    if (selected.in(m_shown->eventCount())) {
+        const auto &e = m_shown->event(selected);
+        text += tr(" · selected: %1 (%2)")
+                    .arg(QString::fromUtf8(m_shown->device().name(e).data()).toHtmlEscaped(), formatDuration(e.dur));
+    }
+    return text;
+}
+
+void RankPane::updateTitle() { m_title->setText(titleText()); }
+
+// ---------------------------------------------------------------------------------------------
+
+RankPanes::RankPanes(TimelineView *main, QWidget *parent) : QWidget(parent), m_main(main)
+{
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    m_split = new QSplitter(Qt::Vertical, this);
+    m_split->setChildrenCollapsible(false);
+    m_mainBox = new QWidget(m_split);
+    auto *box = new QVBoxLayout(m_mainBox);
+    box->setContentsMargins(0, 0, 0, 0);
+    box->setSpacing(0);
+    QFrame *bar = titleBar(m_mainBox);
+    auto *row = new QHBoxLayout(bar);
+    row->setContentsMargins(6, 2, 6, 2);
+    m_mainTitle = new QLabel(bar);
+    m_mainTitle->setTextFormat(Qt::RichText);
+    row->addWidget(m_mainTitle, 1);
+    bar->hide(); // shown while a job is open
+    box->addWidget(bar);
+    main->setParent(m_mainBox);
+    // The splitter shares the height between the main timeline and the panes: none of them may
+    // force the window past the screen (each keeps its ruler and a few rows).
+    main->setMinimumHeight(90);
+    box->addWidget(main, 1);
+    m_split->addWidget(m_mainBox);
+    layout->addWidget(m_split);
+    connect(m_main, &TimelineView::viewChanged, this, [this] { syncFrom(m_main); });
+}
+
+void RankPanes::setJob(JobPtr job)
+{
+    const bool other = !job || !m_job || job->folder != m_job->folder;
+    m_job = std::move(job);
+    m_missing = m_job ? missingCollectives(*m_job) : std::vector<MissingCollective>{};
+    if (other)
+        closeAll();
+    updateMainTitle();
+    updateRulers();
+}
+
+void RankPanes::setMainRank(qint64 rank)
+{
+    m_mainRank = rank;
+    updateMainTitle();
+    updateRulers();
+    syncFrom(m_main);
+}
+
+void RankPanes::updateRulers()
+{
+    const core::Nanos origin = m_job ? alignedJobStart(m_job->report) : 0;
+    for (const auto &[rank, v] : rankViews()) {
+        if (m_job && rank >= 0 && v->document())
+            v->setRulerOrigin(fromReference(rank, *v->document(), origin));
+        else
+            v->setRulerOrigin(std::nullopt);
+        updateMissingMarks(rank, v);
+    }
+}
+
+void RankPanes::updateMissingMarks(qint64 rank, TimelineView *view)
+{
+    // The collectives this rank did not issue, where its group's others ran them (aligned clock),
+    // on the rank's own clock.
+    std::vector<MissingCollectiveMarks::Mark> marks;
+    if (m_job && rank >= 0 && view->document())
+        for (const MissingCollective &m : m_missing)
+            if (m.rank == rank)
+                marks.push_back(
+                    {fromReference(rank, *view->document(), m.start), fromReference(rank, *view->document(), m.end), m.label});
+    if (!marks.empty() || view->findChild<MissingCollectiveMarks *>(QString(), Qt::FindDirectChildrenOnly))
+        MissingCollectiveMarks::of(view)->setMarks(std::move(marks));
+}
+
+void RankPanes::updateMainTitle()
+{
+    QWidget *bar = m_mainTitle->parentWidget();
+    bar->setVisible(m_job != nullptr);
+    const DocumentPtr &doc = m_main->document();
+    if (!m_job)
+        return;
+    if (m_mainRank < 0) {
+        m_mainTitle->setText(
+            doc ? tr("<b>Not a rank of the job</b> · %1").arg(QFileInfo(doc->devicePath()).fileName().toHtmlEscaped())
+                : tr("No rank open: double-click a rank in the job overview, or use Open rank / Show beside"));
+        return;
+    }
+    const QString files = doc ? pairFileNames(doc->hostPath(), doc->devicePath()) : QString();
+    m_mainTitle->setText(tr("<b>Rank %1</b> · %2 · Details, Search, Findings and corrections act on this rank · "
+                            "rulers on the job's aligned clock")
+                             .arg(m_mainRank)
+                             .arg(files.toHtmlEscaped()));
+}
+
+RankPane *RankPanes::addPane(RankPane *pane, int position)
+{
+    const int at = position < 0 ? m_split->count() : std::min(position + 1, m_split->count());
+    m_split->insertWidget(at, pane);
+    m_split->setStretchFactor(at, 1);
+    TimelineView *view = pane->view();
+    connect(view, &TimelineView::viewChanged, this, [this, view] { syncFrom(view); });
+    connect(pane, &RankPane::loaded, this, [this] {
+        updateRulers();
+        syncFrom(m_main);
+        emit panesChanged();
+    });
+    connect(pane, &RankPane::editRequested, this, &RankPanes::editRequested);
+    connect(pane, &RankPane::closeRequested, this, &RankPanes::closePane);
+    connect(pane, &RankPane::bookmarkRequested, this, &RankPanes::paneBookmarkRequested);
+    // The main timeline (the rank the docks act on) keeps half the height, the panes share the
+    // other half: with two panes beside it at 1920x1080 (Megatron), the main rank shows its
+    // overview, both GPU streams and its thread, each pane its two streams. It keeps that share
+    // as the window is resized (stretch: one per pane for the main box).
+    const int panes = m_split->count() - 1;
+    const int half = std::max(200, m_split->height()) / 2;
+    QList<int> sizes{half};
+    for (int i = 0; i < panes; ++i)
+        sizes << std::max(1, half / panes);
+    m_split->setSizes(sizes);
+    m_split->setStretchFactor(0, panes);
+    emit panesChanged();
+    return pane;
+}
+
+RankPane *RankPanes::openPane(qint64 rank, const QString &hostPath, const QString &devicePath, core::Policy policy)
+{
+    if (rank == m_mainRank)
+        return nullptr;
+    if (RankPane *existing = pane(rank))
+        return existing;
+    return addPane(new RankPane(rank, hostPath, devicePath, policy, m_split), -1);
+}
+
+RankPane *RankPanes::adoptPane(qint64 rank, DocumentPtr linked, DocumentPtr shown, QStringList warnings, int position)
+{
+    closePane(rank);
+    return addPane(new RankPane(rank, std::move(linked), std::move(shown), std::move(warnings), m_split), position);
+}
+
+void RankPanes::closePane(qint64 rank)
+{
+    if (RankPane *p = pane(rank)) {
+        p->hide();
+        p->setParent(nullptr);
+        p->deleteLater();
+        emit panesChanged();
+    }
+}
+
+void RankPanes::closeAll()
+{
+    for (RankPane *p : panes())
+        closePane(p->rank());
+}
+
+RankPane *RankPanes::pane(qint64 rank) const
+{
+    for (RankPane *p : panes())
+        if (p->rank() == rank)
+            return p;
+    return nullptr;
+}
+
+std::vector<RankPane *> RankPanes::panes() const
+{
+    std::vector<RankPane *> out;
+    for (int i = 0; i < m_split->count(); ++i)
+        if (auto *p = qobject_cast<RankPane *>(m_split->widget(i)))
+            out.push_back(p);
+    return out;
+}
+
+int RankPanes::paneIndex(qint64 rank) const
+{
+    const auto all = panes();
+    for (std::size_t i = 0; i < all.size(); ++i)
+        if (all[i]->rank() == rank)
+            return static_cast<int>(i);
+    return -1;
+}
+
+std::vector<std::pair<qint64, TimelineView *>> RankPanes::rankViews() const
+{
+    std::vector<std::pair<qint64, TimelineView *>> views{{m_mainRank, m_main}};
+    for (RankPane *p : panes())
+        views.emplace_back(p->rank(), p->view());
+    return views;
+}
+
+core::Nanos RankPanes::clockOffset(qint64 rank) const { return m_job ? m_job->report.timing.offsetOf(rank) : 0; }
+
+core::Nanos RankPanes::toReference(qint64 rank, const TraceDocument &doc, core::Nanos t) const
+{
+    // A document's times are the trace's `ts` (relative to baseTimeNanoseconds when it has one);
+    // the job's calls and offsets are on absolute clocks.
+    return t + doc.device().baseTimeNs.value_or(0) - clockOffset(rank);
+}
+
+core::Nanos RankPanes::fromReference(qint64 rank, const TraceDocument &doc, core::Nanos t) const
+{
+    return t + clockOffset(rank) - doc.device().baseTimeNs.value_or(0);
+}
+
+core::Nanos RankPanes::mapTime(qint64 from, const TraceDocument &fromDoc, qint64 to, const TraceDocument &toDoc,
+                               core::Nanos t) const
+{
+    return fromReference(to, toDoc, toReference(from, fromDoc, t));
+}
+
+void RankPanes::syncFrom(TimelineView *source)
+{
+    if (m_syncing || !m_job || !source->document())
+        return;
+    const auto views = rankViews();
+    const auto it = std::find_if(views.begin(), views.end(), [source](const auto &rv) { return rv.second == source; });
+    if (it == views.end() || it->first < 0)
+        return;
+    // The source's window on the reference clock, shown by every other view of a rank.
+    const core::Nanos start = toReference(it->first, *source->document(), source->viewStart());
+    const core::Nanos end = toReference(it->first, *source->document(), source->viewEnd());
+    m_syncing = true;
+    for (const auto &[rank, v] : views) {
+        if (v == source || rank < 0 || !v->document())
+            continue;
+        v->setHeaderWidth(source->headerWidth());
+        v->setVisibleRange(fromReference(rank, *v->document(), start), fromReference(rank, *v->document(), end));
+    }
+    m_syncing = false;
+    emit referenceViewChanged(start, end);
+}
+
+std::optional<std::pair<core::Nanos, core::Nanos>> RankPanes::referenceView() const
+{
+    for (const auto &[rank, v] : rankViews())
+        if (rank >= 0 && v->document())
+            return std::make_pair(toReference(rank, *v->document(), v->viewStart()),
+                                  toReference(rank, *v->document(), v->viewEnd()));
+    return std::nullopt;
+}
+
+void RankPanes::setReferenceView(std::pair<core::Nanos, core::Nanos> view)
+{
+    m_syncing = true;
+    for (const auto &[rank, v] : rankViews())
+        if (rank >= 0 && v->document())
+            v->setVisibleRange(fromReference(rank, *v->document(), view.first), fromReference(rank, *v->document(), view.second));
+    m_syncing = false;
+    emit referenceViewChanged(view.first, view.second);
+}
+
+void RankPanes::frameCollective(const QString &group, qint64 index)
+{
+    if (!m_job)
+        return;
+    // The collective's extent on the reference clock, over every rank that issued it: from the
+    // earliest launch to the latest kernel end.
+    core::Nanos lo = std::numeric_limits<core::Nanos>::max(), hi = std::numeric_limits<core::Nanos>::min();
+    for (const auto &[rank, call] : m_job->report.callsAt(group.toStdString(), index)) {
+        const core::job::RankSummary *s = m_job->report.rank(rank);
+        if (!s || call >= s->calls.size())
+            continue;
+        const core::job::CollectiveCall &c = s->calls[call];
+        const core::Nanos shift = clockOffset(rank);
+        for (const std::int64_t t : {c.launchNs, c.startNs, c.endNs})
+            if (t != core::job::kUnknownTime) {
+                lo = std::min(lo, t - shift);
+                hi = std::max(hi, t - shift);
+            }
+    }
+    if (lo > hi)
+        return;
+    const core::Nanos pad = std::max<core::Nanos>((hi - lo) / 4, 1000);
+    lo -= pad;
+    hi += pad;
+    setReferenceView({lo, hi});
+}
+
+} // namespace linkscope::ui

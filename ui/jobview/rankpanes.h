@@ -1,0 +1,160 @@
+#pragma once
+// Several ranks of a job, one above the other, on one time axis. The main window's timeline is the
+// first pane: the rank that Details, Search, Findings and edits act on. Each rank shown beside it
+// ("Show beside" in the job dock) gets a pane below: its full lanes (CPU threads, GPU streams) and
+// edges, with the links its own corrections sidecar makes, read-only. Every pane scrolls and
+// zooms with the others through the job's clock alignment (core/job/timing.h: a rank's clock minus
+// the reference rank's), and its header column keeps the main one's width, so one x is one instant
+// in every pane. "Edit here" swaps a pane's rank with the main one without reading anything again.
+// Each pane's title names its rank, as the main one's does. A pane draws its rank's bookmarks (its
+// sidecar's; `M` there is passed on: a pane is read-only) and every view of a rank marks the
+// collectives that rank did not issue (missingcollectivemarks.h).
+
+#include "jobview/jobloader.h"
+#include "jobview/joboverviewmarks.h"
+#include "shell/tracedocument.h"
+
+#include <QStringList>
+#include <QWidget>
+
+#include <memory>
+#include <optional>
+#include <utility>
+#include <vector>
+
+class QLabel;
+class QSplitter;
+class QTimer;
+class QToolButton;
+
+namespace linkscope::ui {
+
+class EventSelection;
+class TimelineView;
+
+class RankPane : public QWidget {
+    Q_OBJECT
+public:
+    // Loads the pair in the background (the rank's sidecar applied, if it has one).
+    RankPane(qint64 rank, const QString &hostPath, const QString &devicePath, core::Policy policy, QWidget *parent = nullptr);
+    // Shows documents that are already loaded (a rank the main window showed until now).
+    RankPane(qint64 rank, DocumentPtr linked, DocumentPtr shown, QStringList warnings, QWidget *parent = nullptr);
+    ~RankPane() override; // cancels a load in flight (its worker finishes on its own)
+
+    qint64 rank() const { return m_rank; }
+    QString hostPath() const { return m_host; }
+    QString devicePath() const { return m_device; }
+    TimelineView *view() const { return m_view; }
+    EventSelection *selection() const { return m_selection; }
+    // The linker's document, and the one shown (the sidecar's corrections applied; == linked without).
+    const DocumentPtr &linkedDocument() const { return m_linked; }
+    const DocumentPtr &document() const { return m_shown; }
+    const QStringList &warnings() const { return m_warnings; }
+    bool isLoaded() const { return m_shown != nullptr; }
+    QString titleText() const;
+    QString errorText() const { return m_error; }
+
+signals:
+    void loaded();
+    void failed(const QString &message);
+    void editRequested(qint64 rank);
+    void closeRequested(qint64 rank);
+    // `M` on the pane's lanes (a pane is read-only: its bookmarks are drawn, not edited here).
+    void bookmarkRequested(qint64 rank, core::Nanos ts);
+
+private:
+    struct Load;
+    void build();
+    void show(DocumentPtr linked, DocumentPtr shown, QStringList warnings, QString note);
+    void updateTitle();
+
+    qint64 m_rank;
+    QString m_host;
+    QString m_device;
+    QString m_note; // "3 corrections applied from …"
+    QString m_error;
+    DocumentPtr m_linked;
+    DocumentPtr m_shown;
+    QStringList m_warnings;
+    std::shared_ptr<Load> m_load;
+    EventSelection *m_selection;
+    TimelineView *m_view;
+    QLabel *m_title;
+    QToolButton *m_edit;
+    QTimer *m_progressTimer;
+};
+
+class RankPanes : public QWidget {
+    Q_OBJECT
+public:
+    // `main` is the main window's timeline; it becomes the first pane (reparented here).
+    explicit RankPanes(TimelineView *main, QWidget *parent = nullptr);
+
+    // The job whose ranks are shown (clock offsets, calls). Null closes every pane.
+    void setJob(JobPtr job);
+    const JobPtr &job() const { return m_job; }
+    // The rank the main timeline shows (-1: none, or a trace outside the job).
+    void setMainRank(qint64 rank);
+    qint64 mainRank() const { return m_mainRank; }
+
+    // Opens (or raises) the pane of `rank`; the main rank has none.
+    RankPane *openPane(qint64 rank, const QString &hostPath, const QString &devicePath, core::Policy policy);
+    // A pane for documents already loaded (the main rank's, after "Edit here").
+    RankPane *adoptPane(qint64 rank, DocumentPtr linked, DocumentPtr shown, QStringList warnings, int position = -1);
+    void closePane(qint64 rank);
+    void closeAll();
+    RankPane *pane(qint64 rank) const;
+    std::vector<RankPane *> panes() const; // top to bottom
+    int paneIndex(qint64 rank) const;      // position among the panes, -1
+
+    // Time `t` of rank `from`'s trace (its document's clock) on rank `to`'s; unaligned ranks map by
+    // their absolute clocks (baseTimeNanoseconds + ts).
+    core::Nanos mapTime(qint64 from, const TraceDocument &fromDoc, qint64 to, const TraceDocument &toDoc, core::Nanos t) const;
+    // Shows collective `index` of `group` in every pane (and the main timeline), padded so that its
+    // launches and kernels on all ranks are in view.
+    void frameCollective(const QString &group, qint64 index);
+    // The time window shown, on the reference clock (the main timeline's, else the first loaded
+    // pane's); nullopt when no rank of the job is shown. setReferenceView() shows it everywhere.
+    std::optional<std::pair<core::Nanos, core::Nanos>> referenceView() const;
+    void setReferenceView(std::pair<core::Nanos, core::Nanos> view);
+    // Makes the other panes show what `source` shows (called on every view change).
+    void syncFrom(TimelineView *source);
+
+    QLabel *mainTitle() const { return m_mainTitle; }
+    QSplitter *splitter() const { return m_split; }
+
+signals:
+    // "Edit here" on a pane: the main window swaps that rank in.
+    void editRequested(qint64 rank);
+    void panesChanged();
+    // `M` on a pane's lanes: bookmarks are added on the main rank (Edit here makes a pane's rank it).
+    void paneBookmarkRequested(qint64 rank, core::Nanos ts);
+    // The window the ranks show changed (the reference clock, as the job overview's): the overview
+    // follows it.
+    void referenceViewChanged(qint64 start, qint64 end);
+
+private:
+    RankPane *addPane(RankPane *pane, int position);
+    // The main timeline, then the panes top to bottom, each with its rank (-1: the main one is none).
+    std::vector<std::pair<qint64, TimelineView *>> rankViews() const;
+    core::Nanos clockOffset(qint64 rank) const; // 0 without a job, or for an unaligned rank
+    core::Nanos toReference(qint64 rank, const TraceDocument &doc, core::Nanos t) const;
+    core::Nanos fromReference(qint64 rank, const TraceDocument &doc, core::Nanos t) const;
+    void updateMainTitle();
+    // Every view of a rank counts its ruler from the job's aligned origin; others from their start.
+    void updateRulers();
+    // The collectives `rank` did not issue (missing_collective), marked on its view
+    // (missingcollectivemarks.h); none for a view that shows no rank of the job.
+    void updateMissingMarks(qint64 rank, TimelineView *view);
+
+    TimelineView *m_main;
+    QWidget *m_mainBox;
+    QLabel *m_mainTitle;
+    QSplitter *m_split;
+    JobPtr m_job;
+    std::vector<MissingCollective> m_missing; // the job's, on the aligned clock
+    qint64 m_mainRank = -1;
+    bool m_syncing = false;
+};
+
+} // namespace linkscope::ui

@@ -1,0 +1,289 @@
+#include "prediction/predictdock.h"
+
+#include "prediction/whatifpanel.h"
+#include "timeline/eventstyle.h"
+#include "timeline/timelinepalette.h"
+
+#include <QAction>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLocale>
+#include <QPainter>
+#include <QScrollArea>
+#include <QScrollBar>
+#include <QTableWidget>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+namespace linkscope::ui {
+
+namespace {
+
+using core::predict::Breakdown;
+
+QString msText(std::int64_t ns) { return QLocale().toString(double(ns) / 1e6, 'f', 3) + QStringLiteral(" ms"); }
+
+QString percentOf(std::int64_t part, std::int64_t total)
+{
+    return QLocale().toString(total ? 100.0 * double(part) / double(total) : 0.0, 'f', 1) + QStringLiteral(" %");
+}
+
+struct Share {
+    QString name;
+    std::int64_t ns;
+    QColor color;
+};
+
+std::vector<Share> sharesOf(const Breakdown &b)
+{
+    return {{QObject::tr("cpu"), b.cpuNs, eventColor(EventStyle::CpuOp)},
+            {QObject::tr("gpu"), b.gpuNs, eventColor(EventStyle::Kernel)},
+            {QObject::tr("comm"), b.commNs, eventColor(EventStyle::NcclKernel)},
+            {QObject::tr("other rank"), b.otherRankNs, eventColor(EventStyle::GpuAnnotation)},
+            {QObject::tr("idle"), b.idleNs, QColor(0xa0, 0xa4, 0xaa)}};
+}
+
+QTableWidgetItem *cell(const QString &text, bool number)
+{
+    auto *item = new QTableWidgetItem(text);
+    item->setFlags(Qt::ItemIsSelectable | Qt::ItemIsEnabled);
+    item->setToolTip(text);
+    if (number)
+        item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+    return item;
+}
+
+} // namespace
+
+// The breakdown as one stacked bar, each share in the colour of its kind of op on the timeline.
+class BreakdownBar : public QWidget {
+public:
+    explicit BreakdownBar(QWidget *parent) : QWidget(parent) { setMinimumHeight(14); }
+    void setBreakdown(const Breakdown &b)
+    {
+        m_shares = sharesOf(b);
+        m_total = b.total();
+        update();
+    }
+    QSize sizeHint() const override { return {200, 14}; }
+
+protected:
+    void paintEvent(QPaintEvent *) override
+    {
+        QPainter painter(this);
+        const QRect box = rect().adjusted(0, 1, -1, -1);
+        painter.fillRect(box, palette::current().laneShade);
+        if (m_total > 0) {
+            double x = box.left();
+            for (const Share &s : m_shares) {
+                const double w = box.width() * double(s.ns) / double(m_total);
+                painter.fillRect(QRectF(x, box.top(), w, box.height()), s.color);
+                x += w;
+            }
+        }
+        painter.setPen(palette::current().separator);
+        painter.drawRect(box);
+    }
+
+private:
+    std::vector<Share> m_shares;
+    std::int64_t m_total = 0;
+};
+
+PredictDock::PredictDock(PredictionController *controller, EventSelection *selection, QWidget *parent)
+    : QDockWidget(tr("Prediction"), parent), m_controller(controller), m_selection(selection)
+{
+    setObjectName(QStringLiteral("PredictDock"));
+    auto *body = new QWidget(this);
+    auto *layout = new QVBoxLayout(body);
+    layout->setContentsMargins(6, 4, 6, 4);
+
+    m_pathAction = new QAction(tr("Critical path"), this);
+    m_pathAction->setCheckable(true);
+    m_pathAction->setToolTip(tr("Highlight on the timeline the ops on the predicted step's critical path, joined in "
+                                "path order; the rest is dimmed"));
+    auto *header = new QHBoxLayout;
+    m_summary = new QLabel(body);
+    m_summary->setWordWrap(true);
+    m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    auto *pathButton = new QToolButton(body);
+    pathButton->setDefaultAction(m_pathAction);
+    header->addWidget(m_summary, 1);
+    header->addWidget(pathButton, 0, Qt::AlignTop);
+    layout->addLayout(header);
+    m_correction = new QLabel(body);
+    m_correction->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_correction->hide();
+    layout->addWidget(m_correction);
+    m_chakraStep = new ChakraStepPredictor(this);
+    m_chakra = new QLabel(body);
+    m_chakra->setWordWrap(true);
+    m_chakra->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_chakra->setToolTip(tr("The same traces linked by Chakra 1.0's rule (External id; the GPU ops it drops left out), "
+                            "exported and replayed as the links shown are: the step Chakra's graph would predict. "
+                            "Compared with the step of the links shown, corrections included"));
+    m_chakra->hide();
+    layout->addWidget(m_chakra);
+    m_bar = new BreakdownBar(body);
+    layout->addWidget(m_bar);
+    m_breakdown = new QLabel(body);
+    m_breakdown->setWordWrap(true);
+    m_breakdown->setTextFormat(Qt::RichText);
+    layout->addWidget(m_breakdown);
+
+    m_top = new QTableWidget(0, 3, body);
+    m_top->setHorizontalHeaderLabels({tr("Top ops on the path"), tr("Time on it"), tr("Share")});
+    m_top->verticalHeader()->hide();
+    m_top->verticalHeader()->setDefaultSectionSize(m_top->fontMetrics().height() + 6);
+    m_top->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
+    for (int c = 1; c < 3; ++c)
+        m_top->horizontalHeader()->setSectionResizeMode(c, QHeaderView::ResizeToContents);
+    m_top->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_top->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_top->setWordWrap(false);
+    m_top->setTextElideMode(Qt::ElideMiddle);
+    m_top->setMinimumHeight(m_top->verticalHeader()->defaultSectionSize() * 5 + m_top->horizontalHeader()->sizeHint().height());
+    layout->addWidget(m_top, 1);
+
+    auto *whatIfBox = new QGroupBox(tr("What if"), body);
+    auto *whatIfLayout = new QVBoxLayout(whatIfBox);
+    whatIfLayout->setContentsMargins(6, 4, 6, 4);
+    m_whatIf = new WhatIfPanel(controller, whatIfBox);
+    whatIfLayout->addWidget(m_whatIf);
+    layout->addWidget(whatIfBox, 1);
+    // Scrolls rather than squeezing the tables when the dock is short.
+    auto *scroll = new QScrollArea(this);
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    scroll->setWidget(body);
+    scroll->setMinimumWidth(body->minimumSizeHint().width() + scroll->verticalScrollBar()->sizeHint().width());
+    setWidget(scroll);
+
+    connect(m_pathAction, &QAction::toggled, this, [this] { emit pathHighlightChanged(highlightedPath()); });
+    connect(controller, &PredictionController::buildStarted, this, &PredictDock::showPrediction);
+    connect(controller, &PredictionController::predicted, this, [this] {
+        showPrediction();
+        m_whatIf->refresh();
+        emit pathHighlightChanged(highlightedPath());
+        showChakraStep();
+    });
+    connect(m_chakraStep, &ChakraStepPredictor::changed, this, &PredictDock::showChakraStep);
+    if (m_selection)
+        connect(m_selection, &EventSelection::changed, this,
+                [this](core::EventIndex event) { m_whatIf->setSelectedEvent(m_doc.get(), event); });
+    showPrediction();
+}
+
+void PredictDock::setDocument(DocumentPtr doc)
+{
+    m_doc = std::move(doc);
+    m_chakraStep->setDocument(m_doc);
+    showChakraStep();
+}
+
+QString PredictDock::chakraText() const { return m_chakra->isHidden() ? QString() : m_chakra->text(); }
+
+void PredictDock::showChakraStep()
+{
+    const std::shared_ptr<const ChakraStep> chakra = m_chakraStep->step();
+    const PredictionPtr p = m_controller->prediction();
+    QString text;
+    if (chakra && !chakra->finished)
+        text = tr("under Chakra 1.0's links: the replay did not finish (%1)").arg(chakra->stuck);
+    else if (chakra && p && p->finished() && chakra->stepNs == p->stepNs())
+        text = tr("under Chakra 1.0's links: %1 (the same as the links shown)").arg(msText(chakra->stepNs));
+    else if (chakra && p && p->finished() && p->stepNs() > 0) {
+        const double pct = 100.0 * double(chakra->stepNs - p->stepNs()) / double(p->stepNs());
+        const QString sign = pct > 0   ? QStringLiteral("+")
+                             : pct < 0 ? QStringLiteral("−")
+                                       : QStringLiteral("±"); // ±: under 0.05 %
+        text = tr("under Chakra 1.0's links: %1 (%2%3 % vs the links shown)")
+                   .arg(msText(chakra->stepNs), sign, QLocale().toString(std::abs(pct), 'f', 1));
+    } else if (chakra)
+        text = tr("under Chakra 1.0's links: %1").arg(msText(chakra->stepNs));
+    else if (m_chakraStep->building())
+        text = tr("under Chakra 1.0's links: replaying…");
+    else if (!m_chakraStep->error().isEmpty())
+        text = tr("under Chakra 1.0's links: no prediction (%1)").arg(m_chakraStep->error());
+    m_chakra->setText(text);
+    m_chakra->setVisible(!text.isEmpty());
+}
+
+std::vector<core::EventIndex> PredictDock::highlightedPath() const
+{
+    const PredictionPtr p = m_controller->prediction();
+    return m_pathAction->isChecked() && p ? p->pathChain : std::vector<core::EventIndex>();
+}
+
+QString PredictDock::summaryText() const { return m_summary->text(); }
+QString PredictDock::correctionText() const { return m_correction->text(); }
+QString PredictDock::breakdownText() const { return m_breakdownPlain; }
+
+void PredictDock::showPrediction()
+{
+    const PredictionPtr p = m_controller->prediction();
+    m_top->setRowCount(0);
+    m_correction->clear();
+    m_correction->hide();
+    if (!p) {
+        m_summary->setText(m_controller->building()                       ? tr("Building the replay graph…")
+                           : !m_controller->unavailableReason().isEmpty() ? m_controller->unavailableReason()
+                                                                          : tr("Open a trace pair to predict its step."));
+        m_bar->setBreakdown({});
+        m_breakdown->clear();
+        m_breakdownPlain.clear();
+        return;
+    }
+    const core::predict::SimJob &job = p->graph.job;
+    QString summary = p->finished() ? tr("Predicted step <b>%1</b>").arg(msText(p->stepNs()))
+                                    : tr("<span style='color:#c0392b'>The replay did not finish: %1</span>")
+                                          .arg(QString::fromStdString(p->baseline.ranks[0].stuck).toHtmlEscaped());
+    summary += tr("<br><small>%L1 nodes%2 · graph built in %3 ms, replayed in %4 ms%5</small>")
+                   .arg(qulonglong(job.ranks[0].nodes.size()))
+                   .arg(job.mirrored ? tr(", one rank of %1 mirrored").arg(job.npus) : QString())
+                   .arg(QLocale().toString(p->buildMs, 'f', 1), QLocale().toString(p->replayMs, 'f', 1))
+                   .arg(m_controller->building() ? tr(" · rebuilding…") : QString());
+    m_summary->setText(summary);
+
+    if (const std::int64_t before = m_controller->previousStepNs(); before >= 0) {
+        const double pct = before ? 100.0 * double(p->stepNs() - before) / double(before) : 0.0;
+        const QString sign = pct > 0 ? QStringLiteral("+") : pct < 0 ? QStringLiteral("−") : QString();
+        m_correction->setText(tr("correction: %1 → %2 (%3%4 %)")
+                                  .arg(msText(before), msText(p->stepNs()), sign, QLocale().toString(std::abs(pct), 'f', 1)));
+        m_correction->setToolTip(tr("The predicted step before the last change of the links (a correction, an undo or a "
+                                    "relink) and after it"));
+        m_correction->show();
+    }
+
+    const Breakdown &b = p->path.breakdown;
+    m_bar->setBreakdown(b);
+    QStringList parts, plain;
+    for (const Share &s : sharesOf(b))
+        plain << s.name + QLatin1Char(' ') + percentOf(s.ns, b.total());
+    m_breakdownPlain = plain.join(QStringLiteral(" · "));
+    for (const Share &s : sharesOf(b))
+        parts << QStringLiteral("<span style='white-space:nowrap'><span style='color:%1'>■</span>&nbsp;%2&nbsp;%3</span>")
+                     .arg(s.color.name(), QString(s.name).replace(QLatin1Char(' '), QStringLiteral("&nbsp;")),
+                          percentOf(s.ns, b.total()).replace(QLatin1Char(' '), QStringLiteral("&nbsp;")));
+    m_breakdown->setText(parts.join(QStringLiteral(" · ")));
+    m_breakdown->setToolTip(tr("Where the critical path's time goes: the open rank's CPU and GPU work, transfers, "
+                               "another rank's work it waited for, and time nothing on the path ran"));
+
+    m_top->setRowCount(static_cast<int>(p->top.size()));
+    for (int r = 0; r < static_cast<int>(p->top.size()); ++r) {
+        const core::predict::PathShare &s = p->top[r];
+        const std::string_view kind = core::predict::nodeKindName(s.kind);
+        QTableWidgetItem *name = cell(QString::fromStdString(s.name), false);
+        name->setToolTip(
+            tr("%1\n%2 node, %Ln time(s) on the path", nullptr, static_cast<int>(s.count))
+                .arg(QString::fromStdString(s.name), QString::fromUtf8(kind.data(), static_cast<qsizetype>(kind.size()))));
+        m_top->setItem(r, 0, name);
+        m_top->setItem(r, 1, cell(s.count > 1 ? tr("%1 (×%L2)").arg(msText(s.ns)).arg(qulonglong(s.count)) : msText(s.ns), true));
+        m_top->setItem(r, 2, cell(percentOf(s.ns, p->path.stepNs), true));
+    }
+}
+
+} // namespace linkscope::ui

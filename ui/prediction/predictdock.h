@@ -1,0 +1,71 @@
+#pragma once
+// The Prediction dock (docs/prediction.md): the open pair replayed as measured — the predicted step,
+// its breakdown along the critical path (a bar and a line of shares: CPU, GPU, communication, other
+// ranks, idle), the top ops on the path — the change a correction made to the step, and the
+// what-if panel (whatifpanel.h). Its "Critical path" action turns the timeline's critical-path mode
+// on (pathHighlightChanged). Under the step, the step under Chakra 1.0's links (chakrastep.h): what
+// "Compared with Chakra" means for the prediction. Shows what the controllers compute; computes
+// nothing itself.
+
+#include "prediction/predictioncontroller.h"
+#include "review/chakrastep.h"
+#include "shell/tracedocument.h"
+#include "timeline/eventselection.h"
+
+#include <QDockWidget>
+
+#include <vector>
+
+class QAction;
+class QLabel;
+class QTableWidget;
+
+namespace linkscope::ui {
+
+class BreakdownBar;
+class WhatIfPanel;
+
+class PredictDock : public QDockWidget {
+    Q_OBJECT
+public:
+    PredictDock(PredictionController *controller, EventSelection *selection, QWidget *parent = nullptr);
+
+    void setDocument(DocumentPtr doc);
+    // Checkable: while on, pathHighlightChanged() carries the path's ops (else nothing).
+    QAction *criticalPathAction() const { return m_pathAction; }
+    // The path's ops in path order while critical-path mode is on; empty otherwise.
+    std::vector<core::EventIndex> highlightedPath() const;
+
+    QString summaryText() const;    // "Predicted step 12.345 ms · …", or why there is none
+    QString correctionText() const; // "correction: 12.345 → 12.001 ms (−2.8 %)", or empty
+    QString breakdownText() const;  // "cpu 10.0 % · gpu 70.0 % · …"
+    // "under Chakra 1.0's links: 12.345 ms (+2.8 % vs the links shown)" (or "(the same as the links
+    // shown)"), or why there is none (empty: no host ET).
+    QString chakraText() const;
+    ChakraStepPredictor *chakraPredictor() const { return m_chakraStep; }
+    QTableWidget *topTable() const { return m_top; }
+    WhatIfPanel *whatIf() const { return m_whatIf; }
+
+signals:
+    void pathHighlightChanged(const std::vector<linkscope::core::EventIndex> &chain);
+
+private:
+    void showPrediction();
+    void showChakraStep();
+
+    PredictionController *m_controller;
+    EventSelection *m_selection;
+    DocumentPtr m_doc;
+    QAction *m_pathAction = nullptr;
+    QLabel *m_summary = nullptr;
+    QLabel *m_correction = nullptr;
+    QLabel *m_chakra = nullptr;
+    ChakraStepPredictor *m_chakraStep = nullptr;
+    BreakdownBar *m_bar = nullptr;
+    QLabel *m_breakdown = nullptr;
+    QString m_breakdownPlain; // what m_breakdown shows, as plain text
+    QTableWidget *m_top = nullptr;
+    WhatIfPanel *m_whatIf = nullptr;
+};
+
+} // namespace linkscope::ui

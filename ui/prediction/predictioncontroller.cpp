@@ -1,0 +1,205 @@
+#include "prediction/predictioncontroller.h"
+
+#include <QCoreApplication>
+#include <QElapsedTimer>
+#include <QFutureWatcher>
+#include <QLocale>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include <algorithm>
+
+namespace linkscope::ui {
+
+namespace {
+
+using namespace core::predict;
+
+constexpr std::size_t kTopLimit = 10;
+
+double elapsedMs(const QElapsedTimer &timer) { return double(timer.nsecsElapsed()) / 1e6; }
+
+QString msText(std::int64_t ns) { return QLocale().toString(double(ns) / 1e6, 'f', 3) + QStringLiteral(" ms"); }
+
+} // namespace
+
+PredictionController::PredictionController(QObject *parent) : QObject(parent) { }
+
+// A running build holds its own copies (shared pointers) and its watcher is a child: nothing waits here.
+PredictionController::~PredictionController() = default;
+
+std::shared_ptr<PairPrediction> PredictionController::build(const TraceDocument &doc, std::shared_ptr<const core::LinkSet> links)
+{
+    if (!doc.host())
+        throw std::invalid_argument("the pair has no host execution trace");
+    auto out = std::make_shared<PairPrediction>();
+    out->links = links;
+    out->device = doc.deviceShared();
+    QElapsedTimer timer;
+    timer.start();
+    out->graph = buildPairGraph(*doc.host(), doc.device(), *links);
+    out->buildMs = elapsedMs(timer);
+    timer.restart();
+    const SimJob &job = out->graph.job;
+    out->baseline = replay(job); // keeps the issue order: slack needs it
+    if (out->finished()) {
+        out->path = criticalPath(job, out->baseline, 0);
+        out->top = topOfPath(job, out->path, kTopLimit);
+        std::vector<std::vector<std::int64_t>> slacks = slack(job, out->baseline);
+        if (!slacks.empty())
+            out->slack = std::move(slacks[0]);
+        for (const PathStep &step : out->path.steps) {
+            if (step.rank != 0 || step.node == kNoNode || step.node >= out->graph.eventOf.size())
+                continue;
+            const core::EventIndex event = out->graph.eventOf[step.node];
+            if (event.valid() && (out->pathChain.empty() || out->pathChain.back() != event))
+                out->pathChain.push_back(event);
+        }
+    }
+    out->replayMs = elapsedMs(timer);
+    return out;
+}
+
+void PredictionController::setDocument(DocumentPtr doc)
+{
+    const std::shared_ptr<const core::LinkSet> links = doc ? doc->linksShared() : nullptr;
+    if (links && links == m_requested)
+        return;
+    m_requested = links;
+    m_pending.reset();
+    const bool otherTrace = m_prediction && (!doc || m_prediction->device != doc->deviceShared());
+    if (otherTrace) {
+        m_prediction.reset();
+        m_previousStepNs = -1;
+    }
+    if (!doc || !doc->host()) {
+        m_prediction.reset();
+        m_previousStepNs = -1;
+        m_unavailable = doc ? tr("No prediction: the open trace has no host execution trace. Open the host ET with "
+                                 "its Kineto trace (File ▸ Open pair…) to replay it.")
+                            : tr("Open a trace pair to predict its step.");
+        emit unavailable(m_unavailable);
+        emit predicted();
+        return;
+    }
+    if (otherTrace)
+        emit predicted();
+    if (m_running)
+        m_pending = std::move(doc); // built when the running build ends
+    else
+        start(std::move(doc));
+}
+
+void PredictionController::start(DocumentPtr doc)
+{
+    m_running = true;
+    emit buildStarted();
+    // Off the GUI thread, as the other background work (correctioncontroller.cpp's runInBackground).
+    auto *watcher = new QFutureWatcher<Outcome>(this);
+    connect(watcher, &QFutureWatcher<Outcome>::finished, this, [this, watcher] {
+        Outcome outcome = watcher->result();
+        watcher->deleteLater();
+        finish(std::move(outcome));
+    });
+    watcher->setFuture(QtConcurrent::run([doc] {
+        Outcome outcome;
+        outcome.links = doc->linksShared();
+        try {
+            outcome.prediction = build(*doc, doc->linksShared());
+        } catch (const std::exception &error) {
+            outcome.error = QString::fromLocal8Bit(error.what());
+        }
+        return outcome;
+    }));
+}
+
+void PredictionController::finish(Outcome outcome)
+{
+    m_running = false;
+    if (m_pending) { // the links changed again while this one was built: build the newest instead
+        start(std::exchange(m_pending, nullptr));
+        return;
+    }
+    if (outcome.links != m_requested)
+        return; // another trace (or none) was opened since
+    ++m_builds;
+    if (!outcome.prediction) {
+        m_prediction.reset();
+        m_unavailable = tr("No prediction for this pair: %1").arg(outcome.error);
+        emit unavailable(m_unavailable);
+        emit predicted();
+        return;
+    }
+    const bool sameTrace = m_prediction && m_prediction->device == outcome.prediction->device;
+    m_previousStepNs = sameTrace ? m_prediction->stepNs() : -1;
+    m_prediction = std::move(outcome.prediction);
+    m_unavailable.clear();
+    emit predicted();
+}
+
+WhatIfOutcome PredictionController::evaluate(const core::WhatIf &whatIf) const
+{
+    WhatIfOutcome out;
+    out.description = QString::fromStdString(whatIf.describe());
+    if (!m_prediction) {
+        out.error = m_unavailable.isEmpty() ? tr("No prediction yet") : m_unavailable;
+        return out;
+    }
+    out.baselineNs = m_prediction->stepNs();
+    QElapsedTimer timer;
+    timer.start();
+    try {
+        ReplayOptions quick;
+        quick.keepIssueOrder = false;
+        const ReplayResult result = replay(m_prediction->graph.job, whatIf, quick);
+        out.elapsedMs = elapsedMs(timer);
+        out.finished = result.ranks[0].finished;
+        out.stepNs = result.ranks[0].endNs;
+        if (!out.finished)
+            out.error = tr("the replay did not finish: %1").arg(QString::fromStdString(result.ranks[0].stuck));
+    } catch (const std::exception &error) {
+        out.elapsedMs = elapsedMs(timer);
+        out.error = QString::fromLocal8Bit(error.what());
+    }
+    return out;
+}
+
+PredictedTiming PredictionController::timingOf(core::EventIndex event) const
+{
+    PredictedTiming t;
+    if (!m_prediction || m_prediction->baseline.ranks.empty())
+        return t;
+    const std::uint32_t node = m_prediction->graph.nodeOfEvent(event);
+    const RankReplay &rank = m_prediction->baseline.ranks[0];
+    if (node == kNoNode || node >= rank.end.size() || rank.end[node] < 0)
+        return t;
+    t.known = true;
+    t.startNs = rank.start[node];
+    t.endNs = rank.end[node];
+    t.slackNs = node < m_prediction->slack.size() ? std::max<std::int64_t>(0, m_prediction->slack[node]) : 0;
+    const auto &chain = m_prediction->pathChain;
+    t.onPath = std::find(chain.begin(), chain.end(), event) != chain.end();
+    return t;
+}
+
+QString PredictionController::timingText(core::EventIndex event) const
+{
+    const PredictedTiming t = timingOf(event);
+    if (!t.known)
+        return {};
+    return tr("Predicted: starts at %1, slack %2%3")
+        .arg(msText(t.startNs), msText(t.slackNs), t.onPath ? tr(" (on the critical path)") : QString());
+}
+
+bool PredictionController::waitUntilBuilt(int timeoutMs)
+{
+    QElapsedTimer timer;
+    timer.start();
+    while (m_running || m_pending) {
+        if (timer.elapsed() > timeoutMs)
+            return false;
+        QCoreApplication::processEvents(QEventLoop::AllEvents | QEventLoop::WaitForMoreEvents, 50);
+    }
+    return true;
+}
+
+} // namespace linkscope::ui

@@ -1,0 +1,113 @@
+#pragma once
+// The open pair's prediction (docs/prediction.md) for the GUI: the pair's replay graph
+// (core/predict/pairgraph.h) built off the GUI thread whenever the links change (a load, a
+// correction, an undo, a relink), replayed once as measured — the predicted step, its critical path,
+// the path's breakdown and top ops, each node's slack — and what-ifs replayed on demand on the same
+// graph (no rebuild). Holds no widgets: the Prediction dock shows it, the timeline draws its path,
+// Details its per-op timing.
+
+#include "predict/criticalpath.h"
+#include "predict/pairgraph.h"
+#include "predict/replay.h"
+#include "predict/whatif.h"
+#include "shell/tracedocument.h"
+
+#include <QObject>
+#include <QString>
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace linkscope::ui {
+
+// One build: immutable once published, shared with whoever shows it.
+struct PairPrediction {
+    core::predict::PairGraph graph;
+    core::predict::ReplayResult baseline;       // the graph as exported (keepIssueOrder, for slack)
+    core::predict::RankPath path;               // rank 0's critical path
+    std::vector<core::predict::PathShare> top;  // the names that take most of it
+    std::vector<std::int64_t> slack;            // per node of rank 0; -1: never ran
+    std::vector<core::EventIndex> pathChain;    // the path's ops (DeviceTrace events), in path order
+    std::shared_ptr<const core::LinkSet> links; // what it was built from
+    std::shared_ptr<const core::DeviceTrace> device;
+    double buildMs = 0;  // the graph
+    double replayMs = 0; // replay, critical path and slack
+    std::int64_t stepNs() const { return baseline.ranks.empty() ? 0 : baseline.ranks[0].endNs; }
+    bool finished() const { return !baseline.ranks.empty() && baseline.ranks[0].finished; }
+};
+using PredictionPtr = std::shared_ptr<const PairPrediction>;
+
+// A what-if replayed on the current graph.
+struct WhatIfOutcome {
+    QString description; // WhatIf::describe()
+    QString error;       // non-empty: not replayed (e.g. a rank not in the job)
+    bool finished = false;
+    std::int64_t stepNs = 0;
+    std::int64_t baselineNs = 0;
+    double elapsedMs = 0; // wall time of the replay
+    double changePct() const { return baselineNs ? 100.0 * double(stepNs - baselineNs) / double(baselineNs) : 0.0; }
+};
+
+// Where the replay put one op.
+struct PredictedTiming {
+    bool known = false; // the op is a node of the graph and it ran
+    std::int64_t startNs = 0, endNs = 0, slackNs = 0;
+    bool onPath = false;
+};
+
+class PredictionController : public QObject {
+    Q_OBJECT
+public:
+    explicit PredictionController(QObject *parent = nullptr);
+    ~PredictionController() override;
+
+    // Builds the new links' prediction in the background (nothing when they are the current ones).
+    void setDocument(DocumentPtr doc);
+
+    PredictionPtr prediction() const { return m_prediction; }
+    bool building() const { return m_running; }
+    // Why there is no prediction for the open pair (no host ET, an export error); empty otherwise.
+    const QString &unavailableReason() const { return m_unavailable; }
+    // The step of the previous build of the same trace when the links changed since (a correction,
+    // an undo, a relink); -1 when the last build is the trace's first.
+    std::int64_t previousStepNs() const { return m_previousStepNs; }
+    quint64 completedBuilds() const { return m_builds; }
+
+    // Replays the current graph under `whatIf` on the calling thread (a few ms on the sample).
+    WhatIfOutcome evaluate(const core::WhatIf &whatIf) const;
+    PredictedTiming timingOf(core::EventIndex event) const;
+    // "Predicted: starts at X ms, slack Y ms (on the critical path)" for Details; empty when unknown.
+    QString timingText(core::EventIndex event) const;
+
+    // Tests: processes events until no build is running or pending. False on timeout.
+    bool waitUntilBuilt(int timeoutMs = 30000);
+
+    // The prediction of `links` over `doc`'s traces, on the calling thread. Throws what
+    // buildPairGraph throws (a pair without a host ET, an invalid graph).
+    static std::shared_ptr<PairPrediction> build(const TraceDocument &doc, std::shared_ptr<const core::LinkSet> links);
+
+signals:
+    void buildStarted();
+    void predicted(); // prediction() changed (or was cleared)
+    void unavailable(const QString &reason);
+
+private:
+    struct Outcome {
+        std::shared_ptr<const PairPrediction> prediction;
+        std::shared_ptr<const core::LinkSet> links;
+        QString error;
+    };
+    void start(DocumentPtr doc);
+    void finish(Outcome outcome);
+
+    PredictionPtr m_prediction;
+    DocumentPtr m_pending;                            // the newest document while a build runs (built next)
+    std::shared_ptr<const core::LinkSet> m_requested; // links of the newest document asked for
+    bool m_running = false;
+    QString m_unavailable;
+    std::int64_t m_previousStepNs = -1;
+    quint64 m_builds = 0;
+};
+
+} // namespace linkscope::ui

@@ -1,0 +1,290 @@
+#include "prediction/whatifpanel.h"
+
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QLocale>
+#include <QPushButton>
+#include <QTableWidget>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+namespace linkscope::ui {
+
+namespace {
+
+QString msText(std::int64_t ns) { return QLocale().toString(double(ns) / 1e6, 'f', 3) + QStringLiteral(" ms"); }
+
+QString changeText(double pct)
+{
+    const QString sign = pct > 0 ? QStringLiteral("+") : pct < 0 ? QStringLiteral("−") : QString();
+    return sign + QLocale().toString(std::abs(pct), 'f', 1) + QStringLiteral(" %");
+}
+
+// The factor as the core parsers read it (C locale, every digit).
+std::string numberText(double value) { return QString::number(value, 'g', 17).toStdString(); }
+
+QTableWidgetItem *cell(const QString &text, bool number)
+{
+    auto *item = new QTableWidgetItem(text);
+    item->setFlags(Qt::ItemIsSelectable | Qt::ItemIsEnabled);
+    item->setToolTip(text);
+    if (number)
+        item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+    return item;
+}
+
+} // namespace
+
+WhatIfPanel::WhatIfPanel(PredictionController *controller, QWidget *parent) : QWidget(parent), m_controller(controller)
+{
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    auto *form = new QFormLayout;
+    form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+    m_target = new QComboBox(this);
+    m_target->addItem(tr("GPU kernels matching a regex"), int(Target::GpuKernels));
+    m_target->addItem(tr("GPU ops on stream"), int(Target::Stream));
+    m_target->addItem(tr("All communication (NCCL) slower ×"), int(Target::Communication));
+    m_target->addItem(tr("Network bandwidth ×"), int(Target::Bandwidth));
+    m_target->addItem(tr("Network latency ×"), int(Target::Latency));
+    m_target->addItem(tr("Rank delayed by (ms per step)"), int(Target::RankDelay));
+    m_target->setToolTip(tr("What changes: GPU ops' durations × the factor, every transfer × slower, the network's "
+                            "bandwidth or latency × the factor, or a rank's CPU time + ms at each step's start"));
+    form->addRow(tr("What-if"), m_target);
+    m_parameter = new QLineEdit(this);
+    m_parameterLabel = new QLabel(this);
+    form->addRow(m_parameterLabel, m_parameter);
+    m_value = new QDoubleSpinBox(this);
+    m_value->setRange(0, 1000);
+    m_value->setDecimals(3);
+    m_value->setSingleStep(0.25);
+    m_value->setValue(2);
+    m_value->setKeyboardTracking(false);
+    m_valueLabel = new QLabel(tr("Factor"), this);
+    form->addRow(m_valueLabel, m_value);
+    layout->addLayout(form);
+
+    auto *resultRow = new QHBoxLayout;
+    m_result = new QLabel(this);
+    m_result->setWordWrap(true);
+    m_result->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_add = new QPushButton(tr("Add to comparison"), this);
+    m_add->setToolTip(tr("Keep this what-if as a row of the table below, to compare several side by side"));
+    resultRow->addWidget(m_result, 1);
+    resultRow->addWidget(m_add);
+    layout->addLayout(resultRow);
+
+    m_table = new QTableWidget(0, 4, this);
+    m_table->setHorizontalHeaderLabels({tr("What-if"), tr("Step"), tr("Change"), QString()});
+    m_table->verticalHeader()->hide();
+    m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 8);
+    m_table->horizontalHeader()->setSectionResizeMode(Description, QHeaderView::Stretch);
+    for (int c = Step; c <= Remove; ++c)
+        m_table->horizontalHeader()->setSectionResizeMode(c, QHeaderView::ResizeToContents);
+    m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table->setWordWrap(false);
+    m_table->setTextElideMode(Qt::ElideMiddle);
+    m_table->setMinimumHeight(m_table->fontMetrics().height() * 5);
+    layout->addWidget(m_table, 1);
+
+    connect(m_target, &QComboBox::currentIndexChanged, this, &WhatIfPanel::targetChanged);
+    connect(m_parameter, &QLineEdit::textEdited, this, [this](const QString &text) { m_texts[int(m_shown)] = text; });
+    connect(m_parameter, &QLineEdit::editingFinished, this, &WhatIfPanel::apply);
+    connect(m_value, &QDoubleSpinBox::valueChanged, this, &WhatIfPanel::apply);
+    connect(m_add, &QPushButton::clicked, this, &WhatIfPanel::addRow);
+    targetChanged();
+}
+
+QString WhatIfPanel::escapeRegex(const QString &text)
+{
+    static const QString special = QStringLiteral("\\^$.|?*+()[]{}/");
+    QString out;
+    out.reserve(text.size() * 2);
+    for (const QChar c : text) {
+        if (special.contains(c))
+            out += QLatin1Char('\\');
+        out += c;
+    }
+    return out;
+}
+
+void WhatIfPanel::setSelectedEvent(const TraceDocument *doc, core::EventIndex event)
+{
+    if (!doc || !event.in(doc->eventCount()))
+        return;
+    const core::DeviceEvent &e = doc->event(event);
+    if (core::isGpuOpCategory(e.category))
+        m_texts[int(Target::GpuKernels)] = escapeRegex(doc->eventName(event));
+    if (e.stream != core::kNoId)
+        m_texts[int(Target::Stream)] = QString::number(e.stream);
+    if (m_shown == Target::GpuKernels || m_shown == Target::Stream)
+        m_parameter->setText(m_texts[int(m_shown)]);
+}
+
+void WhatIfPanel::setTarget(Target target) { m_target->setCurrentIndex(m_target->findData(int(target))); }
+
+WhatIfPanel::Target WhatIfPanel::target() const { return static_cast<Target>(m_target->currentData().toInt()); }
+
+void WhatIfPanel::setParameter(const QString &text)
+{
+    m_texts[int(m_shown)] = text;
+    m_parameter->setText(text);
+    apply();
+}
+
+QString WhatIfPanel::parameter() const { return m_parameter->text(); }
+
+void WhatIfPanel::setValue(double value) { m_value->setValue(value); } // valueChanged applies it
+
+double WhatIfPanel::value() const { return m_value->value(); }
+
+void WhatIfPanel::targetChanged()
+{
+    m_shown = target();
+    const bool delay = m_shown == Target::RankDelay;
+    if (delay && m_texts[int(Target::RankDelay)].isEmpty() && m_controller->prediction())
+        m_texts[int(Target::RankDelay)] = QString::number(m_controller->prediction()->graph.job.ranks[0].rank);
+    const bool hasParameter = m_shown == Target::GpuKernels || m_shown == Target::Stream || delay;
+    m_parameter->setVisible(hasParameter);
+    m_parameterLabel->setVisible(hasParameter);
+    m_parameterLabel->setText(m_shown == Target::GpuKernels ? tr("Regex")
+                              : m_shown == Target::Stream   ? tr("Stream")
+                                                            : tr("Rank"));
+    m_parameter->setPlaceholderText(m_shown == Target::GpuKernels ? tr("searched in each GPU op's name, e.g. gemm|conv")
+                                    : m_shown == Target::Stream   ? tr("a stream id, e.g. 7")
+                                                                  : tr("a rank of the job, e.g. 0"));
+    m_parameter->setText(m_texts[int(m_shown)]);
+    m_value->setSuffix(delay ? tr(" ms") : tr(" ×"));
+    m_valueLabel->setText(delay ? tr("Delay") : tr("Factor"));
+    apply();
+}
+
+std::optional<core::WhatIf> WhatIfPanel::formWhatIf(QString *error) const
+{
+    core::WhatIf w;
+    const std::string param = m_parameter->text().trimmed().toStdString();
+    const std::string value = numberText(m_value->value());
+    try {
+        switch (target()) {
+        case Target::GpuKernels:
+            if (param.empty()) {
+                if (error)
+                    *error = tr("Type a regex, or select a GPU op on the timeline to use its name.");
+                return std::nullopt;
+            }
+            w.gpu.push_back(core::parseGpuScale(param + "=" + value));
+            break;
+        case Target::Stream: {
+            const auto [stream, factor] = core::parseStreamScale(param + "=" + value);
+            w.streamFactor[stream] = factor;
+            break;
+        }
+        case Target::Communication:
+            w.transferFactor = core::parseFactor(value, "the factor");
+            break;
+        case Target::Bandwidth:
+            w.bandwidthFactor = core::parseFactor(value, "the factor");
+            break;
+        case Target::Latency:
+            w.latencyFactor = core::parseFactor(value, "the factor");
+            break;
+        case Target::RankDelay: {
+            const auto [rank, ms] = core::parseRankDelay(param + "=" + value);
+            w.rankDelayMs[rank] = ms;
+            break;
+        }
+        }
+    } catch (const std::exception &e) {
+        if (error)
+            *error = QString::fromLocal8Bit(e.what());
+        return std::nullopt;
+    }
+    return w;
+}
+
+void WhatIfPanel::apply()
+{
+    QString error;
+    const std::optional<core::WhatIf> w = formWhatIf(&error);
+    if (w) {
+        m_current = m_controller->evaluate(*w);
+    } else {
+        m_current = WhatIfOutcome();
+        m_current.error = error;
+    }
+    m_result->setText(resultText());
+    // An empty regex gets a hint, not an error.
+    const bool hint = !w && target() == Target::GpuKernels && parameter().trimmed().isEmpty();
+    m_result->setStyleSheet(m_current.error.isEmpty() || hint ? QString() : QStringLiteral("color:#c0392b"));
+    m_add->setEnabled(w.has_value() && m_current.error.isEmpty());
+    emit applied(m_current);
+}
+
+QString WhatIfPanel::resultText() const
+{
+    if (!m_current.error.isEmpty())
+        return m_current.error;
+    return tr("→ <b>%1</b> (%2 vs %3) · replayed in %4 ms")
+        .arg(msText(m_current.stepNs), changeText(m_current.changePct()), msText(m_current.baselineNs),
+             QLocale().toString(m_current.elapsedMs, 'f', 2));
+}
+
+bool WhatIfPanel::addRow()
+{
+    const std::optional<core::WhatIf> w = formWhatIf(nullptr);
+    if (!w)
+        return false;
+    m_rows.push_back(*w);
+    m_outcomes.push_back(m_controller->evaluate(*w));
+    const int row = m_table->rowCount();
+    m_table->insertRow(row);
+    auto *remove = new QToolButton(m_table);
+    remove->setText(QStringLiteral("✕"));
+    remove->setAutoRaise(true);
+    remove->setToolTip(tr("Remove this what-if"));
+    connect(remove, &QToolButton::clicked, this, [this, remove] {
+        for (int r = 0; r < m_table->rowCount(); ++r)
+            if (m_table->cellWidget(r, Remove) == remove)
+                removeRow(r);
+    });
+    m_table->setCellWidget(row, Remove, remove);
+    fillRow(row);
+    return true;
+}
+
+void WhatIfPanel::removeRow(int row)
+{
+    if (row < 0 || row >= m_table->rowCount())
+        return;
+    m_rows.erase(m_rows.begin() + row);
+    m_outcomes.erase(m_outcomes.begin() + row);
+    m_table->removeRow(row);
+}
+
+void WhatIfPanel::fillRow(int row)
+{
+    const WhatIfOutcome &o = m_outcomes[row];
+    m_table->setItem(row, Description, cell(o.description, false));
+    m_table->setItem(row, Step, cell(o.error.isEmpty() ? msText(o.stepNs) : o.error, true));
+    m_table->setItem(row, Change, cell(o.error.isEmpty() ? changeText(o.changePct()) : QStringLiteral("—"), true));
+}
+
+void WhatIfPanel::refresh()
+{
+    for (std::size_t r = 0; r < m_rows.size(); ++r) {
+        m_outcomes[r] = m_controller->evaluate(m_rows[r]);
+        fillRow(static_cast<int>(r));
+    }
+    if (m_shown == Target::RankDelay && m_texts[int(Target::RankDelay)].isEmpty())
+        targetChanged(); // the job's rank is known now
+    else
+        apply();
+}
+
+} // namespace linkscope::ui

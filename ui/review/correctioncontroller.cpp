@@ -1,0 +1,638 @@
+#include "review/correctioncontroller.h"
+
+#include "link/rules.h"
+
+#include "review/undocommands.h"
+#include "shell/mainwindow.h"
+#include "shell/traceloader.h"
+
+#include "edit/inputfingerprint.h"
+
+#include <QCoreApplication>
+#include <QElapsedTimer>
+#include <QFileInfo>
+#include <QFutureWatcher>
+#include <QPointer>
+#include <QStatusBar>
+#include <QThread>
+#include <QUndoStack>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include <algorithm>
+
+namespace linkscope::ui {
+
+namespace {
+
+struct Fingerprints {
+    core::FileFingerprint device;
+    std::optional<core::FileFingerprint> host;
+    QString error;
+};
+
+// Runs `work` on the global pool and hands its result to `done` on the GUI thread.
+template <typename Result, typename Work, typename Done>
+void runInBackground(QObject *context, Work work, Done done)
+{
+    auto *watcher = new QFutureWatcher<Result>(context);
+    QObject::connect(watcher, &QFutureWatcher<Result>::finished, context, [watcher, done] {
+        done(watcher->result());
+        watcher->deleteLater();
+    });
+    watcher->setFuture(QtConcurrent::run(std::move(work)));
+}
+
+QString fromStd(std::string_view text) { return QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size())); }
+
+} // namespace
+
+CorrectionController::CorrectionController(MainWindow *window) : QObject(window), m_window(window), m_undo(new QUndoStack(this))
+{
+    connect(window, &MainWindow::documentChanged, this, &CorrectionController::onDocumentChanged);
+}
+
+CorrectionController::~CorrectionController()
+{
+    // Background jobs hold their own copies (shared pointers), so nothing waits here.
+    m_undo->clear();
+}
+
+QString CorrectionController::sidecarPath() const
+{
+    return m_session ? QString::fromStdString(m_session->sidecar().path) : QString();
+}
+
+QString CorrectionController::sidecarSummary() const
+{
+    if (!m_session)
+        return tr("No trace open");
+    if (!m_ready)
+        return tr("Looking for corrections beside %1…").arg(QFileInfo(m_linked->devicePath()).fileName());
+    const core::SidecarStatus &status = m_session->sidecar();
+    const QString file = QFileInfo(QString::fromStdString(status.path)).fileName();
+    if (status.path.empty())
+        return tr("Corrections are not saved: %1").arg(QString::fromStdString(m_session->lastSaveError()));
+    QString text;
+    switch (status.state) {
+    case core::SidecarState::None:
+        text = tr("Corrections will be saved to %1").arg(file);
+        break;
+    case core::SidecarState::Loaded:
+        text = tr("Saved to %1").arg(file);
+        break;
+    case core::SidecarState::Forced:
+        text = tr("%1 applied anyway; saved for these traces").arg(file);
+        break;
+    case core::SidecarState::Mismatch:
+        text = tr("%1 belongs to other traces: not applied, left untouched").arg(file);
+        break;
+    case core::SidecarState::Invalid:
+        text = tr("%1 cannot be read: left untouched").arg(file);
+        break;
+    }
+    if (!m_session->lastSaveError().empty() && status.state != core::SidecarState::Mismatch
+        && status.state != core::SidecarState::Invalid)
+        text += tr(" — last save failed: %1").arg(QString::fromStdString(m_session->lastSaveError()));
+    if (const std::size_t stale = m_session->staleCount(); stale > 0)
+        text += tr(" · %n stale edit(s)", nullptr, static_cast<int>(stale));
+    return text;
+}
+
+// ---- documents ------------------------------------------------------------------------------
+
+void CorrectionController::onDocumentChanged(DocumentPtr doc)
+{
+    if (!doc || doc == m_published)
+        return;
+    if (m_session && m_linked && doc->deviceShared() == m_linked->deviceShared())
+        relinked(std::move(doc));
+    else
+        startSession(std::move(doc));
+}
+
+void CorrectionController::startSession(DocumentPtr doc)
+{
+    m_undo->clear();
+    m_session = std::make_unique<core::CorrectionSession>();
+    m_session->generator = "linkscope " + QCoreApplication::applicationVersion().toStdString();
+    m_session->setLinkOptions(doc->links().policy, false);
+    m_session->attach(doc->linksShared(), doc->device(), doc->host());
+    m_linked = doc;
+    m_published = doc;
+    m_ready = false;
+    ++m_generation; // a publish still running is of the old trace: dropped when it ends
+    m_publishing = false;
+    const quint64 serial = ++m_sessionSerial;
+    emit sidecarChanged();
+    emit changed();
+
+    // Hashing a multi-gigabyte trace takes seconds: off the GUI thread.
+    const std::string devicePath = doc->devicePath().toStdString();
+    const std::string hostPath = doc->hostPath().toStdString();
+    // Of the files that were parsed: a path replaced since the load is refused, not fingerprinted.
+    const core::FileIdentity deviceIdentity = doc->device().sourceIdentity;
+    const core::FileIdentity hostIdentity = doc->host() ? doc->host()->sourceIdentity : core::FileIdentity{};
+    runInBackground<Fingerprints>(
+        this,
+        [devicePath, hostPath, deviceIdentity, hostIdentity] {
+            Fingerprints out;
+            try {
+                out.device = core::fingerprintLoadedFile(devicePath, deviceIdentity);
+                if (!hostPath.empty())
+                    out.host = core::fingerprintLoadedFile(hostPath, hostIdentity);
+            } catch (const std::exception &e) {
+                out.error = QString::fromUtf8(e.what());
+            }
+            return out;
+        },
+        [this, serial, doc](const Fingerprints &fp) {
+            if (serial != m_sessionSerial)
+                return; // another trace was opened meanwhile
+            sidecarLookedUp(doc, fp.device, fp.host, fp.error);
+        });
+}
+
+void CorrectionController::sidecarLookedUp(DocumentPtr doc, core::FileFingerprint device,
+                                           std::optional<core::FileFingerprint> host, QString error)
+{
+    if (!error.isEmpty()) {
+        // Without fingerprints the sidecar cannot be checked, so it is neither read nor written.
+        m_ready = true;
+        emit sidecarChanged();
+        m_window->statusBar()->showMessage(tr("Corrections disabled: %1").arg(error), 8000);
+        return;
+    }
+    const core::SidecarStatus &status = m_session->openSidecar(core::defaultSidecarPath(doc->devicePath().toStdString()), device,
+                                                               host);
+    if (status.state == core::SidecarState::Loaded && m_session->policy() != doc->links().policy) {
+        // The corrections were made under another policy: relink under it; relinked() finishes.
+        m_window->setPolicy(m_session->policy());
+        emit sidecarChanged();
+        return;
+    }
+    m_ready = true;
+    if (!m_session->log().entries.empty())
+        publish();
+    emit sidecarChanged();
+    emit changed();
+}
+
+void CorrectionController::relinked(DocumentPtr doc)
+{
+    const std::shared_ptr<const core::LinkSet> before = m_published ? m_published->linksShared()
+                                                                    : std::shared_ptr<const core::LinkSet>();
+    const bool reopening = !m_ready; // the sidecar asked for its policy: not the user's change
+    m_linked = doc;
+    m_published = doc; // what the window shows until the corrected one is ready
+    ++m_generation;
+    m_publishing = false; // until publish() below: the one running is of the old links
+    m_session->setLinkOptions(doc->links().policy, false);
+    const core::ApplyResult applied = m_session->attach(doc->linksShared(), doc->device(), doc->host());
+    if (before && before->gpuLinks.size() == m_session->working().gpuLinks.size()) {
+        const core::ParentDiff diff = core::diffParents(*before, m_session->working());
+        QStringList details;
+        std::vector<core::EventIndex> changed;
+        changed.reserve(diff.changes.size());
+        for (const core::ParentChange &c : diff.changes)
+            changed.push_back(c.gpuEvent);
+        const std::size_t shown = std::min<std::size_t>(diff.changes.size(), 500);
+        for (std::size_t i = 0; i < shown; ++i) {
+            const core::ParentChange &c = diff.changes[i];
+            details << tr("%1: %2 → %3").arg(describeEvent(c.gpuEvent), describeEvent(c.before), describeEvent(c.after));
+        }
+        if (diff.changes.size() > shown)
+            details << tr("… and %L1 more").arg(diff.changes.size() - shown);
+        // The policy the links shown were made under (on a reopen the session already has the
+        // sidecar's policy, so it would read "external-id → external-id").
+        const core::Policy shownPolicy = before->policy;
+        const QString summary =
+            reopening
+                ? tr("The corrections were made under policy %1: relinked under it (was %2), %L3 of %L4 GPU op links changed")
+                      .arg(fromStd(core::policyName(doc->links().policy)), fromStd(core::policyName(shownPolicy)))
+                      .arg(diff.changes.size())
+                      .arg(diff.compared)
+                : tr("Policy %1 → %2: %L3 of %L4 GPU op links changed")
+                      .arg(fromStd(core::policyName(shownPolicy)), fromStd(core::policyName(doc->links().policy)))
+                      .arg(diff.changes.size())
+                      .arg(diff.compared);
+        emit linksChanged(summary, details, changed);
+    }
+    const bool wasWaiting = !m_ready;
+    m_ready = true;
+    if (!m_session->log().entries.empty())
+        publish();
+    if (applied.count(core::EditStatus::Stale) > 0)
+        m_window->statusBar()->showMessage(tr("%n correction(s) no longer apply: see the Edits dock", nullptr,
+                                              static_cast<int>(applied.count(core::EditStatus::Stale))),
+                                           8000);
+    if (wasWaiting)
+        emit sidecarChanged();
+    emit changed();
+}
+
+void CorrectionController::publish()
+{
+    if (!m_session || !m_session->attached() || !m_linked)
+        return;
+    const quint64 generation = ++m_generation;
+    if (m_session->log().entries.empty()) {
+        // Nothing corrected: the linker's document is the one to show.
+        m_publishing = false;
+        if (m_published != m_linked) {
+            m_published = m_linked;
+            m_window->showCorrectedDocument(m_linked);
+        }
+        emit published(m_published);
+        return;
+    }
+    m_publishing = true;
+    auto links = std::make_shared<const core::LinkSet>(m_session->working());
+    // The document shown now is the closest to the new links (usually one edit away): patching
+    // from it touches only what the edit changed; the lane rows are shared either way.
+    const DocumentPtr base = m_published && m_published->deviceShared() == m_linked->deviceShared() ? m_published : m_linked;
+    struct Built {
+        DocumentPtr doc;
+        QString error;
+    };
+    runInBackground<Built>(
+        this,
+        [base, links]() -> Built {
+            try {
+                return {TraceDocument::createWithLinks(base, links), {}};
+            } catch (const std::exception &e) {
+                return {{}, QString::fromUtf8(e.what())};
+            }
+        },
+        [this, generation](const Built &built) {
+            if (generation != m_generation)
+                return; // a newer change or trace superseded it
+            m_publishing = false;
+            if (!built.doc) {
+                // The correction is applied and saved, but it cannot be shown: say so, keep the old view.
+                const QString message = tr("The corrected links could not be shown: %1").arg(built.error);
+                m_window->statusBar()->showMessage(message, 15000);
+                emit publishFailed(message);
+                return;
+            }
+            m_published = built.doc;
+            m_window->showCorrectedDocument(built.doc);
+            emit published(built.doc);
+        });
+}
+
+// ---- edits ----------------------------------------------------------------------------------
+
+bool CorrectionController::push(core::LogEntry entry)
+{
+    if (!m_session || !m_ready || !m_session->attached() || entry.edits.empty())
+        return false;
+    if (entry.label.empty())
+        entry.label = entry.edits.size() == 1 ? entry.edits.front().describe()
+                                              : std::to_string(entry.edits.size()) + " corrections";
+    m_undo->push(new CorrectionCommand(this, std::move(entry)));
+    return true;
+}
+
+void CorrectionController::applyEntryNow(const core::LogEntry &entry)
+{
+    m_session->push(entry);
+    publish();
+    emit changed();
+}
+
+void CorrectionController::undoEntryNow()
+{
+    m_session->undo();
+    publish();
+    emit changed();
+}
+
+void CorrectionController::removeEntryNow(std::size_t index)
+{
+    m_session->removeEntry(index);
+    publish();
+    emit changed();
+}
+
+void CorrectionController::insertEntryNow(std::size_t index, const core::LogEntry &entry)
+{
+    m_session->insertEntry(index, entry);
+    publish();
+    emit changed();
+}
+
+namespace {
+bool isGpuOp(const core::LinkSet &links, core::EventIndex event)
+{
+    return event.in(links.gpuLinkOf.size()) && links.gpuLinkOf[event].valid();
+}
+} // namespace
+
+QString CorrectionController::reparentProblem(core::EventIndex gpuEvent, core::EventIndex newParent) const
+{
+    if (!m_session || !m_linked)
+        return tr("No trace open");
+    // The rule is core's (link/rules.h), the same one LinkEditor applies to sidecars and the CLI;
+    // the GUI only words it: the problem first, then the name (shortened), as the overlay shows it.
+    const core::LinkSet &links = m_session->working();
+    const core::DeviceTrace &trace = m_linked->device();
+    const core::ReparentCheck check = core::checkReparent(trace, links, gpuEvent, newParent);
+    auto shortName = [&](core::EventIndex e) {
+        const QString name = m_linked->eventName(e);
+        return name.size() > 48 ? name.left(47) + QStringLiteral("…") : name;
+    };
+    switch (check.refusal) {
+    case core::ReparentRefusal::None:
+        return {};
+    case core::ReparentRefusal::NotAGpuOp:
+        return tr("%1 is not a linked GPU op").arg(describeEvent(gpuEvent));
+    case core::ReparentRefusal::NoSuchEvent:
+        return tr("Release on a CPU op (cpu_op or user_annotation)");
+    case core::ReparentRefusal::NotACpuOp:
+        return tr("Not a CPU op (cpu_op or user_annotation): %1 is a %2")
+            .arg(shortName(newParent), fromStd(core::categoryName(trace.event(newParent).category)));
+    case core::ReparentRefusal::OtherProcess:
+        return tr("Another process: %1").arg(fromStd(check.reason));
+    }
+    return fromStd(check.reason);
+}
+
+bool CorrectionController::reparent(core::EventIndex gpuEvent, core::EventIndex newParent)
+{
+    if (!m_session || !m_ready || !reparentProblem(gpuEvent, newParent).isEmpty())
+        return false;
+    core::LogEntry entry;
+    entry.edits.push_back(m_session->editor().reparent(gpuEvent, newParent));
+    return push(std::move(entry));
+}
+
+bool CorrectionController::detach(core::EventIndex gpuEvent)
+{
+    if (!m_session || !isGpuOp(m_session->working(), gpuEvent))
+        return false;
+    return push({{}, {m_session->editor().detach(gpuEvent)}});
+}
+
+bool CorrectionController::restore(core::EventIndex gpuEvent)
+{
+    if (!m_session || !isGpuOp(m_session->working(), gpuEvent))
+        return false;
+    const core::GpuLinkIndex link = m_session->working().gpuLinkOf[gpuEvent];
+    if (!m_session->editor().isCorrected(link))
+        return false;
+    return push({{}, {m_session->editor().restore(gpuEvent)}});
+}
+
+bool CorrectionController::addEdge(core::EventIndex from, core::EventIndex to, core::EdgeKind kind)
+{
+    if (!m_session || from == to || !from.in(m_linked->eventCount()) || !to.in(m_linked->eventCount()))
+        return false;
+    if (kind != core::EdgeKind::Sync && kind != core::EdgeKind::InterThread)
+        return false;
+    return push({{}, {m_session->editor().addEdge(from, to, kind)}});
+}
+
+bool CorrectionController::removeEdge(core::EventIndex from, core::EventIndex to, core::EdgeKind kind)
+{
+    if (!m_session)
+        return false;
+    const auto &edges = m_session->working().edges;
+    const bool present = std::any_of(edges.begin(), edges.end(),
+                                     [&](const core::Edge &e) { return e.from == from && e.to == to && e.kind == kind; });
+    if (!present || (kind != core::EdgeKind::Sync && kind != core::EdgeKind::InterThread))
+        return false;
+    return push({{}, {m_session->editor().removeEdge(from, to, kind)}});
+}
+
+bool CorrectionController::flag(core::EventIndex event, const QString &noteText)
+{
+    if (!m_session || !event.in(m_linked->eventCount()))
+        return false;
+    return push({{}, {m_session->editor().flag(event, noteText.toStdString())}});
+}
+
+bool CorrectionController::accept(core::EventIndex event)
+{
+    if (!m_session || !event.in(m_linked->eventCount()))
+        return false;
+    return push({{}, {m_session->editor().accept(event)}});
+}
+
+bool CorrectionController::note(core::EventIndex event, const QString &text)
+{
+    if (!m_session || !event.in(m_linked->eventCount()) || text.isEmpty())
+        return false;
+    return push({{}, {m_session->editor().note(event, text.toStdString())}});
+}
+
+bool CorrectionController::markReviewed(const core::Finding &f, const QString &noteText)
+{
+    if (!m_session)
+        return false;
+    core::LogEntry entry{"Reviewed: " + std::string(core::findingKindName(f.kind)),
+                         {m_session->editor().markReviewed(f, noteText.toStdString())}};
+    return push(std::move(entry));
+}
+
+bool CorrectionController::applySuggestion(const core::Finding &f)
+{
+    if (!m_session || f.subjectKind != core::SubjectKind::DeviceEvent || f.suggestedParent.isNone())
+        return false;
+    return reparent(f.event, f.suggestedParent);
+}
+
+bool CorrectionController::applySuggestionToKind(core::FindingKind kind)
+{
+    if (!m_session)
+        return false;
+    core::LogEntry entry = m_session->editor().applySuggestions(kind);
+    if (entry.edits.empty())
+        return false;
+    entry.label = "Apply the suggestion to " + std::to_string(entry.edits.size()) + " " + std::string(core::findingKindName(kind))
+                  + " finding(s)";
+    return push(std::move(entry));
+}
+
+bool CorrectionController::applySuggestions(const std::vector<core::Finding> &findings)
+{
+    if (!m_session || !m_ready)
+        return false;
+    const core::LinkSet &links = m_session->working();
+    core::LogEntry entry;
+    for (const core::Finding &f : findings) {
+        if (f.subjectKind != core::SubjectKind::DeviceEvent || f.suggestedParent.isNone())
+            continue;
+        if (!f.event.in(links.gpuLinkOf.size()) || links.gpuLinkOf[f.event].isNone())
+            continue;
+        if (links.gpuLinks[links.gpuLinkOf[f.event]].parent == f.suggestedParent)
+            continue; // already there: no no-op edit
+        if (!reparentProblem(f.event, f.suggestedParent).isEmpty())
+            continue;
+        entry.edits.push_back(m_session->editor().reparent(f.event, f.suggestedParent));
+    }
+    if (entry.edits.empty())
+        return false;
+    entry.label = "Apply the suggestion to " + std::to_string(entry.edits.size()) + " finding(s) of one cause";
+    return push(std::move(entry));
+}
+
+bool CorrectionController::removeEntry(std::size_t index)
+{
+    if (!m_session || !m_ready || index >= m_session->log().entries.size())
+        return false;
+    m_undo->push(new RemoveEntryCommand(this, index, m_session->log().entries[index]));
+    return true;
+}
+
+bool CorrectionController::forceSidecar()
+{
+    if (!m_session || !m_session->forcePendingSidecar())
+        return false;
+    m_undo->clear();
+    if (m_session->policy() != m_linked->links().policy) {
+        m_window->setPolicy(m_session->policy());
+    } else {
+        publish();
+    }
+    m_session->save();
+    emit sidecarChanged();
+    emit changed();
+    return true;
+}
+
+// ---- lookups --------------------------------------------------------------------------------
+
+std::vector<core::EventIndex> CorrectionController::parentCandidates(core::EventIndex gpuEvent) const
+{
+    if (!m_session || !isGpuOp(m_session->working(), gpuEvent))
+        return {};
+    const core::LinkSet &links = m_session->working();
+    return core::reparentCandidates(m_linked->device(), links, gpuEvent,
+                                    m_session->editor().linkerChoice(links.gpuLinkOf[gpuEvent]).parent);
+}
+
+core::EventIndex CorrectionController::findCpuOp(const QString &text) const
+{
+    if (!m_linked)
+        return core::kNone;
+    QString t = text.trimmed().toLower();
+    enum { Any, Rf, Ev, Index } by = Any;
+    if (t.startsWith(QLatin1String("rf_id"))) {
+        by = Rf;
+        t = t.mid(5);
+    } else if (t.startsWith(QLatin1String("ev_idx")) || t.startsWith(QLatin1String("ev idx"))) {
+        by = Ev;
+        t = t.mid(6);
+    } else if (t.startsWith(QLatin1Char('#'))) {
+        by = Index;
+        t = t.mid(1);
+    }
+    t.remove(QLatin1Char(':')).remove(QLatin1Char('=')).remove(QLatin1Char(' '));
+    bool ok = false;
+    const qint64 value = t.toLongLong(&ok);
+    if (!ok || value < 0)
+        return core::kNone;
+    const core::DeviceTrace &trace = m_linked->device();
+    const auto &events = trace.events;
+    if (by == Index)
+        return value < static_cast<qint64>(events.size()) && core::isCpuOpCategory(events[value].category)
+                   ? core::EventIndex::at(static_cast<std::size_t>(value))
+                   : core::EventIndex(core::kNone);
+    if (by == Rf || by == Ev)
+        return core::findCpuOp(trace, by == Rf ? core::EventKey::RecordFunctionId : core::EventKey::EvIdx, value);
+    // A bare number: rf_id first (what the ET shows), then Ev Idx.
+    const core::EventIndex byRfId = core::findCpuOp(trace, core::EventKey::RecordFunctionId, value);
+    return byRfId.valid() ? byRfId : core::findCpuOp(trace, core::EventKey::EvIdx, value);
+}
+
+QString CorrectionController::describeEvent(core::EventIndex event) const
+{
+    if (event.isNone() || !m_linked || !event.in(m_linked->eventCount()))
+        return tr("(none)");
+    return m_linked->eventName(event);
+}
+
+// ---- export ---------------------------------------------------------------------------------
+
+void CorrectionController::exportCorrected(const core::ExportRequest &request)
+{
+    if (!m_session || !m_session->attached() || m_exporting) {
+        emit exportFinished(false, tr("Nothing to export"));
+        return;
+    }
+    m_exporting = true;
+    m_exportCancel->store(false);
+    auto links = std::make_shared<const core::LinkSet>(m_session->working());
+    const DocumentPtr base = m_linked;
+    struct Outcome {
+        bool ok = false;
+        QString message;
+    };
+    core::ExportRequest staged = request;
+    // Progress crosses to the GUI thread as a queued call; the context object guards its lifetime.
+    QPointer<CorrectionController> self(this);
+    staged.progress = [self, cancel = m_exportCancel](std::string_view stage, std::size_t done, std::size_t total) {
+        const QString text = fromStd(stage);
+        QMetaObject::invokeMethod(
+            self.data(),
+            [self, text, done, total] {
+                if (self)
+                    emit self->exportProgress(text, static_cast<int>(done), static_cast<int>(total));
+            },
+            Qt::QueuedConnection);
+        return !cancel->load();
+    };
+    runInBackground<Outcome>(
+        this,
+        [base, links, request = std::move(staged)]() {
+            Outcome out;
+            try {
+                if (base->host()) {
+                    const core::ExportReport report = core::exportLinkedPair(*base->host(), base->device(), *links, request);
+                    out.message =
+                        QObject::tr("Exported %L1 bytes").arg(report.etBytes + report.etPlusBytes + report.perfettoBytes);
+                } else if (request.etPath.empty() && request.etPlusPath.empty() && !request.perfettoPath.empty()) {
+                    const std::uint64_t bytes = core::writePerfettoTrace(request.perfettoPath, base->device(), *links, nullptr,
+                                                                         request.gzip);
+                    out.message = QObject::tr("Exported %L1 bytes").arg(bytes);
+                } else {
+                    throw std::runtime_error("ET+ and .et export need the host execution trace");
+                }
+                out.ok = true;
+            } catch (const core::Cancelled &) {
+                out.message = QObject::tr("Export cancelled; outputs finished before the cancel were kept");
+            } catch (const std::exception &e) {
+                out.message = QString::fromUtf8(e.what());
+            }
+            return out;
+        },
+        [this](const Outcome &out) {
+            m_exporting = false;
+            emit exportFinished(out.ok, out.message);
+        });
+}
+
+void CorrectionController::setBookmarksNow(core::BookmarkList bookmarks)
+{
+    if (!m_session)
+        return;
+    m_session->setBookmarks(std::move(bookmarks));
+    emit bookmarksChanged();
+    emit sidecarChanged(); // a save may have created the file, or failed
+}
+
+bool CorrectionController::waitUntilSettled(int timeoutMs)
+{
+    QElapsedTimer timer;
+    timer.start();
+    while (timer.elapsed() < timeoutMs) {
+        QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
+        const bool loading = m_window->loader()->isBusy();
+        if (m_session && m_ready && !m_publishing && !m_exporting && !loading && m_window->document() == m_published)
+            return true;
+        QThread::msleep(5);
+    }
+    return false;
+}
+
+} // namespace linkscope::ui

@@ -1,0 +1,320 @@
+#include "review/exportdialog.h"
+
+#include "edit/sidecar.h"
+#include "export/outputnames.h"
+#include "io/atomicfile.h"
+#include "io/outputguard.h"
+#include "link/linkset.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDialogButtonBox>
+#include <QDir>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QGridLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QLocale>
+#include <QPushButton>
+#include <QVBoxLayout>
+
+namespace linkscope::ui {
+
+namespace {
+
+QString fromStd(std::string_view text) { return QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size())); }
+
+const QString kGz = QStringLiteral(".gz");
+
+QString fileFilter(ExportDialog::Format format)
+{
+    switch (format) {
+    case ExportDialog::Et:
+        return ExportDialog::tr("Chakra trace (*.et *.et.gz);;All files (*)");
+    case ExportDialog::EtPlus:
+    case ExportDialog::Perfetto:
+        break;
+    }
+    return ExportDialog::tr("JSON (*.json *.json.gz);;All files (*)");
+}
+
+} // namespace
+
+QString ExportDialog::formatName(Format format)
+{
+    switch (format) {
+    case EtPlus:
+        return tr("ET+ JSON");
+    case Et:
+        return tr("Chakra .et");
+    case Perfetto:
+        return tr("Perfetto JSON");
+    }
+    return {};
+}
+
+QString ExportDialog::unavailableReason(Format format, const TraceDocument &doc)
+{
+    switch (format) {
+    case EtPlus:
+    case Et:
+        if (!doc.host())
+            return tr("needs a host ET: this trace is Kineto-only (File \u25B8 Open pair\u2026 opens it with its ET)");
+        return {};
+    case Perfetto:
+        return {}; // the Kineto trace alone is enough
+    }
+    return {};
+}
+
+ExportDialog::ExportDialog(DocumentPtr doc, QWidget *parent) : QDialog(parent), m_doc(std::move(doc))
+{
+    setObjectName(QStringLiteral("ExportDialog"));
+    const QString device = QFileInfo(m_doc->devicePath()).fileName();
+    const QString host = QFileInfo(m_doc->hostPath()).fileName();
+    setWindowTitle(tr("Export corrected traces \u2014 %1").arg(device));
+
+    auto *layout = new QVBoxLayout(this);
+    layout->setSpacing(10);
+    auto *header = new QLabel(this);
+    header->setWordWrap(true);
+    header->setTextFormat(Qt::RichText);
+    const QString from = host.isEmpty() ? tr("<b>%1</b> (Kineto only)").arg(device.toHtmlEscaped())
+                                        : tr("<b>%1</b> + <b>%2</b>").arg(host.toHtmlEscaped(), device.toHtmlEscaped());
+    header->setText(tr("The links shown, with your corrections, of %1 (policy %2). Each file is written whole or not at all.")
+                        .arg(from, fromStd(core::policyName(m_doc->links().policy))));
+    layout->addWidget(header);
+
+    auto *grid = new QGridLayout;
+    grid->setHorizontalSpacing(8);
+    grid->setVerticalSpacing(2);
+    grid->setColumnStretch(1, 1);
+    // The defaults are absolute: a trace opened by a relative path (`cd X && linkscope sample/…`) names
+    // its outputs from the current folder, and absolute() resolves what is still relative against the
+    // trace's folder, which would name `sample/` twice.
+    const core::ExportPaths defaults = core::defaultExportPaths(QFileInfo(m_doc->devicePath()).absoluteFilePath().toStdString());
+    const QString defaultPath[kFormatCount] = {fromStd(defaults.etPlus), fromStd(defaults.et), fromStd(defaults.perfetto)};
+    const QString description[kFormatCount] = {
+        tr("what chakra_trace_link writes: the host ET with each GPU op under its parent CPU op"),
+        tr("what chakra_converter writes from it (protobuf), for Chakra tools or ASTRA-sim"),
+        tr("the Kineto trace with an arrow per GPU op \u2192 parent link (ui.perfetto.dev, chrome://tracing)")};
+    for (int f = 0; f < kFormatCount; ++f) {
+        const auto format = static_cast<Format>(f);
+        Row &row = m_rows[f];
+        const QString reason = unavailableReason(format, *m_doc);
+        row.available = reason.isEmpty();
+        row.description = description[f];
+        row.box = new QCheckBox(formatName(format), this);
+        row.box->setChecked(row.available);
+        row.box->setEnabled(row.available);
+        row.path = new QLineEdit(row.available ? defaultPath[f] : QString(), this);
+        row.path->setPlaceholderText(row.available ? tr("file to write") : tr("not available for this trace"));
+        row.path->setMinimumWidth(fontMetrics().horizontalAdvance(QLatin1Char('x')) * 60);
+        row.browse = new QPushButton(tr("Browse\u2026"), this);
+        row.note = new QLabel(this);
+        row.note->setWordWrap(true);
+        if (!row.available) {
+            row.note->setText(tr("\u26A0 Not available: %1").arg(reason));
+            row.note->setToolTip(reason);
+        } else {
+            QPalette quiet = row.note->palette();
+            quiet.setColor(QPalette::WindowText, quiet.color(QPalette::PlaceholderText));
+            row.note->setPalette(quiet);
+        }
+        const int r = 2 * f;
+        grid->addWidget(row.box, r, 0);
+        grid->addWidget(row.path, r, 1);
+        grid->addWidget(row.browse, r, 2);
+        if (format == Et) {
+            // The .et's flavour, beside what it is.
+            auto *line = new QHBoxLayout;
+            m_target = new QComboBox(this);
+            m_target->addItem(tr("for Chakra"), static_cast<int>(core::EtTarget::Chakra));
+            m_target->addItem(tr("for ASTRA-sim"), static_cast<int>(core::EtTarget::AstraSim));
+            m_target->setToolTip(tr("For Chakra: what chakra_converter writes, corrected. For ASTRA-sim: what the simulator "
+                                    "replays (no METADATA node, each node's own time; docs/astra-sim-export.md)"));
+            m_target->setEnabled(row.available);
+            line->addWidget(m_target);
+            line->addWidget(row.note, 1);
+            grid->addLayout(line, r + 1, 1, 1, 2);
+        } else {
+            grid->addWidget(row.note, r + 1, 1, 1, 2);
+        }
+        grid->setRowMinimumHeight(r + 1, fontMetrics().height() + 8);
+        connect(row.box, &QCheckBox::toggled, this, &ExportDialog::validate);
+        connect(row.path, &QLineEdit::textChanged, this, &ExportDialog::validate);
+        connect(row.browse, &QPushButton::clicked, this, [this, format] { browse(format); });
+    }
+    layout->addLayout(grid);
+
+    m_gzip = new QCheckBox(tr("gzip every output (adds .gz to the names)"), this);
+    connect(m_gzip, &QCheckBox::toggled, this, &ExportDialog::setGzip);
+    layout->addWidget(m_gzip);
+    auto *scheme = new QLabel(tr("Default names: beside the Kineto trace, <i>base</i>.etplus.json, <i>base</i>.et and "
+                                 "<i>base</i>.perfetto.json, where <i>base</i> is its name without .json, .gz and .pt.trace."),
+                              this);
+    scheme->setWordWrap(true);
+    QPalette quiet = scheme->palette();
+    quiet.setColor(QPalette::WindowText, quiet.color(QPalette::PlaceholderText));
+    scheme->setPalette(quiet);
+    layout->addWidget(scheme);
+
+    m_problem = new QLabel(this);
+    m_problem->setWordWrap(true);
+    m_problem->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_problem->hide();
+    layout->addWidget(m_problem);
+    layout->addStretch(1);
+
+    auto *buttons = new QDialogButtonBox(this);
+    m_export = buttons->addButton(tr("Export"), QDialogButtonBox::AcceptRole);
+    m_export->setDefault(true);
+    buttons->addButton(QDialogButtonBox::Cancel);
+    connect(buttons, &QDialogButtonBox::accepted, this, &ExportDialog::accept);
+    connect(buttons, &QDialogButtonBox::rejected, this, &ExportDialog::reject);
+    layout->addWidget(buttons);
+
+    validate();
+    resize(std::max(sizeHint().width(), 860), sizeHint().height());
+}
+
+QString ExportDialog::absolute(const QString &path) const
+{
+    const QString trimmed = path.trimmed();
+    if (trimmed.isEmpty())
+        return {};
+    return QDir::cleanPath(QDir(QFileInfo(m_doc->devicePath()).absolutePath()).absoluteFilePath(trimmed));
+}
+
+core::ExportRequest ExportDialog::request() const
+{
+    core::ExportRequest request;
+    std::string *target[kFormatCount] = {&request.etPlusPath, &request.etPath, &request.perfettoPath};
+    for (int f = 0; f < kFormatCount; ++f) {
+        const Row &row = m_rows[f];
+        if (row.available && row.box->isChecked())
+            *target[f] = absolute(row.path->text()).toStdString();
+    }
+    request.gzip = m_gzip->isChecked();
+    request.chakra.target = static_cast<core::EtTarget>(m_target->currentData().toInt());
+    return request;
+}
+
+void ExportDialog::setRequest(const core::ExportRequest &request)
+{
+    const std::string *source[kFormatCount] = {&request.etPlusPath, &request.etPath, &request.perfettoPath};
+    m_gzip->blockSignals(true);
+    m_gzip->setChecked(request.gzip);
+    m_gzip->blockSignals(false);
+    for (int f = 0; f < kFormatCount; ++f) {
+        Row &row = m_rows[f];
+        if (!row.available)
+            continue;
+        row.box->setChecked(!source[f]->empty());
+        if (!source[f]->empty())
+            row.path->setText(fromStd(*source[f]));
+    }
+    m_target->setCurrentIndex(std::max(0, m_target->findData(static_cast<int>(request.chakra.target))));
+    validate();
+}
+
+QStringList ExportDialog::outputPaths() const
+{
+    const core::ExportRequest r = request();
+    QStringList paths;
+    for (const std::string *p : {&r.etPlusPath, &r.etPath, &r.perfettoPath})
+        if (!p->empty())
+            paths << fromStd(*p);
+    return paths;
+}
+
+void ExportDialog::browse(Format format)
+{
+    Row &row = m_rows[format];
+    const QString start = row.path->text().trimmed().isEmpty() ? QFileInfo(m_doc->devicePath()).absolutePath()
+                                                               : absolute(row.path->text());
+    const QString chosen = QFileDialog::getSaveFileName(this, tr("%1 to write").arg(formatName(format)), start,
+                                                        fileFilter(format), nullptr, QFileDialog::DontConfirmOverwrite);
+    if (chosen.isEmpty())
+        return;
+    row.path->setText(chosen);
+    row.box->setChecked(true);
+}
+
+void ExportDialog::setGzip(bool gzip)
+{
+    for (Row &row : m_rows) {
+        QString path = row.path->text().trimmed();
+        if (!row.available || path.isEmpty())
+            continue;
+        if (gzip && !path.endsWith(kGz))
+            path += kGz;
+        else if (!gzip && path.endsWith(kGz))
+            path.chop(kGz.size());
+        row.path->setText(path);
+    }
+}
+
+void ExportDialog::validate()
+{
+    int chosen = 0;
+    for (Row &row : m_rows) {
+        const bool on = row.available && row.box->isChecked();
+        row.path->setEnabled(on);
+        row.browse->setEnabled(row.available);
+        if (!row.available)
+            continue;
+        const QString path = absolute(row.path->text());
+        chosen += on && !path.isEmpty() ? 1 : 0;
+        QString note = row.description;
+        if (on && !path.isEmpty() && QFileInfo(path).isFile())
+            note += tr(" \u00B7 replaces the file there (%1)").arg(QLocale().formattedDataSize(QFileInfo(path).size()));
+        row.note->setText(note);
+    }
+    m_target->setEnabled(m_rows[Et].available && m_rows[Et].box->isChecked());
+    m_export->setEnabled(chosen > 0);
+    m_problem->setVisible(chosen == 0);
+    m_problem->setText(chosen == 0 ? tr("Tick a format and name its file.") : QString());
+}
+
+void ExportDialog::accept()
+{
+    const core::ExportRequest r = request();
+    const QString labels[kFormatCount] = {tr("ET+ JSON output"), tr("Chakra .et output"), tr("Perfetto output")};
+    const std::string *paths[kFormatCount] = {&r.etPlusPath, &r.etPath, &r.perfettoPath};
+    QString problem;
+    for (int f = 0; f < kFormatCount && problem.isEmpty(); ++f) {
+        const QString path = fromStd(*paths[f]);
+        if (path.isEmpty())
+            continue;
+        const QFileInfo info(path);
+        if (info.isDir())
+            problem = tr("%1: %2 is a folder; name a file in it").arg(labels[f], path);
+        else if (!info.absoluteDir().exists())
+            problem = tr("%1: %2: the folder %3 does not exist").arg(labels[f], path, info.absolutePath());
+    }
+    if (problem.isEmpty()) {
+        // As `linkscope export` checks them: no output may be an input, the sidecar or another output.
+        try {
+            std::vector<core::NamedFile> outputs;
+            for (int f = 0; f < kFormatCount; ++f)
+                outputs.push_back({labels[f].toStdString(), *paths[f]});
+            const std::string device = m_doc->devicePath().toStdString();
+            core::checkOutputs(outputs, {{"host trace", m_doc->hostPath().toStdString()},
+                                         {"Kineto trace", device},
+                                         {"corrections sidecar", core::defaultSidecarPath(device)}});
+        } catch (const core::WriteError &e) {
+            problem = QString::fromUtf8(e.what());
+        }
+    }
+    if (!problem.isEmpty()) {
+        m_problem->setText(tr("\u26A0 Not exported: %1").arg(problem));
+        m_problem->show();
+        return;
+    }
+    QDialog::accept();
+}
+
+} // namespace linkscope::ui

@@ -1,0 +1,805 @@
+#include "shell/mainwindow.h"
+
+#include "review/bookmarkui.h"
+#include "review/perfettohandoff.h"
+
+#include "review/reviewui.h"
+
+#include "docks/detailsdock.h"
+#include "docks/findingsdock.h"
+#include "docks/legendwidget.h"
+#include "docks/rangedock.h"
+#include "docks/searchdock.h"
+#include "docks/summarydock.h"
+#include "docks/warningsdock.h"
+#include "jobview/jobdock.h"
+#include "jobview/joboverview.h"
+#include "jobview/rankpanes.h"
+#include "prediction/predictdock.h"
+#include "prediction/predictioncontroller.h"
+#include "review/correctioncontroller.h"
+#include "shell/commandpalette.h"
+#include "shell/openpair.h"
+#include "shell/recentfiles.h"
+#include "shell/startpage.h"
+#include "shell/theme.h"
+#include "shell/traceloader.h"
+#include "shell/windowlayout.h"
+#include "timeline/eventselection.h"
+#include "timeline/timeformat.h"
+#include "timeline/timelineview.h"
+#include "timeline/timerange.h"
+#include "timeline/tooltipfit.h"
+
+#include <QAction>
+#include <QActionGroup>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QComboBox>
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QKeySequence>
+#include <QLabel>
+#include <QMenu>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QPainter>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QScreen>
+#include <QSettings>
+#include <QShortcut>
+#include <QStatusBar>
+#include <QTimer>
+#include <QToolBar>
+
+namespace linkscope::ui {
+
+namespace {
+
+const QString kTraceFilter = QStringLiteral("Traces (*.json *.json.gz *.gz);;All files (*)");
+
+QString fromView(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
+
+QIcon edgeIcon(core::EdgeKind kind)
+{
+    QPixmap pixmap(22, 14);
+    pixmap.fill(Qt::transparent);
+    QPainter painter(&pixmap);
+    painter.setRenderHint(QPainter::Antialiasing);
+    painter.setPen(QPen(edgeColor(kind), 2.5));
+    painter.drawLine(QPointF(2, 7), QPointF(16, 7));
+    painter.setBrush(edgeColor(kind));
+    painter.setPen(Qt::NoPen);
+    painter.drawPolygon(QPolygonF({QPointF(20, 7), QPointF(14, 3), QPointF(14, 11)}));
+    return QIcon(pixmap);
+}
+
+} // namespace
+
+MainWindow::MainWindow(QWidget *parent)
+    : QMainWindow(parent), m_selection(new EventSelection(this)), m_timeline(new TimelineView(this)),
+      m_loader(new TraceLoader(this))
+{
+    setWindowTitle(QStringLiteral("Linkscope"));
+    setObjectName(QStringLiteral("MainWindow"));
+    // The size is chosen on the first show, to fit the screen the window opens on (showEvent).
+    setAcceptDrops(true);
+    setDockNestingEnabled(true);
+
+    m_timeline->setSelectionModel(m_selection);
+    // The timeline, with the lanes of other ranks of an open job below it (rankpanes.h).
+    m_panes = new RankPanes(m_timeline, this);
+    setCentralWidget(m_panes);
+
+    m_details = new DetailsDock(m_selection, this);
+    m_search = new SearchDock(m_selection, this);
+    m_search->setFocusHome(m_timeline);
+    m_warnings = new WarningsDock(m_selection, this);
+
+    buildActions();
+    addDock(m_details, Qt::RightDockWidgetArea);
+    addDock(m_search, Qt::RightDockWidgetArea);
+    addDock(m_warnings, Qt::RightDockWidgetArea);
+    tabifyDockWidget(m_search, m_warnings);
+    m_search->raise();
+    buildStatusBar();
+
+    connect(this, &MainWindow::documentChanged, m_details, &DetailsDock::setDocument);
+    connect(this, &MainWindow::documentChanged, m_search, &SearchDock::setDocument);
+    connect(this, &MainWindow::documentChanged, m_warnings, &WarningsDock::setDocument);
+    connect(m_search, &SearchDock::resultsChanged, m_timeline, &TimelineView::setHighlightedEvents);
+    connect(m_timeline, &TimelineView::timeRangeChanged, this, &MainWindow::onTimeRangeChanged);
+    connect(m_loader, &TraceLoader::started, this, &MainWindow::onLoadStarted);
+    connect(m_loader, &TraceLoader::finished, this, &MainWindow::onLoaded);
+    connect(m_loader, &TraceLoader::failed, this, &MainWindow::onFailed);
+    connect(m_loader, &TraceLoader::cancelled, this, [this] {
+        finishProgress();
+        statusBar()->showMessage(tr("Cancelled"), 4000);
+    });
+    // Findings / Edits docks, Edit and Review menus, the corrections sidecar.
+    m_review = new ReviewUi(this);
+    // Hand-off (issue 28 item 16): bookmarks (M, the Bookmarks menu) and Open in Perfetto.
+    new BookmarkUi(this, m_review->controller());
+    auto *perfetto = new PerfettoHandoff(this, m_review->controller(), m_review->noticeBar());
+    m_review->reviewMenu()->addAction(perfetto->action()); // beside Export corrected traces…
+    // Time-range statistics: wide tables, so at the bottom, a tab beside the Findings and Edits.
+    m_range = new RangeDock(this);
+    addDock(m_range, Qt::BottomDockWidgetArea);
+    if (auto *edits = findChild<QDockWidget *>(QStringLiteral("EditsDock")))
+        tabifyDockWidget(edits, m_range);
+    // The whole trace (and a job's ranks) at a glance: a tab beside the Time range.
+    auto *summary = new SummaryDock(this);
+    addDock(summary, Qt::BottomDockWidgetArea);
+    tabifyDockWidget(m_range, summary);
+    connect(this, &MainWindow::documentChanged, summary, &SummaryDock::setDocument);
+    m_viewMenu->addAction(tr("Trace &summary"), QKeySequence(tr("Ctrl+Shift+S")), summary, [summary] {
+        summary->show();
+        summary->raise();
+    });
+    if (auto *findings = findChild<QDockWidget *>(QStringLiteral("FindingsDock"))) {
+        WindowLayout::scrollWhenShort(findings);
+        findings->raise();
+    }
+    connect(this, &MainWindow::documentChanged, m_range, &RangeDock::setDocument);
+    // Prediction: the pair replayed, its critical path (drawn on the timeline), what-ifs, and each
+    // op's predicted start and slack in Details. A tab beside Search and Warnings.
+    m_predictor = new PredictionController(this);
+    m_predict = new PredictDock(m_predictor, m_selection, this);
+    addDock(m_predict, Qt::RightDockWidgetArea);
+    tabifyDockWidget(m_warnings, m_predict);
+    m_search->raise();
+    m_viewMenu->addAction(m_predict->criticalPathAction());
+    connect(this, &MainWindow::documentChanged, m_predictor, &PredictionController::setDocument);
+    connect(this, &MainWindow::documentChanged, m_predict, &PredictDock::setDocument);
+    connect(m_predict, &PredictDock::pathHighlightChanged, m_timeline, &TimelineView::setPathEvents);
+    auto annotateDetails = [this] {
+        m_details->setEventAnnotation([this](core::EventIndex event) { return m_predictor->timingText(event); });
+    };
+    annotateDetails();
+    connect(m_predictor, &PredictionController::predicted, this, annotateDetails);
+    m_timeline->setFocus();
+    // While nothing is open: Open pair…, Open job folder…, the sample, the recent files and jobs.
+    m_startPage = new StartPage(m_timeline);
+    connect(m_startPage, &StartPage::openPairRequested, m_openPairAction, &QAction::trigger);
+    connect(m_startPage, &StartPage::openJobRequested, m_openJobAction, &QAction::trigger);
+    connect(m_startPage, &StartPage::openRecentRequested, this, &MainWindow::openRecent);
+    updateStartPage();
+    // The layout of the last session (windowlayout.h); without one, defaults on the first show.
+    m_layoutRestored = WindowLayout::restore(this);
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::addDock(QDockWidget *dock, Qt::DockWidgetArea area)
+{
+    addDockWidget(area, dock);
+    m_viewMenu->addAction(dock->toggleViewAction());
+}
+
+void MainWindow::buildActions()
+{
+    // File
+    QMenu *file = menuBar()->addMenu(tr("&File"));
+    QAction *openPairAction = file->addAction(tr("Open &pair…"), this, [this] {
+        // Either file first, or both at once: each is sniffed and takes its role (openpair.h).
+        const PairChoice choice = choosePair(fileDialogAsker(this));
+        if (!choice.error.isEmpty())
+            onFailed(choice.error);
+        else if (!choice.cancelled)
+            choice.host.isEmpty() ? openDevice(choice.device) : openPair(choice.host, choice.device);
+    });
+    openPairAction->setShortcut(QKeySequence::Open);
+    file->addAction(tr("Open &Kineto trace…"), this, [this] {
+        const QString device = QFileDialog::getOpenFileName(this, tr("Kineto trace"), QString(), kTraceFilter);
+        if (!device.isEmpty())
+            openDevice(device);
+    });
+    m_openPairAction = openPairAction;
+    m_openJobAction = file->addAction(tr("Open &job…"), this, [this] {
+        const QString dir = QFileDialog::getExistingDirectory(this, tr("A job's folder (a host ET and a Kineto trace per rank)"));
+        if (!dir.isEmpty())
+            openJob(dir);
+    });
+    m_recentMenu = file->addMenu(tr("Open &recent"));
+    connect(m_recentMenu, &QMenu::aboutToShow, this, &MainWindow::rebuildRecentMenu);
+    rebuildRecentMenu();
+    file->addSeparator();
+    file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+
+    // View
+    m_viewMenu = menuBar()->addMenu(tr("&View"));
+    // The timeline's own key bindings (TimelineInput): their keys work while the timeline has the focus.
+    for (const TimelineKey key : {TimelineKey::FitAll, TimelineKey::FitRows, TimelineKey::Fit, TimelineKey::ZoomIn,
+                                  TimelineKey::ZoomOut, TimelineKey::FollowIncoming, TimelineKey::FollowOutgoing})
+        m_viewMenu->addAction(m_timeline->keyAction(key));
+    m_viewMenu->addAction(tr("Collapse all groups"), this, [this] {
+        for (int g = 0; g < static_cast<int>(m_timeline->layout().groups().size()); ++g)
+            m_timeline->setGroupCollapsed(g, true);
+    });
+    m_viewMenu->addAction(tr("Expand all groups"), this, [this] {
+        for (int g = 0; g < static_cast<int>(m_timeline->layout().groups().size()); ++g)
+            m_timeline->setGroupCollapsed(g, false);
+    });
+    m_viewMenu->addAction(m_timeline->gpuFirstAction());
+    m_viewMenu->addAction(m_timeline->hidePythonRowsAction());
+    m_viewMenu->addAction(m_timeline->foldPythonRowsAction());
+    m_viewMenu->addAction(m_timeline->showHiddenAction());
+    QMenu *themeMenu = m_viewMenu->addMenu(tr("&Theme"));
+    auto *themeGroup = new QActionGroup(this);
+    applyTheme(savedThemeChoice());
+    for (int t = 0; t < kThemeChoiceCount; ++t) {
+        const auto choice = static_cast<ThemeChoice>(t);
+        QAction *action = themeMenu->addAction(themeChoiceName(choice));
+        action->setCheckable(true);
+        action->setChecked(choice == currentThemeChoice());
+        action->setData(t);
+        themeGroup->addAction(action);
+    }
+    connect(themeGroup, &QActionGroup::triggered, this, [](QAction *action) {
+        const auto choice = static_cast<ThemeChoice>(action->data().toInt());
+        applyTheme(choice);
+        saveThemeChoice(choice);
+    });
+    m_viewMenu->addSeparator();
+    QAction *findAction = m_viewMenu->addAction(tr("Find…"), this, [this] { m_search->activate(); });
+    findAction->setShortcuts({QKeySequence::Find, QKeySequence(Qt::Key_Slash)});
+    findAction->setShortcutContext(Qt::WindowShortcut);
+    // Enter in the Search dock hands the keyboard back to the timeline; these step through the hits from anywhere.
+    m_viewMenu->addAction(tr("Next search hit"), QKeySequence::FindNext, this, [this] { m_search->next(); });
+    m_viewMenu->addAction(tr("Previous search hit"), QKeySequence::FindPrevious, this, [this] { m_search->previous(); });
+    m_viewMenu->addSeparator();
+
+    // Edges
+    QMenu *edges = menuBar()->addMenu(tr("&Edges"));
+    m_allEdgesAction = m_timeline->keyAction(TimelineKey::AllEdges); // checked while all edges are shown
+    edges->addAction(m_allEdgesAction);
+    edges->addSeparator();
+    QList<QAction *> kindActions;
+    for (int k = 0; k < core::kEdgeKindCount; ++k) {
+        const auto kind = static_cast<core::EdgeKind>(k);
+        QAction *action = edges->addAction(edgeIcon(kind), edgeKindLabel(kind));
+        action->setIconText(edgeKindShortLabel(kind));
+        action->setToolTip(tr("Show %1 edges").arg(edgeKindLabel(kind)));
+        action->setCheckable(true);
+        action->setChecked(true);
+        connect(action, &QAction::toggled, this, [this, kind](bool on) { m_timeline->setEdgeKindVisible(kind, on); });
+        kindActions << action;
+    }
+
+    // Link
+    QMenu *link = menuBar()->addMenu(tr("&Link"));
+    m_policyGroup = new QActionGroup(this);
+    m_policyBox = new QComboBox(this);
+    m_policyBox->setToolTip(tr("How each GPU op's parent CPU op is chosen; changing it relinks in the background"));
+    for (int p = 0; p < core::kPolicyCount; ++p) {
+        const auto policy = static_cast<core::Policy>(p);
+        const QString name = fromView(policyName(policy));
+        QAction *action = link->addAction(tr("Policy: %1").arg(name));
+        action->setCheckable(true);
+        action->setChecked(policy == m_policy);
+        action->setData(p);
+        m_policyGroup->addAction(action);
+        m_policyBox->addItem(name, p);
+    }
+    connect(m_policyGroup, &QActionGroup::triggered, this,
+            [this](QAction *action) { setPolicy(static_cast<core::Policy>(action->data().toInt())); });
+    connect(m_policyBox, &QComboBox::activated, this,
+            [this](int index) { setPolicy(static_cast<core::Policy>(m_policyBox->itemData(index).toInt())); });
+
+    // Help
+    QMenu *help = menuBar()->addMenu(tr("&Help"));
+    QAction *shortcuts = help->addAction(tr("Keyboard shortcuts"), this, &MainWindow::showShortcuts);
+    // F1, or ? as in most timeline tools (a text field keeps its ? as text).
+    shortcuts->setShortcuts({QKeySequence(Qt::Key_F1), QKeySequence(Qt::Key_Question)});
+    // Every action of the menus and the timeline by name (commandpalette.h), made on first use.
+    QAction *palette = help->addAction(tr("Command palette…"), this, [this] {
+        auto *commands = findChild<CommandPalette *>(QString(), Qt::FindDirectChildrenOnly);
+        (commands ? commands : new CommandPalette(this))->popup();
+    });
+    palette->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_P));
+
+    // Toolbars: actions + policy + edge kinds (their icons double as the edge colour legend).
+    QToolBar *bar = addToolBar(tr("Timeline"));
+    bar->setObjectName(QStringLiteral("TimelineToolBar"));
+    bar->addAction(openPairAction);
+    bar->addSeparator();
+    bar->addWidget(new QLabel(tr(" Policy: "), bar));
+    bar->addWidget(m_policyBox);
+    bar->addSeparator();
+    bar->addAction(m_allEdgesAction);
+    for (QAction *action : kindActions)
+        bar->addAction(action);
+    bar->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    addToolBarBreak();
+    QToolBar *legend = addToolBar(tr("Legend"));
+    legend->setObjectName(QStringLiteral("LegendToolBar"));
+    legend->addWidget(new LegendWidget(legend));
+}
+
+void MainWindow::buildStatusBar()
+{
+    m_countsLabel = new QLabel(tr("No trace loaded"), this);
+    m_warningsLabel = new QLabel(this);
+    m_warningsLabel->hide();
+    m_warningsLabel->setTextFormat(Qt::RichText);
+    connect(m_warningsLabel, &QLabel::linkActivated, this, [this] {
+        m_warnings->show();
+        m_warnings->raise();
+    });
+    statusBar()->addWidget(m_countsLabel, 1);
+    // Permanent: a temporary status message ("Cancelled", …) never paints over it.
+    statusBar()->addPermanentWidget(m_warningsLabel);
+    keepToolTipsOnScreen(m_warningsLabel); // its list of warnings is tall: kept inside the screen
+
+    m_progressPanel = new QWidget(this);
+    auto *layout = new QHBoxLayout(m_progressPanel);
+    layout->setContentsMargins(0, 0, 0, 0);
+    for (int s = 0; s < TraceLoader::kStageCount; ++s) {
+        auto *label = new QLabel(TraceLoader::stageName(static_cast<TraceLoader::Stage>(s)), m_progressPanel);
+        auto *bar = new QProgressBar(m_progressPanel);
+        bar->setMaximumWidth(120);
+        bar->setMaximumHeight(14);
+        bar->setTextVisible(false);
+        layout->addWidget(label);
+        layout->addWidget(bar);
+        m_stageLabels.push_back(label);
+        m_stageBars.push_back(bar);
+    }
+    m_cancelButton = new QPushButton(tr("Cancel"), m_progressPanel);
+    layout->addWidget(m_cancelButton);
+    connect(m_cancelButton, &QPushButton::clicked, m_loader, &TraceLoader::cancel);
+    statusBar()->addPermanentWidget(m_progressPanel);
+    m_progressPanel->hide();
+
+    m_progressTimer = new QTimer(this);
+    m_progressTimer->setInterval(100);
+    connect(m_progressTimer, &QTimer::timeout, this, &MainWindow::updateProgress);
+}
+
+// A pair goes into Open Recent once it has opened (onLoaded), never when it failed.
+void MainWindow::openPair(const QString &hostPath, const QString &devicePath)
+{
+    m_loader->load(hostPath, devicePath, m_policy);
+    updateStartPage();
+}
+
+void MainWindow::openDevice(const QString &devicePath) { openPair(QString(), devicePath); }
+
+void MainWindow::openRecent(const RecentEntry &entry)
+{
+    entry.isJob() ? openJob(entry.folder) : openPair(entry.host, entry.device);
+}
+
+void MainWindow::updateStartPage()
+{
+    // Nothing open or being opened: no trace, no load, and no job open, being read or looked for.
+    const bool show = m_startPage && !m_doc && !m_loader->isBusy() && !(m_jobDock && (m_jobDock->job() || m_jobPending));
+    // isHidden, not isVisible: before the window is first shown nothing is visible.
+    if (show && m_startPage->isHidden()) {
+        m_startPage->refresh();
+        m_startPage->show();
+        if (m_timeline->hasFocus() || !QApplication::focusWidget())
+            m_startPage->openPairButton()->setFocus();
+    } else if (!show && m_startPage && !m_startPage->isHidden()) {
+        const bool hadFocus = m_startPage->isAncestorOf(QApplication::focusWidget());
+        m_startPage->hide();
+        if (hadFocus)
+            m_timeline->setFocus();
+    }
+}
+
+void MainWindow::openFiles(const QStringList &paths)
+{
+    if (paths.size() == 1)
+        openDevice(paths.front());
+    else if (paths.size() == 2)
+        openPair(paths.at(0), paths.at(1));
+    else
+        onFailed(tr("Drop one Kineto trace, or a host ET and its Kineto trace (got %1 files).").arg(paths.size()));
+}
+
+void MainWindow::setPolicy(core::Policy policy)
+{
+    m_policy = policy;
+    for (QAction *action : m_policyGroup->actions())
+        action->setChecked(action->data().toInt() == static_cast<int>(policy));
+    m_policyBox->setCurrentIndex(m_policyBox->findData(static_cast<int>(policy)));
+    if (m_doc && m_doc->links().policy != policy)
+        m_loader->relink(m_doc, policy);
+}
+
+void MainWindow::setLinks(std::shared_ptr<const core::LinkSet> links)
+{
+    if (!m_doc || !links)
+        return;
+    setDocument(TraceDocument::create(m_doc->hostPath(), m_doc->devicePath(), m_doc->hostShared(), m_doc->deviceShared(),
+                                      std::move(links)));
+}
+
+void MainWindow::onLoadStarted(bool relink)
+{
+    for (std::size_t s = 0; s < m_stageBars.size(); ++s) {
+        m_stageBars[s]->setRange(0, 1000);
+        m_stageBars[s]->setValue(0);
+    }
+    m_progressPanel->show();
+    m_progressTimer->start();
+    if (!m_doc)
+        m_timeline->setPlaceholderText(tr("Loading…"));
+    updateProgress();
+    statusBar()->showMessage(relink ? tr("Relinking…") : tr("Loading…"));
+}
+
+void MainWindow::updateProgress()
+{
+    const auto stages = m_loader->progress();
+    for (std::size_t s = 0; s < stages.size() && s < m_stageBars.size(); ++s) {
+        const auto &stage = stages[s];
+        m_stageLabels[s]->setVisible(stage.used);
+        m_stageBars[s]->setVisible(stage.used);
+        if (stage.finished) {
+            m_stageBars[s]->setRange(0, 1000);
+            m_stageBars[s]->setValue(1000);
+        } else if (!stage.started) {
+            m_stageBars[s]->setRange(0, 1000);
+            m_stageBars[s]->setValue(0);
+        } else if (stage.total == 0) {
+            m_stageBars[s]->setRange(0, 0); // busy indicator
+        } else {
+            m_stageBars[s]->setRange(0, 1000);
+            m_stageBars[s]->setValue(static_cast<int>(1000.0 * stage.done / stage.total));
+        }
+    }
+}
+
+void MainWindow::finishProgress()
+{
+    m_timeline->setPlaceholderText(QString());
+    m_progressTimer->stop();
+    m_progressPanel->hide();
+    statusBar()->clearMessage();
+    // After the loader's signal returns it is idle: the start page again if nothing opened.
+    QTimer::singleShot(0, this, &MainWindow::updateStartPage);
+}
+
+void MainWindow::onLoaded(DocumentPtr doc, const QStringList &warnings, bool relink)
+{
+    finishProgress();
+    if (!relink && doc)
+        recent::rememberPair(doc->hostPath(), doc->devicePath());
+    setDocument(std::move(doc));
+    // The Warnings dock lists them all (host, Kineto, linking), whatever this load added.
+    const int count = m_warnings->count();
+    if (count > 0) {
+        m_warningsLabel->setText(
+            QStringLiteral("<a href=\"warnings\">%1</a>").arg(count == 1 ? tr("⚠ 1 warning") : tr("⚠ %L1 warnings").arg(count)));
+        m_warningsLabel->setToolTip(warnings.mid(0, 30).join(QLatin1Char('\n'))
+                                    + (warnings.size() > 30 ? tr("\n… and %L1 more").arg(warnings.size() - 30) : QString())
+                                    + tr("\n\nClick to list them in the Warnings dock"));
+        m_warningsLabel->show();
+    } else {
+        m_warningsLabel->hide();
+    }
+}
+
+void MainWindow::onFailed(const QString &message)
+{
+    finishProgress();
+    // Whatever was open stays open. Non-blocking, so a queued result or a test never waits on it.
+    auto *box = new QMessageBox(QMessageBox::Critical, tr("Could not open the trace"), message, QMessageBox::Ok, this);
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->open();
+    emit loadFailed(message);
+}
+
+void MainWindow::setDocument(DocumentPtr doc)
+{
+    const bool sameTrace = m_doc && doc && m_doc->deviceShared() == doc->deviceShared();
+    const core::EventIndex keep = m_selection->current();
+    m_doc = std::move(doc);
+    m_timeline->setDocument(m_doc);
+    if (!sameTrace)
+        m_selection->clear();
+    updateRankLabels(); // the window title; a rank of the open job is named there, in Details, Findings and the panes
+    emit documentChanged(m_doc);
+    if (sameTrace && keep.valid()) {
+        // Same events after a relink: re-announce the selection so docks show its new link.
+        m_selection->clear();
+        m_selection->select(keep);
+    }
+    m_policy = m_doc->links().policy;
+    m_policyBox->setCurrentIndex(m_policyBox->findData(static_cast<int>(m_policy)));
+    for (QAction *action : m_policyGroup->actions())
+        action->setChecked(action->data().toInt() == static_cast<int>(m_policy));
+    updateCounts();
+}
+
+QString MainWindow::statusText() const { return m_countsLabel->text(); }
+
+void MainWindow::updateCounts()
+{
+    if (!m_doc) {
+        m_countsLabel->setText(tr("No trace loaded"));
+        return;
+    }
+    const LinkCounts &counts = m_doc->counts();
+    m_countsLabel->setText(tr("%L1 events · %L2 GPU ops · linked %L3 · orphans %L4 · findings %L5 · policy %6")
+                               .arg(m_doc->eventCount())
+                               .arg(counts.gpuOps)
+                               .arg(counts.linked)
+                               .arg(counts.orphans)
+                               .arg(counts.findings)
+                               .arg(fromView(policyName(m_doc->links().policy))));
+}
+
+void MainWindow::rebuildRecentMenu()
+{
+    recent::fillMenu(m_recentMenu, [this](const RecentEntry &entry) { openRecent(entry); });
+}
+
+void MainWindow::onTimeRangeChanged()
+{
+    if (!m_timeline->hasTimeRange() || !m_doc) {
+        m_details->setTimeRangeHtml(QString());
+        m_range->setRange(0, 0);
+        return;
+    }
+    // Per op name, stream and thread (core/analysis/rangestats.h): a visit per event in the range.
+    m_range->setRange(m_timeline->timeRangeStart(), m_timeline->timeRangeEnd());
+    m_range->show();
+    m_range->raise();
+    // Once per release: two binary searches per row, plus the GPU-op count (timerange.h).
+    const TimeRangeSummary summary = summarizeTimeRange(*m_doc, m_timeline->layout(), m_timeline->timeRangeStart(),
+                                                        m_timeline->timeRangeEnd());
+    m_details->setTimeRangeHtml(timeRangeHtml(summary));
+    statusBar()->showMessage(tr("Time range %1 · %L2 events · %3%L4 GPU ops")
+                                 .arg(formatDuration(summary.end - summary.start))
+                                 .arg(summary.events())
+                                 .arg(summary.estimated() ? QStringLiteral("~") : QString())
+                                 .arg(summary.gpuOps()),
+                             8000);
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent *event)
+{
+    const QList<QUrl> urls = event->mimeData()->urls();
+    if (!urls.isEmpty() && urls.size() <= 2
+        && std::all_of(urls.begin(), urls.end(), [](const QUrl &url) { return url.isLocalFile(); }))
+        event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent *event)
+{
+    QStringList paths;
+    for (const QUrl &url : event->mimeData()->urls())
+        paths << url.toLocalFile();
+    event->acceptProposedAction();
+    if (paths.size() == 1 && QFileInfo(paths.front()).isDir())
+        openJob(paths.front());
+    else
+        openFiles(paths);
+}
+
+JobDock *MainWindow::jobDock()
+{
+    if (!m_jobDock) {
+        m_jobDock = new JobDock(this);
+        addDock(m_jobDock, Qt::TopDockWidgetArea);
+        m_jobDockRestored = WindowLayout::restoreDock(this, m_jobDock);
+        // View ▸ Critical path also draws the job's predicted path across the overview's ranks.
+        m_jobDock->setCriticalPathMode(m_predict->criticalPathAction()->isChecked());
+        connect(m_predict->criticalPathAction(), &QAction::toggled, m_jobDock, &JobDock::setCriticalPathMode);
+        connect(this, &MainWindow::documentChanged, m_jobDock, [this](const DocumentPtr &doc) {
+            if (doc)
+                m_jobDock->documentShown(doc->devicePath());
+            // The first rank's Findings have filled their dock: sized again, once per job opened,
+            // so that a size the user drags to later is kept.
+            if (doc && m_fitJobOnShow) {
+                m_fitJobOnShow = false;
+                fitJobLayout();
+            }
+        });
+        // Another folder's ranks were found: the previous job's panes and findings go with it.
+        connect(m_jobDock->loader(), &JobLoader::cancelled, this, [this] {
+            m_jobPending = false;
+            updateStartPage();
+        });
+        connect(m_jobDock, &JobDock::jobClosed, this, [this] {
+            m_panes->setJob(nullptr);
+            m_review->findingsDock()->setJob(nullptr);
+            updateRankLabels();
+        });
+        connect(m_jobDock, &JobDock::jobOpened, this, [this](const JobPtr &job) {
+            m_jobPending = false;
+            recent::rememberJob(job->folder);
+            updateStartPage();
+            if (!m_doc)
+                m_timeline->setPlaceholderText(
+                    tr("Double-click a rank in the Job overview above (or click it and Open rank) to open its lanes here"));
+            fitJobLayout();
+            m_panes->setJob(job);
+            m_review->findingsDock()->setJob(job);
+            if (auto *summary = findChild<SummaryDock *>())
+                summary->setJob(job);
+            updateRankLabels();
+        });
+        connect(m_jobDock, &JobDock::openRankRequested, this, [this](qint64 rank, const QString &host, const QString &device) {
+            if (RankPane *pane = m_panes->pane(rank); pane && pane->isLoaded()) {
+                editRankHere(rank); // already read: swapped in, not read again
+                return;
+            }
+            m_panes->closePane(rank);
+            statusBar()->showMessage(tr("Opening rank %1 of the job").arg(rank), 4000);
+            if (host.isEmpty())
+                openDevice(device);
+            else
+                openPair(host, device);
+        });
+        connect(m_jobDock, &JobDock::showBesideRequested, this, [this](qint64 rank, const QString &host, const QString &device) {
+            if (rank == m_panes->mainRank()) {
+                statusBar()->showMessage(
+                    tr("Rank %1 is the rank open above: click another rank in the Job overview, then Show beside").arg(rank),
+                    6000);
+                return;
+            }
+            m_panes->openPane(rank, host, device, m_policy);
+            statusBar()->showMessage(tr("Rank %1 below the open rank, on the job's aligned clock").arg(rank), 4000);
+        });
+        connect(m_panes, &RankPanes::editRequested, this, &MainWindow::editRankHere);
+        connect(m_panes, &RankPanes::paneBookmarkRequested, this, [this](qint64 rank) {
+            statusBar()->showMessage(
+                tr("Rank %1's lanes are read-only here: Edit here makes it the main rank, where M adds a bookmark "
+                   "to its sidecar")
+                    .arg(rank),
+                6000);
+        });
+        // A collective clicked in the overview, or a cross-rank finding's: shown in every rank's lanes.
+        connect(m_jobDock->overview(), &JobOverview::collectiveSelected, m_panes, &RankPanes::frameCollective);
+        // And the overview zooms and pans with the ranks' lanes (on the same aligned clock).
+        connect(m_panes, &RankPanes::referenceViewChanged, m_jobDock->overview(), &JobOverview::showRange);
+        // The job dock's list and the Findings dock's "Across ranks" stay on the same finding.
+        connect(m_jobDock, &JobDock::findingSelected, this,
+                [this](int row) { m_review->findingsDock()->jobFindings()->setCurrentFinding(row); });
+        connect(m_review->findingsDock(), &FindingsDock::jobFindingActivated, m_jobDock, &JobDock::selectFinding);
+        connect(m_jobDock, &JobDock::exported, this,
+                [this](const QString &, const QString &summary) { statusBar()->showMessage(summary, 10000); });
+        connect(m_jobDock, &JobDock::failed, this, [this](const QString &message) {
+            m_jobPending = false;
+            updateStartPage();
+            if (!m_doc && !m_jobDock->job())
+                m_timeline->setPlaceholderText(QString());
+            statusBar()->showMessage(message, 10000);
+        });
+        // A fix across ranks rewrote rank sidecars: the rank open below is reopened with its own.
+        connect(m_jobDock, &JobDock::sidecarsChanged, this, [this](const QList<qint64> &ranks, const QString &message) {
+            statusBar()->showMessage(message.section(QLatin1Char('\n'), 0, 0), 10000);
+            if (!m_doc || !m_jobDock->job())
+                return;
+            for (const auto &r : m_jobDock->job()->layout.ranks)
+                if (ranks.contains(r.rank) && QString::fromStdString(r.device) == m_doc->devicePath()) {
+                    if (r.host.empty())
+                        openDevice(QString::fromStdString(r.device));
+                    else
+                        openPair(QString::fromStdString(r.host), QString::fromStdString(r.device));
+                }
+        });
+    }
+    return m_jobDock;
+}
+
+void MainWindow::updateRankLabels()
+{
+    if (!m_panes || !m_review)
+        return;
+    const qint64 rank = m_jobDock && m_doc ? m_jobDock->rankOfDevice(m_doc->devicePath()) : -1;
+    m_panes->setMainRank(rank);
+    m_review->findingsDock()->setOpenRank(rank);
+    const bool inJob = rank >= 0 && m_jobDock->job();
+    m_details->setRankLabel(inJob ? tr("Rank %1 of the job in %2").arg(rank).arg(m_jobDock->job()->folder) : QString());
+    if (m_doc) {
+        const QString names = pairFileNames(m_doc->hostPath(), m_doc->devicePath());
+        setWindowTitle(inJob ? tr("Rank %1 · %2 — Linkscope").arg(rank).arg(names) : tr("%1 — Linkscope").arg(names));
+    }
+}
+
+void MainWindow::editRankHere(qint64 rank)
+{
+    RankPane *pane = m_panes->pane(rank);
+    if (!pane || !pane->isLoaded() || m_loader->isBusy())
+        return;
+    const auto view = m_panes->referenceView();
+    const int position = m_panes->paneIndex(rank);
+    const DocumentPtr linked = pane->linkedDocument();
+    const QStringList warnings = pane->warnings();
+    m_panes->closePane(rank);
+    // The rank shown until now keeps its lanes, in the pane's place: its linker's document (for a
+    // later swap back) and the corrected one shown.
+    const qint64 previous = m_panes->mainRank();
+    if (m_doc && previous >= 0)
+        m_panes
+            ->adoptPane(previous, m_review->controller()->linkedDocument() ? m_review->controller()->linkedDocument() : m_doc,
+                        m_doc, {}, position)
+            ->view()
+            ->setBookmarks(m_timeline->bookmarkOverlay().bookmarks()); // its sidecar's, drawn there too
+    // As if it had just been read: the correction session re-applies the rank's sidecar.
+    onLoaded(linked, warnings, false);
+    if (view)
+        m_panes->setReferenceView(*view);
+    statusBar()->showMessage(tr("Rank %1 is the main rank: Details, Search, Findings and corrections act on it").arg(rank), 6000);
+}
+
+void MainWindow::openJob(const QString &folder)
+{
+    JobDock *dock = jobDock();
+    dock->show();
+    m_jobPending = true;
+    updateStartPage();
+    fitJobLayout();
+    m_fitJobOnShow = true;
+    if (!m_doc)
+        m_timeline->setPlaceholderText(
+            tr("Opening the job in %1: its ranks appear in the Job overview above as they are read").arg(folder));
+    dock->open(folder, m_policy);
+}
+
+void MainWindow::fitJobLayout()
+{
+    // The overview gets about 24 % of the window's height (eight rank rows at 1080 px) and the
+    // Findings below it 24 % or what they need (the Chakra comparison, the filter and a few
+    // findings), so that the main rank's lanes and the ranks shown beside it keep the middle:
+    // about 400 px at 1080, against 290 when the overview took 40 % and the Findings their
+    // wrapped text's minimum. Asked for once the layout has taken the job's dock and its contents
+    // in (sizes asked for before are lost): as the job opens (the panes' split is taken from the
+    // height this gives), when it is open, and when its first rank is shown.
+    QTimer::singleShot(0, this, [this] {
+        if (!m_jobDock || !m_jobDock->isVisible() || m_jobDock->isFloating() || m_jobDockRestored)
+            return; // a size saved from the last session is kept
+        resizeDocks({m_jobDock}, {std::max(240, height() * 24 / 100)}, Qt::Vertical);
+        if (QDockWidget *findings = m_review->findingsDock(); findings->isVisible() && !findings->isFloating())
+            resizeDocks({findings}, {std::max({250, height() * 24 / 100, WindowLayout::contentsMinimumHeight(findings)})},
+                        Qt::Vertical);
+    });
+}
+
+void MainWindow::showEvent(QShowEvent *event)
+{
+    QMainWindow::showEvent(event);
+    if (m_placed)
+        return;
+    m_placed = true;
+    const QScreen *screen = this->screen();
+    if (!screen)
+        return;
+    // Unless the size was set before the first show (a saved geometry, a test), 1400×900 or what fits
+    // the screen, whichever is smaller (at 1.5× scale a 1080p screen has 1280×720 logical pixels);
+    // and the top-left corner on the screen.
+    const QRect available = screen->availableGeometry();
+    const QSize frame = frameGeometry().size() - geometry().size(); // title bar and borders
+    const QSize room = available.size() - frame;
+    if (!testAttribute(Qt::WA_Resized))
+        resize(QSize(1400, 900).boundedTo(room));
+    if (!m_layoutRestored) // once the window has its size: the docks' default sizes for it
+        QTimer::singleShot(0, this, [this] { WindowLayout::applyDefaults(this); });
+    QRect placed = frameGeometry();
+    if (!available.contains(placed)) {
+        placed.moveLeft(
+            std::clamp(placed.left(), available.left(), std::max(available.left(), available.right() - placed.width() + 1)));
+        placed.moveTop(
+            std::clamp(placed.top(), available.top(), std::max(available.top(), available.bottom() - placed.height() + 1)));
+        move(placed.topLeft());
+    }
+}
+
+void MainWindow::closeEvent(QCloseEvent *event)
+{
+    m_loader->cancel();
+    WindowLayout::save(this);
+    QMainWindow::closeEvent(event);
+}
+
+} // namespace linkscope::ui

@@ -1,0 +1,169 @@
+#pragma once
+// The main window: file opening (menu, recent files, drag and drop, command line), background
+// loading with per-stage progress and Cancel, the linking policy, the timeline and its docks.
+//
+// Extending with docks: create the dock with selection() and connect documentChanged() to its
+// setDocument(); call addDock() so that it gets a View-menu toggle. document() is the loaded,
+// immutable TraceDocument (null before the first load); it is replaced, never mutated.
+
+#include "link/linkset.h"
+#include "shell/tracedocument.h"
+
+#include <QMainWindow>
+#include <QStringList>
+
+class QAction;
+class QActionGroup;
+class QComboBox;
+class QDockWidget;
+class QLabel;
+class QMenu;
+class QProgressBar;
+class QPushButton;
+class QTimer;
+
+namespace linkscope::ui {
+
+class DetailsDock;
+class JobDock;
+class EventSelection;
+class PredictDock;
+class PredictionController;
+class RangeDock;
+class RankPanes;
+class SearchDock;
+class TimelineView;
+class TraceLoader;
+class ReviewUi;
+class StartPage;
+class WarningsDock;
+struct RecentEntry;
+
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+public:
+    explicit MainWindow(QWidget *parent = nullptr);
+    ~MainWindow() override;
+
+    void openPair(const QString &hostPath, const QString &devicePath);
+    void openDevice(const QString &devicePath);
+    // One file: a Kineto trace. Two files: a pair in either order (the files are sniffed).
+    void openFiles(const QStringList &paths);
+    // A folder of per-rank traces: the job dock (jobdock.h) opens it; its ranks open here on request.
+    void openJob(const QString &folder);
+    // A pair or a job of File ▸ Open recent or the start page.
+    void openRecent(const RecentEntry &entry);
+    // What the window shows while nothing is open (startpage.h).
+    StartPage *startPage() const { return m_startPage; }
+    // The job dock, created on first use.
+    JobDock *jobDock();
+    // The timeline and, below it, other ranks' lanes of the open job (the central widget).
+    RankPanes *rankPanes() const { return m_panes; }
+    // Makes `rank` (shown in a pane below) the main rank, without reading it again; the rank shown
+    // until now takes its pane.
+    void editRankHere(qint64 rank);
+
+    const DocumentPtr &document() const { return m_doc; }
+    EventSelection *selection() const { return m_selection; }
+    TimelineView *timeline() const { return m_timeline; }
+    TraceLoader *loader() const { return m_loader; }
+    DetailsDock *detailsDock() const { return m_details; }
+    SearchDock *searchDock() const { return m_search; }
+    RangeDock *rangeDock() const { return m_range; }
+    WarningsDock *warningsDock() const { return m_warnings; }
+    // The open pair's prediction (rebuilt when the links change) and the dock that shows it.
+    PredictionController *predictionController() const { return m_predictor; }
+    PredictDock *predictDock() const { return m_predict; }
+    QLabel *warningsLabel() const { return m_warningsLabel; } // "⚠ N warnings": a link that opens the dock
+    QMenu *viewMenu() const { return m_viewMenu; }
+    void addDock(QDockWidget *dock, Qt::DockWidgetArea area);
+
+    // Replaces the links of the open traces (e.g. after a user correction) and emits
+    // documentChanged(). Builds the timeline arrays on the calling (GUI) thread: O(events), meant
+    // for edits, not for relinking a 10M-event trace (setPolicy() does that in the background).
+    void setLinks(std::shared_ptr<const core::LinkSet> links);
+
+    // Review and corrections (docks, menus, undo, sidecar): see reviewui.h.
+    ReviewUi *review() const { return m_review; }
+
+    // The keyboard-shortcut sheet (Help ▸ Keyboard shortcuts, F1) as HTML, generated from the
+    // timeline's key bindings, the menus' actions that have keys, and the mouse gestures.
+    QString shortcutSheetHtml() const;
+    // Shows `doc` in place of the linker's document of the same traces (the corrected links).
+    void showCorrectedDocument(DocumentPtr doc) { setDocument(std::move(doc)); }
+
+    core::Policy policy() const { return m_policy; }
+    // Relinks the open traces under `policy` in the background (no-op without a document).
+    void setPolicy(core::Policy policy);
+
+    // The status line text ("N GPU ops · linked … · orphans … · findings …"), for tests.
+    QString statusText() const;
+
+signals:
+    void documentChanged(linkscope::ui::DocumentPtr doc);
+    void loadFailed(const QString &message);
+
+protected:
+    void dragEnterEvent(QDragEnterEvent *event) override;
+    void dropEvent(QDropEvent *event) override;
+    void closeEvent(QCloseEvent *event) override;
+    void showEvent(QShowEvent *event) override;
+
+private:
+    // Job dock about 24 % of the height, Findings 24 %: the rank's lanes keep the middle.
+    void fitJobLayout();
+    void onTimeRangeChanged();
+    void buildActions();
+    void buildStatusBar();
+    void setDocument(DocumentPtr doc);
+    void onLoaded(DocumentPtr doc, const QStringList &warnings, bool relink);
+    void onFailed(const QString &message);
+    void onLoadStarted(bool relink);
+    void updateProgress();
+    void finishProgress();
+    void rebuildRecentMenu();
+    // The start page is shown while no trace is open or loading and no job is open or opening.
+    void updateStartPage();
+    void updateCounts();
+    void showShortcuts();
+    void updateRankLabels();
+
+    DocumentPtr m_doc;
+    EventSelection *m_selection;
+    TimelineView *m_timeline;
+    TraceLoader *m_loader;
+    DetailsDock *m_details;
+    SearchDock *m_search;
+    RangeDock *m_range = nullptr;
+    WarningsDock *m_warnings;
+    PredictionController *m_predictor = nullptr;
+    PredictDock *m_predict = nullptr;
+    ReviewUi *m_review = nullptr;
+    JobDock *m_jobDock = nullptr;
+    RankPanes *m_panes = nullptr;
+    core::Policy m_policy = core::Policy::Nesting;
+
+    QMenu *m_viewMenu = nullptr;
+    QMenu *m_recentMenu = nullptr;
+    QAction *m_openPairAction = nullptr;
+    QAction *m_openJobAction = nullptr;
+    StartPage *m_startPage = nullptr;
+    bool m_jobPending = false; // a job folder is being looked into or read
+    QComboBox *m_policyBox = nullptr;
+    QActionGroup *m_policyGroup = nullptr;
+    QAction *m_allEdgesAction = nullptr;
+
+    QLabel *m_countsLabel = nullptr;
+    QLabel *m_warningsLabel = nullptr;
+    QWidget *m_progressPanel = nullptr;
+    std::vector<QLabel *> m_stageLabels;
+    std::vector<QProgressBar *> m_stageBars;
+    QPushButton *m_cancelButton = nullptr;
+    QTimer *m_progressTimer = nullptr;
+    bool m_placed = false;          // sized and placed on the screen (first show)
+    bool m_fitJobOnShow = false;    // fit the job's docks again once its first rank is shown
+    bool m_layoutRestored = false;  // the last session's layout was applied (windowlayout.h)
+    bool m_jobDockRestored = false; // the job dock took its place and size from it
+};
+
+} // namespace linkscope::ui

@@ -1,0 +1,84 @@
+#include "shell/openpair.h"
+
+#include "io/tracereader.h"
+
+#include <QCoreApplication>
+#include <QFileDialog>
+#include <QFileInfo>
+
+#include <exception>
+
+namespace linkscope::ui {
+
+namespace {
+
+QString tr(const char *text) { return QCoreApplication::translate("OpenPair", text); }
+
+} // namespace
+
+PairChoice choosePair(const FileAsker &ask)
+{
+    PairChoice choice;
+    const QStringList first = ask(
+        tr("Open a trace pair: the host execution trace (ET) and its Kineto trace, one or both, in any order"), QString(), true);
+    if (first.isEmpty()) {
+        choice.cancelled = true;
+        return choice;
+    }
+    if (first.size() > 2) {
+        choice.error = tr("Pick a host ET and its Kineto trace: %1 files were picked").arg(first.size());
+        return choice;
+    }
+    if (first.size() == 2) {
+        // Either order: the loader tells which is which by content (resolvePairFiles).
+        choice.host = first.at(0);
+        choice.device = first.at(1);
+        return choice;
+    }
+    const QString path = first.front();
+    const QString name = QFileInfo(path).fileName();
+    const QString folder = QFileInfo(path).absolutePath();
+    core::TraceKind kind = core::TraceKind::Unknown;
+    try {
+        kind = core::sniffTraceKind(path.toStdString());
+    } catch (const std::exception &e) {
+        choice.error = QString::fromUtf8(e.what());
+        return choice;
+    }
+    if (kind == core::TraceKind::HostEt) {
+        const QStringList device = ask(tr("Kineto trace for %1").arg(name), folder, false);
+        if (device.isEmpty()) {
+            choice.cancelled = true;
+            return choice;
+        }
+        choice.host = path;
+        choice.device = device.front();
+        return choice;
+    }
+    if (kind == core::TraceKind::Kineto) {
+        // A Kineto trace picked first is the device trace: its host ET is asked for, not refused.
+        const QStringList host = ask(tr("Host execution trace (ET) for %1 (Cancel opens the Kineto trace alone)").arg(name),
+                                     folder, false);
+        choice.device = path;
+        if (!host.isEmpty())
+            choice.host = host.front();
+        return choice;
+    }
+    const std::string_view what = core::traceKindName(kind);
+    choice.error = tr("%1 is not a host ET or a Kineto trace (it looks like: %2)")
+                       .arg(path, QString::fromUtf8(what.data(), static_cast<qsizetype>(what.size())));
+    return choice;
+}
+
+FileAsker fileDialogAsker(QWidget *parent)
+{
+    return [parent](const QString &title, const QString &folder, bool several) {
+        const QString filter = QStringLiteral("Traces (*.json *.json.gz *.gz);;All files (*)");
+        if (several)
+            return QFileDialog::getOpenFileNames(parent, title, folder, filter);
+        const QString file = QFileDialog::getOpenFileName(parent, title, folder, filter);
+        return file.isEmpty() ? QStringList() : QStringList{file};
+    };
+}
+
+} // namespace linkscope::ui

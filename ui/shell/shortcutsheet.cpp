@@ -1,0 +1,89 @@
+// The keyboard-shortcut sheet (Help ▸ Keyboard shortcuts, F1): generated from the actions, shown
+// in a scrolling dialog no taller than the screen.
+
+#include "shell/mainwindow.h"
+
+#include "timeline/timelineinput.h"
+#include "timeline/timelineview.h"
+
+#include <QAction>
+#include <QDialog>
+#include <QDialogButtonBox>
+#include <QMenu>
+#include <QMenuBar>
+#include <QScreen>
+#include <QTextBrowser>
+#include <QTextDocument>
+#include <QVBoxLayout>
+
+#include <algorithm>
+
+namespace linkscope::ui {
+
+QString MainWindow::shortcutSheetHtml() const
+{
+    // Generated from the actions themselves: the timeline's key bindings, then every menu action that
+    // has a key (search, review, export, ...), then the mouse gestures.
+    auto keysOf = [](const QAction *action) {
+        QStringList keys;
+        for (const QKeySequence &key : action->shortcuts())
+            keys << key.toString(QKeySequence::NativeText).toHtmlEscaped();
+        return keys.join(QStringLiteral(", "));
+    };
+    auto row = [](const QString &keys, const QString &what) {
+        return QStringLiteral("<tr><td><b>%1</b></td><td>%2</td></tr>").arg(keys, what.toHtmlEscaped());
+    };
+    auto section = [](const QString &title) {
+        return QStringLiteral("<tr><td colspan=\"2\"><br><i>%1</i></td></tr>").arg(title.toHtmlEscaped());
+    };
+    QString html = QStringLiteral("<table>") + section(tr("Timeline (while it has the focus)"));
+    for (const QAction *action : m_timeline->keyActions())
+        html += row(keysOf(action), action->toolTip());
+    const QList<QAction *> &timelineKeys = m_timeline->keyActions();
+    for (const QAction *menu : menuBar()->actions()) {
+        if (!menu->menu())
+            continue;
+        QString rows;
+        for (const QAction *action : menu->menu()->actions())
+            if (!action->shortcuts().isEmpty() && !timelineKeys.contains(action))
+                rows += row(keysOf(action), action->text().remove(QLatin1Char('&')));
+        if (!rows.isEmpty())
+            html += section(menu->text().remove(QLatin1Char('&'))) + rows;
+    }
+    html += section(tr("Mouse"));
+    for (const auto &[gesture, what] : TimelineInput::mouseGestures())
+        html += row(gesture.toHtmlEscaped(), what);
+    html += row(tr("Ctrl+drag"), tr("from a GPU op onto a CPU op: re-parent it (Esc cancels)"));
+    return html + QStringLiteral("</table>");
+}
+
+void MainWindow::showShortcuts()
+{
+    // A dialog of its own, not a message box: the sheet is taller than a 1080-px screen, so it
+    // scrolls, and it is sized to fit the screen the window is on.
+    auto *sheet = findChild<QDialog *>(QStringLiteral("ShortcutSheet"));
+    if (!sheet) {
+        sheet = new QDialog(this);
+        sheet->setObjectName(QStringLiteral("ShortcutSheet"));
+        sheet->setWindowTitle(tr("Keyboard shortcuts"));
+        auto *layout = new QVBoxLayout(sheet);
+        auto *text = new QTextBrowser(sheet);
+        text->setObjectName(QStringLiteral("ShortcutSheetText"));
+        text->setOpenLinks(false);
+        layout->addWidget(text, 1);
+        auto *buttons = new QDialogButtonBox(QDialogButtonBox::Close, sheet);
+        connect(buttons, &QDialogButtonBox::rejected, sheet, &QDialog::reject);
+        layout->addWidget(buttons);
+    }
+    auto *text = sheet->findChild<QTextBrowser *>(QStringLiteral("ShortcutSheetText"));
+    text->setHtml(shortcutSheetHtml());
+    const QScreen *screen = this->screen();
+    const QSize room = screen ? screen->availableGeometry().size() * 85 / 100 : QSize(900, 700);
+    const QSize wanted(std::min(720, room.width()),
+                       std::min(static_cast<int>(text->document()->size().height()) + 90, room.height()));
+    sheet->resize(wanted);
+    sheet->show();
+    sheet->raise();
+}
+
+} // namespace linkscope::ui

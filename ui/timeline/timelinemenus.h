@@ -1,0 +1,58 @@
+#pragma once
+// The timeline's context menus and the lane actions shown in them (and in the window's View menu):
+// the lane-header menu (hide, collapse, move a lane or group; hide Python rows; GPU streams first;
+// the default order; show what is hidden), an event's menu and an edge's menu. They act through the
+// view's public interface only.
+
+#include "model/common.h"
+#include "shell/tracedocument.h"
+
+#include <QObject>
+#include <QPoint>
+#include <QString>
+
+#include <functional>
+
+class QAction;
+class QMenu;
+
+namespace linkscope::ui {
+
+class TimelineView;
+
+class TimelineMenus : public QObject {
+    Q_OBJECT
+public:
+    explicit TimelineMenus(TimelineView &view);
+
+    // Whoever can correct links adds its actions to the event and edge menus (called last, with the
+    // menu and the event or edge; the other is none).
+    using Provider = std::function<void(QMenu *menu, core::EventIndex event, DrawEdgeIndex edge)>;
+    void setProvider(Provider provider) { m_provider = std::move(provider); }
+
+    QMenu *createHeaderMenu(const QPoint &pos);
+    QMenu *createEventMenu(core::EventIndex event);
+    QMenu *createEdgeMenu(DrawEdgeIndex edge);
+    QMenu *createContextMenu(const QPoint &pos);
+
+    QAction *hidePythonRowsAction() const { return m_hidePython; }
+    QAction *gpuFirstAction() const { return m_gpuFirst; }
+    QAction *showHiddenAction() const { return m_showHidden; }
+    QAction *resetOrderAction() const { return m_resetOrder; }
+    QAction *foldPythonRowsAction() const { return m_foldPython; }
+    // Brings the actions' checked and enabled states in step with the view's layout.
+    void syncActions();
+
+private:
+    QString elidedName(core::EventIndex event) const;
+
+    TimelineView &m_view;
+    Provider m_provider;
+    QAction *m_hidePython = nullptr;
+    QAction *m_gpuFirst = nullptr;
+    QAction *m_showHidden = nullptr;
+    QAction *m_resetOrder = nullptr;
+    QAction *m_foldPython = nullptr;
+};
+
+} // namespace linkscope::ui

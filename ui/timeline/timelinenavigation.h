@@ -1,0 +1,38 @@
+#pragma once
+// Moving the timeline to what the user asks for: fit the selection (again: with its edges' far
+// ends), frame an event with its parent, reveal an event (open what hides it, bring it into view),
+// follow the selection's edges and cycle its focused edge, step along the selection's row. It acts
+// through the view's public interface only.
+
+#include "model/common.h"
+#include "shell/tracedocument.h"
+
+#include <vector>
+
+namespace linkscope::ui {
+
+class TimelineView;
+
+class TimelineNavigation {
+public:
+    explicit TimelineNavigation(TimelineView &view) : m_view(view) { }
+
+    // Fits the selection; a second call in a row also takes in the far ends of its edges.
+    void fitSelection();
+    // The next fitSelection() fits the selection alone (a new selection, a double-click).
+    void resetFitWidth() { m_fitWide = false; }
+    void frameEvent(core::EventIndex event);
+    void reveal(core::EventIndex event);
+    void followEdge(bool outgoing);
+    void cycleFocusedEdge(int delta);
+    void stepOnRow(int delta);
+
+private:
+    std::vector<DrawEdgeIndex> selectedEdges(bool incoming) const;
+    void fit(core::Nanos lo, core::Nanos hi);
+
+    TimelineView &m_view;
+    bool m_fitWide = false;
+};
+
+} // namespace linkscope::ui

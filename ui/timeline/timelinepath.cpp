@@ -1,0 +1,87 @@
+#include "timeline/timelinepath.h"
+
+#include "timeline/eventstyle.h"
+#include "timeline/timelinepalette.h"
+
+#include <QPainter>
+#include <QPainterPath>
+
+#include <algorithm>
+
+namespace linkscope::ui {
+
+void TimelinePathOverlay::setChain(std::vector<core::EventIndex> chain)
+{
+    chain.erase(std::unique(chain.begin(), chain.end()), chain.end());
+    m_chain = std::move(chain);
+    m_sorted = m_chain;
+    std::sort(m_sorted.begin(), m_sorted.end());
+    m_sorted.erase(std::unique(m_sorted.begin(), m_sorted.end()), m_sorted.end());
+    m_painted = 0;
+}
+
+bool TimelinePathOverlay::contains(core::EventIndex event) const
+{
+    return std::binary_search(m_sorted.begin(), m_sorted.end(), event);
+}
+
+void TimelinePathOverlay::paint(QPainter &painter, const TraceDocument &doc, const QRect &content,
+                                const std::function<QRectF(core::EventIndex)> &rectOf) const
+{
+    m_painted = 0;
+    if (m_chain.empty())
+        return;
+    const palette::Colors &colors = palette::current();
+    painter.save();
+    painter.setClipRect(content);
+    painter.fillRect(content, colors.pathDim);
+    const QRectF visible = QRectF(content).adjusted(-4, -4, 4, 4);
+    // The path's ops, in their own colour again, with a bold outline; the line from each to the next.
+    std::vector<QRectF> rects(m_chain.size());
+    for (std::size_t i = 0; i < m_chain.size(); ++i)
+        if (m_chain[i].in(doc.eventCount()))
+            rects[i] = rectOf(m_chain[i]);
+    painter.setRenderHint(QPainter::Antialiasing, true);
+    QPen line(colors.pathOutline, 1.6);
+    line.setCosmetic(true);
+    painter.setPen(line);
+    painter.setBrush(Qt::NoBrush);
+    std::size_t drawn = 0;
+    for (std::size_t i = 0; i + 1 < m_chain.size() && drawn < kDrawCap; ++i) {
+        const QRectF &a = rects[i], &b = rects[i + 1];
+        if (a.isEmpty() || b.isEmpty())
+            continue;
+        const QPointF from(a.right(), a.center().y()), to(b.left(), b.center().y());
+        if (!visible.intersects(QRectF(from, to).normalized().adjusted(-1, -1, 1, 1)))
+            continue;
+        QPainterPath curve(from);
+        const double bend = std::max(12.0, std::abs(to.x() - from.x()) / 3);
+        curve.cubicTo(from + QPointF(bend, 0), to - QPointF(bend, 0), to);
+        painter.drawPath(curve);
+        ++drawn;
+    }
+    painter.setRenderHint(QPainter::Antialiasing, false);
+    QPen outline(colors.pathOutline, 2.5);
+    outline.setJoinStyle(Qt::MiterJoin);
+    for (std::size_t i = 0; i < m_chain.size() && m_painted < kDrawCap; ++i) {
+        QRectF r = rects[i];
+        if (r.isEmpty() || !visible.intersects(r))
+            continue;
+        const QColor fill = eventColor(doc.style(m_chain[i]));
+        painter.fillRect(r, fill);
+        if (r.width() > 24) { // its name again: the wash covered the label
+            painter.setPen(fill.lightness() < 150 ? QColor(Qt::white) : palette::colors(palette::Theme::Light).text);
+            const QRectF text = r.adjusted(2, 0, -2, 0);
+            painter.drawText(text, Qt::AlignVCenter | Qt::AlignLeft,
+                             painter.fontMetrics().elidedText(doc.eventName(m_chain[i]), Qt::ElideRight, int(text.width())));
+        }
+        QRectF box = r.adjusted(-1.5, -1.5, 1.5, 1.5);
+        box.setWidth(std::max(box.width(), 5.0));
+        painter.setPen(outline);
+        painter.drawRect(box);
+        ++m_painted;
+    }
+    painter.restore();
+}
+
+} // namespace linkscope::ui

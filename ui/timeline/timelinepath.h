@@ -1,0 +1,46 @@
+#pragma once
+// Critical-path mode on the timeline: the ops a prediction's critical path runs through
+// (predictioncontroller.h), drawn where they were measured. Everything else in the lanes is washed
+// over with the background (dimmed); the path's ops are drawn again in their colour with a bold
+// outline, and a line joins each op to the next one on the path. The path is computed on the
+// simulated clock, so the line may go back in measured time: it shows the order, not the clock.
+
+#include "shell/tracedocument.h"
+
+#include <QRectF>
+
+#include <functional>
+#include <vector>
+
+class QPainter;
+class QRect;
+
+namespace linkscope::ui {
+
+class TimelinePathOverlay {
+public:
+    // At most this many path ops in view are drawn one by one (the rest of a huge path is dimmed).
+    static constexpr std::size_t kDrawCap = 20000;
+
+    // `chain`: the path's ops in path order (consecutive duplicates are dropped); empty turns the mode off.
+    void setChain(std::vector<core::EventIndex> chain);
+    bool active() const { return !m_chain.empty(); }
+    const std::vector<core::EventIndex> &chain() const { return m_chain; }
+    // The distinct ops of the chain, ascending (what is highlighted).
+    const std::vector<core::EventIndex> &events() const { return m_sorted; }
+    bool contains(core::EventIndex event) const;
+    void clear() { setChain({}); }
+
+    // `rectOf` gives an op's rectangle in widget coordinates (empty: its row is hidden).
+    void paint(QPainter &painter, const TraceDocument &doc, const QRect &content,
+               const std::function<QRectF(core::EventIndex)> &rectOf) const;
+    // How many path ops the last paint drew (tests).
+    std::size_t paintedCount() const { return m_painted; }
+
+private:
+    std::vector<core::EventIndex> m_chain;
+    std::vector<core::EventIndex> m_sorted;
+    mutable std::size_t m_painted = 0;
+};
+
+} // namespace linkscope::ui

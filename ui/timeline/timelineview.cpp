@@ -1,0 +1,608 @@
+#include "timeline/timelineview.h"
+
+#include "timeline/timelineinput.h"
+#include "timeline/timelinemenus.h"
+#include "timeline/timelinenavigation.h"
+#include "timeline/timelinepalette.h"
+#include "timeline/timelinetooltips.h"
+
+#include <QAction>
+#include <QContextMenuEvent>
+#include <QElapsedTimer>
+#include <QHelpEvent>
+#include <QKeyEvent>
+#include <QMenu>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QScopeGuard>
+#include <QScrollBar>
+#include <QToolTip>
+#include <QWheelEvent>
+
+#include <algorithm>
+#include <cmath>
+
+namespace linkscope::ui {
+
+TimelineView::TimelineView(QWidget *parent) : QWidget(parent)
+{
+    setFocusPolicy(Qt::StrongFocus);
+    setMouseTracking(true);
+    setAttribute(Qt::WA_OpaquePaintEvent);
+    setMinimumSize(400, 200);
+    m_input = new TimelineInput(*this);
+    m_menus = new TimelineMenus(*this);
+    connect(m_arrangement, &TimelineArrangement::changed, this, &TimelineView::layoutChanged);
+    m_scrollBar = new QScrollBar(Qt::Vertical, this);
+    m_scrollBar->setCursor(Qt::ArrowCursor);
+    connect(m_scrollBar, &QScrollBar::valueChanged, this, [this](int value) { setVerticalOffset(value); });
+    updateScrollBar();
+}
+
+TimelineView::~TimelineView() = default;
+
+void TimelineView::setDocument(DocumentPtr doc)
+{
+    const bool sameTrace = m_doc && doc && m_doc->deviceShared() == doc->deviceShared();
+    m_doc = std::move(doc);
+    if (m_doc)
+        m_viewport.setTraceBounds(std::make_pair(m_doc->startTime(), m_doc->endTime()));
+    else
+        m_viewport.setTraceBounds(std::nullopt);
+    m_edges.setFocusedEdge(core::kNone);
+    m_hoverEvent = core::kNone;
+    m_edges.clearPainted();
+    m_painted = TimelinePainted();
+    m_headerDrag = HeaderDrag();
+    if (!sameTrace) {
+        m_highlighted.clear();
+        m_path.clear();
+        m_linkDrag = LinkDrag();
+        m_input->cancelRangeDrag();
+        if (hasTimeRange()) {
+            m_rangeStart = m_rangeEnd = 0;
+            emit timeRangeChanged();
+        }
+    }
+    if (sameTrace) {
+        // A relink keeps the lanes (same device trace): keep what the user arranged and where they were.
+        m_layout.setDocument(m_doc.get(), true);
+    } else {
+        m_layout.setDocument(m_doc.get());
+        m_headerWidth = TimelineViewSettings::restore(m_doc.get(), m_layout, kHeaderWidth, kMinHeaderWidth);
+        fitAll();
+    }
+    layoutChanged(false);
+    invalidateCache();
+    m_renderer.invalidateOverview();
+    updateScrollBar();
+    update();
+}
+
+void TimelineView::setSelectionModel(EventSelection *selection)
+{
+    if (m_selection)
+        disconnect(m_selection, nullptr, this, nullptr);
+    m_selection = selection;
+    if (m_selection)
+        connect(m_selection, &EventSelection::changed, this, &TimelineView::onSelectionChanged);
+    update();
+}
+
+const QList<QAction *> &TimelineView::keyActions() const { return m_input->keyActions(); }
+
+QAction *TimelineView::keyAction(TimelineKey key) const { return m_input->action(key); }
+
+bool TimelineView::timeRangeDragging() const { return m_input->rangeDragging(); }
+
+// ---------------------------------------------------------------- viewport
+
+QRect TimelineView::contentRectFor(const QSize &size) const
+{
+    const int scrollBarWidth = m_scrollBar && m_scrollBar->isVisible() ? m_scrollBar->width() : 0;
+    const int top = overviewHeight() + kRulerHeight;
+    return QRect(m_headerWidth, top, std::max(1, size.width() - m_headerWidth - scrollBarWidth),
+                 std::max(1, size.height() - top));
+}
+
+double TimelineView::nanosPerPixel() const { return m_viewport.nanosPerPixel(contentRect().width()); }
+
+double TimelineView::timeToX(core::Nanos t) const
+{
+    const QRect content = contentRect();
+    return content.left() + m_viewport.timeToX(t, content.width());
+}
+
+core::Nanos TimelineView::xToTime(double x) const
+{
+    const QRect content = contentRect();
+    return m_viewport.xToTime(x - content.left(), content.width());
+}
+
+void TimelineView::viewportChanged(bool changed)
+{
+    if (!changed)
+        return;
+    update();
+    emit viewChanged();
+}
+
+void TimelineView::setVisibleRange(core::Nanos start, core::Nanos end) { viewportChanged(m_viewport.setRange(start, end)); }
+
+void TimelineView::zoomAt(double factor, double x)
+{
+    const QRect content = contentRect();
+    viewportChanged(m_viewport.zoomAt(factor, x - content.left(), content.width()));
+}
+
+void TimelineView::panByPixels(double dx) { viewportChanged(m_viewport.panByPixels(dx, contentRect().width())); }
+
+void TimelineView::centreOn(core::Nanos centre) { viewportChanged(m_viewport.centreOn(centre)); }
+
+void TimelineView::fitAll() { viewportChanged(m_viewport.fitAll()); }
+
+void TimelineView::setVerticalOffset(int offset)
+{
+    offset = std::clamp(offset, 0, maxVerticalOffset(contentRect().height()));
+    if (offset == m_verticalOffset)
+        return;
+    m_verticalOffset = offset;
+    if (m_scrollBar->value() != offset)
+        m_scrollBar->setValue(offset);
+    update();
+    emit viewChanged();
+}
+
+int TimelineView::pinnedHeightFor(int contentHeight) const
+{
+    // Pinned rows taking more than half the view would leave too little to scroll: then they scroll too.
+    const int pinned = m_layout.pinnedHeight();
+    return pinned <= contentHeight / 2 ? pinned : 0;
+}
+
+int TimelineView::contentYAt(int y) const
+{
+    const QRect content = contentRect();
+    return timelineContentY(y, content.top(), m_verticalOffset, pinnedHeightFor(content.height()));
+}
+
+int TimelineView::maxVerticalOffset(int contentHeight) const { return std::max(0, m_layout.totalHeight() - contentHeight + 8); }
+
+void TimelineView::updateScrollBar()
+{
+    const int top = overviewHeight() + kRulerHeight;
+    const int width = m_scrollBar->sizeHint().width();
+    m_scrollBar->setGeometry(this->width() - width, top, width, std::max(0, height() - top));
+    const int maximum = maxVerticalOffset(height() - top);
+    m_scrollBar->setRange(0, maximum);
+    m_scrollBar->setPageStep(std::max(1, height() - top));
+    m_scrollBar->setSingleStep(TimelineLayout::kRowHeight * 3);
+    m_scrollBar->setVisible(maximum > 0);
+    if (m_verticalOffset > maximum) {
+        m_verticalOffset = maximum;
+        update();
+    }
+}
+
+void TimelineView::setFitRows(bool fit)
+{
+    m_fitRows = fit;
+    m_input->action(TimelineKey::FitRows)->setChecked(fit);
+    if (!fit)
+        m_layout.setRowHeight(TimelineLayout::kRowHeight);
+    layoutChanged(false);
+}
+
+void TimelineView::refitRows()
+{
+    // Fitted to the rows at the normal height, so that the result does not depend on the last fit.
+    if (!m_fitRows)
+        return;
+    m_layout.setRowHeight(TimelineLayout::kRowHeight);
+    m_layout.setRowHeight(m_layout.rowHeightToFit(contentRect().height() - 8));
+}
+
+void TimelineView::setGpuFirst(bool gpuFirst)
+{
+    // First and pinned go together: GPU streams not first are not pinned above the threads either.
+    setVerticalOffset(0);
+    for (int g = 0; g < static_cast<int>(m_layout.groups().size()); ++g)
+        if (m_layout.groups()[g].gpu)
+            m_layout.setGroupPinned(g, gpuFirst);
+    m_arrangement->setGpuFirst(gpuFirst);
+}
+
+void TimelineView::setOverviewVisible(bool visible)
+{
+    if (visible == m_overviewVisible)
+        return;
+    m_overviewVisible = visible;
+    invalidateCache();
+    update();
+    emit viewChanged(); // the content rect moved
+}
+
+void TimelineView::setHeaderWidth(int width)
+{
+    width = std::clamp(width, int(kMinHeaderWidth), std::max(int(kMinHeaderWidth), this->width() / 2));
+    if (width == m_headerWidth)
+        return;
+    m_headerWidth = width;
+    m_renderer.invalidateOverview();
+    update();
+    emit viewChanged(); // the content rect moved: the time under each pixel changed
+}
+
+void TimelineView::layoutChanged(bool save)
+{
+    refitRows();
+    m_menus->syncActions();
+    updateScrollBar();
+    update();
+    if (save)
+        saveViewSettings();
+}
+
+// ---------------------------------------------------------------- menus (TimelineMenus)
+
+QAction *TimelineView::hidePythonRowsAction() const { return m_menus->hidePythonRowsAction(); }
+QAction *TimelineView::gpuFirstAction() const { return m_menus->gpuFirstAction(); }
+QAction *TimelineView::showHiddenAction() const { return m_menus->showHiddenAction(); }
+QAction *TimelineView::foldPythonRowsAction() const { return m_menus->foldPythonRowsAction(); }
+QAction *TimelineView::resetOrderAction() const { return m_menus->resetOrderAction(); }
+void TimelineView::setContextMenuProvider(ContextMenuProvider provider) { m_menus->setProvider(std::move(provider)); }
+QMenu *TimelineView::createHeaderMenu(const QPoint &pos) { return m_menus->createHeaderMenu(pos); }
+QMenu *TimelineView::createEventMenu(core::EventIndex event) { return m_menus->createEventMenu(event); }
+QMenu *TimelineView::createEdgeMenu(DrawEdgeIndex edge) { return m_menus->createEdgeMenu(edge); }
+QMenu *TimelineView::createContextMenu(const QPoint &pos) { return m_menus->createContextMenu(pos); }
+
+void TimelineView::saveViewSettings() const
+{
+    if (m_doc)
+        TimelineViewSettings::save(*m_doc, m_layout, m_headerWidth);
+}
+
+void TimelineView::invalidateCache() { m_renderer.invalidate(); }
+
+// ---------------------------------------------------------------- painting
+
+void TimelineView::paintEvent(QPaintEvent *)
+{
+    QPainter painter(this);
+    paint(painter, rect());
+}
+
+QImage TimelineView::renderToImage(const QSize &size)
+{
+    QImage image(size, QImage::Format_ARGB32_Premultiplied);
+    image.fill(palette::current().background);
+    QPainter painter(&image);
+    paint(painter, QRect(QPoint(0, 0), size));
+    return image;
+}
+
+void TimelineView::paint(QPainter &painter, const QRect &target)
+{
+    QElapsedTimer frameTimer;
+    frameTimer.start();
+    const auto reportFrame = qScopeGuard([&] {
+        m_lastFrameNanos = frameTimer.nsecsElapsed();
+        emit framePainted(m_lastFrameNanos);
+    });
+
+    painter.save();
+    painter.translate(target.topLeft());
+    const QRect area(QPoint(0, 0), target.size());
+    painter.setClipRect(area);
+    painter.setRenderHint(QPainter::Antialiasing, false);
+    painter.fillRect(area, palette::current().background);
+    // The scroll bar belongs to the widget; an offscreen target of another size has none.
+    QRect content = contentRectFor(target.size());
+    if (target.size() != size())
+        content.setWidth(std::max(1, target.width() - m_headerWidth));
+
+    if (!m_doc) {
+        painter.setPen(palette::current().text);
+        painter.drawText(area, Qt::AlignCenter,
+                         !m_placeholder.isEmpty()
+                             ? m_placeholder
+                             : tr("Open a trace pair with File ▸ Open pair…, or drop one or two trace files here."));
+        painter.restore();
+        return;
+    }
+
+    const TimelineFrame frame{*m_doc,
+                              m_layout,
+                              area,
+                              content,
+                              m_viewport.start(),
+                              m_viewport.end(),
+                              static_cast<double>(m_viewport.end() - m_viewport.start()) / content.width(),
+                              std::clamp(m_verticalOffset, 0, maxVerticalOffset(content.height())),
+                              m_headerWidth,
+                              font(),
+                              pinnedHeightFor(content.height())};
+    const core::EventIndex selected = m_selection && m_selection->hasSelection() && m_selection->current().in(m_doc->eventCount())
+                                          ? m_selection->current()
+                                          : core::EventIndex(core::kNone);
+    const TimelineScene scene{
+        m_highlighted,   m_hoverEvent.in(m_doc->eventCount()) ? m_hoverEvent : core::EventIndex(core::kNone),
+        selected,        m_rangeStart,
+        m_rangeEnd,      linkDragActive() ? &m_linkDrag : nullptr,
+        m_headerDrag,    currentNotes(),
+        m_path,          m_edges,
+        m_bookmarks,     m_overviewVisible,
+        kOverviewHeight, kRulerHeight,
+        rulerOrigin(),   m_showFrameTime,
+        m_lastFrameNanos};
+    m_painted = m_renderer.render(painter, frame, scene);
+    painter.restore();
+}
+
+// ---------------------------------------------------------------- headers
+
+int TimelineView::headerRowAt(const QPoint &pos) const
+{
+    const QRect content = contentRect();
+    if (pos.y() < content.top())
+        return -1;
+    if (pos.x() < m_headerWidth)
+        if (const HeaderLabel *sticky = TimelineHeaderPass::stickyLabelAt(m_painted.headerLabels, pos))
+            return sticky->lane.isNone() ? m_layout.headerRowOfGroup(sticky->group) : m_layout.firstRowOfLane(sticky->lane);
+    return m_layout.rowAt(contentYAt(pos.y()));
+}
+
+void TimelineView::setHeaderDrag(const HeaderDrag &drag)
+{
+    m_headerDrag = drag;
+    update();
+}
+
+// ---------------------------------------------------------------- notes and flags
+
+void TimelineView::setEventNotes(EventNotesPtr notes)
+{
+    m_notes = std::move(notes);
+    update();
+}
+
+const EventNotes *TimelineView::currentNotes() const
+{
+    return m_doc && m_notes && m_notes->isOf(m_doc->device()) ? m_notes.get() : nullptr;
+}
+
+core::EventIndex TimelineView::markerAt(const QPoint &pos) const
+{
+    for (const PaintedMarker &marker : m_painted.markers)
+        if (marker.rect.adjusted(-1, -1, 1, 1).contains(QPointF(pos)))
+            return marker.event;
+    return core::kNone;
+}
+
+// ---------------------------------------------------------------- time range
+
+void TimelineView::setTimeRange(core::Nanos start, core::Nanos end)
+{
+    if (end < start)
+        std::swap(start, end);
+    if (start == end)
+        start = end = 0;
+    if (start == m_rangeStart && end == m_rangeEnd)
+        return;
+    m_rangeStart = start;
+    m_rangeEnd = end;
+    update();
+    emit timeRangeChanged();
+}
+
+void TimelineView::fitTimeRange()
+{
+    if (!hasTimeRange())
+        return;
+    // A small margin keeps the band's edges (and the ruler label) in view.
+    viewportChanged(m_viewport.fitInterval(m_rangeStart, m_rangeEnd, (m_rangeEnd - m_rangeStart) / 40));
+}
+
+core::Nanos TimelineView::clampedTimeAt(double x) const
+{
+    const QRect content = contentRect();
+    return xToTime(std::clamp(x, double(content.left()), double(content.left() + content.width())));
+}
+
+void TimelineView::previewTimeRange(core::Nanos start, core::Nanos end)
+{
+    m_rangeStart = std::min(start, end);
+    m_rangeEnd = std::max(start, end);
+    update();
+}
+
+void TimelineView::commitTimeRange(core::Nanos start, core::Nanos end)
+{
+    // Reset first so that setTimeRange always announces the result.
+    m_rangeStart = m_rangeEnd = 0;
+    if (start == end) {
+        update();
+        emit timeRangeChanged();
+        return;
+    }
+    setTimeRange(start, end);
+}
+
+void TimelineView::setFrameTimeShown(bool shown)
+{
+    m_showFrameTime = shown;
+    update();
+}
+
+// ---------------------------------------------------------------- re-parent drag
+
+void TimelineView::setLinkDrag(const LinkDrag &drag)
+{
+    m_linkDrag = drag;
+    update();
+}
+
+void TimelineView::clearLinkDrag()
+{
+    if (!linkDragActive())
+        return;
+    m_linkDrag = LinkDrag();
+    m_painted.linkDragFrom = m_painted.linkDragTo = QPointF();
+    update();
+}
+
+// ---------------------------------------------------------------- hit testing
+
+core::EventIndex TimelineView::eventAt(const QPoint &pos) const
+{
+    if (!m_doc)
+        return core::kNone;
+    const QRect content = contentRect();
+    if (!content.contains(pos))
+        return core::kNone;
+    const int r = m_layout.rowAt(contentYAt(pos.y()));
+    if (r < 0 || m_layout.rows()[r].kind != LayoutRow::Kind::LaneRow)
+        return core::kNone;
+    const double nanosPerPixel = this->nanosPerPixel();
+    const core::Nanos t = xToTime(pos.x());
+    const core::Nanos tolerance = static_cast<core::Nanos>(std::ceil(2.0 * nanosPerPixel));
+    return timelineEventInRow(*m_doc, m_layout.rows()[r], t, tolerance);
+}
+
+QRectF TimelineView::eventRect(core::EventIndex event) const
+{
+    if (!m_doc || !event.in(m_doc->eventCount()))
+        return {};
+    const QRect content = contentRect();
+    return timelineEventRect(*m_doc, m_layout, event, content, m_viewport.start(), nanosPerPixel(), m_verticalOffset,
+                             pinnedHeightFor(content.height()));
+}
+
+// ---------------------------------------------------------------- selection and navigation (TimelineNavigation)
+
+void TimelineView::fitSelection() { m_navigation.fitSelection(); }
+void TimelineView::frameEvent(core::EventIndex event) { m_navigation.frameEvent(event); }
+void TimelineView::followEdge(bool outgoing) { m_navigation.followEdge(outgoing); }
+void TimelineView::cycleFocusedEdge(int delta) { m_navigation.cycleFocusedEdge(delta); }
+void TimelineView::stepOnRow(int delta) { m_navigation.stepOnRow(delta); }
+
+void TimelineView::zoomToSelection()
+{
+    m_navigation.resetFitWidth();
+    m_navigation.fitSelection();
+}
+
+void TimelineView::onSelectionChanged(core::EventIndex event)
+{
+    m_edges.setFocusedEdge(core::kNone);
+    m_navigation.resetFitWidth();
+    if (m_doc && event.in(m_doc->eventCount()) && !m_selection->inPlace())
+        m_navigation.reveal(event);
+    update();
+}
+
+void TimelineView::setFocusedEdge(DrawEdgeIndex edge)
+{
+    m_edges.setFocusedEdge(edge);
+    update();
+}
+
+void TimelineView::scrollToRow(int r)
+{
+    const LayoutRow &row = m_layout.rows().at(r);
+    const int visibleHeight = contentRect().height();
+    const int pinned = pinnedHeightFor(visibleHeight);
+    if (row.y < pinned)
+        return; // pinned: always in view
+    // In the scrolling part, below the pinned rows.
+    const int top = m_verticalOffset + pinned;
+    if (row.y < top || row.y + row.height > m_verticalOffset + visibleHeight)
+        setVerticalOffset(row.y - pinned - (visibleHeight - pinned) / 3);
+}
+
+// ---------------------------------------------------------------- hover, marks, edges
+
+void TimelineView::resizeEvent(QResizeEvent *)
+{
+    if (m_fitRows) {
+        refitRows();
+        update();
+    }
+    updateScrollBar();
+}
+
+void TimelineView::setHoverEvent(core::EventIndex event)
+{
+    if (event == m_hoverEvent)
+        return;
+    m_hoverEvent = event;
+    update();
+}
+
+void TimelineView::toggleHeaderAt(const QPoint &pos)
+{
+    if (m_doc)
+        m_arrangement->toggleRow(*m_doc, headerRowAt(pos));
+}
+
+void TimelineView::setHighlightedEvents(std::vector<core::EventIndex> events)
+{
+    m_highlighted = std::move(events);
+    update();
+}
+
+void TimelineView::setPathEvents(std::vector<core::EventIndex> chain)
+{
+    m_path.setChain(std::move(chain));
+    update();
+}
+
+void TimelineView::setShowAllEdgesInView(bool show)
+{
+    if (!m_edges.setShowAllInView(show))
+        return;
+    m_input->action(TimelineKey::AllEdges)->setChecked(show);
+    update();
+    emit edgeFilterChanged();
+}
+
+void TimelineView::setEdgeKindVisible(core::EdgeKind kind, bool visible)
+{
+    if (!m_edges.setKindVisible(kind, visible))
+        return;
+    update();
+    emit edgeFilterChanged();
+}
+
+DrawEdgeIndex TimelineView::edgeAt(const QPoint &pos) const
+{
+    if (!m_doc || !contentRect().contains(pos))
+        return core::kNone;
+    const DrawEdgeIndex edge = m_edges.edgeAt(QPointF(pos), 4.0);
+    return edge.in(m_doc->edges().size()) ? edge : DrawEdgeIndex(core::kNone);
+}
+
+void TimelineView::selectEdge(DrawEdgeIndex edge)
+{
+    if (!m_doc || !edge.in(m_doc->edges().size()) || !m_selection)
+        return;
+    m_selection->select(m_doc->edges()[edge].to);
+    m_edges.setFocusedEdge(edge); // after the selection, which clears the focus
+    update();
+    emit edgeSelected(edge);
+}
+
+void TimelineView::setHoverEdge(DrawEdgeIndex edge)
+{
+    if (edge == m_edges.hoveredEdge())
+        return;
+    m_edges.setHoveredEdge(edge);
+    update();
+}
+
+QString TimelineView::edgeTooltip(DrawEdgeIndex id) const
+{
+    return m_doc ? TimelineTooltips::edge(*m_doc, m_layout, id) : QString();
+}
+
+} // namespace linkscope::ui
