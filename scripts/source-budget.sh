@@ -12,13 +12,11 @@ budget=800
 exceptions="
 tools/gen/tracegenerator.cpp 2518
 core/link/linker.cpp 1273
-core/io/kinetoreader.cpp 1193
+core/io/kinetoreader.cpp 1192
 core/io/hostreader.cpp 1039
-ui/docks/findingsdock.cpp 1096
 tests/test_linker.cpp 919
 tests/test_corrections.cpp 842
 tests/gui/test_review.cpp 820
-core/export/chakraconverter.cpp 855
 ui/shell/mainwindow.cpp 805
 tests/gui/test_lanes.cpp 802
 "

@@ -1,7 +1,7 @@
 // Export of a linked pair: ET+ JSON, Chakra .et and Perfetto, on the worked example of docs/linking.md (a fixture
 // pair in tests/data/export/) and on the Megatron TP8 pair.
 //
-// The seed fixture (seed_host_et.json + seed_kineto.json) is the reference's worked example:
+// The seed fixture (seed_host_et.json + seed_kineto.json) is docs/linking.md's worked example:
 // record_param_comms [100,150) ⊃ nccl:_all_gather_base [110,140) ⊃ cuLaunchKernelEx [120,125),
 // kernel External id 17 = record_param_comms' own, plus aten::mm / aten::add kernels, a
 // cudaDeviceSynchronize inside aten::item followed by aten::relu, and an ET node (id 40) whose parent

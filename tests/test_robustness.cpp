@@ -352,8 +352,8 @@ void TestRobustness::etZeroBytes()
     const CliResult summary = run(linkscope::cli::runDump, {zeros, "--summary"});
     QCOMPARE(summary.code, 1);
     QVERIFY2(contains(summary.err, zeros) && contains(summary.err, "empty Node message"), summary.err.c_str());
-    // Bytes that set no field are the empty node too (fuzz_etreader, CI 2026-12-01: a node of one
-    // empty packed data_deps read, then failed its own round trip as zero bytes).
+    // Bytes that set no field are the empty node too (found by fuzz_etreader: a node of one empty
+    // packed data_deps read, then failed its own round trip as zero bytes).
     const std::string unset = path("unset.et");
     writeFile(unset, std::string("\x00\x02\x2a\x00\x02\x20\x2b\x02\x18\x08", 10));
     const LoadError empty = expectLoadError([&] { readChakraEt(unset); });

@@ -51,7 +51,7 @@ QString PerfettoHandoff::outputPath() const
         return {};
     const QFileInfo device(doc->devicePath());
     QString base = device.fileName();
-    for (const QString suffix : {QStringLiteral(".gz"), QStringLiteral(".json"), QStringLiteral(".pt.trace")})
+    for (const QString &suffix : {QStringLiteral(".gz"), QStringLiteral(".json"), QStringLiteral(".pt.trace")})
         if (base.endsWith(suffix))
             base.chop(suffix.size());
     const QByteArray hash =
