@@ -109,14 +109,26 @@ SimRank loadFramedHere(const std::string &path, std::int64_t rank, const std::ve
     if (file.fd() < 0 || ::fstat(file.fd(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0)
         throw NotFramedHere{};
     const auto bytes = static_cast<std::size_t>(st.st_size);
-    RankBuilder builder(rank, path, groupIds);
-    builder.reserve(bytes / 64 + 16, bytes / 32 + 16); // a node is rarely under 64 bytes
     constexpr std::size_t kBlock = std::size_t(8) << 20;
     BlockReader in(file.fd(), std::min(bytes + 1, kBlock));
     in.refill(0);
     if (in.size() < 2 || in.data()[0] == '{' || in.data()[0] == '['
         || (static_cast<unsigned char>(in.data()[0]) == 0x1f && static_cast<unsigned char>(in.data()[1]) == 0x8b))
         throw NotFramedHere{}; // empty, JSON or gzip
+    // Room for the nodes as the first block's average node size says (the whole file's when it fits):
+    // what is reserved is what is touched, no more.
+    std::size_t framed = 0, messages = 0;
+    for (std::uint64_t length = 0; framed < in.size(); ++messages) {
+        const int prefix = lengthPrefix(in.data() + framed, in.data() + in.size(), length);
+        if (prefix <= 0 || length > in.size() - framed - static_cast<std::size_t>(prefix))
+            break;
+        framed += static_cast<std::size_t>(prefix) + length;
+    }
+    const std::size_t nodes = messages < 2 ? bytes / 64
+                              : in.atEnd() ? messages - 1
+                                           : bytes / std::max<std::size_t>(1, framed / messages) * 9 / 8;
+    RankBuilder builder(rank, path, groupIds);
+    builder.reserve(nodes + 16, 2 * nodes + 16);
     bool metadata = false;
     std::size_t pos = 0;
     for (;;) {

@@ -464,10 +464,32 @@ SimRank RankBuilder::finish()
                                        [](const SimNode &a, const SimNode &b) { return a.id < b.id; });
     std::vector<std::uint32_t> order; // position → the node's place in the file (empty: the same)
     if (!sorted) {
-        order.resize(n);
-        std::iota(order.begin(), order.end(), 0u);
-        std::stable_sort(order.begin(), order.end(),
-                         [&](std::uint32_t a, std::uint32_t b) { return r.nodes[a].id < r.nodes[b].id; });
+        // Dense distinct ids (an export's) are placed by id in one pass; otherwise, or at a repeated id,
+        // a stable sort (the duplicate check below names the later one in the file).
+        const auto [lo, hi] = std::minmax_element(r.nodes.begin(), r.nodes.end(),
+                                                  [](const SimNode &a, const SimNode &b) { return a.id < b.id; });
+        const std::uint64_t low = lo->id, width = hi->id - lo->id;
+        if (width < 4 * static_cast<std::uint64_t>(n) + 1024) {
+            std::vector<std::uint32_t> slot(static_cast<std::size_t>(width) + 1, kNoPosition);
+            bool distinct = true;
+            for (std::size_t i = 0; i < n && distinct; ++i) {
+                std::uint32_t &s = slot[static_cast<std::size_t>(r.nodes[i].id - low)];
+                distinct = s == kNoPosition;
+                s = static_cast<std::uint32_t>(i);
+            }
+            if (distinct) {
+                order.reserve(n);
+                for (const std::uint32_t i : slot)
+                    if (i != kNoPosition)
+                        order.push_back(i);
+            }
+        }
+        if (order.empty()) {
+            order.resize(n);
+            std::iota(order.begin(), order.end(), 0u);
+            std::stable_sort(order.begin(), order.end(),
+                             [&](std::uint32_t a, std::uint32_t b) { return r.nodes[a].id < r.nodes[b].id; });
+        }
         std::vector<SimNode> nodes;
         nodes.reserve(n);
         for (const std::uint32_t i : order)
