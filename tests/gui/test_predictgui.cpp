@@ -254,8 +254,9 @@ private slots:
         QVERIFY2(p, qPrintable(controller->unavailableReason()));
         QVERIFY(p->finished());
         ui::WhatIfPanel *panel = m_window->predictDock()->whatIf();
+        // Every kernel faster or slower (the rank's step is its CPU work: the number may not move).
         panel->setTarget(ui::WhatIfPanel::Target::GpuKernels);
-        panel->setParameter(QStringLiteral("gemm|nccl"));
+        panel->setParameter(QStringLiteral("."));
         for (const double factor : {0.5, 2.0, 0.25}) {
             QElapsedTimer timer;
             timer.start();
@@ -265,7 +266,7 @@ private slots:
             QVERIFY2(outcome.error.isEmpty(), qPrintable(outcome.error));
             QVERIFY(panel->resultText().contains(msText(outcome.stepNs)));
             core::WhatIf w;
-            w.gpu.push_back(core::parseGpuScale("gemm|nccl=" + std::to_string(factor)));
+            w.gpu.push_back(core::parseGpuScale(".=" + std::to_string(factor)));
             QCOMPARE(outcome.stepNs, predict::replay(p->graph.job, w).ranks[0].endNs);
             qInfo("megatron rank 0 (%zu nodes), kernels ×%g: shown in %.2f ms (replay %.2f ms), step %s → %s",
                   p->graph.job.nodeCount(), factor, shownMs, outcome.elapsedMs, qPrintable(msText(p->stepNs())),
