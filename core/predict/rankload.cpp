@@ -142,8 +142,9 @@ SimRank loadFramedHere(const std::string &path, std::int64_t rank, const std::ve
         std::uint64_t length = 0;
         const int prefix = lengthPrefix(in.data() + pos, in.data() + in.size(), length);
         const std::size_t left = in.size() - pos;
-        if (prefix < 0 || length > static_cast<std::uint64_t>(std::numeric_limits<int>::max()))
-            throw NotFramedHere{};
+        if (prefix < 0 || length > static_cast<std::uint64_t>(std::numeric_limits<int>::max())
+            || (prefix > 0 && length > bytes - std::min(bytes, in.base() + pos + static_cast<std::size_t>(prefix))))
+            throw NotFramedHere{}; // overlong, or past the end of the file (no buffer that large)
         if (prefix == 0 || length > left - static_cast<std::size_t>(prefix)) {
             if (in.atEnd())
                 throw NotFramedHere{}; // truncated
