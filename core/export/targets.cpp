@@ -59,10 +59,13 @@ ExportTargetTable::ExportTargetTable()
                      .defaultSuffix = ".etplus.json",
                      .fileFilter = kJsonFilter,
                      .needsHost = true,
+                     .checkStage = {},
+                     .check = nullptr,
                      .writeStage = "writing ET+ JSON",
                      .write = writeEtPlusTarget,
                      .details = etPlusDetails});
     rows_.push_back({.name = std::string(kEtTarget),
+                     .aliases = {},
                      .title = "Chakra .et",
                      .metavar = "OUT.et",
                      .help = "Chakra protobuf trace (--target says for what)",
@@ -77,6 +80,7 @@ ExportTargetTable::ExportTargetTable()
                      .details = chakraDetails});
     rows_.push_back(
         {.name = std::string(kPerfettoTarget),
+         .aliases = {},
          .title = "Perfetto JSON",
          .metavar = "OUT.json",
          .help = "Chrome/Perfetto trace with an arrow per GPU op -> parent link (a Kineto trace alone is enough)",
@@ -84,8 +88,11 @@ ExportTargetTable::ExportTargetTable()
          .defaultSuffix = ".perfetto.json",
          .fileFilter = kJsonFilter,
          .needsHost = false,
+         .checkStage = {},
+         .check = nullptr,
          .writeStage = "writing the Perfetto trace",
-         .write = writePerfettoTarget});
+         .write = writePerfettoTarget,
+         .details = nullptr});
 }
 
 const ExportTarget &ExportTargetTable::add(ExportTarget target)

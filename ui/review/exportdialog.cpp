@@ -63,7 +63,7 @@ ExportDialog::ExportDialog(DocumentPtr doc, QWidget *parent) : QDialog(parent), 
     // The defaults are absolute: a trace opened by a relative path (`cd X && linkscope sample/…`) names
     // its outputs from the current folder, and absolute() resolves what is still relative against the
     // trace's folder, which would name `sample/` twice.
-    const std::string device = QFileInfo(m_doc->devicePath()).absoluteFilePath().toStdString();
+    const std::string devicePath = QFileInfo(m_doc->devicePath()).absoluteFilePath().toStdString();
     m_rows.reserve(core::exportTargets().size());
     QStringList suffixes;
     for (const core::ExportTarget &target : core::exportTargets()) {
@@ -77,7 +77,7 @@ ExportDialog::ExportDialog(DocumentPtr doc, QWidget *parent) : QDialog(parent), 
         row.box->setObjectName(QStringLiteral("export-") + fromStd(target.name));
         row.box->setChecked(row.available);
         row.box->setEnabled(row.available);
-        row.path = new QLineEdit(row.available ? fromStd(core::defaultExportPath(device, target)) : QString(), this);
+        row.path = new QLineEdit(row.available ? fromStd(core::defaultExportPath(devicePath, target)) : QString(), this);
         row.path->setPlaceholderText(row.available ? tr("file to write") : tr("not available for this trace"));
         row.path->setMinimumWidth(fontMetrics().horizontalAdvance(QLatin1Char('x')) * 60);
         row.browse = new QPushButton(tr("Browse\u2026"), this);
