@@ -85,8 +85,11 @@ private slots:
         // Alone it is a device trace too (a host ET alone is refused).
         QCOMPARE(resolvePairFiles(m_toy, {}).device, m_toy);
 
-        // openPair links it exactly as it links the Kineto trace it wraps.
+        // openPair links it exactly as it links the Kineto trace it wraps, detecting it once: the
+        // resolve stage's row is the one the load stage reads with.
+        test::toyDetections = 0;
         const OpenedPair fromToy = openPair(request(m_toy, m_host));
+        QCOMPARE(test::toyDetections.load(), 1);
         const OpenedPair fromKineto = openPair(request(m_kineto, m_host));
         QCOMPARE(fromToy.files.device, m_toy);
         QCOMPARE(fromToy.device->events.size(), fromKineto.device->events.size());
@@ -104,13 +107,20 @@ private slots:
         std::filesystem::create_directory(job);
         std::filesystem::copy_file(m_host, job + "/host_0.json");
         test::writeToyTrace(m_kineto, job + "/device_0.trace");
+        test::toyDetections = 0;
         const job::JobLayout layout = job::discoverJob({job});
+        QCOMPARE(test::toyDetections.load(), 1);
         QVERIFY2(layout.errors.empty(), layout.errors.empty() ? "" : layout.errors.front().c_str());
         QCOMPARE(layout.ranks.size(), std::size_t(1));
         QCOMPARE(layout.ranks[0].device, job + "/device_0.trace");
         QCOMPARE(layout.ranks[0].host, job + "/host_0.json");
         QVERIFY(layout.ranks[0].deviceFormat);
         QCOMPARE(layout.ranks[0].deviceFormat->kind, std::string(test::kToyKind));
+        // The rank's pair carries the rows discovery detected: opening it detects nothing again.
+        PairRequest rank;
+        rank.files = {layout.ranks[0].host, layout.ranks[0].device, layout.ranks[0].hostFormat, layout.ranks[0].deviceFormat};
+        QVERIFY(openPair(rank).links->gpuLinks.size() > 0);
+        QCOMPARE(test::toyDetections.load(), 1);
 
         const InspectReport report = inspectTraces({m_host, m_toy});
         QVERIFY(report.allLoaded());

@@ -16,6 +16,7 @@
 
 #include "testsupport.h"
 
+#include <atomic>
 #include <string>
 #include <string_view>
 
@@ -24,7 +25,15 @@ namespace linkscope::test {
 inline constexpr std::string_view kToyHeader = "TOYTRACE\n";
 inline constexpr std::string_view kToyKind = "toy";
 
-inline bool isToyTrace(const core::FileHead &head) { return head.prefix(kToyHeader.size()) == kToyHeader; }
+// How many times the toy detector looked at a file that is a toy trace (tests count detections).
+inline std::atomic<int> toyDetections{0};
+
+inline bool isToyTrace(const core::FileHead &head)
+{
+    const bool toy = head.prefix(kToyHeader.size()) == kToyHeader;
+    toyDetections += toy ? 1 : 0;
+    return toy;
+}
 
 inline core::DeviceTrace readToyTrace(const std::string &path, const core::ProgressFn &progress)
 {
