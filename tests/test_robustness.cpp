@@ -8,6 +8,7 @@
 #include "export/etformat.h"
 #include "index/traceindex.h"
 #include "io/atomicfile.h"
+#include "io/formats.h"
 #include "io/inputfile.h"
 #include "io/outputguard.h"
 #include "io/tracereader.h"
@@ -422,8 +423,8 @@ void TestRobustness::byteOrderMark()
     const std::string k = path("bom_kineto.json"), h = path("bom_host.json");
     writeFile(k, "\xEF\xBB\xBF" + kineto);
     writeFile(h, "\xEF\xBB\xBF" + host);
-    QCOMPARE(sniffTraceKind(k), TraceKind::Kineto);
-    QCOMPARE(sniffTraceKind(h), TraceKind::HostEt);
+    QCOMPARE(sniffTraceKind(k), kKinetoKind);
+    QCOMPARE(sniffTraceKind(h), kHostEtKind);
     QCOMPARE(readKinetoTrace(k).events.size(), readKinetoTrace(samplePath("sample_kineto.json")).events.size());
     QCOMPARE(readHostTrace(h).nodes.size(), readHostTrace(samplePath("sample_host_et.json")).nodes.size());
     const CliResult r = run(linkscope::cli::runInspect, {k});

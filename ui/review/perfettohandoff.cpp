@@ -95,7 +95,7 @@ bool PerfettoHandoff::openInPerfetto()
         return false;
     }
     core::ExportRequest request;
-    request.perfettoPath = path.toStdString();
+    request.outputs[std::string(core::kPerfettoTarget)] = path.toStdString();
     connect(
         m_controller, &CorrectionController::exportFinished, this,
         [this, path, fail](bool ok, const QString &message) {
