@@ -17,9 +17,8 @@ core/io/hostreader.cpp 1039
 ui/docks/findingsdock.cpp 1096
 tests/test_linker.cpp 919
 tests/test_corrections.cpp 842
-tests/gui/test_review.cpp 820
+tests/gui/test_review.cpp 819
 core/export/chakraconverter.cpp 855
-ui/shell/mainwindow.cpp 805
 tests/gui/test_lanes.cpp 802
 "
 declare -A ceiling=()
