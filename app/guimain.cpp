@@ -165,6 +165,8 @@ int runGui(int argc, char *argv[])
             };
             QObject::connect(corrections, &ui::CorrectionController::sidecarChanged, &window, check);
             QObject::connect(corrections, &ui::CorrectionController::published, &window, check);
+            // A load's sidecar is applied before its document is shown (MainWindow::pairOpened).
+            QObject::connect(&window, &ui::MainWindow::documentChanged, &window, check);
         } else if (!jobFolder)
             QObject::connect(&window, &ui::MainWindow::documentChanged, &window, [shoot] { shoot("traces"); });
         QObject::connect(&window, &ui::MainWindow::loadFailed, &window, [](const QString &message) {

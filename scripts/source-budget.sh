@@ -16,8 +16,7 @@ core/io/kinetoreader.cpp 1192
 core/io/hostreader.cpp 1039
 tests/test_linker.cpp 919
 tests/test_corrections.cpp 842
-tests/gui/test_review.cpp 820
-ui/shell/mainwindow.cpp 805
+tests/gui/test_review.cpp 819
 tests/gui/test_lanes.cpp 802
 "
 declare -A ceiling=()

@@ -245,6 +245,83 @@ private slots:
         QVERIFY(forced.sidecarApplied);
         QCOMPARE(forced.links->gpuLinks[forced.links->gpuLinkOf[kernel]].parent, annotation);
     }
+
+    void sessionSidecarIsTheDeviceTracesOwn()
+    {
+        // SidecarUse::Session (the GUI, a rank pane, a fix across ranks): the sidecar beside the
+        // device trace, found, fingerprinted and checked whether or not it exists, never thrown.
+        QTemporaryDir dir;
+        const std::string host = dir.filePath("seed_host_et.json").toStdString();
+        const std::string device = dir.filePath("seed_kineto.json").toStdString();
+        std::filesystem::copy_file(dataPath("export/seed_host_et.json"), host);
+        std::filesystem::copy_file(dataPath("export/seed_kineto.json"), device);
+        int links = 0; // runs of the link stage: the diagnosis closes each
+        PairRequest request;
+        request.files = {device, host}; // either order
+        request.resolveOrder = true;
+        request.policyGiven = false;
+        request.sidecarUse = SidecarUse::Session;
+        request.progress = [&links](PairStage stage, std::uint64_t, std::uint64_t) {
+            links += stage == PairStage::Diagnose;
+            return true;
+        };
+
+        // No sidecar yet: the inputs are fingerprinted all the same (a session's first save needs them).
+        const OpenedPair none = openPair(request);
+        QCOMPARE(none.found.status.state, SidecarState::None);
+        QCOMPARE(none.found.status.path, defaultSidecarPath(device));
+        QVERIFY(none.found.device && none.found.host);
+        QCOMPARE(none.found.device->sha256, fingerprintFile(device).sha256);
+        QCOMPARE(none.links, none.linked);
+        QCOMPARE(links, 1);
+
+        // A sidecar made under external-id: linked once, under it, and applied.
+        const EventIndex gemm = eventNamed(*none.device, "ampere_sgemm", EventCategory::Kernel);
+        Sidecar sidecar;
+        sidecar.device = *none.found.device;
+        sidecar.host = none.found.host;
+        sidecar.policy = Policy::ExternalId;
+        {
+            LinkSet scratch = *none.links;
+            LinkEditor editor(scratch, *none.device, none.host.get());
+            sidecar.log.entries.push_back({"detach", {editor.detach(gemm)}});
+        }
+        saveSidecar(sidecar, defaultSidecarPath(device));
+        links = 0;
+        const OpenedPair opened = openPair(request);
+        QCOMPARE(links, 1);
+        QCOMPARE(opened.options.policy, Policy::ExternalId);
+        QCOMPARE(opened.linked->policy, Policy::ExternalId);
+        QCOMPARE(opened.found.status.state, SidecarState::Loaded);
+        QVERIFY(opened.found.applies() && opened.sidecarApplied);
+        QCOMPARE(opened.links->gpuLinks[opened.links->gpuLinkOf[gemm]].orphan, OrphanReason::Detached);
+        QVERIFY(opened.found.onDisk.known);
+
+        // Of other inputs: not applied, its policy not taken (linked again under the one asked).
+        {
+            std::ofstream(device, std::ios::app) << "\n";
+        }
+        links = 0;
+        const OpenedPair other = openPair(request);
+        QCOMPARE(other.found.status.state, SidecarState::Mismatch);
+        QVERIFY(other.found.status.pending);
+        QVERIFY(!other.sidecarApplied);
+        QCOMPARE(other.options.policy, Policy::Nesting);
+        QCOMPARE(other.links, other.linked);
+        QCOMPARE(links, 2);
+
+        // Unreadable: noted, not thrown (a command stops on it).
+        {
+            std::ofstream(defaultSidecarPath(device), std::ios::trunc) << "{ not json";
+        }
+        const OpenedPair invalid = openPair(request);
+        QCOMPARE(invalid.found.status.state, SidecarState::Invalid);
+        QVERIFY(!invalid.found.status.problems.empty());
+        PairRequest command = request;
+        command.sidecarUse = SidecarUse::Command;
+        command.sidecar = defaultSidecarPath(device);
+        QVERIFY_THROWS_EXCEPTION(LoadError, openPair(command));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestPipeline)

@@ -1,6 +1,11 @@
 #include "edit/correctionsession.h"
 
+#include "base/parallel.h"
+#include "edit/inputfingerprint.h"
+
+#include <exception>
 #include <filesystem>
+#include <future>
 #include <stdexcept>
 #include <system_error>
 
@@ -26,36 +31,110 @@ std::string_view sidecarStateName(SidecarState state)
 CorrectionSession::CorrectionSession() = default;
 CorrectionSession::~CorrectionSession() = default;
 
+SidecarFound readSidecarAt(const std::string &path)
+{
+    SidecarFound found;
+    found.status.path = path;
+    std::error_code error;
+    if (!std::filesystem::exists(path, error))
+        return found;
+    try {
+        found.sidecar = loadSidecar(path, &found.onDisk);
+        found.status.state = SidecarState::Loaded; // until checkSidecar() says otherwise
+    } catch (const LoadError &e) {
+        found.status.state = SidecarState::Invalid;
+        found.status.problems = {e.what()};
+    }
+    return found;
+}
+
+void checkSidecar(SidecarFound &found, const FileFingerprint &device, const std::optional<FileFingerprint> &host, bool force)
+{
+    found.device = device;
+    found.host = host;
+    found.inputsError.clear();
+    if (!found.sidecar || found.status.state == SidecarState::Invalid)
+        return;
+    const InputCheck check = checkInputs(*found.sidecar, device, host);
+    found.status.problems = check.problems;
+    if (check.matches) {
+        found.status.state = SidecarState::Loaded;
+    } else if (force) {
+        found.status.state = SidecarState::Forced;
+    } else {
+        found.status.state = SidecarState::Mismatch;
+        found.status.pending = std::move(found.sidecar);
+        found.sidecar.reset();
+    }
+}
+
+InputPrints fingerprintInputs(const LoadedInputs &inputs)
+{
+    // Hashing a multi-gigabyte trace takes seconds: the host ET beside the device trace.
+    InputPrints prints;
+    std::future<FileFingerprint> hostPrint;
+    if (!inputs.host.empty())
+        hostPrint = runBeside([&inputs] { return fingerprintLoadedFile(inputs.host, inputs.hostIdentity); });
+    std::exception_ptr deviceError;
+    try {
+        prints.device = fingerprintLoadedFile(inputs.device, inputs.deviceIdentity);
+    } catch (...) {
+        deviceError = std::current_exception();
+    }
+    std::exception_ptr hostError;
+    if (hostPrint.valid()) {
+        try {
+            prints.host = hostPrint.get(); // joined before an error leaves
+        } catch (...) {
+            hostError = std::current_exception();
+        }
+    }
+    if (deviceError) // the device trace's first, as the pair pipeline names its errors
+        std::rethrow_exception(deviceError);
+    if (hostError)
+        std::rethrow_exception(hostError);
+    return prints;
+}
+
+void checkSidecar(SidecarFound &found, const LoadedInputs &inputs, bool force)
+{
+    InputPrints prints;
+    try {
+        prints = fingerprintInputs(inputs);
+    } catch (const LoadError &e) {
+        // Without fingerprints the sidecar cannot be checked, so it is neither applied nor written.
+        found.inputsError = e.what();
+        if (found.sidecar) {
+            found.status.state = SidecarState::Invalid;
+            found.status.problems = {e.what()};
+            found.sidecar.reset();
+        }
+        return;
+    }
+    checkSidecar(found, prints.device, prints.host, force);
+}
+
 const SidecarStatus &CorrectionSession::openSidecar(const std::string &path, const FileFingerprint &device,
                                                     const std::optional<FileFingerprint> &host)
 {
-    status_ = SidecarStatus{};
-    status_.path = path;
-    device_ = device;
-    host_ = host;
-    sidecarOnDisk_ = FileIdentity{};
-    std::error_code error;
-    if (!std::filesystem::exists(path, error))
-        return status_;
-    try {
-        Sidecar sidecar = loadSidecar(path, &sidecarOnDisk_);
-        const InputCheck check = checkInputs(sidecar, device, host);
-        if (!check.matches) {
-            status_.state = SidecarState::Mismatch;
-            status_.problems = check.problems;
-            status_.pending = std::move(sidecar);
-            return status_;
-        }
-        status_.state = SidecarState::Loaded;
-        log_ = std::move(sidecar.log);
-        bookmarks_ = std::move(sidecar.bookmarks);
-        policy_ = sidecar.policy;
-        interThreadDeps_ = sidecar.interThreadDeps;
+    SidecarFound found = readSidecarAt(path);
+    checkSidecar(found, device, host);
+    return adopt(std::move(found));
+}
+
+const SidecarStatus &CorrectionSession::adopt(SidecarFound found)
+{
+    status_ = std::move(found.status);
+    device_ = std::move(found.device);
+    host_ = std::move(found.host);
+    sidecarOnDisk_ = found.onDisk;
+    if (found.sidecar && (status_.state == SidecarState::Loaded || status_.state == SidecarState::Forced)) {
+        log_ = std::move(found.sidecar->log);
+        bookmarks_ = std::move(found.sidecar->bookmarks);
+        policy_ = found.sidecar->policy;
+        interThreadDeps_ = found.sidecar->interThreadDeps;
         if (attached())
             reapply();
-    } catch (const LoadError &e) {
-        status_.state = SidecarState::Invalid;
-        status_.problems = {e.what()};
     }
     return status_;
 }

@@ -33,6 +33,46 @@ struct SidecarStatus {
     std::optional<Sidecar> pending;    // a mismatched sidecar, kept so that it can be forced
 };
 
+// The files of a pair as they were parsed (their identities at load: a path replaced since is refused).
+struct LoadedInputs {
+    std::string device;
+    FileIdentity deviceIdentity;
+    std::string host; // empty: a device trace alone
+    FileIdentity hostIdentity;
+};
+
+// A pair's sidecar found beside its loaded inputs: read, the inputs fingerprinted, and the one
+// checked against the other. The pair pipeline makes it (openPair, pipeline/pairpipeline.h) and a
+// session starts from it (CorrectionSession::adopt) without reading or hashing anything again.
+struct SidecarFound {
+    SidecarStatus status;                  // path; state (None: no file; Loaded: matches); problems; pending
+    std::optional<Sidecar> sidecar;        // the file read, matching (Loaded, Forced)
+    FileIdentity onDisk;                   // the file as read (unknown: there was none)
+    std::optional<FileFingerprint> device; // the inputs' fingerprints; absent: `inputsError` says why
+    std::optional<FileFingerprint> host;
+    std::string inputsError; // the inputs could not be fingerprinted: the sidecar is neither checked nor written
+    bool applies() const { return sidecar && (status.state == SidecarState::Loaded || status.state == SidecarState::Forced); }
+};
+
+struct InputPrints {
+    FileFingerprint device;
+    std::optional<FileFingerprint> host;
+};
+// The loaded inputs' fingerprints, the host ET hashed beside the device trace. Throws LoadError when
+// a path no longer names the file that was parsed, or it changed (edit/inputfingerprint.h).
+InputPrints fingerprintInputs(const LoadedInputs &inputs);
+
+// Reads the sidecar at `path`: no file gives state None, an unreadable or malformed one Invalid
+// (the problem named); a file read is checked next (checkSidecar).
+SidecarFound readSidecarAt(const std::string &path);
+// Fingerprint → check: the loaded inputs' fingerprints (fingerprintInputs; when they cannot be
+// taken the sidecar is Invalid, `inputsError` says why), and the sidecar read against them: Loaded when they match, else
+// Mismatch (kept as pending, so that it can be forced; `force` applies it at once: Forced).
+void checkSidecar(SidecarFound &found, const LoadedInputs &inputs, bool force = false);
+// The same with the fingerprints already taken.
+void checkSidecar(SidecarFound &found, const FileFingerprint &device, const std::optional<FileFingerprint> &host,
+                  bool force = false);
+
 class CorrectionSession {
 public:
     CorrectionSession();
@@ -40,11 +80,14 @@ public:
     CorrectionSession(const CorrectionSession &) = delete;
     CorrectionSession &operator=(const CorrectionSession &) = delete;
 
-    // Reads the sidecar at `path` (if it exists) and checks it against the inputs' fingerprints.
-    // On a match its log becomes this session's log (applied at the next attach()). Never writes.
-    // `host` is the host trace's fingerprint, nullopt for a Kineto-only session.
+    // Reads the sidecar at `path` (if it exists) and checks it against the inputs' fingerprints
+    // (readSidecarAt, checkSidecar, adopt). Never writes. `host` is the host trace's fingerprint,
+    // nullopt for a Kineto-only session.
     const SidecarStatus &openSidecar(const std::string &path, const FileFingerprint &device,
                                      const std::optional<FileFingerprint> &host);
+    // Starts from a sidecar already found and checked (openPair's): on a match (or forced) its log,
+    // bookmarks and link options become this session's (applied at the next attach()). Never writes.
+    const SidecarStatus &adopt(SidecarFound found);
     // Applies a mismatched sidecar anyway; later saves record the current inputs.
     bool forcePendingSidecar();
     const SidecarStatus &sidecar() const { return status_; }

@@ -2,7 +2,6 @@
 
 #include "base/parallel.h"
 #include "edit/correctionsession.h"
-#include "edit/inputfingerprint.h"
 #include "edit/sidecar.h"
 #include "io/atomicfile.h"
 #include "pipeline/pairpipeline.h"
@@ -36,34 +35,31 @@ RankFix fixRank(const RankFiles &files, FindingKind kind, const std::string &lab
     r.rank = files.rank;
     r.sidecar = defaultSidecarPath(files.device);
     try {
+        // The rank's own sidecar, fingerprinted, checked and applied by the pair pipeline, which
+        // links once under the sidecar's policy when it has one, else the job's.
         PairRequest request;
         request.files = {files.host, files.device};
         request.link = options.link;
         request.policyGiven = false; // a rank's sidecar keeps its own policy
-        const OpenedPair pair = openPair(request);
-        const FileFingerprint device = fingerprintLoadedFile(files.device, pair.device->sourceIdentity);
-        std::optional<FileFingerprint> host;
-        if (pair.host)
-            host = fingerprintLoadedFile(files.host, pair.host->sourceIdentity);
+        request.sidecarUse = SidecarUse::Session;
+        request.sidecar = r.sidecar;
+        OpenedPair pair = openPair(request);
         r.before = readText(r.sidecar);
-        CorrectionSession session;
-        session.generator = options.generator;
-        const SidecarStatus &status = session.openSidecar(r.sidecar, device, host);
+        if (!pair.found.inputsError.empty()) {
+            r.error = pair.found.inputsError;
+            return r;
+        }
+        const SidecarStatus &status = pair.found.status;
         if (status.state == SidecarState::Mismatch || status.state == SidecarState::Invalid) {
             r.error = r.sidecar + (status.state == SidecarState::Mismatch ? ": made from other inputs" : ": unreadable")
                       + (status.problems.empty() ? std::string() : " (" + status.problems.front() + ")") + "; not changed";
             return r;
         }
-        // The sidecar's policy when it has one, else the job's.
-        const Policy policy = status.state == SidecarState::Loaded ? session.policy() : options.link.policy;
-        std::shared_ptr<const LinkSet> linked = pair.linked;
-        if (policy != pair.options.policy) {
-            LinkOptions o = pair.options;
-            o.policy = policy;
-            linked = relinkPair(pair, o);
-        }
-        session.setLinkOptions(policy, pair.options.interThreadDeps);
-        session.attach(linked, *pair.device, pair.host.get());
+        CorrectionSession session;
+        session.generator = options.generator;
+        session.adopt(std::move(pair.found));
+        session.setLinkOptions(pair.options.policy, pair.options.interThreadDeps);
+        session.attach(pair.linked, *pair.device, pair.host.get());
         LogEntry entry = session.editor().applySuggestions(kind);
         r.edits = entry.edits.size();
         if (r.edits > 0) {

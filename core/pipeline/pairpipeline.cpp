@@ -1,7 +1,6 @@
 #include "pipeline/pairpipeline.h"
 
 #include "base/parallel.h"
-#include "edit/inputfingerprint.h"
 #include "index/traceindex.h"
 #include "link/linker.h"
 
@@ -96,6 +95,46 @@ std::shared_ptr<const LinkSet> correctLinks(const std::shared_ptr<const LinkSet>
     return std::make_shared<const LinkSet>(std::move(corrected));
 }
 
+namespace {
+
+// The correct stage: fingerprint the loaded inputs → check the sidecar against them → apply its
+// log to the linker's links when it matches (or is forced). The one place a sidecar is checked and
+// applied: the commands, the GUI, a rank pane and a fix across ranks all come through here.
+void correctStage(OpenedPair &pair, SidecarFound found, const PairRequest &request)
+{
+    report(request.progress, PairStage::Corrections, 0, 1);
+    // Of the files that were parsed: a path replaced since the load is refused (edit/inputfingerprint.h).
+    const LoadedInputs inputs{pair.files.device, pair.device->sourceIdentity, pair.files.host,
+                              pair.host ? pair.host->sourceIdentity : FileIdentity{}};
+    if (request.sidecarUse == SidecarUse::Session) {
+        checkSidecar(found, inputs, request.forceSidecar);
+        if (!found.applies() && !request.policyGiven
+            && (pair.options.policy != request.link.policy || pair.options.interThreadDeps != request.link.interThreadDeps)) {
+            // Linked under the options of a sidecar that turned out to be of other inputs: as asked instead.
+            pair.options = request.link;
+            pair.options.progress = {};
+            pair.linked = linkPair(*pair.device, pair.host.get(), pair.index, pair.options, request.progress);
+            pair.links = pair.linked;
+        }
+    } else {
+        const InputPrints prints = fingerprintInputs(inputs); // a command stops on its LoadError
+        checkSidecar(found, prints.device, prints.host, request.forceSidecar);
+    }
+    if (found.sidecar || found.status.pending) {
+        pair.sidecar = found.sidecar ? found.sidecar : found.status.pending;
+        pair.sidecarCheck.matches = found.status.state == SidecarState::Loaded;
+        pair.sidecarCheck.problems = found.status.problems;
+    }
+    if (found.applies()) {
+        pair.links = correctLinks(pair.linked, found.sidecar->log, *pair.device, pair.host.get(), &pair.corrections);
+        pair.sidecarApplied = true;
+    }
+    pair.found = std::move(found);
+    report(request.progress, PairStage::Corrections, 1, 1);
+}
+
+} // namespace
+
 OpenedPair openPair(const PairRequest &request)
 {
     OpenedPair pair;
@@ -105,13 +144,24 @@ OpenedPair openPair(const PairRequest &request)
     pair.options = request.link;
     pair.options.progress = {};
 
-    // The sidecar first: a malformed one stops the run before minutes of loading, and its policy
+    // The sidecar first: a malformed one stops a command before minutes of loading, and its policy
     // is the one to link under unless the caller chose one.
-    if (!request.sidecar.empty()) {
-        pair.sidecar = loadSidecar(request.sidecar);
+    const bool session = request.sidecarUse == SidecarUse::Session;
+    const std::string sidecarPath = !request.sidecar.empty() ? request.sidecar
+                                    : session                ? defaultSidecarPath(pair.files.device)
+                                                             : std::string();
+    SidecarFound found;
+    if (session) {
+        found = readSidecarAt(sidecarPath);
+    } else if (!sidecarPath.empty()) {
+        found.status.path = sidecarPath;
+        found.sidecar = loadSidecar(sidecarPath, &found.onDisk);
+        found.status.state = SidecarState::Loaded; // until it is checked
+    }
+    if (found.sidecar) {
         if (!request.policyGiven)
-            pair.options.policy = pair.sidecar->policy;
-        pair.options.interThreadDeps = pair.options.interThreadDeps || pair.sidecar->interThreadDeps;
+            pair.options.policy = found.sidecar->policy;
+        pair.options.interThreadDeps = pair.options.interThreadDeps || found.sidecar->interThreadDeps;
     }
 
     // Host and device in parallel: the host on another thread, the device here. When one fails the
@@ -160,20 +210,8 @@ OpenedPair openPair(const PairRequest &request)
     pair.linked = linkPair(*pair.device, pair.host.get(), pair.index, pair.options, request.progress);
     pair.links = pair.linked;
 
-    if (pair.sidecar) {
-        report(request.progress, PairStage::Corrections, 0, 1);
-        std::optional<FileFingerprint> hostPrint;
-        if (!pair.files.host.empty())
-            hostPrint = fingerprintLoadedFile(pair.files.host, pair.host->sourceIdentity);
-        // Of the files that were parsed: a path replaced since the load is refused (edit/inputfingerprint.h).
-        pair.sidecarCheck = checkInputs(*pair.sidecar, fingerprintLoadedFile(pair.files.device, pair.device->sourceIdentity),
-                                        hostPrint);
-        if (pair.sidecarCheck.matches || request.forceSidecar) {
-            pair.links = correctLinks(pair.linked, pair.sidecar->log, *pair.device, pair.host.get(), &pair.corrections);
-            pair.sidecarApplied = true;
-        }
-        report(request.progress, PairStage::Corrections, 1, 1);
-    }
+    if (session || found.sidecar)
+        correctStage(pair, std::move(found), request);
     return pair;
 }
 

@@ -10,6 +10,7 @@
 // shared_ptr<const …>, so a relink or a correction shares what it does not change.
 
 #include "edit/correction.h"
+#include "edit/correctionsession.h"
 #include "edit/sidecar.h"
 #include "io/formats.h"
 #include "link/linkset.h"
@@ -49,13 +50,23 @@ struct PairFiles {
 // cannot be opened.
 PairFiles resolvePairFiles(const std::string &first, const std::string &second);
 
+// How openPair takes a sidecar.
+//  Command (`link`, `export`, `job`): `sidecar` names it (empty: none); one that cannot be read is an
+//   error, and its link options are used (unless policyGiven) whether or not it matches the inputs.
+//  Session (the GUI, a rank pane, a fix across ranks): the device trace's own sidecar
+//   (defaultSidecarPath) unless `sidecar` names another, whether or not it exists; one that cannot
+//   be read or was made from other inputs is noted in OpenedPair::found, not thrown, and the pair
+//   is linked as asked; the inputs are always fingerprinted (a session's first save records them).
+enum class SidecarUse : std::uint8_t { Command, Session };
+
 struct PairRequest {
     PairFiles files;
-    bool resolveOrder = false;   // files may be in either order: resolvePairFiles() first
-    LinkOptions link;            // its `progress` is not used: see `progress` below
-    bool policyGiven = true;     // false: a sidecar's policy (and inter-thread setting) is used
-    std::string sidecar;         // corrections sidecar to apply; empty: none
-    bool forceSidecar = false;   // apply it even when it was made from other inputs
+    bool resolveOrder = false; // files may be in either order: resolvePairFiles() first
+    LinkOptions link;          // its `progress` is not used: see `progress` below
+    bool policyGiven = true;   // false: a sidecar's policy (and inter-thread setting) is used
+    std::string sidecar;       // corrections sidecar to apply; empty: none
+    bool forceSidecar = false; // apply it even when it was made from other inputs
+    SidecarUse sidecarUse = SidecarUse::Command;
     PairProgressFn progress;     // optional
     bool allowTruncated = false; // read a truncated trace up to its cut (io/formats.h LoadOptions)
 };
@@ -74,13 +85,19 @@ struct OpenedPair {
     InputCheck sidecarCheck;     // its fingerprints against these inputs
     bool sidecarApplied = false; // matched (or forced) and applied
     ApplyResult corrections;     // what each of its edits did
+    // The sidecar as found, read and checked (its fingerprints taken): what a CorrectionSession
+    // starts from (adopt). Always filled under SidecarUse::Session.
+    SidecarFound found;
     // The readers' recoverable problems are in host->warnings and device->warnings, the linker's in
     // links->warnings.
 };
 
 // Runs every stage. Throws LoadError (a file named, with the position), Cancelled, or the sidecar's
-// LoadError. A sidecar made from other inputs is not applied unless forced: sidecarApplied is then
-// false and sidecarCheck says why; the links are the linker's.
+// LoadError (SidecarUse::Command). A sidecar made from other inputs is not applied unless forced:
+// sidecarApplied is then false and sidecarCheck says why; the links are the linker's. The pair is
+// linked once, under the sidecar's policy when it is used (policyGiven false), before the
+// sidecar's log is applied: never linked, then relinked under the sidecar's policy. (Under
+// SidecarUse::Session a sidecar of other inputs costs a second link, under the policy asked.)
 OpenedPair openPair(const PairRequest &request);
 
 // Links the loaded traces again under other options (the readers' results and the index are reused).

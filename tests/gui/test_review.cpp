@@ -259,13 +259,12 @@ void TestReview::correctUndoRedoAndReopen()
     QCOMPARE(parentShown(*window, kernel), annotation);
     QCOMPARE(parentShown(*window, gemm), core::kNone);
     QCOMPARE(window->review()->editsDock()->model()->rowCount(), 3);
-    // The relink under the sidecar's policy says so in the notice above the timeline, not in a
-    // dialog, and names the policy the links were shown under before (not "external-id → external-id").
+    // Opened under the sidecar's policy (linked once, not relinked): said in the status bar, not in a
+    // dialog, naming the window's policy it replaced.
     QVERIFY(window->findChildren<QMessageBox *>().isEmpty());
-    ui::NoticeBar *notice = window->review()->noticeBar();
-    QVERIFY(!notice->isHidden());
-    QVERIFY2(notice->text().contains(QStringLiteral("made under policy external-id: relinked under it (was nesting)")),
-             qPrintable(notice->text()));
+    const QString said = window->statusBar()->currentMessage();
+    QVERIFY2(said.contains(QStringLiteral("made under policy external-id: opened under it (the window's policy was nesting)")),
+             qPrintable(said));
     // Loaded steps are not on this session's undo stack, but any of them can be removed (undoably).
     QCOMPARE(controller->undoStack()->count(), 0);
     QVERIFY(controller->removeEntry(1)); // the detach

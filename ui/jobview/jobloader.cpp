@@ -3,12 +3,11 @@
 #include "base/parallel.h"
 
 #include <QCoreApplication>
-#include <QMetaObject>
+#include <QThread>
 
 #include <algorithm>
 #include <filesystem>
 #include <limits>
-#include <thread>
 
 namespace linkscope::ui {
 
@@ -23,76 +22,65 @@ std::int64_t alignedJobStart(const JobReport &report)
     return lo == std::numeric_limits<std::int64_t>::max() ? 0 : lo;
 }
 
-JobLoader::JobLoader(QObject *parent) : QObject(parent) { }
+struct JobLoader::States {
+    std::mutex mutex;
+    std::vector<RankState> ranks;
+};
 
-JobLoader::~JobLoader()
+JobLoader::JobLoader(QObject *parent) : QObject(parent), m_states(std::make_shared<States>()) { }
+
+JobLoader::~JobLoader() = default; // m_job cancels and waits
+
+void JobLoader::cancel()
 {
-    *m_alive = false;
-    cancel();
-    if (m_worker.joinable())
-        m_worker.join();
-}
-
-void JobLoader::cancel() { m_cancel = true; }
-
-void JobLoader::waitForIdle()
-{
-    if (m_worker.joinable())
-        m_worker.join();
+    if (m_job.cancel())
+        emit cancelled(); // whatever the job still delivers is dropped
 }
 
 std::vector<JobLoader::RankState> JobLoader::progress() const
 {
-    std::lock_guard lock(m_mutex);
-    return m_states;
+    std::lock_guard lock(m_states->mutex);
+    return m_states->ranks;
 }
 
-void JobLoader::post(std::function<void()> f)
+namespace {
+
+bool report(JobLoader::States &states, const RankProgress &p, const JobToken &token)
 {
-    auto alive = m_alive;
-    QMetaObject::invokeMethod(
-        this,
-        [alive, f = std::move(f)] {
-            if (*alive)
-                f();
-        },
-        Qt::QueuedConnection);
+    if (token.cancelled())
+        return false;
+    std::lock_guard lock(states.mutex);
+    for (JobLoader::RankState &s : states.ranks)
+        if (s.rank == p.rank) {
+            s.stage = QString::fromUtf8(p.stage.data(), static_cast<qsizetype>(p.stage.size()));
+            s.fraction = p.fraction;
+        }
+    return true;
 }
 
-bool JobLoader::report(const RankProgress &p)
+void waiting(JobLoader::States &states, const JobLayout &layout)
 {
-    {
-        std::lock_guard lock(m_mutex);
-        for (RankState &s : m_states)
-            if (s.rank == p.rank) {
-                s.stage = QString::fromUtf8(p.stage.data(), static_cast<qsizetype>(p.stage.size()));
-                s.fraction = p.fraction;
-            }
-    }
-    return !m_cancel;
+    std::lock_guard lock(states.mutex);
+    for (const RankFiles &r : layout.ranks)
+        states.ranks.push_back({r.rank, QStringLiteral("waiting"), 0});
 }
 
-void JobLoader::run(std::function<void()> body)
+} // namespace
+
+void JobLoader::run(std::function<void(States &, const JobToken &)> body)
 {
-    cancel();
-    if (m_worker.joinable())
-        m_worker.join();
-    m_cancel = false;
-    m_done = false;
-    {
-        std::lock_guard lock(m_mutex);
-        m_states.clear();
-    }
-    m_worker = std::thread([this, body = std::move(body)] {
+    // A record per job: the one superseded may still report to its own.
+    auto states = std::make_shared<States>();
+    m_states = states;
+    m_job.start([this, states, body = std::move(body)](const JobToken &token) {
         try {
-            body();
+            body(*states, token);
         } catch (const core::Cancelled &) {
-            post([this] { emit cancelled(); });
+            throw; // cancel() told the GUI already
         } catch (const std::exception &e) {
             const QString message = QString::fromStdString(e.what());
-            post([this, message] { emit failed(message); });
+            token.post([this, message] { emit failed(message); });
         }
-        m_done = true;
     });
 }
 
@@ -100,7 +88,7 @@ namespace {
 
 int workers(int jobs, std::size_t ranks)
 {
-    const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    const int cores = std::max(1, QThread::idealThreadCount());
     return std::max(1, std::min<int>(jobs > 0 ? jobs : cores, static_cast<int>(std::max<std::size_t>(1, ranks))));
 }
 
@@ -122,18 +110,14 @@ QString layoutErrors(const QString &folder, const JobLayout &layout)
 
 void JobLoader::open(const QString &folder, core::Policy policy, int jobs)
 {
-    run([this, folder, policy, jobs] {
+    run([this, folder, policy, jobs](States &states, const JobToken &token) {
         JobLayout layout = discoverJob({folder.toStdString()});
         if (const QString error = layoutErrors(folder, layout); !error.isEmpty()) {
-            post([this, error] { emit failed(error); });
+            token.post([this, error] { emit failed(error); });
             return;
         }
-        {
-            std::lock_guard lock(m_mutex);
-            for (const RankFiles &r : layout.ranks)
-                m_states.push_back({r.rank, QStringLiteral("waiting"), 0});
-        }
-        post([this, layout] { emit discovered(layout); });
+        waiting(states, layout);
+        token.post([this, layout] { emit discovered(layout); });
 
         JobOptions options;
         options.writeEt = false;
@@ -141,7 +125,7 @@ void JobLoader::open(const QString &folder, core::Policy policy, int jobs)
         options.overview = true;
         options.allowTruncated = true; // a crashed job's last rank: what precedes the cut
         options.link.policy = policy;
-        options.progress = [this](const RankProgress &p) { return report(p); };
+        options.progress = [&states, token](const RankProgress &p) { return report(states, p, token); };
         std::vector<RankSummary> summaries(layout.ranks.size());
         const int rankWorkers = workers(jobs, layout.ranks.size());
         const core::TaskThreadBudget budget(rankWorkers); // each rank's readers get its share of the cores
@@ -149,11 +133,11 @@ void JobLoader::open(const QString &folder, core::Policy policy, int jobs)
             layout.ranks.size(), rankWorkers,
             [&](std::size_t i) {
                 RankSummary s = processRank(layout.ranks[i], options);
-                post([this, s] { emit rankLoaded(s); });
+                token.post([this, s] { emit rankLoaded(s); });
                 summaries[i] = std::move(s);
             },
-            [this] { return m_cancel.load(); });
-        if (m_cancel)
+            [token] { return token.cancelled(); });
+        if (token.cancelled())
             throw core::Cancelled();
         auto doc = std::make_shared<JobDocument>();
         doc->folder = folder;
@@ -161,7 +145,7 @@ void JobLoader::open(const QString &folder, core::Policy policy, int jobs)
         doc->report = buildJobReport(std::move(summaries), layout.worldSize);
         doc->layout = std::move(layout);
         JobPtr result = std::move(doc);
-        post([this, result] { emit finished(result); });
+        token.post([this, result] { emit finished(result); });
     });
 }
 
@@ -169,20 +153,16 @@ void JobLoader::fixAcrossRanks(const JobPtr &job, core::FindingKind kind, core::
 {
     if (!job)
         return;
-    run([this, job, kind, policy, jobs] {
+    run([this, job, kind, policy, jobs](States &states, const JobToken &token) {
         const JobLayout &layout = job->layout;
-        {
-            std::lock_guard lock(m_mutex);
-            for (const RankFiles &r : layout.ranks)
-                m_states.push_back({r.rank, QStringLiteral("waiting"), 0});
-        }
+        waiting(states, layout);
         JobFixOptions options;
         options.link.policy = policy;
         options.jobs = workers(jobs, layout.ranks.size());
         options.generator = "linkscope " + QCoreApplication::applicationVersion().toStdString();
-        options.progress = [this](std::int64_t rank) { return report({rank, "done", 1}); };
+        options.progress = [&states, token](std::int64_t rank) { return report(states, {rank, "done", 1}, token); };
         JobFix fix = applySuggestionsAcrossRanks(layout.ranks, kind, options);
-        post([this, fix] { emit fixed(fix); });
+        token.post([this, fix] { emit fixed(fix); });
     });
 }
 
@@ -190,23 +170,19 @@ void JobLoader::exportJob(const JobPtr &job, const QString &outDir, int jobs)
 {
     if (!job)
         return;
-    run([this, job, outDir, jobs] {
+    run([this, job, outDir, jobs](States &states, const JobToken &token) {
         const JobLayout &layout = job->layout;
-        {
-            std::lock_guard lock(m_mutex);
-            for (const RankFiles &r : layout.ranks)
-                m_states.push_back({r.rank, QStringLiteral("waiting"), 0});
-        }
+        waiting(states, layout);
         JobOptions options;
         options.outDir = outDir.toStdString();
         options.jobs = workers(jobs, layout.ranks.size());
         // As `linkscope job` without --policy (nesting) or with --policy P.
         options.link.policy = job->policy;
         options.policyGiven = job->policy != core::Policy::Nesting;
-        options.progress = [this](const RankProgress &p) { return report(p); };
+        options.progress = [&states, token](const RankProgress &p) { return report(states, p, token); };
         checkJobOutputs(layout.ranks, options, true, {});
         std::vector<RankSummary> summaries = processRanks(layout.ranks, options);
-        if (m_cancel)
+        if (token.cancelled())
             throw core::Cancelled();
         const JobReport report = buildJobReport(std::move(summaries), layout.worldSize);
         const std::string commGroup = (std::filesystem::path(options.outDir) / "comm_group.json").string();
@@ -223,7 +199,7 @@ void JobLoader::exportJob(const JobPtr &job, const QString &outDir, int jobs)
                 .arg(outDir)
                 .arg(report.findings.size())
                 .arg(errors);
-        post([this, outDir, summary] { emit exported(outDir, summary); });
+        token.post([this, outDir, summary] { emit exported(outDir, summary); });
     });
 }
 

@@ -4,8 +4,10 @@
 // (core/job/jobrun.h processRank) with the overview kept and nothing written. A rank's traces are
 // released as soon as its summary and overview exist, so a job of any size opens in the memory of a
 // few ranks. Each rank is delivered as it finishes (rankLoaded), then the cross-rank report
-// (finished). Progress per rank lives under a mutex the GUI polls; Cancel is cooperative (the
-// ranks being read stop at their next progress report, the others are not started).
+// (finished). The work runs as a BackgroundJob (shell/backgroundjob.h): a newer request supersedes
+// the running one, whose results are dropped. Progress per rank lives under a mutex the GUI polls;
+// Cancel is cooperative (the ranks being read stop at their next progress report, the others are
+// not started) and says so at once (cancelled).
 //
 // exportJob() writes the job's outputs exactly as `linkscope job DIR --out OUTDIR` does (the same
 // core calls: checkJobOutputs, processRanks, buildJobReport, writeJobOutputs).
@@ -13,6 +15,7 @@
 #include "job/discovery.h"
 #include "job/jobfix.h"
 #include "job/jobrun.h"
+#include "shell/backgroundjob.h"
 
 #include <QObject>
 #include <QString>
@@ -21,7 +24,6 @@
 #include <atomic>
 #include <memory>
 #include <mutex>
-#include <thread>
 #include <vector>
 
 namespace linkscope::ui {
@@ -47,6 +49,8 @@ public:
         double fraction = 0;
     };
 
+    struct States; // the current job's RankStates, under a mutex
+
     explicit JobLoader(QObject *parent = nullptr);
     ~JobLoader() override; // cancels and waits
 
@@ -57,7 +61,7 @@ public:
     void exportJob(const JobPtr &job, const QString &outDir, int jobs = 0);
     void cancel();
     std::vector<RankState> progress() const;
-    void waitForIdle(); // tests: blocks until the worker is done (results still arrive queued)
+    void waitForIdle() { m_job.waitForIdle(); } // tests: blocks until the work is done (results still arrive queued)
 
 signals:
     void discovered(const linkscope::core::job::JobLayout &layout);
@@ -69,16 +73,10 @@ signals:
     void cancelled();
 
 private:
-    void run(std::function<void()> body);
-    bool report(const core::job::RankProgress &p);
-    void post(std::function<void()> f);
+    void run(std::function<void(States &, const JobToken &)> body);
 
-    std::thread m_worker;
-    std::atomic<bool> m_cancel{false};
-    std::atomic<bool> m_done{true};
-    mutable std::mutex m_mutex;
-    std::vector<RankState> m_states;
-    std::shared_ptr<std::atomic<bool>> m_alive = std::make_shared<std::atomic<bool>>(true);
+    std::shared_ptr<States> m_states;
+    BackgroundJob m_job; // last: destroyed (and waited for) first
 };
 
 } // namespace linkscope::ui

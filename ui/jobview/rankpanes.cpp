@@ -15,10 +15,8 @@
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QLabel>
-#include <QPointer>
 #include <QSignalBlocker>
 #include <QSplitter>
-#include <QThreadPool>
 #include <QTimer>
 #include <QToolButton>
 #include <QVBoxLayout>
@@ -31,9 +29,15 @@
 namespace linkscope::ui {
 
 struct RankPane::Load {
-    std::atomic<bool> cancel{false};
     std::atomic<int> permille{0};
-    std::atomic<int> stage{0}; // core::PairStage, then kPairStageCount: the timeline
+    std::atomic<int> stage{0}; // a load stage (traceloader.h): core::PairStage, then kTimelineStage
+};
+
+struct RankPane::Loaded {
+    OpenedDocuments opened;
+    core::BookmarkList bookmarks;
+    QString note;
+    QString error;
 };
 
 namespace {
@@ -53,69 +57,48 @@ RankPane::RankPane(qint64 rank, const QString &hostPath, const QString &devicePa
     : QWidget(parent), m_rank(rank), m_host(hostPath), m_device(devicePath), m_load(std::make_shared<Load>())
 {
     build();
-    // Read, link and correct off the GUI thread; the result comes back queued, and is dropped if
-    // the pane was closed meanwhile (the load's cancel flag stops it at the next progress call).
-    QPointer<RankPane> self(this);
+    // Read, link and correct off the GUI thread, as the main window's loads are (openDocuments:
+    // the rank's sidecar applied, under its policy); the result comes back queued, and is dropped
+    // if the pane was closed meanwhile (the job's cancel flag stops it at the next progress call).
     std::shared_ptr<Load> load = m_load;
-    const std::string host = hostPath.toStdString(), device = devicePath.toStdString();
-    QThreadPool::globalInstance()->start([self, load, host, device, policy, hostPath, devicePath] {
-        DocumentPtr linked, shown;
-        QStringList warnings;
-        QString note, error;
-        core::BookmarkList bookmarks;
-        try {
-            core::PairRequest request;
-            request.files = {host, device};
-            request.link.policy = policy;
-            request.allowTruncated = true;
-            const std::string sidecar = core::defaultSidecarPath(device);
-            std::error_code ec;
-            if (std::filesystem::exists(sidecar, ec))
-                request.sidecar = sidecar;
-            request.progress = [load](core::PairStage stage, std::uint64_t done, std::uint64_t total) {
-                load->stage = static_cast<int>(stage);
-                load->permille = total ? static_cast<int>(1000.0 * double(done) / double(total)) : 0;
-                return !load->cancel.load();
-            };
-            core::OpenedPair pair = core::openPair(request);
-            load->stage = core::kPairStageCount;
-            // What Chakra's linker would do, so that the first screen is the same after "Edit here".
-            auto chakra = std::make_shared<const core::ChakraLinks>(
-                core::linkUnderChakra(*pair.device, pair.host.get(), pair.linked->index, pair.options));
-            linked = TraceDocument::create(hostPath, devicePath, pair.host, pair.device, pair.linked, &load->cancel, chakra);
-            shown = pair.links == pair.linked ? linked : TraceDocument::createWithLinks(linked, pair.links, &load->cancel);
-            // Its bookmarks (M) are drawn as in the main timeline; a sidecar of other inputs is not
-            // applied, and its instants are not this trace's either.
-            if (pair.sidecar && pair.sidecarApplied)
-                bookmarks = pair.sidecar->bookmarks;
-            if (pair.sidecar)
-                note =
-                    pair.sidecarApplied
-                        ? QObject::tr("%L1 corrections from its sidecar").arg(pair.corrections.count(core::EditStatus::Applied))
-                        : QObject::tr("its sidecar was made from other inputs: not applied");
-            warnings = loadWarnings(pair.host.get(), pair.device.get(), *pair.linked);
-        } catch (const core::Cancelled &) {
-            return;
-        } catch (const std::exception &e) {
-            error = QString::fromUtf8(e.what());
-        }
-        QMetaObject::invokeMethod(
-            qApp,
-            [self, linked, shown, warnings, note, error, bookmarks] {
-                if (!self)
-                    return;
-                self->m_progressTimer->stop();
-                if (!error.isEmpty()) {
-                    self->m_error = error;
-                    self->updateTitle();
-                    emit self->failed(error);
-                    return;
+    m_job.run(
+        [load, hostPath, devicePath, policy](const JobToken &token) {
+            Loaded out;
+            try {
+                const core::PairProgressFn progress = [load, token](core::PairStage stage, std::uint64_t done,
+                                                                    std::uint64_t total) {
+                    load->stage = static_cast<int>(stage);
+                    load->permille = total ? static_cast<int>(1000.0 * double(done) / double(total)) : 0;
+                    return !token.cancelled();
+                };
+                out.opened = openDocuments(hostPath, devicePath, policy, progress, token.flag());
+                // Its bookmarks (M) are drawn as in the main timeline; a sidecar of other inputs is
+                // not applied, and its instants are not this trace's either.
+                const core::SidecarFound &found = *out.opened.sidecar;
+                if (found.applies()) {
+                    out.bookmarks = found.sidecar->bookmarks;
+                    out.note = QObject::tr("%L1 corrections from its sidecar").arg(out.opened.corrections);
+                } else if (found.status.state == core::SidecarState::Mismatch) {
+                    out.note = QObject::tr("its sidecar was made from other inputs: not applied");
                 }
-                self->show(linked, shown, warnings, note);
-                self->m_view->setBookmarks(bookmarks);
-            },
-            Qt::QueuedConnection);
-    });
+            } catch (const core::Cancelled &) {
+                throw;
+            } catch (const std::exception &e) {
+                out.error = QString::fromUtf8(e.what());
+            }
+            return out;
+        },
+        [this](Loaded out) {
+            m_progressTimer->stop();
+            if (!out.error.isEmpty()) {
+                m_error = out.error;
+                updateTitle();
+                emit failed(out.error);
+                return;
+            }
+            show(out.opened.linked, out.opened.shown, out.opened.warnings, out.note);
+            m_view->setBookmarks(out.bookmarks);
+        });
     m_progressTimer->start();
 }
 
@@ -127,11 +110,7 @@ RankPane::RankPane(qint64 rank, DocumentPtr linked, DocumentPtr shown, QStringLi
     show(std::move(linked), std::move(shown), std::move(warnings), QString());
 }
 
-RankPane::~RankPane()
-{
-    if (m_load)
-        m_load->cancel = true;
-}
+RankPane::~RankPane() = default; // m_job cancels a load in flight and waits for it to stop
 
 void RankPane::build()
 {
@@ -202,10 +181,7 @@ QString RankPane::titleText() const
     if (!m_shown) {
         if (!m_load)
             return text;
-        const int stage = m_load->stage.load();
-        const QString what = stage >= core::kPairStageCount
-                                 ? tr("timeline")
-                                 : QString::fromUtf8(core::pairStageName(static_cast<core::PairStage>(stage)).data());
+        const QString what = loadStageName(m_load->stage.load()).toLower();
         return text + tr(" · loading %1 %2%").arg(what).arg(m_load->permille.load() / 10);
     }
     const LinkCounts &counts = m_shown->counts();

@@ -12,6 +12,7 @@
 
 #include "jobview/jobloader.h"
 #include "jobview/joboverviewmarks.h"
+#include "shell/backgroundjob.h"
 #include "shell/tracedocument.h"
 
 #include <QStringList>
@@ -39,7 +40,7 @@ public:
     RankPane(qint64 rank, const QString &hostPath, const QString &devicePath, core::Policy policy, QWidget *parent = nullptr);
     // Shows documents that are already loaded (a rank the main window showed until now).
     RankPane(qint64 rank, DocumentPtr linked, DocumentPtr shown, QStringList warnings, QWidget *parent = nullptr);
-    ~RankPane() override; // cancels a load in flight (its worker finishes on its own)
+    ~RankPane() override; // cancels a load in flight
 
     qint64 rank() const { return m_rank; }
     QString hostPath() const { return m_host; }
@@ -64,6 +65,7 @@ signals:
 
 private:
     struct Load;
+    struct Loaded;
     void build();
     void show(DocumentPtr linked, DocumentPtr shown, QStringList warnings, QString note);
     void updateTitle();
@@ -82,6 +84,7 @@ private:
     QLabel *m_title;
     QToolButton *m_edit;
     QTimer *m_progressTimer;
+    BackgroundJob m_job; // last: destroyed (and waited for) first
 };
 
 class RankPanes : public QWidget {

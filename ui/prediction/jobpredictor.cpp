@@ -2,8 +2,6 @@
 
 #include <QCoreApplication>
 #include <QElapsedTimer>
-#include <QFutureWatcher>
-#include <QtConcurrent/QtConcurrentRun>
 
 namespace linkscope::ui {
 
@@ -81,31 +79,29 @@ void JobPredictor::launch(JobPtr job)
 {
     m_running = true;
     emit started();
-    auto *watcher = new QFutureWatcher<Outcome>(this);
-    connect(watcher, &QFutureWatcher<Outcome>::finished, this, [this, watcher] {
-        Outcome outcome = watcher->result();
-        watcher->deleteLater();
-        m_running = false;
-        if (m_pending) {
-            launch(std::exchange(m_pending, nullptr));
-            return;
-        }
-        if (outcome.job != m_requested)
-            return; // another job (or none) since
-        m_prediction = std::move(outcome.prediction);
-        m_error = outcome.error;
-        emit predicted();
-    });
-    watcher->setFuture(QtConcurrent::run([job] {
-        Outcome outcome;
-        outcome.job = job;
-        try {
-            outcome.prediction = std::make_shared<const JobPrediction>(compute(*job));
-        } catch (const std::exception &error) {
-            outcome.error = QString::fromLocal8Bit(error.what());
-        }
-        return outcome;
-    }));
+    m_job.run(
+        [job](const JobToken &) {
+            Outcome outcome;
+            outcome.job = job;
+            try {
+                outcome.prediction = std::make_shared<const JobPrediction>(compute(*job));
+            } catch (const std::exception &error) {
+                outcome.error = QString::fromLocal8Bit(error.what());
+            }
+            return outcome;
+        },
+        [this](Outcome outcome) {
+            m_running = false;
+            if (m_pending) {
+                launch(std::exchange(m_pending, nullptr));
+                return;
+            }
+            if (outcome.job != m_requested)
+                return; // another job (or none) since
+            m_prediction = std::move(outcome.prediction);
+            m_error = outcome.error;
+            emit predicted();
+        });
 }
 
 bool JobPredictor::waitUntilPredicted(int timeoutMs)

@@ -67,6 +67,7 @@ private:
     JobPtr m_pending;   // asked for while another runs
     bool m_running = false;
     QString m_error;
+    BackgroundJob m_job; // last: destroyed (and waited for) first
 };
 
 } // namespace linkscope::ui

@@ -2,9 +2,7 @@
 
 #include <QCoreApplication>
 #include <QElapsedTimer>
-#include <QFutureWatcher>
 #include <QLocale>
-#include <QtConcurrent/QtConcurrentRun>
 
 #include <algorithm>
 
@@ -24,7 +22,7 @@ QString msText(std::int64_t ns) { return QLocale().toString(double(ns) / 1e6, 'f
 
 PredictionController::PredictionController(QObject *parent) : QObject(parent) { }
 
-// A running build holds its own copies (shared pointers) and its watcher is a child: nothing waits here.
+// A running build holds its own copies (shared pointers); m_job waits for it.
 PredictionController::~PredictionController() = default;
 
 std::shared_ptr<PairPrediction> PredictionController::build(const TraceDocument &doc, std::shared_ptr<const core::LinkSet> links)
@@ -93,23 +91,19 @@ void PredictionController::start(DocumentPtr doc)
 {
     m_running = true;
     emit buildStarted();
-    // Off the GUI thread, as the other background work (correctioncontroller.cpp's runInBackground).
-    auto *watcher = new QFutureWatcher<Outcome>(this);
-    connect(watcher, &QFutureWatcher<Outcome>::finished, this, [this, watcher] {
-        Outcome outcome = watcher->result();
-        watcher->deleteLater();
-        finish(std::move(outcome));
-    });
-    watcher->setFuture(QtConcurrent::run([doc] {
-        Outcome outcome;
-        outcome.links = doc->linksShared();
-        try {
-            outcome.prediction = build(*doc, doc->linksShared());
-        } catch (const std::exception &error) {
-            outcome.error = QString::fromLocal8Bit(error.what());
-        }
-        return outcome;
-    }));
+    // Off the GUI thread, as all background work (shell/backgroundjob.h); one build at a time.
+    m_job.run(
+        [doc](const JobToken &) {
+            Outcome outcome;
+            outcome.links = doc->linksShared();
+            try {
+                outcome.prediction = build(*doc, doc->linksShared());
+            } catch (const std::exception &error) {
+                outcome.error = QString::fromLocal8Bit(error.what());
+            }
+            return outcome;
+        },
+        [this](Outcome outcome) { finish(std::move(outcome)); });
 }
 
 void PredictionController::finish(Outcome outcome)

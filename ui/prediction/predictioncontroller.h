@@ -10,6 +10,7 @@
 #include "predict/pairgraph.h"
 #include "predict/replay.h"
 #include "predict/whatif.h"
+#include "shell/backgroundjob.h"
 #include "shell/tracedocument.h"
 
 #include <QObject>
@@ -108,6 +109,7 @@ private:
     QString m_unavailable;
     std::int64_t m_previousStepNs = -1;
     quint64 m_builds = 0;
+    BackgroundJob m_job; // last: destroyed (and waited for) first
 };
 
 } // namespace linkscope::ui

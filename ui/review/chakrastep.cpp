@@ -5,8 +5,6 @@
 
 #include <QCoreApplication>
 #include <QElapsedTimer>
-#include <QFutureWatcher>
-#include <QtConcurrent/QtConcurrentRun>
 
 namespace linkscope::ui {
 
@@ -70,30 +68,28 @@ void ChakraStepPredictor::setDocument(const DocumentPtr &doc)
 void ChakraStepPredictor::start(DocumentPtr doc)
 {
     m_running = true;
-    auto *watcher = new QFutureWatcher<Outcome>(this);
-    connect(watcher, &QFutureWatcher<Outcome>::finished, this, [this, watcher] {
-        const Outcome outcome = watcher->result();
-        watcher->deleteLater();
-        m_running = false;
-        if (m_pending) {
-            start(std::exchange(m_pending, nullptr));
-            return;
-        }
-        if (!m_requested || (outcome.step && outcome.step->links != m_requested))
-            return; // another trace (or none) was opened since
-        m_step = outcome.step;
-        m_error = outcome.error;
-        emit changed();
-    });
-    watcher->setFuture(QtConcurrent::run([doc] {
-        Outcome outcome;
-        try {
-            outcome.step = std::make_shared<const ChakraStep>(compute(*doc));
-        } catch (const std::exception &error) {
-            outcome.error = QString::fromLocal8Bit(error.what());
-        }
-        return outcome;
-    }));
+    m_job.run(
+        [doc](const JobToken &) {
+            Outcome outcome;
+            try {
+                outcome.step = std::make_shared<const ChakraStep>(compute(*doc));
+            } catch (const std::exception &error) {
+                outcome.error = QString::fromLocal8Bit(error.what());
+            }
+            return outcome;
+        },
+        [this](const Outcome &outcome) {
+            m_running = false;
+            if (m_pending) {
+                start(std::exchange(m_pending, nullptr));
+                return;
+            }
+            if (!m_requested || (outcome.step && outcome.step->links != m_requested))
+                return; // another trace (or none) was opened since
+            m_step = outcome.step;
+            m_error = outcome.error;
+            emit changed();
+        });
 }
 
 bool ChakraStepPredictor::waitUntilBuilt(int timeoutMs)

@@ -4,6 +4,7 @@
 // its replay graph built and replayed off the GUI thread, once per trace: Chakra's links do not
 // depend on corrections. The Prediction dock sets it beside the step of the links shown.
 
+#include "shell/backgroundjob.h"
 #include "shell/tracedocument.h"
 
 #include <QObject>
@@ -51,6 +52,7 @@ private:
     DocumentPtr m_pending;
     bool m_running = false;
     QString m_error;
+    BackgroundJob m_job; // last: destroyed (and waited for) first
 };
 
 } // namespace linkscope::ui

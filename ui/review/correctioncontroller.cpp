@@ -3,20 +3,14 @@
 #include "link/rules.h"
 
 #include "review/undocommands.h"
-#include "shell/mainwindow.h"
 #include "shell/traceloader.h"
-
-#include "edit/inputfingerprint.h"
 
 #include <QCoreApplication>
 #include <QElapsedTimer>
 #include <QFileInfo>
-#include <QFutureWatcher>
 #include <QPointer>
-#include <QStatusBar>
 #include <QThread>
 #include <QUndoStack>
-#include <QtConcurrent/QtConcurrentRun>
 
 #include <algorithm>
 
@@ -24,31 +18,13 @@ namespace linkscope::ui {
 
 namespace {
 
-struct Fingerprints {
-    core::FileFingerprint device;
-    std::optional<core::FileFingerprint> host;
-    QString error;
-};
-
-// Runs `work` on the global pool and hands its result to `done` on the GUI thread.
-template <typename Result, typename Work, typename Done>
-void runInBackground(QObject *context, Work work, Done done)
-{
-    auto *watcher = new QFutureWatcher<Result>(context);
-    QObject::connect(watcher, &QFutureWatcher<Result>::finished, context, [watcher, done] {
-        done(watcher->result());
-        watcher->deleteLater();
-    });
-    watcher->setFuture(QtConcurrent::run(std::move(work)));
-}
-
 QString fromStd(std::string_view text) { return QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size())); }
 
 } // namespace
 
-CorrectionController::CorrectionController(MainWindow *window) : QObject(window), m_window(window), m_undo(new QUndoStack(this))
+CorrectionController::CorrectionController(const TraceLoader *loader, QObject *parent)
+    : QObject(parent), m_loader(loader), m_undo(new QUndoStack(this))
 {
-    connect(window, &MainWindow::documentChanged, this, &CorrectionController::onDocumentChanged);
 }
 
 CorrectionController::~CorrectionController()
@@ -100,74 +76,92 @@ QString CorrectionController::sidecarSummary() const
 
 // ---- documents ------------------------------------------------------------------------------
 
-void CorrectionController::onDocumentChanged(DocumentPtr doc)
+void CorrectionController::documentChanged(DocumentPtr doc)
 {
+    m_shown = doc;
     if (!doc || doc == m_published)
         return;
-    if (m_session && m_linked && doc->deviceShared() == m_linked->deviceShared())
+    if (m_session && m_linked && doc->deviceShared() == m_linked->deviceShared()) {
         relinked(std::move(doc));
-    else
-        startSession(std::move(doc));
+        return;
+    }
+    // Every load comes through pairOpened() first; a document of other traces without it has no
+    // sidecar found for it: corrections are applied but not saved.
+    auto opened = std::make_shared<OpenedDocuments>();
+    opened->linked = doc;
+    opened->shown = doc;
+    pairOpened(std::move(opened));
 }
 
-void CorrectionController::startSession(DocumentPtr doc)
+void CorrectionController::pairOpened(OpenedPtr opened)
 {
+    const DocumentPtr &doc = opened->linked;
     m_undo->clear();
     m_session = std::make_unique<core::CorrectionSession>();
     m_session->generator = "linkscope " + QCoreApplication::applicationVersion().toStdString();
     m_session->setLinkOptions(doc->links().policy, false);
-    m_session->attach(doc->linksShared(), doc->device(), doc->host());
+    // The sidecar as openPair found, checked and applied it (traceloader.h): adopted, not read again.
+    if (opened->sidecar)
+        m_session->adopt(*opened->sidecar);
+    const core::ApplyResult applied = m_session->attach(doc->linksShared(), doc->device(), doc->host());
     m_linked = doc;
-    m_published = doc;
-    m_ready = false;
+    m_published = opened->shown;
     ++m_generation; // a publish still running is of the old trace: dropped when it ends
     m_publishing = false;
-    const quint64 serial = ++m_sessionSerial;
+    m_publishJob.cancel();
+    m_sidecarJob.cancel();
+    m_ready = opened->sidecar != nullptr;
+    if (!m_ready) {
+        // Documents read before (a rank's pane made the main rank): its sidecar may have changed
+        // since, so it is found and checked again (fingerprinting takes seconds: off this thread).
+        const std::string path = core::defaultSidecarPath(doc->devicePath().toStdString());
+        const core::LoadedInputs inputs{doc->devicePath().toStdString(), doc->device().sourceIdentity,
+                                        doc->hostPath().toStdString(),
+                                        doc->host() ? doc->host()->sourceIdentity : core::FileIdentity{}};
+        m_sidecarJob.run(
+            [path, inputs](const JobToken &) {
+                core::SidecarFound found = core::readSidecarAt(path);
+                try {
+                    core::checkSidecar(found, inputs);
+                } catch (const std::exception &e) {
+                    found.inputsError = e.what();
+                    found.sidecar.reset();
+                    found.status.state = found.status.state == core::SidecarState::None ? core::SidecarState::None
+                                                                                        : core::SidecarState::Invalid;
+                }
+                return found;
+            },
+            [this](core::SidecarFound found) { sidecarFound(std::move(found)); });
+    } else {
+        sayWhatOpened(*opened, applied);
+    }
     emit sidecarChanged();
     emit changed();
-
-    // Hashing a multi-gigabyte trace takes seconds: off the GUI thread.
-    const std::string devicePath = doc->devicePath().toStdString();
-    const std::string hostPath = doc->hostPath().toStdString();
-    // Of the files that were parsed: a path replaced since the load is refused, not fingerprinted.
-    const core::FileIdentity deviceIdentity = doc->device().sourceIdentity;
-    const core::FileIdentity hostIdentity = doc->host() ? doc->host()->sourceIdentity : core::FileIdentity{};
-    runInBackground<Fingerprints>(
-        this,
-        [devicePath, hostPath, deviceIdentity, hostIdentity] {
-            Fingerprints out;
-            try {
-                out.device = core::fingerprintLoadedFile(devicePath, deviceIdentity);
-                if (!hostPath.empty())
-                    out.host = core::fingerprintLoadedFile(hostPath, hostIdentity);
-            } catch (const std::exception &e) {
-                out.error = QString::fromUtf8(e.what());
-            }
-            return out;
-        },
-        [this, serial, doc](const Fingerprints &fp) {
-            if (serial != m_sessionSerial)
-                return; // another trace was opened meanwhile
-            sidecarLookedUp(doc, fp.device, fp.host, fp.error);
-        });
+    emit published(m_published);
 }
 
-void CorrectionController::sidecarLookedUp(DocumentPtr doc, core::FileFingerprint device,
-                                           std::optional<core::FileFingerprint> host, QString error)
+void CorrectionController::sayWhatOpened(const OpenedDocuments &opened, const core::ApplyResult &applied)
 {
-    if (!error.isEmpty()) {
-        // Without fingerprints the sidecar cannot be checked, so it is neither read nor written.
-        m_ready = true;
+    if (!opened.sidecar->inputsError.empty())
+        emit message(tr("Corrections disabled: %1").arg(QString::fromStdString(opened.sidecar->inputsError)), 8000);
+    else if (const std::size_t stale = applied.count(core::EditStatus::Stale); stale > 0)
+        emit message(tr("%n correction(s) no longer apply: see the Edits dock", nullptr, static_cast<int>(stale)), 8000);
+    const core::Policy policy = opened.linked->links().policy;
+    if (m_session->sidecar().state == core::SidecarState::Loaded && policy != opened.askedPolicy)
+        emit linksChanged(tr("The corrections were made under policy %1: opened under it (the window's policy was %2)")
+                              .arg(fromStd(core::policyName(policy)), fromStd(core::policyName(opened.askedPolicy))),
+                          {}, {});
+}
+
+void CorrectionController::sidecarFound(core::SidecarFound found)
+{
+    if (!found.inputsError.empty())
+        emit message(tr("Corrections disabled: %1").arg(QString::fromStdString(found.inputsError)), 8000);
+    const core::SidecarStatus &status = m_session->adopt(std::move(found));
+    if (status.state == core::SidecarState::Loaded && m_session->policy() != m_linked->links().policy) {
+        // The corrections were made under another policy: relinked under it; relinked() finishes.
         emit sidecarChanged();
-        m_window->statusBar()->showMessage(tr("Corrections disabled: %1").arg(error), 8000);
-        return;
-    }
-    const core::SidecarStatus &status = m_session->openSidecar(core::defaultSidecarPath(doc->devicePath().toStdString()), device,
-                                                               host);
-    if (status.state == core::SidecarState::Loaded && m_session->policy() != doc->links().policy) {
-        // The corrections were made under another policy: relink under it; relinked() finishes.
-        m_window->setPolicy(m_session->policy());
-        emit sidecarChanged();
+        emit policyRequested(m_session->policy());
         return;
     }
     m_ready = true;
@@ -181,13 +175,14 @@ void CorrectionController::relinked(DocumentPtr doc)
 {
     const std::shared_ptr<const core::LinkSet> before = m_published ? m_published->linksShared()
                                                                     : std::shared_ptr<const core::LinkSet>();
-    const bool reopening = !m_ready; // the sidecar asked for its policy: not the user's change
     m_linked = doc;
     m_published = doc; // what the window shows until the corrected one is ready
     ++m_generation;
     m_publishing = false; // until publish() below: the one running is of the old links
     m_session->setLinkOptions(doc->links().policy, false);
     const core::ApplyResult applied = m_session->attach(doc->linksShared(), doc->device(), doc->host());
+    const bool wasWaiting = !m_ready; // the sidecar found asked for its policy
+    m_ready = true;
     if (before && before->gpuLinks.size() == m_session->working().gpuLinks.size()) {
         const core::ParentDiff diff = core::diffParents(*before, m_session->working());
         QStringList details;
@@ -202,29 +197,17 @@ void CorrectionController::relinked(DocumentPtr doc)
         }
         if (diff.changes.size() > shown)
             details << tr("… and %L1 more").arg(diff.changes.size() - shown);
-        // The policy the links shown were made under (on a reopen the session already has the
-        // sidecar's policy, so it would read "external-id → external-id").
-        const core::Policy shownPolicy = before->policy;
-        const QString summary =
-            reopening
-                ? tr("The corrections were made under policy %1: relinked under it (was %2), %L3 of %L4 GPU op links changed")
-                      .arg(fromStd(core::policyName(doc->links().policy)), fromStd(core::policyName(shownPolicy)))
-                      .arg(diff.changes.size())
-                      .arg(diff.compared)
-                : tr("Policy %1 → %2: %L3 of %L4 GPU op links changed")
-                      .arg(fromStd(core::policyName(shownPolicy)), fromStd(core::policyName(doc->links().policy)))
-                      .arg(diff.changes.size())
-                      .arg(diff.compared);
+        const QString summary = tr("Policy %1 → %2: %L3 of %L4 GPU op links changed")
+                                    .arg(fromStd(core::policyName(before->policy)),
+                                         fromStd(core::policyName(doc->links().policy)))
+                                    .arg(diff.changes.size())
+                                    .arg(diff.compared);
         emit linksChanged(summary, details, changed);
     }
-    const bool wasWaiting = !m_ready;
-    m_ready = true;
     if (!m_session->log().entries.empty())
         publish();
-    if (applied.count(core::EditStatus::Stale) > 0)
-        m_window->statusBar()->showMessage(tr("%n correction(s) no longer apply: see the Edits dock", nullptr,
-                                              static_cast<int>(applied.count(core::EditStatus::Stale))),
-                                           8000);
+    if (const std::size_t stale = applied.count(core::EditStatus::Stale); stale > 0)
+        emit message(tr("%n correction(s) no longer apply: see the Edits dock", nullptr, static_cast<int>(stale)), 8000);
     if (wasWaiting)
         emit sidecarChanged();
     emit changed();
@@ -240,7 +223,7 @@ void CorrectionController::publish()
         m_publishing = false;
         if (m_published != m_linked) {
             m_published = m_linked;
-            m_window->showCorrectedDocument(m_linked);
+            emit showDocument(m_linked);
         }
         emit published(m_published);
         return;
@@ -254,11 +237,12 @@ void CorrectionController::publish()
         DocumentPtr doc;
         QString error;
     };
-    runInBackground<Built>(
-        this,
-        [base, links]() -> Built {
+    m_publishJob.run(
+        [base, links](const JobToken &token) -> Built {
             try {
-                return {TraceDocument::createWithLinks(base, links), {}};
+                return {TraceDocument::createWithLinks(base, links, token.flag()), {}};
+            } catch (const core::Cancelled &) {
+                throw; // superseded by a newer change
             } catch (const std::exception &e) {
                 return {{}, QString::fromUtf8(e.what())};
             }
@@ -269,13 +253,13 @@ void CorrectionController::publish()
             m_publishing = false;
             if (!built.doc) {
                 // The correction is applied and saved, but it cannot be shown: say so, keep the old view.
-                const QString message = tr("The corrected links could not be shown: %1").arg(built.error);
-                m_window->statusBar()->showMessage(message, 15000);
-                emit publishFailed(message);
+                const QString text = tr("The corrected links could not be shown: %1").arg(built.error);
+                emit message(text, 15000);
+                emit publishFailed(text);
                 return;
             }
             m_published = built.doc;
-            m_window->showCorrectedDocument(built.doc);
+            emit showDocument(built.doc);
             emit published(built.doc);
         });
 }
@@ -490,7 +474,7 @@ bool CorrectionController::forceSidecar()
         return false;
     m_undo->clear();
     if (m_session->policy() != m_linked->links().policy) {
-        m_window->setPolicy(m_session->policy());
+        emit policyRequested(m_session->policy()); // relinked under it: relinked() re-applies the log
     } else {
         publish();
     }
@@ -582,9 +566,8 @@ void CorrectionController::exportCorrected(const core::ExportRequest &request)
             Qt::QueuedConnection);
         return !cancel->load();
     };
-    runInBackground<Outcome>(
-        this,
-        [base, links, request = std::move(staged)]() {
+    m_exportJob.run(
+        [base, links, request = std::move(staged)](const JobToken &) {
             Outcome out;
             try {
                 // A Kineto trace alone (no host) writes the targets that do not need the host ET.
@@ -619,8 +602,8 @@ bool CorrectionController::waitUntilSettled(int timeoutMs)
     timer.start();
     while (timer.elapsed() < timeoutMs) {
         QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
-        const bool loading = m_window->loader()->isBusy();
-        if (m_session && m_ready && !m_publishing && !m_exporting && !loading && m_window->document() == m_published)
+        const bool loading = m_loader && m_loader->isBusy();
+        if (m_session && m_ready && !m_publishing && !m_exporting && !loading && m_shown == m_published)
             return true;
         QThread::msleep(5);
     }

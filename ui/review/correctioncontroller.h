@@ -2,16 +2,19 @@
 // Corrections in the GUI: owns the CorrectionSession (log, corrected links, sidecar) and the undo
 // stack of one open trace pair. Each user action becomes a core LogEntry pushed as a QUndoCommand;
 // after every change the corrected links are shown (a new TraceDocument built off the GUI thread)
-// and the sidecar is saved. A new load, a relink and a policy change re-apply the whole log.
+// and the sidecar is saved. A relink and a policy change re-apply the whole log.
 //
-// The main window's document is what the linker produced; the controller replaces it with the
-// corrected one through MainWindow::showCorrectedDocument().
+// A pair arrives opened (pairOpened): its sidecar already found, checked and applied by the pair
+// pipeline, under its policy (traceloader.h); the session adopts it. The controller knows no
+// window: it asks for what it needs with signals (showDocument, policyRequested, message), and the
+// main window wires them (and its documentChanged to documentChanged()).
 
 #include "edit/correctionsession.h"
 #include "export/exportrequest.h"
+#include "shell/backgroundjob.h"
 #include "shell/tracedocument.h"
+#include "shell/traceloader.h"
 
-#include <QFuture>
 #include <QObject>
 #include <QString>
 #include <QStringList>
@@ -25,18 +28,17 @@ class QUndoStack;
 
 namespace linkscope::ui {
 
-class MainWindow;
-
 class CorrectionController : public QObject {
     Q_OBJECT
 public:
-    explicit CorrectionController(MainWindow *window);
+    // `loader`: the window's (waitUntilSettled waits for its loads too); may be null.
+    explicit CorrectionController(const TraceLoader *loader, QObject *parent = nullptr);
     ~CorrectionController() override;
 
     QUndoStack *undoStack() const { return m_undo; }
     // Null before a trace is open.
     const core::CorrectionSession *session() const { return m_session.get(); }
-    bool ready() const { return m_ready; } // the sidecar has been looked for and applied
+    bool ready() const { return m_ready; } // a pair is open, its sidecar applied
     // The document shown: the corrected links (or the linker's, without corrections).
     const DocumentPtr &document() const { return m_published; }
     // The linker's document the corrections apply to (its findings are the Findings dock's rows).
@@ -100,7 +102,19 @@ public:
     // Bookmarks (BookmarkUi's undo commands swap whole lists): saved in the sidecar at once.
     void setBookmarksNow(core::BookmarkList bookmarks);
 
+    // A pair was opened (a load, Edit here): a new session starts from its sidecar as found.
+    void pairOpened(linkscope::ui::OpenedPtr opened);
+    // The window shows `doc`: another trace (a session without a sidecar found), a relink of this
+    // one (the log is re-applied), or the document published last.
+    void documentChanged(linkscope::ui::DocumentPtr doc);
+
 signals:
+    // The corrected links' document (or the linker's, when nothing is corrected): to be shown.
+    void showDocument(linkscope::ui::DocumentPtr doc);
+    // A forced sidecar was made under another policy: the traces are to be relinked under it.
+    void policyRequested(linkscope::core::Policy policy);
+    // A line for the status bar, for `timeoutMs`.
+    void message(const QString &text, int timeoutMs);
     void changed();          // log, outcomes or review state changed
     void sidecarChanged();   // the sidecar's state or location changed
     void bookmarksChanged(); // session()->bookmarks() changed (an edit, undo, or a sidecar read)
@@ -114,25 +128,27 @@ signals:
     void exportFinished(bool ok, const QString &message);
 
 private:
-    void onDocumentChanged(DocumentPtr doc);
-    void startSession(DocumentPtr doc);
-    void sidecarLookedUp(DocumentPtr doc, core::FileFingerprint device, std::optional<core::FileFingerprint> host, QString error);
+    void sayWhatOpened(const OpenedDocuments &opened, const core::ApplyResult &applied);
+    void sidecarFound(core::SidecarFound found);
     void relinked(DocumentPtr doc);
     void publish();
     bool push(core::LogEntry entry);
     QString describeEvent(core::EventIndex event) const;
 
-    MainWindow *m_window;
+    const TraceLoader *m_loader;
     QUndoStack *m_undo;
     std::unique_ptr<core::CorrectionSession> m_session;
     DocumentPtr m_linked;    // the linker's document the session is attached to
-    DocumentPtr m_published; // the document shown
+    DocumentPtr m_published; // the document to show
+    DocumentPtr m_shown;     // the document the window shows
     bool m_ready = false;
     bool m_publishing = false;
     bool m_exporting = false;
     std::shared_ptr<std::atomic_bool> m_exportCancel = std::make_shared<std::atomic_bool>(false);
-    quint64 m_generation = 0;    // publish requests
-    quint64 m_sessionSerial = 0; // sessions (a new trace starts a new one)
+    quint64 m_generation = 0;   // publish requests
+    BackgroundJob m_publishJob; // last: destroyed (and waited for) first
+    BackgroundJob m_exportJob;
+    BackgroundJob m_sidecarJob; // finds the sidecar of documents read before (Edit here)
 };
 
 } // namespace linkscope::ui

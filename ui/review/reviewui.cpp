@@ -1,15 +1,11 @@
 #include "review/reviewui.h"
 
-#include "docks/detailsdock.h"
 #include "docks/editsdock.h"
 #include "docks/findingsdock.h"
-#include "docks/searchdock.h"
-#include "docks/warningsdock.h"
 #include "export/targets.h"
 #include "review/correctioncontroller.h"
 #include "review/exportdialog.h"
 #include "review/storypanel.h"
-#include "shell/mainwindow.h"
 #include "shell/noticebar.h"
 #include "timeline/eventselection.h"
 #include "timeline/timelineview.h"
@@ -26,13 +22,11 @@
 #include <QKeyEvent>
 #include <QLineEdit>
 #include <QLocale>
-#include <QMenuBar>
+#include <QMenu>
 #include <QMouseEvent>
 #include <QProgressDialog>
-#include <QStatusBar>
 #include <QUndoStack>
 #include <QUrl>
-#include <QVBoxLayout>
 
 namespace linkscope::ui {
 
@@ -40,73 +34,32 @@ namespace {
 QString fromStd(std::string_view text) { return QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size())); }
 } // namespace
 
-ReviewUi::ReviewUi(MainWindow *window)
-    : QObject(window), m_window(window), m_controller(new CorrectionController(window)),
-      m_findings(new FindingsDock(m_controller, window->selection(), window)),
-      m_edits(new EditsDock(m_controller, window->selection(), window)), m_notice(new NoticeBar(window))
+ReviewUi::ReviewUi(QWidget *window, EventSelection *selection, TimelineView *timeline, const TraceLoader *loader)
+    : QObject(window), m_window(window), m_selection(selection), m_timeline(timeline),
+      m_controller(new CorrectionController(loader, window)), m_findings(new FindingsDock(m_controller, selection, window)),
+      m_edits(new EditsDock(m_controller, selection, window)), m_notice(new NoticeBar(window))
 {
-    // The notice sits above whatever the window's central widget is (the timeline).
-    if (QWidget *central = window->takeCentralWidget()) {
-        auto *column = new QWidget(window);
-        auto *layout = new QVBoxLayout(column);
-        layout->setContentsMargins(0, 0, 0, 0);
-        layout->setSpacing(0);
-        layout->addWidget(m_notice);
-        layout->addWidget(central, 1);
-        window->setCentralWidget(column);
-    }
-    window->addDock(m_findings, Qt::BottomDockWidgetArea);
-    window->addDock(m_edits, Qt::BottomDockWidgetArea);
-    window->tabifyDockWidget(m_findings, m_edits);
-    m_findings->raise();
     // The first screen's story: compared_with_chakra and the notices for the links shown; a click
     // on a count filters the Findings and lists the GPU ops in the search results.
-    connect(window, &MainWindow::documentChanged, this, [this](const DocumentPtr &doc) {
-        // Another trace: the GPU ops listed by a click on the story panel are of the old one.
-        // Another policy: the story's counts are of other links, so its list is stale too (the
-        // Search dock drops it as well: it keeps only a query's hits across a relink).
-        const core::DeviceTrace *device = doc ? &doc->device() : nullptr;
-        const int policy = doc ? static_cast<int>(doc->links().policy) : -1;
-        if (device != m_storyDevice || policy != m_storyPolicy)
-            m_findings->clearEventFilter();
-        m_storyDevice = device;
-        m_storyPolicy = policy;
-        m_findings->storyPanel()->setDocument(doc);
-    });
     connect(m_findings->storyPanel(), &StoryPanel::showEventsRequested, this,
             [this](const QString &title, const std::vector<core::EventIndex> &events) {
                 m_findings->showEvents(title, events);
                 m_findings->raise();
                 // The list is in the Search tab: brought to the front, whatever tab was (Warnings).
-                m_window->searchDock()->show();
-                m_window->searchDock()->raise();
-                m_window->searchDock()->showEvents(title, events);
+                emit listEventsRequested(title, events);
             });
     // A finding or a search hit made current frames its GPU op with its current and suggested parents.
-    m_findings->setFocusHome(window->timeline());
+    m_findings->setFocusHome(timeline);
     connect(m_findings, &FindingsDock::frameRequested, this, &ReviewUi::frame);
-    connect(window->warningsDock(), &WarningsDock::frameRequested, this,
-            [this](core::EventIndex event) { frame(event, core::kNone); });
-    connect(window->searchDock(), &SearchDock::frameRequested, this, [this](core::EventIndex event) {
-        // A GPU op's first finding with a suggested parent (the one the Findings dock would frame).
-        core::EventIndex suggested = core::kNone;
-        const DocumentPtr &doc = m_window->document();
-        const core::GpuLinkIndex link = doc && event.in(doc->links().gpuLinkOf.size()) ? doc->links().gpuLinkOf[event]
-                                                                                       : core::GpuLinkIndex(core::kNone);
-        if (link.valid())
-            for (auto [f, end] = doc->links().findings.ofGpuOp(link.get()); f != end && suggested.isNone(); ++f)
-                suggested = f->suggestedParent;
-        frame(event, suggested);
-    });
     buildMenus();
-    window->timeline()->setContextMenuProvider(
+    timeline->setContextMenuProvider(
         [this](QMenu *menu, core::EventIndex event, DrawEdgeIndex edge) { addContextActions(menu, event, edge); });
-    window->timeline()->installEventFilter(this);
-    connect(window->timeline(), &TimelineView::viewChanged, this, [this] {
+    timeline->installEventFilter(this);
+    connect(timeline, &TimelineView::viewChanged, this, [this] {
         if (m_dragFrom.valid())
             updateDrag(m_dragCursor);
     });
-    connect(window->selection(), &EventSelection::changed, this, &ReviewUi::updateActions);
+    connect(selection, &EventSelection::changed, this, &ReviewUi::updateActions);
     connect(m_controller, &CorrectionController::changed, this, &ReviewUi::updateActions);
     // Flags and notes on the timeline and in Details, after every edit (and a new trace's sidecar).
     connect(m_controller, &CorrectionController::changed, this, [this] {
@@ -115,8 +68,7 @@ ReviewUi::ReviewUi(MainWindow *window)
         EventNotesPtr notes;
         if (session && session->attached() && linked)
             notes = EventNotes::fromReview(session->editor().review(), linked->deviceShared());
-        m_window->timeline()->setEventNotes(notes);
-        m_window->detailsDock()->setEventNotes(notes);
+        emit eventNotesChanged(notes);
     });
     connect(m_controller, &CorrectionController::sidecarChanged, this, &ReviewUi::updateActions);
     // A relink says what changed in a notice above the timeline, never in a dialog.
@@ -130,18 +82,43 @@ ReviewUi::ReviewUi(MainWindow *window)
                 m_notice->showNotice(summary, details.join(QLatin1Char('\n')), tr("Show changed links"),
                                      [this, events] { showChangedLinks(events); });
             });
-    // Another trace: the notice was about the old one.
-    connect(window, &MainWindow::documentChanged, this, [this](const DocumentPtr &doc) {
-        if (m_notice->isVisible() && doc && doc->deviceShared() != m_noticeDevice)
-            m_notice->dismiss();
-        m_noticeDevice = doc ? doc->deviceShared() : nullptr;
-    });
     updateActions();
+}
+
+void ReviewUi::documentChanged(const DocumentPtr &doc)
+{
+    // Another trace: the GPU ops listed by a click on the story panel are of the old one.
+    // Another policy: the story's counts are of other links, so its list is stale too (the
+    // Search dock drops it as well: it keeps only a query's hits across a relink).
+    const core::DeviceTrace *device = doc ? &doc->device() : nullptr;
+    const int policy = doc ? static_cast<int>(doc->links().policy) : -1;
+    if (device != m_storyDevice || policy != m_storyPolicy)
+        m_findings->clearEventFilter();
+    m_storyDevice = device;
+    m_storyPolicy = policy;
+    m_findings->storyPanel()->setDocument(doc);
+    // Another trace: the notice was about the old one.
+    if (m_notice->isVisible() && doc && doc->deviceShared() != m_noticeDevice)
+        m_notice->dismiss();
+    m_noticeDevice = doc ? doc->deviceShared() : nullptr;
+}
+
+void ReviewUi::frameGpuOp(core::EventIndex event)
+{
+    // A GPU op's first finding with a suggested parent (the one the Findings dock would frame).
+    core::EventIndex suggested = core::kNone;
+    const DocumentPtr &doc = m_controller->document();
+    const core::GpuLinkIndex link = doc && event.in(doc->links().gpuLinkOf.size()) ? doc->links().gpuLinkOf[event]
+                                                                                   : core::GpuLinkIndex(core::kNone);
+    if (link.valid())
+        for (auto [f, end] = doc->links().findings.ofGpuOp(link.get()); f != end && suggested.isNone(); ++f)
+            suggested = f->suggestedParent;
+    frame(event, suggested);
 }
 
 bool ReviewUi::eventFilter(QObject *watched, QEvent *event)
 {
-    TimelineView *timeline = m_window->timeline();
+    TimelineView *timeline = m_timeline;
     if (watched != timeline || !m_controller->ready())
         return false;
     switch (event->type()) {
@@ -183,7 +160,7 @@ bool ReviewUi::eventFilter(QObject *watched, QEvent *event)
         if (problem.isEmpty() && m_controller->reparent(gpu, target)) {
             const DocumentPtr &doc = m_controller->document();
             say(tr("Re-parented %1 to %2 (Ctrl+Z undoes)").arg(doc->eventName(gpu), doc->eventName(target)));
-            m_window->selection()->select(gpu);
+            m_selection->select(gpu);
         } else
             say(tr("Not re-parented: %1").arg(problem.isEmpty() ? tr("the edit was refused") : problem));
         return true;
@@ -195,7 +172,7 @@ bool ReviewUi::eventFilter(QObject *watched, QEvent *event)
 
 void ReviewUi::updateDrag(const QPoint &pos)
 {
-    TimelineView *timeline = m_window->timeline();
+    TimelineView *timeline = m_timeline;
     TimelineView::LinkDrag drag;
     drag.from = m_dragFrom;
     drag.cursor = pos;
@@ -225,13 +202,13 @@ void ReviewUi::endDrag()
 {
     m_dragFrom = core::kNone;
     m_dragTarget = core::kNone;
-    m_window->timeline()->unsetCursor();
-    m_window->timeline()->clearLinkDrag();
+    m_timeline->unsetCursor();
+    m_timeline->clearLinkDrag();
 }
 
 void ReviewUi::frame(core::EventIndex event, core::EventIndex suggestedParent)
 {
-    const DocumentPtr &doc = m_window->document();
+    const DocumentPtr &doc = m_controller->document();
     if (!doc || !event.in(doc->eventCount()))
         return;
     std::vector<core::EventIndex> events{event};
@@ -248,7 +225,7 @@ void ReviewUi::frame(core::EventIndex event, core::EventIndex suggestedParent)
     // All of them with a margin of an eighth of their extent on each side (as F does), so that a
     // 2 ms kernel at 711 ms is not a sliver; the selection already scrolled its lane into view.
     const core::Nanos span = std::max<core::Nanos>(hi - lo, TimelineViewport::kMinSpan);
-    m_window->timeline()->setVisibleRange(lo - span / 8, hi + span / 8);
+    m_timeline->setVisibleRange(lo - span / 8, hi + span / 8);
 }
 
 void ReviewUi::showChangedLinks(const std::vector<core::EventIndex> &events)
@@ -257,11 +234,10 @@ void ReviewUi::showChangedLinks(const std::vector<core::EventIndex> &events)
     m_findings->showEvents(title, events);
     m_findings->show();
     m_findings->raise();
-    m_window->searchDock()->show();
-    m_window->searchDock()->showEvents(title, events);
+    emit listEventsRequested(title, events);
 }
 
-core::EventIndex ReviewUi::selected() const { return m_window->selection()->current(); }
+core::EventIndex ReviewUi::selected() const { return m_selection->current(); }
 
 bool ReviewUi::selectedIsGpuOp() const
 {
@@ -269,22 +245,18 @@ bool ReviewUi::selectedIsGpuOp() const
     return doc && m_controller->ready() && doc->gpuLink(selected()) != nullptr;
 }
 
-void ReviewUi::say(const QString &message) { m_window->statusBar()->showMessage(message, 6000); }
+void ReviewUi::say(const QString &text) { emit message(text, 6000); }
 
 void ReviewUi::buildMenus()
 {
-    QMenuBar *bar = m_window->menuBar();
-    // Before Help (the last menu), wherever the window's own menus end.
-    QAction *before = bar->actions().isEmpty() ? nullptr : bar->actions().last();
-
     auto *edit = new QMenu(tr("&Edit"), m_window);
+    m_editMenu = edit;
     QAction *undo = m_controller->undoStack()->createUndoAction(edit, tr("&Undo"));
     undo->setShortcut(QKeySequence::Undo);
     QAction *redo = m_controller->undoStack()->createRedoAction(edit, tr("&Redo"));
     redo->setShortcuts({QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z), QKeySequence(Qt::CTRL | Qt::Key_Y)});
     edit->addAction(undo);
     edit->addAction(redo);
-    bar->insertMenu(before, edit);
 
     m_menu = new QMenu(tr("&Review"), m_window);
     QAction *next = m_menu->addAction(tr("Next finding"), m_findings, &FindingsDock::next);
@@ -345,7 +317,6 @@ void ReviewUi::buildMenus()
     m_menu->addSeparator();
     m_export = m_menu->addAction(tr("Export corrected traces…"), this, &ReviewUi::exportCorrected);
     m_export->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
-    bar->insertMenu(before, m_menu);
 
     for (QAction *a : m_menu->actions())
         a->setShortcutContext(Qt::WindowShortcut);
@@ -425,7 +396,7 @@ void ReviewUi::reparentMarkedHere()
     if (m_controller->reparent(m_markedGpuOp, selected())) {
         const core::EventIndex gpu = m_markedGpuOp;
         m_markedGpuOp = core::kNone;
-        m_window->selection()->select(gpu);
+        m_selection->select(gpu);
     } else {
         say(tr("Select a CPU op (cpu_op or user_annotation) as the new parent"));
     }

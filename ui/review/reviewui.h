@@ -1,9 +1,13 @@
 #pragma once
 // Everything the main window gets for reviewing and correcting links: the CorrectionController,
-// the Findings and Edits docks, the Edit menu (undo / redo) and the Review menu (corrections on
-// the selected event, next / previous finding, export of the corrected traces).
+// the Findings and Edits docks, the notice bar, the Edit menu (undo / redo) and the Review menu
+// (corrections on the selected event, next / previous finding, export of the corrected traces).
+// It acts on the timeline and the selection it is given and knows no window: the main window
+// places its docks, menus and notice, and wires its signals (listEventsRequested,
+// eventNotesChanged, message) and its documentChanged() slot.
 
 #include "link/linkset.h"
+#include "review/eventnotes.h"
 #include "shell/tracedocument.h"
 
 #include "export/exportrequest.h"
@@ -24,15 +28,19 @@ namespace linkscope::ui {
 
 class CorrectionController;
 class EditsDock;
+class EventSelection;
 class ExportDialog;
 class FindingsDock;
-class MainWindow;
 class NoticeBar;
+class TimelineView;
+class TraceLoader;
 
 class ReviewUi : public QObject {
     Q_OBJECT
 public:
-    explicit ReviewUi(MainWindow *window);
+    // `window`: the parent of the docks, menus and dialogs; `loader`: the window's (see
+    // CorrectionController).
+    ReviewUi(QWidget *window, EventSelection *selection, TimelineView *timeline, const TraceLoader *loader);
 
     // Ctrl+drag on the timeline from a GPU op to a CPU op re-parents it; the timeline draws the drag
     // (curve, valid / invalid target, reason) and Esc cancels it.
@@ -42,6 +50,7 @@ public:
     FindingsDock *findingsDock() const { return m_findings; }
     EditsDock *editsDock() const { return m_edits; }
     QMenu *reviewMenu() const { return m_menu; }
+    QMenu *editMenu() const { return m_editMenu; }
     // The notice above the timeline (what a relink changed, with a "Show changed links" action).
     NoticeBar *noticeBar() const { return m_notice; }
     // The export dialog while it is open (exportCorrected() opens it), else null.
@@ -64,6 +73,10 @@ public slots:
     void exportCorrected();
     // Zooms the timeline to `event` with its current parent and `suggestedParent` (none: no suggestion).
     void frame(core::EventIndex event, core::EventIndex suggestedParent);
+    // frame() with the GPU op's first suggested parent (a search hit).
+    void frameGpuOp(core::EventIndex event);
+    // The window shows `doc` (the story panel follows; a notice about other traces goes).
+    void documentChanged(const DocumentPtr &doc);
     // Filters the Findings to these GPU ops (sorted) and lists them in the search results.
     void showChangedLinks(const std::vector<core::EventIndex> &events);
 
@@ -71,6 +84,14 @@ public slots:
     // none): Re-parent to ▸ (the parent candidates), Detach, Restore, Flag…, Note…, Accept;
     // on a sync / inter-thread edge the corrections allow removing, Remove edge.
     void addContextActions(QMenu *menu, core::EventIndex event, DrawEdgeIndex edge);
+
+signals:
+    // These events are to be listed in the search results, brought to the front.
+    void listEventsRequested(const QString &title, const std::vector<core::EventIndex> &events);
+    // The flags and notes of the open pair changed (null: none): the timeline and Details show them.
+    void eventNotesChanged(linkscope::ui::EventNotesPtr notes);
+    // A line for the status bar, for `timeoutMs`.
+    void message(const QString &text, int timeoutMs);
 
 private:
     void buildMenus();
@@ -83,7 +104,9 @@ private:
     void startExport(const core::ExportRequest &request);
     void exportDone(const core::ExportRequest &request, bool ok, const QString &message);
 
-    MainWindow *m_window;
+    QWidget *m_window;
+    EventSelection *m_selection;
+    TimelineView *m_timeline;
     CorrectionController *m_controller;
     FindingsDock *m_findings;
     const core::DeviceTrace *m_storyDevice = nullptr; // the trace the story panel shows
@@ -92,6 +115,7 @@ private:
     NoticeBar *m_notice;
     std::shared_ptr<const core::DeviceTrace> m_noticeDevice; // the trace the notice is about
     QMenu *m_menu = nullptr;
+    QMenu *m_editMenu = nullptr;
     core::EventIndex m_markedGpuOp{};
     core::EventIndex m_markedEdgeSource{};
     core::EventIndex m_dragFrom{};   // GPU op a Ctrl+drag started on

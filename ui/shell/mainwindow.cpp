@@ -19,6 +19,7 @@
 #include "prediction/predictioncontroller.h"
 #include "review/correctioncontroller.h"
 #include "shell/commandpalette.h"
+#include "shell/loadprogress.h"
 #include "shell/openpair.h"
 #include "shell/recentfiles.h"
 #include "shell/startpage.h"
@@ -40,7 +41,6 @@
 #include <QDropEvent>
 #include <QFileDialog>
 #include <QFileInfo>
-#include <QHBoxLayout>
 #include <QKeySequence>
 #include <QLabel>
 #include <QMenu>
@@ -48,7 +48,6 @@
 #include <QMessageBox>
 #include <QMimeData>
 #include <QPainter>
-#include <QProgressBar>
 #include <QPushButton>
 #include <QScreen>
 #include <QSettings>
@@ -121,8 +120,9 @@ MainWindow::MainWindow(QWidget *parent)
         finishProgress();
         statusBar()->showMessage(tr("Cancelled"), 4000);
     });
-    // Findings / Edits docks, Edit and Review menus, the corrections sidecar.
-    m_review = new ReviewUi(this);
+    // Findings / Edits docks, Edit and Review menus, the corrections sidecar (mainwindowreview.cpp).
+    m_review = new ReviewUi(this, m_selection, m_timeline, m_loader);
+    placeReview();
     // Hand-off (issue 28 item 16): bookmarks (M, the Bookmarks menu) and Open in Perfetto.
     new BookmarkUi(this, m_review->controller());
     auto *perfetto = new PerfettoHandoff(this, m_review->controller(), m_review->noticeBar());
@@ -336,29 +336,8 @@ void MainWindow::buildStatusBar()
     statusBar()->addPermanentWidget(m_warningsLabel);
     keepToolTipsOnScreen(m_warningsLabel); // its list of warnings is tall: kept inside the screen
 
-    m_progressPanel = new QWidget(this);
-    auto *layout = new QHBoxLayout(m_progressPanel);
-    layout->setContentsMargins(0, 0, 0, 0);
-    for (int s = 0; s < TraceLoader::kStageCount; ++s) {
-        auto *label = new QLabel(TraceLoader::stageName(static_cast<TraceLoader::Stage>(s)), m_progressPanel);
-        auto *bar = new QProgressBar(m_progressPanel);
-        bar->setMaximumWidth(120);
-        bar->setMaximumHeight(14);
-        bar->setTextVisible(false);
-        layout->addWidget(label);
-        layout->addWidget(bar);
-        m_stageLabels.push_back(label);
-        m_stageBars.push_back(bar);
-    }
-    m_cancelButton = new QPushButton(tr("Cancel"), m_progressPanel);
-    layout->addWidget(m_cancelButton);
-    connect(m_cancelButton, &QPushButton::clicked, m_loader, &TraceLoader::cancel);
-    statusBar()->addPermanentWidget(m_progressPanel);
-    m_progressPanel->hide();
-
-    m_progressTimer = new QTimer(this);
-    m_progressTimer->setInterval(100);
-    connect(m_progressTimer, &QTimer::timeout, this, &MainWindow::updateProgress);
+    m_progress = new LoadProgress(m_loader, this);
+    statusBar()->addPermanentWidget(m_progress);
 }
 
 // A pair goes into Open Recent once it has opened (onLoaded), never when it failed.
@@ -423,56 +402,30 @@ void MainWindow::setLinks(std::shared_ptr<const core::LinkSet> links)
 
 void MainWindow::onLoadStarted(bool relink)
 {
-    for (std::size_t s = 0; s < m_stageBars.size(); ++s) {
-        m_stageBars[s]->setRange(0, 1000);
-        m_stageBars[s]->setValue(0);
-    }
-    m_progressPanel->show();
-    m_progressTimer->start();
+    m_progress->start();
     if (!m_doc)
         m_timeline->setPlaceholderText(tr("Loading…"));
-    updateProgress();
     statusBar()->showMessage(relink ? tr("Relinking…") : tr("Loading…"));
-}
-
-void MainWindow::updateProgress()
-{
-    const auto stages = m_loader->progress();
-    for (std::size_t s = 0; s < stages.size() && s < m_stageBars.size(); ++s) {
-        const auto &stage = stages[s];
-        m_stageLabels[s]->setVisible(stage.used);
-        m_stageBars[s]->setVisible(stage.used);
-        if (stage.finished) {
-            m_stageBars[s]->setRange(0, 1000);
-            m_stageBars[s]->setValue(1000);
-        } else if (!stage.started) {
-            m_stageBars[s]->setRange(0, 1000);
-            m_stageBars[s]->setValue(0);
-        } else if (stage.total == 0) {
-            m_stageBars[s]->setRange(0, 0); // busy indicator
-        } else {
-            m_stageBars[s]->setRange(0, 1000);
-            m_stageBars[s]->setValue(static_cast<int>(1000.0 * stage.done / stage.total));
-        }
-    }
 }
 
 void MainWindow::finishProgress()
 {
     m_timeline->setPlaceholderText(QString());
-    m_progressTimer->stop();
-    m_progressPanel->hide();
+    m_progress->stop();
     statusBar()->clearMessage();
     // After the loader's signal returns it is idle: the start page again if nothing opened.
     QTimer::singleShot(0, this, &MainWindow::updateStartPage);
 }
 
-void MainWindow::onLoaded(DocumentPtr doc, const QStringList &warnings, bool relink)
+void MainWindow::onLoaded(OpenedPtr opened)
 {
     finishProgress();
-    if (!relink && doc)
-        recent::rememberPair(doc->hostPath(), doc->devicePath());
-    setDocument(std::move(doc));
+    if (!opened->relink && opened->shown) {
+        recent::rememberPair(opened->shown->hostPath(), opened->shown->devicePath());
+        emit pairOpened(opened); // the correction session starts from its sidecar, before it is shown
+    }
+    setDocument(opened->shown);
+    const QStringList &warnings = opened->warnings;
     // The Warnings dock lists them all (host, Kineto, linking), whatever this load added.
     const int count = m_warnings->count();
     if (count > 0) {
@@ -714,8 +667,11 @@ void MainWindow::editRankHere(qint64 rank)
         return;
     const auto view = m_panes->referenceView();
     const int position = m_panes->paneIndex(rank);
-    const DocumentPtr linked = pane->linkedDocument();
-    const QStringList warnings = pane->warnings();
+    // As if it had just been read: the linker's document, its sidecar looked for again (it may
+    // have changed since the pane read it) and applied by the correction session.
+    auto opened = std::make_shared<OpenedDocuments>();
+    opened->linked = opened->shown = pane->linkedDocument();
+    opened->warnings = pane->warnings();
     m_panes->closePane(rank);
     // The rank shown until now keeps its lanes, in the pane's place: its linker's document (for a
     // later swap back) and the corrected one shown.
@@ -726,8 +682,7 @@ void MainWindow::editRankHere(qint64 rank)
                         m_doc, {}, position)
             ->view()
             ->setBookmarks(m_timeline->bookmarkOverlay().bookmarks()); // its sidecar's, drawn there too
-    // As if it had just been read: the correction session re-applies the rank's sidecar.
-    onLoaded(linked, warnings, false);
+    onLoaded(std::move(opened));
     if (view)
         m_panes->setReferenceView(*view);
     statusBar()->showMessage(tr("Rank %1 is the main rank: Details, Search, Findings and corrections act on it").arg(rank), 6000);

@@ -8,6 +8,7 @@
 
 #include "link/linkset.h"
 #include "shell/tracedocument.h"
+#include "shell/traceloader.h"
 
 #include <QMainWindow>
 #include <QStringList>
@@ -18,14 +19,12 @@ class QComboBox;
 class QDockWidget;
 class QLabel;
 class QMenu;
-class QProgressBar;
-class QPushButton;
-class QTimer;
 
 namespace linkscope::ui {
 
 class DetailsDock;
 class JobDock;
+class LoadProgress;
 class EventSelection;
 class PredictDock;
 class PredictionController;
@@ -100,6 +99,8 @@ public:
     QString statusText() const;
 
 signals:
+    // A pair was opened (a load, Edit here), its sidecar as found: emitted before it is shown.
+    void pairOpened(linkscope::ui::OpenedPtr opened);
     void documentChanged(linkscope::ui::DocumentPtr doc);
     void loadFailed(const QString &message);
 
@@ -116,10 +117,11 @@ private:
     void buildActions();
     void buildStatusBar();
     void setDocument(DocumentPtr doc);
-    void onLoaded(DocumentPtr doc, const QStringList &warnings, bool relink);
+    void onLoaded(OpenedPtr opened);
+    // The review's docks, menus and notice in the window, and its signals wired (mainwindowreview.cpp).
+    void placeReview();
     void onFailed(const QString &message);
     void onLoadStarted(bool relink);
-    void updateProgress();
     void finishProgress();
     void rebuildRecentMenu();
     // The start page is shown while no trace is open or loading and no job is open or opening.
@@ -155,11 +157,7 @@ private:
 
     QLabel *m_countsLabel = nullptr;
     QLabel *m_warningsLabel = nullptr;
-    QWidget *m_progressPanel = nullptr;
-    std::vector<QLabel *> m_stageLabels;
-    std::vector<QProgressBar *> m_stageBars;
-    QPushButton *m_cancelButton = nullptr;
-    QTimer *m_progressTimer = nullptr;
+    LoadProgress *m_progress = nullptr;
     bool m_placed = false;          // sized and placed on the screen (first show)
     bool m_fitJobOnShow = false;    // fit the job's docks again once its first rank is shown
     bool m_layoutRestored = false;  // the last session's layout was applied (windowlayout.h)

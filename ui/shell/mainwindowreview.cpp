@@ -1,0 +1,69 @@
+// The review's place in the main window: ReviewUi and its CorrectionController know no window;
+// their docks, menus and notice are placed here and their signals wired to the window's parts.
+
+#include "docks/detailsdock.h"
+#include "docks/editsdock.h"
+#include "docks/findingsdock.h"
+#include "docks/searchdock.h"
+#include "docks/warningsdock.h"
+#include "review/correctioncontroller.h"
+#include "review/reviewui.h"
+#include "shell/mainwindow.h"
+#include "shell/noticebar.h"
+#include "timeline/timelineview.h"
+
+#include <QMenuBar>
+#include <QStatusBar>
+#include <QVBoxLayout>
+
+namespace linkscope::ui {
+
+void MainWindow::placeReview()
+{
+    ReviewUi *review = m_review;
+    CorrectionController *controller = review->controller();
+    // The notice sits above whatever the window's central widget is (the timeline and its panes).
+    if (QWidget *central = takeCentralWidget()) {
+        auto *column = new QWidget(this);
+        auto *layout = new QVBoxLayout(column);
+        layout->setContentsMargins(0, 0, 0, 0);
+        layout->setSpacing(0);
+        layout->addWidget(review->noticeBar());
+        layout->addWidget(central, 1);
+        setCentralWidget(column);
+    }
+    addDock(review->findingsDock(), Qt::BottomDockWidgetArea);
+    addDock(review->editsDock(), Qt::BottomDockWidgetArea);
+    tabifyDockWidget(review->findingsDock(), review->editsDock());
+    review->findingsDock()->raise();
+    // Edit and Review before Help (the last menu), wherever the window's own menus end.
+    QMenuBar *bar = menuBar();
+    QAction *help = bar->actions().isEmpty() ? nullptr : bar->actions().last();
+    bar->insertMenu(help, review->editMenu());
+    bar->insertMenu(help, review->reviewMenu());
+
+    // A load hands the controller its pair (the sidecar as found and applied) before it is shown.
+    connect(this, &MainWindow::pairOpened, controller, &CorrectionController::pairOpened);
+    connect(this, &MainWindow::documentChanged, controller, &CorrectionController::documentChanged);
+    connect(this, &MainWindow::documentChanged, review, &ReviewUi::documentChanged);
+    connect(controller, &CorrectionController::showDocument, this, &MainWindow::showCorrectedDocument);
+    connect(controller, &CorrectionController::policyRequested, this, &MainWindow::setPolicy);
+    connect(controller, &CorrectionController::message, statusBar(), &QStatusBar::showMessage);
+    connect(review, &ReviewUi::message, statusBar(), &QStatusBar::showMessage);
+    // Flags and notes on the timeline and in Details.
+    connect(review, &ReviewUi::eventNotesChanged, m_timeline, &TimelineView::setEventNotes);
+    connect(review, &ReviewUi::eventNotesChanged, m_details, &DetailsDock::setEventNotes);
+    // The GPU ops of a story count or of a relink, listed in the Search tab, brought to the front.
+    connect(review, &ReviewUi::listEventsRequested, m_search,
+            [this](const QString &title, const std::vector<core::EventIndex> &events) {
+                m_search->show();
+                m_search->raise();
+                m_search->showEvents(title, events);
+            });
+    // A warning or a search hit made current frames its event (a GPU op with its suggested parent).
+    connect(m_warnings, &WarningsDock::frameRequested, review,
+            [review](core::EventIndex event) { review->frame(event, core::kNone); });
+    connect(m_search, &SearchDock::frameRequested, review, &ReviewUi::frameGpuOp);
+}
+
+} // namespace linkscope::ui
