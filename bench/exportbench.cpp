@@ -4,6 +4,7 @@
 
 #include "base/parallel.h"
 #include "export/exporter.h"
+#include "export/targets.h"
 #include "export/textsink.h"
 #include "io/tracereader.h"
 #include "link/linker.h"
@@ -71,9 +72,9 @@ int runExport(Args args, std::ostream &out, std::ostream &err)
     resetPeakRss();
     const std::uint64_t rssBefore = currentRssBytes();
     core::ExportRequest exportRequest;
-    exportRequest.etPath = dir + "/linked.et";
-    exportRequest.etPlusPath = dir + "/linked_etplus.json";
-    exportRequest.perfettoPath = dir + "/linked_perfetto.json";
+    exportRequest.outputs[std::string(core::kEtTarget)] = dir + "/linked.et";
+    exportRequest.outputs[std::string(core::kEtPlusTarget)] = dir + "/linked_etplus.json";
+    exportRequest.outputs[std::string(core::kPerfettoTarget)] = dir + "/linked_perfetto.json";
     std::vector<std::pair<std::string, double>> stages;
     watch.restart();
     exportRequest.progress = [&](std::string_view stage, std::size_t, std::size_t) {
@@ -88,12 +89,9 @@ int runExport(Args args, std::ostream &out, std::ostream &err)
     const double total = watch.seconds();
     const std::uint64_t peak = peakRssBytes();
     auto bytesOf = [&](const std::string &stage) -> std::uint64_t {
-        if (stage == "writing ET+ JSON")
-            return report.etPlusBytes;
-        if (stage == "writing the Chakra .et")
-            return report.etBytes;
-        if (stage == "writing the Perfetto trace")
-            return report.perfettoBytes;
+        for (const core::ExportTarget &target : core::exportTargets())
+            if (target.writeStage == stage)
+                return report.bytesOf(target.name);
         return 0;
     };
     double etSeconds = 0;

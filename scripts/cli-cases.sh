@@ -71,6 +71,12 @@ for single in "$traces/hta_kineto_nccl/nccl_data.json.gz" \
     case_ "$(basename "$single" .json.gz).inspect" 0 inspect --json "$single"
 done
 
+# A Kineto trace exported alone (no host ET): the targets that do not need one.
+if [ -f "$samples/sample_kineto.json" ]; then
+    case_ "kineto-alone.export" 0 export --device "$samples/sample_kineto.json" \
+        --perfetto kineto-alone.perfetto.json --report
+fi
+
 # ASTRA-sim's own example .et files and a job's checks.
 examples=$traces/astrasim_chakra_et_examples/custom_ring_allreduce_8npus_1MB
 if [ -d "$examples" ]; then

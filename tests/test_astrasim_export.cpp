@@ -103,7 +103,7 @@ Exported exportPair(const std::string &host, const std::string &kineto, const st
     DeviceTrace d = readKinetoTrace(kineto);
     LinkSet links = linkTraces(d, &h, {});
     ExportRequest request;
-    request.etPath = et;
+    request.outputs["et"] = et;
     request.chakra = options;
     Exported out;
     out.report = exportLinkedPair(h, d, links, request);

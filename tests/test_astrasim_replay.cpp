@@ -99,11 +99,11 @@ Replayed exportAndReplay(const std::vector<Rank> &ranks, const QTemporaryDir &di
         DeviceTrace device = readKinetoTrace(ranks[r].kineto);
         LinkSet links = linkTraces(device, &host, {});
         ExportRequest request;
-        request.etPath = prefix + "." + std::to_string(r) + ".et";
+        request.outputs["et"] = prefix + "." + std::to_string(r) + ".et";
         request.chakra.target = EtTarget::AstraSim;
         const ExportReport report = exportLinkedPair(host, device, links, request);
         out.measuredNs.push_back(static_cast<double>(report.chakra.measuredNs()));
-        files.push_back(request.etPath);
+        files.push_back(request.path("et"));
     }
     out.check = checkEtFiles(files, commGroups);
     if (!out.check.ok())

@@ -136,7 +136,7 @@ struct Exported {
 Exported exportAstra(Linked &l, const std::string &etPath, bool blockedAsDeps = true)
 {
     ExportRequest request;
-    request.etPath = etPath;
+    request.outputs["et"] = etPath;
     request.chakra.target = EtTarget::AstraSim;
     request.chakra.blockedAsDependencies = blockedAsDeps;
     Exported out;

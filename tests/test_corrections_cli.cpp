@@ -74,9 +74,9 @@ void TestCorrectionsCli::exportAppliesSidecar()
     QCOMPARE(applied.count(EditStatus::Applied), std::size_t(1));
     QCOMPARE(links.gpuLinks[links.gpuLinkOf[kernel]].parent, annotation);
     ExportRequest request;
-    request.etPath = dir.filePath("gui.et").toStdString();
-    request.etPlusPath = dir.filePath("gui.etplus.json").toStdString();
-    request.perfettoPath = dir.filePath("gui.perfetto.json").toStdString();
+    request.outputs["et"] = dir.filePath("gui.et").toStdString();
+    request.outputs["etplus"] = dir.filePath("gui.etplus.json").toStdString();
+    request.outputs["perfetto"] = dir.filePath("gui.perfetto.json").toStdString();
     exportLinkedPair(hostTrace, deviceTrace, links, request);
 
     // The command line, with the sidecar (its policy is used: external-id).
@@ -89,9 +89,9 @@ void TestCorrectionsCli::exportAppliesSidecar()
                                        out, err),
              0);
     QVERIFY2(err.str().find("1 applied, 0 unchanged, 0 stale, 0 rejected") != std::string::npos, err.str().c_str());
-    QVERIFY(readFile(et) == readFile(request.etPath));
-    QVERIFY(readFile(etPlus) == readFile(request.etPlusPath));
-    QVERIFY(readFile(perfetto) == readFile(request.perfettoPath));
+    QVERIFY(readFile(et) == readFile(request.path("et")));
+    QVERIFY(readFile(etPlus) == readFile(request.path("etplus")));
+    QVERIFY(readFile(perfetto) == readFile(request.path("perfetto")));
     QVERIFY(!readFile(et).empty());
     // And the correction is in the output: ET+ has the kernel right after nccl:_all_gather_base.
     const std::string etPlusText = readFile(etPlus);
@@ -119,7 +119,7 @@ void TestCorrectionsCli::exportAppliesSidecar()
              0);
     QVERIFY(err3.str().find("warning: " + sidecarPath) != std::string::npos);
     QVERIFY(err3.str().find("1 applied") != std::string::npos);
-    QVERIFY(readFile(refused) == readFile(request.etPath)); // a trailing newline changes nothing linked
+    QVERIFY(readFile(refused) == readFile(request.path("et"))); // a trailing newline changes nothing linked
     QCOMPARE(readFile(sidecarPath), sidecarText);
 }
 

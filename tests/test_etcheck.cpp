@@ -129,14 +129,14 @@ public:
         DeviceTrace d = readKinetoTrace(kineto);
         LinkSet links = linkTraces(d, &h, {});
         ExportRequest request;
-        request.etPath = path("clean.et");
+        request.outputs["et"] = path("clean.et");
         request.chakra.target = EtTarget::AstraSim;
         exportLinkedPair(h, d, links, request);
-        astra = readChakraEt(request.etPath);
-        request.etPath = path("chakra.et");
+        astra = readChakraEt(request.path("et"));
+        request.outputs["et"] = path("chakra.et");
         request.chakra.target = EtTarget::Chakra;
         exportLinkedPair(h, d, links, request);
-        chakra = readChakraEt(request.etPath);
+        chakra = readChakraEt(request.path("et"));
     }
     std::string path(const std::string &name) const { return dir_.filePath(QString::fromStdString(name)).toStdString(); }
 

@@ -1,7 +1,7 @@
 // Export of a linked pair: ET+ JSON, Chakra .et and Perfetto, on the worked example of docs/linking.md (a fixture
 // pair in tests/data/export/) and on the Megatron TP8 pair.
 //
-// The seed fixture (seed_host_et.json + seed_kineto.json) is the reference's worked example:
+// The seed fixture (seed_host_et.json + seed_kineto.json) is docs/linking.md's worked example:
 // record_param_comms [100,150) ⊃ nccl:_all_gather_base [110,140) ⊃ cuLaunchKernelEx [120,125),
 // kernel External id 17 = record_param_comms' own, plus aten::mm / aten::add kernels, a
 // cudaDeviceSynchronize inside aten::item followed by aten::relu, and an ET node (id 40) whose parent
@@ -237,22 +237,22 @@ private slots:
         const Pair pair = seedPair(static_cast<Policy>(policy));
         QTemporaryDir dir;
         ExportRequest request;
-        request.etPath = dir.filePath(QStringLiteral("out.et")).toStdString();
-        request.etPlusPath = dir.filePath(QStringLiteral("out_plus.json")).toStdString();
-        request.perfettoPath = dir.filePath(QStringLiteral("out_perfetto.json")).toStdString();
+        request.outputs["et"] = dir.filePath(QStringLiteral("out.et")).toStdString();
+        request.outputs["etplus"] = dir.filePath(QStringLiteral("out_plus.json")).toStdString();
+        request.outputs["perfetto"] = dir.filePath(QStringLiteral("out_perfetto.json")).toStdString();
         const ExportReport report = exportLinkedPair(pair.host, pair.device, pair.links, request);
         QCOMPARE(report.chakra.commColl, std::size_t(1));
         QCOMPARE(report.etPlus.reparentedHostNodes, std::size_t(1));
 
         // The .et as chakra_jsonizer-style JSON (readable in review) and as bytes.
         std::ostringstream dump;
-        dumpEtAsJson(readChakraEt(request.etPath), dump, true);
+        dumpEtAsJson(readChakraEt(request.path("et")), dump, true);
         const std::string dumpPath = dir.filePath(QStringLiteral("out.et.json")).toStdString();
         writeFileAtomically(dumpPath, dump.str());
-        compareWithGolden(request.etPlusPath, qPrintable(stem + QStringLiteral(".etplus.json")));
+        compareWithGolden(request.path("etplus"), qPrintable(stem + QStringLiteral(".etplus.json")));
         compareWithGolden(dumpPath, qPrintable(stem + QStringLiteral(".et.json")));
-        compareWithGolden(request.etPath, qPrintable(stem + QStringLiteral(".et")));
-        compareWithGolden(request.perfettoPath, qPrintable(stem + QStringLiteral(".perfetto.json")));
+        compareWithGolden(request.path("et"), qPrintable(stem + QStringLiteral(".et")));
+        compareWithGolden(request.path("perfetto"), qPrintable(stem + QStringLiteral(".perfetto.json")));
     }
 
     void perfettoMarksCorrectedLinks()
@@ -407,9 +407,9 @@ private slots:
         const Pair pair = seedPair(Policy::Nesting);
         QTemporaryDir dir;
         ExportRequest request;
-        request.etPath = dir.filePath(QStringLiteral("p.et")).toStdString();
-        request.etPlusPath = dir.filePath(QStringLiteral("p.json")).toStdString();
-        request.perfettoPath = dir.filePath(QStringLiteral("p_perfetto.json")).toStdString();
+        request.outputs["et"] = dir.filePath(QStringLiteral("p.et")).toStdString();
+        request.outputs["etplus"] = dir.filePath(QStringLiteral("p.json")).toStdString();
+        request.outputs["perfetto"] = dir.filePath(QStringLiteral("p_perfetto.json")).toStdString();
         std::vector<std::string> stages;
         std::vector<std::pair<std::size_t, std::size_t>> steps;
         request.progress = [&](std::string_view stage, std::size_t done, std::size_t total) {
@@ -427,9 +427,9 @@ private slots:
 
         // Cancel when the .et is about to be written: ET+ (written before) stays, nothing after it appears.
         QTemporaryDir second;
-        request.etPath = second.filePath(QStringLiteral("p.et")).toStdString();
-        request.etPlusPath = second.filePath(QStringLiteral("p.json")).toStdString();
-        request.perfettoPath = second.filePath(QStringLiteral("p_perfetto.json")).toStdString();
+        request.outputs["et"] = second.filePath(QStringLiteral("p.et")).toStdString();
+        request.outputs["etplus"] = second.filePath(QStringLiteral("p.json")).toStdString();
+        request.outputs["perfetto"] = second.filePath(QStringLiteral("p_perfetto.json")).toStdString();
         request.progress = [](std::string_view stage, std::size_t, std::size_t) { return stage != "writing the Chakra .et"; };
         QVERIFY_THROWS_EXCEPTION(Cancelled, exportLinkedPair(pair.host, pair.device, pair.links, request));
         QCOMPARE(QDir(second.path()).entryList(QDir::Files | QDir::Hidden | QDir::NoDotAndDotDot),
@@ -459,8 +459,8 @@ private slots:
         QCOMPARE(buildEtPlusGraph(pair.host, pair.device, pair.links).stats.syncEdgesNotCausal, std::size_t(1));
         QTemporaryDir dir;
         ExportRequest request;
-        request.etPath = dir.filePath(QStringLiteral("c.et")).toStdString();
-        request.etPlusPath = dir.filePath(QStringLiteral("c.json")).toStdString();
+        request.outputs["et"] = dir.filePath(QStringLiteral("c.et")).toStdString();
+        request.outputs["etplus"] = dir.filePath(QStringLiteral("c.json")).toStdString();
         try {
             exportLinkedPair(pair.host, pair.device, pair.links, request);
             QFAIL("a cyclic graph was exported");
@@ -487,11 +487,11 @@ private slots:
 
         QTemporaryDir dir;
         ExportRequest request;
-        request.etPath = dir.filePath(QStringLiteral("megatron_0.et")).toStdString();
-        request.etPlusPath = dir.filePath(QStringLiteral("megatron_0_plus.json")).toStdString();
+        request.outputs["et"] = dir.filePath(QStringLiteral("megatron_0.et")).toStdString();
+        request.outputs["etplus"] = dir.filePath(QStringLiteral("megatron_0_plus.json")).toStdString();
         exportLinkedPair(pair.host, pair.device, pair.links, request);
 
-        const ChakraTrace trace = readChakraEt(request.etPath);
+        const ChakraTrace trace = readChakraEt(request.path("et"));
         QVERIFY(validateEt(trace.nodes).ok());
         std::map<std::uint64_t, const ChakraProtoMsg::Node *> byId;
         for (const auto &node : trace.nodes)
@@ -515,7 +515,7 @@ private slots:
         QCOMPARE(attr(*nodeNamed(trace, "ncclDevKernel_AllReduce"), "comm_size")->int64_val(), std::int64_t(67108864));
 
         // The ET+ is declared in a schema chakra_converter parses and written in the nested layout.
-        const nlohmann::json etPlus = nlohmann::json::parse(readFile(request.etPlusPath));
+        const nlohmann::json etPlus = nlohmann::json::parse(readFile(request.path("etplus")));
         QCOMPARE(etPlus["schema"].get<std::string>(), std::string("1.0.2-chakra.0.0.4"));
         QCOMPARE(etPlus["nodes"].size(), trace.nodes.size());
         for (const auto &node : etPlus["nodes"]) {
@@ -544,8 +544,8 @@ private slots:
                                    static_cast<Policy>(policy));
         QTemporaryDir dir;
         ExportRequest request;
-        request.etPath = dir.filePath(QStringLiteral("m.et")).toStdString();
-        request.etPlusPath = dir.filePath(QStringLiteral("m_plus.json")).toStdString();
+        request.outputs["et"] = dir.filePath(QStringLiteral("m.et")).toStdString();
+        request.outputs["etplus"] = dir.filePath(QStringLiteral("m_plus.json")).toStdString();
         request.chakra.streamOrderDeps = false;
         request.chakra.syncDeps = false;
         request.chakra.startTimes = false;
@@ -554,12 +554,12 @@ private slots:
         const QString portOut = dir.filePath(QStringLiteral("port.json"));
         QProcess port;
         port.start(python, {QString::fromStdString(dataPath("export/chakra_converter_deps.py")),
-                            QString::fromStdString(request.etPlusPath), portOut});
+                            QString::fromStdString(request.path("etplus")), portOut});
         QVERIFY(port.waitForFinished(120000));
         QVERIFY2(port.exitCode() == 0, port.readAllStandardError().constData());
         const nlohmann::json expected = nlohmann::json::parse(readFile(portOut.toStdString()));
 
-        const ChakraTrace trace = readChakraEt(request.etPath);
+        const ChakraTrace trace = readChakraEt(request.path("et"));
         std::size_t compared = 0;
         for (const auto &node : trace.nodes) {
             const std::string id = std::to_string(node.id());

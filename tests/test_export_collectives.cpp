@@ -1,7 +1,7 @@
 // How GPU ops become Chakra communication nodes: the collective's own metadata before kernel names,
 // send/recv peers as int32 attrs, nccl:coalesced groups, and no abort on an unknown collective
 // (core/export/collective.h: the collective's metadata before kernel names). The pair is built in memory; every expected value below
-// follows from the fixture by the rules in the reference (e.g. comm_size = numel × itemsize of the
+// follows from the fixture by the rules of docs/astra-sim-export.md (e.g. comm_size = numel × itemsize of the
 // parent op's tensor inputs: 256 × 2 bytes for a Half tensor of 256 elements).
 
 #include "testsupport.h"

@@ -6,6 +6,7 @@
 #include "clitestsupport.h"
 #include "commands/commands.h"
 #include "gen/tracegenerator.h"
+#include "io/formats.h"
 #include "io/tracereader.h"
 #include "job/discovery.h"
 #include "job/jobrun.h"
@@ -382,7 +383,7 @@ private slots:
         const std::string base = tmp.path().toStdString();
         const std::string jobDir = generated(base);
         fs::resize_file(jobDir + "/kineto_3.json", static_cast<std::uintmax_t>(bytes));
-        QCOMPARE(core::sniffTraceKind(jobDir + "/kineto_3.json"), core::TraceKind::Unknown);
+        QCOMPARE(core::sniffTraceKind(jobDir + "/kineto_3.json"), core::kUnknownKind);
         const Run r = job({jobDir, "--out", base + "/out"});
         QCOMPARE(r.code, 1);
         QVERIFY2(!r.has("Chakra .et"), r.all().c_str());

@@ -386,6 +386,54 @@ private slots:
         QVERIFY_THROWS_EXCEPTION(LoadError, parseCommGroups("[1", "g", job));
     }
 
+    // A plain .et is read in blocks and framed by loadRank itself: the same rank as the reader's path
+    // (a gzip'ed copy takes it), nodes out of id order placed by id, and the reader's own error for
+    // a truncated file or a repeated id.
+    void blockReadRanksMatchTheReader()
+    {
+        QTemporaryDir dir;
+        const ChakraTrace t = traceOf(
+            {cpu(4, "d", 1, {3}), cpu(1, "a", 3), gpu(3, "k", 4, {1}), allReduce(2, 1 << 20, {1}), p2p(0, true, 1, 99, {})});
+        const std::string plain = dir.filePath("plain.0.et").toStdString(), gz = dir.filePath("gz.0.et").toStdString();
+        writeChakraEt(plain, t, {false, false});
+        writeChakraEt(gz, t, {true, false});
+        const std::vector<std::int64_t> groups;
+        const SimRank a = loadRank(plain, 0, groups), b = loadRank(gz, 0, groups);
+        QCOMPARE(a.nodes.size(), std::size_t(5));
+        QCOMPARE(b.nodes.size(), a.nodes.size());
+        for (std::size_t i = 0; i < a.nodes.size(); ++i) {
+            QCOMPARE(a.nodes[i].id, std::uint64_t(i)); // issue order is id order
+            QCOMPARE(b.nodes[i].id, a.nodes[i].id);
+            QCOMPARE(int(b.nodes[i].kind), int(a.nodes[i].kind));
+            QCOMPARE(b.nodes[i].durationMicros, a.nodes[i].durationMicros);
+            QCOMPARE(a.names[a.nodes[i].name], b.names[b.nodes[i].name]);
+        }
+        QCOMPARE(a.deps, b.deps);
+        QCOMPARE(a.succ, b.succ);
+        // Truncated: the error frameChakraEtFile gives.
+        const std::string bytes = serializeChakraEt(t, false);
+        const std::string cut = dir.filePath("cut.0.et").toStdString();
+        std::ofstream(cut, std::ios::binary) << bytes.substr(0, bytes.size() - 3);
+        std::string expected;
+        try {
+            frameChakraEtFile(cut, [](const char *, int, std::size_t, std::size_t) {});
+        } catch (const LoadError &e) {
+            expected = e.what();
+        }
+        QVERIFY(!expected.empty());
+        try {
+            loadRank(cut, 0, groups);
+            QFAIL("a truncated file was read");
+        } catch (const LoadError &e) {
+            QCOMPARE(std::string(e.what()), expected);
+        }
+        // A repeated id among unsorted dense ids: named as the stable sort names it.
+        const std::string twice = dir.filePath("twice.0.et").toStdString();
+        std::ofstream(twice, std::ios::binary)
+            << serializeChakraEt(traceOf({cpu(2, "b", 1), cpu(1, "a", 1), cpu(2, "c", 1)}), false);
+        QVERIFY_THROWS_EXCEPTION(LoadError, loadRank(twice, 0, groups));
+    }
+
     // The same node decoded from its bytes (the fast path a file takes) as from the message.
     void encodedNodesDecodeAlike()
     {

@@ -8,6 +8,7 @@
 // breakages; LINKSCOPE_TEST_FULL=1 (scripts/dev equivalence) reads all of them.
 
 #include "gen/tracegenerator.h"
+#include "io/formats.h"
 #include "io/jsonkernel.h"
 #include "io/tracereader.h"
 #include "readerdigest.h"
@@ -50,11 +51,11 @@ QStringList sampleOfEachKind(const QStringList &files)
 {
     if (fullRun())
         return files;
-    std::map<std::pair<QString, int>, QString> smallest;
+    std::map<std::pair<QString, std::string>, QString> smallest;
     for (const QString &f : files) {
-        int kind = -1;
+        std::string kind;
         try {
-            kind = static_cast<int>(core::sniffTraceKind(f.toStdString()));
+            kind = std::string(core::sniffTraceKind(f.toStdString()));
         } catch (const std::exception &) {
         }
         const auto key = std::make_pair(QFileInfo(f).absolutePath(), kind);
@@ -82,15 +83,12 @@ std::string readAs(const std::function<std::string()> &read)
 std::string digestOfFile(const std::string &path)
 {
     return readAs([&] {
-        switch (core::sniffTraceKind(path)) {
-        case core::TraceKind::Kineto:
+        const std::string_view kind = core::sniffTraceKind(path);
+        if (kind == core::kKinetoKind)
             return "kineto\n" + test::readerDigest(core::readKinetoTrace(path));
-        case core::TraceKind::HostEt:
-        case core::TraceKind::EtPlus:
+        if (kind == core::kHostEtKind || kind == core::kEtPlusKind)
             return "host\n" + test::readerDigest(core::readHostTrace(path));
-        default:
-            return std::string("not a JSON trace");
-        }
+        return std::string("not a JSON trace");
     });
 }
 

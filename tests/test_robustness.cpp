@@ -8,6 +8,7 @@
 #include "export/etformat.h"
 #include "index/traceindex.h"
 #include "io/atomicfile.h"
+#include "io/formats.h"
 #include "io/inputfile.h"
 #include "io/outputguard.h"
 #include "io/tracereader.h"
@@ -352,8 +353,8 @@ void TestRobustness::etZeroBytes()
     const CliResult summary = run(linkscope::cli::runDump, {zeros, "--summary"});
     QCOMPARE(summary.code, 1);
     QVERIFY2(contains(summary.err, zeros) && contains(summary.err, "empty Node message"), summary.err.c_str());
-    // Bytes that set no field are the empty node too (fuzz_etreader, CI 2026-12-01: a node of one
-    // empty packed data_deps read, then failed its own round trip as zero bytes).
+    // Bytes that set no field are the empty node too (found by fuzz_etreader: a node of one empty
+    // packed data_deps read, then failed its own round trip as zero bytes).
     const std::string unset = path("unset.et");
     writeFile(unset, std::string("\x00\x02\x2a\x00\x02\x20\x2b\x02\x18\x08", 10));
     const LoadError empty = expectLoadError([&] { readChakraEt(unset); });
@@ -422,8 +423,8 @@ void TestRobustness::byteOrderMark()
     const std::string k = path("bom_kineto.json"), h = path("bom_host.json");
     writeFile(k, "\xEF\xBB\xBF" + kineto);
     writeFile(h, "\xEF\xBB\xBF" + host);
-    QCOMPARE(sniffTraceKind(k), TraceKind::Kineto);
-    QCOMPARE(sniffTraceKind(h), TraceKind::HostEt);
+    QCOMPARE(sniffTraceKind(k), kKinetoKind);
+    QCOMPARE(sniffTraceKind(h), kHostEtKind);
     QCOMPARE(readKinetoTrace(k).events.size(), readKinetoTrace(samplePath("sample_kineto.json")).events.size());
     QCOMPARE(readHostTrace(h).nodes.size(), readHostTrace(samplePath("sample_host_et.json")).nodes.size());
     const CliResult r = run(linkscope::cli::runInspect, {k});

@@ -270,14 +270,18 @@ private slots:
             // Requesting one row writes that file and no other.
             ExportRequest request;
             const std::string path = dir.filePath(QString::fromUtf8(target.name.data(), target.name.size())).toStdString();
-            request.*target.path = path;
+            request.outputs[target.name] = path;
             std::vector<std::string> stages;
             request.progress = [&](std::string_view stage, std::size_t, std::size_t) {
                 stages.emplace_back(stage);
                 return true;
             };
-            exportLinkedPair(*pair.host, *pair.device, *pair.links, request);
+            const ExportReport report = exportLinkedPair(*pair.host, *pair.device, *pair.links, request);
             QVERIFY(std::filesystem::file_size(path) > 0);
+            QCOMPARE(report.bytesOf(target.name), std::uint64_t(std::filesystem::file_size(path)));
+            QCOMPARE(report.bytes.size(), std::size_t(1));
+            QVERIFY(!target.title.empty() && !target.help.empty() && !target.description.empty()
+                    && !target.defaultSuffix.empty());
             QCOMPARE(stages.front(), std::string("building the ET+ graph"));
             QVERIFY(std::find(stages.begin(), stages.end(), std::string(target.writeStage)) != stages.end());
             QCOMPARE(stages.size(), std::size_t(2 + (target.check ? 1 : 0) + 1)); // graph, [check], write, done

@@ -1,13 +1,16 @@
-// linkscope export --host H --device D [--policy P] [--corrections SIDECAR] [--et out.et]
+// linkscope export [--host H] --device D [--policy P] [--corrections SIDECAR] [--et out.et]
 //                  [--etplus out.json] [--perfetto out.json] [--gzip]
+// One option per row of the export-target table (export/targets.h): its name, aliases and help.
 #include "commands/commands.h"
 
 #include "export/astrasimtarget.h"
 #include "export/exporter.h"
+#include "export/targets.h"
 #include "io/atomicfile.h"
 #include "io/outputguard.h"
 #include "pipeline/pairpipeline.h"
 
+#include <algorithm>
 #include <chrono>
 #include <ostream>
 
@@ -15,20 +18,49 @@ namespace linkscope::cli {
 
 namespace {
 
+// "--et, --etplus (--output-file) or --perfetto": the table's options, for messages.
+std::string targetOptions(bool (*keep)(const core::ExportTarget &))
+{
+    std::vector<std::string> names;
+    for (const core::ExportTarget &target : core::exportTargets()) {
+        if (!keep(target))
+            continue;
+        std::string name = "--" + target.name;
+        for (const std::string &alias : target.aliases)
+            name += " (--" + alias + ")";
+        names.push_back(std::move(name));
+    }
+    std::string text;
+    for (std::size_t i = 0; i < names.size(); ++i)
+        text += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
+    return text;
+}
+
+bool anyTarget(const core::ExportTarget &) { return true; }
+bool kinetoAloneTarget(const core::ExportTarget &target) { return !target.needsHost; }
+
 void printExportUsage(std::ostream &out)
 {
-    out << "usage: linkscope export --host HOST_ET --device KINETO [options]\n"
-           "  Links the pair and writes the corrected Chakra traces. Inputs plain or gzip.\n"
+    out << "usage: linkscope export [--host HOST_ET] --device KINETO [options]\n"
+           "  Links the pair and writes the corrected Chakra traces. Inputs plain or gzip. Without --host the\n"
+           "  Kineto trace alone is linked, and only "
+        << targetOptions(kinetoAloneTarget)
+        << " can be written.\n"
            "  --policy P            nesting (default), external-id (Chakra 1.0), ev-idx (pre-1.0)\n"
            "  --corrections FILE    apply a corrections sidecar (its policy is used unless --policy is given);\n"
            "                        refused when it was made from other inputs (size or SHA-256 differ)\n"
-           "  --force-corrections   apply the sidecar even so\n"
-           "  --et OUT.et           Chakra protobuf trace\n"
-           "  --target T            what the .et is for: chakra (default: what chakra_converter writes,\n"
+           "  --force-corrections   apply the sidecar even so\n";
+    for (const core::ExportTarget &target : core::exportTargets()) {
+        std::string option = "  --" + target.name + " " + target.metavar;
+        option.resize(std::max<std::size_t>(option.size() + 1, 24), ' ');
+        out << option << target.help;
+        for (const std::string &alias : target.aliases)
+            out << "; alias --" << alias;
+        out << '\n';
+    }
+    out << "  --target T            what the .et is for: chakra (default: what chakra_converter writes,\n"
            "                        corrected) or astra-sim (replays on ASTRA-sim: no METADATA node, durations\n"
            "                        of each node's own time, the dependencies below; docs/astra-sim-export.md)\n"
-           "  --etplus OUT.json     ET+ JSON (what chakra_trace_link writes); alias --output-file\n"
-           "  --perfetto OUT.json   Chrome/Perfetto trace with an arrow per GPU op -> parent link\n"
            "  --gzip                gzip every output\n"
            "  --no-stream-order     .et: leave out same-stream ordering between GPU ops\n"
            "  --no-sync-deps        .et: leave out synchronisation dependencies\n"
@@ -44,7 +76,9 @@ void printExportUsage(std::ostream &out)
            "  --no-compute-waits-comm  ... and of a compute op on a communication op\n"
            "  --pg-ids FILE         JSON object {\"process group name\": integer id} (what comm_group.json numbers)\n"
            "  --report              print the export report as JSON on standard output\n"
-           "At least one of --et, --etplus, --perfetto. Outputs are written atomically; a graph with a\n"
+           "At least one of "
+        << targetOptions(anyTarget)
+        << ". Outputs are written atomically; a graph with a\n"
            "dependency cycle or a missing dependency is refused with the nodes named.\n";
 }
 
@@ -81,12 +115,6 @@ int runExport(const Args &args, std::ostream &out, std::ostream &err)
             ok = takeValue(args, i, correctionsPath, err);
         } else if (a == "--force-corrections") {
             forceCorrections = true;
-        } else if (a == "--et") {
-            ok = takeValue(args, i, request.etPath, err);
-        } else if (a == "--etplus" || a == "--output-file") {
-            ok = takeValue(args, i, request.etPlusPath, err);
-        } else if (a == "--perfetto") {
-            ok = takeValue(args, i, request.perfettoPath, err);
         } else if (a == "--gzip") {
             request.gzip = true;
         } else if (a == "--no-stream-order") {
@@ -124,6 +152,8 @@ int runExport(const Args &args, std::ostream &out, std::ostream &err)
             interThread = true;
         } else if (a == "--report") {
             printReport = true;
+        } else if (const core::ExportTarget *target = a.starts_with("--") ? core::exportTargets().find(a.substr(2)) : nullptr) {
+            ok = takeValue(args, i, request.outputs[target->name], err); // one option per export target
         } else {
             err << "export: unknown argument " << a << "\n";
             printExportUsage(err);
@@ -132,25 +162,33 @@ int runExport(const Args &args, std::ostream &out, std::ostream &err)
         if (!ok)
             return 2;
     }
-    if (hostPath.empty() || devicePath.empty()) {
-        err << "export: --host and --device are both required\n";
+    std::erase_if(request.outputs, [](const auto &output) { return output.second.empty(); });
+    if (devicePath.empty()) {
+        err << "export: --device is required\n";
         printExportUsage(err);
         return 2;
     }
-    if (request.etPath.empty() && request.etPlusPath.empty() && request.perfettoPath.empty()) {
-        err << "export: nothing to write: give --et, --etplus (--output-file) or --perfetto\n";
+    if (request.outputs.empty()) {
+        err << "export: nothing to write: give " << targetOptions(anyTarget) << "\n";
         return 2;
     }
+    if (hostPath.empty())
+        for (const auto &[name, path] : request.outputs)
+            if (core::exportTargets().find(name)->needsHost) {
+                err << "export: --" << name << " needs the host ET (--host); a Kineto trace alone can be written with "
+                    << targetOptions(kinetoAloneTarget) << "\n";
+                return 2;
+            }
     try {
         // No output may replace an input, the sidecar (given or beside the device trace) or another output.
-        const auto notes = core::checkOutputs({{"--et output", request.etPath},
-                                               {"--etplus output", request.etPlusPath},
-                                               {"--perfetto output", request.perfettoPath},
-                                               {"--report", printReport ? std::string("-") : std::string()}},
-                                              {{"host trace", hostPath},
-                                               {"device trace", devicePath},
-                                               {"corrections sidecar", correctionsPath},
-                                               {"corrections sidecar", core::defaultSidecarPath(devicePath)}});
+        std::vector<core::NamedFile> outputs;
+        for (const core::ExportTarget &target : core::exportTargets())
+            outputs.push_back({"--" + target.name + " output", request.path(target.name)});
+        outputs.push_back({"--report", printReport ? std::string("-") : std::string()});
+        const auto notes = core::checkOutputs(outputs, {{"host trace", hostPath},
+                                                        {"device trace", devicePath},
+                                                        {"corrections sidecar", correctionsPath},
+                                                        {"corrections sidecar", core::defaultSidecarPath(devicePath)}});
         for (const std::string &note : notes)
             err << "export: warning: " << note << '\n';
     } catch (const core::WriteError &e) {
@@ -176,10 +214,11 @@ int runExport(const Args &args, std::ostream &out, std::ostream &err)
         if (!pgIdsPath.empty())
             request.chakra.pgIds = core::readProcessGroupIds(pgIdsPath);
         const core::OpenedPair pair = core::openPair(pairRequest);
-        const core::HostTrace &host = *pair.host;
+        const core::HostTrace *host = pair.host.get(); // null: the Kineto trace alone
         const core::DeviceTrace &device = *pair.device;
-        for (const auto &w : host.warnings)
-            err << "export: warning: " << w.toString() << '\n';
+        if (host)
+            for (const auto &w : host->warnings)
+                err << "export: warning: " << w.toString() << '\n';
         for (const auto &w : device.warnings)
             err << "export: warning: " << w.toString() << '\n';
         if (pair.sidecar) {
@@ -206,15 +245,10 @@ int runExport(const Args &args, std::ostream &out, std::ostream &err)
         const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         for (const auto &w : report.warnings)
             err << "export: warning: " << w.toString() << '\n';
-        if (!request.etPlusPath.empty())
-            err << "export: wrote " << request.etPlusPath << " (" << report.etPlusBytes << " bytes, " << report.etPlus.hostNodes
-                << " host + " << report.etPlus.gpuNodes << " GPU nodes)\n";
-        if (!request.etPath.empty())
-            err << "export: wrote " << request.etPath << " (" << report.etBytes << " bytes, " << report.chakra.nodes
-                << " nodes: " << report.chakra.commColl << " COMM_COLL, " << report.chakra.commSend << " COMM_SEND, "
-                << report.chakra.commRecv << " COMM_RECV)\n";
-        if (!request.perfettoPath.empty())
-            err << "export: wrote " << request.perfettoPath << " (" << report.perfettoBytes << " bytes)\n";
+        for (const core::ExportTarget &target : core::exportTargets())
+            if (request.requests(target.name))
+                err << "export: wrote " << request.path(target.name) << " (" << report.bytesOf(target.name) << " bytes"
+                    << (target.details ? target.details(report) : std::string()) << ")\n";
         if (printReport) {
             nlohmann::json j = report.toJson();
             j["policy"] = std::string(core::policyName(links.policy));

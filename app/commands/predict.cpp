@@ -7,6 +7,7 @@
 #include "io/atomicfile.h"
 #include "job/discovery.h"
 #include "link/linkset.h"
+#include "predict/hugepages.h"
 #include "predict/jobgraph.h"
 #include "predict/prediction.h"
 
@@ -164,6 +165,10 @@ int runPredict(const Args &args, std::ostream &out, std::ostream &err)
             graph = predict::exportJobGraph({files}, header.worldSize, options);
         } else if (positional.size() == 1 && fs::is_directory(positional[0], ec)) {
             if (predict::isJobExport(positional[0], prefix)) {
+                std::uintmax_t bytes = 0;
+                for (const fs::directory_entry &e : fs::directory_iterator(positional[0], ec))
+                    bytes += e.is_regular_file(ec) ? e.file_size(ec) : 0;
+                predict::useHugePageHeap(bytes / 2);
                 graph = predict::loadJobExport(positional[0], prefix);
             } else {
                 const job::JobLayout layout = job::discoverJob(positional);
@@ -179,6 +184,12 @@ int runPredict(const Args &args, std::ostream &out, std::ostream &err)
                 graph = predict::exportJobGraph(layout.ranks, layout.worldSize, options);
             }
         } else {
+            std::uintmax_t bytes = 0;
+            for (const std::string &file : positional) {
+                const std::uintmax_t size = fs::file_size(file, ec);
+                bytes += ec ? 0 : size;
+            }
+            predict::useHugePageHeap(bytes / 2);
             graph.job = predict::loadJob(positional, commGroups, network, npus);
             graph.networkSource = network.empty() ? "run.sh's ring (50 GB/s, 500 ns)" : network;
         }

@@ -4,6 +4,7 @@
 // as communication. Used by chakraconverter.cpp when ChakraOptions::target is AstraSim.
 
 #include "export/blockedtime.h"
+#include "export/collective.h"
 #include "export/exporter.h"
 
 #include <cstdint>
@@ -49,6 +50,15 @@ bool astraSimRunsCollective(std::int64_t commType);
 // A JSON object {"process group name": integer id (number or digit string)}: the names a job's
 // comm_group.json numbers. Throws LoadError naming the file and what is wrong.
 std::map<std::string, std::string> readProcessGroupIds(const std::string &path);
+
+// How the astra-sim target writes a GPU op: the node type ASTRA-sim can run (a communication op it
+// cannot run — nothing moved, an unknown collective, a one-rank group, a peer-less send — is written
+// as COMP_NODE and replayed for its measured time).
+struct AstraGpuKind {
+    ChakraProtoMsg::NodeType type = ChakraProtoMsg::COMP_NODE;
+    bool demoted = false; // a communication op written as COMP_NODE (replayed for its measured time)
+};
+AstraGpuKind astraGpuKind(const CommInfo &comm);
 
 // A `## process_group:init ##` node (Chakra's METADATA_NODE).
 bool isProcessGroupMetadataName(std::string_view name);

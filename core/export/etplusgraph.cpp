@@ -23,17 +23,12 @@ bool isEtThreadRootName(std::string_view name)
     return name == "[pytorch|profiler|execution_trace|thread]" || name == "[pytorch|profiler|execution_graph|thread]";
 }
 
-EtPlusGraph buildEtPlusGraph(const HostTrace &host, const DeviceTrace &device, const LinkSet &links)
-{
-    EtPlusGraph graph;
-    const std::size_t hostCount = host.nodes.size();
-    const std::size_t eventCount = device.events.size();
-    auto eventOfHost = [&](HostNodeIndex h) {
-        return h.in(links.eventOfHost.size()) && device.contains(links.eventOfHost[h]) ? links.eventOfHost[h] : EventIndex(kNone);
-    };
+namespace {
 
-    // The ET+ is always written in the nested layout, so a flat (1.0.1) trace is declared as the first
-    // nested schema; other unparsed schemas (1.0.4, 1.1.1-chakra.1.0.0) as the one whose parser reads them.
+// The ET+ is always written in the nested layout, so a flat (1.0.1) trace is declared as the first
+// nested schema; other unparsed schemas (1.0.4, 1.1.1-chakra.1.0.0) as the one whose parser reads them.
+void declareSchema(EtPlusGraph &graph, const HostTrace &host)
+{
     if (converterAcceptsSchema(host.schema))
         graph.schema = host.schema;
     else
@@ -42,14 +37,19 @@ EtPlusGraph buildEtPlusGraph(const HostTrace &host, const DeviceTrace &device, c
         graph.warnings.push_back({Diagnostic::Severity::Info, host.path, kUnknownOffset,
                                   "ET+ declares schema " + graph.schema + " (input declares \"" + host.schema
                                       + "\", which chakra_converter does not parse); nodes are written in the nested layout"});
+}
 
-    // GPU children of each host node, by device start time (ties: file order).
-    struct GpuChild {
-        HostNodeIndex host;
-        Nanos ts;
-        EventIndex event;
-        GpuLinkIndex link;
-    };
+struct GpuChild {
+    HostNodeIndex host;
+    Nanos ts;
+    EventIndex event;
+    GpuLinkIndex link;
+};
+
+// The GPU children of each host node, by host node then device start time (ties: file order); the
+// GPU ops without a host parent are counted, by reason, in the graph's warnings.
+std::vector<GpuChild> gpuChildrenOf(EtPlusGraph &graph, const HostTrace &host, const DeviceTrace &device, const LinkSet &links)
+{
     std::vector<GpuChild> gpuChildren;
     gpuChildren.reserve(links.gpuLinks.size());
     std::map<std::string, std::size_t> notExported;
@@ -74,11 +74,20 @@ EtPlusGraph buildEtPlusGraph(const HostTrace &host, const DeviceTrace &device, c
         graph.warnings.push_back({Diagnostic::Severity::Warning, device.path, kUnknownOffset,
                                   std::to_string(count) + " GPU op(s) not exported: no host parent (" + reason + ")"});
     }
+    return gpuChildren;
+}
 
-    // New ids: host nodes in original-id order, each followed by its GPU children.
+// New ids: host nodes in original-id order, each followed by its GPU children.
+void numberNodes(EtPlusGraph &graph, const HostTrace &host, const DeviceTrace &device, const LinkSet &links,
+                 const std::vector<GpuChild> &gpuChildren)
+{
+    const std::size_t hostCount = host.nodes.size();
+    auto eventOfHost = [&](HostNodeIndex h) {
+        return h.in(links.eventOfHost.size()) && device.contains(links.eventOfHost[h]) ? links.eventOfHost[h] : EventIndex(kNone);
+    };
     graph.nodes.reserve(hostCount + gpuChildren.size());
     graph.nodeOfHost.assign(hostCount, kNone);
-    graph.nodeOfEvent.assign(eventCount, kNone);
+    graph.nodeOfEvent.assign(device.events.size(), kNone);
     std::size_t next = 0;
     for (HostNodeIndex h{0}; h.in(hostCount); ++h) {
         const auto position = ExportNodeIndex::at(graph.nodes.size());
@@ -102,8 +111,12 @@ EtPlusGraph buildEtPlusGraph(const HostTrace &host, const DeviceTrace &device, c
     }
     graph.stats.hostNodes = hostCount;
     graph.stats.gpuNodes = gpuChildren.size();
+}
 
-    // Parents, once every node has its new id (a parent with a larger original id is no exception).
+// Parents, once every node has its new id (a parent with a larger original id is no exception).
+void attachParents(EtPlusGraph &graph, const HostTrace &host)
+{
+    const std::size_t hostCount = host.nodes.size();
     std::unordered_map<std::int64_t, HostNodeIndex> threadRootOfTid;
     for (HostNodeIndex h{0}; h.in(hostCount); ++h)
         if (isEtThreadRootName(host.name(host.node(h))))
@@ -136,8 +149,11 @@ EtPlusGraph buildEtPlusGraph(const HostTrace &host, const DeviceTrace &device, c
             {Diagnostic::Severity::Warning, host.path, kUnknownOffset,
              std::to_string(unattached)
                  + " host node(s) whose parent id is absent have no thread root with their tid: exported as roots"});
+}
 
-    // Children (ascending id, since positions are visited in order).
+// Children (ascending id, since positions are visited in order).
+void listChildren(EtPlusGraph &graph)
+{
     const std::size_t n = graph.nodes.size();
     graph.childBegin.assign(n + 1, 0);
     for (const EtPlusNode &node : graph.nodes)
@@ -151,7 +167,12 @@ EtPlusGraph buildEtPlusGraph(const HostTrace &host, const DeviceTrace &device, c
             if (graph.nodes[i].parent.valid())
                 graph.childList[fill[graph.nodes[i].parent.get()]++] = i;
     }
+}
 
+// The inter-thread and synchronisation edges as each node's inter_thread_dep and sync list.
+void exportEdges(EtPlusGraph &graph, const DeviceTrace &device, const LinkSet &links)
+{
+    const std::size_t n = graph.nodes.size();
     // A CPU event without an ET node hands its edges to the nearest enclosing op that has one.
     auto cpuNodeOfEvent = [&](EventIndex event) {
         for (int guard = 0; device.contains(event) && guard < 4096; ++guard) {
@@ -222,6 +243,19 @@ EtPlusGraph buildEtPlusGraph(const HostTrace &host, const DeviceTrace &device, c
     graph.syncList.reserve(syncPairs.size());
     for (const auto &[_, waitedFor] : syncPairs)
         graph.syncList.push_back(waitedFor.value);
+}
+
+} // namespace
+
+EtPlusGraph buildEtPlusGraph(const HostTrace &host, const DeviceTrace &device, const LinkSet &links)
+{
+    EtPlusGraph graph;
+    declareSchema(graph, host);
+    const std::vector<GpuChild> gpuChildren = gpuChildrenOf(graph, host, device, links);
+    numberNodes(graph, host, device, links, gpuChildren);
+    attachParents(graph, host);
+    listChildren(graph);
+    exportEdges(graph, device, links);
     return graph;
 }
 

@@ -5,6 +5,8 @@
 
 #include "export/targets.h"
 
+#include <optional>
+
 namespace linkscope::core {
 
 void requireHostSource(const HostTrace &host)
@@ -73,7 +75,9 @@ nlohmann::json ExportReport::toJson() const
                    {"cpu_duration_us", chakra.cpuDurationMicros},
                    {"gpu_comp_duration_us", chakra.gpuCompDurationMicros}};
     j["chakra"]["blocked"] = chakra.blocked.toJson();
-    j["bytes"] = {{"et", etBytes}, {"etplus", etPlusBytes}, {"perfetto", perfettoBytes}};
+    j["bytes"] = nlohmann::json::object();
+    for (const ExportTarget &target : exportTargets())
+        j["bytes"][target.name] = bytesOf(target.name);
     nlohmann::json list = nlohmann::json::array();
     for (const Diagnostic &d : warnings)
         list.push_back(d.toString());
@@ -97,10 +101,10 @@ namespace {
 // target's check and write (export/targets.h).
 class ExportStages {
 public:
-    explicit ExportStages(const ExportRequest &request) : progress_(request.progress)
+    ExportStages(const ExportRequest &request, bool graph) : progress_(request.progress), total_(graph ? 1 : 0)
     {
         for (const ExportTarget &target : exportTargets())
-            if (!(request.*target.path).empty())
+            if (request.requests(target.name))
                 total_ += (target.check ? 1 : 0) + 1;
     }
     // Announces the next stage; throws Cancelled if the caller asked to stop.
@@ -124,28 +128,37 @@ private:
 
 } // namespace
 
-ExportReport exportLinkedPair(const HostTrace &host, const DeviceTrace &device, const LinkSet &links,
+ExportReport exportLinkedPair(const HostTrace *host, const DeviceTrace &device, const LinkSet &links,
                               const ExportRequest &request)
 {
-    ExportStages stages(request);
+    for (const auto &[name, path] : request.outputs) {
+        const ExportTarget *target = exportTargets().find(name);
+        if (!target || target->name != name)
+            throw ExportError("no export target is called '" + name + "'");
+        if (!path.empty() && target->needsHost && !host)
+            throw ExportError(path + ": " + target->title + " needs the host execution trace; this is a Kineto trace alone");
+    }
+    ExportStages stages(request, host != nullptr);
     ExportReport report;
-    stages.begin("building the ET+ graph");
-    const EtPlusGraph graph = buildEtPlusGraph(host, device, links);
-    report.etPlus = graph.stats;
-    report.warnings = graph.warnings;
+    std::optional<EtPlusGraph> graph;
+    if (host) {
+        stages.begin("building the ET+ graph");
+        graph = buildEtPlusGraph(*host, device, links);
+        report.etPlus = graph->stats;
+        report.warnings = graph->warnings;
+    }
 
-    ExportContext context{host, device, links, request, graph, report, {}};
-    auto requested = [&](const ExportTarget &target) { return !(request.*target.path).empty(); };
+    ExportContext context{host, device, links, request, graph ? &*graph : nullptr, report, {}};
     // Every check before anything is written, so a refused graph leaves no partial export.
     for (const ExportTarget &target : exportTargets())
-        if (requested(target) && target.check) {
+        if (request.requests(target.name) && target.check) {
             stages.begin(target.checkStage);
             target.check(context);
         }
     for (const ExportTarget &target : exportTargets())
-        if (requested(target)) {
+        if (request.requests(target.name)) {
             stages.begin(target.writeStage);
-            target.write(context, request.*target.path);
+            report.bytes[target.name] = target.write(context, request.path(target.name));
         }
     stages.finish();
     return report;

@@ -106,4 +106,17 @@ std::uint64_t writeChakraPlan(const std::string &path, const ChakraPlan &plan, c
                               const DeviceTrace &device, const LinkSet &links, const ChakraOptions &options, bool gzip,
                               ChakraStats &stats, std::vector<Diagnostic> &warnings);
 
+// What an export target's check and writer see (export/targets.h). `host` and `graph` are null for a
+// Kineto trace alone (only targets that do not need the host ET run then); `chakraPlan` carries what
+// the .et target's check prepared for its writer.
+struct ExportContext {
+    const HostTrace *host;
+    const DeviceTrace &device;
+    const LinkSet &links;
+    const ExportRequest &request;
+    const EtPlusGraph *graph;
+    ExportReport &report;
+    ChakraPlan chakraPlan;
+};
+
 } // namespace linkscope::core

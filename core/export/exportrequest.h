@@ -120,20 +120,48 @@ std::uint64_t writePerfettoTrace(const std::string &path, const DeviceTrace &dev
 // Cancelled and the outputs already written are kept (each is complete: writes are atomic).
 using ExportProgressFn = std::function<bool(std::string_view stage, std::size_t done, std::size_t total)>;
 
+// The built-in export targets' names (export/targets.h holds the table).
+inline constexpr std::string_view kEtPlusTarget = "etplus";
+inline constexpr std::string_view kEtTarget = "et";
+inline constexpr std::string_view kPerfettoTarget = "perfetto";
+
 struct ExportRequest {
-    std::string etPath; // empty: not written
-    std::string etPlusPath;
-    std::string perfettoPath;
+    // One entry per target to write: its name in the export-target table (export/targets.h) → the
+    // file. A target absent, or with an empty path, is not written.
+    std::map<std::string, std::string, std::less<>> outputs;
     bool gzip = false; // applies to every output
     ChakraOptions chakra;
     ExportProgressFn progress; // optional
+
+    // The output path of `target`; empty when it is not requested.
+    const std::string &path(std::string_view target) const
+    {
+        static const std::string none;
+        const auto it = outputs.find(target);
+        return it == outputs.end() ? none : it->second;
+    }
+    bool requests(std::string_view target) const { return !path(target).empty(); }
 };
 
 struct ExportReport {
     EtPlusStats etPlus;
     ChakraStats chakra;
-    std::uint64_t etBytes = 0, etPlusBytes = 0, perfettoBytes = 0; // on disk
+    std::map<std::string, std::uint64_t, std::less<>> bytes; // on disk, one entry per target written
     std::vector<Diagnostic> warnings;
+
+    std::uint64_t bytesOf(std::string_view target) const
+    {
+        const auto it = bytes.find(target);
+        return it == bytes.end() ? 0 : it->second;
+    }
+    std::uint64_t totalBytes() const
+    {
+        std::uint64_t total = 0;
+        for (const auto &[target, size] : bytes)
+            total += size;
+        return total;
+    }
+    // "bytes" holds every target of the table (0 when not written).
     nlohmann::json toJson() const;
 };
 
@@ -141,9 +169,16 @@ struct ExportReport {
 // kind, the blocked time taken out and kept, the CPU and GPU compute durations.
 nlohmann::json exportSummary(const ExportReport &report);
 
-// Writes what the request names; throws ExportError (e.g. a dependency cycle, named) or WriteError.
-// An output that fails is not left behind; outputs written before it are kept.
-ExportReport exportLinkedPair(const HostTrace &host, const DeviceTrace &device, const LinkSet &links,
+// Writes what the request names; throws ExportError (e.g. a dependency cycle, named; a target the
+// table does not have; a target that needs the host ET when `host` is null) or WriteError. An output
+// that fails is not left behind; outputs written before it are kept. Without a host ET (a Kineto
+// trace alone) only the targets that do not need it can be written, and no ET+ graph is built.
+ExportReport exportLinkedPair(const HostTrace *host, const DeviceTrace &device, const LinkSet &links,
                               const ExportRequest &request);
+inline ExportReport exportLinkedPair(const HostTrace &host, const DeviceTrace &device, const LinkSet &links,
+                                     const ExportRequest &request)
+{
+    return exportLinkedPair(&host, device, links, request);
+}
 
 } // namespace linkscope::core

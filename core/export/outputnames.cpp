@@ -1,5 +1,7 @@
 #include "export/outputnames.h"
 
+#include "export/targets.h"
+
 #include <filesystem>
 #include <string_view>
 
@@ -26,13 +28,18 @@ std::string exportBaseName(const std::string &devicePath)
     return name;
 }
 
-ExportPaths defaultExportPaths(const std::string &devicePath, bool gzip)
+std::string defaultExportPath(const std::string &devicePath, const ExportTarget &target, bool gzip)
 {
     const std::filesystem::path dir = std::filesystem::path(devicePath).parent_path();
-    const std::string base = exportBaseName(devicePath);
-    const std::string gz = gzip ? ".gz" : "";
-    auto beside = [&](const std::string &suffix) { return (dir / (base + suffix + gz)).string(); };
-    return {beside(".etplus.json"), beside(".et"), beside(".perfetto.json")};
+    return (dir / (exportBaseName(devicePath) + target.defaultSuffix + (gzip ? ".gz" : ""))).string();
+}
+
+std::map<std::string, std::string> defaultExportPaths(const std::string &devicePath, bool gzip)
+{
+    std::map<std::string, std::string> paths;
+    for (const ExportTarget &target : exportTargets())
+        paths[target.name] = defaultExportPath(devicePath, target, gzip);
+    return paths;
 }
 
 } // namespace linkscope::core

@@ -1,7 +1,8 @@
 #pragma once
 // The one naming scheme for the files an export writes when the user names none (the GUI's export
 // dialog proposes these): beside the Kineto trace, named from its base name — the file name without
-// ".gz", then ".json", then PyTorch's ".pt.trace" suffix:
+// ".gz", then ".json", then PyTorch's ".pt.trace" suffix — and each target's default suffix
+// (export/targets.h):
 //
 //   dir/rank0.pt.trace.json.gz  →  dir/rank0.etplus.json     ET+ JSON (what chakra_trace_link writes)
 //                                  dir/rank0.et              Chakra protobuf .et
@@ -10,18 +11,18 @@
 // With gzip, ".gz" is appended to each. None of these can be the Kineto trace itself or its
 // corrections sidecar (<kineto file>.linkscope.json).
 
+#include <map>
 #include <string>
 
 namespace linkscope::core {
 
-struct ExportPaths {
-    std::string etPlus;
-    std::string et;
-    std::string perfetto;
-};
+struct ExportTarget;
 
 // "dir/rank0.pt.trace.json.gz" → "rank0"; a name that would be empty keeps its full file name.
 std::string exportBaseName(const std::string &devicePath);
-ExportPaths defaultExportPaths(const std::string &devicePath, bool gzip = false);
+// The default output of one target.
+std::string defaultExportPath(const std::string &devicePath, const ExportTarget &target, bool gzip = false);
+// Every target's (its name → the path).
+std::map<std::string, std::string> defaultExportPaths(const std::string &devicePath, bool gzip = false);
 
 } // namespace linkscope::core

@@ -1,43 +1,73 @@
 #pragma once
-// The export-target table: every output Linkscope writes from a linked pair, one row each — where the
-// request names its output, an optional check run before anything is written (so that a refused
-// graph leaves no partial export), and the writer. exportLinkedPair (export/exporter.h) builds the
-// ET+ graph once, runs the checks of the requested targets, then their writers, in table order,
-// with progress and cancel between stages.
+// The export-target table: every output Linkscope writes from a linked pair, one row each — its
+// name (the key of its path in ExportRequest and of its size in ExportReport, and its `linkscope
+// export` option), what the user is told about it (title, help, description), its default file
+// suffix, whether it needs the host ET, an optional check run before anything is written (so that a
+// refused graph leaves no partial export), and the writer. exportLinkedPair (export/exportrequest.h)
+// builds the ET+ graph once (when there is a host ET), runs the checks of the requested targets, then
+// their writers, in table order, with progress and cancel between stages. `linkscope export`'s
+// options, the export dialog's rows and the default output names are made from this table.
 //
 // Adding a target (docs/architecture.md, "Adding an export target"): a writer in a new file under
-// core/export/, one row in core/export/targets.cpp, a path field in ExportRequest and its option in
-// app/commands/export.cpp.
+// core/export/ and one row in core/export/targets.cpp; a test adds its own with exportTargets().add().
+//
+// Holds no protobuf type: the GUI includes it. What a check and a writer see, ExportContext, is in
+// export/exporter.h.
 
-#include "export/exporter.h"
+#include "export/exportrequest.h"
 
+#include <cstdint>
+#include <list>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace linkscope::core {
 
-// What a target's check and writer see. `plan` carries what a check prepared for its writer.
-struct ExportContext {
-    const HostTrace &host;
-    const DeviceTrace &device;
-    const LinkSet &links;
-    const ExportRequest &request;
-    const EtPlusGraph &graph;
-    ExportReport &report;
-    ChakraPlan chakraPlan; // the .et target's check fills it, its writer writes it
-};
+struct ExportContext;
 
 struct ExportTarget {
-    std::string_view name;                                          // "etplus", "et", "perfetto"
-    std::string ExportRequest::*path;                               // the request's output path for it; empty: not requested
-    std::string_view checkStage;                                    // progress label of the check ("" when there is none)
-    void (*check)(ExportContext &context);                          // throws ExportError to refuse the whole export
-    std::string_view writeStage;                                    // progress label of the write
-    void (*write)(ExportContext &context, const std::string &path); // throws ExportError / WriteError
+    std::string name;                 // "etplus", "et", "perfetto": `linkscope export --NAME PATH`
+    std::vector<std::string> aliases; // other spellings of the option ("output-file")
+    std::string title;                // "ET+ JSON": the dialog's row, messages
+    std::string metavar;              // the option's value in --help: "OUT.json"
+    std::string help;                 // the option's line in --help
+    std::string description;          // the dialog's note: what the file is
+    std::string defaultSuffix;        // ".etplus.json": the default output is <base><suffix> (export/outputnames.h)
+    std::string fileFilter;           // the dialog's Browse… filter: "JSON (*.json *.json.gz)"
+    bool needsHost = true;            // needs the host ET: not for a Kineto trace alone
+    std::string checkStage;           // progress label of the check ("" when there is none)
+    void (*check)(ExportContext &context) = nullptr; // throws ExportError to refuse the whole export
+    std::string writeStage;                          // progress label of the write
+    std::uint64_t (*write)(ExportContext &context,
+                           const std::string &path) = nullptr; // bytes on disk; throws ExportError / WriteError
+    // What `linkscope export` says after the size of what was written (", 5 host + 3 GPU nodes"); null: nothing.
+    std::string (*details)(const ExportReport &report) = nullptr;
 };
 
-// Every target, in the order they are checked and written.
-const std::vector<ExportTarget> &exportTargets();
+// The table: the built-in rows (core/export/targets.cpp) and any added at run time, in the order
+// they are checked, written and shown. A row's address stays valid while it is registered. Adding or
+// removing rows is not synchronised with exports: do it before (a test registers its toy target first).
+class ExportTargetTable {
+public:
+    using Rows = std::list<ExportTarget>;
+    Rows::const_iterator begin() const { return rows_.begin(); }
+    Rows::const_iterator end() const { return rows_.end(); }
+    std::size_t size() const { return rows_.size(); }
+    // Appends `target`; throws std::invalid_argument when it has no writer or its name (or an alias)
+    // is empty or taken.
+    const ExportTarget &add(ExportTarget target);
+    // Removes the target of that name (a test's own); false when there is none.
+    bool remove(std::string_view name);
+    // The target of that name or alias, or null.
+    const ExportTarget *find(std::string_view nameOrAlias) const;
+
+private:
+    friend ExportTargetTable &exportTargets();
+    ExportTargetTable();
+    Rows rows_;
+};
+
+ExportTargetTable &exportTargets();
 
 } // namespace linkscope::core

@@ -9,6 +9,7 @@
 #include <array>
 #include <cerrno>
 #include <cstring>
+#include <stdexcept>
 
 #include <unistd.h>
 
@@ -142,8 +143,8 @@ bool isEtPlus(const FileHead &head)
     if (head.start().size() < FileHead::kStart)
         return false; // the whole file was seen
     // Older ET+ files (PARAM's linker) append their GPU nodes at the end of the nodes array: look at
-    // the end of a plain file (the last 8 MiB, read on their own: a job sniffs every rank's host ET
-    // three times, and scanning a 64 MiB prefix of each was 8% of its CPU); a gzip file's end is
+    // the end of a plain file (the last 8 MiB, read on their own: a job sniffs every rank's host ET,
+    // and scanning a 64 MiB prefix of each was 8% of its CPU); a gzip file's end is
     // not reachable without inflating it all, so its first 64 MiB are looked at instead.
     if (const auto tail = head.tail(std::size_t(8) << 20))
         return hasDeviceTiming(*tail);
@@ -178,30 +179,77 @@ bool isChakraEt(const FileHead &head)
 
 // ---- the table -------------------------------------------------------------------------------------
 
-const std::vector<InputFormat> kFormats = {
-    // ET+ before the host ET: both are {"nodes": [...]}, ET+ has device timing in its nodes.
-    {TraceKind::EtPlus, TraceRole::Output, "ET+ (chakra_trace_link output)", isEtPlus, nullptr, nullptr},
-    {TraceKind::HostEt, TraceRole::Host, "host execution trace", isHostEt, readHostTrace, nullptr},
-    {TraceKind::Kineto, TraceRole::Device, "Kineto trace", isKineto, nullptr, readKinetoTrace},
-    {TraceKind::ChakraEt, TraceRole::Output, "Chakra .et", isChakraEt, nullptr, nullptr},
-};
+// The built-in rows, in detection order.
+std::list<InputFormat> builtInFormats()
+{
+    std::list<InputFormat> rows;
+    // ET+ before the host ET: both are {"nodes": [...]}, ET+ has device timing in its nodes. Its
+    // nodes are a host ET's: inspect reads them with the host reader; a pair never opens it.
+    rows.push_back({std::string(kEtPlusKind), TraceRole::Output, "ET+ (chakra_trace_link output)", isEtPlus, readHostTrace,
+                    nullptr, nullptr, nullptr});
+    rows.push_back({std::string(kHostEtKind), TraceRole::Host, "host execution trace", isHostEt, readHostTrace, nullptr,
+                    parseHostTrace, nullptr});
+    rows.push_back({std::string(kKinetoKind), TraceRole::Device, "Kineto trace", isKineto, nullptr, readKinetoTrace, nullptr,
+                    parseKinetoTrace});
+    rows.push_back({std::string(kChakraEtKind), TraceRole::Output, "Chakra .et", isChakraEt, nullptr, nullptr, nullptr, nullptr});
+    return rows;
+}
 
 } // namespace
 
-const std::vector<InputFormat> &inputFormats() { return kFormats; }
+InputFormatTable::InputFormatTable() : rows_(builtInFormats()) { }
+
+const InputFormat &InputFormatTable::add(InputFormat row)
+{
+    if (!row.detect)
+        throw std::invalid_argument("input format '" + row.kind + "' has no detector");
+    if (row.kind.empty() || row.kind == kUnknownKind || find(row.kind))
+        throw std::invalid_argument("input format kind '" + row.kind + "' is empty or taken");
+    rows_.push_back(std::move(row));
+    return rows_.back();
+}
+
+bool InputFormatTable::remove(std::string_view kind)
+{
+    const auto it = std::find_if(rows_.begin(), rows_.end(), [&](const InputFormat &f) { return f.kind == kind; });
+    if (it == rows_.end())
+        return false;
+    rows_.erase(it);
+    return true;
+}
+
+const InputFormat *InputFormatTable::find(std::string_view kind) const
+{
+    for (const InputFormat &format : rows_)
+        if (format.kind == kind)
+            return &format;
+    return nullptr;
+}
+
+InputFormatTable &inputFormats()
+{
+    static InputFormatTable table;
+    return table;
+}
 
 const InputFormat *detectInputFormat(const std::string &path)
 {
     const FileHead head(path);
-    for (const InputFormat &format : kFormats)
+    for (const InputFormat &format : inputFormats())
         if (format.detect(head))
             return &format;
     return nullptr;
 }
 
+std::string_view sniffTraceKind(const std::string &path)
+{
+    const InputFormat *format = detectInputFormat(path);
+    return format ? std::string_view(format->kind) : kUnknownKind;
+}
+
 const InputFormat &defaultInputFormat(TraceRole role)
 {
-    for (const InputFormat &format : kFormats)
+    for (const InputFormat &format : inputFormats())
         if (format.role == role && (role != TraceRole::Host || format.readHost)
             && (role != TraceRole::Device || format.readDevice))
             return format;
@@ -245,21 +293,20 @@ Trace recoverTruncated(const std::string &path, const LoadError &error, const Pr
 
 } // namespace
 
-HostTrace loadHostTrace(const std::string &path, const ProgressFn &progress, const LoadOptions &options)
+HostTrace loadHostTrace(const std::string &path, const ProgressFn &progress, const LoadOptions &options,
+                        const InputFormat *format)
 {
-    const InputFormat *format = detectInputFormat(path);
+    if (!format)
+        format = detectInputFormat(path);
     if (!format || format->role != TraceRole::Host)
         format = &defaultInputFormat(TraceRole::Host);
     HostTrace trace;
     try {
         trace = format->readHost(path, progress);
     } catch (const LoadError &e) {
-        if (format->kind != TraceKind::HostEt)
+        if (!format->parseHost)
             throw;
-        return recoverTruncated<HostTrace>(path, e, progress, options,
-                                           [](std::string text, const std::string &name, const ProgressFn &p) {
-                                               return parseHostTrace(std::move(text), name, p);
-                                           });
+        return recoverTruncated<HostTrace>(path, e, progress, options, format->parseHost);
     }
     // The host ET reader closes a cut "nodes" array itself (HostTrace::recoveredTruncation, its
     // warning names the byte); a caller that did not ask for it gets the refusal a cut Kineto trace gets.
@@ -279,20 +326,19 @@ HostTrace loadHostTrace(const std::string &path, const ProgressFn &progress, con
     return trace;
 }
 
-DeviceTrace loadDeviceTrace(const std::string &path, const ProgressFn &progress, const LoadOptions &options)
+DeviceTrace loadDeviceTrace(const std::string &path, const ProgressFn &progress, const LoadOptions &options,
+                            const InputFormat *format)
 {
-    const InputFormat *format = detectInputFormat(path);
+    if (!format)
+        format = detectInputFormat(path);
     if (!format || format->role != TraceRole::Device)
         format = &defaultInputFormat(TraceRole::Device);
     try {
         return format->readDevice(path, progress);
     } catch (const LoadError &e) {
-        if (format->kind != TraceKind::Kineto)
+        if (!format->parseDevice)
             throw;
-        return recoverTruncated<DeviceTrace>(path, e, progress, options,
-                                             [](std::string text, const std::string &name, const ProgressFn &p) {
-                                                 return parseKinetoTrace(std::move(text), name, p);
-                                             });
+        return recoverTruncated<DeviceTrace>(path, e, progress, options, format->parseDevice);
     }
 }
 

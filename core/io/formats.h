@@ -4,15 +4,17 @@
 // DeviceTrace. Callers never name a reader: they call loadHostTrace / loadDeviceTrace (or the pair
 // pipeline, pipeline/pairpipeline.h), which detect and dispatch.
 //
-// Adding a format (docs/architecture.md, "Adding an input format"): write its reader in a new file
-// under core/io/ (a function `DeviceTrace readXxx(const std::string &path, const ProgressFn &)`),
-// and add one row to the table in core/io/formats.cpp (its detector and its reader). Rows are tried
-// in order; the first whose detector accepts the file reads it.
+// Adding a format (docs/architecture.md, "Adding an input format"): write its reader and detector in
+// a new file under core/io/ (`DeviceTrace readXxx(const std::string &path, const ProgressFn &)`) and
+// add one row to the table in core/io/formats.cpp; a test adds its own with inputFormats().add().
+// Rows are tried in order; the first whose detector accepts the file reads it. Callers ask a row its
+// role, never its kind: a new device format is opened, paired and discovered like a Kineto trace.
 
 #include "io/tracereader.h"
 #include "model/devicetrace.h"
 #include "model/hosttrace.h"
 
+#include <list>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -49,25 +51,63 @@ private:
     mutable std::size_t tailAsked_ = 0;
 };
 
+// One row of the table. A row names its readers; a row without one (an output format) is only
+// recognised, to say what a file is.
 struct InputFormat {
-    TraceKind kind = TraceKind::Unknown;
+    std::string kind; // short name, unique: `linkscope inspect`'s "kind:" ("Kineto", "host ET")
     TraceRole role = TraceRole::Device;
-    std::string_view name; // for messages: "Kineto trace", "host execution trace"
+    std::string name; // for messages: "Kineto trace", "host execution trace"
     bool (*detect)(const FileHead &head) = nullptr;
-    HostTrace (*readHost)(const std::string &path, const ProgressFn &progress) = nullptr;     // Host rows
+    HostTrace (*readHost)(const std::string &path, const ProgressFn &progress) = nullptr;     // Host rows (ET+ too)
     DeviceTrace (*readDevice)(const std::string &path, const ProgressFn &progress) = nullptr; // Device rows
+    // The same readers from text in memory: a row that has one reads what precedes the cut of a
+    // truncated JSON document (io/truncation.h); a row without one reports the reader's error.
+    HostTrace (*parseHost)(std::string text, const std::string &name, const ProgressFn &progress) = nullptr;
+    DeviceTrace (*parseDevice)(std::string text, const std::string &name, const ProgressFn &progress) = nullptr;
 };
 
-// Every row, in detection order.
-const std::vector<InputFormat> &inputFormats();
+// The kinds of the built-in rows (what inspect prints, what tests compare).
+inline constexpr std::string_view kHostEtKind = "host ET";
+inline constexpr std::string_view kKinetoKind = "Kineto";
+inline constexpr std::string_view kEtPlusKind = "ET+";
+inline constexpr std::string_view kChakraEtKind = "Chakra .et";
+inline constexpr std::string_view kUnknownKind = "unknown";
+
+// The table: the built-in rows (core/io/formats.cpp) and any added at run time. Rows are tried in
+// order; a row's address stays valid while it is registered (a caller may keep the row it
+// detected). Adding or removing rows is not synchronised with detection: do it before files are
+// opened (a test registers its toy format first).
+class InputFormatTable {
+public:
+    using Rows = std::list<InputFormat>;
+    Rows::const_iterator begin() const { return rows_.begin(); }
+    Rows::const_iterator end() const { return rows_.end(); }
+    std::size_t size() const { return rows_.size(); }
+    // Appends `row` (tried after the others); throws std::invalid_argument when its kind is taken or
+    // it has no detector.
+    const InputFormat &add(InputFormat row);
+    // Removes the row of that kind (a test's own); false when there is none.
+    bool remove(std::string_view kind);
+    const InputFormat *find(std::string_view kind) const;
+
+private:
+    friend InputFormatTable &inputFormats();
+    InputFormatTable();
+    Rows rows_;
+};
+
+InputFormatTable &inputFormats();
 // The row that accepts the file, or null when none does. Throws LoadError when it cannot be opened.
 const InputFormat *detectInputFormat(const std::string &path);
+// The detected row's kind, kUnknownKind when no row accepts the file. Throws as detectInputFormat.
+std::string_view sniffTraceKind(const std::string &path);
 // The default reader of a role (what reads a file no detector accepted, so that its error names the
 // position where it stops being that format).
 const InputFormat &defaultInputFormat(TraceRole role);
 
-// Reads `path` with the reader of the row that detects it; a file no row of that role accepts goes to
-// the role's default reader (its LoadError says where the file stops being readable).
+// Reads `path` with the reader of `format` (the row resolvePairFiles detected), else of the row that
+// detects it now; a file no row of that role accepts goes to the role's default reader (its LoadError
+// says where the file stops being readable).
 //
 // A host ET or Kineto trace cut short (io/truncation.h) is refused with a LoadError that names the
 // byte where it ends, unless `options.allowTruncated`: then what precedes the cut is read, with a
@@ -75,7 +115,9 @@ const InputFormat &defaultInputFormat(TraceRole role);
 struct LoadOptions {
     bool allowTruncated = false;
 };
-HostTrace loadHostTrace(const std::string &path, const ProgressFn &progress = {}, const LoadOptions &options = {});
-DeviceTrace loadDeviceTrace(const std::string &path, const ProgressFn &progress = {}, const LoadOptions &options = {});
+HostTrace loadHostTrace(const std::string &path, const ProgressFn &progress = {}, const LoadOptions &options = {},
+                        const InputFormat *format = nullptr);
+DeviceTrace loadDeviceTrace(const std::string &path, const ProgressFn &progress = {}, const LoadOptions &options = {},
+                            const InputFormat *format = nullptr);
 
 } // namespace linkscope::core

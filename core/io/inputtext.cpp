@@ -495,9 +495,8 @@ InputText decodeInput(std::string data, const std::string &name, ProgressReporte
 
 std::string readInputPrefix(const std::string &path, std::size_t limit)
 {
-    // Only what the file holds is allocated, in doubling steps: a 64 MiB limit (the ET+ sniff of a
-    // host ET) on a 3 MB trace used to zero-fill 64 MiB of fresh pages, twice for a gzip file, and
-    // those page faults were most of the time a job's discovery took (issue 28).
+    // Only what the file holds is allocated, in doubling steps: zero-filling the whole limit (64 MiB for
+    // the ET+ sniff of a host ET) for a small trace would make page faults most of a job's discovery.
     FilePtr file = openFile(path);
     const std::size_t cap = std::max<std::size_t>(limit, 2);
     std::string head;

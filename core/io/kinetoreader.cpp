@@ -456,8 +456,7 @@ private:
     // Appends a chunk's results: strings re-interned in the chunk's order of first use (so ids
     // are what one thread assigns), indices and in-memory args offsets shifted. The events, by far
     // the largest part, are copied on `workers` threads, their new pages mapped on all of them
-    // first. On one thread, after every chunk had finished, that was 30 ms of a 300 ms two-thread
-    // read of a 1 M-event trace (a tenth, on one core); now about 25 ms, most of it page faults.
+    // first (copying them on one thread after every chunk had finished cost a tenth of a two-thread read).
     void mergeChunk(KinetoReader &c, int workers)
     {
         DeviceTrace &from = c.trace_;

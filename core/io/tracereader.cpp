@@ -2,7 +2,6 @@
 
 #include "base/parallel.h"
 
-#include "io/formats.h"
 #include "io/hostreader.h"
 #include "io/inputtext.h"
 #include "io/jsonscan.h"
@@ -14,23 +13,6 @@
 #include <thread>
 
 namespace linkscope::core {
-
-std::string_view traceKindName(TraceKind k)
-{
-    switch (k) {
-    case TraceKind::HostEt:
-        return "host ET";
-    case TraceKind::Kineto:
-        return "Kineto";
-    case TraceKind::EtPlus:
-        return "ET+";
-    case TraceKind::ChakraEt:
-        return "Chakra .et";
-    case TraceKind::Unknown:
-        break;
-    }
-    return "unknown";
-}
 
 namespace {
 
@@ -61,12 +43,6 @@ void setReaderThreads(const ReaderThreads &config)
 {
     configuredThreads = std::max(1, config.threads);
     configuredChunkBytes = std::max<std::size_t>(1, config.minChunkBytes);
-}
-
-TraceKind sniffTraceKind(const std::string &path)
-{
-    const InputFormat *format = detectInputFormat(path);
-    return format ? format->kind : TraceKind::Unknown;
 }
 
 HostTrace readHostTrace(const std::string &path, const ProgressFn &progress)

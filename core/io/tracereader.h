@@ -1,5 +1,7 @@
 #pragma once
-// Reading traces from disk: plain or gzip (by magic bytes), with progress and cancellation.
+// The readers of the built-in formats: plain or gzip (by magic bytes), with progress and
+// cancellation. Callers open files through the input-format table (io/formats.h), which names these;
+// what a file is, is decided there.
 
 #include "model/devicetrace.h"
 #include "model/hosttrace.h"
@@ -7,14 +9,6 @@
 #include <string>
 
 namespace linkscope::core {
-
-enum class TraceKind { HostEt, Kineto, EtPlus, ChakraEt, Unknown };
-std::string_view traceKindName(TraceKind k);
-
-// Looks at the first bytes (decompressing gzip) to tell what a file is (the input-format table,
-// io/formats.h, decides). Never throws for content;
-// throws LoadError if the file cannot be opened.
-TraceKind sniffTraceKind(const std::string &path);
 
 // How many threads one reader parses a file with, and the least text each takes: below that one
 // thread reads. Defaults: the task's share of the cores (base/parallel.h taskThreads: the cores, at

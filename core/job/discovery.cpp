@@ -1,7 +1,7 @@
 #include "job/discovery.h"
 
+#include "io/formats.h"
 #include "io/inputtext.h"
-#include "io/tracereader.h"
 #include "model/common.h"
 
 #include <nlohmann/json.hpp>
@@ -136,6 +136,7 @@ JobLayout discoverJob(const std::vector<std::string> &inputs, const std::functio
 
     struct Claim {
         std::string path;
+        const InputFormat *format = nullptr;
         std::int64_t nameRank = -1;
         KinetoHeader header;
     };
@@ -159,17 +160,15 @@ JobLayout discoverJob(const std::vector<std::string> &inputs, const std::functio
         }
         if (wanted && nameRank && !wanted(*nameRank))
             continue;
-        TraceKind kind = TraceKind::Unknown;
+        const InputFormat *format = nullptr;
         try {
-            kind = sniffTraceKind(path);
+            format = detectInputFormat(path);
         } catch (const std::exception &e) {
             layout.errors.push_back(e.what());
             continue;
         }
-        if (kind != TraceKind::HostEt && kind != TraceKind::Kineto) {
-            std::string what = std::string(traceKindName(kind)) + ", not a host ET or Kineto trace";
-            if (kind == TraceKind::Unknown)
-                what = unrecognisedFile(path);
+        if (!format || (format->role != TraceRole::Host && format->role != TraceRole::Device)) {
+            std::string what = format ? format->kind + ", not a host ET or Kineto trace" : unrecognisedFile(path);
             layout.skipped.push_back(path + ": " + what);
             if (nameRank)
                 skippedOf[*nameRank].push_back(path);
@@ -177,8 +176,9 @@ JobLayout discoverJob(const std::vector<std::string> &inputs, const std::functio
         }
         Claim c;
         c.path = path;
+        c.format = format;
         c.nameRank = nameRank.value_or(-1);
-        if (kind == TraceKind::Kineto) {
+        if (format->role == TraceRole::Device) {
             c.header = peekKinetoHeader(path);
             if (c.nameRank < 0 && c.header.rank >= 0 && !plausibleRank(c.header.rank)) {
                 layout.skipped.push_back(path + ": its distributedInfo.rank " + std::to_string(c.header.rank) + " is beyond "
@@ -253,10 +253,13 @@ JobLayout discoverJob(const std::vector<std::string> &inputs, const std::functio
             continue;
         RankFiles rf;
         rf.rank = rank;
-        if (auto it = hosts.find(rank); it != hosts.end())
+        if (auto it = hosts.find(rank); it != hosts.end()) {
             rf.host = it->second.front().path;
+            rf.hostFormat = it->second.front().format;
+        }
         if (auto it = devices.find(rank); it != devices.end()) {
             rf.device = it->second.front().path;
+            rf.deviceFormat = it->second.front().format;
             rf.declaredRank = it->second.front().header.rank;
             rf.worldSize = it->second.front().header.worldSize;
         }

@@ -6,8 +6,8 @@
 // anywhere in it, else the last `_3.` / `-3.` / `.3.` before the extension (`host_3.json`,
 // `kineto_3.json.gz`, `chakra_host_et_3.json`, `megatron_et_3.json.gz`) — and a Kineto trace's
 // `distributedInfo.rank` (read from the start of the file) confirms it; a Kineto file whose name
-// carries no rank takes that one. What a file is comes from its content (sniffTraceKind), never
-// from its name. Two files that claim one rank and kind, or a name that disagrees with the trace,
+// carries no rank takes that one. What a file is comes from its content (the input-format table's
+// row and its role, io/formats.h), never from its name. Two files that claim one rank and kind, or a name that disagrees with the trace,
 // are errors naming both; files that are neither a host ET nor a Kineto trace (outputs, .et) are
 // skipped and listed. Ranks missing from [0, world size) are listed as ranges, not guessed. A rank
 // number beyond kMaxRank (jobmodel/rankrange.h), in a name or a header, skips the file with a warning
@@ -23,14 +23,20 @@
 #include <string_view>
 #include <vector>
 
+namespace linkscope::core {
+struct InputFormat;
+}
+
 namespace linkscope::core::job {
 
 struct RankFiles {
     std::int64_t rank = -1;
-    std::string host;               // empty: a Kineto trace alone
-    std::string device;             // empty: a host ET without its Kineto trace (an error)
-    std::int64_t declaredRank = -1; // the Kineto trace's distributedInfo.rank (-1 not found)
-    std::int64_t worldSize = -1;    // its distributedInfo.world_size
+    std::string host;                          // empty: a Kineto trace alone
+    std::string device;                        // empty: a host ET without its Kineto trace (an error)
+    const InputFormat *hostFormat = nullptr;   // the rows discovery detected (io/formats.h): the pair
+    const InputFormat *deviceFormat = nullptr; // pipeline does not detect the files again
+    std::int64_t declaredRank = -1;            // the Kineto trace's distributedInfo.rank (-1 not found)
+    std::int64_t worldSize = -1;               // its distributedInfo.world_size
 };
 
 struct JobLayout {

@@ -53,7 +53,7 @@ RankSummary processRank(const RankFiles &files, const JobOptions &options)
         // One call per rank through the pair pipeline: load (host and device in parallel), index,
         // link, the rank's own sidecar, diagnose.
         PairRequest request;
-        request.files = {files.host, files.device};
+        request.files = {files.host, files.device, files.hostFormat, files.deviceFormat};
         request.link = options.link;
         request.policyGiven = options.policyGiven;
         request.allowTruncated = options.allowTruncated;
@@ -121,7 +121,8 @@ RankSummary processRank(const RankFiles &files, const JobOptions &options)
             } else {
                 report("export", 0);
                 ExportRequest request;
-                request.etPath = (fs::path(options.outDir) / etFileName(options.prefix, files.rank)).string();
+                request.outputs[std::string(kEtTarget)] =
+                    (fs::path(options.outDir) / etFileName(options.prefix, files.rank)).string();
                 request.chakra = options.chakra;
                 if (options.progress)
                     request.progress = [&](std::string_view, std::size_t done, std::size_t total) {
@@ -135,7 +136,7 @@ RankSummary processRank(const RankFiles &files, const JobOptions &options)
                 opened.reset();
                 if (options.checkEt) {
                     report("check", 0);
-                    s.etCheck = std::make_shared<const EtFileCheck>(checkEtFile(request.etPath, files.rank));
+                    s.etCheck = std::make_shared<const EtFileCheck>(checkEtFile(request.path(kEtTarget), files.rank));
                 }
             }
         }

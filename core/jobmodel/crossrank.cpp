@@ -430,70 +430,108 @@ void sortFindings(std::vector<JobFinding> &findings)
     });
 }
 
-CheckResult checkCollectives(const CheckInput &input)
-{
-    CheckResult result;
-    std::map<std::int64_t, const RankCalls *> present;
-    for (const RankCalls &r : input.ranks)
-        present[r.rank] = &r;
-    auto groupOf = [&](const CollectiveCall &c) -> const std::string & {
-        return c.processGroup.empty() ? input.defaultGroup : c.processGroup;
-    };
+namespace {
 
-    // Every group named by a declaration or by a call.
-    std::map<std::string, std::set<std::int64_t>> configured;
-    std::set<std::string> declared;
-    for (const ProcessGroup &g : input.groups) {
-        declared.insert(g.name);
-        configured[g.name].insert(g.ranks.begin(), g.ranks.end());
+// The cross-rank check of one job's calls (checkCollectives): per process group, the members'
+// sequences aligned against a reference sequence, then its point-to-point channels.
+class CollectiveChecker {
+public:
+    explicit CollectiveChecker(const CheckInput &input) : input_(input)
+    {
+        for (const RankCalls &r : input.ranks)
+            present_[r.rank] = &r;
     }
-    std::map<std::string, std::set<std::int64_t>> issuers; // non-P2P
-    std::map<std::string, bool> hasP2P;
-    for (const auto &[rank, calls] : present)
-        for (const CollectiveCall &c : calls->calls) {
-            if (isP2P(c.kind))
-                hasP2P[groupOf(c)] = true;
-            else
-                issuers[groupOf(c)].insert(rank);
-        }
-    std::set<std::string> names(declared);
-    for (const auto &[name, ranks] : issuers)
-        names.insert(name);
-    for (const auto &[name, any] : hasP2P)
-        names.insert(name);
-    std::vector<std::string> ordered(names.begin(), names.end());
-    std::sort(ordered.begin(), ordered.end(), [](const std::string &a, const std::string &b) {
-        const auto ia = processGroupId(a), ib = processGroupId(b);
-        return ia != ib ? ia < ib : a < b;
-    });
 
-    std::vector<Local> locals;
-    for (const std::string &name : ordered) {
+    CheckResult run()
+    {
+        for (const std::string &name : orderedGroups()) {
+            const std::set<std::int64_t> members = membersOf(name);
+            GroupAlignment ga;
+            ga.name = name;
+            std::map<std::int64_t, std::vector<const CollectiveCall *>> seq = sequencesOf(name, members, ga);
+            const std::int64_t refRank = referenceRank(seq, members);
+            alignMembers(name, members, seq, refRank, ga);
+            result_.groups.push_back(std::move(ga));
+            if (hasP2P_[name])
+                checkPointToPoint(name);
+        }
+        result_.findings = collect(locals_);
+        sortFindings(result_.findings);
+        return std::move(result_);
+    }
+
+private:
+    const std::string &groupOf(const CollectiveCall &c) const
+    {
+        return c.processGroup.empty() ? input_.defaultGroup : c.processGroup;
+    }
+
+    // Every group named by a declaration or by a call, by id.
+    std::vector<std::string> orderedGroups()
+    {
+        std::set<std::string> declared;
+        for (const ProcessGroup &g : input_.groups) {
+            declared.insert(g.name);
+            configured_[g.name].insert(g.ranks.begin(), g.ranks.end());
+        }
+        for (const auto &[rank, calls] : present_)
+            for (const CollectiveCall &c : calls->calls) {
+                if (isP2P(c.kind))
+                    hasP2P_[groupOf(c)] = true;
+                else
+                    issuers_[groupOf(c)].insert(rank);
+            }
+        std::set<std::string> names(declared);
+        for (const auto &[name, ranks] : issuers_)
+            names.insert(name);
+        for (const auto &[name, any] : hasP2P_)
+            names.insert(name);
+        std::vector<std::string> ordered(names.begin(), names.end());
+        std::sort(ordered.begin(), ordered.end(), [](const std::string &a, const std::string &b) {
+            const auto ia = processGroupId(a), ib = processGroupId(b);
+            return ia != ib ? ia < ib : a < b;
+        });
+        return ordered;
+    }
+
+    std::set<std::int64_t> membersOf(const std::string &name)
+    {
         // Members: declared (or, with no declaration of its ranks, the issuers) that were read,
         // and any rank that was read and issued on the group.
         std::set<std::int64_t> members;
-        for (std::int64_t r : configured[name])
-            if (present.count(r))
+        for (std::int64_t r : configured_[name])
+            if (present_.count(r))
                 members.insert(r);
-        for (std::int64_t r : issuers[name])
+        for (std::int64_t r : issuers_[name])
             members.insert(r);
+        return members;
+    }
 
-        GroupAlignment ga;
-        ga.name = name;
+    // Each member's calls on the group (not P2P), and their indices in its call list.
+    std::map<std::int64_t, std::vector<const CollectiveCall *>> sequencesOf(const std::string &name,
+                                                                            const std::set<std::int64_t> &members,
+                                                                            GroupAlignment &ga)
+    {
         std::map<std::int64_t, std::vector<const CollectiveCall *>> seq;
         for (std::int64_t r : members) {
             auto &v = seq[r];
             auto &idx = ga.callIndex[r];
-            const auto &calls = present[r]->calls;
+            const auto &calls = present_[r]->calls;
             for (std::size_t i = 0; i < calls.size(); ++i)
                 if (!isP2P(calls[i].kind) && groupOf(calls[i]) == name) {
                     v.push_back(&calls[i]);
                     idx.push_back(i);
                 }
         }
-        // The reference: the sequence a majority issued exactly; without one, the sequence closest to
-        // all the others (least total alignment cost, each distinct sequence weighted by how many
-        // issued it); then the one more ranks issued; then the longest; then the lowest rank's.
+        return seq;
+    }
+
+    // The reference: the sequence a majority issued exactly; without one, the sequence closest to
+    // all the others (least total alignment cost, each distinct sequence weighted by how many
+    // issued it); then the one more ranks issued; then the longest; then the lowest rank's.
+    static std::int64_t referenceRank(std::map<std::int64_t, std::vector<const CollectiveCall *>> &seq,
+                                      const std::set<std::int64_t> &members)
+    {
         std::map<std::string, std::vector<std::int64_t>> classes;
         for (const auto &[r, v] : seq) {
             std::string key;
@@ -534,6 +572,14 @@ CheckResult checkCollectives(const CheckInput &input)
                 }
             }
         }
+        return refRank;
+    }
+
+    // Each member's sequence against the reference: its calls' positions, and what differs.
+    void alignMembers(const std::string &name, const std::set<std::int64_t> &members,
+                      std::map<std::int64_t, std::vector<const CollectiveCall *>> &seq, std::int64_t refRank, GroupAlignment &ga)
+    {
+        std::vector<Local> &locals = locals_;
         const std::vector<const CollectiveCall *> empty;
         const auto &ref = refRank >= 0 ? seq[refRank] : empty;
         ga.referenceRank = refRank;
@@ -609,11 +655,13 @@ CheckResult checkCollectives(const CheckInput &input)
                 }
             }
         }
-        result.groups.push_back(std::move(ga));
+    }
 
-        // P2P: per (sender, receiver) channel on this group, sends against receives in order.
-        if (!hasP2P[name])
-            continue;
+    // Per (sender, receiver) channel on the group, sends against receives in order.
+    void checkPointToPoint(const std::string &name)
+    {
+        std::vector<Local> &locals = locals_;
+        const auto &present = present_;
         std::map<std::pair<std::int64_t, std::int64_t>,
                  std::pair<std::vector<const CollectiveCall *>, std::vector<const CollectiveCall *>>>
             channels;
@@ -686,9 +734,18 @@ CheckResult checkCollectives(const CheckInput &input)
             }
         }
     }
-    result.findings = collect(locals);
-    sortFindings(result.findings);
-    return result;
-}
+
+    const CheckInput &input_;
+    std::map<std::int64_t, const RankCalls *> present_;
+    std::map<std::string, std::set<std::int64_t>> configured_; // declared groups' ranks
+    std::map<std::string, std::set<std::int64_t>> issuers_;    // ranks that issued non-P2P calls on a group
+    std::map<std::string, bool> hasP2P_;
+    std::vector<Local> locals_;
+    CheckResult result_;
+};
+
+} // namespace
+
+CheckResult checkCollectives(const CheckInput &input) { return CollectiveChecker(input).run(); }
 
 } // namespace linkscope::core::job

@@ -3,7 +3,6 @@
 #include "base/parallel.h"
 #include "edit/inputfingerprint.h"
 #include "index/traceindex.h"
-#include "io/formats.h"
 #include "link/linker.h"
 
 #include <atomic>
@@ -34,17 +33,18 @@ std::string_view pairStageName(PairStage stage)
 
 PairFiles resolvePairFiles(const std::string &first, const std::string &second)
 {
+    auto isRole = [](const InputFormat *format, TraceRole role) { return format && format->role == role; };
+    const InputFormat *a = detectInputFormat(first);
     if (second.empty()) {
-        if (sniffTraceKind(first) == TraceKind::HostEt)
+        if (isRole(a, TraceRole::Host))
             throw LoadError(first, 0, "this is a host execution trace; open it together with its Kineto trace");
-        return {{}, first};
+        return {{}, first, nullptr, a};
     }
-    const TraceKind a = sniffTraceKind(first);
-    const TraceKind b = sniffTraceKind(second);
-    // The host ET first unless the first file is the device trace and the second is not.
-    if (a == TraceKind::Kineto && b != TraceKind::Kineto)
-        return {second, first};
-    return {first, second};
+    const InputFormat *b = detectInputFormat(second);
+    // The host first unless the first file is the device trace and the second is not.
+    if (isRole(a, TraceRole::Device) && !isRole(b, TraceRole::Device))
+        return {second, first, b, a};
+    return {first, second, a, b};
 }
 
 namespace {
@@ -122,13 +122,15 @@ OpenedPair openPair(const PairRequest &request)
     if (!pair.files.host.empty()) {
         const ProgressFn hostProgress = stageProgress(request.progress, PairStage::HostEt, &stop);
         const LoadOptions loadOptions{request.allowTruncated};
-        hostFuture = runBeside(
-            [path = pair.files.host, hostProgress, loadOptions] { return loadHostTrace(path, hostProgress, loadOptions); });
+        hostFuture = runBeside([path = pair.files.host, format = pair.files.hostFormat, hostProgress, loadOptions] {
+            return loadHostTrace(path, hostProgress, loadOptions, format);
+        });
     }
     std::exception_ptr deviceError;
     try {
-        pair.device = std::make_shared<const DeviceTrace>(loadDeviceTrace(
-            pair.files.device, stageProgress(request.progress, PairStage::Device, &stop), LoadOptions{request.allowTruncated}));
+        pair.device = std::make_shared<const DeviceTrace>(
+            loadDeviceTrace(pair.files.device, stageProgress(request.progress, PairStage::Device, &stop),
+                            LoadOptions{request.allowTruncated}, pair.files.deviceFormat));
         // The index needs the device trace only: built here, while the host ET (usually the larger
         // and slower of the two) is still being read on the other thread. Its stage is reported
         // once both loads are done, so that progress still runs load, index, link.

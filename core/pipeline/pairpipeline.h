@@ -11,6 +11,7 @@
 
 #include "edit/correction.h"
 #include "edit/sidecar.h"
+#include "io/formats.h"
 #include "link/linkset.h"
 #include "model/devicetrace.h"
 #include "model/hosttrace.h"
@@ -36,11 +37,16 @@ using PairProgressFn = std::function<bool(PairStage stage, std::uint64_t done, s
 struct PairFiles {
     std::string host; // empty: a device trace alone
     std::string device;
+    // The input-format rows the files were detected as (io/formats.h), so that each file is
+    // detected once: null when not detected yet (the load stage detects it then).
+    const InputFormat *hostFormat = nullptr;
+    const InputFormat *deviceFormat = nullptr;
 };
 
-// Which of two files is the host ET and which the device trace, by content (io/formats.h), in
-// either order; `second` may be empty (a device trace alone). Throws LoadError when the only file
-// is a host ET, or a file cannot be opened.
+// Which of two files is the host trace and which the device trace, by content (the input-format
+// table's roles, io/formats.h), in either order; `second` may be empty (a device trace alone). The
+// result carries the rows detected. Throws LoadError when the only file is a host trace, or a file
+// cannot be opened.
 PairFiles resolvePairFiles(const std::string &first, const std::string &second);
 
 struct PairRequest {

@@ -43,7 +43,58 @@ RankPath criticalPath(const SimJob &job, const ReplayResult &replay, std::size_t
         if (own.end[i] >= own.end[last])
             last = i;
     const auto ri = static_cast<std::int32_t>(rankIndex);
-    auto add = [&](std::int32_t rank, std::uint32_t node, std::int64_t from, std::int64_t to, PathCategory category) {
+    // The walk back, handing each stretch to `add` (twice: counted, then kept, so the steps are
+    // allocated once).
+    auto walk = [&](auto &&add) {
+        Cause cur{ri, last};
+        std::int64_t reachedAt = own.end[last]; // the path is covered from here to the end
+        std::size_t guard = job.nodeCount() + 1;
+        while (cur.rank >= 0 && guard--) {
+            const SimRank &rank = job.ranks[static_cast<std::size_t>(cur.rank)];
+            const RankReplay &rep = replay.ranks[static_cast<std::size_t>(cur.rank)];
+            const SimNode &n = rank.nodes[cur.node];
+            const std::int64_t end = rep.end[cur.node];
+            if (end < reachedAt)
+                add(cur.rank, cur.node, end, reachedAt, PathCategory::Idle);
+            Cause next = rep.cause[cur.node];
+            std::int64_t from = rep.start[cur.node];
+            switch (n.kind) {
+            case NodeKind::Cpu:
+                add(cur.rank, cur.node, from, end, PathCategory::Cpu);
+                break;
+            case NodeKind::Gpu:
+                add(cur.rank, cur.node, from, end, PathCategory::Gpu);
+                break;
+            case NodeKind::Skip:
+                break;
+            case NodeKind::Send:
+                add(cur.rank, cur.node, from, end, PathCategory::Comm);
+                break;
+            case NodeKind::Collective:
+            case NodeKind::Recv: {
+                const std::size_t c = static_cast<std::size_t>(n.comm);
+                const Cause peer = rep.peer[c];
+                if (n.kind == NodeKind::Recv && peer.rank < 0) // the message was there: nothing waited
+                    break;
+                from = rep.transferStart[c];
+                add(cur.rank, cur.node, from, end, PathCategory::Comm);
+                // A collective's transfer began when the last member arrived, a receive's message when
+                // its send was issued: go on from what issued that.
+                if (peer.rank >= 0)
+                    next = replay.ranks[static_cast<std::size_t>(peer.rank)].cause[peer.node];
+                break;
+            }
+            }
+            reachedAt = from;
+            cur = next;
+        }
+        if (reachedAt > 0)
+            add(ri, kNoNode, 0, reachedAt, PathCategory::Idle);
+    };
+    std::size_t count = 0;
+    walk([&](std::int32_t, std::uint32_t, std::int64_t from, std::int64_t to, PathCategory) { count += to >= from; });
+    path.steps.reserve(count);
+    walk([&](std::int32_t rank, std::uint32_t node, std::int64_t from, std::int64_t to, PathCategory category) {
         if (to < from)
             return;
         if ((category == PathCategory::Cpu || category == PathCategory::Gpu) && rank != ri)
@@ -66,54 +117,7 @@ RankPath criticalPath(const SimJob &job, const ReplayResult &replay, std::size_t
             path.breakdown.idleNs += to - from;
             break;
         }
-    };
-    path.steps.reserve(256);
-    Cause cur{ri, last};
-    std::int64_t reachedAt = own.end[last]; // the path is covered from here to the end
-    std::size_t guard = job.nodeCount() + 1;
-    while (cur.rank >= 0 && guard--) {
-        const SimRank &rank = job.ranks[static_cast<std::size_t>(cur.rank)];
-        const RankReplay &rep = replay.ranks[static_cast<std::size_t>(cur.rank)];
-        const SimNode &n = rank.nodes[cur.node];
-        const std::int64_t end = rep.end[cur.node];
-        if (end < reachedAt)
-            add(cur.rank, cur.node, end, reachedAt, PathCategory::Idle);
-        Cause next = rep.cause[cur.node];
-        std::int64_t from = rep.start[cur.node];
-        switch (n.kind) {
-        case NodeKind::Cpu:
-            add(cur.rank, cur.node, from, end, PathCategory::Cpu);
-            break;
-        case NodeKind::Gpu:
-            add(cur.rank, cur.node, from, end, PathCategory::Gpu);
-            break;
-        case NodeKind::Skip:
-            break;
-        case NodeKind::Send:
-            add(cur.rank, cur.node, from, end, PathCategory::Comm);
-            break;
-        case NodeKind::Collective:
-        case NodeKind::Recv: {
-            const std::size_t c = static_cast<std::size_t>(n.comm);
-            const Cause peer = rep.peer[c];
-            if (n.kind == NodeKind::Recv && peer.rank < 0) // the message was there: nothing waited
-                break;
-            from = rep.transferStart[c];
-            add(cur.rank, cur.node, from, end, PathCategory::Comm);
-            if (peer.rank >= 0 && n.kind == NodeKind::Collective) {
-                // The transfer began when the last member arrived: go on from what issued it.
-                next = replay.ranks[static_cast<std::size_t>(peer.rank)].cause[peer.node];
-            } else if (peer.rank >= 0) { // a receive: from what issued the send
-                next = replay.ranks[static_cast<std::size_t>(peer.rank)].cause[peer.node];
-            }
-            break;
-        }
-        }
-        reachedAt = from;
-        cur = next;
-    }
-    if (reachedAt > 0)
-        add(ri, kNoNode, 0, reachedAt, PathCategory::Idle);
+    });
     std::reverse(path.steps.begin(), path.steps.end());
     return path;
 }

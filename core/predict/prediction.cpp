@@ -1,5 +1,7 @@
 #include "predict/prediction.h"
 
+#include "base/parallel.h"
+
 namespace linkscope::core::predict {
 
 Prediction predict(const SimJob &job, const WhatIf &whatIf, std::size_t topLimit, ReplayResult *run)
@@ -21,8 +23,10 @@ Prediction predict(const SimJob &job, const WhatIf &whatIf, std::size_t topLimit
     p.network = changed.network;
     p.makespanNs = changed.makespanNs;
     p.baselineMakespanNs = base.makespanNs;
-    for (std::size_t r = 0; r < job.ranks.size(); ++r) {
-        RankPrediction rp;
+    p.ranks.resize(job.ranks.size());
+    // Each rank's path reads the replay only: the ranks' paths on every core.
+    forEachIndexOnThreads(job.ranks.size(), machineThreads(), [&](std::size_t r) {
+        RankPrediction &rp = p.ranks[r];
         rp.rank = changed.ranks[r].rank;
         rp.finished = changed.ranks[r].finished;
         rp.stuck = changed.ranks[r].stuck;
@@ -30,8 +34,7 @@ Prediction predict(const SimJob &job, const WhatIf &whatIf, std::size_t topLimit
         rp.baselineNs = base.ranks[r].endNs;
         rp.path = criticalPath(job, changed, r);
         rp.top = topOfPath(job, rp.path, topLimit);
-        p.ranks.push_back(std::move(rp));
-    }
+    });
     p.replayMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     return p;
 }

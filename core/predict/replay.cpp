@@ -194,6 +194,7 @@ private:
     std::vector<RankState> m_state;
     std::priority_queue<Event, std::vector<Event>, std::greater<>> m_events;
     std::uint64_t m_seq = 0;
+    std::vector<std::uint32_t> m_issuing;                  // issueReady's free nodes (a buffer kept between calls)
     std::unordered_map<std::uint64_t, Meeting> m_meetings; // (group, k)
     std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t>, std::vector<Message>> m_messages;
     std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t>, std::pair<std::size_t, std::size_t>>
@@ -246,10 +247,10 @@ private:
             s.comm.pop();
             s.commBusy = true;
         }
-        std::vector<std::uint32_t> freeNodes;
-        freeNodes.swap(s.free);
-        if (k == 0 && freeNodes.empty())
+        if (k == 0 && s.free.empty())
             return;
+        std::vector<std::uint32_t> &freeNodes = m_issuing; // issue() never makes a node ready: s.free stays empty
+        freeNodes.swap(s.free);
         std::sort(batch, batch + k);
         std::sort(freeNodes.begin(), freeNodes.end());
         // Merge the two id-ordered lists.
@@ -258,6 +259,8 @@ private:
             const bool takeA = b >= freeNodes.size() || (a < k && batch[a] < freeNodes[b]);
             issue(r, takeA ? batch[a++] : freeNodes[b++], now, trigger);
         }
+        freeNodes.clear(); // its buffer is the next s.free's
+        freeNodes.swap(s.free);
     }
 
     void issue(std::size_t r, std::uint32_t node, std::int64_t now, Cause trigger)

@@ -1,5 +1,7 @@
 #include "predict/simgraph.h"
 
+#include "predict/hugepages.h"
+
 #include "base/parallel.h"
 #include "export/etcheck.h"
 #include "export/etformat.h"
@@ -9,7 +11,6 @@
 
 #include <algorithm>
 #include <charconv>
-#include <filesystem>
 #include <fstream>
 #include <numeric>
 #include <sstream>
@@ -89,9 +90,9 @@ RankBuilder::RankBuilder(std::int64_t rank, std::string path, const std::vector<
 
 void RankBuilder::reserve(std::size_t nodes, std::size_t deps)
 {
-    m_rank.nodes.reserve(nodes);
-    m_offsets.reserve(nodes);
-    m_rawDeps.reserve(deps);
+    reserveHuge(m_rank.nodes, nodes);
+    reserveHuge(m_offsets, nodes);
+    reserveHuge(m_rawDeps, deps);
 }
 
 // The fields of a Node the replay reads, from either a parsed message or its bytes.
@@ -110,31 +111,64 @@ struct NodeFields {
 
 namespace {
 
-void takeAttribute(NodeFields &f, std::string_view key, std::optional<std::int64_t> value, std::string_view text, bool isString)
+// The attributes the replay reads; the rest are skipped.
+enum class AttrKey : std::uint8_t { None, IsCpuOp, CommType, CommSize, CommSrc, CommDst, CommTag, PgName, Stream };
+
+AttrKey attributeKey(std::string_view key)
 {
-    if (key == "is_cpu_op")
-        f.cpu = value.value_or(1) != 0;
-    else if (key == "comm_type")
-        f.comm.kind = job::callKindFromChakraCommType(value.value_or(-1));
-    else if (key == "comm_size")
-        f.comm.bytes = value.value_or(0);
-    else if (key == "comm_src")
-        f.src = value.value_or(-1);
-    else if (key == "comm_dst")
-        f.dst = value.value_or(-1);
-    else if (key == "comm_tag")
-        f.comm.tag = value.value_or(0);
-    else if (key == "pg_name") {
-        f.pgName = isString ? std::string(text) : std::to_string(value.value_or(0));
-        f.hasPg = true;
-    } else if (key == "stream")
-        f.stream = value.value_or(-1);
+    switch (key.size()) { // one comparison per key read, not one per key wanted
+    case 6:
+        return key == "stream" ? AttrKey::Stream : AttrKey::None;
+    case 7:
+        return key == "pg_name" ? AttrKey::PgName : AttrKey::None;
+    case 8:
+        return key == "comm_src"   ? AttrKey::CommSrc
+               : key == "comm_dst" ? AttrKey::CommDst
+               : key == "comm_tag" ? AttrKey::CommTag
+                                   : AttrKey::None;
+    case 9:
+        return key == "is_cpu_op"   ? AttrKey::IsCpuOp
+               : key == "comm_type" ? AttrKey::CommType
+               : key == "comm_size" ? AttrKey::CommSize
+                                    : AttrKey::None;
+    default:
+        return AttrKey::None;
+    }
 }
 
-bool wantedAttribute(std::string_view key)
+// `value`: the attribute's integer (or bool), when `hasValue`.
+void takeAttribute(NodeFields &f, AttrKey key, bool hasValue, std::int64_t value, std::string_view text, bool isString)
 {
-    return key == "is_cpu_op" || key == "comm_type" || key == "comm_size" || key == "comm_src" || key == "comm_dst"
-           || key == "comm_tag" || key == "pg_name" || key == "stream";
+    auto valueOr = [&](std::int64_t fallback) { return hasValue ? value : fallback; };
+    switch (key) {
+    case AttrKey::IsCpuOp:
+        f.cpu = valueOr(1) != 0;
+        break;
+    case AttrKey::CommType:
+        f.comm.kind = job::callKindFromChakraCommType(valueOr(-1));
+        break;
+    case AttrKey::CommSize:
+        f.comm.bytes = valueOr(0);
+        break;
+    case AttrKey::CommSrc:
+        f.src = valueOr(-1);
+        break;
+    case AttrKey::CommDst:
+        f.dst = valueOr(-1);
+        break;
+    case AttrKey::CommTag:
+        f.comm.tag = valueOr(0);
+        break;
+    case AttrKey::PgName:
+        f.pgName = isString ? std::string(text) : std::to_string(valueOr(0));
+        f.hasPg = true;
+        break;
+    case AttrKey::Stream:
+        f.stream = valueOr(-1);
+        break;
+    case AttrKey::None:
+        break;
+    }
 }
 
 } // namespace
@@ -169,6 +203,8 @@ struct Wire {
         ok = true;
         if (p >= end)
             return 0;
+        if (*p != 0 && *p < 0x80) // the common case: one byte
+            return *p++;
         std::uint64_t v = 0;
         if (!varint(v) || v > 0xffffffffu || v == 0) {
             ok = false;
@@ -290,8 +326,8 @@ void RankBuilder::addEncoded(const char *bytes, int size, std::size_t offset)
             Wire a{reinterpret_cast<const std::uint8_t *>(attr.data()),
                    reinterpret_cast<const std::uint8_t *>(attr.data()) + attr.size()};
             std::string_view key, text;
-            std::optional<std::int64_t> value;
-            bool isString = false, aok = true;
+            std::int64_t value = 0;
+            bool hasValue = false, isString = false, aok = true;
             while (const std::uint32_t atag = a.tag(aok)) {
                 const std::uint32_t afield = atag >> 3, awire = atag & 7;
                 std::uint64_t av = 0;
@@ -318,14 +354,15 @@ void RankBuilder::addEncoded(const char *bytes, int size, std::size_t offset)
                     else if (afield == 27)
                         x = av != 0;
                     value = x;
+                    hasValue = true;
                 } else if (!a.skip(atag)) {
                     bad("a malformed attribute");
                 }
             }
             if (!aok)
                 bad("a malformed attribute");
-            if (wantedAttribute(key))
-                takeAttribute(f, key, value, text, isString);
+            if (const AttrKey k = attributeKey(key); k != AttrKey::None)
+                takeAttribute(f, k, hasValue, value, text, isString);
             break;
         }
         default:
@@ -347,10 +384,13 @@ void RankBuilder::add(const Node &node, std::size_t offset)
     f.type = node.type();
     f.durationMicros = node.duration_micros();
     for (const AttributeProto &a : node.attr())
-        if (wantedAttribute(a.name()))
-            takeAttribute(f, a.name(),
-                          a.value_case() == AttributeProto::kBoolVal ? std::optional<std::int64_t>(a.bool_val()) : intValue(a),
-                          a.string_val(), a.value_case() == AttributeProto::kStringVal);
+        if (const AttrKey k = attributeKey(a.name()); k != AttrKey::None) {
+            const std::optional<std::int64_t> value = a.value_case() == AttributeProto::kBoolVal
+                                                          ? std::optional<std::int64_t>(a.bool_val())
+                                                          : intValue(a);
+            takeAttribute(f, k, value.has_value(), value.value_or(0), a.string_val(),
+                          a.value_case() == AttributeProto::kStringVal);
+        }
     const std::size_t depBegin = m_rawDeps.size();
     m_rawDeps.insert(m_rawDeps.end(), node.data_deps().begin(), node.data_deps().end());
     m_rawDeps.insert(m_rawDeps.end(), node.ctrl_deps().begin(), node.ctrl_deps().end());
@@ -424,10 +464,32 @@ SimRank RankBuilder::finish()
                                        [](const SimNode &a, const SimNode &b) { return a.id < b.id; });
     std::vector<std::uint32_t> order; // position → the node's place in the file (empty: the same)
     if (!sorted) {
-        order.resize(n);
-        std::iota(order.begin(), order.end(), 0u);
-        std::stable_sort(order.begin(), order.end(),
-                         [&](std::uint32_t a, std::uint32_t b) { return r.nodes[a].id < r.nodes[b].id; });
+        // Dense distinct ids (an export's) are placed by id in one pass; otherwise, or at a repeated id,
+        // a stable sort (the duplicate check below names the later one in the file).
+        const auto [lo, hi] = std::minmax_element(r.nodes.begin(), r.nodes.end(),
+                                                  [](const SimNode &a, const SimNode &b) { return a.id < b.id; });
+        const std::uint64_t low = lo->id, width = hi->id - lo->id;
+        if (width < 4 * static_cast<std::uint64_t>(n) + 1024) {
+            std::vector<std::uint32_t> slot(static_cast<std::size_t>(width) + 1, kNoPosition);
+            bool distinct = true;
+            for (std::size_t i = 0; i < n && distinct; ++i) {
+                std::uint32_t &s = slot[static_cast<std::size_t>(r.nodes[i].id - low)];
+                distinct = s == kNoPosition;
+                s = static_cast<std::uint32_t>(i);
+            }
+            if (distinct) {
+                order.reserve(n);
+                for (const std::uint32_t i : slot)
+                    if (i != kNoPosition)
+                        order.push_back(i);
+            }
+        }
+        if (order.empty()) {
+            order.resize(n);
+            std::iota(order.begin(), order.end(), 0u);
+            std::stable_sort(order.begin(), order.end(),
+                             [&](std::uint32_t a, std::uint32_t b) { return r.nodes[a].id < r.nodes[b].id; });
+        }
         std::vector<SimNode> nodes;
         nodes.reserve(n);
         for (const std::uint32_t i : order)
@@ -614,19 +676,10 @@ SimJob loadJob(const std::vector<std::string> &etFiles, const std::string &commG
     if (!commGroupsPath.empty())
         parseCommGroups(readFile(commGroupsPath), commGroupsPath, job);
     job.ranks.resize(etFiles.size());
-    forEachIndexOnThreads(etFiles.size(), static_cast<int>(std::max(1u, std::thread::hardware_concurrency())),
-                          [&](std::size_t i) {
-                              const std::int64_t rank = etFileRank(etFiles[i], static_cast<std::int64_t>(i));
-                              RankBuilder builder(rank, etFiles[i], job.groupIds);
-                              std::error_code ec;
-                              const auto bytes = static_cast<std::size_t>(std::filesystem::file_size(etFiles[i], ec));
-                              if (!ec) // a node is rarely under 64 bytes (gzip: the decompressed size is larger still)
-                                  builder.reserve(bytes / 64 + 16, bytes / 32 + 16);
-                              frameChakraEtFile(etFiles[i], [&](const char *bytes, int size, std::size_t, std::size_t offset) {
-                                  builder.addEncoded(bytes, size, offset);
-                              });
-                              job.ranks[i] = builder.finish();
-                          });
+    forEachIndexOnThreads(
+        etFiles.size(), static_cast<int>(std::max(1u, std::thread::hardware_concurrency())), [&](std::size_t i) {
+            job.ranks[i] = loadRank(etFiles[i], etFileRank(etFiles[i], static_cast<std::int64_t>(i)), job.groupIds);
+        });
     std::sort(job.ranks.begin(), job.ranks.end(), [](const SimRank &a, const SimRank &b) { return a.rank < b.rank; });
     for (std::size_t i = 0; i < job.ranks.size(); ++i) {
         if (i && job.ranks[i].rank == job.ranks[i - 1].rank)

@@ -111,6 +111,10 @@ private:
 };
 SimRank buildRank(const ChakraTrace &trace, std::int64_t rank, const std::vector<std::int64_t> &groupIds);
 
+// One rank's .et file (plain or gzip'ed) as loadJob reads it. Throws LoadError as frameChakraEtFile
+// and RankBuilder do.
+SimRank loadRank(const std::string &path, std::int64_t rank, const std::vector<std::int64_t> &groupIds);
+
 // Reads .et files (rank from the name's `.R.et`, else the position), the comm group file (empty path:
 // none) and the network file (empty path: run.sh's ring, 50 GB/s, 500 ns, npus = the ranks). The
 // files must be ranks 0..N-1 — unless `mirrorNpus` > 0: then one file, a rank of a job of that many

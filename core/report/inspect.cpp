@@ -132,30 +132,31 @@ InspectReport inspectTraces(const std::vector<std::string> &paths)
         TraceSummary s;
         s.path = paths[i];
         try {
-            s.kind = sniffTraceKind(paths[i]);
-            switch (s.kind) {
-            case TraceKind::Kineto:
-                devices[i] = readKinetoTrace(paths[i]);
+            const InputFormat *format = detectInputFormat(paths[i]);
+            if (!format)
+                throw LoadError(paths[i], 0,
+                                "not a recognised trace: neither a host execution trace (\"nodes\"), a Kineto trace "
+                                "(\"traceEvents\") nor a Chakra protobuf .et file");
+            s.kind = format->kind;
+            s.pairable = format->role == TraceRole::Host || format->role == TraceRole::Device;
+            if (format->readDevice) {
+                devices[i] = format->readDevice(paths[i], {});
                 summariseDevice(*devices[i], s);
-                break;
-            case TraceKind::HostEt:
-            case TraceKind::EtPlus:
-                hosts[i] = readHostTrace(paths[i]);
+                s.content = TraceSummary::Content::Device;
+            } else if (format->readHost) {
+                hosts[i] = format->readHost(paths[i], {});
                 summariseHost(*hosts[i], s);
-                break;
-            case TraceKind::ChakraEt: {
+                s.content = TraceSummary::Content::Host;
+            } else if (format->kind == kChakraEtKind) {
                 // Streamed: a multi-gigabyte .et is summarised without a Node per op in memory.
                 s.chakraSummary = summarizeEtFile(paths[i]);
                 s.wasGzip = (*s.chakraSummary)["gzip"].get<bool>();
                 s.sourceBytes = (*s.chakraSummary)["bytes"].get<std::uint64_t>();
                 for (const auto &w : (*s.chakraSummary)["warnings"])
                     s.warnings.push_back({Diagnostic::Severity::Warning, {}, kUnknownOffset, w.get<std::string>()});
-                break;
-            }
-            case TraceKind::Unknown:
-                throw LoadError(paths[i], 0,
-                                "not a recognised trace: neither a host execution trace (\"nodes\"), a Kineto trace "
-                                "(\"traceEvents\") nor a Chakra protobuf .et file");
+                s.content = TraceSummary::Content::ChakraEt;
+            } else {
+                throw LoadError(paths[i], 0, "a " + format->name + ": Linkscope recognises it but has no reader for it");
             }
             s.loaded = true;
         } catch (const LoadError &e) {
@@ -170,9 +171,9 @@ InspectReport inspectTraces(const std::vector<std::string> &paths)
     // Pair host and device traces of the same process by pid; the rest in argument order.
     std::vector<std::size_t> hostIdx, deviceIdx;
     for (std::size_t i = 0; i < paths.size(); ++i) {
-        if (hosts[i] && report.traces[i].kind == TraceKind::HostEt)
+        if (hosts[i] && report.traces[i].pairable)
             hostIdx.push_back(i);
-        if (devices[i])
+        if (devices[i] && report.traces[i].pairable)
             deviceIdx.push_back(i);
     }
     std::vector<bool> deviceUsed(paths.size(), false), hostUsed(paths.size(), false);
@@ -247,7 +248,7 @@ Figure<Subject> warningsFigure(const std::vector<Diagnostic> &(*warningsOf)(cons
             [=](nlohmann::json &j, const Subject &subject) { j["warnings"] = warningsJson(warningsOf(subject)); }};
 }
 
-const std::vector<TraceFigure> &kinetoFigures()
+const std::vector<TraceFigure> &deviceFigures()
 {
     static const std::vector<TraceFigure> figures = {
         {[](std::ostream &out, const TraceSummary &s) { out << "  schemaVersion: " << orAbsent(s.schema) << '\n'; },
@@ -377,7 +378,7 @@ const std::vector<TraceFigure> &chakraFigures()
 }
 
 // The figures of a loaded trace, in print order: its size, what its kind has, its warnings.
-std::vector<const TraceFigure *> traceFigures(TraceKind kind)
+std::vector<const TraceFigure *> traceFigures(TraceSummary::Content content)
 {
     // The size finishes the "kind:" line, which is printed before we know the trace loaded.
     static const TraceFigure size = {[](std::ostream &out, const TraceSummary &s) {
@@ -391,10 +392,11 @@ std::vector<const TraceFigure *> traceFigures(TraceKind kind)
     static const TraceFigure warnings = warningsFigure<TraceSummary>(
         [](const TraceSummary &s) -> const std::vector<Diagnostic> & { return s.warnings; });
     static const std::vector<TraceFigure> none;
-    const std::vector<TraceFigure> &ofKind = kind == TraceKind::Kineto                                ? kinetoFigures()
-                                             : kind == TraceKind::HostEt || kind == TraceKind::EtPlus ? hostFigures()
-                                             : kind == TraceKind::ChakraEt                            ? chakraFigures()
-                                                                                                      : none;
+    using Content = TraceSummary::Content;
+    const std::vector<TraceFigure> &ofKind = content == Content::Device     ? deviceFigures()
+                                             : content == Content::Host     ? hostFigures()
+                                             : content == Content::ChakraEt ? chakraFigures()
+                                                                            : none;
     std::vector<const TraceFigure *> figures{&size};
     for (const TraceFigure &figure : ofKind)
         figures.push_back(&figure);
@@ -458,12 +460,12 @@ std::string formatInspectText(const InspectReport &report)
     std::ostringstream out;
     for (const TraceSummary &s : report.traces) {
         out << s.path << '\n';
-        out << "  kind: " << traceKindName(s.kind);
+        out << "  kind: " << s.kind;
         if (!s.loaded) {
             out << "\n  error: " << s.error << "\n\n";
             continue;
         }
-        for (const TraceFigure *figure : traceFigures(s.kind))
+        for (const TraceFigure *figure : traceFigures(s.content))
             figure->text(out, s);
         out << '\n';
     }
@@ -479,11 +481,11 @@ nlohmann::json inspectToJson(const InspectReport &report)
 {
     nlohmann::json traces = nlohmann::json::array();
     for (const TraceSummary &s : report.traces) {
-        nlohmann::json j = {{"path", s.path}, {"kind", std::string(traceKindName(s.kind))}, {"loaded", s.loaded}};
+        nlohmann::json j = {{"path", s.path}, {"kind", s.kind}, {"loaded", s.loaded}};
         if (!s.loaded)
             j["error"] = s.error;
         else
-            for (const TraceFigure *figure : traceFigures(s.kind))
+            for (const TraceFigure *figure : traceFigures(s.content))
                 figure->json(j, s);
         traces.push_back(std::move(j));
     }

@@ -1,7 +1,7 @@
 #pragma once
 // `linkscope inspect`: what is in a set of trace files, and how well each host/device pair joins.
 
-#include "io/tracereader.h"
+#include "io/formats.h"
 #include "link/linkset.h"
 
 #include <nlohmann/json.hpp>
@@ -15,7 +15,11 @@ namespace linkscope::core {
 
 struct TraceSummary {
     std::string path;
-    TraceKind kind = TraceKind::Unknown;
+    std::string kind{kUnknownKind}; // the input-format row's kind (io/formats.h)
+    // What was read: the row's device reader, its host reader, or a Chakra .et's summary.
+    enum class Content : std::uint8_t { None, Device, Host, ChakraEt };
+    Content content = Content::None;
+    bool pairable = false; // a host or device trace (the row's role), not an output format
     bool loaded = false;
     std::string error; // LoadError text when !loaded
     bool wasGzip = false;
@@ -65,7 +69,7 @@ struct InspectReport {
     bool allLoaded() const;
 };
 
-// Loads every file (kind sniffed from content), summarises it, pairs host and device traces (by
+// Loads every file (with the reader of the input-format row that detects it), summarises it, pairs host and device traces (by
 // pid, else by argument order) and joins each pair with joinHostToDevice.
 InspectReport inspectTraces(const std::vector<std::string> &paths);
 

@@ -14,6 +14,7 @@
 #include "shell/mainwindow.h"
 #include "shell/noticebar.h"
 #include "testsupport.h"
+#include "toyregistry.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -31,7 +32,6 @@
 
 using namespace linkscope;
 using linkscope::test::readFile;
-using Format = ui::ExportDialog::Format;
 
 class TestExportDialog : public QObject {
     Q_OBJECT
@@ -62,11 +62,11 @@ private slots:
         QCOMPARE(exportBaseName("trace.gz"), std::string("trace"));
         QCOMPARE(exportBaseName("/t/a.b.json"), std::string("a.b"));
         QCOMPARE(exportBaseName("/t/.json"), std::string(".json")); // never an empty name
-        const core::ExportPaths paths = defaultExportPaths("/t/rank0.pt.trace.json");
-        QCOMPARE(paths.etPlus, std::string("/t/rank0.etplus.json"));
-        QCOMPARE(paths.et, std::string("/t/rank0.et"));
-        QCOMPARE(paths.perfetto, std::string("/t/rank0.perfetto.json"));
-        QCOMPARE(defaultExportPaths("/t/k.json.gz", true).et, std::string("/t/k.et.gz"));
+        const std::map<std::string, std::string> paths = defaultExportPaths("/t/rank0.pt.trace.json");
+        QCOMPARE(paths.at("etplus"), std::string("/t/rank0.etplus.json"));
+        QCOMPARE(paths.at("et"), std::string("/t/rank0.et"));
+        QCOMPARE(paths.at("perfetto"), std::string("/t/rank0.perfetto.json"));
+        QCOMPARE(defaultExportPaths("/t/k.json.gz", true).at("et"), std::string("/t/k.et.gz"));
     }
 
     void kinetoOnlyDisablesTheEtRowsWithTheReason()
@@ -77,7 +77,7 @@ private slots:
         QVERIFY(dialog);
         QVERIFY(dialog->windowTitle().contains(QStringLiteral("rank0.pt.trace.json")));
         QVERIFY(dialog->width() >= 700);
-        for (Format f : {Format::EtPlus, Format::Et}) {
+        for (const char *f : {"etplus", "et"}) {
             QVERIFY(!dialog->formatBox(f)->isEnabled());
             QVERIFY(!dialog->formatBox(f)->isChecked());
             QVERIFY(!dialog->pathEdit(f)->isEnabled());
@@ -88,10 +88,10 @@ private slots:
             QVERIFY(dialog->noteLabel(f)->isVisible());
         }
         QVERIFY(!dialog->targetBox()->isEnabled());
-        QVERIFY(dialog->formatBox(Format::Perfetto)->isChecked());
-        QVERIFY(dialog->browseButton(Format::Perfetto)->isEnabled());
+        QVERIFY(dialog->formatBox("perfetto")->isChecked());
+        QVERIFY(dialog->browseButton("perfetto")->isEnabled());
         const QString perfetto = m_dir->filePath(QStringLiteral("rank0.perfetto.json"));
-        QCOMPARE(dialog->pathEdit(Format::Perfetto)->text(), perfetto);
+        QCOMPARE(dialog->pathEdit("perfetto")->text(), perfetto);
         QCOMPARE(dialog->outputPaths(), QStringList{perfetto});
         screenshot(dialog, QStringLiteral("export-dialog-kineto-only.png"));
 
@@ -123,7 +123,7 @@ private slots:
         const QString et = m_dir->filePath(QStringLiteral("seed_kineto.et"));
         const QString perfetto = m_dir->filePath(QStringLiteral("seed_kineto.perfetto.json"));
         QCOMPARE(dialog->outputPaths(), (QStringList{etPlus, et, perfetto}));
-        for (Format f : {Format::EtPlus, Format::Et, Format::Perfetto}) {
+        for (const char *f : {"etplus", "et", "perfetto"}) {
             QVERIFY(dialog->formatBox(f)->isEnabled() && dialog->formatBox(f)->isChecked());
             QVERIFY(dialog->browseButton(f)->isEnabled());
             QVERIFY(!dialog->noteLabel(f)->text().contains(QStringLiteral("Not available")));
@@ -137,12 +137,12 @@ private slots:
         dialog->gzipBox()->setChecked(false);
         QCOMPARE(dialog->outputPaths(), (QStringList{etPlus, et, perfetto}));
         // A relative name is taken from the Kineto trace's folder; an unticked row is not written.
-        dialog->formatBox(Format::EtPlus)->setChecked(false);
-        QVERIFY(!dialog->pathEdit(Format::EtPlus)->isEnabled());
-        dialog->pathEdit(Format::Perfetto)->setText(QStringLiteral("arrows.json"));
+        dialog->formatBox("etplus")->setChecked(false);
+        QVERIFY(!dialog->pathEdit("etplus")->isEnabled());
+        dialog->pathEdit("perfetto")->setText(QStringLiteral("arrows.json"));
         const QString arrows = m_dir->filePath(QStringLiteral("arrows.json"));
         QCOMPARE(dialog->outputPaths(), (QStringList{et, arrows}));
-        dialog->formatBox(Format::EtPlus)->setChecked(true);
+        dialog->formatBox("etplus")->setChecked(true);
         screenshot(dialog, QStringLiteral("export-dialog.png"));
 
         QTest::mouseClick(dialog->exportButton(), Qt::LeftButton);
@@ -171,8 +171,8 @@ private slots:
         dialog = openDialog();
         QVERIFY(dialog);
         QCOMPARE(dialog->outputPaths(), (QStringList{etPlus, et, arrows}));
-        QVERIFY2(dialog->noteLabel(Format::Et)->text().contains(QStringLiteral("replaces the file there")),
-                 qPrintable(dialog->noteLabel(Format::Et)->text()));
+        QVERIFY2(dialog->noteLabel("et")->text().contains(QStringLiteral("replaces the file there")),
+                 qPrintable(dialog->noteLabel("et")->text()));
         dialog->reject();
     }
 
@@ -193,7 +193,7 @@ private slots:
         const QString et = folder + QStringLiteral("/seed_kineto.et");
         const QString perfetto = folder + QStringLiteral("/seed_kineto.perfetto.json");
         QCOMPARE(dialog->outputPaths(), (QStringList{etPlus, et, perfetto}));
-        QCOMPARE(dialog->pathEdit(Format::Et)->text(), et);
+        QCOMPARE(dialog->pathEdit("et")->text(), et);
         QTest::mouseClick(dialog->exportButton(), Qt::LeftButton);
         const bool exported = waitForNotice(QStringLiteral("Exported"));
         QDir::setCurrent(before);
@@ -208,7 +208,7 @@ private slots:
         openWindow(QString(), QStringLiteral("sample/seed_kineto.json"));
         dialog = openDialog();
         QVERIFY(dialog);
-        dialog->pathEdit(Format::Perfetto)->setText(QStringLiteral("alone.json")); // relative: beside the trace
+        dialog->pathEdit("perfetto")->setText(QStringLiteral("alone.json")); // relative: beside the trace
         QCOMPARE(dialog->outputPaths(), QStringList{folder + QStringLiteral("/alone.json")});
         QTest::mouseClick(dialog->exportButton(), Qt::LeftButton);
         const bool alone = waitForNotice(QStringLiteral("Exported"));
@@ -225,20 +225,20 @@ private slots:
         const std::string before = readFile(device.toStdString());
         ui::ExportDialog *dialog = openDialog();
         QVERIFY(dialog);
-        dialog->pathEdit(Format::Perfetto)->setText(device);
+        dialog->pathEdit("perfetto")->setText(device);
         dialog->accept();
         QVERIFY(dialog->isVisible());
         QVERIFY(dialog->problemLabel()->isVisible());
         QVERIFY2(dialog->problemLabel()->text().contains(QStringLiteral("Kineto trace")),
                  qPrintable(dialog->problemLabel()->text()));
         // A folder that does not exist, named.
-        dialog->pathEdit(Format::Perfetto)->setText(m_dir->filePath(QStringLiteral("no/such/out.json")));
+        dialog->pathEdit("perfetto")->setText(m_dir->filePath(QStringLiteral("no/such/out.json")));
         dialog->accept();
         QVERIFY(dialog->isVisible());
         QVERIFY2(dialog->problemLabel()->text().contains(QStringLiteral("does not exist")),
                  qPrintable(dialog->problemLabel()->text()));
         // Nothing ticked: Export is disabled and says why.
-        for (Format f : {Format::EtPlus, Format::Et, Format::Perfetto})
+        for (const char *f : {"etplus", "et", "perfetto"})
             dialog->formatBox(f)->setChecked(false);
         QVERIFY(!dialog->exportButton()->isEnabled());
         QVERIFY(dialog->problemLabel()->text().contains(QStringLiteral("Tick a format")));
@@ -264,8 +264,8 @@ private slots:
         QVERIFY(QFile::setPermissions(perfetto, QFileDevice::ReadOwner | QFileDevice::ReadGroup));
         ui::ExportDialog *dialog = openDialog();
         QVERIFY(dialog);
-        dialog->formatBox(Format::EtPlus)->setChecked(false);
-        dialog->formatBox(Format::Et)->setChecked(false);
+        dialog->formatBox("etplus")->setChecked(false);
+        dialog->formatBox("et")->setChecked(false);
         QTest::mouseClick(dialog->exportButton(), Qt::LeftButton);
         QVERIFY(waitForNotice(QStringLiteral("Export failed")));
         ui::NoticeBar *notice = m_window->review()->noticeBar();
@@ -280,6 +280,43 @@ private slots:
         QVERIFY(dialog && dialog->isVisible());
         QCOMPARE(dialog->outputPaths(), QStringList{perfetto});
         dialog->reject();
+    }
+
+    void aToyFormatAndTargetGetTheirRowAndAreWritten()
+    {
+        // Registered only here (tests/toyregistry.h): the dialog's rows come from the export-target
+        // table, the window opens the toy format through the input-format table.
+        test::ToyRegistration toy;
+        const QString device = m_dir->filePath(QStringLiteral("rank0.json"));
+        test::writeToyTrace(test::dataPath("export/seed_kineto.json"), device.toStdString());
+        openWindow(QString(), device);
+        QVERIFY(m_window->document());
+        ui::ExportDialog *dialog = openDialog();
+        QVERIFY(dialog);
+        QCOMPARE(dialog->targetNames(), (QStringList{QStringLiteral("etplus"), QStringLiteral("et"), QStringLiteral("perfetto"),
+                                                     QStringLiteral("toy")}));
+        QCOMPARE(dialog->formatBox("toy")->text(), QStringLiteral("Toy links"));
+        QVERIFY(dialog->formatBox("toy")->isEnabled() && dialog->formatBox("toy")->isChecked()); // no host ET needed
+        QVERIFY(!dialog->formatBox("et")->isEnabled());
+        const QString toyPath = m_dir->filePath(QStringLiteral("rank0.toy.txt"));
+        const QString perfetto = m_dir->filePath(QStringLiteral("rank0.perfetto.json"));
+        QCOMPARE(dialog->pathEdit("toy")->text(), toyPath);
+        QVERIFY2(dialog->noteLabel("toy")->text().contains(QStringLiteral("each GPU op and its parent CPU op")),
+                 qPrintable(dialog->noteLabel("toy")->text()));
+        QCOMPARE(dialog->outputPaths(), (QStringList{perfetto, toyPath}));
+        QCOMPARE(dialog->request().path("toy"), toyPath.toStdString());
+        QTest::mouseClick(dialog->exportButton(), Qt::LeftButton);
+        QVERIFY(waitForNotice(QStringLiteral("Exported 2 files")));
+
+        // What `linkscope export` writes for the same trace alone.
+        const std::string cliToy = m_dir->filePath(QStringLiteral("cli.toy.txt")).toStdString();
+        const std::string cliPerfetto = m_dir->filePath(QStringLiteral("cli.perfetto.json")).toStdString();
+        std::ostringstream out, err;
+        QCOMPARE(cli::runExport({"--device", device.toStdString(), "--toy", cliToy, "--perfetto", cliPerfetto}, out, err), 0);
+        QVERIFY(!readFile(toyPath.toStdString()).empty());
+        QVERIFY(readFile(toyPath.toStdString()) == readFile(cliToy));
+        QVERIFY(readFile(perfetto.toStdString()) == readFile(cliPerfetto));
+        m_window.reset();
     }
 
 private:

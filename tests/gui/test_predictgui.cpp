@@ -22,6 +22,7 @@
 
 #include <QAction>
 #include <QApplication>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QLocale>
 #include <QMenu>
@@ -233,6 +234,45 @@ private slots:
         panel->setValue(1);
         QVERIFY2(panel->current().error.isEmpty(), qPrintable(panel->current().error));
         QVERIFY(panel->current().stepNs > p->stepNs());
+    }
+
+    // A what-if on a real rank (megatron's rank 0, when ../shared has it), timed from the change of
+    // the form to the new number shown: the open pair's graph is replayed, not rebuilt
+    // (docs/prediction.md, "Speed": under 50 ms).
+    void whatIfOnMegatronRank()
+    {
+        LINKSCOPE_REQUIRE_TRACES("astrasim_megatron_tp8_8rank_pair/megatron_et_0.json.gz",
+                                 "astrasim_megatron_tp8_8rank_pair/megatron_kineto_0.json.gz");
+        QSignalSpy loaded(m_window.get(), &ui::MainWindow::documentChanged);
+        m_window->openPair(QString::fromStdString(test::tracePath("astrasim_megatron_tp8_8rank_pair/megatron_et_0.json.gz")),
+                           QString::fromStdString(test::tracePath("astrasim_megatron_tp8_8rank_pair/megatron_kineto_0.json.gz")));
+        QVERIFY(loaded.wait(120000));
+        QVERIFY(m_window->review()->controller()->waitUntilSettled());
+        ui::PredictionController *controller = m_window->predictionController();
+        QVERIFY(controller->waitUntilBuilt(120000));
+        const ui::PredictionPtr p = controller->prediction();
+        QVERIFY2(p, qPrintable(controller->unavailableReason()));
+        QVERIFY(p->finished());
+        ui::WhatIfPanel *panel = m_window->predictDock()->whatIf();
+        // Every kernel faster or slower (the rank's step is its CPU work: the number may not move).
+        panel->setTarget(ui::WhatIfPanel::Target::GpuKernels);
+        panel->setParameter(QStringLiteral("."));
+        for (const double factor : {0.5, 2.0, 0.25}) {
+            QElapsedTimer timer;
+            timer.start();
+            panel->setValue(factor);
+            const double shownMs = double(timer.nsecsElapsed()) / 1e6;
+            const ui::WhatIfOutcome outcome = panel->current();
+            QVERIFY2(outcome.error.isEmpty(), qPrintable(outcome.error));
+            QVERIFY(panel->resultText().contains(msText(outcome.stepNs)));
+            core::WhatIf w;
+            w.gpu.push_back(core::parseGpuScale(".=" + std::to_string(factor)));
+            QCOMPARE(outcome.stepNs, predict::replay(p->graph.job, w).ranks[0].endNs);
+            qInfo("megatron rank 0 (%zu nodes), kernels ×%g: shown in %.2f ms (replay %.2f ms), step %s → %s",
+                  p->graph.job.nodeCount(), factor, shownMs, outcome.elapsedMs, qPrintable(msText(p->stepNs())),
+                  qPrintable(msText(outcome.stepNs)));
+        }
+        QCOMPARE(controller->prediction(), p); // replayed, not rebuilt
     }
 
     void correctionRebuildsThePrediction()

@@ -788,9 +788,9 @@ void TestReview::guiExportEqualsCliExport()
 
     core::ExportRequest request;
     const auto path = [&](const char *name) { return m_dir->filePath(QString::fromLatin1(name)).toStdString(); };
-    request.etPath = path("gui.et");
-    request.etPlusPath = path("gui.etplus.json");
-    request.perfettoPath = path("gui.perfetto.json");
+    request.outputs["et"] = path("gui.et");
+    request.outputs["etplus"] = path("gui.etplus.json");
+    request.outputs["perfetto"] = path("gui.perfetto.json");
     QSignalSpy finished(controller, &ui::CorrectionController::exportFinished);
     controller->exportCorrected(request);
     QVERIFY(finished.wait(30000) || finished.count() == 1);

@@ -1,8 +1,8 @@
 #pragma once
 // Whether the --fault specs of a generated job can happen: the rank exists, it is a member of the
 // process group named, and it issues the collective (or posts the receive) named. A fault that
-// cannot happen used to be ignored silently, writing a fault-free job the user then read as a
-// detection failure; checkFaults refuses it and names what is valid.
+// cannot happen would write a fault-free job the user then reads as a detection failure;
+// checkFaults refuses it and names what is valid.
 
 #include "gen/tracegenerator.h"
 

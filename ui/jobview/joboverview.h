@@ -118,6 +118,12 @@ private:
     void clampScroll();
     QColor kindColour(core::job::CallKind kind) const;
     const MissingCollective *missingAt(qint64 rank, int x) const;
+    struct Frame; // one paint's colours, scale and scratch (joboverview.cpp)
+    void paintInfoLine(Frame &f) const;
+    void paintRowHeader(Frame &f, const Row &row, int top) const;
+    void paintStreamBands(Frame &f, const Row &row, int top, QRgb background) const;
+    void paintCollectiveBand(Frame &f, const Row &row, int top, QRgb background) const;
+    void paintMissingMarks(Frame &f, const Row &row, int top) const;
 
     JobPtr m_job;
     QString m_placeholder;

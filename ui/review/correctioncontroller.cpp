@@ -587,17 +587,9 @@ void CorrectionController::exportCorrected(const core::ExportRequest &request)
         [base, links, request = std::move(staged)]() {
             Outcome out;
             try {
-                if (base->host()) {
-                    const core::ExportReport report = core::exportLinkedPair(*base->host(), base->device(), *links, request);
-                    out.message =
-                        QObject::tr("Exported %L1 bytes").arg(report.etBytes + report.etPlusBytes + report.perfettoBytes);
-                } else if (request.etPath.empty() && request.etPlusPath.empty() && !request.perfettoPath.empty()) {
-                    const std::uint64_t bytes = core::writePerfettoTrace(request.perfettoPath, base->device(), *links, nullptr,
-                                                                         request.gzip);
-                    out.message = QObject::tr("Exported %L1 bytes").arg(bytes);
-                } else {
-                    throw std::runtime_error("ET+ and .et export need the host execution trace");
-                }
+                // A Kineto trace alone (no host) writes the targets that do not need the host ET.
+                const core::ExportReport report = core::exportLinkedPair(base->host(), base->device(), *links, request);
+                out.message = QObject::tr("Exported %L1 bytes").arg(report.totalBytes());
                 out.ok = true;
             } catch (const core::Cancelled &) {
                 out.message = QObject::tr("Export cancelled; outputs finished before the cancel were kept");

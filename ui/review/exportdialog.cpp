@@ -2,6 +2,7 @@
 
 #include "edit/sidecar.h"
 #include "export/outputnames.h"
+#include "export/targets.h"
 #include "io/atomicfile.h"
 #include "io/outputguard.h"
 #include "link/linkset.h"
@@ -28,45 +29,13 @@ QString fromStd(std::string_view text) { return QString::fromUtf8(text.data(), s
 
 const QString kGz = QStringLiteral(".gz");
 
-QString fileFilter(ExportDialog::Format format)
-{
-    switch (format) {
-    case ExportDialog::Et:
-        return ExportDialog::tr("Chakra trace (*.et *.et.gz);;All files (*)");
-    case ExportDialog::EtPlus:
-    case ExportDialog::Perfetto:
-        break;
-    }
-    return ExportDialog::tr("JSON (*.json *.json.gz);;All files (*)");
-}
-
 } // namespace
 
-QString ExportDialog::formatName(Format format)
+QString ExportDialog::unavailableReason(const core::ExportTarget &target, const TraceDocument &doc)
 {
-    switch (format) {
-    case EtPlus:
-        return tr("ET+ JSON");
-    case Et:
-        return tr("Chakra .et");
-    case Perfetto:
-        return tr("Perfetto JSON");
-    }
-    return {};
-}
-
-QString ExportDialog::unavailableReason(Format format, const TraceDocument &doc)
-{
-    switch (format) {
-    case EtPlus:
-    case Et:
-        if (!doc.host())
-            return tr("needs a host ET: this trace is Kineto-only (File \u25B8 Open pair\u2026 opens it with its ET)");
-        return {};
-    case Perfetto:
-        return {}; // the Kineto trace alone is enough
-    }
-    return {};
+    if (target.needsHost && !doc.host())
+        return tr("needs a host ET: this trace is Kineto-only (File \u25B8 Open pair\u2026 opens it with its ET)");
+    return {}; // the Kineto trace alone is enough
 }
 
 ExportDialog::ExportDialog(DocumentPtr doc, QWidget *parent) : QDialog(parent), m_doc(std::move(doc))
@@ -94,22 +63,21 @@ ExportDialog::ExportDialog(DocumentPtr doc, QWidget *parent) : QDialog(parent), 
     // The defaults are absolute: a trace opened by a relative path (`cd X && linkscope sample/…`) names
     // its outputs from the current folder, and absolute() resolves what is still relative against the
     // trace's folder, which would name `sample/` twice.
-    const core::ExportPaths defaults = core::defaultExportPaths(QFileInfo(m_doc->devicePath()).absoluteFilePath().toStdString());
-    const QString defaultPath[kFormatCount] = {fromStd(defaults.etPlus), fromStd(defaults.et), fromStd(defaults.perfetto)};
-    const QString description[kFormatCount] = {
-        tr("what chakra_trace_link writes: the host ET with each GPU op under its parent CPU op"),
-        tr("what chakra_converter writes from it (protobuf), for Chakra tools or ASTRA-sim"),
-        tr("the Kineto trace with an arrow per GPU op \u2192 parent link (ui.perfetto.dev, chrome://tracing)")};
-    for (int f = 0; f < kFormatCount; ++f) {
-        const auto format = static_cast<Format>(f);
-        Row &row = m_rows[f];
-        const QString reason = unavailableReason(format, *m_doc);
+    const std::string devicePath = QFileInfo(m_doc->devicePath()).absoluteFilePath().toStdString();
+    m_rows.reserve(core::exportTargets().size());
+    QStringList suffixes;
+    for (const core::ExportTarget &target : core::exportTargets()) {
+        const int index = static_cast<int>(m_rows.size());
+        Row &row = m_rows.emplace_back();
+        row.target = &target;
+        const QString reason = unavailableReason(target, *m_doc);
         row.available = reason.isEmpty();
-        row.description = description[f];
-        row.box = new QCheckBox(formatName(format), this);
+        row.description = fromStd(target.description);
+        row.box = new QCheckBox(fromStd(target.title), this);
+        row.box->setObjectName(QStringLiteral("export-") + fromStd(target.name));
         row.box->setChecked(row.available);
         row.box->setEnabled(row.available);
-        row.path = new QLineEdit(row.available ? defaultPath[f] : QString(), this);
+        row.path = new QLineEdit(row.available ? fromStd(core::defaultExportPath(devicePath, target)) : QString(), this);
         row.path->setPlaceholderText(row.available ? tr("file to write") : tr("not available for this trace"));
         row.path->setMinimumWidth(fontMetrics().horizontalAdvance(QLatin1Char('x')) * 60);
         row.browse = new QPushButton(tr("Browse\u2026"), this);
@@ -123,12 +91,13 @@ ExportDialog::ExportDialog(DocumentPtr doc, QWidget *parent) : QDialog(parent), 
             quiet.setColor(QPalette::WindowText, quiet.color(QPalette::PlaceholderText));
             row.note->setPalette(quiet);
         }
-        const int r = 2 * f;
+        suffixes << QStringLiteral("<i>base</i>") + fromStd(target.defaultSuffix).toHtmlEscaped();
+        const int r = 2 * index;
         grid->addWidget(row.box, r, 0);
         grid->addWidget(row.path, r, 1);
         grid->addWidget(row.browse, r, 2);
-        if (format == Et) {
-            // The .et's flavour, beside what it is.
+        if (target.name == core::kEtTarget) {
+            // The .et's flavour (ChakraOptions::target), beside what it is.
             auto *line = new QHBoxLayout;
             m_target = new QComboBox(this);
             m_target->addItem(tr("for Chakra"), static_cast<int>(core::EtTarget::Chakra));
@@ -145,16 +114,19 @@ ExportDialog::ExportDialog(DocumentPtr doc, QWidget *parent) : QDialog(parent), 
         grid->setRowMinimumHeight(r + 1, fontMetrics().height() + 8);
         connect(row.box, &QCheckBox::toggled, this, &ExportDialog::validate);
         connect(row.path, &QLineEdit::textChanged, this, &ExportDialog::validate);
-        connect(row.browse, &QPushButton::clicked, this, [this, format] { browse(format); });
+        connect(row.browse, &QPushButton::clicked, this, [this, index] { browse(m_rows[static_cast<std::size_t>(index)]); });
     }
     layout->addLayout(grid);
 
     m_gzip = new QCheckBox(tr("gzip every output (adds .gz to the names)"), this);
     connect(m_gzip, &QCheckBox::toggled, this, &ExportDialog::setGzip);
     layout->addWidget(m_gzip);
-    auto *scheme = new QLabel(tr("Default names: beside the Kineto trace, <i>base</i>.etplus.json, <i>base</i>.et and "
-                                 "<i>base</i>.perfetto.json, where <i>base</i> is its name without .json, .gz and .pt.trace."),
-                              this);
+    const QString lastSuffix = suffixes.isEmpty() ? QString() : suffixes.takeLast();
+    const QString names = suffixes.isEmpty() ? lastSuffix : tr("%1 and %2").arg(suffixes.join(QStringLiteral(", ")), lastSuffix);
+    auto *scheme = new QLabel(
+        tr("Default names: beside the Kineto trace, %1, where <i>base</i> is its name without .json, .gz and .pt.trace.")
+            .arg(names),
+        this);
     scheme->setWordWrap(true);
     QPalette quiet = scheme->palette();
     quiet.setColor(QPalette::WindowText, quiet.color(QPalette::PlaceholderText));
@@ -188,35 +160,74 @@ QString ExportDialog::absolute(const QString &path) const
     return QDir::cleanPath(QDir(QFileInfo(m_doc->devicePath()).absolutePath()).absoluteFilePath(trimmed));
 }
 
+const ExportDialog::Row *ExportDialog::row(std::string_view target) const
+{
+    for (const Row &r : m_rows)
+        if (r.target->name == target)
+            return &r;
+    return nullptr;
+}
+
+QStringList ExportDialog::targetNames() const
+{
+    QStringList names;
+    for (const Row &r : m_rows)
+        names << fromStd(r.target->name);
+    return names;
+}
+
+QCheckBox *ExportDialog::formatBox(std::string_view target) const
+{
+    const Row *r = row(target);
+    return r ? r->box : nullptr;
+}
+
+QLineEdit *ExportDialog::pathEdit(std::string_view target) const
+{
+    const Row *r = row(target);
+    return r ? r->path : nullptr;
+}
+
+QPushButton *ExportDialog::browseButton(std::string_view target) const
+{
+    const Row *r = row(target);
+    return r ? r->browse : nullptr;
+}
+
+QLabel *ExportDialog::noteLabel(std::string_view target) const
+{
+    const Row *r = row(target);
+    return r ? r->note : nullptr;
+}
+
 core::ExportRequest ExportDialog::request() const
 {
     core::ExportRequest request;
-    std::string *target[kFormatCount] = {&request.etPlusPath, &request.etPath, &request.perfettoPath};
-    for (int f = 0; f < kFormatCount; ++f) {
-        const Row &row = m_rows[f];
+    for (const Row &row : m_rows)
         if (row.available && row.box->isChecked())
-            *target[f] = absolute(row.path->text()).toStdString();
-    }
+            if (const QString path = absolute(row.path->text()); !path.isEmpty())
+                request.outputs[row.target->name] = path.toStdString();
     request.gzip = m_gzip->isChecked();
-    request.chakra.target = static_cast<core::EtTarget>(m_target->currentData().toInt());
+    if (m_target)
+        request.chakra.target = static_cast<core::EtTarget>(m_target->currentData().toInt());
     return request;
 }
 
 void ExportDialog::setRequest(const core::ExportRequest &request)
 {
-    const std::string *source[kFormatCount] = {&request.etPlusPath, &request.etPath, &request.perfettoPath};
     m_gzip->blockSignals(true);
     m_gzip->setChecked(request.gzip);
     m_gzip->blockSignals(false);
-    for (int f = 0; f < kFormatCount; ++f) {
-        Row &row = m_rows[f];
+    for (Row &row : m_rows) {
         if (!row.available)
             continue;
-        row.box->setChecked(!source[f]->empty());
-        if (!source[f]->empty())
-            row.path->setText(fromStd(*source[f]));
+        const std::string &path = request.path(row.target->name);
+        row.box->setChecked(!path.empty());
+        if (!path.empty())
+            row.path->setText(fromStd(path));
     }
-    m_target->setCurrentIndex(std::max(0, m_target->findData(static_cast<int>(request.chakra.target))));
+    if (m_target)
+        m_target->setCurrentIndex(std::max(0, m_target->findData(static_cast<int>(request.chakra.target))));
     validate();
 }
 
@@ -224,19 +235,19 @@ QStringList ExportDialog::outputPaths() const
 {
     const core::ExportRequest r = request();
     QStringList paths;
-    for (const std::string *p : {&r.etPlusPath, &r.etPath, &r.perfettoPath})
-        if (!p->empty())
-            paths << fromStd(*p);
+    for (const Row &row : m_rows)
+        if (r.requests(row.target->name))
+            paths << fromStd(r.path(row.target->name));
     return paths;
 }
 
-void ExportDialog::browse(Format format)
+void ExportDialog::browse(Row &row)
 {
-    Row &row = m_rows[format];
     const QString start = row.path->text().trimmed().isEmpty() ? QFileInfo(m_doc->devicePath()).absolutePath()
                                                                : absolute(row.path->text());
-    const QString chosen = QFileDialog::getSaveFileName(this, tr("%1 to write").arg(formatName(format)), start,
-                                                        fileFilter(format), nullptr, QFileDialog::DontConfirmOverwrite);
+    const QString chosen = QFileDialog::getSaveFileName(this, tr("%1 to write").arg(fromStd(row.target->title)), start,
+                                                        fromStd(row.target->fileFilter), nullptr,
+                                                        QFileDialog::DontConfirmOverwrite);
     if (chosen.isEmpty())
         return;
     row.path->setText(chosen);
@@ -273,7 +284,8 @@ void ExportDialog::validate()
             note += tr(" \u00B7 replaces the file there (%1)").arg(QLocale().formattedDataSize(QFileInfo(path).size()));
         row.note->setText(note);
     }
-    m_target->setEnabled(m_rows[Et].available && m_rows[Et].box->isChecked());
+    if (const Row *et = row(core::kEtTarget); et && m_target)
+        m_target->setEnabled(et->available && et->box->isChecked());
     m_export->setEnabled(chosen > 0);
     m_problem->setVisible(chosen == 0);
     m_problem->setText(chosen == 0 ? tr("Tick a format and name its file.") : QString());
@@ -282,25 +294,23 @@ void ExportDialog::validate()
 void ExportDialog::accept()
 {
     const core::ExportRequest r = request();
-    const QString labels[kFormatCount] = {tr("ET+ JSON output"), tr("Chakra .et output"), tr("Perfetto output")};
-    const std::string *paths[kFormatCount] = {&r.etPlusPath, &r.etPath, &r.perfettoPath};
     QString problem;
-    for (int f = 0; f < kFormatCount && problem.isEmpty(); ++f) {
-        const QString path = fromStd(*paths[f]);
-        if (path.isEmpty())
+    std::vector<core::NamedFile> outputs;
+    for (const Row &row : m_rows) {
+        const QString label = tr("%1 output").arg(fromStd(row.target->title));
+        const QString path = fromStd(r.path(row.target->name));
+        outputs.push_back({label.toStdString(), r.path(row.target->name)});
+        if (path.isEmpty() || !problem.isEmpty())
             continue;
         const QFileInfo info(path);
         if (info.isDir())
-            problem = tr("%1: %2 is a folder; name a file in it").arg(labels[f], path);
+            problem = tr("%1: %2 is a folder; name a file in it").arg(label, path);
         else if (!info.absoluteDir().exists())
-            problem = tr("%1: %2: the folder %3 does not exist").arg(labels[f], path, info.absolutePath());
+            problem = tr("%1: %2: the folder %3 does not exist").arg(label, path, info.absolutePath());
     }
     if (problem.isEmpty()) {
         // As `linkscope export` checks them: no output may be an input, the sidecar or another output.
         try {
-            std::vector<core::NamedFile> outputs;
-            for (int f = 0; f < kFormatCount; ++f)
-                outputs.push_back({labels[f].toStdString(), *paths[f]});
             const std::string device = m_doc->devicePath().toStdString();
             core::checkOutputs(outputs, {{"host trace", m_doc->hostPath().toStdString()},
                                          {"Kineto trace", device},

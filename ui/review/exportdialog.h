@@ -1,18 +1,20 @@
 #pragma once
-// Review ▸ Export corrected traces…: one row per format the exporter writes (ET+ JSON, Chakra .et
-// for Chakra or for ASTRA-sim, Perfetto JSON), each with a tick, a path field and Browse…. A format
-// that cannot be written for the open trace is disabled with the reason beside it (a Kineto-only
-// trace has no host ET). Default names follow core/export/outputnames.h (beside the Kineto trace,
-// <base>.etplus.json, <base>.et, <base>.perfetto.json). Export checks the outputs as the CLI does
-// (none may replace an input or the corrections sidecar) and stays open saying why when one would;
-// the writing itself is CorrectionController::exportCorrected (atomic, in the background).
+// Review ▸ Export corrected traces…: one row per row of the export-target table
+// (core/export/targets.h: ET+ JSON, Chakra .et for Chakra or for ASTRA-sim, Perfetto JSON), each
+// with a tick, a path field and Browse…, its title, description and file filter from the table. A
+// target that cannot be written for the open trace is disabled with the reason beside it (one that
+// needs the host ET, for a Kineto-only trace). Default names follow core/export/outputnames.h
+// (beside the Kineto trace, <base> and the target's suffix). Export checks the outputs as the CLI
+// does (none may replace an input or the corrections sidecar) and stays open saying why when one
+// would; the writing itself is CorrectionController::exportCorrected (atomic, in the background).
 
 #include "export/exportrequest.h"
 #include "shell/tracedocument.h"
 
 #include <QDialog>
 
-#include <array>
+#include <string_view>
+#include <vector>
 
 class QCheckBox;
 class QComboBox;
@@ -20,19 +22,19 @@ class QLabel;
 class QLineEdit;
 class QPushButton;
 
+namespace linkscope::core {
+struct ExportTarget;
+}
+
 namespace linkscope::ui {
 
 class ExportDialog : public QDialog {
     Q_OBJECT
 public:
-    enum Format { EtPlus, Et, Perfetto };
-    static constexpr int kFormatCount = 3;
-
     explicit ExportDialog(DocumentPtr doc, QWidget *parent = nullptr);
 
-    // Why `format` cannot be written for `doc`; empty when it can.
-    static QString unavailableReason(Format format, const TraceDocument &doc);
-    static QString formatName(Format format);
+    // Why `target` cannot be written for `doc`; empty when it can.
+    static QString unavailableReason(const core::ExportTarget &target, const TraceDocument &doc);
 
     // The paths of the ticked, available rows (relative paths are taken from the Kineto trace's
     // folder), gzip and the .et target.
@@ -42,10 +44,12 @@ public:
     // The paths of request() in row order, non-empty ones only.
     QStringList outputPaths() const;
 
-    QCheckBox *formatBox(Format format) const { return m_rows[format].box; }
-    QLineEdit *pathEdit(Format format) const { return m_rows[format].path; }
-    QPushButton *browseButton(Format format) const { return m_rows[format].browse; }
-    QLabel *noteLabel(Format format) const { return m_rows[format].note; } // the reason, or what it is
+    // The rows, by target name (in table order); null for a name the table does not have.
+    QStringList targetNames() const;
+    QCheckBox *formatBox(std::string_view target) const;
+    QLineEdit *pathEdit(std::string_view target) const;
+    QPushButton *browseButton(std::string_view target) const;
+    QLabel *noteLabel(std::string_view target) const; // the reason, or what it is
     QComboBox *targetBox() const { return m_target; }
     QCheckBox *gzipBox() const { return m_gzip; }
     QPushButton *exportButton() const { return m_export; }
@@ -57,6 +61,7 @@ public slots:
 
 private:
     struct Row {
+        const core::ExportTarget *target = nullptr;
         QCheckBox *box = nullptr;
         QLineEdit *path = nullptr;
         QPushButton *browse = nullptr;
@@ -64,13 +69,14 @@ private:
         QString description; // what the format is, when available
         bool available = false;
     };
-    void browse(Format format);
+    const Row *row(std::string_view target) const;
+    void browse(Row &row);
     void setGzip(bool gzip);
     void validate();
     QString absolute(const QString &path) const;
 
     DocumentPtr m_doc;
-    std::array<Row, kFormatCount> m_rows;
+    std::vector<Row> m_rows;
     QComboBox *m_target = nullptr;
     QCheckBox *m_gzip = nullptr;
     QLabel *m_problem = nullptr;

@@ -51,7 +51,7 @@ QString PerfettoHandoff::outputPath() const
         return {};
     const QFileInfo device(doc->devicePath());
     QString base = device.fileName();
-    for (const QString suffix : {QStringLiteral(".gz"), QStringLiteral(".json"), QStringLiteral(".pt.trace")})
+    for (const QString &suffix : {QStringLiteral(".gz"), QStringLiteral(".json"), QStringLiteral(".pt.trace")})
         if (base.endsWith(suffix))
             base.chop(suffix.size());
     const QByteArray hash =
@@ -95,7 +95,7 @@ bool PerfettoHandoff::openInPerfetto()
         return false;
     }
     core::ExportRequest request;
-    request.perfettoPath = path.toStdString();
+    request.outputs[std::string(core::kPerfettoTarget)] = path.toStdString();
     connect(
         m_controller, &CorrectionController::exportFinished, this,
         [this, path, fail](bool ok, const QString &message) {

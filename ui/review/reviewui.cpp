@@ -5,6 +5,7 @@
 #include "docks/findingsdock.h"
 #include "docks/searchdock.h"
 #include "docks/warningsdock.h"
+#include "export/targets.h"
 #include "review/correctioncontroller.h"
 #include "review/exportdialog.h"
 #include "review/storypanel.h"
@@ -639,9 +640,9 @@ void ReviewUi::exportDone(const core::ExportRequest &request, bool ok, const QSt
 {
     updateActions();
     QStringList paths;
-    for (const std::string *p : {&request.etPlusPath, &request.etPath, &request.perfettoPath})
-        if (!p->empty())
-            paths << QString::fromStdString(*p);
+    for (const core::ExportTarget &target : core::exportTargets())
+        if (request.requests(target.name))
+            paths << QString::fromStdString(request.path(target.name));
     auto again = [this] { exportCorrected(); };
     if (!ok && m_exportCancelled) {
         // Each output is whole or absent (atomic writes): name the ones finished before the cancel.

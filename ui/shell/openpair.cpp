@@ -1,6 +1,6 @@
 #include "shell/openpair.h"
 
-#include "io/tracereader.h"
+#include "io/formats.h"
 
 #include <QCoreApplication>
 #include <QFileDialog>
@@ -38,14 +38,14 @@ PairChoice choosePair(const FileAsker &ask)
     const QString path = first.front();
     const QString name = QFileInfo(path).fileName();
     const QString folder = QFileInfo(path).absolutePath();
-    core::TraceKind kind = core::TraceKind::Unknown;
+    const core::InputFormat *format = nullptr;
     try {
-        kind = core::sniffTraceKind(path.toStdString());
+        format = core::detectInputFormat(path.toStdString());
     } catch (const std::exception &e) {
         choice.error = QString::fromUtf8(e.what());
         return choice;
     }
-    if (kind == core::TraceKind::HostEt) {
+    if (format && format->role == core::TraceRole::Host) {
         const QStringList device = ask(tr("Kineto trace for %1").arg(name), folder, false);
         if (device.isEmpty()) {
             choice.cancelled = true;
@@ -55,7 +55,7 @@ PairChoice choosePair(const FileAsker &ask)
         choice.device = device.front();
         return choice;
     }
-    if (kind == core::TraceKind::Kineto) {
+    if (format && format->role == core::TraceRole::Device) {
         // A Kineto trace picked first is the device trace: its host ET is asked for, not refused.
         const QStringList host = ask(tr("Host execution trace (ET) for %1 (Cancel opens the Kineto trace alone)").arg(name),
                                      folder, false);
@@ -64,7 +64,7 @@ PairChoice choosePair(const FileAsker &ask)
             choice.host = host.front();
         return choice;
     }
-    const std::string_view what = core::traceKindName(kind);
+    const std::string_view what = format ? std::string_view(format->kind) : core::kUnknownKind;
     choice.error = tr("%1 is not a host ET or a Kineto trace (it looks like: %2)")
                        .arg(path, QString::fromUtf8(what.data(), static_cast<qsizetype>(what.size())));
     return choice;

@@ -1,6 +1,6 @@
 #pragma once
 // File ▸ Open pair…: the user picks one or both files of a pair, in any order. A single file is
-// sniffed at once (core/io/tracereader.h, as the pair pipeline resolves a pair): a host ET asks
+// detected at once (the input-format table, core/io/formats.h, as the pair pipeline resolves a pair): a host ET asks
 // for its Kineto trace next, a Kineto trace for its host ET (Cancel opens it alone), anything else
 // is named as what it is before a second question is asked.
 

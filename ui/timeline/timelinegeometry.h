@@ -1,5 +1,5 @@
 #pragma once
-// Level of detail (timeline-ux A.4): the rows of the lanes in view become plain rectangles, grouped by
+// Level of detail: the rows of the lanes in view become plain rectangles, grouped by
 // colour, plus the events wide enough for a label. Lanes outside the viewport are culled; per row a
 // binary search finds the first visible event; events narrower than a pixel are merged into one rect
 // per pixel column by jumping (galloping search) to the first event of the next column, or, when a
