@@ -36,6 +36,8 @@ QColor dimmed(const QColor &c, const QColor &background)
 struct JobOverview::Frame {
     static constexpr int kKinds = static_cast<int>(CallKind::Unknown) + 1;
 
+    Frame(QPainter &painter, const QPalette &pal) : p(painter), palette(pal) { }
+
     QPainter &p;
     QPalette palette;
     QColor base, alt, text, header;
@@ -75,7 +77,7 @@ void JobOverview::paintEvent(QPaintEvent *)
                    m_placeholder.isEmpty() ? tr("No job open") : m_placeholder);
         return;
     }
-    Frame f{p, pal};
+    Frame f(p, pal);
     f.base = pal.color(QPalette::Base);
     f.alt = pal.color(QPalette::AlternateBase);
     f.text = pal.color(QPalette::Text);
