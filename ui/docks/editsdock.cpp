@@ -1,5 +1,7 @@
 #include "docks/editsdock.h"
 
+#include "shell/fromstd.h"
+
 #include "docks/elidedelegate.h"
 
 #include "review/correctioncontroller.h"
@@ -16,10 +18,6 @@
 #include <QVBoxLayout>
 
 namespace linkscope::ui {
-
-namespace {
-QString fromStd(std::string_view text) { return QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size())); }
-} // namespace
 
 EditsModel::EditsModel(CorrectionController *controller, QObject *parent) : QAbstractTableModel(parent), m_controller(controller)
 {

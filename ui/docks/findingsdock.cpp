@@ -1,5 +1,7 @@
 #include "docks/findingsdock.h"
 
+#include "shell/fromstd.h"
+
 #include "docks/elidedelegate.h"
 #include "review/correctioncontroller.h"
 #include "review/storypanel.h"
@@ -22,10 +24,6 @@
 #include <QVBoxLayout>
 
 namespace linkscope::ui {
-
-namespace {
-QString fromStd(std::string_view text) { return QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size())); }
-} // namespace
 
 FindingsDock::FindingsDock(CorrectionController *controller, EventSelection *selection, QWidget *parent)
     : QDockWidget(tr("Findings"), parent), m_controller(controller), m_selection(selection),

@@ -1,5 +1,7 @@
 #include "docks/findingsmodel.h"
 
+#include "shell/fromstd.h"
+
 #include "edit/linkchange.h"
 
 #include "review/correctioncontroller.h"
@@ -8,10 +10,6 @@
 #include <algorithm>
 
 namespace linkscope::ui {
-
-namespace {
-QString fromStd(std::string_view text) { return QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size())); }
-} // namespace
 
 std::vector<core::FindingIndex> FindingsModel::resolvedFindings(const core::FindingList &linked, const core::FindingList &now)
 {

@@ -1,14 +1,12 @@
 #include "docks/findingstreemodel.h"
 
+#include "shell/fromstd.h"
+
 #include "timeline/timeformat.h"
 
 #include <algorithm>
 
 namespace linkscope::ui {
-
-namespace {
-QString fromStd(std::string_view text) { return QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size())); }
-} // namespace
 
 FindingsTreeModel::FindingsTreeModel(FindingsModel *findings, FindingsFilterModel *filter, QObject *parent)
     : QAbstractItemModel(parent), m_findings(findings), m_filter(filter)

@@ -1,5 +1,7 @@
 #include "review/correctioncontroller.h"
 
+#include "shell/fromstd.h"
+
 #include "link/rules.h"
 
 #include "review/undocommands.h"
@@ -17,8 +19,6 @@
 namespace linkscope::ui {
 
 namespace {
-
-QString fromStd(std::string_view text) { return QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size())); }
 
 } // namespace
 

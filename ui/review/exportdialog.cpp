@@ -1,5 +1,7 @@
 #include "review/exportdialog.h"
 
+#include "shell/fromstd.h"
+
 #include "edit/sidecar.h"
 #include "export/outputnames.h"
 #include "export/targets.h"
@@ -24,8 +26,6 @@
 namespace linkscope::ui {
 
 namespace {
-
-QString fromStd(std::string_view text) { return QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size())); }
 
 const QString kGz = QStringLiteral(".gz");
 

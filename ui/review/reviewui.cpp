@@ -1,5 +1,7 @@
 #include "review/reviewui.h"
 
+#include "shell/fromstd.h"
+
 #include "docks/editsdock.h"
 #include "docks/findingsdock.h"
 #include "export/targets.h"
@@ -29,10 +31,6 @@
 #include <QUrl>
 
 namespace linkscope::ui {
-
-namespace {
-QString fromStd(std::string_view text) { return QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size())); }
-} // namespace
 
 ReviewUi::ReviewUi(QWidget *window, EventSelection *selection, TimelineView *timeline, const TraceLoader *loader)
     : QObject(window), m_window(window), m_selection(selection), m_timeline(timeline),

@@ -1,5 +1,7 @@
 #include "review/storypanel.h"
 
+#include "shell/fromstd.h"
+
 #include "edit/linkchange.h"
 #include "link/chakraupdate.h"
 
@@ -13,8 +15,6 @@
 namespace linkscope::ui {
 
 namespace {
-
-QString fromStd(std::string_view text) { return QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size())); }
 
 QString anchor(const QString &href, const QString &text, std::size_t count)
 {
