@@ -12,6 +12,7 @@
 #include "job/networkfit.h"
 #include "pipeline/pairpipeline.h"
 #include "predict/criticalpath.h"
+#include "predict/hugepages.h"
 #include "predict/pairgraph.h"
 #include "predict/prediction.h"
 #include "predict/replay.h"
@@ -24,6 +25,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cmath>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -432,6 +434,35 @@ private slots:
         std::ofstream(twice, std::ios::binary)
             << serializeChakraEt(traceOf({cpu(2, "b", 1), cpu(1, "a", 1), cpu(2, "c", 1)}), false);
         QVERIFY_THROWS_EXCEPTION(LoadError, loadRank(twice, 0, groups));
+    }
+
+    // One buffer serves the files a thread reads, whatever their order and size: a node larger than
+    // a block (the buffer grows, keeping the bytes not yet framed) and a small file after it.
+    void oneBufferReadsSeveralRanks()
+    {
+        HugeBuffer buffer;
+        buffer.reserve(100);
+        QVERIFY(buffer.capacity() >= 100);
+        std::memcpy(buffer.data(), "framed", 6);
+        buffer.reserve(buffer.capacity() + 1, 6);
+        QCOMPARE(std::string(buffer.data(), 6), std::string("framed"));
+
+        QTemporaryDir dir;
+        const std::string big = dir.filePath("big.0.et").toStdString(), small = dir.filePath("small.1.et").toStdString();
+        const std::string longName(std::size_t(9) << 20, 'n'); // more than one 8 MiB block
+        writeChakraEt(big, traceOf({cpu(0, "a", 1), cpu(1, longName, 2, {0}), cpu(2, "c", 3, {1})}), {false, false});
+        writeChakraEt(small, traceOf({cpu(0, "s", 5)}), {false, false});
+        const std::vector<std::int64_t> groups;
+        const SimRank a = loadRank(big, 0, groups, buffer);
+        const SimRank b = loadRank(small, 1, groups, buffer);
+        const SimRank again = loadRank(big, 0, groups);
+        QCOMPARE(a.nodes.size(), std::size_t(3));
+        QCOMPARE(a.names[a.nodes[1].name].size(), longName.size());
+        QCOMPARE(a.names[a.nodes[2].name], std::string("c"));
+        QCOMPARE(a.deps, again.deps);
+        QCOMPARE(b.nodes.size(), std::size_t(1));
+        QCOMPARE(b.names[b.nodes[0].name], std::string("s"));
+        QCOMPARE(b.nodes[0].durationMicros, std::int64_t(5));
     }
 
     // The same node decoded from its bytes (the fast path a file takes) as from the message.

@@ -41,12 +41,16 @@ private:
     int fd_;
 };
 
-// The file's bytes from `offset` on, a block at a time, in one buffer that keeps the bytes not yet
-// framed at its front.
+// The file's bytes from `offset` on, a block at a time, in the caller's buffer, which keeps the bytes
+// not yet framed at its front.
 class BlockReader {
 public:
-    BlockReader(int fd, std::size_t capacity) : fd_(fd) { grow(capacity); }
-    const char *data() const { return buf_.get(); }
+    BlockReader(int fd, HugeBuffer &buffer, std::size_t capacity) : fd_(fd), buf_(buffer)
+    {
+        buf_.reserve(capacity);
+        capacity_ = std::max(capacity, std::min(buf_.capacity(), kMaxBlock));
+    }
+    const char *data() const { return buf_.data(); }
     std::size_t size() const { return size_; }
     std::size_t base() const { return base_; } // the file offset of data()[0]
     bool atEnd() const { return eof_; }
@@ -54,13 +58,15 @@ public:
     // is full, or the file ends).
     void refill(std::size_t consumed, std::size_t need = 0)
     {
-        std::memmove(buf_.get(), buf_.get() + consumed, size_ - consumed);
+        std::memmove(buf_.data(), buf_.data() + consumed, size_ - consumed);
         base_ += consumed;
         size_ -= consumed;
-        if (need > capacity_)
-            grow(need);
+        if (need > capacity_) {
+            buf_.reserve(need, size_);
+            capacity_ = need;
+        }
         while (size_ < capacity_ && !eof_) {
-            const ssize_t n = ::read(fd_, buf_.get() + size_, capacity_ - size_);
+            const ssize_t n = ::read(fd_, buf_.data() + size_, capacity_ - size_);
             if (n < 0 && errno == EINTR)
                 continue;
             if (n < 0)
@@ -69,19 +75,11 @@ public:
             size_ += static_cast<std::size_t>(n);
         }
     }
+    static constexpr std::size_t kMaxBlock = std::size_t(8) << 20;
 
 private:
-    void grow(std::size_t capacity)
-    {
-        auto bigger = std::unique_ptr<char[]>(new char[capacity]);
-        adviseHugePages(bigger.get(), capacity);
-        if (size_)
-            std::memcpy(bigger.get(), buf_.get(), size_);
-        buf_ = std::move(bigger);
-        capacity_ = capacity;
-    }
     int fd_;
-    std::unique_ptr<char[]> buf_;
+    HugeBuffer &buf_;
     std::size_t capacity_ = 0, size_ = 0, base_ = 0;
     bool eof_ = false;
 };
@@ -102,15 +100,14 @@ int lengthPrefix(const char *p, const char *end, std::uint64_t &value)
     return -1;
 }
 
-SimRank loadFramedHere(const std::string &path, std::int64_t rank, const std::vector<std::int64_t> &groupIds)
+SimRank loadFramedHere(const std::string &path, std::int64_t rank, const std::vector<std::int64_t> &groupIds, HugeBuffer &buffer)
 {
     const File file(path);
     struct stat st { };
     if (file.fd() < 0 || ::fstat(file.fd(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0)
         throw NotFramedHere{};
     const auto bytes = static_cast<std::size_t>(st.st_size);
-    constexpr std::size_t kBlock = std::size_t(8) << 20;
-    BlockReader in(file.fd(), std::min(bytes + 1, kBlock));
+    BlockReader in(file.fd(), buffer, std::min(bytes + 1, BlockReader::kMaxBlock));
     in.refill(0);
     if (in.size() < 2 || in.data()[0] == '{' || in.data()[0] == '['
         || (static_cast<unsigned char>(in.data()[0]) == 0x1f && static_cast<unsigned char>(in.data()[1]) == 0x8b))
@@ -174,8 +171,14 @@ SimRank loadFramedHere(const std::string &path, std::int64_t rank, const std::ve
 
 SimRank loadRank(const std::string &path, std::int64_t rank, const std::vector<std::int64_t> &groupIds)
 {
+    HugeBuffer buffer;
+    return loadRank(path, rank, groupIds, buffer);
+}
+
+SimRank loadRank(const std::string &path, std::int64_t rank, const std::vector<std::int64_t> &groupIds, HugeBuffer &buffer)
+{
     try {
-        return loadFramedHere(path, rank, groupIds);
+        return loadFramedHere(path, rank, groupIds, buffer);
     } catch (const NotFramedHere &) {
     }
     RankBuilder builder(rank, path, groupIds);

@@ -25,6 +25,8 @@ struct ChakraTrace;
 
 namespace linkscope::core::predict {
 
+class HugeBuffer;
+
 // Which of the rank's resources a node holds while it runs (ASTRA-sim's HardwareResource): one CPU
 // node at a time (every thread), one GPU compute node at a time (every stream), one collective or
 // send at a time. A receive holds nothing; a metadata or invalid node finishes as it is issued.
@@ -114,6 +116,9 @@ SimRank buildRank(const ChakraTrace &trace, std::int64_t rank, const std::vector
 // One rank's .et file (plain or gzip'ed) as loadJob reads it. Throws LoadError as frameChakraEtFile
 // and RankBuilder do.
 SimRank loadRank(const std::string &path, std::int64_t rank, const std::vector<std::int64_t> &groupIds);
+// The same, reading through `buffer` (one per loading thread: its pages are touched once for all
+// the files that thread reads).
+SimRank loadRank(const std::string &path, std::int64_t rank, const std::vector<std::int64_t> &groupIds, HugeBuffer &buffer);
 
 // Reads .et files (rank from the name's `.R.et`, else the position), the comm group file (empty path:
 // none) and the network file (empty path: run.sh's ring, 50 GB/s, 500 ns, npus = the ranks). The
