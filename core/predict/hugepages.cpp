@@ -115,7 +115,9 @@ void useHugePageHeap(std::size_t bytes)
 #if defined(MADV_POPULATE_WRITE)
         // What the process will use, touched now in 2 MiB pages: an array placed later shares its
         // 2 MiB pages with its neighbours, whose headers would otherwise touch them first (4 KiB).
-        const std::size_t populate = std::min(advised, (bytes / 2 + kHugePage - 1) & ~(kHugePage - 1));
+        // At most 64 MiB: a larger input's arrays are mostly 2 MiB pages of their own.
+        const std::size_t wanted = std::min(bytes / 2, std::size_t(64) << 20);
+        const std::size_t populate = std::min(advised, (wanted + kHugePage - 1) & ~(kHugePage - 1));
         madvise(reinterpret_cast<void *>(first), populate, MADV_POPULATE_WRITE); // older kernels: EINVAL, no harm
 #endif
         std::free(grow);
