@@ -16,6 +16,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 namespace linkscope::cli {
@@ -64,199 +65,190 @@ std::string pct(std::int64_t part, std::int64_t whole)
     return buf;
 }
 
-} // namespace
-
-int runPredict(const Args &args, std::ostream &out, std::ostream &err)
-{
+// What the command line asks for.
+struct PredictOptions {
     std::vector<std::string> positional;
     std::string host, device, commGroups, network, prefix = "trace", schedulePath;
     std::int64_t npus = 0;
-    int jobs = 1;
     std::size_t top = 5, pathLimit = 0;
-    bool json = false, topGiven = false;
+    bool json = false, help = false;
     WhatIf whatIf;
-    job::JobOptions options;
-    try {
-        for (std::size_t i = 0; i < args.size(); ++i) {
-            const std::string &a = args[i];
-            auto value = [&]() -> std::string {
-                if (i + 1 >= args.size())
-                    throw std::invalid_argument(a + " needs a value");
-                return args[++i];
-            };
-            auto count = [&](std::int64_t max) {
-                const std::string v = value();
-                std::size_t used = 0;
-                long long n = -1;
-                try {
-                    n = std::stoll(v, &used);
-                } catch (const std::exception &) {
-                    used = 0;
-                }
-                if (used != v.size() || n < 0 || n > max)
-                    throw std::invalid_argument(a + ": '" + v + "' is not a count");
-                return n;
-            };
-            if (a == "--help" || a == "-h") {
-                printPredictUsage(out);
-                return 0;
-            } else if (a == "--host") {
-                host = value();
-            } else if (a == "--device") {
-                device = value();
-            } else if (a == "--comm-groups") {
-                commGroups = value();
-            } else if (a == "--network") {
-                network = value();
-            } else if (a == "--npus") {
-                npus = count(1 << 24);
-            } else if (a == "--prefix") {
-                prefix = value();
-            } else if (a == "--policy") {
-                const std::string p = value();
-                const auto policy = policyFromName(p);
-                if (!policy)
-                    throw std::invalid_argument("unknown policy '" + p + "' (nesting, external-id, ev-idx)");
-                options.link.policy = *policy;
-                options.policyGiven = true;
-            } else if (a == "--jobs") {
-                jobs = static_cast<int>(count(256));
-            } else if (a == "--top") {
-                top = static_cast<std::size_t>(count(1000000));
-                topGiven = true;
-            } else if (a == "--path-limit") {
-                pathLimit = static_cast<std::size_t>(count(1LL << 40));
-            } else if (a == "--schedule") {
-                schedulePath = value();
-            } else if (a == "--json") {
-                json = true;
-            } else if (applyWhatIfOption(whatIf, a, value)) {
-            } else if (a.starts_with("--")) {
-                throw std::invalid_argument("unknown option " + a);
-            } else {
-                positional.push_back(a);
-            }
-        }
-        if (host.empty() != device.empty())
-            throw std::invalid_argument("give --host and --device together");
-        if (!host.empty() && !positional.empty())
-            throw std::invalid_argument("give a pair (--host, --device) or files, not both");
-        if (host.empty() && positional.empty())
-            throw std::invalid_argument("give a job folder, a pair or .et files");
-    } catch (const std::invalid_argument &e) {
-        err << "predict: " << e.what() << '\n';
-        printPredictUsage(err);
-        return 2;
-    }
-    if (json && !topGiven)
-        top = 10;
-    options.jobs = std::max(1, jobs);
+    job::JobOptions job;
+};
 
-    predict::JobGraph graph;
-    const auto t0 = std::chrono::steady_clock::now();
-    try {
-        std::error_code ec;
-        if (!host.empty()) {
-            job::RankFiles files;
-            files.host = host;
-            files.device = device;
-            const job::KinetoHeader header = job::peekKinetoHeader(device);
-            files.rank = std::max<std::int64_t>(0, header.rank);
-            graph = predict::exportJobGraph({files}, header.worldSize, options);
-        } else if (positional.size() == 1 && fs::is_directory(positional[0], ec)) {
-            if (predict::isJobExport(positional[0], prefix)) {
-                std::uintmax_t bytes = 0;
-                for (const fs::directory_entry &e : fs::directory_iterator(positional[0], ec))
-                    bytes += e.is_regular_file(ec) ? e.file_size(ec) : 0;
-                predict::useHugePageHeap(bytes / 2);
-                graph = predict::loadJobExport(positional[0], prefix);
-            } else {
-                const job::JobLayout layout = job::discoverJob(positional);
-                if (!layout.errors.empty()) {
-                    for (const std::string &e : layout.errors)
-                        err << "predict: error: " << e << '\n';
-                    return 1;
-                }
-                if (layout.ranks.empty()) {
-                    err << "predict: " << positional[0] << ": no traces and no " << prefix << ".R.et files\n";
-                    return 1;
-                }
-                graph = predict::exportJobGraph(layout.ranks, layout.worldSize, options);
+// The arguments read; std::invalid_argument names what is wrong.
+PredictOptions parsePredictArgs(const Args &args)
+{
+    PredictOptions o;
+    int jobs = 1;
+    bool topGiven = false;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const std::string &a = args[i];
+        auto value = [&]() -> std::string {
+            if (i + 1 >= args.size())
+                throw std::invalid_argument(a + " needs a value");
+            return args[++i];
+        };
+        auto count = [&](std::int64_t max) {
+            const std::string v = value();
+            std::size_t used = 0;
+            long long n = -1;
+            try {
+                n = std::stoll(v, &used);
+            } catch (const std::exception &) {
+                used = 0;
             }
+            if (used != v.size() || n < 0 || n > max)
+                throw std::invalid_argument(a + ": '" + v + "' is not a count");
+            return n;
+        };
+        if (a == "--help" || a == "-h") {
+            o.help = true;
+            return o;
+        } else if (a == "--host") {
+            o.host = value();
+        } else if (a == "--device") {
+            o.device = value();
+        } else if (a == "--comm-groups") {
+            o.commGroups = value();
+        } else if (a == "--network") {
+            o.network = value();
+        } else if (a == "--npus") {
+            o.npus = count(1 << 24);
+        } else if (a == "--prefix") {
+            o.prefix = value();
+        } else if (a == "--policy") {
+            const std::string p = value();
+            const auto policy = policyFromName(p);
+            if (!policy)
+                throw std::invalid_argument("unknown policy '" + p + "' (nesting, external-id, ev-idx)");
+            o.job.link.policy = *policy;
+            o.job.policyGiven = true;
+        } else if (a == "--jobs") {
+            jobs = static_cast<int>(count(256));
+        } else if (a == "--top") {
+            o.top = static_cast<std::size_t>(count(1000000));
+            topGiven = true;
+        } else if (a == "--path-limit") {
+            o.pathLimit = static_cast<std::size_t>(count(1LL << 40));
+        } else if (a == "--schedule") {
+            o.schedulePath = value();
+        } else if (a == "--json") {
+            o.json = true;
+        } else if (applyWhatIfOption(o.whatIf, a, value)) {
+        } else if (a.starts_with("--")) {
+            throw std::invalid_argument("unknown option " + a);
         } else {
-            std::uintmax_t bytes = 0;
-            for (const std::string &file : positional) {
-                const std::uintmax_t size = fs::file_size(file, ec);
-                bytes += ec ? 0 : size;
-            }
-            predict::useHugePageHeap(bytes / 2);
-            graph.job = predict::loadJob(positional, commGroups, network, npus);
-            graph.networkSource = network.empty() ? "run.sh's ring (50 GB/s, 500 ns)" : network;
+            o.positional.push_back(a);
         }
-        if (!network.empty() && (host.size() || fs::is_directory(positional[0], ec))) {
-            const std::int64_t n = graph.job.npus;
-            std::ifstream in(network, std::ios::binary);
-            if (!in)
-                throw LoadError(network, 0, "cannot open");
-            std::ostringstream text;
-            text << in.rdbuf();
-            graph.job.network = predict::parseNetworkYaml(text.str(), network);
-            graph.job.network.npus = n;
-            graph.networkSource = network;
-        }
-    } catch (const std::exception &e) {
-        err << "predict: " << e.what() << '\n';
-        return 1;
     }
-    const double loadMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    if (o.host.empty() != o.device.empty())
+        throw std::invalid_argument("give --host and --device together");
+    if (!o.host.empty() && !o.positional.empty())
+        throw std::invalid_argument("give a pair (--host, --device) or files, not both");
+    if (o.host.empty() && o.positional.empty())
+        throw std::invalid_argument("give a job folder, a pair or .et files");
+    if (o.json && !topGiven)
+        o.top = 10;
+    o.job.jobs = std::max(1, jobs);
+    return o;
+}
 
-    predict::Prediction p;
-    predict::ReplayResult r; // the what-if's run with its issue order, kept for --schedule's slack
-    try {
-        p = predict::predict(graph.job, whatIf, top, schedulePath.empty() ? nullptr : &r);
-    } catch (const std::invalid_argument &e) {
-        err << "predict: " << e.what() << '\n';
-        return 2;
-    }
-    if (!schedulePath.empty()) {
-        try {
-            const auto slack = predict::slack(graph.job, r);
-            std::ostringstream csv;
-            csv << "rank,id,name,kind,start_ns,end_ns,slack_ns\n";
-            for (std::size_t ri = 0; ri < graph.job.ranks.size(); ++ri) {
-                const predict::SimRank &rank = graph.job.ranks[ri];
-                for (std::size_t i = 0; i < rank.nodes.size(); ++i) {
-                    std::string name = rank.names[rank.nodes[i].name];
-                    if (name.find_first_of(",\"\n") != std::string::npos) {
-                        std::string quoted = "\"";
-                        for (const char c : name)
-                            quoted += c == '"' ? std::string("\"\"") : std::string(1, c == '\n' ? ' ' : c);
-                        name = quoted + "\"";
-                    }
-                    csv << rank.rank << ',' << rank.nodes[i].id << ',' << name << ',' << predict::nodeKindName(rank.nodes[i].kind)
-                        << ',' << r.ranks[ri].start[i] << ',' << r.ranks[ri].end[i] << ',' << slack[ri][i] << '\n';
-                }
+// The bytes of the regular files in `dir` (what a job export's replay will hold, about).
+std::uintmax_t folderBytes(const std::string &dir)
+{
+    std::error_code ec;
+    std::uintmax_t bytes = 0;
+    for (const fs::directory_entry &e : fs::directory_iterator(dir, ec))
+        bytes += e.is_regular_file(ec) ? e.file_size(ec) : 0;
+    return bytes;
+}
+
+// The graph to replay: a pair exported, a job folder's traces exported or its export read, or .et
+// files; then the network file, for the inputs that do not take it themselves. Throws what a reader
+// or the export throws; a job folder's layout errors are printed and give std::nullopt.
+std::optional<predict::JobGraph> loadPredictGraph(const PredictOptions &o, std::ostream &err)
+{
+    predict::JobGraph graph;
+    std::error_code ec;
+    if (!o.host.empty()) {
+        job::RankFiles files;
+        files.host = o.host;
+        files.device = o.device;
+        const job::KinetoHeader header = job::peekKinetoHeader(o.device);
+        files.rank = std::max<std::int64_t>(0, header.rank);
+        graph = predict::exportJobGraph({files}, header.worldSize, o.job);
+    } else if (o.positional.size() == 1 && fs::is_directory(o.positional[0], ec)) {
+        if (predict::isJobExport(o.positional[0], o.prefix)) {
+            predict::useHugePageHeap(folderBytes(o.positional[0]) / 2);
+            graph = predict::loadJobExport(o.positional[0], o.prefix);
+        } else {
+            const job::JobLayout layout = job::discoverJob(o.positional);
+            if (!layout.errors.empty()) {
+                for (const std::string &e : layout.errors)
+                    err << "predict: error: " << e << '\n';
+                return std::nullopt;
             }
-            AtomicFile file(schedulePath);
-            file.write(csv.str());
-            file.commit();
-        } catch (const std::exception &e) {
-            err << "predict: " << schedulePath << ": " << e.what() << '\n';
-            return 1;
+            if (layout.ranks.empty()) {
+                err << "predict: " << o.positional[0] << ": no traces and no " << o.prefix << ".R.et files\n";
+                return std::nullopt;
+            }
+            graph = predict::exportJobGraph(layout.ranks, layout.worldSize, o.job);
+        }
+    } else {
+        std::uintmax_t bytes = 0;
+        for (const std::string &file : o.positional) {
+            const std::uintmax_t size = fs::file_size(file, ec);
+            bytes += ec ? 0 : size;
+        }
+        predict::useHugePageHeap(bytes / 2);
+        graph.job = predict::loadJob(o.positional, o.commGroups, o.network, o.npus);
+        graph.networkSource = o.network.empty() ? "run.sh's ring (50 GB/s, 500 ns)" : o.network;
+    }
+    if (!o.network.empty() && (o.host.size() || fs::is_directory(o.positional[0], ec))) {
+        const std::int64_t n = graph.job.npus;
+        std::ifstream in(o.network, std::ios::binary);
+        if (!in)
+            throw LoadError(o.network, 0, "cannot open");
+        std::ostringstream text;
+        text << in.rdbuf();
+        graph.job.network = predict::parseNetworkYaml(text.str(), o.network);
+        graph.job.network.npus = n;
+        graph.networkSource = o.network;
+    }
+    return graph;
+}
+
+// --schedule: every node's replayed start and end and its slack, as CSV, written atomically.
+void writeSchedule(const std::string &path, const predict::SimJob &job, const predict::ReplayResult &r)
+{
+    const auto slack = predict::slack(job, r);
+    std::ostringstream csv;
+    csv << "rank,id,name,kind,start_ns,end_ns,slack_ns\n";
+    for (std::size_t ri = 0; ri < job.ranks.size(); ++ri) {
+        const predict::SimRank &rank = job.ranks[ri];
+        for (std::size_t i = 0; i < rank.nodes.size(); ++i) {
+            std::string name = rank.names[rank.nodes[i].name];
+            if (name.find_first_of(",\"\n") != std::string::npos) {
+                std::string quoted = "\"";
+                for (const char c : name)
+                    quoted += c == '"' ? std::string("\"\"") : std::string(1, c == '\n' ? ' ' : c);
+                name = quoted + "\"";
+            }
+            csv << rank.rank << ',' << rank.nodes[i].id << ',' << name << ',' << predict::nodeKindName(rank.nodes[i].kind) << ','
+                << r.ranks[ri].start[i] << ',' << r.ranks[ri].end[i] << ',' << slack[ri][i] << '\n';
         }
     }
-    bool stuck = false;
-    for (const predict::RankPrediction &r : p.ranks)
-        stuck = stuck || !r.finished;
-    if (json) {
-        nlohmann::json j = p.toJson(graph.job, pathLimit);
-        j["network"]["source"] = graph.networkSource;
-        j["mirrored"] = graph.job.mirrored;
-        j["load_ms"] = loadMs;
-        j["replay_ms"] = p.replayMs;
-        out << j.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
-        return stuck ? 1 : 0;
-    }
+    AtomicFile file(path);
+    file.write(csv.str());
+    file.commit();
+}
+
+// The text report: the graph and network, the what-if, then per rank its step, the path's
+// breakdown and the path's top ops.
+void printPrediction(std::ostream &out, const predict::JobGraph &graph, const predict::Prediction &p, const WhatIf &whatIf,
+                     double loadMs)
+{
     char line[256];
     std::snprintf(line, sizeof line, "%.3g GB/s, %.4g ns", p.network.bandwidthGBps, p.network.latencyNs);
     out << "predict: " << graph.job.ranks.size() << " rank(s)"
@@ -291,6 +283,66 @@ int runPredict(const Args &args, std::ostream &out, std::ostream &err)
     }
     std::snprintf(line, sizeof line, "loaded in %.0f ms, replayed in %.1f ms\n", loadMs, p.replayMs);
     out << line;
+}
+
+} // namespace
+
+int runPredict(const Args &args, std::ostream &out, std::ostream &err)
+{
+    PredictOptions o;
+    try {
+        o = parsePredictArgs(args);
+    } catch (const std::invalid_argument &e) {
+        err << "predict: " << e.what() << '\n';
+        printPredictUsage(err);
+        return 2;
+    }
+    if (o.help) {
+        printPredictUsage(out);
+        return 0;
+    }
+
+    std::optional<predict::JobGraph> graph;
+    const auto t0 = std::chrono::steady_clock::now();
+    try {
+        graph = loadPredictGraph(o, err);
+    } catch (const std::exception &e) {
+        err << "predict: " << e.what() << '\n';
+        return 1;
+    }
+    if (!graph)
+        return 1;
+    const double loadMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+
+    predict::Prediction p;
+    predict::ReplayResult r; // the what-if's run with its issue order, kept for --schedule's slack
+    try {
+        p = predict::predict(graph->job, o.whatIf, o.top, o.schedulePath.empty() ? nullptr : &r);
+    } catch (const std::invalid_argument &e) {
+        err << "predict: " << e.what() << '\n';
+        return 2;
+    }
+    if (!o.schedulePath.empty()) {
+        try {
+            writeSchedule(o.schedulePath, graph->job, r);
+        } catch (const std::exception &e) {
+            err << "predict: " << o.schedulePath << ": " << e.what() << '\n';
+            return 1;
+        }
+    }
+    bool stuck = false;
+    for (const predict::RankPrediction &rank : p.ranks)
+        stuck = stuck || !rank.finished;
+    if (o.json) {
+        nlohmann::json j = p.toJson(graph->job, o.pathLimit);
+        j["network"]["source"] = graph->networkSource;
+        j["mirrored"] = graph->job.mirrored;
+        j["load_ms"] = loadMs;
+        j["replay_ms"] = p.replayMs;
+        out << j.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
+    } else {
+        printPrediction(out, *graph, p, o.whatIf, loadMs);
+    }
     return stuck ? 1 : 0;
 }
 
