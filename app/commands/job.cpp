@@ -18,6 +18,7 @@
 #include <iostream>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <ostream>
 #include <set>
 #include <thread>
@@ -233,61 +234,69 @@ std::size_t preflight(const JobReport &report, const std::string &outDir, const 
     return check.errors();
 }
 
-int runJob(const Args &args, std::ostream &out, std::ostream &err)
-{
+namespace {
+
+// What the command line asks for.
+struct JobArgs {
     std::vector<std::string> inputs, mergeDirs;
     std::string outDir, reportPath, policyText, prefix = "trace", rankText;
     int jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     bool strict = false, merge = false, noEt = false, allowTruncated = false;
     core::EtTarget target = core::EtTarget::AstraSim;
+};
+
+// Reads the arguments into `a`; an exit status when the command ends here (--help, a usage error,
+// said on `err`).
+std::optional<int> parseJobArgs(const Args &args, JobArgs &a, std::ostream &out, std::ostream &err)
+{
     for (std::size_t i = 0; i < args.size(); ++i) {
-        const std::string &a = args[i];
+        const std::string &arg = args[i];
         auto value = [&](std::string &v) {
             if (i + 1 >= args.size()) {
-                err << "job: " << a << " needs a value\n";
+                err << "job: " << arg << " needs a value\n";
                 return false;
             }
             v = args[++i];
             return true;
         };
         std::string v;
-        if (a == "--help" || a == "-h") {
+        if (arg == "--help" || arg == "-h") {
             printJobUsage(out);
             return 0;
-        } else if (a == "--out") {
-            if (!value(outDir))
+        } else if (arg == "--out") {
+            if (!value(a.outDir))
                 return 2;
-        } else if (a == "--report") {
-            if (!value(reportPath))
+        } else if (arg == "--report") {
+            if (!value(a.reportPath))
                 return 2;
-        } else if (a == "--policy") {
-            if (!value(policyText))
+        } else if (arg == "--policy") {
+            if (!value(a.policyText))
                 return 2;
-        } else if (a == "--prefix") {
-            if (!value(prefix))
+        } else if (arg == "--prefix") {
+            if (!value(a.prefix))
                 return 2;
-            if (prefix.empty() || prefix.find('/') != std::string::npos) {
+            if (a.prefix.empty() || a.prefix.find('/') != std::string::npos) {
                 err << "job: --prefix wants a file name prefix without '/'\n";
                 return 2;
             }
-        } else if (a == "--jobs") {
+        } else if (arg == "--jobs") {
             if (!value(v))
                 return 2;
             try {
                 std::size_t used = 0;
-                jobs = std::stoi(v, &used);
-                if (used != v.size() || jobs < 1)
+                a.jobs = std::stoi(v, &used);
+                if (used != v.size() || a.jobs < 1)
                     throw std::invalid_argument(v);
             } catch (const std::exception &) {
                 err << "job: --jobs wants a positive integer\n";
                 return 2;
             }
-        } else if (a == "--ranks") {
-            if (!value(rankText))
+        } else if (arg == "--ranks") {
+            if (!value(a.rankText))
                 return 2;
-        } else if (a == "--strict") {
-            strict = true;
-        } else if (a == "--target") {
+        } else if (arg == "--strict") {
+            a.strict = true;
+        } else if (arg == "--target") {
             if (!value(v))
                 return 2;
             const auto t = core::etTargetFromName(v);
@@ -295,95 +304,111 @@ int runJob(const Args &args, std::ostream &out, std::ostream &err)
                 err << "job: unknown --target '" << v << "' (astra-sim, chakra)\n";
                 return 2;
             }
-            target = *t;
-        } else if (a == "--no-et") {
-            noEt = true;
-        } else if (a == "--allow-truncated") {
-            allowTruncated = true;
-        } else if (a == "--merge") {
-            merge = true;
-        } else if (!a.empty() && a[0] == '-') {
-            err << "job: unknown option " << a << "\n";
+            a.target = *t;
+        } else if (arg == "--no-et") {
+            a.noEt = true;
+        } else if (arg == "--allow-truncated") {
+            a.allowTruncated = true;
+        } else if (arg == "--merge") {
+            a.merge = true;
+        } else if (!arg.empty() && arg[0] == '-') {
+            err << "job: unknown option " << arg << "\n";
             printJobUsage(err);
             return 2;
         } else {
-            (merge ? mergeDirs : inputs).push_back(a);
+            (a.merge ? a.mergeDirs : a.inputs).push_back(arg);
         }
     }
+    return std::nullopt;
+}
 
-    if (merge) {
-        if (!inputs.empty() || mergeDirs.empty()) {
-            err << "job: --merge takes the output folders of the shards (and no trace inputs)\n";
-            return 2;
-        }
-        if (outDir.empty())
-            outDir = mergeDirs.front();
-        try {
-            // Everything read and checked before anything is created or written: a merge with no
-            // summaries, or whose outputs would replace one of its inputs, writes nothing.
-            std::vector<JobFinding> notRead; // *.summary.json that are not regular files
-            std::vector<RankSummary> summaries = readSummaries(mergeDirs, &notRead);
-            for (const JobFinding &f : notRead)
-                err << "job: skipped " << f.message << '\n';
-            if (reportPath.empty())
-                reportPath = (fs::path(outDir) / "job-report.json").string();
-            const std::string commGroup = (fs::path(outDir) / "comm_group.json").string();
-            try {
-                checkMergeOutputs(summaries, commGroup, reportPath);
-            } catch (const std::exception &e) {
-                err << "job: " << e.what() << "\njob: nothing written\n";
-                return 1;
-            }
-            // Summaries left from another run, or made from traces that changed since (job/summaryrun.h).
-            SummaryRunCheck runs = checkSummaryRuns(summaries);
-            for (const std::string &note : runs.notes)
-                err << "job: " << note << '\n';
-            fs::create_directories(outDir);
-            JobReport report = buildJobReport(std::move(summaries));
-            if (!runs.findings.empty() || !notRead.empty()) {
-                report.findings.insert(report.findings.end(), runs.findings.begin(), runs.findings.end());
-                report.findings.insert(report.findings.end(), notRead.begin(), notRead.end());
-                sortFindings(report.findings);
-            }
-            writeJobOutputs(report, commGroup, reportPath);
-            printReport(report, out);
-            out << "wrote " << commGroup << (report.network.fitted ? ", " + networkFilePath(commGroup) : std::string()) << ", "
-                << reportPath << '\n';
-            const std::size_t etErrors = preflight(report, outDir, commGroup, jobs, out);
-            bool unreadable = std::any_of(report.ranks.begin(), report.ranks.end(),
-                                          [](const RankSummary &s) { return !s.error.empty() || !s.stale.empty(); });
-            if (unreadable)
-                return 1;
-            return strict && (report.hasErrors() || etErrors) ? 3 : 0;
-        } catch (const std::exception &e) {
-            err << "job: " << e.what() << '\n';
-            return 1;
-        }
-    }
-
-    if (inputs.empty() || outDir.empty()) {
-        err << "job: give the job's folder or files and --out OUTDIR\n";
-        printJobUsage(err);
+// --merge: the report and comm_group.json from the shards' summaries.
+int runMerge(JobArgs a, std::ostream &out, std::ostream &err)
+{
+    if (!a.inputs.empty() || a.mergeDirs.empty()) {
+        err << "job: --merge takes the output folders of the shards (and no trace inputs)\n";
         return 2;
     }
+    if (a.outDir.empty())
+        a.outDir = a.mergeDirs.front();
+    try {
+        // Everything read and checked before anything is created or written: a merge with no
+        // summaries, or whose outputs would replace one of its inputs, writes nothing.
+        std::vector<JobFinding> notRead; // *.summary.json that are not regular files
+        std::vector<RankSummary> summaries = readSummaries(a.mergeDirs, &notRead);
+        for (const JobFinding &f : notRead)
+            err << "job: skipped " << f.message << '\n';
+        if (a.reportPath.empty())
+            a.reportPath = (fs::path(a.outDir) / "job-report.json").string();
+        const std::string commGroup = (fs::path(a.outDir) / "comm_group.json").string();
+        try {
+            checkMergeOutputs(summaries, commGroup, a.reportPath);
+        } catch (const std::exception &e) {
+            err << "job: " << e.what() << "\njob: nothing written\n";
+            return 1;
+        }
+        // Summaries left from another run, or made from traces that changed since (job/summaryrun.h).
+        SummaryRunCheck runs = checkSummaryRuns(summaries);
+        for (const std::string &note : runs.notes)
+            err << "job: " << note << '\n';
+        fs::create_directories(a.outDir);
+        JobReport report = buildJobReport(std::move(summaries));
+        if (!runs.findings.empty() || !notRead.empty()) {
+            report.findings.insert(report.findings.end(), runs.findings.begin(), runs.findings.end());
+            report.findings.insert(report.findings.end(), notRead.begin(), notRead.end());
+            sortFindings(report.findings);
+        }
+        writeJobOutputs(report, commGroup, a.reportPath);
+        printReport(report, out);
+        out << "wrote " << commGroup << (report.network.fitted ? ", " + networkFilePath(commGroup) : std::string()) << ", "
+            << a.reportPath << '\n';
+        const std::size_t etErrors = preflight(report, a.outDir, commGroup, a.jobs, out);
+        bool unreadable = std::any_of(report.ranks.begin(), report.ranks.end(),
+                                      [](const RankSummary &s) { return !s.error.empty() || !s.stale.empty(); });
+        if (unreadable)
+            return 1;
+        return a.strict && (report.hasErrors() || etErrors) ? 3 : 0;
+    } catch (const std::exception &e) {
+        err << "job: " << e.what() << '\n';
+        return 1;
+    }
+}
+
+// The job's options from the arguments; std::nullopt after saying what is wrong (a usage error).
+std::optional<JobOptions> jobOptions(const JobArgs &a, std::ostream &err)
+{
     JobOptions options;
-    options.outDir = outDir;
-    options.prefix = prefix;
-    options.jobs = jobs;
-    options.chakra.target = target;
-    options.writeEt = !noEt;
-    options.allowTruncated = allowTruncated;
-    if (!policyText.empty()) {
-        auto policy = core::policyFromName(policyText);
+    options.outDir = a.outDir;
+    options.prefix = a.prefix;
+    options.jobs = a.jobs;
+    options.chakra.target = a.target;
+    options.writeEt = !a.noEt;
+    options.allowTruncated = a.allowTruncated;
+    if (!a.policyText.empty()) {
+        auto policy = core::policyFromName(a.policyText);
         if (!policy) {
-            err << "job: unknown policy '" << policyText << "' (nesting, external-id, ev-idx)\n";
-            return 2;
+            err << "job: unknown policy '" << a.policyText << "' (nesting, external-id, ev-idx)\n";
+            return std::nullopt;
         }
         options.link.policy = *policy;
         options.policyGiven = true;
     }
+    return options;
+}
+
+// The ranks processed (a shard's, with --ranks), then the report, comm_group.json and the .et check.
+int runRanks(JobArgs a, std::ostream &out, std::ostream &err)
+{
+    if (a.inputs.empty() || a.outDir.empty()) {
+        err << "job: give the job's folder or files and --out OUTDIR\n";
+        printJobUsage(err);
+        return 2;
+    }
+    std::optional<JobOptions> options = jobOptions(a, err);
+    if (!options)
+        return 2;
     std::vector<std::pair<std::int64_t, std::int64_t>> ranges;
-    if (!rankText.empty() && !parseRankList(rankText, ranges)) {
+    if (!a.rankText.empty() && !parseRankList(a.rankText, ranges)) {
         err << "job: --ranks wants ranks and ranges such as 0-511 or 0-3,8\n";
         return 2;
     }
@@ -391,7 +416,7 @@ int runJob(const Args &args, std::ostream &out, std::ostream &err)
     auto inShard = [&](std::int64_t rank) {
         return std::any_of(ranges.begin(), ranges.end(), [&](const auto &r) { return rank >= r.first && rank <= r.second; });
     };
-    JobLayout layout = ranges.empty() ? discoverJob(inputs) : discoverJob(inputs, inShard);
+    JobLayout layout = ranges.empty() ? discoverJob(a.inputs) : discoverJob(a.inputs, inShard);
     for (const std::string &s : layout.skipped)
         err << "job: skipped " << s << '\n';
     if (!layout.errors.empty()) {
@@ -402,26 +427,26 @@ int runJob(const Args &args, std::ostream &out, std::ostream &err)
     }
     const std::vector<RankFiles> &todo = layout.ranks;
     if (todo.empty()) {
-        err << "job: no ranks to process" << (ranges.empty() ? "" : " in --ranks " + rankText) << '\n';
+        err << "job: no ranks to process" << (ranges.empty() ? "" : " in --ranks " + a.rankText) << '\n';
         return 1;
     }
 
     // No output may replace an input (a rank's traces or its sidecar) or another output: checked
     // for every file before anything is written.
     try {
-        checkJobOutputs(todo, options, ranges.empty(), reportPath);
+        checkJobOutputs(todo, *options, ranges.empty(), a.reportPath);
     } catch (const std::exception &e) {
         err << "job: " << e.what() << "\njob: nothing written\n";
         return 1;
     }
 
     try {
-        fs::create_directories(outDir);
+        fs::create_directories(a.outDir);
         const bool terminal = &err == &std::cerr && isatty(STDERR_FILENO);
         ProgressLine progress(err, todo.size(), terminal);
-        options.progress = [&](const RankProgress &p) { return progress.update(p); };
+        options->progress = [&](const RankProgress &p) { return progress.update(p); };
         const auto start = std::chrono::steady_clock::now();
-        std::vector<RankSummary> summaries = processRanks(todo, options);
+        std::vector<RankSummary> summaries = processRanks(todo, *options);
         progress.finish();
         const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         bool unreadable = false;
@@ -431,28 +456,38 @@ int runJob(const Args &args, std::ostream &out, std::ostream &err)
                 unreadable = true;
             }
         if (!ranges.empty()) {
-            out << "job: shard of " << summaries.size() << " ranks (" << rankText << ") in " << seconds << " s; summaries in "
-                << outDir << " (build the report with: linkscope job --merge OUTDIR...)\n";
+            out << "job: shard of " << summaries.size() << " ranks (" << a.rankText << ") in " << seconds << " s; summaries in "
+                << a.outDir << " (build the report with: linkscope job --merge OUTDIR...)\n";
             return unreadable ? 1 : 0;
         }
         const JobReport report = buildJobReport(std::move(summaries), layout.worldSize);
-        if (reportPath.empty())
-            reportPath = (fs::path(outDir) / "job-report.json").string();
-        const std::string commGroup = (fs::path(outDir) / "comm_group.json").string();
-        writeJobOutputs(report, commGroup, reportPath);
+        if (a.reportPath.empty())
+            a.reportPath = (fs::path(a.outDir) / "job-report.json").string();
+        const std::string commGroup = (fs::path(a.outDir) / "comm_group.json").string();
+        writeJobOutputs(report, commGroup, a.reportPath);
         printReport(report, out);
         out << "wrote " << commGroup << (report.network.fitted ? ", " + networkFilePath(commGroup) : std::string()) << ", "
-            << reportPath << " in " << seconds << " s\n";
-        const std::size_t etErrors = preflight(report, outDir, commGroup, jobs, out);
+            << a.reportPath << " in " << seconds << " s\n";
+        const std::size_t etErrors = preflight(report, a.outDir, commGroup, a.jobs, out);
         if (unreadable)
             return 1;
-        return strict && (report.hasErrors() || etErrors) ? 3 : 0;
+        return a.strict && (report.hasErrors() || etErrors) ? 3 : 0;
     } catch (const core::Cancelled &) {
         err << "job: cancelled\n";
     } catch (const std::exception &e) {
         err << "job: " << e.what() << '\n';
     }
     return 1;
+}
+
+} // namespace
+
+int runJob(const Args &args, std::ostream &out, std::ostream &err)
+{
+    JobArgs a;
+    if (const std::optional<int> status = parseJobArgs(args, a, out, err))
+        return *status;
+    return a.merge ? runMerge(std::move(a), out, err) : runRanks(std::move(a), out, err);
 }
 
 } // namespace linkscope::cli
