@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
 #include <ostream>
 
 namespace linkscope::cli {
@@ -94,36 +95,45 @@ bool takeValue(const Args &args, std::size_t &i, std::string &value, std::ostrea
 
 } // namespace
 
-int runExport(const Args &args, std::ostream &out, std::ostream &err)
-{
+namespace {
+
+// What the command line asks for.
+struct ExportArgs {
     std::string hostPath, devicePath, policyText, correctionsPath, pgIdsPath;
     core::ExportRequest request;
     bool printReport = false, interThread = false, forceCorrections = false;
+};
+
+// Reads the arguments into `a` and checks that they ask for something writable; an exit status
+// when the command ends here (--help, a usage error, said on `err`).
+std::optional<int> parseExportArgs(const Args &args, ExportArgs &a, std::ostream &out, std::ostream &err)
+{
+    core::ExportRequest &request = a.request;
     for (std::size_t i = 0; i < args.size(); ++i) {
-        const std::string &a = args[i];
+        const std::string &arg = args[i];
         bool ok = true;
-        if (a == "--help" || a == "-h") {
+        if (arg == "--help" || arg == "-h") {
             printExportUsage(out);
             return 0;
-        } else if (a == "--host") {
-            ok = takeValue(args, i, hostPath, err);
-        } else if (a == "--device") {
-            ok = takeValue(args, i, devicePath, err);
-        } else if (a == "--policy") {
-            ok = takeValue(args, i, policyText, err);
-        } else if (a == "--corrections") {
-            ok = takeValue(args, i, correctionsPath, err);
-        } else if (a == "--force-corrections") {
-            forceCorrections = true;
-        } else if (a == "--gzip") {
+        } else if (arg == "--host") {
+            ok = takeValue(args, i, a.hostPath, err);
+        } else if (arg == "--device") {
+            ok = takeValue(args, i, a.devicePath, err);
+        } else if (arg == "--policy") {
+            ok = takeValue(args, i, a.policyText, err);
+        } else if (arg == "--corrections") {
+            ok = takeValue(args, i, a.correctionsPath, err);
+        } else if (arg == "--force-corrections") {
+            a.forceCorrections = true;
+        } else if (arg == "--gzip") {
             request.gzip = true;
-        } else if (a == "--no-stream-order") {
+        } else if (arg == "--no-stream-order") {
             request.chakra.streamOrderDeps = false;
-        } else if (a == "--no-sync-deps") {
+        } else if (arg == "--no-sync-deps") {
             request.chakra.syncDeps = false;
-        } else if (a == "--no-start-times") {
+        } else if (arg == "--no-start-times") {
             request.chakra.startTimes = false;
-        } else if (a == "--target") {
+        } else if (arg == "--target") {
             std::string name;
             ok = takeValue(args, i, name, err);
             if (ok) {
@@ -134,28 +144,29 @@ int runExport(const Args &args, std::ostream &out, std::ostream &err)
                 }
                 request.chakra.target = *target;
             }
-        } else if (a == "--no-own-time") {
+        } else if (arg == "--no-own-time") {
             request.chakra.ownTimeDurations = false;
-        } else if (a == "--no-gaps") {
+        } else if (arg == "--no-gaps") {
             request.chakra.keepGaps = false;
-        } else if (a == "--keep-blocked") {
+        } else if (arg == "--keep-blocked") {
             request.chakra.blockedAsDependencies = false;
-        } else if (a == "--no-pg-order") {
+        } else if (arg == "--no-pg-order") {
             request.chakra.pgOrderDeps = false;
-        } else if (a == "--no-comm-waits-compute") {
+        } else if (arg == "--no-comm-waits-compute") {
             request.chakra.commWaitsComputeDeps = false;
-        } else if (a == "--no-compute-waits-comm") {
+        } else if (arg == "--no-compute-waits-comm") {
             request.chakra.computeWaitsCommDeps = false;
-        } else if (a == "--pg-ids") {
-            ok = takeValue(args, i, pgIdsPath, err);
-        } else if (a == "--inter-thread-deps") {
-            interThread = true;
-        } else if (a == "--report") {
-            printReport = true;
-        } else if (const core::ExportTarget *target = a.starts_with("--") ? core::exportTargets().find(a.substr(2)) : nullptr) {
+        } else if (arg == "--pg-ids") {
+            ok = takeValue(args, i, a.pgIdsPath, err);
+        } else if (arg == "--inter-thread-deps") {
+            a.interThread = true;
+        } else if (arg == "--report") {
+            a.printReport = true;
+        } else if (const core::ExportTarget *target = arg.starts_with("--") ? core::exportTargets().find(arg.substr(2))
+                                                                            : nullptr) {
             ok = takeValue(args, i, request.outputs[target->name], err); // one option per export target
         } else {
-            err << "export: unknown argument " << a << "\n";
+            err << "export: unknown argument " << arg << "\n";
             printExportUsage(err);
             return 2;
         }
@@ -163,7 +174,7 @@ int runExport(const Args &args, std::ostream &out, std::ostream &err)
             return 2;
     }
     std::erase_if(request.outputs, [](const auto &output) { return output.second.empty(); });
-    if (devicePath.empty()) {
+    if (a.devicePath.empty()) {
         err << "export: --device is required\n";
         printExportUsage(err);
         return 2;
@@ -172,76 +183,102 @@ int runExport(const Args &args, std::ostream &out, std::ostream &err)
         err << "export: nothing to write: give " << targetOptions(anyTarget) << "\n";
         return 2;
     }
-    if (hostPath.empty())
+    if (a.hostPath.empty())
         for (const auto &[name, path] : request.outputs)
             if (core::exportTargets().find(name)->needsHost) {
                 err << "export: --" << name << " needs the host ET (--host); a Kineto trace alone can be written with "
                     << targetOptions(kinetoAloneTarget) << "\n";
                 return 2;
             }
+    return std::nullopt;
+}
+
+// No output may replace an input, the sidecar (given or beside the device trace) or another output;
+// false after saying which.
+bool checkExportOutputs(const ExportArgs &a, std::ostream &err)
+{
     try {
-        // No output may replace an input, the sidecar (given or beside the device trace) or another output.
         std::vector<core::NamedFile> outputs;
         for (const core::ExportTarget &target : core::exportTargets())
-            outputs.push_back({"--" + target.name + " output", request.path(target.name)});
-        outputs.push_back({"--report", printReport ? std::string("-") : std::string()});
-        const auto notes = core::checkOutputs(outputs, {{"host trace", hostPath},
-                                                        {"device trace", devicePath},
-                                                        {"corrections sidecar", correctionsPath},
-                                                        {"corrections sidecar", core::defaultSidecarPath(devicePath)}});
+            outputs.push_back({"--" + target.name + " output", a.request.path(target.name)});
+        outputs.push_back({"--report", a.printReport ? std::string("-") : std::string()});
+        const auto notes = core::checkOutputs(outputs, {{"host trace", a.hostPath},
+                                                        {"device trace", a.devicePath},
+                                                        {"corrections sidecar", a.correctionsPath},
+                                                        {"corrections sidecar", core::defaultSidecarPath(a.devicePath)}});
         for (const std::string &note : notes)
             err << "export: warning: " << note << '\n';
+        return true;
     } catch (const core::WriteError &e) {
         err << "export: " << e.what() << '\n';
-        return 1;
+        return false;
     }
+}
+
+// The readers' warnings and what the sidecar did; false when the sidecar was made from other inputs
+// and not forced (nothing may be written then).
+bool reportOpenedPair(const core::OpenedPair &pair, const ExportArgs &a, std::ostream &err)
+{
+    if (pair.host)
+        for (const auto &w : pair.host->warnings)
+            err << "export: warning: " << w.toString() << '\n';
+    for (const auto &w : pair.device->warnings)
+        err << "export: warning: " << w.toString() << '\n';
+    if (!pair.sidecar)
+        return true;
+    // The GUI neither applies nor rewrites such a sidecar unless told to; neither does export.
+    for (const std::string &problem : pair.sidecarCheck.problems)
+        err << "export: " << (a.forceCorrections ? "warning: " : "") << a.correctionsPath << ": " << problem << '\n';
+    if (!pair.sidecarApplied) {
+        err << "export: " << a.correctionsPath
+            << " was made from other inputs; nothing written (--force-corrections applies it anyway)\n";
+        return false;
+    }
+    const core::ApplyResult &applied = pair.corrections;
+    err << "export: corrections: " << applied.count(core::EditStatus::Applied) << " applied, "
+        << applied.count(core::EditStatus::Unchanged) << " unchanged, " << applied.count(core::EditStatus::Stale) << " stale, "
+        << applied.count(core::EditStatus::Rejected) << " rejected\n";
+    for (const core::EditOutcome &o : applied.problems())
+        err << "export: warning: correction " << o.entry << "." << o.edit << " " << core::editStatusName(o.status) << ": "
+            << o.reason << '\n';
+    return true;
+}
+
+} // namespace
+
+int runExport(const Args &args, std::ostream &out, std::ostream &err)
+{
+    ExportArgs a;
+    if (const std::optional<int> status = parseExportArgs(args, a, out, err))
+        return *status;
+    if (!checkExportOutputs(a, err))
+        return 1;
     core::PairRequest pairRequest;
-    pairRequest.files = {hostPath, devicePath};
-    pairRequest.link.interThreadDeps = interThread;
-    pairRequest.policyGiven = !policyText.empty();
-    if (!policyText.empty()) {
-        auto policy = core::policyFromName(policyText);
+    pairRequest.files = {a.hostPath, a.devicePath};
+    pairRequest.link.interThreadDeps = a.interThread;
+    pairRequest.policyGiven = !a.policyText.empty();
+    if (!a.policyText.empty()) {
+        auto policy = core::policyFromName(a.policyText);
         if (!policy) {
-            err << "export: unknown policy '" << policyText << "' (nesting, external-id, ev-idx)\n";
+            err << "export: unknown policy '" << a.policyText << "' (nesting, external-id, ev-idx)\n";
             return 2;
         }
         pairRequest.link.policy = *policy;
     }
-    pairRequest.sidecar = correctionsPath;
-    pairRequest.forceSidecar = forceCorrections;
+    pairRequest.sidecar = a.correctionsPath;
+    pairRequest.forceSidecar = a.forceCorrections;
 
+    core::ExportRequest &request = a.request;
     try {
-        if (!pgIdsPath.empty())
-            request.chakra.pgIds = core::readProcessGroupIds(pgIdsPath);
+        if (!a.pgIdsPath.empty())
+            request.chakra.pgIds = core::readProcessGroupIds(a.pgIdsPath);
         const core::OpenedPair pair = core::openPair(pairRequest);
-        const core::HostTrace *host = pair.host.get(); // null: the Kineto trace alone
-        const core::DeviceTrace &device = *pair.device;
-        if (host)
-            for (const auto &w : host->warnings)
-                err << "export: warning: " << w.toString() << '\n';
-        for (const auto &w : device.warnings)
-            err << "export: warning: " << w.toString() << '\n';
-        if (pair.sidecar) {
-            // The GUI neither applies nor rewrites such a sidecar unless told to; neither does export.
-            for (const std::string &problem : pair.sidecarCheck.problems)
-                err << "export: " << (forceCorrections ? "warning: " : "") << correctionsPath << ": " << problem << '\n';
-            if (!pair.sidecarApplied) {
-                err << "export: " << correctionsPath
-                    << " was made from other inputs; nothing written (--force-corrections applies it anyway)\n";
-                return 1;
-            }
-            const core::ApplyResult &applied = pair.corrections;
-            err << "export: corrections: " << applied.count(core::EditStatus::Applied) << " applied, "
-                << applied.count(core::EditStatus::Unchanged) << " unchanged, " << applied.count(core::EditStatus::Stale)
-                << " stale, " << applied.count(core::EditStatus::Rejected) << " rejected\n";
-            for (const core::EditOutcome &o : applied.problems())
-                err << "export: warning: correction " << o.entry << "." << o.edit << " " << core::editStatusName(o.status) << ": "
-                    << o.reason << '\n';
-        }
+        if (!reportOpenedPair(pair, a, err))
+            return 1;
         const core::LinkSet &links = *pair.links;
 
         const auto start = std::chrono::steady_clock::now();
-        const core::ExportReport report = core::exportLinkedPair(host, device, links, request);
+        const core::ExportReport report = core::exportLinkedPair(pair.host.get(), *pair.device, links, request);
         const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         for (const auto &w : report.warnings)
             err << "export: warning: " << w.toString() << '\n';
@@ -249,7 +286,7 @@ int runExport(const Args &args, std::ostream &out, std::ostream &err)
             if (request.requests(target.name))
                 err << "export: wrote " << request.path(target.name) << " (" << report.bytesOf(target.name) << " bytes"
                     << (target.details ? target.details(report) : std::string()) << ")\n";
-        if (printReport) {
+        if (a.printReport) {
             nlohmann::json j = report.toJson();
             j["policy"] = std::string(core::policyName(links.policy));
             j["target"] = std::string(core::etTargetName(request.chakra.target));
