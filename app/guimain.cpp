@@ -20,23 +20,34 @@
 #include <QFileInfo>
 #include <QIcon>
 #include <QPushButton>
+#include <QSize>
 #include <QTimer>
 
 #include <algorithm>
+#include <functional>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace linkscope::app {
 
-int runGui(int argc, char *argv[])
-{
-    QApplication app(argc, argv);
-    QApplication::setApplicationName(QStringLiteral("Linkscope"));
-    QApplication::setOrganizationName(QStringLiteral("Linkscope"));
-    QApplication::setApplicationVersion(QStringLiteral(LINKSCOPE_VERSION));
-    QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/linkscope.svg")));
+namespace {
 
+// What the command line asks the window to do.
+struct GuiOptions {
+    QStringList files;
+    bool jobFolder = false; // files is one folder: a job
+    QString screenshotFile; // empty: no screenshot
+    bool settled = false, criticalPath = false, summary = false;
+    QSize size;                // invalid: the default
+    std::vector<qint64> ranks; // --ranks, in order, without repeats
+};
+
+// The command line read (--help and --version answered and exited by Qt); an exit status after a
+// usage error.
+std::optional<int> parseGuiOptions(const QApplication &app, GuiOptions &o)
+{
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral("Inspect and correct GPU→CPU links in PyTorch traces"));
     parser.addHelpOption();
@@ -73,9 +84,13 @@ int runGui(int argc, char *argv[])
     parser.addOption(summaryDock);
     parser.process(app);
 
-    QElapsedTimer clock;
-    clock.start();
-    ui::MainWindow window;
+    o.files = parser.positionalArguments();
+    o.jobFolder = o.files.size() == 1 && QFileInfo(o.files.at(0)).isDir();
+    if (parser.isSet(screenshot))
+        o.screenshotFile = parser.value(screenshot);
+    o.settled = parser.isSet(settled);
+    o.criticalPath = parser.isSet(criticalPath);
+    o.summary = parser.isSet(summaryDock);
     if (parser.isSet(size)) {
         const QStringList wh = parser.value(size).split(QLatin1Char('x'));
         bool okW = false, okH = false;
@@ -84,9 +99,8 @@ int runGui(int argc, char *argv[])
             std::cerr << "linkscope: --size wants WxH, e.g. 1920x1080\n";
             return 2;
         }
-        window.resize(w, h);
+        o.size = QSize(w, h);
     }
-    std::vector<qint64> rankList;
     if (parser.isSet(ranks)) {
         for (const QString &part : parser.value(ranks).split(QLatin1Char(','), Qt::SkipEmptyParts)) {
             bool ok = false;
@@ -95,138 +109,177 @@ int runGui(int argc, char *argv[])
                 std::cerr << "linkscope: --ranks wants rank numbers separated by commas, e.g. 0,3,5\n";
                 return 2;
             }
-            if (std::find(rankList.begin(), rankList.end(), r) == rankList.end())
-                rankList.push_back(r);
+            if (std::find(o.ranks.begin(), o.ranks.end(), r) == o.ranks.end())
+                o.ranks.push_back(r);
         }
     }
-    const bool jobFolder = parser.positionalArguments().size() == 1 && QFileInfo(parser.positionalArguments().at(0)).isDir();
-    if (!rankList.empty() && !jobFolder) {
+    if (!o.ranks.empty() && !o.jobFolder) {
         std::cerr << "linkscope: --ranks goes with a job's folder\n";
         return 2;
     }
-    window.show();
-    if (!rankList.empty())
-        QObject::connect(window.jobDock(), &ui::JobDock::jobOpened, &window, [&window, rankList, &parser, &screenshot] {
-            ui::JobDock *dock = window.jobDock();
-            for (const qint64 r : rankList)
-                if (!dock->job()->report.rank(r)) {
-                    std::cerr << "linkscope: --ranks: the job in " << dock->job()->folder.toStdString() << " has no rank " << r
-                              << '\n';
-                    if (parser.isSet(screenshot))
-                        QApplication::exit(1);
-                    return;
-                }
-            // As the user does it: the rank clicked in the overview, then Open rank / Show beside.
-            dock->selectRank(rankList.front());
-            dock->openRankButton()->click();
-            for (std::size_t i = 1; i < rankList.size(); ++i) {
-                dock->selectRank(rankList[i]);
-                dock->besideButton()->click();
-            }
+    return std::nullopt;
+}
+
+// --ranks: once the job is open, the first rank opened and the others shown beside it, as the user
+// does it (the rank clicked in the overview, then Open rank / Show beside).
+void openRanksOnceJobOpens(ui::MainWindow &window, const GuiOptions &o)
+{
+    QObject::connect(window.jobDock(), &ui::JobDock::jobOpened, &window,
+                     [&window, rankList = o.ranks, quit = !o.screenshotFile.isEmpty()] {
+                         ui::JobDock *dock = window.jobDock();
+                         for (const qint64 r : rankList)
+                             if (!dock->job()->report.rank(r)) {
+                                 std::cerr << "linkscope: --ranks: the job in " << dock->job()->folder.toStdString()
+                                           << " has no rank " << r << '\n';
+                                 if (quit)
+                                     QApplication::exit(1);
+                                 return;
+                             }
+                         dock->selectRank(rankList.front());
+                         dock->openRankButton()->click();
+                         for (std::size_t i = 1; i < rankList.size(); ++i) {
+                             dock->selectRank(rankList[i]);
+                             dock->besideButton()->click();
+                         }
+                     });
+}
+
+// --screenshot of a job's folder: the window saved once the overview (its prediction, or the ranks
+// asked for) is drawn; the time of the overview's first rank row printed on the way.
+void shootJobWhenDrawn(ui::MainWindow &window, const GuiOptions &o, const QElapsedTimer &clock,
+                       const std::function<void(const char *)> &shoot)
+{
+    if (o.ranks.empty() && o.criticalPath) {
+        // The job's prediction (export, fit, replay) finishes after the overview is drawn.
+        ui::JobPredictor *predictor = window.jobDock()->predictor();
+        QObject::connect(predictor, &ui::JobPredictor::predicted, &window, [shoot, predictor] {
+            // Opening the job first clears the last prediction (no result, no error): not yet.
+            if (!predictor->running() && (predictor->prediction() || !predictor->error().isEmpty()))
+                shoot(predictor->prediction() ? "job overview and its critical path" : "job overview (its prediction failed)");
         });
-    // With --ranks: the requested ranks are all drawn (the first in the main timeline, the rest beside).
-    auto ranksShown = [&window, rankList] {
-        ui::RankPanes *panes = window.rankPanes();
-        if (!window.document() || panes->mainRank() != rankList.front())
-            return false;
-        for (std::size_t i = 1; i < rankList.size(); ++i)
-            if (!panes->pane(rankList[i]) || !panes->pane(rankList[i])->isLoaded())
-                return false;
-        return true;
-    };
-    int exitCode = 0;
-    if (parser.isSet(screenshot)) {
-        const QString file = parser.value(screenshot);
-        auto shot = std::make_shared<bool>(false);
-        auto shoot = [&window, &clock, file, shot](const char *what) {
-            if (*shot)
+    } else if (o.ranks.empty()) {
+        QObject::connect(window.jobDock(), &ui::JobDock::jobOpened, &window, [shoot] { shoot("job overview"); });
+    } else {
+        // The requested ranks are all drawn (the first in the main timeline, the rest beside).
+        auto check = [shoot, &window, rankList = o.ranks] {
+            ui::RankPanes *panes = window.rankPanes();
+            if (!window.document() || panes->mainRank() != rankList.front())
                 return;
-            *shot = true;
-            // After the event loop has drawn the new document once.
-            QTimer::singleShot(0, &window, [&window, &clock, file, what] {
-                window.repaint();
-                const bool saved = window.grab().toImage().save(file);
-                std::cerr << "linkscope: " << what << " drawn after " << clock.elapsed() / 1000.0 << " s; "
-                          << (saved ? "saved " : "could not save ") << file.toStdString() << '\n';
-                QApplication::exit(saved ? 0 : 1);
-            });
-        };
-        if (!jobFolder && parser.isSet(criticalPath))
-            // The prediction is built after the document is shown, in the background.
-            QObject::connect(window.predictionController(), &ui::PredictionController::predicted, &window, [shoot, &window] {
-                if (window.document() && !window.predictionController()->building())
-                    shoot("traces and their critical path");
-            });
-        else if (!jobFolder && parser.isSet(settled)) {
-            ui::CorrectionController *corrections = window.review()->controller();
-            auto check = [shoot, &window, corrections] {
-                if (window.document() && corrections->ready() && !corrections->publishing())
-                    shoot("traces with their sidecar");
-            };
-            QObject::connect(corrections, &ui::CorrectionController::sidecarChanged, &window, check);
-            QObject::connect(corrections, &ui::CorrectionController::published, &window, check);
-            // A load's sidecar is applied before its document is shown (MainWindow::pairOpened).
-            QObject::connect(&window, &ui::MainWindow::documentChanged, &window, check);
-        } else if (!jobFolder)
-            QObject::connect(&window, &ui::MainWindow::documentChanged, &window, [shoot] { shoot("traces"); });
-        QObject::connect(&window, &ui::MainWindow::loadFailed, &window, [](const QString &message) {
-            std::cerr << "linkscope: " << message.toStdString() << '\n';
-            QApplication::exit(1);
-        });
-        const QStringList args = parser.positionalArguments();
-        if (args.size() == 1 && QFileInfo(args.at(0)).isDir()) {
-            if (rankList.empty() && parser.isSet(criticalPath)) {
-                // The job's prediction (export, fit, replay) finishes after the overview is drawn.
-                ui::JobPredictor *predictor = window.jobDock()->predictor();
-                QObject::connect(predictor, &ui::JobPredictor::predicted, &window, [shoot, predictor] {
-                    // Opening the job first clears the last prediction (no result, no error): not yet.
-                    if (!predictor->running() && (predictor->prediction() || !predictor->error().isEmpty()))
-                        shoot(predictor->prediction() ? "job overview and its critical path"
-                                                      : "job overview (its prediction failed)");
-                });
-            } else if (rankList.empty()) {
-                QObject::connect(window.jobDock(), &ui::JobDock::jobOpened, &window, [shoot] { shoot("job overview"); });
-            } else {
-                auto check = [shoot, ranksShown] {
-                    if (ranksShown())
-                        shoot("job overview and ranks");
-                };
-                QObject::connect(&window, &ui::MainWindow::documentChanged, &window, check);
-                QObject::connect(window.rankPanes(), &ui::RankPanes::panesChanged, &window, check);
-            }
-            QObject::connect(window.jobDock(), &ui::JobDock::failed, &window, [](const QString &message) {
-                std::cerr << "linkscope: " << message.toStdString() << '\n';
-                QApplication::exit(1);
-            });
-            // When the overview's first rank row appeared (bench/gui-job-open.sh reads it): rows
-            // come as ranks finish, long before the job is whole.
-            auto *firstRow = new QTimer(&window);
-            firstRow->setInterval(5);
-            QObject::connect(firstRow, &QTimer::timeout, &window, [firstRow, &window, &clock] {
-                if (window.jobDock()->overview()->rowCount() == 0)
+            for (std::size_t i = 1; i < rankList.size(); ++i)
+                if (!panes->pane(rankList[i]) || !panes->pane(rankList[i])->isLoaded())
                     return;
-                firstRow->stop();
-                std::cerr << "linkscope: first rank row after " << clock.elapsed() / 1000.0 << " s\n";
-            });
-            firstRow->start();
-        }
+            shoot("job overview and ranks");
+        };
+        QObject::connect(&window, &ui::MainWindow::documentChanged, &window, check);
+        QObject::connect(window.rankPanes(), &ui::RankPanes::panesChanged, &window, check);
     }
-    if (parser.isSet(criticalPath)) {
+    QObject::connect(window.jobDock(), &ui::JobDock::failed, &window, [](const QString &message) {
+        std::cerr << "linkscope: " << message.toStdString() << '\n';
+        QApplication::exit(1);
+    });
+    // When the overview's first rank row appeared (bench/gui-job-open.sh reads it): rows
+    // come as ranks finish, long before the job is whole.
+    auto *firstRow = new QTimer(&window);
+    firstRow->setInterval(5);
+    QObject::connect(firstRow, &QTimer::timeout, &window, [firstRow, &window, &clock] {
+        if (window.jobDock()->overview()->rowCount() == 0)
+            return;
+        firstRow->stop();
+        std::cerr << "linkscope: first rank row after " << clock.elapsed() / 1000.0 << " s\n";
+    });
+    firstRow->start();
+}
+
+// --screenshot: the window saved as PNG once what was opened is drawn (with its critical path, or
+// its sidecar applied, when asked), the time it took printed, and the application quit.
+void shootWhenDrawn(ui::MainWindow &window, const GuiOptions &o, const QElapsedTimer &clock)
+{
+    auto shot = std::make_shared<bool>(false);
+    const std::function<void(const char *)> shoot = [&window, &clock, file = o.screenshotFile, shot](const char *what) {
+        if (*shot)
+            return;
+        *shot = true;
+        // After the event loop has drawn the new document once.
+        QTimer::singleShot(0, &window, [&window, &clock, file, what] {
+            window.repaint();
+            const bool saved = window.grab().toImage().save(file);
+            std::cerr << "linkscope: " << what << " drawn after " << clock.elapsed() / 1000.0 << " s; "
+                      << (saved ? "saved " : "could not save ") << file.toStdString() << '\n';
+            QApplication::exit(saved ? 0 : 1);
+        });
+    };
+    if (!o.jobFolder && o.criticalPath)
+        // The prediction is built after the document is shown, in the background.
+        QObject::connect(window.predictionController(), &ui::PredictionController::predicted, &window, [shoot, &window] {
+            if (window.document() && !window.predictionController()->building())
+                shoot("traces and their critical path");
+        });
+    else if (!o.jobFolder && o.settled) {
+        ui::CorrectionController *corrections = window.review()->controller();
+        auto check = [shoot, &window, corrections] {
+            if (window.document() && corrections->ready() && !corrections->publishing())
+                shoot("traces with their sidecar");
+        };
+        QObject::connect(corrections, &ui::CorrectionController::sidecarChanged, &window, check);
+        QObject::connect(corrections, &ui::CorrectionController::published, &window, check);
+        // A load's sidecar is applied before its document is shown (MainWindow::pairOpened).
+        QObject::connect(&window, &ui::MainWindow::documentChanged, &window, check);
+    } else if (!o.jobFolder)
+        QObject::connect(&window, &ui::MainWindow::documentChanged, &window, [shoot] { shoot("traces"); });
+    QObject::connect(&window, &ui::MainWindow::loadFailed, &window, [](const QString &message) {
+        std::cerr << "linkscope: " << message.toStdString() << '\n';
+        QApplication::exit(1);
+    });
+    if (o.jobFolder)
+        shootJobWhenDrawn(window, o, clock, shoot);
+}
+
+// --critical-path and --summary: the docks they name shown.
+void showRequestedDocks(ui::MainWindow &window, const GuiOptions &o)
+{
+    if (o.criticalPath) {
         window.predictDock()->criticalPathAction()->setChecked(true);
         window.predictDock()->show();
         window.predictDock()->raise();
         // Details stays above it, shorter: the dock's path, top ops and what-ifs get the height.
         window.resizeDocks({window.detailsDock()}, {std::max(150, window.height() / 6)}, Qt::Vertical);
     }
-    if (parser.isSet(summaryDock))
+    if (o.summary)
         if (auto *dock = window.findChild<ui::SummaryDock *>()) {
             dock->show();
             dock->raise();
         }
-    const QStringList files = parser.positionalArguments();
+}
+
+} // namespace
+
+int runGui(int argc, char *argv[])
+{
+    QApplication app(argc, argv);
+    QApplication::setApplicationName(QStringLiteral("Linkscope"));
+    QApplication::setOrganizationName(QStringLiteral("Linkscope"));
+    QApplication::setApplicationVersion(QStringLiteral(LINKSCOPE_VERSION));
+    QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/linkscope.svg")));
+
+    GuiOptions o;
+    if (const std::optional<int> status = parseGuiOptions(app, o))
+        return *status;
+
+    QElapsedTimer clock;
+    clock.start();
+    ui::MainWindow window;
+    if (o.size.isValid())
+        window.resize(o.size);
+    window.show();
+    if (!o.ranks.empty())
+        openRanksOnceJobOpens(window, o);
+    if (!o.screenshotFile.isEmpty())
+        shootWhenDrawn(window, o, clock);
+    showRequestedDocks(window, o);
+    const QStringList &files = o.files;
     if (files.size() == 2)
         window.openPair(files.at(0), files.at(1));
-    else if (files.size() == 1 && QFileInfo(files.at(0)).isDir())
+    else if (o.jobFolder)
         window.openJob(files.at(0));
     else if (files.size() == 1)
         window.openDevice(files.at(0));
@@ -234,8 +287,7 @@ int runGui(int argc, char *argv[])
         std::cerr << "linkscope: expected at most two trace files, got " << files.size() << '\n';
         return 2;
     }
-    exitCode = app.exec();
-    return exitCode;
+    return app.exec();
 }
 
 } // namespace linkscope::app
