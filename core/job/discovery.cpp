@@ -112,185 +112,230 @@ std::string unrecognisedFile(const std::string &path)
     return head.empty() ? "empty, not a host ET or Kineto trace" : "not a host ET or Kineto trace (unrecognised content)";
 }
 
-} // namespace
+// One discovery: the files listed, each claimed by a rank as its host ET or Kineto trace (or
+// skipped, or an error), the conflicts between claims found, then the ranks assembled and the
+// missing ones counted.
+class JobDiscovery {
+public:
+    explicit JobDiscovery(const std::function<bool(std::int64_t)> &wanted) : wanted_(wanted) { }
 
-JobLayout discoverJob(const std::vector<std::string> &inputs, const std::function<bool(std::int64_t)> &wanted)
-{
-    JobLayout layout;
-    std::vector<std::string> files;
-    for (const std::string &input : inputs) {
-        std::error_code ec;
-        if (fs::is_directory(input, ec)) {
-            std::vector<std::string> here;
-            for (const auto &entry : fs::directory_iterator(input, ec))
-                if (entry.is_regular_file(ec))
-                    here.push_back(entry.path().string());
-            std::sort(here.begin(), here.end());
-            files.insert(files.end(), here.begin(), here.end());
-        } else if (fs::exists(input, ec)) {
-            files.push_back(input);
-        } else {
-            layout.errors.push_back(input + ": no such file or folder");
-        }
+    JobLayout run(const std::vector<std::string> &inputs)
+    {
+        for (const std::string &path : listFiles(inputs))
+            claim(path);
+        findConflicts();
+        assemble();
+        countMissing();
+        return std::move(layout_);
     }
 
+private:
     struct Claim {
         std::string path;
         const InputFormat *format = nullptr;
         std::int64_t nameRank = -1;
         KinetoHeader header;
     };
-    std::map<std::int64_t, std::vector<Claim>> hosts, devices;
-    std::map<std::int64_t, std::vector<std::string>> skippedOf; // by the rank in the name: named when that rank lacks a file
-    for (const std::string &path : files) {
+
+    // The files given and those in the folders given (each folder's sorted by name).
+    std::vector<std::string> listFiles(const std::vector<std::string> &inputs)
+    {
+        std::vector<std::string> files;
+        for (const std::string &input : inputs) {
+            std::error_code ec;
+            if (fs::is_directory(input, ec)) {
+                std::vector<std::string> here;
+                for (const auto &entry : fs::directory_iterator(input, ec))
+                    if (entry.is_regular_file(ec))
+                        here.push_back(entry.path().string());
+                std::sort(here.begin(), here.end());
+                files.insert(files.end(), here.begin(), here.end());
+            } else if (fs::exists(input, ec)) {
+                files.push_back(input);
+            } else {
+                layout_.errors.push_back(input + ": no such file or folder");
+            }
+        }
+        return files;
+    }
+
+    // The file as a rank's host ET or Kineto trace, or skipped (with why), or an error.
+    void claim(const std::string &path)
+    {
         const std::string name = fs::path(path).filename().string();
         // Our own outputs and sidecars, in case the job's output folder is its input folder.
         if (name.find(".linkscope.json") != std::string::npos || name.ends_with(".et") || name.ends_with(".et.gz")
             || name.ends_with(".summary.json") || name == "comm_group.json" || name == "job-report.json") {
-            layout.skipped.push_back(path + ": a Linkscope output or sidecar");
-            continue;
+            layout_.skipped.push_back(path + ": a Linkscope output or sidecar");
+            return;
         }
         const std::optional<std::int64_t> nameRank = rankFromFileName(name);
         if (nameRank && !plausibleRank(*nameRank)) {
             const bool huge = *nameRank == std::numeric_limits<std::int64_t>::max();
-            layout.skipped.push_back(path + ": the rank " + (huge ? std::string("number") : std::to_string(*nameRank))
-                                     + " in its name is beyond " + std::to_string(kMaxRank)
-                                     + ", the largest rank a job may have");
-            continue;
+            layout_.skipped.push_back(path + ": the rank " + (huge ? std::string("number") : std::to_string(*nameRank))
+                                      + " in its name is beyond " + std::to_string(kMaxRank)
+                                      + ", the largest rank a job may have");
+            return;
         }
-        if (wanted && nameRank && !wanted(*nameRank))
-            continue;
+        if (wanted_ && nameRank && !wanted_(*nameRank))
+            return;
         const InputFormat *format = nullptr;
         try {
             format = detectInputFormat(path);
         } catch (const std::exception &e) {
-            layout.errors.push_back(e.what());
-            continue;
+            layout_.errors.push_back(e.what());
+            return;
         }
         if (!format || (format->role != TraceRole::Host && format->role != TraceRole::Device)) {
             std::string what = format ? format->kind + ", not a host ET or Kineto trace" : unrecognisedFile(path);
-            layout.skipped.push_back(path + ": " + what);
+            layout_.skipped.push_back(path + ": " + what);
             if (nameRank)
-                skippedOf[*nameRank].push_back(path);
-            continue;
+                skippedOf_[*nameRank].push_back(path);
+            return;
         }
         Claim c;
         c.path = path;
         c.format = format;
         c.nameRank = nameRank.value_or(-1);
-        if (format->role == TraceRole::Device) {
-            c.header = peekKinetoHeader(path);
-            if (c.nameRank < 0 && c.header.rank >= 0 && !plausibleRank(c.header.rank)) {
-                layout.skipped.push_back(path + ": its distributedInfo.rank " + std::to_string(c.header.rank) + " is beyond "
-                                         + std::to_string(kMaxRank) + ", the largest rank a job may have");
-                continue;
-            }
-            // An implausible world size is not a size: the report's implausible_world_size finding
-            // names it (buildJobReport), nothing here counts up to it.
-            if (plausibleWorldSize(c.header.worldSize))
-                layout.worldSize = std::max(layout.worldSize, c.header.worldSize);
-            std::int64_t rank = c.nameRank >= 0 ? c.nameRank : c.header.rank;
-            if (rank < 0) {
-                layout.errors.push_back(path + ": cannot tell its rank (no rank number in the name, no distributedInfo.rank)");
-                continue;
-            }
-            if (wanted && !wanted(rank))
-                continue;
-            devices[rank].push_back(std::move(c));
-        } else {
-            if (c.nameRank < 0) {
-                layout.errors.push_back(path + ": cannot tell the rank of this host ET (no rank number in its name)");
-                continue;
-            }
-            hosts[c.nameRank].push_back(std::move(c));
-        }
+        if (format->role == TraceRole::Device)
+            claimDevice(std::move(c));
+        else if (c.nameRank < 0)
+            layout_.errors.push_back(path + ": cannot tell the rank of this host ET (no rank number in its name)");
+        else
+            hosts_[c.nameRank].push_back(std::move(c));
     }
 
-    // The rank each Kineto trace declares, for naming the other side of a conflict.
-    std::map<std::int64_t, std::vector<std::string>> declaredBy;
-    for (const auto &[rank, claims] : devices)
-        for (const Claim &c : claims)
-            if (c.header.rank >= 0)
-                declaredBy[c.header.rank].push_back(c.path);
+    // A Kineto trace: its rank from its name, else from its distributedInfo; the job's world size.
+    void claimDevice(Claim c)
+    {
+        c.header = peekKinetoHeader(c.path);
+        if (c.nameRank < 0 && c.header.rank >= 0 && !plausibleRank(c.header.rank)) {
+            layout_.skipped.push_back(c.path + ": its distributedInfo.rank " + std::to_string(c.header.rank) + " is beyond "
+                                      + std::to_string(kMaxRank) + ", the largest rank a job may have");
+            return;
+        }
+        // An implausible world size is not a size: the report's implausible_world_size finding
+        // names it (buildJobReport), nothing here counts up to it.
+        if (plausibleWorldSize(c.header.worldSize))
+            layout_.worldSize = std::max(layout_.worldSize, c.header.worldSize);
+        const std::int64_t rank = c.nameRank >= 0 ? c.nameRank : c.header.rank;
+        if (rank < 0) {
+            layout_.errors.push_back(c.path + ": cannot tell its rank (no rank number in the name, no distributedInfo.rank)");
+            return;
+        }
+        if (wanted_ && !wanted_(rank))
+            return;
+        devices_[rank].push_back(std::move(c));
+    }
 
-    std::set<std::int64_t> conflicted;
-    for (const auto &[rank, claims] : devices) {
-        if (claims.size() > 1) {
-            std::string t = "rank " + std::to_string(rank) + " has more than one Kineto trace:";
+    // Ranks claimed twice, and Kineto traces whose name and distributedInfo disagree.
+    void findConflicts()
+    {
+        // The rank each Kineto trace declares, for naming the other side of a conflict.
+        std::map<std::int64_t, std::vector<std::string>> declaredBy;
+        for (const auto &[rank, claims] : devices_)
             for (const Claim &c : claims)
-                t += " " + c.path;
-            layout.errors.push_back(t);
-            conflicted.insert(rank);
-        }
-        for (const Claim &c : claims) {
-            if (c.nameRank < 0 || c.header.rank < 0 || c.header.rank == c.nameRank)
-                continue;
-            std::string t = c.path + ": its name says rank " + std::to_string(c.nameRank) + " but its distributedInfo.rank is "
-                            + std::to_string(c.header.rank);
-            for (const std::string &other : declaredBy[c.header.rank])
-                if (other != c.path)
-                    t += "; " + other + " is rank " + std::to_string(c.header.rank) + " too";
-            layout.errors.push_back(t);
-            conflicted.insert(rank);
-        }
-    }
-    for (const auto &[rank, claims] : hosts)
-        if (claims.size() > 1) {
-            std::string t = "rank " + std::to_string(rank) + " has more than one host ET:";
-            for (const Claim &c : claims)
-                t += " " + c.path;
-            layout.errors.push_back(t);
-            conflicted.insert(rank);
-        }
+                if (c.header.rank >= 0)
+                    declaredBy[c.header.rank].push_back(c.path);
 
-    std::set<std::int64_t> ranks;
-    for (const auto &[rank, claims] : devices)
-        ranks.insert(rank);
-    for (const auto &[rank, claims] : hosts)
-        ranks.insert(rank);
-    for (std::int64_t rank : ranks) {
-        if (conflicted.count(rank))
-            continue;
-        RankFiles rf;
-        rf.rank = rank;
-        if (auto it = hosts.find(rank); it != hosts.end()) {
-            rf.host = it->second.front().path;
-            rf.hostFormat = it->second.front().format;
+        for (const auto &[rank, claims] : devices_) {
+            if (claims.size() > 1) {
+                std::string t = "rank " + std::to_string(rank) + " has more than one Kineto trace:";
+                for (const Claim &c : claims)
+                    t += " " + c.path;
+                layout_.errors.push_back(t);
+                conflicted_.insert(rank);
+            }
+            for (const Claim &c : claims) {
+                if (c.nameRank < 0 || c.header.rank < 0 || c.header.rank == c.nameRank)
+                    continue;
+                std::string t = c.path + ": its name says rank " + std::to_string(c.nameRank)
+                                + " but its distributedInfo.rank is " + std::to_string(c.header.rank);
+                for (const std::string &other : declaredBy[c.header.rank])
+                    if (other != c.path)
+                        t += "; " + other + " is rank " + std::to_string(c.header.rank) + " too";
+                layout_.errors.push_back(t);
+                conflicted_.insert(rank);
+            }
         }
-        if (auto it = devices.find(rank); it != devices.end()) {
-            rf.device = it->second.front().path;
-            rf.deviceFormat = it->second.front().format;
-            rf.declaredRank = it->second.front().header.rank;
-            rf.worldSize = it->second.front().header.worldSize;
+        for (const auto &[rank, claims] : hosts_)
+            if (claims.size() > 1) {
+                std::string t = "rank " + std::to_string(rank) + " has more than one host ET:";
+                for (const Claim &c : claims)
+                    t += " " + c.path;
+                layout_.errors.push_back(t);
+                conflicted_.insert(rank);
+            }
+    }
+
+    // Each rank without a conflict: its files, or an error when it has a host ET alone.
+    void assemble()
+    {
+        for (const auto &[rank, claims] : devices_)
+            ranks_.insert(rank);
+        for (const auto &[rank, claims] : hosts_)
+            ranks_.insert(rank);
+        for (std::int64_t rank : ranks_) {
+            if (conflicted_.count(rank))
+                continue;
+            RankFiles rf;
+            rf.rank = rank;
+            if (auto it = hosts_.find(rank); it != hosts_.end()) {
+                rf.host = it->second.front().path;
+                rf.hostFormat = it->second.front().format;
+            }
+            if (auto it = devices_.find(rank); it != devices_.end()) {
+                rf.device = it->second.front().path;
+                rf.deviceFormat = it->second.front().format;
+                rf.declaredRank = it->second.front().header.rank;
+                rf.worldSize = it->second.front().header.worldSize;
+            }
+            if (rf.device.empty()) {
+                std::string t = rf.host + ": host ET of rank " + std::to_string(rank) + " has no Kineto trace beside it";
+                if (auto it = skippedOf_.find(rank); it != skippedOf_.end())
+                    for (const std::string &path : it->second)
+                        t += " (" + path + " was skipped: see above)";
+                layout_.errors.push_back(t);
+                continue;
+            }
+            layout_.ranks.push_back(std::move(rf));
         }
-        if (rf.device.empty()) {
-            std::string t = rf.host + ": host ET of rank " + std::to_string(rank) + " has no Kineto trace beside it";
-            if (auto it = skippedOf.find(rank); it != skippedOf.end())
-                for (const std::string &path : it->second)
-                    t += " (" + path + " was skipped: see above)";
-            layout.errors.push_back(t);
-            continue;
+    }
+
+    // Ranks beyond the world size, and the ranks up to it (or to the largest found) with no files.
+    void countMissing()
+    {
+        if (layout_.worldSize > 0) {
+            for (std::int64_t r : ranks_)
+                if (r >= layout_.worldSize)
+                    layout_.errors.push_back("rank " + std::to_string(r) + " is outside the world size "
+                                             + std::to_string(layout_.worldSize));
         }
-        layout.ranks.push_back(std::move(rf));
+        // Both bounds are at most kMaxWorldSize (plausible world sizes, plausible ranks).
+        const std::int64_t upTo = layout_.worldSize > 0 ? layout_.worldSize : (ranks_.empty() ? 0 : *ranks_.rbegin() + 1);
+        layout_.missing = missingRankRanges(ranks_, upTo);
+        if (wanted_) {
+            std::vector<std::int64_t> kept;
+            for (const RankRange &range : layout_.missing)
+                for (std::int64_t r = range.first; r <= range.last; ++r)
+                    if (wanted_(r))
+                        kept.push_back(r);
+            layout_.missing = rankRanges(kept);
+        }
     }
-    if (layout.worldSize > 0) {
-        for (std::int64_t r : ranks)
-            if (r >= layout.worldSize)
-                layout.errors.push_back("rank " + std::to_string(r) + " is outside the world size "
-                                        + std::to_string(layout.worldSize));
-    }
-    // Both bounds are at most kMaxWorldSize (plausible world sizes, plausible ranks).
-    const std::int64_t upTo = layout.worldSize > 0 ? layout.worldSize : (ranks.empty() ? 0 : *ranks.rbegin() + 1);
-    layout.missing = missingRankRanges(ranks, upTo);
-    if (wanted) {
-        std::vector<std::int64_t> kept;
-        for (const RankRange &range : layout.missing)
-            for (std::int64_t r = range.first; r <= range.last; ++r)
-                if (wanted(r))
-                    kept.push_back(r);
-        layout.missing = rankRanges(kept);
-    }
-    return layout;
+
+    const std::function<bool(std::int64_t)> &wanted_;
+    JobLayout layout_;
+    std::map<std::int64_t, std::vector<Claim>> hosts_, devices_;
+    std::map<std::int64_t, std::vector<std::string>> skippedOf_; // by the rank in the name: named when that rank lacks a file
+    std::set<std::int64_t> conflicted_, ranks_;
+};
+
+} // namespace
+
+JobLayout discoverJob(const std::vector<std::string> &inputs, const std::function<bool(std::int64_t)> &wanted)
+{
+    return JobDiscovery(wanted).run(inputs);
 }
 
 } // namespace linkscope::core::job
