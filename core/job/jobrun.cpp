@@ -278,18 +278,17 @@ JobFinding missingRankFinding(const std::set<std::int64_t> &present, const std::
     return f;
 }
 
-} // namespace
-
-JobReport buildJobReport(std::vector<RankSummary> summaries, std::int64_t worldSizeHint)
+// The summaries in rank order, each rank once: a rank given twice keeps its first summary and is a
+// duplicate_rank finding.
+std::vector<RankSummary> uniqueRanks(std::vector<RankSummary> summaries, std::vector<JobFinding> &findings)
 {
-    JobReport r;
     std::stable_sort(summaries.begin(), summaries.end(),
                      [](const RankSummary &a, const RankSummary &b) { return a.rank < b.rank; });
-    std::vector<JobFinding> findings;
+    std::vector<RankSummary> ranks;
     for (std::size_t i = 0; i < summaries.size(); ++i) {
-        if (!r.ranks.empty() && r.ranks.back().rank == summaries[i].rank) {
+        if (!ranks.empty() && ranks.back().rank == summaries[i].rank) {
             // Name the summaries when they were read from files (a merge), else the traces.
-            const RankSummary &a = r.ranks.back(), &b = summaries[i];
+            const RankSummary &a = ranks.back(), &b = summaries[i];
             const bool files = !a.file.empty() && !b.file.empty();
             std::string what = files ? a.file + " and " + b.file : a.device + " and " + b.device;
             if (files)
@@ -302,13 +301,20 @@ JobReport buildJobReport(std::vector<RankSummary> summaries, std::int64_t worldS
                                 "rank " + std::to_string(b.rank) + " appears twice: " + what + " (the first is used)"});
             continue;
         }
-        r.ranks.push_back(std::move(summaries[i]));
+        ranks.push_back(std::move(summaries[i]));
     }
+    return ranks;
+}
+
+// The job's world size: the largest plausible one declared (or the hint); an implausible one, and
+// ranks that disagree, are findings.
+std::int64_t jobWorldSize(const std::vector<RankSummary> &ranks, std::int64_t worldSizeHint, std::vector<JobFinding> &findings)
+{
     // A world size beyond kMaxWorldSize is a finding, not a size: nothing counts up to it.
-    r.worldSize = plausibleWorldSize(worldSizeHint) ? worldSizeHint : -1;
-    for (const RankSummary &s : r.ranks) {
+    std::int64_t worldSize = plausibleWorldSize(worldSizeHint) ? worldSizeHint : -1;
+    for (const RankSummary &s : ranks) {
         if (plausibleWorldSize(s.worldSize)) {
-            r.worldSize = std::max(r.worldSize, s.worldSize);
+            worldSize = std::max(worldSize, s.worldSize);
             continue;
         }
         // Who says so: the summary read (a merge: it may have been edited since the trace was read),
@@ -330,31 +336,33 @@ JobReport buildJobReport(std::vector<RankSummary> summaries, std::int64_t worldS
     // Ranks that disagree on the world size: the largest is used, and the disagreement is a finding
     // (one trace of another job, or a header written wrong, would otherwise decide it unseen).
     std::map<std::int64_t, std::vector<std::int64_t>> byWorldSize; // declared size -> ranks
-    for (const RankSummary &s : r.ranks)
+    for (const RankSummary &s : ranks)
         if (s.worldSize > 0 && plausibleWorldSize(s.worldSize))
             byWorldSize[s.worldSize].push_back(s.rank);
     if (byWorldSize.size() > 1) {
         JobFinding f{"world_size_conflict", Severity::Error, "", -1, {}, "the ranks declare different world sizes: "};
         bool first = true;
-        for (const auto &[size, ranks] : byWorldSize) {
-            const std::vector<RankRange> ranges = rankRanges(ranks);
-            f.message += std::string(first ? "" : "; ") + std::to_string(size) + " (" + (ranks.size() == 1 ? "rank " : "ranks ")
-                         + rankRangeText(ranges) + ")";
+        for (const auto &[size, declaring] : byWorldSize) {
+            const std::vector<RankRange> ranges = rankRanges(declaring);
+            f.message += std::string(first ? "" : "; ") + std::to_string(size) + " ("
+                         + (declaring.size() == 1 ? "rank " : "ranks ") + rankRangeText(ranges) + ")";
             first = false;
             // The ranks of the sizes fewer ranks declare: the odd ones out (all of them when tied).
-            if (ranks.size() * 2 <= r.ranks.size())
-                f.ranks.insert(f.ranks.end(), ranks.begin(), ranks.end());
+            if (declaring.size() * 2 <= ranks.size())
+                f.ranks.insert(f.ranks.end(), declaring.begin(), declaring.end());
         }
         if (f.ranks.size() > kListedRanks)
             f.ranks.resize(kListedRanks);
         std::sort(f.ranks.begin(), f.ranks.end());
-        f.message += "; the largest, " + std::to_string(r.worldSize) + ", is used";
+        f.message += "; the largest, " + std::to_string(worldSize) + ", is used";
         findings.push_back(std::move(f));
     }
+    return worldSize;
+}
 
-    std::set<std::int64_t> present;
-    for (const RankSummary &s : r.ranks)
-        present.insert(s.rank);
+// Ranks of the world size with no trace files, and ranks whose summary could not be used.
+void rankPresenceFindings(const JobReport &r, const std::set<std::int64_t> &present, std::vector<JobFinding> &findings)
+{
     if (const std::vector<RankRange> missing = missingRankRanges(present, r.worldSize); !missing.empty()) {
         const std::int64_t count = rankCount(missing);
         JobFinding f{"missing_rank",
@@ -377,8 +385,14 @@ JobReport buildJobReport(std::vector<RankSummary> summaries, std::int64_t worldS
         else if (!s.stale.empty())
             findings.push_back(
                 {"stale_summary", Severity::Error, "", -1, {s.rank}, "rank " + std::to_string(s.rank) + ": " + s.stale});
+}
 
-    CheckInput input;
+// The job's process groups: those the ranks declare, merged (conflicts are findings), the default
+// group when no trace declares it, and groups only named by calls with their issuers as members;
+// sorted by their comm_group.json id (ids that collide are findings). Fills `input`'s calls, groups
+// and default group.
+void jobGroups(JobReport &r, const std::set<std::int64_t> &present, CheckInput &input, std::vector<JobFinding> &findings)
+{
     std::map<std::int64_t, std::vector<ProcessGroup>> byRank;
     for (const RankSummary &s : r.ranks) {
         if (!s.error.empty() || !s.stale.empty())
@@ -434,6 +448,22 @@ JobReport buildJobReport(std::vector<RankSummary> summaries, std::int64_t worldS
                             "process groups '" + a + "' and '" + b + "' map to the same id " + std::to_string(processGroupId(a))
                                 + " in comm_group.json"});
     input.groups = r.groups;
+}
+
+} // namespace
+
+JobReport buildJobReport(std::vector<RankSummary> summaries, std::int64_t worldSizeHint)
+{
+    JobReport r;
+    std::vector<JobFinding> findings;
+    r.ranks = uniqueRanks(std::move(summaries), findings);
+    r.worldSize = jobWorldSize(r.ranks, worldSizeHint, findings);
+    std::set<std::int64_t> present;
+    for (const RankSummary &s : r.ranks)
+        present.insert(s.rank);
+    rankPresenceFindings(r, present, findings);
+    CheckInput input;
+    jobGroups(r, present, input, findings);
 
     const CheckResult check = checkCollectives(input);
     findings.insert(findings.end(), check.findings.begin(), check.findings.end());
