@@ -2,13 +2,17 @@
 
 #include "gen/tracegenerator.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <iterator>
+#include <limits>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -104,16 +108,51 @@ bool parsePositive(const char *text, double &value)
     return end && *end == '\0' && end != text && std::isfinite(value) && value > 0;
 }
 
-} // namespace
-
-int main(int argc, char **argv)
-{
-    using namespace linkscope::gen;
-    GeneratorOptions options;
+// What the command line asks for.
+struct GenArgs {
+    linkscope::gen::GeneratorOptions options;
     std::vector<std::string> paths;
     std::string outDir;
     bool jobTruth = false;
     int jobThreads = 1;
+};
+
+// An integer option: its range and what it sets.
+struct IntOption {
+    const char *name;
+    long long min, max;
+    const char *wants;
+    void (*set)(GenArgs &, long long);
+};
+
+constexpr long long kNoMax = std::numeric_limits<long long>::max();
+
+const IntOption kIntOptions[] = {
+    {"--steps", 1, kNoMax, "a positive integer", [](GenArgs &a, long long n) { a.options.steps = static_cast<int>(n); }},
+    {"--target-events", 1, kNoMax, "a positive integer",
+     [](GenArgs &a, long long n) { a.options.targetKinetoEvents = static_cast<std::uint64_t>(n); }},
+    {"--seed", 0, kNoMax, "a non-negative integer",
+     [](GenArgs &a, long long n) { a.options.seed = static_cast<std::uint64_t>(n); }},
+    {"--devices", 1, 2, "1 or 2", [](GenArgs &a, long long n) { a.options.devices = static_cast<int>(n); }},
+    {"--layers", 1, 1000, "1..1000", [](GenArgs &a, long long n) { a.options.layers = static_cast<int>(n); }},
+    {"--pid", 1, kNoMax, "a positive integer", [](GenArgs &a, long long n) { a.options.pid = n; }},
+    {"--missing-host-nodes", 0, 100, "0..100",
+     [](GenArgs &a, long long n) { a.options.missingHostNodePercent = static_cast<int>(n); }},
+    {"--ranks", 1, 65536, "1..65536",
+     [](GenArgs &a, long long n) {
+         a.options.worldSize = static_cast<int>(n);
+         a.options.rank = 0;
+     }},
+    {"--tp", 1, kNoMax, "a positive integer", [](GenArgs &a, long long n) { a.options.tensorParallel = static_cast<int>(n); }},
+    {"--straggler", 0, kNoMax, "a rank", [](GenArgs &a, long long n) { a.options.straggler = static_cast<int>(n); }},
+    {"--jobs", 1, 256, "1..256", [](GenArgs &a, long long n) { a.jobThreads = static_cast<int>(n); }},
+};
+
+// Reads the arguments into `a`; an exit status when the command ends here (--help, a usage error).
+std::optional<int> parseGenArgs(int argc, char **argv, GenArgs &a)
+{
+    using namespace linkscope::gen;
+    GeneratorOptions &options = a.options;
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
         auto value = [&](const char *name) -> const char * {
@@ -123,78 +162,25 @@ int main(int argc, char **argv)
             }
             return argv[++i];
         };
-        long long n = 0;
-        if (arg == "-h" || arg == "--help") {
-            usage(std::cout);
-            return 0;
-        } else if (arg == "--steps") {
-            if (!parseInt(value("--steps"), n) || n < 1) {
-                std::cerr << "linkscope-gen: --steps wants a positive integer\n";
+        const auto integer = std::find_if(std::begin(kIntOptions), std::end(kIntOptions),
+                                          [&](const IntOption &o) { return arg == o.name; });
+        if (integer != std::end(kIntOptions)) {
+            long long n = 0;
+            if (!parseInt(value(integer->name), n) || n < integer->min || n > integer->max) {
+                std::cerr << "linkscope-gen: " << integer->name << " wants " << integer->wants << "\n";
                 return 2;
             }
-            options.steps = static_cast<int>(n);
+            integer->set(a, n);
+        } else if (arg == "-h" || arg == "--help") {
+            usage(std::cout);
+            return 0;
         } else if (arg == "--target-bytes") {
             if (!parseByteSize(value("--target-bytes"), options.targetKinetoBytes)) {
                 std::cerr << "linkscope-gen: --target-bytes wants a size such as 1G, 200M, 64k\n";
                 return 2;
             }
-        } else if (arg == "--target-events") {
-            if (!parseInt(value("--target-events"), n) || n < 1) {
-                std::cerr << "linkscope-gen: --target-events wants a positive integer\n";
-                return 2;
-            }
-            options.targetKinetoEvents = static_cast<std::uint64_t>(n);
-        } else if (arg == "--seed") {
-            if (!parseInt(value("--seed"), n) || n < 0) {
-                std::cerr << "linkscope-gen: --seed wants a non-negative integer\n";
-                return 2;
-            }
-            options.seed = static_cast<std::uint64_t>(n);
-        } else if (arg == "--devices") {
-            if (!parseInt(value("--devices"), n) || n < 1 || n > 2) {
-                std::cerr << "linkscope-gen: --devices wants 1 or 2\n";
-                return 2;
-            }
-            options.devices = static_cast<int>(n);
-        } else if (arg == "--layers") {
-            if (!parseInt(value("--layers"), n) || n < 1 || n > 1000) {
-                std::cerr << "linkscope-gen: --layers wants 1..1000\n";
-                return 2;
-            }
-            options.layers = static_cast<int>(n);
-        } else if (arg == "--pid") {
-            if (!parseInt(value("--pid"), n) || n < 1) {
-                std::cerr << "linkscope-gen: --pid wants a positive integer\n";
-                return 2;
-            }
-            options.pid = n;
-        } else if (arg == "--missing-host-nodes") {
-            if (!parseInt(value("--missing-host-nodes"), n) || n < 0 || n > 100) {
-                std::cerr << "linkscope-gen: --missing-host-nodes wants 0..100\n";
-                return 2;
-            }
-            options.missingHostNodePercent = static_cast<int>(n);
-        } else if (arg == "--ranks") {
-            if (!parseInt(value("--ranks"), n) || n < 1 || n > 65536) {
-                std::cerr << "linkscope-gen: --ranks wants 1..65536\n";
-                return 2;
-            }
-            options.worldSize = static_cast<int>(n);
-            options.rank = 0;
         } else if (arg == "--out-dir") {
-            outDir = value("--out-dir");
-        } else if (arg == "--tp") {
-            if (!parseInt(value("--tp"), n) || n < 1) {
-                std::cerr << "linkscope-gen: --tp wants a positive integer\n";
-                return 2;
-            }
-            options.tensorParallel = static_cast<int>(n);
-        } else if (arg == "--straggler") {
-            if (!parseInt(value("--straggler"), n) || n < 0) {
-                std::cerr << "linkscope-gen: --straggler wants a rank\n";
-                return 2;
-            }
-            options.straggler = static_cast<int>(n);
+            a.outDir = value("--out-dir");
         } else if (arg == "--fault") {
             GeneratorFault fault;
             if (!parseFault(value("--fault"), fault)) {
@@ -220,64 +206,68 @@ int main(int argc, char **argv)
             }
             options.rankDelays.push_back(delay);
         } else if (arg == "--truth") {
-            jobTruth = true;
-        } else if (arg == "--jobs") {
-            if (!parseInt(value("--jobs"), n) || n < 1 || n > 256) {
-                std::cerr << "linkscope-gen: --jobs wants 1..256\n";
-                return 2;
-            }
-            jobThreads = static_cast<int>(n);
+            a.jobTruth = true;
         } else if (!arg.empty() && arg[0] == '-') {
             std::cerr << "linkscope-gen: unknown option " << arg << "\n";
             usage(std::cerr);
             return 2;
         } else {
-            paths.push_back(arg);
+            a.paths.push_back(arg);
         }
     }
-    if (options.rank >= 0 || !outDir.empty()) {
-        if (options.rank < 0 || outDir.empty() || !paths.empty()) {
-            std::cerr << "linkscope-gen: a job needs --ranks N and --out-dir DIR and no file arguments\n";
-            return 2;
-        }
-        const auto start = std::chrono::steady_clock::now();
-        try {
-            const std::vector<GeneratorStats> stats = generateJob(options, outDir, jobTruth, jobThreads);
-            const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-            std::uint64_t events = 0, bytes = 0, collectives = 0;
-            for (const GeneratorStats &s : stats) {
-                events += s.kinetoEvents;
-                bytes += s.kinetoBytes + s.hostBytes;
-                collectives += s.collectives;
-            }
-            std::cout << stats.size() << " ranks in " << outDir << ", " << stats[0].steps << " steps each, " << events
-                      << " Kineto events, " << collectives << " NCCL kernels, " << bytes << " B, " << seconds << " s; "
-                      << "collective schedule: " << stats[0].schedulePasses << " passes (at most " << stats[0].maxStepPasses
-                      << " in a step)\n";
-            return 0;
-        } catch (const std::invalid_argument &e) {
-            std::cerr << "linkscope-gen: " << e.what() << "\n";
-            return 2;
-        } catch (const std::exception &e) {
-            std::cerr << "linkscope-gen: " << e.what() << "\n";
-            return 1;
-        }
+    return std::nullopt;
+}
+
+// --ranks N --out-dir DIR: a job, one pair per rank.
+int generateJobFolder(const GenArgs &a)
+{
+    using namespace linkscope::gen;
+    if (a.options.rank < 0 || a.outDir.empty() || !a.paths.empty()) {
+        std::cerr << "linkscope-gen: a job needs --ranks N and --out-dir DIR and no file arguments\n";
+        return 2;
     }
-    if (!options.faults.empty()) {
+    const auto start = std::chrono::steady_clock::now();
+    try {
+        const std::vector<GeneratorStats> stats = generateJob(a.options, a.outDir, a.jobTruth, a.jobThreads);
+        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        std::uint64_t events = 0, bytes = 0, collectives = 0;
+        for (const GeneratorStats &s : stats) {
+            events += s.kinetoEvents;
+            bytes += s.kinetoBytes + s.hostBytes;
+            collectives += s.collectives;
+        }
+        std::cout << stats.size() << " ranks in " << a.outDir << ", " << stats[0].steps << " steps each, " << events
+                  << " Kineto events, " << collectives << " NCCL kernels, " << bytes << " B, " << seconds << " s; "
+                  << "collective schedule: " << stats[0].schedulePasses << " passes (at most " << stats[0].maxStepPasses
+                  << " in a step)\n";
+        return 0;
+    } catch (const std::invalid_argument &e) {
+        std::cerr << "linkscope-gen: " << e.what() << "\n";
+        return 2;
+    } catch (const std::exception &e) {
+        std::cerr << "linkscope-gen: " << e.what() << "\n";
+        return 1;
+    }
+}
+
+// HOST KINETO [TRUTH]: one pair, each file written atomically.
+int generatePairFiles(const GenArgs &a)
+{
+    using namespace linkscope::gen;
+    if (!a.options.faults.empty()) {
         std::cerr << "linkscope-gen: --fault makes one rank of a job deviate: it needs --ranks N and --out-dir DIR\n";
         return 2;
     }
-    if (paths.size() < 2 || paths.size() > 3) {
+    if (a.paths.size() < 2 || a.paths.size() > 3) {
         usage(std::cerr);
         return 2;
     }
-
-    AtomicFile host(paths[0]);
-    AtomicFile kineto(paths[1]);
+    AtomicFile host(a.paths[0]);
+    AtomicFile kineto(a.paths[1]);
     std::ofstream discard; // no truth file wanted: a stream in a failed state swallows the output
     std::unique_ptr<AtomicFile> truth;
-    if (paths.size() == 3)
-        truth = std::make_unique<AtomicFile>(paths[2]);
+    if (a.paths.size() == 3)
+        truth = std::make_unique<AtomicFile>(a.paths[2]);
     for (AtomicFile *f : {&host, &kineto, truth.get()}) {
         if (f && !f->ok()) {
             std::cerr << "linkscope-gen: cannot write " << f->path() << "\n";
@@ -285,7 +275,7 @@ int main(int argc, char **argv)
         }
     }
     const auto start = std::chrono::steady_clock::now();
-    const GeneratorStats stats = generatePair(options, host.stream(), kineto.stream(), truth ? truth->stream() : discard);
+    const GeneratorStats stats = generatePair(a.options, host.stream(), kineto.stream(), truth ? truth->stream() : discard);
     for (AtomicFile *f : {&host, &kineto, truth.get()}) {
         if (f && !f->commit()) {
             std::cerr << "linkscope-gen: writing " << f->path() << " failed\n";
@@ -298,4 +288,16 @@ int main(int argc, char **argv)
               << stats.runtimeEvents << " runtime, " << stats.gpuOps << " GPU ops, " << stats.collectives << " NCCL, "
               << stats.graphLaunches << " graph launches), truth " << stats.truthBytes << " B, " << seconds << " s\n";
     return 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    GenArgs a;
+    if (const std::optional<int> status = parseGenArgs(argc, argv, a))
+        return *status;
+    if (a.options.rank >= 0 || !a.outDir.empty())
+        return generateJobFolder(a);
+    return generatePairFiles(a);
 }
