@@ -2,6 +2,7 @@
 
 #include "docks/statstable.h"
 #include "io/atomicfile.h"
+#include "shell/fromstd.h"
 #include "timeline/timeformat.h"
 
 #include <QAction>
@@ -27,8 +28,6 @@ namespace linkscope::ui {
 namespace {
 
 constexpr int kIndexRole = Qt::UserRole + 2; // position in RangeStats' vector
-
-QString fromView(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
 
 QTableWidgetItem *textItem(const QString &text, const QString &tooltip = QString()) { return statsTextItem(text, tooltip); }
 QTableWidgetItem *numberItem(const QString &text, double sortKey) { return statsNumberItem(text, sortKey); }
@@ -156,11 +155,11 @@ void RangeDock::rebuild()
     opTable->setRowCount(opRows);
     for (int r = 0; r < opRows; ++r) {
         const core::RangeOpStat &op = s.ops[r];
-        const QString name = fromView(trace.strings.at(op.name));
+        const QString name = fromStd(trace.strings.at(op.name));
         QTableWidgetItem *nameItem = textItem(name, name);
         nameItem->setData(kIndexRole, r);
         opTable->setItem(r, 0, nameItem);
-        opTable->setItem(r, 1, textItem(fromView(core::categoryName(op.category))));
+        opTable->setItem(r, 1, textItem(fromStd(core::categoryName(op.category))));
         opTable->setItem(r, 2, numberItem(locale.toString(qulonglong(op.count)), double(op.count)));
         opTable->setItem(r, 3, numberItem(formatDuration(op.total), double(op.total)));
         opTable->setItem(r, 4, numberItem(formatDuration(op.mean()), double(op.mean())));

@@ -19,6 +19,7 @@
 #include "prediction/predictioncontroller.h"
 #include "review/correctioncontroller.h"
 #include "shell/commandpalette.h"
+#include "shell/fromstd.h"
 #include "shell/loadprogress.h"
 #include "shell/openpair.h"
 #include "shell/recentfiles.h"
@@ -61,8 +62,6 @@ namespace linkscope::ui {
 namespace {
 
 const QString kTraceFilter = QStringLiteral("Traces (*.json *.json.gz *.gz);;All files (*)");
-
-QString fromView(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
 
 QIcon edgeIcon(core::EdgeKind kind)
 {
@@ -278,7 +277,7 @@ void MainWindow::buildActions()
     m_policyBox->setToolTip(tr("How each GPU op's parent CPU op is chosen; changing it relinks in the background"));
     for (int p = 0; p < core::kPolicyCount; ++p) {
         const auto policy = static_cast<core::Policy>(p);
-        const QString name = fromView(policyName(policy));
+        const QString name = fromStd(policyName(policy));
         QAction *action = link->addAction(tr("Policy: %1").arg(name));
         action->setCheckable(true);
         action->setChecked(policy == m_policy);
@@ -487,7 +486,7 @@ void MainWindow::updateCounts()
                                .arg(counts.linked)
                                .arg(counts.orphans)
                                .arg(counts.findings)
-                               .arg(fromView(policyName(m_doc->links().policy))));
+                               .arg(fromStd(policyName(m_doc->links().policy))));
 }
 
 void MainWindow::rebuildRecentMenu()
