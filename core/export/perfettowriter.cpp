@@ -92,16 +92,10 @@ Nanos flowAnchor(const DeviceTrace &device, const TraceIndex &index, EventIndex 
     return scanned < kScanLimit && cursor < p.end() ? cursor : p.ts;
 }
 
-} // namespace
-
-std::uint64_t writePerfettoTraceTo(const OutputSink &sink, const DeviceTrace &device, const LinkSet &links, const HostTrace *host,
-                                   int threads)
+// The document up to its first trace events, and the process and thread metadata records; `first`
+// stays true when there were none (the next record starts without a comma).
+std::string perfettoHead(const DeviceTrace &device, const HostTrace *host, bool &first)
 {
-    std::uint64_t bytes = 0;
-    auto emit = [&](std::string_view text) {
-        bytes += text.size();
-        sink(text);
-    };
     std::string out;
     out += "{\"displayTimeUnit\":\"ms\",\"linkscope\":{\"device\":";
     appendString(out, jsonout::baseName(device.path));
@@ -109,12 +103,10 @@ std::uint64_t writePerfettoTraceTo(const OutputSink &sink, const DeviceTrace &de
     appendString(out, host ? jsonout::baseName(host->path) : std::string_view());
     out += ",\"flow_categories\":{\"linkscope.link\":\"GPU op -> parent CPU op chosen by the linker\","
            "\"linkscope.corrected\":\"GPU op -> parent CPU op set by a user correction\"}},\n\"traceEvents\":[";
-    bool first = true;
     auto begin = [&]() {
         out += first ? "\n{" : ",\n{";
         first = false;
     };
-
     for (const auto &[pid, name] : device.processNames) {
         begin();
         out += "\"ph\":\"M\",\"name\":\"process_name\",\"pid\":";
@@ -139,7 +131,92 @@ std::uint64_t writePerfettoTraceTo(const OutputSink &sink, const DeviceTrace &de
         appendInt(out, index);
         out += "}}";
     }
-    emit(out);
+    return out;
+}
+
+// One trace event's record (",\n{...}"), its args read back through `argsReader`; nothing for a
+// flow event or a phase Perfetto does not draw.
+void appendEventRecord(std::string &text, const DeviceTrace &device, const DeviceEvent &e, ArgsReader &argsReader)
+{
+    std::string_view head; // the record up to its category
+    switch (e.phase) {
+    case Phase::Complete:
+        head = ",\n{\"ph\":\"X\",\"cat\":";
+        break;
+    case Phase::Instant:
+        head = ",\n{\"ph\":\"i\",\"cat\":";
+        break;
+    case Phase::Counter:
+        head = ",\n{\"ph\":\"C\",\"cat\":";
+        break;
+    case Phase::Begin:
+        head = ",\n{\"ph\":\"B\",\"cat\":";
+        break;
+    case Phase::End:
+        head = ",\n{\"ph\":\"E\",\"cat\":";
+        break;
+    default:
+        break;
+    }
+    if (head.empty() || e.category == EventCategory::Flow)
+        return;
+    text += head;
+    appendString(text, device.strings.at(e.categoryText));
+    text += ",\"name\":";
+    appendString(text, device.name(e));
+    appendWhere(text, device, device.threadKey(e));
+    text += ",\"ts\":";
+    appendMicros(text, e.ts);
+    if (e.phase == Phase::Complete) {
+        text += ",\"dur\":";
+        appendMicros(text, e.dur);
+    } else if (e.phase == Phase::Instant) {
+        text += ",\"s\":\"t\"";
+    }
+    const std::string_view args = argsReader.read(e.args);
+    if (args.empty() && !e.args.empty())
+        throw ExportError("cannot read the args of the event at byte " + std::to_string(e.args.offset) + " of " + device.path
+                          + ": " + device.argsUnavailableReason());
+    if (!args.empty()) {
+        text += ",\"args\":";
+        text += args;
+    }
+    text += '}';
+}
+
+// One link's arrow: "s" at `anchor` on the parent's thread, "f" binding to the GPU op.
+void appendLinkArrow(std::string &text, const DeviceTrace &device, const GpuLink &link, std::uint64_t flowId, Nanos anchor)
+{
+    const DeviceEvent &parent = device.event(link.parent);
+    const DeviceEvent &gpu = device.event(link.gpuEvent);
+    const std::string_view nameAndCat = flowCategoryAndName(link.rule);
+    text += ",\n{\"ph\":\"s\",\"id\":";
+    appendUint(text, flowId);
+    text += nameAndCat;
+    appendWhere(text, device, device.threadKey(parent));
+    text += ",\"ts\":";
+    appendMicros(text, anchor);
+    text += "},\n{\"ph\":\"f\",\"bp\":\"e\",\"id\":";
+    appendUint(text, flowId);
+    text += nameAndCat;
+    appendWhere(text, device, device.threadKey(gpu));
+    text += ",\"ts\":";
+    appendMicros(text, gpu.ts);
+    text += '}';
+}
+
+} // namespace
+
+std::uint64_t writePerfettoTraceTo(const OutputSink &sink, const DeviceTrace &device, const LinkSet &links, const HostTrace *host,
+                                   int threads)
+{
+    std::uint64_t bytes = 0;
+    auto emit = [&](std::string_view text) {
+        bytes += text.size();
+        sink(text);
+    };
+    bool first = true;
+    emit(perfettoHead(device, host, first));
 
     // Blocks made on every core start each record with ",\n{"; the very first of the array has no comma.
     auto emitBlock = [&](const std::string &text) {
@@ -163,53 +240,8 @@ std::uint64_t writePerfettoTraceTo(const OutputSink &sink, const DeviceTrace &de
             std::unique_ptr<ArgsReader> &argsReader = readers[static_cast<std::size_t>(slot)];
             if (!argsReader)
                 argsReader = std::make_unique<ArgsReader>(device.argsStore.get());
-            for (std::uint64_t index = firstEvent; index < lastEvent; ++index) {
-                const DeviceEvent &e = device.events[index];
-                std::string_view head; // the record up to its category
-                switch (e.phase) {
-                case Phase::Complete:
-                    head = ",\n{\"ph\":\"X\",\"cat\":";
-                    break;
-                case Phase::Instant:
-                    head = ",\n{\"ph\":\"i\",\"cat\":";
-                    break;
-                case Phase::Counter:
-                    head = ",\n{\"ph\":\"C\",\"cat\":";
-                    break;
-                case Phase::Begin:
-                    head = ",\n{\"ph\":\"B\",\"cat\":";
-                    break;
-                case Phase::End:
-                    head = ",\n{\"ph\":\"E\",\"cat\":";
-                    break;
-                default:
-                    break;
-                }
-                if (head.empty() || e.category == EventCategory::Flow)
-                    continue;
-                text += head;
-                appendString(text, device.strings.at(e.categoryText));
-                text += ",\"name\":";
-                appendString(text, device.name(e));
-                appendWhere(text, device, device.threadKey(e));
-                text += ",\"ts\":";
-                appendMicros(text, e.ts);
-                if (e.phase == Phase::Complete) {
-                    text += ",\"dur\":";
-                    appendMicros(text, e.dur);
-                } else if (e.phase == Phase::Instant) {
-                    text += ",\"s\":\"t\"";
-                }
-                const std::string_view args = argsReader->read(e.args);
-                if (args.empty() && !e.args.empty())
-                    throw ExportError("cannot read the args of the event at byte " + std::to_string(e.args.offset) + " of "
-                                      + device.path + ": " + device.argsUnavailableReason());
-                if (!args.empty()) {
-                    text += ",\"args\":";
-                    text += args;
-                }
-                text += '}';
-            }
+            for (std::uint64_t index = firstEvent; index < lastEvent; ++index)
+                appendEventRecord(text, device, device.events[index], *argsReader);
         },
         emitBlock);
 
@@ -234,26 +266,10 @@ std::uint64_t writePerfettoTraceTo(const OutputSink &sink, const DeviceTrace &de
                 const GpuLink &link = links.gpuLinks[k];
                 if (!written(link))
                     continue;
-                const DeviceEvent &parent = device.event(link.parent);
-                const DeviceEvent &gpu = device.event(link.gpuEvent);
-                const std::string_view nameAndCat = flowCategoryAndName(link.rule);
-                text += ",\n{\"ph\":\"s\",\"id\":";
-                appendUint(text, flowId);
-                text += nameAndCat;
-                appendWhere(text, device, device.threadKey(parent));
                 auto [anchorIt, fresh] = anchorOf.try_emplace(link.parent, 0);
                 if (fresh)
                     anchorIt->second = flowAnchor(device, *links.index, link.parent);
-                text += ",\"ts\":";
-                appendMicros(text, anchorIt->second);
-                text += "},\n{\"ph\":\"f\",\"bp\":\"e\",\"id\":";
-                appendUint(text, flowId);
-                text += nameAndCat;
-                appendWhere(text, device, device.threadKey(gpu));
-                text += ",\"ts\":";
-                appendMicros(text, gpu.ts);
-                text += '}';
-                ++flowId;
+                appendLinkArrow(text, device, link, flowId++, anchorIt->second);
             }
         },
         emitBlock);
