@@ -443,171 +443,221 @@ nlohmann::json EtCheckResult::toJson() const
     return {{"ok", ok()}, {"files", files}, {"nodes", nodes}, {"errors", errors()}, {"findings", list}};
 }
 
-EtFileCheck checkEtFile(const std::string &path, std::int64_t rank)
-{
-    EtFileCheck out;
-    out.path = path;
-    out.calls.rank = rank;
-    // The first walk keeps each node's id and checks each node's own rules; the second, once every
-    // id is known, resolves the dependencies (data_deps first, then ctrl_deps) as it reads them.
-    // Neither keeps a protobuf message nor a node's list of dependencies, so memory is the file's
-    // bytes (mapped) plus a few words per node and per distinct dependency, however many
-    // dependencies one node names.
-    std::vector<std::uint64_t> ids;
-    std::vector<bool> hasDependencies; // per node: whether the second walk reads it
-    bool anyDependencies = false;
+namespace {
+
+// One .et file checked. The first walk keeps each node's id and checks each node's own rules; the
+// second, once every id is known, resolves the dependencies (data_deps first, then ctrl_deps) as it
+// reads them. Neither keeps a protobuf message nor a node's list of dependencies, so memory is the
+// file's bytes (mapped) plus a few words per node and per distinct dependency, however many
+// dependencies one node names.
+class EtFileChecker {
+public:
+    EtFileChecker(const std::string &path, std::int64_t rank) : path_(path)
+    {
+        out_.path = path;
+        out_.calls.rank = rank;
+    }
+
+    EtFileCheck run()
+    {
+        if (!readNodes() || !readDependencies())
+            return std::move(out_);
+        report(orderByDependencies(begin_, list_));
+        keepCalls();
+        return std::move(out_);
+    }
+
+private:
     struct Call {
         std::int64_t id;
         job::CollectiveCall call;
         std::string name;
     };
-    std::vector<Call> calls;
-    std::vector<EtCheckFinding> nodeFindings;
-    RuleCap cap; // one per file, over all its lists
-    const Sink nodeSink{nodeFindings, cap}, fileSink{out.findings, cap};
-    std::optional<EtFileBytes> file;
-    try {
-        file.emplace(path);
-        NodeHead head;
-        Node node; // communication and unsupported nodes only: parsed (without dependencies) for their attributes and name
-        std::string buffer;
-        const EtScan scan = file->frame([&](const char *bytes, int size, std::size_t count, std::size_t offset) {
-            if (!readNodeHead(bytes, size, head))
-                throw LoadError(path, offset, "malformed Node message (node #" + std::to_string(count) + ")");
-            ids.push_back(head.id);
-            hasDependencies.push_back(head.hasDependencies);
-            anyDependencies = anyDependencies || head.hasDependencies;
-            const int type = head.type;
-            const bool comm = isCommType(type);
-            const bool runs = comm || type == ChakraProtoMsg::COMP_NODE || type == ChakraProtoMsg::MEM_LOAD_NODE
-                              || type == ChakraProtoMsg::MEM_STORE_NODE || type == ChakraProtoMsg::INVALID_NODE;
-            if (runs && !comm)
-                return;
-            if (!parseWithoutDependencies(bytes, size, head.hasDependencies, node, buffer))
-                throw LoadError(path, offset, "malformed Node message (node #" + std::to_string(count) + ")");
-            if (!runs) {
-                addError(nodeSink, "unsupported_node_type", path, static_cast<std::int64_t>(node.id()),
-                         std::string(nodeTypeName(type)) + " (" + node.name() + ") is not a node type the simulator runs"
-                             + (type == ChakraProtoMsg::METADATA_NODE
-                                    ? " (its statistics pass aborts on it; give the groups in a comm group file)"
-                                    : ""));
-                return;
-            }
-            calls.push_back({static_cast<std::int64_t>(node.id()), checkCommNode(node, path, nodeSink), node.name()});
-        });
-        out.nodes = scan.nodes;
-    } catch (const std::exception &e) {
-        out.findings.clear();
-        out.findings.push_back({EtCheckFinding::Severity::Error, "unreadable", path, -1, e.what()});
-        out.calls.calls.clear();
-        return out;
-    }
-    out.readable = true;
 
-    // Positions by id: a sorted copy (ids are sorted in a valid file; sorting makes any file work).
-    std::vector<std::pair<std::uint64_t, std::uint32_t>> byId(ids.size());
-    for (std::uint32_t i = 0; i < ids.size(); ++i)
-        byId[i] = {ids[i], i};
-    if (!std::is_sorted(ids.begin(), ids.end()))
-        std::stable_sort(byId.begin(), byId.end(), [](const auto &a, const auto &b) { return a.first < b.first; });
-    std::unordered_set<std::uint64_t> needNames;
-    std::vector<std::pair<std::uint64_t, std::size_t>> duplicates; // id, count
-    for (std::size_t i = 0; i < byId.size();) {
-        std::size_t j = i + 1;
-        while (j < byId.size() && byId[j].first == byId[i].first)
-            ++j;
-        if (j - i > 1) {
-            duplicates.push_back({byId[i].first, j - i});
-            if (needNames.size() < kEtCheckListedPerRule)
-                needNames.insert(byId[i].first);
-        }
-        i = j;
+    // The whole file unreadable: that one finding, nothing else.
+    void unreadable(const std::exception &e)
+    {
+        out_.findings.clear();
+        out_.findings.push_back({EtCheckFinding::Severity::Error, "unreadable", path_, -1, e.what()});
+        out_.calls.calls.clear();
+        out_.readable = false;
+        out_.nodes = 0;
     }
-    auto positionOf = [&](std::uint64_t id) -> std::optional<std::uint32_t> {
-        auto it = std::lower_bound(byId.begin(), byId.end(), id, [](const auto &e, std::uint64_t v) { return e.first < v; });
-        if (it == byId.end() || it->first != id)
+
+    // The first walk: ids, which nodes name dependencies, each node's own rules, the calls.
+    bool readNodes()
+    {
+        try {
+            file_.emplace(path_);
+            NodeHead head;
+            Node node; // communication and unsupported nodes only: parsed (without dependencies) for their attributes and name
+            std::string buffer;
+            const EtScan scan = file_->frame([&](const char *bytes, int size, std::size_t count, std::size_t offset) {
+                if (!readNodeHead(bytes, size, head))
+                    throw LoadError(path_, offset, "malformed Node message (node #" + std::to_string(count) + ")");
+                ids_.push_back(head.id);
+                hasDependencies_.push_back(head.hasDependencies);
+                anyDependencies_ = anyDependencies_ || head.hasDependencies;
+                const int type = head.type;
+                const bool comm = isCommType(type);
+                const bool runs = comm || type == ChakraProtoMsg::COMP_NODE || type == ChakraProtoMsg::MEM_LOAD_NODE
+                                  || type == ChakraProtoMsg::MEM_STORE_NODE || type == ChakraProtoMsg::INVALID_NODE;
+                if (runs && !comm)
+                    return;
+                if (!parseWithoutDependencies(bytes, size, head.hasDependencies, node, buffer))
+                    throw LoadError(path_, offset, "malformed Node message (node #" + std::to_string(count) + ")");
+                if (!runs) {
+                    addError(nodeSink_, "unsupported_node_type", path_, static_cast<std::int64_t>(node.id()),
+                             std::string(nodeTypeName(type)) + " (" + node.name() + ") is not a node type the simulator runs"
+                                 + (type == ChakraProtoMsg::METADATA_NODE
+                                        ? " (its statistics pass aborts on it; give the groups in a comm group file)"
+                                        : ""));
+                    return;
+                }
+                calls_.push_back({static_cast<std::int64_t>(node.id()), checkCommNode(node, path_, nodeSink_), node.name()});
+            });
+            out_.nodes = scan.nodes;
+        } catch (const std::exception &e) {
+            unreadable(e);
+            return false;
+        }
+        out_.readable = true;
+        indexIds();
+        return true;
+    }
+
+    // Positions by id: a sorted copy (ids are sorted in a valid file; sorting makes any file work),
+    // and the ids given more than once.
+    void indexIds()
+    {
+        byId_.resize(ids_.size());
+        for (std::uint32_t i = 0; i < ids_.size(); ++i)
+            byId_[i] = {ids_[i], i};
+        if (!std::is_sorted(ids_.begin(), ids_.end()))
+            std::stable_sort(byId_.begin(), byId_.end(), [](const auto &a, const auto &b) { return a.first < b.first; });
+        for (std::size_t i = 0; i < byId_.size();) {
+            std::size_t j = i + 1;
+            while (j < byId_.size() && byId_[j].first == byId_[i].first)
+                ++j;
+            if (j - i > 1) {
+                duplicates_.push_back({byId_[i].first, j - i});
+                if (needNames_.size() < kEtCheckListedPerRule)
+                    needNames_.insert(byId_[i].first);
+            }
+            i = j;
+        }
+    }
+
+    std::optional<std::uint32_t> positionOf(std::uint64_t id) const
+    {
+        auto it = std::lower_bound(byId_.begin(), byId_.end(), id, [](const auto &e, std::uint64_t v) { return e.first < v; });
+        if (it == byId_.end() || it->first != id)
             return std::nullopt;
         return it->second;
-    };
+    }
 
-    // Dependencies: every id exists; data_deps and ctrl_deps acyclic (the feeder waits for both). A
-    // node waits for each node it names once however often it names it, so the graph holds each
-    // distinct dependency once: a node naming one id ten million times is one edge.
-    std::vector<std::uint32_t> begin(ids.size() + 1, 0), list;
-    std::vector<EtCheckFinding> depFindings;
-    const Sink depSink{depFindings, cap};
-    if (anyDependencies) {
+    // The second walk. Dependencies: every id exists; data_deps and ctrl_deps acyclic (the feeder
+    // waits for both). A node waits for each node it names once however often it names it, so the
+    // graph holds each distinct dependency once: a node naming one id ten million times is one edge.
+    bool readDependencies()
+    {
+        begin_.assign(ids_.size() + 1, 0);
+        if (!anyDependencies_)
+            return true;
         constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
-        std::vector<std::uint32_t> lastDependent(ids.size(), kNone); // the last node that named each node
+        std::vector<std::uint32_t> lastDependent(ids_.size(), kNone); // the last node that named each node
         std::uint32_t i = 0;
         try {
-            file->frame([&](const char *bytes, int size, std::size_t, std::size_t) {
-                if (i >= ids.size())
+            file_->frame([&](const char *bytes, int size, std::size_t, std::size_t) {
+                if (i >= ids_.size())
                     throw std::runtime_error("the file changed while it was checked");
-                if (hasDependencies[i])
+                if (hasDependencies_[i])
                     forEachDependency(bytes, size, [&](std::uint64_t dep, bool data) {
                         if (const auto at = positionOf(dep)) {
                             if (lastDependent[*at] != i) {
                                 lastDependent[*at] = i;
-                                list.push_back(*at);
+                                list_.push_back(*at);
                             }
                             return;
                         }
-                        addErrorLazily(depSink, "missing_dependency", path, static_cast<std::int64_t>(ids[i]), [&] {
+                        addErrorLazily(depSink_, "missing_dependency", path_, static_cast<std::int64_t>(ids_[i]), [&] {
                             return std::string(data ? "data_deps" : "ctrl_deps") + " names " + std::to_string(dep)
                                    + ", which is not in the file";
                         });
                     });
-                begin[++i] = static_cast<std::uint32_t>(list.size());
+                begin_[++i] = static_cast<std::uint32_t>(list_.size());
             });
         } catch (const std::exception &e) {
             // The same bytes framed again: only a file cut short under its mapping gets here.
-            out.findings.clear();
-            out.findings.push_back({EtCheckFinding::Severity::Error, "unreadable", path, -1, e.what()});
-            out.calls.calls.clear();
-            out.readable = false;
-            out.nodes = 0;
-            return out;
+            unreadable(e);
+            return false;
         }
+        return true;
     }
-    const GraphOrder order = orderByDependencies(begin, list);
-    if (!order.acyclic())
-        for (std::uint32_t k : order.cycle)
-            needNames.insert(ids[k]);
-    const auto names = namesOf(*file, needNames);
-    auto named = [&](std::uint64_t id) {
-        auto it = names.find(id);
-        return std::to_string(id) + " (" + (it == names.end() ? std::string("?") : it->second) + ")";
-    };
-    for (const auto &[id, count] : duplicates) {
-        const std::uint64_t dupId = id; // clang 14 does not capture structured bindings
-        for (std::size_t c = 1; c < count; ++c)
-            addErrorLazily(fileSink, "duplicate_id", path, static_cast<std::int64_t>(dupId),
-                           [&] { return "id " + named(dupId) + " appears more than once"; });
+
+    // The findings in their order: duplicate ids, dependencies, a cycle, each node's own; then the
+    // rules' unlisted counts.
+    void report(const GraphOrder &order)
+    {
+        if (!order.acyclic())
+            for (std::uint32_t k : order.cycle)
+                needNames_.insert(ids_[k]);
+        const auto names = namesOf(*file_, needNames_);
+        auto named = [&](std::uint64_t id) {
+            auto it = names.find(id);
+            return std::to_string(id) + " (" + (it == names.end() ? std::string("?") : it->second) + ")";
+        };
+        for (const auto &[id, count] : duplicates_) {
+            const std::uint64_t dupId = id; // clang 14 does not capture structured bindings
+            for (std::size_t c = 1; c < count; ++c)
+                addErrorLazily(fileSink_, "duplicate_id", path_, static_cast<std::int64_t>(dupId),
+                               [&] { return "id " + named(dupId) + " appears more than once"; });
+        }
+        out_.findings.insert(out_.findings.end(), std::make_move_iterator(depFindings_.begin()),
+                             std::make_move_iterator(depFindings_.end()));
+        if (!order.acyclic()) {
+            std::string text;
+            for (std::size_t k = 0; k < order.cycle.size(); ++k)
+                text += (k ? " -> " : "") + named(ids_[order.cycle[k]]);
+            const std::int64_t first = order.cycle.empty() ? -1 : static_cast<std::int64_t>(ids_[order.cycle.front()]);
+            addError(fileSink_, "dependency_cycle", path_, first,
+                     std::to_string(order.blocked) + " node(s) can never run; cycle: " + (text.empty() ? "?" : text));
+        }
+        out_.findings.insert(out_.findings.end(), std::make_move_iterator(nodeFindings_.begin()),
+                             std::make_move_iterator(nodeFindings_.end()));
+        cap_.appendUnlisted(out_.findings, path_);
     }
-    out.findings.insert(out.findings.end(), std::make_move_iterator(depFindings.begin()),
-                        std::make_move_iterator(depFindings.end()));
-    if (!order.acyclic()) {
-        std::string text;
-        for (std::size_t k = 0; k < order.cycle.size(); ++k)
-            text += (k ? " -> " : "") + named(ids[order.cycle[k]]);
-        const std::int64_t first = order.cycle.empty() ? -1 : static_cast<std::int64_t>(ids[order.cycle.front()]);
-        addError(fileSink, "dependency_cycle", path, first,
-                 std::to_string(order.blocked) + " node(s) can never run; cycle: " + (text.empty() ? "?" : text));
-    }
-    out.findings.insert(out.findings.end(), std::make_move_iterator(nodeFindings.begin()),
-                        std::make_move_iterator(nodeFindings.end()));
-    cap.appendUnlisted(out.findings, path);
 
     // The rank's calls for the cross-rank pass, in id order (the order the feeder issues ready nodes in).
-    std::stable_sort(calls.begin(), calls.end(), [](const Call &a, const Call &b) { return a.id < b.id; });
-    for (Call &c : calls) {
-        out.callNodes.push_back(c.id);
-        out.callNames.push_back(std::move(c.name));
-        out.calls.calls.push_back(std::move(c.call));
+    void keepCalls()
+    {
+        std::stable_sort(calls_.begin(), calls_.end(), [](const Call &a, const Call &b) { return a.id < b.id; });
+        for (Call &c : calls_) {
+            out_.callNodes.push_back(c.id);
+            out_.callNames.push_back(std::move(c.name));
+            out_.calls.calls.push_back(std::move(c.call));
+        }
     }
-    return out;
-}
+
+    const std::string &path_;
+    EtFileCheck out_;
+    std::optional<EtFileBytes> file_;
+    std::vector<std::uint64_t> ids_;
+    std::vector<bool> hasDependencies_; // per node: whether the second walk reads it
+    bool anyDependencies_ = false;
+    std::vector<Call> calls_;
+    std::vector<std::pair<std::uint64_t, std::uint32_t>> byId_;
+    std::vector<std::pair<std::uint64_t, std::size_t>> duplicates_; // id, count
+    std::unordered_set<std::uint64_t> needNames_;
+    std::vector<std::uint32_t> begin_, list_; // the distinct dependencies of node i: list_[begin_[i], begin_[i + 1])
+    RuleCap cap_;                             // one per file, over all its lists
+    std::vector<EtCheckFinding> nodeFindings_, depFindings_;
+    const Sink nodeSink_{nodeFindings_, cap_}, depSink_{depFindings_, cap_}, fileSink_{out_.findings, cap_};
+};
+
+} // namespace
+
+EtFileCheck checkEtFile(const std::string &path, std::int64_t rank) { return EtFileChecker(path, rank).run(); }
 
 EtCheckResult checkEtJob(std::vector<EtFileCheck> files, const std::string &commGroupsPath)
 {
