@@ -3,13 +3,11 @@
 #include "base/parallel.h"
 #include "export/astrasimtarget.h"
 #include "export/etformat.h"
+#include "export/etnodewire.h"
 #include "export/graphorder.h"
 #include "io/boundedjson.h"
 #include "io/inputfile.h"
 #include "jobmodel/crossrank.h"
-
-#include <google/protobuf/io/coded_stream.h>
-#include <google/protobuf/wire_format_lite.h>
 
 #include <algorithm>
 #include <atomic>
@@ -136,136 +134,6 @@ bool planSharesImplementation(job::CallKind k)
 {
     return k == job::CallKind::AllReduce || k == job::CallKind::AllGather || k == job::CallKind::ReduceScatter
            || k == job::CallKind::AllToAll;
-}
-
-// What the rules need of most nodes: read from its bytes with protobuf's wire-format reader, every
-// other field skipped, so that the 95% of nodes that are not communication nodes cost no message, no
-// attribute and no string (the whole-message parse was 80% of a check's time). The dependencies are
-// only validated here: a second walk resolves them once every id is known (checkEtFile), so that no
-// node's list of dependencies is ever held, however long it is.
-struct NodeHead {
-    std::uint64_t id = 0;
-    int type = 0;
-    bool hasDependencies = false;
-};
-
-using google::protobuf::internal::WireFormatLite;
-using google::protobuf::io::CodedInputStream;
-
-// Calls `onValue` with each value of a repeated uint64 field's entry (packed or not); false when malformed.
-template <typename OnValue>
-bool readRepeatedVarint(CodedInputStream &in, std::uint32_t tag, OnValue &&onValue)
-{
-    if (WireFormatLite::GetTagWireType(tag) == WireFormatLite::WIRETYPE_VARINT) {
-        std::uint64_t v = 0;
-        if (!in.ReadVarint64(&v))
-            return false;
-        onValue(v);
-        return true;
-    }
-    if (WireFormatLite::GetTagWireType(tag) != WireFormatLite::WIRETYPE_LENGTH_DELIMITED)
-        return false;
-    int length = 0;
-    if (!in.ReadVarintSizeAsInt(&length))
-        return false;
-    const auto limit = in.PushLimit(length);
-    while (in.BytesUntilLimit() > 0) {
-        std::uint64_t v = 0;
-        if (!in.ReadVarint64(&v))
-            return false;
-        onValue(v);
-    }
-    in.PopLimit(limit);
-    return true;
-}
-
-CodedInputStream nodeStream(const char *bytes, int size)
-{
-    return CodedInputStream(reinterpret_cast<const std::uint8_t *>(bytes), size);
-}
-
-bool readNodeHead(const char *bytes, int size, NodeHead &node)
-{
-    node = {};
-    CodedInputStream in = nodeStream(bytes, size);
-    while (const std::uint32_t tag = in.ReadTag()) {
-        const int field = WireFormatLite::GetTagFieldNumber(tag);
-        const auto wire = WireFormatLite::GetTagWireType(tag);
-        bool ok = true;
-        if (field == 1 && wire == WireFormatLite::WIRETYPE_VARINT) {
-            ok = in.ReadVarint64(&node.id);
-        } else if (field == 3 && wire == WireFormatLite::WIRETYPE_VARINT) {
-            std::uint64_t v = 0;
-            ok = in.ReadVarint64(&v);
-            node.type = static_cast<int>(v);
-        } else if (field == 4 || field == 5) {
-            ok = readRepeatedVarint(in, tag, [&](std::uint64_t) { node.hasDependencies = true; });
-        } else {
-            ok = WireFormatLite::SkipField(&in, tag);
-        }
-        if (!ok)
-            return false;
-    }
-    return in.ConsumedEntireMessage() && in.BytesUntilLimit() <= 0;
-}
-
-// Calls `onDependency(id, isData)` for each dependency of a node readNodeHead accepted: its data_deps,
-// then its ctrl_deps, each in the order written (the order findings name them in).
-template <typename OnDependency>
-void forEachDependency(const char *bytes, int size, OnDependency &&onDependency)
-{
-    for (const int wanted : {5, 4}) {
-        CodedInputStream in = nodeStream(bytes, size);
-        while (const std::uint32_t tag = in.ReadTag()) {
-            const int field = WireFormatLite::GetTagFieldNumber(tag);
-            const bool ok = field == wanted
-                                ? readRepeatedVarint(in, tag, [&](std::uint64_t id) { onDependency(id, wanted == 5); })
-                                : WireFormatLite::SkipField(&in, tag);
-            if (!ok)
-                return; // readNodeHead accepted these bytes: not reached
-        }
-    }
-}
-
-// The whole node but its dependencies (a communication node's name and attributes): its other fields
-// copied as written into `buffer` and parsed, so that a node naming millions of dependencies is
-// never materialised as a message. False when protobuf refuses the node.
-bool parseWithoutDependencies(const char *bytes, int size, bool hasDependencies, Node &node, std::string &buffer)
-{
-    if (!hasDependencies)
-        return node.ParseFromArray(bytes, size);
-    buffer.clear();
-    CodedInputStream in = nodeStream(bytes, size);
-    for (;;) {
-        const int begin = in.CurrentPosition();
-        const std::uint32_t tag = in.ReadTag();
-        if (!tag)
-            break;
-        const int field = WireFormatLite::GetTagFieldNumber(tag);
-        if (!WireFormatLite::SkipField(&in, tag))
-            return false;
-        if (field != 4 && field != 5)
-            buffer.append(bytes + begin, static_cast<std::size_t>(in.CurrentPosition() - begin));
-    }
-    return node.ParseFromString(buffer);
-}
-
-// The names of the nodes `ids` (for messages about them): another walk over the file's bytes, taken
-// only when a finding needs them, so the first walk keeps no name.
-std::unordered_map<std::uint64_t, std::string> namesOf(const EtFileBytes &file, const std::unordered_set<std::uint64_t> &ids)
-{
-    std::unordered_map<std::uint64_t, std::string> names;
-    if (ids.empty())
-        return names;
-    NodeHead head;
-    Node node;
-    std::string buffer;
-    file.frame([&](const char *bytes, int size, std::size_t, std::size_t) {
-        if (readNodeHead(bytes, size, head) && ids.count(head.id) && !names.count(head.id)
-            && parseWithoutDependencies(bytes, size, head.hasDependencies, node, buffer))
-            names.emplace(head.id, node.name());
-    });
-    return names;
 }
 
 bool isCommType(int type)
