@@ -5,11 +5,16 @@
 
 namespace linkscope::core::io {
 
-std::optional<std::uint64_t> offsetBeyondDepth(std::string_view text, int maxDepth)
+namespace {
+
+// The first bracket outside strings, from `from` on, at which `stop(position, depth)` is true, where
+// depth counts the brackets open after it ('[' and '{' open, ']' and '}' close).
+template <typename Stop>
+std::optional<std::size_t> findBracket(std::string_view text, std::size_t from, Stop &&stop)
 {
     int depth = 0;
     bool inString = false;
-    for (std::size_t i = 0; i < text.size(); ++i) {
+    for (std::size_t i = from; i < text.size(); ++i) {
         const char c = text[i];
         if (inString) {
             if (c == '\\')
@@ -19,13 +24,29 @@ std::optional<std::uint64_t> offsetBeyondDepth(std::string_view text, int maxDep
         } else if (c == '"') {
             inString = true;
         } else if (c == '[' || c == '{') {
-            if (++depth > maxDepth)
+            if (stop(i, ++depth))
                 return i;
         } else if (c == ']' || c == '}') {
-            --depth;
+            if (stop(i, --depth))
+                return i;
         }
     }
     return std::nullopt;
+}
+
+} // namespace
+
+std::optional<std::uint64_t> offsetBeyondDepth(std::string_view text, int maxDepth)
+{
+    return findBracket(text, 0, [maxDepth](std::size_t, int depth) { return depth > maxDepth; });
+}
+
+std::optional<std::size_t> containerEnd(std::string_view text, std::size_t open)
+{
+    if (open >= text.size() || (text[open] != '{' && text[open] != '['))
+        return std::nullopt;
+    const auto close = findBracket(text, open, [](std::size_t, int depth) { return depth == 0; });
+    return close ? std::optional<std::size_t>(*close + 1) : std::nullopt;
 }
 
 nlohmann::json parseBoundedJson(std::string_view text, const std::string &name, int maxDepth)

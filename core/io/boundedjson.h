@@ -21,6 +21,10 @@ inline constexpr int kMaxSmallJsonDepth = 64;
 // pass, no allocation), or nullopt when the text is nested at most `maxDepth` deep.
 std::optional<std::uint64_t> offsetBeyondDepth(std::string_view text, int maxDepth);
 
+// The offset just past the container opened by the bracket at `open` (strings skipped), or nullopt
+// when `open` is not a '{' or '[' or the text ends before it closes.
+std::optional<std::size_t> containerEnd(std::string_view text, std::size_t open);
+
 // Parses `text` (named `name` in messages). Throws LoadError naming `name` and the byte offset: nested
 // deeper than `maxDepth`, or not JSON.
 nlohmann::json parseBoundedJson(std::string_view text, const std::string &name, int maxDepth = kMaxSmallJsonDepth);

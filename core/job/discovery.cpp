@@ -1,5 +1,6 @@
 #include "job/discovery.h"
 
+#include "io/boundedjson.h"
 #include "io/formats.h"
 #include "io/inputtext.h"
 #include "model/common.h"
@@ -50,29 +51,11 @@ KinetoHeader peekKinetoHeader(const std::string &path)
     if (open == std::string::npos)
         return h;
     // The object's extent, strings respected.
-    int depth = 0;
-    bool inString = false;
-    std::size_t end = std::string::npos;
-    for (std::size_t i = open; i < head.size(); ++i) {
-        const char c = head[i];
-        if (inString) {
-            if (c == '\\')
-                ++i;
-            else if (c == '"')
-                inString = false;
-        } else if (c == '"') {
-            inString = true;
-        } else if (c == '{') {
-            ++depth;
-        } else if (c == '}' && --depth == 0) {
-            end = i + 1;
-            break;
-        }
-    }
-    if (end == std::string::npos)
+    const std::optional<std::size_t> end = io::containerEnd(head, open);
+    if (!end)
         return h;
     const auto j = nlohmann::json::parse(head.begin() + static_cast<std::ptrdiff_t>(open),
-                                         head.begin() + static_cast<std::ptrdiff_t>(end), nullptr, false);
+                                         head.begin() + static_cast<std::ptrdiff_t>(*end), nullptr, false);
     if (!j.is_object())
         return h;
     auto integer = [](const nlohmann::json &o, const char *k) -> std::int64_t {
