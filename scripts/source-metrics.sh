@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # How large the code's rooms and functions are, for a before/after in a note (HACKING.md, "Size"):
 # the ten largest files, the files over 800 lines and the functions over 100 lines (count and the
-# longest ten) under core/, ui/, app/, tools/, bench/ and fuzz/ (tests apart). A function is a body
-# whose '{' stands alone at column 0 or 4, as clang-format writes function bodies here; its length runs
-# from its signature's first line to the closing brace at the same column. Prints figures, never fails.
+# longest ten) under core/, ui/, app/, tools/, bench/ and fuzz/ (tests apart), and which core
+# folders each core folder includes. A function is a body whose '{' stands alone at column 0 or 4,
+# as clang-format writes function bodies here; its length runs from its signature's first line to
+# the closing brace at the same column. Prints figures, never fails.
 #
 #   scripts/source-metrics.sh [ROOT] [TOP]
 set -euo pipefail
@@ -48,3 +49,14 @@ long=$(awk -F'\t' '$1 > 100' "${TMPDIR:-/tmp}/source-metrics.$$" | wc -l)
 echo "functions over 100 lines: $long; the longest $top:"
 head -n "$top" "${TMPDIR:-/tmp}/source-metrics.$$" | awk -F'\t' '{ printf "  %4d  %s  %s\n", $1, $2, $3 }'
 rm -f "${TMPDIR:-/tmp}/source-metrics.$$"
+
+# Which core folders each core folder includes (test_layering enforces the order; this shows it).
+echo "core folders and the core folders they include:"
+for dir in core/*/; do
+    folder=$(basename "$dir")
+    used=$( (grep -ho '^#include "[a-z]*/' "$dir"*.h "$dir"*.cpp 2>/dev/null || true) | sed 's|#include "||; s|/$||' |
+        sort -u | while read -r other; do
+            if [ "$other" != "$folder" ] && [ -d "core/$other" ]; then echo "$other"; fi
+        done | tr '\n' ' ')
+    printf '  %-10s <- %s\n' "$folder" "${used:-(none)}"
+done
