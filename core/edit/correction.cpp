@@ -247,161 +247,194 @@ bool LinkEditor::undoLast()
     return true;
 }
 
-EditOutcome LinkEditor::applyOne(const Edit &edit, std::vector<Change> &changes)
+namespace {
+
+EditOutcome outcome(EditStatus status, std::string why)
 {
     EditOutcome out;
-    auto stale = [&](std::string why) {
-        out.status = EditStatus::Stale;
-        out.reason = std::move(why);
-        return out;
-    };
-    auto rejected = [&](std::string why) {
-        out.status = EditStatus::Rejected;
-        out.reason = std::move(why);
-        return out;
-    };
-    auto unchanged = [&](std::string why) {
-        out.status = EditStatus::Unchanged;
-        out.reason = std::move(why);
-        return out;
-    };
+    out.status = status;
+    out.reason = std::move(why);
+    return out;
+}
 
+EditOutcome stale(std::string why) { return outcome(EditStatus::Stale, std::move(why)); }
+EditOutcome rejected(std::string why) { return outcome(EditStatus::Rejected, std::move(why)); }
+EditOutcome unchanged(std::string why) { return outcome(EditStatus::Unchanged, std::move(why)); }
+
+} // namespace
+
+EditOutcome LinkEditor::applyOne(const Edit &edit, std::vector<Change> &changes)
+{
     const SubjectResolver::Resolution subject = resolver_.resolve(edit.subject);
     if (!subject.ok())
         return stale(subject.problem);
-
     switch (edit.kind) {
     case EditKind::Reparent:
     case EditKind::Detach:
-    case EditKind::Restore: {
-        const GpuLinkIndex linkIndex = edit.subject.kind == KeyKind::GpuOp && subject.event.in(links_.gpuLinkOf.size())
-                                           ? links_.gpuLinkOf[subject.event]
-                                           : GpuLinkIndex(kNone);
-        if (linkIndex.isNone())
-            return rejected(edit.subject.describe() + " is not a linked GPU op");
-        GpuLink link = links_.gpuLinks[linkIndex];
-        if (edit.kind == EditKind::Restore) {
-            auto it = linkerChoice_.find(linkIndex);
-            if (it == linkerChoice_.end()
-                || (link.parent == it->second.parent && link.rule == it->second.rule && link.orphan == it->second.orphan))
-                return unchanged("already the linker's choice");
-            setLink(linkIndex, it->second, changes);
-            return out;
-        }
-        if (edit.kind == EditKind::Detach) {
-            link.parent = kNone;
-            link.hostNode = kNone;
-            link.orphan = OrphanReason::Detached;
-        } else {
-            const SubjectResolver::Resolution target = resolver_.resolve(edit.target);
-            if (!target.ok())
-                return stale("new parent: " + target.problem);
-            if (edit.target.kind != KeyKind::CpuOp || !isCpuOpCategory(device_.event(target.event).category))
-                return rejected(edit.target.describe() + " is not a CPU op (cpu_op or user_annotation)");
-            // The rule every caller shares (link/rules.h): e.g. never a parent in another process.
-            if (const ReparentCheck check = checkReparent(device_, links_, subject.event, target.event); !check.allowed())
-                return rejected(check.reason);
-            link.parent = target.event;
-            link.hostNode = target.event.in(links_.hostOfEvent.size()) ? links_.hostOfEvent[target.event] : HostNodeIndex(kNone);
-            link.orphan = OrphanReason::None;
-        }
-        link.rule = ParentRule::Manual;
-        link.confidence = 1.0f;
-        setLink(linkIndex, link, changes);
-        return out;
-    }
+    case EditKind::Restore:
+        return applyLinkEdit(edit, subject, changes);
     case EditKind::AddEdge:
-    case EditKind::RemoveEdge: {
-        if (!isEditableEdge(edit.edge))
-            return rejected("only sync and inter-thread edges can be edited");
-        if (edit.subject.kind == KeyKind::HostNode || edit.subject.kind == KeyKind::Trace || edit.target.kind == KeyKind::HostNode
-            || edit.target.kind == KeyKind::Trace)
-            return rejected("edges join trace events");
-        const SubjectResolver::Resolution target = resolver_.resolve(edit.target);
-        if (!target.ok())
-            return stale("edge target: " + target.problem);
-        if (subject.event == target.event)
-            return rejected("an edge needs two different events");
-        if (edit.edge == EdgeKind::InterThread && (edit.subject.kind == KeyKind::GpuOp || edit.target.kind == KeyKind::GpuOp))
-            return rejected("inter-thread edges join CPU events");
-        if (edit.edge == EdgeKind::Sync && edit.subject.kind != KeyKind::GpuOp)
-            return rejected("a sync edge starts at the GPU op waited for");
-        buildEdgeIndex();
-        const EdgeKey key{subject.event, target.event, edit.edge};
-        if (edit.kind == EditKind::AddEdge) {
-            if (edgePresent(key))
-                return unchanged("the edge is already there");
-            const Edge edge{subject.event, target.event, edit.edge};
-            addedEdges_[key].push_back(EdgeIndex::at(links_.edges.size()));
-            links_.edges.push_back(edge);
-            changes.push_back({Change::EdgeAdded{edge}});
-            return out;
-        }
-        EdgeIndex position;
-        std::uint32_t indexRow = kAddedEdge;
-        if (auto it = addedEdges_.find(key); it != addedEdges_.end() && !it->second.empty()) {
-            position = it->second.back();
-            it->second.pop_back();
-        } else {
-            auto [first, last] = indexedRange(key);
-            for (IndexedEdge *row = first; row != last; ++row)
-                if (row->position.valid()) {
-                    position = row->position;
-                    row->position = kNone;
-                    indexRow = static_cast<std::uint32_t>(row - indexedEdges_.data());
-                    break;
-                }
-        }
-        if (position.isNone())
-            return stale("the edge is not there any more");
-        const Edge removed = links_.edges[position];
-        const auto last = EdgeIndex::at(links_.edges.size() - 1);
-        if (position != last) {
-            edgeMoved(last, position);
-            links_.edges.set(position, links_.edges[last]);
-        }
-        links_.edges.pop_back();
-        changes.push_back({Change::EdgeRemoved{position, removed, indexRow}});
-        return out;
-    }
+        return addEdge(edit, subject, changes);
+    case EditKind::RemoveEdge:
+        return removeEdge(edit, subject, changes);
     case EditKind::Flag:
     case EditKind::Note:
-    case EditKind::Accept: {
-        if (edit.subject.kind == KeyKind::HostNode || edit.subject.kind == KeyKind::Trace)
-            return rejected("flags, notes and accepts concern trace events");
-        using A = Change::Annotation;
-        const A which = edit.kind == EditKind::Flag ? A::Flag : edit.kind == EditKind::Note ? A::Note : A::Accept;
-        std::optional<std::string> before;
-        if (which == A::Accept) {
-            if (review_.accepted.count(subject.event))
-                return unchanged("already accepted");
-            review_.accepted.insert(subject.event);
-        } else {
-            auto &map = which == A::Flag ? review_.flags : review_.notes;
-            if (auto it = map.find(subject.event); it != map.end())
-                before = it->second;
-            map[subject.event] = edit.note;
-        }
-        changes.push_back({Change::AnnotationChanged{which, subject.event, std::move(before)}});
-        return out;
-    }
-    case EditKind::MarkReviewed: {
-        FindingRef ref;
-        ref.kind = edit.finding;
-        ref.event = subject.event;
-        ref.hostNode = subject.hostNode;
-        ref.subjectKind = edit.subject.kind == KeyKind::HostNode ? SubjectKind::HostNode
-                          : edit.subject.kind == KeyKind::Trace  ? SubjectKind::Trace
-                                                                 : SubjectKind::DeviceEvent;
-        std::optional<std::string> before;
-        if (auto it = review_.reviewed.find(ref); it != review_.reviewed.end())
-            before = it->second;
-        review_.reviewed[ref] = edit.note;
-        changes.push_back({Change::ReviewChanged{ref, std::move(before)}});
-        return out;
-    }
+    case EditKind::Accept:
+        return annotate(edit, subject, changes);
+    case EditKind::MarkReviewed:
+        return markReviewed(edit, subject, changes);
     }
     return rejected("unknown edit kind");
+}
+
+EditOutcome LinkEditor::applyLinkEdit(const Edit &edit, const SubjectResolver::Resolution &subject, std::vector<Change> &changes)
+{
+    const GpuLinkIndex linkIndex = edit.subject.kind == KeyKind::GpuOp && subject.event.in(links_.gpuLinkOf.size())
+                                       ? links_.gpuLinkOf[subject.event]
+                                       : GpuLinkIndex(kNone);
+    if (linkIndex.isNone())
+        return rejected(edit.subject.describe() + " is not a linked GPU op");
+    GpuLink link = links_.gpuLinks[linkIndex];
+    if (edit.kind == EditKind::Restore) {
+        auto it = linkerChoice_.find(linkIndex);
+        if (it == linkerChoice_.end()
+            || (link.parent == it->second.parent && link.rule == it->second.rule && link.orphan == it->second.orphan))
+            return unchanged("already the linker's choice");
+        setLink(linkIndex, it->second, changes);
+        return {};
+    }
+    if (edit.kind == EditKind::Detach) {
+        link.parent = kNone;
+        link.hostNode = kNone;
+        link.orphan = OrphanReason::Detached;
+    } else {
+        const SubjectResolver::Resolution target = resolver_.resolve(edit.target);
+        if (!target.ok())
+            return stale("new parent: " + target.problem);
+        if (edit.target.kind != KeyKind::CpuOp || !isCpuOpCategory(device_.event(target.event).category))
+            return rejected(edit.target.describe() + " is not a CPU op (cpu_op or user_annotation)");
+        // The rule every caller shares (link/rules.h): e.g. never a parent in another process.
+        if (const ReparentCheck check = checkReparent(device_, links_, subject.event, target.event); !check.allowed())
+            return rejected(check.reason);
+        link.parent = target.event;
+        link.hostNode = target.event.in(links_.hostOfEvent.size()) ? links_.hostOfEvent[target.event] : HostNodeIndex(kNone);
+        link.orphan = OrphanReason::None;
+    }
+    link.rule = ParentRule::Manual;
+    link.confidence = 1.0f;
+    setLink(linkIndex, link, changes);
+    return {};
+}
+
+std::optional<EditOutcome> LinkEditor::checkEdgeEdit(const Edit &edit, const SubjectResolver::Resolution &subject,
+                                                     EventIndex &target)
+{
+    if (!isEditableEdge(edit.edge))
+        return rejected("only sync and inter-thread edges can be edited");
+    if (edit.subject.kind == KeyKind::HostNode || edit.subject.kind == KeyKind::Trace || edit.target.kind == KeyKind::HostNode
+        || edit.target.kind == KeyKind::Trace)
+        return rejected("edges join trace events");
+    const SubjectResolver::Resolution resolved = resolver_.resolve(edit.target);
+    if (!resolved.ok())
+        return stale("edge target: " + resolved.problem);
+    if (subject.event == resolved.event)
+        return rejected("an edge needs two different events");
+    if (edit.edge == EdgeKind::InterThread && (edit.subject.kind == KeyKind::GpuOp || edit.target.kind == KeyKind::GpuOp))
+        return rejected("inter-thread edges join CPU events");
+    if (edit.edge == EdgeKind::Sync && edit.subject.kind != KeyKind::GpuOp)
+        return rejected("a sync edge starts at the GPU op waited for");
+    target = resolved.event;
+    return std::nullopt;
+}
+
+EditOutcome LinkEditor::addEdge(const Edit &edit, const SubjectResolver::Resolution &subject, std::vector<Change> &changes)
+{
+    EventIndex target;
+    if (std::optional<EditOutcome> refused = checkEdgeEdit(edit, subject, target))
+        return std::move(*refused);
+    buildEdgeIndex();
+    const EdgeKey key{subject.event, target, edit.edge};
+    if (edgePresent(key))
+        return unchanged("the edge is already there");
+    const Edge edge{subject.event, target, edit.edge};
+    addedEdges_[key].push_back(EdgeIndex::at(links_.edges.size()));
+    links_.edges.push_back(edge);
+    // Emplaced, not pushed: GCC 12 warns (wrongly) that a moved-in Change's optional may be uninitialised.
+    changes.emplace_back().what.emplace<Change::EdgeAdded>(Change::EdgeAdded{edge});
+    return {};
+}
+
+EditOutcome LinkEditor::removeEdge(const Edit &edit, const SubjectResolver::Resolution &subject, std::vector<Change> &changes)
+{
+    EventIndex target;
+    if (std::optional<EditOutcome> refused = checkEdgeEdit(edit, subject, target))
+        return std::move(*refused);
+    buildEdgeIndex();
+    const EdgeKey key{subject.event, target, edit.edge};
+    EdgeIndex position;
+    std::uint32_t indexRow = kAddedEdge;
+    if (auto it = addedEdges_.find(key); it != addedEdges_.end() && !it->second.empty()) {
+        position = it->second.back();
+        it->second.pop_back();
+    } else {
+        auto [first, last] = indexedRange(key);
+        for (IndexedEdge *row = first; row != last; ++row)
+            if (row->position.valid()) {
+                position = row->position;
+                row->position = kNone;
+                indexRow = static_cast<std::uint32_t>(row - indexedEdges_.data());
+                break;
+            }
+    }
+    if (position.isNone())
+        return stale("the edge is not there any more");
+    const Edge removed = links_.edges[position];
+    const auto last = EdgeIndex::at(links_.edges.size() - 1);
+    if (position != last) {
+        edgeMoved(last, position);
+        links_.edges.set(position, links_.edges[last]);
+    }
+    links_.edges.pop_back();
+    changes.emplace_back().what.emplace<Change::EdgeRemoved>(Change::EdgeRemoved{position, removed, indexRow}); // as above
+    return {};
+}
+
+EditOutcome LinkEditor::annotate(const Edit &edit, const SubjectResolver::Resolution &subject, std::vector<Change> &changes)
+{
+    if (edit.subject.kind == KeyKind::HostNode || edit.subject.kind == KeyKind::Trace)
+        return rejected("flags, notes and accepts concern trace events");
+    using A = Change::Annotation;
+    const A which = edit.kind == EditKind::Flag ? A::Flag : edit.kind == EditKind::Note ? A::Note : A::Accept;
+    std::optional<std::string> before;
+    if (which == A::Accept) {
+        if (review_.accepted.count(subject.event))
+            return unchanged("already accepted");
+        review_.accepted.insert(subject.event);
+    } else {
+        auto &map = which == A::Flag ? review_.flags : review_.notes;
+        if (auto it = map.find(subject.event); it != map.end())
+            before = it->second;
+        map[subject.event] = edit.note;
+    }
+    changes.push_back({Change::AnnotationChanged{which, subject.event, std::move(before)}});
+    return {};
+}
+
+EditOutcome LinkEditor::markReviewed(const Edit &edit, const SubjectResolver::Resolution &subject, std::vector<Change> &changes)
+{
+    FindingRef ref;
+    ref.kind = edit.finding;
+    ref.event = subject.event;
+    ref.hostNode = subject.hostNode;
+    ref.subjectKind = edit.subject.kind == KeyKind::HostNode ? SubjectKind::HostNode
+                      : edit.subject.kind == KeyKind::Trace  ? SubjectKind::Trace
+                                                             : SubjectKind::DeviceEvent;
+    std::optional<std::string> before;
+    if (auto it = review_.reviewed.find(ref); it != review_.reviewed.end())
+        before = it->second;
+    review_.reviewed[ref] = edit.note;
+    changes.push_back({Change::ReviewChanged{ref, std::move(before)}});
+    return {};
 }
 
 void LinkEditor::revert(const Change &change)

@@ -155,6 +155,14 @@ private:
     };
 
     EditOutcome applyOne(const Edit &edit, std::vector<Change> &changes);
+    // One edit of each kind, its subject resolved.
+    EditOutcome applyLinkEdit(const Edit &edit, const SubjectResolver::Resolution &subject, std::vector<Change> &changes);
+    EditOutcome addEdge(const Edit &edit, const SubjectResolver::Resolution &subject, std::vector<Change> &changes);
+    EditOutcome removeEdge(const Edit &edit, const SubjectResolver::Resolution &subject, std::vector<Change> &changes);
+    EditOutcome annotate(const Edit &edit, const SubjectResolver::Resolution &subject, std::vector<Change> &changes);
+    EditOutcome markReviewed(const Edit &edit, const SubjectResolver::Resolution &subject, std::vector<Change> &changes);
+    // Why an edge edit cannot be made, or nothing (and the edge's other end in `target`).
+    std::optional<EditOutcome> checkEdgeEdit(const Edit &edit, const SubjectResolver::Resolution &subject, EventIndex &target);
     void revert(const Change &change);
     void setLink(GpuLinkIndex linkIndex, const GpuLink &value, std::vector<Change> &changes);
     // Where an editable edge's position is recorded: a row of indexedEdges_, or addedEdges_.
