@@ -1,7 +1,8 @@
 #include "prediction/predictioncontroller.h"
 
+#include "prediction/predicttext.h"
+
 #include <QElapsedTimer>
-#include <QLocale>
 
 #include <algorithm>
 
@@ -14,8 +15,6 @@ using namespace core::predict;
 constexpr std::size_t kTopLimit = 10;
 
 double elapsedMs(const QElapsedTimer &timer) { return double(timer.nsecsElapsed()) / 1e6; }
-
-QString msText(std::int64_t ns) { return QLocale().toString(double(ns) / 1e6, 'f', 3) + QStringLiteral(" ms"); }
 
 } // namespace
 
