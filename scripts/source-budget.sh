@@ -15,7 +15,6 @@ core/io/kinetoreader.cpp 990
 core/io/hostreader.cpp 1039
 tests/test_linker.cpp 919
 tests/test_corrections.cpp 842
-tests/gui/test_review.cpp 819
 tests/gui/test_lanes.cpp 802
 "
 declare -A ceiling=()

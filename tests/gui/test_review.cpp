@@ -19,6 +19,7 @@
 #include "review/correctioncontroller.h"
 #include "review/reviewui.h"
 #include "review/undocommands.h"
+#include "reviewsupport.h"
 #include "shell/mainwindow.h"
 #include "shell/noticebar.h"
 #include "testsupport.h"
@@ -41,7 +42,6 @@
 #include <QUndoStack>
 
 #include <algorithm>
-#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -49,42 +49,9 @@ using namespace linkscope;
 
 namespace {
 
-// The Findings model's rows after edits (resolved findings found where the findings chunks
-// differ, causes copied where shared) are what deriving them from scratch gives.
-void expectFindingsRowsDerivedInFull(const ui::FindingsModel &model, const ui::TraceDocument &shown,
-                                     const ui::TraceDocument &linked)
-{
-    std::vector<core::FindingRef> current;
-    for (const core::Finding &f : shown.links().findings)
-        current.push_back(core::refOf(f));
-    std::sort(current.begin(), current.end());
-    std::vector<std::uint32_t> resolved;
-    for (std::uint32_t i = 0; i < linked.links().findings.size(); ++i)
-        if (!std::binary_search(current.begin(), current.end(), core::refOf(linked.links().findings[i])))
-            resolved.push_back(i);
-    const std::size_t rows = shown.links().findings.size();
-    QCOMPARE(model.rowCount(), static_cast<int>(rows + resolved.size()));
-    for (std::size_t r = 0; r < rows; ++r) {
-        QVERIFY(!model.isResolved(static_cast<int>(r)));
-        QVERIFY(model.causeOf(static_cast<int>(r)) == core::causeOf(shown.links().findings[r], shown.device(), shown.links()));
-    }
-    for (std::size_t k = 0; k < resolved.size(); ++k) {
-        const int row = static_cast<int>(rows + k);
-        QVERIFY(model.isResolved(row));
-        QVERIFY(core::refOf(model.finding(row)) == core::refOf(linked.links().findings[resolved[k]]));
-        QVERIFY(model.causeOf(row) == core::causeOf(linked.links().findings[resolved[k]], linked.device(), linked.links()));
-    }
-}
-
+using linkscope::test::eventNamed;
+using linkscope::test::expectFindingsRowsDerivedInFull;
 using linkscope::test::readFile;
-
-core::EventIndex eventNamed(const ui::TraceDocument &doc, const QString &prefix, core::EventCategory category)
-{
-    for (core::EventIndex e{0}; e.get() < doc.eventCount(); ++e)
-        if (doc.event(e).category == category && doc.eventName(e).startsWith(prefix))
-            return e;
-    return core::kNone;
-}
 
 core::EventIndex parentShown(const ui::MainWindow &window, core::EventIndex gpuEvent)
 {
@@ -130,12 +97,7 @@ private:
 
 void TestReview::init()
 {
-    m_dir = std::make_unique<QTemporaryDir>();
-    QVERIFY(m_dir->isValid());
-    m_host = m_dir->filePath(QStringLiteral("seed_host_et.json"));
-    m_device = m_dir->filePath(QStringLiteral("seed_kineto.json"));
-    std::filesystem::copy_file(test::dataPath("export/seed_host_et.json"), m_host.toStdString());
-    std::filesystem::copy_file(test::dataPath("export/seed_kineto.json"), m_device.toStdString());
+    QVERIFY(test::copySeedPair(m_dir, m_host, m_device));
     m_sidecar = core::defaultSidecarPath(m_device.toStdString());
 }
 

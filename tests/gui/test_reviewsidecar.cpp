@@ -4,12 +4,13 @@
 // policy, and the window publishes one document (not link → draw → relink → draw → draw the
 // corrections); a sidecar of other inputs is not applied and its policy not taken. And the one
 // background helper every GUI job runs on (shell/backgroundjob.h): a superseded or cancelled job's
-// result never arrives.
+// result never arrives, and of requests made while one runs only the newest runs next.
 
 #include "edit/correctionsession.h"
 #include "pipeline/pairpipeline.h"
 #include "review/correctioncontroller.h"
 #include "review/reviewui.h"
+#include "reviewsupport.h"
 #include "shell/backgroundjob.h"
 #include "shell/mainwindow.h"
 #include "shell/traceloader.h"
@@ -21,7 +22,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
-#include <filesystem>
+#include <memory>
+#include <stdexcept>
 
 using namespace linkscope;
 
@@ -45,6 +47,7 @@ private slots:
     void sidecarOfAnotherPolicyIsLinkedOnceAndDrawnOnce();
     void sidecarOfOtherInputsKeepsTheWindowsPolicy();
     void staleAndCancelledResultsNeverArrive();
+    void onlyTheNewestRequestRunsNext();
 
 private:
     // A sidecar for the fixture pair (its fingerprints, or `otherInputs`'), made under `policy`,
@@ -58,12 +61,7 @@ private:
 
 void TestReviewSidecar::init()
 {
-    m_dir = std::make_unique<QTemporaryDir>();
-    QVERIFY(m_dir->isValid());
-    m_host = m_dir->filePath(QStringLiteral("seed_host_et.json"));
-    m_device = m_dir->filePath(QStringLiteral("seed_kineto.json"));
-    std::filesystem::copy_file(test::dataPath("export/seed_host_et.json"), m_host.toStdString());
-    std::filesystem::copy_file(test::dataPath("export/seed_kineto.json"), m_device.toStdString());
+    QVERIFY(test::copySeedPair(m_dir, m_host, m_device));
     m_sidecar = core::defaultSidecarPath(m_device.toStdString());
 }
 
@@ -205,6 +203,46 @@ void TestReviewSidecar::staleAndCancelledResultsNeverArrive()
     QCoreApplication::processEvents();
     QVERIFY(sawCancel.load());
     QCOMPARE(delivered, QStringList{QStringLiteral("second")});
+}
+
+void TestReviewSidecar::onlyTheNewestRequestRunsNext()
+{
+    // The predictors' way (a prediction cannot be interrupted): while "a" runs, "b" then "c" are
+    // asked for; "b" never runs, "a"'s result is dropped, "c" runs next and is delivered. What the
+    // work throws arrives as the error.
+    using Request = std::shared_ptr<const QString>;
+    QSemaphore release;
+    QStringList started, delivered;
+    ui::NewestRequestJob<Request, QString> job(
+        [&release](const Request &request) {
+            release.acquire();
+            if (*request == QStringLiteral("bad"))
+                throw std::runtime_error("no such thing");
+            return std::make_shared<const QString>(*request + QStringLiteral("!"));
+        },
+        [&delivered](const Request &request, std::shared_ptr<const QString> value, const QString &error) {
+            delivered << (value ? *value : *request + QStringLiteral(": ") + error);
+        },
+        [&started] { started << QStringLiteral("start"); });
+    auto request = [](const char *text) { return std::make_shared<const QString>(QString::fromLatin1(text)); };
+    job.request(request("a"));
+    QVERIFY(job.running());
+    job.request(request("b"));
+    job.request(request("c"));
+    release.release(2);
+    QVERIFY(job.waitUntilIdle(10000));
+    QVERIFY(!job.running());
+    QCOMPARE(delivered, QStringList{QStringLiteral("c!")});
+    QCOMPARE(started.size(), 2); // "a", then "c"
+
+    // A request dropped while one runs: the running one's result is delivered, nothing runs next.
+    job.request(request("bad"));
+    job.request(request("e"));
+    job.dropWaiting();
+    release.release();
+    QVERIFY(job.waitUntilIdle(10000));
+    QCOMPARE(delivered, (QStringList{QStringLiteral("c!"), QStringLiteral("bad: no such thing")}));
+    QCOMPARE(started.size(), 3);
 }
 
 QTEST_MAIN(TestReviewSidecar)

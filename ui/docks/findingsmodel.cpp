@@ -31,8 +31,9 @@ std::vector<core::FindingCause> FindingsModel::causesOf(const TraceDocument &doc
             out.push_back(core::causeOf(now[i], doc.device(), links));
     };
     const core::FindingList *was = previous ? &previous->links().findings : nullptr;
-    const core::LinkSetChange change = previous ? core::changeBetween(previous->links(), links) : core::LinkSetChange{};
-    if (!was || !change.sameOps || previousCauses.size() < was->size()) {
+    // What the edit changed, as the document carries it (null when it was not made from `previous`).
+    const core::LinkSetChange *change = previous ? doc.changeSince(*previous) : nullptr;
+    if (!was || !change || !change->sameOps || previousCauses.size() < was->size()) {
         derive(0, now.size());
         return out;
     }
@@ -43,7 +44,7 @@ std::vector<core::FindingCause> FindingsModel::causesOf(const TraceDocument &doc
         else
             derive(from, to);
     };
-    copyOrDerive(!change.traceWideFindingsChanged, 0, now.traceWide().size(), 0);
+    copyOrDerive(!change->traceWideFindingsChanged, 0, now.traceWide().size(), 0);
     const std::size_t ops = now.gpuOpCount();
     const std::size_t perOpEnd = now.size() - now.hostSide().size();
     const std::size_t wasPerOpEnd = was->size() - was->hostSide().size();
@@ -56,13 +57,13 @@ std::vector<core::FindingCause> FindingsModel::causesOf(const TraceDocument &doc
         copyOrDerive(shared, from, to, was->positionOfGpuOp(begin));
     };
     std::size_t at = 0;
-    for (const auto &[begin, end] : change.gpuOps) {
+    for (const auto &[begin, end] : change->gpuOps) {
         run(at, std::min(begin, ops), true);
         run(std::min(begin, ops), std::min(end, ops), false);
         at = std::min(end, ops);
     }
     run(at, ops, true);
-    copyOrDerive(!change.hostSideFindingsChanged, perOpEnd, now.size(), wasPerOpEnd);
+    copyOrDerive(!change->hostSideFindingsChanged, perOpEnd, now.size(), wasPerOpEnd);
     return out;
 }
 

@@ -42,13 +42,26 @@ struct RankPane::Loaded {
 
 namespace {
 
-QFrame *titleBar(QWidget *parent)
+// The title bar above a rank's lanes (a pane's, the main timeline's): a panel-coloured strip whose
+// row starts with the title, in rich text, taking the room the row's other widgets leave.
+struct TitleBar {
+    QFrame *bar;
+    QHBoxLayout *row;
+    QLabel *title;
+};
+
+TitleBar titleBar(QWidget *parent, const QMargins &rowMargins)
 {
     auto *bar = new QFrame(parent);
     bar->setFrameShape(QFrame::StyledPanel);
     bar->setAutoFillBackground(true);
     bar->setBackgroundRole(QPalette::AlternateBase);
-    return bar;
+    auto *row = new QHBoxLayout(bar);
+    row->setContentsMargins(rowMargins);
+    auto *title = new QLabel(bar);
+    title->setTextFormat(Qt::RichText);
+    row->addWidget(title, 1);
+    return {bar, row, title};
 }
 
 } // namespace
@@ -119,11 +132,8 @@ void RankPane::build()
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(0);
-    QFrame *bar = titleBar(this);
-    auto *row = new QHBoxLayout(bar);
-    row->setContentsMargins(6, 1, 2, 1);
-    m_title = new QLabel(bar);
-    m_title->setTextFormat(Qt::RichText);
+    const auto [bar, row, title] = titleBar(this, {6, 1, 2, 1});
+    m_title = title;
     m_edit = new QToolButton(bar);
     m_edit->setText(tr("Edit here"));
     m_edit->setToolTip(tr("Make this rank the main one: Details, Search, Findings and corrections act on it"));
@@ -132,7 +142,6 @@ void RankPane::build()
     close->setText(QStringLiteral("\u2715"));
     close->setToolTip(tr("Close this rank's lanes"));
     close->setAutoRaise(true);
-    row->addWidget(m_title, 1);
     row->addWidget(m_edit);
     row->addWidget(close);
     layout->addWidget(bar);
@@ -211,14 +220,10 @@ RankPanes::RankPanes(TimelineView *main, QWidget *parent) : QWidget(parent), m_m
     auto *box = new QVBoxLayout(m_mainBox);
     box->setContentsMargins(0, 0, 0, 0);
     box->setSpacing(0);
-    QFrame *bar = titleBar(m_mainBox);
-    auto *row = new QHBoxLayout(bar);
-    row->setContentsMargins(6, 2, 6, 2);
-    m_mainTitle = new QLabel(bar);
-    m_mainTitle->setTextFormat(Qt::RichText);
-    row->addWidget(m_mainTitle, 1);
-    bar->hide(); // shown while a job is open
-    box->addWidget(bar);
+    const TitleBar title = titleBar(m_mainBox, {6, 2, 6, 2});
+    m_mainTitle = title.title;
+    title.bar->hide(); // shown while a job is open
+    box->addWidget(title.bar);
     main->setParent(m_mainBox);
     // The splitter shares the height between the main timeline and the panes: none of them may
     // force the window past the screen (each keeps its ruler and a few rows).

@@ -1,6 +1,7 @@
 #include "prediction/jobpredictionpanel.h"
 
 #include "jobview/jobpath.h"
+#include "prediction/predicttext.h"
 
 #include <QHeaderView>
 #include <QIcon>
@@ -16,8 +17,6 @@
 namespace linkscope::ui {
 
 namespace {
-
-QString msText(std::int64_t ns) { return QLocale().toString(double(ns) / 1e6, 'f', 3) + QStringLiteral(" ms"); }
 
 QString share(std::int64_t part, std::int64_t total)
 {

@@ -1,19 +1,8 @@
 #include "prediction/jobpredictor.h"
 
-#include <QCoreApplication>
 #include <QElapsedTimer>
 
 namespace linkscope::ui {
-
-namespace {
-
-struct Outcome {
-    JobPtr job;
-    std::shared_ptr<const JobPrediction> prediction;
-    QString error;
-};
-
-} // namespace
 
 int JobPrediction::indexOf(std::int64_t rank) const
 {
@@ -36,7 +25,14 @@ std::int64_t JobPrediction::slowestRank() const
     return slowest ? slowest->rank : -1;
 }
 
-JobPredictor::JobPredictor(QObject *parent) : QObject(parent) { }
+JobPredictor::JobPredictor(QObject *parent)
+    : QObject(parent), m_job([](const JobPtr &job) { return std::make_shared<const JobPrediction>(compute(*job)); },
+                             [this](const JobPtr &job, JobPredictionPtr prediction, const QString &error) {
+                                 finish(job, std::move(prediction), error);
+                             },
+                             [this] { emit started(); })
+{
+}
 
 core::job::JobOptions JobPredictor::optionsFor(const JobDocument &job)
 {
@@ -63,57 +59,23 @@ JobPrediction JobPredictor::compute(const JobDocument &job)
 void JobPredictor::start(const JobPtr &job)
 {
     m_requested = job;
-    m_pending.reset();
+    m_job.dropWaiting();
     m_prediction.reset();
     m_error.clear();
     emit predicted();
-    if (!job)
-        return;
-    if (m_running)
-        m_pending = job; // started when the running one ends
-    else
-        launch(job);
+    if (job)
+        m_job.request(job); // or, while another runs, started when it ends
 }
 
-void JobPredictor::launch(JobPtr job)
+void JobPredictor::finish(const JobPtr &job, JobPredictionPtr prediction, const QString &error)
 {
-    m_running = true;
-    emit started();
-    m_job.run(
-        [job](const JobToken &) {
-            Outcome outcome;
-            outcome.job = job;
-            try {
-                outcome.prediction = std::make_shared<const JobPrediction>(compute(*job));
-            } catch (const std::exception &error) {
-                outcome.error = QString::fromLocal8Bit(error.what());
-            }
-            return outcome;
-        },
-        [this](Outcome outcome) {
-            m_running = false;
-            if (m_pending) {
-                launch(std::exchange(m_pending, nullptr));
-                return;
-            }
-            if (outcome.job != m_requested)
-                return; // another job (or none) since
-            m_prediction = std::move(outcome.prediction);
-            m_error = outcome.error;
-            emit predicted();
-        });
+    if (job != m_requested)
+        return; // another job (or none) since
+    m_prediction = std::move(prediction);
+    m_error = error;
+    emit predicted();
 }
 
-bool JobPredictor::waitUntilPredicted(int timeoutMs)
-{
-    QElapsedTimer timer;
-    timer.start();
-    while (m_running || m_pending) {
-        if (timer.elapsed() > timeoutMs)
-            return false;
-        QCoreApplication::processEvents(QEventLoop::AllEvents | QEventLoop::WaitForMoreEvents, 50);
-    }
-    return true;
-}
+bool JobPredictor::waitUntilPredicted(int timeoutMs) { return m_job.waitUntilIdle(timeoutMs); }
 
 } // namespace linkscope::ui

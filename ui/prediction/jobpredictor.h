@@ -10,6 +10,7 @@
 
 #include "predict/jobgraph.h"
 #include "predict/prediction.h"
+#include "shell/backgroundjob.h"
 
 #include <QObject>
 #include <QString>
@@ -43,7 +44,7 @@ public:
     void cancel() { start(nullptr); }
 
     const JobPredictionPtr &prediction() const { return m_prediction; }
-    bool running() const { return m_running; }
+    bool running() const { return m_job.running(); }
     // Why the last prediction failed; empty otherwise.
     const QString &error() const { return m_error; }
     // Tests: processes events until nothing runs or waits. False on timeout.
@@ -60,14 +61,12 @@ signals:
     void predicted(); // prediction() or error() changed
 
 private:
-    void launch(JobPtr job);
+    void finish(const JobPtr &job, JobPredictionPtr prediction, const QString &error);
 
     JobPredictionPtr m_prediction;
     JobPtr m_requested; // the job whose prediction is wanted
-    JobPtr m_pending;   // asked for while another runs
-    bool m_running = false;
     QString m_error;
-    BackgroundJob m_job; // last: destroyed (and waited for) first
+    NewestRequestJob<JobPtr, JobPrediction> m_job; // last: destroyed (and waited for) first
 };
 
 } // namespace linkscope::ui

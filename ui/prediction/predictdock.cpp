@@ -1,5 +1,6 @@
 #include "prediction/predictdock.h"
 
+#include "prediction/predicttext.h"
 #include "prediction/whatifpanel.h"
 #include "timeline/eventstyle.h"
 #include "timeline/timelinepalette.h"
@@ -23,8 +24,6 @@ namespace {
 
 using core::predict::Breakdown;
 
-QString msText(std::int64_t ns) { return QLocale().toString(double(ns) / 1e6, 'f', 3) + QStringLiteral(" ms"); }
-
 QString percentOf(std::int64_t part, std::int64_t total)
 {
     return QLocale().toString(total ? 100.0 * double(part) / double(total) : 0.0, 'f', 1) + QStringLiteral(" %");
@@ -43,16 +42,6 @@ std::vector<Share> sharesOf(const Breakdown &b)
             {QObject::tr("comm"), b.commNs, eventColor(EventStyle::NcclKernel)},
             {QObject::tr("other rank"), b.otherRankNs, eventColor(EventStyle::GpuAnnotation)},
             {QObject::tr("idle"), b.idleNs, QColor(0xa0, 0xa4, 0xaa)}};
-}
-
-QTableWidgetItem *cell(const QString &text, bool number)
-{
-    auto *item = new QTableWidgetItem(text);
-    item->setFlags(Qt::ItemIsSelectable | Qt::ItemIsEnabled);
-    item->setToolTip(text);
-    if (number)
-        item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-    return item;
 }
 
 } // namespace
@@ -276,13 +265,14 @@ void PredictDock::showPrediction()
     for (int r = 0; r < static_cast<int>(p->top.size()); ++r) {
         const core::predict::PathShare &s = p->top[r];
         const std::string_view kind = core::predict::nodeKindName(s.kind);
-        QTableWidgetItem *name = cell(QString::fromStdString(s.name), false);
+        QTableWidgetItem *name = readOnlyCell(QString::fromStdString(s.name), false);
         name->setToolTip(
             tr("%1\n%2 node, %Ln time(s) on the path", nullptr, static_cast<int>(s.count))
                 .arg(QString::fromStdString(s.name), QString::fromUtf8(kind.data(), static_cast<qsizetype>(kind.size()))));
         m_top->setItem(r, 0, name);
-        m_top->setItem(r, 1, cell(s.count > 1 ? tr("%1 (×%L2)").arg(msText(s.ns)).arg(qulonglong(s.count)) : msText(s.ns), true));
-        m_top->setItem(r, 2, cell(percentOf(s.ns, p->path.stepNs), true));
+        m_top->setItem(
+            r, 1, readOnlyCell(s.count > 1 ? tr("%1 (×%L2)").arg(msText(s.ns)).arg(qulonglong(s.count)) : msText(s.ns), true));
+        m_top->setItem(r, 2, readOnlyCell(percentOf(s.ns, p->path.stepNs), true));
     }
 }
 

@@ -1,8 +1,8 @@
 #include "prediction/predictioncontroller.h"
 
-#include <QCoreApplication>
+#include "prediction/predicttext.h"
+
 #include <QElapsedTimer>
-#include <QLocale>
 
 #include <algorithm>
 
@@ -16,11 +16,18 @@ constexpr std::size_t kTopLimit = 10;
 
 double elapsedMs(const QElapsedTimer &timer) { return double(timer.nsecsElapsed()) / 1e6; }
 
-QString msText(std::int64_t ns) { return QLocale().toString(double(ns) / 1e6, 'f', 3) + QStringLiteral(" ms"); }
-
 } // namespace
 
-PredictionController::PredictionController(QObject *parent) : QObject(parent) { }
+PredictionController::PredictionController(QObject *parent)
+    : QObject(parent),
+      // Off the GUI thread, as all background work (shell/backgroundjob.h).
+      m_job([](const DocumentPtr &doc) -> PredictionPtr { return build(*doc, doc->linksShared()); },
+            [this](const DocumentPtr &doc, PredictionPtr prediction, const QString &error) {
+                finish(doc, std::move(prediction), error);
+            },
+            [this] { emit buildStarted(); })
+{
+}
 
 // A running build holds its own copies (shared pointers); m_job waits for it.
 PredictionController::~PredictionController() = default;
@@ -63,7 +70,7 @@ void PredictionController::setDocument(DocumentPtr doc)
     if (links && links == m_requested)
         return;
     m_requested = links;
-    m_pending.reset();
+    m_job.dropWaiting();
     const bool otherTrace = m_prediction && (!doc || m_prediction->device != doc->deviceShared());
     if (otherTrace) {
         m_prediction.reset();
@@ -81,51 +88,24 @@ void PredictionController::setDocument(DocumentPtr doc)
     }
     if (otherTrace)
         emit predicted();
-    if (m_running)
-        m_pending = std::move(doc); // built when the running build ends
-    else
-        start(std::move(doc));
+    m_job.request(std::move(doc)); // or, while a build runs, built when it ends
 }
 
-void PredictionController::start(DocumentPtr doc)
+void PredictionController::finish(const DocumentPtr &doc, PredictionPtr prediction, const QString &error)
 {
-    m_running = true;
-    emit buildStarted();
-    // Off the GUI thread, as all background work (shell/backgroundjob.h); one build at a time.
-    m_job.run(
-        [doc](const JobToken &) {
-            Outcome outcome;
-            outcome.links = doc->linksShared();
-            try {
-                outcome.prediction = build(*doc, doc->linksShared());
-            } catch (const std::exception &error) {
-                outcome.error = QString::fromLocal8Bit(error.what());
-            }
-            return outcome;
-        },
-        [this](Outcome outcome) { finish(std::move(outcome)); });
-}
-
-void PredictionController::finish(Outcome outcome)
-{
-    m_running = false;
-    if (m_pending) { // the links changed again while this one was built: build the newest instead
-        start(std::exchange(m_pending, nullptr));
-        return;
-    }
-    if (outcome.links != m_requested)
+    if (doc->linksShared() != m_requested)
         return; // another trace (or none) was opened since
     ++m_builds;
-    if (!outcome.prediction) {
+    if (!prediction) {
         m_prediction.reset();
-        m_unavailable = tr("No prediction for this pair: %1").arg(outcome.error);
+        m_unavailable = tr("No prediction for this pair: %1").arg(error);
         emit unavailable(m_unavailable);
         emit predicted();
         return;
     }
-    const bool sameTrace = m_prediction && m_prediction->device == outcome.prediction->device;
+    const bool sameTrace = m_prediction && m_prediction->device == prediction->device;
     m_previousStepNs = sameTrace ? m_prediction->stepNs() : -1;
-    m_prediction = std::move(outcome.prediction);
+    m_prediction = std::move(prediction);
     m_unavailable.clear();
     emit predicted();
 }
@@ -184,16 +164,6 @@ QString PredictionController::timingText(core::EventIndex event) const
         .arg(msText(t.startNs), msText(t.slackNs), t.onPath ? tr(" (on the critical path)") : QString());
 }
 
-bool PredictionController::waitUntilBuilt(int timeoutMs)
-{
-    QElapsedTimer timer;
-    timer.start();
-    while (m_running || m_pending) {
-        if (timer.elapsed() > timeoutMs)
-            return false;
-        QCoreApplication::processEvents(QEventLoop::AllEvents | QEventLoop::WaitForMoreEvents, 50);
-    }
-    return true;
-}
+bool PredictionController::waitUntilBuilt(int timeoutMs) { return m_job.waitUntilIdle(timeoutMs); }
 
 } // namespace linkscope::ui

@@ -67,7 +67,7 @@ public:
     void setDocument(DocumentPtr doc);
 
     PredictionPtr prediction() const { return m_prediction; }
-    bool building() const { return m_running; }
+    bool building() const { return m_job.running(); }
     // Why there is no prediction for the open pair (no host ET, an export error); empty otherwise.
     const QString &unavailableReason() const { return m_unavailable; }
     // The step of the previous build of the same trace when the links changed since (a correction,
@@ -94,22 +94,15 @@ signals:
     void unavailable(const QString &reason);
 
 private:
-    struct Outcome {
-        std::shared_ptr<const PairPrediction> prediction;
-        std::shared_ptr<const core::LinkSet> links;
-        QString error;
-    };
-    void start(DocumentPtr doc);
-    void finish(Outcome outcome);
+    void finish(const DocumentPtr &doc, PredictionPtr prediction, const QString &error);
 
     PredictionPtr m_prediction;
-    DocumentPtr m_pending;                            // the newest document while a build runs (built next)
     std::shared_ptr<const core::LinkSet> m_requested; // links of the newest document asked for
-    bool m_running = false;
     QString m_unavailable;
     std::int64_t m_previousStepNs = -1;
     quint64 m_builds = 0;
-    BackgroundJob m_job; // last: destroyed (and waited for) first
+    // One build at a time; the newest document asked for meanwhile is built next.
+    NewestRequestJob<DocumentPtr, PairPrediction> m_job; // last: destroyed (and waited for) first
 };
 
 } // namespace linkscope::ui

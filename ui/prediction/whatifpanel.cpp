@@ -1,5 +1,7 @@
 #include "prediction/whatifpanel.h"
 
+#include "prediction/predicttext.h"
+
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QFormLayout>
@@ -17,8 +19,6 @@ namespace linkscope::ui {
 
 namespace {
 
-QString msText(std::int64_t ns) { return QLocale().toString(double(ns) / 1e6, 'f', 3) + QStringLiteral(" ms"); }
-
 QString changeText(double pct)
 {
     const QString sign = pct > 0 ? QStringLiteral("+") : pct < 0 ? QStringLiteral("−") : QString();
@@ -27,16 +27,6 @@ QString changeText(double pct)
 
 // The factor as the core parsers read it (C locale, every digit).
 std::string numberText(double value) { return QString::number(value, 'g', 17).toStdString(); }
-
-QTableWidgetItem *cell(const QString &text, bool number)
-{
-    auto *item = new QTableWidgetItem(text);
-    item->setFlags(Qt::ItemIsSelectable | Qt::ItemIsEnabled);
-    item->setToolTip(text);
-    if (number)
-        item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-    return item;
-}
 
 } // namespace
 
@@ -270,9 +260,9 @@ void WhatIfPanel::removeRow(int row)
 void WhatIfPanel::fillRow(int row)
 {
     const WhatIfOutcome &o = m_outcomes[row];
-    m_table->setItem(row, Description, cell(o.description, false));
-    m_table->setItem(row, Step, cell(o.error.isEmpty() ? msText(o.stepNs) : o.error, true));
-    m_table->setItem(row, Change, cell(o.error.isEmpty() ? changeText(o.changePct()) : QStringLiteral("—"), true));
+    m_table->setItem(row, Description, readOnlyCell(o.description, false));
+    m_table->setItem(row, Step, readOnlyCell(o.error.isEmpty() ? msText(o.stepNs) : o.error, true));
+    m_table->setItem(row, Change, readOnlyCell(o.error.isEmpty() ? changeText(o.changePct()) : QStringLiteral("—"), true));
 }
 
 void WhatIfPanel::refresh()

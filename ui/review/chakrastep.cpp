@@ -3,7 +3,6 @@
 #include "predict/pairgraph.h"
 #include "predict/replay.h"
 
-#include <QCoreApplication>
 #include <QElapsedTimer>
 
 namespace linkscope::ui {
@@ -15,14 +14,15 @@ std::shared_ptr<const core::LinkSet> chakra10Of(const DocumentPtr &doc)
     return doc && doc->host() && doc->chakraLinks() ? doc->chakraLinks()->chakra10 : nullptr;
 }
 
-struct Outcome {
-    std::shared_ptr<const ChakraStep> step;
-    QString error;
-};
-
 } // namespace
 
-ChakraStepPredictor::ChakraStepPredictor(QObject *parent) : QObject(parent) { }
+ChakraStepPredictor::ChakraStepPredictor(QObject *parent)
+    : QObject(parent), m_job([](const DocumentPtr &doc) { return std::make_shared<const ChakraStep>(compute(*doc)); },
+                             [this](const DocumentPtr &, std::shared_ptr<const ChakraStep> step, const QString &error) {
+                                 finish(std::move(step), error);
+                             })
+{
+}
 
 ChakraStep ChakraStepPredictor::compute(const TraceDocument &doc)
 {
@@ -49,7 +49,7 @@ void ChakraStepPredictor::setDocument(const DocumentPtr &doc)
     if (links && links == m_requested)
         return; // a correction of the same trace: Chakra's links are the same
     m_requested = links;
-    m_pending.reset();
+    m_job.dropWaiting();
     const bool hadStep = m_step != nullptr || !m_error.isEmpty();
     m_step.reset();
     m_error.clear();
@@ -59,49 +59,18 @@ void ChakraStepPredictor::setDocument(const DocumentPtr &doc)
         return;
     }
     emit changed();
-    if (m_running)
-        m_pending = doc;
-    else
-        start(doc);
+    m_job.request(doc); // or, while another runs, started when it ends
 }
 
-void ChakraStepPredictor::start(DocumentPtr doc)
+void ChakraStepPredictor::finish(std::shared_ptr<const ChakraStep> step, const QString &error)
 {
-    m_running = true;
-    m_job.run(
-        [doc](const JobToken &) {
-            Outcome outcome;
-            try {
-                outcome.step = std::make_shared<const ChakraStep>(compute(*doc));
-            } catch (const std::exception &error) {
-                outcome.error = QString::fromLocal8Bit(error.what());
-            }
-            return outcome;
-        },
-        [this](const Outcome &outcome) {
-            m_running = false;
-            if (m_pending) {
-                start(std::exchange(m_pending, nullptr));
-                return;
-            }
-            if (!m_requested || (outcome.step && outcome.step->links != m_requested))
-                return; // another trace (or none) was opened since
-            m_step = outcome.step;
-            m_error = outcome.error;
-            emit changed();
-        });
+    if (!m_requested || (step && step->links != m_requested))
+        return; // another trace (or none) was opened since
+    m_step = std::move(step);
+    m_error = error;
+    emit changed();
 }
 
-bool ChakraStepPredictor::waitUntilBuilt(int timeoutMs)
-{
-    QElapsedTimer timer;
-    timer.start();
-    while (m_running || m_pending) {
-        if (timer.elapsed() > timeoutMs)
-            return false;
-        QCoreApplication::processEvents(QEventLoop::AllEvents | QEventLoop::WaitForMoreEvents, 50);
-    }
-    return true;
-}
+bool ChakraStepPredictor::waitUntilBuilt(int timeoutMs) { return m_job.waitUntilIdle(timeoutMs); }
 
 } // namespace linkscope::ui

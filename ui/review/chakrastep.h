@@ -33,7 +33,7 @@ public:
 
     // Null while building, for a document without a host ET or Chakra's links, or when it failed.
     const std::shared_ptr<const ChakraStep> &step() const { return m_step; }
-    bool building() const { return m_running; }
+    bool building() const { return m_job.running(); }
     const QString &error() const { return m_error; }
     // Tests: processes events until nothing runs or waits. False on timeout.
     bool waitUntilBuilt(int timeoutMs = 30000);
@@ -45,14 +45,12 @@ signals:
     void changed();
 
 private:
-    void start(DocumentPtr doc);
+    void finish(std::shared_ptr<const ChakraStep> step, const QString &error);
 
     std::shared_ptr<const ChakraStep> m_step;
     std::shared_ptr<const core::LinkSet> m_requested;
-    DocumentPtr m_pending;
-    bool m_running = false;
     QString m_error;
-    BackgroundJob m_job; // last: destroyed (and waited for) first
+    NewestRequestJob<DocumentPtr, ChakraStep> m_job; // last: destroyed (and waited for) first
 };
 
 } // namespace linkscope::ui

@@ -124,10 +124,11 @@ std::optional<core::ChakraComparison> StoryPanel::updatedComparison(const TraceD
     const core::LinkSet &now = m_doc->links();
     if (was.gpuLinks.size() != now.gpuLinks.size())
         return std::nullopt;
-    const core::LinkSetChange change = core::changeBetween(was, now);
-    if (!change.sameOps)
+    // What the edit changed, as the document carries it (null when it was not made from `before`).
+    const core::LinkSetChange *change = m_doc->changeSince(before);
+    if (!change || !change->sameOps)
         return std::nullopt;
-    const std::vector<core::GpuLinkIndex> changed = core::reparentedLinks(was, now, change);
+    const std::vector<core::GpuLinkIndex> changed = core::reparentedLinks(was, now, *change);
     // A relink (another policy over the same index) changes parents everywhere: compare in full.
     if (changed.size() > std::max<std::size_t>(4096, now.gpuLinks.size() / 64))
         return std::nullopt;

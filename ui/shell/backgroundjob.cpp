@@ -1,5 +1,7 @@
 #include "shell/backgroundjob.h"
 
+#include <QCoreApplication>
+#include <QElapsedTimer>
 #include <QMetaObject>
 
 namespace linkscope::ui {
@@ -52,6 +54,18 @@ bool BackgroundJob::cancel()
     m_cancel->store(true);
     ++m_generation; // whatever the job still posts is stale
     m_busy = false;
+    return true;
+}
+
+bool processEventsWhile(const std::function<bool()> &busy, int timeoutMs)
+{
+    QElapsedTimer timer;
+    timer.start();
+    while (busy()) {
+        if (timer.elapsed() > timeoutMs)
+            return false;
+        QCoreApplication::processEvents(QEventLoop::AllEvents | QEventLoop::WaitForMoreEvents, 50);
+    }
     return true;
 }
 

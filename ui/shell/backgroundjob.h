@@ -14,6 +14,7 @@
 #include "model/common.h"
 
 #include <QObject>
+#include <QString>
 #include <QThreadPool>
 
 #include <atomic>
@@ -85,6 +86,86 @@ private:
     std::shared_ptr<std::atomic<bool>> m_cancel = std::make_shared<std::atomic<bool>>(false);
     quint64 m_generation = 0;
     bool m_busy = false;
+};
+
+// Processes events (waiting for more) while `busy()`: what the tests' waitUntil… calls do. False
+// when `timeoutMs` passed first.
+bool processEventsWhile(const std::function<bool()> &busy, int timeoutMs);
+
+// Work asked for again and again, each request superseding the one before (a prediction of the
+// newest document or job), that cannot be interrupted: one request runs at a time; of those asked
+// for meanwhile only the newest waits, and runs next, the result before it dropped unseen.
+// `compute` runs on the pool; what it throws (a std::exception) is handed to `done` as the error.
+// `started` (each time a request starts) and `done` run on the GUI thread. A Request converts to
+// false when empty (a shared_ptr).
+template <typename Request, typename Value>
+class NewestRequestJob {
+public:
+    using ValuePtr = std::shared_ptr<const Value>;
+    using Compute = std::function<ValuePtr(const Request &)>;
+    // The request, and its value or (null) the error that stopped it.
+    using Done = std::function<void(const Request &, ValuePtr, const QString &error)>;
+
+    NewestRequestJob(Compute compute, Done done, std::function<void()> started = {})
+        : m_compute(std::move(compute)), m_done(std::move(done)), m_started(std::move(started))
+    {
+    }
+
+    // Starts `request` or, while another runs, makes it the one to start next.
+    void request(Request request)
+    {
+        if (m_running)
+            m_waiting = std::move(request);
+        else
+            launch(std::move(request));
+    }
+    // Forgets the request waiting; the running one's result still reaches `done`.
+    void dropWaiting() { m_waiting = Request(); }
+    bool running() const { return m_running; }
+    // Tests: processes events until nothing runs or waits. False on timeout.
+    bool waitUntilIdle(int timeoutMs)
+    {
+        return processEventsWhile([this] { return m_running || static_cast<bool>(m_waiting); }, timeoutMs);
+    }
+
+private:
+    struct Outcome {
+        Request request;
+        ValuePtr value;
+        QString error;
+    };
+
+    void launch(Request request)
+    {
+        m_running = true;
+        if (m_started)
+            m_started();
+        m_job.run(
+            [compute = m_compute, request = std::move(request)](const JobToken &) {
+                Outcome outcome{request, nullptr, {}};
+                try {
+                    outcome.value = compute(request);
+                } catch (const std::exception &error) {
+                    outcome.error = QString::fromLocal8Bit(error.what());
+                }
+                return outcome;
+            },
+            [this](Outcome outcome) {
+                m_running = false;
+                if (m_waiting) {
+                    launch(std::exchange(m_waiting, Request()));
+                    return;
+                }
+                m_done(outcome.request, std::move(outcome.value), outcome.error);
+            });
+    }
+
+    Compute m_compute;
+    Done m_done;
+    std::function<void()> m_started;
+    Request m_waiting; // asked for while another runs
+    bool m_running = false;
+    BackgroundJob m_job; // last: destroyed (and waited for) first
 };
 
 } // namespace linkscope::ui

@@ -229,7 +229,9 @@ std::shared_ptr<const TraceDocument> TraceDocument::createWithLinks(const std::s
     doc->m_laneRows = base->m_laneRows;
     doc->m_start = base->m_start;
     doc->m_end = base->m_end;
-    if (!doc->patch(*base)) {
+    doc->m_change = std::make_shared<const core::LinkSetChange>(core::changeBetween(base->links(), *doc->m_links));
+    doc->m_changeBase = base->m_links;
+    if (!doc->patch(*base, *doc->m_change)) {
         doc->buildFindingMarks();
         throwIfCancelled(cancel);
         doc->buildEdges(cancel);
@@ -441,7 +443,14 @@ bool TraceDocument::gpuOpMarked(core::GpuLinkIndex linkIndex) const
     return false;
 }
 
-bool TraceDocument::patch(const TraceDocument &base)
+const core::LinkSetChange *TraceDocument::changeSince(const TraceDocument &previous) const
+{
+    // The base's links are alive while `previous` holds them: then lock() gives them back, and no
+    // other link set can be at their address.
+    return m_change && m_changeBase.lock() == previous.m_links ? m_change.get() : nullptr;
+}
+
+bool TraceDocument::patch(const TraceDocument &base, const core::LinkSetChange &change)
 {
     // Applies when the links are the same GPU ops over the same events (a correction, an undo):
     // then only the GPU links and core edges in chunks the edit copied can differ, and of those
@@ -449,7 +458,6 @@ bool TraceDocument::patch(const TraceDocument &base)
     const core::LinkSet &was = base.links();
     const core::LinkSet &now = *m_links;
     const std::size_t eventCount = m_device->events.size();
-    const core::LinkSetChange change = core::changeBetween(was, now);
     if (!change.sameOps || change.traceWideFindingsChanged || change.hostSideFindingsChanged || was.policy != now.policy
         || base.m_hasFinding.size() != eventCount || !base.m_fixedGpuMarks)
         return false;

@@ -19,6 +19,10 @@
 #include <memory>
 #include <vector>
 
+namespace linkscope::core {
+struct LinkSetChange;
+}
+
 namespace linkscope::ui {
 
 // One lane's events split by nesting depth, each row sorted by start. Within a row, events do not
@@ -129,6 +133,12 @@ public:
     static std::shared_ptr<const TraceDocument> createWithLinks(const std::shared_ptr<const TraceDocument> &base,
                                                                 std::shared_ptr<const core::LinkSet> links,
                                                                 const std::atomic<bool> *cancel = nullptr);
+    // What changed in the links since `previous` (edit/linkchange.h) when this document was made
+    // from it by createWithLinks over the same index (a correction, an undo or redo, a relink):
+    // computed once there, for the document and every view that follows the edit (the findings'
+    // causes, the comparison with Chakra). Null for any other `previous`, and for a document made by
+    // create(): a view then derives in full.
+    const core::LinkSetChange *changeSince(const TraceDocument &previous) const;
     // True when this document's lane rows are `other`'s (shared, not rebuilt).
     bool sharesLaneRowsWith(const TraceDocument &other) const { return m_laneRows == other.m_laneRows; }
     // What this document shares with `other` (tests, benchmarks: what a correction copied): chunks
@@ -191,7 +201,7 @@ private:
     DrawEdge launchEdgeOf(const core::GpuLink &link) const;
     DrawEdge coreEdgeOf(const core::Edge &edge) const;
     bool gpuOpMarked(core::GpuLinkIndex linkIndex) const;
-    bool patch(const TraceDocument &base);
+    bool patch(const TraceDocument &base, const core::LinkSetChange &change);
 
     QString m_hostPath;
     QString m_devicePath;
@@ -199,6 +209,10 @@ private:
     std::shared_ptr<const core::DeviceTrace> m_device;
     std::shared_ptr<const core::LinkSet> m_links;
     std::shared_ptr<const core::ChakraLinks> m_chakra;
+    // What changed since the links of the document this one was made from (createWithLinks), and
+    // those links, held weakly: to tell them apart, not to keep them.
+    std::shared_ptr<const core::LinkSetChange> m_change;
+    std::weak_ptr<const core::LinkSet> m_changeBase;
 
     // Shared between the documents of one trace's corrections (createWithLinks).
     std::shared_ptr<const std::vector<EventStyle>> m_styles;
