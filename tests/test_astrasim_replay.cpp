@@ -9,6 +9,7 @@
 // (fixed-simulator.sh): the stock 518bd51 double-frees when it exits and aborts after every rank
 // finished (docs/astra-sim-export.md).
 
+#include "astrasimrun.h"
 #include "testsupport.h"
 
 #include "astrasimjobs.h"
@@ -32,8 +33,6 @@ using namespace linkscope::core;
 
 namespace {
 
-QString astraSimDir() { return QDir(QStringLiteral(LINKSCOPE_ASTRA_SIM_DIR)).absolutePath(); }
-
 // Where fixed-simulator.sh puts the patched simulator (an ASTRA_SIM_HOME for run.sh).
 QString fixedSimulatorHome() { return QStringLiteral(LINKSCOPE_ASTRA_SIM_FIXED_HOME); }
 
@@ -43,41 +42,19 @@ struct Rank {
     std::string host, kineto;
 };
 
-struct SimRun {
-    std::map<int, double> simulatedNs; // rank → cycles of its "finished" line
-    bool cleanExit = false;            // exited normally with status 0
-    QString exit;                      // "exit status N" / "crashed"
-    QString log;
-};
+using SimRun = linkscope::test::AstraSimRun;
 
 // run.sh PREFIX NPUS LOGDIR [--comm-groups FILE] on the stock or the fixed simulator.
 SimRun runSimulator(const std::string &prefix, std::size_t npus, const QString &logDir, const std::string &commGroups,
                     Simulator simulator)
 {
-    SimRun out;
-    QProcess run;
-    run.setProcessChannelMode(QProcess::MergedChannels);
-    if (simulator == Simulator::Fixed) {
-        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    if (simulator == Simulator::Fixed)
         env.insert(QStringLiteral("ASTRA_SIM_HOME"), fixedSimulatorHome());
-        run.setProcessEnvironment(env);
-    }
-    QStringList args{astraSimDir() + "/run.sh", QString::fromStdString(prefix), QString::number(npus), logDir};
+    QStringList options;
     if (!commGroups.empty())
-        args << QStringLiteral("--comm-groups") << QString::fromStdString(commGroups);
-    run.start(QStringLiteral("bash"), args);
-    const bool finished = run.waitForFinished(30 * 60 * 1000);
-    out.log = QString::fromUtf8(run.readAll());
-    out.cleanExit = finished && run.exitStatus() == QProcess::NormalExit && run.exitCode() == 0;
-    out.exit = !finished                                  ? QStringLiteral("timed out")
-               : run.exitStatus() != QProcess::NormalExit ? QStringLiteral("crashed")
-                                                          : QStringLiteral("exit status %1").arg(run.exitCode());
-    static const QRegularExpression line(QStringLiteral("sys\\[(\\d+)\\] finished, (\\d+) cycles"));
-    for (auto it = line.globalMatch(out.log); it.hasNext();) {
-        const auto m = it.next();
-        out.simulatedNs[m.captured(1).toInt()] = m.captured(2).toDouble();
-    }
-    return out;
+        options << QStringLiteral("--comm-groups") << QString::fromStdString(commGroups);
+    return linkscope::test::runAstraSim(QString::fromStdString(prefix), static_cast<int>(npus), logDir, options, env);
 }
 
 struct Replayed {
@@ -167,12 +144,12 @@ class TestAstraSimReplay : public QObject {
 private slots:
     void initTestCase()
     {
-        if (!QFileInfo::exists(astraSimDir() + "/build.sh"))
-            QSKIP(qPrintable("ASTRA-sim not present (" + astraSimDir()
+        if (!QFileInfo::exists(linkscope::test::astraSimDir() + "/build.sh"))
+            QSKIP(qPrintable("ASTRA-sim not present (" + linkscope::test::astraSimDir()
                              + "/build.sh): the replay tests need ../shared/tools/astra-sim"));
         QProcess build;
         build.setProcessChannelMode(QProcess::MergedChannels);
-        build.start(QStringLiteral("bash"), {astraSimDir() + "/build.sh"});
+        build.start(QStringLiteral("bash"), {linkscope::test::astraSimDir() + "/build.sh"});
         QVERIFY(build.waitForFinished(40 * 60 * 1000));
         const QString log = QString::fromUtf8(build.readAll());
         QVERIFY2(build.exitCode() == 0, qPrintable(log.right(3000)));
@@ -182,8 +159,8 @@ private slots:
         QProcess fix;
         fix.setProcessChannelMode(QProcess::MergedChannels);
         fix.start(QStringLiteral("bash"),
-                  {QString::fromStdString(linkscope::test::sourcePath("tests/astrasim/fixed-simulator.sh")), astraSimDir(),
-                   fixedSimulatorHome()});
+                  {QString::fromStdString(linkscope::test::sourcePath("tests/astrasim/fixed-simulator.sh")),
+                   linkscope::test::astraSimDir(), fixedSimulatorHome()});
         QVERIFY(fix.waitForFinished(40 * 60 * 1000));
         const QString fixLog = QString::fromUtf8(fix.readAll());
         QVERIFY2(fix.exitStatus() == QProcess::NormalExit && fix.exitCode() == 0, qPrintable(fixLog.right(3000)));

@@ -4,6 +4,7 @@
 // — when ../shared/tools/astra-sim is there — agreement with ASTRA-sim on a generated job, as exported
 // and under a what-if.
 
+#include "astrasimrun.h"
 #include "testsupport.h"
 
 #include "commands/commands.h"
@@ -142,27 +143,6 @@ std::uint32_t pos(const SimJob &job, std::size_t rank, std::uint64_t id)
         if (nodes[i].id == id)
             return i;
     return kNoNode;
-}
-
-QString astraSimDir() { return QDir(QStringLiteral(LINKSCOPE_ASTRA_SIM_DIR)).absolutePath(); }
-
-std::map<int, double> simulate(const QString &dir, int npus)
-{
-    QProcess run;
-    run.setProcessChannelMode(QProcess::MergedChannels);
-    run.start(QStringLiteral("bash"), {astraSimDir() + "/run.sh", dir + "/trace", QString::number(npus), dir + "/log",
-                                       "--comm-groups", dir + "/comm_group.json", "--network", dir + "/network.yml"});
-    run.waitForFinished(30 * 60 * 1000);
-    const QString log = QString::fromUtf8(run.readAll());
-    std::map<int, double> out;
-    static const QRegularExpression line(QStringLiteral("sys\\[(\\d+)\\] finished, (\\d+) cycles"));
-    for (auto it = line.globalMatch(log); it.hasNext();) {
-        const auto m = it.next();
-        out[m.captured(1).toInt()] = m.captured(2).toDouble();
-    }
-    if (out.empty())
-        qWarning("%s", qPrintable(log.right(2000)));
-    return out;
 }
 
 } // namespace
@@ -553,11 +533,11 @@ private slots:
     // kernel, a network and a delayed-rank what-if (the ranks then reach collectives apart).
     void agreesWithAstraSim()
     {
-        if (!QFileInfo::exists(astraSimDir() + "/build.sh"))
-            QSKIP(
-                qPrintable("ASTRA-sim not present (" + astraSimDir() + "): the agreement test needs ../shared/tools/astra-sim"));
+        if (!QFileInfo::exists(linkscope::test::astraSimDir() + "/build.sh"))
+            QSKIP(qPrintable("ASTRA-sim not present (" + linkscope::test::astraSimDir()
+                             + "): the agreement test needs ../shared/tools/astra-sim"));
         QProcess build;
-        build.start(QStringLiteral("bash"), {astraSimDir() + "/build.sh"});
+        build.start(QStringLiteral("bash"), {linkscope::test::astraSimDir() + "/build.sh"});
         QVERIFY(build.waitForFinished(40 * 60 * 1000) && build.exitCode() == 0);
         QTemporaryDir dir;
         linkscope::gen::GeneratorOptions o;
@@ -584,7 +564,7 @@ private slots:
             std::ostringstream po, pe;
             QCOMPARE(linkscope::cli::runPredict(args, po, pe), 0);
             const nlohmann::json p = nlohmann::json::parse(po.str());
-            const std::map<int, double> sim = simulate(target, 2);
+            const std::map<int, double> sim = linkscope::test::simulateJobExport(target, 2);
             QCOMPARE(sim.size(), std::size_t(2));
             for (const auto &r : p["ranks"]) {
                 const double ours = r["step_ns"].get<double>(), theirs = sim.at(r["rank"].get<int>());

@@ -5,6 +5,7 @@
 // and compared with the generator's configuration B (loosely, 0.8–1.25: the ±5 % targets belong to
 // bench/whatif.sh).
 
+#include "astrasimrun.h"
 #include "testsupport.h"
 
 #include "commands/commands.h"
@@ -28,8 +29,6 @@ using namespace linkscope::core;
 using linkscope::core::job::CallKind;
 
 namespace {
-
-QString astraSimDir() { return QDir(QStringLiteral(LINKSCOPE_ASTRA_SIM_DIR)).absolutePath(); }
 
 // ASTRA-sim's time for a collective with the cost model (GB/s as the network file writes it).
 double modelNs(CallKind kind, const std::vector<std::int64_t> &group, std::int64_t npus, std::int64_t bytes, double gbps,
@@ -62,25 +61,6 @@ std::map<int, double> measured(const std::string &report)
     const nlohmann::json j = readJson(report);
     for (const auto &r : j["ranks"])
         out[r["rank"].get<int>()] = r["export"]["measured_ns"].get<double>();
-    return out;
-}
-
-std::map<int, double> simulate(const QString &dir, int npus)
-{
-    QProcess run;
-    run.setProcessChannelMode(QProcess::MergedChannels);
-    run.start(QStringLiteral("bash"), {astraSimDir() + "/run.sh", dir + "/trace", QString::number(npus), dir + "/log",
-                                       "--comm-groups", dir + "/comm_group.json", "--network", dir + "/network.yml"});
-    run.waitForFinished(30 * 60 * 1000);
-    const QString log = QString::fromUtf8(run.readAll());
-    std::map<int, double> out;
-    static const QRegularExpression line(QStringLiteral("sys\\[(\\d+)\\] finished, (\\d+) cycles"));
-    for (auto it = line.globalMatch(log); it.hasNext();) {
-        const auto m = it.next();
-        out[m.captured(1).toInt()] = m.captured(2).toDouble();
-    }
-    if (out.empty())
-        qWarning("%s", qPrintable(log.right(2000)));
     return out;
 }
 
@@ -267,11 +247,11 @@ private slots:
         QFETCH(QStringList, whatIf);
         QFETCH(double, computeScale);
         QFETCH(double, commScale);
-        if (!QFileInfo::exists(astraSimDir() + "/build.sh"))
-            QSKIP(
-                qPrintable("ASTRA-sim not present (" + astraSimDir() + "): the prediction test needs ../shared/tools/astra-sim"));
+        if (!QFileInfo::exists(linkscope::test::astraSimDir() + "/build.sh"))
+            QSKIP(qPrintable("ASTRA-sim not present (" + linkscope::test::astraSimDir()
+                             + "): the prediction test needs ../shared/tools/astra-sim"));
         QProcess build;
-        build.start(QStringLiteral("bash"), {astraSimDir() + "/build.sh"});
+        build.start(QStringLiteral("bash"), {linkscope::test::astraSimDir() + "/build.sh"});
         QVERIFY(build.waitForFinished(40 * 60 * 1000) && build.exitCode() == 0);
 
         QTemporaryDir dir;
@@ -287,8 +267,8 @@ private slots:
             args.push_back(w.toStdString());
         std::ostringstream o, e;
         QCOMPARE(linkscope::cli::runWhatIf(args, o, e), 0);
-        const std::map<int, double> predicted = simulate(dir.filePath("pred"), 2);
-        const std::map<int, double> identity = simulate(dir.filePath("a-out"), 2);
+        const std::map<int, double> predicted = linkscope::test::simulateJobExport(dir.filePath("pred"), 2);
+        const std::map<int, double> identity = linkscope::test::simulateJobExport(dir.filePath("a-out"), 2);
         const std::map<int, double> truthA = measured(dir.filePath("a-out/job-report.json").toStdString());
         const std::map<int, double> truthB = measured(dir.filePath("b-out/job-report.json").toStdString());
         QCOMPARE(predicted.size(), std::size_t(2));
