@@ -16,7 +16,7 @@ core/io/hostreader.cpp 1039
 tests/test_linker.cpp 919
 tests/test_corrections.cpp 842
 tests/gui/test_review.cpp 819
-tests/gui/test_lanes.cpp 802
+tests/gui/test_lanes.cpp 801
 "
 declare -A ceiling=()
 while read -r path lines; do

@@ -138,8 +138,8 @@ private slots:
         QCOMPARE(doc.eventName(link->parent), QStringLiteral("aten::addmm")); // sample_truth.jsonl
         ui::TimelineView *view = m_window->timeline();
         m_window->selection()->select(gemm);
-        view->fitSelection();
-        view->fitSelection(); // second F: the selection with its edges' ends
+        view->navigation().fitSelection();
+        view->navigation().fitSelection(); // second F: the selection with its edges' ends
         (void)view->renderToImage(view->size());
         bool found = false;
         for (const auto &painted : view->paintedEdges()) {
@@ -409,7 +409,7 @@ private slots:
         const core::EventIndex gemm = findByCorrelation(doc, core::EventCategory::Kernel, 2290);
         ui::TimelineView *view = m_window->timeline();
         m_window->selection()->select(gemm);
-        view->fitSelection();
+        view->navigation().fitSelection();
         const QPoint at = view->eventRect(gemm).center().toPoint();
         QHelpEvent help(QEvent::ToolTip, at, view->mapToGlobal(at));
         QApplication::sendEvent(view, &help);

@@ -61,11 +61,14 @@ void TimelineNavigation::frameEvent(core::EventIndex e)
 
 void TimelineNavigation::reveal(core::EventIndex event)
 {
-    const int r = m_view.showRowOf(event); // opens what hides it
+    const DocumentPtr &doc = m_view.document();
+    if (!doc)
+        return;
+    const int r = m_view.arrangement().showRowOf(*doc, event); // opens what hides it
     if (r < -1)
         return;
     // Horizontally: keep the zoom when the event fits, else zoom out to show it with a margin.
-    const core::DeviceEvent &e = m_view.document()->event(event);
+    const core::DeviceEvent &e = doc->event(event);
     TimelineViewport viewport = m_view.viewport();
     if (viewport.reveal(e.ts, e.end()))
         m_view.setVisibleRange(viewport.start(), viewport.end());
