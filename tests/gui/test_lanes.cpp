@@ -414,7 +414,7 @@ private slots:
         const int gpuGroup = layout.groupOfLane(doc.index().laneOf[gemm.get()]);
         auto parentEdge = [&]() -> std::optional<ui::TimelineView::PaintedEdge> {
             view->repaint();
-            for (const auto &p : view->paintedEdges())
+            for (const auto &p : view->edgeOverlay().painted())
                 if (doc.edges()[p.edge].kind == core::EdgeKind::Parent && doc.edges()[p.edge].to == gemm)
                     return p;
             return std::nullopt;
@@ -472,7 +472,7 @@ private slots:
         view->arrangement().setGroupCollapsed(gpuGroup, true);
         view->repaint();
         bool intoHeader = false;
-        for (const auto &p : view->paintedEdges())
+        for (const auto &p : view->edgeOverlay().painted())
             if (doc.edges()[p.edge].to == gemm && doc.edges()[p.edge].kind == core::EdgeKind::Parent)
                 intoHeader = !p.toExact && p.fromExact && p.to.y() == headerMiddle(gpuGroup);
         QVERIFY2(intoHeader, "the parent edge ends on the collapsed GPU group's header");
@@ -541,7 +541,7 @@ private slots:
         m_window->grab().toImage().save(screenPath("flagged_event.png"));
 
         // The flagged link's parent edge is drawn "Flagged by you", which is not "Has finding".
-        for (const auto &p : view->paintedEdges())
+        for (const auto &p : view->edgeOverlay().painted())
             if (doc.edges()[p.edge].kind == core::EdgeKind::Parent && doc.edges()[p.edge].to == gemm)
                 QCOMPARE(ui::TimelineEdgeOverlay::drawnProvenance(doc.edges()[p.edge], view->eventNotes().get()),
                          ui::EdgeProvenance::Flagged);

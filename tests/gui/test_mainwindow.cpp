@@ -142,7 +142,7 @@ private slots:
         view->navigation().fitSelection(); // second F: the selection with its edges' ends
         (void)view->renderToImage(view->size());
         bool found = false;
-        for (const auto &painted : view->paintedEdges()) {
+        for (const auto &painted : view->edgeOverlay().painted()) {
             const ui::DrawEdge &edge = doc.edges()[painted.edge];
             if (edge.kind == core::EdgeKind::Parent && edge.to == gemm) {
                 QCOMPARE(edge.from, link->parent);
@@ -306,7 +306,7 @@ private slots:
         ui::TimelineView *view = m_window->timeline();
         (void)view->renderToImage(view->size());
         bool found = false;
-        for (const auto &painted : view->paintedEdges()) {
+        for (const auto &painted : view->edgeOverlay().painted()) {
             const ui::DrawEdge &edge = m_window->document()->edges()[painted.edge];
             if (edge.kind == core::EdgeKind::Parent && edge.to == gemm) {
                 QCOMPARE(edge.from, newParent);
@@ -568,9 +568,9 @@ private slots:
         view->setShowAllEdgesInView(true);
         view->fitAll();
         view->grab().toImage().save(QStringLiteral(LINKSCOPE_BINARY_DIR "/test_mainwindow_sample_edges.png"));
-        QVERIFY(view->paintedEdges().size() > 1);
+        QVERIFY(view->edgeOverlay().painted().size() > 1);
         bool parentDrawn = false;
-        for (const auto &painted : view->paintedEdges()) {
+        for (const auto &painted : view->edgeOverlay().painted()) {
             const ui::DrawEdge &edge = doc.edges()[painted.edge];
             parentDrawn = parentDrawn || (edge.kind == core::EdgeKind::Parent && edge.to == nccl);
         }

@@ -197,12 +197,12 @@ private slots:
         QAction *allEdges = m_view->keyAction(ui::TimelineKey::AllEdges);
         QVERIFY(allEdges->isCheckable() && !allEdges->isChecked());
         QTest::keyClick(m_view.get(), Qt::Key_E);
-        QVERIFY(m_view->showAllEdgesInView());
+        QVERIFY(m_view->edgeOverlay().showAllInView());
         QVERIFY(allEdges->isChecked());
         m_view->setShowAllEdgesInView(false);
         QVERIFY(!allEdges->isChecked());
         allEdges->trigger(); // as a menu or tool bar would
-        QVERIFY(m_view->showAllEdgesInView());
+        QVERIFY(m_view->edgeOverlay().showAllInView());
         // The actions act on the timeline only when it has the focus: another widget's key press does not.
         QLineEdit other;
         other.show();
@@ -256,7 +256,7 @@ private slots:
         (void)m_view->renderToImage(m_view->size());
         bool parentEdge = false, launchEdge = false;
         const QRectF kernelRect = m_view->eventRect(m_ids.gemm);
-        for (const auto &painted : m_view->paintedEdges()) {
+        for (const auto &painted : m_view->edgeOverlay().painted()) {
             const ui::DrawEdge &edge = m_doc->edges()[painted.edge];
             QCOMPARE(edge.to == m_ids.gemm || edge.from == m_ids.gemm, true);
             if (edge.kind == core::EdgeKind::Parent) {
@@ -279,7 +279,7 @@ private slots:
         // Hiding the Parent kind removes that edge.
         m_view->setEdgeKindVisible(core::EdgeKind::Parent, false);
         (void)m_view->renderToImage(m_view->size());
-        for (const auto &painted : m_view->paintedEdges())
+        for (const auto &painted : m_view->edgeOverlay().painted())
             QVERIFY(m_doc->edges()[painted.edge].kind != core::EdgeKind::Parent);
     }
 
@@ -302,8 +302,8 @@ private slots:
         (void)m_view->renderToImage(m_view->size());
         // At least 2 parent + 2 launch edges; fit-all shows every event, so every edge is in view.
         QVERIFY(m_doc->edgeCount() >= 4);
-        QCOMPARE(m_view->edgesInView(), m_doc->edgeCount());
-        QCOMPARE(m_view->paintedEdges().size(), m_doc->edgeCount());
+        QCOMPARE(m_view->edgeOverlay().inView(), m_doc->edgeCount());
+        QCOMPARE(m_view->edgeOverlay().painted().size(), m_doc->edgeCount());
     }
 
     void paintsKindColoursAtEventPositions()
@@ -344,15 +344,15 @@ private slots:
         // "All edges in view" counts every stream-order edge but draws at most kEdgeCap.
         view.setShowAllEdgesInView(true);
         (void)view.renderToImage(view.size());
-        QVERIFY(view.paintedEdges().size() <= std::size_t(ui::TimelineView::kEdgeCap));
-        QVERIFY(view.paintedEdges().size() > std::size_t(ui::TimelineView::kEdgeCap) * 9 / 10);
+        QVERIFY(view.edgeOverlay().painted().size() <= std::size_t(ui::TimelineView::kEdgeCap));
+        QVERIFY(view.edgeOverlay().painted().size() > std::size_t(ui::TimelineView::kEdgeCap) * 9 / 10);
         // 199,999 stream-order edges: too many to count one by one, so the count is sampled.
-        QVERIFY(view.edgesInViewEstimated());
-        QVERIFY(std::llabs(static_cast<long long>(view.edgesInView()) - static_cast<long long>(doc->edgeCount()))
+        QVERIFY(view.edgeOverlay().inViewEstimated());
+        QVERIFY(std::llabs(static_cast<long long>(view.edgeOverlay().inView()) - static_cast<long long>(doc->edgeCount()))
                 < static_cast<long long>(doc->edgeCount()) / 20);
         // The drawn edges are spread over the view, not bunched at its left.
         double maxX = 0;
-        for (const auto &painted : view.paintedEdges())
+        for (const auto &painted : view.edgeOverlay().painted())
             maxX = std::max(maxX, painted.to.x());
         QVERIFY(maxX > view.contentRect().center().x());
         // Zoomed in so that each event is wider than a pixel, the gaps between them show.
@@ -626,7 +626,7 @@ private slots:
                      linear = m_view->eventRect(m_ids.linear);
         QVERIFY(copy.width() > 10); // the ends are far enough apart to tell them
         int seen = 0;
-        for (const auto &painted : m_view->paintedEdges()) {
+        for (const auto &painted : m_view->edgeOverlay().painted()) {
             const ui::DrawEdge &edge = m_doc->edges()[painted.edge];
             if (edge.kind != core::EdgeKind::Sync)
                 continue;
@@ -707,7 +707,7 @@ private slots:
         QCOMPARE(asked.back(), std::make_pair(m_ids.gemm, ui::DrawEdgeIndex(core::kNone)));
         // On the drawn parent edge, away from any event (the middle of its curve).
         const ui::TimelineView::PaintedEdge *painted = nullptr;
-        for (const auto &p : m_view->paintedEdges())
+        for (const auto &p : m_view->edgeOverlay().painted())
             if (p.edge == parentEdge)
                 painted = &p;
         QVERIFY(painted);

@@ -315,7 +315,7 @@ private slots:
         view->repaint();
         ui::DrawEdgeIndex parentEdge{};
         ui::TimelineView::PaintedEdge painted;
-        for (const auto &p : view->paintedEdges())
+        for (const auto &p : view->edgeOverlay().painted())
             if (doc.edges()[p.edge].kind == core::EdgeKind::Parent && doc.edges()[p.edge].to == gemm) {
                 parentEdge = p.edge;
                 painted = p;
@@ -349,7 +349,7 @@ private slots:
 
         // Hover: the edge is marked, and its tooltip names the kind, the rule and both ends.
         QTest::mouseMove(view, onCurve);
-        QCOMPARE(view->hoveredEdge(), parentEdge);
+        QCOMPARE(view->edgeOverlay().hoveredEdge(), parentEdge);
         QHelpEvent help(QEvent::ToolTip, onCurve, view->mapToGlobal(onCurve));
         QApplication::sendEvent(view, &help);
         QTRY_VERIFY(QToolTip::isVisible());
@@ -369,7 +369,7 @@ private slots:
         QCOMPARE(selected.count(), 1);
         QCOMPARE(selected.front().front().value<ui::DrawEdgeIndex>(), parentEdge);
         QCOMPARE(m_window->selection()->current(), gemm);
-        QCOMPARE(view->focusedEdge(), parentEdge);
+        QCOMPARE(view->edgeOverlay().focusedEdge(), parentEdge);
         QCOMPARE(view->viewStart(), start);
         QCOMPARE(view->viewEnd(), end);
         // `[` from there follows that edge to the parent.

@@ -69,7 +69,8 @@ TimelineInput::TimelineInput(TimelineView &view) : QObject(&view), m_view(view)
     addKey(K::PreviousOnRow, tr("Previous event on the row"), {Qt::Key_Comma}, [&v] { v.navigation().stepOnRow(-1); });
     addKey(K::NextOnRow, tr("Next event on the row"), {Qt::Key_Period}, [&v] { v.navigation().stepOnRow(1); });
     addKey(
-        K::AllEdges, tr("Show all edges in view"), {Qt::Key_E}, [&v] { v.setShowAllEdgesInView(!v.showAllEdgesInView()); },
+        K::AllEdges, tr("Show all edges in view"), {Qt::Key_E},
+        [&v] { v.setShowAllEdgesInView(!v.edgeOverlay().showAllInView()); },
         tr("Draw every edge with an end in view (at most %L1), not only the selection's").arg(TimelineEdgeOverlay::kEdgeCap));
     action(K::AllEdges)->setCheckable(true);
     addKey(K::FrameTime, tr("Frame-time overlay"), {Qt::Key_F12}, [&v] { v.setFrameTimeShown(!v.frameTimeShown()); });
@@ -255,7 +256,7 @@ void TimelineInput::mouseMove(QMouseEvent *event)
         return;
     }
     if (m_rangeDragging) {
-        // Drawn as it grows; timeRangeChanged (and what listens: counts per group) waits for the release.
+        // Drawn as it grows; TimeRangeSelection::changed (and what listens: counts per group) waits for the release.
         m_view.timeRange().preview(m_rangeAnchor, m_view.clampedTimeAt(pos.x()));
         m_view.setCursor(Qt::SizeHorCursor);
         return;

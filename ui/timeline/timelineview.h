@@ -206,30 +206,22 @@ public:
     const TimelinePathOverlay &pathOverlay() const { return m_path; }
 
     // --- Edges ---
-    void setShowAllEdgesInView(bool show);
-    bool showAllEdgesInView() const { return m_edges.showAllInView(); }
-    void setEdgeKindVisible(core::EdgeKind kind, bool visible);
-    bool isEdgeKindVisible(core::EdgeKind kind) const { return m_edges.isKindVisible(kind); }
-    void setFocusedEdge(DrawEdgeIndex edge); // drawn thicker; `[`/`]` go along it
+    // Which edges are drawn (the filter, the focused and hovered edge) and what the last paint drew
+    // (TimelineEdgeOverlay: painted(), inView(), …; tests and the status line read it). The view's
+    // setters below redraw and announce the change.
     const TimelineEdgeOverlay &edgeOverlay() const { return m_edges; }
-    DrawEdgeIndex focusedEdge() const { return m_edges.focusedEdge(); } // DrawEdge id or none
+    using PaintedEdge = TimelineEdgeOverlay::PaintedEdge;
+    void setShowAllEdgesInView(bool show);
+    void setEdgeKindVisible(core::EdgeKind kind, bool visible);
+    void setFocusedEdge(DrawEdgeIndex edge); // drawn thicker; `[`/`]` go along it
     // The drawn edge under widget position `pos` (within 4 px of its curve), or none. Events win:
     // a click or hover on an event is the event's.
     DrawEdgeIndex edgeAt(const QPoint &pos) const;
     // A click on an edge: selects its target (the GPU op of a parent edge, the waiting call of a
     // sync), focuses the edge (drawn thicker; `[`/`]` go along it) and emits edgeSelected.
     void selectEdge(DrawEdgeIndex edge);
-    DrawEdgeIndex hoveredEdge() const { return m_edges.hoveredEdge(); }
     // The hover text of an edge: its kind, the rule or provenance, and both ends with their times.
     QString edgeTooltip(DrawEdgeIndex edge) const;
-
-    using PaintedEdge = TimelineEdgeOverlay::PaintedEdge;
-    // What the last paint drew (tests and the status line read it).
-    const std::vector<PaintedEdge> &paintedEdges() const { return m_edges.painted(); }
-    // Edges in view that pass the filter when "all edges" is on (may exceed what was drawn).
-    std::size_t edgesInView() const { return m_edges.inView(); }
-    // True when edgesInView() was estimated from a sample (more than 100,000 candidates in view).
-    bool edgesInViewEstimated() const { return m_edges.inViewEstimated(); }
 
     // --- Time-range (area) selection ---
     // Shift+drag on the lanes or the ruler selects a time range (TimeRangeSelection); it is drawn as
