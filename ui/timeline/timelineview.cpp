@@ -104,6 +104,7 @@ core::Nanos TimelineView::xToTime(double x) const
     return m_viewport.xToTime(x - content.left(), content.width());
 }
 
+// The visible time span or the vertical offset moved (or not: `changed` false).
 void TimelineView::viewportChanged(bool changed)
 {
     if (!changed)
@@ -126,17 +127,15 @@ void TimelineView::centreOn(core::Nanos centre) { viewportChanged(m_viewport.cen
 
 void TimelineView::fitAll() { viewportChanged(m_viewport.fitAll()); }
 
-void TimelineView::verticalOffsetChanged(bool changed)
+void TimelineView::setVerticalOffset(int offset) { viewportChanged(m_scroll->setOffset(offset, contentRect().height())); }
+
+int TimelineView::contentYAt(int y) const
 {
-    if (!changed)
-        return;
-    update();
-    emit viewChanged();
+    const QRect content = contentRect();
+    return m_scroll->contentY(y, content.top(), content.height());
 }
 
-void TimelineView::setVerticalOffset(int offset) { verticalOffsetChanged(m_scroll->setOffset(offset, contentRect().height())); }
-
-void TimelineView::scrollToRow(int row) { verticalOffsetChanged(m_scroll->scrollToRow(row, contentRect().height())); }
+void TimelineView::scrollToRow(int row) { viewportChanged(m_scroll->scrollToRow(row, contentRect().height())); }
 
 void TimelineView::updateScrollBar()
 {

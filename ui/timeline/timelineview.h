@@ -3,8 +3,8 @@
 // paints an overview strip of the whole trace, a time ruler, then the lanes (group headers, one
 // row per nesting depth) with a lane-header column on the left, and the dependency edges on top.
 //
-// The widget keeps the view's state (document, selection, hover, time range, re-parent drag, what
-// is visible) and composes the parts, each in its own file as in Qt Creator's tracing library:
+// The widget keeps the view's state (document, selection, hover, re-parent drag, the visible time
+// span) and composes the parts, each in its own file as in Qt Creator's tracing library:
 //   timelineviewport     which time span is visible and how it maps onto pixels (pure maths)
 //   timelinelayout       which rows exist and where they are vertically
 //   timelinescroll       the vertical offset, the pinned rows, the scroll bar, fit rows
@@ -22,8 +22,9 @@
 //   timelineheaders      the header column, sticky labels, the header drop line
 //   timelineruler        the ruler and the overview strip
 // The passes return what hit-testing needs (TimelinePainted); the view keeps the last frame's.
-// Arranging lanes, the menus and navigation are reached through arrangement(), menus() and
-// navigation(); the view forwards nothing to them.
+// Arranging lanes, the menus, navigation, the time range and the edge filter's state are reached
+// through arrangement(), menus(), navigation(), timeRange() and edgeOverlay(); the view does not
+// forward to them.
 
 #include "review/eventnotes.h"
 #include "shell/tracedocument.h"
@@ -98,7 +99,7 @@ public:
     int maxVerticalOffset() const { return m_scroll->maxOffset(contentRect().height()); } // 0: all rows in view
     int pinnedHeight() const { return m_scroll->pinnedHeight(contentRect().height()); }
     // The content y (TimelineLayout's) under widget y `y`, pinned rows included.
-    int contentYAt(int y) const { return m_scroll->contentY(y, contentRect().top(), contentRect().height()); }
+    int contentYAt(int y) const;
     // Scrolls layout row `row` into view (a third of the way down) unless it already is.
     void scrollToRow(int row);
     // Where the events are painted, in widget coordinates (right of the headers, below the ruler).
@@ -282,7 +283,6 @@ protected:
 private:
     QRect contentRectFor(const QSize &size) const;
     void viewportChanged(bool changed);
-    void verticalOffsetChanged(bool changed);
     void updateScrollBar();
     void onSelectionChanged(core::EventIndex event);
     void layoutChanged(bool save);
