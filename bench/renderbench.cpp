@@ -60,7 +60,7 @@ FrameStats measure(ui::TimelineView &view, int frames)
     s.medianMs = ms[ms.size() / 2];
     s.minMs = ms.front();
     s.maxMs = ms.back();
-    s.edgesPainted = view.paintedEdges().size();
+    s.edgesPainted = view.edgeOverlay().painted().size();
     std::vector<double> cached;
     for (int i = 0; i < std::max(3, frames / 3); ++i) {
         QPainter painter(&image);

@@ -15,7 +15,7 @@ core/io/kinetoreader.cpp 990
 core/io/hostreader.cpp 1039
 tests/test_linker.cpp 919
 tests/test_corrections.cpp 842
-tests/gui/test_lanes.cpp 802
+tests/gui/test_lanes.cpp 801
 "
 declare -A ceiling=()
 while read -r path lines; do

@@ -116,14 +116,14 @@ private slots:
             const core::Nanos span = timeline->viewEnd() - timeline->viewStart();
             // M with a time range: its start.
             const core::Nanos rangeStart = timeline->viewStart() + span / 4;
-            timeline->setTimeRange(rangeStart, rangeStart + span / 10);
+            timeline->timeRange().set(rangeStart, rangeStart + span / 10);
             timeline->setFocus();
             QTest::keyClick(timeline, Qt::Key_M);
             QCOMPARE(bookmarks->bookmarks().size(), std::size_t(1));
             QCOMPARE(bookmarks->bookmarks()[0].ts, rangeStart);
             QCOMPARE(bookmarks->bookmarks()[0].name, std::string("Bookmark 1"));
             // M with a selected event (no range): the event's start.
-            timeline->clearTimeRange();
+            timeline->timeRange().clear();
             const core::EventIndex event = core::EventIndex(window->document()->eventCount() / 2);
             window->selection()->select(event);
             const core::Nanos eventStart = window->document()->event(event).ts;

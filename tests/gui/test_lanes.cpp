@@ -107,17 +107,17 @@ private slots:
         QVERIFY(layout.groups()[0].gpu && layout.groups()[1].gpu && !layout.groups()[2].gpu);
         // Pinned groups stay above the others whatever their order: here the order alone, unpinned.
         QVERIFY(layout.isGroupPinned(0) && layout.isGroupPinned(1) && !layout.isGroupPinned(2));
-        view->setGroupPinned(0, false);
-        view->setGroupPinned(1, false);
+        view->arrangement().setGroupPinned(0, false);
+        view->arrangement().setGroupPinned(1, false);
         QVERIFY(!layout.hasCustomOrder());
-        QVERIFY(!view->resetOrderAction()->isEnabled());
+        QVERIFY(!view->menus().resetOrderAction()->isEnabled());
         const QString cpuLabel = layout.groups()[2].label;
         const core::EventIndex kernel = firstEvent(core::EventCategory::Kernel);
         const core::EventIndex cpuOp = firstEvent(core::EventCategory::CpuOp);
         QVERIFY(view->eventRect(kernel).top() < view->eventRect(cpuOp).top());
 
         // A group header's menu moves the group (no lane moves there); it is at the bottom already.
-        QMenu *menu = view->createHeaderMenu(headerPointOf(view, layout.headerRowOfGroup(2)));
+        QMenu *menu = view->menus().createHeaderMenu(headerPointOf(view, layout.headerRowOfGroup(2)));
         QVERIFY(!findAction(menu->actions(), QStringLiteral("Move lane")));
         QMenu *moves = moveMenu(menu, QStringLiteral("Move group “%1”").arg(cpuLabel));
         QVERIFY(moves);
@@ -131,12 +131,12 @@ private slots:
         // The events moved with it; the order is custom now, and resettable.
         QVERIFY(view->eventRect(cpuOp).top() < view->eventRect(kernel).top());
         QVERIFY(layout.hasCustomOrder());
-        QVERIFY(view->resetOrderAction()->isEnabled());
+        QVERIFY(view->menus().resetOrderAction()->isEnabled());
 
         // Move up: GPU 1 above GPU 0.
         const int gpu1 = groupLabelled(layout, QStringLiteral("GPU 1"));
         QCOMPARE(gpu1, 2);
-        menu = view->createHeaderMenu(headerPointOf(view, layout.headerRowOfGroup(gpu1)));
+        menu = view->menus().createHeaderMenu(headerPointOf(view, layout.headerRowOfGroup(gpu1)));
         findAction(moveMenu(menu, QStringLiteral("Move group “GPU 1"))->actions(), QStringLiteral("Move up"))->trigger();
         delete menu;
         QCOMPARE(groupLabelled(layout, QStringLiteral("GPU 1")), 1);
@@ -148,7 +148,7 @@ private slots:
         QCOMPARE(lanes.size(), std::size_t(3));
         const core::LaneIndex moved = lanes[0];
         const QString movedLabel = QString::fromStdString(m_window->document()->index().lane(moved).label);
-        menu = view->createHeaderMenu(headerPointOf(view, layout.firstRowOfLane(moved)));
+        menu = view->menus().createHeaderMenu(headerPointOf(view, layout.firstRowOfLane(moved)));
         moves = moveMenu(menu, QStringLiteral("Move lane “%1”").arg(movedLabel));
         QVERIFY(moves);
         QVERIFY(!findAction(moves->actions(), QStringLiteral("Move up"))->isEnabled());
@@ -160,24 +160,24 @@ private slots:
         QCOMPARE(layout.lanePosition(moved), 1);
         QCOMPARE(layout.groups()[gpu0].lanes[0], lanes[1]);
         QVERIFY(layout.firstRowOfLane(lanes[1]) < layout.firstRowOfLane(moved));
-        view->moveLaneBy(moved, 1);
+        view->arrangement().moveLaneBy(moved, 1);
         QCOMPARE(layout.lanePosition(moved), 2);
         QVERIFY(!layout.canMoveLaneBy(moved, 1));
 
         // A hidden lane is stepped over: with the middle one hidden, Move up goes to the top.
         const core::LaneIndex middle = layout.groups()[gpu0].lanes[1];
-        view->setLaneHidden(middle, true);
-        menu = view->createHeaderMenu(headerPointOf(view, layout.firstRowOfLane(moved)));
+        view->arrangement().setLaneHidden(middle, true);
+        menu = view->menus().createHeaderMenu(headerPointOf(view, layout.firstRowOfLane(moved)));
         findAction(moveMenu(menu, QStringLiteral("Move lane “%1”").arg(movedLabel))->actions(), QStringLiteral("Move up"))
             ->trigger();
         delete menu;
         QCOMPARE(layout.lanePosition(moved), 0);
-        view->setLaneHidden(middle, false);
+        view->arrangement().setLaneHidden(middle, false);
         view->repaint();
         m_window->grab().toImage().save(screenPath("reordered_lanes.png"));
 
         // The default order again from the menu: GPU streams first, lanes in index order.
-        menu = view->createHeaderMenu(QPoint(5, view->contentRect().top() + 5));
+        menu = view->menus().createHeaderMenu(QPoint(5, view->contentRect().top() + 5));
         QAction *reset = findAction(menu->actions(), QStringLiteral("Default order of lanes and groups"));
         QVERIFY(reset);
         reset->trigger();
@@ -185,11 +185,11 @@ private slots:
         QVERIFY(!layout.hasCustomOrder());
         QVERIFY(layout.groups()[0].label.startsWith(QStringLiteral("GPU 0")));
         QCOMPARE(layout.groups()[0].lanes, lanes);
-        QVERIFY(!view->resetOrderAction()->isEnabled());
+        QVERIFY(!view->menus().resetOrderAction()->isEnabled());
 
         // "GPU streams first" arranges the groups again: a moved group goes back; lanes keep their order.
-        view->moveGroup(2, 0);
-        view->moveLane(moved, 2);
+        view->arrangement().moveGroup(2, 0);
+        view->arrangement().moveLane(moved, 2);
         view->setGpuFirst(false);
         QCOMPARE(layout.groups()[0].label, cpuLabel); // the index has the CPU threads first
         view->setGpuFirst(true);
@@ -261,10 +261,10 @@ private slots:
         QCOMPARE(view->layout().laneKey(stream7), QStringLiteral("gpu:0/7"));
         QCOMPARE(view->layout().groupKey(0), QStringLiteral("gpu:0"));
         QCOMPARE(view->layout().groupKey(2), QStringLiteral("pid:2910249"));
-        view->moveGroup(2, 0);
-        view->moveLane(stream7, 2);
+        view->arrangement().moveGroup(2, 0);
+        view->arrangement().moveLane(stream7, 2);
         QSettings settings;
-        const QString group = ui::TimelineView::viewSettingsGroup(m_device);
+        const QString group = ui::TimelineViewSettings::group(m_device);
         QCOMPARE(settings.value(group + QStringLiteral("/groupOrder")).toStringList(),
                  QStringList({QStringLiteral("pid:2910249"), QStringLiteral("gpu:0"), QStringLiteral("gpu:1")}));
         const QStringList laneOrder = settings.value(group + QStringLiteral("/laneOrder")).toStringList();
@@ -301,7 +301,7 @@ private slots:
         QVERIFY(std::adjacent_find(all.begin(), all.end()) == all.end());
 
         // Back to the default: nothing custom is saved, so new lanes would follow GPU streams first.
-        view->resetOrder();
+        view->arrangement().resetOrder();
         QVERIFY(settings.value(group + QStringLiteral("/groupOrder")).toStringList().isEmpty());
         settings.remove(group);
     }
@@ -317,7 +317,7 @@ private slots:
         m_window->openDevice(trace);
         QVERIFY(loaded.wait(60000));
         ui::TimelineView *view = m_window->timeline();
-        view->setFoldPythonRows(false); // every frame a row: a lane taller than the view
+        view->arrangement().setFoldPythonRows(false); // every frame a row: a lane taller than the view
         const ui::TimelineLayout &layout = view->layout();
         core::LaneIndex cpuLane{};
         for (core::LaneIndex l{0}; l.get() < m_window->document()->index().lanes.size(); ++l)
@@ -333,7 +333,7 @@ private slots:
         QVERIFY(view->pinnedHeight() > 0);
 
         auto stickyOf = [&](core::LaneIndex lane, int group) -> std::optional<ui::TimelineView::HeaderLabel> {
-            for (const auto &label : view->paintedHeaderLabels())
+            for (const auto &label : view->painted().headerLabels)
                 if (label.sticky && label.lane == lane && label.group == group)
                     return label;
             return std::nullopt;
@@ -364,7 +364,7 @@ private slots:
         // It stands for its lane: a click on it collapses the thread, as on its own row.
         QTest::mouseClick(view, Qt::LeftButton, Qt::NoModifier, lane->rect.center());
         QVERIFY(layout.isLaneCollapsed(cpuLane));
-        view->setLaneCollapsed(cpuLane, false);
+        view->arrangement().setLaneCollapsed(cpuLane, false);
 
         // Near the lane's end its label is pushed up by it, under the group's (the group goes on:
         // a second thread below). 30 px of the first thread left in view.
@@ -373,7 +373,7 @@ private slots:
         m_window->openDevice(two);
         QVERIFY(reloaded.wait(60000));
         view = m_window->timeline();
-        view->setFoldPythonRows(false);
+        view->arrangement().setFoldPythonRows(false);
         const ui::TimelineLayout &twoLayout = view->layout();
         const ui::TimelineGroup &process = twoLayout.groups()[twoLayout.groupOfLane(twoLayout.rows().back().lane)];
         QCOMPARE(process.lanes.size(), std::size_t(2));
@@ -408,13 +408,13 @@ private slots:
                 gemm = e;
         QVERIFY(gemm.valid());
         m_window->selection()->select(gemm);
-        view->fitSelection();
-        view->fitSelection();
+        view->navigation().fitSelection();
+        view->navigation().fitSelection();
         const int cpuGroup = layout.groupOfLane(doc.index().laneOf[doc.gpuLink(gemm)->parent.get()]);
         const int gpuGroup = layout.groupOfLane(doc.index().laneOf[gemm.get()]);
         auto parentEdge = [&]() -> std::optional<ui::TimelineView::PaintedEdge> {
             view->repaint();
-            for (const auto &p : view->paintedEdges())
+            for (const auto &p : view->edgeOverlay().painted())
                 if (doc.edges()[p.edge].kind == core::EdgeKind::Parent && doc.edges()[p.edge].to == gemm)
                     return p;
             return std::nullopt;
@@ -428,7 +428,7 @@ private slots:
         QVERIFY(open && open->fromExact && open->toExact);
 
         // The parent's group collapsed: the edge starts on its header, dimmed, and still hovers.
-        view->setGroupCollapsed(cpuGroup, true);
+        view->arrangement().setGroupCollapsed(cpuGroup, true);
         const auto collapsed = parentEdge();
         QVERIFY2(collapsed, "an edge into a collapsed group is drawn");
         QVERIFY(!collapsed->fromExact && collapsed->toExact && collapsed->folded());
@@ -447,14 +447,14 @@ private slots:
         QToolTip::hideText();
         // For the picture, the other GPU collapsed too, so the CPU group's header is in view.
         const int otherGpu = groupLabelled(layout, QStringLiteral("GPU 1"));
-        view->setGroupCollapsed(otherGpu, true);
+        view->arrangement().setGroupCollapsed(otherGpu, true);
         const auto shown = parentEdge();
         QVERIFY(shown && !shown->fromExact && shown->from.y() == headerMiddle(cpuGroup));
         QVERIFY(view->contentRect().contains(shown->from.toPoint()));
         m_window->grab().toImage().save(screenPath("edge_collapsed_group.png"));
 
         // Hidden: the edge goes to the line where the group would be, below the last shown group.
-        view->setGroupHidden(cpuGroup, true);
+        view->arrangement().setGroupHidden(cpuGroup, true);
         const auto hidden = parentEdge();
         QVERIFY2(hidden, "an edge into a hidden group is drawn");
         QVERIFY(hidden->fromHiddenGroup && !hidden->fromExact);
@@ -462,17 +462,17 @@ private slots:
                 < 1.0);
         QVERIFY(edgeTooltipOf(view, hidden->edge).contains(QStringLiteral("in hidden group")));
         m_window->grab().toImage().save(screenPath("edge_hidden_group.png"));
-        view->setGroupHidden(cpuGroup, false);
-        view->setGroupCollapsed(cpuGroup, false);
-        view->setGroupCollapsed(otherGpu, false);
+        view->arrangement().setGroupHidden(cpuGroup, false);
+        view->arrangement().setGroupCollapsed(cpuGroup, false);
+        view->arrangement().setGroupCollapsed(otherGpu, false);
 
         // The other way: aten::addmm selected, the kernels' group collapsed: its edges end on that header.
         const core::EventIndex addmm = doc.gpuLink(gemm)->parent;
         m_window->selection()->select(addmm);
-        view->setGroupCollapsed(gpuGroup, true);
+        view->arrangement().setGroupCollapsed(gpuGroup, true);
         view->repaint();
         bool intoHeader = false;
-        for (const auto &p : view->paintedEdges())
+        for (const auto &p : view->edgeOverlay().painted())
             if (doc.edges()[p.edge].to == gemm && doc.edges()[p.edge].kind == core::EdgeKind::Parent)
                 intoHeader = !p.toExact && p.fromExact && p.to.y() == headerMiddle(gpuGroup);
         QVERIFY2(intoHeader, "the parent edge ends on the collapsed GPU group's header");
@@ -490,7 +490,7 @@ private slots:
                 gemm = e;
         QVERIFY(gemm.valid());
         const core::EventIndex addmm = doc.gpuLink(gemm)->parent;
-        QVERIFY(view->paintedMarkers().empty());
+        QVERIFY(view->painted().markers.empty());
 
         const QString flagNote = QStringLiteral("parent should be the <mm> inside");
         QVERIFY(controller->flag(gemm, flagNote));
@@ -500,8 +500,8 @@ private slots:
 
         // Details of the flagged kernel: the flag and its note, its parent edge "Flagged by you".
         m_window->selection()->select(gemm);
-        view->fitSelection();
-        view->fitSelection();
+        view->navigation().fitSelection();
+        view->navigation().fitSelection();
         view->repaint();
         const QString details = m_window->detailsDock()->html();
         QVERIFY2(details.contains(QStringLiteral("Your review")), qPrintable(details));
@@ -510,7 +510,7 @@ private slots:
 
         // Markers: a flag on the kernel at its left end (the note's event is below the view).
         auto markerOf = [&](core::EventIndex event, ui::EventMarker kind) -> std::optional<ui::TimelineView::PaintedMarker> {
-            for (const auto &m : view->paintedMarkers())
+            for (const auto &m : view->painted().markers)
                 if (m.event == event && m.marker == kind)
                     return m;
             return std::nullopt;
@@ -541,7 +541,7 @@ private slots:
         m_window->grab().toImage().save(screenPath("flagged_event.png"));
 
         // The flagged link's parent edge is drawn "Flagged by you", which is not "Has finding".
-        for (const auto &p : view->paintedEdges())
+        for (const auto &p : view->edgeOverlay().painted())
             if (doc.edges()[p.edge].kind == core::EdgeKind::Parent && doc.edges()[p.edge].to == gemm)
                 QCOMPARE(ui::TimelineEdgeOverlay::drawnProvenance(doc.edges()[p.edge], view->eventNotes().get()),
                          ui::EdgeProvenance::Flagged);
@@ -569,7 +569,7 @@ private slots:
         controller->undoStack()->undo();
         QVERIFY(controller->waitUntilSettled());
         view->repaint();
-        QVERIFY(view->paintedMarkers().empty());
+        QVERIFY(view->painted().markers.empty());
         QVERIFY(!m_window->detailsDock()->html().contains(QStringLiteral("Your review")));
 
         // A new trace drops the old trace's notes.
@@ -582,7 +582,7 @@ private slots:
         QVERIFY(loaded.wait(60000));
         QVERIFY(controller->waitUntilSettled());
         view->repaint();
-        QVERIFY(view->paintedMarkers().empty());
+        QVERIFY(view->painted().markers.empty());
     }
 
     // Issue 28 item 9: the GPU streams are pinned at the top by default and stay in view while the
@@ -598,7 +598,7 @@ private slots:
         QVERIFY(layout.isGroupPinned(gpu));
         QCOMPARE(view->pinnedHeight(), layout.pinnedHeight());
         QCOMPARE(layout.pinnedHeight(), layout.groupBottom(gpu));
-        view->setFoldPythonRows(false); // every Python frame a row: the threads are far taller than the view
+        view->arrangement().setFoldPythonRows(false); // every Python frame a row: the threads are far taller than the view
         const QRect content = view->contentRect();
         QVERIFY(layout.totalHeight() > 3 * content.height());
 
@@ -622,7 +622,7 @@ private slots:
         // Following the kernel's parent (aten::mm, 40 frames deep) scrolls the CPU lanes only.
         view->setVerticalOffset(0);
         view->selectionModel()->select(kernel);
-        view->followEdge(false);
+        view->navigation().followEdge(false);
         QCOMPARE(view->selectionModel()->current(), mm);
         QVERIFY(view->verticalOffset() > 0);
         const QRectF parent = view->eventRect(mm);
@@ -633,7 +633,7 @@ private slots:
 
         // Unpinned from the group's header menu: the kernel scrolls away with the rest; saved.
         view->setVerticalOffset(0);
-        QMenu *menu = view->createHeaderMenu(headerPointOf(view, layout.headerRowOfGroup(gpu)));
+        QMenu *menu = view->menus().createHeaderMenu(headerPointOf(view, layout.headerRowOfGroup(gpu)));
         QAction *unpin = findAction(menu->actions(), QStringLiteral("Unpin group"));
         QVERIFY(unpin);
         unpin->trigger();
@@ -642,14 +642,13 @@ private slots:
         QCOMPARE(view->pinnedHeight(), 0);
         view->setVerticalOffset(layout.totalHeight());
         QVERIFY(view->eventRect(kernel).bottom() < content.top());
-        QVERIFY(
-            QSettings()
-                .value(ui::TimelineView::viewSettingsGroup(m_window->document()->devicePath()) + QStringLiteral("/pinnedGroups"))
-                .toStringList()
-                .isEmpty());
+        QVERIFY(QSettings()
+                    .value(ui::TimelineViewSettings::group(m_window->document()->devicePath()) + QStringLiteral("/pinnedGroups"))
+                    .toStringList()
+                    .isEmpty());
         // And pinned again.
         view->setVerticalOffset(0);
-        menu = view->createHeaderMenu(headerPointOf(view, layout.headerRowOfGroup(gpu)));
+        menu = view->menus().createHeaderMenu(headerPointOf(view, layout.headerRowOfGroup(gpu)));
         QAction *pin = findAction(menu->actions(), QStringLiteral("Pin group"));
         QVERIFY(pin);
         pin->trigger();
@@ -667,7 +666,7 @@ private slots:
         ui::TimelineView *view = m_window->timeline();
         const ui::TimelineLayout &layout = view->layout();
         QVERIFY(layout.foldPythonRows());
-        QVERIFY(view->foldPythonRowsAction()->isChecked());
+        QVERIFY(view->menus().foldPythonRowsAction()->isChecked());
         const core::EventIndex mm = firstEvent(core::EventCategory::CpuOp);
         const core::LaneIndex thread = m_window->document()->index().laneOf[mm.get()];
         QCOMPARE(m_window->document()->laneRows(thread).rowCount(), test::kStackDepth + 2);
@@ -685,7 +684,7 @@ private slots:
         QVERIFY(layout.isPythonExpanded(thread));
         QCOMPARE(layout.shownRowCount(thread), test::kStackDepth + 2);
         // The lane's menu folds them again.
-        QMenu *menu = view->createHeaderMenu(headerPointOf(view, layout.firstRowOfLane(thread)));
+        QMenu *menu = view->menus().createHeaderMenu(headerPointOf(view, layout.firstRowOfLane(thread)));
         QAction *fold = findAction(menu->actions(), QStringLiteral("Fold Python frames of this lane"));
         QVERIFY(fold);
         fold->trigger();
@@ -704,8 +703,8 @@ private slots:
         QCOMPARE(layout.rows()[layout.rowOfDepth(thread, 20)].depth, 20);
 
         // Off for the whole view: every frame its own row.
-        view->setPythonExpanded(thread, false);
-        view->foldPythonRowsAction()->trigger();
+        view->arrangement().setPythonExpanded(thread, false);
+        view->menus().foldPythonRowsAction()->trigger();
         QVERIFY(!layout.foldPythonRows());
         QCOMPARE(layout.shownRowCount(thread), test::kStackDepth + 2);
     }
@@ -719,7 +718,7 @@ private slots:
         // headers, 2 lane gaps.
         ui::TimelineView view;
         view.setDocument(m_window->document());
-        view.setFoldPythonRows(false);
+        view.arrangement().setFoldPythonRows(false);
         const ui::TimelineLayout &layout = view.layout();
         const int laneRows = test::kStackDepth + 3;
         const int fixed = 2 * ui::TimelineLayout::kGroupHeaderHeight + 2 * ui::TimelineLayout::kLaneGap;

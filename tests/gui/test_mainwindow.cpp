@@ -138,11 +138,11 @@ private slots:
         QCOMPARE(doc.eventName(link->parent), QStringLiteral("aten::addmm")); // sample_truth.jsonl
         ui::TimelineView *view = m_window->timeline();
         m_window->selection()->select(gemm);
-        view->fitSelection();
-        view->fitSelection(); // second F: the selection with its edges' ends
+        view->navigation().fitSelection();
+        view->navigation().fitSelection(); // second F: the selection with its edges' ends
         (void)view->renderToImage(view->size());
         bool found = false;
-        for (const auto &painted : view->paintedEdges()) {
+        for (const auto &painted : view->edgeOverlay().painted()) {
             const ui::DrawEdge &edge = doc.edges()[painted.edge];
             if (edge.kind == core::EdgeKind::Parent && edge.to == gemm) {
                 QCOMPARE(edge.from, link->parent);
@@ -306,7 +306,7 @@ private slots:
         ui::TimelineView *view = m_window->timeline();
         (void)view->renderToImage(view->size());
         bool found = false;
-        for (const auto &painted : view->paintedEdges()) {
+        for (const auto &painted : view->edgeOverlay().painted()) {
             const ui::DrawEdge &edge = m_window->document()->edges()[painted.edge];
             if (edge.kind == core::EdgeKind::Parent && edge.to == gemm) {
                 QCOMPARE(edge.from, newParent);
@@ -409,7 +409,7 @@ private slots:
         const core::EventIndex gemm = findByCorrelation(doc, core::EventCategory::Kernel, 2290);
         ui::TimelineView *view = m_window->timeline();
         m_window->selection()->select(gemm);
-        view->fitSelection();
+        view->navigation().fitSelection();
         const QPoint at = view->eventRect(gemm).center().toPoint();
         QHelpEvent help(QEvent::ToolTip, at, view->mapToGlobal(at));
         QApplication::sendEvent(view, &help);
@@ -568,9 +568,9 @@ private slots:
         view->setShowAllEdgesInView(true);
         view->fitAll();
         view->grab().toImage().save(QStringLiteral(LINKSCOPE_BINARY_DIR "/test_mainwindow_sample_edges.png"));
-        QVERIFY(view->paintedEdges().size() > 1);
+        QVERIFY(view->edgeOverlay().painted().size() > 1);
         bool parentDrawn = false;
-        for (const auto &painted : view->paintedEdges()) {
+        for (const auto &painted : view->edgeOverlay().painted()) {
             const ui::DrawEdge &edge = doc.edges()[painted.edge];
             parentDrawn = parentDrawn || (edge.kind == core::EdgeKind::Parent && edge.to == nccl);
         }

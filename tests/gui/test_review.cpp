@@ -423,7 +423,7 @@ void TestReview::contextMenuCorrectsEventsAndEdges()
     // A right-click on the kernel: the view's own actions and the review's.
     timeline->fitAll();
     (void)timeline->renderToImage(timeline->size());
-    std::unique_ptr<QMenu> menu(timeline->createContextMenu(timeline->eventRect(kernel).center().toPoint()));
+    std::unique_ptr<QMenu> menu(timeline->menus().createContextMenu(timeline->eventRect(kernel).center().toPoint()));
     QVERIFY(menu);
     for (const char *name :
          {"selectEvent", "frameEvent", "selectParent", "copyName", "detach", "restore", "flag", "note", "accept"})
@@ -457,16 +457,16 @@ void TestReview::contextMenuCorrectsEventsAndEdges()
     QCOMPARE(parentShown(*window, kernel), comms);
 
     // Now Restore is offered, and undoes the re-parent as a new step; Detach leaves it without a parent.
-    menu.reset(timeline->createEventMenu(kernel));
+    menu.reset(timeline->menus().createEventMenu(kernel));
     QVERIFY(action(menu.get(), "restore")->isEnabled());
     action(menu.get(), "restore")->trigger();
     QVERIFY(controller->waitUntilSettled());
     QCOMPARE(parentShown(*window, kernel), annotation);
-    menu.reset(timeline->createEventMenu(kernel));
+    menu.reset(timeline->menus().createEventMenu(kernel));
     action(menu.get(), "detach")->trigger();
     QVERIFY(controller->waitUntilSettled());
     QCOMPARE(parentShown(*window, kernel), core::kNone);
-    menu.reset(timeline->createEventMenu(kernel));
+    menu.reset(timeline->menus().createEventMenu(kernel));
     action(menu.get(), "accept")->trigger();
     QVERIFY(controller->waitUntilSettled());
     QVERIFY(timeline->eventNotes() && timeline->eventNotes()->isAccepted(kernel));
@@ -483,7 +483,7 @@ void TestReview::contextMenuCorrectsEventsAndEdges()
             parent = id;
     }
     QVERIFY(sync.valid() && parent.valid());
-    menu.reset(timeline->createEdgeMenu(parent));
+    menu.reset(timeline->menus().createEdgeMenu(parent));
     QVERIFY(action(menu.get(), "selectEdgeSource") && action(menu.get(), "removeEdge"));
     QVERIFY(!action(menu.get(), "removeEdge")->isEnabled());
     const ui::DrawEdge removed = now->edges()[sync];
@@ -495,7 +495,7 @@ void TestReview::contextMenuCorrectsEventsAndEdges()
     };
     QCOMPARE(syncCount(), 1);
     const int steps = controller->undoStack()->count();
-    menu.reset(timeline->createEdgeMenu(sync));
+    menu.reset(timeline->menus().createEdgeMenu(sync));
     QVERIFY(action(menu.get(), "removeEdge")->isEnabled());
     action(menu.get(), "removeEdge")->trigger();
     QVERIFY(controller->waitUntilSettled());
@@ -553,9 +553,9 @@ void TestReview::reparentDragShowsTargetAndEscCancels()
     QVERIFY2(timeline->linkDrag().reason.contains(QStringLiteral("Not a CPU op")), qPrintable(timeline->linkDrag().reason));
     QVERIFY(window->statusBar()->currentMessage().contains(QStringLiteral("Not a CPU op")));
     QImage image = timeline->grab().toImage();
-    QCOMPARE(timeline->paintedLinkDragTo(), QPointF(notCpu.center().toPoint()));
+    QCOMPARE(timeline->painted().linkDragTo, QPointF(notCpu.center().toPoint()));
     // The curve's midpoint (symmetric control points) is halfway between its ends; dashed when invalid.
-    QPointF mid = (timeline->paintedLinkDragFrom() + timeline->paintedLinkDragTo()) / 2;
+    QPointF mid = (timeline->painted().linkDragFrom + timeline->painted().linkDragTo) / 2;
     QVERIFY(pixelNear(image, mid, 3, isRed));
     QVERIFY(pixelNear(image, QPointF(notCpu.left() - 2, notCpu.center().y()), 2, isRed)); // the target's outline
 
@@ -566,7 +566,7 @@ void TestReview::reparentDragShowsTargetAndEscCancels()
     QVERIFY(timeline->linkDrag().reason.isEmpty());
     QVERIFY(window->statusBar()->currentMessage().contains(QStringLiteral("record_param_comms")));
     image = timeline->grab().toImage();
-    mid = (timeline->paintedLinkDragFrom() + timeline->paintedLinkDragTo()) / 2;
+    mid = (timeline->painted().linkDragFrom + timeline->painted().linkDragTo) / 2;
     QVERIFY(pixelNear(image, mid, 1, isGreen));
     QVERIFY(!pixelNear(image, mid, 3, isRed));
 

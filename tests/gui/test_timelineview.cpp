@@ -128,10 +128,10 @@ private slots:
         const core::LaneIndex cpuLane{0};
         QCOMPARE(m_doc->laneRows(cpuLane).rowCount(), 3);
         QCOMPARE(layout.shownRowCount(cpuLane), 3);
-        m_view->setGroupCollapsed(1, true);
+        m_view->arrangement().setGroupCollapsed(1, true);
         QCOMPARE(layout.shownRowCount(cpuLane), 0);
         QVERIFY(m_view->eventRect(m_ids.mm).isEmpty());
-        m_view->setGroupCollapsed(1, false);
+        m_view->arrangement().setGroupCollapsed(1, false);
         QVERIFY(!m_view->eventRect(m_ids.mm).isEmpty());
     }
 
@@ -187,22 +187,22 @@ private slots:
         // M asks for a bookmark at the time range's start (the view only asks: BookmarkUi adds it).
         {
             QSignalSpy bookmark(m_view.get(), &ui::TimelineView::bookmarkRequested);
-            m_view->setTimeRange(3000, 4000);
+            m_view->timeRange().set(3000, 4000);
             QTest::keyClick(m_view.get(), Qt::Key_M);
             QCOMPARE(bookmark.size(), 1);
             QCOMPARE(bookmark.at(0).at(0).value<core::Nanos>(), core::Nanos(3000));
-            m_view->clearTimeRange();
+            m_view->timeRange().clear();
         }
         // E toggles all edges in view, and the (checkable) action shows the state either way.
         QAction *allEdges = m_view->keyAction(ui::TimelineKey::AllEdges);
         QVERIFY(allEdges->isCheckable() && !allEdges->isChecked());
         QTest::keyClick(m_view.get(), Qt::Key_E);
-        QVERIFY(m_view->showAllEdgesInView());
+        QVERIFY(m_view->edgeOverlay().showAllInView());
         QVERIFY(allEdges->isChecked());
         m_view->setShowAllEdgesInView(false);
         QVERIFY(!allEdges->isChecked());
         allEdges->trigger(); // as a menu or tool bar would
-        QVERIFY(m_view->showAllEdgesInView());
+        QVERIFY(m_view->edgeOverlay().showAllInView());
         // The actions act on the timeline only when it has the focus: another widget's key press does not.
         QLineEdit other;
         other.show();
@@ -256,7 +256,7 @@ private slots:
         (void)m_view->renderToImage(m_view->size());
         bool parentEdge = false, launchEdge = false;
         const QRectF kernelRect = m_view->eventRect(m_ids.gemm);
-        for (const auto &painted : m_view->paintedEdges()) {
+        for (const auto &painted : m_view->edgeOverlay().painted()) {
             const ui::DrawEdge &edge = m_doc->edges()[painted.edge];
             QCOMPARE(edge.to == m_ids.gemm || edge.from == m_ids.gemm, true);
             if (edge.kind == core::EdgeKind::Parent) {
@@ -279,7 +279,7 @@ private slots:
         // Hiding the Parent kind removes that edge.
         m_view->setEdgeKindVisible(core::EdgeKind::Parent, false);
         (void)m_view->renderToImage(m_view->size());
-        for (const auto &painted : m_view->paintedEdges())
+        for (const auto &painted : m_view->edgeOverlay().painted())
             QVERIFY(m_doc->edges()[painted.edge].kind != core::EdgeKind::Parent);
     }
 
@@ -302,8 +302,8 @@ private slots:
         (void)m_view->renderToImage(m_view->size());
         // At least 2 parent + 2 launch edges; fit-all shows every event, so every edge is in view.
         QVERIFY(m_doc->edgeCount() >= 4);
-        QCOMPARE(m_view->edgesInView(), m_doc->edgeCount());
-        QCOMPARE(m_view->paintedEdges().size(), m_doc->edgeCount());
+        QCOMPARE(m_view->edgeOverlay().inView(), m_doc->edgeCount());
+        QCOMPARE(m_view->edgeOverlay().painted().size(), m_doc->edgeCount());
     }
 
     void paintsKindColoursAtEventPositions()
@@ -344,15 +344,15 @@ private slots:
         // "All edges in view" counts every stream-order edge but draws at most kEdgeCap.
         view.setShowAllEdgesInView(true);
         (void)view.renderToImage(view.size());
-        QVERIFY(view.paintedEdges().size() <= std::size_t(ui::TimelineView::kEdgeCap));
-        QVERIFY(view.paintedEdges().size() > std::size_t(ui::TimelineView::kEdgeCap) * 9 / 10);
+        QVERIFY(view.edgeOverlay().painted().size() <= std::size_t(ui::TimelineView::kEdgeCap));
+        QVERIFY(view.edgeOverlay().painted().size() > std::size_t(ui::TimelineView::kEdgeCap) * 9 / 10);
         // 199,999 stream-order edges: too many to count one by one, so the count is sampled.
-        QVERIFY(view.edgesInViewEstimated());
-        QVERIFY(std::llabs(static_cast<long long>(view.edgesInView()) - static_cast<long long>(doc->edgeCount()))
+        QVERIFY(view.edgeOverlay().inViewEstimated());
+        QVERIFY(std::llabs(static_cast<long long>(view.edgeOverlay().inView()) - static_cast<long long>(doc->edgeCount()))
                 < static_cast<long long>(doc->edgeCount()) / 20);
         // The drawn edges are spread over the view, not bunched at its left.
         double maxX = 0;
-        for (const auto &painted : view.paintedEdges())
+        for (const auto &painted : view.edgeOverlay().painted())
             maxX = std::max(maxX, painted.to.x());
         QVERIFY(maxX > view.contentRect().center().x());
         // Zoomed in so that each event is wider than a pixel, the gaps between them show.
@@ -414,7 +414,7 @@ private slots:
     void shiftDragSelectsTimeRange()
     {
         m_view->fitAll();
-        QSignalSpy changed(m_view.get(), &ui::TimelineView::timeRangeChanged);
+        QSignalSpy changed(&m_view->timeRange(), &ui::TimeRangeSelection::changed);
         const QRect content = m_view->contentRect();
         const int y = content.bottom() - 20; // below the lanes: empty background
         const QPoint from(content.left() + 200, y);
@@ -426,11 +426,11 @@ private slots:
         QTest::mouseMove(m_view.get(), to);
         QTest::mouseRelease(m_view.get(), Qt::LeftButton, Qt::ShiftModifier, to);
         QCOMPARE(changed.count(), 1);
-        QVERIFY(m_view->hasTimeRange());
+        QVERIFY(m_view->timeRange().has());
         QVERIFY(!m_view->timeRangeDragging());
         // The range's ends map back to the pixels the drag started and ended on, within one pixel.
-        QVERIFY(std::abs(m_view->timeToX(m_view->timeRangeStart()) - from.x()) <= 1.0);
-        QVERIFY(std::abs(m_view->timeToX(m_view->timeRangeEnd()) - to.x()) <= 1.0);
+        QVERIFY(std::abs(m_view->timeToX(m_view->timeRange().start()) - from.x()) <= 1.0);
+        QVERIFY(std::abs(m_view->timeToX(m_view->timeRange().end()) - to.x()) <= 1.0);
         // Nothing was selected and the view did not pan.
         QCOMPARE(m_selection.current(), core::kNone);
 
@@ -454,17 +454,17 @@ private slots:
         QTest::mousePress(m_view.get(), Qt::LeftButton, Qt::ShiftModifier, QPoint(content.left() + 700, rulerY));
         QTest::mouseMove(m_view.get(), QPoint(content.left() + 300, rulerY));
         QTest::mouseRelease(m_view.get(), Qt::LeftButton, Qt::ShiftModifier, QPoint(content.left() + 300, rulerY));
-        QVERIFY(std::abs(m_view->timeToX(m_view->timeRangeStart()) - (content.left() + 300)) <= 1.0);
-        QVERIFY(std::abs(m_view->timeToX(m_view->timeRangeEnd()) - (content.left() + 700)) <= 1.0);
+        QVERIFY(std::abs(m_view->timeToX(m_view->timeRange().start()) - (content.left() + 300)) <= 1.0);
+        QVERIFY(std::abs(m_view->timeToX(m_view->timeRange().end()) - (content.left() + 700)) <= 1.0);
 
         // Esc clears the range and leaves the selection alone; a click clears it too.
         m_selection.select(m_ids.gemm);
         QTest::keyClick(m_view.get(), Qt::Key_Escape);
-        QVERIFY(!m_view->hasTimeRange());
+        QVERIFY(!m_view->timeRange().has());
         QCOMPARE(m_selection.current(), m_ids.gemm);
-        m_view->setTimeRange(1000, 2000);
+        m_view->timeRange().set(1000, 2000);
         QTest::mouseClick(m_view.get(), Qt::LeftButton, {}, QPoint(content.left() + 10, y));
-        QVERIFY(!m_view->hasTimeRange());
+        QVERIFY(!m_view->timeRange().has());
     }
 
     void fZoomsToTimeRange()
@@ -475,9 +475,9 @@ private slots:
         QTest::mousePress(m_view.get(), Qt::LeftButton, Qt::ShiftModifier, QPoint(content.left() + 300, y));
         QTest::mouseMove(m_view.get(), QPoint(content.left() + 360, y));
         QTest::mouseRelease(m_view.get(), Qt::LeftButton, Qt::ShiftModifier, QPoint(content.left() + 360, y));
-        QVERIFY(m_view->hasTimeRange());
-        const core::Nanos start = m_view->timeRangeStart();
-        const core::Nanos end = m_view->timeRangeEnd();
+        QVERIFY(m_view->timeRange().has());
+        const core::Nanos start = m_view->timeRange().start();
+        const core::Nanos end = m_view->timeRange().end();
         m_selection.select(m_ids.linear); // F prefers the range over the selection
         QTest::keyClick(m_view.get(), Qt::Key_F);
         // The range fills the view but for a 1/40 margin on each side (fitTimeRange).
@@ -485,7 +485,7 @@ private slots:
         QCOMPARE(m_view->viewStart(), start - margin);
         QCOMPARE(m_view->viewEnd(), end + margin);
         QVERIFY(std::abs(m_view->timeToX(start) - (content.left() + content.width() / 42.0)) <= 1.0);
-        QVERIFY(m_view->hasTimeRange()); // zooming keeps it
+        QVERIFY(m_view->timeRange().has()); // zooming keeps it
     }
 
     void timeRangeCountsPerGroup()
@@ -626,7 +626,7 @@ private slots:
                      linear = m_view->eventRect(m_ids.linear);
         QVERIFY(copy.width() > 10); // the ends are far enough apart to tell them
         int seen = 0;
-        for (const auto &painted : m_view->paintedEdges()) {
+        for (const auto &painted : m_view->edgeOverlay().painted()) {
             const ui::DrawEdge &edge = m_doc->edges()[painted.edge];
             if (edge.kind != core::EdgeKind::Sync)
                 continue;
@@ -648,7 +648,7 @@ private slots:
         // parent / launch and Copy name on an event; Select source / target, Copy description on an edge.
         m_view->fitAll();
         auto action = [](QMenu *menu, const char *name) { return menu->findChild<QAction *>(QString::fromLatin1(name)); };
-        std::unique_ptr<QMenu> menu(m_view->createEventMenu(m_ids.gemm));
+        std::unique_ptr<QMenu> menu(m_view->menus().createEventMenu(m_ids.gemm));
         for (const char *name : {"selectEvent", "frameEvent", "selectParent", "selectLaunch", "copyName"})
             QVERIFY2(action(menu.get(), name) && action(menu.get(), name)->isEnabled(), name);
         action(menu.get(), "selectParent")->trigger();
@@ -669,11 +669,11 @@ private slots:
         QCOMPARE(m_view->viewStart(), core::Nanos(1000 - 7000 / 8));
         QCOMPARE(m_view->viewEnd(), core::Nanos(8000 + 7000 / 8));
         // The orphan memcpy has no parent or launch to select.
-        menu.reset(m_view->createEventMenu(m_ids.copy));
+        menu.reset(m_view->menus().createEventMenu(m_ids.copy));
         QVERIFY(!action(menu.get(), "selectParent")->isEnabled());
         QVERIFY(!action(menu.get(), "selectLaunch")->isEnabled());
         // A CPU op has no GPU link: no parent / launch entries.
-        menu.reset(m_view->createEventMenu(m_ids.mm));
+        menu.reset(m_view->menus().createEventMenu(m_ids.mm));
         QVERIFY(!action(menu.get(), "selectParent"));
 
         // The parent edge aten::mm → gemm.
@@ -682,7 +682,7 @@ private slots:
             if (m_doc->edges()[id].kind == core::EdgeKind::Parent && m_doc->edges()[id].to == m_ids.gemm)
                 parentEdge = id;
         QVERIFY(parentEdge.valid());
-        menu.reset(m_view->createEdgeMenu(parentEdge));
+        menu.reset(m_view->menus().createEdgeMenu(parentEdge));
         action(menu.get(), "selectEdgeSource")->trigger();
         QCOMPARE(m_selection.current(), m_ids.mm);
         action(menu.get(), "selectEdgeTarget")->trigger();
@@ -695,19 +695,19 @@ private slots:
 
         // A right-click picks the menu by what is under the cursor; the provider adds to it.
         std::vector<std::pair<core::EventIndex, ui::DrawEdgeIndex>> asked;
-        m_view->setContextMenuProvider([&](QMenu *m, core::EventIndex e, ui::DrawEdgeIndex edge) {
+        m_view->menus().setProvider([&](QMenu *m, core::EventIndex e, ui::DrawEdgeIndex edge) {
             asked.emplace_back(e, edge);
             m->addAction(QStringLiteral("extra"))->setObjectName(QStringLiteral("extra"));
         });
         m_selection.select(m_ids.gemm);
         (void)m_view->renderToImage(m_view->size());
         const QPoint onGemm = m_view->eventRect(m_ids.gemm).center().toPoint();
-        menu.reset(m_view->createContextMenu(onGemm));
+        menu.reset(m_view->menus().createContextMenu(onGemm));
         QVERIFY(menu && action(menu.get(), "selectEvent") && action(menu.get(), "extra"));
         QCOMPARE(asked.back(), std::make_pair(m_ids.gemm, ui::DrawEdgeIndex(core::kNone)));
         // On the drawn parent edge, away from any event (the middle of its curve).
         const ui::TimelineView::PaintedEdge *painted = nullptr;
-        for (const auto &p : m_view->paintedEdges())
+        for (const auto &p : m_view->edgeOverlay().painted())
             if (p.edge == parentEdge)
                 painted = &p;
         QVERIFY(painted);
@@ -718,14 +718,14 @@ private slots:
                 onEdge = p;
         }
         QVERIFY(!onEdge.isNull());
-        menu.reset(m_view->createContextMenu(onEdge));
+        menu.reset(m_view->menus().createContextMenu(onEdge));
         QVERIFY(menu && action(menu.get(), "selectEdgeSource") && action(menu.get(), "extra"));
         QCOMPARE(asked.back(), std::make_pair(core::EventIndex(core::kNone), parentEdge));
         // On a lane header: the header menu (hide, collapse, move), not an event's.
-        menu.reset(m_view->createContextMenu(QPoint(20, onGemm.y())));
+        menu.reset(m_view->menus().createContextMenu(QPoint(20, onGemm.y())));
         QVERIFY(menu && !action(menu.get(), "selectEvent") && !menu->actions().isEmpty());
         // On the ruler: none.
-        QVERIFY(!m_view->createContextMenu(QPoint(onGemm.x(), ui::TimelineView::kOverviewHeight + 4)));
+        QVERIFY(!m_view->menus().createContextMenu(QPoint(onGemm.x(), ui::TimelineView::kOverviewHeight + 4)));
     }
 
     void timeFormatting()

@@ -105,12 +105,12 @@ private slots:
         const core::EventIndex kernel = firstOfName(QStringLiteral("gemm_kernel"));
         const core::LaneIndex cpuLane = m_window->document()->index().laneOf[mm.get()];
         const core::LaneIndex gpuLane = m_window->document()->index().laneOf[kernel.get()];
-        view->setFoldPythonRows(false); // each frame its own row (folded into one by default)
+        view->arrangement().setFoldPythonRows(false); // each frame its own row (folded into one by default)
         const int rowsBefore = static_cast<int>(layout.rows().size());
 
         // Python rows: the 40 frame rows go; aten::mm and the launch move up to the lane's first rows.
         QCOMPARE(layout.pythonOnlyRowCount(), kStackDepth);
-        QMenu *menu = view->createHeaderMenu(headerPointOf(view, layout.firstRowOfLane(cpuLane)));
+        QMenu *menu = view->menus().createHeaderMenu(headerPointOf(view, layout.firstRowOfLane(cpuLane)));
         QAction *python = findAction(menu->actions(), QStringLiteral("Hide Python rows"));
         QVERIFY(python);
         QCOMPARE(python->text(), QStringLiteral("Hide Python rows (%1)").arg(kStackDepth));
@@ -128,7 +128,7 @@ private slots:
         m_window->grab().toImage().save(QStringLiteral(LINKSCOPE_BINARY_DIR "/screens/withstack_python_hidden.png"));
 
         // Hide the GPU lane from its header's menu: no row, no rectangle; then the whole CPU group.
-        menu = view->createHeaderMenu(headerPointOf(view, layout.firstRowOfLane(gpuLane)));
+        menu = view->menus().createHeaderMenu(headerPointOf(view, layout.firstRowOfLane(gpuLane)));
         QAction *hideLane = findAction(menu->actions(), QStringLiteral("Hide lane “GPU 0 stream 7”"));
         QVERIFY(hideLane);
         hideLane->trigger();
@@ -136,7 +136,7 @@ private slots:
         QVERIFY(layout.isLaneHidden(gpuLane));
         QCOMPARE(layout.firstRowOfLane(gpuLane), -1);
         QVERIFY(view->eventRect(kernel).isEmpty());
-        menu = view->createHeaderMenu(headerPointOf(view, layout.firstRowOfLane(cpuLane)));
+        menu = view->menus().createHeaderMenu(headerPointOf(view, layout.firstRowOfLane(cpuLane)));
         QAction *hideGroup = findAction(menu->actions(), QStringLiteral("Hide group “python3 (pid 100)”"));
         QVERIFY(hideGroup);
         hideGroup->trigger();
@@ -144,23 +144,23 @@ private slots:
         QCOMPARE(layout.headerRowOfGroup(layout.groupOfLane(cpuLane)), -1);
         QVERIFY(view->eventRect(mm).isEmpty());
         QCOMPARE(layout.hiddenCount(), 2);
-        QVERIFY(view->showHiddenAction()->isEnabled());
-        QCOMPARE(view->showHiddenAction()->text(), QStringLiteral("Show hidden lanes and groups (2)"));
+        QVERIFY(view->menus().showHiddenAction()->isEnabled());
+        QCOMPARE(view->menus().showHiddenAction()->text(), QStringLiteral("Show hidden lanes and groups (2)"));
 
         // The "Show" submenu lists both; one of them brought back alone, then everything.
-        menu = view->createHeaderMenu(QPoint(5, view->contentRect().top() + 5));
+        menu = view->menus().createHeaderMenu(QPoint(5, view->contentRect().top() + 5));
         QAction *showLane = findAction(menu->actions(), QStringLiteral("Lane “GPU 0 stream 7”"));
         QVERIFY(showLane);
         showLane->trigger();
         delete menu;
         QVERIFY(!layout.isLaneHidden(gpuLane));
         QVERIFY(!view->eventRect(kernel).isEmpty());
-        view->showHiddenAction()->trigger();
+        view->menus().showHiddenAction()->trigger();
         QCOMPARE(layout.hiddenCount(), 0);
         QVERIFY(!view->eventRect(mm).isEmpty());
 
         // Selecting an event in a hidden lane shows it again (selection reveals what hides it).
-        view->setLaneHidden(gpuLane, true);
+        view->arrangement().setLaneHidden(gpuLane, true);
         m_window->selection()->select(kernel);
         QVERIFY(!layout.isLaneHidden(gpuLane));
         QVERIFY(!view->eventRect(kernel).isEmpty());
@@ -200,12 +200,12 @@ private slots:
         ui::TimelineView *view = m_window->timeline();
         const core::EventIndex kernel = firstOfName(QStringLiteral("gemm_kernel"));
         const core::LaneIndex gpuLane = m_window->document()->index().laneOf[kernel.get()];
-        view->setHidePythonRows(true);
-        view->setLaneHidden(gpuLane, true);
+        view->arrangement().setHidePythonRows(true);
+        view->arrangement().setLaneHidden(gpuLane, true);
         view->setHeaderWidth(300);
         view->saveViewSettings(); // the width is saved on the drag's release; set directly here
         QSettings settings;
-        const QString group = ui::TimelineView::viewSettingsGroup(m_trace);
+        const QString group = ui::TimelineViewSettings::group(m_trace);
         QCOMPARE(settings.value(group + QStringLiteral("/path")).toString(), QFileInfo(m_trace).absoluteFilePath());
         QCOMPARE(settings.value(group + QStringLiteral("/hiddenLanes")).toStringList().size(), 1);
 
@@ -215,7 +215,7 @@ private slots:
         QVERIFY(view->layout().hidePythonRows());
         QVERIFY(view->layout().isLaneHidden(gpuLane));
         QCOMPARE(view->headerWidth(), 300);
-        QVERIFY(view->hidePythonRowsAction()->isChecked());
+        QVERIFY(view->menus().hidePythonRowsAction()->isChecked());
 
         // Another trace keeps the defaults.
         QSignalSpy loaded(m_window.get(), &ui::MainWindow::documentChanged);
@@ -266,7 +266,7 @@ private slots:
                 return QImage();
             return shot;
         };
-        view->setHidePythonRows(true); // room below the lanes
+        view->arrangement().setHidePythonRows(true); // room below the lanes
         QVERIFY(view->layout().totalHeight() < view->contentRect().height() - 10);
         // Until the window has settled (a notice bar or the corrected document may still arrive and
         // change the timeline's height once the load is in).
@@ -310,12 +310,12 @@ private slots:
                 gemm = e;
         QVERIFY(gemm.valid());
         m_window->selection()->select(gemm);
-        view->fitSelection();
-        view->fitSelection(); // the second F takes in the edges' far ends
+        view->navigation().fitSelection();
+        view->navigation().fitSelection(); // the second F takes in the edges' far ends
         view->repaint();
         ui::DrawEdgeIndex parentEdge{};
         ui::TimelineView::PaintedEdge painted;
-        for (const auto &p : view->paintedEdges())
+        for (const auto &p : view->edgeOverlay().painted())
             if (doc.edges()[p.edge].kind == core::EdgeKind::Parent && doc.edges()[p.edge].to == gemm) {
                 parentEdge = p.edge;
                 painted = p;
@@ -349,7 +349,7 @@ private slots:
 
         // Hover: the edge is marked, and its tooltip names the kind, the rule and both ends.
         QTest::mouseMove(view, onCurve);
-        QCOMPARE(view->hoveredEdge(), parentEdge);
+        QCOMPARE(view->edgeOverlay().hoveredEdge(), parentEdge);
         QHelpEvent help(QEvent::ToolTip, onCurve, view->mapToGlobal(onCurve));
         QApplication::sendEvent(view, &help);
         QTRY_VERIFY(QToolTip::isVisible());
@@ -369,7 +369,7 @@ private slots:
         QCOMPARE(selected.count(), 1);
         QCOMPARE(selected.front().front().value<ui::DrawEdgeIndex>(), parentEdge);
         QCOMPARE(m_window->selection()->current(), gemm);
-        QCOMPARE(view->focusedEdge(), parentEdge);
+        QCOMPARE(view->edgeOverlay().focusedEdge(), parentEdge);
         QCOMPARE(view->viewStart(), start);
         QCOMPARE(view->viewEnd(), end);
         // `[` from there follows that edge to the parent.

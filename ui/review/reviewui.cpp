@@ -50,7 +50,7 @@ ReviewUi::ReviewUi(QWidget *window, EventSelection *selection, TimelineView *tim
     m_findings->setFocusHome(timeline);
     connect(m_findings, &FindingsDock::frameRequested, this, &ReviewUi::frame);
     buildMenus();
-    timeline->setContextMenuProvider(
+    timeline->menus().setProvider(
         [this](QMenu *menu, core::EventIndex event, DrawEdgeIndex edge) { addContextActions(menu, event, edge); });
     timeline->installEventFilter(this);
     connect(timeline, &TimelineView::viewChanged, this, [this] {

@@ -111,7 +111,7 @@ MainWindow::MainWindow(QWidget *parent)
     connect(this, &MainWindow::documentChanged, m_search, &SearchDock::setDocument);
     connect(this, &MainWindow::documentChanged, m_warnings, &WarningsDock::setDocument);
     connect(m_search, &SearchDock::resultsChanged, m_timeline, &TimelineView::setHighlightedEvents);
-    connect(m_timeline, &TimelineView::timeRangeChanged, this, &MainWindow::onTimeRangeChanged);
+    connect(&m_timeline->timeRange(), &TimeRangeSelection::changed, this, &MainWindow::onTimeRangeChanged);
     connect(m_loader, &TraceLoader::started, this, &MainWindow::onLoadStarted);
     connect(m_loader, &TraceLoader::finished, this, &MainWindow::onLoaded);
     connect(m_loader, &TraceLoader::failed, this, &MainWindow::onFailed);
@@ -218,16 +218,16 @@ void MainWindow::buildActions()
         m_viewMenu->addAction(m_timeline->keyAction(key));
     m_viewMenu->addAction(tr("Collapse all groups"), this, [this] {
         for (int g = 0; g < static_cast<int>(m_timeline->layout().groups().size()); ++g)
-            m_timeline->setGroupCollapsed(g, true);
+            m_timeline->arrangement().setGroupCollapsed(g, true);
     });
     m_viewMenu->addAction(tr("Expand all groups"), this, [this] {
         for (int g = 0; g < static_cast<int>(m_timeline->layout().groups().size()); ++g)
-            m_timeline->setGroupCollapsed(g, false);
+            m_timeline->arrangement().setGroupCollapsed(g, false);
     });
-    m_viewMenu->addAction(m_timeline->gpuFirstAction());
-    m_viewMenu->addAction(m_timeline->hidePythonRowsAction());
-    m_viewMenu->addAction(m_timeline->foldPythonRowsAction());
-    m_viewMenu->addAction(m_timeline->showHiddenAction());
+    m_viewMenu->addAction(m_timeline->menus().gpuFirstAction());
+    m_viewMenu->addAction(m_timeline->menus().hidePythonRowsAction());
+    m_viewMenu->addAction(m_timeline->menus().foldPythonRowsAction());
+    m_viewMenu->addAction(m_timeline->menus().showHiddenAction());
     QMenu *themeMenu = m_viewMenu->addMenu(tr("&Theme"));
     auto *themeGroup = new QActionGroup(this);
     applyTheme(savedThemeChoice());
@@ -496,18 +496,18 @@ void MainWindow::rebuildRecentMenu()
 
 void MainWindow::onTimeRangeChanged()
 {
-    if (!m_timeline->hasTimeRange() || !m_doc) {
+    if (!m_timeline->timeRange().has() || !m_doc) {
         m_details->setTimeRangeHtml(QString());
         m_range->setRange(0, 0);
         return;
     }
     // Per op name, stream and thread (core/analysis/rangestats.h): a visit per event in the range.
-    m_range->setRange(m_timeline->timeRangeStart(), m_timeline->timeRangeEnd());
+    m_range->setRange(m_timeline->timeRange().start(), m_timeline->timeRange().end());
     m_range->show();
     m_range->raise();
     // Once per release: two binary searches per row, plus the GPU-op count (timerange.h).
-    const TimeRangeSummary summary = summarizeTimeRange(*m_doc, m_timeline->layout(), m_timeline->timeRangeStart(),
-                                                        m_timeline->timeRangeEnd());
+    const TimeRangeSummary summary = summarizeTimeRange(*m_doc, m_timeline->layout(), m_timeline->timeRange().start(),
+                                                        m_timeline->timeRange().end());
     m_details->setTimeRangeHtml(timeRangeHtml(summary));
     statusBar()->showMessage(tr("Time range %1 · %L2 events · %3%L4 GPU ops")
                                  .arg(formatDuration(summary.end - summary.start))

@@ -75,6 +75,8 @@ public:
     // The edge under the mouse is drawn a little thicker.
     void setHoveredEdge(DrawEdgeIndex edge) { m_hovered = edge; }
     DrawEdgeIndex hoveredEdge() const { return m_hovered; }
+    // Edges in view that pass the filter when "all edges" is on (may exceed what was drawn); estimated
+    // from a sample when there are more than 100,000 candidates in view (then inViewEstimated()).
     std::size_t inView() const { return m_inView; }
     bool inViewEstimated() const { return m_inViewEstimated; }
 

@@ -40,10 +40,10 @@ TimelineInput::TimelineInput(TimelineView &view) : QObject(&view), m_view(view)
     addKey(
         K::Fit, tr("Fit time range or selection"), {Qt::Key_F},
         [&v] {
-            if (v.hasTimeRange())
+            if (v.timeRange().has())
                 v.fitTimeRange();
             else
-                v.fitSelection();
+                v.navigation().fitSelection();
         },
         tr("Fit the time range, else the selection (again: with its edges' ends)"));
     addKey(K::FitAll, tr("Fit everything"), {Qt::Key_0, Qt::Key_Home}, [&v] { v.fitAll(); });
@@ -55,21 +55,22 @@ TimelineInput::TimelineInput(TimelineView &view) : QObject(&view), m_view(view)
         K::Escape, tr("Clear time range or selection"), {Qt::Key_Escape}, [this] { escape(); },
         tr("Clear the time range, else deselect"));
     addKey(
-        K::FollowIncoming, tr("Follow incoming edge"), {Qt::Key_BracketLeft}, [&v] { v.followEdge(false); },
+        K::FollowIncoming, tr("Follow incoming edge"), {Qt::Key_BracketLeft}, [&v] { v.navigation().followEdge(false); },
         tr("Follow the selection's incoming edge (a kernel: to its parent)"));
     addKey(
-        K::FollowOutgoing, tr("Follow outgoing edge"), {Qt::Key_BracketRight}, [&v] { v.followEdge(true); },
+        K::FollowOutgoing, tr("Follow outgoing edge"), {Qt::Key_BracketRight}, [&v] { v.navigation().followEdge(true); },
         tr("Follow the selection's outgoing edge"));
     addKey(
-        K::FocusPreviousEdge, tr("Focus previous edge"), {Qt::CTRL | Qt::Key_BracketLeft}, [&v] { v.cycleFocusedEdge(-1); },
-        tr("Focus the previous edge of the selection"));
+        K::FocusPreviousEdge, tr("Focus previous edge"), {Qt::CTRL | Qt::Key_BracketLeft},
+        [&v] { v.navigation().cycleFocusedEdge(-1); }, tr("Focus the previous edge of the selection"));
     addKey(
-        K::FocusNextEdge, tr("Focus next edge"), {Qt::CTRL | Qt::Key_BracketRight}, [&v] { v.cycleFocusedEdge(1); },
+        K::FocusNextEdge, tr("Focus next edge"), {Qt::CTRL | Qt::Key_BracketRight}, [&v] { v.navigation().cycleFocusedEdge(1); },
         tr("Focus the next edge of the selection"));
-    addKey(K::PreviousOnRow, tr("Previous event on the row"), {Qt::Key_Comma}, [&v] { v.stepOnRow(-1); });
-    addKey(K::NextOnRow, tr("Next event on the row"), {Qt::Key_Period}, [&v] { v.stepOnRow(1); });
+    addKey(K::PreviousOnRow, tr("Previous event on the row"), {Qt::Key_Comma}, [&v] { v.navigation().stepOnRow(-1); });
+    addKey(K::NextOnRow, tr("Next event on the row"), {Qt::Key_Period}, [&v] { v.navigation().stepOnRow(1); });
     addKey(
-        K::AllEdges, tr("Show all edges in view"), {Qt::Key_E}, [&v] { v.setShowAllEdgesInView(!v.showAllEdgesInView()); },
+        K::AllEdges, tr("Show all edges in view"), {Qt::Key_E},
+        [&v] { v.setShowAllEdgesInView(!v.edgeOverlay().showAllInView()); },
         tr("Draw every edge with an end in view (at most %L1), not only the selection's").arg(TimelineEdgeOverlay::kEdgeCap));
     action(K::AllEdges)->setCheckable(true);
     addKey(K::FrameTime, tr("Frame-time overlay"), {Qt::Key_F12}, [&v] { v.setFrameTimeShown(!v.frameTimeShown()); });
@@ -144,8 +145,8 @@ double TimelineInput::zoomAnchorX() const
 
 core::Nanos TimelineInput::bookmarkTime() const
 {
-    if (m_view.hasTimeRange())
-        return m_view.timeRangeStart();
+    if (m_view.timeRange().has())
+        return m_view.timeRange().start();
     const EventSelection *selection = m_view.selectionModel();
     if (m_view.document() && selection && selection->hasSelection() && selection->current().in(m_view.document()->eventCount()))
         return m_view.document()->event(selection->current()).ts;
@@ -156,9 +157,9 @@ void TimelineInput::escape()
 {
     if (m_rangeDragging) {
         cancelRangeDrag();
-        m_view.commitTimeRange(0, 0);
-    } else if (m_view.hasTimeRange()) {
-        m_view.clearTimeRange();
+        m_view.timeRange().commit(0, 0);
+    } else if (m_view.timeRange().has()) {
+        m_view.timeRange().clear();
     } else if (EventSelection *selection = m_view.selectionModel()) {
         selection->clear();
     }
@@ -243,7 +244,7 @@ void TimelineInput::mouseMove(QMouseEvent *event)
         if (!m_view.headerDrag().active && std::abs(pos.y() - m_pressPos.y()) <= kHeaderDragThreshold)
             return;
         const QRect content = m_view.contentRect();
-        m_view.setHeaderDrag(m_view.headerDropAt(m_headerRow, m_view.contentYAt(pos.y())));
+        m_view.setHeaderDrag(TimelineHeaderPass::dropAt(m_view.layout(), m_headerRow, m_view.contentYAt(pos.y())));
         if (m_view.headerDrag().active)
             m_view.setCursor(Qt::DragMoveCursor);
         // Near the top or bottom edge the lanes scroll, so a lane can go anywhere.
@@ -255,8 +256,8 @@ void TimelineInput::mouseMove(QMouseEvent *event)
         return;
     }
     if (m_rangeDragging) {
-        // Drawn as it grows; timeRangeChanged (and what listens: counts per group) waits for the release.
-        m_view.previewTimeRange(m_rangeAnchor, m_view.clampedTimeAt(pos.x()));
+        // Drawn as it grows; TimeRangeSelection::changed (and what listens: counts per group) waits for the release.
+        m_view.timeRange().preview(m_rangeAnchor, m_view.clampedTimeAt(pos.x()));
         m_view.setCursor(Qt::SizeHorCursor);
         return;
     }
@@ -302,9 +303,9 @@ void TimelineInput::mouseRelease(QMouseEvent *event)
         if (!drag.active)
             m_view.toggleHeaderAt(m_pressPos);
         else if (drag.isGroup)
-            m_view.moveGroup(drag.group, drag.position);
+            m_view.arrangement().moveGroup(drag.group, drag.position);
         else
-            m_view.moveLane(drag.lane, drag.position);
+            m_view.arrangement().moveLane(drag.lane, drag.position);
         return;
     }
     if (m_rangeDragging) {
@@ -313,9 +314,9 @@ void TimelineInput::mouseRelease(QMouseEvent *event)
         const QPoint pos = event->position().toPoint();
         // Announced whatever it is (the drag only painted); a Shift+click, no real drag, clears it like a click.
         if (std::abs(pos.x() - m_pressPos.x()) < 3)
-            m_view.commitTimeRange(0, 0);
+            m_view.timeRange().commit(0, 0);
         else
-            m_view.commitTimeRange(m_rangeAnchor, m_view.clampedTimeAt(pos.x()));
+            m_view.timeRange().commit(m_rangeAnchor, m_view.clampedTimeAt(pos.x()));
         return;
     }
     if (!m_pressed)
@@ -326,7 +327,7 @@ void TimelineInput::mouseRelease(QMouseEvent *event)
         m_panning = false;
         return;
     }
-    m_view.clearTimeRange(); // a click clears the range, as in Perfetto
+    m_view.timeRange().clear(); // a click clears the range, as in Perfetto
     const QPoint pos = event->position().toPoint();
     const core::EventIndex clicked = m_view.eventAt(pos);
     const DrawEdgeIndex edge = clicked.isNone() ? m_view.edgeAt(pos) : DrawEdgeIndex(core::kNone);
@@ -342,7 +343,7 @@ void TimelineInput::mouseDoubleClick(QMouseEvent *event)
     const EventSelection *selection = m_view.selectionModel();
     if (event->button() == Qt::LeftButton && selection && selection->hasSelection()
         && m_view.eventAt(event->position().toPoint()) == selection->current())
-        m_view.zoomToSelection();
+        m_view.navigation().zoomToSelection();
 }
 
 bool TimelineInput::eventFilter(QObject *watched, QEvent *event)
@@ -373,7 +374,7 @@ bool TimelineInput::eventFilter(QObject *watched, QEvent *event)
         return false;
     case QEvent::ContextMenu: {
         auto *context = static_cast<QContextMenuEvent *>(event);
-        QMenu *menu = m_view.createContextMenu(context->pos());
+        QMenu *menu = m_view.menus().createContextMenu(context->pos());
         if (!menu)
             return false;
         menu->setAttribute(Qt::WA_DeleteOnClose);

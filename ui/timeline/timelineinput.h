@@ -47,7 +47,7 @@ enum class TimelineKey {
     FocusNextEdge,
     PreviousOnRow,
     NextOnRow,
-    AllEdges, // checkable: follows TimelineView::showAllEdgesInView()
+    AllEdges, // checkable: follows TimelineEdgeOverlay::showAllInView()
     FrameTime,
     ScrollUp,
     ScrollDown,

@@ -16,12 +16,12 @@ TimelineMenus::TimelineMenus(TimelineView &view) : QObject(&view), m_view(view)
     m_hidePython = new QAction(tr("Hide Python rows"), this);
     m_hidePython->setCheckable(true);
     m_hidePython->setToolTip(tr("Leave out the rows of each thread that hold python_function events only"));
-    connect(m_hidePython, &QAction::triggered, this, [this](bool on) { m_view.setHidePythonRows(on); });
+    connect(m_hidePython, &QAction::triggered, this, [this](bool on) { m_view.arrangement().setHidePythonRows(on); });
     m_foldPython = new QAction(tr("Fold Python rows"), this);
     m_foldPython->setCheckable(true);
     m_foldPython->setChecked(m_view.layout().foldPythonRows());
     m_foldPython->setToolTip(tr("Show each thread's python_function frames as one summary row (click it to expand)"));
-    connect(m_foldPython, &QAction::triggered, this, [this](bool on) { m_view.setFoldPythonRows(on); });
+    connect(m_foldPython, &QAction::triggered, this, [this](bool on) { m_view.arrangement().setFoldPythonRows(on); });
     m_gpuFirst = new QAction(tr("GPU streams first"), this);
     m_gpuFirst->setCheckable(true);
     m_gpuFirst->setChecked(m_view.layout().gpuFirst());
@@ -29,11 +29,11 @@ TimelineMenus::TimelineMenus(TimelineView &view) : QObject(&view), m_view(view)
     connect(m_gpuFirst, &QAction::triggered, this, [this](bool on) { m_view.setGpuFirst(on); });
     m_showHidden = new QAction(tr("Show hidden lanes and groups"), this);
     m_showHidden->setEnabled(false);
-    connect(m_showHidden, &QAction::triggered, &m_view, &TimelineView::showAllHidden);
+    connect(m_showHidden, &QAction::triggered, &m_view.arrangement(), &TimelineArrangement::showAllHidden);
     m_resetOrder = new QAction(tr("Default order of lanes and groups"), this);
     m_resetOrder->setToolTip(tr("Put moved lanes and groups back where they were (GPU streams first if that is on)"));
     m_resetOrder->setEnabled(false);
-    connect(m_resetOrder, &QAction::triggered, &m_view, &TimelineView::resetOrder);
+    connect(m_resetOrder, &QAction::triggered, &m_view.arrangement(), &TimelineArrangement::resetOrder);
 }
 
 void TimelineMenus::syncActions()
@@ -72,40 +72,43 @@ QMenu *TimelineMenus::createHeaderMenu(const QPoint &pos)
         if (row.kind == LayoutRow::Kind::LaneRow) {
             const core::LaneIndex lane = row.lane;
             const QString label = QString::fromStdString(doc->index().lane(lane).label);
-            menu->addAction(tr("Hide lane “%1”").arg(label), this, [view, lane] { view->setLaneHidden(lane, true); });
+            menu->addAction(tr("Hide lane “%1”").arg(label), this,
+                            [view, lane] { view->arrangement().setLaneHidden(lane, true); });
             if (doc->laneRows(lane).rowCount() > 1) {
                 const bool collapsed = layout.isLaneCollapsed(lane);
                 menu->addAction(collapsed ? tr("Expand lane") : tr("Collapse lane"), this,
-                                [view, lane, collapsed] { view->setLaneCollapsed(lane, !collapsed); });
+                                [view, lane, collapsed] { view->arrangement().setLaneCollapsed(lane, !collapsed); });
             }
             if (layout.foldPythonRows() && !layout.hidePythonRows() && layout.hasPythonRows(lane)) {
                 const bool expanded = layout.isPythonExpanded(lane);
                 menu->addAction(expanded ? tr("Fold Python frames of this lane") : tr("Expand Python frames of this lane"), this,
-                                [view, lane, expanded] { view->setPythonExpanded(lane, !expanded); })
+                                [view, lane, expanded] { view->arrangement().setPythonExpanded(lane, !expanded); })
                     ->setObjectName(QStringLiteral("togglePythonRows"));
             }
             addMoves(
                 menu->addMenu(tr("Move lane “%1”").arg(label)), layout.canMoveLaneBy(lane, -1), layout.canMoveLaneBy(lane, 1),
-                [view, lane](int delta) { view->moveLaneBy(lane, delta); },
+                [view, lane](int delta) { view->arrangement().moveLaneBy(lane, delta); },
                 [view, lane](bool bottom) {
                     const TimelineLayout &l = view->layout();
-                    view->moveLane(lane, bottom ? static_cast<int>(l.groups()[l.groupOfLane(lane)].lanes.size()) : 0);
+                    view->arrangement().moveLane(lane,
+                                                 bottom ? static_cast<int>(l.groups()[l.groupOfLane(lane)].lanes.size()) : 0);
                 });
         }
         const int group = row.group;
-        menu->addAction(tr("Hide group “%1”").arg(groupLabel), this, [view, group] { view->setGroupHidden(group, true); });
+        menu->addAction(tr("Hide group “%1”").arg(groupLabel), this,
+                        [view, group] { view->arrangement().setGroupHidden(group, true); });
         const bool collapsed = layout.isGroupCollapsed(group);
         menu->addAction(collapsed ? tr("Expand group") : tr("Collapse group"), this,
-                        [view, group, collapsed] { view->setGroupCollapsed(group, !collapsed); });
+                        [view, group, collapsed] { view->arrangement().setGroupCollapsed(group, !collapsed); });
         const bool pinned = layout.isGroupPinned(group);
         menu->addAction(pinned ? tr("Unpin group “%1”").arg(groupLabel) : tr("Pin group “%1” to the top").arg(groupLabel), this,
-                        [view, group, pinned] { view->setGroupPinned(group, !pinned); })
+                        [view, group, pinned] { view->arrangement().setGroupPinned(group, !pinned); })
             ->setObjectName(QStringLiteral("togglePinned"));
         addMoves(
             menu->addMenu(tr("Move group “%1”").arg(groupLabel)), layout.canMoveGroupBy(group, -1),
-            layout.canMoveGroupBy(group, 1), [view, group](int delta) { view->moveGroupBy(group, delta); },
+            layout.canMoveGroupBy(group, 1), [view, group](int delta) { view->arrangement().moveGroupBy(group, delta); },
             [view, group](bool bottom) {
-                view->moveGroup(group, bottom ? static_cast<int>(view->layout().groups().size()) : 0);
+                view->arrangement().moveGroup(group, bottom ? static_cast<int>(view->layout().groups().size()) : 0);
             });
         menu->addSeparator();
     }
@@ -122,12 +125,13 @@ QMenu *TimelineMenus::createHeaderMenu(const QPoint &pos)
         for (int g = 0; g < static_cast<int>(layout.groups().size()); ++g) {
             const TimelineGroup &group = layout.groups()[g];
             if (layout.isGroupHidden(g))
-                hidden->addAction(tr("Group “%1”").arg(group.label), this, [view, g] { view->setGroupHidden(g, false); });
+                hidden->addAction(tr("Group “%1”").arg(group.label), this,
+                                  [view, g] { view->arrangement().setGroupHidden(g, false); });
             for (core::LaneIndex lane : group.lanes)
                 if (layout.isLaneHidden(lane))
                     hidden->addAction(
                         tr("Lane “%1” (%2)").arg(QString::fromStdString(doc->index().lane(lane).label), group.label), this,
-                        [view, lane] { view->setLaneHidden(lane, false); });
+                        [view, lane] { view->arrangement().setLaneHidden(lane, false); });
         }
         menu->addAction(m_showHidden);
     }
@@ -150,7 +154,8 @@ QMenu *TimelineMenus::createEventMenu(core::EventIndex e)
             selection->selectInPlace(e);
     });
     selectAction->setObjectName(QStringLiteral("selectEvent"));
-    menu->addAction(tr("Frame"), this, [view, e] { view->frameEvent(e); })->setObjectName(QStringLiteral("frameEvent"));
+    menu->addAction(tr("Frame"), this, [view, e] { view->navigation().frameEvent(e); })
+        ->setObjectName(QStringLiteral("frameEvent"));
     if (const core::GpuLink *link = doc->gpuLink(e)) {
         const core::EventIndex parent = link->parent;
         const core::EventIndex launch = link->launch;

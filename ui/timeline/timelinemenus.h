@@ -30,9 +30,17 @@ public:
     using Provider = std::function<void(QMenu *menu, core::EventIndex event, DrawEdgeIndex edge)>;
     void setProvider(Provider provider) { m_provider = std::move(provider); }
 
+    // Each call makes a new menu; the caller owns it.
+    // The lane-header menu for widget position `pos`.
     QMenu *createHeaderMenu(const QPoint &pos);
+    // What needs no corrections: on an event Select, Frame (it and its parent), Select parent /
+    // Select launch (a GPU op's), Copy name; on an edge Select source, Select target, Copy
+    // description (its tooltip as plain text); then the provider's actions. Read-only timelines
+    // (the job's rank panes) have no provider.
     QMenu *createEventMenu(core::EventIndex event);
     QMenu *createEdgeMenu(DrawEdgeIndex edge);
+    // The menu a right-click at widget position `pos` opens: the header menu left of the lanes, an
+    // event's or an edge's menu on one, else null.
     QMenu *createContextMenu(const QPoint &pos);
 
     QAction *hidePythonRowsAction() const { return m_hidePython; }

@@ -29,7 +29,7 @@ void TimelineNavigation::fitSelection()
         auto [begin, end] = doc->edgesOf(selected);
         for (const DrawEdgeIndex *it = begin; it != end; ++it) {
             const DrawEdge &edge = doc->edges()[*it];
-            if (!m_view.isEdgeKindVisible(edge.kind))
+            if (!m_view.edgeOverlay().isKindVisible(edge.kind))
                 continue;
             for (core::EventIndex e : {edge.from, edge.to}) {
                 lo = std::min(lo, doc->event(e).ts);
@@ -61,11 +61,14 @@ void TimelineNavigation::frameEvent(core::EventIndex e)
 
 void TimelineNavigation::reveal(core::EventIndex event)
 {
-    const int r = m_view.showRowOf(event); // opens what hides it
+    const DocumentPtr &doc = m_view.document();
+    if (!doc)
+        return;
+    const int r = m_view.arrangement().showRowOf(*doc, event); // opens what hides it
     if (r < -1)
         return;
     // Horizontally: keep the zoom when the event fits, else zoom out to show it with a margin.
-    const core::DeviceEvent &e = m_view.document()->event(event);
+    const core::DeviceEvent &e = doc->event(event);
     TimelineViewport viewport = m_view.viewport();
     if (viewport.reveal(e.ts, e.end()))
         m_view.setVisibleRange(viewport.start(), viewport.end());
@@ -93,8 +96,8 @@ void TimelineNavigation::followEdge(bool outgoing)
     if (candidates.empty())
         return;
     DrawEdgeIndex edgeId = candidates.front();
-    if (std::find(candidates.begin(), candidates.end(), m_view.focusedEdge()) != candidates.end())
-        edgeId = m_view.focusedEdge();
+    if (std::find(candidates.begin(), candidates.end(), m_view.edgeOverlay().focusedEdge()) != candidates.end())
+        edgeId = m_view.edgeOverlay().focusedEdge();
     const DrawEdge &edge = doc->edges()[edgeId];
     selection->select(outgoing ? edge.to : edge.from);
     // Keep the edge we came along focused so that the way back is the same edge.
@@ -108,7 +111,7 @@ void TimelineNavigation::cycleFocusedEdge(int delta)
     all.insert(all.end(), out.begin(), out.end());
     if (all.empty())
         return;
-    auto it = std::find(all.begin(), all.end(), m_view.focusedEdge());
+    auto it = std::find(all.begin(), all.end(), m_view.edgeOverlay().focusedEdge());
     int position = it == all.end() ? (delta > 0 ? -1 : 0) : static_cast<int>(it - all.begin());
     position = (position + delta + static_cast<int>(all.size())) % static_cast<int>(all.size());
     m_view.setFocusedEdge(all[position]);

@@ -21,10 +21,20 @@ public:
     void fitSelection();
     // The next fitSelection() fits the selection alone (a new selection, a double-click).
     void resetFitWidth() { m_fitWide = false; }
+    // Fits the selection alone (a double-click), whatever came before.
+    void zoomToSelection()
+    {
+        resetFitWidth();
+        fitSelection();
+    }
+    // Frames `event` with its current parent (the menu's Frame): an eighth of their extent as margin.
     void frameEvent(core::EventIndex event);
+    // Opens what hides `event`'s row (TimelineArrangement::showRowOf) and brings it into view.
     void reveal(core::EventIndex event);
+    // Selects the far end of the focused incoming/outgoing edge.
     void followEdge(bool outgoing);
     void cycleFocusedEdge(int delta);
+    // Selects the previous (< 0) or next event on the selection's row.
     void stepOnRow(int delta);
 
 private:

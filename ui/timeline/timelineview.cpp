@@ -1,23 +1,12 @@
 #include "timeline/timelineview.h"
 
-#include "timeline/timelineinput.h"
-#include "timeline/timelinemenus.h"
-#include "timeline/timelinenavigation.h"
 #include "timeline/timelinepalette.h"
 #include "timeline/timelinetooltips.h"
 
 #include <QAction>
-#include <QContextMenuEvent>
 #include <QElapsedTimer>
-#include <QHelpEvent>
-#include <QKeyEvent>
-#include <QMenu>
-#include <QMouseEvent>
 #include <QPainter>
 #include <QScopeGuard>
-#include <QScrollBar>
-#include <QToolTip>
-#include <QWheelEvent>
 
 #include <algorithm>
 #include <cmath>
@@ -33,9 +22,9 @@ TimelineView::TimelineView(QWidget *parent) : QWidget(parent)
     m_input = new TimelineInput(*this);
     m_menus = new TimelineMenus(*this);
     connect(m_arrangement, &TimelineArrangement::changed, this, &TimelineView::layoutChanged);
-    m_scrollBar = new QScrollBar(Qt::Vertical, this);
-    m_scrollBar->setCursor(Qt::ArrowCursor);
-    connect(m_scrollBar, &QScrollBar::valueChanged, this, [this](int value) { setVerticalOffset(value); });
+    connect(m_scroll, &TimelineScroll::barMoved, this, &TimelineView::setVerticalOffset);
+    connect(m_timeRange, &TimeRangeSelection::changed, this, qOverload<>(&QWidget::update));
+    connect(m_timeRange, &TimeRangeSelection::redraw, this, qOverload<>(&QWidget::update));
     updateScrollBar();
 }
 
@@ -59,10 +48,7 @@ void TimelineView::setDocument(DocumentPtr doc)
         m_path.clear();
         m_linkDrag = LinkDrag();
         m_input->cancelRangeDrag();
-        if (hasTimeRange()) {
-            m_rangeStart = m_rangeEnd = 0;
-            emit timeRangeChanged();
-        }
+        m_timeRange->clear();
     }
     if (sameTrace) {
         // A relink keeps the lanes (same device trace): keep what the user arranged and where they were.
@@ -99,9 +85,8 @@ bool TimelineView::timeRangeDragging() const { return m_input->rangeDragging(); 
 
 QRect TimelineView::contentRectFor(const QSize &size) const
 {
-    const int scrollBarWidth = m_scrollBar && m_scrollBar->isVisible() ? m_scrollBar->width() : 0;
     const int top = overviewHeight() + kRulerHeight;
-    return QRect(m_headerWidth, top, std::max(1, size.width() - m_headerWidth - scrollBarWidth),
+    return QRect(m_headerWidth, top, std::max(1, size.width() - m_headerWidth - m_scroll->barWidth()),
                  std::max(1, size.height() - top));
 }
 
@@ -119,6 +104,7 @@ core::Nanos TimelineView::xToTime(double x) const
     return m_viewport.xToTime(x - content.left(), content.width());
 }
 
+// The visible time span or the vertical offset moved (or not: `changed` false).
 void TimelineView::viewportChanged(bool changed)
 {
     if (!changed)
@@ -141,65 +127,27 @@ void TimelineView::centreOn(core::Nanos centre) { viewportChanged(m_viewport.cen
 
 void TimelineView::fitAll() { viewportChanged(m_viewport.fitAll()); }
 
-void TimelineView::setVerticalOffset(int offset)
-{
-    offset = std::clamp(offset, 0, maxVerticalOffset(contentRect().height()));
-    if (offset == m_verticalOffset)
-        return;
-    m_verticalOffset = offset;
-    if (m_scrollBar->value() != offset)
-        m_scrollBar->setValue(offset);
-    update();
-    emit viewChanged();
-}
-
-int TimelineView::pinnedHeightFor(int contentHeight) const
-{
-    // Pinned rows taking more than half the view would leave too little to scroll: then they scroll too.
-    const int pinned = m_layout.pinnedHeight();
-    return pinned <= contentHeight / 2 ? pinned : 0;
-}
+void TimelineView::setVerticalOffset(int offset) { viewportChanged(m_scroll->setOffset(offset, contentRect().height())); }
 
 int TimelineView::contentYAt(int y) const
 {
     const QRect content = contentRect();
-    return timelineContentY(y, content.top(), m_verticalOffset, pinnedHeightFor(content.height()));
+    return m_scroll->contentY(y, content.top(), content.height());
 }
 
-int TimelineView::maxVerticalOffset(int contentHeight) const { return std::max(0, m_layout.totalHeight() - contentHeight + 8); }
+void TimelineView::scrollToRow(int row) { viewportChanged(m_scroll->scrollToRow(row, contentRect().height())); }
 
 void TimelineView::updateScrollBar()
 {
-    const int top = overviewHeight() + kRulerHeight;
-    const int width = m_scrollBar->sizeHint().width();
-    m_scrollBar->setGeometry(this->width() - width, top, width, std::max(0, height() - top));
-    const int maximum = maxVerticalOffset(height() - top);
-    m_scrollBar->setRange(0, maximum);
-    m_scrollBar->setPageStep(std::max(1, height() - top));
-    m_scrollBar->setSingleStep(TimelineLayout::kRowHeight * 3);
-    m_scrollBar->setVisible(maximum > 0);
-    if (m_verticalOffset > maximum) {
-        m_verticalOffset = maximum;
+    if (m_scroll->placeBar(size(), overviewHeight() + kRulerHeight))
         update();
-    }
 }
 
 void TimelineView::setFitRows(bool fit)
 {
-    m_fitRows = fit;
+    m_scroll->setFitRows(fit);
     m_input->action(TimelineKey::FitRows)->setChecked(fit);
-    if (!fit)
-        m_layout.setRowHeight(TimelineLayout::kRowHeight);
     layoutChanged(false);
-}
-
-void TimelineView::refitRows()
-{
-    // Fitted to the rows at the normal height, so that the result does not depend on the last fit.
-    if (!m_fitRows)
-        return;
-    m_layout.setRowHeight(TimelineLayout::kRowHeight);
-    m_layout.setRowHeight(m_layout.rowHeightToFit(contentRect().height() - 8));
 }
 
 void TimelineView::setGpuFirst(bool gpuFirst)
@@ -235,26 +183,13 @@ void TimelineView::setHeaderWidth(int width)
 
 void TimelineView::layoutChanged(bool save)
 {
-    refitRows();
+    m_scroll->refitRows(contentRect().height());
     m_menus->syncActions();
     updateScrollBar();
     update();
     if (save)
         saveViewSettings();
 }
-
-// ---------------------------------------------------------------- menus (TimelineMenus)
-
-QAction *TimelineView::hidePythonRowsAction() const { return m_menus->hidePythonRowsAction(); }
-QAction *TimelineView::gpuFirstAction() const { return m_menus->gpuFirstAction(); }
-QAction *TimelineView::showHiddenAction() const { return m_menus->showHiddenAction(); }
-QAction *TimelineView::foldPythonRowsAction() const { return m_menus->foldPythonRowsAction(); }
-QAction *TimelineView::resetOrderAction() const { return m_menus->resetOrderAction(); }
-void TimelineView::setContextMenuProvider(ContextMenuProvider provider) { m_menus->setProvider(std::move(provider)); }
-QMenu *TimelineView::createHeaderMenu(const QPoint &pos) { return m_menus->createHeaderMenu(pos); }
-QMenu *TimelineView::createEventMenu(core::EventIndex event) { return m_menus->createEventMenu(event); }
-QMenu *TimelineView::createEdgeMenu(DrawEdgeIndex edge) { return m_menus->createEdgeMenu(edge); }
-QMenu *TimelineView::createContextMenu(const QPoint &pos) { return m_menus->createContextMenu(pos); }
 
 void TimelineView::saveViewSettings() const
 {
@@ -318,23 +253,30 @@ void TimelineView::paint(QPainter &painter, const QRect &target)
                               m_viewport.start(),
                               m_viewport.end(),
                               static_cast<double>(m_viewport.end() - m_viewport.start()) / content.width(),
-                              std::clamp(m_verticalOffset, 0, maxVerticalOffset(content.height())),
+                              std::clamp(m_scroll->offset(), 0, m_scroll->maxOffset(content.height())),
                               m_headerWidth,
                               font(),
-                              pinnedHeightFor(content.height())};
+                              m_scroll->pinnedHeight(content.height())};
     const core::EventIndex selected = m_selection && m_selection->hasSelection() && m_selection->current().in(m_doc->eventCount())
                                           ? m_selection->current()
                                           : core::EventIndex(core::kNone);
-    const TimelineScene scene{
-        m_highlighted,   m_hoverEvent.in(m_doc->eventCount()) ? m_hoverEvent : core::EventIndex(core::kNone),
-        selected,        m_rangeStart,
-        m_rangeEnd,      linkDragActive() ? &m_linkDrag : nullptr,
-        m_headerDrag,    currentNotes(),
-        m_path,          m_edges,
-        m_bookmarks,     m_overviewVisible,
-        kOverviewHeight, kRulerHeight,
-        rulerOrigin(),   m_showFrameTime,
-        m_lastFrameNanos};
+    const TimelineScene scene{m_highlighted,
+                              m_hoverEvent.in(m_doc->eventCount()) ? m_hoverEvent : core::EventIndex(core::kNone),
+                              selected,
+                              m_timeRange->start(),
+                              m_timeRange->end(),
+                              linkDragActive() ? &m_linkDrag : nullptr,
+                              m_headerDrag,
+                              currentNotes(),
+                              m_path,
+                              m_edges,
+                              m_bookmarks,
+                              m_overviewVisible,
+                              kOverviewHeight,
+                              kRulerHeight,
+                              rulerOrigin(),
+                              m_showFrameTime,
+                              m_lastFrameNanos};
     m_painted = m_renderer.render(painter, frame, scene);
     painter.restore();
 }
@@ -381,51 +323,19 @@ core::EventIndex TimelineView::markerAt(const QPoint &pos) const
 
 // ---------------------------------------------------------------- time range
 
-void TimelineView::setTimeRange(core::Nanos start, core::Nanos end)
-{
-    if (end < start)
-        std::swap(start, end);
-    if (start == end)
-        start = end = 0;
-    if (start == m_rangeStart && end == m_rangeEnd)
-        return;
-    m_rangeStart = start;
-    m_rangeEnd = end;
-    update();
-    emit timeRangeChanged();
-}
-
 void TimelineView::fitTimeRange()
 {
-    if (!hasTimeRange())
+    if (!m_timeRange->has())
         return;
     // A small margin keeps the band's edges (and the ruler label) in view.
-    viewportChanged(m_viewport.fitInterval(m_rangeStart, m_rangeEnd, (m_rangeEnd - m_rangeStart) / 40));
+    const core::Nanos start = m_timeRange->start(), end = m_timeRange->end();
+    viewportChanged(m_viewport.fitInterval(start, end, (end - start) / 40));
 }
 
 core::Nanos TimelineView::clampedTimeAt(double x) const
 {
     const QRect content = contentRect();
     return xToTime(std::clamp(x, double(content.left()), double(content.left() + content.width())));
-}
-
-void TimelineView::previewTimeRange(core::Nanos start, core::Nanos end)
-{
-    m_rangeStart = std::min(start, end);
-    m_rangeEnd = std::max(start, end);
-    update();
-}
-
-void TimelineView::commitTimeRange(core::Nanos start, core::Nanos end)
-{
-    // Reset first so that setTimeRange always announces the result.
-    m_rangeStart = m_rangeEnd = 0;
-    if (start == end) {
-        update();
-        emit timeRangeChanged();
-        return;
-    }
-    setTimeRange(start, end);
 }
 
 void TimelineView::setFrameTimeShown(bool shown)
@@ -474,23 +384,11 @@ QRectF TimelineView::eventRect(core::EventIndex event) const
     if (!m_doc || !event.in(m_doc->eventCount()))
         return {};
     const QRect content = contentRect();
-    return timelineEventRect(*m_doc, m_layout, event, content, m_viewport.start(), nanosPerPixel(), m_verticalOffset,
-                             pinnedHeightFor(content.height()));
+    return timelineEventRect(*m_doc, m_layout, event, content, m_viewport.start(), nanosPerPixel(), m_scroll->offset(),
+                             m_scroll->pinnedHeight(content.height()));
 }
 
-// ---------------------------------------------------------------- selection and navigation (TimelineNavigation)
-
-void TimelineView::fitSelection() { m_navigation.fitSelection(); }
-void TimelineView::frameEvent(core::EventIndex event) { m_navigation.frameEvent(event); }
-void TimelineView::followEdge(bool outgoing) { m_navigation.followEdge(outgoing); }
-void TimelineView::cycleFocusedEdge(int delta) { m_navigation.cycleFocusedEdge(delta); }
-void TimelineView::stepOnRow(int delta) { m_navigation.stepOnRow(delta); }
-
-void TimelineView::zoomToSelection()
-{
-    m_navigation.resetFitWidth();
-    m_navigation.fitSelection();
-}
+// ---------------------------------------------------------------- selection
 
 void TimelineView::onSelectionChanged(core::EventIndex event)
 {
@@ -507,25 +405,12 @@ void TimelineView::setFocusedEdge(DrawEdgeIndex edge)
     update();
 }
 
-void TimelineView::scrollToRow(int r)
-{
-    const LayoutRow &row = m_layout.rows().at(r);
-    const int visibleHeight = contentRect().height();
-    const int pinned = pinnedHeightFor(visibleHeight);
-    if (row.y < pinned)
-        return; // pinned: always in view
-    // In the scrolling part, below the pinned rows.
-    const int top = m_verticalOffset + pinned;
-    if (row.y < top || row.y + row.height > m_verticalOffset + visibleHeight)
-        setVerticalOffset(row.y - pinned - (visibleHeight - pinned) / 3);
-}
-
 // ---------------------------------------------------------------- hover, marks, edges
 
 void TimelineView::resizeEvent(QResizeEvent *)
 {
-    if (m_fitRows) {
-        refitRows();
+    if (m_scroll->fitRows()) {
+        m_scroll->refitRows(contentRect().height());
         update();
     }
     updateScrollBar();

@@ -3,10 +3,12 @@
 // paints an overview strip of the whole trace, a time ruler, then the lanes (group headers, one
 // row per nesting depth) with a lane-header column on the left, and the dependency edges on top.
 //
-// The widget keeps the view's state (document, selection, hover, time range, re-parent drag, what
-// is visible) and composes the parts, each in its own file as in Qt Creator's tracing library:
+// The widget keeps the view's state (document, selection, hover, re-parent drag, the visible time
+// span) and composes the parts, each in its own file as in Qt Creator's tracing library:
 //   timelineviewport     which time span is visible and how it maps onto pixels (pure maths)
 //   timelinelayout       which rows exist and where they are vertically
+//   timelinescroll       the vertical offset, the pinned rows, the scroll bar, fit rows
+//   timerangeselection   the Shift+drag time range
 //   timelinearrangement  what the user arranged of the lanes (collapsed, hidden, pinned, folded, order)
 //   timelinesettings     that arrangement saved per trace
 //   timelineinput        mouse, keys (QActions; the shortcut sheet lists them), menus and tooltips
@@ -20,6 +22,9 @@
 //   timelineheaders      the header column, sticky labels, the header drop line
 //   timelineruler        the ruler and the overview strip
 // The passes return what hit-testing needs (TimelinePainted); the view keeps the last frame's.
+// Arranging lanes, the menus, navigation, the time range and the edge filter's state are reached
+// through arrangement(), menus(), navigation(), timeRange() and edgeOverlay(); the view does not
+// forward to them.
 
 #include "review/eventnotes.h"
 #include "shell/tracedocument.h"
@@ -31,31 +36,29 @@
 #include "timeline/timelineheaders.h"
 #include "timeline/timelineinput.h"
 #include "timeline/timelinelayout.h"
+#include "timeline/timelinemenus.h"
 #include "timeline/timelinenavigation.h"
 #include "timeline/timelineoverlays.h"
 #include "timeline/timelinepath.h"
 #include "timeline/timelinerenderer.h"
 #include "timeline/timelineruler.h"
+#include "timeline/timelinescroll.h"
 #include "timeline/timelinesettings.h"
 #include "timeline/timelineviewport.h"
+#include "timeline/timerangeselection.h"
 
 #include <QImage>
 #include <QList>
 #include <QWidget>
 
 #include <cstdint>
-#include <functional>
 #include <optional>
 #include <utility>
 #include <vector>
 
 class QAction;
-class QMenu;
-class QScrollBar;
 
 namespace linkscope::ui {
-
-class TimelineMenus;
 
 class TimelineView : public QWidget {
     Q_OBJECT
@@ -86,23 +89,19 @@ public:
     void zoomAt(double factor, double x);
     void panByPixels(double dx);
     void fitAll();
-    // Fits the selection; a second call in a row also takes in the far ends of its edges.
-    void fitSelection();
-    // Fits the selection alone (a double-click), whatever came before.
-    void zoomToSelection();
     // Centres the view on `centre`, keeping the zoom.
     void centreOn(core::Nanos centre);
     // The time at widget x, clamped to the content area.
     core::Nanos clampedTimeAt(double x) const;
-    int verticalOffset() const { return m_verticalOffset; }
+    // Vertical scrolling (TimelineScroll) over the lanes' area.
+    int verticalOffset() const { return m_scroll->offset(); }
     void setVerticalOffset(int offset);
-    int maxVerticalOffset() const { return maxVerticalOffset(contentRect().height()); } // 0: all rows in view
-    // The height of the pinned rows kept at the top of the lanes (TimelineLayout::pinnedHeight(),
-    // or 0 when they would take more than half of `contentHeight`: then everything scrolls).
-    int pinnedHeightFor(int contentHeight) const;
-    int pinnedHeight() const { return pinnedHeightFor(contentRect().height()); }
+    int maxVerticalOffset() const { return m_scroll->maxOffset(contentRect().height()); } // 0: all rows in view
+    int pinnedHeight() const { return m_scroll->pinnedHeight(contentRect().height()); }
     // The content y (TimelineLayout's) under widget y `y`, pinned rows included.
     int contentYAt(int y) const;
+    // Scrolls layout row `row` into view (a third of the way down) unless it already is.
+    void scrollToRow(int row);
     // Where the events are painted, in widget coordinates (right of the headers, below the ruler).
     QRect contentRect() const { return contentRectFor(rect().size()); }
     double nanosPerPixel() const;
@@ -131,85 +130,41 @@ public:
 
     // --- Lanes ---
     const TimelineLayout &layout() const { return m_layout; }
-    // What is shown (TimelineArrangement); each change but a lane's Python frames expanded is
-    // saved in the trace's view settings.
+    // What is shown and in which order (TimelineArrangement: collapsed, hidden, pinned, folded
+    // Python rows, moved groups and lanes); each change but a lane's Python frames expanded is
+    // saved in the trace's view settings, and the view follows it.
     TimelineArrangement &arrangement() const { return *m_arrangement; }
-    void setGroupCollapsed(int group, bool collapsed) { m_arrangement->setGroupCollapsed(group, collapsed); }
-    void setLaneCollapsed(core::LaneIndex lane, bool collapsed) { m_arrangement->setLaneCollapsed(lane, collapsed); }
-    void setGroupHidden(int group, bool hidden) { m_arrangement->setGroupHidden(group, hidden); }
-    void setLaneHidden(core::LaneIndex lane, bool hidden) { m_arrangement->setLaneHidden(lane, hidden); }
-    void showAllHidden() { m_arrangement->showAllHidden(); }
-    void setHidePythonRows(bool hide) { m_arrangement->setHidePythonRows(hide); }
-    // Python frames folded into one summary row per run (the default), or a lane's expanded.
-    void setFoldPythonRows(bool fold) { m_arrangement->setFoldPythonRows(fold); }
-    void setPythonExpanded(core::LaneIndex lane, bool expanded) { m_arrangement->setPythonExpanded(lane, expanded); }
-    // Pinned groups stay at the top while the other lanes scroll (GPU streams by default).
-    void setGroupPinned(int group, bool pinned) { m_arrangement->setGroupPinned(group, pinned); }
     // "Fit rows": the rows shrink so that all fit the view's height (down to TimelineLayout::kMinRowHeight),
     // and keep fitting as the view or the lanes change; off: the normal height.
     void setFitRows(bool fit);
-    bool fitRows() const { return m_fitRows; }
+    bool fitRows() const { return m_scroll->fitRows(); }
     void setGpuFirst(bool gpuFirst); // also pins the GPU groups (or unpins them)
     // The lane-header column's width (drag its right edge); at least kMinHeaderWidth, at most half the view.
     int headerWidth() const { return m_headerWidth; }
     void setHeaderWidth(int width);
-    // Checkable actions for the menus, kept in step with the layout: hide Python rows, GPU streams
-    // first; and "show hidden lanes and groups" (enabled while something is hidden).
-    QAction *hidePythonRowsAction() const;
-    QAction *gpuFirstAction() const;
-    QAction *showHiddenAction() const;
-    QAction *foldPythonRowsAction() const; // checkable: fold Python frames into summary rows
-    // The lane-header context menu for widget position `pos` (a new menu; the caller owns it).
-    QMenu *createHeaderMenu(const QPoint &pos);
     // The layout row a header click or menu at `pos` is about (a sticky label's lane or group first), or -1.
     int headerRowAt(const QPoint &pos) const;
     // A click on a header: collapses or expands its group, or its lane if it has several rows.
     void toggleHeaderAt(const QPoint &pos);
 
-    // --- Context menus on events and edges ---
-    // A right-click on an event or an edge opens a menu (a new one each time; the caller owns it).
-    // The view fills in what needs no corrections: on an event Select, Frame (it and its parent),
-    // Select parent / Select launch (a GPU op's), Copy name; on an edge Select source, Select target,
-    // Copy description (its tooltip as plain text). Whoever can correct links (ReviewUi) adds its
-    // actions through the provider, which is called last with the menu and the event or edge (the
-    // other is none). Read-only timelines (the job's rank panes) have no provider.
-    using ContextMenuProvider = std::function<void(QMenu *menu, core::EventIndex event, DrawEdgeIndex edge)>;
-    void setContextMenuProvider(ContextMenuProvider provider);
-    QMenu *createEventMenu(core::EventIndex event);
-    QMenu *createEdgeMenu(DrawEdgeIndex edge);
-    // The menu a right-click at widget position `pos` opens: the header menu left of the lanes, an
-    // event's or an edge's menu on one, else null.
-    QMenu *createContextMenu(const QPoint &pos);
-    // Frames `event` with its current parent (the menu's Frame): an eighth of their extent as margin.
-    void frameEvent(core::EventIndex event);
-    // Opens what hides `event`'s row (its group, lane, collapsed rows, hidden Python rows); returns
-    // the row's index in layout(), -1 if it is still not shown, -2 for no such event.
-    int showRowOf(core::EventIndex event) { return m_doc ? m_arrangement->showRowOf(*m_doc, event) : -2; }
-    // Scrolls layout row `row` into view (a third of the way down) unless it already is.
-    void scrollToRow(int row);
-
-    // Order of groups and lanes (TimelineLayout::moveGroup / moveLane; Move up / down / to top / to
-    // bottom in the header menu, or drag a header). Each change is saved in the view settings.
-    void moveGroup(int group, int position) { m_arrangement->moveGroup(group, position); }
-    void moveLane(core::LaneIndex lane, int position) { m_arrangement->moveLane(lane, position); }
-    // Past the next shown group or lane above (< 0) or below.
-    void moveGroupBy(int group, int delta) { m_arrangement->moveGroupBy(group, delta); }
-    void moveLaneBy(core::LaneIndex lane, int delta) { m_arrangement->moveLaneBy(lane, delta); }
-    void resetOrder() { m_arrangement->resetOrder(); } // the default order: GPU streams first (if on), lanes in index order
-    QAction *resetOrderAction() const;                 // enabled while the order is custom
+    // The context menus (header, event, edge) and the lane actions of the View menu (TimelineMenus);
+    // whoever can correct links adds its actions to the event and edge menus there.
+    TimelineMenus &menus() const { return *m_menus; }
+    // Fit and frame the selection, follow its edges, step along its row (TimelineNavigation).
+    TimelineNavigation &navigation() { return m_navigation; }
 
     // A header dragged to a new place (timelineheaders.h): TimelineInput sets it while the drag
     // lasts, the view draws its drop line.
     using HeaderDrag = TimelineHeaderDrag;
     const HeaderDrag &headerDrag() const { return m_headerDrag; }
     void setHeaderDrag(const HeaderDrag &drag);
-    // Where a header drag from layout row `row` would drop for content y `y` (TimelineInput asks).
-    HeaderDrag headerDropAt(int row, int y) const { return TimelineHeaderPass::dropAt(m_layout, row, y); }
 
-    // The header labels the last paint drew (widget coordinates; sticky ones stand for a lane or
-    // group whose own label row has scrolled off).
+    // What the last paint's passes returned for hit-testing (widget coordinates): the header labels
+    // drawn (sticky ones stand for a lane or group whose own label row has scrolled off), the flag
+    // and note markers, the re-parent drag curve's ends (null points when not drawn).
     using HeaderLabel = TimelineHeaderLabel;
-    const std::vector<HeaderLabel> &paintedHeaderLabels() const { return m_painted.headerLabels; }
+    using PaintedMarker = TimelinePaintedMarker;
+    const TimelinePainted &painted() const { return m_painted; }
 
     // --- Notes and flags (EventNotes; set after every edit) ---
     // A flagged event gets a flag marker, a noted one a note marker (the text is their tooltip, and
@@ -219,8 +174,6 @@ public:
     const EventNotesPtr &eventNotes() const { return m_notes; }
     // The notes that apply to the document shown (null when none or of another trace).
     const EventNotes *currentNotes() const;
-    using PaintedMarker = TimelinePaintedMarker;
-    const std::vector<PaintedMarker> &paintedMarkers() const { return m_painted.markers; }
     // The event whose marker is under `pos`, or none.
     core::EventIndex markerAt(const QPoint &pos) const;
 
@@ -228,7 +181,6 @@ public:
     // first, hidden Python rows, hidden and collapsed groups and lanes (by label), the order of
     // groups and lanes (by stable key: pid/tid, device/stream), header width. Saved on every change
     // made through the view, restored when a new trace is set.
-    static QString viewSettingsGroup(const QString &devicePath) { return TimelineViewSettings::group(devicePath); }
     void saveViewSettings() const;
 
     // --- Bookmarks (timelinebookmarks.h; the list is the sidecar's, set by BookmarkUi) ---
@@ -255,46 +207,27 @@ public:
     const TimelinePathOverlay &pathOverlay() const { return m_path; }
 
     // --- Edges ---
-    void setShowAllEdgesInView(bool show);
-    bool showAllEdgesInView() const { return m_edges.showAllInView(); }
-    void setEdgeKindVisible(core::EdgeKind kind, bool visible);
-    bool isEdgeKindVisible(core::EdgeKind kind) const { return m_edges.isKindVisible(kind); }
-    void followEdge(bool outgoing); // selects the far end of the focused incoming/outgoing edge
-    void cycleFocusedEdge(int delta);
-    void setFocusedEdge(DrawEdgeIndex edge); // drawn thicker; `[`/`]` go along it
+    // Which edges are drawn (the filter, the focused and hovered edge) and what the last paint drew
+    // (TimelineEdgeOverlay: painted(), inView(), …; tests and the status line read it). The view's
+    // setters below redraw and announce the change.
     const TimelineEdgeOverlay &edgeOverlay() const { return m_edges; }
-    void stepOnRow(int delta); // selects the previous (< 0) or next event on the selection's row
-    DrawEdgeIndex focusedEdge() const { return m_edges.focusedEdge(); } // DrawEdge id or none
+    using PaintedEdge = TimelineEdgeOverlay::PaintedEdge;
+    void setShowAllEdgesInView(bool show);
+    void setEdgeKindVisible(core::EdgeKind kind, bool visible);
+    void setFocusedEdge(DrawEdgeIndex edge); // drawn thicker; `[`/`]` go along it
     // The drawn edge under widget position `pos` (within 4 px of its curve), or none. Events win:
     // a click or hover on an event is the event's.
     DrawEdgeIndex edgeAt(const QPoint &pos) const;
     // A click on an edge: selects its target (the GPU op of a parent edge, the waiting call of a
     // sync), focuses the edge (drawn thicker; `[`/`]` go along it) and emits edgeSelected.
     void selectEdge(DrawEdgeIndex edge);
-    DrawEdgeIndex hoveredEdge() const { return m_edges.hoveredEdge(); }
     // The hover text of an edge: its kind, the rule or provenance, and both ends with their times.
     QString edgeTooltip(DrawEdgeIndex edge) const;
 
-    using PaintedEdge = TimelineEdgeOverlay::PaintedEdge;
-    // What the last paint drew (tests and the status line read it).
-    const std::vector<PaintedEdge> &paintedEdges() const { return m_edges.painted(); }
-    // Edges in view that pass the filter when "all edges" is on (may exceed what was drawn).
-    std::size_t edgesInView() const { return m_edges.inView(); }
-    // True when edgesInView() was estimated from a sample (more than 100,000 candidates in view).
-    bool edgesInViewEstimated() const { return m_edges.inViewEstimated(); }
-
     // --- Time-range (area) selection ---
-    // Shift+drag on the lanes or the ruler selects a time range; it is drawn as a band over all
-    // lanes with its duration in the ruler. A click or Esc clears it, F zooms to it.
-    bool hasTimeRange() const { return m_rangeEnd > m_rangeStart; }
-    core::Nanos timeRangeStart() const { return m_rangeStart; }
-    core::Nanos timeRangeEnd() const { return m_rangeEnd; }
-    void setTimeRange(core::Nanos start, core::Nanos end); // empty (end <= start) clears
-    void clearTimeRange() { setTimeRange(0, 0); }
-    // While a Shift+drag lasts: draws [start, end) without announcing it (no timeRangeChanged).
-    void previewTimeRange(core::Nanos start, core::Nanos end);
-    // Sets the range and always announces it, even when it did not change (the end of a drag).
-    void commitTimeRange(core::Nanos start, core::Nanos end);
+    // Shift+drag on the lanes or the ruler selects a time range (TimeRangeSelection); it is drawn as
+    // a band over all lanes with its duration in the ruler. A click or Esc clears it, F zooms to it.
+    TimeRangeSelection &timeRange() const { return *m_timeRange; }
     void fitTimeRange();
     bool timeRangeDragging() const;
 
@@ -308,10 +241,6 @@ public:
     void clearLinkDrag();
     bool linkDragActive() const { return m_linkDrag.from.valid(); }
     const LinkDrag &linkDrag() const { return m_linkDrag; }
-    // Where the last paint drew the drag curve (widget coordinates); null points when not drawn.
-    QPointF paintedLinkDragFrom() const { return m_painted.linkDragFrom; }
-    QPointF paintedLinkDragTo() const { return m_painted.linkDragTo; }
-    static QColor linkDragColor(bool valid) { return TimelineOverlayPass::linkDragColor(valid); }
 
     // --- Offscreen painting ---
     // Paints the complete timeline (overview, ruler, lane headers, events, edges, selection) into
@@ -340,8 +269,6 @@ signals:
     void viewChanged();
     void framePainted(qint64 nanos);
     void edgeFilterChanged();
-    // The time range was set (on release, not during the drag) or cleared.
-    void timeRangeChanged();
     // An edge was clicked (selectEdge); the selection already holds its target.
     void edgeSelected(DrawEdgeIndex edge);
     // `M`: bookmark this instant (the time range's or selection's start, else the time under the
@@ -355,20 +282,18 @@ protected:
 
 private:
     QRect contentRectFor(const QSize &size) const;
-    int maxVerticalOffset(int contentHeight) const;
     void viewportChanged(bool changed);
     void updateScrollBar();
     void onSelectionChanged(core::EventIndex event);
     void layoutChanged(bool save);
-    void refitRows();
 
     DocumentPtr m_doc;
     EventSelection *m_selection = nullptr;
     TimelineArrangement *m_arrangement = new TimelineArrangement(this);
     TimelineLayout &m_layout = m_arrangement->layout();
     TimelineViewport m_viewport;
-    int m_verticalOffset = 0;
-    QScrollBar *m_scrollBar = nullptr;
+    TimelineScroll *m_scroll = new TimelineScroll(this, m_layout);
+    TimeRangeSelection *m_timeRange = new TimeRangeSelection(this);
     TimelineInput *m_input = nullptr;
     TimelineMenus *m_menus = nullptr;
     TimelineNavigation m_navigation{*this};
@@ -381,7 +306,6 @@ private:
 
     core::EventIndex m_hoverEvent{};
     bool m_showFrameTime = false;
-    bool m_fitRows = false;
     bool m_overviewVisible = true;
     int m_headerWidth = kHeaderWidth;
     HeaderDrag m_headerDrag;
@@ -389,8 +313,6 @@ private:
     QString m_placeholder;
     std::optional<core::Nanos> m_rulerOrigin;
     std::vector<core::EventIndex> m_highlighted;
-    core::Nanos m_rangeStart = 0;
-    core::Nanos m_rangeEnd = 0;
     LinkDrag m_linkDrag;
     qint64 m_lastFrameNanos = 0;
 };
