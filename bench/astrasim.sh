@@ -26,6 +26,11 @@ gen=$build/tools/linkscope-gen
 [ -x "$linkscope" ] || { echo "astrasim.sh: no $linkscope (build first)" >&2; exit 2; }
 [ -x "$sim/run.sh" ] || { echo "astrasim.sh: no $sim/run.sh" >&2; exit 2; }
 mkdir -p "$out"
+# run.sh makes a folder with mktemp even when it is given a log folder: those go under OUT, removed
+# at the end.
+export TMPDIR=$out/tmp
+mkdir -p "$TMPDIR"
+trap 'rm -rf "$TMPDIR"' EXIT
 read -r -a flags <<<"${EXPORT_FLAGS:-}"
 
 # replay NAME NPUS [--comm-groups FILE]: $out/NAME/et.R.et exported, $out/NAME/measured.R holds measured_ns.

@@ -26,6 +26,11 @@ gen=$build/tools/linkscope-gen
 [ -x "$linkscope" ] || { echo "predict-speed.sh: build first (no $linkscope)" >&2; exit 2; }
 command -v python3 >/dev/null || { echo "predict-speed.sh: needs python3" >&2; exit 2; }
 mkdir -p "$out"
+# run.sh makes a folder with mktemp even when it is given a log folder: those go under OUT, removed
+# at the end.
+export TMPDIR=$out/tmp
+mkdir -p "$TMPDIR"
+trap 'rm -rf "$TMPDIR"' EXIT
 
 # measure FILE CMD...: appends "wall_s cpu_s peak_kb" of one run of CMD (its output thrown away), from
 # the kernel's accounting of the finished process (wait4).

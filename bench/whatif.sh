@@ -39,6 +39,11 @@ gen=$build/tools/linkscope-gen
 [ -x "$sim/run.sh" ] || { echo "whatif.sh: no $sim/run.sh" >&2; exit 2; }
 command -v python3 >/dev/null || { echo "whatif.sh: needs python3 (apt-get install python3)" >&2; exit 2; }
 mkdir -p "$out"
+# run.sh makes a folder with mktemp even when it is given a log folder: those go under OUT, removed
+# at the end.
+export TMPDIR=$out/tmp
+mkdir -p "$TMPDIR"
+trap 'rm -rf "$TMPDIR"' EXIT
 fixed_home=""
 
 # simulate DIR NPUS: "R cycles" lines of ASTRA-sim on DIR/trace.R.et with DIR's comm groups and network.

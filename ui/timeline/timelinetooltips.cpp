@@ -1,5 +1,6 @@
 #include "timeline/timelinetooltips.h"
 
+#include "shell/fromstd.h"
 #include "timeline/eventstyle.h"
 #include "timeline/timeformat.h"
 
@@ -9,8 +10,6 @@ namespace {
 
 QString htmlEscaped(const QString &s) { return s.toHtmlEscaped(); }
 
-QString fromView(std::string_view text) { return QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size())); }
-
 } // namespace
 
 QString TimelineTooltips::event(const TraceDocument &doc, core::EventIndex e, const EventNotes *notes)
@@ -18,14 +17,14 @@ QString TimelineTooltips::event(const TraceDocument &doc, core::EventIndex e, co
     const core::DeviceEvent &event = doc.event(e);
     QString html = QStringLiteral("<b>%1</b><br>%2 · %3<br>start +%4 · duration %5")
                        .arg(htmlEscaped(doc.eventName(e)), eventStyleName(doc.style(e)),
-                            htmlEscaped(fromView(categoryName(event.category))), formatDuration(event.ts - doc.startTime()),
+                            htmlEscaped(fromStd(categoryName(event.category))), formatDuration(event.ts - doc.startTime()),
                             formatDuration(event.dur));
     if (const core::GpuLink *link = doc.gpuLink(e)) {
         if (link->parent.in(doc.eventCount()))
             html += QStringLiteral("<br>parent: %1 <i>(%2)</i>")
-                        .arg(htmlEscaped(doc.eventName(link->parent)), fromView(parentRuleName(link->rule)));
+                        .arg(htmlEscaped(doc.eventName(link->parent)), fromStd(parentRuleName(link->rule)));
         else
-            html += QStringLiteral("<br><font color='#c00'>orphan: %1</font>").arg(fromView(orphanReasonName(link->orphan)));
+            html += QStringLiteral("<br><font color='#c00'>orphan: %1</font>").arg(fromStd(orphanReasonName(link->orphan)));
     }
     if (doc.hasFinding(e))
         html += tr("<br><font color='#b07000'>has a finding (see Details)</font>");
@@ -49,7 +48,7 @@ QString TimelineTooltips::edge(const TraceDocument &doc, const TimelineLayout &l
     QString how = edgeProvenanceLabel(edge.provenance);
     if (edge.kind == core::EdgeKind::Parent)
         if (const core::GpuLink *link = doc.gpuLink(edge.to))
-            how = tr("rule %1 · %2").arg(fromView(parentRuleName(link->rule)), how);
+            how = tr("rule %1 · %2").arg(fromStd(parentRuleName(link->rule)), how);
     auto end = [&](core::EventIndex e) {
         const core::DeviceEvent &event = doc.event(e);
         return tr("%1 <i>(%2, +%3 … +%4)</i>")
