@@ -527,6 +527,112 @@ private:
 
 EtFileCheck checkEtFile(const std::string &path, std::int64_t rank) { return EtFileChecker(path, rank).run(); }
 
+namespace {
+
+// One warning for the job (it holds for most ranks of a job with tensor- and data-parallel groups):
+// the first file that issues a collective type on two groups smaller than the world.
+std::optional<EtCheckFinding> doubleFreeWarning(const std::map<std::int64_t, const EtFileCheck *> &byRank,
+                                                const CommGroups &groups, const std::set<std::int64_t> &ranks)
+{
+    const EtFileCheck *first = nullptr;
+    std::int64_t firstNode = -1;
+    std::string what;
+    std::size_t affected = 0;
+    for (const auto &[rank, file] : byRank) {
+        std::map<job::CallKind, std::vector<std::pair<std::string, std::int64_t>>> groupsOf; // type → (group, first node)
+        for (std::size_t k = 0; k < file->calls.calls.size(); ++k) {
+            const job::CollectiveCall &call = file->calls.calls[k];
+            const auto group = groups.groups.find(call.processGroup);
+            if (!planSharesImplementation(call.kind) || call.processGroup == "0" || group == groups.groups.end()
+                || group->second.size() >= ranks.size())
+                continue;
+            auto &seen = groupsOf[call.kind];
+            if (std::none_of(seen.begin(), seen.end(), [&](const auto &g) { return g.first == call.processGroup; }))
+                seen.push_back({call.processGroup, file->callNodes[k]});
+        }
+        const auto twice = std::find_if(groupsOf.begin(), groupsOf.end(), [](const auto &t) { return t.second.size() > 1; });
+        if (twice == groupsOf.end())
+            continue;
+        ++affected;
+        if (first)
+            continue;
+        first = file;
+        firstNode = twice->second[1].second;
+        std::string names;
+        for (std::size_t g = 0; g < twice->second.size(); ++g)
+            names += (g ? (g + 1 == twice->second.size() ? " and " : ", ") : "") + twice->second[g].first;
+        what = "issues " + std::string(job::callKindName(twice->first)) + " on comm groups " + names + ", each smaller than the "
+               + std::to_string(ranks.size()) + " ranks replayed";
+    }
+    if (!first)
+        return std::nullopt;
+    return EtCheckFinding{
+        EtCheckFinding::Severity::Warning, "astra_sim_exit_double_free", first->path, firstNode,
+        "rank " + std::to_string(first->calls.rank) + " " + what
+            + (affected > 1 ? " (" + std::to_string(affected - 1) + " other rank file(s) do the same)" : std::string())
+            + ": ASTRA-sim 518bd51 frees its one implementation of a collective type once per such group when it exits, "
+              "so it aborts (double free) after every rank has finished; the times it printed are complete. "
+              "tests/astrasim/communicator-group-double-free.patch fixes the simulator (docs/astra-sim-export.md)"};
+}
+
+// Every group's ranks have a file; each group's members issue the same collectives in the same
+// order (jobmodel's check, its findings named by the first differing rank's file and node).
+void checkGroupsAcrossRanks(const std::map<std::int64_t, const EtFileCheck *> &byRank, const CommGroups &groups,
+                            const std::set<std::int64_t> &ranks, const Sink &jobSink, std::vector<EtCheckFinding> &findings)
+{
+    RuleCap &cap = jobSink.cap;
+    for (const auto &[id, members] : groups.groups) {
+        const std::string &groupId = id; // clang 14 does not capture structured bindings
+        for (std::int64_t r : members)
+            if (!ranks.count(r))
+                addErrorLazily(jobSink, "group_rank_missing", "", -1, [&] {
+                    return "comm group " + groupId + " names rank " + std::to_string(r) + ", which has no file";
+                });
+    }
+    job::CheckInput input;
+    for (const auto &[rank, file] : byRank)
+        input.ranks.push_back(file->calls);
+    for (const auto &[id, members] : groups.groups) {
+        job::ProcessGroup group;
+        group.name = id;
+        group.ranks = members;
+        group.size = static_cast<std::int64_t>(members.size());
+        input.groups.push_back(group);
+    }
+    if (!groups.groups.count("0")) {
+        job::ProcessGroup world; // "0" and "" mean every rank to the simulator
+        world.name = "0";
+        world.ranks.assign(ranks.begin(), ranks.end());
+        world.size = static_cast<std::int64_t>(world.ranks.size());
+        input.groups.push_back(world);
+    }
+    const job::CheckResult checked = job::checkCollectives(input);
+    for (const job::JobFinding &f : checked.findings) {
+        if (f.severity == job::Severity::Info)
+            continue;
+        // Name the first differing rank's file and the node at that position of the sequence.
+        const std::int64_t rank = f.ranks.empty() ? -1 : f.ranks.front();
+        const auto file = byRank.find(rank);
+        std::int64_t node = -1;
+        for (const job::GroupAlignment &g : checked.groups) {
+            if (g.name != f.processGroup || file == byRank.end() || !g.positionOf.count(rank))
+                continue;
+            const auto &positions = g.positionOf.at(rank);
+            const auto &indices = g.callIndex.at(rank);
+            for (std::size_t k = 0; k < positions.size() && k < indices.size(); ++k)
+                if (node < 0 && (positions[k] == f.index || (positions[k] > f.index && f.index >= 0)))
+                    node = file->second->callNodes[indices[k]];
+        }
+        const auto severity = f.severity == job::Severity::Error ? EtCheckFinding::Severity::Error
+                                                                 : EtCheckFinding::Severity::Warning;
+        if (cap.take(f.kind, severity))
+            findings.push_back({severity, f.kind, file != byRank.end() ? file->second->path : std::string(), node,
+                                f.message + " (group " + f.processGroup + ")"});
+    }
+}
+
+} // namespace
+
 EtCheckResult checkEtJob(std::vector<EtFileCheck> files, const std::string &commGroupsPath)
 {
     EtCheckResult result;
@@ -586,97 +692,9 @@ EtCheckResult checkEtJob(std::vector<EtFileCheck> files, const std::string &comm
             });
         }
     }
-    // One warning for the job (it holds for most ranks of a job with tensor- and data-parallel
-    // groups): the first file that issues a collective type on two groups smaller than the world.
-    {
-        const EtFileCheck *first = nullptr;
-        std::int64_t firstNode = -1;
-        std::string what;
-        std::size_t affected = 0;
-        for (const auto &[rank, file] : byRank) {
-            std::map<job::CallKind, std::vector<std::pair<std::string, std::int64_t>>> groupsOf; // type → (group, first node)
-            for (std::size_t k = 0; k < file->calls.calls.size(); ++k) {
-                const job::CollectiveCall &call = file->calls.calls[k];
-                const auto group = groups.groups.find(call.processGroup);
-                if (!planSharesImplementation(call.kind) || call.processGroup == "0" || group == groups.groups.end()
-                    || group->second.size() >= ranks.size())
-                    continue;
-                auto &seen = groupsOf[call.kind];
-                if (std::none_of(seen.begin(), seen.end(), [&](const auto &g) { return g.first == call.processGroup; }))
-                    seen.push_back({call.processGroup, file->callNodes[k]});
-            }
-            const auto twice = std::find_if(groupsOf.begin(), groupsOf.end(), [](const auto &t) { return t.second.size() > 1; });
-            if (twice == groupsOf.end())
-                continue;
-            ++affected;
-            if (first)
-                continue;
-            first = file;
-            firstNode = twice->second[1].second;
-            std::string names;
-            for (std::size_t g = 0; g < twice->second.size(); ++g)
-                names += (g ? (g + 1 == twice->second.size() ? " and " : ", ") : "") + twice->second[g].first;
-            what = "issues " + std::string(job::callKindName(twice->first)) + " on comm groups " + names
-                   + ", each smaller than the " + std::to_string(ranks.size()) + " ranks replayed";
-        }
-        if (first)
-            result.findings.push_back(
-                {EtCheckFinding::Severity::Warning, "astra_sim_exit_double_free", first->path, firstNode,
-                 "rank " + std::to_string(first->calls.rank) + " " + what
-                     + (affected > 1 ? " (" + std::to_string(affected - 1) + " other rank file(s) do the same)" : std::string())
-                     + ": ASTRA-sim 518bd51 frees its one implementation of a collective type once per such group when it exits, "
-                       "so it aborts (double free) after every rank has finished; the times it printed are complete. "
-                       "tests/astrasim/communicator-group-double-free.patch fixes the simulator (docs/astra-sim-export.md)"});
-    }
-    // Every group's ranks have a file; each group's members issue the same collectives in the same order.
-    for (const auto &[id, members] : groups.groups) {
-        const std::string &groupId = id; // clang 14 does not capture structured bindings
-        for (std::int64_t r : members)
-            if (!ranks.count(r))
-                addErrorLazily(jobSink, "group_rank_missing", "", -1, [&] {
-                    return "comm group " + groupId + " names rank " + std::to_string(r) + ", which has no file";
-                });
-    }
-    job::CheckInput input;
-    for (const auto &[rank, file] : byRank)
-        input.ranks.push_back(file->calls);
-    for (const auto &[id, members] : groups.groups) {
-        job::ProcessGroup group;
-        group.name = id;
-        group.ranks = members;
-        group.size = static_cast<std::int64_t>(members.size());
-        input.groups.push_back(group);
-    }
-    if (!groups.groups.count("0")) {
-        job::ProcessGroup world; // "0" and "" mean every rank to the simulator
-        world.name = "0";
-        world.ranks.assign(ranks.begin(), ranks.end());
-        world.size = static_cast<std::int64_t>(world.ranks.size());
-        input.groups.push_back(world);
-    }
-    const job::CheckResult checked = job::checkCollectives(input);
-    for (const job::JobFinding &f : checked.findings) {
-        if (f.severity == job::Severity::Info)
-            continue;
-        // Name the first differing rank's file and the node at that position of the sequence.
-        const std::int64_t rank = f.ranks.empty() ? -1 : f.ranks.front();
-        const auto file = byRank.find(rank);
-        std::int64_t node = -1;
-        for (const job::GroupAlignment &g : checked.groups) {
-            if (g.name != f.processGroup || file == byRank.end() || !g.positionOf.count(rank))
-                continue;
-            const auto &positions = g.positionOf.at(rank);
-            const auto &indices = g.callIndex.at(rank);
-            for (std::size_t k = 0; k < positions.size() && k < indices.size(); ++k)
-                if (node < 0 && (positions[k] == f.index || (positions[k] > f.index && f.index >= 0)))
-                    node = file->second->callNodes[indices[k]];
-        }
-        const auto severity = f.severity == job::Severity::Error ? EtCheckFinding::Severity::Error
-                                                                 : EtCheckFinding::Severity::Warning;
-        if (cap.take(f.kind, severity))
-            result.findings.push_back({severity, f.kind, file != byRank.end() ? file->second->path : std::string(), node,
-                                       f.message + " (group " + f.processGroup + ")"});
-    }
+    if (std::optional<EtCheckFinding> warning = doubleFreeWarning(byRank, groups, ranks))
+        result.findings.push_back(std::move(*warning));
+    checkGroupsAcrossRanks(byRank, groups, ranks, jobSink, result.findings);
     cap.appendUnlisted(result.findings, "");
     return result;
 }
