@@ -50,18 +50,21 @@ void runOnThreads(int threads, Worker &&worker)
 }
 
 // Items [0, n), each once, on min(threads, n) threads (at least one), handed out in index order
-// from a shared cursor: fn(i) for each. Once an item throws, or `stop()` returns true, no further
-// item is started; the first exception is rethrown once every thread has stopped. Each item writes
-// only its own slot of the caller's output, so the results need no lock.
-template <typename Fn, typename Stop>
-void forEachIndexOnThreads(std::size_t n, int threads, Fn &&fn, Stop &&stop)
+// from a shared cursor: fn(state, i) for each, where `state` is a State of the thread's own,
+// default-constructed when the thread starts (a buffer it reuses for its items). Once an item throws,
+// or `stop()` returns true, no further item is started; the first exception is rethrown once every
+// thread has stopped. Each item writes only its own slot of the caller's output, so the results need
+// no lock.
+template <typename State, typename Fn, typename Stop>
+void forEachIndexOnThreadsWith(std::size_t n, int threads, Fn &&fn, Stop &&stop)
 {
     std::atomic<std::size_t> next{0};
     std::atomic<bool> failed{false};
     auto worker = [&] {
+        State state;
         for (std::size_t i; !failed && !stop() && (i = next.fetch_add(1)) < n;) {
             try {
-                fn(i);
+                fn(state, i);
             } catch (...) {
                 failed = true;
                 throw;
@@ -69,6 +72,15 @@ void forEachIndexOnThreads(std::size_t n, int threads, Fn &&fn, Stop &&stop)
         }
     };
     runOnThreads(std::clamp<int>(threads, 1, static_cast<int>(std::max<std::size_t>(n, 1))), worker);
+}
+
+// The same without a state: fn(i) for each item.
+template <typename Fn, typename Stop>
+void forEachIndexOnThreads(std::size_t n, int threads, Fn &&fn, Stop &&stop)
+{
+    struct NoState { };
+    forEachIndexOnThreadsWith<NoState>(
+        n, threads, [&fn](NoState &, std::size_t i) { fn(i); }, std::forward<Stop>(stop));
 }
 
 template <typename Fn>

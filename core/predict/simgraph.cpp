@@ -10,7 +10,6 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <atomic>
 #include <charconv>
 #include <fstream>
 #include <numeric>
@@ -678,20 +677,12 @@ SimJob loadJob(const std::vector<std::string> &etFiles, const std::string &commG
         parseCommGroups(readFile(commGroupsPath), commGroupsPath, job);
     job.ranks.resize(etFiles.size());
     // Each thread reads its files through one buffer of its own.
-    std::atomic<std::size_t> next{0};
-    std::atomic<bool> failed{false};
-    const int threads = static_cast<int>(std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, etFiles.size()));
-    runOnThreads(threads, [&] {
-        HugeBuffer buffer;
-        for (std::size_t i; !failed && (i = next.fetch_add(1)) < etFiles.size();) {
-            try {
-                job.ranks[i] = loadRank(etFiles[i], etFileRank(etFiles[i], static_cast<std::int64_t>(i)), job.groupIds, buffer);
-            } catch (...) {
-                failed = true;
-                throw;
-            }
-        }
-    });
+    forEachIndexOnThreadsWith<HugeBuffer>(
+        etFiles.size(), static_cast<int>(std::max(1u, std::thread::hardware_concurrency())),
+        [&](HugeBuffer &buffer, std::size_t i) {
+            job.ranks[i] = loadRank(etFiles[i], etFileRank(etFiles[i], static_cast<std::int64_t>(i)), job.groupIds, buffer);
+        },
+        [] { return false; });
     std::sort(job.ranks.begin(), job.ranks.end(), [](const SimRank &a, const SimRank &b) { return a.rank < b.rank; });
     for (std::size_t i = 0; i < job.ranks.size(); ++i) {
         if (i && job.ranks[i].rank == job.ranks[i - 1].rank)
