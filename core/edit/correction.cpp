@@ -326,8 +326,7 @@ EditOutcome LinkEditor::applyLinkEdit(const Edit &edit, const SubjectResolver::R
     return {};
 }
 
-std::optional<EditOutcome> LinkEditor::checkEdgeEdit(const Edit &edit, const SubjectResolver::Resolution &subject,
-                                                     EventIndex &target)
+std::optional<EditOutcome> LinkEditor::checkEdgeEdit(const Edit &edit, const SubjectResolver::Resolution &subject, EdgeKey &key)
 {
     if (!isEditableEdge(edit.edge))
         return rejected("only sync and inter-thread edges can be edited");
@@ -343,20 +342,19 @@ std::optional<EditOutcome> LinkEditor::checkEdgeEdit(const Edit &edit, const Sub
         return rejected("inter-thread edges join CPU events");
     if (edit.edge == EdgeKind::Sync && edit.subject.kind != KeyKind::GpuOp)
         return rejected("a sync edge starts at the GPU op waited for");
-    target = resolved.event;
+    buildEdgeIndex();
+    key = EdgeKey{subject.event, resolved.event, edit.edge};
     return std::nullopt;
 }
 
 EditOutcome LinkEditor::addEdge(const Edit &edit, const SubjectResolver::Resolution &subject, std::vector<Change> &changes)
 {
-    EventIndex target;
-    if (std::optional<EditOutcome> refused = checkEdgeEdit(edit, subject, target))
+    EdgeKey key;
+    if (std::optional<EditOutcome> refused = checkEdgeEdit(edit, subject, key))
         return std::move(*refused);
-    buildEdgeIndex();
-    const EdgeKey key{subject.event, target, edit.edge};
     if (edgePresent(key))
         return unchanged("the edge is already there");
-    const Edge edge{subject.event, target, edit.edge};
+    const Edge edge{key.from, key.to, key.kind};
     addedEdges_[key].push_back(EdgeIndex::at(links_.edges.size()));
     links_.edges.push_back(edge);
     // Emplaced, not pushed: GCC 12 warns (wrongly) that a moved-in Change's optional may be uninitialised.
@@ -366,11 +364,9 @@ EditOutcome LinkEditor::addEdge(const Edit &edit, const SubjectResolver::Resolut
 
 EditOutcome LinkEditor::removeEdge(const Edit &edit, const SubjectResolver::Resolution &subject, std::vector<Change> &changes)
 {
-    EventIndex target;
-    if (std::optional<EditOutcome> refused = checkEdgeEdit(edit, subject, target))
+    EdgeKey key;
+    if (std::optional<EditOutcome> refused = checkEdgeEdit(edit, subject, key))
         return std::move(*refused);
-    buildEdgeIndex();
-    const EdgeKey key{subject.event, target, edit.edge};
     EdgeIndex position;
     std::uint32_t indexRow = kAddedEdge;
     if (auto it = addedEdges_.find(key); it != addedEdges_.end() && !it->second.empty()) {

@@ -161,8 +161,9 @@ private:
     EditOutcome removeEdge(const Edit &edit, const SubjectResolver::Resolution &subject, std::vector<Change> &changes);
     EditOutcome annotate(const Edit &edit, const SubjectResolver::Resolution &subject, std::vector<Change> &changes);
     EditOutcome markReviewed(const Edit &edit, const SubjectResolver::Resolution &subject, std::vector<Change> &changes);
-    // Why an edge edit cannot be made, or nothing (and the edge's other end in `target`).
-    std::optional<EditOutcome> checkEdgeEdit(const Edit &edit, const SubjectResolver::Resolution &subject, EventIndex &target);
+    // Why an edge edit cannot be made, or nothing: then the edge's key is in `key` and the index of
+    // editable edges is built.
+    std::optional<EditOutcome> checkEdgeEdit(const Edit &edit, const SubjectResolver::Resolution &subject, EdgeKey &key);
     void revert(const Change &change);
     void setLink(GpuLinkIndex linkIndex, const GpuLink &value, std::vector<Change> &changes);
     // Where an editable edge's position is recorded: a row of indexedEdges_, or addedEdges_.
