@@ -100,6 +100,21 @@ std::optional<nlohmann::json> parseMetadata(std::string_view value, std::string_
     return nlohmann::json::parse(value.begin(), value.end(), nullptr, false);
 }
 
+// An object's integer field `k` into `out`, when present and an integer (or integer text).
+void intField(const nlohmann::json &o, const char *k, std::int64_t &out)
+{
+    if (auto it = o.find(k); it != o.end())
+        if (auto v = jsonInt(*it))
+            out = *v;
+}
+
+// An object's field `k` as text into `out`, when present.
+void textField(const nlohmann::json &o, const char *k, std::string &out)
+{
+    if (auto it = o.find(k); it != o.end())
+        out = jsonText(*it);
+}
+
 void readDeviceProperties(std::string_view value, std::uint64_t offset, DeviceTrace &trace, WarningSink &sink)
 {
     const auto parsed = parseMetadata(value, "deviceProperties", offset, sink);
@@ -116,18 +131,12 @@ void readDeviceProperties(std::string_view value, std::uint64_t offset, DeviceTr
             continue;
         }
         DeviceProperties p;
-        auto num = [&](const char *k, std::int64_t &out) {
-            if (auto it = d.find(k); it != d.end())
-                if (auto v = jsonInt(*it))
-                    out = *v;
-        };
-        num("id", p.id);
-        num("totalGlobalMem", p.totalGlobalMem);
-        num("computeMajor", p.computeMajor);
-        num("computeMinor", p.computeMinor);
-        num("numSms", p.numSms);
-        if (auto it = d.find("name"); it != d.end())
-            p.name = jsonText(*it);
+        intField(d, "id", p.id);
+        intField(d, "totalGlobalMem", p.totalGlobalMem);
+        intField(d, "computeMajor", p.computeMajor);
+        intField(d, "computeMinor", p.computeMinor);
+        intField(d, "numSms", p.numSms);
+        textField(d, "name", p.name);
         trace.devices.push_back(std::move(p));
     }
 }
@@ -143,19 +152,10 @@ void readDistributedInfo(std::string_view value, std::uint64_t offset, DeviceTra
         return;
     }
     DistributedInfo info;
-    auto num = [](const nlohmann::json &o, const char *k, std::int64_t &out) {
-        if (auto it = o.find(k); it != o.end())
-            if (auto v = jsonInt(*it))
-                out = *v;
-    };
-    auto str = [](const nlohmann::json &o, const char *k, std::string &out) {
-        if (auto it = o.find(k); it != o.end())
-            out = jsonText(*it);
-    };
-    str(j, "backend", info.backend);
-    num(j, "rank", info.rank);
-    num(j, "world_size", info.worldSize);
-    str(j, "nccl_version", info.ncclVersion);
+    textField(j, "backend", info.backend);
+    intField(j, "rank", info.rank);
+    intField(j, "world_size", info.worldSize);
+    textField(j, "nccl_version", info.ncclVersion);
     if (auto it = j.find("pg_config"); it != j.end()) {
         if (!it->is_array()) {
             sink.add("\"distributedInfo.pg_config\" is not an array; ignored", offset);
@@ -164,10 +164,10 @@ void readDistributedInfo(std::string_view value, std::uint64_t offset, DeviceTra
                 if (!pg.is_object())
                     continue;
                 ProcessGroupConfig c;
-                str(pg, "pg_name", c.name);
-                str(pg, "pg_desc", c.desc);
-                str(pg, "backend_config", c.backendConfig);
-                num(pg, "pg_size", c.size);
+                textField(pg, "pg_name", c.name);
+                textField(pg, "pg_desc", c.desc);
+                textField(pg, "backend_config", c.backendConfig);
+                intField(pg, "pg_size", c.size);
                 if (auto r = pg.find("ranks"); r != pg.end()) {
                     // PyTorch writes a list; Kineto's own on-demand metadata writes the list as a string.
                     nlohmann::json parsedRanks;
