@@ -21,6 +21,7 @@
 #include <optional>
 #include <ostream>
 #include <set>
+#include <sstream>
 #include <thread>
 #include <unistd.h>
 
@@ -322,6 +323,22 @@ std::optional<int> parseJobArgs(const Args &args, JobArgs &a, std::ostream &out,
     return std::nullopt;
 }
 
+// The report and comm_group.json (and the fitted network) written and printed, then the .et files
+// checked; `took` ends the "wrote" line. The exit status: 1 when a rank was `unreadable`, 3 with
+// --strict and an error of the job or of the check, else 0.
+int writeAndCheckReport(const JobReport &report, const JobArgs &a, const std::string &commGroup, const std::string &took,
+                        bool unreadable, std::ostream &out)
+{
+    writeJobOutputs(report, commGroup, a.reportPath);
+    printReport(report, out);
+    out << "wrote " << commGroup << (report.network.fitted ? ", " + networkFilePath(commGroup) : std::string()) << ", "
+        << a.reportPath << took << '\n';
+    const std::size_t etErrors = preflight(report, a.outDir, commGroup, a.jobs, out);
+    if (unreadable)
+        return 1;
+    return a.strict && (report.hasErrors() || etErrors) ? 3 : 0;
+}
+
 // --merge: the report and comm_group.json from the shards' summaries.
 int runMerge(JobArgs a, std::ostream &out, std::ostream &err)
 {
@@ -358,16 +375,9 @@ int runMerge(JobArgs a, std::ostream &out, std::ostream &err)
             report.findings.insert(report.findings.end(), notRead.begin(), notRead.end());
             sortFindings(report.findings);
         }
-        writeJobOutputs(report, commGroup, a.reportPath);
-        printReport(report, out);
-        out << "wrote " << commGroup << (report.network.fitted ? ", " + networkFilePath(commGroup) : std::string()) << ", "
-            << a.reportPath << '\n';
-        const std::size_t etErrors = preflight(report, a.outDir, commGroup, a.jobs, out);
-        bool unreadable = std::any_of(report.ranks.begin(), report.ranks.end(),
-                                      [](const RankSummary &s) { return !s.error.empty() || !s.stale.empty(); });
-        if (unreadable)
-            return 1;
-        return a.strict && (report.hasErrors() || etErrors) ? 3 : 0;
+        const bool unreadable = std::any_of(report.ranks.begin(), report.ranks.end(),
+                                            [](const RankSummary &s) { return !s.error.empty() || !s.stale.empty(); });
+        return writeAndCheckReport(report, a, commGroup, "", unreadable, out);
     } catch (const std::exception &e) {
         err << "job: " << e.what() << '\n';
         return 1;
@@ -464,14 +474,9 @@ int runRanks(JobArgs a, std::ostream &out, std::ostream &err)
         if (a.reportPath.empty())
             a.reportPath = (fs::path(a.outDir) / "job-report.json").string();
         const std::string commGroup = (fs::path(a.outDir) / "comm_group.json").string();
-        writeJobOutputs(report, commGroup, a.reportPath);
-        printReport(report, out);
-        out << "wrote " << commGroup << (report.network.fitted ? ", " + networkFilePath(commGroup) : std::string()) << ", "
-            << a.reportPath << " in " << seconds << " s\n";
-        const std::size_t etErrors = preflight(report, a.outDir, commGroup, a.jobs, out);
-        if (unreadable)
-            return 1;
-        return a.strict && (report.hasErrors() || etErrors) ? 3 : 0;
+        std::ostringstream took;
+        took << " in " << seconds << " s";
+        return writeAndCheckReport(report, a, commGroup, took.str(), unreadable, out);
     } catch (const core::Cancelled &) {
         err << "job: cancelled\n";
     } catch (const std::exception &e) {
