@@ -35,115 +35,11 @@ using namespace linkscope::core;
 using namespace linkscope::core::predict;
 using linkscope::core::job::CallKind;
 
+#include "simjobbuilder.h"
+
 namespace {
 
-struct NodeSpec {
-    std::uint64_t id;
-    std::string name;
-    ChakraProtoMsg::NodeType type = ChakraProtoMsg::COMP_NODE;
-    bool cpu = true;
-    std::uint64_t micros = 0;
-    std::vector<std::uint64_t> deps;
-    std::int64_t commType = -1, bytes = 0, peer = -1;
-    std::string pg;
-};
-
-NodeSpec cpu(std::uint64_t id, std::string name, std::uint64_t micros, std::vector<std::uint64_t> deps = {})
-{
-    return {id, std::move(name), ChakraProtoMsg::COMP_NODE, true, micros, std::move(deps), -1, 0, -1, {}};
-}
-NodeSpec gpu(std::uint64_t id, std::string name, std::uint64_t micros, std::vector<std::uint64_t> deps = {})
-{
-    return {id, std::move(name), ChakraProtoMsg::COMP_NODE, false, micros, std::move(deps), -1, 0, -1, {}};
-}
-NodeSpec allReduce(std::uint64_t id, std::int64_t bytes, std::vector<std::uint64_t> deps, std::string pg = "")
-{
-    NodeSpec n{id, "nccl:all_reduce", ChakraProtoMsg::COMM_COLL_NODE, false, 0, std::move(deps), -1, 0, -1, {}};
-    n.commType = 0;
-    n.bytes = bytes;
-    n.pg = std::move(pg);
-    return n;
-}
-NodeSpec p2p(std::uint64_t id, bool send, std::int64_t peer, std::int64_t bytes, std::vector<std::uint64_t> deps)
-{
-    NodeSpec n{id,
-               send ? "nccl:send" : "nccl:recv",
-               send ? ChakraProtoMsg::COMM_SEND_NODE : ChakraProtoMsg::COMM_RECV_NODE,
-               false,
-               0,
-               std::move(deps),
-               -1,
-               0,
-               -1,
-               {}};
-    n.bytes = bytes;
-    n.peer = peer;
-    return n;
-}
-
-ChakraTrace traceOf(const std::vector<NodeSpec> &specs, std::int64_t rank = 0)
-{
-    ChakraTrace t;
-    t.path = "rank" + std::to_string(rank) + ".et";
-    for (const NodeSpec &s : specs) {
-        ChakraProtoMsg::Node n;
-        n.set_id(s.id);
-        n.set_name(s.name);
-        n.set_type(s.type);
-        n.set_duration_micros(s.micros);
-        for (const std::uint64_t d : s.deps)
-            n.add_data_deps(d);
-        auto *a = n.add_attr();
-        a->set_name("is_cpu_op");
-        a->set_bool_val(s.cpu);
-        if (s.type != ChakraProtoMsg::COMP_NODE) {
-            if (s.commType >= 0) {
-                a = n.add_attr();
-                a->set_name("comm_type");
-                a->set_int64_val(s.commType);
-            }
-            a = n.add_attr();
-            a->set_name("comm_size");
-            a->set_int64_val(s.bytes);
-            if (s.peer >= 0) {
-                a = n.add_attr();
-                a->set_name(s.type == ChakraProtoMsg::COMM_SEND_NODE ? "comm_dst" : "comm_src");
-                a->set_int32_val(static_cast<std::int32_t>(s.peer));
-                a = n.add_attr();
-                a->set_name("comm_tag");
-                a->set_int32_val(7);
-            }
-            if (!s.pg.empty()) {
-                a = n.add_attr();
-                a->set_name("pg_name");
-                a->set_string_val(s.pg);
-            }
-        }
-        t.nodes.push_back(n);
-    }
-    return t;
-}
-
-SimJob jobOf(const std::vector<std::vector<NodeSpec>> &ranks, Network net = {})
-{
-    SimJob job;
-    for (std::size_t r = 0; r < ranks.size(); ++r)
-        job.ranks.push_back(
-            buildRank(traceOf(ranks[r], static_cast<std::int64_t>(r)), static_cast<std::int64_t>(r), job.groupIds));
-    job.npus = static_cast<std::int64_t>(ranks.size());
-    job.network = net;
-    job.network.npus = job.npus;
-    return job;
-}
-
-std::uint32_t pos(const SimJob &job, std::size_t rank, std::uint64_t id)
-{
-    const auto &nodes = job.ranks[rank].nodes;
-    for (std::uint32_t i = 0; i < nodes.size(); ++i)
-        if (nodes[i].id == id)
-            return i;
-    return kNoNode;
-}
+using namespace linkscope::test::simjob;
 
 } // namespace
 
@@ -184,10 +80,13 @@ private slots:
         const auto sl = slack(job, r);
         QCOMPARE(sl[0][pos(job, 0, 3)], 4000); // the Python op could take 4 µs longer
         QCOMPARE(sl[0][pos(job, 0, 2)], 0);
-        // Kernels 2× faster: the join moves 2.5 µs earlier.
+        // Kernels 2× faster: the join moves 2.5 µs earlier (ASTRA-sim's model: 2 µs, as whole µs).
         WhatIf w;
         w.gpu.push_back(parseGpuScale("gemm=0.5"));
-        QCOMPARE(replay(job, w).ranks[0].endNs, 6000); // llround(5 × 0.5) = 3 µs, as applyWhatIf writes it
+        QCOMPARE(replay(job, w).ranks[0].endNs, 5500);
+        ReplayOptions astra;
+        astra.model = ReplayModel::AstraSim;
+        QCOMPARE(replay(job, w, astra).ranks[0].endNs, 6000); // llround(5 × 0.5) = 3 µs, as applyWhatIf writes it
     }
 
     // One CPU node at a time, the lowest id first, even when the higher id became ready first.
@@ -250,10 +149,11 @@ private slots:
         const std::int64_t faster = replay(job, w).ranks[0].endNs;
         QVERIFY(faster < r.ranks[0].endNs);
         QVERIFY(faster > 101000 + c / 2 - c / 8);
-        // A delayed rank: its ProfilerStep node takes 1 ms more (none here: nothing moves) …
+        // A delayed rank: its ProfilerStep node takes 1 ms more; with none (here) its first CPU op
+        // does, and rank 0 waits for it at the collective …
         WhatIf d;
         d.rankDelayMs[1] = 1;
-        QCOMPARE(replay(job, d).ranks[0].endNs, r.ranks[0].endNs);
+        QCOMPARE(replay(job, d).ranks[0].endNs, r.ranks[0].endNs + 1'000'000);
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, [&] {
             WhatIf bad;
             bad.rankDelayMs[9] = 1;
@@ -529,8 +429,9 @@ private slots:
         QCOMPARE(linkscope::cli::runPredict({dir.filePath("nothing.et").toStdString()}, o2, e2), 1);
     }
 
-    // The replay against ASTRA-sim on the same files: within 1 % per rank, as exported and under a
-    // kernel, a network and a delayed-rank what-if (the ranks then reach collectives apart).
+    // The replay under ASTRA-sim's model against ASTRA-sim on the same files: within 1 % per rank, as
+    // exported and under a kernel, a network and a delayed-rank what-if (the ranks then reach
+    // collectives apart).
     void agreesWithAstraSim()
     {
         if (!QFileInfo::exists(linkscope::test::astraSimDir() + "/build.sh"))
@@ -559,7 +460,7 @@ private slots:
                 std::ostringstream wo, we;
                 QCOMPARE(linkscope::cli::runWhatIf(args, wo, we), 0);
             }
-            std::vector<std::string> args{dir.filePath("out").toStdString(), "--json"};
+            std::vector<std::string> args{dir.filePath("out").toStdString(), "--json", "--model", "astra-sim"};
             args.insert(args.end(), whatIf.begin(), whatIf.end());
             std::ostringstream po, pe;
             QCOMPARE(linkscope::cli::runPredict(args, po, pe), 0);

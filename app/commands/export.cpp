@@ -282,6 +282,10 @@ int runExport(const Args &args, std::ostream &out, std::ostream &err)
         const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         for (const auto &w : report.warnings)
             err << "export: warning: " << w.toString() << '\n';
+        if (request.requests(core::kEtTarget) && request.chakra.target == core::EtTarget::AstraSim)
+            if (const std::string overlap = core::streamOverlapWarning(report.chakra.gpuOverlapNs, report.chakra.gpuBusyNs);
+                !overlap.empty())
+                err << "export: warning: stream overlap: " << overlap << '\n';
         for (const core::ExportTarget &target : core::exportTargets())
             if (request.requests(target.name))
                 err << "export: wrote " << request.path(target.name) << " (" << report.bytesOf(target.name) << " bytes"

@@ -5,6 +5,7 @@
 
 #include "edit/sidecar.h"
 #include "export/etcheck.h"
+#include "export/exportrequest.h"
 #include "io/atomicfile.h"
 #include "io/outputguard.h"
 #include "job/discovery.h"
@@ -140,6 +141,33 @@ private:
     bool drawn_ = false;
 };
 
+// Kernel time that ran beside another stream's kernel, which the astra-sim .et cuts (ASTRA-sim runs
+// one kernel at a time): the rank with the most, and a warning when it matters.
+void printStreamOverlap(const JobReport &report, std::ostream &out)
+{
+    const RankSummary *worst = nullptr;
+    double worstPct = -1;
+    for (const RankSummary &s : report.ranks) {
+        if (!s.exportStats.is_object() || !s.exportStats.contains("stream_overlap_ns"))
+            continue;
+        const double pct = s.exportStats.value("stream_overlap_pct", 0.0);
+        if (pct > worstPct) {
+            worstPct = pct;
+            worst = &s;
+        }
+    }
+    if (!worst)
+        return;
+    const core::Nanos overlap = worst->exportStats.value("stream_overlap_ns", core::Nanos(0));
+    const core::Nanos busy = worst->exportStats.value("gpu_busy_ns", core::Nanos(0));
+    char line[160];
+    std::snprintf(line, sizeof line, "stream overlap: at most %.3f ms (%.1f %% of GPU busy) on rank %lld\n",
+                  double(overlap) / 1e6, worstPct, static_cast<long long>(worst->rank));
+    out << line;
+    if (const std::string warning = core::streamOverlapWarning(overlap, busy); !warning.empty())
+        out << "  warning: rank " << worst->rank << ": " << warning << '\n';
+}
+
 void printReport(const JobReport &report, std::ostream &out)
 {
     std::size_t ets = 0;
@@ -180,6 +208,7 @@ void printReport(const JobReport &report, std::ostream &out)
     } else {
         out << "network: not fitted (" << net.reason << ")\n";
     }
+    printStreamOverlap(report, out);
     std::size_t errors = 0, warnings = 0;
     for (const JobFinding &f : report.findings)
         (f.severity == Severity::Error ? errors : warnings) += 1;

@@ -31,14 +31,17 @@ void printPredictUsage(std::ostream &out)
     out << "usage: linkscope predict JOB_DIR [what-ifs] [options]\n"
            "       linkscope predict --host HOST_ET --device KINETO [what-ifs] [options]\n"
            "       linkscope predict X.et... [--comm-groups F] [--network F] [what-ifs] [options]\n"
-           "  Replays the job's ASTRA-sim graph (what `linkscope job` exports) as ASTRA-sim 518bd51 would, and\n"
-           "  prints each rank's predicted step, its breakdown along the critical path and the path's top ops\n"
+           "  Replays the job's graph (what `linkscope job` exports) and prints each rank's predicted step, its\n"
+           "  breakdown along the critical path and the path's top ops\n"
            "  (docs/prediction.md). JOB_DIR holds a job's traces (exported first, the network fitted from\n"
            "  its collectives) or a job export (PREFIX.R.et, comm_group.json, network.yml). One pair stands\n"
            "  for a job whose ranks all run as it does.\n"
            "what-ifs (repeatable; the change is printed against the graph as exported):\n"
         << kWhatIfOptionsUsage
         << "options:\n"
+           "  --model M             faithful (default): each CPU thread its own CPU, each GPU stream its own queue,\n"
+           "                        kernels for their measured time; astra-sim: ASTRA-sim 518bd51's machine (one\n"
+           "                        CPU node and one GPU kernel at a time per rank), as ASTRA-sim replays the .et\n"
            "  --comm-groups F       comm_group.json for .et files; --network F: the network file (any input)\n"
            "  --npus N              one .et file standing for a job of N ranks\n"
            "  --prefix NAME         a job export's file prefix (default trace)\n"
@@ -72,6 +75,7 @@ struct PredictOptions {
     std::int64_t npus = 0;
     std::size_t top = 5, pathLimit = 0;
     bool json = false, help = false;
+    predict::ReplayModel model = predict::ReplayModel::Faithful;
     WhatIf whatIf;
     job::JobOptions job;
 };
@@ -135,6 +139,12 @@ PredictOptions parsePredictArgs(const Args &args)
             o.schedulePath = value();
         } else if (a == "--json") {
             o.json = true;
+        } else if (a == "--model") {
+            const std::string m = value();
+            const auto model = predict::replayModelFromName(m);
+            if (!model)
+                throw std::invalid_argument("--model: '" + m + "' is not a model (faithful, astra-sim)");
+            o.model = *model;
         } else if (applyWhatIfOption(o.whatIf, a, value)) {
         } else if (a.starts_with("--")) {
             throw std::invalid_argument("unknown option " + a);
@@ -253,8 +263,10 @@ void printPrediction(std::ostream &out, const predict::JobGraph &graph, const pr
     std::snprintf(line, sizeof line, "%.3g GB/s, %.4g ns", p.network.bandwidthGBps, p.network.latencyNs);
     out << "predict: " << graph.job.ranks.size() << " rank(s)"
         << (graph.job.mirrored ? " standing for " + std::to_string(graph.job.npus) : "") << ", " << graph.job.nodeCount()
-        << " nodes; network " << line << " (" << graph.networkSource << ")\n";
+        << " nodes; network " << line << " (" << graph.networkSource << "); model " << predict::replayModelName(p.model) << '\n';
     out << "what-if: " << p.whatIf << '\n';
+    for (const predict::WhatIfMatch &m : p.matches)
+        out << "  " << m.term << ": " << m.nodes << " node(s) changed, " << m.onPath << " of them on the critical path\n";
     for (const predict::RankPrediction &r : p.ranks) {
         if (!r.finished) {
             out << "rank " << r.rank << ": never finishes: " << r.stuck << '\n';
@@ -317,11 +329,13 @@ int runPredict(const Args &args, std::ostream &out, std::ostream &err)
     predict::Prediction p;
     predict::ReplayResult r; // the what-if's run with its issue order, kept for --schedule's slack
     try {
-        p = predict::predict(graph->job, o.whatIf, o.top, o.schedulePath.empty() ? nullptr : &r);
+        p = predict::predict(graph->job, o.whatIf, o.top, o.schedulePath.empty() ? nullptr : &r, o.model);
     } catch (const std::invalid_argument &e) {
         err << "predict: " << e.what() << '\n';
         return 2;
     }
+    for (const std::string &w : p.warnings)
+        err << "predict: warning: " << w << '\n';
     if (!o.schedulePath.empty()) {
         try {
             writeSchedule(o.schedulePath, graph->job, r);

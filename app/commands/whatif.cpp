@@ -109,12 +109,16 @@ int runWhatIf(const Args &args, std::ostream &out, std::ostream &err)
             return 1;
         }
         fs::create_directories(to);
-        std::size_t scaled = 0, delayed = 0;
+        std::size_t scaled = 0, cpuScaled = 0, delayed = 0;
         for (const auto &[rank, path] : ranks) {
             core::ChakraTrace trace = core::readChakraEt(path.string());
             const core::WhatIfStats s = core::applyWhatIf(trace, rank, whatIf);
             scaled += s.gpuNodesScaled;
+            cpuScaled += s.cpuNodesScaled;
             delayed += s.stepsDelayed;
+            if (s.delayOnFirstOp)
+                err << "whatif: warning: rank " << rank
+                    << " has no ProfilerStep#N node: its delay was added once, to its first CPU op, not to every step\n";
             core::EtWriteOptions options;
             options.gzip = trace.wasGzip;
             core::writeChakraEt((to / path.filename()).string(), trace, options);
@@ -132,7 +136,13 @@ int runWhatIf(const Args &args, std::ostream &out, std::ostream &err)
             return 1;
         }
         out << "whatif: " << whatIf.describe() << ": " << ranks.size() << " .et files (" << scaled << " GPU ops scaled, "
-            << delayed << " steps delayed)" << (network ? ", network.yml" : "") << " written to " << to.string() << '\n';
+            << cpuScaled << " CPU ops scaled, " << delayed << " steps delayed)" << (network ? ", network.yml" : "")
+            << " written to " << to.string() << '\n';
+        if (!whatIf.gpu.empty() && scaled == 0)
+            err << "whatif: warning: no GPU op matched --scale-gpu (communication kernels take their time from the network: "
+                   "use --scale-comm, --scale-network or --scale-latency)\n";
+        if (!whatIf.cpu.empty() && cpuScaled == 0)
+            err << "whatif: warning: no CPU op matched --scale-cpu\n";
         for (const auto &[rank, ms] : whatIf.rankDelayMs)
             if (!ranks.count(rank))
                 err << "whatif: warning: rank " << rank << " has no .et file here: its delay changed nothing\n";

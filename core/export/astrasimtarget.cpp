@@ -199,15 +199,18 @@ std::map<std::string, std::string> readProcessGroupIds(const std::string &path)
 
 bool isProcessGroupMetadataName(std::string_view name) { return name.find("process_group:init") != std::string_view::npos; }
 
-std::vector<std::uint64_t> astraSimDurationsMicros(const EtPlusGraph &graph, const DeviceTrace &device, const LinkSet &links,
-                                                   std::span<const std::uint32_t> chainBegin,
-                                                   std::span<const std::uint32_t> chainList,
-                                                   std::span<const std::uint8_t> gpuCompute, const ChakraOptions &options,
-                                                   Nanos leadInFrom, const BlockedIntervals *blocked)
+AstraSimDurations astraSimDurations(const EtPlusGraph &graph, const DeviceTrace &device, const LinkSet &links,
+                                    std::span<const std::uint32_t> chainBegin, std::span<const std::uint32_t> chainList,
+                                    std::span<const std::uint8_t> gpuCompute, const ChakraOptions &options, Nanos leadInFrom,
+                                    const BlockedIntervals *blocked)
 {
     const std::size_t n = graph.nodes.size();
     std::vector<Nanos> durationNs(n, 0);
-    std::vector<std::uint64_t> micros(n, 0);
+    AstraSimDurations out;
+    std::vector<std::uint64_t> &micros = out.micros;
+    micros.assign(n, 0);
+    std::vector<Nanos> &laneNs = out.laneNs;
+    laneNs.assign(n, -1);
 
     // CPU: pieces per thread, then one sweep over all threads of the rank.
     std::vector<Piece> pieces, holes;
@@ -291,6 +294,14 @@ std::vector<std::uint64_t> astraSimDurationsMicros(const EtPlusGraph &graph, con
         if (first->begin > leadInFrom)
             durationNs[first->owner] += first->begin - leadInFrom;
     }
+    // Each thread on its own (one CPU per thread): its pieces, and the exclusive times or the
+    // lead-in already given above.
+    for (std::size_t c = 0; c < chains; ++c)
+        for (std::uint32_t k = chainBegin[c]; k < chainBegin[c + 1]; ++k)
+            if (!graph.nodes[chainList[k]].event.isNone())
+                laneNs[chainList[k]] = durationNs[chainList[k]];
+    for (const Piece &p : pieces)
+        laneNs[p.owner] += p.end - p.begin;
     if (options.ownTimeDurations) {
         pieces.insert(pieces.end(), holes.begin(), holes.end());
         sweep(pieces, options.keepGaps, durationNs);
@@ -319,6 +330,7 @@ std::vector<std::uint64_t> astraSimDurationsMicros(const EtPlusGraph &graph, con
                 begin = std::max(readyAt[i], e.ts - kMaxDispatchNs);
             gpuPieces[e.device].push_back({begin, end, i});
             gpuOrder[e.device].push_back({e.ts, end, i});
+            laneNs[i] = end - begin;
         } else {
             durationNs[i] = end - e.ts;
             micros[i] = static_cast<std::uint64_t>((end - e.ts + 500) / 1000);
@@ -332,6 +344,12 @@ std::vector<std::uint64_t> astraSimDurationsMicros(const EtPlusGraph &graph, con
                 durationNs[p.owner] = p.end - p.begin;
     }
 
+    for (const auto &[deviceId, list] : gpuPieces)
+        for (const Piece &p : list) {
+            out.gpuBusyNs += durationNs[p.owner];
+            out.gpuOverlapNs += laneNs[p.owner] - durationNs[p.owner];
+        }
+
     std::vector<std::uint32_t> sequence;
     for (std::size_t c = 0; c < chains; ++c)
         roundAlong(chainList.subspan(chainBegin[c], chainBegin[c + 1] - chainBegin[c]), durationNs, micros);
@@ -343,7 +361,7 @@ std::vector<std::uint64_t> astraSimDurationsMicros(const EtPlusGraph &graph, con
             sequence.push_back(t.node);
         roundAlong(sequence, durationNs, micros);
     }
-    return micros;
+    return out;
 }
 
 AstraGpuKind astraGpuKind(const CommInfo &comm)

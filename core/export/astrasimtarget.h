@@ -35,13 +35,24 @@ inline constexpr Nanos kNoLeadIn = std::numeric_limits<Nanos>::min();
 // duration: the simulator computes their time). `blocked`: each thread's blocked time
 // (export/blockedtime.h), given to no node; an op's time after a blocked interval inside it goes to
 // the op that continues on its thread. `leadInFrom` (with keepGaps): the time from it to the
-// first CPU piece goes to that piece's node (the iteration's start before its first exported op). Rounded to microseconds with the remainder carried
-// along each chain and each device, so sums are kept to the microsecond.
-std::vector<std::uint64_t> astraSimDurationsMicros(const EtPlusGraph &graph, const DeviceTrace &device, const LinkSet &links,
-                                                   std::span<const std::uint32_t> chainBegin,
-                                                   std::span<const std::uint32_t> chainList,
-                                                   std::span<const std::uint8_t> gpuCompute, const ChakraOptions &options,
-                                                   Nanos leadInFrom = kNoLeadIn, const BlockedIntervals *blocked = nullptr);
+// first CPU piece goes to that piece's node (the iteration's start before its first exported op).
+// Rounded to microseconds with the remainder carried along each chain and each device, so sums are
+// kept to the microsecond.
+//
+// `laneNs` is each node's time on its own thread or stream, nothing cut where lanes overlap: a
+// thread's pieces, a kernel from its dispatch to its end (what a replay with one CPU per thread and
+// one queue per stream runs, predict/replay.h's faithful model; written as the attr `lane_dur_ns`).
+// -1 for a node that is neither a CPU node nor a GPU compute node.
+struct AstraSimDurations {
+    std::vector<std::uint64_t> micros;
+    std::vector<Nanos> laneNs;
+    Nanos gpuBusyNs = 0;    // Σ GPU compute time as ASTRA-sim runs it (overlaps cut)
+    Nanos gpuOverlapNs = 0; // Σ lane time − the above: kernel time that ran beside another stream's kernel
+};
+AstraSimDurations astraSimDurations(const EtPlusGraph &graph, const DeviceTrace &device, const LinkSet &links,
+                                    std::span<const std::uint32_t> chainBegin, std::span<const std::uint32_t> chainList,
+                                    std::span<const std::uint8_t> gpuCompute, const ChakraOptions &options,
+                                    Nanos leadInFrom = kNoLeadIn, const BlockedIntervals *blocked = nullptr);
 
 // Collectives ASTRA-sim's workload layer issues (the others abort it): all-reduce, all-to-all,
 // all-gather, reduce-scatter, broadcast (replayed for its duration).

@@ -249,6 +249,9 @@ void emitRange(std::uint32_t begin, std::uint32_t end, const ChakraPlan &plan, c
         addInt64(node, "fw_tid", h.fwTid);
         addString(node, "op_schema", host.strings.at(h.opSchema));
         addBool(node, "is_cpu_op", !source.gpu);
+        // Its time on its own thread or stream (ASTRA-sim ignores it; predict's faithful model runs it).
+        if (!plan.laneNs.empty() && plan.laneNs[i] >= 0)
+            addInt64(node, "lane_dur_ns", plan.laneNs[i]);
 
         if (!source.gpu) {
             node.set_name(std::string(host.name(h)));

@@ -452,8 +452,12 @@ private:
                 blocked_[thread].insert(blocked_[thread].end(), list.begin(), list.end());
             normaliseIntervals(blocked_);
         }
-        plan_.durationMicros = astraSimDurationsMicros(graph_, device_, links_, keptBegin, keptList, gpuCompute, options_,
-                                                       leadInFrom, options_.blockedAsDependencies ? &blocked_ : nullptr);
+        AstraSimDurations durations = astraSimDurations(graph_, device_, links_, keptBegin, keptList, gpuCompute, options_,
+                                                        leadInFrom, options_.blockedAsDependencies ? &blocked_ : nullptr);
+        plan_.durationMicros = std::move(durations.micros);
+        plan_.laneNs = std::move(durations.laneNs);
+        stats.gpuBusyNs = durations.gpuBusyNs;
+        stats.gpuOverlapNs = durations.gpuOverlapNs;
     }
 
     enum GpuKind : std::uint8_t { CpuNode, ComputeNode, CommunicationNode };

@@ -5,6 +5,7 @@
 
 #include "export/targets.h"
 
+#include <cstdio>
 #include <optional>
 
 namespace linkscope::core {
@@ -73,7 +74,10 @@ nlohmann::json ExportReport::toJson() const
                    {"iteration_ns", chakra.iterationEnd - chakra.iterationBegin},
                    {"measured_ns", chakra.measuredNs()},
                    {"cpu_duration_us", chakra.cpuDurationMicros},
-                   {"gpu_comp_duration_us", chakra.gpuCompDurationMicros}};
+                   {"gpu_comp_duration_us", chakra.gpuCompDurationMicros},
+                   {"gpu_busy_ns", chakra.gpuBusyNs},
+                   {"stream_overlap_ns", chakra.gpuOverlapNs},
+                   {"stream_overlap_pct", chakra.gpuOverlapPct()}};
     j["chakra"]["blocked"] = chakra.blocked.toJson();
     j["bytes"] = nlohmann::json::object();
     for (const ExportTarget &target : exportTargets())
@@ -93,6 +97,23 @@ nlohmann::json exportSummary(const ExportReport &report)
           "comm_without_size", "metadata_dropped", "comm_replayed", "p2p_rendezvous", "span_ns"})
         j.erase(drop);
     return j;
+}
+
+std::string streamOverlapWarning(Nanos overlapNs, Nanos busyNs)
+{
+    if (busyNs <= 0 || overlapNs <= 0)
+        return {};
+    const double pct = 100.0 * double(overlapNs) / double(busyNs);
+    if (pct < kStreamOverlapWarnPct)
+        return {};
+    char text[512];
+    std::snprintf(text, sizeof text,
+                  "%.3f ms of kernel time (%.1f %% of the GPU's busy time) ran beside another stream's kernel; ASTRA-sim "
+                  "runs one kernel at a time, so the .et cuts it: a what-if that changes how streams overlap (kernels "
+                  "faster or slower) is off in ASTRA-sim by up to that much. `linkscope predict` (its faithful model) "
+                  "replays each stream on its own",
+                  double(overlapNs) / 1e6, pct);
+    return text;
 }
 
 namespace {

@@ -107,6 +107,11 @@ struct ChakraStats {
         return std::max(iterationEnd, spanEnd) - iterationBegin;
     }
     std::uint64_t cpuDurationMicros = 0, gpuCompDurationMicros = 0; // Σ duration_micros over CPU / GPU compute nodes
+    // astra-sim target: GPU compute time as ASTRA-sim runs it (one kernel at a time: overlaps cut),
+    // and the kernel time that ran beside another stream's kernel (cut from the .et's durations; a
+    // what-if that changes how streams overlap is off in ASTRA-sim by up to this much).
+    Nanos gpuBusyNs = 0, gpuOverlapNs = 0;
+    double gpuOverlapPct() const { return gpuBusyNs > 0 ? 100.0 * double(gpuOverlapNs) / double(gpuBusyNs) : 0.0; }
 };
 
 // Chrome trace JSON of the device trace with one flow ("s" on the parent CPU op, "f" on the GPU op)
@@ -168,6 +173,14 @@ struct ExportReport {
 // What a job keeps of an export (the rank summary's "export"): measured_ns, the dependencies per
 // kind, the blocked time taken out and kept, the CPU and GPU compute durations.
 nlohmann::json exportSummary(const ExportReport &report);
+
+// ASTRA-sim runs one GPU kernel at a time per rank, so the astra-sim .et cuts the kernel time that ran
+// beside another stream's kernel (ChakraStats::gpuOverlapNs). At or above this share of the GPU's
+// busy time, a what-if that changes how streams overlap is off in ASTRA-sim by a share that matters.
+inline constexpr double kStreamOverlapWarnPct = 5.0;
+// The warning for `overlapNs` of `busyNs` (empty below kStreamOverlapWarnPct): what was cut and
+// what to use instead.
+std::string streamOverlapWarning(Nanos overlapNs, Nanos busyNs);
 
 // Writes what the request names; throws ExportError (e.g. a dependency cycle, named; a target the
 // table does not have; a target that needs the host ET when `host` is null) or WriteError. An output

@@ -181,13 +181,12 @@ std::vector<std::vector<std::int64_t>> slack(const SimJob &job, const ReplayResu
         nextOnResource[r].assign(job.ranks[r].nodes.size(), kNoNode);
     }
     // The order each resource ran its nodes: an edge from each node to the next on its resource.
-    std::vector<std::array<std::uint32_t, 3>> lastOn(nr, {kNoNode, kNoNode, kNoNode});
+    std::vector<std::vector<std::uint32_t>> lastOn(nr);
+    for (std::size_t r = 0; r < nr; ++r)
+        lastOn[r].assign(static_cast<std::size_t>(resourceCount(job.ranks[r], replay.model)), kNoNode);
     for (const auto &[r, node] : replay.issueOrder) {
-        const NodeKind kind = job.ranks[static_cast<std::size_t>(r)].nodes[node].kind;
-        const int resource = kind == NodeKind::Cpu                                      ? 0
-                             : kind == NodeKind::Gpu                                    ? 1
-                             : (kind == NodeKind::Collective || kind == NodeKind::Send) ? 2
-                                                                                        : -1;
+        const SimRank &rank = job.ranks[static_cast<std::size_t>(r)];
+        const int resource = resourceOf(rank, rank.nodes[node], replay.model);
         if (resource < 0)
             continue;
         std::uint32_t &prev = lastOn[static_cast<std::size_t>(r)][static_cast<std::size_t>(resource)];

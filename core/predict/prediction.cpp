@@ -4,15 +4,18 @@
 
 namespace linkscope::core::predict {
 
-Prediction predict(const SimJob &job, const WhatIf &whatIf, std::size_t topLimit, ReplayResult *run)
+Prediction predict(const SimJob &job, const WhatIf &whatIf, std::size_t topLimit, ReplayResult *run, ReplayModel model)
 {
     const auto t0 = std::chrono::steady_clock::now();
     Prediction p;
     p.whatIf = whatIf.describe();
+    p.model = model;
     ReplayOptions quick;
     quick.keepIssueOrder = false;
+    quick.model = model;
     ReplayOptions full;
     full.keepIssueOrder = true;
+    full.model = model;
     ReplayResult changedHere;
     ReplayResult &changed = run ? *run : changedHere;
     changed = replay(job, whatIf, run ? full : quick);
@@ -35,6 +38,22 @@ Prediction predict(const SimJob &job, const WhatIf &whatIf, std::size_t topLimit
         rp.path = criticalPath(job, changed, r);
         rp.top = topOfPath(job, rp.path, topLimit);
     });
+    if (!whatIf.empty()) {
+        // What the what-if touches, counted against the paths of the run before it (what is on the
+        // path now is what a change can shorten).
+        PathMembership onPath(job.ranks.size());
+        for (std::size_t r = 0; r < job.ranks.size(); ++r)
+            onPath[r].assign(job.ranks[r].nodes.size(), 0);
+        std::vector<RankPath> basePaths(job.ranks.size());
+        forEachIndexOnThreads(job.ranks.size(), machineThreads(),
+                              [&](std::size_t r) { basePaths[r] = criticalPath(job, base, r); });
+        for (const RankPath &path : basePaths)
+            for (const PathStep &s : path.steps)
+                if (s.node != kNoNode && s.rank >= 0)
+                    onPath[static_cast<std::size_t>(s.rank)][s.node] = 1;
+        p.matches = matchWhatIf(job, whatIf, onPath);
+        p.warnings = whatIfWarnings(job, whatIf, p.matches);
+    }
     p.replayMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     return p;
 }
@@ -43,6 +62,14 @@ nlohmann::json Prediction::toJson(const SimJob &job, std::size_t pathLimit) cons
 {
     nlohmann::json j;
     j["whatif"] = whatIf;
+    j["model"] = replayModelName(model);
+    if (!matches.empty()) {
+        nlohmann::json mj = nlohmann::json::array();
+        for (const WhatIfMatch &m : matches)
+            mj.push_back({{"term", m.term}, {"option", m.flag}, {"nodes", m.nodes}, {"on_path", m.onPath}});
+        j["matches"] = std::move(mj);
+    }
+    j["warnings"] = warnings;
     j["network"] = {{"bandwidth_gbps", network.bandwidthGBps}, {"latency_ns", network.latencyNs}, {"npus", network.npus}};
     j["makespan_ns"] = makespanNs;
     j["baseline_makespan_ns"] = baselineMakespanNs;

@@ -4,6 +4,7 @@
 // path of the changed run.
 
 #include "predict/criticalpath.h"
+#include "predict/whatifmatch.h"
 
 #include <nlohmann/json.hpp>
 
@@ -26,7 +27,10 @@ struct RankPrediction {
 
 struct Prediction {
     std::string whatIf; // WhatIf::describe()
-    Network network;    // as replayed (after the what-if)
+    ReplayModel model = ReplayModel::Faithful;
+    Network network;                   // as replayed (after the what-if)
+    std::vector<WhatIfMatch> matches;  // per term of the what-if: nodes changed, and on the baseline's critical paths
+    std::vector<std::string> warnings; // a term that matches nothing, a delay with no step to go to (whatIfWarnings)
     std::vector<RankPrediction> ranks;
     std::int64_t baselineMakespanNs = 0, makespanNs = 0;
     double replayMs = 0; // wall time of the replays (both)
@@ -39,6 +43,7 @@ struct Prediction {
 // Replays the job as it is and under `whatIf` (once when it is empty). `topLimit`: names per rank.
 // `run`, when given, receives the what-if's replay with its issue order (for slack, predict/criticalpath.h),
 // so a caller that also wants the schedule does not replay a third time.
-Prediction predict(const SimJob &job, const WhatIf &whatIf, std::size_t topLimit = 10, ReplayResult *run = nullptr);
+Prediction predict(const SimJob &job, const WhatIf &whatIf, std::size_t topLimit = 10, ReplayResult *run = nullptr,
+                   ReplayModel model = ReplayModel::Faithful);
 
 } // namespace linkscope::core::predict

@@ -15,35 +15,94 @@ bool ReplayResult::allFinished() const
     return std::all_of(ranks.begin(), ranks.end(), [](const RankReplay &r) { return r.finished; });
 }
 
-Durations::Durations(const SimJob &job, const WhatIf &whatIf) : m_job(job), m_network(job.network)
+std::string_view replayModelName(ReplayModel model) { return model == ReplayModel::AstraSim ? "astra-sim" : "faithful"; }
+
+std::optional<ReplayModel> replayModelFromName(std::string_view name)
+{
+    if (name == "faithful")
+        return ReplayModel::Faithful;
+    if (name == "astra-sim" || name == "astrasim")
+        return ReplayModel::AstraSim;
+    return std::nullopt;
+}
+
+int resourceCount(const SimRank &rank, ReplayModel model)
+{
+    if (model == ReplayModel::AstraSim)
+        return 3;
+    return static_cast<int>(std::max<std::size_t>(rank.threads.size(), 1) + std::max<std::size_t>(rank.streams.size(), 1)) + 1;
+}
+
+int resourceOf(const SimRank &rank, const SimNode &node, ReplayModel model)
+{
+    const bool astra = model == ReplayModel::AstraSim;
+    const int threads = static_cast<int>(std::max<std::size_t>(rank.threads.size(), 1));
+    switch (node.kind) {
+    case NodeKind::Cpu:
+        return astra ? 0 : std::min<int>(node.lane, threads - 1);
+    case NodeKind::Gpu:
+        return astra ? 1
+                     : threads + std::min<int>(node.lane, static_cast<int>(std::max<std::size_t>(rank.streams.size(), 1)) - 1);
+    case NodeKind::Collective:
+    case NodeKind::Send:
+        return astra ? 2 : resourceCount(rank, model) - 1;
+    case NodeKind::Recv:
+    case NodeKind::Skip:
+        return -1;
+    }
+    return -1;
+}
+
+std::uint32_t Durations::firstCpuNode(const SimRank &rank)
+{
+    for (std::size_t i = 0; i < rank.nodes.size(); ++i)
+        if (rank.nodes[i].kind == NodeKind::Cpu)
+            return static_cast<std::uint32_t>(i);
+    return kNoNode;
+}
+
+Durations::Durations(const SimJob &job, const WhatIf &whatIf, ReplayModel model)
+    : m_job(job), m_model(model), m_network(job.network)
 {
     m_network.bandwidthGBps = job.network.bandwidthGBps * whatIf.bandwidthFactor / whatIf.transferFactor;
     m_network.latencyNs = job.network.latencyNs * whatIf.transferFactor * whatIf.latencyFactor;
     m_delayMicros.assign(job.ranks.size(), 0);
+    m_delayNode.assign(job.ranks.size(), kNoNode);
     for (const auto &delay : whatIf.rankDelayMs) {
         const std::int64_t rank = delay.first;
         const auto it = std::find_if(job.ranks.begin(), job.ranks.end(), [rank](const SimRank &r) { return r.rank == rank; });
         if (it == job.ranks.end())
             throw std::invalid_argument("--delay-rank: the job has no rank " + std::to_string(rank));
-        m_delayMicros[static_cast<std::size_t>(it - job.ranks.begin())] = std::llround(delay.second * 1000.0);
+        const std::size_t r = static_cast<std::size_t>(it - job.ranks.begin());
+        m_delayMicros[r] = std::llround(delay.second * 1000.0);
+        if (it->steps.empty())
+            m_delayNode[r] = firstCpuNode(*it);
     }
     // One regex search per distinct name (a name's factor does not depend on the node) and per
     // distinct (name, stream) when streams are scaled: looked up per node below.
     m_nameFactor.resize(job.ranks.size());
-    if (whatIf.gpu.empty() && whatIf.streamFactor.empty())
+    m_cpuNameFactor.resize(job.ranks.size());
+    if (whatIf.gpu.empty() && whatIf.cpu.empty() && whatIf.streamFactor.empty())
         return;
     for (std::size_t r = 0; r < job.ranks.size(); ++r) {
         const SimRank &rank = job.ranks[r];
-        std::vector<char> gpuName(rank.names.size(), 0);
+        std::vector<char> kindOfName(rank.names.size(), 0); // bit 1: a GPU node's name, bit 2: a CPU node's
         for (const SimNode &n : rank.nodes)
-            if (n.kind == NodeKind::Gpu)
-                gpuName[n.name] = 1;
-        m_nameFactor[r].assign(rank.names.size(), 1.0);
-        for (std::size_t i = 0; i < rank.names.size(); ++i)
-            if (gpuName[i]) {
-                const auto [factor, matched] = whatIf.gpuFactor(rank.names[i], -1);
+            kindOfName[n.name] |= n.kind == NodeKind::Gpu ? 1 : n.kind == NodeKind::Cpu ? 2 : 0;
+        if (!whatIf.gpu.empty() || !whatIf.streamFactor.empty())
+            m_nameFactor[r].assign(rank.names.size(), 1.0);
+        if (!whatIf.cpu.empty())
+            m_cpuNameFactor[r].assign(rank.names.size(), -1.0);
+        for (std::size_t i = 0; i < rank.names.size(); ++i) {
+            if ((kindOfName[i] & 1) && !m_nameFactor[r].empty()) {
+                const auto [factor, matched] = whatIf.gpuFactor(rank.names[i], -1, rank.rank);
                 m_nameFactor[r][i] = matched ? factor : -1.0; // -1: unchanged (no rounding)
             }
+            if ((kindOfName[i] & 2) && !m_cpuNameFactor[r].empty()) {
+                const auto [factor, matched] = whatIf.cpuFactor(rank.names[i], rank.rank);
+                m_cpuNameFactor[r][i] = matched ? factor : -1.0;
+            }
+        }
     }
     m_streams = whatIf.streamFactor;
 }
@@ -51,23 +110,38 @@ Durations::Durations(const SimJob &job, const WhatIf &whatIf) : m_job(job), m_ne
 std::int64_t Durations::computeNs(std::size_t r, std::uint32_t node) const
 {
     const SimNode &n = m_job.ranks[r].nodes[node];
-    std::int64_t micros = n.durationMicros;
+    double factor = 1;
+    bool matched = false;
     if (n.kind == NodeKind::Gpu && !m_nameFactor[r].empty()) {
-        double factor = m_nameFactor[r][n.name];
-        bool matched = factor >= 0;
+        factor = m_nameFactor[r][n.name];
+        matched = factor >= 0;
         if (!matched)
             factor = 1;
         if (const auto s = m_streams.find(n.stream); s != m_streams.end()) {
             factor *= s->second;
             matched = true;
         }
-        if (matched) // as applyWhatIf writes it into the .et: whole microseconds
-            micros = std::llround(static_cast<double>(micros) * factor);
-    } else if (n.kind == NodeKind::Cpu && m_delayMicros[r]) {
-        const std::vector<std::uint32_t> &steps = m_job.ranks[r].steps;
-        if (std::binary_search(steps.begin(), steps.end(), node))
-            micros += m_delayMicros[r];
+    } else if (n.kind == NodeKind::Cpu && !m_cpuNameFactor[r].empty()) {
+        factor = m_cpuNameFactor[r][n.name];
+        matched = factor >= 0;
+        if (!matched)
+            factor = 1;
     }
+    std::int64_t delayMicros = 0;
+    if (n.kind == NodeKind::Cpu && m_delayMicros[r]) {
+        const std::vector<std::uint32_t> &steps = m_job.ranks[r].steps;
+        if (m_delayNode[r] == node || std::binary_search(steps.begin(), steps.end(), node))
+            delayMicros = m_delayMicros[r];
+    }
+    if (m_model == ReplayModel::Faithful) { // in ns: the lane time where the export wrote it
+        const std::int64_t base = n.laneNs >= 0 ? n.laneNs : n.durationMicros * 1000;
+        const std::int64_t ns = matched ? std::llround(static_cast<double>(base) * factor) : base;
+        return std::max<std::int64_t>(ns + delayMicros * 1000, 1);
+    }
+    std::int64_t micros = n.durationMicros;
+    if (matched) // as applyWhatIf writes it into the .et: whole microseconds
+        micros = std::llround(static_cast<double>(micros) * factor);
+    micros += delayMicros;
     return micros == 0 ? 1 : micros * 1000;
 }
 
@@ -112,9 +186,10 @@ using MinHeap = std::priority_queue<std::uint32_t, std::vector<std::uint32_t>, s
 
 struct RankState {
     std::vector<std::uint32_t> waiting; // dependencies not finished
-    MinHeap cpu, gpu, comm;             // ready, by id (= position)
+    std::vector<MinHeap> ready;         // per resource (resourceOf): ready, by id (= position)
+    std::vector<char> busy;             // per resource
+    std::vector<std::int32_t> resource; // per node: resourceOf
     std::vector<std::uint32_t> free;    // ready nodes that hold no resource (receives, skips)
-    bool cpuBusy = false, gpuBusy = false, commBusy = false;
     std::size_t done = 0;
     std::vector<std::uint32_t> groupSeq; // per group (+1: the world): collectives issued so far
 };
@@ -138,9 +213,10 @@ struct Message {               // one send, matched to one receive in order
 class Simulator {
 public:
     Simulator(const SimJob &job, const WhatIf &whatIf, const ReplayOptions &options)
-        : m_job(job), m_dur(job, whatIf), m_options(options)
+        : m_job(job), m_dur(job, whatIf, options.model), m_options(options)
     {
         m_out.network = m_dur.network();
+        m_out.model = options.model;
         const std::size_t n = job.ranks.size();
         m_state.resize(n);
         m_out.ranks.resize(n);
@@ -157,6 +233,12 @@ public:
             out.meeting.assign(rank.comms.size(), -1);
             s.waiting.resize(rank.nodes.size());
             s.groupSeq.assign(job.groups.size() + 1, 0);
+            const std::size_t resources = static_cast<std::size_t>(resourceCount(rank, options.model));
+            s.ready.resize(resources);
+            s.busy.assign(resources, 0);
+            s.resource.resize(rank.nodes.size());
+            for (std::size_t i = 0; i < rank.nodes.size(); ++i)
+                s.resource[i] = resourceOf(rank, rank.nodes[i], options.model);
             for (std::size_t i = 0; i < rank.nodes.size(); ++i) {
                 s.waiting[i] = rank.nodes[i].depEnd - rank.nodes[i].depBegin;
                 if (!s.waiting[i])
@@ -195,6 +277,7 @@ private:
     std::priority_queue<Event, std::vector<Event>, std::greater<>> m_events;
     std::uint64_t m_seq = 0;
     std::vector<std::uint32_t> m_issuing;                  // issueReady's free nodes (a buffer kept between calls)
+    std::vector<std::uint32_t> m_batch;                    // issueReady's nodes that take a resource (likewise)
     std::unordered_map<std::uint64_t, Meeting> m_meetings; // (group, k)
     std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t>, std::vector<Message>> m_messages;
     std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t>, std::pair<std::size_t, std::size_t>>
@@ -203,22 +286,11 @@ private:
     void makeReady(std::size_t r, std::uint32_t node)
     {
         RankState &s = m_state[r];
-        switch (m_job.ranks[r].nodes[node].kind) {
-        case NodeKind::Cpu:
-            s.cpu.push(node);
-            break;
-        case NodeKind::Gpu:
-            s.gpu.push(node);
-            break;
-        case NodeKind::Collective:
-        case NodeKind::Send:
-            s.comm.push(node);
-            break;
-        case NodeKind::Recv:
-        case NodeKind::Skip:
+        const std::int32_t resource = s.resource[node];
+        if (resource >= 0)
+            s.ready[static_cast<std::size_t>(resource)].push(node);
+        else
             s.free.push_back(node);
-            break;
-        }
     }
 
     void schedule(std::size_t r, std::uint32_t node, std::int64_t time)
@@ -230,30 +302,22 @@ private:
     void issueReady(std::size_t r, std::int64_t now, Cause trigger)
     {
         RankState &s = m_state[r];
-        std::uint32_t batch[3];
-        std::size_t k = 0;
-        if (!s.cpuBusy && !s.cpu.empty()) {
-            batch[k++] = s.cpu.top();
-            s.cpu.pop();
-            s.cpuBusy = true;
-        }
-        if (!s.gpuBusy && !s.gpu.empty()) {
-            batch[k++] = s.gpu.top();
-            s.gpu.pop();
-            s.gpuBusy = true;
-        }
-        if (!s.commBusy && !s.comm.empty()) {
-            batch[k++] = s.comm.top();
-            s.comm.pop();
-            s.commBusy = true;
-        }
-        if (k == 0 && s.free.empty())
+        std::vector<std::uint32_t> &batch = m_batch;
+        batch.clear();
+        for (std::size_t k = 0; k < s.ready.size(); ++k)
+            if (!s.busy[k] && !s.ready[k].empty()) {
+                batch.push_back(s.ready[k].top());
+                s.ready[k].pop();
+                s.busy[k] = 1;
+            }
+        if (batch.empty() && s.free.empty())
             return;
         std::vector<std::uint32_t> &freeNodes = m_issuing; // issue() never makes a node ready: s.free stays empty
         freeNodes.swap(s.free);
-        std::sort(batch, batch + k);
+        std::sort(batch.begin(), batch.end());
         std::sort(freeNodes.begin(), freeNodes.end());
         // Merge the two id-ordered lists.
+        const std::size_t k = batch.size();
         std::size_t a = 0, b = 0;
         while (a < k || b < freeNodes.size()) {
             const bool takeA = b >= freeNodes.size() || (a < k && batch[a] < freeNodes[b]);
@@ -467,20 +531,8 @@ private:
         out.end[node] = now;
         out.endNs = std::max(out.endNs, now);
         ++s.done;
-        switch (rank.nodes[node].kind) {
-        case NodeKind::Cpu:
-            s.cpuBusy = false;
-            break;
-        case NodeKind::Gpu:
-            s.gpuBusy = false;
-            break;
-        case NodeKind::Collective:
-        case NodeKind::Send:
-            s.commBusy = false;
-            break;
-        default:
-            break;
-        }
+        if (const std::int32_t resource = s.resource[node]; resource >= 0)
+            s.busy[static_cast<std::size_t>(resource)] = 0;
         for (std::uint32_t k = rank.succBegin[node]; k < rank.succBegin[node + 1]; ++k)
             if (--s.waiting[rank.succ[k]] == 0)
                 makeReady(r, rank.succ[k]);

@@ -1,8 +1,11 @@
 #pragma once
-// A discrete-event replay of a job's exported graph with ASTRA-sim 518bd51's semantics
-// (docs/prediction.md): each rank runs one CPU node, one GPU compute node and one collective or send
-// at a time; among the ready nodes the lowest id is issued first, every time a node of the rank
-// finishes; CPU and GPU nodes take duration_micros (0: 1 ns); a collective starts on its group when
+// A discrete-event replay of a job's exported graph (docs/prediction.md), under one of two models of
+// the machine. ReplayModel::AstraSim is ASTRA-sim 518bd51's: each rank runs one CPU node, one GPU
+// compute node and one collective or send at a time; CPU and GPU nodes take duration_micros (0: 1 ns).
+// ReplayModel::Faithful is the hardware's: each CPU thread of a rank is a CPU of its own, each GPU
+// stream a queue of its own, and a node takes its time on its own lane (attr lane_dur_ns, nothing
+// cut where lanes overlapped; duration_micros where it is not written). Both: among the ready nodes
+// of a resource the lowest id is issued first, every time a node of the rank finishes; a collective starts on its group when
 // the last member issues it and takes the analytical ring's time (job/networkfit.h's cost, the
 // network file's bandwidth and latency); a send takes hops × latency + bytes ÷ bandwidth and a
 // receive ends when its message has arrived. A what-if (predict/whatif.h) changes durations and the
@@ -13,10 +16,20 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace linkscope::core::predict {
+
+enum class ReplayModel : std::uint8_t {
+    Faithful, // one CPU per thread, one queue per GPU stream, lane durations
+    AstraSim, // ASTRA-sim's machine: one CPU node, one GPU compute node at a time per rank
+};
+std::string_view replayModelName(ReplayModel model); // "faithful", "astra-sim"
+// "faithful", "astra-sim" (also "astrasim"); nullopt otherwise.
+std::optional<ReplayModel> replayModelFromName(std::string_view name);
 
 inline constexpr std::uint32_t kNoNode = 0xffffffffu;
 
@@ -51,32 +64,46 @@ struct ReplayResult {
     std::vector<std::vector<Cause>> meetings;                       // each collective that ran: its members' nodes
     // Effective network and per-node durations used (after the what-if).
     Network network;
+    ReplayModel model = ReplayModel::Faithful; // the machine it ran on
     bool allFinished() const;
 };
 
 struct ReplayOptions {
     bool keepIssueOrder = true; // needed by slack (predict/criticalpath.h)
+    ReplayModel model = ReplayModel::Faithful;
 };
+
+// The resource a node holds while it runs, per rank: under AstraSim 0 = the CPU, 1 = the GPU, 2 = the
+// communication slot; under Faithful each thread (SimRank::threads), then each stream
+// (SimRank::streams), then the communication slot. -1: none (a receive, a skipped node).
+int resourceOf(const SimRank &rank, const SimNode &node, ReplayModel model);
+int resourceCount(const SimRank &rank, ReplayModel model);
 
 // Throws std::invalid_argument for a what-if that names a rank not in the job.
 ReplayResult replay(const SimJob &job, const WhatIf &whatIf = {}, const ReplayOptions &options = {});
 
-// The duration (ns) ASTRA-sim gives a CPU or GPU compute node (or a broadcast) of rank `r` under the
-// what-if; the network time of a collective or send.
+// The duration (ns) a CPU or GPU compute node (or a broadcast) of rank `r` takes under the what-if
+// and the model (AstraSim: duration_micros, scaled and rounded to whole µs as `linkscope whatif`
+// writes it; Faithful: lane_dur_ns, scaled in ns); the network time of a collective or send.
 class Durations {
 public:
-    Durations(const SimJob &job, const WhatIf &whatIf);
+    Durations(const SimJob &job, const WhatIf &whatIf, ReplayModel model = ReplayModel::Faithful);
     std::int64_t computeNs(std::size_t rankIndex, std::uint32_t node) const;
+    // The node a delayed rank's delay goes to when it has no ProfilerStep#N: its first CPU node.
+    static std::uint32_t firstCpuNode(const SimRank &rank);
     std::int64_t collectiveNs(const SimJob &job, std::size_t rankIndex, const SimComm &comm) const; // -1: never completes
     std::int64_t sendNs(std::int64_t src, std::int64_t dst, std::int64_t bytes) const;
     const Network &network() const { return m_network; }
 
 private:
     const SimJob &m_job;
+    ReplayModel m_model;
     Network m_network;
-    std::vector<std::vector<double>> m_nameFactor; // per rank, per interned name
-    std::map<std::int64_t, double> m_streams;      // stream → factor
-    std::vector<std::int64_t> m_delayMicros;       // per rank index
+    std::vector<std::vector<double>> m_nameFactor;    // per rank, per interned name: GPU nodes (-1: unchanged)
+    std::vector<std::vector<double>> m_cpuNameFactor; // the same for CPU nodes
+    std::map<std::int64_t, double> m_streams;         // stream → factor
+    std::vector<std::int64_t> m_delayMicros;          // per rank index
+    std::vector<std::uint32_t> m_delayNode;           // per rank index: the first CPU node when it has no steps
 };
 
 } // namespace linkscope::core::predict

@@ -107,16 +107,22 @@ struct NodeFields {
     std::string pgName;
     bool hasPg = false;
     std::int64_t stream = -1;
+    std::int64_t tid = 0;
+    std::int64_t laneNs = -1;
 };
 
 namespace {
 
 // The attributes the replay reads; the rest are skipped.
-enum class AttrKey : std::uint8_t { None, IsCpuOp, CommType, CommSize, CommSrc, CommDst, CommTag, PgName, Stream };
+enum class AttrKey : std::uint8_t { None, IsCpuOp, CommType, CommSize, CommSrc, CommDst, CommTag, PgName, Stream, Tid, LaneNs };
 
 AttrKey attributeKey(std::string_view key)
 {
     switch (key.size()) { // one comparison per key read, not one per key wanted
+    case 3:
+        return key == "tid" ? AttrKey::Tid : AttrKey::None;
+    case 11:
+        return key == "lane_dur_ns" ? AttrKey::LaneNs : AttrKey::None;
     case 6:
         return key == "stream" ? AttrKey::Stream : AttrKey::None;
     case 7:
@@ -165,6 +171,12 @@ void takeAttribute(NodeFields &f, AttrKey key, bool hasValue, std::int64_t value
         break;
     case AttrKey::Stream:
         f.stream = valueOr(-1);
+        break;
+    case AttrKey::Tid:
+        f.tid = valueOr(0);
+        break;
+    case AttrKey::LaneNs:
+        f.laneNs = valueOr(-1);
         break;
     case AttrKey::None:
         break;
@@ -403,6 +415,7 @@ void RankBuilder::addFields(const NodeFields &f, std::size_t depBegin, std::size
     n.id = f.id;
     n.durationMicros = static_cast<std::int64_t>(f.durationMicros);
     n.stream = f.stream;
+    n.laneNs = f.laneNs;
     const auto found = m_names.find(f.name);
     if (found != m_names.end()) {
         n.name = found->second;
@@ -445,10 +458,29 @@ void RankBuilder::addFields(const NodeFields &f, std::size_t depBegin, std::size
         n.kind = NodeKind::Skip;
         break;
     }
+    if (n.kind == NodeKind::Cpu)
+        n.lane = laneOf(m_rank.threads, m_threadLanes, f.tid);
+    else if (n.kind == NodeKind::Gpu)
+        n.lane = laneOf(m_rank.streams, m_streamLanes, f.stream);
     n.depBegin = static_cast<std::uint32_t>(depBegin);
     n.depEnd = static_cast<std::uint32_t>(m_rawDeps.size());
     m_rank.nodes.push_back(n);
     m_offsets.push_back(offset);
+}
+
+std::uint16_t RankBuilder::laneOf(std::vector<std::int64_t> &ids, LaneCache &cache, std::int64_t id)
+{
+    if (cache.lastLane >= 0 && id == cache.lastId)
+        return static_cast<std::uint16_t>(cache.lastLane);
+    auto [it, added] = cache.lanes.try_emplace(id, 0);
+    if (added) {
+        if (ids.size() < kMaxLanes)
+            ids.push_back(id);
+        it->second = static_cast<std::uint16_t>(ids.size() - 1);
+    }
+    cache.lastId = id;
+    cache.lastLane = it->second;
+    return it->second;
 }
 
 SimRank RankBuilder::finish()

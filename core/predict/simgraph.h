@@ -36,8 +36,10 @@ std::string_view nodeKindName(NodeKind kind); // "cpu", "gpu", "collective", "se
 struct SimNode {
     std::uint64_t id = 0;
     NodeKind kind = NodeKind::Skip;
+    std::uint16_t lane = 0;                 // Cpu: index into SimRank::threads; Gpu: into SimRank::streams
     std::uint32_t name = 0;                 // into SimRank::names
     std::int64_t durationMicros = 0;        // as written (ASTRA-sim runs 0 as 1 ns)
+    std::int64_t laneNs = -1;               // attr lane_dur_ns: its time on its own thread or stream (-1: not written)
     std::uint32_t depBegin = 0, depEnd = 0; // into SimRank::deps: positions of the nodes it waits for
     std::int32_t comm = -1;                 // into SimRank::comms for Collective/Send/Recv
     std::int64_t stream = -1;               // GPU nodes' "stream" attribute
@@ -62,7 +64,11 @@ struct SimRank {
     // Positions of the rank's ProfilerStep#N nodes (a delayed rank's delay goes there, as
     // `linkscope whatif` writes it).
     std::vector<std::uint32_t> steps;
+    // The CPU threads (attr `tid`) and GPU streams (attr `stream`) of the rank's nodes, in order of
+    // first appearance: SimNode::lane indexes them. At most kMaxLanes of each; more share the last.
+    std::vector<std::int64_t> threads, streams;
 };
+inline constexpr std::size_t kMaxLanes = 4096;
 
 // The analytical ring of ASTRA-sim's network file (what `linkscope job` fits and writes).
 struct Network {
@@ -110,6 +116,13 @@ private:
     std::deque<std::string> m_nameStore;                         // names in first-seen order (stable addresses)
     std::unordered_map<std::string_view, std::uint32_t> m_names; // views into m_nameStore
     void addFields(const NodeFields &fields, std::size_t depBegin, std::size_t offset);
+    struct LaneCache {
+        std::unordered_map<std::int64_t, std::uint16_t> lanes;
+        std::int64_t lastId = 0;
+        int lastLane = -1;
+    };
+    LaneCache m_threadLanes, m_streamLanes;
+    static std::uint16_t laneOf(std::vector<std::int64_t> &ids, LaneCache &cache, std::int64_t id);
 };
 SimRank buildRank(const ChakraTrace &trace, std::int64_t rank, const std::vector<std::int64_t> &groupIds);
 

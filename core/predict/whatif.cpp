@@ -35,18 +35,31 @@ bool isCpu(const ChakraProtoMsg::Node &node)
 
 } // namespace
 
-WhatIf::GpuScale parseGpuScale(const std::string &text)
+WhatIf::NameScale parseNameScale(const std::string &text, const std::string &flag)
 {
     const std::size_t eq = text.rfind('=');
     if (eq == std::string::npos || eq == 0)
-        throw std::invalid_argument("--scale-gpu expects REGEX=K, got '" + text + "'");
-    WhatIf::GpuScale s;
+        throw std::invalid_argument(flag + " expects [RANK:]REGEX=K, got '" + text + "'");
+    WhatIf::NameScale s;
     s.pattern = text.substr(0, eq);
-    s.factor = parseFactor(text.substr(eq + 1), "--scale-gpu " + s.pattern);
+    // "6:aten::mm" is rank 6's aten::mm; "aten::mm" every rank's (a regex does not start with digits and ':').
+    std::size_t digits = 0;
+    while (digits < s.pattern.size() && s.pattern[digits] >= '0' && s.pattern[digits] <= '9')
+        ++digits;
+    if (digits > 0 && digits < s.pattern.size() && s.pattern[digits] == ':') {
+        if (digits > 9)
+            throw std::invalid_argument(flag + ": '" + s.pattern.substr(0, digits) + "' is not a rank");
+        s.rank = std::stoll(s.pattern.substr(0, digits));
+        s.pattern = s.pattern.substr(digits + 1);
+        if (s.pattern.empty())
+            throw std::invalid_argument(flag + " expects [RANK:]REGEX=K, got '" + text + "'");
+    }
+    const std::string what = flag + " " + (s.rank >= 0 ? std::to_string(s.rank) + ":" : "") + s.pattern;
+    s.factor = parseFactor(text.substr(eq + 1), what);
     try {
         s.compiled = std::regex(s.pattern, std::regex::ECMAScript);
     } catch (const std::regex_error &e) {
-        throw std::invalid_argument("--scale-gpu: '" + s.pattern + "' is not a regular expression: " + e.what());
+        throw std::invalid_argument(flag + ": '" + s.pattern + "' is not a regular expression: " + e.what());
     }
     return s;
 }
@@ -86,19 +99,23 @@ std::pair<std::int64_t, double> parseStreamScale(const std::string &text)
 }
 
 const char kWhatIfOptionsUsage[] =
-    "  --scale-gpu REGEX=K   GPU ops whose name matches REGEX (ECMAScript, searched) take K times as long\n"
-    "                        (e.g. 'gemm=0.5', '^(?!Memcpy|Memset)=2')\n"
+    "  --scale-gpu [R:]REGEX=K  GPU ops whose name matches REGEX (ECMAScript, searched) take K times as long;\n"
+    "                        R: on rank R only (e.g. 'gemm=0.5', '^(?!Memcpy|Memset)=2', '3:gemm=0.5')\n"
+    "  --scale-cpu [R:]REGEX=K  CPU ops whose name matches REGEX take K times as long; R: on rank R only\n"
+    "                        (e.g. '.*=0.5': all CPU work; '6:.*=0.5': rank 6's CPU; 'aten::copy_=0')\n"
     "  --scale-stream S=K    GPU ops on stream S take K times as long\n"
     "  --scale-comm K        every transfer takes K times as long (bandwidth / K, latency x K)\n"
     "  --scale-network K     network bandwidth x K (latency unchanged)\n"
     "  --scale-latency K     network latency x K (bandwidth unchanged)\n"
     "  --delay-rank R=MS     rank R spends MS ms more CPU time at the start of every profiled step\n"
-    "                        (added to its ProfilerStep#N nodes)\n";
+    "                        (added to its ProfilerStep#N nodes; without them, once to its first CPU op)\n";
 
 bool applyWhatIfOption(WhatIf &whatIf, const std::string &flag, const std::function<std::string()> &value)
 {
     if (flag == "--scale-gpu") {
-        whatIf.gpu.push_back(parseGpuScale(value()));
+        whatIf.gpu.push_back(parseNameScale(value(), flag));
+    } else if (flag == "--scale-cpu") {
+        whatIf.cpu.push_back(parseNameScale(value(), flag));
     } else if (flag == "--scale-stream") {
         const auto [stream, k] = parseStreamScale(value());
         whatIf.streamFactor[stream] = k;
@@ -118,15 +135,25 @@ bool applyWhatIfOption(WhatIf &whatIf, const std::string &flag, const std::funct
     return true;
 }
 
-std::pair<double, bool> WhatIf::gpuFactor(const std::string &name, std::int64_t stream) const
+namespace {
+
+std::pair<double, bool> nameFactor(const std::vector<WhatIf::NameScale> &scales, const std::string &name, std::int64_t rank)
 {
     double factor = 1;
     bool matched = false;
-    for (const GpuScale &s : gpu)
-        if (std::regex_search(name, s.compiled)) {
+    for (const WhatIf::NameScale &s : scales)
+        if (s.appliesTo(rank) && std::regex_search(name, s.compiled)) {
             factor *= s.factor;
             matched = true;
         }
+    return {factor, matched};
+}
+
+} // namespace
+
+std::pair<double, bool> WhatIf::gpuFactor(const std::string &name, std::int64_t stream, std::int64_t rank) const
+{
+    auto [factor, matched] = nameFactor(gpu, name, rank);
     if (const auto it = streamFactor.find(stream); it != streamFactor.end()) {
         factor *= it->second;
         matched = true;
@@ -134,12 +161,23 @@ std::pair<double, bool> WhatIf::gpuFactor(const std::string &name, std::int64_t 
     return {factor, matched};
 }
 
+std::pair<double, bool> WhatIf::cpuFactor(const std::string &name, std::int64_t rank) const
+{
+    return nameFactor(cpu, name, rank);
+}
+
 std::string WhatIf::describe() const
 {
     std::ostringstream out;
     const char *sep = "";
-    for (const GpuScale &s : gpu) {
-        out << sep << "GPU ops /" << s.pattern << "/ ×" << s.factor;
+    for (const NameScale &s : gpu) {
+        out << sep << (s.rank >= 0 ? "rank " + std::to_string(s.rank) + "'s " : std::string()) << "GPU ops /" << s.pattern
+            << "/ ×" << s.factor;
+        sep = ", ";
+    }
+    for (const NameScale &s : cpu) {
+        out << sep << (s.rank >= 0 ? "rank " + std::to_string(s.rank) + "'s " : std::string()) << "CPU ops /" << s.pattern
+            << "/ ×" << s.factor;
         sep = ", ";
     }
     for (const auto &[stream, factor] : streamFactor) {
@@ -165,6 +203,35 @@ std::string WhatIf::describe() const
     return empty() ? "no change" : out.str();
 }
 
+namespace {
+
+std::int64_t intAttr(const ChakraProtoMsg::Node &node, const char *name, std::int64_t fallback)
+{
+    for (const auto &a : node.attr())
+        if (a.name() == name)
+            return a.int64_val();
+    return fallback;
+}
+
+// duration_micros and lane_dur_ns × factor (whole µs, as ASTRA-sim reads them; ns for the lane).
+void scaleNode(ChakraProtoMsg::Node &node, double factor)
+{
+    node.set_duration_micros(static_cast<std::uint64_t>(std::llround(static_cast<double>(node.duration_micros()) * factor)));
+    for (auto &a : *node.mutable_attr())
+        if (a.name() == "lane_dur_ns")
+            a.set_int64_val(std::llround(static_cast<double>(a.int64_val()) * factor));
+}
+
+void addDelay(ChakraProtoMsg::Node &node, std::uint64_t micros)
+{
+    node.set_duration_micros(node.duration_micros() + micros);
+    for (auto &a : *node.mutable_attr())
+        if (a.name() == "lane_dur_ns")
+            a.set_int64_val(a.int64_val() + static_cast<std::int64_t>(micros) * 1000);
+}
+
+} // namespace
+
 WhatIfStats applyWhatIf(ChakraTrace &trace, std::int64_t rank, const WhatIf &whatIf)
 {
     WhatIfStats stats;
@@ -172,27 +239,36 @@ WhatIfStats applyWhatIf(ChakraTrace &trace, std::int64_t rank, const WhatIf &wha
     const std::uint64_t delayMicros = delay == whatIf.rankDelayMs.end()
                                           ? 0
                                           : static_cast<std::uint64_t>(std::llround(delay->second * 1000.0));
+    ChakraProtoMsg::Node *firstCpu = nullptr;
     for (ChakraProtoMsg::Node &node : trace.nodes) {
         if (node.type() != ChakraProtoMsg::COMP_NODE)
             continue;
         if (isCpu(node)) {
+            if (!firstCpu || node.id() < firstCpu->id())
+                firstCpu = &node;
+            if (!whatIf.cpu.empty()) { // scaled first: the delay is not scaled
+                const auto [factor, matched] = whatIf.cpuFactor(node.name(), rank);
+                if (matched) {
+                    scaleNode(node, factor);
+                    ++stats.cpuNodesScaled;
+                }
+            }
             if (delayMicros && node.name().starts_with("ProfilerStep#")) {
-                node.set_duration_micros(node.duration_micros() + delayMicros);
+                addDelay(node, delayMicros);
                 ++stats.stepsDelayed;
             }
             continue;
         }
-        std::int64_t stream = -1;
-        if (!whatIf.streamFactor.empty())
-            for (const auto &a : node.attr())
-                if (a.name() == "stream")
-                    stream = a.int64_val();
-        const auto [factor, matched] = whatIf.gpuFactor(node.name(), stream);
+        const std::int64_t stream = whatIf.streamFactor.empty() ? -1 : intAttr(node, "stream", -1);
+        const auto [factor, matched] = whatIf.gpuFactor(node.name(), stream, rank);
         if (matched) {
-            node.set_duration_micros(
-                static_cast<std::uint64_t>(std::llround(static_cast<double>(node.duration_micros()) * factor)));
+            scaleNode(node, factor);
             ++stats.gpuNodesScaled;
         }
+    }
+    if (delayMicros && stats.stepsDelayed == 0 && firstCpu) {
+        addDelay(*firstCpu, delayMicros);
+        stats.delayOnFirstOp = true;
     }
     return stats;
 }

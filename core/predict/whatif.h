@@ -19,12 +19,18 @@ namespace linkscope::core {
 struct ChakraTrace;
 
 struct WhatIf {
-    struct GpuScale {
-        std::string pattern; // ECMAScript regex, searched in the GPU compute node's name
-        double factor = 1;   // duration ×
+    // Nodes whose name matches `pattern` (ECMAScript, searched) take `factor` times as long; on rank
+    // `rank` only, or on every rank (-1).
+    struct NameScale {
+        std::string pattern;
+        double factor = 1;
+        std::int64_t rank = -1;
         std::regex compiled;
+        bool appliesTo(std::int64_t r) const { return rank < 0 || rank == r; }
     };
-    std::vector<GpuScale> gpu;
+    using GpuScale = NameScale;
+    std::vector<NameScale> gpu;                  // GPU compute nodes
+    std::vector<NameScale> cpu;                  // CPU nodes
     std::map<std::int64_t, double> streamFactor; // GPU compute ops on stream S: duration × K
     double transferFactor = 1;                   // every transfer ×: bandwidth ÷, latency × (NCCL k× slower)
     double bandwidthFactor = 1;                  // the network's bandwidth × (latency unchanged)
@@ -33,20 +39,24 @@ struct WhatIf {
 
     bool empty() const
     {
-        return gpu.empty() && streamFactor.empty() && transferFactor == 1 && bandwidthFactor == 1 && latencyFactor == 1
-               && rankDelayMs.empty();
+        return gpu.empty() && cpu.empty() && streamFactor.empty() && transferFactor == 1 && bandwidthFactor == 1
+               && latencyFactor == 1 && rankDelayMs.empty();
     }
     bool changesNetwork() const { return transferFactor != 1 || bandwidthFactor != 1 || latencyFactor != 1; }
-    // The factor a GPU compute node's duration is multiplied by (its name's patterns and its stream),
-    // and whether any applies.
-    std::pair<double, bool> gpuFactor(const std::string &name, std::int64_t stream) const;
+    // The factor a GPU compute node of rank `rank` is multiplied by (its name's patterns and its
+    // stream), and whether any applies.
+    std::pair<double, bool> gpuFactor(const std::string &name, std::int64_t stream, std::int64_t rank = -1) const;
+    // The same for a CPU node.
+    std::pair<double, bool> cpuFactor(const std::string &name, std::int64_t rank = -1) const;
     std::string describe() const;
 };
 
 // A non-negative number; throws std::invalid_argument naming `what` otherwise.
 double parseFactor(const std::string &text, const std::string &what);
-// "REGEX=K" (split at the last '='), "R=MS", "S=K" (a stream). Throw std::invalid_argument naming what is wrong.
-WhatIf::GpuScale parseGpuScale(const std::string &text);
+// "[R:]REGEX=K" (split at the last '='; a leading run of digits and ':' names the rank), "R=MS", "S=K"
+// (a stream). Throw std::invalid_argument naming what is wrong; `flag` names the option in messages.
+WhatIf::NameScale parseNameScale(const std::string &text, const std::string &flag);
+inline WhatIf::NameScale parseGpuScale(const std::string &text) { return parseNameScale(text, "--scale-gpu"); }
 std::pair<std::int64_t, double> parseRankDelay(const std::string &text);
 std::pair<std::int64_t, double> parseStreamScale(const std::string &text);
 
@@ -58,12 +68,16 @@ bool applyWhatIfOption(WhatIf &whatIf, const std::string &flag, const std::funct
 
 struct WhatIfStats {
     std::size_t gpuNodesScaled = 0;
+    std::size_t cpuNodesScaled = 0;
     std::size_t stepsDelayed = 0;
+    bool delayOnFirstOp = false; // the delayed rank has no ProfilerStep#N: the delay went to its first CPU node
 };
 
-// Scales the GPU compute nodes (COMP_NODE, is_cpu_op false) that match a pattern or a stream, and, on the delayed rank,
+// Scales the GPU compute nodes (COMP_NODE, is_cpu_op false) that match a pattern or a stream and the
+// CPU nodes that match a CPU pattern (duration_micros and lane_dur_ns), and, on the delayed rank,
 // adds the delay to every ProfilerStep#N node (its own time before its first child: the step's
-// start). Communication nodes take their time from the network, not from here.
+// start) — or, when the rank has none, once to its first CPU node. Communication nodes take their
+// time from the network, not from here.
 WhatIfStats applyWhatIf(ChakraTrace &trace, std::int64_t rank, const WhatIf &whatIf);
 
 // The network file with its bandwidth × bandwidthFactor ÷ transferFactor and its latency ×

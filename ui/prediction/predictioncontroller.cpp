@@ -1,5 +1,7 @@
 #include "prediction/predictioncontroller.h"
 
+#include "predict/whatifmatch.h"
+
 #include "prediction/predicttext.h"
 
 #include <QElapsedTimer>
@@ -126,6 +128,20 @@ WhatIfOutcome PredictionController::evaluate(const core::WhatIf &whatIf) const
         quick.keepIssueOrder = false;
         const ReplayResult result = replay(m_prediction->graph.job, whatIf, quick);
         out.elapsedMs = elapsedMs(timer);
+        const core::predict::SimJob &job = m_prediction->graph.job;
+        core::predict::PathMembership onPath(job.ranks.size());
+        onPath[0].assign(job.ranks[0].nodes.size(), 0);
+        for (const core::predict::PathStep &step : m_prediction->path.steps)
+            if (step.rank == 0 && step.node < onPath[0].size())
+                onPath[0][step.node] = 1;
+        const std::vector<core::predict::WhatIfMatch> matches = core::predict::matchWhatIf(job, whatIf, onPath);
+        out.matchCounted = true;
+        for (const core::predict::WhatIfMatch &m : matches) {
+            out.matchedNodes += m.nodes;
+            out.matchedOnPath += m.onPath;
+        }
+        for (const std::string &w : core::predict::whatIfWarnings(job, whatIf, matches))
+            out.warnings << QString::fromStdString(w);
         out.finished = result.ranks[0].finished;
         out.stepNs = result.ranks[0].endNs;
         if (!out.finished)

@@ -16,7 +16,9 @@
 #include <QObject>
 #include <QString>
 
+#include <QStringList>
 #include <cstdint>
+
 #include <memory>
 #include <vector>
 
@@ -46,7 +48,11 @@ struct WhatIfOutcome {
     bool finished = false;
     std::int64_t stepNs = 0;
     std::int64_t baselineNs = 0;
-    double elapsedMs = 0; // wall time of the replay
+    double elapsedMs = 0;          // wall time of the replay
+    bool matchCounted = false;     // the counts below are known
+    std::size_t matchedNodes = 0;  // nodes the what-if changes
+    std::size_t matchedOnPath = 0; // of them on the baseline's critical path
+    QStringList warnings;          // a term that matches nothing, a delay with no step (predict/whatifmatch.h)
     double changePct() const { return baselineNs ? 100.0 * double(stepNs - baselineNs) / double(baselineNs) : 0.0; }
 };
 

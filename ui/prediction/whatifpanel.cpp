@@ -38,12 +38,13 @@ WhatIfPanel::WhatIfPanel(PredictionController *controller, QWidget *parent) : QW
     form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
     m_target = new QComboBox(this);
     m_target->addItem(tr("GPU kernels matching a regex"), int(Target::GpuKernels));
+    m_target->addItem(tr("CPU ops matching a regex"), int(Target::CpuOps));
     m_target->addItem(tr("GPU ops on stream"), int(Target::Stream));
     m_target->addItem(tr("All communication (NCCL) slower ×"), int(Target::Communication));
     m_target->addItem(tr("Network bandwidth ×"), int(Target::Bandwidth));
     m_target->addItem(tr("Network latency ×"), int(Target::Latency));
     m_target->addItem(tr("Rank delayed by (ms per step)"), int(Target::RankDelay));
-    m_target->setToolTip(tr("What changes: GPU ops' durations × the factor, every transfer × slower, the network's "
+    m_target->setToolTip(tr("What changes: GPU or CPU ops' durations × the factor, every transfer × slower, the network's "
                             "bandwidth or latency × the factor, or a rank's CPU time + ms at each step's start"));
     form->addRow(tr("What-if"), m_target);
     m_parameter = new QLineEdit(this);
@@ -111,9 +112,11 @@ void WhatIfPanel::setSelectedEvent(const TraceDocument *doc, core::EventIndex ev
     const core::DeviceEvent &e = doc->event(event);
     if (core::isGpuOpCategory(e.category))
         m_texts[int(Target::GpuKernels)] = escapeRegex(doc->eventName(event));
+    else if (core::isCpuOpCategory(e.category))
+        m_texts[int(Target::CpuOps)] = escapeRegex(doc->eventName(event));
     if (e.stream != core::kNoId)
         m_texts[int(Target::Stream)] = QString::number(e.stream);
-    if (m_shown == Target::GpuKernels || m_shown == Target::Stream)
+    if (m_shown == Target::GpuKernels || m_shown == Target::CpuOps || m_shown == Target::Stream)
         m_parameter->setText(m_texts[int(m_shown)]);
 }
 
@@ -140,15 +143,16 @@ void WhatIfPanel::targetChanged()
     const bool delay = m_shown == Target::RankDelay;
     if (delay && m_texts[int(Target::RankDelay)].isEmpty() && m_controller->prediction())
         m_texts[int(Target::RankDelay)] = QString::number(m_controller->prediction()->graph.job.ranks[0].rank);
-    const bool hasParameter = m_shown == Target::GpuKernels || m_shown == Target::Stream || delay;
+    const bool regex = m_shown == Target::GpuKernels || m_shown == Target::CpuOps;
+    const bool hasParameter = regex || m_shown == Target::Stream || delay;
     m_parameter->setVisible(hasParameter);
     m_parameterLabel->setVisible(hasParameter);
-    m_parameterLabel->setText(m_shown == Target::GpuKernels ? tr("Regex")
-                              : m_shown == Target::Stream   ? tr("Stream")
-                                                            : tr("Rank"));
+    m_parameterLabel->setText(regex ? tr("Regex") : m_shown == Target::Stream ? tr("Stream") : tr("Rank"));
     m_parameter->setPlaceholderText(m_shown == Target::GpuKernels ? tr("searched in each GPU op's name, e.g. gemm|conv")
-                                    : m_shown == Target::Stream   ? tr("a stream id, e.g. 7")
-                                                                  : tr("a rank of the job, e.g. 0"));
+                                    : m_shown == Target::CpuOps
+                                        ? tr("searched in each CPU op's name, e.g. aten::copy_ (.* for all CPU work)")
+                                    : m_shown == Target::Stream ? tr("a stream id, e.g. 7")
+                                                                : tr("a rank of the job, e.g. 0"));
     m_parameter->setText(m_texts[int(m_shown)]);
     m_value->setSuffix(delay ? tr(" ms") : tr(" ×"));
     m_valueLabel->setText(delay ? tr("Delay") : tr("Factor"));
@@ -169,6 +173,14 @@ std::optional<core::WhatIf> WhatIfPanel::formWhatIf(QString *error) const
                 return std::nullopt;
             }
             w.gpu.push_back(core::parseGpuScale(param + "=" + value));
+            break;
+        case Target::CpuOps:
+            if (param.empty()) {
+                if (error)
+                    *error = tr("Type a regex (.* for all CPU work), or select a CPU op on the timeline to use its name.");
+                return std::nullopt;
+            }
+            w.cpu.push_back(core::parseNameScale(param + "=" + value, "--scale-cpu"));
             break;
         case Target::Stream: {
             const auto [stream, factor] = core::parseStreamScale(param + "=" + value);
@@ -210,7 +222,7 @@ void WhatIfPanel::apply()
     }
     m_result->setText(resultText());
     // An empty regex gets a hint, not an error.
-    const bool hint = !w && target() == Target::GpuKernels && parameter().trimmed().isEmpty();
+    const bool hint = !w && (target() == Target::GpuKernels || target() == Target::CpuOps) && parameter().trimmed().isEmpty();
     m_result->setStyleSheet(m_current.error.isEmpty() || hint ? QString() : QStringLiteral("color:#c0392b"));
     m_add->setEnabled(w.has_value() && m_current.error.isEmpty());
     emit applied(m_current);
@@ -220,9 +232,16 @@ QString WhatIfPanel::resultText() const
 {
     if (!m_current.error.isEmpty())
         return m_current.error;
-    return tr("→ <b>%1</b> (%2 vs %3) · replayed in %4 ms")
-        .arg(msText(m_current.stepNs), changeText(m_current.changePct()), msText(m_current.baselineNs),
-             QLocale().toString(m_current.elapsedMs, 'f', 2));
+    QString text = tr("→ <b>%1</b> (%2 vs %3) · replayed in %4 ms")
+                       .arg(msText(m_current.stepNs), changeText(m_current.changePct()), msText(m_current.baselineNs),
+                            QLocale().toString(m_current.elapsedMs, 'f', 2));
+    if (m_current.matchCounted)
+        text += tr("<br>%1 op(s) matched, %2 on the critical path")
+                    .arg(QLocale().toString(qulonglong(m_current.matchedNodes)),
+                         QLocale().toString(qulonglong(m_current.matchedOnPath)));
+    for (const QString &warning : m_current.warnings)
+        text += QStringLiteral("<br><span style=\"color:#b9770e\">⚠ %1</span>").arg(warning.toHtmlEscaped());
+    return text;
 }
 
 bool WhatIfPanel::addRow()

@@ -25,7 +25,7 @@ namespace linkscope::ui {
 class WhatIfPanel : public QWidget {
     Q_OBJECT
 public:
-    enum class Target { GpuKernels, Stream, Communication, Bandwidth, Latency, RankDelay };
+    enum class Target { GpuKernels, Stream, Communication, Bandwidth, Latency, RankDelay, CpuOps };
     enum Column { Description, Step, Change, Remove };
 
     explicit WhatIfPanel(PredictionController *controller, QWidget *parent = nullptr);
@@ -73,7 +73,7 @@ private:
     QPushButton *m_add = nullptr;
     QTableWidget *m_table = nullptr;
     WhatIfOutcome m_current;
-    QString m_texts[6];                  // the parameter per target (the selected op's name and stream prefill theirs)
+    QString m_texts[7];                  // the parameter per target (the selected op's name and stream prefill theirs)
     Target m_shown = Target::GpuKernels; // whose text the parameter field holds
     std::vector<core::WhatIf> m_rows;
     std::vector<WhatIfOutcome> m_outcomes;
