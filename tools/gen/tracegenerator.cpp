@@ -716,19 +716,24 @@ private:
         ops_[addmm].seqId = seqCounter_++;
         forwardAddmm_.push_back(addmm);
         kernel(t, RuntimeId::LaunchKernel, kGemmKernel, 20000, 400000);
-        // --compute-streams: the side stream forks after the GEMM and runs the layer norm (odd layers)
-        // or the attention block (even layers) while stream 7 runs what comes before them.
+        // --compute-streams: the side stream forks after the GEMM (after the clamp with --copy-stream)
+        // and runs the layer norm (odd layers) or the attention block (even layers) while stream 7
+        // runs what comes before them.
         const bool fork = opt_.computeStreams > 1;
         const int side = fork ? sideStream(opt_, layer) : kComputeStream;
-        if (fork)
+        if (fork && !opt_.copyStream)
             recordEvent(t);
         close(t);
         close(t);
+        if (opt_.copyStream)
+            hostToDevice(t); // the next layer's weights, prefetched on the copy stream; the clamp waits
 
         // aten::relu and aten::clamp_min start at the same nanosecond: ties resolve to the shorter op.
         open(t, kRelu);
         open(t, kClampMin, -1, true);
         kernel(t, RuntimeId::LaunchKernel, kClampKernel, 2000, 30000);
+        if (fork && opt_.copyStream)
+            recordEvent(t);
         close(t);
         close(t);
 
@@ -767,8 +772,6 @@ private:
             close(t);
             close(t);
         }
-        if (opt_.copyStream)
-            hostToDevice(t); // the next layer's weights, prefetched on the copy stream
         if (layer % 3 == 1) {
             // An Inductor kernel: the launch sits in a user annotation inside a cpu_op, so the kernel's
             // External id names CompiledFunction while the true parent is the annotation.
@@ -878,17 +881,12 @@ private:
 
         open(t, c10dOp);
         // The comm stream waits for the compute stream: an event record + stream wait, no device op.
-        Nanos computeDone = clock(currentDevice_, kComputeStream).free;
         const Nanos owed = events_.takeWait(t); // a join or copy wait just before: the comm stream waits too
-        if (streamEvents()) {
-            // With side streams and copies the record stands for the thread's last launch, as the trace tells it.
-            recordEvent(t);
-            waitEvent(t);
-            computeDone = std::max(owed, events_.takeWait(t));
-        } else {
-            call(t, RuntimeId::EventRecord);
-            call(t, RuntimeId::StreamWaitEvent);
-        }
+        recordEvent(t);
+        waitEvent(t);
+        // With side streams and copies the record stands for the thread's last launch, as the trace tells it.
+        const Nanos recorded = std::max(owed, events_.takeWait(t));
+        const Nanos computeDone = streamEvents() ? recorded : clock(currentDevice_, kComputeStream).free;
         const int rpc = open(t, kRecordParamComms);
         ops_[rpc].collective = ci;
         const int anno = open(t, annotation);

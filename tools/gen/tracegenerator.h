@@ -144,9 +144,9 @@ struct GeneratorOptions {
     // is a cudaEventRecord right after a stream-7 launch and a cudaStreamWaitEvent just before the
     // side stream's launch; a join a cudaEventRecord right after the side stream's last launch and a
     // cudaStreamWaitEvent just before the next launch, whose stream waits (gen/streams.h):
-    //  * forward layer: after the GEMM (stream 7) a fork; the clamp (and on even layers the layer
-    //    norm) follow on stream 7; the side stream runs the layer norm (odd layers) or the attention
-    //    block's bmm and softmax (even layers), then the join.
+    //  * forward layer: after the GEMM (stream 7; with --copy-stream after the clamp) a fork; the
+    //    clamp (and on even layers the layer norm) follow on stream 7; the side stream runs the layer
+    //    norm (odd layers) or the attention block's bmm and softmax (even layers), then the join.
     //  * backward layer: when the thread's last launch was on stream 7 (the layer before, with no
     //    bucket all-reduce since) a fork before the first mm, which stays on stream 7 and overlaps the
     //    second mm on the side stream; otherwise the fork follows the first mm. Then the join, the sum
@@ -154,8 +154,12 @@ struct GeneratorOptions {
     int computeStreams = 1;
     // Host-to-device copies on copy stream 13 (pinned memory, non_blocking): the step's input at its
     // start, and a prefetch in every forward layer after its GEMM; each copy is followed by a
-    // cudaEventRecord and a cudaStreamWaitEvent, so the thread's next launch (the clamp, the first
-    // layer's GEMM) waits for the copy while the kernels launched before it run.
+    // cudaEventRecord and a cudaStreamWaitEvent, so the thread's next launch (the layer's clamp, the
+    // first layer's GEMM) waits for the copy while the kernels launched before it run.
+    //
+    // With side streams or copies, the event a collective's c10d op records for the comm stream to
+    // wait on stands for the thread's last launch, whatever its stream (as the linker reads it), not
+    // for stream 7: after a join the comm stream waits for the side stream's last kernel.
     bool copyStream = false;
 };
 // "R=MS" (rank, milliseconds ≥ 0) → delay. False if malformed.
