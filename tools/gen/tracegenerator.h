@@ -149,8 +149,8 @@ struct GeneratorOptions {
     //    norm (odd layers) or the attention block's bmm and softmax (even layers), then the join.
     //  * backward layer: when the thread's last launch was on stream 7 (the layer before, with no
     //    bucket all-reduce since) a fork before the first mm, which stays on stream 7 and overlaps the
-    //    second mm on the side stream; otherwise the fork follows the first mm. Then the join, the sum
-    //    on stream 7 and AccumulateGrad's add after the join.
+    //    second mm on the side stream; otherwise the fork follows the first mm. The join's record
+    //    follows the second mm; the sum runs on stream 7 beside it and AccumulateGrad's add waits.
     int computeStreams = 1;
     // Host-to-device copies on copy stream 13 (pinned memory, non_blocking): the step's input at its
     // start, and a prefetch in every forward layer after its GEMM; each copy is followed by a
