@@ -4,18 +4,22 @@
 #
 #   bench/whatif.sh [BUILD_DIR] [OUT_DIR] [CASE...]
 #
-# For each generated job (CASE: gpu1, gpu2, cpu2, comm2, gpu8, comm8; all by default) linkscope-gen
-# writes configuration A and, from the same seed and random draws, each changed configuration B
-# (compute kernels ×0.5 and ×2, NCCL ×0.25 and ×4, rank 1 delayed 2 ms per step). A is exported once
-# (`linkscope job`), each change is applied to A's export (`linkscope whatif`: the .et durations or
-# network.yml) and replayed in ASTRA-sim; B is exported for its measured time. Printed per rank:
-# predicted (ASTRA-sim on A changed), true (B's measured profiled steps) and the error; the identity
-# row compares A's replay with A's measurement. Also printed: the blocked time left in CPU durations
-# (% of the step) and the fitted network against the generator's.
+# For each generated job (CASE: gpu1, gpu2, cpu2, comm2, gpu8, comm8, ovl2, ovl4, copy4; all by
+# default) linkscope-gen writes configuration A and, from the same seed and random draws, each changed
+# configuration B (compute kernels ×0.5 and ×2, GEMM kernels ×0.5, NCCL ×0.25 and ×4, network
+# bandwidth ×4, rank 1 delayed 2 ms per step, every rank's CPU ×0.5, rank 1's CPU ×0.5). ovl2, ovl4
+# and copy4 run kernels on overlapping compute streams (--compute-streams; copy4 also copies on a
+# stream of its own, --copy-stream): ovl2 is CPU-bound (--compute-scale 0.1), ovl4 and copy4 GPU-bound.
+# A is exported once (`linkscope job`), each change is applied to A's export (`linkscope whatif`: the
+# .et durations or network.yml) and replayed in ASTRA-sim; B is exported for its measured time.
+# Printed per row: predicted (ASTRA-sim on A changed), true (B's measured profiled steps) and the
+# error; the identity row compares A's replay with A's measurement. Also printed: the blocked time
+# left in CPU durations (% of the step) and the fitted network against the generator's.
 #
-# Every row also runs `linkscope predict` (Linkscope's own replay, docs/prediction.md) on A's export
-# with the same what-if and prints how far it is from ASTRA-sim on the same files (the target: within
-# 1 % per rank) and the wall time of both.
+# Every row also runs `linkscope predict` on A's export with the same what-if (docs/prediction.md),
+# twice: with its default model (faithful: each stream and each CPU thread its own queue) against the
+# truth, B's measured steps (the target: within 3 %), and with --model astra-sim against ASTRA-sim on
+# the same files (the target: within 1 % per rank), with the wall time of both.
 #
 # CASE megatron (the real 8-rank trace in ../shared/traces) prints identity, the network sweep
 # (fitted, 10× slower, 100× and 1000× faster) and the step under Chakra's External-id links.
@@ -30,7 +34,7 @@ build=$(realpath "${1:-$root/build}")
 out=$(realpath -m "${2:-/tmp/linkscope-whatif}")
 shift $(($# > 2 ? 2 : $#))
 cases=("$@")
-((${#cases[@]})) || cases=(gpu1 gpu2 cpu2 comm2 gpu8 comm8 megatron)
+((${#cases[@]})) || cases=(gpu1 gpu2 cpu2 comm2 gpu8 comm8 ovl2 ovl4 copy4 megatron)
 sim=${ASTRA_SIM_TOOLS:-$root/../shared/tools/astra-sim}
 traces=${LINKSCOPE_TRACES_DIR:-$root/../shared/traces}
 linkscope=$build/app/linkscope
@@ -101,29 +105,48 @@ print(f"{label:<26} predicted {mean_p:9.3f} ms  true {mean_t:9.3f} ms  error {10
 EOF
 }
 
-# agree DIR SIM_FILE SIM_DIR [what-if flags]: `linkscope predict DIR` with the flags, against
-# ASTRA-sim's "R cycles" lines in SIM_FILE (run on SIM_DIR): the worst rank's difference and both times.
+# agree MODEL DIR REF_FILE REF_LABEL OUT_DIR [what-if flags]: `linkscope predict DIR --model MODEL`
+# with the flags against the "R ns" lines of REF_FILE (ASTRA-sim's cycles, or the truth's measured
+# steps): both means, the error of the mean, the worst rank's and the wall times (ASTRA-sim's from
+# OUT_DIR/sim-ms).
 agree() {
-  local dir=$1 simfile=$2 simdir=$3; shift 3
+  local model=$1 dir=$2 ref=$3 label=$4 outdir=$5
+  shift 5
   local t0 t1
+  mkdir -p "$outdir"
   t0=$(date +%s%N)
-  "$linkscope" predict "$dir" --json --path-limit 1 "$@" >"$simdir/predict.json" 2>"$simdir/predict.err" || true
+  "$linkscope" predict "$dir" --json --path-limit 1 --model "$model" "$@" >"$outdir/predict-$model.json" \
+    2>"$outdir/predict-$model.err" || true
   t1=$(date +%s%N)
-  python3 - "$simdir/predict.json" "$simfile" "$(((t1 - t0) / 1000000))" "$(cat "$simdir/sim-ms" 2>/dev/null || echo 0)" <<'EOF'
+  python3 - "$outdir/predict-$model.json" "$ref" "$(((t1 - t0) / 1000000))" "$(cat "$outdir/sim-ms" 2>/dev/null || echo 0)" \
+    "$model" "$label" <<'EOF'
 import json, sys
+model, label = sys.argv[5], sys.argv[6]
+head = f"    linkscope predict --model {model:<10}"
 try:
     p = json.load(open(sys.argv[1]))
+    ref = dict(l.split() for l in open(sys.argv[2]) if l.strip() and not l.startswith("("))
 except Exception:
-    print("    linkscope predict: failed"); sys.exit()
-sim = dict(l.split() for l in open(sys.argv[2]) if l.strip() and not l.startswith("("))
-rows = [(r["rank"], r["step_ns"], int(sim[str(r["rank"])])) for r in p["ranks"] if str(r["rank"]) in sim and r["finished"]]
+    err = open(sys.argv[1][:-len(".json")] + ".err").readline().strip()
+    print(f"{head} failed" + (f" ({err})" if err else "")); sys.exit()
+rows = [(r["rank"], r["step_ns"], int(ref[str(r["rank"])])) for r in p["ranks"] if str(r["rank"]) in ref and r["finished"]]
 if not rows:
-    print("    linkscope predict: no rank to compare"); sys.exit()
+    print(f"{head} no rank to compare with {label}"); sys.exit()
 worst = max(rows, key=lambda x: abs(x[1] / x[2] - 1))
-mean = sum(x[1] for x in rows) / len(rows) / 1e6
-print(f"    linkscope predict {mean:9.3f} ms  vs ASTRA-sim: worst rank {worst[0]} {100 * (worst[1] / worst[2] - 1):+.4f} %"
-      f"  ({len(rows)} ranks); wall {sys.argv[3]} ms vs ASTRA-sim {sys.argv[4]} ms")
+mean, mean_ref = sum(x[1] for x in rows) / len(rows) / 1e6, sum(x[2] for x in rows) / len(rows) / 1e6
+wall = f"; wall {sys.argv[3]} ms" + (f" vs ASTRA-sim {sys.argv[4]} ms" if label == "ASTRA-sim" else "")
+print(f"{head} {mean:9.3f} ms  vs {label} {mean_ref:9.3f} ms: error {100 * (mean / mean_ref - 1):+6.2f} %,"
+      f" worst rank {worst[0]} {100 * (worst[1] / worst[2] - 1):+.4f} %  ({len(rows)} ranks){wall}")
 EOF
+}
+
+# predictions DIR TRUE_FILE SIM_FILE OUT_DIR [what-if flags]: both models of `linkscope predict`, the
+# faithful one (the default) against the truth and the astra-sim one against ASTRA-sim.
+predictions() {
+  local dir=$1 truth=$2 simfile=$3 outdir=$4
+  shift 4
+  agree faithful "$dir" "$truth" truth "$outdir" "$@"
+  agree astra-sim "$dir" "$simfile" ASTRA-sim "$outdir" "$@"
 }
 
 blocked_summary() {
@@ -178,24 +201,33 @@ run_generated() {
   measured "$dir/A/out" >"$dir/A/true"
   simulate "$dir/A/out" "$ranks" >"$dir/A/pred"
   compare "identity" "$dir/A/pred" "$dir/A/true"
-  agree "$dir/A/out" "$dir/A/pred" "$dir/A/out"
+  predictions "$dir/A/out" "$dir/A/true" "$dir/A/pred" "$dir/A/out"
   local kernels='^(?!Memcpy|Memset|nccl)'
   whatif() { # whatif LABEL SUBDIR "whatif flags" "generator compute" "generator comm" [generator extra]
     local label=$1 sub=$2 flags=$3 c=$4 m=$5; shift 5
     read -r -a wflags <<<"$flags"
     gen_job "$dir/$sub" "$c" "$m" "$@"
     measured "$dir/$sub/out" >"$dir/$sub/true"
-    "$linkscope" whatif "$dir/A/out" "$dir/$sub/pred-et" "${wflags[@]}" >/dev/null
-    simulate "$dir/$sub/pred-et" "$ranks" >"$dir/$sub/pred"
-    compare "$label" "$dir/$sub/pred" "$dir/$sub/true"
-    agree "$dir/A/out" "$dir/$sub/pred" "$dir/$sub/pred-et" "${wflags[@]}"
+    if "$linkscope" whatif "$dir/A/out" "$dir/$sub/pred-et" "${wflags[@]}" >"$dir/$sub/whatif.txt" 2>&1; then
+      simulate "$dir/$sub/pred-et" "$ranks" >"$dir/$sub/pred"
+      compare "$label" "$dir/$sub/pred" "$dir/$sub/true"
+    else # a what-if `linkscope whatif` does not know (yet): no ASTRA-sim column
+      mkdir -p "$dir/$sub/pred-et"
+      : >"$dir/$sub/pred"
+      printf '%-26s linkscope whatif failed: %s\n' "$label" "$(head -1 "$dir/$sub/whatif.txt")"
+    fi
+    predictions "$dir/A/out" "$dir/$sub/true" "$dir/$sub/pred" "$dir/$sub/pred-et" "${wflags[@]}"
   }
   whatif "compute kernels x0.5" k05 "--scale-gpu $kernels=0.5" "$(echo "$compute * 0.5" | bc -l)" "$comm"
   whatif "compute kernels x2" k2 "--scale-gpu $kernels=2" "$(echo "$compute * 2" | bc -l)" "$comm"
+  whatif "GEMM kernels x0.5" g05 "--scale-gpu gemm=0.5" "$compute" "$comm" --kernel-scale gemm=0.5
+  whatif "CPU x0.5" c05 "--scale-cpu .*=0.5" "$compute" "$comm" --cpu-scale 0.5
   if ((ranks > 1)); then
     whatif "NCCL x0.25 (network)" n025 "--scale-comm 0.25" "$compute" "$(echo "$comm * 0.25" | bc -l)"
     whatif "NCCL x4 (network)" n4 "--scale-comm 4" "$compute" "$(echo "$comm * 4" | bc -l)"
+    whatif "network bandwidth x4" bw4 "--scale-network 4" "$compute" "$comm" --net-bw 50
     whatif "rank 1 delayed 2 ms/step" d1 "--delay-rank 1=2" "$compute" "$comm" --delay-rank 1=2
+    whatif "rank 1 CPU x0.5" r1c05 "--scale-cpu 1:.*=0.5" "$compute" "$comm" --cpu-scale-rank 1=0.5
   fi
 }
 
@@ -214,13 +246,13 @@ run_megatron() {
   measured "$dir/out" >"$dir/true"
   simulate "$dir/out" 8 >"$dir/pred"
   compare "identity" "$dir/pred" "$dir/true"
-  agree "$dir/out" "$dir/pred" "$dir/out"
+  predictions "$dir/out" "$dir/true" "$dir/pred" "$dir/out"
   local k
   for k in 10 0.01 0.001; do
     "$linkscope" whatif "$dir/out" "$dir/net$k" --scale-comm "$k" >/dev/null
     simulate "$dir/net$k" 8 >"$dir/pred$k"
     compare "transfers x$k (vs measured)" "$dir/pred$k" "$dir/true"
-    agree "$dir/out" "$dir/pred$k" "$dir/net$k" --scale-comm "$k"
+    agree astra-sim "$dir/out" "$dir/pred$k" ASTRA-sim "$dir/net$k" --scale-comm "$k"
   done
   python3 - "$dir/pred" "$dir/pred0.01" "$dir/out/job-report.json" <<'EOF'
 import json, sys
@@ -235,7 +267,7 @@ EOF
   "$linkscope" job "$dir/in" --out "$dir/out-extid" --policy external-id >"$dir/job-extid.txt" 2>&1
   simulate "$dir/out-extid" 8 >"$dir/pred-extid"
   compare "Chakra's External-id links" "$dir/pred-extid" "$dir/true"
-  agree "$dir/out-extid" "$dir/pred-extid" "$dir/out-extid"
+  predictions "$dir/out-extid" "$dir/true" "$dir/pred-extid" "$dir/out-extid"
 }
 
 echo "whatif.sh: $(date -u +%FT%TZ), $(nproc) cores, linkscope $("$linkscope" --version 2>&1 | head -1)"
@@ -247,6 +279,9 @@ for c in "${cases[@]}"; do
     comm2) run_generated comm2 2 --comm-scale 8 ;;
     gpu8) run_generated gpu8 8 ;;
     comm8) run_generated comm8 8 --comm-scale 8 ;;
+    ovl2) run_generated ovl2 2 --compute-streams 2 --compute-scale 0.1 ;;
+    ovl4) run_generated ovl4 4 --compute-streams 2 ;;
+    copy4) run_generated copy4 4 --compute-streams 3 --copy-stream ;;
     megatron) run_megatron ;;
     *) echo "whatif.sh: unknown case $c" >&2; exit 2 ;;
   esac

@@ -10,7 +10,7 @@ root=${1:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
 budget=800
 # path ceiling — each a known debt (HACKING.md says which issue cuts it).
 exceptions="
-tools/gen/tracegenerator.cpp 2518
+tools/gen/tracegenerator.cpp 2359
 core/io/kinetoreader.cpp 990
 core/io/hostreader.cpp 1039
 tests/test_linker.cpp 919

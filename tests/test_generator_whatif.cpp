@@ -162,6 +162,53 @@ const Event &firstChild(const Trace &t, const Event &step)
     return *best;
 }
 
+// FNV-1a: a hash that is the same on every platform.
+std::uint64_t fnv1a(const std::string &text)
+{
+    std::uint64_t h = 1469598103934665603ULL;
+    for (char c : text)
+        h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ULL;
+    return h;
+}
+
+// The longest time two GPU ops of the streams in `a` and in `b` run together, and the sum over all
+// such pairs.
+std::pair<std::int64_t, std::int64_t> overlap(const Trace &t, const std::set<std::int64_t> &a, const std::set<std::int64_t> &b)
+{
+    std::int64_t longest = 0, total = 0;
+    for (const Event &x : t.gpu)
+        for (const Event &y : t.gpu)
+            if (a.count(x.tid) && b.count(y.tid)) {
+                const std::int64_t both = std::min(x.end(), y.end()) - std::max(x.ts, y.ts);
+                longest = std::max(longest, both);
+                total += std::max<std::int64_t>(both, 0);
+            }
+    return {longest, total};
+}
+
+// The linker's Sync edges between GPU ops of the trace, as (from, to) pairs of its events.
+std::vector<std::pair<Event, Event>> syncEdges(const Trace &t)
+{
+    using namespace linkscope::core;
+    const HostTrace host = parseHostTrace(t.host, "host.json");
+    const DeviceTrace device = parseKinetoTrace(t.kineto, "kineto.json");
+    const LinkSet links = linkTraces(device, &host);
+    std::vector<std::pair<Event, Event>> out;
+    auto event = [&](EventIndex i) {
+        const DeviceEvent &e = device.event(i);
+        Event ev;
+        ev.name = std::string(device.name(e));
+        ev.ts = e.ts;
+        ev.dur = e.end() - e.ts;
+        ev.tid = e.stream;
+        return ev;
+    };
+    for (const Edge &e : links.edges)
+        if (e.kind == EdgeKind::Sync && isGpuOpCategory(device.event(e.from).category)
+            && isGpuOpCategory(device.event(e.to).category))
+            out.emplace_back(event(e.from), event(e.to));
+    return out;
+}
 } // namespace
 
 class TestGeneratorWhatIf : public QObject {
@@ -420,6 +467,157 @@ private slots:
         for (const auto &[k, n] : edges)
             seen += k + " ×" + std::to_string(n) + "; ";
         QVERIFY2(edges.size() == 3, seen.c_str());
+    }
+
+    // --compute-streams 2: kernels of stream 7 and side stream 8 run at the same time, each for its
+    // full duration; the linker finds every fork (7 → 8) and join (8 → the next launch) from the
+    // runtime calls, and each waiting op starts after the op it waits for ended.
+    void computeStreamsOverlapAndJoin()
+    {
+        GeneratorOptions o;
+        o.seed = 4;
+        o.steps = 2;
+        o.rank = 1;
+        o.worldSize = 4;
+        o.computeStreams = 2;
+        const Trace t = generate(o);
+        int side = 0;
+        for (const Event &g : t.gpu)
+            side += g.tid == 8;
+        QCOMPARE(side, 2 * 10); // per step: 2 attention blocks × 2 kernels, 2 layer norms, 4 backward mm
+        const auto [longest, total] = overlap(t, {7}, {8});
+        QVERIFY2(longest >= 20'000, qPrintable(QString("longest overlap %1 ns").arg(longest)));
+        QVERIFY(total >= 200'000);
+        int forks = 0, joins = 0;
+        for (const auto &[from, to] : syncEdges(t)) {
+            QVERIFY2(to.ts >= from.end(), qPrintable(QString::fromStdString(from.name + " → " + to.name)));
+            forks += from.tid == 7 && to.tid == 8;
+            joins += from.tid == 8 && to.tid != 8;
+        }
+        // Per step 4 forward and 4 backward layers, each one fork and one join.
+        QCOMPARE(forks, 2 * 8);
+        QCOMPARE(joins, 2 * 8);
+
+        // Three and four streams take turns layer by layer.
+        for (const int n : {3, 4}) {
+            o.computeStreams = n;
+            std::set<std::int64_t> streams;
+            for (const Event &g : generate(o).gpu)
+                streams.insert(g.tid);
+            QCOMPARE(static_cast<int>(streams.size()), 3 + (n - 1)); // 7, 20, 40 and the side streams
+        }
+    }
+
+    // --copy-stream: the host-to-device copies run on stream 13 next to the compute kernels, and the
+    // launch after each copy waits for it (the linker's Sync edge, the later start).
+    void copyStreamOverlapsCompute()
+    {
+        GeneratorOptions o;
+        o.seed = 6;
+        o.steps = 2;
+        o.rank = 0;
+        o.worldSize = 4;
+        o.copyStream = true;
+        o.computeStreams = 3;
+        const Trace t = generate(o);
+        int copies = 0;
+        for (const Event &g : t.gpu)
+            if (g.cat == "gpu_memcpy" && g.name.find("HtoD") != std::string::npos) {
+                QCOMPARE(g.tid, std::int64_t(13));
+                ++copies;
+            }
+        QCOMPARE(copies, 2 * (1 + 4)); // per step the input and a prefetch per layer
+        QVERIFY(overlap(t, {13}, {7, 8, 9}).first > 0);
+        int waited = 0;
+        for (const auto &[from, to] : syncEdges(t))
+            if (from.tid == 13) {
+                QVERIFY(to.ts >= from.end());
+                ++waited;
+            }
+        QCOMPARE(waited, copies);
+    }
+
+    // --cpu-scale 0.5: the same names, ids and counts; CPU ops and runtime calls half as long (to the
+    // rounding of each scaled draw), GPU ops as long as before, a sync still until its GPU op ends.
+    // --cpu-scale-rank scales that rank only; --kernel-scale the kernels it names.
+    void cpuScaleHalvesCpuTimeOnly()
+    {
+        GeneratorOptions o;
+        o.seed = 7;
+        o.steps = 2;
+        o.worldSize = 2;
+        o.computeStreams = 2;
+        const std::vector<Trace> a = job(o, 2);
+        o.cpuScale = 0.5;
+        const std::vector<Trace> b = job(o, 2);
+        o.cpuScale = 1;
+        o.cpuRankScales.push_back({1, 0.5});
+        const std::vector<Trace> c = job(o, 2);
+        for (int r = 0; r < 2; ++r) {
+            QCOMPARE(b[r].cpu.size(), a[r].cpu.size());
+            QCOMPARE(b[r].runtime.size(), a[r].runtime.size());
+            QCOMPARE(b[r].gpu.size(), a[r].gpu.size());
+            int ts = 0, launches = 0;
+            for (std::size_t i = 0; i < a[r].cpu.size(); ++i) {
+                const Event &x = a[r].cpu[i], &y = b[r].cpu[i], &z = c[r].cpu[i];
+                QCOMPARE(y.name, x.name);
+                QCOMPARE(y.evIdx, x.evIdx);
+                if (x.name != "aten::t")
+                    continue;
+                // open, the leaf's own time, close: three draws, each rounded.
+                QVERIFY2(std::abs(2 * y.dur - x.dur) <= 3, qPrintable(QString("%1 → %2 ns").arg(x.dur).arg(y.dur)));
+                QCOMPARE(z.dur, r == 1 ? y.dur : x.dur);
+                ++ts;
+            }
+            for (std::size_t i = 0; i < a[r].runtime.size(); ++i) {
+                const Event &x = a[r].runtime[i], &y = b[r].runtime[i];
+                QCOMPARE(y.correlation, x.correlation);
+                if (x.name == "cudaLaunchKernel") {
+                    QVERIFY(std::abs(2 * y.dur - x.dur) <= 1);
+                    ++launches;
+                }
+                if (x.name == "cudaStreamSynchronize") // blocked until the D2H copy, then its tail
+                    for (const Event &g : b[r].gpu)
+                        if (g.name.find("DtoH") != std::string::npos && g.ts > y.ts && g.ts < y.end())
+                            QVERIFY(y.end() >= g.end());
+            }
+            QVERIFY(ts >= 2 * 8);
+            QVERIFY(launches >= 2 * 20);
+            const auto gb = byLaunch(b[r]);
+            for (const Event &g : a[r].gpu)
+                QCOMPARE(gb.at({g.correlation, g.name})->dur, g.dur);
+            QVERIFY(stepEvent(b[r], 4).dur < stepEvent(a[r], 4).dur);
+        }
+
+        o.cpuRankScales.clear();
+        o.kernelScales.push_back({"gemm", 0.5});
+        o.rank = 0;
+        const Trace k = generate(o);
+        const auto gk = byLaunch(k);
+        int gemms = 0;
+        for (const Event &g : a[0].gpu) {
+            const bool gemm = g.name.find("gemm") != std::string::npos;
+            QCOMPARE(gk.at({g.correlation, g.name})->dur, gemm ? (g.dur + 1) / 2 : g.dur);
+            gemms += gemm;
+        }
+        QVERIFY(gemms >= 2 * 12);
+    }
+
+    // The new knobs at their defaults write what the generator wrote before them (the hash of a
+    // rank's files from linkscope-gen --ranks 4 --seed 3 --steps 2, rank 1, before the knobs existed).
+    void defaultsWriteWhatTheyAlwaysWrote()
+    {
+        GeneratorOptions o;
+        o.seed = 3;
+        o.steps = 2;
+        o.rank = 1;
+        o.worldSize = 4;
+        o.computeStreams = 1;
+        o.cpuScale = 1;
+        const Trace t = generate(o);
+        QCOMPARE(t.kineto.size(), std::size_t(233801));
+        QCOMPARE(fnv1a(t.kineto), std::uint64_t(0x3962705c31e757eeULL));
+        QCOMPARE(fnv1a(t.host), std::uint64_t(0x75cccd7de556ed7fULL));
     }
 
     // Causal and exact: with compute 2× slower and comm 4× slower the whole job still settles, and

@@ -42,6 +42,17 @@ void usage(std::ostream &out)
            "                        S/BW + lat (one rank: lat)\n"
            "  --delay-rank R=MS     rank R (0 without --ranks) spends MS ms of CPU time at the start of every\n"
            "                        ProfilerStep, before its first op; repeatable (delays of one rank add up)\n"
+           "  --kernel-scale REGEX=K  non-NCCL kernels whose name contains a match of REGEX (ECMAScript) last K x\n"
+           "                        longer (times --compute-scale); repeatable, matching factors multiply\n"
+           "  --cpu-scale K         every rank's CPU time x K: CPU ops' own time, gaps between ops, runtime calls'\n"
+           "                        durations (not the time a sync blocks on the GPU, not GPU durations)\n"
+           "  --cpu-scale-rank R=K  rank R's CPU time x K (times --cpu-scale); repeatable\n"
+           "Streams (tools/gen/tracegenerator.h):\n"
+           "  --compute-streams N   1..4 compute streams per GPU (default 1): with N >= 2 each layer forks part of\n"
+           "                        its kernels to side streams 8..10 (cudaEventRecord + cudaStreamWaitEvent) and\n"
+           "                        joins them back; kernels of different streams run at the same time\n"
+           "  --copy-stream         host-to-device copies on copy stream 13 (the step's input, and a prefetch in\n"
+           "                        every forward layer), awaited by the thread's next launch\n"
            "Jobs (--ranks): one process and GPU per rank running the same program, clocks offset per rank; a\n"
            "collective's kernels start on every member when the last member is ready for it (its launch + 15 us,\n"
            "its streams free); the compute stream waits for the tensor-parallel all-reduces, the send/recv and\n"
@@ -146,6 +157,7 @@ const IntOption kIntOptions[] = {
     {"--tp", 1, kNoMax, "a positive integer", [](GenArgs &a, long long n) { a.options.tensorParallel = static_cast<int>(n); }},
     {"--straggler", 0, kNoMax, "a rank", [](GenArgs &a, long long n) { a.options.straggler = static_cast<int>(n); }},
     {"--jobs", 1, 256, "1..256", [](GenArgs &a, long long n) { a.jobThreads = static_cast<int>(n); }},
+    {"--compute-streams", 1, 4, "1..4", [](GenArgs &a, long long n) { a.options.computeStreams = static_cast<int>(n); }},
 };
 
 // Reads the arguments into `a`; an exit status when the command ends here (--help, a usage error).
@@ -188,7 +200,8 @@ std::optional<int> parseGenArgs(int argc, char **argv, GenArgs &a)
                 return 2;
             }
             options.faults.push_back(fault);
-        } else if (arg == "--compute-scale" || arg == "--comm-scale" || arg == "--net-bw" || arg == "--net-latency") {
+        } else if (arg == "--compute-scale" || arg == "--comm-scale" || arg == "--net-bw" || arg == "--net-latency"
+                   || arg == "--cpu-scale") {
             double k = 0;
             if (!parsePositive(value(arg.c_str()), k)) {
                 std::cerr << "linkscope-gen: " << arg << " wants a positive number\n";
@@ -197,6 +210,7 @@ std::optional<int> parseGenArgs(int argc, char **argv, GenArgs &a)
             (arg == "--compute-scale" ? options.computeScale
              : arg == "--comm-scale"  ? options.commScale
              : arg == "--net-bw"      ? options.netBandwidthGBps
+             : arg == "--cpu-scale"   ? options.cpuScale
                                       : options.netLatencyUs) = k;
         } else if (arg == "--delay-rank") {
             GeneratorOptions::RankDelay delay;
@@ -205,6 +219,22 @@ std::optional<int> parseGenArgs(int argc, char **argv, GenArgs &a)
                 return 2;
             }
             options.rankDelays.push_back(delay);
+        } else if (arg == "--cpu-scale-rank") {
+            GeneratorOptions::RankScale scale;
+            if (!parseRankScale(value("--cpu-scale-rank"), scale)) {
+                std::cerr << "linkscope-gen: --cpu-scale-rank wants RANK=K (K > 0)\n";
+                return 2;
+            }
+            options.cpuRankScales.push_back(scale);
+        } else if (arg == "--kernel-scale") {
+            GeneratorOptions::KernelScale scale;
+            if (!parseKernelScale(value("--kernel-scale"), scale)) {
+                std::cerr << "linkscope-gen: --kernel-scale wants REGEX=K (an ECMAScript regex, K > 0)\n";
+                return 2;
+            }
+            options.kernelScales.push_back(scale);
+        } else if (arg == "--copy-stream") {
+            options.copyStream = true;
         } else if (arg == "--truth") {
             a.jobTruth = true;
         } else if (!arg.empty() && arg[0] == '-') {

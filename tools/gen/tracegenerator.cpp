@@ -1,6 +1,9 @@
 #include "gen/tracegenerator.h"
 
 #include "gen/faultcheck.h"
+#include "gen/rng.h"
+#include "gen/sink.h"
+#include "gen/streams.h"
 
 #include <algorithm>
 #include <array>
@@ -27,115 +30,6 @@
 namespace linkscope::gen {
 
 namespace {
-
-using Nanos = std::int64_t;
-
-// splitmix64: tiny, fast and identical on every platform (std distributions are not).
-class Rng {
-public:
-    explicit Rng(std::uint64_t seed) : state_(seed ^ 0x5bd1e995a5a5a5a5ULL) { }
-    std::uint64_t next()
-    {
-        std::uint64_t z = (state_ += 0x9e3779b97f4a7c15ULL);
-        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-        z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-        return z ^ (z >> 31);
-    }
-    // Uniform in [lo, hi].
-    std::int64_t range(std::int64_t lo, std::int64_t hi)
-    {
-        return lo + static_cast<std::int64_t>(next() % static_cast<std::uint64_t>(hi - lo + 1));
-    }
-    bool percent(int p) { return static_cast<int>(next() % 100) < p; }
-
-private:
-    std::uint64_t state_;
-};
-
-// Buffered text output that counts bytes; hand formatting keeps a 1 GB trace to seconds.
-class Sink {
-public:
-    explicit Sink(std::ostream &os) : os_(os) { }
-    void reserve() { buf_.reserve(kChunk + 4096); } // before writing (a generator that only simulates never does)
-    ~Sink() { flush(); }
-    Sink(const Sink &) = delete;
-    Sink &operator=(const Sink &) = delete;
-
-    Sink &operator<<(std::string_view s)
-    {
-        buf_.append(s);
-        if (buf_.size() >= kChunk)
-            flush();
-        return *this;
-    }
-    Sink &operator<<(char c)
-    {
-        buf_.push_back(c);
-        return *this;
-    }
-    Sink &num(std::int64_t v)
-    {
-        char tmp[24];
-        auto r = std::to_chars(tmp, tmp + sizeof tmp, v);
-        buf_.append(tmp, r.ptr);
-        return *this;
-    }
-    // Kineto's fmtTs: microseconds with a three-digit nanosecond fraction.
-    Sink &micros(Nanos ns)
-    {
-        num(ns / 1000);
-        const auto frac = static_cast<int>(ns % 1000);
-        char tmp[4] = {'.', static_cast<char>('0' + frac / 100), static_cast<char>('0' + frac / 10 % 10),
-                       static_cast<char>('0' + frac % 10)};
-        buf_.append(tmp, 4);
-        return *this;
-    }
-    Sink &str(std::string_view s)
-    {
-        buf_.push_back('"');
-        for (char c : s) {
-            switch (c) {
-            case '"':
-                buf_.append("\\\"");
-                break;
-            case '\\':
-                buf_.append("\\\\");
-                break;
-            case '\n':
-                buf_.append("\\n");
-                break;
-            case '\t':
-                buf_.append("\\t");
-                break;
-            default:
-                if (static_cast<unsigned char>(c) < 0x20) {
-                    char tmp[8];
-                    std::snprintf(tmp, sizeof tmp, "\\u%04x", c);
-                    buf_.append(tmp);
-                } else {
-                    buf_.push_back(c);
-                }
-            }
-        }
-        buf_.push_back('"');
-        return *this;
-    }
-    void flush()
-    {
-        if (buf_.empty())
-            return;
-        os_.write(buf_.data(), static_cast<std::streamsize>(buf_.size()));
-        written_ += buf_.size();
-        buf_.clear();
-    }
-    std::uint64_t bytes() const { return written_ + buf_.size(); }
-
-private:
-    static constexpr std::size_t kChunk = 1 << 20;
-    std::ostream &os_;
-    std::string buf_;
-    std::uint64_t written_ = 0;
-};
 
 // ---------------------------------------------------------------------------------------------
 // What can appear.
@@ -293,9 +187,6 @@ constexpr std::string_view kAllReduceKernel = "ncclDevKernel_AllReduce_Sum_f32_R
 constexpr std::string_view kAllGatherKernel = "ncclDevKernel_AllGather_RING_LL(ncclDevKernelArgsStorage<4096ul>)";
 constexpr std::string_view kSendRecvKernel = "ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<4096ul>)";
 
-constexpr int kComputeStream = 7;
-constexpr int kGraphStream = 20;
-constexpr int kCommStream = 40; // the same ids on both devices: lanes must be keyed by (device, stream)
 constexpr int kWorldSize = 8;
 // Job mode: a rank's CPU spends this long in each collective's launch path, the launch a delay into
 // it that differs per rank (Generator::arrivalDelay): the natural arrival jitter, which does not add
@@ -313,22 +204,6 @@ constexpr std::string_view kDirectCopyKernel =
     "const::{lambda(float)#1}, at::detail::Array<char*, 2> >(int, "
     "at::native::direct_copy_kernel_cuda(at::TensorIteratorBase&)::{lambda()#3}::operator()() const::{lambda()#7}::operator()() "
     "const::{lambda(float)#1}, at::detail::Array<char*, 2>)";
-
-std::uint64_t mix(std::uint64_t x)
-{
-    x += 0x9e3779b97f4a7c15ULL;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-    return x ^ (x >> 31);
-}
-
-std::uint64_t hashText(std::string_view text)
-{
-    std::uint64_t h = 1469598103934665603ULL;
-    for (char c : text)
-        h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ULL;
-    return h;
-}
 
 // A job's process group as every member sees it.
 struct PgInfo {
@@ -468,7 +343,8 @@ public:
     // collective starts when this rank is ready for it).
     Generator(const GeneratorOptions &options, std::ostream &host, std::ostream &kineto, std::ostream &truth,
               const StartTable *schedule = nullptr)
-        : opt_(options), rng_(options.seed), host_(host), kineto_(kineto), truth_(truth), schedule_(schedule)
+        : opt_(options), rng_(options.seed), host_(host), kineto_(kineto), truth_(truth), schedule_(schedule),
+          scales_(options, std::max(options.rank, 0))
     {
         opt_.devices = std::clamp(opt_.devices, 1, 2);
         opt_.layers = std::max(opt_.layers, 1);
@@ -486,7 +362,7 @@ public:
         for (int d = 0; d < opt_.devices; ++d)
             threads_.push_back({opt_.pid + 7 + 3 * d, 2 + d, "pt_autograd_" + std::to_string(d), origin_, {}, -1});
         for (int d = 0; d < opt_.devices; ++d)
-            for (int s : {kComputeStream, kGraphStream, kCommStream})
+            for (int s : deviceStreams(opt_))
                 clocks_.push_back({d, s, origin_});
         etCounter_ = 2; // 1 is the process root
         rfCounter_ = 1 + rng_.range(40, 400);
@@ -610,12 +486,8 @@ private:
     bool job() const { return opt_.rank >= 0; }
     Nanos trueTime(Nanos local) const { return local - (job() ? clockOffsetNs(opt_.seed, opt_.rank) : 0); }
     Nanos localTime(Nanos trueNs) const { return trueNs + (job() ? clockOffsetNs(opt_.seed, opt_.rank) : 0); }
-    // A non-NCCL kernel's drawn duration under --compute-scale.
-    Nanos computeTime(Nanos drawn) const
-    {
-        return opt_.computeScale == 1.0 ? drawn
-                                        : static_cast<Nanos>(std::llround(static_cast<double>(drawn) * opt_.computeScale));
-    }
+    // The fork/join and copy events of --compute-streams / --copy-stream (none by default).
+    bool streamEvents() const { return opt_.computeStreams > 1 || opt_.copyStream; }
 
     void buildGroups()
     {
@@ -659,6 +531,7 @@ private:
     // ---------------------------------------------------------------- building one step
 
     Nanos gap(Nanos lo, Nanos hi) { return rng_.range(lo, hi); }
+    Nanos cpuGap(Nanos lo, Nanos hi) { return scales_.cpu(rng_.range(lo, hi)); } // CPU time: --cpu-scale
 
     int open(int thread, const OpKind &kind, int nameIndex = -1, bool sameStartAsParent = false)
     {
@@ -678,7 +551,7 @@ private:
         t.stack.push_back(index);
         if (kind.name != kProfilerStep.name)
             t.lastStarted = index;
-        t.cursor = op.ts + gap(300, 1500);
+        t.cursor = op.ts + cpuGap(300, 1500);
         return index;
     }
 
@@ -687,16 +560,16 @@ private:
         ThreadState &t = threads_[thread];
         CpuOp &op = ops_[t.stack.back()];
         t.stack.pop_back();
-        op.end = t.cursor + gap(200, 900);
+        op.end = t.cursor + cpuGap(200, 900);
         // More than the linker's 1 µs enclosure tolerance before anything else starts on the thread,
         // so the ground truth is unambiguous under the linkage rule (docs/linking.md) even for a launch right after a finished op.
-        t.cursor = op.end + gap(1200, 3000);
+        t.cursor = op.end + cpuGap(1200, 3000);
     }
 
     void leaf(int thread, const OpKind &kind)
     {
         open(thread, kind);
-        threads_[thread].cursor += gap(500, 4000);
+        threads_[thread].cursor += cpuGap(500, 4000);
         close(thread);
     }
 
@@ -707,7 +580,7 @@ private:
         rc.kind = kind;
         rc.thread = thread;
         rc.ts = t.cursor;
-        rc.dur = std::max(minDur, gap(2500, 8000));
+        rc.dur = std::max(minDur, cpuGap(2500, 8000));
         for (auto it = t.stack.rbegin(); it != t.stack.rend(); ++it) {
             const CpuOp &op = ops_[*it];
             if (rc.truthParent < 0 && op.kind->name != kProfilerStep.name)
@@ -716,7 +589,7 @@ private:
                 rc.externalOp = *it;
         }
         rc.latestStarting = t.lastStarted;
-        t.cursor = rc.ts + rc.dur + gap(600, 2000);
+        t.cursor = rc.ts + rc.dur + cpuGap(600, 2000);
         calls_.push_back(rc);
         return static_cast<int>(calls_.size()) - 1;
     }
@@ -740,6 +613,8 @@ private:
         g.name = name;
         g.device = device;
         g.stream = stream;
+        if (at < 0)
+            c.free = std::max(c.free, events_.takeWait(calls_[launch].thread)); // a cudaStreamWaitEvent before the launch
         const Nanos afterLaunch = calls_[launch].ts + gap(4000, 15000);
         const Nanos afterPrevious = c.free + gap(800, 3000);
         g.ts = at >= 0 ? at : std::max({afterLaunch, afterPrevious, notBefore});
@@ -749,6 +624,8 @@ private:
         g.block = 128 << rng_.range(0, 3);
         g.registers = static_cast<int>(rng_.range(16, 128));
         g.sharedMemory = static_cast<int>(rng_.range(0, 4)) * 8192;
+        if (at < 0)
+            events_.launched(calls_[launch].thread, stream, c.free);
         gpuOps_.push_back(g);
         return gpuOps_.back();
     }
@@ -759,7 +636,7 @@ private:
         if (stream == kComputeStream)
             emitPendingWait(thread);
         const int rc = call(thread, api);
-        gpu(rc, GpuCat::Kernel, name, currentDevice_, stream, computeTime(gap(lo, hi)));
+        gpu(rc, GpuCat::Kernel, name, currentDevice_, stream, scales_.kernel(gap(lo, hi), name));
     }
 
     // Before a compute-stream launch: the cudaStreamWaitEvent that makes the compute stream wait for
@@ -781,6 +658,27 @@ private:
         p = PendingWait{};
     }
 
+    // --compute-streams / --copy-stream: a cudaEventRecord standing for the thread's last launch, and a
+    // cudaStreamWaitEvent making the stream of its next launch wait for it (gen/streams.h).
+    void recordEvent(int thread)
+    {
+        call(thread, RuntimeId::EventRecord);
+        events_.record(thread);
+    }
+    void waitEvent(int thread)
+    {
+        call(thread, RuntimeId::StreamWaitEvent);
+        events_.wait(thread);
+    }
+
+    // The join: right after the side stream's last launch, so the record stands for it; the thread's
+    // next launch, whatever its stream, waits.
+    void join(int thread)
+    {
+        recordEvent(thread);
+        waitEvent(thread);
+    }
+
     int addName(std::string text)
     {
         names_.push_back(std::move(text));
@@ -794,10 +692,16 @@ private:
         open(t, kToCopy);
         leaf(t, kEmptyStrided); // finished before the launch: the latest-starting trap
         open(t, kCopy);
-        emitPendingWait(t);
+        const int stream = opt_.copyStream ? kCopyStream : kComputeStream;
+        if (stream == kComputeStream)
+            emitPendingWait(t);
         const int rc = call(t, RuntimeId::MemcpyAsync);
-        GpuOp &g = gpu(rc, GpuCat::Memcpy, "Memcpy HtoD (Pinned -> Device)", currentDevice_, kComputeStream, gap(3000, 40000));
+        GpuOp &g = gpu(rc, GpuCat::Memcpy, "Memcpy HtoD (Pinned -> Device)", currentDevice_, stream, gap(3000, 40000));
         g.bytes = 4 * 2048 * rng_.range(1, 64);
+        if (stream == kCopyStream) { // the thread's next launch waits for the copy
+            recordEvent(t);
+            waitEvent(t);
+        }
         close(t);
         close(t);
         close(t);
@@ -812,13 +716,24 @@ private:
         ops_[addmm].seqId = seqCounter_++;
         forwardAddmm_.push_back(addmm);
         kernel(t, RuntimeId::LaunchKernel, kGemmKernel, 20000, 400000);
+        // --compute-streams: the side stream forks after the GEMM (after the clamp with --copy-stream)
+        // and runs the layer norm (odd layers) or the attention block (even layers) while stream 7
+        // runs what comes before them.
+        const bool fork = opt_.computeStreams > 1;
+        const int side = fork ? sideStream(opt_, layer) : kComputeStream;
+        if (fork && !opt_.copyStream)
+            recordEvent(t);
         close(t);
         close(t);
+        if (opt_.copyStream)
+            hostToDevice(t); // the next layer's weights, prefetched on the copy stream; the clamp waits
 
         // aten::relu and aten::clamp_min start at the same nanosecond: ties resolve to the shorter op.
         open(t, kRelu);
         open(t, kClampMin, -1, true);
         kernel(t, RuntimeId::LaunchKernel, kClampKernel, 2000, 30000);
+        if (fork && opt_.copyStream)
+            recordEvent(t);
         close(t);
         close(t);
 
@@ -828,7 +743,12 @@ private:
         leaf(t, kEmpty);
         if (rng_.percent(50))
             leaf(t, kEmpty);
-        kernel(t, RuntimeId::LaunchKernel, kLayerNormKernel, 3000, 40000);
+        const int normStream = layer % 2 == 1 ? side : kComputeStream;
+        if (normStream != kComputeStream)
+            waitEvent(t); // the fork
+        kernel(t, RuntimeId::LaunchKernel, kLayerNormKernel, 3000, 40000, normStream);
+        if (normStream != kComputeStream)
+            join(t);
         close(t);
         close(t);
 
@@ -838,12 +758,16 @@ private:
             open(t, kMatmul);
             leaf(t, kExpand);
             open(t, kBmm);
-            kernel(t, RuntimeId::LaunchKernel, kBmmKernel, 10000, 200000);
+            if (fork)
+                waitEvent(t); // the fork
+            kernel(t, RuntimeId::LaunchKernel, kBmmKernel, 10000, 200000, side);
             close(t);
             close(t);
             open(t, kSoftmax);
             open(t, kSoftmaxImpl);
-            kernel(t, RuntimeId::LaunchKernel, kSoftmaxKernel, 3000, 60000);
+            kernel(t, RuntimeId::LaunchKernel, kSoftmaxKernel, 3000, 60000, side);
+            if (fork)
+                join(t);
             close(t);
             close(t);
             close(t);
@@ -957,9 +881,12 @@ private:
 
         open(t, c10dOp);
         // The comm stream waits for the compute stream: an event record + stream wait, no device op.
-        call(t, RuntimeId::EventRecord);
-        call(t, RuntimeId::StreamWaitEvent);
-        const Nanos computeDone = clock(currentDevice_, kComputeStream).free;
+        const Nanos owed = events_.takeWait(t); // a join or copy wait just before: the comm stream waits too
+        recordEvent(t);
+        waitEvent(t);
+        // With side streams and copies the record stands for the thread's last launch, as the trace tells it.
+        const Nanos recorded = std::max(owed, events_.takeWait(t));
+        const Nanos computeDone = streamEvents() ? recorded : clock(currentDevice_, kComputeStream).free;
         const int rpc = open(t, kRecordParamComms);
         ops_[rpc].collective = ci;
         const int anno = open(t, annotation);
@@ -969,7 +896,7 @@ private:
         // Job mode: the rank's CPU spends kArrivalJitter in the launch path, the launch `delay` into it:
         // its arrival jitter. Real CPU time on both sides of the launch, so the jitter does not add up.
         const Nanos delay = job() ? arrivalDelay(arrivals_++) : 0;
-        threads_[t].cursor += delay;
+        threads_[t].cursor += scales_.cpu(delay);
         const int rc = call(t, api);
         gap(30000, 3000000); // the duration drawn before the network model: still drawn, so every later draw is the same
         StreamClock &comm = clock(currentDevice_, kCommStream);
@@ -1000,10 +927,12 @@ private:
         g.registers = 96;
         g.sharedMemory = 87568;
         const Nanos end = g.ts + g.dur;
+        if (!drop)
+            events_.launched(t, kCommStream, end);
         // ProcessGroupNCCL records the collective's end event on the comm stream right after the launch.
         call(t, RuntimeId::EventRecord);
         if (job())
-            threads_[t].cursor += kArrivalJitter - delay;
+            threads_[t].cursor += scales_.cpu(kArrivalJitter - delay);
         close(t);
         close(t);
         close(t);
@@ -1019,6 +948,7 @@ private:
             for (std::size_t i = gpuBefore; i < gpuOps_.size(); ++i)
                 gpuOps_[i].dropped = true;
             comm.free = commFreeBefore; // no kernel
+            events_.owe(t, owed);       // nor a launch for the wait before it
         } else {
             ++stats_.collectives;
         }
@@ -1043,13 +973,27 @@ private:
             ops_[back].forwardOp = fwd;
             flows_.push_back({fwd, eval});
         }
+        // --compute-streams: the second mm runs on a side stream. It forks before the first mm when the
+        // thread's last launch was on stream 7 (the two mm overlap), else after it; AccumulateGrad's
+        // add waits for the join.
+        const bool fork = opt_.computeStreams > 1;
+        const int side = fork ? sideStream(opt_, layer + 1) : kComputeStream;
+        const bool forkFirst = fork && events_.lastStream(t) == kComputeStream;
+        if (forkFirst)
+            recordEvent(t);
         leaf(t, kT);
         open(t, kMm);
         kernel(t, RuntimeId::LaunchKernel, kGemmNNKernel, 20000, 400000);
+        if (fork && !forkFirst)
+            recordEvent(t);
         close(t);
         leaf(t, kT);
         open(t, kMm);
-        kernel(t, RuntimeId::LaunchKernel, kGemmKernel, 20000, 400000);
+        if (fork)
+            waitEvent(t);
+        kernel(t, RuntimeId::LaunchKernel, kGemmKernel, 20000, 400000, side);
+        if (fork)
+            recordEvent(t);
         close(t);
         open(t, kSum);
         kernel(t, RuntimeId::LaunchKernel, kSumKernel, 3000, 30000);
@@ -1060,6 +1004,8 @@ private:
         open(t, kEvalAccum);
         open(t, kAccumGrad);
         open(t, kAddInplace);
+        if (fork)
+            waitEvent(t); // the join
         kernel(t, RuntimeId::LaunchKernel, kAddKernel, 2000, 30000);
         close(t);
         close(t);
@@ -1082,6 +1028,7 @@ private:
         forwardAddmm_.clear();
         for (ThreadState &t : threads_)
             t.lastStarted = -1;
+        events_.reset(threads_.size());
 
         const int main = 0;
         currentDevice_ = 0;
@@ -1115,11 +1062,12 @@ private:
         currentDevice_ = 0;
         open(main, kCompiledGraph);
         {
-            const int rc = call(main, RuntimeId::GraphLaunch, 9000);
+            const int rc = call(main, RuntimeId::GraphLaunch, scales_.cpu(9000));
             const int kernels = static_cast<int>(rng_.range(3, 5));
             const std::int64_t graphId = 1 + (stepIndex % 3);
             for (int k = 0; k < kernels; ++k) {
-                GpuOp &g = gpu(rc, GpuCat::Kernel, kGraphKernels[k], 0, kGraphStream, computeTime(gap(3000, 50000)));
+                GpuOp &g = gpu(rc, GpuCat::Kernel, kGraphKernels[k], 0, kGraphStream,
+                               scales_.kernel(gap(3000, 50000), kGraphKernels[k]));
                 g.graphId = graphId;
                 g.graphNode = 100 * graphId + k;
             }
@@ -1144,7 +1092,7 @@ private:
         for (int d = 0; d < opt_.devices; ++d) {
             const int t = 1 + d;
             currentDevice_ = d;
-            threads_[t].cursor = threads_[main].cursor + gap(3000, 9000) + d * gap(1000, 5000);
+            threads_[t].cursor = threads_[main].cursor + scales_.cpu(gap(3000, 9000) + d * gap(1000, 5000));
             int sinceBucket = 0;
             bool buckets = false;
             for (int l = opt_.layers - 1; l >= 0; --l) {
@@ -1171,7 +1119,7 @@ private:
             }
             backwardEnd = std::max(backwardEnd, threads_[t].cursor);
         }
-        threads_[main].cursor = backwardEnd + gap(2000, 6000);
+        threads_[main].cursor = backwardEnd + cpuGap(2000, 6000);
         close(main);
 
         open(main, kOptimizerStep);
@@ -1195,7 +1143,9 @@ private:
             GpuOp &g = gpu(rc, GpuCat::Memcpy, "Memcpy DtoH (Device -> Pinned)", 0, kComputeStream, gap(1500, 3000));
             g.bytes = 4;
             const Nanos waitUntil = clock(0, kComputeStream).free;
-            call(main, RuntimeId::StreamSynchronize, std::max<Nanos>(3000, waitUntil - threads_[main].cursor + 1500));
+            // Blocked until the copy ends (not scaled by --cpu-scale), then the call's own tail.
+            call(main, RuntimeId::StreamSynchronize,
+                 std::max(scales_.cpu(3000), waitUntil - threads_[main].cursor + scales_.cpu(1500)));
         }
         close(main);
         close(main);
@@ -1205,7 +1155,8 @@ private:
             for (const StreamClock &c : clocks_)
                 if (c.device == 0)
                     waitUntil = std::max(waitUntil, c.free);
-            call(main, RuntimeId::DeviceSynchronize, std::max<Nanos>(3000, waitUntil - threads_[main].cursor + 2000));
+            call(main, RuntimeId::DeviceSynchronize,
+                 std::max(scales_.cpu(3000), waitUntil - threads_[main].cursor + scales_.cpu(2000)));
         }
         close(main); // ProfilerStep#N
 
@@ -1213,7 +1164,7 @@ private:
         Nanos stepEnd = threads_[main].cursor;
         for (const StreamClock &c : clocks_)
             stepEnd = std::max(stepEnd, c.free);
-        stepEnd += gap(20000, 120000);
+        stepEnd += cpuGap(20000, 120000);
         for (ThreadState &t : threads_)
             t.cursor = stepEnd;
     }
@@ -2090,7 +2041,7 @@ private:
             writeMetadata("process_name", dev, "0", "name", "GPU " + dev, true);
             writeMetadata("process_labels", dev, "0", "labels", "NVIDIA H100 80GB HBM3", true);
             writeMetadata("process_sort_index", dev, "0", "sort_index", std::to_string(16777216 + d), false);
-            for (int s : {kComputeStream, kGraphStream, kCommStream}) {
+            for (int s : deviceStreams(opt_)) {
                 const std::string stream = std::to_string(s);
                 writeMetadata("thread_name", dev, stream, "name", "stream " + stream + " ", true);
                 writeMetadata("thread_sort_index", dev, stream, "sort_index", stream, false);
@@ -2134,6 +2085,8 @@ private:
     bool simulateOnly_ = false;
     bool checkSchedule_ = false;
     Nanos stepDelay_ = 0;                           // --delay-rank for this rank
+    TimeScales scales_;                             // --cpu-scale, --kernel-scale
+    StreamEvents events_;                           // --compute-streams, --copy-stream
     std::vector<PendingWait> pending_;              // per thread: for the next compute launch
     std::vector<PendingWait> bucketWait_;           // per thread: for DDP's finalize
     std::vector<std::pair<Instance, Nanos>> ready_; // this step's arrivals (true time)
@@ -2304,6 +2257,11 @@ std::string scheduleKey(const GeneratorOptions &o)
         key << "|f" << static_cast<int>(f.kind) << ':' << f.rank << ':' << f.processGroup << ':' << f.index;
     for (const GeneratorOptions::RankDelay &d : o.rankDelays)
         key << "|d" << d.rank << '=' << d.ms;
+    key << "|s" << o.computeStreams << o.copyStream << '|' << o.cpuScale;
+    for (const GeneratorOptions::RankScale &r : o.cpuRankScales)
+        key << "|c" << r.rank << '=' << r.factor;
+    for (const GeneratorOptions::KernelScale &k : o.kernelScales)
+        key << "|k" << k.factor << '=' << k.pattern;
     return key.str();
 }
 
@@ -2356,97 +2314,6 @@ GeneratorStats generatePair(const GeneratorOptions &options, std::ostream &host,
     return generator.run();
 }
 
-std::int64_t collectiveTransferNs(std::string_view collective, std::int64_t groupSize, std::int64_t bytes,
-                                  double busBandwidthGBps, double latencyUs, double scale)
-{
-    const double n = static_cast<double>(groupSize);
-    const double latencyNs = latencyUs * 1000.0;
-    const double bytesPerNs = busBandwidthGBps; // GB/s = bytes per ns
-    const double size = static_cast<double>(bytes);
-    double ns;
-    if (groupSize <= 1)
-        ns = latencyNs;
-    else if (collective == "allreduce" || collective == "all_reduce")
-        ns = 2.0 * (n - 1.0) / n * size / bytesPerNs + 2.0 * (n - 1.0) * latencyNs;
-    else if (collective.find("allgather") != std::string_view::npos || collective.find("all_gather") != std::string_view::npos
-             || collective.find("reduce_scatter") != std::string_view::npos)
-        ns = (n - 1.0) / n * size / bytesPerNs + (n - 1.0) * latencyNs;
-    else
-        ns = size / bytesPerNs + latencyNs;
-    return static_cast<std::int64_t>(std::llround(ns * scale));
-}
-
-bool parseRankDelay(const std::string &text, GeneratorOptions::RankDelay &delay)
-{
-    const std::size_t eq = text.find('=');
-    if (eq == std::string::npos || eq == 0 || eq + 1 >= text.size())
-        return false;
-    int rank = 0;
-    auto r = std::from_chars(text.data(), text.data() + eq, rank);
-    if (r.ec != std::errc() || r.ptr != text.data() + eq || rank < 0)
-        return false;
-    const std::string msText = text.substr(eq + 1);
-    char *end = nullptr;
-    const double ms = std::strtod(msText.c_str(), &end);
-    if (end != msText.c_str() + msText.size() || !std::isfinite(ms) || ms < 0)
-        return false;
-    delay.rank = rank;
-    delay.ms = ms;
-    return true;
-}
-
-std::int64_t clockOffsetNs(std::uint64_t seed, int rank)
-{
-    if (rank <= 0)
-        return 0;
-    // Up to ±40 ms: far more than a collective lasts, so aligning by position alone would fail.
-    const std::uint64_t h = mix(mix(seed ^ 0xc10cULL) + static_cast<std::uint64_t>(rank));
-    return static_cast<std::int64_t>(h % 80'000'000ULL) - 40'000'000LL;
-}
-
-int resolvedTensorParallel(const GeneratorOptions &options)
-{
-    const int world = std::max(options.worldSize, 1);
-    int tp = options.tensorParallel;
-    if (tp <= 0)
-        tp = (world >= 4 && world % 2 == 0) ? 2 : 1;
-    if (tp > world || world % tp != 0)
-        tp = 1;
-    return tp;
-}
-
-bool parseFault(const std::string &text, GeneratorFault &fault)
-{
-    std::vector<std::string> parts;
-    std::size_t begin = 0;
-    while (true) {
-        const std::size_t colon = text.find(':', begin);
-        parts.push_back(text.substr(begin, colon == std::string::npos ? std::string::npos : colon - begin));
-        if (colon == std::string::npos)
-            break;
-        begin = colon + 1;
-    }
-    if (parts.size() != 4 || parts[2].empty())
-        return false;
-    using K = GeneratorFault::Kind;
-    if (parts[0] == "skip")
-        fault.kind = K::Skip;
-    else if (parts[0] == "resize")
-        fault.kind = K::Resize;
-    else if (parts[0] == "swap")
-        fault.kind = K::Swap;
-    else if (parts[0] == "drop-recv")
-        fault.kind = K::DropRecv;
-    else
-        return false;
-    auto integer = [](const std::string &t, int &out) {
-        auto r = std::from_chars(t.data(), t.data() + t.size(), out);
-        return r.ec == std::errc() && r.ptr == t.data() + t.size() && out >= 0;
-    };
-    fault.processGroup = parts[2];
-    return integer(parts[1], fault.rank) && integer(parts[3], fault.index);
-}
-
 std::vector<GeneratorStats> generateJob(const GeneratorOptions &options, const std::string &dir, bool truth, int threads)
 {
     const int world = std::max(options.worldSize, 1);
@@ -2487,32 +2354,6 @@ std::vector<GeneratorStats> generateJob(const GeneratorOptions &options, const s
     };
     forEachRank(world, threads, writeRank);
     return stats;
-}
-
-bool parseByteSize(const std::string &text, std::uint64_t &bytes)
-{
-    if (text.empty())
-        return false;
-    std::uint64_t value = 0;
-    const char *begin = text.data();
-    const char *end = text.data() + text.size();
-    auto r = std::from_chars(begin, end, value);
-    if (r.ec != std::errc() || r.ptr == begin)
-        return false;
-    std::string_view suffix(r.ptr, static_cast<std::size_t>(end - r.ptr));
-    std::uint64_t scale = 1;
-    if (suffix.empty() || suffix == "B")
-        scale = 1;
-    else if (suffix == "k" || suffix == "K" || suffix == "KB" || suffix == "KiB")
-        scale = 1ULL << 10;
-    else if (suffix == "M" || suffix == "MB" || suffix == "MiB")
-        scale = 1ULL << 20;
-    else if (suffix == "G" || suffix == "GB" || suffix == "GiB")
-        scale = 1ULL << 30;
-    else
-        return false;
-    bytes = value * scale;
-    return true;
 }
 
 } // namespace linkscope::gen

@@ -113,9 +113,61 @@ struct GeneratorOptions {
         double ms = 0;
     };
     std::vector<RankDelay> rankDelays;
+    // A non-NCCL kernel whose name contains a match of `pattern` (ECMAScript, searched, as
+    // `linkscope predict --scale-gpu` matches) lasts `factor` × what --compute-scale makes of its
+    // drawn duration; the factors of several matching entries multiply.
+    struct KernelScale {
+        std::string pattern;
+        double factor = 1.0;
+    };
+    std::vector<KernelScale> kernelScales;
+    // Every rank's CPU time × cpuScale, and rank `rank`'s (0 for the single-process trace) × `factor`
+    // of each cpuRankScales entry naming it (the factors multiply): a CPU op's own time, the gaps
+    // between ops (the step's first op, a thread's start, the next step's start), a runtime call's
+    // duration and the arrival jitter's time in a collective's launch path. Not scaled: the time a
+    // thread is blocked (a cudaStreamSynchronize / cudaDeviceSynchronize still lasts until the GPU
+    // work it waits for ends, then the call's own tail, scaled), when a kernel can start after its
+    // launch (the dispatch gap, kLaunchLatency), GPU durations, and --delay-rank.
+    double cpuScale = 1.0;
+    struct RankScale {
+        int rank = 0;
+        double factor = 1.0;
+    };
+    std::vector<RankScale> cpuRankScales;
+
+    // --- streams ---
+    // Compute streams per device, 1..4. With 1 every compute kernel runs on stream 7 (and the output
+    // is what it has always been). With N ≥ 2, side streams 8, 9, 10 (N − 1 of them, taking turns
+    // layer by layer) run part of each layer's kernels at the same time as stream 7, each kernel for
+    // its full duration (no contention model): a kernel starts at max(its launch call's start + the
+    // dispatch gap, its stream's previous op end, the end of the op its stream waits for). A fork
+    // is a cudaEventRecord right after a stream-7 launch and a cudaStreamWaitEvent just before the
+    // side stream's launch; a join a cudaEventRecord right after the side stream's last launch and a
+    // cudaStreamWaitEvent just before the next launch, whose stream waits (gen/streams.h):
+    //  * forward layer: after the GEMM (stream 7; with --copy-stream after the clamp) a fork; the
+    //    clamp (and on even layers the layer norm) follow on stream 7; the side stream runs the layer
+    //    norm (odd layers) or the attention block's bmm and softmax (even layers), then the join.
+    //  * backward layer: when the thread's last launch was on stream 7 (the layer before, with no
+    //    bucket all-reduce since) a fork before the first mm, which stays on stream 7 and overlaps the
+    //    second mm on the side stream; otherwise the fork follows the first mm. The join's record
+    //    follows the second mm; the sum runs on stream 7 beside it and AccumulateGrad's add waits.
+    int computeStreams = 1;
+    // Host-to-device copies on copy stream 13 (pinned memory, non_blocking): the step's input at its
+    // start, and a prefetch in every forward layer after its GEMM; each copy is followed by a
+    // cudaEventRecord and a cudaStreamWaitEvent, so the thread's next launch (the layer's clamp, the
+    // first layer's GEMM) waits for the copy while the kernels launched before it run.
+    //
+    // With side streams or copies, the event a collective's c10d op records for the comm stream to
+    // wait on stands for the thread's last launch, whatever its stream (as the linker reads it), not
+    // for stream 7: after a join the comm stream waits for the side stream's last kernel.
+    bool copyStream = false;
 };
 // "R=MS" (rank, milliseconds ≥ 0) → delay. False if malformed.
 bool parseRankDelay(const std::string &text, GeneratorOptions::RankDelay &delay);
+// "R=K" (rank, K > 0) → scale. False if malformed.
+bool parseRankScale(const std::string &text, GeneratorOptions::RankScale &scale);
+// "REGEX=K" (split at the last '=', K > 0, REGEX a valid ECMAScript regex) → scale. False if malformed.
+bool parseKernelScale(const std::string &text, GeneratorOptions::KernelScale &scale);
 
 // The network model every NCCL kernel's duration comes from (NCCL's ring convention), in ns. The
 // generator's collectives move 8 KB to 4 MB per rank (all-gather: that times n out):
