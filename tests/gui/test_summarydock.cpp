@@ -18,6 +18,7 @@
 #include <QMenuBar>
 #include <QSettings>
 #include <QSignalSpy>
+#include <QTabBar>
 #include <QTabWidget>
 #include <QTableWidget>
 #include <QTemporaryDir>
@@ -97,6 +98,21 @@ private slots:
         QCOMPARE(dock->table(ui::SummaryDock::Steps)->item(0, 0)->text(), QStringLiteral("ProfilerStep#3"));
         QVERIFY2(dock->headerText().contains(QStringLiteral("Steps: 1")), qPrintable(dock->headerText()));
         QCOMPARE(dock->tabs()->indexOf(dock->table(ui::SummaryDock::Ranks)), -1); // no job, no Ranks tab
+        // Nothing covers the tab bar or the current table: the widget under each tab's centre is the
+        // bar, and under the table's top-left cell its viewport (an empty Ranks table, a child of the
+        // tab widget in no layout, was painted over both).
+        QVERIFY(!dock->table(ui::SummaryDock::Ranks)->isVisible());
+        QTabBar *bar = dock->tabs()->tabBar();
+        QCOMPARE(bar->count(), 4);
+        for (int i = 0; i < bar->count(); ++i) {
+            const QPoint centre = bar->mapTo(dock, bar->tabRect(i).center());
+            QCOMPARE(dock->childAt(centre), static_cast<QWidget *>(bar));
+        }
+        QWidget *viewport = gpu->viewport();
+        QVERIFY(viewport->isVisible());
+        QVERIFY(viewport->width() > 0 && viewport->height() > 0);
+        QCOMPARE(dock->childAt(viewport->mapTo(dock, QPoint(4, 4))), viewport);
+        QVERIFY(bar->mapTo(dock, QPoint(0, 0)).x() < 20); // the first tab starts at the dock's left
         saveShot(&window, "summary_sample.png");
     }
 
