@@ -23,6 +23,7 @@
 #include <QAction>
 #include <QApplication>
 #include <QDialog>
+#include <QDir>
 #include <QLabel>
 #include <QLineEdit>
 #include <QScreen>
@@ -130,6 +131,24 @@ private slots:
                  qPrintable(QStringLiteral("%1 > %2").arg(sheet->height()).arg(screen.height())));
         auto *text = sheet->findChild<QTextBrowser *>();
         QVERIFY(text && text->toPlainText().contains(QStringLiteral("Ctrl+drag")));
+        // Sized to its content (it opened as 720×122, two shortcuts in view): every row in view, or
+        // as tall as the screen allows with the rest a scroll away; never a horizontal scroll bar.
+        QTest::qWait(20);
+        const QSize room = screen.size() * 85 / 100;
+        QVERIFY2(text->verticalScrollBar()->maximum() == 0 || sheet->height() >= room.height() - 2,
+                 qPrintable(QStringLiteral("%1×%2 in %3×%4, scrolls %5 px")
+                                .arg(sheet->width())
+                                .arg(sheet->height())
+                                .arg(room.width())
+                                .arg(room.height())
+                                .arg(text->verticalScrollBar()->maximum())));
+        QVERIFY2(
+            text->horizontalScrollBar()->maximum() == 0 || sheet->width() >= room.width() - 2,
+            qPrintable(
+                QStringLiteral("%1 px wide, scrolls %2 px").arg(sheet->width()).arg(text->horizontalScrollBar()->maximum())));
+        QVERIFY(sheet->height() > 300);
+        QDir().mkpath(QStringLiteral(LINKSCOPE_BINARY_DIR "/screens"));
+        sheet->grab().save(QStringLiteral(LINKSCOPE_BINARY_DIR "/screens/shortcut_sheet.png"));
         sheet->close();
         applyTheme(ThemeChoice::Light);
     }
