@@ -21,6 +21,7 @@
 #include "shell/commandpalette.h"
 #include "shell/fromstd.h"
 #include "shell/loadprogress.h"
+#include "shell/noticebar.h"
 #include "shell/openpair.h"
 #include "shell/recentfiles.h"
 #include "shell/startpage.h"
@@ -121,6 +122,9 @@ MainWindow::MainWindow(QWidget *parent)
     });
     // Findings / Edits docks, Edit and Review menus, the corrections sidecar (mainwindowreview.cpp).
     m_review = new ReviewUi(this, m_selection, m_timeline, m_loader);
+    m_readNotice = new NoticeBar(this);
+    m_readNotice->setObjectName(QStringLiteral("ReadNotice"));
+    m_readNotice->label()->setWordWrap(true);
     placeReview();
     // Hand-off (issue 28 item 16): bookmarks (M, the Bookmarks menu) and Open in Perfetto.
     new BookmarkUi(this, m_review->controller());
@@ -424,6 +428,7 @@ void MainWindow::onLoaded(OpenedPtr opened)
         emit pairOpened(opened); // the correction session starts from its sidecar, before it is shown
     }
     setDocument(opened->shown);
+    showReadNotice(*opened);
     const QStringList &warnings = opened->warnings;
     // The Warnings dock lists them all (host, Kineto, linking), whatever this load added.
     const int count = m_warnings->count();
@@ -564,6 +569,8 @@ JobDock *MainWindow::jobDock()
         connect(m_jobDock, &JobDock::jobClosed, this, [this] {
             m_panes->setJob(nullptr);
             m_review->findingsDock()->setJob(nullptr);
+            if (m_readNoticeOfJob)
+                m_readNotice->dismiss();
             updateRankLabels();
         });
         connect(m_jobDock, &JobDock::jobOpened, this, [this](const JobPtr &job) {
@@ -578,6 +585,7 @@ JobDock *MainWindow::jobDock()
             m_review->findingsDock()->setJob(job);
             if (auto *summary = findChild<SummaryDock *>())
                 summary->setJob(job);
+            showJobReadNotice(*job);
             updateRankLabels();
         });
         connect(m_jobDock, &JobDock::openRankRequested, this, [this](qint64 rank, const QString &host, const QString &device) {
