@@ -346,6 +346,12 @@ void MainWindow::buildStatusBar()
 // A pair goes into Open Recent once it has opened (onLoaded), never when it failed.
 void MainWindow::openPair(const QString &hostPath, const QString &devicePath)
 {
+    // A pair that is not one of the open job's ranks closes the job: its overview would stand above
+    // lanes it does not describe.
+    if (m_jobDock && (m_jobDock->job() || m_jobPending) && m_jobDock->rankOfDevice(devicePath) < 0) {
+        m_jobPending = false;
+        m_jobDock->closeOpenJob();
+    }
     m_loader->load(hostPath, devicePath, m_policy);
     updateStartPage();
 }
@@ -569,6 +575,8 @@ JobDock *MainWindow::jobDock()
         connect(m_jobDock, &JobDock::jobClosed, this, [this] {
             m_panes->setJob(nullptr);
             m_review->findingsDock()->setJob(nullptr);
+            if (auto *summary = findChild<SummaryDock *>())
+                summary->setJob(nullptr);
             if (m_readNoticeOfJob)
                 m_readNotice->dismiss();
             updateRankLabels();
