@@ -10,6 +10,7 @@
 // sidecar's; `M` there is passed on: a pane is read-only) and every view of a rank marks the
 // collectives that rank did not issue (missingcollectivemarks.h).
 
+#include "edit/bookmarks.h"
 #include "jobview/jobloader.h"
 #include "jobview/joboverviewmarks.h"
 #include "shell/backgroundjob.h"
@@ -135,6 +136,9 @@ signals:
     // The window the ranks show changed (the reference clock, as the job overview's): the overview
     // follows it.
     void referenceViewChanged(qint64 start, qint64 end);
+    // The bookmarks of every rank shown, on the reference clock, each named with its rank: the job
+    // overview draws them (and every view draws the other ranks' on its own clock).
+    void bookmarksShared(const core::BookmarkList &bookmarks);
 
 private:
     RankPane *addPane(RankPane *pane, int position);
@@ -149,6 +153,8 @@ private:
     // The collectives `rank` did not issue (missing_collective), marked on its view
     // (missingcollectivemarks.h); none for a view that shows no rank of the job.
     void updateMissingMarks(qint64 rank, TimelineView *view);
+    // Each view's bookmarks drawn on the other views of the job's ranks, and bookmarksShared().
+    void shareBookmarks();
 
     TimelineView *m_main;
     QWidget *m_mainBox;

@@ -630,6 +630,8 @@ JobDock *MainWindow::jobDock()
         connect(m_jobDock->overview(), &JobOverview::collectiveSelected, m_panes, &RankPanes::frameCollective);
         // And the overview zooms and pans with the ranks' lanes (on the same aligned clock).
         connect(m_panes, &RankPanes::referenceViewChanged, m_jobDock->overview(), &JobOverview::showRange);
+        // And draws every shown rank's bookmarks.
+        connect(m_panes, &RankPanes::bookmarksShared, m_jobDock->overview(), &JobOverview::setBookmarks);
         // The job dock's list and the Findings dock's "Across ranks" stay on the same finding.
         connect(m_jobDock, &JobDock::findingSelected, this,
                 [this](int row) { m_review->findingsDock()->jobFindings()->setCurrentFinding(row); });
