@@ -21,6 +21,7 @@
 #include <QFileInfo>
 #include <QIcon>
 #include <QPushButton>
+#include <QSettings>
 #include <QSize>
 #include <QTimer>
 
@@ -254,6 +255,20 @@ void shootWhenDrawn(ui::MainWindow &window, const GuiOptions &o, const QElapsedT
         shootJobWhenDrawn(window, o, clock, shoot);
 }
 
+// The settings written while the application was named "Linkscope" (Linkscope/Linkscope.conf: the
+// layout, the recent files, the theme) carried over once to the current name's file.
+void adoptOlderSettings()
+{
+    QSettings current;
+    if (!current.allKeys().isEmpty())
+        return;
+    QSettings older(QCoreApplication::organizationName(), QStringLiteral("Linkscope"));
+    if (older.fileName() == current.fileName())
+        return; // a file system that ignores case: the same file
+    for (const QString &key : older.allKeys())
+        current.setValue(key, older.value(key));
+}
+
 // --critical-path and --summary: the docks they name shown.
 void showRequestedDocks(ui::MainWindow &window, const GuiOptions &o)
 {
@@ -276,8 +291,11 @@ void showRequestedDocks(ui::MainWindow &window, const GuiOptions &o)
 int runGui(int argc, char *argv[])
 {
     QApplication app(argc, argv);
-    QApplication::setApplicationName(QStringLiteral("Linkscope"));
+    // The folders are named from these: ~/.cache/Linkscope/linkscope (Open in Perfetto's files, as the
+    // README says) and ~/.config/Linkscope/linkscope.conf.
+    QApplication::setApplicationName(QStringLiteral("linkscope"));
     QApplication::setOrganizationName(QStringLiteral("Linkscope"));
+    adoptOlderSettings();
     QApplication::setApplicationVersion(QStringLiteral(LINKSCOPE_VERSION));
     QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/linkscope.svg")));
 
