@@ -24,6 +24,7 @@
 #include <QApplication>
 #include <QDialog>
 #include <QDir>
+#include <QFileDialog>
 #include <QLabel>
 #include <QLineEdit>
 #include <QScreen>
@@ -34,6 +35,7 @@
 #include <QTabWidget>
 #include <QTest>
 #include <QTextBrowser>
+#include <QTimer>
 #include <QTreeWidget>
 
 using namespace linkscope;
@@ -188,10 +190,11 @@ private slots:
     void openPairTakesEitherFileFirst()
     {
         const QString host = sample("sample_host_et.json"), kineto = sample("sample_kineto.json");
-        QStringList titles;
-        auto asker = [&titles](QStringList answers) {
-            return [&titles, answers](const QString &title, const QString &, bool) mutable {
+        QStringList titles, asked;
+        auto asker = [&titles, &asked](QStringList answers) {
+            return [&titles, &asked, answers](const QString &title, const QString &prompt, const QString &, bool) mutable {
                 titles << title;
+                asked << title << prompt;
                 return answers.isEmpty() ? QStringList() : QStringList{answers.takeFirst()};
             };
         };
@@ -200,7 +203,7 @@ private slots:
         QVERIFY(c.error.isEmpty() && !c.cancelled);
         QCOMPARE(c.host, host);
         QCOMPARE(c.device, kineto);
-        QVERIFY2(titles.last().startsWith(QStringLiteral("Host execution trace")), qPrintable(titles.last()));
+        QVERIFY2(titles.last().startsWith(QStringLiteral("Host ET for")), qPrintable(titles.last()));
         // The host ET first: its Kineto trace next.
         titles.clear();
         c = choosePair(asker({host, kineto}));
@@ -219,11 +222,43 @@ private slots:
         QVERIFY2(c.error.contains(QStringLiteral("not a host ET or a Kineto trace")), qPrintable(c.error));
         QCOMPARE(titles.size(), 1);
         // Both at once, in either order: the loader sniffs them.
-        c = choosePair([&](const QString &, const QString &, bool several) {
+        c = choosePair([&](const QString &, const QString &, const QString &, bool several) {
             return several ? QStringList{kineto, host} : QStringList();
         });
         QCOMPARE(c.host, kineto);
         QCOMPARE(c.device, host);
+        // Each title is short enough for a window's title bar; the question is the prompt, a sentence.
+        for (qsizetype i = 0; i + 1 < asked.size(); i += 2) {
+            QVERIFY2(asked[i].size() <= 60, qPrintable(asked[i]));
+            QVERIFY2(asked[i + 1].endsWith(QLatin1Char('.')), qPrintable(asked[i + 1]));
+        }
+    }
+
+    void openPairDialogShowsItsQuestion()
+    {
+        // The real dialog: a title that fits its width, and the question as a label inside it.
+        QString title, prompt;
+        int width = 0, titleWidth = 0;
+        QTimer::singleShot(200, [&] {
+            auto *dialog = qobject_cast<QFileDialog *>(QApplication::activeModalWidget());
+            if (!dialog)
+                return;
+            title = dialog->windowTitle();
+            width = dialog->width();
+            titleWidth = dialog->fontMetrics().horizontalAdvance(title);
+            if (auto *label = dialog->findChild<QLabel *>(QStringLiteral("OpenPairPrompt")))
+                prompt = label->isVisible() ? label->text() : QString();
+            QDir().mkpath(QStringLiteral(LINKSCOPE_BINARY_DIR "/screens"));
+            dialog->grab().save(QStringLiteral(LINKSCOPE_BINARY_DIR "/screens/open_pair_dialog.png"));
+            dialog->reject();
+        });
+        const QStringList picked = fileDialogAsker(nullptr)(
+            QStringLiteral("Open trace pair"), QStringLiteral("Pick the host ET and its Kineto trace."), QString(), true);
+        QVERIFY(picked.isEmpty());
+        QCOMPARE(title, QStringLiteral("Open trace pair"));
+        QVERIFY2(titleWidth < width - 120,
+                 qPrintable(QStringLiteral("title %1 px in a %2 px dialog").arg(titleWidth).arg(width)));
+        QCOMPARE(prompt, QStringLiteral("Pick the host ET and its Kineto trace."));
     }
 
     void cleanupTestCase() { m_window.reset(); }

@@ -204,7 +204,7 @@ void MainWindow::buildActions()
     });
     m_openPairAction = openPairAction;
     m_openJobAction = file->addAction(tr("Open &job…"), this, [this] {
-        const QString dir = QFileDialog::getExistingDirectory(this, tr("A job's folder (a host ET and a Kineto trace per rank)"));
+        const QString dir = QFileDialog::getExistingDirectory(this, tr("Open job folder"));
         if (!dir.isEmpty())
             openJob(dir);
     });
