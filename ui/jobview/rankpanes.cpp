@@ -265,6 +265,19 @@ void RankPanes::updateRulers()
         updateMissingMarks(rank, v);
     }
     shareBookmarks();
+    applyLaneFilter();
+}
+
+void RankPanes::setLaneFilter(const QString &text)
+{
+    m_filter = text;
+    applyLaneFilter();
+}
+
+void RankPanes::applyLaneFilter()
+{
+    for (const auto &[rank, v] : rankViews())
+        v->arrangement().setLaneFilter(m_filter, rank >= 0 ? tr("rank %1").arg(rank) : QString());
 }
 
 void RankPanes::shareBookmarks()

@@ -124,6 +124,11 @@ public:
     // Makes the other panes show what `source` shows (called on every view change).
     void syncFrom(TimelineView *source);
 
+    // The lane filter (TimelineLayout::setLaneFilter) on every view of a rank: the main timeline and
+    // each pane; a view whose rank's name ("rank 3") contains the text shows all its lanes.
+    void setLaneFilter(const QString &text);
+    const QString &laneFilter() const { return m_filter; }
+
     QLabel *mainTitle() const { return m_mainTitle; }
     QSplitter *splitter() const { return m_split; }
 
@@ -155,6 +160,7 @@ private:
     void updateMissingMarks(qint64 rank, TimelineView *view);
     // Each view's bookmarks drawn on the other views of the job's ranks, and bookmarksShared().
     void shareBookmarks();
+    void applyLaneFilter();
 
     TimelineView *m_main;
     QWidget *m_mainBox;
@@ -164,6 +170,7 @@ private:
     std::vector<MissingCollective> m_missing; // the job's, on the aligned clock
     qint64 m_mainRank = -1;
     bool m_syncing = false;
+    QString m_filter; // the lane filter's text
 };
 
 } // namespace linkscope::ui

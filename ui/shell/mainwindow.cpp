@@ -20,6 +20,7 @@
 #include "review/correctioncontroller.h"
 #include "shell/commandpalette.h"
 #include "shell/fromstd.h"
+#include "shell/lanefilterbox.h"
 #include "shell/loadprogress.h"
 #include "shell/noticebar.h"
 #include "shell/openpair.h"
@@ -317,6 +318,11 @@ void MainWindow::buildActions()
     bar->addAction(m_allEdgesAction);
     for (QAction *action : kindActions)
         bar->addAction(action);
+    bar->addSeparator();
+    auto *laneFilter = new LaneFilterBox(m_timeline, bar);
+    bar->addWidget(laneFilter);
+    connect(laneFilter, &QLineEdit::textChanged, m_panes, &RankPanes::setLaneFilter);
+    m_viewMenu->addAction(laneFilter->focusAction());
     bar->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
     addToolBarBreak();
     QToolBar *legend = addToolBar(tr("Legend"));

@@ -252,6 +252,28 @@ void TimelineLayout::showAllHidden()
     relayout();
 }
 
+void TimelineLayout::setLaneFilter(const QString &text, const QString &context)
+{
+    const QString filter = text.trimmed();
+    const bool inContext = !filter.isEmpty() && context.contains(filter, Qt::CaseInsensitive);
+    if (filter == m_filter && inContext == m_filterContext)
+        return;
+    m_filter = filter;
+    m_filterContext = inContext;
+    relayout();
+}
+
+bool TimelineLayout::passesLaneFilter(core::LaneIndex lane) const
+{
+    if (m_filter.isEmpty() || m_filterContext || !m_doc || !lane.in(m_groupOfLane.size()))
+        return true;
+    if (m_groups[m_groupOfLane[lane.get()]].label.contains(m_filter, Qt::CaseInsensitive))
+        return true;
+    const std::string &label = m_doc->index().lane(lane).label;
+    const QString name = label.empty() ? QStringLiteral("lane %1").arg(lane.get()) : QString::fromStdString(label);
+    return name.contains(m_filter, Qt::CaseInsensitive);
+}
+
 void TimelineLayout::setHidePythonRows(bool hide)
 {
     if (m_hidePython == hide)
@@ -520,6 +542,11 @@ int TimelineLayout::layoutGroup(int g, int y)
     m_groupTop[g] = y;
     if (m_groupHidden[g])
         return y;
+    // A group none of whose lanes passes the lane filter is left out, as a hidden one.
+    if (!m_filter.isEmpty() && std::none_of(m_groups[g].lanes.begin(), m_groups[g].lanes.end(), [this](core::LaneIndex lane) {
+            return passesLaneFilter(lane);
+        }))
+        return y;
     m_groupHeaderRow[g] = static_cast<int>(m_rows.size());
     m_rows.push_back({LayoutRow::Kind::GroupHeader, g, core::kNone, 0, y, kGroupHeaderHeight});
     y += kGroupHeaderHeight;
@@ -527,7 +554,7 @@ int TimelineLayout::layoutGroup(int g, int y)
     if (m_groupCollapsed[g])
         return y;
     for (core::LaneIndex lane : m_groups[g].lanes) {
-        if (m_laneHidden[lane.get()])
+        if (m_laneHidden[lane.get()] || !passesLaneFilter(lane))
             continue;
         const std::uint32_t base = m_depthBegin[lane.get()];
         // Python frames left out: the lane's Python-free rows, none of them Python-only (never

@@ -82,6 +82,15 @@ public:
     // Whether `lane` has Python-only rows (which a summary row can stand for).
     bool hasPythonRows(core::LaneIndex lane) const;
 
+    // Shows only the lanes whose name contains `text` (case-insensitive; as Perfetto's track filter),
+    // all the lanes of a group whose name contains it, and no group without such a lane. `context`
+    // names what the whole view shows ("rank 3"): when it contains `text`, every lane is shown.
+    // Empty `text`: no filter. Not a view setting: hidden and collapsed flags stay as they are.
+    void setLaneFilter(const QString &text, const QString &context = {});
+    const QString &laneFilter() const { return m_filter; }
+    // Whether `lane` passes the filter (always without one).
+    bool passesLaneFilter(core::LaneIndex lane) const;
+
     // Pinned groups stay at the top while the other rows scroll. A new document pins its GPU groups.
     void setGroupPinned(int group, bool pinned);
     bool isGroupPinned(int group) const { return m_groupPinned.at(group); }
@@ -187,6 +196,8 @@ private:
     const TraceDocument *m_doc = nullptr;
     bool m_gpuFirst = true;
     bool m_hidePython = false;
+    QString m_filter;             // the lane filter's text; empty: none
+    bool m_filterContext = false; // the view's own name matches it: no lane is filtered out
     bool m_foldPython = true;
     int m_rowHeight = kRowHeight;
     int m_pinnedHeight = 0;
