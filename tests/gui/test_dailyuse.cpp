@@ -14,6 +14,7 @@
 #include "review/reviewui.h"
 #include "review/storypanel.h"
 #include "shell/mainwindow.h"
+#include "shell/noticebar.h"
 #include "shell/openpair.h"
 #include "shell/theme.h"
 #include "shell/windowlayout.h"
@@ -122,6 +123,8 @@ private slots:
         QVERIFY2(pureBlue == 0, qPrintable(QStringLiteral("%1 pixels of #0000ff-like links").arg(pureBlue)));
         QVERIFY2(lightBlue > 10, qPrintable(QStringLiteral("%1 pixels in the dark theme's link colour").arg(lightBlue)));
         QVERIFY(!m_window->warningsLabel()->text().contains(QStringLiteral("#0000ff")));
+        // The notices above the timeline follow the theme too (their tooltip colours).
+        QCOMPARE(m_window->readNotice()->palette().color(QPalette::Window), QApplication::palette().color(QPalette::ToolTipBase));
         // The shortcut sheet: a dialog no taller than the screen, which scrolls.
         for (QAction *action : m_window->findChildren<QAction *>())
             if (action->text() == QStringLiteral("Keyboard shortcuts"))
