@@ -13,6 +13,7 @@
 #include "review/correctioncontroller.h"
 #include "review/reviewui.h"
 #include "shell/mainwindow.h"
+#include "shell/theme.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -20,6 +21,7 @@
 #include <QFileInfo>
 #include <QIcon>
 #include <QPushButton>
+#include <QSettings>
 #include <QSize>
 #include <QTimer>
 
@@ -40,8 +42,9 @@ struct GuiOptions {
     bool jobFolder = false; // files is one folder: a job
     QString screenshotFile; // empty: no screenshot
     bool settled = false, criticalPath = false, summary = false;
-    QSize size;                // invalid: the default
-    std::vector<qint64> ranks; // --ranks, in order, without repeats
+    std::optional<ui::ThemeChoice> theme; // --theme: for this run only, not saved
+    QSize size;                           // invalid: the default
+    std::vector<qint64> ranks;            // --ranks, in order, without repeats
 };
 
 // The command line read (--help and --version answered and exited by Qt); an exit status after a
@@ -80,8 +83,13 @@ std::optional<int> parseGuiOptions(const QApplication &app, GuiOptions &o)
         QStringLiteral("summary"),
         QStringLiteral("Show the Summary dock (View ▸ Trace summary): the trace's, or the job's ranks', "
                        "top ops, GPU utilisation, exposed communication and step times"));
+    QCommandLineOption theme(QStringLiteral("theme"),
+                             QStringLiteral("The theme for this run (light, dark or system), as View ▸ Theme sets it, "
+                                            "without saving it"),
+                             QStringLiteral("NAME"));
     parser.addOption(criticalPath);
     parser.addOption(summaryDock);
+    parser.addOption(theme);
     parser.process(app);
 
     o.files = parser.positionalArguments();
@@ -91,6 +99,19 @@ std::optional<int> parseGuiOptions(const QApplication &app, GuiOptions &o)
     o.settled = parser.isSet(settled);
     o.criticalPath = parser.isSet(criticalPath);
     o.summary = parser.isSet(summaryDock);
+    if (parser.isSet(theme)) {
+        const QString name = parser.value(theme).toLower();
+        if (name == QLatin1String("light"))
+            o.theme = ui::ThemeChoice::Light;
+        else if (name == QLatin1String("dark"))
+            o.theme = ui::ThemeChoice::Dark;
+        else if (name == QLatin1String("system"))
+            o.theme = ui::ThemeChoice::System;
+        else {
+            std::cerr << "linkscope: --theme wants light, dark or system\n";
+            return 2;
+        }
+    }
     if (parser.isSet(size)) {
         const QStringList wh = parser.value(size).split(QLatin1Char('x'));
         bool okW = false, okH = false;
@@ -234,6 +255,20 @@ void shootWhenDrawn(ui::MainWindow &window, const GuiOptions &o, const QElapsedT
         shootJobWhenDrawn(window, o, clock, shoot);
 }
 
+// The settings written while the application was named "Linkscope" (Linkscope/Linkscope.conf: the
+// layout, the recent files, the theme) carried over once to the current name's file.
+void adoptOlderSettings()
+{
+    QSettings current;
+    if (!current.allKeys().isEmpty())
+        return;
+    QSettings older(QCoreApplication::organizationName(), QStringLiteral("Linkscope"));
+    if (older.fileName() == current.fileName())
+        return; // a file system that ignores case: the same file
+    for (const QString &key : older.allKeys())
+        current.setValue(key, older.value(key));
+}
+
 // --critical-path and --summary: the docks they name shown.
 void showRequestedDocks(ui::MainWindow &window, const GuiOptions &o)
 {
@@ -256,8 +291,11 @@ void showRequestedDocks(ui::MainWindow &window, const GuiOptions &o)
 int runGui(int argc, char *argv[])
 {
     QApplication app(argc, argv);
-    QApplication::setApplicationName(QStringLiteral("Linkscope"));
+    // The folders are named from these: ~/.cache/Linkscope/linkscope (Open in Perfetto's files, as the
+    // README says) and ~/.config/Linkscope/linkscope.conf.
+    QApplication::setApplicationName(QStringLiteral("linkscope"));
     QApplication::setOrganizationName(QStringLiteral("Linkscope"));
+    adoptOlderSettings();
     QApplication::setApplicationVersion(QStringLiteral(LINKSCOPE_VERSION));
     QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/linkscope.svg")));
 
@@ -268,6 +306,8 @@ int runGui(int argc, char *argv[])
     QElapsedTimer clock;
     clock.start();
     ui::MainWindow window;
+    if (o.theme)
+        ui::applyTheme(*o.theme);
     if (o.size.isValid())
         window.resize(o.size);
     window.show();

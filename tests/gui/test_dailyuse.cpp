@@ -14,6 +14,7 @@
 #include "review/reviewui.h"
 #include "review/storypanel.h"
 #include "shell/mainwindow.h"
+#include "shell/noticebar.h"
 #include "shell/openpair.h"
 #include "shell/theme.h"
 #include "shell/windowlayout.h"
@@ -23,6 +24,8 @@
 #include <QAction>
 #include <QApplication>
 #include <QDialog>
+#include <QDir>
+#include <QFileDialog>
 #include <QLabel>
 #include <QLineEdit>
 #include <QScreen>
@@ -33,6 +36,7 @@
 #include <QTabWidget>
 #include <QTest>
 #include <QTextBrowser>
+#include <QTimer>
 #include <QTreeWidget>
 
 using namespace linkscope;
@@ -119,6 +123,8 @@ private slots:
         QVERIFY2(pureBlue == 0, qPrintable(QStringLiteral("%1 pixels of #0000ff-like links").arg(pureBlue)));
         QVERIFY2(lightBlue > 10, qPrintable(QStringLiteral("%1 pixels in the dark theme's link colour").arg(lightBlue)));
         QVERIFY(!m_window->warningsLabel()->text().contains(QStringLiteral("#0000ff")));
+        // The notices above the timeline follow the theme too (their tooltip colours).
+        QCOMPARE(m_window->readNotice()->palette().color(QPalette::Window), QApplication::palette().color(QPalette::ToolTipBase));
         // The shortcut sheet: a dialog no taller than the screen, which scrolls.
         for (QAction *action : m_window->findChildren<QAction *>())
             if (action->text() == QStringLiteral("Keyboard shortcuts"))
@@ -130,6 +136,24 @@ private slots:
                  qPrintable(QStringLiteral("%1 > %2").arg(sheet->height()).arg(screen.height())));
         auto *text = sheet->findChild<QTextBrowser *>();
         QVERIFY(text && text->toPlainText().contains(QStringLiteral("Ctrl+drag")));
+        // Sized to its content (it opened as 720×122, two shortcuts in view): every row in view, or
+        // as tall as the screen allows with the rest a scroll away; never a horizontal scroll bar.
+        QTest::qWait(20);
+        const QSize room = screen.size() * 85 / 100;
+        QVERIFY2(text->verticalScrollBar()->maximum() == 0 || sheet->height() >= room.height() - 2,
+                 qPrintable(QStringLiteral("%1×%2 in %3×%4, scrolls %5 px")
+                                .arg(sheet->width())
+                                .arg(sheet->height())
+                                .arg(room.width())
+                                .arg(room.height())
+                                .arg(text->verticalScrollBar()->maximum())));
+        QVERIFY2(
+            text->horizontalScrollBar()->maximum() == 0 || sheet->width() >= room.width() - 2,
+            qPrintable(
+                QStringLiteral("%1 px wide, scrolls %2 px").arg(sheet->width()).arg(text->horizontalScrollBar()->maximum())));
+        QVERIFY(sheet->height() > 300);
+        QDir().mkpath(QStringLiteral(LINKSCOPE_BINARY_DIR "/screens"));
+        sheet->grab().save(QStringLiteral(LINKSCOPE_BINARY_DIR "/screens/shortcut_sheet.png"));
         sheet->close();
         applyTheme(ThemeChoice::Light);
     }
@@ -169,10 +193,11 @@ private slots:
     void openPairTakesEitherFileFirst()
     {
         const QString host = sample("sample_host_et.json"), kineto = sample("sample_kineto.json");
-        QStringList titles;
-        auto asker = [&titles](QStringList answers) {
-            return [&titles, answers](const QString &title, const QString &, bool) mutable {
+        QStringList titles, asked;
+        auto asker = [&titles, &asked](QStringList answers) {
+            return [&titles, &asked, answers](const QString &title, const QString &prompt, const QString &, bool) mutable {
                 titles << title;
+                asked << title << prompt;
                 return answers.isEmpty() ? QStringList() : QStringList{answers.takeFirst()};
             };
         };
@@ -181,7 +206,7 @@ private slots:
         QVERIFY(c.error.isEmpty() && !c.cancelled);
         QCOMPARE(c.host, host);
         QCOMPARE(c.device, kineto);
-        QVERIFY2(titles.last().startsWith(QStringLiteral("Host execution trace")), qPrintable(titles.last()));
+        QVERIFY2(titles.last().startsWith(QStringLiteral("Host ET for")), qPrintable(titles.last()));
         // The host ET first: its Kineto trace next.
         titles.clear();
         c = choosePair(asker({host, kineto}));
@@ -200,11 +225,43 @@ private slots:
         QVERIFY2(c.error.contains(QStringLiteral("not a host ET or a Kineto trace")), qPrintable(c.error));
         QCOMPARE(titles.size(), 1);
         // Both at once, in either order: the loader sniffs them.
-        c = choosePair([&](const QString &, const QString &, bool several) {
+        c = choosePair([&](const QString &, const QString &, const QString &, bool several) {
             return several ? QStringList{kineto, host} : QStringList();
         });
         QCOMPARE(c.host, kineto);
         QCOMPARE(c.device, host);
+        // Each title is short enough for a window's title bar; the question is the prompt, a sentence.
+        for (qsizetype i = 0; i + 1 < asked.size(); i += 2) {
+            QVERIFY2(asked[i].size() <= 60, qPrintable(asked[i]));
+            QVERIFY2(asked[i + 1].endsWith(QLatin1Char('.')), qPrintable(asked[i + 1]));
+        }
+    }
+
+    void openPairDialogShowsItsQuestion()
+    {
+        // The real dialog: a title that fits its width, and the question as a label inside it.
+        QString title, prompt;
+        int width = 0, titleWidth = 0;
+        QTimer::singleShot(200, [&] {
+            auto *dialog = qobject_cast<QFileDialog *>(QApplication::activeModalWidget());
+            if (!dialog)
+                return;
+            title = dialog->windowTitle();
+            width = dialog->width();
+            titleWidth = dialog->fontMetrics().horizontalAdvance(title);
+            if (auto *label = dialog->findChild<QLabel *>(QStringLiteral("OpenPairPrompt")))
+                prompt = label->isVisible() ? label->text() : QString();
+            QDir().mkpath(QStringLiteral(LINKSCOPE_BINARY_DIR "/screens"));
+            dialog->grab().save(QStringLiteral(LINKSCOPE_BINARY_DIR "/screens/open_pair_dialog.png"));
+            dialog->reject();
+        });
+        const QStringList picked = fileDialogAsker(nullptr)(
+            QStringLiteral("Open trace pair"), QStringLiteral("Pick the host ET and its Kineto trace."), QString(), true);
+        QVERIFY(picked.isEmpty());
+        QCOMPARE(title, QStringLiteral("Open trace pair"));
+        QVERIFY2(titleWidth < width - 120,
+                 qPrintable(QStringLiteral("title %1 px in a %2 px dialog").arg(titleWidth).arg(width)));
+        QCOMPARE(prompt, QStringLiteral("Pick the host ET and its Kineto trace."));
     }
 
     void cleanupTestCase() { m_window.reset(); }

@@ -19,6 +19,7 @@
 #include "timeline/timelineview.h"
 
 #include <QElapsedTimer>
+#include <QFileInfo>
 #include <QLabel>
 #include <QProgressBar>
 #include <QPushButton>
@@ -206,6 +207,37 @@ private slots:
         QVERIFY(dock->predictor()->waitUntilPredicted());
         QVERIFY(dock->predictor()->prediction());
         QCOMPARE(dock->predictor()->prediction()->folder, before->folder);
+    }
+
+    // Issue 41 item 4: a pair that is not one of the job's ranks closes the job (its overview, panes
+    // and cross-rank findings), not left above lanes it does not describe. A rank of the job, opened
+    // by its path however spelled, keeps it.
+    void anUnrelatedPairClosesTheJob()
+    {
+        JobDock *dock = m_window->jobDock();
+        QVERIFY(dock->job());
+        const core::job::RankFiles &rank0 = dock->job()->layout.ranks.front();
+        QSignalSpy shown(m_window.get(), &MainWindow::documentChanged);
+        const QString rankDevice = QString::fromStdString(rank0.device);
+        const QString dotted = QFileInfo(rankDevice).absolutePath() + QStringLiteral("/./") + QFileInfo(rankDevice).fileName();
+        m_window->openPair(QString::fromStdString(rank0.host), dotted);
+        QVERIFY(shown.wait(60000));
+        QVERIFY2(dock->job(), "a rank of the job, opened by another spelling of its path, closed the job");
+        QVERIFY(dock->isVisible());
+
+        const QString host = test::sampleCopy("sample_host_et.json"), kineto = test::sampleCopy("sample_kineto.json");
+        QSignalSpy closed(dock, &JobDock::jobClosed);
+        m_window->openPair(host, kineto);
+        QCOMPARE(closed.count(), 1);
+        QVERIFY(!dock->job());
+        QVERIFY(!dock->isVisible());
+        QVERIFY(!m_window->rankPanes()->job());
+        QVERIFY(m_window->rankPanes()->panes().empty());
+        QCOMPARE(m_window->review()->findingsDock()->jobFindings()->findingCount(), 0);
+        QVERIFY(shown.wait(60000));
+        QCOMPARE(m_window->document()->devicePath(), kineto);
+        QCOMPARE(m_window->rankPanes()->mainRank(), qint64(-1));
+        m_window->grab().save(QStringLiteral(LINKSCOPE_BINARY_DIR "/screens/job_closed_by_pair.png"));
     }
 
     void cleanupTestCase() { m_window.reset(); }

@@ -19,6 +19,7 @@
 
 #include "edit/sidecar.h"
 
+#include <QDir>
 #include <QFileInfo>
 #include <QPushButton>
 #include <QSettings>
@@ -197,6 +198,33 @@ private slots:
         QCOMPARE(pane0->view()->bookmarkOverlay().bookmarks().front().name, std::string("rank 0 mark"));
         QCOMPARE(main->bookmarkOverlay().bookmarks().size(), std::size_t(1));
         QCOMPARE(main->bookmarkOverlay().bookmarks().front().name, std::string("rank 1 mark"));
+
+        // Each rank's bookmarks are drawn on the other's lanes too, at the same aligned instant, and
+        // on the job overview, named with their rank.
+        QCOMPARE(main->bookmarkOverlay().echoes().size(), std::size_t(1));
+        QCOMPARE(main->bookmarkOverlay().echoes().front().name, std::string("rank 0: rank 0 mark"));
+        QCOMPARE(main->bookmarkOverlay().echoes().front().ts,
+                 panes->mapTime(0, *pane0->document(), 1, *main->document(), onRank0));
+        QCOMPARE(pane0->view()->bookmarkOverlay().echoes().size(), std::size_t(1));
+        QCOMPARE(pane0->view()->bookmarkOverlay().echoes().front().name, std::string("rank 1: rank 1 mark"));
+        // Drawn where rank 1's mark is (the middle of what rank 1 showed: inside both traces).
+        const core::Nanos echoTs = pane0->view()->bookmarkOverlay().echoes().front().ts;
+        pane0->view()->setVisibleRange(echoTs - 1000000, echoTs + 1000000);
+        pane0->view()->grab();
+        QCOMPARE(pane0->view()->bookmarkOverlay().paintedEchoes(), std::size_t(1));
+        JobOverview *overview = dock->overview();
+        QCOMPARE(overview->bookmarkOverlay().bookmarks().size(), std::size_t(2));
+        overview->grab();
+        QVERIFY(!overview->bookmarkOverlay().painted().empty());
+        QDir().mkpath(QStringLiteral(LINKSCOPE_BINARY_DIR "/screens"));
+        m_window->grab().save(QStringLiteral(LINKSCOPE_BINARY_DIR "/screens/bookmarks_across_ranks.png"));
+        // A bookmark removed on the main rank goes from the other views as well.
+        QVERIFY(bookmarkUi->removeBookmark(0));
+        QVERIFY(m_window->review()->controller()->waitUntilSettled());
+        QVERIFY(pane0->view()->bookmarkOverlay().echoes().empty());
+        QCOMPARE(overview->bookmarkOverlay().bookmarks().size(), std::size_t(1));
+        QVERIFY(bookmarkUi->addBookmark(onRank1, QStringLiteral("rank 1 mark")));
+        QVERIFY(m_window->review()->controller()->waitUntilSettled());
     }
 
     // Rank 3 as the main rank (Edit here from its pane): the main timeline carries its mark, and

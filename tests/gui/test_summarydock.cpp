@@ -8,6 +8,8 @@
 #include "gen/tracegenerator.h"
 #include "jobview/jobdock.h"
 #include "shell/mainwindow.h"
+#include "shell/noticebar.h"
+#include "shell/readnotice.h"
 #include "shell/tracedocument.h"
 #include "testsupport.h"
 
@@ -15,9 +17,12 @@
 #include <QDir>
 #include <QFile>
 #include <QLabel>
+#include <QLocale>
 #include <QMenuBar>
+#include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
+#include <QTabBar>
 #include <QTabWidget>
 #include <QTableWidget>
 #include <QTemporaryDir>
@@ -97,6 +102,21 @@ private slots:
         QCOMPARE(dock->table(ui::SummaryDock::Steps)->item(0, 0)->text(), QStringLiteral("ProfilerStep#3"));
         QVERIFY2(dock->headerText().contains(QStringLiteral("Steps: 1")), qPrintable(dock->headerText()));
         QCOMPARE(dock->tabs()->indexOf(dock->table(ui::SummaryDock::Ranks)), -1); // no job, no Ranks tab
+        // Nothing covers the tab bar or the current table: the widget under each tab's centre is the
+        // bar, and under the table's top-left cell its viewport (an empty Ranks table, a child of the
+        // tab widget in no layout, was painted over both).
+        QVERIFY(!dock->table(ui::SummaryDock::Ranks)->isVisible());
+        QTabBar *bar = dock->tabs()->tabBar();
+        QCOMPARE(bar->count(), 4);
+        for (int i = 0; i < bar->count(); ++i) {
+            const QPoint centre = bar->mapTo(dock, bar->tabRect(i).center());
+            QCOMPARE(dock->childAt(centre), static_cast<QWidget *>(bar));
+        }
+        QWidget *viewport = gpu->viewport();
+        QVERIFY(viewport->isVisible());
+        QVERIFY(viewport->width() > 0 && viewport->height() > 0);
+        QCOMPARE(dock->childAt(viewport->mapTo(dock, QPoint(4, 4))), viewport);
+        QVERIFY(bar->mapTo(dock, QPoint(0, 0)).x() < 20); // the first tab starts at the dock's left
         saveShot(&window, "summary_sample.png");
     }
 
@@ -164,7 +184,46 @@ private slots:
                     named = true;
         QVERIFY2(named, "no warning names the byte of the cut");
         QVERIFY(window.warningsLabel()->isVisible() || !window.warningsLabel()->text().isEmpty());
+        // Issue 41: not only a count. The notice above the timeline says so in one sentence: which
+        // file, where it is cut, and what that means for what is shown; its button lists the warnings.
+        ui::NoticeBar *notice = window.readNotice();
+        QVERIFY(notice->isVisible());
+        const QString sentence = notice->text();
+        QVERIFY2(sentence.contains(QStringLiteral("cut_kineto.json")) && sentence.contains(QStringLiteral("cut short"))
+                     && sentence.contains(QLocale().toString(qulonglong(size))),
+                 qPrintable(sentence));
+        QCOMPARE(sentence.count(QLatin1Char('.')), 1 + sentence.count(QStringLiteral(".json")));
+        QVERIFY(notice->label()->height() >= notice->label()->heightForWidth(notice->label()->width()));
+        notice->actionButton()->click();
+        QVERIFY(window.warningsDock()->isVisible());
         saveShot(&window, "summary_truncated.png");
+        // Whole traces opened next: the notice goes.
+        QSignalSpy again(&window, &ui::MainWindow::documentChanged);
+        window.openPair(sample("sample_host_et.json"), sample("sample_kineto.json"));
+        QVERIFY(again.wait(60000));
+        QVERIFY(!notice->isVisible());
+    }
+
+    void aJobWithMissingRanksSaysSo()
+    {
+        ui::JobDocument job;
+        QVERIFY(ui::incompleteJobSentence(job).isEmpty());
+        core::job::JobFinding none;
+        none.kind = "missing_rank"; // no ranks: the finding that says none is missing
+        job.report.findings.push_back(none);
+        QVERIFY(ui::incompleteJobSentence(job).isEmpty());
+        core::job::JobFinding missing;
+        missing.kind = "missing_rank";
+        missing.ranks = {3};
+        missing.message = "rank 3 has no trace files (the ranks present run to 7)";
+        job.report.findings.push_back(missing);
+        QCOMPARE(ui::incompleteJobSentence(job),
+                 QStringLiteral("This job cannot be read whole: rank 3 has no trace files (the ranks present run to 7)."));
+        core::job::JobFinding unreadable;
+        unreadable.kind = "unreadable_rank";
+        unreadable.message = "rank 5: the file is truncated";
+        job.report.findings.push_back(unreadable);
+        QVERIFY(ui::incompleteJobSentence(job).contains(QStringLiteral("and 1 more")));
     }
 };
 

@@ -19,12 +19,14 @@
 #include <QAction>
 #include <QClipboard>
 #include <QGuiApplication>
+#include <QKeyEvent>
 #include <QLineEdit>
 #include <QMenu>
 #include <QSignalSpy>
 #include <QTest>
 #include <QTextBrowser>
 
+#include <cmath>
 #include <map>
 #include <sstream>
 
@@ -158,6 +160,33 @@ private slots:
         QVERIFY2(std::llabs(after - before) <= 2, qPrintable(QStringLiteral("%1 vs %2").arg(before).arg(after)));
         const core::Nanos spanAfter = m_view->viewEnd() - m_view->viewStart();
         QVERIFY(std::llabs(spanAfter - static_cast<core::Nanos>(spanBefore * factor)) <= 2 || spanAfter == 50 /* minimum span */);
+    }
+
+    void heldZoomKeyAccelerates()
+    {
+        // Six taps of W zoom by 0.8 each; the same six presses as one held key (a press, then its
+        // auto-repeats) zoom further, each repeat more than the last; a tap after the hold is one step again.
+        m_view->setFocus();
+        auto press = [this](Qt::Key key, bool repeat) {
+            QKeyEvent down(QEvent::KeyPress, key, Qt::NoModifier, QString(), repeat);
+            QCoreApplication::sendEvent(m_view.get(), &down);
+        };
+        m_view->setVisibleRange(2000, 10000);
+        for (int i = 0; i < 6; ++i)
+            QTest::keyClick(m_view.get(), Qt::Key_W);
+        const double tapped = double(m_view->viewEnd() - m_view->viewStart());
+        QVERIFY2(std::abs(tapped - 8000 * std::pow(0.8, 6)) < 4, qPrintable(QString::number(tapped)));
+        m_view->setVisibleRange(2000, 10000);
+        for (int i = 0; i < 6; ++i)
+            press(Qt::Key_W, i > 0);
+        const double held = double(m_view->viewEnd() - m_view->viewStart());
+        QVERIFY2(held < tapped * 0.8, qPrintable(QStringLiteral("held %1, tapped %2").arg(held).arg(tapped)));
+        // Held long, each repeat is at most two steps (0.64), never a jump past the trace.
+        for (int i = 0; i < 20; ++i)
+            press(Qt::Key_S, i > 0);
+        const double before = double(m_view->viewEnd() - m_view->viewStart());
+        press(Qt::Key_W, false);
+        QVERIFY2(std::abs(double(m_view->viewEnd() - m_view->viewStart()) - before * 0.8) < 4, "a tap after a hold is one step");
     }
 
     void keysAreTheViewsActions()

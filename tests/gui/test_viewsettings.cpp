@@ -119,10 +119,12 @@ private slots:
         QVERIFY(layout.hidePythonRows());
         QCOMPARE(static_cast<int>(layout.rows().size()), rowsBefore - kStackDepth);
         QCOMPARE(layout.shownRowCount(cpuLane), 2);
-        QCOMPARE(layout.rowOfDepth(cpuLane, kStackDepth), layout.firstRowOfLane(cpuLane));
+        // The lane's rows without the frames: aten::mm on the first, its launch under it.
+        QCOMPARE(layout.rowOfEvent(mm), layout.firstRowOfLane(cpuLane));
+        QCOMPARE(layout.depthOf(mm), 0);
         for (const ui::LayoutRow &row : layout.rows())
             if (row.kind == ui::LayoutRow::Kind::LaneRow && row.lane == cpuLane)
-                QVERIFY(row.depth >= kStackDepth);
+                QVERIFY(row.depth <= 1);
         QVERIFY(!view->eventRect(mm).isEmpty());
         QVERIFY(view->eventRect(mm).bottom() < view->contentRect().bottom());
         m_window->grab().toImage().save(QStringLiteral(LINKSCOPE_BINARY_DIR "/screens/withstack_python_hidden.png"));
@@ -192,6 +194,68 @@ private slots:
         QTest::mouseMove(view, QPoint(10, y));
         QTest::mouseRelease(view, Qt::LeftButton, Qt::NoModifier, QPoint(10, y));
         QCOMPARE(view->headerWidth(), int(ui::TimelineView::kMinHeaderWidth));
+    }
+
+    // Issue 41 item 8: Python frames of varying depth, with ops at several depths under them (as
+    // with_stack writes them: an op under 3 frames here, under 12 there). No row holds frames only,
+    // yet with Python rows hidden every op stands right under the op that encloses it: both ops on
+    // the lane's first row, their launches on the second, no frame row above them.
+    void hiddenPythonRowsLeaveNoFrameAboveTheOps()
+    {
+        QString events = QStringLiteral(R"({"name":"process_name","ph":"M","pid":7,"tid":0,"args":{"name":"python3"}})");
+        auto add = [&events](const QString &name, const char *cat, double ts, double dur) {
+            events += QStringLiteral(R"(,
+{"ph":"X","cat":"%1","name":"%2","pid":7,"tid":7,"ts":%3,"dur":%4})")
+                          .arg(QLatin1String(cat), name)
+                          .arg(ts, 0, 'f', 3)
+                          .arg(dur, 0, 'f', 3);
+        };
+        // Step 1: aten::empty under 3 frames; step 2: aten::mm under 12 frames (and the frames
+        // deeper than 3 hold ops elsewhere: rows 3.. mix frames and ops).
+        for (int d = 0; d < 3; ++d)
+            add(QStringLiteral("a.py(%1): f%1").arg(d), "python_function", 100 + d, 100 - 2 * d);
+        add(QStringLiteral("aten::empty"), "cpu_op", 110, 20);
+        add(QStringLiteral("cudaLaunchKernel"), "cuda_runtime", 112, 5);
+        for (int d = 0; d < 12; ++d)
+            add(QStringLiteral("b.py(%1): g%1").arg(d), "python_function", 300 + d, 100 - 2 * d);
+        add(QStringLiteral("aten::mm"), "cpu_op", 320, 20);
+        add(QStringLiteral("cudaLaunchKernel"), "cuda_runtime", 322, 5);
+        const QString path = m_dir.filePath(QStringLiteral("mixed_depths.json"));
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(QStringLiteral(R"({"schemaVersion":1,"traceEvents":[%1]})").arg(events).toUtf8());
+        file.close();
+        m_window.reset();
+        m_window = std::make_unique<ui::MainWindow>();
+        m_window->resize(1400, 900);
+        m_window->show();
+        QSignalSpy loaded(m_window.get(), &ui::MainWindow::documentChanged);
+        m_window->openDevice(path);
+        QVERIFY(loaded.wait(60000));
+        ui::TimelineView *view = m_window->timeline();
+        const ui::TimelineLayout &layout = view->layout();
+        const core::EventIndex empty = firstOfName(QStringLiteral("aten::empty"));
+        const core::EventIndex mm = firstOfName(QStringLiteral("aten::mm"));
+        QVERIFY(empty.valid() && mm.valid());
+        const core::LaneIndex lane = m_window->document()->index().laneOf[mm.get()];
+        view->arrangement().setFoldPythonRows(false);
+        // Rows 0-2 and 5-11 hold frames only; rows 3 and 4 mix frames and aten::empty's, which kept
+        // them (and every row down to aten::mm's, the 13th) when only frame-only rows were left out.
+        QCOMPARE(layout.pythonOnlyRowCount(), 10);
+        view->arrangement().setHidePythonRows(true);
+        QCOMPARE(layout.shownRowCount(lane), 2);
+        QCOMPARE(layout.rowOfEvent(empty), layout.firstRowOfLane(lane));
+        QCOMPARE(layout.rowOfEvent(mm), layout.firstRowOfLane(lane));
+        QCOMPARE(view->eventRect(mm).top(), view->eventRect(empty).top());
+        // Hit testing finds the op where it is drawn; a frame asked for brings the frames back.
+        QCOMPARE(view->eventAt(view->eventRect(mm).center().toPoint()), mm);
+        m_window->grab().toImage().save(QStringLiteral(LINKSCOPE_BINARY_DIR "/screens/python_hidden_mixed_depths.png"));
+        core::EventIndex frame = firstOfName(QStringLiteral("b.py(7): g7"));
+        QVERIFY(frame.valid());
+        QCOMPARE(layout.rowOfEvent(frame), -1);
+        view->selectionModel()->select(frame);
+        QVERIFY(!layout.hidePythonRows());
+        QVERIFY(layout.rowOfEvent(frame) >= 0);
     }
 
     void viewSettingsAreRestoredPerTrace()

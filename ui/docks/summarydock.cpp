@@ -67,6 +67,9 @@ SummaryDock::SummaryDock(QWidget *parent) : QDockWidget(tr("Summary"), parent)
     // The ranks' widest column is the top op's name, the last one.
     m_tables[Ranks]->horizontalHeader()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
     m_tables[Ranks]->horizontalHeader()->setSectionResizeMode(m_tables[Ranks]->columnCount() - 1, QHeaderView::Stretch);
+    // The Ranks table is a tab only while a job is open; until then it is a bare child of the tab
+    // widget, in no layout, and would be painted over the tab bar at (0, 0) when shown with it.
+    m_tables[Ranks]->hide();
     // Rows in the order the core gives them (ops by total time, streams in lane order, ranks
     // ascending) until a header is clicked.
     for (QTableWidget *t : m_tables)
@@ -203,6 +206,7 @@ void SummaryDock::fillRanks()
     if (!m_job) {
         if (at >= 0)
             m_tabs->removeTab(at);
+        m_tables[Ranks]->hide();
         m_tables[Ranks]->setRowCount(0);
         return;
     }

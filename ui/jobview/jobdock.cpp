@@ -5,6 +5,7 @@
 #include "timeline/timeformat.h"
 
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -299,6 +300,22 @@ void JobDock::closeJob()
     m_beside->setEnabled(false);
 }
 
+void JobDock::closeOpenJob()
+{
+    const bool open = m_job != nullptr || !m_layout.ranks.empty();
+    closeJob();
+    m_loader->cancel(); // a job still being read stops
+    m_discovering = false;
+    m_folder.clear();
+    m_layout = {};
+    showProgress(false);
+    m_summary->setText(QString());
+    m_overview->setPlaceholder(tr("No job open: File ▸ Open job…"));
+    hide();
+    if (open)
+        emit jobClosed();
+}
+
 void JobDock::fixAcrossRanks(core::FindingKind kind)
 {
     if (!m_job)
@@ -549,9 +566,12 @@ void JobDock::selectRank(qint64 rank)
 
 qint64 JobDock::rankOfDevice(const QString &devicePath) const
 {
-    for (const RankFiles &r : m_layout.ranks)
-        if (QString::fromStdString(r.device) == devicePath)
+    const QFileInfo asked(devicePath);
+    for (const RankFiles &r : m_layout.ranks) {
+        const QString device = QString::fromStdString(r.device);
+        if (device == devicePath || QFileInfo(device) == asked)
             return r.rank;
+    }
     return -1;
 }
 

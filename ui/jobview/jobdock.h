@@ -41,6 +41,9 @@ public:
     // Opens the job in `folder`. The job open until now stays, whole, until the folder's ranks are
     // found; a folder without traces leaves it open and says why (failed()).
     void open(const QString &folder, core::Policy policy = core::Policy::Nesting);
+    // Closes the open job (or stops the one being opened) and hides the dock: a pair that is not one of
+    // its ranks was opened. jobClosed() when a job was open.
+    void closeOpenJob();
     // True from open() until the folder's ranks are found (or not).
     bool discovering() const { return m_discovering; }
     // Applies the suggestion of every `kind` finding on every rank (each rank's own sidecar), as one
@@ -67,7 +70,7 @@ public:
     QString summaryText() const;
     // The rank selected (a finding's first rank, or the last rank clicked); -1 none.
     qint64 currentRank() const { return m_currentRank; }
-    // The rank whose Kineto trace is `devicePath`, -1 if none of this job's.
+    // The rank whose Kineto trace is `devicePath` (the same file, however spelled), -1 if none of this job's.
     qint64 rankOfDevice(const QString &devicePath) const;
     // The rank a button acts on: the rank chosen last (clicked in the overview, a finding's first
     // rank, or opened by a double-click), else the first.

@@ -90,6 +90,12 @@ void JobOverview::setPlaceholder(const QString &text)
 
 qint64 JobOverview::alignedStart() const { return m_job ? alignedJobStart(m_job->report) : 0; }
 
+void JobOverview::setBookmarks(core::BookmarkList bookmarks)
+{
+    m_bookmarks.setBookmarks(std::move(bookmarks));
+    update();
+}
+
 void JobOverview::showRange(qint64 start, qint64 end)
 {
     // The rank panes' window (reference clock): followed as it is, without echoing it back.

@@ -11,6 +11,7 @@
 #include "jobview/jobloader.h"
 #include "jobview/joboverviewmarks.h"
 #include "jobview/jobpath.h"
+#include "timeline/timelinebookmarks.h"
 
 #include <QWidget>
 
@@ -62,6 +63,11 @@ public:
     // The view is exactly [start, end) (aligned ns): the rank panes' window, which it follows as they
     // pan and zoom (no viewChanged).
     void showRange(qint64 start, qint64 end);
+
+    // The bookmarks of the ranks shown (RankPanes::bookmarksShared: aligned ns, named with their rank),
+    // drawn across the rows as on the ranks' timelines.
+    void setBookmarks(core::BookmarkList bookmarks);
+    const TimelineBookmarks &bookmarkOverlay() const { return m_bookmarks; }
 
     qint64 viewStart() const { return m_viewStart; }
     qint64 viewEnd() const { return m_viewEnd; }
@@ -146,6 +152,7 @@ private:
     std::shared_ptr<const PlacedPath> m_path;
     QString m_pathLegend;
     std::set<std::int64_t> m_pathDrawn;
+    TimelineBookmarks m_bookmarks;
 };
 
 } // namespace linkscope::ui

@@ -144,6 +144,7 @@ void JobOverview::paintEvent(QPaintEvent *)
     p.restore();
     p.setPen(QColor(0, 0, 0, 60));
     p.drawLine(kHeaderWidth - 1, content.top(), kHeaderWidth - 1, height());
+    m_bookmarks.paint(p, font(), QRect(content.left(), 0, content.width(), kRulerHeight), content, m_viewStart, f.nanosPerPixel);
 }
 
 // The info line under the ruler: the selection, or how to make one.

@@ -232,6 +232,7 @@ RankPanes::RankPanes(TimelineView *main, QWidget *parent) : QWidget(parent), m_m
     m_split->addWidget(m_mainBox);
     layout->addWidget(m_split);
     connect(m_main, &TimelineView::viewChanged, this, [this] { syncFrom(m_main); });
+    connect(m_main, &TimelineView::bookmarksChanged, this, &RankPanes::shareBookmarks);
 }
 
 void RankPanes::setJob(JobPtr job)
@@ -263,6 +264,52 @@ void RankPanes::updateRulers()
             v->setRulerOrigin(std::nullopt);
         updateMissingMarks(rank, v);
     }
+    shareBookmarks();
+    applyLaneFilter();
+}
+
+void RankPanes::setLaneFilter(const QString &text)
+{
+    m_filter = text;
+    applyLaneFilter();
+}
+
+void RankPanes::applyLaneFilter()
+{
+    for (const auto &[rank, v] : rankViews())
+        v->arrangement().setLaneFilter(m_filter, rank >= 0 ? tr("rank %1").arg(rank) : QString());
+}
+
+void RankPanes::shareBookmarks()
+{
+    // Every rank's bookmarks on the reference clock, named with their rank.
+    struct Shared {
+        qint64 rank;
+        core::Bookmark onReference;
+    };
+    std::vector<Shared> all;
+    const auto views = rankViews();
+    if (m_job)
+        for (const auto &[rank, v] : views)
+            if (rank >= 0 && v->document())
+                for (const core::Bookmark &b : v->bookmarkOverlay().bookmarks())
+                    all.push_back({rank,
+                                   {toReference(rank, *v->document(), b.ts),
+                                    tr("rank %1: %2").arg(rank).arg(QString::fromStdString(b.name)).toStdString()}});
+    // Each view draws the others' on its own clock.
+    for (const auto &[rank, v] : views) {
+        core::BookmarkList echoes;
+        if (rank >= 0 && v->document())
+            for (const Shared &s : all)
+                if (s.rank != rank)
+                    echoes.push_back({fromReference(rank, *v->document(), s.onReference.ts), s.onReference.name});
+        v->setBookmarkEchoes(std::move(echoes));
+    }
+    core::BookmarkList reference;
+    for (Shared &s : all)
+        reference.push_back(std::move(s.onReference));
+    core::sortBookmarks(reference);
+    emit bookmarksShared(reference);
 }
 
 void RankPanes::updateMissingMarks(qint64 rank, TimelineView *view)
@@ -306,6 +353,7 @@ RankPane *RankPanes::addPane(RankPane *pane, int position)
     m_split->setStretchFactor(at, 1);
     TimelineView *view = pane->view();
     connect(view, &TimelineView::viewChanged, this, [this, view] { syncFrom(view); });
+    connect(view, &TimelineView::bookmarksChanged, this, &RankPanes::shareBookmarks);
     connect(pane, &RankPane::loaded, this, [this] {
         updateRulers();
         syncFrom(m_main);
@@ -350,6 +398,7 @@ void RankPanes::closePane(qint64 rank)
         p->hide();
         p->setParent(nullptr);
         p->deleteLater();
+        shareBookmarks();
         emit panesChanged();
     }
 }

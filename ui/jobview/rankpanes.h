@@ -10,6 +10,7 @@
 // sidecar's; `M` there is passed on: a pane is read-only) and every view of a rank marks the
 // collectives that rank did not issue (missingcollectivemarks.h).
 
+#include "edit/bookmarks.h"
 #include "jobview/jobloader.h"
 #include "jobview/joboverviewmarks.h"
 #include "shell/backgroundjob.h"
@@ -123,6 +124,11 @@ public:
     // Makes the other panes show what `source` shows (called on every view change).
     void syncFrom(TimelineView *source);
 
+    // The lane filter (TimelineLayout::setLaneFilter) on every view of a rank: the main timeline and
+    // each pane; a view whose rank's name ("rank 3") contains the text shows all its lanes.
+    void setLaneFilter(const QString &text);
+    const QString &laneFilter() const { return m_filter; }
+
     QLabel *mainTitle() const { return m_mainTitle; }
     QSplitter *splitter() const { return m_split; }
 
@@ -135,6 +141,9 @@ signals:
     // The window the ranks show changed (the reference clock, as the job overview's): the overview
     // follows it.
     void referenceViewChanged(qint64 start, qint64 end);
+    // The bookmarks of every rank shown, on the reference clock, each named with its rank: the job
+    // overview draws them (and every view draws the other ranks' on its own clock).
+    void bookmarksShared(const core::BookmarkList &bookmarks);
 
 private:
     RankPane *addPane(RankPane *pane, int position);
@@ -149,6 +158,9 @@ private:
     // The collectives `rank` did not issue (missing_collective), marked on its view
     // (missingcollectivemarks.h); none for a view that shows no rank of the job.
     void updateMissingMarks(qint64 rank, TimelineView *view);
+    // Each view's bookmarks drawn on the other views of the job's ranks, and bookmarksShared().
+    void shareBookmarks();
+    void applyLaneFilter();
 
     TimelineView *m_main;
     QWidget *m_mainBox;
@@ -158,6 +170,7 @@ private:
     std::vector<MissingCollective> m_missing; // the job's, on the aligned clock
     qint64 m_mainRank = -1;
     bool m_syncing = false;
+    QString m_filter; // the lane filter's text
 };
 
 } // namespace linkscope::ui

@@ -20,7 +20,9 @@
 #include "review/correctioncontroller.h"
 #include "shell/commandpalette.h"
 #include "shell/fromstd.h"
+#include "shell/lanefilterbox.h"
 #include "shell/loadprogress.h"
+#include "shell/noticebar.h"
 #include "shell/openpair.h"
 #include "shell/recentfiles.h"
 #include "shell/startpage.h"
@@ -121,6 +123,9 @@ MainWindow::MainWindow(QWidget *parent)
     });
     // Findings / Edits docks, Edit and Review menus, the corrections sidecar (mainwindowreview.cpp).
     m_review = new ReviewUi(this, m_selection, m_timeline, m_loader);
+    m_readNotice = new NoticeBar(this);
+    m_readNotice->setObjectName(QStringLiteral("ReadNotice"));
+    m_readNotice->label()->setWordWrap(true);
     placeReview();
     // Hand-off (issue 28 item 16): bookmarks (M, the Bookmarks menu) and Open in Perfetto.
     new BookmarkUi(this, m_review->controller());
@@ -200,7 +205,7 @@ void MainWindow::buildActions()
     });
     m_openPairAction = openPairAction;
     m_openJobAction = file->addAction(tr("Open &job…"), this, [this] {
-        const QString dir = QFileDialog::getExistingDirectory(this, tr("A job's folder (a host ET and a Kineto trace per rank)"));
+        const QString dir = QFileDialog::getExistingDirectory(this, tr("Open job folder"));
         if (!dir.isEmpty())
             openJob(dir);
     });
@@ -313,6 +318,11 @@ void MainWindow::buildActions()
     bar->addAction(m_allEdgesAction);
     for (QAction *action : kindActions)
         bar->addAction(action);
+    bar->addSeparator();
+    auto *laneFilter = new LaneFilterBox(m_timeline, bar);
+    bar->addWidget(laneFilter);
+    connect(laneFilter, &QLineEdit::textChanged, m_panes, &RankPanes::setLaneFilter);
+    m_viewMenu->addAction(laneFilter->focusAction());
     bar->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
     addToolBarBreak();
     QToolBar *legend = addToolBar(tr("Legend"));
@@ -342,6 +352,12 @@ void MainWindow::buildStatusBar()
 // A pair goes into Open Recent once it has opened (onLoaded), never when it failed.
 void MainWindow::openPair(const QString &hostPath, const QString &devicePath)
 {
+    // A pair that is not one of the open job's ranks closes the job: its overview would stand above
+    // lanes it does not describe.
+    if (m_jobDock && (m_jobDock->job() || m_jobPending) && m_jobDock->rankOfDevice(devicePath) < 0) {
+        m_jobPending = false;
+        m_jobDock->closeOpenJob();
+    }
     m_loader->load(hostPath, devicePath, m_policy);
     updateStartPage();
 }
@@ -424,6 +440,7 @@ void MainWindow::onLoaded(OpenedPtr opened)
         emit pairOpened(opened); // the correction session starts from its sidecar, before it is shown
     }
     setDocument(opened->shown);
+    showReadNotice(*opened);
     const QStringList &warnings = opened->warnings;
     // The Warnings dock lists them all (host, Kineto, linking), whatever this load added.
     const int count = m_warnings->count();
@@ -564,6 +581,10 @@ JobDock *MainWindow::jobDock()
         connect(m_jobDock, &JobDock::jobClosed, this, [this] {
             m_panes->setJob(nullptr);
             m_review->findingsDock()->setJob(nullptr);
+            if (auto *summary = findChild<SummaryDock *>())
+                summary->setJob(nullptr);
+            if (m_readNoticeOfJob)
+                m_readNotice->dismiss();
             updateRankLabels();
         });
         connect(m_jobDock, &JobDock::jobOpened, this, [this](const JobPtr &job) {
@@ -578,6 +599,7 @@ JobDock *MainWindow::jobDock()
             m_review->findingsDock()->setJob(job);
             if (auto *summary = findChild<SummaryDock *>())
                 summary->setJob(job);
+            showJobReadNotice(*job);
             updateRankLabels();
         });
         connect(m_jobDock, &JobDock::openRankRequested, this, [this](qint64 rank, const QString &host, const QString &device) {
@@ -614,6 +636,8 @@ JobDock *MainWindow::jobDock()
         connect(m_jobDock->overview(), &JobOverview::collectiveSelected, m_panes, &RankPanes::frameCollective);
         // And the overview zooms and pans with the ranks' lanes (on the same aligned clock).
         connect(m_panes, &RankPanes::referenceViewChanged, m_jobDock->overview(), &JobOverview::showRange);
+        // And draws every shown rank's bookmarks.
+        connect(m_panes, &RankPanes::bookmarksShared, m_jobDock->overview(), &JobOverview::setBookmarks);
         // The job dock's list and the Findings dock's "Across ranks" stay on the same finding.
         connect(m_jobDock, &JobDock::findingSelected, this,
                 [this](int row) { m_review->findingsDock()->jobFindings()->setCurrentFinding(row); });

@@ -24,7 +24,9 @@ namespace linkscope::ui {
 
 class DetailsDock;
 class JobDock;
+struct JobDocument;
 class LoadProgress;
+class NoticeBar;
 class EventSelection;
 class PredictDock;
 class PredictionController;
@@ -74,6 +76,8 @@ public:
     PredictionController *predictionController() const { return m_predictor; }
     PredictDock *predictDock() const { return m_predict; }
     QLabel *warningsLabel() const { return m_warningsLabel; } // "⚠ N warnings": a link that opens the dock
+    // Above the timeline: what could not be read whole (a trace cut short, a job's missing ranks), in a sentence.
+    NoticeBar *readNotice() const { return m_readNotice; }
     QMenu *viewMenu() const { return m_viewMenu; }
     void addDock(QDockWidget *dock, Qt::DockWidgetArea area);
 
@@ -120,6 +124,9 @@ private:
     void onLoaded(OpenedPtr opened);
     // The review's docks, menus and notice in the window, and its signals wired (mainwindowreview.cpp).
     void placeReview();
+    // The read notice for a load or for the job just opened (mainwindowreview.cpp).
+    void showReadNotice(const OpenedDocuments &opened);
+    void showJobReadNotice(const JobDocument &job);
     void onFailed(const QString &message);
     void onLoadStarted(bool relink);
     void finishProgress();
@@ -157,6 +164,8 @@ private:
 
     QLabel *m_countsLabel = nullptr;
     QLabel *m_warningsLabel = nullptr;
+    NoticeBar *m_readNotice = nullptr;
+    bool m_readNoticeOfJob = false; // the read notice is the job's (closed with it)
     LoadProgress *m_progress = nullptr;
     bool m_placed = false;          // sized and placed on the screen (first show)
     bool m_fitJobOnShow = false;    // fit the job's docks again once its first rank is shown

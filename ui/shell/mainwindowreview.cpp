@@ -10,8 +10,10 @@
 #include "review/reviewui.h"
 #include "shell/mainwindow.h"
 #include "shell/noticebar.h"
+#include "shell/readnotice.h"
 #include "timeline/timelineview.h"
 
+#include <QLabel>
 #include <QMenuBar>
 #include <QStatusBar>
 #include <QVBoxLayout>
@@ -28,6 +30,7 @@ void MainWindow::placeReview()
         auto *layout = new QVBoxLayout(column);
         layout->setContentsMargins(0, 0, 0, 0);
         layout->setSpacing(0);
+        layout->addWidget(m_readNotice);
         layout->addWidget(review->noticeBar());
         layout->addWidget(central, 1);
         setCentralWidget(column);
@@ -64,6 +67,35 @@ void MainWindow::placeReview()
     connect(m_warnings, &WarningsDock::frameRequested, review,
             [review](core::EventIndex event) { review->frame(event, core::kNone); });
     connect(m_search, &SearchDock::frameRequested, review, &ReviewUi::frameGpuOp);
+}
+
+void MainWindow::showReadNotice(const OpenedDocuments &opened)
+{
+    if (opened.relink || !opened.shown)
+        return;
+    const QString sentence = incompleteTraceSentence(*opened.shown);
+    if (sentence.isEmpty()) {
+        if (!m_readNoticeOfJob)
+            m_readNotice->dismiss();
+        return;
+    }
+    m_readNoticeOfJob = false;
+    m_readNotice->showNotice(sentence, opened.warnings.mid(0, 5).join(QLatin1Char('\n')), tr("Show warnings"), [this] {
+        m_warnings->show();
+        m_warnings->raise();
+    });
+}
+
+void MainWindow::showJobReadNotice(const JobDocument &job)
+{
+    const QString sentence = incompleteJobSentence(job);
+    if (sentence.isEmpty()) {
+        if (m_readNoticeOfJob)
+            m_readNotice->dismiss();
+        return;
+    }
+    m_readNoticeOfJob = true;
+    m_readNotice->showNotice(sentence);
 }
 
 } // namespace linkscope::ui

@@ -1,5 +1,7 @@
 #include "shell/noticebar.h"
 
+#include <QApplication>
+#include <QEvent>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
@@ -12,11 +14,7 @@ NoticeBar::NoticeBar(QWidget *parent) : QFrame(parent)
     setObjectName(QStringLiteral("NoticeBar"));
     setFrameShape(QFrame::StyledPanel);
     setAutoFillBackground(true);
-    // Information, not a warning: the palette's tooltip colours (light yellow on most styles).
-    QPalette p = palette();
-    p.setColor(QPalette::Window, p.color(QPalette::ToolTipBase));
-    p.setColor(QPalette::WindowText, p.color(QPalette::ToolTipText));
-    setPalette(p);
+    followPalette();
     setFocusPolicy(Qt::NoFocus);
 
     auto *layout = new QHBoxLayout(this);
@@ -64,5 +62,27 @@ void NoticeBar::dismiss()
 }
 
 QString NoticeBar::text() const { return m_label->text(); }
+
+void NoticeBar::followPalette()
+{
+    // Information, not a warning: the application palette's tooltip colours (light yellow on most
+    // styles, dark grey in the dark theme).
+    QPalette p = QApplication::palette(this);
+    p.setColor(QPalette::Window, p.color(QPalette::ToolTipBase));
+    p.setColor(QPalette::WindowText, p.color(QPalette::ToolTipText));
+    setPalette(p);
+}
+
+void NoticeBar::changeEvent(QEvent *event)
+{
+    QFrame::changeEvent(event);
+    // A theme switched at run time (View ▸ Theme) reaches a child as the palette its window passes
+    // on; the two colours set above would otherwise stay the old theme's.
+    if (event->type() == QEvent::PaletteChange && !m_following) {
+        m_following = true;
+        followPalette();
+        m_following = false;
+    }
+}
 
 } // namespace linkscope::ui

@@ -33,11 +33,16 @@ public:
 signals:
     void dismissed();
 
+protected:
+    void changeEvent(QEvent *event) override;
+
 private:
+    void followPalette();
     QLabel *m_label;
     QPushButton *m_action;
     QToolButton *m_close;
     std::function<void()> m_run;
+    bool m_following = false; // in followPalette(): its own palette change is not followed again
 };
 
 } // namespace linkscope::ui

@@ -5,6 +5,8 @@
 #include <QCoreApplication>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QGridLayout>
+#include <QLabel>
 
 #include <exception>
 
@@ -19,8 +21,9 @@ QString tr(const char *text) { return QCoreApplication::translate("OpenPair", te
 PairChoice choosePair(const FileAsker &ask)
 {
     PairChoice choice;
-    const QStringList first = ask(
-        tr("Open a trace pair: the host execution trace (ET) and its Kineto trace, one or both, in any order"), QString(), true);
+    const QStringList first = ask(tr("Open trace pair"),
+                                  tr("Pick the host execution trace (ET) and its Kineto trace, one or both, in any order."),
+                                  QString(), true);
     if (first.isEmpty()) {
         choice.cancelled = true;
         return choice;
@@ -46,7 +49,8 @@ PairChoice choosePair(const FileAsker &ask)
         return choice;
     }
     if (format && format->role == core::TraceRole::Host) {
-        const QStringList device = ask(tr("Kineto trace for %1").arg(name), folder, false);
+        const QStringList device = ask(tr("Kineto trace for %1").arg(name),
+                                       tr("Pick the Kineto trace recorded with the host ET %1.").arg(name), folder, false);
         if (device.isEmpty()) {
             choice.cancelled = true;
             return choice;
@@ -57,8 +61,10 @@ PairChoice choosePair(const FileAsker &ask)
     }
     if (format && format->role == core::TraceRole::Device) {
         // A Kineto trace picked first is the device trace: its host ET is asked for, not refused.
-        const QStringList host = ask(tr("Host execution trace (ET) for %1 (Cancel opens the Kineto trace alone)").arg(name),
-                                     folder, false);
+        const QStringList host = ask(
+            tr("Host ET for %1").arg(name),
+            tr("Pick the host execution trace (ET) recorded with %1; Cancel opens the Kineto trace alone.").arg(name), folder,
+            false);
         choice.device = path;
         if (!host.isEmpty())
             choice.host = host.front();
@@ -72,12 +78,20 @@ PairChoice choosePair(const FileAsker &ask)
 
 FileAsker fileDialogAsker(QWidget *parent)
 {
-    return [parent](const QString &title, const QString &folder, bool several) {
-        const QString filter = QStringLiteral("Traces (*.json *.json.gz *.gz);;All files (*)");
-        if (several)
-            return QFileDialog::getOpenFileNames(parent, title, folder, filter);
-        const QString file = QFileDialog::getOpenFileName(parent, title, folder, filter);
-        return file.isEmpty() ? QStringList() : QStringList{file};
+    return [parent](const QString &title, const QString &prompt, const QString &folder, bool several) {
+        // A short title (a window manager cuts a long one) and the question in the dialog itself:
+        // Qt's own dialog, whose layout takes the prompt as a last row.
+        QFileDialog dialog(parent, title, folder, QStringLiteral("Traces (*.json *.json.gz *.gz);;All files (*)"));
+        dialog.setObjectName(QStringLiteral("OpenPairDialog"));
+        dialog.setOption(QFileDialog::DontUseNativeDialog);
+        dialog.setFileMode(several ? QFileDialog::ExistingFiles : QFileDialog::ExistingFile);
+        if (auto *grid = qobject_cast<QGridLayout *>(dialog.layout())) {
+            auto *label = new QLabel(prompt, &dialog);
+            label->setObjectName(QStringLiteral("OpenPairPrompt"));
+            label->setWordWrap(true);
+            grid->addWidget(label, grid->rowCount(), 0, 1, grid->columnCount());
+        }
+        return dialog.exec() == QDialog::Accepted ? dialog.selectedFiles() : QStringList();
     };
 }
 

@@ -20,8 +20,9 @@ struct PairChoice {
     bool cancelled = false;
 };
 
-// Asks for files: a title, the folder to start in, and whether several may be picked.
-using FileAsker = std::function<QStringList(const QString &title, const QString &folder, bool several)>;
+// Asks for files: a short title (the window's), the question in a sentence (in the dialog), the
+// folder to start in, and whether several may be picked.
+using FileAsker = std::function<QStringList(const QString &title, const QString &prompt, const QString &folder, bool several)>;
 
 PairChoice choosePair(const FileAsker &ask);
 // The asker of the real GUI: QFileDialog's open dialogs, with the trace filter.

@@ -12,13 +12,44 @@
 #include <QMenu>
 #include <QMenuBar>
 #include <QScreen>
+#include <QStyle>
 #include <QTextBrowser>
 #include <QTextDocument>
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <cmath>
+#include <memory>
 
 namespace linkscope::ui {
+
+namespace {
+
+// The sheet's size for its content: as wide as its widest row and as tall as all its rows, within
+// 85 % of the screen (beyond that it scrolls). The document is laid out here at that width: before
+// the browser is shown its document has no width of its own and reports the height of a line or two.
+QSize shortcutSheetSize(QDialog *sheet, QTextBrowser *text)
+{
+    // Measured on a copy: the browser's own document is laid out for the browser's viewport.
+    const std::unique_ptr<QTextDocument> doc(text->document()->clone());
+    const QScreen *screen = sheet->parentWidget() ? sheet->parentWidget()->screen() : sheet->screen();
+    const QSize room = screen ? screen->availableGeometry().size() * 85 / 100 : QSize(900, 700);
+    const QMargins margins = sheet->layout()->contentsMargins();
+    const int scrollBar = text->style()->pixelMetric(QStyle::PM_ScrollBarExtent, nullptr, text);
+    const int chromeWidth = margins.left() + margins.right() + 2 * text->frameWidth() + scrollBar + 4;
+    doc->setTextWidth(-1);
+    const int width = std::min(static_cast<int>(std::ceil(doc->idealWidth())) + chromeWidth, room.width());
+    doc->setTextWidth(width - chromeWidth);
+    int below = 0;
+    for (int i = 1; i < sheet->layout()->count(); ++i)
+        if (QWidget *w = sheet->layout()->itemAt(i)->widget())
+            below += w->sizeHint().height() + sheet->layout()->spacing();
+    const int height = static_cast<int>(std::ceil(doc->size().height())) + 2 * text->frameWidth() + margins.top()
+                       + margins.bottom() + below + 4;
+    return {width, std::min(height, room.height())};
+}
+
+} // namespace
 
 QString MainWindow::shortcutSheetHtml() const
 {
@@ -77,11 +108,7 @@ void MainWindow::showShortcuts()
     }
     auto *text = sheet->findChild<QTextBrowser *>(QStringLiteral("ShortcutSheetText"));
     text->setHtml(shortcutSheetHtml());
-    const QScreen *screen = this->screen();
-    const QSize room = screen ? screen->availableGeometry().size() * 85 / 100 : QSize(900, 700);
-    const QSize wanted(std::min(720, room.width()),
-                       std::min(static_cast<int>(text->document()->size().height()) + 90, room.height()));
-    sheet->resize(wanted);
+    sheet->resize(shortcutSheetSize(sheet, text));
     sheet->show();
     sheet->raise();
 }

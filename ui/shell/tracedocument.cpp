@@ -126,24 +126,34 @@ RowSummary buildRowSummary(const LaneRows &rows, int row, const core::DeviceTrac
     return summary;
 }
 
-LaneRows buildLaneRows(const core::Lane &lane, const core::TraceIndex &index, const core::DeviceTrace &trace,
-                       const std::vector<EventStyle> &styles)
+// The rows of `events` (sorted by start) by `depthOf` (an event's row; negative: left out).
+template <typename DepthOf>
+LaneRows buildRows(const std::vector<core::EventIndex> &events, std::size_t minRows, DepthOf depthOf,
+                   const core::DeviceTrace &trace, const std::vector<EventStyle> &styles)
 {
     LaneRows rows;
-    std::size_t rowCount = std::max<std::size_t>(lane.rowCount, 1);
-    for (core::EventIndex e : lane.events)
-        rowCount = std::max<std::size_t>(rowCount, std::size_t(index.depth[e.get()]) + 1);
+    std::size_t rowCount = minRows;
+    std::size_t kept = 0;
+    for (core::EventIndex e : events)
+        if (const int d = depthOf(e); d >= 0) {
+            rowCount = std::max<std::size_t>(rowCount, std::size_t(d) + 1);
+            ++kept;
+        }
     rows.rowBegin.assign(rowCount + 1, 0);
-    for (core::EventIndex e : lane.events)
-        ++rows.rowBegin[std::size_t(index.depth[e.get()]) + 1];
+    for (core::EventIndex e : events)
+        if (const int d = depthOf(e); d >= 0)
+            ++rows.rowBegin[std::size_t(d) + 1];
     for (std::size_t r = 1; r <= rowCount; ++r)
         rows.rowBegin[r] += rows.rowBegin[r - 1];
-    rows.events.resize(lane.events.size());
-    rows.starts.resize(lane.events.size());
+    rows.events.resize(kept);
+    rows.starts.resize(kept);
     std::vector<std::uint32_t> fill(rows.rowBegin.begin(), rows.rowBegin.end() - 1);
-    // lane.events is sorted by start, so a stable bucket pass keeps every row sorted.
-    for (core::EventIndex e : lane.events) {
-        const std::uint32_t at = fill[index.depth[e.get()]]++;
+    // `events` is sorted by start, so a stable bucket pass keeps every row sorted.
+    for (core::EventIndex e : events) {
+        const int d = depthOf(e);
+        if (d < 0)
+            continue;
+        const std::uint32_t at = fill[std::size_t(d)]++;
         rows.events[at] = e;
         rows.starts[at] = trace.event(e).ts;
     }
@@ -151,6 +161,41 @@ LaneRows buildLaneRows(const core::Lane &lane, const core::TraceIndex &index, co
     for (std::size_t r = 0; r < rowCount; ++r)
         rows.summaries.push_back(buildRowSummary(rows, static_cast<int>(r), trace, styles));
     return rows;
+}
+
+LaneRows buildLaneRows(const core::Lane &lane, const core::TraceIndex &index, const core::DeviceTrace &trace,
+                       const std::vector<EventStyle> &styles)
+{
+    return buildRows(
+        lane.events, std::max<std::size_t>(lane.rowCount, 1), [&index](core::EventIndex e) { return int(index.depth[e.get()]); },
+        trace, styles);
+}
+
+// PythonFreeRows for a trace with Python frames; null without any.
+std::shared_ptr<const PythonFreeRows> buildPythonFreeRows(const core::TraceIndex &index, const core::DeviceTrace &trace,
+                                                          const std::vector<EventStyle> &styles, const std::atomic<bool> *cancel)
+{
+    if (std::find(styles.begin(), styles.end(), EventStyle::Python) == styles.end())
+        return nullptr;
+    auto out = std::make_shared<PythonFreeRows>();
+    out->depth.assign(styles.size(), -1);
+    // How many enclosing events that are not Python frames each event has: a lane's events come
+    // sorted by start, longest first, so an event's nesting parent is counted before it.
+    std::vector<std::int32_t> above(styles.size(), 0);
+    out->lanes.reserve(index.lanes.size());
+    for (const core::Lane &lane : index.lanes) {
+        for (core::EventIndex e : lane.events) {
+            const core::EventIndex parent = index.nestParent[e.get()];
+            if (parent.valid())
+                above[e.get()] = above[parent.get()] + (styles[parent.get()] == EventStyle::Python ? 0 : 1);
+            if (styles[e.get()] != EventStyle::Python)
+                out->depth[e.get()] = above[e.get()];
+        }
+        out->lanes.push_back(buildRows(
+            lane.events, 0, [&out](core::EventIndex e) { return int(out->depth[e.get()]); }, trace, styles));
+        throwIfCancelled(cancel);
+    }
+    return out;
 }
 
 } // namespace
@@ -196,6 +241,7 @@ std::shared_ptr<const TraceDocument> TraceDocument::create(QString hostPath, QSt
         throwIfCancelled(cancel);
     }
     doc->m_laneRows = laneRows;
+    doc->m_pythonFree = buildPythonFreeRows(index, trace, *styles, cancel);
     if (start > end) {
         start = index.minTs;
         end = std::max(index.maxTs, index.minTs + 1);
@@ -227,6 +273,7 @@ std::shared_ptr<const TraceDocument> TraceDocument::createWithLinks(const std::s
     doc->m_styles = base->m_styles;
     doc->m_styleData = base->m_styleData;
     doc->m_laneRows = base->m_laneRows;
+    doc->m_pythonFree = base->m_pythonFree;
     doc->m_start = base->m_start;
     doc->m_end = base->m_end;
     doc->m_change = std::make_shared<const core::LinkSetChange>(core::changeBetween(base->links(), *doc->m_links));

@@ -52,6 +52,14 @@ struct LaneRows {
     int rowCount() const { return rowBegin.empty() ? 0 : static_cast<int>(rowBegin.size()) - 1; }
 };
 
+// The lanes' rows with the Python frames left out (View ▸ Hide Python rows): each other event one
+// row below its nearest enclosing event that is not a Python frame, so that an op called under 15
+// frames sits right under the op (or the top) that encloses it, whatever the frames' depth there.
+struct PythonFreeRows {
+    std::vector<LaneRows> lanes;     // per lane, as TraceDocument::laneRows()
+    std::vector<std::int32_t> depth; // per event: its row in lanes; -1 for a Python frame or an event on no lane
+};
+
 // Every edge the timeline can draw, Parent edges included (core keeps those in gpuLinks). An edge
 // id is a slot that stays put across corrections: GPU link k's parent edge is slot 2k and its
 // launch edge 2k+1; LinkSet::edges[j] is slot 2·gpuLinks + j. A slot without an edge (an orphan's
@@ -172,6 +180,8 @@ public:
 
     const std::vector<LaneRows> &laneRows() const { return *m_laneRows; }
     const LaneRows &laneRows(core::LaneIndex lane) const { return (*m_laneRows)[lane.get()]; }
+    // The rows without Python frames; null for a trace that has none (shared as laneRows() is).
+    const PythonFreeRows *pythonFreeRows() const { return m_pythonFree.get(); }
     // Indexed by edge id; gaps included (DrawEdge::drawn()).
     const core::CowVector<DrawEdge> &edges() const { return m_edges; }
     std::size_t edgeCount() const { return m_edgesByFromTime.size(); } // drawn edges, gaps not counted
@@ -209,6 +219,7 @@ private:
     std::shared_ptr<const core::DeviceTrace> m_device;
     std::shared_ptr<const core::LinkSet> m_links;
     std::shared_ptr<const core::ChakraLinks> m_chakra;
+    std::shared_ptr<const PythonFreeRows> m_pythonFree;
     // What changed since the links of the document this one was made from (createWithLinks), and
     // those links, held weakly: to tell them apart, not to keep them.
     std::shared_ptr<const core::LinkSetChange> m_change;

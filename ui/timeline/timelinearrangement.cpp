@@ -8,24 +8,23 @@ int TimelineArrangement::showRowOf(const TraceDocument &doc, core::EventIndex ev
     if (!event.in(doc.eventCount()) || !event.in(index.laneOf.size()) || index.laneOf[event.get()].isNone())
         return -2;
     const core::LaneIndex lane = index.laneOf[event.get()];
-    const int depth = index.depth[event.get()];
     const int group = m_layout.groupOfLane(lane);
     const int hiddenBefore = m_layout.hiddenCount();
     m_layout.setGroupHidden(group, false);
     m_layout.setLaneHidden(lane, false);
     if (m_layout.isGroupCollapsed(group))
         m_layout.setGroupCollapsed(group, false);
-    if (m_layout.rowOfDepth(lane, depth) < 0)
+    if (m_layout.rowOfEvent(event) < 0)
         m_layout.setLaneCollapsed(lane, false);
-    if (m_layout.rowOfDepth(lane, depth) < 0 && m_layout.hidePythonRows())
+    if (m_layout.rowOfEvent(event) < 0 && m_layout.hidePythonRows())
         m_layout.setHidePythonRows(false); // a Python frame was asked for
-    if (const int r = m_layout.rowOfDepth(lane, depth); r >= 0 && m_layout.rows()[r].depth != depth)
+    if (const int r = m_layout.rowOfEvent(event); r >= 0 && m_layout.rows()[r].depth != m_layout.depthOf(event))
         m_layout.setPythonExpanded(lane, true); // folded into a Python summary row
     emit changed(m_layout.hiddenCount() != hiddenBefore);
-    return m_layout.rowOfDepth(lane, depth);
+    return m_layout.rowOfEvent(event);
 }
 
-void TimelineArrangement::toggleRow(const TraceDocument &doc, int r)
+void TimelineArrangement::toggleRow(const TraceDocument & /*doc*/, int r)
 {
     if (r < 0 || r >= static_cast<int>(m_layout.rows().size()))
         return;
@@ -34,7 +33,7 @@ void TimelineArrangement::toggleRow(const TraceDocument &doc, int r)
         setGroupCollapsed(row.group, !m_layout.isGroupCollapsed(row.group));
     else if (row.folded > 0)
         setPythonExpanded(row.lane, true); // a Python summary row: its frames, one row each
-    else if (doc.laneRows(row.lane).rowCount() > 1)
+    else if (m_layout.rowsOf(row.lane).rowCount() > 1)
         setLaneCollapsed(row.lane, !m_layout.isLaneCollapsed(row.lane));
 }
 

@@ -27,6 +27,11 @@ public:
     void setLaneHidden(core::LaneIndex lane, bool hidden) { apply(true, &TimelineLayout::setLaneHidden, lane, hidden); }
     void showAllHidden() { apply(true, &TimelineLayout::showAllHidden); }
     void setHidePythonRows(bool hide) { apply(true, &TimelineLayout::setHidePythonRows, hide); }
+    // The lane filter (TimelineLayout::setLaneFilter): not saved with the view settings.
+    void setLaneFilter(const QString &text, const QString &context = {})
+    {
+        apply(false, &TimelineLayout::setLaneFilter, text, context);
+    }
     void setFoldPythonRows(bool fold) { apply(true, &TimelineLayout::setFoldPythonRows, fold); }
     void setPythonExpanded(core::LaneIndex lane, bool expanded)
     {

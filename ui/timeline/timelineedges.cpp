@@ -178,7 +178,7 @@ void TimelineEdgeOverlay::paint(QPainter &painter, const TraceDocument &doc, con
     auto anchorY = [&](core::EventIndex e) -> TimelineLayout::Anchor {
         if (!e.in(index.laneOf.size()) || index.laneOf[e.get()].isNone())
             return {};
-        TimelineLayout::Anchor a = layout.anchorOf(index.laneOf[e.get()], index.depth[e.get()]);
+        TimelineLayout::Anchor a = layout.anchorOfEvent(e);
         // Pinned rows (above pinnedHeight) do not scroll; an end scrolled under them points at their edge.
         const bool pinned = a.y < pinnedHeight;
         a.y += content.top() - (pinned ? 0 : verticalOffset);

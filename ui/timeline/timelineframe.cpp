@@ -12,8 +12,7 @@ QRectF timelineEventRect(const TraceDocument &doc, const TimelineLayout &layout,
     const core::TraceIndex &index = doc.index();
     if (!event.in(index.laneOf.size()) || index.laneOf[event.get()].isNone())
         return {};
-    const core::LaneIndex lane = index.laneOf[event.get()];
-    const int r = layout.rowOfDepth(lane, index.depth[event.get()]);
+    const int r = layout.rowOfEvent(event);
     if (r < 0)
         return {};
     const LayoutRow &row = layout.rows()[r];
@@ -56,9 +55,10 @@ TimelineFrame TimelineFrame::scrollPart() const
     return part;
 }
 
-core::EventIndex timelineEventInRow(const TraceDocument &doc, const LayoutRow &row, core::Nanos t, core::Nanos tolerance)
+core::EventIndex timelineEventInRow(const TraceDocument &doc, const TimelineLayout &layout, const LayoutRow &row, core::Nanos t,
+                                    core::Nanos tolerance)
 {
-    const LaneRows &rows = doc.laneRows(row.lane);
+    const LaneRows &rows = layout.rowsOf(row.lane);
     if (row.depth >= rows.rowCount())
         return core::kNone;
     const core::DeviceTrace &trace = doc.device();

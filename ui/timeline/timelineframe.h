@@ -60,7 +60,8 @@ QRectF timelineEventRect(const TraceDocument &doc, const TimelineLayout &layout,
 
 // The event of layout row `row` nearest to time `t` within `tolerance` (one that contains t first;
 // among near misses the closest; the shorter wins ties), or none.
-core::EventIndex timelineEventInRow(const TraceDocument &doc, const LayoutRow &row, core::Nanos t, core::Nanos tolerance);
+core::EventIndex timelineEventInRow(const TraceDocument &doc, const TimelineLayout &layout, const LayoutRow &row, core::Nanos t,
+                                    core::Nanos tolerance);
 
 // A header label as drawn (widget coordinates). In a lane or group taller than the view whose top
 // is scrolled off, the label is `sticky`: drawn at the top of the lane's visible part (pushed up by

@@ -244,7 +244,7 @@ void buildTimelineGeometry(const TraceDocument *doc, const TimelineLayout &layou
         const LayoutRow &row = rows[r];
         if (row.kind != LayoutRow::Kind::LaneRow)
             continue;
-        const LaneRows &laneRows = doc->laneRows(row.lane);
+        const LaneRows &laneRows = layout.rowsOf(row.lane);
         if (row.depth >= laneRows.rowCount())
             continue;
         buildTimelineRow(*doc, geometry, laneRows, row.depth, row.y - verticalOffset, width, nanosPerPixel, row.height);

@@ -26,10 +26,12 @@ TimelineInput::TimelineInput(TimelineView &view) : QObject(&view), m_view(view)
     TimelineView &v = m_view;
     using K = TimelineKey;
     addKey(
-        K::ZoomIn, tr("Zoom in"), {Qt::Key_W}, [this, &v] { v.zoomAt(0.8, zoomAnchorX()); }, tr("Zoom in at the cursor"));
+        K::ZoomIn, tr("Zoom in"), {Qt::Key_W}, [this, &v] { v.zoomAt(std::pow(0.8, heldZoomSteps()), zoomAnchorX()); },
+        tr("Zoom in at the cursor (faster while held)"));
     addKey(K::ZoomInFast, tr("Zoom in faster"), {Qt::SHIFT | Qt::Key_W}, [this, &v] { v.zoomAt(0.5, zoomAnchorX()); });
     addKey(
-        K::ZoomOut, tr("Zoom out"), {Qt::Key_S}, [this, &v] { v.zoomAt(1.25, zoomAnchorX()); }, tr("Zoom out at the cursor"));
+        K::ZoomOut, tr("Zoom out"), {Qt::Key_S}, [this, &v] { v.zoomAt(std::pow(1.25, heldZoomSteps()), zoomAnchorX()); },
+        tr("Zoom out at the cursor (faster while held)"));
     addKey(K::ZoomOutFast, tr("Zoom out faster"), {Qt::SHIFT | Qt::Key_S}, [this, &v] { v.zoomAt(2.0, zoomAnchorX()); });
     addKey(K::PanLeft, tr("Pan left"), {Qt::Key_A}, [&v] { v.panByPixels(-v.contentRect().width() * 0.1); });
     addKey(K::PanLeftFast, tr("Pan left faster"), {Qt::SHIFT | Qt::Key_A},
@@ -120,8 +122,22 @@ void TimelineInput::addKey(TimelineKey key, const QString &text, const QList<QKe
     m_keyActions.append(action);
 }
 
+double TimelineInput::heldZoomSteps() const
+{
+    // A tap is one step (×1.25); each auto-repeat of a held key adds a tenth of a step, up to two
+    // steps a repeat: held for two seconds (about 50 repeats) it crosses eight orders of magnitude,
+    // seconds to nanoseconds, while a tap stays fine-grained (as Perfetto's W/S do).
+    return 1.0 + std::min(m_zoomRepeats, kZoomRepeatsToFull) * (1.0 / kZoomRepeatsToFull);
+}
+
 bool TimelineInput::keyPress(QKeyEvent *event)
 {
+    // Auto-repeats of the same key count; any other press (or the first of a new hold) starts over.
+    if (event->isAutoRepeat() && event->key() == m_lastKey)
+        ++m_zoomRepeats;
+    else
+        m_zoomRepeats = 0;
+    m_lastKey = event->key();
     const Qt::KeyboardModifiers held = event->modifiers() & (Qt::ShiftModifier | Qt::ControlModifier);
     for (const Qt::KeyboardModifiers mods :
          {held, held & Qt::ShiftModifier, held & Qt::ControlModifier, Qt::KeyboardModifiers()}) {

@@ -87,6 +87,8 @@ private:
     void addKey(TimelineKey key, const QString &text, const QList<QKeySequence> &keys, std::function<void()> run,
                 const QString &description = QString());
     double zoomAnchorX() const;
+    // The zoom steps of one W/S press: 1 for a tap, more as the key's auto-repeats go on.
+    double heldZoomSteps() const;
     core::Nanos bookmarkTime() const;
     void showTooltip(QHelpEvent *event);
     void escape();
@@ -107,6 +109,9 @@ private:
     int m_pressVerticalOffset = 0;
     bool m_rangeDragging = false;
     core::Nanos m_rangeAnchor = 0;
+    int m_lastKey = 0;     // the key of the last press
+    int m_zoomRepeats = 0; // auto-repeats of it so far (0: a fresh press)
+    static constexpr int kZoomRepeatsToFull = 10;
 };
 
 } // namespace linkscope::ui

@@ -252,6 +252,28 @@ void TimelineLayout::showAllHidden()
     relayout();
 }
 
+void TimelineLayout::setLaneFilter(const QString &text, const QString &context)
+{
+    const QString filter = text.trimmed();
+    const bool inContext = !filter.isEmpty() && context.contains(filter, Qt::CaseInsensitive);
+    if (filter == m_filter && inContext == m_filterContext)
+        return;
+    m_filter = filter;
+    m_filterContext = inContext;
+    relayout();
+}
+
+bool TimelineLayout::passesLaneFilter(core::LaneIndex lane) const
+{
+    if (m_filter.isEmpty() || m_filterContext || !m_doc || !lane.in(m_groupOfLane.size()))
+        return true;
+    if (m_groups[m_groupOfLane[lane.get()]].label.contains(m_filter, Qt::CaseInsensitive))
+        return true;
+    const std::string &label = m_doc->index().lane(lane).label;
+    const QString name = label.empty() ? QStringLiteral("lane %1").arg(lane.get()) : QString::fromStdString(label);
+    return name.contains(m_filter, Qt::CaseInsensitive);
+}
+
 void TimelineLayout::setHidePythonRows(bool hide)
 {
     if (m_hidePython == hide)
@@ -457,6 +479,33 @@ void TimelineLayout::applyOrder(const QStringList &groupKeys, const QStringList 
     reorderGroups(mergeOrder(defaultGroupOrder(), groupKeys, [&](int g) { return m_groups[g].key; }));
 }
 
+const LaneRows &TimelineLayout::rowsOf(core::LaneIndex lane) const
+{
+    return pythonFree() ? m_doc->pythonFreeRows()->lanes[lane.get()] : m_doc->laneRows(lane);
+}
+
+int TimelineLayout::depthOf(core::EventIndex event) const
+{
+    if (pythonFree())
+        return event.in(m_doc->pythonFreeRows()->depth.size()) ? m_doc->pythonFreeRows()->depth[event.get()] : -1;
+    return m_doc ? m_doc->index().depthOf(event) : -1;
+}
+
+int TimelineLayout::rowOfEvent(core::EventIndex event) const
+{
+    if (!m_doc || !event.in(m_doc->index().laneOf.size()) || m_doc->index().laneOf[event.get()].isNone())
+        return -1;
+    return rowOfDepth(m_doc->index().laneOf[event.get()], depthOf(event));
+}
+
+TimelineLayout::Anchor TimelineLayout::anchorOfEvent(core::EventIndex event) const
+{
+    if (!m_doc || !event.in(m_doc->index().laneOf.size()))
+        return {};
+    // A Python frame left out stands at its lane's first row (depth 0's stand-in).
+    return anchorOf(m_doc->index().laneOf[event.get()], std::max(0, depthOf(event)));
+}
+
 int TimelineLayout::rowOfDepth(core::LaneIndex lane, int depth) const
 {
     if (lane.get() + 1 >= m_depthBegin.size() || depth < 0)
@@ -493,6 +542,11 @@ int TimelineLayout::layoutGroup(int g, int y)
     m_groupTop[g] = y;
     if (m_groupHidden[g])
         return y;
+    // A group none of whose lanes passes the lane filter is left out, as a hidden one.
+    if (!m_filter.isEmpty() && std::none_of(m_groups[g].lanes.begin(), m_groups[g].lanes.end(), [this](core::LaneIndex lane) {
+            return passesLaneFilter(lane);
+        }))
+        return y;
     m_groupHeaderRow[g] = static_cast<int>(m_rows.size());
     m_rows.push_back({LayoutRow::Kind::GroupHeader, g, core::kNone, 0, y, kGroupHeaderHeight});
     y += kGroupHeaderHeight;
@@ -500,15 +554,19 @@ int TimelineLayout::layoutGroup(int g, int y)
     if (m_groupCollapsed[g])
         return y;
     for (core::LaneIndex lane : m_groups[g].lanes) {
-        if (m_laneHidden[lane.get()])
+        if (m_laneHidden[lane.get()] || !passesLaneFilter(lane))
             continue;
         const std::uint32_t base = m_depthBegin[lane.get()];
-        const int depths = static_cast<int>(m_depthBegin[lane.get() + 1] - base);
-        const bool fold = m_foldPython && !m_pythonExpanded[lane.get()];
+        // Python frames left out: the lane's Python-free rows, none of them Python-only (never
+        // more than its rows by nesting depth, so m_depthBegin has room for them).
+        const bool free = pythonFree();
+        const int depths = free ? m_doc->pythonFreeRows()->lanes[lane.get()].rowCount()
+                                : static_cast<int>(m_depthBegin[lane.get() + 1] - base);
+        const bool fold = !free && m_foldPython && !m_pythonExpanded[lane.get()];
         int shown = 0;
         int summary = -1; // the row standing for the current run of Python rows
         for (int depth = 0; depth < depths; ++depth) {
-            const bool python = (m_hidePython || m_foldPython) && m_pythonOnly[base + depth];
+            const bool python = !free && (m_hidePython || m_foldPython) && m_pythonOnly[base + depth];
             if (m_hidePython && python)
                 continue;
             if (m_laneCollapsed[lane.get()] && shown >= 1)

@@ -67,7 +67,8 @@ public:
     bool isLaneHidden(core::LaneIndex lane) const { return m_laneHidden.at(lane.get()); }
     int hiddenCount() const; // hidden groups + hidden lanes (of shown groups or not)
     void showAllHidden();
-    // Leaves out the rows of each lane whose events are all python_function events.
+    // Leaves out the Python frames: each lane's rows are then its PythonFreeRows (every other event
+    // one row below the nearest enclosing event that is not a frame), not its rows by nesting depth.
     void setHidePythonRows(bool hide);
     bool hidePythonRows() const { return m_hidePython; }
     // Rows that hold python_function events only (what setHidePythonRows(true) leaves out), over all lanes.
@@ -80,6 +81,15 @@ public:
     bool isPythonExpanded(core::LaneIndex lane) const { return m_pythonExpanded.at(lane.get()); }
     // Whether `lane` has Python-only rows (which a summary row can stand for).
     bool hasPythonRows(core::LaneIndex lane) const;
+
+    // Shows only the lanes whose name contains `text` (case-insensitive; as Perfetto's track filter),
+    // all the lanes of a group whose name contains it, and no group without such a lane. `context`
+    // names what the whole view shows ("rank 3"): when it contains `text`, every lane is shown.
+    // Empty `text`: no filter. Not a view setting: hidden and collapsed flags stay as they are.
+    void setLaneFilter(const QString &text, const QString &context = {});
+    const QString &laneFilter() const { return m_filter; }
+    // Whether `lane` passes the filter (always without one).
+    bool passesLaneFilter(core::LaneIndex lane) const;
 
     // Pinned groups stay at the top while the other rows scroll. A new document pins its GPU groups.
     void setGroupPinned(int group, bool pinned);
@@ -136,7 +146,16 @@ public:
     int firstRowOfLane(core::LaneIndex lane) const { return m_laneFirstRow.at(lane.get()); }
     int headerRowOfGroup(int group) const { return m_groupHeaderRow.at(group); }
     // Index in rows() of the row showing depth `depth` of `lane`, or -1 when that row is not shown.
+    // A depth is a row of rowsOf(lane): the nesting depth, or with hidden Python rows the depth
+    // among the events that are not Python frames (depthOf()).
     int rowOfDepth(core::LaneIndex lane, int depth) const;
+    // The rows the layout shows of `lane`: the document's laneRows(), or its PythonFreeRows while
+    // Python rows are hidden. LayoutRow::depth indexes them.
+    const LaneRows &rowsOf(core::LaneIndex lane) const;
+    // The depth `event` is shown at in rowsOf() (-1: a Python frame while they are hidden).
+    int depthOf(core::EventIndex event) const;
+    // Index in rows() of the row showing `event`, or -1.
+    int rowOfEvent(core::EventIndex event) const;
     // Content y just below the last shown row of a lane, or of a group (its last lane's gap
     // included); -1 when not shown. The sticky labels stop there.
     int laneBottom(core::LaneIndex lane) const { return m_laneBottom.at(lane.get()); }
@@ -157,6 +176,7 @@ public:
         bool hiddenGroup = false;
     };
     Anchor anchorOf(core::LaneIndex lane, int depth) const;
+    Anchor anchorOfEvent(core::EventIndex event) const; // at its lane and depthOf()
 
     // Bumped whenever rows move, so painters know their cached geometry is stale.
     std::uint64_t version() const { return m_version; }
@@ -164,6 +184,8 @@ public:
 private:
     void buildGroups();
     void computePythonRows();
+    // Python rows hidden on a trace that has Python frames: rowsOf() are the PythonFreeRows.
+    bool pythonFree() const { return m_hidePython && m_doc && m_doc->pythonFreeRows(); }
     void relayout();
     int layoutGroup(int group, int y);                             // appends the group's rows from y; returns the y below them
     void reorderGroups(const std::vector<int> &order);             // order[newIndex] = old index
@@ -174,6 +196,8 @@ private:
     const TraceDocument *m_doc = nullptr;
     bool m_gpuFirst = true;
     bool m_hidePython = false;
+    QString m_filter;             // the lane filter's text; empty: none
+    bool m_filterContext = false; // the view's own name matches it: no lane is filtered out
     bool m_foldPython = true;
     int m_rowHeight = kRowHeight;
     int m_pinnedHeight = 0;

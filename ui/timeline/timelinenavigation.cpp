@@ -127,8 +127,11 @@ void TimelineNavigation::stepOnRow(int delta)
     const core::TraceIndex &index = doc->index();
     if (!selected.in(index.laneOf.size()) || index.laneOf[selected.get()].isNone())
         return;
-    const LaneRows &rows = doc->laneRows(index.laneOf[selected.get()]);
-    const int depth = index.depth[selected.get()];
+    // The row as shown (without the Python frames while they are hidden; a frame itself by nesting).
+    const TimelineLayout &layout = m_view.layout();
+    const bool shown = layout.depthOf(selected) >= 0;
+    const LaneRows &rows = shown ? layout.rowsOf(index.laneOf[selected.get()]) : doc->laneRows(index.laneOf[selected.get()]);
+    const int depth = shown ? layout.depthOf(selected) : index.depth[selected.get()];
     const auto begin = rows.events.begin() + rows.rowBegin[depth];
     const auto end = rows.events.begin() + rows.rowBegin[depth + 1];
     const auto it = std::find(begin

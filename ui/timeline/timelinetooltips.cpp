@@ -69,7 +69,7 @@ QString TimelineTooltips::edge(const TraceDocument &doc, const TimelineLayout &l
             return tr(" <i>· in collapsed group “%1”</i>").arg(groupLabel);
         if (layout.isLaneHidden(lane))
             return tr(" <i>· in a hidden lane of “%1”</i>").arg(groupLabel);
-        if (layout.rowOfDepth(lane, index.depth[e.get()]) < 0)
+        if (layout.rowOfEvent(e) < 0)
             return tr(" <i>· on a folded row (collapsed lane or hidden Python rows)</i>");
         return {};
     };

@@ -376,7 +376,7 @@ core::EventIndex TimelineView::eventAt(const QPoint &pos) const
     const double nanosPerPixel = this->nanosPerPixel();
     const core::Nanos t = xToTime(pos.x());
     const core::Nanos tolerance = static_cast<core::Nanos>(std::ceil(2.0 * nanosPerPixel));
-    return timelineEventInRow(*m_doc, m_layout.rows()[r], t, tolerance);
+    return timelineEventInRow(*m_doc, m_layout, m_layout.rows()[r], t, tolerance);
 }
 
 QRectF TimelineView::eventRect(core::EventIndex event) const

@@ -188,6 +188,13 @@ public:
     {
         m_bookmarks.setBookmarks(std::move(list));
         update();
+        emit bookmarksChanged();
+    }
+    // Other ranks' bookmarks on this trace's clock (rank panes): drawn fainter, named with their rank.
+    void setBookmarkEchoes(core::BookmarkList list)
+    {
+        m_bookmarks.setEchoes(std::move(list));
+        update();
     }
     const TimelineBookmarks &bookmarkOverlay() const { return m_bookmarks; }
     // --- Hit testing (widget coordinates) ---
@@ -274,6 +281,8 @@ signals:
     // `M`: bookmark this instant (the time range's or selection's start, else the time under the
     // cursor, else the view's centre). The view only asks; BookmarkUi adds it (undoable, saved).
     void bookmarkRequested(core::Nanos ts);
+    // setBookmarks() was called: the rank panes draw this trace's bookmarks on the others.
+    void bookmarksChanged();
 
 protected:
     // Input (mouse, keys, wheel, context menus, tooltips) goes to TimelineInput, an event filter.
