@@ -22,11 +22,11 @@ struct Column {
     enum class Kind : std::uint8_t { Int, NullableInt, Float, Bool, Category };
     std::string name;
     Kind kind = Kind::Int;
-    std::vector<std::int64_t> ints;   // Int, NullableInt
-    std::vector<std::uint8_t> nulls;  // NullableInt (1: missing), Bool (the values)
-    std::vector<double> floats;       // Float
-    std::vector<std::int32_t> codes;  // Category (-1: missing)
-    std::vector<std::string> labels;  // Category: the categories
+    std::vector<std::int64_t> ints;  // Int, NullableInt
+    std::vector<std::uint8_t> nulls; // NullableInt (1: missing), Bool (the values)
+    std::vector<double> floats;      // Float
+    std::vector<std::int32_t> codes; // Category (-1: missing)
+    std::vector<std::string> labels; // Category: the categories
 };
 
 // Strings of a column as categorical codes: each distinct string once.
@@ -52,7 +52,7 @@ private:
 // The same keyed by an interned id (a trace's StringId): one lookup in a flat array per row.
 class IdCategories {
 public:
-    explicit IdCategories(std::size_t ids) : codes_(ids, -1) {}
+    explicit IdCategories(std::size_t ids) : codes_(ids, -1) { }
     template <class NameOf>
     std::int32_t code(std::uint32_t id, const NameOf &nameOf)
     {
@@ -72,7 +72,7 @@ private:
 
 class Table {
 public:
-    explicit Table(std::size_t rows = 0) : rows_(rows) {}
+    explicit Table(std::size_t rows = 0) : rows_(rows) { }
     std::size_t rows() const { return rows_; }
 
     std::vector<std::int64_t> &ints(std::string name)

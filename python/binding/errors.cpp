@@ -27,10 +27,7 @@ PyObject *newType(py::module_ &m, const char *name, PyObject *base, const char *
     return type;
 }
 
-void raise(PyObject *type, const std::string &message)
-{
-    PyErr_SetString(type, message.c_str());
-}
+void raise(PyObject *type, const std::string &message) { PyErr_SetString(type, message.c_str()); }
 
 } // namespace
 
@@ -40,10 +37,11 @@ void registerErrors(py::module_ &m)
     g_loadError = newType(m, "LoadError", g_error,
                           "A trace or sidecar that cannot be read: .file, .offset (the byte or node where it stops "
                           "being readable) and .detail; str() is the message `linkscope` prints.");
-    g_exportError = newType(m, "ExportError", g_error, "An export refused (a dependency cycle, a target that needs the host ET).");
+    g_exportError = newType(m, "ExportError", g_error,
+                            "An export refused (a dependency cycle, a target that needs the host ET).");
     g_writeError = newType(m, "WriteError", g_error, "An output that cannot be written, or would replace an input.");
-    g_correctionError =
-        newType(m, "CorrectionError", g_error, "A correction that cannot be made or saved (a sidecar made from other inputs).");
+    g_correctionError = newType(m, "CorrectionError", g_error,
+                                "A correction that cannot be made or saved (a sidecar made from other inputs).");
     py::register_exception_translator([](std::exception_ptr p) {
         try {
             if (p)

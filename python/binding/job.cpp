@@ -27,7 +27,8 @@ Job::Job(const std::vector<std::string> &paths, const std::string &policy, int j
     py::gil_scoped_release release;
     layout_ = job::discoverJob(paths);
     if (layout_.ranks.empty()) {
-        std::string why = layout_.errors.empty() ? std::string("no ranks (host ET + Kineto, or Kineto alone)") : layout_.errors.front();
+        std::string why = layout_.errors.empty() ? std::string("no ranks (host ET + Kineto, or Kineto alone)")
+                                                 : layout_.errors.front();
         throw std::runtime_error(paths.empty() ? why : paths.front() + ": " + why);
     }
     std::vector<job::RankSummary> summaries = job::processRanks(layout_.ranks, options_);

@@ -37,9 +37,9 @@ PYBIND11_MODULE(_linkscope, m)
     m.def("what_if_usage", [] { return std::string(core::kWhatIfOptionsUsage); });
 
     py::class_<Pair>(m, "Pair")
-        .def(py::init([](const std::string &host, const std::string &device, const std::string &policy, const std::string &sidecar,
-                         bool resolveOrder, bool forceCorrections, bool allowTruncated, bool interThreadDeps,
-                         std::int64_t toleranceNs) {
+        .def(py::init([](const std::string &host, const std::string &device, const std::string &policy,
+                         const std::string &sidecar, bool resolveOrder, bool forceCorrections, bool allowTruncated,
+                         bool interThreadDeps, std::int64_t toleranceNs) {
                  PairOptions o;
                  o.host = host;
                  o.device = device;
@@ -52,8 +52,8 @@ PYBIND11_MODULE(_linkscope, m)
                  o.toleranceNs = toleranceNs;
                  return std::make_unique<Pair>(o);
              }),
-             py::arg("host"), py::arg("device"), py::arg("policy"), py::arg("sidecar"), py::arg("resolve_order"), py::arg("force_corrections"),
-             py::arg("allow_truncated"), py::arg("inter_thread_deps"), py::arg("tolerance_ns"))
+             py::arg("host"), py::arg("device"), py::arg("policy"), py::arg("sidecar"), py::arg("resolve_order"),
+             py::arg("force_corrections"), py::arg("allow_truncated"), py::arg("inter_thread_deps"), py::arg("tolerance_ns"))
         .def("info", &Pair::info)
         .def("links", &Pair::linksTable)
         .def("findings", &Pair::findingsTable)
@@ -88,12 +88,13 @@ PYBIND11_MODULE(_linkscope, m)
         .def("collectives", &Job::collectivesTable)
         .def("report", &Job::reportJson)
         .def("stats", &Job::statsTables)
-        .def("rank_files", [](const Job &j) {
-            py::list out;
-            for (const core::job::RankFiles &r : j.layout().ranks)
-                out.append(py::make_tuple(r.rank, r.host, r.device));
-            return out;
-        })
+        .def("rank_files",
+             [](const Job &j) {
+                 py::list out;
+                 for (const core::job::RankFiles &r : j.layout().ranks)
+                     out.append(py::make_tuple(r.rank, r.host, r.device));
+                 return out;
+             })
         .def("errors", [](const Job &j) { return j.layout().errors; })
         .def("predict", [](const Job &j, const std::vector<std::string> &whatIf, std::size_t top) {
             PredictInputs in;
@@ -106,9 +107,9 @@ PYBIND11_MODULE(_linkscope, m)
 
     m.def(
         "predict",
-        [](const std::vector<std::string> &paths, const std::string &host, const std::string &device, const std::string &commGroups,
-           const std::string &network, const std::string &prefix, std::int64_t npus, const std::string &policy, int jobs,
-           const std::vector<std::string> &whatIf, std::size_t top) {
+        [](const std::vector<std::string> &paths, const std::string &host, const std::string &device,
+           const std::string &commGroups, const std::string &network, const std::string &prefix, std::int64_t npus,
+           const std::string &policy, int jobs, const std::vector<std::string> &whatIf, std::size_t top) {
             PredictInputs in;
             in.paths = paths;
             in.host = host;

@@ -75,8 +75,14 @@ Table opsTable(const std::vector<SummaryOpStat> &ops, std::size_t top, const Tra
 
 } // namespace
 
-Table gpuOpsTable(const TraceStats &stats, std::size_t top, std::int64_t rank) { return opsTable(stats.gpuOps, top, stats, false, rank); }
-Table cpuOpsTable(const TraceStats &stats, std::size_t top, std::int64_t rank) { return opsTable(stats.cpuOps, top, stats, true, rank); }
+Table gpuOpsTable(const TraceStats &stats, std::size_t top, std::int64_t rank)
+{
+    return opsTable(stats.gpuOps, top, stats, false, rank);
+}
+Table cpuOpsTable(const TraceStats &stats, std::size_t top, std::int64_t rank)
+{
+    return opsTable(stats.cpuOps, top, stats, true, rank);
+}
 
 Table streamsTable(const TraceStats &stats, std::int64_t rank)
 {
@@ -201,7 +207,8 @@ py::dict Pair::info() const
     d["findings"] = ls.findings.size();
     d["sidecar"] = sidecarPath_;
     const SidecarStatus &status = session_ ? session_->sidecar() : pair_.found.status;
-    d["sidecar_state"] = std::string(sidecarStateName(session_ || !pair_.found.status.path.empty() ? status.state : SidecarState::None));
+    d["sidecar_state"] = std::string(
+        sidecarStateName(session_ || !pair_.found.status.path.empty() ? status.state : SidecarState::None));
     d["sidecar_problems"] = status.problems;
     py::list warnings;
     for (const Diagnostic &w : pair_.device->warnings)
@@ -357,8 +364,8 @@ py::dict Pair::findingsTable() const
             message.codes.push_back(messages.code(f.message));
             suggestion.codes.push_back(f.suggestion.empty() ? -1 : suggestions.code(f.suggestion));
             pushEvent(suggested, f.suggestedParent);
-            suggestedName.codes.push_back(f.suggestedParent.valid() ? suggestedNames.code(trace.name(trace.event(f.suggestedParent)))
-                                                                    : -1);
+            suggestedName.codes.push_back(
+                f.suggestedParent.valid() ? suggestedNames.code(trace.name(trace.event(f.suggestedParent))) : -1);
         }
         kind.labels = kinds.take();
         severity.labels = severities.take();
@@ -416,7 +423,8 @@ CorrectionSession &Pair::session()
         std::string why = sidecarPath_ + (state == SidecarState::Mismatch ? ": made from other inputs" : ": unreadable");
         for (const std::string &p : found.status.problems)
             why += "; " + p;
-        throw CorrectionError(why + (state == SidecarState::Mismatch ? " (open with force_corrections=True to apply it anyway)" : ""));
+        throw CorrectionError(
+            why + (state == SidecarState::Mismatch ? " (open with force_corrections=True to apply it anyway)" : ""));
     }
     auto s = std::make_unique<CorrectionSession>();
     s->generator = "linkscope-python";
@@ -561,7 +569,9 @@ py::dict Pair::exportTo(const py::dict &outputs, const std::string &target, bool
     ExportReport report;
     {
         py::gil_scoped_release release;
-        checkOutputs(written, {{"host trace", pair_.files.host}, {"device trace", pair_.files.device}, {"corrections sidecar", sidecarPath_}});
+        checkOutputs(
+            written,
+            {{"host trace", pair_.files.host}, {"device trace", pair_.files.device}, {"corrections sidecar", sidecarPath_}});
         report = exportLinkedPair(pair_.host.get(), *pair_.device, links(), request);
     }
     py::dict out;

@@ -20,8 +20,8 @@ namespace linkscope::python {
 struct PairOptions {
     std::string host; // empty: a Kineto trace alone
     std::string device;
-    std::string policy;  // empty: the sidecar's, else nesting
-    std::string sidecar; // empty: the device trace's own (defaultSidecarPath)
+    std::string policy;        // empty: the sidecar's, else nesting
+    std::string sidecar;       // empty: the device trace's own (defaultSidecarPath)
     bool resolveOrder = false; // host and device in either order: told apart by content
     bool forceCorrections = false;
     bool allowTruncated = false;

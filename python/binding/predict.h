@@ -19,12 +19,12 @@ namespace linkscope::python {
 core::WhatIf parseWhatIf(const std::vector<std::string> &args);
 
 struct PredictInputs {
-    std::string host, device;         // a pair
-    std::vector<std::string> paths;   // a job folder (traces or an export), or .et files
-    std::string commGroups, network;  // as --comm-groups, --network
-    std::string prefix = "trace";     // a job export's prefix
-    std::int64_t npus = 0;            // one .et standing for N ranks
-    core::job::JobOptions job;        // policy, jobs
+    std::string host, device;        // a pair
+    std::vector<std::string> paths;  // a job folder (traces or an export), or .et files
+    std::string commGroups, network; // as --comm-groups, --network
+    std::string prefix = "trace";    // a job export's prefix
+    std::int64_t npus = 0;           // one .et standing for N ranks
+    core::job::JobOptions job;       // policy, jobs
 };
 
 // Builds the graph, replays it as it is and under the what-ifs (GIL released), and returns
