@@ -10,6 +10,9 @@ namespace linkscope::python {
 
 namespace py = pybind11;
 using namespace linkscope::core;
+using job::CollectiveCall;
+using job::JobFinding;
+using job::kUnknownTime;
 
 Job::Job(const std::vector<std::string> &paths, const std::string &policy, int jobs) : paths_(paths)
 {
@@ -78,7 +81,7 @@ py::dict Job::findingsTable() const
     auto &count = t.ints("count");
     for (const JobFinding &f : list) {
         kind.push_back(f.kind);
-        severity.emplace_back(severityName(f.severity));
+        severity.emplace_back(job::severityName(f.severity));
         group.push_back(f.processGroup);
         index.push_back(f.index);
         std::string r;
@@ -120,7 +123,7 @@ py::dict Job::collectivesTable() const
                 const auto [g, at] = report_.positionOf(r.rank, i);
                 group.push_back(g);
                 position.push_back(at);
-                kind.emplace_back(callKindName(c.kind));
+                kind.emplace_back(job::callKindName(c.kind));
                 dtype.push_back(c.dtype);
                 Table::push(elements, c.elements, c.elements < 0);
                 Table::push(bytes, c.bytes, c.bytes <= 0);

@@ -8,6 +8,8 @@
 #include "io/outputguard.h"
 #include "link/finding.h"
 
+#include <pybind11/stl.h>
+
 #include <cmath>
 #include <filesystem>
 #include <stdexcept>
@@ -501,15 +503,18 @@ py::list Pair::applySuggestions(const std::string &findingKind, const std::strin
 
 bool Pair::undo()
 {
-    if (!session_ || session_->log().entries.empty())
+    if (!session_ && pair_.found.status.path.empty())
+        return false; // no sidecar at open, no correction since
+    CorrectionSession &s = session();
+    if (s.log().entries.empty())
         return false;
     bool undone = false;
     {
         py::gil_scoped_release release;
-        undone = session_->undo();
+        undone = s.undo();
     }
-    if (!session_->lastSaveError().empty())
-        throw CorrectionError(sidecarPath_ + ": " + session_->lastSaveError());
+    if (!s.lastSaveError().empty())
+        throw CorrectionError(sidecarPath_ + ": " + s.lastSaveError());
     return undone;
 }
 
