@@ -1,7 +1,7 @@
 # A notebook's cells as a script: Linkscope from Python on the bundled sample pair and a generated
 # 2-rank job. Run from a checkout after a build (the output below is this script's, pasted):
 #
-#   PYTHONPATH=build/python python3 docs/python-example.py
+#   PYTHONPATH=build/python /usr/bin/python3 docs/python-example.py
 #
 # With the Debian package installed, `import linkscope` needs no PYTHONPATH and the sample is in
 # /usr/share/linkscope/samples.
@@ -41,13 +41,20 @@ print(pair.top_kernels(3)[["name", "count", "total_ns", "percent_of_extent"]])
 print(pair.exposed_comm())
 print(pair.steps())
 
-# %% Correct a link the way the GUI does: take a finding's suggested parent; the sidecar is written at once.
-suggested = findings[findings["suggested_parent_event"].notna()].iloc[0]
-print(suggested[["kind", "name", "suggested_parent_name"]].to_dict())
-print(pair.reparent(suggested["event"], suggested["suggested_parent_event"]))
-print(pair.flag(suggested["event"], "checked by hand"))
-print(pair.corrections()[["kind", "description"]])
-print(os.path.basename(pair.sidecar), "reopened:", linkscope.open(host, device).info["sidecar_state"])
+# %% Under Chakra 1.0's rule (policy external-id) the NCCL kernels sit on record_param_comms: the
+# findings say so and suggest their nccl:* op. Apply the suggestions as the GUI's Fix does; the
+# sidecar (the GUI's) is written at once, and the pair reopens with it.
+chakra = linkscope.open(host, device, policy="external-id")
+findings = chakra.findings()
+print(findings.groupby(["severity", "kind"], observed=True).size())
+nccl = findings[findings["kind"] == "nccl_parent_is_record_param_comms"]
+print(nccl[["event", "name", "suggested_parent_event", "suggested_parent_name"]])
+print(chakra.apply_suggestions("nccl_parent_is_record_param_comms"))
+print(chakra.flag(nccl["event"].iloc[0], "checked by hand"))
+print(chakra.corrections()[["kind", "description"]])
+reopened = linkscope.open(host, device)
+print(os.path.basename(reopened.sidecar), reopened.info["sidecar_state"], reopened.policy)
+print(reopened.links().query("gpu_event in @nccl.event")[["gpu_event", "parent_name", "rule"]])
 
 # %% Predict the step, and what if communication were twice as fast.
 base = pair.predict()
@@ -66,7 +73,7 @@ subprocess.run([os.path.join(root, "build", "tools", "linkscope-gen"), "--ranks"
 job = linkscope.open(job_dir)
 print(job.ranks()[["rank", "gpu_ops", "linked", "collectives"]])
 calls = job.collectives()
-print(calls.pivot_table(index=["process_group", "position"], columns="rank", values="start_ns").head(3))
+print(calls[["rank", "call", "process_group", "position", "kind", "dtype", "bytes"]].head(4))
 print(len(job.findings()), "cross-rank findings")
 late = job.predict(delay_rank={1: 2})
 print(late.ranks[["rank", "baseline_step_ns", "step_ns", "change_pct"]])
@@ -80,3 +87,75 @@ except linkscope.LoadError as e:
     print(type(e).__name__, os.path.basename(e.file), e.offset)
 
 shutil.rmtree(work)
+
+# Output (PYTHONPATH=build/python /usr/bin/python3 docs/python-example.py):
+# <linkscope.Pair '/tmp/…/sample_kineto.json' + '/tmp/…/sample_host_et.json': 37 GPU ops, 37 linked, 4 findings, policy nesting>
+#    gpu_event                                     name                            parent_name     rule  confidence
+# 0        160           Memcpy HtoD (Pinned -> Device)                            aten::copy_  nesting        1.00
+# 1        162           Memcpy HtoD (Pinned -> Device)                            aten::copy_  nesting        1.00
+# 2        164  sm90_xmma_gemm_f32f32_tf32f32_f32_tn...                            aten::addmm  nesting        1.00
+# 3        166  sm90_xmma_gemm_f32f32_tf32f32_f32_tn...                            aten::addmm  nesting        1.00
+# 4        168     triton_red_fused_native_layer_norm_0  ## Call CompiledFxGraph fq3ygbtjxk ##  nesting        0.95
+# 5        170  void at::native::vectorized_elementw...                        aten::clamp_min  nesting        1.00
+# rule
+# nesting    37
+# dtype: int64
+# severity  kind               
+# info      policy_disagreement    4
+# dtype: int64
+#                                       name  count  total_ns  percent_of_extent
+# 0  ncclDevKernel_AllReduce_Sum_f32_RING...      2   4085747         106.273489
+# 1  ncclDevKernel_AllGather_RING_LL(nccl...      1   1400588          36.430394
+# 2  sm90_xmma_gemm_f32f32_tf32f32_f32_tn...      4    808496          21.029616
+#    device  stream            label  comm_ns  comm_overlapped_ns  exposed_comm_ns
+# 0       0      40  GPU 0 stream 40  3378675              740385          2638290
+# 1       1      40  GPU 1 stream 40  2107660              143140          1964520
+#    step          start_ns   dur_ns
+# 0     3  4459061781927866  3836596
+# severity  kind                             
+# info      policy_disagreement                  4
+# warning   nccl_parent_is_record_param_comms    3
+# dtype: int64
+#    event                                     name  suggested_parent_event  suggested_parent_name
+# 1    184  ncclDevKernel_AllGather_RING_LL(nccl...                      28  nccl:_all_gather_base
+# 4    212  ncclDevKernel_AllReduce_Sum_f32_RING...                      73        nccl:all_reduce
+# 6    232  ncclDevKernel_AllReduce_Sum_f32_RING...                      71        nccl:all_reduce
+#    entry  edit   status reason
+# 0      0     0  applied       
+# 1      0     1  applied       
+# 2      0     2  applied       
+#    entry  edit   status reason
+# 0      1     0  applied       
+#        kind                              description
+# 0  reparent  Re-parent ncclDevKernel_AllGather_RI...
+# 1  reparent  Re-parent ncclDevKernel_AllReduce_Su...
+# 2  reparent  Re-parent ncclDevKernel_AllReduce_Su...
+# 3      flag  Flag ncclDevKernel_AllGather_RING_LL...
+# sample_kineto.json.linkscope.json loaded external-id
+#     gpu_event            parent_name    rule
+# 12        184  nccl:_all_gather_base  manual
+# 26        212        nccl:all_reduce  manual
+# 36        232        nccl:all_reduce  manual
+#    rank  step_ns
+# 0     0  3790360
+# transfers ×0.5 -39.1 %
+#      category       ns    percent
+# 0         cpu    59002   1.556633
+# 1         gpu   312001   8.231434
+# 2        comm  3419357  90.211932
+# 3  other_rank        0   0.000000
+# 4        idle        0   0.000000
+# {'et': 52446}
+#    rank  gpu_ops  linked  collectives
+# 0     0       51      51            4
+# 1     1       51      51            4
+#    rank  call process_group  position        kind    dtype    bytes
+# 0     0     0             0         0  all_gather  float32  1480704
+# 1     0     1             0        -1        send  float32   982528
+# 2     0     2             0         1  all_reduce  float32   249856
+# 3     0     3             0         2  all_reduce  float32  4112384
+# 0 cross-rank findings
+#    rank  baseline_step_ns  step_ns  change_pct
+# 0     0           3826666  5826666   52.264817
+# 1     1           3826666  5826666   52.264817
+# LoadError broken.json 37

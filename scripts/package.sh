@@ -4,7 +4,7 @@
 #   1. cpack -G DEB in BUILD_DIR (built by scripts/dev package): stripped binaries, the Python module,
 #      the man page, desktop file, MIME type, metainfo, icon and the sample pair.
 #   2. debootstrap --variant=minbase of this system's release from the mirror apt already uses, into
-#      build-package/root (deleted at the end, whatever happens).
+#      build-package/clean-root (deleted at the end, whatever happens).
 #   3. apt installs the .deb in a chroot there (apt resolves its dependencies from Debian), then runs
 #      linkscope --version, linkscope link on the bundled sample, the GUI offscreen with --screenshot
 #      and python3 -c 'import linkscope' opening the sample.
@@ -13,9 +13,9 @@
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-build=${1:-$root/build}
-out=$root/build-package
-chroot_dir=$out/root
+build=$(realpath "${1:-$root/build-package}")
+out=$build
+chroot_dir=$out/clean-root
 max_bytes=$((15 * 1024 * 1024))
 
 now() { date +%s.%N; }
@@ -45,7 +45,7 @@ trap cleanup EXIT
 # 1. The package.
 mkdir -p "$out"
 rm -f "$out"/linkscope_*.deb
-(cd "$build" && cpack -G DEB -B "$out" >"$out/cpack.log" 2>&1) || { tail -n 30 "$out/cpack.log" >&2; exit 1; }
+(cd "$build" && cpack -G DEB >"$out/cpack.log" 2>&1) || { tail -n 30 "$out/cpack.log" >&2; exit 1; }
 rm -rf "$out/_CPack_Packages"
 deb=$(ls "$out"/linkscope_*.deb)
 bytes=$(stat -c %s "$deb")
