@@ -51,7 +51,7 @@ deb=$(ls "$out"/linkscope_*.deb)
 bytes=$(stat -c %s "$deb")
 t_deb=$(now)
 echo "package: $(basename "$deb"): $((bytes / 1024)) KiB ($(seconds "$t_start" "$t_deb") s)"
-dpkg-deb --info "$deb" | sed -n '/Package:/,$p' | grep -E '^ (Package|Version|Depends|Recommends|Installed-Size):'
+dpkg-deb --field "$deb" Package Version Installed-Size Depends Recommends
 if dpkg-deb -c "$deb" | awk '{print $6}' | grep -q '\.debug$'; then
     echo "package: debug files in the package" >&2
     exit 1
