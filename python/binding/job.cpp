@@ -2,8 +2,11 @@
 
 #include "pair.h"
 
+#include "io/atomicfile.h"
+
 #include <pybind11/stl.h>
 
+#include <filesystem>
 #include <stdexcept>
 
 namespace linkscope::python {
@@ -166,6 +169,46 @@ py::list Job::statsTables(const std::string &which, std::size_t top) const
         else
             throw std::invalid_argument("unknown table '" + which + "'");
     }
+    return out;
+}
+
+py::dict Job::exportTo(const std::string &outDir, const std::string &prefix, const std::string &target)
+{
+    job::JobOptions options = options_;
+    options.outDir = outDir;
+    options.prefix = prefix.empty() ? "trace" : prefix;
+    options.writeEt = true;
+    options.checkEt = true;
+    options.stats = false;
+    if (!target.empty()) {
+        const auto t = etTargetFromName(target);
+        if (!t)
+            throw std::invalid_argument("unknown .et target '" + target + "' (chakra, astra-sim)");
+        options.chakra.target = *t;
+    }
+    const std::string reportPath = job::jobReportPath(options, "");
+    const std::string commGroup = (std::filesystem::path(outDir) / "comm_group.json").string();
+    job::JobReport report;
+    {
+        py::gil_scoped_release release;
+        try {
+            job::checkJobOutputs(layout_.ranks, options, true, reportPath);
+        } catch (const std::runtime_error &e) {
+            throw WriteError(outDir, std::string(e.what()) + "; nothing written");
+        }
+        std::filesystem::create_directories(outDir);
+        report = job::buildJobReport(job::processRanks(layout_.ranks, options), layout_.worldSize);
+        job::writeJobOutputs(report, commGroup, reportPath);
+    }
+    py::list et;
+    for (const job::RankSummary &r : report.ranks)
+        if (!r.et.empty())
+            et.append((std::filesystem::path(outDir) / r.et).string());
+    py::dict out;
+    out["et"] = et;
+    out["comm_group"] = commGroup;
+    out["network"] = report.network.fitted ? py::object(py::str(job::networkFilePath(commGroup))) : py::object(py::none());
+    out["report"] = reportPath;
     return out;
 }
 

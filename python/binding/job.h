@@ -31,6 +31,10 @@ public:
     pybind11::object reportJson() const; // job-report.json as a dict (docs/job-report.md)
     // Per rank: the statistics tables with a rank column (`which`: gpu_ops, cpu_ops, streams, devices, steps).
     pybind11::list statsTables(const std::string &which, std::size_t top) const;
+    // `linkscope job DIR --out OUTDIR`: every rank's .et (and summary), comm_group.json, the network
+    // fitted and job-report.json, written into `outDir`; `target` the .et's flavour (default astra-sim).
+    // Returns {"et": [...], "comm_group", "network" (None when not fitted), "report"}.
+    pybind11::dict exportTo(const std::string &outDir, const std::string &prefix, const std::string &target);
 
 private:
     std::vector<std::string> paths_;

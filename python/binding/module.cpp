@@ -96,6 +96,7 @@ PYBIND11_MODULE(_linkscope, m)
                  return out;
              })
         .def("errors", [](const Job &j) { return j.layout().errors; })
+        .def("export", &Job::exportTo, py::arg("out_dir"), py::arg("prefix"), py::arg("target"))
         .def("predict", [](const Job &j, const std::vector<std::string> &whatIf, std::size_t top) {
             PredictInputs in;
             in.paths = j.paths();

@@ -429,7 +429,7 @@ CorrectionSession &Pair::session()
             why + (state == SidecarState::Mismatch ? " (open with force_corrections=True to apply it anyway)" : ""));
     }
     auto s = std::make_unique<CorrectionSession>();
-    s->generator = "linkscope-python";
+    s->generator = "linkscope " LINKSCOPE_VERSION " (python)";
     s->adopt(std::move(found));
     s->setLinkOptions(pair_.options.policy, pair_.options.interThreadDeps);
     {

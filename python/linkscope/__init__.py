@@ -314,6 +314,13 @@ class Job:
         return {"ranks": self.ranks(), "gpu_ops": self.gpu_ops(top), "cpu_ops": self.cpu_ops(top), "streams": self.streams(),
                 "devices": self.devices(), "exposed_comm": self.exposed_comm(), "steps": self.steps()}
 
+    def export(self, out_dir, *, prefix: str = "trace", target: str | None = None) -> dict:
+        """`linkscope job DIR --out OUT_DIR`: every rank's .et (ASTRA-sim's flavour unless
+        target="chakra") and summary, comm_group.json, network.yml when fitted and job-report.json.
+        Returns {"et": [paths], "comm_group", "network", "report"}. Raises WriteError before
+        writing anything when an output would replace an input."""
+        return self._job.export(out_dir=_text(out_dir), prefix=prefix, target=target or "")
+
     def pair(self, rank: int, **options) -> Pair:
         """Opens one rank's pair with its tables and corrections (its own sidecar)."""
         for r, host, device in self._job.rank_files():

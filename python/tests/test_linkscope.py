@@ -289,6 +289,12 @@ def test_job_tables_match_the_cli(job_dir, tmp_path):
     grouped = calls[calls["position"] >= 0].groupby(["process_group", "position"])["rank"].nunique()
     assert (grouped >= 1).all()
 
+    # Job.export writes what `linkscope job --out` writes.
+    written = job.export(tmp_path / "py")
+    assert [os.path.basename(p) for p in written["et"]] == ["trace.0.et", "trace.1.et"]
+    for name in ["trace.0.et", "trace.1.et", "comm_group.json"]:
+        assert (tmp_path / "py" / name).read_bytes() == (out / name).read_bytes(), name
+    assert json.load(open(written["report"]))["findings"] == report["findings"]
     want = cli_json("summary", job_dir, "--json", "--top", "0")
     gpu = job.gpu_ops()
     assert list(gpu.columns) == ["rank"] + OPS_COLUMNS
