@@ -59,7 +59,9 @@ void registerErrors(py::module_ &m)
         } catch (const CorrectionError &e) {
             raise(g_correctionError, e.what());
         } catch (const core::Cancelled &e) {
-            PyErr_SetString(PyExc_KeyboardInterrupt, e.what());
+            // Stopped for a signal: the exception its handler raised (KeyboardInterrupt for Ctrl+C).
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_KeyboardInterrupt, e.what());
         }
     });
 }

@@ -10,9 +10,11 @@
 
 #include <pybind11/stl.h>
 
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <stdexcept>
+#include <thread>
 
 namespace linkscope::python {
 
@@ -76,6 +78,27 @@ Table opsTable(const std::vector<SummaryOpStat> &ops, std::size_t top, const Tra
 }
 
 } // namespace
+
+PairProgressFn interruptible()
+{
+    // Python runs signal handlers on its main thread only: the caller's thread (where the readers'
+    // first chunk and the link run) checks, at most every 50 ms, with the GIL taken back for it.
+    struct State {
+        std::thread::id thread = std::this_thread::get_id();
+        std::chrono::steady_clock::time_point next = std::chrono::steady_clock::now();
+    };
+    auto state = std::make_shared<State>();
+    return [state](PairStage, std::uint64_t, std::uint64_t) {
+        if (std::this_thread::get_id() != state->thread)
+            return true;
+        const auto now = std::chrono::steady_clock::now();
+        if (now < state->next)
+            return true;
+        state->next = now + std::chrono::milliseconds(50);
+        py::gil_scoped_acquire acquire;
+        return PyErr_CheckSignals() == 0;
+    };
+}
 
 Table gpuOpsTable(const TraceStats &stats, std::size_t top, std::int64_t rank)
 {
@@ -176,6 +199,7 @@ Pair::Pair(const PairOptions &options) : options_(options)
     request.link.interThreadDeps = options.interThreadDeps;
     request.link.enclosureTolerance = options.toleranceNs;
     request.allowTruncated = options.allowTruncated;
+    request.progress = interruptible(); // Ctrl+C stops a long read or link: KeyboardInterrupt
     // A sidecar on disk is read, fingerprinted, checked and applied as the GUI does (Session); without
     // one the inputs are not hashed until the first correction needs their fingerprints.
     std::error_code ec;

@@ -31,6 +31,10 @@ struct PairOptions {
 
 // The trace-wide statistics as tables (docs/summary.md), one row per op, stream, GPU or step;
 // `rank` >= 0 adds a rank column (a job's ranks).
+// A progress function that stops the pipeline (core's Cancelled, raised in Python as
+// KeyboardInterrupt) when Python has a signal pending (Ctrl+C). Call it with the GIL held.
+core::PairProgressFn interruptible();
+
 Table gpuOpsTable(const core::TraceStats &stats, std::size_t top, std::int64_t rank = -1);
 Table cpuOpsTable(const core::TraceStats &stats, std::size_t top, std::int64_t rank = -1);
 Table streamsTable(const core::TraceStats &stats, std::int64_t rank = -1);

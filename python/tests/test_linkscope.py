@@ -7,7 +7,10 @@ import json
 import math
 import os
 import shutil
+import signal
 import subprocess
+import threading
+import time
 
 import pandas as pd
 import pytest
@@ -316,3 +319,14 @@ def test_job_predict_matches_the_cli(job_dir):
     assert list(q.ranks["step_ns"]) == list(p.ranks["step_ns"])
     pair = job.pair(1)
     assert pair.info["gpu_ops"] == int(job.ranks().query("rank == 1")["gpu_ops"].iloc[0])
+
+
+def test_ctrl_c_stops_a_long_open(tmp_path):
+    host, device = tmp_path / "host.json", tmp_path / "kineto.json"
+    subprocess.run([GEN, "--target-events", "300000", str(host), str(device)], check=True, capture_output=True)
+    threading.Timer(0.1, lambda: os.kill(os.getpid(), signal.SIGINT)).start()
+    start = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        linkscope.open_pair(host, device)
+        time.sleep(5)  # opened before the signal came (a very fast machine): it lands here
+    assert time.monotonic() - start < 5
