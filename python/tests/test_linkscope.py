@@ -330,3 +330,24 @@ def test_ctrl_c_stops_a_long_open(tmp_path):
         linkscope.open_pair(host, device)
         time.sleep(5)  # opened before the signal came (a very fast machine): it lands here
     assert time.monotonic() - start < 5
+
+
+def test_a_sidecar_of_other_inputs_is_not_applied_nor_written(tmp_path):
+    host, device = tmp_path / "host.json", tmp_path / "kineto.json"
+    shutil.copy(HOST, host)
+    shutil.copy(DEVICE, device)
+    pair = linkscope.open_pair(host, device)
+    pair.flag(int(pair.links()["gpu_event"].iloc[0]), "first")
+    saved = open(pair.sidecar).read()
+    with open(device, "a") as f:  # the trace changes after the sidecar was written
+        f.write("\n")
+    changed = linkscope.open_pair(host, device)
+    assert changed.info["sidecar_state"] == "mismatch"
+    assert changed.info["sidecar_problems"]
+    assert len(changed.corrections()) == 0
+    with pytest.raises(linkscope.CorrectionError):
+        changed.flag(int(changed.links()["gpu_event"].iloc[0]), "second")
+    assert open(changed.sidecar).read() == saved
+    forced = linkscope.open_pair(host, device, force_corrections=True)
+    assert forced.info["sidecar_state"] == "forced"
+    assert list(forced.corrections()["note"]) == ["first"]
