@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The code style (.clang-format, HACKING.md "Conventions"): every C++ file under core/, ui/, app/,
+# The code style (.clang-format, HACKING.md "Conventions"): every C++ file under core/, ui/, app/, python/,
 # tools/, bench/, fuzz/ and tests/ is as clang-format 14 (Debian 12's) writes it. Other clang-format
 # versions format some constructs differently, so the check runs only with 14 and is skipped (exit 77)
 # without it. Run by ctest (test_format) and by .ci/run through `scripts/dev format`:
@@ -16,7 +16,7 @@ if ! command -v "$cf" >/dev/null; then
     exit 77
 fi
 cd "$root"
-mapfile -d '' files < <(find core ui app tools bench fuzz tests \( -name '*.cpp' -o -name '*.h' \) -print0 | sort -z)
+mapfile -d '' files < <(find core ui app python tools bench fuzz tests \( -name '*.cpp' -o -name '*.h' \) -print0 | sort -z)
 if ((fix)); then
     printf '%s\0' "${files[@]}" | xargs -0 -n 50 "$cf" -i --style=file
     echo "formatted ${#files[@]} files"

@@ -38,7 +38,7 @@ while read -r n f; do
     elif [ -n "${ceiling[$f]:-}" ] && ((n < limit)); then
         echo "note: $f shrank to $n lines (ceiling $limit): lower or drop its ceiling in scripts/source-budget.sh"
     fi
-done < <(find ./core ./ui ./app ./tools ./bench ./fuzz ./tests \( -name '*.cpp' -o -name '*.h' \) -exec wc -l {} +)
+done < <(find ./core ./ui ./app ./python ./tools ./bench ./fuzz ./tests \( -name '*.cpp' -o -name '*.h' \) -exec wc -l {} +)
 for f in "${!ceiling[@]}"; do
     [ -e "$f" ] || echo "note: $f (named in scripts/source-budget.sh) no longer exists: drop its ceiling"
 done

@@ -2,7 +2,8 @@
 // own folder's headers and those of folders below it (docs/architecture.md, "Layers"). core/ does not
 // depend on Qt: no file under core/ includes a Qt header or links a Qt target. And ui/ does not compile
 // the protobuf headers: no ui file reaches a generated .pb.h or <google/protobuf/…> through the
-// headers it includes (export/exportrequest.h is what the GUI includes to export).
+// headers it includes (export/exportrequest.h is what the GUI includes to export). The Python module
+// (python/) stands on core alone, as the commands do: no Qt, no ui/ or app/ header, no Qt target.
 
 #include "testsupport.h"
 
@@ -230,6 +231,41 @@ private slots:
             if (file.path.endsWith(QStringLiteral("CMakeLists.txt")) && file.text.contains(QStringLiteral("Qt6::")))
                 offenders << file.path + QStringLiteral(": links a Qt target");
         }
+        QVERIFY2(offenders.isEmpty(), qPrintable(offenders.join(QLatin1Char('\n'))));
+    }
+
+    void pythonModuleIncludesCoreOnly()
+    {
+        const QString python = QString::fromStdString(linkscope::test::sourcePath("python"));
+        const QString core = QString::fromStdString(linkscope::test::sourcePath("core"));
+        const QString binding = python + QStringLiteral("/binding");
+        QDirIterator it(python, {QStringLiteral("*.h"), QStringLiteral("*.cpp"), QStringLiteral("CMakeLists.txt")}, QDir::Files,
+                        QDirIterator::Subdirectories);
+        int scanned = 0;
+        QStringList offenders;
+        while (it.hasNext()) {
+            const QString path = it.next();
+            QFile file(path);
+            if (!file.open(QIODevice::ReadOnly))
+                continue;
+            ++scanned;
+            const QString text = QString::fromUtf8(file.readAll());
+            if (path.endsWith(QStringLiteral("CMakeLists.txt"))) {
+                for (const QString &target :
+                     {QStringLiteral("Qt6::"), QStringLiteral("linkscope::ui"), QStringLiteral("linkscope_cli")})
+                    if (text.contains(target))
+                        offenders << path + QStringLiteral(": links ") + target;
+                continue;
+            }
+            for (const IncludeLine &inc : includesOf(text)) {
+                const bool own = QFileInfo::exists(binding + QLatin1Char('/') + inc.target);
+                const bool fromCore = QFileInfo::exists(core + QLatin1Char('/') + inc.target);
+                const bool system = !inc.target.contains(QLatin1Char('/')) || inc.text.contains(QLatin1Char('<'));
+                if (isQtInclude(inc.target) || (!own && !fromCore && !system))
+                    offenders << path + QStringLiteral(":%1: ").arg(inc.line) + inc.text;
+            }
+        }
+        QVERIFY2(scanned >= 3, "expected to scan the Python module's sources");
         QVERIFY2(offenders.isEmpty(), qPrintable(offenders.join(QLatin1Char('\n'))));
     }
 };
