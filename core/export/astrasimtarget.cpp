@@ -99,7 +99,10 @@ void threadPieces(const std::vector<TimedNode> &ops, bool keepGaps, std::span<co
 // no other piece covers it, and give it to nobody.
 constexpr std::uint32_t kBlocked = std::numeric_limits<std::uint32_t>::max();
 
-void sweep(const std::vector<Piece> &pieces, bool fillGaps, std::vector<Nanos> &durationNs, bool earliestWins = false)
+// `filled`, when given, also receives what each piece got from the gaps before it (the part of its
+// duration no lane covered).
+void sweep(const std::vector<Piece> &pieces, bool fillGaps, std::vector<Nanos> &durationNs, bool earliestWins = false,
+           std::vector<Nanos> *filled = nullptr)
 {
     if (pieces.empty())
         return;
@@ -140,6 +143,8 @@ void sweep(const std::vector<Piece> &pieces, bool fillGaps, std::vector<Nanos> &
             open.insert(key(b.piece));
             if (pendingGap && pieces[b.piece].owner != kBlocked) {
                 durationNs[pieces[b.piece].owner] += pendingGap;
+                if (filled)
+                    (*filled)[pieces[b.piece].owner] += pendingGap;
                 pendingGap = 0;
             }
         } else {
@@ -303,8 +308,14 @@ AstraSimDurations astraSimDurations(const EtPlusGraph &graph, const DeviceTrace 
     for (const Piece &p : pieces)
         laneNs[p.owner] += p.end - p.begin;
     if (options.ownTimeDurations) {
+        // An instant no thread covers (and no blocked interval holds) goes to the next piece that
+        // starts, on its own lane as in ASTRA-sim's one CPU: it is time the work after it waited.
+        std::vector<Nanos> filled(n, 0);
         pieces.insert(pieces.end(), holes.begin(), holes.end());
-        sweep(pieces, options.keepGaps, durationNs);
+        sweep(pieces, options.keepGaps, durationNs, false, &filled);
+        for (std::uint32_t i = 0; i < n; ++i)
+            if (filled[i] && laneNs[i] >= 0)
+                laneNs[i] += filled[i];
     } else
         for (const Piece &p : pieces) // each thread on its own: overlaps between threads counted twice
             durationNs[p.owner] += p.end - p.begin;

@@ -217,18 +217,44 @@ ThreadDeps threadWaits(const EtPlusGraph &graph, const DeviceTrace &device, std:
             topEnd = o.end;
             if (!afterIdle)
                 continue;
+            // The op of another thread that started last before it and still runs (the main thread's
+            // `## backward ##` that hands the autograd thread its work): when it started after
+            // every op another thread ended before this one, it is what this op followed.
+            const ChainOp *running = nullptr;
+            {
+                auto s = std::lower_bound(all.begin(), all.end(), o.ts, [](const ChainOp &x, Nanos t) { return x.ts < t; });
+                for (int scanned = 0; s != all.begin() && scanned < 256; ++scanned) {
+                    --s;
+                    if (s->chain != c && s->end > o.ts) {
+                        running = &*s;
+                        break;
+                    }
+                }
+            }
+            const ChainOp *ended = nullptr;
             auto at = std::upper_bound(byEnd.begin(), byEnd.end(), o.ts, [](Nanos t, const ChainOp &x) { return t < x.end; });
             for (int scanned = 0; at != byEnd.begin() && scanned < 256; ++scanned) {
                 --at;
                 if (at->chain != c && at->ts < o.ts) {
-                    deps.starts.emplace_back(o.node, at->node);
-                    // Idle until that op ended (a worker thread waiting for work): not CPU time.
-                    if (at->end > idleFrom) {
-                        into[threadOf[c]].push_back({idleFrom, at->end});
-                        ++stats.idleWaits;
-                        stats.idleWaitNs += at->end - idleFrom;
-                    }
+                    ended = &*at;
                     break;
+                }
+            }
+            if (running && (!ended || running->ts >= ended->end)) {
+                deps.starts.emplace_back(o.node, running->node);
+                // Idle until it started: its own time before this op is the hand-over.
+                if (running->ts > idleFrom) {
+                    into[threadOf[c]].push_back({idleFrom, running->ts});
+                    ++stats.idleWaits;
+                    stats.idleWaitNs += running->ts - idleFrom;
+                }
+            } else if (ended) {
+                deps.starts.emplace_back(o.node, ended->node);
+                // Idle until that op ended (a worker thread waiting for work): not CPU time.
+                if (ended->end > idleFrom) {
+                    into[threadOf[c]].push_back({idleFrom, ended->end});
+                    ++stats.idleWaits;
+                    stats.idleWaitNs += ended->end - idleFrom;
                 }
             }
         }
