@@ -226,6 +226,27 @@ private slots:
         QCOMPARE(table->rowCount(), 2);
         QCOMPARE(panel->rowOutcomes().front().stepNs, thrice.stepNs);
 
+        // CPU ops: every CPU op ×0.5 shortens the step and says what it matched; a regex that
+        // matches nothing warns beside the result.
+        panel->setTarget(ui::WhatIfPanel::Target::CpuOps);
+        panel->setParameter(QStringLiteral(".*"));
+        panel->setValue(0.5);
+        const ui::WhatIfOutcome cpuHalf = panel->current();
+        QVERIFY2(cpuHalf.error.isEmpty(), qPrintable(cpuHalf.error));
+        QVERIFY(cpuHalf.stepNs < p->stepNs());
+        QVERIFY(cpuHalf.matchCounted && cpuHalf.matchedNodes > 0 && cpuHalf.matchedOnPath > 0);
+        QVERIFY(cpuHalf.matchedOnPath <= cpuHalf.matchedNodes);
+        QVERIFY(cpuHalf.warnings.isEmpty());
+        QVERIFY(panel->resultText().contains(QStringLiteral("on the critical path")));
+        if (const QByteArray shot = qgetenv("LINKSCOPE_SCREENSHOT_DIR"); !shot.isEmpty()) {
+            m_window->predictDock()->raise();
+            panel->grab().save(QString::fromLocal8Bit(shot) + QStringLiteral("/whatif-cpu.png"));
+        }
+        panel->setParameter(QStringLiteral("no_such_op"));
+        QCOMPARE(panel->current().matchedNodes, std::size_t(0));
+        QCOMPARE(panel->current().warnings.size(), 1);
+        QVERIFY(panel->resultText().contains(QStringLiteral("matches no node")));
+
         // A rank not in the job is an error in the panel, not a crash.
         panel->setTarget(ui::WhatIfPanel::Target::RankDelay);
         panel->setParameter(QStringLiteral("9999"));
