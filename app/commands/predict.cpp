@@ -215,17 +215,8 @@ std::optional<predict::JobGraph> loadPredictGraph(const PredictOptions &o, std::
         graph.job = predict::loadJob(o.positional, o.commGroups, o.network, o.npus);
         graph.networkSource = o.network.empty() ? "run.sh's ring (50 GB/s, 500 ns)" : o.network;
     }
-    if (!o.network.empty() && (o.host.size() || fs::is_directory(o.positional[0], ec))) {
-        const std::int64_t n = graph.job.npus;
-        std::ifstream in(o.network, std::ios::binary);
-        if (!in)
-            throw LoadError(o.network, 0, "cannot open");
-        std::ostringstream text;
-        text << in.rdbuf();
-        graph.job.network = predict::parseNetworkYaml(text.str(), o.network);
-        graph.job.network.npus = n;
-        graph.networkSource = o.network;
-    }
+    if (!o.network.empty() && (o.host.size() || fs::is_directory(o.positional[0], ec)))
+        predict::useNetworkFile(graph, o.network);
     return graph;
 }
 

@@ -4,9 +4,11 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <random>
 #include <regex>
+#include <sstream>
 #include <stdexcept>
 
 namespace linkscope::core::predict {
@@ -124,6 +126,19 @@ JobGraph exportJobGraph(const std::vector<job::RankFiles> &ranks, std::int64_t w
             if (r.rank == g.job.ranks[i].rank)
                 g.job.ranks[i].path = r.device;
     return g;
+}
+
+void useNetworkFile(JobGraph &graph, const std::string &path)
+{
+    const std::int64_t n = graph.job.npus;
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        throw LoadError(path, 0, "cannot open");
+    std::ostringstream text;
+    text << in.rdbuf();
+    graph.job.network = parseNetworkYaml(text.str(), path);
+    graph.job.network.npus = n;
+    graph.networkSource = path;
 }
 
 } // namespace linkscope::core::predict

@@ -28,6 +28,10 @@ JobGraph loadJobExport(const std::string &dir, const std::string &prefix = "trac
 // a larger job (worldSize > 1) is mirrored. Throws LoadError / std::runtime_error naming what failed.
 JobGraph exportJobGraph(const std::vector<job::RankFiles> &ranks, std::int64_t worldSize, job::JobOptions options);
 
+// Replaces the graph's network with the network file at `path` (npus kept), for a graph whose source
+// does not take one itself (a job's traces, one pair). Throws LoadError naming the file.
+void useNetworkFile(JobGraph &graph, const std::string &path);
+
 // True when `dir` holds a job export (a PREFIX.R.et file).
 bool isJobExport(const std::string &dir, const std::string &prefix = "trace");
 

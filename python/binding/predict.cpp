@@ -65,17 +65,8 @@ predict::JobGraph loadGraph(const PredictInputs &in)
     } else {
         throw std::invalid_argument("give a pair, a job folder or .et files");
     }
-    if (!in.network.empty() && (!in.device.empty() || folder)) {
-        const std::int64_t n = graph.job.npus;
-        std::ifstream file(in.network, std::ios::binary);
-        if (!file)
-            throw LoadError(in.network, 0, "cannot open");
-        std::ostringstream text;
-        text << file.rdbuf();
-        graph.job.network = predict::parseNetworkYaml(text.str(), in.network);
-        graph.job.network.npus = n;
-        graph.networkSource = in.network;
-    }
+    if (!in.network.empty() && (!in.device.empty() || folder))
+        predict::useNetworkFile(graph, in.network);
     return graph;
 }
 
