@@ -19,7 +19,9 @@
 # Every row also runs `linkscope predict` on A's export with the same what-if (docs/prediction.md),
 # twice: with its default model (faithful: each stream and each CPU thread its own queue) against the
 # truth, B's measured steps (the target: within 3 %), and with --model astra-sim against ASTRA-sim on
-# the same files (the target: within 1 % per rank), with the wall time of both.
+# the same files (the target: within 1 % per rank), with the wall time of both; and a third time,
+# faithful, on the job's Kineto traces alone (no host ET; docs/prediction.md, "From a Kineto trace
+# alone") against the truth, with its worst rank against the pair's prediction.
 #
 # CASE megatron (the real 8-rank trace in ../shared/traces) prints identity, the network sweep
 # (fitted, 10× slower, 100× and 1000× faster) and the step under Chakra's External-id links.
@@ -112,17 +114,17 @@ EOF
 agree() {
   local model=$1 dir=$2 ref=$3 label=$4 outdir=$5
   shift 5
-  local t0 t1
+  local t0 t1 tag=${agree_tag:-}
   mkdir -p "$outdir"
   t0=$(date +%s%N)
-  "$linkscope" predict "$dir" --json --path-limit 1 --model "$model" "$@" >"$outdir/predict-$model.json" \
-    2>"$outdir/predict-$model.err" || true
+  "$linkscope" predict "$dir" --json --path-limit 1 --model "$model" "$@" >"$outdir/predict-$model$tag.json" \
+    2>"$outdir/predict-$model$tag.err" || true
   t1=$(date +%s%N)
-  python3 - "$outdir/predict-$model.json" "$ref" "$(((t1 - t0) / 1000000))" "$(cat "$outdir/sim-ms" 2>/dev/null || echo 0)" \
-    "$model" "$label" <<'EOF'
+  python3 - "$outdir/predict-$model$tag.json" "$ref" "$(((t1 - t0) / 1000000))" "$(cat "$outdir/sim-ms" 2>/dev/null || echo 0)" \
+    "$model" "$label" "$tag" <<'EOF'
 import json, sys
-model, label = sys.argv[5], sys.argv[6]
-head = f"    linkscope predict --model {model:<10}"
+model, label, tag = sys.argv[5], sys.argv[6], sys.argv[7]
+head = f"    linkscope predict --model {model:<10}" + (f" [{tag}]" if tag else "")
 try:
     p = json.load(open(sys.argv[1]))
     ref = dict(l.split() for l in open(sys.argv[2]) if l.strip() and not l.startswith("("))
@@ -147,6 +149,23 @@ predictions() {
   shift 4
   agree faithful "$dir" "$truth" truth "$outdir" "$@"
   agree astra-sim "$dir" "$simfile" ASTRA-sim "$outdir" "$@"
+  # The same job's Kineto traces alone (no host ET: docs/prediction.md, "From a Kineto trace alone"),
+  # when the case made a folder of them, against the truth and against the pair's prediction.
+  if [ -n "${alone_dir:-}" ]; then
+    agree_tag=kineto-only agree faithful "$alone_dir" "$truth" truth "$outdir" "$@"
+    python3 - "$outdir/predict-faithful.json" "$outdir/predict-faithfulkineto-only.json" <<'EOF'
+import json, sys
+try:
+    p, a = (json.load(open(f)) for f in sys.argv[1:3])
+except Exception:
+    sys.exit()
+pair = {r["rank"]: r["step_ns"] for r in p["ranks"] if r["finished"]}
+rows = [(r["rank"], r["step_ns"] / pair[r["rank"]] - 1) for r in a["ranks"] if r["finished"] and r["rank"] in pair]
+if rows:
+    worst = max(rows, key=lambda x: abs(x[1]))
+    print(f"      kineto-only vs pair: worst rank {worst[0]} {100 * worst[1]:+.3f} % ({len(rows)} ranks)")
+EOF
+  fi
 }
 
 blocked_summary() {
@@ -196,6 +215,9 @@ run_generated() {
     "$linkscope" job "$d/in" --out "$d/out" >"$d/job.txt" 2>&1
   }
   gen_job "$dir/A" "$compute" "$comm"
+  mkdir -p "$dir/A/alone"
+  for f in "$dir"/A/in/*kineto*; do ln -s "$f" "$dir/A/alone/"; done
+  alone_dir=$dir/A/alone
   echo "== $name: $ranks rank(s), linkscope-gen --seed 5 --steps 4 ${base[*]}"
   blocked_summary "$dir/A/out"
   measured "$dir/A/out" >"$dir/A/true"
@@ -239,7 +261,10 @@ run_megatron() {
   for r in 0 1 2 3 4 5 6 7; do
     ln -s "$m/megatron_et_$r.json.gz" "$dir/in/host_$r.json.gz"
     ln -s "$m/megatron_kineto_$r.json.gz" "$dir/in/kineto_$r.json.gz"
+    mkdir -p "$dir/alone"
+    ln -s "$m/megatron_kineto_$r.json.gz" "$dir/alone/kineto_$r.json.gz"
   done
+  alone_dir=$dir/alone
   "$linkscope" job "$dir/in" --out "$dir/out" >"$dir/job.txt" 2>&1
   echo "== megatron: 8 ranks, TP 8 (astrasim_megatron_tp8_8rank_pair)"
   blocked_summary "$dir/out"
@@ -264,6 +289,7 @@ print(f"  100x faster network: the step shortens by {min(cut.values()):.3f}-{max
       f"(Σ transfers, the shortest kernel of each collective: {rep['network']['transfer_ns'] / 1e6:.3f} ms; "
       f"Σ longest kernels, waits included: {rep['network']['longest_kernel_ns'] / 1e6:.3f} ms)")
 EOF
+  alone_dir=""
   "$linkscope" job "$dir/in" --out "$dir/out-extid" --policy external-id >"$dir/job-extid.txt" 2>&1
   simulate "$dir/out-extid" 8 >"$dir/pred-extid"
   compare "Chakra's External-id links" "$dir/pred-extid" "$dir/true"

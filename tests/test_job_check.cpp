@@ -3,6 +3,7 @@
 // on generated 8-rank jobs into which one fault at a time is injected; clock alignment and
 // stragglers against the offsets the generator used.
 
+#include "export/collective.h"
 #include "gen/tracegenerator.h"
 #include "io/tracereader.h"
 #include "job/rankcalls.h"
@@ -345,11 +346,11 @@ private slots:
         QCOMPARE(callKindFromName("reduce_scatter"), std::optional<CallKind>(CallKind::ReduceScatter));
         QCOMPARE(canonicalDtype("Float"), std::string("float32"));
         QCOMPARE(canonicalDtype("c10::BFloat16"), std::string("bfloat16"));
-        QCOMPARE(dtypeFromKernelName("ncclDevKernel_AllReduce_Sum_f16_RING_LL(ncclDevKernelArgsStorage<4096ul>)"),
+        QCOMPARE(core::dtypeFromKernelName("ncclDevKernel_AllReduce_Sum_f16_RING_LL(ncclDevKernelArgsStorage<4096ul>)"),
                  std::string("float16"));
-        QCOMPARE(dtypeFromKernelName("ncclKernel_AllReduce_RING_LL_Sum_float(ncclWorkElem)"), std::string("float32"));
-        QCOMPARE(dtypeFromKernelName("ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclWorkElem)"), std::string("int8"));
-        QCOMPARE(dtypeFromKernelName("ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<4096ul>)"), std::string());
+        QCOMPARE(core::dtypeFromKernelName("ncclKernel_AllReduce_RING_LL_Sum_float(ncclWorkElem)"), std::string("float32"));
+        QCOMPARE(core::dtypeFromKernelName("ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclWorkElem)"), std::string("int8"));
+        QCOMPARE(core::dtypeFromKernelName("ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<4096ul>)"), std::string());
     }
 
     void clocksAlignedByCollectivesAndStraggler()

@@ -8,6 +8,7 @@
 #include "export/targets.h"
 #include "io/atomicfile.h"
 #include "io/outputguard.h"
+#include "pipeline/derivedhost.h"
 #include "pipeline/pairpipeline.h"
 
 #include <algorithm>
@@ -81,6 +82,13 @@ void printExportUsage(std::ostream &out)
         << targetOptions(anyTarget)
         << ". Outputs are written atomically; a graph with a\n"
            "dependency cycle or a missing dependency is refused with the nodes named.\n";
+}
+
+// The .et of the astra-sim target from a Kineto trace alone: exported from the host ET its CPU ops
+// imply (pipeline/derivedhost.h).
+bool derivesHost(const std::string &target, const core::ExportRequest &request)
+{
+    return target == core::kEtTarget && request.chakra.target == core::EtTarget::AstraSim;
 }
 
 bool takeValue(const Args &args, std::size_t &i, std::string &value, std::ostream &err)
@@ -185,9 +193,10 @@ std::optional<int> parseExportArgs(const Args &args, ExportArgs &a, std::ostream
     }
     if (a.hostPath.empty())
         for (const auto &[name, path] : request.outputs)
-            if (core::exportTargets().find(name)->needsHost) {
+            if (core::exportTargets().find(name)->needsHost && !derivesHost(name, request)) {
                 err << "export: --" << name << " needs the host ET (--host); a Kineto trace alone can be written with "
-                    << targetOptions(kinetoAloneTarget) << "\n";
+                    << targetOptions(kinetoAloneTarget) << ", and --et with --target astra-sim (the host ET derived from "
+                    << "its CPU ops; the chakra target needs a recorded one, as chakra_converter does)\n";
                 return 2;
             }
     return std::nullopt;
@@ -278,7 +287,25 @@ int runExport(const Args &args, std::ostream &out, std::ostream &err)
         const core::LinkSet &links = *pair.links;
 
         const auto start = std::chrono::steady_clock::now();
-        const core::ExportReport report = core::exportLinkedPair(pair.host.get(), *pair.device, links, request);
+        core::ExportReport report;
+        if (!pair.host && request.requests(core::kEtTarget)) {
+            // The .et from the derived host ET; every other output from the Kineto trace as linked.
+            err << "export: " << core::derivedHostNotice(*pair.device) << '\n';
+            const core::DerivedHostPair derived = core::withDerivedHost(pair);
+            core::ExportRequest etOnly = request, rest = request;
+            std::erase_if(etOnly.outputs, [](const auto &o) { return o.first != core::kEtTarget; });
+            rest.outputs.erase(std::string(core::kEtTarget));
+            report = core::exportLinkedPair(derived.host.get(), *pair.device, *derived.links, etOnly);
+            if (!rest.outputs.empty()) {
+                const core::ExportReport others = core::exportLinkedPair(nullptr, *pair.device, links, rest);
+                for (const auto &[target, size] : others.bytes)
+                    if (size)
+                        report.bytes[target] = size;
+                report.warnings.insert(report.warnings.end(), others.warnings.begin(), others.warnings.end());
+            }
+        } else {
+            report = core::exportLinkedPair(pair.host.get(), *pair.device, links, request);
+        }
         const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         for (const auto &w : report.warnings)
             err << "export: warning: " << w.toString() << '\n';

@@ -29,7 +29,7 @@ using namespace linkscope::core;
 void printPredictUsage(std::ostream &out)
 {
     out << "usage: linkscope predict JOB_DIR [what-ifs] [options]\n"
-           "       linkscope predict --host HOST_ET --device KINETO [what-ifs] [options]\n"
+           "       linkscope predict [--host HOST_ET] --device KINETO [what-ifs] [options]\n"
            "       linkscope predict X.et... [--comm-groups F] [--network F] [what-ifs] [options]\n"
            "  Replays the job's graph (what `linkscope job` exports) and prints each rank's predicted step, its\n"
            "  breakdown along the critical path and the path's top ops\n"
@@ -152,11 +152,11 @@ PredictOptions parsePredictArgs(const Args &args)
             o.positional.push_back(a);
         }
     }
-    if (o.host.empty() != o.device.empty())
-        throw std::invalid_argument("give --host and --device together");
-    if (!o.host.empty() && !o.positional.empty())
-        throw std::invalid_argument("give a pair (--host, --device) or files, not both");
-    if (o.host.empty() && o.positional.empty())
+    if (!o.host.empty() && o.device.empty())
+        throw std::invalid_argument("--host needs --device (the Kineto trace; alone, it stands for the host ET too)");
+    if (!o.device.empty() && !o.positional.empty())
+        throw std::invalid_argument("give a pair (--host, --device), a Kineto trace (--device) or files, not both");
+    if (o.device.empty() && o.positional.empty())
         throw std::invalid_argument("give a job folder, a pair or .et files");
     if (o.json && !topGiven)
         o.top = 10;
@@ -181,7 +181,7 @@ std::optional<predict::JobGraph> loadPredictGraph(const PredictOptions &o, std::
 {
     predict::JobGraph graph;
     std::error_code ec;
-    if (!o.host.empty()) {
+    if (!o.device.empty()) {
         job::RankFiles files;
         files.host = o.host;
         files.device = o.device;
@@ -215,7 +215,7 @@ std::optional<predict::JobGraph> loadPredictGraph(const PredictOptions &o, std::
         graph.job = predict::loadJob(o.positional, o.commGroups, o.network, o.npus);
         graph.networkSource = o.network.empty() ? "run.sh's ring (50 GB/s, 500 ns)" : o.network;
     }
-    if (!o.network.empty() && (o.host.size() || fs::is_directory(o.positional[0], ec)))
+    if (!o.network.empty() && (o.device.size() || fs::is_directory(o.positional[0], ec)))
         predict::useNetworkFile(graph, o.network);
     return graph;
 }
@@ -316,6 +316,8 @@ int runPredict(const Args &args, std::ostream &out, std::ostream &err)
     if (!graph)
         return 1;
     const double loadMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    for (const std::string &note : graph->notes)
+        err << "predict: note: " << note << '\n';
 
     predict::Prediction p;
     predict::ReplayResult r; // the what-if's run with its issue order, kept for --schedule's slack
@@ -342,6 +344,7 @@ int runPredict(const Args &args, std::ostream &out, std::ostream &err)
         nlohmann::json j = p.toJson(graph->job, o.pathLimit);
         j["network"]["source"] = graph->networkSource;
         j["mirrored"] = graph->job.mirrored;
+        j["notes"] = graph->notes;
         j["load_ms"] = loadMs;
         j["replay_ms"] = p.replayMs;
         out << j.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';

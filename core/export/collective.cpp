@@ -52,6 +52,8 @@ std::int64_t commTypeOf(CollectiveKind kind)
     }
 }
 
+} // namespace
+
 // Bytes per element of a Kineto/ET dtype name ("Float", "c10::Half", "BFloat16", "Long", …); 0 unknown.
 std::int64_t dtypeBytes(std::string_view dtype)
 {
@@ -81,6 +83,40 @@ std::int64_t dtypeBytes(std::string_view dtype)
         return 1;
     return 0;
 }
+
+std::string dtypeFromKernelName(std::string_view name)
+{
+    // Token after '_' up to the next '_' or '(' — NCCL ≥ 2.19 "_f16_", legacy "_Sum_float", "_int8_t".
+    static const std::array<std::pair<std::string_view, std::string_view>, 20> tokens = {{
+        {"f16", "float16"},   {"bf16", "bfloat16"},     {"f32", "float32"},     {"f64", "float64"},    {"i8", "int8"},
+        {"u8", "uint8"},      {"i32", "int32"},         {"u32", "uint32"},      {"i64", "int64"},      {"u64", "uint64"},
+        {"half", "float16"},  {"bfloat16", "bfloat16"}, {"float", "float32"},   {"double", "float64"}, {"int8_t", "int8"},
+        {"uint8_t", "uint8"}, {"int32_t", "int32"},     {"uint32_t", "uint32"}, {"int64_t", "int64"},  {"uint64_t", "uint64"},
+    }};
+    const std::string_view head = name.substr(0, std::min(name.find('('), name.size()));
+    std::vector<std::string_view> parts;
+    for (std::size_t p = 0; p <= head.size();) {
+        const std::size_t q = std::min(head.find('_', p), head.size());
+        parts.push_back(head.substr(p, q - p));
+        p = q + 1;
+    }
+    auto lookup = [&](std::string_view token) -> std::string_view {
+        for (const auto &[t, dtype] : tokens)
+            if (token == t)
+                return dtype;
+        return {};
+    };
+    for (std::size_t i = 1; i < parts.size(); ++i) {
+        if (i + 1 < parts.size() && parts[i + 1] == "t")
+            if (auto d = lookup(std::string(parts[i]) + "_t"); !d.empty())
+                return std::string(d);
+        if (auto d = lookup(parts[i]); !d.empty())
+            return std::string(d);
+    }
+    return {};
+}
+
+namespace {
 
 const HostNode *parentOf(const HostTrace &host, const HostNode &node)
 {
@@ -292,8 +328,12 @@ CommInfo classifyGpuOp(const HostTrace &host, const DeviceTrace &device, EventIn
                 if (!attrs)
                     return false;
                 const HostCommAttrs &c = *attrs;
-                if (c.inMsgNelems > 0 && c.dtype != 0)
-                    info.bytes = c.inMsgNelems * dtypeBytes(host.strings.at(c.dtype));
+                // No dtype in the attrs (a host ET derived from a Kineto trace whose record_param_comms
+                // lists a TensorList): the one the NCCL kernel's name carries.
+                const std::int64_t itemBytes = c.dtype != 0 ? dtypeBytes(host.strings.at(c.dtype))
+                                                            : dtypeBytes(dtypeFromKernelName(kernelName));
+                if (c.inMsgNelems > 0)
+                    info.bytes = c.inMsgNelems * itemBytes;
                 info.sizeSource = "et_msg_nelems";
                 return info.bytes > 0;
             });

@@ -55,6 +55,14 @@ enum class SizeRule : std::uint8_t { ParentTensors, CollectiveMetadata };
 CommInfo classifyGpuOp(const HostTrace &host, const DeviceTrace &device, EventIndex event, HostNodeIndex parentHost,
                        SizeRule sizeRule = SizeRule::ParentTensors);
 
+// The dtype an NCCL/RCCL kernel name carries ("…_Sum_f16_RING_LL" → "float16",
+// "ncclKernel_AllReduce_RING_LL_Sum_float" → "float32"); "" when it carries none.
+std::string dtypeFromKernelName(std::string_view name);
+
+// Bytes per element of a dtype as traces spell it ("c10::Half", "float16", "BFloat16", "int64"); 0
+// when unknown.
+std::int64_t dtypeBytes(std::string_view dtype);
+
 // Σ numel × itemsize over the Tensor and GenericList[Tensor…] inputs (chakra_converter's comm_size rule).
 std::int64_t tensorInputBytes(const HostTrace &host, const HostNode &node);
 

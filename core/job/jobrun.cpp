@@ -1,5 +1,7 @@
 #include "job/jobrun.h"
 
+#include "pipeline/derivedhost.h"
+
 #include "base/parallel.h"
 #include "edit/correction.h"
 #include "edit/sidecar.h"
@@ -11,6 +13,7 @@
 #include "job/rankcalls.h"
 #include "job/summaryrun.h"
 #include "link/linker.h"
+#include "pipeline/derivedhost.h"
 #include "pipeline/pairpipeline.h"
 
 #include <algorithm>
@@ -105,10 +108,20 @@ RankSummary processRank(const RankFiles &files, const JobOptions &options)
         for (std::size_t k = 0; k < counts.size(); ++k)
             if (counts[k])
                 s.findings[std::string(findingKindName(static_cast<FindingKind>(k)))] = counts[k];
+        // A Kineto trace alone: the astra-sim target exports from the host ET its CPU ops imply; the
+        // chakra target needs a recorded one, as chakra_converter does.
+        std::optional<DerivedHostPair> derived;
+        if (options.writeEt && !host && options.chakra.target == EtTarget::AstraSim) {
+            derived = withDerivedHost(pair);
+            host = derived->host.get();
+            s.hostDerived = true;
+            s.note += std::string(s.note.empty() ? "" : "; ") + "no host ET: derived from the Kineto trace's CPU ops";
+        }
+        const LinkSet &exportLinks = derived ? *derived->links : links;
         const std::int64_t world = s.worldSize;
         s.groups = mergeRankGroups(processGroupsFromKineto(device),
                                    host ? processGroupsFromHostEt(*host, world) : std::vector<ProcessGroup>{});
-        s.calls = collectiveCallsOf(device, host, links);
+        s.calls = collectiveCallsOf(device, host, exportLinks);
         if (options.overview)
             s.overview = std::make_shared<const RankOverview>(overviewOf(device));
         if (options.stats || options.overview)
@@ -117,7 +130,7 @@ RankSummary processRank(const RankFiles &files, const JobOptions &options)
         if (options.writeEt) {
             if (!host) {
                 s.note += std::string(s.note.empty() ? "" : "; ")
-                          + "a Kineto trace alone: no .et (a Chakra trace needs the host ET)";
+                          + "a Kineto trace alone: no .et (the chakra target needs the host ET; --target astra-sim derives one)";
             } else {
                 report("export", 0);
                 ExportRequest request;
@@ -128,12 +141,13 @@ RankSummary processRank(const RankFiles &files, const JobOptions &options)
                     request.progress = [&](std::string_view, std::size_t done, std::size_t total) {
                         return options.progress({files.rank, "export", total ? double(done) / double(total) : 1.0});
                     };
-                const ExportReport exported = exportLinkedPair(*host, device, links, request);
+                const ExportReport exported = exportLinkedPair(*host, device, exportLinks, request);
                 s.exportStats = exportSummary(exported);
                 s.et = etFileName(options.prefix, files.rank);
                 // The traces are released before the written file is read back, so a worker holds
                 // one rank's traces or one rank's check, never both.
                 opened.reset();
+                derived.reset();
                 if (options.checkEt) {
                     report("check", 0);
                     s.etCheck = std::make_shared<const EtFileCheck>(checkEtFile(request.path(kEtTarget), files.rank));

@@ -33,38 +33,6 @@ const HostTrace &emptyHost()
 
 } // namespace
 
-std::string dtypeFromKernelName(std::string_view name)
-{
-    // Token after '_' up to the next '_' or '(' — NCCL ≥ 2.19 "_f16_", legacy "_Sum_float", "_int8_t".
-    static const std::array<std::pair<std::string_view, std::string_view>, 20> tokens = {{
-        {"f16", "float16"},   {"bf16", "bfloat16"},     {"f32", "float32"},     {"f64", "float64"},    {"i8", "int8"},
-        {"u8", "uint8"},      {"i32", "int32"},         {"u32", "uint32"},      {"i64", "int64"},      {"u64", "uint64"},
-        {"half", "float16"},  {"bfloat16", "bfloat16"}, {"float", "float32"},   {"double", "float64"}, {"int8_t", "int8"},
-        {"uint8_t", "uint8"}, {"int32_t", "int32"},     {"uint32_t", "uint32"}, {"int64_t", "int64"},  {"uint64_t", "uint64"},
-    }};
-    const std::string_view head = name.substr(0, std::min(name.find('('), name.size()));
-    std::vector<std::string_view> parts;
-    for (std::size_t p = 0; p <= head.size();) {
-        const std::size_t q = std::min(head.find('_', p), head.size());
-        parts.push_back(head.substr(p, q - p));
-        p = q + 1;
-    }
-    auto lookup = [&](std::string_view token) -> std::string_view {
-        for (const auto &[t, dtype] : tokens)
-            if (token == t)
-                return dtype;
-        return {};
-    };
-    for (std::size_t i = 1; i < parts.size(); ++i) {
-        if (i + 1 < parts.size() && parts[i + 1] == "t")
-            if (auto d = lookup(std::string(parts[i]) + "_t"); !d.empty())
-                return std::string(d);
-        if (auto d = lookup(parts[i]); !d.empty())
-            return std::string(d);
-    }
-    return {};
-}
-
 std::vector<CollectiveCall> collectiveCallsOf(const DeviceTrace &device, const HostTrace *hostPtr, const LinkSet &links)
 {
     const HostTrace &host = hostPtr ? *hostPtr : emptyHost();

@@ -17,8 +17,4 @@ namespace linkscope::core::job {
 // (baseTimeNanoseconds + ts).
 std::vector<CollectiveCall> collectiveCallsOf(const DeviceTrace &device, const HostTrace *host, const LinkSet &links);
 
-// The dtype an NCCL/RCCL kernel name carries ("…_Sum_f16_RING_LL" → "float16",
-// "ncclKernel_AllReduce_RING_LL_Sum_float" → "float32"); "" when it carries none.
-std::string dtypeFromKernelName(std::string_view name);
-
 } // namespace linkscope::core::job

@@ -134,6 +134,8 @@ nlohmann::json RankSummary::toJson() const
     nlohmann::json groupList = nlohmann::json::array();
     for (const ProcessGroup &g : groups)
         groupList.push_back(job::toJson(g));
+    if (hostDerived)
+        j["host_derived"] = true;
     j["process_groups"] = std::move(groupList);
     nlohmann::json callList = nlohmann::json::array();
     for (const CollectiveCall &c : calls)
@@ -175,6 +177,8 @@ RankSummary RankSummary::fromJson(const nlohmann::json &j, const std::string &wh
         }
         s.et = stringField(j, "et", w);
         s.note = stringField(j, "note", w);
+        if (const auto d = j.find("host_derived"); d != j.end())
+            s.hostDerived = d->is_boolean() && d->get<bool>();
         s.error = stringField(j, "error", w);
         const auto groups = j.find("process_groups"), calls = j.find("calls");
         if (groups == j.end() || !groups->is_array() || calls == j.end() || !calls->is_array())

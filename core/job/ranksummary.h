@@ -33,9 +33,10 @@ struct RankSummary {
     std::map<std::string, std::size_t> findings; // link finding kind → count
     std::vector<ProcessGroup> groups;            // this rank's declaration (Kineto + host ET)
     std::vector<CollectiveCall> calls;
-    std::string et;    // the .et written (file name in its output folder), empty if none
-    std::string note;  // why no .et, corrections applied, …
-    std::string error; // the rank could not be read or linked: the message (then no calls)
+    std::string et;           // the .et written (file name in its output folder), empty if none
+    std::string note;         // why no .et, corrections applied, …
+    bool hostDerived = false; // no host ET: the .et was exported from one derived from the Kineto trace (pipeline/derivedhost.h)
+    std::string error;        // the rank could not be read or linked: the message (then no calls)
     // What the export made of the rank (exportSummary): measured time, blocked time taken out, the
     // dependencies per kind; null when no .et was written.
     nlohmann::json exportStats;

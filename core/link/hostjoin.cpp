@@ -39,6 +39,8 @@ public:
         HostJoin join;
         join.hostOfEvent.assign(device_.events.size(), kNone);
         join.eventOfHost.assign(host_.nodes.size(), kNone);
+        if (host_.derived())
+            return joinDerived(std::move(join));
 
         for (std::size_t i = 0; i < host_.nodes.size(); ++i)
             if (host_.nodes[i].rfId != 0)
@@ -159,6 +161,23 @@ public:
     }
 
 private:
+    // A host ET made from this Kineto trace: each node names its event.
+    HostJoin joinDerived(HostJoin join) const
+    {
+        join.stats.method = HostJoinMethod::Derived;
+        for (HostNodeIndex node{0}; node.in(host_.nodes.size()) && node.in(host_.derivedFrom.size()); ++node) {
+            const EventIndex event = host_.derivedFrom[node.get()];
+            if (!device_.contains(event))
+                continue;
+            ++join.stats.hostNodesWithRfId;
+            ++join.stats.deviceCpuOps;
+            ++join.stats.matched;
+            join.eventOfHost[node.get()] = event;
+            join.hostOfEvent[event.get()] = node;
+        }
+        return join;
+    }
+
     Diagnostic warning(std::string message) const
     {
         return Diagnostic{Diagnostic::Severity::Warning, device_.path, kUnknownOffset, std::move(message)};

@@ -60,7 +60,7 @@ std::vector<Finding> hostSideFindings(const DeviceTrace &device, const HostTrace
                                                    + ", which is not in the file",
                                                "re-parent it to its thread root"));
     }
-    if (join.method != HostJoinMethod::RecordFunctionId)
+    if (join.method != HostJoinMethod::RecordFunctionId && join.method != HostJoinMethod::Derived)
         findings.push_back(traceFinding(FindingKind::RfIdAbsent, FindingSeverity::Warning, rfIdAbsentMessage(join),
                                         "pass execution_trace_observer= to torch.profiler.profile() when collecting"));
     if (join.method == HostJoinMethod::None)

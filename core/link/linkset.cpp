@@ -124,6 +124,8 @@ std::string_view hostJoinMethodName(HostJoinMethod m)
         return "ev_idx_offset";
     case HostJoinMethod::ExternalIdOffset:
         return "external_id_offset";
+    case HostJoinMethod::Derived:
+        return "derived_from_kineto";
     }
     return "none";
 }

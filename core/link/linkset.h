@@ -102,7 +102,8 @@ struct Edge {
 };
 
 // How host ET nodes were joined to Kineto CPU events.
-enum class HostJoinMethod : std::uint8_t { None, RecordFunctionId, EvIdxOffset, ExternalIdOffset };
+// Derived: the host ET was made from the Kineto trace's own CPU ops (pipeline/derivedhost.h).
+enum class HostJoinMethod : std::uint8_t { None, RecordFunctionId, EvIdxOffset, ExternalIdOffset, Derived };
 std::string_view hostJoinMethodName(HostJoinMethod m);
 
 struct HostJoinStats {

@@ -87,6 +87,11 @@ struct HostTrace {
     // The text the spans point into: the plain file itself (read back by position, never held in
     // memory), or the decompressed text of a gzip file / a trace parsed from memory.
     std::shared_ptr<const ArgsStore> source;
+    // A host ET derived from a Kineto trace alone (pipeline/derivedhost.h): per node, the Kineto event
+    // it was made from (none for its process and thread roots), which the join then uses as is.
+    // Empty for an ET read from a file.
+    std::vector<EventIndex> derivedFrom;
+    bool derived() const { return !derivedFrom.empty(); }
 
     std::string_view name(const HostNode &n) const { return strings.at(n.name); }
     // The raw JSON of a span (empty if none, or if the source file changed since loading; then

@@ -94,12 +94,26 @@ JobGraph exportJobGraph(const std::vector<job::RankFiles> &ranks, std::int64_t w
     options.checkEt = false;
     options.chakra.target = EtTarget::AstraSim;
     std::vector<job::RankSummary> summaries = job::processRanks(ranks, options);
-    JobGraph g;
     for (const job::RankSummary &s : summaries)
         if (!s.error.empty())
             throw std::runtime_error("rank " + std::to_string(s.rank) + ": " + s.error);
         else if (s.et.empty())
             throw std::runtime_error("rank " + std::to_string(s.rank) + ": " + (s.note.empty() ? "no .et written" : s.note));
+    JobGraph g;
+    std::vector<std::int64_t> derived;
+    for (const job::RankSummary &s : summaries)
+        if (s.hostDerived)
+            derived.push_back(s.rank);
+    if (!derived.empty()) {
+        std::string list;
+        for (std::size_t i = 0; i < derived.size() && i < 8; ++i)
+            list += (i ? ", " : "") + std::to_string(derived[i]);
+        if (derived.size() > 8)
+            list += ", … (" + std::to_string(derived.size()) + " ranks)";
+        g.notes.push_back("no host execution trace for rank(s) " + list
+                          + ": the graph is built from the Kineto trace's own CPU ops (docs/prediction.md, "
+                            "\"From a Kineto trace alone\")");
+    }
     const job::JobReport report = job::buildJobReport(std::move(summaries), worldSize);
     const std::string commGroup = (scratch.path() / "comm_group.json").string();
     job::writeJobOutputs(report, commGroup, (scratch.path() / "job-report.json").string());

@@ -230,6 +230,8 @@ void PredictDock::showPrediction()
     QString summary = p->finished() ? tr("Predicted step <b>%1</b>").arg(msText(p->stepNs()))
                                     : tr("<span style='color:#c0392b'>The replay did not finish: %1</span>")
                                           .arg(QString::fromStdString(p->baseline.ranks[0].stuck).toHtmlEscaped());
+    if (p->derived())
+        summary += tr("<br><small>No host execution trace: built from the Kineto trace's own CPU ops</small>");
     summary += tr("<br><small>%L1 nodes%2 · graph built in %3 ms, replayed in %4 ms%5</small>")
                    .arg(qulonglong(job.ranks[0].nodes.size()))
                    .arg(job.mirrored ? tr(", one rank of %1 mirrored").arg(job.npus) : QString())

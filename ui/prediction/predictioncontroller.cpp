@@ -1,5 +1,6 @@
 #include "prediction/predictioncontroller.h"
 
+#include "pipeline/derivedhost.h"
 #include "predict/whatifmatch.h"
 
 #include "prediction/predicttext.h"
@@ -36,14 +37,20 @@ PredictionController::~PredictionController() = default;
 
 std::shared_ptr<PairPrediction> PredictionController::build(const TraceDocument &doc, std::shared_ptr<const core::LinkSet> links)
 {
-    if (!doc.host())
-        throw std::invalid_argument("the pair has no host execution trace");
     auto out = std::make_shared<PairPrediction>();
     out->links = links;
     out->device = doc.deviceShared();
     QElapsedTimer timer;
     timer.start();
-    out->graph = buildPairGraph(*doc.host(), doc.device(), *links);
+    if (doc.host()) {
+        out->graph = buildPairGraph(*doc.host(), doc.device(), *links);
+    } else {
+        // A Kineto trace alone: the host ET its CPU ops imply (pipeline/derivedhost.h), attached to
+        // the links as they are (the user's corrections included).
+        out->derivedHost = core::deriveHostEt(doc.device(), doc.index());
+        const std::shared_ptr<const core::LinkSet> attached = core::attachDerivedHost(*links, *out->derivedHost, doc.device());
+        out->graph = buildPairGraph(*out->derivedHost, doc.device(), *attached);
+    }
     out->buildMs = elapsedMs(timer);
     timer.restart();
     const SimJob &job = out->graph.job;
@@ -78,12 +85,10 @@ void PredictionController::setDocument(DocumentPtr doc)
         m_prediction.reset();
         m_previousStepNs = -1;
     }
-    if (!doc || !doc->host()) {
+    if (!doc) {
         m_prediction.reset();
         m_previousStepNs = -1;
-        m_unavailable = doc ? tr("No prediction: the open trace has no host execution trace. Open the host ET with "
-                                 "its Kineto trace (File ▸ Open pair…) to replay it.")
-                            : tr("Open a trace pair to predict its step.");
+        m_unavailable = tr("Open a trace pair to predict its step.");
         emit unavailable(m_unavailable);
         emit predicted();
         return;

@@ -34,6 +34,10 @@ struct PairPrediction {
     std::vector<core::EventIndex> pathChain;    // the path's ops (DeviceTrace events), in path order
     std::shared_ptr<const core::LinkSet> links; // what it was built from
     std::shared_ptr<const core::DeviceTrace> device;
+    // A Kineto trace opened alone: the host ET derived from it (pipeline/derivedhost.h), which
+    // graph.hostOf indexes; null for a pair.
+    std::shared_ptr<const core::HostTrace> derivedHost;
+    bool derived() const { return derivedHost != nullptr; }
     double buildMs = 0;  // the graph
     double replayMs = 0; // replay, critical path and slack
     std::int64_t stepNs() const { return baseline.ranks.empty() ? 0 : baseline.ranks[0].endNs; }
