@@ -185,6 +185,23 @@ private slots:
         QVERIFY2(mixed.err.find("cannot compare a job with a single trace") != std::string::npos, mixed.err.c_str());
     }
 
+    // The sample's one step (ProfilerStep#3, 3,836,596 ns: test_summary's hand count) against a trace
+    // without steps: its extent, with a warning saying so.
+    void stepAgainstExtent()
+    {
+        const test::CliRun run = runCli(cli::runDiff, {test::sourcePath("resources/samples/sample_kineto.json"),
+                                                       test::sourcePath("tests/data/export/seed_kineto.json"), "--json"});
+        QVERIFY2(run.code == 0, run.all().c_str());
+        const nlohmann::json j = nlohmann::json::parse(run.out);
+        const nlohmann::json &step = j["ranks"][0]["step"];
+        QCOMPARE(step["a_ns"].get<std::int64_t>(), std::int64_t(3836596));
+        QCOMPARE(step["steps_a"].get<int>(), 1);
+        QCOMPARE(step["steps_b"].get<int>(), 0);
+        QCOMPARE(j["warnings"].size(), std::size_t(1));
+        QVERIFY(j["warnings"][0].get<std::string>().find("seed_kineto.json has no ProfilerStep#N") != std::string::npos);
+        QVERIFY(run.err.find("diff: warning: the step compares ProfilerStep#N spans with a trace's extent") != std::string::npos);
+    }
+
     void badInput()
     {
         QTemporaryDir dir;

@@ -81,7 +81,9 @@ struct RunDiff {
     std::vector<DiffOp> cpuOps;      // by |self change|, largest first
     // GPU ops and CPU ops together by |moved().change()|: (gpu?, index into gpuOps / cpuOps).
     std::vector<std::pair<bool, std::size_t>> moved;
-    std::vector<std::string> warnings; // ranks only one run has, ranks that could not be read
+    // Ranks only one run has, ranks that could not be read, a step that is ProfilerStep#N spans in
+    // one run and the extent in the other.
+    std::vector<std::string> warnings;
     const DiffOp &movedOp(std::size_t i) const { return moved[i].first ? gpuOps[moved[i].second] : cpuOps[moved[i].second]; }
 };
 
