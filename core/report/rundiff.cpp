@@ -171,8 +171,8 @@ RunDiff diffRuns(const RunSide &a, const RunSide &b)
         dr.step = figure(dr.stepA.ns, dr.stepB.ns);
         if ((dr.stepA.steps == 0) != (dr.stepB.steps == 0))
             d.warnings.push_back((rank < 0 ? std::string("the step") : "rank " + std::to_string(rank) + "'s step")
-                                 + " compares ProfilerStep#N spans with a trace's extent: "
-                                 + (dr.stepA.steps ? b.label : a.label) + " has no ProfilerStep#N");
+                                 + " compares ProfilerStep#N spans with a trace's extent: " + (dr.stepA.steps ? b.label : a.label)
+                                 + " has no ProfilerStep#N");
         dr.gpuBusy = figure(s.gpuBusy(), t.gpuBusy());
         dr.comm = figure(s.comm(), t.comm());
         dr.exposedComm = figure(s.exposedComm(), t.exposedComm());

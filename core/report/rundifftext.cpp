@@ -118,7 +118,6 @@ std::string runDiffText(const RunDiff &d, std::size_t top)
     ops("GPU ops by family", d.gpuOps);
     ops("CPU ops", d.cpuOps);
     return out.str(); // the warnings go to standard error (the command), not into the report
-
 }
 
 std::string runDiffCsv(const RunDiff &d)
