@@ -218,9 +218,18 @@ private slots:
         QCOMPARE(runCli(cli::runDiff, {a + "/kineto_0.json"}).code, 2);
         QCOMPARE(runCli(cli::runDiff, {a + "/kineto_0.json", a + "/kineto_0.json", "--top", "x"}).code, 2);
         // The CSV never replaces an input.
+        const std::string kineto = test::readFile(a + "/kineto_0.json"), host = test::readFile(a + "/host_0.json");
         const test::CliRun over = runCli(cli::runDiff,
                                          {a + "/kineto_0.json", a + "/kineto_0.json", "--csv", a + "/kineto_0.json"});
         QCOMPARE(over.code, 1);
+        const test::CliRun overHost = runCli(cli::runDiff, {"--a", a + "/host_0.json", a + "/kineto_0.json", "--b",
+                                                            a + "/kineto_0.json", "--csv", a + "/host_0.json"});
+        QCOMPARE(overHost.code, 1);
+        const test::CliRun overJob = runCli(cli::runDiff, {a, a, "--csv", a + "/host_0.json"});
+        QCOMPARE(overJob.code, 1);
+        QVERIFY2(overJob.err.find("host_0.json") != std::string::npos, overJob.err.c_str());
+        QCOMPARE(test::readFile(a + "/kineto_0.json"), kineto);
+        QCOMPARE(test::readFile(a + "/host_0.json"), host);
     }
 
     // --against B: the error per rank and of the mean step as bench/whatif.sh computes it, from B's

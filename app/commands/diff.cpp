@@ -60,8 +60,9 @@ struct Task {
     const InputFormat *format = nullptr;
 };
 
-// The run's ranks to read (filled into `side`), or an error naming the input.
-std::string planSide(const std::vector<std::string> &inputs, RunSide &side)
+// The run's ranks to read (filled into `side`), or an error naming the input. `files` gets every
+// file the run names (host ETs too: the CSV may replace none of them).
+std::string planSide(const std::vector<std::string> &inputs, RunSide &side, std::vector<NamedFile> &files)
 {
     std::error_code ec;
     if (inputs.size() == 1 && std::filesystem::is_directory(inputs[0], ec)) {
@@ -72,10 +73,15 @@ std::string planSide(const std::vector<std::string> &inputs, RunSide &side)
             return inputs[0] + ": " + layout.errors.front();
         if (layout.ranks.empty())
             return "no ranks (host ET + Kineto, or Kineto alone) in " + inputs[0];
-        for (const job::RankFiles &r : layout.ranks)
+        for (const job::RankFiles &r : layout.ranks) {
             side.ranks.push_back({r.rank, r.device, nullptr, r.device.empty() ? "no Kineto trace" : ""});
+            files.push_back({"host trace", r.host});
+            files.push_back({"device trace", r.device});
+        }
         return {};
     }
+    for (const std::string &input : inputs)
+        files.push_back({"trace", input});
     side.label = inputs.size() == 2 ? inputs[0] + " + " + inputs[1] : inputs[0];
     side.ranks.push_back({-1, inputs.back(), nullptr, {}});
     return {};
@@ -143,10 +149,11 @@ int runDiff(const Args &args, std::ostream &out, std::ostream &err)
 
     RunSide a, b;
     std::vector<Task> tasks;
+    std::vector<NamedFile> inputFiles;
     for (auto [inputs, side] : {std::pair{&sideA, &a}, std::pair{&sideB, &b}}) {
         std::string problem;
         try {
-            problem = planSide(*inputs, *side);
+            problem = planSide(*inputs, *side, inputFiles);
             if (problem.empty() && !side->job) {
                 // Which file is the Kineto trace, by content (either order; a host ET alone is refused).
                 const PairFiles files = resolvePairFiles(inputs->front(), inputs->size() > 1 ? inputs->back() : std::string());
@@ -207,11 +214,7 @@ int runDiff(const Args &args, std::ostream &out, std::ostream &err)
             if (csv == "-") {
                 out << runDiffCsv(diff);
             } else {
-                std::vector<NamedFile> inputs;
-                for (const RunSide *side : {&a, &b})
-                    for (const RunRank &r : side->ranks)
-                        inputs.push_back({"trace", r.file});
-                checkOutputs({{"--csv output", csv}}, inputs);
+                checkOutputs({{"--csv output", csv}}, inputFiles);
                 writeFileAtomically(csv, runDiffCsv(diff));
             }
         } catch (const std::exception &e) {
