@@ -215,6 +215,18 @@ private slots:
         const test::CliRun missing = runCli(cli::runDiff, {a + "/kineto_0.json", dir.filePath("none.json").toStdString()});
         QCOMPARE(missing.code, 1);
         QVERIFY2(missing.err.find("none.json") != std::string::npos, missing.err.c_str());
+        // A trace cut short: refused, the byte named; read up to its cut with --allow-truncated.
+        const std::string whole = test::readFile(a + "/kineto_0.json");
+        const std::string cut = dir.filePath("cut.json").toStdString();
+        test::writeText(cut, whole.substr(0, whole.size() * 7 / 10));
+        const test::CliRun refused = runCli(cli::runDiff, {a + "/kineto_0.json", cut});
+        QCOMPARE(refused.code, 1);
+        QVERIFY2(refused.err.find("cut.json") != std::string::npos && refused.err.find("--allow-truncated") != std::string::npos,
+                 refused.err.c_str());
+        const test::CliRun allowed = runCli(cli::runDiff, {a + "/kineto_0.json", cut, "--allow-truncated"});
+        QVERIFY2(allowed.code == 0, allowed.all().c_str());
+        QVERIFY2(allowed.err.find("diff: warning: ") != std::string::npos && allowed.err.find("truncated") != std::string::npos,
+                 allowed.err.c_str());
         QCOMPARE(runCli(cli::runDiff, {a + "/kineto_0.json"}).code, 2);
         QCOMPARE(runCli(cli::runDiff, {a + "/kineto_0.json", a + "/kineto_0.json", "--top", "x"}).code, 2);
         // The CSV never replaces an input.

@@ -58,6 +58,7 @@ struct Task {
     RunRank *out = nullptr;
     std::string device;
     const InputFormat *format = nullptr;
+    std::vector<std::string> truncated; // --allow-truncated: where the trace was cut
 };
 
 // The run's ranks to read (filled into `side`), or an error naming the input. `files` gets every
@@ -158,7 +159,7 @@ int runDiff(const Args &args, std::ostream &out, std::ostream &err)
                 // Which file is the Kineto trace, by content (either order; a host ET alone is refused).
                 const PairFiles files = resolvePairFiles(inputs->front(), inputs->size() > 1 ? inputs->back() : std::string());
                 side->ranks.front().file = files.device;
-                tasks.push_back({&side->ranks.front(), files.device, files.deviceFormat});
+                tasks.push_back({&side->ranks.front(), files.device, files.deviceFormat, {}});
             }
         } catch (const std::exception &e) {
             problem = e.what();
@@ -170,7 +171,7 @@ int runDiff(const Args &args, std::ostream &out, std::ostream &err)
         if (side->job)
             for (RunRank &r : side->ranks)
                 if (r.error.empty())
-                    tasks.push_back({&r, r.file, nullptr});
+                    tasks.push_back({&r, r.file, nullptr, {}});
     }
 
     const int threads = static_cast<int>(jobs ? jobs : static_cast<std::size_t>(machineThreads()));
@@ -182,6 +183,9 @@ int runDiff(const Args &args, std::ostream &out, std::ostream &err)
                 LoadOptions options;
                 options.allowTruncated = allowTruncated;
                 const DeviceTrace device = loadDeviceTrace(t.device, {}, options, t.format);
+                for (const Diagnostic &d : device.warnings)
+                    if (d.message.rfind("the file is truncated", 0) == 0)
+                        t.truncated.push_back(d.toString());
                 const std::shared_ptr<const TraceIndex> index = indexTrace(device);
                 t.out->stats = std::make_shared<const TraceStats>(computeTraceStats(device, *index));
             } catch (const std::exception &e) {
@@ -189,6 +193,9 @@ int runDiff(const Args &args, std::ostream &out, std::ostream &err)
             }
         });
     }
+    for (const Task &t : tasks)
+        for (const std::string &w : t.truncated)
+            err << "diff: warning: " << w << '\n';
     // A single trace that cannot be read is the run's failure; a job's rank is a warning of the diff.
     for (const RunSide *side : {&a, &b})
         if (!side->job && !side->ranks.front().stats) {

@@ -6,8 +6,8 @@
 //
 // B's step is the export's measured_ns (JobGraph::measuredNs): what bench/whatif.sh takes as the
 // truth, so the errors printed here are the benchmark's. The kernel and stream times on both sides
-// are lane times (attr lane_dur_ns: a kernel with its dispatch wait, docs/prediction.md "Models")
-// under the model replayed: A's scaled by the what-if, B's as exported.
+// are what the model replays (Durations: lane_dur_ns, a kernel with its dispatch wait, under the
+// faithful model; duration_micros under astra-sim): A's scaled by the what-if, B's as exported.
 
 #include "predict/jobgraph.h"
 #include "predict/prediction.h"
