@@ -301,6 +301,12 @@ private slots:
                     QVERIFY(f["measured_ns"].get<std::int64_t>() > 0);
                 }
             QVERIFY(gemm);
+            // The what-if leaves the CPU alone, and so did the real change: the CPU time per rank agrees.
+            QCOMPARE(j["cpu"].size(), std::size_t(2));
+            for (const nlohmann::json &c : j["cpu"]) {
+                QVERIFY(c["measured_ns"].get<std::int64_t>() > 0);
+                QVERIFY2(std::abs(c["error_pct"].get<double>()) < 0.1, c.dump().c_str());
+            }
         }
         // The text prints bench/whatif.sh's figures.
         cli::Args textArgs = {aOut, "--against", bOut};

@@ -16,14 +16,15 @@ namespace {
 
 // The GPU compute time of one job's ranks under a what-if: per kernel family (summed over `ranks`)
 // and per (rank, stream).
-struct GpuTimes {
+struct Times {
     std::map<std::string, std::int64_t> families;
     std::map<std::pair<std::int64_t, std::int64_t>, std::int64_t> streams;
+    std::map<std::int64_t, std::int64_t> cpu; // per rank: its CPU nodes, every thread's summed
 };
 
-GpuTimes gpuTimes(const SimJob &job, const WhatIf &whatIf, ReplayModel model, const std::vector<std::int64_t> &ranks)
+Times nodeTimes(const SimJob &job, const WhatIf &whatIf, ReplayModel model, const std::vector<std::int64_t> &ranks)
 {
-    GpuTimes out;
+    Times out;
     const Durations durations(job, whatIf, model);
     for (std::size_t ri = 0; ri < job.ranks.size(); ++ri) {
         const SimRank &rank = job.ranks[ri];
@@ -34,6 +35,8 @@ GpuTimes gpuTimes(const SimJob &job, const WhatIf &whatIf, ReplayModel model, co
             family[i] = normalizeOpName(rank.names[i]);
         for (std::uint32_t i = 0; i < rank.nodes.size(); ++i) {
             const SimNode &node = rank.nodes[i];
+            if (node.kind == NodeKind::Cpu)
+                out.cpu[rank.rank] += durations.computeNs(ri, i);
             if (node.kind != NodeKind::Gpu)
                 continue;
             const std::int64_t ns = durations.computeNs(ri, i);
@@ -128,8 +131,12 @@ Against compareAgainst(const SimJob &a, const Prediction &prediction, const What
     out.meanMeasuredNs = static_cast<std::int64_t>(std::llround(sumM / n));
     out.meanErrorPct = sumM > 0 ? 100.0 * (sumP / sumM - 1.0) : 0.0;
 
-    const GpuTimes predicted = gpuTimes(a, whatIf, model, compared);
-    const GpuTimes measured = gpuTimes(b.job, {}, model, compared);
+    const Times predicted = nodeTimes(a, whatIf, model, compared);
+    const Times measured = nodeTimes(b.job, {}, model, compared);
+    for (const std::int64_t rank : compared) {
+        const auto p = predicted.cpu.find(rank), m = measured.cpu.find(rank);
+        out.cpu.push_back({rank, "CPU", p == predicted.cpu.end() ? 0 : p->second, m == measured.cpu.end() ? 0 : m->second});
+    }
     std::map<std::string, AgainstFigure> families;
     for (const auto &[name, ns] : predicted.families)
         families[name] = {-1, name, ns, 0};
@@ -159,7 +166,9 @@ Against compareAgainst(const SimJob &a, const Prediction &prediction, const What
 nlohmann::json Against::toJson(std::size_t top) const
 {
     nlohmann::json ranksJson = nlohmann::json::array(), familiesJson = nlohmann::json::array(),
-                   streamsJson = nlohmann::json::array();
+                   streamsJson = nlohmann::json::array(), cpuJson = nlohmann::json::array();
+    for (const AgainstFigure &f : cpu)
+        cpuJson.push_back(figureJson(f));
     for (const AgainstFigure &f : ranks)
         ranksJson.push_back(figureJson(f));
     for (std::size_t i = 0; i < families.size() && (top == 0 || i < top); ++i)
@@ -175,6 +184,7 @@ nlohmann::json Against::toJson(std::size_t top) const
             {"ranks", std::move(ranksJson)},
             {"kernel_families", std::move(familiesJson)},
             {"streams", std::move(streamsJson)},
+            {"cpu", std::move(cpuJson)},
             {"warnings", warnings}};
 }
 
@@ -199,6 +209,10 @@ std::string Against::text(std::size_t top) const
     for (const AgainstFigure &f : streams)
         out << "  rank " << f.rank << ' ' << f.name << ": " << ms(f.predictedNs) << " vs " << ms(f.measuredNs) << "  "
             << signedMs(f.gapNs()) << " (" << pct(f.errorPct()) << ")\n";
+    out << "per rank (CPU time, every thread's summed)\n";
+    for (const AgainstFigure &f : cpu)
+        out << "  rank " << f.rank << ": " << ms(f.predictedNs) << " vs " << ms(f.measuredNs) << "  " << signedMs(f.gapNs())
+            << " (" << pct(f.errorPct()) << ")\n";
     for (const std::string &w : warnings)
         out << "warning: " << w << '\n';
     return out.str();

@@ -36,7 +36,8 @@ struct Against {
     std::int64_t worstRank = -1;         // the rank with the largest |error|: the benchmark's "worst rank"
     double worstErrorPct = 0;            //
     std::vector<AgainstFigure> families; // GPU compute time per kernel family over the ranks compared, by |gap|
-    std::vector<AgainstFigure> streams;  // GPU compute time per rank and stream, by rank then |gap|
+    std::vector<AgainstFigure> streams;  // GPU compute time per rank and stream, by rank then stream
+    std::vector<AgainstFigure> cpu;      // CPU time per rank compared (its CPU nodes, every thread's summed)
     std::vector<std::string> warnings;   // ranks in one run only, ranks that did not finish
 
     // `top`: families listed (0: all).
