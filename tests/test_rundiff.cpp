@@ -183,6 +183,14 @@ private slots:
         const test::CliRun mixed = runCli(cli::runDiff, {a, b + "/kineto_0.json"});
         QCOMPARE(mixed.code, 1);
         QVERIFY2(mixed.err.find("cannot compare a job with a single trace") != std::string::npos, mixed.err.c_str());
+        // A rank that cannot be read: named, the others compared, exit status 1.
+        test::writeText(b + "/kineto_0.json", "{\"traceEvents\": [");
+        test::writeText(b + "/kineto_1.json", test::readFile(a + "/kineto_1.json"));
+        const test::CliRun unreadable = runCli(cli::runDiff, {a, b, "--json"});
+        QCOMPARE(unreadable.code, 1);
+        QVERIFY2(unreadable.err.find("rank 0 (" + b + "/kineto_0.json) could not be read") != std::string::npos,
+                 unreadable.err.c_str());
+        QCOMPARE(nlohmann::json::parse(unreadable.out)["ranks"][0]["rank"].get<int>(), 1);
     }
 
     // The sample's one step (ProfilerStep#3, 3,836,596 ns: test_summary's hand count) against a trace

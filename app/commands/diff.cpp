@@ -36,7 +36,8 @@ void printDiffUsage(std::ostream &out)
            "  --top N            ops and moved rows listed (default 10; 0 = all)\n"
            "  --jobs N           traces read at the same time (default: the cores)\n"
            "  --allow-truncated  read a trace cut short up to its cut instead of refusing it\n"
-           "Exit status: 0; 1 if a run cannot be read or compared (or the CSV written); 2 on bad arguments.\n";
+           "Exit status: 0; 1 if a run or one of its ranks cannot be read (the other ranks are compared), the\n"
+           "runs cannot be compared or the CSV cannot be written; 2 on bad arguments.\n";
 }
 
 bool parseCount(const std::string &text, std::size_t &out)
@@ -229,6 +230,11 @@ int runDiff(const Args &args, std::ostream &out, std::ostream &err)
             return 1;
         }
     }
+    // A rank that could not be read is left out of the diff, which is printed; the status says so.
+    for (const RunSide *side : {&a, &b})
+        for (const RunRank &r : side->ranks)
+            if (!r.stats)
+                return 1;
     return 0;
 }
 
