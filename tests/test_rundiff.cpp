@@ -210,6 +210,36 @@ private slots:
         QVERIFY(run.err.find("diff: warning: the step compares ProfilerStep#N spans with a trace's extent") != std::string::npos);
     }
 
+    // One rank's trace against another rank's: the same streams on another GPU meet by stream id.
+    void streamsOnAnotherGpu()
+    {
+        QTemporaryDir dir;
+        const std::string a = dir.filePath("a").toStdString();
+        generate(a, 1, 1.0);
+        nlohmann::json moved = nlohmann::json::parse(test::readFile(a + "/kineto_0.json"));
+        for (nlohmann::json &e : moved["traceEvents"])
+            if (e.contains("pid") && e["pid"].is_number_integer() && e["pid"] == 0) { // GPU 0's events go to GPU 3
+                e["pid"] = 3;
+                if (e.contains("args") && e["args"].contains("device"))
+                    e["args"]["device"] = 3;
+            }
+        const std::string b = dir.filePath("gpu3.json").toStdString();
+        test::writeText(b, moved.dump());
+        const test::CliRun run = runCli(cli::runDiff, {a + "/kineto_0.json", b, "--json"});
+        QVERIFY2(run.code == 0, run.all().c_str());
+        const nlohmann::json j = nlohmann::json::parse(run.out);
+        QCOMPARE(j["streams"].size(), std::size_t(3));
+        for (const nlohmann::json &st : j["streams"]) {
+            QVERIFY2(!st.contains("only_in"), st.dump().c_str());
+            QCOMPARE(st["change_ns"].get<std::int64_t>(), std::int64_t(0));
+            const std::string label = st["label"].get<std::string>();
+            const std::size_t stream = label.find(" stream ");
+            const std::string id = label.substr(stream, label.find(" / ") - stream);
+            QCOMPARE(QString::fromStdString(label), QString::fromStdString("GPU 0" + id + " / GPU 3" + id));
+        }
+        QCOMPARE(j["moved"][0]["change_ns"].get<std::int64_t>(), std::int64_t(0));
+    }
+
     void badInput()
     {
         QTemporaryDir dir;

@@ -78,6 +78,52 @@ std::vector<DiffOp> diffOps(const std::vector<const TraceStats *> &a, const std:
 
 DiffFigure figure(Nanos a, Nanos b) { return {a, b, true, true}; }
 
+// A's streams in its order, each beside B's on the same GPU and stream id — else, when B has one
+// stream of that id left on another GPU (one rank's trace against another rank's), beside that one —
+// then the streams only B has.
+void diffStreams(std::int64_t rank, const TraceStats &s, const TraceStats &t, std::vector<DiffStream> &out)
+{
+    std::vector<bool> usedB(t.streams.size(), false);
+    std::vector<std::ptrdiff_t> match(s.streams.size(), -1);
+    for (std::size_t i = 0; i < s.streams.size(); ++i)
+        for (std::size_t k = 0; k < t.streams.size(); ++k)
+            if (!usedB[k] && t.streams[k].device == s.streams[i].device && t.streams[k].stream == s.streams[i].stream) {
+                usedB[k] = true;
+                match[i] = static_cast<std::ptrdiff_t>(k);
+                break;
+            }
+    for (std::size_t i = 0; i < s.streams.size(); ++i) {
+        if (match[i] >= 0)
+            continue;
+        std::ptrdiff_t only = -1;
+        for (std::size_t k = 0; k < t.streams.size(); ++k)
+            if (!usedB[k] && t.streams[k].stream == s.streams[i].stream)
+                only = only < 0 ? static_cast<std::ptrdiff_t>(k) : -2;
+        if (only >= 0) {
+            usedB[static_cast<std::size_t>(only)] = true;
+            match[i] = only;
+        }
+    }
+    for (std::size_t i = 0; i < s.streams.size(); ++i) {
+        const SummaryStream &st = s.streams[i];
+        DiffStream ds{rank, st.label, figure(st.busy, 0)};
+        ds.busy.inB = match[i] >= 0;
+        if (match[i] >= 0) {
+            const SummaryStream &other = t.streams[static_cast<std::size_t>(match[i])];
+            ds.busy.b = other.busy;
+            if (other.device != st.device)
+                ds.label += " / " + other.label;
+        }
+        out.push_back(std::move(ds));
+    }
+    for (std::size_t k = 0; k < t.streams.size(); ++k)
+        if (!usedB[k]) {
+            DiffStream ds{rank, t.streams[k].label, figure(0, t.streams[k].busy)};
+            ds.busy.inA = false;
+            out.push_back(std::move(ds));
+        }
+}
+
 nlohmann::json figureJson(const DiffFigure &f)
 {
     nlohmann::json j = {{"a_ns", f.a}, {"b_ns", f.b}, {"change_ns", f.change()}, {"change_pct", f.changePct()}};
@@ -177,26 +223,7 @@ RunDiff diffRuns(const RunSide &a, const RunSide &b)
         dr.comm = figure(s.comm(), t.comm());
         dr.exposedComm = figure(s.exposedComm(), t.exposedComm());
         d.ranks.push_back(dr);
-        // Streams by (GPU, stream): A's in its order, then those only B has.
-        std::vector<bool> usedB(t.streams.size(), false);
-        for (const SummaryStream &st : s.streams) {
-            DiffStream ds{rank, st.label, figure(st.busy, 0)};
-            ds.busy.inB = false;
-            for (std::size_t i = 0; i < t.streams.size(); ++i)
-                if (!usedB[i] && t.streams[i].device == st.device && t.streams[i].stream == st.stream) {
-                    usedB[i] = true;
-                    ds.busy.b = t.streams[i].busy;
-                    ds.busy.inB = true;
-                    break;
-                }
-            d.streams.push_back(std::move(ds));
-        }
-        for (std::size_t i = 0; i < t.streams.size(); ++i)
-            if (!usedB[i]) {
-                DiffStream ds{rank, t.streams[i].label, figure(0, t.streams[i].busy)};
-                ds.busy.inA = false;
-                d.streams.push_back(std::move(ds));
-            }
+        diffStreams(rank, s, t, d.streams);
     }
     for (const auto &[rank, y] : rb)
         if (!ra.count(rank))

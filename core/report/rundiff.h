@@ -55,7 +55,7 @@ struct DiffRank {
 
 struct DiffStream {
     std::int64_t rank = -1;
-    std::string label; // "GPU 0 stream 7"
+    std::string label; // "GPU 0 stream 7"; "GPU 0 stream 7 / GPU 6 stream 7" when B's is on another GPU
     DiffFigure busy;
 };
 
@@ -75,10 +75,12 @@ struct DiffOp {
 struct RunDiff {
     std::string a, b; // the runs' labels
     bool job = false;
-    std::vector<DiffRank> ranks;     // the ranks both runs have, ascending
-    std::vector<DiffStream> streams; // by rank, then as the traces list them (A's, then B's own)
-    std::vector<DiffOp> gpuOps;      // by |total change|, largest first
-    std::vector<DiffOp> cpuOps;      // by |self change|, largest first
+    std::vector<DiffRank> ranks; // the ranks both runs have, ascending
+    // By rank, then as the traces list them (A's, then B's own). Matched by GPU and stream id, else by
+    // stream id alone when B has one such stream left (a rank's trace against another rank's).
+    std::vector<DiffStream> streams;
+    std::vector<DiffOp> gpuOps; // by |total change|, largest first
+    std::vector<DiffOp> cpuOps; // by |self change|, largest first
     // GPU ops and CPU ops together by |moved().change()|: (gpu?, index into gpuOps / cpuOps).
     std::vector<std::pair<bool, std::size_t>> moved;
     // Ranks only one run has, ranks that could not be read, a step that is ProfilerStep#N spans in
