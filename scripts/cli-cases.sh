@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs the CLI's inspect / link / export / dump / check cases on the bundled traces and writes every
+# Runs the CLI's inspect / link / export / dump / check / diff cases on the bundled traces and writes every
 # output (files and standard output) into OUTDIR, one file per case, so that two runs can be
 # compared byte for byte: the same build natively and under an emulated older CPU, or a native and
 # a cross-compiled build (scripts/dev baseline, scripts/dev arm64).
@@ -75,6 +75,13 @@ done
 if [ -f "$samples/sample_kineto.json" ]; then
     case_ "kineto-alone.export" 0 export --device "$samples/sample_kineto.json" \
         --perfetto kineto-alone.perfetto.json --report
+fi
+
+# Two runs side by side (docs/diff.md): every figure, the JSON and the CSV.
+if [ -f "$samples/sample_kineto.json" ] && [ -f "$exportdata/seed_kineto.json" ]; then
+    case_ "diff" 0 diff "$samples/sample_kineto.json" "$exportdata/seed_kineto.json" --top 0 --csv diff.csv
+    case_ "diff-json" 0 diff --a "$samples/sample_host_et.json" "$samples/sample_kineto.json" \
+        --b "$exportdata/seed_kineto.json" --json
 fi
 
 # ASTRA-sim's own example .et files and a job's checks.

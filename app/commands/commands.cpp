@@ -9,6 +9,7 @@ const std::vector<Command> &commands()
     static const std::vector<Command> all = {
         {"inspect", "summarise traces: kind, schema, events, threads, streams, warnings, join coverage", runInspect},
         {"summary", "the whole trace or job at a glance: top GPU/CPU ops, GPU utilisation, exposed comm, steps", runSummary},
+        {"diff", "two runs side by side: step per rank, GPU busy, op families, exposed comm, what moved most", runDiff},
         {"link", "link GPU ops to their CPU parents and report findings", runLink},
         {"export", "write corrected ET+ JSON, Chakra .et and a Perfetto trace", runExport},
         {"dump", "print a Chakra .et file as JSON", runDump},

@@ -19,6 +19,7 @@ int runCheck(const Args &args, std::ostream &out, std::ostream &err);
 int runWhatIf(const Args &args, std::ostream &out, std::ostream &err);
 int runPredict(const Args &args, std::ostream &out, std::ostream &err);
 int runSummary(const Args &args, std::ostream &out, std::ostream &err);
+int runDiff(const Args &args, std::ostream &out, std::ostream &err);
 
 struct Command {
     const char *name;

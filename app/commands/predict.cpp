@@ -2,6 +2,7 @@
 // ASTRA-sim's semantics, and what-ifs answered in milliseconds: the step per rank, its breakdown
 // along the critical path, the top of that path and the change.
 
+#include "commands/against.h"
 #include "commands/commands.h"
 
 #include "io/atomicfile.h"
@@ -49,6 +50,8 @@ void printPredictUsage(std::ostream &out)
            "  --jobs N              ranks exported at the same time (default 1)\n"
            "  --top N               ops listed per rank (default 5; JSON 10)\n"
            "  --json                print JSON (docs/prediction.md); --path-limit N caps each path's steps\n"
+           "  --against B           compare with run B's measured steps (a job folder, a job export, or --against\n"
+           "                        HOST_ET --against KINETO): the error per rank and where they part\n"
            "  --schedule FILE       write the replayed schedule (under the what-if) as CSV: rank,id,name,kind,start_ns,\n"
            "                        end_ns,slack_ns (compare with ASTRA-sim's issue/callback log)\n"
            "Exit status: 0; 1 if an input cannot be read or a rank never finishes; 2 for usage.\n";
@@ -78,6 +81,7 @@ struct PredictOptions {
     predict::ReplayModel model = predict::ReplayModel::Faithful;
     WhatIf whatIf;
     job::JobOptions job;
+    std::vector<std::string> against; // --against: the measured run (commands/against.h)
 };
 
 // The arguments read; std::invalid_argument names what is wrong.
@@ -135,6 +139,8 @@ PredictOptions parsePredictArgs(const Args &args)
             topGiven = true;
         } else if (a == "--path-limit") {
             o.pathLimit = static_cast<std::size_t>(count(1LL << 40));
+        } else if (a == "--against") {
+            o.against.push_back(value());
         } else if (a == "--schedule") {
             o.schedulePath = value();
         } else if (a == "--json") {
@@ -340,8 +346,13 @@ int runPredict(const Args &args, std::ostream &out, std::ostream &err)
     bool stuck = false;
     for (const predict::RankPrediction &rank : p.ranks)
         stuck = stuck || !rank.finished;
+    std::optional<predict::Against> against;
+    if (!o.against.empty() && !(against = predictAgainst(o.against, graph->job, p, o.whatIf, o.model, o.job, err)))
+        return 1;
     if (o.json) {
         nlohmann::json j = p.toJson(graph->job, o.pathLimit);
+        if (against)
+            j["against"] = against->toJson();
         j["network"]["source"] = graph->networkSource;
         j["mirrored"] = graph->job.mirrored;
         j["notes"] = graph->notes;
@@ -350,6 +361,8 @@ int runPredict(const Args &args, std::ostream &out, std::ostream &err)
         out << j.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
     } else {
         printPrediction(out, *graph, p, o.whatIf, loadMs);
+        if (against)
+            out << against->text();
     }
     return stuck ? 1 : 0;
 }

@@ -2,6 +2,8 @@
 
 #include "jobmodel/rankrange.h"
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -62,6 +64,26 @@ private:
     fs::path m_path;
 };
 
+// Each rank's export.measured_ns in a job-report.json (empty when there is no such file). Throws
+// LoadError naming the file when it is there but is not a job report.
+std::map<std::int64_t, std::int64_t> measuredSteps(const std::string &path)
+{
+    std::map<std::int64_t, std::int64_t> out;
+    std::error_code ec;
+    if (!fs::is_regular_file(path, ec))
+        return out;
+    std::ifstream in(path, std::ios::binary);
+    try {
+        const nlohmann::json report = nlohmann::json::parse(in);
+        for (const nlohmann::json &r : report.at("ranks"))
+            if (r.contains("export") && r["export"].is_object() && r["export"].contains("measured_ns"))
+                out[r.at("rank").get<std::int64_t>()] = r["export"]["measured_ns"].get<std::int64_t>();
+    } catch (const nlohmann::json::exception &e) {
+        throw LoadError(path, 0, std::string("not a job report: ") + e.what());
+    }
+    return out;
+}
+
 } // namespace
 
 bool isJobExport(const std::string &dir, const std::string &prefix) { return !etFilesIn(dir, prefix).empty(); }
@@ -80,6 +102,7 @@ JobGraph loadJobExport(const std::string &dir, const std::string &prefix)
     g.job = loadJob(paths, fs::exists(groups, ec) ? groups.string() : std::string(),
                     fs::exists(network, ec) ? network.string() : std::string());
     g.networkSource = fs::exists(network, ec) ? network.string() : "run.sh's ring (50 GB/s, 500 ns): no network.yml";
+    g.measuredNs = measuredSteps((fs::path(dir) / "job-report.json").string());
     return g;
 }
 
@@ -94,6 +117,9 @@ JobGraph exportJobGraph(const std::vector<job::RankFiles> &ranks, std::int64_t w
     options.checkEt = false;
     options.chakra.target = EtTarget::AstraSim;
     std::vector<job::RankSummary> summaries = job::processRanks(ranks, options);
+    for (const job::RankSummary &s : summaries)
+        if (s.exportStats.is_object() && s.exportStats.contains("measured_ns"))
+            g.measuredNs[s.rank] = s.exportStats["measured_ns"].get<std::int64_t>();
     for (const job::RankSummary &s : summaries)
         if (!s.error.empty())
             throw std::runtime_error("rank " + std::to_string(s.rank) + ": " + s.error);

@@ -8,6 +8,7 @@
 #include "job/jobrun.h"
 #include "predict/simgraph.h"
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,11 @@ struct JobGraph {
     SimJob job;
     std::string networkSource;      // "fitted from N collectives", "network.yml", "run.sh's ring (not fitted: …)"
     std::vector<std::string> notes; // ranks that could not be exported, and why
+    // Per rank, the measured step the export compares a replay with (its measured_ns: from the first
+    // ProfilerStep#N to the later of the last one's end and the last exported op's end, else the
+    // exported ops' span; bench/whatif.sh's truth). From the export's summaries, or a job export's
+    // job-report.json; empty when neither is there (.et files alone).
+    std::map<std::int64_t, std::int64_t> measuredNs;
 };
 
 // A job export folder: every PREFIX.R.et in `dir`, its comm_group.json and network.yml when present.
