@@ -117,6 +117,7 @@ JobGraph exportJobGraph(const std::vector<job::RankFiles> &ranks, std::int64_t w
     options.checkEt = false;
     options.chakra.target = EtTarget::AstraSim;
     std::vector<job::RankSummary> summaries = job::processRanks(ranks, options);
+    JobGraph g;
     for (const job::RankSummary &s : summaries)
         if (s.exportStats.is_object() && s.exportStats.contains("measured_ns"))
             g.measuredNs[s.rank] = s.exportStats["measured_ns"].get<std::int64_t>();
@@ -125,7 +126,6 @@ JobGraph exportJobGraph(const std::vector<job::RankFiles> &ranks, std::int64_t w
             throw std::runtime_error("rank " + std::to_string(s.rank) + ": " + s.error);
         else if (s.et.empty())
             throw std::runtime_error("rank " + std::to_string(s.rank) + ": " + (s.note.empty() ? "no .et written" : s.note));
-    JobGraph g;
     std::vector<std::int64_t> derived;
     for (const job::RankSummary &s : summaries)
         if (s.hostDerived)
