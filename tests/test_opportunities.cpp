@@ -103,6 +103,10 @@ private slots:
             QCOMPARE(stream->gainNs(), 45'000);
             QCOMPARE(stream->stream, std::int64_t(7));
             QCOMPARE(cpuAll->gainNs(), 5'000);
+            const Opportunity *launch = find(o, OpportunityKind::CpuOp, "launch");
+            QVERIFY(launch);
+            QCOMPARE(launch->gainNs(), 5'000);
+            QCOMPARE(launch->pattern, std::string("^launch$"));
             QVERIFY(position(o, a) < position(o, b));
             QVERIFY(position(o, kernels) < position(o, a) && position(o, stream) < position(o, a));
             QVERIFY(o.ranked.back().gainNs() <= o.ranked.front().gainNs());

@@ -1,32 +1,18 @@
 #include "predict/opportunities.h"
 
 #include "base/parallel.h"
-#include "predict/whatifmatch.h"
+#include "predict/opportunitycandidates.h"
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <map>
-#include <set>
+#include <cstdlib>
 #include <sstream>
 #include <stdexcept>
 
 namespace linkscope::core::predict {
 
 namespace {
-
-constexpr std::string_view kAnonymous = "(anonymous namespace)";
-// Compute kernels: not the copies and sets (linkscope-gen's --compute-scale leaves those too).
-constexpr const char *kComputeKernels = "^(?!Memcpy|Memset|nccl)";
-
-std::string_view trim(std::string_view s)
-{
-    while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
-        s.remove_prefix(1);
-    while (!s.empty() && (s.back() == ' ' || s.back() == '\t'))
-        s.remove_suffix(1);
-    return s;
-}
 
 std::string number(double k)
 {
@@ -36,44 +22,6 @@ std::string number(double k)
 }
 
 } // namespace
-
-std::string kernelFamily(std::string_view name)
-{
-    std::string_view s = trim(name);
-    if (s.starts_with("void "))
-        s = trim(s.substr(5));
-    std::string out;
-    for (std::size_t i = 0; i < s.size();) {
-        if (s.substr(i).starts_with(kAnonymous)) {
-            out += kAnonymous;
-            i += kAnonymous.size();
-            continue;
-        }
-        if (s[i] == '<' || s[i] == '(')
-            break;
-        out += s[i++];
-    }
-    const std::string_view family = trim(out);
-    return family.empty() ? std::string(trim(name)) : std::string(family);
-}
-
-std::string escapeRegex(std::string_view text)
-{
-    std::string out;
-    for (const char c : text) {
-        if (std::string_view("\\^$.|?*+()[]{}/").find(c) != std::string_view::npos)
-            out += '\\';
-        out += c;
-    }
-    return out;
-}
-
-std::string kernelFamilyPattern(std::string_view family)
-{
-    // After the family: the end, or (after spaces) its template arguments or parameters — not more
-    // of a longer name, and not an "(anonymous namespace)" that belongs to a longer family.
-    return "^(void )?" + escapeRegex(family) + "\\s*(<|\\((?!anonymous namespace\\))|$)";
-}
 
 std::string_view opportunityKindName(OpportunityKind kind)
 {
@@ -92,6 +40,8 @@ std::string_view opportunityKindName(OpportunityKind kind)
         return "latency";
     case OpportunityKind::RankCpu:
         return "rank_cpu";
+    case OpportunityKind::CpuOp:
+        return "cpu_op";
     case OpportunityKind::AllCpu:
         return "all_cpu";
     }
@@ -107,11 +57,10 @@ std::string Opportunity::moved() const
         {"cpu", pathAfter.cpuNs - pathBefore.cpuNs},
         {"gpu", pathAfter.gpuNs - pathBefore.gpuNs},
         {"comm", pathAfter.commNs - pathBefore.commNs},
-        {"other ranks", pathAfter.otherRankNs - pathBefore.otherRankNs},
         {"idle", pathAfter.idleNs - pathBefore.idleNs},
     };
     for (const auto &[what, ns] : diffs) {
-        if (ns == 0)
+        if (std::llabs(ns) < 500) // under 0.001 ms as printed
             continue;
         char buf[64];
         std::snprintf(buf, sizeof buf, "%s %s%.3f ms", what, ns < 0 ? "−" : "+", double(ns < 0 ? -ns : ns) / 1e6);
@@ -126,42 +75,6 @@ std::string Opportunity::moved() const
 }
 
 namespace {
-
-WhatIf::NameScale nameScale(const std::string &pattern, double factor, std::int64_t rank = -1)
-{
-    WhatIf::NameScale s;
-    s.pattern = pattern;
-    s.factor = factor;
-    s.rank = rank;
-    s.compiled = std::regex(pattern, std::regex::ECMAScript);
-    return s;
-}
-
-// The distinct (rank, name, kind, stream) of the job's critical path and their time on it: what a
-// candidate's time on the path is summed from (one regex search per entry, not per step).
-struct PathEntry {
-    std::size_t rank = 0;
-    std::uint32_t name = 0;
-    NodeKind kind = NodeKind::Cpu;
-    std::int64_t stream = -1;
-    std::int64_t ns = 0;
-};
-
-std::vector<PathEntry> pathEntries(const SimJob &job, const RankPath &path)
-{
-    std::map<std::tuple<std::size_t, std::uint32_t, NodeKind, std::int64_t>, std::int64_t> byKey;
-    for (const PathStep &s : path.steps) {
-        if (s.node == kNoNode || s.rank < 0)
-            continue;
-        const std::size_t r = static_cast<std::size_t>(s.rank);
-        const SimNode &n = job.ranks[r].nodes[s.node];
-        byKey[{r, n.name, n.kind, n.kind == NodeKind::Gpu ? n.stream : -1}] += s.endNs - s.startNs;
-    }
-    std::vector<PathEntry> out;
-    for (const auto &[key, ns] : byKey)
-        out.push_back({std::get<0>(key), std::get<1>(key), std::get<2>(key), std::get<3>(key), ns});
-    return out;
-}
 
 std::int64_t timeOnPath(const SimJob &job, const std::vector<PathEntry> &entries, const Opportunity &o)
 {
@@ -189,122 +102,6 @@ std::size_t lastRank(const ReplayResult &r)
         if (r.ranks[i].endNs > r.ranks[best].endNs)
             best = i;
     return best;
-}
-
-Opportunity candidate(OpportunityKind kind, std::string title, double factor)
-{
-    Opportunity o;
-    o.kind = kind;
-    o.title = std::move(title);
-    o.factor = factor;
-    return o;
-}
-
-// The candidates, from what the baseline's critical paths hold.
-std::vector<Opportunity> candidates(const SimJob &job, const PathMembership &onPath, const std::vector<std::int64_t> &stragglers,
-                                    std::size_t syncWaits, const OpportunityOptions &options, std::vector<NotOffered> &notOffered)
-{
-    const double k = options.factor;
-    const std::string times = " ×" + number(k);
-    std::set<std::string> families;
-    std::set<std::int64_t> streams;
-    bool anyGpu = false, anyCpu = false, anyComm = false;
-    for (std::size_t r = 0; r < job.ranks.size(); ++r) {
-        const SimRank &rank = job.ranks[r];
-        std::vector<char> seen(rank.names.size(), 0);
-        for (std::size_t i = 0; i < rank.nodes.size(); ++i) {
-            const SimNode &n = rank.nodes[i];
-            anyGpu = anyGpu || n.kind == NodeKind::Gpu;
-            anyCpu = anyCpu || n.kind == NodeKind::Cpu;
-            anyComm = anyComm || n.kind == NodeKind::Collective || n.kind == NodeKind::Send || n.kind == NodeKind::Recv;
-            if (n.kind != NodeKind::Gpu || !onPath[r][i])
-                continue;
-            if (n.stream >= 0)
-                streams.insert(n.stream);
-            if (!seen[n.name]) {
-                seen[n.name] = 1;
-                families.insert(kernelFamily(rank.names[n.name]));
-            }
-        }
-    }
-    std::vector<Opportunity> out;
-    for (const std::string &family : families) {
-        Opportunity o = candidate(OpportunityKind::KernelFamily, "GPU kernels " + family + times, k);
-        o.pattern = kernelFamilyPattern(family);
-        o.whatIf.gpu.push_back(nameScale(o.pattern, k));
-        o.args = {"--scale-gpu", o.pattern + "=" + number(k)};
-        out.push_back(std::move(o));
-    }
-    if (anyGpu) {
-        Opportunity o = candidate(OpportunityKind::AllKernels, "all compute kernels" + times, k);
-        o.pattern = kComputeKernels;
-        o.whatIf.gpu.push_back(nameScale(o.pattern, k));
-        o.args = {"--scale-gpu", o.pattern + "=" + number(k)};
-        out.push_back(std::move(o));
-    }
-    for (const std::int64_t stream : streams) {
-        Opportunity o = candidate(OpportunityKind::Stream, "GPU stream " + std::to_string(stream) + times, k);
-        o.stream = stream;
-        o.whatIf.streamFactor[stream] = k;
-        o.args = {"--scale-stream", std::to_string(stream) + "=" + number(k)};
-        out.push_back(std::move(o));
-    }
-    if (anyComm) {
-        Opportunity t = candidate(OpportunityKind::Transfers, "all communication" + times, k);
-        t.whatIf.transferFactor = k;
-        t.args = {"--scale-comm", number(k)};
-        out.push_back(std::move(t));
-        Opportunity b = candidate(OpportunityKind::Bandwidth, "network bandwidth ×" + number(1 / k), 1 / k);
-        b.whatIf.bandwidthFactor = 1 / k;
-        b.args = {"--scale-network", number(1 / k)};
-        out.push_back(std::move(b));
-        Opportunity l = candidate(OpportunityKind::Latency, "network latency" + times, k);
-        l.whatIf.latencyFactor = k;
-        l.args = {"--scale-latency", number(k)};
-        out.push_back(std::move(l));
-    } else {
-        notOffered.push_back({"communication, bandwidth, latency", "the job has no collective, send or receive"});
-    }
-    if (anyCpu && job.ranks.size() > 1)
-        for (const std::int64_t rank : stragglers) {
-            Opportunity o = candidate(OpportunityKind::RankCpu, "rank " + std::to_string(rank) + "'s CPU" + times, k);
-            o.pattern = ".*";
-            o.rank = rank;
-            o.whatIf.cpu.push_back(nameScale(o.pattern, k, rank));
-            o.args = {"--scale-cpu", std::to_string(rank) + ":.*=" + number(k)};
-            out.push_back(std::move(o));
-        }
-    if (anyCpu) {
-        Opportunity o = candidate(OpportunityKind::AllCpu, "all CPU" + times, k);
-        o.pattern = ".*";
-        o.whatIf.cpu.push_back(nameScale(o.pattern, k));
-        o.args = {"--scale-cpu", ".*=" + number(k)};
-        out.push_back(std::move(o));
-    }
-    notOffered.push_back(
-        {"a blocking sync removed",
-         "a what-if changes durations and the network, never a dependency, and a sync is one (the op after the call waits for "
-         "the GPU op it synced on; its blocked time is already out of the CPU): removing it needs a term of its own in the "
-         "replay, in `linkscope whatif`'s .et writer and in the slack. On the job's critical path "
-             + std::to_string(syncWaits) + " CPU op(s) started when a GPU op they synced on ended"});
-    return out;
-}
-
-// Ranks whose CPU work is at least `share` of the job's critical path, and the rank that ends last.
-std::vector<std::int64_t> findStragglers(const SimJob &job, const RankPath &path, std::size_t last, double share)
-{
-    std::map<std::int64_t, std::int64_t> cpuNs;
-    for (const PathStep &s : path.steps)
-        if (s.node != kNoNode && s.rank >= 0) {
-            const SimRank &rank = job.ranks[static_cast<std::size_t>(s.rank)];
-            if (rank.nodes[s.node].kind == NodeKind::Cpu)
-                cpuNs[rank.rank] += s.endNs - s.startNs;
-        }
-    std::set<std::int64_t> out{job.ranks[last].rank};
-    for (const auto &[rank, ns] : cpuNs)
-        if (double(ns) >= share * double(path.stepNs))
-            out.insert(rank);
-    return {out.begin(), out.end()};
 }
 
 } // namespace
@@ -340,7 +137,8 @@ Opportunities findOpportunities(const SimJob &job, const OpportunityOptions &opt
     out.baselineMakespanNs = base.makespanNs;
     const std::size_t last = lastRank(base);
     out.criticalRank = job.ranks[last].rank;
-    out.stragglers = findStragglers(job, paths[last], last, options.stragglerShare);
+    const std::vector<PathEntry> entries = pathEntries(job, paths[last]);
+    out.stragglers = findStragglers(job, entries, paths[last].stepNs, options.stragglerShare);
     // CPU ops on the job's path that started when a GPU op or a transfer of their rank ended: a sync's wait.
     std::size_t syncWaits = 0;
     for (const PathStep &s : paths[last].steps) {
@@ -351,8 +149,14 @@ Opportunities findOpportunities(const SimJob &job, const OpportunityOptions &opt
         syncWaits += job.ranks[r].nodes[s.node].kind == NodeKind::Cpu && c.rank == s.rank && c.node != kNoNode
                      && job.ranks[r].nodes[c.node].kind != NodeKind::Cpu && job.ranks[r].nodes[c.node].kind != NodeKind::Skip;
     }
-    std::vector<Opportunity> list = candidates(job, onPath, out.stragglers, syncWaits, options, out.notOffered);
-    const std::vector<PathEntry> entries = pathEntries(job, paths[last]);
+    CandidateInputs inputs;
+    inputs.onPath = &onPath;
+    inputs.jobPath = &entries;
+    inputs.makespanNs = base.makespanNs;
+    inputs.stragglers = out.stragglers;
+    inputs.syncWaits = syncWaits;
+    std::vector<Opportunity> list = opportunityCandidates(job, inputs, options, out.notOffered);
+    const Breakdown before = workOfPath(job, paths[last]);
 
     forEachIndexOnThreads(list.size(), threads, [&](std::size_t i) {
         Opportunity &o = list[i];
@@ -369,11 +173,11 @@ Opportunities findOpportunities(const SimJob &job, const OpportunityOptions &opt
         }
         o.pathNs = timeOnPath(job, entries, o);
         o.criticalRankBefore = out.criticalRank;
-        o.pathBefore = paths[last].breakdown;
+        o.pathBefore = before;
         if (o.finished) {
             const std::size_t after = lastRank(run);
             o.criticalRankAfter = job.ranks[after].rank;
-            o.pathAfter = criticalPath(job, run, after).breakdown;
+            o.pathAfter = workOfPath(job, criticalPath(job, run, after));
         }
     });
     std::stable_sort(list.begin(), list.end(), [](const Opportunity &a, const Opportunity &b) {

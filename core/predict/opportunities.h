@@ -1,8 +1,9 @@
 #pragma once
 // What to fix first (docs/prediction.md, "Opportunities"): a sweep of candidate changes — each GPU
 // kernel family and each GPU stream on a critical path ×0.5, all compute kernels ×0.5, communication,
-// bandwidth and latency, each straggler rank's CPU and all CPU ×0.5 — each replayed as a what-if
-// on the graph already built, ranked by how much it shortens the job's step (the makespan).
+// bandwidth and latency, each straggler rank's CPU, the longest CPU ops of the job's critical path and
+// all CPU ×0.5 — each replayed as a what-if on the graph already built, ranked by how much it
+// shortens the job's step (the makespan).
 
 #include "predict/criticalpath.h"
 #include "predict/whatif.h"
@@ -33,6 +34,7 @@ enum class OpportunityKind : std::uint8_t {
     Bandwidth,    // the network's bandwidth
     Latency,      // the network's latency
     RankCpu,      // a straggler rank's CPU
+    CpuOp,        // one CPU op (by name) of one rank on the job's critical path
     AllCpu,       // every rank's CPU
 };
 std::string_view opportunityKindName(OpportunityKind kind); // "kernel_family", "all_kernels", "stream", …
@@ -49,7 +51,7 @@ struct Opportunity {
     std::string title;             // WhatIf::describe(), with what it stands for
     std::vector<std::string> args; // the `linkscope predict` what-if arguments that replay it
     std::string pattern;           // KernelFamily, AllKernels, RankCpu, AllCpu: the regex
-    std::int64_t rank = -1;        // RankCpu: the rank
+    std::int64_t rank = -1;        // RankCpu, CpuOp: the rank
     std::int64_t stream = -1;      // Stream: the stream id
     double factor = 1;             // what the durations (or the bandwidth) are multiplied by
     WhatIf whatIf;
@@ -58,7 +60,8 @@ struct Opportunity {
     std::int64_t baselineMakespanNs = 0, makespanNs = 0;
     bool finished = true; // every rank finished under it
     std::vector<RankGain> ranks;
-    // The job's critical path (the path of the rank that ends last) before and after.
+    // The job's critical path (the path of the rank that ends last) before and after, by the kind of
+    // work whichever rank did it (cpu, gpu, comm, idle; no other_rank).
     std::int64_t criticalRankBefore = -1, criticalRankAfter = -1;
     Breakdown pathBefore, pathAfter;
     std::int64_t gainNs() const { return finished ? baselineMakespanNs - makespanNs : 0; }
@@ -78,6 +81,10 @@ struct OpportunityOptions {
     double factor = 0.5; // durations × factor; the bandwidth ÷ factor
     // A straggler's CPU is offered when its CPU work is at least this share of the job's critical path.
     double stragglerShare = 0.01;
+    // CPU ops (a rank's ops of one name) on the job's critical path offered one by one: the longest,
+    // at most this many, each at least `cpuOpShare` of the path.
+    std::size_t maxCpuOps = 16;
+    double cpuOpShare = 0.001;
     int threads = 0; // replays at once; 0: machineThreads()
 };
 
