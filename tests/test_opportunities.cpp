@@ -200,6 +200,9 @@ private slots:
         QVERIFY(text.str().find("  3. ") != std::string::npos);
         QVERIFY(text.str().find("  4. ") == std::string::npos);
         QVERIFY(text.str().find("not offered: a blocking sync removed") != std::string::npos);
+        std::ostringstream all, err3;
+        QCOMPARE(linkscope::cli::runPredict({job, "--opportunities", "--opportunities-limit", "0"}, all, err3), 0);
+        QVERIFY(all.str().find("more: --opportunities-limit 0") == std::string::npos);
         std::ostringstream o2, e2;
         QCOMPARE(linkscope::cli::runPredict({job, "--opportunities", "--scale-comm", "2"}, o2, e2), 2);
         QVERIFY(e2.str().find("--opportunities") != std::string::npos);

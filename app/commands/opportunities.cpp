@@ -89,13 +89,14 @@ int printOpportunities(const SimJob &job, const std::string &networkSource, doub
         return 1;
     }
     if (request.json) {
-        nlohmann::json j = o.toJson(request.limit);
+        nlohmann::json j = o.toJson(request.limit == kDefaultOpportunities ? 0 : request.limit);
         j["network"] = {{"bandwidth_gbps", job.network.bandwidthGBps}, {"latency_ns", job.network.latencyNs},
                         {"npus", job.network.npus}, {"source", networkSource}};
         j["load_ms"] = loadMs;
         out << j.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
     } else {
-        printText(out, job, networkSource, o, request.limit ? request.limit : 20, loadMs);
+        const std::size_t limit = request.limit == kDefaultOpportunities ? 20 : request.limit ? request.limit : o.ranked.size();
+        printText(out, job, networkSource, o, limit, loadMs);
     }
     return 0;
 }

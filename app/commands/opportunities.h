@@ -10,9 +10,12 @@
 
 namespace linkscope::cli {
 
+// --opportunities-limit not given: the text lists 20, the JSON all.
+inline constexpr std::size_t kDefaultOpportunities = static_cast<std::size_t>(-1);
+
 struct OpportunitiesRequest {
     core::predict::ReplayModel model = core::predict::ReplayModel::Faithful;
-    std::size_t limit = 0; // opportunities printed; 0: the default (text 20, JSON all)
+    std::size_t limit = kDefaultOpportunities; // opportunities printed; 0: all
     bool json = false;
 };
 

@@ -79,7 +79,7 @@ struct PredictOptions {
     std::int64_t npus = 0;
     std::size_t top = 5, pathLimit = 0;
     bool json = false, help = false, opportunities = false;
-    std::size_t opportunitiesLimit = 0;
+    std::size_t opportunitiesLimit = kDefaultOpportunities;
     predict::ReplayModel model = predict::ReplayModel::Faithful;
     WhatIf whatIf;
     job::JobOptions job;
