@@ -48,10 +48,12 @@ private slots:
     void kernelFamilies()
     {
         const std::vector<std::pair<std::string, std::string>> cases{
-            {"void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>, at::detail::Array<char*, 1> >(int, "
+            {"void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>, at::detail::Array<char*, 1> "
+             ">(int, "
              "at::native::FillFunctor<float>, at::detail::Array<char*, 1>)",
              "at::native::vectorized_elementwise_kernel"},
-            {"ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm*, unsigned long, ncclWork*)", "ncclDevKernel_AllReduce_Sum_f32_RING_LL"},
+            {"ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm*, unsigned long, ncclWork*)",
+             "ncclDevKernel_AllReduce_Sum_f32_RING_LL"},
             {"ncclDevKernel_AllReduce_Sum_f32_RING_LL", "ncclDevKernel_AllReduce_Sum_f32_RING_LL"},
             {"ampere_sgemm_128x64_tn", "ampere_sgemm_128x64_tn"},
             {"void at::native::(anonymous namespace)::cunn_SoftMaxForward<4, float>(float*, float const*, int)",
@@ -67,7 +69,8 @@ private slots:
         const std::regex vec(kernelFamilyPattern("at::native::vectorized_elementwise_kernel"));
         QVERIFY(!std::regex_search(std::string("void at::native::vectorized_elementwise_kernel2<4>(int)"), vec));
         QVERIFY(!std::regex_search(std::string("void at::native::unrolled_elementwise_kernel<4>(int)"), vec));
-        QVERIFY(!std::regex_search(std::string("ampere_sgemm_128x64_tn_v2"), std::regex(kernelFamilyPattern("ampere_sgemm_128x64_tn"))));
+        QVERIFY(!std::regex_search(std::string("ampere_sgemm_128x64_tn_v2"),
+                                   std::regex(kernelFamilyPattern("ampere_sgemm_128x64_tn"))));
         QVERIFY(!std::regex_search(std::string("void at::native::(anonymous namespace)::k<1>(int)"),
                                    std::regex(kernelFamilyPattern("at::native::"))));
         // Metacharacters in a name are literal.
@@ -79,10 +82,10 @@ private slots:
     // 35 µs, famB's 5 µs; every compute kernel (the stream) 45 µs; the CPU 5 µs.
     void gpuBoundRanking()
     {
-        const SimJob job = jobOf({{onLane(cpu(1, "launch", 10), 100, -1), onLane(gpu(2, "void ns::famA<float>(float*)", 40, {1}), -1, 7),
-                                   onLane(gpu(3, "famB(int)", 10, {1, 2}), -1, 7),
-                                   onLane(gpu(4, "void ns::famA<half>(half*)", 30, {1, 3}), -1, 7),
-                                   onLane(gpu(5, "ns::famA_extra", 10, {1, 4}), -1, 7)}});
+        const SimJob job = jobOf(
+            {{onLane(cpu(1, "launch", 10), 100, -1), onLane(gpu(2, "void ns::famA<float>(float*)", 40, {1}), -1, 7),
+              onLane(gpu(3, "famB(int)", 10, {1, 2}), -1, 7), onLane(gpu(4, "void ns::famA<half>(half*)", 30, {1, 3}), -1, 7),
+              onLane(gpu(5, "ns::famA_extra", 10, {1, 4}), -1, 7)}});
         for (const ReplayModel m : {ReplayModel::Faithful, ReplayModel::AstraSim}) {
             const Opportunities o = findOpportunities(job, withModel(m));
             QCOMPARE(o.baselineMakespanNs, 100'000);

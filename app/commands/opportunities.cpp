@@ -33,12 +33,12 @@ std::string shellQuoted(const std::string &arg)
     return out + "'";
 }
 
-void printText(std::ostream &out, const SimJob &job, const std::string &networkSource, const Opportunities &o,
-               std::size_t limit, double loadMs)
+void printText(std::ostream &out, const SimJob &job, const std::string &networkSource, const Opportunities &o, std::size_t limit,
+               double loadMs)
 {
     char line[512];
-    out << "opportunities: " << job.ranks.size() << " rank(s), " << job.nodeCount() << " nodes; network "
-        << networkSource << "; model " << replayModelName(o.model) << '\n';
+    out << "opportunities: " << job.ranks.size() << " rank(s), " << job.nodeCount() << " nodes; network " << networkSource
+        << "; model " << replayModelName(o.model) << '\n';
     out << "step (the job's makespan) " << ms(o.baselineMakespanNs) << ", rank " << o.criticalRank << " ends last; stragglers:";
     for (const std::int64_t r : o.stragglers)
         out << ' ' << r;
@@ -90,8 +90,10 @@ int printOpportunities(const SimJob &job, const std::string &networkSource, doub
     }
     if (request.json) {
         nlohmann::json j = o.toJson(request.limit == kDefaultOpportunities ? 0 : request.limit);
-        j["network"] = {{"bandwidth_gbps", job.network.bandwidthGBps}, {"latency_ns", job.network.latencyNs},
-                        {"npus", job.network.npus}, {"source", networkSource}};
+        j["network"] = {{"bandwidth_gbps", job.network.bandwidthGBps},
+                        {"latency_ns", job.network.latencyNs},
+                        {"npus", job.network.npus},
+                        {"source", networkSource}};
         j["load_ms"] = loadMs;
         out << j.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
     } else {

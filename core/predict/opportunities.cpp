@@ -112,7 +112,8 @@ Opportunities findOpportunities(const SimJob &job, const OpportunityOptions &opt
     if (job.ranks.empty())
         throw std::invalid_argument("opportunities: the job has no rank");
     if (!(options.factor > 0 && options.factor < 1))
-        throw std::invalid_argument("opportunities: the factor must be between 0 and 1 (a speed-up), not " + number(options.factor));
+        throw std::invalid_argument("opportunities: the factor must be between 0 and 1 (a speed-up), not "
+                                    + number(options.factor));
     ReplayOptions quick;
     quick.keepIssueOrder = false;
     quick.model = options.model;

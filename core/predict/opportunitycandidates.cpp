@@ -187,7 +187,8 @@ std::vector<Opportunity> opportunityCandidates(const SimJob &job, const Candidat
         o.pattern = std::move(pattern);
         o.rank = rank;
         (cpu ? o.whatIf.cpu : o.whatIf.gpu).push_back(nameScale(o.pattern, k, rank));
-        o.args = {cpu ? "--scale-cpu" : "--scale-gpu", (rank >= 0 ? std::to_string(rank) + ":" : "") + o.pattern + "=" + number(k)};
+        o.args = {cpu ? "--scale-cpu" : "--scale-gpu",
+                  (rank >= 0 ? std::to_string(rank) + ":" : "") + o.pattern + "=" + number(k)};
         out.push_back(std::move(o));
     };
     for (const std::string &family : families)
