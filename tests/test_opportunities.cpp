@@ -9,6 +9,7 @@
 #include "commands/commands.h"
 #include "gen/tracegenerator.h"
 #include "predict/opportunities.h"
+#include "predict/simgraph.h"
 
 #include <QTemporaryDir>
 #include <QtTest>
@@ -152,6 +153,32 @@ private slots:
         }
     }
 
+    // A kernel's dispatch latency (attr dispatch_ns: from when it could start to its start) is not
+    // shortened by a faster kernel: a what-if scales the rest, in the replay (both models) and in the
+    // .et `linkscope whatif` writes. A 10 µs kernel with 2 µs of dispatch, ×0.5: 6 µs.
+    void kernelKeepsItsDispatchLatency()
+    {
+        NodeSpec k = onLane(gpu(2, "k", 10, {1}), -1, 7, 10'000);
+        k.dispatchNs = 2'000;
+        const SimJob job = jobOf({{onLane(cpu(1, "launch", 1), 100, -1), k}});
+        QCOMPARE(job.ranks[0].nodes[1].dispatchNs, 2'000);
+        WhatIf half;
+        half.gpu.push_back(parseGpuScale("k=0.5"));
+        ReplayOptions astra;
+        astra.model = ReplayModel::AstraSim;
+        QCOMPARE(replay(job, half).ranks[0].endNs, 1'000 + 6'000);
+        QCOMPARE(replay(job, half, astra).ranks[0].endNs, 1'000 + 6'000);
+        ChakraTrace trace = traceOf({onLane(cpu(1, "launch", 1), 100, -1), k});
+        applyWhatIf(trace, 0, half);
+        QCOMPARE(trace.nodes[1].duration_micros(), std::uint64_t(6));
+        for (const auto &a : trace.nodes[1].attr())
+            if (a.name() == "lane_dur_ns")
+                QCOMPARE(a.int64_val(), std::int64_t(6'000));
+        // A CPU node has none: all of it scales.
+        QCOMPARE(scaledNs(10'000, 0, 0.5), std::int64_t(5'000));
+        QCOMPARE(scaledMicros(10, 20'000, 0.5), std::int64_t(10)); // the dispatch is at most the whole
+    }
+
     void rejectsWhatCannotBeSwept()
     {
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, findOpportunities(SimJob{}));
@@ -197,6 +224,17 @@ private slots:
             QCOMPARE(p["makespan_ns"].get<std::int64_t>(), list[0]["makespan_ns"].get<std::int64_t>());
             QCOMPARE(p["baseline_makespan_ns"].get<std::int64_t>(), j["baseline_makespan_ns"].get<std::int64_t>());
         }
+        // The export writes each kernel's dispatch latency within its lane time.
+        std::ostringstream jo, je;
+        QCOMPARE(linkscope::cli::runJob({job, "--out", dir.filePath("out").toStdString()}, jo, je), 0);
+        const SimJob exported = loadJob({dir.filePath("out/trace.0.et").toStdString(), dir.filePath("out/trace.1.et").toStdString()},
+                                        dir.filePath("out/comm_group.json").toStdString(), {});
+        std::size_t withDispatch = 0;
+        for (const SimNode &n : exported.ranks[0].nodes) {
+            QVERIFY(n.dispatchNs == 0 || (n.kind == NodeKind::Gpu && n.dispatchNs <= n.laneNs));
+            withDispatch += n.dispatchNs > 0;
+        }
+        QVERIFY(withDispatch > 0);
         // The text lists the first N; a what-if beside --opportunities is a usage error.
         std::ostringstream text, err;
         QCOMPARE(linkscope::cli::runPredict({job, "--opportunities", "--opportunities-limit", "3"}, text, err), 0);
