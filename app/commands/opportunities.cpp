@@ -42,6 +42,8 @@ void printText(std::ostream &out, const SimJob &job, const std::string &networkS
     out << "step (the job's makespan) " << ms(o.baselineMakespanNs) << ", rank " << o.criticalRank << " ends last; stragglers:";
     for (const std::int64_t r : o.stragglers)
         out << ' ' << r;
+    if (o.stragglers.empty())
+        out << " none (no rank's CPU is 1 % of the job's critical path)";
     std::snprintf(line, sizeof line, "\n%zu candidates replayed in %.0f ms (loaded in %.0f ms), ranked by the job's gain:\n",
                   o.ranked.size(), o.sweepMs, loadMs);
     out << line;
