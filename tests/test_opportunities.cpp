@@ -227,8 +227,9 @@ private slots:
         // The export writes each kernel's dispatch latency within its lane time.
         std::ostringstream jo, je;
         QCOMPARE(linkscope::cli::runJob({job, "--out", dir.filePath("out").toStdString()}, jo, je), 0);
-        const SimJob exported = loadJob({dir.filePath("out/trace.0.et").toStdString(), dir.filePath("out/trace.1.et").toStdString()},
-                                        dir.filePath("out/comm_group.json").toStdString(), {});
+        const SimJob exported = loadJob(
+            {dir.filePath("out/trace.0.et").toStdString(), dir.filePath("out/trace.1.et").toStdString()},
+            dir.filePath("out/comm_group.json").toStdString(), {});
         std::size_t withDispatch = 0;
         for (const SimNode &n : exported.ranks[0].nodes) {
             QVERIFY(n.dispatchNs == 0 || (n.kind == NodeKind::Gpu && n.dispatchNs <= n.laneNs));

@@ -10,9 +10,9 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <limits>
 #include <charconv>
 #include <fstream>
+#include <limits>
 #include <numeric>
 #include <sstream>
 #include <thread>
