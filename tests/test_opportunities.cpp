@@ -248,6 +248,8 @@ private slots:
         std::ostringstream o2, e2;
         QCOMPARE(linkscope::cli::runPredict({job, "--opportunities", "--scale-comm", "2"}, o2, e2), 2);
         QVERIFY(e2.str().find("--opportunities") != std::string::npos);
+        std::ostringstream o3, e3;
+        QCOMPARE(linkscope::cli::runPredict({job, "--opportunities-limit", "3"}, o3, e3), 2);
     }
 };
 

@@ -169,6 +169,8 @@ PredictOptions parsePredictArgs(const Args &args)
         throw std::invalid_argument("give a job folder, a pair or .et files");
     if (o.opportunities && (!o.whatIf.empty() || !o.schedulePath.empty()))
         throw std::invalid_argument("--opportunities replays its own what-ifs: give it without what-ifs and --schedule");
+    if (!o.opportunities && o.opportunitiesLimit != kDefaultOpportunities)
+        throw std::invalid_argument("--opportunities-limit goes with --opportunities");
     if (o.json && !topGiven)
         o.top = 10;
     o.job.jobs = std::max(1, jobs);
