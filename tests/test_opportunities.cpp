@@ -8,15 +8,20 @@
 
 #include "commands/commands.h"
 #include "gen/tracegenerator.h"
+#include "predict/jobgraph.h"
 #include "predict/opportunities.h"
 #include "predict/simgraph.h"
 
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
 #include <QTemporaryDir>
 #include <QtTest>
 
 #include <nlohmann/json.hpp>
 
 #include <regex>
+#include <set>
 #include <sstream>
 
 using namespace linkscope::test::simjob;
@@ -179,6 +184,49 @@ private slots:
         QCOMPARE(scaledMicros(10, 20'000, 0.5), std::int64_t(10)); // the dispatch is at most the whole
     }
 
+    // Megatron's 8 ranks (../shared/traces; skipped without): at least 30 candidates, ranked, rank 6 the
+    // straggler, every kernel family's pattern exact on every kernel name of the job.
+    void megatron()
+    {
+        const QString traces = linkscope::test::sharedTracesDir() + "/astrasim_megatron_tp8_8rank_pair";
+        if (!QFileInfo::exists(traces + "/megatron_et_0.json.gz"))
+            QSKIP(qPrintable(traces + " not present"));
+        QTemporaryDir dir;
+        QDir().mkpath(dir.filePath("in"));
+        for (int r = 0; r < 8; ++r) {
+            QVERIFY(QFile::link(traces + QString("/megatron_et_%1.json.gz").arg(r),
+                                dir.filePath(QString("in/host_%1.json.gz").arg(r))));
+            QVERIFY(QFile::link(traces + QString("/megatron_kineto_%1.json.gz").arg(r),
+                                dir.filePath(QString("in/kineto_%1.json.gz").arg(r))));
+        }
+        std::ostringstream jo, je;
+        QCOMPARE(linkscope::cli::runJob({dir.filePath("in").toStdString(), "--out", dir.filePath("out").toStdString()}, jo, je),
+                 0);
+        const SimJob job = loadJobExport(dir.filePath("out").toStdString(), "trace").job;
+        for (const ReplayModel m : {ReplayModel::Faithful, ReplayModel::AstraSim}) {
+            const Opportunities o = findOpportunities(job, withModel(m));
+            QVERIFY(o.ranked.size() >= 30);
+            QCOMPARE(o.stragglers, std::vector<std::int64_t>{6});
+            for (std::size_t i = 1; i < o.ranked.size(); ++i)
+                QVERIFY(o.ranked[i - 1].gainNs() >= o.ranked[i].gainNs());
+            QCOMPARE(o.ranked.front().kind, OpportunityKind::AllCpu);
+            qInfo("%s: %zu candidates in %.0f ms", std::string(replayModelName(m)).c_str(), o.ranked.size(), o.sweepMs);
+        }
+        std::set<std::string> names;
+        for (const SimRank &r : job.ranks)
+            for (const SimNode &n : r.nodes)
+                if (n.kind == NodeKind::Gpu)
+                    names.insert(r.names[n.name]);
+        std::set<std::string> families;
+        for (const std::string &name : names)
+            families.insert(kernelFamily(name));
+        for (const std::string &family : families) {
+            const std::regex pattern(kernelFamilyPattern(family));
+            for (const std::string &name : names)
+                QVERIFY2(std::regex_search(name, pattern) == (kernelFamily(name) == family), (family + " / " + name).c_str());
+        }
+    }
+
     void rejectsWhatCannotBeSwept()
     {
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, findOpportunities(SimJob{}));
@@ -236,6 +284,22 @@ private slots:
             withDispatch += n.dispatchNs > 0;
         }
         QVERIFY(withDispatch > 0);
+        // Each family's pattern matches exactly the kernels of that family, on every kernel name the
+        // generator writes.
+        std::set<std::string> names;
+        for (const SimRank &r : exported.ranks)
+            for (const SimNode &n : r.nodes)
+                if (n.kind == NodeKind::Gpu)
+                    names.insert(r.names[n.name]);
+        std::set<std::string> families;
+        for (const std::string &name : names)
+            families.insert(kernelFamily(name));
+        QVERIFY(families.size() >= 5);
+        for (const std::string &family : families) {
+            const std::regex pattern(kernelFamilyPattern(family));
+            for (const std::string &name : names)
+                QVERIFY2(std::regex_search(name, pattern) == (kernelFamily(name) == family), (family + " / " + name).c_str());
+        }
         // The text lists the first N; a what-if beside --opportunities is a usage error.
         std::ostringstream text, err;
         QCOMPARE(linkscope::cli::runPredict({job, "--opportunities", "--opportunities-limit", "3"}, text, err), 0);
