@@ -29,6 +29,7 @@ struct NodeSpec {
     // Written only when set: the thread (attr tid), the stream (attr stream), the time on its own
     // lane (attr lane_dur_ns, what the faithful model runs).
     std::int64_t tid = -1, stream = -1, laneNs = -1;
+    std::int64_t dispatchNs = 0; // attr dispatch_ns, written when > 0
 };
 
 inline NodeSpec onLane(NodeSpec n, std::int64_t tid, std::int64_t stream, std::int64_t laneNs = -1)
@@ -94,6 +95,11 @@ inline ChakraTrace traceOf(const std::vector<NodeSpec> &specs, std::int64_t rank
                 a->set_name(key);
                 a->set_int64_val(value);
             }
+        if (s.dispatchNs > 0) {
+            a = n.add_attr();
+            a->set_name("dispatch_ns");
+            a->set_int64_val(s.dispatchNs);
+        }
         if (s.type != ChakraProtoMsg::COMP_NODE) {
             if (s.commType >= 0) {
                 a = n.add_attr();

@@ -4,6 +4,7 @@
 
 #include "commands/against.h"
 #include "commands/commands.h"
+#include "commands/opportunities.h"
 
 #include "io/atomicfile.h"
 #include "job/discovery.h"
@@ -54,6 +55,9 @@ void printPredictUsage(std::ostream &out)
            "                        HOST_ET --against KINETO): the error per rank and where they part\n"
            "  --schedule FILE       write the replayed schedule (under the what-if) as CSV: rank,id,name,kind,start_ns,\n"
            "                        end_ns,slack_ns (compare with ASTRA-sim's issue/callback log)\n"
+           "  --opportunities       what to fix first: candidate changes (kernel families and streams on the critical\n"
+           "                        path, communication, stragglers' CPU, ...) each replayed, ranked by the job's gain;\n"
+           "                        --opportunities-limit N lists the first N (default 20, JSON all; 0 all)\n"
            "Exit status: 0; 1 if an input cannot be read or a rank never finishes; 2 for usage.\n";
 }
 
@@ -77,7 +81,8 @@ struct PredictOptions {
     std::string host, device, commGroups, network, prefix = "trace", schedulePath;
     std::int64_t npus = 0;
     std::size_t top = 5, pathLimit = 0;
-    bool json = false, help = false;
+    bool json = false, help = false, opportunities = false;
+    std::size_t opportunitiesLimit = kDefaultOpportunities;
     predict::ReplayModel model = predict::ReplayModel::Faithful;
     WhatIf whatIf;
     job::JobOptions job;
@@ -143,6 +148,10 @@ PredictOptions parsePredictArgs(const Args &args)
             o.against.push_back(value());
         } else if (a == "--schedule") {
             o.schedulePath = value();
+        } else if (a == "--opportunities") {
+            o.opportunities = true;
+        } else if (a == "--opportunities-limit") {
+            o.opportunitiesLimit = static_cast<std::size_t>(count(1000000));
         } else if (a == "--json") {
             o.json = true;
         } else if (a == "--model") {
@@ -164,6 +173,10 @@ PredictOptions parsePredictArgs(const Args &args)
         throw std::invalid_argument("give a pair (--host, --device), a Kineto trace (--device) or files, not both");
     if (o.device.empty() && o.positional.empty())
         throw std::invalid_argument("give a job folder, a pair or .et files");
+    if (o.opportunities && (!o.whatIf.empty() || !o.schedulePath.empty()))
+        throw std::invalid_argument("--opportunities replays its own what-ifs: give it without what-ifs and --schedule");
+    if (!o.opportunities && o.opportunitiesLimit != kDefaultOpportunities)
+        throw std::invalid_argument("--opportunities-limit goes with --opportunities");
     if (o.json && !topGiven)
         o.top = 10;
     o.job.jobs = std::max(1, jobs);
@@ -324,6 +337,8 @@ int runPredict(const Args &args, std::ostream &out, std::ostream &err)
     const double loadMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     for (const std::string &note : graph->notes)
         err << "predict: note: " << note << '\n';
+    if (o.opportunities)
+        return printOpportunities(graph->job, graph->networkSource, loadMs, {o.model, o.opportunitiesLimit, o.json}, out, err);
 
     predict::Prediction p;
     predict::ReplayResult r; // the what-if's run with its issue order, kept for --schedule's slack

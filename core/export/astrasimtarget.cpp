@@ -216,6 +216,7 @@ AstraSimDurations astraSimDurations(const EtPlusGraph &graph, const DeviceTrace 
     micros.assign(n, 0);
     std::vector<Nanos> &laneNs = out.laneNs;
     laneNs.assign(n, -1);
+    out.dispatchNs.assign(n, 0);
 
     // CPU: pieces per thread, then one sweep over all threads of the rank.
     std::vector<Piece> pieces, holes;
@@ -342,6 +343,7 @@ AstraSimDurations astraSimDurations(const EtPlusGraph &graph, const DeviceTrace 
             gpuPieces[e.device].push_back({begin, end, i});
             gpuOrder[e.device].push_back({e.ts, end, i});
             laneNs[i] = end - begin;
+            out.dispatchNs[i] = e.ts - begin;
         } else {
             durationNs[i] = end - e.ts;
             micros[i] = static_cast<std::uint64_t>((end - e.ts + 500) / 1000);

@@ -42,10 +42,13 @@ inline constexpr Nanos kNoLeadIn = std::numeric_limits<Nanos>::min();
 // `laneNs` is each node's time on its own thread or stream, nothing cut where lanes overlap: a
 // thread's pieces, a kernel from its dispatch to its end (what a replay with one CPU per thread and
 // one queue per stream runs, predict/replay.h's faithful model; written as the attr `lane_dur_ns`).
-// -1 for a node that is neither a CPU node nor a GPU compute node.
+// -1 for a node that is neither a CPU node nor a GPU compute node. `dispatchNs`: the part of a GPU
+// compute node's lane time that is its dispatch latency (below; 0 for the rest): a what-if that
+// scales the kernel keeps it (attr `dispatch_ns`).
 struct AstraSimDurations {
     std::vector<std::uint64_t> micros;
     std::vector<Nanos> laneNs;
+    std::vector<Nanos> dispatchNs;
     Nanos gpuBusyNs = 0;    // Σ GPU compute time as ASTRA-sim runs it (overlaps cut)
     Nanos gpuOverlapNs = 0; // Σ lane time − the above: kernel time that ran beside another stream's kernel
 };

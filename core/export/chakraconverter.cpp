@@ -252,6 +252,9 @@ void emitRange(std::uint32_t begin, std::uint32_t end, const ChakraPlan &plan, c
         // Its time on its own thread or stream (ASTRA-sim ignores it; predict's faithful model runs it).
         if (!plan.laneNs.empty() && plan.laneNs[i] >= 0)
             addInt64(node, "lane_dur_ns", plan.laneNs[i]);
+        // Of that, a kernel's dispatch latency: what a what-if that scales the kernel keeps.
+        if (!plan.dispatchNs.empty() && plan.dispatchNs[i] > 0)
+            addInt64(node, "dispatch_ns", plan.dispatchNs[i]);
 
         if (!source.gpu) {
             node.set_name(std::string(host.name(h)));

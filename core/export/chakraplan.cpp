@@ -456,6 +456,7 @@ private:
                                                         leadInFrom, options_.blockedAsDependencies ? &blocked_ : nullptr);
         plan_.durationMicros = std::move(durations.micros);
         plan_.laneNs = std::move(durations.laneNs);
+        plan_.dispatchNs = std::move(durations.dispatchNs);
         stats.gpuBusyNs = durations.gpuBusyNs;
         stats.gpuOverlapNs = durations.gpuOverlapNs;
     }

@@ -81,7 +81,8 @@ struct ChakraPlan {
     std::vector<std::uint32_t> deps;
     std::vector<std::uint8_t> keep;            // 0: a dangling node, left out
     std::vector<std::uint64_t> durationMicros; // astra-sim target: each node's duration; empty for Chakra
-    std::vector<Nanos> laneNs; // astra-sim target: each node's time on its own thread or stream (-1: none), attr lane_dur_ns
+    std::vector<Nanos> laneNs;     // astra-sim target: each node's time on its own thread or stream (-1: none), attr lane_dur_ns
+    std::vector<Nanos> dispatchNs; // astra-sim target: a kernel's dispatch latency within laneNs, attr dispatch_ns
     // astra-sim target: P2P transfers that move only once both sides are there (docs/astra-sim-export.md,
     // "Sends that wait for their receiver"). kRendezvousSend: a send that waits for a one-byte
     // clear-to-send from its receiver (a receive written before it); kRendezvousRecv: a receive that

@@ -135,12 +135,12 @@ std::int64_t Durations::computeNs(std::size_t r, std::uint32_t node) const
     }
     if (m_model == ReplayModel::Faithful) { // in ns: the lane time where the export wrote it
         const std::int64_t base = n.laneNs >= 0 ? n.laneNs : n.durationMicros * 1000;
-        const std::int64_t ns = matched ? std::llround(static_cast<double>(base) * factor) : base;
+        const std::int64_t ns = matched ? scaledNs(base, n.dispatchNs, factor) : base;
         return std::max<std::int64_t>(ns + delayMicros * 1000, 1);
     }
     std::int64_t micros = n.durationMicros;
     if (matched) // as applyWhatIf writes it into the .et: whole microseconds
-        micros = std::llround(static_cast<double>(micros) * factor);
+        micros = scaledMicros(micros, n.dispatchNs, factor);
     micros += delayMicros;
     return micros == 0 ? 1 : micros * 1000;
 }

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <charconv>
 #include <fstream>
+#include <limits>
 #include <numeric>
 #include <sstream>
 #include <thread>
@@ -109,12 +110,26 @@ struct NodeFields {
     std::int64_t stream = -1;
     std::int64_t tid = 0;
     std::int64_t laneNs = -1;
+    std::int64_t dispatchNs = 0;
 };
 
 namespace {
 
 // The attributes the replay reads; the rest are skipped.
-enum class AttrKey : std::uint8_t { None, IsCpuOp, CommType, CommSize, CommSrc, CommDst, CommTag, PgName, Stream, Tid, LaneNs };
+enum class AttrKey : std::uint8_t {
+    None,
+    IsCpuOp,
+    CommType,
+    CommSize,
+    CommSrc,
+    CommDst,
+    CommTag,
+    PgName,
+    Stream,
+    Tid,
+    LaneNs,
+    DispatchNs
+};
 
 AttrKey attributeKey(std::string_view key)
 {
@@ -122,7 +137,7 @@ AttrKey attributeKey(std::string_view key)
     case 3:
         return key == "tid" ? AttrKey::Tid : AttrKey::None;
     case 11:
-        return key == "lane_dur_ns" ? AttrKey::LaneNs : AttrKey::None;
+        return key == "lane_dur_ns" ? AttrKey::LaneNs : key == "dispatch_ns" ? AttrKey::DispatchNs : AttrKey::None;
     case 6:
         return key == "stream" ? AttrKey::Stream : AttrKey::None;
     case 7:
@@ -177,6 +192,9 @@ void takeAttribute(NodeFields &f, AttrKey key, bool hasValue, std::int64_t value
         break;
     case AttrKey::LaneNs:
         f.laneNs = valueOr(-1);
+        break;
+    case AttrKey::DispatchNs:
+        f.dispatchNs = valueOr(0);
         break;
     case AttrKey::None:
         break;
@@ -416,6 +434,7 @@ void RankBuilder::addFields(const NodeFields &f, std::size_t depBegin, std::size
     n.durationMicros = static_cast<std::int64_t>(f.durationMicros);
     n.stream = f.stream;
     n.laneNs = f.laneNs;
+    n.dispatchNs = static_cast<std::int32_t>(std::clamp<std::int64_t>(f.dispatchNs, 0, std::numeric_limits<std::int32_t>::max()));
     const auto found = m_names.find(f.name);
     if (found != m_names.end()) {
         n.name = found->second;

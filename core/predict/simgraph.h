@@ -42,6 +42,7 @@ struct SimNode {
     std::int64_t laneNs = -1;               // attr lane_dur_ns: its time on its own thread or stream (-1: not written)
     std::uint32_t depBegin = 0, depEnd = 0; // into SimRank::deps: positions of the nodes it waits for
     std::int32_t comm = -1;                 // into SimRank::comms for Collective/Send/Recv
+    std::int32_t dispatchNs = 0;            // Gpu: attr dispatch_ns, the dispatch latency within its time (kept by a what-if)
     std::int64_t stream = -1;               // GPU nodes' "stream" attribute
 };
 

@@ -213,13 +213,16 @@ std::int64_t intAttr(const ChakraProtoMsg::Node &node, const char *name, std::in
     return fallback;
 }
 
-// duration_micros and lane_dur_ns × factor (whole µs, as ASTRA-sim reads them; ns for the lane).
+// duration_micros and lane_dur_ns × factor (whole µs, as ASTRA-sim reads them; ns for the lane), a
+// kernel's dispatch latency (attr dispatch_ns) kept.
 void scaleNode(ChakraProtoMsg::Node &node, double factor)
 {
-    node.set_duration_micros(static_cast<std::uint64_t>(std::llround(static_cast<double>(node.duration_micros()) * factor)));
+    const std::int64_t keep = intAttr(node, "dispatch_ns", 0);
+    node.set_duration_micros(static_cast<std::uint64_t>(
+        std::max<std::int64_t>(scaledMicros(static_cast<std::int64_t>(node.duration_micros()), keep, factor), 0)));
     for (auto &a : *node.mutable_attr())
         if (a.name() == "lane_dur_ns")
-            a.set_int64_val(std::llround(static_cast<double>(a.int64_val()) * factor));
+            a.set_int64_val(scaledNs(a.int64_val(), keep, factor));
 }
 
 void addDelay(ChakraProtoMsg::Node &node, std::uint64_t micros)

@@ -6,6 +6,8 @@
 
 #include "model/common.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -50,6 +52,23 @@ struct WhatIf {
     std::pair<double, bool> cpuFactor(const std::string &name, std::int64_t rank = -1) const;
     std::string describe() const;
 };
+
+// A kernel's time scaled by a what-if: all but its first `keepNs` (its dispatch latency, attr
+// dispatch_ns: the time from when it could start to its start, which a faster kernel does not
+// shorten). In ns (lane_dur_ns), and in whole µs (duration_micros, as ASTRA-sim reads it).
+inline std::int64_t scaledNs(std::int64_t ns, std::int64_t keepNs, double factor)
+{
+    const std::int64_t keep = std::clamp<std::int64_t>(keepNs, 0, std::max<std::int64_t>(ns, 0));
+    return keep + std::llround(static_cast<double>(ns - keep) * factor);
+}
+inline std::int64_t scaledMicros(std::int64_t micros, std::int64_t keepNs, double factor)
+{
+    if (keepNs <= 0)
+        return std::llround(static_cast<double>(micros) * factor);
+    const double ns = static_cast<double>(micros) * 1000.0;
+    const double keep = std::min(static_cast<double>(keepNs), ns);
+    return std::llround((keep + (ns - keep) * factor) / 1000.0);
+}
 
 // A non-negative number; throws std::invalid_argument naming `what` otherwise.
 double parseFactor(const std::string &text, const std::string &what);

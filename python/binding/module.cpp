@@ -131,4 +131,30 @@ PYBIND11_MODULE(_linkscope, m)
         },
         py::arg("paths"), py::arg("host"), py::arg("device"), py::arg("comm_groups"), py::arg("network"), py::arg("prefix"),
         py::arg("npus"), py::arg("policy"), py::arg("jobs"), py::arg("what_if"), py::arg("top"));
+
+    m.def(
+        "opportunities",
+        [](const std::vector<std::string> &paths, const std::string &host, const std::string &device,
+           const std::string &commGroups, const std::string &network, const std::string &prefix, std::int64_t npus,
+           const std::string &policy, int jobs, const std::string &model) {
+            PredictInputs in;
+            in.paths = paths;
+            in.host = host;
+            in.device = device;
+            in.commGroups = commGroups;
+            in.network = network;
+            in.prefix = prefix;
+            in.npus = npus;
+            if (!policy.empty()) {
+                const auto p = core::policyFromName(policy);
+                if (!p)
+                    throw std::invalid_argument("unknown policy '" + policy + "' (nesting, external-id, ev-idx)");
+                in.job.link.policy = *p;
+                in.job.policyGiven = true;
+            }
+            in.job.jobs = std::max(1, jobs);
+            return opportunitiesTable(in, model);
+        },
+        py::arg("paths"), py::arg("host"), py::arg("device"), py::arg("comm_groups"), py::arg("network"), py::arg("prefix"),
+        py::arg("npus"), py::arg("policy"), py::arg("jobs"), py::arg("model"));
 }

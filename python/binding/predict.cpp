@@ -2,6 +2,7 @@
 
 #include "job/discovery.h"
 #include "predict/jobgraph.h"
+#include "predict/opportunities.h"
 #include "predict/prediction.h"
 
 #include <pybind11/stl.h>
@@ -186,6 +187,77 @@ py::dict predictTables(const PredictInputs &inputs, const std::vector<std::strin
     out["breakdown"] = breakdown.toPython();
     out["critical_path"] = path.toPython();
     out["top"] = tops.toPython();
+    return out;
+}
+
+py::dict opportunitiesTable(const PredictInputs &inputs, const std::string &model)
+{
+    const auto replayModel = predict::replayModelFromName(model);
+    if (!replayModel)
+        throw std::invalid_argument("model: '" + model + "' is not a model (faithful, astra-sim)");
+    predict::JobGraph graph;
+    predict::Opportunities o;
+    Table table;
+    {
+        py::gil_scoped_release release;
+        graph = loadGraph(inputs);
+        predict::OpportunityOptions options;
+        options.model = *replayModel;
+        o = predict::findOpportunities(graph.job, options);
+        auto &position = table.ints("position");
+        std::vector<std::string> kind, title, args, pattern, moved;
+        auto &gain = table.ints("gain_ns");
+        auto &gainPct = table.floats("gain_pct");
+        auto &makespan = table.ints("makespan_ns");
+        auto &finished = table.bools("finished");
+        auto &nodes = table.ints("nodes");
+        auto &onPath = table.ints("on_path");
+        auto &pathNs = table.ints("path_ns");
+        Column &rank = table.nullableInts("rank");
+        Column &stream = table.nullableInts("stream");
+        auto &factor = table.floats("factor");
+        auto &rankAfter = table.ints("critical_rank_after");
+        for (std::size_t i = 0; i < o.ranked.size(); ++i) {
+            const predict::Opportunity &p = o.ranked[i];
+            position.push_back(static_cast<std::int64_t>(i + 1));
+            kind.emplace_back(predict::opportunityKindName(p.kind));
+            title.push_back(p.title);
+            std::string joined;
+            for (const std::string &a : p.args)
+                joined += (joined.empty() ? "" : " ") + a;
+            args.push_back(joined);
+            pattern.push_back(p.pattern);
+            moved.push_back(p.moved());
+            gain.push_back(p.gainNs());
+            gainPct.push_back(p.gainPct());
+            makespan.push_back(p.makespanNs);
+            finished.push_back(p.finished ? 1 : 0);
+            nodes.push_back(static_cast<std::int64_t>(p.nodes));
+            onPath.push_back(static_cast<std::int64_t>(p.onPath));
+            pathNs.push_back(p.pathNs);
+            Table::push(rank, p.rank, p.rank < 0);
+            Table::push(stream, p.stream, p.stream < 0);
+            factor.push_back(p.factor);
+            rankAfter.push_back(p.criticalRankAfter);
+        }
+        table.strings("kind", kind);
+        table.strings("title", title);
+        table.strings("args", args);
+        table.strings("pattern", pattern);
+        table.strings("moved", moved);
+    }
+    py::dict out;
+    out["model"] = std::string(predict::replayModelName(o.model));
+    out["baseline_makespan_ns"] = o.baselineMakespanNs;
+    out["critical_rank"] = o.criticalRank;
+    out["stragglers"] = o.stragglers;
+    out["sweep_ms"] = o.sweepMs;
+    out["network_source"] = graph.networkSource;
+    py::list notOffered;
+    for (const predict::NotOffered &n : o.notOffered)
+        notOffered.append(py::make_tuple(n.candidate, n.why));
+    out["not_offered"] = notOffered;
+    out["opportunities"] = table.toPython();
     return out;
 }
 

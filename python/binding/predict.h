@@ -32,4 +32,9 @@ struct PredictInputs {
 //  "ranks": table, "breakdown": table, "critical_path": table, "top": table}.
 pybind11::dict predictTables(const PredictInputs &inputs, const std::vector<std::string> &whatIfArgs, std::size_t top);
 
+// `linkscope predict --opportunities` (predict/opportunities.h) on the same graph, in `model`
+// ("faithful", "astra-sim"), GIL released: {"model", "baseline_makespan_ns", "critical_rank",
+// "stragglers", "sweep_ms", "network_source", "not_offered": [(candidate, why)], "opportunities": table}.
+pybind11::dict opportunitiesTable(const PredictInputs &inputs, const std::string &model);
+
 } // namespace linkscope::python

@@ -27,7 +27,7 @@ from ._linkscope import CorrectionError, Error, ExportError, LoadError, WriteErr
 
 __version__ = _linkscope.__version__
 __all__ = [
-    "open", "open_pair", "open_job", "predict", "export_targets", "Pair", "Job", "Prediction",
+    "open", "open_pair", "open_job", "predict", "opportunities", "export_targets", "Pair", "Job", "Prediction",
     "Error", "LoadError", "ExportError", "WriteError", "CorrectionError", "__version__",
 ]
 
@@ -360,3 +360,22 @@ def predict(*paths, host=None, device=None, comm_groups=None, network=None, pref
         paths=[_text(p) for p in paths], host=_text(host) if host else "", device=_text(device) if device else "",
         comm_groups=_text(comm_groups) if comm_groups else "", network=_text(network) if network else "", prefix=prefix,
         npus=npus, policy=policy or "", jobs=jobs, what_if=_what_if_args(what_if, flags), top=top))
+
+
+def opportunities(*paths, host=None, device=None, comm_groups=None, network=None, prefix: str = "trace", npus: int = 0,
+                  policy: str | None = None, jobs: int = 1, model: str = "faithful") -> pd.DataFrame:
+    """`linkscope predict --opportunities` (docs/prediction.md, "Opportunities"): candidate changes
+    (kernel families and streams on the critical path, communication, stragglers' CPU, …) each
+    replayed, ranked by the job's gain — one row per candidate, best first. The inputs are
+    ``predict``'s; ``model``: faithful or astra-sim. ``attrs`` holds ``baseline_makespan_ns``,
+    ``critical_rank``, ``stragglers``, ``sweep_ms``, ``model`` and ``not_offered`` (candidate, why)."""
+    result = _linkscope.opportunities(
+        paths=[_text(p) for p in paths], host=_text(host) if host else "", device=_text(device) if device else "",
+        comm_groups=_text(comm_groups) if comm_groups else "", network=_text(network) if network else "", prefix=prefix,
+        npus=npus, policy=policy or "", jobs=jobs, model=model)
+    frame = _frame(result["opportunities"])
+    for key in ("model", "baseline_makespan_ns", "critical_rank", "sweep_ms", "network_source"):
+        frame.attrs[key] = result[key]
+    frame.attrs["stragglers"] = list(result["stragglers"])
+    frame.attrs["not_offered"] = [tuple(n) for n in result["not_offered"]]
+    return frame

@@ -321,6 +321,22 @@ def test_job_predict_matches_the_cli(job_dir):
     assert pair.info["gpu_ops"] == int(job.ranks().query("rank == 1")["gpu_ops"].iloc[0])
 
 
+def test_opportunities_match_the_cli(job_dir):
+    frame = linkscope.opportunities(job_dir)
+    want = cli_json("predict", job_dir, "--opportunities", "--json")
+    assert list(frame["title"]) == [o["title"] for o in want["opportunities"]]
+    assert list(frame["gain_ns"]) == [o["gain_ns"] for o in want["opportunities"]]
+    assert list(frame["args"]) == [" ".join(o["args"]) for o in want["opportunities"]]
+    assert list(frame["position"]) == list(range(1, len(frame) + 1))
+    assert frame["gain_ns"].is_monotonic_decreasing and frame["gain_ns"].iloc[0] > 0
+    assert frame.attrs["baseline_makespan_ns"] == want["baseline_makespan_ns"]
+    assert frame.attrs["not_offered"][0][0] == want["not_offered"][0]["candidate"]
+    astra = linkscope.opportunities(job_dir, model="astra-sim")
+    assert astra.attrs["model"] == "astra-sim" and astra["gain_ns"].is_monotonic_decreasing
+    with pytest.raises(ValueError):
+        linkscope.opportunities(job_dir, model="no-such-model")
+
+
 def test_ctrl_c_stops_a_long_open(tmp_path):
     host, device = tmp_path / "host.json", tmp_path / "kineto.json"
     subprocess.run([GEN, "--target-events", "300000", str(host), str(device)], check=True, capture_output=True)
