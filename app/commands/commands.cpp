@@ -32,4 +32,18 @@ void printUsage(std::ostream &out)
            "version and the JSON reader kernel chosen for this CPU.\n";
 }
 
+bool parseCount(const std::string &text, std::size_t &out)
+{
+    try {
+        std::size_t used = 0;
+        const long long v = std::stoll(text, &used);
+        if (used != text.size() || v < 0)
+            return false;
+        out = static_cast<std::size_t>(v);
+        return true;
+    } catch (const std::exception &) {
+        return false;
+    }
+}
+
 } // namespace linkscope::cli

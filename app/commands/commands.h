@@ -33,4 +33,7 @@ const std::vector<Command> &commands();
 // Prints the usage text listing every subcommand.
 void printUsage(std::ostream &out);
 
+// A non-negative integer option value (--top, --jobs), the whole text; false otherwise.
+bool parseCount(const std::string &text, std::size_t &out);
+
 } // namespace linkscope::cli

@@ -40,20 +40,6 @@ void printDiffUsage(std::ostream &out)
            "runs cannot be compared or the CSV cannot be written; 2 on bad arguments.\n";
 }
 
-bool parseCount(const std::string &text, std::size_t &out)
-{
-    try {
-        std::size_t used = 0;
-        const long long v = std::stoll(text, &used);
-        if (used != text.size() || v < 0)
-            return false;
-        out = static_cast<std::size_t>(v);
-        return true;
-    } catch (const std::exception &) {
-        return false;
-    }
-}
-
 // One Kineto trace to read for a run.
 struct Task {
     RunRank *out = nullptr;

@@ -37,20 +37,6 @@ void printSummaryUsage(std::ostream &out)
            "Exit status: 0; 1 if a trace cannot be read (or the CSV written); 2 on bad arguments.\n";
 }
 
-bool parseCount(const std::string &text, std::size_t &out)
-{
-    try {
-        std::size_t used = 0;
-        const long long v = std::stoll(text, &used);
-        if (used != text.size() || v < 0)
-            return false;
-        out = static_cast<std::size_t>(v);
-        return true;
-    } catch (const std::exception &) {
-        return false;
-    }
-}
-
 } // namespace
 
 int runSummary(const Args &args, std::ostream &out, std::ostream &err)

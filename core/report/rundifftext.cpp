@@ -1,5 +1,6 @@
 // The text and the CSV of `linkscope diff` (report/rundiff.h).
 #include "report/rundiff.h"
+#include "report/summaryreport.h"
 
 #include <cinttypes>
 #include <cstdio>
@@ -9,22 +10,7 @@ namespace linkscope::core {
 
 namespace {
 
-std::string duration(Nanos ns)
-{
-    char text[48];
-    const double v = double(ns);
-    if (ns >= 1'000'000'000 || ns <= -1'000'000'000)
-        std::snprintf(text, sizeof text, "%.3f s", v / 1e9);
-    else if (ns >= 1'000'000 || ns <= -1'000'000)
-        std::snprintf(text, sizeof text, "%.3f ms", v / 1e6);
-    else if (ns >= 1'000 || ns <= -1'000)
-        std::snprintf(text, sizeof text, "%.3f us", v / 1e3);
-    else
-        std::snprintf(text, sizeof text, "%" PRId64 " ns", static_cast<std::int64_t>(ns));
-    return text;
-}
-
-std::string signedDuration(Nanos ns) { return (ns > 0 ? "+" : ns == 0 ? "±" : "") + duration(ns); }
+std::string signedDuration(Nanos ns) { return (ns > 0 ? "+" : ns == 0 ? "±" : "") + durationText(ns); }
 
 std::string pad(std::string s, std::size_t width, bool right = true)
 {
@@ -46,7 +32,10 @@ std::string change(const DiffFigure &f)
 }
 
 // "A → B  change" in columns.
-std::string row(const DiffFigure &f) { return pad(duration(f.a), 12) + " → " + pad(duration(f.b), 12) + "  " + change(f); }
+std::string row(const DiffFigure &f)
+{
+    return pad(durationText(f.a), 12) + " → " + pad(durationText(f.b), 12) + "  " + change(f);
+}
 
 std::string rankName(std::int64_t rank) { return rank < 0 ? std::string("trace") : "rank " + std::to_string(rank); }
 
@@ -100,7 +89,7 @@ std::string runDiffText(const RunDiff &d, std::size_t top)
         char place[32];
         std::snprintf(place, sizeof place, "%3zu. ", i + 1);
         out << "  " << place << pad(change(op.moved()), 26, false) << (op.gpu ? "GPU " : "CPU ") << op.name << "  ("
-            << duration(op.moved().a) << " → " << duration(op.moved().b) << ")\n";
+            << durationText(op.moved().a) << " → " << durationText(op.moved().b) << ")\n";
     }
     auto ops = [&](const char *title, const std::vector<DiffOp> &list) {
         const std::size_t n = top ? std::min(top, list.size()) : list.size();
@@ -108,10 +97,11 @@ std::string runDiffText(const RunDiff &d, std::size_t top)
         for (std::size_t i = 0; i < n; ++i) {
             const DiffOp &op = list[i];
             out << "  " << op.name << (op.names > 1 ? "  [" + std::to_string(op.names) + " names]" : std::string()) << '\n';
-            out << "      " << op.countA << " → " << op.countB << ", " << duration(op.total.a) << " → " << duration(op.total.b)
-                << " (" << change(op.total) << "), mean " << duration(op.meanA()) << " → " << duration(op.meanB());
+            out << "      " << op.countA << " → " << op.countB << ", " << durationText(op.total.a) << " → "
+                << durationText(op.total.b) << " (" << change(op.total) << "), mean " << durationText(op.meanA()) << " → "
+                << durationText(op.meanB());
             if (!op.gpu)
-                out << ", self " << duration(op.self.a) << " → " << duration(op.self.b);
+                out << ", self " << durationText(op.self.a) << " → " << durationText(op.self.b);
             out << '\n';
         }
     };

@@ -6,11 +6,7 @@
 
 namespace linkscope::core {
 
-namespace {
-
-std::string fileName(const std::string &path) { return std::filesystem::path(path).filename().string(); }
-
-std::string duration(Nanos ns)
+std::string durationText(Nanos ns)
 {
     char text[48];
     const double v = double(ns);
@@ -24,6 +20,10 @@ std::string duration(Nanos ns)
         std::snprintf(text, sizeof text, "%" PRId64 " ns", static_cast<std::int64_t>(ns));
     return text;
 }
+
+namespace {
+
+std::string fileName(const std::string &path) { return std::filesystem::path(path).filename().string(); }
 
 std::string percent(double p)
 {
@@ -236,8 +236,9 @@ void opsText(std::string &out, const char *title, const std::vector<SummaryOpSta
            + pad("% extent", 10) + "  name\n";
     for (std::size_t i = 0; i < shown(ops.size(), top); ++i) {
         const SummaryOpStat &op = ops[i];
-        out += "  " + pad(duration(op.total), 12) + (cpu ? pad(duration(op.self), 12) : "") + pad(std::to_string(op.count), 8)
-               + pad(duration(op.mean()), 12) + pad(duration(op.max), 12) + pad(percent(share(op.total, extent)), 10) + "  "
+        out += "  " + pad(durationText(op.total), 12) + (cpu ? pad(durationText(op.self), 12) : "")
+               + pad(std::to_string(op.count), 8) + pad(durationText(op.mean()), 12) + pad(durationText(op.max), 12)
+               + pad(percent(share(op.total, extent)), 10) + "  "
                + (cpu                       ? ""
                   : op.category == "kernel" ? ""
                                             : "[" + op.category + "] ")
@@ -252,15 +253,15 @@ void stepsLine(std::string &out, const TraceStats &s)
         out += "steps: none (no ProfilerStep#N span)\n";
         return;
     }
-    out += "steps: " + std::to_string(t.count) + ", mean " + duration(t.mean) + " (min " + duration(t.min) + ", median "
-           + duration(t.median) + ", max " + duration(t.max) + ")\n";
+    out += "steps: " + std::to_string(t.count) + ", mean " + durationText(t.mean) + " (min " + durationText(t.min) + ", median "
+           + durationText(t.median) + ", max " + durationText(t.max) + ")\n";
 }
 
 void traceText(std::string &out, const TraceStats &s, std::size_t top)
 {
-    out += "extent " + duration(s.span()) + ", " + std::to_string(s.events) + " events; " + std::to_string(s.devices.size())
+    out += "extent " + durationText(s.span()) + ", " + std::to_string(s.events) + " events; " + std::to_string(s.devices.size())
            + (s.devices.size() == 1 ? " GPU" : " GPUs") + ", utilisation " + percent(s.gpuUtilisation()) + " %\n";
-    out += "communication " + duration(s.comm()) + ", exposed " + duration(s.exposedComm()) + " ("
+    out += "communication " + durationText(s.comm()) + ", exposed " + durationText(s.exposedComm()) + " ("
            + percent(share(s.exposedComm(), s.comm())) + " % of it not overlapped by computation)\n";
     stepsLine(out, s);
     out += '\n';
@@ -273,16 +274,16 @@ void traceText(std::string &out, const TraceStats &s, std::size_t top)
     else
         out += "  " + pad("ops", 8) + pad("busy", 12) + pad("util %", 8) + pad("comm", 12) + pad("exposed", 12) + "  stream\n";
     for (const SummaryStream &st : s.streams)
-        out += "  " + pad(std::to_string(st.ops), 8) + pad(duration(st.busy), 12) + pad(percent(s.percentOf(st.busy)), 8)
-               + pad(duration(st.comm), 12) + pad(duration(st.exposedComm()), 12) + "  " + st.label + '\n';
+        out += "  " + pad(std::to_string(st.ops), 8) + pad(durationText(st.busy), 12) + pad(percent(s.percentOf(st.busy)), 8)
+               + pad(durationText(st.comm), 12) + pad(durationText(st.exposedComm()), 12) + "  " + st.label + '\n';
     for (const SummaryDevice &d : s.devices)
-        out += "  " + pad(std::to_string(d.ops), 8) + pad(duration(d.busy), 12) + pad(percent(s.percentOf(d.busy)), 8)
-               + pad(duration(d.comm), 12) + pad(duration(d.exposedComm()), 12) + "  GPU " + std::to_string(d.device)
+        out += "  " + pad(std::to_string(d.ops), 8) + pad(durationText(d.busy), 12) + pad(percent(s.percentOf(d.busy)), 8)
+               + pad(durationText(d.comm), 12) + pad(durationText(d.exposedComm()), 12) + "  GPU " + std::to_string(d.device)
                + " (all streams)\n";
     if (!s.steps.empty()) {
         out += "\nSteps:\n";
         for (const SummaryStep &step : s.steps)
-            out += "  ProfilerStep#" + std::to_string(step.number) + "  " + pad(duration(step.dur), 12) + '\n';
+            out += "  ProfilerStep#" + std::to_string(step.number) + "  " + pad(durationText(step.dur), 12) + '\n';
     }
 }
 
@@ -311,10 +312,10 @@ std::string summaryText(const SummaryReport &report, std::size_t top)
         }
         const TraceStats &s = *p.stats;
         const StepTimes t = s.stepTimes();
-        out += "  " + pad(std::to_string(p.rank), 5) + pad(duration(s.span()), 12) + pad(percent(s.gpuUtilisation()), 8)
-               + pad(duration(s.gpuBusy()), 12) + pad(duration(s.comm()), 12) + pad(duration(s.exposedComm()), 12)
-               + pad(std::to_string(t.count), 6) + pad(t.count ? duration(t.mean) : "-", 12)
-               + pad(t.count ? duration(t.max) : "-", 12) + '\n';
+        out += "  " + pad(std::to_string(p.rank), 5) + pad(durationText(s.span()), 12) + pad(percent(s.gpuUtilisation()), 8)
+               + pad(durationText(s.gpuBusy()), 12) + pad(durationText(s.comm()), 12) + pad(durationText(s.exposedComm()), 12)
+               + pad(std::to_string(t.count), 6) + pad(t.count ? durationText(t.mean) : "-", 12)
+               + pad(t.count ? durationText(t.max) : "-", 12) + '\n';
     }
     out += '\n';
     const Nanos extent = extentOf(report);

@@ -31,6 +31,9 @@ struct SummaryReport {
     bool hasErrors() const;
 };
 
+// A duration as the summary writes it: "1.234 s", "12.345 ms", "3.210 us", "17 ns" (negative too).
+std::string durationText(Nanos ns);
+
 // `top`: the GPU and CPU ops listed (0: all).
 nlohmann::json summaryJson(const SummaryReport &report, std::size_t top);
 std::string summaryText(const SummaryReport &report, std::size_t top);
