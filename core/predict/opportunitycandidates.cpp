@@ -126,7 +126,7 @@ WhatIf::NameScale nameScale(const std::string &pattern, double factor, std::int6
     s.pattern = pattern;
     s.factor = factor;
     s.rank = rank;
-    s.compiled = std::regex(pattern, std::regex::ECMAScript);
+    s.compiled = compileNamePattern(pattern);
     return s;
 }
 

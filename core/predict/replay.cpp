@@ -5,6 +5,7 @@
 #include <queue>
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 #include <unordered_map>
 
@@ -64,8 +65,8 @@ std::uint32_t Durations::firstCpuNode(const SimRank &rank)
 Durations::Durations(const SimJob &job, const WhatIf &whatIf, ReplayModel model)
     : m_job(job), m_model(model), m_network(job.network)
 {
-    m_network.bandwidthGBps = job.network.bandwidthGBps * whatIf.bandwidthFactor / whatIf.transferFactor;
-    m_network.latencyNs = job.network.latencyNs * whatIf.transferFactor * whatIf.latencyFactor;
+    m_network.bandwidthGBps = scaledBandwidthGBps(job.network.bandwidthGBps, whatIf);
+    m_network.latencyNs = scaledLatencyNs(job.network.latencyNs, whatIf);
     m_delayMicros.assign(job.ranks.size(), 0);
     m_delayNode.assign(job.ranks.size(), kNoNode);
     for (const auto &delay : whatIf.rankDelayMs) {
@@ -74,7 +75,7 @@ Durations::Durations(const SimJob &job, const WhatIf &whatIf, ReplayModel model)
         if (it == job.ranks.end())
             throw std::invalid_argument("--delay-rank: the job has no rank " + std::to_string(rank));
         const std::size_t r = static_cast<std::size_t>(it - job.ranks.begin());
-        m_delayMicros[r] = std::llround(delay.second * 1000.0);
+        m_delayMicros[r] = std::min(saturatedNs(delay.second * 1000.0), kMaxScaledNs / 1000);
         if (it->steps.empty())
             m_delayNode[r] = firstCpuNode(*it);
     }
@@ -134,11 +135,13 @@ std::int64_t Durations::computeNs(std::size_t r, std::uint32_t node) const
             delayMicros = m_delayMicros[r];
     }
     if (m_model == ReplayModel::Faithful) { // in ns: the lane time where the export wrote it
-        const std::int64_t base = n.laneNs >= 0 ? n.laneNs : n.durationMicros * 1000;
+        // Times from the file saturate as scaled ones do (a .et may hold any uint64).
+        const std::int64_t base = n.laneNs >= 0 ? std::min(n.laneNs, kMaxScaledNs)
+                                                : std::clamp<std::int64_t>(n.durationMicros, 0, kMaxScaledNs / 1000) * 1000;
         const std::int64_t ns = matched ? scaledNs(base, n.dispatchNs, factor) : base;
         return std::max<std::int64_t>(ns + delayMicros * 1000, 1);
     }
-    std::int64_t micros = n.durationMicros;
+    std::int64_t micros = std::clamp<std::int64_t>(n.durationMicros, 0, kMaxScaledNs / 1000);
     if (matched) // as applyWhatIf writes it into the .et: whole microseconds
         micros = scaledMicros(micros, n.dispatchNs, factor);
     micros += delayMicros;
@@ -156,7 +159,7 @@ std::int64_t Durations::collectiveNs(const SimJob &job, std::size_t r, const Sim
     if (!cost)
         return -1;
     const double bytesPerNs = m_network.bandwidthGBps * job::kAstraSimGB;
-    return std::llround(cost->bytesTerm / bytesPerNs + cost->latencyCoefficient * m_network.latencyNs + cost->constantNs);
+    return saturatedNs(cost->bytesTerm / bytesPerNs + cost->latencyCoefficient * m_network.latencyNs + cost->constantNs);
 }
 
 std::int64_t Durations::sendNs(std::int64_t src, std::int64_t dst, std::int64_t bytes) const
@@ -165,10 +168,17 @@ std::int64_t Durations::sendNs(std::int64_t src, std::int64_t dst, std::int64_t 
     const std::int64_t d = std::llabs(src - dst) % npus;
     const double hops = static_cast<double>(std::min(d, npus - d));
     const double bytesPerNs = m_network.bandwidthGBps * job::kAstraSimGB;
-    return static_cast<std::int64_t>(hops * m_network.latencyNs + static_cast<double>(bytes) / bytesPerNs);
+    const double ns = hops * m_network.latencyNs + static_cast<double>(bytes) / bytesPerNs;
+    return ns < static_cast<double>(kMaxScaledNs) ? static_cast<std::int64_t>(std::max(ns, 0.0)) : kMaxScaledNs;
 }
 
 namespace {
+
+// now + d, saturating: the clock stays an int64 however many saturated times follow each other.
+std::int64_t after(std::int64_t now, std::int64_t d)
+{
+    return now > std::numeric_limits<std::int64_t>::max() - d ? std::numeric_limits<std::int64_t>::max() : now + d;
+}
 
 struct Event {
     std::int64_t time;
@@ -341,7 +351,7 @@ private:
         case NodeKind::Gpu: {
             const std::int64_t d = m_dur.computeNs(r, node);
             (n.kind == NodeKind::Cpu ? out.cpuBusyNs : out.gpuBusyNs) += d;
-            schedule(r, node, now + d);
+            schedule(r, node, after(now, d));
             break;
         }
         case NodeKind::Skip:
@@ -368,7 +378,7 @@ private:
             const std::int64_t d = m_dur.computeNs(r, node);
             m_out.ranks[r].transferStart[static_cast<std::size_t>(rank.nodes[node].comm)] = now;
             m_out.ranks[r].commBusyNs += d;
-            schedule(r, node, now + d);
+            schedule(r, node, after(now, d));
             return;
         }
         const std::size_t g = comm.group >= 0 ? static_cast<std::size_t>(comm.group) : m_job.groups.size();
@@ -409,7 +419,7 @@ private:
     std::vector<std::int64_t> memberEnds(const SimComm &comm, const Meeting &m, std::int64_t cost) const
     {
         const std::size_t n = m.members.size();
-        std::vector<std::int64_t> ends(n, m.lastArrival + cost);
+        std::vector<std::int64_t> ends(n, after(m.lastArrival, cost));
         const bool ring = comm.kind == job::CallKind::AllReduce || comm.kind == job::CallKind::ReduceScatter
                           || comm.kind == job::CallKind::AllGather;
         if (!ring || n < 2 || n > kRingStepLimit || m_job.mirrored)
@@ -480,13 +490,13 @@ private:
         const SimComm &comm = rank.comms[c];
         const std::int64_t d = m_dur.sendNs(rank.rank, comm.peer, comm.bytes);
         Message &msg = slot(messageKey(r, node, true), true);
-        msg.arrival = now + d;
+        msg.arrival = after(now, d);
         msg.sendRank = static_cast<std::int32_t>(r);
         msg.sendNode = node;
         msg.sendStart = now;
         m_out.ranks[r].transferStart[c] = now;
         m_out.ranks[r].commBusyNs += d;
-        schedule(r, node, now + d);
+        schedule(r, node, after(now, d));
         if (msg.recvRank >= 0 && !m_job.mirrored) { // a receive was waiting: it ends when the message arrives
             const std::size_t rr = static_cast<std::size_t>(msg.recvRank);
             const SimRank &recvRank = m_job.ranks[rr];
@@ -505,7 +515,7 @@ private:
         if (m_job.mirrored) { // the peer, running as this rank does, sends as this receive is issued
             const SimComm &comm = rank.comms[c];
             m_out.ranks[r].transferStart[c] = now;
-            schedule(r, node, now + m_dur.sendNs(comm.peer, rank.rank, comm.bytes));
+            schedule(r, node, after(now, m_dur.sendNs(comm.peer, rank.rank, comm.bytes)));
             return;
         }
         Message &msg = slot(messageKey(r, node, false), false);

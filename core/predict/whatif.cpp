@@ -2,25 +2,66 @@
 
 #include "export/etformat.h"
 
+#include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <sstream>
 #include <stdexcept>
+#include <unordered_map>
 
 namespace linkscope::core {
 
-double parseFactor(const std::string &text, const std::string &what)
+namespace {
+
+std::string numberText(double v)
 {
-    std::size_t used = 0;
-    double v = 0;
-    try {
-        v = std::stod(text, &used);
-    } catch (const std::exception &) {
-        used = 0;
-    }
-    if (used != text.size() || !std::isfinite(v) || v < 0)
-        throw std::invalid_argument(what + ": '" + text + "' is not a non-negative number");
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g", v);
+    return buf;
+}
+
+} // namespace
+
+double parseFactor(const std::string &text, const std::string &what, double low, double high)
+{
+    // strtod, not stod: stod throws out_of_range for 1e-400 or 1e400, which would read as "not a number".
+    const char *begin = text.c_str();
+    char *end = nullptr;
+    const double v = text.empty() || std::isspace(static_cast<unsigned char>(text[0])) ? std::nan("") : std::strtod(begin, &end);
+    const std::string range = "[" + numberText(low) + ", " + numberText(high) + "]";
+    if (end != begin + text.size() || std::isnan(v))
+        throw std::invalid_argument(what + ": '" + text + "' is not a number (expected one in " + range + ")");
+    if (!(v >= low && v <= high))
+        throw std::invalid_argument(what + ": " + text + " is out of range: expected a number in " + range);
     return v;
+}
+
+std::regex compileNamePattern(const std::string &pattern)
+{
+    // The pattern alone first: it must be a regex by itself (wrapped, an unbalanced ')' could pass).
+    const std::regex alone(pattern, std::regex::ECMAScript);
+    (void)alone;
+#if defined(__GLIBCXX__)
+    // Anchored at the name's start after any prefix: one breadth-first pass over the name instead of
+    // a backtracking search from every position.
+    return std::regex("[\\s\\S]*(?:" + pattern + ")", std::regex::ECMAScript | std::regex_constants::__polynomial);
+#else
+    return std::regex(pattern, std::regex::ECMAScript);
+#endif
+}
+
+bool searchName(const std::string &name, const std::regex &compiled)
+{
+    // A name cut at the cap does not end there: '$' does not match at the cut.
+    const bool cut = name.size() > kMaxMatchedNameChars;
+    const auto end = name.begin() + static_cast<std::ptrdiff_t>(cut ? kMaxMatchedNameChars : name.size());
+    const auto flags = cut ? std::regex_constants::match_not_eol : std::regex_constants::match_default;
+#if defined(__GLIBCXX__)
+    return std::regex_search(name.begin(), end, compiled, flags | std::regex_constants::match_continuous);
+#else
+    return std::regex_search(name.begin(), end, compiled, flags);
+#endif
 }
 
 namespace {
@@ -57,9 +98,12 @@ WhatIf::NameScale parseNameScale(const std::string &text, const std::string &fla
     const std::string what = flag + " " + (s.rank >= 0 ? std::to_string(s.rank) + ":" : "") + s.pattern;
     s.factor = parseFactor(text.substr(eq + 1), what);
     try {
-        s.compiled = std::regex(s.pattern, std::regex::ECMAScript);
+        s.compiled = compileNamePattern(s.pattern);
     } catch (const std::regex_error &e) {
-        throw std::invalid_argument(flag + ": '" + s.pattern + "' is not a regular expression: " + e.what());
+        throw std::invalid_argument(
+            flag + ": '" + s.pattern + "' is not a regular expression"
+            + (e.code() == std::regex_constants::error_complexity ? " this what-if takes (no back-references)" : std::string())
+            + ": " + e.what());
     }
     return s;
 }
@@ -78,7 +122,7 @@ std::pair<std::int64_t, double> parseRankDelay(const std::string &text)
     }
     if (used != eq || rank < 0)
         throw std::invalid_argument("--delay-rank: '" + text.substr(0, eq) + "' is not a rank");
-    return {rank, parseFactor(text.substr(eq + 1), "--delay-rank " + text.substr(0, eq))};
+    return {rank, parseFactor(text.substr(eq + 1), "--delay-rank " + text.substr(0, eq) + " (ms)", 0, kMaxWhatIfDelayMs)};
 }
 
 std::pair<std::int64_t, double> parseStreamScale(const std::string &text)
@@ -108,7 +152,9 @@ const char kWhatIfOptionsUsage[] =
     "  --scale-network K     network bandwidth x K (latency unchanged)\n"
     "  --scale-latency K     network latency x K (bandwidth unchanged)\n"
     "  --delay-rank R=MS     rank R spends MS ms more CPU time at the start of every profiled step\n"
-    "                        (added to its ProfilerStep#N nodes; without them, once to its first CPU op)\n";
+    "                        (added to its ProfilerStep#N nodes; without them, once to its first CPU op)\n"
+    "  Bounds: K in [0, 1e6] (--scale-comm and --scale-network: [1e-6, 1e6]), MS in [0, 1e7]; a name is\n"
+    "  matched on its first 4096 characters; no back-references in REGEX\n";
 
 bool applyWhatIfOption(WhatIf &whatIf, const std::string &flag, const std::function<std::string()> &value)
 {
@@ -120,9 +166,8 @@ bool applyWhatIfOption(WhatIf &whatIf, const std::string &flag, const std::funct
         const auto [stream, k] = parseStreamScale(value());
         whatIf.streamFactor[stream] = k;
     } else if (flag == "--scale-comm" || flag == "--scale-network" || flag == "--scale-latency") {
-        const double k = parseFactor(value(), flag);
-        if (k <= 0 && flag != "--scale-latency")
-            throw std::invalid_argument(flag + " must be > 0");
+        // A bandwidth divided by 0 (or nearly) is no network: those two take at least kMinNetworkFactor.
+        const double k = parseFactor(value(), flag, flag == "--scale-latency" ? 0 : kMinNetworkFactor);
         (flag == "--scale-comm"      ? whatIf.transferFactor
          : flag == "--scale-network" ? whatIf.bandwidthFactor
                                      : whatIf.latencyFactor) = k;
@@ -142,7 +187,7 @@ std::pair<double, bool> nameFactor(const std::vector<WhatIf::NameScale> &scales,
     double factor = 1;
     bool matched = false;
     for (const WhatIf::NameScale &s : scales)
-        if (s.appliesTo(rank) && std::regex_search(name, s.compiled)) {
+        if (s.appliesTo(rank) && s.matches(name)) {
             factor *= s.factor;
             matched = true;
         }
@@ -225,12 +270,14 @@ void scaleNode(ChakraProtoMsg::Node &node, double factor)
             a.set_int64_val(scaledNs(a.int64_val(), keep, factor));
 }
 
+// Saturating, as scaled times are: a delay at its bound on a node at kMaxScaledNs stays in range.
 void addDelay(ChakraProtoMsg::Node &node, std::uint64_t micros)
 {
-    node.set_duration_micros(node.duration_micros() + micros);
+    const std::uint64_t cap = static_cast<std::uint64_t>(kMaxScaledNs / 1000);
+    node.set_duration_micros(std::min(node.duration_micros(), cap) + std::min(micros, cap));
     for (auto &a : *node.mutable_attr())
         if (a.name() == "lane_dur_ns")
-            a.set_int64_val(a.int64_val() + static_cast<std::int64_t>(micros) * 1000);
+            a.set_int64_val(std::min(a.int64_val(), kMaxScaledNs) + static_cast<std::int64_t>(std::min(micros, cap)) * 1000);
 }
 
 } // namespace
@@ -241,8 +288,14 @@ WhatIfStats applyWhatIf(ChakraTrace &trace, std::int64_t rank, const WhatIf &wha
     const auto delay = whatIf.rankDelayMs.find(rank);
     const std::uint64_t delayMicros = delay == whatIf.rankDelayMs.end()
                                           ? 0
-                                          : static_cast<std::uint64_t>(std::llround(delay->second * 1000.0));
+                                          : static_cast<std::uint64_t>(saturatedNs(delay->second * 1000.0));
     ChakraProtoMsg::Node *firstCpu = nullptr;
+    // One search per distinct name and kind: names repeat (every step runs the same kernels).
+    std::unordered_map<std::string, std::pair<double, bool>> cpuByName, gpuByName;
+    auto cached = [](auto &cache, const std::string &name, auto compute) {
+        const auto it = cache.find(name);
+        return it != cache.end() ? it->second : cache.emplace(name, compute()).first->second;
+    };
     for (ChakraProtoMsg::Node &node : trace.nodes) {
         if (node.type() != ChakraProtoMsg::COMP_NODE)
             continue;
@@ -250,7 +303,8 @@ WhatIfStats applyWhatIf(ChakraTrace &trace, std::int64_t rank, const WhatIf &wha
             if (!firstCpu || node.id() < firstCpu->id())
                 firstCpu = &node;
             if (!whatIf.cpu.empty()) { // scaled first: the delay is not scaled
-                const auto [factor, matched] = whatIf.cpuFactor(node.name(), rank);
+                const auto [factor, matched] = cached(cpuByName, node.name(),
+                                                      [&] { return whatIf.cpuFactor(node.name(), rank); });
                 if (matched) {
                     scaleNode(node, factor);
                     ++stats.cpuNodesScaled;
@@ -263,7 +317,13 @@ WhatIfStats applyWhatIf(ChakraTrace &trace, std::int64_t rank, const WhatIf &wha
             continue;
         }
         const std::int64_t stream = whatIf.streamFactor.empty() ? -1 : intAttr(node, "stream", -1);
-        const auto [factor, matched] = whatIf.gpuFactor(node.name(), stream, rank);
+        auto [factor, matched] = whatIf.gpu.empty()
+                                     ? std::pair<double, bool>(1, false)
+                                     : cached(gpuByName, node.name(), [&] { return whatIf.gpuFactor(node.name(), -1, rank); });
+        if (const auto it = whatIf.streamFactor.find(stream); it != whatIf.streamFactor.end()) {
+            factor *= it->second;
+            matched = true;
+        }
         if (matched) {
             scaleNode(node, factor);
             ++stats.gpuNodesScaled;
@@ -276,13 +336,25 @@ WhatIfStats applyWhatIf(ChakraTrace &trace, std::int64_t rank, const WhatIf &wha
     return stats;
 }
 
+double scaledBandwidthGBps(double bandwidthGBps, const WhatIf &whatIf)
+{
+    const double v = bandwidthGBps * whatIf.bandwidthFactor / whatIf.transferFactor;
+    return std::isnan(v) ? kMinScaledBandwidthGBps : std::clamp(v, kMinScaledBandwidthGBps, kMaxNetworkValue);
+}
+
+double scaledLatencyNs(double latencyNs, const WhatIf &whatIf)
+{
+    const double v = latencyNs * whatIf.transferFactor * whatIf.latencyFactor;
+    return std::isnan(v) ? kMaxNetworkValue : std::clamp(v, 0.0, kMaxNetworkValue);
+}
+
 std::string scaleNetworkYaml(const std::string &text, const WhatIf &whatIf)
 {
     std::istringstream in(text);
     std::ostringstream out;
     std::string line;
     bool bandwidth = false, latency = false;
-    auto rewrite = [](const std::string &l, double factor) {
+    auto rewrite = [](const std::string &l, const std::function<double(double)> &scale) {
         const std::size_t open = l.find('['), close = l.find(']');
         if (open == std::string::npos || close == std::string::npos || close < open)
             throw std::runtime_error("network file: cannot read the value in '" + l + "'");
@@ -298,7 +370,7 @@ std::string scaleNetworkYaml(const std::string &text, const WhatIf &whatIf)
                 throw std::runtime_error("network file: '" + item + "' is not a number in '" + l + "'");
             }
             char buf[64];
-            std::snprintf(buf, sizeof buf, "%.9g", v * factor);
+            std::snprintf(buf, sizeof buf, "%.9g", scale(v));
             scaled += (scaled.empty() ? " " : ", ") + std::string(buf);
         }
         return l.substr(0, open + 1) + scaled + " " + l.substr(close);
@@ -307,10 +379,10 @@ std::string scaleNetworkYaml(const std::string &text, const WhatIf &whatIf)
         const std::size_t start = line.find_first_not_of(" \t");
         const std::string key = start == std::string::npos ? "" : line.substr(start);
         if (key.starts_with("bandwidth:")) {
-            line = rewrite(line, whatIf.bandwidthFactor / whatIf.transferFactor);
+            line = rewrite(line, [&](double v) { return scaledBandwidthGBps(v, whatIf); });
             bandwidth = true;
         } else if (key.starts_with("latency:")) {
-            line = rewrite(line, whatIf.transferFactor * whatIf.latencyFactor);
+            line = rewrite(line, [&](double v) { return scaledLatencyNs(v, whatIf); });
             latency = true;
         }
         out << line << '\n';

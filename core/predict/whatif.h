@@ -20,15 +20,47 @@ namespace linkscope::core {
 // Defined in export/etformat.h (with the protobuf messages it holds).
 struct ChakraTrace;
 
+// What a what-if may ask (docs/prediction.md, "What-if"): a factor past these is refused where it
+// is parsed, so that what `linkscope whatif` writes stays within what `linkscope predict` reads.
+inline constexpr double kMaxWhatIfFactor = 1e6;   // every scale: 0 ≤ K ≤ this
+inline constexpr double kMinNetworkFactor = 1e-6; // --scale-comm, --scale-network: K ≥ this (not 0)
+inline constexpr double kMaxWhatIfDelayMs = 1e7;  // --delay-rank: 0 ≤ MS ≤ this
+// A scaled time saturates here (1e15 ns, about 11.6 days; several terms multiply): nothing a
+// what-if computes overflows an int64 of ns, even summed over many nodes.
+inline constexpr std::int64_t kMaxScaledNs = 1'000'000'000'000'000;
+// The network file's values after a what-if stay within what the reader takes (> 0, ≤ 1e15).
+inline constexpr double kMinScaledBandwidthGBps = 1e-9;
+inline constexpr double kMaxNetworkValue = 1e15;
+// A name is matched on at most its first kMaxMatchedNameChars characters: the cost of a search
+// (linear in the name for most patterns, quadratic with a lookahead past the start) stays bounded.
+inline constexpr std::size_t kMaxMatchedNameChars = 4096;
+
+// A double of ns (or µs) rounded and saturated into [0, kMaxScaledNs]; NaN saturates too.
+inline std::int64_t saturatedNs(double v)
+{
+    if (!(v < static_cast<double>(kMaxScaledNs)))
+        return kMaxScaledNs;
+    return v > 0 ? std::llround(v) : 0;
+}
+
+// `pattern` (ECMAScript) compiled to search a name in time linear in its length for the patterns
+// std::regex's backtracking takes exponential or deeply recursive time on ('(a+)+$', '.*gemm' on a
+// long name): libstdc++'s breadth-first executor, anchored, after '[\s\S]*'. Throws
+// std::regex_error when the pattern is not a regex or has a back-reference (that executor has none).
+std::regex compileNamePattern(const std::string &pattern);
+// Whether a regex from compileNamePattern is found in `name` (its first kMaxMatchedNameChars).
+bool searchName(const std::string &name, const std::regex &compiled);
+
 struct WhatIf {
     // Nodes whose name matches `pattern` (ECMAScript, searched) take `factor` times as long; on rank
-    // `rank` only, or on every rank (-1).
+    // `rank` only, or on every rank (-1). `compiled` comes from compileNamePattern.
     struct NameScale {
         std::string pattern;
         double factor = 1;
         std::int64_t rank = -1;
         std::regex compiled;
         bool appliesTo(std::int64_t r) const { return rank < 0 || rank == r; }
+        bool matches(const std::string &name) const { return searchName(name, compiled); }
     };
     using GpuScale = NameScale;
     std::vector<NameScale> gpu;                  // GPU compute nodes
@@ -56,22 +88,24 @@ struct WhatIf {
 // A kernel's time scaled by a what-if: all but its first `keepNs` (its dispatch latency, attr
 // dispatch_ns: the time from when it could start to its start, which a faster kernel does not
 // shorten). In ns (lane_dur_ns), and in whole µs (duration_micros, as ASTRA-sim reads it).
+// Both saturate at kMaxScaledNs (of ns, of µs) whatever the factor.
 inline std::int64_t scaledNs(std::int64_t ns, std::int64_t keepNs, double factor)
 {
     const std::int64_t keep = std::clamp<std::int64_t>(keepNs, 0, std::max<std::int64_t>(ns, 0));
-    return keep + std::llround(static_cast<double>(ns - keep) * factor);
+    return saturatedNs(static_cast<double>(keep) + static_cast<double>(ns - keep) * factor);
 }
 inline std::int64_t scaledMicros(std::int64_t micros, std::int64_t keepNs, double factor)
 {
     if (keepNs <= 0)
-        return std::llround(static_cast<double>(micros) * factor);
+        return std::min(saturatedNs(static_cast<double>(micros) * factor), kMaxScaledNs / 1000);
     const double ns = static_cast<double>(micros) * 1000.0;
     const double keep = std::min(static_cast<double>(keepNs), ns);
-    return std::llround((keep + (ns - keep) * factor) / 1000.0);
+    return std::min(saturatedNs((keep + (ns - keep) * factor) / 1000.0), kMaxScaledNs / 1000);
 }
 
-// A non-negative number; throws std::invalid_argument naming `what` otherwise.
-double parseFactor(const std::string &text, const std::string &what);
+// A number in [low, high]; throws std::invalid_argument naming `what`, the text and the range otherwise
+// (not a number, inf, nan, out of range).
+double parseFactor(const std::string &text, const std::string &what, double low = 0, double high = kMaxWhatIfFactor);
 // "[R:]REGEX=K" (split at the last '='; a leading run of digits and ':' names the rank), "R=MS", "S=K"
 // (a stream). Throw std::invalid_argument naming what is wrong; `flag` names the option in messages.
 WhatIf::NameScale parseNameScale(const std::string &text, const std::string &flag);
@@ -101,6 +135,9 @@ WhatIfStats applyWhatIf(ChakraTrace &trace, std::int64_t rank, const WhatIf &wha
 
 // The network file with its bandwidth × bandwidthFactor ÷ transferFactor and its latency ×
 // transferFactor × latencyFactor. Throws std::runtime_error when `text` has no bandwidth or latency line.
+// Both values are kept within [kMinScaledBandwidthGBps, kMaxNetworkValue] and [0, kMaxNetworkValue].
 std::string scaleNetworkYaml(const std::string &text, const WhatIf &whatIf);
+double scaledBandwidthGBps(double bandwidthGBps, const WhatIf &whatIf);
+double scaledLatencyNs(double latencyNs, const WhatIf &whatIf);
 
 } // namespace linkscope::core

@@ -47,7 +47,7 @@ std::vector<std::vector<char>> namesMatching(const SimJob &job, const WhatIf::Na
                 used[n.name] = 1;
         out[r].assign(rank.names.size(), 0);
         for (std::size_t i = 0; i < rank.names.size(); ++i)
-            out[r][i] = used[i] && std::regex_search(rank.names[i], scale.compiled);
+            out[r][i] = used[i] && scale.matches(rank.names[i]);
     }
     return out;
 }
@@ -116,6 +116,20 @@ std::vector<std::string> whatIfWarnings(const SimJob &job, const WhatIf &whatIf,
                           + (m.flag == "--scale-gpu" ? " (communication kernels take their time from the network: use "
                                                        "--scale-comm, --scale-network or --scale-latency)"
                                                      : ""));
+    }
+    if (!whatIf.gpu.empty() || !whatIf.cpu.empty()) {
+        std::size_t longNames = 0, longest = 0;
+        for (const SimRank &rank : job.ranks)
+            for (const std::string &name : rank.names)
+                if (name.size() > kMaxMatchedNameChars) {
+                    ++longNames;
+                    longest = std::max(longest, name.size());
+                }
+        if (longNames)
+            out.push_back(std::to_string(longNames) + " op name(s) longer than " + std::to_string(kMaxMatchedNameChars)
+                          + " characters (the longest " + std::to_string(longest)
+                          + "): --scale-gpu and --scale-cpu match their first " + std::to_string(kMaxMatchedNameChars)
+                          + " characters only");
     }
     for (const auto &[rankId, ms] : whatIf.rankDelayMs) {
         (void)ms;

@@ -188,10 +188,10 @@ std::optional<core::WhatIf> WhatIfPanel::formWhatIf(QString *error) const
             break;
         }
         case Target::Communication:
-            w.transferFactor = core::parseFactor(value, "the factor");
+            w.transferFactor = core::parseFactor(value, "the factor", core::kMinNetworkFactor);
             break;
         case Target::Bandwidth:
-            w.bandwidthFactor = core::parseFactor(value, "the factor");
+            w.bandwidthFactor = core::parseFactor(value, "the factor", core::kMinNetworkFactor);
             break;
         case Target::Latency:
             w.latencyFactor = core::parseFactor(value, "the factor");
