@@ -1,6 +1,7 @@
 #include "pipeline/derivedhost.h"
 
 #include "io/hosttree.h"
+#include "link/hostjoin.h"
 
 #include <nlohmann/json.hpp>
 
@@ -181,26 +182,18 @@ std::shared_ptr<const HostTrace> deriveHostEt(const DeviceTrace &device, const T
 std::shared_ptr<const LinkSet> attachDerivedHost(const LinkSet &links, const HostTrace &host, const DeviceTrace &device)
 {
     auto out = std::make_shared<LinkSet>(links);
-    std::vector<HostNodeIndex> hostOfEvent(device.events.size(), kNone);
-    std::vector<EventIndex> eventOfHost(host.nodes.size(), kNone);
-    HostJoinStats join;
-    join.method = HostJoinMethod::Derived;
-    for (HostNodeIndex node{0}; node.in(host.nodes.size()) && node.in(host.derivedFrom.size()); ++node)
-        if (const EventIndex event = host.derivedFrom[node.get()]; device.contains(event)) {
-            hostOfEvent[event.get()] = node;
-            eventOfHost[node.get()] = event;
-            ++join.matched;
-        }
-    join.hostNodesWithRfId = join.deviceCpuOps = join.matched;
+    // The join of a derived host is its derivedFrom, read as is (link/hostjoin.h).
+    HostJoin join = joinHostToDevice(host, device);
+    const std::vector<HostNodeIndex> &hostOfEvent = join.hostOfEvent;
     for (std::size_t i = 0; i < out->gpuLinks.size(); ++i) {
         const EventIndex parent = out->gpuLinks[i].parent;
         const HostNodeIndex node = parent.in(hostOfEvent.size()) ? hostOfEvent[parent.get()] : HostNodeIndex(kNone);
         if (out->gpuLinks[i].hostNode != node)
             out->gpuLinks.mutate(i).hostNode = node;
     }
-    out->hostOfEvent = SharedArray<HostNodeIndex>(std::move(hostOfEvent));
-    out->eventOfHost = SharedArray<EventIndex>(std::move(eventOfHost));
-    out->join = join;
+    out->hostOfEvent = SharedArray<HostNodeIndex>(std::move(join.hostOfEvent));
+    out->eventOfHost = SharedArray<EventIndex>(std::move(join.eventOfHost));
+    out->join = join.stats;
     return out;
 }
 

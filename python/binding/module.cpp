@@ -15,6 +15,34 @@ namespace py = pybind11;
 using namespace linkscope;
 using namespace linkscope::python;
 
+namespace {
+
+// What predict() and opportunities() take, as the CLI reads it: the graph's inputs and how to export them.
+PredictInputs predictInputs(const std::vector<std::string> &paths, const std::string &host, const std::string &device,
+                            const std::string &commGroups, const std::string &network, const std::string &prefix,
+                            std::int64_t npus, const std::string &policy, int jobs)
+{
+    PredictInputs in;
+    in.paths = paths;
+    in.host = host;
+    in.device = device;
+    in.commGroups = commGroups;
+    in.network = network;
+    in.prefix = prefix;
+    in.npus = npus;
+    if (!policy.empty()) {
+        const auto p = core::policyFromName(policy);
+        if (!p)
+            throw std::invalid_argument("unknown policy '" + policy + "' (nesting, external-id, ev-idx)");
+        in.job.link.policy = *p;
+        in.job.policyGiven = true;
+    }
+    in.job.jobs = std::max(1, jobs);
+    return in;
+}
+
+} // namespace
+
 PYBIND11_MODULE(_linkscope, m)
 {
     m.doc() = "Linkscope's core: pairs, jobs, predictions (use the linkscope package, which returns DataFrames)";
@@ -111,22 +139,7 @@ PYBIND11_MODULE(_linkscope, m)
         [](const std::vector<std::string> &paths, const std::string &host, const std::string &device,
            const std::string &commGroups, const std::string &network, const std::string &prefix, std::int64_t npus,
            const std::string &policy, int jobs, const std::vector<std::string> &whatIf, std::size_t top) {
-            PredictInputs in;
-            in.paths = paths;
-            in.host = host;
-            in.device = device;
-            in.commGroups = commGroups;
-            in.network = network;
-            in.prefix = prefix;
-            in.npus = npus;
-            if (!policy.empty()) {
-                const auto p = core::policyFromName(policy);
-                if (!p)
-                    throw std::invalid_argument("unknown policy '" + policy + "' (nesting, external-id, ev-idx)");
-                in.job.link.policy = *p;
-                in.job.policyGiven = true;
-            }
-            in.job.jobs = std::max(1, jobs);
+            const PredictInputs in = predictInputs(paths, host, device, commGroups, network, prefix, npus, policy, jobs);
             return predictTables(in, whatIf, top);
         },
         py::arg("paths"), py::arg("host"), py::arg("device"), py::arg("comm_groups"), py::arg("network"), py::arg("prefix"),
@@ -137,22 +150,7 @@ PYBIND11_MODULE(_linkscope, m)
         [](const std::vector<std::string> &paths, const std::string &host, const std::string &device,
            const std::string &commGroups, const std::string &network, const std::string &prefix, std::int64_t npus,
            const std::string &policy, int jobs, const std::string &model) {
-            PredictInputs in;
-            in.paths = paths;
-            in.host = host;
-            in.device = device;
-            in.commGroups = commGroups;
-            in.network = network;
-            in.prefix = prefix;
-            in.npus = npus;
-            if (!policy.empty()) {
-                const auto p = core::policyFromName(policy);
-                if (!p)
-                    throw std::invalid_argument("unknown policy '" + policy + "' (nesting, external-id, ev-idx)");
-                in.job.link.policy = *p;
-                in.job.policyGiven = true;
-            }
-            in.job.jobs = std::max(1, jobs);
+            const PredictInputs in = predictInputs(paths, host, device, commGroups, network, prefix, npus, policy, jobs);
             return opportunitiesTable(in, model);
         },
         py::arg("paths"), py::arg("host"), py::arg("device"), py::arg("comm_groups"), py::arg("network"), py::arg("prefix"),
