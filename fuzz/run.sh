@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets with clang (ASan + UBSan) in build-fuzz/ and runs each one for a
+# Builds the libFuzzer targets with clang (ASan + UBSan) in build-asan/ and runs each one for a
 # bounded time: the Kineto and host ET readers, the Chakra .et reader, the corrections sidecar and a
 # job's rank summaries and comm groups,
 # seeded from small real traces (and, for Kineto, deeply nested metadata).
 # Usage: fuzz/run.sh [SECONDS_PER_TARGET] [TARGET...] (default 60 s; the default targets are
 # kinetoreader hostreader etreader sidecar jobsummary; predict runs when named).
-# Exit status is non-zero if a target found a crash (the input is kept in build-fuzz/artifacts/).
+# Exit status is non-zero if a target found a crash (the input is kept in build-asan/artifacts/).
 set -euo pipefail
 
 seconds=${1:-60}
@@ -13,22 +13,12 @@ shift || true
 targets=("$@")
 ((${#targets[@]})) || targets=(kinetoreader hostreader etreader sidecar jobsummary)
 root=$(cd "$(dirname "$0")/.." && pwd)
-build=${LINKSCOPE_FUZZ_BUILD:-$root/build-fuzz}
+build=${LINKSCOPE_ASAN_BUILD:-$root/build-asan}
 traces=${LINKSCOPE_TRACES_DIR:-$root/../shared/traces}
 
-# Through ccache where it is installed (paths relative to the checkout, as scripts/dev builds), so a
-# second run, or CI on a machine that built the same sources, compiles only what changed.
-launcher=()
-if command -v ccache >/dev/null; then
-  launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
-  export CCACHE_BASEDIR=$root CCACHE_NOHASHDIR=1
-fi
-cmake -S "$root" -B "$build" -G Ninja \
-  -DCMAKE_CXX_COMPILER=clang++ "${launcher[@]}" \
-  -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DCMAKE_CXX_FLAGS="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer" \
-  -DLINKSCOPE_FUZZ=ON -DLINKSCOPE_BUILD_GUI=OFF -DLINKSCOPE_BUILD_TESTS=OFF -DLINKSCOPE_BUILD_BENCH=OFF >/dev/null
-cmake --build "$build" --target "${targets[@]/#/fuzz_}"
+# The sanitizer build the core tests run in (clang, ASan + UBSan, coverage for libFuzzer):
+# after `scripts/dev sanitize` only the fuzz targets' own sources are left to compile.
+LINKSCOPE_ASAN_BUILD=$build "$root/scripts/sanitize-build.sh" "${targets[@]/#/fuzz_}"
 
 # Seeds: the smallest real traces of each kind, decompressed (the fuzzer mutates text better than
 # deflate streams), plus one gzip file so the gzip path is covered too.

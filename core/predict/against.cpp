@@ -106,10 +106,12 @@ Against compareAgainst(const SimJob &a, const Prediction &prediction, const What
         out.ranks.push_back({r.rank, {}, r.stepNs, it->second});
         compared.push_back(r.rank);
     }
-    for (const auto &[rank, ns] : b.measuredNs)
+    for (const auto &measured : b.measuredNs) {
+        const int rank = measured.first;
         if (std::none_of(prediction.ranks.begin(), prediction.ranks.end(),
                          [&](const RankPrediction &r) { return r.rank == rank; }))
             out.warnings.push_back("rank " + std::to_string(rank) + " is measured in " + source + " but not predicted");
+    }
     if (out.ranks.empty())
         throw std::invalid_argument("no rank of the prediction can be compared with " + source
                                     + (out.warnings.empty() ? std::string() : ": " + out.warnings.front()));
