@@ -96,7 +96,7 @@ RankSummary processRank(const RankFiles &files, const JobOptions &options)
         }
         // What identifies this run in the summary written (a merge tells a summary left from another
         // run by it, job/summaryrun.h); the GUI's open of a job writes none and skips the hashing.
-        if (!options.outDir.empty())
+        if (!options.outDir.empty() && options.identifyRun)
             s.run = runIdentity({{"host", files.host, host ? &host->sourceIdentity : nullptr},
                                  {"device", files.device, &device.sourceIdentity},
                                  {"sidecar", request.sidecar, nullptr}},

@@ -47,6 +47,10 @@ struct JobOptions {
     // Read every .et back as it is written and check it (export/etcheck.h checkEtFile) in the same
     // worker: RankSummary::etCheck, for checkEtJob once every rank is done.
     bool checkEt = true;
+    // Record in each summary which inputs made it (RankSummary::run: each input's SHA-256, job/summaryrun.h)
+    // when an output folder is written. Off for predict's private export, read back and removed at
+    // once: hashing a 300 MB trace is a tenth of its prediction.
+    bool identifyRun = true;
     // Keep what the job overview draws of each rank (RankSummary::overview), computed before the
     // rank's traces are released.
     bool overview = false;

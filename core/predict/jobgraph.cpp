@@ -115,6 +115,7 @@ JobGraph exportJobGraph(const std::vector<job::RankFiles> &ranks, std::int64_t w
     options.prefix = "trace";
     options.writeEt = true;
     options.checkEt = false;
+    options.identifyRun = false;
     options.chakra.target = EtTarget::AstraSim;
     std::vector<job::RankSummary> summaries = job::processRanks(ranks, options);
     JobGraph g;
