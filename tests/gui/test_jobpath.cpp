@@ -8,11 +8,14 @@
 #include "jobview/jobdock.h"
 #include "jobview/joboverview.h"
 #include "prediction/jobpredictionpanel.h"
+#include "prediction/opportunitiesview.h"
 #include "prediction/predictdock.h"
+#include "prediction/whatifpanel.h"
 #include "shell/mainwindow.h"
 #include "testsupport.h"
 
 #include "predict/jobgraph.h"
+#include "predict/opportunities.h"
 #include "predict/prediction.h"
 
 #include <QAction>
@@ -23,6 +26,7 @@
 #include <QTest>
 #include <QTreeWidget>
 
+#include <algorithm>
 #include <filesystem>
 
 using namespace linkscope;
@@ -104,6 +108,89 @@ private slots:
         QVERIFY2(dock->predictionPanel()->statusText().contains(msText(slowestNs)),
                  qPrintable(dock->predictionPanel()->statusText()));
         QCOMPARE(QString::fromStdString(shown->graph.networkSource), QString::fromStdString(graph.networkSource));
+    }
+
+    // The job is the unit: the what-if under the list replays the job's graph, every rank with its
+    // collectives joined, so a delayed rank holds back the ranks that meet it; each rank's step under
+    // it is the direct prediction's. A rank the job does not have is named as such.
+    void aWhatIfActsOnTheWholeJob()
+    {
+        JobDock *dock = m_window->jobDock();
+        JobPredictionPanel *panel = dock->predictionPanel();
+        const JobPredictionPtr p = dock->predictor()->prediction();
+        WhatIfPanel *whatIf = panel->whatIf();
+        whatIf->setTarget(WhatIfPanel::Target::RankDelay);
+        // The slowest rank is offered first.
+        QCOMPARE(whatIf->parameter(), QString::number(p->slowestRank()));
+        whatIf->setValue(25);
+        whatIf->setParameter(QStringLiteral("2"));
+        const WhatIfOutcome &outcome = whatIf->current();
+        QVERIFY2(outcome.error.isEmpty(), qPrintable(outcome.error));
+        QCOMPARE(outcome.ranks.size(), std::size_t(4));
+        core::WhatIf delay;
+        delay.rankDelayMs[2] = 25;
+        const predict::Prediction direct = predict::predict(p->graph.job, delay);
+        std::int64_t slowest = 0;
+        int heldBack = 0;
+        for (const predict::RankPrediction &r : direct.ranks) {
+            QVERIFY(r.finished);
+            const auto it = std::find_if(outcome.ranks.begin(), outcome.ranks.end(),
+                                         [&](const WhatIfRankStep &s) { return s.rank == r.rank; });
+            QVERIFY(it != outcome.ranks.end());
+            QCOMPARE(it->stepNs, r.stepNs);
+            QCOMPARE(it->baselineNs, r.baselineNs);
+            QVERIFY2(panel->whatIfText(r.rank).startsWith(msText(r.stepNs)), qPrintable(panel->whatIfText(r.rank)));
+            slowest = std::max(slowest, r.stepNs);
+            heldBack += r.rank != 2 && r.stepNs > r.baselineNs;
+        }
+        QCOMPARE(outcome.stepNs, slowest);
+        QVERIFY2(heldBack > 0, "a rank delayed by 25 ms per step holds back the ranks that meet it at a collective");
+        QVERIFY(outcome.matchCounted);
+
+        whatIf->setParameter(QStringLiteral("99"));
+        QVERIFY2(whatIf->current().error.contains(QStringLiteral("no rank 99")), qPrintable(whatIf->current().error));
+        QVERIFY(panel->whatIfText(0).isEmpty());
+        whatIf->setTarget(WhatIfPanel::Target::GpuKernels);
+        whatIf->setParameter(QString());
+        QVERIFY(panel->whatIfText(0).isEmpty());
+    }
+
+    // What to fix first, on the job: the sweep runs in the background on the job's graph and lists
+    // what findOpportunities ranks, in its order; a change chosen is replayed by the job's what-if,
+    // with every rank's step in the list.
+    void opportunitiesRankTheJobsChanges()
+    {
+        JobPredictionPanel *panel = m_window->jobDock()->predictionPanel();
+        const JobPredictionPtr p = m_window->jobDock()->predictor()->prediction();
+        OpportunitiesView *view = panel->opportunities();
+        view->find();
+        QVERIFY(view->waitUntilFound());
+        QVERIFY2(view->result(), qPrintable(view->statusText()));
+        predict::OpportunityOptions options;
+        options.threads = 1;
+        const predict::Opportunities direct = predict::findOpportunities(p->graph.job, options);
+        QVERIFY(!direct.ranked.empty());
+        QCOMPARE(view->list()->topLevelItemCount(), int(direct.ranked.size()));
+        for (std::size_t i = 0; i < direct.ranked.size(); ++i) {
+            QCOMPARE(view->result()->ranked[i].title, direct.ranked[i].title);
+            QCOMPARE(view->result()->ranked[i].makespanNs, direct.ranked[i].makespanNs);
+            QVERIFY(view->list()
+                        ->topLevelItem(int(i))
+                        ->text(OpportunitiesView::GainColumn)
+                        .startsWith(msText(direct.ranked[i].makespanNs)));
+        }
+        view->choose(0);
+        const WhatIfOutcome &shown = panel->whatIf()->current();
+        QVERIFY2(shown.error.isEmpty(), qPrintable(shown.error));
+        QCOMPARE(shown.stepNs, direct.ranked[0].makespanNs);
+        QVERIFY(panel->whatIf()->resultText().contains(QString::fromStdString(direct.ranked[0].title).toHtmlEscaped()));
+        for (const predict::RankGain &g : direct.ranked[0].ranks)
+            QVERIFY2(panel->whatIfText(g.rank).startsWith(msText(g.stepNs)), qPrintable(panel->whatIfText(g.rank)));
+        QVERIFY(panel->whatIf()->isVisibleTo(panel));
+        // Back to the form: the shown change is dropped.
+        panel->whatIf()->setTarget(WhatIfPanel::Target::GpuKernels);
+        panel->whatIf()->setParameter(QStringLiteral("gemm"));
+        QVERIFY(!panel->whatIf()->resultText().contains(QString::fromStdString(direct.ranked[0].title).toHtmlEscaped()));
     }
 
     // "Other ranks" names whose work the rank waited for (megatron read "Other 99.9 %" on every

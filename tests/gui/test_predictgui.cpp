@@ -180,15 +180,24 @@ private slots:
         QVERIFY(p);
         ui::WhatIfPanel *panel = m_window->predictDock()->whatIf();
 
-        // Selecting a GPU op prefills the regex with its name, escaped.
-        core::EventIndex gpuOp{};
+        // Selecting a GPU op prefills the regex with its name, escaped; selecting a collective's kernel
+        // (its time is the network's) turns the what-if to all communication instead.
+        core::EventIndex gpuOp{}, ncclOp{};
         for (const core::EventIndex e : p->pathChain)
             if (core::isGpuOpCategory(m_window->document()->event(e).category))
-                gpuOp = e;
+                (m_window->document()->eventName(e).startsWith(QStringLiteral("nccl")) ? ncclOp : gpuOp) = e;
         QVERIFY(gpuOp.valid());
         panel->setTarget(ui::WhatIfPanel::Target::GpuKernels);
         m_window->selection()->select(gpuOp);
         QCOMPARE(panel->parameter(), ui::WhatIfPanel::escapeRegex(m_window->document()->eventName(gpuOp)));
+        if (ncclOp.valid()) {
+            m_window->selection()->select(ncclOp);
+            QCOMPARE(panel->target(), ui::WhatIfPanel::Target::Communication);
+            QVERIFY2(panel->current().error.isEmpty(), qPrintable(panel->current().error));
+            QVERIFY(panel->current().stepNs != p->stepNs()); // ×2 slower communication moves the step
+            panel->setTarget(ui::WhatIfPanel::Target::GpuKernels);
+            QCOMPARE(panel->parameter(), ui::WhatIfPanel::escapeRegex(m_window->document()->eventName(gpuOp)));
+        }
 
         // Every GPU kernel twice as long: the step grows, and is what a replay of the graph gives.
         panel->setParameter(QStringLiteral("."));

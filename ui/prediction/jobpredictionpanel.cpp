@@ -1,13 +1,16 @@
 #include "prediction/jobpredictionpanel.h"
 
 #include "jobview/jobpath.h"
+#include "prediction/opportunitiesview.h"
 #include "prediction/predicttext.h"
+#include "prediction/whatifpanel.h"
 
 #include <QHeaderView>
 #include <QIcon>
 #include <QLabel>
 #include <QLocale>
 #include <QPixmap>
+#include <QTabWidget>
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
@@ -40,10 +43,12 @@ JobPredictionPanel::JobPredictionPanel(QWidget *parent) : QWidget(parent)
     m_list->setUniformRowHeights(true);
     m_list->setAlternatingRowColors(true);
     m_list->setColumnCount(ColumnCount);
-    m_list->setHeaderLabels({tr("Rank"), tr("Step"), tr("CPU"), tr("GPU"), tr("Comm"), tr("Other ranks"), tr("Idle")});
+    m_list->setHeaderLabels(
+        {tr("Rank"), tr("Step"), tr("What-if"), tr("CPU"), tr("GPU"), tr("Comm"), tr("Other ranks"), tr("Idle")});
     const QStringList tips = {
         tr("The rank"),
         tr("The rank's step as ASTRA-sim would simulate the exported job (the replay, docs/prediction.md)"),
+        tr("The rank's step under the what-if below, replayed on the whole job, and its change"),
         tr("Share of the rank's critical path: its own CPU work"),
         tr("Share of the rank's critical path: its own GPU work"),
         tr("Share of the rank's critical path: transfers (a collective from its last member's arrival, messages)"),
@@ -67,11 +72,49 @@ JobPredictionPanel::JobPredictionPanel(QWidget *parent) : QWidget(parent)
     m_list->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_list->header()->setStretchLastSection(false);
     layout->addWidget(m_list, 1);
+    m_tabs = new QTabWidget(this);
+    m_tabs->setDocumentMode(true);
+    m_whatIf = new WhatIfPanel(&m_evaluator, m_tabs);
+    m_opportunities = new OpportunitiesView(m_tabs);
+    m_tabs->addTab(m_whatIf, tr("What-if on the job"));
+    m_tabs->addTab(m_opportunities, tr("What to fix first"));
+    m_tabs->setTabToolTip(0, tr("A change replayed on the whole job: every rank's step under it fills the What-if column"));
+    m_tabs->setTabToolTip(1, tr("Candidate changes ranked by how much they shorten the job's step"));
+    layout->addWidget(m_tabs, 1);
+    connect(m_whatIf, &WhatIfPanel::applied, this, &JobPredictionPanel::showWhatIf);
+    connect(m_opportunities, &OpportunitiesView::chosen, this, [this](const core::WhatIf &whatIf, const QString &title) {
+        m_whatIf->showWhatIf(whatIf, title);
+        m_tabs->setCurrentWidget(m_whatIf);
+    });
     connect(m_list, &QTreeWidget::itemClicked, this,
             [this](QTreeWidgetItem *item) { emit rankChosen(item->data(RankColumn, Qt::UserRole).toLongLong()); });
 }
 
 QString JobPredictionPanel::statusText() const { return m_status->text(); }
+
+QString JobPredictionPanel::whatIfText(std::int64_t rank) const
+{
+    for (int i = 0; i < m_list->topLevelItemCount(); ++i)
+        if (m_list->topLevelItem(i)->data(RankColumn, Qt::UserRole).toLongLong() == rank)
+            return m_list->topLevelItem(i)->text(WhatIfColumn);
+    return {};
+}
+
+void JobPredictionPanel::showWhatIf(const WhatIfOutcome &outcome)
+{
+    for (int i = 0; i < m_list->topLevelItemCount(); ++i) {
+        QTreeWidgetItem *item = m_list->topLevelItem(i);
+        const std::int64_t rank = item->data(RankColumn, Qt::UserRole).toLongLong();
+        const auto it = std::find_if(outcome.ranks.begin(), outcome.ranks.end(),
+                                     [rank](const WhatIfRankStep &r) { return r.rank == rank; });
+        if (it == outcome.ranks.end() || !outcome.error.isEmpty()) {
+            item->setText(WhatIfColumn, QString());
+            continue;
+        }
+        item->setText(WhatIfColumn, it->finished ? tr("%1 (%2)").arg(msText(it->stepNs), changePctText(it->changePct()))
+                                                 : tr("did not finish"));
+    }
+}
 
 QString JobPredictionPanel::stepText(std::int64_t rank) const
 {
@@ -85,6 +128,10 @@ void JobPredictionPanel::showPrediction(const JobPredictor &predictor, std::int6
 {
     m_list->clear();
     const JobPredictionPtr p = predictor.prediction();
+    const bool newGraph = p != m_evaluator.prediction();
+    m_evaluator.setPrediction(p);
+    m_whatIf->setEnabled(p != nullptr);
+    m_opportunities->setGraph(p ? std::shared_ptr<const core::predict::SimJob>(p, &p->graph.job) : nullptr);
     if (!p) {
         m_status->setText(predictor.running()            ? tr("Predicting each rank's step (exporting the job for the replay)…")
                           : !predictor.error().isEmpty() ? tr("No prediction for this job: %1").arg(predictor.error())
@@ -151,6 +198,10 @@ void JobPredictionPanel::showPrediction(const JobPredictor &predictor, std::int6
             item->setToolTip(RankColumn, tr("Its critical path is drawn in the overview (critical-path mode)"));
         }
     }
+    if (newGraph)
+        m_whatIf->refresh(); // the form and its rows replayed on the job's graph
+    else
+        showWhatIf(m_whatIf->current());
 }
 
 } // namespace linkscope::ui

@@ -234,7 +234,11 @@ void PredictDock::showPrediction()
         summary += tr("<br><small>No host execution trace: built from the Kineto trace's own CPU ops</small>");
     summary += tr("<br><small>%L1 nodes%2 · graph built in %3 ms, replayed in %4 ms%5</small>")
                    .arg(qulonglong(job.ranks[0].nodes.size()))
-                   .arg(job.mirrored ? tr(", one rank of %1 mirrored").arg(job.npus) : QString())
+                   .arg(job.mirrored ? tr(" · rank %1 replayed alone, the job's other %2 ranks mirrored from it (a job "
+                                          "folder, opened, replays every rank: the Job dock)")
+                                           .arg(job.ranks[0].rank)
+                                           .arg(job.npus - 1)
+                                     : QString())
                    .arg(QLocale().toString(p->buildMs, 'f', 1), QLocale().toString(p->replayMs, 'f', 1))
                    .arg(m_controller->building() ? tr(" · rebuilding…") : QString());
     m_summary->setText(summary);

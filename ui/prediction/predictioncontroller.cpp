@@ -126,6 +126,18 @@ WhatIfOutcome PredictionController::evaluate(const core::WhatIf &whatIf) const
         return out;
     }
     out.baselineNs = m_prediction->stepNs();
+    const core::predict::SimJob &graph = m_prediction->graph.job;
+    for (const auto &delay : whatIf.rankDelayMs)
+        if (graph.ranks.empty() || delay.first != graph.ranks[0].rank) {
+            const std::int64_t own = graph.ranks.empty() ? 0 : graph.ranks[0].rank;
+            out.error = graph.mirrored ? tr("Rank %1 is not in this pair: it is rank %2 of a %3-rank job, replayed alone (its "
+                                            "collectives mirrored). Open the job folder to delay another rank.")
+                                             .arg(delay.first)
+                                             .arg(own)
+                                             .arg(graph.npus)
+                                       : tr("Rank %1 is not in this trace: it is rank %2.").arg(delay.first).arg(own);
+            return out;
+        }
     QElapsedTimer timer;
     timer.start();
     try {
@@ -156,6 +168,21 @@ WhatIfOutcome PredictionController::evaluate(const core::WhatIf &whatIf) const
         out.error = QString::fromLocal8Bit(error.what());
     }
     return out;
+}
+
+std::int64_t PredictionController::defaultRank() const
+{
+    return m_prediction && !m_prediction->graph.job.ranks.empty() ? m_prediction->graph.job.ranks[0].rank : -1;
+}
+
+QString PredictionController::scopeText() const
+{
+    if (!m_prediction || m_prediction->graph.job.ranks.empty())
+        return tr("the open trace");
+    const core::predict::SimJob &job = m_prediction->graph.job;
+    return job.mirrored
+               ? tr("the open pair alone: rank %1 of %2, the other ranks mirrored from it").arg(job.ranks[0].rank).arg(job.npus)
+               : tr("the open pair");
 }
 
 PredictedTiming PredictionController::timingOf(core::EventIndex event) const

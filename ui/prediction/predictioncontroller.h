@@ -10,6 +10,7 @@
 #include "predict/pairgraph.h"
 #include "predict/replay.h"
 #include "predict/whatif.h"
+#include "prediction/whatifevaluator.h"
 #include "shell/backgroundjob.h"
 #include "shell/tracedocument.h"
 
@@ -45,21 +46,6 @@ struct PairPrediction {
 };
 using PredictionPtr = std::shared_ptr<const PairPrediction>;
 
-// A what-if replayed on the current graph.
-struct WhatIfOutcome {
-    QString description; // WhatIf::describe()
-    QString error;       // non-empty: not replayed (e.g. a rank not in the job)
-    bool finished = false;
-    std::int64_t stepNs = 0;
-    std::int64_t baselineNs = 0;
-    double elapsedMs = 0;          // wall time of the replay
-    bool matchCounted = false;     // the counts below are known
-    std::size_t matchedNodes = 0;  // nodes the what-if changes
-    std::size_t matchedOnPath = 0; // of them on the baseline's critical path
-    QStringList warnings;          // a term that matches nothing, a delay with no step (predict/whatifmatch.h)
-    double changePct() const { return baselineNs ? 100.0 * double(stepNs - baselineNs) / double(baselineNs) : 0.0; }
-};
-
 // Where the replay put one op.
 struct PredictedTiming {
     bool known = false; // the op is a node of the graph and it ran
@@ -67,7 +53,7 @@ struct PredictedTiming {
     bool onPath = false;
 };
 
-class PredictionController : public QObject {
+class PredictionController : public QObject, public WhatIfEvaluator {
     Q_OBJECT
 public:
     explicit PredictionController(QObject *parent = nullptr);
@@ -85,8 +71,11 @@ public:
     std::int64_t previousStepNs() const { return m_previousStepNs; }
     quint64 completedBuilds() const { return m_builds; }
 
-    // Replays the current graph under `whatIf` on the calling thread (a few ms on the sample).
-    WhatIfOutcome evaluate(const core::WhatIf &whatIf) const;
+    // Replays the current graph under `whatIf` on the calling thread (a few ms on the sample). A delay
+    // of a rank the pair is not gets an error saying so (and, mirrored, that the job folder has it).
+    WhatIfOutcome evaluate(const core::WhatIf &whatIf) const override;
+    std::int64_t defaultRank() const override;
+    QString scopeText() const override;
     PredictedTiming timingOf(core::EventIndex event) const;
     // "Predicted: starts at X ms, slack Y ms (on the critical path)" for Details; empty when unknown.
     QString timingText(core::EventIndex event) const;

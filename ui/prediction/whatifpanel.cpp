@@ -12,6 +12,7 @@
 #include <QLocale>
 #include <QPushButton>
 #include <QTableWidget>
+#include <QTimer>
 #include <QToolButton>
 #include <QVBoxLayout>
 
@@ -19,18 +20,12 @@ namespace linkscope::ui {
 
 namespace {
 
-QString changeText(double pct)
-{
-    const QString sign = pct > 0 ? QStringLiteral("+") : pct < 0 ? QStringLiteral("−") : QString();
-    return sign + QLocale().toString(std::abs(pct), 'f', 1) + QStringLiteral(" %");
-}
-
 // The factor as the core parsers read it (C locale, every digit).
 std::string numberText(double value) { return QString::number(value, 'g', 17).toStdString(); }
 
 } // namespace
 
-WhatIfPanel::WhatIfPanel(PredictionController *controller, QWidget *parent) : QWidget(parent), m_controller(controller)
+WhatIfPanel::WhatIfPanel(WhatIfEvaluator *evaluator, QWidget *parent) : QWidget(parent), m_evaluator(evaluator)
 {
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -85,8 +80,18 @@ WhatIfPanel::WhatIfPanel(PredictionController *controller, QWidget *parent) : QW
     layout->addWidget(m_table, 1);
 
     connect(m_target, &QComboBox::currentIndexChanged, this, &WhatIfPanel::targetChanged);
-    connect(m_parameter, &QLineEdit::textEdited, this, [this](const QString &text) { m_texts[int(m_shown)] = text; });
-    connect(m_parameter, &QLineEdit::editingFinished, this, &WhatIfPanel::apply);
+    // Answers as it is typed, once the typing pauses (a regex half typed is not replayed at every key);
+    // Enter answers at once.
+    m_typing = new QTimer(this);
+    m_typing->setSingleShot(true);
+    m_typing->setInterval(250);
+    connect(m_typing, &QTimer::timeout, this, &WhatIfPanel::apply);
+    connect(m_parameter, &QLineEdit::textEdited, this, [this](const QString &text) {
+        m_texts[int(m_shown)] = text;
+        m_result->setStyleSheet(QStringLiteral("color:palette(mid)")); // the answer shown is the old form's
+        m_typing->start();
+    });
+    connect(m_parameter, &QLineEdit::returnPressed, this, &WhatIfPanel::apply);
     connect(m_value, &QDoubleSpinBox::valueChanged, this, &WhatIfPanel::apply);
     connect(m_add, &QPushButton::clicked, this, &WhatIfPanel::addRow);
     targetChanged();
@@ -110,10 +115,19 @@ void WhatIfPanel::setSelectedEvent(const TraceDocument *doc, core::EventIndex ev
     if (!doc || !event.in(doc->eventCount()))
         return;
     const core::DeviceEvent &e = doc->event(event);
-    if (core::isGpuOpCategory(e.category))
-        m_texts[int(Target::GpuKernels)] = escapeRegex(doc->eventName(event));
+    const QString name = doc->eventName(event);
+    const bool collective = core::isGpuOpCategory(e.category)
+                            && (name.contains(QLatin1String("nccl"), Qt::CaseInsensitive)
+                                || name.contains(QLatin1String("rccl"), Qt::CaseInsensitive));
+    if (collective && m_shown == Target::GpuKernels) {
+        // A collective's kernel lasts as long as its transfer: scaling the kernel changes nothing.
+        setTarget(Target::Communication);
+        return;
+    }
+    if (core::isGpuOpCategory(e.category) && !collective)
+        m_texts[int(Target::GpuKernels)] = escapeRegex(name);
     else if (core::isCpuOpCategory(e.category))
-        m_texts[int(Target::CpuOps)] = escapeRegex(doc->eventName(event));
+        m_texts[int(Target::CpuOps)] = escapeRegex(name);
     if (e.stream != core::kNoId)
         m_texts[int(Target::Stream)] = QString::number(e.stream);
     if (m_shown == Target::GpuKernels || m_shown == Target::CpuOps || m_shown == Target::Stream)
@@ -141,8 +155,8 @@ void WhatIfPanel::targetChanged()
 {
     m_shown = target();
     const bool delay = m_shown == Target::RankDelay;
-    if (delay && m_texts[int(Target::RankDelay)].isEmpty() && m_controller->prediction())
-        m_texts[int(Target::RankDelay)] = QString::number(m_controller->prediction()->graph.job.ranks[0].rank);
+    if (delay && m_texts[int(Target::RankDelay)].isEmpty() && m_evaluator->defaultRank() >= 0)
+        m_texts[int(Target::RankDelay)] = QString::number(m_evaluator->defaultRank());
     const bool regex = m_shown == Target::GpuKernels || m_shown == Target::CpuOps;
     const bool hasParameter = regex || m_shown == Target::Stream || delay;
     m_parameter->setVisible(hasParameter);
@@ -210,17 +224,35 @@ std::optional<core::WhatIf> WhatIfPanel::formWhatIf(QString *error) const
     return w;
 }
 
+bool WhatIfPanel::pending() const { return m_typing->isActive(); }
+
+void WhatIfPanel::showWhatIf(const core::WhatIf &whatIf, const QString &title)
+{
+    m_typing->stop();
+    m_shownWhatIf = whatIf;
+    m_shownTitle = title;
+    m_current = m_evaluator->evaluate(whatIf);
+    m_result->setText(resultText());
+    m_result->setToolTip(tr("Replayed on %1").arg(m_evaluator->scopeText()));
+    m_result->setStyleSheet(m_current.error.isEmpty() ? QString() : QStringLiteral("color:#c0392b"));
+    m_add->setEnabled(m_current.error.isEmpty());
+    emit applied(m_current);
+}
+
 void WhatIfPanel::apply()
 {
+    m_typing->stop();
+    m_shownWhatIf.reset();
     QString error;
     const std::optional<core::WhatIf> w = formWhatIf(&error);
     if (w) {
-        m_current = m_controller->evaluate(*w);
+        m_current = m_evaluator->evaluate(*w);
     } else {
         m_current = WhatIfOutcome();
         m_current.error = error;
     }
     m_result->setText(resultText());
+    m_result->setToolTip(tr("Replayed on %1").arg(m_evaluator->scopeText()));
     // An empty regex gets a hint, not an error.
     const bool hint = !w && (target() == Target::GpuKernels || target() == Target::CpuOps) && parameter().trimmed().isEmpty();
     m_result->setStyleSheet(m_current.error.isEmpty() || hint ? QString() : QStringLiteral("color:#c0392b"));
@@ -230,11 +262,13 @@ void WhatIfPanel::apply()
 
 QString WhatIfPanel::resultText() const
 {
+    const QString title = m_shownWhatIf ? QStringLiteral("<i>%1</i><br>").arg(m_shownTitle.toHtmlEscaped()) : QString();
     if (!m_current.error.isEmpty())
-        return m_current.error;
-    QString text = tr("→ <b>%1</b> (%2 vs %3) · replayed in %4 ms")
-                       .arg(msText(m_current.stepNs), changeText(m_current.changePct()), msText(m_current.baselineNs),
-                            QLocale().toString(m_current.elapsedMs, 'f', 2));
+        return title + m_current.error;
+    QString text = title
+                   + tr("→ <b>%1</b> (%2 vs %3) · replayed in %4 ms")
+                         .arg(msText(m_current.stepNs), changePctText(m_current.changePct()), msText(m_current.baselineNs),
+                              QLocale().toString(m_current.elapsedMs, 'f', 2));
     if (m_current.matchCounted)
         text += tr("<br>%1 op(s) matched, %2 on the critical path")
                     .arg(QLocale().toString(qulonglong(m_current.matchedNodes)),
@@ -246,11 +280,11 @@ QString WhatIfPanel::resultText() const
 
 bool WhatIfPanel::addRow()
 {
-    const std::optional<core::WhatIf> w = formWhatIf(nullptr);
+    const std::optional<core::WhatIf> w = m_shownWhatIf ? m_shownWhatIf : formWhatIf(nullptr);
     if (!w)
         return false;
     m_rows.push_back(*w);
-    m_outcomes.push_back(m_controller->evaluate(*w));
+    m_outcomes.push_back(m_evaluator->evaluate(*w));
     const int row = m_table->rowCount();
     m_table->insertRow(row);
     auto *remove = new QToolButton(m_table);
@@ -281,16 +315,18 @@ void WhatIfPanel::fillRow(int row)
     const WhatIfOutcome &o = m_outcomes[row];
     m_table->setItem(row, Description, readOnlyCell(o.description, false));
     m_table->setItem(row, Step, readOnlyCell(o.error.isEmpty() ? msText(o.stepNs) : o.error, true));
-    m_table->setItem(row, Change, readOnlyCell(o.error.isEmpty() ? changeText(o.changePct()) : QStringLiteral("—"), true));
+    m_table->setItem(row, Change, readOnlyCell(o.error.isEmpty() ? changePctText(o.changePct()) : QStringLiteral("—"), true));
 }
 
 void WhatIfPanel::refresh()
 {
     for (std::size_t r = 0; r < m_rows.size(); ++r) {
-        m_outcomes[r] = m_controller->evaluate(m_rows[r]);
+        m_outcomes[r] = m_evaluator->evaluate(m_rows[r]);
         fillRow(static_cast<int>(r));
     }
-    if (m_shown == Target::RankDelay && m_texts[int(Target::RankDelay)].isEmpty())
+    if (m_shownWhatIf)
+        showWhatIf(*m_shownWhatIf, m_shownTitle);
+    else if (m_shown == Target::RankDelay && m_texts[int(Target::RankDelay)].isEmpty())
         targetChanged(); // the job's rank is known now
     else
         apply();

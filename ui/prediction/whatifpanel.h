@@ -1,12 +1,13 @@
 #pragma once
-// The what-if part of the Prediction dock: a target (GPU kernels matching a regex, a stream, all
-// communication, the network's bandwidth or latency, a rank's delay) and a factor (or ms), replayed
-// on the open pair's graph at every change (predictioncontroller.h: no rebuild), with the predicted
+// A what-if form: a target (GPU kernels matching a regex, a stream, all communication, the network's
+// bandwidth or latency, a rank's delay) and a factor (or ms), replayed on an evaluator's graph
+// (whatifevaluator.h: the open pair's, or the job's) as it is typed (no rebuild), with the predicted
 // step, its change against the baseline and the replay's wall time. "Add" keeps the what-if as a
 // row of a comparison table (description, step, change); rows are replayed again when the graph is
 // rebuilt (the links changed) and each has a remove button.
 
-#include "prediction/predictioncontroller.h"
+#include "prediction/whatifevaluator.h"
+#include "shell/tracedocument.h"
 
 #include <QWidget>
 
@@ -19,6 +20,7 @@ class QLabel;
 class QLineEdit;
 class QPushButton;
 class QTableWidget;
+class QTimer;
 
 namespace linkscope::ui {
 
@@ -28,9 +30,11 @@ public:
     enum class Target { GpuKernels, Stream, Communication, Bandwidth, Latency, RankDelay, CpuOps };
     enum Column { Description, Step, Change, Remove };
 
-    explicit WhatIfPanel(PredictionController *controller, QWidget *parent = nullptr);
+    explicit WhatIfPanel(WhatIfEvaluator *evaluator, QWidget *parent = nullptr);
 
-    // Prefills the pattern (the GPU op's name, regex-escaped) and the stream from the selected op.
+    // Prefills the pattern (the GPU op's name, regex-escaped) and the stream from the selected op; a
+    // collective's kernel (NCCL, RCCL) turns a GPU-kernel what-if to all communication instead (a
+    // transfer's time is the network's, not the kernel's).
     void setSelectedEvent(const TraceDocument *doc, core::EventIndex event);
     void setTarget(Target target);
     Target target() const;
@@ -41,8 +45,13 @@ public:
 
     // The what-if the form describes; nullopt with `error` set when it is not valid.
     std::optional<core::WhatIf> formWhatIf(QString *error) const;
-    // Replays the form's what-if (done at every change of the form).
+    // Replays the form's what-if (done at every change of the form; typing waits for a pause).
     void apply();
+    // The form was edited and not replayed yet (the result shown is the previous form's).
+    bool pending() const;
+    // Replays a what-if the form cannot spell (an opportunity chosen: opportunitiesview.h) and shows it,
+    // titled, until the form changes; "Add to comparison" keeps it.
+    void showWhatIf(const core::WhatIf &whatIf, const QString &title);
     const WhatIfOutcome &current() const { return m_current; }
     QString resultText() const;
     // Keeps the form's what-if as a row of the comparison table; false when it is not valid.
@@ -63,7 +72,8 @@ private:
     void targetChanged();
     void fillRow(int row);
 
-    PredictionController *m_controller;
+    WhatIfEvaluator *m_evaluator;
+    QTimer *m_typing = nullptr; // the pause after a keystroke
     QComboBox *m_target = nullptr;
     QLabel *m_parameterLabel = nullptr;
     QLineEdit *m_parameter = nullptr;
@@ -73,8 +83,10 @@ private:
     QPushButton *m_add = nullptr;
     QTableWidget *m_table = nullptr;
     WhatIfOutcome m_current;
-    QString m_texts[7];                  // the parameter per target (the selected op's name and stream prefill theirs)
-    Target m_shown = Target::GpuKernels; // whose text the parameter field holds
+    QString m_texts[7];                        // the parameter per target (the selected op's name and stream prefill theirs)
+    Target m_shown = Target::GpuKernels;       // whose text the parameter field holds
+    std::optional<core::WhatIf> m_shownWhatIf; // showWhatIf's, until the form changes
+    QString m_shownTitle;
     std::vector<core::WhatIf> m_rows;
     std::vector<WhatIfOutcome> m_outcomes;
 };

@@ -1,0 +1,52 @@
+#pragma once
+// What the what-if panel (whatifpanel.h) replays its form on: the open pair's graph
+// (PredictionController) or, with a job open, the job's graph with every rank and its collectives
+// joined (JobWhatIf). Each answers with the predicted step against the baseline, the ops the what-if
+// changes and, for a job, every rank's step.
+
+#include "predict/whatif.h"
+
+#include <QString>
+#include <QStringList>
+
+#include <cstdint>
+#include <vector>
+
+namespace linkscope::ui {
+
+// One rank under a what-if (a job's evaluator lists every rank).
+struct WhatIfRankStep {
+    std::int64_t rank = -1;
+    bool finished = false;
+    std::int64_t baselineNs = 0, stepNs = 0;
+    double changePct() const { return baselineNs ? 100.0 * double(stepNs - baselineNs) / double(baselineNs) : 0.0; }
+};
+
+// A what-if replayed on the current graph.
+struct WhatIfOutcome {
+    QString description; // WhatIf::describe()
+    QString error;       // non-empty: not replayed (e.g. a rank not in the job)
+    bool finished = false;
+    std::int64_t stepNs = 0; // the pair's step; a job's: its slowest rank's
+    std::int64_t baselineNs = 0;
+    double elapsedMs = 0;              // wall time of the replay
+    bool matchCounted = false;         // the counts below are known
+    std::size_t matchedNodes = 0;      // nodes the what-if changes
+    std::size_t matchedOnPath = 0;     // of them on the baseline's critical path(s)
+    QStringList warnings;              // a term that matches nothing, a delay with no step (predict/whatifmatch.h)
+    std::vector<WhatIfRankStep> ranks; // a job's ranks, in the graph's order; empty for a pair
+    double changePct() const { return baselineNs ? 100.0 * double(stepNs - baselineNs) / double(baselineNs) : 0.0; }
+};
+
+class WhatIfEvaluator {
+public:
+    virtual ~WhatIfEvaluator() = default;
+    // Replays the current graph under `whatIf` on the calling thread.
+    virtual WhatIfOutcome evaluate(const core::WhatIf &whatIf) const = 0;
+    // The rank a delay what-if is offered first (the pair's own, the job's slowest); -1: none yet.
+    virtual std::int64_t defaultRank() const = 0;
+    // What the evaluator replays, for the panel's tooltip ("the open pair, mirrored", "the job's 8 ranks").
+    virtual QString scopeText() const = 0;
+};
+
+} // namespace linkscope::ui
