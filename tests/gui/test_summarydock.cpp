@@ -275,6 +275,8 @@ private slots:
                                                 "short at byte %1, and whatever followed the cut is missing.")
                                      .arg(QLocale().toString(qulonglong(size))));
         QCOMPARE(dock->table(ui::SummaryDock::Ranks)->rowCount(), 4); // the cut rank keeps its row
+        // The status bar speaks of the job (it said "No trace loaded" with the job on screen).
+        QVERIFY2(window.statusText().startsWith(QStringLiteral("Job of 4 ranks open")), qPrintable(window.statusText()));
         saveShot(&window, "job_cut_rank.png");
 
         QSignalSpy pair(&window, &ui::MainWindow::documentChanged);
@@ -284,6 +286,7 @@ private slots:
         QCOMPARE(dock->tabs()->indexOf(dock->table(ui::SummaryDock::Ranks)), -1);
         QVERIFY(!dock->table(ui::SummaryDock::Ranks)->isVisible());
         QCOMPARE(dock->tabs()->tabBar()->tabText(0), QStringLiteral("GPU ops"));
+        QVERIFY2(window.statusText().contains(QStringLiteral("37 GPU ops")), qPrintable(window.statusText()));
     }
 };
 
