@@ -150,4 +150,14 @@ std::string truncationRefusal(const TruncatedJson &cut, bool wasGzip)
            + where(wasGzip) + "; --allow-truncated reads what precedes the cut";
 }
 
+std::uint64_t cutOffset(const std::vector<Diagnostic> &warnings)
+{
+    for (const Diagnostic &d : warnings)
+        if (d.offset != kUnknownOffset
+            && (d.message.rfind("the file is truncated", 0) == 0 || d.message.find("array is cut off") != std::string::npos
+                || d.message.find("; kept all ") != std::string::npos))
+            return d.offset;
+    return kUnknownOffset;
+}
+
 } // namespace linkscope::core::io

@@ -15,6 +15,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace linkscope::core::io {
 
@@ -39,5 +40,10 @@ std::string readTextForRecovery(const std::string &path, bool *wasGzip = nullptr
 // The warning a recovered trace carries, and the message of the refusal without allowTruncated.
 std::string truncationWarning(const TruncatedJson &cut, bool wasGzip);
 std::string truncationRefusal(const TruncatedJson &cut, bool wasGzip);
+
+// Where a trace read up to a cut ends, from the warnings its reader left: the byte of the warning
+// above or of the host ET reader's own ("the "nodes" array is cut off", "…; kept all N nodes");
+// kUnknownOffset when none says so (the trace was read whole).
+std::uint64_t cutOffset(const std::vector<Diagnostic> &warnings);
 
 } // namespace linkscope::core::io

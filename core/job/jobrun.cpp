@@ -10,6 +10,7 @@
 #include "io/inputfile.h"
 #include "io/outputguard.h"
 #include "io/tracereader.h"
+#include "io/truncation.h"
 #include "job/rankcalls.h"
 #include "job/summaryrun.h"
 #include "link/linker.h"
@@ -75,6 +76,10 @@ RankSummary processRank(const RankFiles &files, const JobOptions &options)
         const HostTrace *host = pair.host.get();
         const DeviceTrace &device = *pair.device;
         const LinkSet &links = *pair.links;
+        if (options.allowTruncated) {
+            s.hostCutAt = host ? io::cutOffset(host->warnings) : kUnknownOffset;
+            s.deviceCutAt = io::cutOffset(device.warnings);
+        }
         if (device.distributed) {
             s.declaredRank = device.distributed->rank;
             s.worldSize = device.distributed->worldSize;
@@ -385,7 +390,7 @@ void rankPresenceFindings(const JobReport &r, const std::set<std::int64_t> &pres
                      -1,
                      {},
                      std::string(count == 1 ? "rank " : "ranks ") + rankRangeText(missing) + " of the job's "
-                         + std::to_string(r.worldSize) + " have no trace files"
+                         + std::to_string(r.worldSize) + (count == 1 ? " has" : " have") + " no trace files"
                          + (count > 1 ? " (" + std::to_string(count) + " ranks)" : std::string())};
         if (static_cast<std::size_t>(count) <= kListedRanks)
             f.ranks = expandRanks(missing);

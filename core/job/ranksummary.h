@@ -55,6 +55,11 @@ struct RankSummary {
     // The rank's trace-wide statistics (JobOptions::stats or overview; analysis/tracestats.h): the
     // Summary dock's and `linkscope summary`'s per-rank rows. Not part of the summary file.
     std::shared_ptr<const TraceStats> stats;
+    // Where the rank's host ET and Kineto trace end when they were read up to a cut
+    // (JobOptions::allowTruncated, io/truncation.h cutOffset); kUnknownOffset: read whole. What the
+    // GUI's notice names; not part of the summary file.
+    std::uint64_t hostCutAt = kUnknownOffset;
+    std::uint64_t deviceCutAt = kUnknownOffset;
 
     nlohmann::json toJson() const;
     // Throws std::runtime_error naming `where` for a summary that is not one.

@@ -36,6 +36,8 @@
 #include <QTabWidget>
 #include <QTest>
 #include <QTextBrowser>
+#include <QTextCursor>
+#include <QTextDocument>
 #include <QTimer>
 #include <QTreeWidget>
 
@@ -136,6 +138,11 @@ private slots:
                  qPrintable(QStringLiteral("%1 > %2").arg(sheet->height()).arg(screen.height())));
         auto *text = sheet->findChild<QTextBrowser *>();
         QVERIFY(text && text->toPlainText().contains(QStringLiteral("Ctrl+drag")));
+        // No blank line above the first section: its title is on the first line in view.
+        const QTextCursor first = text->document()->find(QStringLiteral("Timeline (while"));
+        QVERIFY(!first.isNull());
+        QVERIFY2(text->cursorRect(first).top() < text->fontMetrics().height(),
+                 qPrintable(QString::number(text->cursorRect(first).top())));
         // Sized to its content (it opened as 720×122, two shortcuts in view): every row in view, or
         // as tall as the screen allows with the rest a scroll away; never a horizontal scroll bar.
         QTest::qWait(20);

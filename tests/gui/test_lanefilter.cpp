@@ -1,13 +1,14 @@
 // Issue 41 item 9, offscreen: the lane filter (Perfetto's track filter) in the tool bar shows only
 // the lanes whose name contains the text, leaves out the groups without one (a group's own name
-// shows all its lanes), is reached with Ctrl+L, and Esc clears it and restores every lane.
-// Saves build/screens/lane_filter.png.
+// shows all its lanes), is reached with Ctrl+L, and Esc clears it and restores every lane; with no
+// lane left the view says so. Saves build/screens/lane_filter.png and lane_filter_none.png.
 
 #include "shell/mainwindow.h"
 #include "testsupport.h"
 #include "timeline/timelineview.h"
 
 #include <QDir>
+#include <QImage>
 #include <QLineEdit>
 #include <QSettings>
 #include <QSignalSpy>
@@ -87,6 +88,21 @@ private slots:
         box->setText(QStringLiteral("no lane is called this"));
         QVERIFY(shownLanes().isEmpty());
         QCOMPARE(shownGroups(), 0);
+        // … and the empty view says why, in words, with the way back (it was a blank pane).
+        QVERIFY(layout.rows().empty());
+        QCOMPARE(
+            view->filteredOutText(),
+            QStringLiteral("No lane's name contains “no lane is called this” (Esc in the lane filter shows them all again)"));
+        const QImage empty = view->grab().toImage();
+        const QRect middle = view->contentRect().adjusted(view->contentRect().width() / 4, 0, -view->contentRect().width() / 4,
+                                                          0);
+        const QColor background = empty.pixelColor(view->contentRect().topLeft() + QPoint(2, 2));
+        int ink = 0;
+        for (int y = middle.center().y() - 8; y <= middle.center().y() + 8; ++y)
+            for (int x = middle.left(); x < middle.right(); ++x)
+                ink += empty.pixelColor(x, y) != background ? 1 : 0;
+        QVERIFY2(ink > 50, qPrintable(QString::number(ink)));
+        m_window->grab().save(QStringLiteral(LINKSCOPE_BINARY_DIR "/screens/lane_filter_none.png"));
         // Esc clears it and hands the keyboard back: every lane is shown again.
         box->setFocus();
         QTest::keyClick(box, Qt::Key_Escape);

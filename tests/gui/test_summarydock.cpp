@@ -223,7 +223,70 @@ private slots:
         unreadable.kind = "unreadable_rank";
         unreadable.message = "rank 5: the file is truncated";
         job.report.findings.push_back(unreadable);
-        QVERIFY(ui::incompleteJobSentence(job).contains(QStringLiteral("and 1 more")));
+        QVERIFY2(ui::incompleteJobSentence(job).endsWith(QStringLiteral("; and rank 5: the file is truncated.")),
+                 qPrintable(ui::incompleteJobSentence(job)));
+        core::job::RankSummary cut;
+        cut.rank = 6;
+        cut.device = "/jobs/a/kineto_6.json";
+        cut.deviceCutAt = 1234567;
+        job.report.ranks.push_back(cut);
+        QVERIFY(ui::incompleteJobSentence(job).contains(QStringLiteral("; and 2 more (")));
+        const QStringList problems = ui::incompleteJobProblems(job);
+        QCOMPARE(problems.size(), 3);
+        QCOMPARE(problems.back(), QStringLiteral("rank 6's Kineto trace kineto_6.json is cut short at byte %1, and "
+                                                 "whatever followed the cut is missing")
+                                      .arg(QLocale().toString(1234567)));
+    }
+
+    // A crashed job's last rank is read up to its cut: the notice above the timeline names the rank,
+    // the file and the byte (it was silent: the rank's row of the overview just stopped early). A pair
+    // opened next closes the job, its notice and its Ranks tab.
+    void aJobWithACutRankSaysWhere()
+    {
+        QTemporaryDir dir;
+        const std::string job = (std::filesystem::path(dir.path().toStdString()) / "job").string();
+        gen::GeneratorOptions o;
+        o.seed = 5;
+        o.steps = 2;
+        o.layers = 2;
+        o.worldSize = 4;
+        gen::generateJob(o, job, false, 2);
+        const QString kineto = QString::fromStdString(job) + QStringLiteral("/kineto_3.json");
+        QFile in(kineto);
+        QVERIFY(in.open(QIODevice::ReadOnly));
+        const QByteArray whole = in.readAll();
+        in.close();
+        const qsizetype size = whole.size() * 2 / 3;
+        QVERIFY(in.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        in.write(whole.left(size));
+        in.close();
+
+        ui::MainWindow window;
+        window.resize(1400, 900);
+        window.show();
+        auto *dock = window.findChild<ui::SummaryDock *>();
+        dock->show();
+        QSignalSpy opened(window.jobDock(), &ui::JobDock::jobOpened);
+        window.openJob(QString::fromStdString(job));
+        QVERIFY(opened.wait(60000));
+        ui::NoticeBar *notice = window.readNotice();
+        QTRY_VERIFY(notice->isVisible());
+        QCOMPARE(notice->text(), QStringLiteral("This job cannot be read whole: rank 3's Kineto trace kineto_3.json is cut "
+                                                "short at byte %1, and whatever followed the cut is missing.")
+                                     .arg(QLocale().toString(qulonglong(size))));
+        QCOMPARE(dock->table(ui::SummaryDock::Ranks)->rowCount(), 4); // the cut rank keeps its row
+        // The status bar speaks of the job (it said "No trace loaded" with the job on screen).
+        QVERIFY2(window.statusText().startsWith(QStringLiteral("Job of 4 ranks open")), qPrintable(window.statusText()));
+        saveShot(&window, "job_cut_rank.png");
+
+        QSignalSpy pair(&window, &ui::MainWindow::documentChanged);
+        window.openPair(sample("sample_host_et.json"), sample("sample_kineto.json"));
+        QVERIFY(pair.wait(60000));
+        QTRY_VERIFY(!notice->isVisible());
+        QCOMPARE(dock->tabs()->indexOf(dock->table(ui::SummaryDock::Ranks)), -1);
+        QVERIFY(!dock->table(ui::SummaryDock::Ranks)->isVisible());
+        QCOMPARE(dock->tabs()->tabBar()->tabText(0), QStringLiteral("GPU ops"));
+        QVERIFY2(window.statusText().contains(QStringLiteral("37 GPU ops")), qPrintable(window.statusText()));
     }
 };
 

@@ -493,7 +493,10 @@ QString MainWindow::statusText() const { return m_countsLabel->text(); }
 void MainWindow::updateCounts()
 {
     if (!m_doc) {
-        m_countsLabel->setText(tr("No trace loaded"));
+        const int ranks = m_jobDock && m_jobDock->job() ? static_cast<int>(m_jobDock->job()->report.ranks.size()) : 0;
+        const QString job = ranks == 1 ? tr("Job of one rank open") : tr("Job of %1 ranks open").arg(ranks);
+        m_countsLabel->setText(ranks ? tr("%1 · no rank's lanes yet: double-click one in the job overview").arg(job)
+                                     : tr("No trace loaded"));
         return;
     }
     const LinkCounts &counts = m_doc->counts();
@@ -586,6 +589,7 @@ JobDock *MainWindow::jobDock()
             if (m_readNoticeOfJob)
                 m_readNotice->dismiss();
             updateRankLabels();
+            updateCounts();
         });
         connect(m_jobDock, &JobDock::jobOpened, this, [this](const JobPtr &job) {
             m_jobPending = false;
@@ -601,6 +605,7 @@ JobDock *MainWindow::jobDock()
                 summary->setJob(job);
             showJobReadNotice(*job);
             updateRankLabels();
+            updateCounts();
         });
         connect(m_jobDock, &JobDock::openRankRequested, this, [this](qint64 rank, const QString &host, const QString &device) {
             if (RankPane *pane = m_panes->pane(rank); pane && pane->isLoaded()) {

@@ -95,7 +95,7 @@ void MainWindow::showJobReadNotice(const JobDocument &job)
         return;
     }
     m_readNoticeOfJob = true;
-    m_readNotice->showNotice(sentence);
+    m_readNotice->showNotice(sentence, incompleteJobProblems(job).join(QLatin1Char('\n')));
 }
 
 } // namespace linkscope::ui

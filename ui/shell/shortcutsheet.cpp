@@ -64,10 +64,12 @@ QString MainWindow::shortcutSheetHtml() const
     auto row = [](const QString &keys, const QString &what) {
         return QStringLiteral("<tr><td><b>%1</b></td><td>%2</td></tr>").arg(keys, what.toHtmlEscaped());
     };
-    auto section = [](const QString &title) {
-        return QStringLiteral("<tr><td colspan=\"2\"><br><i>%1</i></td></tr>").arg(title.toHtmlEscaped());
+    // A blank line between sections, none above the first (it opened on an empty line).
+    auto section = [](const QString &title, bool first = false) {
+        return QStringLiteral("<tr><td colspan=\"2\">%1<i>%2</i></td></tr>")
+            .arg(first ? QString() : QStringLiteral("<br>"), title.toHtmlEscaped());
     };
-    QString html = QStringLiteral("<table>") + section(tr("Timeline (while it has the focus)"));
+    QString html = QStringLiteral("<table>") + section(tr("Timeline (while it has the focus)"), true);
     for (const QAction *action : m_timeline->keyActions())
         html += row(keysOf(action), action->toolTip());
     const QList<QAction *> &timelineKeys = m_timeline->keyActions();

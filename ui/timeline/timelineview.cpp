@@ -278,7 +278,18 @@ void TimelineView::paint(QPainter &painter, const QRect &target)
                               m_showFrameTime,
                               m_lastFrameNanos};
     m_painted = m_renderer.render(painter, frame, scene);
+    if (const QString filtered = filteredOutText(); !filtered.isEmpty()) {
+        painter.setPen(palette::current().text);
+        painter.drawText(content, Qt::AlignCenter | Qt::TextWordWrap, filtered);
+    }
     painter.restore();
+}
+
+QString TimelineView::filteredOutText() const
+{
+    if (!m_doc || m_layout.laneFilter().isEmpty() || !m_layout.rows().empty())
+        return {};
+    return tr("No lane's name contains “%1” (Esc in the lane filter shows them all again)").arg(m_layout.laneFilter());
 }
 
 // ---------------------------------------------------------------- headers

@@ -114,6 +114,8 @@ public:
         m_placeholder = text;
         update();
     }
+    // What the view says over its empty content when the lane filter leaves no lane (empty otherwise).
+    QString filteredOutText() const;
 
     // The instant the ruler counts from, in the document's clock (default: the trace's start). A
     // job's rank panes set the job's aligned origin, so one x reads the same time in every pane.
