@@ -17,6 +17,7 @@
 #include "timeline/timelineview.h"
 
 #include "link/chakracompare.h"
+#include "predict/opportunities.h"
 #include "predict/pairgraph.h"
 #include "predict/replay.h"
 
@@ -111,7 +112,15 @@ private slots:
         // The top ops on the path, longest first.
         QVERIFY(!p->top.empty());
         QCOMPARE(dock->topTable()->rowCount(), int(p->top.size()));
-        QCOMPARE(dock->topTable()->item(0, 0)->text(), QString::fromStdString(p->top[0].name));
+        // Names shown as their kernel's own name (before template arguments and parameters), whole in
+        // the tooltip: two collectives' kernels read apart.
+        for (int r = 0; r < dock->topTable()->rowCount(); ++r) {
+            const QString full = QString::fromStdString(p->top[std::size_t(r)].name);
+            const QString shown = dock->topTable()->item(r, 0)->text();
+            QCOMPARE(shown, QString::fromStdString(core::predict::kernelFamily(p->top[std::size_t(r)].name)));
+            QVERIFY2(full.contains(shown), qPrintable(shown + " / " + full));
+            QVERIFY(dock->topTable()->item(r, 0)->toolTip().startsWith(full));
+        }
         for (std::size_t i = 1; i < p->top.size(); ++i)
             QVERIFY(p->top[i - 1].ns >= p->top[i].ns);
         qInfo("graph built in %.2f ms, replay + path + slack %.2f ms, step %s", p->buildMs, p->replayMs,

@@ -1,5 +1,7 @@
 #include "prediction/predictdock.h"
 
+#include "predict/opportunities.h"
+
 #include "prediction/predicttext.h"
 #include "prediction/whatifpanel.h"
 #include "timeline/eventstyle.h"
@@ -132,7 +134,7 @@ PredictDock::PredictDock(PredictionController *controller, EventSelection *selec
     m_top->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_top->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_top->setWordWrap(false);
-    m_top->setTextElideMode(Qt::ElideMiddle);
+    m_top->setTextElideMode(Qt::ElideRight); // names start with what tells them apart
     m_top->setMinimumHeight(m_top->verticalHeader()->defaultSectionSize() * 5 + m_top->horizontalHeader()->sizeHint().height());
     layout->addWidget(m_top, 1);
 
@@ -271,7 +273,10 @@ void PredictDock::showPrediction()
     for (int r = 0; r < static_cast<int>(p->top.size()); ++r) {
         const core::predict::PathShare &s = p->top[r];
         const std::string_view kind = core::predict::nodeKindName(s.kind);
-        QTableWidgetItem *name = readOnlyCell(QString::fromStdString(s.name), false);
+        // The kernel's own name, before its template arguments and parameters: what tells two
+        // collectives (AllGather, AllReduce) or two kernels apart; the whole name in the tooltip.
+        const std::string family = core::predict::kernelFamily(s.name);
+        QTableWidgetItem *name = readOnlyCell(QString::fromStdString(family.empty() ? s.name : family), false);
         name->setToolTip(
             tr("%1\n%2 node, %Ln time(s) on the path", nullptr, static_cast<int>(s.count))
                 .arg(QString::fromStdString(s.name), QString::fromUtf8(kind.data(), static_cast<qsizetype>(kind.size()))));

@@ -31,7 +31,8 @@ constexpr Role kRoles[] = {
     {&Colors::rangeEdge, QColor(0x2f, 0x6f, 0xd6), QColor(0x6a, 0xa4, 0xff)},
     {&Colors::viewWindow, QColor(0x10, 0x40, 0x90), QColor(0x9c, 0xc2, 0xff)},
     {&Colors::outsideView, QColor(0, 0, 0, 70), QColor(0, 0, 0, 110)},
-    {&Colors::pathOutline, QColor(0xd9, 0x48, 0x00), QColor(0xff, 0x9a, 0x3c)},
+    // Indigo: no event kind, link, mark, selection or search hit is drawn in it.
+    {&Colors::pathOutline, QColor(0x4a, 0x2c, 0xf0), QColor(0xa0, 0x8c, 0xff)},
     {&Colors::pathDim, QColor(0xfb, 0xfb, 0xfc, 175), QColor(0x1b, 0x1e, 0x23, 175)},
 };
 static_assert(std::size(kRoles) * sizeof(QColor) == sizeof(Colors), "every role of Colors has a row");

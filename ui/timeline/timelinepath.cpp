@@ -3,6 +3,8 @@
 #include "timeline/eventstyle.h"
 #include "timeline/timelinepalette.h"
 
+#include <QFontMetricsF>
+#include <QObject>
 #include <QPainter>
 #include <QPainterPath>
 
@@ -46,20 +48,49 @@ void TimelinePathOverlay::paint(QPainter &painter, const TraceDocument &doc, con
     line.setCosmetic(true);
     painter.setPen(line);
     painter.setBrush(Qt::NoBrush);
-    std::size_t drawn = 0;
+    QPen backLine = line;
+    backLine.setStyle(Qt::DashLine);
+    std::size_t drawn = 0, labelled = 0;
+    m_backwards = 0;
+    const QFontMetricsF metrics(painter.font());
+    const QString backText = QObject::tr("↶ earlier in measured time (the replay's order)");
     for (std::size_t i = 0; i + 1 < m_chain.size() && drawn < kDrawCap; ++i) {
         const QRectF &a = rects[i], &b = rects[i + 1];
         if (a.isEmpty() || b.isEmpty())
             continue;
         const QPointF from(a.right(), a.center().y()), to(b.left(), b.center().y());
-        if (!visible.intersects(QRectF(from, to).normalized().adjusted(-1, -1, 1, 1)))
+        // The path is ordered on the replay's clock: the next op may have started, as measured, before
+        // this one ended (the replay serialised what overlapped, or moved it). Dashed and labelled.
+        const bool backwards = to.x() < from.x() - 2;
+        if (!visible.intersects(QRectF(from, to).normalized().adjusted(-8, -8, 8, 8)))
             continue;
         QPainterPath curve(from);
         const double bend = std::max(12.0, std::abs(to.x() - from.x()) / 3);
         curve.cubicTo(from + QPointF(bend, 0), to - QPointF(bend, 0), to);
+        painter.setPen(backwards ? backLine : line);
+        painter.setBrush(Qt::NoBrush);
         painter.drawPath(curve);
+        // The direction: an arrowhead where the curve arrives (it arrives moving right).
+        QPolygonF head;
+        head << to << to - QPointF(7, 3.5) << to - QPointF(7, -3.5);
+        painter.setPen(Qt::NoPen);
+        painter.setBrush(colors.pathOutline);
+        painter.drawPolygon(head);
+        if (backwards) {
+            ++m_backwards;
+            const QPointF mid = curve.pointAtPercent(0.5);
+            const QRectF label = metrics.boundingRect(backText).translated(mid - QPointF(0, 4)).adjusted(-3, -1, 3, 1);
+            if (labelled < 8 && content.contains(label.toAlignedRect())) {
+                painter.setBrush(colors.overlayBackground);
+                painter.drawRect(label);
+                painter.setPen(colors.pathOutline);
+                painter.drawText(label, Qt::AlignCenter, backText);
+                ++labelled;
+            }
+        }
         ++drawn;
     }
+    painter.setBrush(Qt::NoBrush);
     painter.setRenderHint(QPainter::Antialiasing, false);
     QPen outline(colors.pathOutline, 2.5);
     outline.setJoinStyle(Qt::MiterJoin);

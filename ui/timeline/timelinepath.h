@@ -2,8 +2,9 @@
 // Critical-path mode on the timeline: the ops a prediction's critical path runs through
 // (predictioncontroller.h), drawn where they were measured. Everything else in the lanes is washed
 // over with the background (dimmed); the path's ops are drawn again in their colour with a bold
-// outline, and a line joins each op to the next one on the path. The path is computed on the
-// simulated clock, so the line may go back in measured time: it shows the order, not the clock.
+// outline, and an arrow joins each op to the next one on the path, in a colour no event kind uses. The
+// path is ordered on the replay's clock, so an arrow may go back in measured time: such an arrow is
+// dashed and labelled so (it shows the order, not the clock).
 
 #include "shell/tracedocument.h"
 
@@ -36,11 +37,14 @@ public:
                const std::function<QRectF(core::EventIndex)> &rectOf) const;
     // How many path ops the last paint drew (tests).
     std::size_t paintedCount() const { return m_painted; }
+    // How many arrows the last paint drew going back in measured time (tests).
+    std::size_t backwardsCount() const { return m_backwards; }
 
 private:
     std::vector<core::EventIndex> m_chain;
     std::vector<core::EventIndex> m_sorted;
     mutable std::size_t m_painted = 0;
+    mutable std::size_t m_backwards = 0;
 };
 
 } // namespace linkscope::ui
