@@ -55,6 +55,9 @@ struct RankSummary {
     // The rank's trace-wide statistics (JobOptions::stats or overview; analysis/tracestats.h): the
     // Summary dock's and `linkscope summary`'s per-rank rows. Not part of the summary file.
     std::shared_ptr<const TraceStats> stats;
+    // With JobOptions::stats: the readers' warnings (device, then host), as `linkscope inspect` lists
+    // them. Not part of the summary file.
+    std::vector<Diagnostic> readerWarnings;
 
     nlohmann::json toJson() const;
     // Throws std::runtime_error naming `where` for a summary that is not one.
