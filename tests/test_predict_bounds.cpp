@@ -127,6 +127,114 @@ private slots:
             QVERIFY2(c.has(files[1] + ": duration_total"), c.out.c_str());
         }
     }
+
+    // Graphs `check` or `job` flags were replayed with exit 0 and no word: each finding is now a
+    // warning (stderr and the JSON's "warnings"), and --strict refuses the graph (exit 1).
+    void predictWarnsOnWhatCheckFlags_data()
+    {
+        QTest::addColumn<int>("kind");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("send with no receive") << 0 << "unpaired_send";
+        QTest::newRow("negative comm size") << 1 << "comm_size -5 (must be > 0)";
+        QTest::newRow("ranks disagree") << 2 << "collective_mismatch";
+        QTest::newRow("send outside the job") << 3 << "a send to rank 5, which has no file (the job's ranks: 0..1)";
+    }
+    void predictWarnsOnWhatCheckFlags()
+    {
+        QFETCH(int, kind);
+        QFETCH(QString, expected);
+        std::vector<std::vector<NodeSpec>> ranks{{cpu(1, "a", 10)}, {cpu(1, "a", 10)}};
+        if (kind == 0 || kind == 3) {
+            ranks[0].push_back(p2p(2, true, kind == 0 ? 1 : 5, 1024, {1}));
+        } else {
+            ranks[0].push_back(allReduce(2, kind == 1 ? -5 : 1024, {1}));
+            ranks[1].push_back(allReduce(2, kind == 1 ? -5 : 1024, {1}));
+            if (kind == 2)
+                ranks[1][1].commType = 2; // an all-gather where rank 0 all-reduces
+        }
+        QTemporaryDir dir;
+        const auto files = writeJob(dir, ranks);
+        const std::string want = expected.toStdString();
+        const CliRun c = check(files);
+        QVERIFY2(c.code == 1 && c.has(want), c.out.c_str());
+        const CliRun p = runCli(linkscope::cli::runPredict, {dir.path().toStdString(), "--json"});
+        QVERIFY2(p.err.find("predict: warning: ") != std::string::npos && p.err.find(want) != std::string::npos, p.err.c_str());
+        const nlohmann::json j = nlohmann::json::parse(p.out);
+        bool listed = false;
+        for (const nlohmann::json &w : j["warnings"])
+            listed = listed || w.get<std::string>().find(want) != std::string::npos;
+        QVERIFY2(listed, j["warnings"].dump().c_str());
+        // .et files named one by one: the same.
+        const CliRun named = runCli(linkscope::cli::runPredict, files);
+        QVERIFY2(named.err.find(want) != std::string::npos, named.err.c_str());
+        const CliRun strict = runCli(linkscope::cli::runPredict, {dir.path().toStdString(), "--strict"});
+        QCOMPARE(strict.code, 1);
+        QVERIFY2(strict.has("--strict") && strict.out.empty(), strict.all().c_str());
+    }
+
+    // A clean job: no warning, and --strict replays it.
+    void strictReplaysACleanJob()
+    {
+        QTemporaryDir dir;
+        std::vector<std::vector<NodeSpec>> ranks{{cpu(1, "a", 10), allReduce(2, 1024, {1})},
+                                                 {cpu(1, "a", 10), allReduce(2, 1024, {1})}};
+        writeJob(dir, ranks);
+        const CliRun p = runCli(linkscope::cli::runPredict, {dir.path().toStdString(), "--strict", "--json"});
+        QVERIFY2(p.code == 0 && p.err.empty(), p.err.c_str());
+        QVERIFY(nlohmann::json::parse(p.out)["warnings"].empty());
+    }
+
+    // Messages that named the effect name the cause; whatif and predict agree on a rank not in the job.
+    void messagesNameTheCause()
+    {
+        QTemporaryDir dir;
+        std::vector<std::vector<NodeSpec>> ranks{{cpu(1, "a", 10), allReduce(2, 1024, {1}, "3")},
+                                                 {cpu(1, "a", 10), allReduce(2, 1024, {1}, "3"), p2p(3, false, 7, 64, {2})}};
+        const auto files = writeJob(dir, ranks);
+        const std::string folder = dir.path().toStdString();
+        writeText(folder + "/comm_group.json", R"({"3": [0, 1, 1]})");
+        const CliRun twice = runCli(linkscope::cli::runPredict, {folder});
+        QCOMPARE(twice.code, 1);
+        QVERIFY2(twice.has("group \"3\": rank 1 is listed twice"), twice.err.c_str());
+        writeText(folder + "/comm_group.json", R"({"3": [0, 1]})");
+        const CliRun outside = runCli(linkscope::cli::runPredict, {folder});
+        QCOMPARE(outside.code, 1); // rank 1 never finishes: its receive's peer is not a rank
+        QVERIFY2(outside.has("waits for a send from rank 7, which is not a rank of the job (0..1)"), outside.all().c_str());
+        QVERIFY2(outside.has("a receive from rank 7, which has no file"), outside.err.c_str());
+
+        writeText(folder + "/network.yml", "topology: [ Ring ]\nnpus_count: [ 2 ]\nbandwidth: [ 1e308 ]\nlatency: [ 500 ]\n");
+        const CliRun huge = runCli(linkscope::cli::runPredict, {folder});
+        QCOMPARE(huge.code, 1);
+        QVERIFY2(huge.has("'bandwidth': 1e308 is out of range (at most 1e15)"), huge.err.c_str());
+
+        const std::string copy = folder + "/delayed";
+        const CliRun whatif = runCli(linkscope::cli::runWhatIf, {folder, copy, "--delay-rank", "99=5"});
+        QCOMPARE(whatif.code, 2);
+        QVERIFY2(whatif.has("--delay-rank: the job has no rank 99"), whatif.err.c_str());
+        QVERIFY(!QFileInfo::exists(QString::fromStdString(copy)));
+        writeText(folder + "/network.yml", "topology: [ Ring ]\nnpus_count: [ 2 ]\nbandwidth: [ 50 ]\nlatency: [ 500 ]\n");
+        QCOMPARE(runCli(linkscope::cli::runPredict, {folder, "--delay-rank", "99=5"}).code, 2);
+    }
+
+    // --json lists the last 1000 steps of each rank's critical path by default and counts the rest
+    // (a 10^6-node chain printed 157 MB); --path-limit 0 lists them all.
+    void jsonPathIsBounded()
+    {
+        QTemporaryDir dir;
+        writeJob(dir, {chain(3000, 1)});
+        const CliRun p = runCli(linkscope::cli::runPredict, {dir.path().toStdString(), "--json"});
+        QVERIFY2(p.code == 0, p.err.c_str());
+        const nlohmann::json r = nlohmann::json::parse(p.out)["ranks"][0];
+        const auto steps = r["critical_path_steps"].get<std::size_t>();
+        QVERIFY(steps >= 3000);
+        QCOMPARE(r["critical_path"].size(), std::size_t(1000));
+        QCOMPARE(r["critical_path_omitted"].get<std::size_t>(), steps - 1000);
+        QCOMPARE(r["critical_path"].back()["id"].get<std::uint64_t>(), std::uint64_t(3000)); // the end of the step
+        const CliRun all = runCli(linkscope::cli::runPredict, {dir.path().toStdString(), "--json", "--path-limit", "0"});
+        const nlohmann::json a = nlohmann::json::parse(all.out)["ranks"][0];
+        QCOMPARE(a["critical_path"].size(), steps);
+        QCOMPARE(a["critical_path_omitted"].get<std::size_t>(), std::size_t(0));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestPredictBounds)
