@@ -1,6 +1,7 @@
 #include "export/etnodewire.h"
 
 #include <optional>
+#include <string_view>
 
 namespace linkscope::core {
 
@@ -19,13 +20,20 @@ bool readLaneNs(CodedInputStream &in, std::int64_t &laneNs)
     if (!in.ReadVarintSizeAsInt(&length))
         return false;
     const auto limit = in.PushLimit(length);
-    std::string name;
+    bool lane = false; // the name is lane_dur_ns (compared in place: no string per attribute)
     std::optional<std::int64_t> value;
     while (const std::uint32_t tag = in.ReadTag()) {
         const int field = WireFormatLite::GetTagFieldNumber(tag);
         bool ok = true;
         if (field == 1 && WireFormatLite::GetTagWireType(tag) == WireFormatLite::WIRETYPE_LENGTH_DELIMITED) {
-            ok = WireFormatLite::ReadString(&in, &name);
+            static constexpr std::string_view kLane = "lane_dur_ns";
+            int size = 0;
+            const void *data = nullptr;
+            int available = 0;
+            ok = in.ReadVarintSizeAsInt(&size);
+            if (ok && size == static_cast<int>(kLane.size()) && in.GetDirectBufferPointer(&data, &available) && available >= size)
+                lane = std::string_view(static_cast<const char *>(data), kLane.size()) == kLane;
+            ok = ok && in.Skip(size);
         } else if ((field == 7 || field == 9 || field == 11 || field == 13 || field == 15 || field == 17)
                    && WireFormatLite::GetTagWireType(tag) == WireFormatLite::WIRETYPE_VARINT) {
             std::uint64_t v = 0;
@@ -44,7 +52,7 @@ bool readLaneNs(CodedInputStream &in, std::int64_t &laneNs)
     if (!in.ConsumedEntireMessage())
         return false;
     in.PopLimit(limit);
-    if (value && name == "lane_dur_ns")
+    if (value && lane)
         laneNs = *value;
     return true;
 }
