@@ -14,6 +14,7 @@
 #include <QTest>
 
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 
 using namespace linkscope;
@@ -217,6 +218,48 @@ private slots:
         const Run text = summary({job});
         QCOMPARE(text.code, 0);
         QVERIFY(text.out.find("4 ranks") != std::string::npos);
+    }
+
+    // The readers' warnings (a negative duration read as 0, events at ts 1e300 or 2^64 dropped) on
+    // standard error and in the JSON, as `linkscope inspect` reports them; they were dropped.
+    void readerWarnings()
+    {
+        QTemporaryDir dir;
+        const std::string folder = (fs::path(dir.path().toStdString()) / "job").string();
+        fs::create_directories(folder);
+        const std::string kineto = folder + "/rank0.json";
+        auto kernel = [](const char *name, const char *ts, const char *dur, int correlation) {
+            // Plain strings: moc does not read raw strings with an unbalanced brace.
+            return std::string("{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"") + name + "\",\"pid\":0,\"tid\":7,\"ts\":" + ts
+                   + ",\"dur\":" + dur + ",\"args\":{\"stream\":7,\"correlation\":" + std::to_string(correlation) + "}}";
+        };
+        {
+            std::ofstream file(kineto);
+            file << "{\"traceEvents\": [" << kernel("k_neg", "10", "-5", 1) << ",\n"
+                 << kernel("k_far", "1e300", "1", 2) << ",\n"
+                 << kernel("k_wrap", "18446744073709551616", "1", 3) << ",\n"
+                 << kernel("k_ok", "20", "4", 4) << "]}";
+        }
+        const Run j = summary({kineto, "--json"});
+        QVERIFY2(j.code == 0, j.err.c_str());
+        const nlohmann::json out = nlohmann::json::parse(j.out);
+        QVERIFY(out.contains("warnings"));
+        std::string messages;
+        for (const nlohmann::json &w : out["warnings"])
+            messages += w["message"].get<std::string>() + "\n";
+        QVERIFY2(messages.find("negative \"dur\"") != std::string::npos, messages.c_str());
+        QVERIFY2(messages.find("\"ts\" overflows int64") != std::string::npos, messages.c_str());
+        QVERIFY2(j.err.find("summary: warning: " + kineto) != std::string::npos, j.err.c_str());
+        QVERIFY2(j.err.find("negative \"dur\"") != std::string::npos, j.err.c_str());
+        const Run text = summary({kineto});
+        QCOMPARE(text.code, 0);
+        QVERIFY2(text.err.find("without a valid \"ts\"") != std::string::npos, text.err.c_str());
+        // A job: each rank's warnings, named by rank.
+        const Run job = summary({folder, "--json"});
+        QVERIFY2(job.code == 0, job.err.c_str());
+        const nlohmann::json jj = nlohmann::json::parse(job.out);
+        QVERIFY(!jj["ranks"][0]["warnings"].empty());
+        QVERIFY2(job.err.find("summary: rank 0: warning: ") != std::string::npos, job.err.c_str());
     }
 };
 

@@ -50,7 +50,11 @@ void printPredictUsage(std::ostream &out)
            "  --policy P            linking policy when exporting traces (default: each rank's sidecar, else nesting)\n"
            "  --jobs N              ranks exported at the same time (default 1)\n"
            "  --top N               ops listed per rank (default 5; JSON 10)\n"
-           "  --json                print JSON (docs/prediction.md); --path-limit N caps each path's steps\n"
+           "  --json                print JSON (docs/prediction.md); --path-limit N lists each rank's last N steps\n"
+           "                        of its critical path (default 1000, 0 all; the JSON counts what it leaves out)\n"
+           "  --strict              refuse (exit 1) a graph `linkscope check` or `linkscope job` flags (a send with no\n"
+           "                        receive, a comm_size <= 0, groups the ranks disagree on); without it, each finding is\n"
+           "                        a warning on standard error and in the JSON's \"warnings\"\n"
            "  --against B           compare with run B's measured steps (a job folder, a job export, or --against\n"
            "                        HOST_ET --against KINETO): the error per rank and where they part\n"
            "  --schedule FILE       write the replayed schedule (under the what-if) as CSV: rank,id,name,kind,start_ns,\n"
@@ -58,7 +62,8 @@ void printPredictUsage(std::ostream &out)
            "  --opportunities       what to fix first: candidate changes (kernel families and streams on the critical\n"
            "                        path, communication, stragglers' CPU, ...) each replayed, ranked by the job's gain;\n"
            "                        --opportunities-limit N lists the first N (default 20, JSON all; 0 all)\n"
-           "Exit status: 0; 1 if an input cannot be read or a rank never finishes; 2 for usage.\n";
+           "Exit status: 0; 1 if an input cannot be read, a rank never finishes, or --strict refuses a finding; 2 for\n"
+           "usage (a what-if that names a rank not in the job included).\n";
 }
 
 std::string ms(std::int64_t ns)
@@ -75,13 +80,17 @@ std::string pct(std::int64_t part, std::int64_t whole)
     return buf;
 }
 
+// --json's critical path per rank: its last steps (the end of the step), the rest counted. A chain
+// of 10^6 nodes printed whole was 157 MB of JSON.
+constexpr std::size_t kDefaultPathLimit = 1000;
+
 // What the command line asks for.
 struct PredictOptions {
     std::vector<std::string> positional;
     std::string host, device, commGroups, network, prefix = "trace", schedulePath;
     std::int64_t npus = 0;
-    std::size_t top = 5, pathLimit = 0;
-    bool json = false, help = false, opportunities = false;
+    std::size_t top = 5, pathLimit = kDefaultPathLimit;
+    bool json = false, help = false, opportunities = false, strict = false;
     std::size_t opportunitiesLimit = kDefaultOpportunities;
     predict::ReplayModel model = predict::ReplayModel::Faithful;
     WhatIf whatIf;
@@ -154,6 +163,8 @@ PredictOptions parsePredictArgs(const Args &args)
             o.opportunitiesLimit = static_cast<std::size_t>(count(1000000));
         } else if (a == "--json") {
             o.json = true;
+        } else if (a == "--strict") {
+            o.strict = true;
         } else if (a == "--model") {
             const std::string m = value();
             const auto model = predict::replayModelFromName(m);
@@ -231,7 +242,7 @@ std::optional<predict::JobGraph> loadPredictGraph(const PredictOptions &o, std::
             bytes += ec ? 0 : size;
         }
         predict::useHugePageHeap(bytes / 2);
-        graph.job = predict::loadJob(o.positional, o.commGroups, o.network, o.npus);
+        graph = predict::loadEtGraph(o.positional, o.commGroups, o.network, o.npus);
         graph.networkSource = o.network.empty() ? "run.sh's ring (50 GB/s, 500 ns)" : o.network;
     }
     if (!o.network.empty() && (o.device.size() || fs::is_directory(o.positional[0], ec)))
@@ -337,6 +348,13 @@ int runPredict(const Args &args, std::ostream &out, std::ostream &err)
     const double loadMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     for (const std::string &note : graph->notes)
         err << "predict: note: " << note << '\n';
+    for (const std::string &finding : graph->findings)
+        err << "predict: warning: " << finding << '\n';
+    if (o.strict && !graph->findings.empty()) {
+        err << "predict: --strict: " << graph->findings.size()
+            << " finding(s) above that `linkscope check` or `linkscope job` would flag; not replayed\n";
+        return 1;
+    }
     if (o.opportunities)
         return printOpportunities(graph->job, graph->networkSource, loadMs, {o.model, o.opportunitiesLimit, o.json}, out, err);
 
@@ -366,6 +384,8 @@ int runPredict(const Args &args, std::ostream &out, std::ostream &err)
         return 1;
     if (o.json) {
         nlohmann::json j = p.toJson(graph->job, o.pathLimit);
+        for (const std::string &finding : graph->findings)
+            j["warnings"].push_back(finding);
         if (against)
             j["against"] = against->toJson();
         j["network"]["source"] = graph->networkSource;

@@ -34,6 +34,8 @@ void printSummaryUsage(std::ostream &out)
            "  --jobs N           a job's ranks read at the same time (default: the cores)\n"
            "  --allow-truncated  read a trace cut short up to its cut (a warning names the byte) instead of\n"
            "                     refusing it\n"
+           "The readers' warnings (what `linkscope inspect` lists: events dropped, durations read as 0) go to\n"
+           "standard error and into the JSON's \"warnings\" (per rank for a job).\n"
            "Exit status: 0; 1 if a trace cannot be read (or the CSV written); 2 on bad arguments.\n";
 }
 
@@ -108,7 +110,7 @@ int runSummary(const Args &args, std::ostream &out, std::ostream &err)
         options.allowTruncated = allowTruncated;
         options.jobs = static_cast<int>(jobs ? jobs : std::max(1u, std::thread::hardware_concurrency()));
         for (job::RankSummary &s : job::processRanks(layout.ranks, options)) {
-            report.parts.push_back({s.rank, s.host, s.device, s.stats, s.error});
+            report.parts.push_back({s.rank, s.host, s.device, s.stats, s.error, std::move(s.readerWarnings)});
             inputFiles.push_back({"host trace", s.host});
             inputFiles.push_back({"device trace", s.device});
         }
@@ -123,13 +125,11 @@ int runSummary(const Args &args, std::ostream &out, std::ostream &err)
             part.host = pair.files.host;
             part.device = pair.files.device;
             part.stats = std::make_shared<const TraceStats>(computeTraceStats(*pair.device, *pair.index));
-            for (const Diagnostic &d : pair.device->warnings)
-                if (d.message.rfind("the file is truncated", 0) == 0)
-                    err << "summary: warning: " << d.toString() << '\n';
+            // The readers' warnings, as `linkscope inspect` lists them (an event dropped, a negative
+            // duration read as 0, the file cut short): the numbers above are what was kept.
+            part.warnings = pair.device->warnings;
             if (pair.host)
-                for (const Diagnostic &d : pair.host->warnings)
-                    if (d.message.rfind("the file is truncated", 0) == 0)
-                        err << "summary: warning: " << d.toString() << '\n';
+                part.warnings.insert(part.warnings.end(), pair.host->warnings.begin(), pair.host->warnings.end());
         } catch (const std::exception &e) {
             err << "summary: " << e.what() << '\n';
             return 1;
@@ -139,6 +139,10 @@ int runSummary(const Args &args, std::ostream &out, std::ostream &err)
         report.parts.push_back(std::move(part));
     }
 
+    for (const SummaryPart &p : report.parts)
+        for (const Diagnostic &d : p.warnings)
+            err << "summary: " << (report.job ? "rank " + std::to_string(p.rank) + ": " : std::string())
+                << "warning: " << d.toString() << '\n';
     if (json)
         out << summaryJson(report, top).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
     else

@@ -30,7 +30,9 @@ void printWhatIfUsage(std::ostream &out)
         << core::kWhatIfOptionsUsage
         << "options:\n"
            "  --prefix NAME         the .et files' prefix (default trace)\n"
-           "NEW_OUT is created; a file there is replaced atomically. NEW_OUT must differ from JOB_OUT.\n";
+           "NEW_OUT is created; a file there is replaced atomically. NEW_OUT must differ from JOB_OUT.\n"
+           "Exit status: 0; 1 if a file cannot be read or written; 2 for usage (a --delay-rank rank the job has\n"
+           "not included, as `linkscope predict` refuses it).\n";
 }
 
 std::string readAll(const fs::path &path)
@@ -108,6 +110,13 @@ int runWhatIf(const Args &args, std::ostream &out, std::ostream &err)
             err << "whatif: no " << prefix << ".R.et files in " << from.string() << '\n';
             return 1;
         }
+        // As `linkscope predict` refuses it (a usage error), before anything is written.
+        for (const auto &[rank, ms] : whatIf.rankDelayMs)
+            if (!ranks.count(rank)) {
+                err << "whatif: --delay-rank: the job has no rank " << rank << " (its ranks: " << ranks.begin()->first << ".."
+                    << ranks.rbegin()->first << ")\n";
+                return 2;
+            }
         fs::create_directories(to);
         std::size_t scaled = 0, cpuScaled = 0, delayed = 0;
         for (const auto &[rank, path] : ranks) {
@@ -143,9 +152,6 @@ int runWhatIf(const Args &args, std::ostream &out, std::ostream &err)
                    "use --scale-comm, --scale-network or --scale-latency)\n";
         if (!whatIf.cpu.empty() && cpuScaled == 0)
             err << "whatif: warning: no CPU op matched --scale-cpu\n";
-        for (const auto &[rank, ms] : whatIf.rankDelayMs)
-            if (!ranks.count(rank))
-                err << "whatif: warning: rank " << rank << " has no .et file here: its delay changed nothing\n";
         return 0;
     } catch (const std::exception &e) {
         err << "whatif: " << e.what() << '\n';

@@ -2,6 +2,7 @@
 
 #include "base/parallel.h"
 #include "export/astrasimtarget.h"
+#include "export/etbounds.h"
 #include "export/etformat.h"
 #include "export/etnodewire.h"
 #include "export/graphorder.h"
@@ -366,6 +367,7 @@ private:
                 ids_.push_back(head.id);
                 hasDependencies_.push_back(head.hasDependencies);
                 anyDependencies_ = anyDependencies_ || head.hasDependencies;
+                checkTimes(head);
                 const int type = head.type;
                 const bool comm = isCommType(type);
                 const bool runs = comm || type == ChakraProtoMsg::COMP_NODE || type == ChakraProtoMsg::MEM_LOAD_NODE
@@ -385,6 +387,7 @@ private:
                 calls_.push_back({static_cast<std::int64_t>(node.id()), checkCommNode(node, path_, nodeSink_), node.name()});
             });
             out_.nodes = scan.nodes;
+            out_.totalNs = times_.total();
         } catch (const std::exception &e) {
             unreadable(e);
             return false;
@@ -392,6 +395,18 @@ private:
         out_.readable = true;
         indexIds();
         return true;
+    }
+
+    // The node's times within what the replay and the simulator run as written (export/etbounds.h).
+    void checkTimes(const NodeHead &head)
+    {
+        const auto id = static_cast<std::int64_t>(head.id);
+        if (const std::string problem = etNodeTimeProblem(head.durationMicros, head.laneNs); !problem.empty()) {
+            addError(nodeSink_, "duration_range", path_, id, problem);
+            return;
+        }
+        if (times_.add(etNodeNs(head.durationMicros, head.laneNs)))
+            addError(nodeSink_, "duration_total", path_, id, "up to this node, " + etTotalProblem());
     }
 
     // Positions by id: a sorted copy (ids are sorted in a valid file; sorting makes any file work),
@@ -514,6 +529,7 @@ private:
     std::vector<bool> hasDependencies_; // per node: whether the second walk reads it
     bool anyDependencies_ = false;
     std::vector<Call> calls_;
+    EtTimeSum times_;
     std::vector<std::pair<std::uint64_t, std::uint32_t>> byId_;
     std::vector<std::pair<std::uint64_t, std::size_t>> duplicates_; // id, count
     std::unordered_set<std::uint64_t> needNames_;
@@ -644,6 +660,7 @@ EtCheckResult checkEtJob(std::vector<EtFileCheck> files, const std::string &comm
     std::set<std::int64_t> ranks;
     std::map<std::int64_t, const EtFileCheck *> byRank;
     std::map<std::pair<std::uint64_t, std::uint64_t>, const EtFileCheck *> byFile; // (device, inode) of the files taken
+    EtTimeSum jobTimes;
     for (const EtFileCheck &file : files) {
         // One file per rank: a second one (the same file given twice, an .et and its .et.gz, an old
         // copy) is an error naming both; the first given is the rank's for the job's rules. The
@@ -666,6 +683,8 @@ EtCheckResult checkEtJob(std::vector<EtFileCheck> files, const std::string &comm
             continue;
         }
         result.nodes += file.nodes;
+        if (jobTimes.add(file.totalNs))
+            addError(jobSink, "duration_total", file.path, -1, "with this file, the job's " + etTotalProblem());
         ranks.insert(file.calls.rank);
         byRank[file.calls.rank] = &file;
         if (identity.known)
@@ -692,6 +711,20 @@ EtCheckResult checkEtJob(std::vector<EtFileCheck> files, const std::string &comm
             });
         }
     }
+    // A send or receive with a peer that has no file: the cause of the unpaired_send / unpaired_recv
+    // the cross-rank pass reports for it.
+    for (const auto &entry : byRank) // not a structured binding: clang 14 does not capture one
+        for (std::size_t k = 0; k < entry.second->calls.calls.size(); ++k) {
+            const EtFileCheck *file = entry.second;
+            const job::CollectiveCall &call = file->calls.calls[k];
+            if (job::isP2P(call.kind) && call.peer >= 0 && !ranks.count(call.peer))
+                addErrorLazily(jobSink, "p2p_peer", file->path, file->callNodes[k], [&] {
+                    return file->callNames[k]
+                           + (call.kind == job::CallKind::Send ? ": a send to rank " : ": a receive from rank ")
+                           + std::to_string(call.peer) + ", which has no file (the job's ranks: " + std::to_string(*ranks.begin())
+                           + ".." + std::to_string(*ranks.rbegin()) + ")";
+                });
+        }
     if (std::optional<EtCheckFinding> warning = doubleFreeWarning(byRank, groups, ranks))
         result.findings.push_back(std::move(*warning));
     checkGroupsAcrossRanks(byRank, groups, ranks, jobSink, result.findings);

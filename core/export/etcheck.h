@@ -20,6 +20,10 @@
 //   comm_groups            the comm group file cannot be read (or is not a regular file), names
 //                          group 0 (the simulator asserts id > 0; pg_name "0" already means every
 //                          rank), or lists a rank twice in one group
+//   duration_range         a node's duration_micros past 2e12 µs or lane_dur_ns past 2e15 ns
+//                          (export/etbounds.h): its time in ns would not be replayed as written
+//   duration_total         a file's (or the job's) node times summed pass 2^62 ns: the replay's
+//                          clocks would saturate
 //   duplicate_rank         two files of one rank (the same file twice, an .et and its .et.gz, an
 //                          old copy): the first given is the rank's
 //   astra_sim_exit_double_free  (warning) a rank issues one collective type on two comm groups
@@ -77,6 +81,7 @@ struct EtFileCheck {
     std::string path;
     bool readable = false;
     std::size_t nodes = 0;
+    std::int64_t totalNs = 0; // its node times summed (export/etbounds.h), ≤ kMaxEtTotalNs
     std::vector<EtCheckFinding> findings;
     job::RankCalls calls;                // rank = the file's rank
     std::vector<std::int64_t> callNodes; // node id of each call

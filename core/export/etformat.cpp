@@ -1,5 +1,6 @@
 #include "export/etformat.h"
 
+#include "export/etbounds.h"
 #include "export/graphorder.h"
 #include "export/gzipdata.h"
 #include "io/atomicfile.h"
@@ -433,7 +434,12 @@ public:
     {
         ++nodes_;
         ++byType_[std::string(nodeTypeName(node.type()))];
-        durationMicros_ += node.duration_micros();
+        // Summed saturating: a hostile duration (2^63 µs and more) neither wraps the total nor goes unsaid.
+        const std::uint64_t micros = node.duration_micros();
+        durationMicros_ = micros > std::numeric_limits<std::uint64_t>::max() - durationMicros_
+                              ? std::numeric_limits<std::uint64_t>::max()
+                              : durationMicros_ + micros;
+        pastBound_ += micros > kMaxEtDurationMicros;
         if (node.start_time_micros() != 0)
             ++withStart_;
         bool haveSize = false;
@@ -445,8 +451,12 @@ public:
                      && node.type() == ChakraProtoMsg::COMM_COLL_NODE)
                 ++commTypes_[std::string(collectiveTypeName(attr.int64_val()))];
             else if (attr.name() == "comm_size" && attr.value_case() == AttributeProto::kInt64Val) {
-                commBytes_ += attr.int64_val();
-                haveSize = attr.int64_val() > 0;
+                const std::int64_t bytes = attr.int64_val();
+                haveSize = bytes > 0;
+                if (haveSize) // a size ≤ 0 is counted as without one; the sum saturates
+                    commBytes_ = bytes > std::numeric_limits<std::int64_t>::max() - commBytes_
+                                     ? std::numeric_limits<std::int64_t>::max()
+                                     : commBytes_ + bytes;
             }
         }
         const bool isComm = node.type() == ChakraProtoMsg::COMM_COLL_NODE || node.type() == ChakraProtoMsg::COMM_SEND_NODE
@@ -505,6 +515,10 @@ public:
         nlohmann::json list = nlohmann::json::array();
         for (const Diagnostic &d : warnings)
             list.push_back(d.toString());
+        if (pastBound_)
+            list.push_back(std::to_string(pastBound_) + " node(s) with duration_micros past the bound of "
+                           + std::to_string(kMaxEtDurationMicros)
+                           + " µs (about 23 days): `linkscope check` refuses them (duration_range), `predict` too");
         summary["warnings"] = list;
         return summary;
     }
@@ -513,6 +527,7 @@ private:
     std::size_t nodes_ = 0, cpuNodes_ = 0, gpuNodes_ = 0, withStart_ = 0, commWithoutSize_ = 0;
     std::int64_t commBytes_ = 0;
     std::uint64_t durationMicros_ = 0;
+    std::size_t pastBound_ = 0;
     std::map<std::string, std::size_t> byType_, commTypes_;
     std::map<std::string, std::map<std::string, std::size_t>> attrTypes_; // attr name → value kind → count
 };

@@ -25,9 +25,12 @@ struct NodeHead {
     std::uint64_t id = 0;
     int type = 0;
     bool hasDependencies = false;
+    std::uint64_t durationMicros = 0;
+    std::int64_t laneNs = -1; // attr lane_dur_ns as an integer; -1: not written
 };
 
-// The node's id, type and whether it names dependencies (validated); false when its bytes are not a Node.
+// The node's id, type, times and whether it names dependencies (validated); false when its bytes are
+// not a Node.
 bool readNodeHead(const char *bytes, int size, NodeHead &node);
 
 namespace etwire {

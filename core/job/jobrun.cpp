@@ -131,6 +131,11 @@ RankSummary processRank(const RankFiles &files, const JobOptions &options)
             s.overview = std::make_shared<const RankOverview>(overviewOf(device));
         if (options.stats || options.overview)
             s.stats = std::make_shared<const TraceStats>(computeTraceStats(device, *pair.index));
+        if (options.stats) {
+            s.readerWarnings = device.warnings;
+            if (pair.host)
+                s.readerWarnings.insert(s.readerWarnings.end(), pair.host->warnings.begin(), pair.host->warnings.end());
+        }
 
         if (options.writeEt) {
             if (!host) {

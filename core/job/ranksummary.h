@@ -60,6 +60,9 @@ struct RankSummary {
     // GUI's notice names; not part of the summary file.
     std::uint64_t hostCutAt = kUnknownOffset;
     std::uint64_t deviceCutAt = kUnknownOffset;
+    // With JobOptions::stats: the readers' warnings (device, then host), as `linkscope inspect` lists
+    // them. Not part of the summary file.
+    std::vector<Diagnostic> readerWarnings;
 
     nlohmann::json toJson() const;
     // Throws std::runtime_error naming `where` for a summary that is not one.

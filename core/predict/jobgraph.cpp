@@ -1,5 +1,7 @@
 #include "predict/jobgraph.h"
 
+#include "base/parallel.h"
+#include "export/etcheck.h"
 #include "jobmodel/rankrange.h"
 
 #include <nlohmann/json.hpp>
@@ -84,7 +86,33 @@ std::map<std::int64_t, std::int64_t> measuredSteps(const std::string &path)
     return out;
 }
 
+// `linkscope check`'s findings over the files of a graph that loaded: the rules about the simulator
+// alone (its exit) left out, and for a mirrored rank those that want every rank's file.
+std::vector<std::string> checkFindings(const std::vector<std::string> &paths, const std::string &commGroups, bool mirrored)
+{
+    std::vector<std::string> out;
+    for (const EtCheckFinding &f : checkEtFiles(paths, commGroups, machineThreads()).findings) {
+        if (f.rule == "astra_sim_exit_double_free" || (mirrored && f.rule == "group_rank_missing"))
+            continue;
+        std::string text = f.toString();
+        const std::string_view severity = f.severity == EtCheckFinding::Severity::Error ? "error: " : "warning: ";
+        if (text.starts_with(severity))
+            text.erase(0, severity.size());
+        out.push_back(std::move(text)); // a count > 1 is a closing "N more …" that says so
+    }
+    return out;
+}
+
 } // namespace
+
+JobGraph loadEtGraph(const std::vector<std::string> &etFiles, const std::string &commGroupsPath, const std::string &networkPath,
+                     std::int64_t mirrorNpus)
+{
+    JobGraph g;
+    g.job = loadJob(etFiles, commGroupsPath, networkPath, mirrorNpus);
+    g.findings = checkFindings(etFiles, commGroupsPath, g.job.mirrored);
+    return g;
+}
 
 bool isJobExport(const std::string &dir, const std::string &prefix) { return !etFilesIn(dir, prefix).empty(); }
 
@@ -98,9 +126,8 @@ JobGraph loadJobExport(const std::string &dir, const std::string &prefix)
         paths.push_back(path);
     const fs::path groups = fs::path(dir) / "comm_group.json", network = fs::path(dir) / "network.yml";
     std::error_code ec;
-    JobGraph g;
-    g.job = loadJob(paths, fs::exists(groups, ec) ? groups.string() : std::string(),
-                    fs::exists(network, ec) ? network.string() : std::string());
+    JobGraph g = loadEtGraph(paths, fs::exists(groups, ec) ? groups.string() : std::string(),
+                             fs::exists(network, ec) ? network.string() : std::string());
     g.networkSource = fs::exists(network, ec) ? network.string() : "run.sh's ring (50 GB/s, 500 ns): no network.yml";
     g.measuredNs = measuredSteps((fs::path(dir) / "job-report.json").string());
     return g;
@@ -142,6 +169,11 @@ JobGraph exportJobGraph(const std::vector<job::RankFiles> &ranks, std::int64_t w
                             "\"From a Kineto trace alone\")");
     }
     const job::JobReport report = job::buildJobReport(std::move(summaries), worldSize);
+    // `job`'s findings; a pair standing for its job lacks the other ranks by design.
+    const bool alone = ranks.size() == 1 && std::max(worldSize, report.worldSize) > 1;
+    for (const job::JobFinding &f : report.listedFindings())
+        if (f.severity != job::Severity::Info && !(alone && (f.kind == "missing_rank" || f.kind == "rank_absent_from_group")))
+            g.findings.push_back(f.kind + ": " + f.message + (f.processGroup.empty() ? "" : " (group " + f.processGroup + ")"));
     const std::string commGroup = (scratch.path() / "comm_group.json").string();
     job::writeJobOutputs(report, commGroup, (scratch.path() / "job-report.json").string());
     const std::string network = report.network.fitted ? job::networkFilePath(commGroup) : std::string();

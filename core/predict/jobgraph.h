@@ -23,7 +23,17 @@ struct JobGraph {
     // exported ops' span; bench/whatif.sh's truth). From the export's summaries, or a job export's
     // job-report.json; empty when neither is there (.et files alone).
     std::map<std::int64_t, std::int64_t> measuredNs;
+    // What `linkscope check` (a job export, .et files) or `linkscope job` (a job's traces) finds in
+    // the graph that the replay runs anyway (a send with no receive, a comm_size ≤ 0, groups whose
+    // ranks disagree): "FILE: node N: rule: message", at most kEtCheckListedPerRule per rule, the
+    // rest counted. `linkscope predict` warns on them and refuses them with --strict.
+    std::vector<std::string> findings;
 };
+
+// The graph of .et files (predict/simgraph.h's loadJob) with `linkscope check`'s findings over the
+// same files and comm groups. Throws LoadError.
+JobGraph loadEtGraph(const std::vector<std::string> &etFiles, const std::string &commGroupsPath, const std::string &networkPath,
+                     std::int64_t mirrorNpus = 0);
 
 // A job export folder: every PREFIX.R.et in `dir`, its comm_group.json and network.yml when present.
 // Throws LoadError.

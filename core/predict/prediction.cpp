@@ -101,6 +101,7 @@ nlohmann::json Prediction::toJson(const SimJob &job, std::size_t pathLimit) cons
         }
         rj["critical_path"] = std::move(path);
         rj["critical_path_steps"] = r.path.steps.size();
+        rj["critical_path_omitted"] = from; // the first steps, left out by pathLimit
         nlohmann::json top = nlohmann::json::array();
         for (const PathShare &s : r.top)
             top.push_back({{"rank", s.rank}, {"name", s.name}, {"kind", nodeKindName(s.kind)}, {"ns", s.ns}, {"count", s.count}});

@@ -135,13 +135,13 @@ std::int64_t Durations::computeNs(std::size_t r, std::uint32_t node) const
             delayMicros = m_delayMicros[r];
     }
     if (m_model == ReplayModel::Faithful) { // in ns: the lane time where the export wrote it
-        // Times from the file saturate as scaled ones do (a .et may hold any uint64).
-        const std::int64_t base = n.laneNs >= 0 ? std::min(n.laneNs, kMaxScaledNs)
-                                                : std::clamp<std::int64_t>(n.durationMicros, 0, kMaxScaledNs / 1000) * 1000;
+        // The reader bounds a file's times (export/etbounds.h); a graph built otherwise is clamped there.
+        const std::int64_t base = n.laneNs >= 0 ? std::min(n.laneNs, kMaxEtLaneNs)
+                                                : std::clamp<std::int64_t>(n.durationMicros, 0, kMaxEtLaneNs / 1000) * 1000;
         const std::int64_t ns = matched ? scaledNs(base, n.dispatchNs, factor) : base;
         return std::max<std::int64_t>(ns + delayMicros * 1000, 1);
     }
-    std::int64_t micros = std::clamp<std::int64_t>(n.durationMicros, 0, kMaxScaledNs / 1000);
+    std::int64_t micros = std::clamp<std::int64_t>(n.durationMicros, 0, kMaxEtLaneNs / 1000);
     if (matched) // as applyWhatIf writes it into the .et: whole microseconds
         micros = scaledMicros(micros, n.dispatchNs, factor);
     micros += delayMicros;
@@ -350,7 +350,8 @@ private:
         case NodeKind::Cpu:
         case NodeKind::Gpu: {
             const std::int64_t d = m_dur.computeNs(r, node);
-            (n.kind == NodeKind::Cpu ? out.cpuBusyNs : out.gpuBusyNs) += d;
+            std::int64_t &busy = n.kind == NodeKind::Cpu ? out.cpuBusyNs : out.gpuBusyNs;
+            busy = after(busy, d);
             schedule(r, node, after(now, d));
             break;
         }
@@ -377,7 +378,7 @@ private:
         if (cost == -2) { // a broadcast: replayed for its own time on this rank
             const std::int64_t d = m_dur.computeNs(r, node);
             m_out.ranks[r].transferStart[static_cast<std::size_t>(rank.nodes[node].comm)] = now;
-            m_out.ranks[r].commBusyNs += d;
+            m_out.ranks[r].commBusyNs = after(m_out.ranks[r].commBusyNs, d);
             schedule(r, node, after(now, d));
             return;
         }
@@ -403,7 +404,7 @@ private:
             const std::size_t c = static_cast<std::size_t>(m_job.ranks[mr].nodes[member.node].comm);
             RankReplay &out = m_out.ranks[mr];
             out.transferStart[c] = m.lastArrival;
-            out.commBusyNs += ends[k] - m.lastArrival;
+            out.commBusyNs = after(out.commBusyNs, ends[k] - m.lastArrival);
             out.peer[c] = m.last;
             out.meeting[c] = index;
             schedule(mr, member.node, ends[k]);
@@ -495,7 +496,7 @@ private:
         msg.sendNode = node;
         msg.sendStart = now;
         m_out.ranks[r].transferStart[c] = now;
-        m_out.ranks[r].commBusyNs += d;
+        m_out.ranks[r].commBusyNs = after(m_out.ranks[r].commBusyNs, d);
         schedule(r, node, after(now, d));
         if (msg.recvRank >= 0 && !m_job.mirrored) { // a receive was waiting: it ends when the message arrives
             const std::size_t rr = static_cast<std::size_t>(msg.recvRank);
@@ -573,9 +574,13 @@ private:
                 return std::to_string(left) + " nodes never ran: " + what + " waits for " + group
                        + ", whose other members never issued it";
             }
-            if (n.kind == NodeKind::Recv)
-                return std::to_string(left) + " nodes never ran: " + what + " waits for a send from rank "
-                       + std::to_string(rank.comms[static_cast<std::size_t>(n.comm)].peer) + " that never came";
+            if (n.kind == NodeKind::Recv) {
+                const std::int64_t peer = rank.comms[static_cast<std::size_t>(n.comm)].peer;
+                return std::to_string(left) + " nodes never ran: " + what + " waits for a send from rank " + std::to_string(peer)
+                       + (peer < 0 || peer >= m_job.npus
+                              ? ", which is not a rank of the job (0.." + std::to_string(m_job.npus - 1) + ")"
+                              : " that never came");
+            }
         }
         return std::to_string(left) + " nodes never ran";
     }

@@ -3,6 +3,7 @@
 #include "predict/hugepages.h"
 
 #include "base/parallel.h"
+#include "export/etbounds.h"
 #include "export/etcheck.h"
 #include "export/etformat.h"
 #include "io/boundedjson.h"
@@ -447,6 +448,10 @@ void RankBuilder::addFields(const NodeFields &f, std::size_t depBegin, std::size
         m_rawDeps.resize(depBegin);
         throw LoadError(m_rank.path, offset, "node " + std::to_string(n.id) + " (" + std::string(f.name) + "): " + what);
     };
+    if (const std::string problem = etNodeTimeProblem(f.durationMicros, f.laneNs); !problem.empty())
+        fail(problem);
+    if (m_times.add(etNodeNs(f.durationMicros, f.laneNs)))
+        fail("up to this node, " + etTotalProblem());
     switch (f.type) {
     case ChakraProtoMsg::COMP_NODE:
         n.kind = f.cpu ? NodeKind::Cpu : NodeKind::Gpu;
@@ -621,6 +626,7 @@ SimRank RankBuilder::finish()
             r.steps.push_back(static_cast<std::uint32_t>(i));
     m_rawDeps.clear();
     m_offsets.clear();
+    r.totalNs = m_times.total();
     return std::move(m_rank);
 }
 
@@ -652,6 +658,8 @@ void parseCommGroups(const std::string &text, const std::string &name, SimJob &j
         for (const auto &r : it.value()) {
             if (!r.is_number_integer() || r.get<std::int64_t>() < 0 || r.get<std::int64_t>() > (1 << 24))
                 throw LoadError(name, 0, "group \"" + key + "\": " + r.dump() + " is not a rank");
+            if (std::find(ranks.begin(), ranks.end(), r.get<std::int64_t>()) != ranks.end())
+                throw LoadError(name, 0, "group \"" + key + "\": rank " + r.dump() + " is listed twice (a rank is one member)");
             ranks.push_back(r.get<std::int64_t>());
         }
         job.groupIds.push_back(id);
@@ -691,7 +699,10 @@ Network parseNetworkYaml(const std::string &text, const std::string &name)
                 && (key == "npus_count" || key == "bandwidth" || key == "latency")) {
                 double v = 0;
                 const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
-                if (ec != std::errc() || end != value.data() + value.size() || !(v >= 0) || v > 1e15)
+                const bool whole = end == value.data() + value.size();
+                if (whole && (ec == std::errc::result_out_of_range || (ec == std::errc() && v > 1e15)))
+                    throw LoadError(name, lineStart, "'" + key + "': " + value + " is out of range (at most 1e15)");
+                if (ec != std::errc() || !whole || !(v >= 0))
                     throw LoadError(name, lineStart, "'" + key + "': '" + value + "' is not a non-negative number");
                 if (key == "npus_count") {
                     if (v < 1 || v > (1 << 24) || v != static_cast<double>(static_cast<std::int64_t>(v)))
@@ -748,6 +759,10 @@ SimJob loadJob(const std::vector<std::string> &etFiles, const std::string &commG
                             "rank " + std::to_string(i)
                                 + " has no .et file (ASTRA-sim runs ranks 0..N-1, each from PREFIX.R.et)");
     }
+    EtTimeSum times; // each rank's sum is bounded by its reader; the job's here
+    for (const SimRank &rank : job.ranks)
+        if (times.add(rank.totalNs))
+            throw LoadError(rank.path, 0, "with this file, the job's " + etTotalProblem());
     job.mirrored = mirrorNpus > 0;
     job.npus = job.mirrored ? mirrorNpus : static_cast<std::int64_t>(job.ranks.size());
     if (!networkPath.empty()) {

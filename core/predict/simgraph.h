@@ -3,6 +3,7 @@
 // files, comm_group.json and network.yml, in arrays (docs/prediction.md). Built once per job; a
 // what-if changes durations and the network at replay time, never the graph.
 
+#include "export/etbounds.h"
 #include "jobmodel/crossrank.h"
 #include "model/common.h"
 
@@ -68,6 +69,7 @@ struct SimRank {
     // The CPU threads (attr `tid`) and GPU streams (attr `stream`) of the rank's nodes, in order of
     // first appearance: SimNode::lane indexes them. At most kMaxLanes of each; more share the last.
     std::vector<std::int64_t> threads, streams;
+    std::int64_t totalNs = 0; // its node times summed (export/etbounds.h), ≤ kMaxEtTotalNs
 };
 inline constexpr std::size_t kMaxLanes = 4096;
 
@@ -123,6 +125,7 @@ private:
         int lastLane = -1;
     };
     LaneCache m_threadLanes, m_streamLanes;
+    EtTimeSum m_times;
     static std::uint16_t laneOf(std::vector<std::int64_t> &ids, LaneCache &cache, std::int64_t id);
 };
 SimRank buildRank(const ChakraTrace &trace, std::int64_t rank, const std::vector<std::int64_t> &groupIds);

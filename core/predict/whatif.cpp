@@ -1,5 +1,6 @@
 #include "predict/whatif.h"
 
+#include "export/etbounds.h"
 #include "export/etformat.h"
 
 #include <cctype>
@@ -270,7 +271,9 @@ void scaleNode(ChakraProtoMsg::Node &node, double factor)
             a.set_int64_val(scaledNs(a.int64_val(), keep, factor));
 }
 
-// Saturating, as scaled times are: a delay at its bound on a node at kMaxScaledNs stays in range.
+// Saturating, as scaled times are: a delay at its bound on a node at kMaxScaledNs stays in range,
+// within what the replay's reader takes.
+static_assert(kMaxScaledNs / 1000 * 2 <= static_cast<std::int64_t>(kMaxEtDurationMicros) && kMaxScaledNs * 2 <= kMaxEtLaneNs);
 void addDelay(ChakraProtoMsg::Node &node, std::uint64_t micros)
 {
     const std::uint64_t cap = static_cast<std::uint64_t>(kMaxScaledNs / 1000);

@@ -101,6 +101,8 @@ std::string formatMs(Nanos ns)
     return buf;
 }
 
+} // namespace
+
 nlohmann::json warningsJson(const std::vector<Diagnostic> &warnings)
 {
     nlohmann::json out = nlohmann::json::array();
@@ -115,8 +117,6 @@ nlohmann::json warningsJson(const std::vector<Diagnostic> &warnings)
     }
     return out;
 }
-
-} // namespace
 
 bool InspectReport::allLoaded() const
 {

@@ -76,4 +76,8 @@ InspectReport inspectTraces(const std::vector<std::string> &paths);
 std::string formatInspectText(const InspectReport &report);
 nlohmann::json inspectToJson(const InspectReport &report);
 
+// Readers' warnings as `inspect --json` and `summary --json` list them: [{"message", "file",
+// "severity", "offset" (when known)}].
+nlohmann::json warningsJson(const std::vector<Diagnostic> &warnings);
+
 } // namespace linkscope::core

@@ -1,5 +1,7 @@
 #include "report/summaryreport.h"
 
+#include "report/inspect.h"
+
 #include <cinttypes>
 #include <cstdio>
 #include <filesystem>
@@ -199,6 +201,7 @@ nlohmann::json summaryJson(const SummaryReport &report, std::size_t top)
             } else {
                 r["error"] = p.error;
             }
+            r["warnings"] = warningsJson(p.warnings);
             ranks.push_back(std::move(r));
         }
         out["ranks"] = std::move(ranks);
@@ -218,6 +221,7 @@ nlohmann::json summaryJson(const SummaryReport &report, std::size_t top)
         } else {
             out["error"] = p.error;
         }
+        out["warnings"] = warningsJson(p.warnings);
     }
     return out;
 }

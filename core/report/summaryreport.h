@@ -19,6 +19,7 @@ struct SummaryPart {
     std::string device;
     std::shared_ptr<const TraceStats> stats; // null when the trace could not be read
     std::string error;                       // why
+    std::vector<Diagnostic> warnings;        // the readers' (device, then host): JSON "warnings"
 };
 
 struct SummaryReport {
