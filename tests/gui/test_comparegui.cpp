@@ -189,6 +189,12 @@ private slots:
         QCOMPARE(sortKey(moved, 0, 6), double(expected.movedOp(0).moved().change()));
         QVERIFY(compare->dock()->statusText().contains(QStringLiteral("2 ranks")));
         saveShot(&window, "comparegui_job.png");
+        // Each tab of the dock on its own.
+        ui::DiffDock *dock = compare->dock();
+        for (int t = 0; t < ui::DiffDock::TableCount; ++t) {
+            dock->tabs()->setCurrentIndex(t);
+            saveShot(dock, qPrintable(QStringLiteral("comparegui_tab%1.png").arg(t)));
+        }
     }
 
 private:

@@ -107,7 +107,7 @@ DiffDock::DiffDock(QWidget *parent) : QDockWidget(tr("Diff"), parent)
                                        tr("Total B"), tr("Mean A"), tr("Mean B"), tr("Change"), tr("Change %")},
                                       m_tabs);
     m_tables[CpuOps] = makeStatsTable({tr("CPU op"), tr("Count A"), tr("Count B"), tr("Total A"), tr("Total B"), tr("Mean A"),
-                                       tr("Mean B"), tr("Self A"), tr("Self B"), tr("Self change"), tr("Change %")},
+                                       tr("Mean B"), tr("Self A"), tr("Self B"), tr("Self change"), tr("Self change %")},
                                       m_tabs);
     // The place comes first, the name takes the width.
     m_tables[Moved]->horizontalHeader()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
