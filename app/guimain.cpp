@@ -2,6 +2,7 @@
 
 #include "guimain.h"
 
+#include "compare/compareui.h"
 #include "docks/detailsdock.h"
 #include "docks/summarydock.h"
 #include "jobview/jobdock.h"
@@ -45,6 +46,7 @@ struct GuiOptions {
     std::optional<ui::ThemeChoice> theme; // --theme: for this run only, not saved
     QSize size;                           // invalid: the default
     std::vector<qint64> ranks;            // --ranks, in order, without repeats
+    QStringList compare;                  // --compare: run B (a Kineto trace, a pair, a job folder)
 };
 
 // The command line read (--help and --version answered and exited by Qt); an exit status after a
@@ -87,8 +89,15 @@ std::optional<int> parseGuiOptions(const QApplication &app, GuiOptions &o)
                              QStringLiteral("The theme for this run (light, dark or system), as View ▸ Theme sets it, "
                                             "without saving it"),
                              QStringLiteral("NAME"));
+    QCommandLineOption compare(
+        QStringLiteral("compare"),
+        QStringLiteral("Once the traces (or the job) are open, compare them with run B as File ▸ Compare with… does: a "
+                       "Kineto trace, a job folder, or a pair given as --compare HOST_ET --compare KINETO; with "
+                       "--screenshot, the window is saved once the Diff dock shows the result"),
+        QStringLiteral("PATH"));
     parser.addOption(criticalPath);
     parser.addOption(summaryDock);
+    parser.addOption(compare);
     parser.addOption(theme);
     parser.process(app);
 
@@ -99,6 +108,12 @@ std::optional<int> parseGuiOptions(const QApplication &app, GuiOptions &o)
     o.settled = parser.isSet(settled);
     o.criticalPath = parser.isSet(criticalPath);
     o.summary = parser.isSet(summaryDock);
+    o.compare = parser.values(compare);
+    if (o.compare.size() > 2 || (!o.compare.isEmpty() && o.files.isEmpty())) {
+        std::cerr << "linkscope: --compare wants one run B (a trace, a job folder, or --compare HOST_ET --compare KINETO) "
+                     "and traces or a job to compare it with\n";
+        return 2;
+    }
     if (parser.isSet(theme)) {
         const QString name = parser.value(theme).toLower();
         if (name == QLatin1String("light"))
@@ -229,7 +244,15 @@ void shootWhenDrawn(ui::MainWindow &window, const GuiOptions &o, const QElapsedT
             QApplication::exit(saved ? 0 : 1);
         });
     };
-    if (!o.jobFolder && o.criticalPath)
+    if (!o.compare.isEmpty()) {
+        // --compare: the diff, once shown, is what is saved (compareOnceOpen starts it).
+        QObject::connect(window.findChild<ui::CompareUi *>(), &ui::CompareUi::compared, &window,
+                         [shoot] { shoot("traces and their diff"); });
+        QObject::connect(window.findChild<ui::CompareUi *>(), &ui::CompareUi::failed, &window, [](const QString &message) {
+            std::cerr << "linkscope: --compare: " << message.toStdString() << '\n';
+            QApplication::exit(1);
+        });
+    } else if (!o.jobFolder && o.criticalPath)
         // The prediction is built after the document is shown, in the background.
         QObject::connect(window.predictionController(), &ui::PredictionController::predicted, &window, [shoot, &window] {
             if (window.document() && !window.predictionController()->building())
@@ -251,8 +274,13 @@ void shootWhenDrawn(ui::MainWindow &window, const GuiOptions &o, const QElapsedT
         std::cerr << "linkscope: " << message.toStdString() << '\n';
         QApplication::exit(1);
     });
-    if (o.jobFolder)
+    if (o.jobFolder && o.compare.isEmpty())
         shootJobWhenDrawn(window, o, clock, shoot);
+    else if (o.jobFolder)
+        QObject::connect(window.jobDock(), &ui::JobDock::failed, &window, [](const QString &message) {
+            std::cerr << "linkscope: " << message.toStdString() << '\n';
+            QApplication::exit(1);
+        });
 }
 
 // The settings written while the application was named "Linkscope" (Linkscope/Linkscope.conf: the
@@ -267,6 +295,22 @@ void adoptOlderSettings()
         return; // a file system that ignores case: the same file
     for (const QString &key : older.allKeys())
         current.setValue(key, older.value(key));
+}
+
+// --compare: once the traces are shown (or the job is open), the comparison with run B started, once.
+void compareOnceOpen(ui::MainWindow &window, const GuiOptions &o)
+{
+    auto started = std::make_shared<bool>(false);
+    auto start = [&window, b = o.compare, started] {
+        if (*started)
+            return;
+        *started = true;
+        window.findChild<ui::CompareUi *>()->compareWith(b);
+    };
+    if (o.jobFolder)
+        QObject::connect(window.jobDock(), &ui::JobDock::jobOpened, &window, start);
+    else
+        QObject::connect(&window, &ui::MainWindow::documentChanged, &window, start);
 }
 
 // --critical-path and --summary: the docks they name shown.
@@ -316,6 +360,8 @@ int runGui(int argc, char *argv[])
     if (!o.screenshotFile.isEmpty())
         shootWhenDrawn(window, o, clock);
     showRequestedDocks(window, o);
+    if (!o.compare.isEmpty())
+        compareOnceOpen(window, o);
     const QStringList &files = o.files;
     if (files.size() == 2)
         window.openPair(files.at(0), files.at(1));

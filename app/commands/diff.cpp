@@ -4,15 +4,10 @@
 // folder; only the Kineto traces are read: everything compared is in them.
 #include "commands/commands.h"
 
-#include "base/parallel.h"
-#include "index/traceindex.h"
 #include "io/atomicfile.h"
 #include "io/outputguard.h"
-#include "job/discovery.h"
-#include "pipeline/pairpipeline.h"
-#include "report/rundiff.h"
+#include "job/runread.h"
 
-#include <filesystem>
 #include <ostream>
 
 namespace linkscope::cli {
@@ -38,41 +33,6 @@ void printDiffUsage(std::ostream &out)
            "  --allow-truncated  read a trace cut short up to its cut instead of refusing it\n"
            "Exit status: 0; 1 if a run or one of its ranks cannot be read (the other ranks are compared), the\n"
            "runs cannot be compared or the CSV cannot be written; 2 on bad arguments.\n";
-}
-
-// One Kineto trace to read for a run.
-struct Task {
-    RunRank *out = nullptr;
-    std::string device;
-    const InputFormat *format = nullptr;
-    std::vector<std::string> truncated; // --allow-truncated: where the trace was cut
-};
-
-// The run's ranks to read (filled into `side`), or an error naming the input. `files` gets every
-// file the run names (host ETs too: the CSV may replace none of them).
-std::string planSide(const std::vector<std::string> &inputs, RunSide &side, std::vector<NamedFile> &files)
-{
-    std::error_code ec;
-    if (inputs.size() == 1 && std::filesystem::is_directory(inputs[0], ec)) {
-        side.job = true;
-        side.label = inputs[0];
-        const job::JobLayout layout = job::discoverJob(inputs);
-        if (!layout.errors.empty())
-            return inputs[0] + ": " + layout.errors.front();
-        if (layout.ranks.empty())
-            return "no ranks (host ET + Kineto, or Kineto alone) in " + inputs[0];
-        for (const job::RankFiles &r : layout.ranks) {
-            side.ranks.push_back({r.rank, r.device, nullptr, r.device.empty() ? "no Kineto trace" : ""});
-            files.push_back({"host trace", r.host});
-            files.push_back({"device trace", r.device});
-        }
-        return {};
-    }
-    for (const std::string &input : inputs)
-        files.push_back({"trace", input});
-    side.label = inputs.size() == 2 ? inputs[0] + " + " + inputs[1] : inputs[0];
-    side.ranks.push_back({-1, inputs.back(), nullptr, {}});
-    return {};
 }
 
 } // namespace
@@ -135,60 +95,25 @@ int runDiff(const Args &args, std::ostream &out, std::ostream &err)
         return 2;
     }
 
-    RunSide a, b;
-    std::vector<Task> tasks;
-    std::vector<NamedFile> inputFiles;
-    for (auto [inputs, side] : {std::pair{&sideA, &a}, std::pair{&sideB, &b}}) {
-        std::string problem;
-        try {
-            problem = planSide(*inputs, *side, inputFiles);
-            if (problem.empty() && !side->job) {
-                // Which file is the Kineto trace, by content (either order; a host ET alone is refused).
-                const PairFiles files = resolvePairFiles(inputs->front(), inputs->size() > 1 ? inputs->back() : std::string());
-                side->ranks.front().file = files.device;
-                tasks.push_back({&side->ranks.front(), files.device, files.deviceFormat, {}});
-            }
-        } catch (const std::exception &e) {
-            problem = e.what();
-        }
-        if (!problem.empty()) {
-            err << "diff: " << problem << '\n';
-            return 1;
-        }
-        if (side->job)
-            for (RunRank &r : side->ranks)
-                if (r.error.empty())
-                    tasks.push_back({&r, r.file, nullptr, {}});
+    job::RunPair runs;
+    try {
+        job::RunReadOptions options;
+        options.allowTruncated = allowTruncated;
+        options.threads = static_cast<int>(jobs);
+        runs = job::readRunPair(sideA, sideB, options);
+    } catch (const std::exception &e) {
+        err << "diff: " << e.what() << '\n';
+        return 1;
     }
-
-    const int threads = static_cast<int>(jobs ? jobs : static_cast<std::size_t>(machineThreads()));
-    {
-        const TaskThreadBudget budget(static_cast<int>(std::clamp<std::size_t>(tasks.size(), 1, std::max(1, threads))));
-        forEachIndexOnThreads(tasks.size(), threads, [&](std::size_t i) {
-            Task &t = tasks[i];
-            try {
-                LoadOptions options;
-                options.allowTruncated = allowTruncated;
-                const DeviceTrace device = loadDeviceTrace(t.device, {}, options, t.format);
-                for (const Diagnostic &d : device.warnings)
-                    if (d.message.rfind("the file is truncated", 0) == 0)
-                        t.truncated.push_back(d.toString());
-                const std::shared_ptr<const TraceIndex> index = indexTrace(device);
-                t.out->stats = std::make_shared<const TraceStats>(computeTraceStats(device, *index));
-            } catch (const std::exception &e) {
-                t.out->error = e.what();
-            }
-        });
-    }
-    for (const Task &t : tasks)
-        for (const std::string &w : t.truncated)
-            err << "diff: warning: " << w << '\n';
+    for (const std::string &w : runs.truncated)
+        err << "diff: warning: " << w << '\n';
     // A single trace that cannot be read is the run's failure; a job's rank is a warning of the diff.
-    for (const RunSide *side : {&a, &b})
-        if (!side->job && !side->ranks.front().stats) {
-            err << "diff: " << side->ranks.front().error << '\n';
-            return 1;
-        }
+    if (const std::string problem = job::unreadableRun(runs); !problem.empty()) {
+        err << "diff: " << problem << '\n';
+        return 1;
+    }
+    const RunSide &a = runs.a, &b = runs.b;
+    const std::vector<NamedFile> &inputFiles = runs.inputs;
 
     RunDiff diff;
     try {

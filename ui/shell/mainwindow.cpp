@@ -5,6 +5,7 @@
 
 #include "review/reviewui.h"
 
+#include "compare/compareui.h"
 #include "docks/detailsdock.h"
 #include "docks/findingsdock.h"
 #include "docks/legendwidget.h"
@@ -212,6 +213,8 @@ void MainWindow::buildActions()
     m_recentMenu = file->addMenu(tr("Open &recent"));
     connect(m_recentMenu, &QMenu::aboutToShow, this, &MainWindow::rebuildRecentMenu);
     rebuildRecentMenu();
+    file->addSeparator();
+    new CompareUi(this, file); // File ▸ Compare with… and the Diff dock (a child: findChild<CompareUi *>())
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
 
