@@ -119,6 +119,9 @@ private slots:
         JobPredictionPanel *panel = dock->predictionPanel();
         const JobPredictionPtr p = dock->predictor()->prediction();
         WhatIfPanel *whatIf = panel->whatIf();
+        // With a job open, the what-if is the Prediction dock's: the job's tools are placed there.
+        QVERIFY(m_window->predictDock()->isAncestorOf(panel->jobTools()));
+        QVERIFY(panel->jobTools()->isVisibleTo(m_window->predictDock()));
         whatIf->setTarget(WhatIfPanel::Target::RankDelay);
         // The slowest rank is offered first.
         QCOMPARE(whatIf->parameter(), QString::number(p->slowestRank()));

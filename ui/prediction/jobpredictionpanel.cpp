@@ -1,16 +1,13 @@
 #include "prediction/jobpredictionpanel.h"
 
 #include "jobview/jobpath.h"
-#include "prediction/opportunitiesview.h"
 #include "prediction/predicttext.h"
-#include "prediction/whatifpanel.h"
 
 #include <QHeaderView>
 #include <QIcon>
 #include <QLabel>
 #include <QLocale>
 #include <QPixmap>
-#include <QTabWidget>
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
@@ -72,20 +69,10 @@ JobPredictionPanel::JobPredictionPanel(QWidget *parent) : QWidget(parent)
     m_list->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_list->header()->setStretchLastSection(false);
     layout->addWidget(m_list, 1);
-    m_tabs = new QTabWidget(this);
-    m_tabs->setDocumentMode(true);
-    m_whatIf = new WhatIfPanel(&m_evaluator, m_tabs);
-    m_opportunities = new OpportunitiesView(m_tabs);
-    m_tabs->addTab(m_whatIf, tr("What-if on the job"));
-    m_tabs->addTab(m_opportunities, tr("What to fix first"));
-    m_tabs->setTabToolTip(0, tr("A change replayed on the whole job: every rank's step under it fills the What-if column"));
-    m_tabs->setTabToolTip(1, tr("Candidate changes ranked by how much they shorten the job's step"));
-    layout->addWidget(m_tabs, 1);
-    connect(m_whatIf, &WhatIfPanel::applied, this, &JobPredictionPanel::showWhatIf);
-    connect(m_opportunities, &OpportunitiesView::chosen, this, [this](const core::WhatIf &whatIf, const QString &title) {
-        m_whatIf->showWhatIf(whatIf, title);
-        m_tabs->setCurrentWidget(m_whatIf);
-    });
+    m_tools = new JobWhatIfTabs(this);
+    m_tools->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Ignored); // no minimum height of its own here
+    layout->addWidget(m_tools, 1);
+    connect(m_tools, &JobWhatIfTabs::applied, this, &JobPredictionPanel::showWhatIf);
     connect(m_list, &QTreeWidget::itemClicked, this,
             [this](QTreeWidgetItem *item) { emit rankChosen(item->data(RankColumn, Qt::UserRole).toLongLong()); });
 }
@@ -102,6 +89,7 @@ QString JobPredictionPanel::whatIfText(std::int64_t rank) const
 
 void JobPredictionPanel::showWhatIf(const WhatIfOutcome &outcome)
 {
+    m_outcome = outcome;
     for (int i = 0; i < m_list->topLevelItemCount(); ++i) {
         QTreeWidgetItem *item = m_list->topLevelItem(i);
         const std::int64_t rank = item->data(RankColumn, Qt::UserRole).toLongLong();
@@ -128,10 +116,8 @@ void JobPredictionPanel::showPrediction(const JobPredictor &predictor, std::int6
 {
     m_list->clear();
     const JobPredictionPtr p = predictor.prediction();
-    const bool newGraph = p != m_evaluator.prediction();
-    m_evaluator.setPrediction(p);
-    m_whatIf->setEnabled(p != nullptr);
-    m_opportunities->setGraph(p ? std::shared_ptr<const core::predict::SimJob>(p, &p->graph.job) : nullptr);
+    if (!p && m_tools)
+        m_tools->setPrediction(nullptr); // nothing to replay while the job is predicted
     if (!p) {
         m_status->setText(predictor.running()            ? tr("Predicting each rank's step (exporting the job for the replay)…")
                           : !predictor.error().isEmpty() ? tr("No prediction for this job: %1").arg(predictor.error())
@@ -198,10 +184,9 @@ void JobPredictionPanel::showPrediction(const JobPredictor &predictor, std::int6
             item->setToolTip(RankColumn, tr("Its critical path is drawn in the overview (critical-path mode)"));
         }
     }
-    if (newGraph)
-        m_whatIf->refresh(); // the form and its rows replayed on the job's graph
-    else
-        showWhatIf(m_whatIf->current());
+    showWhatIf(m_outcome);
+    if (m_tools)
+        m_tools->setPrediction(p); // a new graph: its what-if replayed, the column filled again
 }
 
 } // namespace linkscope::ui

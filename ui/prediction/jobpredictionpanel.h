@@ -3,17 +3,18 @@
 // the slowest rank) and one row per rank: its predicted step and where its critical path's time
 // goes (CPU, GPU, communication, other ranks, idle). The rank whose path the overview draws is
 // bold; clicking a row asks for that rank's path (rankChosen). Shows a JobPredictor's result.
-// Under the list, two tabs on the job's graph: a what-if (jobwhatif.h), every rank's step under it
-// in the list's What-if column, so delaying one rank shows which ranks it holds back; and what to fix
-// first (opportunitiesview.h), whose chosen change the what-if tab shows.
+// Its what-if tools (jobwhatiftabs.h: a what-if on the job's graph, what to fix first) fill the
+// list's What-if column with every rank's step under the current what-if, so delaying one rank shows
+// which ranks it holds back; the main window shows the tools in the Prediction dock (jobTools()).
 
 #include "prediction/jobpredictor.h"
-#include "prediction/jobwhatif.h"
+#include "prediction/jobwhatiftabs.h"
+
+#include <QPointer>
 
 #include <QWidget>
 
 class QLabel;
-class QTabWidget;
 class QTreeWidget;
 
 namespace linkscope::ui {
@@ -38,8 +39,10 @@ public:
     QString stepText(std::int64_t rank) const;
     // The What-if column of `rank`'s row ("612.3 ms (−2.2 %)"); empty without a what-if.
     QString whatIfText(std::int64_t rank) const;
-    WhatIfPanel *whatIf() const { return m_whatIf; }
-    OpportunitiesView *opportunities() const { return m_opportunities; }
+    // The what-if tools, for the main window to place (they outlive the panel once placed elsewhere).
+    JobWhatIfTabs *jobTools() const { return m_tools; }
+    WhatIfPanel *whatIf() const { return m_tools ? m_tools->whatIf() : nullptr; }
+    OpportunitiesView *opportunities() const { return m_tools ? m_tools->opportunities() : nullptr; }
 
 signals:
     void rankChosen(qint64 rank);
@@ -49,10 +52,8 @@ private:
 
     QLabel *m_status;
     QTreeWidget *m_list;
-    JobWhatIf m_evaluator;
-    QTabWidget *m_tabs;
-    WhatIfPanel *m_whatIf;
-    OpportunitiesView *m_opportunities;
+    QPointer<JobWhatIfTabs> m_tools;
+    WhatIfOutcome m_outcome; // the tools' current what-if, for the What-if column
 };
 
 } // namespace linkscope::ui

@@ -139,11 +139,20 @@ PredictDock::PredictDock(PredictionController *controller, EventSelection *selec
     layout->addWidget(m_top, 1);
 
     auto *whatIfBox = new QGroupBox(tr("What if"), body);
+    m_pairBox = whatIfBox;
     auto *whatIfLayout = new QVBoxLayout(whatIfBox);
     whatIfLayout->setContentsMargins(6, 4, 6, 4);
     m_whatIf = new WhatIfPanel(controller, whatIfBox);
     whatIfLayout->addWidget(m_whatIf);
     layout->addWidget(whatIfBox, 1);
+    m_jobBox = new QGroupBox(tr("The open job: every rank, collectives joined"), body);
+    m_jobBox->setToolTip(tr("What-ifs and what to fix first replayed on the whole job (the Job dock lists each rank's "
+                            "step under the what-if); below, the open rank's pair replayed alone"));
+    auto *jobLayout = new QVBoxLayout(m_jobBox);
+    jobLayout->setContentsMargins(6, 4, 6, 4);
+    m_jobBox->setMinimumHeight(fontMetrics().height() * 16);
+    m_jobBox->hide();
+    layout->insertWidget(0, m_jobBox, 2);
     // Scrolls rather than squeezing the tables when the dock is short.
     auto *scroll = new QScrollArea(this);
     scroll->setWidgetResizable(true);
@@ -213,6 +222,20 @@ QString PredictDock::summaryText() const { return m_summary->text(); }
 QString PredictDock::correctionText() const { return m_correction->text(); }
 QString PredictDock::breakdownText() const { return m_breakdownPlain; }
 
+void PredictDock::setJobTools(QWidget *tools)
+{
+    if (tools)
+        m_jobBox->layout()->addWidget(tools);
+}
+
+void PredictDock::setJobOpen(bool open)
+{
+    m_jobOpen = open;
+    m_jobBox->setVisible(open && m_jobBox->layout()->count() > 0);
+    m_pairBox->setTitle(open ? tr("What if (the open rank alone)") : tr("What if"));
+    showPrediction();
+}
+
 void PredictDock::showPrediction()
 {
     const PredictionPtr p = m_controller->prediction();
@@ -222,7 +245,9 @@ void PredictDock::showPrediction()
     if (!p) {
         m_summary->setText(m_controller->building()                       ? tr("Building the replay graph…")
                            : !m_controller->unavailableReason().isEmpty() ? m_controller->unavailableReason()
-                                                                          : tr("Open a trace pair to predict its step."));
+                           : m_jobOpen ? tr("No rank open: the job's what-if is above; double-click a rank in the job "
+                                            "overview to predict it alone.")
+                                       : tr("Open a trace pair to predict its step."));
         m_bar->setBreakdown({});
         m_breakdown->clear();
         m_breakdownPlain.clear();

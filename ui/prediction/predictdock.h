@@ -17,6 +17,7 @@
 #include <vector>
 
 class QAction;
+class QGroupBox;
 class QLabel;
 class QTableWidget;
 
@@ -45,6 +46,10 @@ public:
     ChakraStepPredictor *chakraPredictor() const { return m_chakraStep; }
     QTableWidget *topTable() const { return m_top; }
     WhatIfPanel *whatIf() const { return m_whatIf; }
+    // The open job's what-if tools (jobwhatiftabs.h), shown above the pair's prediction while a job
+    // is open (setJobOpen): with a job open, the what-if acts on the job.
+    void setJobTools(QWidget *tools);
+    void setJobOpen(bool open);
 
 signals:
     void pathHighlightChanged(const std::vector<linkscope::core::EventIndex> &chain);
@@ -66,6 +71,9 @@ private:
     QString m_breakdownPlain; // what m_breakdown shows, as plain text
     QTableWidget *m_top = nullptr;
     WhatIfPanel *m_whatIf = nullptr;
+    QGroupBox *m_jobBox = nullptr;
+    QGroupBox *m_pairBox = nullptr;
+    bool m_jobOpen = false;
 };
 
 } // namespace linkscope::ui

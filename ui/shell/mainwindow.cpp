@@ -16,6 +16,7 @@
 #include "jobview/jobdock.h"
 #include "jobview/joboverview.h"
 #include "jobview/rankpanes.h"
+#include "prediction/jobpredictionpanel.h"
 #include "prediction/predictdock.h"
 #include "prediction/predictioncontroller.h"
 #include "review/correctioncontroller.h"
@@ -568,6 +569,10 @@ JobDock *MainWindow::jobDock()
         m_jobDockRestored = WindowLayout::restoreDock(this, m_jobDock);
         // View ▸ Critical path also draws the job's predicted path across the overview's ranks.
         m_jobDock->setCriticalPathMode(m_predict->criticalPathAction()->isChecked());
+        // With a job open, the Prediction dock's what-if acts on the job (the job's tools, placed there).
+        m_predict->setJobTools(m_jobDock->predictionPanel()->jobTools());
+        connect(m_jobDock, &JobDock::jobOpened, m_predict, [this] { m_predict->setJobOpen(true); });
+        connect(m_jobDock, &JobDock::jobClosed, m_predict, [this] { m_predict->setJobOpen(false); });
         connect(m_predict->criticalPathAction(), &QAction::toggled, m_jobDock, &JobDock::setCriticalPathMode);
         connect(this, &MainWindow::documentChanged, m_jobDock, [this](const DocumentPtr &doc) {
             if (doc)
