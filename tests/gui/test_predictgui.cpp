@@ -367,6 +367,22 @@ private slots:
         QCOMPARE(controller->prediction()->stepNs(), before->stepNs());
         QCOMPARE(controller->prediction()->stepNs(), freshStep(*m_window->document()));
         QCOMPARE(controller->previousStepNs(), after->stepNs());
+        QVERIFY(!controller->previousPolicy());
+
+        // A switch of policy is named as such, not as a correction; and back.
+        const std::int64_t nestingNs = controller->prediction()->stepNs();
+        m_window->setPolicy(core::Policy::ExternalId);
+        QVERIFY(corrections->waitUntilSettled());
+        QVERIFY(controller->waitUntilBuilt());
+        QTRY_VERIFY(controller->prediction() && controller->prediction()->links->policy == core::Policy::ExternalId);
+        QCOMPARE(controller->previousPolicy(), std::optional<core::Policy>(core::Policy::Nesting));
+        const QString switched = m_window->predictDock()->correctionText();
+        QVERIFY2(switched.startsWith(QStringLiteral("policy nesting → external-id: ") + msText(nestingNs)), qPrintable(switched));
+        m_window->setPolicy(core::Policy::Nesting);
+        QVERIFY(corrections->waitUntilSettled());
+        QVERIFY(controller->waitUntilBuilt());
+        QTRY_VERIFY(controller->prediction() && controller->prediction()->links->policy == core::Policy::Nesting);
+        QCOMPARE(controller->prediction()->stepNs(), nestingNs);
     }
 
     void detailsShowPredictedStartAndSlack()

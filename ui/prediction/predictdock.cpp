@@ -273,8 +273,17 @@ void PredictDock::showPrediction()
     if (const std::int64_t before = m_controller->previousStepNs(); before >= 0) {
         const double pct = before ? 100.0 * double(p->stepNs() - before) / double(before) : 0.0;
         const QString sign = pct > 0 ? QStringLiteral("+") : pct < 0 ? QStringLiteral("−") : QString();
-        m_correction->setText(tr("correction: %1 → %2 (%3%4 %)")
-                                  .arg(msText(before), msText(p->stepNs()), sign, QLocale().toString(std::abs(pct), 'f', 1)));
+        // What changed the links: a switch of linking policy, or a correction (an undo, a relink).
+        const std::optional<core::Policy> from = m_controller->previousPolicy();
+        const auto policyText = [](core::Policy policy) {
+            const std::string_view name = core::policyName(policy);
+            return QString::fromUtf8(name.data(), static_cast<qsizetype>(name.size()));
+        };
+        const QString what = from && p->links ? tr("policy %1 → %2").arg(policyText(*from), policyText(p->links->policy))
+                                              : tr("correction");
+        m_correction->setText(
+            tr("%1: %2 → %3 (%4%5 %)")
+                .arg(what, msText(before), msText(p->stepNs()), sign, QLocale().toString(std::abs(pct), 'f', 1)));
         m_correction->setToolTip(tr("The predicted step before the last change of the links (a correction, an undo or a "
                                     "relink) and after it"));
         m_correction->show();

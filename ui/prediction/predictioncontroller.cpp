@@ -112,6 +112,9 @@ void PredictionController::finish(const DocumentPtr &doc, PredictionPtr predicti
     }
     const bool sameTrace = m_prediction && m_prediction->device == prediction->device;
     m_previousStepNs = sameTrace ? m_prediction->stepNs() : -1;
+    m_previousPolicy.reset();
+    if (sameTrace && m_prediction->links && prediction->links && m_prediction->links->policy != prediction->links->policy)
+        m_previousPolicy = m_prediction->links->policy;
     m_prediction = std::move(prediction);
     m_unavailable.clear();
     emit predicted();

@@ -21,6 +21,7 @@
 #include <cstdint>
 
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace linkscope::ui {
@@ -69,6 +70,9 @@ public:
     // The step of the previous build of the same trace when the links changed since (a correction,
     // an undo, a relink); -1 when the last build is the trace's first.
     std::int64_t previousStepNs() const { return m_previousStepNs; }
+    // The previous build's linking policy when the last change of the links was a switch of policy
+    // (not a correction); nullopt otherwise.
+    std::optional<core::Policy> previousPolicy() const { return m_previousPolicy; }
     quint64 completedBuilds() const { return m_builds; }
 
     // Replays the current graph under `whatIf` on the calling thread (a few ms on the sample). A delay
@@ -99,6 +103,7 @@ private:
     std::shared_ptr<const core::LinkSet> m_requested; // links of the newest document asked for
     QString m_unavailable;
     std::int64_t m_previousStepNs = -1;
+    std::optional<core::Policy> m_previousPolicy;
     quint64 m_builds = 0;
     // One build at a time; the newest document asked for meanwhile is built next.
     NewestRequestJob<DocumentPtr, PairPrediction> m_job; // last: destroyed (and waited for) first
