@@ -78,8 +78,15 @@ void TimelinePathOverlay::paint(QPainter &painter, const TraceDocument &doc, con
         painter.drawPolygon(head);
         if (backwards) {
             ++m_backwards;
-            const QPointF mid = curve.pointAtPercent(0.5);
-            const QRectF label = metrics.boundingRect(backText).translated(mid - QPointF(0, 4)).adjusted(-3, -1, 3, 1);
+            // Above the op the arrow reaches, kept inside the lanes (the curve may bulge out of view).
+            QRectF label = metrics.boundingRect(backText).adjusted(-3, -1, 3, 1);
+            label.moveBottomLeft(QPointF(to.x() + 2, b.top() - 2));
+            if (label.right() > content.right() - 2)
+                label.moveRight(content.right() - 2);
+            if (label.left() < content.left() + 2)
+                label.moveLeft(content.left() + 2);
+            if (label.top() < content.top() + 2)
+                label.moveTop(b.bottom() + 2);
             if (labelled < 8 && content.contains(label.toAlignedRect())) {
                 painter.setBrush(colors.overlayBackground);
                 painter.drawRect(label);
