@@ -2,6 +2,7 @@
 
 #include "base/parallel.h"
 #include "predict/opportunitycandidates.h"
+#include "predict/pathmembership.h"
 
 #include <algorithm>
 #include <chrono>
@@ -125,13 +126,9 @@ Opportunities findOpportunities(const SimJob &job, const OpportunityOptions &opt
                                         + " does not finish as exported, so no change can be compared: " + r.stuck);
     std::vector<RankPath> paths(job.ranks.size());
     forEachIndexOnThreads(job.ranks.size(), threads, [&](std::size_t r) { paths[r] = criticalPath(job, base, r); });
-    PathMembership onPath(job.ranks.size());
-    for (std::size_t r = 0; r < job.ranks.size(); ++r)
-        onPath[r].assign(job.ranks[r].nodes.size(), 0);
+    PathMembership onPath = emptyPathMembership(job);
     for (const RankPath &path : paths)
-        for (const PathStep &s : path.steps)
-            if (s.node != kNoNode && s.rank >= 0)
-                onPath[static_cast<std::size_t>(s.rank)][s.node] = 1;
+        markPath(onPath, path);
 
     Opportunities out;
     out.model = options.model;

@@ -1,6 +1,7 @@
 #include "predict/prediction.h"
 
 #include "base/parallel.h"
+#include "predict/pathmembership.h"
 
 namespace linkscope::core::predict {
 
@@ -41,16 +42,12 @@ Prediction predict(const SimJob &job, const WhatIf &whatIf, std::size_t topLimit
     if (!whatIf.empty()) {
         // What the what-if touches, counted against the paths of the run before it (what is on the
         // path now is what a change can shorten).
-        PathMembership onPath(job.ranks.size());
-        for (std::size_t r = 0; r < job.ranks.size(); ++r)
-            onPath[r].assign(job.ranks[r].nodes.size(), 0);
         std::vector<RankPath> basePaths(job.ranks.size());
         forEachIndexOnThreads(job.ranks.size(), machineThreads(),
                               [&](std::size_t r) { basePaths[r] = criticalPath(job, base, r); });
+        PathMembership onPath = emptyPathMembership(job);
         for (const RankPath &path : basePaths)
-            for (const PathStep &s : path.steps)
-                if (s.node != kNoNode && s.rank >= 0)
-                    onPath[static_cast<std::size_t>(s.rank)][s.node] = 1;
+            markPath(onPath, path);
         p.matches = matchWhatIf(job, whatIf, onPath);
         p.warnings = whatIfWarnings(job, whatIf, p.matches);
     }

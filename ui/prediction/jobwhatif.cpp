@@ -1,7 +1,7 @@
 #include "prediction/jobwhatif.h"
 
+#include "predict/pathmembership.h"
 #include "predict/replay.h"
-#include "predict/whatifmatch.h"
 
 #include <QElapsedTimer>
 
@@ -36,21 +36,10 @@ WhatIfOutcome JobWhatIf::evaluate(const core::WhatIf &whatIf) const
         const core::predict::ReplayResult result = core::predict::replay(job, whatIf, quick);
         out.elapsedMs = double(timer.nsecsElapsed()) / 1e6;
         // Every rank's baseline critical path, for "M on the path".
-        core::predict::PathMembership onPath(job.ranks.size());
-        for (std::size_t r = 0; r < job.ranks.size(); ++r)
-            onPath[r].assign(job.ranks[r].nodes.size(), 0);
+        core::predict::PathMembership onPath = core::predict::emptyPathMembership(job);
         for (const core::predict::RankPrediction &r : base.ranks)
-            for (const core::predict::PathStep &step : r.path.steps)
-                if (step.rank >= 0 && std::size_t(step.rank) < onPath.size() && step.node < onPath[std::size_t(step.rank)].size())
-                    onPath[std::size_t(step.rank)][step.node] = 1;
-        const std::vector<core::predict::WhatIfMatch> matches = core::predict::matchWhatIf(job, whatIf, onPath);
-        out.matchCounted = true;
-        for (const core::predict::WhatIfMatch &m : matches) {
-            out.matchedNodes += m.nodes;
-            out.matchedOnPath += m.onPath;
-        }
-        for (const std::string &w : core::predict::whatIfWarnings(job, whatIf, matches))
-            out.warnings << QString::fromStdString(w);
+            core::predict::markPath(onPath, r.path);
+        countMatches(out, job, whatIf, onPath);
         out.finished = true;
         QStringList stuck;
         for (std::size_t r = 0; r < result.ranks.size() && r < job.ranks.size(); ++r) {

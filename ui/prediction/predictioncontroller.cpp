@@ -1,7 +1,7 @@
 #include "prediction/predictioncontroller.h"
 
 #include "pipeline/derivedhost.h"
-#include "predict/whatifmatch.h"
+#include "predict/pathmembership.h"
 
 #include "prediction/predicttext.h"
 
@@ -149,19 +149,9 @@ WhatIfOutcome PredictionController::evaluate(const core::WhatIf &whatIf) const
         const ReplayResult result = replay(m_prediction->graph.job, whatIf, quick);
         out.elapsedMs = elapsedMs(timer);
         const core::predict::SimJob &job = m_prediction->graph.job;
-        core::predict::PathMembership onPath(job.ranks.size());
-        onPath[0].assign(job.ranks[0].nodes.size(), 0);
-        for (const core::predict::PathStep &step : m_prediction->path.steps)
-            if (step.rank == 0 && step.node < onPath[0].size())
-                onPath[0][step.node] = 1;
-        const std::vector<core::predict::WhatIfMatch> matches = core::predict::matchWhatIf(job, whatIf, onPath);
-        out.matchCounted = true;
-        for (const core::predict::WhatIfMatch &m : matches) {
-            out.matchedNodes += m.nodes;
-            out.matchedOnPath += m.onPath;
-        }
-        for (const std::string &w : core::predict::whatIfWarnings(job, whatIf, matches))
-            out.warnings << QString::fromStdString(w);
+        core::predict::PathMembership onPath = core::predict::emptyPathMembership(job);
+        core::predict::markPath(onPath, m_prediction->path); // rank 0's path: the pair's only rank
+        countMatches(out, job, whatIf, onPath);
         out.finished = result.ranks[0].finished;
         out.stepNs = result.ranks[0].endNs;
         if (!out.finished)

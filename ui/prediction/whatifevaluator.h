@@ -4,7 +4,9 @@
 // joined (JobWhatIf). Each answers with the predicted step against the baseline, the ops the what-if
 // changes and, for a job, every rank's step.
 
+#include "predict/simgraph.h"
 #include "predict/whatif.h"
+#include "predict/whatifmatch.h"
 
 #include <QString>
 #include <QStringList>
@@ -37,6 +39,11 @@ struct WhatIfOutcome {
     std::vector<WhatIfRankStep> ranks; // a job's ranks, in the graph's order; empty for a pair
     double changePct() const { return baselineNs ? 100.0 * double(stepNs - baselineNs) / double(baselineNs) : 0.0; }
 };
+
+// Fills `out`'s match counts and warnings for `whatIf` on `job`, counted against `onPath`
+// (predict/pathmembership.h): what both evaluators say beside the step.
+void countMatches(WhatIfOutcome &out, const core::predict::SimJob &job, const core::WhatIf &whatIf,
+                  const core::predict::PathMembership &onPath);
 
 class WhatIfEvaluator {
 public:
