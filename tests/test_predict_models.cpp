@@ -20,6 +20,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <fstream>
+#include <map>
 #include <sstream>
 
 using namespace linkscope::test::simjob;
@@ -223,6 +225,45 @@ private slots:
         qInfo("sample: measured %.3f ms, faithful %.3f ms, astra-sim model %.3f ms", double(measured) / 1e6,
               double(faithful) / 1e6, double(astra) / 1e6);
         QVERIFY(std::abs(double(faithful) / double(measured) - 1) < 0.02);
+    }
+
+    // An op that launches after a child has ended (NCCL's enqueue after an aten::empty inside
+    // nccl:all_reduce) holds its time up to the launch, so the kernel starts where it was launched;
+    // the time used to go to the op that starts after the launch and the kernel ran ~145 µs early.
+    // Kineto only (µs): my::op [1000,1200) ⊃ aten::empty [1005,1010), cudaLaunchKernel [1150,1155)
+    // → my_kernel [1160,1170); aten::add [1210,1220).
+    void launchAfterAChildHoldsTheTimeBeforeIt()
+    {
+        QTemporaryDir dir;
+        const std::string kineto = dir.filePath("k.json").toStdString(), schedule = dir.filePath("s.csv").toStdString();
+        std::ofstream(kineto) << R"({"schemaVersion": 1, "traceEvents": [
+{"ph":"X","cat":"cpu_op","name":"my::op","pid":1,"tid":1,"ts":1000,"dur":200,"args":{"External id":1}},
+{"ph":"X","cat":"cpu_op","name":"aten::empty","pid":1,"tid":1,"ts":1005,"dur":5,"args":{"External id":2}},
+{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":1150,"dur":5,"args":{"External id":1,"correlation":7}},
+{"ph":"X","cat":"kernel","name":"my_kernel","pid":0,"tid":7,"ts":1160,"dur":10,"args":{"External id":1,"correlation":7,"stream":7,"device":0}},
+{"ph":"X","cat":"cpu_op","name":"aten::add","pid":1,"tid":1,"ts":1210,"dur":10,"args":{"External id":3}}]})";
+        std::ostringstream out, err;
+        QCOMPARE(linkscope::cli::runPredict({"--device", kineto, "--schedule", schedule}, out, err), 0);
+        std::map<std::string, std::pair<std::int64_t, std::int64_t>> at; // name → (start, end) ns
+        std::ifstream csv(schedule);
+        std::string line;
+        std::getline(csv, line); // rank,id,name,kind,start_ns,end_ns,slack_ns
+        while (std::getline(csv, line)) {
+            std::vector<std::string> f;
+            std::stringstream fields(line);
+            for (std::string x; std::getline(fields, x, ',');)
+                f.push_back(x);
+            QCOMPARE(f.size(), std::size_t(7));
+            at[f[2]] = {std::stoll(f[4]), std::stoll(f[5])};
+        }
+        QVERIFY(at.count("my_kernel") && at.count("my::op") && at.count("aten::add"));
+        // The chain runs my::op's 5 µs before its child and its 145 µs after it up to the launch's
+        // return, then the child: the kernel starts at 150 µs (the child's 5 µs, which the chain
+        // runs after the parent, is the only difference from the measured 155 µs).
+        const std::int64_t begin = at["my::op"].first;
+        QVERIFY2(std::abs(at["my_kernel"].first - begin - 150'000) <= 1'000,
+                 qPrintable(QString("kernel at %1 ns").arg(at["my_kernel"].first - begin)));
+        QVERIFY(std::abs(at["aten::add"].second - begin - 220'000) <= 1'000); // the step is unchanged
     }
 
     // `linkscope predict --model` and the warnings on stderr.

@@ -31,7 +31,10 @@ struct TimedNode {
 // `launches` (sorted): when the thread's launch calls returned. The op a launch is in runs until
 // then; its time after it goes to the op that runs next, as after a child, so that the GPU op,
 // which waits for the whole of its launching node, starts where it was launched and not where its
-// launching op ended.
+// launching op ended. An op's time after a child and up to its first launch (NCCL's enqueue after an
+// `aten::empty` inside `nccl:all_reduce`) stays the op's for the same reason — the op that runs next
+// starts after the launch — unless a launch or a blocked interval came first inside the op (moving
+// the time before them would delay their GPU work, or run it before what the thread waited for).
 void threadPieces(const std::vector<TimedNode> &ops, bool keepGaps, std::span<const BlockedInterval> holes,
                   std::span<const Nanos> launches, std::vector<Piece> &out)
 {
@@ -39,16 +42,21 @@ void threadPieces(const std::vector<TimedNode> &ops, bool keepGaps, std::span<co
         Nanos end;
         std::uint32_t node;
         bool childStarted;
+        bool settled = false; // a launch or a blocked interval came inside: its later time cannot move before them
     };
     std::vector<Open> stack;
     const std::size_t m = ops.size();
     std::size_t next = 0, hole = 0, launch = 0;
     Nanos t = m ? ops[0].ts : 0;
-    auto emitPlain = [&](Nanos from, Nanos to) {
+    auto settle = [&] {
+        for (Open &o : stack)
+            o.settled = true;
+    };
+    auto emitPlain = [&](Nanos from, Nanos to, bool endsAtLaunch) {
         const std::uint32_t upcoming = next < m ? ops[next].node : ops[m - 1].node;
         if (!stack.empty()) {
             const Open &inside = stack.back();
-            if (!inside.childStarted)
+            if (!inside.childStarted || (endsAtLaunch && !inside.settled))
                 out.push_back({from, to, inside.node});
             else
                 out.push_back({from, to, keepGaps ? upcoming : inside.node});
@@ -64,6 +72,7 @@ void threadPieces(const std::vector<TimedNode> &ops, bool keepGaps, std::span<co
                 t = std::min(to, holes[hole].end);
                 if (!stack.empty())
                     stack.back().childStarted = true;
+                settle();
                 continue;
             }
             Nanos until = hole < holes.size() ? std::min(to, holes[hole].begin) : to;
@@ -72,10 +81,12 @@ void threadPieces(const std::vector<TimedNode> &ops, bool keepGaps, std::span<co
             const bool split = launch < launches.size() && launches[launch] < until;
             if (split)
                 until = launches[launch];
-            emitPlain(t, until);
+            emitPlain(t, until, split);
             t = until;
-            if (split && !stack.empty())
+            if (split && !stack.empty()) {
                 stack.back().childStarted = true;
+                settle();
+            }
         }
     };
     while (next < m || !stack.empty()) {
@@ -87,7 +98,7 @@ void threadPieces(const std::vector<TimedNode> &ops, bool keepGaps, std::span<co
             emit(nextStart);
             if (!stack.empty())
                 stack.back().childStarted = true;
-            stack.push_back({ops[next].end, ops[next].node, false});
+            stack.push_back({ops[next].end, ops[next].node, false, false});
             ++next;
         }
     }
