@@ -227,6 +227,28 @@ private slots:
         QVERIFY(std::abs(double(faithful) / double(measured) - 1) < 0.02);
     }
 
+    // A collective's transfer starts the members' smallest dispatch latency (attr dispatch_ns) after
+    // the last arrival in the faithful model — an early member's latency also holds its wait for the
+    // others, so the smallest is the kernels' own — and at the last arrival in ASTRA-sim's.
+    void collectiveStartsAfterTheSmallestDispatch()
+    {
+        NodeSpec early = allReduce(1, 1 << 20, {0});
+        early.dispatchNs = 30'000;
+        NodeSpec late = allReduce(1, 1 << 20, {0});
+        late.dispatchNs = 5'000;
+        const SimJob job = jobOf({{cpu(0, "a", 10), early}, {cpu(0, "a", 40), late}});
+        const ReplayResult faithful = replay(job, {}, model(ReplayModel::Faithful));
+        const ReplayResult astra = replay(job, {}, model(ReplayModel::AstraSim));
+        for (std::size_t r = 0; r < 2; ++r) {
+            QCOMPARE(faithful.ranks[r].transferStart[0], std::int64_t(45'000));
+            QCOMPARE(astra.ranks[r].transferStart[0], std::int64_t(40'000));
+            QCOMPARE(faithful.ranks[r].endNs - astra.ranks[r].endNs, std::int64_t(5'000));
+        }
+        // The dispatch is the collective's on the path, not idle time.
+        const RankPath path = criticalPath(job, faithful, 0);
+        QCOMPARE(path.breakdown.idleNs, std::int64_t(0));
+    }
+
     // An op that launches after a child has ended (NCCL's enqueue after an aten::empty inside
     // nccl:all_reduce) holds its time up to the launch, so the kernel starts where it was launched;
     // the time used to go to the op that starts after the launch and the kernel ran ~145 µs early.

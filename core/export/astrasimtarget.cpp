@@ -358,6 +358,11 @@ AstraSimDurations astraSimDurations(const EtPlusGraph &graph, const DeviceTrace 
         } else {
             durationNs[i] = end - e.ts;
             micros[i] = static_cast<std::uint64_t>((end - e.ts + 500) / 1000);
+            // A communication kernel's dispatch latency, written beside its duration: the faithful
+            // replay starts a collective's transfer that long after the last member arrived, taking
+            // the smallest of the members' (an early member's also holds its wait for the others).
+            if (!readyAt.empty() && readyAt[i] != std::numeric_limits<Nanos>::min() && readyAt[i] < e.ts)
+                out.dispatchNs[i] = e.ts - std::max(readyAt[i], e.ts - kMaxDispatchNs);
         }
     }
     for (auto &[deviceId, list] : gpuPieces) {

@@ -77,6 +77,10 @@ RankPath criticalPath(const SimJob &job, const ReplayResult &replay, std::size_t
                 if (n.kind == NodeKind::Recv && peer.rank < 0) // the message was there: nothing waited
                     break;
                 from = rep.transferStart[c];
+                // A collective's stretch begins at the last member's arrival: the faithful model's
+                // dispatch latency before the transfer is the kernels', not idle time.
+                if (n.kind == NodeKind::Collective && peer.rank >= 0)
+                    from = std::min(from, replay.ranks[static_cast<std::size_t>(peer.rank)].start[peer.node]);
                 add(cur.rank, cur.node, from, end, PathCategory::Comm);
                 // A collective's transfer began when the last member arrived, a receive's message when
                 // its send was issued: go on from what issued that.
@@ -214,12 +218,14 @@ std::vector<std::vector<std::int64_t>> slack(const SimJob &job, const ReplayResu
             continue; // never finished: no slack to speak of
         std::int64_t ls = 0;
         if (n.kind == NodeKind::Collective && rep.meeting[static_cast<std::size_t>(n.comm)] >= 0) {
-            // Every member waits for the transfer, which starts when the last one arrives.
-            const std::int64_t cost = rep.end[node] - rep.transferStart[static_cast<std::size_t>(n.comm)];
-            std::int64_t lf = kUnset;
-            for (const Cause &m : replay.meetings[static_cast<std::size_t>(rep.meeting[static_cast<std::size_t>(n.comm)])])
+            // Every member waits for the transfer, which starts when the last one arrives (the
+            // faithful model: once the kernels are dispatched, after that).
+            std::int64_t lf = kUnset, lastArrival = rep.start[node];
+            for (const Cause &m : replay.meetings[static_cast<std::size_t>(rep.meeting[static_cast<std::size_t>(n.comm)])]) {
                 lf = std::min(lf, lateFinish(static_cast<std::size_t>(m.rank), m.node));
-            ls = lf - cost;
+                lastArrival = std::max(lastArrival, replay.ranks[static_cast<std::size_t>(m.rank)].start[m.node]);
+            }
+            ls = lf - (rep.end[node] - lastArrival);
         } else if (n.kind == NodeKind::Send && rep.peer[static_cast<std::size_t>(n.comm)].rank >= 0) {
             const Cause recv = rep.peer[static_cast<std::size_t>(n.comm)];
             const std::int64_t lf = std::min(lateFinish(r, node), lateFinish(static_cast<std::size_t>(recv.rank), recv.node));

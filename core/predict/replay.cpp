@@ -207,6 +207,7 @@ struct RankState {
 struct Meeting { // one collective instance: the k-th of a group
     std::size_t arrived = 0;
     std::int64_t lastArrival = -1;
+    std::int64_t dispatchNs = std::numeric_limits<std::int64_t>::max(); // the members' smallest (faithful model)
     Cause last;
     std::vector<Cause> members;
 };
@@ -387,6 +388,8 @@ private:
         Meeting &m = m_meetings[key];
         m.members.push_back({static_cast<std::int32_t>(r), node});
         ++m.arrived;
+        m.dispatchNs = std::min<std::int64_t>(m.dispatchNs,
+                                              m_options.model == ReplayModel::Faithful ? rank.nodes[node].dispatchNs : 0);
         if (now >= m.lastArrival) {
             m.lastArrival = now;
             m.last = {static_cast<std::int32_t>(r), node};
@@ -396,8 +399,12 @@ private:
                                                    : static_cast<std::size_t>(m_job.npus);
         if (m.arrived < size || cost < 0)
             return; // the transfer starts when the last member arrives (never, on a group of one)
+        // The faithful model: the transfer starts once the kernels are dispatched, the members'
+        // smallest dispatch latency after the last arrival (attr dispatch_ns; 0 in ASTRA-sim's).
+        const std::int64_t dispatch = std::max<std::int64_t>(m.dispatchNs, 0);
+        m.lastArrival = after(m.lastArrival, dispatch);
         const auto index = static_cast<std::int32_t>(m_out.meetings.size());
-        const std::vector<std::int64_t> ends = memberEnds(comm, m, cost);
+        const std::vector<std::int64_t> ends = memberEnds(comm, m, cost, dispatch);
         for (std::size_t k = 0; k < m.members.size(); ++k) {
             const Cause &member = m.members[k];
             const std::size_t mr = static_cast<std::size_t>(member.rank);
@@ -417,7 +424,7 @@ private:
     // arrival. When they arrived apart, ASTRA-sim's ring lets a rank run ahead: each chunk is S
     // steps, a step sends to the next rank of the ring and waits for the previous one's, so a rank
     // that arrived early finishes up to a step earlier than the last (ringEnds).
-    std::vector<std::int64_t> memberEnds(const SimComm &comm, const Meeting &m, std::int64_t cost) const
+    std::vector<std::int64_t> memberEnds(const SimComm &comm, const Meeting &m, std::int64_t cost, std::int64_t dispatch) const
     {
         const std::size_t n = m.members.size();
         std::vector<std::int64_t> ends(n, after(m.lastArrival, cost));
@@ -441,7 +448,8 @@ private:
                 return ends;
             const std::size_t p = static_cast<std::size_t>(it - order.begin());
             memberAt[p] = k;
-            start[p] = static_cast<double>(m_out.ranks[static_cast<std::size_t>(m.members[k].rank)].start[m.members[k].node]);
+            start[p] = static_cast<double>(
+                after(m_out.ranks[static_cast<std::size_t>(m.members[k].rank)].start[m.members[k].node], dispatch));
         }
         if (std::all_of(start.begin(), start.end(), [&](double s) { return static_cast<std::int64_t>(s) == m.lastArrival; }))
             return ends;
