@@ -184,8 +184,11 @@ private slots:
         QCOMPARE(scaledMicros(10, 20'000, 0.5), std::int64_t(10)); // the dispatch is at most the whole
     }
 
-    // Megatron's 8 ranks (../shared/traces; skipped without): at least 30 candidates, ranked, rank 6 the
-    // straggler, every kernel family's pattern exact on every kernel name of the job.
+    // Megatron's 8 ranks (../shared/traces; skipped without): at least 25 candidates, ranked, every
+    // kernel family's pattern exact on every kernel name of the job. The straggler: rank 0 in the
+    // faithful model, which starts each rank where it entered its step (rank 0 30.5 ms after rank 6,
+    // and `linkscope job` counts it last to launch 48 of the 84 collectives); rank 6 (its 22–26 ms
+    // launches) in ASTRA-sim's, which starts every rank at 0.
     void megatron()
     {
         const QString traces = linkscope::test::sharedTracesDir() + "/astrasim_megatron_tp8_8rank_pair";
@@ -205,8 +208,8 @@ private slots:
         const SimJob job = loadJobExport(dir.filePath("out").toStdString(), "trace").job;
         for (const ReplayModel m : {ReplayModel::Faithful, ReplayModel::AstraSim}) {
             const Opportunities o = findOpportunities(job, withModel(m));
-            QVERIFY(o.ranked.size() >= 30);
-            QCOMPARE(o.stragglers, std::vector<std::int64_t>{6});
+            QVERIFY2(o.ranked.size() >= 25, qPrintable(QString::number(o.ranked.size())));
+            QCOMPARE(o.stragglers, std::vector<std::int64_t>{m == ReplayModel::Faithful ? 0 : 6});
             for (std::size_t i = 1; i < o.ranked.size(); ++i)
                 QVERIFY(o.ranked[i - 1].gainNs() >= o.ranked[i].gainNs());
             QCOMPARE(o.ranked.front().kind, OpportunityKind::AllCpu);

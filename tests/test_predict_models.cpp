@@ -9,6 +9,7 @@
 
 #include "commands/commands.h"
 #include "export/etformat.h"
+#include "gen/tracegenerator.h"
 #include "pipeline/pairpipeline.h"
 #include "predict/criticalpath.h"
 #include "predict/pairgraph.h"
@@ -225,6 +226,74 @@ private slots:
         qInfo("sample: measured %.3f ms, faithful %.3f ms, astra-sim model %.3f ms", double(measured) / 1e6,
               double(faithful) / 1e6, double(astra) / 1e6);
         QVERIFY(std::abs(double(faithful) / double(measured) - 1) < 0.02);
+    }
+
+    // Ranks that entered their step apart (megatron's rank 0, 30 ms after rank 6): the faithful model
+    // starts each where it entered (SimJob::entryNs) and a rank's step runs from there; ASTRA-sim's
+    // starts every rank at 0.
+    void ranksStartWhereTheyEntered()
+    {
+        auto rankNodes = [] { return std::vector<NodeSpec>{cpu(0, "a", 10), allReduce(1, 1 << 20, {0}), cpu(2, "b", 5, {1})}; };
+        SimJob job = jobOf({rankNodes(), rankNodes()});
+        job.entryNs = {0, 30'000};
+        const ReplayResult faithful = replay(job, {}, model(ReplayModel::Faithful));
+        const ReplayResult astra = replay(job, {}, model(ReplayModel::AstraSim));
+        QCOMPARE(faithful.ranks[1].entryNs, std::int64_t(30'000));
+        QCOMPARE(faithful.ranks[1].start[0], std::int64_t(30'000));
+        QCOMPARE(faithful.ranks[0].transferStart[0], std::int64_t(40'000)); // rank 1 arrives last
+        // Rank 0's step is rank 1's and its 30 µs head start, less the ring step an early member may
+        // end before the last (replay.h).
+        const std::int64_t headStart = faithful.ranks[0].stepNs() - faithful.ranks[1].stepNs();
+        QVERIFY2(headStart > 20'000 && headStart <= 30'000, qPrintable(QString::number(headStart)));
+        QCOMPARE(faithful.ranks[1].stepNs(), faithful.ranks[1].endNs - 30'000);
+        QCOMPARE(astra.ranks[1].entryNs, std::int64_t(0));
+        QCOMPARE(astra.ranks[0].stepNs(), astra.ranks[1].stepNs());
+        // Each rank's path covers its own step, from its entry.
+        for (std::size_t r = 0; r < 2; ++r) {
+            const RankPath path = criticalPath(job, faithful, r);
+            const Breakdown &b = path.breakdown;
+            QCOMPARE(path.stepNs, faithful.ranks[r].stepNs());
+            QCOMPARE(b.cpuNs + b.gpuNs + b.commNs + b.otherRankNs + b.idleNs, path.stepNs);
+        }
+        const Prediction p = linkscope::core::predict::predict(job, {});
+        QCOMPARE(p.ranks[1].stepNs, faithful.ranks[1].stepNs());
+
+        // From a job export: the job report's window begins and clocks give the entries, and
+        // predict says so. Rank 1's window is moved 2 ms later.
+        QTemporaryDir dir;
+        linkscope::gen::GeneratorOptions o;
+        o.seed = 11;
+        o.steps = 2;
+        o.worldSize = 2;
+        const std::string in = dir.filePath("in").toStdString(), out = dir.filePath("out").toStdString();
+        linkscope::gen::generateJob(o, in);
+        std::ostringstream jo, je;
+        QCOMPARE(linkscope::cli::runJob({in, "--out", out}, jo, je), 0);
+        std::ostringstream b0, e0;
+        QCOMPARE(linkscope::cli::runPredict({out, "--json"}, b0, e0), 0);
+        QVERIFY2(e0.str().find("entered their measured step") == std::string::npos, e0.str().c_str()); // they entered together
+        std::ostringstream a0, ae0;
+        QCOMPARE(linkscope::cli::runPredict({out, "--json", "--model", "astra-sim"}, a0, ae0), 0);
+        const std::string reportPath = out + "/job-report.json";
+        nlohmann::json report = nlohmann::json::parse(std::ifstream(reportPath));
+        for (nlohmann::json &r : report["ranks"])
+            if (r["rank"] == 1)
+                r["export"]["window_begin_ns"] = r["export"]["window_begin_ns"].get<std::int64_t>() + 2'000'000;
+        std::ofstream(reportPath) << report.dump();
+        std::ostringstream b1, e1;
+        QCOMPARE(linkscope::cli::runPredict({out, "--json"}, b1, e1), 0);
+        QVERIFY2(e1.str().find("entered their measured step up to 2.0") != std::string::npos, e1.str().c_str());
+        QVERIFY(e1.str().find("(rank 1 last") != std::string::npos);
+        const nlohmann::json before = nlohmann::json::parse(b0.str()), after = nlohmann::json::parse(b1.str());
+        // Rank 1 starts 2 ms late: rank 0 waits for it, rank 1's own step is shorter than rank 0's.
+        QVERIFY(after["ranks"][0]["step_ns"].get<std::int64_t>() > before["ranks"][0]["step_ns"].get<std::int64_t>());
+        QVERIFY(after["ranks"][1]["step_ns"].get<std::int64_t>() < after["ranks"][0]["step_ns"].get<std::int64_t>());
+        // ASTRA-sim's model starts both at 0, as the simulator does: the moved window changes nothing.
+        std::ostringstream a1, ae1;
+        QCOMPARE(linkscope::cli::runPredict({out, "--json", "--model", "astra-sim"}, a1, ae1), 0);
+        for (std::size_t r = 0; r < 2; ++r)
+            QCOMPARE(nlohmann::json::parse(a1.str())["ranks"][r]["step_ns"],
+                     nlohmann::json::parse(a0.str())["ranks"][r]["step_ns"]);
     }
 
     // A collective's transfer starts the members' smallest dispatch latency (attr dispatch_ns) after

@@ -73,6 +73,7 @@ nlohmann::json ExportReport::toJson() const
                    {"span_ns", chakra.spanEnd - chakra.spanBegin},
                    {"iteration_ns", chakra.iterationEnd - chakra.iterationBegin},
                    {"measured_ns", chakra.measuredNs()},
+                   {"window_begin_ns", chakra.windowBegin()},
                    {"cpu_duration_us", chakra.cpuDurationMicros},
                    {"gpu_comp_duration_us", chakra.gpuCompDurationMicros},
                    {"gpu_busy_ns", chakra.gpuBusyNs},

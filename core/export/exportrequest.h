@@ -100,6 +100,8 @@ struct ChakraStats {
     Nanos iterationBegin = 0, iterationEnd = 0;
     // What a replay is compared with: from the iteration start (else the span start) to the later of
     // the iteration end and the span end.
+    // Where that window begins (ns, the Kineto trace's own clock).
+    Nanos windowBegin() const { return iterationEnd > iterationBegin ? iterationBegin : spanBegin; }
     Nanos measuredNs() const
     {
         if (iterationEnd <= iterationBegin)

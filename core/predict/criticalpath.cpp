@@ -36,7 +36,10 @@ RankPath criticalPath(const SimJob &job, const ReplayResult &replay, std::size_t
     path.rank = own.rank;
     if (!own.finished || job.ranks[rankIndex].nodes.empty())
         return path;
-    path.stepNs = own.endNs;
+    path.stepNs = own.stepNs();
+    // The path covers the rank's step: from its entry (SimJob::entryNs) to its end; what came before
+    // its entry on other ranks is cut there.
+    const std::int64_t entry = own.entryNs;
     // The last node to finish (the highest position among ties: issued last).
     std::uint32_t last = 0;
     for (std::uint32_t i = 0; i < own.end.size(); ++i)
@@ -49,7 +52,7 @@ RankPath criticalPath(const SimJob &job, const ReplayResult &replay, std::size_t
         Cause cur{ri, last};
         std::int64_t reachedAt = own.end[last]; // the path is covered from here to the end
         std::size_t guard = job.nodeCount() + 1;
-        while (cur.rank >= 0 && guard--) {
+        while (cur.rank >= 0 && guard-- && reachedAt > entry) {
             const SimRank &rank = job.ranks[static_cast<std::size_t>(cur.rank)];
             const RankReplay &rep = replay.ranks[static_cast<std::size_t>(cur.rank)];
             const SimNode &n = rank.nodes[cur.node];
@@ -92,13 +95,16 @@ RankPath criticalPath(const SimJob &job, const ReplayResult &replay, std::size_t
             reachedAt = from;
             cur = next;
         }
-        if (reachedAt > 0)
-            add(ri, kNoNode, 0, reachedAt, PathCategory::Idle);
+        if (reachedAt > entry)
+            add(ri, kNoNode, entry, reachedAt, PathCategory::Idle);
     };
     std::size_t count = 0;
-    walk([&](std::int32_t, std::uint32_t, std::int64_t from, std::int64_t to, PathCategory) { count += to >= from; });
+    walk([&](std::int32_t, std::uint32_t, std::int64_t from, std::int64_t to, PathCategory) {
+        count += to >= std::max(from, entry);
+    });
     path.steps.reserve(count);
     walk([&](std::int32_t rank, std::uint32_t node, std::int64_t from, std::int64_t to, PathCategory category) {
+        from = std::max(from, entry);
         if (to < from)
             return;
         if ((category == PathCategory::Cpu || category == PathCategory::Gpu) && rank != ri)

@@ -66,24 +66,81 @@ private:
     fs::path m_path;
 };
 
-// Each rank's export.measured_ns in a job-report.json (empty when there is no such file). Throws
-// LoadError naming the file when it is there but is not a job report.
-std::map<std::int64_t, std::int64_t> measuredSteps(const std::string &path)
+// What a job report says of each rank's measured step: its length, where it began on the rank's
+// own clock, and the rank's clock offset (its clock minus the reference rank's).
+struct RankWindows {
+    std::map<std::int64_t, std::int64_t> measuredNs, beginNs, clockOffsetNs;
+    std::vector<std::int64_t> unaligned; // ranks with no collective to align their clock by
+};
+
+// A job-report.json's RankWindows (empty when there is no such file). Throws LoadError naming the
+// file when it is there but is not a job report.
+RankWindows reportWindows(const std::string &path)
 {
-    std::map<std::int64_t, std::int64_t> out;
+    RankWindows out;
     std::error_code ec;
     if (!fs::is_regular_file(path, ec))
         return out;
     std::ifstream in(path, std::ios::binary);
     try {
         const nlohmann::json report = nlohmann::json::parse(in);
-        for (const nlohmann::json &r : report.at("ranks"))
-            if (r.contains("export") && r["export"].is_object() && r["export"].contains("measured_ns"))
-                out[r.at("rank").get<std::int64_t>()] = r["export"]["measured_ns"].get<std::int64_t>();
+        for (const nlohmann::json &r : report.at("ranks")) {
+            if (!r.contains("export") || !r["export"].is_object())
+                continue;
+            const std::int64_t rank = r.at("rank").get<std::int64_t>();
+            if (r["export"].contains("measured_ns"))
+                out.measuredNs[rank] = r["export"]["measured_ns"].get<std::int64_t>();
+            if (r["export"].contains("window_begin_ns"))
+                out.beginNs[rank] = r["export"]["window_begin_ns"].get<std::int64_t>();
+        }
+        if (report.contains("clocks") && report["clocks"].is_object()) {
+            for (const nlohmann::json &o : report["clocks"].value("offsets", nlohmann::json::array()))
+                out.clockOffsetNs[o.at("rank").get<std::int64_t>()] = o.at("offset_ns").get<std::int64_t>();
+            out.unaligned = report["clocks"].value("unaligned", std::vector<std::int64_t>{});
+        }
     } catch (const nlohmann::json::exception &e) {
         throw LoadError(path, 0, std::string("not a job report: ") + e.what());
     }
     return out;
+}
+
+// A skew past this is no skew of one step's entry (clocks not tied together): none is used.
+constexpr std::int64_t kMaxEntrySkewNs = 3'600'000'000'000;
+
+// SimJob::entryNs from each rank's window begin and clock offset; empty unless every rank of `job`
+// has both (and its clock is aligned), or for one rank standing for its job.
+std::vector<std::int64_t> entriesOf(const SimJob &job, const RankWindows &w)
+{
+    if (job.mirrored || job.ranks.size() < 2)
+        return {};
+    std::vector<std::int64_t> aligned;
+    for (const SimRank &r : job.ranks) {
+        const auto begin = w.beginNs.find(r.rank);
+        if (begin == w.beginNs.end() || std::find(w.unaligned.begin(), w.unaligned.end(), r.rank) != w.unaligned.end())
+            return {};
+        const auto offset = w.clockOffsetNs.find(r.rank);
+        aligned.push_back(begin->second - (offset == w.clockOffsetNs.end() ? 0 : offset->second));
+    }
+    const std::int64_t first = *std::min_element(aligned.begin(), aligned.end());
+    for (std::int64_t &a : aligned)
+        a -= first;
+    if (*std::max_element(aligned.begin(), aligned.end()) > kMaxEntrySkewNs)
+        return {};
+    return aligned;
+}
+
+// "ranks entered their step up to 30.479 ms apart (rank 0 last) …" when they did (≥ 1 µs).
+void noteEntries(JobGraph &g)
+{
+    const auto last = std::max_element(g.job.entryNs.begin(), g.job.entryNs.end());
+    if (last == g.job.entryNs.end() || *last < 1000)
+        return;
+    std::ostringstream text;
+    text.precision(3);
+    text << std::fixed << "the ranks entered their measured step up to " << double(*last) / 1e6 << " ms apart (rank "
+         << g.job.ranks[static_cast<std::size_t>(last - g.job.entryNs.begin())].rank
+         << " last, on the aligned clocks): the faithful model starts each rank there, and a rank's step runs from it";
+    g.notes.push_back(text.str());
 }
 
 // `linkscope check`'s findings over the files of a graph that loaded: the rules about the simulator
@@ -129,7 +186,10 @@ JobGraph loadJobExport(const std::string &dir, const std::string &prefix)
     JobGraph g = loadEtGraph(paths, fs::exists(groups, ec) ? groups.string() : std::string(),
                              fs::exists(network, ec) ? network.string() : std::string());
     g.networkSource = fs::exists(network, ec) ? network.string() : "run.sh's ring (50 GB/s, 500 ns): no network.yml";
-    g.measuredNs = measuredSteps((fs::path(dir) / "job-report.json").string());
+    const RankWindows windows = reportWindows((fs::path(dir) / "job-report.json").string());
+    g.measuredNs = windows.measuredNs;
+    g.job.entryNs = entriesOf(g.job, windows);
+    noteEntries(g);
     return g;
 }
 
@@ -146,9 +206,13 @@ JobGraph exportJobGraph(const std::vector<job::RankFiles> &ranks, std::int64_t w
     options.chakra.target = EtTarget::AstraSim;
     std::vector<job::RankSummary> summaries = job::processRanks(ranks, options);
     JobGraph g;
-    for (const job::RankSummary &s : summaries)
+    RankWindows windows;
+    for (const job::RankSummary &s : summaries) {
         if (s.exportStats.is_object() && s.exportStats.contains("measured_ns"))
             g.measuredNs[s.rank] = s.exportStats["measured_ns"].get<std::int64_t>();
+        if (s.exportStats.is_object() && s.exportStats.contains("window_begin_ns"))
+            windows.beginNs[s.rank] = s.exportStats["window_begin_ns"].get<std::int64_t>();
+    }
     for (const job::RankSummary &s : summaries)
         if (!s.error.empty())
             throw std::runtime_error("rank " + std::to_string(s.rank) + ": " + s.error);
@@ -191,6 +255,10 @@ JobGraph exportJobGraph(const std::vector<job::RankFiles> &ranks, std::int64_t w
                                  + std::to_string(job::kMaxWorldSize) + " a job may have");
     const bool mirror = ranks.size() == 1 && world > 1;
     g.job = loadJob(paths, commGroup, network, mirror ? std::max(world, ranks.front().rank + 1) : 0);
+    windows.clockOffsetNs = report.timing.clockOffsetNs;
+    windows.unaligned = report.timing.unaligned;
+    g.job.entryNs = entriesOf(g.job, windows);
+    noteEntries(g);
     g.networkSource = report.network.fitted ? "fitted from " + std::to_string(report.network.samples) + " collectives"
                                             : "run.sh's ring (50 GB/s, 500 ns): not fitted (" + report.network.reason + ")";
     // Paths named the scratch folder, which is gone: name the traces instead.

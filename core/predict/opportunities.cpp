@@ -100,7 +100,7 @@ std::size_t lastRank(const ReplayResult &r)
 {
     std::size_t best = 0;
     for (std::size_t i = 1; i < r.ranks.size(); ++i)
-        if (r.ranks[i].endNs > r.ranks[best].endNs)
+        if (r.ranks[i].stepNs() > r.ranks[best].stepNs())
             best = i;
     return best;
 }
@@ -163,7 +163,7 @@ Opportunities findOpportunities(const SimJob &job, const OpportunityOptions &opt
         o.makespanNs = run.makespanNs;
         o.finished = run.allFinished();
         for (std::size_t r = 0; r < job.ranks.size(); ++r)
-            o.ranks.push_back({job.ranks[r].rank, base.ranks[r].endNs, run.ranks[r].endNs, run.ranks[r].finished});
+            o.ranks.push_back({job.ranks[r].rank, base.ranks[r].stepNs(), run.ranks[r].stepNs(), run.ranks[r].finished});
         const std::vector<WhatIfMatch> matches = matchWhatIf(job, o.whatIf, onPath);
         for (const WhatIfMatch &m : matches) {
             o.nodes += m.nodes;

@@ -34,8 +34,8 @@ Prediction predict(const SimJob &job, const WhatIf &whatIf, std::size_t topLimit
         rp.rank = changed.ranks[r].rank;
         rp.finished = changed.ranks[r].finished;
         rp.stuck = changed.ranks[r].stuck;
-        rp.stepNs = changed.ranks[r].endNs;
-        rp.baselineNs = base.ranks[r].endNs;
+        rp.stepNs = changed.ranks[r].stepNs();
+        rp.baselineNs = base.ranks[r].stepNs();
         rp.path = criticalPath(job, changed, r);
         rp.top = topOfPath(job, rp.path, topLimit);
     });

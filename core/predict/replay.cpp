@@ -262,8 +262,16 @@ public:
 
     ReplayResult run()
     {
-        for (std::size_t r = 0; r < m_job.ranks.size(); ++r)
-            issueReady(r, 0, {});
+        // The faithful model starts each rank where it entered its step (SimJob::entryNs); ASTRA-sim
+        // starts every rank at 0.
+        for (std::size_t r = 0; r < m_job.ranks.size(); ++r) {
+            const std::int64_t entry = m_options.model == ReplayModel::Faithful && r < m_job.entryNs.size()
+                                           ? std::max<std::int64_t>(m_job.entryNs[r], 0)
+                                           : 0;
+            m_out.ranks[r].entryNs = entry;
+            m_out.ranks[r].endNs = entry;
+            issueReady(r, entry, {});
+        }
         while (!m_events.empty()) {
             const Event e = m_events.top();
             m_events.pop();

@@ -43,10 +43,12 @@ struct Cause {
 struct RankReplay {
     std::int64_t rank = -1;
     bool finished = false;
-    std::string stuck;               // why not finished (a collective whose group never met, …)
-    std::int64_t endNs = 0;          // when its last node finished (ASTRA-sim's "finished" cycles)
-    std::vector<std::int64_t> start; // per node: issued
-    std::vector<std::int64_t> end;   // per node: finished (-1: never ran)
+    std::string stuck;                                      // why not finished (a collective whose group never met, …)
+    std::int64_t endNs = 0;                                 // when its last node finished (ASTRA-sim's "finished" cycles)
+    std::int64_t entryNs = 0;                               // when it started (SimJob::entryNs, faithful model; else 0)
+    std::int64_t stepNs() const { return endNs - entryNs; } // its step: from its entry to its end
+    std::vector<std::int64_t> start;                        // per node: issued
+    std::vector<std::int64_t> end;                          // per node: finished (-1: never ran)
     std::vector<Cause> cause;
     std::vector<std::int64_t> transferStart; // per SimRank::comms: when the transfer began (collective: the last
                                              // arrival; receive: the message's send)

@@ -90,6 +90,10 @@ struct SimJob {
     // its collectives starts when it arrives, a receive's message leaves its peer when the receive
     // is issued.
     bool mirrored = false;
+    // Per rank (as `ranks`): when it entered its measured step on the job's aligned clock, after the
+    // rank that entered first (`linkscope job`'s clocks and each rank's window_begin_ns). The faithful
+    // model starts each rank there, and a rank's step runs from it; empty: every rank at 0.
+    std::vector<std::int64_t> entryNs;
     std::size_t nodeCount() const;
 };
 

@@ -46,7 +46,7 @@ WhatIfOutcome JobWhatIf::evaluate(const core::WhatIf &whatIf) const
             WhatIfRankStep step;
             step.rank = job.ranks[r].rank;
             step.finished = result.ranks[r].finished;
-            step.stepNs = result.ranks[r].endNs;
+            step.stepNs = result.ranks[r].stepNs();
             const auto b = std::find_if(base.ranks.begin(), base.ranks.end(),
                                         [&](const core::predict::RankPrediction &p) { return p.rank == step.rank; });
             step.baselineNs = b == base.ranks.end() ? 0 : b->baselineNs;

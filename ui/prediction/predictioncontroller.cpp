@@ -153,7 +153,7 @@ WhatIfOutcome PredictionController::evaluate(const core::WhatIf &whatIf) const
         core::predict::markPath(onPath, m_prediction->path); // rank 0's path: the pair's only rank
         countMatches(out, job, whatIf, onPath);
         out.finished = result.ranks[0].finished;
-        out.stepNs = result.ranks[0].endNs;
+        out.stepNs = result.ranks[0].stepNs();
         if (!out.finished)
             out.error = tr("the replay did not finish: %1").arg(QString::fromStdString(result.ranks[0].stuck));
     } catch (const std::exception &error) {

@@ -42,7 +42,7 @@ struct PairPrediction {
     bool derived() const { return derivedHost != nullptr; }
     double buildMs = 0;  // the graph
     double replayMs = 0; // replay, critical path and slack
-    std::int64_t stepNs() const { return baseline.ranks.empty() ? 0 : baseline.ranks[0].endNs; }
+    std::int64_t stepNs() const { return baseline.ranks.empty() ? 0 : baseline.ranks[0].stepNs(); }
     bool finished() const { return !baseline.ranks.empty() && baseline.ranks[0].finished; }
 };
 using PredictionPtr = std::shared_ptr<const PairPrediction>;

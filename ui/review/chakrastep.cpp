@@ -37,7 +37,7 @@ ChakraStep ChakraStepPredictor::compute(const TraceDocument &doc)
     quick.keepIssueOrder = false;
     const core::predict::ReplayResult result = core::predict::replay(graph.job, {}, quick);
     out.finished = result.ranks.at(0).finished;
-    out.stepNs = result.ranks[0].endNs;
+    out.stepNs = result.ranks[0].stepNs();
     out.stuck = QString::fromStdString(result.ranks[0].stuck);
     out.elapsedMs = double(timer.nsecsElapsed()) / 1e6;
     return out;
