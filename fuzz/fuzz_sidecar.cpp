@@ -48,6 +48,17 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
             std::abort();
         return 0;
     }
+    // Free text is bounded where it is read (issue 42, N7): a longer text is cut, with a warning.
+    bool cut = false;
+    for (const Bookmark &b : sidecar.bookmarks)
+        cut = cut || b.name.size() > kSidecarTextLimit;
+    for (const LogEntry &entry : sidecar.log.entries) {
+        cut = cut || entry.label.size() > kSidecarTextLimit;
+        for (const Edit &edit : entry.edits)
+            cut = cut || edit.note.size() > kSidecarTextLimit;
+    }
+    if (cut)
+        std::abort();
     // Round trip.
     const std::string written = sidecarText(sidecar);
     try {

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <QElapsedTimer>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -55,6 +56,8 @@ private slots:
     void oldSidecarWithoutBookmarksLoads();
     void badBookmarksNameTheValue();
     void sessionSavesAndReloadsBookmarks();
+    void longTextsAreCutOnReadingWithAWarning();
+    void nextNameIsOnePass();
 };
 
 void TestBookmarks::orderAndNames()
@@ -175,6 +178,66 @@ void TestBookmarks::sessionSavesAndReloadsBookmarks()
     forced.openSidecar(sidecar, fingerprintFile(device), std::nullopt);
     QVERIFY(forced.forcePendingSidecar());
     QCOMPARE(forced.bookmarks(), (BookmarkList{{42, "theirs"}}));
+}
+
+// Issue 42, N7: a bookmark name, note or step label past kSidecarTextLimit is cut where the file is
+// read, at a character boundary, each cut named (file, JSON pointer, the bookmark's time, the bytes).
+void TestBookmarks::longTextsAreCutOnReadingWithAWarning()
+{
+    QCOMPARE(cutText("short"), std::string("short"));
+    QCOMPARE(cutText("abc\xe2\x98\x83", 5), std::string("abc")); // ☃ is 3 bytes: not split
+    QCOMPARE(cutText("abc\xe2\x98\x83", 6), std::string("abc\xe2\x98\x83"));
+    QCOMPARE(cutText(std::string(10, 'a'), 0), std::string());
+
+    nlohmann::json json = nlohmann::json::parse(kOldSidecar);
+    const std::string huge(3u << 20, 'n');
+    json["bookmarks"] = nlohmann::json::array({{{"ts_ns", 42}, {"name", "fine"}}, {{"ts_ns", 7}, {"name", huge}}});
+    json["entries"] = nlohmann::json::array(
+        {{{"label", huge},
+          {"edits",
+           nlohmann::json::array(
+               {{{"kind", "note"}, {"subject", {{"kind", "host_node"}, {"id", 3}, {"name", "aten::mm"}}}, {"note", huge}}})}}});
+    const Sidecar read = parseSidecar(json.dump(), "long.linkscope.json");
+    QCOMPARE(read.bookmarks.size(), std::size_t(2));
+    QCOMPARE(read.bookmarks[0].ts, Nanos(7)); // in time order
+    QCOMPARE(read.bookmarks[0].name, std::string(kSidecarTextLimit, 'n'));
+    QCOMPARE(read.bookmarks[1].name, std::string("fine"));
+    QCOMPARE(read.log.entries.at(0).label.size(), kSidecarTextLimit);
+    QCOMPARE(read.log.entries.at(0).edits.at(0).note.size(), kSidecarTextLimit);
+    QCOMPARE(read.warnings.size(), std::size_t(3));
+    const std::string bytes = std::to_string(huge.size());
+    auto has = [&](const std::string &start) {
+        for (const std::string &w : read.warnings)
+            if (w.rfind(start, 0) == 0 && w.find(bytes + " bytes cut to its first 4096 bytes") != std::string::npos
+                && w.find("kept and saved") != std::string::npos)
+                return true;
+        return false;
+    };
+    QVERIFY(has("long.linkscope.json: /bookmarks/1/name: bookmark name (at ts_ns 7)"));
+    QVERIFY(has("long.linkscope.json: /entries/0/label: step label"));
+    QVERIFY(has("long.linkscope.json: /entries/0/edits/0/note: note"));
+    // What is saved is the cut text, and reading that again warns of nothing.
+    const Sidecar again = parseSidecar(sidecarText(read), "again.linkscope.json");
+    QCOMPARE(again.bookmarks, read.bookmarks);
+    QVERIFY(again.warnings.empty());
+}
+
+// Issue 42, N9: the next free "Bookmark N" among 100,000 taken is found in one pass (it asked every
+// N against the whole list: 10^10 comparisons).
+void TestBookmarks::nextNameIsOnePass()
+{
+    BookmarkList list;
+    for (int i = 1; i <= 100000; ++i)
+        list.push_back({i, "Bookmark " + std::to_string(i)});
+    list.push_back({0, "Bookmark 0100001"}); // not what the name of 100001 would be
+    list.push_back({0, "Bookmark 99999999999999999999999"});
+    list.push_back({0, "Bookmark -3"});
+    QElapsedTimer timer;
+    timer.start();
+    QCOMPARE(nextBookmarkName(list), std::string("Bookmark 100001"));
+    QVERIFY2(timer.elapsed() < 1000, qPrintable(QString::number(timer.elapsed())));
+    list[49999].name = "renamed";
+    QCOMPARE(nextBookmarkName(list), std::string("Bookmark 50000"));
 }
 
 QTEST_GUILESS_MAIN(TestBookmarks)

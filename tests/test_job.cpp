@@ -65,6 +65,7 @@ nlohmann::json comparable(nlohmann::json report)
 {
     for (auto &r : report["ranks"])
         r.erase("note");
+    report.erase("job_run"); // which run wrote it (job/runid.h): another one each time
     return report;
 }
 

@@ -2,9 +2,12 @@
 #include "commands/commands.h"
 
 #include "export/etcheck.h"
+#include "job/runid.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <ostream>
+#include <set>
 #include <stdexcept>
 #include <thread>
 
@@ -25,7 +28,8 @@ void printCheckUsage(std::ostream &out)
            "  --jobs N              files checked at the same time (default: one per core; each holds\n"
            "                        one file's bytes while it is checked)\n"
            "  --json                print the findings as JSON\n"
-           "Each finding names the file, the node id and the rule. Exit status 1 when there is an error.\n";
+           "Each finding names the file, the node id and the rule. Exit status 1 when there is an error,\n"
+           "or when the files' folder holds the outputs of two `linkscope job` runs (their run ids differ).\n";
 }
 
 } // namespace
@@ -77,6 +81,26 @@ int runCheck(const Args &args, std::ostream &out, std::ostream &err)
         printCheckUsage(err);
         return 2;
     }
+    // Files of two `linkscope job` runs in one folder (one killed, then run again): said before the
+    // mismatches they would show (job/runid.h). Files without a run id are not questioned.
+    std::set<std::pair<std::string, std::string>> folders; // (folder, PREFIX) of PREFIX.N.et
+    for (const std::string &file : files) {
+        const std::filesystem::path path(file);
+        std::string name = path.filename().string();
+        if (!name.ends_with(".et"))
+            continue;
+        name.resize(name.size() - 3);
+        if (const auto dot = name.rfind('.'); dot != std::string::npos && dot > 0)
+            folders.insert({path.parent_path().empty() ? std::string(".") : path.parent_path().string(), name.substr(0, dot)});
+    }
+    bool mixed = false;
+    for (const auto &[folder, prefix] : folders)
+        if (const core::job::FolderRuns runs = core::job::checkFolderRuns(folder, prefix); runs.mixed()) {
+            err << "check: error: " << folder << ": " << runs.message() << '\n';
+            mixed = true;
+        }
+    if (mixed)
+        return 1;
     const core::EtCheckResult result = core::checkEtFiles(files, groups, jobs);
     if (json) {
         out << result.toJson().dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';

@@ -235,6 +235,8 @@ bool reportOpenedPair(const core::OpenedPair &pair, const ExportArgs &a, std::os
         err << "export: warning: " << w.toString() << '\n';
     if (!pair.sidecar)
         return true;
+    for (const std::string &cut : pair.sidecar->warnings)
+        err << "export: warning: " << cut << '\n';
     // The GUI neither applies nor rewrites such a sidecar unless told to; neither does export.
     for (const std::string &problem : pair.sidecarCheck.problems)
         err << "export: " << (a.forceCorrections ? "warning: " : "") << a.correctionsPath << ": " << problem << '\n';

@@ -398,7 +398,15 @@ int runMerge(JobArgs a, std::ostream &out, std::ostream &err)
         for (const std::string &note : runs.notes)
             err << "job: " << note << '\n';
         fs::create_directories(a.outDir);
+        // The merge is a run of its own; the report names the runs whose summaries it read.
+        std::set<std::string> fromRuns;
+        for (const RankSummary &s : summaries)
+            if (s.run.is_object() && s.run.contains("job_run"))
+                if (const auto id = JobRunId::fromJson(s.run["job_run"]))
+                    fromRuns.insert(id->id);
         JobReport report = buildJobReport(std::move(summaries));
+        report.jobRun = newJobRunId();
+        report.fromRuns.assign(fromRuns.begin(), fromRuns.end());
         if (!runs.findings.empty() || !notRead.empty()) {
             report.findings.insert(report.findings.end(), runs.findings.begin(), runs.findings.end());
             report.findings.insert(report.findings.end(), notRead.begin(), notRead.end());
@@ -485,6 +493,7 @@ int runRanks(JobArgs a, std::ostream &out, std::ostream &err)
         ProgressLine progress(err, todo.size(), terminal);
         options->progress = [&](const RankProgress &p) { return progress.update(p); };
         const auto start = std::chrono::steady_clock::now();
+        options->jobRun = newJobRunId(); // every file this run writes names it (job/runid.h)
         std::vector<RankSummary> summaries = processRanks(todo, *options);
         progress.finish();
         const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -499,7 +508,8 @@ int runRanks(JobArgs a, std::ostream &out, std::ostream &err)
                 << a.outDir << " (build the report with: linkscope job --merge OUTDIR...)\n";
             return unreadable ? 1 : 0;
         }
-        const JobReport report = buildJobReport(std::move(summaries), layout.worldSize);
+        JobReport report = buildJobReport(std::move(summaries), layout.worldSize);
+        report.jobRun = options->jobRun;
         if (a.reportPath.empty())
             a.reportPath = (fs::path(a.outDir) / "job-report.json").string();
         const std::string commGroup = (fs::path(a.outDir) / "comm_group.json").string();

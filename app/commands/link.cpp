@@ -268,6 +268,8 @@ int runLink(const Args &args, std::ostream &out, std::ostream &err)
         for (const Diagnostic &d : pair.host->warnings)
             err << "warning: " << d.toString() << '\n';
     if (pair.sidecar) {
+        for (const std::string &cut : pair.sidecar->warnings)
+            err << "link: warning: " << cut << '\n';
         for (const std::string &problem : pair.sidecarCheck.problems)
             err << "link: " << (o.forceCorrections ? "warning: " : "") << o.corrections << ": " << problem << '\n';
         if (!pair.sidecarApplied) {

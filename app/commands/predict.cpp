@@ -5,6 +5,7 @@
 #include "commands/against.h"
 #include "commands/commands.h"
 #include "commands/opportunities.h"
+#include "job/runid.h"
 
 #include "io/atomicfile.h"
 #include "job/discovery.h"
@@ -220,6 +221,12 @@ std::optional<predict::JobGraph> loadPredictGraph(const PredictOptions &o, std::
         graph = predict::exportJobGraph({files}, header.worldSize, o.job);
     } else if (o.positional.size() == 1 && fs::is_directory(o.positional[0], ec)) {
         if (predict::isJobExport(o.positional[0], o.prefix)) {
+            // Files of two `linkscope job` runs side by side (one killed, then run again): said here,
+            // not as the mismatch a replay of them would fail on (job/runid.h).
+            if (const job::FolderRuns runs = job::checkFolderRuns(o.positional[0], o.prefix); runs.mixed()) {
+                err << "predict: error: " << o.positional[0] << ": " << runs.message() << '\n';
+                return std::nullopt;
+            }
             predict::useHugePageHeap(folderBytes(o.positional[0]) / 2);
             graph = predict::loadJobExport(o.positional[0], o.prefix);
         } else {

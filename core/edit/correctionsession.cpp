@@ -3,6 +3,7 @@
 #include "base/parallel.h"
 #include "edit/inputfingerprint.h"
 
+#include <algorithm>
 #include <exception>
 #include <filesystem>
 #include <future>
@@ -40,6 +41,7 @@ SidecarFound readSidecarAt(const std::string &path)
         return found;
     try {
         found.sidecar = loadSidecar(path, &found.onDisk);
+        found.status.warnings = found.sidecar->warnings;
         found.status.state = SidecarState::Loaded; // until checkSidecar() says otherwise
     } catch (const LoadError &e) {
         found.status.state = SidecarState::Invalid;
@@ -263,6 +265,34 @@ void CorrectionSession::setBookmarks(BookmarkList bookmarks)
     sortBookmarks(bookmarks);
     bookmarks_ = std::move(bookmarks);
     autoSave();
+}
+
+std::size_t CorrectionSession::insertBookmark(Bookmark bookmark)
+{
+    const std::size_t index = core::insertBookmark(bookmarks_, std::move(bookmark));
+    autoSave();
+    return index;
+}
+
+void CorrectionSession::insertBookmarkAt(std::size_t index, Bookmark bookmark)
+{
+    bookmarks_.insert(bookmarks_.begin() + static_cast<std::ptrdiff_t>(std::min(index, bookmarks_.size())), std::move(bookmark));
+    autoSave();
+}
+
+Bookmark CorrectionSession::eraseBookmark(std::size_t index)
+{
+    Bookmark removed = std::move(bookmarks_.at(index));
+    bookmarks_.erase(bookmarks_.begin() + static_cast<std::ptrdiff_t>(index));
+    autoSave();
+    return removed;
+}
+
+std::string CorrectionSession::renameBookmark(std::size_t index, std::string name)
+{
+    std::swap(bookmarks_.at(index).name, name);
+    autoSave();
+    return name;
 }
 
 std::size_t CorrectionSession::staleCount() const

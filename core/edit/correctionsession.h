@@ -30,6 +30,7 @@ struct SidecarStatus {
     SidecarState state = SidecarState::None;
     std::string path;
     std::vector<std::string> problems; // input mismatches, or the load error
+    std::vector<std::string> warnings; // what reading it cut (Sidecar::warnings)
     std::optional<Sidecar> pending;    // a mismatched sidecar, kept so that it can be forced
 };
 
@@ -116,10 +117,14 @@ public:
 
     const CorrectionLog &log() const { return log_; }
 
-    // Time markers (edit/bookmarks.h), saved in the sidecar with the log. Replacing the list is
-    // the one change (the GUI's undo commands swap whole lists); saved at once.
+    // Time markers (edit/bookmarks.h), saved in the sidecar with the log; each change saved at once.
+    // The GUI's undo commands change one bookmark (insert, rename, erase: no copy of the list).
     const BookmarkList &bookmarks() const { return bookmarks_; }
     void setBookmarks(BookmarkList bookmarks);
+    std::size_t insertBookmark(Bookmark bookmark);                   // its index in the ordered list
+    void insertBookmarkAt(std::size_t index, Bookmark bookmark);     // back where eraseBookmark took it
+    Bookmark eraseBookmark(std::size_t index);                       // the one removed
+    std::string renameBookmark(std::size_t index, std::string name); // the old name
     // Outcome of each edit of entry `index` as last applied.
     const std::vector<EditOutcome> &outcomes(std::size_t index) const { return outcomes_.at(index); }
     std::size_t staleCount() const;

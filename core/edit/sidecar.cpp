@@ -30,6 +30,7 @@ constexpr std::array<std::string_view, 5> kKeyKindNames = {"gpu_op", "runtime", 
 // Errors while reading the document name the JSON pointer of the value they concern.
 struct Reader {
     const std::string &file;
+    std::vector<std::string> *warnings = nullptr;
 
     [[noreturn]] void fail(const std::string &where, const std::string &what) const
     {
@@ -55,6 +56,24 @@ struct Reader {
     {
         return object.contains(key) ? string(object, where, key) : std::string();
     }
+    // Free text a person typed (names, notes, labels): cut to kSidecarTextLimit bytes, with a warning.
+    std::string freeText(const json &object, const std::string &where, const char *key, const std::string &what) const
+    {
+        if (!object.contains(key))
+            return {};
+        const json &v = object.at(key);
+        if (!v.is_string())
+            fail(where + "/" + key, "expected a string");
+        const auto &text = v.get_ref<const std::string &>();
+        if (text.size() <= kSidecarTextLimit)
+            return text;
+        if (warnings)
+            warnings->push_back(file + ": " + where + "/" + key + ": " + what + " of " + std::to_string(text.size())
+                                + " bytes cut to its first " + std::to_string(kSidecarTextLimit)
+                                + " bytes (the cut text is what is kept and saved)");
+        return cutText(text.substr(0, kSidecarTextLimit + 4));
+    }
+
     std::int64_t integer(const json &object, const std::string &where, const char *key) const
     {
         const json &v = member(object, where, key);
@@ -208,7 +227,7 @@ Edit editFromJson(const Reader &r, const json &in, const std::string &where)
         r.fail(where + "/kind", "unknown edit kind '" + kind + "'");
     edit.kind = *parsed;
     edit.subject = keyFromJson(r, r.member(in, where, "subject"), where + "/subject");
-    edit.note = r.optionalString(in, where, "note");
+    edit.note = r.freeText(in, where, "note", "note");
     switch (edit.kind) {
     case EditKind::Reparent:
         edit.target = keyFromJson(r, r.member(in, where, "target"), where + "/target");
@@ -289,7 +308,8 @@ json sidecarToJson(const Sidecar &sidecar)
 
 Sidecar sidecarFromJson(const json &in, const std::string &name)
 {
-    const Reader r{name};
+    Sidecar out;
+    const Reader r{name, &out.warnings};
     if (!in.is_object())
         r.fail("", "expected a JSON object");
     if (!in.contains("format") || !in["format"].is_string() || in["format"].get<std::string>() != kSidecarFormat)
@@ -301,7 +321,6 @@ Sidecar sidecarFromJson(const json &in, const std::string &name)
     if (version < 1)
         r.fail("/version", "invalid format version " + std::to_string(version));
 
-    Sidecar out;
     out.generator = r.optionalString(in, "", "generator");
     const json &inputs = r.member(in, "", "inputs");
     out.device = fingerprintFromJson(r, r.member(inputs, "/inputs", "device"), "/inputs/device");
@@ -324,7 +343,7 @@ Sidecar sidecarFromJson(const json &in, const std::string &name)
     for (std::size_t i = 0; i < entries.size(); ++i) {
         const std::string where = "/entries/" + std::to_string(i);
         LogEntry entry;
-        entry.label = r.optionalString(entries[i], where, "label");
+        entry.label = r.freeText(entries[i], where, "label", "step label");
         const json &edits = r.member(entries[i], where, "edits");
         if (!edits.is_array())
             r.fail(where + "/edits", "expected an array");
@@ -341,7 +360,7 @@ Sidecar sidecarFromJson(const json &in, const std::string &name)
             const std::string where = "/bookmarks/" + std::to_string(i);
             Bookmark b;
             b.ts = r.integer(marks[i], where, "ts_ns");
-            b.name = r.optionalString(marks[i], where, "name");
+            b.name = r.freeText(marks[i], where, "name", "bookmark name (at ts_ns " + std::to_string(b.ts) + ")");
             out.bookmarks.push_back(std::move(b));
         }
         sortBookmarks(out.bookmarks);

@@ -30,6 +30,10 @@ struct Sidecar {
     // Time markers (edit/bookmarks.h), in time order. Written only when there are any, as the
     // optional top-level "bookmarks" array, so a sidecar without them is byte-for-byte as before.
     BookmarkList bookmarks;
+    // What reading the file changed (not written): a bookmark name, note or step label longer than
+    // kSidecarTextLimit is cut to it, each with one line naming the file, where, and the length.
+    // The cut text is what the session holds and the next save writes.
+    std::vector<std::string> warnings;
 };
 
 // "<device>.linkscope.json"

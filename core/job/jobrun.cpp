@@ -106,6 +106,8 @@ RankSummary processRank(const RankFiles &files, const JobOptions &options)
                                  {"device", files.device, &device.sourceIdentity},
                                  {"sidecar", request.sidecar, nullptr}},
                                 etTargetName(options.chakra.target), policyName(pair.options.policy));
+        if (s.run.is_object() && !options.jobRun.id.empty())
+            s.run["job_run"] = options.jobRun.toJson();
         s.gpuOps = links.gpuLinks.size();
         s.linked = static_cast<std::size_t>(
             std::count_if(links.gpuLinks.begin(), links.gpuLinks.end(), [](const GpuLink &l) { return l.parent.valid(); }));
@@ -154,6 +156,8 @@ RankSummary processRank(const RankFiles &files, const JobOptions &options)
                 const ExportReport exported = exportLinkedPair(*host, device, exportLinks, request);
                 s.exportStats = exportSummary(exported);
                 s.et = etFileName(options.prefix, files.rank);
+                if (!options.jobRun.id.empty())
+                    recordWrittenEt(s.run, request.path(kEtTarget));
                 // The traces are released before the written file is read back, so a worker holds
                 // one rank's traces or one rank's check, never both.
                 opened.reset();
@@ -652,6 +656,12 @@ nlohmann::json JobReport::toJson() const
                         {"last_rank", c.lastRank},
                         {"ranks", c.ranks}});
     j["collectives"] = std::move(coll);
+    if (!jobRun.id.empty()) {
+        nlohmann::json run = jobRun.toJson();
+        if (!fromRuns.empty())
+            run["from_runs"] = fromRuns;
+        j["job_run"] = std::move(run); // job/runid.h
+    }
     return j;
 }
 
@@ -736,8 +746,10 @@ void writeJobOutputs(const JobReport &report, const std::string &commGroupPath, 
         network.write(networkYaml(report.network));
         network.commit();
     }
+    nlohmann::json json = report.toJson();
+    recordJobOutputs(json, commGroupPath, report.network.fitted ? networkFilePath(commGroupPath) : std::string());
     AtomicFile file(reportPath);
-    file.write(report.toJson().dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
+    file.write(json.dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
     file.write("\n");
     file.commit();
 }

@@ -10,6 +10,7 @@
 #include "job/discovery.h"
 #include "job/networkfit.h"
 #include "job/ranksummary.h"
+#include "job/runid.h"
 #include "job/timing.h"
 #include "jobmodel/crossrank.h"
 #include "link/linkset.h"
@@ -51,6 +52,8 @@ struct JobOptions {
     // when an output folder is written. Off for predict's private export, read back and removed at
     // once: hashing a 300 MB trace is a tenth of its prediction.
     bool identifyRun = true;
+    // This run's id (job/runid.h), written into each summary's run with identifyRun; empty: none.
+    JobRunId jobRun;
     // Keep what the job overview draws of each rank (RankSummary::overview), computed before the
     // rank's traces are released.
     bool overview = false;
@@ -96,6 +99,8 @@ struct JobReport {
     JobTiming timing;
     std::vector<GroupAlignment> alignments; // per group: where each member's calls sit in its sequence
     NetworkFit network;                     // fitted from the collectives' transfers (job/networkfit.h)
+    JobRunId jobRun;                        // the run writing the report (job/runid.h); empty: none
+    std::vector<std::string> fromRuns;      // a merge: the runs of the summaries it read
     nlohmann::json toJson() const;          // docs/job-report.md
     bool hasErrors() const;
     // The findings as the report lists them: the first kListedFindingsPerKind of each kind (in

@@ -156,6 +156,7 @@ OpenedPair openPair(const PairRequest &request)
     } else if (!sidecarPath.empty()) {
         found.status.path = sidecarPath;
         found.sidecar = loadSidecar(sidecarPath, &found.onDisk);
+        found.status.warnings = found.sidecar->warnings;
         found.status.state = SidecarState::Loaded; // until it is checked
     }
     if (found.sidecar) {

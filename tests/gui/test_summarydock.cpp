@@ -151,6 +151,49 @@ private slots:
         saveShot(&window, "summary_job.png");
     }
 
+    // Issue 42, N8: a trace of many distinct kernel names lists the kMaxOpRows with the most total
+    // time (a million names made a table of eight million items: gigabytes, most of a minute), and
+    // the tab says how many names there are.
+    void manyDistinctNamesListTheTopOnes()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("many_names.json"));
+        const std::size_t names = ui::SummaryDock::kMaxOpRows + 700;
+        {
+            std::ofstream out(path.toStdString());
+            out << "{\"schemaVersion\":1,\"traceEvents\":[";
+            for (std::size_t i = 0; i < names; ++i)
+                // Kernel i lasts i + 1 us: the longest is the last one written.
+                out << (i ? "," : "") << "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"kernel_" << i
+                    << "\",\"pid\":0,\"tid\":7,\"ts\":" << 1000 + 10000 * i << ",\"dur\":" << i + 1
+                    << ",\"args\":{\"device\":0,\"stream\":7,\"correlation\":" << i + 1 << "}}";
+            out << "]}";
+        }
+        ui::MainWindow window;
+        window.resize(1400, 900);
+        window.show();
+        QSignalSpy loaded(&window, &ui::MainWindow::documentChanged);
+        window.openDevice(path);
+        QVERIFY(loaded.wait(60000));
+        auto *dock = window.findChild<ui::SummaryDock *>();
+        QVERIFY(dock);
+        menuAction(&window, QStringLiteral("Trace &summary"))->trigger();
+        QTRY_VERIFY(dock->isVisible());
+        QVERIFY(dock->stats());
+        QCOMPARE(dock->stats()->gpuOps.size(), names);
+        QTableWidget *gpu = dock->table(ui::SummaryDock::GpuOps);
+        QCOMPARE(gpu->rowCount(), int(ui::SummaryDock::kMaxOpRows));
+        QCOMPARE(gpu->item(0, 0)->text(), QStringLiteral("kernel_%1").arg(names - 1));
+        const QString tab = dock->tabs()->tabText(dock->tabs()->indexOf(gpu));
+        QVERIFY2(tab.contains(QLocale().toString(qulonglong(names))) && tab.contains(QStringLiteral("top")), qPrintable(tab));
+        // Few names: every one, and the tab says nothing more.
+        QSignalSpy again(&window, &ui::MainWindow::documentChanged);
+        window.openPair(sample("sample_host_et.json"), sample("sample_kineto.json"));
+        QVERIFY(again.wait(60000));
+        QTRY_COMPARE(gpu->rowCount(), 22);
+        QCOMPARE(dock->tabs()->tabText(dock->tabs()->indexOf(gpu)), QStringLiteral("GPU ops"));
+    }
+
     void truncatedTraceOpensWithAWarning()
     {
         QTemporaryDir dir;

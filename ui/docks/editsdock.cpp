@@ -170,8 +170,9 @@ void EditsDock::updateState()
     m_sidecar->setText(m_controller->sidecarSummary());
     QString details = m_controller->sidecarPath();
     if (const core::CorrectionSession *session = m_controller->session())
-        for (const std::string &problem : session->sidecar().problems)
-            details += QStringLiteral("\n") + QString::fromStdString(problem);
+        for (const auto *lines : {&session->sidecar().problems, &session->sidecar().warnings})
+            for (const std::string &line : *lines)
+                details += QStringLiteral("\n") + QString::fromStdString(line);
     m_sidecar->setToolTip(details);
     const core::CorrectionSession *session = m_controller->session();
     m_force->setVisible(session && session->sidecar().state == core::SidecarState::Mismatch);

@@ -9,7 +9,9 @@
 #include <QLocale>
 #include <QTabWidget>
 #include <QTableWidget>
+
 #include <QVBoxLayout>
+#include <algorithm>
 
 namespace linkscope::ui {
 
@@ -19,12 +21,16 @@ QString qs(const std::string &s) { return QString::fromStdString(s); }
 
 QString durationOrDash(core::Nanos ns, bool present) { return present ? formatDuration(ns) : QStringLiteral("–"); }
 
+// The first SummaryDock::kMaxOpRows of `ops` (the core orders them by total time): a row is eight
+// items, and a table of a million distinct kernel names took gigabytes and most of a minute.
 void fillOps(QTableWidget *table, const std::vector<core::SummaryOpStat> &ops, core::Nanos extent, bool cpu)
 {
     const QLocale locale;
+    const int rows = static_cast<int>(std::min<std::size_t>(ops.size(), SummaryDock::kMaxOpRows));
     table->setSortingEnabled(false);
-    table->setRowCount(static_cast<int>(ops.size()));
-    for (int r = 0; r < static_cast<int>(ops.size()); ++r) {
+    table->clearContents();
+    table->setRowCount(rows);
+    for (int r = 0; r < rows; ++r) {
         const core::SummaryOpStat &op = ops[static_cast<std::size_t>(r)];
         int c = 0;
         table->setItem(r, c++, statsTextItem(qs(op.name), qs(op.name)));
@@ -164,6 +170,11 @@ void SummaryDock::fillTrace()
 
     fillOps(m_tables[GpuOps], s->gpuOps, s->span(), false);
     fillOps(m_tables[CpuOps], s->cpuOps, s->span(), true);
+    auto opsTitle = [](const QString &what, std::size_t count) {
+        return count > kMaxOpRows ? tr("%1 (top %L2 of %L3 names)").arg(what).arg(kMaxOpRows).arg(qulonglong(count)) : what;
+    };
+    m_tabs->setTabText(m_tabs->indexOf(m_tables[GpuOps]), opsTitle(tr("GPU ops"), s->gpuOps.size()));
+    m_tabs->setTabText(m_tabs->indexOf(m_tables[CpuOps]), opsTitle(tr("CPU ops"), s->cpuOps.size()));
 
     QTableWidget *streams = m_tables[Streams];
     const QLocale locale;

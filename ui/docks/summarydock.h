@@ -29,6 +29,8 @@ public:
     void setJob(JobPtr job);
 
     enum Table { Ranks, GpuOps, CpuOps, Streams, Steps };
+    // Ops tables list the names with the most total time, this many at most (the tab says of how many).
+    static constexpr std::size_t kMaxOpRows = 5000;
     QTableWidget *table(Table which) const;
     QTabWidget *tabs() const { return m_tabs; }
     QString headerText() const;

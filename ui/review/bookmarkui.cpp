@@ -12,24 +12,70 @@
 #include <QUndoCommand>
 #include <QUndoStack>
 
+#include <algorithm>
+
 namespace linkscope::ui {
 
 namespace {
 
-// Swaps the whole list: bookmarks are few, and a swap undoes an add, a rename and a remove alike.
+// One bookmark added, renamed or removed: the command holds that bookmark only, so a step costs
+// the same with a hundred thousand bookmarks as with one (a copy of the list per step did not).
 class BookmarkCommand : public QUndoCommand {
 public:
-    BookmarkCommand(CorrectionController *controller, core::BookmarkList before, core::BookmarkList after, const QString &text)
-        : QUndoCommand(text), m_controller(controller), m_before(std::move(before)), m_after(std::move(after))
+    enum class Kind { Add, Rename, Remove };
+    BookmarkCommand(CorrectionController *controller, Kind kind, std::size_t index, core::Bookmark bookmark, const QString &text)
+        : QUndoCommand(text), m_controller(controller), m_kind(kind), m_index(index), m_bookmark(std::move(bookmark))
     {
     }
-    void redo() override { m_controller->setBookmarksNow(m_after); }
-    void undo() override { m_controller->setBookmarksNow(m_before); }
+    void redo() override
+    {
+        m_controller->changeBookmarksNow([this](core::CorrectionSession &session) {
+            switch (m_kind) {
+            case Kind::Add:
+                m_index = session.insertBookmark(m_bookmark);
+                break;
+            case Kind::Rename: // m_bookmark.name: the name to set; the old one is kept for undo
+                m_bookmark.name = session.renameBookmark(m_index, std::move(m_bookmark.name));
+                break;
+            case Kind::Remove:
+                m_bookmark = session.eraseBookmark(m_index);
+                break;
+            }
+        });
+    }
+    void undo() override
+    {
+        m_controller->changeBookmarksNow([this](core::CorrectionSession &session) {
+            switch (m_kind) {
+            case Kind::Add:
+                m_bookmark = session.eraseBookmark(m_index);
+                break;
+            case Kind::Rename:
+                m_bookmark.name = session.renameBookmark(m_index, std::move(m_bookmark.name));
+                break;
+            case Kind::Remove:
+                session.insertBookmarkAt(m_index, m_bookmark);
+                break;
+            }
+        });
+    }
 
 private:
     CorrectionController *m_controller;
-    core::BookmarkList m_before, m_after;
+    Kind m_kind;
+    std::size_t m_index;
+    core::Bookmark m_bookmark;
 };
+
+// A name as menus and undo texts show it: its head, elided (a sidecar's names are cut on reading
+// to core::kSidecarTextLimit bytes, still far more than a menu line holds).
+QString shownName(const std::string &name)
+{
+    constexpr std::size_t kShownBytes = 160;
+    if (name.size() <= kShownBytes)
+        return QString::fromStdString(name);
+    return QString::fromStdString(core::cutText(name.substr(0, kShownBytes), kShownBytes - 4)) + QChar(0x2026);
+}
 
 const core::BookmarkList kNoBookmarks;
 
@@ -64,12 +110,10 @@ bool BookmarkUi::addBookmark(core::Nanos ts, const QString &name)
                                            4000);
         return false;
     }
-    core::BookmarkList after = bookmarks();
-    const std::string text = name.isEmpty() ? core::nextBookmarkName(after) : name.toStdString();
-    core::insertBookmark(after, {ts, text});
-    change(std::move(after), tr("Add bookmark %1").arg(QString::fromStdString(text)));
-    m_window->statusBar()->showMessage(tr("Bookmarked %1 at %2 (Bookmarks menu)").arg(QString::fromStdString(text), timeText(ts)),
-                                       4000);
+    const std::string text = name.isEmpty() ? core::nextBookmarkName(bookmarks()) : core::cutText(name.toStdString());
+    push(
+        new BookmarkCommand(m_controller, BookmarkCommand::Kind::Add, 0, {ts, text}, tr("Add bookmark %1").arg(shownName(text))));
+    m_window->statusBar()->showMessage(tr("Bookmarked %1 at %2 (Bookmarks menu)").arg(shownName(text), timeText(ts)), 4000);
     return true;
 }
 
@@ -77,10 +121,10 @@ bool BookmarkUi::renameBookmark(std::size_t index, const QString &name)
 {
     if (index >= bookmarks().size())
         return false;
-    core::BookmarkList after = bookmarks();
-    const QString old = QString::fromStdString(after[index].name);
-    after[index].name = name.toStdString();
-    change(std::move(after), tr("Rename bookmark %1 to %2").arg(old, name));
+    const core::Bookmark &old = bookmarks()[index];
+    const std::string text = core::cutText(name.toStdString());
+    push(new BookmarkCommand(m_controller, BookmarkCommand::Kind::Rename, index, {old.ts, text},
+                             tr("Rename bookmark %1 to %2").arg(shownName(old.name), shownName(text))));
     return true;
 }
 
@@ -88,10 +132,9 @@ bool BookmarkUi::removeBookmark(std::size_t index)
 {
     if (index >= bookmarks().size())
         return false;
-    core::BookmarkList after = bookmarks();
-    const QString old = QString::fromStdString(after[index].name);
-    after.erase(after.begin() + static_cast<std::ptrdiff_t>(index));
-    change(std::move(after), tr("Remove bookmark %1").arg(old));
+    const core::Bookmark &old = bookmarks()[index];
+    push(new BookmarkCommand(m_controller, BookmarkCommand::Kind::Remove, index, old,
+                             tr("Remove bookmark %1").arg(shownName(old.name))));
     return true;
 }
 
@@ -105,9 +148,9 @@ void BookmarkUi::goTo(std::size_t index)
     view->setVisibleRange(ts - half, ts + half);
 }
 
-void BookmarkUi::change(core::BookmarkList after, const QString &what)
+void BookmarkUi::push(QUndoCommand *command)
 {
-    m_controller->undoStack()->push(new BookmarkCommand(m_controller, bookmarks(), std::move(after), what));
+    m_controller->undoStack()->push(command);
     if (const std::string &error = m_controller->session()->lastSaveError(); !error.empty())
         m_window->statusBar()->showMessage(tr("Bookmark not saved: %1").arg(QString::fromStdString(error)), 8000);
 }
@@ -132,19 +175,38 @@ void BookmarkUi::rebuildMenu()
         m_menu->addAction(tr("No bookmarks: press M on the timeline"))->setEnabled(false);
         return;
     }
-    for (std::size_t i = 0; i < list.size(); ++i) {
-        const QString name = list[i].name.empty() ? tr("(unnamed)") : QString::fromStdString(list[i].name);
+    // A menu of a hundred thousand submenus takes minutes to build: past kMenuLimit, the list
+    // starts at the first bookmark in view and says how many it leaves out.
+    constexpr std::size_t kMenuLimit = 100;
+    std::size_t begin = 0;
+    if (list.size() > kMenuLimit) {
+        const core::Nanos viewStart = m_window->timeline()->viewStart();
+        begin = static_cast<std::size_t>(std::lower_bound(list.begin(), list.end(), viewStart,
+                                                          [](const core::Bookmark &b, core::Nanos ts) { return b.ts < ts; })
+                                         - list.begin());
+        begin = std::min(begin, list.size() - kMenuLimit);
+    }
+    const std::size_t end = std::min(list.size(), begin + kMenuLimit);
+    for (std::size_t i = begin; i < end; ++i) {
+        const QString name = list[i].name.empty() ? tr("(unnamed)") : shownName(list[i].name);
         QMenu *sub = m_menu->addMenu(tr("%1 — %2").arg(name, timeText(list[i].ts)));
         sub->addAction(tr("Go to"), this, [this, i] { goTo(i); });
-        sub->addAction(tr("Rename…"), this, [this, i, name] {
+        sub->addAction(tr("Rename…"), this, [this, i] {
+            if (i >= bookmarks().size())
+                return;
             bool ok = false;
-            const QString text = QInputDialog::getText(m_window, tr("Rename bookmark"), tr("Name:"), QLineEdit::Normal, name,
-                                                       &ok);
+            const QString text = QInputDialog::getText(m_window, tr("Rename bookmark"), tr("Name:"), QLineEdit::Normal,
+                                                       QString::fromStdString(bookmarks()[i].name), &ok);
             if (ok)
                 renameBookmark(i, text);
         });
         sub->addAction(tr("Remove"), this, [this, i] { removeBookmark(i); });
     }
+    if (const std::size_t left = list.size() - (end - begin); left > 0)
+        m_menu
+            ->addAction(
+                tr("%n more bookmark(s) not listed: the list starts at the first one in view", nullptr, static_cast<int>(left)))
+            ->setEnabled(false);
 }
 
 } // namespace linkscope::ui

@@ -10,6 +10,7 @@
 #include <QString>
 
 class QMenu;
+class QUndoCommand;
 
 namespace linkscope::ui {
 
@@ -32,8 +33,8 @@ public:
     void goTo(std::size_t index);
 
 private:
-    void change(core::BookmarkList after, const QString &what);
-    void refresh(); // the timeline and the menu, from the session
+    void push(QUndoCommand *command); // onto the corrections' undo stack, then says if the save failed
+    void refresh();                   // the timeline and the menu, from the session
     void rebuildMenu();
     QString timeText(core::Nanos ts) const;
 

@@ -71,6 +71,8 @@ QString CorrectionController::sidecarSummary() const
         text += tr(" — last save failed: %1").arg(QString::fromStdString(m_session->lastSaveError()));
     if (const std::size_t stale = m_session->staleCount(); stale > 0)
         text += tr(" · %n stale edit(s)", nullptr, static_cast<int>(stale));
+    if (!status.warnings.empty())
+        text += tr(" · %n overlong text(s) cut on reading (kept cut)", nullptr, static_cast<int>(status.warnings.size()));
     return text;
 }
 
@@ -587,11 +589,11 @@ void CorrectionController::exportCorrected(const core::ExportRequest &request)
         });
 }
 
-void CorrectionController::setBookmarksNow(core::BookmarkList bookmarks)
+void CorrectionController::changeBookmarksNow(const std::function<void(core::CorrectionSession &)> &change)
 {
     if (!m_session)
         return;
-    m_session->setBookmarks(std::move(bookmarks));
+    change(*m_session);
     emit bookmarksChanged();
     emit sidecarChanged(); // a save may have created the file, or failed
 }

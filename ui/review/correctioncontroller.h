@@ -20,6 +20,7 @@
 #include <QStringList>
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <optional>
 
@@ -99,8 +100,8 @@ public:
     void undoEntryNow();
     void removeEntryNow(std::size_t index);
     void insertEntryNow(std::size_t index, const core::LogEntry &entry);
-    // Bookmarks (BookmarkUi's undo commands swap whole lists): saved in the sidecar at once.
-    void setBookmarksNow(core::BookmarkList bookmarks);
+    // Bookmarks (BookmarkUi's undo commands change one through the session): saved in the sidecar at once.
+    void changeBookmarksNow(const std::function<void(core::CorrectionSession &)> &change);
 
     // A pair was opened (a load, Edit here): a new session starts from its sidecar as found.
     void pairOpened(linkscope::ui::OpenedPtr opened);

@@ -4,6 +4,7 @@
 #include <QPainter>
 #include <QPolygonF>
 
+#include <algorithm>
 #include <cmath>
 
 namespace linkscope::ui {
@@ -13,6 +14,7 @@ namespace {
 const QColor kBookmarkColor(40, 110, 230);
 constexpr int kFlagHeight = 12;
 constexpr int kLabelChars = 24;
+constexpr std::size_t kLabelBytes = 4 * kLabelChars + 4; // enough UTF-8 for kLabelChars and the ellipsis
 } // namespace
 
 namespace {
@@ -28,8 +30,9 @@ QRectF paintMarker(QPainter &painter, const QFontMetrics &metrics, const QRect &
     line.setAlpha(colour.alpha() * 200 / 255);
     painter.setPen(QPen(line, 1));
     painter.drawLine(QPointF(px, ruler.top()), QPointF(px, content.bottom()));
-    const QString name = metrics.elidedText(QString::fromStdString(text), Qt::ElideRight,
-                                            metrics.averageCharWidth() * kLabelChars);
+    // Only the head of a long name reaches the text layout: eliding lays out the whole string.
+    const QString name = metrics.elidedText(QString::fromStdString(core::cutText(text.substr(0, kLabelBytes), kLabelBytes)),
+                                            Qt::ElideRight, metrics.averageCharWidth() * kLabelChars);
     const double textWidth = name.isEmpty() ? 0 : metrics.horizontalAdvance(name) + 6;
     const double width = 10 + textWidth;
     const bool left = px + width > content.right();
@@ -75,12 +78,23 @@ void TimelineBookmarks::paint(QPainter &painter, const QFont &font, const QRect 
         paintMarker(painter, metrics, ruler, content, std::floor(x) + 0.5, b.name, echo);
         ++m_paintedEchoes;
     }
-    for (std::size_t i = 0; i < m_list.size(); ++i) {
-        const double x = xOf(m_list[i].ts);
-        if (x < content.left() || x > content.right())
+    // The list is in time order: only the bookmarks in view are visited, and of several on one
+    // pixel column only the last is drawn (it would cover the others), so a frame costs what is
+    // visible, not what the sidecar holds.
+    const auto first = std::lower_bound(m_list.begin(), m_list.end(), viewStart,
+                                        [](const core::Bookmark &b, core::Nanos ts) { return b.ts < ts; });
+    auto pxOf = [&](core::Nanos ts) { return std::floor(xOf(ts)) + 0.5; };
+    for (auto it = first; it != m_list.end(); ++it) {
+        const double x = xOf(it->ts);
+        if (x < content.left())
             continue;
+        if (x > content.right())
+            break;
         const double px = std::floor(x) + 0.5;
-        m_painted.push_back({i, px, paintMarker(painter, metrics, ruler, content, px, m_list[i].name, kBookmarkColor)});
+        if (const auto next = std::next(it); next != m_list.end() && pxOf(next->ts) == px)
+            continue; // the next one is drawn over it
+        m_painted.push_back({static_cast<std::size_t>(it - m_list.begin()), px,
+                             paintMarker(painter, metrics, ruler, content, px, it->name, kBookmarkColor)});
     }
     painter.restore();
 }
