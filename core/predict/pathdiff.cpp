@@ -21,8 +21,8 @@ std::set<NodeKey> nodesOf(const RankPath &path)
 }
 
 // The steps of `path` whose node is not in `other`, grouped as topOfPath groups them; `count`: the nodes.
-std::vector<PathShare> missingFrom(const SimJob &job, const RankPath &path, const std::set<NodeKey> &other,
-                                   std::size_t limit, std::size_t &count)
+std::vector<PathShare> missingFrom(const SimJob &job, const RankPath &path, const std::set<NodeKey> &other, std::size_t limit,
+                                   std::size_t &count)
 {
     std::map<std::tuple<std::int32_t, std::uint32_t, NodeKind>, PathShare> by;
     std::set<NodeKey> counted;
