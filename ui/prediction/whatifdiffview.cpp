@@ -83,9 +83,10 @@ WhatIfDiffView::WhatIfDiffView(QWidget *parent) : QWidget(parent)
                           "what-if's path that were not on the baseline's (they joined it); the longest of each named, "
                           "with their time on the path they were on"));
     layout->addWidget(m_diff);
+    layout->addStretch(1);
+    // Placed by the what-if panel in a tab of its own (topTable()): no parent's layout here.
     m_top = compactTable(4, {tr("Top ops on either path"), tr("Baseline"), tr("What-if"), tr("Change")}, this);
-    m_top->setMinimumHeight(m_top->verticalHeader()->defaultSectionSize() * 3 + m_top->horizontalHeader()->sizeHint().height());
-    layout->addWidget(m_top, 1);
+    m_top->hide();
     showOutcome({});
 }
 
@@ -97,14 +98,18 @@ void WhatIfDiffView::showOutcome(const WhatIfOutcome &outcome)
     if (!outcome.pathKnown) {
         m_caption->setText(tr("<small>The breakdown, the top ops and the path under a what-if appear here once one "
                               "is replayed.</small>"));
+        m_caption->show();
         m_diff->clear();
         return;
     }
     const WhatIfPathChange &c = outcome.path;
-    m_caption->setText(outcome.ranks.empty() ? tr("<b>Baseline → what-if</b>, the critical path")
-                                             : tr("<b>Baseline → what-if</b>, the critical path of rank %1 (its step is the "
-                                                  "job's under the what-if)")
-                                                   .arg(c.rank));
+    // A pair has one path (the tab says what it is); a job's is named by its rank.
+    m_caption->setText(outcome.ranks.empty() ? QString() : tr("Rank %1's critical path, baseline → what-if").arg(c.rank));
+    m_caption->setVisible(!outcome.ranks.empty());
+    m_caption->setToolTip(outcome.ranks.empty() ? QString()
+                                                : tr("Rank %1's step is the job's under the what-if: its path is shown, "
+                                                     "beside the same rank's baseline path")
+                                                      .arg(c.rank));
     const auto row = [](QTableWidget *t, const QString &name, std::int64_t before, std::int64_t after) {
         const int r = t->rowCount();
         t->insertRow(r);

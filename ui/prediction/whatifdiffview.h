@@ -23,6 +23,7 @@ public:
     // Shows `outcome`'s path change; an outcome without one (an error, no replay) clears the view.
     void showOutcome(const WhatIfOutcome &outcome);
     QTableWidget *breakdownTable() const { return m_breakdown; }
+    // The top ops on either path, with their time on each: a widget of its own, for a tab beside the view.
     QTableWidget *topTable() const { return m_top; }
     // "Left the path: 3 ops — … · Joined it: 1 op — …" as plain text; empty without a path change.
     QString pathDiffText() const { return m_diffPlain; }

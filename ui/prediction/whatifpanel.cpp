@@ -71,8 +71,10 @@ WhatIfPanel::WhatIfPanel(WhatIfEvaluator *evaluator, QWidget *parent) : QWidget(
     m_tabs->setDocumentMode(true);
     m_diffView = new WhatIfDiffView(m_tabs);
     m_tabs->addTab(m_diffView, tr("Baseline → what-if"));
-    m_tabs->setTabToolTip(0, tr("The current what-if's critical path beside the baseline's: breakdown, top ops, what "
-                                "left the path and what joined it"));
+    m_tabs->setTabToolTip(0, tr("The current what-if's critical path beside the baseline's: its breakdown, what left "
+                                "the path and what joined it"));
+    m_tabs->addTab(m_diffView->topTable(), tr("Top ops"));
+    m_tabs->setTabToolTip(1, tr("The names that take most of either path, with their time on each"));
     m_table = new QTableWidget(0, 4, m_tabs);
     m_table->setHorizontalHeaderLabels({tr("What-if"), tr("Step"), tr("Change"), QString()});
     m_table->verticalHeader()->hide();
@@ -86,7 +88,7 @@ WhatIfPanel::WhatIfPanel(WhatIfEvaluator *evaluator, QWidget *parent) : QWidget(
     m_table->setTextElideMode(Qt::ElideMiddle);
     m_table->setMinimumHeight(m_table->fontMetrics().height() * 5);
     m_tabs->addTab(m_table, tr("Comparison"));
-    m_tabs->setTabToolTip(1, tr("What-ifs kept with \"Add to comparison\", side by side"));
+    m_tabs->setTabToolTip(2, tr("What-ifs kept with \"Add to comparison\", side by side"));
     layout->addWidget(m_tabs, 1);
 
     connect(m_target, &QComboBox::currentIndexChanged, this, &WhatIfPanel::targetChanged);
@@ -310,7 +312,7 @@ bool WhatIfPanel::addRow()
     });
     m_table->setCellWidget(row, Remove, remove);
     fillRow(row);
-    m_tabs->setTabText(1, tr("Comparison (%1)").arg(m_table->rowCount()));
+    m_tabs->setTabText(2, tr("Comparison (%1)").arg(m_table->rowCount()));
     return true;
 }
 
@@ -321,7 +323,7 @@ void WhatIfPanel::removeRow(int row)
     m_rows.erase(m_rows.begin() + row);
     m_outcomes.erase(m_outcomes.begin() + row);
     m_table->removeRow(row);
-    m_tabs->setTabText(1, m_table->rowCount() ? tr("Comparison (%1)").arg(m_table->rowCount()) : tr("Comparison"));
+    m_tabs->setTabText(2, m_table->rowCount() ? tr("Comparison (%1)").arg(m_table->rowCount()) : tr("Comparison"));
 }
 
 void WhatIfPanel::fillRow(int row)
