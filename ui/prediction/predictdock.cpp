@@ -239,6 +239,8 @@ void PredictDock::setJobTools(QWidget *tools)
 void PredictDock::setJobOpen(bool open)
 {
     m_jobOpen = open;
+    if (open)
+        raise(); // the job's what-if, in front of the tabs beside it (Search, Warnings)
     m_jobBox->setVisible(open && m_jobBox->layout()->count() > 0);
     m_pairTabs->setTabText(0, open ? tr("What if (the open rank alone)") : tr("What if"));
     showPrediction();

@@ -48,7 +48,7 @@ public:
     QTableWidget *topTable() const { return m_top; }
     WhatIfPanel *whatIf() const { return m_whatIf; }
     // The open job's what-if tools (jobwhatiftabs.h), shown above the pair's prediction while a job
-    // is open (setJobOpen): with a job open, the what-if acts on the job.
+    // is open (setJobOpen, which raises the dock): with a job open, the what-if acts on the job.
     void setJobTools(QWidget *tools);
     void setJobOpen(bool open);
     // The pair's what-if and top ops, in tabs under the step and its breakdown.

@@ -92,8 +92,7 @@ MainWindow::MainWindow(QWidget *parent)
     // The size is chosen on the first show, to fit the screen the window opens on (showEvent).
     setAcceptDrops(true);
     setDockNestingEnabled(true);
-    // The right column (Details, Search, Prediction) runs the window's height; the bottom docks
-    // (Findings, Edits, Time range) sit under the lanes only.
+    // The right column runs the window's height; the bottom docks sit under the lanes only.
     setCorner(Qt::BottomRightCorner, Qt::RightDockWidgetArea);
 
     m_timeline->setSelectionModel(m_selection);
@@ -526,10 +525,8 @@ void MainWindow::onTimeRangeChanged()
     if (!m_timeline->timeRange().has() || !m_doc) {
         m_details->setTimeRangeHtml(QString());
         m_range->setRange(0, 0);
-        // Nothing to show: back to its tab's title, the Findings in front.
-        if (QDockWidget *findings = m_review->findingsDock();
-            findings && !m_range->visibleRegion().isEmpty() && tabifiedDockWidgets(m_range).contains(findings))
-            findings->raise();
+        if (!m_range->visibleRegion().isEmpty()) // nothing to show: its tab's title, the Findings in front
+            m_review->findingsDock()->raise();
         return;
     }
     // Per op name, stream and thread (core/analysis/rangestats.h): a visit per event in the range.
@@ -578,10 +575,7 @@ JobDock *MainWindow::jobDock()
         m_jobDock->setCriticalPathMode(m_predict->criticalPathAction()->isChecked());
         // With a job open, the Prediction dock's what-if acts on the job (the job's tools, placed there).
         m_predict->setJobTools(m_jobDock->predictionPanel()->jobTools());
-        connect(m_jobDock, &JobDock::jobOpened, m_predict, [this] {
-            m_predict->setJobOpen(true);
-            m_predict->raise(); // the job's what-if, in front of Search and Warnings
-        });
+        connect(m_jobDock, &JobDock::jobOpened, m_predict, [this] { m_predict->setJobOpen(true); });
         connect(m_jobDock, &JobDock::jobClosed, m_predict, [this] { m_predict->setJobOpen(false); });
         connect(m_predict->criticalPathAction(), &QAction::toggled, m_jobDock, &JobDock::setCriticalPathMode);
         connect(this, &MainWindow::documentChanged, m_jobDock, [this](const DocumentPtr &doc) {
@@ -750,21 +744,16 @@ void MainWindow::openJob(const QString &folder)
 
 void MainWindow::fitJobLayout()
 {
-    // The overview gets about 24 % of the window's height (eight rank rows at 1080 px) and the
-    // Findings below the lanes 20 % (their list scrolls), so that the main rank's lanes and the
-    // ranks shown beside it keep the middle. Asked for once the layout has taken the job's dock and
-    // its contents in (sizes asked for before are lost): as the job opens (the panes' split is
-    // taken from the height this gives), when it is open, and when its first rank is shown.
+    // The overview about 24 % of the window's height (eight rank rows at 1080 px), the Findings
+    // under the lanes 20 % (they scroll): the rank's lanes keep the middle. Asked for once the
+    // layout has taken the job's dock in (sizes asked for before are lost): as the job opens, when
+    // it is open, and when its first rank is shown.
     QTimer::singleShot(0, this, [this] {
         if (!m_jobDock || !m_jobDock->isVisible() || m_jobDock->isFloating() || m_jobDockRestored)
             return; // a size saved from the last session is kept
-        resizeDocks({m_jobDock}, {std::max(240, height() * 24 / 100)}, Qt::Vertical);
-        // Under the job's dock the right column is shorter: the Prediction tabs (the job's what-if)
-        // get three quarters of it.
-        if (!m_details->isFloating() && !m_search->isFloating() && m_details->isVisible()) {
-            const int column = std::max(200, height() - std::max(240, height() * 24 / 100) - 120);
-            resizeDocks({m_details, m_search}, {column / 4, column * 3 / 4}, Qt::Vertical);
-        }
+        const int jobHeight = std::max(240, height() * 24 / 100);
+        resizeDocks({m_jobDock}, {jobHeight}, Qt::Vertical);
+        WindowLayout::fitColumnUnder(this, jobHeight);
         if (QDockWidget *findings = m_review->findingsDock(); findings->isVisible() && !findings->isFloating())
             resizeDocks({findings}, {std::max(170, height() * 20 / 100)}, Qt::Vertical);
     });

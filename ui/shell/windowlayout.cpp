@@ -91,6 +91,16 @@ void WindowLayout::applyDefaults(QMainWindow *window)
         window->resizeDocks({findings}, {std::max(170, height * 20 / 100)}, Qt::Vertical);
 }
 
+void WindowLayout::fitColumnUnder(QMainWindow *window, int topHeight)
+{
+    auto *details = window->findChild<QDockWidget *>(QStringLiteral("DetailsDock"));
+    auto *search = window->findChild<QDockWidget *>(QStringLiteral("SearchDock"));
+    if (!details || !search || details->isFloating() || search->isFloating() || !details->isVisible())
+        return;
+    const int column = std::max(200, window->height() - topHeight - 120);
+    window->resizeDocks({details, search}, {column / 4, column * 3 / 4}, Qt::Vertical);
+}
+
 int WindowLayout::contentsMinimumHeight(const QDockWidget *dock)
 {
     const QWidget *body = dock->widget();
