@@ -52,5 +52,6 @@ int runHash(Args args, std::ostream &out, std::ostream &err);
 int runWalk(Args args, std::ostream &out, std::ostream &err);
 int runRange(Args args, std::ostream &out, std::ostream &err);
 int runRender(Args args, std::ostream &out, std::ostream &err); // built only with the UI
+int runWhatIf(Args args, std::ostream &out, std::ostream &err); // built only with the UI
 
 } // namespace linkscope::bench

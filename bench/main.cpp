@@ -28,6 +28,9 @@ void usage(std::ostream &out)
            "                             N edits through the main window (median per edit)\n"
            "  render --job [DIR] [--ranks N] [--steps N] [--frames N]  the job overview at 1920x1080: time to open the\n"
            "                             job and repaint median; without DIR a generated job of N ranks (64)\n"
+           "  whatif [JOB_DIR] [--runs N] [--size WxH] [--screenshot F] [--opportunities F]  a what-if typed in the\n"
+           "                             main window on a job (default megatron's 8 ranks): key press to the\n"
+           "                             repainted breakdown and path diff, median of N (20)\n"
 #endif
         ;
 }
@@ -59,6 +62,8 @@ int main(int argc, char **argv)
 #ifdef LINKSCOPE_BENCH_RENDER
         if (stage == "render")
             return runRender(args, std::cout, std::cerr);
+        if (stage == "whatif")
+            return runWhatIf(args, std::cout, std::cerr);
 #endif
     } catch (const std::exception &e) {
         std::cerr << "linkscope-bench " << stage << ": " << e.what() << '\n';

@@ -2,7 +2,8 @@
 // model (one CPU per thread, one queue per GPU stream, lane durations) and ASTRA-sim's (one CPU node
 // and one GPU kernel at a time per rank), on small graphs with exact times — two streams that
 // overlap, a wait across streams, two threads — and what-ifs that say what they matched: CPU ops
-// scaled, a rank selector, a delay on a rank with no ProfilerStep#N, a term that matches nothing.
+// scaled, a rank selector, a delay on a rank with no ProfilerStep#N, a term that matches nothing;
+// one replay summarised as predict() does it, and the path diff of a what-if.
 
 #include "simjobbuilder.h"
 #include "testsupport.h"
@@ -13,6 +14,7 @@
 #include "pipeline/pairpipeline.h"
 #include "predict/criticalpath.h"
 #include "predict/pairgraph.h"
+#include "predict/pathdiff.h"
 #include "predict/prediction.h"
 #include "predict/whatifmatch.h"
 
@@ -180,6 +182,53 @@ private slots:
         QCOMPARE(j["matches"][0]["nodes"].get<int>(), 2);
         QCOMPARE(j["warnings"].size(), std::size_t(1));
         QCOMPARE(j["model"].get<std::string>(), std::string("faithful"));
+    }
+
+    // One replay summarised as predict() summarises it (the GUI's what-if replays and summarises
+    // itself), and the path diff: a kernel on the path scaled ×0.1 leaves it, the one that ran
+    // beside it joins it, and the breakdown's GPU share shrinks.
+    void summaryOfOneReplayAndThePathDiff()
+    {
+        const SimJob job = jobOf({{onLane(cpu(1, "launch", 2), 100, -1), onLane(gpu(2, "gemm_long", 10, {1}), 100, 7),
+                                   onLane(gpu(3, "softmax", 6, {1}), 100, 8), onLane(cpu(4, "done", 1, {2, 3}), 100, -1)}});
+        ReplayOptions quick;
+        quick.keepIssueOrder = false;
+        const ReplayResult base = replay(job, {}, quick);
+        const WhatIf w = whatIfOf({"--scale-gpu", "gemm_long=0.1"});
+        const ReplayResult changed = replay(job, w, quick);
+        const std::vector<RankPrediction> baseRanks = summarizeReplay(job, base, nullptr);
+        const std::vector<RankPrediction> ranks = summarizeReplay(job, changed, &base, 3);
+        // What predict() says, field by field.
+        const Prediction p = predict::predict(job, w, 3);
+        QCOMPARE(ranks.size(), p.ranks.size());
+        QCOMPARE(ranks[0].stepNs, p.ranks[0].stepNs);
+        QCOMPARE(ranks[0].baselineNs, p.ranks[0].baselineNs);
+        QCOMPARE(ranks[0].baselineNs, baseRanks[0].stepNs);
+        QCOMPARE(ranks[0].path.steps.size(), p.ranks[0].path.steps.size());
+        QCOMPARE(ranks[0].path.breakdown.gpuNs, p.ranks[0].path.breakdown.gpuNs);
+        QCOMPARE(ranks[0].top.size(), p.ranks[0].top.size());
+        QCOMPARE(ranks[0].top[0].name, p.ranks[0].top[0].name);
+        QCOMPARE(ranks[0].path.breakdown.total(), ranks[0].stepNs);
+        // 2 + 10 + 1 µs before; 2 + 6 + 1 after (softmax now sets the step).
+        QCOMPARE(baseRanks[0].stepNs, std::int64_t(13'000));
+        QCOMPARE(ranks[0].stepNs, std::int64_t(9'000));
+        QVERIFY(ranks[0].path.breakdown.gpuNs < baseRanks[0].path.breakdown.gpuNs);
+
+        const PathDiff d = diffPaths(job, baseRanks[0].path, ranks[0].path, 5);
+        QCOMPARE(d.leftCount, std::size_t(1));
+        QCOMPARE(d.joinedCount, std::size_t(1));
+        QCOMPARE(d.left.at(0).name, std::string("gemm_long"));
+        QCOMPARE(d.left.at(0).ns, std::int64_t(10'000)); // its time on the baseline's path
+        QCOMPARE(d.joined.at(0).name, std::string("softmax"));
+        QCOMPARE(d.joined.at(0).ns, std::int64_t(6'000));
+        // A path against itself: nothing moved.
+        const PathDiff same = diffPaths(job, baseRanks[0].path, baseRanks[0].path, 5);
+        QCOMPARE(same.leftCount + same.joinedCount, std::size_t(0));
+        QVERIFY(same.left.empty() && same.joined.empty());
+        // The limit caps the names, not the count.
+        const PathDiff capped = diffPaths(job, baseRanks[0].path, ranks[0].path, 0);
+        QCOMPARE(capped.leftCount, std::size_t(1));
+        QVERIFY(capped.left.empty());
     }
 
     // A rank with no ProfilerStep#N: the delay goes once to its first CPU op, and says so.

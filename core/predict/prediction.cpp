@@ -5,6 +5,25 @@
 
 namespace linkscope::core::predict {
 
+std::vector<RankPrediction> summarizeReplay(const SimJob &job, const ReplayResult &run, const ReplayResult *baseline,
+                                            std::size_t topLimit)
+{
+    const ReplayResult &base = baseline ? *baseline : run;
+    std::vector<RankPrediction> out(job.ranks.size());
+    // Each rank's path reads the replay only: the ranks' paths on every core.
+    forEachIndexOnThreads(job.ranks.size(), machineThreads(), [&](std::size_t r) {
+        RankPrediction &rp = out[r];
+        rp.rank = run.ranks[r].rank;
+        rp.finished = run.ranks[r].finished;
+        rp.stuck = run.ranks[r].stuck;
+        rp.stepNs = run.ranks[r].stepNs();
+        rp.baselineNs = r < base.ranks.size() ? base.ranks[r].stepNs() : 0;
+        rp.path = criticalPath(job, run, r);
+        rp.top = topOfPath(job, rp.path, topLimit);
+    });
+    return out;
+}
+
 Prediction predict(const SimJob &job, const WhatIf &whatIf, std::size_t topLimit, ReplayResult *run, ReplayModel model)
 {
     const auto t0 = std::chrono::steady_clock::now();
@@ -27,18 +46,7 @@ Prediction predict(const SimJob &job, const WhatIf &whatIf, std::size_t topLimit
     p.network = changed.network;
     p.makespanNs = changed.makespanNs;
     p.baselineMakespanNs = base.makespanNs;
-    p.ranks.resize(job.ranks.size());
-    // Each rank's path reads the replay only: the ranks' paths on every core.
-    forEachIndexOnThreads(job.ranks.size(), machineThreads(), [&](std::size_t r) {
-        RankPrediction &rp = p.ranks[r];
-        rp.rank = changed.ranks[r].rank;
-        rp.finished = changed.ranks[r].finished;
-        rp.stuck = changed.ranks[r].stuck;
-        rp.stepNs = changed.ranks[r].stepNs();
-        rp.baselineNs = base.ranks[r].stepNs();
-        rp.path = criticalPath(job, changed, r);
-        rp.top = topOfPath(job, rp.path, topLimit);
-    });
+    p.ranks = summarizeReplay(job, changed, &base, topLimit);
     if (!whatIf.empty()) {
         // What the what-if touches, counted against the paths of the run before it (what is on the
         // path now is what a change can shorten).

@@ -40,6 +40,12 @@ struct Prediction {
     nlohmann::json toJson(const SimJob &job, std::size_t pathLimit = 0) const;
 };
 
+// Each rank of one replay of `job` as predict() reports it: its step against `baseline`'s (null: the
+// run's own), its critical path and the `topLimit` names that take most of it. The ranks' paths are
+// computed on every core. What a caller that replays a what-if itself (the GUI) shows beside the step.
+std::vector<RankPrediction> summarizeReplay(const SimJob &job, const ReplayResult &run, const ReplayResult *baseline,
+                                            std::size_t topLimit = 10);
+
 // Replays the job as it is and under `whatIf` (once when it is empty). `topLimit`: names per rank.
 // `run`, when given, receives the what-if's replay with its issue order (for slack, predict/criticalpath.h),
 // so a caller that also wants the schedule does not replay a third time.

@@ -69,13 +69,14 @@ private slots:
         QVERIFY(QTest::qWaitForWindowExposed(first.get()));
         auto *findings = first->findChild<QDockWidget *>(QStringLiteral("FindingsDock"));
         QVERIFY(findings);
-        // Defaults at 1400x900: the Findings a third of the height, Details above a smaller Search.
-        QTRY_VERIFY2(findings->height() >= 900 * 30 / 100, qPrintable(QString::number(findings->height())));
+        // Defaults at 1400x900: the Findings under the lanes, Details above the taller Search /
+        // Warnings / Prediction tabs (the Prediction dock's what-if without scrolling, issue 40).
+        QTRY_VERIFY2(findings->height() >= 900 * 18 / 100, qPrintable(QString::number(findings->height())));
         QTRY_VERIFY2(
-            first->detailsDock()->height() > first->searchDock()->height(),
+            first->detailsDock()->height() < first->searchDock()->height(),
             qPrintable(
                 QStringLiteral("details %1, search %2").arg(first->detailsDock()->height()).arg(first->searchDock()->height())));
-        QVERIFY(first->detailsDock()->width() >= 360);
+        QTRY_VERIFY2(first->detailsDock()->width() >= 360, qPrintable(QString::number(first->detailsDock()->width())));
         // The user's own layout: another size, a taller Findings, Details moved to the left.
         first->resize(1200, 800);
         QTest::qWait(20);

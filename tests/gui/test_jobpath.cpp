@@ -10,6 +10,7 @@
 #include "prediction/jobpredictionpanel.h"
 #include "prediction/opportunitiesview.h"
 #include "prediction/predictdock.h"
+#include "prediction/whatifdiffview.h"
 #include "prediction/whatifpanel.h"
 #include "shell/mainwindow.h"
 #include "testsupport.h"
@@ -22,6 +23,7 @@
 #include <QElapsedTimer>
 #include <QLocale>
 #include <QSignalSpy>
+#include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTreeWidget>
@@ -156,6 +158,89 @@ private slots:
         whatIf->setTarget(WhatIfPanel::Target::GpuKernels);
         whatIf->setParameter(QString());
         QVERIFY(panel->whatIfText(0).isEmpty());
+    }
+
+    // A what-if you can read: the job's what-if shows, for the rank whose step is the job's, the
+    // breakdown and top ops beside the baseline's and the path diff. The longest GPU kernel family
+    // on that rank's path scaled ×0.01 leaves the path, the GPU share of the breakdown shrinks, and
+    // each rank's breakdown under the what-if is the direct prediction's.
+    void aWhatIfShowsItsPathBesideTheBaseline()
+    {
+        JobPredictionPanel *panel = m_window->jobDock()->predictionPanel();
+        const JobPredictionPtr p = m_window->jobDock()->predictor()->prediction();
+        const predict::RankPrediction &slowest = p->prediction.ranks.at(std::size_t(p->indexOf(p->slowestRank())));
+        const auto gpu = std::find_if(slowest.top.begin(), slowest.top.end(),
+                                      [](const predict::PathShare &s) { return s.kind == predict::NodeKind::Gpu; });
+        QVERIFY2(gpu != slowest.top.end(), "a GPU kernel on the slowest rank's path");
+        const std::string family = predict::kernelFamily(gpu->name);
+        const std::string pattern = predict::kernelFamilyPattern(family);
+        WhatIfPanel *whatIf = panel->whatIf();
+        whatIf->setTarget(WhatIfPanel::Target::GpuKernels);
+        whatIf->setValue(0.01);
+        whatIf->setParameter(QString::fromStdString(pattern));
+        const WhatIfOutcome &outcome = whatIf->current();
+        QVERIFY2(outcome.error.isEmpty(), qPrintable(outcome.error));
+        QVERIFY(outcome.pathKnown);
+        const WhatIfPathChange &c = outcome.path;
+        const int i = p->indexOf(c.rank);
+        QVERIFY(i >= 0);
+        // The path shown is the one whose step is the job's, against the same rank's baseline.
+        QCOMPARE(c.breakdown.total(), outcome.stepNs);
+        QCOMPARE(c.baselineBreakdown.total(), p->prediction.ranks[std::size_t(i)].stepNs);
+        // Shorter: the step, and the family's own time on the path (the path may move to other GPU work).
+        QVERIFY(outcome.stepNs < outcome.baselineNs);
+        const auto familyNs = [&](const std::vector<predict::PathShare> &top) {
+            std::int64_t ns = 0;
+            for (const predict::PathShare &s : top)
+                ns += predict::kernelFamily(s.name) == family ? s.ns : 0;
+            return ns;
+        };
+        QVERIFY(familyNs(c.top) < familyNs(c.baselineTop));
+        // Every rank's breakdown is what predict() finds for the same what-if.
+        core::WhatIf w;
+        w.gpu.push_back(core::parseGpuScale(pattern + "=0.01"));
+        const predict::Prediction direct = predict::predict(p->graph.job, w);
+        QCOMPARE(outcome.ranks.size(), direct.ranks.size());
+        for (std::size_t r = 0; r < direct.ranks.size(); ++r) {
+            QCOMPARE(outcome.ranks[r].breakdown.gpuNs, direct.ranks[r].path.breakdown.gpuNs);
+            QCOMPARE(outcome.ranks[r].breakdown.total(), direct.ranks[r].stepNs);
+            QCOMPARE(outcome.ranks[r].baselineBreakdown.total(), p->prediction.ranks[r].stepNs);
+        }
+        // The family left the path: counted, and named among the longest that left it.
+        QVERIFY(c.diff.leftCount > 0);
+        QVERIFY2(std::any_of(c.diff.left.begin(), c.diff.left.end(),
+                             [&](const predict::PathShare &s) { return predict::kernelFamily(s.name) == family; }),
+                 qPrintable(QString::fromStdString(family)));
+        // The view shows it: the breakdown as baseline → what-if with the change, the family in the diff.
+        WhatIfDiffView *view = whatIf->diffView();
+        QTableWidget *b = view->breakdownTable();
+        QCOMPARE(b->rowCount(), 6);
+        QCOMPARE(b->item(1, WhatIfDiffView::Share)->text(), QStringLiteral("gpu"));
+        QCOMPARE(b->item(1, WhatIfDiffView::Baseline)->text(), msText(c.baselineBreakdown.gpuNs));
+        QCOMPARE(b->item(1, WhatIfDiffView::WhatIf)->text(), msText(c.breakdown.gpuNs));
+        QCOMPARE(b->item(1, WhatIfDiffView::Delta)->text().startsWith(QStringLiteral("−")),
+                 c.breakdown.gpuNs < c.baselineBreakdown.gpuNs);
+        QCOMPARE(b->item(5, WhatIfDiffView::WhatIf)->text(), msText(outcome.stepNs));
+        QVERIFY2(view->pathDiffText().contains(QString::fromStdString(family)), qPrintable(view->pathDiffText()));
+        QVERIFY(view->topTable()->rowCount() > 0);
+        // Every transfer ×0.1: the path's communication falls with the step (the generated job waits
+        // 3 ms a step in its collectives).
+        whatIf->setTarget(WhatIfPanel::Target::Communication);
+        whatIf->setValue(0.1);
+        const WhatIfOutcome &comm = whatIf->current();
+        QVERIFY2(comm.pathKnown, qPrintable(comm.error));
+        QVERIFY(comm.stepNs < comm.baselineNs);
+        QVERIFY(comm.path.baselineBreakdown.commNs > 0);
+        QVERIFY2(comm.path.breakdown.commNs < comm.path.baselineBreakdown.commNs,
+                 qPrintable(
+                     QStringLiteral("comm %1 -> %2 ns").arg(comm.path.baselineBreakdown.commNs).arg(comm.path.breakdown.commNs)));
+        QVERIFY(view->breakdownTable()->item(2, WhatIfDiffView::Delta)->text().startsWith(QStringLiteral("−")));
+        whatIf->setTarget(WhatIfPanel::Target::GpuKernels);
+        // Not replayed: the view is cleared rather than left at an old answer.
+        whatIf->setParameter(QString());
+        QVERIFY(!whatIf->current().pathKnown);
+        QCOMPARE(view->breakdownTable()->rowCount(), 0);
+        QVERIFY(view->pathDiffText().isEmpty());
     }
 
     // What to fix first, on the job: the sweep runs in the background on the job's graph and lists

@@ -8,6 +8,7 @@
 #include "docks/detailsdock.h"
 #include "prediction/predictdock.h"
 #include "prediction/predictioncontroller.h"
+#include "prediction/whatifdiffview.h"
 #include "prediction/whatifpanel.h"
 #include "review/correctioncontroller.h"
 #include "review/reviewui.h"
@@ -221,6 +222,19 @@ private slots:
         QCOMPARE(twice.stepNs, predict::replay(p->graph.job, w).ranks[0].endNs);
         QVERIFY(panel->resultText().contains(msText(twice.stepNs)));
         QCOMPARE(controller->prediction(), p); // replayed, not rebuilt
+        // Beside the step, the what-if's path against the baseline's: the breakdowns sum to each step,
+        // and twice as long kernels put more GPU time on the path.
+        QVERIFY(twice.pathKnown);
+        QCOMPARE(twice.path.baselineBreakdown.total(), p->stepNs());
+        QCOMPARE(twice.path.breakdown.total(), twice.stepNs);
+        QVERIFY2(twice.path.breakdown.gpuNs > twice.path.baselineBreakdown.gpuNs,
+                 qPrintable(
+                     QStringLiteral("gpu %1 -> %2 ns").arg(twice.path.baselineBreakdown.gpuNs).arg(twice.path.breakdown.gpuNs)));
+        QCOMPARE(twice.path.baselineTop.size(), p->top.size());
+        QCOMPARE(twice.path.top.front().ns, predict::predict(p->graph.job, w).ranks[0].top.front().ns);
+        QCOMPARE(panel->diffView()->breakdownTable()->item(1, ui::WhatIfDiffView::WhatIf)->text(),
+                 msText(twice.path.breakdown.gpuNs));
+        QVERIFY(panel->diffView()->breakdownTable()->item(1, ui::WhatIfDiffView::Delta)->text().startsWith(QLatin1Char('+')));
         qInfo("what-if replay: %.3f ms (%s → %s)", twice.elapsedMs, qPrintable(msText(p->stepNs())),
               qPrintable(msText(twice.stepNs)));
 

@@ -462,7 +462,13 @@ private slots:
         auto sized = std::make_unique<ui::MainWindow>();
         sized->resize(640, 480);
         sized->show();
-        QCOMPARE(sized->size(), QSize(640, 480).expandedTo(sized->minimumSizeHint()));
+        // At least the docks' minimum: with the right column the window's height (issue 40, item 5),
+        // the Findings' minimum width and the column's add up beside each other, which
+        // minimumSizeHint() does not count; never more than that.
+        const QSize least = QSize(640, 480).expandedTo(sized->minimumSizeHint());
+        QCOMPARE(sized->height(), least.height());
+        QVERIFY2(sized->width() >= least.width() && sized->width() <= least.width() + 120,
+                 qPrintable(QStringLiteral("%1 wide, the hint %2").arg(sized->width()).arg(least.width())));
     }
 
 private:

@@ -34,7 +34,9 @@ WhatIfOutcome JobWhatIf::evaluate(const core::WhatIf &whatIf) const
         core::predict::ReplayOptions quick;
         quick.keepIssueOrder = false;
         const core::predict::ReplayResult result = core::predict::replay(job, whatIf, quick);
-        out.elapsedMs = double(timer.nsecsElapsed()) / 1e6;
+        // Every rank's step, critical path and top ops under the what-if, as predict() has them for the baseline.
+        const std::vector<core::predict::RankPrediction> ranks = core::predict::summarizeReplay(job, result, nullptr);
+        out.elapsedMs = double(timer.nsecsElapsed()) / 1e6; // the replay and its paths
         // Every rank's baseline critical path, for "M on the path".
         core::predict::PathMembership onPath = core::predict::emptyPathMembership(job);
         for (const core::predict::RankPrediction &r : base.ranks)
@@ -42,23 +44,31 @@ WhatIfOutcome JobWhatIf::evaluate(const core::WhatIf &whatIf) const
         countMatches(out, job, whatIf, onPath);
         out.finished = true;
         QStringList stuck;
-        for (std::size_t r = 0; r < result.ranks.size() && r < job.ranks.size(); ++r) {
+        std::size_t slowest = ranks.size();
+        for (std::size_t r = 0; r < ranks.size(); ++r) {
             WhatIfRankStep step;
-            step.rank = job.ranks[r].rank;
-            step.finished = result.ranks[r].finished;
-            step.stepNs = result.ranks[r].stepNs();
-            const auto b = std::find_if(base.ranks.begin(), base.ranks.end(),
-                                        [&](const core::predict::RankPrediction &p) { return p.rank == step.rank; });
-            step.baselineNs = b == base.ranks.end() ? 0 : b->baselineNs;
+            step.rank = ranks[r].rank;
+            step.finished = ranks[r].finished;
+            step.stepNs = ranks[r].stepNs;
+            step.breakdown = ranks[r].path.breakdown;
+            // The job's graph is the baseline's: the same ranks in the same order.
+            if (r < base.ranks.size()) {
+                step.baselineNs = base.ranks[r].baselineNs;
+                step.baselineBreakdown = base.ranks[r].path.breakdown;
+            }
             out.ranks.push_back(step);
             if (!step.finished) {
                 out.finished = false;
-                stuck << tr("rank %1: %2").arg(step.rank).arg(QString::fromStdString(result.ranks[r].stuck));
-            } else {
-                out.stepNs = std::max(out.stepNs, step.stepNs);
+                stuck << tr("rank %1: %2").arg(step.rank).arg(QString::fromStdString(ranks[r].stuck));
+            } else if (slowest == ranks.size() || step.stepNs > out.stepNs) {
+                out.stepNs = step.stepNs;
+                slowest = r;
             }
             out.baselineNs = std::max(out.baselineNs, step.baselineNs);
         }
+        // The path of the rank whose step is the job's, beside the same rank's baseline path.
+        if (out.finished && slowest < ranks.size() && slowest < base.ranks.size())
+            describePathChange(out, job, base.ranks[slowest], ranks[slowest]);
         if (!out.finished)
             out.error = tr("the replay did not finish: %1").arg(stuck.join(QStringLiteral("; ")));
     } catch (const std::exception &error) {

@@ -16,6 +16,7 @@
 #include <QPainter>
 #include <QScrollArea>
 #include <QScrollBar>
+#include <QTabWidget>
 #include <QTableWidget>
 #include <QToolButton>
 #include <QVBoxLayout>
@@ -136,15 +137,22 @@ PredictDock::PredictDock(PredictionController *controller, EventSelection *selec
     m_top->setWordWrap(false);
     m_top->setTextElideMode(Qt::ElideRight); // names start with what tells them apart
     m_top->setMinimumHeight(m_top->verticalHeader()->defaultSectionSize() * 5 + m_top->horizontalHeader()->sizeHint().height());
-    layout->addWidget(m_top, 1);
 
-    auto *whatIfBox = new QGroupBox(tr("What if"), body);
-    m_pairBox = whatIfBox;
-    auto *whatIfLayout = new QVBoxLayout(whatIfBox);
-    whatIfLayout->setContentsMargins(6, 4, 6, 4);
-    m_whatIf = new WhatIfPanel(controller, whatIfBox);
+    // Below the step and its breakdown, the what-if and the top ops in tabs: the step, the breakdown
+    // and the what-if read together without scrolling (issue 40, item 5).
+    m_pairTabs = new QTabWidget(body);
+    m_pairTabs->setDocumentMode(true);
+    auto *whatIfPage = new QWidget(m_pairTabs);
+    auto *whatIfLayout = new QVBoxLayout(whatIfPage);
+    whatIfLayout->setContentsMargins(0, 4, 0, 0);
+    m_whatIf = new WhatIfPanel(controller, whatIfPage);
     whatIfLayout->addWidget(m_whatIf);
-    layout->addWidget(whatIfBox, 1);
+    m_pairTabs->addTab(whatIfPage, tr("What if"));
+    m_pairTabs->addTab(m_top, tr("Top ops on the path"));
+    m_pairTabs->setTabToolTip(0, tr("A change replayed on the graph as you type: the step, and the breakdown, top ops and "
+                                    "path beside the baseline's"));
+    m_pairTabs->setTabToolTip(1, tr("The names that take most of the predicted step's critical path"));
+    layout->addWidget(m_pairTabs, 1);
     m_jobBox = new QGroupBox(tr("The open job: every rank, collectives joined"), body);
     m_jobBox->setToolTip(tr("What-ifs and what to fix first replayed on the whole job (the Job dock lists each rank's "
                             "step under the what-if); below, the open rank's pair replayed alone"));
@@ -231,9 +239,18 @@ void PredictDock::setJobTools(QWidget *tools)
 void PredictDock::setJobOpen(bool open)
 {
     m_jobOpen = open;
+    if (open)
+        raise(); // the job's what-if, in front of the tabs beside it (Search, Warnings)
     m_jobBox->setVisible(open && m_jobBox->layout()->count() > 0);
-    m_pairBox->setTitle(open ? tr("What if (the open rank alone)") : tr("What if"));
+    m_pairTabs->setTabText(0, open ? tr("What if (the open rank alone)") : tr("What if"));
     showPrediction();
+}
+
+void PredictDock::setPairShown(bool shown)
+{
+    m_bar->setVisible(shown);
+    m_breakdown->setVisible(shown);
+    m_pairTabs->setVisible(shown);
 }
 
 void PredictDock::showPrediction()
@@ -251,8 +268,11 @@ void PredictDock::showPrediction()
         m_bar->setBreakdown({});
         m_breakdown->clear();
         m_breakdownPlain.clear();
+        // A job open and no rank: the job's what-if above has the room.
+        setPairShown(!m_jobOpen);
         return;
     }
+    setPairShown(true);
     const core::predict::SimJob &job = p->graph.job;
     QString summary = p->finished() ? tr("Predicted step <b>%1</b>").arg(msText(p->stepNs()))
                                     : tr("<span style='color:#c0392b'>The replay did not finish: %1</span>")

@@ -19,6 +19,7 @@
 class QAction;
 class QGroupBox;
 class QLabel;
+class QTabWidget;
 class QTableWidget;
 
 namespace linkscope::ui {
@@ -47,15 +48,18 @@ public:
     QTableWidget *topTable() const { return m_top; }
     WhatIfPanel *whatIf() const { return m_whatIf; }
     // The open job's what-if tools (jobwhatiftabs.h), shown above the pair's prediction while a job
-    // is open (setJobOpen): with a job open, the what-if acts on the job.
+    // is open (setJobOpen, which raises the dock): with a job open, the what-if acts on the job.
     void setJobTools(QWidget *tools);
     void setJobOpen(bool open);
+    // The pair's what-if and top ops, in tabs under the step and its breakdown.
+    QTabWidget *pairTabs() const { return m_pairTabs; }
 
 signals:
     void pathHighlightChanged(const std::vector<linkscope::core::EventIndex> &chain);
 
 private:
     void showPrediction();
+    void setPairShown(bool shown); // the pair's breakdown, what-if and top ops
     void showChakraStep();
 
     PredictionController *m_controller;
@@ -72,7 +76,7 @@ private:
     QTableWidget *m_top = nullptr;
     WhatIfPanel *m_whatIf = nullptr;
     QGroupBox *m_jobBox = nullptr;
-    QGroupBox *m_pairBox = nullptr;
+    QTabWidget *m_pairTabs = nullptr; // the pair's what-if and top ops
     bool m_jobOpen = false;
 };
 

@@ -2,6 +2,7 @@
 
 #include "pipeline/derivedhost.h"
 #include "predict/pathmembership.h"
+#include "predict/prediction.h"
 
 #include "prediction/predicttext.h"
 
@@ -147,13 +148,21 @@ WhatIfOutcome PredictionController::evaluate(const core::WhatIf &whatIf) const
         ReplayOptions quick;
         quick.keepIssueOrder = false;
         const ReplayResult result = replay(m_prediction->graph.job, whatIf, quick);
-        out.elapsedMs = elapsedMs(timer);
         const core::predict::SimJob &job = m_prediction->graph.job;
+        std::vector<RankPrediction> ranks = summarizeReplay(job, result, &m_prediction->baseline, kTopLimit);
+        out.elapsedMs = elapsedMs(timer); // the replay and its path
         core::predict::PathMembership onPath = core::predict::emptyPathMembership(job);
         core::predict::markPath(onPath, m_prediction->path); // rank 0's path: the pair's only rank
         countMatches(out, job, whatIf, onPath);
         out.finished = result.ranks[0].finished;
         out.stepNs = result.ranks[0].stepNs();
+        if (out.finished && m_prediction->finished()) {
+            RankPrediction base;
+            base.rank = ranks[0].rank;
+            base.path = m_prediction->path;
+            base.top = m_prediction->top;
+            describePathChange(out, job, base, std::move(ranks[0]));
+        }
         if (!out.finished)
             out.error = tr("the replay did not finish: %1").arg(QString::fromStdString(result.ranks[0].stuck));
     } catch (const std::exception &error) {

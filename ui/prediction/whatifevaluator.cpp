@@ -15,4 +15,18 @@ void countMatches(WhatIfOutcome &out, const core::predict::SimJob &job, const co
         out.warnings << QString::fromStdString(w);
 }
 
+void describePathChange(WhatIfOutcome &out, const core::predict::SimJob &job, const core::predict::RankPrediction &baseline,
+                        core::predict::RankPrediction whatIf, std::size_t diffLimit)
+{
+    WhatIfPathChange &c = out.path;
+    c.rank = whatIf.rank;
+    c.baselineBreakdown = baseline.path.breakdown;
+    c.breakdown = whatIf.path.breakdown;
+    c.baselineTop = baseline.top;
+    c.top = std::move(whatIf.top);
+    c.diff = core::predict::diffPaths(job, baseline.path, whatIf.path, diffLimit);
+    c.path = std::move(whatIf.path);
+    out.pathKnown = true;
+}
+
 } // namespace linkscope::ui

@@ -1,6 +1,7 @@
 #include "prediction/whatifpanel.h"
 
 #include "prediction/predicttext.h"
+#include "prediction/whatifdiffview.h"
 
 #include <QComboBox>
 #include <QDoubleSpinBox>
@@ -11,6 +12,7 @@
 #include <QLineEdit>
 #include <QLocale>
 #include <QPushButton>
+#include <QTabWidget>
 #include <QTableWidget>
 #include <QTimer>
 #include <QToolButton>
@@ -65,7 +67,15 @@ WhatIfPanel::WhatIfPanel(WhatIfEvaluator *evaluator, QWidget *parent) : QWidget(
     resultRow->addWidget(m_add);
     layout->addLayout(resultRow);
 
-    m_table = new QTableWidget(0, 4, this);
+    m_tabs = new QTabWidget(this);
+    m_tabs->setDocumentMode(true);
+    m_diffView = new WhatIfDiffView(m_tabs);
+    m_tabs->addTab(m_diffView, tr("Baseline → what-if"));
+    m_tabs->setTabToolTip(0, tr("The current what-if's critical path beside the baseline's: its breakdown, what left "
+                                "the path and what joined it"));
+    m_tabs->addTab(m_diffView->topTable(), tr("Top ops"));
+    m_tabs->setTabToolTip(1, tr("The names that take most of either path, with their time on each"));
+    m_table = new QTableWidget(0, 4, m_tabs);
     m_table->setHorizontalHeaderLabels({tr("What-if"), tr("Step"), tr("Change"), QString()});
     m_table->verticalHeader()->hide();
     m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 8);
@@ -77,7 +87,9 @@ WhatIfPanel::WhatIfPanel(WhatIfEvaluator *evaluator, QWidget *parent) : QWidget(
     m_table->setWordWrap(false);
     m_table->setTextElideMode(Qt::ElideMiddle);
     m_table->setMinimumHeight(m_table->fontMetrics().height() * 5);
-    layout->addWidget(m_table, 1);
+    m_tabs->addTab(m_table, tr("Comparison"));
+    m_tabs->setTabToolTip(2, tr("What-ifs kept with \"Add to comparison\", side by side"));
+    layout->addWidget(m_tabs, 1);
 
     connect(m_target, &QComboBox::currentIndexChanged, this, &WhatIfPanel::targetChanged);
     // Answers as it is typed, once the typing pauses (a regex half typed is not replayed at every key);
@@ -236,6 +248,7 @@ void WhatIfPanel::showWhatIf(const core::WhatIf &whatIf, const QString &title)
     m_result->setToolTip(tr("Replayed on %1").arg(m_evaluator->scopeText()));
     m_result->setStyleSheet(m_current.error.isEmpty() ? QString() : QStringLiteral("color:#c0392b"));
     m_add->setEnabled(m_current.error.isEmpty());
+    m_diffView->showOutcome(m_current);
     emit applied(m_current);
 }
 
@@ -257,6 +270,7 @@ void WhatIfPanel::apply()
     const bool hint = !w && (target() == Target::GpuKernels || target() == Target::CpuOps) && parameter().trimmed().isEmpty();
     m_result->setStyleSheet(m_current.error.isEmpty() || hint ? QString() : QStringLiteral("color:#c0392b"));
     m_add->setEnabled(w.has_value() && m_current.error.isEmpty());
+    m_diffView->showOutcome(m_current);
     emit applied(m_current);
 }
 
@@ -298,6 +312,7 @@ bool WhatIfPanel::addRow()
     });
     m_table->setCellWidget(row, Remove, remove);
     fillRow(row);
+    m_tabs->setTabText(2, tr("Comparison (%1)").arg(m_table->rowCount()));
     return true;
 }
 
@@ -308,6 +323,7 @@ void WhatIfPanel::removeRow(int row)
     m_rows.erase(m_rows.begin() + row);
     m_outcomes.erase(m_outcomes.begin() + row);
     m_table->removeRow(row);
+    m_tabs->setTabText(2, m_table->rowCount() ? tr("Comparison (%1)").arg(m_table->rowCount()) : tr("Comparison"));
 }
 
 void WhatIfPanel::fillRow(int row)

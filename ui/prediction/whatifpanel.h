@@ -4,7 +4,8 @@
 // (whatifevaluator.h: the open pair's, or the job's) as it is typed (no rebuild), with the predicted
 // step, its change against the baseline and the replay's wall time. "Add" keeps the what-if as a
 // row of a comparison table (description, step, change); rows are replayed again when the graph is
-// rebuilt (the links changed) and each has a remove button.
+// rebuilt (the links changed) and each has a remove button. Beside the comparison, in a tab of its
+// own, the current what-if's breakdown, top ops and path diff against the baseline (whatifdiffview.h).
 
 #include "prediction/whatifevaluator.h"
 #include "shell/tracedocument.h"
@@ -19,10 +20,13 @@ class QDoubleSpinBox;
 class QLabel;
 class QLineEdit;
 class QPushButton;
+class QTabWidget;
 class QTableWidget;
 class QTimer;
 
 namespace linkscope::ui {
+
+class WhatIfDiffView;
 
 class WhatIfPanel : public QWidget {
     Q_OBJECT
@@ -58,6 +62,8 @@ public:
     bool addRow();
     void removeRow(int row);
     QTableWidget *table() const { return m_table; }
+    // The current what-if beside the baseline: breakdown, top ops, path diff (whatifdiffview.h).
+    WhatIfDiffView *diffView() const { return m_diffView; }
     const std::vector<WhatIfOutcome> &rowOutcomes() const { return m_outcomes; }
     // The graph was rebuilt: the form and the rows are replayed on the new one.
     void refresh();
@@ -82,6 +88,8 @@ private:
     QLabel *m_result = nullptr;
     QPushButton *m_add = nullptr;
     QTableWidget *m_table = nullptr;
+    QTabWidget *m_tabs = nullptr; // the diff view and the comparison table
+    WhatIfDiffView *m_diffView = nullptr;
     WhatIfOutcome m_current;
     QString m_texts[7];                        // the parameter per target (the selected op's name and stream prefill theirs)
     Target m_shown = Target::GpuKernels;       // whose text the parameter field holds

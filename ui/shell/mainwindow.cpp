@@ -92,6 +92,8 @@ MainWindow::MainWindow(QWidget *parent)
     // The size is chosen on the first show, to fit the screen the window opens on (showEvent).
     setAcceptDrops(true);
     setDockNestingEnabled(true);
+    // The right column runs the window's height; the bottom docks sit under the lanes only.
+    setCorner(Qt::BottomRightCorner, Qt::RightDockWidgetArea);
 
     m_timeline->setSelectionModel(m_selection);
     // The timeline, with the lanes of other ranks of an open job below it (rankpanes.h).
@@ -523,6 +525,8 @@ void MainWindow::onTimeRangeChanged()
     if (!m_timeline->timeRange().has() || !m_doc) {
         m_details->setTimeRangeHtml(QString());
         m_range->setRange(0, 0);
+        if (!m_range->visibleRegion().isEmpty()) // nothing to show: its tab's title, the Findings in front
+            m_review->findingsDock()->raise();
         return;
     }
     // Per op name, stream and thread (core/analysis/rangestats.h): a visit per event in the range.
@@ -740,20 +744,18 @@ void MainWindow::openJob(const QString &folder)
 
 void MainWindow::fitJobLayout()
 {
-    // The overview gets about 24 % of the window's height (eight rank rows at 1080 px) and the
-    // Findings below it 24 % or what they need (the Chakra comparison, the filter and a few
-    // findings), so that the main rank's lanes and the ranks shown beside it keep the middle:
-    // about 400 px at 1080, against 290 when the overview took 40 % and the Findings their
-    // wrapped text's minimum. Asked for once the layout has taken the job's dock and its contents
-    // in (sizes asked for before are lost): as the job opens (the panes' split is taken from the
-    // height this gives), when it is open, and when its first rank is shown.
+    // The overview about 24 % of the window's height (eight rank rows at 1080 px), the Findings
+    // under the lanes 20 % (they scroll): the rank's lanes keep the middle. Asked for once the
+    // layout has taken the job's dock in (sizes asked for before are lost): as the job opens, when
+    // it is open, and when its first rank is shown.
     QTimer::singleShot(0, this, [this] {
         if (!m_jobDock || !m_jobDock->isVisible() || m_jobDock->isFloating() || m_jobDockRestored)
             return; // a size saved from the last session is kept
-        resizeDocks({m_jobDock}, {std::max(240, height() * 24 / 100)}, Qt::Vertical);
+        const int jobHeight = std::max(240, height() * 24 / 100);
+        resizeDocks({m_jobDock}, {jobHeight}, Qt::Vertical);
+        WindowLayout::fitColumnUnder(this, jobHeight);
         if (QDockWidget *findings = m_review->findingsDock(); findings->isVisible() && !findings->isFloating())
-            resizeDocks({findings}, {std::max({250, height() * 24 / 100, WindowLayout::contentsMinimumHeight(findings)})},
-                        Qt::Vertical);
+            resizeDocks({findings}, {std::max(170, height() * 20 / 100)}, Qt::Vertical);
     });
 }
 

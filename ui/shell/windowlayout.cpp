@@ -75,18 +75,30 @@ void WindowLayout::applyDefaults(QMainWindow *window)
 {
     const int height = window->height(), width = window->width();
     auto dock = [window](const char *name) { return window->findChild<QDockWidget *>(QString::fromLatin1(name)); };
-    // The right column: Details over the Search / Warnings / Prediction tabs, a bit under a third
-    // of the width; Details gets the larger share (an op's parent, rule and findings).
+    // The right column, the window's whole height (MainWindow gives it the bottom-right corner):
+    // Details over the Search / Warnings / Prediction tabs, a bit under a third of the width; the
+    // tabs get the larger share, so that the Prediction dock shows the step, its breakdown and the
+    // what-if without scrolling (issue 40, item 5).
     QDockWidget *details = dock("DetailsDock"), *search = dock("SearchDock");
     if (details && search && !details->isFloating() && !search->isFloating()) {
         window->resizeDocks({details}, {std::clamp(width * 30 / 100, 360, 620)}, Qt::Horizontal);
-        const int column = std::max(200, height - 200);
-        window->resizeDocks({details, search}, {column * 55 / 100, column * 45 / 100}, Qt::Vertical);
+        const int column = std::max(200, height - 120);
+        window->resizeDocks({details, search}, {column / 4, column * 3 / 4}, Qt::Vertical);
     }
-    // The bottom: Findings (with Edits and Time range in tabs) a third of the height, so that the
-    // list shows a handful of findings under the Chakra comparison.
+    // The bottom, under the lanes: Findings (with Edits, Time range and Summary in tabs) a fifth of
+    // the height, so that the lanes keep 60 % of it at 1400x900; the list scrolls.
     if (QDockWidget *findings = dock("FindingsDock"); findings && findings->isVisible() && !findings->isFloating())
-        window->resizeDocks({findings}, {std::max(240, height * 34 / 100)}, Qt::Vertical);
+        window->resizeDocks({findings}, {std::max(170, height * 20 / 100)}, Qt::Vertical);
+}
+
+void WindowLayout::fitColumnUnder(QMainWindow *window, int topHeight)
+{
+    auto *details = window->findChild<QDockWidget *>(QStringLiteral("DetailsDock"));
+    auto *search = window->findChild<QDockWidget *>(QStringLiteral("SearchDock"));
+    if (!details || !search || details->isFloating() || search->isFloating() || !details->isVisible())
+        return;
+    const int column = std::max(200, window->height() - topHeight - 120);
+    window->resizeDocks({details, search}, {column / 4, column * 3 / 4}, Qt::Vertical);
 }
 
 int WindowLayout::contentsMinimumHeight(const QDockWidget *dock)

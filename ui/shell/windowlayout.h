@@ -29,6 +29,9 @@ public:
     static void forget();
     // The default dock sizes for the window's current size.
     static void applyDefaults(QMainWindow *window);
+    // Under a top dock `topHeight` high (a job's), the right column: the Search / Warnings /
+    // Prediction tabs three quarters of it, Details the rest.
+    static void fitColumnUnder(QMainWindow *window, int topHeight);
     // The dock's contents scroll when the dock is shorter than they need, instead of their minimum
     // height adding up with the other docks' into a window taller than the size asked for (the
     // Findings dock, under the Job dock: `--size 1400x900` of a job gave a 924-947 px window).
