@@ -274,6 +274,11 @@ void shootWhenDrawn(ui::MainWindow &window, const GuiOptions &o, const QElapsedT
         std::cerr << "linkscope: " << message.toStdString() << '\n';
         QApplication::exit(1);
     });
+    if (o.files.isEmpty()) {
+        // Nothing to open: the window as it first shows (else it would wait for a document forever).
+        shoot("the empty window");
+        return;
+    }
     if (o.jobFolder && o.compare.isEmpty())
         shootJobWhenDrawn(window, o, clock, shoot);
     else if (o.jobFolder)

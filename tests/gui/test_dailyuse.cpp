@@ -26,14 +26,17 @@
 #include <QDialog>
 #include <QDir>
 #include <QFileDialog>
+#include <QImage>
 #include <QLabel>
 #include <QLineEdit>
+#include <QProcess>
 #include <QScreen>
 #include <QScrollBar>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTabWidget>
+#include <QTemporaryDir>
 #include <QTest>
 #include <QTextBrowser>
 #include <QTextCursor>
@@ -58,6 +61,28 @@ private slots:
         QCoreApplication::setOrganizationName(QStringLiteral("LinkscopeTests"));
         QCoreApplication::setApplicationName(QStringLiteral("test_dailyuse"));
         QSettings().clear();
+    }
+
+    // `linkscope-gui --screenshot F --settled` with nothing to open saves the window as it first
+    // shows and exits, instead of waiting for a document forever.
+    void screenshotOfNothingDoesNotWait()
+    {
+        QTemporaryDir dir;
+        const QString shot = dir.filePath(QStringLiteral("empty.png"));
+        QProcess gui;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+        gui.setProcessEnvironment(env);
+        gui.start(QStringLiteral(LINKSCOPE_BINARY_DIR "/app/linkscope-gui"),
+                  {QStringLiteral("--screenshot"), shot, QStringLiteral("--size"), QStringLiteral("800x600"),
+                   QStringLiteral("--settled")});
+        QVERIFY(gui.waitForStarted(30000));
+        const bool ended = gui.waitForFinished(60000);
+        if (!ended)
+            gui.kill();
+        QVERIFY2(ended, "linkscope-gui --screenshot with nothing to open did not exit");
+        QCOMPARE(gui.exitCode(), 0);
+        QVERIFY(!QImage(shot).isNull());
     }
 
     void theLayoutIsSensibleAndRememberedAcrossLaunches()
