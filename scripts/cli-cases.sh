@@ -99,10 +99,13 @@ if [ -f "$samples/sample_host_et.json" ]; then
     rm -rf job-in
 fi
 
-# Wall times differ from run to run, and so do the output folder and the inputs' modification times a
-# rank summary records (its "run"): they are masked, everything else must be identical.
+# Wall times differ from run to run, and so do the output folder, the inputs' modification times a
+# rank summary records (its "run") and the id and start of the `job` run that wrote a file
+# (job/runid.h): they are masked, everything else must be identical.
 here=$(pwd)
 find . -type f \( -name '*.out' -o -name '*.err' -o -name '*.json' \) -print0 |
     xargs -0 -r sed -i -E -e 's/("[a-z_]*seconds"): [0-9.eE+-]+/\1: T/g; s/ in [0-9.eE+-]+ s\b/ in T s/g' \
-        -e 's/"mtime_ns":[0-9]+/"mtime_ns":T/g' -e "s#${here}/#OUT/#g"
+        -e 's/"mtime_ns":[0-9]+/"mtime_ns":T/g' -e "s#${here}/#OUT/#g" \
+        -e 's/("id": ?)"[0-9a-f]{32}"/\1"RUN"/g' -e 's/("started": ?)"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}Z"/\1"T"/g' \
+        -e 's/\b[0-9a-f]{32}\b/RUN/g'
 exit $failed
