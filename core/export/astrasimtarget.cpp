@@ -347,22 +347,21 @@ AstraSimDurations astraSimDurations(const EtPlusGraph &graph, const DeviceTrace 
             continue;
         const DeviceEvent &e = device.event(node.event);
         const Nanos end = e.ts + std::max<Nanos>(e.dur, 0);
+        // When it could have started (at most kMaxDispatchNs before its start): its dispatch latency.
+        // A communication kernel's is written beside its duration: the faithful replay starts a
+        // collective's transfer that long after the last member arrived, taking the smallest of the
+        // members' (an early member's also holds its wait for the others).
+        Nanos begin = e.ts;
+        if (!readyAt.empty() && readyAt[i] != std::numeric_limits<Nanos>::min() && readyAt[i] < e.ts)
+            begin = std::max(readyAt[i], e.ts - kMaxDispatchNs);
+        out.dispatchNs[i] = e.ts - begin;
         if (i < gpuCompute.size() && gpuCompute[i]) {
-            Nanos begin = e.ts;
-            if (!readyAt.empty() && readyAt[i] != std::numeric_limits<Nanos>::min() && readyAt[i] < e.ts)
-                begin = std::max(readyAt[i], e.ts - kMaxDispatchNs);
             gpuPieces[e.device].push_back({begin, end, i});
             gpuOrder[e.device].push_back({e.ts, end, i});
             laneNs[i] = end - begin;
-            out.dispatchNs[i] = e.ts - begin;
         } else {
             durationNs[i] = end - e.ts;
             micros[i] = static_cast<std::uint64_t>((end - e.ts + 500) / 1000);
-            // A communication kernel's dispatch latency, written beside its duration: the faithful
-            // replay starts a collective's transfer that long after the last member arrived, taking
-            // the smallest of the members' (an early member's also holds its wait for the others).
-            if (!readyAt.empty() && readyAt[i] != std::numeric_limits<Nanos>::min() && readyAt[i] < e.ts)
-                out.dispatchNs[i] = e.ts - std::max(readyAt[i], e.ts - kMaxDispatchNs);
         }
     }
     for (auto &[deviceId, list] : gpuPieces) {
