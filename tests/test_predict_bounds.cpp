@@ -6,12 +6,16 @@
 #include "simjobbuilder.h"
 
 #include "export/etbounds.h"
+#include "export/etformat.h"
+#include "predict/rankstream.h"
 
 #include <QTemporaryDir>
 #include <QtTest>
 
 #include <nlohmann/json.hpp>
 
+#include <fstream>
+#include <iterator>
 #include <limits>
 
 using namespace linkscope::test;
@@ -49,6 +53,61 @@ CliRun check(const std::vector<std::string> &files) { return runCli(linkscope::c
 class TestPredictBounds : public QObject {
     Q_OBJECT
 private slots:
+    // predict's in-memory graph (predict/rankstream.h) is fed the .et's bytes in the export's runs: in
+    // runs of any size it builds what loadRank builds from the file (its groups learned, then moved
+    // onto the job's), and a cut or broken stream is a LoadError naming the rank's file and offset.
+    void aStreamInAnyPiecesIsTheFile()
+    {
+        QTemporaryDir dir;
+        const std::string file = dir.filePath("trace.0.et").toStdString();
+        std::vector<NodeSpec> nodes = chain(40, 3);
+        nodes.push_back(allReduce(41, 1 << 20, {40}, "7"));
+        nodes.push_back(allReduce(42, 1 << 10, {41}, "3"));
+        nodes.push_back(allReduce(43, 1 << 12, {42}));
+        writeChakraEt(file, traceOf(nodes, 0), {false, false});
+        std::ifstream in(file, std::ios::binary);
+        const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        const std::vector<std::int64_t> groups{1, 3, 7};
+        const SimRank want = loadRank(file, 0, groups);
+        QCOMPARE(want.comms.size(), std::size_t(3));
+        for (const std::size_t piece : {std::size_t(1), std::size_t(2), std::size_t(7), std::size_t(64), bytes.size()}) {
+            RankStream stream(0, "k.json");
+            for (std::size_t at = 0; at < bytes.size(); at += piece)
+                stream.feed(std::string_view(bytes).substr(at, piece));
+            const SimRank got = stream.finish(groups);
+            QCOMPARE(got.path, std::string("k.json"));
+            QCOMPARE(got.nodes.size(), want.nodes.size());
+            QCOMPARE(got.deps, want.deps);
+            QCOMPARE(got.names, want.names);
+            QCOMPARE(got.totalNs, want.totalNs);
+            QCOMPARE(got.comms.size(), want.comms.size());
+            for (std::size_t c = 0; c < want.comms.size(); ++c) {
+                QCOMPARE(got.comms[c].group, want.comms[c].group);
+                QCOMPARE(got.comms[c].bytes, want.comms[c].bytes);
+            }
+        }
+        QCOMPARE(want.comms[0].group, 2); // "7"
+        QCOMPARE(want.comms[1].group, 1); // "3"
+        QCOMPARE(want.comms[2].group, -1);
+        // A group the job does not have, a stream cut inside a node, an empty one, a bad length.
+        const auto refused = [&](std::string_view fed, const std::vector<std::int64_t> &ids, const QString &expected) {
+            RankStream stream(0, "k.json");
+            try {
+                stream.feed(fed);
+                (void)stream.finish(ids);
+            } catch (const LoadError &e) {
+                const QString what = QString::fromStdString(e.what());
+                QVERIFY2(what.contains("k.json") && what.contains(expected), qPrintable(what));
+                return;
+            }
+            QFAIL(qPrintable("accepted; expected: " + expected));
+        };
+        refused(bytes, {1, 3}, "pg_name '7' is not a group");
+        refused(std::string_view(bytes).substr(0, bytes.size() - 3), groups, "ends inside a message");
+        refused({}, groups, "is empty");
+        refused(std::string(12, '\xff'), groups, "message length");
+    }
+
     // 2^63−1 µs predicted a 4 ms step; 2^63 and 1e16 µs counted as 0. Each is refused now, by the
     // reader (predict, exit 1) and by check (rule duration_range), naming the file, the node and the bound.
     void nodeTimesPastTheBoundAreRefused_data()

@@ -11,6 +11,7 @@
 #include "gen/tracegenerator.h"
 #include "pipeline/derivedhost.h"
 #include "pipeline/pairpipeline.h"
+#include "predict/jobgraph.h"
 
 #include <QDir>
 #include <QTemporaryDir>
@@ -221,6 +222,69 @@ private slots:
                                                       .arg(a.at(rank))
                                                       .arg(step)));
             }
+        }
+    }
+
+    // predict builds a job's graph from the export in memory (predict/rankstream.h): node for node
+    // the graph `linkscope job` writes and loadJobExport reads back, with its groups, network and
+    // entries — for pairs and for Kineto traces alone.
+    void inMemoryGraphIsTheWrittenOne()
+    {
+        QTemporaryDir dir;
+        linkscope::gen::GeneratorOptions o;
+        o.seed = 5;
+        o.steps = 2;
+        o.worldSize = 4; // tensor- and data-parallel groups beside the world's
+        const fs::path job = dir.filePath("job").toStdString(), alone = dir.filePath("alone").toStdString();
+        linkscope::gen::generateJob(o, job.string());
+        kinetoOnlyCopy(job, alone);
+        for (const fs::path &in : {job, alone}) {
+            const std::string out = (fs::path(dir.path().toStdString()) / ("out-" + in.filename().string())).string();
+            std::ostringstream jo, je;
+            QCOMPARE(linkscope::cli::runJob({in.string(), "--out", out}, jo, je), 0);
+            const predict::JobGraph written = predict::loadJobExport(out);
+            const job::JobLayout layout = job::discoverJob({in.string()});
+            QVERIFY(layout.errors.empty());
+            const predict::JobGraph memory = predict::exportJobGraph(layout.ranks, layout.worldSize, job::JobOptions{});
+            const predict::SimJob &a = written.job, &b = memory.job;
+            QCOMPARE(b.ranks.size(), a.ranks.size());
+            QCOMPARE(b.groupIds, a.groupIds);
+            QCOMPARE(b.groups, a.groups);
+            QCOMPARE(b.npus, a.npus);
+            QCOMPARE(b.mirrored, a.mirrored);
+            QCOMPARE(b.network.npus, a.network.npus);
+            QCOMPARE(b.network.bandwidthGBps, a.network.bandwidthGBps);
+            QCOMPARE(b.network.latencyNs, a.network.latencyNs);
+            QCOMPARE(b.entryNs, a.entryNs);
+            QCOMPARE(memory.measuredNs, written.measuredNs);
+            std::size_t collectives = 0;
+            for (std::size_t r = 0; r < a.ranks.size(); ++r) {
+                const predict::SimRank &x = a.ranks[r], &y = b.ranks[r];
+                QCOMPARE(y.rank, x.rank);
+                QCOMPARE(y.nodes.size(), x.nodes.size());
+                QCOMPARE(y.deps, x.deps);
+                QCOMPARE(y.succ, x.succ);
+                QCOMPARE(y.names, x.names);
+                QCOMPARE(y.steps, x.steps);
+                QCOMPARE(y.threads, x.threads);
+                QCOMPARE(y.streams, x.streams);
+                QCOMPARE(y.totalNs, x.totalNs);
+                for (std::size_t i = 0; i < x.nodes.size(); ++i) {
+                    const predict::SimNode &n = x.nodes[i], &m = y.nodes[i];
+                    QVERIFY2(
+                        n.id == m.id && n.kind == m.kind && n.lane == m.lane && n.name == m.name
+                            && n.durationMicros == m.durationMicros && n.laneNs == m.laneNs && n.depBegin == m.depBegin
+                            && n.depEnd == m.depEnd && n.comm == m.comm && n.dispatchNs == m.dispatchNs && n.stream == m.stream,
+                        qPrintable(QString("%1 rank %2 node %3").arg(QString::fromStdString(in.string())).arg(x.rank).arg(i)));
+                }
+                QCOMPARE(y.comms.size(), x.comms.size());
+                for (std::size_t c = 0; c < x.comms.size(); ++c) {
+                    const predict::SimComm &p = x.comms[c], &q = y.comms[c];
+                    QVERIFY(p.kind == q.kind && p.bytes == q.bytes && p.group == q.group && p.peer == q.peer && p.tag == q.tag);
+                    collectives += p.group >= 0;
+                }
+            }
+            QVERIFY2(collectives > 0, "the job's collectives name their groups"); // so regroupRank was tried
         }
     }
 

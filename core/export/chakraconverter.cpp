@@ -419,28 +419,27 @@ ChakraConversion convertToChakra(const EtPlusGraph &graph, const HostTrace &host
     return result;
 }
 
-std::uint64_t writeChakraPlan(const std::string &path, const ChakraPlan &plan, const EtPlusGraph &graph, const HostTrace &host,
-                              const DeviceTrace &device, const LinkSet &links, const ChakraOptions &options, bool gzip,
-                              ChakraStats &stats, std::vector<Diagnostic> &warnings)
+std::uint64_t streamChakraPlan(const std::function<void(std::string_view)> &sink, const ChakraPlan &plan,
+                               const EtPlusGraph &graph, const HostTrace &host, const DeviceTrace &device, const LinkSet &links,
+                               const ChakraOptions &options, ChakraStats &stats, std::vector<Diagnostic> &warnings)
 {
-    AtomicFile file(path, gzip ? Compression::Gzip : Compression::None);
-    // Each message with its varint length, as Chakra's encode_message writes them.
-    auto append = [](std::string &buffer, const google::protobuf::Message &message) {
+    std::uint64_t bytes = 0;
+    {
+        // Each message with its varint length, as Chakra's encode_message writes them.
+        const ChakraProtoMsg::GlobalMetadata message = chakraMetadata(graph, host);
+        std::string metadata;
         std::uint64_t size = message.ByteSizeLong();
         while (size >= 0x80) {
-            buffer.push_back(static_cast<char>((size & 0x7f) | 0x80));
+            metadata.push_back(static_cast<char>((size & 0x7f) | 0x80));
             size >>= 7;
         }
-        buffer.push_back(static_cast<char>(size));
-        message.AppendToString(&buffer);
-    };
-    {
-        std::string metadata;
-        append(metadata, chakraMetadata(graph, host));
-        file.write(metadata);
+        metadata.push_back(static_cast<char>(size));
+        message.AppendToString(&metadata);
+        bytes += metadata.size();
+        sink(metadata);
     }
     stats = plan.stats;
-    // Blocks of nodes are built and serialised on every core and written in id order: the bytes
+    // Blocks of nodes are built and serialised on every core and handed over in id order: the bytes
     // are those of one thread, the memory a few blocks'.
     const int threads = exportThreads();
     std::vector<EmitTally> tallies(static_cast<std::size_t>(threads));
@@ -455,11 +454,24 @@ std::uint64_t writeChakraPlan(const std::string &path, const ChakraPlan &plan, c
                 static_cast<std::uint32_t>(first), static_cast<std::uint32_t>(last), plan, graph, host, device, links, options,
                 *reader, [&](WireNode &node) { node.appendDelimited(text); }, tallies[static_cast<std::size_t>(slot)]);
         },
-        [&](const std::string &text) { file.write(text); });
+        [&](const std::string &text) {
+            bytes += text.size();
+            sink(text);
+        });
     EmitTally tally;
     for (const EmitTally &t : tallies)
         tally.add(t);
     finishTally(tally, device, stats, warnings);
+    return bytes;
+}
+
+std::uint64_t writeChakraPlan(const std::string &path, const ChakraPlan &plan, const EtPlusGraph &graph, const HostTrace &host,
+                              const DeviceTrace &device, const LinkSet &links, const ChakraOptions &options, bool gzip,
+                              ChakraStats &stats, std::vector<Diagnostic> &warnings)
+{
+    AtomicFile file(path, gzip ? Compression::Gzip : Compression::None);
+    streamChakraPlan([&](std::string_view bytes) { file.write(bytes); }, plan, graph, host, device, links, options, stats,
+                     warnings);
     file.commit();
     return file.bytesOnDisk();
 }

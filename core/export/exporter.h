@@ -107,6 +107,10 @@ EtValidation validateChakraPlan(const ChakraPlan &plan, const EtPlusGraph &graph
 std::uint64_t writeChakraPlan(const std::string &path, const ChakraPlan &plan, const EtPlusGraph &graph, const HostTrace &host,
                               const DeviceTrace &device, const LinkSet &links, const ChakraOptions &options, bool gzip,
                               ChakraStats &stats, std::vector<Diagnostic> &warnings);
+// The same bytes handed to `sink` (ExportRequest::etSink) instead of a file; returns how many.
+std::uint64_t streamChakraPlan(const std::function<void(std::string_view)> &sink, const ChakraPlan &plan,
+                               const EtPlusGraph &graph, const HostTrace &host, const DeviceTrace &device, const LinkSet &links,
+                               const ChakraOptions &options, ChakraStats &stats, std::vector<Diagnostic> &warnings);
 
 // What an export target's check and writer see (export/targets.h). `host` and `graph` are null for a
 // Kineto trace alone (only targets that do not need the host ET run then); `chakraPlan` carries what

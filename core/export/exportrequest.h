@@ -139,6 +139,11 @@ struct ExportRequest {
     bool gzip = false; // applies to every output
     ChakraOptions chakra;
     ExportProgressFn progress; // optional
+    // When set, the .et target's bytes come here instead of going to its path (which then only names
+    // them in messages): whole length-delimited messages, the metadata first, then the nodes in id
+    // order, a run of them per call, on the exporting thread. `linkscope predict` builds its graph
+    // from them without a file (predict/rankstream.h).
+    std::function<void(std::string_view)> etSink;
 
     // The output path of `target`; empty when it is not requested.
     const std::string &path(std::string_view target) const

@@ -29,6 +29,9 @@ void checkChakraTarget(ExportContext &c)
 
 std::uint64_t writeChakraTarget(ExportContext &c, const std::string &path)
 {
+    if (c.request.etSink)
+        return streamChakraPlan(c.request.etSink, c.chakraPlan, *c.graph, *c.host, c.device, c.links, c.request.chakra,
+                                c.report.chakra, c.report.warnings);
     return writeChakraPlan(path, c.chakraPlan, *c.graph, *c.host, c.device, c.links, c.request.chakra, c.request.gzip,
                            c.report.chakra, c.report.warnings);
 }

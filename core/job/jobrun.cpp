@@ -149,6 +149,8 @@ RankSummary processRank(const RankFiles &files, const JobOptions &options)
                 request.outputs[std::string(kEtTarget)] =
                     (fs::path(options.outDir) / etFileName(options.prefix, files.rank)).string();
                 request.chakra = options.chakra;
+                if (options.etSinkFor)
+                    request.etSink = options.etSinkFor(files.rank);
                 if (options.progress)
                     request.progress = [&](std::string_view, std::size_t done, std::size_t total) {
                         return options.progress({files.rank, "export", total ? double(done) / double(total) : 1.0});
@@ -156,13 +158,13 @@ RankSummary processRank(const RankFiles &files, const JobOptions &options)
                 const ExportReport exported = exportLinkedPair(*host, device, exportLinks, request);
                 s.exportStats = exportSummary(exported);
                 s.et = etFileName(options.prefix, files.rank);
-                if (!options.jobRun.id.empty())
+                if (!options.jobRun.id.empty() && !request.etSink)
                     recordWrittenEt(s.run, request.path(kEtTarget));
                 // The traces are released before the written file is read back, so a worker holds
                 // one rank's traces or one rank's check, never both.
                 opened.reset();
                 derived.reset();
-                if (options.checkEt) {
+                if (options.checkEt && !request.etSink) {
                     report("check", 0);
                     s.etCheck = std::make_shared<const EtFileCheck>(checkEtFile(request.path(kEtTarget), files.rank));
                 }
@@ -184,7 +186,7 @@ RankSummary processRank(const RankFiles &files, const JobOptions &options)
 
 std::vector<RankSummary> processRanks(const std::vector<RankFiles> &ranks, const JobOptions &options)
 {
-    const bool writeFiles = !options.outDir.empty() || options.writeEt;
+    const bool writeFiles = !options.outDir.empty() || (options.writeEt && !options.etSinkFor);
     if (writeFiles)
         fs::create_directories(options.outDir);
     std::vector<RankSummary> out(ranks.size());

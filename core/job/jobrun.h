@@ -45,6 +45,11 @@ struct JobOptions {
     bool policyGiven = false;
     ChakraOptions chakra = astraSimDefaults(); // the .et flavour: ASTRA-sim's unless told otherwise
     bool writeEt = true;
+    // With writeEt: each rank's .et bytes go to the sink this returns for the rank (ExportRequest::
+    // etSink) instead of OUTDIR/<prefix>.<rank>.et, and nothing is written unless outDir is given
+    // (`linkscope predict` builds its graph from the bytes: predict/rankstream.h). Called on the
+    // rank's worker thread; the summary's `et` names the file it would have been.
+    std::function<std::function<void(std::string_view)>(std::int64_t rank)> etSinkFor;
     // Read every .et back as it is written and check it (export/etcheck.h checkEtFile) in the same
     // worker: RankSummary::etCheck, for checkEtJob once every rank is done.
     bool checkEt = true;

@@ -1,7 +1,9 @@
 #include "predict/jobgraph.h"
+#include "predict/rankstream.h"
 
 #include "base/parallel.h"
 #include "export/etcheck.h"
+#include "jobmodel/processgroups.h"
 #include "jobmodel/rankrange.h"
 
 #include <nlohmann/json.hpp>
@@ -10,7 +12,6 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <random>
 #include <regex>
 #include <sstream>
 #include <stdexcept>
@@ -35,36 +36,6 @@ std::map<std::int64_t, std::string> etFilesIn(const std::string &dir, const std:
     }
     return out;
 }
-
-// A folder only this process uses, removed when it goes.
-class ScratchDir {
-public:
-    ScratchDir()
-    {
-        std::random_device seed;
-        std::mt19937_64 random(seed());
-        for (int attempt = 0; attempt < 100; ++attempt) {
-            const fs::path p = fs::temp_directory_path() / ("linkscope-predict-" + std::to_string(random() % 1000000000000ull));
-            std::error_code ec;
-            if (fs::create_directory(p, ec)) {
-                m_path = p;
-                return;
-            }
-        }
-        throw std::runtime_error("cannot create a folder under " + fs::temp_directory_path().string());
-    }
-    ~ScratchDir()
-    {
-        std::error_code ec;
-        fs::remove_all(m_path, ec);
-    }
-    ScratchDir(const ScratchDir &) = delete;
-    ScratchDir &operator=(const ScratchDir &) = delete;
-    const fs::path &path() const { return m_path; }
-
-private:
-    fs::path m_path;
-};
 
 // What a job report says of each rank's measured step: its length, where it began on the rank's
 // own clock, and the rank's clock offset (its clock minus the reference rank's).
@@ -197,13 +168,22 @@ JobGraph exportJobGraph(const std::vector<job::RankFiles> &ranks, std::int64_t w
 {
     if (ranks.empty())
         throw std::runtime_error("no ranks to predict");
-    const ScratchDir scratch;
-    options.outDir = scratch.path().string();
+    // Each rank's .et goes into its replay graph as the export makes it: nothing is written to disk
+    // and read back. A stream per rank, made before the workers start (they only look them up).
+    std::map<std::int64_t, std::unique_ptr<RankStream>> streams;
+    for (const job::RankFiles &r : ranks)
+        if (!streams.emplace(r.rank, std::make_unique<RankStream>(r.rank, r.device)).second)
+            throw std::runtime_error("rank " + std::to_string(r.rank) + " is given twice");
+    options.outDir.clear();
     options.prefix = "trace";
     options.writeEt = true;
     options.checkEt = false;
     options.identifyRun = false;
     options.chakra.target = EtTarget::AstraSim;
+    options.etSinkFor = [&streams](std::int64_t rank) {
+        RankStream *stream = streams.at(rank).get();
+        return [stream](std::string_view bytes) { stream->feed(bytes); };
+    };
     std::vector<job::RankSummary> summaries = job::processRanks(ranks, options);
     JobGraph g;
     RankWindows windows;
@@ -238,12 +218,6 @@ JobGraph exportJobGraph(const std::vector<job::RankFiles> &ranks, std::int64_t w
     for (const job::JobFinding &f : report.listedFindings())
         if (f.severity != job::Severity::Info && !(alone && (f.kind == "missing_rank" || f.kind == "rank_absent_from_group")))
             g.findings.push_back(f.kind + ": " + f.message + (f.processGroup.empty() ? "" : " (group " + f.processGroup + ")"));
-    const std::string commGroup = (scratch.path() / "comm_group.json").string();
-    job::writeJobOutputs(report, commGroup, (scratch.path() / "job-report.json").string());
-    const std::string network = report.network.fitted ? job::networkFilePath(commGroup) : std::string();
-    std::vector<std::string> paths;
-    for (const job::RankFiles &r : ranks)
-        paths.push_back((scratch.path() / job::etFileName("trace", r.rank)).string());
     // One rank of a larger job stands for it: as many ranks as it or its groups name.
     std::int64_t world = std::max(worldSize, report.worldSize);
     for (const job::ProcessGroup &pg : report.groups)
@@ -254,18 +228,30 @@ JobGraph exportJobGraph(const std::vector<job::RankFiles> &ranks, std::int64_t w
                                  + " ranks (world size or process group ranks), more than the "
                                  + std::to_string(job::kMaxWorldSize) + " a job may have");
     const bool mirror = ranks.size() == 1 && world > 1;
-    g.job = loadJob(paths, commGroup, network, mirror ? std::max(world, ranks.front().rank + 1) : 0);
+    // The comm groups and the network as `linkscope job` writes them (comm_group.json, network.yml)
+    // and loadJob reads them back.
+    const std::string groupsName = "the job's comm groups (comm_group.json)";
+    parseCommGroups(job::commGroupJson(report.groups).dump(2, ' ', false, nlohmann::json::error_handler_t::replace), groupsName,
+                    g.job);
+    for (const job::RankFiles &r : ranks)
+        g.job.ranks.push_back(streams.at(r.rank)->finish(g.job.groupIds));
+    streams.clear();
+    assembleJob(g.job, mirror ? std::max(world, ranks.front().rank + 1) : 0);
+    if (report.network.fitted) {
+        const std::string networkName = "the job's network (network.yml)";
+        g.job.network = parseNetworkYaml(job::networkYaml(report.network), networkName);
+        if (g.job.network.npus && g.job.network.npus != g.job.npus)
+            throw LoadError(networkName, 0,
+                            "npus_count " + std::to_string(g.job.network.npus) + " but " + std::to_string(g.job.npus) + " ranks");
+    }
+    g.job.network.npus = g.job.npus;
+    checkGroupRanks(g.job, groupsName);
     windows.clockOffsetNs = report.timing.clockOffsetNs;
     windows.unaligned = report.timing.unaligned;
     g.job.entryNs = entriesOf(g.job, windows);
     noteEntries(g);
     g.networkSource = report.network.fitted ? "fitted from " + std::to_string(report.network.samples) + " collectives"
                                             : "run.sh's ring (50 GB/s, 500 ns): not fitted (" + report.network.reason + ")";
-    // Paths named the scratch folder, which is gone: name the traces instead.
-    for (std::size_t i = 0; i < g.job.ranks.size(); ++i)
-        for (const job::RankFiles &r : ranks)
-            if (r.rank == g.job.ranks[i].rank)
-                g.job.ranks[i].path = r.device;
     return g;
 }
 

@@ -39,9 +39,10 @@ JobGraph loadEtGraph(const std::vector<std::string> &etFiles, const std::string 
 // Throws LoadError.
 JobGraph loadJobExport(const std::string &dir, const std::string &prefix = "trace");
 
-// Exports `ranks` (the astra-sim target, each rank's sidecar applied) into a private folder under the
-// system's temporary directory, fits the network, loads the graph and removes the folder. One rank of
-// a larger job (worldSize > 1) is mirrored. Throws LoadError / std::runtime_error naming what failed.
+// Exports `ranks` (the astra-sim target, each rank's sidecar applied) as `linkscope job` would, with
+// each rank's .et built into its graph as it is made (predict/rankstream.h: no file is written or
+// read back) and the comm groups and network the job's files would hold. One rank of a larger job
+// (worldSize > 1) is mirrored. Throws LoadError / std::runtime_error naming what failed.
 JobGraph exportJobGraph(const std::vector<job::RankFiles> &ranks, std::int64_t worldSize, job::JobOptions options);
 
 // Replaces the graph's network with the network file at `path` (npus kept), for a graph whose source

@@ -4,6 +4,7 @@
 // reader's own (a broken file is read again there to name the problem as every other reader does).
 
 #include "predict/hugepages.h"
+#include "predict/rankstream.h"
 #include "predict/simgraph.h"
 
 #include "export/etformat.h"
@@ -84,22 +85,6 @@ private:
     bool eof_ = false;
 };
 
-// A length prefix at `p` (before `end`): its value and its size in bytes; 0 when the bytes end first,
-// -1 when it is longer than 10 bytes.
-int lengthPrefix(const char *p, const char *end, std::uint64_t &value)
-{
-    value = 0;
-    for (int i = 0; i < 10; ++i) {
-        if (p + i >= end)
-            return 0;
-        const auto byte = static_cast<unsigned char>(p[i]);
-        value |= std::uint64_t(byte & 0x7f) << (7 * i);
-        if (byte < 0x80)
-            return i + 1;
-    }
-    return -1;
-}
-
 SimRank loadFramedHere(const std::string &path, std::int64_t rank, const std::vector<std::int64_t> &groupIds, HugeBuffer &buffer)
 {
     const File file(path);
@@ -116,7 +101,7 @@ SimRank loadFramedHere(const std::string &path, std::int64_t rank, const std::ve
     // what is reserved is what is touched, no more.
     std::size_t framed = 0, messages = 0;
     for (std::uint64_t length = 0; framed < in.size(); ++messages) {
-        const int prefix = lengthPrefix(in.data() + framed, in.data() + in.size(), length);
+        const int prefix = etLengthPrefix(in.data() + framed, in.data() + in.size(), length);
         if (prefix <= 0 || length > in.size() - framed - static_cast<std::size_t>(prefix))
             break;
         framed += static_cast<std::size_t>(prefix) + length;
@@ -137,7 +122,7 @@ SimRank loadFramedHere(const std::string &path, std::int64_t rank, const std::ve
             continue;
         }
         std::uint64_t length = 0;
-        const int prefix = lengthPrefix(in.data() + pos, in.data() + in.size(), length);
+        const int prefix = etLengthPrefix(in.data() + pos, in.data() + in.size(), length);
         const std::size_t left = in.size() - pos;
         if (prefix < 0 || length > static_cast<std::uint64_t>(std::numeric_limits<int>::max())
             || (prefix > 0 && length > bytes - std::min(bytes, in.base() + pos + static_cast<std::size_t>(prefix))))

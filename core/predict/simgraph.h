@@ -104,6 +104,10 @@ struct NodeFields;
 class RankBuilder {
 public:
     RankBuilder(std::int64_t rank, std::string path, const std::vector<std::int64_t> &groupIds);
+    // Before the job's groups are known (a rank built while the others are still being exported): a
+    // pg_name not yet in `learnedGroupIds` is appended to it, and SimComm::group indexes that list
+    // until regroupRank maps it onto the job's.
+    RankBuilder(std::int64_t rank, std::string path, std::vector<std::int64_t> *learnedGroupIds);
     // Room for about this many nodes and dependencies (growing vectors page-fault on every doubling).
     void reserve(std::size_t nodes, std::size_t deps);
     void add(const ChakraProtoMsg::Node &node, std::size_t offset);
@@ -118,6 +122,7 @@ public:
 private:
     SimRank m_rank;
     const std::vector<std::int64_t> &m_groupIds;
+    std::vector<std::int64_t> *m_learnedGroupIds = nullptr;
     std::vector<std::uint64_t> m_rawDeps; // ids, per node [depBegin, depEnd)
     std::vector<std::size_t> m_offsets;
     std::deque<std::string> m_nameStore;                         // names in first-seen order (stable addresses)
@@ -133,6 +138,10 @@ private:
     static std::uint16_t laneOf(std::vector<std::int64_t> &ids, LaneCache &cache, std::int64_t id);
 };
 SimRank buildRank(const ChakraTrace &trace, std::int64_t rank, const std::vector<std::int64_t> &groupIds);
+// A rank built with learned group ids (RankBuilder's second constructor) moved onto the job's
+// `groupIds` (SimJob::groupIds). Throws LoadError naming the rank's path and a pg_name the job has
+// no group for, as reading the .et with the job's comm group file would.
+void regroupRank(SimRank &rank, const std::vector<std::int64_t> &learnedGroupIds, const std::vector<std::int64_t> &groupIds);
 
 // One rank's .et file (plain or gzip'ed) as loadJob reads it. Throws LoadError as frameChakraEtFile
 // and RankBuilder do.
@@ -147,6 +156,13 @@ SimRank loadRank(const std::string &path, std::int64_t rank, const std::vector<s
 // ranks (SimJob::mirrored). Throws LoadError naming the file and, where there is one, the line or node.
 SimJob loadJob(const std::vector<std::string> &etFiles, const std::string &commGroupsPath, const std::string &networkPath,
                std::int64_t mirrorNpus = 0);
+
+// What loadJob does once every rank is read: the ranks sorted and checked (0..N-1, or one rank of a
+// mirrored job of `mirrorNpus` ranks), the job's time bounded, SimJob::mirrored and npus set.
+// Throws LoadError naming the rank's path.
+void assembleJob(SimJob &job, std::int64_t mirrorNpus);
+// Every group's ranks within the job's npus; `groupsName` names the comm groups in the message.
+void checkGroupRanks(const SimJob &job, const std::string &groupsName);
 
 // {"<id>": [ranks]} as ASTRA-sim's --comm-group-configuration reads it. Throws LoadError.
 void parseCommGroups(const std::string &text, const std::string &name, SimJob &job);
