@@ -103,13 +103,15 @@ void WhatIfDiffView::showOutcome(const WhatIfOutcome &outcome)
         return;
     }
     const WhatIfPathChange &c = outcome.path;
-    // A pair has one path (the tab says what it is); a job's is named by its rank.
-    m_caption->setText(outcome.ranks.empty() ? QString() : tr("Rank %1's critical path, baseline → what-if").arg(c.rank));
-    m_caption->setVisible(!outcome.ranks.empty());
-    m_caption->setToolTip(outcome.ranks.empty() ? QString()
-                                                : tr("Rank %1's step is the job's under the what-if: its path is shown, "
-                                                     "beside the same rank's baseline path")
-                                                      .arg(c.rank));
+    // A pair has one path (the tab says what it is); a job's is named by its rank, in the table's
+    // header (a line of its own would cost the room the diff needs).
+    m_caption->hide();
+    QTableWidgetItem *head = m_breakdown->horizontalHeaderItem(Share);
+    head->setText(outcome.ranks.empty() ? tr("Critical path") : tr("Rank %1's path").arg(c.rank));
+    head->setToolTip(outcome.ranks.empty() ? QString()
+                                           : tr("Rank %1's step is the job's under the what-if: its path is shown, beside "
+                                                "the same rank's baseline path")
+                                                 .arg(c.rank));
     const auto row = [](QTableWidget *t, const QString &name, std::int64_t before, std::int64_t after) {
         const int r = t->rowCount();
         t->insertRow(r);

@@ -43,10 +43,10 @@ WhatIfPanel::WhatIfPanel(WhatIfEvaluator *evaluator, QWidget *parent) : QWidget(
     m_target->addItem(tr("Rank delayed by (ms per step)"), int(Target::RankDelay));
     m_target->setToolTip(tr("What changes: GPU or CPU ops' durations × the factor, every transfer × slower, the network's "
                             "bandwidth or latency × the factor, or a rank's CPU time + ms at each step's start"));
-    form->addRow(tr("What-if"), m_target);
-    m_parameter = new QLineEdit(this);
-    m_parameterLabel = new QLabel(this);
-    form->addRow(m_parameterLabel, m_parameter);
+    // The target and its factor on one row, the regex (stream, rank) under them: the form leaves the
+    // room below to the answer and its diff.
+    m_target->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_target->setMinimumContentsLength(14);
     m_value = new QDoubleSpinBox(this);
     m_value->setRange(0, 1000);
     m_value->setDecimals(3);
@@ -54,7 +54,14 @@ WhatIfPanel::WhatIfPanel(WhatIfEvaluator *evaluator, QWidget *parent) : QWidget(
     m_value->setValue(2);
     m_value->setKeyboardTracking(false);
     m_valueLabel = new QLabel(tr("Factor"), this);
-    form->addRow(m_valueLabel, m_value);
+    auto *targetRow = new QHBoxLayout;
+    targetRow->addWidget(m_target, 1);
+    targetRow->addWidget(m_valueLabel);
+    targetRow->addWidget(m_value);
+    form->addRow(tr("What-if"), targetRow);
+    m_parameter = new QLineEdit(this);
+    m_parameterLabel = new QLabel(this);
+    form->addRow(m_parameterLabel, m_parameter);
     layout->addLayout(form);
 
     auto *resultRow = new QHBoxLayout;
