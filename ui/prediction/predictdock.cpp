@@ -97,6 +97,11 @@ PredictDock::PredictDock(PredictionController *controller, EventSelection *selec
     auto *layout = new QVBoxLayout(m_pairPage);
     layout->setContentsMargins(0, 0, 0, 0);
     m_bodyLayout->addWidget(m_pairPage, 1);
+    m_pairScroll = new QScrollArea(this);
+    m_pairScroll->setWidgetResizable(true);
+    m_pairScroll->setFrameShape(QFrame::NoFrame);
+    m_pairScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    m_pairScroll->hide();
 
     m_pathAction = new QAction(tr("Critical path"), this);
     m_pathAction->setCheckable(true);
@@ -312,14 +317,17 @@ void PredictDock::setJobOpen(bool open)
     // With a job open its tools fill the dock, the open rank's pair a tab beside them: the step,
     // the breakdown and the what-if with its diff read without scrolling (issue 40).
     if (m_jobTools) {
-        const int at = m_jobTools->indexOf(m_pairPage);
+        // The pair's page scrolls in its tab: its height is not the dock's minimum.
+        const int at = m_jobTools->indexOf(m_pairScroll);
         if (open && at < 0) {
-            m_jobTools->addTab(m_pairPage, QString());
-            m_jobTools->setTabToolTip(m_jobTools->indexOf(m_pairPage),
+            m_pairScroll->setWidget(m_pairPage);
+            m_jobTools->addTab(m_pairScroll, QString());
+            m_jobTools->setTabToolTip(m_jobTools->indexOf(m_pairScroll),
                                       tr("The rank open on the timeline, its pair replayed alone (its collectives "
                                          "mirrored): its step, breakdown, what-if and top ops"));
         } else if (!open && at >= 0) {
             m_jobTools->removeTab(at);
+            m_pairPage = m_pairScroll->takeWidget();
             m_bodyLayout->addWidget(m_pairPage, 1);
             m_pairPage->show();
         }
@@ -339,10 +347,10 @@ void PredictDock::setPairShown(bool shown)
 void PredictDock::showPrediction()
 {
     const PredictionPtr p = m_controller->prediction();
-    if (m_jobTools && m_jobTools->indexOf(m_pairPage) >= 0)
-        m_jobTools->setTabText(m_jobTools->indexOf(m_pairPage), p && !p->graph.job.ranks.empty()
-                                                                    ? tr("Rank %1 alone").arg(p->graph.job.ranks[0].rank)
-                                                                    : tr("A rank alone"));
+    if (m_jobTools && m_jobTools->indexOf(m_pairScroll) >= 0)
+        m_jobTools->setTabText(m_jobTools->indexOf(m_pairScroll), p && !p->graph.job.ranks.empty()
+                                                                      ? tr("Rank %1 alone").arg(p->graph.job.ranks[0].rank)
+                                                                      : tr("A rank alone"));
     m_top->setRowCount(0);
     m_correction->clear();
     m_correction->hide();

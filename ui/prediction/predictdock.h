@@ -19,6 +19,7 @@
 
 class QAction;
 class QLabel;
+class QScrollArea;
 class QTabWidget;
 class QTableWidget;
 class QVBoxLayout;
@@ -91,7 +92,8 @@ private:
     QTableWidget *m_top = nullptr;
     WhatIfPanel *m_whatIf = nullptr;
     QVBoxLayout *m_bodyLayout = nullptr;
-    QWidget *m_pairPage = nullptr; // the pair's prediction: the dock's body, or a tab of the job's tools
+    QWidget *m_pairPage = nullptr;       // the pair's prediction: in the dock's body, or (job open) in
+    QScrollArea *m_pairScroll = nullptr; // this, a tab of the job's tools
     QPointer<JobWhatIfTabs> m_jobTools;
     QTabWidget *m_pairTabs = nullptr; // the pair's what-if and top ops
     bool m_jobOpen = false;
