@@ -7,6 +7,7 @@
 #include <QLabel>
 #include <QLocale>
 #include <QPushButton>
+#include <QScrollBar>
 #include <QStyle>
 #include <QTreeWidget>
 #include <QVBoxLayout>
@@ -61,8 +62,8 @@ TitleParts partsOf(const core::predict::Opportunity &o)
     return parts;
 }
 
-// The longest form of the title that fits `width` px: whole, then kind + target (+ rank), then the
-// target elided in its middle between the kind and the factor.
+// The longest form of the title that fits `width` px: whole, then kind + target + factor (+ rank),
+// kind + target, then the target elided in its middle after the kind.
 QString fittedTitle(const QTreeWidgetItem &item, int column, const QFontMetrics &metrics, int width)
 {
     const QString title = item.data(column, TitleRole).toString();
@@ -74,13 +75,14 @@ QString fittedTitle(const QTreeWidgetItem &item, int column, const QFontMetrics 
     if (fits(title))
         return title;
     const QString head = kind.isEmpty() ? QString() : kind + QLatin1Char(' ');
-    for (const QString &text : {head + target + factor + rank, head + target + factor})
+    // The factor goes before the target is cut: a sweep's factor is every row's (the tooltip has it).
+    for (const QString &text : {head + target + factor + rank, head + target + factor, head + target})
         if (fits(text))
             return text;
-    const int room = width - metrics.horizontalAdvance(head + factor);
+    const int room = width - metrics.horizontalAdvance(head);
     if (room >= metrics.horizontalAdvance(QStringLiteral("ab…yz")))
-        return head + metrics.elidedText(target, Qt::ElideMiddle, room) + factor;
-    return metrics.elidedText(head + target + factor, Qt::ElideRight, width);
+        return head + metrics.elidedText(target, Qt::ElideMiddle, room);
+    return metrics.elidedText(head + target, Qt::ElideRight, width);
 }
 
 } // namespace
@@ -230,8 +232,12 @@ void OpportunitiesView::fitColumns()
     for (int c : {OrderColumn, GainColumn, OpsColumn})
         m_list->resizeColumnToContents(c);
     const int others = header->sectionSize(OrderColumn) + header->sectionSize(GainColumn) + header->sectionSize(OpsColumn);
-    const int least = m_list->fontMetrics().averageCharWidth() * 16;
-    const int width = std::max(least, m_list->viewport()->width() - others);
+    const int least = m_list->fontMetrics().averageCharWidth() * 10;
+    // The vertical scroll bar a long list is about to get is not in the viewport's width yet.
+    const int rows = m_list->topLevelItemCount();
+    const bool scrolls = rows > 0 && rows * m_list->sizeHintForRow(0) > m_list->viewport()->height();
+    const int bar = scrolls && !m_list->verticalScrollBar()->isVisible() ? m_list->verticalScrollBar()->sizeHint().width() : 0;
+    const int width = std::max(least, m_list->viewport()->width() - bar - others);
     if (header->sectionSize(ChangeColumn) != width)
         header->resizeSection(ChangeColumn, width); // fits the texts (sectionResized)
     else

@@ -31,7 +31,9 @@ WhatIfPanel::WhatIfPanel(WhatIfEvaluator *evaluator, QWidget *parent) : QWidget(
 {
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(3);
     auto *form = new QFormLayout;
+    form->setVerticalSpacing(3);
     form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
     m_target = new QComboBox(this);
     m_target->addItem(tr("GPU kernels matching a regex"), int(Target::GpuKernels));
@@ -64,18 +66,18 @@ WhatIfPanel::WhatIfPanel(WhatIfEvaluator *evaluator, QWidget *parent) : QWidget(
     form->addRow(m_parameterLabel, m_parameter);
     layout->addLayout(form);
 
-    auto *resultRow = new QHBoxLayout;
+    // The answer spans the panel's width (fewer lines wrapped): "Add" sits beside the tabs below.
     m_result = new QLabel(this);
     m_result->setWordWrap(true);
     m_result->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_add = new QPushButton(tr("Add to comparison"), this);
-    m_add->setToolTip(tr("Keep this what-if as a row of the table below, to compare several side by side"));
-    resultRow->addWidget(m_result, 1);
-    resultRow->addWidget(m_add);
-    layout->addLayout(resultRow);
+    layout->addWidget(m_result);
 
     m_tabs = new QTabWidget(this);
     m_tabs->setDocumentMode(true);
+    m_add = new QPushButton(tr("+ Compare"), m_tabs);
+    m_add->setToolTip(tr("Add this what-if to the comparison table (the Comparison tab), to compare several side by "
+                         "side"));
+    m_tabs->setCornerWidget(m_add, Qt::TopRightCorner);
     m_diffView = new WhatIfDiffView(m_tabs);
     m_tabs->addTab(m_diffView, tr("Baseline → what-if"));
     m_tabs->setTabToolTip(0, tr("The current what-if's critical path beside the baseline's: its breakdown, what left "
@@ -95,7 +97,7 @@ WhatIfPanel::WhatIfPanel(WhatIfEvaluator *evaluator, QWidget *parent) : QWidget(
     m_table->setTextElideMode(Qt::ElideMiddle);
     m_table->setMinimumHeight(m_table->fontMetrics().height() * 5);
     m_tabs->addTab(m_table, tr("Comparison"));
-    m_tabs->setTabToolTip(2, tr("What-ifs kept with \"Add to comparison\", side by side"));
+    m_tabs->setTabToolTip(2, tr("What-ifs kept with \"+ Compare\", side by side"));
     layout->addWidget(m_tabs, 1);
 
     connect(m_target, &QComboBox::currentIndexChanged, this, &WhatIfPanel::targetChanged);
