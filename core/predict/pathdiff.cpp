@@ -1,9 +1,6 @@
 #include "predict/pathdiff.h"
 
-#include <algorithm>
-#include <map>
 #include <set>
-#include <tuple>
 
 namespace linkscope::core::predict {
 
@@ -20,38 +17,23 @@ std::set<NodeKey> nodesOf(const RankPath &path)
     return out;
 }
 
-// The steps of `path` whose node is not in `other`, grouped as topOfPath groups them; `count`: the nodes.
+// The steps of `path` whose node is not in `other`, named as topOfPath names a path's ops (one
+// grouping for both: the dock's top ops and the diff's lists read alike); `count`: their nodes.
 std::vector<PathShare> missingFrom(const SimJob &job, const RankPath &path, const std::set<NodeKey> &other, std::size_t limit,
                                    std::size_t &count)
 {
-    std::map<std::tuple<std::int32_t, std::uint32_t, NodeKind>, PathShare> by;
-    std::set<NodeKey> counted;
+    RankPath missing;
+    missing.rank = path.rank;
+    std::set<NodeKey> nodes;
     for (const PathStep &s : path.steps) {
         if (s.node == kNoNode || s.rank < 0 || static_cast<std::size_t>(s.rank) >= job.ranks.size()
-            || other.count({s.rank, s.node}))
+            || s.node >= job.ranks[static_cast<std::size_t>(s.rank)].nodes.size() || other.count({s.rank, s.node}))
             continue;
-        const SimRank &rank = job.ranks[static_cast<std::size_t>(s.rank)];
-        if (s.node >= rank.nodes.size())
-            continue;
-        const SimNode &n = rank.nodes[s.node];
-        PathShare &share = by[{s.rank, n.name, n.kind}];
-        share.rank = rank.rank;
-        share.name = rank.names[n.name];
-        share.kind = n.kind;
-        share.ns += s.endNs - s.startNs;
-        if (counted.insert({s.rank, s.node}).second)
-            ++share.count;
+        missing.steps.push_back(s);
+        nodes.insert({s.rank, s.node});
     }
-    count = counted.size();
-    std::vector<PathShare> out;
-    out.reserve(by.size());
-    for (auto &[key, share] : by)
-        out.push_back(std::move(share));
-    std::sort(out.begin(), out.end(),
-              [](const PathShare &a, const PathShare &b) { return a.ns != b.ns ? a.ns > b.ns : a.name < b.name; });
-    if (out.size() > limit)
-        out.resize(limit);
-    return out;
+    count = nodes.size();
+    return topOfPath(job, missing, limit);
 }
 
 } // namespace

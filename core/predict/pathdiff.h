@@ -14,8 +14,9 @@ namespace linkscope::core::predict {
 struct PathDiff {
     std::size_t leftCount = 0;   // nodes on `before` and not on `after`
     std::size_t joinedCount = 0; // nodes on `after` and not on `before`
-    // The same nodes by (rank, name, kind), longest first, at most `limit` each: the time is the
-    // node's on the path it was on (`before` for left, `after` for joined).
+    // The same nodes named as topOfPath names a path's ops: by (rank, name, kind), longest first, at
+    // most `limit` each; the time is the nodes' on the path they were on (`before` for left, `after`
+    // for joined), `count` their stretches on it; a node with no time on it is counted, not named.
     std::vector<PathShare> left, joined;
 };
 

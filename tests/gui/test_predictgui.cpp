@@ -183,6 +183,106 @@ private slots:
         QVERIFY(view->pathOverlay().events().empty());
     }
 
+    // Path: baseline / what-if. The timeline draws the path the toggle chooses: the what-if's is
+    // the what-if's replay's path (its ops, in its order), and follows the form as it changes; the
+    // baseline's is the prediction's. Choosing one turns critical-path mode on.
+    void thePathDrawnIsTheBaselinesOrTheWhatIfs()
+    {
+        const ui::PredictionPtr p = m_window->predictionController()->prediction();
+        QVERIFY(p);
+        ui::PredictDock *dock = m_window->predictDock();
+        ui::TimelineView *view = m_window->timeline();
+        ui::WhatIfPanel *panel = dock->whatIf();
+        // The what-if's ops, from its own path (not through the dock's mapping).
+        const auto chainOf = [&](const predict::RankPath &path) {
+            std::vector<core::EventIndex> chain;
+            for (const predict::PathStep &step : path.steps)
+                if (step.rank == 0 && step.node != predict::kNoNode && p->graph.eventOf.at(step.node).valid()
+                    && (chain.empty() || chain.back() != p->graph.eventOf[step.node]))
+                    chain.push_back(p->graph.eventOf[step.node]);
+            return chain;
+        };
+        // Every GPU kernel ×20: the path moves onto the kernels.
+        panel->setTarget(ui::WhatIfPanel::Target::GpuKernels);
+        panel->setValue(20);
+        panel->setParameter(QStringLiteral("."));
+        QVERIFY2(panel->current().pathKnown, qPrintable(panel->current().error));
+        const std::vector<core::EventIndex> longKernels = chainOf(panel->current().path.path);
+        QVERIFY(!longKernels.empty());
+        QVERIFY(longKernels != p->pathChain);
+
+        QVERIFY(!dock->criticalPathAction()->isChecked());
+        QCOMPARE(dock->pathShown(), ui::PredictDock::PathShown::Baseline);
+        dock->whatIfPathAction()->trigger();
+        QVERIFY(dock->criticalPathAction()->isChecked());
+        QCOMPARE(dock->pathShown(), ui::PredictDock::PathShown::WhatIf);
+        QCOMPARE(view->pathOverlay().chain(), longKernels);
+        QVERIFY(dock->pathShownText().contains(panel->current().description));
+        view->fitAll();
+        QVERIFY(!view->renderToImage(QSize(1400, 800)).isNull());
+        QVERIFY(view->pathOverlay().paintedCount() > 0);
+        // The form changes: the path drawn follows the new replay.
+        panel->setValue(0.05);
+        QVERIFY(panel->current().pathKnown);
+        const std::vector<core::EventIndex> shortKernels = chainOf(panel->current().path.path);
+        QCOMPARE(view->pathOverlay().chain(), shortKernels);
+        QVERIFY(shortKernels != longKernels);
+        // A form that does not replay: the baseline's path stands in, and the dock says so.
+        panel->setParameter(QString());
+        QVERIFY(!panel->current().pathKnown);
+        QCOMPARE(view->pathOverlay().chain(), p->pathChain);
+        QVERIFY(dock->pathShownText().contains(QStringLiteral("no what-if replayed")));
+        // Back to the baseline.
+        panel->setParameter(QStringLiteral("."));
+        QCOMPARE(view->pathOverlay().chain(), shortKernels);
+        dock->baselinePathAction()->trigger();
+        QCOMPARE(dock->pathShown(), ui::PredictDock::PathShown::Baseline);
+        QCOMPARE(view->pathOverlay().chain(), p->pathChain);
+        dock->setPathShown(ui::PredictDock::PathShown::WhatIf);
+        dock->criticalPathAction()->setChecked(false);
+        QVERIFY(view->pathOverlay().chain().empty());
+        dock->setPathShown(ui::PredictDock::PathShown::Baseline);
+    }
+
+    // Jumps back in measured time that cluster on a lane share one label with their count: labels
+    // never overlap. The path's ops in reverse order make every arrow a jump back, all of them
+    // close together once the whole trace is in view.
+    void jumpsBackThatClusterShareALabel()
+    {
+        const ui::PredictionPtr p = m_window->predictionController()->prediction();
+        QVERIFY(p);
+        std::vector<core::EventIndex> reversed(p->pathChain.rbegin(), p->pathChain.rend());
+        QVERIFY(reversed.size() > 20);
+        ui::TimelineView *view = m_window->timeline();
+        view->setPathEvents(reversed);
+        view->fitAll();
+        QVERIFY(!view->renderToImage(QSize(1400, 800)).isNull());
+        const ui::TimelinePathOverlay &overlay = view->pathOverlay();
+        const auto &labels = overlay.backLabels();
+        QVERIFY(overlay.backwardsCount() > 10);
+        QVERIFY(!labels.empty());
+        QVERIFY(labels.size() <= ui::TimelinePathOverlay::kMaxBackLabels);
+        std::size_t counted = 0, merged = 0;
+        for (std::size_t i = 0; i < labels.size(); ++i) {
+            counted += labels[i].count;
+            merged += labels[i].count > 1;
+            for (std::size_t j = i + 1; j < labels.size(); ++j)
+                QVERIFY2(!labels[i].rect.intersects(labels[j].rect),
+                         qPrintable(QStringLiteral("labels %1 and %2 overlap").arg(i).arg(j)));
+        }
+        QVERIFY(counted <= overlay.backwardsCount());
+        QVERIFY(merged > 0); // clustered: some label stands for several jumps
+        // Zoomed in on one stretch: fewer jumps in view, still apart.
+        const core::Nanos middle = m_window->document()->event(reversed[reversed.size() / 2]).ts;
+        view->setVisibleRange(middle, middle + 200'000);
+        QVERIFY(!view->renderToImage(QSize(1400, 800)).isNull());
+        for (std::size_t i = 0; i < overlay.backLabels().size(); ++i)
+            for (std::size_t j = i + 1; j < overlay.backLabels().size(); ++j)
+                QVERIFY(!overlay.backLabels()[i].rect.intersects(overlay.backLabels()[j].rect));
+        qInfo("%zu jumps back in view, %zu labels (%zu of them for several)", overlay.backwardsCount(), labels.size(), merged);
+        view->setPathEvents({});
+    }
+
     void whatIfReplaysTheGraph()
     {
         ui::PredictionController *controller = m_window->predictionController();

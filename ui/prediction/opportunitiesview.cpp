@@ -7,8 +7,12 @@
 #include <QLabel>
 #include <QLocale>
 #include <QPushButton>
+#include <QScrollBar>
+#include <QStyle>
 #include <QTreeWidget>
 #include <QVBoxLayout>
+
+#include <algorithm>
 
 namespace linkscope::ui {
 
@@ -18,6 +22,68 @@ struct SweepOutcome {
     std::shared_ptr<const core::predict::Opportunities> result;
     QString error;
 };
+
+// A change's title in parts (the item's data): the kind of change and its target are what tell
+// two rows apart — a sweep offers many CPU ops of one straggler, "rank 0's CPU op …" each.
+enum Role { TitleRole = Qt::UserRole, KindRole, TargetRole, FactorRole, RankRole };
+
+struct TitleParts {
+    QString kind, target, factor, rank; // "CPU op", "aten::mm", " ×0.5", " · rank 0"
+};
+
+TitleParts partsOf(const core::predict::Opportunity &o)
+{
+    const QString title = QString::fromStdString(o.title);
+    TitleParts parts;
+    const qsizetype times = title.lastIndexOf(QStringLiteral(" ×"));
+    QString what = times > 0 ? title.left(times) : title;
+    parts.factor = times > 0 ? title.mid(times) : QString();
+    const QString rankPrefix = QStringLiteral("rank %1's ").arg(o.rank);
+    const auto split = [&](const QString &prefix, const QString &kind) {
+        if (!what.startsWith(prefix))
+            return false;
+        parts.kind = kind;
+        parts.target = what.mid(prefix.size());
+        return true;
+    };
+    using Kind = core::predict::OpportunityKind;
+    if (o.kind == Kind::CpuOp && what.startsWith(rankPrefix)) {
+        what = what.mid(rankPrefix.size());
+        parts.rank = QObject::tr(" · rank %1").arg(o.rank);
+        if (split(QStringLiteral("CPU op "), QObject::tr("CPU op")))
+            return parts;
+    } else if (o.kind == Kind::KernelFamily && split(QStringLiteral("GPU kernels "), QObject::tr("GPU kernels"))) {
+        return parts;
+    }
+    // Short titles (all CPU, a stream, the network, a rank's CPU): the whole of it is the target.
+    parts.kind.clear();
+    parts.target = what;
+    parts.rank.clear();
+    return parts;
+}
+
+// The longest form of the title that fits `width` px: whole, then kind + target + factor (+ rank),
+// kind + target, then the target elided in its middle after the kind.
+QString fittedTitle(const QTreeWidgetItem &item, int column, const QFontMetrics &metrics, int width)
+{
+    const QString title = item.data(column, TitleRole).toString();
+    const QString kind = item.data(column, KindRole).toString();
+    const QString target = item.data(column, TargetRole).toString();
+    const QString factor = item.data(column, FactorRole).toString();
+    const QString rank = item.data(column, RankRole).toString();
+    const auto fits = [&](const QString &text) { return metrics.horizontalAdvance(text) <= width; };
+    if (fits(title))
+        return title;
+    const QString head = kind.isEmpty() ? QString() : kind + QLatin1Char(' ');
+    // The factor goes before the target is cut: a sweep's factor is every row's (the tooltip has it).
+    for (const QString &text : {head + target + factor + rank, head + target + factor, head + target})
+        if (fits(text))
+            return text;
+    const int room = width - metrics.horizontalAdvance(head);
+    if (room >= metrics.horizontalAdvance(QStringLiteral("ab…yz")))
+        return head + metrics.elidedText(target, Qt::ElideMiddle, room);
+    return metrics.elidedText(head + target, Qt::ElideRight, width);
+}
 
 } // namespace
 
@@ -46,11 +112,19 @@ OpportunitiesView::OpportunitiesView(QWidget *parent) : QWidget(parent), m_job(1
     m_list->headerItem()->setToolTip(GainColumn, tr("The job's predicted step (its slowest rank's) under the change, and "
                                                     "the time it saves"));
     m_list->headerItem()->setToolTip(OpsColumn, tr("Ops the change touches, and of them on a critical path before it"));
+    m_list->headerItem()->setToolTip(MovedColumn, tr("What moved on the job's critical path (also in each change's "
+                                                     "tooltip)"));
+    // The Change column takes the room the step and the ops leave (what moved is further right, and
+    // in each row's tooltip); each title is fitted to it (fittedTitle), not cut at its end.
     m_list->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_list->header()->setSectionResizeMode(ChangeColumn, QHeaderView::Interactive);
     m_list->header()->setStretchLastSection(true);
-    m_list->setTextElideMode(Qt::ElideRight); // a change's title keeps its start: what it changes
+    m_list->setTextElideMode(Qt::ElideRight);
     layout->addWidget(m_list, 1);
+    connect(m_list->header(), &QHeaderView::sectionResized, this, [this](int column) {
+        if (column == ChangeColumn)
+            fitChangeTexts();
+    });
     connect(m_find, &QPushButton::clicked, this, &OpportunitiesView::find);
     connect(m_list, &QTreeWidget::itemActivated, this,
             [this](QTreeWidgetItem *item) { choose(m_list->indexOfTopLevelItem(item)); });
@@ -119,9 +193,16 @@ void OpportunitiesView::show(std::shared_ptr<const core::predict::Opportunities>
     for (const core::predict::Opportunity &c : o.ranked) {
         auto *item = new QTreeWidgetItem(m_list);
         item->setText(OrderColumn, QString::number(++n));
+        const TitleParts parts = partsOf(c);
+        item->setData(ChangeColumn, TitleRole, QString::fromStdString(c.title));
+        item->setData(ChangeColumn, KindRole, parts.kind);
+        item->setData(ChangeColumn, TargetRole, parts.target);
+        item->setData(ChangeColumn, FactorRole, parts.factor);
+        item->setData(ChangeColumn, RankRole, parts.rank);
         item->setText(ChangeColumn, QString::fromStdString(c.title));
         item->setToolTip(ChangeColumn, QString::fromStdString(c.title) + QLatin1Char('\n')
-                                           + tr("linkscope predict %1").arg(QString::fromStdString([&] {
+                                           + tr("What moved on the path: %1").arg(QString::fromStdString(c.moved()))
+                                           + QLatin1Char('\n') + tr("linkscope predict %1").arg(QString::fromStdString([&] {
                                                  std::string args;
                                                  for (const std::string &a : c.args)
                                                      args += (args.empty() ? "" : " ") + a;
@@ -136,6 +217,48 @@ void OpportunitiesView::show(std::shared_ptr<const core::predict::Opportunities>
         for (int col : {OrderColumn, GainColumn, OpsColumn})
             item->setTextAlignment(col, Qt::AlignRight | Qt::AlignVCenter);
     }
+    fitColumns();
+}
+
+void OpportunitiesView::resizeEvent(QResizeEvent *event)
+{
+    QWidget::resizeEvent(event);
+    fitColumns();
+}
+
+void OpportunitiesView::fitColumns()
+{
+    QHeaderView *header = m_list->header();
+    for (int c : {OrderColumn, GainColumn, OpsColumn})
+        m_list->resizeColumnToContents(c);
+    const int others = header->sectionSize(OrderColumn) + header->sectionSize(GainColumn) + header->sectionSize(OpsColumn);
+    const int least = m_list->fontMetrics().averageCharWidth() * 10;
+    // The vertical scroll bar a long list is about to get is not in the viewport's width yet.
+    const int rows = m_list->topLevelItemCount();
+    const bool scrolls = rows > 0 && rows * m_list->sizeHintForRow(0) > m_list->viewport()->height();
+    const int bar = scrolls && !m_list->verticalScrollBar()->isVisible() ? m_list->verticalScrollBar()->sizeHint().width() : 0;
+    const int width = std::max(least, m_list->viewport()->width() - bar - others);
+    if (header->sectionSize(ChangeColumn) != width)
+        header->resizeSection(ChangeColumn, width); // fits the texts (sectionResized)
+    else
+        fitChangeTexts();
+}
+
+void OpportunitiesView::fitChangeTexts()
+{
+    // The item view's margins either side of a cell's text.
+    const int margin = 2 * (m_list->style()->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, m_list) + 1) + 2;
+    const int width = m_list->header()->sectionSize(ChangeColumn) - margin;
+    for (int r = 0; r < m_list->topLevelItemCount(); ++r) {
+        QTreeWidgetItem *item = m_list->topLevelItem(r);
+        item->setText(ChangeColumn, fittedTitle(*item, ChangeColumn, m_list->fontMetrics(), width));
+    }
+}
+
+QString OpportunitiesView::changeText(int row) const
+{
+    const QTreeWidgetItem *item = m_list->topLevelItem(row);
+    return item ? item->text(ChangeColumn) : QString();
 }
 
 void OpportunitiesView::choose(int row)

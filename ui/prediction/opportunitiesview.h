@@ -37,13 +37,22 @@ public:
     QString statusText() const;
     // Chooses the list's row `row` as if clicked.
     void choose(int row);
+    // The Change column's text of `row` as shown: the whole title when the column has room, else the
+    // kind of change and its target first ("CPU op aten::mm ×0.5 · rank 0"), the target elided in
+    // its middle; the whole title is the cell's tooltip.
+    QString changeText(int row) const;
     // Tests: processes events until no sweep runs. False on timeout.
     bool waitUntilFound(int timeoutMs = 120000);
 
 signals:
     void chosen(const linkscope::core::WhatIf &whatIf, const QString &title);
 
+protected:
+    void resizeEvent(QResizeEvent *event) override;
+
 private:
+    void fitColumns();     // the Change column gets the room the step and ops columns leave
+    void fitChangeTexts(); // each change's text to the Change column's width
     void show(std::shared_ptr<const core::predict::Opportunities> result, const QString &error);
 
     std::shared_ptr<const core::predict::SimJob> m_graph;

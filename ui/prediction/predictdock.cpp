@@ -2,13 +2,14 @@
 
 #include "predict/opportunities.h"
 
+#include "prediction/jobwhatiftabs.h"
 #include "prediction/predicttext.h"
 #include "prediction/whatifpanel.h"
 #include "timeline/eventstyle.h"
 #include "timeline/timelinepalette.h"
 
 #include <QAction>
-#include <QGroupBox>
+#include <QActionGroup>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -89,8 +90,18 @@ PredictDock::PredictDock(PredictionController *controller, EventSelection *selec
 {
     setObjectName(QStringLiteral("PredictDock"));
     auto *body = new QWidget(this);
-    auto *layout = new QVBoxLayout(body);
-    layout->setContentsMargins(6, 4, 6, 4);
+    m_bodyLayout = new QVBoxLayout(body);
+    m_bodyLayout->setContentsMargins(6, 4, 6, 4);
+    // The open pair's prediction; with a job open, a tab beside the job's what-if tools.
+    m_pairPage = new QWidget(body);
+    auto *layout = new QVBoxLayout(m_pairPage);
+    layout->setContentsMargins(0, 0, 0, 0);
+    m_bodyLayout->addWidget(m_pairPage, 1);
+    m_pairScroll = new QScrollArea(this);
+    m_pairScroll->setWidgetResizable(true);
+    m_pairScroll->setFrameShape(QFrame::NoFrame);
+    m_pairScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    m_pairScroll->hide();
 
     m_pathAction = new QAction(tr("Critical path"), this);
     m_pathAction->setCheckable(true);
@@ -102,8 +113,32 @@ PredictDock::PredictDock(PredictionController *controller, EventSelection *selec
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
     auto *pathButton = new QToolButton(body);
     pathButton->setDefaultAction(m_pathAction);
+    // Whose path the timeline draws: the baseline's or the current what-if's.
+    auto *which = new QActionGroup(this);
+    m_baselinePath = new QAction(tr("Baseline"), which);
+    m_baselinePath->setToolTip(tr("Draw the critical path of the pair as measured (the baseline)"));
+    m_whatIfPath = new QAction(tr("What-if"), which);
+    m_whatIfPath->setToolTip(tr("Draw the critical path under the current what-if (the What if tab's), from its replay"));
+    for (QAction *a : {m_baselinePath, m_whatIfPath})
+        a->setCheckable(true);
+    m_baselinePath->setChecked(true);
+    auto *pathColumn = new QVBoxLayout;
+    pathColumn->setSpacing(0);
+    pathColumn->addWidget(pathButton, 0, Qt::AlignRight);
+    auto *pathRow = new QHBoxLayout;
+    pathRow->setSpacing(0);
+    auto *pathLabel = new QLabel(tr("Path:"), body);
+    pathLabel->setToolTip(tr("Which critical path the timeline draws"));
+    pathRow->addWidget(pathLabel);
+    for (QAction *a : {m_baselinePath, m_whatIfPath}) {
+        auto *b = new QToolButton(body);
+        b->setDefaultAction(a);
+        b->setAutoRaise(true);
+        pathRow->addWidget(b);
+    }
+    pathColumn->addLayout(pathRow);
     header->addWidget(m_summary, 1);
-    header->addWidget(pathButton, 0, Qt::AlignTop);
+    header->addLayout(pathColumn);
     layout->addLayout(header);
     m_correction = new QLabel(body);
     m_correction->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -153,14 +188,6 @@ PredictDock::PredictDock(PredictionController *controller, EventSelection *selec
                                     "path beside the baseline's"));
     m_pairTabs->setTabToolTip(1, tr("The names that take most of the predicted step's critical path"));
     layout->addWidget(m_pairTabs, 1);
-    m_jobBox = new QGroupBox(tr("The open job: every rank, collectives joined"), body);
-    m_jobBox->setToolTip(tr("What-ifs and what to fix first replayed on the whole job (the Job dock lists each rank's "
-                            "step under the what-if); below, the open rank's pair replayed alone"));
-    auto *jobLayout = new QVBoxLayout(m_jobBox);
-    jobLayout->setContentsMargins(6, 4, 6, 4);
-    m_jobBox->setMinimumHeight(fontMetrics().height() * 16);
-    m_jobBox->hide();
-    layout->insertWidget(0, m_jobBox, 2);
     // Scrolls rather than squeezing the tables when the dock is short.
     auto *scroll = new QScrollArea(this);
     scroll->setWidgetResizable(true);
@@ -171,6 +198,17 @@ PredictDock::PredictDock(PredictionController *controller, EventSelection *selec
     setWidget(scroll);
 
     connect(m_pathAction, &QAction::toggled, this, [this] { emit pathHighlightChanged(highlightedPath()); });
+    connect(which, &QActionGroup::triggered, this,
+            [this](QAction *a) { setPathShown(a == m_whatIfPath ? PathShown::WhatIf : PathShown::Baseline); });
+    // The what-if's path follows the form as it is replayed.
+    connect(m_whatIf, &WhatIfPanel::applied, this, [this](const WhatIfOutcome &w) {
+        m_whatIfPath->setToolTip(
+            w.pathKnown ? tr("Draw the critical path under the current what-if (%1), from its replay").arg(w.description)
+                        : tr("Draw the critical path under the current what-if: none is replayed yet (the baseline's "
+                             "is drawn meanwhile)"));
+        if (m_pathAction->isChecked() && pathShown() == PathShown::WhatIf)
+            emit pathHighlightChanged(highlightedPath());
+    });
     connect(controller, &PredictionController::buildStarted, this, &PredictDock::showPrediction);
     connect(controller, &PredictionController::predicted, this, [this] {
         showPrediction();
@@ -220,20 +258,55 @@ void PredictDock::showChakraStep()
     m_chakra->setVisible(!text.isEmpty());
 }
 
+void PredictDock::setPathShown(PathShown shown)
+{
+    (shown == PathShown::WhatIf ? m_whatIfPath : m_baselinePath)->setChecked(true);
+    if (!m_pathAction->isChecked())
+        m_pathAction->setChecked(true); // draws it (toggled)
+    else
+        emit pathHighlightChanged(highlightedPath());
+}
+
+PredictDock::PathShown PredictDock::pathShown() const
+{
+    return m_whatIfPath->isChecked() ? PathShown::WhatIf : PathShown::Baseline;
+}
+
 std::vector<core::EventIndex> PredictDock::highlightedPath() const
 {
     const PredictionPtr p = m_controller->prediction();
-    return m_pathAction->isChecked() && p ? p->pathChain : std::vector<core::EventIndex>();
+    if (!m_pathAction->isChecked() || !p)
+        return {};
+    const WhatIfOutcome &w = m_whatIf->current();
+    if (pathShown() == PathShown::WhatIf && w.pathKnown)
+        return m_controller->chainOf(w.path.path);
+    return p->pathChain;
+}
+
+QString PredictDock::pathShownText() const
+{
+    if (pathShown() == PathShown::Baseline)
+        return tr("the baseline's critical path");
+    const WhatIfOutcome &w = m_whatIf->current();
+    if (w.pathKnown)
+        return tr("the critical path under the what-if: %1").arg(w.description);
+    return tr("the baseline's critical path: no what-if replayed yet (%1)")
+        .arg(w.error.isEmpty() ? tr("type one in the What if tab") : w.error);
 }
 
 QString PredictDock::summaryText() const { return m_summary->text(); }
 QString PredictDock::correctionText() const { return m_correction->text(); }
 QString PredictDock::breakdownText() const { return m_breakdownPlain; }
 
-void PredictDock::setJobTools(QWidget *tools)
+void PredictDock::setJobTools(JobWhatIfTabs *tools)
 {
-    if (tools)
-        m_jobBox->layout()->addWidget(tools);
+    if (!tools || tools == m_jobTools)
+        return;
+    m_jobTools = tools;
+    m_bodyLayout->insertWidget(0, tools, 1);
+    tools->setVisible(m_jobOpen);
+    if (m_jobOpen)
+        setJobOpen(true);
 }
 
 void PredictDock::setJobOpen(bool open)
@@ -241,7 +314,25 @@ void PredictDock::setJobOpen(bool open)
     m_jobOpen = open;
     if (open)
         raise(); // the job's what-if, in front of the tabs beside it (Search, Warnings)
-    m_jobBox->setVisible(open && m_jobBox->layout()->count() > 0);
+    // With a job open its tools fill the dock, the open rank's pair a tab beside them: the step,
+    // the breakdown and the what-if with its diff read without scrolling (issue 40).
+    if (m_jobTools) {
+        // The pair's page scrolls in its tab: its height is not the dock's minimum.
+        const int at = m_jobTools->indexOf(m_pairScroll);
+        if (open && at < 0) {
+            m_pairScroll->setWidget(m_pairPage);
+            m_jobTools->addTab(m_pairScroll, QString());
+            m_jobTools->setTabToolTip(m_jobTools->indexOf(m_pairScroll),
+                                      tr("The rank open on the timeline, its pair replayed alone (its collectives "
+                                         "mirrored): its step, breakdown, what-if and top ops"));
+        } else if (!open && at >= 0) {
+            m_jobTools->removeTab(at);
+            m_pairPage = m_pairScroll->takeWidget();
+            m_bodyLayout->addWidget(m_pairPage, 1);
+            m_pairPage->show();
+        }
+        m_jobTools->setVisible(open);
+    }
     m_pairTabs->setTabText(0, open ? tr("What if (the open rank alone)") : tr("What if"));
     showPrediction();
 }
@@ -256,6 +347,10 @@ void PredictDock::setPairShown(bool shown)
 void PredictDock::showPrediction()
 {
     const PredictionPtr p = m_controller->prediction();
+    if (m_jobTools && m_jobTools->indexOf(m_pairScroll) >= 0)
+        m_jobTools->setTabText(m_jobTools->indexOf(m_pairScroll), p && !p->graph.job.ranks.empty()
+                                                                      ? tr("Rank %1 alone").arg(p->graph.job.ranks[0].rank)
+                                                                      : tr("A rank alone"));
     m_top->setRowCount(0);
     m_correction->clear();
     m_correction->hide();

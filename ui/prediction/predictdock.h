@@ -13,18 +13,21 @@
 #include "timeline/eventselection.h"
 
 #include <QDockWidget>
+#include <QPointer>
 
 #include <vector>
 
 class QAction;
-class QGroupBox;
 class QLabel;
+class QScrollArea;
 class QTabWidget;
 class QTableWidget;
+class QVBoxLayout;
 
 namespace linkscope::ui {
 
 class BreakdownBar;
+class JobWhatIfTabs;
 class WhatIfPanel;
 
 class PredictDock : public QDockWidget {
@@ -35,8 +38,18 @@ public:
     void setDocument(DocumentPtr doc);
     // Checkable: while on, pathHighlightChanged() carries the path's ops (else nothing).
     QAction *criticalPathAction() const { return m_pathAction; }
-    // The path's ops in path order while critical-path mode is on; empty otherwise.
+    // Which path critical-path mode draws: the baseline's, or the current what-if's (the "What if"
+    // tab's, replayed on the open pair's graph). Choosing one turns the mode on.
+    enum class PathShown { Baseline, WhatIf };
+    void setPathShown(PathShown shown);
+    PathShown pathShown() const;
+    QAction *baselinePathAction() const { return m_baselinePath; }
+    QAction *whatIfPathAction() const { return m_whatIfPath; }
+    // The path's ops in path order while critical-path mode is on (the what-if's when it is chosen
+    // and replayed, else the baseline's); empty otherwise.
     std::vector<core::EventIndex> highlightedPath() const;
+    // Whose path highlightedPath() is: "baseline", "what-if", or why the baseline's stands in.
+    QString pathShownText() const;
 
     QString summaryText() const;    // "Predicted step 12.345 ms · …", or why there is none
     QString correctionText() const; // "correction: 12.345 → 12.001 ms (−2.8 %)", or empty
@@ -47,9 +60,10 @@ public:
     ChakraStepPredictor *chakraPredictor() const { return m_chakraStep; }
     QTableWidget *topTable() const { return m_top; }
     WhatIfPanel *whatIf() const { return m_whatIf; }
-    // The open job's what-if tools (jobwhatiftabs.h), shown above the pair's prediction while a job
-    // is open (setJobOpen, which raises the dock): with a job open, the what-if acts on the job.
-    void setJobTools(QWidget *tools);
+    // The open job's what-if tools (jobwhatiftabs.h), which fill the dock while a job is open
+    // (setJobOpen, which raises the dock), the open rank's pair prediction a tab beside them: with a
+    // job open, the what-if acts on the job.
+    void setJobTools(JobWhatIfTabs *tools);
     void setJobOpen(bool open);
     // The pair's what-if and top ops, in tabs under the step and its breakdown.
     QTabWidget *pairTabs() const { return m_pairTabs; }
@@ -66,6 +80,8 @@ private:
     EventSelection *m_selection;
     DocumentPtr m_doc;
     QAction *m_pathAction = nullptr;
+    QAction *m_baselinePath = nullptr;
+    QAction *m_whatIfPath = nullptr;
     QLabel *m_summary = nullptr;
     QLabel *m_correction = nullptr;
     QLabel *m_chakra = nullptr;
@@ -75,7 +91,10 @@ private:
     QString m_breakdownPlain; // what m_breakdown shows, as plain text
     QTableWidget *m_top = nullptr;
     WhatIfPanel *m_whatIf = nullptr;
-    QGroupBox *m_jobBox = nullptr;
+    QVBoxLayout *m_bodyLayout = nullptr;
+    QWidget *m_pairPage = nullptr;       // the pair's prediction: in the dock's body, or (job open) in
+    QScrollArea *m_pairScroll = nullptr; // this, a tab of the job's tools
+    QPointer<JobWhatIfTabs> m_jobTools;
     QTabWidget *m_pairTabs = nullptr; // the pair's what-if and top ops
     bool m_jobOpen = false;
 };

@@ -62,16 +62,29 @@ std::shared_ptr<PairPrediction> PredictionController::build(const TraceDocument 
         std::vector<std::vector<std::int64_t>> slacks = slack(job, out->baseline);
         if (!slacks.empty())
             out->slack = std::move(slacks[0]);
-        for (const PathStep &step : out->path.steps) {
-            if (step.rank != 0 || step.node == kNoNode || step.node >= out->graph.eventOf.size())
-                continue;
-            const core::EventIndex event = out->graph.eventOf[step.node];
-            if (event.valid() && (out->pathChain.empty() || out->pathChain.back() != event))
-                out->pathChain.push_back(event);
-        }
+        out->pathChain = chainOf(out->graph, out->path);
     }
     out->replayMs = elapsedMs(timer);
     return out;
+}
+
+std::vector<core::EventIndex> PredictionController::chainOf(const core::predict::PairGraph &graph,
+                                                            const core::predict::RankPath &path)
+{
+    std::vector<core::EventIndex> chain;
+    for (const PathStep &step : path.steps) {
+        if (step.rank != 0 || step.node == kNoNode || step.node >= graph.eventOf.size())
+            continue;
+        const core::EventIndex event = graph.eventOf[step.node];
+        if (event.valid() && (chain.empty() || chain.back() != event))
+            chain.push_back(event);
+    }
+    return chain;
+}
+
+std::vector<core::EventIndex> PredictionController::chainOf(const core::predict::RankPath &path) const
+{
+    return m_prediction ? chainOf(m_prediction->graph, path) : std::vector<core::EventIndex>();
 }
 
 void PredictionController::setDocument(DocumentPtr doc)

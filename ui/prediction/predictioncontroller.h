@@ -84,6 +84,11 @@ public:
     // "Predicted: starts at X ms, slack Y ms (on the critical path)" for Details; empty when unknown.
     QString timingText(core::EventIndex event) const;
 
+    // The ops (DeviceTrace events) a path of the pair's graph runs through, in path order: the
+    // baseline's (PairPrediction::pathChain) or a what-if's (WhatIfPathChange::path), for the timeline.
+    static std::vector<core::EventIndex> chainOf(const core::predict::PairGraph &graph, const core::predict::RankPath &path);
+    std::vector<core::EventIndex> chainOf(const core::predict::RankPath &path) const; // on the current graph
+
     // Tests: processes events until no build is running or pending. False on timeout.
     bool waitUntilBuilt(int timeoutMs = 30000);
 

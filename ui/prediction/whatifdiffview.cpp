@@ -22,6 +22,7 @@ using core::predict::Breakdown;
 using core::predict::PathShare;
 
 constexpr int kTopRows = 8;
+constexpr qsizetype kDiffNameChars = 40;
 
 // "+1.234 ms", "−0.500 ms", "0": a change of time.
 QString deltaText(std::int64_t ns)
@@ -47,7 +48,7 @@ QTableWidget *compactTable(int columns, const QStringList &headers, QWidget *par
     auto *t = new QTableWidget(0, columns, parent);
     t->setHorizontalHeaderLabels(headers);
     t->verticalHeader()->hide();
-    t->verticalHeader()->setDefaultSectionSize(t->fontMetrics().height() + 4);
+    t->verticalHeader()->setDefaultSectionSize(t->fontMetrics().height() + 2);
     t->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
     for (int c = 1; c < columns; ++c)
         t->horizontalHeader()->setSectionResizeMode(c, QHeaderView::ResizeToContents);
@@ -103,13 +104,15 @@ void WhatIfDiffView::showOutcome(const WhatIfOutcome &outcome)
         return;
     }
     const WhatIfPathChange &c = outcome.path;
-    // A pair has one path (the tab says what it is); a job's is named by its rank.
-    m_caption->setText(outcome.ranks.empty() ? QString() : tr("Rank %1's critical path, baseline → what-if").arg(c.rank));
-    m_caption->setVisible(!outcome.ranks.empty());
-    m_caption->setToolTip(outcome.ranks.empty() ? QString()
-                                                : tr("Rank %1's step is the job's under the what-if: its path is shown, "
-                                                     "beside the same rank's baseline path")
-                                                      .arg(c.rank));
+    // A pair has one path (the tab says what it is); a job's is named by its rank, in the table's
+    // header (a line of its own would cost the room the diff needs).
+    m_caption->hide();
+    QTableWidgetItem *head = m_breakdown->horizontalHeaderItem(Share);
+    head->setText(outcome.ranks.empty() ? tr("Critical path") : tr("Rank %1's path").arg(c.rank));
+    head->setToolTip(outcome.ranks.empty() ? QString()
+                                           : tr("Rank %1's step is the job's under the what-if: its path is shown, beside "
+                                                "the same rank's baseline path")
+                                                 .arg(c.rank));
     const auto row = [](QTableWidget *t, const QString &name, std::int64_t before, std::int64_t after) {
         const int r = t->rowCount();
         t->insertRow(r);
@@ -150,10 +153,18 @@ void WhatIfDiffView::showOutcome(const WhatIfOutcome &outcome)
         m_top->item(m_top->rowCount() - 1, Share)->setToolTip(QString::fromStdString(share->name));
     }
 
+    // On screen the longest of each side, its name bounded (the view must not widen the dock); every
+    // name listed in the tooltip.
     const auto listed = [&](const std::vector<PathShare> &shares, std::size_t count, bool rich) {
         QStringList names;
         for (const PathShare &s : shares) {
-            const QString name = shareName(s, c.rank);
+            if (rich && !names.isEmpty()) {
+                names << QStringLiteral("…");
+                break;
+            }
+            QString name = shareName(s, c.rank);
+            if (rich && name.size() > kDiffNameChars)
+                name = name.left(kDiffNameChars / 2 - 1) + QChar(0x2026) + name.right(kDiffNameChars / 2);
             names << (rich ? QStringLiteral("<span style='white-space:nowrap'>%1&nbsp;%2</span>")
                                  .arg(name.toHtmlEscaped(), msText(s.ns).replace(QLatin1Char(' '), QStringLiteral("&nbsp;")))
                            : name + QLatin1Char(' ') + msText(s.ns));
@@ -166,6 +177,7 @@ void WhatIfDiffView::showOutcome(const WhatIfOutcome &outcome)
         tr("Left the path: %1\nJoined it: %2").arg(listed(d.left, d.leftCount, false), listed(d.joined, d.joinedCount, false));
     m_diff->setText(tr("<b>Left the path</b>: %1<br><b>Joined it</b>: %2")
                         .arg(listed(d.left, d.leftCount, true), listed(d.joined, d.joinedCount, true)));
+    m_diff->setToolTip(m_diffPlain);
 }
 
 } // namespace linkscope::ui

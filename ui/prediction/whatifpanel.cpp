@@ -31,7 +31,9 @@ WhatIfPanel::WhatIfPanel(WhatIfEvaluator *evaluator, QWidget *parent) : QWidget(
 {
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(3);
     auto *form = new QFormLayout;
+    form->setVerticalSpacing(3);
     form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
     m_target = new QComboBox(this);
     m_target->addItem(tr("GPU kernels matching a regex"), int(Target::GpuKernels));
@@ -43,10 +45,10 @@ WhatIfPanel::WhatIfPanel(WhatIfEvaluator *evaluator, QWidget *parent) : QWidget(
     m_target->addItem(tr("Rank delayed by (ms per step)"), int(Target::RankDelay));
     m_target->setToolTip(tr("What changes: GPU or CPU ops' durations × the factor, every transfer × slower, the network's "
                             "bandwidth or latency × the factor, or a rank's CPU time + ms at each step's start"));
-    form->addRow(tr("What-if"), m_target);
-    m_parameter = new QLineEdit(this);
-    m_parameterLabel = new QLabel(this);
-    form->addRow(m_parameterLabel, m_parameter);
+    // The target and its factor on one row, the regex (stream, rank) under them: the form leaves the
+    // room below to the answer and its diff.
+    m_target->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_target->setMinimumContentsLength(14);
     m_value = new QDoubleSpinBox(this);
     m_value->setRange(0, 1000);
     m_value->setDecimals(3);
@@ -54,21 +56,28 @@ WhatIfPanel::WhatIfPanel(WhatIfEvaluator *evaluator, QWidget *parent) : QWidget(
     m_value->setValue(2);
     m_value->setKeyboardTracking(false);
     m_valueLabel = new QLabel(tr("Factor"), this);
-    form->addRow(m_valueLabel, m_value);
+    auto *targetRow = new QHBoxLayout;
+    targetRow->addWidget(m_target, 1);
+    targetRow->addWidget(m_valueLabel);
+    targetRow->addWidget(m_value);
+    form->addRow(tr("What-if"), targetRow);
+    m_parameter = new QLineEdit(this);
+    m_parameterLabel = new QLabel(this);
+    form->addRow(m_parameterLabel, m_parameter);
     layout->addLayout(form);
 
-    auto *resultRow = new QHBoxLayout;
+    // The answer spans the panel's width (fewer lines wrapped): "Add" sits beside the tabs below.
     m_result = new QLabel(this);
     m_result->setWordWrap(true);
     m_result->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_add = new QPushButton(tr("Add to comparison"), this);
-    m_add->setToolTip(tr("Keep this what-if as a row of the table below, to compare several side by side"));
-    resultRow->addWidget(m_result, 1);
-    resultRow->addWidget(m_add);
-    layout->addLayout(resultRow);
+    layout->addWidget(m_result);
 
     m_tabs = new QTabWidget(this);
     m_tabs->setDocumentMode(true);
+    m_add = new QPushButton(tr("+ Compare"), m_tabs);
+    m_add->setToolTip(tr("Add this what-if to the comparison table (the Comparison tab), to compare several side by "
+                         "side"));
+    m_tabs->setCornerWidget(m_add, Qt::TopRightCorner);
     m_diffView = new WhatIfDiffView(m_tabs);
     m_tabs->addTab(m_diffView, tr("Baseline → what-if"));
     m_tabs->setTabToolTip(0, tr("The current what-if's critical path beside the baseline's: its breakdown, what left "
@@ -88,7 +97,7 @@ WhatIfPanel::WhatIfPanel(WhatIfEvaluator *evaluator, QWidget *parent) : QWidget(
     m_table->setTextElideMode(Qt::ElideMiddle);
     m_table->setMinimumHeight(m_table->fontMetrics().height() * 5);
     m_tabs->addTab(m_table, tr("Comparison"));
-    m_tabs->setTabToolTip(2, tr("What-ifs kept with \"Add to comparison\", side by side"));
+    m_tabs->setTabToolTip(2, tr("What-ifs kept with \"+ Compare\", side by side"));
     layout->addWidget(m_tabs, 1);
 
     connect(m_target, &QComboBox::currentIndexChanged, this, &WhatIfPanel::targetChanged);

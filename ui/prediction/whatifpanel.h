@@ -54,7 +54,7 @@ public:
     // The form was edited and not replayed yet (the result shown is the previous form's).
     bool pending() const;
     // Replays a what-if the form cannot spell (an opportunity chosen: opportunitiesview.h) and shows it,
-    // titled, until the form changes; "Add to comparison" keeps it.
+    // titled, until the form changes; "+ Compare" keeps it.
     void showWhatIf(const core::WhatIf &whatIf, const QString &title);
     const WhatIfOutcome &current() const { return m_current; }
     QString resultText() const;

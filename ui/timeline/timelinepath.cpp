@@ -31,6 +31,8 @@ void TimelinePathOverlay::paint(QPainter &painter, const TraceDocument &doc, con
                                 const std::function<QRectF(core::EventIndex)> &rectOf) const
 {
     m_painted = 0;
+    m_backwards = 0;
+    m_labels.clear();
     if (m_chain.empty())
         return;
     const palette::Colors &colors = palette::current();
@@ -50,10 +52,11 @@ void TimelinePathOverlay::paint(QPainter &painter, const TraceDocument &doc, con
     painter.setBrush(Qt::NoBrush);
     QPen backLine = line;
     backLine.setStyle(Qt::DashLine);
-    std::size_t drawn = 0, labelled = 0;
-    m_backwards = 0;
+    std::size_t drawn = 0;
     const QFontMetricsF metrics(painter.font());
-    const QString backText = QObject::tr("↶ earlier in measured time (the replay's order)");
+    // Each label's room is reserved at the width of the widest text it can take (a count of four
+    // digits: more arrows than are drawn), so that a label grown by a merge never reaches its neighbour.
+    const QRectF room = metrics.boundingRect(backLabelText(8888)).adjusted(-3, -1, 3, 1);
     for (std::size_t i = 0; i + 1 < m_chain.size() && drawn < kDrawCap; ++i) {
         const QRectF &a = rects[i], &b = rects[i + 1];
         if (a.isEmpty() || b.isEmpty())
@@ -79,7 +82,7 @@ void TimelinePathOverlay::paint(QPainter &painter, const TraceDocument &doc, con
         if (backwards) {
             ++m_backwards;
             // Above the op the arrow reaches, kept inside the lanes (the curve may bulge out of view).
-            QRectF label = metrics.boundingRect(backText).adjusted(-3, -1, 3, 1);
+            QRectF label = room;
             label.moveBottomLeft(QPointF(to.x() + 2, b.top() - 2));
             if (label.right() > content.right() - 2)
                 label.moveRight(content.right() - 2);
@@ -87,13 +90,15 @@ void TimelinePathOverlay::paint(QPainter &painter, const TraceDocument &doc, con
                 label.moveLeft(content.left() + 2);
             if (label.top() < content.top() + 2)
                 label.moveTop(b.bottom() + 2);
-            if (labelled < 8 && content.contains(label.toAlignedRect())) {
-                painter.setBrush(colors.overlayBackground);
-                painter.drawRect(label);
-                painter.setPen(colors.pathOutline);
-                painter.drawText(label, Qt::AlignCenter, backText);
-                ++labelled;
-            }
+            // Jumps that cluster (several back on one thread, close together) share one label and
+            // say how many they are: labels never overlap.
+            const auto near = std::find_if(m_labels.begin(), m_labels.end(), [&](const BackLabel &placed) {
+                return placed.rect.adjusted(-2, -2, 2, 2).intersects(label);
+            });
+            if (near != m_labels.end())
+                ++near->count;
+            else if (m_labels.size() < kMaxBackLabels && content.contains(label.toAlignedRect()))
+                m_labels.push_back({label, 1});
         }
         ++drawn;
     }
@@ -119,7 +124,24 @@ void TimelinePathOverlay::paint(QPainter &painter, const TraceDocument &doc, con
         painter.drawRect(box);
         ++m_painted;
     }
+    // The labels last, over the ops they are beside; each in the room reserved for it.
+    painter.setRenderHint(QPainter::Antialiasing, true);
+    for (BackLabel &placed : m_labels) {
+        const QString text = backLabelText(placed.count);
+        placed.rect.setWidth(std::min(room.width(), metrics.boundingRect(text).adjusted(-3, -1, 3, 1).width()));
+        painter.setPen(Qt::NoPen);
+        painter.setBrush(colors.overlayBackground);
+        painter.drawRect(placed.rect);
+        painter.setPen(colors.pathOutline);
+        painter.drawText(placed.rect, Qt::AlignCenter, text);
+    }
     painter.restore();
+}
+
+QString TimelinePathOverlay::backLabelText(std::size_t count)
+{
+    return count > 1 ? QObject::tr("↶ %L1 jumps earlier in measured time (the replay's order)").arg(count)
+                     : QObject::tr("↶ earlier in measured time (the replay's order)");
 }
 
 } // namespace linkscope::ui
