@@ -37,9 +37,9 @@ AgainstCheck::AgainstCheck(QObject *parent)
               out->ms = double(timer.nsecsElapsed()) / 1e6;
               return std::shared_ptr<const Result>(std::move(out));
           },
-          [this](const std::shared_ptr<const Request> &, std::shared_ptr<const Result> result, const QString &error) {
-              if (!m_whatIf || !m_graphs)
-                  return; // cleared meanwhile
+          [this](const std::shared_ptr<const Request> &request, std::shared_ptr<const Result> result, const QString &error) {
+              if (request != m_last)
+                  return; // of runs (or a what-if) given up meanwhile
               if (!result) {
                   setState(State::Failed, error);
                   return;
@@ -58,7 +58,7 @@ void AgainstCheck::setRuns(const QStringList &a, const QStringList &b, bool job,
     m_options = options;
     m_graphs.reset();
     m_last.reset();
-    m_readFailed = false;
+    m_readError.clear();
     m_result.reset();
     m_read.cancel();
     m_check.dropWaiting();
@@ -69,6 +69,7 @@ void AgainstCheck::clear()
 {
     m_a.clear();
     m_b.clear();
+    m_readError.clear();
     m_graphs.reset();
     m_last.reset();
     m_result.reset();
@@ -116,8 +117,8 @@ void AgainstCheck::update()
         return setState(State::None);
     if (!m_whatIf)
         return setState(State::NoWhatIf);
-    if (m_readFailed)
-        return; // said once (Failed); a new comparison reads again
+    if (!m_readError.isEmpty())
+        return setState(State::Failed, m_readError); // a new comparison reads again
     if (!m_graphs) {
         if (!m_read.busy())
             readGraphs();
@@ -159,8 +160,8 @@ void AgainstCheck::readGraphs()
         },
         [this](Outcome outcome) {
             if (auto *error = std::get_if<QString>(&outcome)) {
-                m_readFailed = true;
-                setState(State::Failed, *error);
+                m_readError = error->isEmpty() ? tr("the runs could not be read") : *error;
+                update();
                 return;
             }
             auto graphs = std::make_shared<Graphs>(*std::get<std::shared_ptr<const Graphs>>(outcome));
