@@ -249,8 +249,10 @@ void shootWhenDrawn(ui::MainWindow &window, const GuiOptions &o, const QElapsedT
         // starts it; a job's B lanes come with its rank shown, --ranks).
         ui::CompareUi *compare = window.findChild<ui::CompareUi *>();
         auto diffShown = std::make_shared<bool>(false);
-        auto ready = [shoot, &window, diffShown] {
+        auto ready = [shoot, &window, diffShown, ranks = !o.ranks.empty()] {
             ui::RankPane *pane = window.rankPanes()->runPane();
+            if (ranks && !pane)
+                return; // B's lanes come once A's rank is shown
             if (*diffShown && (!pane || pane->isLoaded() || !pane->errorText().isEmpty()))
                 shoot(pane ? "traces, run B beside and their diff" : "traces and their diff");
         };

@@ -82,7 +82,7 @@ private:
     std::shared_ptr<const core::predict::JobGraph> m_jobGraph;
     std::shared_ptr<const Graphs> m_graphs; // read for the runs set
     std::shared_ptr<const Request> m_last;  // the check asked for last
-    QString m_readError; // why the graphs could not be read
+    QString m_readError;                    // why the graphs could not be read
     State m_state = State::None;
     QString m_error;
     std::shared_ptr<const Result> m_result;

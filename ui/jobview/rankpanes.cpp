@@ -310,13 +310,14 @@ void RankPanes::alignRunPane()
         m_alignedRun.reset();
         return;
     }
-    if (m_alignment && m_alignedMain.lock() == main && m_alignedRun.lock() == run)
+    // Once per pair of traces (a correction makes a new document of the same events).
+    if (m_alignment && m_alignedMain.lock() == main->deviceShared() && m_alignedRun.lock() == run->deviceShared())
         return;
     // The core's rule (report/runalign.h): B's first step onto A's, else their first events. One
-    // pass over each trace's events, once per pair of documents.
+    // pass over each trace's events.
     m_alignment = core::alignRuns(main->device(), main->index(), run->device(), run->index());
-    m_alignedMain = main;
-    m_alignedRun = run;
+    m_alignedMain = main->deviceShared();
+    m_alignedRun = run->deviceShared();
     m_runPane->setClockNote(m_alignment->bySteps ? tr("steps aligned: %1").arg(QString::fromStdString(m_alignment->describe()))
                                                  : QString::fromStdString(m_alignment->describe()));
 }

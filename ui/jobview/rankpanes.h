@@ -211,7 +211,7 @@ private:
     QString m_filter; // the lane filter's text
     QPointer<RankPane> m_runPane;
     std::optional<core::RunAlignment> m_alignment;
-    std::weak_ptr<const TraceDocument> m_alignedMain, m_alignedRun; // what m_alignment was computed for
+    std::weak_ptr<const core::DeviceTrace> m_alignedMain, m_alignedRun; // the traces m_alignment is of
 };
 
 } // namespace linkscope::ui
