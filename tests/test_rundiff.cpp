@@ -4,6 +4,7 @@
 // the CSV, job folders rank by rank, bad input, and --against's error against bench/whatif.sh's
 // definition (job-report.json's measured_ns). And how File ▸ Compare with… aligns B's lanes with A's
 // (report/runalign.h): the first steps' starts, else the first events, on the traces' absolute clocks.
+#include "analysis/profilersteps.h"
 #include "clitestsupport.h"
 #include "gen/tracegenerator.h"
 #include "index/traceindex.h"
@@ -403,7 +404,7 @@ void TestRunDiff::alignOnFirstSteps()
     // B's step #7 start, shifted, is A's step #3 start.
     QCOMPARE(*b.trace.baseTimeNs + 200 + r.shiftNs(), *a.trace.baseTimeNs + 1000);
     QCOMPARE(r.describe(), std::string("B's ProfilerStep#7 starts with A's ProfilerStep#3"));
-    // The steps are the ones `summary` and `diff` count (analysis/tracestats.h).
+    // The steps are the ones `summary` and `diff` count (analysis/profilersteps.h).
     QCOMPARE(profilerSteps(b.trace).front().number, std::int64_t(7));
 }
 

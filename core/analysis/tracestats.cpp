@@ -1,5 +1,7 @@
 #include "analysis/tracestats.h"
 
+#include "analysis/profilersteps.h"
+
 #include "analysis/rangestats.h"
 #include "link/rules.h"
 

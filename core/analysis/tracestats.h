@@ -98,10 +98,6 @@ struct TraceStats {
 
 TraceStats computeTraceStats(const DeviceTrace &trace, const TraceIndex &index);
 
-// The trace's steps as TraceStats::steps has them (the definition above), by start: `linkscope
-// summary`'s and `diff`'s, and the instant File ▸ Compare with… aligns two runs on (report/runalign.h).
-std::vector<SummaryStep> profilerSteps(const DeviceTrace &trace);
-
 // The ops of several traces (a job's ranks) summed by (name, category), longest total first.
 std::vector<SummaryOpStat> mergeOpStats(const std::vector<const std::vector<SummaryOpStat> *> &lists);
 

@@ -171,16 +171,6 @@ JobGraph loadEtGraph(const std::vector<std::string> &etFiles, const std::string 
     return g;
 }
 
-JobGraph exportPairGraph(const std::string &host, const std::string &device, const job::JobOptions &options)
-{
-    job::RankFiles files;
-    files.host = host;
-    files.device = device;
-    const job::KinetoHeader header = job::peekKinetoHeader(device);
-    files.rank = std::max<std::int64_t>(0, header.rank);
-    return exportJobGraph({files}, header.worldSize, options);
-}
-
 bool isJobExport(const std::string &dir, const std::string &prefix) { return !etFilesIn(dir, prefix).empty(); }
 
 JobGraph loadJobExport(const std::string &dir, const std::string &prefix)

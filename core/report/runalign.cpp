@@ -1,6 +1,6 @@
 #include "report/runalign.h"
 
-#include "analysis/tracestats.h"
+#include "analysis/profilersteps.h"
 
 namespace linkscope::core {
 

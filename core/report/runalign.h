@@ -1,7 +1,7 @@
 #pragma once
 // How File ▸ Compare with… puts run B's lanes beside run A's on one clock (docs/diff.md, "In the
 // GUI"): the start of B's first step (ProfilerStep#N, the steps `linkscope summary` and `diff` count:
-// analysis/tracestats.h profilerSteps) is moved onto the start of A's first step, so the runs' steps
+// analysis/profilersteps.h) is moved onto the start of A's first step, so the runs' steps
 // line up whatever their clocks and whatever N each trace starts at. When either trace has no
 // ProfilerStep#N, their first events (TraceIndex's minTs) meet instead, and the alignment says so.
 // Of a job, each rank of B is aligned with the same rank of A.

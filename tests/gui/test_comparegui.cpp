@@ -7,7 +7,7 @@
 // With a what-if active in the Prediction dock, the "Prediction vs B" tab shows the figures of
 // `linkscope predict A [what-ifs] --against B` run in process. Saves build/screens/comparegui_*.png.
 
-#include "analysis/tracestats.h"
+#include "analysis/profilersteps.h"
 #include "clitestsupport.h"
 #include "compare/againstcheck.h"
 #include "compare/againstview.h"
