@@ -245,9 +245,24 @@ void shootWhenDrawn(ui::MainWindow &window, const GuiOptions &o, const QElapsedT
         });
     };
     if (!o.compare.isEmpty()) {
-        // --compare: the diff, once shown, is what is saved (compareOnceOpen starts it).
-        QObject::connect(window.findChild<ui::CompareUi *>(), &ui::CompareUi::compared, &window,
-                         [shoot] { shoot("traces and their diff"); });
+        // --compare: the diff and run B's lanes beside, once shown, are what is saved (compareOnceOpen
+        // starts it; a job's B lanes come with its rank shown, --ranks).
+        ui::CompareUi *compare = window.findChild<ui::CompareUi *>();
+        auto diffShown = std::make_shared<bool>(false);
+        auto ready = [shoot, &window, diffShown, ranks = !o.ranks.empty()] {
+            ui::RankPane *pane = window.rankPanes()->runPane();
+            if (ranks && !pane)
+                return; // B's lanes come once A's rank is shown
+            if (*diffShown && (!pane || pane->isLoaded() || !pane->errorText().isEmpty()))
+                shoot(pane ? "traces, run B beside and their diff" : "traces and their diff");
+        };
+        QObject::connect(compare, &ui::CompareUi::compared, &window, [ready, diffShown, &window] {
+            *diffShown = true;
+            if (ui::RankPane *pane = window.rankPanes()->runPane())
+                QObject::connect(pane, &ui::RankPane::failed, &window, ready);
+            ready();
+        });
+        QObject::connect(window.rankPanes(), &ui::RankPanes::panesChanged, &window, ready);
         QObject::connect(window.findChild<ui::CompareUi *>(), &ui::CompareUi::failed, &window, [](const QString &message) {
             std::cerr << "linkscope: --compare: " << message.toStdString() << '\n';
             QApplication::exit(1);

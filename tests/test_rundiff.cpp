@@ -2,11 +2,16 @@
 // (predict/against.h): op names normalised, two generated runs where B is A with one kernel family ×2
 // (the family ranked first, its numbers against a count of the Kineto files' own events), the JSON,
 // the CSV, job folders rank by rank, bad input, and --against's error against bench/whatif.sh's
-// definition (job-report.json's measured_ns).
+// definition (job-report.json's measured_ns). And how File ▸ Compare with… aligns B's lanes with A's
+// (report/runalign.h): the first steps' starts, else the first events, on the traces' absolute clocks.
+#include "analysis/profilersteps.h"
 #include "clitestsupport.h"
 #include "gen/tracegenerator.h"
+#include "index/traceindex.h"
 #include "report/opname.h"
+#include "report/runalign.h"
 #include "report/rundiff.h"
+#include "tracebuilder.h"
 
 #include <nlohmann/json.hpp>
 
@@ -370,7 +375,61 @@ private slots:
         QCOMPARE(alone.code, 1);
         QVERIFY2(alone.err.find("Kineto trace alone") != std::string::npos, alone.err.c_str());
     }
+
+    // File ▸ Compare with…'s clock for B's lanes (report/runalign.h).
+    void alignOnFirstSteps();
+    void alignOnFirstEventsWithoutSteps();
 };
+
+void TestRunDiff::alignOnFirstSteps()
+{
+    // A: steps #3 at 1000 and #4 at 5000 (listed out of order), base 10^12. B: #7 at 200 (a
+    // user_annotation) and a later cpu_op #8, base 10^12 + 5·10^6, plus events before its first step.
+    test::TraceBuilder a, b;
+    a.cpu(EventCategory::CpuOp, "aten::mm", 1, 1, 500, 100);
+    a.cpu(EventCategory::UserAnnotation, "ProfilerStep#4", 1, 1, 5000, 3000);
+    a.cpu(EventCategory::UserAnnotation, "ProfilerStep#3", 1, 1, 1000, 3000);
+    a.trace.baseTimeNs = Nanos(1'000'000'000'000);
+    b.cpu(EventCategory::CpuOp, "aten::mm", 1, 1, 50, 100);
+    b.cpu(EventCategory::UserAnnotation, "ProfilerStep#7", 1, 1, 200, 2500);
+    b.cpu(EventCategory::CpuOp, "ProfilerStep#8", 1, 1, 2800, 2500);
+    b.trace.baseTimeNs = Nanos(1'000'005'000'000);
+    const TraceIndex ia = buildTraceIndex(a.trace), ib = buildTraceIndex(b.trace);
+    const RunAlignment r = alignRuns(a.trace, ia, b.trace, ib);
+    QVERIFY(r.bySteps);
+    QCOMPARE(r.stepA, std::int64_t(3));
+    QCOMPARE(r.stepB, std::int64_t(7));
+    QCOMPARE(r.atA, Nanos(1'000'000'001'000));
+    QCOMPARE(r.atB, Nanos(1'000'005'000'200));
+    // B's step #7 start, shifted, is A's step #3 start.
+    QCOMPARE(*b.trace.baseTimeNs + 200 + r.shiftNs(), *a.trace.baseTimeNs + 1000);
+    QCOMPARE(r.describe(), std::string("B's ProfilerStep#7 starts with A's ProfilerStep#3"));
+    // The steps are the ones `summary` and `diff` count (analysis/profilersteps.h).
+    QCOMPARE(profilerSteps(b.trace).front().number, std::int64_t(7));
+}
+
+void TestRunDiff::alignOnFirstEventsWithoutSteps()
+{
+    // B has no ProfilerStep#N: the traces' first events meet, and the alignment says which run lacks them.
+    test::TraceBuilder a, b;
+    a.cpu(EventCategory::CpuOp, "aten::mm", 1, 1, 700, 100);
+    a.cpu(EventCategory::UserAnnotation, "ProfilerStep#3", 1, 1, 1000, 3000);
+    b.cpu(EventCategory::CpuOp, "aten::add", 1, 1, 400, 100);
+    b.gpu("gemm", 0, 7, 300, 50, 1); // the first event is a kernel: every event counts
+    const TraceIndex ia = buildTraceIndex(a.trace), ib = buildTraceIndex(b.trace);
+    const RunAlignment r = alignRuns(a.trace, ia, b.trace, ib);
+    QVERIFY(!r.bySteps);
+    QCOMPARE(r.missing, std::string("B"));
+    QCOMPARE(r.atA, Nanos(700));
+    QCOMPARE(r.atB, Nanos(300));
+    QCOMPARE(r.shiftNs(), Nanos(400));
+    QCOMPARE(r.describe(), std::string("no ProfilerStep#N in B: the traces' first events aligned"));
+    // Neither has steps; A alone lacks them.
+    QCOMPARE(alignRuns(b.trace, ib, b.trace, ib).missing, std::string("A and B"));
+    const RunAlignment noA = alignRuns(b.trace, ib, a.trace, ia);
+    QCOMPARE(noA.missing, std::string("A"));
+    QCOMPARE(noA.shiftNs(), Nanos(300 - 700));
+}
 
 QTEST_GUILESS_MAIN(TestRunDiff)
 #include "test_rundiff.moc"

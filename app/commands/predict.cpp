@@ -213,12 +213,7 @@ std::optional<predict::JobGraph> loadPredictGraph(const PredictOptions &o, std::
     predict::JobGraph graph;
     std::error_code ec;
     if (!o.device.empty()) {
-        job::RankFiles files;
-        files.host = o.host;
-        files.device = o.device;
-        const job::KinetoHeader header = job::peekKinetoHeader(o.device);
-        files.rank = std::max<std::int64_t>(0, header.rank);
-        graph = predict::exportJobGraph({files}, header.worldSize, o.job);
+        graph = predict::exportPairGraph(o.host, o.device, o.job);
     } else if (o.positional.size() == 1 && fs::is_directory(o.positional[0], ec)) {
         if (predict::isJobExport(o.positional[0], o.prefix)) {
             // Files of two `linkscope job` runs side by side (one killed, then run again): said here,

@@ -1,5 +1,7 @@
 #include "analysis/tracestats.h"
 
+#include "analysis/profilersteps.h"
+
 #include "analysis/rangestats.h"
 #include "link/rules.h"
 
@@ -76,6 +78,32 @@ std::int64_t profilerStepNumber(std::string_view name)
     const char *last = name.data() + name.size();
     const auto [ptr, ec] = std::from_chars(first, last, n);
     return ec == std::errc() && ptr == last && n >= 0 ? n : -1;
+}
+
+std::vector<SummaryStep> profilerSteps(const DeviceTrace &trace)
+{
+    std::vector<std::pair<std::int64_t, SummaryStep>> cpuSteps, traceSteps; // (number, step)
+    for (std::size_t i = 0; i < trace.events.size(); ++i) {
+        const DeviceEvent &event = trace.events[i];
+        if (event.phase != Phase::Complete)
+            continue;
+        const bool cpu = event.category == EventCategory::UserAnnotation || event.category == EventCategory::CpuOp;
+        if (!cpu && event.category != EventCategory::Trace)
+            continue;
+        const std::int64_t n = profilerStepNumber(trace.strings.at(event.name));
+        if (n >= 0)
+            (cpu ? cpuSteps : traceSteps).push_back({n, SummaryStep{n, event.ts, event.dur}});
+    }
+    auto &found = cpuSteps.empty() ? traceSteps : cpuSteps;
+    std::stable_sort(found.begin(), found.end(), [](const auto &a, const auto &b) { return a.first < b.first; });
+    std::vector<SummaryStep> steps;
+    for (std::size_t i = 0; i < found.size(); ++i)
+        if (i == 0 || found[i].first != found[i - 1].first)
+            steps.push_back(found[i].second);
+    std::sort(steps.begin(), steps.end(), [](const SummaryStep &a, const SummaryStep &b) {
+        return a.start != b.start ? a.start < b.start : a.number < b.number;
+    });
+    return steps;
 }
 
 Nanos TraceStats::gpuBusy() const
@@ -207,7 +235,6 @@ TraceStats computeTraceStats(const DeviceTrace &trace, const TraceIndex &index)
         }
     }
     std::unordered_map<StringId, std::size_t> slot;
-    std::vector<std::pair<std::int64_t, SummaryStep>> cpuSteps, traceSteps; // (number, step)
     for (const Lane &lane : index.lanes) {
         if (lane.kind != LaneKind::CpuThread)
             continue;
@@ -226,25 +253,7 @@ TraceStats computeTraceStats(const DeviceTrace &trace, const TraceIndex &index)
             }
         }
     }
-    for (std::size_t i = 0; i < trace.events.size(); ++i) {
-        const DeviceEvent &event = trace.events[i];
-        if (event.phase != Phase::Complete)
-            continue;
-        const bool cpu = event.category == EventCategory::UserAnnotation || event.category == EventCategory::CpuOp;
-        if (!cpu && event.category != EventCategory::Trace)
-            continue;
-        const std::int64_t n = profilerStepNumber(trace.strings.at(event.name));
-        if (n >= 0)
-            (cpu ? cpuSteps : traceSteps).push_back({n, SummaryStep{n, event.ts, event.dur}});
-    }
-    auto &found = cpuSteps.empty() ? traceSteps : cpuSteps;
-    std::stable_sort(found.begin(), found.end(), [](const auto &a, const auto &b) { return a.first < b.first; });
-    for (std::size_t i = 0; i < found.size(); ++i)
-        if (i == 0 || found[i].first != found[i - 1].first)
-            stats.steps.push_back(found[i].second);
-    std::sort(stats.steps.begin(), stats.steps.end(), [](const SummaryStep &a, const SummaryStep &b) {
-        return a.start != b.start ? a.start < b.start : a.number < b.number;
-    });
+    stats.steps = profilerSteps(trace);
     sortOps(stats.cpuOps);
     return stats;
 }

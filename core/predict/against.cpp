@@ -1,11 +1,14 @@
 #include "predict/against.h"
 
+#include "job/discovery.h"
+#include "pipeline/pairpipeline.h"
 #include "predict/replay.h"
 #include "report/opname.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <map>
 #include <sstream>
 #include <stdexcept>
@@ -80,6 +83,45 @@ nlohmann::json figureJson(const AgainstFigure &f)
 }
 
 } // namespace
+
+JobGraph exportPairGraph(const std::string &host, const std::string &device, const job::JobOptions &options)
+{
+    job::RankFiles files;
+    files.host = host;
+    files.device = device;
+    const job::KinetoHeader header = job::peekKinetoHeader(device);
+    files.rank = std::max<std::int64_t>(0, header.rank);
+    return exportJobGraph({files}, header.worldSize, options);
+}
+
+MeasuredRun readMeasuredRun(const std::vector<std::string> &inputs, const job::JobOptions &options)
+{
+    MeasuredRun out;
+    out.source = inputs.size() == 2 ? inputs[0] + " + " + inputs[1] : inputs.empty() ? std::string() : inputs[0];
+    std::error_code ec;
+    if (inputs.size() == 1 && std::filesystem::is_directory(inputs[0], ec)) {
+        if (isJobExport(inputs[0])) {
+            out.graph = loadJobExport(inputs[0]);
+        } else {
+            const job::JobLayout layout = job::discoverJob(inputs);
+            if (!layout.errors.empty())
+                throw std::runtime_error(inputs[0] + ": " + layout.errors.front());
+            if (layout.ranks.empty())
+                throw std::runtime_error(inputs[0] + ": no traces and no trace.R.et files");
+            out.graph = exportJobGraph(layout.ranks, layout.worldSize, options);
+        }
+    } else if (inputs.size() == 1 || inputs.size() == 2) {
+        const PairFiles files = resolvePairFiles(inputs[0], inputs.size() > 1 ? inputs[1] : std::string());
+        if (files.host.empty())
+            throw std::runtime_error(inputs[0]
+                                     + ": a Kineto trace alone has no measured step to compare with "
+                                       "(give its host ET too: --against HOST_ET --against KINETO)");
+        out.graph = exportPairGraph(files.host, files.device, options);
+    } else {
+        throw std::invalid_argument("--against takes a folder, or a host ET and its Kineto trace");
+    }
+    return out;
+}
 
 double AgainstFigure::errorPct() const { return measuredNs ? 100.0 * (double(predictedNs) / double(measuredNs) - 1.0) : 0.0; }
 

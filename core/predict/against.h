@@ -45,6 +45,23 @@ struct Against {
     std::string text(std::size_t top = 10) const;
 };
 
+// One pair (a Kineto trace alone: its host ET derived from it) standing for its job: the rank and
+// world size its Kineto trace declares (rank 0 when it declares none; mirrored when the world is
+// larger), exported as exportJobGraph (predict/jobgraph.h) does. `linkscope predict` on a pair,
+// `--against` a pair, and the GUI's check of a prediction against B read a pair so.
+JobGraph exportPairGraph(const std::string &host, const std::string &device, const job::JobOptions &options);
+
+// Run B as `predict --against` reads it, with `source` (its inputs, " + " between a pair's) for the
+// messages: a folder is a job export (its job-report.json holds the measured steps) or a job's traces
+// (exported as exportJobGraph does, under `options`); one or two files a pair (either order; a
+// Kineto trace alone has no measured step to compare with: refused). Throws std::exception naming
+// the input. The CLI and the GUI's check (ui/compare/) read B through it.
+struct MeasuredRun {
+    JobGraph graph;
+    std::string source;
+};
+MeasuredRun readMeasuredRun(const std::vector<std::string> &inputs, const job::JobOptions &options);
+
 // `a` predicted under `whatIf` on `model` (`prediction`), against `b`, the measured run's graph with
 // its measured steps. Throws std::invalid_argument naming B when it has no measured step
 // (.et files without their job-report.json) or no rank can be compared.

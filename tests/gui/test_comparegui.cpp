@@ -2,28 +2,43 @@
 // B = A with its vectorized_layer_norm kernel family ×2. With A's rank-0 trace open, comparing with
 // B's shows the step and the family ranked first as the core's diff (job/runread.h,
 // report/rundiff.h) computed directly; two job folders compare rank by rank; a job against a trace
-// is refused in the status line, the last tables kept. Saves build/screens/comparegui_*.png.
+// is refused in the status line, the last tables kept. B's lanes are shown beside A's (the run pane,
+// of a job B's rank that A shows) with the runs' first steps at one x, scrolling with A's, and close.
+// With a what-if active in the Prediction dock, the "Prediction vs B" tab shows the figures of
+// `linkscope predict A [what-ifs] --against B` run in process. Saves build/screens/comparegui_*.png.
 
+#include "analysis/profilersteps.h"
+#include "clitestsupport.h"
+#include "compare/againstcheck.h"
+#include "compare/againstview.h"
 #include "compare/compareui.h"
 #include "compare/diffdock.h"
 #include "docks/statstable.h"
 #include "gen/tracegenerator.h"
 #include "job/runread.h"
 #include "jobview/jobdock.h"
+#include "jobview/rankpanes.h"
+#include "prediction/jobpredictor.h"
+#include "prediction/predictdock.h"
+#include "prediction/whatifpanel.h"
 #include "shell/mainwindow.h"
 #include "testsupport.h"
+#include "timeline/timelineview.h"
 
 #include <QAction>
 #include <QDir>
 #include <QDockWidget>
 #include <QHeaderView>
+#include <QLabel>
 #include <QMenu>
+#include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QTabWidget>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QToolButton>
 
 using namespace linkscope;
 
@@ -43,6 +58,22 @@ void generate(const std::string &dir, double factor)
 }
 
 double sortKey(QTableWidget *t, int row, int column) { return t->item(row, column)->data(ui::kStatsSortRole).toDouble(); }
+
+// The start of a document's first ProfilerStep#N, on its own clock.
+core::Nanos firstStep(const ui::TraceDocument &doc) { return core::profilerSteps(doc.device()).front().start; }
+
+// B's lanes line up with A's: the same offset from each one's first step at the views' left edges.
+void checkAligned(ui::MainWindow &window, ui::RankPane *pane)
+{
+    ui::TimelineView *a = window.timeline(), *b = pane->view();
+    QCOMPARE(b->viewStart() - firstStep(*b->document()), a->viewStart() - firstStep(*a->document()));
+    QCOMPARE(b->viewEnd() - b->viewStart(), a->viewEnd() - a->viewStart());
+    // And they keep doing so as A is zoomed and moved (a window around A's first step).
+    const core::Nanos at = firstStep(*a->document());
+    a->setVisibleRange(at + 1000, at + 250000);
+    QCOMPARE(b->viewStart(), firstStep(*b->document()) + 1000);
+    QCOMPARE(b->viewEnd(), firstStep(*b->document()) + 250000);
+}
 
 void saveShot(QWidget *w, const char *name)
 {
@@ -146,7 +177,49 @@ private slots:
         QVERIFY2(status.contains(QStringLiteral("host_0.json + kineto_0.json"))
                      && status.contains(QStringLiteral("B: kineto_0.json")) && status.contains(QStringLiteral(" s")),
                  qPrintable(status));
+
+        // B's lanes beside A's, titled as run B, the first steps (both ProfilerStep#3) at one x.
+        ui::RankPanes *panes = window.rankPanes();
+        ui::RankPane *pane = panes->runPane();
+        QVERIFY(pane);
+        QTRY_VERIFY_WITH_TIMEOUT(pane->isLoaded(), 60000);
+        QVERIFY(panes->panes().empty()); // not a rank of a job: "Show beside" panes are others
+        QVERIFY(panes->runAlignment() && panes->runAlignment()->bySteps);
+        QCOMPARE(panes->runAlignment()->stepA, std::int64_t(3));
+        QCOMPARE(panes->runAlignment()->stepB, std::int64_t(3));
+        QVERIFY2(pane->titleText().contains(QStringLiteral("<b>Run B</b> · kineto_0.json"))
+                     && pane->titleText().contains(QStringLiteral("steps aligned")),
+                 qPrintable(pane->titleText()));
+        QVERIFY2(panes->mainTitle()->isVisible() && panes->mainTitle()->text().contains(QStringLiteral("Run A")),
+                 qPrintable(panes->mainTitle()->text()));
+        checkAligned(window, pane);
         saveShot(&window, "comparegui_trace.png");
+
+        // A what-if made active in the pair's Prediction dock while the comparison is shown: checked
+        // against B, which here is a Kineto trace alone — no measured step, as the command says.
+        ui::AgainstCheck *check = compare->againstCheck();
+        QCOMPARE(check->state(), ui::AgainstCheck::State::NoWhatIf);
+        ui::WhatIfPanel *pairWhatIf = window.predictDock()->whatIf();
+        QCOMPARE(compare->whatIfPanel(), pairWhatIf);
+        pairWhatIf->setTarget(ui::WhatIfPanel::Target::GpuKernels);
+        pairWhatIf->setParameter(QStringLiteral("vectorized_layer_norm"));
+        QVERIFY(check->waitUntilIdle());
+        QCOMPARE(check->state(), ui::AgainstCheck::State::Failed);
+        QVERIFY2(check->error().contains(QStringLiteral("Kineto trace alone")), qPrintable(check->error()));
+        QVERIFY2(dock->againstView()->statusText().contains(QStringLiteral("Kineto trace alone")),
+                 qPrintable(dock->againstView()->statusText()));
+
+        // B's lanes close with their pane's ✕; A's stay.
+        QList<QToolButton *> buttons = pane->findChildren<QToolButton *>();
+        QToolButton *close = nullptr;
+        for (QToolButton *b : buttons)
+            if (b->text() == QStringLiteral("\u2715"))
+                close = b;
+        QVERIFY(close);
+        close->click();
+        QVERIFY(!panes->runPane());
+        QVERIFY(!panes->runAlignment());
+        QVERIFY(window.document());
 
         // A job folder against the trace: refused, said in the status line; the tables stay.
         QSignalSpy failed(compare, &ui::CompareUi::failed);
@@ -189,6 +262,81 @@ private slots:
         QCOMPARE(sortKey(moved, 0, 6), double(expected.movedOp(0).moved().change()));
         QVERIFY(compare->dock()->statusText().contains(QStringLiteral("2 ranks")));
         saveShot(&window, "comparegui_job.png");
+
+        // No rank of A open: no lanes of B. Rank 1 opened: B's rank 1 beside it, steps aligned.
+        ui::RankPanes *panes = window.rankPanes();
+        QVERIFY(!panes->runPane());
+        QSignalSpy shown(&window, &ui::MainWindow::documentChanged);
+        window.jobDock()->selectRank(1);
+        window.jobDock()->openRankButton()->click();
+        QVERIFY(shown.wait(60000));
+        QCOMPARE(panes->mainRank(), qint64(1));
+        QTRY_VERIFY_WITH_TIMEOUT(panes->runPane() && panes->runPane()->isLoaded(), 60000);
+        QCOMPARE(panes->runPane()->rank(), qint64(1));
+        QVERIFY(panes->runPane()->devicePath().endsWith(QStringLiteral("/b/kineto_1.json")));
+        QVERIFY2(panes->runPane()->titleText().contains(QStringLiteral("<b>Run B · rank 1</b>")),
+                 qPrintable(panes->runPane()->titleText()));
+        QVERIFY(panes->runAlignment() && panes->runAlignment()->bySteps);
+        checkAligned(window, panes->runPane());
+
+        // A what-if on the job, active when the runs are compared: the dock's figures are the
+        // command's (`predict A --scale-gpu vectorized_layer_norm=2 --against B`).
+        ui::JobPredictor *predictor = window.jobDock()->predictor();
+        QVERIFY(predictor->waitUntilPredicted());
+        QVERIFY(predictor->prediction());
+        ui::WhatIfPanel *whatIf = compare->whatIfPanel();
+        QVERIFY(whatIf && whatIf != window.predictDock()->whatIf());
+        whatIf->setTarget(ui::WhatIfPanel::Target::GpuKernels);
+        whatIf->setParameter(QStringLiteral("vectorized_layer_norm"));
+        whatIf->setValue(2);
+        QVERIFY(compare->compareWith({QString::fromStdString(m_b)}));
+        QVERIFY(compared.wait(60000));
+        ui::AgainstCheck *check = compare->againstCheck();
+        QVERIFY(check->waitUntilIdle());
+        QVERIFY2(check->state() == ui::AgainstCheck::State::Done, qPrintable(check->error()));
+        const test::CliRun cli = test::runCli(
+            cli::runPredict, {m_a, "--json", "--path-limit", "1", "--scale-gpu", "vectorized_layer_norm=2", "--against", m_b});
+        QVERIFY2(cli.code == 0, cli.all().c_str());
+        const nlohmann::json j = nlohmann::json::parse(cli.out)["against"];
+        const core::predict::Against &got = check->result()->against;
+        QCOMPARE(got.meanErrorPct, j["error_pct"].get<double>());
+        QCOMPARE(got.worstRank, j["worst_rank"].get<std::int64_t>());
+        QTableWidget *table = compare->dock()->againstView()->table();
+        // The rows: each rank's step, the kernel families (by |gap|), the streams, the CPU per rank.
+        const std::size_t rows = j["ranks"].size() + got.families.size() + j["streams"].size() + j["cpu"].size();
+        QCOMPARE(table->rowCount(), int(rows));
+        QCOMPARE(j["ranks"].size(), std::size_t(2));
+        for (int r = 0; r < 2; ++r) {
+            const nlohmann::json &rank = j["ranks"][std::size_t(r)];
+            QCOMPARE(table->item(r, ui::AgainstView::Rank)->text(), QString::number(rank["rank"].get<std::int64_t>()));
+            QCOMPARE(sortKey(table, r, ui::AgainstView::Predicted), double(rank["predicted_ns"].get<std::int64_t>()));
+            QCOMPARE(sortKey(table, r, ui::AgainstView::Measured), double(rank["measured_ns"].get<std::int64_t>()));
+            QCOMPARE(sortKey(table, r, ui::AgainstView::Gap), double(rank["gap_ns"].get<std::int64_t>()));
+            QCOMPARE(sortKey(table, r, ui::AgainstView::Error), rank["error_pct"].get<double>());
+        }
+        // Where they part: the family the what-if scaled, and every family the command lists.
+        const nlohmann::json &families = j["kernel_families"];
+        QVERIFY(!families.empty());
+        for (std::size_t f = 0; f < families.size(); ++f) {
+            const int row = 2 + int(f);
+            QCOMPARE(table->item(row, ui::AgainstView::Where)->text(), QStringLiteral("kernel family"));
+            QCOMPARE(table->item(row, ui::AgainstView::Name)->text(), QString::fromStdString(families[f]["name"]));
+            QCOMPARE(sortKey(table, row, ui::AgainstView::Predicted), double(families[f]["predicted_ns"].get<std::int64_t>()));
+            QCOMPARE(sortKey(table, row, ui::AgainstView::Measured), double(families[f]["measured_ns"].get<std::int64_t>()));
+        }
+        const QString status = compare->dock()->againstView()->statusText();
+        QVERIFY2(status.contains(QStringLiteral("vectorized_layer_norm")) && status.contains(QStringLiteral("error")),
+                 qPrintable(status));
+        compare->dock()->tabs()->setCurrentWidget(compare->dock()->againstView());
+        saveShot(&window, "comparegui_against.png");
+
+        // Another what-if while the comparison is shown: checked again (the graphs are not read again).
+        const std::int64_t predictedBy2 = got.meanPredictedNs;
+        whatIf->setValue(3);
+        QVERIFY(check->waitUntilIdle());
+        QCOMPARE(check->state(), ui::AgainstCheck::State::Done);
+        QVERIFY(check->result()->whatIf.contains(QStringLiteral("3")));
+        QVERIFY(check->result()->against.meanPredictedNs > predictedBy2);
         // Each tab of the dock on its own.
         ui::DiffDock *dock = compare->dock();
         for (int t = 0; t < ui::DiffDock::TableCount; ++t) {

@@ -1,24 +1,33 @@
 #pragma once
 // File ▸ Compare with…: the open trace (a pair or a Kineto trace) or the open job, as run A, beside
-// a second run B — a Kineto trace when A is a trace, a job folder when A is a job (docs/diff.md). B's
-// traces and A's (read again: only their Kineto traces, what `linkscope diff` reads) are read and
-// compared off the GUI thread by the core functions the `diff` command calls (job/runread.h,
-// report/rundiff.h); the Diff dock (diffdock.h), created on first use and tabbed with the Summary,
-// shows the result.
+// a second run B — a Kineto trace (or a pair) when A is a trace, a job folder when A is a job
+// (docs/diff.md). B's traces and A's (read again: only their Kineto traces, what `linkscope diff`
+// reads) are read and compared off the GUI thread by the core functions the `diff` command calls
+// (job/runread.h, report/rundiff.h); the Diff dock (diffdock.h), created on first use and tabbed with
+// the Summary, shows the result. Then B's lanes are shown beside A's (RankPanes::openRunPane: of a
+// job, B's rank that A shows, following it), on A's clock with the runs' steps aligned
+// (report/runalign.h); and while a what-if is active in the Prediction dock it is checked against
+// B (againstcheck.h), in the dock's "Prediction vs B" tab.
 
 #include <QElapsedTimer>
 #include <QObject>
+#include <QPointer>
 #include <QStringList>
 
 #include "shell/backgroundjob.h"
+
+#include <vector>
 
 class QAction;
 class QMenu;
 
 namespace linkscope::ui {
 
+class AgainstCheck;
 class DiffDock;
+class JobPredictor;
 class MainWindow;
+class WhatIfPanel;
 
 // A child of the main window (findChild<CompareUi *>()), made with its File menu.
 class CompareUi : public QObject {
@@ -38,19 +47,42 @@ public:
     // The Diff dock, created on first use.
     DiffDock *dock();
     bool busy() const { return m_job.busy(); }
+    // The check of the active what-if against B.
+    AgainstCheck *againstCheck() const { return m_check; }
+    // The what-if panel whose what-if is checked: the job's (a job is open) or the pair's.
+    WhatIfPanel *whatIfPanel() const;
 
 signals:
     void compared();
     void failed(const QString &message);
 
 private:
+    // One trace of run B: a rank of its job (-1: B is a trace) and its files.
+    struct RunFiles {
+        qint64 rank = -1;
+        QString host, device;
+    };
     void ask();
+    // Run B's lanes beside the main timeline: B's trace, of a job the rank A shows (none while A
+    // shows none, or when B lacks it: said in the status bar).
+    void showRunB();
+    // A changed (another trace or job opened): the comparison's pane and check end; else the pane
+    // follows the rank A shows.
+    void onDocumentChanged();
+    // The active what-if and the job's graph handed to the check, once its signals are connected.
+    void watchPrediction();
+    void updateWhatIf();
 
     MainWindow *m_window;
     QAction *m_action;
     DiffDock *m_dock = nullptr;
     QElapsedTimer m_clock;
-    BackgroundJob m_job; // last: destroyed (and waited for) first
+    QStringList m_a, m_b;           // the runs of the last comparison that succeeded
+    std::vector<RunFiles> m_bFiles; // B's traces
+    AgainstCheck *m_check;
+    QPointer<WhatIfPanel> m_pairPanel, m_jobPanel; // whose signals are connected
+    QPointer<JobPredictor> m_predictor;            // the job predictor whose signal is connected
+    BackgroundJob m_job;                           // last: destroyed (and waited for) first
 };
 
 } // namespace linkscope::ui

@@ -1,5 +1,7 @@
 #include "compare/diffdock.h"
 
+#include "compare/againstview.h"
+
 #include "docks/statstable.h"
 #include "timeline/timeformat.h"
 
@@ -122,6 +124,10 @@ DiffDock::DiffDock(QWidget *parent) : QDockWidget(tr("Diff"), parent)
     m_tabs->addTab(m_tables[Streams], tr("GPU streams"));
     m_tabs->addTab(m_tables[GpuOps], tr("GPU ops"));
     m_tabs->addTab(m_tables[CpuOps], tr("CPU ops"));
+    m_against = new AgainstView(m_tabs);
+    m_tabs->addTab(m_against, tr("Prediction vs B"));
+    m_tabs->setTabToolTip(TableCount, tr("Was the prediction right? The Prediction dock's what-if, predicted for A, against "
+                                         "the step B measured (linkscope predict A [what-ifs] --against B)"));
     layout->addWidget(m_tabs, 1);
     setWidget(body);
     m_status->setText(tr("File ▸ Compare with… compares the open trace or job with another run."));

@@ -3,7 +3,8 @@
 // diff` (report/rundiff.h, docs/diff.md): what moved most, ranked; the step, GPU busy, communication
 // and exposed communication per rank; GPU busy per stream; the GPU op families and the CPU ops (count,
 // total, mean, change). A status line names both runs and how long the diff took. Read-only: it shows
-// what the core computed.
+// what the core computed. A sixth tab checks the Prediction dock's active what-if against B
+// (againstview.h).
 
 #include "report/rundiff.h"
 
@@ -17,6 +18,8 @@ class QTabWidget;
 class QTableWidget;
 
 namespace linkscope::ui {
+
+class AgainstView;
 
 class DiffDock : public QDockWidget {
     Q_OBJECT
@@ -35,6 +38,8 @@ public:
     const std::shared_ptr<const core::RunDiff> &diff() const { return m_diff; }
     QTableWidget *table(Table t) const { return m_tables[t]; }
     QTabWidget *tabs() const { return m_tabs; }
+    // "Prediction vs B": was the what-if right (compareui.h fills it).
+    AgainstView *againstView() const { return m_against; }
     QString statusText() const;
 
 private:
@@ -48,6 +53,7 @@ private:
     QLabel *m_warnings;
     QTabWidget *m_tabs;
     std::array<QTableWidget *, TableCount> m_tables{};
+    AgainstView *m_against;
 };
 
 } // namespace linkscope::ui

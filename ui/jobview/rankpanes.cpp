@@ -182,9 +182,32 @@ void RankPane::show(DocumentPtr linked, DocumentPtr shown, QStringList warnings,
     emit loaded();
 }
 
+void RankPane::setRun(const QString &run)
+{
+    m_run = run;
+    setObjectName(QStringLiteral("runPane"));
+    m_view->setObjectName(QStringLiteral("runPaneTimeline"));
+    m_edit->hide(); // another run's trace: nothing of the open run to act on
+    m_view->setPlaceholderText(tr("Loading run %1…").arg(run));
+    updateTitle();
+}
+
+void RankPane::setClockNote(const QString &clock)
+{
+    m_clock = clock;
+    updateTitle();
+}
+
 QString RankPane::titleText() const
 {
-    QString text = tr("<b>Rank %1</b> · %2").arg(m_rank).arg(pairFileNames(m_host, m_device).toHtmlEscaped());
+    const QString files = pairFileNames(m_host, m_device).toHtmlEscaped();
+    QString text = tr("<b>Rank %1</b> · %2").arg(m_rank).arg(files);
+    if (!m_run.isEmpty()) {
+        const QString name = m_rank >= 0 ? tr("%1 · rank %2").arg(m_run.toHtmlEscaped()).arg(m_rank) : m_run.toHtmlEscaped();
+        text = tr("<b>Run %1</b> · %2").arg(name, files);
+        if (!m_clock.isEmpty())
+            text += QStringLiteral(" · ") + m_clock.toHtmlEscaped();
+    }
     if (!m_error.isEmpty())
         return text + tr(" · <span style=\"color:#c0392b\">could not open: %1</span>").arg(m_error.toHtmlEscaped());
     if (!m_shown) {
@@ -249,23 +272,54 @@ void RankPanes::setJob(JobPtr job)
 void RankPanes::setMainRank(qint64 rank)
 {
     m_mainRank = rank;
-    updateMainTitle();
     updateRulers();
+    updateMainTitle();
     syncFrom(m_main);
 }
 
 void RankPanes::updateRulers()
 {
-    const core::Nanos origin = m_job ? alignedJobStart(m_job->report) : 0;
-    for (const auto &[rank, v] : rankViews()) {
-        if (m_job && rank >= 0 && v->document())
-            v->setRulerOrigin(fromReference(rank, *v->document(), origin));
+    alignRunPane();
+    const auto views = rankViews();
+    // The job's aligned origin; without a job, the main trace's start (its ruler's default) on the
+    // reference clock, so that run B's ruler reads as A's.
+    std::optional<core::Nanos> origin;
+    if (m_job)
+        origin = alignedJobStart(m_job->report);
+    else if (m_main->document() && onClock(views.front()))
+        origin = toReference(views.front(), m_main->document()->index().minTs);
+    for (const RankView &v : views) {
+        const bool own = m_job && v.rank >= 0 && !v.run; // a rank of the job
+        if (origin && onClock(v) && (own || v.run))
+            v.view->setRulerOrigin(fromReference(v, *origin));
         else
-            v->setRulerOrigin(std::nullopt);
-        updateMissingMarks(rank, v);
+            v.view->setRulerOrigin(std::nullopt);
+        updateMissingMarks(v.run ? -1 : v.rank, v.view);
     }
     shareBookmarks();
     applyLaneFilter();
+}
+
+void RankPanes::alignRunPane()
+{
+    const DocumentPtr main = m_main->document();
+    const DocumentPtr run = m_runPane ? m_runPane->document() : nullptr;
+    if (!main || !run) {
+        m_alignment.reset();
+        m_alignedMain.reset();
+        m_alignedRun.reset();
+        return;
+    }
+    // Once per pair of traces (a correction makes a new document of the same events).
+    if (m_alignment && m_alignedMain.lock() == main->deviceShared() && m_alignedRun.lock() == run->deviceShared())
+        return;
+    // The core's rule (report/runalign.h): B's first step onto A's, else their first events. One
+    // pass over each trace's events.
+    m_alignment = core::alignRuns(main->device(), main->index(), run->device(), run->index());
+    m_alignedMain = main->deviceShared();
+    m_alignedRun = run->deviceShared();
+    m_runPane->setClockNote(m_alignment->bySteps ? tr("steps aligned: %1").arg(QString::fromStdString(m_alignment->describe()))
+                                                 : QString::fromStdString(m_alignment->describe()));
 }
 
 void RankPanes::setLaneFilter(const QString &text)
@@ -276,8 +330,11 @@ void RankPanes::setLaneFilter(const QString &text)
 
 void RankPanes::applyLaneFilter()
 {
-    for (const auto &[rank, v] : rankViews())
-        v->arrangement().setLaneFilter(m_filter, rank >= 0 ? tr("rank %1").arg(rank) : QString());
+    for (const RankView &v : rankViews()) {
+        const QString rank = v.rank >= 0 ? tr("rank %1").arg(v.rank) : QString();
+        const QString name = v.run ? QStringLiteral("%1 %2").arg(m_runPane->run(), rank).trimmed() : rank;
+        v.view->arrangement().setLaneFilter(m_filter, name);
+    }
 }
 
 void RankPanes::shareBookmarks()
@@ -290,16 +347,16 @@ void RankPanes::shareBookmarks()
     std::vector<Shared> all;
     const auto views = rankViews();
     if (m_job)
-        for (const auto &[rank, v] : views)
-            if (rank >= 0 && v->document())
+        for (const auto &[rank, v, run] : views)
+            if (rank >= 0 && !run && v->document())
                 for (const core::Bookmark &b : v->bookmarkOverlay().bookmarks())
                     all.push_back({rank,
                                    {toReference(rank, *v->document(), b.ts),
                                     tr("rank %1: %2").arg(rank).arg(QString::fromStdString(b.name)).toStdString()}});
-    // Each view draws the others' on its own clock.
-    for (const auto &[rank, v] : views) {
+    // Each view of the job draws the others' on its own clock (run B's pane: another run's times).
+    for (const auto &[rank, v, run] : views) {
         core::BookmarkList echoes;
-        if (rank >= 0 && v->document())
+        if (rank >= 0 && !run && v->document())
             for (const Shared &s : all)
                 if (s.rank != rank)
                     echoes.push_back({fromReference(rank, *v->document(), s.onReference.ts), s.onReference.name});
@@ -329,10 +386,16 @@ void RankPanes::updateMissingMarks(qint64 rank, TimelineView *view)
 void RankPanes::updateMainTitle()
 {
     QWidget *bar = m_mainTitle->parentWidget();
-    bar->setVisible(m_job != nullptr);
+    bar->setVisible(m_job != nullptr || m_runPane);
     const DocumentPtr &doc = m_main->document();
-    if (!m_job)
+    if (!m_job) {
+        // Beside run B: the open trace is run A.
+        if (m_runPane)
+            m_mainTitle->setText(doc ? tr("<b>Run A</b> · %1 · Details, Search, Findings and corrections act on this run")
+                                           .arg(pairFileNames(doc->hostPath(), doc->devicePath()).toHtmlEscaped())
+                                     : tr("<b>Run A</b> · nothing open"));
         return;
+    }
     if (m_mainRank < 0) {
         m_mainTitle->setText(
             doc ? tr("<b>Not a rank of the job</b> · %1").arg(QFileInfo(doc->devicePath()).fileName().toHtmlEscaped())
@@ -340,15 +403,18 @@ void RankPanes::updateMainTitle()
         return;
     }
     const QString files = doc ? pairFileNames(doc->hostPath(), doc->devicePath()) : QString();
-    m_mainTitle->setText(tr("<b>Rank %1</b> · %2 · Details, Search, Findings and corrections act on this rank · "
+    m_mainTitle->setText(tr("<b>%1Rank %2</b> · %3 · Details, Search, Findings and corrections act on this rank · "
                             "rulers on the job's aligned clock")
+                             .arg(m_runPane ? tr("Run A · ") : QString())
                              .arg(m_mainRank)
                              .arg(files.toHtmlEscaped()));
 }
 
 RankPane *RankPanes::addPane(RankPane *pane, int position)
 {
-    const int at = position < 0 ? m_split->count() : std::min(position + 1, m_split->count());
+    // Run B's pane stays last: a rank's pane goes above it.
+    const int end = m_split->count() - (m_runPane && pane != m_runPane ? 1 : 0);
+    const int at = position < 0 ? end : std::min(position + 1, end);
     m_split->insertWidget(at, pane);
     m_split->setStretchFactor(at, 1);
     TimelineView *view = pane->view();
@@ -360,7 +426,10 @@ RankPane *RankPanes::addPane(RankPane *pane, int position)
         emit panesChanged();
     });
     connect(pane, &RankPane::editRequested, this, &RankPanes::editRequested);
-    connect(pane, &RankPane::closeRequested, this, &RankPanes::closePane);
+    if (pane->run().isEmpty())
+        connect(pane, &RankPane::closeRequested, this, &RankPanes::closePane);
+    else
+        connect(pane, &RankPane::closeRequested, this, &RankPanes::closeRunPane);
     connect(pane, &RankPane::bookmarkRequested, this, &RankPanes::paneBookmarkRequested);
     // The main timeline (the rank the docks act on) keeps half the height, the panes share the
     // other half: with two panes beside it at 1920x1080 (Megatron), the main rank shows its
@@ -409,6 +478,34 @@ void RankPanes::closeAll()
         closePane(p->rank());
 }
 
+RankPane *RankPanes::openRunPane(const QString &run, qint64 rank, const QString &hostPath, const QString &devicePath,
+                                 core::Policy policy)
+{
+    closeRunPane();
+    auto *pane = new RankPane(rank, hostPath, devicePath, policy, m_split);
+    pane->setRun(run);
+    m_runPane = pane;
+    addPane(pane, -1);
+    updateMainTitle();
+    applyLaneFilter();
+    return pane;
+}
+
+void RankPanes::closeRunPane()
+{
+    if (!m_runPane)
+        return;
+    RankPane *p = m_runPane;
+    m_runPane.clear();
+    p->hide();
+    p->setParent(nullptr);
+    p->deleteLater();
+    m_alignment.reset();
+    updateMainTitle();
+    updateRulers();
+    emit panesChanged();
+}
+
 RankPane *RankPanes::pane(qint64 rank) const
 {
     for (RankPane *p : panes())
@@ -421,7 +518,7 @@ std::vector<RankPane *> RankPanes::panes() const
 {
     std::vector<RankPane *> out;
     for (int i = 0; i < m_split->count(); ++i)
-        if (auto *p = qobject_cast<RankPane *>(m_split->widget(i)))
+        if (auto *p = qobject_cast<RankPane *>(m_split->widget(i)); p && p != m_runPane)
             out.push_back(p);
     return out;
 }
@@ -435,15 +532,49 @@ int RankPanes::paneIndex(qint64 rank) const
     return -1;
 }
 
-std::vector<std::pair<qint64, TimelineView *>> RankPanes::rankViews() const
+std::vector<RankPanes::RankView> RankPanes::rankViews() const
 {
-    std::vector<std::pair<qint64, TimelineView *>> views{{m_mainRank, m_main}};
+    std::vector<RankView> views{{m_mainRank, m_main, false}};
     for (RankPane *p : panes())
-        views.emplace_back(p->rank(), p->view());
+        views.push_back({p->rank(), p->view(), false});
+    if (m_runPane)
+        views.push_back({m_runPane->rank(), m_runPane->view(), true});
     return views;
 }
 
+bool RankPanes::onClock(const RankView &v) const
+{
+    if (!v.view->document())
+        return false;
+    const bool runAligned = m_runPane && m_alignment && m_main->document();
+    if (v.run)
+        return runAligned;
+    if (m_job && v.rank >= 0)
+        return true;
+    return v.view == m_main && runAligned; // a trace outside any job, beside run B: its own clock
+}
+
 core::Nanos RankPanes::clockOffset(qint64 rank) const { return m_job ? m_job->report.timing.offsetOf(rank) : 0; }
+
+core::Nanos RankPanes::offsetOf(const RankView &v) const
+{
+    if (!v.run)
+        return v.rank >= 0 ? clockOffset(v.rank) : 0;
+    // Run B: an instant of B (absolute) is drawn where A's main trace has it moved by the
+    // alignment's shift, on whichever clock the main trace is.
+    const core::Nanos main = m_job && m_mainRank >= 0 ? clockOffset(m_mainRank) : 0;
+    return main - (m_alignment ? m_alignment->shiftNs() : 0);
+}
+
+core::Nanos RankPanes::toReference(const RankView &v, core::Nanos t) const
+{
+    return t + v.view->document()->device().baseTimeNs.value_or(0) - offsetOf(v);
+}
+
+core::Nanos RankPanes::fromReference(const RankView &v, core::Nanos t) const
+{
+    return t + offsetOf(v) - v.view->document()->device().baseTimeNs.value_or(0);
+}
 
 core::Nanos RankPanes::toReference(qint64 rank, const TraceDocument &doc, core::Nanos t) const
 {
@@ -465,21 +596,21 @@ core::Nanos RankPanes::mapTime(qint64 from, const TraceDocument &fromDoc, qint64
 
 void RankPanes::syncFrom(TimelineView *source)
 {
-    if (m_syncing || !m_job || !source->document())
+    if (m_syncing || !source->document())
         return;
     const auto views = rankViews();
-    const auto it = std::find_if(views.begin(), views.end(), [source](const auto &rv) { return rv.second == source; });
-    if (it == views.end() || it->first < 0)
+    const auto it = std::find_if(views.begin(), views.end(), [source](const RankView &rv) { return rv.view == source; });
+    if (it == views.end() || !onClock(*it))
         return;
-    // The source's window on the reference clock, shown by every other view of a rank.
-    const core::Nanos start = toReference(it->first, *source->document(), source->viewStart());
-    const core::Nanos end = toReference(it->first, *source->document(), source->viewEnd());
+    // The source's window on the reference clock, shown by every other view on it.
+    const core::Nanos start = toReference(*it, source->viewStart());
+    const core::Nanos end = toReference(*it, source->viewEnd());
     m_syncing = true;
-    for (const auto &[rank, v] : views) {
-        if (v == source || rank < 0 || !v->document())
+    for (const RankView &v : views) {
+        if (v.view == source || !onClock(v))
             continue;
-        v->setHeaderWidth(source->headerWidth());
-        v->setVisibleRange(fromReference(rank, *v->document(), start), fromReference(rank, *v->document(), end));
+        v.view->setHeaderWidth(source->headerWidth());
+        v.view->setVisibleRange(fromReference(v, start), fromReference(v, end));
     }
     m_syncing = false;
     emit referenceViewChanged(start, end);
@@ -487,19 +618,18 @@ void RankPanes::syncFrom(TimelineView *source)
 
 std::optional<std::pair<core::Nanos, core::Nanos>> RankPanes::referenceView() const
 {
-    for (const auto &[rank, v] : rankViews())
-        if (rank >= 0 && v->document())
-            return std::make_pair(toReference(rank, *v->document(), v->viewStart()),
-                                  toReference(rank, *v->document(), v->viewEnd()));
+    for (const RankView &v : rankViews())
+        if (onClock(v))
+            return std::make_pair(toReference(v, v.view->viewStart()), toReference(v, v.view->viewEnd()));
     return std::nullopt;
 }
 
 void RankPanes::setReferenceView(std::pair<core::Nanos, core::Nanos> view)
 {
     m_syncing = true;
-    for (const auto &[rank, v] : rankViews())
-        if (rank >= 0 && v->document())
-            v->setVisibleRange(fromReference(rank, *v->document(), view.first), fromReference(rank, *v->document(), view.second));
+    for (const RankView &v : rankViews())
+        if (onClock(v))
+            v.view->setVisibleRange(fromReference(v, view.first), fromReference(v, view.second));
     m_syncing = false;
     emit referenceViewChanged(view.first, view.second);
 }

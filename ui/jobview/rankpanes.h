@@ -9,13 +9,20 @@
 // Each pane's title names its rank, as the main one's does. A pane draws its rank's bookmarks (its
 // sidecar's; `M` there is passed on: a pane is read-only) and every view of a rank marks the
 // collectives that rank did not issue (missingcollectivemarks.h).
+//
+// The same panes show another run beside the open one (File ▸ Compare with…, ui/compare/): run B's
+// trace — of a job, B's rank that A's main timeline shows — in a pane of its own below the ranks,
+// titled as run B, read-only, on A's clock moved so that the runs' steps line up (the rule is the
+// core's: report/runalign.h). It scrolls and zooms with the others and its ruler reads as A's.
 
 #include "edit/bookmarks.h"
 #include "jobview/jobloader.h"
 #include "jobview/joboverviewmarks.h"
+#include "report/runalign.h"
 #include "shell/backgroundjob.h"
 #include "shell/tracedocument.h"
 
+#include <QPointer>
 #include <QStringList>
 #include <QWidget>
 
@@ -55,6 +62,11 @@ public:
     bool isLoaded() const { return m_shown != nullptr; }
     QString titleText() const;
     QString errorText() const { return m_error; }
+    // Another run's pane (RankPanes::openRunPane): titled `run` ("B"), no "Edit here"; `clock` says
+    // how its clock is aligned with the open run's.
+    void setRun(const QString &run);
+    const QString &run() const { return m_run; }
+    void setClockNote(const QString &clock);
 
 signals:
     void loaded();
@@ -74,7 +86,9 @@ private:
     qint64 m_rank;
     QString m_host;
     QString m_device;
-    QString m_note; // "3 corrections applied from …"
+    QString m_note;  // "3 corrections applied from …"
+    QString m_run;   // another run's pane: its name ("B"); empty for a rank of the open job
+    QString m_clock; // how a run pane's clock is aligned
     QString m_error;
     DocumentPtr m_linked;
     DocumentPtr m_shown;
@@ -108,8 +122,18 @@ public:
     void closePane(qint64 rank);
     void closeAll();
     RankPane *pane(qint64 rank) const;
-    std::vector<RankPane *> panes() const; // top to bottom
-    int paneIndex(qint64 rank) const;      // position among the panes, -1
+    std::vector<RankPane *> panes() const; // top to bottom; the ranks of the open job (not run B's)
+    // Run B's pane (File ▸ Compare with…): `rank` of B (-1: a trace that is no rank of a job), read
+    // like a rank pane, below the others, replacing the run pane shown. Its clock is A's main
+    // timeline's moved by alignRuns (report/runalign.h) once both are loaded, and again whenever the
+    // main timeline shows another trace.
+    RankPane *openRunPane(const QString &run, qint64 rank, const QString &hostPath, const QString &devicePath,
+                          core::Policy policy);
+    RankPane *runPane() const { return m_runPane; }
+    void closeRunPane();
+    // How the run pane is aligned with the main timeline; nullopt until both are loaded.
+    const std::optional<core::RunAlignment> &runAlignment() const { return m_alignment; }
+    int paneIndex(qint64 rank) const; // position among the panes, -1
 
     // Time `t` of rank `from`'s trace (its document's clock) on rank `to`'s; unaligned ranks map by
     // their absolute clocks (baseTimeNanoseconds + ts).
@@ -147,11 +171,25 @@ signals:
 
 private:
     RankPane *addPane(RankPane *pane, int position);
-    // The main timeline, then the panes top to bottom, each with its rank (-1: the main one is none).
-    std::vector<std::pair<qint64, TimelineView *>> rankViews() const;
+    // A view of a rank or of run B, and the clock it is on.
+    struct RankView {
+        qint64 rank;        // -1: the main one is none
+        TimelineView *view; //
+        bool run = false;   // run B's pane (its rank is B's)
+    };
+    // The main timeline, the panes top to bottom, then run B's.
+    std::vector<RankView> rankViews() const;
+    // The view shows a document on the shared (reference) clock: a rank of the job, run B once
+    // aligned, and the main timeline beside an aligned run B.
+    bool onClock(const RankView &v) const;
     core::Nanos clockOffset(qint64 rank) const; // 0 without a job, or for an unaligned rank
+    core::Nanos offsetOf(const RankView &v) const;
     core::Nanos toReference(qint64 rank, const TraceDocument &doc, core::Nanos t) const;
     core::Nanos fromReference(qint64 rank, const TraceDocument &doc, core::Nanos t) const;
+    core::Nanos toReference(const RankView &v, core::Nanos t) const;
+    core::Nanos fromReference(const RankView &v, core::Nanos t) const;
+    // The run pane's alignment for the documents shown now (computed again when either changed).
+    void alignRunPane();
     void updateMainTitle();
     // Every view of a rank counts its ruler from the job's aligned origin; others from their start.
     void updateRulers();
@@ -171,6 +209,9 @@ private:
     qint64 m_mainRank = -1;
     bool m_syncing = false;
     QString m_filter; // the lane filter's text
+    QPointer<RankPane> m_runPane;
+    std::optional<core::RunAlignment> m_alignment;
+    std::weak_ptr<const core::DeviceTrace> m_alignedMain, m_alignedRun; // the traces m_alignment is of
 };
 
 } // namespace linkscope::ui

@@ -57,6 +57,9 @@ public:
     // titled, until the form changes; "+ Compare" keeps it.
     void showWhatIf(const core::WhatIf &whatIf, const QString &title);
     const WhatIfOutcome &current() const { return m_current; }
+    // The what-if shown: the opportunity's (showWhatIf) until the form changes, else the form's (nullopt
+    // when the form is not valid). What File ▸ Compare with… checks against run B (ui/compare/).
+    std::optional<core::WhatIf> activeWhatIf() const { return m_shownWhatIf ? m_shownWhatIf : formWhatIf(nullptr); }
     QString resultText() const;
     // Keeps the form's what-if as a row of the comparison table; false when it is not valid.
     bool addRow();
