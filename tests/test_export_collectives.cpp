@@ -1,12 +1,13 @@
 // How GPU ops become Chakra communication nodes: the collective's own metadata before kernel names,
 // send/recv peers as int32 attrs, nccl:coalesced groups, and no abort on an unknown collective
-// (core/export/collective.h: the collective's metadata before kernel names). The pair is built in memory; every expected value below
+// (core/collective/classify.h: the collective's metadata before kernel names). The pair is built in memory; every expected value below
 // follows from the fixture by the rules of docs/astra-sim-export.md (e.g. comm_size = numel × itemsize of the
 // parent op's tensor inputs: 256 × 2 bytes for a Half tensor of 256 elements).
 
 #include "testsupport.h"
 
-#include "export/collective.h"
+#include "collective/classify.h"
+#include "export/chakrakind.h"
 #include "export/exporter.h"
 #include "io/tracereader.h"
 #include "link/linker.h"
@@ -141,18 +142,18 @@ private slots:
     {
         QTest::addColumn<QString>("name");
         QTest::addColumn<int>("kind"); // -1: none
-        QTest::newRow("kernel all-reduce") << "ncclDevKernel_AllReduce_Sum_f16_RING_LL" << int(CollectiveKind::AllReduce);
-        QTest::newRow("legacy kernel") << "ncclKernel_AllGather_RING_LL_Sum_int8_t" << int(CollectiveKind::AllGather);
-        QTest::newRow("reduce-scatter op") << "nccl:_reduce_scatter_base" << int(CollectiveKind::ReduceScatter);
-        QTest::newRow("plain reduce kernel") << "ncclDevKernel_Reduce_Sum_f32_RING_LL" << int(CollectiveKind::Reduce);
-        QTest::newRow("kineto name") << "allgather_into_tensor_coalesced" << int(CollectiveKind::AllGather);
-        QTest::newRow("all_to_all") << "nccl:all_to_all" << int(CollectiveKind::AllToAll);
+        QTest::newRow("kernel all-reduce") << "ncclDevKernel_AllReduce_Sum_f16_RING_LL" << int(CallKind::AllReduce);
+        QTest::newRow("legacy kernel") << "ncclKernel_AllGather_RING_LL_Sum_int8_t" << int(CallKind::AllGather);
+        QTest::newRow("reduce-scatter op") << "nccl:_reduce_scatter_base" << int(CallKind::ReduceScatter);
+        QTest::newRow("plain reduce kernel") << "ncclDevKernel_Reduce_Sum_f32_RING_LL" << int(CallKind::Reduce);
+        QTest::newRow("kineto name") << "allgather_into_tensor_coalesced" << int(CallKind::AllGather);
+        QTest::newRow("all_to_all") << "nccl:all_to_all" << int(CallKind::AllToAll);
         QTest::newRow("sendrecv kernel") << "ncclDevKernel_SendRecv(ncclDevComm*, unsigned long, ncclWork*)"
-                                         << int(CollectiveKind::SendRecv);
-        QTest::newRow("send") << "nccl:send" << int(CollectiveKind::Send);
-        QTest::newRow("recv") << "recv" << int(CollectiveKind::Recv);
-        QTest::newRow("broadcast") << "nccl:broadcast" << int(CollectiveKind::Broadcast);
-        QTest::newRow("barrier") << "barrier" << int(CollectiveKind::Barrier);
+                                         << int(CallKind::Unknown);
+        QTest::newRow("send") << "nccl:send" << int(CallKind::Send);
+        QTest::newRow("recv") << "recv" << int(CallKind::Recv);
+        QTest::newRow("broadcast") << "nccl:broadcast" << int(CallKind::Broadcast);
+        QTest::newRow("barrier") << "barrier" << int(CallKind::Barrier);
         QTest::newRow("rccl generic") << "ncclDevKernel_Generic" << -1;
         QTest::newRow("coalesced") << "nccl:coalesced" << -1;
     }
@@ -163,6 +164,22 @@ private slots:
         QFETCH(int, kind);
         const auto found = collectiveKindFromName(name.toStdString());
         QCOMPARE(found ? int(*found) : -1, kind);
+    }
+
+    void everyKindIsWrittenAndReadBackAsItself()
+    {
+        // The one mapping between a kind and Chakra's node type / comm_type, both ways.
+        for (std::size_t k = 0; k < kCallKindCount; ++k) {
+            const auto kind = static_cast<CallKind>(k);
+            const ChakraCommNode node = chakraCommNodeOf(kind);
+            QCOMPARE(callKindOfChakraNode(node.type, node.commType), kind);
+            QCOMPARE(node.type == ChakraProtoMsg::COMM_COLL_NODE, !isP2P(kind) && kind != CallKind::Unknown);
+            QCOMPARE(node.commType >= 0, node.type == ChakraProtoMsg::COMM_COLL_NODE);
+        }
+        QCOMPARE(int(chakraCommNodeOf(CallKind::Unknown).type), int(ChakraProtoMsg::COMP_NODE));
+        QCOMPARE(chakraCommNodeOf(CallKind::ReduceScatter).commType, std::int64_t(ChakraProtoMsg::REDUCE_SCATTER));
+        QCOMPARE(callKindOfChakraNode(ChakraProtoMsg::COMM_COLL_NODE, -1), CallKind::Unknown);
+        QCOMPARE(callKindOfChakraNode(ChakraProtoMsg::COMP_NODE, 0), CallKind::Unknown);
     }
 
     void sendAndRecvCarryTheirPeers()

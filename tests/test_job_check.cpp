@@ -3,7 +3,8 @@
 // on generated 8-rank jobs into which one fault at a time is injected; clock alignment and
 // stragglers against the offsets the generator used.
 
-#include "export/collective.h"
+#include "collective/classify.h"
+#include "export/chakrakind.h"
 #include "gen/tracegenerator.h"
 #include "io/tracereader.h"
 #include "job/rankcalls.h"
@@ -339,10 +340,11 @@ private slots:
 
     void chakraCommTypesAndDtypes()
     {
-        QCOMPARE(callKindFromChakraCommType(0), CallKind::AllReduce);
-        QCOMPARE(callKindFromChakraCommType(6), CallKind::AllToAll);
-        QCOMPARE(callKindFromChakraCommType(9), CallKind::Barrier);
-        QCOMPARE(callKindFromChakraCommType(42), CallKind::Unknown);
+        QCOMPARE(core::callKindFromChakraCommType(0), CallKind::AllReduce);
+        QCOMPARE(core::callKindFromChakraCommType(6), CallKind::AllToAll);
+        QCOMPARE(core::callKindFromChakraCommType(9), CallKind::Barrier);
+        QCOMPARE(core::callKindFromChakraCommType(8), CallKind::ReduceScatter); // REDUCE_SCATTER_BLOCK
+        QCOMPARE(core::callKindFromChakraCommType(42), CallKind::Unknown);
         QCOMPARE(callKindFromName("reduce_scatter"), std::optional<CallKind>(CallKind::ReduceScatter));
         QCOMPARE(canonicalDtype("Float"), std::string("float32"));
         QCOMPARE(canonicalDtype("c10::BFloat16"), std::string("bfloat16"));

@@ -2,8 +2,11 @@
 // own folder's headers and those of folders below it (docs/architecture.md, "Layers"). core/ does not
 // depend on Qt: no file under core/ includes a Qt header or links a Qt target. And ui/ does not compile
 // the protobuf headers: no ui file reaches a generated .pb.h or <google/protobuf/…> through the
-// headers it includes (export/exportrequest.h is what the GUI includes to export). The Python module
-// (python/) stands on core alone, as the commands do: no Qt, no ui/ or app/ header, no Qt target.
+// headers it includes (export/exportrequest.h is what the GUI includes to export). Nor does core/job,
+// nor any core folder below export: which collective an op is (core/collective) is decided without
+// Chakra's messages, and only the writers and readers of an .et map it to them (export/chakrakind.h).
+// The Python module (python/) stands on core alone, as the commands do: no Qt, no ui/ or app/ header,
+// no Qt target.
 
 #include "testsupport.h"
 
@@ -18,10 +21,10 @@ namespace {
 
 // The order of core's folders, lowest first. A new folder is placed here, where its includes allow.
 const QStringList kCoreLayers = {
-    QStringLiteral("base"),     QStringLiteral("model"),    QStringLiteral("io"),     QStringLiteral("index"),
-    QStringLiteral("link"),     QStringLiteral("analysis"), QStringLiteral("edit"),   QStringLiteral("pipeline"),
-    QStringLiteral("jobmodel"), QStringLiteral("export"),   QStringLiteral("report"), QStringLiteral("job"),
-    QStringLiteral("predict"),
+    QStringLiteral("base"),     QStringLiteral("model"),      QStringLiteral("io"),       QStringLiteral("index"),
+    QStringLiteral("link"),     QStringLiteral("collective"), QStringLiteral("analysis"), QStringLiteral("edit"),
+    QStringLiteral("pipeline"), QStringLiteral("jobmodel"),   QStringLiteral("export"),   QStringLiteral("report"),
+    QStringLiteral("job"),      QStringLiteral("predict"),
 };
 
 struct IncludeLine {
@@ -186,6 +189,30 @@ private slots:
                 offenders << chain;
         }
         QVERIFY2(scanned >= 5, "expected to scan the ui sources");
+        QVERIFY2(offenders.isEmpty(), qPrintable(offenders.join(QLatin1Char('\n'))));
+    }
+
+    void jobAndTheFoldersBelowExportReachNoProtobufHeader()
+    {
+        // Which collective a GPU op is, a job's calls and checks, the pipeline: none of it needs
+        // Chakra's messages. The folders below export and core/job, every file, through its includes.
+        const QString core = QString::fromStdString(linkscope::test::sourcePath("core"));
+        QStringList folders = kCoreLayers.mid(0, kCoreLayers.indexOf(QStringLiteral("export")));
+        folders << QStringLiteral("job");
+        QVERIFY(folders.contains(QStringLiteral("collective")) && folders.contains(QStringLiteral("jobmodel")));
+        int scanned = 0;
+        QStringList offenders;
+        for (const QString &folder : folders) {
+            QDirIterator it(core + QLatin1Char('/') + folder, {QStringLiteral("*.h"), QStringLiteral("*.cpp")}, QDir::Files,
+                            QDirIterator::Subdirectories);
+            while (it.hasNext()) {
+                const QString path = it.next();
+                ++scanned;
+                for (const QString &chain : protobufReachedFrom(path, {core}))
+                    offenders << chain;
+            }
+        }
+        QVERIFY2(scanned >= 20, "expected to scan core/job and the folders below export");
         QVERIFY2(offenders.isEmpty(), qPrintable(offenders.join(QLatin1Char('\n'))));
     }
 

@@ -1,5 +1,7 @@
 #include "export/astrasimtarget.h"
 
+#include "export/chakrakind.h"
+
 #include <algorithm>
 #include <cmath>
 #include <fstream>
@@ -395,15 +397,16 @@ AstraSimDurations astraSimDurations(const EtPlusGraph &graph, const DeviceTrace 
 AstraGpuKind astraGpuKind(const CommInfo &comm)
 {
     AstraGpuKind kind;
-    kind.type = comm.type;
-    if (!comm.isComm || comm.type == ChakraProtoMsg::COMP_NODE)
+    const ChakraCommNode written = chakraCommNodeOf(comm.kind);
+    kind.type = written.type;
+    if (!comm.isComm || written.type == ChakraProtoMsg::COMP_NODE)
         return kind;
     bool runnable = comm.bytes > 0;
     // A collective of a one-rank group moves nothing between ranks, and ASTRA-sim never completes
     // one (its ring has no step: the rank stops there and the simulator exits 0 unfinished).
-    if (comm.type == ChakraProtoMsg::COMM_COLL_NODE)
-        runnable = runnable && astraSimRunsCollective(comm.commType) && comm.groupSize != 1;
-    else if (comm.type == ChakraProtoMsg::COMM_SEND_NODE || comm.type == ChakraProtoMsg::COMM_RECV_NODE)
+    if (written.type == ChakraProtoMsg::COMM_COLL_NODE)
+        runnable = runnable && astraSimRunsCollective(written.commType) && comm.groupSize != 1;
+    else if (isP2P(comm.kind))
         runnable = runnable && comm.src >= 0 && comm.dst >= 0 && comm.tag >= 0;
     if (!runnable) {
         kind.type = ChakraProtoMsg::COMP_NODE;

@@ -3,8 +3,9 @@
 // node durations that make ASTRA-sim's replay take the measured time, and which GPU ops it can run
 // as communication. Used by chakraconverter.cpp when ChakraOptions::target is AstraSim.
 
+#include "collective/classify.h"
+
 #include "export/blockedtime.h"
-#include "export/collective.h"
 #include "export/exporter.h"
 
 #include <cstdint>

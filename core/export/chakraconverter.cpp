@@ -1,7 +1,7 @@
 #include "export/exporter.h"
 
 #include "export/astrasimtarget.h"
-#include "export/collective.h"
+#include "export/chakrakind.h"
 #include "export/etwire.h"
 #include "export/graphorder.h"
 #include "export/nodetext.h"
@@ -267,26 +267,27 @@ void emitRange(std::uint32_t begin, std::uint32_t end, const ChakraPlan &plan, c
             addInt64(node, "stream", e.stream >= 0 ? e.stream : 0);
             CommInfo comm = classifyGpuOp(host, device, source.event, source.host,
                                           astra ? SizeRule::CollectiveMetadata : SizeRule::ParentTensors);
+            ChakraCommNode written = chakraCommNodeOf(comm.kind);
             if (astra && astraGpuKind(comm).demoted) {
                 // ASTRA-sim cannot run it as communication (a collective it does not issue, no size,
                 // no peers, a group of one rank): replayed as compute for its measured time.
                 ++stats.commReplayed;
                 ++replayedNames[node.name()];
                 addString(node, "replayed_communication", node.name());
-                comm.type = ChakraProtoMsg::COMP_NODE;
+                written = {};
                 comm.isComm = false;
             }
             if (astra)
                 comm.pgName = groupId(comm.pgName);
-            node.set_type(comm.type);
-            if (comm.isComm && comm.type == ChakraProtoMsg::COMP_NODE) {
+            node.set_type(written.type);
+            if (comm.isComm && written.type == ChakraProtoMsg::COMP_NODE) {
                 ++stats.unclassifiedCollectives;
                 ++unclassifiedNames[node.name()];
                 addString(node, "unclassified_collective", node.name());
             }
-            switch (comm.type) {
+            switch (written.type) {
             case ChakraProtoMsg::COMM_COLL_NODE:
-                addInt64(node, "comm_type", comm.commType);
+                addInt64(node, "comm_type", written.commType);
                 addInt64(node, "comm_size", comm.bytes);
                 if (!comm.pgName.empty())
                     addString(node, "pg_name", comm.pgName);
@@ -311,7 +312,7 @@ void emitRange(std::uint32_t begin, std::uint32_t end, const ChakraPlan &plan, c
             default:
                 break;
             }
-            if (comm.isComm && comm.type != ChakraProtoMsg::COMP_NODE && comm.bytes <= 0)
+            if (comm.isComm && written.type != ChakraProtoMsg::COMP_NODE && comm.bytes <= 0)
                 ++stats.commWithoutSize;
         }
         ++stats.nodes;

@@ -5,7 +5,6 @@
 
 #include "export/astrasimtarget.h"
 #include "export/blockedtime.h"
-#include "export/collective.h"
 #include "export/exporter.h"
 
 #include <algorithm>

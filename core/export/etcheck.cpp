@@ -2,6 +2,7 @@
 
 #include "base/parallel.h"
 #include "export/astrasimtarget.h"
+#include "export/chakrakind.h"
 #include "export/etbounds.h"
 #include "export/etformat.h"
 #include "export/etnodewire.h"
@@ -185,10 +186,7 @@ job::CollectiveCall checkCommNode(const Node &node, const std::string &path, Sin
         addError(findings, "pg_name_not_integer", path, id, node.name() + ": pg_name \"" + group + "\" is not an integer id");
     job::CollectiveCall call;
     call.processGroup = group.empty() ? "0" : group;
-    if (type == ChakraProtoMsg::COMM_COLL_NODE)
-        call.kind = commType >= 0 ? job::callKindFromChakraCommType(commType) : job::CallKind::Unknown;
-    else
-        call.kind = type == ChakraProtoMsg::COMM_SEND_NODE ? job::CallKind::Send : job::CallKind::Recv;
+    call.kind = callKindOfChakraNode(type, commType);
     call.bytes = size && size->value_case() == AttributeProto::kInt64Val ? size->int64_val() : -1;
     if (type != ChakraProtoMsg::COMM_COLL_NODE)
         call.peer = intAttr(findAttr(node, type == ChakraProtoMsg::COMM_SEND_NODE ? "comm_dst" : "comm_src")).value_or(-1);

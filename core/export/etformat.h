@@ -6,6 +6,7 @@
 // Files may be gzip'ed; the reader tells by the magic bytes 1f 8b, never by the file name.
 
 #include "model/common.h"
+#include "model/exporterror.h"
 
 #include "export/et_def.pb.h"
 
@@ -99,12 +100,6 @@ struct EtValidation {
 // walk inside the leftover nodes to name one cycle): no recursion, so million-node graphs cannot
 // overflow the stack.
 EtValidation validateEt(const std::vector<ChakraProtoMsg::Node> &nodes);
-
-// Thrown when a graph may not be written; what() says why (with the cycle's ids and names).
-class ExportError : public std::runtime_error {
-public:
-    using std::runtime_error::runtime_error;
-};
 
 struct EtWriteOptions {
     bool gzip = false;

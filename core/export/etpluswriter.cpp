@@ -2,8 +2,8 @@
 #include "export/textsink.h"
 
 #include "base/parallel.h"
+#include "collective/classify.h"
 
-#include "export/collective.h"
 #include "export/jsonout.h"
 #include "export/nodetext.h"
 

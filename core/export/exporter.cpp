@@ -16,15 +16,6 @@ void requireHostSource(const HostTrace &host)
         throw ExportError("cannot read the host ET's node text: " + reason);
 }
 
-std::string hostSpanText(const HostTrace &host, Span span)
-{
-    std::string text = host.text(span);
-    if (text.empty() && !span.empty())
-        throw ExportError("cannot read the host ET node text at byte " + std::to_string(span.offset) + " of " + host.path + ": "
-                          + host.sourceUnavailableReason());
-    return text;
-}
-
 std::string_view etTargetName(EtTarget target) { return target == EtTarget::AstraSim ? "astra-sim" : "chakra"; }
 
 std::optional<EtTarget> etTargetFromName(std::string_view name)

@@ -50,9 +50,6 @@ struct EtPlusGraph {
 
 EtPlusGraph buildEtPlusGraph(const HostTrace &host, const DeviceTrace &device, const LinkSet &links);
 
-// A host node span's raw JSON, for the writers. Throws ExportError when the host ET's file changed on
-// disk since it was loaded: an export never writes an empty or a wrong span.
-std::string hostSpanText(const HostTrace &host, Span span);
 // Throws ExportError when the host ET's file changed on disk since loading (checked as a writer starts,
 // so the outcome does not depend on what a read cache still holds).
 void requireHostSource(const HostTrace &host);

@@ -1,6 +1,6 @@
 #include "job/rankcalls.h"
 
-#include "export/collective.h"
+#include "collective/classify.h"
 
 #include <algorithm>
 #include <array>
@@ -10,20 +10,6 @@
 namespace linkscope::core::job {
 
 namespace {
-
-CallKind kindOf(const CommInfo &info)
-{
-    switch (info.type) {
-    case ChakraProtoMsg::COMM_SEND_NODE:
-        return CallKind::Send;
-    case ChakraProtoMsg::COMM_RECV_NODE:
-        return CallKind::Recv;
-    case ChakraProtoMsg::COMM_COLL_NODE:
-        return callKindFromChakraCommType(info.commType);
-    default:
-        return CallKind::Unknown;
-    }
-}
 
 const HostTrace &emptyHost()
 {
@@ -52,7 +38,7 @@ std::vector<CollectiveCall> collectiveCallsOf(const DeviceTrace &device, const H
             continue;
         const DeviceEvent &e = device.event(event);
         CollectiveCall c;
-        c.kind = kindOf(info);
+        c.kind = info.kind;
         c.processGroup = info.pgName;
         c.bytes = info.bytes > 0 ? info.bytes : -1;
         if (c.kind == CallKind::Send)

@@ -1,6 +1,6 @@
 #pragma once
 // One rank's collective and P2P calls, read from its linked traces: every GPU op the Chakra export
-// would write as a communication node (export/collective.h decides, with the same rules), with its
+// would write as a communication node (collective/classify.h decides, for both), with its
 // process group, type, dtype, element count, bytes and peer, and when it was launched and ended.
 
 #include "jobmodel/crossrank.h"

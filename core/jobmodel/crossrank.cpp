@@ -11,10 +11,6 @@ namespace linkscope::core::job {
 
 namespace {
 
-constexpr std::array<std::string_view, 12> kKindNames = {"all_reduce", "reduce",    "all_gather", "gather",
-                                                         "scatter",    "broadcast", "all_to_all", "reduce_scatter",
-                                                         "barrier",    "send",      "recv",       "unknown"};
-
 // What differs between a call and the reference call at its position. Unknown fields never differ.
 struct Diff {
     bool kind = false, dtype = false, elements = false, bytes = false, root = false;
@@ -306,45 +302,6 @@ std::vector<JobFinding> collect(std::vector<Local> &locals)
 std::string where(const CollectiveCall &c) { return c.where.empty() ? std::string() : " (" + c.where + ")"; }
 
 } // namespace
-
-std::string_view callKindName(CallKind k) { return kKindNames[static_cast<std::size_t>(k)]; }
-
-std::optional<CallKind> callKindFromName(std::string_view name)
-{
-    for (std::size_t i = 0; i < kKindNames.size(); ++i)
-        if (kKindNames[i] == name)
-            return static_cast<CallKind>(i);
-    return std::nullopt;
-}
-
-CallKind callKindFromChakraCommType(std::int64_t commType)
-{
-    // chakra et_def.proto CollectiveCommType: ALL_REDUCE 0, REDUCE 1, ALL_GATHER 2, GATHER 3, SCATTER 4,
-    // BROADCAST 5, ALL_TO_ALL 6, REDUCE_SCATTER 7, REDUCE_SCATTER_BLOCK 8, BARRIER 9.
-    switch (commType) {
-    case 0:
-        return CallKind::AllReduce;
-    case 1:
-        return CallKind::Reduce;
-    case 2:
-        return CallKind::AllGather;
-    case 3:
-        return CallKind::Gather;
-    case 4:
-        return CallKind::Scatter;
-    case 5:
-        return CallKind::Broadcast;
-    case 6:
-        return CallKind::AllToAll;
-    case 7:
-    case 8:
-        return CallKind::ReduceScatter;
-    case 9:
-        return CallKind::Barrier;
-    default:
-        return CallKind::Unknown;
-    }
-}
 
 std::string canonicalDtype(std::string_view dtype)
 {

@@ -11,6 +11,7 @@
 // group, the 0-based position in the group's reference sequence, the ranks that differ and what
 // differs; ranks that deviate in the same way at the same position share one finding.
 
+#include "collective/callkind.h"
 #include "jobmodel/processgroups.h"
 #include "jobmodel/rankrange.h"
 
@@ -26,27 +27,11 @@
 
 namespace linkscope::core::job {
 
-enum class CallKind : std::uint8_t {
-    AllReduce,
-    Reduce,
-    AllGather,
-    Gather,
-    Scatter,
-    Broadcast,
-    AllToAll,
-    ReduceScatter,
-    Barrier,
-    Send,
-    Recv,
-    Unknown, // a communication op whose collective could not be told
-};
-
-std::string_view callKindName(CallKind k);                       // "all_reduce", "send", …, "unknown"
-std::optional<CallKind> callKindFromName(std::string_view name); // the names callKindName gives
-// ChakraProtoMsg::CollectiveCommType (ALL_REDUCE = 0 … REDUCE_SCATTER_BLOCK = 8, BARRIER = 9) → kind;
-// out of range → Unknown.
-CallKind callKindFromChakraCommType(std::int64_t commType);
-inline bool isP2P(CallKind k) { return k == CallKind::Send || k == CallKind::Recv; }
+// The kinds of call (collective/callkind.h) are the job's vocabulary too.
+using core::CallKind;
+using core::callKindFromName;
+using core::callKindName;
+using core::isP2P;
 // Kineto / ET / NCCL spellings ("Float", "float", "f32", "c10::BFloat16", "half") → one spelling
 // ("float32", "bfloat16", "float16", …); unknown text is returned lower-cased; "" stays "".
 std::string canonicalDtype(std::string_view dtype);

@@ -50,7 +50,7 @@ HostCommAttrs commAttrsOf(const CollectiveArgs &c, StringPool &to, const StringP
 // A record_param_comms without Kineto's collective args (traces before about PyTorch 2.1): the
 // element count of its tensor inputs ("Input Dims" of its Tensor and TensorList inputs: what the
 // collective moves) and their dtype when "Input type" names one (a TensorList does not: the export then
-// takes the NCCL kernel's, export/collective.h). None when the args say nothing usable.
+// takes the NCCL kernel's, collective/classify.h). None when the args say nothing usable.
 std::optional<HostCommAttrs> commFromInputDims(const DeviceTrace &device, const DeviceEvent &e, StringPool &strings)
 {
     const nlohmann::json args = nlohmann::json::parse(device.argsJson(e), nullptr, false);

@@ -2,6 +2,7 @@
 
 #include "predict/hugepages.h"
 
+#include "export/chakrakind.h"
 #include "export/etbounds.h"
 #include "export/etformat.h"
 
@@ -158,7 +159,7 @@ void takeAttribute(NodeFields &f, AttrKey key, bool hasValue, std::int64_t value
         f.cpu = valueOr(1) != 0;
         break;
     case AttrKey::CommType:
-        f.comm.kind = job::callKindFromChakraCommType(valueOr(-1));
+        f.comm.kind = callKindFromChakraCommType(valueOr(-1));
         break;
     case AttrKey::CommSize:
         f.comm.bytes = valueOr(0);

@@ -1,11 +1,12 @@
 #pragma once
-// How a GPU op becomes a Chakra communication node: which collective, how many bytes, which
-// process group, which peers. The collective's own metadata is believed before kernel names
-// (kernel names vary: ncclKernel/ncclDevKernel, RCCL's ncclDevKernel_Generic): Kineto collective args on the kernel, then ET comm attrs of the
-// enclosing record_param_comms, then its collective-name input, then the nccl:* op names, and only
-// then the kernel name. An unrecognisable collective is reported, never a reason to abort.
+// Which collective a GPU op is, how many bytes it moves, in which process group, between which
+// peers: one classifier for the exporters (how it is written, export/chakrakind.h) and for a job's
+// collective calls (job/rankcalls.h). The collective's own metadata is believed before kernel names
+// (kernel names vary: ncclKernel/ncclDevKernel, RCCL's ncclDevKernel_Generic): Kineto collective
+// args on the kernel, then ET comm attrs of the enclosing record_param_comms, then its
+// collective-name input, then the nccl:* op names, and only then the kernel name. An unrecognisable collective is reported, never a reason to abort.
 
-#include "export/et_def.pb.h"
+#include "collective/callkind.h"
 #include "model/devicetrace.h"
 #include "model/hosttrace.h"
 
@@ -16,28 +17,14 @@
 
 namespace linkscope::core {
 
-enum class CollectiveKind : std::uint8_t {
-    AllReduce,
-    Reduce,
-    AllGather,
-    Gather,
-    Scatter,
-    Broadcast,
-    AllToAll,
-    ReduceScatter,
-    Barrier,
-    Send,
-    Recv,
-    SendRecv, // a p2p kernel whose direction is not known yet
-};
-
 // Substring rules over a normalised name (lower case, '_', '-', ' ' removed), most specific first.
-std::optional<CollectiveKind> collectiveKindFromName(std::string_view name);
+// A point-to-point name that does not say which way ("SendRecv": a p2p kernel) is CallKind::Unknown;
+// a name that says nothing about a collective is none.
+std::optional<CallKind> collectiveKindFromName(std::string_view name);
 
 struct CommInfo {
-    bool isComm = false; // an NCCL/RCCL kernel or a GPU op carrying collective args
-    ChakraProtoMsg::NodeType type = ChakraProtoMsg::COMP_NODE;
-    std::int64_t commType = -1; // ChakraProtoMsg::CollectiveCommType for COMM_COLL_NODE
+    bool isComm = false;               // an NCCL/RCCL kernel or a GPU op carrying collective args
+    CallKind kind = CallKind::Unknown; // Unknown: not a communication op, or one whose collective could not be told
     std::int64_t bytes = 0;
     std::string pgName;
     std::int64_t groupSize = -1;               // ranks in the process group (Kineto "Group size", ET pg_size); -1 unknown
@@ -51,7 +38,8 @@ struct CommInfo {
 // collective's own element counts (Kineto args, then ET comm attrs; the astra-sim target).
 enum class SizeRule : std::uint8_t { ParentTensors, CollectiveMetadata };
 
-// `parentHost` is the GPU op's parent host node (HostTrace index).
+// `parentHost` is the GPU op's parent host node (HostTrace index). Throws ExportError
+// (model/exporterror.h) when the host ET's text it needs cannot be read (the file changed on disk).
 CommInfo classifyGpuOp(const HostTrace &host, const DeviceTrace &device, EventIndex event, HostNodeIndex parentHost,
                        SizeRule sizeRule = SizeRule::ParentTensors);
 

@@ -1,15 +1,16 @@
-#include "export/collective.h"
+#include "collective/classify.h"
 
 #include "link/rules.h"
-
-#include "export/exporter.h"
+#include "model/exporterror.h"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <string>
 #include <utility>
+#include <vector>
 
 namespace linkscope::core {
 
@@ -23,33 +24,6 @@ std::string normalise(std::string_view name)
         if (c != '_' && c != '-' && c != ' ')
             out.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
     return out;
-}
-
-std::int64_t commTypeOf(CollectiveKind kind)
-{
-    using namespace ChakraProtoMsg;
-    switch (kind) {
-    case CollectiveKind::AllReduce:
-        return ALL_REDUCE;
-    case CollectiveKind::Reduce:
-        return REDUCE;
-    case CollectiveKind::AllGather:
-        return ALL_GATHER;
-    case CollectiveKind::Gather:
-        return GATHER;
-    case CollectiveKind::Scatter:
-        return SCATTER;
-    case CollectiveKind::Broadcast:
-        return BROADCAST;
-    case CollectiveKind::AllToAll:
-        return ALL_TO_ALL;
-    case CollectiveKind::ReduceScatter:
-        return REDUCE_SCATTER;
-    case CollectiveKind::Barrier:
-        return BARRIER;
-    default:
-        return -1;
-    }
 }
 
 } // namespace
@@ -126,6 +100,17 @@ const HostNode *parentOf(const HostTrace &host, const HostNode &node)
     return p == &node ? nullptr : p;
 }
 
+// A host node span's raw JSON. Throws ExportError when the host ET's file changed on disk since it
+// was loaded: a classification never reads an empty or a wrong span.
+std::string hostSpanText(const HostTrace &host, Span span)
+{
+    std::string text = host.text(span);
+    if (text.empty() && !span.empty())
+        throw ExportError("cannot read the host ET node text at byte " + std::to_string(span.offset) + " of " + host.path + ": "
+                          + host.sourceUnavailableReason());
+    return text;
+}
+
 // The GPU op's parent and a few ancestors: far enough for record_param_comms → nccl:* → kernel
 // and c10d::* → record_param_comms → kernel, near enough not to pick up an unrelated collective.
 constexpr int kAncestorDepth = 4;
@@ -161,7 +146,7 @@ std::int64_t tupleBytes(const nlohmann::json &tuple)
 }
 
 // record_param_comms before schema 1.1.0 names its collective in a String input ("allreduce").
-std::optional<CollectiveKind> recordParamCommsInputKind(const HostTrace &host, const HostNode &node)
+std::optional<CallKind> recordParamCommsInputKind(const HostTrace &host, const HostNode &node)
 {
     auto values = parseSpan(host, node.inputs.values);
     auto types = parseSpan(host, node.inputs.types);
@@ -175,7 +160,7 @@ std::optional<CollectiveKind> recordParamCommsInputKind(const HostTrace &host, c
 }
 
 // nccl:coalesced groups several p2p ops under one kernel: its children say which.
-std::optional<CollectiveKind> coalescedChildrenKind(const HostTrace &host, HostNodeIndex index)
+std::optional<CallKind> coalescedChildrenKind(const HostTrace &host, HostNodeIndex index)
 {
     if (host.childBegin.size() <= index.get() + 1)
         return std::nullopt;
@@ -184,40 +169,40 @@ std::optional<CollectiveKind> coalescedChildrenKind(const HostTrace &host, HostN
         const auto kind = collectiveKindFromName(host.name(host.node(host.childList[k])));
         if (!kind)
             continue;
-        if (*kind == CollectiveKind::Send)
+        if (*kind == CallKind::Send)
             sends = true;
-        else if (*kind == CollectiveKind::Recv)
+        else if (*kind == CallKind::Recv)
             recvs = true;
         else
             others = true;
     }
     if (others || (sends && recvs))
-        return CollectiveKind::AllToAll; // NCCL implements all-to-all as grouped send/recv
+        return CallKind::AllToAll; // NCCL implements all-to-all as grouped send/recv
     if (sends)
-        return CollectiveKind::Send;
+        return CallKind::Send;
     if (recvs)
-        return CollectiveKind::Recv;
+        return CallKind::Recv;
     return std::nullopt;
 }
 
 } // namespace
 
-std::optional<CollectiveKind> collectiveKindFromName(std::string_view name)
+std::optional<CallKind> collectiveKindFromName(std::string_view name)
 {
     const std::string n = normalise(name);
-    static const std::array<std::pair<std::string_view, CollectiveKind>, 12> rules = {{
-        {"allreduce", CollectiveKind::AllReduce},
-        {"alltoall", CollectiveKind::AllToAll},
-        {"allgather", CollectiveKind::AllGather},
-        {"reducescatter", CollectiveKind::ReduceScatter},
-        {"broadcast", CollectiveKind::Broadcast},
-        {"barrier", CollectiveKind::Barrier},
-        {"sendrecv", CollectiveKind::SendRecv},
-        {"send", CollectiveKind::Send},
-        {"recv", CollectiveKind::Recv},
-        {"gather", CollectiveKind::Gather},
-        {"scatter", CollectiveKind::Scatter},
-        {"reduce", CollectiveKind::Reduce},
+    static const std::array<std::pair<std::string_view, CallKind>, 12> rules = {{
+        {"allreduce", CallKind::AllReduce},
+        {"alltoall", CallKind::AllToAll},
+        {"allgather", CallKind::AllGather},
+        {"reducescatter", CallKind::ReduceScatter},
+        {"broadcast", CallKind::Broadcast},
+        {"barrier", CallKind::Barrier},
+        {"sendrecv", CallKind::Unknown}, // which way is not said: before "send" and "recv"
+        {"send", CallKind::Send},
+        {"recv", CallKind::Recv},
+        {"gather", CallKind::Gather},
+        {"scatter", CallKind::Scatter},
+        {"reduce", CallKind::Reduce},
     }};
     for (const auto &[key, kind] : rules)
         if (n.find(key) != std::string::npos)
@@ -261,10 +246,11 @@ CommInfo classifyGpuOp(const HostTrace &host, const DeviceTrace &device, EventIn
     if (!info.isComm)
         return info;
 
-    std::optional<CollectiveKind> kind;
-    auto decide = [&](std::optional<CollectiveKind> candidate, std::string_view source) {
-        // A bare SendRecv does not settle the question while a more specific source may follow.
-        if (!kind && candidate && *candidate != CollectiveKind::SendRecv) {
+    std::optional<CallKind> kind;
+    auto decide = [&](std::optional<CallKind> candidate, std::string_view source) {
+        // A p2p name without a direction (SendRecv) does not settle the question while a more
+        // specific source may follow.
+        if (!kind && candidate && *candidate != CallKind::Unknown) {
             kind = candidate;
             info.typeSource = source;
         }
@@ -291,25 +277,23 @@ CommInfo classifyGpuOp(const HostTrace &host, const DeviceTrace &device, EventIn
         return kind.has_value();
     });
     decide(collectiveKindFromName(kernelName), "kernel_name");
-    if (!kind && collectiveKindFromName(kernelName) == CollectiveKind::SendRecv) {
+    if (!kind && collectiveKindFromName(kernelName) == CallKind::Unknown) {
         // chakra_converter's rule for a p2p kernel with no direction: all-to-all.
-        kind = CollectiveKind::AllToAll;
+        kind = CallKind::AllToAll;
         info.typeSource = "sendrecv_default";
     }
 
-    if (kind == CollectiveKind::Send || kind == CollectiveKind::Recv) {
-        info.type = *kind == CollectiveKind::Send ? ChakraProtoMsg::COMM_SEND_NODE : ChakraProtoMsg::COMM_RECV_NODE;
+    info.kind = kind.value_or(CallKind::Unknown);
+    if (info.kind == CallKind::Send || info.kind == CallKind::Recv) {
+        const bool send = info.kind == CallKind::Send;
         const std::int64_t self = device.distributed ? device.distributed->rank : -1;
         const std::int64_t peerSrc = args ? args->srcRank : -1;
         const std::int64_t peerDst = args ? args->dstRank : -1;
-        const std::int64_t src = *kind == CollectiveKind::Send ? self : peerSrc;
-        const std::int64_t dst = *kind == CollectiveKind::Send ? peerDst : self;
+        const std::int64_t src = send ? self : peerSrc;
+        const std::int64_t dst = send ? peerDst : self;
         info.src = static_cast<std::int32_t>(src);
         info.dst = static_cast<std::int32_t>(dst);
         info.tag = args && args->seq >= 0 ? static_cast<std::int32_t>(args->seq) : -1;
-    } else if (kind) {
-        info.type = ChakraProtoMsg::COMM_COLL_NODE;
-        info.commType = commTypeOf(*kind);
     }
 
     // Bytes (SizeRule::ParentTensors): the tensors the parent op was given (what chakra_converter
