@@ -1,6 +1,7 @@
 #include "compare/againstcheck.h"
 
 #include "predict/prediction.h"
+#include "shell/fromstd.h"
 
 #include <QElapsedTimer>
 
@@ -9,14 +10,6 @@
 namespace linkscope::ui {
 
 namespace {
-
-std::vector<std::string> toStd(const QStringList &paths)
-{
-    std::vector<std::string> out;
-    for (const QString &p : paths)
-        out.push_back(p.toStdString());
-    return out;
-}
 
 // The model `linkscope predict` replays by default (its --model faithful).
 constexpr core::predict::ReplayModel kModel = core::predict::ReplayModel::Faithful;

@@ -12,6 +12,7 @@
 #include "prediction/jobpredictionpanel.h"
 #include "prediction/predictdock.h"
 #include "prediction/whatifpanel.h"
+#include "shell/fromstd.h"
 #include "shell/mainwindow.h"
 
 #include <QAction>
@@ -25,14 +26,6 @@
 namespace linkscope::ui {
 
 namespace {
-
-std::vector<std::string> toStd(const QStringList &paths)
-{
-    std::vector<std::string> out;
-    for (const QString &p : paths)
-        out.push_back(p.toStdString());
-    return out;
-}
 
 QString runTitle(const QStringList &paths)
 {
