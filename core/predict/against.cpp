@@ -84,16 +84,6 @@ nlohmann::json figureJson(const AgainstFigure &f)
 
 } // namespace
 
-JobGraph exportPairGraph(const std::string &host, const std::string &device, const job::JobOptions &options)
-{
-    job::RankFiles files;
-    files.host = host;
-    files.device = device;
-    const job::KinetoHeader header = job::peekKinetoHeader(device);
-    files.rank = std::max<std::int64_t>(0, header.rank);
-    return exportJobGraph({files}, header.worldSize, options);
-}
-
 MeasuredRun readMeasuredRun(const std::vector<std::string> &inputs, const job::JobOptions &options)
 {
     MeasuredRun out;

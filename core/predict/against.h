@@ -45,12 +45,6 @@ struct Against {
     std::string text(std::size_t top = 10) const;
 };
 
-// One pair (a Kineto trace alone: its host ET derived from it) standing for its job: the rank and
-// world size its Kineto trace declares (rank 0 when it declares none; mirrored when the world is
-// larger), exported as exportJobGraph (predict/jobgraph.h) does. `linkscope predict` on a pair,
-// `--against` a pair, and the GUI's check of a prediction against B read a pair so.
-JobGraph exportPairGraph(const std::string &host, const std::string &device, const job::JobOptions &options);
-
 // Run B as `predict --against` reads it, with `source` (its inputs, " + " between a pair's) for the
 // messages: a folder is a job export (its job-report.json holds the measured steps) or a job's traces
 // (exported as exportJobGraph does, under `options`); one or two files a pair (either order; a

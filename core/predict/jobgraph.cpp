@@ -255,6 +255,16 @@ JobGraph exportJobGraph(const std::vector<job::RankFiles> &ranks, std::int64_t w
     return g;
 }
 
+JobGraph exportPairGraph(const std::string &host, const std::string &device, const job::JobOptions &options)
+{
+    job::RankFiles files;
+    files.host = host;
+    files.device = device;
+    const job::KinetoHeader header = job::peekKinetoHeader(device);
+    files.rank = std::max<std::int64_t>(0, header.rank);
+    return exportJobGraph({files}, header.worldSize, options);
+}
+
 void useNetworkFile(JobGraph &graph, const std::string &path)
 {
     const std::int64_t n = graph.job.npus;

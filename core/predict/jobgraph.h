@@ -45,6 +45,12 @@ JobGraph loadJobExport(const std::string &dir, const std::string &prefix = "trac
 // (worldSize > 1) is mirrored. Throws LoadError / std::runtime_error naming what failed.
 JobGraph exportJobGraph(const std::vector<job::RankFiles> &ranks, std::int64_t worldSize, job::JobOptions options);
 
+// One pair (a Kineto trace alone: its host ET derived from it) standing for its job: the rank and
+// world size its Kineto trace declares (rank 0 when it declares none; mirrored when the world is
+// larger), exported as exportJobGraph does. `linkscope predict` on a pair, `--against` a pair
+// (predict/against.h), and the GUI's check of a prediction against B read a pair so.
+JobGraph exportPairGraph(const std::string &host, const std::string &device, const job::JobOptions &options);
+
 // Replaces the graph's network with the network file at `path` (npus kept), for a graph whose source
 // does not take one itself (a job's traces, one pair). Throws LoadError naming the file.
 void useNetworkFile(JobGraph &graph, const std::string &path);
