@@ -149,4 +149,36 @@ inline std::uint32_t pos(const SimJob &job, std::size_t rank, std::uint64_t id)
     return kNoNode;
 }
 
+// The first way two ranks' graphs differ (their paths aside), or empty: the rank, every node field,
+// the dependencies both ways, names, steps, lanes, the summed time and every communication.
+inline std::string rankDifference(const SimRank &a, const SimRank &b)
+{
+    const std::string at = "rank " + std::to_string(a.rank) + ": ";
+    if (a.rank != b.rank)
+        return at + "rank " + std::to_string(b.rank) + " on the other side";
+    if (a.nodes.size() != b.nodes.size())
+        return at + std::to_string(a.nodes.size()) + " nodes against " + std::to_string(b.nodes.size());
+    for (std::size_t i = 0; i < a.nodes.size(); ++i) {
+        const SimNode &n = a.nodes[i], &m = b.nodes[i];
+        if (!(n.id == m.id && n.kind == m.kind && n.lane == m.lane && n.name == m.name && n.durationMicros == m.durationMicros
+              && n.laneNs == m.laneNs && n.depBegin == m.depBegin && n.depEnd == m.depEnd && n.comm == m.comm
+              && n.dispatchNs == m.dispatchNs && n.stream == m.stream))
+            return at + "node " + std::to_string(i) + " (id " + std::to_string(n.id) + ")";
+    }
+    if (a.deps != b.deps || a.succBegin != b.succBegin || a.succ != b.succ)
+        return at + "dependencies";
+    if (a.names != b.names || a.steps != b.steps || a.threads != b.threads || a.streams != b.streams)
+        return at + "names, steps or lanes";
+    if (a.totalNs != b.totalNs)
+        return at + "total " + std::to_string(a.totalNs) + " ns against " + std::to_string(b.totalNs);
+    if (a.comms.size() != b.comms.size())
+        return at + std::to_string(a.comms.size()) + " communications against " + std::to_string(b.comms.size());
+    for (std::size_t c = 0; c < a.comms.size(); ++c) {
+        const SimComm &p = a.comms[c], &q = b.comms[c];
+        if (!(p.kind == q.kind && p.bytes == q.bytes && p.group == q.group && p.peer == q.peer && p.tag == q.tag))
+            return at + "communication " + std::to_string(c);
+    }
+    return {};
+}
+
 } // namespace linkscope::test::simjob

@@ -45,12 +45,44 @@ using namespace linkscope;
 class TestRoomLayout : public QObject {
     Q_OBJECT
 
-    std::unique_ptr<ui::MainWindow> open(const QSize &size)
+    // A window of `size` on screen, nothing open; null when it is not exposed.
+    static std::unique_ptr<ui::MainWindow> shown(const QSize &size)
     {
         auto window = std::make_unique<ui::MainWindow>();
         window->resize(size);
         window->show();
         if (!QTest::qWaitForWindowExposed(window.get()))
+            return nullptr;
+        return window;
+    }
+
+    // Empty when the Prediction dock's own scroll area shows everything, else what it needs.
+    static QString dockScrolls(const ui::PredictDock *predict)
+    {
+        const auto *scroll = qobject_cast<const QScrollArea *>(predict->widget());
+        if (!scroll)
+            return QStringLiteral("the dock holds no scroll area");
+        if (!scroll->verticalScrollBar()->isVisible())
+            return {};
+        return QStringLiteral("the dock's contents need %1 px, it has %2")
+            .arg(scroll->widget()->minimumSizeHint().height())
+            .arg(scroll->viewport()->height());
+    }
+
+    // The last label under `parent` whose text contains `text`, or null.
+    static QLabel *labelWith(const QWidget *parent, const QString &text)
+    {
+        QLabel *found = nullptr;
+        for (QLabel *label : parent->findChildren<QLabel *>())
+            if (label->text().contains(text))
+                found = label;
+        return found;
+    }
+
+    std::unique_ptr<ui::MainWindow> open(const QSize &size)
+    {
+        auto window = shown(size);
+        if (!window)
             return nullptr;
         QSignalSpy loaded(window.get(), &ui::MainWindow::documentChanged);
         const QString samples = QString::fromStdString(test::sourcePath("resources/samples"));
@@ -64,10 +96,8 @@ class TestRoomLayout : public QObject {
 
     std::unique_ptr<ui::MainWindow> openJob(const QSize &size)
     {
-        auto window = std::make_unique<ui::MainWindow>();
-        window->resize(size);
-        window->show();
-        if (!QTest::qWaitForWindowExposed(window.get()))
+        auto window = shown(size);
+        if (!window)
             return nullptr;
         window->openJob(QString::fromStdString(m_job));
         ui::JobDock *dock = window->jobDock();
@@ -168,11 +198,7 @@ private slots:
         predict->whatIf()->setParameter(QStringLiteral("."));
         QVERIFY(predict->whatIf()->current().pathKnown);
         QTest::qWait(50);
-        auto *scroll = qobject_cast<QScrollArea *>(predict->widget());
-        QVERIFY(scroll);
-        QVERIFY2(!scroll->verticalScrollBar()->isVisible(), qPrintable(QStringLiteral("the dock's contents need %1 px, it has %2")
-                                                                           .arg(scroll->widget()->minimumSizeHint().height())
-                                                                           .arg(scroll->viewport()->height())));
+        QVERIFY2(dockScrolls(predict).isEmpty(), qPrintable(dockScrolls(predict)));
         QVERIFY(predict->pairTabs()->isVisible());
         QCOMPARE(predict->pairTabs()->currentIndex(), 0); // the what-if first
         QVERIFY(predict->whatIf()->isVisible());
@@ -201,11 +227,7 @@ private slots:
         QVERIFY(o.stepNs < o.baselineNs);
         QTest::qWait(50);
         // Neither the dock nor the job's what-if scrolls.
-        auto *scroll = qobject_cast<QScrollArea *>(predict->widget());
-        QVERIFY(scroll);
-        QVERIFY2(!scroll->verticalScrollBar()->isVisible(), qPrintable(QStringLiteral("the dock's contents need %1 px, it has %2")
-                                                                           .arg(scroll->widget()->minimumSizeHint().height())
-                                                                           .arg(scroll->viewport()->height())));
+        QVERIFY2(dockScrolls(predict).isEmpty(), qPrintable(dockScrolls(predict)));
         for (const QScrollArea *inner : panel->jobTools()->findChildren<QScrollArea *>())
             if (inner->isVisible())
                 QVERIFY2(!inner->verticalScrollBar()->isVisible(),
@@ -214,20 +236,14 @@ private slots:
                                         .arg(inner->viewport()->width())
                                         .arg(inner->viewport()->height())));
         // The answer (the job's step before and after), the breakdown with all its rows, the diff.
-        QLabel *result = nullptr;
-        for (QLabel *label : whatIf->findChildren<QLabel *>())
-            if (label->text().contains(QStringLiteral("→")))
-                result = label;
+        QLabel *result = labelWith(whatIf, QStringLiteral("→"));
         QVERIFY(result);
         QVERIFY2(notInView(result, predict).isEmpty(), qPrintable(notInView(result, predict) + ": " + result->text()));
         const QTableWidget *breakdown = whatIf->diffView()->breakdownTable();
         QCOMPARE(breakdown->rowCount(), 6);
         QVERIFY2(notInView(breakdown, predict).isEmpty(), qPrintable(notInView(breakdown, predict)));
         QVERIFY(breakdown->verticalHeader()->length() <= breakdown->viewport()->height());
-        QLabel *diff = nullptr;
-        for (QLabel *label : whatIf->diffView()->findChildren<QLabel *>())
-            if (label->text().contains(QStringLiteral("Left the path")))
-                diff = label;
+        QLabel *diff = labelWith(whatIf->diffView(), QStringLiteral("Left the path"));
         QVERIFY(diff);
         QVERIFY2(notInView(diff, predict).isEmpty(), qPrintable(notInView(diff, predict)));
         qInfo("%dx%d: the Prediction dock %dx%d px, the breakdown %d px, the diff %d px", size.width(), size.height(),
