@@ -1,5 +1,5 @@
 #pragma once
-// ASTRA-sim's run.sh (LINKSCOPE_ASTRA_SIM_DIR, ../shared/tools/astra-sim) started from a test and its
+// ASTRA-sim's run.sh (paths::astraSimDir(), ../shared/tools/astra-sim) started from a test and its
 // "sys[R] finished, T cycles" lines read. run.sh makes a folder with mktemp even when it is given a
 // log folder: TMPDIR points into the log folder, so a test leaves nothing behind in /tmp.
 
@@ -11,6 +11,8 @@
 
 #include <map>
 
+#include "testpaths.h"
+
 namespace linkscope::test {
 
 struct AstraSimRun {
@@ -20,7 +22,7 @@ struct AstraSimRun {
     QString log;                       // standard output and error
 };
 
-inline QString astraSimDir() { return QDir(QStringLiteral(LINKSCOPE_ASTRA_SIM_DIR)).absolutePath(); }
+inline QString astraSimDir() { return QDir(QString::fromStdString(paths::astraSimDir())).absolutePath(); }
 
 // run.sh PREFIX NPUS LOG_DIR [OPTIONS...], in `env` (ASTRA_SIM_HOME picks another simulator).
 inline AstraSimRun runAstraSim(const QString &prefix, int npus, const QString &logDir, const QStringList &options = {},

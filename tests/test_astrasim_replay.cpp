@@ -34,7 +34,7 @@ using namespace linkscope::core;
 namespace {
 
 // Where fixed-simulator.sh puts the patched simulator (an ASTRA_SIM_HOME for run.sh).
-QString fixedSimulatorHome() { return QStringLiteral(LINKSCOPE_ASTRA_SIM_FIXED_HOME); }
+QString fixedSimulatorHome() { return QString::fromStdString(linkscope::test::paths::astraSimFixedHome()); }
 
 enum class Simulator { Stock, Fixed };
 

@@ -96,7 +96,7 @@ struct ProcessRun {
 // output to `outPath`.
 ProcessRun runLinkscope(const std::vector<std::string> &args, const std::string &outPath)
 {
-    const std::string binary = std::string(LINKSCOPE_BINARY_DIR) + "/app/linkscope";
+    const std::string binary = linkscope::test::paths::binaryDir() + "/app/linkscope";
     std::vector<char *> argv{const_cast<char *>(binary.c_str())};
     for (const std::string &a : args)
         argv.push_back(const_cast<char *>(a.c_str()));

@@ -95,7 +95,7 @@ void stripDistributedInfo(const std::string &jobDir)
     }
 }
 
-std::string linkscopeBinary() { return std::string(LINKSCOPE_BINARY_DIR) + "/app/linkscope"; }
+std::string linkscopeBinary() { return linkscope::test::paths::binaryDir() + "/app/linkscope"; }
 
 } // namespace
 

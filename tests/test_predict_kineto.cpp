@@ -30,8 +30,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string sampleKineto() { return LINKSCOPE_SOURCE_DIR "/resources/samples/sample_kineto.json"; }
-std::string sampleHost() { return LINKSCOPE_SOURCE_DIR "/resources/samples/sample_host_et.json"; }
+std::string sampleKineto() { return linkscope::test::paths::sourceDir() + "/resources/samples/sample_kineto.json"; }
+std::string sampleHost() { return linkscope::test::paths::sourceDir() + "/resources/samples/sample_host_et.json"; }
 
 OpenedPair openAlone(const std::string &device)
 {

@@ -159,7 +159,7 @@ std::vector<std::string> temporariesIn(const std::string &dir)
     return out;
 }
 
-std::string linkscopeBinary() { return std::string(LINKSCOPE_BINARY_DIR) + "/app/linkscope"; }
+std::string linkscopeBinary() { return linkscope::test::paths::binaryDir() + "/app/linkscope"; }
 
 } // namespace
 

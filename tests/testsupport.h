@@ -11,6 +11,7 @@
 #include <QTest>
 
 #include "base/indices.h"
+#include "testpaths.h"
 
 #include <fstream>
 #include <initializer_list>
@@ -35,9 +36,15 @@ inline constexpr bool kAddressSanitizer = false;
 #endif
 
 // The two folders a public trace can be in, bundled first.
-inline QString bundledTracesDir() { return QStringLiteral(LINKSCOPE_TEST_DATA "/traces"); }
+inline QString bundledTracesDir() { return QString::fromStdString(paths::testDataDir()) + QStringLiteral("/traces"); }
 
-inline QString sharedTracesDir() { return QStringLiteral(LINKSCOPE_TRACES_DIR); }
+inline QString sharedTracesDir() { return QString::fromStdString(paths::sharedTracesDir()); }
+
+// A file under the build folder: `relative` starts with "/" ("/screens/x.png", "/app/linkscope").
+inline QString buildPath(const char *relative)
+{
+    return QString::fromStdString(paths::binaryDir()) + QString::fromUtf8(relative);
+}
 
 // A public trace by its path under a traces folder (e.g. "hta_kineto_nccl/nccl_data.json.gz"): the
 // bundled copy if there is one, else the one in ../shared/traces. If neither exists the shared path is
@@ -64,12 +71,12 @@ inline std::string firstMissingTrace(std::initializer_list<std::string> relative
 
 inline std::string dataPath(const char *relative)
 {
-    return QDir(QStringLiteral(LINKSCOPE_TEST_DATA)).filePath(QString::fromUtf8(relative)).toStdString();
+    return QDir(QString::fromStdString(paths::testDataDir())).filePath(QString::fromUtf8(relative)).toStdString();
 }
 
 inline std::string sourcePath(const char *relative)
 {
-    return QDir(QStringLiteral(LINKSCOPE_SOURCE_DIR)).filePath(QString::fromUtf8(relative)).toStdString();
+    return QDir(QString::fromStdString(paths::sourceDir())).filePath(QString::fromUtf8(relative)).toStdString();
 }
 
 // A bundled sample (resources/samples/NAME) copied once into a private folder of this test run: a

@@ -77,8 +77,8 @@ void checkAligned(ui::MainWindow &window, ui::RankPane *pane)
 
 void saveShot(QWidget *w, const char *name)
 {
-    QDir().mkpath(QStringLiteral(LINKSCOPE_BINARY_DIR "/screens"));
-    w->grab().toImage().save(QStringLiteral(LINKSCOPE_BINARY_DIR "/screens/") + QLatin1String(name));
+    QDir().mkpath(linkscope::test::buildPath("/screens"));
+    w->grab().toImage().save(linkscope::test::buildPath("/screens/") + QLatin1String(name));
 }
 
 } // namespace

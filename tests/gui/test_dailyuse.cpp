@@ -73,7 +73,7 @@ private slots:
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
         env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
         gui.setProcessEnvironment(env);
-        gui.start(QStringLiteral(LINKSCOPE_BINARY_DIR "/app/linkscope-gui"),
+        gui.start(linkscope::test::buildPath("/app/linkscope-gui"),
                   {QStringLiteral("--screenshot"), shot, QStringLiteral("--size"), QStringLiteral("800x600"),
                    QStringLiteral("--settled")});
         QVERIFY(gui.waitForStarted(30000));
@@ -185,8 +185,8 @@ private slots:
             qPrintable(
                 QStringLiteral("%1 px wide, scrolls %2 px").arg(sheet->width()).arg(text->horizontalScrollBar()->maximum())));
         QVERIFY(sheet->height() > 300);
-        QDir().mkpath(QStringLiteral(LINKSCOPE_BINARY_DIR "/screens"));
-        sheet->grab().save(QStringLiteral(LINKSCOPE_BINARY_DIR "/screens/shortcut_sheet.png"));
+        QDir().mkpath(linkscope::test::buildPath("/screens"));
+        sheet->grab().save(linkscope::test::buildPath("/screens/shortcut_sheet.png"));
         sheet->close();
         applyTheme(ThemeChoice::Light);
     }
@@ -284,8 +284,8 @@ private slots:
             titleWidth = dialog->fontMetrics().horizontalAdvance(title);
             if (auto *label = dialog->findChild<QLabel *>(QStringLiteral("OpenPairPrompt")))
                 prompt = label->isVisible() ? label->text() : QString();
-            QDir().mkpath(QStringLiteral(LINKSCOPE_BINARY_DIR "/screens"));
-            dialog->grab().save(QStringLiteral(LINKSCOPE_BINARY_DIR "/screens/open_pair_dialog.png"));
+            QDir().mkpath(linkscope::test::buildPath("/screens"));
+            dialog->grab().save(linkscope::test::buildPath("/screens/open_pair_dialog.png"));
             dialog->reject();
         });
         const QStringList picked = fileDialogAsker(nullptr)(

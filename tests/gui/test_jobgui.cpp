@@ -149,7 +149,7 @@ private slots:
         QVERIFY(viewSpan < wholeSpan);
         QVERIFY(viewSpan <= 2 * std::max<qint64>(hi - lo, 1000));
         QVERIFY(overview->selectionText().contains(QStringLiteral("#1 in group 5")));
-        m_window->grab().toImage().save(QStringLiteral(LINKSCOPE_BINARY_DIR "/test_jobgui_finding.png"));
+        m_window->grab().toImage().save(linkscope::test::buildPath("/test_jobgui_finding.png"));
     }
 
     void clickingACollectiveMatchesItAcrossRanks()
@@ -176,7 +176,7 @@ private slots:
         QCOMPARE(overview->selection()->index, qint64(0));
         QVERIFY2(overview->selectionText().contains(QStringLiteral("arrival skew")), qPrintable(overview->selectionText()));
         QVERIFY(overview->selectionText().contains(QStringLiteral("on 8 ranks")));
-        m_window->grab().toImage().save(QStringLiteral(LINKSCOPE_BINARY_DIR "/test_jobgui_overview.png"));
+        m_window->grab().toImage().save(linkscope::test::buildPath("/test_jobgui_overview.png"));
     }
 
     void doubleClickOpensTheRanksLanes()
@@ -191,7 +191,7 @@ private slots:
         QVERIFY(m_window->document());
         QVERIFY2(m_window->windowTitle().contains(QStringLiteral("_5")), qPrintable(m_window->windowTitle()));
         QCOMPARE(overview->openRank(), qint64(5));
-        m_window->grab().toImage().save(QStringLiteral(LINKSCOPE_BINARY_DIR "/test_jobgui_drillin.png"));
+        m_window->grab().toImage().save(linkscope::test::buildPath("/test_jobgui_drillin.png"));
     }
 
     void crossRankFindingsAreInTheFindingsDockAndNameTheRank()
@@ -305,7 +305,7 @@ private slots:
         TimelineView *vb = panes->pane(b)->view();
         vb->panByPixels(60);
         QCOMPARE(main->viewStart(), panes->mapTime(b, *vb->document(), 5, *main->document(), vb->viewStart()));
-        m_window->grab().toImage().save(QStringLiteral(LINKSCOPE_BINARY_DIR "/test_jobgui_beside.png"));
+        m_window->grab().toImage().save(linkscope::test::buildPath("/test_jobgui_beside.png"));
 
         // "Edit here" swaps rank a in without reading it again; rank 5 keeps its lanes in a's place.
         const DocumentPtr docA = panes->pane(a)->linkedDocument();

@@ -146,7 +146,7 @@ private slots:
         JobOverview *overview = m_window->jobDock()->overview();
         QCOMPARE(overview->viewStart(), view->first);
         QCOMPARE(overview->viewEnd(), view->second);
-        m_window->grab().toImage().save(QStringLiteral(LINKSCOPE_BINARY_DIR "/test_jobopen_beside.png"));
+        m_window->grab().toImage().save(linkscope::test::buildPath("/test_jobopen_beside.png"));
     }
 
     void theOverviewHasItsLegendAndMarksTheSkippingRank()
@@ -237,7 +237,7 @@ private slots:
         QVERIFY(shown.wait(60000));
         QCOMPARE(m_window->document()->devicePath(), kineto);
         QCOMPARE(m_window->rankPanes()->mainRank(), qint64(-1));
-        m_window->grab().save(QStringLiteral(LINKSCOPE_BINARY_DIR "/screens/job_closed_by_pair.png"));
+        m_window->grab().save(linkscope::test::buildPath("/screens/job_closed_by_pair.png"));
     }
 
     void cleanupTestCase() { m_window.reset(); }

@@ -319,7 +319,7 @@ private slots:
         const JobPredictionPtr p = dock->predictor()->prediction();
         QCOMPARE(dock->pathRank(), p->slowestRank());
         checkDrawnPath(p->slowestRank());
-        m_window->grab().toImage().save(QStringLiteral(LINKSCOPE_BINARY_DIR "/test_jobpath_slowest.png"));
+        m_window->grab().toImage().save(linkscope::test::buildPath("/test_jobpath_slowest.png"));
         // A rank that waited for another: its path goes through that rank's row and back.
         std::int64_t waiting = -1;
         for (const predict::RankPrediction &r : p->prediction.ranks)
@@ -329,7 +329,7 @@ private slots:
         dock->choosePathRank(waiting);
         const std::set<std::int64_t> ranks = checkDrawnPath(waiting);
         QVERIFY2(ranks.size() >= 2, "the path of a rank that waited crosses ranks");
-        m_window->grab().toImage().save(QStringLiteral(LINKSCOPE_BINARY_DIR "/test_jobpath_crossing.png"));
+        m_window->grab().toImage().save(linkscope::test::buildPath("/test_jobpath_crossing.png"));
         dock->choosePathRank(-1);
     }
 

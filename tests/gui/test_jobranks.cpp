@@ -216,8 +216,8 @@ private slots:
         QCOMPARE(overview->bookmarkOverlay().bookmarks().size(), std::size_t(2));
         overview->grab();
         QVERIFY(!overview->bookmarkOverlay().painted().empty());
-        QDir().mkpath(QStringLiteral(LINKSCOPE_BINARY_DIR "/screens"));
-        m_window->grab().save(QStringLiteral(LINKSCOPE_BINARY_DIR "/screens/bookmarks_across_ranks.png"));
+        QDir().mkpath(linkscope::test::buildPath("/screens"));
+        m_window->grab().save(linkscope::test::buildPath("/screens/bookmarks_across_ranks.png"));
         // A bookmark removed on the main rank goes from the other views as well.
         QVERIFY(bookmarkUi->removeBookmark(0));
         QVERIFY(m_window->review()->controller()->waitUntilSettled());
@@ -247,7 +247,7 @@ private slots:
         QVERIFY(pane1);
         const auto *paneMarks = pane1->view()->findChild<MissingCollectiveMarks *>();
         QVERIFY(!paneMarks || paneMarks->marks().empty());
-        m_window->grab().toImage().save(QStringLiteral(LINKSCOPE_BINARY_DIR "/test_jobranks_missing.png"));
+        m_window->grab().toImage().save(linkscope::test::buildPath("/test_jobranks_missing.png"));
     }
 
     // Megatron's 8-rank job as a user drives it: double-click rank 3, click rank 5's label, Show
@@ -255,7 +255,7 @@ private slots:
     // saved beside the tests). Skipped without the shared traces.
     void megatronRank5BesideRank3FromTheGui()
     {
-        const QString folder = QStringLiteral(LINKSCOPE_TRACES_DIR "/astrasim_megatron_tp8_8rank_pair");
+        const QString folder = (linkscope::test::sharedTracesDir() + QStringLiteral("/astrasim_megatron_tp8_8rank_pair"));
         if (!QFileInfo(folder).isDir())
             QSKIP("megatron's job is not in the shared traces");
         m_window.reset();
@@ -281,7 +281,7 @@ private slots:
         QVERIFY(waitLoaded(m_window->rankPanes()->pane(5)));
         QTest::qWait(50);
         QCOMPARE(m_window->size(), QSize(1400, 900));
-        m_window->grab().toImage().save(QStringLiteral(LINKSCOPE_BINARY_DIR "/test_jobranks_megatron_5_beside_3.png"));
+        m_window->grab().toImage().save(linkscope::test::buildPath("/test_jobranks_megatron_5_beside_3.png"));
     }
 
     void cleanupTestCase() { m_window.reset(); }

@@ -26,7 +26,7 @@ private slots:
         QCoreApplication::setOrganizationName(QStringLiteral("LinkscopeTests"));
         QCoreApplication::setApplicationName(QStringLiteral("test_lanefilter"));
         QSettings().clear();
-        QDir().mkpath(QStringLiteral(LINKSCOPE_BINARY_DIR "/screens"));
+        QDir().mkpath(linkscope::test::buildPath("/screens"));
         m_window = std::make_unique<ui::MainWindow>();
         m_window->resize(1400, 900);
         m_window->show();
@@ -75,7 +75,7 @@ private slots:
             QVERIFY2(name.contains(QStringLiteral("stream 40"), Qt::CaseInsensitive), qPrintable(name));
         QCOMPARE(shownGroups(), 2); // the CPU process has no such lane: left out
         QCOMPARE(layout.firstRowOfLane(doc.index().laneOf[firstEvent(core::EventCategory::CpuOp).get()]), -1);
-        m_window->grab().save(QStringLiteral(LINKSCOPE_BINARY_DIR "/screens/lane_filter.png"));
+        m_window->grab().save(linkscope::test::buildPath("/screens/lane_filter.png"));
 
         // A group's name shows all of its lanes.
         const int cpu = 2;
@@ -102,7 +102,7 @@ private slots:
             for (int x = middle.left(); x < middle.right(); ++x)
                 ink += empty.pixelColor(x, y) != background ? 1 : 0;
         QVERIFY2(ink > 50, qPrintable(QString::number(ink)));
-        m_window->grab().save(QStringLiteral(LINKSCOPE_BINARY_DIR "/screens/lane_filter_none.png"));
+        m_window->grab().save(linkscope::test::buildPath("/screens/lane_filter_none.png"));
         // Esc clears it and hands the keyboard back: every lane is shown again.
         box->setFocus();
         QTest::keyClick(box, Qt::Key_Escape);

@@ -66,7 +66,7 @@ int groupLabelled(const ui::TimelineLayout &layout, const QString &prefix)
     return -1;
 }
 
-QString screenPath(const char *name) { return QStringLiteral(LINKSCOPE_BINARY_DIR "/screens/") + QString::fromLatin1(name); }
+QString screenPath(const char *name) { return linkscope::test::buildPath("/screens/") + QString::fromLatin1(name); }
 
 } // namespace
 
@@ -78,7 +78,7 @@ private slots:
         QCoreApplication::setOrganizationName(QStringLiteral("LinkscopeTests"));
         QCoreApplication::setApplicationName(QStringLiteral("test_lanes"));
         QSettings().clear();
-        QDir().mkpath(QStringLiteral(LINKSCOPE_BINARY_DIR "/screens"));
+        QDir().mkpath(linkscope::test::buildPath("/screens"));
     }
     void init()
     {

@@ -462,7 +462,7 @@ private slots:
         // The search results list every one of them, findings or not.
         QCOMPARE(m_window->searchDock()->model()->rowCount(), 3);
         QTRY_VERIFY(story->label()->height() >= story->label()->heightForWidth(story->label()->width()));
-        m_window->grab().toImage().save(QStringLiteral(LINKSCOPE_BINARY_DIR "/test_mainwindow_story.png"));
+        m_window->grab().toImage().save(linkscope::test::buildPath("/test_mainwindow_story.png"));
 
         emit story->label()->linkActivated(QStringLiteral("chakra10:dropped"));
         QCOMPARE(m_window->searchDock()->model()->rowCount(), 6);
@@ -506,7 +506,7 @@ private slots:
         QVERIFY2(text.contains(QStringLiteral("[show 777]")), qPrintable(text));
         // Not clipped once laid out: the label is as tall as its wrapped text needs.
         QTRY_VERIFY(story->label()->height() >= story->label()->heightForWidth(story->label()->width()));
-        m_window->grab().toImage().save(QStringLiteral(LINKSCOPE_BINARY_DIR "/test_mainwindow_megatron_story.png"));
+        m_window->grab().toImage().save(linkscope::test::buildPath("/test_mainwindow_megatron_story.png"));
         emit story->label()->linkActivated(QStringLiteral("notice:0"));
         QCOMPARE(m_window->searchDock()->model()->rowCount(), 777);
     }
@@ -517,7 +517,7 @@ private slots:
         ui::TimelineView *view = m_window->timeline();
         view->fitAll();
         const QImage shot = view->grab().toImage();
-        const QString out = QStringLiteral(LINKSCOPE_BINARY_DIR "/test_mainwindow_sample.png");
+        const QString out = linkscope::test::buildPath("/test_mainwindow_sample.png");
         shot.save(out); // for a human to look at; the checks below do not depend on fonts
         // Lanes: one header row per group, one row per nesting depth of each lane.
         int laneRows = 0;
@@ -567,7 +567,7 @@ private slots:
         m_window->selection()->select(nccl);
         view->setShowAllEdgesInView(true);
         view->fitAll();
-        view->grab().toImage().save(QStringLiteral(LINKSCOPE_BINARY_DIR "/test_mainwindow_sample_edges.png"));
+        view->grab().toImage().save(linkscope::test::buildPath("/test_mainwindow_sample_edges.png"));
         QVERIFY(view->edgeOverlay().painted().size() > 1);
         bool parentDrawn = false;
         for (const auto &painted : view->edgeOverlay().painted()) {

@@ -163,13 +163,13 @@ private slots:
         checkLanes(streams, 2);
         checkLanes(threads, 3);
 
-        QDir().mkpath(QStringLiteral(LINKSCOPE_BINARY_DIR "/screens"));
-        m_window->grab().toImage().save(QStringLiteral(LINKSCOPE_BINARY_DIR "/screens/range_aggregate.png"));
+        QDir().mkpath(linkscope::test::buildPath("/screens"));
+        m_window->grab().toImage().save(linkscope::test::buildPath("/screens/range_aggregate.png"));
         // The same at 1920x1080 (the done-when screenshot); the range stays.
         m_window->resize(1920, 1080);
         QCoreApplication::processEvents();
         QVERIFY(view->timeRange().has());
-        m_window->grab().toImage().save(QStringLiteral(LINKSCOPE_BINARY_DIR "/screens/range_aggregate_1920.png"));
+        m_window->grab().toImage().save(linkscope::test::buildPath("/screens/range_aggregate_1920.png"));
         m_window->resize(1600, 1000);
         QCoreApplication::processEvents();
 

@@ -296,7 +296,7 @@ void TestReview::findingsDescribeTheCorrectedState()
     window->resize(1400, 900);
     window->show();
     QTRY_VERIFY(findings->isVisible());
-    findings->grab().toImage().save(QStringLiteral(LINKSCOPE_BINARY_DIR "/test_review_resolved.png"));
+    findings->grab().toImage().save(linkscope::test::buildPath("/test_review_resolved.png"));
     QVERIFY(!controller->applySuggestionToKind(core::FindingKind::NcclParentIsRecordParamComms));
     findings->applySuggestion(); // a resolved finding: nothing happens
     QVERIFY(controller->waitUntilSettled());
@@ -448,8 +448,8 @@ void TestReview::contextMenuCorrectsEventsAndEdges()
     menu->popup(timeline->mapToGlobal(timeline->eventRect(kernel).center().toPoint()));
     QVERIFY(QTest::qWaitForWindowExposed(menu.get()));
     QVERIFY2(menu->width() < 600, qPrintable(QString::number(menu->width())));
-    QDir().mkpath(QStringLiteral(LINKSCOPE_BINARY_DIR "/screens"));
-    menu->grab().save(QStringLiteral(LINKSCOPE_BINARY_DIR "/screens/event_context_menu.png"));
+    QDir().mkpath(linkscope::test::buildPath("/screens"));
+    menu->grab().save(linkscope::test::buildPath("/screens/event_context_menu.png"));
     menu->hide();
     onComms->trigger();
     QVERIFY(controller->waitUntilSettled());
@@ -675,7 +675,7 @@ void TestReview::policyChangeReportsChangedLinks()
     QCOMPARE(window->searchDock()->model()->rowCount(), 1);
     window->show();
     QTRY_VERIFY(notice->isVisible());
-    window->grab().toImage().save(QStringLiteral(LINKSCOPE_BINARY_DIR "/test_review_notice.png"));
+    window->grab().toImage().save(linkscope::test::buildPath("/test_review_notice.png"));
     // Dismissed with its close button; the next policy change shows its own.
     notice->closeButton()->click();
     QVERIFY(notice->isHidden());

@@ -40,8 +40,8 @@ QString sample(const char *name) { return test::sampleCopy(name); }
 
 void saveShot(QWidget *w, const char *name)
 {
-    QDir().mkpath(QStringLiteral(LINKSCOPE_BINARY_DIR "/screens"));
-    w->grab().toImage().save(QStringLiteral(LINKSCOPE_BINARY_DIR "/screens/") + QLatin1String(name));
+    QDir().mkpath(linkscope::test::buildPath("/screens"));
+    w->grab().toImage().save(linkscope::test::buildPath("/screens/") + QLatin1String(name));
 }
 
 QAction *menuAction(QWidget *window, const QString &text)

@@ -163,7 +163,7 @@ private slots:
         QVERIFY(view->isExpanded(childStartingWith(
             tree, tree->index(1, 0), QStringLiteral("external-id and ev-idx pick a finished 'aten::empty_strided'"))));
         QTRY_VERIFY(view->header()->length() <= view->viewport()->width());
-        m_window->grab().toImage().save(QStringLiteral(LINKSCOPE_BINARY_DIR "/test_triage_megatron_findings.png"));
+        m_window->grab().toImage().save(linkscope::test::buildPath("/test_triage_megatron_findings.png"));
 
         // A filter by kind keeps only that kind (and regroups).
         findings->kindBox()->setCurrentIndex(findings->kindBox()->findData(int(core::FindingKind::RfIdAbsent)));
@@ -273,13 +273,13 @@ private slots:
         }
         QVERIFY(timeline->viewStart() < flo && timeline->viewEnd() > fhi);
         QVERIFY(timeline->viewEnd() - timeline->viewStart() <= std::max<core::Nanos>(fhi - flo, 50) * 3 / 2);
-        m_window->grab().toImage().save(QStringLiteral(LINKSCOPE_BINARY_DIR "/test_triage_finding_framed.png"));
+        m_window->grab().toImage().save(linkscope::test::buildPath("/test_triage_finding_framed.png"));
         // The same at 1920x1080 (the done-when screenshot): a wider window keeps the framed range.
         m_window->resize(1920, 1080);
         QCoreApplication::processEvents();
         QVERIFY(timeline->viewStart() < flo && timeline->viewEnd() > fhi);
-        QDir().mkpath(QStringLiteral(LINKSCOPE_BINARY_DIR "/screens"));
-        m_window->grab().toImage().save(QStringLiteral(LINKSCOPE_BINARY_DIR "/screens/finding_selected_1920.png"));
+        QDir().mkpath(linkscope::test::buildPath("/screens"));
+        m_window->grab().toImage().save(linkscope::test::buildPath("/screens/finding_selected_1920.png"));
     }
 
     void clickOnTheTimelineKeepsTheView()
@@ -417,7 +417,7 @@ private slots:
         emit dock->list()->itemClicked(dock->list()->topLevelItem(row), 1);
         QCOMPARE(m_window->selection()->current(), straddle);
         QVERIFY(timeline->viewStart() < doc->event(straddle).ts && timeline->viewEnd() > doc->event(straddle).end());
-        m_window->grab().toImage().save(QStringLiteral(LINKSCOPE_BINARY_DIR "/test_triage_warnings.png"));
+        m_window->grab().toImage().save(linkscope::test::buildPath("/test_triage_warnings.png"));
     }
 
 private:

@@ -63,7 +63,7 @@ private slots:
         QVERIFY(m_dir.isValid());
         m_trace = writeWithStackTrace(m_dir.filePath(QStringLiteral("withstack_kineto.json")));
         QVERIFY(!m_trace.isEmpty());
-        QDir().mkpath(QStringLiteral(LINKSCOPE_BINARY_DIR "/screens"));
+        QDir().mkpath(linkscope::test::buildPath("/screens"));
     }
     void init() { QSettings().remove(QStringLiteral("traceViews")); } // each test from the defaults
     void cleanup()
@@ -88,7 +88,7 @@ private slots:
         QVERIFY(kernelRect.bottom() < view->contentRect().top() + 80);
         const core::EventIndex mm = firstOfName(QStringLiteral("aten::mm"));
         QVERIFY(view->eventRect(mm).top() > kernelRect.bottom());
-        m_window->grab().toImage().save(QStringLiteral(LINKSCOPE_BINARY_DIR "/screens/withstack_open.png"));
+        m_window->grab().toImage().save(linkscope::test::buildPath("/screens/withstack_open.png"));
 
         // Turned off: the CPU group first again, the kernel below the stack (off screen).
         view->setGpuFirst(false);
@@ -127,7 +127,7 @@ private slots:
                 QVERIFY(row.depth <= 1);
         QVERIFY(!view->eventRect(mm).isEmpty());
         QVERIFY(view->eventRect(mm).bottom() < view->contentRect().bottom());
-        m_window->grab().toImage().save(QStringLiteral(LINKSCOPE_BINARY_DIR "/screens/withstack_python_hidden.png"));
+        m_window->grab().toImage().save(linkscope::test::buildPath("/screens/withstack_python_hidden.png"));
 
         // Hide the GPU lane from its header's menu: no row, no rectangle; then the whole CPU group.
         menu = view->menus().createHeaderMenu(headerPointOf(view, layout.firstRowOfLane(gpuLane)));
@@ -249,7 +249,7 @@ private slots:
         QCOMPARE(view->eventRect(mm).top(), view->eventRect(empty).top());
         // Hit testing finds the op where it is drawn; a frame asked for brings the frames back.
         QCOMPARE(view->eventAt(view->eventRect(mm).center().toPoint()), mm);
-        m_window->grab().toImage().save(QStringLiteral(LINKSCOPE_BINARY_DIR "/screens/python_hidden_mixed_depths.png"));
+        m_window->grab().toImage().save(linkscope::test::buildPath("/screens/python_hidden_mixed_depths.png"));
         core::EventIndex frame = firstOfName(QStringLiteral("b.py(7): g7"));
         QVERIFY(frame.valid());
         QCOMPARE(layout.rowOfEvent(frame), -1);
@@ -337,7 +337,7 @@ private slots:
         QTRY_VERIFY2(!check(colors).isNull(), "the timeline's background, header column, ruler and group band are dark");
         // Not the light colours: the two sets differ where the checks look.
         QVERIFY(check(ui::palette::colors(ui::palette::Theme::Light)).isNull());
-        m_window->grab().toImage().save(QStringLiteral(LINKSCOPE_BINARY_DIR "/screens/dark_theme.png"));
+        m_window->grab().toImage().save(linkscope::test::buildPath("/screens/dark_theme.png"));
 
         // Persisted: a new window starts dark, with its menu entry checked.
         open();
