@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 #include <stdexcept>
+#include <string_view>
 #include <unordered_map>
 
 namespace linkscope::core::predict {
@@ -85,8 +86,19 @@ Durations::Durations(const SimJob &job, const WhatIf &whatIf, ReplayModel model)
     m_cpuNameFactor.resize(job.ranks.size());
     if (whatIf.gpu.empty() && whatIf.cpu.empty() && whatIf.streamFactor.empty())
         return;
+    // The ranks of a job mostly share their names (TP and DP ranks run the same ops): a name's
+    // factor is searched once for the job while no term names a rank, else once per rank.
+    const auto anyRank = [](const std::vector<WhatIf::NameScale> &scales) {
+        return std::any_of(scales.begin(), scales.end(), [](const WhatIf::NameScale &s) { return s.rank >= 0; });
+    };
+    const bool perRank = anyRank(whatIf.gpu) || anyRank(whatIf.cpu);
+    std::unordered_map<std::string_view, double> gpuSeen, cpuSeen;
     for (std::size_t r = 0; r < job.ranks.size(); ++r) {
         const SimRank &rank = job.ranks[r];
+        if (perRank) {
+            gpuSeen.clear();
+            cpuSeen.clear();
+        }
         std::vector<char> kindOfName(rank.names.size(), 0); // bit 1: a GPU node's name, bit 2: a CPU node's
         for (const SimNode &n : rank.nodes)
             kindOfName[n.name] |= n.kind == NodeKind::Gpu ? 1 : n.kind == NodeKind::Cpu ? 2 : 0;
@@ -96,12 +108,20 @@ Durations::Durations(const SimJob &job, const WhatIf &whatIf, ReplayModel model)
             m_cpuNameFactor[r].assign(rank.names.size(), -1.0);
         for (std::size_t i = 0; i < rank.names.size(); ++i) {
             if ((kindOfName[i] & 1) && !m_nameFactor[r].empty()) {
-                const auto [factor, matched] = whatIf.gpuFactor(rank.names[i], -1, rank.rank);
-                m_nameFactor[r][i] = matched ? factor : -1.0; // -1: unchanged (no rounding)
+                const auto [seen, added] = gpuSeen.try_emplace(rank.names[i], 0.0);
+                if (added) {
+                    const auto [factor, matched] = whatIf.gpuFactor(rank.names[i], -1, rank.rank);
+                    seen->second = matched ? factor : -1.0; // -1: unchanged (no rounding)
+                }
+                m_nameFactor[r][i] = seen->second;
             }
             if ((kindOfName[i] & 2) && !m_cpuNameFactor[r].empty()) {
-                const auto [factor, matched] = whatIf.cpuFactor(rank.names[i], rank.rank);
-                m_cpuNameFactor[r][i] = matched ? factor : -1.0;
+                const auto [seen, added] = cpuSeen.try_emplace(rank.names[i], 0.0);
+                if (added) {
+                    const auto [factor, matched] = whatIf.cpuFactor(rank.names[i], rank.rank);
+                    seen->second = matched ? factor : -1.0;
+                }
+                m_cpuNameFactor[r][i] = seen->second;
             }
         }
     }

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <functional>
 #include <sstream>
+#include <string_view>
+#include <unordered_map>
 
 namespace linkscope::core::predict {
 
@@ -37,6 +39,7 @@ WhatIfMatch count(const SimJob &job, const PathMembership &onPath, WhatIfMatch m
 std::vector<std::vector<char>> namesMatching(const SimJob &job, const WhatIf::NameScale &scale, NodeKind kind)
 {
     std::vector<std::vector<char>> out(job.ranks.size());
+    std::unordered_map<std::string_view, char> seen; // the ranks mostly share their names
     for (std::size_t r = 0; r < job.ranks.size(); ++r) {
         const SimRank &rank = job.ranks[r];
         if (!scale.appliesTo(rank.rank))
@@ -46,8 +49,14 @@ std::vector<std::vector<char>> namesMatching(const SimJob &job, const WhatIf::Na
             if (n.kind == kind)
                 used[n.name] = 1;
         out[r].assign(rank.names.size(), 0);
-        for (std::size_t i = 0; i < rank.names.size(); ++i)
-            out[r][i] = used[i] && scale.matches(rank.names[i]);
+        for (std::size_t i = 0; i < rank.names.size(); ++i) {
+            if (!used[i])
+                continue;
+            const auto [it, added] = seen.try_emplace(rank.names[i], 0);
+            if (added)
+                it->second = scale.matches(rank.names[i]) ? 1 : 0;
+            out[r][i] = it->second;
+        }
     }
     return out;
 }

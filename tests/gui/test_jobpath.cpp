@@ -22,6 +22,7 @@
 #include <QAction>
 #include <QElapsedTimer>
 #include <QLocale>
+#include <QMenu>
 #include <QSignalSpy>
 #include <QTableWidget>
 #include <QTemporaryDir>
@@ -275,6 +276,15 @@ private slots:
         for (const predict::RankGain &g : direct.ranked[0].ranks)
             QVERIFY2(panel->whatIfText(g.rank).startsWith(msText(g.stepNs)), qPrintable(panel->whatIfText(g.rank)));
         QVERIFY(panel->whatIf()->isVisibleTo(panel));
+        // The form says what is shown (it was left at the previous what-if): every change the sweep
+        // offers is one term, which the form spells.
+        for (std::size_t i = 0; i < direct.ranked.size(); ++i) {
+            view->choose(int(i));
+            const std::optional<linkscope::core::WhatIf> form = panel->whatIf()->formWhatIf(nullptr);
+            QVERIFY2(form, qPrintable(QString::fromStdString(direct.ranked[i].title)));
+            QCOMPARE(form->describe(), direct.ranked[i].whatIf.describe());
+        }
+        view->choose(0);
         // Back to the form: the shown change is dropped.
         panel->whatIf()->setTarget(WhatIfPanel::Target::GpuKernels);
         panel->whatIf()->setParameter(QStringLiteral("gemm"));
@@ -350,6 +360,45 @@ private slots:
         QCOMPARE(dock->overview()->criticalPath()->rank, other);
         dock->choosePathRank(-1);
         QCOMPARE(dock->overview()->criticalPath()->rank, p->slowestRank());
+    }
+
+    // The overview draws the path the timeline draws: switched to the what-if's (from a right-click
+    // menu's switch), it draws the path under the job's what-if, of the rank whose step is
+    // the job's under it; back to the baseline's, the baseline's.
+    void theOverviewDrawsTheWhatIfPathWhenChosen()
+    {
+        JobDock *dock = m_window->jobDock();
+        PredictDock *predict = m_window->predictDock();
+        WhatIfPanel *whatIf = dock->predictionPanel()->whatIf();
+        whatIf->setTarget(WhatIfPanel::Target::Communication);
+        whatIf->setValue(0.25);
+        const WhatIfOutcome &w = whatIf->current();
+        QVERIFY2(w.pathKnown, qPrintable(w.error));
+        QVERIFY(dock->overview()->criticalPath());
+        QCOMPARE(dock->overview()->criticalPath()->stepNs,
+                 dock->predictor()
+                     ->prediction()
+                     ->prediction.ranks[std::size_t(dock->predictor()->prediction()->indexOf(dock->pathRank()))]
+                     .stepNs);
+        // The switch the overview's and the timeline's right-click menus hold.
+        QMenu menu;
+        predict->addPathActions(&menu);
+        QAction *toWhatIf = menu.findChild<QAction *>(QStringLiteral("pathWhatIf"));
+        QAction *toBaseline = menu.findChild<QAction *>(QStringLiteral("pathBaseline"));
+        QVERIFY(toWhatIf && toBaseline);
+        QVERIFY(toBaseline->isChecked() && !toWhatIf->isChecked());
+        toWhatIf->trigger();
+        QCOMPARE(predict->pathShown(), PredictDock::PathShown::WhatIf);
+        QVERIFY(dock->overview()->criticalPath());
+        QCOMPARE(dock->overview()->criticalPath()->rank, w.path.rank);
+        QCOMPARE(dock->overview()->criticalPath()->stepNs, w.path.path.stepNs);
+        QVERIFY(w.path.path.stepNs < w.baselineNs);
+        // A new what-if redraws it.
+        whatIf->setValue(0.5);
+        QCOMPARE(dock->overview()->criticalPath()->stepNs, whatIf->current().path.path.stepNs);
+        predict->setPathShown(PredictDock::PathShown::Baseline);
+        QCOMPARE(dock->overview()->criticalPath()->rank, dock->pathRank());
+        QVERIFY(dock->overview()->criticalPath()->stepNs > whatIf->current().path.path.stepNs);
     }
 
     void turningTheModeOffRemovesThePath()

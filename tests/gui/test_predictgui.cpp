@@ -15,6 +15,7 @@
 #include "shell/mainwindow.h"
 #include "testsupport.h"
 #include "timeline/eventselection.h"
+#include "timeline/timelinemenus.h"
 #include "timeline/timelineview.h"
 
 #include "link/chakracompare.h"
@@ -213,7 +214,7 @@ private slots:
 
         QVERIFY(!dock->criticalPathAction()->isChecked());
         QCOMPARE(dock->pathShown(), ui::PredictDock::PathShown::Baseline);
-        dock->whatIfPathAction()->trigger();
+        dock->pathAction(ui::PredictDock::PathShown::WhatIf)->trigger();
         QVERIFY(dock->criticalPathAction()->isChecked());
         QCOMPARE(dock->pathShown(), ui::PredictDock::PathShown::WhatIf);
         QCOMPARE(view->pathOverlay().chain(), longKernels);
@@ -235,8 +236,30 @@ private slots:
         // Back to the baseline.
         panel->setParameter(QStringLiteral("."));
         QCOMPARE(view->pathOverlay().chain(), shortKernels);
-        dock->baselinePathAction()->trigger();
+        dock->pathAction(ui::PredictDock::PathShown::Baseline)->trigger();
         QCOMPARE(dock->pathShown(), ui::PredictDock::PathShown::Baseline);
+        QCOMPARE(view->pathOverlay().chain(), p->pathChain);
+        // Switched where it is drawn: an op's right-click menu, and the menu a right-click between
+        // ops opens, end with the path's switch.
+        const std::unique_ptr<QMenu> opMenu(view->menus().createEventMenu(p->pathChain.front()));
+        QAction *toWhatIf = opMenu->findChild<QAction *>(QStringLiteral("pathWhatIf"));
+        QVERIFY(toWhatIf && !toWhatIf->isChecked());
+        QVERIFY(opMenu->findChild<QAction *>(QStringLiteral("pathBaseline"))->isChecked());
+        QVERIFY(opMenu->actions().contains(dock->criticalPathAction()));
+        toWhatIf->trigger();
+        QCOMPARE(dock->pathShown(), ui::PredictDock::PathShown::WhatIf);
+        QCOMPARE(view->pathOverlay().chain(), shortKernels);
+        const int laneTop = view->overviewHeight() + ui::TimelineView::kRulerHeight;
+        QPoint empty(-1, -1);
+        for (int y = view->height() - 20; y > laneTop && empty.x() < 0; y -= 7)
+            for (int x = view->headerWidth() + 10; x < view->width() - 20 && empty.x() < 0; x += 11)
+                if (!view->eventAt({x, y}).valid() && !view->markerAt({x, y}).valid() && !view->edgeAt({x, y}).valid())
+                    empty = QPoint(x, y);
+        QVERIFY(empty.x() >= 0);
+        const std::unique_ptr<QMenu> emptyMenu(view->menus().createContextMenu(empty));
+        QVERIFY(emptyMenu);
+        QVERIFY(emptyMenu->findChild<QAction *>(QStringLiteral("pathWhatIf"))->isChecked());
+        emptyMenu->findChild<QAction *>(QStringLiteral("pathBaseline"))->trigger();
         QCOMPARE(view->pathOverlay().chain(), p->pathChain);
         dock->setPathShown(ui::PredictDock::PathShown::WhatIf);
         dock->criticalPathAction()->setChecked(false);

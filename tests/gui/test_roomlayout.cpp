@@ -269,9 +269,10 @@ private slots:
         QCOMPARE(list->topLevelItemCount(), int(ranked.size()));
         const int column = list->header()->sectionSize(ui::OpportunitiesView::ChangeColumn);
         const int others = list->header()->sectionSize(ui::OpportunitiesView::OrderColumn)
-                           + list->header()->sectionSize(ui::OpportunitiesView::GainColumn)
-                           + list->header()->sectionSize(ui::OpportunitiesView::OpsColumn);
-        // The step and the ops in view beside the change.
+                           + list->header()->sectionSize(ui::OpportunitiesView::GainColumn);
+        // The step in view beside the change (the ops further right, and in the change's tooltip).
+        QVERIFY(list->header()->visualIndex(ui::OpportunitiesView::OpsColumn)
+                > list->header()->visualIndex(ui::OpportunitiesView::MovedColumn));
         QVERIFY2(column + others <= list->viewport()->width(),
                  qPrintable(QStringLiteral("%1 + %2 > %3").arg(column).arg(others).arg(list->viewport()->width())));
         std::set<QString> shown;
@@ -285,12 +286,13 @@ private slots:
             QVERIFY(list->topLevelItem(r)->toolTip(ui::OpportunitiesView::ChangeColumn).startsWith(title));
 
             shortened += text != title;
-            if (c.kind == core::predict::OpportunityKind::CpuOp) {
-                ++cpuOps;
-                // One straggler's CPU ops read apart (kernel families may not at this width: their
-                // middle is elided, and at::native's differ there).
+            // Kernel families and one straggler's CPU ops read apart: a qualified name keeps its own
+            // name (at::native's kernels differ there, not in their namespaces).
+            if (c.kind == core::predict::OpportunityKind::KernelFamily || c.kind == core::predict::OpportunityKind::CpuOp)
                 QVERIFY2(shown.insert(text).second, qPrintable(QStringLiteral("two rows read \"%1\"").arg(text)));
-                // "CPU op NAME ×0.5", the name (or both its ends) in view: not "rank 1's CPU op …".
+            if (c.kind == core::predict::OpportunityKind::CpuOp && text != title) {
+                ++cpuOps;
+                // Shortened: "CPU op NAME ×0.5", the name (or both its ends) in view, not "rank 1's CPU op …".
                 QVERIFY2(text.startsWith(QStringLiteral("CPU op ")), qPrintable(text));
                 const QString name = title.section(QStringLiteral("CPU op "), 1).section(QStringLiteral(" ×"), 0, 0);
                 const QString target = text.mid(7).section(QStringLiteral(" ×"), 0, 0);
@@ -300,7 +302,7 @@ private slots:
                          qPrintable(text + QStringLiteral(" / ") + title));
             }
         }
-        QVERIFY2(cpuOps >= 3, qPrintable(QString::number(cpuOps)));
+        QVERIFY2(cpuOps >= 1, qPrintable(QString::number(cpuOps)));
         QVERIFY(shortened > 0); // the test means something at this size
         qInfo("1400x900: the Change column %d px, %d changes, %d shortened, e.g. \"%s\"", column, int(ranked.size()), shortened,
               qPrintable(

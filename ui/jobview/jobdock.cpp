@@ -2,6 +2,8 @@
 
 #include "jobview/joboverview.h"
 #include "prediction/jobpredictionpanel.h"
+#include "prediction/jobwhatiftabs.h"
+#include "prediction/whatifpanel.h"
 #include "timeline/timeformat.h"
 
 #include <QFileDialog>
@@ -174,6 +176,11 @@ JobDock::JobDock(QWidget *parent) : QDockWidget(tr("Job"), parent)
     connect(m_predictor, &JobPredictor::started, this, &JobDock::showJobPrediction);
     connect(m_predictor, &JobPredictor::predicted, this, &JobDock::showJobPrediction);
     connect(m_predictionPanel, &JobPredictionPanel::rankChosen, this, &JobDock::choosePathRank);
+    if (JobWhatIfTabs *tools = m_predictionPanel->jobTools())
+        connect(tools, &JobWhatIfTabs::applied, this, [this] {
+            if (m_pathMode == PathMode::WhatIf)
+                showPath();
+        });
     m_timer = new QTimer(this);
     m_timer->setInterval(150);
     connect(m_timer, &QTimer::timeout, this, &JobDock::updateProgress);
@@ -471,10 +478,12 @@ void JobDock::onFinished(JobPtr job)
     emit jobOpened(m_job);
 }
 
-void JobDock::setCriticalPathMode(bool on)
+void JobDock::setCriticalPathMode(PathMode mode)
 {
-    m_pathMode = on;
-    showJobPrediction();
+    if (mode == m_pathMode && mode != PathMode::WhatIf)
+        return;
+    m_pathMode = mode;
+    showPath();
 }
 
 qint64 JobDock::pathRank() const
@@ -493,23 +502,46 @@ void JobDock::choosePathRank(qint64 rank)
 
 void JobDock::showJobPrediction()
 {
+    m_predictionPanel->showPrediction(*m_predictor, pathRank());
+    showPath();
+}
+
+void JobDock::showPath()
+{
     const qint64 rank = pathRank();
-    m_predictionPanel->showPrediction(*m_predictor, rank);
     const JobPredictionPtr p = m_predictor->prediction();
     const int index = p ? p->indexOf(rank) : -1;
-    if (!m_pathMode || !m_job || index < 0) {
+    if (m_pathMode == PathMode::Off || !m_job || index < 0) {
         m_overview->setCriticalPath(nullptr, QString());
+        return;
+    }
+    const WhatIfPanel *whatIf = m_predictionPanel->whatIf();
+    if (m_pathMode == PathMode::WhatIf && whatIf && whatIf->current().pathKnown) {
+        // Only the rank whose step is the job's has its path kept under the what-if (jobwhatif.h).
+        const WhatIfOutcome &w = whatIf->current();
+        auto path = std::make_shared<const PlacedPath>(placePath(m_job->report, p->graph.job, w.path.path));
+        const QString legend = tr("Critical path under the what-if (%1): rank %2, the slowest under it, %3 · outlined: "
+                                  "collectives at their measured kernels (%L4/%L5) · hover for more")
+                                   .arg(w.description)
+                                   .arg(w.path.rank)
+                                   .arg(QLocale().toString(double(w.stepNs) / 1e6, 'f', 3) + QStringLiteral(" ms"))
+                                   .arg(path->anchored)
+                                   .arg(path->collectives);
+        m_overview->setCriticalPath(std::move(path), legend);
         return;
     }
     const core::predict::RankPrediction &r = p->prediction.ranks[static_cast<std::size_t>(index)];
     auto path = std::make_shared<const PlacedPath>(placePath(m_job->report, p->graph.job, r.path));
-    const QString legend = tr("Critical path of rank %1%2, %3 · outlined: collectives at their measured kernels (%L4/%L5), "
-                              "between them the replay's proportions · hover for more")
-                               .arg(rank)
-                               .arg(rank == p->slowestRank() ? tr(" (slowest)") : QString())
-                               .arg(QLocale().toString(double(r.stepNs) / 1e6, 'f', 3) + QStringLiteral(" ms"))
-                               .arg(path->anchored)
-                               .arg(path->collectives);
+    const QString stand = m_pathMode == PathMode::WhatIf ? tr("No what-if on the job replayed yet: the baseline's path. ")
+                                                         : QString();
+    const QString legend = stand
+                           + tr("Critical path of rank %1%2, %3 · outlined: collectives at their measured kernels (%L4/%L5), "
+                                "between them the replay's proportions · hover for more")
+                                 .arg(rank)
+                                 .arg(rank == p->slowestRank() ? tr(" (slowest)") : QString())
+                                 .arg(QLocale().toString(double(r.stepNs) / 1e6, 'f', 3) + QStringLiteral(" ms"))
+                                 .arg(path->anchored)
+                                 .arg(path->collectives);
     m_overview->setCriticalPath(std::move(path), legend);
 }
 

@@ -59,9 +59,12 @@ public:
     JobFindingsList *findingsList() const { return m_findings; }
     JobPredictor *predictor() const { return m_predictor; }
     JobPredictionPanel *predictionPanel() const { return m_predictionPanel; }
-    // Critical-path mode (View ▸ Critical path): the overview draws pathRank()'s predicted path.
-    void setCriticalPathMode(bool on);
-    bool criticalPathMode() const { return m_pathMode; }
+    // Critical-path mode (View ▸ Critical path): the overview draws pathRank()'s predicted path, or
+    // (WhatIf, the Prediction dock's "Path: What-if") the path under the job's current what-if of the
+    // rank whose step is the job's under it, once that what-if is replayed.
+    enum class PathMode { Off, Baseline, WhatIf };
+    void setCriticalPathMode(PathMode mode);
+    bool criticalPathMode() const { return m_pathMode != PathMode::Off; }
     // The rank whose path is drawn: the one chosen in the prediction list, else the slowest; -1 none.
     qint64 pathRank() const;
     // Draws `rank`'s path (-1: the slowest rank's).
@@ -109,6 +112,7 @@ private:
     void updateProgress();
     void showProgress(bool on);
     void rebuildFixMenu();
+    void showPath();                                        // the overview's critical path, as the mode says
     void showJobPrediction();                               // the list and, in critical-path mode, the overview's path
     const core::job::RankFiles *filesOf(qint64 rank) const; // null: not a rank of the job
     friend class JobFixCommand;
@@ -131,7 +135,7 @@ private:
     JobFindingsList *m_findings;
     JobPredictor *m_predictor;
     JobPredictionPanel *m_predictionPanel;
-    bool m_pathMode = false;
+    PathMode m_pathMode = PathMode::Off;
     qint64 m_chosenPathRank = -1;
     QTimer *m_timer;
     JobPtr m_job;

@@ -25,7 +25,7 @@ struct SweepOutcome {
 
 // A change's title in parts (the item's data): the kind of change and its target are what tell
 // two rows apart — a sweep offers many CPU ops of one straggler, "rank 0's CPU op …" each.
-enum Role { TitleRole = Qt::UserRole, KindRole, TargetRole, FactorRole, RankRole };
+enum Role { TitleRole = Qt::UserRole, KindRole, TargetRole, FactorRole, RankRole, KernelRole };
 
 struct TitleParts {
     QString kind, target, factor, rank; // "CPU op", "aten::mm", " ×0.5", " · rank 0"
@@ -63,7 +63,8 @@ TitleParts partsOf(const core::predict::Opportunity &o)
 }
 
 // The longest form of the title that fits `width` px: whole, then kind + target + factor (+ rank),
-// kind + target, then the target elided in its middle after the kind.
+// kind + target, then (a kernel family) the same with the target's qualifiers left out
+// ("…::own_name"), then the target (its own name) elided in its middle after the kind.
 QString fittedTitle(const QTreeWidgetItem &item, int column, const QFontMetrics &metrics, int width)
 {
     const QString title = item.data(column, TitleRole).toString();
@@ -79,9 +80,19 @@ QString fittedTitle(const QTreeWidgetItem &item, int column, const QFontMetrics 
     for (const QString &text : {head + target + factor + rank, head + target + factor, head + target})
         if (fits(text))
             return text;
+    // A kernel family loses its namespaces first: two of at::native's (anonymous namespace) differ
+    // in their own names, which an elision in the middle would cut.
+    // (A CPU op's name keeps both its ends instead: "evaluate_function: torch::autograd::X" and
+    // "torch::autograd::X" are two ops.)
+    const qsizetype scope = item.data(column, KernelRole).toBool() ? target.lastIndexOf(QStringLiteral("::")) : -1;
+    const QString own = scope > 0 ? QStringLiteral("…") + target.mid(scope) : target;
+    if (scope > 0)
+        for (const QString &text : {head + own + factor + rank, head + own + factor, head + own})
+            if (fits(text))
+                return text;
     const int room = width - metrics.horizontalAdvance(head);
     if (room >= metrics.horizontalAdvance(QStringLiteral("ab…yz")))
-        return head + metrics.elidedText(target, Qt::ElideMiddle, room);
+        return head + metrics.elidedText(own, Qt::ElideMiddle, room);
     return metrics.elidedText(head + target, Qt::ElideRight, width);
 }
 
@@ -114,8 +125,11 @@ OpportunitiesView::OpportunitiesView(QWidget *parent) : QWidget(parent), m_job(1
     m_list->headerItem()->setToolTip(OpsColumn, tr("Ops the change touches, and of them on a critical path before it"));
     m_list->headerItem()->setToolTip(MovedColumn, tr("What moved on the job's critical path (also in each change's "
                                                      "tooltip)"));
-    // The Change column takes the room the step and the ops leave (what moved is further right, and
-    // in each row's tooltip); each title is fitted to it (fittedTitle), not cut at its end.
+    // The Change column takes the room the step leaves (what moved and the ops are further right, and
+    // in each row's tooltip); each title is fitted to it (fittedTitle), not cut at its end. In a dock
+    // 400 px wide the ops in view too left the change ~130 px: two of at::native's kernel families
+    // read alike.
+    m_list->header()->moveSection(OpsColumn, MovedColumn);
     m_list->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_list->header()->setSectionResizeMode(ChangeColumn, QHeaderView::Interactive);
     m_list->header()->setStretchLastSection(true);
@@ -199,15 +213,19 @@ void OpportunitiesView::show(std::shared_ptr<const core::predict::Opportunities>
         item->setData(ChangeColumn, TargetRole, parts.target);
         item->setData(ChangeColumn, FactorRole, parts.factor);
         item->setData(ChangeColumn, RankRole, parts.rank);
+        item->setData(ChangeColumn, KernelRole, c.kind == core::predict::OpportunityKind::KernelFamily);
         item->setText(ChangeColumn, QString::fromStdString(c.title));
-        item->setToolTip(ChangeColumn, QString::fromStdString(c.title) + QLatin1Char('\n')
-                                           + tr("What moved on the path: %1").arg(QString::fromStdString(c.moved()))
-                                           + QLatin1Char('\n') + tr("linkscope predict %1").arg(QString::fromStdString([&] {
-                                                 std::string args;
-                                                 for (const std::string &a : c.args)
-                                                     args += (args.empty() ? "" : " ") + a;
-                                                 return args;
-                                             }())));
+        item->setToolTip(
+            ChangeColumn,
+            QString::fromStdString(c.title) + QLatin1Char('\n')
+                + tr("Ops it touches: %L1, %L2 of them on a critical path").arg(qulonglong(c.nodes)).arg(qulonglong(c.onPath))
+                + QLatin1Char('\n') + tr("What moved on the path: %1").arg(QString::fromStdString(c.moved())) + QLatin1Char('\n')
+                + tr("linkscope predict %1").arg(QString::fromStdString([&] {
+                      std::string args;
+                      for (const std::string &a : c.args)
+                          args += (args.empty() ? "" : " ") + a;
+                      return args;
+                  }())));
         item->setText(GainColumn,
                       c.finished ? tr("%1 (%2)").arg(msText(c.makespanNs), changePctText(-c.gainPct())) : tr("did not finish"));
         item->setText(OpsColumn,
@@ -231,7 +249,7 @@ void OpportunitiesView::fitColumns()
     QHeaderView *header = m_list->header();
     for (int c : {OrderColumn, GainColumn, OpsColumn})
         m_list->resizeColumnToContents(c);
-    const int others = header->sectionSize(OrderColumn) + header->sectionSize(GainColumn) + header->sectionSize(OpsColumn);
+    const int others = header->sectionSize(OrderColumn) + header->sectionSize(GainColumn);
     const int least = m_list->fontMetrics().averageCharWidth() * 10;
     // The vertical scroll bar a long list is about to get is not in the viewport's width yet.
     const int rows = m_list->topLevelItemCount();

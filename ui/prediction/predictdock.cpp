@@ -14,6 +14,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QLocale>
+#include <QMenu>
 #include <QPainter>
 #include <QScrollArea>
 #include <QScrollBar>
@@ -265,6 +266,22 @@ void PredictDock::setPathShown(PathShown shown)
         m_pathAction->setChecked(true); // draws it (toggled)
     else
         emit pathHighlightChanged(highlightedPath());
+}
+
+void PredictDock::addPathActions(QMenu *menu)
+{
+    menu->addAction(m_pathAction);
+    // Made for this menu: its checks say which path is drawn now; choosing one draws it.
+    auto *group = new QActionGroup(menu);
+    const auto add = [&](const QString &text, PathShown shown, const char *name) {
+        QAction *a = menu->addAction(text, this, [this, shown] { setPathShown(shown); });
+        a->setObjectName(QLatin1String(name));
+        a->setCheckable(true);
+        a->setChecked(m_pathAction->isChecked() && pathShown() == shown);
+        group->addAction(a);
+    };
+    add(tr("Path: the baseline's"), PathShown::Baseline, "pathBaseline");
+    add(tr("Path: the what-if's"), PathShown::WhatIf, "pathWhatIf");
 }
 
 PredictDock::PathShown PredictDock::pathShown() const

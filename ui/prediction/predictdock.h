@@ -19,6 +19,7 @@
 
 class QAction;
 class QLabel;
+class QMenu;
 class QScrollArea;
 class QTabWidget;
 class QTableWidget;
@@ -43,8 +44,11 @@ public:
     enum class PathShown { Baseline, WhatIf };
     void setPathShown(PathShown shown);
     PathShown pathShown() const;
-    QAction *baselinePathAction() const { return m_baselinePath; }
-    QAction *whatIfPathAction() const { return m_whatIfPath; }
+    // Adds to a context menu (the timeline's, the job overview's) the critical path's switch and which
+    // path it draws, the baseline's or the what-if's.
+    void addPathActions(QMenu *menu);
+    // The dock's own switch between the two (its "Path:" buttons).
+    QAction *pathAction(PathShown shown) const { return shown == PathShown::WhatIf ? m_whatIfPath : m_baselinePath; }
     // The path's ops in path order while critical-path mode is on (the what-if's when it is chosen
     // and replayed, else the baseline's); empty otherwise.
     std::vector<core::EventIndex> highlightedPath() const;

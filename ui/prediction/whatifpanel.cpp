@@ -12,6 +12,7 @@
 #include <QLineEdit>
 #include <QLocale>
 #include <QPushButton>
+#include <QSignalBlocker>
 #include <QTabWidget>
 #include <QTableWidget>
 #include <QTimer>
@@ -24,6 +25,42 @@ namespace {
 
 // The factor as the core parsers read it (C locale, every digit).
 std::string numberText(double value) { return QString::number(value, 'g', 17).toStdString(); }
+
+// The form's fields that spell a what-if: its target, parameter ("RANK:regex" for one rank's ops)
+// and factor (or ms); nullopt when it has more than one term, which the form cannot spell.
+struct Fields {
+    WhatIfPanel::Target target;
+    QString parameter;
+    double value = 1;
+};
+
+std::optional<Fields> fieldsOf(const core::WhatIf &w)
+{
+    const std::size_t terms = w.gpu.size() + w.cpu.size() + w.streamFactor.size() + w.rankDelayMs.size() + (w.transferFactor != 1)
+                              + (w.bandwidthFactor != 1) + (w.latencyFactor != 1);
+    if (terms != 1)
+        return std::nullopt;
+    // A name scale on one rank is "RANK:regex", as the form's parser reads it.
+    const auto named = [](WhatIfPanel::Target target, const core::WhatIf::NameScale &s) {
+        const QString rank = s.rank >= 0 ? QStringLiteral("%1:").arg(s.rank) : QString();
+        return Fields{target, rank + QString::fromStdString(s.pattern), s.factor};
+    };
+    if (!w.gpu.empty())
+        return named(WhatIfPanel::Target::GpuKernels, w.gpu.front());
+    if (!w.cpu.empty())
+        return named(WhatIfPanel::Target::CpuOps, w.cpu.front());
+    if (!w.streamFactor.empty())
+        return Fields{WhatIfPanel::Target::Stream, QString::number(w.streamFactor.begin()->first),
+                      w.streamFactor.begin()->second};
+    if (!w.rankDelayMs.empty())
+        return Fields{WhatIfPanel::Target::RankDelay, QString::number(w.rankDelayMs.begin()->first),
+                      w.rankDelayMs.begin()->second};
+    if (w.transferFactor != 1)
+        return Fields{WhatIfPanel::Target::Communication, QString(), w.transferFactor};
+    if (w.bandwidthFactor != 1)
+        return Fields{WhatIfPanel::Target::Bandwidth, QString(), w.bandwidthFactor};
+    return Fields{WhatIfPanel::Target::Latency, QString(), w.latencyFactor};
+}
 
 } // namespace
 
@@ -174,6 +211,12 @@ double WhatIfPanel::value() const { return m_value->value(); }
 
 void WhatIfPanel::targetChanged()
 {
+    showTargetFields();
+    apply();
+}
+
+void WhatIfPanel::showTargetFields()
+{
     m_shown = target();
     const bool delay = m_shown == Target::RankDelay;
     if (delay && m_texts[int(Target::RankDelay)].isEmpty() && m_evaluator->defaultRank() >= 0)
@@ -188,10 +231,12 @@ void WhatIfPanel::targetChanged()
                                         ? tr("searched in each CPU op's name, e.g. aten::copy_ (.* for all CPU work)")
                                     : m_shown == Target::Stream ? tr("a stream id, e.g. 7")
                                                                 : tr("a rank of the job, e.g. 0"));
+    m_parameter->setToolTip(regex ? tr("An ECMAScript regex searched in each op's name; prefixed by a rank and a colon "
+                                       "(3:aten::mm) it changes that rank's ops only")
+                                  : QString());
     m_parameter->setText(m_texts[int(m_shown)]);
     m_value->setSuffix(delay ? tr(" ms") : tr(" ×"));
     m_valueLabel->setText(delay ? tr("Delay") : tr("Factor"));
-    apply();
 }
 
 std::optional<core::WhatIf> WhatIfPanel::formWhatIf(QString *error) const
@@ -250,6 +295,16 @@ bool WhatIfPanel::pending() const { return m_typing->isActive(); }
 void WhatIfPanel::showWhatIf(const core::WhatIf &whatIf, const QString &title)
 {
     m_typing->stop();
+    // The form spells the what-if shown (every opportunity is one term it can spell), so that what it
+    // says and the answer below it agree; editing it from there is a what-if of one's own.
+    if (const std::optional<Fields> fields = fieldsOf(whatIf)) {
+        const QSignalBlocker targetBlocker(m_target);
+        const QSignalBlocker valueBlocker(m_value);
+        m_target->setCurrentIndex(m_target->findData(int(fields->target)));
+        m_texts[int(fields->target)] = fields->parameter;
+        showTargetFields();
+        m_value->setValue(fields->value);
+    }
     m_shownWhatIf = whatIf;
     m_shownTitle = title;
     m_current = m_evaluator->evaluate(whatIf);

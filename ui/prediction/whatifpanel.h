@@ -79,6 +79,7 @@ signals:
 
 private:
     void targetChanged();
+    void showTargetFields(); // the parameter's label, placeholder and text for the target chosen
     void fillRow(int row);
 
     WhatIfEvaluator *m_evaluator;

@@ -178,6 +178,7 @@ QMenu *TimelineMenus::createEventMenu(core::EventIndex e)
         menu->addSeparator();
         m_provider(menu, e, core::kNone);
     }
+    addViewActions(menu);
     return menu;
 }
 
@@ -207,6 +208,7 @@ QMenu *TimelineMenus::createEdgeMenu(DrawEdgeIndex id)
         menu->addSeparator();
         m_provider(menu, core::kNone, id);
     }
+    addViewActions(menu);
     return menu;
 }
 
@@ -224,7 +226,19 @@ QMenu *TimelineMenus::createContextMenu(const QPoint &pos)
     const DrawEdgeIndex edge = m_view.edgeAt(pos);
     if (edge.valid())
         return createEdgeMenu(edge);
-    return nullptr;
+    if (!m_viewProvider)
+        return nullptr;
+    auto *menu = new QMenu(&m_view);
+    m_viewProvider(menu);
+    return menu;
+}
+
+void TimelineMenus::addViewActions(QMenu *menu)
+{
+    if (!m_viewProvider)
+        return;
+    menu->addSeparator();
+    m_viewProvider(menu);
 }
 
 QString TimelineMenus::elidedName(core::EventIndex e) const

@@ -29,6 +29,11 @@ public:
     // menu and the event or edge; the other is none).
     using Provider = std::function<void(QMenu *menu, core::EventIndex event, DrawEdgeIndex edge)>;
     void setProvider(Provider provider) { m_provider = std::move(provider); }
+    // What the view draws over the lanes (the critical path: on or off, the baseline's or the
+    // what-if's) adds its actions at the end of the event and edge menus, and alone to the menu a
+    // right-click between events opens.
+    using ViewProvider = std::function<void(QMenu *menu)>;
+    void setViewProvider(ViewProvider provider) { m_viewProvider = std::move(provider); }
 
     // Each call makes a new menu; the caller owns it.
     // The lane-header menu for widget position `pos`.
@@ -40,7 +45,7 @@ public:
     QMenu *createEventMenu(core::EventIndex event);
     QMenu *createEdgeMenu(DrawEdgeIndex edge);
     // The menu a right-click at widget position `pos` opens: the header menu left of the lanes, an
-    // event's or an edge's menu on one, else null.
+    // event's or an edge's menu on one, else the view provider's menu (null without one).
     QMenu *createContextMenu(const QPoint &pos);
 
     QAction *hidePythonRowsAction() const { return m_hidePython; }
@@ -53,9 +58,11 @@ public:
 
 private:
     QString elidedName(core::EventIndex event) const;
+    void addViewActions(QMenu *menu);
 
     TimelineView &m_view;
     Provider m_provider;
+    ViewProvider m_viewProvider;
     QAction *m_hidePython = nullptr;
     QAction *m_gpuFirst = nullptr;
     QAction *m_showHidden = nullptr;
