@@ -9,6 +9,7 @@
 #include "docks/findingsdock.h"
 #include "edit/sidecar.h"
 #include "gen/tracegenerator.h"
+#include "ground/eventselection.h"
 #include "jobview/jobdock.h"
 #include "jobview/joboverview.h"
 #include "jobview/rankpanes.h"
@@ -16,7 +17,6 @@
 #include "review/reviewui.h"
 #include "shell/mainwindow.h"
 #include "testsupport.h"
-#include "timeline/eventselection.h"
 #include "timeline/timelineview.h"
 
 #include <QLabel>

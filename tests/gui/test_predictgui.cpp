@@ -6,6 +6,7 @@
 // Chakra 1.0's links: the replay of the pair linked again by Chakra's rule, not changed by a correction.
 
 #include "docks/detailsdock.h"
+#include "ground/eventselection.h"
 #include "prediction/predictdock.h"
 #include "prediction/predictioncontroller.h"
 #include "prediction/whatifdiffview.h"
@@ -14,7 +15,6 @@
 #include "review/reviewui.h"
 #include "shell/mainwindow.h"
 #include "testsupport.h"
-#include "timeline/eventselection.h"
 #include "timeline/timelineview.h"
 
 #include "link/chakracompare.h"

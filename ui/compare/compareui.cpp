@@ -4,6 +4,7 @@
 #include "compare/againstview.h"
 #include "compare/diffdock.h"
 #include "docks/summarydock.h"
+#include "ground/fromstd.h"
 #include "job/discovery.h"
 #include "job/runread.h"
 #include "jobview/jobdock.h"
@@ -12,7 +13,6 @@
 #include "prediction/jobpredictionpanel.h"
 #include "prediction/predictdock.h"
 #include "prediction/whatifpanel.h"
-#include "shell/fromstd.h"
 #include "shell/mainwindow.h"
 
 #include <QAction>

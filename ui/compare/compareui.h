@@ -14,7 +14,7 @@
 #include <QPointer>
 #include <QStringList>
 
-#include "shell/backgroundjob.h"
+#include "ground/backgroundjob.h"
 
 #include <vector>
 

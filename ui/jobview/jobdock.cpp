@@ -1,8 +1,8 @@
 #include "jobview/jobdock.h"
 
+#include "ground/timeformat.h"
 #include "jobview/joboverview.h"
 #include "prediction/jobpredictionpanel.h"
-#include "timeline/timeformat.h"
 
 #include <QFileDialog>
 #include <QFileInfo>

@@ -1,8 +1,8 @@
 #include "review/bookmarkui.h"
 
+#include "ground/timeformat.h"
 #include "review/correctioncontroller.h"
 #include "shell/mainwindow.h"
-#include "timeline/timeformat.h"
 #include "timeline/timelineview.h"
 
 #include <QInputDialog>

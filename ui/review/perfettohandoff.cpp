@@ -1,8 +1,8 @@
 #include "review/perfettohandoff.h"
 
+#include "ground/noticebar.h"
 #include "review/correctioncontroller.h"
 #include "shell/mainwindow.h"
-#include "shell/noticebar.h"
 
 #include "io/outputguard.h"
 

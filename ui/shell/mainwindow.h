@@ -6,9 +6,9 @@
 // setDocument(); call addDock() so that it gets a View-menu toggle. document() is the loaded,
 // immutable TraceDocument (null before the first load); it is replaced, never mutated.
 
+#include "ground/tracedocument.h"
+#include "ground/traceloader.h"
 #include "link/linkset.h"
-#include "shell/tracedocument.h"
-#include "shell/traceloader.h"
 
 #include <QMainWindow>
 #include <QStringList>

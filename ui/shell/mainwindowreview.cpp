@@ -6,10 +6,10 @@
 #include "docks/findingsdock.h"
 #include "docks/searchdock.h"
 #include "docks/warningsdock.h"
+#include "ground/noticebar.h"
 #include "review/correctioncontroller.h"
 #include "review/reviewui.h"
 #include "shell/mainwindow.h"
-#include "shell/noticebar.h"
 #include "shell/readnotice.h"
 #include "timeline/timelineview.h"
 
