@@ -15,8 +15,8 @@
 #include "ground/tracedocument.h"
 #include "jobview/joboverview.h"
 #include "review/correctioncontroller.h"
-#include "review/reviewui.h"
 #include "shell/mainwindow.h"
+#include "shell/reviewui.h"
 #include "timeline/timelineview.h"
 
 #include <QApplication>

@@ -8,8 +8,8 @@
 #include "review/bookmarkui.h"
 #include "review/correctioncontroller.h"
 #include "review/perfettohandoff.h"
-#include "review/reviewui.h"
 #include "shell/mainwindow.h"
+#include "shell/reviewui.h"
 #include "testsupport.h"
 #include "timeline/timelineview.h"
 

@@ -14,8 +14,8 @@
 #include "jobview/joboverview.h"
 #include "jobview/rankpanes.h"
 #include "pipeline/pairpipeline.h"
-#include "review/reviewui.h"
 #include "shell/mainwindow.h"
+#include "shell/reviewui.h"
 #include "testsupport.h"
 #include "timeline/timelineview.h"
 

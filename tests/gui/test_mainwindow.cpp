@@ -20,9 +20,9 @@
 #include "ground/traceloader.h"
 #include "link/linker.h"
 #include "review/correctioncontroller.h"
-#include "review/reviewui.h"
 #include "review/storypanel.h"
 #include "shell/mainwindow.h"
+#include "shell/reviewui.h"
 #include "testsupport.h"
 #include "timeline/timelineview.h"
 

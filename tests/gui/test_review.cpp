@@ -19,10 +19,10 @@
 #include "ground/eventselection.h"
 #include "ground/noticebar.h"
 #include "review/correctioncontroller.h"
-#include "review/reviewui.h"
 #include "review/undocommands.h"
 #include "reviewsupport.h"
 #include "shell/mainwindow.h"
+#include "shell/reviewui.h"
 #include "testsupport.h"
 #include "timeline/timelineview.h"
 

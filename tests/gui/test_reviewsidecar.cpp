@@ -11,9 +11,9 @@
 #include "ground/traceloader.h"
 #include "pipeline/pairpipeline.h"
 #include "review/correctioncontroller.h"
-#include "review/reviewui.h"
 #include "reviewsupport.h"
 #include "shell/mainwindow.h"
+#include "shell/reviewui.h"
 #include "testsupport.h"
 
 #include <QApplication>

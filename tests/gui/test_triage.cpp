@@ -14,8 +14,8 @@
 #include "ground/eventselection.h"
 #include "ground/timeformat.h"
 #include "review/correctioncontroller.h"
-#include "review/reviewui.h"
 #include "shell/mainwindow.h"
+#include "shell/reviewui.h"
 #include "testsupport.h"
 #include "timeline/timelineview.h"
 

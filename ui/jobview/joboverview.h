@@ -10,7 +10,7 @@
 
 #include "ground/jobloader.h"
 #include "jobview/joboverviewmarks.h"
-#include "jobview/jobpath.h"
+#include "prediction/jobpath.h"
 #include "timeline/timelinebookmarks.h"
 
 #include <QWidget>

@@ -9,8 +9,8 @@
 
 #include "ground/eventselection.h"
 #include "ground/tracedocument.h"
+#include "prediction/chakrastep.h"
 #include "prediction/predictioncontroller.h"
-#include "review/chakrastep.h"
 
 #include <QDockWidget>
 #include <QPointer>

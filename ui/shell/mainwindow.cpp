@@ -3,7 +3,7 @@
 #include "review/bookmarkui.h"
 #include "review/perfettohandoff.h"
 
-#include "review/reviewui.h"
+#include "shell/reviewui.h"
 
 #include "compare/compareui.h"
 #include "docks/detailsdock.h"

@@ -8,9 +8,9 @@
 #include "docks/warningsdock.h"
 #include "ground/noticebar.h"
 #include "review/correctioncontroller.h"
-#include "review/reviewui.h"
 #include "shell/mainwindow.h"
 #include "shell/readnotice.h"
+#include "shell/reviewui.h"
 #include "timeline/timelineview.h"
 
 #include <QLabel>

@@ -1,4 +1,4 @@
-#include "review/reviewui.h"
+#include "shell/reviewui.h"
 
 #include "ground/fromstd.h"
 

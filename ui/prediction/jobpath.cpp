@@ -1,4 +1,4 @@
-#include "jobview/jobpath.h"
+#include "prediction/jobpath.h"
 
 #include "ground/eventstyle.h"
 
