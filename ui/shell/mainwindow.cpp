@@ -1,10 +1,5 @@
 #include "shell/mainwindow.h"
 
-#include "review/bookmarkui.h"
-#include "review/perfettohandoff.h"
-
-#include "shell/reviewui.h"
-
 #include "compare/compareui.h"
 #include "docks/detailsdock.h"
 #include "docks/findingsdock.h"
@@ -30,6 +25,7 @@
 #include "shell/loadprogress.h"
 #include "shell/openpair.h"
 #include "shell/recentfiles.h"
+#include "shell/reviewui.h"
 #include "shell/startpage.h"
 #include "shell/theme.h"
 #include "shell/windowlayout.h"
@@ -130,11 +126,7 @@ MainWindow::MainWindow(QWidget *parent)
     m_readNotice = new NoticeBar(this);
     m_readNotice->setObjectName(QStringLiteral("ReadNotice"));
     m_readNotice->label()->setWordWrap(true);
-    placeReview();
-    // Hand-off (issue 28 item 16): bookmarks (M, the Bookmarks menu) and Open in Perfetto.
-    new BookmarkUi(this, m_review->controller());
-    auto *perfetto = new PerfettoHandoff(this, m_review->controller(), m_review->noticeBar());
-    m_review->reviewMenu()->addAction(perfetto->action()); // beside Export corrected traces…
+    placeReview(); // and the hand-off: bookmarks, Open in Perfetto
     // Time-range statistics: wide tables, so at the bottom, a tab beside the Findings and Edits.
     m_range = new RangeDock(this);
     addDock(m_range, Qt::BottomDockWidgetArea);
