@@ -209,7 +209,12 @@ void MainWindow::buildActions()
     connect(m_recentMenu, &QMenu::aboutToShow, this, &MainWindow::rebuildRecentMenu);
     rebuildRecentMenu();
     file->addSeparator();
-    new CompareUi(this, file); // File ▸ Compare with… and the Diff dock (a child: findChild<CompareUi *>())
+    // File ▸ Compare with… and the Diff dock (a child: findChild<CompareUi *>()), handed what it uses of the window.
+    auto *compare = new CompareUi({this, m_panes, [this] { return m_doc; }, [this] { return m_policy; },
+                                   [this] { return m_predict; },
+                                   [this](QDockWidget *dock) { addDock(dock, Qt::BottomDockWidgetArea); }},
+                                  file);
+    connect(this, &MainWindow::documentChanged, compare, &CompareUi::onDocumentChanged);
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
 
