@@ -12,8 +12,8 @@
 #include "prediction/predictdock.h"
 #include "prediction/predictioncontroller.h"
 #include "review/correctioncontroller.h"
-#include "review/reviewui.h"
 #include "shell/mainwindow.h"
+#include "shell/reviewui.h"
 #include "shell/theme.h"
 
 #include <QApplication>

@@ -10,13 +10,13 @@
 #include "io/formats.h"
 #include "link/linker.h"
 
-#include "jobview/jobloader.h"
+#include "ground/eventselection.h"
+#include "ground/jobloader.h"
+#include "ground/tracedocument.h"
 #include "jobview/joboverview.h"
 #include "review/correctioncontroller.h"
-#include "review/reviewui.h"
 #include "shell/mainwindow.h"
-#include "shell/tracedocument.h"
-#include "timeline/eventselection.h"
+#include "shell/reviewui.h"
 #include "timeline/timelineview.h"
 
 #include <QApplication>

@@ -1,5 +1,7 @@
 // core/ is one-way: its folders form a declared order, lowest first, and a file may include only its
-// own folder's headers and those of folders below it (docs/architecture.md, "Layers"). core/ does not
+// own folder's headers and those of folders below it (docs/architecture.md, "Layers"). So is ui/, with
+// an order of its own: the ground floor (the open document, loaders, styles, notes), the timeline, the
+// feature folders, the shell on top (HACKING.md, "Layering"). core/ does not
 // depend on Qt: no file under core/ includes a Qt header or links a Qt target. And ui/ does not compile
 // the protobuf headers: no ui file reaches a generated .pb.h or <google/protobuf/…> through the
 // headers it includes (export/exportrequest.h is what the GUI includes to export). Nor does core/job,
@@ -27,6 +29,13 @@ const QStringList kCoreLayers = {
     QStringLiteral("job"),      QStringLiteral("predict"),
 };
 
+// The order of ui's folders, lowest first; the same rule. A ui folder is never named as a core folder
+// is: an include's first folder says which tree it is in.
+const QStringList kUiLayers = {
+    QStringLiteral("ground"),  QStringLiteral("timeline"), QStringLiteral("review"),  QStringLiteral("prediction"),
+    QStringLiteral("jobview"), QStringLiteral("docks"),    QStringLiteral("compare"), QStringLiteral("shell"),
+};
+
 struct IncludeLine {
     int line = 0;
     QString text;   // the directive as written
@@ -46,17 +55,17 @@ QList<IncludeLine> includesOf(const QString &text)
     return out;
 }
 
-// The include lines of `text` (a file of folder `folder`) that name a core folder above `folder`
-// in kCoreLayers, as "line N: #include …".
-QStringList upwardIncludes(const QString &folder, const QString &text)
+// The include lines of `text` (a file of folder `folder`) that name a folder above `folder` in
+// `layers` (kCoreLayers or kUiLayers), as "line N: #include …".
+QStringList upwardIncludes(const QStringList &layers, const QString &folder, const QString &text)
 {
     QStringList found;
-    const qsizetype level = kCoreLayers.indexOf(folder);
+    const qsizetype level = layers.indexOf(folder);
     for (const IncludeLine &inc : includesOf(text)) {
         const qsizetype slash = inc.target.indexOf(QLatin1Char('/'));
         if (slash <= 0)
             continue;
-        const qsizetype target = kCoreLayers.indexOf(inc.target.left(slash));
+        const qsizetype target = layers.indexOf(inc.target.left(slash));
         if (target > level)
             found << QStringLiteral("line %1: %2 (%3 is above %4)").arg(inc.line).arg(inc.text, inc.target.left(slash), folder);
     }
@@ -111,25 +120,26 @@ bool isQtInclude(const QString &target)
     return qt.match(target).hasMatch();
 }
 
-struct CoreFile {
+struct SourceFile {
     QString path;
-    QString folder; // the folder under core/ ("" for core/CMakeLists.txt)
+    QString folder; // the folder under core/ or ui/ ("" for its CMakeLists.txt)
     QString text;
 };
 
-QList<CoreFile> coreFiles()
+// The files of `tree` ("core" or "ui").
+QList<SourceFile> sourceFiles(const char *tree)
 {
-    const QDir coreDir(QString::fromStdString(linkscope::test::sourcePath("core")));
-    QDirIterator it(coreDir.path(),
+    const QDir dir(QString::fromStdString(linkscope::test::sourcePath(tree)));
+    QDirIterator it(dir.path(),
                     {QStringLiteral("*.h"), QStringLiteral("*.hpp"), QStringLiteral("*.cpp"), QStringLiteral("*.txt")},
                     QDir::Files, QDirIterator::Subdirectories);
-    QList<CoreFile> files;
+    QList<SourceFile> files;
     while (it.hasNext()) {
         const QString path = it.next();
         QFile file(path);
         if (!file.open(QIODevice::ReadOnly))
             return {};
-        const QString relative = coreDir.relativeFilePath(path);
+        const QString relative = dir.relativeFilePath(path);
         const qsizetype slash = relative.indexOf(QLatin1Char('/'));
         files.push_back({path, slash < 0 ? QString() : relative.left(slash), QString::fromUtf8(file.readAll())});
     }
@@ -147,12 +157,12 @@ private slots:
         // job including export, a folder including itself, and system headers are not.
         const QString text = QStringLiteral("#pragma once\n#include \"export/exporter.h\"\n#include <vector>\n"
                                             "  #  include \"job/jobrun.h\"\n#include \"base/parallel.h\"\n");
-        const QStringList found = upwardIncludes(QStringLiteral("export"), text);
+        const QStringList found = upwardIncludes(kCoreLayers, QStringLiteral("export"), text);
         QCOMPARE(found.size(), 1);
         QVERIFY2(found[0].startsWith(QStringLiteral("line 4: #  include \"job/jobrun.h\"")), qPrintable(found[0]));
-        QVERIFY(upwardIncludes(QStringLiteral("job"), text).isEmpty());
-        QVERIFY(upwardIncludes(QStringLiteral("predict"), text).isEmpty());
-        QCOMPARE(upwardIncludes(QStringLiteral("base"), text).size(), 2);
+        QVERIFY(upwardIncludes(kCoreLayers, QStringLiteral("job"), text).isEmpty());
+        QVERIFY(upwardIncludes(kCoreLayers, QStringLiteral("predict"), text).isEmpty());
+        QCOMPARE(upwardIncludes(kCoreLayers, QStringLiteral("base"), text).size(), 2);
         QVERIFY(isQtInclude(QStringLiteral("QString")));
         QVERIFY(isQtInclude(QStringLiteral("QtCore/qstring.h")));
         QVERIFY(!isQtInclude(QStringLiteral("queue")));
@@ -233,13 +243,59 @@ private slots:
 
     void coreIncludesOnlyDownward()
     {
-        const QList<CoreFile> files = coreFiles();
+        const QList<SourceFile> files = sourceFiles("core");
         QVERIFY2(files.size() >= 5, "expected to scan the core sources");
         QStringList offenders;
-        for (const CoreFile &file : files) {
+        for (const SourceFile &file : files) {
             if (file.folder.isEmpty())
                 continue;
-            for (const QString &found : upwardIncludes(file.folder, file.text))
+            for (const QString &found : upwardIncludes(kCoreLayers, file.folder, file.text))
+                offenders << file.path + QStringLiteral(": ") + found;
+        }
+        QVERIFY2(offenders.isEmpty(), qPrintable(offenders.join(QLatin1Char('\n'))));
+    }
+
+    void uiCheckerFindsAnUpwardInclude()
+    {
+        // The same checker with ui's order: review including the shell (above it) is found with its
+        // line; review including the ground floor, the timeline, itself or a core folder is not.
+        const QString text = QStringLiteral("#include \"review/bookmarkui.h\"\n#include \"ground/tracedocument.h\"\n"
+                                            "#include \"timeline/timelineview.h\"\n#include \"link/linkset.h\"\n"
+                                            "#include \"shell/mainwindow.h\"\n#include <QMenu>\n");
+        const QStringList found = upwardIncludes(kUiLayers, QStringLiteral("review"), text);
+        QCOMPARE(found.size(), 1);
+        QVERIFY2(found[0] == QStringLiteral("line 5: #include \"shell/mainwindow.h\" (shell is above review)"),
+                 qPrintable(found[0]));
+        QVERIFY(upwardIncludes(kUiLayers, QStringLiteral("shell"), text).isEmpty());
+        QCOMPARE(upwardIncludes(kUiLayers, QStringLiteral("ground"), text).size(), 3);
+    }
+
+    void everyUiFolderHasALayer()
+    {
+        const QDir uiDir(QString::fromStdString(linkscope::test::sourcePath("ui")));
+        const QStringList folders = uiDir.entryList(QDir::Dirs | QDir::NoDotAndDotDot);
+        QVERIFY2(folders.size() >= 5, "expected to find ui's folders");
+        QStringList unplaced;
+        for (const QString &folder : folders) {
+            if (!kUiLayers.contains(folder))
+                unplaced << folder;
+        }
+        QVERIFY2(unplaced.isEmpty(), qPrintable(QStringLiteral("ui folders without a place in kUiLayers "
+                                                               "(tests/test_layering.cpp): ")
+                                                + unplaced.join(QStringLiteral(", "))));
+        for (const QString &folder : kUiLayers)
+            QVERIFY2(!kCoreLayers.contains(folder), qPrintable(folder + QStringLiteral(" is both a ui and a core folder")));
+    }
+
+    void uiIncludesOnlyDownward()
+    {
+        const QList<SourceFile> files = sourceFiles("ui");
+        QVERIFY2(files.size() >= 5, "expected to scan the ui sources");
+        QStringList offenders;
+        for (const SourceFile &file : files) {
+            if (file.folder.isEmpty())
+                continue;
+            for (const QString &found : upwardIncludes(kUiLayers, file.folder, file.text))
                 offenders << file.path + QStringLiteral(": ") + found;
         }
         QVERIFY2(offenders.isEmpty(), qPrintable(offenders.join(QLatin1Char('\n'))));
@@ -247,10 +303,10 @@ private slots:
 
     void coreIncludesNoQtHeader()
     {
-        const QList<CoreFile> files = coreFiles();
+        const QList<SourceFile> files = sourceFiles("core");
         QVERIFY2(files.size() >= 5, "expected to scan the core sources");
         QStringList offenders;
-        for (const CoreFile &file : files) {
+        for (const SourceFile &file : files) {
             for (const IncludeLine &inc : includesOf(file.text)) {
                 if (isQtInclude(inc.target))
                     offenders << file.path + QStringLiteral(":%1: ").arg(inc.line) + inc.text;

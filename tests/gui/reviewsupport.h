@@ -3,7 +3,7 @@
 // test_reviewsidecar): the seed fixture pair copied where its sidecar may be written, and checks.
 
 #include "docks/findingsmodel.h"
-#include "shell/tracedocument.h"
+#include "ground/tracedocument.h"
 #include "testsupport.h"
 
 #include <QString>

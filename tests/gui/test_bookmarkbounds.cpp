@@ -6,8 +6,8 @@
 #include "edit/sidecar.h"
 #include "review/bookmarkui.h"
 #include "review/correctioncontroller.h"
-#include "review/reviewui.h"
 #include "shell/mainwindow.h"
+#include "shell/reviewui.h"
 #include "testsupport.h"
 #include "timeline/timelineview.h"
 

@@ -10,16 +10,16 @@
 #include "docks/rangedock.h"
 #include "docks/searchdock.h"
 #include "docks/warningsdock.h"
+#include "ground/noticebar.h"
+#include "ground/timeformat.h"
 #include "review/correctioncontroller.h"
-#include "review/reviewui.h"
 #include "review/storypanel.h"
 #include "shell/mainwindow.h"
-#include "shell/noticebar.h"
 #include "shell/openpair.h"
+#include "shell/reviewui.h"
 #include "shell/theme.h"
 #include "shell/windowlayout.h"
 #include "testsupport.h"
-#include "timeline/timeformat.h"
 
 #include <QAction>
 #include <QApplication>

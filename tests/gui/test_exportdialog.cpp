@@ -8,11 +8,11 @@
 
 #include "commands/commands.h"
 #include "export/outputnames.h"
+#include "ground/noticebar.h"
 #include "review/correctioncontroller.h"
 #include "review/exportdialog.h"
-#include "review/reviewui.h"
 #include "shell/mainwindow.h"
-#include "shell/noticebar.h"
+#include "shell/reviewui.h"
 #include "testsupport.h"
 #include "toyregistry.h"
 

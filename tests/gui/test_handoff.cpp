@@ -4,12 +4,12 @@
 // the cache folder that stays, the notice naming it and how to open it; Kineto-only too).
 
 #include "edit/sidecar.h"
+#include "ground/noticebar.h"
 #include "review/bookmarkui.h"
 #include "review/correctioncontroller.h"
 #include "review/perfettohandoff.h"
-#include "review/reviewui.h"
 #include "shell/mainwindow.h"
-#include "shell/noticebar.h"
+#include "shell/reviewui.h"
 #include "testsupport.h"
 #include "timeline/timelineview.h"
 

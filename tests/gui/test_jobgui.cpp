@@ -9,14 +9,14 @@
 #include "docks/findingsdock.h"
 #include "edit/sidecar.h"
 #include "gen/tracegenerator.h"
+#include "ground/eventselection.h"
 #include "jobview/jobdock.h"
 #include "jobview/joboverview.h"
 #include "jobview/rankpanes.h"
 #include "pipeline/pairpipeline.h"
-#include "review/reviewui.h"
 #include "shell/mainwindow.h"
+#include "shell/reviewui.h"
 #include "testsupport.h"
-#include "timeline/eventselection.h"
 #include "timeline/timelineview.h"
 
 #include <QLabel>

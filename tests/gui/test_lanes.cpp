@@ -11,11 +11,11 @@
 // followed), Python frames folded into a summary row, "fit rows".
 
 #include "docks/detailsdock.h"
+#include "ground/eventstyle.h"
 #include "review/correctioncontroller.h"
-#include "review/reviewui.h"
 #include "shell/mainwindow.h"
+#include "shell/reviewui.h"
 #include "testsupport.h"
-#include "timeline/eventstyle.h"
 #include "timeline/timelineview.h"
 #include "withstacktrace.h"
 

@@ -16,14 +16,14 @@
 #include "docks/findingsdock.h"
 #include "docks/searchdock.h"
 #include "docks/searchresultsmodel.h"
+#include "ground/eventselection.h"
+#include "ground/traceloader.h"
 #include "link/linker.h"
 #include "review/correctioncontroller.h"
-#include "review/reviewui.h"
 #include "review/storypanel.h"
 #include "shell/mainwindow.h"
-#include "shell/traceloader.h"
+#include "shell/reviewui.h"
 #include "testsupport.h"
-#include "timeline/eventselection.h"
 #include "timeline/timelineview.h"
 
 #include <QAbstractItemModelTester>

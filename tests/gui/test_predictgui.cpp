@@ -6,15 +6,15 @@
 // Chakra 1.0's links: the replay of the pair linked again by Chakra's rule, not changed by a correction.
 
 #include "docks/detailsdock.h"
+#include "ground/eventselection.h"
 #include "prediction/predictdock.h"
 #include "prediction/predictioncontroller.h"
 #include "prediction/whatifdiffview.h"
 #include "prediction/whatifpanel.h"
 #include "review/correctioncontroller.h"
-#include "review/reviewui.h"
 #include "shell/mainwindow.h"
+#include "shell/reviewui.h"
 #include "testsupport.h"
-#include "timeline/eventselection.h"
 #include "timeline/timelinemenus.h"
 #include "timeline/timelineview.h"
 

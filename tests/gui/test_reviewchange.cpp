@@ -8,10 +8,10 @@
 #include "edit/linkchange.h"
 #include "link/chakracompare.h"
 #include "review/correctioncontroller.h"
-#include "review/reviewui.h"
 #include "review/storypanel.h"
 #include "reviewsupport.h"
 #include "shell/mainwindow.h"
+#include "shell/reviewui.h"
 #include "testsupport.h"
 
 #include <QApplication>

@@ -3,17 +3,17 @@
 // sidecar, so a sidecar made under another policy than the window's is linked once, under its
 // policy, and the window publishes one document (not link → draw → relink → draw → draw the
 // corrections); a sidecar of other inputs is not applied and its policy not taken. And the one
-// background helper every GUI job runs on (shell/backgroundjob.h): a superseded or cancelled job's
+// background helper every GUI job runs on (ground/backgroundjob.h): a superseded or cancelled job's
 // result never arrives, and of requests made while one runs only the newest runs next.
 
 #include "edit/correctionsession.h"
+#include "ground/backgroundjob.h"
+#include "ground/traceloader.h"
 #include "pipeline/pairpipeline.h"
 #include "review/correctioncontroller.h"
-#include "review/reviewui.h"
 #include "reviewsupport.h"
-#include "shell/backgroundjob.h"
 #include "shell/mainwindow.h"
-#include "shell/traceloader.h"
+#include "shell/reviewui.h"
 #include "testsupport.h"
 
 #include <QApplication>

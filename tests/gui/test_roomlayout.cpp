@@ -18,8 +18,8 @@
 #include "prediction/whatifdiffview.h"
 #include "prediction/whatifpanel.h"
 #include "review/correctioncontroller.h"
-#include "review/reviewui.h"
 #include "shell/mainwindow.h"
+#include "shell/reviewui.h"
 #include "testsupport.h"
 #include "timeline/timelineview.h"
 

@@ -6,11 +6,11 @@
 #include "docks/summarydock.h"
 #include "docks/warningsdock.h"
 #include "gen/tracegenerator.h"
+#include "ground/noticebar.h"
+#include "ground/tracedocument.h"
 #include "jobview/jobdock.h"
 #include "shell/mainwindow.h"
-#include "shell/noticebar.h"
 #include "shell/readnotice.h"
-#include "shell/tracedocument.h"
 #include "testsupport.h"
 
 #include <QAction>

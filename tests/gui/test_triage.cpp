@@ -11,12 +11,12 @@
 #include "docks/searchdock.h"
 #include "docks/searchresultsmodel.h"
 #include "docks/warningsdock.h"
+#include "ground/eventselection.h"
+#include "ground/timeformat.h"
 #include "review/correctioncontroller.h"
-#include "review/reviewui.h"
 #include "shell/mainwindow.h"
+#include "shell/reviewui.h"
 #include "testsupport.h"
-#include "timeline/eventselection.h"
-#include "timeline/timeformat.h"
 #include "timeline/timelineview.h"
 
 #include <QApplication>

@@ -1,7 +1,7 @@
 #include "compare/againstcheck.h"
 
+#include "ground/fromstd.h"
 #include "predict/prediction.h"
-#include "shell/fromstd.h"
 
 #include <QElapsedTimer>
 

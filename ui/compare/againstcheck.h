@@ -10,8 +10,8 @@
 // take seconds), then each what-if's check (NewestRequestJob: a replay, asked for at every change of
 // the what-if; only the newest waiting runs next). Holds no widgets: the Diff dock shows it.
 
+#include "ground/backgroundjob.h"
 #include "predict/against.h"
-#include "shell/backgroundjob.h"
 
 #include <QObject>
 #include <QString>

@@ -1,7 +1,7 @@
 #include "compare/againstview.h"
 
 #include "docks/statstable.h"
-#include "timeline/timeformat.h"
+#include "ground/timeformat.h"
 
 #include <QHeaderView>
 #include <QLabel>

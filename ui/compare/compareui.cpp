@@ -4,6 +4,7 @@
 #include "compare/againstview.h"
 #include "compare/diffdock.h"
 #include "docks/summarydock.h"
+#include "ground/fromstd.h"
 #include "job/discovery.h"
 #include "job/runread.h"
 #include "jobview/jobdock.h"
@@ -12,12 +13,11 @@
 #include "prediction/jobpredictionpanel.h"
 #include "prediction/predictdock.h"
 #include "prediction/whatifpanel.h"
-#include "shell/fromstd.h"
-#include "shell/mainwindow.h"
 
 #include <QAction>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QMainWindow>
 #include <QMenu>
 #include <QStatusBar>
 
@@ -37,8 +37,8 @@ QString runTitle(const QStringList &paths)
 
 } // namespace
 
-CompareUi::CompareUi(MainWindow *window, QMenu *fileMenu)
-    : QObject(window), m_window(window), m_check(new AgainstCheck(this)), m_job(1)
+CompareUi::CompareUi(CompareHost host, QMenu *fileMenu)
+    : QObject(host.window), m_host(std::move(host)), m_check(new AgainstCheck(this)), m_job(1)
 {
     m_action = new QAction(tr("Co&mpare with…"), this);
     m_action->setToolTip(tr("Compare the open trace or job with another run: the step, GPU busy, op times and what moved "
@@ -47,15 +47,14 @@ CompareUi::CompareUi(MainWindow *window, QMenu *fileMenu)
     fileMenu->addAction(m_action);
     // Enabled while something is open to compare.
     connect(fileMenu, &QMenu::aboutToShow, this, [this] { m_action->setEnabled(!currentRun().isEmpty()); });
-    connect(m_window, &MainWindow::documentChanged, this, &CompareUi::onDocumentChanged);
     connect(m_check, &AgainstCheck::changed, this, [this] { dock()->againstView()->showCheck(*m_check); });
 }
 
 QStringList CompareUi::currentRun() const
 {
-    if (auto *jobDock = m_window->findChild<JobDock *>(); jobDock && jobDock->job())
+    if (auto *jobDock = m_host.window->findChild<JobDock *>(); jobDock && jobDock->job())
         return {jobDock->job()->folder};
-    if (const DocumentPtr &doc = m_window->document())
+    if (const DocumentPtr doc = m_host.document())
         return doc->hostPath().isEmpty() ? QStringList{doc->devicePath()} : QStringList{doc->hostPath(), doc->devicePath()};
     return {};
 }
@@ -68,12 +67,12 @@ void CompareUi::ask()
     // A job is compared with a job, a trace with a trace (docs/diff.md); a trace's host ET may be
     // chosen with it (what checking a prediction against B needs).
     const bool job = a.size() == 1 && QFileInfo(a.front()).isDir();
-    const QStringList b = job ? QStringList{QFileDialog::getExistingDirectory(m_window, tr("Compare with job folder"))}
-                              : QFileDialog::getOpenFileNames(m_window, tr("Compare with a Kineto trace (and its host ET)"),
+    const QStringList b = job ? QStringList{QFileDialog::getExistingDirectory(m_host.window, tr("Compare with job folder"))}
+                              : QFileDialog::getOpenFileNames(m_host.window, tr("Compare with a Kineto trace (and its host ET)"),
                                                               QFileInfo(a.back()).path(),
                                                               QStringLiteral("Traces (*.json *.json.gz *.gz);;All files (*)"));
     if (b.size() > 2) {
-        m_window->statusBar()->showMessage(tr("Choose one Kineto trace, or a host ET and its Kineto trace"), 6000);
+        m_host.window->statusBar()->showMessage(tr("Choose one Kineto trace, or a host ET and its Kineto trace"), 6000);
         return;
     }
     if (!b.isEmpty() && !b.front().isEmpty())
@@ -83,10 +82,10 @@ void CompareUi::ask()
 DiffDock *CompareUi::dock()
 {
     if (!m_dock) {
-        m_dock = new DiffDock(m_window);
-        m_window->addDock(m_dock, Qt::BottomDockWidgetArea);
-        if (auto *summary = m_window->findChild<SummaryDock *>())
-            m_window->tabifyDockWidget(summary, m_dock);
+        m_dock = new DiffDock(m_host.window);
+        m_host.addDock(m_dock);
+        if (auto *summary = m_host.window->findChild<SummaryDock *>())
+            m_host.window->tabifyDockWidget(summary, m_dock);
     }
     return m_dock;
 }
@@ -145,8 +144,8 @@ bool CompareUi::compareWith(const QStringList &b)
                 const bool job = m_a.size() == 1 && QFileInfo(m_a.front()).isDir();
                 core::job::JobOptions options;
                 options.jobs = 1;
-                options.link.policy = m_window->policy();
-                if (auto *jobDock = m_window->findChild<JobDock *>(); job && jobDock && jobDock->job())
+                options.link.policy = m_host.policy();
+                if (auto *jobDock = m_host.window->findChild<JobDock *>(); job && jobDock && jobDock->job())
                     options = JobPredictor::optionsFor(*jobDock->job()); // what A's graph was exported under
                 m_check->setRuns(m_a, m_b, job, options);
                 updateWhatIf();
@@ -161,7 +160,7 @@ bool CompareUi::compareWith(const QStringList &b)
 
 void CompareUi::showRunB()
 {
-    RankPanes *panes = m_window->rankPanes();
+    RankPanes *panes = m_host.panes;
     if (m_bFiles.empty()) {
         panes->closeRunPane();
         return;
@@ -176,12 +175,12 @@ void CompareUi::showRunB()
     if (!files) {
         panes->closeRunPane();
         if (rank >= 0)
-            m_window->statusBar()->showMessage(tr("Run B has no rank %1: its lanes are not shown beside").arg(rank), 6000);
+            m_host.window->statusBar()->showMessage(tr("Run B has no rank %1: its lanes are not shown beside").arg(rank), 6000);
         return;
     }
     if (RankPane *shown = panes->runPane(); shown && shown->rank() == files->rank && shown->devicePath() == files->device)
         return;
-    panes->openRunPane(tr("B"), files->rank, files->host, files->device, m_window->policy());
+    panes->openRunPane(tr("B"), files->rank, files->host, files->device, m_host.policy());
 }
 
 void CompareUi::onDocumentChanged()
@@ -193,7 +192,7 @@ void CompareUi::onDocumentChanged()
         m_a.clear();
         m_b.clear();
         m_bFiles.clear();
-        m_window->rankPanes()->closeRunPane();
+        m_host.panes->closeRunPane();
         m_check->clear();
         return;
     }
@@ -203,19 +202,19 @@ void CompareUi::onDocumentChanged()
 
 WhatIfPanel *CompareUi::whatIfPanel() const
 {
-    if (auto *jobDock = m_window->findChild<JobDock *>(); jobDock && jobDock->job())
+    if (auto *jobDock = m_host.window->findChild<JobDock *>(); jobDock && jobDock->job())
         return jobDock->predictionPanel()->whatIf();
-    return m_window->predictDock() ? m_window->predictDock()->whatIf() : nullptr;
+    return m_host.predictDock() ? m_host.predictDock()->whatIf() : nullptr;
 }
 
 void CompareUi::watchPrediction()
 {
     // Connected once each: the pair's what-if, the job's, the job's prediction (A's graph).
-    if (WhatIfPanel *pair = m_window->predictDock() ? m_window->predictDock()->whatIf() : nullptr; pair && pair != m_pairPanel) {
+    if (WhatIfPanel *pair = m_host.predictDock() ? m_host.predictDock()->whatIf() : nullptr; pair && pair != m_pairPanel) {
         m_pairPanel = pair;
         connect(pair, &WhatIfPanel::applied, this, &CompareUi::updateWhatIf);
     }
-    auto *jobDock = m_window->findChild<JobDock *>();
+    auto *jobDock = m_host.window->findChild<JobDock *>();
     if (!jobDock)
         return;
     if (WhatIfPanel *job = jobDock->predictionPanel()->whatIf(); job && job != m_jobPanel) {
@@ -232,7 +231,7 @@ void CompareUi::updateWhatIf()
 {
     if (m_a.isEmpty())
         return;
-    auto *jobDock = m_window->findChild<JobDock *>();
+    auto *jobDock = m_host.window->findChild<JobDock *>();
     if (jobDock && jobDock->job()) {
         // A's graph: the job's prediction, when it is of the job compared.
         const JobPredictionPtr &p = jobDock->predictor()->prediction();

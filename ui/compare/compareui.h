@@ -14,11 +14,15 @@
 #include <QPointer>
 #include <QStringList>
 
-#include "shell/backgroundjob.h"
+#include "ground/backgroundjob.h"
+#include "ground/tracedocument.h"
 
+#include <functional>
 #include <vector>
 
 class QAction;
+class QDockWidget;
+class QMainWindow;
 class QMenu;
 
 namespace linkscope::ui {
@@ -26,15 +30,28 @@ namespace linkscope::ui {
 class AgainstCheck;
 class DiffDock;
 class JobPredictor;
-class MainWindow;
+class PredictDock;
+class RankPanes;
 class WhatIfPanel;
+
+// What CompareUi uses of the window it is a child of, handed in by the window (compare stands
+// below the shell): the window's parts, read when needed.
+struct CompareHost {
+    QMainWindow *window = nullptr;              // the parent: of the dialogs, the Diff dock; its status bar
+    RankPanes *panes = nullptr;                 // where run B's lanes open beside A's
+    std::function<DocumentPtr()> document;      // the pair open (null: none)
+    std::function<core::Policy()> policy;       // the linking policy A was read under
+    std::function<PredictDock *()> predictDock; // the pair's prediction dock (null: not made yet)
+    std::function<void(QDockWidget *)> addDock; // places the Diff dock (at the bottom, with a View-menu toggle)
+};
 
 // A child of the main window (findChild<CompareUi *>()), made with its File menu.
 class CompareUi : public QObject {
     Q_OBJECT
 public:
-    // Adds File ▸ Compare with… to the end of `fileMenu`.
-    CompareUi(MainWindow *window, QMenu *fileMenu);
+    // Adds File ▸ Compare with… to the end of `fileMenu`. The window connects its documentChanged
+    // to onDocumentChanged().
+    CompareUi(CompareHost host, QMenu *fileMenu);
 
     // What is open, as run A: a job's folder, or the pair's files (the Kineto trace alone); empty when
     // nothing is.
@@ -52,6 +69,11 @@ public:
     // The what-if panel whose what-if is checked: the job's (a job is open) or the pair's.
     WhatIfPanel *whatIfPanel() const;
 
+public slots:
+    // A changed (another trace or job opened): the comparison's pane and check end; else the pane
+    // follows the rank A shows.
+    void onDocumentChanged();
+
 signals:
     void compared();
     void failed(const QString &message);
@@ -66,14 +88,11 @@ private:
     // Run B's lanes beside the main timeline: B's trace, of a job the rank A shows (none while A
     // shows none, or when B lacks it: said in the status bar).
     void showRunB();
-    // A changed (another trace or job opened): the comparison's pane and check end; else the pane
-    // follows the rank A shows.
-    void onDocumentChanged();
     // The active what-if and the job's graph handed to the check, once its signals are connected.
     void watchPrediction();
     void updateWhatIf();
 
-    MainWindow *m_window;
+    CompareHost m_host;
     QAction *m_action;
     DiffDock *m_dock = nullptr;
     QElapsedTimer m_clock;

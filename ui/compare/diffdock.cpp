@@ -3,7 +3,7 @@
 #include "compare/againstview.h"
 
 #include "docks/statstable.h"
-#include "timeline/timeformat.h"
+#include "ground/timeformat.h"
 
 #include <QFileInfo>
 #include <QHeaderView>

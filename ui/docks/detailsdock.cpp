@@ -1,7 +1,7 @@
 #include "docks/detailsdock.h"
 
-#include "shell/fromstd.h"
-#include "timeline/timeformat.h"
+#include "ground/fromstd.h"
+#include "ground/timeformat.h"
 #include "timeline/timelineedges.h"
 
 #include <QJsonDocument>

@@ -4,9 +4,9 @@
 // the rule that chose it and what each policy would choose) and its edges, all as clickable links;
 // and what the user said about it (flag and its note, note, accepted), from the EventNotes.
 
-#include "review/eventnotes.h"
-#include "shell/tracedocument.h"
-#include "timeline/eventselection.h"
+#include "ground/eventnotes.h"
+#include "ground/eventselection.h"
+#include "ground/tracedocument.h"
 
 #include <QDockWidget>
 

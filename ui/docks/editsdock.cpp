@@ -1,11 +1,11 @@
 #include "docks/editsdock.h"
 
-#include "shell/fromstd.h"
+#include "ground/fromstd.h"
 
 #include "docks/elidedelegate.h"
 
+#include "ground/eventselection.h"
 #include "review/correctioncontroller.h"
-#include "timeline/eventselection.h"
 
 #include <QHBoxLayout>
 #include <QHeaderView>

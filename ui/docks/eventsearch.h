@@ -3,7 +3,7 @@
 // distinct string (the pool), then events are scanned by their name id, so a search over millions
 // of events costs one pass of integer compares.
 
-#include "shell/tracedocument.h"
+#include "ground/tracedocument.h"
 
 #include <QString>
 

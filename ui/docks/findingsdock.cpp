@@ -1,12 +1,12 @@
 #include "docks/findingsdock.h"
 
-#include "shell/fromstd.h"
+#include "ground/fromstd.h"
 
 #include "docks/elidedelegate.h"
+#include "ground/eventselection.h"
+#include "ground/timeformat.h"
 #include "review/correctioncontroller.h"
 #include "review/storypanel.h"
-#include "timeline/eventselection.h"
-#include "timeline/timeformat.h"
 
 #include <algorithm>
 

@@ -8,8 +8,8 @@
 
 #include "docks/findingstreemodel.h"
 #include "edit/correction.h"
+#include "ground/tracedocument.h"
 #include "jobview/jobfindingslist.h"
-#include "shell/tracedocument.h"
 
 #include <QDockWidget>
 #include <QPointer>

@@ -1,11 +1,11 @@
 #include "docks/findingsmodel.h"
 
-#include "shell/fromstd.h"
+#include "ground/fromstd.h"
 
 #include "edit/linkchange.h"
 
+#include "ground/timeformat.h"
 #include "review/correctioncontroller.h"
-#include "timeline/timeformat.h"
 
 #include <algorithm>
 

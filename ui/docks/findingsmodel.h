@@ -3,9 +3,9 @@
 // the corrections resolved, each with its status (open, reviewed, corrected, resolved) and cause.
 
 #include "edit/correction.h"
+#include "ground/tracedocument.h"
 #include "link/finding.h"
 #include "report/findinggroups.h"
-#include "shell/tracedocument.h"
 
 #include <QAbstractTableModel>
 #include <QPointer>

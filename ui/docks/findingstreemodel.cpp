@@ -1,8 +1,8 @@
 #include "docks/findingstreemodel.h"
 
-#include "shell/fromstd.h"
+#include "ground/fromstd.h"
 
-#include "timeline/timeformat.h"
+#include "ground/timeformat.h"
 
 #include <algorithm>
 

@@ -1,6 +1,6 @@
 #include "docks/legendwidget.h"
 
-#include "timeline/eventstyle.h"
+#include "ground/eventstyle.h"
 
 #include <QPainter>
 

@@ -1,9 +1,9 @@
 #include "docks/rangedock.h"
 
 #include "docks/statstable.h"
+#include "ground/fromstd.h"
+#include "ground/timeformat.h"
 #include "io/atomicfile.h"
-#include "shell/fromstd.h"
-#include "timeline/timeformat.h"
 
 #include <QAction>
 #include <QApplication>

@@ -5,7 +5,7 @@
 // header line; Export CSV… writes every row atomically. Computed once when the range is set.
 
 #include "analysis/rangestats.h"
-#include "shell/tracedocument.h"
+#include "ground/tracedocument.h"
 
 #include <QDockWidget>
 

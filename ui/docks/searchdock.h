@@ -6,7 +6,7 @@
 
 #include "docks/eventsearch.h"
 #include "docks/searchresultsmodel.h"
-#include "timeline/eventselection.h"
+#include "ground/eventselection.h"
 
 #include <QDockWidget>
 #include <QPointer>

@@ -1,6 +1,6 @@
 #include "docks/searchresultsmodel.h"
 
-#include "timeline/timeformat.h"
+#include "ground/timeformat.h"
 
 #include <algorithm>
 

@@ -2,7 +2,7 @@
 // Search hits as a table: name, kind, lane, start, duration. Holds event indices only; the text
 // is produced on demand from the document, so millions of hits cost 4 bytes each.
 
-#include "shell/tracedocument.h"
+#include "ground/tracedocument.h"
 
 #include <QAbstractTableModel>
 

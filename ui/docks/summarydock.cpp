@@ -1,7 +1,7 @@
 #include "docks/summarydock.h"
 
 #include "docks/statstable.h"
-#include "timeline/timeformat.h"
+#include "ground/timeformat.h"
 
 #include <QFileInfo>
 #include <QHeaderView>

@@ -7,8 +7,8 @@
 // Computed when shown: a hidden dock only notes that its document changed.
 
 #include "analysis/tracestats.h"
-#include "jobview/jobloader.h"
-#include "shell/tracedocument.h"
+#include "ground/jobloader.h"
+#include "ground/tracedocument.h"
 
 #include <QDockWidget>
 

@@ -1,7 +1,7 @@
 #include "docks/warningsdock.h"
 
-#include "timeline/eventselection.h"
-#include "timeline/timeformat.h"
+#include "ground/eventselection.h"
+#include "ground/timeformat.h"
 #include "timeline/tooltipfit.h"
 
 #include <QEvent>

@@ -4,7 +4,7 @@
 // link: activating it selects the event and asks for it to be framed. The status bar's "⚠ N
 // warnings" opens it.
 
-#include "shell/tracedocument.h"
+#include "ground/tracedocument.h"
 
 #include <QDockWidget>
 

@@ -1,10 +1,10 @@
 #include "jobview/jobdock.h"
 
+#include "ground/timeformat.h"
 #include "jobview/joboverview.h"
 #include "prediction/jobpredictionpanel.h"
 #include "prediction/jobwhatiftabs.h"
 #include "prediction/whatifpanel.h"
-#include "timeline/timeformat.h"
 
 #include <QFileDialog>
 #include <QFileInfo>

@@ -9,8 +9,8 @@
 // (jobpredictor.h): each rank's predicted step and breakdown are listed under the findings, and in
 // critical-path mode the overview draws the slowest rank's critical path (or the rank clicked in the list).
 
+#include "ground/jobloader.h"
 #include "jobview/jobfindingslist.h"
-#include "jobview/jobloader.h"
 #include "prediction/jobpredictor.h"
 
 #include <QDockWidget>

@@ -4,7 +4,7 @@
 // show one; the main window keeps the two on the same row. A job without findings shows one
 // disabled row saying what was checked.
 
-#include "jobview/jobloader.h"
+#include "ground/jobloader.h"
 
 #include <QTreeWidget>
 

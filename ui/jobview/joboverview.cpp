@@ -2,7 +2,7 @@
 
 #include "jobview/joboverviewmarks.h"
 
-#include "timeline/timeformat.h"
+#include "ground/timeformat.h"
 #include "timeline/timelineruler.h"
 
 #include <QHelpEvent>

@@ -8,9 +8,9 @@
 // pans, the wheel scrolls the rows, double-click on a rank opens its full lanes (rankActivated).
 // In critical-path mode it draws a rank's predicted critical path across the rows (jobpath.h).
 
-#include "jobview/jobloader.h"
+#include "ground/jobloader.h"
 #include "jobview/joboverviewmarks.h"
-#include "jobview/jobpath.h"
+#include "prediction/jobpath.h"
 #include "timeline/timelinebookmarks.h"
 
 #include <QWidget>

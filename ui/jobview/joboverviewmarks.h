@@ -7,7 +7,7 @@
 //    did (a missing_collective finding): the span of the others' calls on the aligned clock, which
 //    the overview marks on that rank's row whether or not the finding is selected.
 
-#include "jobview/jobloader.h"
+#include "ground/jobloader.h"
 
 #include <QColor>
 #include <QWidget>

@@ -4,8 +4,8 @@
 
 #include "jobview/joboverview.h"
 
+#include "ground/timeformat.h"
 #include "jobview/joboverviewmarks.h"
-#include "timeline/timeformat.h"
 #include "timeline/timelineruler.h"
 
 #include <QImage>

@@ -1,10 +1,10 @@
 #include "jobview/rankpanes.h"
 
+#include "ground/eventselection.h"
+#include "ground/timeformat.h"
+#include "ground/traceloader.h"
 #include "jobview/joboverviewmarks.h"
 #include "jobview/missingcollectivemarks.h"
-#include "shell/traceloader.h"
-#include "timeline/eventselection.h"
-#include "timeline/timeformat.h"
 #include "timeline/timelineview.h"
 
 #include "edit/sidecar.h"

@@ -16,11 +16,11 @@
 // core's: report/runalign.h). It scrolls and zooms with the others and its ruler reads as A's.
 
 #include "edit/bookmarks.h"
-#include "jobview/jobloader.h"
+#include "ground/backgroundjob.h"
+#include "ground/jobloader.h"
+#include "ground/tracedocument.h"
 #include "jobview/joboverviewmarks.h"
 #include "report/runalign.h"
-#include "shell/backgroundjob.h"
-#include "shell/tracedocument.h"
 
 #include <QPointer>
 #include <QStringList>

@@ -1,6 +1,6 @@
 #include "prediction/jobpredictionpanel.h"
 
-#include "jobview/jobpath.h"
+#include "prediction/jobpath.h"
 #include "prediction/predicttext.h"
 
 #include <QHeaderView>

@@ -6,11 +6,11 @@
 // thread with one export worker, leaving a core for the GUI; a job opened meanwhile makes the
 // running one's result ignored (the export cannot be interrupted) and is predicted next.
 
-#include "jobview/jobloader.h"
+#include "ground/jobloader.h"
 
+#include "ground/backgroundjob.h"
 #include "predict/jobgraph.h"
 #include "predict/prediction.h"
-#include "shell/backgroundjob.h"
 
 #include <QObject>
 #include <QString>

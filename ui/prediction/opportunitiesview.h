@@ -5,9 +5,9 @@
 // megatron's 8 ranks), ranked by how much each shortens the job's step. Choosing a row emits its
 // what-if, which the what-if panel beside it replays and shows (whatifpanel.h showWhatIf).
 
+#include "ground/backgroundjob.h"
 #include "predict/opportunities.h"
 #include "predict/simgraph.h"
-#include "shell/backgroundjob.h"
 
 #include <QWidget>
 

@@ -2,10 +2,10 @@
 
 #include "predict/opportunities.h"
 
+#include "ground/eventstyle.h"
 #include "prediction/jobwhatiftabs.h"
 #include "prediction/predicttext.h"
 #include "prediction/whatifpanel.h"
-#include "timeline/eventstyle.h"
 #include "timeline/timelinepalette.h"
 
 #include <QAction>

@@ -7,10 +7,10 @@
 // "Compared with Chakra" means for the prediction. Shows what the controllers compute; computes
 // nothing itself.
 
+#include "ground/eventselection.h"
+#include "ground/tracedocument.h"
+#include "prediction/chakrastep.h"
 #include "prediction/predictioncontroller.h"
-#include "review/chakrastep.h"
-#include "shell/tracedocument.h"
-#include "timeline/eventselection.h"
 
 #include <QDockWidget>
 #include <QPointer>

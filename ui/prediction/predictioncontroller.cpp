@@ -24,7 +24,7 @@ double elapsedMs(const QElapsedTimer &timer) { return double(timer.nsecsElapsed(
 
 PredictionController::PredictionController(QObject *parent)
     : QObject(parent),
-      // Off the GUI thread, as all background work (shell/backgroundjob.h).
+      // Off the GUI thread, as all background work (ground/backgroundjob.h).
       m_job([](const DocumentPtr &doc) -> PredictionPtr { return build(*doc, doc->linksShared()); },
             [this](const DocumentPtr &doc, PredictionPtr prediction, const QString &error) {
                 finish(doc, std::move(prediction), error);

@@ -6,13 +6,13 @@
 // graph (no rebuild). Holds no widgets: the Prediction dock shows it, the timeline draws its path,
 // Details its per-op timing.
 
+#include "ground/backgroundjob.h"
+#include "ground/tracedocument.h"
 #include "predict/criticalpath.h"
 #include "predict/pairgraph.h"
 #include "predict/replay.h"
 #include "predict/whatif.h"
 #include "prediction/whatifevaluator.h"
-#include "shell/backgroundjob.h"
-#include "shell/tracedocument.h"
 
 #include <QObject>
 #include <QString>

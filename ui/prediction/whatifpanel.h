@@ -7,8 +7,8 @@
 // rebuilt (the links changed) and each has a remove button. Beside the comparison, in a tab of its
 // own, the current what-if's breakdown, top ops and path diff against the baseline (whatifdiffview.h).
 
+#include "ground/tracedocument.h"
 #include "prediction/whatifevaluator.h"
-#include "shell/tracedocument.h"
 
 #include <QWidget>
 

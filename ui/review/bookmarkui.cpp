@@ -1,14 +1,11 @@
 #include "review/bookmarkui.h"
 
+#include "ground/timeformat.h"
 #include "review/correctioncontroller.h"
-#include "shell/mainwindow.h"
-#include "timeline/timeformat.h"
 #include "timeline/timelineview.h"
 
 #include <QInputDialog>
 #include <QMenu>
-#include <QMenuBar>
-#include <QStatusBar>
 #include <QUndoCommand>
 #include <QUndoStack>
 
@@ -81,15 +78,13 @@ const core::BookmarkList kNoBookmarks;
 
 } // namespace
 
-BookmarkUi::BookmarkUi(MainWindow *window, CorrectionController *controller)
-    : QObject(window), m_window(window), m_controller(controller), m_menu(new QMenu(tr("&Bookmarks"), window))
+BookmarkUi::BookmarkUi(QWidget *parent, TimelineView *timeline, CorrectionController *controller)
+    : QObject(parent), m_parent(parent), m_timeline(timeline), m_controller(controller),
+      m_menu(new QMenu(tr("&Bookmarks"), parent))
 {
     setObjectName(QStringLiteral("BookmarkUi"));
     m_menu->setObjectName(QStringLiteral("BookmarksMenu"));
-    // Before Help, the last menu.
-    const QList<QAction *> menus = window->menuBar()->actions();
-    window->menuBar()->insertMenu(menus.isEmpty() ? nullptr : menus.last(), m_menu);
-    connect(window->timeline(), &TimelineView::bookmarkRequested, this, [this](core::Nanos ts) { addBookmark(ts); });
+    connect(timeline, &TimelineView::bookmarkRequested, this, [this](core::Nanos ts) { addBookmark(ts); });
     connect(m_controller, &CorrectionController::bookmarksChanged, this, &BookmarkUi::refresh);
     connect(m_controller, &CorrectionController::sidecarChanged, this, &BookmarkUi::refresh);
     connect(m_menu, &QMenu::aboutToShow, this, &BookmarkUi::rebuildMenu);
@@ -106,14 +101,13 @@ const core::BookmarkList &BookmarkUi::bookmarks() const
 bool BookmarkUi::addBookmark(core::Nanos ts, const QString &name)
 {
     if (!m_controller->session() || !m_controller->ready()) {
-        m_window->statusBar()->showMessage(tr("Bookmarks need an open trace (its corrections file is still being looked for)"),
-                                           4000);
+        emit message(tr("Bookmarks need an open trace (its corrections file is still being looked for)"), 4000);
         return false;
     }
     const std::string text = name.isEmpty() ? core::nextBookmarkName(bookmarks()) : core::cutText(name.toStdString());
     push(
         new BookmarkCommand(m_controller, BookmarkCommand::Kind::Add, 0, {ts, text}, tr("Add bookmark %1").arg(shownName(text))));
-    m_window->statusBar()->showMessage(tr("Bookmarked %1 at %2 (Bookmarks menu)").arg(shownName(text), timeText(ts)), 4000);
+    emit message(tr("Bookmarked %1 at %2 (Bookmarks menu)").arg(shownName(text), timeText(ts)), 4000);
     return true;
 }
 
@@ -142,7 +136,7 @@ void BookmarkUi::goTo(std::size_t index)
 {
     if (index >= bookmarks().size())
         return;
-    TimelineView *view = m_window->timeline();
+    TimelineView *view = m_timeline;
     const core::Nanos ts = bookmarks()[index].ts;
     const core::Nanos half = std::max<core::Nanos>(1, (view->viewEnd() - view->viewStart()) / 2);
     view->setVisibleRange(ts - half, ts + half);
@@ -152,23 +146,23 @@ void BookmarkUi::push(QUndoCommand *command)
 {
     m_controller->undoStack()->push(command);
     if (const std::string &error = m_controller->session()->lastSaveError(); !error.empty())
-        m_window->statusBar()->showMessage(tr("Bookmark not saved: %1").arg(QString::fromStdString(error)), 8000);
+        emit message(tr("Bookmark not saved: %1").arg(QString::fromStdString(error)), 8000);
 }
 
 void BookmarkUi::refresh()
 {
     // The menu is rebuilt when it opens (aboutToShow), never under an action of it that is running.
-    m_window->timeline()->setBookmarks(bookmarks());
+    m_timeline->setBookmarks(bookmarks());
 }
 
-QString BookmarkUi::timeText(core::Nanos ts) const { return formatDuration(ts - m_window->timeline()->rulerOrigin()); }
+QString BookmarkUi::timeText(core::Nanos ts) const { return formatDuration(ts - m_timeline->rulerOrigin()); }
 
 void BookmarkUi::rebuildMenu()
 {
     for (QMenu *sub : m_menu->findChildren<QMenu *>(QString(), Qt::FindDirectChildrenOnly))
         sub->deleteLater();
     m_menu->clear();
-    m_menu->addAction(m_window->timeline()->keyAction(TimelineKey::AddBookmark));
+    m_menu->addAction(m_timeline->keyAction(TimelineKey::AddBookmark));
     m_menu->addSeparator();
     const core::BookmarkList &list = bookmarks();
     if (list.empty()) {
@@ -180,7 +174,7 @@ void BookmarkUi::rebuildMenu()
     constexpr std::size_t kMenuLimit = 100;
     std::size_t begin = 0;
     if (list.size() > kMenuLimit) {
-        const core::Nanos viewStart = m_window->timeline()->viewStart();
+        const core::Nanos viewStart = m_timeline->viewStart();
         begin = static_cast<std::size_t>(std::lower_bound(list.begin(), list.end(), viewStart,
                                                           [](const core::Bookmark &b, core::Nanos ts) { return b.ts < ts; })
                                          - list.begin());
@@ -195,7 +189,7 @@ void BookmarkUi::rebuildMenu()
             if (i >= bookmarks().size())
                 return;
             bool ok = false;
-            const QString text = QInputDialog::getText(m_window, tr("Rename bookmark"), tr("Name:"), QLineEdit::Normal,
+            const QString text = QInputDialog::getText(m_parent, tr("Rename bookmark"), tr("Name:"), QLineEdit::Normal,
                                                        QString::fromStdString(bookmarks()[i].name), &ok);
             if (ok)
                 renameBookmark(i, text);

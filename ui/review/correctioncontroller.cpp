@@ -1,11 +1,11 @@
 #include "review/correctioncontroller.h"
 
-#include "shell/fromstd.h"
+#include "ground/fromstd.h"
 
 #include "link/rules.h"
 
+#include "ground/traceloader.h"
 #include "review/undocommands.h"
-#include "shell/traceloader.h"
 
 #include <QCoreApplication>
 #include <QElapsedTimer>

@@ -11,9 +11,9 @@
 
 #include "edit/correctionsession.h"
 #include "export/exportrequest.h"
-#include "shell/backgroundjob.h"
-#include "shell/tracedocument.h"
-#include "shell/traceloader.h"
+#include "ground/backgroundjob.h"
+#include "ground/tracedocument.h"
+#include "ground/traceloader.h"
 
 #include <QObject>
 #include <QString>

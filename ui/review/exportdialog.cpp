@@ -1,6 +1,6 @@
 #include "review/exportdialog.h"
 
-#include "shell/fromstd.h"
+#include "ground/fromstd.h"
 
 #include "edit/sidecar.h"
 #include "export/outputnames.h"

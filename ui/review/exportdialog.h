@@ -9,7 +9,7 @@
 // would; the writing itself is CorrectionController::exportCorrected (atomic, in the background).
 
 #include "export/exportrequest.h"
-#include "shell/tracedocument.h"
+#include "ground/tracedocument.h"
 
 #include <QDialog>
 

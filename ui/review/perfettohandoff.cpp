@@ -1,8 +1,7 @@
 #include "review/perfettohandoff.h"
 
+#include "ground/noticebar.h"
 #include "review/correctioncontroller.h"
-#include "shell/mainwindow.h"
-#include "shell/noticebar.h"
 
 #include "io/outputguard.h"
 
@@ -12,15 +11,12 @@
 #include <QDir>
 #include <QFileInfo>
 #include <QGuiApplication>
-#include <QMenu>
-#include <QMenuBar>
 #include <QStandardPaths>
-#include <QStatusBar>
 
 namespace linkscope::ui {
 
-PerfettoHandoff::PerfettoHandoff(MainWindow *window, CorrectionController *controller, NoticeBar *notice)
-    : QObject(window), m_window(window), m_controller(controller), m_notice(notice)
+PerfettoHandoff::PerfettoHandoff(QObject *parent, CorrectionController *controller, NoticeBar *notice)
+    : QObject(parent), m_controller(controller), m_notice(notice)
 {
     setObjectName(QStringLiteral("PerfettoHandoff"));
     m_action = new QAction(tr("Open in &Perfetto"), this);
@@ -28,12 +24,6 @@ PerfettoHandoff::PerfettoHandoff(MainWindow *window, CorrectionController *contr
     m_action->setToolTip(tr("Write the pair shown (with its corrections) as a Perfetto trace and say how to open it "
                             "in ui.perfetto.dev"));
     connect(m_action, &QAction::triggered, this, [this] { openInPerfetto(); });
-    // File: before the separator above Quit. The export area (the Review menu's Export) gets it too.
-    if (QMenu *file = window->menuBar()->actions().isEmpty() ? nullptr : window->menuBar()->actions().first()->menu()) {
-        const QList<QAction *> items = file->actions();
-        QAction *before = items.size() >= 2 ? items.at(items.size() - 2) : nullptr;
-        file->insertAction(before, m_action);
-    }
     connect(m_controller, &CorrectionController::sidecarChanged, this, &PerfettoHandoff::updateAction);
     connect(m_controller, &CorrectionController::changed, this, &PerfettoHandoff::updateAction);
     updateAction();
@@ -71,7 +61,7 @@ bool PerfettoHandoff::openInPerfetto()
 {
     const DocumentPtr &doc = m_controller->document();
     if (!doc || !m_controller->ready() || m_controller->exporting()) {
-        m_window->statusBar()->showMessage(tr("Open in Perfetto: no trace ready, or an export is running"), 4000);
+        emit message(tr("Open in Perfetto: no trace ready, or an export is running"), 4000);
         return false;
     }
     const QString path = outputPath();
@@ -107,7 +97,7 @@ bool PerfettoHandoff::openInPerfetto()
             const QString text = instructions(path);
             m_notice->showNotice(text, QDir::toNativeSeparators(path), tr("Copy path"),
                                  [path] { QGuiApplication::clipboard()->setText(QDir::toNativeSeparators(path)); });
-            m_window->statusBar()->showMessage(tr("Perfetto trace written: %1").arg(QDir::toNativeSeparators(path)), 8000);
+            emit this->message(tr("Perfetto trace written: %1").arg(QDir::toNativeSeparators(path)), 8000);
             emit finished(true, path, text);
         },
         Qt::SingleShotConnection);

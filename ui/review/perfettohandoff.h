@@ -3,7 +3,8 @@
 // the export's Perfetto target (core/export, `linkscope export --perfetto`) — to a file in the
 // user's cache folder that stays after the action, then says in the notice above the timeline where
 // it is and how to open it (https://ui.perfetto.dev ▸ Open trace file, or drag the file onto the
-// page), with a button that copies the path. Works for Kineto-only sessions too.
+// page), with a button that copies the path. Works for Kineto-only sessions too. It knows no window:
+// the window puts action() in its File and Review menus and shows message() in its status bar.
 
 #include <QObject>
 #include <QString>
@@ -13,13 +14,13 @@ class QAction;
 namespace linkscope::ui {
 
 class CorrectionController;
-class MainWindow;
 class NoticeBar;
 
 class PerfettoHandoff : public QObject {
     Q_OBJECT
 public:
-    PerfettoHandoff(MainWindow *window, CorrectionController *controller, NoticeBar *notice);
+    // `notice`: where the outcome is said (the one above the timeline).
+    PerfettoHandoff(QObject *parent, CorrectionController *controller, NoticeBar *notice);
 
     QAction *action() const { return m_action; }
     // Where the trace shown is written: <cache>/perfetto/<trace name>-<hash of its path>.perfetto.json
@@ -32,11 +33,12 @@ public:
 
 signals:
     void finished(bool ok, const QString &path, const QString &message);
+    // A line for the status bar, for `timeoutMs`.
+    void message(const QString &text, int timeoutMs);
 
 private:
     void updateAction();
 
-    MainWindow *m_window;
     CorrectionController *m_controller;
     NoticeBar *m_notice;
     QAction *m_action;

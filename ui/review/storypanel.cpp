@@ -1,6 +1,6 @@
 #include "review/storypanel.h"
 
-#include "shell/fromstd.h"
+#include "ground/fromstd.h"
 
 #include "edit/linkchange.h"
 #include "link/chakraupdate.h"

@@ -5,9 +5,9 @@
 // pair (link/policynotices.h). Each count is a link: clicking it asks for the Findings (and the
 // search results) to show those GPU ops.
 
+#include "ground/tracedocument.h"
 #include "link/chakracompare.h"
 #include "link/policynotices.h"
-#include "shell/tracedocument.h"
 
 #include <QFrame>
 

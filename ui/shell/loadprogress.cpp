@@ -1,6 +1,6 @@
 #include "shell/loadprogress.h"
 
-#include "shell/traceloader.h"
+#include "ground/traceloader.h"
 
 #include <QHBoxLayout>
 #include <QLabel>

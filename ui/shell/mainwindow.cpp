@@ -1,10 +1,5 @@
 #include "shell/mainwindow.h"
 
-#include "review/bookmarkui.h"
-#include "review/perfettohandoff.h"
-
-#include "review/reviewui.h"
-
 #include "compare/compareui.h"
 #include "docks/detailsdock.h"
 #include "docks/findingsdock.h"
@@ -13,6 +8,11 @@
 #include "docks/searchdock.h"
 #include "docks/summarydock.h"
 #include "docks/warningsdock.h"
+#include "ground/eventselection.h"
+#include "ground/fromstd.h"
+#include "ground/noticebar.h"
+#include "ground/timeformat.h"
+#include "ground/traceloader.h"
 #include "jobview/jobdock.h"
 #include "jobview/joboverview.h"
 #include "jobview/rankpanes.h"
@@ -21,18 +21,14 @@
 #include "prediction/predictioncontroller.h"
 #include "review/correctioncontroller.h"
 #include "shell/commandpalette.h"
-#include "shell/fromstd.h"
 #include "shell/lanefilterbox.h"
 #include "shell/loadprogress.h"
-#include "shell/noticebar.h"
 #include "shell/openpair.h"
 #include "shell/recentfiles.h"
+#include "shell/reviewui.h"
 #include "shell/startpage.h"
 #include "shell/theme.h"
-#include "shell/traceloader.h"
 #include "shell/windowlayout.h"
-#include "timeline/eventselection.h"
-#include "timeline/timeformat.h"
 #include "timeline/timelineview.h"
 #include "timeline/timerange.h"
 #include "timeline/tooltipfit.h"
@@ -130,11 +126,7 @@ MainWindow::MainWindow(QWidget *parent)
     m_readNotice = new NoticeBar(this);
     m_readNotice->setObjectName(QStringLiteral("ReadNotice"));
     m_readNotice->label()->setWordWrap(true);
-    placeReview();
-    // Hand-off (issue 28 item 16): bookmarks (M, the Bookmarks menu) and Open in Perfetto.
-    new BookmarkUi(this, m_review->controller());
-    auto *perfetto = new PerfettoHandoff(this, m_review->controller(), m_review->noticeBar());
-    m_review->reviewMenu()->addAction(perfetto->action()); // beside Export corrected traces…
+    placeReview(); // and the hand-off: bookmarks, Open in Perfetto
     // Time-range statistics: wide tables, so at the bottom, a tab beside the Findings and Edits.
     m_range = new RangeDock(this);
     addDock(m_range, Qt::BottomDockWidgetArea);
@@ -219,7 +211,12 @@ void MainWindow::buildActions()
     connect(m_recentMenu, &QMenu::aboutToShow, this, &MainWindow::rebuildRecentMenu);
     rebuildRecentMenu();
     file->addSeparator();
-    new CompareUi(this, file); // File ▸ Compare with… and the Diff dock (a child: findChild<CompareUi *>())
+    // File ▸ Compare with… and the Diff dock (a child: findChild<CompareUi *>()), handed what it uses of the window.
+    auto *compare = new CompareUi({this, m_panes, [this] { return m_doc; }, [this] { return m_policy; },
+                                   [this] { return m_predict; },
+                                   [this](QDockWidget *dock) { addDock(dock, Qt::BottomDockWidgetArea); }},
+                                  file);
+    connect(this, &MainWindow::documentChanged, compare, &CompareUi::onDocumentChanged);
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
 

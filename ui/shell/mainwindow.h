@@ -6,9 +6,9 @@
 // setDocument(); call addDock() so that it gets a View-menu toggle. document() is the loaded,
 // immutable TraceDocument (null before the first load); it is replaced, never mutated.
 
+#include "ground/tracedocument.h"
+#include "ground/traceloader.h"
 #include "link/linkset.h"
-#include "shell/tracedocument.h"
-#include "shell/traceloader.h"
 
 #include <QMainWindow>
 #include <QStringList>
@@ -122,7 +122,8 @@ private:
     void buildStatusBar();
     void setDocument(DocumentPtr doc);
     void onLoaded(OpenedPtr opened);
-    // The review's docks, menus and notice in the window, and its signals wired (mainwindowreview.cpp).
+    // The review's docks, menus and notice in the window, and its signals wired; the bookmarks and
+    // the Perfetto hand-off with them (mainwindowreview.cpp).
     void placeReview();
     // The read notice for a load or for the job just opened (mainwindowreview.cpp).
     void showReadNotice(const OpenedDocuments &opened);

@@ -1,19 +1,24 @@
-// The review's place in the main window: ReviewUi and its CorrectionController know no window;
-// their docks, menus and notice are placed here and their signals wired to the window's parts.
+// The review's place in the main window: ReviewUi, its CorrectionController, the bookmarks and the
+// Perfetto hand-off know no window; their docks, menus and notice are placed here and their signals
+// wired to the window's parts.
 
 #include "docks/detailsdock.h"
 #include "docks/editsdock.h"
 #include "docks/findingsdock.h"
 #include "docks/searchdock.h"
 #include "docks/warningsdock.h"
+#include "ground/noticebar.h"
+#include "review/bookmarkui.h"
 #include "review/correctioncontroller.h"
-#include "review/reviewui.h"
+#include "review/perfettohandoff.h"
 #include "shell/mainwindow.h"
-#include "shell/noticebar.h"
 #include "shell/readnotice.h"
+#include "shell/reviewui.h"
 #include "timeline/timelineview.h"
 
+#include <QAction>
 #include <QLabel>
+#include <QMenu>
 #include <QMenuBar>
 #include <QStatusBar>
 #include <QVBoxLayout>
@@ -67,6 +72,18 @@ void MainWindow::placeReview()
     connect(m_warnings, &WarningsDock::frameRequested, review,
             [review](core::EventIndex event) { review->frame(event, core::kNone); });
     connect(m_search, &SearchDock::frameRequested, review, &ReviewUi::frameGpuOp);
+    // Hand-off (issue 28 item 16): bookmarks (M, the Bookmarks menu before Help) and Open in Perfetto
+    // (File, before the separator above Quit; the Review menu, beside Export corrected traces…).
+    auto *bookmarks = new BookmarkUi(this, m_timeline, controller);
+    bar->insertMenu(bar->actions().isEmpty() ? nullptr : bar->actions().last(), bookmarks->menu());
+    connect(bookmarks, &BookmarkUi::message, statusBar(), &QStatusBar::showMessage);
+    auto *perfetto = new PerfettoHandoff(this, controller, review->noticeBar());
+    if (QMenu *file = bar->actions().isEmpty() ? nullptr : bar->actions().first()->menu()) {
+        const QList<QAction *> items = file->actions();
+        file->insertAction(items.size() >= 2 ? items.at(items.size() - 2) : nullptr, perfetto->action());
+    }
+    connect(perfetto, &PerfettoHandoff::message, statusBar(), &QStatusBar::showMessage);
+    review->reviewMenu()->addAction(perfetto->action());
 }
 
 void MainWindow::showReadNotice(const OpenedDocuments &opened)

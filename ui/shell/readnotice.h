@@ -4,8 +4,8 @@
 // whose traces could not be read or were cut short. The count of warnings in the status bar says how many problems
 // there are; this says the one that changes what the timeline means.
 
-#include "jobview/jobloader.h"
-#include "shell/tracedocument.h"
+#include "ground/jobloader.h"
+#include "ground/tracedocument.h"
 
 #include <QString>
 #include <QStringList>

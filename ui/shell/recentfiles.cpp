@@ -1,6 +1,6 @@
 #include "shell/recentfiles.h"
 
-#include "shell/tracedocument.h"
+#include "ground/tracedocument.h"
 
 #include <QDir>
 #include <QFileInfo>

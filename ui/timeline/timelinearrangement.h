@@ -3,7 +3,7 @@
 // pinned groups and lanes, Python frames hidden or folded, the order. Each change is announced
 // with `changed(save)` (save: it belongs in the trace's view settings), and the view redraws.
 
-#include "shell/tracedocument.h"
+#include "ground/tracedocument.h"
 #include "timeline/timelinelayout.h"
 
 #include <QObject>

@@ -2,8 +2,8 @@
 
 #include "timeline/timelinepalette.h"
 
-#include "timeline/eventstyle.h"
-#include "timeline/timeformat.h"
+#include "ground/eventstyle.h"
+#include "ground/timeformat.h"
 
 #include <QPainter>
 #include <QPainterPath>

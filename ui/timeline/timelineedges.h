@@ -6,8 +6,8 @@
 // the group's header, or the line where a hidden group would be): the curve is drawn dimmed and
 // ends in a ring there instead of vanishing.
 
-#include "review/eventnotes.h"
-#include "shell/tracedocument.h"
+#include "ground/eventnotes.h"
+#include "ground/tracedocument.h"
 #include "timeline/timelinelayout.h"
 
 #include <QPointF>

@@ -1,6 +1,6 @@
 #include "timeline/timelineframe.h"
 
-#include "timeline/timeformat.h"
+#include "ground/timeformat.h"
 
 #include <algorithm>
 

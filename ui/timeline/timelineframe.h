@@ -8,8 +8,8 @@
 // labels drawn, the markers placed, the re-parent curve's ends) it returns, and the view keeps the
 // last frame's TimelinePainted, as Qt Creator's tracing render passes return their state.
 
-#include "shell/tracedocument.h"
-#include "timeline/eventstyle.h"
+#include "ground/eventstyle.h"
+#include "ground/tracedocument.h"
 #include "timeline/timelinelayout.h"
 
 #include <QFont>

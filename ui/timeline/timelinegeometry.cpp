@@ -1,6 +1,6 @@
 #include "timeline/timelinegeometry.h"
 
-#include "timeline/timeformat.h"
+#include "ground/timeformat.h"
 
 #include "base/nearsearch.h"
 

@@ -7,8 +7,8 @@
 // is bounded by its width in pixels, not by its event count. No painting here: TimelineView paints
 // the result and caches it until the time range, the size, the vertical offset or the layout change.
 
-#include "shell/tracedocument.h"
-#include "timeline/eventstyle.h"
+#include "ground/eventstyle.h"
+#include "ground/tracedocument.h"
 #include "timeline/timelinelayout.h"
 
 #include <QRect>

@@ -14,7 +14,7 @@
 // (rows of a lane that hold python_function events only) are folded, by default, into one summary
 // row per run of such rows; a lane's Python rows can be expanded (setPythonExpanded).
 
-#include "shell/tracedocument.h"
+#include "ground/tracedocument.h"
 
 #include <QString>
 #include <QStringList>

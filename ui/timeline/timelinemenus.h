@@ -4,8 +4,8 @@
 // the default order; show what is hidden), an event's menu and an edge's menu. They act through the
 // view's public interface only.
 
+#include "ground/tracedocument.h"
 #include "model/common.h"
-#include "shell/tracedocument.h"
 
 #include <QObject>
 #include <QPoint>

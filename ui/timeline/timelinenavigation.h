@@ -4,8 +4,8 @@
 // follow the selection's edges and cycle its focused edge, step along the selection's row. It acts
 // through the view's public interface only.
 
+#include "ground/tracedocument.h"
 #include "model/common.h"
-#include "shell/tracedocument.h"
 
 #include <vector>
 

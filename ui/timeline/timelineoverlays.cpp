@@ -1,6 +1,6 @@
 #include "timeline/timelineoverlays.h"
 
-#include "timeline/timeformat.h"
+#include "ground/timeformat.h"
 #include "timeline/timelineedges.h"
 #include "timeline/timelinepalette.h"
 

@@ -3,7 +3,7 @@
 // the re-parent drag (a curve from the dragged GPU op to the cursor and the verdict on the event
 // under it), and the status boxes (edges in view, frame time). Each returns what hit-testing needs.
 
-#include "review/eventnotes.h"
+#include "ground/eventnotes.h"
 #include "timeline/timelineframe.h"
 
 #include <QColor>

@@ -1,6 +1,6 @@
 #include "timeline/timelinepath.h"
 
-#include "timeline/eventstyle.h"
+#include "ground/eventstyle.h"
 #include "timeline/timelinepalette.h"
 
 #include <QFontMetricsF>

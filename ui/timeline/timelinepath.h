@@ -7,7 +7,7 @@
 // dashed and labelled so (it shows the order, not the clock); jumps back that cluster share one label
 // with their count, so labels never overlap.
 
-#include "shell/tracedocument.h"
+#include "ground/tracedocument.h"
 
 #include <QRectF>
 #include <QString>

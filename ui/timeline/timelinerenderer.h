@@ -5,7 +5,7 @@
 // overview strip, the ruler with bookmarks and the range label, the status boxes. It returns what
 // the passes report for hit-testing (TimelinePainted); the view keeps it.
 
-#include "review/eventnotes.h"
+#include "ground/eventnotes.h"
 #include "timeline/timelineframe.h"
 #include "timeline/timelineheaders.h"
 #include "timeline/timelinelanes.h"

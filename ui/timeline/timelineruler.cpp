@@ -1,6 +1,6 @@
 #include "timeline/timelineruler.h"
 
-#include "timeline/timeformat.h"
+#include "ground/timeformat.h"
 #include "timeline/timelinegeometry.h"
 #include "timeline/timelinepalette.h"
 

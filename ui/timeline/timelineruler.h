@@ -2,7 +2,7 @@
 // The strips above the lanes: the time ruler (ticks as offsets from the trace start, the visible span,
 // the selected time range's duration) and the overview of the whole trace with the visible window.
 
-#include "shell/tracedocument.h"
+#include "ground/tracedocument.h"
 
 #include <QCoreApplication>
 #include <QImage>

@@ -4,7 +4,7 @@
 // collapsed lanes (by label), the
 // order of groups and lanes (by stable key: pid/tid, device/stream), the header column's width.
 
-#include "shell/tracedocument.h"
+#include "ground/tracedocument.h"
 #include "timeline/timelinelayout.h"
 
 #include <QString>

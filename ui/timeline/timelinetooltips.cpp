@@ -1,8 +1,8 @@
 #include "timeline/timelinetooltips.h"
 
-#include "shell/fromstd.h"
-#include "timeline/eventstyle.h"
-#include "timeline/timeformat.h"
+#include "ground/eventstyle.h"
+#include "ground/fromstd.h"
+#include "ground/timeformat.h"
 
 namespace linkscope::ui {
 

@@ -2,8 +2,8 @@
 // The timeline's hover texts (rich text): an event's name, kind, times, link and the user's notes;
 // an edge's kind, rule or provenance and both ends, saying where an end is folded away.
 
-#include "review/eventnotes.h"
-#include "shell/tracedocument.h"
+#include "ground/eventnotes.h"
+#include "ground/tracedocument.h"
 #include "timeline/timelinelayout.h"
 
 #include <QCoreApplication>

@@ -26,9 +26,9 @@
 // through arrangement(), menus(), navigation(), timeRange() and edgeOverlay(); the view does not
 // forward to them.
 
-#include "review/eventnotes.h"
-#include "shell/tracedocument.h"
-#include "timeline/eventselection.h"
+#include "ground/eventnotes.h"
+#include "ground/eventselection.h"
+#include "ground/tracedocument.h"
 #include "timeline/timelinearrangement.h"
 #include "timeline/timelinebookmarks.h"
 #include "timeline/timelineedges.h"

@@ -1,6 +1,6 @@
 #include "timeline/timelineviewport.h"
 
-#include "timeline/timeformat.h"
+#include "ground/timeformat.h"
 
 #include <algorithm>
 #include <cmath>

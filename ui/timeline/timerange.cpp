@@ -1,6 +1,6 @@
 #include "timeline/timerange.h"
 
-#include "timeline/timeformat.h"
+#include "ground/timeformat.h"
 
 #include <QCoreApplication>
 #include <QLocale>

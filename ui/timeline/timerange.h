@@ -5,7 +5,7 @@
 // from the one-byte style array, exactly up to kExactGpuOpBudget events in the range and by a
 // strided sample above that (then marked estimated).
 
-#include "shell/tracedocument.h"
+#include "ground/tracedocument.h"
 #include "timeline/timelinelayout.h"
 
 #include <QString>

@@ -1,4 +1,4 @@
-#include "shell/backgroundjob.h"
+#include "ground/backgroundjob.h"
 
 #include <QCoreApplication>
 #include <QElapsedTimer>

@@ -1,15 +1,15 @@
-#include "review/reviewui.h"
+#include "shell/reviewui.h"
 
-#include "shell/fromstd.h"
+#include "ground/fromstd.h"
 
 #include "docks/editsdock.h"
 #include "docks/findingsdock.h"
 #include "export/targets.h"
+#include "ground/eventselection.h"
+#include "ground/noticebar.h"
 #include "review/correctioncontroller.h"
 #include "review/exportdialog.h"
 #include "review/storypanel.h"
-#include "shell/noticebar.h"
-#include "timeline/eventselection.h"
 #include "timeline/timelineview.h"
 
 #include <algorithm>

@@ -1,4 +1,4 @@
-#include "timeline/timeformat.h"
+#include "ground/timeformat.h"
 
 #include <QCoreApplication>
 

@@ -6,11 +6,11 @@
 #include "base/cowvector.h"
 #include "base/indices.h"
 #include "base/segmentedvector.h"
+#include "ground/eventstyle.h"
 #include "link/chakracompare.h"
 #include "link/linkset.h"
 #include "model/devicetrace.h"
 #include "model/hosttrace.h"
-#include "timeline/eventstyle.h"
 
 #include <QString>
 

@@ -6,10 +6,10 @@
 // cooperative through the pipeline's progress callback. A result comes back queued and is dropped
 // unless it belongs to the latest request, so a slow stale load can never replace a newer one.
 
+#include "ground/backgroundjob.h"
+#include "ground/tracedocument.h"
 #include "link/linkset.h"
 #include "pipeline/pairpipeline.h"
-#include "shell/backgroundjob.h"
-#include "shell/tracedocument.h"
 
 #include <QObject>
 #include <QString>

@@ -6,9 +6,9 @@
 // places its docks, menus and notice, and wires its signals (listEventsRequested,
 // eventNotesChanged, message) and its documentChanged() slot.
 
+#include "ground/eventnotes.h"
+#include "ground/tracedocument.h"
 #include "link/linkset.h"
-#include "review/eventnotes.h"
-#include "shell/tracedocument.h"
 
 #include "export/exportrequest.h"
 

@@ -1,4 +1,4 @@
-#include "shell/noticebar.h"
+#include "ground/noticebar.h"
 
 #include <QApplication>
 #include <QEvent>

@@ -1,4 +1,4 @@
-#include "shell/traceloader.h"
+#include "ground/traceloader.h"
 
 #include "link/chakracompare.h"
 

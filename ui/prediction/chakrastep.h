@@ -4,8 +4,8 @@
 // its replay graph built and replayed off the GUI thread, once per trace: Chakra's links do not
 // depend on corrections. The Prediction dock sets it beside the step of the links shown.
 
-#include "shell/backgroundjob.h"
-#include "shell/tracedocument.h"
+#include "ground/backgroundjob.h"
+#include "ground/tracedocument.h"
 
 #include <QObject>
 #include <QString>

@@ -1,6 +1,6 @@
-#include "jobview/jobpath.h"
+#include "prediction/jobpath.h"
 
-#include "timeline/eventstyle.h"
+#include "ground/eventstyle.h"
 
 #include "jobmodel/processgroups.h"
 

@@ -1,4 +1,4 @@
-#include "shell/tracedocument.h"
+#include "ground/tracedocument.h"
 
 #include "base/radixsort.h"
 #include "edit/linkchange.h"

@@ -1,4 +1,4 @@
-#include "review/chakrastep.h"
+#include "prediction/chakrastep.h"
 
 #include "predict/pairgraph.h"
 #include "predict/replay.h"

@@ -4,7 +4,7 @@
 // (core/job/jobrun.h processRank) with the overview kept and nothing written. A rank's traces are
 // released as soon as its summary and overview exist, so a job of any size opens in the memory of a
 // few ranks. Each rank is delivered as it finishes (rankLoaded), then the cross-rank report
-// (finished). The work runs as a BackgroundJob (shell/backgroundjob.h): a newer request supersedes
+// (finished). The work runs as a BackgroundJob (ground/backgroundjob.h): a newer request supersedes
 // the running one, whose results are dropped. Progress per rank lives under a mutex the GUI polls;
 // Cancel is cooperative (the ranks being read stop at their next progress report, the others are
 // not started) and says so at once (cancelled).
@@ -12,10 +12,10 @@
 // exportJob() writes the job's outputs exactly as `linkscope job DIR --out OUTDIR` does (the same
 // core calls: checkJobOutputs, processRanks, buildJobReport, writeJobOutputs).
 
+#include "ground/backgroundjob.h"
 #include "job/discovery.h"
 #include "job/jobfix.h"
 #include "job/jobrun.h"
-#include "shell/backgroundjob.h"
 
 #include <QObject>
 #include <QString>

@@ -1,4 +1,4 @@
-#include "review/eventnotes.h"
+#include "ground/eventnotes.h"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include "jobview/jobloader.h"
+#include "ground/jobloader.h"
 
 #include "base/parallel.h"
 

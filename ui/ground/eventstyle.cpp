@@ -1,4 +1,4 @@
-#include "timeline/eventstyle.h"
+#include "ground/eventstyle.h"
 
 #include "link/rules.h"
 
