@@ -9,9 +9,9 @@
 
 #include "export/exporter.h"
 #include "export/targets.h"
-#include "io/atomicfile.h"
+#include "io/file/atomicfile.h"
+#include "io/file/inputfile.h"
 #include "io/formats.h"
-#include "io/inputfile.h"
 #include "io/tracereader.h"
 
 #include "testsupport.h"

@@ -4,9 +4,9 @@
 // DeviceTrace. Callers never name a reader: they call loadHostTrace / loadDeviceTrace (or the pair
 // pipeline, pipeline/pairpipeline.h), which detect and dispatch.
 //
-// Adding a format (docs/architecture.md, "Adding an input format"): write its reader and detector in
-// a new file under core/io/ (`DeviceTrace readXxx(const std::string &path, const ProgressFn &)`) and
-// add one row to the table in core/io/formats.cpp; a test adds its own with inputFormats().add().
+// Adding a format (docs/architecture.md, "Adding an input format"): a folder core/io/<format>/ with its
+// reader, its detector and a function returning its row (io/kineto/kinetoformat.h is one), and that
+// row added to builtInFormats() in core/io/formats.cpp; a test adds its own with inputFormats().add().
 // Rows are tried in order; the first whose detector accepts the file reads it. Callers ask a row its
 // role, never its kind: a new device format is opened, paired and discovered like a Kineto trace.
 
@@ -61,7 +61,7 @@ struct InputFormat {
     HostTrace (*readHost)(const std::string &path, const ProgressFn &progress) = nullptr;     // Host rows (ET+ too)
     DeviceTrace (*readDevice)(const std::string &path, const ProgressFn &progress) = nullptr; // Device rows
     // The same readers from text in memory: a row that has one reads what precedes the cut of a
-    // truncated JSON document (io/truncation.h); a row without one reports the reader's error.
+    // truncated JSON document (io/json/truncation.h); a row without one reports the reader's error.
     HostTrace (*parseHost)(std::string text, const std::string &name, const ProgressFn &progress) = nullptr;
     DeviceTrace (*parseDevice)(std::string text, const std::string &name, const ProgressFn &progress) = nullptr;
 };
@@ -109,7 +109,7 @@ const InputFormat &defaultInputFormat(TraceRole role);
 // detects it now; a file no row of that role accepts goes to the role's default reader (its LoadError
 // says where the file stops being readable).
 //
-// A host ET or Kineto trace cut short (io/truncation.h) is refused with a LoadError that names the
+// A host ET or Kineto trace cut short (io/json/truncation.h) is refused with a LoadError that names the
 // byte where it ends, unless `options.allowTruncated`: then what precedes the cut is read, with a
 // warning naming both bytes. Only the failure path looks for a cut; a complete file reads as before.
 struct LoadOptions {

@@ -1,8 +1,8 @@
 #include "job/discovery.h"
 
-#include "io/boundedjson.h"
+#include "io/file/inputtext.h"
 #include "io/formats.h"
-#include "io/inputtext.h"
+#include "io/json/boundedjson.h"
 #include "model/common.h"
 
 #include <nlohmann/json.hpp>

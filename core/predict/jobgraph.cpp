@@ -2,7 +2,7 @@
 #include "predict/rankstream.h"
 
 #include "base/parallel.h"
-#include "export/etcheck.h"
+#include "export/chakra/etcheck.h"
 #include "jobmodel/processgroups.h"
 #include "jobmodel/rankrange.h"
 

@@ -1,7 +1,7 @@
 #include "docks/rangedock.h"
 
 #include "docks/statstable.h"
-#include "io/atomicfile.h"
+#include "io/file/atomicfile.h"
 #include "shell/fromstd.h"
 #include "timeline/timeformat.h"
 

@@ -4,7 +4,7 @@
 #include "shell/mainwindow.h"
 #include "shell/noticebar.h"
 
-#include "io/outputguard.h"
+#include "io/file/outputguard.h"
 
 #include <QAction>
 #include <QClipboard>
