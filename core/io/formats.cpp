@@ -121,6 +121,52 @@ const InputFormat &defaultInputFormat(TraceRole role)
     throw std::logic_error("no input format for this role");
 }
 
+RankHeader peekRankHeader(const std::string &path, const InputFormat *format)
+{
+    if (!format)
+        format = detectInputFormat(path);
+    if (!format || format->role != TraceRole::Device)
+        format = &defaultInputFormat(TraceRole::Device);
+    return format->peekRank ? format->peekRank(path) : RankHeader{};
+}
+
+std::string inputFileFilter()
+{
+    std::vector<std::string> patterns;
+    for (const InputFormat &format : inputFormats())
+        if (format.role == TraceRole::Host || format.role == TraceRole::Device)
+            for (const std::string &pattern : format.filePatterns)
+                if (std::find(patterns.begin(), patterns.end(), pattern) == patterns.end())
+                    patterns.push_back(pattern);
+    std::string filter = "Traces (";
+    for (std::size_t i = 0; i < patterns.size(); ++i)
+        filter += (i ? " " : "") + patterns[i];
+    return filter + ");;All files (*)";
+}
+
+namespace {
+
+bool stripSuffix(std::string &name, std::string_view suffix)
+{
+    if (name.size() <= suffix.size() || name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0)
+        return false;
+    name.resize(name.size() - suffix.size());
+    return true;
+}
+
+} // namespace
+
+std::string traceBaseName(std::string_view fileName, const InputFormat *format)
+{
+    if (!format)
+        format = &defaultInputFormat(TraceRole::Device);
+    std::string name(fileName);
+    stripSuffix(name, ".gz"); // any format may be gzip'ed (FileHead reads through it)
+    for (const std::string &suffix : format->nameSuffixes)
+        stripSuffix(name, suffix);
+    return name;
+}
+
 namespace {
 
 bool isEmptyTrace(const HostTrace &t) { return t.nodes.empty(); }

@@ -8,7 +8,8 @@
 // reader, its detector and a function returning its row (io/kineto/kinetoformat.h is one), and that
 // row added to builtInFormats() in core/io/formats.cpp; a test adds its own with inputFormats().add().
 // Rows are tried in order; the first whose detector accepts the file reads it. Callers ask a row its
-// role, never its kind: a new device format is opened, paired and discovered like a Kineto trace.
+// role, never its kind: a new device format is opened, paired, discovered, offered by the file dialogs
+// and named in outputs like a Kineto trace.
 
 #include "io/tracereader.h"
 #include "model/devicetrace.h"
@@ -51,6 +52,13 @@ private:
     mutable std::size_t tailAsked_ = 0;
 };
 
+// The rank of a job a trace belongs to and the job's world size, as the file declares them; -1 when
+// it does not.
+struct RankHeader {
+    std::int64_t rank = -1;
+    std::int64_t worldSize = -1;
+};
+
 // One row of the table. A row names its readers; a row without one (an output format) is only
 // recognised, to say what a file is.
 struct InputFormat {
@@ -64,6 +72,14 @@ struct InputFormat {
     // truncated JSON document (io/json/truncation.h); a row without one reports the reader's error.
     HostTrace (*parseHost)(std::string text, const std::string &name, const ProgressFn &progress) = nullptr;
     DeviceTrace (*parseDevice)(std::string text, const std::string &name, const ProgressFn &progress) = nullptr;
+    // The file names its files usually have, for the file dialogs (inputFileFilter): "*.json". Never
+    // used to recognise a file.
+    std::vector<std::string> filePatterns;
+    // What is taken off a file name (after ".gz"), in this order, each when present, to name the files
+    // made from it (traceBaseName): {".json", ".pt.trace"} makes "rank0.pt.trace.json.gz" "rank0".
+    std::vector<std::string> nameSuffixes;
+    // The rank and world size the file declares, read from its head (job discovery); null: none.
+    RankHeader (*peekRank)(const std::string &path) = nullptr;
 };
 
 // The kinds of the built-in rows (what inspect prints, what tests compare).
@@ -104,6 +120,16 @@ std::string_view sniffTraceKind(const std::string &path);
 // The default reader of a role (what reads a file no detector accepted, so that its error names the
 // position where it stops being that format).
 const InputFormat &defaultInputFormat(TraceRole role);
+
+// The rank and world size a device trace declares, asked of `format` (the row discovery detected),
+// else of the row that detects it now, else of the device role's default row (the one that would
+// read it); {-1, -1} when that row declares none. Throws LoadError when the file cannot be read.
+RankHeader peekRankHeader(const std::string &path, const InputFormat *format = nullptr);
+// The open dialogs' filter: "Traces (<the patterns of every host and device row>);;All files (*)".
+std::string inputFileFilter();
+// The base of the names made from a trace file's name: without ".gz", then `format`'s nameSuffixes
+// (the device role's default row when null); a name that would be empty is kept whole.
+std::string traceBaseName(std::string_view fileName, const InputFormat *format = nullptr);
 
 // Reads `path` with the reader of `format` (the row resolvePairFiles detected), else of the row that
 // detects it now; a file no row of that role accepts goes to the role's default reader (its LoadError

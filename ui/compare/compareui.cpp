@@ -4,6 +4,7 @@
 #include "compare/againstview.h"
 #include "compare/diffdock.h"
 #include "docks/summarydock.h"
+#include "io/formats.h"
 #include "job/discovery.h"
 #include "job/runread.h"
 #include "jobview/jobdock.h"
@@ -71,7 +72,7 @@ void CompareUi::ask()
     const QStringList b = job ? QStringList{QFileDialog::getExistingDirectory(m_window, tr("Compare with job folder"))}
                               : QFileDialog::getOpenFileNames(m_window, tr("Compare with a Kineto trace (and its host ET)"),
                                                               QFileInfo(a.back()).path(),
-                                                              QStringLiteral("Traces (*.json *.json.gz *.gz);;All files (*)"));
+                                                              QString::fromStdString(core::inputFileFilter()));
     if (b.size() > 2) {
         m_window->statusBar()->showMessage(tr("Choose one Kineto trace, or a host ET and its Kineto trace"), 6000);
         return;

@@ -62,7 +62,9 @@ InputFormat hostEtInputFormat()
             .readHost = readHostTrace,
             .readDevice = nullptr,
             .parseHost = parseHostTrace,
-            .parseDevice = nullptr};
+            .parseDevice = nullptr,
+            .filePatterns = {"*.json", "*.json.gz"},
+            .nameSuffixes = {".json"}};
 }
 
 } // namespace linkscope::core::io
