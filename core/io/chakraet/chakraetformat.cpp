@@ -59,7 +59,12 @@ bool isChakraEt(const FileHead &head)
 
 InputFormat chakraEtInputFormat()
 {
-    return {.kind = std::string(kChakraEtKind), .role = TraceRole::Output, .name = "Chakra .et", .detect = isChakraEt};
+    return {.kind = std::string(kChakraEtKind),
+            .role = TraceRole::Output,
+            .name = "Chakra .et",
+            .detect = isChakraEt,
+            .filePatterns = {},
+            .nameSuffixes = {}};
 }
 
 } // namespace linkscope::core::io

@@ -50,7 +50,9 @@ InputFormat etPlusInputFormat()
             .role = TraceRole::Output,
             .name = "ET+ (chakra_trace_link output)",
             .detect = isEtPlus,
-            .readHost = readHostTrace};
+            .readHost = readHostTrace,
+            .filePatterns = {},
+            .nameSuffixes = {}};
 }
 
 InputFormat hostEtInputFormat()
