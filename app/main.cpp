@@ -4,7 +4,7 @@
 // This file uses no Qt and the executable links none: the CLI starts without loading Qt.
 
 #include "commands/commands.h"
-#include "io/jsonkernel.h"
+#include "io/json/jsonkernel.h"
 
 #include <unistd.h>
 

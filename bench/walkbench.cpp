@@ -6,7 +6,7 @@
 
 #include "benchsupport.h"
 
-#include "io/jsonkernel.h"
+#include "io/json/jsonkernel.h"
 #include "io/tracereader.h"
 
 #include <simdjson.h>

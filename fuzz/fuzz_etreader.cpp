@@ -3,7 +3,7 @@
 // read as the same nodes (a round trip), and the streamed file summary (summarizeEtFile, what
 // `dump --summary` and `inspect` use) must count the same nodes and the same missing dependencies.
 // Refusals must be LoadErrors, the same from memory and from the file.
-#include "export/etformat.h"
+#include "export/chakra/etformat.h"
 
 #include <google/protobuf/stubs/logging.h>
 #include <nlohmann/json.hpp>

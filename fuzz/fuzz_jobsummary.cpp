@@ -8,8 +8,8 @@
 //      by the prediction's reader (parseCommGroups).
 // A summary or group file either works or throws LoadError / std::runtime_error naming the input;
 // nothing may crash, hang, or allocate per rank up to a number in the input.
-#include "export/etcheck.h"
-#include "io/boundedjson.h"
+#include "export/chakra/etcheck.h"
+#include "io/json/boundedjson.h"
 #include "job/jobrun.h"
 #include "job/ranksummary.h"
 #include "predict/simgraph.h"

@@ -3,7 +3,7 @@
 // whose graph is then replayed (one rank standing for 2, its collectives on the whole world). Each
 // must either give a result or throw LoadError naming the input; a graph that loads must replay to an
 // end (finished, or stuck with a reason) with a critical path that adds up to the step.
-#include "export/etformat.h"
+#include "export/chakra/etformat.h"
 #include "predict/criticalpath.h"
 #include "predict/replay.h"
 #include "predict/simgraph.h"

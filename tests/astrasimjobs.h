@@ -3,7 +3,7 @@
 // mishandles, shared by test_etcheck (what `linkscope check` says) and test_astrasim_replay (what
 // the simulator does). docs/astra-sim-export.md describes each.
 
-#include "export/etformat.h"
+#include "export/chakra/etformat.h"
 
 #include <nlohmann/json.hpp>
 

@@ -3,7 +3,7 @@
 // traces from files (the readers' file paths, spans into the source file).
 
 #include "gen/tracegenerator.h"
-#include "io/atomicfile.h"
+#include "io/file/atomicfile.h"
 
 #include <QDir>
 #include <QString>

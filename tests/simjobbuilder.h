@@ -3,7 +3,7 @@
 // duration, dependencies, communication fields, and optionally its thread, stream and lane time, as
 // the astra-sim target writes them.
 
-#include "export/etformat.h"
+#include "export/chakra/etformat.h"
 #include "predict/replay.h"
 #include "predict/simgraph.h"
 

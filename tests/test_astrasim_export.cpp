@@ -6,10 +6,10 @@
 
 #include "hostetnode.h"
 
-#include "export/astrasimtarget.h"
-#include "export/etcheck.h"
+#include "export/chakra/astrasimtarget.h"
+#include "export/chakra/etcheck.h"
+#include "export/chakra/pyrepr.h"
 #include "export/exporter.h"
-#include "export/pyrepr.h"
 #include "gen/tracegenerator.h"
 #include "io/tracereader.h"
 #include "link/linker.h"

@@ -14,7 +14,7 @@
 
 #include "astrasimjobs.h"
 
-#include "export/etcheck.h"
+#include "export/chakra/etcheck.h"
 #include "export/exporter.h"
 #include "gen/tracegenerator.h"
 #include "io/tracereader.h"

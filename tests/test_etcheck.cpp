@@ -6,8 +6,8 @@
 #include "astrasimjobs.h"
 
 #include "commands/commands.h"
-#include "export/etcheck.h"
-#include "export/etwire.h"
+#include "export/chakra/etcheck.h"
+#include "export/chakra/etwire.h"
 #include "export/exporter.h"
 #include "io/tracereader.h"
 #include "link/linker.h"

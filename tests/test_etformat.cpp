@@ -9,8 +9,8 @@
 #include "testsupport.h"
 
 #include "commands/commands.h"
-#include "export/etformat.h"
-#include "io/atomicfile.h"
+#include "export/chakra/etformat.h"
+#include "io/file/atomicfile.h"
 
 #include <QDirIterator>
 #include <QProcess>

@@ -1,11 +1,11 @@
-// The .et writer's Nodes, encoded straight to the wire format (export/etwire.h): byte for byte what
+// The .et writer's Nodes, encoded straight to the wire format (export/chakra/etwire.h): byte for byte what
 // libprotobuf serialises for the same Node, on random nodes and on every node of real and generated
 // pairs, for both targets.
 
 #include "generatedpair.h"
 #include "testsupport.h"
 
-#include "export/etwire.h"
+#include "export/chakra/etwire.h"
 #include "export/exporter.h"
 #include "gen/tracegenerator.h"
 #include "io/tracereader.h"

@@ -17,7 +17,7 @@
 #include "edit/correction.h"
 #include "edit/sidecar.h"
 #include "export/exporter.h"
-#include "io/atomicfile.h"
+#include "io/file/atomicfile.h"
 #include "io/tracereader.h"
 #include "link/linker.h"
 

@@ -7,7 +7,7 @@
 #include "testsupport.h"
 
 #include "collective/classify.h"
-#include "export/chakrakind.h"
+#include "export/chakra/chakrakind.h"
 #include "export/exporter.h"
 #include "io/tracereader.h"
 #include "link/linker.h"

@@ -3,7 +3,7 @@
 // drawn in each case; the checks below test the properties (every node once, each after what it
 // waits for; each cycle node waits for the next) rather than trust the helper's own output.
 
-#include "export/graphorder.h"
+#include "export/chakra/graphorder.h"
 
 #include <QtTest>
 

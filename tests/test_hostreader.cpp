@@ -7,7 +7,7 @@
 // (the script is /tmp/rd/expect.py in the session that wrote this test; its rules are the ones
 // above: a root is a node whose parent is absent, itself, or not in the file).
 
-#include "io/chunkstops.h"
+#include "io/json/chunkstops.h"
 #include "io/tracereader.h"
 #include "testsupport.h"
 #include "tracefixtures.h"

@@ -7,8 +7,8 @@
 #include "clitestsupport.h"
 #include "commands/commands.h"
 #include "gen/tracegenerator.h"
-#include "io/boundedjson.h"
-#include "io/inputtext.h"
+#include "io/file/inputtext.h"
+#include "io/json/boundedjson.h"
 #include "job/discovery.h"
 #include "job/jobrun.h"
 #include "job/ranksummary.h"
@@ -322,7 +322,7 @@ private slots:
         QVERIFY(!core::io::offsetBeyondDepth(std::string(64, '[') + std::string(64, ']'), 64));
         QVERIFY(!core::io::offsetBeyondDepth("[\"[[[[[[[[[[[[\\\"[[[[[[[\"]", 2));
         QCOMPARE(core::io::offsetBeyondDepth("{\"a\": [[1]]}", 2), std::optional<std::uint64_t>(7));
-        // A container's extent (peekKinetoHeader's distributedInfo): brackets in strings skipped.
+        // A container's extent (peekKinetoRank's distributedInfo): brackets in strings skipped.
         QCOMPARE(core::io::containerEnd("x{\"a\": \"}\", \"b\": [{}]} tail", 1), std::optional<std::size_t>(22));
         QCOMPARE(core::io::containerEnd("[1, [2]]", 0), std::optional<std::size_t>(8));
         QVERIFY(!core::io::containerEnd("{\"a\": [1}", 0)); // never closes

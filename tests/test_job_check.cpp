@@ -4,7 +4,7 @@
 // stragglers against the offsets the generator used.
 
 #include "collective/classify.h"
-#include "export/chakrakind.h"
+#include "export/chakra/chakrakind.h"
 #include "gen/tracegenerator.h"
 #include "io/tracereader.h"
 #include "job/rankcalls.h"

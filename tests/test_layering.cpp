@@ -6,9 +6,10 @@
 // the protobuf headers: no ui file reaches a generated .pb.h or <google/protobuf/…> through the
 // headers it includes (export/exportrequest.h is what the GUI includes to export). Nor does core/job,
 // nor any core folder below export: which collective an op is (core/collective) is decided without
-// Chakra's messages, and only the writers and readers of an .et map it to them (export/chakrakind.h).
+// Chakra's messages, and only the writers and readers of an .et map it to them (export/chakra/chakrakind.h).
 // The Python module (python/) stands on core alone, as the commands do: no Qt, no ui/ or app/ header,
-// no Qt target.
+// no Qt target. Inside io and export, the folder of one format or target does not include another's
+// (kSharedSubfolders).
 
 #include "testsupport.h"
 
@@ -34,6 +35,15 @@ const QStringList kCoreLayers = {
 const QStringList kUiLayers = {
     QStringLiteral("ground"),  QStringLiteral("timeline"), QStringLiteral("review"),  QStringLiteral("prediction"),
     QStringLiteral("jobview"), QStringLiteral("docks"),    QStringLiteral("compare"), QStringLiteral("shell"),
+};
+
+// Inside io and export, a folder per format or target (io/kineto, export/chakra, …) includes no other
+// one's headers: what two of them share is in the layer's own files (the tables, the readers' and
+// writers' common parts) or in one of its shared folders, listed here. The layer's own files include
+// every format's folder (they assemble the tables); a shared folder includes none.
+const QHash<QString, QStringList> kSharedSubfolders = {
+    {QStringLiteral("io"), {QStringLiteral("json"), QStringLiteral("file")}},
+    {QStringLiteral("export"), {}},
 };
 
 struct IncludeLine {
@@ -68,6 +78,26 @@ QStringList upwardIncludes(const QStringList &layers, const QString &folder, con
         const qsizetype target = layers.indexOf(inc.target.left(slash));
         if (target > level)
             found << QStringLiteral("line %1: %2 (%3 is above %4)").arg(inc.line).arg(inc.text, inc.target.left(slash), folder);
+    }
+    return found;
+}
+
+// The include lines of `text` (the file `relative`, "io/kineto/kinetoreader.cpp") that name a header
+// of another format's or target's folder of its layer (kSharedSubfolders), as "line N: #include …".
+QStringList siblingIncludes(const QString &relative, const QString &text)
+{
+    const QStringList parts = relative.split(QLatin1Char('/'));
+    if (parts.size() < 3 || !kSharedSubfolders.contains(parts[0]))
+        return {}; // the layer's own files, or another folder's
+    const QStringList shared = kSharedSubfolders.value(parts[0]);
+    QStringList found;
+    for (const IncludeLine &inc : includesOf(text)) {
+        const QStringList target = inc.target.split(QLatin1Char('/'));
+        if (target.size() < 3 || target[0] != parts[0] || target[1] == parts[1] || shared.contains(target[1]))
+            continue;
+        found << QStringLiteral("line %1: %2 (%3/%4 is another format's or target's folder)")
+                     .arg(inc.line)
+                     .arg(inc.text, target[0], target[1]);
     }
     return found;
 }
@@ -122,7 +152,8 @@ bool isQtInclude(const QString &target)
 
 struct SourceFile {
     QString path;
-    QString folder; // the folder under core/ or ui/ ("" for its CMakeLists.txt)
+    QString relative; // under core/ or ui/: "io/kineto/kinetoreader.cpp"
+    QString folder;   // the folder under core/ or ui/ ("" for its CMakeLists.txt)
     QString text;
 };
 
@@ -141,7 +172,7 @@ QList<SourceFile> sourceFiles(const char *tree)
             return {};
         const QString relative = dir.relativeFilePath(path);
         const qsizetype slash = relative.indexOf(QLatin1Char('/'));
-        files.push_back({path, slash < 0 ? QString() : relative.left(slash), QString::fromUtf8(file.readAll())});
+        files.push_back({path, relative, slash < 0 ? QString() : relative.left(slash), QString::fromUtf8(file.readAll())});
     }
     return files;
 }
@@ -167,9 +198,23 @@ private slots:
         QVERIFY(isQtInclude(QStringLiteral("QtCore/qstring.h")));
         QVERIFY(!isQtInclude(QStringLiteral("queue")));
         QVERIFY(!isQtInclude(QStringLiteral("export/exporter.h")));
-        QVERIFY(isProtobufInclude(QStringLiteral("export/et_def.pb.h")));
+        QVERIFY(isProtobufInclude(QStringLiteral("export/chakra/et_def.pb.h")));
         QVERIFY(isProtobufInclude(QStringLiteral("google/protobuf/message.h")));
         QVERIFY(!isProtobufInclude(QStringLiteral("export/exportrequest.h")));
+        // A format's folder may include its own, the shared ones and the layer's files, not a sibling's;
+        // a shared folder no format's.
+        const QString reader = QStringLiteral("#include \"io/kineto/kinetometadata.h\"\n#include \"io/json/jsonscan.h\"\n"
+                                              "#include \"io/formats.h\"\n#include \"io/hostet/hosttree.h\"\n");
+        const QStringList sibling = siblingIncludes(QStringLiteral("io/kineto/kinetoreader.cpp"), reader);
+        QCOMPARE(sibling.size(), 1);
+        QVERIFY2(sibling[0].startsWith(QStringLiteral("line 4: #include \"io/hostet/hosttree.h\"")), qPrintable(sibling[0]));
+        QCOMPARE(siblingIncludes(QStringLiteral("io/json/jsonhead.cpp"), reader).size(), 2);
+        QVERIFY(siblingIncludes(QStringLiteral("io/formats.cpp"), reader).isEmpty());
+        QVERIFY(siblingIncludes(QStringLiteral("job/discovery.cpp"), reader).isEmpty());
+        QCOMPARE(siblingIncludes(QStringLiteral("export/perfetto/perfettowriter.cpp"),
+                                 QStringLiteral("#include \"export/chakra/etformat.h\"\n#include \"export/jsonout.h\"\n"))
+                     .size(),
+                 1);
     }
 
     void protobufReachIsFollowedThroughHeaders()
@@ -179,7 +224,8 @@ private slots:
         const QString core = QString::fromStdString(linkscope::test::sourcePath("core"));
         const QStringList throughExporter = protobufReachedFrom(core + QStringLiteral("/export/exporter.h"), {core});
         QVERIFY2(!throughExporter.isEmpty(), "export/exporter.h should reach et_def.pb.h");
-        QVERIFY2(throughExporter.join(QLatin1Char('\n')).contains(QStringLiteral("export/etformat.h -> export/et_def.pb.h")),
+        QVERIFY2(throughExporter.join(QLatin1Char('\n'))
+                     .contains(QStringLiteral("export/chakra/etformat.h -> export/chakra/et_def.pb.h")),
                  qPrintable(throughExporter.join(QLatin1Char('\n'))));
         const QStringList throughRequest = protobufReachedFrom(core + QStringLiteral("/export/exportrequest.h"), {core});
         QVERIFY2(throughRequest.isEmpty(), qPrintable(throughRequest.join(QLatin1Char('\n'))));
@@ -298,6 +344,21 @@ private slots:
             for (const QString &found : upwardIncludes(kUiLayers, file.folder, file.text))
                 offenders << file.path + QStringLiteral(": ") + found;
         }
+        QVERIFY2(offenders.isEmpty(), qPrintable(offenders.join(QLatin1Char('\n'))));
+    }
+
+    void formatFoldersIncludeNoSibling()
+    {
+        const QList<SourceFile> files = sourceFiles("core");
+        QVERIFY2(files.size() >= 5, "expected to scan the core sources");
+        int inFormatFolders = 0;
+        QStringList offenders;
+        for (const SourceFile &file : files) {
+            inFormatFolders += file.relative.count(QLatin1Char('/')) >= 2 && kSharedSubfolders.contains(file.folder) ? 1 : 0;
+            for (const QString &found : siblingIncludes(file.relative, file.text))
+                offenders << file.path + QStringLiteral(": ") + found;
+        }
+        QVERIFY2(inFormatFolders >= 20, "expected to scan io's and export's folders");
         QVERIFY2(offenders.isEmpty(), qPrintable(offenders.join(QLatin1Char('\n'))));
     }
 

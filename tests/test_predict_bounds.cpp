@@ -5,8 +5,8 @@
 #include "clitestsupport.h"
 #include "simjobbuilder.h"
 
-#include "export/etbounds.h"
-#include "export/etformat.h"
+#include "export/chakra/etbounds.h"
+#include "export/chakra/etformat.h"
 #include "predict/rankstream.h"
 
 #include <QTemporaryDir>

@@ -8,7 +8,7 @@
 #include "testsupport.h"
 
 #include "commands/commands.h"
-#include "export/etcheck.h"
+#include "export/chakra/etcheck.h"
 #include "gen/tracegenerator.h"
 #include "pipeline/derivedhost.h"
 #include "pipeline/pairpipeline.h"

@@ -9,7 +9,7 @@
 #include "testsupport.h"
 
 #include "commands/commands.h"
-#include "export/etformat.h"
+#include "export/chakra/etformat.h"
 #include "gen/tracegenerator.h"
 #include "pipeline/pairpipeline.h"
 #include "predict/criticalpath.h"

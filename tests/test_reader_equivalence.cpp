@@ -9,7 +9,7 @@
 
 #include "gen/tracegenerator.h"
 #include "io/formats.h"
-#include "io/jsonkernel.h"
+#include "io/json/jsonkernel.h"
 #include "io/tracereader.h"
 #include "readerdigest.h"
 #include "testsupport.h"

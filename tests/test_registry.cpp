@@ -1,16 +1,18 @@
 // The input-format table and the export-target table take rows at run time: a toy format and a toy
-// target (tests/toyregistry.h), registered only here, go through everything a built-in one does —
+// target (tests/toyformat/, tests/toytarget/), registered only here, go through everything a built-in one does —
 // detection (once per file: the pair carries its row), openPair, job discovery, `linkscope
 // inspect`, exportLinkedPair with its report, `linkscope export` (its option, its help, its
 // messages, a Kineto trace alone) and the default output names — and nothing else in Linkscope
-// names them. Also: the Kineto-only Perfetto export from the CLI, and what it refuses.
+// names them; the file dialogs' filter, the default output names and a job's rank and world size come
+// from the format's row. Also: the Kineto-only Perfetto export from the CLI, and what it refuses.
 
 #include "clitestsupport.h"
 #include "export/outputnames.h"
 #include "job/discovery.h"
 #include "pipeline/pairpipeline.h"
 #include "report/inspect.h"
-#include "toyregistry.h"
+#include "toyformat/toyformat.h"
+#include "toytarget/toytarget.h"
 
 #include <QFileInfo>
 #include <QTemporaryDir>
@@ -52,7 +54,7 @@ private slots:
         QCOMPARE(sniffTraceKind(m_toy), kUnknownKind);
         QVERIFY_THROWS_EXCEPTION(LoadError, openPair(request(m_toy, m_host)));
         {
-            test::ToyRegistration toy;
+            test::ToyFormatRow toy;
             const InputFormat *row = detectInputFormat(m_toy);
             QVERIFY(row);
             QCOMPARE(row->kind, std::string(test::kToyKind));
@@ -69,9 +71,37 @@ private slots:
         QVERIFY(!inputFormats().find(test::kToyKind));
     }
 
+    void aToyFormatsRowNamesItsFiles()
+    {
+        const std::string builtIn = "Traces (*.json *.json.gz *.gz);;All files (*)";
+        QCOMPARE(inputFileFilter(), builtIn);
+        QCOMPARE(traceBaseName("rank0.trace"), std::string("rank0.trace")); // the Kineto row's suffixes
+        test::ToyFormatRow toy;
+        const InputFormat *row = inputFormats().find(test::kToyKind);
+        QVERIFY(row);
+        // The open dialogs offer its files; the outputs made from one are named without its suffix.
+        QCOMPARE(inputFileFilter(), std::string("Traces (*.json *.json.gz *.gz *.trace);;All files (*)"));
+        QCOMPARE(traceBaseName("rank0.trace.gz", row), std::string("rank0"));
+        QCOMPARE(defaultExportPaths("/t/rank0.trace", false, row).at("etplus"), std::string("/t/rank0.etplus.json"));
+        QCOMPARE(defaultExportPaths("/t/rank0.pt.trace.json").at("etplus"), std::string("/t/rank0.etplus.json"));
+        // A job's rank and world size are what its row reads from the file's head.
+        const std::string declared = path("declared.trace");
+        writeFileAtomically(declared, std::string(test::kToyHeader)
+                                          + R"({"distributedInfo": {"rank": 3, "world_size": 4}, "traceEvents": []})");
+        const RankHeader header = peekRankHeader(declared);
+        QCOMPARE(header.rank, std::int64_t(3));
+        QCOMPARE(header.worldSize, std::int64_t(4));
+        const job::JobLayout layout = job::discoverJob({declared});
+        QVERIFY2(layout.errors.empty(), layout.errors.empty() ? "" : layout.errors.front().c_str());
+        QCOMPARE(layout.ranks.size(), std::size_t(1));
+        QCOMPARE(layout.ranks[0].rank, std::int64_t(3));
+        QCOMPARE(layout.ranks[0].worldSize, std::int64_t(4));
+        QCOMPARE(layout.worldSize, std::int64_t(4));
+    }
+
     void aToyFormatOpensAsTheDeviceTraceOfAPair()
     {
-        test::ToyRegistration toy;
+        test::ToyFormatRow toy;
         // Either order: the row's role says which file is the device trace, and the pair carries
         // the rows it detected, so the load stage does not detect them again.
         PairFiles files = resolvePairFiles(m_toy, m_host);
@@ -102,7 +132,7 @@ private slots:
 
     void aToyFormatIsDiscoveredAndInspected()
     {
-        test::ToyRegistration toy;
+        test::ToyFormatRow toy;
         const std::string job = path("job");
         std::filesystem::create_directory(job);
         std::filesystem::copy_file(m_host, job + "/host_0.json");
@@ -135,7 +165,7 @@ private slots:
 
     void aToyTargetIsWrittenAndReported()
     {
-        test::ToyRegistration toy;
+        test::ToyTargetRow toy;
         const OpenedPair pair = openPair(request(m_kineto, m_host));
         ExportRequest request;
         request.outputs[std::string(test::kToyTarget)] = path("links.toy.txt");
@@ -166,7 +196,8 @@ private slots:
 
     void theCliHasAnOptionPerTarget()
     {
-        test::ToyRegistration toy;
+        test::ToyFormatRow toyFormat;
+        test::ToyTargetRow toyTarget;
         const CliRun help = test::runCli(cli::runExport, {"--help"});
         QCOMPARE(help.code, 0);
         QVERIFY2(help.out.find("  --toy OUT.txt         each GPU op and its parent, one a line\n") != std::string::npos,

@@ -1,11 +1,11 @@
-// Traces cut short (io/truncation.h): the bundled sample pair cut at several offsets is refused by
+// Traces cut short (io/json/truncation.h): the bundled sample pair cut at several offsets is refused by
 // default with the file and the byte named, and with LoadOptions::allowTruncated reads the events
 // (nodes) before the cut — a prefix of the whole file's — with a warning naming the byte; gzip too;
 // `linkscope summary` refuses without --allow-truncated (exit 1) and reads it with the flag.
 #include "commands/commands.h"
+#include "io/file/inputtext.h"
 #include "io/formats.h"
-#include "io/inputtext.h"
-#include "io/truncation.h"
+#include "io/json/truncation.h"
 #include "testsupport.h"
 
 #include <QTemporaryDir>

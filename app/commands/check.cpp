@@ -1,7 +1,7 @@
 // linkscope check X.et... [--comm-groups FILE] [--jobs N] [--json]
 #include "commands/commands.h"
 
-#include "export/etcheck.h"
+#include "export/chakra/etcheck.h"
 #include "job/runid.h"
 
 #include <algorithm>

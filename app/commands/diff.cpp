@@ -4,8 +4,8 @@
 // folder; only the Kineto traces are read: everything compared is in them.
 #include "commands/commands.h"
 
-#include "io/atomicfile.h"
-#include "io/outputguard.h"
+#include "io/file/atomicfile.h"
+#include "io/file/outputguard.h"
 #include "job/runread.h"
 
 #include <ostream>

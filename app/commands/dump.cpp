@@ -1,9 +1,9 @@
 // linkscope dump X.et — print a Chakra protobuf trace as JSON (chakra_jsonizer's objects), or its summary.
 #include "commands/commands.h"
 
-#include "export/etformat.h"
-#include "io/atomicfile.h"
-#include "io/outputguard.h"
+#include "export/chakra/etformat.h"
+#include "io/file/atomicfile.h"
+#include "io/file/outputguard.h"
 
 #include <ostream>
 #include <sstream>

@@ -3,11 +3,11 @@
 // One option per row of the export-target table (export/targets.h): its name, aliases and help.
 #include "commands/commands.h"
 
-#include "export/astrasimtarget.h"
+#include "export/chakra/astrasimtarget.h"
 #include "export/exporter.h"
 #include "export/targets.h"
-#include "io/atomicfile.h"
-#include "io/outputguard.h"
+#include "io/file/atomicfile.h"
+#include "io/file/outputguard.h"
 #include "pipeline/derivedhost.h"
 #include "pipeline/pairpipeline.h"
 

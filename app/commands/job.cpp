@@ -4,10 +4,10 @@
 #include "commands/commands.h"
 
 #include "edit/sidecar.h"
-#include "export/etcheck.h"
+#include "export/chakra/etcheck.h"
 #include "export/exportrequest.h"
-#include "io/atomicfile.h"
-#include "io/outputguard.h"
+#include "io/file/atomicfile.h"
+#include "io/file/outputguard.h"
 #include "job/discovery.h"
 #include "job/jobrun.h"
 #include "job/summaryrun.h"

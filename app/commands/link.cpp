@@ -3,8 +3,8 @@
 #include "commands/commands.h"
 
 #include "edit/sidecar.h"
-#include "io/atomicfile.h"
-#include "io/outputguard.h"
+#include "io/file/atomicfile.h"
+#include "io/file/outputguard.h"
 #include "link/chakracompare.h"
 #include "link/policynotices.h"
 #include "pipeline/pairpipeline.h"

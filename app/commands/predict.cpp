@@ -7,7 +7,7 @@
 #include "commands/opportunities.h"
 #include "job/runid.h"
 
-#include "io/atomicfile.h"
+#include "io/file/atomicfile.h"
 #include "job/discovery.h"
 #include "link/linkset.h"
 #include "predict/hugepages.h"

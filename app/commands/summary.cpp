@@ -4,8 +4,8 @@
 // utilisation and exposed communication per stream and GPU, the step times (docs/summary.md).
 #include "commands/commands.h"
 
-#include "io/atomicfile.h"
-#include "io/outputguard.h"
+#include "io/file/atomicfile.h"
+#include "io/file/outputguard.h"
 #include "job/discovery.h"
 #include "job/jobrun.h"
 #include "pipeline/pairpipeline.h"

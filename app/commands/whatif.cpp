@@ -4,8 +4,8 @@
 
 #include "commands/commands.h"
 
-#include "export/etformat.h"
-#include "io/atomicfile.h"
+#include "export/chakra/etformat.h"
+#include "io/file/atomicfile.h"
 #include "predict/whatif.h"
 
 #include <filesystem>

@@ -3,7 +3,7 @@
 // many passes as the keys' range needs. Sorting millions of (time, id) or (id, index) pairs this way
 // takes a few linear passes where a comparison sort takes seconds on a busy machine; stability keeps
 // equal keys in their input order. Used for the timeline's edges by time (ui/tracedocument.cpp) and
-// the host ET's nodes by id (core/io/hostreader.cpp).
+// the host ET's nodes by id (core/io/hostet/hostreader.cpp).
 
 #include <algorithm>
 #include <cstddef>

@@ -1,7 +1,7 @@
 #pragma once
 // Which collective or point-to-point call a communication op is: one vocabulary for everything that
 // asks (the classifier beside this file, a job's cross-rank checks, the exporters, the replay). How
-// a kind is written in a Chakra `.et` is the writers' business (export/chakrakind.h).
+// a kind is written in a Chakra `.et` is the writers' business (export/chakra/chakrakind.h).
 
 #include <cstdint>
 #include <optional>

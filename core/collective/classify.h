@@ -1,6 +1,6 @@
 #pragma once
 // Which collective a GPU op is, how many bytes it moves, in which process group, between which
-// peers: one classifier for the exporters (how it is written, export/chakrakind.h) and for a job's
+// peers: one classifier for the exporters (how it is written, export/chakra/chakrakind.h) and for a job's
 // collective calls (job/rankcalls.h). The collective's own metadata is believed before kernel names
 // (kernel names vary: ncclKernel/ncclDevKernel, RCCL's ncclDevKernel_Generic): Kineto collective
 // args on the kernel, then ET comm attrs of the enclosing record_param_comms, then its

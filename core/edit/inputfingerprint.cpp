@@ -1,6 +1,6 @@
 #include "edit/inputfingerprint.h"
 
-#include "io/inputfile.h"
+#include "io/file/inputfile.h"
 
 namespace linkscope::core {
 

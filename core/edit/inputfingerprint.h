@@ -2,7 +2,7 @@
 // The fingerprint (size + SHA-256) of the file a trace was actually loaded from. A path can name
 // another file by the time the sidecar is checked (replaced by a rename, rewritten in place): the
 // fingerprint is taken from that path only when it still names the very file that was parsed
-// (device, inode, size and modification time as at load, io/inputfile.h), through one descriptor
+// (device, inode, size and modification time as at load, io/file/inputfile.h), through one descriptor
 // held open while hashing, so a sidecar is never matched against a file other than the one shown.
 
 #include "edit/sha256.h"

@@ -1,7 +1,7 @@
 #include "edit/sidecar.h"
 
-#include "io/atomicfile.h"
-#include "io/inputfile.h"
+#include "io/file/atomicfile.h"
+#include "io/file/inputfile.h"
 
 #include <nlohmann/json.hpp>
 

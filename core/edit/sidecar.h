@@ -6,7 +6,7 @@
 #include "edit/bookmarks.h"
 #include "edit/correction.h"
 #include "edit/sha256.h"
-#include "io/atomicfile.h"
+#include "io/file/atomicfile.h"
 #include "model/common.h"
 
 #include <nlohmann/json_fwd.hpp>
@@ -49,7 +49,7 @@ Sidecar loadSidecar(const std::string &path, FileIdentity *identity = nullptr);
 // The file's text: pretty-printed JSON, always valid UTF-8 (invalid bytes in paths become U+FFFD).
 std::string sidecarText(const Sidecar &sidecar);
 
-// Writes atomically (io/atomicfile.h: a temporary file in the same folder, fsync, rename). Throws
+// Writes atomically (io/file/atomicfile.h: a temporary file in the same folder, fsync, rename). Throws
 // WriteError (a std::runtime_error naming the path) on failure; the previous file is then untouched.
 void saveSidecar(const Sidecar &sidecar, const std::string &path);
 

@@ -10,7 +10,7 @@
 //
 // The request, the report and the entry point, exportLinkedPair(), are in export/exportrequest.h.
 
-#include "export/etformat.h"
+#include "export/chakra/etformat.h"
 #include "export/exportrequest.h"
 #include "link/linkset.h"
 #include "model/devicetrace.h"

@@ -1,6 +1,6 @@
 #include "export/gzipdata.h"
 
-#include "io/inputtext.h"
+#include "io/file/inputtext.h"
 #include "model/common.h"
 
 #include <algorithm>

@@ -2,7 +2,7 @@
 // Small helpers for the streaming JSON writers: they append to a buffer that is flushed to an
 // AtomicFile in large chunks, so multi-gigabyte outputs never sit in memory whole.
 
-#include "io/atomicfile.h"
+#include "io/file/atomicfile.h"
 #include "model/common.h"
 
 #include <bit>

@@ -1,44 +1,28 @@
 #include "export/outputnames.h"
 
 #include "export/targets.h"
+#include "io/formats.h"
 
 #include <filesystem>
-#include <string_view>
 
 namespace linkscope::core {
 
-namespace {
-
-bool stripSuffix(std::string &name, std::string_view suffix)
+std::string exportBaseName(const std::string &devicePath, const InputFormat *format)
 {
-    if (name.size() <= suffix.size() || name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0)
-        return false;
-    name.resize(name.size() - suffix.size());
-    return true;
+    return traceBaseName(std::filesystem::path(devicePath).filename().string(), format);
 }
 
-} // namespace
-
-std::string exportBaseName(const std::string &devicePath)
-{
-    std::string name = std::filesystem::path(devicePath).filename().string();
-    stripSuffix(name, ".gz");
-    stripSuffix(name, ".json");
-    stripSuffix(name, ".pt.trace");
-    return name;
-}
-
-std::string defaultExportPath(const std::string &devicePath, const ExportTarget &target, bool gzip)
+std::string defaultExportPath(const std::string &devicePath, const ExportTarget &target, bool gzip, const InputFormat *format)
 {
     const std::filesystem::path dir = std::filesystem::path(devicePath).parent_path();
-    return (dir / (exportBaseName(devicePath) + target.defaultSuffix + (gzip ? ".gz" : ""))).string();
+    return (dir / (exportBaseName(devicePath, format) + target.defaultSuffix + (gzip ? ".gz" : ""))).string();
 }
 
-std::map<std::string, std::string> defaultExportPaths(const std::string &devicePath, bool gzip)
+std::map<std::string, std::string> defaultExportPaths(const std::string &devicePath, bool gzip, const InputFormat *format)
 {
     std::map<std::string, std::string> paths;
     for (const ExportTarget &target : exportTargets())
-        paths[target.name] = defaultExportPath(devicePath, target, gzip);
+        paths[target.name] = defaultExportPath(devicePath, target, gzip, format);
     return paths;
 }
 

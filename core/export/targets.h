@@ -8,8 +8,10 @@
 // their writers, in table order, with progress and cancel between stages. `linkscope export`'s
 // options, the export dialog's rows and the default output names are made from this table.
 //
-// Adding a target (docs/architecture.md, "Adding an export target"): a writer in a new file under
-// core/export/ and one row in core/export/targets.cpp; a test adds its own with exportTargets().add().
+// Adding a target (docs/architecture.md, "Adding an export target"): a folder core/export/<target>/
+// with its writer and a function returning its row (export/perfetto/perfettotarget.h is one), and that
+// row added in ExportTargetTable's constructor (core/export/targets.cpp); a test adds its own with
+// exportTargets().add().
 //
 // Holds no protobuf type: the GUI includes it. What a check and a writer see, ExportContext, is in
 // export/exporter.h.
@@ -25,6 +27,9 @@
 namespace linkscope::core {
 
 struct ExportContext;
+
+// The Browse… filter of the targets that write JSON.
+inline constexpr std::string_view kJsonOutputFilter = "JSON (*.json *.json.gz);;All files (*)";
 
 struct ExportTarget {
     std::string name;                 // "etplus", "et", "perfetto": `linkscope export --NAME PATH`

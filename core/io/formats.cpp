@@ -1,14 +1,13 @@
 #include "io/formats.h"
 
-#include "io/truncation.h"
-
-#include "io/inputtext.h"
-#include "io/jsonscan.h"
+#include "io/chakraet/chakraetformat.h"
+#include "io/file/inputtext.h"
+#include "io/hostet/hostetformat.h"
+#include "io/json/truncation.h"
+#include "io/kineto/kinetoformat.h"
 
 #include <algorithm>
-#include <array>
 #include <cerrno>
-#include <cstring>
 #include <stdexcept>
 
 #include <unistd.h>
@@ -54,145 +53,11 @@ std::optional<std::string_view> FileHead::tail(std::size_t n) const
 
 namespace {
 
-// ---- detectors ---------------------------------------------------------------------------------
-
-// Chakra .et: a varint length, then a GlobalMetadata message whose fields are tagged 1..(small).
-bool looksLikeChakraProtobuf(std::string_view head)
-{
-    if (head.empty())
-        return false;
-    std::uint64_t length = 0;
-    std::size_t i = 0;
-    int shift = 0;
-    for (; i < head.size() && i < 5; ++i) {
-        const auto b = static_cast<unsigned char>(head[i]);
-        length |= std::uint64_t(b & 0x7f) << shift;
-        shift += 7;
-        if (!(b & 0x80))
-            break;
-    }
-    if (i >= head.size() || i >= 5)
-        return false;
-    ++i;
-    if (length == 0)
-        return i < head.size(); // an empty GlobalMetadata followed by a node
-    if (i >= head.size())
-        return false;
-    const auto tag = static_cast<unsigned char>(head[i]);
-    const unsigned field = tag >> 3, wire = tag & 7;
-    // GlobalMetadata: version (1, string) or attr (2, message); both length-delimited.
-    return (field == 1 || field == 2) && wire == 2 && length < (1u << 30);
-}
-
-// What the top-level JSON object of the head says: its first "traceEvents" or "nodes" key.
-enum class JsonShape { Array, TraceEvents, Nodes, Other };
-struct JsonHead {
-    JsonShape shape = JsonShape::Other;
-    std::size_t valueAt = 0; // where the "nodes" value starts
-};
-
-JsonHead jsonHead(std::string_view head)
-{
-    const std::string_view text = head;
-    io::JsonScanner scanner(text);
-    std::size_t pos = scanner.skipWhitespace(io::byteOrderMarkLength(text)); // a UTF-8 BOM is skipped
-    if (scanner.at(pos) == '[')
-        return {JsonShape::Array, 0}; // Chrome "JSON Array Format"
-    if (scanner.at(pos) != '{')
-        return {};
-    try {
-        pos = scanner.skipWhitespace(pos + 1);
-        while (scanner.at(pos) == '"') {
-            const std::size_t keyEnd = scanner.skipString(pos);
-            const std::string_view key(text.data() + pos + 1, keyEnd - pos - 2);
-            pos = scanner.skipWhitespace(scanner.expect(keyEnd, ':', ""));
-            if (key == "traceEvents")
-                return {JsonShape::TraceEvents, pos};
-            if (key == "nodes")
-                return {JsonShape::Nodes, pos};
-            pos = scanner.skipWhitespace(scanner.skipValue(pos));
-            if (scanner.at(pos) != ',')
-                break;
-            pos = scanner.skipWhitespace(pos + 1);
-        }
-    } catch (const io::ScanError &) {
-        // The prefix ended inside a value: nothing more to learn.
-    }
-    return {};
-}
-
-// ET+ nodes carry device-side timing that a plain host ET does not have. A plain host ET is
-// scanned to the end of its 64 MiB prefix for each marker, so the search is memmem's (glibc: a
-// two-way search over the whole text) rather than string_view::find's, which stops at every '"'
-// (a JSON text is full of them) to compare the marker: 10% of a job's CPU went there.
-bool hasDeviceTiming(std::string_view text)
-{
-    for (std::string_view marker : {"\"inclusive_dur\"", "\"exclusive_dur\"", "\"ph\"", "\"cat\""})
-        if (memmem(text.data(), text.size(), marker.data(), marker.size()) != nullptr)
-            return true;
-    return false;
-}
-
-bool isEtPlus(const FileHead &head)
-{
-    const JsonHead json = jsonHead(head.start());
-    if (json.shape != JsonShape::Nodes)
-        return false;
-    if (hasDeviceTiming(head.start().substr(json.valueAt)))
-        return true;
-    if (head.start().size() < FileHead::kStart)
-        return false; // the whole file was seen
-    // Older ET+ files (PARAM's linker) append their GPU nodes at the end of the nodes array: look at
-    // the end of a plain file (the last 8 MiB, read on their own: a job sniffs every rank's host ET,
-    // and scanning a 64 MiB prefix of each was 8% of its CPU); a gzip file's end is
-    // not reachable without inflating it all, so its first 64 MiB are looked at instead.
-    if (const auto tail = head.tail(std::size_t(8) << 20))
-        return hasDeviceTiming(*tail);
-    return hasDeviceTiming(head.prefix(std::size_t(64) << 20));
-}
-
-bool isHostEt(const FileHead &head) { return jsonHead(head.start()).shape == JsonShape::Nodes && !isEtPlus(head); }
-
-bool isKineto(const FileHead &head)
-{
-    const JsonShape shape = jsonHead(head.start()).shape;
-    return shape == JsonShape::Array || shape == JsonShape::TraceEvents;
-}
-
-bool isChakraEt(const FileHead &head)
-{
-    const std::string_view bytes = head.start();
-    // JSON of any kind starts with whitespace, '{' or '['; a .et starts with its varint length.
-    if (!bytes.empty() && (bytes[0] == ' ' || bytes[0] == '\n' || bytes[0] == '\r' || bytes[0] == '\t'))
-        return false;
-    // '{' is also the varint 123 and "{\n" a GlobalMetadata of 123 bytes whose field 1 follows: JSON
-    // cut short before its first key reads that way. A .et's first bytes hold a byte below 0x20 (the
-    // version string's length, an empty metadata's 0, a node's id tag 0x08); text has none.
-    if (!bytes.empty() && (bytes[0] == '{' || bytes[0] == '[')) {
-        const std::string_view first = bytes.substr(0, 64);
-        if (std::none_of(first.begin(), first.end(),
-                         [](char c) { return static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n' && c != '\r'; }))
-            return false;
-    }
-    return jsonHead(bytes).shape == JsonShape::Other && looksLikeChakraProtobuf(bytes);
-}
-
-// ---- the table -------------------------------------------------------------------------------------
-
-// The built-in rows, in detection order.
+// The built-in rows, in detection order: each format's folder gives its row.
 std::list<InputFormat> builtInFormats()
 {
-    std::list<InputFormat> rows;
-    // ET+ before the host ET: both are {"nodes": [...]}, ET+ has device timing in its nodes. Its
-    // nodes are a host ET's: inspect reads them with the host reader; a pair never opens it.
-    rows.push_back({std::string(kEtPlusKind), TraceRole::Output, "ET+ (chakra_trace_link output)", isEtPlus, readHostTrace,
-                    nullptr, nullptr, nullptr});
-    rows.push_back({std::string(kHostEtKind), TraceRole::Host, "host execution trace", isHostEt, readHostTrace, nullptr,
-                    parseHostTrace, nullptr});
-    rows.push_back({std::string(kKinetoKind), TraceRole::Device, "Kineto trace", isKineto, nullptr, readKinetoTrace, nullptr,
-                    parseKinetoTrace});
-    rows.push_back({std::string(kChakraEtKind), TraceRole::Output, "Chakra .et", isChakraEt, nullptr, nullptr, nullptr, nullptr});
-    return rows;
+    // ET+ before the host ET: both are {"nodes": [...]}, ET+ has device timing in its nodes.
+    return {io::etPlusInputFormat(), io::hostEtInputFormat(), io::kinetoInputFormat(), io::chakraEtInputFormat()};
 }
 
 } // namespace
@@ -254,6 +119,52 @@ const InputFormat &defaultInputFormat(TraceRole role)
             && (role != TraceRole::Device || format.readDevice))
             return format;
     throw std::logic_error("no input format for this role");
+}
+
+RankHeader peekRankHeader(const std::string &path, const InputFormat *format)
+{
+    if (!format)
+        format = detectInputFormat(path);
+    if (!format || format->role != TraceRole::Device)
+        format = &defaultInputFormat(TraceRole::Device);
+    return format->peekRank ? format->peekRank(path) : RankHeader{};
+}
+
+std::string inputFileFilter()
+{
+    std::vector<std::string> patterns;
+    for (const InputFormat &format : inputFormats())
+        if (format.role == TraceRole::Host || format.role == TraceRole::Device)
+            for (const std::string &pattern : format.filePatterns)
+                if (std::find(patterns.begin(), patterns.end(), pattern) == patterns.end())
+                    patterns.push_back(pattern);
+    std::string filter = "Traces (";
+    for (std::size_t i = 0; i < patterns.size(); ++i)
+        filter += (i ? " " : "") + patterns[i];
+    return filter + ");;All files (*)";
+}
+
+namespace {
+
+bool stripSuffix(std::string &name, std::string_view suffix)
+{
+    if (name.size() <= suffix.size() || name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0)
+        return false;
+    name.resize(name.size() - suffix.size());
+    return true;
+}
+
+} // namespace
+
+std::string traceBaseName(std::string_view fileName, const InputFormat *format)
+{
+    if (!format)
+        format = &defaultInputFormat(TraceRole::Device);
+    std::string name(fileName);
+    stripSuffix(name, ".gz"); // any format may be gzip'ed (FileHead reads through it)
+    for (const std::string &suffix : format->nameSuffixes)
+        stripSuffix(name, suffix);
+    return name;
 }
 
 namespace {

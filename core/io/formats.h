@@ -4,11 +4,12 @@
 // DeviceTrace. Callers never name a reader: they call loadHostTrace / loadDeviceTrace (or the pair
 // pipeline, pipeline/pairpipeline.h), which detect and dispatch.
 //
-// Adding a format (docs/architecture.md, "Adding an input format"): write its reader and detector in
-// a new file under core/io/ (`DeviceTrace readXxx(const std::string &path, const ProgressFn &)`) and
-// add one row to the table in core/io/formats.cpp; a test adds its own with inputFormats().add().
+// Adding a format (docs/architecture.md, "Adding an input format"): a folder core/io/<format>/ with its
+// reader, its detector and a function returning its row (io/kineto/kinetoformat.h is one), and that
+// row added to builtInFormats() in core/io/formats.cpp; a test adds its own with inputFormats().add().
 // Rows are tried in order; the first whose detector accepts the file reads it. Callers ask a row its
-// role, never its kind: a new device format is opened, paired and discovered like a Kineto trace.
+// role, never its kind: a new device format is opened, paired, discovered, offered by the file dialogs
+// and named in outputs like a Kineto trace.
 
 #include "io/tracereader.h"
 #include "model/devicetrace.h"
@@ -51,6 +52,13 @@ private:
     mutable std::size_t tailAsked_ = 0;
 };
 
+// The rank of a job a trace belongs to and the job's world size, as the file declares them; -1 when
+// it does not.
+struct RankHeader {
+    std::int64_t rank = -1;
+    std::int64_t worldSize = -1;
+};
+
 // One row of the table. A row names its readers; a row without one (an output format) is only
 // recognised, to say what a file is.
 struct InputFormat {
@@ -61,9 +69,17 @@ struct InputFormat {
     HostTrace (*readHost)(const std::string &path, const ProgressFn &progress) = nullptr;     // Host rows (ET+ too)
     DeviceTrace (*readDevice)(const std::string &path, const ProgressFn &progress) = nullptr; // Device rows
     // The same readers from text in memory: a row that has one reads what precedes the cut of a
-    // truncated JSON document (io/truncation.h); a row without one reports the reader's error.
+    // truncated JSON document (io/json/truncation.h); a row without one reports the reader's error.
     HostTrace (*parseHost)(std::string text, const std::string &name, const ProgressFn &progress) = nullptr;
     DeviceTrace (*parseDevice)(std::string text, const std::string &name, const ProgressFn &progress) = nullptr;
+    // The file names its files usually have, for the file dialogs (inputFileFilter): "*.json". Never
+    // used to recognise a file.
+    std::vector<std::string> filePatterns;
+    // What is taken off a file name (after ".gz"), in this order, each when present, to name the files
+    // made from it (traceBaseName): {".json", ".pt.trace"} makes "rank0.pt.trace.json.gz" "rank0".
+    std::vector<std::string> nameSuffixes;
+    // The rank and world size the file declares, read from its head (job discovery); null: none.
+    RankHeader (*peekRank)(const std::string &path) = nullptr;
 };
 
 // The kinds of the built-in rows (what inspect prints, what tests compare).
@@ -105,11 +121,21 @@ std::string_view sniffTraceKind(const std::string &path);
 // position where it stops being that format).
 const InputFormat &defaultInputFormat(TraceRole role);
 
+// The rank and world size a device trace declares, asked of `format` (the row discovery detected),
+// else of the row that detects it now, else of the device role's default row (the one that would
+// read it); {-1, -1} when that row declares none. Throws LoadError when the file cannot be read.
+RankHeader peekRankHeader(const std::string &path, const InputFormat *format = nullptr);
+// The open dialogs' filter: "Traces (<the patterns of every host and device row>);;All files (*)".
+std::string inputFileFilter();
+// The base of the names made from a trace file's name: without ".gz", then `format`'s nameSuffixes
+// (the device role's default row when null); a name that would be empty is kept whole.
+std::string traceBaseName(std::string_view fileName, const InputFormat *format = nullptr);
+
 // Reads `path` with the reader of `format` (the row resolvePairFiles detected), else of the row that
 // detects it now; a file no row of that role accepts goes to the role's default reader (its LoadError
 // says where the file stops being readable).
 //
-// A host ET or Kineto trace cut short (io/truncation.h) is refused with a LoadError that names the
+// A host ET or Kineto trace cut short (io/json/truncation.h) is refused with a LoadError that names the
 // byte where it ends, unless `options.allowTruncated`: then what precedes the cut is read, with a
 // warning naming both bytes. Only the failure path looks for a cut; a complete file reads as before.
 struct LoadOptions {

@@ -5,9 +5,9 @@
 // the trace (one chunk per thread, readInChunks).
 
 #include "base/parallel.h"
-#include "io/chunkstops.h"
-#include "io/inputtext.h"
-#include "io/jsonscan.h"
+#include "io/file/inputtext.h"
+#include "io/json/chunkstops.h"
+#include "io/json/jsonscan.h"
 #include "io/tracereader.h"
 #include "io/warningsink.h"
 
@@ -65,7 +65,7 @@ protected:
     bool chunkAbandoned() const { return abandon_ && abandon_->load(std::memory_order_relaxed); }
 
     // Runs `parse`, turning a ScanError into a LoadError for this file. A mapped file that shrank
-    // while it was parsed (its missing pages read as zeros, see io/parsebuffer.h) is reported as
+    // while it was parsed (its missing pages read as zeros, see io/json/parsebuffer.h) is reported as
     // such, whatever the parse made of the zeros.
     template <typename Parse>
     void parseGuarded(Parse &&parse)

@@ -2,10 +2,10 @@
 
 #include "base/parallel.h"
 
-#include "io/hostreader.h"
-#include "io/inputtext.h"
-#include "io/jsonscan.h"
-#include "io/kinetoreader.h"
+#include "io/file/inputtext.h"
+#include "io/hostet/hostreader.h"
+#include "io/json/jsonscan.h"
+#include "io/kineto/kinetoreader.h"
 
 #include <algorithm>
 #include <atomic>

@@ -1,11 +1,8 @@
 #include "job/discovery.h"
 
-#include "io/boundedjson.h"
+#include "io/file/inputtext.h"
 #include "io/formats.h"
-#include "io/inputtext.h"
 #include "model/common.h"
-
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <filesystem>
@@ -38,43 +35,6 @@ std::optional<std::int64_t> rankFromFileName(std::string_view fileName)
             last = std::stoll(digits);
     }
     return last;
-}
-
-KinetoHeader peekKinetoHeader(const std::string &path)
-{
-    KinetoHeader h;
-    const std::string head = io::readInputPrefix(path, 1u << 20);
-    const std::size_t key = head.find("\"distributedInfo\"");
-    if (key == std::string::npos)
-        return h;
-    const std::size_t open = head.find('{', key);
-    if (open == std::string::npos)
-        return h;
-    // The object's extent, strings respected.
-    const std::optional<std::size_t> end = io::containerEnd(head, open);
-    if (!end)
-        return h;
-    const auto j = nlohmann::json::parse(head.begin() + static_cast<std::ptrdiff_t>(open),
-                                         head.begin() + static_cast<std::ptrdiff_t>(*end), nullptr, false);
-    if (!j.is_object())
-        return h;
-    auto integer = [](const nlohmann::json &o, const char *k) -> std::int64_t {
-        auto it = o.find(k);
-        if (it == o.end())
-            return -1;
-        if (it->is_number_integer())
-            return it->get<std::int64_t>();
-        if (it->is_string()) {
-            try {
-                return std::stoll(it->get<std::string>());
-            } catch (const std::exception &) {
-            }
-        }
-        return -1;
-    };
-    h.rank = integer(j, "rank");
-    h.worldSize = integer(j, "world_size");
-    return h;
 }
 
 namespace {
@@ -117,7 +77,7 @@ private:
         std::string path;
         const InputFormat *format = nullptr;
         std::int64_t nameRank = -1;
-        KinetoHeader header;
+        RankHeader header;
     };
 
     // The files given and those in the folders given (each folder's sorted by name).
@@ -188,10 +148,11 @@ private:
             hosts_[c.nameRank].push_back(std::move(c));
     }
 
-    // A Kineto trace: its rank from its name, else from its distributedInfo; the job's world size.
+    // A device trace: its rank from its name, else from what its head declares (a Kineto trace's
+    // distributedInfo, the row's peekRank); the job's world size.
     void claimDevice(Claim c)
     {
-        c.header = peekKinetoHeader(c.path);
+        c.header = peekRankHeader(c.path, c.format);
         if (c.nameRank < 0 && c.header.rank >= 0 && !plausibleRank(c.header.rank)) {
             layout_.skipped.push_back(c.path + ": its distributedInfo.rank " + std::to_string(c.header.rank) + " is beyond "
                                       + std::to_string(kMaxRank) + ", the largest rank a job may have");

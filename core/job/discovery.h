@@ -50,13 +50,6 @@ struct JobLayout {
 // The rank a file name carries (see above), or nullopt.
 std::optional<std::int64_t> rankFromFileName(std::string_view fileName);
 
-struct KinetoHeader {
-    std::int64_t rank = -1;
-    std::int64_t worldSize = -1;
-};
-// distributedInfo.rank / world_size from the first MiB of a (plain or gzip) Kineto file; -1 when absent.
-KinetoHeader peekKinetoHeader(const std::string &path);
-
 // `inputs`: folders (their files, not recursively) and files, in any mix. With `wanted` (a shard's
 // ranks), a file whose name carries an unwanted rank is not opened at all, and `missing` lists only
 // wanted ranks: a 10,000-rank folder costs a shard a directory listing, not 20,000 file reads.

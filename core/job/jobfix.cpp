@@ -3,7 +3,7 @@
 #include "base/parallel.h"
 #include "edit/correctionsession.h"
 #include "edit/sidecar.h"
-#include "io/atomicfile.h"
+#include "io/file/atomicfile.h"
 #include "pipeline/pairpipeline.h"
 
 #include <cstdio>

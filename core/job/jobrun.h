@@ -50,7 +50,7 @@ struct JobOptions {
     // (`linkscope predict` builds its graph from the bytes: predict/rankstream.h). Called on the
     // rank's worker thread; the summary's `et` names the file it would have been.
     std::function<std::function<void(std::string_view)>(std::int64_t rank)> etSinkFor;
-    // Read every .et back as it is written and check it (export/etcheck.h checkEtFile) in the same
+    // Read every .et back as it is written and check it (export/chakra/etcheck.h checkEtFile) in the same
     // worker: RankSummary::etCheck, for checkEtJob once every rank is done.
     bool checkEt = true;
     // Record in each summary which inputs made it (RankSummary::run: each input's SHA-256, job/summaryrun.h)

@@ -1,7 +1,7 @@
 #include "job/ranksummary.h"
 
-#include "io/atomicfile.h"
-#include "io/boundedjson.h"
+#include "io/file/atomicfile.h"
+#include "io/json/boundedjson.h"
 #include "jobmodel/rankrange.h"
 
 #include <limits>

@@ -5,7 +5,7 @@
 // reopening a trace.
 
 #include "analysis/tracestats.h"
-#include "export/etcheck.h"
+#include "export/chakra/etcheck.h"
 #include "job/rankoverview.h"
 #include "jobmodel/crossrank.h"
 #include "jobmodel/processgroups.h"
@@ -56,7 +56,7 @@ struct RankSummary {
     // Summary dock's and `linkscope summary`'s per-rank rows. Not part of the summary file.
     std::shared_ptr<const TraceStats> stats;
     // Where the rank's host ET and Kineto trace end when they were read up to a cut
-    // (JobOptions::allowTruncated, io/truncation.h cutOffset); kUnknownOffset: read whole. What the
+    // (JobOptions::allowTruncated, io/json/truncation.h cutOffset); kUnknownOffset: read whole. What the
     // GUI's notice names; not part of the summary file.
     std::uint64_t hostCutAt = kUnknownOffset;
     std::uint64_t deviceCutAt = kUnknownOffset;

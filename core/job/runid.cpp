@@ -1,7 +1,7 @@
 #include "job/runid.h"
 
 #include "edit/sha256.h"
-#include "io/boundedjson.h"
+#include "io/json/boundedjson.h"
 #include "job/summaryrun.h"
 
 #include <sys/stat.h>

@@ -5,7 +5,7 @@
 // both runs at the same time. The CLI's diff and the GUI's File ▸ Compare with… call this, then
 // diffRuns (report/rundiff.h).
 
-#include "io/outputguard.h"
+#include "io/file/outputguard.h"
 #include "report/rundiff.h"
 
 #include <atomic>

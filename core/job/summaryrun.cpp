@@ -1,7 +1,7 @@
 #include "job/summaryrun.h"
 
 #include "edit/inputfingerprint.h"
-#include "io/inputfile.h"
+#include "io/file/inputfile.h"
 
 #include <zlib.h>
 

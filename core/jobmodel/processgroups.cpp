@@ -1,6 +1,6 @@
 #include "jobmodel/processgroups.h"
 
-#include "io/atomicfile.h"
+#include "io/file/atomicfile.h"
 #include "jobmodel/rankrange.h"
 
 #include <algorithm>

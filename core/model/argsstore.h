@@ -4,7 +4,7 @@
 // into the model: each event keeps a Span, and a store gives the text back on demand.
 //
 // Two stores: the text in memory (a gzip trace, or one parsed from memory), or the plain trace file
-// itself, read back by position (io/fileargs.h), so that loading a multi-gigabyte trace neither
+// itself, read back by position (io/file/fileargs.h), so that loading a multi-gigabyte trace neither
 // copies nor keeps its args. A file store checks that the file is still the one that was loaded and
 // otherwise reports why the args are unavailable instead of returning wrong bytes.
 

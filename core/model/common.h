@@ -22,7 +22,7 @@ using Nanos = std::int64_t;
 inline constexpr Nanos kTimeLimit = Nanos(1) << 62;
 
 // Which file was read: device, inode, size and modification time of the open file at load time
-// (io/inputfile.h fills it), so that later steps can tell whether a path still names that file.
+// (io/file/inputfile.h fills it), so that later steps can tell whether a path still names that file.
 struct FileIdentity {
     std::uint64_t device = 0;
     std::uint64_t inode = 0;

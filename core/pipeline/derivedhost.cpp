@@ -1,6 +1,6 @@
 #include "pipeline/derivedhost.h"
 
-#include "io/hosttree.h"
+#include "io/hostet/hosttree.h"
 #include "link/hostjoin.h"
 
 #include <nlohmann/json.hpp>
@@ -15,7 +15,7 @@ namespace {
 
 constexpr std::string_view kProcessRootName = "[pytorch|profiler|execution_trace|process]";
 constexpr std::string_view kThreadRootName = "[pytorch|profiler|execution_trace|thread]";
-// The schema the astra-sim target reads without a notice (export/etplusgraph.cpp).
+// The schema the astra-sim target reads without a notice (export/etplus/etplusgraph.cpp).
 constexpr std::string_view kDerivedSchema = "1.1.1-chakra.0.0.4";
 
 bool isDerivedOp(const DeviceEvent &e) { return e.phase == Phase::Complete && isCpuOpCategory(e.category) && e.dur >= 0; }

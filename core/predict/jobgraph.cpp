@@ -2,7 +2,8 @@
 #include "predict/rankstream.h"
 
 #include "base/parallel.h"
-#include "export/etcheck.h"
+#include "export/chakra/etcheck.h"
+#include "io/formats.h"
 #include "jobmodel/processgroups.h"
 #include "jobmodel/rankrange.h"
 
@@ -260,7 +261,7 @@ JobGraph exportPairGraph(const std::string &host, const std::string &device, con
     job::RankFiles files;
     files.host = host;
     files.device = device;
-    const job::KinetoHeader header = job::peekKinetoHeader(device);
+    const RankHeader header = peekRankHeader(device);
     files.rank = std::max<std::int64_t>(0, header.rank);
     return exportJobGraph({files}, header.worldSize, options);
 }

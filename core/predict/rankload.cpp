@@ -7,7 +7,7 @@
 #include "predict/rankstream.h"
 #include "predict/simgraph.h"
 
-#include "export/etformat.h"
+#include "export/chakra/etformat.h"
 
 #include <algorithm>
 #include <cerrno>

@@ -155,7 +155,7 @@ std::int64_t Durations::computeNs(std::size_t r, std::uint32_t node) const
             delayMicros = m_delayMicros[r];
     }
     if (m_model == ReplayModel::Faithful) { // in ns: the lane time where the export wrote it
-        // The reader bounds a file's times (export/etbounds.h); a graph built otherwise is clamped there.
+        // The reader bounds a file's times (export/chakra/etbounds.h); a graph built otherwise is clamped there.
         const std::int64_t base = n.laneNs >= 0 ? std::min(n.laneNs, kMaxEtLaneNs)
                                                 : std::clamp<std::int64_t>(n.durationMicros, 0, kMaxEtLaneNs / 1000) * 1000;
         const std::int64_t ns = matched ? scaledNs(base, n.dispatchNs, factor) : base;

@@ -2,9 +2,9 @@
 
 #include "predict/hugepages.h"
 
-#include "export/chakrakind.h"
-#include "export/etbounds.h"
-#include "export/etformat.h"
+#include "export/chakra/chakrakind.h"
+#include "export/chakra/etbounds.h"
+#include "export/chakra/etformat.h"
 
 #include <nlohmann/json.hpp>
 

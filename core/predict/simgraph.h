@@ -3,7 +3,7 @@
 // files, comm_group.json and network.yml, in arrays (docs/prediction.md). Built once per job; a
 // what-if changes durations and the network at replay time, never the graph.
 
-#include "export/etbounds.h"
+#include "export/chakra/etbounds.h"
 #include "jobmodel/crossrank.h"
 #include "model/common.h"
 
@@ -14,7 +14,7 @@
 #include <unordered_map>
 #include <vector>
 
-// The Chakra types are declared here, defined in export/etformat.h (with the protobuf messages): a
+// The Chakra types are declared here, defined in export/chakra/etformat.h (with the protobuf messages): a
 // caller that does not build or read a .et does not compile the protobuf headers.
 namespace ChakraProtoMsg {
 class Node;
@@ -69,7 +69,7 @@ struct SimRank {
     // The CPU threads (attr `tid`) and GPU streams (attr `stream`) of the rank's nodes, in order of
     // first appearance: SimNode::lane indexes them. At most kMaxLanes of each; more share the last.
     std::vector<std::int64_t> threads, streams;
-    std::int64_t totalNs = 0; // its node times summed (export/etbounds.h), ≤ kMaxEtTotalNs
+    std::int64_t totalNs = 0; // its node times summed (export/chakra/etbounds.h), ≤ kMaxEtTotalNs
 };
 inline constexpr std::size_t kMaxLanes = 4096;
 

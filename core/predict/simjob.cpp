@@ -7,9 +7,9 @@
 #include "predict/hugepages.h"
 
 #include "base/parallel.h"
-#include "export/etbounds.h"
-#include "export/etcheck.h"
-#include "io/boundedjson.h"
+#include "export/chakra/etbounds.h"
+#include "export/chakra/etcheck.h"
+#include "io/json/boundedjson.h"
 
 #include <nlohmann/json.hpp>
 
@@ -52,7 +52,7 @@ void regroupRank(SimRank &rank, const std::vector<std::int64_t> &learnedGroupIds
 
 void parseCommGroups(const std::string &text, const std::string &name, SimJob &job)
 {
-    // Nesting bounded before nlohmann sees it (io/boundedjson.h).
+    // Nesting bounded before nlohmann sees it (io/json/boundedjson.h).
     const nlohmann::json j = io::parseBoundedJson(text, name);
     if (!j.is_object())
         throw LoadError(name, 0, "expected an object {\"<integer id>\": [ranks]}");

@@ -1,7 +1,7 @@
 #include "predict/whatif.h"
 
-#include "export/etbounds.h"
-#include "export/etformat.h"
+#include "export/chakra/etbounds.h"
+#include "export/chakra/etformat.h"
 
 #include <cctype>
 #include <cmath>

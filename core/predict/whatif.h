@@ -17,7 +17,7 @@
 
 namespace linkscope::core {
 
-// Defined in export/etformat.h (with the protobuf messages it holds).
+// Defined in export/chakra/etformat.h (with the protobuf messages it holds).
 struct ChakraTrace;
 
 // What a what-if may ask (docs/prediction.md, "What-if"): a factor past these is refused where it

@@ -1,6 +1,6 @@
 #include "report/inspect.h"
 
-#include "export/etformat.h"
+#include "export/chakra/etformat.h"
 #include "link/hostjoin.h"
 
 #include <algorithm>

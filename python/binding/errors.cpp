@@ -1,7 +1,7 @@
 #include "errors.h"
 
-#include "export/etformat.h"
-#include "io/atomicfile.h"
+#include "export/chakra/etformat.h"
+#include "io/file/atomicfile.h"
 #include "model/common.h"
 
 namespace linkscope::python {

@@ -2,7 +2,7 @@
 
 #include "pair.h"
 
-#include "io/atomicfile.h"
+#include "io/file/atomicfile.h"
 
 #include <pybind11/stl.h>
 

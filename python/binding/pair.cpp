@@ -5,7 +5,7 @@
 #include "edit/sidecar.h"
 #include "export/exportrequest.h"
 #include "export/targets.h"
-#include "io/outputguard.h"
+#include "io/file/outputguard.h"
 #include "link/finding.h"
 
 #include <pybind11/stl.h>

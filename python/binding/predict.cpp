@@ -1,5 +1,6 @@
 #include "predict.h"
 
+#include "io/formats.h"
 #include "job/discovery.h"
 #include "predict/jobgraph.h"
 #include "predict/opportunities.h"
@@ -46,7 +47,7 @@ predict::JobGraph loadGraph(const PredictInputs &in)
         job::RankFiles files;
         files.host = in.host;
         files.device = in.device;
-        const job::KinetoHeader header = job::peekKinetoHeader(in.device);
+        const RankHeader header = peekRankHeader(in.device);
         files.rank = std::max<std::int64_t>(0, header.rank);
         graph = predict::exportJobGraph({files}, header.worldSize, in.job);
     } else if (folder) {

@@ -14,7 +14,8 @@
 #include "shell/mainwindow.h"
 #include "shell/reviewui.h"
 #include "testsupport.h"
-#include "toyregistry.h"
+#include "toyformat/toyformat.h"
+#include "toytarget/toytarget.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -284,9 +285,10 @@ private slots:
 
     void aToyFormatAndTargetGetTheirRowAndAreWritten()
     {
-        // Registered only here (tests/toyregistry.h): the dialog's rows come from the export-target
+        // Registered only here (tests/toyformat/, tests/toytarget/): the dialog's rows come from the export-target
         // table, the window opens the toy format through the input-format table.
-        test::ToyRegistration toy;
+        test::ToyFormatRow toyFormat;
+        test::ToyTargetRow toyTarget;
         const QString device = m_dir->filePath(QStringLiteral("rank0.json"));
         test::writeToyTrace(test::dataPath("export/seed_kineto.json"), device.toStdString());
         openWindow(QString(), device);

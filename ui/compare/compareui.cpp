@@ -5,6 +5,7 @@
 #include "compare/diffdock.h"
 #include "docks/summarydock.h"
 #include "ground/fromstd.h"
+#include "io/formats.h"
 #include "job/discovery.h"
 #include "job/runread.h"
 #include "jobview/jobdock.h"
@@ -70,7 +71,7 @@ void CompareUi::ask()
     const QStringList b = job ? QStringList{QFileDialog::getExistingDirectory(m_host.window, tr("Compare with job folder"))}
                               : QFileDialog::getOpenFileNames(m_host.window, tr("Compare with a Kineto trace (and its host ET)"),
                                                               QFileInfo(a.back()).path(),
-                                                              QStringLiteral("Traces (*.json *.json.gz *.gz);;All files (*)"));
+                                                              QString::fromStdString(core::inputFileFilter()));
     if (b.size() > 2) {
         m_host.window->statusBar()->showMessage(tr("Choose one Kineto trace, or a host ET and its Kineto trace"), 6000);
         return;

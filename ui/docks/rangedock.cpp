@@ -3,7 +3,7 @@
 #include "docks/statstable.h"
 #include "ground/fromstd.h"
 #include "ground/timeformat.h"
-#include "io/atomicfile.h"
+#include "io/file/atomicfile.h"
 
 #include <QAction>
 #include <QApplication>

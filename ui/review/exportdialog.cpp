@@ -5,8 +5,8 @@
 #include "edit/sidecar.h"
 #include "export/outputnames.h"
 #include "export/targets.h"
-#include "io/atomicfile.h"
-#include "io/outputguard.h"
+#include "io/file/atomicfile.h"
+#include "io/file/outputguard.h"
 #include "link/linkset.h"
 
 #include <QCheckBox>

@@ -3,7 +3,8 @@
 #include "ground/noticebar.h"
 #include "review/correctioncontroller.h"
 
-#include "io/outputguard.h"
+#include "export/outputnames.h"
+#include "io/file/outputguard.h"
 
 #include <QAction>
 #include <QClipboard>
@@ -40,10 +41,7 @@ QString PerfettoHandoff::outputPath() const
     if (!doc)
         return {};
     const QFileInfo device(doc->devicePath());
-    QString base = device.fileName();
-    for (const QString &suffix : {QStringLiteral(".gz"), QStringLiteral(".json"), QStringLiteral(".pt.trace")})
-        if (base.endsWith(suffix))
-            base.chop(suffix.size());
+    const QString base = QString::fromStdString(core::exportBaseName(doc->devicePath().toStdString()));
     const QByteArray hash =
         QCryptographicHash::hash(device.absoluteFilePath().toUtf8(), QCryptographicHash::Sha256).toHex().left(8);
     const QString folder = QStandardPaths::writableLocation(QStandardPaths::CacheLocation) + QStringLiteral("/perfetto");

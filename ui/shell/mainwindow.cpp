@@ -61,8 +61,6 @@ namespace linkscope::ui {
 
 namespace {
 
-const QString kTraceFilter = QStringLiteral("Traces (*.json *.json.gz *.gz);;All files (*)");
-
 QIcon edgeIcon(core::EdgeKind kind)
 {
     QPixmap pixmap(22, 14);
@@ -197,7 +195,8 @@ void MainWindow::buildActions()
     });
     openPairAction->setShortcut(QKeySequence::Open);
     file->addAction(tr("Open &Kineto trace…"), this, [this] {
-        const QString device = QFileDialog::getOpenFileName(this, tr("Kineto trace"), QString(), kTraceFilter);
+        const QString device = QFileDialog::getOpenFileName(this, tr("Kineto trace"), QString(),
+                                                            QString::fromStdString(core::inputFileFilter()));
         if (!device.isEmpty())
             openDevice(device);
     });

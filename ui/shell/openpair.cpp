@@ -81,7 +81,7 @@ FileAsker fileDialogAsker(QWidget *parent)
     return [parent](const QString &title, const QString &prompt, const QString &folder, bool several) {
         // A short title (a window manager cuts a long one) and the question in the dialog itself:
         // Qt's own dialog, whose layout takes the prompt as a last row.
-        QFileDialog dialog(parent, title, folder, QStringLiteral("Traces (*.json *.json.gz *.gz);;All files (*)"));
+        QFileDialog dialog(parent, title, folder, QString::fromStdString(core::inputFileFilter()));
         dialog.setObjectName(QStringLiteral("OpenPairDialog"));
         dialog.setOption(QFileDialog::DontUseNativeDialog);
         dialog.setFileMode(several ? QFileDialog::ExistingFiles : QFileDialog::ExistingFile);

@@ -1,6 +1,6 @@
 #include "shell/readnotice.h"
 
-#include "io/truncation.h"
+#include "io/json/truncation.h"
 
 #include <QFileInfo>
 #include <QLocale>
