@@ -4,6 +4,7 @@
 #include "jobview/joboverview.h"
 #include "prediction/jobpredictionpanel.h"
 #include "prediction/jobwhatiftabs.h"
+#include "prediction/predictdock.h"
 #include "prediction/whatifpanel.h"
 
 #include <QFileDialog>
@@ -478,7 +479,27 @@ void JobDock::onFinished(JobPtr job)
     emit jobOpened(m_job);
 }
 
-void JobDock::setCriticalPathMode(PathMode mode)
+void JobDock::attachPrediction(PredictDock *predict)
+{
+    predict->setJobTools(m_predictionPanel->jobTools());
+    connect(this, &JobDock::jobOpened, predict, [predict] { predict->setJobOpen(true); });
+    connect(this, &JobDock::jobClosed, predict, [predict] { predict->setJobOpen(false); });
+    const auto mode = [predict] {
+        if (!predict->criticalPathAction()->isChecked())
+            return PathMode::Off;
+        return predict->pathShown() == PredictDock::PathShown::WhatIf ? PathMode::WhatIf : PathMode::Baseline;
+    };
+    setPathMode(mode());
+    connect(predict, &PredictDock::pathHighlightChanged, this, [this, mode] { setPathMode(mode()); });
+    m_overview->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(m_overview, &QWidget::customContextMenuRequested, this, [this, predict](const QPoint &pos) {
+        QMenu menu(m_overview);
+        predict->addPathActions(&menu);
+        menu.exec(m_overview->mapToGlobal(pos));
+    });
+}
+
+void JobDock::setPathMode(PathMode mode)
 {
     if (mode == m_pathMode && mode != PathMode::WhatIf)
         return;

@@ -30,6 +30,7 @@ class QSplitter;
 namespace linkscope::ui {
 
 class JobOverview;
+class PredictDock;
 class JobOverviewLegend;
 class JobPredictionPanel;
 
@@ -59,11 +60,12 @@ public:
     JobFindingsList *findingsList() const { return m_findings; }
     JobPredictor *predictor() const { return m_predictor; }
     JobPredictionPanel *predictionPanel() const { return m_predictionPanel; }
-    // Critical-path mode (View ▸ Critical path): the overview draws pathRank()'s predicted path, or
-    // (WhatIf, the Prediction dock's "Path: What-if") the path under the job's current what-if of the
-    // rank whose step is the job's under it, once that what-if is replayed.
-    enum class PathMode { Off, Baseline, WhatIf };
-    void setCriticalPathMode(PathMode mode);
+    // Attaches the job to the window's Prediction dock: the job's what-if tools are placed in it while
+    // a job is open, and the overview draws the path the dock draws — in critical-path mode (View ▸
+    // Critical path) pathRank()'s predicted path, or (its "Path: What-if") the path under the job's
+    // current what-if of the rank whose step is the job's under it, once that what-if is replayed.
+    // Right-clicking the overview offers the dock's path switch.
+    void attachPrediction(PredictDock *predict);
     bool criticalPathMode() const { return m_pathMode != PathMode::Off; }
     // The rank whose path is drawn: the one chosen in the prediction list, else the slowest; -1 none.
     qint64 pathRank() const;
@@ -112,6 +114,8 @@ private:
     void updateProgress();
     void showProgress(bool on);
     void rebuildFixMenu();
+    enum class PathMode { Off, Baseline, WhatIf };
+    void setPathMode(PathMode mode);
     void showPath();                                        // the overview's critical path, as the mode says
     void showJobPrediction();                               // the list and, in critical-path mode, the overview's path
     const core::job::RankFiles *filesOf(qint64 rank) const; // null: not a rank of the job

@@ -569,28 +569,8 @@ JobDock *MainWindow::jobDock()
         m_jobDock = new JobDock(this);
         addDock(m_jobDock, Qt::TopDockWidgetArea);
         m_jobDockRestored = WindowLayout::restoreDock(this, m_jobDock);
-        // View ▸ Critical path also draws the job's predicted path across the overview's ranks.
-        // The overview draws the path the timeline draws: the baseline's or the what-if's, the job's
-        // what-if's there. Right-clicking the overview switches it as the timeline's menus do.
-        const auto pathMode = [this] {
-            if (!m_predict->criticalPathAction()->isChecked())
-                return JobDock::PathMode::Off;
-            return m_predict->pathShown() == PredictDock::PathShown::WhatIf ? JobDock::PathMode::WhatIf
-                                                                            : JobDock::PathMode::Baseline;
-        };
-        m_jobDock->setCriticalPathMode(pathMode());
-        connect(m_predict, &PredictDock::pathHighlightChanged, m_jobDock,
-                [this, pathMode] { m_jobDock->setCriticalPathMode(pathMode()); });
-        m_jobDock->overview()->setContextMenuPolicy(Qt::CustomContextMenu);
-        connect(m_jobDock->overview(), &QWidget::customContextMenuRequested, this, [this](const QPoint &pos) {
-            QMenu menu(m_jobDock->overview());
-            m_predict->addPathActions(&menu);
-            menu.exec(m_jobDock->overview()->mapToGlobal(pos));
-        });
-        // With a job open, the Prediction dock's what-if acts on the job (the job's tools, placed there).
-        m_predict->setJobTools(m_jobDock->predictionPanel()->jobTools());
-        connect(m_jobDock, &JobDock::jobOpened, m_predict, [this] { m_predict->setJobOpen(true); });
-        connect(m_jobDock, &JobDock::jobClosed, m_predict, [this] { m_predict->setJobOpen(false); });
+        // The Prediction dock holds the job's what-if tools; the overview draws the path it draws.
+        m_jobDock->attachPrediction(m_predict);
         connect(this, &MainWindow::documentChanged, m_jobDock, [this](const DocumentPtr &doc) {
             if (doc)
                 m_jobDock->documentShown(doc->devicePath());
