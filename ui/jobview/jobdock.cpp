@@ -501,7 +501,7 @@ void JobDock::attachPrediction(PredictDock *predict)
 
 void JobDock::setPathMode(PathMode mode)
 {
-    if (mode == m_pathMode && mode != PathMode::WhatIf)
+    if (mode == m_pathMode) // a new job what-if redraws through its own signal (applied)
         return;
     m_pathMode = mode;
     showPath();
