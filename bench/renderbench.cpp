@@ -194,7 +194,7 @@ int runEditRefresh(const std::string &host, const std::string &kineto, int edits
     }
 
     ui::TimelineView *timeline = window.timeline();
-    timeline->setVisibleRange(first->startTime(), first->endTime());
+    timeline->state().setVisibleRange(first->startTime(), first->endTime());
     timeline->repaint();
     // Memory per edit: the peak RSS while the edit is applied, published and drawn, above the RSS
     // held just before it (what the edit copies or builds at once), and the RSS held after it.
@@ -399,7 +399,7 @@ int runRender(Args args, std::ostream &out, std::ostream &err)
     ui::TimelineView view;
     view.resize(1920, 1080);
     view.setDocument(doc);
-    view.setSelectionModel(&selection);
+    view.state().setSelectionModel(&selection);
     const core::EventIndex selected = pickSelection(*device, *links);
     selection.select(selected);
 
@@ -424,14 +424,15 @@ int runRender(Args args, std::ostream &out, std::ostream &err)
     double worst = 0;
     for (const Level &level : levels) {
         if (level.span == 0)
-            view.fitAll();
+            view.state().fitAll();
         else
-            view.setVisibleRange(center - level.span / 2, center + level.span / 2);
+            view.state().setVisibleRange(center - level.span / 2, center + level.span / 2);
         const FrameStats s = measure(view, frames);
         worst = std::max(worst, s.medianMs);
         out << "  " << std::left << std::setw(30) << level.label << std::right << std::setprecision(3) << std::setw(12)
-            << (view.viewEnd() - view.viewStart()) / 1e6 << std::setprecision(2) << std::setw(12) << s.medianMs << std::setw(9)
-            << s.minMs << std::setw(9) << s.maxMs << std::setw(11) << s.cachedMs << std::setw(13) << s.edgesPainted << '\n';
+            << (view.state().viewEnd() - view.state().viewStart()) / 1e6 << std::setprecision(2) << std::setw(12) << s.medianMs
+            << std::setw(9) << s.minMs << std::setw(9) << s.maxMs << std::setw(11) << s.cachedMs << std::setw(13)
+            << s.edgesPainted << '\n';
     }
     out << "target: median <= 16 ms at every level\n";
     printResult(out, "render_frame_median_worst", worst, "ms");

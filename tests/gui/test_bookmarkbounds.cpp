@@ -50,7 +50,7 @@ void writeSidecar(const QString &host, const QString &device, Change change)
     {
         auto window = openWindow(host, device);
         QVERIFY(window);
-        QVERIFY(bookmarkUi(window.get())->addBookmark(window->timeline()->viewStart() + 1000));
+        QVERIFY(bookmarkUi(window.get())->addBookmark(window->timeline()->state().viewStart() + 1000));
     }
     core::Sidecar sidecar = core::loadSidecar(path);
     change(sidecar);
@@ -93,7 +93,7 @@ private slots:
                  qPrintable(controller->sidecarSummary()));
         // Drawn with the flag's label elided (its text is a few dozen characters wide).
         TimelineView *timeline = window->timeline();
-        timeline->setVisibleRange(ts - 100000, ts + 100000);
+        timeline->state().setVisibleRange(ts - 100000, ts + 100000);
         timeline->repaint();
         QCOMPARE(timeline->bookmarkOverlay().painted().size(), std::size_t(1));
         QVERIFY(timeline->bookmarkOverlay().painted()[0].flag.width() < 400);
@@ -128,7 +128,7 @@ private slots:
         BookmarkUi *bookmarks = bookmarkUi(window.get());
         QCOMPARE(bookmarks->bookmarks().size(), kCount);
         TimelineView *timeline = window->timeline();
-        const core::Nanos at = timeline->viewStart() + (timeline->viewEnd() - timeline->viewStart()) / 3;
+        const core::Nanos at = timeline->state().viewStart() + (timeline->state().viewEnd() - timeline->state().viewStart()) / 3;
         QElapsedTimer timer;
         timer.start();
         QVERIFY(bookmarks->addBookmark(at));

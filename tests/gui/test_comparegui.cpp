@@ -66,13 +66,13 @@ core::Nanos firstStep(const ui::TraceDocument &doc) { return core::profilerSteps
 void checkAligned(ui::MainWindow &window, ui::RankPane *pane)
 {
     ui::TimelineView *a = window.timeline(), *b = pane->view();
-    QCOMPARE(b->viewStart() - firstStep(*b->document()), a->viewStart() - firstStep(*a->document()));
-    QCOMPARE(b->viewEnd() - b->viewStart(), a->viewEnd() - a->viewStart());
+    QCOMPARE(b->state().viewStart() - firstStep(*b->document()), a->state().viewStart() - firstStep(*a->document()));
+    QCOMPARE(b->state().viewEnd() - b->state().viewStart(), a->state().viewEnd() - a->state().viewStart());
     // And they keep doing so as A is zoomed and moved (a window around A's first step).
     const core::Nanos at = firstStep(*a->document());
-    a->setVisibleRange(at + 1000, at + 250000);
-    QCOMPARE(b->viewStart(), firstStep(*b->document()) + 1000);
-    QCOMPARE(b->viewEnd(), firstStep(*b->document()) + 250000);
+    a->state().setVisibleRange(at + 1000, at + 250000);
+    QCOMPARE(b->state().viewStart(), firstStep(*b->document()) + 1000);
+    QCOMPARE(b->state().viewEnd(), firstStep(*b->document()) + 250000);
 }
 
 void saveShot(QWidget *w, const char *name)

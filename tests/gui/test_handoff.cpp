@@ -113,17 +113,17 @@ private slots:
             auto *bookmarks = window->findChild<BookmarkUi *>(QStringLiteral("BookmarkUi"));
             QVERIFY(bookmarks);
             QVERIFY(bookmarks->bookmarks().empty());
-            const core::Nanos span = timeline->viewEnd() - timeline->viewStart();
+            const core::Nanos span = timeline->state().viewEnd() - timeline->state().viewStart();
             // M with a time range: its start.
-            const core::Nanos rangeStart = timeline->viewStart() + span / 4;
-            timeline->timeRange().set(rangeStart, rangeStart + span / 10);
+            const core::Nanos rangeStart = timeline->state().viewStart() + span / 4;
+            timeline->state().timeRange().set(rangeStart, rangeStart + span / 10);
             timeline->setFocus();
             QTest::keyClick(timeline, Qt::Key_M);
             QCOMPARE(bookmarks->bookmarks().size(), std::size_t(1));
             QCOMPARE(bookmarks->bookmarks()[0].ts, rangeStart);
             QCOMPARE(bookmarks->bookmarks()[0].name, std::string("Bookmark 1"));
             // M with a selected event (no range): the event's start.
-            timeline->timeRange().clear();
+            timeline->state().timeRange().clear();
             const core::EventIndex event = core::EventIndex(window->document()->eventCount() / 2);
             window->selection()->select(event);
             const core::Nanos eventStart = window->document()->event(event).ts;
@@ -141,7 +141,7 @@ private slots:
             // Rename and remove from the list; the timeline shows what the session holds.
             const std::size_t first = bookmarks->bookmarks()[0].ts == rangeStart ? 0 : 1;
             QVERIFY(bookmarks->renameBookmark(first, QStringLiteral("warm-up ends")));
-            QVERIFY(bookmarks->addBookmark(timeline->viewStart() + span / 2, QStringLiteral("doomed")));
+            QVERIFY(bookmarks->addBookmark(timeline->state().viewStart() + span / 2, QStringLiteral("doomed")));
             QCOMPARE(bookmarks->bookmarks().size(), std::size_t(3));
             const auto doomed = std::find_if(bookmarks->bookmarks().begin(), bookmarks->bookmarks().end(),
                                              [](const core::Bookmark &b) { return b.name == "doomed"; });
@@ -149,7 +149,7 @@ private slots:
             QCOMPARE(bookmarks->bookmarks().size(), std::size_t(2));
             QCOMPARE(timeline->bookmarkOverlay().bookmarks(), bookmarks->bookmarks());
             // Drawn: a line and a flag for each one in view, the flags on the ruler.
-            timeline->fitAll();
+            timeline->state().fitAll();
             timeline->renderToImage(timeline->size());
             QCOMPARE(timeline->bookmarkOverlay().painted().size(), std::size_t(2));
             for (const auto &painted : timeline->bookmarkOverlay().painted()) {
@@ -173,11 +173,11 @@ private slots:
             for (QAction *action : sub->actions())
                 subItems << action->text();
             QCOMPARE(subItems, (QStringList{QStringLiteral("Go to"), QStringLiteral("Rename…"), QStringLiteral("Remove")}));
-            timeline->setVisibleRange(timeline->viewStart(), timeline->viewStart() + span / 100);
+            timeline->state().setVisibleRange(timeline->state().viewStart(), timeline->state().viewStart() + span / 100);
             sub->actions().at(0)->trigger(); // Go to: centred, the zoom kept
             const core::Bookmark &target = bookmarks->bookmarks()[0];
-            QVERIFY(timeline->viewStart() <= target.ts && target.ts <= timeline->viewEnd());
-            QVERIFY(std::llabs((timeline->viewStart() + timeline->viewEnd()) / 2 - target.ts) <= span / 100);
+            QVERIFY(timeline->state().viewStart() <= target.ts && target.ts <= timeline->state().viewEnd());
+            QVERIFY(std::llabs((timeline->state().viewStart() + timeline->state().viewEnd()) / 2 - target.ts) <= span / 100);
             expected = bookmarks->bookmarks();
             QCOMPARE(core::loadSidecar(sidecar).bookmarks, expected);
             window->close();

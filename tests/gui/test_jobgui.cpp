@@ -126,7 +126,7 @@ private slots:
         QCOMPARE(item->text(3), QStringLiteral("1"));
         JobOverview *overview = dock->overview();
         overview->frameAll();
-        const qint64 wholeSpan = overview->viewEnd() - overview->viewStart();
+        const qint64 wholeSpan = overview->viewState()->viewEnd() - overview->viewState()->viewStart();
         dock->selectFinding(0);
         QVERIFY(overview->selection());
         QCOMPARE(overview->selection()->group, QStringLiteral("5"));
@@ -141,11 +141,11 @@ private slots:
             QVERIFY(rank != 6);
             const auto span = overview->alignedCall(rank, call);
             QVERIFY(span);
-            QVERIFY(span->first >= overview->viewStart() && span->second <= overview->viewEnd());
+            QVERIFY(span->first >= overview->viewState()->viewStart() && span->second <= overview->viewState()->viewEnd());
             lo = std::min(lo, span->first);
             hi = std::max(hi, span->second);
         }
-        const qint64 viewSpan = overview->viewEnd() - overview->viewStart();
+        const qint64 viewSpan = overview->viewState()->viewEnd() - overview->viewState()->viewStart();
         QVERIFY(viewSpan < wholeSpan);
         QVERIFY(viewSpan <= 2 * std::max<qint64>(hi - lo, 1000));
         QVERIFY(overview->selectionText().contains(QStringLiteral("#1 in group 5")));
@@ -167,8 +167,10 @@ private slots:
         overview->frameRange(span->first, span->second);
         const QRect row = overview->rowRect(rank);
         QVERIFY(row.isValid());
-        const double npp = double(overview->viewEnd() - overview->viewStart()) / (overview->width() - JobOverview::kHeaderWidth);
-        const int x = JobOverview::kHeaderWidth + int(double((span->first + span->second) / 2 - overview->viewStart()) / npp);
+        const double npp = double(overview->viewState()->viewEnd() - overview->viewState()->viewStart())
+                           / (overview->width() - JobOverview::kHeaderWidth);
+        const int x = JobOverview::kHeaderWidth
+                      + int(double((span->first + span->second) / 2 - overview->viewState()->viewStart()) / npp);
         QSignalSpy selected(overview, &JobOverview::collectiveSelected);
         QTest::mouseClick(overview, Qt::LeftButton, {}, QPoint(x, row.top() + 4));
         QCOMPARE(selected.count(), 1);
@@ -283,14 +285,14 @@ private slots:
             const core::job::CollectiveCall &c = report.rank(rank)->calls[call];
             TimelineView *v = viewOf(rank);
             const core::Nanos base = v->document()->device().baseTimeNs.value_or(0);
-            QVERIFY2(c.launchNs - base >= v->viewStart() && c.endNs - base <= v->viewEnd(),
+            QVERIFY2(c.launchNs - base >= v->state().viewStart() && c.endNs - base <= v->state().viewEnd(),
                      qPrintable(QStringLiteral("rank %1: call %2..%3 not in view %4..%5")
                                     .arg(rank)
                                     .arg(c.launchNs - base)
                                     .arg(c.endNs - base)
-                                    .arg(v->viewStart())
-                                    .arg(v->viewEnd())));
-            QVERIFY(v->viewEnd() - v->viewStart() <= 2 * (c.endNs - c.launchNs) + 4 * 1000 * 1000);
+                                    .arg(v->state().viewStart())
+                                    .arg(v->state().viewEnd())));
+            QVERIFY(v->state().viewEnd() - v->state().viewStart() <= 2 * (c.endNs - c.launchNs) + 4 * 1000 * 1000);
         }
         // Panning or zooming one pane moves the others by the same instants.
         TimelineView *main = m_window->timeline();
@@ -298,13 +300,13 @@ private slots:
         main->zoomAt(0.5, main->contentRect().center().x());
         for (qint64 r : beside) {
             TimelineView *v = panes->pane(r)->view();
-            QCOMPARE(v->viewStart(), panes->mapTime(5, *main->document(), r, *v->document(), main->viewStart()));
-            QCOMPARE(v->viewEnd(), panes->mapTime(5, *main->document(), r, *v->document(), main->viewEnd()));
+            QCOMPARE(v->state().viewStart(), panes->mapTime(5, *main->document(), r, *v->document(), main->state().viewStart()));
+            QCOMPARE(v->state().viewEnd(), panes->mapTime(5, *main->document(), r, *v->document(), main->state().viewEnd()));
             QCOMPARE(v->headerWidth(), main->headerWidth());
         }
         TimelineView *vb = panes->pane(b)->view();
         vb->panByPixels(60);
-        QCOMPARE(main->viewStart(), panes->mapTime(b, *vb->document(), 5, *main->document(), vb->viewStart()));
+        QCOMPARE(main->state().viewStart(), panes->mapTime(b, *vb->document(), 5, *main->document(), vb->state().viewStart()));
         m_window->grab().toImage().save(linkscope::test::buildPath("/test_jobgui_beside.png"));
 
         // "Edit here" swaps rank a in without reading it again; rank 5 keeps its lanes in a's place.

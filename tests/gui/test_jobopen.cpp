@@ -144,8 +144,17 @@ private slots:
         const auto view = panes->referenceView();
         QVERIFY(view);
         JobOverview *overview = m_window->jobDock()->overview();
-        QCOMPARE(overview->viewStart(), view->first);
-        QCOMPARE(overview->viewEnd(), view->second);
+        QCOMPARE(overview->viewState()->viewStart(), view->first);
+        QCOMPARE(overview->viewState()->viewEnd(), view->second);
+        // And the panes with the overview: one window, so panning the overview moves every rank's lanes.
+        const core::Nanos shift = (view->second - view->first) / 10;
+        const core::Nanos mainStart = main->state().viewStart(), besideStart = beside->state().viewStart();
+        overview->viewState()->setVisibleRange(view->first + shift, view->second + shift);
+        QCOMPARE(main->state().viewStart(), mainStart + shift);
+        QCOMPARE(beside->state().viewStart(), besideStart + shift);
+        QCOMPARE(*panes->referenceView(), std::make_pair(view->first + shift, view->second + shift));
+        overview->viewState()->setVisibleRange(view->first, view->second);
+        QCOMPARE(main->state().viewStart(), mainStart);
         m_window->grab().toImage().save(linkscope::test::buildPath("/test_jobopen_beside.png"));
     }
 

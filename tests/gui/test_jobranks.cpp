@@ -126,7 +126,7 @@ private slots:
         QVERIFY(mark.label.contains(QStringLiteral("group 2")));
         // Framed: drawn across the pane's lanes, red.
         const core::Nanos pad = std::max<core::Nanos>((mark.end - mark.start) * 2, 20000);
-        beside->setVisibleRange(mark.start - pad, mark.end + pad);
+        beside->state().setVisibleRange(mark.start - pad, mark.end + pad);
         const QImage image = beside->grab().toImage();
         QCOMPARE(int(marks->painted().size()), 1);
         const QRectF band = marks->painted().front().band;
@@ -135,8 +135,8 @@ private slots:
         // The rank's events under it still take the clicks (the layer is transparent for the mouse).
         QVERIFY(marks->testAttribute(Qt::WA_TransparentForMouseEvents));
         // Out of view: nothing drawn.
-        beside->setVisibleRange(beside->document()->startTime(), beside->document()->startTime() + 1000);
-        QVERIFY(beside->viewEnd() < mark.start);
+        beside->state().setVisibleRange(beside->document()->startTime(), beside->document()->startTime() + 1000);
+        QVERIFY(beside->state().viewEnd() < mark.start);
         beside->grab();
         QVERIFY(marks->painted().empty());
     }
@@ -151,7 +151,7 @@ private slots:
         QVERIFY(bookmarkUi);
         QCOMPARE(panes->mainRank(), qint64(1));
         TimelineView *main = m_window->timeline();
-        const core::Nanos onRank1 = (main->viewStart() + main->viewEnd()) / 2;
+        const core::Nanos onRank1 = (main->state().viewStart() + main->state().viewEnd()) / 2;
         QVERIFY(bookmarkUi->addBookmark(onRank1, QStringLiteral("rank 1 mark")));
         QVERIFY(m_window->review()->controller()->waitUntilSettled());
         const std::string sidecar1 = core::defaultSidecarPath(main->document()->devicePath().toStdString());
@@ -173,7 +173,7 @@ private slots:
         QCOMPARE(pane1->view()->bookmarkOverlay().bookmarks().front().name, std::string("rank 1 mark"));
         QCOMPARE(pane1->view()->bookmarkOverlay().bookmarks().front().ts, onRank1);
         // Drawn once the pane shows its instant.
-        pane1->view()->setVisibleRange(onRank1 - 1000000, onRank1 + 1000000);
+        pane1->view()->state().setVisibleRange(onRank1 - 1000000, onRank1 + 1000000);
         pane1->view()->grab();
         QCOMPARE(pane1->view()->bookmarkOverlay().painted().size(), std::size_t(1));
 
@@ -186,7 +186,7 @@ private slots:
 
         // A bookmark on rank 0, then Edit here on rank 1: rank 0 takes the pane with its bookmark,
         // rank 1 is the main rank with its own.
-        const core::Nanos onRank0 = (main->viewStart() + main->viewEnd()) / 3;
+        const core::Nanos onRank0 = (main->state().viewStart() + main->state().viewEnd()) / 3;
         QVERIFY(bookmarkUi->addBookmark(onRank0, QStringLiteral("rank 0 mark")));
         QVERIFY(m_window->review()->controller()->waitUntilSettled());
         m_window->editRankHere(1);
@@ -209,7 +209,7 @@ private slots:
         QCOMPARE(pane0->view()->bookmarkOverlay().echoes().front().name, std::string("rank 1: rank 1 mark"));
         // Drawn where rank 1's mark is (the middle of what rank 1 showed: inside both traces).
         const core::Nanos echoTs = pane0->view()->bookmarkOverlay().echoes().front().ts;
-        pane0->view()->setVisibleRange(echoTs - 1000000, echoTs + 1000000);
+        pane0->view()->state().setVisibleRange(echoTs - 1000000, echoTs + 1000000);
         pane0->view()->grab();
         QCOMPARE(pane0->view()->bookmarkOverlay().paintedEchoes(), std::size_t(1));
         JobOverview *overview = dock->overview();

@@ -621,9 +621,9 @@ private slots:
 
         // Following the kernel's parent (aten::mm, 40 frames deep) scrolls the CPU lanes only.
         view->setVerticalOffset(0);
-        view->selectionModel()->select(kernel);
+        view->state().selectionModel()->select(kernel);
         view->navigation().followEdge(false);
-        QCOMPARE(view->selectionModel()->current(), mm);
+        QCOMPARE(view->state().selectionModel()->current(), mm);
         QVERIFY(view->verticalOffset() > 0);
         const QRectF parent = view->eventRect(mm);
         QVERIFY(parent.top() >= content.top() + view->pinnedHeight() && parent.bottom() <= content.bottom());
@@ -698,7 +698,7 @@ private slots:
             if (doc.event(e).category == core::EventCategory::PythonFunction && doc.index().depth[e.get()] == 20)
                 deepFrame = e;
         QVERIFY(deepFrame.valid());
-        view->selectionModel()->select(deepFrame);
+        view->state().selectionModel()->select(deepFrame);
         QVERIFY(layout.isPythonExpanded(thread));
         QCOMPARE(layout.rows()[layout.rowOfDepth(thread, 20)].depth, 20);
 

@@ -515,7 +515,7 @@ private slots:
     {
         const ui::TraceDocument &doc = *m_window->document();
         ui::TimelineView *view = m_window->timeline();
-        view->fitAll();
+        view->state().fitAll();
         const QImage shot = view->grab().toImage();
         const QString out = linkscope::test::buildPath("/test_mainwindow_sample.png");
         shot.save(out); // for a human to look at; the checks below do not depend on fonts
@@ -566,7 +566,7 @@ private slots:
         // The NCCL kernel selected, with every edge in view: a second picture, and its parent edge is drawn.
         m_window->selection()->select(nccl);
         view->setShowAllEdgesInView(true);
-        view->fitAll();
+        view->state().fitAll();
         view->grab().toImage().save(linkscope::test::buildPath("/test_mainwindow_sample_edges.png"));
         QVERIFY(view->edgeOverlay().painted().size() > 1);
         bool parentDrawn = false;

@@ -176,7 +176,7 @@ private slots:
         QVERIFY(m_window->viewMenu()->actions().contains(m_window->predictDock()->criticalPathAction()));
         m_window->predictDock()->criticalPathAction()->setChecked(true);
         QCOMPARE(view->pathOverlay().events(), expected);
-        view->fitAll();
+        view->state().fitAll();
         const QImage image = view->renderToImage(QSize(1400, 800));
         QVERIFY(!image.isNull());
         QVERIFY(view->pathOverlay().paintedCount() > 0);
@@ -219,7 +219,7 @@ private slots:
         QCOMPARE(dock->pathShown(), ui::PredictDock::PathShown::WhatIf);
         QCOMPARE(view->pathOverlay().chain(), longKernels);
         QVERIFY(dock->pathShownText().contains(panel->current().description));
-        view->fitAll();
+        view->state().fitAll();
         QVERIFY(!view->renderToImage(QSize(1400, 800)).isNull());
         QVERIFY(view->pathOverlay().paintedCount() > 0);
         // The form changes: the path drawn follows the new replay.
@@ -278,7 +278,7 @@ private slots:
         QVERIFY(reversed.size() > 20);
         ui::TimelineView *view = m_window->timeline();
         view->setPathEvents(reversed);
-        view->fitAll();
+        view->state().fitAll();
         QVERIFY(!view->renderToImage(QSize(1400, 800)).isNull());
         const ui::TimelinePathOverlay &overlay = view->pathOverlay();
         const auto &labels = overlay.backLabels();
@@ -297,7 +297,7 @@ private slots:
         QVERIFY(merged > 0); // clustered: some label stands for several jumps
         // Zoomed in on one stretch: fewer jumps in view, still apart.
         const core::Nanos middle = m_window->document()->event(reversed[reversed.size() / 2]).ts;
-        view->setVisibleRange(middle, middle + 200'000);
+        view->state().setVisibleRange(middle, middle + 200'000);
         QVERIFY(!view->renderToImage(QSize(1400, 800)).isNull());
         for (std::size_t i = 0; i < overlay.backLabels().size(); ++i)
             for (std::size_t j = i + 1; j < overlay.backLabels().size(); ++j)

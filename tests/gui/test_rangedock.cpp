@@ -81,7 +81,7 @@ private slots:
         ui::TimelineView *view = m_window->timeline();
         ui::RangeDock *dock = m_window->rangeDock();
         QVERIFY(!dock->stats());
-        view->fitAll();
+        view->state().fitAll();
         const QRect content = view->contentRect();
         const int y = content.top() + 4;
         const QPoint from(content.left() + content.width() / 5, y);
@@ -89,10 +89,10 @@ private slots:
         QTest::mousePress(view, Qt::LeftButton, Qt::ShiftModifier, from);
         QTest::mouseMove(view, to);
         QTest::mouseRelease(view, Qt::LeftButton, Qt::ShiftModifier, to);
-        QVERIFY(view->timeRange().has());
+        QVERIFY(view->state().timeRange().has());
         QVERIFY(dock->stats());
         QVERIFY(dock->isVisible());
-        const core::Nanos lo = view->timeRange().start(), hi = view->timeRange().end();
+        const core::Nanos lo = view->state().timeRange().start(), hi = view->state().timeRange().end();
         QCOMPARE(dock->stats()->start, lo);
         QCOMPARE(dock->stats()->end, hi);
 
@@ -168,13 +168,13 @@ private slots:
         // The same at 1920x1080 (the done-when screenshot); the range stays.
         m_window->resize(1920, 1080);
         QCoreApplication::processEvents();
-        QVERIFY(view->timeRange().has());
+        QVERIFY(view->state().timeRange().has());
         m_window->grab().toImage().save(linkscope::test::buildPath("/screens/range_aggregate_1920.png"));
         m_window->resize(1600, 1000);
         QCoreApplication::processEvents();
 
         // A click (no Shift) clears the range, and with it the tables.
-        view->timeRange().clear();
+        view->state().timeRange().clear();
         QVERIFY(!dock->stats());
         QCOMPARE(ops->rowCount(), 0);
     }
@@ -183,7 +183,7 @@ private slots:
     {
         ui::TimelineView *view = m_window->timeline();
         ui::RangeDock *dock = m_window->rangeDock();
-        view->timeRange().set(m_window->document()->startTime(), m_window->document()->endTime());
+        view->state().timeRange().set(m_window->document()->startTime(), m_window->document()->endTime());
         const core::RangeStats &stats = *dock->stats();
         QTableWidget *ops = dock->table(ui::RangeDock::GpuOps);
         dock->tabs()->setCurrentIndex(ui::RangeDock::GpuOps);
@@ -228,7 +228,7 @@ private slots:
     {
         ui::RangeDock *dock = m_window->rangeDock();
         QCOMPARE(dock->exportCsv(QStringLiteral("/nonexistent/x.csv")).isEmpty(), false); // no range yet
-        m_window->timeline()->timeRange().set(m_window->document()->startTime(), m_window->document()->endTime());
+        m_window->timeline()->state().timeRange().set(m_window->document()->startTime(), m_window->document()->endTime());
         QTemporaryDir dir;
         const QString path = dir.filePath(QStringLiteral("range.csv"));
         QCOMPARE(dock->exportCsv(path), QString());

@@ -382,7 +382,7 @@ void TestReview::reparentByDraggingOnTheTimeline()
     QCOMPARE(controller->findCpuOp(QStringLiteral("rf_id 999")), core::kNone);
 
     ui::TimelineView *timeline = window->timeline();
-    timeline->fitAll();
+    timeline->state().fitAll();
     const QRectF from = timeline->eventRect(kernel);
     const QRectF to = timeline->eventRect(comms);
     const QRectF notCpu = timeline->eventRect(gemm);
@@ -421,7 +421,7 @@ void TestReview::contextMenuCorrectsEventsAndEdges()
     auto action = [](QMenu *menu, const char *name) { return menu->findChild<QAction *>(QString::fromLatin1(name)); };
 
     // A right-click on the kernel: the view's own actions and the review's.
-    timeline->fitAll();
+    timeline->state().fitAll();
     (void)timeline->renderToImage(timeline->size());
     std::unique_ptr<QMenu> menu(timeline->menus().createContextMenu(timeline->eventRect(kernel).center().toPoint()));
     QVERIFY(menu);
@@ -536,7 +536,7 @@ void TestReview::reparentDragShowsTargetAndEscCancels()
     const core::EventIndex annotation = eventNamed(*shown, QStringLiteral("nccl:_all_gather_base"),
                                                    core::EventCategory::UserAnnotation);
     ui::TimelineView *timeline = window->timeline();
-    timeline->fitAll();
+    timeline->state().fitAll();
     const QRectF from = timeline->eventRect(kernel);
     const QRectF to = timeline->eventRect(comms);
     const QRectF notCpu = timeline->eventRect(gemm);
@@ -619,7 +619,7 @@ void TestReview::reparentOntoAnotherProcessIsRefused()
     QVERIFY(controller->reparentProblem(kernel, comms).isEmpty());
 
     ui::TimelineView *timeline = window->timeline();
-    timeline->fitAll();
+    timeline->state().fitAll();
     const QRectF from = timeline->eventRect(kernel);
     const QRectF to = timeline->eventRect(other);
     QVERIFY(!from.isEmpty() && !to.isEmpty());

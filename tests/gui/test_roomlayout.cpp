@@ -323,11 +323,11 @@ private slots:
         QVERIFY(range->visibleRegion().isEmpty());
         QVERIFY(!findings->visibleRegion().isEmpty());
         ui::TimelineView *timeline = window->timeline();
-        timeline->timeRange().set(0, 1'000'000);
+        timeline->state().timeRange().set(0, 1'000'000);
         QTRY_VERIFY(!range->visibleRegion().isEmpty());
         QVERIFY(findings->visibleRegion().isEmpty());
         // Cleared: nothing to show, the Findings in front again.
-        timeline->timeRange().clear();
+        timeline->state().timeRange().clear();
         QTRY_VERIFY(range->visibleRegion().isEmpty());
         QVERIFY(!findings->visibleRegion().isEmpty());
     }

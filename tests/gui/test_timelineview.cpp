@@ -104,7 +104,7 @@ private slots:
         m_doc = t.document();
         m_view = std::make_unique<ui::TimelineView>();
         m_view->resize(1200, 500);
-        m_view->setSelectionModel(&m_selection);
+        m_view->state().setSelectionModel(&m_selection);
         m_view->setDocument(m_doc);
         m_view->show();
         m_selection.clear();
@@ -151,14 +151,14 @@ private slots:
     {
         QFETCH(double, x);
         QFETCH(double, factor);
-        m_view->setVisibleRange(2000, 9000);
+        m_view->state().setVisibleRange(2000, 9000);
         const core::Nanos before = m_view->xToTime(x);
-        const core::Nanos spanBefore = m_view->viewEnd() - m_view->viewStart();
+        const core::Nanos spanBefore = m_view->state().viewEnd() - m_view->state().viewStart();
         m_view->zoomAt(factor, x);
         const core::Nanos after = m_view->xToTime(x);
         // Rounding to whole nanoseconds moves the anchor by at most 2 ns.
         QVERIFY2(std::llabs(after - before) <= 2, qPrintable(QStringLiteral("%1 vs %2").arg(before).arg(after)));
-        const core::Nanos spanAfter = m_view->viewEnd() - m_view->viewStart();
+        const core::Nanos spanAfter = m_view->state().viewEnd() - m_view->state().viewStart();
         QVERIFY(std::llabs(spanAfter - static_cast<core::Nanos>(spanBefore * factor)) <= 2 || spanAfter == 50 /* minimum span */);
     }
 
@@ -171,22 +171,23 @@ private slots:
             QKeyEvent down(QEvent::KeyPress, key, Qt::NoModifier, QString(), repeat);
             QCoreApplication::sendEvent(m_view.get(), &down);
         };
-        m_view->setVisibleRange(2000, 10000);
+        m_view->state().setVisibleRange(2000, 10000);
         for (int i = 0; i < 6; ++i)
             QTest::keyClick(m_view.get(), Qt::Key_W);
-        const double tapped = double(m_view->viewEnd() - m_view->viewStart());
+        const double tapped = double(m_view->state().viewEnd() - m_view->state().viewStart());
         QVERIFY2(std::abs(tapped - 8000 * std::pow(0.8, 6)) < 4, qPrintable(QString::number(tapped)));
-        m_view->setVisibleRange(2000, 10000);
+        m_view->state().setVisibleRange(2000, 10000);
         for (int i = 0; i < 6; ++i)
             press(Qt::Key_W, i > 0);
-        const double held = double(m_view->viewEnd() - m_view->viewStart());
+        const double held = double(m_view->state().viewEnd() - m_view->state().viewStart());
         QVERIFY2(held < tapped * 0.8, qPrintable(QStringLiteral("held %1, tapped %2").arg(held).arg(tapped)));
         // Held long, each repeat is at most two steps (0.64), never a jump past the trace.
         for (int i = 0; i < 20; ++i)
             press(Qt::Key_S, i > 0);
-        const double before = double(m_view->viewEnd() - m_view->viewStart());
+        const double before = double(m_view->state().viewEnd() - m_view->state().viewStart());
         press(Qt::Key_W, false);
-        QVERIFY2(std::abs(double(m_view->viewEnd() - m_view->viewStart()) - before * 0.8) < 4, "a tap after a hold is one step");
+        QVERIFY2(std::abs(double(m_view->state().viewEnd() - m_view->state().viewStart()) - before * 0.8) < 4,
+                 "a tap after a hold is one step");
     }
 
     void keysAreTheViewsActions()
@@ -202,25 +203,25 @@ private slots:
         QCOMPARE(m_view->keyAction(ui::TimelineKey::FitAll)->shortcuts(),
                  (QList<QKeySequence>{QKeySequence(Qt::Key_0), QKeySequence(Qt::Key_Home)}));
         m_view->setFocus();
-        m_view->setVisibleRange(2000, 10000);
+        m_view->state().setVisibleRange(2000, 10000);
         QTest::keyClick(m_view.get(), Qt::Key_W); // 0.8 × 8,000
-        QCOMPARE(m_view->viewEnd() - m_view->viewStart(), core::Nanos(6400));
+        QCOMPARE(m_view->state().viewEnd() - m_view->state().viewStart(), core::Nanos(6400));
         QTest::keyClick(m_view.get(), Qt::Key_W, Qt::ShiftModifier); // 0.5 × 6,400
-        QCOMPARE(m_view->viewEnd() - m_view->viewStart(), core::Nanos(3200));
+        QCOMPARE(m_view->state().viewEnd() - m_view->state().viewStart(), core::Nanos(3200));
         QTest::keyClick(m_view.get(), Qt::Key_S, Qt::ControlModifier); // no Ctrl+S binding: as S, 1.25 ×
-        QCOMPARE(m_view->viewEnd() - m_view->viewStart(), core::Nanos(4000));
-        m_view->setVisibleRange(2000, 10000);
+        QCOMPARE(m_view->state().viewEnd() - m_view->state().viewStart(), core::Nanos(4000));
+        m_view->state().setVisibleRange(2000, 10000);
         QTest::keyClick(m_view.get(), Qt::Key_D); // a tenth of the event area to the right
-        QCOMPARE(m_view->viewStart(),
+        QCOMPARE(m_view->state().viewStart(),
                  core::Nanos(2000 + std::llround(m_view->contentRect().width() * 0.1 * 8000.0 / m_view->contentRect().width())));
         // M asks for a bookmark at the time range's start (the view only asks: BookmarkUi adds it).
         {
             QSignalSpy bookmark(m_view.get(), &ui::TimelineView::bookmarkRequested);
-            m_view->timeRange().set(3000, 4000);
+            m_view->state().timeRange().set(3000, 4000);
             QTest::keyClick(m_view.get(), Qt::Key_M);
             QCOMPARE(bookmark.size(), 1);
             QCOMPARE(bookmark.at(0).at(0).value<core::Nanos>(), core::Nanos(3000));
-            m_view->timeRange().clear();
+            m_view->state().timeRange().clear();
         }
         // E toggles all edges in view, and the (checkable) action shows the state either way.
         QAction *allEdges = m_view->keyAction(ui::TimelineKey::AllEdges);
@@ -236,21 +237,21 @@ private slots:
         QLineEdit other;
         other.show();
         other.setFocus();
-        const core::Nanos span = m_view->viewEnd() - m_view->viewStart();
+        const core::Nanos span = m_view->state().viewEnd() - m_view->state().viewStart();
         QTest::keyClick(&other, Qt::Key_W);
-        QCOMPARE(m_view->viewEnd() - m_view->viewStart(), span);
+        QCOMPARE(m_view->state().viewEnd() - m_view->state().viewStart(), span);
         QCOMPARE(other.text(), QStringLiteral("w"));
     }
 
     void wheelZoomAnchorsAtCursor()
     {
-        m_view->setVisibleRange(0, 10000);
+        m_view->state().setVisibleRange(0, 10000);
         const QPoint cursor(800, 200);
         const core::Nanos before = m_view->xToTime(cursor.x());
         QWheelEvent wheel(QPointF(cursor), QPointF(m_view->mapToGlobal(cursor)), QPoint(), QPoint(0, 120), Qt::NoButton,
                           Qt::ControlModifier, Qt::NoScrollPhase, false);
         QApplication::sendEvent(m_view.get(), &wheel);
-        QVERIFY(m_view->viewEnd() - m_view->viewStart() < 10000);
+        QVERIFY(m_view->state().viewEnd() - m_view->state().viewStart() < 10000);
         QVERIFY(std::llabs(m_view->xToTime(cursor.x()) - before) <= 2);
     }
 
@@ -258,7 +259,7 @@ private slots:
     {
         ui::DetailsDock details(&m_selection);
         details.setDocument(m_doc);
-        m_view->fitAll();
+        m_view->state().fitAll();
         const QRectF rect = m_view->eventRect(m_ids.gemm);
         QVERIFY(!rect.isEmpty());
         QCOMPARE(m_view->eventAt(rect.center().toPoint()), m_ids.gemm);
@@ -280,7 +281,7 @@ private slots:
         const core::GpuLink *link = m_doc->gpuLink(m_ids.gemm);
         QVERIFY(link);
         QCOMPARE(link->parent, m_ids.mm); // the linker's choice, checked by hand above
-        m_view->fitAll();
+        m_view->state().fitAll();
         m_selection.select(m_ids.gemm);
         (void)m_view->renderToImage(m_view->size());
         bool parentEdge = false, launchEdge = false;
@@ -314,7 +315,7 @@ private slots:
 
     void bracketsFollowEdges()
     {
-        m_view->fitAll();
+        m_view->state().fitAll();
         m_selection.select(m_ids.addKernel);
         QTest::keyClick(m_view.get(), Qt::Key_BracketLeft);
         QCOMPARE(m_selection.current(), m_ids.add); // Parent edge first
@@ -326,7 +327,7 @@ private slots:
 
     void allEdgesInViewAreCountedAndCapped()
     {
-        m_view->fitAll();
+        m_view->state().fitAll();
         m_view->setShowAllEdgesInView(true);
         (void)m_view->renderToImage(m_view->size());
         // At least 2 parent + 2 launch edges; fit-all shows every event, so every edge is in view.
@@ -337,7 +338,7 @@ private slots:
 
     void paintsKindColoursAtEventPositions()
     {
-        m_view->fitAll();
+        m_view->state().fitAll();
         const QImage image = m_view->renderToImage(m_view->size());
         auto colourAt = [&](core::EventIndex e) {
             const QRectF r = m_view->eventRect(e);
@@ -385,7 +386,7 @@ private slots:
             maxX = std::max(maxX, painted.to.x());
         QVERIFY(maxX > view.contentRect().center().x());
         // Zoomed in so that each event is wider than a pixel, the gaps between them show.
-        view.setVisibleRange(0, 2000);
+        view.state().setVisibleRange(0, 2000);
         const QImage zoomed = view.renderToImage(view.size());
         const double gapX = view.timeToX(30); // between an event's end (10) and the next start (50)
         QVERIFY(zoomed.pixelColor(static_cast<int>(gapX), y) != ui::eventColor(ui::EventStyle::Kernel));
@@ -442,8 +443,8 @@ private slots:
 
     void shiftDragSelectsTimeRange()
     {
-        m_view->fitAll();
-        QSignalSpy changed(&m_view->timeRange(), &ui::TimeRangeSelection::changed);
+        m_view->state().fitAll();
+        QSignalSpy changed(&m_view->state().timeRange(), &ui::TimeRangeSelection::changed);
         const QRect content = m_view->contentRect();
         const int y = content.bottom() - 20; // below the lanes: empty background
         const QPoint from(content.left() + 200, y);
@@ -455,11 +456,11 @@ private slots:
         QTest::mouseMove(m_view.get(), to);
         QTest::mouseRelease(m_view.get(), Qt::LeftButton, Qt::ShiftModifier, to);
         QCOMPARE(changed.count(), 1);
-        QVERIFY(m_view->timeRange().has());
+        QVERIFY(m_view->state().timeRange().has());
         QVERIFY(!m_view->timeRangeDragging());
         // The range's ends map back to the pixels the drag started and ended on, within one pixel.
-        QVERIFY(std::abs(m_view->timeToX(m_view->timeRange().start()) - from.x()) <= 1.0);
-        QVERIFY(std::abs(m_view->timeToX(m_view->timeRange().end()) - to.x()) <= 1.0);
+        QVERIFY(std::abs(m_view->timeToX(m_view->state().timeRange().start()) - from.x()) <= 1.0);
+        QVERIFY(std::abs(m_view->timeToX(m_view->state().timeRange().end()) - to.x()) <= 1.0);
         // Nothing was selected and the view did not pan.
         QCOMPARE(m_selection.current(), core::kNone);
 
@@ -483,38 +484,38 @@ private slots:
         QTest::mousePress(m_view.get(), Qt::LeftButton, Qt::ShiftModifier, QPoint(content.left() + 700, rulerY));
         QTest::mouseMove(m_view.get(), QPoint(content.left() + 300, rulerY));
         QTest::mouseRelease(m_view.get(), Qt::LeftButton, Qt::ShiftModifier, QPoint(content.left() + 300, rulerY));
-        QVERIFY(std::abs(m_view->timeToX(m_view->timeRange().start()) - (content.left() + 300)) <= 1.0);
-        QVERIFY(std::abs(m_view->timeToX(m_view->timeRange().end()) - (content.left() + 700)) <= 1.0);
+        QVERIFY(std::abs(m_view->timeToX(m_view->state().timeRange().start()) - (content.left() + 300)) <= 1.0);
+        QVERIFY(std::abs(m_view->timeToX(m_view->state().timeRange().end()) - (content.left() + 700)) <= 1.0);
 
         // Esc clears the range and leaves the selection alone; a click clears it too.
         m_selection.select(m_ids.gemm);
         QTest::keyClick(m_view.get(), Qt::Key_Escape);
-        QVERIFY(!m_view->timeRange().has());
+        QVERIFY(!m_view->state().timeRange().has());
         QCOMPARE(m_selection.current(), m_ids.gemm);
-        m_view->timeRange().set(1000, 2000);
+        m_view->state().timeRange().set(1000, 2000);
         QTest::mouseClick(m_view.get(), Qt::LeftButton, {}, QPoint(content.left() + 10, y));
-        QVERIFY(!m_view->timeRange().has());
+        QVERIFY(!m_view->state().timeRange().has());
     }
 
     void fZoomsToTimeRange()
     {
-        m_view->fitAll();
+        m_view->state().fitAll();
         const QRect content = m_view->contentRect();
         const int y = content.bottom() - 20;
         QTest::mousePress(m_view.get(), Qt::LeftButton, Qt::ShiftModifier, QPoint(content.left() + 300, y));
         QTest::mouseMove(m_view.get(), QPoint(content.left() + 360, y));
         QTest::mouseRelease(m_view.get(), Qt::LeftButton, Qt::ShiftModifier, QPoint(content.left() + 360, y));
-        QVERIFY(m_view->timeRange().has());
-        const core::Nanos start = m_view->timeRange().start();
-        const core::Nanos end = m_view->timeRange().end();
+        QVERIFY(m_view->state().timeRange().has());
+        const core::Nanos start = m_view->state().timeRange().start();
+        const core::Nanos end = m_view->state().timeRange().end();
         m_selection.select(m_ids.linear); // F prefers the range over the selection
         QTest::keyClick(m_view.get(), Qt::Key_F);
         // The range fills the view but for a 1/40 margin on each side (fitTimeRange).
         const core::Nanos margin = (end - start) / 40;
-        QCOMPARE(m_view->viewStart(), start - margin);
-        QCOMPARE(m_view->viewEnd(), end + margin);
+        QCOMPARE(m_view->state().viewStart(), start - margin);
+        QCOMPARE(m_view->state().viewEnd(), end + margin);
         QVERIFY(std::abs(m_view->timeToX(start) - (content.left() + content.width() / 42.0)) <= 1.0);
-        QVERIFY(m_view->timeRange().has()); // zooming keeps it
+        QVERIFY(m_view->state().timeRange().has()); // zooming keeps it
     }
 
     void timeRangeCountsPerGroup()
@@ -648,7 +649,7 @@ private slots:
         links->edges.push_back({m_ids.gemm, m_ids.linear, core::EdgeKind::Sync});
         m_doc = ui::TraceDocument::create({}, QStringLiteral("small.json"), nullptr, m_doc->deviceShared(), links);
         m_view->setDocument(m_doc);
-        m_view->fitAll();
+        m_view->state().fitAll();
         m_selection.select(m_ids.gemm);
         (void)m_view->renderToImage(m_view->size());
         const QRectF gemm = m_view->eventRect(m_ids.gemm), copy = m_view->eventRect(m_ids.copy),
@@ -675,7 +676,7 @@ private slots:
     {
         // Without a provider (a read-only timeline, as the job's rank panes): Select, Frame, Select
         // parent / launch and Copy name on an event; Select source / target, Copy description on an edge.
-        m_view->fitAll();
+        m_view->state().fitAll();
         auto action = [](QMenu *menu, const char *name) { return menu->findChild<QAction *>(QString::fromLatin1(name)); };
         std::unique_ptr<QMenu> menu(m_view->menus().createEventMenu(m_ids.gemm));
         for (const char *name : {"selectEvent", "frameEvent", "selectParent", "selectLaunch", "copyName"})
@@ -684,19 +685,19 @@ private slots:
         QCOMPARE(m_selection.current(), m_ids.mm);
         action(menu.get(), "selectLaunch")->trigger();
         QCOMPARE(m_selection.current(), m_ids.launch1);
-        const core::Nanos start = m_view->viewStart(), end = m_view->viewEnd();
+        const core::Nanos start = m_view->state().viewStart(), end = m_view->state().viewEnd();
         action(menu.get(), "selectEvent")->trigger(); // in place: the view stays
         QCOMPARE(m_selection.current(), m_ids.gemm);
-        QCOMPARE(m_view->viewStart(), start);
-        QCOMPARE(m_view->viewEnd(), end);
+        QCOMPARE(m_view->state().viewStart(), start);
+        QCOMPARE(m_view->state().viewEnd(), end);
         action(menu.get(), "copyName")->trigger();
         QCOMPARE(QGuiApplication::clipboard()->text(), QStringLiteral("gemm"));
         // Frame: gemm [3000, 8000) with its parent aten::mm [1000, 6000), an eighth as margin.
         m_selection.clear();
         action(menu.get(), "frameEvent")->trigger();
         QCOMPARE(m_selection.current(), m_ids.gemm);
-        QCOMPARE(m_view->viewStart(), core::Nanos(1000 - 7000 / 8));
-        QCOMPARE(m_view->viewEnd(), core::Nanos(8000 + 7000 / 8));
+        QCOMPARE(m_view->state().viewStart(), core::Nanos(1000 - 7000 / 8));
+        QCOMPARE(m_view->state().viewEnd(), core::Nanos(8000 + 7000 / 8));
         // The orphan memcpy has no parent or launch to select.
         menu.reset(m_view->menus().createEventMenu(m_ids.copy));
         QVERIFY(!action(menu.get(), "selectParent")->isEnabled());

@@ -238,7 +238,7 @@ private slots:
 
         // A search hit: from a 1 µs view at the trace start, the view takes in the kernel and its
         // parent with a margin, zoomed to them (not the whole trace, not a pan at 1 µs).
-        timeline->setVisibleRange(doc->startTime(), doc->startTime() + 1000);
+        timeline->state().setVisibleRange(doc->startTime(), doc->startTime() + 1000);
         m_window->searchDock()->search(ui::SearchMode::Correlation, QStringLiteral("2290"));
         QCOMPARE(m_window->selection()->current() == gemm || doc->event(m_window->selection()->current()).correlation == 2290,
                  true);
@@ -246,8 +246,8 @@ private slots:
             m_window->searchDock()->next();
             QCOMPARE(m_window->selection()->current(), gemm);
         }
-        QVERIFY(timeline->viewStart() < lo && timeline->viewEnd() > hi);
-        QVERIFY(timeline->viewEnd() - timeline->viewStart() <= (hi - lo) * 3 / 2);
+        QVERIFY(timeline->state().viewStart() < lo && timeline->state().viewEnd() > hi);
+        QVERIFY(timeline->state().viewEnd() - timeline->state().viewStart() <= (hi - lo) * 3 / 2);
 
         // A finding made current in the dock: its GPU op with its current and suggested parents.
         ui::FindingsDock *findings = m_window->review()->findingsDock();
@@ -262,7 +262,7 @@ private slots:
             framed.push_back(doc->gpuLink(subject)->parent);
         if (findings->model()->finding(row).suggestedParent.valid())
             framed.push_back(findings->model()->finding(row).suggestedParent);
-        timeline->setVisibleRange(doc->startTime(), doc->startTime() + 1000);
+        timeline->state().setVisibleRange(doc->startTime(), doc->startTime() + 1000);
         m_window->selection()->clear();
         QVERIFY(findings->setCurrentFinding(row));
         QCOMPARE(m_window->selection()->current(), subject);
@@ -271,13 +271,13 @@ private slots:
             flo = std::min(flo, doc->event(e).ts);
             fhi = std::max(fhi, doc->event(e).end());
         }
-        QVERIFY(timeline->viewStart() < flo && timeline->viewEnd() > fhi);
-        QVERIFY(timeline->viewEnd() - timeline->viewStart() <= std::max<core::Nanos>(fhi - flo, 50) * 3 / 2);
+        QVERIFY(timeline->state().viewStart() < flo && timeline->state().viewEnd() > fhi);
+        QVERIFY(timeline->state().viewEnd() - timeline->state().viewStart() <= std::max<core::Nanos>(fhi - flo, 50) * 3 / 2);
         m_window->grab().toImage().save(linkscope::test::buildPath("/test_triage_finding_framed.png"));
         // The same at 1920x1080 (the done-when screenshot): a wider window keeps the framed range.
         m_window->resize(1920, 1080);
         QCoreApplication::processEvents();
-        QVERIFY(timeline->viewStart() < flo && timeline->viewEnd() > fhi);
+        QVERIFY(timeline->state().viewStart() < flo && timeline->state().viewEnd() > fhi);
         QDir().mkpath(linkscope::test::buildPath("/screens"));
         m_window->grab().toImage().save(linkscope::test::buildPath("/screens/finding_selected_1920.png"));
     }
@@ -300,17 +300,17 @@ private slots:
         const core::EventIndex event = findings->model()->subjectEvent(row);
         const core::DeviceEvent &e = doc->event(event);
         // Its second half in view, its start not.
-        timeline->setVisibleRange(e.ts + e.dur / 2, e.end() + e.dur * 2);
+        timeline->state().setVisibleRange(e.ts + e.dur / 2, e.end() + e.dur * 2);
         QTest::qWait(0);
-        const core::Nanos start = timeline->viewStart(), end = timeline->viewEnd();
+        const core::Nanos start = timeline->state().viewStart(), end = timeline->state().viewEnd();
         const QRectF rect = timeline->eventRect(event);
         QVERIFY(!rect.isEmpty());
         const QPoint at(static_cast<int>(timeline->timeToX(e.ts + e.dur * 3 / 4)), static_cast<int>(rect.center().y()));
         QCOMPARE(timeline->eventAt(at), event);
         QTest::mouseClick(timeline, Qt::LeftButton, {}, at);
         QCOMPARE(m_window->selection()->current(), event);
-        QCOMPARE(timeline->viewStart(), start);
-        QCOMPARE(timeline->viewEnd(), end);
+        QCOMPARE(timeline->state().viewStart(), start);
+        QCOMPARE(timeline->state().viewEnd(), end);
         QCOMPARE(findings->model()->subjectEvent(findings->currentFinding()), event);
     }
 
@@ -327,10 +327,10 @@ private slots:
         QTest::keyClick(query, Qt::Key_Return);
         QTRY_VERIFY(timeline->hasFocus());
         QVERIFY(m_window->selection()->hasSelection());
-        const core::Nanos before = timeline->viewEnd() - timeline->viewStart();
+        const core::Nanos before = timeline->state().viewEnd() - timeline->state().viewStart();
         QTest::keyClick(QApplication::focusWidget(), Qt::Key_W);
         QCOMPARE(query->text(), QStringLiteral("addmm"));
-        QVERIFY(timeline->viewEnd() - timeline->viewStart() < before);
+        QVERIFY(timeline->state().viewEnd() - timeline->state().viewStart() < before);
         // F3 goes on to the next hit from the timeline.
         const core::EventIndex first = m_window->selection()->current();
         QTest::keyClick(timeline, Qt::Key_F3);
@@ -413,10 +413,11 @@ private slots:
 
         // A click on the warning selects its event and frames it.
         ui::TimelineView *timeline = m_window->timeline();
-        timeline->setVisibleRange(doc->startTime() + 50'000, doc->startTime() + 51'000);
+        timeline->state().setVisibleRange(doc->startTime() + 50'000, doc->startTime() + 51'000);
         emit dock->list()->itemClicked(dock->list()->topLevelItem(row), 1);
         QCOMPARE(m_window->selection()->current(), straddle);
-        QVERIFY(timeline->viewStart() < doc->event(straddle).ts && timeline->viewEnd() > doc->event(straddle).end());
+        QVERIFY(timeline->state().viewStart() < doc->event(straddle).ts
+                && timeline->state().viewEnd() > doc->event(straddle).end());
         m_window->grab().toImage().save(linkscope::test::buildPath("/test_triage_warnings.png"));
     }
 

@@ -253,7 +253,7 @@ private slots:
         core::EventIndex frame = firstOfName(QStringLiteral("b.py(7): g7"));
         QVERIFY(frame.valid());
         QCOMPARE(layout.rowOfEvent(frame), -1);
-        view->selectionModel()->select(frame);
+        view->state().selectionModel()->select(frame);
         QVERIFY(!layout.hidePythonRows());
         QVERIFY(layout.rowOfEvent(frame) >= 0);
     }
@@ -427,15 +427,15 @@ private slots:
 
         // Click: the edge's target selected and the edge focused; the view does not move.
         m_window->selection()->clear();
-        const core::Nanos start = view->viewStart(), end = view->viewEnd();
+        const core::Nanos start = view->state().viewStart(), end = view->state().viewEnd();
         QSignalSpy selected(view, &ui::TimelineView::edgeSelected);
         QTest::mouseClick(view, Qt::LeftButton, Qt::NoModifier, onCurve);
         QCOMPARE(selected.count(), 1);
         QCOMPARE(selected.front().front().value<ui::DrawEdgeIndex>(), parentEdge);
         QCOMPARE(m_window->selection()->current(), gemm);
         QCOMPARE(view->edgeOverlay().focusedEdge(), parentEdge);
-        QCOMPARE(view->viewStart(), start);
-        QCOMPARE(view->viewEnd(), end);
+        QCOMPARE(view->state().viewStart(), start);
+        QCOMPARE(view->state().viewEnd(), end);
         // `[` from there follows that edge to the parent.
         view->setFocus();
         QTest::keyClick(view, Qt::Key_BracketLeft);

@@ -23,8 +23,9 @@ namespace linkscope::ui {
 
 using namespace core::job;
 
-JobOverview::JobOverview(QWidget *parent) : QWidget(parent)
+JobOverview::JobOverview(QWidget *parent) : QWidget(parent), m_state(new TimelineViewState(this))
 {
+    connect(m_state, &TimelineViewState::windowChanged, this, qOverload<>(&QWidget::update));
     setFocusPolicy(Qt::StrongFocus);
     setMouseTracking(true);
     setMinimumHeight(kRulerHeight + kInfoHeight + 4 * 12);
@@ -96,13 +97,13 @@ void JobOverview::setBookmarks(core::BookmarkList bookmarks)
     update();
 }
 
-void JobOverview::showRange(qint64 start, qint64 end)
+void JobOverview::setViewState(TimelineViewState *state)
 {
-    // The rank panes' window (reference clock): followed as it is, without echoing it back.
-    if (end <= start || (start == m_viewStart && end == m_viewEnd))
+    if (!state || state == m_state)
         return;
-    m_viewStart = start;
-    m_viewEnd = end;
+    disconnect(m_state, nullptr, this, nullptr);
+    m_state = state;
+    connect(m_state, &TimelineViewState::windowChanged, this, qOverload<>(&QWidget::update));
     update();
 }
 
@@ -123,15 +124,7 @@ void JobOverview::frameRange(qint64 start, qint64 end)
     setView(start - span / 4, end + span / 4);
 }
 
-void JobOverview::setView(qint64 start, qint64 end)
-{
-    if (end <= start)
-        end = start + 1;
-    m_viewStart = start;
-    m_viewEnd = end;
-    update();
-    emit viewChanged();
-}
+void JobOverview::setView(qint64 start, qint64 end) { m_state->setVisibleRange(start, std::max(end, start + 1)); }
 
 QRect JobOverview::contentRect() const
 {
@@ -166,7 +159,10 @@ void JobOverview::clampScroll()
     syncScrollBar();
 }
 
-double JobOverview::nanosPerPixel() const { return static_cast<double>(m_viewEnd - m_viewStart) / contentRect().width(); }
+double JobOverview::nanosPerPixel() const
+{
+    return static_cast<double>(m_state->viewEnd() - m_state->viewStart()) / contentRect().width();
+}
 
 QRect JobOverview::rowRect(qint64 rank) const
 {
@@ -292,7 +288,7 @@ long JobOverview::callAt(int row, int x) const
 {
     const Row &r = m_rows[static_cast<std::size_t>(row)];
     const double npp = nanosPerPixel();
-    const qint64 t = pixelToTime(x - contentRect().left(), m_viewStart, npp);
+    const qint64 t = pixelToTime(x - contentRect().left(), m_state->viewStart(), npp);
     const qint64 slack = static_cast<qint64>(3 * npp);
     long best = -1;
     qint64 bestDistance = std::numeric_limits<qint64>::max();
@@ -314,7 +310,7 @@ long JobOverview::callAt(int row, int x) const
 const MissingCollective *JobOverview::missingAt(qint64 rank, int x) const
 {
     const double npp = nanosPerPixel();
-    const qint64 t = pixelToTime(x - contentRect().left(), m_viewStart, npp), slack = static_cast<qint64>(3 * npp);
+    const qint64 t = pixelToTime(x - contentRect().left(), m_state->viewStart(), npp), slack = static_cast<qint64>(3 * npp);
     for (const MissingCollective &m : m_missing)
         if (m.rank == rank && t >= m.start - slack && t <= m.end + slack)
             return &m;
@@ -328,7 +324,7 @@ void JobOverview::mousePressEvent(QMouseEvent *event)
         m_dragging = true;
         m_dragged = false;
         m_dragOrigin = event->position().toPoint();
-        m_dragViewStart = m_viewStart;
+        m_dragViewStart = m_state->viewStart();
     }
 }
 
@@ -340,7 +336,7 @@ void JobOverview::mouseMoveEvent(QMouseEvent *event)
     if (std::abs(dx) > 3)
         m_dragged = true;
     if (m_dragged) {
-        const qint64 span = m_viewEnd - m_viewStart;
+        const qint64 span = m_state->viewEnd() - m_state->viewStart();
         const qint64 start = m_dragViewStart - static_cast<qint64>(dx * nanosPerPixel());
         setView(start, start + span);
     }
@@ -394,14 +390,15 @@ void JobOverview::wheelEvent(QWheelEvent *event)
     if (event->modifiers() & Qt::ControlModifier) {
         const double factor = std::pow(0.85, delta.y() / 120.0);
         const double x = event->position().x() - contentRect().left();
-        const qint64 at = pixelToTime(x, m_viewStart, nanosPerPixel());
-        const double span = static_cast<double>(m_viewEnd - m_viewStart) * factor;
+        const qint64 at = pixelToTime(x, m_state->viewStart(), nanosPerPixel());
+        const double span = static_cast<double>(m_state->viewEnd() - m_state->viewStart()) * factor;
         const qint64 start = at - static_cast<qint64>(x / contentRect().width() * span);
         setView(start, start + std::max<qint64>(100, static_cast<qint64>(span)));
     } else if ((event->modifiers() & Qt::ShiftModifier) || delta.x() != 0) {
         const int d = delta.x() != 0 ? delta.x() : delta.y();
-        const qint64 shift = static_cast<qint64>(-d / 120.0 * 0.1 * static_cast<double>(m_viewEnd - m_viewStart));
-        setView(m_viewStart + shift, m_viewEnd + shift);
+        const qint64 shift = static_cast<qint64>(-d / 120.0 * 0.1
+                                                 * static_cast<double>(m_state->viewEnd() - m_state->viewStart()));
+        setView(m_state->viewStart() + shift, m_state->viewEnd() + shift);
     } else {
         m_scroll -= delta.y() / 40;
         clampScroll();
@@ -453,7 +450,7 @@ bool JobOverview::event(QEvent *event)
                 tip += tr("\nclock offset %1 from rank %2").arg(formatDuration(r.offset)).arg(m_job->report.timing.referenceRank);
             } else if (const PlacedStep *step = m_path ? m_path->stepAt(r.rank,
                                                                         pixelToTime(help->pos().x() - contentRect().left(),
-                                                                                    m_viewStart, nanosPerPixel()),
+                                                                                    m_state->viewStart(), nanosPerPixel()),
                                                                         static_cast<qint64>(3 * nanosPerPixel()))
                                                        : nullptr;
                        step && std::abs(help->pos().y() - (rowTop(row) + rowHeight() / 2)) <= std::max(4, rowHeight() / 6)) {

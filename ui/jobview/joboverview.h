@@ -12,6 +12,7 @@
 #include "jobview/joboverviewmarks.h"
 #include "prediction/jobpath.h"
 #include "timeline/timelinebookmarks.h"
+#include "timeline/timelineviewstate.h"
 
 #include <QWidget>
 
@@ -60,17 +61,16 @@ public:
     void frameAll();
     // The view spans [start, end) (aligned ns) with a margin.
     void frameRange(qint64 start, qint64 end);
-    // The view is exactly [start, end) (aligned ns): the rank panes' window, which it follows as they
-    // pan and zoom (no viewChanged).
-    void showRange(qint64 start, qint64 end);
+    // The window shown (aligned ns): the overview's own until the job's window (RankPanes::jobWindow)
+    // is set, which it then shares with every view of a rank — they pan and zoom together.
+    TimelineViewState *viewState() const { return m_state; }
+    void setViewState(TimelineViewState *state);
 
     // The bookmarks of the ranks shown (RankPanes::bookmarksShared: aligned ns, named with their rank),
     // drawn across the rows as on the ranks' timelines.
     void setBookmarks(core::BookmarkList bookmarks);
     const TimelineBookmarks &bookmarkOverlay() const { return m_bookmarks; }
 
-    qint64 viewStart() const { return m_viewStart; }
-    qint64 viewEnd() const { return m_viewEnd; }
     // Tests: where rank `rank`'s row is (null if not shown) and where its call sits (aligned ns).
     QRect rowRect(qint64 rank) const;
     int rowCount() const { return static_cast<int>(m_rows.size()); }
@@ -91,7 +91,6 @@ signals:
     void collectiveSelected(const QString &group, qint64 index);
     void rankActivated(qint64 rank);
     void rankClicked(qint64 rank);
-    void viewChanged();
 
 protected:
     void paintEvent(QPaintEvent *event) override;
@@ -141,8 +140,7 @@ private:
     qint64 m_selectedRank = -1;
     std::optional<Selection> m_selection;
     std::vector<std::pair<std::int64_t, std::size_t>> m_selectedCalls; // (rank, call) of the selection
-    qint64 m_viewStart = 0;
-    qint64 m_viewEnd = 1;
+    TimelineViewState *m_state;
     int m_scroll = 0; // rows scrolled past
     QScrollBar *m_scrollBar = nullptr;
     bool m_dragging = false;

@@ -84,7 +84,7 @@ void JobOverview::paintEvent(QPaintEvent *)
     f.header = pal.color(QPalette::Window);
     f.content = contentRect();
     f.rowHeight = rowHeight();
-    f.viewStart = m_viewStart;
+    f.viewStart = m_state->viewStart();
     f.nanosPerPixel = nanosPerPixel();
     f.baseFont = font();
     f.small = f.baseFont;
@@ -99,7 +99,8 @@ void JobOverview::paintEvent(QPaintEvent *)
     f.busySingle = busyBandColour().rgb();
     f.busyMerged = dimmed(busyBandColour(), f.base).darker(115).rgb();
 
-    TimelineRuler::paint(p, font(), QRect(0, 0, width(), kRulerHeight), f.content, m_viewStart, m_viewEnd, alignedStart());
+    TimelineRuler::paint(p, font(), QRect(0, 0, width(), kRulerHeight), f.content, m_state->viewStart(), m_state->viewEnd(),
+                         alignedStart());
     paintInfoLine(f);
     const QRect content = f.content, visible(0, content.top(), width(), content.height());
     p.save();
@@ -144,7 +145,8 @@ void JobOverview::paintEvent(QPaintEvent *)
     p.restore();
     p.setPen(QColor(0, 0, 0, 60));
     p.drawLine(kHeaderWidth - 1, content.top(), kHeaderWidth - 1, height());
-    m_bookmarks.paint(p, font(), QRect(content.left(), 0, content.width(), kRulerHeight), content, m_viewStart, f.nanosPerPixel);
+    m_bookmarks.paint(p, font(), QRect(content.left(), 0, content.width(), kRulerHeight), content, m_state->viewStart(),
+                      f.nanosPerPixel);
 }
 
 // The info line under the ruler: the selection, or how to make one.
@@ -223,7 +225,7 @@ void JobOverview::paintStreamBands(Frame &f, const Row &row, int top, QRgb backg
     std::fill(f.line.begin(), f.line.end(), background);
     for (int k = 0; k < n; ++k) {
         const auto &busy = streams[static_cast<std::size_t>(k)].busy;
-        const qint64 lo = m_viewStart + row.offset, hi = m_viewEnd + row.offset;
+        const qint64 lo = m_state->viewStart() + row.offset, hi = m_state->viewEnd() + row.offset;
         auto it = std::lower_bound(busy.begin(), busy.end(), lo, [](const auto &iv, qint64 t) { return iv.second < t; });
         for (; it != busy.end() && it->first <= hi; ++it) {
             const double x0 = f.xOf(it->first - row.offset) - left, x1 = f.xOf(it->second - row.offset) - left;
@@ -270,7 +272,7 @@ void JobOverview::paintCollectiveBand(Frame &f, const Row &row, int top, QRgb ba
             continue;
         const qint64 launch = c.launchNs - row.offset;
         const qint64 end = (c.endNs == kUnknownTime ? c.launchNs : std::max(c.endNs, c.launchNs)) - row.offset;
-        if (end < m_viewStart || launch > m_viewEnd)
+        if (end < m_state->viewStart() || launch > m_state->viewEnd())
             continue;
         const bool isSelected = f.selected.count({static_cast<std::int64_t>(row.rank), k})
                                 || (m_selection && m_selection->index < 0 && m_selection->rank == row.rank
@@ -320,7 +322,7 @@ void JobOverview::paintMissingMarks(Frame &f, const Row &row, int top) const
 {
     const int collTop = f.collectivesTop(top), height = std::max(f.collectivesHeight(), f.rowHeight - 4);
     for (const MissingCollective &m : m_missing) {
-        if (m.rank != row.rank || m.end < m_viewStart || m.start > m_viewEnd)
+        if (m.rank != row.rank || m.end < m_state->viewStart() || m.start > m_state->viewEnd())
             continue;
         const double x0 = f.xOf(m.start), x1 = std::max(x0 + 6, f.xOf(m.end));
         f.p.setPen(QPen(missingMarkColour(), 2, Qt::DashLine));

@@ -91,7 +91,7 @@ void MissingCollectiveMarks::paintOn(QPainter &painter)
     const QFontMetrics metrics(font());
     for (std::size_t i = 0; i < m_marks.size(); ++i) {
         const Mark &m = m_marks[i];
-        if (m.end < m_view->viewStart() || m.start > m_view->viewEnd())
+        if (m.end < m_view->state().viewStart() || m.start > m_view->state().viewEnd())
             continue;
         const double x0 = std::max<double>(area.left() - 2, m_view->timeToX(m.start));
         const double x1 = std::min<double>(area.right() + 2, std::max(m_view->timeToX(m.end), x0 + 6));

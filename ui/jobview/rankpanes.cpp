@@ -6,6 +6,7 @@
 #include "jobview/joboverviewmarks.h"
 #include "jobview/missingcollectivemarks.h"
 #include "timeline/timelineview.h"
+#include "timeline/timelineviewstate.h"
 
 #include "edit/sidecar.h"
 #include "link/chakracompare.h"
@@ -147,7 +148,7 @@ void RankPane::build()
     layout->addWidget(bar);
     m_view = new TimelineView(this);
     m_view->setObjectName(QStringLiteral("rankPaneTimeline%1").arg(m_rank));
-    m_view->setSelectionModel(m_selection);
+    m_view->state().setSelectionModel(m_selection);
     m_view->setOverviewVisible(false); // the main timeline has one; a pane's height goes to its lanes
     m_view->setPlaceholderText(tr("Loading rank %1…").arg(m_rank));
     m_view->setMinimumHeight(60); // the splitter shares the height; a pane never grows the window
@@ -233,7 +234,7 @@ void RankPane::updateTitle() { m_title->setText(titleText()); }
 
 // ---------------------------------------------------------------------------------------------
 
-RankPanes::RankPanes(TimelineView *main, QWidget *parent) : QWidget(parent), m_main(main)
+RankPanes::RankPanes(TimelineView *main, QWidget *parent) : QWidget(parent), m_main(main), m_window(new TimelineViewState(this))
 {
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -255,6 +256,11 @@ RankPanes::RankPanes(TimelineView *main, QWidget *parent) : QWidget(parent), m_m
     m_split->addWidget(m_mainBox);
     layout->addWidget(m_split);
     connect(m_main, &TimelineView::viewChanged, this, [this] { syncFrom(m_main); });
+    // The job overview moved the job's window: every rank's view follows.
+    connect(m_window, &TimelineViewState::windowChanged, this, [this] {
+        if (!m_syncing)
+            showJobWindow();
+    });
     connect(m_main, &TimelineView::bookmarksChanged, this, &RankPanes::shareBookmarks);
 }
 
@@ -303,23 +309,25 @@ void RankPanes::updateRulers()
 void RankPanes::alignRunPane()
 {
     const DocumentPtr main = m_main->document();
-    const DocumentPtr run = m_runPane ? m_runPane->document() : nullptr;
+    const DocumentPtr run = m_runView.pane ? m_runView.pane->document() : nullptr;
     if (!main || !run) {
-        m_alignment.reset();
-        m_alignedMain.reset();
-        m_alignedRun.reset();
+        m_runView.alignment.reset();
+        m_runView.alignedMain.reset();
+        m_runView.alignedRun.reset();
         return;
     }
     // Once per pair of traces (a correction makes a new document of the same events).
-    if (m_alignment && m_alignedMain.lock() == main->deviceShared() && m_alignedRun.lock() == run->deviceShared())
+    if (m_runView.alignment && m_runView.alignedMain.lock() == main->deviceShared()
+        && m_runView.alignedRun.lock() == run->deviceShared())
         return;
     // The core's rule (report/runalign.h): B's first step onto A's, else their first events. One
     // pass over each trace's events.
-    m_alignment = core::alignRuns(main->device(), main->index(), run->device(), run->index());
-    m_alignedMain = main->deviceShared();
-    m_alignedRun = run->deviceShared();
-    m_runPane->setClockNote(m_alignment->bySteps ? tr("steps aligned: %1").arg(QString::fromStdString(m_alignment->describe()))
-                                                 : QString::fromStdString(m_alignment->describe()));
+    m_runView.alignment = core::alignRuns(main->device(), main->index(), run->device(), run->index());
+    m_runView.alignedMain = main->deviceShared();
+    m_runView.alignedRun = run->deviceShared();
+    m_runView.pane->setClockNote(m_runView.alignment->bySteps
+                                     ? tr("steps aligned: %1").arg(QString::fromStdString(m_runView.alignment->describe()))
+                                     : QString::fromStdString(m_runView.alignment->describe()));
 }
 
 void RankPanes::setLaneFilter(const QString &text)
@@ -332,7 +340,7 @@ void RankPanes::applyLaneFilter()
 {
     for (const RankView &v : rankViews()) {
         const QString rank = v.rank >= 0 ? tr("rank %1").arg(v.rank) : QString();
-        const QString name = v.run ? QStringLiteral("%1 %2").arg(m_runPane->run(), rank).trimmed() : rank;
+        const QString name = v.run ? QStringLiteral("%1 %2").arg(m_runView.pane->run(), rank).trimmed() : rank;
         v.view->arrangement().setLaneFilter(m_filter, name);
     }
 }
@@ -386,11 +394,11 @@ void RankPanes::updateMissingMarks(qint64 rank, TimelineView *view)
 void RankPanes::updateMainTitle()
 {
     QWidget *bar = m_mainTitle->parentWidget();
-    bar->setVisible(m_job != nullptr || m_runPane);
+    bar->setVisible(m_job != nullptr || m_runView.pane);
     const DocumentPtr &doc = m_main->document();
     if (!m_job) {
         // Beside run B: the open trace is run A.
-        if (m_runPane)
+        if (m_runView.pane)
             m_mainTitle->setText(doc ? tr("<b>Run A</b> · %1 · Details, Search, Findings and corrections act on this run")
                                            .arg(pairFileNames(doc->hostPath(), doc->devicePath()).toHtmlEscaped())
                                      : tr("<b>Run A</b> · nothing open"));
@@ -405,7 +413,7 @@ void RankPanes::updateMainTitle()
     const QString files = doc ? pairFileNames(doc->hostPath(), doc->devicePath()) : QString();
     m_mainTitle->setText(tr("<b>%1Rank %2</b> · %3 · Details, Search, Findings and corrections act on this rank · "
                             "rulers on the job's aligned clock")
-                             .arg(m_runPane ? tr("Run A · ") : QString())
+                             .arg(m_runView.pane ? tr("Run A · ") : QString())
                              .arg(m_mainRank)
                              .arg(files.toHtmlEscaped()));
 }
@@ -413,7 +421,7 @@ void RankPanes::updateMainTitle()
 RankPane *RankPanes::addPane(RankPane *pane, int position)
 {
     // Run B's pane stays last: a rank's pane goes above it.
-    const int end = m_split->count() - (m_runPane && pane != m_runPane ? 1 : 0);
+    const int end = m_split->count() - (m_runView.pane && pane != m_runView.pane ? 1 : 0);
     const int at = position < 0 ? end : std::min(position + 1, end);
     m_split->insertWidget(at, pane);
     m_split->setStretchFactor(at, 1);
@@ -484,7 +492,7 @@ RankPane *RankPanes::openRunPane(const QString &run, qint64 rank, const QString 
     closeRunPane();
     auto *pane = new RankPane(rank, hostPath, devicePath, policy, m_split);
     pane->setRun(run);
-    m_runPane = pane;
+    m_runView.pane = pane;
     addPane(pane, -1);
     updateMainTitle();
     applyLaneFilter();
@@ -493,14 +501,14 @@ RankPane *RankPanes::openRunPane(const QString &run, qint64 rank, const QString 
 
 void RankPanes::closeRunPane()
 {
-    if (!m_runPane)
+    if (!m_runView.pane)
         return;
-    RankPane *p = m_runPane;
-    m_runPane.clear();
+    RankPane *p = m_runView.pane;
+    m_runView.pane.clear();
     p->hide();
     p->setParent(nullptr);
     p->deleteLater();
-    m_alignment.reset();
+    m_runView.alignment.reset();
     updateMainTitle();
     updateRulers();
     emit panesChanged();
@@ -518,7 +526,7 @@ std::vector<RankPane *> RankPanes::panes() const
 {
     std::vector<RankPane *> out;
     for (int i = 0; i < m_split->count(); ++i)
-        if (auto *p = qobject_cast<RankPane *>(m_split->widget(i)); p && p != m_runPane)
+        if (auto *p = qobject_cast<RankPane *>(m_split->widget(i)); p && p != m_runView.pane)
             out.push_back(p);
     return out;
 }
@@ -537,8 +545,8 @@ std::vector<RankPanes::RankView> RankPanes::rankViews() const
     std::vector<RankView> views{{m_mainRank, m_main, false}};
     for (RankPane *p : panes())
         views.push_back({p->rank(), p->view(), false});
-    if (m_runPane)
-        views.push_back({m_runPane->rank(), m_runPane->view(), true});
+    if (m_runView.pane)
+        views.push_back({m_runView.pane->rank(), m_runView.pane->view(), true});
     return views;
 }
 
@@ -546,7 +554,7 @@ bool RankPanes::onClock(const RankView &v) const
 {
     if (!v.view->document())
         return false;
-    const bool runAligned = m_runPane && m_alignment && m_main->document();
+    const bool runAligned = m_runView.pane && m_runView.alignment && m_main->document();
     if (v.run)
         return runAligned;
     if (m_job && v.rank >= 0)
@@ -563,7 +571,7 @@ core::Nanos RankPanes::offsetOf(const RankView &v) const
     // Run B: an instant of B (absolute) is drawn where A's main trace has it moved by the
     // alignment's shift, on whichever clock the main trace is.
     const core::Nanos main = m_job && m_mainRank >= 0 ? clockOffset(m_mainRank) : 0;
-    return main - (m_alignment ? m_alignment->shiftNs() : 0);
+    return main - (m_runView.alignment ? m_runView.alignment->shiftNs() : 0);
 }
 
 core::Nanos RankPanes::toReference(const RankView &v, core::Nanos t) const
@@ -603,35 +611,35 @@ void RankPanes::syncFrom(TimelineView *source)
     if (it == views.end() || !onClock(*it))
         return;
     // The source's window on the reference clock, shown by every other view on it.
-    const core::Nanos start = toReference(*it, source->viewStart());
-    const core::Nanos end = toReference(*it, source->viewEnd());
+    const core::Nanos start = toReference(*it, source->state().viewStart());
+    const core::Nanos end = toReference(*it, source->state().viewEnd());
     m_syncing = true;
+    m_window->setVisibleRange(start, end);
     for (const RankView &v : views) {
         if (v.view == source || !onClock(v))
             continue;
         v.view->setHeaderWidth(source->headerWidth());
-        v.view->setVisibleRange(fromReference(v, start), fromReference(v, end));
+        v.view->state().setVisibleRange(fromReference(v, start), fromReference(v, end));
     }
     m_syncing = false;
-    emit referenceViewChanged(start, end);
 }
 
 std::optional<std::pair<core::Nanos, core::Nanos>> RankPanes::referenceView() const
 {
     for (const RankView &v : rankViews())
         if (onClock(v))
-            return std::make_pair(toReference(v, v.view->viewStart()), toReference(v, v.view->viewEnd()));
+            return std::make_pair(toReference(v, v.view->state().viewStart()), toReference(v, v.view->state().viewEnd()));
     return std::nullopt;
 }
 
-void RankPanes::setReferenceView(std::pair<core::Nanos, core::Nanos> view)
+void RankPanes::showJobWindow()
 {
+    const core::Nanos start = m_window->viewStart(), end = m_window->viewEnd();
     m_syncing = true;
     for (const RankView &v : rankViews())
         if (onClock(v))
-            v.view->setVisibleRange(fromReference(v, view.first), fromReference(v, view.second));
+            v.view->state().setVisibleRange(fromReference(v, start), fromReference(v, end));
     m_syncing = false;
-    emit referenceViewChanged(view.first, view.second);
 }
 
 void RankPanes::frameCollective(const QString &group, qint64 index)
@@ -659,6 +667,12 @@ void RankPanes::frameCollective(const QString &group, qint64 index)
     lo -= pad;
     hi += pad;
     setReferenceView({lo, hi});
+}
+
+void RankPanes::setReferenceView(std::pair<core::Nanos, core::Nanos> view)
+{
+    m_window->setVisibleRange(view.first, view.second);
+    showJobWindow(); // also when the window was already there
 }
 
 } // namespace linkscope::ui

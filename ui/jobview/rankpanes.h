@@ -40,6 +40,7 @@ namespace linkscope::ui {
 
 class EventSelection;
 class TimelineView;
+class TimelineViewState;
 
 class RankPane : public QWidget {
     Q_OBJECT
@@ -129,10 +130,10 @@ public:
     // main timeline shows another trace.
     RankPane *openRunPane(const QString &run, qint64 rank, const QString &hostPath, const QString &devicePath,
                           core::Policy policy);
-    RankPane *runPane() const { return m_runPane; }
+    RankPane *runPane() const { return m_runView.pane; }
     void closeRunPane();
     // How the run pane is aligned with the main timeline; nullopt until both are loaded.
-    const std::optional<core::RunAlignment> &runAlignment() const { return m_alignment; }
+    const std::optional<core::RunAlignment> &runAlignment() const { return m_runView.alignment; }
     int paneIndex(qint64 rank) const; // position among the panes, -1
 
     // Time `t` of rank `from`'s trace (its document's clock) on rank `to`'s; unaligned ranks map by
@@ -141,9 +142,15 @@ public:
     // Shows collective `index` of `group` in every pane (and the main timeline), padded so that its
     // launches and kernels on all ranks are in view.
     void frameCollective(const QString &group, qint64 index);
-    // The time window shown, on the reference clock (the main timeline's, else the first loaded
-    // pane's); nullopt when no rank of the job is shown. setReferenceView() shows it everywhere.
+    // The job's window: the time span every view of a rank shows, on the reference clock (the job's
+    // aligned clock). The job overview draws it and pans and zooms it; each view of a rank shows it
+    // moved by its rank's clock offset, and a view panned or zoomed moves it (syncFrom).
+    TimelineViewState *jobWindow() const { return m_window; }
+    // The window a view of a rank shows, on the reference clock (the main timeline's, else the first
+    // loaded pane's); nullopt when no rank of the job is shown.
     std::optional<std::pair<core::Nanos, core::Nanos>> referenceView() const;
+    // Sets the job's window and shows it in every view of a rank (also when it did not change: a rank
+    // swapped in shows it).
     void setReferenceView(std::pair<core::Nanos, core::Nanos> view);
     // Makes the other panes show what `source` shows (called on every view change).
     void syncFrom(TimelineView *source);
@@ -162,9 +169,6 @@ signals:
     void panesChanged();
     // `M` on a pane's lanes: bookmarks are added on the main rank (Edit here makes a pane's rank it).
     void paneBookmarkRequested(qint64 rank, core::Nanos ts);
-    // The window the ranks show changed (the reference clock, as the job overview's): the overview
-    // follows it.
-    void referenceViewChanged(qint64 start, qint64 end);
     // The bookmarks of every rank shown, on the reference clock, each named with its rank: the job
     // overview draws them (and every view draws the other ranks' on its own clock).
     void bookmarksShared(const core::BookmarkList &bookmarks);
@@ -199,19 +203,25 @@ private:
     // Each view's bookmarks drawn on the other views of the job's ranks, and bookmarksShared().
     void shareBookmarks();
     void applyLaneFilter();
+    // The job's window shown by every view of a rank on the clock.
+    void showJobWindow();
 
     TimelineView *m_main;
     QWidget *m_mainBox;
     QLabel *m_mainTitle;
     QSplitter *m_split;
+    TimelineViewState *m_window;
     JobPtr m_job;
     std::vector<MissingCollective> m_missing; // the job's, on the aligned clock
     qint64 m_mainRank = -1;
     bool m_syncing = false;
     QString m_filter; // the lane filter's text
-    QPointer<RankPane> m_runPane;
-    std::optional<core::RunAlignment> m_alignment;
-    std::weak_ptr<const core::DeviceTrace> m_alignedMain, m_alignedRun; // the traces m_alignment is of
+    // Run B's pane and how it is aligned with the main timeline.
+    struct RunView {
+        QPointer<RankPane> pane;
+        std::optional<core::RunAlignment> alignment;
+        std::weak_ptr<const core::DeviceTrace> alignedMain, alignedRun; // the traces `alignment` is of
+    } m_runView;
 };
 
 } // namespace linkscope::ui

@@ -138,8 +138,8 @@ void BookmarkUi::goTo(std::size_t index)
         return;
     TimelineView *view = m_timeline;
     const core::Nanos ts = bookmarks()[index].ts;
-    const core::Nanos half = std::max<core::Nanos>(1, (view->viewEnd() - view->viewStart()) / 2);
-    view->setVisibleRange(ts - half, ts + half);
+    const core::Nanos half = std::max<core::Nanos>(1, (view->state().viewEnd() - view->state().viewStart()) / 2);
+    view->state().setVisibleRange(ts - half, ts + half);
 }
 
 void BookmarkUi::push(QUndoCommand *command)
@@ -174,7 +174,7 @@ void BookmarkUi::rebuildMenu()
     constexpr std::size_t kMenuLimit = 100;
     std::size_t begin = 0;
     if (list.size() > kMenuLimit) {
-        const core::Nanos viewStart = m_timeline->viewStart();
+        const core::Nanos viewStart = m_timeline->state().viewStart();
         begin = static_cast<std::size_t>(std::lower_bound(list.begin(), list.end(), viewStart,
                                                           [](const core::Bookmark &b, core::Nanos ts) { return b.ts < ts; })
                                          - list.begin());

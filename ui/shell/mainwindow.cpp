@@ -89,7 +89,7 @@ MainWindow::MainWindow(QWidget *parent)
     // The right column runs the window's height; the bottom docks sit under the lanes only.
     setCorner(Qt::BottomRightCorner, Qt::RightDockWidgetArea);
 
-    m_timeline->setSelectionModel(m_selection);
+    m_timeline->state().setSelectionModel(m_selection);
     // The timeline, with the lanes of other ranks of an open job below it (rankpanes.h).
     m_panes = new RankPanes(m_timeline, this);
     setCentralWidget(m_panes);
@@ -111,7 +111,7 @@ MainWindow::MainWindow(QWidget *parent)
     connect(this, &MainWindow::documentChanged, m_search, &SearchDock::setDocument);
     connect(this, &MainWindow::documentChanged, m_warnings, &WarningsDock::setDocument);
     connect(m_search, &SearchDock::resultsChanged, m_timeline, &TimelineView::setHighlightedEvents);
-    connect(&m_timeline->timeRange(), &TimeRangeSelection::changed, this, &MainWindow::onTimeRangeChanged);
+    connect(&m_timeline->state().timeRange(), &TimeRangeSelection::changed, this, &MainWindow::onTimeRangeChanged);
     connect(m_loader, &TraceLoader::started, this, &MainWindow::onLoadStarted);
     connect(m_loader, &TraceLoader::finished, this, &MainWindow::onLoaded);
     connect(m_loader, &TraceLoader::failed, this, &MainWindow::onFailed);
@@ -520,7 +520,7 @@ void MainWindow::rebuildRecentMenu()
 
 void MainWindow::onTimeRangeChanged()
 {
-    if (!m_timeline->timeRange().has() || !m_doc) {
+    if (!m_timeline->state().timeRange().has() || !m_doc) {
         m_details->setTimeRangeHtml(QString());
         m_range->setRange(0, 0);
         if (!m_range->visibleRegion().isEmpty()) // nothing to show: its tab's title, the Findings in front
@@ -528,12 +528,12 @@ void MainWindow::onTimeRangeChanged()
         return;
     }
     // Per op name, stream and thread (core/analysis/rangestats.h): a visit per event in the range.
-    m_range->setRange(m_timeline->timeRange().start(), m_timeline->timeRange().end());
+    m_range->setRange(m_timeline->state().timeRange().start(), m_timeline->state().timeRange().end());
     m_range->show();
     m_range->raise();
     // Once per release: two binary searches per row, plus the GPU-op count (timerange.h).
-    const TimeRangeSummary summary = summarizeTimeRange(*m_doc, m_timeline->layout(), m_timeline->timeRange().start(),
-                                                        m_timeline->timeRange().end());
+    const TimeRangeSummary summary = summarizeTimeRange(*m_doc, m_timeline->layout(), m_timeline->state().timeRange().start(),
+                                                        m_timeline->state().timeRange().end());
     m_details->setTimeRangeHtml(timeRangeHtml(summary));
     statusBar()->showMessage(tr("Time range %1 · %L2 events · %3%L4 GPU ops")
                                  .arg(formatDuration(summary.end - summary.start))
@@ -644,8 +644,9 @@ JobDock *MainWindow::jobDock()
         });
         // A collective clicked in the overview, or a cross-rank finding's: shown in every rank's lanes.
         connect(m_jobDock->overview(), &JobOverview::collectiveSelected, m_panes, &RankPanes::frameCollective);
-        // And the overview zooms and pans with the ranks' lanes (on the same aligned clock).
-        connect(m_panes, &RankPanes::referenceViewChanged, m_jobDock->overview(), &JobOverview::showRange);
+        // And the overview shows the job's window, which the ranks' lanes show on their clocks: they
+        // zoom and pan together.
+        m_jobDock->overview()->setViewState(m_panes->jobWindow());
         // And draws every shown rank's bookmarks.
         connect(m_panes, &RankPanes::bookmarksShared, m_jobDock->overview(), &JobOverview::setBookmarks);
         // The job dock's list and the Findings dock's "Across ranks" stay on the same finding.

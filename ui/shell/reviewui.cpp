@@ -223,7 +223,7 @@ void ReviewUi::frame(core::EventIndex event, core::EventIndex suggestedParent)
     // All of them with a margin of an eighth of their extent on each side (as F does), so that a
     // 2 ms kernel at 711 ms is not a sliver; the selection already scrolled its lane into view.
     const core::Nanos span = std::max<core::Nanos>(hi - lo, TimelineViewport::kMinSpan);
-    m_timeline->setVisibleRange(lo - span / 8, hi + span / 8);
+    m_timeline->state().setVisibleRange(lo - span / 8, hi + span / 8);
 }
 
 void ReviewUi::showChangedLinks(const std::vector<core::EventIndex> &events)

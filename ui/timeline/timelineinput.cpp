@@ -20,6 +20,17 @@
 
 namespace linkscope::ui {
 
+namespace {
+
+// The time at widget x, clamped to the view's event area (a range dragged past its edges stops there).
+core::Nanos clampedTimeAt(const TimelineView &view, double x)
+{
+    const QRect content = view.contentRect();
+    return view.xToTime(std::clamp(x, double(content.left()), double(content.left() + content.width())));
+}
+
+} // namespace
+
 TimelineInput::TimelineInput(TimelineView &view) : QObject(&view), m_view(view)
 {
     view.installEventFilter(this);
@@ -42,13 +53,13 @@ TimelineInput::TimelineInput(TimelineView &view) : QObject(&view), m_view(view)
     addKey(
         K::Fit, tr("Fit time range or selection"), {Qt::Key_F},
         [&v] {
-            if (v.timeRange().has())
-                v.fitTimeRange();
+            if (v.state().timeRange().has())
+                v.state().fitTimeRange();
             else
                 v.navigation().fitSelection();
         },
         tr("Fit the time range, else the selection (again: with its edges' ends)"));
-    addKey(K::FitAll, tr("Fit everything"), {Qt::Key_0, Qt::Key_Home}, [&v] { v.fitAll(); });
+    addKey(K::FitAll, tr("Fit everything"), {Qt::Key_0, Qt::Key_Home}, [&v] { v.state().fitAll(); });
     addKey(
         K::FitRows, tr("Fit rows"), {Qt::Key_R}, [&v] { v.setFitRows(!v.fitRows()); },
         tr("Shrink the rows so that all of them fit the view's height (again: back to the normal height)"));
@@ -161,9 +172,9 @@ double TimelineInput::zoomAnchorX() const
 
 core::Nanos TimelineInput::bookmarkTime() const
 {
-    if (m_view.timeRange().has())
-        return m_view.timeRange().start();
-    const EventSelection *selection = m_view.selectionModel();
+    if (m_view.state().timeRange().has())
+        return m_view.state().timeRange().start();
+    const EventSelection *selection = m_view.state().selectionModel();
     if (m_view.document() && selection && selection->hasSelection() && selection->current().in(m_view.document()->eventCount()))
         return m_view.document()->event(selection->current()).ts;
     return m_view.xToTime(zoomAnchorX()); // the cursor's time, else the view's centre
@@ -173,10 +184,10 @@ void TimelineInput::escape()
 {
     if (m_rangeDragging) {
         cancelRangeDrag();
-        m_view.timeRange().commit(0, 0);
-    } else if (m_view.timeRange().has()) {
-        m_view.timeRange().clear();
-    } else if (EventSelection *selection = m_view.selectionModel()) {
+        m_view.state().timeRange().commit(0, 0);
+    } else if (m_view.state().timeRange().has()) {
+        m_view.state().timeRange().clear();
+    } else if (EventSelection *selection = m_view.state().selectionModel()) {
         selection->clear();
     }
 }
@@ -232,13 +243,13 @@ void TimelineInput::mousePress(QMouseEvent *event)
         // Shift+drag on the lanes or the ruler: a time range, from the pressed time.
         m_rangeDragging = true;
         m_pressPos = pos;
-        m_rangeAnchor = m_view.clampedTimeAt(pos.x());
+        m_rangeAnchor = clampedTimeAt(m_view, pos.x());
         return;
     }
     m_pressed = true;
     m_panning = false;
     m_pressPos = pos;
-    m_pressViewStart = m_view.viewStart();
+    m_pressViewStart = m_view.state().viewStart();
     m_pressVerticalOffset = m_view.verticalOffset();
 }
 
@@ -253,7 +264,7 @@ void TimelineInput::mouseMove(QMouseEvent *event)
         return;
     }
     if (m_overviewDrag) {
-        m_view.centreOn(TimelineOverview::timeAt(*doc, pos.x(), m_view.width(), m_view.headerWidth()));
+        m_view.state().centreOn(TimelineOverview::timeAt(*doc, pos.x(), m_view.width(), m_view.headerWidth()));
         return;
     }
     if (m_headerPressed) {
@@ -273,7 +284,7 @@ void TimelineInput::mouseMove(QMouseEvent *event)
     }
     if (m_rangeDragging) {
         // Drawn as it grows; TimeRangeSelection::changed (and what listens: counts per group) waits for the release.
-        m_view.timeRange().preview(m_rangeAnchor, m_view.clampedTimeAt(pos.x()));
+        m_view.state().timeRange().preview(m_rangeAnchor, clampedTimeAt(m_view, pos.x()));
         m_view.setCursor(Qt::SizeHorCursor);
         return;
     }
@@ -284,8 +295,8 @@ void TimelineInput::mouseMove(QMouseEvent *event)
         if (m_panning) {
             m_view.setCursor(Qt::ClosedHandCursor);
             const core::Nanos shift = static_cast<core::Nanos>(std::llround(delta.x() * m_view.nanosPerPixel()));
-            const core::Nanos span = m_view.viewEnd() - m_view.viewStart();
-            m_view.setVisibleRange(m_pressViewStart - shift, m_pressViewStart - shift + span);
+            const core::Nanos span = m_view.state().viewEnd() - m_view.state().viewStart();
+            m_view.state().setVisibleRange(m_pressViewStart - shift, m_pressViewStart - shift + span);
             m_view.setVerticalOffset(m_pressVerticalOffset - delta.y());
         }
         return;
@@ -295,8 +306,7 @@ void TimelineInput::mouseMove(QMouseEvent *event)
     else if (m_view.cursor().shape() == Qt::SplitHCursor)
         m_view.unsetCursor();
     const core::EventIndex hovered = m_view.eventAt(pos);
-    m_view.setHoverEvent(hovered);
-    m_view.setHoverEdge(hovered.isNone() ? m_view.edgeAt(pos) : DrawEdgeIndex(core::kNone));
+    m_view.state().setHover({hovered, hovered.isNone() ? m_view.edgeAt(pos) : DrawEdgeIndex(core::kNone)});
 }
 
 void TimelineInput::mouseRelease(QMouseEvent *event)
@@ -330,9 +340,9 @@ void TimelineInput::mouseRelease(QMouseEvent *event)
         const QPoint pos = event->position().toPoint();
         // Announced whatever it is (the drag only painted); a Shift+click, no real drag, clears it like a click.
         if (std::abs(pos.x() - m_pressPos.x()) < 3)
-            m_view.timeRange().commit(0, 0);
+            m_view.state().timeRange().commit(0, 0);
         else
-            m_view.timeRange().commit(m_rangeAnchor, m_view.clampedTimeAt(pos.x()));
+            m_view.state().timeRange().commit(m_rangeAnchor, clampedTimeAt(m_view, pos.x()));
         return;
     }
     if (!m_pressed)
@@ -343,20 +353,20 @@ void TimelineInput::mouseRelease(QMouseEvent *event)
         m_panning = false;
         return;
     }
-    m_view.timeRange().clear(); // a click clears the range, as in Perfetto
+    m_view.state().timeRange().clear(); // a click clears the range, as in Perfetto
     const QPoint pos = event->position().toPoint();
     const core::EventIndex clicked = m_view.eventAt(pos);
     const DrawEdgeIndex edge = clicked.isNone() ? m_view.edgeAt(pos) : DrawEdgeIndex(core::kNone);
     if (edge.valid())
         m_view.selectEdge(edge); // an edge between events: its target, with the edge focused
-    else if (EventSelection *selection = m_view.selectionModel())
+    else if (EventSelection *selection = m_view.state().selectionModel())
         selection->selectInPlace(clicked); // the view stays put
 }
 
 void TimelineInput::mouseDoubleClick(QMouseEvent *event)
 {
     // Double-click an event: zoom to it.
-    const EventSelection *selection = m_view.selectionModel();
+    const EventSelection *selection = m_view.state().selectionModel();
     if (event->button() == Qt::LeftButton && selection && selection->hasSelection()
         && m_view.eventAt(event->position().toPoint()) == selection->current())
         m_view.navigation().zoomToSelection();
@@ -385,8 +395,7 @@ bool TimelineInput::eventFilter(QObject *watched, QEvent *event)
     case QEvent::KeyPress:
         return keyPress(static_cast<QKeyEvent *>(event)); // unbound keys go on to the widget
     case QEvent::Leave:
-        m_view.setHoverEvent(core::kNone);
-        m_view.setHoverEdge(core::kNone);
+        m_view.state().setHover({});
         return false;
     case QEvent::ContextMenu: {
         auto *context = static_cast<QContextMenuEvent *>(event);

@@ -146,11 +146,11 @@ QMenu *TimelineMenus::createEventMenu(core::EventIndex e)
         return menu;
     TimelineView *view = &m_view;
     auto select = [view](core::EventIndex target) {
-        if (EventSelection *selection = view->selectionModel())
+        if (EventSelection *selection = view->state().selectionModel())
             selection->select(target);
     };
     QAction *selectAction = menu->addAction(tr("Select"), this, [view, e] {
-        if (EventSelection *selection = view->selectionModel())
+        if (EventSelection *selection = view->state().selectionModel())
             selection->selectInPlace(e);
     });
     selectAction->setObjectName(QStringLiteral("selectEvent"));
@@ -191,7 +191,7 @@ QMenu *TimelineMenus::createEdgeMenu(DrawEdgeIndex id)
     const DrawEdge edge = doc->edges()[id];
     TimelineView *view = &m_view;
     auto select = [view](core::EventIndex target) {
-        if (EventSelection *selection = view->selectionModel())
+        if (EventSelection *selection = view->state().selectionModel())
             selection->select(target);
     };
     menu->addAction(tr("Select source “%1”").arg(elidedName(edge.from)), this, [select, edge] { select(edge.from); })

@@ -9,15 +9,15 @@ namespace linkscope::ui {
 void TimelineNavigation::fit(core::Nanos lo, core::Nanos hi)
 {
     const core::Nanos span = std::max<core::Nanos>(hi - lo, TimelineViewport::kMinSpan);
-    TimelineViewport viewport = m_view.viewport();
+    TimelineViewport viewport = m_view.state().viewport();
     viewport.fitInterval(lo, hi, span / 8);
-    m_view.setVisibleRange(viewport.start(), viewport.end());
+    m_view.state().setVisibleRange(viewport.start(), viewport.end());
 }
 
 void TimelineNavigation::fitSelection()
 {
     const DocumentPtr &doc = m_view.document();
-    const EventSelection *selection = m_view.selectionModel();
+    const EventSelection *selection = m_view.state().selectionModel();
     if (!doc || !selection || !selection->hasSelection())
         return;
     const core::EventIndex selected = selection->current();
@@ -47,7 +47,7 @@ void TimelineNavigation::frameEvent(core::EventIndex e)
     const DocumentPtr &doc = m_view.document();
     if (!doc || !e.in(doc->eventCount()))
         return;
-    if (EventSelection *selection = m_view.selectionModel())
+    if (EventSelection *selection = m_view.state().selectionModel())
         selection->selectInPlace(e);
     core::Nanos lo = doc->event(e).ts;
     core::Nanos hi = doc->event(e).end();
@@ -69,9 +69,9 @@ void TimelineNavigation::reveal(core::EventIndex event)
         return;
     // Horizontally: keep the zoom when the event fits, else zoom out to show it with a margin.
     const core::DeviceEvent &e = doc->event(event);
-    TimelineViewport viewport = m_view.viewport();
+    TimelineViewport viewport = m_view.state().viewport();
     if (viewport.reveal(e.ts, e.end()))
-        m_view.setVisibleRange(viewport.start(), viewport.end());
+        m_view.state().setVisibleRange(viewport.start(), viewport.end());
     // Vertically: into the scrolling part, unless its row is pinned (always in view).
     if (r >= 0)
         m_view.scrollToRow(r);
@@ -80,7 +80,7 @@ void TimelineNavigation::reveal(core::EventIndex event)
 
 std::vector<DrawEdgeIndex> TimelineNavigation::selectedEdges(bool incoming) const
 {
-    const EventSelection *selection = m_view.selectionModel();
+    const EventSelection *selection = m_view.state().selectionModel();
     if (!m_view.document() || !selection || !selection->hasSelection())
         return {};
     return m_view.edgeOverlay().edgesOf(*m_view.document(), selection->current(), incoming);
@@ -88,7 +88,7 @@ std::vector<DrawEdgeIndex> TimelineNavigation::selectedEdges(bool incoming) cons
 
 void TimelineNavigation::followEdge(bool outgoing)
 {
-    EventSelection *selection = m_view.selectionModel();
+    EventSelection *selection = m_view.state().selectionModel();
     const DocumentPtr &doc = m_view.document();
     if (!doc || !selection || !selection->hasSelection())
         return;
@@ -119,7 +119,7 @@ void TimelineNavigation::cycleFocusedEdge(int delta)
 
 void TimelineNavigation::stepOnRow(int delta)
 {
-    EventSelection *selection = m_view.selectionModel();
+    EventSelection *selection = m_view.state().selectionModel();
     const DocumentPtr &doc = m_view.document();
     if (!doc || !selection || !selection->hasSelection())
         return;

@@ -23,8 +23,14 @@ TimelineView::TimelineView(QWidget *parent) : QWidget(parent)
     m_menus = new TimelineMenus(*this);
     connect(m_arrangement, &TimelineArrangement::changed, this, &TimelineView::layoutChanged);
     connect(m_scroll, &TimelineScroll::barMoved, this, &TimelineView::setVerticalOffset);
-    connect(m_timeRange, &TimeRangeSelection::changed, this, qOverload<>(&QWidget::update));
-    connect(m_timeRange, &TimeRangeSelection::redraw, this, qOverload<>(&QWidget::update));
+    connect(&m_state->timeRange(), &TimeRangeSelection::changed, this, qOverload<>(&QWidget::update));
+    connect(&m_state->timeRange(), &TimeRangeSelection::redraw, this, qOverload<>(&QWidget::update));
+    connect(m_state, &TimelineViewState::windowChanged, this, [this] { viewportChanged(true); });
+    connect(m_state, &TimelineViewState::hoverChanged, this, [this] {
+        m_edges.setHoveredEdge(m_state->hover().edge);
+        update();
+    });
+    connect(m_state, &TimelineViewState::selectionModelChanged, this, &TimelineView::watchSelection);
     updateScrollBar();
 }
 
@@ -35,11 +41,11 @@ void TimelineView::setDocument(DocumentPtr doc)
     const bool sameTrace = m_doc && doc && m_doc->deviceShared() == doc->deviceShared();
     m_doc = std::move(doc);
     if (m_doc)
-        m_viewport.setTraceBounds(std::make_pair(m_doc->startTime(), m_doc->endTime()));
+        m_state->setTraceBounds(std::make_pair(m_doc->startTime(), m_doc->endTime()));
     else
-        m_viewport.setTraceBounds(std::nullopt);
+        m_state->setTraceBounds(std::nullopt);
     m_edges.setFocusedEdge(core::kNone);
-    m_hoverEvent = core::kNone;
+    m_state->setHover({});
     m_edges.clearPainted();
     m_painted = TimelinePainted();
     m_headerDrag = HeaderDrag();
@@ -48,7 +54,7 @@ void TimelineView::setDocument(DocumentPtr doc)
         m_path.clear();
         m_linkDrag = LinkDrag();
         m_input->cancelRangeDrag();
-        m_timeRange->clear();
+        m_state->timeRange().clear();
     }
     if (sameTrace) {
         // A relink keeps the lanes (same device trace): keep what the user arranged and where they were.
@@ -56,7 +62,7 @@ void TimelineView::setDocument(DocumentPtr doc)
     } else {
         m_layout.setDocument(m_doc.get());
         m_headerWidth = TimelineViewSettings::restore(m_doc.get(), m_layout, kHeaderWidth, kMinHeaderWidth);
-        fitAll();
+        m_state->fitAll();
     }
     layoutChanged(false);
     invalidateCache();
@@ -65,13 +71,14 @@ void TimelineView::setDocument(DocumentPtr doc)
     update();
 }
 
-void TimelineView::setSelectionModel(EventSelection *selection)
+// Another selection object: the view follows its changes (and no longer the previous one's).
+void TimelineView::watchSelection()
 {
-    if (m_selection)
-        disconnect(m_selection, nullptr, this, nullptr);
-    m_selection = selection;
-    if (m_selection)
-        connect(m_selection, &EventSelection::changed, this, &TimelineView::onSelectionChanged);
+    if (m_watched)
+        disconnect(m_watched, nullptr, this, nullptr);
+    m_watched = m_state->selectionModel();
+    if (m_watched)
+        connect(m_watched, &EventSelection::changed, this, &TimelineView::onSelectionChanged);
     update();
 }
 
@@ -90,18 +97,18 @@ QRect TimelineView::contentRectFor(const QSize &size) const
                  std::max(1, size.height() - top));
 }
 
-double TimelineView::nanosPerPixel() const { return m_viewport.nanosPerPixel(contentRect().width()); }
+double TimelineView::nanosPerPixel() const { return m_state->viewport().nanosPerPixel(contentRect().width()); }
 
 double TimelineView::timeToX(core::Nanos t) const
 {
     const QRect content = contentRect();
-    return content.left() + m_viewport.timeToX(t, content.width());
+    return content.left() + m_state->viewport().timeToX(t, content.width());
 }
 
 core::Nanos TimelineView::xToTime(double x) const
 {
     const QRect content = contentRect();
-    return m_viewport.xToTime(x - content.left(), content.width());
+    return m_state->viewport().xToTime(x - content.left(), content.width());
 }
 
 // The visible time span or the vertical offset moved (or not: `changed` false).
@@ -113,19 +120,13 @@ void TimelineView::viewportChanged(bool changed)
     emit viewChanged();
 }
 
-void TimelineView::setVisibleRange(core::Nanos start, core::Nanos end) { viewportChanged(m_viewport.setRange(start, end)); }
-
 void TimelineView::zoomAt(double factor, double x)
 {
     const QRect content = contentRect();
-    viewportChanged(m_viewport.zoomAt(factor, x - content.left(), content.width()));
+    m_state->zoomAt(factor, x - content.left(), content.width());
 }
 
-void TimelineView::panByPixels(double dx) { viewportChanged(m_viewport.panByPixels(dx, contentRect().width())); }
-
-void TimelineView::centreOn(core::Nanos centre) { viewportChanged(m_viewport.centreOn(centre)); }
-
-void TimelineView::fitAll() { viewportChanged(m_viewport.fitAll()); }
+void TimelineView::panByPixels(double dx) { m_state->panByPixels(dx, contentRect().width()); }
 
 void TimelineView::setVerticalOffset(int offset) { viewportChanged(m_scroll->setOffset(offset, contentRect().height())); }
 
@@ -250,21 +251,23 @@ void TimelineView::paint(QPainter &painter, const QRect &target)
                               m_layout,
                               area,
                               content,
-                              m_viewport.start(),
-                              m_viewport.end(),
-                              static_cast<double>(m_viewport.end() - m_viewport.start()) / content.width(),
+                              m_state->viewStart(),
+                              m_state->viewEnd(),
+                              static_cast<double>(m_state->viewEnd() - m_state->viewStart()) / content.width(),
                               std::clamp(m_scroll->offset(), 0, m_scroll->maxOffset(content.height())),
                               m_headerWidth,
                               font(),
                               m_scroll->pinnedHeight(content.height())};
-    const core::EventIndex selected = m_selection && m_selection->hasSelection() && m_selection->current().in(m_doc->eventCount())
-                                          ? m_selection->current()
+    const EventSelection *selection = m_state->selectionModel();
+    const core::EventIndex selected = selection && selection->hasSelection() && selection->current().in(m_doc->eventCount())
+                                          ? selection->current()
                                           : core::EventIndex(core::kNone);
     const TimelineScene scene{m_highlighted,
-                              m_hoverEvent.in(m_doc->eventCount()) ? m_hoverEvent : core::EventIndex(core::kNone),
+                              m_state->hover().event.in(m_doc->eventCount()) ? m_state->hover().event
+                                                                             : core::EventIndex(core::kNone),
                               selected,
-                              m_timeRange->start(),
-                              m_timeRange->end(),
+                              m_state->timeRange().start(),
+                              m_state->timeRange().end(),
                               linkDragActive() ? &m_linkDrag : nullptr,
                               m_headerDrag,
                               currentNotes(),
@@ -332,23 +335,6 @@ core::EventIndex TimelineView::markerAt(const QPoint &pos) const
     return core::kNone;
 }
 
-// ---------------------------------------------------------------- time range
-
-void TimelineView::fitTimeRange()
-{
-    if (!m_timeRange->has())
-        return;
-    // A small margin keeps the band's edges (and the ruler label) in view.
-    const core::Nanos start = m_timeRange->start(), end = m_timeRange->end();
-    viewportChanged(m_viewport.fitInterval(start, end, (end - start) / 40));
-}
-
-core::Nanos TimelineView::clampedTimeAt(double x) const
-{
-    const QRect content = contentRect();
-    return xToTime(std::clamp(x, double(content.left()), double(content.left() + content.width())));
-}
-
 void TimelineView::setFrameTimeShown(bool shown)
 {
     m_showFrameTime = shown;
@@ -395,7 +381,7 @@ QRectF TimelineView::eventRect(core::EventIndex event) const
     if (!m_doc || !event.in(m_doc->eventCount()))
         return {};
     const QRect content = contentRect();
-    return timelineEventRect(*m_doc, m_layout, event, content, m_viewport.start(), nanosPerPixel(), m_scroll->offset(),
+    return timelineEventRect(*m_doc, m_layout, event, content, m_state->viewStart(), nanosPerPixel(), m_scroll->offset(),
                              m_scroll->pinnedHeight(content.height()));
 }
 
@@ -405,7 +391,7 @@ void TimelineView::onSelectionChanged(core::EventIndex event)
 {
     m_edges.setFocusedEdge(core::kNone);
     m_navigation.resetFitWidth();
-    if (m_doc && event.in(m_doc->eventCount()) && !m_selection->inPlace())
+    if (m_doc && event.in(m_doc->eventCount()) && !m_watched->inPlace())
         m_navigation.reveal(event);
     update();
 }
@@ -425,14 +411,6 @@ void TimelineView::resizeEvent(QResizeEvent *)
         update();
     }
     updateScrollBar();
-}
-
-void TimelineView::setHoverEvent(core::EventIndex event)
-{
-    if (event == m_hoverEvent)
-        return;
-    m_hoverEvent = event;
-    update();
 }
 
 void TimelineView::toggleHeaderAt(const QPoint &pos)
@@ -480,20 +458,13 @@ DrawEdgeIndex TimelineView::edgeAt(const QPoint &pos) const
 
 void TimelineView::selectEdge(DrawEdgeIndex edge)
 {
-    if (!m_doc || !edge.in(m_doc->edges().size()) || !m_selection)
+    EventSelection *selection = m_state->selectionModel();
+    if (!m_doc || !edge.in(m_doc->edges().size()) || !selection)
         return;
-    m_selection->select(m_doc->edges()[edge].to);
+    selection->select(m_doc->edges()[edge].to);
     m_edges.setFocusedEdge(edge); // after the selection, which clears the focus
     update();
     emit edgeSelected(edge);
-}
-
-void TimelineView::setHoverEdge(DrawEdgeIndex edge)
-{
-    if (edge == m_edges.hoveredEdge())
-        return;
-    m_edges.setHoveredEdge(edge);
-    update();
 }
 
 QString TimelineView::edgeTooltip(DrawEdgeIndex id) const

@@ -22,9 +22,9 @@
 //   timelineheaders      the header column, sticky labels, the header drop line
 //   timelineruler        the ruler and the overview strip
 // The passes return what hit-testing needs (TimelinePainted); the view keeps the last frame's.
-// Arranging lanes, the menus, navigation, the time range and the edge filter's state are reached
-// through arrangement(), menus(), navigation(), timeRange() and edgeOverlay(); the view does not
-// forward to them.
+// What the view shows (window, time range, hover, selection) is its state() (timelineviewstate.h);
+// arranging lanes, the menus, navigation and the edge filter's state are reached through
+// arrangement(), menus(), navigation() and edgeOverlay(); the view does not forward to them.
 
 #include "ground/eventnotes.h"
 #include "ground/eventselection.h"
@@ -44,8 +44,7 @@
 #include "timeline/timelineruler.h"
 #include "timeline/timelinescroll.h"
 #include "timeline/timelinesettings.h"
-#include "timeline/timelineviewport.h"
-#include "timeline/timerangeselection.h"
+#include "timeline/timelineviewstate.h"
 
 #include <QImage>
 #include <QList>
@@ -76,23 +75,16 @@ public:
     void setDocument(DocumentPtr doc);
     const DocumentPtr &document() const { return m_doc; }
 
-    // The selection this view shows and changes; it is shared with the docks. Not owned.
-    void setSelectionModel(EventSelection *selection);
-    EventSelection *selectionModel() const { return m_selection; }
+    // What the view shows (timelineviewstate.h): the visible window, the time range, the hovered
+    // event and edge, and the selection shared with the docks. Its helpers and whoever follows the
+    // view (rank panes, the job overview) read and change them there; the view redraws.
+    TimelineViewState &state() const { return *m_state; }
 
-    // --- Viewport (times in trace nanoseconds, x in widget pixels) ---
-    core::Nanos viewStart() const { return m_viewport.start(); }
-    core::Nanos viewEnd() const { return m_viewport.end(); }
-    const TimelineViewport &viewport() const { return m_viewport; }
-    void setVisibleRange(core::Nanos start, core::Nanos end);
-    // Multiplies the visible span by `factor` (< 1 zooms in) keeping the time under widget x fixed.
+    // --- Geometry (times in trace nanoseconds, x in widget pixels) ---
+    // The state's window zoomed by `factor` (< 1 zooms in) keeping the time under widget x fixed, and
+    // panned by dx pixels: what the wheel and a drag do.
     void zoomAt(double factor, double x);
     void panByPixels(double dx);
-    void fitAll();
-    // Centres the view on `centre`, keeping the zoom.
-    void centreOn(core::Nanos centre);
-    // The time at widget x, clamped to the content area.
-    core::Nanos clampedTimeAt(double x) const;
     // Vertical scrolling (TimelineScroll) over the lanes' area.
     int verticalOffset() const { return m_scroll->offset(); }
     void setVerticalOffset(int offset);
@@ -202,9 +194,6 @@ public:
     // --- Hit testing (widget coordinates) ---
     core::EventIndex eventAt(const QPoint &pos) const; // none if none
     QRectF eventRect(core::EventIndex event) const;    // empty if its row is hidden
-    // The hovered event and edge (outlined; TimelineInput sets them as the mouse moves).
-    void setHoverEvent(core::EventIndex event);
-    void setHoverEdge(DrawEdgeIndex edge);
 
     // Events to mark (search hits), sorted by start time; only those in view are drawn.
     void setHighlightedEvents(std::vector<core::EventIndex> events);
@@ -234,10 +223,8 @@ public:
     QString edgeTooltip(DrawEdgeIndex edge) const;
 
     // --- Time-range (area) selection ---
-    // Shift+drag on the lanes or the ruler selects a time range (TimeRangeSelection); it is drawn as
-    // a band over all lanes with its duration in the ruler. A click or Esc clears it, F zooms to it.
-    TimeRangeSelection &timeRange() const { return *m_timeRange; }
-    void fitTimeRange();
+    // Shift+drag on the lanes or the ruler selects a time range (the state's timeRange()); it is drawn
+    // as a band over all lanes with its duration in the ruler. A click or Esc clears it, F zooms to it.
     bool timeRangeDragging() const;
 
     // --- Re-parent drag overlay ---
@@ -296,15 +283,15 @@ private:
     void viewportChanged(bool changed);
     void updateScrollBar();
     void onSelectionChanged(core::EventIndex event);
+    void watchSelection();
     void layoutChanged(bool save);
 
     DocumentPtr m_doc;
-    EventSelection *m_selection = nullptr;
+    TimelineViewState *m_state = new TimelineViewState(this);
+    EventSelection *m_watched = nullptr; // the state's selection model the view follows
     TimelineArrangement *m_arrangement = new TimelineArrangement(this);
     TimelineLayout &m_layout = m_arrangement->layout();
-    TimelineViewport m_viewport;
     TimelineScroll *m_scroll = new TimelineScroll(this, m_layout);
-    TimeRangeSelection *m_timeRange = new TimeRangeSelection(this);
     TimelineInput *m_input = nullptr;
     TimelineMenus *m_menus = nullptr;
     TimelineNavigation m_navigation{*this};
@@ -315,7 +302,6 @@ private:
     TimelineBookmarks m_bookmarks;
     TimelinePainted m_painted; // what the last frame's passes returned
 
-    core::EventIndex m_hoverEvent{};
     bool m_showFrameTime = false;
     bool m_overviewVisible = true;
     int m_headerWidth = kHeaderWidth;
