@@ -21,6 +21,7 @@
 #include "prediction/predictioncontroller.h"
 #include "review/correctioncontroller.h"
 #include "shell/commandpalette.h"
+#include "shell/jobui.h"
 #include "shell/lanefilterbox.h"
 #include "shell/loadprogress.h"
 #include "shell/openpair.h"
@@ -162,6 +163,7 @@ MainWindow::MainWindow(QWidget *parent)
     };
     annotateDetails();
     connect(m_predictor, &PredictionController::predicted, this, annotateDetails);
+    placeJob(summary);
     m_timeline->setFocus();
     // While nothing is open: Open pair…, Open job folder…, the sample, the recent files and jobs.
     m_startPage = new StartPage(m_timeline);
@@ -358,10 +360,7 @@ void MainWindow::openPair(const QString &hostPath, const QString &devicePath)
 {
     // A pair that is not one of the open job's ranks closes the job: its overview would stand above
     // lanes it does not describe.
-    if (m_jobDock && (m_jobDock->job() || m_jobPending) && m_jobDock->rankOfDevice(devicePath) < 0) {
-        m_jobPending = false;
-        m_jobDock->closeOpenJob();
-    }
+    m_job->leaveUnlessRank(devicePath);
     m_loader->load(hostPath, devicePath, m_policy);
     updateStartPage();
 }
@@ -376,7 +375,7 @@ void MainWindow::openRecent(const RecentEntry &entry)
 void MainWindow::updateStartPage()
 {
     // Nothing open or being opened: no trace, no load, and no job open, being read or looked for.
-    const bool show = m_startPage && !m_doc && !m_loader->isBusy() && !(m_jobDock && (m_jobDock->job() || m_jobPending));
+    const bool show = m_startPage && !m_doc && !m_loader->isBusy() && !(m_job && m_job->active());
     // isHidden, not isVisible: before the window is first shown nothing is visible.
     if (show && m_startPage->isHidden()) {
         m_startPage->refresh();
@@ -497,7 +496,7 @@ QString MainWindow::statusText() const { return m_countsLabel->text(); }
 void MainWindow::updateCounts()
 {
     if (!m_doc) {
-        const int ranks = m_jobDock && m_jobDock->job() ? static_cast<int>(m_jobDock->job()->report.ranks.size()) : 0;
+        const int ranks = m_job->job() ? static_cast<int>(m_job->job()->report.ranks.size()) : 0;
         const QString job = ranks == 1 ? tr("Job of one rank open") : tr("Job of %1 ranks open").arg(ranks);
         m_countsLabel->setText(ranks ? tr("%1 · no rank's lanes yet: double-click one in the job overview").arg(job)
                                      : tr("No trace loaded"));
@@ -563,131 +562,43 @@ void MainWindow::dropEvent(QDropEvent *event)
         openFiles(paths);
 }
 
-JobDock *MainWindow::jobDock()
+JobDock *MainWindow::jobDock() { return m_job->dock(); }
+
+// The job (jobui.h) wires itself to the panes and docks; the window opens what it asks, says its
+// messages, and keeps its own labels and notices with the job.
+void MainWindow::placeJob(SummaryDock *summary)
 {
-    if (!m_jobDock) {
-        m_jobDock = new JobDock(this);
-        addDock(m_jobDock, Qt::TopDockWidgetArea);
-        m_jobDockRestored = WindowLayout::restoreDock(this, m_jobDock);
-        // The Prediction dock holds the job's what-if tools; the overview draws the path it draws.
-        m_jobDock->attachPrediction(m_predict);
-        connect(this, &MainWindow::documentChanged, m_jobDock, [this](const DocumentPtr &doc) {
-            if (doc)
-                m_jobDock->documentShown(doc->devicePath());
-            // The first rank's Findings have filled their dock: sized again, once per job opened,
-            // so that a size the user drags to later is kept.
-            if (doc && m_fitJobOnShow) {
-                m_fitJobOnShow = false;
-                fitJobLayout();
-            }
-        });
-        // Another folder's ranks were found: the previous job's panes and findings go with it.
-        connect(m_jobDock->loader(), &JobLoader::cancelled, this, [this] {
-            m_jobPending = false;
-            updateStartPage();
-        });
-        connect(m_jobDock, &JobDock::jobClosed, this, [this] {
-            m_panes->setJob(nullptr);
-            m_review->findingsDock()->setJob(nullptr);
-            if (auto *summary = findChild<SummaryDock *>())
-                summary->setJob(nullptr);
-            if (m_readNoticeOfJob)
-                m_readNotice->dismiss();
-            updateRankLabels();
-            updateCounts();
-        });
-        connect(m_jobDock, &JobDock::jobOpened, this, [this](const JobPtr &job) {
-            m_jobPending = false;
-            recent::rememberJob(job->folder);
-            updateStartPage();
-            if (!m_doc)
-                m_timeline->setPlaceholderText(
-                    tr("Double-click a rank in the Job overview above (or click it and Open rank) to open its lanes here"));
-            fitJobLayout();
-            m_panes->setJob(job);
-            m_review->findingsDock()->setJob(job);
-            if (auto *summary = findChild<SummaryDock *>())
-                summary->setJob(job);
-            showJobReadNotice(*job);
-            updateRankLabels();
-            updateCounts();
-        });
-        connect(m_jobDock, &JobDock::openRankRequested, this, [this](qint64 rank, const QString &host, const QString &device) {
-            if (RankPane *pane = m_panes->pane(rank); pane && pane->isLoaded()) {
-                editRankHere(rank); // already read: swapped in, not read again
-                return;
-            }
-            m_panes->closePane(rank);
-            statusBar()->showMessage(tr("Opening rank %1 of the job").arg(rank), 4000);
-            if (host.isEmpty())
-                openDevice(device);
-            else
-                openPair(host, device);
-        });
-        connect(m_jobDock, &JobDock::showBesideRequested, this, [this](qint64 rank, const QString &host, const QString &device) {
-            if (rank == m_panes->mainRank()) {
-                statusBar()->showMessage(
-                    tr("Rank %1 is the rank open above: click another rank in the Job overview, then Show beside").arg(rank),
-                    6000);
-                return;
-            }
-            m_panes->openPane(rank, host, device, m_policy);
-            statusBar()->showMessage(tr("Rank %1 below the open rank, on the job's aligned clock").arg(rank), 4000);
-        });
-        connect(m_panes, &RankPanes::editRequested, this, &MainWindow::editRankHere);
-        connect(m_panes, &RankPanes::paneBookmarkRequested, this, [this](qint64 rank) {
-            statusBar()->showMessage(
-                tr("Rank %1's lanes are read-only here: Edit here makes it the main rank, where M adds a bookmark "
-                   "to its sidecar")
-                    .arg(rank),
-                6000);
-        });
-        // A collective clicked in the overview, or a cross-rank finding's: shown in every rank's lanes.
-        connect(m_jobDock->overview(), &JobOverview::collectiveSelected, m_panes, &RankPanes::frameCollective);
-        // And the overview shows the job's window, which the ranks' lanes show on their clocks: they
-        // zoom and pan together.
-        m_jobDock->overview()->setViewState(m_panes->jobWindow());
-        // And draws every shown rank's bookmarks.
-        connect(m_panes, &RankPanes::bookmarksShared, m_jobDock->overview(), &JobOverview::setBookmarks);
-        // The job dock's list and the Findings dock's "Across ranks" stay on the same finding.
-        connect(m_jobDock, &JobDock::findingSelected, this,
-                [this](int row) { m_review->findingsDock()->jobFindings()->setCurrentFinding(row); });
-        connect(m_review->findingsDock(), &FindingsDock::jobFindingActivated, m_jobDock, &JobDock::selectFinding);
-        connect(m_jobDock, &JobDock::exported, this,
-                [this](const QString &, const QString &summary) { statusBar()->showMessage(summary, 10000); });
-        connect(m_jobDock, &JobDock::failed, this, [this](const QString &message) {
-            m_jobPending = false;
-            updateStartPage();
-            if (!m_doc && !m_jobDock->job())
-                m_timeline->setPlaceholderText(QString());
-            statusBar()->showMessage(message, 10000);
-        });
-        // A fix across ranks rewrote rank sidecars: the rank open below is reopened with its own.
-        connect(m_jobDock, &JobDock::sidecarsChanged, this, [this](const QList<qint64> &ranks, const QString &message) {
-            statusBar()->showMessage(message.section(QLatin1Char('\n'), 0, 0), 10000);
-            if (!m_doc || !m_jobDock->job())
-                return;
-            for (const auto &r : m_jobDock->job()->layout.ranks)
-                if (ranks.contains(r.rank) && QString::fromStdString(r.device) == m_doc->devicePath()) {
-                    if (r.host.empty())
-                        openDevice(QString::fromStdString(r.device));
-                    else
-                        openPair(QString::fromStdString(r.host), QString::fromStdString(r.device));
-                }
-        });
-    }
-    return m_jobDock;
+    m_job = new JobUi({this, m_timeline, m_panes, m_review->findingsDock(), summary, m_predict, [this] { return m_policy; },
+                       [this](QDockWidget *dock) { addDock(dock, Qt::TopDockWidgetArea); }},
+                      this);
+    connect(this, &MainWindow::documentChanged, m_job, &JobUi::documentChanged);
+    connect(m_job, &JobUi::activeChanged, this, &MainWindow::updateStartPage);
+    connect(m_job, &JobUi::message, this, [this](const QString &text, int ms) { statusBar()->showMessage(text, ms); });
+    connect(m_job, &JobUi::editRankRequested, this, &MainWindow::editRankHere);
+    connect(m_job, &JobUi::openPairRequested, this, &MainWindow::openPair); // host empty: the Kineto trace alone
+    connect(m_job, &JobUi::opened, this, [this](const JobPtr &job) {
+        recent::rememberJob(job->folder);
+        showJobReadNotice(*job);
+        updateRankLabels();
+        updateCounts();
+    });
+    connect(m_job, &JobUi::closed, this, [this] {
+        if (m_readNoticeOfJob)
+            m_readNotice->dismiss();
+        updateRankLabels();
+        updateCounts();
+    });
 }
 
 void MainWindow::updateRankLabels()
 {
     if (!m_panes || !m_review)
         return;
-    const qint64 rank = m_jobDock && m_doc ? m_jobDock->rankOfDevice(m_doc->devicePath()) : -1;
+    const qint64 rank = m_doc ? m_job->rankOfDevice(m_doc->devicePath()) : -1;
     m_panes->setMainRank(rank);
     m_review->findingsDock()->setOpenRank(rank);
-    const bool inJob = rank >= 0 && m_jobDock->job();
-    m_details->setRankLabel(inJob ? tr("Rank %1 of the job in %2").arg(rank).arg(m_jobDock->job()->folder) : QString());
+    const bool inJob = rank >= 0 && m_job->job();
+    m_details->setRankLabel(inJob ? tr("Rank %1 of the job in %2").arg(rank).arg(m_job->job()->folder) : QString());
     if (m_doc) {
         const QString names = pairFileNames(m_doc->hostPath(), m_doc->devicePath());
         setWindowTitle(inJob ? tr("Rank %1 · %2 — Linkscope").arg(rank).arg(names) : tr("%1 — Linkscope").arg(names));
@@ -722,36 +633,7 @@ void MainWindow::editRankHere(qint64 rank)
     statusBar()->showMessage(tr("Rank %1 is the main rank: Details, Search, Findings and corrections act on it").arg(rank), 6000);
 }
 
-void MainWindow::openJob(const QString &folder)
-{
-    JobDock *dock = jobDock();
-    dock->show();
-    m_jobPending = true;
-    updateStartPage();
-    fitJobLayout();
-    m_fitJobOnShow = true;
-    if (!m_doc)
-        m_timeline->setPlaceholderText(
-            tr("Opening the job in %1: its ranks appear in the Job overview above as they are read").arg(folder));
-    dock->open(folder, m_policy);
-}
-
-void MainWindow::fitJobLayout()
-{
-    // The overview about 24 % of the window's height (eight rank rows at 1080 px), the Findings
-    // under the lanes 20 % (they scroll): the rank's lanes keep the middle. Asked for once the
-    // layout has taken the job's dock in (sizes asked for before are lost): as the job opens, when
-    // it is open, and when its first rank is shown.
-    QTimer::singleShot(0, this, [this] {
-        if (!m_jobDock || !m_jobDock->isVisible() || m_jobDock->isFloating() || m_jobDockRestored)
-            return; // a size saved from the last session is kept
-        const int jobHeight = std::max(240, height() * 24 / 100);
-        resizeDocks({m_jobDock}, {jobHeight}, Qt::Vertical);
-        WindowLayout::fitColumnUnder(this, jobHeight);
-        if (QDockWidget *findings = m_review->findingsDock(); findings->isVisible() && !findings->isFloating())
-            resizeDocks({findings}, {std::max(170, height() * 20 / 100)}, Qt::Vertical);
-    });
-}
+void MainWindow::openJob(const QString &folder) { m_job->open(folder); }
 
 void MainWindow::showEvent(QShowEvent *event)
 {

@@ -24,6 +24,7 @@ namespace linkscope::ui {
 
 class DetailsDock;
 class JobDock;
+class JobUi;
 struct JobDocument;
 class LoadProgress;
 class NoticeBar;
@@ -37,6 +38,7 @@ class TimelineView;
 class TraceLoader;
 class ReviewUi;
 class StartPage;
+class SummaryDock;
 class WarningsDock;
 struct RecentEntry;
 
@@ -115,8 +117,8 @@ protected:
     void showEvent(QShowEvent *event) override;
 
 private:
-    // Job dock about 24 % of the height, Findings 24 %: the rank's lanes keep the middle.
-    void fitJobLayout();
+    // The job as a feature (jobui.h) and what the window does for it.
+    void placeJob(SummaryDock *summary);
     void onTimeRangeChanged();
     void buildActions();
     void buildStatusBar();
@@ -149,7 +151,7 @@ private:
     PredictionController *m_predictor = nullptr;
     PredictDock *m_predict = nullptr;
     ReviewUi *m_review = nullptr;
-    JobDock *m_jobDock = nullptr;
+    JobUi *m_job = nullptr;
     RankPanes *m_panes = nullptr;
     core::Policy m_policy = core::Policy::Nesting;
 
@@ -158,7 +160,6 @@ private:
     QAction *m_openPairAction = nullptr;
     QAction *m_openJobAction = nullptr;
     StartPage *m_startPage = nullptr;
-    bool m_jobPending = false; // a job folder is being looked into or read
     QComboBox *m_policyBox = nullptr;
     QActionGroup *m_policyGroup = nullptr;
     QAction *m_allEdgesAction = nullptr;
@@ -168,10 +169,8 @@ private:
     NoticeBar *m_readNotice = nullptr;
     bool m_readNoticeOfJob = false; // the read notice is the job's (closed with it)
     LoadProgress *m_progress = nullptr;
-    bool m_placed = false;          // sized and placed on the screen (first show)
-    bool m_fitJobOnShow = false;    // fit the job's docks again once its first rank is shown
-    bool m_layoutRestored = false;  // the last session's layout was applied (windowlayout.h)
-    bool m_jobDockRestored = false; // the job dock took its place and size from it
+    bool m_placed = false;         // sized and placed on the screen (first show)
+    bool m_layoutRestored = false; // the last session's layout was applied (windowlayout.h)
 };
 
 } // namespace linkscope::ui
