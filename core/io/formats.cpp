@@ -121,13 +121,17 @@ const InputFormat &defaultInputFormat(TraceRole role)
     throw std::logic_error("no input format for this role");
 }
 
-RankHeader peekRankHeader(const std::string &path, const InputFormat *format)
+const InputFormat &inputFormatFor(const std::string &path, TraceRole role, const InputFormat *format)
 {
     if (!format)
         format = detectInputFormat(path);
-    if (!format || format->role != TraceRole::Device)
-        format = &defaultInputFormat(TraceRole::Device);
-    return format->peekRank ? format->peekRank(path) : RankHeader{};
+    return format && format->role == role ? *format : defaultInputFormat(role);
+}
+
+RankHeader peekRankHeader(const std::string &path, const InputFormat *format)
+{
+    const InputFormat &row = inputFormatFor(path, TraceRole::Device, format);
+    return row.peekRank ? row.peekRank(path) : RankHeader{};
 }
 
 std::string inputFileFilter()
@@ -207,10 +211,7 @@ Trace recoverTruncated(const std::string &path, const LoadError &error, const Pr
 HostTrace loadHostTrace(const std::string &path, const ProgressFn &progress, const LoadOptions &options,
                         const InputFormat *format)
 {
-    if (!format)
-        format = detectInputFormat(path);
-    if (!format || format->role != TraceRole::Host)
-        format = &defaultInputFormat(TraceRole::Host);
+    format = &inputFormatFor(path, TraceRole::Host, format);
     HostTrace trace;
     try {
         trace = format->readHost(path, progress);
@@ -240,10 +241,7 @@ HostTrace loadHostTrace(const std::string &path, const ProgressFn &progress, con
 DeviceTrace loadDeviceTrace(const std::string &path, const ProgressFn &progress, const LoadOptions &options,
                             const InputFormat *format)
 {
-    if (!format)
-        format = detectInputFormat(path);
-    if (!format || format->role != TraceRole::Device)
-        format = &defaultInputFormat(TraceRole::Device);
+    format = &inputFormatFor(path, TraceRole::Device, format);
     try {
         return format->readDevice(path, progress);
     } catch (const LoadError &e) {

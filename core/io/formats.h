@@ -121,6 +121,11 @@ std::string_view sniffTraceKind(const std::string &path);
 // position where it stops being that format).
 const InputFormat &defaultInputFormat(TraceRole role);
 
+// The row that reads `path` as a `role` trace: `format` (else the row that detects the file now) when
+// it is of that role, else the role's default row. Throws LoadError when the file must be detected
+// and cannot be opened.
+const InputFormat &inputFormatFor(const std::string &path, TraceRole role, const InputFormat *format = nullptr);
+
 // The rank and world size a device trace declares, asked of `format` (the row discovery detected),
 // else of the row that detects it now, else of the device role's default row (the one that would
 // read it); {-1, -1} when that row declares none. Throws LoadError when the file cannot be read.

@@ -179,6 +179,7 @@ OpenedPair openPair(const PairRequest &request)
     }
     std::exception_ptr deviceError;
     try {
+        pair.files.deviceFormat = &inputFormatFor(pair.files.device, TraceRole::Device, pair.files.deviceFormat);
         pair.device = std::make_shared<const DeviceTrace>(
             loadDeviceTrace(pair.files.device, stageProgress(request.progress, PairStage::Device, &stop),
                             LoadOptions{request.allowTruncated}, pair.files.deviceFormat));

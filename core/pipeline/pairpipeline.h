@@ -39,7 +39,9 @@ struct PairFiles {
     std::string host; // empty: a device trace alone
     std::string device;
     // The input-format rows the files were detected as (io/formats.h), so that each file is
-    // detected once: null when not detected yet (the load stage detects it then).
+    // detected once: null when not detected yet (the load stage detects it then). After openPair,
+    // deviceFormat is the row that read the device trace (what names the files made from it,
+    // export/outputnames.h).
     const InputFormat *hostFormat = nullptr;
     const InputFormat *deviceFormat = nullptr;
 };

@@ -289,7 +289,7 @@ private slots:
         // table, the window opens the toy format through the input-format table.
         test::ToyFormatRow toyFormat;
         test::ToyTargetRow toyTarget;
-        const QString device = m_dir->filePath(QStringLiteral("rank0.json"));
+        const QString device = m_dir->filePath(QStringLiteral("rank0.trace"));
         test::writeToyTrace(test::dataPath("export/seed_kineto.json"), device.toStdString());
         openWindow(QString(), device);
         QVERIFY(m_window->document());
@@ -321,7 +321,49 @@ private slots:
         m_window.reset();
     }
 
+    void theDefaultNamesComeFromTheDocumentsFormat()
+    {
+        // A Kineto trace: its row's name suffixes (.json, then .pt.trace) and its name in the sentence.
+        openWindow(QString(), copy("export/seed_kineto.json", "rank3.pt.trace.json"));
+        ui::ExportDialog *dialog = openDialog();
+        QVERIFY(dialog);
+        QCOMPARE(dialog->pathEdit("perfetto")->text(), m_dir->filePath(QStringLiteral("rank3.perfetto.json")));
+        QCOMPARE(schemeText(dialog), QStringLiteral("Default names: beside the Kineto trace, <i>base</i>.etplus.json, "
+                                                    "<i>base</i>.et and <i>base</i>.perfetto.json, where <i>base</i> is its "
+                                                    "name without .gz, .json and .pt.trace."));
+        m_window.reset();
+
+        // A toy trace (tests/toyformat/): its row's suffix (.trace) and name. Kineto's suffixes would keep
+        // "rank3.trace" whole.
+        test::ToyFormatRow toyFormat;
+        const QString toy = m_dir->filePath(QStringLiteral("rank3.trace"));
+        test::writeToyTrace(test::dataPath("export/seed_kineto.json"), toy.toStdString());
+        openWindow(QString(), toy);
+        const ui::DocumentPtr doc = m_window->document();
+        QVERIFY(doc);
+        QCOMPARE(doc->deviceFormat().kind, std::string(test::kToyKind));
+        // A relink or a correction keeps the row.
+        QCOMPARE(&ui::TraceDocument::createWithLinks(doc, doc->linksShared())->deviceFormat(), &doc->deviceFormat());
+        dialog = openDialog();
+        QVERIFY(dialog);
+        QCOMPARE(dialog->pathEdit("perfetto")->text(), m_dir->filePath(QStringLiteral("rank3.perfetto.json")));
+        QCOMPARE(dialog->outputPaths(), (QStringList{m_dir->filePath(QStringLiteral("rank3.perfetto.json"))}));
+        QCOMPARE(schemeText(dialog), QStringLiteral("Default names: beside the toy trace, <i>base</i>.etplus.json, "
+                                                    "<i>base</i>.et and <i>base</i>.perfetto.json, where <i>base</i> is its "
+                                                    "name without .gz and .trace."));
+        m_window.reset();
+    }
+
 private:
+    // The sentence under the rows that says how the default names are made.
+    static QString schemeText(const ui::ExportDialog *dialog)
+    {
+        for (const QLabel *label : dialog->findChildren<QLabel *>())
+            if (label->text().startsWith(QStringLiteral("Default names:")))
+                return label->text();
+        return {};
+    }
+
     QString copy(const char *from, const char *to)
     {
         const QString path = m_dir->filePath(QString::fromLatin1(to));

@@ -36,6 +36,28 @@ FindingsDock::FindingsDock(CorrectionController *controller, EventSelection *sel
     auto *body = new QWidget(this);
     auto *layout = new QVBoxLayout(body);
     layout->setContentsMargins(4, 4, 4, 4);
+    // Created in this order (the story panel after the filters), laid out top to bottom.
+    QHBoxLayout *filters = buildFilterRow(body);
+    m_story = new StoryPanel(body);
+    layout->addWidget(m_story);
+    layout->addLayout(filters);
+    layout->addWidget(buildEventFilterBar(body));
+    buildFindingsView(body);
+    layout->addWidget(buildJobSplit(body), 1);
+    layout->addLayout(buildButtonRow(body));
+    setWidget(body);
+
+    wireFilters();
+    wireSelection();
+    wireExpansion();
+    wireModelResets();
+    updateKinds();
+    restoreExpansion();
+}
+
+// The kind box, the text filter, "Open only" and the count shown.
+QHBoxLayout *FindingsDock::buildFilterRow(QWidget *body)
+{
     auto *filters = new QHBoxLayout;
     m_kindBox = new QComboBox(body);
     m_kindBox->setToolTip(tr("Show one kind of finding (the count of each is in brackets)"));
@@ -50,21 +72,28 @@ FindingsDock::FindingsDock(CorrectionController *controller, EventSelection *sel
     filters->addWidget(m_search, 3);
     filters->addWidget(m_openOnly);
     filters->addWidget(m_countLabel);
-    m_story = new StoryPanel(body);
-    layout->addWidget(m_story);
-    layout->addLayout(filters);
-    m_eventFilterBar = new QWidget(body);
-    auto *eventFilter = new QHBoxLayout(m_eventFilterBar);
-    eventFilter->setContentsMargins(0, 0, 0, 0);
-    m_eventFilterLabel = new QLabel(m_eventFilterBar);
-    auto *clearEvents = new QPushButton(tr("Show all"), m_eventFilterBar);
-    clearEvents->setToolTip(tr("Show the findings of every event again"));
-    eventFilter->addWidget(m_eventFilterLabel, 1);
-    eventFilter->addWidget(clearEvents);
-    m_eventFilterBar->hide();
-    layout->addWidget(m_eventFilterBar);
-    connect(clearEvents, &QPushButton::clicked, this, &FindingsDock::clearEventFilter);
+    return filters;
+}
 
+// "Showing only the findings of …" and Show all, while showEvents() filters (hidden until then).
+QWidget *FindingsDock::buildEventFilterBar(QWidget *body)
+{
+    m_eventFilter.bar = new QWidget(body);
+    auto *eventFilter = new QHBoxLayout(m_eventFilter.bar);
+    eventFilter->setContentsMargins(0, 0, 0, 0);
+    m_eventFilter.label = new QLabel(m_eventFilter.bar);
+    auto *clearEvents = new QPushButton(tr("Show all"), m_eventFilter.bar);
+    clearEvents->setToolTip(tr("Show the findings of every event again"));
+    eventFilter->addWidget(m_eventFilter.label, 1);
+    eventFilter->addWidget(clearEvents);
+    m_eventFilter.bar->hide();
+    connect(clearEvents, &QPushButton::clicked, this, &FindingsDock::clearEventFilter);
+    return m_eventFilter.bar;
+}
+
+// The findings' tree: whole rows, one at a time, columns that fit.
+void FindingsDock::buildFindingsView(QWidget *body)
+{
     m_view = new QTreeView(body);
     m_view->setModel(m_tree);
     m_view->setSelectionBehavior(QAbstractItemView::SelectRows);
@@ -83,26 +112,34 @@ FindingsDock::FindingsDock(CorrectionController *controller, EventSelection *sel
     header->resizeSection(FindingsTreeModel::Suggestion, 460);
     // A suggestion is a sentence ("Re-parent to … under …"): cut at its end, not in its middle.
     m_view->setItemDelegateForColumn(FindingsTreeModel::Suggestion, new ElideRightDelegate(m_view));
-    // A job's cross-rank findings above the open rank's own (hidden until a job is open).
+}
+
+// A job's cross-rank findings above the open rank's own (hidden until a job is open), over the tree.
+QSplitter *FindingsDock::buildJobSplit(QWidget *body)
+{
     auto *split = new QSplitter(Qt::Vertical, body);
-    m_jobPanel = new QWidget(split);
-    auto *jobLayout = new QVBoxLayout(m_jobPanel);
+    m_jobSection.panel = new QWidget(split);
+    auto *jobLayout = new QVBoxLayout(m_jobSection.panel);
     jobLayout->setContentsMargins(0, 0, 0, 0);
-    m_jobLabel = new QLabel(m_jobPanel);
-    m_jobLabel->setWordWrap(true);
-    m_jobFindings = new JobFindingsList(m_jobPanel);
-    jobLayout->addWidget(m_jobLabel);
-    jobLayout->addWidget(m_jobFindings, 1);
-    m_rankLabel = new QLabel(m_jobPanel);
-    jobLayout->addWidget(m_rankLabel);
-    m_jobPanel->hide();
-    split->addWidget(m_jobPanel);
+    m_jobSection.label = new QLabel(m_jobSection.panel);
+    m_jobSection.label->setWordWrap(true);
+    m_jobSection.findings = new JobFindingsList(m_jobSection.panel);
+    jobLayout->addWidget(m_jobSection.label);
+    jobLayout->addWidget(m_jobSection.findings, 1);
+    m_jobSection.rankLabel = new QLabel(m_jobSection.panel);
+    jobLayout->addWidget(m_jobSection.rankLabel);
+    m_jobSection.panel->hide();
+    split->addWidget(m_jobSection.panel);
     split->addWidget(m_view);
     split->setStretchFactor(0, 1);
     split->setStretchFactor(1, 3);
-    layout->addWidget(split, 1);
-    connect(m_jobFindings, &JobFindingsList::findingActivated, this, &FindingsDock::jobFindingActivated);
+    connect(m_jobSection.findings, &JobFindingsList::findingActivated, this, &FindingsDock::jobFindingActivated);
+    return split;
+}
 
+// Previous, next and the review actions.
+QHBoxLayout *FindingsDock::buildButtonRow(QWidget *body)
+{
     auto *buttons = new QHBoxLayout;
     auto *prev = new QPushButton(tr("◀ Previous"), body);
     auto *next = new QPushButton(tr("Next ▶"), body);
@@ -116,24 +153,35 @@ FindingsDock::FindingsDock(CorrectionController *controller, EventSelection *sel
     for (QPushButton *b : {prev, next, m_applyButton, m_applyAllButton, m_reviewedButton, m_flagButton})
         buttons->addWidget(b);
     buttons->addStretch(1);
-    layout->addLayout(buttons);
-    setWidget(body);
-
     connect(prev, &QPushButton::clicked, this, &FindingsDock::previous);
     connect(next, &QPushButton::clicked, this, &FindingsDock::next);
     connect(m_applyButton, &QPushButton::clicked, this, &FindingsDock::applySuggestion);
     connect(m_applyAllButton, &QPushButton::clicked, this, &FindingsDock::applySuggestionToKind);
     connect(m_reviewedButton, &QPushButton::clicked, this, &FindingsDock::markReviewed);
     connect(m_flagButton, &QPushButton::clicked, this, &FindingsDock::flag);
+    return buttons;
+}
+
+void FindingsDock::wireFilters()
+{
     connect(m_kindBox, &QComboBox::currentIndexChanged, this, [this] {
         m_filter->setKind(m_kindBox->currentData().isValid() ? m_kindBox->currentData().toInt() : -1);
         updateButtons();
     });
     connect(m_search, &QLineEdit::textChanged, m_filter, &FindingsFilterModel::setText);
     connect(m_openOnly, &QCheckBox::toggled, m_filter, &FindingsFilterModel::setOpenOnly);
+}
+
+// The current row and the timeline's selection, kept in step both ways.
+void FindingsDock::wireSelection()
+{
     connect(m_view->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             [this](const QModelIndex &current) { onCurrentChanged(current); });
     connect(m_selection, &EventSelection::changed, this, &FindingsDock::onSelectionChanged);
+}
+
+void FindingsDock::wireExpansion()
+{
     // The user's folding survives every rebuild (each edit, each filter).
     connect(m_view, &QTreeView::expanded, this, [this](const QModelIndex &index) {
         if (m_restoring)
@@ -147,41 +195,45 @@ FindingsDock::FindingsDock(CorrectionController *controller, EventSelection *sel
         m_expanded.remove(expansionKey(index));
         m_collapsed.insert(expansionKey(index));
     });
+}
+
+void FindingsDock::wireModelResets()
+{
     // Every edit publishes new findings: the current row stays on the same finding (kind, subject),
     // or the same group. Taken before the findings reset (after it, the tree's rows are stale).
     connect(m_model, &QAbstractItemModel::modelAboutToBeReset, this, [this] {
         const int f = currentFinding();
-        m_keepCurrent = f >= 0 ? std::optional<core::FindingRef>(core::refOf(m_model->finding(f))) : std::nullopt;
-        m_keepCurrentKey = f < 0 && m_view->currentIndex().isValid() ? expansionKey(m_view->currentIndex()) : QString();
-        m_keepTaken = true;
+        m_kept.finding = f >= 0 ? std::optional<core::FindingRef>(core::refOf(m_model->finding(f))) : std::nullopt;
+        m_kept.key = f < 0 && m_view->currentIndex().isValid() ? expansionKey(m_view->currentIndex()) : QString();
+        m_kept.taken = true;
     });
     connect(m_tree, &QAbstractItemModel::modelAboutToBeReset, this, [this] {
-        if (m_keepTaken)
+        if (m_kept.taken)
             return;
         const int f = currentFinding();
-        m_keepCurrent = f >= 0 ? std::optional<core::FindingRef>(core::refOf(m_model->finding(f))) : std::nullopt;
-        m_keepCurrentKey = f < 0 && m_view->currentIndex().isValid() ? expansionKey(m_view->currentIndex()) : QString();
+        m_kept.finding = f >= 0 ? std::optional<core::FindingRef>(core::refOf(m_model->finding(f))) : std::nullopt;
+        m_kept.key = f < 0 && m_view->currentIndex().isValid() ? expansionKey(m_view->currentIndex()) : QString();
     });
     connect(m_model, &QAbstractItemModel::modelReset, this, &FindingsDock::updateKinds);
     connect(m_tree, &QAbstractItemModel::modelReset, this, [this] {
         restoreExpansion();
         QModelIndex at;
-        if (m_keepCurrent) {
-            const int row = m_model->rowOf(*m_keepCurrent);
+        if (m_kept.finding) {
+            const int row = m_model->rowOf(*m_kept.finding);
             at = row >= 0 ? m_tree->indexOfFinding(row) : QModelIndex();
-        } else if (!m_keepCurrentKey.isEmpty()) {
+        } else if (!m_kept.key.isEmpty()) {
             for (int s = 0; s < m_tree->rowCount() && !at.isValid(); ++s) {
                 const QModelIndex severity = m_tree->index(s, 0);
-                if (expansionKey(severity) == m_keepCurrentKey)
+                if (expansionKey(severity) == m_kept.key)
                     at = severity;
                 for (int g = 0; g < m_tree->rowCount(severity) && !at.isValid(); ++g)
-                    if (expansionKey(m_tree->index(g, 0, severity)) == m_keepCurrentKey)
+                    if (expansionKey(m_tree->index(g, 0, severity)) == m_kept.key)
                         at = m_tree->index(g, 0, severity);
             }
         }
-        m_keepCurrent.reset();
-        m_keepCurrentKey.clear();
-        m_keepTaken = false;
+        m_kept.finding.reset();
+        m_kept.key.clear();
+        m_kept.taken = false;
         if (at.isValid()) {
             m_syncing = true;
             m_view->setCurrentIndex(at);
@@ -190,8 +242,6 @@ FindingsDock::FindingsDock(CorrectionController *controller, EventSelection *sel
         updateButtons();
     });
     connect(m_controller, &CorrectionController::changed, this, &FindingsDock::updateButtons);
-    updateKinds();
-    restoreExpansion();
 }
 
 QString FindingsDock::expansionKey(const QModelIndex &index) const
@@ -294,20 +344,20 @@ void FindingsDock::updateKinds()
 
 void FindingsDock::showEvents(const QString &title, const std::vector<core::EventIndex> &events)
 {
-    m_eventFilterTitle = title;
-    m_eventFilterCount = events.size();
+    m_eventFilter.title = title;
+    m_eventFilter.count = events.size();
     std::vector<core::EventIndex> sorted = events;
     std::sort(sorted.begin(), sorted.end());
     m_kindBox->setCurrentIndex(0); // every kind: the GPU ops are the filter
     m_filter->setEvents(std::move(sorted));
-    m_eventFilterBar->show();
+    m_eventFilter.bar->show();
     updateButtons();
 }
 
 void FindingsDock::clearEventFilter()
 {
     m_filter->setEvents(std::nullopt);
-    m_eventFilterBar->hide();
+    m_eventFilter.bar->hide();
     updateButtons();
 }
 
@@ -324,9 +374,9 @@ void FindingsDock::updateButtons()
 {
     m_countLabel->setText(tr("%L1 shown").arg(m_filter->rowCount()));
     if (m_filter->hasEventFilter())
-        m_eventFilterLabel->setText(tr("Showing only the findings of %1 (%L2 GPU ops; all of them are in the search results)")
-                                        .arg(m_eventFilterTitle)
-                                        .arg(m_eventFilterCount));
+        m_eventFilter.label->setText(tr("Showing only the findings of %1 (%L2 GPU ops; all of them are in the search results)")
+                                         .arg(m_eventFilter.title)
+                                         .arg(m_eventFilter.count));
     const QModelIndex current = m_view->currentIndex();
     const bool group = current.isValid() && m_tree->nodeType(current) == FindingsTreeModel::GroupNode;
     const int f = currentFinding();
@@ -461,24 +511,25 @@ void FindingsDock::flag()
 
 void FindingsDock::setJob(const JobPtr &job)
 {
-    m_jobFindings->setJob(job);
-    m_jobPanel->setVisible(job != nullptr);
+    m_jobSection.findings->setJob(job);
+    m_jobSection.panel->setVisible(job != nullptr);
     // A job without findings needs only the line saying so; a list takes at most about five rows.
-    m_jobFindings->setVisible(m_jobFindings->findingCount() > 0);
-    m_jobFindings->setMaximumHeight(m_jobFindings->header()->sizeHint().height()
-                                    + m_jobFindings->fontMetrics().height() * 7 / 5 * std::min(m_jobFindings->findingCount(), 5)
-                                    + 8);
+    m_jobSection.findings->setVisible(m_jobSection.findings->findingCount() > 0);
+    m_jobSection.findings->setMaximumHeight(
+        m_jobSection.findings->header()->sizeHint().height()
+        + m_jobSection.findings->fontMetrics().height() * 7 / 5 * std::min(m_jobSection.findings->findingCount(), 5) + 8);
     if (job)
-        m_jobLabel->setText(tr("<b>Across ranks</b> — %1 in %2 (%3)")
-                                .arg(m_jobFindings->summary(), job->folder.toHtmlEscaped(), ranksText(job->report.ranks.size())));
-    setOpenRank(m_openRank);
+        m_jobSection.label->setText(
+            tr("<b>Across ranks</b> — %1 in %2 (%3)")
+                .arg(m_jobSection.findings->summary(), job->folder.toHtmlEscaped(), ranksText(job->report.ranks.size())));
+    setOpenRank(m_jobSection.openRank);
 }
 
 void FindingsDock::setOpenRank(qint64 rank)
 {
-    m_openRank = rank;
-    m_rankLabel->setVisible(rank >= 0);
-    m_rankLabel->setText(tr("<b>Rank %1</b> — the findings of its links, below").arg(rank));
+    m_jobSection.openRank = rank;
+    m_jobSection.rankLabel->setVisible(rank >= 0);
+    m_jobSection.rankLabel->setText(tr("<b>Rank %1</b> — the findings of its links, below").arg(rank));
 }
 
 } // namespace linkscope::ui

@@ -20,9 +20,11 @@
 
 class QCheckBox;
 class QComboBox;
+class QHBoxLayout;
 class QLabel;
 class QLineEdit;
 class QPushButton;
+class QSplitter;
 class QTreeView;
 
 namespace linkscope::ui {
@@ -45,9 +47,9 @@ public:
     StoryPanel *storyPanel() const { return m_story; }
     QPushButton *applyButton() const { return m_applyButton; }
     QPushButton *applyAllButton() const { return m_applyAllButton; }
-    QLabel *eventFilterLabel() const { return m_eventFilterLabel; }
+    QLabel *eventFilterLabel() const { return m_eventFilter.label; }
     // A job's cross-rank findings ("Across ranks", above this rank's own; hidden without a job).
-    JobFindingsList *jobFindings() const { return m_jobFindings; }
+    JobFindingsList *jobFindings() const { return m_jobSection.findings; }
     void setJob(const JobPtr &job);
     // The job's rank whose traces are open (-1: none, or not part of the job): named above its findings.
     void setOpenRank(qint64 rank);
@@ -83,6 +85,16 @@ protected:
     bool eventFilter(QObject *watched, QEvent *event) override;
 
 private:
+    // The constructor's sections, top to bottom, then their wiring.
+    QHBoxLayout *buildFilterRow(QWidget *body);
+    QWidget *buildEventFilterBar(QWidget *body);
+    void buildFindingsView(QWidget *body);
+    QSplitter *buildJobSplit(QWidget *body);
+    QHBoxLayout *buildButtonRow(QWidget *body);
+    void wireFilters();
+    void wireSelection();
+    void wireExpansion();
+    void wireModelResets();
     void step(int delta);
     void onCurrentChanged(const QModelIndex &current);
     void onSelectionChanged(core::EventIndex event);
@@ -102,28 +114,37 @@ private:
     QLineEdit *m_search;
     QCheckBox *m_openOnly;
     StoryPanel *m_story;
-    QWidget *m_eventFilterBar;
-    QLabel *m_eventFilterLabel;
-    QString m_eventFilterTitle;
-    std::size_t m_eventFilterCount = 0;
+    // While showEvents() filters: the bar saying so, with its title and how many GPU ops.
+    struct EventFilterBar {
+        QWidget *bar = nullptr;
+        QLabel *label = nullptr;
+        QString title;
+        std::size_t count = 0;
+    } m_eventFilter;
     QLabel *m_countLabel;
     QPushButton *m_applyButton;
     QPushButton *m_applyAllButton;
     QPushButton *m_reviewedButton;
     QPushButton *m_flagButton;
     bool m_syncing = false;
-    std::optional<core::FindingRef> m_keepCurrent; // the current finding across a model reset
-    QString m_keepCurrentKey;                      // or the current group / severity row
-    bool m_keepTaken = false;                      // taken before the findings' reset
-    QSet<QString> m_expanded;                      // severity and group rows the user unfolded ("s<severity>", "g<cause>")
-    QSet<QString> m_collapsed;                     // severity rows the user folded (errors and warnings start unfolded)
+    // The current row across a model reset.
+    struct KeptCurrent {
+        std::optional<core::FindingRef> finding; // the current finding
+        QString key;                             // or the current group / severity row
+        bool taken = false;                      // taken before the findings' reset
+    } m_kept;
+    QSet<QString> m_expanded;  // severity and group rows the user unfolded ("s<severity>", "g<cause>")
+    QSet<QString> m_collapsed; // severity rows the user folded (errors and warnings start unfolded)
     bool m_restoring = false;
     QPointer<QWidget> m_focusHome;
-    QWidget *m_jobPanel;
-    QLabel *m_jobLabel;
-    QLabel *m_rankLabel;
-    JobFindingsList *m_jobFindings;
-    qint64 m_openRank = -1;
+    // A job's cross-rank findings above this rank's own (hidden without a job).
+    struct JobSection {
+        QWidget *panel = nullptr;
+        QLabel *label = nullptr;
+        QLabel *rankLabel = nullptr; // names the open rank above its findings
+        JobFindingsList *findings = nullptr;
+        qint64 openRank = -1;
+    } m_jobSection;
 };
 
 } // namespace linkscope::ui

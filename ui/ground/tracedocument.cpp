@@ -2,6 +2,7 @@
 
 #include "base/radixsort.h"
 #include "edit/linkchange.h"
+#include "io/formats.h"
 #include "link/rules.h"
 
 #include <QFileInfo>
@@ -200,17 +201,14 @@ std::shared_ptr<const PythonFreeRows> buildPythonFreeRows(const core::TraceIndex
 
 } // namespace
 
-std::shared_ptr<const TraceDocument> TraceDocument::create(QString hostPath, QString devicePath,
-                                                           std::shared_ptr<const core::HostTrace> host,
-                                                           std::shared_ptr<const core::DeviceTrace> device,
-                                                           std::shared_ptr<const core::LinkSet> links,
-                                                           const std::atomic<bool> *cancel,
-                                                           std::shared_ptr<const core::ChakraLinks> chakra)
+std::shared_ptr<const TraceDocument> TraceDocument::create(
+    QString hostPath, QString devicePath, std::shared_ptr<const core::HostTrace> host,
+    std::shared_ptr<const core::DeviceTrace> device, std::shared_ptr<const core::LinkSet> links, const std::atomic<bool> *cancel,
+    std::shared_ptr<const core::ChakraLinks> chakra, const core::InputFormat *deviceFormat)
 {
     std::shared_ptr<TraceDocument> doc(new TraceDocument());
     doc->m_chakra = std::move(chakra);
-    doc->m_hostPath = std::move(hostPath);
-    doc->m_devicePath = std::move(devicePath);
+    doc->m_files = {std::move(hostPath), std::move(devicePath), deviceFormat};
     doc->m_host = std::move(host);
     doc->m_device = std::move(device);
     doc->m_links = std::move(links);
@@ -261,11 +259,11 @@ std::shared_ptr<const TraceDocument> TraceDocument::createWithLinks(const std::s
     // lane rows built from it are shared too.
     const bool sameIndex = base->links().index == links->index;
     if (!sameIndex)
-        return create(base->m_hostPath, base->m_devicePath, base->m_host, base->m_device, std::move(links), cancel);
+        return create(base->m_files.host, base->m_files.device, base->m_host, base->m_device, std::move(links), cancel, nullptr,
+                      base->m_files.deviceFormat);
 
     std::shared_ptr<TraceDocument> doc(new TraceDocument());
-    doc->m_hostPath = base->m_hostPath;
-    doc->m_devicePath = base->m_devicePath;
+    doc->m_files = base->m_files;
     doc->m_host = base->m_host;
     doc->m_device = base->m_device;
     doc->m_links = std::move(links);
@@ -488,6 +486,11 @@ bool TraceDocument::gpuOpMarked(core::GpuLinkIndex linkIndex) const
         if (f->subjectKind == core::SubjectKind::DeviceEvent && f->event == event && f->severity != core::FindingSeverity::Info)
             return true;
     return false;
+}
+
+const core::InputFormat &TraceDocument::deviceFormat() const
+{
+    return m_files.deviceFormat ? *m_files.deviceFormat : core::defaultInputFormat(core::TraceRole::Device);
 }
 
 const core::LinkSetChange *TraceDocument::changeSince(const TraceDocument &previous) const

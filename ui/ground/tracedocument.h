@@ -20,6 +20,10 @@
 #include <vector>
 
 namespace linkscope::core {
+struct InputFormat;
+}
+
+namespace linkscope::core {
 struct LinkSetChange;
 }
 
@@ -123,12 +127,15 @@ class TraceDocument {
 public:
     // Derives the timeline arrays from the core results. `cancel` (optional) is polled between
     // stages; core::Cancelled is thrown when it is set. `host` may be null (Kineto only).
+    // `deviceFormat`: the input-format row that read the device trace (io/formats.h; null: the device
+    // role's default row, the Kineto trace's), what names the files made from it.
     static std::shared_ptr<const TraceDocument> create(QString hostPath, QString devicePath,
                                                        std::shared_ptr<const core::HostTrace> host,
                                                        std::shared_ptr<const core::DeviceTrace> device,
                                                        std::shared_ptr<const core::LinkSet> links,
                                                        const std::atomic<bool> *cancel = nullptr,
-                                                       std::shared_ptr<const core::ChakraLinks> chakra = nullptr);
+                                                       std::shared_ptr<const core::ChakraLinks> chakra = nullptr,
+                                                       const core::InputFormat *deviceFormat = nullptr);
 
     // The document for corrected links over the same events and index as `base` (each correction
     // publishes one). Styles, lane rows and their LOD summaries depend only on the events and the
@@ -157,8 +164,11 @@ public:
     };
     Sharing sharingWith(const TraceDocument &other) const;
 
-    const QString &hostPath() const { return m_hostPath; }
-    const QString &devicePath() const { return m_devicePath; }
+    const QString &hostPath() const { return m_files.host; }
+    const QString &devicePath() const { return m_files.device; }
+    // The input-format row the device trace was read with (the device role's default row when the
+    // document was made without one): its name and name suffixes name the exports' default files.
+    const core::InputFormat &deviceFormat() const;
     const core::HostTrace *host() const { return m_host.get(); }
     const core::DeviceTrace &device() const { return *m_device; }
     const core::LinkSet &links() const { return *m_links; }
@@ -184,14 +194,13 @@ public:
     const PythonFreeRows *pythonFreeRows() const { return m_pythonFree.get(); }
     // Indexed by edge id; gaps included (DrawEdge::drawn()).
     const core::CowVector<DrawEdge> &edges() const { return m_edges; }
-    std::size_t edgeCount() const { return m_edgesByFromTime.size(); } // drawn edges, gaps not counted
     // Edge ids touching `event` (either end), ascending.
     std::pair<const DrawEdgeIndex *, const DrawEdgeIndex *> edgesOf(core::EventIndex event) const
     {
         return m_adjacency.of(event);
     }
     // Drawn edge ids sorted by the start time of their `from` / `to` event, then id (for "all
-    // edges in view").
+    // edges in view"); their size is the count of drawn edges (gaps not counted).
     using EdgeOrder = core::SegmentedVector<DrawEdgeIndex>;
     const EdgeOrder &edgesByFromTime() const { return m_edgesByFromTime; }
     const EdgeOrder &edgesByToTime() const { return m_edgesByToTime; }
@@ -213,8 +222,12 @@ private:
     bool gpuOpMarked(core::GpuLinkIndex linkIndex) const;
     bool patch(const TraceDocument &base, const core::LinkSetChange &change);
 
-    QString m_hostPath;
-    QString m_devicePath;
+    // The files read, and the row the device trace was read with.
+    struct Files {
+        QString host;
+        QString device;
+        const core::InputFormat *deviceFormat = nullptr; // null: the device role's default row
+    } m_files;
     std::shared_ptr<const core::HostTrace> m_host;
     std::shared_ptr<const core::DeviceTrace> m_device;
     std::shared_ptr<const core::LinkSet> m_links;

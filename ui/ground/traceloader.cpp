@@ -53,7 +53,7 @@ OpenedDocuments openDocuments(const QString &hostPath, const QString &devicePath
         core::linkUnderChakra(*pair.device, pair.host.get(), pair.index, pair.options));
     OpenedDocuments out;
     out.linked = TraceDocument::create(QString::fromStdString(pair.files.host), QString::fromStdString(pair.files.device),
-                                       pair.host, pair.device, pair.linked, cancel, chakra);
+                                       pair.host, pair.device, pair.linked, cancel, chakra, pair.files.deviceFormat);
     // The corrected links share all but what the sidecar's edits changed, and so do the documents.
     out.shown = pair.links == pair.linked ? out.linked : TraceDocument::createWithLinks(out.linked, pair.links, cancel);
     out.warnings = loadWarnings(pair.host.get(), pair.device.get(), *pair.linked);

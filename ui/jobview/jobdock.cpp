@@ -87,7 +87,24 @@ JobDock::JobDock(QWidget *parent) : QDockWidget(tr("Job"), parent)
     auto *layout = new QVBoxLayout(body);
     layout->setContentsMargins(4, 2, 4, 2);
     layout->setSpacing(3);
+    layout->addLayout(buildToolbar(body));
+    layout->addWidget(buildProgressPanel(body));
+    layout->addWidget(buildOverviewSection(body), 1);
+    setWidget(body);
 
+    m_loader = new JobLoader(this);
+    m_predictor = new JobPredictor(this);
+    wirePrediction();
+    wireProgress();
+    wireLoading();
+    wireExportAndFix();
+    wireSelection();
+}
+
+// The summary line and the buttons beside it (fix across ranks with its undo and redo, open rank,
+// show beside, export).
+QHBoxLayout *JobDock::buildToolbar(QWidget *body)
+{
     auto *top = new QHBoxLayout;
     m_summary = new QLabel(tr("No job open: File ▸ Open job… takes a folder of per-rank traces"), body);
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -121,15 +138,19 @@ JobDock::JobDock(QWidget *parent) : QDockWidget(tr("Job"), parent)
     top->addWidget(m_openRank);
     top->addWidget(m_beside);
     top->addWidget(m_export);
-    layout->addLayout(top);
+    return top;
+}
 
-    m_progressPanel = new QWidget(body);
-    auto *progress = new QHBoxLayout(m_progressPanel);
+// A bar per rank in flight while the job loads, and Cancel; hidden until then.
+QWidget *JobDock::buildProgressPanel(QWidget *body)
+{
+    m_progress.panel = new QWidget(body);
+    auto *progress = new QHBoxLayout(m_progress.panel);
     progress->setContentsMargins(0, 0, 0, 0);
-    m_progressLabel = new QLabel(m_progressPanel);
-    progress->addWidget(m_progressLabel);
+    m_progress.label = new QLabel(m_progress.panel);
+    progress->addWidget(m_progress.label);
     for (int i = 0; i < kBars; ++i) {
-        auto *bar = new QProgressBar(m_progressPanel);
+        auto *bar = new QProgressBar(m_progress.panel);
         bar->setRange(0, 1000);
         bar->setTextVisible(true);
         // Wide enough for its longest text ("rank 1234 export 100%"), which the style draws inside.
@@ -137,14 +158,18 @@ JobDock::JobDock(QWidget *parent) : QDockWidget(tr("Job"), parent)
         bar->setMaximumWidth(std::max(180, bar->minimumWidth()));
         bar->hide();
         progress->addWidget(bar);
-        m_bars.push_back(bar);
+        m_progress.bars.push_back(bar);
     }
     progress->addStretch(1);
-    m_cancel = new QPushButton(tr("Cancel"), m_progressPanel);
-    progress->addWidget(m_cancel);
-    m_progressPanel->hide();
-    layout->addWidget(m_progressPanel);
+    m_progress.cancel = new QPushButton(tr("Cancel"), m_progress.panel);
+    progress->addWidget(m_progress.cancel);
+    m_progress.panel->hide();
+    return m_progress.panel;
+}
 
+// The overview with its legend, beside the cross-rank findings over the prediction panel.
+QSplitter *JobDock::buildOverviewSection(QWidget *body)
+{
     auto *split = new QSplitter(Qt::Horizontal, body);
     split->setObjectName(QStringLiteral("jobOverviewSplit")); // kept across launches (windowlayout.h)
     // The overview with its legend under it (its colours are per collective kind).
@@ -169,11 +194,11 @@ JobDock::JobDock(QWidget *parent) : QDockWidget(tr("Job"), parent)
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 1);
     split->setSizes({700, 300});
-    layout->addWidget(split, 1);
-    setWidget(body);
+    return split;
+}
 
-    m_loader = new JobLoader(this);
-    m_predictor = new JobPredictor(this);
+void JobDock::wirePrediction()
+{
     connect(m_predictor, &JobPredictor::started, this, &JobDock::showJobPrediction);
     connect(m_predictor, &JobPredictor::predicted, this, &JobDock::showJobPrediction);
     connect(m_predictionPanel, &JobPredictionPanel::rankChosen, this, &JobDock::choosePathRank);
@@ -182,10 +207,19 @@ JobDock::JobDock(QWidget *parent) : QDockWidget(tr("Job"), parent)
             if (m_pathMode == PathMode::WhatIf)
                 showPath();
         });
-    m_timer = new QTimer(this);
-    m_timer->setInterval(150);
-    connect(m_timer, &QTimer::timeout, this, &JobDock::updateProgress);
-    connect(m_cancel, &QPushButton::clicked, m_loader, &JobLoader::cancel);
+}
+
+void JobDock::wireProgress()
+{
+    m_progress.timer = new QTimer(this);
+    m_progress.timer->setInterval(150);
+    connect(m_progress.timer, &QTimer::timeout, this, &JobDock::updateProgress);
+    connect(m_progress.cancel, &QPushButton::clicked, m_loader, &JobLoader::cancel);
+}
+
+// What the loader reports while a job opens: its ranks found, each rank read, the job, a failure or a cancel.
+void JobDock::wireLoading()
+{
     connect(m_loader, &JobLoader::discovered, this, &JobDock::onDiscovered);
     connect(m_loader, &JobLoader::rankLoaded, this, &JobDock::onRankLoaded);
     connect(m_loader, &JobLoader::finished, this, &JobDock::onFinished);
@@ -218,6 +252,10 @@ JobDock::JobDock(QWidget *parent) : QDockWidget(tr("Job"), parent)
             m_overview->setPlaceholder(tr("No job open: opening it was cancelled"));
         m_export->setEnabled(m_job != nullptr);
     });
+}
+
+void JobDock::wireExportAndFix()
+{
     connect(m_loader, &JobLoader::exported, this, [this](const QString &dir, const QString &summary) {
         showProgress(false);
         m_export->setEnabled(true);
@@ -257,6 +295,11 @@ JobDock::JobDock(QWidget *parent) : QDockWidget(tr("Job"), parent)
             m_summary->setText(summaryText() + QLatin1Char('\n') + message.trimmed());
         }
     });
+}
+
+// The rank the buttons act on, from the overview and the findings.
+void JobDock::wireSelection()
+{
     connect(m_overview, &JobOverview::rankActivated, this, &JobDock::requestRank);
     // A rank clicked (its label or a collective of its row) is the one the buttons act on.
     connect(m_overview, &JobOverview::rankClicked, this, &JobDock::selectRank);
@@ -389,11 +432,11 @@ void JobDock::exportTo(const QString &outDir)
 
 void JobDock::showProgress(bool on)
 {
-    m_progressPanel->setVisible(on);
+    m_progress.panel->setVisible(on);
     if (on)
-        m_timer->start();
+        m_progress.timer->start();
     else
-        m_timer->stop();
+        m_progress.timer->stop();
     updateProgress();
 }
 
@@ -411,13 +454,13 @@ void JobDock::updateProgress()
             active.push_back(&s);
     }
     // Before the ranks are found there is no count to give ("0 of 0").
-    m_progressLabel->setText(m_discovering ? tr("Looking for ranks…")
-                                           : tr("%L1 of %L2 ranks done%3")
-                                                 .arg(done + failedRanks)
-                                                 .arg(states.size())
-                                                 .arg(failedRanks ? tr(", %L1 failed").arg(failedRanks) : QString()));
-    for (std::size_t i = 0; i < m_bars.size(); ++i) {
-        QProgressBar *bar = m_bars[i];
+    m_progress.label->setText(m_discovering ? tr("Looking for ranks…")
+                                            : tr("%L1 of %L2 ranks done%3")
+                                                  .arg(done + failedRanks)
+                                                  .arg(states.size())
+                                                  .arg(failedRanks ? tr(", %L1 failed").arg(failedRanks) : QString()));
+    for (std::size_t i = 0; i < m_progress.bars.size(); ++i) {
+        QProgressBar *bar = m_progress.bars[i];
         if (i < active.size()) {
             bar->setValue(static_cast<int>(std::clamp(active[i]->fraction, 0.0, 1.0) * 1000));
             bar->setFormat(tr("rank %1 %2 %p%").arg(active[i]->rank).arg(active[i]->stage));

@@ -18,6 +18,7 @@
 
 #include <map>
 
+class QHBoxLayout;
 class QLabel;
 class QProgressBar;
 class QPushButton;
@@ -107,6 +108,15 @@ signals:
     void failed(const QString &message);
 
 private:
+    // The constructor's sections, top to bottom, then their wiring.
+    QHBoxLayout *buildToolbar(QWidget *body);
+    QWidget *buildProgressPanel(QWidget *body);
+    QSplitter *buildOverviewSection(QWidget *body);
+    void wirePrediction();
+    void wireProgress();
+    void wireLoading();
+    void wireExportAndFix();
+    void wireSelection();
     void onDiscovered(const core::job::JobLayout &layout);
     void closeJob(); // forgets the open job (its findings, overview, undo steps)
     void onRankLoaded(const core::job::RankSummary &summary);
@@ -127,10 +137,14 @@ private:
     JobOverview *m_overview;
     JobOverviewLegend *m_legend;
     QLabel *m_summary;
-    QWidget *m_progressPanel;
-    QLabel *m_progressLabel;
-    std::vector<QProgressBar *> m_bars;
-    QPushButton *m_cancel;
+    // While a job loads: a bar per rank in flight (ticked by the timer) and Cancel.
+    struct Progress {
+        QWidget *panel = nullptr;
+        QLabel *label = nullptr;
+        std::vector<QProgressBar *> bars;
+        QPushButton *cancel = nullptr;
+        QTimer *timer = nullptr;
+    } m_progress;
     QPushButton *m_openRank;
     QPushButton *m_beside;
     QPushButton *m_export;
@@ -141,7 +155,6 @@ private:
     JobPredictionPanel *m_predictionPanel;
     PathMode m_pathMode = PathMode::Off;
     qint64 m_chosenPathRank = -1;
-    QTimer *m_timer;
     JobPtr m_job;
     QString m_folder;
     QString m_pendingFolder; // being opened: becomes m_folder once its ranks are found

@@ -7,6 +7,7 @@
 #include "export/targets.h"
 #include "io/file/atomicfile.h"
 #include "io/file/outputguard.h"
+#include "io/formats.h"
 #include "link/linkset.h"
 
 #include <QCheckBox>
@@ -28,6 +29,13 @@ namespace linkscope::ui {
 namespace {
 
 const QString kGz = QStringLiteral(".gz");
+
+// "a", "a and b", "a, b and c".
+QString listText(QStringList items)
+{
+    const QString last = items.isEmpty() ? QString() : items.takeLast();
+    return items.isEmpty() ? last : ExportDialog::tr("%1 and %2").arg(items.join(QStringLiteral(", ")), last);
+}
 
 } // namespace
 
@@ -64,6 +72,8 @@ ExportDialog::ExportDialog(DocumentPtr doc, QWidget *parent) : QDialog(parent), 
     // its outputs from the current folder, and absolute() resolves what is still relative against the
     // trace's folder, which would name `sample/` twice.
     const std::string devicePath = QFileInfo(m_doc->devicePath()).absoluteFilePath().toStdString();
+    // The names come from the row the device trace was read with (its name suffixes), not Kineto's.
+    const core::InputFormat &format = m_doc->deviceFormat();
     m_rows.reserve(core::exportTargets().size());
     QStringList suffixes;
     for (const core::ExportTarget &target : core::exportTargets()) {
@@ -77,7 +87,8 @@ ExportDialog::ExportDialog(DocumentPtr doc, QWidget *parent) : QDialog(parent), 
         row.box->setObjectName(QStringLiteral("export-") + fromStd(target.name));
         row.box->setChecked(row.available);
         row.box->setEnabled(row.available);
-        row.path = new QLineEdit(row.available ? fromStd(core::defaultExportPath(devicePath, target)) : QString(), this);
+        row.path = new QLineEdit(row.available ? fromStd(core::defaultExportPath(devicePath, target, false, &format)) : QString(),
+                                 this);
         row.path->setPlaceholderText(row.available ? tr("file to write") : tr("not available for this trace"));
         row.path->setMinimumWidth(fontMetrics().horizontalAdvance(QLatin1Char('x')) * 60);
         row.browse = new QPushButton(tr("Browse\u2026"), this);
@@ -121,12 +132,13 @@ ExportDialog::ExportDialog(DocumentPtr doc, QWidget *parent) : QDialog(parent), 
     m_gzip = new QCheckBox(tr("gzip every output (adds .gz to the names)"), this);
     connect(m_gzip, &QCheckBox::toggled, this, &ExportDialog::setGzip);
     layout->addWidget(m_gzip);
-    const QString lastSuffix = suffixes.isEmpty() ? QString() : suffixes.takeLast();
-    const QString names = suffixes.isEmpty() ? lastSuffix : tr("%1 and %2").arg(suffixes.join(QStringLiteral(", ")), lastSuffix);
-    auto *scheme = new QLabel(
-        tr("Default names: beside the Kineto trace, %1, where <i>base</i> is its name without .json, .gz and .pt.trace.")
-            .arg(names),
-        this);
+    // What is taken off the device trace's name, in that order (io/formats.h traceBaseName).
+    QStringList dropped{kGz};
+    for (const std::string &suffix : format.nameSuffixes)
+        dropped << fromStd(suffix).toHtmlEscaped();
+    auto *scheme = new QLabel(tr("Default names: beside the %1, %2, where <i>base</i> is its name without %3.")
+                                  .arg(fromStd(format.name).toHtmlEscaped(), listText(suffixes), listText(dropped)),
+                              this);
     scheme->setWordWrap(true);
     QPalette quiet = scheme->palette();
     quiet.setColor(QPalette::WindowText, quiet.color(QPalette::PlaceholderText));

@@ -4,7 +4,8 @@
 // with a tick, a path field and Browse…, its title, description and file filter from the table. A
 // target that cannot be written for the open trace is disabled with the reason beside it (one that
 // needs the host ET, for a Kineto-only trace). Default names follow core/export/outputnames.h
-// (beside the Kineto trace, <base> and the target's suffix). Export checks the outputs as the CLI
+// (beside the device trace, <base> — its name without the suffixes of the input-format row it was
+// read with — and the target's suffix). Export checks the outputs as the CLI
 // does (none may replace an input or the corrections sidecar) and stays open saying why when one
 // would; the writing itself is CorrectionController::exportCorrected (atomic, in the background).
 

@@ -41,7 +41,7 @@ QString PerfettoHandoff::outputPath() const
     if (!doc)
         return {};
     const QFileInfo device(doc->devicePath());
-    const QString base = QString::fromStdString(core::exportBaseName(doc->devicePath().toStdString()));
+    const QString base = QString::fromStdString(core::exportBaseName(doc->devicePath().toStdString(), &doc->deviceFormat()));
     const QByteArray hash =
         QCryptographicHash::hash(device.absoluteFilePath().toUtf8(), QCryptographicHash::Sha256).toHex().left(8);
     const QString folder = QStandardPaths::writableLocation(QStandardPaths::CacheLocation) + QStringLiteral("/perfetto");
