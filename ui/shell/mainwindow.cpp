@@ -415,7 +415,7 @@ void MainWindow::setLinks(std::shared_ptr<const core::LinkSet> links)
     if (!m_doc || !links)
         return;
     setDocument(TraceDocument::create(m_doc->hostPath(), m_doc->devicePath(), m_doc->hostShared(), m_doc->deviceShared(),
-                                      std::move(links)));
+                                      std::move(links), nullptr, nullptr, &m_doc->deviceFormat()));
 }
 
 void MainWindow::onLoadStarted(bool relink)
