@@ -1,6 +1,7 @@
 #include "predict/replay.h"
 
 #include "job/networkfit.h"
+#include "predict/namememo.h"
 
 #include <queue>
 #include <algorithm>
@@ -80,8 +81,8 @@ Durations::Durations(const SimJob &job, const WhatIf &whatIf, ReplayModel model)
         if (it->steps.empty())
             m_delayNode[r] = firstCpuNode(*it);
     }
-    // One regex search per distinct name (a name's factor does not depend on the node) and per
-    // distinct (name, stream) when streams are scaled: looked up per node below.
+    // A factor per interned name (it does not depend on the node; a stream's factor is applied per
+    // node below), searched once per distinct name (namememo.h).
     m_nameFactor.resize(job.ranks.size());
     m_cpuNameFactor.resize(job.ranks.size());
     if (whatIf.gpu.empty() && whatIf.cpu.empty() && whatIf.streamFactor.empty())
@@ -92,39 +93,24 @@ Durations::Durations(const SimJob &job, const WhatIf &whatIf, ReplayModel model)
         return std::any_of(scales.begin(), scales.end(), [](const WhatIf::NameScale &s) { return s.rank >= 0; });
     };
     const bool perRank = anyRank(whatIf.gpu) || anyRank(whatIf.cpu);
-    std::unordered_map<std::string_view, double> gpuSeen, cpuSeen;
-    for (std::size_t r = 0; r < job.ranks.size(); ++r) {
-        const SimRank &rank = job.ranks[r];
-        if (perRank) {
-            gpuSeen.clear();
-            cpuSeen.clear();
-        }
-        std::vector<char> kindOfName(rank.names.size(), 0); // bit 1: a GPU node's name, bit 2: a CPU node's
-        for (const SimNode &n : rank.nodes)
-            kindOfName[n.name] |= n.kind == NodeKind::Gpu ? 1 : n.kind == NodeKind::Cpu ? 2 : 0;
-        if (!whatIf.gpu.empty() || !whatIf.streamFactor.empty())
-            m_nameFactor[r].assign(rank.names.size(), 1.0);
-        if (!whatIf.cpu.empty())
-            m_cpuNameFactor[r].assign(rank.names.size(), -1.0);
-        for (std::size_t i = 0; i < rank.names.size(); ++i) {
-            if ((kindOfName[i] & 1) && !m_nameFactor[r].empty()) {
-                const auto [seen, added] = gpuSeen.try_emplace(rank.names[i], 0.0);
-                if (added) {
-                    const auto [factor, matched] = whatIf.gpuFactor(rank.names[i], -1, rank.rank);
-                    seen->second = matched ? factor : -1.0; // -1: unchanged (no rounding)
-                }
-                m_nameFactor[r][i] = seen->second;
-            }
-            if ((kindOfName[i] & 2) && !m_cpuNameFactor[r].empty()) {
-                const auto [seen, added] = cpuSeen.try_emplace(rank.names[i], 0.0);
-                if (added) {
-                    const auto [factor, matched] = whatIf.cpuFactor(rank.names[i], rank.rank);
-                    seen->second = matched ? factor : -1.0;
-                }
-                m_cpuNameFactor[r][i] = seen->second;
-            }
-        }
-    }
+    const auto everyRank = [](std::int64_t) { return false; };
+    // -1: unchanged (no rounding).
+    if (!whatIf.gpu.empty() || !whatIf.streamFactor.empty())
+        m_nameFactor = perDistinctName<double>(
+            job, NodeKind::Gpu, perRank, 1.0,
+            [&whatIf](const std::string &name, std::int64_t rank) {
+                const auto [factor, matched] = whatIf.gpuFactor(name, -1, rank);
+                return matched ? factor : -1.0;
+            },
+            everyRank);
+    if (!whatIf.cpu.empty())
+        m_cpuNameFactor = perDistinctName<double>(
+            job, NodeKind::Cpu, perRank, -1.0,
+            [&whatIf](const std::string &name, std::int64_t rank) {
+                const auto [factor, matched] = whatIf.cpuFactor(name, rank);
+                return matched ? factor : -1.0;
+            },
+            everyRank);
     m_streams = whatIf.streamFactor;
 }
 

@@ -1,5 +1,6 @@
 #include "predict/whatifmatch.h"
 
+#include "predict/namememo.h"
 #include "predict/replay.h"
 
 #include <algorithm>
@@ -35,30 +36,12 @@ WhatIfMatch count(const SimJob &job, const PathMembership &onPath, WhatIfMatch m
     return m;
 }
 
-// Per rank, per interned name: whether `scale` matches it (one regex search per distinct name).
+// Per rank, per interned name: whether `scale` matches it (one regex search per distinct name of the job).
 std::vector<std::vector<char>> namesMatching(const SimJob &job, const WhatIf::NameScale &scale, NodeKind kind)
 {
-    std::vector<std::vector<char>> out(job.ranks.size());
-    std::unordered_map<std::string_view, char> seen; // the ranks mostly share their names
-    for (std::size_t r = 0; r < job.ranks.size(); ++r) {
-        const SimRank &rank = job.ranks[r];
-        if (!scale.appliesTo(rank.rank))
-            continue;
-        std::vector<char> used(rank.names.size(), 0);
-        for (const SimNode &n : rank.nodes)
-            if (n.kind == kind)
-                used[n.name] = 1;
-        out[r].assign(rank.names.size(), 0);
-        for (std::size_t i = 0; i < rank.names.size(); ++i) {
-            if (!used[i])
-                continue;
-            const auto [it, added] = seen.try_emplace(rank.names[i], 0);
-            if (added)
-                it->second = scale.matches(rank.names[i]) ? 1 : 0;
-            out[r][i] = it->second;
-        }
-    }
-    return out;
+    return perDistinctName<char>(
+        job, kind, false, 0, [&scale](const std::string &name, std::int64_t) -> char { return scale.matches(name) ? 1 : 0; },
+        [&scale](std::int64_t rank) { return !scale.appliesTo(rank); });
 }
 
 } // namespace
