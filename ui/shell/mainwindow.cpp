@@ -25,6 +25,7 @@
 #include "shell/lanefilterbox.h"
 #include "shell/loadprogress.h"
 #include "shell/openpair.h"
+#include "shell/predictionui.h"
 #include "shell/recentfiles.h"
 #include "shell/reviewui.h"
 #include "shell/startpage.h"
@@ -147,22 +148,12 @@ MainWindow::MainWindow(QWidget *parent)
     connect(this, &MainWindow::documentChanged, m_range, &RangeDock::setDocument);
     // Prediction: the pair replayed, its critical path (drawn on the timeline), what-ifs, and each
     // op's predicted start and slack in Details. A tab beside Search and Warnings.
-    m_predictor = new PredictionController(this);
-    m_predict = new PredictDock(m_predictor, m_selection, this);
-    addDock(m_predict, Qt::RightDockWidgetArea);
-    tabifyDockWidget(m_warnings, m_predict);
+    m_prediction = new PredictionUi({this, m_selection, m_timeline, m_details, m_viewMenu,
+                                     [this](QDockWidget *dock) { addDock(dock, Qt::RightDockWidgetArea); }},
+                                    this);
+    connect(this, &MainWindow::documentChanged, m_prediction, &PredictionUi::documentChanged);
+    tabifyDockWidget(m_warnings, m_prediction->dock());
     m_search->raise();
-    m_viewMenu->addAction(m_predict->criticalPathAction());
-    connect(this, &MainWindow::documentChanged, m_predictor, &PredictionController::setDocument);
-    connect(this, &MainWindow::documentChanged, m_predict, &PredictDock::setDocument);
-    connect(m_predict, &PredictDock::pathHighlightChanged, m_timeline, &TimelineView::setPathEvents);
-    // Which path is drawn, switched where it is drawn: the timeline's right-click menus.
-    m_timeline->menus().setViewProvider([this](QMenu *menu) { m_predict->addPathActions(menu); });
-    auto annotateDetails = [this] {
-        m_details->setEventAnnotation([this](core::EventIndex event) { return m_predictor->timingText(event); });
-    };
-    annotateDetails();
-    connect(m_predictor, &PredictionController::predicted, this, annotateDetails);
     placeJob(summary);
     m_timeline->setFocus();
     // While nothing is open: Open pair…, Open job folder…, the sample, the recent files and jobs.
@@ -214,7 +205,7 @@ void MainWindow::buildActions()
     file->addSeparator();
     // File ▸ Compare with… and the Diff dock (a child: findChild<CompareUi *>()), handed what it uses of the window.
     auto *compare = new CompareUi({this, m_panes, [this] { return m_doc; }, [this] { return m_policy; },
-                                   [this] { return m_predict; },
+                                   [this] { return m_prediction ? m_prediction->dock() : nullptr; },
                                    [this](QDockWidget *dock) { addDock(dock, Qt::BottomDockWidgetArea); }},
                                   file);
     connect(this, &MainWindow::documentChanged, compare, &CompareUi::onDocumentChanged);
@@ -564,12 +555,16 @@ void MainWindow::dropEvent(QDropEvent *event)
 
 JobDock *MainWindow::jobDock() { return m_job->dock(); }
 
+PredictionController *MainWindow::predictionController() const { return m_prediction->controller(); }
+
+PredictDock *MainWindow::predictDock() const { return m_prediction->dock(); }
+
 // The job (jobui.h) wires itself to the panes and docks; the window opens what it asks, says its
 // messages, and keeps its own labels and notices with the job.
 void MainWindow::placeJob(SummaryDock *summary)
 {
-    m_job = new JobUi({this, m_timeline, m_panes, m_review->findingsDock(), summary, m_predict, [this] { return m_policy; },
-                       [this](QDockWidget *dock) { addDock(dock, Qt::TopDockWidgetArea); }},
+    m_job = new JobUi({this, m_timeline, m_panes, m_review->findingsDock(), summary, m_prediction->dock(),
+                       [this] { return m_policy; }, [this](QDockWidget *dock) { addDock(dock, Qt::TopDockWidgetArea); }},
                       this);
     connect(this, &MainWindow::documentChanged, m_job, &JobUi::documentChanged);
     connect(m_job, &JobUi::activeChanged, this, &MainWindow::updateStartPage);

@@ -31,6 +31,7 @@ class NoticeBar;
 class EventSelection;
 class PredictDock;
 class PredictionController;
+class PredictionUi;
 class RangeDock;
 class RankPanes;
 class SearchDock;
@@ -75,8 +76,8 @@ public:
     RangeDock *rangeDock() const { return m_range; }
     WarningsDock *warningsDock() const { return m_warnings; }
     // The open pair's prediction (rebuilt when the links change) and the dock that shows it.
-    PredictionController *predictionController() const { return m_predictor; }
-    PredictDock *predictDock() const { return m_predict; }
+    PredictionController *predictionController() const;
+    PredictDock *predictDock() const;
     QLabel *warningsLabel() const { return m_warningsLabel; } // "⚠ N warnings": a link that opens the dock
     // Above the timeline: what could not be read whole (a trace cut short, a job's missing ranks), in a sentence.
     NoticeBar *readNotice() const { return m_readNotice; }
@@ -148,8 +149,7 @@ private:
     SearchDock *m_search;
     RangeDock *m_range = nullptr;
     WarningsDock *m_warnings;
-    PredictionController *m_predictor = nullptr;
-    PredictDock *m_predict = nullptr;
+    PredictionUi *m_prediction = nullptr;
     ReviewUi *m_review = nullptr;
     JobUi *m_job = nullptr;
     RankPanes *m_panes = nullptr;
